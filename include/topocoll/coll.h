@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * topocoll/coll.h - datatypes, reduction operators and collective operations.
+ *
+ * Every rank of the team calls the same collective with the same arguments
+ * (count, datatype, operator, root, algorithm); like MPI, collectives on one
+ * team are matched in the order they are called.  A rank whose peers called
+ * something else gets TC_EMISMATCH (the team is aborted so that nobody hangs)
+ * as soon as a message of the other call reaches it.
+ *
+ * Buffers are borrowed for the call.  count is in elements of the datatype.
+ * Thread-safety: like every call on a proc, from the rank's own thread.
+ */
+#ifndef TOPOCOLL_COLL_H
+#define TOPOCOLL_COLL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "topocoll/model.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct tc_proc;
+
+/* X(NAME, C type) */
+#define TC_DTYPE_MAP(X)                                                              \
+	X(INT8, int8_t)                                                                  \
+	X(INT16, int16_t)                                                                \
+	X(INT32, int32_t)                                                                \
+	X(INT64, int64_t)                                                                \
+	X(UINT8, uint8_t)                                                                \
+	X(UINT16, uint16_t)                                                              \
+	X(UINT32, uint32_t)                                                              \
+	X(UINT64, uint64_t)                                                              \
+	X(FLOAT, float)                                                                  \
+	X(DOUBLE, double)                                                                \
+	X(BYTE, unsigned char)
+
+enum tc_dtype {
+#define TC__DT_ENUM(name, type) TC_##name,
+	TC_DTYPE_MAP(TC__DT_ENUM)
+#undef TC__DT_ENUM
+	TC_DTYPE_COUNT
+};
+
+/* X(NAME, name) */
+#define TC_OP_MAP(X)                                                                 \
+	X(SUM, sum)                                                                      \
+	X(PROD, prod)                                                                    \
+	X(MIN, min)                                                                      \
+	X(MAX, max)                                                                      \
+	X(BAND, band)                                                                    \
+	X(BOR, bor)                                                                      \
+	X(BXOR, bxor)                                                                    \
+	X(LAND, land)                                                                    \
+	X(LOR, lor)                                                                      \
+	X(USER, user)
+
+enum tc_op {
+#define TC__OP_ENUM(name, lname) TC_OP_##name,
+	TC_OP_MAP(TC__OP_ENUM)
+#undef TC__OP_ENUM
+	TC_OP_COUNT
+};
+
+/* A user-defined operator: inout[i] = in[i] (op) inout[i] for i < count.
+ * Declared commutative or not; a non-commutative operator is applied in rank
+ * order (rank 0's value leftmost), and only algorithms that keep that order
+ * accept it. */
+struct tc_user_op {
+	void (*fn)(const void *in, void *inout, size_t count, enum tc_dtype dt, void *ctx);
+	void *ctx;
+	int commutative;
+};
+
+/* Bytes of one element; 0 for an unknown datatype. */
+size_t tc_dtype_size(enum tc_dtype dt);
+const char *tc_dtype_name(enum tc_dtype dt); /* "int32", ...; NULL if unknown */
+const char *tc_op_name(enum tc_op op);       /* "sum", ...; NULL if unknown */
+
+/*
+ * inout = in (op) inout, element-wise, on count elements.  Bitwise ops and
+ * land/lor on float and double return TC_ENOTSUP; TC_OP_USER needs user.
+ * Returns 0, TC_EINVAL, TC_ENOTSUP.
+ */
+int tc_reduce_local(const void *in, void *inout, size_t count, enum tc_dtype dt, enum tc_op op,
+                    const struct tc_user_op *user);
+
+/* Per-call options; all-zero (or a NULL pointer) means the defaults. */
+struct tc_coll_opts {
+	const char *alg;       /* canonical algorithm name (DESIGN.md catalogue),
+	                          NULL or "auto": the cheapest predicted one */
+	int packets;           /* ring_pipelined: packets r (0: r_opt of seed 003) */
+	const struct tc_user_op *user_op; /* with TC_OP_USER */
+};
+
+/* Passed as the send buffer: the input is taken from (and the result left
+ * in) the receive buffer. */
+#define TC_IN_PLACE ((const void *)(uintptr_t)1)
+
+/* The collectives of the catalogue. */
+enum tc_coll {
+	TC_COLL_BCAST,
+	TC_COLL_REDUCE,
+	TC_COLL_ALLREDUCE,
+	TC_COLL_BARRIER,
+	TC_COLL_COUNT
+};
+const char *tc_coll_name(enum tc_coll c); /* "bcast", ... */
+
+/*
+ * One-to-all broadcast of count elements of buf from root.
+ * Errors: TC_EROOT, TC_ENULLBUF, TC_EOVERFLOW (count * size overflows or is
+ * above TC_MAX_MESSAGE), TC_EINVAL (datatype), TC_EALG (unknown algorithm),
+ * TC_ENOTSUP (the algorithm does not apply to this topology or p),
+ * TC_EMISMATCH, TC_EABORTED, TC_ETIMEDOUT.  Argument errors are detected
+ * before any message moves, identically on every rank given identical
+ * arguments.
+ */
+int tc_bcast(struct tc_proc *proc, void *buf, size_t count, enum tc_dtype dt, int root,
+             const struct tc_coll_opts *opts);
+
+/* All-to-one reduction into rbuf at root (rbuf is ignored elsewhere and may
+ * be NULL there); sbuf may be TC_IN_PLACE at the root. */
+int tc_reduce(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count, enum tc_dtype dt,
+              enum tc_op op, int root, const struct tc_coll_opts *opts);
+
+/* Reduction whose result every rank gets in rbuf; sbuf may be TC_IN_PLACE. */
+int tc_allreduce(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count,
+                 enum tc_dtype dt, enum tc_op op, const struct tc_coll_opts *opts);
+
+/* Returns once every rank has entered it. */
+int tc_barrier(struct tc_proc *proc, const struct tc_coll_opts *opts);
+
+/* What the last collective of the calling rank did. */
+struct tc_coll_info {
+	const char *algorithm; /* canonical name of the algorithm that ran */
+	int rounds;
+	tc_time_t modelled_ps; /* makespan predicted for the call */
+};
+void tc_last_coll(const struct tc_proc *proc, struct tc_coll_info *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TOPOCOLL_COLL_H */

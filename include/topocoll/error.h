@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * topocoll/error.h - error codes.
+ *
+ * Every function that can fail returns 0 on success and one of the negative
+ * codes below on error.  The list is one X-macro so that the enum, the names
+ * and the messages cannot drift apart.  tc_strerror() and tc_err_name() are
+ * thread-safe and return static strings.
+ */
+#ifndef TOPOCOLL_ERROR_H
+#define TOPOCOLL_ERROR_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* X(NAME, value, message) */
+#define TC_ERRNO_MAP(X)                                                              \
+	X(EINVAL, -1, "invalid argument")                                                \
+	X(ENOMEM, -2, "out of memory")                                                   \
+	X(ERANK, -3, "rank out of range")                                                \
+	X(ENOTNEIGHBOR, -4, "peer is not a neighbour in the team's topology")            \
+	X(ETRUNCATE, -5, "message larger than the receive buffer (nothing received)")    \
+	X(ENULLBUF, -6, "null buffer with a non-zero size")                              \
+	X(EOVERFLOW, -7, "size or count overflow")                                       \
+	X(ENOTSUP, -8, "not supported for this topology, size or configuration")        \
+	X(ETOPO, -9, "malformed topology specification or size out of range")           \
+	X(EBUSY, -10, "rank already attached or team already running")                  \
+	X(ETIMEDOUT, -11, "timed out waiting for a peer")                                \
+	X(ESYS, -12, "system call failed (thread creation, affinity, futex)")            \
+	X(EABORTED, -13, "the team was aborted because another rank failed")             \
+	X(EMISMATCH, -14, "mismatched collective call (operation, root, size or type)") \
+	X(EROOT, -15, "root out of range")                                               \
+	X(ESELF, -16, "a rank cannot send to or receive from itself")                    \
+	X(EALG, -17, "unknown algorithm name")                                           \
+	X(EPENDING, -18, "operation still pending")
+
+enum tc_errno {
+	TC_OK = 0,
+#define TC__ERR_ENUM(name, val, msg) TC_##name = (val),
+	TC_ERRNO_MAP(TC__ERR_ENUM)
+#undef TC__ERR_ENUM
+};
+
+/* A human-readable message for err ("success" for 0, "unknown error" for a
+ * value outside the list). */
+const char *tc_strerror(int err);
+/* The symbolic name ("TC_ETRUNCATE"), "TC_OK" for 0, "TC_E?" if unknown. */
+const char *tc_err_name(int err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TOPOCOLL_ERROR_H */

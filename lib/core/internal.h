@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lib/core/internal.h - the team and proc structures shared by lib/core and
+ * lib/p2p.  Not installed.
+ */
+#ifndef TC_CORE_INTERNAL_H
+#define TC_CORE_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/chan.h"
+#include "core/wait.h"
+#include "model/clock.h"
+#include "topocoll.h"
+
+/* Request states. */
+enum {
+	TC__REQ_IDLE = 0,
+	TC__REQ_QUEUED,    /* in its port's queue, nothing moved yet */
+	TC__REQ_STREAMING, /* some packets moved */
+	TC__REQ_RNDV_WAIT, /* send: descriptor posted, receiver copying */
+	TC__REQ_DONE,
+};
+enum { TC__KIND_SEND = 1, TC__KIND_RECV = 2 };
+/* Packet kinds: what the message belongs to. */
+enum { TC__MSG_USER = 0 };
+
+enum { TC__SCRATCH_SLOTS = 6 };
+
+/* One neighbour as seen by a proc: the two channels and the request queues. */
+struct tc__port {
+	struct tc__chan *out;  /* this proc -> neighbour */
+	struct tc__chan *in;   /* neighbour -> this proc */
+	tc_request *sq_head, *sq_tail; /* pending sends, FIFO */
+	tc_request *rq_head, *rq_tail; /* pending receives, FIFO */
+	int active;            /* listed in proc->active */
+	int peer;
+};
+
+struct tc_proc {
+	struct tc__doorbell db; /* first: its own cache line */
+	struct tc_team *team;
+	int rank;
+	int deg;
+	const int *nbrs;       /* sorted neighbour ranks (owned by the topology) */
+	struct tc__port *ports; /* deg entries, same order as nbrs */
+	int *active;           /* indices of ports with pending requests */
+	int nactive;
+	int npending_rndv;     /* own sends waiting for a receiver's copy */
+	_Atomic int attached;
+	struct tc_stats stats;
+	tc_time_t clock;       /* logical clock, ps */
+	tc_time_t *res_free;   /* port resources (lib/model/clock.h) */
+	uint64_t wall_end_ns;  /* when the SPMD function returned */
+	struct {
+		void *p;
+		size_t n;
+	} scratch[TC__SCRATCH_SLOTS]; /* grow-only buffers for the layers above */
+	pthread_t thread;
+	int run_err;
+};
+
+struct tc_team {
+	int p;
+	struct tc_topo *topo;
+	struct tc_model model;
+	struct tc__mps mps;     /* the model in picoseconds */
+	bool emulate;
+	uint64_t epoch_ns;      /* wall-clock time of logical time 0 */
+	struct tc_run_info last_run;
+	tc_time_t *res_store;
+	struct tc__chan *chans; /* one per arc, CSR order of the topology */
+	long nchans;
+	struct tc_proc *procs;
+	struct tc__port *ports; /* all ports, CSR order */
+	int *active_store;
+	size_t memory_bytes;
+	size_t ring_bytes;
+	size_t packet_bytes;    /* mu */
+	size_t single_copy_min;
+	enum tc_wait_policy wait;
+	uint64_t spin_ns, yield_ns;
+	uint64_t timeout_ns;
+	size_t stack_bytes;
+	int cpus;
+	int *cpu_list;
+	bool no_pin;
+	bool may_block;         /* some rank may sleep: wakers must check hints */
+	_Atomic int aborted;
+	_Atomic int running;
+	_Atomic int first_err;
+	tc_spmd_fn fn;
+	void *fn_arg;
+};
+
+/*
+ * Waits until cond(proc, ctx) holds, making progress on every pending
+ * request of the proc meanwhile.  Returns 0, TC_EABORTED or TC_ETIMEDOUT.
+ * Called only from the proc's own thread.
+ */
+typedef bool (*tc__cond_fn)(struct tc_proc *proc, void *ctx);
+int tc__wait_for(struct tc_proc *proc, tc__cond_fn cond, void *ctx);
+
+/*
+ * Raw point-to-point for the layers above (lib/sched): no argument checks, no
+ * clock rule (the caller computed the arrival time, and the request is not
+ * applied to the clock when it completes).  nbr is the neighbour index; tag
+ * is carried in the packet header and a receive whose next message has
+ * another tag completes with TC_EMISMATCH without consuming it.
+ */
+void tc__post_send(struct tc_proc *proc, int nbr, const void *buf, size_t bytes, int tag,
+                   tc_time_t arrival, tc_request *req);
+void tc__post_recv(struct tc_proc *proc, int nbr, void *buf, size_t cap, int tag,
+                   tc_request *req);
+/* True when req is complete (progress is made by the wait loop). */
+bool tc__req_complete(struct tc_proc *proc, tc_request *req);
+
+/* A grow-only scratch buffer of at least bytes bytes, owned by the proc
+ * (freed with the team); NULL when out of memory.  Contents are kept when it
+ * does not grow. */
+void *tc__scratch(struct tc_proc *proc, int slot, size_t bytes);
+
+/* Emulated mode: waits until epoch + the proc's clock. */
+void tc__emulate_sync(struct tc_proc *proc);
+
+/* Progress on every port with pending requests (lib/p2p). */
+void tc__progress(struct tc_proc *proc);
+/* Raise the wait hints of every channel the proc is waiting on (lib/p2p);
+ * up == false lowers them again. */
+void tc__set_hints(struct tc_proc *proc, bool up);
+
+#endif /* TC_CORE_INTERNAL_H */

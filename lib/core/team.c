@@ -1,0 +1,541 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lib/core/team.c - teams of virtual processors: creation, channels, tc_run,
+ * tc_attach, abort.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <time.h>
+
+#include "core/internal.h"
+
+/* Default ring: 16 KiB per channel while the rings of the team stay under
+ * TC__RING_BUDGET, halving for larger teams down to TC__RING_MIN. */
+#define TC__RING_DEFAULT (16u << 10)
+#define TC__RING_MIN (1u << 10)
+#define TC__RING_BUDGET ((size_t)64 << 20)
+/* Default packet payload (mu), capped at half the ring. */
+#define TC__PACKET_DEFAULT 4096u
+/* Messages of at least this size go single-copy by default. */
+#define TC__SINGLE_COPY_DEFAULT (16u << 10)
+/*
+ * Waiting thresholds.  A sleep and wake-up costs 20-30 us on these VMs, so a
+ * rank that has its own core spins about that long before it sleeps (the
+ * classic competitive rule: never waste more than the sleep would cost).  When
+ * ranks outnumber CPUs a spinning rank steals the CPU from the rank it waits
+ * for, so it never spins: it yields (sched_yield hands the core to a runnable
+ * peer for about a context switch, 1-3 us) for a while, then sleeps.
+ */
+#define TC__SPIN_NS_DEFAULT 20000u
+#define TC__YIELD_NS_DEDICATED 20000u
+#define TC__YIELD_NS_OVERSUB 50000u
+
+void tc_team_config_default(struct tc_team_config *cfg)
+{
+	memset(cfg, 0, sizeof *cfg);
+	tc_model_default(&cfg->model);
+}
+
+static int tc__cpu_list(int **out)
+{
+	cpu_set_t set;
+	CPU_ZERO(&set);
+	if (sched_getaffinity(0, sizeof set, &set) != 0)
+		return TC_ESYS;
+	int n = CPU_COUNT(&set);
+	if (n < 1)
+		return TC_ESYS;
+	int *list = malloc((size_t)n * sizeof *list);
+	if (!list)
+		return TC_ENOMEM;
+	for (int c = 0, k = 0; c < CPU_SETSIZE && k < n; c++)
+		if (CPU_ISSET(c, &set))
+			list[k++] = c;
+	*out = list;
+	return n;
+}
+
+static uint64_t tc__pow2_at_least(uint64_t v)
+{
+	uint64_t r = 1;
+	while (r < v)
+		r <<= 1;
+	return r;
+}
+
+static void tc__team_free(struct tc_team *t)
+{
+	if (!t)
+		return;
+	if (t->chans)
+		for (long i = 0; i < t->nchans; i++)
+			tc__chan_fini(&t->chans[i]);
+	free(t->chans);
+	if (t->procs)
+		for (int r = 0; r < t->p; r++)
+			for (int k = 0; k < TC__SCRATCH_SLOTS; k++)
+				free(t->procs[r].scratch[k].p);
+	free(t->procs);
+	free(t->ports);
+	free(t->active_store);
+	free(t->res_store);
+	free(t->cpu_list);
+	tc_topo_destroy(t->topo);
+	free(t);
+}
+
+int tc_team_create(const struct tc_team_config *cfg, struct tc_team **out)
+{
+	if (!cfg || !out)
+		return TC_EINVAL;
+	tc__wait_global_init();
+
+	struct tc_team *t = calloc(1, sizeof *t);
+	if (!t)
+		return TC_ENOMEM;
+	int err = TC_OK;
+	char spec[64];
+	const char *topo_spec = cfg->topology;
+	if (!topo_spec) {
+		if (cfg->p < 1) {
+			err = TC_EINVAL;
+			goto fail;
+		}
+		snprintf(spec, sizeof spec, "complete:%d", cfg->p);
+		topo_spec = spec;
+	}
+	err = tc_topo_parse(topo_spec, &t->topo);
+	if (err)
+		goto fail;
+	t->p = tc_topo_nodes(t->topo);
+	if (cfg->p != 0 && cfg->p != t->p) {
+		err = TC_EINVAL;
+		goto fail;
+	}
+	t->model = cfg->model;
+	if (!(cfg->model.ts_ns >= 0) || !(cfg->model.tw_ns >= 0) || !(cfg->model.th_ns >= 0) ||
+	    !(cfg->model.tc_ns >= 0) || cfg->model.ts_ns > 1e12 || cfg->model.tw_ns > 1e9 ||
+	    cfg->model.th_ns > 1e12 || cfg->model.tc_ns > 1e9 || cfg->model.ports > TC_PORTS_ALL ||
+	    cfg->model.duplex > TC_DUPLEX_HALF || cfg->model.switching > TC_SWITCH_CT ||
+	    cfg->mode > TC_MODE_EMULATED) {
+		err = TC_EINVAL;
+		goto fail;
+	}
+	tc__mps_from_model(&t->mps, &t->model);
+	t->emulate = cfg->mode == TC_MODE_EMULATED;
+	t->wait = cfg->wait;
+	if (t->wait < TC_WAIT_AUTO || t->wait > TC_WAIT_BLOCK) {
+		err = TC_EINVAL;
+		goto fail;
+	}
+	t->timeout_ns = cfg->timeout_ms * 1000000u;
+	t->stack_bytes = cfg->stack_bytes;
+	t->no_pin = cfg->no_pin != 0;
+	int ncpu = tc__cpu_list(&t->cpu_list);
+	if (ncpu < 0) {
+		err = ncpu;
+		goto fail;
+	}
+	t->cpus = ncpu;
+
+	/* Waiting thresholds. */
+	bool oversub = t->p > t->cpus;
+	t->spin_ns = cfg->spin_ns ? cfg->spin_ns : (oversub ? 0 : TC__SPIN_NS_DEFAULT);
+	t->yield_ns = cfg->yield_ns ? cfg->yield_ns
+	                            : (oversub ? TC__YIELD_NS_OVERSUB : TC__YIELD_NS_DEDICATED);
+	if (t->wait == TC_WAIT_YIELD || t->wait == TC_WAIT_BLOCK)
+		t->spin_ns = 0;
+	if (t->wait == TC_WAIT_BLOCK)
+		t->yield_ns = 0;
+	t->may_block = t->wait == TC_WAIT_AUTO || t->wait == TC_WAIT_BLOCK;
+
+	/* Channels: one per arc, in the CSR order of the topology. */
+	t->nchans = tc_topo_props(t->topo)->arcs;
+	size_t ring = cfg->ring_bytes;
+	if (!ring) {
+		ring = TC__RING_DEFAULT;
+		while (ring > TC__RING_MIN && (size_t)t->nchans * ring > TC__RING_BUDGET)
+			ring >>= 1;
+	}
+	if (ring < 2 * TC__LINE || ring > ((size_t)1 << 30)) {
+		err = TC_EINVAL;
+		goto fail;
+	}
+	uint64_t nlines = tc__pow2_at_least((ring + TC__LINE - 1) / TC__LINE);
+	t->ring_bytes = (size_t)nlines * TC__LINE;
+	size_t mu_max = TC__PAYLOAD_IN_LINES(nlines);
+	if (cfg->packet_bytes) {
+		if (cfg->packet_bytes > mu_max) {
+			err = TC_EINVAL;
+			goto fail;
+		}
+		t->packet_bytes = cfg->packet_bytes;
+	} else {
+		size_t half = TC__PAYLOAD_IN_LINES(nlines / 2 ? nlines / 2 : 1);
+		t->packet_bytes = half < TC__PACKET_DEFAULT ? half : TC__PACKET_DEFAULT;
+		if (t->packet_bytes < 1)
+			t->packet_bytes = mu_max;
+	}
+	t->single_copy_min = cfg->single_copy_min ? cfg->single_copy_min : TC__SINGLE_COPY_DEFAULT;
+
+	t->procs = aligned_alloc(TC__LINE, (size_t)t->p * sizeof *t->procs);
+	if (t->procs)
+		memset(t->procs, 0, (size_t)t->p * sizeof *t->procs);
+	t->chans = t->nchans ? aligned_alloc(TC__LINE, (size_t)t->nchans * sizeof *t->chans) : NULL;
+	t->ports = t->nchans ? calloc((size_t)t->nchans, sizeof *t->ports) : NULL;
+	t->active_store = t->nchans ? calloc((size_t)t->nchans, sizeof *t->active_store) : NULL;
+	if (!t->procs || (t->nchans && (!t->chans || !t->ports || !t->active_store))) {
+		err = TC_ENOMEM;
+		goto fail;
+	}
+	size_t nres = 0;
+	for (int u = 0; u < t->p; u++) {
+		const int *nb;
+		nres += (size_t)tc__nres(&t->mps, tc_topo_neighbors(t->topo, u, &nb));
+	}
+	t->res_store = calloc(nres ? nres : 1, sizeof *t->res_store);
+	if (!t->res_store) {
+		err = TC_ENOMEM;
+		goto fail;
+	}
+	if (t->chans)
+		memset(t->chans, 0, (size_t)t->nchans * sizeof *t->chans);
+
+	/* Arc k of the CSR order is (u -> nbrs(u)[i]); its channel is the out
+	 * channel of u's port i and the in channel of v's port for u. */
+	long k = 0;
+	size_t kres = 0;
+	for (int u = 0; u < t->p; u++) {
+		struct tc_proc *pr = &t->procs[u];
+		pr->team = t;
+		pr->rank = u;
+		pr->deg = tc_topo_neighbors(t->topo, u, &pr->nbrs);
+		pr->res_free = t->res_store + kres;
+		kres += (size_t)tc__nres(&t->mps, pr->deg);
+		pr->ports = t->ports + k;
+		pr->active = t->active_store + k;
+		for (int i = 0; i < pr->deg; i++, k++) {
+			if (tc__chan_init(&t->chans[k], nlines, u, pr->nbrs[i]) != 0) {
+				t->nchans = k; /* free only the rings made so far */
+				err = TC_ENOMEM;
+				goto fail;
+			}
+			pr->ports[i].out = &t->chans[k];
+			pr->ports[i].peer = pr->nbrs[i];
+		}
+	}
+	for (int u = 0; u < t->p; u++) {
+		struct tc_proc *pr = &t->procs[u];
+		for (int i = 0; i < pr->deg; i++) {
+			int v = pr->nbrs[i];
+			int j = tc_topo_neighbor_index(t->topo, v, u);
+			struct tc__chan *ch = pr->ports[i].out;
+			t->procs[v].ports[j].in = ch;
+			ch->prod_db = &pr->db;
+			ch->cons_db = &t->procs[v].db;
+		}
+	}
+	t->epoch_ns = tc__now_ns(); /* attached ranks' logical 0; tc_run sets its own */
+	t->memory_bytes = sizeof *t + (size_t)t->p * sizeof *t->procs +
+	                  (size_t)t->nchans * (sizeof *t->chans + sizeof *t->ports +
+	                                       sizeof *t->active_store + t->ring_bytes) +
+	                  nres * sizeof *t->res_store +
+	                  (size_t)t->cpus * sizeof *t->cpu_list;
+	*out = t;
+	return TC_OK;
+fail:
+	tc__team_free(t);
+	return err;
+}
+
+void tc_team_destroy(struct tc_team *team)
+{
+	tc__team_free(team);
+}
+
+void tc_team_get_info(const struct tc_team *t, struct tc_team_info *info)
+{
+	memset(info, 0, sizeof *info);
+	info->p = t->p;
+	info->channels = t->nchans;
+	info->memory_bytes = t->memory_bytes;
+	info->ring_bytes = t->ring_bytes;
+	info->packet_bytes = t->packet_bytes;
+	info->single_copy_min = t->single_copy_min;
+	info->wait = t->wait;
+	info->spin_ns = t->spin_ns;
+	info->yield_ns = t->yield_ns;
+	info->cpus = t->cpus;
+	info->oversubscribed = t->p > t->cpus;
+	info->asym_fence = tc__asym_fence;
+}
+
+int tc_team_size(const struct tc_team *team)
+{
+	return team->p;
+}
+
+const struct tc_topo *tc_team_topo(const struct tc_team *team)
+{
+	return team->topo;
+}
+
+const struct tc_model *tc_team_model(const struct tc_team *team)
+{
+	return &team->model;
+}
+
+void tc_team_abort(struct tc_team *team)
+{
+	/* Seq_cst: ordered before the rings below, so a rank woken by one sees
+	 * the flag. */
+	atomic_store(&team->aborted, 1);
+	for (int r = 0; r < team->p; r++)
+		tc__doorbell_ring(&team->procs[r].db);
+}
+
+/* Puts every channel and queue back to empty after an aborted run (all ranks
+ * are joined or detached, so nobody is inside a channel). */
+static void tc__team_reset(struct tc_team *t)
+{
+	for (long i = 0; i < t->nchans; i++) {
+		tc__chan_reset(&t->chans[i]);
+		t->ports[i].sq_head = t->ports[i].sq_tail = NULL;
+		t->ports[i].rq_head = t->ports[i].rq_tail = NULL;
+		t->ports[i].active = 0;
+	}
+	for (int r = 0; r < t->p; r++) {
+		t->procs[r].nactive = 0;
+		t->procs[r].npending_rndv = 0;
+		atomic_store_explicit(&t->procs[r].db.word, TC__DB_AWAKE, memory_order_relaxed);
+	}
+	atomic_store(&t->aborted, 0);
+}
+
+/* Logical time 0 of a fresh run: clocks and ports back to zero. */
+static void tc__proc_clock_reset(struct tc_proc *proc)
+{
+	proc->clock = 0;
+	int n = tc__nres(&proc->team->mps, proc->deg);
+	for (int i = 0; i < n; i++)
+		proc->res_free[i] = 0;
+}
+
+static void *tc__rank_main(void *arg)
+{
+	struct tc_proc *proc = arg;
+	struct tc_team *t = proc->team;
+	if (t->emulate) {
+		/* Deadlines must be met to the microsecond: no timer slack. */
+		prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+		tc__emulate_sync(proc); /* everyone starts at the epoch */
+	}
+	int err = t->fn(proc, t->fn_arg);
+	proc->wall_end_ns = tc__now_ns();
+	proc->run_err = err;
+	if (err) {
+		int expect = 0;
+		atomic_compare_exchange_strong(&t->first_err, &expect, err);
+		tc_team_abort(t);
+	}
+	return NULL;
+}
+
+int tc_run(struct tc_team *t, tc_spmd_fn fn, void *arg)
+{
+	if (!t || !fn)
+		return TC_EINVAL;
+	int expect = 0;
+	if (!atomic_compare_exchange_strong(&t->running, &expect, 1))
+		return TC_EBUSY;
+	for (int r = 0; r < t->p; r++) {
+		int zero = 0;
+		if (!atomic_compare_exchange_strong(&t->procs[r].attached, &zero, 1)) {
+			for (int q = 0; q < r; q++)
+				atomic_store(&t->procs[q].attached, 0);
+			atomic_store(&t->running, 0);
+			return TC_EBUSY;
+		}
+	}
+	t->fn = fn;
+	t->fn_arg = arg;
+	atomic_store(&t->first_err, 0);
+	for (int r = 0; r < t->p; r++)
+		tc__proc_clock_reset(&t->procs[r]);
+	/* The epoch leaves time to start every thread (about 20 us each here),
+	 * so that emulated ranks all begin at logical time 0 together. */
+	t->epoch_ns = tc__now_ns() + (t->emulate ? 200000u + 20000u * (uint64_t)t->p : 0);
+
+	pthread_attr_t attr;
+	pthread_attr_init(&attr);
+	if (t->stack_bytes)
+		pthread_attr_setstacksize(&attr, t->stack_bytes);
+	int started = 0, err = TC_OK;
+	for (int r = 0; r < t->p; r++) {
+		struct tc_proc *pr = &t->procs[r];
+		pr->run_err = 0;
+		if (!t->no_pin) {
+			cpu_set_t set;
+			CPU_ZERO(&set);
+			CPU_SET(t->cpu_list[r % t->cpus], &set);
+			pthread_attr_setaffinity_np(&attr, sizeof set, &set);
+		}
+		if (pthread_create(&pr->thread, &attr, tc__rank_main, pr) != 0) {
+			err = TC_ESYS;
+			tc_team_abort(t);
+			break;
+		}
+		started++;
+	}
+	pthread_attr_destroy(&attr);
+	for (int r = 0; r < started; r++)
+		pthread_join(t->procs[r].thread, NULL);
+	if (!err)
+		err = atomic_load(&t->first_err);
+	t->last_run.mode = t->emulate ? TC_MODE_EMULATED : TC_MODE_NATIVE;
+	t->last_run.wall_ns = 0;
+	t->last_run.makespan_ps = 0;
+	for (int r = 0; r < started; r++) {
+		struct tc_proc *pr = &t->procs[r];
+		uint64_t w = pr->wall_end_ns > t->epoch_ns ? pr->wall_end_ns - t->epoch_ns : 0;
+		if (w > t->last_run.wall_ns)
+			t->last_run.wall_ns = w;
+		if (pr->clock > t->last_run.makespan_ps)
+			t->last_run.makespan_ps = pr->clock;
+	}
+	if (atomic_load(&t->aborted))
+		tc__team_reset(t);
+	for (int r = 0; r < t->p; r++)
+		atomic_store(&t->procs[r].attached, 0);
+	atomic_store(&t->running, 0);
+	return err;
+}
+
+int tc_attach(struct tc_team *t, int rank, struct tc_proc **out)
+{
+	if (!t || !out)
+		return TC_EINVAL;
+	if (rank < 0 || rank >= t->p)
+		return TC_ERANK;
+	if (atomic_load(&t->running))
+		return TC_EBUSY;
+	int zero = 0;
+	/* Seq_cst: the rank's previous owner detached with a seq_cst store;
+	 * this CAS makes its writes to the proc visible to us. */
+	if (!atomic_compare_exchange_strong(&t->procs[rank].attached, &zero, 1))
+		return TC_EBUSY;
+	tc__proc_clock_reset(&t->procs[rank]);
+	*out = &t->procs[rank];
+	return TC_OK;
+}
+
+int tc_detach(struct tc_proc *proc)
+{
+	if (!proc)
+		return TC_EINVAL;
+	if (proc->nactive || proc->npending_rndv)
+		return TC_EPENDING;
+	atomic_store(&proc->attached, 0);
+	return TC_OK;
+}
+
+int tc_rank(const struct tc_proc *proc)
+{
+	return proc->rank;
+}
+
+int tc_size(const struct tc_proc *proc)
+{
+	return proc->team->p;
+}
+
+struct tc_team *tc_proc_team(const struct tc_proc *proc)
+{
+	return proc->team;
+}
+
+int tc_neighbors(const struct tc_proc *proc, const int **nbrs)
+{
+	*nbrs = proc->nbrs;
+	return proc->deg;
+}
+
+void *tc__scratch(struct tc_proc *proc, int slot, size_t bytes)
+{
+	if (proc->scratch[slot].n >= bytes && proc->scratch[slot].p)
+		return proc->scratch[slot].p;
+	size_t n = proc->scratch[slot].n ? proc->scratch[slot].n : 256;
+	while (n < bytes)
+		n *= 2;
+	void *p = realloc(proc->scratch[slot].p, n);
+	if (!p)
+		return NULL;
+	proc->scratch[slot].p = p;
+	proc->scratch[slot].n = n;
+	return p;
+}
+
+void tc_team_last_run(const struct tc_team *team, struct tc_run_info *out)
+{
+	*out = team->last_run;
+}
+
+tc_time_t tc_clock(const struct tc_proc *proc)
+{
+	return proc->clock;
+}
+
+void tc__emulate_sync(struct tc_proc *proc)
+{
+	struct tc_team *t = proc->team;
+	if (!t->emulate)
+		return;
+	uint64_t when = t->epoch_ns + (uint64_t)(proc->clock / TC_PS_PER_NS);
+	struct timespec ts = {.tv_sec = (time_t)(when / 1000000000u),
+	                      .tv_nsec = (long)(when % 1000000000u)};
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+}
+
+int tc_clock_advance(struct tc_proc *proc, double ns)
+{
+	if (!proc || !(ns >= 0) || ns > 1e15)
+		return TC_EINVAL;
+	proc->clock += tc__ns_to_ps(ns);
+	tc__emulate_sync(proc);
+	return TC_OK;
+}
+
+void tc_proc_stats(const struct tc_proc *proc, struct tc_stats *out)
+{
+	*out = proc->stats;
+}
+
+void tc_proc_stats_reset(struct tc_proc *proc)
+{
+	memset(&proc->stats, 0, sizeof proc->stats);
+}
+
+void tc_team_stats(const struct tc_team *t, struct tc_stats *out)
+{
+	memset(out, 0, sizeof *out);
+	for (int r = 0; r < t->p; r++) {
+		const struct tc_stats *s = &t->procs[r].stats;
+		out->msgs_sent += s->msgs_sent;
+		out->bytes_sent += s->bytes_sent;
+		out->msgs_recv += s->msgs_recv;
+		out->bytes_recv += s->bytes_recv;
+		out->packets_sent += s->packets_sent;
+		out->single_copy += s->single_copy;
+		out->waits_blocked += s->waits_blocked;
+		out->rounds += s->rounds;
+		out->transfers_sent += s->transfers_sent;
+		out->transfers_recv += s->transfers_recv;
+		out->forwarded += s->forwarded;
+	}
+}

@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lib/core/wait.c - spin, yield, block; doorbells; the asymmetric fence.
+ * The protocol is described in lib/core/wait.h.
+ */
+#include "core/wait.h"
+
+#include <errno.h>
+#include <linux/membarrier.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+#include <urcu/futex.h>
+
+#include "core/internal.h"
+
+int tc__asym_fence;
+static pthread_once_t tc__wait_once = PTHREAD_ONCE_INIT;
+
+static long tc__membarrier(int cmd)
+{
+#ifdef __NR_membarrier
+	return syscall(__NR_membarrier, cmd, 0, 0);
+#else
+	(void)cmd;
+	errno = ENOSYS;
+	return -1;
+#endif
+}
+
+static void tc__wait_init_once(void)
+{
+	const char *off = getenv("TC_NO_MEMBARRIER");
+	if (off && *off && *off != '0')
+		return;
+	long mask = tc__membarrier(MEMBARRIER_CMD_QUERY);
+	if (mask < 0 || !(mask & MEMBARRIER_CMD_PRIVATE_EXPEDITED))
+		return;
+	if (tc__membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED) != 0)
+		return;
+	tc__asym_fence = 1;
+}
+
+void tc__wait_global_init(void)
+{
+	pthread_once(&tc__wait_once, tc__wait_init_once);
+}
+
+void tc__sleeper_fence(void)
+{
+	atomic_thread_fence(memory_order_seq_cst);
+	if (tc__asym_fence && tc__membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) != 0)
+		abort(); /* registered at start-up: cannot fail but for a kernel bug */
+}
+
+uint64_t tc__now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void tc__doorbell_ring(struct tc__doorbell *db)
+{
+	/* Seq_cst exchange: leaves NOTIFIED for a sleeper that has not yet
+	 * gone to sleep (its CAS AWAKE -> ASLEEP then fails), and tells us
+	 * whether it sleeps.  Release half: the sleeper that reads NOTIFIED
+	 * sees what we published before ringing. */
+	if (atomic_exchange(&db->word, TC__DB_NOTIFIED) == TC__DB_ASLEEP)
+		futex_async((int32_t *)&db->word, FUTEX_WAKE, 1, NULL, NULL, 0);
+}
+
+/* How often the spin loop reads the clock. */
+#define TC__SPIN_CLOCK_EVERY 64
+
+int tc__wait_for(struct tc_proc *proc, tc__cond_fn cond, void *ctx)
+{
+	struct tc_team *team = proc->team;
+	const enum tc_wait_policy pol = team->wait;
+	uint64_t start = 0, now = 0;
+	bool spinning = true;
+
+	for (unsigned iter = 0;; iter++) {
+		tc__progress(proc);
+		if (cond(proc, ctx))
+			return 0;
+		/* Relaxed: a hint only; tc_team_abort() also rings the doorbell. */
+		if (atomic_load_explicit(&team->aborted, memory_order_relaxed))
+			return TC_EABORTED;
+
+		if (spinning && iter % TC__SPIN_CLOCK_EVERY) {
+			tc__cpu_relax();
+			continue;
+		}
+		now = tc__now_ns();
+		if (!start)
+			start = now;
+		uint64_t waited = now - start;
+		if (team->timeout_ns && waited > team->timeout_ns) {
+			tc_team_abort(team);
+			return TC_ETIMEDOUT;
+		}
+		spinning = pol == TC_WAIT_SPIN || waited < team->spin_ns;
+		if (spinning) {
+			tc__cpu_relax();
+			continue;
+		}
+		if (pol == TC_WAIT_YIELD || waited < team->spin_ns + team->yield_ns) {
+			sched_yield();
+			continue;
+		}
+
+		/* Block.  Relaxed store: consumes a stale notification; the
+		 * sleeper fence orders it before the re-check. */
+		atomic_store_explicit(&proc->db.word, TC__DB_AWAKE, memory_order_relaxed);
+		tc__set_hints(proc, true);
+		tc__sleeper_fence(); /* pairs with tc__waker_fence() in tc__notify() */
+		tc__progress(proc);
+		if (!cond(proc, ctx) && !atomic_load_explicit(&team->aborted, memory_order_relaxed)) {
+			int32_t expect = TC__DB_AWAKE;
+			/* Seq_cst CAS: fails when a waker left NOTIFIED (its
+			 * publication is then visible to the re-check of the next
+			 * iteration); pairs with the exchange in
+			 * tc__doorbell_ring(). */
+			if (atomic_compare_exchange_strong(&proc->db.word, &expect, TC__DB_ASLEEP)) {
+				struct timespec ts, *tsp = NULL;
+				if (team->timeout_ns) {
+					uint64_t left = team->timeout_ns > waited ? team->timeout_ns - waited : 1;
+					ts.tv_sec = (time_t)(left / 1000000000u);
+					ts.tv_nsec = (long)(left % 1000000000u);
+					tsp = &ts;
+				}
+				proc->stats.waits_blocked++;
+				futex_async((int32_t *)&proc->db.word, FUTEX_WAIT, TC__DB_ASLEEP, tsp, NULL, 0);
+			}
+		}
+		tc__set_hints(proc, false);
+	}
+}

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lib/core/wait.h - how a virtual processor waits, and how it is woken.
+ *
+ * Every proc owns one doorbell, a 32-bit futex word.  A proc that has nothing
+ * to do spins, then yields, then sleeps on its doorbell (the policy and the
+ * thresholds are per team).  Before it sleeps it raises the wait hint of every
+ * channel it waits on (want_data on the channels it reads, want_space on the
+ * ones it writes); a peer that publishes data or frees space on such a channel
+ * rings the doorbell.
+ *
+ * No lost wake-up (Dekker with an eventcount):
+ *   sleeper: word = AWAKE; raise hints; sleeper fence; re-check everything;
+ *            CAS word AWAKE -> ASLEEP (fails if NOTIFIED: re-check); futex_wait
+ *   waker:   publish; waker fence; if hint raised:
+ *            if exchange(word, NOTIFIED) == ASLEEP: futex_wake
+ * The two fences make a store-buffering pair: either the sleeper's re-check
+ * sees the publication or the waker sees the hint.  The fences are
+ * asymmetric where the kernel allows it: the sleeper (slow path) runs
+ * membarrier(PRIVATE_EXPEDITED), which puts a full barrier on every running
+ * thread of the process, so the waker (fast path) needs only a compiler
+ * barrier and no system call or fence when nobody sleeps.  Without
+ * membarrier both sides use a seq_cst fence.  A team whose policy never
+ * blocks (spin, yield) skips the waker side entirely.
+ *
+ * Nothing here is public; thread-safety as stated per function.
+ */
+#ifndef TC_CORE_WAIT_H
+#define TC_CORE_WAIT_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <urcu/arch.h>
+
+#include "core/chan.h"
+
+enum { TC__DB_AWAKE = 0, TC__DB_ASLEEP = 1, TC__DB_NOTIFIED = 2 };
+
+struct tc__doorbell {
+	alignas(TC__LINE) _Atomic int32_t word;
+	char pad[TC__LINE - sizeof(int32_t)];
+};
+
+/* Process-wide: non-zero when membarrier(PRIVATE_EXPEDITED) is registered. */
+extern int tc__asym_fence;
+
+/* Registers membarrier once per process (idempotent, thread-safe). */
+void tc__wait_global_init(void);
+
+/* The waker side of the Dekker pair. */
+static inline void tc__waker_fence(void)
+{
+	if (tc__asym_fence)
+		atomic_signal_fence(memory_order_seq_cst); /* the sleeper's membarrier does the rest */
+	else
+		atomic_thread_fence(memory_order_seq_cst); /* pairs with tc__sleeper_fence() */
+}
+
+/* The sleeper side of the Dekker pair. */
+void tc__sleeper_fence(void);
+
+/* Rings db: any thread.  Wakes its owner if it sleeps; otherwise leaves a
+ * notification that makes its next attempt to sleep re-check instead. */
+void tc__doorbell_ring(struct tc__doorbell *db);
+
+/* Called by the side that just published data (hint = &ch->want_data) or
+ * freed space (hint = &ch->want_space) on a team that may block. */
+static inline void tc__notify(_Atomic uint32_t *hint, struct tc__doorbell *db)
+{
+	tc__waker_fence();
+	/* Relaxed: ordered by the fences of the Dekker pair above. */
+	if (atomic_load_explicit(hint, memory_order_relaxed))
+		tc__doorbell_ring(db);
+}
+
+/* One spin-loop pause (liburcu's portable cpu_relax). */
+static inline void tc__cpu_relax(void)
+{
+	caa_cpu_relax();
+}
+
+uint64_t tc__now_ns(void);
+
+#endif /* TC_CORE_WAIT_H */

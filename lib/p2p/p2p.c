@@ -1,0 +1,477 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lib/p2p/p2p.c - point-to-point messages between neighbours.
+ *
+ * A message travels over the channel of its directed link as one or more
+ * packets of at most mu payload bytes (the first carries the total size), or,
+ * from single_copy_min bytes on, as one descriptor packet: the receiver copies
+ * the payload straight out of the sender's buffer and then sets the sender's
+ * request's rndv_done, so a blocking send returns only once its buffer is
+ * free again.
+ *
+ * Every proc keeps, per neighbour (port), a FIFO of pending sends and one of
+ * pending receives; a request is started at once when its queue is empty and
+ * otherwise finishes in order.  Any wait of the proc progresses every pending
+ * request of the proc, so exchanges never deadlock on full rings.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "core/internal.h"
+
+static inline void tc__activate(struct tc_proc *proc, struct tc__port *port)
+{
+	if (!port->active) {
+		port->active = 1;
+		proc->active[proc->nactive++] = (int)(port - proc->ports);
+	}
+}
+
+static inline void tc__data_published(struct tc_team *t, struct tc__chan *ch)
+{
+	if (t->may_block)
+		tc__notify(&ch->want_data, ch->cons_db);
+}
+
+static inline void tc__space_freed(struct tc_team *t, struct tc__chan *ch)
+{
+	if (t->may_block)
+		tc__notify(&ch->want_space, ch->prod_db);
+}
+
+static void tc__send_done(struct tc_proc *proc, tc_request *req)
+{
+	req->state = TC__REQ_DONE;
+	proc->stats.msgs_sent++;
+	proc->stats.bytes_sent += req->bytes;
+}
+
+/* Pushes what fits of the send at the head of its port.  Returns true when
+ * the request no longer needs the channel (all packets, or its descriptor,
+ * are in). */
+static bool tc__push_send(struct tc_proc *proc, struct tc__port *port, tc_request *req)
+{
+	struct tc_team *t = proc->team;
+	struct tc__chan *ch = port->out;
+	struct tc__pkt_hdr h = {.kind = (uint16_t)req->tag, .total = req->bytes, .clock = req->clock};
+
+	if (req->bytes >= t->single_copy_min) {
+		h.flags = TC__PKT_FIRST | TC__PKT_LAST | TC__PKT_RNDV;
+		h.aux = (uint64_t)(uintptr_t)req;
+		req->state = TC__REQ_RNDV_WAIT; /* ours; the receiver reads only sbuf and bytes */
+		if (!tc__chan_try_push(ch, &h, NULL, 0)) {
+			req->state = TC__REQ_QUEUED;
+			return false;
+		}
+		proc->npending_rndv++;
+		proc->stats.packets_sent++;
+		tc__data_published(t, ch);
+		return true;
+	}
+
+	bool pushed = false, done = false;
+	const unsigned char *src = req->sbuf;
+	for (;;) {
+		size_t left = req->bytes - req->moved;
+		size_t chunk = left < t->packet_bytes ? left : t->packet_bytes;
+		h.len = (uint32_t)chunk;
+		h.flags = (uint16_t)((req->state == TC__REQ_QUEUED ? TC__PKT_FIRST : 0) |
+		                     (chunk == left ? TC__PKT_LAST : 0));
+		if (!tc__chan_try_push(ch, &h, src ? src + req->moved : NULL, chunk))
+			break;
+		pushed = true;
+		proc->stats.packets_sent++;
+		req->state = TC__REQ_STREAMING;
+		req->moved += chunk;
+		if (req->moved == req->bytes) {
+			done = true;
+			break;
+		}
+	}
+	if (pushed)
+		tc__data_published(t, ch);
+	if (done)
+		tc__send_done(proc, req);
+	return done;
+}
+
+static void tc__recv_done(struct tc_proc *proc, tc_request *req)
+{
+	req->state = TC__REQ_DONE;
+	proc->stats.msgs_recv++;
+	proc->stats.bytes_recv += req->received;
+}
+
+/* Takes what has arrived for the receive at the head of its port.  Returns
+ * true when the request is complete (received, or failed with
+ * TC_ETRUNCATE without consuming anything). */
+static bool tc__pull_recv(struct tc_proc *proc, struct tc__port *port, tc_request *req)
+{
+	struct tc_team *t = proc->team;
+	struct tc__chan *ch = port->in;
+	struct tc__pkt_hdr h;
+	bool freed = false, done = false;
+
+	while (tc__chan_peek(ch, &h)) {
+		if (req->state == TC__REQ_QUEUED) {
+			if (h.kind != (uint16_t)req->tag) {
+				/* Another collective's (or a user's) message: a
+				 * mismatched call.  Left in place. */
+				req->status = TC_EMISMATCH;
+				req->state = TC__REQ_DONE;
+				done = true;
+				break;
+			}
+			req->received = h.total;
+			req->clock = h.clock;
+			if (h.total > req->bytes) {
+				req->status = TC_ETRUNCATE;
+				req->state = TC__REQ_DONE;
+				done = true;
+				break;
+			}
+			if (h.flags & TC__PKT_RNDV) {
+				tc_request *s = (tc_request *)(uintptr_t)h.aux;
+				if (h.total)
+					memcpy(req->rbuf, s->sbuf, h.total);
+				tc__chan_pop(ch, 0);
+				freed = true;
+				/* Release: our reads of the sender's buffer happen
+				 * before it may reuse it; pairs with the acquire load in
+				 * tc__req_complete().  s may be gone after this store. */
+				atomic_store_explicit(&s->rndv_done, 1, memory_order_release);
+				if (t->may_block)
+					tc__doorbell_ring(&t->procs[port->peer].db);
+				proc->stats.single_copy++;
+				tc__recv_done(proc, req);
+				done = true;
+				break;
+			}
+			req->state = TC__REQ_STREAMING;
+		}
+		if (h.len)
+			tc__chan_copy_out(ch, 0, (unsigned char *)req->rbuf + req->moved, h.len);
+		req->moved += h.len;
+		tc__chan_pop(ch, h.len);
+		freed = true;
+		if (h.flags & TC__PKT_LAST) {
+			tc__recv_done(proc, req);
+			done = true;
+			break;
+		}
+	}
+	if (freed)
+		tc__space_freed(t, ch);
+	return done;
+}
+
+void tc__progress(struct tc_proc *proc)
+{
+	for (int i = 0; i < proc->nactive;) {
+		struct tc__port *port = &proc->ports[proc->active[i]];
+		tc_request *r;
+		while ((r = port->sq_head) && tc__push_send(proc, port, r)) {
+			port->sq_head = r->next;
+			if (!port->sq_head)
+				port->sq_tail = NULL;
+		}
+		while ((r = port->rq_head) && tc__pull_recv(proc, port, r)) {
+			port->rq_head = r->next;
+			if (!port->rq_head)
+				port->rq_tail = NULL;
+		}
+		if (!port->sq_head && !port->rq_head) {
+			port->active = 0;
+			proc->active[i] = proc->active[--proc->nactive];
+		} else {
+			i++;
+		}
+	}
+}
+
+void tc__set_hints(struct tc_proc *proc, bool up)
+{
+	/* Relaxed: ordered by the sleeper fence that follows (or, when
+	 * lowering, a stale raised hint costs the peer one spurious ring). */
+	for (int i = 0; i < proc->nactive; i++) {
+		struct tc__port *port = &proc->ports[proc->active[i]];
+		if (port->sq_head)
+			atomic_store_explicit(&port->out->want_space, up, memory_order_relaxed);
+		if (port->rq_head)
+			atomic_store_explicit(&port->in->want_data, up, memory_order_relaxed);
+	}
+}
+
+static int tc__check_peer(const struct tc_proc *proc, int peer, int *nbr)
+{
+	const struct tc_team *t = proc->team;
+	if (peer < 0 || peer >= t->p)
+		return TC_ERANK;
+	if (peer == proc->rank)
+		return TC_ESELF;
+	int i = tc_topo_neighbor_index(t->topo, proc->rank, peer);
+	if (i < 0)
+		return TC_ENOTNEIGHBOR;
+	*nbr = i;
+	return TC_OK;
+}
+
+static int tc__check_args(const struct tc_proc *proc, int peer, const void *buf, size_t bytes,
+                          const tc_request *req, int *nbr)
+{
+	if (!proc || !req)
+		return TC_EINVAL;
+	if (!buf && bytes)
+		return TC_ENULLBUF;
+	if (bytes > TC_MAX_MESSAGE)
+		return TC_EOVERFLOW;
+	int err = tc__check_peer(proc, peer, nbr);
+	if (err)
+		return err;
+	if (atomic_load_explicit(&proc->team->aborted, memory_order_relaxed))
+		return TC_EABORTED;
+	return TC_OK;
+}
+
+static void tc__req_init(tc_request *req, int kind, int peer, int nbr, size_t bytes)
+{
+	req->next = NULL;
+	req->bytes = bytes;
+	req->moved = 0;
+	req->received = 0;
+	req->clock = 0;
+	req->done_at = 0;
+	req->hops = 1;
+	req->peer = peer;
+	req->nbr = nbr;
+	req->kind = kind;
+	req->state = TC__REQ_QUEUED;
+	req->status = TC_OK;
+	req->clocked = 0;
+	req->tag = TC__MSG_USER;
+	atomic_store_explicit(&req->rndv_done, 0, memory_order_relaxed);
+}
+
+static void tc__enqueue_send(struct tc_proc *proc, struct tc__port *port, tc_request *req)
+{
+	if (!port->sq_head && tc__push_send(proc, port, req))
+		return;
+	if (port->sq_tail)
+		port->sq_tail->next = req;
+	else
+		port->sq_head = req;
+	port->sq_tail = req;
+	tc__activate(proc, port);
+}
+
+static void tc__enqueue_recv(struct tc_proc *proc, struct tc__port *port, tc_request *req)
+{
+	if (!port->rq_head && tc__pull_recv(proc, port, req))
+		return;
+	if (port->rq_tail)
+		port->rq_tail->next = req;
+	else
+		port->rq_head = req;
+	port->rq_tail = req;
+	tc__activate(proc, port);
+}
+
+int tc_isend(struct tc_proc *proc, int dst, const void *buf, size_t bytes, tc_request *req)
+{
+	int nbr = -1;
+	int err = tc__check_args(proc, dst, buf, bytes, req, &nbr);
+	if (err)
+		return err;
+	tc__req_init(req, TC__KIND_SEND, dst, nbr, bytes);
+	req->sbuf = buf;
+	req->rbuf = NULL;
+	struct tc__mps *q = &proc->team->mps;
+	req->clock = tc__clock_send(q, proc->clock, &proc->res_free[tc__res_send(q, nbr)], bytes,
+	                            req->hops, &req->done_at);
+	tc__enqueue_send(proc, &proc->ports[nbr], req);
+	return TC_OK;
+}
+
+int tc_irecv(struct tc_proc *proc, int src, void *buf, size_t cap, tc_request *req)
+{
+	int nbr = -1;
+	int err = tc__check_args(proc, src, buf, cap, req, &nbr);
+	if (err)
+		return err;
+	tc__req_init(req, TC__KIND_RECV, src, nbr, cap);
+	req->sbuf = NULL;
+	req->rbuf = buf;
+	tc__enqueue_recv(proc, &proc->ports[nbr], req);
+	return TC_OK;
+}
+
+void tc__post_send(struct tc_proc *proc, int nbr, const void *buf, size_t bytes, int tag,
+                   tc_time_t arrival, tc_request *req)
+{
+	tc__req_init(req, TC__KIND_SEND, proc->nbrs[nbr], nbr, bytes);
+	req->sbuf = buf;
+	req->rbuf = NULL;
+	req->tag = tag;
+	req->clock = arrival;
+	req->clocked = 1;
+	tc__enqueue_send(proc, &proc->ports[nbr], req);
+}
+
+void tc__post_recv(struct tc_proc *proc, int nbr, void *buf, size_t cap, int tag,
+                   tc_request *req)
+{
+	tc__req_init(req, TC__KIND_RECV, proc->nbrs[nbr], nbr, cap);
+	req->sbuf = NULL;
+	req->rbuf = buf;
+	req->tag = tag;
+	req->clocked = 1;
+	tc__enqueue_recv(proc, &proc->ports[nbr], req);
+}
+
+/* True when req is complete; finishes a single-copy send whose receiver is
+ * done. */
+bool tc__req_complete(struct tc_proc *proc, tc_request *req)
+{
+	if (req->state == TC__REQ_RNDV_WAIT &&
+	    /* Acquire: pairs with the receiver's release store; its copy out of
+	     * our buffer is finished. */
+	    atomic_load_explicit(&req->rndv_done, memory_order_acquire)) {
+		proc->npending_rndv--;
+		tc__send_done(proc, req);
+	}
+	return req->state == TC__REQ_DONE;
+}
+
+/* Applies a completed request to the proc's logical clock (once). */
+static void tc__req_clock(struct tc_proc *proc, tc_request *req)
+{
+	if (req->state != TC__REQ_DONE || req->clocked)
+		return;
+	if (req->kind == TC__KIND_SEND) {
+		proc->clock = tc__max_time(proc->clock, req->done_at);
+	} else if (req->status == TC_OK) {
+		struct tc__mps *q = &proc->team->mps;
+		tc_time_t done = tc__clock_recv(q, req->clock, &proc->res_free[tc__res_recv(q, req->nbr)],
+		                                req->received);
+		proc->clock = tc__max_time(proc->clock, done);
+	}
+	req->clocked = 1;
+}
+
+static bool tc__cond_one(struct tc_proc *proc, void *ctx)
+{
+	return tc__req_complete(proc, ctx);
+}
+
+struct tc__reqs {
+	int n;
+	tc_request *reqs;
+};
+
+static bool tc__cond_all(struct tc_proc *proc, void *ctx)
+{
+	struct tc__reqs *rs = ctx;
+	bool all = true;
+	for (int i = 0; i < rs->n; i++)
+		all &= tc__req_complete(proc, &rs->reqs[i]);
+	return all;
+}
+
+int tc_wait(struct tc_proc *proc, tc_request *req, size_t *received)
+{
+	if (!proc || !req || req->state == TC__REQ_IDLE)
+		return TC_EINVAL;
+	if (!tc__req_complete(proc, req)) {
+		int err = tc__wait_for(proc, tc__cond_one, req);
+		if (err)
+			return err;
+	}
+	tc__req_clock(proc, req);
+	tc__emulate_sync(proc);
+	if (received)
+		*received = req->received;
+	return req->status;
+}
+
+int tc_waitall(struct tc_proc *proc, int n, tc_request *reqs)
+{
+	if (!proc || n < 0 || (n && !reqs))
+		return TC_EINVAL;
+	struct tc__reqs rs = {n, reqs};
+	if (!tc__cond_all(proc, &rs)) {
+		int err = tc__wait_for(proc, tc__cond_all, &rs);
+		if (err)
+			return err;
+	}
+	/* Clock: sends in any order, receives in order of arrival (ties by
+	 * position), whatever order they physically completed in. */
+	for (int i = 0; i < n; i++)
+		if (reqs[i].kind == TC__KIND_SEND)
+			tc__req_clock(proc, &reqs[i]);
+	for (;;) {
+		int next = -1;
+		for (int i = 0; i < n; i++)
+			if (reqs[i].kind == TC__KIND_RECV && !reqs[i].clocked && reqs[i].status == TC_OK &&
+			    (next < 0 || reqs[i].clock < reqs[next].clock))
+				next = i;
+		if (next < 0)
+			break;
+		tc__req_clock(proc, &reqs[next]);
+	}
+	tc__emulate_sync(proc);
+	for (int i = 0; i < n; i++)
+		if (reqs[i].status)
+			return reqs[i].status;
+	return TC_OK;
+}
+
+int tc_test(struct tc_proc *proc, tc_request *req, int *done)
+{
+	if (!proc || !req || !done || req->state == TC__REQ_IDLE)
+		return TC_EINVAL;
+	tc__progress(proc);
+	*done = tc__req_complete(proc, req);
+	if (*done) {
+		tc__req_clock(proc, req);
+		tc__emulate_sync(proc);
+	}
+	return *done ? req->status : TC_OK;
+}
+
+int tc_send(struct tc_proc *proc, int dst, const void *buf, size_t bytes)
+{
+	tc_request req;
+	int err = tc_isend(proc, dst, buf, bytes, &req);
+	if (err)
+		return err;
+	return tc_wait(proc, &req, NULL);
+}
+
+int tc_recv(struct tc_proc *proc, int src, void *buf, size_t cap, size_t *received)
+{
+	tc_request req;
+	int err = tc_irecv(proc, src, buf, cap, &req);
+	if (err)
+		return err;
+	return tc_wait(proc, &req, received);
+}
+
+int tc_sendrecv(struct tc_proc *proc, int dst, const void *sbuf, size_t sbytes, int src,
+                void *rbuf, size_t rcap, size_t *received)
+{
+	tc_request reqs[2];
+	int nbr;
+	/* Check both sides before starting either, so that an argument error
+	 * leaves nothing in flight. */
+	int err = tc__check_args(proc, dst, sbuf, sbytes, &reqs[0], &nbr);
+	if (!err)
+		err = tc__check_args(proc, src, rbuf, rcap, &reqs[1], &nbr);
+	if (err)
+		return err;
+	tc_isend(proc, dst, sbuf, sbytes, &reqs[0]);
+	tc_irecv(proc, src, rbuf, rcap, &reqs[1]);
+	err = tc_waitall(proc, 2, reqs);
+	if (received)
+		*received = reqs[1].received;
+	return err;
+}

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lib/sched/exec.h - runs a schedule (lib/sched/sched.h) over the channels.
+ *
+ * Every rank of the team calls tc__sched_exec() with the same schedule.  Per
+ * round a rank posts its own sends (logical arrival computed by the clock
+ * rules of lib/model/clock.h, in schedule order), pre-posts every receive it
+ * takes part in (its own, and the hops it forwards for routed transfers), and
+ * forwards routed data as it arrives: store-and-forward as whole messages,
+ * cut-through as packets of `chunk` bytes sent on as soon as each arrives.
+ * On every outgoing link, messages leave in schedule order (transfer index,
+ * then packet), and receivers post in the same order, so the FIFO channels
+ * match them without tags; the tag only catches mismatched collectives.
+ *
+ * Thread-safety: called by each rank's own thread; the schedule is shared
+ * read-only.
+ */
+#ifndef TC_SCHED_EXEC_H
+#define TC_SCHED_EXEC_H
+
+#include <stddef.h>
+
+#include "core/internal.h"
+#include "sched/sched.h"
+
+/* Combines `bytes` bytes of in into inout: inout = in (+) inout when
+ * in_left, inout = inout (+) in otherwise. */
+typedef void (*tc__combine_fn)(void *inout, const void *in, size_t bytes, int in_left,
+                               void *ctx);
+
+struct tc__exec_io {
+	const void *in;         /* TC__BUF_IN */
+	void *out;              /* TC__BUF_OUT */
+	tc__combine_fn combine; /* needed when the schedule combines */
+	void *combine_ctx;
+	int tag;                /* the collective call's signature */
+	size_t chunk;           /* cut-through packet bytes (0: the team's mu) */
+};
+
+/*
+ * Runs s on the calling rank.  Returns 0; TC_EMISMATCH when a peer sent
+ * something else (another collective, other sizes) - the team is then
+ * aborted; TC_EABORTED, TC_ETIMEDOUT; TC_ENOMEM.
+ */
+int tc__sched_exec(struct tc_proc *proc, const struct tc__sched *s, const struct tc__exec_io *io);
+
+#endif /* TC_SCHED_EXEC_H */

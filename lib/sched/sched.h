@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lib/sched/sched.h - the schedule IR: a collective algorithm as rounds of
+ * transfers.
+ *
+ * A generator (lib/coll/) emits, for one (topology, p, m, root, model), the
+ * rounds of transfers of an algorithm.  One representation then serves:
+ *   - execution over the channels (lib/sched/exec.c), routed transfers
+ *     expanded into hops that the intermediate ranks forward;
+ *   - prediction without threads (tc__sched_simulate): the logical clock of
+ *     lib/model/clock.h applied to the schedule gives exactly the times a
+ *     real run gives;
+ *   - checks: 1-port compliance, link contention, NODUP and NOHO (seed 001),
+ *     and pictures and traces.
+ *
+ * Semantics of a round, for each rank: it posts every transfer it sources in
+ * the round (in schedule order), receives every transfer it is the
+ * destination of, and finishes the round when all are done; then the
+ * received data are stored (copy) or combined into their destination regions
+ * in schedule order.  Sends read their source regions as they were at the
+ * start of the round.  A transfer whose src == dst is local: a copy (free)
+ * or a combine (m t_c) done at the end of the round.
+ *
+ * Buffers of a rank: TC__BUF_IN (the caller's input, read only), TC__BUF_OUT
+ * (the caller's output), TC__BUF_TMP (scratch of tmp_bytes, owned by the
+ * executor).  Offsets and sizes are in bytes.
+ *
+ * Not thread-safe: one thread builds a schedule; once built it is read-only
+ * and may be simulated or executed by many threads at once.
+ */
+#ifndef TC_SCHED_SCHED_H
+#define TC_SCHED_SCHED_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "topocoll/model.h"
+#include "topocoll/topo.h"
+
+enum tc__buf { TC__BUF_IN = 0, TC__BUF_OUT = 1, TC__BUF_TMP = 2 };
+
+enum tc__xop {
+	TC__XOP_COPY = 0,        /* dst region = received bytes */
+	TC__XOP_COMBINE_LEFT,    /* dst region = received (+) dst region */
+	TC__XOP_COMBINE_RIGHT,   /* dst region = dst region (+) received */
+};
+
+struct tc__xfer {
+	int32_t src, dst;        /* ranks; routed when not neighbours */
+	uint8_t sbuf, rbuf;      /* enum tc__buf */
+	uint8_t op;              /* enum tc__xop */
+	uint8_t pad;
+	int32_t info_lo, info_n; /* checker: the pieces of information carried,
+	                            [info_lo, info_lo + info_n); info_n = 0: untracked */
+	uint64_t soff, roff, bytes;
+};
+
+struct tc__sched {
+	int p;
+	int nrounds;
+	int nx;
+	int xcap, rcap;
+	int *round_at;           /* transfers of round r: x[round_at[r] .. round_at[r+1]) */
+	struct tc__xfer *x;
+	uint64_t tmp_bytes;      /* scratch per rank */
+	/* Checker: the pieces of information each rank holds before round 0,
+	 * [init_lo[r], init_lo[r] + init_n[r]); NULL when untracked. */
+	int32_t *init_lo, *init_n;
+	int err;                 /* sticky: first error while building */
+};
+
+/* Starts an empty schedule for p ranks.  Returns 0 or TC_ENOMEM. */
+int tc__sched_init(struct tc__sched *s, int p);
+void tc__sched_free(struct tc__sched *s);
+/* Opens a new round; transfers added next belong to it. */
+int tc__sched_round(struct tc__sched *s);
+/* Appends a transfer to the current round (opening round 0 if none). */
+int tc__sched_add(struct tc__sched *s, const struct tc__xfer *x);
+/* Declares the pieces of information rank r starts with (checker). */
+int tc__sched_initial(struct tc__sched *s, int r, int32_t lo, int32_t n);
+
+/* One link busy with two transfers at overlapping logical times. */
+struct tc__contention {
+	int round;
+	int from, to;     /* the directed link */
+	int xa, xb;       /* indices of the two transfers in s->x */
+};
+
+struct tc__sim {
+	tc_time_t makespan;  /* largest final clock over the ranks (ps) */
+	tc_time_t *clock;    /* per rank final clock (p entries, owned) */
+	long messages;       /* end-to-end transfers (local ones excluded) */
+	long hop_messages;   /* link crossings */
+	uint64_t bytes;      /* end-to-end bytes */
+	int rounds;
+	/* Checker. */
+	long oneport_violations; /* a rank sourcing or receiving two transfers
+	                            in one round */
+	long nodup_violations;   /* a rank receiving a piece it already got */
+	long noho_violations;    /* a rank receiving a piece it started with */
+	int ncontention;
+	struct tc__contention *contention; /* owned; at most the first 64 */
+	long contention_total;
+};
+
+/*
+ * Simulates the schedule on the topology with the model: the logical clock of
+ * every rank, every rank starting at 0, plus the checks.  out is owned by the
+ * caller; free with tc__sim_free().  Returns 0, TC_ENOMEM, TC_EINVAL
+ * (malformed schedule: rank out of range, p different from the topology).
+ */
+int tc__sched_simulate(const struct tc__sched *s, const struct tc_topo *t,
+                       const struct tc_model *md, struct tc__sim *out);
+void tc__sim_free(struct tc__sim *sim);
+
+#endif /* TC_SCHED_SCHED_H */

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tests/common/harness.h - one test source, two harnesses.
+ *
+ * Criterion 2.4 aborts at start-up under ThreadSanitizer (Snaipe/Criterion#274),
+ * so the concurrency tests are also built as plain executables: with
+ * TC_PLAIN_TEST defined, Test() registers the function in a table run by
+ * tests/common/plain_main.c, and the cr_assert* subset below checks and aborts.
+ * Test files include this header instead of <criterion/criterion.h> and use only
+ * Test(), cr_assert(), cr_assert_eq/neq/lt/leq/gt/geq(), cr_assert_null/not_null()
+ * and cr_assert_str_eq().
+ */
+#ifndef TC_TESTS_HARNESS_H
+#define TC_TESTS_HARNESS_H
+
+#ifndef TC_PLAIN_TEST
+#include <criterion/criterion.h>
+#else
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef void (*tc_test_fn)(void);
+void tc_test_register(const char *suite, const char *name, tc_test_fn fn);
+
+/* Every macro takes its arguments as one variadic list with a 0 appended, so
+ * that calls without a message stay ISO C (pedantic) clean; the message is not
+ * printed in plain mode, the condition, file and line are. */
+#define Test(...) TC__TEST(__VA_ARGS__, 0)
+#define TC__TEST(suite, name, ...)                                                 \
+	static void suite##_##name(void);                                              \
+	__attribute__((constructor)) static void suite##_##name##_reg(void)            \
+	{                                                                              \
+		tc_test_register(#suite, #name, suite##_##name);                           \
+	}                                                                              \
+	static void suite##_##name(void)
+
+#define TC__CHECK(cond, text)                                                      \
+	do {                                                                           \
+		if (!(cond)) {                                                             \
+			fprintf(stderr, "%s:%d: assertion failed: %s\n", __FILE__, __LINE__,  \
+			        text);                                                         \
+			abort();                                                               \
+		}                                                                          \
+	} while (0)
+#define TC__A1(c, ...) TC__CHECK(c, #c)
+#define TC__A2(a, b, op, ...) TC__CHECK((a)op(b), #a " " #op " " #b)
+#define cr_assert(...) TC__A1(__VA_ARGS__, 0)
+#define cr_assert_not(...) TC__A1(!(TC__FIRST(__VA_ARGS__, 0)), 0)
+#define TC__FIRST(x, ...) x
+#define TC__CMP(op, a, b, ...) TC__A2(a, b, op, 0)
+#define cr_assert_eq(...) TC__CMP(==, __VA_ARGS__, 0)
+#define cr_assert_neq(...) TC__CMP(!=, __VA_ARGS__, 0)
+#define cr_assert_lt(...) TC__CMP(<, __VA_ARGS__, 0)
+#define cr_assert_leq(...) TC__CMP(<=, __VA_ARGS__, 0)
+#define cr_assert_gt(...) TC__CMP(>, __VA_ARGS__, 0)
+#define cr_assert_geq(...) TC__CMP(>=, __VA_ARGS__, 0)
+#define cr_assert_null(...) TC__A1((TC__FIRST(__VA_ARGS__, 0)) == NULL, 0)
+#define cr_assert_not_null(...) TC__A1((TC__FIRST(__VA_ARGS__, 0)) != NULL, 0)
+#define TC__STREQ(a, b, ...) TC__CHECK(strcmp((a), (b)) == 0, #a " == " #b)
+#define cr_assert_str_eq(...) TC__STREQ(__VA_ARGS__, 0)
+#endif
+
+#endif /* TC_TESTS_HARNESS_H */

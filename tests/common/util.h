@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: MIT */
+/* tests/common/util.h - helpers shared by the tests: the topologies that admit
+ * a given p, walks over them, deterministic random numbers. */
+#ifndef TC_TESTS_UTIL_H
+#define TC_TESTS_UTIL_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "topocoll.h"
+
+/* The p values of the test matrix (STYLE.md). */
+static const int tc_test_ps[] = {1, 2, 3, 4, 5, 7, 8, 13, 16, 31, 32, 64};
+#define TC_TEST_NPS ((int)(sizeof tc_test_ps / sizeof tc_test_ps[0]))
+
+/* Writes the specs of every topology kind that admits p nodes into
+ * specs[0..n) (each up to 32 chars); returns n. */
+static inline int tc_test_specs_for(int p, char specs[][32], int max)
+{
+	int n = 0;
+#define ADD(...)                                                                     \
+	do {                                                                         \
+		if (n < max)                                                         \
+			snprintf(specs[n++], 32, __VA_ARGS__);                       \
+	} while (0)
+	ADD("complete:%d", p);
+	ADD("ring:%d", p);
+	ADD("chain:%d", p);
+	ADD("star:%d", p);
+	ADD("tree:2:%d", p);
+	ADD("tree:3:%d", p);
+	if ((p & (p - 1)) == 0) {
+		int d = 0;
+		while ((1 << d) < p)
+			d++;
+		ADD("hypercube:%d", d);
+	}
+	int a = 1;
+	for (int i = 1; i * i <= p; i++)
+		if (p % i == 0)
+			a = i;
+	ADD("mesh:%dx%d", a, p / a);
+	ADD("torus:%dx%d", a, p / a);
+	if (p == 8)
+		ADD("torus:2x2x2");
+	if (p == 64) {
+		ADD("mesh:4x4x4");
+		ADD("torus:4x4x4");
+	}
+#undef ADD
+	return n;
+}
+
+/* A closed walk that visits every node of a connected topology, moving only
+ * along links: the depth-first tour of a BFS spanning tree (each tree edge
+ * twice).  walk must hold 2p - 1 entries; returns the walk's length (nodes),
+ * walk[0] = walk[len-1] = 0. */
+int tc_test_tour(const struct tc_topo *t, int *walk);
+
+/* xorshift64* */
+static inline uint64_t tc_test_rand(uint64_t *s)
+{
+	uint64_t x = *s;
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	*s = x;
+	return x * 2685821657736338717ull;
+}
+
+#endif
