@@ -22,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "topocoll/coll.h"
 #include "topocoll/error.h"
 #include "topocoll/model.h"
 #include "topocoll/topo.h"

@@ -143,6 +143,44 @@ struct tc_coll_info {
 };
 void tc_last_coll(const struct tc_proc *proc, struct tc_coll_info *out);
 
+/* ---------------------------------------------------------------------
+ * The registry and prediction without threads.
+ */
+
+/* The i-th algorithm name of a collective (registry order, i from 0), or
+ * NULL past the last. */
+const char *tc_alg_name(enum tc_coll coll, int i);
+/* Parses "bcast", "reduce", "allreduce", "barrier".  0 or TC_EINVAL. */
+int tc_coll_parse(const char *name, enum tc_coll *out);
+
+struct tc_topo;
+struct tc_prediction {
+	const char *algorithm;   /* what ran (AUTO resolved) */
+	tc_time_t modelled_ps;   /* makespan of the schedule under the model */
+	double formula_ns;       /* the seed's closed form (NAN: none) */
+	double lower_bound_ns;   /* seed 001 lemma bound (NAN: none applies) */
+	long lower_bound_steps;  /* -1: none */
+	int rounds;
+	long messages;           /* end-to-end transfers */
+	long hop_messages;       /* link crossings */
+	uint64_t bytes;          /* end-to-end bytes */
+	long oneport_violations;
+	long nodup_violations;
+	long noho_violations;
+	long contention;         /* link conflicts (lib/sched) */
+};
+
+/*
+ * Predicts a collective of `bytes` bytes per rank (elements of esize bytes)
+ * on topology t under md, without running any thread: generates the schedule
+ * and applies the logical clock, exactly as a real run would.  alg NULL or
+ * "auto" picks the cheapest.  Returns 0, TC_EALG, TC_ENOTSUP, TC_EROOT,
+ * TC_EINVAL, TC_ENOMEM.  Thread-safe.
+ */
+int tc_predict(const struct tc_topo *t, const struct tc_model *md, enum tc_coll coll,
+               const char *alg, size_t bytes, size_t esize, int root, int packets,
+               struct tc_prediction *out);
+
 #ifdef __cplusplus
 }
 #endif

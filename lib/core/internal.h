@@ -29,7 +29,7 @@ enum { TC__KIND_SEND = 1, TC__KIND_RECV = 2 };
 /* Packet kinds: what the message belongs to. */
 enum { TC__MSG_USER = 0 };
 
-enum { TC__SCRATCH_SLOTS = 6 };
+enum { TC__SCRATCH_SLOTS = 8 };
 
 /* One neighbour as seen by a proc: the two channels and the request queues. */
 struct tc__port {
@@ -60,6 +60,11 @@ struct tc_proc {
 		void *p;
 		size_t n;
 	} scratch[TC__SCRATCH_SLOTS]; /* grow-only buffers for the layers above */
+	void *ext;                     /* lib/coll's per-rank state (schedule cache) */
+	void (*ext_free)(void *);
+	const char *last_alg;          /* the last collective (tc_last_coll) */
+	int last_rounds;
+	tc_time_t last_modelled;
 	pthread_t thread;
 	int run_err;
 };

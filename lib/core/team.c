@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <unistd.h>
 #include <time.h>
 
 #include "core/internal.h"
@@ -45,7 +46,9 @@ static int tc__cpu_list(int **out)
 {
 	cpu_set_t set;
 	CPU_ZERO(&set);
-	if (sched_getaffinity(0, sizeof set, &set) != 0)
+	/* The main thread's set (pid = its tid): the process's CPUs, even when the
+	 * calling thread was pinned. */
+	if (sched_getaffinity(getpid(), sizeof set, &set) != 0)
 		return TC_ESYS;
 	int n = CPU_COUNT(&set);
 	if (n < 1)
@@ -77,9 +80,12 @@ static void tc__team_free(struct tc_team *t)
 			tc__chan_fini(&t->chans[i]);
 	free(t->chans);
 	if (t->procs)
-		for (int r = 0; r < t->p; r++)
+		for (int r = 0; r < t->p; r++) {
 			for (int k = 0; k < TC__SCRATCH_SLOTS; k++)
 				free(t->procs[r].scratch[k].p);
+			if (t->procs[r].ext_free)
+				t->procs[r].ext_free(t->procs[r].ext);
+		}
 	free(t->procs);
 	free(t->ports);
 	free(t->active_store);

@@ -1,0 +1,417 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lib/coll/coll.c - the collective entry points: argument checks, the
+ * registry, TC_ALG_AUTO, the per-rank schedule cache, the dual of a
+ * broadcast, and the call into the executor.
+ *
+ * Selection: an explicit algorithm name is looked up in the registry; "auto"
+ * (or none) generates and simulates every applicable algorithm of the
+ * collective for this (topology, p, m, root, model) and takes the lowest
+ * predicted makespan (the first in registry order on a tie).  The choice is
+ * a pure function of the arguments, so every rank makes the same one.
+ *
+ * Cache: each rank keeps its own last TC__CACHE schedules (no sharing, no
+ * locks); a hit costs a few comparisons.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "coll/coll_internal.h"
+#include "coll/gen.h"
+#include "core/internal.h"
+#include "sched/exec.h"
+
+const struct tc__alg tc__algs[] = {
+#define TC__ALG(coll, name, gen, formula, flags, topos) {coll, #name, gen, formula, flags, topos},
+#include "coll/algorithms.def"
+#undef TC__ALG
+};
+const int tc__nalgs = (int)(sizeof tc__algs / sizeof tc__algs[0]);
+
+const char *tc_coll_name(enum tc_coll c)
+{
+	static const char *names[] = {"bcast", "reduce", "allreduce", "barrier"};
+	_Static_assert(sizeof names / sizeof names[0] == TC_COLL_COUNT, "one name per collective");
+	return (unsigned)c < TC_COLL_COUNT ? names[c] : NULL;
+}
+
+int tc__emit(struct tc__sched *s, int src, int dst, int sbuf, uint64_t soff, int rbuf,
+             uint64_t roff, uint64_t bytes, int op)
+{
+	struct tc__xfer x = {.src = src, .dst = dst, .sbuf = (uint8_t)sbuf, .rbuf = (uint8_t)rbuf,
+	                     .op = (uint8_t)op, .soff = soff, .roff = roff, .bytes = bytes};
+	return tc__sched_add(s, &x);
+}
+
+void tc__block(uint64_t bytes, uint64_t esize, int nblk, int k, uint64_t *off, uint64_t *len)
+{
+	uint64_t n = bytes / esize, q = n / (uint64_t)nblk, r = n % (uint64_t)nblk;
+	uint64_t uk = (uint64_t)k;
+	uint64_t first = uk * q + (uk < r ? uk : r);
+	*off = first * esize;
+	*len = (q + (uk < r ? 1 : 0)) * esize;
+}
+
+int tc__log2_exact(int p)
+{
+	int d = 0;
+	while ((1 << d) < p)
+		d++;
+	return (1 << d) == p ? d : -1;
+}
+
+int tc__pow2_floor(int p)
+{
+	int v = 1;
+	while (v * 2 <= p)
+		v *= 2;
+	return v;
+}
+
+/* The dual of a broadcast schedule: rounds reversed, each transfer reversed
+ * and combining, the receiver's data on the left when it is the lower rank. */
+static int tc__dual(const struct tc__sched *b, struct tc__sched *s)
+{
+	int err = tc__sched_init(s, b->p);
+	for (int r = b->nrounds - 1; r >= 0 && !err; r--) {
+		err = tc__sched_round(s);
+		for (int i = b->round_at[r]; i < b->round_at[r + 1] && !err; i++) {
+			const struct tc__xfer *x = &b->x[i];
+			struct tc__xfer y = *x;
+			y.src = x->dst;
+			y.dst = x->src;
+			y.sbuf = x->rbuf;
+			y.rbuf = x->sbuf;
+			y.soff = x->roff;
+			y.roff = x->soff;
+			y.op = y.src > y.dst ? TC__XOP_COMBINE_RIGHT : TC__XOP_COMBINE_LEFT;
+			y.info_n = 0;
+			err = tc__sched_add(s, &y);
+		}
+	}
+	s->tmp_bytes = b->tmp_bytes;
+	if (err)
+		tc__sched_free(s);
+	return err;
+}
+
+int tc__coll_generate(const struct tc__alg *a, const struct tc__gen *g, struct tc__sched *s)
+{
+	if (!(a->flags & TC__ALG_DUAL)) {
+		int err = tc__sched_init(s, g->p);
+		if (err)
+			return err;
+		err = a->gen(g, s);
+		if (!err)
+			err = s->err;
+		if (err)
+			tc__sched_free(s);
+		return err;
+	}
+	struct tc__sched b;
+	struct tc__gen gb = *g;
+	gb.coll = TC_COLL_BCAST;
+	int err = tc__sched_init(&b, g->p);
+	if (err)
+		return err;
+	err = a->gen(&gb, &b);
+	if (!err)
+		err = b.err;
+	if (!err)
+		err = tc__dual(&b, s);
+	tc__sched_free(&b);
+	return err;
+}
+
+const struct tc__alg *tc__alg_find(enum tc_coll coll, const char *name)
+{
+	for (int i = 0; i < tc__nalgs; i++)
+		if (tc__algs[i].coll == coll && !strcmp(tc__algs[i].name, name))
+			return &tc__algs[i];
+	return NULL;
+}
+
+int tc__coll_select(const struct tc__gen *g, const char *name, int need_ordered,
+                    const struct tc__alg **alg, struct tc__sched *s, tc_time_t *makespan)
+{
+	if (name && strcmp(name, "auto")) {
+		const struct tc__alg *a = tc__alg_find(g->coll, name);
+		if (!a)
+			return TC_EALG;
+		if (need_ordered && !(a->flags & TC__ALG_ORDERED))
+			return TC_ENOTSUP;
+		int err = tc__coll_generate(a, g, s);
+		if (err)
+			return err;
+		struct tc__sim sim;
+		err = tc__sched_simulate(s, g->t, g->md, &sim);
+		if (err) {
+			tc__sched_free(s);
+			return err;
+		}
+		*makespan = sim.makespan;
+		tc__sim_free(&sim);
+		*alg = a;
+		return TC_OK;
+	}
+	const struct tc__alg *best = NULL;
+	tc_time_t best_t = 0;
+	for (int i = 0; i < tc__nalgs; i++) {
+		const struct tc__alg *a = &tc__algs[i];
+		if (a->coll != g->coll || (need_ordered && !(a->flags & TC__ALG_ORDERED)))
+			continue;
+		struct tc__sched c;
+		if (tc__coll_generate(a, g, &c))
+			continue;
+		struct tc__sim sim;
+		if (tc__sched_simulate(&c, g->t, g->md, &sim)) {
+			tc__sched_free(&c);
+			continue;
+		}
+		if (!best || sim.makespan < best_t) {
+			if (best)
+				tc__sched_free(s);
+			*s = c;
+			best = a;
+			best_t = sim.makespan;
+		} else {
+			tc__sched_free(&c);
+		}
+		tc__sim_free(&sim);
+	}
+	if (!best)
+		return TC_ENOTSUP;
+	*alg = best;
+	*makespan = best_t;
+	return TC_OK;
+}
+
+/* ---- the per-rank cache ------------------------------------------------- */
+
+#define TC__CACHE 8
+
+struct tc__centry {
+	int used;
+	uint64_t stamp;
+	enum tc_coll coll;
+	uint64_t bytes, esize;
+	int root, packets, ordered;
+	char name[32];
+	const struct tc__alg *alg;
+	struct tc__sched s;
+	tc_time_t makespan;
+};
+
+struct tc__ccache {
+	uint64_t clock;
+	struct tc__centry e[TC__CACHE];
+};
+
+static void tc__ccache_free(void *p)
+{
+	struct tc__ccache *c = p;
+	for (int i = 0; i < TC__CACHE; i++)
+		if (c->e[i].used)
+			tc__sched_free(&c->e[i].s);
+	free(c);
+}
+
+static int tc__coll_plan(struct tc_proc *proc, const struct tc__gen *g, const char *name,
+                         int ordered, struct tc__centry **out)
+{
+	struct tc__ccache *c = proc->ext;
+	if (!c) {
+		c = calloc(1, sizeof *c);
+		if (!c)
+			return TC_ENOMEM;
+		proc->ext = c;
+		proc->ext_free = tc__ccache_free;
+	}
+	const char *key = name ? name : "auto";
+	struct tc__centry *victim = &c->e[0];
+	for (int i = 0; i < TC__CACHE; i++) {
+		struct tc__centry *e = &c->e[i];
+		if (e->used && e->coll == g->coll && e->bytes == g->bytes && e->esize == g->esize &&
+		    e->root == g->root && e->packets == g->packets && e->ordered == ordered &&
+		    !strncmp(e->name, key, sizeof e->name)) {
+			e->stamp = ++c->clock;
+			*out = e;
+			return TC_OK;
+		}
+		if (!e->used || (victim->used && e->stamp < victim->stamp))
+			victim = e;
+	}
+	struct tc__sched s;
+	const struct tc__alg *alg;
+	tc_time_t ms;
+	int err = tc__coll_select(g, name, ordered, &alg, &s, &ms);
+	if (err)
+		return err;
+	if (victim->used)
+		tc__sched_free(&victim->s);
+	victim->used = 1;
+	victim->stamp = ++c->clock;
+	victim->coll = g->coll;
+	victim->bytes = g->bytes;
+	victim->esize = g->esize;
+	victim->root = g->root;
+	victim->packets = g->packets;
+	victim->ordered = ordered;
+	snprintf(victim->name, sizeof victim->name, "%s", key);
+	victim->alg = alg;
+	victim->s = s;
+	victim->makespan = ms;
+	*out = victim;
+	return TC_OK;
+}
+
+/* ---- entry points -------------------------------------------------------- */
+
+struct tc__combine_ctx {
+	enum tc_dtype dt;
+	enum tc_op op;
+	const struct tc_user_op *user;
+	size_t esize;
+};
+
+static void tc__combine(void *inout, const void *in, size_t bytes, int in_left, void *ctxp)
+{
+	struct tc__combine_ctx *c = ctxp;
+	size_t n = bytes / c->esize;
+	if (in_left) {
+		tc_reduce_local(in, inout, n, c->dt, c->op, c->user);
+		return;
+	}
+	/* inout = inout (op) in: for commutative built-in operators the
+	 * kernel's order does not matter bit-wise except for floating-point
+	 * min/max of NaNs and signed zeros; keep the exact order anyway, in
+	 * chunks through a stack buffer. */
+	unsigned char tmp[4096];
+	const unsigned char *src = in;
+	unsigned char *dst = inout;
+	size_t chunk = sizeof tmp / c->esize * c->esize;
+	for (size_t off = 0; off < bytes; off += chunk) {
+		size_t len = bytes - off < chunk ? bytes - off : chunk;
+		memcpy(tmp, dst + off, len);       /* tmp = old inout (left) */
+		memcpy(dst + off, src + off, len); /* inout = in (right) */
+		tc_reduce_local(tmp, dst + off, len / c->esize, c->dt, c->op, c->user);
+	}
+}
+
+/* A 15-bit signature of the call (plus the collective bit), carried by every
+ * message so that mismatched calls are caught. */
+static int tc__tag(const struct tc__gen *g, const struct tc__alg *a, int op)
+{
+	uint64_t h = 1469598103934665603ull;
+	uint64_t v[] = {(uint64_t)g->coll, (uint64_t)(a - tc__algs), g->bytes, (uint64_t)g->root,
+	                (uint64_t)op, g->esize};
+	for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+		h = (h ^ v[i]) * 1099511628211ull;
+	return (int)(0x8000u | (unsigned)(h & 0x7fffu) | 1u);
+}
+
+static int tc__coll(struct tc_proc *proc, enum tc_coll coll, const void *sbuf, void *rbuf,
+                    size_t count, enum tc_dtype dt, enum tc_op op, int root,
+                    const struct tc_coll_opts *opts)
+{
+	if (!proc)
+		return TC_EINVAL;
+	struct tc_team *team = proc->team;
+	struct tc_coll_opts none = {0};
+	if (!opts)
+		opts = &none;
+	size_t es = tc_dtype_size(dt);
+	if (!es)
+		return TC_EINVAL;
+	if (coll != TC_COLL_BCAST && coll != TC_COLL_BARRIER) {
+		if ((unsigned)op >= TC_OP_COUNT)
+			return TC_EINVAL;
+		if (op == TC_OP_USER && (!opts->user_op || !opts->user_op->fn))
+			return TC_EINVAL;
+		if (op != TC_OP_USER && (dt == TC_FLOAT || dt == TC_DOUBLE) && op > TC_OP_MAX)
+			return TC_ENOTSUP;
+	}
+	if (count > TC_MAX_MESSAGE / es)
+		return TC_EOVERFLOW;
+	size_t bytes = count * es;
+	if (coll == TC_COLL_BCAST || coll == TC_COLL_REDUCE) {
+		if (root < 0 || root >= team->p)
+			return TC_EROOT;
+	} else {
+		root = 0;
+	}
+	bool in_place = sbuf == TC_IN_PLACE;
+	bool needs_out = coll != TC_COLL_BARRIER && (coll != TC_COLL_REDUCE || proc->rank == root);
+	if (bytes && needs_out && !rbuf)
+		return TC_ENULLBUF;
+	if (bytes && coll != TC_COLL_BCAST && coll != TC_COLL_BARRIER && !in_place && !sbuf)
+		return TC_ENULLBUF;
+	if (in_place && coll == TC_COLL_REDUCE && proc->rank != root)
+		return TC_EINVAL; /* only the root may reduce in place */
+	if (opts->packets < 0)
+		return TC_EINVAL;
+	if (atomic_load_explicit(&team->aborted, memory_order_relaxed))
+		return TC_EABORTED;
+
+	struct tc__gen g = {.coll = coll, .t = team->topo, .p = team->p, .bytes = bytes,
+	                    .esize = es, .root = root, .md = &team->model, .packets = opts->packets};
+	int ordered = op == TC_OP_USER && !opts->user_op->commutative;
+	struct tc__centry *e;
+	int err = tc__coll_plan(proc, &g, opts->alg, ordered, &e);
+	if (err)
+		return err;
+
+	/* The accumulator of a reduction is OUT: the caller's buffer, or
+	 * scratch on the ranks of a reduce that get no result. */
+	void *out = rbuf;
+	if (coll == TC_COLL_REDUCE && proc->rank != root) {
+		out = bytes ? tc__scratch(proc, TC__SCRATCH_SLOTS - 1, bytes) : NULL;
+		if (bytes && !out)
+			return TC_ENOMEM;
+	}
+	if ((coll == TC_COLL_REDUCE || coll == TC_COLL_ALLREDUCE) && !in_place && bytes &&
+	    out != sbuf)
+		memmove(out, sbuf, bytes);
+
+	struct tc__combine_ctx cc = {dt, op, opts->user_op, es};
+	struct tc__exec_io io = {.in = out, .out = out, .combine = tc__combine, .combine_ctx = &cc,
+	                         .tag = tc__tag(&g, e->alg, op)};
+	if (coll == TC_COLL_BCAST)
+		io.in = io.out = rbuf;
+	err = tc__sched_exec(proc, &e->s, &io);
+	proc->last_alg = e->alg->name;
+	proc->last_rounds = e->s.nrounds;
+	proc->last_modelled = e->makespan;
+	return err;
+}
+
+int tc_bcast(struct tc_proc *proc, void *buf, size_t count, enum tc_dtype dt, int root,
+             const struct tc_coll_opts *opts)
+{
+	return tc__coll(proc, TC_COLL_BCAST, NULL, buf, count, dt, TC_OP_SUM, root, opts);
+}
+
+int tc_reduce(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count, enum tc_dtype dt,
+              enum tc_op op, int root, const struct tc_coll_opts *opts)
+{
+	return tc__coll(proc, TC_COLL_REDUCE, sbuf, rbuf, count, dt, op, root, opts);
+}
+
+int tc_allreduce(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count,
+                 enum tc_dtype dt, enum tc_op op, const struct tc_coll_opts *opts)
+{
+	return tc__coll(proc, TC_COLL_ALLREDUCE, sbuf, rbuf, count, dt, op, 0, opts);
+}
+
+int tc_barrier(struct tc_proc *proc, const struct tc_coll_opts *opts)
+{
+	return tc__coll(proc, TC_COLL_BARRIER, NULL, NULL, 0, TC_BYTE, TC_OP_BOR, 0, opts);
+}
+
+void tc_last_coll(const struct tc_proc *proc, struct tc_coll_info *out)
+{
+	out->algorithm = proc->last_alg;
+	out->rounds = proc->last_rounds;
+	out->modelled_ps = proc->last_modelled;
+}

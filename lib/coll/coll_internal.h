@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: MIT */
+/* lib/coll/coll_internal.h - selection and generation, shared by the entry
+ * points (coll.c) and the prediction API (predict.c). */
+#ifndef TC_COLL_INTERNAL_H
+#define TC_COLL_INTERNAL_H
+
+#include "coll/gen.h"
+
+/* The registry entry of (coll, name), or NULL. */
+const struct tc__alg *tc__alg_find(enum tc_coll coll, const char *name);
+/* Generates a's schedule for g (the dual of the bcast for TC__ALG_DUAL). */
+int tc__coll_generate(const struct tc__alg *a, const struct tc__gen *g, struct tc__sched *s);
+/* Picks the algorithm (name, or "auto"/NULL: cheapest predicted) and returns
+ * its schedule in *s (caller frees) and its makespan.  TC_EALG, TC_ENOTSUP. */
+int tc__coll_select(const struct tc__gen *g, const char *name, int need_ordered,
+                    const struct tc__alg **alg, struct tc__sched *s, tc_time_t *makespan);
+
+#endif

@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lib/coll/gen.h - what an algorithm file provides: a schedule generator and
+ * the seed's closed form.  The registry (algorithms.def) lists them; dispatch,
+ * names and the CLI list come from it (lib/coll/coll.c).
+ *
+ * Buffer convention of the generated schedules (lib/sched/sched.h):
+ *   bcast      the data is in TC__BUF_OUT on every rank (the root's holds it
+ *              at the start); the schedule moves OUT regions to OUT regions.
+ *   reduce     derived from the broadcast of the same name (its dual: rounds
+ *              reversed, every transfer reversed and combining).
+ *   allreduce  TC__BUF_OUT of every rank holds its contribution at the start
+ *   barrier    (the framework copies the input there) and the result at the
+ *              end; transfers combine with COMBINE_LEFT/RIGHT so that, for
+ *              each pair, the lower ranks' data is the left operand.
+ * TC__BUF_TMP is free scratch (the schedule sets tmp_bytes).  Every region
+ * holds whole elements (offsets and sizes multiples of esize).
+ *
+ * A generator returns 0, TC_ENOTSUP when the algorithm does not apply to the
+ * topology or p (never a wrong schedule), or TC_ENOMEM.  It must give the
+ * same schedule on every rank (pure function of its arguments).
+ */
+#ifndef TC_COLL_GEN_H
+#define TC_COLL_GEN_H
+
+#include <math.h>
+#include <stdint.h>
+
+#include "sched/sched.h"
+#include "topocoll.h"
+#include "topocoll/coll.h"
+#include "topocoll/cost.h"
+
+struct tc__gen {
+	enum tc_coll coll;
+	const struct tc_topo *t;
+	int p;
+	uint64_t bytes;  /* m: bytes per rank */
+	uint64_t esize;  /* element size */
+	int root;
+	const struct tc_model *md;
+	int packets;     /* ring_pipelined: r (0: r_opt) */
+};
+
+typedef int (*tc__gen_fn)(const struct tc__gen *g, struct tc__sched *s);
+/* The seed's closed form for this call, ns; NAN where the seed has none. */
+typedef double (*tc__formula_fn)(const struct tc__gen *g);
+
+enum {
+	TC__ALG_DUAL = 1u << 0,    /* reduce: the dual of the bcast generator */
+	TC__ALG_ORDERED = 1u << 1, /* combines in rank order (non-commutative ops) */
+};
+
+struct tc__alg {
+	enum tc_coll coll;
+	const char *name;
+	tc__gen_fn gen;
+	tc__formula_fn formula;
+	unsigned flags;
+	const char *topologies; /* where it applies, for --help and the README */
+};
+
+#define TC__ALG(coll, name, gen, formula, flags, topos)                              \
+	int gen(const struct tc__gen *g, struct tc__sched *s);                       \
+	double formula(const struct tc__gen *g);
+#include "coll/algorithms.def"
+#undef TC__ALG
+
+extern const struct tc__alg tc__algs[];
+extern const int tc__nalgs;
+
+/* Helpers for generators. */
+/* Adds a transfer of bytes from (src, sbuf, soff) to (dst, rbuf, roff). */
+int tc__emit(struct tc__sched *s, int src, int dst, int sbuf, uint64_t soff, int rbuf,
+             uint64_t roff, uint64_t bytes, int op);
+/* Splits count elements into nblk blocks as evenly as possible; block k is
+ * [*off, *off + *len) in bytes. */
+void tc__block(uint64_t bytes, uint64_t esize, int nblk, int k, uint64_t *off, uint64_t *len);
+/* d with 2^d == p, or -1 when p is not a power of two. */
+int tc__log2_exact(int p);
+/* The largest power of two <= p. */
+int tc__pow2_floor(int p);
+
+#endif /* TC_COLL_GEN_H */

@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lib/coll/ops.c - datatypes and reduction kernels.
+ *
+ * One plain loop per (datatype, operator), generated from the X-macros of
+ * topocoll/coll.h, written so that the compiler vectorises it (no aliasing
+ * between in and inout is assumed: restrict).  Floating-point results depend
+ * only on the order in which the algorithm combines, never on the kernel.
+ */
+#include <stdint.h>
+
+#include "topocoll.h"
+#include "topocoll/coll.h"
+
+size_t tc_dtype_size(enum tc_dtype dt)
+{
+	switch (dt) {
+#define TC__DT_SIZE(name, type)                                                      \
+	case TC_##name:                                                              \
+		return sizeof(type);
+		TC_DTYPE_MAP(TC__DT_SIZE)
+#undef TC__DT_SIZE
+	default:
+		return 0;
+	}
+}
+
+const char *tc_dtype_name(enum tc_dtype dt)
+{
+	static const char *names[] = {"int8", "int16", "int32", "int64", "uint8", "uint16",
+	                              "uint32", "uint64", "float", "double", "byte"};
+	_Static_assert(sizeof names / sizeof names[0] == TC_DTYPE_COUNT, "one name per datatype");
+	return (unsigned)dt < TC_DTYPE_COUNT ? names[dt] : NULL;
+}
+
+const char *tc_op_name(enum tc_op op)
+{
+	switch (op) {
+#define TC__OP_NAME(name, lname)                                                     \
+	case TC_OP_##name:                                                           \
+		return #lname;
+		TC_OP_MAP(TC__OP_NAME)
+#undef TC__OP_NAME
+	default:
+		return NULL;
+	}
+}
+
+#define TC__K_SUM(a, b) ((a) + (b))
+#define TC__K_PROD(a, b) ((a) * (b))
+#define TC__K_MIN(a, b) ((b) < (a) ? (b) : (a))
+#define TC__K_MAX(a, b) ((b) > (a) ? (b) : (a))
+#define TC__K_BAND(a, b) ((a) & (b))
+#define TC__K_BOR(a, b) ((a) | (b))
+#define TC__K_BXOR(a, b) ((a) ^ (b))
+#define TC__K_LAND(a, b) ((a) && (b))
+#define TC__K_LOR(a, b) ((a) || (b))
+
+/* inout[i] = in[i] op inout[i]; "in" is the left operand. */
+#define TC__KERNEL(tname, type, oname)                                               \
+	static void tc__k_##tname##_##oname(const void *in_, void *inout_, size_t n)   \
+	{                                                                            \
+		const type *restrict in = in_;                                       \
+		type *restrict io = inout_;                                          \
+		for (size_t i = 0; i < n; i++)                                       \
+			io[i] = (type)TC__K_##oname(in[i], io[i]);                   \
+	}
+
+#define TC__INT_KERNELS(tname, type)                                                 \
+	TC__KERNEL(tname, type, SUM)                                                 \
+	TC__KERNEL(tname, type, PROD)                                                \
+	TC__KERNEL(tname, type, MIN)                                                 \
+	TC__KERNEL(tname, type, MAX)                                                 \
+	TC__KERNEL(tname, type, BAND)                                                \
+	TC__KERNEL(tname, type, BOR)                                                 \
+	TC__KERNEL(tname, type, BXOR)                                                \
+	TC__KERNEL(tname, type, LAND)                                                \
+	TC__KERNEL(tname, type, LOR)
+#define TC__UINT_PART_KERNELS(tname, type)                                           \
+	TC__KERNEL(tname, type, SUM)                                                 \
+	TC__KERNEL(tname, type, PROD)                                                \
+	TC__KERNEL(tname, type, BAND)                                                \
+	TC__KERNEL(tname, type, BOR)                                                 \
+	TC__KERNEL(tname, type, BXOR)                                                \
+	TC__KERNEL(tname, type, LAND)                                                \
+	TC__KERNEL(tname, type, LOR)
+#define TC__FLT_KERNELS(tname, type)                                                 \
+	TC__KERNEL(tname, type, SUM)                                                 \
+	TC__KERNEL(tname, type, PROD)                                                \
+	TC__KERNEL(tname, type, MIN)                                                 \
+	TC__KERNEL(tname, type, MAX)
+
+/* Unsigned arithmetic wraps; signed sums and products are done in the
+ * unsigned type of the same width so that overflow wraps too (no UB). */
+TC__UINT_PART_KERNELS(INT8, uint8_t)
+TC__UINT_PART_KERNELS(INT16, uint16_t)
+TC__UINT_PART_KERNELS(INT32, uint32_t)
+TC__UINT_PART_KERNELS(INT64, uint64_t)
+TC__INT_KERNELS(UINT8, uint8_t)
+TC__INT_KERNELS(UINT16, uint16_t)
+TC__INT_KERNELS(UINT32, uint32_t)
+TC__INT_KERNELS(UINT64, uint64_t)
+TC__INT_KERNELS(BYTE, uint8_t)
+TC__FLT_KERNELS(FLOAT, float)
+TC__FLT_KERNELS(DOUBLE, double)
+
+/* Signed min and max must compare as signed. */
+#define TC__SKERNEL(tname, type, oname)                                              \
+	static void tc__k_##tname##_##oname##_S(const void *in_, void *inout_, size_t n) \
+	{                                                                            \
+		const type *restrict in = in_;                                       \
+		type *restrict io = inout_;                                          \
+		for (size_t i = 0; i < n; i++)                                       \
+			io[i] = TC__K_##oname(in[i], io[i]);                         \
+	}
+TC__SKERNEL(INT8, int8_t, MIN)
+TC__SKERNEL(INT8, int8_t, MAX)
+TC__SKERNEL(INT16, int16_t, MIN)
+TC__SKERNEL(INT16, int16_t, MAX)
+TC__SKERNEL(INT32, int32_t, MIN)
+TC__SKERNEL(INT32, int32_t, MAX)
+TC__SKERNEL(INT64, int64_t, MIN)
+TC__SKERNEL(INT64, int64_t, MAX)
+
+typedef void (*tc__kernel)(const void *, void *, size_t);
+
+#define TC__INT_ROW(t) {tc__k_##t##_SUM, tc__k_##t##_PROD, tc__k_##t##_MIN, tc__k_##t##_MAX,   \
+	                 tc__k_##t##_BAND, tc__k_##t##_BOR, tc__k_##t##_BXOR, tc__k_##t##_LAND,  \
+	                 tc__k_##t##_LOR}
+#define TC__SINT_ROW(t) {tc__k_##t##_SUM, tc__k_##t##_PROD, tc__k_##t##_MIN_S, tc__k_##t##_MAX_S, \
+	                  tc__k_##t##_BAND, tc__k_##t##_BOR, tc__k_##t##_BXOR, tc__k_##t##_LAND,    \
+	                  tc__k_##t##_LOR}
+#define TC__FLT_ROW(t) {tc__k_##t##_SUM, tc__k_##t##_PROD, tc__k_##t##_MIN, tc__k_##t##_MAX,   \
+	                 NULL, NULL, NULL, NULL, NULL}
+
+static const tc__kernel tc__kernels[TC_DTYPE_COUNT][TC_OP_USER] = {
+	[TC_INT8] = TC__SINT_ROW(INT8),   [TC_INT16] = TC__SINT_ROW(INT16),
+	[TC_INT32] = TC__SINT_ROW(INT32), [TC_INT64] = TC__SINT_ROW(INT64),
+	[TC_UINT8] = TC__INT_ROW(UINT8),  [TC_UINT16] = TC__INT_ROW(UINT16),
+	[TC_UINT32] = TC__INT_ROW(UINT32), [TC_UINT64] = TC__INT_ROW(UINT64),
+	[TC_FLOAT] = TC__FLT_ROW(FLOAT),  [TC_DOUBLE] = TC__FLT_ROW(DOUBLE),
+	[TC_BYTE] = TC__INT_ROW(BYTE),
+};
+
+int tc_reduce_local(const void *in, void *inout, size_t count, enum tc_dtype dt, enum tc_op op,
+                    const struct tc_user_op *user)
+{
+	if ((unsigned)dt >= TC_DTYPE_COUNT || (unsigned)op >= TC_OP_COUNT)
+		return TC_EINVAL;
+	if (op == TC_OP_USER) {
+		if (!user || !user->fn)
+			return TC_EINVAL;
+		if (count)
+			user->fn(in, inout, count, dt, user->ctx);
+		return TC_OK;
+	}
+	tc__kernel k = tc__kernels[dt][op];
+	if (!k)
+		return TC_ENOTSUP;
+	if (count && (!in || !inout))
+		return TC_ENULLBUF;
+	if (count)
+		k(in, inout, count);
+	return TC_OK;
+}
