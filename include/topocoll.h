@@ -26,6 +26,7 @@
 #include "topocoll/error.h"
 #include "topocoll/model.h"
 #include "topocoll/topo.h"
+#include "topocoll/trace.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -74,6 +75,8 @@ struct tc_team_config {
 	size_t stack_bytes;   /* stack of tc_run threads (0: system default) */
 	struct tc_model model; /* communication model (topocoll/model.h) */
 	enum tc_mode mode;
+	size_t trace_events;  /* per rank capacity of the event buffer of
+	                         topocoll/trace.h (0: no tracing) */
 };
 
 /* Fills cfg with the defaults (every field 0 or its default). */

@@ -181,6 +181,29 @@ int tc_predict(const struct tc_topo *t, const struct tc_model *md, enum tc_coll 
                const char *alg, size_t bytes, size_t esize, int root, int packets,
                struct tc_prediction *out);
 
+/* One transfer of a collective's schedule (tc_schedule). */
+struct tc_transfer {
+	int round;
+	int src, dst;          /* ranks (src == dst: a local copy or combine) */
+	int hops;              /* links on its route (0 for local) */
+	int combine;           /* the receiver combines (reduction) */
+	uint64_t bytes;
+	uint64_t src_off, dst_off; /* byte offsets in the two ranks' buffers */
+	tc_time_t start_ps;    /* logical time it leaves src */
+	tc_time_t arrival_ps;  /* logical time it has fully arrived */
+};
+
+/*
+ * The schedule of a collective, as tc_predict would run it: *out gets an
+ * array of *n transfers in schedule order (rounds ascending), owned by the
+ * caller (free with tc_schedule_free).  Same arguments and errors as
+ * tc_predict.  Used by the tool's `steps` and `trace` pictures.
+ */
+int tc_schedule(const struct tc_topo *t, const struct tc_model *md, enum tc_coll coll,
+                const char *alg, size_t bytes, size_t esize, int root, int packets,
+                struct tc_transfer **out, int *n);
+void tc_schedule_free(struct tc_transfer *x);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* lib/coll/predict.c - prediction without threads, and the registry's names. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "coll/coll_internal.h"
+#include "model/clock.h"
 
 const char *tc_alg_name(enum tc_coll coll, int i)
 {
@@ -23,12 +25,12 @@ int tc_coll_parse(const char *name, enum tc_coll *out)
 	return TC_EINVAL;
 }
 
-int tc_predict(const struct tc_topo *t, const struct tc_model *md, enum tc_coll coll,
-               const char *alg, size_t bytes, size_t esize, int root, int packets,
-               struct tc_prediction *out)
+/* Checks the arguments shared by tc_predict and tc_schedule and fills g. */
+static int tc__pred_args(const struct tc_topo *t, const struct tc_model *md, enum tc_coll coll,
+                         size_t bytes, size_t esize, int root, int packets, struct tc__gen *g)
 {
-	if (!t || !md || !out || (unsigned)coll >= TC_COLL_COUNT || esize == 0 ||
-	    bytes % esize || packets < 0)
+	if (!t || !md || (unsigned)coll >= TC_COLL_COUNT || esize == 0 || bytes % esize ||
+	    packets < 0 || bytes > TC_MAX_MESSAGE)
 		return TC_EINVAL;
 	int p = tc_topo_nodes(t);
 	if (coll == TC_COLL_BCAST || coll == TC_COLL_REDUCE) {
@@ -39,12 +41,80 @@ int tc_predict(const struct tc_topo *t, const struct tc_model *md, enum tc_coll 
 	}
 	if (coll == TC_COLL_BARRIER)
 		bytes = 0;
-	struct tc__gen g = {.coll = coll, .t = t, .p = p, .bytes = bytes, .esize = esize,
-	                    .root = root, .md = md, .packets = packets};
+	*g = (struct tc__gen){.coll = coll, .t = t, .p = p, .bytes = bytes, .esize = esize,
+	                      .root = root, .md = md, .packets = packets};
+	return TC_OK;
+}
+
+int tc_schedule(const struct tc_topo *t, const struct tc_model *md, enum tc_coll coll,
+                const char *alg, size_t bytes, size_t esize, int root, int packets,
+                struct tc_transfer **out, int *n)
+{
+	struct tc__gen g;
+	if (!out || !n)
+		return TC_EINVAL;
+	int err = tc__pred_args(t, md, coll, bytes, esize, root, packets, &g);
+	if (err)
+		return err;
 	const struct tc__alg *a;
 	struct tc__sched s;
 	tc_time_t ms;
-	int err = tc__coll_select(&g, alg, 0, &a, &s, &ms);
+	err = tc__coll_select(&g, alg, 0, &a, &s, &ms);
+	if (err)
+		return err;
+	struct tc__sim sim;
+	err = tc__sched_simulate(&s, t, md, &sim);
+	if (err) {
+		tc__sched_free(&s);
+		return err;
+	}
+	struct tc__mps q;
+	tc__mps_from_model(&q, md);
+	struct tc_transfer *x = calloc(s.nx ? (size_t)s.nx : 1, sizeof *x);
+	if (!x) {
+		err = TC_ENOMEM;
+		goto done;
+	}
+	for (int r = 0; r < s.nrounds; r++)
+		for (int i = s.round_at[r]; i < s.round_at[r + 1]; i++) {
+			const struct tc__xfer *y = &s.x[i];
+			int hops = y->src == y->dst ? 0 : tc_topo_distance(t, y->src, y->dst);
+			x[i] = (struct tc_transfer){
+				.round = r, .src = y->src, .dst = y->dst, .hops = hops,
+				.combine = y->op != TC__XOP_COPY, .bytes = y->bytes,
+				.src_off = y->soff, .dst_off = y->roff, .arrival_ps = sim.arrival[i],
+				.start_ps = hops ? sim.arrival[i] - tc__xfer_time(&q, y->bytes, hops) : 0};
+		}
+	*out = x;
+	*n = s.nx;
+done:
+	tc__sim_free(&sim);
+	tc__sched_free(&s);
+	return err;
+}
+
+void tc_schedule_free(struct tc_transfer *x)
+{
+	free(x);
+}
+
+int tc_predict(const struct tc_topo *t, const struct tc_model *md, enum tc_coll coll,
+               const char *alg, size_t bytes, size_t esize, int root, int packets,
+               struct tc_prediction *out)
+{
+	struct tc__gen g;
+	if (!out)
+		return TC_EINVAL;
+	int err = tc__pred_args(t, md, coll, bytes, esize, root, packets, &g);
+	if (err)
+		return err;
+	int p = g.p;
+	root = g.root;
+	bytes = g.bytes;
+	const struct tc__alg *a;
+	struct tc__sched s;
+	tc_time_t ms;
+	err = tc__coll_select(&g, alg, 0, &a, &s, &ms);
 	if (err)
 		return err;
 	struct tc__sim sim;

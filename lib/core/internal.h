@@ -62,6 +62,10 @@ struct tc_proc {
 	} scratch[TC__SCRATCH_SLOTS]; /* grow-only buffers for the layers above */
 	void *ext;                     /* lib/coll's per-rank state (schedule cache) */
 	void (*ext_free)(void *);
+	struct tc_event *ev;           /* trace buffer (topocoll/trace.h) */
+	int nev;
+	uint64_t ev_dropped;
+	uint64_t ncalls;               /* collective calls made by this rank */
 	const char *last_alg;          /* the last collective (tc_last_coll) */
 	int last_rounds;
 	tc_time_t last_modelled;
@@ -91,6 +95,7 @@ struct tc_team {
 	uint64_t spin_ns, yield_ns;
 	uint64_t timeout_ns;
 	size_t stack_bytes;
+	size_t trace_cap;
 	int cpus;
 	int *cpu_list;
 	bool no_pin;
@@ -128,6 +133,24 @@ bool tc__req_complete(struct tc_proc *proc, tc_request *req);
  * (freed with the team); NULL when out of memory.  Contents are kept when it
  * does not grow. */
 void *tc__scratch(struct tc_proc *proc, int slot, size_t bytes);
+
+/* Appends an event to the proc's trace buffer (no-op when tracing is off). */
+static inline void tc__trace(struct tc_proc *proc, const struct tc_event *e)
+{
+	if (!proc->ev)
+		return;
+	if ((size_t)proc->nev < proc->team->trace_cap)
+		proc->ev[proc->nev++] = *e;
+	else
+		proc->ev_dropped++;
+}
+
+/* Wall-clock ns since the team's epoch. */
+static inline uint64_t tc__wall(const struct tc_team *t)
+{
+	uint64_t n = tc__now_ns();
+	return n > t->epoch_ns ? n - t->epoch_ns : 0;
+}
 
 /* Emulated mode: waits until epoch + the proc's clock. */
 void tc__emulate_sync(struct tc_proc *proc);

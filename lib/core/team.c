@@ -83,6 +83,7 @@ static void tc__team_free(struct tc_team *t)
 		for (int r = 0; r < t->p; r++) {
 			for (int k = 0; k < TC__SCRATCH_SLOTS; k++)
 				free(t->procs[r].scratch[k].p);
+			free(t->procs[r].ev);
 			if (t->procs[r].ext_free)
 				t->procs[r].ext_free(t->procs[r].ext);
 		}
@@ -141,6 +142,11 @@ int tc_team_create(const struct tc_team_config *cfg, struct tc_team **out)
 	}
 	t->timeout_ns = cfg->timeout_ms * 1000000u;
 	t->stack_bytes = cfg->stack_bytes;
+	t->trace_cap = cfg->trace_events;
+	if (t->trace_cap > ((size_t)1 << 32)) {
+		err = TC_EINVAL;
+		goto fail;
+	}
 	t->no_pin = cfg->no_pin != 0;
 	int ncpu = tc__cpu_list(&t->cpu_list);
 	if (ncpu < 0) {
@@ -222,6 +228,13 @@ int tc_team_create(const struct tc_team_config *cfg, struct tc_team **out)
 		pr->rank = u;
 		pr->deg = tc_topo_neighbors(t->topo, u, &pr->nbrs);
 		pr->res_free = t->res_store + kres;
+		if (t->trace_cap) {
+			pr->ev = malloc(t->trace_cap * sizeof *pr->ev);
+			if (!pr->ev) {
+				err = TC_ENOMEM;
+				goto fail;
+			}
+		}
 		kres += (size_t)tc__nres(&t->mps, pr->deg);
 		pr->ports = t->ports + k;
 		pr->active = t->active_store + k;
@@ -327,6 +340,9 @@ static void tc__team_reset(struct tc_team *t)
 static void tc__proc_clock_reset(struct tc_proc *proc)
 {
 	proc->clock = 0;
+	proc->nev = 0;
+	proc->ev_dropped = 0;
+	proc->ncalls = 0;
 	int n = tc__nres(&proc->team->mps, proc->deg);
 	for (int i = 0; i < n; i++)
 		proc->res_free[i] = 0;
@@ -484,6 +500,17 @@ void *tc__scratch(struct tc_proc *proc, int slot, size_t bytes)
 	proc->scratch[slot].p = p;
 	proc->scratch[slot].n = n;
 	return p;
+}
+
+int tc_trace_events(const struct tc_team *team, int rank, const struct tc_event **ev,
+                    uint64_t *dropped)
+{
+	if (!team || rank < 0 || rank >= team->p || !ev)
+		return TC_EINVAL;
+	*ev = team->procs[rank].ev;
+	if (dropped)
+		*dropped = team->procs[rank].ev_dropped;
+	return team->procs[rank].nev;
 }
 
 void tc_team_last_run(const struct tc_team *team, struct tc_run_info *out)

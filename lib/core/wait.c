@@ -92,7 +92,7 @@ int tc__wait_for(struct tc_proc *proc, tc__cond_fn cond, void *ctx)
 			return TC_EABORTED;
 
 		if (spinning && iter % TC__SPIN_CLOCK_EVERY) {
-			tc__cpu_relax();
+			if (iter > 4096) tc__cpu_relax();
 			continue;
 		}
 		now = tc__now_ns();

@@ -32,6 +32,7 @@ struct tc__item {
 	int nbr;         /* neighbour index of the link */
 	int link;        /* for a forwarded out-item: its in-item */
 	int chunk;       /* packet number */
+	int hop, hops;   /* forwarded: our position on the route, its length */
 	size_t off, len; /* bytes of the packet within the transfer */
 	void *buf;       /* where the packet comes from or goes */
 	int posted;
@@ -128,6 +129,37 @@ static int tc__xroute(const struct tc_topo *t, const struct tc__xfer *x, int *pa
 	return tc_topo_route(t, x->src, x->dst, path, cap);
 }
 
+/* Trace: this round's sends and forwards (receives and combines are recorded
+ * where the clock takes them). */
+static void tc__trace_round(struct tc_proc *proc, const struct tc__sched *s,
+                            const struct tc__item *it, int n, int r, uint64_t w0, uint64_t w1)
+{
+	const struct tc__mps *q = &proc->team->mps;
+	for (int i = 0; i < n; i++) {
+		const struct tc__item *x = &it[i];
+		if (x->chunk != 0 || (x->kind != TC__IT_SEND && x->kind != TC__IT_FWD_OUT))
+			continue;
+		const struct tc__xfer *y = &s->x[x->xi];
+		tc_time_t L = tc__link_time(q, y->bytes);
+		struct tc_event e = {.round = r, .xfer = x->xi, .peer = proc->nbrs[x->nbr],
+		                     .src = y->src, .dst = y->dst, .bytes = y->bytes,
+		                     .call = proc->ncalls, .wt0 = w0, .wt1 = w1};
+		if (x->kind == TC__IT_SEND) {
+			e.kind = TC_EV_SEND;
+			e.lt0 = x->arrival - tc__xfer_time(q, y->bytes, x->hops ? x->hops : 1);
+			e.lt1 = e.lt0 + L;
+		} else {
+			/* Hop h of the route: store-and-forward sends it on once it
+			 * has all arrived, cut-through t_h after its head did. */
+			tc_time_t start = x->arrival - tc__xfer_time(q, y->bytes, x->hops);
+			e.kind = TC_EV_FORWARD;
+			e.lt0 = start + (q->ct ? (tc_time_t)x->hop * q->th : (tc_time_t)x->hop * L);
+			e.lt1 = e.lt0 + L;
+		}
+		tc__trace(proc, &e);
+	}
+}
+
 int tc__sched_exec(struct tc_proc *proc, const struct tc__sched *s, const struct tc__exec_io *io)
 {
 	struct tc_team *team = proc->team;
@@ -202,7 +234,7 @@ int tc__sched_exec(struct tc_proc *proc, const struct tc__sched *s, const struct
 				unsigned char *src = tc__region(io, tmp, x->sbuf, x->soff);
 				for (size_t k = 0; k < pk; k++) {
 					size_t o = k * plen, l = x->bytes - o < plen ? x->bytes - o : plen;
-					it[n] = (struct tc__item){.kind = TC__IT_SEND, .xi = i, .nbr = nbr,
+					it[n] = (struct tc__item){.kind = TC__IT_SEND, .xi = i, .nbr = nbr, .hops = hops,
 					                          .chunk = (int)k, .off = o, .len = l,
 					                          .buf = src + o, .req = &reqs[n], .arrival = arr};
 					n++;
@@ -223,6 +255,7 @@ int tc__sched_exec(struct tc_proc *proc, const struct tc__sched *s, const struct
 					                          .buf = buf + o, .req = &reqs[n]};
 					it[n + 1] = (struct tc__item){.kind = TC__IT_FWD_OUT, .xi = i,
 					                              .nbr = pout, .link = n, .chunk = (int)k,
+					                              .hop = h, .hops = hops,
 					                              .off = o, .len = l, .buf = buf + o,
 					                              .req = &reqs[n + 1]};
 					n += 2;
@@ -263,6 +296,8 @@ int tc__sched_exec(struct tc_proc *proc, const struct tc__sched *s, const struct
 		}
 
 		/* Post every receive, then the sends that can go. */
+		const tc_time_t c_start = proc->clock;
+		const uint64_t w_start = proc->ev ? tc__wall(team) : 0;
 		for (int i = 0; i < n; i++)
 			if (it[i].kind == TC__IT_FWD_IN || it[i].kind == TC__IT_RECV)
 				tc__post_recv(proc, it[i].nbr, it[i].buf, it[i].len, io->tag, it[i].req);
@@ -280,6 +315,10 @@ int tc__sched_exec(struct tc_proc *proc, const struct tc__sched *s, const struct
 				return err;
 			}
 		}
+
+		const uint64_t w_end = proc->ev ? tc__wall(team) : 0;
+		if (proc->ev)
+			tc__trace_round(proc, s, it, n, r, w_start, w_end);
 
 		/* Logical clock: own sends, then own receives in order of arrival
 		 * (ties by schedule order), then combines in schedule order. */
@@ -299,6 +338,12 @@ int tc__sched_exec(struct tc_proc *proc, const struct tc__sched *s, const struct
 			                               x->bytes);
 			proc->clock = tc__max_time(proc->clock, fin);
 			proc->stats.transfers_recv++;
+			if (proc->ev) {
+				struct tc_event e = {TC_EV_RECV, r, it[best].xi, x->src, x->src, x->dst,
+				                     x->bytes, proc->ncalls, fin - tc__link_time(q, x->bytes),
+				                     fin, w_start, w_end};
+				tc__trace(proc, &e);
+			}
 		}
 
 		/* Data: received and local transfers, in schedule order. */
@@ -324,14 +369,28 @@ int tc__sched_exec(struct tc_proc *proc, const struct tc__sched *s, const struct
 				if (to != from && x->bytes)
 					memmove(to, from, x->bytes);
 			} else if (io->combine && x->bytes) {
+				uint64_t w0 = proc->ev ? tc__wall(team) : 0;
 				io->combine(to, from, x->bytes, x->op == TC__XOP_COMBINE_LEFT, io->combine_ctx);
+				if (proc->ev) {
+					struct tc_event e = {TC_EV_COMBINE, r, i, x->src, x->src, x->dst, x->bytes,
+					                     proc->ncalls, proc->clock,
+					                     proc->clock + (tc_time_t)x->bytes * q->tc, w0,
+					                     tc__wall(team)};
+					tc__trace(proc, &e);
+				}
 			}
 		charge:
 			if (x->op != TC__XOP_COPY)
 				proc->clock += (tc_time_t)x->bytes * q->tc;
 		}
 		proc->stats.rounds++;
+		if (proc->ev && n) {
+			struct tc_event e = {TC_EV_WAIT, r, -1, -1, -1, -1, 0, proc->ncalls, c_start,
+			                     proc->clock, w_start, w_end};
+			tc__trace(proc, &e);
+		}
 		tc__emulate_sync(proc);
 	}
+	proc->ncalls++;
 	return TC_OK;
 }

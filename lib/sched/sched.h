@@ -89,6 +89,8 @@ struct tc__contention {
 struct tc__sim {
 	tc_time_t makespan;  /* largest final clock over the ranks (ps) */
 	tc_time_t *clock;    /* per rank final clock (p entries, owned) */
+	tc_time_t *arrival;  /* per transfer logical arrival (nx entries, owned;
+	                        0 for local transfers) */
 	long messages;       /* end-to-end transfers (local ones excluded) */
 	long hop_messages;   /* link crossings */
 	uint64_t bytes;      /* end-to-end bytes */

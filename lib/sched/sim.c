@@ -123,6 +123,7 @@ void tc__sim_free(struct tc__sim *sim)
 		return;
 	free(sim->clock);
 	free(sim->contention);
+	free(sim->arrival);
 	memset(sim, 0, sizeof *sim);
 }
 
@@ -559,7 +560,7 @@ int tc__sched_simulate(const struct tc__sched *s, const struct tc_topo *t,
 		goto fail;
 	rc = TC_ENOMEM;
 	size_t nx = s->nx > 0 ? (size_t)s->nx : 1;
-	c.arr = malloc(nx * sizeof *c.arr);
+	c.arr = calloc(nx, sizeof *c.arr);
 	c.done = malloc(nx * sizeof *c.done);
 	c.last = malloc(nx * sizeof *c.last);
 	c.rcv = malloc((maxround > 0 ? (size_t)maxround : 1) * sizeof *c.rcv);
@@ -585,6 +586,8 @@ int tc__sched_simulate(const struct tc__sched *s, const struct tc_topo *t,
 	tc__pieces_check(&c, out);
 	for (int u = 0; u < c.p; u++)
 		out->makespan = tc__max_time(out->makespan, out->clock[u]);
+	out->arrival = c.arr; /* handed over: per transfer arrival, 0 for local ones */
+	c.arr = NULL;
 	tc__ctx_free(&c);
 	return 0;
 fail:
