@@ -252,6 +252,9 @@ struct tc_stats {
 	uint64_t transfers_sent; /* collective transfers sourced (end to end) */
 	uint64_t transfers_recv; /* collective transfers received (end to end) */
 	uint64_t forwarded;      /* routed transfers forwarded (hops through us) */
+	uint64_t hops;           /* links crossed by the transfers we sourced */
+	tc_time_t busy_ps;       /* logical time our ports spent sending and
+	                            receiving (L(m) each) and combining (m t_c) */
 };
 void tc_proc_stats(const struct tc_proc *proc, struct tc_stats *out);
 void tc_team_stats(const struct tc_team *team, struct tc_stats *out);

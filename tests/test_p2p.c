@@ -330,5 +330,9 @@ Test(p2p, stats_count_messages_and_bytes, .timeout = 30)
 	cr_assert_eq(st.bytes_sent, 300);
 	cr_assert_eq(st.msgs_recv, 3);
 	cr_assert_eq(st.bytes_recv, 300);
+	cr_assert_eq(st.hops, 3);
+	/* Default model t_s = 1000 ns, t_w = 1 ns/B: each 100-byte message keeps
+	 * the sender's and the receiver's port busy 1100 ns. */
+	cr_assert_eq(st.busy_ps, 2 * 3 * 1100000);
 	tc_team_destroy(team);
 }

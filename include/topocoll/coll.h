@@ -168,6 +168,9 @@ struct tc_prediction {
 	long nodup_violations;
 	long noho_violations;
 	long contention;         /* link conflicts (lib/sched) */
+	/* The first conflict, when contention > 0: the directed link, the two
+	 * transfers (schedule indices, as in tc_schedule) and the round. */
+	int contention_from, contention_to, contention_xa, contention_xb, contention_round;
 };
 
 /*

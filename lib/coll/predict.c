@@ -135,6 +135,13 @@ int tc_predict(const struct tc_topo *t, const struct tc_model *md, enum tc_coll 
 	out->nodup_violations = sim.nodup_violations;
 	out->noho_violations = sim.noho_violations;
 	out->contention = sim.contention_total;
+	if (sim.ncontention > 0) {
+		out->contention_from = sim.contention[0].from;
+		out->contention_to = sim.contention[0].to;
+		out->contention_xa = sim.contention[0].xa;
+		out->contention_xb = sim.contention[0].xb;
+		out->contention_round = sim.contention[0].round;
+	}
 	tc__sim_free(&sim);
 	tc__sched_free(&s);
 

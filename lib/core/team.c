@@ -570,5 +570,7 @@ void tc_team_stats(const struct tc_team *t, struct tc_stats *out)
 		out->transfers_sent += s->transfers_sent;
 		out->transfers_recv += s->transfers_recv;
 		out->forwarded += s->forwarded;
+		out->hops += s->hops;
+		out->busy_ps += s->busy_ps;
 	}
 }

@@ -347,10 +347,13 @@ static void tc__req_clock(struct tc_proc *proc, tc_request *req)
 {
 	if (req->state != TC__REQ_DONE || req->clocked)
 		return;
+	struct tc__mps *q = &proc->team->mps;
 	if (req->kind == TC__KIND_SEND) {
 		proc->clock = tc__max_time(proc->clock, req->done_at);
+		proc->stats.hops += (uint64_t)req->hops;
+		proc->stats.busy_ps += tc__link_time(q, req->bytes);
 	} else if (req->status == TC_OK) {
-		struct tc__mps *q = &proc->team->mps;
+		proc->stats.busy_ps += tc__link_time(q, req->received);
 		tc_time_t done = tc__clock_recv(q, req->clock, &proc->res_free[tc__res_recv(q, req->nbr)],
 		                                req->received);
 		proc->clock = tc__max_time(proc->clock, done);

@@ -231,6 +231,8 @@ int tc__sched_exec(struct tc_proc *proc, const struct tc__sched *s, const struct
 				                               &proc->res_free[tc__res_send(q, nbr)],
 				                               x->bytes, hops, &done);
 				send_done = tc__max_time(send_done, done);
+				proc->stats.hops += (uint64_t)hops;
+				proc->stats.busy_ps += tc__link_time(q, x->bytes);
 				unsigned char *src = tc__region(io, tmp, x->sbuf, x->soff);
 				for (size_t k = 0; k < pk; k++) {
 					size_t o = k * plen, l = x->bytes - o < plen ? x->bytes - o : plen;
@@ -338,6 +340,7 @@ int tc__sched_exec(struct tc_proc *proc, const struct tc__sched *s, const struct
 			                               x->bytes);
 			proc->clock = tc__max_time(proc->clock, fin);
 			proc->stats.transfers_recv++;
+			proc->stats.busy_ps += tc__link_time(q, x->bytes);
 			if (proc->ev) {
 				struct tc_event e = {TC_EV_RECV, r, it[best].xi, x->src, x->src, x->dst,
 				                     x->bytes, proc->ncalls, fin - tc__link_time(q, x->bytes),
@@ -380,8 +383,10 @@ int tc__sched_exec(struct tc_proc *proc, const struct tc__sched *s, const struct
 				}
 			}
 		charge:
-			if (x->op != TC__XOP_COPY)
+			if (x->op != TC__XOP_COPY) {
 				proc->clock += (tc_time_t)x->bytes * q->tc;
+				proc->stats.busy_ps += (tc_time_t)x->bytes * q->tc;
+			}
 		}
 		proc->stats.rounds++;
 		if (proc->ev && n) {
