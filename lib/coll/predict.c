@@ -46,6 +46,21 @@ static int tc__pred_args(const struct tc_topo *t, const struct tc_model *md, enu
 	return TC_OK;
 }
 
+/* Selects the algorithm and simulates its schedule; on success the caller
+ * frees *s and *sim. */
+static int tc__select_sim(const struct tc__gen *g, const char *alg, const struct tc__alg **a,
+                          struct tc__sched *s, struct tc__sim *sim)
+{
+	tc_time_t ms;
+	int err = tc__coll_select(g, alg, 0, a, s, &ms);
+	if (err)
+		return err;
+	err = tc__sched_simulate(s, g->t, g->md, sim);
+	if (err)
+		tc__sched_free(s);
+	return err;
+}
+
 int tc_schedule(const struct tc_topo *t, const struct tc_model *md, enum tc_coll coll,
                 const char *alg, size_t bytes, size_t esize, int root, int packets,
                 struct tc_transfer **out, int *n)
@@ -58,16 +73,10 @@ int tc_schedule(const struct tc_topo *t, const struct tc_model *md, enum tc_coll
 		return err;
 	const struct tc__alg *a;
 	struct tc__sched s;
-	tc_time_t ms;
-	err = tc__coll_select(&g, alg, 0, &a, &s, &ms);
+	struct tc__sim sim;
+	err = tc__select_sim(&g, alg, &a, &s, &sim);
 	if (err)
 		return err;
-	struct tc__sim sim;
-	err = tc__sched_simulate(&s, t, md, &sim);
-	if (err) {
-		tc__sched_free(&s);
-		return err;
-	}
 	struct tc__mps q;
 	tc__mps_from_model(&q, md);
 	struct tc_transfer *x = calloc(s.nx ? (size_t)s.nx : 1, sizeof *x);
@@ -113,16 +122,10 @@ int tc_predict(const struct tc_topo *t, const struct tc_model *md, enum tc_coll 
 	bytes = g.bytes;
 	const struct tc__alg *a;
 	struct tc__sched s;
-	tc_time_t ms;
-	err = tc__coll_select(&g, alg, 0, &a, &s, &ms);
+	struct tc__sim sim;
+	err = tc__select_sim(&g, alg, &a, &s, &sim);
 	if (err)
 		return err;
-	struct tc__sim sim;
-	err = tc__sched_simulate(&s, t, md, &sim);
-	if (err) {
-		tc__sched_free(&s);
-		return err;
-	}
 	memset(out, 0, sizeof *out);
 	out->algorithm = a->name;
 	out->modelled_ps = sim.makespan;
