@@ -200,6 +200,7 @@ struct tc__centry {
 	char name[32];
 	const struct tc__alg *alg;
 	struct tc__sched s;
+	struct tc__plan *plan; /* this rank's, built on first use */
 	tc_time_t makespan;
 };
 
@@ -212,8 +213,10 @@ static void tc__ccache_free(void *p)
 {
 	struct tc__ccache *c = p;
 	for (int i = 0; i < TC__CACHE; i++)
-		if (c->e[i].used)
+		if (c->e[i].used) {
+			tc__plan_free(c->e[i].plan);
 			tc__sched_free(&c->e[i].s);
+		}
 	free(c);
 }
 
@@ -248,8 +251,17 @@ static int tc__coll_plan(struct tc_proc *proc, const struct tc__gen *g, const ch
 	int err = tc__coll_select(g, name, ordered, &alg, &s, &ms);
 	if (err)
 		return err;
-	if (victim->used)
+	struct tc__plan *plan;
+	err = tc__plan_build(proc, &s, &plan);
+	if (err) {
+		tc__sched_free(&s);
+		return err;
+	}
+	if (victim->used) {
+		tc__plan_free(victim->plan);
 		tc__sched_free(&victim->s);
+	}
+	victim->plan = plan;
 	victim->used = 1;
 	victim->stamp = ++c->clock;
 	victim->coll = g->coll;
@@ -379,7 +391,7 @@ static int tc__coll(struct tc_proc *proc, enum tc_coll coll, const void *sbuf, v
 	                         .tag = tc__tag(&g, e->alg, op)};
 	if (coll == TC_COLL_BCAST)
 		io.in = io.out = rbuf;
-	err = tc__sched_exec(proc, &e->s, &io);
+	err = tc__plan_exec(proc, &e->s, e->plan, &io);
 	proc->last_alg = e->alg->name;
 	proc->last_rounds = e->s.nrounds;
 	proc->last_modelled = e->makespan;

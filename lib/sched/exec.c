@@ -2,120 +2,77 @@
 /*
  * lib/sched/exec.c - the schedule executor (contract in lib/sched/exec.h).
  *
- * Per round the calling rank builds two lists from the round's transfers:
+ * A schedule is first compiled, once per rank, into that rank's plan: per
+ * round two kinds of items,
  *   in-items   receives it posts at once: its own receives (into the
  *              destination region, or a staging area when the transfer
- *              combines or the region is read by one of its sends this
- *              round) and the receiving half of every hop it forwards;
+ *              combines or the region is touched by one of its own sends or
+ *              local transfers this round) and the receiving half of every
+ *              hop it forwards for a routed transfer;
  *   out-items  sends, in schedule order: its own (ready at once) and the
  *              sending half of every forwarded hop (ready when the matching
- *              in-item has arrived).
+ *              in-item has arrived);
+ * and the list of transfers whose data it applies at the end of the round
+ * (received ones that were staged, and its local ones), in schedule order.
+ * Running a plan then costs only the rank's own items, whatever p is.
+ *
  * An out-item is posted once it is ready and every earlier out-item on the
  * same link has been posted: each link then carries its messages in schedule
- * order, the order in which its receiver posted them.
- * Cut-through transfers of more than one hop travel as packets of `chunk`
- * bytes, each forwarded as soon as it arrives; all packets carry the logical
- * arrival time of the whole transfer, computed once by the source.
+ * order, the order in which its receiver posted them.  Cut-through transfers
+ * of more than one hop travel as packets of `chunk` bytes, each forwarded as
+ * soon as it arrives; all packets carry the logical arrival time of the whole
+ * transfer, computed once by the source.
  */
 #include "sched/exec.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-enum { TC__SCR_TMP = 0, TC__SCR_STAGE, TC__SCR_ITEMS, TC__SCR_REQS, TC__SCR_PATH, TC__SCR_PORTS };
+enum { TC__SCR_TMP = 0, TC__SCR_STAGE, TC__SCR_REQS, TC__SCR_STATE, TC__SCR_PORTS };
 
 enum { TC__IT_SEND = 0, TC__IT_FWD_IN, TC__IT_FWD_OUT, TC__IT_RECV };
+enum { TC__BUF_STAGE = 3 };
 
-struct tc__item {
+struct tc__pitem {
 	int kind;
 	int xi;          /* transfer index in the schedule */
 	int nbr;         /* neighbour index of the link */
-	int link;        /* for a forwarded out-item: its in-item */
+	int link;        /* forwarded out-item: its in-item (index in the plan) */
 	int chunk;       /* packet number */
-	int hop, hops;   /* forwarded: our position on the route, its length */
-	size_t off, len; /* bytes of the packet within the transfer */
-	void *buf;       /* where the packet comes from or goes */
-	int posted;
-	tc_request *req;
-	tc_time_t arrival;
+	int hop, hops;   /* position on the route (forwards), route length */
+	int buf;         /* TC__BUF_IN / OUT / TMP, or TC__BUF_STAGE */
+	int staged;      /* receive landing in staging */
+	uint64_t boff;   /* offset of the packet in buf */
+	uint64_t len;    /* bytes of the packet */
 };
 
-static void *tc__region(const struct tc__exec_io *io, void *tmp, int buf, uint64_t off)
-{
-	switch (buf) {
-	case TC__BUF_IN:
-		return (unsigned char *)(uintptr_t)io->in + off;
-	case TC__BUF_OUT:
-		return (unsigned char *)io->out + off;
-	default:
-		return (unsigned char *)tmp + off;
-	}
-}
+/* A transfer whose data this rank applies at the end of its round. */
+struct tc__papply {
+	int xi;
+	int item; /* its staged receive's first packet, or -1 for a local one */
+};
+
+struct tc__plan {
+	int nrounds;
+	int *it_at; /* items of round r: it[it_at[r] .. it_at[r+1]) */
+	struct tc__pitem *it;
+	int *ap_at;
+	struct tc__papply *ap;
+	int nitems, max_round_items;
+	uint64_t stage_max; /* staging bytes of the largest round */
+	size_t chunk;
+};
+
+/* Per-item state of a running round. */
+struct tc__istate {
+	int posted;
+	int clocked;
+	tc_time_t arrival;
+};
 
 static bool tc__overlap(uint64_t a, uint64_t an, uint64_t b, uint64_t bn)
 {
 	return an && bn && a < b + bn && b < a + an;
-}
-
-struct tc__round {
-	struct tc__item *it;
-	int n;
-	unsigned char *port_blocked; /* per neighbour, scratch of one scan */
-	int deg;
-	int err;
-};
-
-/* Posts every out-item that is ready and first on its link. */
-static void tc__post_ready(struct tc_proc *proc, struct tc__round *rd, const struct tc__exec_io *io)
-{
-	memset(rd->port_blocked, 0, (size_t)rd->deg);
-	for (int i = 0; i < rd->n; i++) {
-		struct tc__item *x = &rd->it[i];
-		if (x->kind != TC__IT_SEND && x->kind != TC__IT_FWD_OUT)
-			continue;
-		if (x->posted || rd->port_blocked[x->nbr])
-			continue;
-		if (x->kind == TC__IT_FWD_OUT) {
-			struct tc__item *in = &rd->it[x->link];
-			if (!tc__req_complete(proc, in->req)) {
-				rd->port_blocked[x->nbr] = 1;
-				continue;
-			}
-			if (in->req->status) {
-				rd->err = in->req->status;
-				continue;
-			}
-			x->arrival = in->req->clock;
-		}
-		tc__post_send(proc, x->nbr, x->buf, x->len, io->tag, x->arrival, x->req);
-		x->posted = 1;
-	}
-}
-
-struct tc__round_ctx {
-	struct tc__round *rd;
-	const struct tc__exec_io *io;
-};
-
-static bool tc__round_done(struct tc_proc *proc, void *ctxp)
-{
-	struct tc__round_ctx *ctx = ctxp;
-	struct tc__round *rd = ctx->rd;
-	tc__post_ready(proc, rd, ctx->io);
-	if (rd->err)
-		return true;
-	for (int i = 0; i < rd->n; i++) {
-		struct tc__item *x = &rd->it[i];
-		if (!x->posted && (x->kind == TC__IT_SEND || x->kind == TC__IT_FWD_OUT))
-			return false;
-		if (!tc__req_complete(proc, x->req))
-			return false;
-		if (x->req->status) {
-			rd->err = x->req->status;
-			return true;
-		}
-	}
-	return true;
 }
 
 /* The route of transfer x into path; returns hops. */
@@ -129,38 +86,70 @@ static int tc__xroute(const struct tc_topo *t, const struct tc__xfer *x, int *pa
 	return tc_topo_route(t, x->src, x->dst, path, cap);
 }
 
-/* Trace: this round's sends and forwards (receives and combines are recorded
- * where the clock takes them). */
-static void tc__trace_round(struct tc_proc *proc, const struct tc__sched *s,
-                            const struct tc__item *it, int n, int r, uint64_t w0, uint64_t w1)
+/* Growable arrays of the plan under construction. */
+struct tc__pbuild {
+	struct tc__pitem *it;
+	int n, cap;
+	struct tc__papply *ap;
+	int na, acap;
+};
+
+static int tc__pb_item(struct tc__pbuild *b, const struct tc__pitem *x)
 {
-	const struct tc__mps *q = &proc->team->mps;
-	for (int i = 0; i < n; i++) {
-		const struct tc__item *x = &it[i];
-		if (x->chunk != 0 || (x->kind != TC__IT_SEND && x->kind != TC__IT_FWD_OUT))
-			continue;
-		const struct tc__xfer *y = &s->x[x->xi];
-		tc_time_t L = tc__link_time(q, y->bytes);
-		struct tc_event e = {.round = r, .xfer = x->xi, .peer = proc->nbrs[x->nbr],
-		                     .src = y->src, .dst = y->dst, .bytes = y->bytes,
-		                     .call = proc->ncalls, .wt0 = w0, .wt1 = w1};
-		if (x->kind == TC__IT_SEND) {
-			e.kind = TC_EV_SEND;
-			e.lt0 = x->arrival - tc__xfer_time(q, y->bytes, x->hops ? x->hops : 1);
-			e.lt1 = e.lt0 + L;
-		} else {
-			/* Hop h of the route: store-and-forward sends it on once it
-			 * has all arrived, cut-through t_h after its head did. */
-			tc_time_t start = x->arrival - tc__xfer_time(q, y->bytes, x->hops);
-			e.kind = TC_EV_FORWARD;
-			e.lt0 = start + (q->ct ? (tc_time_t)x->hop * q->th : (tc_time_t)x->hop * L);
-			e.lt1 = e.lt0 + L;
-		}
-		tc__trace(proc, &e);
+	if (b->n == b->cap) {
+		int cap = b->cap ? 2 * b->cap : 16;
+		void *p = realloc(b->it, (size_t)cap * sizeof *b->it);
+		if (!p)
+			return TC_ENOMEM;
+		b->it = p;
+		b->cap = cap;
 	}
+	b->it[b->n++] = *x;
+	return TC_OK;
 }
 
-int tc__sched_exec(struct tc_proc *proc, const struct tc__sched *s, const struct tc__exec_io *io)
+static int tc__pb_apply(struct tc__pbuild *b, int xi, int item)
+{
+	if (b->na == b->acap) {
+		int cap = b->acap ? 2 * b->acap : 16;
+		void *p = realloc(b->ap, (size_t)cap * sizeof *b->ap);
+		if (!p)
+			return TC_ENOMEM;
+		b->ap = p;
+		b->acap = cap;
+	}
+	b->ap[b->na++] = (struct tc__papply){xi, item};
+	return TC_OK;
+}
+
+/* Adds the items of one transfer's packets. */
+static int tc__pb_packets(struct tc__pbuild *b, struct tc__pitem proto, uint64_t bytes,
+                          uint64_t plen, uint64_t npk)
+{
+	int err = TC_OK;
+	for (uint64_t k = 0; k < npk && !err; k++) {
+		struct tc__pitem x = proto;
+		uint64_t o = k * plen;
+		x.chunk = (int)k;
+		x.boff = proto.boff + o;
+		x.len = bytes - o < plen ? bytes - o : plen;
+		err = tc__pb_item(b, &x);
+	}
+	return err;
+}
+
+void tc__plan_free(struct tc__plan *pl)
+{
+	if (!pl)
+		return;
+	free(pl->it_at);
+	free(pl->it);
+	free(pl->ap_at);
+	free(pl->ap);
+	free(pl);
+}
+
+int tc__plan_build(struct tc_proc *proc, const struct tc__sched *s, struct tc__plan **out)
 {
 	struct tc_team *team = proc->team;
 	const struct tc_topo *t = team->topo;
@@ -168,104 +157,70 @@ int tc__sched_exec(struct tc_proc *proc, const struct tc__sched *s, const struct
 	const int me = proc->rank;
 	if (s->p != team->p)
 		return TC_EINVAL;
-	size_t chunk = io->chunk ? io->chunk : team->packet_bytes;
-	if (q->ct && team->model.mu)
-		chunk = team->model.mu;
-	void *tmp = s->tmp_bytes ? tc__scratch(proc, TC__SCR_TMP, s->tmp_bytes) : NULL;
-	int *path = tc__scratch(proc, TC__SCR_PATH, (size_t)team->p * sizeof(int));
-	unsigned char *blocked = tc__scratch(proc, TC__SCR_PORTS, (size_t)proc->deg + 1);
-	if ((s->tmp_bytes && !tmp) || !path || !blocked)
-		return TC_ENOMEM;
+	struct tc__plan *pl = calloc(1, sizeof *pl);
+	int *path = malloc((size_t)team->p * sizeof *path);
+	struct tc__pbuild b = {0};
+	int err = TC_ENOMEM;
+	if (!pl || !path)
+		goto fail;
+	pl->nrounds = s->nrounds;
+	pl->it_at = malloc(((size_t)s->nrounds + 1) * sizeof *pl->it_at);
+	pl->ap_at = malloc(((size_t)s->nrounds + 1) * sizeof *pl->ap_at);
+	if (!pl->it_at || !pl->ap_at)
+		goto fail;
+	pl->chunk = q->ct && team->model.mu ? team->model.mu : team->packet_bytes;
+	err = TC_OK;
 
-	for (int r = 0; r < s->nrounds; r++) {
+	for (int r = 0; r < s->nrounds && !err; r++) {
 		const int x0 = s->round_at[r], x1 = s->round_at[r + 1];
-		/* Pass 1: count items and staging bytes. */
-		size_t nitems = 0, stage = 0;
-		for (int i = x0; i < x1; i++) {
+		pl->it_at[r] = b.n;
+		pl->ap_at[r] = b.na;
+		uint64_t stage = 0;
+		for (int i = x0; i < x1 && !err; i++) {
 			const struct tc__xfer *x = &s->x[i];
-			if (x->src == x->dst)
+			if (x->src == x->dst) {
+				if (x->src == me)
+					err = tc__pb_apply(&b, i, -1);
 				continue;
-			if (x->src != me && x->dst != me && tc_topo_neighbor_index(t, x->src, x->dst) >= 0)
-				continue;
-			int hops = tc__xroute(t, x, path, team->p);
-			size_t pk = q->ct && hops > 1 && chunk ? (x->bytes + chunk - 1) / chunk : 1;
-			if (pk == 0)
-				pk = 1;
-			for (int k = 1; k < hops; k++)
-				if (path[k] == me) {
-					nitems += 2 * pk;
-					stage += x->bytes;
-				}
-			if (x->src == me)
-				nitems += pk;
-			if (x->dst == me) {
-				nitems += pk;
-				stage += x->bytes;
 			}
-		}
-		struct tc__item *it = tc__scratch(proc, TC__SCR_ITEMS, (nitems + 1) * sizeof *it);
-		tc_request *reqs = tc__scratch(proc, TC__SCR_REQS, (nitems + 1) * sizeof *reqs);
-		unsigned char *st = tc__scratch(proc, TC__SCR_STAGE, stage + 1);
-		if (!it || !reqs || !st)
-			return TC_ENOMEM;
-
-		/* Pass 2: the items, in schedule order; own sends get their
-		 * logical arrival now, from the clock at the start of the round. */
-		int n = 0;
-		size_t soff = 0;
-		tc_time_t send_done = proc->clock;
-		for (int i = x0; i < x1; i++) {
-			const struct tc__xfer *x = &s->x[i];
-			if (x->src == x->dst)
-				continue;
+			/* A one-hop transfer between two other ranks is not ours. */
 			if (x->src != me && x->dst != me && tc_topo_neighbor_index(t, x->src, x->dst) >= 0)
 				continue;
 			int hops = tc__xroute(t, x, path, team->p);
-			bool split = q->ct && hops > 1 && chunk && x->bytes > chunk;
-			size_t pk = split ? (x->bytes + chunk - 1) / chunk : 1;
-			size_t plen = split ? chunk : x->bytes;
+			bool split = q->ct && hops > 1 && pl->chunk && x->bytes > pl->chunk;
+			uint64_t npk = split ? (x->bytes + pl->chunk - 1) / pl->chunk : 1;
+			uint64_t plen = split ? pl->chunk : x->bytes;
 			if (x->src == me) {
-				int nbr = tc_topo_neighbor_index(t, me, path[1]);
-				tc_time_t done;
-				tc_time_t arr = tc__clock_send(q, proc->clock,
-				                               &proc->res_free[tc__res_send(q, nbr)],
-				                               x->bytes, hops, &done);
-				send_done = tc__max_time(send_done, done);
-				proc->stats.hops += (uint64_t)hops;
-				proc->stats.busy_ps += tc__link_time(q, x->bytes);
-				unsigned char *src = tc__region(io, tmp, x->sbuf, x->soff);
-				for (size_t k = 0; k < pk; k++) {
-					size_t o = k * plen, l = x->bytes - o < plen ? x->bytes - o : plen;
-					it[n] = (struct tc__item){.kind = TC__IT_SEND, .xi = i, .nbr = nbr, .hops = hops,
-					                          .chunk = (int)k, .off = o, .len = l,
-					                          .buf = src + o, .req = &reqs[n], .arrival = arr};
-					n++;
-				}
-				proc->stats.transfers_sent++;
+				struct tc__pitem p = {.kind = TC__IT_SEND, .xi = i, .hops = hops,
+				                      .nbr = tc_topo_neighbor_index(t, me, path[1]),
+				                      .buf = x->sbuf, .boff = x->soff};
+				err = tc__pb_packets(&b, p, x->bytes, plen, npk);
 			}
-			for (int h = 1; h < hops; h++) {
+			for (int h = 1; h < hops && !err; h++) {
 				if (path[h] != me)
 					continue;
-				int pin = tc_topo_neighbor_index(t, me, path[h - 1]);
-				int pout = tc_topo_neighbor_index(t, me, path[h + 1]);
-				unsigned char *buf = st + soff;
-				soff += x->bytes;
-				for (size_t k = 0; k < pk; k++) {
-					size_t o = k * plen, l = x->bytes - o < plen ? x->bytes - o : plen;
-					it[n] = (struct tc__item){.kind = TC__IT_FWD_IN, .xi = i, .nbr = pin,
-					                          .chunk = (int)k, .off = o, .len = l,
-					                          .buf = buf + o, .req = &reqs[n]};
-					it[n + 1] = (struct tc__item){.kind = TC__IT_FWD_OUT, .xi = i,
-					                              .nbr = pout, .link = n, .chunk = (int)k,
-					                              .hop = h, .hops = hops,
-					                              .off = o, .len = l, .buf = buf + o,
-					                              .req = &reqs[n + 1]};
-					n += 2;
+				int first = b.n;
+				struct tc__pitem in = {.kind = TC__IT_FWD_IN, .xi = i, .hop = h, .hops = hops,
+				                       .nbr = tc_topo_neighbor_index(t, me, path[h - 1]),
+				                       .buf = TC__BUF_STAGE, .boff = stage};
+				struct tc__pitem fo = in;
+				fo.kind = TC__IT_FWD_OUT;
+				fo.nbr = tc_topo_neighbor_index(t, me, path[h + 1]);
+				/* Interleaved in, out, in, out: out-item k's in-item is
+				 * the one just before it. */
+				for (uint64_t k = 0; k < npk && !err; k++) {
+					uint64_t o = k * plen;
+					in.chunk = fo.chunk = (int)k;
+					in.boff = fo.boff = stage + o;
+					in.len = fo.len = x->bytes - o < plen ? x->bytes - o : plen;
+					fo.link = first + 2 * (int)k - pl->it_at[r];
+					err = tc__pb_item(&b, &in);
+					if (!err)
+						err = tc__pb_item(&b, &fo);
 				}
-				proc->stats.forwarded++;
+				stage += x->bytes;
 			}
-			if (x->dst == me) {
-				int nbr = tc_topo_neighbor_index(t, me, path[hops - 1]);
+			if (x->dst == me && !err) {
 				bool staged = x->op != TC__XOP_COPY;
 				/* A copy may land in place unless one of our sends or
 				 * local transfers of this round touches the region. */
@@ -273,40 +228,217 @@ int tc__sched_exec(struct tc_proc *proc, const struct tc__sched *s, const struct
 					const struct tc__xfer *y = &s->x[j];
 					if (y->src != me)
 						continue;
-					if (y->sbuf == x->rbuf &&
-					    tc__overlap(y->soff, y->bytes, x->roff, x->bytes))
-						staged = true; /* read by a send or a local op */
+					if (y->sbuf == x->rbuf && tc__overlap(y->soff, y->bytes, x->roff, x->bytes))
+						staged = true; /* read by a send or a local transfer */
 					if (y->dst == me && y->rbuf == x->rbuf &&
 					    tc__overlap(y->roff, y->bytes, x->roff, x->bytes))
-						staged = true; /* written by a local op */
+						staged = true; /* written by a local transfer */
 				}
-				unsigned char *buf;
-				if (staged) {
-					buf = st + soff;
-					soff += x->bytes;
-				} else {
-					buf = tc__region(io, tmp, x->rbuf, x->roff);
-				}
-				for (size_t k = 0; k < pk; k++) {
-					size_t o = k * plen, l = x->bytes - o < plen ? x->bytes - o : plen;
-					it[n] = (struct tc__item){.kind = TC__IT_RECV, .xi = i, .nbr = nbr,
-					                          .link = staged, .chunk = (int)k, .off = o,
-					                          .len = l, .buf = buf + o, .req = &reqs[n]};
-					n++;
+				struct tc__pitem p = {.kind = TC__IT_RECV, .xi = i, .hops = hops,
+				                      .nbr = tc_topo_neighbor_index(t, me, path[hops - 1]),
+				                      .staged = staged, .buf = staged ? TC__BUF_STAGE : x->rbuf,
+				                      .boff = staged ? stage : x->roff};
+				int first = b.n;
+				err = tc__pb_packets(&b, p, x->bytes, plen, npk);
+				/* Combining receives are always staged. */
+				if (!err && staged) {
+					err = tc__pb_apply(&b, i, first - pl->it_at[r]);
+					stage += x->bytes;
 				}
 			}
 		}
+		if (stage > pl->stage_max)
+			pl->stage_max = stage;
+		if (b.n - pl->it_at[r] > pl->max_round_items)
+			pl->max_round_items = b.n - pl->it_at[r];
+	}
+	if (err)
+		goto fail;
+	pl->it_at[s->nrounds] = b.n;
+	pl->ap_at[s->nrounds] = b.na;
+	pl->it = b.it;
+	pl->ap = b.ap;
+	pl->nitems = b.n;
+	free(path);
+	*out = pl;
+	return TC_OK;
+fail:
+	free(path);
+	free(b.it);
+	free(b.ap);
+	tc__plan_free(pl);
+	return err ? err : TC_ENOMEM;
+}
 
-		/* Post every receive, then the sends that can go. */
+/* ---- running a plan ------------------------------------------------------ */
+
+struct tc__round {
+	const struct tc__pitem *it; /* this round's items */
+	struct tc__istate *st;
+	tc_request *req;
+	unsigned char **bufs;       /* IN, OUT, TMP, STAGE base pointers */
+	int n;
+	unsigned char *port_blocked; /* per neighbour, scratch of one scan */
+	int deg;
+	int tag;
+	int err;
+};
+
+static void *tc__ptr(const struct tc__round *rd, const struct tc__pitem *x)
+{
+	return rd->bufs[x->buf] + x->boff;
+}
+
+/* Posts every out-item that is ready and first on its link. */
+static void tc__post_ready(struct tc_proc *proc, struct tc__round *rd)
+{
+	memset(rd->port_blocked, 0, (size_t)rd->deg);
+	for (int i = 0; i < rd->n; i++) {
+		const struct tc__pitem *x = &rd->it[i];
+		if (x->kind != TC__IT_SEND && x->kind != TC__IT_FWD_OUT)
+			continue;
+		if (rd->st[i].posted || rd->port_blocked[x->nbr])
+			continue;
+		if (x->kind == TC__IT_FWD_OUT) {
+			tc_request *in = &rd->req[x->link];
+			if (!tc__req_complete(proc, in)) {
+				rd->port_blocked[x->nbr] = 1;
+				continue;
+			}
+			if (in->status) {
+				rd->err = in->status;
+				continue;
+			}
+			rd->st[i].arrival = in->clock;
+		}
+		tc__post_send(proc, x->nbr, tc__ptr(rd, x), x->len, rd->tag, rd->st[i].arrival,
+		              &rd->req[i]);
+		rd->st[i].posted = 1;
+	}
+}
+
+static bool tc__round_done(struct tc_proc *proc, void *ctxp)
+{
+	struct tc__round *rd = ctxp;
+	tc__post_ready(proc, rd);
+	if (rd->err)
+		return true;
+	for (int i = 0; i < rd->n; i++) {
+		const struct tc__pitem *x = &rd->it[i];
+		if (!rd->st[i].posted && (x->kind == TC__IT_SEND || x->kind == TC__IT_FWD_OUT))
+			return false;
+		if (!tc__req_complete(proc, &rd->req[i]))
+			return false;
+		if (rd->req[i].status) {
+			rd->err = rd->req[i].status;
+			return true;
+		}
+	}
+	return true;
+}
+
+/* Trace: this round's sends and forwards (receives and combines are recorded
+ * where the clock takes them). */
+static void tc__trace_round(struct tc_proc *proc, const struct tc__sched *s,
+                            const struct tc__round *rd, int r, uint64_t w0, uint64_t w1)
+{
+	const struct tc__mps *q = &proc->team->mps;
+	for (int i = 0; i < rd->n; i++) {
+		const struct tc__pitem *x = &rd->it[i];
+		if (x->chunk != 0 || (x->kind != TC__IT_SEND && x->kind != TC__IT_FWD_OUT))
+			continue;
+		const struct tc__xfer *y = &s->x[x->xi];
+		tc_time_t L = tc__link_time(q, y->bytes);
+		tc_time_t start = rd->st[i].arrival - tc__xfer_time(q, y->bytes, x->hops);
+		struct tc_event e = {.round = r, .xfer = x->xi, .peer = proc->nbrs[x->nbr],
+		                     .src = y->src, .dst = y->dst, .bytes = y->bytes,
+		                     .call = proc->ncalls, .wt0 = w0, .wt1 = w1};
+		if (x->kind == TC__IT_SEND) {
+			e.kind = TC_EV_SEND;
+			e.lt0 = start;
+		} else {
+			/* Hop h of the route: store-and-forward sends it on once it
+			 * has all arrived, cut-through t_h after its head did. */
+			e.kind = TC_EV_FORWARD;
+			e.lt0 = start + (tc_time_t)x->hop * (q->ct ? q->th : L);
+		}
+		e.lt1 = e.lt0 + L;
+		tc__trace(proc, &e);
+	}
+}
+
+struct tc__arr_idx {
+	tc_time_t arrival;
+	int i;
+};
+
+static int tc__arr_cmp(const void *pa, const void *pb)
+{
+	const struct tc__arr_idx *a = pa, *b = pb;
+	if (a->arrival != b->arrival)
+		return a->arrival < b->arrival ? -1 : 1;
+	return (a->i > b->i) - (a->i < b->i);
+}
+
+int tc__plan_exec(struct tc_proc *proc, const struct tc__sched *s, const struct tc__plan *pl,
+                  const struct tc__exec_io *io)
+{
+	struct tc_team *team = proc->team;
+	const struct tc__mps *q = &team->mps;
+	size_t mi = (size_t)pl->max_round_items + 1;
+	unsigned char *bufs[4] = {(unsigned char *)(uintptr_t)io->in, io->out, NULL, NULL};
+	if (s->tmp_bytes && !(bufs[TC__BUF_TMP] = tc__scratch(proc, TC__SCR_TMP, s->tmp_bytes)))
+		return TC_ENOMEM;
+	if (pl->stage_max &&
+	    !(bufs[TC__BUF_STAGE] = tc__scratch(proc, TC__SCR_STAGE, pl->stage_max)))
+		return TC_ENOMEM;
+	tc_request *req = tc__scratch(proc, TC__SCR_REQS, mi * sizeof *req);
+	struct tc__istate *st = tc__scratch(proc, TC__SCR_STATE,
+	                                    mi * (sizeof *st + sizeof(struct tc__arr_idx)));
+	unsigned char *blocked = tc__scratch(proc, TC__SCR_PORTS, (size_t)proc->deg + 1);
+	if (!req || !st || !blocked)
+		return TC_ENOMEM;
+	struct tc__arr_idx *order = (struct tc__arr_idx *)(st + mi);
+
+	for (int r = 0; r < pl->nrounds; r++) {
+		struct tc__round rd = {.it = pl->it + pl->it_at[r], .st = st, .req = req, .bufs = bufs,
+		                       .n = pl->it_at[r + 1] - pl->it_at[r], .port_blocked = blocked,
+		                       .deg = proc->deg, .tag = io->tag};
 		const tc_time_t c_start = proc->clock;
 		const uint64_t w_start = proc->ev ? tc__wall(team) : 0;
-		for (int i = 0; i < n; i++)
-			if (it[i].kind == TC__IT_FWD_IN || it[i].kind == TC__IT_RECV)
-				tc__post_recv(proc, it[i].nbr, it[i].buf, it[i].len, io->tag, it[i].req);
-		struct tc__round rd = {.it = it, .n = n, .port_blocked = blocked, .deg = proc->deg};
-		struct tc__round_ctx ctx = {&rd, io};
-		if (n) {
-			int err = tc__wait_for(proc, tc__round_done, &ctx);
+		memset(st, 0, (size_t)rd.n * sizeof *st);
+
+		/* Own sends get their logical arrival now, in schedule order,
+		 * from the clock at the start of the round. */
+		tc_time_t send_done = proc->clock;
+		for (int i = 0; i < rd.n; i++) {
+			const struct tc__pitem *x = &rd.it[i];
+			if (x->kind != TC__IT_SEND)
+				continue;
+			if (x->chunk == 0) {
+				const struct tc__xfer *y = &s->x[x->xi];
+				tc_time_t done;
+				st[i].arrival = tc__clock_send(q, proc->clock,
+				                               &proc->res_free[tc__res_send(q, x->nbr)],
+				                               y->bytes, x->hops, &done);
+				send_done = tc__max_time(send_done, done);
+				proc->stats.transfers_sent++;
+				proc->stats.hops += (uint64_t)x->hops;
+				proc->stats.busy_ps += tc__link_time(q, y->bytes);
+			} else {
+				st[i].arrival = st[i - 1].arrival;
+			}
+		}
+		/* Post every receive, then the sends that can go. */
+		for (int i = 0; i < rd.n; i++) {
+			const struct tc__pitem *x = &rd.it[i];
+			if (x->kind == TC__IT_FWD_IN || x->kind == TC__IT_RECV)
+				tc__post_recv(proc, x->nbr, tc__ptr(&rd, x), x->len, io->tag, &req[i]);
+			if (x->kind == TC__IT_FWD_IN && x->chunk == 0)
+				proc->stats.forwarded++;
+		}
+		if (rd.n) {
+			int err = tc__wait_for(proc, tc__round_done, &rd);
 			if (!err)
 				err = rd.err;
 			if (err) {
@@ -317,57 +449,44 @@ int tc__sched_exec(struct tc_proc *proc, const struct tc__sched *s, const struct
 				return err;
 			}
 		}
-
 		const uint64_t w_end = proc->ev ? tc__wall(team) : 0;
 		if (proc->ev)
-			tc__trace_round(proc, s, it, n, r, w_start, w_end);
+			tc__trace_round(proc, s, &rd, r, w_start, w_end);
 
 		/* Logical clock: own sends, then own receives in order of arrival
 		 * (ties by schedule order), then combines in schedule order. */
 		proc->clock = send_done;
-		for (;;) {
-			int best = -1;
-			for (int i = 0; i < n; i++)
-				if (it[i].kind == TC__IT_RECV && it[i].chunk == 0 && !it[i].posted &&
-				    (best < 0 || it[i].req->clock < it[best].req->clock))
-					best = i;
-			if (best < 0)
-				break;
-			it[best].posted = 1; /* reused: "clocked" */
-			const struct tc__xfer *x = &s->x[it[best].xi];
-			tc_time_t fin = tc__clock_recv(q, it[best].req->clock,
-			                               &proc->res_free[tc__res_recv(q, it[best].nbr)],
+		int nr = 0;
+		for (int i = 0; i < rd.n; i++)
+			if (rd.it[i].kind == TC__IT_RECV && rd.it[i].chunk == 0)
+				order[nr++] = (struct tc__arr_idx){req[i].clock, i};
+		if (nr > 1)
+			qsort(order, (size_t)nr, sizeof *order, tc__arr_cmp);
+		for (int k = 0; k < nr; k++) {
+			int i = order[k].i;
+			const struct tc__xfer *x = &s->x[rd.it[i].xi];
+			tc_time_t fin = tc__clock_recv(q, req[i].clock,
+			                               &proc->res_free[tc__res_recv(q, rd.it[i].nbr)],
 			                               x->bytes);
 			proc->clock = tc__max_time(proc->clock, fin);
 			proc->stats.transfers_recv++;
 			proc->stats.busy_ps += tc__link_time(q, x->bytes);
 			if (proc->ev) {
-				struct tc_event e = {TC_EV_RECV, r, it[best].xi, x->src, x->src, x->dst,
+				struct tc_event e = {TC_EV_RECV, r, rd.it[i].xi, x->src, x->src, x->dst,
 				                     x->bytes, proc->ncalls, fin - tc__link_time(q, x->bytes),
 				                     fin, w_start, w_end};
 				tc__trace(proc, &e);
 			}
 		}
 
-		/* Data: received and local transfers, in schedule order. */
-		int k = 0;
-		for (int i = x0; i < x1; i++) {
-			const struct tc__xfer *x = &s->x[i];
-			const void *from = NULL;
-			if (x->src == x->dst) {
-				if (x->src != me)
-					continue;
-				from = tc__region(io, tmp, x->sbuf, x->soff);
-			} else if (x->dst == me) {
-				while (k < n && !(it[k].kind == TC__IT_RECV && it[k].xi == i))
-					k++;
-				if (k == n || !it[k].link) /* received in place */
-					goto charge;
-				from = it[k].buf;
-			} else {
-				continue;
-			}
-			void *to = tc__region(io, tmp, x->rbuf, x->roff);
+		/* Data: staged receives and local transfers, in schedule order;
+		 * every combine costs m t_c. */
+		for (int k = pl->ap_at[r]; k < pl->ap_at[r + 1]; k++) {
+			const struct tc__papply *a = &pl->ap[k];
+			const struct tc__xfer *x = &s->x[a->xi];
+			const void *from = a->item >= 0 ? tc__ptr(&rd, &rd.it[a->item])
+			                                : bufs[x->sbuf] + x->soff;
+			void *to = bufs[x->rbuf] + x->roff;
 			if (x->op == TC__XOP_COPY) {
 				if (to != from && x->bytes)
 					memmove(to, from, x->bytes);
@@ -375,27 +494,39 @@ int tc__sched_exec(struct tc_proc *proc, const struct tc__sched *s, const struct
 				uint64_t w0 = proc->ev ? tc__wall(team) : 0;
 				io->combine(to, from, x->bytes, x->op == TC__XOP_COMBINE_LEFT, io->combine_ctx);
 				if (proc->ev) {
-					struct tc_event e = {TC_EV_COMBINE, r, i, x->src, x->src, x->dst, x->bytes,
-					                     proc->ncalls, proc->clock,
+					struct tc_event e = {TC_EV_COMBINE, r, a->xi, x->src, x->src, x->dst,
+					                     x->bytes, proc->ncalls, proc->clock,
 					                     proc->clock + (tc_time_t)x->bytes * q->tc, w0,
 					                     tc__wall(team)};
 					tc__trace(proc, &e);
 				}
 			}
-		charge:
 			if (x->op != TC__XOP_COPY) {
 				proc->clock += (tc_time_t)x->bytes * q->tc;
 				proc->stats.busy_ps += (tc_time_t)x->bytes * q->tc;
 			}
 		}
-		proc->stats.rounds++;
-		if (proc->ev && n) {
-			struct tc_event e = {TC_EV_WAIT, r, -1, -1, -1, -1, 0, proc->ncalls, c_start,
-			                     proc->clock, w_start, w_end};
-			tc__trace(proc, &e);
+		if (rd.n) {
+			proc->stats.rounds++;
+			if (proc->ev) {
+				struct tc_event e = {TC_EV_WAIT, r, -1, -1, -1, -1, 0, proc->ncalls, c_start,
+				                     proc->clock, w_start, w_end};
+				tc__trace(proc, &e);
+			}
 		}
 		tc__emulate_sync(proc);
 	}
 	proc->ncalls++;
 	return TC_OK;
+}
+
+int tc__sched_exec(struct tc_proc *proc, const struct tc__sched *s, const struct tc__exec_io *io)
+{
+	struct tc__plan *pl;
+	int err = tc__plan_build(proc, s, &pl);
+	if (err)
+		return err;
+	err = tc__plan_exec(proc, s, pl, io);
+	tc__plan_free(pl);
+	return err;
 }

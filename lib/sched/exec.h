@@ -34,11 +34,19 @@ struct tc__exec_io {
 	tc__combine_fn combine; /* needed when the schedule combines */
 	void *combine_ctx;
 	int tag;                /* the collective call's signature */
-	size_t chunk;           /* cut-through packet bytes (0: the team's mu) */
 };
 
+/* A schedule compiled for one rank (its own items only); built once, run
+ * many times.  Cut-through packets are the model's mu when set, else the
+ * team's packet size. */
+struct tc__plan;
+int tc__plan_build(struct tc_proc *proc, const struct tc__sched *s, struct tc__plan **out);
+void tc__plan_free(struct tc__plan *pl);
+int tc__plan_exec(struct tc_proc *proc, const struct tc__sched *s, const struct tc__plan *pl,
+                  const struct tc__exec_io *io);
+
 /*
- * Runs s on the calling rank.  Returns 0; TC_EMISMATCH when a peer sent
+ * Runs s on the calling rank (build, run and free its plan).  Returns 0; TC_EMISMATCH when a peer sent
  * something else (another collective, other sizes) - the team is then
  * aborted; TC_EABORTED, TC_ETIMEDOUT; TC_ENOMEM.
  */
