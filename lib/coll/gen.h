@@ -80,5 +80,10 @@ void tc__block(uint64_t bytes, uint64_t esize, int nblk, int k, uint64_t *off, u
 int tc__log2_exact(int p);
 /* The largest power of two <= p. */
 int tc__pow2_floor(int p);
+/* Recursive halving on positions [lo, hi] held by h: emits through
+ * emit(ctx, from, to) the transfers of round `depth` (bcast_ring_rd.c; shared
+ * with bcast_mesh.c, which runs it on every line of a dimension). */
+int tc__rd_halving_round(int lo, int hi, int h, int depth,
+                         int (*emit)(void *ctx, int from, int to), void *ctx);
 
 #endif /* TC_COLL_GEN_H */

@@ -51,6 +51,7 @@ struct tc_proc {
 	int *active;           /* indices of ports with pending requests */
 	int nactive;
 	int npending_rndv;     /* own sends waiting for a receiver's copy */
+	uint64_t nposts;       /* requests posted so far (lib/core/wait.c) */
 	_Atomic int attached;
 	struct tc_stats stats;
 	tc_time_t clock;       /* logical clock, ps */

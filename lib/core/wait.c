@@ -118,8 +118,13 @@ int tc__wait_for(struct tc_proc *proc, tc__cond_fn cond, void *ctx)
 		atomic_store_explicit(&proc->db.word, TC__DB_AWAKE, memory_order_relaxed);
 		tc__set_hints(proc, true);
 		tc__sleeper_fence(); /* pairs with tc__waker_fence() in tc__notify() */
+		/* cond() may post new requests (the executor forwards and sends
+		 * as data arrives); their channels' hints were not raised above,
+		 * so a post means: do not sleep, go round and raise them. */
+		uint64_t posts = proc->nposts;
 		tc__progress(proc);
-		if (!cond(proc, ctx) && !atomic_load_explicit(&team->aborted, memory_order_relaxed)) {
+		if (!cond(proc, ctx) && proc->nposts == posts &&
+		    !atomic_load_explicit(&team->aborted, memory_order_relaxed)) {
 			int32_t expect = TC__DB_AWAKE;
 			/* Seq_cst CAS: fails when a waker left NOTIFIED (its
 			 * publication is then visible to the re-check of the next

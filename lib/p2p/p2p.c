@@ -254,6 +254,7 @@ static void tc__req_init(tc_request *req, int kind, int peer, int nbr, size_t by
 
 static void tc__enqueue_send(struct tc_proc *proc, struct tc__port *port, tc_request *req)
 {
+	proc->nposts++;
 	if (!port->sq_head && tc__push_send(proc, port, req))
 		return;
 	if (port->sq_tail)
@@ -266,6 +267,7 @@ static void tc__enqueue_send(struct tc_proc *proc, struct tc__port *port, tc_req
 
 static void tc__enqueue_recv(struct tc_proc *proc, struct tc__port *port, tc_request *req)
 {
+	proc->nposts++;
 	if (!port->rq_head && tc__pull_recv(proc, port, req))
 		return;
 	if (port->rq_tail)
