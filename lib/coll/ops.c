@@ -47,7 +47,8 @@ const char *tc_op_name(enum tc_op op)
 }
 
 #define TC__K_SUM(a, b) ((a) + (b))
-#define TC__K_PROD(a, b) ((a) * (b))
+/* Times 1u: a uint16_t product would otherwise be done in (signed) int. */
+#define TC__K_PROD(a, b) ((a) * 1u * (b))
 #define TC__K_MIN(a, b) ((b) < (a) ? (b) : (a))
 #define TC__K_MAX(a, b) ((b) > (a) ? (b) : (a))
 #define TC__K_BAND(a, b) ((a) & (b))

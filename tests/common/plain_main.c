@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Runs the tests registered by tests/common/harness.h in plain mode and prints
- * TAP, so meson reads these executables like the Criterion ones.  An argument
- * selects the tests whose "suite/name" contains it. */
+ * TAP, so meson reads these executables like the Criterion ones.  Arguments
+ * select the tests whose "suite/name" contains any of them. */
 #include "harness.h"
 
 #include <stdio.h>
@@ -27,16 +27,25 @@ void tc_test_register(const char *suite, const char *name, tc_test_fn fn)
 	ntests++;
 }
 
+static int selected(const char *full, int argc, char **argv)
+{
+	if (argc < 2)
+		return 1;
+	for (int i = 1; i < argc; i++)
+		if (strstr(full, argv[i]))
+			return 1;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	const char *filter = argc > 1 ? argv[1] : NULL;
 	char full[256];
 	int run = 0;
 
 	printf("TAP version 13\n");
 	for (int i = 0; i < ntests; i++) {
 		snprintf(full, sizeof full, "%s/%s", tests[i].suite, tests[i].name);
-		if (filter && !strstr(full, filter))
+		if (!selected(full, argc, argv))
 			continue;
 		run++;
 	}
@@ -44,7 +53,7 @@ int main(int argc, char **argv)
 	run = 0;
 	for (int i = 0; i < ntests; i++) {
 		snprintf(full, sizeof full, "%s/%s", tests[i].suite, tests[i].name);
-		if (filter && !strstr(full, filter))
+		if (!selected(full, argc, argv))
 			continue;
 		fflush(stdout);
 		tests[i].fn(); /* a failed assertion aborts the whole executable */

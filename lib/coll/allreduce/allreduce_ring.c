@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lib/coll/allreduce/allreduce_ring.c - allreduce around a ring:
+ * reduce-scatter, then allgather (DESIGN.md catalogue; seed 000's ring
+ * all-to-all reduction followed by its ring all-to-all broadcast, on blocks
+ * of m/p bytes).
+ *
+ * The buffer is cut into p blocks of whole elements (tc__block: the first
+ * count mod p blocks have one element more).  Position i of the ring sends
+ * to position i+1 (mod p).
+ *   reduce-scatter, rounds s = 0 .. p-2: position i sends block (i - s) mod p,
+ *     which position i+1 combines into its own copy of that block; block b
+ *     thus starts at position b and collects one contribution per hop, and
+ *     after p-1 rounds position i holds block (i + 1) mod p fully reduced;
+ *   allgather, rounds s = 0 .. p-2: position i sends block (i + 1 - s) mod p
+ *     (the one it finished, then the ones it received), the next position
+ *     copies it.
+ * Every block is reduced once, on one chain, and then only copied, so every
+ * rank holds bit-identical results.  For each pair the lower rank's data is
+ * the left operand (gen.h); the order of a block is a rotation of the rank
+ * order, so the operator must be commutative (not TC__ALG_ORDERED).
+ *
+ * Cost: 2(p-1)(t_s + (m/p) t_w) + (p-1)(m/p) t_c (tc_cost_allreduce_ring(),
+ * + t_h per message under cut-through) when p divides the element count.
+ * Otherwise every round lasts as long as its largest block B = ceil(count/p)
+ * elements: a largest block travels 2(p-1) hops back to back, and no round
+ * can take longer, so the makespan is exactly tc_cost_allreduce_ring() with
+ * m = p B; tc__f_allreduce_ring() returns that.  Counts below p leave empty
+ * blocks, which still cost a start-up each.  Half duplex (one port shared by
+ * both directions, or p = 2 with its single link) makes a round cost more:
+ * the formula is then NAN.
+ * Restrictions: ring; complete graph (ring order 0, 1, ..., p-1); hypercube
+ * through the binary-reflected Gray code (position i is node tc_gray(i), so
+ * consecutive positions are neighbours).  TC_ENOTSUP elsewhere.
+ * Memory: none besides the buffer (combines are staged by the executor).
+ *
+ * Trace, p = 3, 4 elements (blocks b0 = 2 elements, b1 = b2 = 1):
+ *   reduce-scatter 0:  0 -> 1 b0,  1 -> 2 b1,  2 -> 0 b2
+ *   reduce-scatter 1:  0 -> 1 b2,  1 -> 2 b0,  2 -> 0 b1
+ *                      (0 holds b1, 1 holds b2, 2 holds b0, all reduced)
+ *   allgather 0:       0 -> 1 b1,  1 -> 2 b2,  2 -> 0 b0
+ *   allgather 1:       0 -> 1 b0,  1 -> 2 b1,  2 -> 0 b2
+ */
+#include "coll/gen.h"
+
+/* Whether the ring applies; *gray: positions are Gray-code nodes. */
+static int tc__ring_kind(const struct tc_topo *t, int *gray)
+{
+	enum tc_topo_kind k = tc_topo_kind(t);
+	*gray = k == TC_TOPO_HYPERCUBE;
+	return k == TC_TOPO_RING || k == TC_TOPO_COMPLETE || k == TC_TOPO_HYPERCUBE;
+}
+
+static int tc__ring_node(int gray, int pos)
+{
+	return gray ? (int)tc_gray((uint32_t)pos) : pos;
+}
+
+int tc__gen_allreduce_ring(const struct tc__gen *g, struct tc__sched *s)
+{
+	int gray;
+	if (!tc__ring_kind(g->t, &gray))
+		return TC_ENOTSUP;
+	int p = g->p;
+	int err = 0;
+	for (int phase = 0; phase < 2 && !err; phase++) {
+		for (int st = 0; st < p - 1 && !err; st++) {
+			err = tc__sched_round(s);
+			for (int i = 0; i < p && !err; i++) {
+				int src = tc__ring_node(gray, i);
+				int dst = tc__ring_node(gray, (i + 1) % p);
+				int blk = phase == 0 ? (i - st + p) % p : (i + 1 - st + p) % p;
+				uint64_t off, len;
+				tc__block(g->bytes, g->esize, p, blk, &off, &len);
+				int op = phase == 1  ? TC__XOP_COPY
+				         : src < dst ? TC__XOP_COMBINE_LEFT
+				                     : TC__XOP_COMBINE_RIGHT;
+				err = tc__emit(s, src, dst, TC__BUF_OUT, off, TC__BUF_OUT, off, len, op);
+			}
+		}
+	}
+	return err;
+}
+
+double tc__f_allreduce_ring(const struct tc__gen *g)
+{
+	const struct tc_model *md = g->md;
+	int gray, p = g->p;
+	if (!tc__ring_kind(g->t, &gray))
+		return NAN;
+	if (p == 1)
+		return 0.0;
+	if (md->duplex != TC_DUPLEX_FULL && !(md->ports == TC_PORTS_ALL && p >= 3))
+		return NAN;
+	uint64_t count = g->bytes / g->esize;
+	uint64_t big = (count + (uint64_t)p - 1) / (uint64_t)p * g->esize;
+	return tc_cost_allreduce_ring(md, p, (double)big * (double)p);
+}
