@@ -158,7 +158,8 @@ struct tc_prediction {
 	const char *algorithm;   /* what ran (AUTO resolved) */
 	tc_time_t modelled_ps;   /* makespan of the schedule under the model */
 	double formula_ns;       /* the seed's closed form (NAN: none) */
-	double lower_bound_ns;   /* seed 001 lemma bound (NAN: none applies) */
+	double lower_bound_ns;   /* seed 001 lemma bound (NAN: none applies, e.g.
+	                            for algorithms that split the message) */
 	long lower_bound_steps;  /* -1: none */
 	int rounds;
 	long messages;           /* end-to-end transfers */

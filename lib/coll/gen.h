@@ -49,6 +49,9 @@ typedef double (*tc__formula_fn)(const struct tc__gen *g);
 enum {
 	TC__ALG_DUAL = 1u << 0,    /* reduce: the dual of the bcast generator */
 	TC__ALG_ORDERED = 1u << 1, /* combines in rank order (non-commutative ops) */
+	TC__ALG_SPLITS = 1u << 2,  /* splits the message (packets, blocks): the
+	                              unsplit-message lower bounds of seed 001 do
+	                              not apply */
 };
 
 struct tc__alg {

@@ -149,7 +149,13 @@ int tc_predict(const struct tc_topo *t, const struct tc_model *md, enum tc_coll 
 	tc__sched_free(&s);
 
 	/* Every one of these collectives needs at least a one-to-all broadcast's
-	 * (or, dually, an all-to-one reduction's) time: seed 001's OAB bound. */
+	 * (or, dually, an all-to-one reduction's) time: seed 001's OAB bound.
+	 * Its lemmas assume the message travels whole; an algorithm that splits
+	 * it into packets or blocks can beat them, so none is reported then. */
+	out->lower_bound_ns = NAN;
+	out->lower_bound_steps = -1;
+	if (a->flags & TC__ALG_SPLITS)
+		return TC_OK;
 	int dims[32];
 	int nd = tc_topo_dims(t, NULL);
 	struct tc_lower_bound lb;
@@ -163,8 +169,6 @@ int tc_predict(const struct tc_topo *t, const struct tc_model *md, enum tc_coll 
 		nd = 1;
 		dims[0] = p;
 	}
-	out->lower_bound_ns = NAN;
-	out->lower_bound_steps = -1;
 	if (nd >= 1 && nd <= 32 &&
 	    !(coll == TC_COLL_BCAST || coll == TC_COLL_REDUCE
 	              ? tc_lower_bound_root(TC_LB_OAB, kind, nd, dims, root, (double)bytes, md, &lb)

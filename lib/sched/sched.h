@@ -109,7 +109,8 @@ struct tc__sim {
  * Simulates the schedule on the topology with the model: the logical clock of
  * every rank, every rank starting at 0, plus the checks.  out is owned by the
  * caller; free with tc__sim_free().  Returns 0, TC_ENOMEM, TC_EINVAL
- * (malformed schedule: rank out of range, p different from the topology).
+ * (malformed schedule: rank out of range, p different from the topology),
+ * TC_EOVERFLOW (more than 2^23 link crossings: too large to simulate).
  */
 int tc__sched_simulate(const struct tc__sched *s, const struct tc_topo *t,
                        const struct tc_model *md, struct tc__sim *out);

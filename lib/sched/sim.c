@@ -199,12 +199,17 @@ static int tc__ctx_nodes(struct tc__simctx *c)
 	return 0;
 }
 
+/* Link crossings a simulation records at most (about 200 MiB). */
+#define TC__SIM_MAX_HOPS ((size_t)1 << 23)
+
 /* Appends one link crossing; zero-length occupations are dropped since they
  * never overlap anything. */
 static int tc__hop_push(struct tc__simctx *c, long link, int xfer, tc_time_t a, tc_time_t b)
 {
 	if (a >= b)
 		return 0;
+	if (c->nhops >= TC__SIM_MAX_HOPS)
+		return TC_EOVERFLOW; /* too large to simulate (e.g. linear on ring:65536) */
 	if (c->nhops == c->hcap) {
 		size_t ncap = c->hcap ? 2 * c->hcap : 1024;
 		struct tc__hop *n = realloc(c->hops, ncap * sizeof *n);
