@@ -22,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "topocoll/calibrate.h"
 #include "topocoll/coll.h"
 #include "topocoll/error.h"
 #include "topocoll/model.h"
@@ -50,8 +51,11 @@ enum tc_wait_policy {
 enum tc_mode {
 	TC_MODE_NATIVE = 0,   /* channels at full speed; the logical clock is
 	                         still kept (modelled time) */
-	TC_MODE_EMULATED = 1, /* each rank waits, in wall-clock time, until the
-	                         model says its message arrived or its send ended */
+	TC_MODE_EMULATED = 1, /* a rank takes no message before, in wall-clock
+	                         time, the model has delivered it (epoch + the
+	                         receive's logical completion); a sender runs
+	                         on; tc_clock_advance and the end of the SPMD
+	                         function wait until epoch + the clock */
 };
 
 struct tc_team_config {
@@ -153,8 +157,8 @@ struct tc_team *tc_proc_team(const struct tc_proc *proc);
 /* ---------------------------------------------------------------------
  * Logical time (lib/model/clock.h has the rules).  Each rank's clock starts
  * at 0 when tc_run starts (or at tc_attach) and advances with every message
- * by the team's model; in emulated mode the rank also waits in wall-clock
- * time until epoch + its clock.
+ * by the team's model; in emulated mode a rank completing a receive waits
+ * in wall-clock time until epoch + its clock (see enum tc_mode).
  */
 
 /* The calling rank's logical clock, in picoseconds. */

@@ -106,6 +106,9 @@ struct tc_team {
 	_Atomic int first_err;
 	tc_spmd_fn fn;
 	void *fn_arg;
+	pthread_mutex_t gate_mu;  /* emulated start gate (tc_run) */
+	pthread_cond_t gate_cv;
+	int gate_open;
 };
 
 /*

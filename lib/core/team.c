@@ -92,6 +92,8 @@ static void tc__team_free(struct tc_team *t)
 	free(t->active_store);
 	free(t->res_store);
 	free(t->cpu_list);
+	pthread_mutex_destroy(&t->gate_mu);
+	pthread_cond_destroy(&t->gate_cv);
 	tc_topo_destroy(t->topo);
 	free(t);
 }
@@ -105,6 +107,8 @@ int tc_team_create(const struct tc_team_config *cfg, struct tc_team **out)
 	struct tc_team *t = calloc(1, sizeof *t);
 	if (!t)
 		return TC_ENOMEM;
+	pthread_mutex_init(&t->gate_mu, NULL);
+	pthread_cond_init(&t->gate_cv, NULL);
 	int err = TC_OK;
 	char spec[64];
 	const char *topo_spec = cfg->topology;
@@ -355,9 +359,17 @@ static void *tc__rank_main(void *arg)
 	if (t->emulate) {
 		/* Deadlines must be met to the microsecond: no timer slack. */
 		prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+		/* The epoch is set once every thread exists (tc_run). */
+		pthread_mutex_lock(&t->gate_mu);
+		while (!t->gate_open)
+			pthread_cond_wait(&t->gate_cv, &t->gate_mu);
+		pthread_mutex_unlock(&t->gate_mu);
 		tc__emulate_sync(proc); /* everyone starts at the epoch */
 	}
 	int err = t->fn(proc, t->fn_arg);
+	/* Emulated: a rank does not finish before its logical time. */
+	if (!err)
+		tc__emulate_sync(proc);
 	proc->wall_end_ns = tc__now_ns();
 	proc->run_err = err;
 	if (err) {
@@ -389,9 +401,8 @@ int tc_run(struct tc_team *t, tc_spmd_fn fn, void *arg)
 	atomic_store(&t->first_err, 0);
 	for (int r = 0; r < t->p; r++)
 		tc__proc_clock_reset(&t->procs[r]);
-	/* The epoch leaves time to start every thread (about 20 us each here),
-	 * so that emulated ranks all begin at logical time 0 together. */
-	t->epoch_ns = tc__now_ns() + (t->emulate ? 200000u + 20000u * (uint64_t)t->p : 0);
+	t->epoch_ns = tc__now_ns();
+	t->gate_open = 0;
 
 	pthread_attr_t attr;
 	pthread_attr_init(&attr);
@@ -415,6 +426,17 @@ int tc_run(struct tc_team *t, tc_spmd_fn fn, void *arg)
 		started++;
 	}
 	pthread_attr_destroy(&attr);
+	if (t->emulate) {
+		/* Emulated ranks wait at a gate until all exist (starting one costs
+		 * 60-100 us here); the epoch then leaves each CPU time to wake its
+		 * share of them (about 30 us each), so that all begin at logical
+		 * time 0 together. */
+		pthread_mutex_lock(&t->gate_mu);
+		t->epoch_ns = tc__now_ns() + 200000u + 30000u * (uint64_t)t->p / (uint64_t)t->cpus;
+		t->gate_open = 1;
+		pthread_cond_broadcast(&t->gate_cv);
+		pthread_mutex_unlock(&t->gate_mu);
+	}
 	for (int r = 0; r < started; r++)
 		pthread_join(t->procs[r].thread, NULL);
 	if (!err)

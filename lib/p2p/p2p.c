@@ -392,7 +392,8 @@ int tc_wait(struct tc_proc *proc, tc_request *req, size_t *received)
 			return err;
 	}
 	tc__req_clock(proc, req);
-	tc__emulate_sync(proc);
+	if (req->kind == TC__KIND_RECV)
+		tc__emulate_sync(proc); /* no message is taken before the model delivers it */
 	if (received)
 		*received = req->received;
 	return req->status;
@@ -423,7 +424,11 @@ int tc_waitall(struct tc_proc *proc, int n, tc_request *reqs)
 			break;
 		tc__req_clock(proc, &reqs[next]);
 	}
-	tc__emulate_sync(proc);
+	for (int i = 0; i < n; i++)
+		if (reqs[i].kind == TC__KIND_RECV) {
+			tc__emulate_sync(proc);
+			break;
+		}
 	for (int i = 0; i < n; i++)
 		if (reqs[i].status)
 			return reqs[i].status;
@@ -438,7 +443,8 @@ int tc_test(struct tc_proc *proc, tc_request *req, int *done)
 	*done = tc__req_complete(proc, req);
 	if (*done) {
 		tc__req_clock(proc, req);
-		tc__emulate_sync(proc);
+		if (req->kind == TC__KIND_RECV)
+			tc__emulate_sync(proc);
 	}
 	return *done ? req->status : TC_OK;
 }

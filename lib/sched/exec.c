@@ -514,7 +514,10 @@ int tc__plan_exec(struct tc_proc *proc, const struct tc__sched *s, const struct 
 				tc__trace(proc, &e);
 			}
 		}
-		tc__emulate_sync(proc);
+		/* Emulated: a rank that received waits until the model delivered
+		 * it (and its combines are done); a pure sender runs on. */
+		if (nr)
+			tc__emulate_sync(proc);
 	}
 	proc->ncalls++;
 	return TC_OK;

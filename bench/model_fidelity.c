@@ -1,0 +1,483 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bench/model_fidelity - emulated wall time against modelled time.
+ *
+ * For p in {2, 8, 16, 64} on ring:p, a 2-D torus (torus:2x4, 4x4, 8x8) and
+ * hypercube:log2(p), every case runs in TC_MODE_EMULATED with t_s = 1 ms,
+ * t_w = 1 ns/B (t_h = t_s / 100 under cut-through), m = 8 KiB:
+ *   exchange   every rank tc_sendrecv()s m bytes with a neighbour (ring and
+ *              torus: shift by one along the last dimension; hypercube: the
+ *              partner across dimension 0); modelled t_s + m t_w;
+ *   relay_sf   rank 0 sends m bytes to the farthest rank along the
+ *              topology's route, every rank on the way receiving the whole
+ *              message and sending it on with tc_send (store-and-forward
+ *              written with the public point-to-point calls); l (t_s + m t_w);
+ *   linear_sf, linear_ct
+ *              tc_bcast with algorithm "linear" (the root sends p - 1 routed
+ *              transfers, forwarded by the intermediate ranks of each route)
+ *              under store-and-forward and cut-through;
+ *   bcast, reduce, allreduce, barrier
+ *              each collective with TC_ALG_AUTO (SF).
+ * A case whose algorithm the library does not provide yet (tc_predict says
+ * TC_ENOTSUP) is skipped and listed as such.
+ *
+ * The emulated time is tc_team_last_run().wall_ns (from the run's common epoch
+ * to the last rank's return), the modelled time its makespan_ps; the
+ * relative error is (wall - modelled) / modelled, median of `reps` runs.
+ * Then, for each p, t_s is halved from 1 ms while every case of that p stays
+ * within 10%: the smallest such t_s is the figure better waiting strategies
+ * should lower.  When 1 ms already misses, t_s is doubled instead (up to
+ * 128 ms), re-running only the cases still outside 10%, and the figure is
+ * the first t_s at which all are within: then it is above 1 ms.  Two diagnostics per p show the emulation's floor on ring:p:
+ * `start` (every rank returns at once: lateness of the common start) and
+ * `wake` (every rank charges t_s with tc_clock_advance and returns: p ranks
+ * waking at one deadline).
+ *
+ * Prints a table, then one JSON object as the last line: cases (run at
+ * 1 ms), max_rel_error and max_rel_error_p64 (largest |error| at 1 ms),
+ * min_ts_ns_p64 (the figure above for p = 64; above 1e6 when 1 ms misses,
+ * null when even 128 ms misses), min_ts_ns per p, skipped, failures.
+ * --settle US makes every rank first idle US microseconds of logical time
+ * (tc_clock_advance) and subtracts them from both times: the start then no
+ * longer depends on whether all p threads were up by the epoch, which
+ * separates that effect from the wake-up pattern of the case itself.
+ * Usage: model_fidelity [--quick] [--reps N] [--settle US]
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "topocoll.h"
+
+#define TS0_NS 1000000.0 /* t_s of the table */
+#define TW_NS 1.0        /* t_w, ns per byte */
+#define MSG_BYTES 8192u  /* m */
+#define TOLERANCE 0.10
+#define MAX_HALVINGS 10  /* t_s down to about 1 us */
+#define MAX_DOUBLINGS 7  /* t_s up to 128 ms */
+
+enum kind {
+	K_EXCHANGE,
+	K_RELAY_SF,
+	K_LINEAR_SF,
+	K_LINEAR_CT,
+	K_BCAST,
+	K_REDUCE,
+	K_ALLREDUCE,
+	K_BARRIER,
+	K_NKINDS,
+	K_START = K_NKINDS, /* diagnostics */
+	K_WAKE,
+};
+
+static const char *kind_name[] = {"exchange", "relay_sf", "linear_sf", "linear_ct", "bcast",
+                                  "reduce",   "allreduce", "barrier",  "start",     "wake"};
+
+struct job {
+	enum kind kind;
+	const struct tc_topo *topo;
+	double ts_ns;
+	int *path; /* relay: the route from 0 to the farthest rank */
+	int hops;
+	int err;   /* first error a rank saw */
+};
+
+static int quick, reps = 3;
+static double settle_ns; /* --settle: idle logical time charged at the start */
+
+/* The neighbours a rank exchanges with: right = send, left = receive. */
+static void shift_peers(const struct tc_topo *t, int r, int *right, int *left)
+{
+	int p = tc_topo_nodes(t);
+	switch (tc_topo_kind(t)) {
+	case TC_TOPO_HYPERCUBE:
+		*right = *left = r ^ 1;
+		return;
+	case TC_TOPO_TORUS: {
+		int nd = tc_topo_dims(t, NULL), dims[TC_TOPO_MAX_DIMS], c[TC_TOPO_MAX_DIMS];
+		tc_topo_dims(t, dims);
+		tc_topo_coords(t, r, c);
+		int k = nd - 1, v = c[k];
+		c[k] = (v + 1) % dims[k];
+		*right = tc_topo_rank_of(t, c);
+		c[k] = (v + dims[k] - 1) % dims[k];
+		*left = tc_topo_rank_of(t, c);
+		return;
+	}
+	default: /* ring */
+		*right = (r + 1) % p;
+		*left = (r + p - 1) % p;
+		return;
+	}
+}
+
+static int spmd(struct tc_proc *proc, void *arg)
+{
+	struct job *j = arg;
+	int r = tc_rank(proc), err = TC_OK;
+	static _Thread_local unsigned char sbuf[MSG_BYTES], rbuf[MSG_BYTES];
+	struct tc_coll_opts lin = {.alg = "linear"};
+	if (settle_ns > 0 && j->kind != K_START)
+		err = tc_clock_advance(proc, settle_ns);
+	if (err)
+		return err;
+	switch (j->kind) {
+	case K_EXCHANGE: {
+		int right, left;
+		shift_peers(j->topo, r, &right, &left);
+		err = tc_sendrecv(proc, right, sbuf, MSG_BYTES, left, rbuf, MSG_BYTES, NULL);
+		break;
+	}
+	case K_RELAY_SF:
+		for (int k = 0; k <= j->hops && !err; k++) {
+			if (j->path[k] != r)
+				continue;
+			if (k > 0)
+				err = tc_recv(proc, j->path[k - 1], rbuf, MSG_BYTES, NULL);
+			if (!err && k < j->hops)
+				err = tc_send(proc, j->path[k + 1], k ? rbuf : sbuf, MSG_BYTES);
+		}
+		break;
+	case K_LINEAR_SF:
+	case K_LINEAR_CT:
+		err = tc_bcast(proc, rbuf, MSG_BYTES, TC_BYTE, 0, &lin);
+		break;
+	case K_BCAST:
+		err = tc_bcast(proc, rbuf, MSG_BYTES, TC_BYTE, 0, NULL);
+		break;
+	case K_REDUCE:
+		err = tc_reduce(proc, sbuf, rbuf, MSG_BYTES / 8, TC_DOUBLE, TC_OP_SUM, 0, NULL);
+		break;
+	case K_ALLREDUCE:
+		err = tc_allreduce(proc, sbuf, rbuf, MSG_BYTES / 8, TC_DOUBLE, TC_OP_SUM, NULL);
+		break;
+	case K_BARRIER:
+		err = tc_barrier(proc, NULL);
+		break;
+	case K_START:
+		break;
+	case K_WAKE:
+		err = tc_clock_advance(proc, j->ts_ns);
+		break;
+	default:
+		err = TC_EINVAL;
+	}
+	return err;
+}
+
+static void model_for(struct tc_model *md, enum kind k, double ts)
+{
+	tc_model_default(md);
+	md->ts_ns = ts;
+	md->tw_ns = TW_NS;
+	md->th_ns = k == K_LINEAR_CT ? ts / 100.0 : 0.0;
+	md->switching = k == K_LINEAR_CT ? TC_SWITCH_CT : TC_SWITCH_SF;
+}
+
+/* Whether the library provides the case for this topology (without running
+ * anything): 0, or the error of tc_predict. */
+static int available(enum kind k, const struct tc_topo *t)
+{
+	enum tc_coll coll;
+	const char *alg = NULL;
+	size_t bytes = MSG_BYTES, es = 1;
+	switch (k) {
+	case K_LINEAR_SF:
+	case K_LINEAR_CT:
+		coll = TC_COLL_BCAST;
+		alg = "linear";
+		break;
+	case K_BCAST:
+		coll = TC_COLL_BCAST;
+		break;
+	case K_REDUCE:
+		coll = TC_COLL_REDUCE;
+		es = 8;
+		break;
+	case K_ALLREDUCE:
+		coll = TC_COLL_ALLREDUCE;
+		es = 8;
+		break;
+	case K_BARRIER:
+		coll = TC_COLL_BARRIER;
+		bytes = 0;
+		break;
+	default:
+		return 0;
+	}
+	struct tc_model md;
+	model_for(&md, k, TS0_NS);
+	struct tc_prediction pr;
+	return tc_predict(t, &md, coll, alg, bytes, es, 0, 0, &pr);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+struct result {
+	double wall_ns, model_ns, err;
+	int rc;
+};
+
+/* Runs case k on spec with t_s = ts: median over reps of the relative error. */
+static struct result run_case(const char *spec, enum kind k, double ts)
+{
+	struct result res = {0};
+	struct tc_team_config cfg;
+	tc_team_config_default(&cfg);
+	cfg.topology = spec;
+	cfg.mode = TC_MODE_EMULATED;
+	cfg.timeout_ms = 10000; /* a hang fails the case, not the whole run */
+	model_for(&cfg.model, k, ts);
+	struct tc_team *team = NULL;
+	res.rc = tc_team_create(&cfg, &team);
+	if (res.rc)
+		return res;
+	const struct tc_topo *t = tc_team_topo(team);
+	int p = tc_topo_nodes(t);
+	struct job j = {.kind = k, .topo = t, .ts_ns = ts};
+	int far = 0;
+	for (int v = 1; v < p; v++)
+		if (tc_topo_distance(t, 0, v) > tc_topo_distance(t, 0, far))
+			far = v;
+	j.path = malloc(((size_t)p + 1) * sizeof *j.path);
+	j.hops = tc_topo_route(t, 0, far, j.path, p + 1);
+	double walls[64], models[64], errs[64];
+	int n = reps < 64 ? reps : 64;
+	for (int i = 0; i < n && !res.rc; i++) {
+		res.rc = tc_run(team, spmd, &j);
+		struct tc_run_info ri;
+		tc_team_last_run(team, &ri);
+		double settle = k == K_START ? 0.0 : settle_ns;
+		walls[i] = (double)ri.wall_ns - settle;
+		models[i] = (double)ri.makespan_ps / TC_PS_PER_NS - settle;
+		errs[i] = models[i] > 0 ? (walls[i] - models[i]) / models[i] : 0.0;
+	}
+	if (!res.rc) {
+		qsort(walls, (size_t)n, sizeof *walls, cmp_double);
+		qsort(models, (size_t)n, sizeof *models, cmp_double);
+		qsort(errs, (size_t)n, sizeof *errs, cmp_double);
+		res.wall_ns = walls[n / 2];
+		res.model_ns = models[n / 2];
+		res.err = errs[n / 2];
+	}
+	free(j.path);
+	tc_team_destroy(team);
+	return res;
+}
+
+/* Wall time of tc_run of an empty SPMD function on a native ring:p (the
+ * cost of spawning and joining p threads), median of reps, in ns. */
+static double spawn_ns(int p)
+{
+	char spec[32];
+	snprintf(spec, sizeof spec, "ring:%d", p);
+	struct tc_team_config cfg;
+	tc_team_config_default(&cfg);
+	cfg.topology = spec;
+	struct tc_team *team = NULL;
+	if (tc_team_create(&cfg, &team))
+		return NAN;
+	double v[5];
+	int n = 5;
+	for (int i = 0; i < n; i++) {
+		struct timespec a, b;
+		clock_gettime(CLOCK_MONOTONIC, &a);
+		struct job j = {.kind = K_START};
+		tc_run(team, spmd, &j);
+		clock_gettime(CLOCK_MONOTONIC, &b);
+		v[i] = (double)(b.tv_sec - a.tv_sec) * 1e9 + (double)(b.tv_nsec - a.tv_nsec);
+	}
+	tc_team_destroy(team);
+	qsort(v, (size_t)n, sizeof *v, cmp_double);
+	return v[n / 2];
+}
+
+static int make_specs(int p, char specs[3][32])
+{
+	int n = 0, d = 0;
+	snprintf(specs[n++], 32, "ring:%d", p);
+	if (p >= 8) {
+		int a = 1;
+		for (int i = 1; i * i <= p; i++)
+			if (p % i == 0)
+				a = i;
+		snprintf(specs[n++], 32, "torus:%dx%d", a, p / a);
+	}
+	while ((1 << d) < p)
+		d++;
+	if ((1 << d) == p)
+		snprintf(specs[n++], 32, "hypercube:%d", d);
+	return n;
+}
+
+int main(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--quick")) {
+			quick = 1;
+		} else if (!strcmp(argv[i], "--settle") && i + 1 < argc) {
+			settle_ns = atof(argv[++i]) * 1e3;
+		} else if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
+			reps = atoi(argv[++i]);
+			if (reps < 1)
+				reps = 1;
+		} else {
+			fprintf(stderr, "usage: model_fidelity [--quick] [--reps N] [--settle US]\n");
+			return 2;
+		}
+	}
+	if (quick)
+		reps = 1;
+	static const int ps[] = {2, 8, 16, 64};
+	const int nps = (int)(sizeof ps / sizeof ps[0]);
+	double min_ts[4];
+	int cases = 0, skipped = 0, failures = 0;
+	double max_err = 0, max_err_p64 = 0;
+
+	printf("# model_fidelity: emulated wall time vs modelled time, t_s = %.0f ns, "
+	       "t_w = %.0f ns/B, m = %u B, median of %d run%s, settle %.0f us\n",
+	       TS0_NS, TW_NS, MSG_BYTES, reps, reps > 1 ? "s" : "", settle_ns / 1e3);
+	printf("%-4s %-14s %-10s %12s %12s %9s\n", "p", "topology", "case", "modelled_us",
+	       "emulated_us", "rel_err");
+	for (int pi = 0; pi < nps; pi++) {
+		int p = ps[pi];
+		char specs[3][32];
+		int nspecs = make_specs(p, specs);
+		struct tc_topo *topos[3] = {0};
+		for (int s = 0; s < nspecs; s++)
+			tc_topo_parse(specs[s], &topos[s]);
+
+		min_ts[pi] = NAN;
+		double ts = TS0_NS;
+		for (int level = 0; level <= (quick ? 2 : MAX_HALVINGS); level++, ts /= 2) {
+			double worst = 0;
+			const char *worst_case = "", *worst_topo = "";
+			for (int s = 0; s < nspecs; s++)
+				for (int k = 0; k < K_NKINDS; k++) {
+					int av = available((enum kind)k, topos[s]);
+					if (av) {
+						if (level == 0) {
+							printf("%-4d %-14s %-10s %12s %12s %9s  (%s)\n", p, specs[s],
+							       kind_name[k], "-", "-", "skipped", tc_err_name(av));
+							skipped++;
+						}
+						continue;
+					}
+					struct result r = run_case(specs[s], (enum kind)k, ts);
+					if (r.rc) {
+						printf("%-4d %-14s %-10s failed: %s\n", p, specs[s], kind_name[k],
+						       tc_strerror(r.rc));
+						failures++;
+						worst = INFINITY;
+						continue;
+					}
+					if (fabs(r.err) > worst) {
+						worst = fabs(r.err);
+						worst_case = kind_name[k];
+						worst_topo = specs[s];
+					}
+					if (level == 0) {
+						printf("%-4d %-14s %-10s %12.1f %12.1f %+8.1f%%\n", p, specs[s],
+						       kind_name[k], r.model_ns / 1e3, r.wall_ns / 1e3, 100 * r.err);
+						cases++;
+						if (fabs(r.err) > max_err)
+							max_err = fabs(r.err);
+						if (p == 64 && fabs(r.err) > max_err_p64)
+							max_err_p64 = fabs(r.err);
+					}
+				}
+			if (level == 0) {
+				double sp = spawn_ns(p);
+				printf("%-4d %-14s %-10s %12s %12.1f %9s  (diagnostic: native tc_run of an "
+				       "empty function, %.1f us per rank; the emulated epoch margin is "
+				       "200 + 20 p = %d us)\n",
+				       p, specs[0], "spawn", "", sp / 1e3, "", sp / 1e3 / p, 200 + 20 * p);
+			}
+			if (level == 0)
+				for (int k = K_START; k <= K_WAKE; k++) {
+					struct result r = run_case(specs[0], (enum kind)k, ts);
+					if (!r.rc)
+						printf("%-4d %-14s %-10s %12.1f %12.1f %9s  (diagnostic: lateness "
+						       "%.1f us)\n",
+						       p, specs[0], kind_name[k], r.model_ns / 1e3, r.wall_ns / 1e3,
+						       "", (r.wall_ns - r.model_ns) / 1e3);
+				}
+			if (worst > TOLERANCE) {
+				printf("# p=%d: t_s = %.0f ns misses %.0f%%: %s on %s at %+.1f%%\n", p, ts,
+				       100 * TOLERANCE, worst_case, worst_topo, 100 * worst);
+				break;
+			}
+			min_ts[pi] = ts;
+		}
+		if (isnan(min_ts[pi])) {
+			/* 1 ms misses: double t_s, re-running only the cases still
+			 * outside the tolerance (the lateness is roughly a constant,
+			 * so a case within it stays within at a larger t_s). */
+			int failing[3][K_NKINDS], nfail = 0;
+			for (int s = 0; s < nspecs; s++)
+				for (int k = 0; k < K_NKINDS; k++)
+					if ((failing[s][k] = available((enum kind)k, topos[s]) == 0))
+						nfail++;
+			ts = TS0_NS;
+			for (int level = 1; level <= (quick ? 2 : MAX_DOUBLINGS) && nfail; level++) {
+				ts *= 2;
+				for (int s = 0; s < nspecs; s++)
+					for (int k = 0; k < K_NKINDS; k++) {
+						if (!failing[s][k])
+							continue;
+						struct result r = run_case(specs[s], (enum kind)k, ts);
+						if (!r.rc && fabs(r.err) <= TOLERANCE) {
+							failing[s][k] = 0;
+							nfail--;
+						}
+					}
+				if (!nfail)
+					min_ts[pi] = ts;
+			}
+			if (nfail) {
+				printf("# p=%d: no t_s up to %.0f ns keeps every case within %.0f%%:", p, ts,
+				       100 * TOLERANCE);
+				for (int s = 0; s < nspecs; s++)
+					for (int k = 0; k < K_NKINDS; k++)
+						if (failing[s][k])
+							printf(" %s/%s", kind_name[k], specs[s]);
+				printf("\n");
+			} else {
+				printf("# p=%d: 1 ms misses; every case is within %.0f%% from t_s = %.0f ns "
+				       "(doubling)\n",
+				       p, 100 * TOLERANCE, min_ts[pi]);
+			}
+		} else {
+			printf("# p=%d: smallest t_s with every case within %.0f%%: %.0f ns\n", p,
+			       100 * TOLERANCE, min_ts[pi]);
+		}
+		for (int s = 0; s < nspecs; s++)
+			tc_topo_destroy(topos[s]);
+	}
+
+	printf("{\"cases\": %d, \"skipped\": %d, \"failures\": %d, \"max_rel_error\": %.4f, "
+	       "\"max_rel_error_p64\": %.4f, ",
+	       cases, skipped, failures, max_err, max_err_p64);
+	if (isnan(min_ts[nps - 1]))
+		printf("\"min_ts_ns_p64\": null, ");
+	else
+		printf("\"min_ts_ns_p64\": %.0f, ", min_ts[nps - 1]);
+	printf("\"min_ts_ns\": {");
+	for (int pi = 0; pi < nps; pi++) {
+		if (isnan(min_ts[pi]))
+			printf("%s\"%d\": null", pi ? ", " : "", ps[pi]);
+		else
+			printf("%s\"%d\": %.0f", pi ? ", " : "", ps[pi], min_ts[pi]);
+	}
+	printf("}, \"ts_ns\": %.0f, \"tw_ns_per_byte\": %.1f, \"bytes\": %u, \"tolerance\": %.2f, "
+	       "\"settle_us\": %.0f}\n",
+	       TS0_NS, TW_NS, MSG_BYTES, TOLERANCE, settle_ns / 1e3);
+	return failures ? 1 : 0;
+}

@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * topocoll/calibrate.h - measuring the native channels: a Hockney model
+ * (one-way time = t_s + m t_w) fitted to ping-pong times.
+ *
+ * tc_model_calibrate() creates its own team of two ranks on "chain:2" (rank
+ * 0 and rank 1 pinned to the first two CPUs of the process), has rank 0
+ * ping-pong messages of each size with rank 1 (all sizes in turn, `reps`
+ * times over), takes the median one-way time per size (half a round trip),
+ * and fits t_s and t_w by weighted least squares.  In emulated mode (for
+ * testing) a sample is timed from the round trip's logical start, so that a
+ * late wake-up can only lengthen it, and the fastest sample of a size is
+ * kept instead of the median (lib/model/calibrate.c explains why).
+ *
+ * The fit.  Sizes span several decades (8 B .. 1 MiB by default), so an
+ * ordinary least-squares line would be decided by the largest sizes alone and
+ * could give a negative t_s.  Each point is weighted by 1 / y_i^2 instead,
+ * i.e. the fit minimises the sum of squared *relative* residuals
+ * ((y_i - t_s - m_i t_w) / y_i)^2; r2 is the coefficient of determination of
+ * that weighted problem (1 - weighted residual sum of squares / weighted
+ * total sum of squares about the weighted mean).  The worst relative residual
+ * max_i |y_i - t_s - m_i t_w| / y_i is reported beside it: it is the figure
+ * that says whether one straight line describes the channel.
+ *
+ * Two regimes, honestly.  A native channel moves a message of fewer than
+ * single_copy_min bytes (16 KiB by default, tc_team_info) through the ring in
+ * packets of up to 4 KiB: the sender copies in, the receiver copies out, so
+ * t_w is about two copies per byte.  From single_copy_min bytes on, the
+ * receiver copies straight out of the sender's buffer once it has read a
+ * descriptor, and the sender waits for that copy: one copy per byte.  The
+ * one-way time therefore drops at the switch (8 KiB streamed took about as
+ * long as 32 KiB single-copy here), and one line through both regimes is a
+ * compromise.  Measured on the 2-vCPU VMs of DESIGN.md with the defaults,
+ * nine runs on a quiet machine: all points t_s 210-650 ns, t_w 0.05-0.25
+ * ns/B, r2 0.56-0.84, worst residual 55-98%; streamed points only t_s
+ * 180-570 ns, t_w 0.23-1.05 ns/B, r2 0.73-0.96 (the ring is not linear
+ * either: flat up to ~128 B, then steeper); single-copy points only t_w
+ * 0.05-0.25 ns/B (4-20 GB/s), r2 0.60-0.99, and a t_s the fit cannot pin
+ * down (-330..820 ns: single copies start at 16 KiB, far from m = 0).
+ * Consecutive runs differ by up to 3x: the machine's state drifts.
+ * tc_model_calibrate therefore fits all three: every point (all), the
+ * streamed points only (stream) and the single-copy points only
+ * (single_copy); opts->regime picks which one is copied to the top-level
+ * ts_ns / tw_ns_per_byte / r2 / max_rel_residual.  For the model of an
+ * emulated run, the stream fit describes small messages best.  In emulated
+ * mode (opts->mode, for testing) there is one regime: the model's.
+ *
+ * Native times on a shared VM drift (DESIGN.md: the core-to-core cache-line
+ * latency jumps from ~34 ns to ~160 ns for seconds at a time); repeat a
+ * calibration and compare before trusting a t_s below a microsecond.
+ */
+#ifndef TOPOCOLL_CALIBRATE_H
+#define TOPOCOLL_CALIBRATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "topocoll/model.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Most sizes one calibration measures (the points are kept in the result). */
+#define TC_CALIBRATE_MAX_POINTS 64
+
+/* Which points the top-level fit of struct tc_calibration is made on. */
+enum tc_calibrate_regime {
+	TC_CALIBRATE_ALL = 0,         /* every size (one line for both paths) */
+	TC_CALIBRATE_STREAM = 1,      /* sizes below single_copy_min */
+	TC_CALIBRATE_SINGLE_COPY = 2, /* sizes of single_copy_min and more */
+};
+
+/* Options; zero-initialise (or pass NULL to tc_model_calibrate) for the
+ * defaults given in brackets. */
+struct tc_calibrate_opts {
+	size_t min_bytes;     /* smallest size [8]; 0 means the default, so a
+	                         0-byte point is never measured */
+	size_t max_bytes;     /* largest size [1 MiB]; at most 64 MiB (each rank
+	                         holds one buffer of this size) */
+	int npoints;          /* sizes, spaced geometrically from min to max and
+	                         rounded to whole bytes (duplicates dropped)
+	                         [one per power of two, min and max included];
+	                         at most TC_CALIBRATE_MAX_POINTS */
+	int reps;             /* samples per size; the median is kept [15] */
+	int warmup;           /* unmeasured round trips before each size [4] */
+	uint64_t sample_ns;   /* native: a sample times enough round trips to
+	                         last about this long, to rise above the clock's
+	                         resolution [20000]; emulated: one round trip */
+	enum tc_calibrate_regime regime; /* the top-level fit [ALL] */
+	int mode;             /* enum tc_mode: TC_MODE_NATIVE [default], or
+	                         TC_MODE_EMULATED to calibrate an emulated team
+	                         against `model` (for testing the fit) */
+	struct tc_model model; /* the emulated team's model (ignored in native
+	                          mode); zero t_s and t_w are taken as given */
+	size_t single_copy_min; /* the team's single-copy threshold [0: the
+	                           library default]; SIZE_MAX: always stream */
+	int no_pin;           /* non-zero: do not pin the two ranks */
+	uint64_t timeout_ms;  /* a rank waiting longer fails with TC_ETIMEDOUT
+	                         [0: 60000] */
+};
+
+/* One size measured. */
+struct tc_calibration_point {
+	size_t bytes;
+	double one_way_ns;    /* median over the samples of half a round trip
+	                         (emulated: the fastest sample) */
+	double min_ns;        /* fastest sample */
+	double max_ns;        /* slowest sample */
+	int single_copy;      /* moved by the single-copy path (native) */
+	double residual;      /* (one_way_ns - fit) / one_way_ns against the
+	                         top-level fit */
+};
+
+/* One least-squares fit (see the header comment). */
+struct tc_calibration_fit {
+	int npoints;          /* points it was made on; 0 or 1: no fit, and the
+	                         doubles below are NAN */
+	double ts_ns;
+	double tw_ns_per_byte;
+	double r2;
+	double max_rel_residual;
+};
+
+struct tc_calibration {
+	/* The fit opts->regime asked for (copied from all, stream or
+	 * single_copy). */
+	double ts_ns;
+	double tw_ns_per_byte;
+	double r2;
+	double max_rel_residual;
+	enum tc_calibrate_regime regime;
+	struct tc_calibration_fit all, stream, single_copy;
+	size_t single_copy_min; /* the threshold in force (team info) */
+	int mode;               /* enum tc_mode the measurement ran in */
+	int npoints;
+	struct tc_calibration_point points[TC_CALIBRATE_MAX_POINTS];
+};
+
+/*
+ * Measures the channels and fits t_s and t_w (see the top of this file).
+ * opts may be NULL (every default).  *out is filled on success; on error its
+ * contents are unspecified.  Takes about reps x npoints x (sample_ns + a
+ * round trip) plus the team's start: well under a second with the defaults
+ * natively; in emulated mode every round trip costs 2 (t_s + m t_w) of wall
+ * time.
+ *
+ * Errors: TC_EINVAL (out NULL; min_bytes > max_bytes; max_bytes above
+ * 64 MiB; npoints, reps or warmup negative; npoints above
+ * TC_CALIBRATE_MAX_POINTS or leaving fewer than 2 distinct sizes; regime or
+ * mode out of range; a bad model), TC_ENOMEM, and what tc_team_create() and
+ * tc_run() return (TC_ESYS, TC_ETIMEDOUT, ...).  A regime whose fit has
+ * fewer than 2 points is not an error: its fields are NAN.
+ *
+ * Ownership: opts is borrowed for the call; out belongs to the caller (the
+ * points are stored inside it; nothing to free).
+ * Thread-safety: thread-safe (each call has its own team and threads), but
+ * two calibrations, or any other load on the two CPUs, running at the same
+ * time distort each other's measurements.  Must not be called from inside an
+ * SPMD function whose team is pinned to the same CPUs, for the same reason.
+ */
+int tc_model_calibrate(const struct tc_calibrate_opts *opts, struct tc_calibration *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TOPOCOLL_CALIBRATE_H */

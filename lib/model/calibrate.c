@@ -1,0 +1,420 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lib/model/calibrate.c - Hockney fit of the native channels (contract in
+ * include/topocoll/calibrate.h).
+ *
+ * Protocol on a chain:2 team.  Rank 0 drives: a warm-up batch per size, then
+ * `reps` passes over all the sizes (interleaved, so that a burst of noise on
+ * the machine spoils one sample of several sizes rather than the median of
+ * one).  Before every batch it sends rank 1 a control message {bytes, count},
+ * then times `count` round trips of `bytes` bytes (send, then receive the
+ * echo).  Rank 1 loops: receive a control message; count 0 ends the run;
+ * otherwise echo `count` messages.  The control message is outside the timed
+ * interval.
+ *
+ * Native samples: a batch long enough to last sample_ns (estimated from the
+ * fastest warm-up round trip of the same size), wall time / (2 count).
+ *
+ * Emulated samples: one round trip, which the emulation stretches to
+ * 2 (t_s + m t_w).  Timing it from rank 0's wake-up at its start to its
+ * wake-up at its end would cancel the wake-up lateness, but a late start
+ * (a loaded machine) that outlasts the time to the next deadline shortens
+ * the sample instead (the rank catches up without sleeping), and such bursts
+ * come in clusters that a median does not remove.  So a sample is timed from
+ * the round trip's logical start: wall end - (E + logical start), where E is
+ * the smallest wall - clock offset rank 0 saw right after a wake-up over the
+ * whole run (the epoch plus the smallest lateness; lateness is never
+ * negative).  A sample is then 2 (t_s + m t_w) plus the lateness of its end
+ * beyond the smallest one: never shortened, lengthened by noise.  So the
+ * point of a size is its fastest sample (the least disturbed), not the
+ * median; with the defaults this recovers t_s and t_w within about 1% even at
+ * a load average of 100 on 2 CPUs (measured).  Rank 0 also idles
+ * TC__CAL_EMU_GAP_NS of logical time before each emulated sample, so that a
+ * late wake-up is absorbed before the timed round trip starts.
+ *
+ * The fit is weighted least squares with weights 1 / y^2 on the medians
+ * (header comment of calibrate.h): with w_i = 1/y_i^2, weighted means
+ * xb = sum w x / sum w, yb = sum w y / sum w,
+ *   t_w = sum w (x - xb)(y - yb) / sum w (x - xb)^2,   t_s = yb - t_w xb,
+ * and r2 = 1 - sum w (y - f)^2 / sum w (y - yb)^2.
+ *
+ * Layering: calibration sits in lib/model (DESIGN.md) but drives a team, so
+ * it calls the public API of lib/core and lib/p2p (topocoll.h) and nothing
+ * internal.
+ */
+#include "topocoll/calibrate.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "topocoll.h"
+
+#define TC__CAL_MIN_DEFAULT 8u
+#define TC__CAL_MAX_DEFAULT ((size_t)1 << 20)
+#define TC__CAL_MAX_LIMIT ((size_t)64 << 20)
+#define TC__CAL_REPS_DEFAULT 15
+#define TC__CAL_WARMUP_DEFAULT 4
+#define TC__CAL_SAMPLE_NS_DEFAULT 20000u
+#define TC__CAL_TIMEOUT_DEFAULT 60000u
+/* Emulated: idle logical time before every sample, so that a late wake-up
+ * (a loaded machine) is absorbed before the timed round trip starts. */
+#define TC__CAL_EMU_GAP_NS 500000.0
+/* A native batch never exceeds this many round trips. */
+#define TC__CAL_MAX_BATCH 100000u
+
+/* The control message from rank 0 to rank 1. */
+struct tc__cal_ctl {
+	uint64_t bytes;
+	uint64_t count; /* 0: stop */
+};
+
+struct tc__cal_ctx {
+	const size_t *sizes;
+	uint64_t *batch;       /* round trips per sample, per size */
+	int nsizes;
+	int reps;
+	int warmup;
+	uint64_t sample_ns;
+	int emulated;
+	unsigned char *buf[2]; /* one per rank, max_bytes each */
+	double *samples;       /* nsizes x reps one-way times, ns (rank 0);
+	                          emulated: (wall end - logical start) / 2, until
+	                          the epoch estimate is subtracted after the run */
+	double *offs;          /* emulated: wall - clock right after the wake-ups
+	                          at both ends of every sample (rank 0) */
+	size_t noffs, offs_cap;
+};
+
+static uint64_t tc__cal_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Emulated: records wall minus logical time right after a wake-up, i.e. the
+ * epoch plus that wake-up's lateness. */
+static void tc__cal_offset(struct tc_proc *proc, struct tc__cal_ctx *c, uint64_t wall)
+{
+	if (c->noffs < c->offs_cap)
+		c->offs[c->noffs++] = (double)wall - (double)tc_clock(proc) / TC_PS_PER_NS;
+}
+
+/* Rank 0: one control message, then count round trips; *ns gets their wall
+ * time (measured after the control message completed).  Emulated, *ns is
+ * instead the wall time at the end minus the logical time at the start (the
+ * caller subtracts the epoch estimate once the run is over). */
+static int tc__cal_batch(struct tc_proc *proc, struct tc__cal_ctx *c, size_t bytes,
+                         uint64_t count, double *ns)
+{
+	struct tc__cal_ctl ctl = {.bytes = bytes, .count = count};
+	int err = tc_send(proc, 1, &ctl, sizeof ctl);
+	if (!err && c->emulated)
+		err = tc_clock_advance(proc, TC__CAL_EMU_GAP_NS);
+	if (err)
+		return err;
+	uint64_t t0 = tc__cal_now();
+	double start = (double)tc_clock(proc) / TC_PS_PER_NS;
+	if (c->emulated)
+		tc__cal_offset(proc, c, t0);
+	for (uint64_t k = 0; k < count && !err; k++) {
+		err = tc_send(proc, 1, c->buf[0], bytes);
+		if (!err)
+			err = tc_recv(proc, 1, c->buf[0], bytes, NULL);
+	}
+	uint64_t t1 = tc__cal_now();
+	if (c->emulated) {
+		tc__cal_offset(proc, c, t1);
+		*ns = (double)t1 - start;
+	} else {
+		*ns = (double)(t1 - t0);
+	}
+	return err;
+}
+
+static int tc__cal_rank0(struct tc_proc *proc, struct tc__cal_ctx *c)
+{
+	int err = TC_OK;
+	/* Warm-up of every size, one round trip at a time; natively the
+	 * fastest of them sizes the batches (the first ones after the team
+	 * started can be slower by orders of magnitude). */
+	for (int i = 0; i < c->nsizes && !err; i++) {
+		double fastest = INFINITY;
+		for (int w = 0; w < c->warmup && !err; w++) {
+			double ns = 0;
+			err = tc__cal_batch(proc, c, c->sizes[i], 1, &ns);
+			if (ns < fastest)
+				fastest = ns;
+		}
+		c->batch[i] = 1;
+		if (!err && !c->emulated) {
+			uint64_t rt = (uint64_t)fastest;
+			uint64_t b = rt ? (c->sample_ns + rt - 1) / rt : TC__CAL_MAX_BATCH;
+			c->batch[i] = b < 1 ? 1 : b > TC__CAL_MAX_BATCH ? TC__CAL_MAX_BATCH : b;
+		}
+	}
+	/* Repetition after repetition over the sizes, so that a burst of noise
+	 * spoils one sample of several sizes, not every sample of one. */
+	for (int r = 0; r < c->reps && !err; r++)
+		for (int i = 0; i < c->nsizes && !err; i++) {
+			double ns = 0;
+			err = tc__cal_batch(proc, c, c->sizes[i], c->batch[i], &ns);
+			c->samples[(size_t)i * (size_t)c->reps + (size_t)r] =
+			        ns / (2.0 * (double)c->batch[i]);
+		}
+	struct tc__cal_ctl stop = {0, 0};
+	int err2 = tc_send(proc, 1, &stop, sizeof stop);
+	return err ? err : err2;
+}
+
+static int tc__cal_rank1(struct tc_proc *proc, struct tc__cal_ctx *c)
+{
+	for (;;) {
+		struct tc__cal_ctl ctl;
+		int err = tc_recv(proc, 0, &ctl, sizeof ctl, NULL);
+		if (err)
+			return err;
+		if (ctl.count == 0)
+			return TC_OK;
+		for (uint64_t k = 0; k < ctl.count; k++) {
+			size_t got = 0;
+			err = tc_recv(proc, 0, c->buf[1], ctl.bytes, &got);
+			if (!err)
+				err = tc_send(proc, 0, c->buf[1], got);
+			if (err)
+				return err;
+		}
+	}
+}
+
+static int tc__cal_spmd(struct tc_proc *proc, void *arg)
+{
+	struct tc__cal_ctx *c = arg;
+	return tc_rank(proc) == 0 ? tc__cal_rank0(proc, c) : tc__cal_rank1(proc, c);
+}
+
+static int tc__cal_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* The sizes: npoints geometric steps from lo to hi, or (npoints 0) lo, the
+ * powers of two strictly between, and hi.  Returns the number of distinct
+ * sizes, or TC_EINVAL when there would be more than the maximum. */
+static int tc__cal_sizes(size_t lo, size_t hi, int npoints, size_t *sizes)
+{
+	int n = 0;
+	if (npoints == 0) {
+		sizes[n++] = lo;
+		size_t v = 1;
+		while (v <= lo)
+			v <<= 1;
+		for (; v < hi; v <<= 1) {
+			if (n == TC_CALIBRATE_MAX_POINTS)
+				return TC_EINVAL;
+			sizes[n++] = v;
+		}
+		if (hi != lo) {
+			if (n == TC_CALIBRATE_MAX_POINTS)
+				return TC_EINVAL;
+			sizes[n++] = hi;
+		}
+		return n;
+	}
+	double ratio = (double)hi / (double)lo;
+	for (int k = 0; k < npoints; k++) {
+		double e = npoints > 1 ? (double)k / (double)(npoints - 1) : 0.0;
+		size_t s = k == npoints - 1 ? hi : (size_t)llround((double)lo * pow(ratio, e));
+		if (s < lo)
+			s = lo;
+		if (s > hi)
+			s = hi;
+		if (n == 0 || s > sizes[n - 1])
+			sizes[n++] = s;
+	}
+	return n;
+}
+
+/* Weighted least squares over the points with sel(point) true; see the top
+ * of the file. */
+static void tc__cal_fit(const struct tc_calibration *cal, int want, struct tc_calibration_fit *f)
+{
+	double sw = 0, sx = 0, sy = 0;
+	int n = 0;
+	f->ts_ns = f->tw_ns_per_byte = f->r2 = f->max_rel_residual = NAN;
+	for (int i = 0; i < cal->npoints; i++) {
+		const struct tc_calibration_point *pt = &cal->points[i];
+		if (want >= 0 && pt->single_copy != want)
+			continue;
+		double y = pt->one_way_ns > 1e-3 ? pt->one_way_ns : 1e-3;
+		double w = 1.0 / (y * y);
+		sw += w;
+		sx += w * (double)pt->bytes;
+		sy += w * pt->one_way_ns;
+		n++;
+	}
+	f->npoints = n;
+	if (n < 2)
+		return;
+	double xb = sx / sw, yb = sy / sw, sxx = 0, sxy = 0, syy = 0;
+	for (int i = 0; i < cal->npoints; i++) {
+		const struct tc_calibration_point *pt = &cal->points[i];
+		if (want >= 0 && pt->single_copy != want)
+			continue;
+		double y = pt->one_way_ns > 1e-3 ? pt->one_way_ns : 1e-3;
+		double w = 1.0 / (y * y), dx = (double)pt->bytes - xb, dy = pt->one_way_ns - yb;
+		sxx += w * dx * dx;
+		sxy += w * dx * dy;
+		syy += w * dy * dy;
+	}
+	if (!(sxx > 0))
+		return; /* one distinct size: no line */
+	double tw = sxy / sxx, ts = yb - tw * xb, ssr = 0, worst = 0;
+	for (int i = 0; i < cal->npoints; i++) {
+		const struct tc_calibration_point *pt = &cal->points[i];
+		if (want >= 0 && pt->single_copy != want)
+			continue;
+		double y = pt->one_way_ns > 1e-3 ? pt->one_way_ns : 1e-3;
+		double r = pt->one_way_ns - (ts + tw * (double)pt->bytes);
+		ssr += r * r / (y * y);
+		if (fabs(r) / y > worst)
+			worst = fabs(r) / y;
+	}
+	f->ts_ns = ts;
+	f->tw_ns_per_byte = tw;
+	f->r2 = syy > 0 ? 1.0 - ssr / syy : (ssr == 0 ? 1.0 : 0.0);
+	f->max_rel_residual = worst;
+}
+
+static int tc__cal_check(const struct tc_calibrate_opts *o)
+{
+	if (o->npoints < 0 || o->reps < 0 || o->warmup < 0 || o->npoints > TC_CALIBRATE_MAX_POINTS ||
+	    o->npoints == 1)
+		return TC_EINVAL;
+	if ((unsigned)o->regime > TC_CALIBRATE_SINGLE_COPY ||
+	    (o->mode != TC_MODE_NATIVE && o->mode != TC_MODE_EMULATED))
+		return TC_EINVAL;
+	return TC_OK;
+}
+
+int tc_model_calibrate(const struct tc_calibrate_opts *opts, struct tc_calibration *out)
+{
+	struct tc_calibrate_opts o;
+	if (opts)
+		o = *opts;
+	else
+		memset(&o, 0, sizeof o);
+	if (!out)
+		return TC_EINVAL;
+	int err = tc__cal_check(&o);
+	if (err)
+		return err;
+	size_t lo = o.min_bytes ? o.min_bytes : TC__CAL_MIN_DEFAULT;
+	size_t hi = o.max_bytes ? o.max_bytes : TC__CAL_MAX_DEFAULT;
+	if (lo > hi || hi > TC__CAL_MAX_LIMIT)
+		return TC_EINVAL;
+	size_t sizes[TC_CALIBRATE_MAX_POINTS];
+	uint64_t batch[TC_CALIBRATE_MAX_POINTS];
+	int nsizes = tc__cal_sizes(lo, hi, o.npoints, sizes);
+	if (nsizes < 2)
+		return TC_EINVAL;
+
+	struct tc__cal_ctx c = {
+		.sizes = sizes,
+		.batch = batch,
+		.nsizes = nsizes,
+		.reps = o.reps ? o.reps : TC__CAL_REPS_DEFAULT,
+		.warmup = o.warmup ? o.warmup : TC__CAL_WARMUP_DEFAULT,
+		.sample_ns = o.sample_ns ? o.sample_ns : TC__CAL_SAMPLE_NS_DEFAULT,
+		.emulated = o.mode == TC_MODE_EMULATED,
+	};
+	struct tc_team_config cfg;
+	tc_team_config_default(&cfg);
+	cfg.p = 2;
+	cfg.topology = "chain:2";
+	cfg.no_pin = o.no_pin;
+	cfg.single_copy_min = o.single_copy_min;
+	cfg.timeout_ms = o.timeout_ms ? o.timeout_ms : TC__CAL_TIMEOUT_DEFAULT;
+	cfg.mode = c.emulated ? TC_MODE_EMULATED : TC_MODE_NATIVE;
+	if (c.emulated)
+		cfg.model = o.model;
+
+	struct tc_team *team = NULL;
+	c.buf[0] = malloc(hi);
+	c.buf[1] = malloc(hi);
+	c.samples = malloc((size_t)nsizes * (size_t)c.reps * sizeof *c.samples);
+	if (c.emulated) { /* two per batch: reps samples and warmup warm-ups per size */
+		c.offs_cap = 2 * (size_t)nsizes * ((size_t)c.reps + (size_t)c.warmup);
+		c.offs = malloc(c.offs_cap * sizeof *c.offs);
+	}
+	if (!c.buf[0] || !c.buf[1] || !c.samples || (c.emulated && !c.offs)) {
+		err = TC_ENOMEM;
+		goto done;
+	}
+	/* Touch every page now, not inside the first timed round trip. */
+	memset(c.buf[0], 0x5a, hi);
+	memset(c.buf[1], 0xa5, hi);
+	err = tc_team_create(&cfg, &team);
+	if (err)
+		goto done;
+	err = tc_run(team, tc__cal_spmd, &c);
+	if (err)
+		goto done;
+
+	struct tc_team_info info;
+	tc_team_get_info(team, &info);
+	memset(out, 0, sizeof *out);
+	out->single_copy_min = info.single_copy_min;
+	out->mode = cfg.mode;
+	out->regime = o.regime;
+	out->npoints = nsizes;
+	if (c.emulated) {
+		/* The epoch plus the smallest lateness: the smallest offset. */
+		double epoch = INFINITY;
+		for (size_t k = 0; k < c.noffs; k++)
+			if (c.offs[k] < epoch)
+				epoch = c.offs[k];
+		for (size_t k = 0; k < (size_t)nsizes * (size_t)c.reps; k++)
+			c.samples[k] -= epoch / 2.0; /* samples are halves */
+	}
+	for (int i = 0; i < nsizes; i++) {
+		double *s = c.samples + (size_t)i * (size_t)c.reps;
+		qsort(s, (size_t)c.reps, sizeof *s, tc__cal_cmp);
+		int n = c.reps;
+		struct tc_calibration_point *pt = &out->points[i];
+		pt->bytes = sizes[i];
+		/* Native: the median.  Emulated: the fastest sample, the one a
+		 * loaded machine disturbed least (samples are never shortened,
+		 * see the top of the file). */
+		pt->one_way_ns = c.emulated ? s[0] : n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
+		pt->min_ns = s[0];
+		pt->max_ns = s[n - 1];
+		pt->single_copy = sizes[i] >= info.single_copy_min;
+	}
+	tc__cal_fit(out, -1, &out->all);
+	tc__cal_fit(out, 0, &out->stream);
+	tc__cal_fit(out, 1, &out->single_copy);
+	const struct tc_calibration_fit *f = o.regime == TC_CALIBRATE_STREAM        ? &out->stream
+	                                     : o.regime == TC_CALIBRATE_SINGLE_COPY ? &out->single_copy
+	                                                                            : &out->all;
+	out->ts_ns = f->ts_ns;
+	out->tw_ns_per_byte = f->tw_ns_per_byte;
+	out->r2 = f->r2;
+	out->max_rel_residual = f->max_rel_residual;
+	for (int i = 0; i < nsizes; i++) {
+		struct tc_calibration_point *pt = &out->points[i];
+		pt->residual = (pt->one_way_ns - (f->ts_ns + f->tw_ns_per_byte * (double)pt->bytes)) /
+		               (pt->one_way_ns > 1e-3 ? pt->one_way_ns : 1e-3);
+	}
+done:
+	tc_team_destroy(team);
+	free(c.buf[0]);
+	free(c.buf[1]);
+	free(c.samples);
+	free(c.offs);
+	return err;
+}

@@ -1,0 +1,444 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# tests/test_cli.sh TOPOCOLL - TAP tests of the topocoll command-line tool.
+#
+# Usage: tests/test_cli.sh build/tools/topocoll
+# Covers: usage errors (exit 2, one line on stderr, never a crash), JSON
+# outputs parse and hold their fields, sweep CSV, run verified on several
+# topologies for every collective, steps of the hypercube broadcast, trace
+# validity, Graphviz and gnuplot present or absent, the help texts and their
+# examples, docs/cli.md up to date.  JSON checks use python3 and are skipped
+# (TAP SKIP) without it.  The plan is printed at the end.
+set -u
+
+T=${1:?usage: test_cli.sh path/to/topocoll}
+case $T in
+/*) ;;
+*) T=$PWD/$T ;;
+esac
+here=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+n=0
+nfail=0
+PY=$(command -v python3 || true)
+[ -n "${TC_TEST_NO_PYTHON:-}" ] && PY=   # to exercise the skips
+
+ok() {
+	n=$((n + 1))
+	echo "ok $n - $1"
+}
+not_ok() {
+	n=$((n + 1))
+	nfail=$((nfail + 1))
+	echo "not ok $n - $1"
+	shift
+	local l
+	for l in "$@"; do
+		printf '%s\n' "$l" | sed 's/^/# /'
+	done
+}
+skip() {
+	n=$((n + 1))
+	echo "ok $n - $1 # SKIP $2"
+}
+check() { # check DESC CONDITION-STATUS [diagnostic...]
+	local d=$1 st=$2
+	shift 2
+	if [ "$st" -eq 0 ]; then ok "$d"; else not_ok "$d" "$@"; fi
+}
+
+# run_cli ARGS...: runs the tool; sets rc, out (file), err (file).
+out=$tmp/out
+err=$tmp/err
+run_cli() {
+	"$T" "$@" >"$out" 2>"$err"
+	rc=$?
+}
+
+# ---- usage errors: exit 2, exactly one line on stderr, nothing on stdout ----
+
+usage_case() { # usage_case DESC ARGS...
+	local d=$1
+	shift
+	run_cli "$@"
+	local lines
+	lines=$(wc -l <"$err")
+	if [ "$rc" -eq 2 ] && [ "$lines" -eq 1 ] && grep -q '^topocoll: ' "$err" && [ ! -s "$out" ]; then
+		ok "usage error: $d"
+	else
+		not_ok "usage error: $d (exit $rc, $lines stderr lines)" "topocoll $*" "$(head -3 "$err")"
+	fi
+}
+
+usage_case "no command" 
+usage_case "unknown command" frobnicate
+usage_case "unknown topology" predict --topo foo:3 --coll bcast --bytes 8
+usage_case "malformed topology" predict --topo mesh:0x4 --coll bcast --bytes 8
+usage_case "empty topology" predict --topo "" --coll bcast --bytes 8
+usage_case "topology too large" predict --topo torus:99999x99999 --coll bcast --bytes 8
+usage_case "hypercube too large" predict --topo hypercube:40 --coll bcast --bytes 8
+usage_case "tree of arity 0" predict --topo tree:0:5 --coll bcast --bytes 8
+usage_case "p that does not fit a hypercube" predict --topo hypercube --p 12 --coll bcast --bytes 8
+usage_case "p that does not fit a spec" predict --topo ring:8 --p 12 --coll bcast --bytes 8
+usage_case "p that does not fit a 2-D torus" run --topo torus --p 7 --coll bcast --bytes 8
+usage_case "p zero" predict --topo ring --p 0 --coll bcast --bytes 8
+usage_case "unknown algorithm" predict --topo ring:8 --coll bcast --alg nope --bytes 8
+usage_case "algorithm that does not apply" predict --topo ring:8 --coll bcast --alg mesh --bytes 8
+usage_case "algorithm that does not apply (run)" run --topo ring:8 --coll bcast --alg mesh --bytes 8
+usage_case "algorithm of another collective" predict --topo ring:8 --coll barrier --alg ring
+usage_case "unknown collective" predict --topo ring:8 --coll bcst --bytes 8
+usage_case "missing --coll" predict --topo ring:8 --bytes 8
+usage_case "missing --topo" predict --coll bcast --bytes 8
+usage_case "missing --bytes" predict --topo ring:8 --coll bcast
+usage_case "negative size" predict --topo ring:8 --coll bcast --bytes -8
+usage_case "overflowing size" predict --topo ring:8 --coll bcast --bytes 99999999999999999999999
+usage_case "size above the largest message" predict --topo ring:8 --coll bcast --bytes 300T
+usage_case "size with a bad suffix" predict --topo ring:8 --coll bcast --bytes 4X
+usage_case "fractional size" predict --topo ring:8 --coll bcast --bytes 1.5K
+usage_case "empty size" predict --topo ring:8 --coll bcast --bytes ""
+usage_case "size not a multiple of the datatype" predict --topo ring:8 --coll bcast --bytes 7 --dtype int32
+usage_case "negative t_s" predict --topo ring:8 --coll bcast --bytes 8 --ts -1
+usage_case "non-numeric t_w" predict --topo ring:8 --coll bcast --bytes 8 --tw fast
+usage_case "infinite t_h" predict --topo ring:8 --coll bcast --bytes 8 --th inf
+usage_case "bad --ports" predict --topo ring:8 --coll bcast --bytes 8 --ports two
+usage_case "bad --switching" predict --topo ring:8 --coll bcast --bytes 8 --switching xx
+usage_case "option without its value" predict --topo ring:8 --coll bcast --bytes 8 --ts
+usage_case "unknown option" predict --topo ring:8 --coll bcast --bytes 8 --frob
+usage_case "unknown option (run)" run --topo ring:8 --coll bcast --bytes 8 --frob
+usage_case "unknown option (topo)" topo ring:8 --frob
+usage_case "unknown option (sweep)" sweep --topo ring:8 --coll bcast --bytes 8 --frob
+usage_case "unknown option (steps)" steps --topo ring:8 --coll bcast --alg ring --frob
+usage_case "unknown option (trace)" trace --topo ring:8 --coll bcast --bytes 8 --frob
+usage_case "unknown option (calibrate)" calibrate --frob
+usage_case "root out of range" predict --topo ring:8 --coll bcast --bytes 8 --root 8
+usage_case "negative root" predict --topo ring:8 --coll bcast --bytes 8 --root -1
+usage_case "root for allreduce" predict --topo ring:8 --coll allreduce --bytes 8 --root 3
+usage_case "operator not defined for double" run --topo ring:4 --coll allreduce --bytes 8 --op band
+usage_case "unknown operator" run --topo ring:4 --coll allreduce --bytes 8 --op avg
+usage_case "unknown datatype" run --topo ring:4 --coll allreduce --bytes 8 --dtype quad
+usage_case "bad mode" run --topo ring:4 --coll bcast --bytes 8 --mode fast
+usage_case "--repeat 0" run --topo ring:4 --coll bcast --bytes 8 --repeat 0
+usage_case "run buffers above the memory" run --topo ring:64 --coll allreduce --bytes 100T
+usage_case "--alg all with run" run --topo ring:4 --coll bcast --bytes 8 --alg all
+usage_case "topo without SPEC" topo
+usage_case "topo route out of range" topo ring:8 --route 0 8
+usage_case "topo --json with several specs" topo ring:8 mesh:2x2 --json
+usage_case "sweep range going down" sweep --topo ring:8 --coll bcast --bytes 16M:8
+usage_case "sweep bad range" sweep --topo ring:8 --coll bcast --bytes 8:
+usage_case "sweep empty list item" sweep --topo ring:8,,mesh:2x2 --coll bcast --bytes 8
+usage_case "sweep bad mode" sweep --topo ring:8 --coll bcast --bytes 8 --mode fast
+usage_case "sweep --csv and --json" sweep --topo ring:8 --coll bcast --bytes 8 --csv --json
+usage_case "sweep plot extension" sweep --topo ring:8 --coll bcast --bytes 8 --plot out.pdf
+usage_case "sweep p not fitting" sweep --topo hypercube --p 6 --coll bcast --bytes 8
+usage_case "steps above 64 nodes" steps --topo ring:65 --coll bcast --alg ring
+usage_case "steps --png without --dot" steps --topo ring:8 --coll bcast --alg ring --png
+usage_case "trace bad clock" trace --topo ring:8 --coll bcast --bytes 8 --clock cpu
+usage_case "calibrate min above max" calibrate --min-bytes 1M --max-bytes 1K
+usage_case "help of an unknown command" help frob
+
+# ---- never a crash on odd input ---------------------------------------------
+
+crash=""
+while IFS= read -r line; do
+	# shellcheck disable=SC2086
+	eval "set -- $line"
+	"$T" "$@" >/dev/null 2>&1
+	st=$?
+	[ "$st" -ge 128 ] && crash="$crash
+topocoll $line -> exit $st"
+done <<'EOF'
+predict --topo ring:1 --coll bcast --bytes 0
+predict --topo ring:1 --coll allreduce --bytes 8 --alg all
+predict --topo complete:1 --coll barrier
+predict --topo chain:2 --coll reduce --bytes 0 --alg all
+predict --topo star:1 --coll bcast --bytes 8 --alg all
+predict --topo tree:1:1 --coll bcast --bytes 8 --alg all
+predict --topo hypercube:0 --coll allreduce --bytes 8 --alg all
+predict --topo torus:1x1 --coll bcast --bytes 8 --alg all
+predict --topo mesh:1x1x1 --coll bcast --bytes 8 --alg all
+predict --topo ring:8 --coll bcast --bytes 256T --alg all
+predict --topo ring:8 --coll bcast --bytes 8 --packets 1073741824 --alg ring_pipelined
+predict --topo ring:8 --coll bcast --bytes 8 --mu 1 --switching ct --alg all
+predict --topo hypercube:12 --coll bcast --bytes 1M --alg all
+predict --topo ring --p 1048576 --coll bcast --alg ring --bytes 8
+predict --topo hypercube:16 --coll bcast --bytes 8
+predict --topo=ring:8 --coll=bcast --bytes=8 --ts=0 --tw=0
+predict --topo ring:8 --coll bcast --bytes 0x10
+predict --topo ring:8 --coll bcast --bytes 18446744073709551616
+predict --topo ring:8 --coll bcast --bytes 17179869184G
+predict --topo 'ring:8;rm' --coll bcast --bytes 8
+predict --topo ring:-8 --coll bcast --bytes 8
+predict --topo mesh:4x --coll bcast --bytes 8
+predict --topo tree:2 --coll bcast --bytes 8
+predict --topo tree:2:3:4 --coll bcast --bytes 8
+run --topo ring:1 --coll allreduce --bytes 0
+run --topo ring:2 --coll bcast --bytes 0 --root 1
+topo complete:1 --json
+topo tree:2:1 --json
+topo hypercube:20
+topo ring:8 --route 0
+sweep --topo ring --p 1:64:4 --coll barrier --quiet
+sweep --topo ring:8 --coll bcast --bytes 0:0 --quiet
+steps --topo ring:1 --coll bcast --alg ring
+steps --topo ring:2 --coll barrier --alg dissemination
+EOF
+if [ -z "$crash" ]; then ok "odd input never crashes"; else not_ok "odd input never crashes" "$crash"; fi
+
+# ---- help --------------------------------------------------------------------
+
+for c in predict run sweep topo steps trace calibrate help-all; do
+	run_cli "$c" --help
+	if [ "$rc" -eq 0 ] && grep -q '^usage: topocoll' "$out" && { [ "$c" = help-all ] || grep -q '^examples:' "$out"; }; then
+		ok "$c --help has usage and examples"
+	else
+		not_ok "$c --help has usage and examples" "exit $rc"
+	fi
+done
+run_cli --help
+check "topocoll --help documents the exit status" "$([ "$rc" -eq 0 ] && grep -q 'Exit status: 0 ok, 1 failure' "$out"; echo $?)"
+if [ -f "$here/../docs/cli.md" ]; then
+	"$T" help-all --markdown >"$tmp/cli.md"
+	if cmp -s "$tmp/cli.md" "$here/../docs/cli.md"; then
+		ok "docs/cli.md is the output of topocoll help-all --markdown"
+	else
+		not_ok "docs/cli.md is the output of topocoll help-all --markdown" \
+			"regenerate: topocoll help-all --markdown > docs/cli.md" "$(diff "$tmp/cli.md" "$here/../docs/cli.md" | head -5)"
+	fi
+else
+	skip "docs/cli.md is up to date" "docs/cli.md not found"
+fi
+
+# The examples of every help text run (in a scratch directory).  Those that
+# need Graphviz or gnuplot may instead fail with the install hint.
+"$T" help-all | awk '
+	/^examples:/ { ex = 1; next }
+	/^====/ || /^usage:/ { ex = 0 }
+	ex && /^  topocoll / { cmd = $0; sub(/^  /, "", cmd); cont = (cmd ~ /\\$/); sub(/ *\\$/, "", cmd); if (!cont) print cmd; next }
+	ex && cont && /^      / { line = $0; sub(/^ +/, "", line); c2 = (line ~ /\\$/); sub(/ *\\$/, "", line); cmd = cmd " " line; cont = c2; if (!cont) print cmd; next }
+' >"$tmp/examples"
+nex=$(wc -l <"$tmp/examples")
+bad=""
+mkdir -p "$tmp/ex"
+while IFS= read -r line; do
+	args=${line#topocoll }
+	# shellcheck disable=SC2086
+	(cd "$tmp/ex" && eval "\"\$T\" $args" >/dev/null 2>"$tmp/ex_err")
+	st=$?
+	if [ "$st" -ne 0 ] && ! { [ "$st" -eq 1 ] && grep -q 'apt-get install' "$tmp/ex_err"; }; then
+		bad="$bad
+$line -> exit $st: $(head -1 "$tmp/ex_err")"
+	fi
+done <"$tmp/examples"
+if [ "$nex" -ge 15 ] && [ -z "$bad" ]; then
+	ok "the $nex examples of the help texts run"
+else
+	not_ok "the examples of the help texts run ($nex found)" "$bad"
+fi
+
+# ---- JSON outputs -------------------------------------------------------------
+
+# json_case DESC PYTHON-CHECK ARGS...: runs the tool, parses stdout as JSON into
+# d and evaluates the check (a Python expression).
+json_case() {
+	local d=$1 expr=$2
+	shift 2
+	if [ -z "$PY" ]; then
+		skip "$d" "python3 not found"
+		return
+	fi
+	run_cli "$@"
+	if [ "$rc" -ne 0 ]; then
+		not_ok "$d (exit $rc)" "topocoll $*" "$(head -3 "$err")"
+		return
+	fi
+	if "$PY" -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+ok = eval(sys.argv[2])
+sys.exit(0 if ok else 1)
+' "$out" "$expr" 2>"$tmp/pyerr"; then
+		ok "$d"
+	else
+		not_ok "$d" "topocoll $*" "check: $expr" "$(head -c 600 "$out")" "$(tail -2 "$tmp/pyerr")"
+	fi
+}
+
+PRED='all(k in d for k in ("modelled_ns", "formula_ns", "lower_bound_ns", "lower_bound_steps", "rounds", "messages", "hop_messages", "bytes", "algorithm", "checker", "model"))'
+json_case "predict --json: issue 3 example, fields, modelled = formula = lower bound" \
+	"$PRED and d['algorithm'] == 'hypercube' and d['rounds'] == 10 and d['messages'] == 1023 and d['modelled_ns'] == d['formula_ns'] == 30480 and d['lower_bound_ns'] == 30480" \
+	predict --topo hypercube:10 --coll bcast --alg hypercube --bytes 4096 --ts 1000 --tw 0.5 --th 10 --ports one --switching sf --json
+json_case "predict --alg all --json: an array, one object per applicable algorithm" \
+	"isinstance(d, list) and len(d) >= 3 and len({x['algorithm'] for x in d}) == len(d) and all(eval('$PRED', {'d': x}) for x in d)" \
+	predict --topo ring:16 --coll bcast --alg all --bytes 1M --json
+json_case "predict --json: sizes with suffixes (4K = 4096)" "d['msg_bytes'] == 4096" \
+	predict --topo ring:8 --coll bcast --bytes 4K --json
+json_case "predict --json: sizes with suffixes (1Mi = 1048576)" "d['msg_bytes'] == 1048576" \
+	predict --topo ring:8 --coll allreduce --bytes 1Mi --json
+json_case "predict --json: a lower bound that does not apply is null" \
+	"d['lower_bound_ns'] is None and d['lower_bound_steps'] is None" \
+	predict --topo tree:2:7 --coll bcast --bytes 64 --json
+json_case "predict --json: auto resolves to a named algorithm" \
+	"d['algorithm'] not in (None, 'auto')" \
+	predict --topo torus:4x4 --coll reduce --bytes 64K --root 5 --json
+json_case "predict --json: p = 1024 (family + --p), checker counts zero" \
+	"d['p'] == 1024 and d['checker']['oneport_violations'] == 0 and d['checker']['nodup_violations'] == 0" \
+	predict --topo hypercube --p 1024 --coll bcast --alg hypercube --bytes 64K --json
+json_case "run --json: issue 4 example (emulated ring allreduce) is verified" \
+	"d['verified'] is True and d['algorithm'] == 'ring' and all(k in d for k in ('measured_ns', 'modelled_ns', 'formula_ns', 'stats', 'rounds')) and d['modelled_ns'] == d['predicted_ns'] and d['measured_ns'] > 0" \
+	run --topo ring:16 --coll allreduce --alg ring --bytes 8192 --root 0 --mode emulated --ts 50000 --tw 1 --json
+json_case "run --json --repeat 3: median and stats" \
+	"d['verified'] and d['repeat'] == 3 and d['measured_min_ns'] <= d['measured_ns'] <= d['measured_max_ns'] and d['stats']['msgs_sent'] > 0" \
+	run --topo hypercube:3 --coll bcast --bytes 64K --repeat 3 --json
+json_case "topo --json: properties and lower bounds" \
+	"all(k in d for k in ('nodes', 'links', 'degree', 'diameter', 'bisection_width', 'arc_connectivity')) and d['nodes'] == 16 and d['links'] == 32 and d['lower_bounds']['bcast']['one_port']['steps'] == 4 and d['lower_bounds']['bcast']['all_port']['steps'] == 4" \
+	topo hypercube:4 --json
+json_case "topo --json: cut-through all-port broadcast bound is ceil(log_5 16) = 2 steps" \
+	"d['lower_bounds']['bcast']['one_port']['steps'] == 4 and d['lower_bounds']['bcast']['all_port']['steps'] == 2" \
+	topo hypercube:4 --switching ct --json
+json_case "topo --json: route" "d['route'][0] == 0 and d['route'][-1] == 14 and len(d['route']) == 7" \
+	topo mesh:3x5 --route 0 14 --json
+json_case "topo --json: tree has no seed 001 bound (null)" "d['lower_bounds'] is None" \
+	topo tree:2:15 --json
+json_case "sweep --json: an array of cases" \
+	"isinstance(d, list) and len(d) == 2 * 4 and all(k in d[0] for k in ('topology', 'p', 'coll', 'algorithm', 'mode', 'bytes', 'modelled_ns', 'measured_ns', 'verified'))" \
+	sweep --topo ring:8,hypercube:3 --coll bcast --alg binomial --bytes 8:64 --quiet --json
+json_case "calibrate --json: ts_ns, tw_ns_per_byte, r2" \
+	"all(k in d for k in ('ts_ns', 'tw_ns_per_byte', 'r2', 'max_rel_residual', 'points')) and len(d['points']) >= 2" \
+	calibrate --max-bytes 64K --reps 3 --json
+
+# ---- run: verified for every collective on several topologies ----------------
+
+for topo in ring:8 hypercube:3 torus:3x4 chain:5 star:6 tree:2:7 complete:5 mesh:2x3 ring:1; do
+	for coll in bcast reduce allreduce barrier; do
+		root=0
+		case $coll in bcast | reduce) [ "${topo#ring:1}" != "" ] && root=1 ;; esac
+		json_case "run $coll on $topo (auto) is verified" "d['verified'] is True and d['algorithm']" \
+			run --topo $topo --coll $coll --bytes 1000 --dtype int32 --op max --root $root --timeout 20000 --json
+	done
+done
+# Every algorithm that applies, on two topologies, with a float sum.
+for topo in hypercube:3 ring:6; do
+	for coll in bcast reduce allreduce barrier; do
+		"$T" predict --topo $topo --coll $coll --alg all --bytes 4K --json >"$tmp/algs" 2>/dev/null
+		if [ -z "$PY" ]; then
+			skip "run every $coll algorithm on $topo" "python3 not found"
+			continue
+		fi
+		for a in $("$PY" -c 'import json,sys; print(" ".join(x["algorithm"] for x in json.load(open(sys.argv[1]))))' "$tmp/algs"); do
+			json_case "run $coll $a on $topo (float sum) is verified" "d['verified'] is True and d['algorithm'] == '$a'" \
+				run --topo "$topo" --coll "$coll" --alg "$a" --bytes 4K --dtype float --timeout 20000 --json
+		done
+	done
+done
+
+# ---- sweep CSV -------------------------------------------------------------
+
+run_cli sweep --topo ring,torus --p 16 --coll bcast,allreduce --bytes 1K:64K:8 --csv --quiet
+hdr='topology,p,coll,algorithm,mode,bytes,measured_ns,modelled_ns,formula_ns,lower_bound_ns,rounds,messages,verified'
+rows=$(($(wc -l <"$out") - 1))
+check "sweep --csv: header and rows" "$([ "$rc" -eq 0 ] && [ "$(head -1 "$out")" = "$hdr" ] && [ "$rows" -ge 6 ] && ! tail -n +2 "$out" | awk -F, 'NF != 13 { bad = 1 } END { exit !bad }'; echo $?)" \
+	"exit $rc, $rows rows" "$(head -3 "$out")"
+run_cli sweep --topo ring:4 --coll allreduce --alg ring --bytes 64,1K --mode predict,native --csv --quiet
+check "sweep --csv with native runs: measured and verified filled" \
+	"$([ "$rc" -eq 0 ] && grep -q '^ring:4,4,allreduce,ring,native,1024,[0-9.]*,[0-9.]*,.*,true$' "$out"; echo $?)" "$(cat "$out")"
+run_cli sweep --topo ring:8 --coll bcast --bytes 8:64 --csv
+check "sweep: plain progress lines on stderr when it is not a terminal" \
+	"$([ "$rc" -eq 0 ] && grep -q '^sweep: [0-9]*/[0-9]* ' "$err"; echo $?)" "$(head -2 "$err")"
+
+# ---- steps -----------------------------------------------------------------
+
+for d in 3 4; do
+	json_case "steps: hypercube bcast on hypercube:$d has $d rounds with 2^i messages in round i" \
+		"d['rounds'] == $d and [s['messages'] for s in d['steps']] == [2 ** i for i in range($d)] and all(h == '#' * len(h) for h in d['steps'][-1]['holds'])" \
+		steps --topo hypercube:$d --coll bcast --alg hypercube --json
+done
+json_case "steps: ring allreduce ends with every element complete everywhere" \
+	"d['rounds'] == 2 * (8 - 1) and all(set(h) == {'#'} for h in d['steps'][-1]['holds'])" \
+	steps --topo ring:8 --coll allreduce --alg ring --json
+run_cli steps --topo hypercube:3 --coll bcast --alg hypercube
+check "steps: ASCII shows every round" "$([ "$rc" -eq 0 ] && [ "$(grep -c '^round ' "$out")" -eq 3 ]; echo $?)"
+run_cli steps --topo torus:3x3 --coll reduce --alg mesh --root 4 --dot "$tmp/steps"
+nfiles=0
+for f in "$tmp"/steps/*.dot; do [ -e "$f" ] && nfiles=$((nfiles + 1)); done
+check "steps --dot DIR: one Graphviz file per round plus the start" \
+	"$([ "$rc" -eq 0 ] && [ "$nfiles" -ge 3 ] && grep -q '^graph ' "$tmp/steps/round_000.dot"; echo $?)" "exit $rc, $nfiles files"
+
+# ---- trace -------------------------------------------------------------------
+
+trace_check='
+import json, sys
+from collections import defaultdict
+d = json.load(open(sys.argv[1]))
+ev = d["traceEvents"]
+tracks = defaultdict(list)
+flows = defaultdict(list)
+for e in ev:
+    assert "ph" in e and "pid" in e
+    if e["ph"] == "X":
+        assert e["dur"] >= 0 and "tid" in e and "ts" in e
+        tracks[(e["pid"], e["tid"])].append((e["ts"], e["ts"] + e["dur"]))
+    elif e["ph"] in "stf":
+        flows[e["id"]].append(e)
+for sl in tracks.values():  # slices of a track nest
+    sl.sort(key=lambda x: (x[0], -x[1]))
+    stack = []
+    for a, b in sl:
+        while stack and stack[-1] <= a + 1e-9:
+            stack.pop()
+        assert not stack or b <= stack[-1] + 1e-9, ("overlap", a, b, stack[-1])
+        stack.append(b)
+assert flows, "no flows"
+for fid, fs in flows.items():  # every flow has its two ends, each inside a slice
+    phs = [f["ph"] for f in fs]
+    assert phs.count("s") == 1 and phs.count("f") == 1, (fid, phs)
+    for f in fs:
+        assert any(a - 1e-9 <= f["ts"] <= b + 1e-9 for a, b in tracks[(f["pid"], f["tid"])]), f
+assert d["otherData"]["verified"] is True
+'
+for args in "--topo hypercube:3 --coll allreduce --bytes 4K" \
+	"--topo ring:8 --coll bcast --alg linear --bytes 4K" \
+	"--topo torus:4x4 --coll reduce --alg binomial --bytes 4K --switching ct --th 100 --ports all" \
+	"--topo ring:6 --coll bcast --alg ring_pipelined --bytes 64K --clock wall"; do
+	if [ -z "$PY" ]; then
+		skip "trace $args validates" "python3 not found"
+		continue
+	fi
+	# shellcheck disable=SC2086
+	run_cli trace $args --out "$tmp/trace.json"
+	if [ "$rc" -eq 0 ] && "$PY" -c "$trace_check" "$tmp/trace.json" 2>"$tmp/pyerr"; then
+		ok "trace $args: valid trace-event JSON (flows have both ends, slices nest)"
+	else
+		not_ok "trace $args: valid trace-event JSON" "exit $rc" "$(head -2 "$err")" "$(tail -2 "$tmp/pyerr")"
+	fi
+done
+
+# ---- Graphviz and gnuplot, present or absent ---------------------------------
+
+empty=$tmp/emptybin
+mkdir -p "$empty"
+PATH=$empty "$T" topo ring:8 --png "$tmp/x.png" >"$out" 2>"$err"
+rc=$?
+check "topo --png without Graphviz: exit 1 and how to install it" \
+	"$([ "$rc" -eq 1 ] && [ "$(wc -l <"$err")" -eq 1 ] && grep -q 'apt-get install graphviz' "$err"; echo $?)" "$(cat "$err")"
+if command -v dot >/dev/null; then
+	run_cli topo torus:4x4 --route 0 10 --png "$tmp/t.png" --svg "$tmp/t.svg"
+	check "topo --png/--svg with Graphviz" \
+		"$([ "$rc" -eq 0 ] && head -c 8 "$tmp/t.png" | grep -q PNG && grep -q '<svg' "$tmp/t.svg"; echo $?)" "$(cat "$err")"
+else
+	skip "topo --png/--svg with Graphviz" "Graphviz not installed"
+fi
+PATH=$empty "$T" sweep --topo ring:8 --coll bcast --bytes 8:1K --quiet --plot "$tmp/p.png" >"$out" 2>"$err"
+rc=$?
+check "sweep --plot without gnuplot: exit 1, how to install it, data still written" \
+	"$([ "$rc" -eq 1 ] && grep -q 'apt-get install gnuplot' "$err" && [ -s "$tmp/p.dat" ] && [ -s "$tmp/p.gp" ]; echo $?)" "$(cat "$err")"
+if command -v gnuplot >/dev/null; then
+	run_cli sweep --topo ring:4 --coll bcast --bytes 8:1K --quiet --mode predict,native --plot "$tmp/q.svg"
+	check "sweep --plot with gnuplot draws the SVG" "$([ "$rc" -eq 0 ] && grep -q '<svg' "$tmp/q.svg"; echo $?)" "$(cat "$err")"
+else
+	skip "sweep --plot with gnuplot" "gnuplot not installed"
+fi
+
+echo "1..$n"
+[ "$nfail" -eq 0 ]

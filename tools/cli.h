@@ -1,0 +1,282 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tools/cli.h - what the files of the topocoll tool share: error reporting,
+ * option and size parsing, the model flags, topology resolution, a small JSON
+ * writer, running external programs (dot, gnuplot) and the run engine.
+ *
+ * Conventions of every subcommand: it returns the process exit status,
+ * CLI_OK (0), CLI_FAIL (1, failure while running) or CLI_USAGE (2, bad
+ * input); a non-zero status comes with exactly one line on stderr, printed
+ * by cli_usage() or cli_fail().  Results go to stdout, progress to stderr.
+ *
+ * Not thread-safe: the tool is single-threaded except inside tc_run.
+ */
+#ifndef TC_TOOLS_CLI_H
+#define TC_TOOLS_CLI_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "topocoll.h"
+#include "topocoll/cost.h"
+
+#define CLI_OK 0
+#define CLI_FAIL 1
+#define CLI_USAGE 2
+
+#if defined(__GNUC__)
+#define CLI_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define CLI_PRINTF(a, b)
+#endif
+
+/* One line "topocoll: MESSAGE" on stderr; return CLI_USAGE / CLI_FAIL. */
+int cli_usage(const char *fmt, ...) CLI_PRINTF(1, 2);
+int cli_fail(const char *fmt, ...) CLI_PRINTF(1, 2);
+
+/* ---- subcommands ------------------------------------------------------- */
+
+struct cli_cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv); /* argv[0] is the first option */
+	const char *summary;
+	const char *help;
+};
+/* The table of subcommands (topocoll.c), NULL-terminated. */
+extern const struct cli_cmd cli_cmds[];
+
+int cmd_predict(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+int cmd_topo(int argc, char **argv);
+int cmd_sweep(int argc, char **argv);
+int cmd_steps(int argc, char **argv);
+int cmd_trace(int argc, char **argv);
+int cmd_calibrate(int argc, char **argv);
+extern const char predict_help[], run_help[], topo_help[], sweep_help[], steps_help[],
+	trace_help[], calibrate_help[];
+
+/* ---- option parsing ---------------------------------------------------- */
+
+/* Is argv[i] "--help" or "-h"? */
+int cli_is_help(const char *arg);
+
+/*
+ * Matches argv[*i] against option `name` ("--ts"), written "--ts VALUE" or
+ * "--ts=VALUE".  Returns 0 when it is another option, 1 with *val set (and *i
+ * moved past the value), or CLI_USAGE (message printed) when the value is
+ * missing.
+ */
+int cli_opt(int argc, char **argv, int *i, const char *name, const char **val);
+
+/* Unknown option or stray argument of subcommand cmd: prints and returns
+ * CLI_USAGE. */
+int cli_unknown(const char *cmd, const char *arg);
+
+/*
+ * Sizes in bytes: digits with an optional binary suffix K, M, G, T (also
+ * written Ki, Mi, Gi, Ti, with an optional B: 4K = 4Ki = 4KiB = 4096).
+ * Rejects signs, fractions, garbage and values above `max`.  Returns 0 or
+ * CLI_USAGE with one line naming `what` (e.g. "--bytes").
+ */
+int cli_parse_size(const char *what, const char *s, uint64_t max, uint64_t *out);
+/* Writes a size the way cli_parse_size reads it when exact (4096 -> "4K"). */
+const char *cli_size_str(uint64_t v, char *buf, size_t len);
+/* A size for people: "64 B", "4 KiB", "1000 B", "16 MiB". */
+const char *cli_bytes(uint64_t v, char *buf, size_t len);
+/* Integer in [lo, hi]; 0 or CLI_USAGE. */
+int cli_parse_long(const char *what, const char *s, long lo, long hi, long *out);
+/* Finite double in [lo, hi]; 0 or CLI_USAGE. */
+int cli_parse_double(const char *what, const char *s, double lo, double hi, double *out);
+
+/* Splits a comma-separated list in place; returns the count (at most max) or
+ * -1 when there are more, or an item is empty. */
+int cli_split(char *s, char **items, int max);
+
+/* ---- the communication model ------------------------------------------ */
+
+struct cli_model {
+	struct tc_model md;
+	int packets; /* --packets R (0: r_opt) */
+	int set_mu;
+};
+void cli_model_init(struct cli_model *m);
+/*
+ * Consumes a model option at argv[*i]: --ts --tw --th --tc --mu --ports
+ * --duplex --switching --combining --packets.  Returns 0 (not a model option),
+ * 1 (consumed) or CLI_USAGE.
+ */
+int cli_model_opt(int argc, char **argv, int *i, struct cli_model *m);
+/* The model options, for help texts. */
+#define CLI_MODEL_HELP                                                                   \
+	"model options (defaults in brackets):\n"                                           \
+	"  --ts NS           start-up time per message, ns [1000]\n"                         \
+	"  --tw NS           transfer time per byte, ns [1]\n"                               \
+	"  --th NS           time per hop (cut-through), ns [0]\n"                           \
+	"  --tc NS           combine time per byte of a reduction, ns [0]\n"                 \
+	"  --mu BYTES        packet size mu [runtime default]\n"                             \
+	"  --ports one|all   1-port or all-port nodes [one]\n"                               \
+	"  --duplex full|half  links [full]\n"                                               \
+	"  --switching sf|ct   store-and-forward or cut-through (wormhole) [sf]\n"           \
+	"  --combining on|off  nodes may merge packets [on]\n"                               \
+	"  --packets R       ring_pipelined: number of packets [r_opt]\n"
+/* Writes the model as a JSON object under key "model". */
+struct cli_json;
+void cli_model_json(struct cli_json *w, const struct cli_model *m);
+
+/* ---- topologies, collectives, datatypes -------------------------------- */
+
+/*
+ * Resolves a topology: a full spec ("ring:16", "torus:4x4") or a family
+ * ("ring", "hypercube", "mesh", "torus", "tree:K", ...) with p (p <= 0: not
+ * given).  A family takes p: hypercube needs a power of two, mesh and torus
+ * the most square a x b with a, b >= 2, tree:K is K-ary (tree alone:
+ * binary).  A full spec with p > 0 must have p nodes.  On success *out is
+ * owned by the caller (tc_topo_destroy).  Returns 0 or CLI_USAGE.
+ */
+int cli_topo(const char *spec, long p, struct tc_topo **out);
+/* The canonical spec of t in a static buffer (overwritten by the next call). */
+const char *cli_topo_name(const struct tc_topo *t);
+
+/* Parses --coll; 0 or CLI_USAGE listing the collectives. */
+int cli_coll(const char *s, enum tc_coll *out);
+/* "a, b, c": the registry's algorithms of coll, into buf. */
+const char *cli_alg_list(enum tc_coll coll, char *buf, size_t len);
+/* Index of alg in the registry of coll, or -1. */
+int cli_alg_index(enum tc_coll coll, const char *alg);
+
+int cli_dtype(const char *s, enum tc_dtype *out);
+int cli_op(const char *s, enum tc_op *out);
+
+/*
+ * The one line for a tc_predict / tc_run error: algorithm unknown or not
+ * applicable, root out of range, ...  Usage errors return CLI_USAGE, others
+ * CLI_FAIL.
+ */
+int cli_coll_error(int err, enum tc_coll coll, const char *alg, const struct tc_topo *t,
+                   int root);
+
+/* Lower bounds for topology t, --coll name of the bound, seed 001.  Returns 0
+ * or a TC_E* code (TC_ENOTSUP for trees). */
+int cli_lower_bound(const struct tc_topo *t, enum tc_lb_coll c, int root, double m,
+                    const struct tc_model *md, struct tc_lower_bound *out);
+
+/* ---- number formatting ------------------------------------------------- */
+
+/* JSON number: "null" for NaN and infinities, integers without a fraction,
+ * others with 15 significant digits.  buf of at least 32 bytes. */
+const char *cli_num(double v, char *buf);
+/* A time for people: "812 ns", "12.35 us", "3.402 ms", "1.250 s", "-". */
+const char *cli_time(double ns, char *buf);
+
+/* ---- JSON writer ------------------------------------------------------- */
+
+struct cli_json {
+	FILE *f;
+	int depth;
+	int count[16]; /* members written at each depth */
+	int nl_depth;  /* elements at this depth start on a new line (0: never) */
+};
+void cli_json_init(struct cli_json *w, FILE *f);
+void cli_json_obj(struct cli_json *w, const char *key);  /* key NULL in arrays */
+void cli_json_arr(struct cli_json *w, const char *key);
+void cli_json_end_obj(struct cli_json *w);
+void cli_json_end_arr(struct cli_json *w);
+void cli_json_num(struct cli_json *w, const char *key, double v);
+void cli_json_int(struct cli_json *w, const char *key, long long v);
+void cli_json_uint(struct cli_json *w, const char *key, unsigned long long v);
+void cli_json_str(struct cli_json *w, const char *key, const char *s); /* NULL: null */
+void cli_json_bool(struct cli_json *w, const char *key, int v);
+void cli_json_null(struct cli_json *w, const char *key);
+/* A JSON string literal with escapes. */
+void cli_json_quote(FILE *f, const char *s);
+
+/* ---- external programs ------------------------------------------------- */
+
+/* Is an executable `prog` on $PATH? */
+int cli_have_program(const char *prog);
+/* Runs argv[0] (searched on $PATH) with `input` on its stdin; returns its
+ * exit status, or -1 if it could not be started. */
+int cli_pipe_to(char *const argv[], const char *input, size_t len);
+
+/* ---- Graphviz pictures (cli_topo.c) ------------------------------------ */
+
+/* What to draw over a topology; every member may be NULL. */
+struct cli_dot {
+	const char *title;
+	char **node_label;            /* p labels (default: the rank) */
+	const unsigned char *node_hl; /* p flags: drawn in red */
+	char **arc_label;             /* per arc id (cli_arc_id): NULL for an idle
+	                                 arc, else the label of what it carries
+	                                 ("" for none); idle links are grey */
+};
+/* The id of arc u -> v (CSR order: node by node, neighbours ascending), or -1
+ * when v is not a neighbour of u. */
+long cli_arc_id(const struct tc_topo *t, int u, int v);
+/* The topology in Graphviz dot, with a layout for its kind (circo for rings,
+ * fixed grid positions for 2-D meshes and tori, ...). */
+void cli_topo_dot(FILE *f, const struct tc_topo *t, const struct cli_dot *d);
+/* Renders dot text into file with Graphviz (fmt "png" or "svg").  CLI_OK, or
+ * CLI_FAIL with one line (also when Graphviz is not installed). */
+int cli_render(const char *dot_text, size_t len, const char *fmt, const char *file);
+
+/* ---- progress ---------------------------------------------------------- */
+
+struct cli_progress {
+	int tty;   /* stderr is a terminal: one bar redrawn in place */
+	int quiet;
+	long total, done;
+	long last_s; /* when the last plain line was written (s) */
+};
+void cli_progress_init(struct cli_progress *pg, long total, int quiet);
+void cli_progress_step(struct cli_progress *pg, const char *what);
+void cli_progress_end(struct cli_progress *pg);
+
+/* ---- the run engine (cli_run.c) ---------------------------------------- */
+
+struct cli_run_args {
+	enum tc_coll coll;
+	const char *alg;     /* NULL or "auto": the library's choice */
+	uint64_t bytes;      /* per rank */
+	enum tc_dtype dt;
+	enum tc_op op;
+	int root;
+	int repeat;          /* timed runs (median) */
+	int warmup;          /* untimed runs first */
+	int packets;
+	int emulated;         /* the team runs in TC_MODE_EMULATED */
+};
+
+struct cli_run_result {
+	int verified;           /* every timed and warm-up run gave the reference */
+	int runs;
+	double measured_ns;     /* median over the timed runs */
+	double measured_min_ns, measured_max_ns;
+	double modelled_ns;     /* tc_team_last_run makespan of the last run */
+	double coll_modelled_ns; /* tc_last_coll modelled_ps (rank 0) */
+	int rounds;             /* tc_last_coll */
+	const char *algorithm;  /* tc_last_coll (static string of the registry) */
+	struct tc_stats stats;  /* team totals of the last run */
+	int mismatch_rank;      /* first rank with a wrong result, -1 if none */
+	int barrier_early;      /* barrier: a rank left before all had entered */
+	int alg_disagree;       /* ranks report different algorithms */
+	uint64_t mismatch_elem;
+};
+
+/*
+ * Runs the collective on an existing team: fills the inputs, runs
+ * warmup + repeat times (one tc_run each), checks every result against a
+ * sequential reference.  Returns 0 or the TC_E* code of the failed run.
+ * Inputs must be valid: bytes a multiple of the datatype size.
+ */
+int cli_run_coll(struct tc_team *team, const struct cli_run_args *a, struct cli_run_result *r);
+/* CLI_USAGE (message printed) when the buffers of a run would not fit in
+ * half the memory, else 0. */
+int cli_run_check_memory(int p, enum tc_coll coll, uint64_t bytes);
+/* The one line for a run whose result is wrong; returns CLI_FAIL. */
+int cli_run_wrong(const char *cmd, const struct cli_run_result *rr);
+/* The team statistics as the JSON member "stats". */
+void cli_stats_json(struct cli_json *w, const struct tc_stats *s);
+/* Is op defined for dt (bitwise and logical ops: integers only)? */
+int cli_op_fits(enum tc_op op, enum tc_dtype dt);
+
+#endif /* TC_TOOLS_CLI_H */

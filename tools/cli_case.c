@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tools/cli_case.c - parsing and validation of one collective case, shared by
+ * predict, run, steps and trace (see cli_coll.h).
+ */
+#include <string.h>
+
+#include "cli_coll.h"
+
+const char *cli_help_of(const char *cmd)
+{
+	for (const struct cli_cmd *c = cli_cmds; c->name; c++)
+		if (!strcmp(c->name, cmd))
+			return c->help;
+	return "";
+}
+
+enum tc_dtype cli_default_dtype(uint64_t bytes)
+{
+	return bytes % sizeof(double) ? TC_BYTE : TC_DOUBLE;
+}
+
+int cli_op_fits(enum tc_op op, enum tc_dtype dt)
+{
+	if (dt != TC_FLOAT && dt != TC_DOUBLE)
+		return op < TC_OP_USER;
+	return op == TC_OP_SUM || op == TC_OP_PROD || op == TC_OP_MIN || op == TC_OP_MAX;
+}
+
+void cli_case_free(struct cli_case *cs)
+{
+	tc_topo_destroy(cs->t);
+	cs->t = NULL;
+}
+
+int cli_case_parse(const char *cmd, int argc, char **argv, unsigned flags, struct cli_case *cs,
+                   int *json, cli_extra_fn extra, void *ctx)
+{
+	const char *topo = NULL, *coll = NULL, *alg = NULL, *bytes = NULL, *root = NULL;
+	const char *dtype = NULL, *op = NULL, *pstr = NULL;
+	memset(cs, 0, sizeof *cs);
+	cli_model_init(&cs->model);
+	for (int i = 0; i < argc; i++) {
+		int r;
+		const char **slot = NULL;
+		const char *v;
+		if (cli_is_help(argv[i])) {
+			fputs(cli_help_of(cmd), stdout);
+			return -1;
+		}
+		if (json && !strcmp(argv[i], "--json")) {
+			*json = 1;
+			continue;
+		}
+		static const char *const names[] = {"--topo",  "--coll",  "--alg", "--bytes",
+		                                    "--root",  "--dtype", "--op",  "--p"};
+		const char **slots[] = {&topo, &coll, &alg, &bytes, &root, &dtype, &op, &pstr};
+		for (int k = 0; k < 8 && !slot; k++) {
+			if (k == 6 && !(flags & CLI_CASE_DATA))
+				continue;
+			r = cli_opt(argc, argv, &i, names[k], &v);
+			if (r == 1) {
+				slot = slots[k];
+				*slot = v;
+			} else if (r) {
+				return r;
+			}
+		}
+		if (slot)
+			continue;
+		r = cli_model_opt(argc, argv, &i, &cs->model);
+		if (r == 1)
+			continue;
+		if (r)
+			return r;
+		if (extra) {
+			r = extra(argc, argv, &i, ctx);
+			if (r == 1)
+				continue;
+			if (r)
+				return r;
+		}
+		return cli_unknown(cmd, argv[i]);
+	}
+
+	if (!coll)
+		return cli_usage("%s: missing --coll (bcast, reduce, allreduce, barrier)", cmd);
+	if (cli_coll(coll, &cs->coll))
+		return CLI_USAGE;
+	if (!topo)
+		return cli_usage("%s: missing --topo SPEC (e.g. ring:8, torus:4x4, hypercube:3)", cmd);
+	long p = 0;
+	if (pstr && cli_parse_long("--p", pstr, 1, TC_TOPO_MAX_NODES, &p))
+		return CLI_USAGE;
+	if (!bytes && cs->coll != TC_COLL_BARRIER)
+		return cli_usage("%s: missing --bytes N (bytes per rank, e.g. 8, 4K, 1M)", cmd);
+	if (bytes && cli_parse_size("--bytes", bytes, TC_MAX_MESSAGE, &cs->bytes))
+		return CLI_USAGE;
+	if (cs->coll == TC_COLL_BARRIER)
+		cs->bytes = 0;
+	cs->dt = cli_default_dtype(cs->bytes);
+	if (dtype && cli_dtype(dtype, &cs->dt))
+		return CLI_USAGE;
+	size_t es = tc_dtype_size(cs->dt);
+	if (cs->bytes % es)
+		return cli_usage("--bytes %s is not a multiple of the size of %s (%zu bytes)", bytes,
+		                 tc_dtype_name(cs->dt), es);
+	cs->op = TC_OP_SUM;
+	if (op && cli_op(op, &cs->op))
+		return CLI_USAGE;
+	if (op && !cli_op_fits(cs->op, cs->dt))
+		return cli_usage("--op %s is not defined for %s (bitwise and logical operators take "
+		                 "integer types)",
+		                 op, tc_dtype_name(cs->dt));
+	if (alg) {
+		if (!strcmp(alg, "all")) {
+			if (!(flags & CLI_CASE_ALG_ALL))
+				return cli_usage("%s: --alg all is not available here; name one algorithm",
+				                 cmd);
+			cs->all = 1;
+		} else if (strcmp(alg, "auto")) {
+			if (cli_alg_index(cs->coll, alg) < 0) {
+				char list[512];
+				return cli_usage("unknown algorithm '%s' for %s (available: %s)", alg,
+				                 tc_coll_name(cs->coll), cli_alg_list(cs->coll, list, sizeof list));
+			}
+			cs->alg = alg;
+		}
+	}
+	long rt = 0;
+	if (root) {
+		if (cli_parse_long("--root", root, 0, TC_TOPO_MAX_NODES, &rt))
+			return CLI_USAGE;
+		if (rt && cs->coll != TC_COLL_BCAST && cs->coll != TC_COLL_REDUCE)
+			return cli_usage("--root applies to bcast and reduce only");
+	}
+	if (cli_topo(topo, p, &cs->t))
+		return CLI_USAGE;
+	if (rt >= tc_topo_nodes(cs->t)) {
+		int n = tc_topo_nodes(cs->t);
+		cli_case_free(cs);
+		return cli_usage("root %ld out of range for %s (0..%d)", rt, topo, n - 1);
+	}
+	cs->root = (int)rt;
+	return 0;
+}
+
+void cli_case_json(struct cli_json *w, const struct cli_case *cs)
+{
+	cli_json_str(w, "topology", cli_topo_name(cs->t));
+	cli_json_int(w, "p", tc_topo_nodes(cs->t));
+	cli_json_str(w, "coll", tc_coll_name(cs->coll));
+	cli_json_uint(w, "msg_bytes", cs->bytes);
+	cli_json_int(w, "root", cs->root);
+	cli_json_str(w, "dtype", tc_dtype_name(cs->dt));
+	if (cs->coll == TC_COLL_REDUCE || cs->coll == TC_COLL_ALLREDUCE)
+		cli_json_str(w, "op", tc_op_name(cs->op));
+	cli_model_json(w, &cs->model);
+}

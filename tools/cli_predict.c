@@ -1,0 +1,209 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tools/cli_predict.c - topocoll predict: the cost of a collective without
+ * running it (tc_predict), beside the seed's formula and the lower bound.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cli_coll.h"
+
+const char predict_help[] =
+	"usage: topocoll predict --topo SPEC --coll C [--alg A|all] [--bytes N] [options]\n"
+	"\n"
+	"Predicts a collective without running threads: generates the algorithm's\n"
+	"schedule, applies the logical clock of the model and the checker, and\n"
+	"prints the modelled time beside the seed's closed form and seed 001's\n"
+	"lower bound.  Predictions for p = 1024 take milliseconds.\n"
+	"  --topo SPEC       topology: ring:16, mesh:4x4, torus:4x4, hypercube:4,\n"
+	"                    chain:P, star:P, tree:K:P, complete:P; or a family\n"
+	"                    (ring, hypercube, torus, ...) with --p P\n"
+	"  --p P             node count (with a family, or to check a full SPEC)\n"
+	"  --coll C          bcast, reduce, allreduce, barrier\n"
+	"  --alg A           an algorithm of the registry, auto (the cheapest\n"
+	"                    predicted, default) or all (one line per algorithm that\n"
+	"                    applies; the others are listed after the table)\n"
+	"  --bytes N         bytes per rank: 0, 8, 4K, 16M, 1Mi (K = Ki = 1024);\n"
+	"                    not needed for barrier\n"
+	"  --root R          root of bcast and reduce [0]\n"
+	"  --dtype T         element type [double, or byte when N is not a multiple of 8]\n"
+	"  --json            one JSON object (an array of them with --alg all):\n"
+	"                    modelled_ns, formula_ns, lower_bound_ns (null when none\n"
+	"                    applies), lower_bound_steps, rounds, messages,\n"
+	"                    hop_messages, bytes (end-to-end bytes moved),\n"
+	"                    msg_bytes (N), algorithm, the checker's counts and the\n"
+	"                    model\n" CLI_MODEL_HELP "examples:\n"
+	"  topocoll predict --topo hypercube:10 --coll bcast --alg hypercube \\\n"
+	"      --bytes 4096 --ts 1000 --tw 0.5 --th 10 --ports one --switching sf --json\n"
+	"  topocoll predict --topo ring:16 --coll bcast --alg all --bytes 1M\n"
+	"  topocoll predict --topo torus --p 64 --coll allreduce --bytes 64K \\\n"
+	"      --switching ct --th 50\n";
+
+void cli_prediction_json(struct cli_json *w, const struct tc_prediction *pr)
+{
+	double mod = (double)pr->modelled_ps / TC_PS_PER_NS;
+	cli_json_str(w, "algorithm", pr->algorithm);
+	cli_json_num(w, "modelled_ns", mod);
+	cli_json_num(w, "formula_ns", pr->formula_ns);
+	cli_json_num(w, "formula_rel_diff",
+	             isfinite(pr->formula_ns) && pr->formula_ns != 0
+	                     ? (mod - pr->formula_ns) / pr->formula_ns
+	                     : (isfinite(pr->formula_ns) && mod == 0 ? 0 : NAN));
+	cli_json_num(w, "lower_bound_ns", pr->lower_bound_ns);
+	if (pr->lower_bound_steps >= 0)
+		cli_json_int(w, "lower_bound_steps", pr->lower_bound_steps);
+	else
+		cli_json_null(w, "lower_bound_steps");
+	cli_json_int(w, "rounds", pr->rounds);
+	cli_json_int(w, "messages", pr->messages);
+	cli_json_int(w, "hop_messages", pr->hop_messages);
+	cli_json_uint(w, "bytes", pr->bytes);
+	cli_json_obj(w, "checker");
+	cli_json_int(w, "oneport_violations", pr->oneport_violations);
+	cli_json_int(w, "nodup_violations", pr->nodup_violations);
+	cli_json_int(w, "noho_violations", pr->noho_violations);
+	cli_json_int(w, "contention", pr->contention);
+	cli_json_end_obj(w);
+}
+
+const char *cli_lb_note(double mod_ns, const struct tc_prediction *pr)
+{
+	if (isfinite(pr->lower_bound_ns) && pr->lower_bound_ns > mod_ns * (1 + 1e-12))
+		return "\n                 above the modelled time: seed 001's bound assumes each "
+		       "message travels\n                 as one packet, and this algorithm splits it";
+	return "";
+}
+
+const char *cli_vs_formula(double mod_ns, double formula_ns, char *buf)
+{
+	if (!isfinite(formula_ns))
+		strcpy(buf, "-");
+	else if (fabs(mod_ns - formula_ns) <= 1e-9 * fabs(formula_ns) + 1e-3)
+		strcpy(buf, "exact");
+	else
+		snprintf(buf, 32, "%+.3g%%", formula_ns ? 100 * (mod_ns - formula_ns) / formula_ns : 0);
+	return buf;
+}
+
+static void predict_text_one(const struct cli_case *cs, const struct tc_prediction *pr)
+{
+	char b1[32], b2[32], b3[32];
+	double mod = (double)pr->modelled_ps / TC_PS_PER_NS;
+	printf("%s on %s, %s per rank", tc_coll_name(cs->coll), cli_topo_name(cs->t),
+	       cli_bytes(cs->bytes, b1, sizeof b1));
+	if (cs->coll == TC_COLL_BCAST || cs->coll == TC_COLL_REDUCE)
+		printf(", root %d", cs->root);
+	printf("\n");
+	printf("algorithm        %s\n", pr->algorithm);
+	printf("modelled         %s ns  (%s)\n", cli_num(mod, b1), cli_time(mod, b2));
+	printf("formula (seed)   %s ns  (%s, %s)\n", cli_num(pr->formula_ns, b1),
+	       cli_time(pr->formula_ns, b2), cli_vs_formula(mod, pr->formula_ns, b3));
+	if (isfinite(pr->lower_bound_ns))
+		printf("lower bound      %s ns  (%s, %ld steps)%s\n", cli_num(pr->lower_bound_ns, b1),
+		       cli_time(pr->lower_bound_ns, b2), pr->lower_bound_steps, cli_lb_note(mod, pr));
+	else
+		printf("lower bound      none applies\n");
+	printf("rounds           %d\n", pr->rounds);
+	printf("messages         %ld end-to-end, %ld link crossings\n", pr->messages,
+	       pr->hop_messages);
+	printf("bytes moved      %llu\n", (unsigned long long)pr->bytes);
+	printf("checker          1-port violations %ld, NODUP %ld, NOHO %ld, contention %ld\n",
+	       pr->oneport_violations, pr->nodup_violations, pr->noho_violations, pr->contention);
+}
+
+void cli_prediction_header(void)
+{
+	printf("%-15s %14s %14s %8s %14s %7s %9s %9s %s\n", "algorithm", "modelled_ns",
+	       "formula_ns", "vs", "lower_bound_ns", "rounds", "messages", "hops", "checks");
+}
+
+void cli_prediction_row(const struct tc_prediction *pr)
+{
+	char b1[32], b2[32], b3[32], b4[32];
+	double mod = (double)pr->modelled_ps / TC_PS_PER_NS;
+	long bad = pr->oneport_violations + pr->nodup_violations + pr->noho_violations;
+	printf("%-15s %14s %14s %8s %14s %7d %9ld %9ld %s\n", pr->algorithm, cli_num(mod, b1),
+	       isfinite(pr->formula_ns) ? cli_num(pr->formula_ns, b2) : "-",
+	       cli_vs_formula(mod, pr->formula_ns, b4),
+	       isfinite(pr->lower_bound_ns) ? cli_num(pr->lower_bound_ns, b3) : "-", pr->rounds,
+	       pr->messages, pr->hop_messages, bad ? "VIOLATIONS" : "ok");
+}
+
+int cmd_predict(int argc, char **argv)
+{
+	struct cli_case cs;
+	int json = 0;
+	int err = cli_case_parse("predict", argc, argv, CLI_CASE_ALG_ALL, &cs, &json, NULL, NULL);
+	if (err)
+		return err == -1 ? CLI_OK : err;
+
+	int status = CLI_OK;
+	struct cli_json w;
+	cli_json_init(&w, stdout);
+	if (!cs.all) {
+		struct tc_prediction pr;
+		err = tc_predict(cs.t, &cs.model.md, cs.coll, cs.alg, cs.bytes, tc_dtype_size(cs.dt),
+		                 cs.root, cs.model.packets, &pr);
+		if (err) {
+			status = cli_coll_error(err, cs.coll, cs.alg, cs.t, cs.root);
+		} else if (json) {
+			cli_json_obj(&w, NULL);
+			cli_case_json(&w, &cs);
+			cli_prediction_json(&w, &pr);
+			cli_json_end_obj(&w);
+		} else {
+			predict_text_one(&cs, &pr);
+		}
+		cli_case_free(&cs);
+		return status;
+	}
+
+	/* --alg all: every algorithm of the registry that applies. */
+	struct tc_prediction pr[64];
+	int n = 0;
+	char skipped[512] = "";
+	const char *a;
+	for (int i = 0; (a = tc_alg_name(cs.coll, i)) != NULL && n < 64; i++) {
+		err = tc_predict(cs.t, &cs.model.md, cs.coll, a, cs.bytes, tc_dtype_size(cs.dt), cs.root,
+		                 cs.model.packets, &pr[n]);
+		if (err == TC_ENOTSUP) {
+			size_t l = strlen(skipped);
+			snprintf(skipped + l, sizeof skipped - l, "%s%s", l ? ", " : "", a);
+			continue;
+		}
+		if (err) {
+			status = cli_coll_error(err, cs.coll, a, cs.t, cs.root);
+			cli_case_free(&cs);
+			return status;
+		}
+		n++;
+	}
+	if (n == 0) {
+		status = cli_coll_error(TC_ENOTSUP, cs.coll, NULL, cs.t, cs.root);
+	} else if (json) {
+		w.nl_depth = 1;
+		cli_json_arr(&w, NULL);
+		for (int k = 0; k < n; k++) {
+			cli_json_obj(&w, NULL);
+			cli_case_json(&w, &cs);
+			cli_prediction_json(&w, &pr[k]);
+			cli_json_end_obj(&w);
+		}
+		cli_json_end_arr(&w);
+	} else {
+		char b[32];
+		printf("%s on %s, %s per rank", tc_coll_name(cs.coll), cli_topo_name(cs.t),
+		       cli_bytes(cs.bytes, b, sizeof b));
+		if (cs.coll == TC_COLL_BCAST || cs.coll == TC_COLL_REDUCE)
+			printf(", root %d", cs.root);
+		printf("\n");
+		cli_prediction_header();
+		for (int k = 0; k < n; k++)
+			cli_prediction_row(&pr[k]);
+		if (*skipped)
+			printf("not applicable to %s: %s\n", cli_topo_name(cs.t), skipped);
+	}
+	cli_case_free(&cs);
+	return status;
+}

@@ -1,0 +1,691 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tools/cli_run.c - topocoll run: one collective run for real over the
+ * channels, its result checked against a sequential reference computed here,
+ * its measured time beside the modelled time and the seed's formula.
+ *
+ * Inputs are chosen so that every result is exact whatever the order of
+ * combination (small integers for sums, powers of two for products, any
+ * values for min and max, random bits for the bitwise operators), so the
+ * check is a byte comparison for every datatype and operator.
+ */
+#include <math.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "cli_coll.h"
+
+const char run_help[] =
+	"usage: topocoll run --topo SPEC --coll C [--alg A] [--bytes N] [options]\n"
+	"\n"
+	"Creates a team of p threads joined by the topology's channels, runs the\n"
+	"collective for real, checks every rank's result against a sequential\n"
+	"reference computed by the tool (verified), and prints the measured time\n"
+	"(median over --repeat runs) beside the modelled time (the logical clock of\n"
+	"the run), the seed's formula and the lower bound.  Exit status 1 when a\n"
+	"result is wrong.\n"
+	"  --topo SPEC --p P --coll C --alg A --bytes N --root R --dtype T\n"
+	"                    as for topocoll predict (--alg all is not accepted)\n"
+	"  --op OP           sum prod min max band bor bxor land lor [sum]\n"
+	"  --mode M          native: channels at full speed; emulated: every message\n"
+	"                    takes the model's time in wall-clock time [native]\n"
+	"  --repeat N        timed runs, the median is reported [1]\n"
+	"  --warmup N        untimed runs first [1 native, 0 emulated]\n"
+	"  --wait W          how ranks wait: auto spin yield block [auto]\n"
+	"  --no-pin          do not pin the threads to CPUs\n"
+	"  --timeout MS      a wait longer than this fails the run [60000; 0: never]\n"
+	"  --json            one JSON object: measured_ns, modelled_ns, formula_ns,\n"
+	"                    lower_bound_ns, algorithm, verified, rounds, stats, ...\n"
+	"measured: native mode, from the moment every rank is ready (a barrier of the\n"
+	"tool, outside the library) to the end of the last rank; emulated mode, from\n"
+	"the run's common start (its logical time 0) to the end of the last rank.\n"
+	"modelled: the largest logical clock at the end (tc_team_last_run).\n" CLI_MODEL_HELP
+	"examples:\n"
+	"  topocoll run --topo ring:16 --coll allreduce --alg ring --bytes 8192 \\\n"
+	"      --root 0 --mode emulated --ts 50000 --tw 1 --json\n"
+	"  topocoll run --topo hypercube:3 --coll bcast --bytes 1M --repeat 10\n"
+	"  topocoll run --topo torus:4x4 --coll reduce --bytes 4K --dtype int32 \\\n"
+	"      --op max --root 5\n";
+
+/* ---- inputs and the reference ------------------------------------------ */
+
+static uint64_t mix(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	x ^= x >> 33;
+	return x;
+}
+
+static int is_float(enum tc_dtype dt)
+{
+	return dt == TC_FLOAT || dt == TC_DOUBLE;
+}
+
+static int is_signed(enum tc_dtype dt)
+{
+	return dt == TC_INT8 || dt == TC_INT16 || dt == TC_INT32 || dt == TC_INT64;
+}
+
+/* Element i of buf as integer bits (zero-extended) or as a double. */
+static uint64_t get_u(const unsigned char *buf, size_t i, size_t es)
+{
+	uint8_t a;
+	uint16_t b;
+	uint32_t c;
+	uint64_t d = 0;
+	switch (es) {
+	case 1:
+		memcpy(&a, buf + i, 1);
+		return a;
+	case 2:
+		memcpy(&b, buf + 2 * i, 2);
+		return b;
+	case 4:
+		memcpy(&c, buf + 4 * i, 4);
+		return c;
+	default:
+		memcpy(&d, buf + 8 * i, 8);
+		return d;
+	}
+}
+
+static void put_u(unsigned char *buf, size_t i, size_t es, uint64_t v)
+{
+	uint8_t a = (uint8_t)v;
+	uint16_t b = (uint16_t)v;
+	uint32_t c = (uint32_t)v;
+	switch (es) {
+	case 1:
+		memcpy(buf + i, &a, 1);
+		break;
+	case 2:
+		memcpy(buf + 2 * i, &b, 2);
+		break;
+	case 4:
+		memcpy(buf + 4 * i, &c, 4);
+		break;
+	default:
+		memcpy(buf + 8 * i, &v, 8);
+		break;
+	}
+}
+
+static double get_f(const unsigned char *buf, size_t i, enum tc_dtype dt)
+{
+	if (dt == TC_FLOAT) {
+		float f;
+		memcpy(&f, buf + 4 * i, 4);
+		return f;
+	}
+	double d;
+	memcpy(&d, buf + 8 * i, 8);
+	return d;
+}
+
+static void put_f(unsigned char *buf, size_t i, enum tc_dtype dt, double v)
+{
+	if (dt == TC_FLOAT) {
+		float f = (float)v;
+		memcpy(buf + 4 * i, &f, 4);
+	} else {
+		memcpy(buf + 8 * i, &v, 8);
+	}
+}
+
+/* Signed value of integer bits of width es. */
+static int64_t sext(uint64_t v, size_t es)
+{
+	if (es == 8)
+		return (int64_t)v;
+	uint64_t sign = (uint64_t)1 << (8 * es - 1);
+	uint64_t mask = (sign << 1) - 1;
+	v &= mask;
+	return v & sign ? (int64_t)(v | ~mask) : (int64_t)v;
+}
+
+/* Rank r's contribution at element i: exact under any combination order. */
+static void gen_input(unsigned char *buf, size_t count, enum tc_dtype dt, enum tc_op op, int r,
+                      int p)
+{
+	size_t es = tc_dtype_size(dt);
+	int sg = is_signed(dt) || is_float(dt);
+	for (size_t i = 0; i < count; i++) {
+		uint64_t h = mix(((uint64_t)r << 40) ^ i ^ ((uint64_t)op << 56));
+		int64_t v;
+		switch (op) {
+		case TC_OP_SUM:
+			v = (int64_t)(h % 11) - (sg ? 5 : 0);
+			break;
+		case TC_OP_PROD:
+			/* 1 mostly, 2 on one rank per element, -1 sometimes; floats
+			 * also 0.5 (below). */
+			v = (i % (size_t)p) == (size_t)r ? 2 : (sg && h % 7 == 0 ? -1 : 1);
+			break;
+		case TC_OP_MIN:
+		case TC_OP_MAX:
+			v = sg ? (int64_t)(h % 201) - 100 : (int64_t)(h % 251);
+			break;
+		case TC_OP_LAND:
+		case TC_OP_LOR:
+			v = h % 5 == 0 ? 0 : (int64_t)(h % 3) + 1;
+			break;
+		default: /* bitwise: every bit random */
+			put_u(buf, i, es, h);
+			continue;
+		}
+		if (is_float(dt)) {
+			double d = (double)v;
+			if (op == TC_OP_PROD && v == 1 && h % 5 == 1)
+				d = 0.5;
+			put_f(buf, i, dt, d);
+		} else {
+			put_u(buf, i, es, (uint64_t)v);
+		}
+	}
+}
+
+/* acc = acc (op) x, element-wise: the sequential reference. */
+static void ref_combine(unsigned char *acc, const unsigned char *x, size_t count, enum tc_dtype dt,
+                        enum tc_op op)
+{
+	size_t es = tc_dtype_size(dt);
+	for (size_t i = 0; i < count; i++) {
+		if (is_float(dt)) {
+			double a = get_f(acc, i, dt), b = get_f(x, i, dt), c;
+			switch (op) {
+			case TC_OP_SUM:
+				c = a + b;
+				break;
+			case TC_OP_PROD:
+				c = a * b;
+				break;
+			case TC_OP_MIN:
+				c = b < a ? b : a;
+				break;
+			default:
+				c = b > a ? b : a;
+				break;
+			}
+			put_f(acc, i, dt, c);
+			continue;
+		}
+		uint64_t a = get_u(acc, i, es), b = get_u(x, i, es), c;
+		int64_t sa = sext(a, es), sb = sext(b, es);
+		int sg = is_signed(dt);
+		switch (op) {
+		case TC_OP_SUM:
+			c = a + b;
+			break;
+		case TC_OP_PROD:
+			c = a * b;
+			break;
+		case TC_OP_MIN:
+			c = sg ? (sb < sa ? b : a) : (b < a ? b : a);
+			break;
+		case TC_OP_MAX:
+			c = sg ? (sb > sa ? b : a) : (b > a ? b : a);
+			break;
+		case TC_OP_BAND:
+			c = a & b;
+			break;
+		case TC_OP_BOR:
+			c = a | b;
+			break;
+		case TC_OP_BXOR:
+			c = a ^ b;
+			break;
+		case TC_OP_LAND:
+			c = (sext(a, es) != 0) && (sext(b, es) != 0);
+			break;
+		default:
+			c = (sext(a, es) != 0) || (sext(b, es) != 0);
+			break;
+		}
+		put_u(acc, i, es, c);
+	}
+}
+
+/* ---- the SPMD function ------------------------------------------------- */
+
+struct run_ctx {
+	const struct cli_run_args *a;
+	int p;
+	size_t count;
+	int emulated;
+	unsigned char **in;  /* reduce, allreduce: inputs */
+	unsigned char **out; /* results (bcast: the buffer) */
+	uint64_t *t0, *t1;
+	struct tc_coll_info *info;
+	_Atomic unsigned bar_count, bar_gen;
+	_Atomic int arrived; /* barrier check */
+	_Atomic int barrier_bad;
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The tool's own barrier before the timed call (native mode), so that the
+ * measurement starts when every rank is ready; outside the library, so the
+ * logical clocks do not move. */
+static void tool_barrier(struct run_ctx *c)
+{
+	/* Acquire: pairs with the release store of bar_gen by the last arriver. */
+	unsigned gen = atomic_load_explicit(&c->bar_gen, memory_order_acquire);
+	/* Acq_rel: the last arriver sees every earlier arrival. */
+	if (atomic_fetch_add_explicit(&c->bar_count, 1, memory_order_acq_rel) == (unsigned)c->p - 1) {
+		/* Relaxed: published by the release store below. */
+		atomic_store_explicit(&c->bar_count, 0, memory_order_relaxed);
+		/* Release: pairs with the acquire loads of the waiters. */
+		atomic_store_explicit(&c->bar_gen, gen + 1, memory_order_release);
+		return;
+	}
+	/* Acquire: pairs with the release store of the last arriver. */
+	while (atomic_load_explicit(&c->bar_gen, memory_order_acquire) == gen)
+		sched_yield();
+}
+
+static int run_rank(struct tc_proc *proc, void *arg)
+{
+	struct run_ctx *c = arg;
+	const struct cli_run_args *a = c->a;
+	int r = tc_rank(proc);
+	struct tc_coll_opts opts = {.alg = a->alg, .packets = a->packets};
+	tc_proc_stats_reset(proc);
+	if (!c->emulated)
+		tool_barrier(c);
+	c->t0[r] = now_ns();
+	int err;
+	switch (a->coll) {
+	case TC_COLL_BCAST:
+		err = tc_bcast(proc, c->out[r], c->count, a->dt, a->root, &opts);
+		break;
+	case TC_COLL_REDUCE:
+		err = tc_reduce(proc, c->in[r], r == a->root ? c->out[r] : NULL, c->count, a->dt, a->op,
+		                a->root, &opts);
+		break;
+	case TC_COLL_ALLREDUCE:
+		err = tc_allreduce(proc, c->in[r], c->out[r], c->count, a->dt, a->op, &opts);
+		break;
+	default:
+		/* Release: this rank's arrival is visible to whoever leaves the
+		 * barrier after it; pairs with the acquire load below. */
+		atomic_fetch_add_explicit(&c->arrived, 1, memory_order_release);
+		err = tc_barrier(proc, &opts);
+		/* Acquire: pairs with the other ranks' release increments. */
+		if (!err && atomic_load_explicit(&c->arrived, memory_order_acquire) != c->p)
+			atomic_store_explicit(&c->barrier_bad, 1, memory_order_relaxed);
+		break;
+	}
+	c->t1[r] = now_ns();
+	tc_last_coll(proc, &c->info[r]);
+	return err;
+}
+
+static int cmp_double(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+	return (a > b) - (a < b);
+}
+
+int cli_run_coll(struct tc_team *team, const struct cli_run_args *a, struct cli_run_result *res)
+{
+	int p = tc_team_size(team);
+	size_t es = tc_dtype_size(a->dt);
+	size_t bytes = (size_t)a->bytes;
+	struct run_ctx c = {.a = a, .p = p, .count = bytes / es};
+	memset(res, 0, sizeof *res);
+	res->mismatch_rank = -1;
+	struct tc_run_info ri;
+	c.emulated = a->emulated;
+	int err = TC_ENOMEM;
+	unsigned char *ref = malloc(bytes ? bytes : 1);
+	c.in = calloc((size_t)p, sizeof *c.in);
+	c.out = calloc((size_t)p, sizeof *c.out);
+	c.t0 = calloc((size_t)p, sizeof *c.t0);
+	c.t1 = calloc((size_t)p, sizeof *c.t1);
+	c.info = calloc((size_t)p, sizeof *c.info);
+	int nrun = a->repeat > 0 ? a->repeat : 1;
+	double *meas = calloc((size_t)nrun, sizeof *meas);
+	if (!ref || !c.in || !c.out || !c.t0 || !c.t1 || !c.info || !meas)
+		goto out;
+	int reduces = a->coll == TC_COLL_REDUCE || a->coll == TC_COLL_ALLREDUCE;
+	for (int r = 0; r < p; r++) {
+		int need_out = a->coll == TC_COLL_BCAST || a->coll == TC_COLL_ALLREDUCE ||
+		               (a->coll == TC_COLL_REDUCE && r == a->root);
+		if (reduces && !(c.in[r] = malloc(bytes ? bytes : 1)))
+			goto out;
+		if (need_out && !(c.out[r] = malloc(bytes ? bytes : 1)))
+			goto out;
+		if (reduces)
+			gen_input(c.in[r], c.count, a->dt, a->op, r, p);
+	}
+	/* The reference. */
+	if (a->coll == TC_COLL_BCAST) {
+		for (size_t i = 0; i < bytes; i++)
+			ref[i] = (unsigned char)mix(((uint64_t)a->root << 40) ^ i);
+	} else if (reduces) {
+		memcpy(ref, c.in[0], bytes);
+		for (int r = 1; r < p; r++)
+			ref_combine(ref, c.in[r], c.count, a->dt, a->op);
+	}
+
+	res->verified = 1;
+	int total = (a->warmup > 0 ? a->warmup : 0) + nrun;
+	for (int k = 0; k < total; k++) {
+		/* Fresh buffers: the bcast root holds the data, every other
+		 * output holds the complement of the expected bytes. */
+		for (int r = 0; r < p; r++) {
+			if (!c.out[r])
+				continue;
+			if (a->coll == TC_COLL_BCAST && r == a->root)
+				memcpy(c.out[r], ref, bytes);
+			else
+				for (size_t i = 0; i < bytes; i++)
+					c.out[r][i] = (unsigned char)~ref[i];
+		}
+		atomic_store(&c.arrived, 0);
+		atomic_store(&c.barrier_bad, 0);
+		err = tc_run(team, run_rank, &c);
+		if (err)
+			goto out;
+		res->runs++;
+		/* Check. */
+		for (int r = 0; r < p && res->mismatch_rank < 0; r++) {
+			if (!c.out[r] || !memcmp(c.out[r], ref, bytes))
+				continue;
+			size_t i = 0;
+			while (c.out[r][i] == ref[i])
+				i++;
+			res->mismatch_rank = r;
+			res->mismatch_elem = i / es;
+		}
+		if (atomic_load(&c.barrier_bad))
+			res->barrier_early = 1;
+		for (int r = 1; r < p; r++)
+			if (!c.info[r].algorithm || !c.info[0].algorithm ||
+			    strcmp(c.info[r].algorithm, c.info[0].algorithm))
+				res->alg_disagree = 1;
+		if (res->mismatch_rank >= 0 || res->barrier_early || res->alg_disagree)
+			res->verified = 0;
+		tc_team_last_run(team, &ri);
+		if (k < total - nrun)
+			continue;
+		double m;
+		if (ri.mode == TC_MODE_EMULATED) {
+			m = (double)ri.wall_ns;
+		} else {
+			uint64_t lo = c.t0[0], hi = c.t1[0];
+			for (int r = 1; r < p; r++) {
+				lo = c.t0[r] < lo ? c.t0[r] : lo;
+				hi = c.t1[r] > hi ? c.t1[r] : hi;
+			}
+			m = (double)(hi - lo);
+		}
+		meas[k - (total - nrun)] = m;
+	}
+	qsort(meas, (size_t)nrun, sizeof *meas, cmp_double);
+	res->measured_ns = nrun % 2 ? meas[nrun / 2] : (meas[nrun / 2 - 1] + meas[nrun / 2]) / 2;
+	res->measured_min_ns = meas[0];
+	res->measured_max_ns = meas[nrun - 1];
+	res->modelled_ns = (double)ri.makespan_ps / TC_PS_PER_NS;
+	res->coll_modelled_ns = (double)c.info[0].modelled_ps / TC_PS_PER_NS;
+	res->rounds = c.info[0].rounds;
+	res->algorithm = c.info[0].algorithm;
+	tc_team_stats(team, &res->stats);
+	err = 0;
+out:
+	for (int r = 0; c.in && r < p; r++)
+		free(c.in[r]);
+	for (int r = 0; c.out && r < p; r++)
+		free(c.out[r]);
+	free(c.in);
+	free(c.out);
+	free(c.t0);
+	free(c.t1);
+	free(c.info);
+	free(meas);
+	free(ref);
+	return err;
+}
+
+/* ---- topocoll run ------------------------------------------------------ */
+
+struct run_opts {
+	int emulated;
+	long repeat, warmup;
+	long timeout_ms;
+	enum tc_wait_policy wait;
+	int no_pin;
+};
+
+static int run_extra(int argc, char **argv, int *i, void *ctx)
+{
+	struct run_opts *o = ctx;
+	const char *v;
+	int r;
+	if (!strcmp(argv[*i], "--no-pin")) {
+		o->no_pin = 1;
+		return 1;
+	}
+	if ((r = cli_opt(argc, argv, i, "--mode", &v)) == 1) {
+		if (!strcmp(v, "native"))
+			o->emulated = 0;
+		else if (!strcmp(v, "emulated"))
+			o->emulated = 1;
+		else
+			return cli_usage("--mode: expected native or emulated, got '%s'", v);
+		return 1;
+	}
+	if (r)
+		return r;
+	if ((r = cli_opt(argc, argv, i, "--repeat", &v)) == 1)
+		return cli_parse_long("--repeat", v, 1, 1000000, &o->repeat) ? CLI_USAGE : 1;
+	if (r)
+		return r;
+	if ((r = cli_opt(argc, argv, i, "--warmup", &v)) == 1)
+		return cli_parse_long("--warmup", v, 0, 1000000, &o->warmup) ? CLI_USAGE : 1;
+	if (r)
+		return r;
+	if ((r = cli_opt(argc, argv, i, "--timeout", &v)) == 1)
+		return cli_parse_long("--timeout", v, 0, 86400000, &o->timeout_ms) ? CLI_USAGE : 1;
+	if (r)
+		return r;
+	if ((r = cli_opt(argc, argv, i, "--wait", &v)) == 1) {
+		static const char *const names[] = {"auto", "spin", "yield", "block"};
+		for (int k = 0; k < 4; k++)
+			if (!strcmp(v, names[k])) {
+				o->wait = (enum tc_wait_policy)k;
+				return 1;
+			}
+		return cli_usage("--wait: expected auto, spin, yield or block, got '%s'", v);
+	}
+	return r;
+}
+
+/* Largest memory the run's buffers may take: half the physical memory. */
+static uint64_t run_mem_limit(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+	if (pages <= 0 || psz <= 0)
+		return (uint64_t)1 << 32;
+	return (uint64_t)pages * (uint64_t)psz / 2;
+}
+
+int cli_run_wrong(const char *cmd, const struct cli_run_result *rr)
+{
+	if (rr->mismatch_rank >= 0)
+		return cli_fail("%s: wrong result on rank %d at element %llu", cmd, rr->mismatch_rank,
+		                (unsigned long long)rr->mismatch_elem);
+	if (rr->barrier_early)
+		return cli_fail("%s: a rank left the barrier before every rank had entered it", cmd);
+	return cli_fail("%s: the ranks report different algorithms", cmd);
+}
+
+int cli_run_check_memory(int p, enum tc_coll coll, uint64_t bytes)
+{
+	int nbuf = coll == TC_COLL_ALLREDUCE ? 2 : 1;
+	uint64_t need = bytes * (uint64_t)(nbuf * p + 1);
+	if (bytes && need / bytes != (uint64_t)(nbuf * p + 1))
+		need = UINT64_MAX;
+	uint64_t lim = run_mem_limit();
+	if (need > lim) {
+		char b1[32], b2[32];
+		return cli_usage("run: %d ranks x %s per rank need %s of buffers, above the limit of "
+		                 "%s (half the memory)",
+		                 p, cli_bytes(bytes, b1, sizeof b1), cli_bytes(need, b2, sizeof b2),
+		                 cli_bytes(lim, (char[32]){0}, 32));
+	}
+	return 0;
+}
+
+void cli_stats_json(struct cli_json *w, const struct tc_stats *s)
+{
+	cli_json_obj(w, "stats");
+	cli_json_uint(w, "msgs_sent", s->msgs_sent);
+	cli_json_uint(w, "bytes_sent", s->bytes_sent);
+	cli_json_uint(w, "msgs_recv", s->msgs_recv);
+	cli_json_uint(w, "bytes_recv", s->bytes_recv);
+	cli_json_uint(w, "packets_sent", s->packets_sent);
+	cli_json_uint(w, "single_copy", s->single_copy);
+	cli_json_uint(w, "waits_blocked", s->waits_blocked);
+	cli_json_uint(w, "rounds", s->rounds);
+	cli_json_uint(w, "transfers_sent", s->transfers_sent);
+	cli_json_uint(w, "transfers_recv", s->transfers_recv);
+	cli_json_uint(w, "forwarded", s->forwarded);
+	cli_json_end_obj(w);
+}
+
+int cmd_run(int argc, char **argv)
+{
+	struct cli_case cs;
+	struct run_opts o = {.repeat = 1, .warmup = -1, .timeout_ms = 60000};
+	int json = 0;
+	int err = cli_case_parse("run", argc, argv, CLI_CASE_DATA, &cs, &json, run_extra, &o);
+	if (err)
+		return err == -1 ? CLI_OK : err;
+	int status = CLI_OK;
+	struct tc_team *team = NULL;
+	int p = tc_topo_nodes(cs.t);
+	if ((status = cli_run_check_memory(p, cs.coll, cs.bytes)) != 0)
+		goto out;
+
+	/* Predict first: an algorithm that does not apply is a usage error,
+	 * found before any thread starts; and it gives the formula. */
+	struct tc_prediction pr;
+	err = tc_predict(cs.t, &cs.model.md, cs.coll, cs.alg, cs.bytes, tc_dtype_size(cs.dt), cs.root,
+	                 cs.model.packets, &pr);
+	if (err) {
+		status = cli_coll_error(err, cs.coll, cs.alg, cs.t, cs.root);
+		goto out;
+	}
+
+	struct tc_team_config cfg;
+	tc_team_config_default(&cfg);
+	cfg.topology = cli_topo_name(cs.t);
+	cfg.model = cs.model.md;
+	cfg.mode = o.emulated ? TC_MODE_EMULATED : TC_MODE_NATIVE;
+	cfg.wait = o.wait;
+	cfg.no_pin = o.no_pin;
+	cfg.timeout_ms = (uint64_t)o.timeout_ms;
+	err = tc_team_create(&cfg, &team);
+	if (err) {
+		status = err == TC_EINVAL ? cli_usage("run: the team rejects this configuration: %s",
+		                                      tc_strerror(err))
+		                          : cli_fail("run: cannot create the team: %s", tc_strerror(err));
+		goto out;
+	}
+	struct cli_run_args ra = {.coll = cs.coll, .alg = cs.alg, .bytes = cs.bytes, .dt = cs.dt,
+	                          .op = cs.op, .root = cs.root, .repeat = (int)o.repeat,
+	                          .warmup = (int)(o.warmup >= 0 ? o.warmup : !o.emulated),
+	                          .packets = cs.model.packets, .emulated = o.emulated};
+	struct cli_run_result rr;
+	err = cli_run_coll(team, &ra, &rr);
+	if (err) {
+		status = cli_coll_error(err, cs.coll, cs.alg, cs.t, cs.root);
+		goto out;
+	}
+	struct tc_team_info ti;
+	tc_team_get_info(team, &ti);
+	double err_pct = rr.modelled_ns > 0 ? 100 * (rr.measured_ns - rr.modelled_ns) / rr.modelled_ns
+	                                    : NAN;
+	if (json) {
+		struct cli_json w;
+		cli_json_init(&w, stdout);
+		cli_json_obj(&w, NULL);
+		cli_case_json(&w, &cs);
+		cli_json_str(&w, "mode", o.emulated ? "emulated" : "native");
+		cli_json_str(&w, "algorithm", rr.algorithm);
+		cli_json_bool(&w, "verified", rr.verified);
+		cli_json_num(&w, "measured_ns", rr.measured_ns);
+		cli_json_num(&w, "measured_min_ns", rr.measured_min_ns);
+		cli_json_num(&w, "measured_max_ns", rr.measured_max_ns);
+		cli_json_int(&w, "repeat", ra.repeat);
+		cli_json_int(&w, "warmup", ra.warmup);
+		cli_json_num(&w, "modelled_ns", rr.modelled_ns);
+		cli_json_num(&w, "coll_modelled_ns", rr.coll_modelled_ns);
+		cli_json_num(&w, "predicted_ns", (double)pr.modelled_ps / TC_PS_PER_NS);
+		cli_json_num(&w, "formula_ns", pr.formula_ns);
+		cli_json_num(&w, "lower_bound_ns", pr.lower_bound_ns);
+		cli_json_num(&w, "emulation_error_pct", o.emulated ? err_pct : NAN);
+		cli_json_int(&w, "rounds", rr.rounds);
+		cli_json_int(&w, "messages", pr.messages);
+		cli_stats_json(&w, &rr.stats);
+		cli_json_obj(&w, "team");
+		cli_json_int(&w, "cpus", ti.cpus);
+		cli_json_bool(&w, "oversubscribed", ti.oversubscribed);
+		cli_json_uint(&w, "memory_bytes", ti.memory_bytes);
+		cli_json_uint(&w, "spin_ns", ti.spin_ns);
+		cli_json_uint(&w, "yield_ns", ti.yield_ns);
+		cli_json_end_obj(&w);
+		cli_json_end_obj(&w);
+	} else {
+		char b1[32], b2[32], b3[32];
+		printf("%s on %s, %s per rank (%s", tc_coll_name(cs.coll), cli_topo_name(cs.t),
+		       cli_bytes(cs.bytes, b1, sizeof b1), tc_dtype_name(cs.dt));
+		if (cs.coll == TC_COLL_REDUCE || cs.coll == TC_COLL_ALLREDUCE)
+			printf(" %s", tc_op_name(cs.op));
+		if (cs.coll == TC_COLL_BCAST || cs.coll == TC_COLL_REDUCE)
+			printf(", root %d", cs.root);
+		printf("), %s mode, %d CPUs%s\n", o.emulated ? "emulated" : "native", ti.cpus,
+		       ti.oversubscribed ? " (oversubscribed)" : "");
+		printf("algorithm        %s\n", rr.algorithm ? rr.algorithm : "?");
+		printf("verified         %s\n", rr.verified ? "yes (every rank equals the sequential "
+		                                              "reference)"
+		                                            : "NO");
+		printf("measured         %s  (median of %d; min %s, max %s)\n",
+		       cli_time(rr.measured_ns, b1), ra.repeat, cli_time(rr.measured_min_ns, b2),
+		       cli_time(rr.measured_max_ns, b3));
+		printf("modelled         %s", cli_time(rr.modelled_ns, b1));
+		if (o.emulated)
+			printf("  (measured %+.1f%%)", err_pct);
+		printf("\n");
+		printf("formula (seed)   %s  (%s)\n", cli_time(pr.formula_ns, b1),
+		       cli_vs_formula(rr.modelled_ns, pr.formula_ns, b2));
+		printf("lower bound      %s%s\n", cli_time(pr.lower_bound_ns, b1),
+		       cli_lb_note((double)pr.modelled_ps / TC_PS_PER_NS, &pr));
+		printf("rounds           %d\n", rr.rounds);
+		printf("stats            %llu messages, %llu bytes sent, %llu packets, %llu forwarded, "
+		       "%llu sleeps\n",
+		       (unsigned long long)rr.stats.msgs_sent, (unsigned long long)rr.stats.bytes_sent,
+		       (unsigned long long)rr.stats.packets_sent, (unsigned long long)rr.stats.forwarded,
+		       (unsigned long long)rr.stats.waits_blocked);
+	}
+	if (!rr.verified)
+		status = cli_run_wrong("run", &rr);
+out:
+	tc_team_destroy(team);
+	cli_case_free(&cs);
+	return status;
+}

@@ -1,0 +1,736 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tools/cli_sweep.c - topocoll sweep: predictions and runs over a grid of
+ * topologies, p, collectives, algorithms, sizes and modes; a table, CSV or
+ * JSON, and a gnuplot plot.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "cli_coll.h"
+
+const char sweep_help[] =
+	"usage: topocoll sweep --topo LIST --coll LIST [--p LIST] [--bytes LIST]\n"
+	"                      [--alg LIST|all|auto] [--mode LIST] [--csv|--json]\n"
+	"                      [--plot FILE.png|FILE.svg] [options]\n"
+	"\n"
+	"Predicts (and with --mode native or emulated, runs and checks) every\n"
+	"combination of topology, collective, algorithm, size and mode, printing\n"
+	"one row per case as it completes.  Algorithms that do not apply to a\n"
+	"topology are skipped and counted.  Progress goes to stderr: a bar on a\n"
+	"terminal, one line per case otherwise (--quiet: none).\n"
+	"  --topo LIST       comma-separated specs (ring:16, torus:4x4) or families\n"
+	"                    (ring, chain, complete, star, hypercube, mesh, torus,\n"
+	"                    tree:K) that take each p of --p\n"
+	"  --p LIST          node counts for the families: 8,16 or LO:HI (doubling)\n"
+	"                    or LO:HI:F (times F)\n"
+	"  --coll LIST       bcast, reduce, allreduce, barrier\n"
+	"  --alg LIST        algorithm names, all (default) or auto\n"
+	"  --bytes LIST      sizes per rank: 8,1K or LO:HI (doubling: 8:16M) or\n"
+	"                    LO:HI:F; not needed for barrier\n"
+	"  --mode LIST       predict (default), native, emulated: predict only\n"
+	"                    predicts; the others also run the collective for real\n"
+	"  --root R --dtype T --op OP   as for topocoll run\n"
+	"  --repeat N --warmup N --wait W --no-pin --timeout MS   as for run\n"
+	"  --csv             CSV on stdout: topology,p,coll,algorithm,mode,bytes,\n"
+	"                    measured_ns,modelled_ns,formula_ns,lower_bound_ns,\n"
+	"                    rounds,messages,verified (empty where not measured)\n"
+	"  --json            a JSON array, one object per case\n"
+	"  --plot FILE       time against bytes, log-log, one colour per algorithm:\n"
+	"                    modelled lines, measured points (native: circles,\n"
+	"                    emulated: squares); writes FILE's data (.dat) and\n"
+	"                    script (.gp) beside it and runs gnuplot (apt-get install\n"
+	"                    gnuplot-nox; without it the data and script are still\n"
+	"                    written and the exit status is 1)\n"
+	"  --quiet           no progress on stderr\n" CLI_MODEL_HELP
+	"examples:\n"
+	"  topocoll sweep --topo hypercube:6 --coll bcast --bytes 8:16M --plot bcast.png\n"
+	"  topocoll sweep --topo ring,torus,hypercube --p 16,64 --coll allreduce \\\n"
+	"      --bytes 1K:1M:4 --csv > allreduce.csv\n"
+	"  topocoll sweep --topo ring:8 --coll bcast,reduce --bytes 64:64K:8 \\\n"
+	"      --mode predict,native --repeat 3 --plot ring8.svg\n";
+
+#define SWEEP_MAX_LIST 64
+#define SWEEP_MAX_SIZES 256
+
+/* LIST of sizes or counts: items v or LO:HI[:F]. */
+static int sweep_values(const char *what, const char *list, int counts, uint64_t max,
+                        uint64_t *out, int cap, int *n)
+{
+	char buf[1024];
+	char *items[SWEEP_MAX_SIZES];
+	if (strlen(list) >= sizeof buf)
+		return cli_usage("%s: list too long", what);
+	strcpy(buf, list);
+	int k = cli_split(buf, items, SWEEP_MAX_SIZES);
+	if (k < 0)
+		return cli_usage("%s: bad list '%s' (comma-separated, no empty items)", what, list);
+	*n = 0;
+	for (int i = 0; i < k; i++) {
+		char *parts[3];
+		int np = 0;
+		for (char *s = items[i]; np < 3;) {
+			parts[np++] = s;
+			char *c = strchr(s, ':');
+			if (!c)
+				break;
+			*c = '\0';
+			s = c + 1;
+		}
+		if (strchr(parts[np - 1], ':'))
+			return cli_usage("%s: bad range in '%s' (LO:HI or LO:HI:F)", what, list);
+		uint64_t v[2];
+		for (int j = 0; j < (np < 2 ? np : 2); j++) {
+			if (counts) {
+				long l;
+				if (cli_parse_long(what, parts[j], 1, (long)max, &l))
+					return CLI_USAGE;
+				v[j] = (uint64_t)l;
+			} else if (cli_parse_size(what, parts[j], max, &v[j])) {
+				return CLI_USAGE;
+			}
+		}
+		if (np == 1) {
+			if (*n >= cap)
+				return cli_usage("%s: more than %d values", what, cap);
+			out[(*n)++] = v[0];
+			continue;
+		}
+		long f = 2;
+		if (np == 3 && cli_parse_long(what, parts[2], 2, 1 << 20, &f))
+			return CLI_USAGE;
+		if (v[0] > v[1])
+			return cli_usage("%s: range %s:%s goes down", what, parts[0], parts[1]);
+		uint64_t x = v[0];
+		for (;;) {
+			if (*n >= cap)
+				return cli_usage("%s: more than %d values", what, cap);
+			out[(*n)++] = x;
+			if (x == 0)
+				x = 1; /* 0:HI goes 0, 1, 2, 4, ... */
+			else if (x > v[1] / (uint64_t)f)
+				break;
+			else
+				x *= (uint64_t)f;
+			if (x > v[1])
+				break;
+		}
+	}
+	return 0;
+}
+
+struct sweep_row {
+	const char *topo; /* canonical spec (owned by the sweep) */
+	int p;
+	enum tc_coll coll;
+	const char *alg;  /* registry string */
+	int mode;         /* 0 predict, 1 native, 2 emulated */
+	uint64_t bytes;
+	double measured_ns, modelled_ns, formula_ns, lower_bound_ns;
+	int rounds;
+	long messages;
+	int verified;     /* -1: not run */
+	const char *error; /* a run that failed (static string), else NULL */
+};
+
+static const char *const sweep_modes[] = {"predict", "native", "emulated"};
+
+static void sweep_csv_header(void)
+{
+	printf("topology,p,coll,algorithm,mode,bytes,measured_ns,modelled_ns,formula_ns,"
+	       "lower_bound_ns,rounds,messages,verified\n");
+}
+
+static void csv_num(double v)
+{
+	char b[32];
+	if (isfinite(v))
+		fputs(cli_num(v, b), stdout);
+}
+
+static void sweep_csv_row(const struct sweep_row *r)
+{
+	printf("%s,%d,%s,%s,%s,%llu,", r->topo, r->p, tc_coll_name(r->coll), r->alg,
+	       sweep_modes[r->mode], (unsigned long long)r->bytes);
+	csv_num(r->measured_ns);
+	putchar(',');
+	csv_num(r->modelled_ns);
+	putchar(',');
+	csv_num(r->formula_ns);
+	putchar(',');
+	csv_num(r->lower_bound_ns);
+	printf(",%d,%ld,%s\n", r->rounds, r->messages,
+	       r->verified < 0 ? "" : r->verified ? "true" : "false");
+	fflush(stdout);
+}
+
+static void sweep_json_row(struct cli_json *w, const struct sweep_row *r)
+{
+	cli_json_obj(w, NULL);
+	cli_json_str(w, "topology", r->topo);
+	cli_json_int(w, "p", r->p);
+	cli_json_str(w, "coll", tc_coll_name(r->coll));
+	cli_json_str(w, "algorithm", r->alg);
+	cli_json_str(w, "mode", sweep_modes[r->mode]);
+	cli_json_uint(w, "bytes", r->bytes);
+	cli_json_num(w, "measured_ns", r->measured_ns);
+	cli_json_num(w, "modelled_ns", r->modelled_ns);
+	cli_json_num(w, "formula_ns", r->formula_ns);
+	cli_json_num(w, "lower_bound_ns", r->lower_bound_ns);
+	cli_json_int(w, "rounds", r->rounds);
+	cli_json_int(w, "messages", r->messages);
+	if (r->verified < 0)
+		cli_json_null(w, "verified");
+	else
+		cli_json_bool(w, "verified", r->verified);
+	if (r->error)
+		cli_json_str(w, "error", r->error);
+	cli_json_end_obj(w);
+	fflush(w->f);
+}
+
+static void sweep_text_header(void)
+{
+	printf("%-14s %5s %-9s %-15s %-8s %9s %11s %11s %11s %11s %6s %s\n", "topology", "p", "coll",
+	       "algorithm", "mode", "bytes", "measured", "modelled", "formula", "lower bd", "rounds",
+	       "ok");
+}
+
+static void sweep_text_row(const struct sweep_row *r)
+{
+	char b[5][32];
+	printf("%-14s %5d %-9s %-15s %-8s %9s %11s %11s %11s %11s %6d %s\n", r->topo, r->p,
+	       tc_coll_name(r->coll), r->alg, sweep_modes[r->mode], cli_size_str(r->bytes, b[0], 32),
+	       cli_time(r->measured_ns, b[1]), cli_time(r->modelled_ns, b[2]),
+	       cli_time(r->formula_ns, b[3]), cli_time(r->lower_bound_ns, b[4]), r->rounds,
+	       r->error ? r->error : r->verified < 0 ? "-" : r->verified ? "yes" : "WRONG");
+	fflush(stdout);
+}
+
+/* ---- plot -------------------------------------------------------------- */
+
+/* Writes base.dat and base.gp for the rows and runs gnuplot.  One series
+ * (a gnuplot index) per (topology, coll, algorithm). */
+static int sweep_plot(const char *file, const struct sweep_row *rows, int n)
+{
+	size_t fl = strlen(file);
+	int svg = fl > 4 && !strcmp(file + fl - 4, ".svg");
+	char base[4000], dat[4096], gp[4096];
+	snprintf(base, sizeof base, "%.*s", (int)(fl - 4), file);
+	snprintf(dat, sizeof dat, "%s.dat", base);
+	snprintf(gp, sizeof gp, "%s.gp", base);
+	FILE *fd = fopen(dat, "w");
+	FILE *fg = fd ? fopen(gp, "w") : NULL;
+	if (!fd || !fg) {
+		if (fd)
+			fclose(fd);
+		return cli_fail("--plot: cannot write %s", fd ? gp : dat);
+	}
+	/* Series: consecutive rows of the same (topo, coll, alg); the modes of
+	 * one bytes value are merged into one line. */
+	const char *algs[64];
+	int nalgs = 0;
+	const char *topos[64];
+	int ntopos = 0;
+	int multi_coll = 0, multi_topo = 0, has_meas[3] = {0, 0, 0};
+	uint64_t bmin = UINT64_MAX, bmax = 0;
+	for (int i = 0; i < n; i++) {
+		if (rows[i].coll != rows[0].coll)
+			multi_coll = 1;
+		if (strcmp(rows[i].topo, rows[0].topo))
+			multi_topo = 1;
+		if (isfinite(rows[i].measured_ns))
+			has_meas[rows[i].mode] = 1;
+		if (rows[i].bytes > 0) {
+			bmin = rows[i].bytes < bmin ? rows[i].bytes : bmin;
+			bmax = rows[i].bytes > bmax ? rows[i].bytes : bmax;
+		}
+	}
+	fprintf(fd, "# topocoll sweep: bytes modelled_ns native_ns emulated_ns, one block per "
+	            "series\n");
+	int nser = 0;
+	char titles[256][96];
+	int color[256], dash[256];
+	for (int i = 0; i < n && nser < 256;) {
+		int j = i;
+		while (j < n && rows[j].topo == rows[i].topo && rows[j].coll == rows[i].coll &&
+		       rows[j].alg == rows[i].alg)
+			j++;
+		int a = 0, t = 0;
+		while (a < nalgs && strcmp(algs[a], rows[i].alg))
+			a++;
+		if (a == nalgs && nalgs < 64)
+			algs[nalgs++] = rows[i].alg;
+		while (t < ntopos && strcmp(topos[t], rows[i].topo))
+			t++;
+		if (t == ntopos && ntopos < 64)
+			topos[ntopos++] = rows[i].topo;
+		color[nser] = a + 1;
+		dash[nser] = t + 1;
+		snprintf(titles[nser], sizeof titles[nser], "%s%s%s%s%s", rows[i].alg,
+		         multi_coll ? " " : "", multi_coll ? tc_coll_name(rows[i].coll) : "",
+		         multi_topo ? " " : "", multi_topo ? rows[i].topo : "");
+		fprintf(fd, "# %s\n", titles[nser]);
+		for (int k = i; k < j;) {
+			double v[3] = {NAN, NAN, NAN};
+			int l = k;
+			for (; l < j && rows[l].bytes == rows[k].bytes; l++) {
+				if (isfinite(rows[l].modelled_ns))
+					v[0] = rows[l].modelled_ns;
+				if (rows[l].mode && isfinite(rows[l].measured_ns))
+					v[rows[l].mode] = rows[l].measured_ns;
+			}
+			if (rows[k].bytes > 0) {
+				char b[3][32];
+				fprintf(fd, "%llu %s %s %s\n", (unsigned long long)rows[k].bytes,
+				        isfinite(v[0]) && v[0] > 0 ? cli_num(v[0], b[0]) : "NaN",
+				        isfinite(v[1]) && v[1] > 0 ? cli_num(v[1], b[1]) : "NaN",
+				        isfinite(v[2]) && v[2] > 0 ? cli_num(v[2], b[2]) : "NaN");
+			}
+			k = l;
+		}
+		fprintf(fd, "\n\n");
+		nser++;
+		i = j;
+	}
+	fclose(fd);
+
+	fprintf(fg, "# topocoll sweep plot: gnuplot %s\n", gp);
+	if (svg)
+		fprintf(fg, "set terminal svg size 1000,650 dynamic background rgb 'white'\n");
+	else
+		fprintf(fg, "set terminal pngcairo size 1000,650\n");
+	fprintf(fg, "set output '%s'\n", file);
+	fprintf(fg, "set logscale x 2\nset logscale y 10\nset format y '10^{%%L}'\n");
+	/* x tics at powers of 4 (or 16 over wide ranges), written as sizes. */
+	if (bmax >= bmin && bmin != UINT64_MAX) {
+		int step = 2;
+		uint64_t lo = 1, hi = 1;
+		while (lo * 2 <= bmin)
+			lo *= 2;
+		while (hi < bmax && hi < ((uint64_t)1 << 62))
+			hi *= 2;
+		int span = 0;
+		for (uint64_t x = lo; x < hi; x *= 2)
+			span++;
+		if (span > 16)
+			step = 4;
+		else if (span <= 8)
+			step = 1;
+		fprintf(fg, "set xtics (");
+		int first = 1;
+		for (uint64_t x = lo; x <= hi; x <<= step) {
+			char b[32];
+			fprintf(fg, "%s\"%s\" %llu", first ? "" : ", ", cli_size_str(x, b, sizeof b),
+			        (unsigned long long)x);
+			first = 0;
+			if (x > (UINT64_MAX >> step))
+				break;
+		}
+		fprintf(fg, ")\n");
+		fprintf(fg, "set xrange [%g:%g]\n", (double)bmin / 1.25, (double)bmax * 1.25);
+	}
+	fprintf(fg, "set xlabel 'bytes per rank'\nset ylabel 'time (ns)'\n");
+	fprintf(fg, "set grid\nset key outside right top noenhanced\n");
+	fprintf(fg, "set title \"");
+	if (!multi_coll && n)
+		fprintf(fg, "%s", tc_coll_name(rows[0].coll));
+	if (!multi_topo && n)
+		fprintf(fg, " on %s", rows[0].topo);
+	fprintf(fg, " (lines: modelled");
+	if (has_meas[1])
+		fprintf(fg, "; circles: measured, native");
+	if (has_meas[2])
+		fprintf(fg, "; squares: measured, emulated");
+	fprintf(fg, ")\" noenhanced\n");
+	fprintf(fg, "plot \\\n");
+	for (int s = 0; s < nser; s++) {
+		fprintf(fg, "  '%s' index %d using 1:2 with lines lc %d dt %d lw 2 title '%s'", dat, s,
+		        color[s], dash[s], titles[s]);
+		if (has_meas[1])
+			fprintf(fg, ", \\\n  '' index %d using 1:3 with points lc %d pt 7 notitle", s,
+			        color[s]);
+		if (has_meas[2])
+			fprintf(fg, ", \\\n  '' index %d using 1:4 with points lc %d pt 5 notitle", s,
+			        color[s]);
+		fprintf(fg, "%s\n", s + 1 < nser ? ", \\" : "");
+	}
+	fclose(fg);
+	if (!nser)
+		return cli_fail("--plot: nothing to plot");
+	if (!cli_have_program("gnuplot"))
+		return cli_fail("gnuplot is not installed, so no %s: sudo apt-get install gnuplot-nox, "
+		                "then gnuplot %s (the data are in %s)",
+		                file, gp, dat);
+	char *argv[] = {"gnuplot", gp, NULL};
+	int st = cli_pipe_to(argv, "", 0);
+	if (st != 0)
+		return cli_fail("gnuplot failed (status %d) on %s", st, gp);
+	return CLI_OK;
+}
+
+/* ---- topocoll sweep ---------------------------------------------------- */
+
+struct sweep_opts {
+	const char *topo, *p, *coll, *alg, *bytes, *mode, *root, *dtype, *op, *plot;
+	int csv, json, quiet;
+	long repeat, warmup, timeout_ms;
+	enum tc_wait_policy wait;
+	int no_pin;
+};
+
+int cmd_sweep(int argc, char **argv)
+{
+	struct sweep_opts o = {.repeat = 1, .warmup = -1, .timeout_ms = 60000};
+	struct cli_model m;
+	cli_model_init(&m);
+	for (int i = 0; i < argc; i++) {
+		static const char *const names[] = {"--topo", "--p",    "--coll",  "--alg", "--bytes",
+		                                    "--mode", "--root", "--dtype", "--op",  "--plot"};
+		const char **slots[] = {&o.topo, &o.p,    &o.coll,  &o.alg, &o.bytes,
+		                        &o.mode, &o.root, &o.dtype, &o.op,  &o.plot};
+		const char *v;
+		int r, done = 0;
+		if (cli_is_help(argv[i])) {
+			fputs(sweep_help, stdout);
+			return CLI_OK;
+		}
+		if (!strcmp(argv[i], "--csv")) {
+			o.csv = 1;
+			continue;
+		}
+		if (!strcmp(argv[i], "--json")) {
+			o.json = 1;
+			continue;
+		}
+		if (!strcmp(argv[i], "--quiet")) {
+			o.quiet = 1;
+			continue;
+		}
+		if (!strcmp(argv[i], "--no-pin")) {
+			o.no_pin = 1;
+			continue;
+		}
+		for (int k = 0; k < 10 && !done; k++) {
+			r = cli_opt(argc, argv, &i, names[k], &v);
+			if (r == 1) {
+				*slots[k] = v;
+				done = 1;
+			} else if (r) {
+				return r;
+			}
+		}
+		if (done)
+			continue;
+		static const char *const lnames[] = {"--repeat", "--warmup", "--timeout"};
+		long *lslots[] = {&o.repeat, &o.warmup, &o.timeout_ms};
+		static const long lo[] = {1, 0, 0}, hi[] = {1000000, 1000000, 86400000};
+		for (int k = 0; k < 3 && !done; k++) {
+			r = cli_opt(argc, argv, &i, lnames[k], &v);
+			if (r == 1) {
+				if (cli_parse_long(lnames[k], v, lo[k], hi[k], lslots[k]))
+					return CLI_USAGE;
+				done = 1;
+			} else if (r) {
+				return r;
+			}
+		}
+		if (done)
+			continue;
+		if ((r = cli_opt(argc, argv, &i, "--wait", &v)) == 1) {
+			static const char *const wn[] = {"auto", "spin", "yield", "block"};
+			int k = 0;
+			while (k < 4 && strcmp(v, wn[k]))
+				k++;
+			if (k == 4)
+				return cli_usage("--wait: expected auto, spin, yield or block, got '%s'", v);
+			o.wait = (enum tc_wait_policy)k;
+			continue;
+		} else if (r) {
+			return r;
+		}
+		r = cli_model_opt(argc, argv, &i, &m);
+		if (r == 1)
+			continue;
+		if (r)
+			return r;
+		return cli_unknown("sweep", argv[i]);
+	}
+	if (o.csv && o.json)
+		return cli_usage("sweep: choose one of --csv and --json");
+	if (!o.topo)
+		return cli_usage("sweep: missing --topo LIST (e.g. ring:16 or ring,torus --p 16,64)");
+	if (!o.coll)
+		return cli_usage("sweep: missing --coll LIST (bcast, reduce, allreduce, barrier)");
+	if (o.plot) {
+		size_t l = strlen(o.plot);
+		if (l < 5 || (strcmp(o.plot + l - 4, ".png") && strcmp(o.plot + l - 4, ".svg")))
+			return cli_usage("--plot: the file must end in .png or .svg, got '%s'", o.plot);
+	}
+
+	/* Lists. */
+	char cbuf[256], abuf[1024], mbuf[128], tbuf[2048];
+	char *colls_s[8], *algs[SWEEP_MAX_LIST], *modes_s[3], *topos_s[SWEEP_MAX_LIST];
+	enum tc_coll colls[8];
+	int ncoll, nalg = 0, nmode = 1, ntopo, all = 1;
+	int modes[3] = {0, 0, 0};
+	if (strlen(o.coll) >= sizeof cbuf || (ncoll = cli_split(strcpy(cbuf, o.coll), colls_s, 8)) < 0)
+		return cli_usage("--coll: bad list '%s'", o.coll);
+	int only_barrier = 1;
+	for (int k = 0; k < ncoll; k++) {
+		if (cli_coll(colls_s[k], &colls[k]))
+			return CLI_USAGE;
+		only_barrier &= colls[k] == TC_COLL_BARRIER;
+	}
+	if (o.alg && strcmp(o.alg, "all")) {
+		all = 0;
+		if (strlen(o.alg) >= sizeof abuf ||
+		    (nalg = cli_split(strcpy(abuf, o.alg), algs, SWEEP_MAX_LIST)) < 0)
+			return cli_usage("--alg: bad list '%s'", o.alg);
+		for (int k = 0; k < nalg; k++) {
+			if (!strcmp(algs[k], "auto"))
+				continue;
+			int found = 0;
+			for (int c = 0; c < ncoll; c++)
+				found |= cli_alg_index(colls[c], algs[k]) >= 0;
+			if (!found) {
+				char list[512];
+				return cli_usage("unknown algorithm '%s' for %s (available: %s)", algs[k],
+				                 tc_coll_name(colls[0]), cli_alg_list(colls[0], list, sizeof list));
+			}
+		}
+	}
+	if (o.mode) {
+		if (strlen(o.mode) >= sizeof mbuf ||
+		    (nmode = cli_split(strcpy(mbuf, o.mode), modes_s, 3)) < 0)
+			return cli_usage("--mode: bad list '%s' (predict, native, emulated)", o.mode);
+		for (int k = 0; k < nmode; k++) {
+			int x = 0;
+			while (x < 3 && strcmp(modes_s[k], sweep_modes[x]))
+				x++;
+			if (x == 3)
+				return cli_usage("--mode: expected predict, native or emulated, got '%s'",
+				                 modes_s[k]);
+			modes[k] = x;
+		}
+	}
+	uint64_t sizes[SWEEP_MAX_SIZES], ps[SWEEP_MAX_LIST];
+	int nsize = 1, np = 0;
+	sizes[0] = 0;
+	if (!o.bytes && !only_barrier)
+		return cli_usage("sweep: missing --bytes LIST (e.g. 8:16M, or 1K,64K)");
+	if (o.bytes && sweep_values("--bytes", o.bytes, 0, TC_MAX_MESSAGE, sizes, SWEEP_MAX_SIZES,
+	                            &nsize))
+		return CLI_USAGE;
+	if (o.p && sweep_values("--p", o.p, 1, TC_TOPO_MAX_NODES, ps, SWEEP_MAX_LIST, &np))
+		return CLI_USAGE;
+	enum tc_dtype dt = TC_DOUBLE;
+	int dt_given = o.dtype != NULL;
+	if (dt_given && cli_dtype(o.dtype, &dt))
+		return CLI_USAGE;
+	for (int k = 0; dt_given && k < nsize; k++)
+		if (sizes[k] % tc_dtype_size(dt))
+			return cli_usage("--bytes %llu is not a multiple of the size of %s (%zu bytes)",
+			                 (unsigned long long)sizes[k], tc_dtype_name(dt), tc_dtype_size(dt));
+	enum tc_op op = TC_OP_SUM;
+	if (o.op && cli_op(o.op, &op))
+		return CLI_USAGE;
+	if (o.op && dt_given && !cli_op_fits(op, dt))
+		return cli_usage("--op %s is not defined for %s", o.op, tc_dtype_name(dt));
+	long root = 0;
+	if (o.root && cli_parse_long("--root", o.root, 0, TC_TOPO_MAX_NODES, &root))
+		return CLI_USAGE;
+
+	/* Topologies: specs as they are, families once per p. */
+	if (strlen(o.topo) >= sizeof tbuf ||
+	    (ntopo = cli_split(strcpy(tbuf, o.topo), topos_s, SWEEP_MAX_LIST)) < 0)
+		return cli_usage("--topo: bad list '%s'", o.topo);
+	struct tc_topo *topos[SWEEP_MAX_LIST * 4];
+	char *names[SWEEP_MAX_LIST * 4];
+	int nt = 0, status = CLI_OK;
+	for (int k = 0; k < ntopo && status == CLI_OK; k++) {
+		const char *colon = strchr(topos_s[k], ':');
+		int family = !colon || (!strncmp(topos_s[k], "tree:", 5) && !strchr(colon + 1, ':'));
+		int reps = family ? (np ? np : 1) : 1;
+		for (int j = 0; j < reps && status == CLI_OK; j++) {
+			if (nt >= SWEEP_MAX_LIST * 4) {
+				status = cli_usage("sweep: too many topologies");
+				break;
+			}
+			if (cli_topo(topos_s[k], family && np ? (long)ps[j] : 0, &topos[nt])) {
+				status = CLI_USAGE;
+				break;
+			}
+			names[nt] = strdup(cli_topo_name(topos[nt]));
+			if (root >= tc_topo_nodes(topos[nt])) {
+				status = cli_usage("root %ld out of range for %s (0..%d)", root, names[nt],
+				                   tc_topo_nodes(topos[nt]) - 1);
+				nt++;
+				break;
+			}
+			nt++;
+		}
+	}
+	int runs = 0;
+	for (int k = 0; k < nmode; k++)
+		runs |= modes[k] != 0;
+	for (int k = 0; k < nt && status == CLI_OK && runs; k++)
+		for (int c = 0; c < ncoll && status == CLI_OK; c++)
+			for (int s = 0; s < nsize && status == CLI_OK; s++)
+				status = cli_run_check_memory(tc_topo_nodes(topos[k]), colls[c], sizes[s]);
+
+	/* The grid. */
+	long total = 0;
+	for (int c = 0; c < ncoll; c++) {
+		int na = 0;
+		if (all)
+			while (tc_alg_name(colls[c], na))
+				na++;
+		else
+			na = nalg;
+		total += (long)nt * na * (colls[c] == TC_COLL_BARRIER ? 1 : nsize) * nmode;
+	}
+	struct sweep_row *rows = calloc(total ? (size_t)total : 1, sizeof *rows);
+	if (!rows && status == CLI_OK)
+		status = cli_fail("out of memory");
+	int nrows = 0, skipped = 0, wrong = 0, failed = 0;
+	struct cli_progress pg;
+	cli_progress_init(&pg, total, o.quiet);
+	struct cli_json w;
+	cli_json_init(&w, stdout);
+	if (status == CLI_OK) {
+		if (o.csv)
+			sweep_csv_header();
+		else if (o.json) {
+			w.nl_depth = 1;
+			cli_json_arr(&w, NULL);
+		} else {
+			sweep_text_header();
+		}
+	}
+	for (int k = 0; k < nt && status == CLI_OK; k++) {
+		struct tc_team *teams[3] = {NULL, NULL, NULL};
+		int p = tc_topo_nodes(topos[k]);
+		for (int c = 0; c < ncoll && status == CLI_OK; c++) {
+			int na = all ? 0 : nalg;
+			if (all)
+				while (tc_alg_name(colls[c], na))
+					na++;
+			for (int a = 0; a < na && status == CLI_OK; a++) {
+				const char *alg = all ? tc_alg_name(colls[c], a) : algs[a];
+				int ns = colls[c] == TC_COLL_BARRIER ? 1 : nsize;
+				if (!all && strcmp(alg, "auto") && cli_alg_index(colls[c], alg) < 0) {
+					/* Named for another collective of the list. */
+					for (int x = 0; x < ns * nmode; x++)
+						cli_progress_step(&pg, "skipped");
+					continue;
+				}
+				for (int s = 0; s < ns && status == CLI_OK; s++) {
+					uint64_t bytes = colls[c] == TC_COLL_BARRIER ? 0 : sizes[s];
+					enum tc_dtype cdt = dt_given ? dt : cli_default_dtype(bytes);
+					enum tc_op cop = cli_op_fits(op, cdt) ? op : TC_OP_SUM;
+					int croot = colls[c] == TC_COLL_BCAST || colls[c] == TC_COLL_REDUCE
+					                    ? (int)root
+					                    : 0;
+					struct tc_prediction pr;
+					int err = tc_predict(topos[k], &m.md, colls[c],
+					                     strcmp(alg, "auto") ? alg : NULL, bytes,
+					                     tc_dtype_size(cdt), croot, m.packets, &pr);
+					for (int x = 0; x < nmode && status == CLI_OK; x++) {
+						char what[160];
+						char b[32];
+						snprintf(what, sizeof what, "%s %s %s %s %s", names[k],
+						         tc_coll_name(colls[c]), alg, cli_size_str(bytes, b, sizeof b),
+						         sweep_modes[modes[x]]);
+						cli_progress_step(&pg, what);
+						if (err == TC_ENOTSUP) {
+							skipped++;
+							continue;
+						}
+						if (err) {
+							status = cli_coll_error(err, colls[c], alg, topos[k], croot);
+							break;
+						}
+						struct sweep_row *r = &rows[nrows];
+						*r = (struct sweep_row){
+							.topo = names[k], .p = p, .coll = colls[c], .alg = pr.algorithm,
+							.mode = modes[x], .bytes = bytes, .measured_ns = NAN,
+							.modelled_ns = (double)pr.modelled_ps / TC_PS_PER_NS,
+							.formula_ns = pr.formula_ns, .lower_bound_ns = pr.lower_bound_ns,
+							.rounds = pr.rounds, .messages = pr.messages, .verified = -1};
+						if (modes[x]) {
+							int mi = modes[x];
+							if (!teams[mi]) {
+								struct tc_team_config cfg;
+								tc_team_config_default(&cfg);
+								cfg.topology = names[k];
+								cfg.model = m.md;
+								cfg.mode = mi == 2 ? TC_MODE_EMULATED : TC_MODE_NATIVE;
+								cfg.wait = o.wait;
+								cfg.no_pin = o.no_pin;
+								cfg.timeout_ms = (uint64_t)o.timeout_ms;
+								int e = tc_team_create(&cfg, &teams[mi]);
+								if (e) {
+									status = cli_fail("sweep: cannot create a team on %s: %s",
+									                  names[k], tc_strerror(e));
+									break;
+								}
+							}
+							struct cli_run_args ra = {
+								.coll = colls[c], .alg = strcmp(alg, "auto") ? alg : NULL,
+								.bytes = bytes, .dt = cdt, .op = cop, .root = croot,
+								.repeat = (int)o.repeat,
+								.warmup = (int)(o.warmup >= 0 ? o.warmup : mi == 1),
+								.packets = m.packets, .emulated = mi == 2};
+							struct cli_run_result rr;
+							int e = cli_run_coll(teams[mi], &ra, &rr);
+							if (e) {
+								r->error = tc_err_name(e);
+								r->verified = 0;
+								failed++;
+							} else {
+								r->measured_ns = rr.measured_ns;
+								r->modelled_ns = rr.modelled_ns;
+								r->verified = rr.verified;
+								r->rounds = rr.rounds;
+								wrong += !rr.verified;
+							}
+						}
+						if (pg.tty && !o.quiet && isatty(1))
+							fputs("\r\033[K", stderr); /* the bar shares the terminal */
+						if (o.csv)
+							sweep_csv_row(r);
+						else if (o.json)
+							sweep_json_row(&w, r);
+						else
+							sweep_text_row(r);
+						nrows++;
+					}
+				}
+			}
+		}
+		for (int x = 0; x < 3; x++)
+			tc_team_destroy(teams[x]);
+	}
+	cli_progress_end(&pg);
+	if (o.json && status != CLI_USAGE && (status == CLI_OK || nrows))
+		cli_json_end_arr(&w);
+	if (status == CLI_OK && nrows == 0)
+		status = cli_usage("sweep: no algorithm applies to any case (%d skipped)", skipped);
+	if (status == CLI_OK && !o.quiet && skipped)
+		fprintf(stderr, "sweep: %d rows, %d cases skipped (algorithm not applicable)\n", nrows,
+		        skipped);
+	if (status == CLI_OK && o.plot)
+		status = sweep_plot(o.plot, rows, nrows);
+	if (status == CLI_OK && (wrong || failed))
+		status = cli_fail("sweep: %d cases gave a wrong result, %d runs failed", wrong, failed);
+	free(rows);
+	for (int k = 0; k < nt; k++) {
+		tc_topo_destroy(topos[k]);
+		free(names[k]);
+	}
+	return status;
+}

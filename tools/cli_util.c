@@ -1,0 +1,736 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tools/cli_util.c - shared helpers of the topocoll tool (see cli.h).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+/* ---- errors ------------------------------------------------------------ */
+
+static int cli_vmsg(int status, const char *fmt, va_list ap)
+{
+	fputs("topocoll: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	return status;
+}
+
+int cli_usage(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int s = cli_vmsg(CLI_USAGE, fmt, ap);
+	va_end(ap);
+	return s;
+}
+
+int cli_fail(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int s = cli_vmsg(CLI_FAIL, fmt, ap);
+	va_end(ap);
+	return s;
+}
+
+/* ---- options ----------------------------------------------------------- */
+
+int cli_is_help(const char *arg)
+{
+	return !strcmp(arg, "--help") || !strcmp(arg, "-h");
+}
+
+int cli_opt(int argc, char **argv, int *i, const char *name, const char **val)
+{
+	const char *a = argv[*i];
+	size_t n = strlen(name);
+	if (strncmp(a, name, n))
+		return 0;
+	if (a[n] == '=') {
+		*val = a + n + 1;
+		return 1;
+	}
+	if (a[n])
+		return 0;
+	if (*i + 1 >= argc)
+		return cli_usage("%s needs a value", name);
+	*val = argv[++*i];
+	return 1;
+}
+
+int cli_unknown(const char *cmd, const char *arg)
+{
+	if (arg[0] == '-')
+		return cli_usage("%s: unknown option '%s' (see topocoll %s --help)", cmd, arg, cmd);
+	return cli_usage("%s: unexpected argument '%s' (see topocoll %s --help)", cmd, arg, cmd);
+}
+
+int cli_parse_size(const char *what, const char *s, uint64_t max, uint64_t *out)
+{
+	const char *p = s;
+	uint64_t v = 0;
+	if (*p < '0' || *p > '9')
+		goto bad;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		unsigned d = (unsigned)(*p - '0');
+		if (v > (UINT64_MAX - d) / 10)
+			goto big;
+		v = v * 10 + d;
+	}
+	int shift = 0;
+	switch (*p) {
+	case 'k':
+	case 'K':
+		shift = 10;
+		break;
+	case 'M':
+		shift = 20;
+		break;
+	case 'G':
+		shift = 30;
+		break;
+	case 'T':
+		shift = 40;
+		break;
+	case 'B':
+	case '\0':
+		break;
+	default:
+		goto bad;
+	}
+	if (shift) {
+		p++;
+		if (*p == 'i')
+			p++;
+	}
+	if (*p == 'B')
+		p++;
+	if (*p)
+		goto bad;
+	if (shift && v > (UINT64_MAX >> shift))
+		goto big;
+	v <<= shift;
+	if (v > max)
+		goto big;
+	*out = v;
+	return 0;
+bad:
+	return cli_usage("%s: '%s' is not a size in bytes (e.g. 0, 8, 4K, 16M, 1Mi, 2GiB)", what,
+	                 s);
+big:;
+	char b[32];
+	return cli_usage("%s: '%s' is too large (at most %s)", what, s, cli_size_str(max, b, sizeof b));
+}
+
+const char *cli_size_str(uint64_t v, char *buf, size_t len)
+{
+	static const char suf[] = {'T', 'G', 'M', 'K'};
+	for (int k = 0; k < 4; k++) {
+		int shift = 40 - 10 * k;
+		if (v && v % ((uint64_t)1 << shift) == 0) {
+			snprintf(buf, len, "%llu%c", (unsigned long long)(v >> shift), suf[k]);
+			return buf;
+		}
+	}
+	snprintf(buf, len, "%llu", (unsigned long long)v);
+	return buf;
+}
+
+const char *cli_bytes(uint64_t v, char *buf, size_t len)
+{
+	static const char *const suf[] = {"TiB", "GiB", "MiB", "KiB"};
+	for (int k = 0; k < 4; k++) {
+		int shift = 40 - 10 * k;
+		if (v && v % ((uint64_t)1 << shift) == 0) {
+			snprintf(buf, len, "%llu %s", (unsigned long long)(v >> shift), suf[k]);
+			return buf;
+		}
+	}
+	snprintf(buf, len, "%llu B", (unsigned long long)v);
+	return buf;
+}
+
+int cli_parse_long(const char *what, const char *s, long lo, long hi, long *out)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < lo || v > hi)
+		return cli_usage("%s: expected an integer in %ld..%ld, got '%s'", what, lo, hi, s);
+	*out = v;
+	return 0;
+}
+
+int cli_parse_double(const char *what, const char *s, double lo, double hi, double *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || end == s || *end || !isfinite(v) || v < lo || v > hi)
+		return cli_usage("%s: expected a number in %g..%g, got '%s'", what, lo, hi, s);
+	*out = v;
+	return 0;
+}
+
+int cli_split(char *s, char **items, int max)
+{
+	int n = 0;
+	for (char *tok = s;; n++) {
+		char *comma = strchr(tok, ',');
+		if (comma)
+			*comma = '\0';
+		if (!*tok || n >= max)
+			return -1;
+		items[n] = tok;
+		if (!comma)
+			return n + 1;
+		tok = comma + 1;
+	}
+}
+
+/* ---- the model --------------------------------------------------------- */
+
+void cli_model_init(struct cli_model *m)
+{
+	memset(m, 0, sizeof *m);
+	tc_model_default(&m->md);
+}
+
+static int cli_choice(const char *what, const char *v, const char *a, const char *b, int *out)
+{
+	if (!strcmp(v, a))
+		*out = 0;
+	else if (!strcmp(v, b))
+		*out = 1;
+	else
+		return cli_usage("%s: expected %s or %s, got '%s'", what, a, b, v);
+	return 0;
+}
+
+int cli_model_opt(int argc, char **argv, int *i, struct cli_model *m)
+{
+	static const char *const dbl[] = {"--ts", "--tw", "--th", "--tc"};
+	static const double hi[] = {1e12, 1e9, 1e12, 1e9};
+	double *dst[] = {&m->md.ts_ns, &m->md.tw_ns, &m->md.th_ns, &m->md.tc_ns};
+	const char *v = NULL;
+	int r;
+	for (int k = 0; k < 4; k++) {
+		if ((r = cli_opt(argc, argv, i, dbl[k], &v)) != 1) {
+			if (r)
+				return r;
+			continue;
+		}
+		return cli_parse_double(dbl[k], v, 0, hi[k], dst[k]) ? CLI_USAGE : 1;
+	}
+	if ((r = cli_opt(argc, argv, i, "--mu", &v)) == 1) {
+		uint64_t mu;
+		if (cli_parse_size("--mu", v, (uint64_t)1 << 30, &mu))
+			return CLI_USAGE;
+		if (mu == 0)
+			return cli_usage("--mu: the packet size must be at least 1 byte");
+		m->md.mu = (size_t)mu;
+		m->set_mu = 1;
+		return 1;
+	}
+	if (r)
+		return r;
+	int c = 0;
+	if ((r = cli_opt(argc, argv, i, "--ports", &v)) == 1) {
+		if (!strcmp(v, "1"))
+			v = "one";
+		if (cli_choice("--ports", v, "one", "all", &c))
+			return CLI_USAGE;
+		m->md.ports = c ? TC_PORTS_ALL : TC_PORTS_ONE;
+		return 1;
+	}
+	if (r)
+		return r;
+	if ((r = cli_opt(argc, argv, i, "--duplex", &v)) == 1) {
+		if (cli_choice("--duplex", v, "full", "half", &c))
+			return CLI_USAGE;
+		m->md.duplex = c ? TC_DUPLEX_HALF : TC_DUPLEX_FULL;
+		return 1;
+	}
+	if (r)
+		return r;
+	if ((r = cli_opt(argc, argv, i, "--switching", &v)) == 1) {
+		if (!strcmp(v, "wh"))
+			v = "ct";
+		if (cli_choice("--switching", v, "sf", "ct", &c))
+			return CLI_USAGE;
+		m->md.switching = c ? TC_SWITCH_CT : TC_SWITCH_SF;
+		return 1;
+	}
+	if (r)
+		return r;
+	if ((r = cli_opt(argc, argv, i, "--combining", &v)) == 1) {
+		if (cli_choice("--combining", v, "off", "on", &c))
+			return CLI_USAGE;
+		m->md.combining = c;
+		return 1;
+	}
+	if (r)
+		return r;
+	if ((r = cli_opt(argc, argv, i, "--packets", &v)) == 1) {
+		long pk = 0;
+		if (cli_parse_long("--packets", v, 1, 1L << 30, &pk))
+			return CLI_USAGE;
+		m->packets = (int)pk;
+		return 1;
+	}
+	return r;
+}
+
+void cli_model_json(struct cli_json *w, const struct cli_model *m)
+{
+	cli_json_obj(w, "model");
+	cli_json_num(w, "ts_ns", m->md.ts_ns);
+	cli_json_num(w, "tw_ns_per_byte", m->md.tw_ns);
+	cli_json_num(w, "th_ns", m->md.th_ns);
+	cli_json_num(w, "tc_ns_per_byte", m->md.tc_ns);
+	if (m->md.mu)
+		cli_json_uint(w, "mu", m->md.mu);
+	else
+		cli_json_null(w, "mu");
+	cli_json_str(w, "ports", m->md.ports == TC_PORTS_ALL ? "all" : "one");
+	cli_json_str(w, "duplex", m->md.duplex == TC_DUPLEX_HALF ? "half" : "full");
+	cli_json_str(w, "switching", m->md.switching == TC_SWITCH_CT ? "ct" : "sf");
+	cli_json_bool(w, "combining", m->md.combining);
+	if (m->packets)
+		cli_json_int(w, "packets", m->packets);
+	cli_json_end_obj(w);
+}
+
+/* ---- topologies -------------------------------------------------------- */
+
+static const char *const cli_families[] = {"complete", "ring",      "chain", "mesh",
+                                           "torus",    "hypercube", "star",  "tree"};
+
+int cli_topo(const char *spec, long p, struct tc_topo **out)
+{
+	char buf[96];
+	const char *colon = strchr(spec, ':');
+	size_t flen = colon ? (size_t)(colon - spec) : strlen(spec);
+	int fam = -1;
+	for (int k = 0; k < 8; k++)
+		if (strlen(cli_families[k]) == flen && !strncmp(spec, cli_families[k], flen))
+			fam = k;
+	if (fam < 0)
+		return cli_usage("unknown topology '%s' (complete:P ring:P chain:P mesh:AxB torus:AxB "
+		                 "hypercube:D star:P tree:K:P)",
+		                 spec);
+	int family_only = !colon || (fam == 7 && !strchr(colon + 1, ':'));
+	if (family_only) {
+		if (p <= 0)
+			return cli_usage("topology '%s' needs its size (e.g. %s:8) or --p P", spec,
+			                 cli_families[fam]);
+		if (p > TC_TOPO_MAX_NODES)
+			return cli_usage("p = %ld does not fit: at most %d nodes", p, TC_TOPO_MAX_NODES);
+		if (fam == 5) {
+			int d = 0;
+			while ((1L << d) < p)
+				d++;
+			if ((1L << d) != p)
+				return cli_usage("p = %ld does not fit a hypercube (needs a power of two)", p);
+			snprintf(buf, sizeof buf, "hypercube:%d", d);
+		} else if (fam == 3 || fam == 4) {
+			long a = 1;
+			for (long k = 2; k * k <= p; k++)
+				if (p % k == 0)
+					a = k;
+			if (a < 2)
+				return cli_usage("p = %ld does not fit a 2-D %s (needs a x b with a, b >= 2; "
+				                 "give the shape, e.g. %s:1x%ld)",
+				                 p, cli_families[fam], cli_families[fam], p);
+			snprintf(buf, sizeof buf, "%s:%ldx%ld", cli_families[fam], a, p / a);
+		} else if (fam == 7) {
+			snprintf(buf, sizeof buf, "%s:%ld", colon ? spec : "tree:2", p);
+		} else {
+			snprintf(buf, sizeof buf, "%s:%ld", cli_families[fam], p);
+		}
+		spec = buf;
+	}
+	struct tc_topo *t;
+	if (tc_topo_parse(spec, &t))
+		return cli_usage("bad topology '%s' (e.g. ring:8, mesh:4x4, torus:2x3x4, hypercube:3, "
+		                 "tree:2:15; at most %d nodes)",
+		                 spec, TC_TOPO_MAX_NODES);
+	if (p > 0 && tc_topo_nodes(t) != p) {
+		int n = tc_topo_nodes(t);
+		tc_topo_destroy(t);
+		return cli_usage("p = %ld does not fit %s (%d nodes)", p, spec, n);
+	}
+	*out = t;
+	return 0;
+}
+
+const char *cli_topo_name(const struct tc_topo *t)
+{
+	static char buf[128];
+	tc_topo_spec(t, buf, sizeof buf);
+	return buf;
+}
+
+/* ---- collectives, datatypes -------------------------------------------- */
+
+int cli_coll(const char *s, enum tc_coll *out)
+{
+	if (!tc_coll_parse(s, out))
+		return 0;
+	char list[128] = "";
+	for (int c = 0; c < TC_COLL_COUNT; c++) {
+		if (c)
+			strcat(list, ", ");
+		strcat(list, tc_coll_name((enum tc_coll)c));
+	}
+	return cli_usage("unknown collective '%s' (available: %s)", s, list);
+}
+
+const char *cli_alg_list(enum tc_coll coll, char *buf, size_t len)
+{
+	size_t n = 0;
+	buf[0] = '\0';
+	const char *a;
+	for (int i = 0; (a = tc_alg_name(coll, i)) != NULL && n < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? ", " : "", a);
+	return buf;
+}
+
+int cli_alg_index(enum tc_coll coll, const char *alg)
+{
+	const char *a;
+	for (int i = 0; (a = tc_alg_name(coll, i)) != NULL; i++)
+		if (!strcmp(a, alg))
+			return i;
+	return -1;
+}
+
+int cli_dtype(const char *s, enum tc_dtype *out)
+{
+	char list[160] = "";
+	for (int d = 0; d < TC_DTYPE_COUNT; d++) {
+		const char *n = tc_dtype_name((enum tc_dtype)d);
+		if (!strcmp(s, n)) {
+			*out = (enum tc_dtype)d;
+			return 0;
+		}
+		if (d)
+			strcat(list, ", ");
+		strcat(list, n);
+	}
+	return cli_usage("--dtype: unknown datatype '%s' (available: %s)", s, list);
+}
+
+int cli_op(const char *s, enum tc_op *out)
+{
+	char list[160] = "";
+	for (int o = 0; o < TC_OP_USER; o++) {
+		const char *n = tc_op_name((enum tc_op)o);
+		if (!strcmp(s, n)) {
+			*out = (enum tc_op)o;
+			return 0;
+		}
+		if (o)
+			strcat(list, ", ");
+		strcat(list, n);
+	}
+	return cli_usage("--op: unknown operator '%s' (available: %s)", s, list);
+}
+
+int cli_coll_error(int err, enum tc_coll coll, const char *alg, const struct tc_topo *t,
+                   int root)
+{
+	char list[512];
+	const char *cn = tc_coll_name(coll);
+	switch (err) {
+	case TC_EALG:
+		return cli_usage("unknown algorithm '%s' for %s (available: %s)", alg, cn,
+		                 cli_alg_list(coll, list, sizeof list));
+	case TC_ENOTSUP:
+		if (!alg || !strcmp(alg, "auto"))
+			return cli_usage("no %s algorithm applies to %s", cn, cli_topo_name(t));
+		return cli_usage("algorithm '%s' of %s does not apply to %s", alg, cn, cli_topo_name(t));
+	case TC_EROOT:
+		return cli_usage("root %d out of range for %s (0..%d)", root, cli_topo_name(t),
+		                 tc_topo_nodes(t) - 1);
+	case TC_EOVERFLOW:
+	case TC_EINVAL:
+		return cli_usage("%s on %s: %s", cn, cli_topo_name(t), tc_strerror(err));
+	default:
+		return cli_fail("%s on %s failed: %s (%s)", cn, cli_topo_name(t), tc_strerror(err),
+		                tc_err_name(err));
+	}
+}
+
+int cli_lower_bound(const struct tc_topo *t, enum tc_lb_coll c, int root, double m,
+                    const struct tc_model *md, struct tc_lower_bound *out)
+{
+	enum tc_topo_kind kind = tc_topo_kind(t);
+	int dims[TC_TOPO_MAX_DIMS];
+	int nd = 1;
+	if (kind == TC_TOPO_HYPERCUBE) {
+		dims[0] = tc_topo_dims(t, NULL);
+	} else if (kind == TC_TOPO_MESH || kind == TC_TOPO_TORUS) {
+		nd = tc_topo_dims(t, dims);
+	} else {
+		dims[0] = tc_topo_nodes(t);
+	}
+	if (root < 0)
+		return tc_lower_bound(c, kind, nd, dims, m, md, out);
+	return tc_lower_bound_root(c, kind, nd, dims, root, m, md, out);
+}
+
+/* ---- numbers ----------------------------------------------------------- */
+
+const char *cli_num(double v, char *buf)
+{
+	if (!isfinite(v))
+		strcpy(buf, "null");
+	else if (v == floor(v) && fabs(v) < 1e15)
+		snprintf(buf, 32, "%.0f", v == 0 ? 0.0 : v);
+	else
+		snprintf(buf, 32, "%.15g", v);
+	return buf;
+}
+
+const char *cli_time(double ns, char *buf)
+{
+	if (!isfinite(ns))
+		strcpy(buf, "-");
+	else if (fabs(ns) < 1e3)
+		snprintf(buf, 32, "%.4g ns", ns);
+	else if (fabs(ns) < 1e6)
+		snprintf(buf, 32, "%.4g us", ns / 1e3);
+	else if (fabs(ns) < 1e9)
+		snprintf(buf, 32, "%.4g ms", ns / 1e6);
+	else
+		snprintf(buf, 32, "%.4g s", ns / 1e9);
+	return buf;
+}
+
+/* ---- JSON -------------------------------------------------------------- */
+
+void cli_json_init(struct cli_json *w, FILE *f)
+{
+	memset(w, 0, sizeof *w);
+	w->f = f;
+}
+
+void cli_json_quote(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			fprintf(f, "\\%c", *p);
+		else if (*p == '\n')
+			fputs("\\n", f);
+		else if (*p < 0x20)
+			fprintf(f, "\\u%04x", *p);
+		else
+			fputc(*p, f);
+	}
+	fputc('"', f);
+}
+
+static void cli_json_key(struct cli_json *w, const char *key)
+{
+	int d = w->depth;
+	if (w->count[d]++)
+		fputs(", ", w->f);
+	if (d && d == w->nl_depth)
+		fputs("\n  ", w->f);
+	if (key) {
+		cli_json_quote(w->f, key);
+		fputs(": ", w->f);
+	}
+}
+
+void cli_json_obj(struct cli_json *w, const char *key)
+{
+	cli_json_key(w, key);
+	fputc('{', w->f);
+	if (w->depth < 15)
+		w->count[++w->depth] = 0;
+}
+
+void cli_json_arr(struct cli_json *w, const char *key)
+{
+	cli_json_key(w, key);
+	fputc('[', w->f);
+	if (w->depth < 15)
+		w->count[++w->depth] = 0;
+}
+
+void cli_json_end_obj(struct cli_json *w)
+{
+	fputc('}', w->f);
+	if (w->depth > 0)
+		w->depth--;
+	if (w->depth == 0)
+		fputc('\n', w->f);
+}
+
+void cli_json_end_arr(struct cli_json *w)
+{
+	if (w->nl_depth && w->depth == w->nl_depth && w->count[w->depth])
+		fputc('\n', w->f);
+	fputc(']', w->f);
+	if (w->depth > 0)
+		w->depth--;
+	if (w->depth == 0)
+		fputc('\n', w->f);
+}
+
+void cli_json_num(struct cli_json *w, const char *key, double v)
+{
+	char b[32];
+	cli_json_key(w, key);
+	fputs(cli_num(v, b), w->f);
+}
+
+void cli_json_int(struct cli_json *w, const char *key, long long v)
+{
+	cli_json_key(w, key);
+	fprintf(w->f, "%lld", v);
+}
+
+void cli_json_uint(struct cli_json *w, const char *key, unsigned long long v)
+{
+	cli_json_key(w, key);
+	fprintf(w->f, "%llu", v);
+}
+
+void cli_json_str(struct cli_json *w, const char *key, const char *s)
+{
+	cli_json_key(w, key);
+	if (s)
+		cli_json_quote(w->f, s);
+	else
+		fputs("null", w->f);
+}
+
+void cli_json_bool(struct cli_json *w, const char *key, int v)
+{
+	cli_json_key(w, key);
+	fputs(v ? "true" : "false", w->f);
+}
+
+void cli_json_null(struct cli_json *w, const char *key)
+{
+	cli_json_key(w, key);
+	fputs("null", w->f);
+}
+
+/* ---- external programs ------------------------------------------------- */
+
+int cli_have_program(const char *prog)
+{
+	const char *path = getenv("PATH");
+	if (!path || !*path)
+		path = "/usr/bin:/bin";
+	char buf[4096];
+	for (const char *p = path; p;) {
+		const char *colon = strchr(p, ':');
+		size_t n = colon ? (size_t)(colon - p) : strlen(p);
+		if (n && n + strlen(prog) + 2 < sizeof buf) {
+			memcpy(buf, p, n);
+			buf[n] = '/';
+			strcpy(buf + n + 1, prog);
+			struct stat st;
+			if (!stat(buf, &st) && S_ISREG(st.st_mode) && !access(buf, X_OK))
+				return 1;
+		}
+		p = colon ? colon + 1 : NULL;
+	}
+	return 0;
+}
+
+int cli_pipe_to(char *const argv[], const char *input, size_t len)
+{
+	int fd[2];
+	if (pipe(fd))
+		return -1;
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(fd[0]);
+		close(fd[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		dup2(fd[0], 0);
+		close(fd[0]);
+		close(fd[1]);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	close(fd[0]);
+	size_t off = 0;
+	while (off < len) {
+		ssize_t k = write(fd[1], input + off, len - off);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
+		off += (size_t)k;
+	}
+	close(fd[1]);
+	int st;
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* ---- progress ---------------------------------------------------------- */
+
+void cli_progress_init(struct cli_progress *pg, long total, int quiet)
+{
+	pg->tty = isatty(2);
+	pg->quiet = quiet;
+	pg->total = total;
+	pg->done = 0;
+	pg->last_s = 0;
+}
+
+void cli_progress_step(struct cli_progress *pg, const char *what)
+{
+	pg->done++;
+	if (pg->quiet)
+		return;
+	if (!pg->tty) {
+		/* Plain lines, at most one a second (and the last one). */
+		struct timespec ts;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		if (pg->done < pg->total && pg->last_s && ts.tv_sec < pg->last_s + 1)
+			return;
+		pg->last_s = ts.tv_sec ? ts.tv_sec : 1;
+		fprintf(stderr, "sweep: %ld/%ld %s\n", pg->done, pg->total, what);
+		return;
+	}
+	enum { W = 30 };
+	int fill = pg->total ? (int)(W * pg->done / pg->total) : W;
+	char bar[W + 1];
+	for (int k = 0; k < W; k++)
+		bar[k] = k < fill ? '#' : '.';
+	bar[W] = '\0';
+	fprintf(stderr, "\r[%s] %3d%% %ld/%ld %-40.40s", bar,
+	        pg->total ? (int)(100 * pg->done / pg->total) : 100, pg->done, pg->total, what);
+	fflush(stderr);
+}
+
+void cli_progress_end(struct cli_progress *pg)
+{
+	if (pg->tty && !pg->quiet && pg->done)
+		fputc('\n', stderr);
+}
