@@ -429,10 +429,10 @@ int tc_run(struct tc_team *t, tc_spmd_fn fn, void *arg)
 	if (t->emulate) {
 		/* Emulated ranks wait at a gate until all exist (starting one costs
 		 * 60-100 us here); the epoch then leaves each CPU time to wake its
-		 * share of them (about 30 us each), so that all begin at logical
+		 * share of them (about 60 us each, measured), so that all begin at logical
 		 * time 0 together. */
 		pthread_mutex_lock(&t->gate_mu);
-		t->epoch_ns = tc__now_ns() + 200000u + 30000u * (uint64_t)t->p / (uint64_t)t->cpus;
+		t->epoch_ns = tc__now_ns() + 200000u + 60000u * (uint64_t)t->p / (uint64_t)t->cpus;
 		t->gate_open = 1;
 		pthread_cond_broadcast(&t->gate_cv);
 		pthread_mutex_unlock(&t->gate_mu);
