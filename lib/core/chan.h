@@ -118,6 +118,10 @@ static inline void tc__chan_put(struct tc__chan *ch, uint64_t pos, size_t off, c
                                 size_t len)
 {
 	const unsigned char *s = src;
+	if (off + len <= TC__BODY) { /* small packets: one line, no division */
+		memcpy(ch->ring[pos & ch->mask].body + off, s, len);
+		return;
+	}
 	while (len) {
 		uint64_t li = pos + off / TC__BODY;
 		size_t lo = off % TC__BODY;
@@ -135,6 +139,10 @@ static inline void tc__chan_get(const struct tc__chan *ch, uint64_t pos, size_t 
                                 size_t len)
 {
 	unsigned char *d = dst;
+	if (off + len <= TC__BODY) { /* small packets: one line, no division */
+		memcpy(d, ch->ring[pos & ch->mask].body + off, len);
+		return;
+	}
 	while (len) {
 		uint64_t li = pos + off / TC__BODY;
 		size_t lo = off % TC__BODY;
