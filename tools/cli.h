@@ -85,6 +85,8 @@ const char *cli_size_str(uint64_t v, char *buf, size_t len);
 const char *cli_bytes(uint64_t v, char *buf, size_t len);
 /* Integer in [lo, hi]; 0 or CLI_USAGE. */
 int cli_parse_long(const char *what, const char *s, long lo, long hi, long *out);
+/* v must be a (*out = 0) or b (*out = 1); else a usage error naming what. */
+int cli_choice(const char *what, const char *v, const char *a, const char *b, int *out);
 /* Finite double in [lo, hi]; 0 or CLI_USAGE. */
 int cli_parse_double(const char *what, const char *s, double lo, double hi, double *out);
 

@@ -72,15 +72,8 @@ static int trace_extra(int argc, char **argv, int *i, void *ctx)
 	}
 	if (r)
 		return r;
-	if ((r = cli_opt(argc, argv, i, "--mode", &v)) == 1) {
-		if (!strcmp(v, "native"))
-			o->emulated = 0;
-		else if (!strcmp(v, "emulated"))
-			o->emulated = 1;
-		else
-			return cli_usage("--mode: expected native or emulated, got '%s'", v);
-		return 1;
-	}
+	if ((r = cli_opt(argc, argv, i, "--mode", &v)) == 1)
+		return cli_choice("--mode", v, "native", "emulated", &o->emulated) ? CLI_USAGE : 1;
 	if (r)
 		return r;
 	if ((r = cli_opt(argc, argv, i, "--events", &v)) == 1)

@@ -206,7 +206,7 @@ void cli_model_init(struct cli_model *m)
 	tc_model_default(&m->md);
 }
 
-static int cli_choice(const char *what, const char *v, const char *a, const char *b, int *out)
+int cli_choice(const char *what, const char *v, const char *a, const char *b, int *out)
 {
 	if (!strcmp(v, a))
 		*out = 0;
