@@ -101,6 +101,8 @@ struct tc_team {
 	int *cpu_list;
 	bool no_pin;
 	bool may_block;         /* some rank may sleep: wakers must check hints */
+	bool asym_fence;        /* membarrier on the sleeper side, none on the
+	                           waker side (lib/core/wait.h) */
 	_Atomic int aborted;
 	_Atomic int running;
 	_Atomic int first_err;

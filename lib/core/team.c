@@ -173,6 +173,11 @@ int tc_team_create(const struct tc_team_config *cfg, struct tc_team **out)
 	if (t->wait == TC_WAIT_BLOCK)
 		t->yield_ns = 0;
 	t->may_block = t->wait == TC_WAIT_AUTO || t->wait == TC_WAIT_BLOCK;
+	/* The asymmetric fence makes every sleep cost a membarrier (IPIs to
+	 * the other CPUs, VM exits here): worth it when sleeps are rare, not
+	 * when ranks outnumber CPUs or always block (measured: a 64-rank
+	 * barrier with TC_WAIT_BLOCK takes 3.57 ms with it, 0.69 ms without). */
+	t->asym_fence = tc__asym_fence && !oversub && t->wait != TC_WAIT_BLOCK;
 
 	/* Channels: one per arc, in the CSR order of the topology. */
 	t->nchans = tc_topo_props(t->topo)->arcs;
@@ -299,7 +304,7 @@ void tc_team_get_info(const struct tc_team *t, struct tc_team_info *info)
 	info->yield_ns = t->yield_ns;
 	info->cpus = t->cpus;
 	info->oversubscribed = t->p > t->cpus;
-	info->asym_fence = tc__asym_fence;
+	info->asym_fence = t->asym_fence;
 }
 
 int tc_team_size(const struct tc_team *team)

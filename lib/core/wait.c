@@ -49,10 +49,10 @@ void tc__wait_global_init(void)
 	pthread_once(&tc__wait_once, tc__wait_init_once);
 }
 
-void tc__sleeper_fence(void)
+void tc__sleeper_fence(bool asym)
 {
 	atomic_thread_fence(memory_order_seq_cst);
-	if (tc__asym_fence && tc__membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) != 0)
+	if (asym && tc__membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) != 0)
 		abort(); /* registered at start-up: cannot fail but for a kernel bug */
 }
 
@@ -117,7 +117,7 @@ int tc__wait_for(struct tc_proc *proc, tc__cond_fn cond, void *ctx)
 		 * sleeper fence orders it before the re-check. */
 		atomic_store_explicit(&proc->db.word, TC__DB_AWAKE, memory_order_relaxed);
 		tc__set_hints(proc, true);
-		tc__sleeper_fence(); /* pairs with tc__waker_fence() in tc__notify() */
+		tc__sleeper_fence(team->asym_fence); /* pairs with tc__waker_fence() in tc__notify() */
 		/* cond() may post new requests (the executor forwards and sends
 		 * as data arrives); their channels' hints were not raised above,
 		 * so a post means: do not sleep, go round and raise them. */

@@ -49,17 +49,18 @@ extern int tc__asym_fence;
 /* Registers membarrier once per process (idempotent, thread-safe). */
 void tc__wait_global_init(void);
 
-/* The waker side of the Dekker pair. */
-static inline void tc__waker_fence(void)
+/* The waker side of the Dekker pair; asym is the team's choice (both sides of
+ * one team must agree). */
+static inline void tc__waker_fence(bool asym)
 {
-	if (tc__asym_fence)
+	if (asym)
 		atomic_signal_fence(memory_order_seq_cst); /* the sleeper's membarrier does the rest */
 	else
 		atomic_thread_fence(memory_order_seq_cst); /* pairs with tc__sleeper_fence() */
 }
 
 /* The sleeper side of the Dekker pair. */
-void tc__sleeper_fence(void);
+void tc__sleeper_fence(bool asym);
 
 /* Rings db: any thread.  Wakes its owner if it sleeps; otherwise leaves a
  * notification that makes its next attempt to sleep re-check instead. */
@@ -67,9 +68,9 @@ void tc__doorbell_ring(struct tc__doorbell *db);
 
 /* Called by the side that just published data (hint = &ch->want_data) or
  * freed space (hint = &ch->want_space) on a team that may block. */
-static inline void tc__notify(_Atomic uint32_t *hint, struct tc__doorbell *db)
+static inline void tc__notify(_Atomic uint32_t *hint, struct tc__doorbell *db, bool asym)
 {
-	tc__waker_fence();
+	tc__waker_fence(asym);
 	/* Relaxed: ordered by the fences of the Dekker pair above. */
 	if (atomic_load_explicit(hint, memory_order_relaxed))
 		tc__doorbell_ring(db);

@@ -30,13 +30,13 @@ static inline void tc__activate(struct tc_proc *proc, struct tc__port *port)
 static inline void tc__data_published(struct tc_team *t, struct tc__chan *ch)
 {
 	if (t->may_block)
-		tc__notify(&ch->want_data, ch->cons_db);
+		tc__notify(&ch->want_data, ch->cons_db, t->asym_fence);
 }
 
 static inline void tc__space_freed(struct tc_team *t, struct tc__chan *ch)
 {
 	if (t->may_block)
-		tc__notify(&ch->want_space, ch->prod_db);
+		tc__notify(&ch->want_space, ch->prod_db, t->asym_fence);
 }
 
 static void tc__send_done(struct tc_proc *proc, tc_request *req)
