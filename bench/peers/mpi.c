@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bench/peers/mpi.c - the MPI peer: the cases of peers.h with MPI_Barrier,
+ * MPI_Bcast (root 0), MPI_Allreduce (MPI_DOUBLE, MPI_SUM, separate send and
+ * receive buffers) and an MPI_Send/MPI_Recv ping-pong between ranks 0 and 1.
+ * Built twice, with mpicc.openmpi and mpicc.mpich; the launcher (driver.c)
+ * chooses binding and yielding.  Each rank reports its own CPU time
+ * (getrusage(RUSAGE_SELF): the rank and any helper thread its MPI runs);
+ * rank 0 prints the sums.
+ * Usage: mpirun -np P peer_mpi [-b BUDGET_MS] [-c CASE] [-v]  (-p is ignored:
+ * the team is MPI_COMM_WORLD)
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <mpi.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "peers.h"
+
+static int me, np;
+
+/* One chunk of n operations of case c. */
+static int run_chunk(const struct pr_case *c, long n, void *buf, void *in, void *out)
+{
+	int err = MPI_SUCCESS;
+	size_t count = c->bytes / sizeof(double);
+	for (long i = 0; i < n && err == MPI_SUCCESS; i++) {
+		switch (c->kind) {
+		case PR_BARRIER:
+			err = MPI_Barrier(MPI_COMM_WORLD);
+			break;
+		case PR_BCAST:
+			err = MPI_Bcast(buf, (int)c->bytes, MPI_BYTE, 0, MPI_COMM_WORLD);
+			break;
+		case PR_ALLREDUCE:
+			err = MPI_Allreduce(in, out, (int)count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+			break;
+		case PR_LATENCY:
+		case PR_BANDWIDTH:
+			if (me == 0) {
+				err = MPI_Send(buf, (int)c->bytes, MPI_BYTE, 1, 0, MPI_COMM_WORLD);
+				if (err == MPI_SUCCESS)
+					err = MPI_Recv(buf, (int)c->bytes, MPI_BYTE, 1, 0, MPI_COMM_WORLD,
+					               MPI_STATUS_IGNORE);
+			} else if (me == 1) {
+				err = MPI_Recv(buf, (int)c->bytes, MPI_BYTE, 0, 0, MPI_COMM_WORLD,
+				               MPI_STATUS_IGNORE);
+				if (err == MPI_SUCCESS)
+					err = MPI_Send(buf, (int)c->bytes, MPI_BYTE, 0, 0, MPI_COMM_WORLD);
+			}
+			break;
+		}
+	}
+	return err;
+}
+
+/* Combines every rank's chunk in one collective (not timed). */
+static struct pr_chunk combine(const struct pr_chunk *mine)
+{
+	double v[4] = {mine->start, mine->end, mine->cpu, (double)(mine->err != 0)};
+	static double *all;
+	if (!all)
+		all = malloc(sizeof v * (size_t)np);
+	MPI_Allgather(v, 4, MPI_DOUBLE, all, 4, MPI_DOUBLE, MPI_COMM_WORLD);
+	struct pr_chunk c = pr_chunk_empty();
+	for (int r = 0; r < np; r++) {
+		struct pr_chunk one = {all[4 * r], all[4 * r + 1], all[4 * r + 2], all[4 * r + 3] != 0};
+		pr_chunk_fold(&c, &one);
+	}
+	return c;
+}
+
+static void run_case(const struct pr_case *c, const struct pr_args *a)
+{
+	if (pr_is_p2p(c) && np < 2) {
+		if (me == 0)
+			pr_print_error(c, np, "mpi", "needs-2-ranks");
+		return;
+	}
+	size_t count = c->bytes / sizeof(double);
+	unsigned char *buf = NULL;
+	double *in = NULL, *out = NULL;
+	if (c->kind == PR_BCAST || pr_is_p2p(c)) {
+		buf = aligned_alloc(64, c->bytes + 64);
+		for (size_t i = 0; i < c->bytes; i++)
+			buf[i] = me == 0 ? pr_byte(i) : 0;
+	}
+	if (c->kind == PR_ALLREDUCE) {
+		in = aligned_alloc(64, count * sizeof(double) + 64);
+		out = aligned_alloc(64, count * sizeof(double) + 64);
+		for (size_t i = 0; i < count; i++) {
+			in[i] = pr_in(me, i);
+			out[i] = 0;
+		}
+	}
+	/* Only ranks 0 and 1 play ping-pong; the others wait in the combine. */
+	struct pr_plan pl;
+	pr_plan_init(&pl, a->budget_ns);
+	MPI_Barrier(MPI_COMM_WORLD);
+	int err = 0;
+	for (long n = pl.n; n;) {
+		struct pr_chunk mine;
+		mine.start = pr_now_ns();
+		double c0 = pr_cpu_ns(RUSAGE_SELF);
+		mine.err = run_chunk(c, n, buf, in, out);
+		mine.end = pr_now_ns();
+		mine.cpu = pr_cpu_ns(RUSAGE_SELF) - c0;
+		if (pr_is_p2p(c) && me > 1) {
+			mine.start = 1e300; /* not part of the measurement */
+			mine.end = -1e300;
+			mine.cpu = 0;
+		}
+		struct pr_chunk all = combine(&mine);
+		if (all.err) {
+			err = 1;
+			break;
+		}
+		n = pr_plan_next(&pl, &all);
+	}
+	/* Check the result. */
+	int bad = 0;
+	if (!err && c->kind == PR_BCAST)
+		for (size_t i = 0; i < c->bytes; i++)
+			bad |= buf[i] != pr_byte(i);
+	if (!err && c->kind == PR_ALLREDUCE)
+		for (size_t i = 0; i < count; i++)
+			bad |= out[i] != pr_sum(np, i);
+	int anybad = 0;
+	MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+	if (me == 0) {
+		if (err)
+			pr_print_error(c, np, "mpi", "mpi-error");
+		else if (anybad)
+			pr_print_error(c, np, "mpi", "wrong-result");
+		else
+			pr_print(c, np, "mpi", &pl, "-");
+	}
+	free(buf);
+	free(in);
+	free(out);
+}
+
+int main(int argc, char **argv)
+{
+	struct pr_args a;
+	MPI_Init(&argc, &argv);
+	MPI_Comm_rank(MPI_COMM_WORLD, &me);
+	MPI_Comm_size(MPI_COMM_WORLD, &np);
+	if (pr_parse_args(argc, argv, &a)) {
+		MPI_Finalize();
+		return 2;
+	}
+	if (a.verbose) {
+		cpu_set_t set;
+		sched_getaffinity(0, sizeof set, &set);
+		char cpus[256] = "";
+		for (int c = 0, k = 0; c < CPU_SETSIZE && k < (int)sizeof cpus - 8; c++)
+			if (CPU_ISSET(c, &set))
+				k += snprintf(cpus + k, sizeof cpus - (size_t)k, "%d,", c);
+		fprintf(stderr, "rank %d of %d: cpus %s\n", me, np, cpus);
+	}
+	int n;
+	const struct pr_case *cases = pr_cases(np, &n);
+	for (int i = 0; i < n; i++)
+		if (pr_case_selected(&cases[i], a.filter))
+			run_case(&cases[i], &a);
+	MPI_Finalize();
+	return 0;
+}

@@ -1,0 +1,225 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bench/peers/ours.c - topocoll in the peers benchmark: the cases of peers.h
+ * with tc_barrier, tc_bcast (root 0, TC_BYTE), tc_allreduce (TC_DOUBLE,
+ * TC_OP_SUM, separate send and receive buffers) and a tc_send/tc_recv
+ * ping-pong, all with TC_ALG_AUTO (opts NULL), the default wait policy
+ * (TC_WAIT_AUTO) and tc_run's pinning (rank r on the (r mod n)-th CPU).
+ *
+ * Each collective runs on the complete graph, on the hypercube when p is a
+ * power of two and on the ring (p >= 3), one team per topology; the variant
+ * of the result line is the topology, the note the algorithm AUTO chose.
+ * Point-to-point runs on complete:2.  Every rank is a thread: CPU time is
+ * getrusage(RUSAGE_THREAD) of each rank, summed.
+ * Usage: peer_ours [-p P] [-b BUDGET_MS] [-c CASE] [-v]
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "peers.h"
+#include "topocoll.h"
+
+#define MAXP 1024
+
+struct shared {
+	const struct pr_case *c;
+	double budget;
+	pthread_barrier_t bar;
+	struct pr_chunk slot[2][MAXP]; /* by chunk parity: read after the barrier */
+	struct pr_plan result;         /* rank 0's plan */
+	char alg[64];
+	int err;                       /* first error (topocoll code) */
+	int bad;                       /* a rank saw a wrong result */
+};
+
+static int run_chunk(struct tc_proc *proc, const struct pr_case *c, long n, void *buf,
+                     const double *in, double *out)
+{
+	int me = tc_rank(proc), err = 0;
+	size_t count = c->bytes / sizeof(double);
+	for (long i = 0; i < n && !err; i++) {
+		switch (c->kind) {
+		case PR_BARRIER:
+			err = tc_barrier(proc, NULL);
+			break;
+		case PR_BCAST:
+			err = tc_bcast(proc, buf, c->bytes, TC_BYTE, 0, NULL);
+			break;
+		case PR_ALLREDUCE:
+			err = tc_allreduce(proc, in, out, count, TC_DOUBLE, TC_OP_SUM, NULL);
+			break;
+		case PR_LATENCY:
+		case PR_BANDWIDTH:
+			if (me == 0) {
+				err = tc_send(proc, 1, buf, c->bytes);
+				if (!err)
+					err = tc_recv(proc, 1, buf, c->bytes, NULL);
+			} else if (me == 1) {
+				err = tc_recv(proc, 0, buf, c->bytes, NULL);
+				if (!err)
+					err = tc_send(proc, 0, buf, c->bytes);
+			}
+			break;
+		}
+	}
+	return err;
+}
+
+static int case_fn(struct tc_proc *proc, void *argp)
+{
+	struct shared *sh = argp;
+	const struct pr_case *c = sh->c;
+	int me = tc_rank(proc), p = tc_size(proc);
+	size_t count = c->bytes / sizeof(double);
+	unsigned char *buf = NULL;
+	double *in = NULL, *out = NULL;
+	if (c->kind == PR_BCAST || pr_is_p2p(c)) {
+		buf = aligned_alloc(64, c->bytes + 64);
+		for (size_t i = 0; i < c->bytes; i++)
+			buf[i] = me == 0 ? pr_byte(i) : 0;
+	}
+	if (c->kind == PR_ALLREDUCE) {
+		in = aligned_alloc(64, count * sizeof(double) + 64);
+		out = aligned_alloc(64, count * sizeof(double) + 64);
+		for (size_t i = 0; i < count; i++) {
+			in[i] = pr_in(me, i);
+			out[i] = 0;
+		}
+	}
+	struct pr_plan pl;
+	pr_plan_init(&pl, sh->budget);
+	int err = 0;
+	pthread_barrier_wait(&sh->bar);
+	for (long n = pl.n, k = 0; n; k++) {
+		struct pr_chunk *mine = &sh->slot[k & 1][me];
+		mine->start = pr_now_ns();
+		double c0 = pr_cpu_ns(RUSAGE_THREAD);
+		mine->err = run_chunk(proc, c, n, buf, in, out);
+		mine->end = pr_now_ns();
+		mine->cpu = pr_cpu_ns(RUSAGE_THREAD) - c0;
+		if (pr_is_p2p(c) && me > 1)
+			*mine = (struct pr_chunk){1e300, -1e300, 0, mine->err};
+		/* The barrier orders every slot write before every read. */
+		pthread_barrier_wait(&sh->bar);
+		struct pr_chunk all = pr_chunk_empty();
+		for (int r = 0; r < p; r++)
+			pr_chunk_fold(&all, &sh->slot[k & 1][r]);
+		if (all.err) {
+			err = all.err;
+			break;
+		}
+		n = pr_plan_next(&pl, &all);
+	}
+	int bad = 0;
+	if (!err && c->kind == PR_BCAST)
+		for (size_t i = 0; i < c->bytes; i++)
+			bad |= buf[i] != pr_byte(i);
+	if (!err && c->kind == PR_ALLREDUCE)
+		for (size_t i = 0; i < count; i++)
+			bad |= out[i] != pr_sum(p, i);
+	if (bad)
+		sh->bad = 1; /* racy but only ever set to 1; read after tc_run */
+	if (me == 0) {
+		sh->result = pl;
+		sh->err = err;
+		struct tc_coll_info info = {0};
+		if (!pr_is_p2p(c))
+			tc_last_coll(proc, &info);
+		snprintf(sh->alg, sizeof sh->alg, "%s", info.algorithm ? info.algorithm : "-");
+	}
+	free(buf);
+	free(in);
+	free(out);
+	return 0; /* errors are reported through sh, never abort the team */
+}
+
+static struct tc_team *team_of(const char *spec)
+{
+	struct tc_team_config cfg;
+	tc_team_config_default(&cfg);
+	cfg.topology = spec;
+	cfg.wait = TC_WAIT_AUTO;
+	cfg.timeout_ms = 60000; /* a hang fails the case instead of the run */
+	struct tc_team *t = NULL;
+	int err = tc_team_create(&cfg, &t);
+	if (err) {
+		fprintf(stderr, "peer_ours: %s: %s\n", spec, tc_strerror(err));
+		return NULL;
+	}
+	return t;
+}
+
+static void run_case(const struct pr_case *c, int p, const char *spec, double budget)
+{
+	struct tc_team *t = team_of(spec);
+	if (!t) {
+		pr_print_error(c, p, spec, "team");
+		return;
+	}
+	struct shared *sh = calloc(1, sizeof *sh);
+	sh->c = c;
+	sh->budget = budget;
+	pthread_barrier_init(&sh->bar, NULL, (unsigned)p);
+	int err = tc_run(t, case_fn, sh);
+	if (!err)
+		err = sh->err;
+	if (err)
+		pr_print_error(c, p, spec, tc_err_name(err));
+	else if (sh->bad)
+		pr_print_error(c, p, spec, "wrong-result");
+	else
+		pr_print(c, p, spec, &sh->result, sh->alg);
+	pthread_barrier_destroy(&sh->bar);
+	free(sh);
+	tc_team_destroy(t);
+}
+
+int main(int argc, char **argv)
+{
+	struct pr_args a;
+	if (pr_parse_args(argc, argv, &a))
+		return 2;
+	if (a.p > MAXP) {
+		fprintf(stderr, "peer_ours: p <= %d\n", MAXP);
+		return 2;
+	}
+	if (a.verbose) {
+		struct tc_team *t = team_of("complete:2");
+		struct tc_team_info info;
+		if (t) {
+			tc_team_get_info(t, &info);
+			fprintf(stderr, "topocoll %s: cpus %d, spin %llu ns, yield %llu ns\n",
+			        TC_VERSION_STRING, info.cpus, (unsigned long long)info.spin_ns,
+			        (unsigned long long)info.yield_ns);
+			tc_team_destroy(t);
+		}
+	}
+	/* The topologies to try: complete, hypercube (p a power of two), ring. */
+	char specs[3][32];
+	int nspec = 0, d = 0;
+	snprintf(specs[nspec++], sizeof specs[0], "complete:%d", a.p);
+	while ((1 << d) < a.p)
+		d++;
+	if ((1 << d) == a.p && a.p > 1)
+		snprintf(specs[nspec++], sizeof specs[0], "hypercube:%d", d);
+	if (a.p >= 3)
+		snprintf(specs[nspec++], sizeof specs[0], "ring:%d", a.p);
+
+	int n;
+	const struct pr_case *cases = pr_cases(a.p, &n);
+	for (int i = 0; i < n; i++) {
+		const struct pr_case *c = &cases[i];
+		if (!pr_case_selected(c, a.filter))
+			continue;
+		if (pr_is_p2p(c)) {
+			if (a.p == 2)
+				run_case(c, 2, "complete:2", a.budget_ns);
+			continue;
+		}
+		for (int s = 0; s < nspec; s++)
+			run_case(c, a.p, specs[s], a.budget_ns);
+	}
+	return 0;
+}

@@ -1,0 +1,290 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bench/peers/peers.h - what the programs of the peers benchmark share: the
+ * cases, the clocks, the measurement plan and the result line.
+ *
+ * One program per implementation (ours.c: topocoll; openmp.c: libgomp;
+ * mpi.c: Open MPI and MPICH, built twice) runs every case of one team size p
+ * and prints one result line per case and variant; driver.c launches them in
+ * turn, several times, and takes the medians.
+ *
+ * A measurement is a sequence of chunks of back-to-back operations.  After
+ * each chunk every rank contributes (start, end, CPU time, error) of its own
+ * chunk; the span of the chunk is max(end) - min(start) over the ranks (the
+ * clock is CLOCK_MONOTONIC, common to every thread and process of the
+ * machine), its CPU time the sum over the ranks.  Every rank feeds the same
+ * combined figures to pr_plan_next(), a pure function, so all of them agree
+ * on the size of the next chunk and on when to stop without any extra
+ * message.  The exchange between chunks is not timed.
+ *
+ * Plan: warm-up chunks of 1, 2, 4, ... operations until one lasts budget/8
+ * (not counted); then chunks of about budget/4 until budget is counted.  A
+ * case whose single operation exceeds the hard cap (3 budgets) counts its
+ * warm-up chunk and stops, so a peer that crawls (busy-polling processes on
+ * too few cores) costs about 3 budgets, not hours.
+ *
+ * Everything here is static inline: header-only, no library.
+ */
+#ifndef PEERS_H
+#define PEERS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+enum pr_kind { PR_BARRIER, PR_BCAST, PR_ALLREDUCE, PR_LATENCY, PR_BANDWIDTH };
+
+static const char *const pr_kind_name[] = {"barrier", "bcast", "allreduce", "latency",
+                                           "bandwidth"};
+
+struct pr_case {
+	enum pr_kind kind;
+	size_t bytes; /* message (bcast, latency, bandwidth) or vector (allreduce) bytes */
+};
+
+/* Dedicated: p = 2, one rank per core. */
+static const struct pr_case pr_cases_dedicated[] = {
+	{PR_BARRIER, 0},
+	{PR_BCAST, 8},
+	{PR_BCAST, (size_t)64 << 10},
+	{PR_BCAST, (size_t)1 << 20},
+	{PR_ALLREDUCE, 8},
+	{PR_ALLREDUCE, (size_t)8 << 10},
+	{PR_ALLREDUCE, (size_t)512 << 10},
+	{PR_ALLREDUCE, (size_t)8 << 20},
+	{PR_LATENCY, 8},
+	{PR_BANDWIDTH, (size_t)1 << 20},
+	{PR_BANDWIDTH, (size_t)16 << 20},
+};
+
+/* Oversubscribed: p > cores. */
+static const struct pr_case pr_cases_oversub[] = {
+	{PR_BARRIER, 0},
+	{PR_ALLREDUCE, 8},
+	{PR_ALLREDUCE, (size_t)8 << 10},
+};
+
+#define PR_NELEM(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+/* The cases of a team of p ranks: the dedicated list for p <= 2. */
+static inline const struct pr_case *pr_cases(int p, int *n)
+{
+	if (p <= 2) {
+		*n = PR_NELEM(pr_cases_dedicated);
+		return pr_cases_dedicated;
+	}
+	*n = PR_NELEM(pr_cases_oversub);
+	return pr_cases_oversub;
+}
+
+/* "allreduce:8" style name of a case (filter on the command line). */
+static inline void pr_case_name(const struct pr_case *c, char *buf, size_t cap)
+{
+	snprintf(buf, cap, "%s:%zu", pr_kind_name[c->kind], c->bytes);
+}
+
+/* Non-zero when filter (NULL: everything) selects c: "allreduce" or
+ * "allreduce:8". */
+static inline int pr_case_selected(const struct pr_case *c, const char *filter)
+{
+	if (!filter || !*filter)
+		return 1;
+	char name[64];
+	pr_case_name(c, name, sizeof name);
+	return !strcmp(filter, name) || !strcmp(filter, pr_kind_name[c->kind]);
+}
+
+/* Ping-pong cases time a round trip; their figures are per one-way message. */
+static inline int pr_is_p2p(const struct pr_case *c)
+{
+	return c->kind == PR_LATENCY || c->kind == PR_BANDWIDTH;
+}
+
+static inline double pr_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+static inline double pr_tv_ns(struct timeval tv)
+{
+	return (double)tv.tv_sec * 1e9 + (double)tv.tv_usec * 1e3;
+}
+
+/* CPU time (user + system) of who: RUSAGE_THREAD for one rank that is a
+ * thread, RUSAGE_SELF for one that is a process. */
+static inline double pr_cpu_ns(int who)
+{
+	struct rusage ru;
+	getrusage(who, &ru);
+	return pr_tv_ns(ru.ru_utime) + pr_tv_ns(ru.ru_stime);
+}
+
+/* What one rank did in one chunk. */
+struct pr_chunk {
+	double start, end; /* ns, CLOCK_MONOTONIC */
+	double cpu;        /* ns of CPU */
+	int err;           /* 0, or the implementation's error code */
+};
+
+/* Folds a rank's chunk into the combined one (start at +inf initially). */
+static inline void pr_chunk_fold(struct pr_chunk *all, const struct pr_chunk *one)
+{
+	if (one->start < all->start)
+		all->start = one->start;
+	if (one->end > all->end)
+		all->end = one->end;
+	all->cpu += one->cpu;
+	if (one->err && !all->err)
+		all->err = one->err;
+}
+
+static inline struct pr_chunk pr_chunk_empty(void)
+{
+	struct pr_chunk c = {1e300, -1e300, 0, 0};
+	return c;
+}
+
+struct pr_plan {
+	double budget;  /* ns of counted chunks to aim for */
+	int measuring;  /* 0: warming up */
+	long n;         /* operations of the chunk to run next */
+	long iters;     /* counted operations */
+	double span;    /* counted ns */
+	double cpu;     /* counted CPU ns */
+	double spent;   /* every chunk's span, counted or not */
+};
+
+static inline void pr_plan_init(struct pr_plan *pl, double budget_ns)
+{
+	memset(pl, 0, sizeof *pl);
+	pl->budget = budget_ns;
+	pl->n = 1;
+}
+
+static inline long pr_plan_chunk(const struct pr_plan *pl, double per_op)
+{
+	double n = pl->budget / 4 / (per_op > 1 ? per_op : 1);
+	return n < 1 ? 1 : n > 1e7 ? 10000000 : (long)n;
+}
+
+/* Feeds the combined chunk that just ran; returns the size of the next chunk,
+ * 0 when the measurement is complete.  Same inputs, same outputs on every
+ * rank. */
+static inline long pr_plan_next(struct pr_plan *pl, const struct pr_chunk *c)
+{
+	double span = c->end - c->start;
+	if (span < 0)
+		span = 0;
+	pl->spent += span;
+	if (!pl->measuring) {
+		if (pl->spent >= 3 * pl->budget) { /* crawling: count this chunk, stop */
+			pl->iters += pl->n;
+			pl->span += span;
+			pl->cpu += c->cpu;
+			return 0;
+		}
+		if (span < pl->budget / 8) {
+			pl->n *= span < pl->budget / 256 ? 8 : 2;
+			return pl->n;
+		}
+		pl->measuring = 1;
+		pl->n = pr_plan_chunk(pl, span / (double)pl->n);
+		return pl->n;
+	}
+	pl->iters += pl->n;
+	pl->span += span;
+	pl->cpu += c->cpu;
+	if (pl->span >= pl->budget || pl->spent >= 3 * pl->budget)
+		return 0;
+	pl->n = pr_plan_chunk(pl, pl->span / (double)pl->iters);
+	double left = pl->budget - pl->span, per = pl->span / (double)pl->iters;
+	if ((double)pl->n * per > left + pl->budget / 8) /* do not overshoot much */
+		pl->n = left / per < 1 ? 1 : (long)(left / per) + 1;
+	return pl->n;
+}
+
+/*
+ * The result line, parsed by driver.c:
+ *   R <case> <p> <bytes> <variant> <wall_ns> <cpu_ns> <iters> <note>
+ * wall_ns and cpu_ns are per operation (per one-way message for latency and
+ * bandwidth); variant names what was measured (a topology, a design); note is
+ * the algorithm that ran, "-", or "error:<what>" (then the figures are nan).
+ */
+static inline void pr_print(const struct pr_case *c, int p, const char *variant,
+                            const struct pr_plan *pl, const char *note)
+{
+	double div = (double)pl->iters * (pr_is_p2p(c) ? 2.0 : 1.0);
+	printf("R %s %d %zu %s %.1f %.1f %ld %s\n", pr_kind_name[c->kind], p, c->bytes, variant,
+	       pl->iters ? pl->span / div : 0.0, pl->iters ? pl->cpu / div : 0.0, pl->iters,
+	       note && *note ? note : "-");
+	fflush(stdout);
+}
+
+static inline void pr_print_error(const struct pr_case *c, int p, const char *variant,
+                                  const char *what)
+{
+	printf("R %s %d %zu %s nan nan 0 error:%s\n", pr_kind_name[c->kind], p, c->bytes, variant,
+	       what);
+	fflush(stdout);
+}
+
+/* Command line shared by the programs: -p P, -b BUDGET_MS, -c CASE (filter),
+ * -v (print where each rank runs). */
+struct pr_args {
+	int p;
+	double budget_ns;
+	const char *filter;
+	int verbose;
+};
+
+static inline int pr_parse_args(int argc, char **argv, struct pr_args *a)
+{
+	a->p = 2;
+	a->budget_ns = 30e6;
+	a->filter = NULL;
+	a->verbose = 0;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-p") && i + 1 < argc)
+			a->p = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "-b") && i + 1 < argc)
+			a->budget_ns = atof(argv[++i]) * 1e6;
+		else if (!strcmp(argv[i], "-c") && i + 1 < argc)
+			a->filter = argv[++i];
+		else if (!strcmp(argv[i], "-v"))
+			a->verbose = 1;
+		else {
+			fprintf(stderr, "usage: %s [-p P] [-b BUDGET_MS] [-c CASE] [-v]\n", argv[0]);
+			return -1;
+		}
+	}
+	if (a->p < 1 || a->budget_ns <= 0) {
+		fprintf(stderr, "%s: bad -p or -b\n", argv[0]);
+		return -1;
+	}
+	return 0;
+}
+
+/* Input of rank r, element i, of an allreduce; sums are exact in double. */
+static inline double pr_in(int r, size_t i)
+{
+	return (double)(r + 1) * (double)(i % 7 + 1);
+}
+
+static inline double pr_sum(int p, size_t i)
+{
+	return (double)p * (double)(p + 1) / 2 * (double)(i % 7 + 1);
+}
+
+/* Byte i of the root's broadcast buffer. */
+static inline unsigned char pr_byte(size_t i)
+{
+	return (unsigned char)(i * 131u + 7u);
+}
+
+#endif /* PEERS_H */
