@@ -159,22 +159,11 @@ static void run_case(const struct pr_case *c, enum design d, int p, double budge
 #pragma omp parallel num_threads(p) reduction(| : bad)
 	{
 		const int me = omp_get_thread_num(), nth = omp_get_num_threads();
-		unsigned char *buf = NULL;
-		double *in = NULL, *out = NULL;
-		if (c->kind == PR_BCAST) {
-			buf = aligned_alloc(64, c->bytes + 64);
-			for (size_t i = 0; i < c->bytes; i++)
-				buf[i] = me == 0 ? pr_byte(i) : 0;
-		}
-		if (c->kind == PR_ALLREDUCE) {
-			in = aligned_alloc(64, m * sizeof(double) + 64);
-			out = aligned_alloc(64, m * sizeof(double) + 64);
-			for (size_t i = 0; i < m; i++) {
-				in[i] = pr_in(me, i);
-				out[i] = 0;
-			}
+		unsigned char *buf;
+		double *in, *out;
+		pr_buffers(c, me, &buf, &in, &out);
+		if (c->kind == PR_ALLREDUCE)
 			inputs[me] = in;
-		}
 		struct pr_plan pl;
 		pr_plan_init(&pl, budget);
 		long k0 = 0;

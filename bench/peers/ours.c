@@ -73,21 +73,9 @@ static int case_fn(struct tc_proc *proc, void *argp)
 	const struct pr_case *c = sh->c;
 	int me = tc_rank(proc), p = tc_size(proc);
 	size_t count = c->bytes / sizeof(double);
-	unsigned char *buf = NULL;
-	double *in = NULL, *out = NULL;
-	if (c->kind == PR_BCAST || pr_is_p2p(c)) {
-		buf = aligned_alloc(64, c->bytes + 64);
-		for (size_t i = 0; i < c->bytes; i++)
-			buf[i] = me == 0 ? pr_byte(i) : 0;
-	}
-	if (c->kind == PR_ALLREDUCE) {
-		in = aligned_alloc(64, count * sizeof(double) + 64);
-		out = aligned_alloc(64, count * sizeof(double) + 64);
-		for (size_t i = 0; i < count; i++) {
-			in[i] = pr_in(me, i);
-			out[i] = 0;
-		}
-	}
+	unsigned char *buf;
+	double *in, *out;
+	pr_buffers(c, me, &buf, &in, &out);
 	struct pr_plan pl;
 	pr_plan_init(&pl, sh->budget);
 	int err = 0;

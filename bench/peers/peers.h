@@ -287,4 +287,28 @@ static inline unsigned char pr_byte(size_t i)
 	return (unsigned char)(i * 131u + 7u);
 }
 
+/* The buffers of rank me for case c, filled with the case's inputs: buf for a
+ * broadcast (the root's data) or point-to-point, in and out for an
+ * allreduce.  The caller frees them. */
+static inline void pr_buffers(const struct pr_case *c, int me, unsigned char **buf, double **in,
+                              double **out)
+{
+	size_t count = c->bytes / sizeof(double);
+	*buf = NULL;
+	*in = *out = NULL;
+	if (c->kind == PR_BCAST || pr_is_p2p(c)) {
+		*buf = aligned_alloc(64, c->bytes + 64);
+		for (size_t i = 0; i < c->bytes; i++)
+			(*buf)[i] = me == 0 ? pr_byte(i) : 0;
+	}
+	if (c->kind == PR_ALLREDUCE) {
+		*in = aligned_alloc(64, count * sizeof(double) + 64);
+		*out = aligned_alloc(64, count * sizeof(double) + 64);
+		for (size_t i = 0; i < count; i++) {
+			(*in)[i] = pr_in(me, i);
+			(*out)[i] = 0;
+		}
+	}
+}
+
 #endif /* PEERS_H */
