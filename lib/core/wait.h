@@ -19,9 +19,12 @@
  * asymmetric where the kernel allows it: the sleeper (slow path) runs
  * membarrier(PRIVATE_EXPEDITED), which puts a full barrier on every running
  * thread of the process, so the waker (fast path) needs only a compiler
- * barrier and no system call or fence when nobody sleeps.  Without
- * membarrier both sides use a seq_cst fence.  A team whose policy never
- * blocks (spin, yield) skips the waker side entirely.
+ * barrier and no system call or fence when nobody sleeps.  Each team
+ * chooses (team->asym_fence): only teams whose ranks rarely sleep (not
+ * oversubscribed, not TC_WAIT_BLOCK) take the asymmetric pair, since every
+ * membarrier sends IPIs; the others, and kernels without membarrier, use a
+ * seq_cst fence on both sides.  A team whose policy never blocks (spin,
+ * yield) skips the waker side entirely.
  *
  * Nothing here is public; thread-safety as stated per function.
  */
