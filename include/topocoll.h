@@ -73,7 +73,9 @@ struct tc_team_config {
 	size_t packet_bytes;  /* mu: largest payload per packet (0: default) */
 	size_t single_copy_min; /* messages of at least this many bytes are
 	                           copied once, straight from the sender's buffer
-	                           (0: default; SIZE_MAX: always stream) */
+	                           (0: default; SIZE_MAX: always stream).
+	                           Collectives use the smaller of this and 256 B
+	                           (their receives are always posted in time) */
 	uint64_t timeout_ms;  /* a wait longer than this fails with TC_ETIMEDOUT
 	                         and aborts the team (0: wait forever) */
 	size_t stack_bytes;   /* stack of tc_run threads (0: system default) */
@@ -209,7 +211,12 @@ typedef struct tc_request {
 	int status;
 	int clocked;     /* applied to the rank's logical clock */
 	int tag;         /* what the message belongs to (user or a collective) */
+	int single_copy; /* send: by single copy rather than streamed */
 	_Atomic int rndv_done; /* single copy: set by the receiver */
+	/* Internal receives (lib/sched): takes a single-copy message straight
+	 * from the sender's buffer instead of copying it to rbuf. */
+	void (*deliver)(struct tc_request *req, const void *src, size_t bytes);
+	void *deliver_ctx;
 } tc_request;
 
 /* Blocking send: returns when buf may be reused (the message is in the

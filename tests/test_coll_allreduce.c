@@ -23,12 +23,17 @@ static const char *const algs[] = {"hypercube", "ring", "reduce_bcast"};
 
 /* ---- helpers ------------------------------------------------------------------ */
 
+/* Non-zero: teams made by make_team_cfg() send messages of at least this
+ * many bytes by single copy (so that small tests reach that path). */
+static size_t single_copy_min;
+
 static struct tc_team *make_team_cfg(const char *spec, const struct tc_model *md,
                                      uint64_t timeout_ms, enum tc_wait_policy wait)
 {
 	struct tc_team_config cfg;
 	tc_team_config_default(&cfg);
 	cfg.topology = spec;
+	cfg.single_copy_min = single_copy_min;
 	cfg.timeout_ms = timeout_ms;
 	cfg.wait = wait;
 	if (md)
@@ -336,6 +341,12 @@ static void results(const char *alg, int lo, int hi, int nsz)
 			a->spec = specs[i];
 			int err = tc_run(team, res_fn, a);
 			cr_assert_eq(err, 0, "%s %s: %s", alg, specs[i], tc_strerror(err));
+			if (single_copy_min && p > 1) {
+				struct tc_stats st;
+				tc_team_stats(team, &st);
+				cr_assert_gt(st.single_copy, 0, "%s %s: no single-copy message", alg,
+				             specs[i]);
+			}
 			cr_assert_eq(atomic_load(&a->f.n), 0, "%d failures, first: %s",
 			             atomic_load(&a->f.n), a->f.msg);
 			/* The rounding sum: the same bits on every rank. */
@@ -378,6 +389,18 @@ Test(allreduce, results_ring, .timeout = 120)
 Test(allreduce, results_reduce_bcast, .timeout = 120)
 {
 	results("reduce_bcast", 0, TC_TEST_NPS, NSIZES);
+}
+
+/* The same with every message from 64 bytes on sent by single copy: the
+ * executor then combines the larger ones straight out of the sender's buffer
+ * (lib/sched/exec.c, "direct" receives), and the results must not change. */
+Test(allreduce, results_single_copy, .timeout = 120)
+{
+	single_copy_min = 64;
+	results("hypercube", 0, TC_TEST_NPS, NSIZES);
+	results("ring", 0, TC_TEST_NPS, NSIZES);
+	results("reduce_bcast", 0, 9, NSIZES);
+	single_copy_min = 0;
 }
 
 /* AUTO: every rank must pick the same algorithm (p up to 16; the three

@@ -256,14 +256,13 @@ struct sched_ctx {
 	uint64_t jitter_seed; /* non-zero: random physical delays */
 };
 
-static void combine_add(void *inout, const void *in, size_t bytes, int in_left, void *ctx)
+static void combine_add(void *out, const void *left, const void *right, size_t bytes, void *ctx)
 {
-	(void)in_left;
 	(void)ctx;
-	unsigned char *o = inout;
-	const unsigned char *i = in;
+	unsigned char *o = out;
+	const unsigned char *a = left, *b = right;
 	for (size_t k = 0; k < bytes; k++)
-		o[k] = (unsigned char)(o[k] + i[k]);
+		o[k] = (unsigned char)(a[k] + b[k]);
 }
 
 static void jitter(uint64_t *seed)

@@ -44,6 +44,15 @@ int tc__emit(struct tc__sched *s, int src, int dst, int sbuf, uint64_t soff, int
 	return tc__sched_add(s, &x);
 }
 
+int tc__emit_from(struct tc__sched *s, int src, int dst, int sbuf, uint64_t soff, int rbuf,
+                  uint64_t roff, uint64_t bytes, int op, int abuf)
+{
+	struct tc__xfer x = {.src = src, .dst = dst, .sbuf = (uint8_t)sbuf, .rbuf = (uint8_t)rbuf,
+	                     .op = (uint8_t)op, .abuf = (uint8_t)(abuf == rbuf ? 0 : abuf + 1),
+	                     .soff = soff, .roff = roff, .bytes = bytes};
+	return tc__sched_add(s, &x);
+}
+
 void tc__block(uint64_t bytes, uint64_t esize, int nblk, int k, uint64_t *off, uint64_t *len)
 {
 	uint64_t n = bytes / esize, q = n / (uint64_t)nblk, r = n % (uint64_t)nblk;
@@ -202,6 +211,7 @@ struct tc__centry {
 	struct tc__sched s;
 	struct tc__plan *plan; /* this rank's, built on first use */
 	tc_time_t makespan;
+	int tag, tag_op;       /* the call's tag for operator tag_op - 1 */
 };
 
 struct tc__ccache {
@@ -225,9 +235,11 @@ static int tc__coll_plan(struct tc_proc *proc, const struct tc__gen *g, const ch
 {
 	struct tc__ccache *c = proc->ext;
 	if (!c) {
-		c = calloc(1, sizeof *c);
+		/* Cache lines of its own: read on every call. */
+		c = aligned_alloc(TC__LINE, tc__line_up(sizeof *c));
 		if (!c)
 			return TC_ENOMEM;
+		memset(c, 0, sizeof *c);
 		proc->ext = c;
 		proc->ext_free = tc__ccache_free;
 	}
@@ -274,6 +286,7 @@ static int tc__coll_plan(struct tc_proc *proc, const struct tc__gen *g, const ch
 	victim->alg = alg;
 	victim->s = s;
 	victim->makespan = ms;
+	victim->tag_op = 0;
 	*out = victim;
 	return TC_OK;
 }
@@ -287,28 +300,11 @@ struct tc__combine_ctx {
 	size_t esize;
 };
 
-static void tc__combine(void *inout, const void *in, size_t bytes, int in_left, void *ctxp)
+static void tc__combine(void *out, const void *left, const void *right, size_t bytes,
+                        void *ctxp)
 {
-	struct tc__combine_ctx *c = ctxp;
-	size_t n = bytes / c->esize;
-	if (in_left) {
-		tc_reduce_local(in, inout, n, c->dt, c->op, c->user);
-		return;
-	}
-	/* inout = inout (op) in: for commutative built-in operators the
-	 * kernel's order does not matter bit-wise except for floating-point
-	 * min/max of NaNs and signed zeros; keep the exact order anyway, in
-	 * chunks through a stack buffer. */
-	unsigned char tmp[4096];
-	const unsigned char *src = in;
-	unsigned char *dst = inout;
-	size_t chunk = sizeof tmp / c->esize * c->esize;
-	for (size_t off = 0; off < bytes; off += chunk) {
-		size_t len = bytes - off < chunk ? bytes - off : chunk;
-		memcpy(tmp, dst + off, len);       /* tmp = old inout (left) */
-		memcpy(dst + off, src + off, len); /* inout = in (right) */
-		tc_reduce_local(tmp, dst + off, len / c->esize, c->dt, c->op, c->user);
-	}
+	const struct tc__combine_ctx *c = ctxp;
+	tc__reduce3(out, left, right, bytes / c->esize, c->dt, c->op, c->user);
 }
 
 /* A 15-bit signature of the call (plus the collective bit), carried by every
@@ -375,20 +371,40 @@ static int tc__coll(struct tc_proc *proc, enum tc_coll coll, const void *sbuf, v
 		return err;
 
 	/* The accumulator of a reduction is OUT: the caller's buffer, or
-	 * scratch on the ranks of a reduce that get no result. */
+	 * scratch on the ranks of a reduce that get no result.  It starts as a
+	 * copy of the input, except for algorithms that read IN themselves;
+	 * these get a copy as IN when the call is in place, since they write
+	 * OUT while their peers may still read IN. */
 	void *out = rbuf;
+	const void *in = out;
 	if (coll == TC_COLL_REDUCE && proc->rank != root) {
 		out = bytes ? tc__scratch(proc, TC__SCRATCH_SLOTS - 1, bytes) : NULL;
 		if (bytes && !out)
 			return TC_ENOMEM;
 	}
-	if ((coll == TC_COLL_REDUCE || coll == TC_COLL_ALLREDUCE) && !in_place && bytes &&
-	    out != sbuf)
-		memmove(out, sbuf, bytes);
+	if ((coll == TC_COLL_REDUCE || coll == TC_COLL_ALLREDUCE) && bytes) {
+		if (e->alg->flags & TC__ALG_READS_IN) {
+			in = in_place ? tc__scratch(proc, TC__SCRATCH_SLOTS - 2, bytes) : sbuf;
+			if (!in)
+				return TC_ENOMEM;
+			if (in_place)
+				memcpy((void *)(uintptr_t)in, out, bytes);
+			else if (team->p == 1)
+				memmove(out, sbuf, bytes); /* an empty schedule */
+		} else {
+			in = out;
+			if (!in_place && out != sbuf)
+				memmove(out, sbuf, bytes);
+		}
+	}
 
 	struct tc__combine_ctx cc = {dt, op, opts->user_op, es};
-	struct tc__exec_io io = {.in = out, .out = out, .combine = tc__combine, .combine_ctx = &cc,
-	                         .tag = tc__tag(&g, e->alg, op)};
+	if (e->tag_op != (int)op + 1) { /* the tag of the last op seen is kept */
+		e->tag = tc__tag(&g, e->alg, op);
+		e->tag_op = (int)op + 1;
+	}
+	struct tc__exec_io io = {.in = in, .out = out, .combine = tc__combine, .combine_ctx = &cc,
+	                         .tag = e->tag};
 	if (coll == TC_COLL_BCAST)
 		io.in = io.out = rbuf;
 	err = tc__plan_exec(proc, &e->s, e->plan, &io);

@@ -15,4 +15,10 @@ int tc__coll_generate(const struct tc__alg *a, const struct tc__gen *g, struct t
 int tc__coll_select(const struct tc__gen *g, const char *name, int need_ordered,
                     const struct tc__alg **alg, struct tc__sched *s, tc_time_t *makespan);
 
+/* out = a (op) b element-wise, a the left operand, for a built-in operator
+ * valid for dt or TC_OP_USER with user set.  out may be a or b (exactly) or
+ * a third array; partial overlap is not allowed.  No checks (lib/coll/ops.c). */
+void tc__reduce3(void *out, const void *a, const void *b, size_t count, enum tc_dtype dt,
+                 enum tc_op op, const struct tc_user_op *user);
+
 #endif

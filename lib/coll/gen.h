@@ -12,7 +12,14 @@
  *   allreduce  TC__BUF_OUT of every rank holds its contribution at the start
  *   barrier    (the framework copies the input there) and the result at the
  *              end; transfers combine with COMBINE_LEFT/RIGHT so that, for
- *              each pair, the lower ranks' data is the left operand.
+ *              each pair, the lower ranks' data is the left operand.  An
+ *              algorithm flagged TC__ALG_READS_IN instead finds its
+ *              contribution in TC__BUF_IN (never written; the framework
+ *              passes a copy when the call is in place) and names, in each
+ *              combining transfer, the buffer of the other operand
+ *              (tc__emit_from): the first combine then reads IN and writes
+ *              OUT, and no copy of the input is made (except at p = 1,
+ *              where the schedule is empty and the framework copies).
  * TC__BUF_TMP is free scratch (the schedule sets tmp_bytes).  Every region
  * holds whole elements (offsets and sizes multiples of esize).
  *
@@ -52,6 +59,9 @@ enum {
 	TC__ALG_SPLITS = 1u << 2,  /* splits the message (packets, blocks): the
 	                              unsplit-message lower bounds of seed 001 do
 	                              not apply */
+	TC__ALG_READS_IN = 1u << 3, /* allreduce: reads its contribution from
+	                               TC__BUF_IN itself (the framework does not
+	                               copy it into OUT first) */
 };
 
 struct tc__alg {
@@ -76,6 +86,11 @@ extern const int tc__nalgs;
 /* Adds a transfer of bytes from (src, sbuf, soff) to (dst, rbuf, roff). */
 int tc__emit(struct tc__sched *s, int src, int dst, int sbuf, uint64_t soff, int rbuf,
              uint64_t roff, uint64_t bytes, int op);
+/* The same for a combine whose other operand is in buffer abuf at (dst,
+ * roff) rather than in the destination region itself; the result goes to
+ * (rbuf, roff). */
+int tc__emit_from(struct tc__sched *s, int src, int dst, int sbuf, uint64_t soff, int rbuf,
+                  uint64_t roff, uint64_t bytes, int op, int abuf);
 /* Splits count elements into nblk blocks as evenly as possible; block k is
  * [*off, *off + *len) in bytes. */
 void tc__block(uint64_t bytes, uint64_t esize, int nblk, int k, uint64_t *off, uint64_t *len);

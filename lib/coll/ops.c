@@ -2,13 +2,18 @@
 /*
  * lib/coll/ops.c - datatypes and reduction kernels.
  *
- * One plain loop per (datatype, operator), generated from the X-macros of
- * topocoll/coll.h, written so that the compiler vectorises it (no aliasing
- * between in and inout is assumed: restrict).  Floating-point results depend
- * only on the order in which the algorithm combines, never on the kernel.
+ * One kernel per (datatype, operator), generated from the X-macros of
+ * topocoll/coll.h: out = a (op) b with three loops (out is a, out is b, out
+ * is a third array), each with restrict pointers so that the compiler
+ * vectorises it.  The executor thus combines two operands into a third
+ * buffer, or into either one, without reordering copies.  Floating-point
+ * results depend only on the order in which the algorithm combines, never on
+ * the kernel.
  */
 #include <stdint.h>
+#include <string.h>
 
+#include "coll/coll_internal.h"
 #include "topocoll.h"
 #include "topocoll/coll.h"
 
@@ -57,14 +62,39 @@ const char *tc_op_name(enum tc_op op)
 #define TC__K_LAND(a, b) ((a) && (b))
 #define TC__K_LOR(a, b) ((a) || (b))
 
-/* inout[i] = in[i] op inout[i]; "in" is the left operand. */
-#define TC__KERNEL(tname, type, oname)                                               \
-	static void tc__k_##tname##_##oname(const void *in_, void *inout_, size_t n)   \
-	{                                                                            \
-		const type *restrict in = in_;                                       \
-		type *restrict io = inout_;                                          \
+/*
+ * out[i] = a[i] op b[i], a the left operand.  out may be a or b (exactly) or
+ * a third array; partial overlap is not allowed.  Each case gets its own loop
+ * with restrict pointers so that the compiler vectorises all three.
+ */
+#define TC__KERNEL_BODY(type, K)                                                     \
+	if (a_ == b_) { /* x op x: every pointer may alias */                        \
+		const type *a = a_;                                                  \
+		type *o = out_;                                                      \
 		for (size_t i = 0; i < n; i++)                                       \
-			io[i] = (type)TC__K_##oname(in[i], io[i]);                   \
+			o[i] = (type)K(a[i], a[i]);                                  \
+	} else if (out_ == b_) {                                                     \
+		const type *restrict a = a_;                                         \
+		type *restrict io = out_;                                            \
+		for (size_t i = 0; i < n; i++)                                       \
+			io[i] = (type)K(a[i], io[i]);                                \
+	} else if (out_ == a_) {                                                     \
+		const type *restrict b = b_;                                         \
+		type *restrict io = out_;                                            \
+		for (size_t i = 0; i < n; i++)                                       \
+			io[i] = (type)K(io[i], b[i]);                                \
+	} else {                                                                     \
+		const type *restrict a = a_, *restrict b = b_;                       \
+		type *restrict o = out_;                                             \
+		for (size_t i = 0; i < n; i++)                                       \
+			o[i] = (type)K(a[i], b[i]);                                  \
+	}
+
+#define TC__KERNEL(tname, type, oname)                                               \
+	static void tc__k_##tname##_##oname(void *out_, const void *a_, const void *b_,  \
+	                                    size_t n)                                \
+	{                                                                            \
+		TC__KERNEL_BODY(type, TC__K_##oname)                                 \
 	}
 
 #define TC__INT_KERNELS(tname, type)                                                 \
@@ -107,12 +137,10 @@ TC__FLT_KERNELS(DOUBLE, double)
 
 /* Signed min and max must compare as signed. */
 #define TC__SKERNEL(tname, type, oname)                                              \
-	static void tc__k_##tname##_##oname##_S(const void *in_, void *inout_, size_t n) \
+	static void tc__k_##tname##_##oname##_S(void *out_, const void *a_, const void *b_, \
+	                                        size_t n)                            \
 	{                                                                            \
-		const type *restrict in = in_;                                       \
-		type *restrict io = inout_;                                          \
-		for (size_t i = 0; i < n; i++)                                       \
-			io[i] = TC__K_##oname(in[i], io[i]);                         \
+		TC__KERNEL_BODY(type, TC__K_##oname)                                 \
 	}
 TC__SKERNEL(INT8, int8_t, MIN)
 TC__SKERNEL(INT8, int8_t, MAX)
@@ -123,7 +151,7 @@ TC__SKERNEL(INT32, int32_t, MAX)
 TC__SKERNEL(INT64, int64_t, MIN)
 TC__SKERNEL(INT64, int64_t, MAX)
 
-typedef void (*tc__kernel)(const void *, void *, size_t);
+typedef void (*tc__kernel)(void *out, const void *a, const void *b, size_t n);
 
 #define TC__INT_ROW(t) {tc__k_##t##_SUM, tc__k_##t##_PROD, tc__k_##t##_MIN, tc__k_##t##_MAX,   \
 	                 tc__k_##t##_BAND, tc__k_##t##_BOR, tc__k_##t##_BXOR, tc__k_##t##_LAND,  \
@@ -161,6 +189,40 @@ int tc_reduce_local(const void *in, void *inout, size_t count, enum tc_dtype dt,
 	if (count && (!in || !inout))
 		return TC_ENULLBUF;
 	if (count)
-		k(in, inout, count);
+		k(inout, in, inout, count);
 	return TC_OK;
+}
+
+void tc__reduce3(void *out, const void *a, const void *b, size_t count, enum tc_dtype dt,
+                 enum tc_op op, const struct tc_user_op *user)
+{
+	if (!count)
+		return;
+	if (op != TC_OP_USER) {
+		tc__kernels[dt][op](out, a, b, count);
+		return;
+	}
+	/* A user function computes inout = in op inout (MPI's convention). */
+	size_t es = tc_dtype_size(dt);
+	if (out == b) {
+		user->fn(a, out, count, dt, user->ctx);
+		return;
+	}
+	if (out != a) {
+		memcpy(out, b, count * es);
+		user->fn(a, out, count, dt, user->ctx);
+		return;
+	}
+	/* out = out op b: the left operand goes through a stack buffer, in
+	 * chunks of whole elements. */
+	unsigned char tmp[4096];
+	size_t chunk = sizeof tmp / es;
+	unsigned char *o = out;
+	const unsigned char *r = b;
+	for (size_t i = 0; i < count; i += chunk) {
+		size_t n = count - i < chunk ? count - i : chunk;
+		memcpy(tmp, o + i * es, n * es);
+		memcpy(o + i * es, r + i * es, n * es);
+		user->fn(tmp, o + i * es, n, dt, user->ctx);
+	}
 }

@@ -17,6 +17,12 @@
 #include "model/clock.h"
 #include "topocoll.h"
 
+/* n rounded up to whole cache lines. */
+static inline size_t tc__line_up(size_t n)
+{
+	return (n + TC__LINE - 1) / TC__LINE * TC__LINE;
+}
+
 /* Request states. */
 enum {
 	TC__REQ_IDLE = 0,
@@ -82,12 +88,12 @@ struct tc_team {
 	bool emulate;
 	uint64_t epoch_ns;      /* wall-clock time of logical time 0 */
 	struct tc_run_info last_run;
-	tc_time_t *res_store;
+	void *hot_store;        /* every rank's ports, active list and port
+	                           resources, each rank's from a line of its own */
+	size_t hot_bytes;
 	struct tc__chan *chans; /* one per arc, CSR order of the topology */
 	long nchans;
 	struct tc_proc *procs;
-	struct tc__port *ports; /* all ports, CSR order */
-	int *active_store;
 	size_t memory_bytes;
 	size_t ring_bytes;
 	size_t packet_bytes;    /* mu */
@@ -124,7 +130,8 @@ int tc__wait_for(struct tc_proc *proc, tc__cond_fn cond, void *ctx);
 /*
  * Raw point-to-point for the layers above (lib/sched): no argument checks, no
  * clock rule (the caller computed the arrival time, and the request is not
- * applied to the clock when it completes).  nbr is the neighbour index; tag
+ * applied to the clock when it completes); sends go by single copy from
+ * tc__coll_single_copy_min() bytes on.  nbr is the neighbour index; tag
  * is carried in the packet header and a receive whose next message has
  * another tag completes with TC_EMISMATCH without consuming it.
  */
@@ -132,12 +139,33 @@ void tc__post_send(struct tc_proc *proc, int nbr, const void *buf, size_t bytes,
                    tc_time_t arrival, tc_request *req);
 void tc__post_recv(struct tc_proc *proc, int nbr, void *buf, size_t cap, int tag,
                    tc_request *req);
+/* The same, for a message of exactly bytes bytes that the sender sends by
+ * single copy (bytes >= the team's single_copy_min): deliver(req, src,
+ * bytes) consumes it from the sender's buffer in place of a copy (req's
+ * deliver_ctx is ctx).  Any other message completes it with TC_EMISMATCH,
+ * left in place. */
+void tc__post_recv_direct(struct tc_proc *proc, int nbr, size_t bytes, int tag,
+                          void (*deliver)(tc_request *, const void *, size_t), void *ctx,
+                          tc_request *req);
+/* Messages of the layers above (collectives) from this many bytes on go by
+ * single copy: the smaller of the team's threshold and 256 bytes (measured
+ * on 2 cores: from about 128 B a descriptor and one pass over the sender's
+ * buffer beat streaming through the ring), never when the team streams
+ * everything. */
+enum { TC__COLL_SINGLE_COPY = 256 };
+static inline size_t tc__coll_single_copy_min(const struct tc_team *t)
+{
+	return t->single_copy_min < TC__COLL_SINGLE_COPY || t->single_copy_min == SIZE_MAX
+	               ? t->single_copy_min
+	               : TC__COLL_SINGLE_COPY;
+}
+
 /* True when req is complete (progress is made by the wait loop). */
 bool tc__req_complete(struct tc_proc *proc, tc_request *req);
 
 /* A grow-only scratch buffer of at least bytes bytes, owned by the proc
- * (freed with the team); NULL when out of memory.  Contents are kept when it
- * does not grow. */
+ * (freed with the team), in whole cache lines of its own; NULL when out of
+ * memory.  Contents are kept when it does not grow. */
 void *tc__scratch(struct tc_proc *proc, int slot, size_t bytes);
 
 /* Appends an event to the proc's trace buffer (no-op when tracing is off). */

@@ -92,9 +92,7 @@ static void tc__team_free(struct tc_team *t)
 				t->procs[r].ext_free(t->procs[r].ext);
 		}
 	free(t->procs);
-	free(t->ports);
-	free(t->active_store);
-	free(t->res_store);
+	free(t->hot_store);
 	free(t->cpu_list);
 	pthread_mutex_destroy(&t->gate_mu);
 	pthread_cond_destroy(&t->gate_cv);
@@ -212,35 +210,46 @@ int tc_team_create(const struct tc_team_config *cfg, struct tc_team **out)
 	if (t->procs)
 		memset(t->procs, 0, (size_t)t->p * sizeof *t->procs);
 	t->chans = t->nchans ? aligned_alloc(TC__LINE, (size_t)t->nchans * sizeof *t->chans) : NULL;
-	t->ports = t->nchans ? calloc((size_t)t->nchans, sizeof *t->ports) : NULL;
-	t->active_store = t->nchans ? calloc((size_t)t->nchans, sizeof *t->active_store) : NULL;
-	if (!t->procs || (t->nchans && (!t->chans || !t->ports || !t->active_store))) {
+	if (!t->procs || (t->nchans && !t->chans)) {
 		err = TC_ENOMEM;
 		goto fail;
 	}
-	size_t nres = 0;
+	/* Each rank's ports, active list and port resources: written on every
+	 * message, so each rank's share starts on a cache line of its own (no
+	 * false sharing between ranks). */
+	size_t hot = 0;
 	for (int u = 0; u < t->p; u++) {
 		const int *nb;
-		nres += (size_t)tc__nres(&t->mps, tc_topo_neighbors(t->topo, u, &nb));
+		int deg = tc_topo_neighbors(t->topo, u, &nb);
+		size_t nr = (size_t)tc__nres(&t->mps, deg);
+		hot += tc__line_up((size_t)deg * sizeof(struct tc__port)) +
+		       tc__line_up((size_t)deg * sizeof(int)) + tc__line_up(nr * sizeof(tc_time_t));
 	}
-	t->res_store = calloc(nres ? nres : 1, sizeof *t->res_store);
-	if (!t->res_store) {
+	t->hot_bytes = hot ? hot : TC__LINE;
+	t->hot_store = aligned_alloc(TC__LINE, t->hot_bytes);
+	if (!t->hot_store) {
 		err = TC_ENOMEM;
 		goto fail;
 	}
+	memset(t->hot_store, 0, t->hot_bytes);
 	if (t->chans)
 		memset(t->chans, 0, (size_t)t->nchans * sizeof *t->chans);
 
 	/* Arc k of the CSR order is (u -> nbrs(u)[i]); its channel is the out
 	 * channel of u's port i and the in channel of v's port for u. */
 	long k = 0;
-	size_t kres = 0;
+	unsigned char *hp = t->hot_store;
 	for (int u = 0; u < t->p; u++) {
 		struct tc_proc *pr = &t->procs[u];
 		pr->team = t;
 		pr->rank = u;
 		pr->deg = tc_topo_neighbors(t->topo, u, &pr->nbrs);
-		pr->res_free = t->res_store + kres;
+		pr->ports = (struct tc__port *)(void *)hp;
+		hp += tc__line_up((size_t)pr->deg * sizeof *pr->ports);
+		pr->active = (int *)(void *)hp;
+		hp += tc__line_up((size_t)pr->deg * sizeof *pr->active);
+		pr->res_free = (tc_time_t *)(void *)hp;
+		hp += tc__line_up((size_t)tc__nres(&t->mps, pr->deg) * sizeof *pr->res_free);
 		if (t->trace_cap) {
 			pr->ev = malloc(t->trace_cap * sizeof *pr->ev);
 			if (!pr->ev) {
@@ -248,9 +257,6 @@ int tc_team_create(const struct tc_team_config *cfg, struct tc_team **out)
 				goto fail;
 			}
 		}
-		kres += (size_t)tc__nres(&t->mps, pr->deg);
-		pr->ports = t->ports + k;
-		pr->active = t->active_store + k;
 		for (int i = 0; i < pr->deg; i++, k++) {
 			if (tc__chan_init(&t->chans[k], nlines, u, pr->nbrs[i]) != 0) {
 				t->nchans = k; /* free only the rings made so far */
@@ -274,9 +280,7 @@ int tc_team_create(const struct tc_team_config *cfg, struct tc_team **out)
 	}
 	t->epoch_ns = tc__now_ns(); /* attached ranks' logical 0; tc_run sets its own */
 	t->memory_bytes = sizeof *t + (size_t)t->p * sizeof *t->procs +
-	                  (size_t)t->nchans * (sizeof *t->chans + sizeof *t->ports +
-	                                       sizeof *t->active_store + t->ring_bytes) +
-	                  nres * sizeof *t->res_store +
+	                  (size_t)t->nchans * (sizeof *t->chans + t->ring_bytes) + t->hot_bytes +
 	                  (size_t)t->cpus * sizeof *t->cpu_list;
 	*out = t;
 	return TC_OK;
@@ -335,13 +339,15 @@ void tc_team_abort(struct tc_team *team)
  * are joined or detached, so nobody is inside a channel). */
 static void tc__team_reset(struct tc_team *t)
 {
-	for (long i = 0; i < t->nchans; i++) {
+	for (long i = 0; i < t->nchans; i++)
 		tc__chan_reset(&t->chans[i]);
-		t->ports[i].sq_head = t->ports[i].sq_tail = NULL;
-		t->ports[i].rq_head = t->ports[i].rq_tail = NULL;
-		t->ports[i].active = 0;
-	}
 	for (int r = 0; r < t->p; r++) {
+		for (int i = 0; i < t->procs[r].deg; i++) {
+			struct tc__port *pt = &t->procs[r].ports[i];
+			pt->sq_head = pt->sq_tail = NULL;
+			pt->rq_head = pt->rq_tail = NULL;
+			pt->active = 0;
+		}
 		t->procs[r].nactive = 0;
 		t->procs[r].npending_rndv = 0;
 		atomic_store_explicit(&t->procs[r].db.word, TC__DB_AWAKE, memory_order_relaxed);
@@ -525,9 +531,11 @@ void *tc__scratch(struct tc_proc *proc, int slot, size_t bytes)
 	size_t n = proc->scratch[slot].n ? proc->scratch[slot].n : 256;
 	while (n < bytes)
 		n *= 2;
-	void *p = realloc(proc->scratch[slot].p, n);
+	/* Whole cache lines: another rank's buffers never share one. */
+	void *p = aligned_alloc(TC__LINE, tc__line_up(n));
 	if (!p)
 		return NULL;
+	free(proc->scratch[slot].p);
 	proc->scratch[slot].p = p;
 	proc->scratch[slot].n = n;
 	return p;

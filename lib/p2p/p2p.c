@@ -55,7 +55,7 @@ static bool tc__push_send(struct tc_proc *proc, struct tc__port *port, tc_reques
 	struct tc__chan *ch = port->out;
 	struct tc__pkt_hdr h = {.kind = (uint16_t)req->tag, .total = req->bytes, .clock = req->clock};
 
-	if (req->bytes >= t->single_copy_min) {
+	if (req->single_copy) {
 		h.flags = TC__PKT_FIRST | TC__PKT_LAST | TC__PKT_RNDV;
 		h.aux = (uint64_t)(uintptr_t)req;
 		req->state = TC__REQ_RNDV_WAIT; /* ours; the receiver reads only sbuf and bytes */
@@ -130,9 +130,18 @@ static bool tc__pull_recv(struct tc_proc *proc, struct tc__port *port, tc_reques
 				done = true;
 				break;
 			}
+			if (req->deliver && (h.total != req->bytes || !(h.flags & TC__PKT_RNDV))) {
+				/* Not the single-copy message it expects. */
+				req->status = TC_EMISMATCH;
+				req->state = TC__REQ_DONE;
+				done = true;
+				break;
+			}
 			if (h.flags & TC__PKT_RNDV) {
 				tc_request *s = (tc_request *)(uintptr_t)h.aux;
-				if (h.total)
+				if (req->deliver)
+					req->deliver(req, s->sbuf, h.total);
+				else if (h.total)
 					memcpy(req->rbuf, s->sbuf, h.total);
 				tc__chan_pop(ch, 0);
 				freed = true;
@@ -233,8 +242,10 @@ static int tc__check_args(const struct tc_proc *proc, int peer, const void *buf,
 	return TC_OK;
 }
 
-static void tc__req_init(tc_request *req, int kind, int peer, int nbr, size_t bytes)
+static void tc__req_init(struct tc_proc *proc, tc_request *req, int kind, int peer, int nbr,
+                         size_t bytes)
 {
+	req->single_copy = kind == TC__KIND_SEND && bytes >= proc->team->single_copy_min;
 	req->next = NULL;
 	req->bytes = bytes;
 	req->moved = 0;
@@ -249,6 +260,8 @@ static void tc__req_init(tc_request *req, int kind, int peer, int nbr, size_t by
 	req->status = TC_OK;
 	req->clocked = 0;
 	req->tag = TC__MSG_USER;
+	req->deliver = NULL;
+	req->deliver_ctx = NULL;
 	atomic_store_explicit(&req->rndv_done, 0, memory_order_relaxed);
 }
 
@@ -284,7 +297,7 @@ int tc_isend(struct tc_proc *proc, int dst, const void *buf, size_t bytes, tc_re
 	int err = tc__check_args(proc, dst, buf, bytes, req, &nbr);
 	if (err)
 		return err;
-	tc__req_init(req, TC__KIND_SEND, dst, nbr, bytes);
+	tc__req_init(proc, req, TC__KIND_SEND, dst, nbr, bytes);
 	req->sbuf = buf;
 	req->rbuf = NULL;
 	struct tc__mps *q = &proc->team->mps;
@@ -300,7 +313,7 @@ int tc_irecv(struct tc_proc *proc, int src, void *buf, size_t cap, tc_request *r
 	int err = tc__check_args(proc, src, buf, cap, req, &nbr);
 	if (err)
 		return err;
-	tc__req_init(req, TC__KIND_RECV, src, nbr, cap);
+	tc__req_init(proc, req, TC__KIND_RECV, src, nbr, cap);
 	req->sbuf = NULL;
 	req->rbuf = buf;
 	tc__enqueue_recv(proc, &proc->ports[nbr], req);
@@ -310,23 +323,38 @@ int tc_irecv(struct tc_proc *proc, int src, void *buf, size_t cap, tc_request *r
 void tc__post_send(struct tc_proc *proc, int nbr, const void *buf, size_t bytes, int tag,
                    tc_time_t arrival, tc_request *req)
 {
-	tc__req_init(req, TC__KIND_SEND, proc->nbrs[nbr], nbr, bytes);
+	tc__req_init(proc, req, TC__KIND_SEND, proc->nbrs[nbr], nbr, bytes);
 	req->sbuf = buf;
 	req->rbuf = NULL;
 	req->tag = tag;
 	req->clock = arrival;
 	req->clocked = 1;
+	req->single_copy = bytes >= tc__coll_single_copy_min(proc->team);
 	tc__enqueue_send(proc, &proc->ports[nbr], req);
 }
 
 void tc__post_recv(struct tc_proc *proc, int nbr, void *buf, size_t cap, int tag,
                    tc_request *req)
 {
-	tc__req_init(req, TC__KIND_RECV, proc->nbrs[nbr], nbr, cap);
+	tc__req_init(proc, req, TC__KIND_RECV, proc->nbrs[nbr], nbr, cap);
 	req->sbuf = NULL;
 	req->rbuf = buf;
 	req->tag = tag;
 	req->clocked = 1;
+	tc__enqueue_recv(proc, &proc->ports[nbr], req);
+}
+
+void tc__post_recv_direct(struct tc_proc *proc, int nbr, size_t bytes, int tag,
+                          void (*deliver)(tc_request *, const void *, size_t), void *ctx,
+                          tc_request *req)
+{
+	tc__req_init(proc, req, TC__KIND_RECV, proc->nbrs[nbr], nbr, bytes);
+	req->sbuf = NULL;
+	req->rbuf = NULL;
+	req->tag = tag;
+	req->clocked = 1;
+	req->deliver = deliver;
+	req->deliver_ctx = ctx;
 	tc__enqueue_recv(proc, &proc->ports[nbr], req);
 }
 

@@ -7,7 +7,10 @@
  *   in-items   receives it posts at once: its own receives (into the
  *              destination region, or a staging area when the transfer
  *              combines or the region is touched by one of its own sends or
- *              local transfers this round) and the receiving half of every
+ *              local transfers this round; a combining receive of a
+ *              single-copy message is instead "direct", combined out of the
+ *              sender's buffer on arrival, when no other transfer of the
+ *              round touches its regions) and the receiving half of every
  *              hop it forwards for a routed transfer;
  *   out-items  sends, in schedule order: its own (ready at once) and the
  *              sending half of every forwarded hop (ready when the matching
@@ -42,6 +45,7 @@ struct tc__pitem {
 	int hop, hops;   /* position on the route (forwards), route length */
 	int buf;         /* TC__BUF_IN / OUT / TMP, or TC__BUF_STAGE */
 	int staged;      /* receive landing in staging */
+	int direct;      /* receive combined out of the sender's buffer */
 	uint64_t boff;   /* offset of the packet in buf */
 	uint64_t len;    /* bytes of the packet */
 };
@@ -68,6 +72,11 @@ struct tc__istate {
 	int posted;
 	int clocked;
 	tc_time_t arrival;
+	/* Direct receives: result region, other operand, its side. */
+	void *out;
+	const void *other;
+	int recv_left;
+	const struct tc__exec_io *io;
 };
 
 static bool tc__overlap(uint64_t a, uint64_t an, uint64_t b, uint64_t bn)
@@ -84,6 +93,37 @@ static int tc__xroute(const struct tc_topo *t, const struct tc__xfer *x, int *pa
 		return 1;
 	}
 	return tc_topo_route(t, x->src, x->dst, path, cap);
+}
+
+/* Whether another transfer of round [x0, x1) touches the regions that
+ * transfer i writes (or reads as its other operand) at rank me: one of me's
+ * sends or local transfers reads the destination region, or a receive or a
+ * local transfer of me's writes the destination or the other operand.  Such
+ * a receive must wait for the end of the round (staged). */
+static bool tc__clashes(const struct tc__sched *s, int x0, int x1, int i, int me)
+{
+	const struct tc__xfer *x = &s->x[i];
+	const int abuf = tc__xfer_abuf(x);
+	const bool combine = x->op != TC__XOP_COPY;
+	for (int j = x0; j < x1; j++) {
+		const struct tc__xfer *y = &s->x[j];
+		if (j == i)
+			continue;
+		if (y->src == me && y->sbuf == x->rbuf &&
+		    tc__overlap(y->soff, y->bytes, x->roff, x->bytes))
+			return true;
+		if (y->dst != me)
+			continue;
+		/* Another receive into the region is the schedule's business
+		 * for copies (it orders them), a clash for combines, whose
+		 * order decides the result. */
+		if (y->rbuf == x->rbuf && tc__overlap(y->roff, y->bytes, x->roff, x->bytes) &&
+		    (combine || y->src == me))
+			return true;
+		if (combine && y->rbuf == abuf && tc__overlap(y->roff, y->bytes, x->roff, x->bytes))
+			return true;
+	}
+	return false;
 }
 
 /* Growable arrays of the plan under construction. */
@@ -221,30 +261,26 @@ int tc__plan_build(struct tc_proc *proc, const struct tc__sched *s, struct tc__p
 				stage += x->bytes;
 			}
 			if (x->dst == me && !err) {
-				bool staged = x->op != TC__XOP_COPY;
-				/* A copy may land in place unless one of our sends or
-				 * local transfers of this round touches the region. */
-				for (int j = x0; j < x1 && !staged; j++) {
-					const struct tc__xfer *y = &s->x[j];
-					if (y->src != me)
-						continue;
-					if (y->sbuf == x->rbuf && tc__overlap(y->soff, y->bytes, x->roff, x->bytes))
-						staged = true; /* read by a send or a local transfer */
-					if (y->dst == me && y->rbuf == x->rbuf &&
-					    tc__overlap(y->roff, y->bytes, x->roff, x->bytes))
-						staged = true; /* written by a local transfer */
-				}
+				bool combine = x->op != TC__XOP_COPY;
+				bool clash = tc__clashes(s, x0, x1, i, me);
+				/* A copy lands in place unless the round touches its
+				 * region; a combine of a single-copy message is done
+				 * on arrival under the same condition; other
+				 * combines are staged. */
+				bool direct = combine && !clash && hops == 1 && npk == 1 &&
+				              x->bytes >= tc__coll_single_copy_min(team) && x->bytes;
+				bool staged = clash || (combine && !direct);
 				struct tc__pitem p = {.kind = TC__IT_RECV, .xi = i, .hops = hops,
 				                      .nbr = tc_topo_neighbor_index(t, me, path[hops - 1]),
-				                      .staged = staged, .buf = staged ? TC__BUF_STAGE : x->rbuf,
+				                      .staged = staged, .direct = direct,
+				                      .buf = staged ? TC__BUF_STAGE : x->rbuf,
 				                      .boff = staged ? stage : x->roff};
 				int first = b.n;
 				err = tc__pb_packets(&b, p, x->bytes, plen, npk);
-				/* Combining receives are always staged. */
-				if (!err && staged) {
+				if (!err && (staged || direct))
 					err = tc__pb_apply(&b, i, first - pl->it_at[r]);
+				if (!err && staged)
 					stage += x->bytes;
-				}
 			}
 		}
 		if (stage > pl->stage_max)
@@ -278,6 +314,9 @@ struct tc__round {
 	tc_request *req;
 	unsigned char **bufs;       /* IN, OUT, TMP, STAGE base pointers */
 	int n;
+	int unposted;               /* out-items not yet posted */
+	int recvs_posted;           /* in-items posted: forwards may go */
+	int first_open;             /* items before it are complete */
 	unsigned char *port_blocked; /* per neighbour, scratch of one scan */
 	int deg;
 	int tag;
@@ -289,9 +328,25 @@ static void *tc__ptr(const struct tc__round *rd, const struct tc__pitem *x)
 	return rd->bufs[x->buf] + x->boff;
 }
 
+/* A direct receive's delivery, called by the receiving rank's progress with
+ * the sender's buffer. */
+static void tc__deliver_combine(tc_request *req, const void *src, size_t bytes)
+{
+	const struct tc__istate *st = req->deliver_ctx;
+	const struct tc__exec_io *io = st->io;
+	if (!io->combine)
+		return;
+	if (st->recv_left)
+		io->combine(st->out, src, st->other, bytes, io->combine_ctx);
+	else
+		io->combine(st->out, st->other, src, bytes, io->combine_ctx);
+}
+
 /* Posts every out-item that is ready and first on its link. */
 static void tc__post_ready(struct tc_proc *proc, struct tc__round *rd)
 {
+	if (!rd->unposted)
+		return;
 	memset(rd->port_blocked, 0, (size_t)rd->deg);
 	for (int i = 0; i < rd->n; i++) {
 		const struct tc__pitem *x = &rd->it[i];
@@ -301,7 +356,7 @@ static void tc__post_ready(struct tc_proc *proc, struct tc__round *rd)
 			continue;
 		if (x->kind == TC__IT_FWD_OUT) {
 			tc_request *in = &rd->req[x->link];
-			if (!tc__req_complete(proc, in)) {
+			if (!rd->recvs_posted || !tc__req_complete(proc, in)) {
 				rd->port_blocked[x->nbr] = 1;
 				continue;
 			}
@@ -314,6 +369,7 @@ static void tc__post_ready(struct tc_proc *proc, struct tc__round *rd)
 		tc__post_send(proc, x->nbr, tc__ptr(rd, x), x->len, rd->tag, rd->st[i].arrival,
 		              &rd->req[i]);
 		rd->st[i].posted = 1;
+		rd->unposted--;
 	}
 }
 
@@ -323,7 +379,9 @@ static bool tc__round_done(struct tc_proc *proc, void *ctxp)
 	tc__post_ready(proc, rd);
 	if (rd->err)
 		return true;
-	for (int i = 0; i < rd->n; i++) {
+	/* Items complete in any order; the ones before first_open are known
+	 * complete (and without error). */
+	for (int i = rd->first_open; i < rd->n; i++) {
 		const struct tc__pitem *x = &rd->it[i];
 		if (!rd->st[i].posted && (x->kind == TC__IT_SEND || x->kind == TC__IT_FWD_OUT))
 			return false;
@@ -333,6 +391,7 @@ static bool tc__round_done(struct tc_proc *proc, void *ctxp)
 			rd->err = rd->req[i].status;
 			return true;
 		}
+		rd->first_open = i + 1;
 	}
 	return true;
 }
@@ -413,8 +472,11 @@ int tc__plan_exec(struct tc_proc *proc, const struct tc__sched *s, const struct 
 		tc_time_t send_done = proc->clock;
 		for (int i = 0; i < rd.n; i++) {
 			const struct tc__pitem *x = &rd.it[i];
+			if (x->kind == TC__IT_FWD_OUT)
+				rd.unposted++;
 			if (x->kind != TC__IT_SEND)
 				continue;
+			rd.unposted++;
 			if (x->chunk == 0) {
 				const struct tc__xfer *y = &s->x[x->xi];
 				tc_time_t done;
@@ -429,14 +491,26 @@ int tc__plan_exec(struct tc_proc *proc, const struct tc__sched *s, const struct 
 				st[i].arrival = st[i - 1].arrival;
 			}
 		}
-		/* Post every receive, then the sends that can go. */
+		/* Own sends first (they start the peers' critical paths), then
+		 * every receive, then forwards as their data arrive. */
+		tc__post_ready(proc, &rd);
 		for (int i = 0; i < rd.n; i++) {
 			const struct tc__pitem *x = &rd.it[i];
-			if (x->kind == TC__IT_FWD_IN || x->kind == TC__IT_RECV)
+			if (x->direct) {
+				const struct tc__xfer *y = &s->x[x->xi];
+				st[i].out = tc__ptr(&rd, x);
+				st[i].other = bufs[tc__xfer_abuf(y)] + y->roff;
+				st[i].recv_left = y->op == TC__XOP_COMBINE_LEFT;
+				st[i].io = io;
+				tc__post_recv_direct(proc, x->nbr, x->len, io->tag, tc__deliver_combine,
+				                     &st[i], &req[i]);
+			} else if (x->kind == TC__IT_FWD_IN || x->kind == TC__IT_RECV) {
 				tc__post_recv(proc, x->nbr, tc__ptr(&rd, x), x->len, io->tag, &req[i]);
+			}
 			if (x->kind == TC__IT_FWD_IN && x->chunk == 0)
 				proc->stats.forwarded++;
 		}
+		rd.recvs_posted = 1;
 		if (rd.n) {
 			int err = tc__wait_for(proc, tc__round_done, &rd);
 			if (!err)
@@ -484,6 +558,7 @@ int tc__plan_exec(struct tc_proc *proc, const struct tc__sched *s, const struct 
 		for (int k = pl->ap_at[r]; k < pl->ap_at[r + 1]; k++) {
 			const struct tc__papply *a = &pl->ap[k];
 			const struct tc__xfer *x = &s->x[a->xi];
+			const bool direct = a->item >= 0 && rd.it[a->item].direct;
 			const void *from = a->item >= 0 ? tc__ptr(&rd, &rd.it[a->item])
 			                                : bufs[x->sbuf] + x->soff;
 			void *to = bufs[x->rbuf] + x->roff;
@@ -491,8 +566,16 @@ int tc__plan_exec(struct tc_proc *proc, const struct tc__sched *s, const struct 
 				if (to != from && x->bytes)
 					memmove(to, from, x->bytes);
 			} else if (io->combine && x->bytes) {
+				/* A direct receive was combined on arrival; the
+				 * clock and the trace take it here like the others. */
 				uint64_t w0 = proc->ev ? tc__wall(team) : 0;
-				io->combine(to, from, x->bytes, x->op == TC__XOP_COMBINE_LEFT, io->combine_ctx);
+				const void *other = bufs[tc__xfer_abuf(x)] + x->roff;
+				if (direct)
+					w0 = w_start;
+				else if (x->op == TC__XOP_COMBINE_LEFT)
+					io->combine(to, from, other, x->bytes, io->combine_ctx);
+				else
+					io->combine(to, other, from, x->bytes, io->combine_ctx);
 				if (proc->ev) {
 					struct tc_event e = {TC_EV_COMBINE, r, a->xi, x->src, x->src, x->dst,
 					                     x->bytes, proc->ncalls, proc->clock,

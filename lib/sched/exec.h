@@ -11,6 +11,10 @@
  * On every outgoing link, messages leave in schedule order (transfer index,
  * then packet), and receivers post in the same order, so the FIFO channels
  * match them without tags; the tag only catches mismatched collectives.
+ * A combining receive of a single-copy message whose destination no other
+ * transfer of the round touches is combined straight out of the sender's
+ * buffer (one pass over the data); other combining receives are staged and
+ * combined at the end of the round.
  *
  * Thread-safety: called by each rank's own thread; the schedule is shared
  * read-only.
@@ -23,9 +27,9 @@
 #include "core/internal.h"
 #include "sched/sched.h"
 
-/* Combines `bytes` bytes of in into inout: inout = in (+) inout when
- * in_left, inout = inout (+) in otherwise. */
-typedef void (*tc__combine_fn)(void *inout, const void *in, size_t bytes, int in_left,
+/* out = left (+) right over `bytes` bytes; out may be left or right
+ * (exactly) or a third region. */
+typedef void (*tc__combine_fn)(void *out, const void *left, const void *right, size_t bytes,
                                void *ctx);
 
 struct tc__exec_io {

@@ -41,19 +41,27 @@ enum tc__buf { TC__BUF_IN = 0, TC__BUF_OUT = 1, TC__BUF_TMP = 2 };
 
 enum tc__xop {
 	TC__XOP_COPY = 0,        /* dst region = received bytes */
-	TC__XOP_COMBINE_LEFT,    /* dst region = received (+) dst region */
-	TC__XOP_COMBINE_RIGHT,   /* dst region = dst region (+) received */
+	TC__XOP_COMBINE_LEFT,    /* dst region = received (+) other operand */
+	TC__XOP_COMBINE_RIGHT,   /* dst region = other operand (+) received */
 };
 
 struct tc__xfer {
 	int32_t src, dst;        /* ranks; routed when not neighbours */
 	uint8_t sbuf, rbuf;      /* enum tc__buf */
 	uint8_t op;              /* enum tc__xop */
-	uint8_t pad;
+	uint8_t abuf;            /* combines: 1 + the buffer (enum tc__buf) of the
+	                            other operand, at roff at dst; 0: the dst
+	                            region itself (see tc__xfer_abuf) */
 	int32_t info_lo, info_n; /* checker: the pieces of information carried,
 	                            [info_lo, info_lo + info_n); info_n = 0: untracked */
 	uint64_t soff, roff, bytes;
 };
+
+/* The buffer holding a combine's other operand at the destination. */
+static inline int tc__xfer_abuf(const struct tc__xfer *x)
+{
+	return x->abuf ? x->abuf - 1 : x->rbuf;
+}
 
 struct tc__sched {
 	int p;

@@ -42,7 +42,14 @@
  * formula is then NAN, as it is for routed transfers (their cost depends on
  * the route lengths along each butterfly path).
  * Restrictions: none (any topology, any p >= 1, m = 0 included).
- * Memory: none besides the buffer (combines are staged by the executor).
+ * Buffers (TC__ALG_READS_IN): each rank's contribution is read from IN; the
+ * first combine writes IN (+) received to a new buffer, and every later
+ * round reads the partial result the previous round wrote and writes the
+ * other of OUT and TMP, ending in OUT.  A round thus never writes the region
+ * its own send reads, so the executor may combine a large message straight
+ * out of the sender's buffer into the destination (one pass over the data,
+ * no staging, no copy of the input).
+ * Memory: m bytes of TMP when n >= 4, or p = 3 (its fold-in writes TMP).
  *
  * Trace, p = 6 (n = 4, k = 2, q = 2):
  *   round 0 (fold-in):  4 -> 0, 5 -> 1                  0: a0+a4  1: a1+a5
@@ -52,40 +59,45 @@
  */
 #include "coll/gen.h"
 
-/* Adds the exchange rounds among ranks [0, n), n = 2^k. */
-static int tc__exchange(struct tc__sched *s, int n, uint64_t bytes)
+/* The buffer exchange round j writes (j = -1: the fold-in round): OUT and
+ * TMP alternate so that the last of the k exchange rounds writes OUT. */
+static int tc__hc_dest(int k, int j)
 {
-	int err = 0;
-	for (int bit = 1; bit < n && !err; bit <<= 1) {
-		err = tc__sched_round(s);
-		for (int v = 0; v < n && !err; v++) {
-			int u = v ^ bit;
-			/* At u, v's data is the left operand when v is the lower. */
-			err = tc__emit(s, v, u, TC__BUF_OUT, 0, TC__BUF_OUT, 0, bytes,
-			               v < u ? TC__XOP_COMBINE_LEFT : TC__XOP_COMBINE_RIGHT);
-		}
-	}
-	return err;
+	return (k - 1 - j) % 2 == 0 ? TC__BUF_OUT : TC__BUF_TMP;
 }
 
 int tc__gen_allreduce_hypercube(const struct tc__gen *g, struct tc__sched *s)
 {
-	int p = g->p;
-	int n = tc__pow2_floor(p);
+	const int p = g->p, n = tc__pow2_floor(p), k = tc__log2_exact(n), q = p - n;
+	const uint64_t m = g->bytes;
 	int err = 0;
-	if (p > n) {
+	if (p == 1)
+		return 0; /* the framework copies IN to OUT */
+	if (k >= 2 || (q && tc__hc_dest(k, -1) == TC__BUF_TMP))
+		s->tmp_bytes = m;
+	if (q) {
 		err = tc__sched_round(s);
 		for (int r = n; r < p && !err; r++)
-			err = tc__emit(s, r, r - n, TC__BUF_OUT, 0, TC__BUF_OUT, 0, g->bytes,
-			               TC__XOP_COMBINE_RIGHT);
+			err = tc__emit_from(s, r, r - n, TC__BUF_IN, 0, tc__hc_dest(k, -1), 0, m,
+			                    TC__XOP_COMBINE_RIGHT, TC__BUF_IN);
 	}
-	if (!err)
-		err = tc__exchange(s, n, g->bytes);
-	if (p > n && !err) {
+	for (int j = 0; j < k && !err; j++) {
+		err = tc__sched_round(s);
+		for (int v = 0; v < n && !err; v++) {
+			int u = v ^ (1 << j);
+			/* The partial results: IN before any combine, then what
+			 * the previous round wrote. */
+			int sb = j ? tc__hc_dest(k, j - 1) : v < q ? tc__hc_dest(k, -1) : TC__BUF_IN;
+			int ab = j ? tc__hc_dest(k, j - 1) : u < q ? tc__hc_dest(k, -1) : TC__BUF_IN;
+			/* At u, v's data is the left operand when v is the lower. */
+			err = tc__emit_from(s, v, u, sb, 0, tc__hc_dest(k, j), 0, m,
+			                    v < u ? TC__XOP_COMBINE_LEFT : TC__XOP_COMBINE_RIGHT, ab);
+		}
+	}
+	if (q && !err) {
 		err = tc__sched_round(s);
 		for (int r = n; r < p && !err; r++)
-			err = tc__emit(s, r - n, r, TC__BUF_OUT, 0, TC__BUF_OUT, 0, g->bytes,
-			               TC__XOP_COPY);
+			err = tc__emit(s, r - n, r, TC__BUF_OUT, 0, TC__BUF_OUT, 0, m, TC__XOP_COPY);
 	}
 	return err;
 }

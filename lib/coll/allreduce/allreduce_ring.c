@@ -32,7 +32,12 @@
  * Restrictions: ring; complete graph (ring order 0, 1, ..., p-1); hypercube
  * through the binary-reflected Gray code (position i is node tc_gray(i), so
  * consecutive positions are neighbours).  TC_ENOTSUP elsewhere.
- * Memory: none besides the buffer (combines are staged by the executor).
+ * Buffers (TC__ALG_READS_IN): position i combines block b for the first and
+ * only time in reduce-scatter round (i - 1 - b) mod p, from its own
+ * contribution in IN and the received partial result, into OUT; the block
+ * it sends in that round is another one.  No round writes what its sends
+ * read, so a large block is combined straight out of the sender's buffer.
+ * Memory: none besides the buffers.
  *
  * Trace, p = 3, 4 elements (blocks b0 = 2 elements, b1 = b2 = 1):
  *   reduce-scatter 0:  0 -> 1 b0,  1 -> 2 b1,  2 -> 0 b2
@@ -75,7 +80,12 @@ int tc__gen_allreduce_ring(const struct tc__gen *g, struct tc__sched *s)
 				int op = phase == 1  ? TC__XOP_COPY
 				         : src < dst ? TC__XOP_COMBINE_LEFT
 				                     : TC__XOP_COMBINE_RIGHT;
-				err = tc__emit(s, src, dst, TC__BUF_OUT, off, TC__BUF_OUT, off, len, op);
+				/* Reduce-scatter: a block is first sent from IN, and
+				 * its receiver has not touched it yet (its own
+				 * contribution is still in IN). */
+				int sb = phase == 0 && st == 0 ? TC__BUF_IN : TC__BUF_OUT;
+				int ab = phase == 0 ? TC__BUF_IN : TC__BUF_OUT;
+				err = tc__emit_from(s, src, dst, sb, off, TC__BUF_OUT, off, len, op, ab);
 			}
 		}
 	}
