@@ -6,6 +6,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "harness.h"
 #include "topocoll.h"
@@ -335,4 +336,88 @@ Test(p2p, stats_count_messages_and_bytes, .timeout = 30)
 	 * the sender's and the receiver's port busy 1100 ns. */
 	cr_assert_eq(st.busy_ps, 2 * 3 * 1100000);
 	tc_team_destroy(team);
+}
+
+/* ---- blocking calls behind pending requests ----------------------------- */
+
+/* tc_send and tc_recv take a request-free path when their link has nothing
+ * queued; with requests pending on the link they must still keep its order:
+ * a message goes after the ones posted before it, and a blocking receive
+ * gets the message after the ones pending receives are waiting for.  On
+ * complete:3, rank 2 tells rank 0 when rank 1's receive is posted, so that
+ * the data arrive behind a pending receive. */
+struct order_arg {
+	_Atomic int bad;
+};
+
+static int order_fn(struct tc_proc *proc, void *argp)
+{
+	struct order_arg *a = argp;
+	enum { BIG = 64 << 10 };
+	unsigned char *big = malloc(BIG);
+	uint64_t v[4] = {11, 22, 33, 44}, got[4] = {0}, token = 0;
+	tc_request r[3];
+	int err = 0;
+	if (tc_rank(proc) == 0) {
+		memset(big, 0x5a, BIG);
+		err = tc_recv(proc, 2, &token, 8, NULL); /* rank 1's receive is posted */
+		if (!err)
+			err = tc_send(proc, 1, &v[0], 8);
+		if (!err)
+			err = tc_send(proc, 1, &v[1], 8);
+		/* A big message (single copy: held until the receiver copies
+		 * it), then small ones, queued and blocking. */
+		if (!err)
+			err = tc_isend(proc, 1, big, BIG, &r[0]);
+		if (!err)
+			err = tc_isend(proc, 1, &v[2], 8, &r[1]);
+		if (!err)
+			err = tc_send(proc, 1, &v[3], 8);
+		if (!err)
+			err = tc_waitall(proc, 2, r);
+	} else if (tc_rank(proc) == 1) {
+		err = tc_irecv(proc, 0, &got[0], 8, &r[2]);
+		if (!err)
+			err = tc_send(proc, 2, &token, 8);
+		/* Let both messages arrive while the first receive is pending
+		 * (nothing progresses it meanwhile). */
+		struct timespec ts = {0, 1000000};
+		nanosleep(&ts, NULL);
+		if (!err)
+			err = tc_recv(proc, 0, &got[1], 8, NULL);
+		if (!err)
+			err = tc_wait(proc, &r[2], NULL);
+		if (!err)
+			err = tc_irecv(proc, 0, big, BIG, &r[0]);
+		if (!err)
+			err = tc_irecv(proc, 0, &got[2], 8, &r[1]);
+		if (!err)
+			err = tc_recv(proc, 0, &got[3], 8, NULL);
+		if (!err)
+			err = tc_waitall(proc, 2, r);
+		if (!err && (got[0] != 11 || got[1] != 22 || got[2] != 33 || got[3] != 44 ||
+		             big[0] != 0x5a || big[BIG - 1] != 0x5a))
+			atomic_fetch_add(&a->bad, 1);
+	} else {
+		err = tc_recv(proc, 1, &token, 8, NULL);
+		if (!err)
+			err = tc_send(proc, 0, &token, 8);
+	}
+	free(big);
+	return err;
+}
+
+Test(p2p, blocking_calls_keep_the_order_of_pending_requests, .timeout = 60)
+{
+	static const enum tc_wait_policy pols[] = {TC_WAIT_AUTO, TC_WAIT_BLOCK};
+	for (int k = 0; k < 2; k++) {
+		struct tc_team *team = make_team("complete:3", pols[k]);
+		for (int rep = 0; rep < 200; rep++) {
+			struct order_arg a = {0};
+			int err = tc_run(team, order_fn, &a);
+			cr_assert_eq(err, 0, "%s", tc_strerror(err));
+			cr_assert_eq(atomic_load(&a.bad), 0, "messages out of order");
+		}
+		tc_team_destroy(team);
+	}
 }

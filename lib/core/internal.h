@@ -160,13 +160,33 @@ static inline size_t tc__coll_single_copy_min(const struct tc_team *t)
 	               : TC__COLL_SINGLE_COPY;
 }
 
+/*
+ * Request-free fast paths for messages of one packet.  tc__send_eager pushes
+ * the whole message when its port has no queued send, the message fits one
+ * packet and is below single_copy_min, and the ring has room; it then counts
+ * it as sent and returns true (false: nothing done, use a request).
+ * tc__recv_eager takes the next message of the port when no receive is
+ * queued there and that message is one packet with this tag and at most cap
+ * bytes (false: nothing consumed).  No clock rule, no argument checks.
+ */
+bool tc__send_eager(struct tc_proc *proc, int nbr, const void *buf, size_t bytes, int tag,
+                    tc_time_t arrival, size_t single_copy_min);
+bool tc__recv_eager(struct tc_proc *proc, int nbr, void *buf, size_t cap, int tag,
+                    size_t *received, tc_time_t *arrival);
+
 /* True when req is complete (progress is made by the wait loop). */
 bool tc__req_complete(struct tc_proc *proc, tc_request *req);
 
 /* A grow-only scratch buffer of at least bytes bytes, owned by the proc
  * (freed with the team), in whole cache lines of its own; NULL when out of
  * memory.  Contents are kept when it does not grow. */
-void *tc__scratch(struct tc_proc *proc, int slot, size_t bytes);
+void *tc__scratch_grow(struct tc_proc *proc, int slot, size_t bytes);
+static inline void *tc__scratch(struct tc_proc *proc, int slot, size_t bytes)
+{
+	if (proc->scratch[slot].n >= bytes && proc->scratch[slot].p)
+		return proc->scratch[slot].p;
+	return tc__scratch_grow(proc, slot, bytes);
+}
 
 /* Appends an event to the proc's trace buffer (no-op when tracing is off). */
 static inline void tc__trace(struct tc_proc *proc, const struct tc_event *e)

@@ -524,10 +524,8 @@ int tc_neighbors(const struct tc_proc *proc, const int **nbrs)
 	return proc->deg;
 }
 
-void *tc__scratch(struct tc_proc *proc, int slot, size_t bytes)
+void *tc__scratch_grow(struct tc_proc *proc, int slot, size_t bytes)
 {
-	if (proc->scratch[slot].n >= bytes && proc->scratch[slot].p)
-		return proc->scratch[slot].p;
 	size_t n = proc->scratch[slot].n ? proc->scratch[slot].n : 256;
 	while (n < bytes)
 		n *= 2;

@@ -13,6 +13,12 @@
  * pending receives; a request is started at once when its queue is empty and
  * otherwise finishes in order.  Any wait of the proc progresses every pending
  * request of the proc, so exchanges never deadlock on full rings.
+ *
+ * Fast paths: a message of one packet on a link with nothing queued needs no
+ * request at all (tc__send_eager, tc__recv_eager: blocking tc_send/tc_recv
+ * and the executor's small rounds), and the executor's "direct" receives
+ * combine a single-copy message straight out of the sender's buffer (the
+ * request's deliver hook) instead of copying it.
  */
 #include <stdint.h>
 #include <string.h>
@@ -358,6 +364,47 @@ void tc__post_recv_direct(struct tc_proc *proc, int nbr, size_t bytes, int tag,
 	tc__enqueue_recv(proc, &proc->ports[nbr], req);
 }
 
+bool tc__send_eager(struct tc_proc *proc, int nbr, const void *buf, size_t bytes, int tag,
+                    tc_time_t arrival, size_t single_copy_min)
+{
+	struct tc_team *t = proc->team;
+	struct tc__port *port = &proc->ports[nbr];
+	if (port->sq_head || bytes > t->packet_bytes || bytes >= single_copy_min)
+		return false;
+	struct tc__pkt_hdr h = {.len = (uint32_t)bytes, .flags = TC__PKT_FIRST | TC__PKT_LAST,
+	                        .kind = (uint16_t)tag, .total = bytes, .clock = arrival};
+	if (!tc__chan_try_push(port->out, &h, buf, bytes))
+		return false;
+	tc__data_published(t, port->out);
+	proc->stats.packets_sent++;
+	proc->stats.msgs_sent++;
+	proc->stats.bytes_sent += bytes;
+	return true;
+}
+
+bool tc__recv_eager(struct tc_proc *proc, int nbr, void *buf, size_t cap, int tag,
+                    size_t *received, tc_time_t *arrival)
+{
+	struct tc__port *port = &proc->ports[nbr];
+	struct tc__chan *ch = port->in;
+	struct tc__pkt_hdr h;
+	if (port->rq_head || !tc__chan_peek(ch, &h))
+		return false;
+	/* Anything but a whole message that fits (several packets, single
+	 * copy, another tag, too large) is left to the request path. */
+	if (h.kind != (uint16_t)tag || h.flags != (TC__PKT_FIRST | TC__PKT_LAST) || h.total > cap)
+		return false;
+	if (h.len)
+		tc__chan_copy_out(ch, 0, buf, h.len);
+	tc__chan_pop(ch, h.len);
+	tc__space_freed(proc->team, ch);
+	proc->stats.msgs_recv++;
+	proc->stats.bytes_recv += h.total;
+	*received = h.total;
+	*arrival = h.clock;
+	return true;
+}
+
 /* True when req is complete; finishes a single-copy send whose receiver is
  * done. */
 bool tc__req_complete(struct tc_proc *proc, tc_request *req)
@@ -477,10 +524,44 @@ int tc_test(struct tc_proc *proc, tc_request *req, int *done)
 	return *done ? req->status : TC_OK;
 }
 
+/* Polls of a blocking receive's channel before it becomes a request. */
+#define TC__EAGER_SPINS 512
+
+/* Whether the proc's rank may poll a while: it has a CPU of its own and a
+ * policy that spins. */
+static bool tc__may_poll(const struct tc_proc *proc)
+{
+	const struct tc_team *t = proc->team;
+	return t->p <= t->cpus && t->wait != TC_WAIT_BLOCK && t->wait != TC_WAIT_YIELD;
+}
+
+/*
+ * Blocking send and receive try the request-free path first (one packet,
+ * empty queues: tc__send_eager, tc__recv_eager) and apply the same clock
+ * rules as tc_wait() does for a request; anything else goes through one.
+ */
 int tc_send(struct tc_proc *proc, int dst, const void *buf, size_t bytes)
 {
 	tc_request req;
-	int err = tc_isend(proc, dst, buf, bytes, &req);
+	int nbr = -1;
+	int err = tc__check_args(proc, dst, buf, bytes, &req, &nbr);
+	if (err)
+		return err;
+	struct tc__mps *q = &proc->team->mps;
+	if (!proc->ports[nbr].sq_head && bytes <= proc->team->packet_bytes &&
+	    bytes < proc->team->single_copy_min) {
+		tc_time_t res = proc->res_free[tc__res_send(q, nbr)], done;
+		tc_time_t arrival = tc__clock_send(q, proc->clock, &res, bytes, 1, &done);
+		if (tc__send_eager(proc, nbr, buf, bytes, TC__MSG_USER, arrival,
+		                   proc->team->single_copy_min)) {
+			proc->res_free[tc__res_send(q, nbr)] = res;
+			proc->clock = tc__max_time(proc->clock, done);
+			proc->stats.hops++;
+			proc->stats.busy_ps += tc__link_time(q, bytes);
+			return TC_OK;
+		}
+	}
+	err = tc_isend(proc, dst, buf, bytes, &req);
 	if (err)
 		return err;
 	return tc_wait(proc, &req, NULL);
@@ -489,7 +570,26 @@ int tc_send(struct tc_proc *proc, int dst, const void *buf, size_t bytes)
 int tc_recv(struct tc_proc *proc, int src, void *buf, size_t cap, size_t *received)
 {
 	tc_request req;
-	int err = tc_irecv(proc, src, buf, cap, &req);
+	int nbr = -1;
+	int err = tc__check_args(proc, src, buf, cap, &req, &nbr);
+	if (err)
+		return err;
+	int spins = tc__may_poll(proc) && !proc->nactive ? TC__EAGER_SPINS : 1;
+	size_t got;
+	tc_time_t arrival;
+	for (int k = 0; k < spins; k++) {
+		if (!tc__recv_eager(proc, nbr, buf, cap, TC__MSG_USER, &got, &arrival))
+			continue;
+		struct tc__mps *q = &proc->team->mps;
+		proc->stats.busy_ps += tc__link_time(q, got);
+		tc_time_t done = tc__clock_recv(q, arrival, &proc->res_free[tc__res_recv(q, nbr)], got);
+		proc->clock = tc__max_time(proc->clock, done);
+		tc__emulate_sync(proc);
+		if (received)
+			*received = got;
+		return TC_OK;
+	}
+	err = tc_irecv(proc, src, buf, cap, &req);
 	if (err)
 		return err;
 	return tc_wait(proc, &req, received);

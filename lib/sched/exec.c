@@ -17,7 +17,10 @@
  *              in-item has arrived);
  * and the list of transfers whose data it applies at the end of the round
  * (received ones that were staged, and its local ones), in schedule order.
- * Running a plan then costs only the rank's own items, whatever p is.
+ * Running a plan then costs only the rank's own items, whatever p is.  A
+ * round of one-packet messages with at most one send and one receive per
+ * link runs eagerly: straight into and out of the rings, with no request
+ * unless a ring is full or a message is late (tc__round_eager).
  *
  * An out-item is posted once it is ready and every earlier out-item on the
  * same link has been posted: each link then carries its messages in schedule
@@ -62,6 +65,8 @@ struct tc__plan {
 	struct tc__pitem *it;
 	int *ap_at;
 	struct tc__papply *ap;
+	unsigned char *simple; /* per round: only own one-packet messages, at
+	                          most one send and one receive per link */
 	int nitems, max_round_items;
 	uint64_t stage_max; /* staging bytes of the largest round */
 	size_t chunk;
@@ -126,6 +131,27 @@ static bool tc__clashes(const struct tc__sched *s, int x0, int x1, int i, int me
 	return false;
 }
 
+/* Whether a round's n items qualify for the eager path of tc__plan_exec():
+ * only own sends and receives, each one packet below the single-copy size,
+ * at most one send and one receive per link (so that taking messages as
+ * they come keeps every link's order). */
+static unsigned char tc__round_simple(const struct tc_team *team, const struct tc__pitem *it,
+                                      int n)
+{
+	if (n > 8)
+		return 0;
+	for (int i = 0; i < n; i++) {
+		const struct tc__pitem *x = &it[i];
+		if ((x->kind != TC__IT_SEND && x->kind != TC__IT_RECV) || x->direct ||
+		    x->len > team->packet_bytes || x->len >= tc__coll_single_copy_min(team))
+			return 0;
+		for (int j = 0; j < i; j++)
+			if (it[j].kind == x->kind && it[j].nbr == x->nbr)
+				return 0;
+	}
+	return 1;
+}
+
 /* Growable arrays of the plan under construction. */
 struct tc__pbuild {
 	struct tc__pitem *it;
@@ -186,6 +212,7 @@ void tc__plan_free(struct tc__plan *pl)
 	free(pl->it);
 	free(pl->ap_at);
 	free(pl->ap);
+	free(pl->simple);
 	free(pl);
 }
 
@@ -206,7 +233,8 @@ int tc__plan_build(struct tc_proc *proc, const struct tc__sched *s, struct tc__p
 	pl->nrounds = s->nrounds;
 	pl->it_at = malloc(((size_t)s->nrounds + 1) * sizeof *pl->it_at);
 	pl->ap_at = malloc(((size_t)s->nrounds + 1) * sizeof *pl->ap_at);
-	if (!pl->it_at || !pl->ap_at)
+	pl->simple = calloc((size_t)s->nrounds + 1, 1);
+	if (!pl->it_at || !pl->ap_at || !pl->simple)
 		goto fail;
 	pl->chunk = q->ct && team->model.mu ? team->model.mu : team->packet_bytes;
 	err = TC_OK;
@@ -285,6 +313,8 @@ int tc__plan_build(struct tc_proc *proc, const struct tc__sched *s, struct tc__p
 		}
 		if (stage > pl->stage_max)
 			pl->stage_max = stage;
+		if (!err)
+			pl->simple[r] = tc__round_simple(team, b.it + pl->it_at[r], b.n - pl->it_at[r]);
 		if (b.n - pl->it_at[r] > pl->max_round_items)
 			pl->max_round_items = b.n - pl->it_at[r];
 	}
@@ -373,6 +403,66 @@ static void tc__post_ready(struct tc_proc *proc, struct tc__round *rd)
 	}
 }
 
+/* Polls of an eager round's receives before they become requests. */
+#define TC__EAGER_SPINS 512
+
+/*
+ * An eager round (tc__round_simple): sends pushed straight into their rings
+ * and receives taken straight out of them, with no request, while the
+ * proc's queues are empty; whatever cannot go that way (ring full, queues
+ * not empty, message not there after `spin` polls) is posted as a request
+ * and left to the wait loop.  The items end up as the request path leaves
+ * them: posted, and complete ones marked TC__REQ_DONE with their clock.
+ */
+static void tc__round_eager(struct tc_proc *proc, struct tc__round *rd, int spin)
+{
+	const size_t scm = tc__coll_single_copy_min(proc->team);
+	int left = 0;
+	for (int i = 0; i < rd->n; i++) {
+		const struct tc__pitem *x = &rd->it[i];
+		tc_request *q = &rd->req[i];
+		if (x->kind != TC__IT_SEND) {
+			q->state = TC__REQ_IDLE;
+			left++;
+			continue;
+		}
+		if (tc__send_eager(proc, x->nbr, tc__ptr(rd, x), x->len, rd->tag, rd->st[i].arrival,
+		                   scm)) {
+			q->state = TC__REQ_DONE;
+			q->status = TC_OK;
+		} else {
+			tc__post_send(proc, x->nbr, tc__ptr(rd, x), x->len, rd->tag, rd->st[i].arrival, q);
+		}
+		rd->st[i].posted = 1;
+		rd->unposted--;
+	}
+	/* Spinning here makes no progress on queued requests: only while
+	 * there are none. */
+	for (int k = 0; left && k < spin && !proc->nactive; k++)
+		for (int i = 0; i < rd->n; i++) {
+			const struct tc__pitem *x = &rd->it[i];
+			tc_request *q = &rd->req[i];
+			if (x->kind == TC__IT_RECV && q->state == TC__REQ_IDLE &&
+			    tc__recv_eager(proc, x->nbr, tc__ptr(rd, x), x->len, rd->tag, &q->received,
+			                   &q->clock)) {
+				q->state = TC__REQ_DONE;
+				q->status = TC_OK;
+				left--;
+			}
+		}
+	for (int i = 0; i < rd->n && left; i++) {
+		const struct tc__pitem *x = &rd->it[i];
+		if (x->kind == TC__IT_RECV && rd->req[i].state == TC__REQ_IDLE) {
+			tc__post_recv(proc, x->nbr, tc__ptr(rd, x), x->len, rd->tag, &rd->req[i]);
+			left--;
+		}
+	}
+	/* Items complete in schedule order up to the first open one. */
+	while (rd->first_open < rd->n && rd->req[rd->first_open].state == TC__REQ_DONE &&
+	       !rd->req[rd->first_open].status)
+		rd->first_open++;
+}
+
 static bool tc__round_done(struct tc_proc *proc, void *ctxp)
 {
 	struct tc__round *rd = ctxp;
@@ -458,6 +548,12 @@ int tc__plan_exec(struct tc_proc *proc, const struct tc__sched *s, const struct 
 	if (!req || !st || !blocked)
 		return TC_ENOMEM;
 	struct tc__arr_idx *order = (struct tc__arr_idx *)(st + mi);
+	/* Eager rounds poll their receives a while before they fall back to
+	 * requests, when ranks have CPUs of their own and may spin. */
+	const int spin = team->p <= team->cpus && team->wait != TC_WAIT_BLOCK &&
+	                         team->wait != TC_WAIT_YIELD
+	                         ? TC__EAGER_SPINS
+	                         : 0;
 
 	for (int r = 0; r < pl->nrounds; r++) {
 		struct tc__round rd = {.it = pl->it + pl->it_at[r], .st = st, .req = req, .bufs = bufs,
@@ -493,8 +589,11 @@ int tc__plan_exec(struct tc_proc *proc, const struct tc__sched *s, const struct 
 		}
 		/* Own sends first (they start the peers' critical paths), then
 		 * every receive, then forwards as their data arrive. */
-		tc__post_ready(proc, &rd);
-		for (int i = 0; i < rd.n; i++) {
+		if (pl->simple[r])
+			tc__round_eager(proc, &rd, spin);
+		else
+			tc__post_ready(proc, &rd);
+		for (int i = 0; i < rd.n && !pl->simple[r]; i++) {
 			const struct tc__pitem *x = &rd.it[i];
 			if (x->direct) {
 				const struct tc__xfer *y = &s->x[x->xi];
@@ -511,7 +610,7 @@ int tc__plan_exec(struct tc_proc *proc, const struct tc__sched *s, const struct 
 				proc->stats.forwarded++;
 		}
 		rd.recvs_posted = 1;
-		if (rd.n) {
+		if (rd.n && rd.first_open < rd.n) {
 			int err = tc__wait_for(proc, tc__round_done, &rd);
 			if (!err)
 				err = rd.err;
