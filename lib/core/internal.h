@@ -169,6 +169,16 @@ static inline size_t tc__coll_single_copy_min(const struct tc_team *t)
  * queued there and that message is one packet with this tag and at most cap
  * bytes (false: nothing consumed).  No clock rule, no argument checks.
  */
+/* Polls of a late message on the eager paths before it becomes a request,
+ * for teams whose ranks may poll (tc__eager_polls): every rank has a CPU of
+ * its own and a policy that spins.  Otherwise one look. */
+enum { TC__EAGER_SPINS = 512 };
+static inline int tc__eager_polls(const struct tc_team *t)
+{
+	return t->p <= t->cpus && t->wait != TC_WAIT_BLOCK && t->wait != TC_WAIT_YIELD
+	               ? TC__EAGER_SPINS
+	               : 1;
+}
 bool tc__send_eager(struct tc_proc *proc, int nbr, const void *buf, size_t bytes, int tag,
                     tc_time_t arrival, size_t single_copy_min);
 bool tc__recv_eager(struct tc_proc *proc, int nbr, void *buf, size_t cap, int tag,

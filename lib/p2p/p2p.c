@@ -524,17 +524,6 @@ int tc_test(struct tc_proc *proc, tc_request *req, int *done)
 	return *done ? req->status : TC_OK;
 }
 
-/* Polls of a blocking receive's channel before it becomes a request. */
-#define TC__EAGER_SPINS 512
-
-/* Whether the proc's rank may poll a while: it has a CPU of its own and a
- * policy that spins. */
-static bool tc__may_poll(const struct tc_proc *proc)
-{
-	const struct tc_team *t = proc->team;
-	return t->p <= t->cpus && t->wait != TC_WAIT_BLOCK && t->wait != TC_WAIT_YIELD;
-}
-
 /*
  * Blocking send and receive try the request-free path first (one packet,
  * empty queues: tc__send_eager, tc__recv_eager) and apply the same clock
@@ -574,7 +563,7 @@ int tc_recv(struct tc_proc *proc, int src, void *buf, size_t cap, size_t *receiv
 	int err = tc__check_args(proc, src, buf, cap, &req, &nbr);
 	if (err)
 		return err;
-	int spins = tc__may_poll(proc) && !proc->nactive ? TC__EAGER_SPINS : 1;
+	int spins = proc->nactive ? 1 : tc__eager_polls(proc->team);
 	size_t got;
 	tc_time_t arrival;
 	for (int k = 0; k < spins; k++) {

@@ -403,9 +403,6 @@ static void tc__post_ready(struct tc_proc *proc, struct tc__round *rd)
 	}
 }
 
-/* Polls of an eager round's receives before they become requests. */
-#define TC__EAGER_SPINS 512
-
 /*
  * An eager round (tc__round_simple): sends pushed straight into their rings
  * and receives taken straight out of them, with no request, while the
@@ -436,9 +433,9 @@ static void tc__round_eager(struct tc_proc *proc, struct tc__round *rd, int spin
 		rd->st[i].posted = 1;
 		rd->unposted--;
 	}
-	/* Spinning here makes no progress on queued requests: only while
-	 * there are none. */
-	for (int k = 0; left && k < spin && !proc->nactive; k++)
+	/* Polling here makes no progress on queued requests: one look only
+	 * unless there are none. */
+	for (int k = 0; left && k < (proc->nactive ? 1 : spin); k++)
 		for (int i = 0; i < rd->n; i++) {
 			const struct tc__pitem *x = &rd->it[i];
 			tc_request *q = &rd->req[i];
@@ -548,12 +545,7 @@ int tc__plan_exec(struct tc_proc *proc, const struct tc__sched *s, const struct 
 	if (!req || !st || !blocked)
 		return TC_ENOMEM;
 	struct tc__arr_idx *order = (struct tc__arr_idx *)(st + mi);
-	/* Eager rounds poll their receives a while before they fall back to
-	 * requests, when ranks have CPUs of their own and may spin. */
-	const int spin = team->p <= team->cpus && team->wait != TC_WAIT_BLOCK &&
-	                         team->wait != TC_WAIT_YIELD
-	                         ? TC__EAGER_SPINS
-	                         : 0;
+	const int spin = tc__eager_polls(team);
 
 	for (int r = 0; r < pl->nrounds; r++) {
 		struct tc__round rd = {.it = pl->it + pl->it_at[r], .st = st, .req = req, .bufs = bufs,
