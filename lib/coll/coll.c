@@ -7,8 +7,13 @@
  * Selection: an explicit algorithm name is looked up in the registry; "auto"
  * (or none) generates and simulates every applicable algorithm of the
  * collective for this (topology, p, m, root, model) and takes the lowest
- * predicted makespan (the first in registry order on a tie).  The choice is
- * a pure function of the arguments, so every rank makes the same one.
+ * predicted makespan (the first in registry order on a tie).  On a team
+ * whose ranks outnumber its CPUs each level of dependent waits of a schedule
+ * (a round, or a hop of a routed transfer) also costs every CPU a pass over
+ * its ranks, tc__wait_level_ns() (lib/core/wait.h); the predictor, which
+ * has no team, leaves that term out.  The choice is a pure function of the
+ * arguments and of the team's configuration, so every rank makes the same
+ * one.
  *
  * Cache: each rank keeps its own last TC__CACHE schedules (no sharing, no
  * locks); a hit costs a few comparisons.
@@ -141,6 +146,27 @@ const struct tc__alg *tc__alg_find(enum tc_coll coll, const char *name)
 	return NULL;
 }
 
+/* Levels of waiting of a schedule (lib/core/wait.h, tc__wait_level_ns()):
+ * over the rounds that move anything, the longest route of the round in
+ * links (every forwarder of a routed transfer waits for it in turn). */
+static long tc__sched_levels(const struct tc__sched *s, const struct tc_topo *t)
+{
+	long n = 0;
+	for (int r = 0; r < s->nrounds; r++) {
+		int hmax = 0;
+		for (int i = s->round_at[r]; i < s->round_at[r + 1]; i++) {
+			const struct tc__xfer *x = &s->x[i];
+			if (x->src == x->dst)
+				continue;
+			int h = tc_topo_distance(t, x->src, x->dst);
+			if (h > hmax)
+				hmax = h;
+		}
+		n += hmax;
+	}
+	return n;
+}
+
 int tc__coll_select(const struct tc__gen *g, const char *name, int need_ordered,
                     const struct tc__alg **alg, struct tc__sched *s, tc_time_t *makespan)
 {
@@ -165,7 +191,7 @@ int tc__coll_select(const struct tc__gen *g, const char *name, int need_ordered,
 		return TC_OK;
 	}
 	const struct tc__alg *best = NULL;
-	tc_time_t best_t = 0;
+	tc_time_t best_t = 0, best_score = 0;
 	for (int i = 0; i < tc__nalgs; i++) {
 		const struct tc__alg *a = &tc__algs[i];
 		if (a->coll != g->coll || (need_ordered && !(a->flags & TC__ALG_ORDERED)))
@@ -178,12 +204,19 @@ int tc__coll_select(const struct tc__gen *g, const char *name, int need_ordered,
 			tc__sched_free(&c);
 			continue;
 		}
-		if (!best || sim.makespan < best_t) {
+		/* Ranks that outnumber the CPUs: each level of waits costs
+		 * every CPU a pass over its ranks. */
+		tc_time_t score = sim.makespan;
+		if (g->wait_ns)
+			score += (tc_time_t)tc__sched_levels(&c, g->t) * (tc_time_t)g->wait_ns *
+			         TC_PS_PER_NS;
+		if (!best || score < best_score) {
 			if (best)
 				tc__sched_free(s);
 			*s = c;
 			best = a;
 			best_t = sim.makespan;
+			best_score = score;
 		} else {
 			tc__sched_free(&c);
 		}
@@ -363,7 +396,8 @@ static int tc__coll(struct tc_proc *proc, enum tc_coll coll, const void *sbuf, v
 		return TC_EABORTED;
 
 	struct tc__gen g = {.coll = coll, .t = team->topo, .p = team->p, .bytes = bytes,
-	                    .esize = es, .root = root, .md = &team->model, .packets = opts->packets};
+	                    .esize = es, .root = root, .md = &team->model, .packets = opts->packets,
+	                    .wait_ns = tc__wait_level_ns(team)};
 	int ordered = op == TC_OP_USER && !opts->user_op->commutative;
 	struct tc__centry *e;
 	int err = tc__coll_plan(proc, &g, opts->alg, ordered, &e);

@@ -47,6 +47,8 @@ struct tc__gen {
 	int root;
 	const struct tc_model *md;
 	int packets;     /* ring_pipelined: r (0: r_opt) */
+	uint64_t wait_ns; /* AUTO: price of one level of waits, tc__wait_level_ns()
+	                     (0: none; the predictor leaves it 0) */
 };
 
 typedef int (*tc__gen_fn)(const struct tc__gen *g, struct tc__sched *s);

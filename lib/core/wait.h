@@ -87,4 +87,25 @@ static inline void tc__cpu_relax(void)
 
 uint64_t tc__now_ns(void);
 
+/*
+ * What one level of waiting costs the team's wall clock, in ns, as seen by
+ * an algorithm's choice (TC_ALG_AUTO).  A level is a step of a schedule's
+ * longest chain of dependent waits: a round, or one hop of a routed transfer
+ * (each forwarder waits for it).  0 when every rank has its own CPU (a wait
+ * spins about a message's time, which the model already charges), in
+ * emulated mode (the model's delays are the point) and under TC_WAIT_SPIN.
+ * Otherwise ranks outnumber CPUs and a rank that waits gives its CPU away:
+ * each level then costs every CPU about one pass over its ranks, each of
+ * them switched in and out once, ceil(p / cpus) * TC__SWITCH_NS.  So a
+ * schedule of many levels (dissemination: ceil(log2 p)) loses to a flatter
+ * one with more, serialised messages (linear: 2 levels), whatever the model
+ * says.  With the default model (t_s = 1 us) on 2 CPUs that picks the
+ * linear barrier from p = 5 on and dissemination for p = 3, 4, as measured
+ * (p = 4: 6 against 8 us; p = 5: 15 against 10 us; p = 64: 420 against
+ * 100 us, dissemination first).  Pure function of the team's configuration: every rank gets the
+ * same answer.  Thread-safe.
+ */
+struct tc_team;
+uint64_t tc__wait_level_ns(const struct tc_team *team);
+
 #endif /* TC_CORE_WAIT_H */

@@ -467,20 +467,25 @@ static bool tc__round_done(struct tc_proc *proc, void *ctxp)
 	if (rd->err)
 		return true;
 	/* Items complete in any order; the ones before first_open are known
-	 * complete (and without error). */
+	 * complete (and without error).  Every open item is looked at: a failed
+	 * one (a mismatched call) ends the round even while an earlier one
+	 * waits for a message that will never come. */
+	bool done = true;
 	for (int i = rd->first_open; i < rd->n; i++) {
 		const struct tc__pitem *x = &rd->it[i];
-		if (!rd->st[i].posted && (x->kind == TC__IT_SEND || x->kind == TC__IT_FWD_OUT))
-			return false;
-		if (!tc__req_complete(proc, &rd->req[i]))
-			return false;
+		if ((!rd->st[i].posted && (x->kind == TC__IT_SEND || x->kind == TC__IT_FWD_OUT)) ||
+		    !tc__req_complete(proc, &rd->req[i])) {
+			done = false;
+			continue;
+		}
 		if (rd->req[i].status) {
 			rd->err = rd->req[i].status;
 			return true;
 		}
-		rd->first_open = i + 1;
+		if (done)
+			rd->first_open = i + 1;
 	}
-	return true;
+	return done;
 }
 
 /* Trace: this round's sends and forwards (receives and combines are recorded
