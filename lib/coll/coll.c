@@ -249,6 +249,7 @@ struct tc__centry {
 
 struct tc__ccache {
 	uint64_t clock;
+	struct tc__centry *last; /* the entry of the last call */
 	struct tc__centry e[TC__CACHE];
 };
 
@@ -277,23 +278,34 @@ static int tc__coll_plan(struct tc_proc *proc, const struct tc__gen *g, const ch
 		proc->ext_free = tc__ccache_free;
 	}
 	const char *key = name ? name : "auto";
+#define TC__HIT(e)                                                                              \
+	((e)->used && (e)->coll == g->coll && (e)->bytes == g->bytes && (e)->esize == g->esize && \
+	 (e)->root == g->root && (e)->packets == g->packets && (e)->ordered == ordered &&         \
+	 !strncmp((e)->name, key, sizeof(e)->name))
+	/* A loop of one collective hits the entry of the last call. */
+	if (c->last && TC__HIT(c->last)) {
+		*out = c->last;
+		return TC_OK;
+	}
 	struct tc__centry *victim = &c->e[0];
 	for (int i = 0; i < TC__CACHE; i++) {
 		struct tc__centry *e = &c->e[i];
-		if (e->used && e->coll == g->coll && e->bytes == g->bytes && e->esize == g->esize &&
-		    e->root == g->root && e->packets == g->packets && e->ordered == ordered &&
-		    !strncmp(e->name, key, sizeof e->name)) {
+		if (TC__HIT(e)) {
 			e->stamp = ++c->clock;
-			*out = e;
+			*out = c->last = e;
 			return TC_OK;
 		}
 		if (!e->used || (victim->used && e->stamp < victim->stamp))
 			victim = e;
 	}
+#undef TC__HIT
 	struct tc__sched s;
 	const struct tc__alg *alg;
 	tc_time_t ms;
-	int err = tc__coll_select(g, name, ordered, &alg, &s, &ms);
+	/* AUTO's price of waiting on this team (only a miss needs it). */
+	struct tc__gen gw = *g;
+	gw.wait_ns = tc__wait_level_ns(proc->team);
+	int err = tc__coll_select(&gw, name, ordered, &alg, &s, &ms);
 	if (err)
 		return err;
 	struct tc__plan *plan;
@@ -320,7 +332,7 @@ static int tc__coll_plan(struct tc_proc *proc, const struct tc__gen *g, const ch
 	victim->s = s;
 	victim->makespan = ms;
 	victim->tag_op = 0;
-	*out = victim;
+	*out = c->last = victim;
 	return TC_OK;
 }
 
@@ -396,8 +408,7 @@ static int tc__coll(struct tc_proc *proc, enum tc_coll coll, const void *sbuf, v
 		return TC_EABORTED;
 
 	struct tc__gen g = {.coll = coll, .t = team->topo, .p = team->p, .bytes = bytes,
-	                    .esize = es, .root = root, .md = &team->model, .packets = opts->packets,
-	                    .wait_ns = tc__wait_level_ns(team)};
+	                    .esize = es, .root = root, .md = &team->model, .packets = opts->packets};
 	int ordered = op == TC_OP_USER && !opts->user_op->commutative;
 	struct tc__centry *e;
 	int err = tc__coll_plan(proc, &g, opts->alg, ordered, &e);
