@@ -167,7 +167,9 @@ static inline size_t tc__coll_single_copy_min(const struct tc_team *t)
  * it as sent and returns true (false: nothing done, use a request).
  * tc__recv_eager takes the next message of the port when no receive is
  * queued there and that message is one packet with this tag and at most cap
- * bytes (false: nothing consumed).  No clock rule, no argument checks.
+ * bytes: returns 1; 0 when no message is there yet; -1 when the request path
+ * must take it (nothing consumed either way).  No clock rule, no argument
+ * checks.
  */
 /* Polls of a late message on the eager paths before it becomes a request,
  * for teams whose ranks may poll (tc__eager_polls): every rank has a CPU of
@@ -181,8 +183,8 @@ static inline int tc__eager_polls(const struct tc_team *t)
 }
 bool tc__send_eager(struct tc_proc *proc, int nbr, const void *buf, size_t bytes, int tag,
                     tc_time_t arrival, size_t single_copy_min);
-bool tc__recv_eager(struct tc_proc *proc, int nbr, void *buf, size_t cap, int tag,
-                    size_t *received, tc_time_t *arrival);
+int tc__recv_eager(struct tc_proc *proc, int nbr, void *buf, size_t cap, int tag,
+                   size_t *received, tc_time_t *arrival);
 
 /* True when req is complete (progress is made by the wait loop). */
 bool tc__req_complete(struct tc_proc *proc, tc_request *req);

@@ -382,18 +382,20 @@ bool tc__send_eager(struct tc_proc *proc, int nbr, const void *buf, size_t bytes
 	return true;
 }
 
-bool tc__recv_eager(struct tc_proc *proc, int nbr, void *buf, size_t cap, int tag,
-                    size_t *received, tc_time_t *arrival)
+int tc__recv_eager(struct tc_proc *proc, int nbr, void *buf, size_t cap, int tag,
+                   size_t *received, tc_time_t *arrival)
 {
 	struct tc__port *port = &proc->ports[nbr];
 	struct tc__chan *ch = port->in;
 	struct tc__pkt_hdr h;
-	if (port->rq_head || !tc__chan_peek(ch, &h))
-		return false;
+	if (port->rq_head)
+		return -1;
+	if (!tc__chan_peek(ch, &h))
+		return 0;
 	/* Anything but a whole message that fits (several packets, single
 	 * copy, another tag, too large) is left to the request path. */
 	if (h.kind != (uint16_t)tag || h.flags != (TC__PKT_FIRST | TC__PKT_LAST) || h.total > cap)
-		return false;
+		return -1;
 	if (h.len)
 		tc__chan_copy_out(ch, 0, buf, h.len);
 	tc__chan_pop(ch, h.len);
@@ -402,7 +404,7 @@ bool tc__recv_eager(struct tc_proc *proc, int nbr, void *buf, size_t cap, int ta
 	proc->stats.bytes_recv += h.total;
 	*received = h.total;
 	*arrival = h.clock;
-	return true;
+	return 1;
 }
 
 /* True when req is complete; finishes a single-copy send whose receiver is
@@ -567,7 +569,10 @@ int tc_recv(struct tc_proc *proc, int src, void *buf, size_t cap, size_t *receiv
 	size_t got;
 	tc_time_t arrival;
 	for (int k = 0; k < spins; k++) {
-		if (!tc__recv_eager(proc, nbr, buf, cap, TC__MSG_USER, &got, &arrival))
+		int taken = tc__recv_eager(proc, nbr, buf, cap, TC__MSG_USER, &got, &arrival);
+		if (taken < 0)
+			break; /* a request's business */
+		if (!taken)
 			continue;
 		struct tc__mps *q = &proc->team->mps;
 		proc->stats.busy_ps += tc__link_time(q, got);

@@ -435,17 +435,21 @@ static void tc__round_eager(struct tc_proc *proc, struct tc__round *rd, int spin
 	}
 	/* Polling here makes no progress on queued requests: one look only
 	 * unless there are none. */
-	for (int k = 0; left && k < (proc->nactive ? 1 : spin); k++)
+	bool give_up = false;
+	for (int k = 0; left && !give_up && k < (proc->nactive ? 1 : spin); k++)
 		for (int i = 0; i < rd->n; i++) {
 			const struct tc__pitem *x = &rd->it[i];
 			tc_request *q = &rd->req[i];
-			if (x->kind == TC__IT_RECV && q->state == TC__REQ_IDLE &&
-			    tc__recv_eager(proc, x->nbr, tc__ptr(rd, x), x->len, rd->tag, &q->received,
-			                   &q->clock)) {
+			if (x->kind != TC__IT_RECV || q->state != TC__REQ_IDLE)
+				continue;
+			int taken = tc__recv_eager(proc, x->nbr, tc__ptr(rd, x), x->len, rd->tag,
+			                           &q->received, &q->clock);
+			if (taken > 0) {
 				q->state = TC__REQ_DONE;
 				q->status = TC_OK;
 				left--;
 			}
+			give_up |= taken < 0; /* a message for the request path */
 		}
 	for (int i = 0; i < rd->n && left; i++) {
 		const struct tc__pitem *x = &rd->it[i];
