@@ -213,7 +213,7 @@ typedef struct tc_request {
 	int tag;         /* what the message belongs to (user or a collective) */
 	int single_copy; /* send: by single copy rather than streamed */
 	_Atomic int rndv_done; /* single copy: set by the receiver */
-	/* Internal receives (lib/sched): takes a single-copy message straight
+	/* Internal (lib/sched receives): takes a single-copy message straight
 	 * from the sender's buffer instead of copying it to rbuf. */
 	void (*deliver)(struct tc_request *req, const void *src, size_t bytes);
 	void *deliver_ctx;

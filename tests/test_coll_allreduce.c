@@ -13,6 +13,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <sys/mman.h>
 
 #include "harness.h"
 #include "topocoll.h"
@@ -297,6 +299,12 @@ static int res_fn(struct tc_proc *proc, void *argp)
 			err = tc_allreduce(proc, TC_IN_PLACE, rbuf, n, combos[c].dt, combos[c].op, &opts);
 			if (err || (n && memcmp(rbuf, first, n * es)))
 				FAIL(&a->f, "%s %s p=%d n=%zu %s: rank %d: in place %s / differs", a->alg,
+				     a->spec, a->p, n, combos[c].name, me, tc_err_name(err));
+			/* And with the same buffer passed twice (not TC_IN_PLACE). */
+			memcpy(rbuf, sbuf, n * es);
+			err = tc_allreduce(proc, rbuf, rbuf, n, combos[c].dt, combos[c].op, &opts);
+			if (err || (n && memcmp(rbuf, first, n * es)))
+				FAIL(&a->f, "%s %s p=%d n=%zu %s: rank %d: aliased %s / differs", a->alg,
 				     a->spec, a->p, n, combos[c].name, me, tc_err_name(err));
 		}
 	}
@@ -1188,4 +1196,58 @@ Test(errors, mismatched_calls, .timeout = 120)
 				tc_team_destroy(team);
 			}
 	cr_assert_gt(runs, 40);
+}
+
+/*
+ * A rank whose collective fails may free its buffers at once, even while a
+ * peer copies out of them by single copy (lib/core/internal.h, abort
+ * handshake).  complete:3, ring allreduce of 4 MiB: rank 2 sends a user
+ * message to rank 0 instead of joining, so rank 0's receive fails with
+ * TC_EMISMATCH right after its 1.3 MiB single-copy send to rank 1 went out;
+ * rank 0 then unmaps its input while rank 1 may be combining it.  Before the
+ * handshake rank 1 crashed here.
+ */
+struct uaf_arg {
+	int rc[3];
+};
+
+static int uaf_fn(struct tc_proc *proc, void *argp)
+{
+	struct uaf_arg *a = argp;
+	enum { N = 1 << 20 };
+	int me = tc_rank(proc);
+	if (me == 2) {
+		long v = 1;
+		a->rc[me] = tc_send(proc, 0, &v, sizeof v);
+		return 0;
+	}
+	size_t bytes = (size_t)N * sizeof(int32_t);
+	int32_t *in = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	int32_t *out = malloc(bytes);
+	cr_assert(in != MAP_FAILED && out);
+	for (size_t i = 0; i < N; i++)
+		in[i] = me;
+	if (me == 0) {
+		struct timespec ts = {0, 20000000}; /* rank 1 waits in the call */
+		nanosleep(&ts, NULL);
+	}
+	struct tc_coll_opts o = {.alg = "ring"};
+	a->rc[me] = tc_allreduce(proc, in, out, N, TC_INT32, TC_OP_SUM, &o);
+	munmap(in, bytes); /* any later read of it faults */
+	free(out);
+	return 0;
+}
+
+Test(errors, failed_call_frees_buffers_at_once, .timeout = 120)
+{
+	for (int rep = 0; rep < 5; rep++) {
+		struct tc_team *team = make_team_model("complete:3", NULL, 20000);
+		struct uaf_arg a = {0};
+		tc_run(team, uaf_fn, &a);
+		cr_assert(a.rc[0] == TC_EMISMATCH || a.rc[0] == TC_EABORTED, "rank 0: %s",
+		          tc_err_name(a.rc[0]));
+		cr_assert(a.rc[1] == TC_EMISMATCH || a.rc[1] == TC_EABORTED, "rank 1: %s",
+		          tc_err_name(a.rc[1]));
+		tc_team_destroy(team);
+	}
 }

@@ -178,8 +178,11 @@ struct tc_prediction {
  * Predicts a collective of `bytes` bytes per rank (elements of esize bytes)
  * on topology t under md, without running any thread: generates the schedule
  * and applies the logical clock, exactly as a real run would.  alg NULL or
- * "auto" picks the cheapest.  Returns 0, TC_EALG, TC_ENOTSUP, TC_EROOT,
- * TC_EINVAL, TC_ENOMEM.  Thread-safe.
+ * "auto" picks the cheapest by the model alone; a team whose ranks outnumber
+ * its CPUs also prices context switches when it picks (tc_last_coll() says
+ * what it ran), so predict that algorithm by name to match such a run.
+ * Returns 0, TC_EALG, TC_ENOTSUP, TC_EROOT, TC_EINVAL, TC_ENOMEM.
+ * Thread-safe.
  */
 int tc_predict(const struct tc_topo *t, const struct tc_model *md, enum tc_coll coll,
                const char *alg, size_t bytes, size_t esize, int root, int packets,

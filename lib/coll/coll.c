@@ -429,13 +429,20 @@ static int tc__coll(struct tc_proc *proc, enum tc_coll coll, const void *sbuf, v
 	}
 	if ((coll == TC_COLL_REDUCE || coll == TC_COLL_ALLREDUCE) && bytes) {
 		if (e->alg->flags & TC__ALG_READS_IN) {
-			in = in_place ? tc__scratch(proc, TC__SCRATCH_SLOTS - 2, bytes) : sbuf;
-			if (!in)
-				return TC_ENOMEM;
-			if (in_place)
-				memcpy((void *)(uintptr_t)in, out, bytes);
-			else if (team->p == 1)
-				memmove(out, sbuf, bytes); /* an empty schedule */
+			const void *src = in_place ? out : sbuf;
+			uintptr_t s0 = (uintptr_t)src, o0 = (uintptr_t)out;
+			in = src;
+			if (team->p == 1) {
+				if (out != src)
+					memmove(out, src, bytes); /* an empty schedule */
+			} else if (s0 < o0 + bytes && o0 < s0 + bytes) {
+				/* In place, or the caller's buffers overlap. */
+				void *copy = tc__scratch(proc, TC__SCRATCH_SLOTS - 2, bytes);
+				if (!copy)
+					return TC_ENOMEM;
+				memcpy(copy, src, bytes);
+				in = copy;
+			}
 		} else {
 			in = out;
 			if (!in_place && out != sbuf)

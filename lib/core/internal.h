@@ -57,6 +57,8 @@ struct tc_proc {
 	int *active;           /* indices of ports with pending requests */
 	int nactive;
 	int npending_rndv;     /* own sends waiting for a receiver's copy */
+	_Atomic int rndv_reading; /* inside another rank's buffer (single copy);
+	                             see tc__rndv_quiesce() */
 	uint64_t nposts;       /* requests posted so far (lib/core/wait.c) */
 	_Atomic int attached;
 	struct tc_stats stats;
@@ -221,7 +223,38 @@ static inline uint64_t tc__wall(const struct tc_team *t)
 /* Emulated mode: waits until epoch + the proc's clock. */
 void tc__emulate_sync(struct tc_proc *proc);
 
-/* Progress on every port with pending requests (lib/p2p). */
+/*
+ * Abort handshake for single-copy messages.  A receiver reads a sender's
+ * buffer only between raising its rndv_reading flag, after which it checks
+ * that the team is not aborted (tc__rndv_read_begin), and lowering it once
+ * it has set the sender's rndv_done (tc__rndv_read_end).  A sender that
+ * leaves the library on an aborted team with single-copy sends still
+ * outstanding calls tc__rndv_quiesce(), which waits until no neighbour is
+ * inside a buffer; afterwards every receiver sees the abort and no longer
+ * reads (store-buffering pair: the receiver's fence against the aborter's,
+ * asymmetric where membarrier is available).  So a rank whose collective
+ * failed may free its buffers the moment the call returns.
+ */
+static inline bool tc__rndv_read_begin(struct tc_proc *proc)
+{
+	/* Relaxed: ordered by the fence below. */
+	atomic_store_explicit(&proc->rndv_reading, 1, memory_order_relaxed);
+	tc__waker_fence(tc__asym_fence != 0); /* pairs with tc__rndv_quiesce() */
+	if (!atomic_load_explicit(&proc->team->aborted, memory_order_relaxed))
+		return true;
+	atomic_store_explicit(&proc->rndv_reading, 0, memory_order_relaxed);
+	return false;
+}
+static inline void tc__rndv_read_end(struct tc_proc *proc)
+{
+	/* Release: our reads of the sender's buffer and our store to its
+	 * request come before the aborter may see the flag down. */
+	atomic_store_explicit(&proc->rndv_reading, 0, memory_order_release);
+}
+void tc__rndv_quiesce(struct tc_proc *proc);
+
+/* Progress on every port with pending requests (lib/p2p); none once the
+ * team is aborted. */
 void tc__progress(struct tc_proc *proc);
 /* Raise the wait hints of every channel the proc is waiting on (lib/p2p);
  * up == false lowers them again. */

@@ -111,8 +111,10 @@ int tc__wait_for(struct tc_proc *proc, tc__cond_fn cond, void *ctx)
 		if (cond(proc, ctx))
 			return 0;
 		/* Relaxed: a hint only; tc_team_abort() also rings the doorbell. */
-		if (atomic_load_explicit(&team->aborted, memory_order_relaxed))
+		if (atomic_load_explicit(&team->aborted, memory_order_relaxed)) {
+			tc__rndv_quiesce(proc); /* our buffers may be freed on return */
 			return TC_EABORTED;
+		}
 
 		if (spinning && iter % TC__SPIN_CLOCK_EVERY) {
 			if (iter > 4096) tc__cpu_relax();
@@ -124,6 +126,7 @@ int tc__wait_for(struct tc_proc *proc, tc__cond_fn cond, void *ctx)
 		uint64_t waited = now - start;
 		if (team->timeout_ns && waited > team->timeout_ns) {
 			tc_team_abort(team);
+			tc__rndv_quiesce(proc);
 			return TC_ETIMEDOUT;
 		}
 		spinning = pol == TC_WAIT_SPIN || waited < team->spin_ns;

@@ -20,6 +20,7 @@
  * combine a single-copy message straight out of the sender's buffer (the
  * request's deliver hook) instead of copying it.
  */
+#include <sched.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -144,6 +145,13 @@ static bool tc__pull_recv(struct tc_proc *proc, struct tc__port *port, tc_reques
 				break;
 			}
 			if (h.flags & TC__PKT_RNDV) {
+				if (!tc__rndv_read_begin(proc)) {
+					/* Aborted: the sender may be gone. */
+					req->status = TC_EABORTED;
+					req->state = TC__REQ_DONE;
+					done = true;
+					break;
+				}
 				tc_request *s = (tc_request *)(uintptr_t)h.aux;
 				if (req->deliver)
 					req->deliver(req, s->sbuf, h.total);
@@ -155,6 +163,7 @@ static bool tc__pull_recv(struct tc_proc *proc, struct tc__port *port, tc_reques
 				 * before it may reuse it; pairs with the acquire load in
 				 * tc__req_complete().  s may be gone after this store. */
 				atomic_store_explicit(&s->rndv_done, 1, memory_order_release);
+				tc__rndv_read_end(proc);
 				if (t->may_block)
 					tc__doorbell_ring(&t->procs[port->peer].db);
 				proc->stats.single_copy++;
@@ -182,6 +191,11 @@ static bool tc__pull_recv(struct tc_proc *proc, struct tc__port *port, tc_reques
 
 void tc__progress(struct tc_proc *proc)
 {
+	/* Relaxed: a hint; the single-copy reads have their own handshake.
+	 * After an abort the requests still queued may belong to calls that
+	 * have returned (their buffers and contexts gone): never touched. */
+	if (atomic_load_explicit(&proc->team->aborted, memory_order_relaxed))
+		return;
 	for (int i = 0; i < proc->nactive;) {
 		struct tc__port *port = &proc->ports[proc->active[i]];
 		tc_request *r;
@@ -201,6 +215,24 @@ void tc__progress(struct tc_proc *proc)
 		} else {
 			i++;
 		}
+	}
+}
+
+void tc__rndv_quiesce(struct tc_proc *proc)
+{
+	if (!proc->npending_rndv)
+		return;
+	/* The team is aborted (seq_cst store in tc_team_abort()); the fence
+	 * pairs with the receivers' in tc__rndv_read_begin(). */
+	tc__sleeper_fence(tc__asym_fence != 0);
+	for (int i = 0; i < proc->deg; i++) {
+		const struct tc_proc *peer = &proc->team->procs[proc->ports[i].peer];
+		/* Acquire: pairs with tc__rndv_read_end(). */
+		for (unsigned k = 0; atomic_load_explicit(&peer->rndv_reading, memory_order_acquire); k++)
+			if (k % 64 == 63)
+				sched_yield(); /* the reader may need our CPU */
+			else
+				tc__cpu_relax();
 	}
 }
 

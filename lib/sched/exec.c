@@ -102,8 +102,9 @@ static int tc__xroute(const struct tc_topo *t, const struct tc__xfer *x, int *pa
 
 /* Whether another transfer of round [x0, x1) touches the regions that
  * transfer i writes (or reads as its other operand) at rank me: one of me's
- * sends or local transfers reads the destination region, or a receive or a
- * local transfer of me's writes the destination or the other operand.  Such
+ * sends or local transfers reads the destination region, a combine of me's
+ * reads it as its other operand, or a receive or a local transfer of me's
+ * writes the destination or the other operand.  Such
  * a receive must wait for the end of the round (staged). */
 static bool tc__clashes(const struct tc__sched *s, int x0, int x1, int i, int me)
 {
@@ -126,6 +127,10 @@ static bool tc__clashes(const struct tc__sched *s, int x0, int x1, int i, int me
 		    (combine || y->src == me))
 			return true;
 		if (combine && y->rbuf == abuf && tc__overlap(y->roff, y->bytes, x->roff, x->bytes))
+			return true;
+		/* A combine of the round reads its other operand at the end. */
+		if (y->op != TC__XOP_COPY && tc__xfer_abuf(y) == x->rbuf &&
+		    tc__overlap(y->roff, y->bytes, x->roff, x->bytes))
 			return true;
 	}
 	return false;
@@ -620,6 +625,8 @@ int tc__plan_exec(struct tc_proc *proc, const struct tc__sched *s, const struct 
 					err = TC_EMISMATCH;
 					tc_team_abort(team);
 				}
+				/* Peers may be copying out of our buffers. */
+				tc__rndv_quiesce(proc);
 				return err;
 			}
 		}
