@@ -240,6 +240,7 @@ struct tc__centry {
 	uint64_t bytes, esize;
 	int root, packets, ordered;
 	char name[32];
+	int is_auto;           /* name is "auto" (a NULL name matches it) */
 	const struct tc__alg *alg;
 	struct tc__sched s;
 	struct tc__plan *plan; /* this rank's, built on first use */
@@ -281,7 +282,7 @@ static int tc__coll_plan(struct tc_proc *proc, const struct tc__gen *g, const ch
 #define TC__HIT(e)                                                                              \
 	((e)->used && (e)->coll == g->coll && (e)->bytes == g->bytes && (e)->esize == g->esize && \
 	 (e)->root == g->root && (e)->packets == g->packets && (e)->ordered == ordered &&         \
-	 !strncmp((e)->name, key, sizeof(e)->name))
+	 (name ? !strncmp((e)->name, key, sizeof(e)->name) : (e)->is_auto))
 	/* A loop of one collective hits the entry of the last call. */
 	if (c->last && TC__HIT(c->last)) {
 		*out = c->last;
@@ -328,6 +329,7 @@ static int tc__coll_plan(struct tc_proc *proc, const struct tc__gen *g, const ch
 	victim->packets = g->packets;
 	victim->ordered = ordered;
 	snprintf(victim->name, sizeof victim->name, "%s", key);
+	victim->is_auto = !strcmp(victim->name, "auto");
 	victim->alg = alg;
 	victim->s = s;
 	victim->makespan = ms;
