@@ -18,6 +18,7 @@
 
 #include "harness.h"
 #include "topocoll.h"
+#include "coll_check.h"
 #include "util.h"
 
 static const char *const algs[] = {"hypercube", "ring", "reduce_bcast", "linear"};
@@ -75,19 +76,6 @@ static int applies(const struct tc_topo *t, enum tc_coll coll, const char *alg)
 	return err == 0;
 }
 
-/* One failure report shared by the ranks of a run: the first one wins. */
-struct failure {
-	atomic_int n;
-	atomic_int taken;
-	char msg[256];
-};
-
-#define FAIL(f, ...)                                                                 \
-	do {                                                                         \
-		atomic_fetch_add(&(f)->n, 1);                                        \
-		if (!atomic_exchange(&(f)->taken, 1))                                \
-			snprintf((f)->msg, sizeof (f)->msg, __VA_ARGS__);            \
-	} while (0)
 
 static uint64_t mix(uint64_t a, uint64_t b, uint64_t c)
 {
@@ -693,37 +681,6 @@ Test(allreduce, operand_convention, .timeout = 60)
 
 #define BARRIER_ITERS 12
 
-struct bar_arg {
-	const char *alg;
-	atomic_int count;
-	struct failure f;
-};
-
-static int bar_fn(struct tc_proc *proc, void *argp)
-{
-	struct bar_arg *a = argp;
-	int me = tc_rank(proc), p = tc_size(proc);
-	struct tc_coll_opts o = {.alg = a->alg};
-	uint64_t s = (uint64_t)me + 1;
-	for (int it = 0; it < BARRIER_ITERS; it++) {
-		/* Arrive at different times. */
-		for (int y = (int)(tc_test_rand(&s) % 4); y > 0; y--)
-			sched_yield();
-		atomic_fetch_add(&a->count, 1);
-		int err = tc_barrier(proc, &o);
-		int v = atomic_load(&a->count);
-		if (err) {
-			FAIL(&a->f, "%s: rank %d: %s", a->alg, me, tc_err_name(err));
-			tc_team_abort(tc_proc_team(proc));
-			return 0;
-		}
-		/* Everybody entered barrier it; nobody can be past barrier it+1. */
-		if (v < (it + 1) * p || v >= (it + 2) * p)
-			FAIL(&a->f, "%s: rank %d left barrier %d with %d arrivals (p = %d)", a->alg, me,
-			     it, v, p);
-	}
-	return 0;
-}
 
 Test(barrier, synchronises, .timeout = 120)
 {
@@ -737,7 +694,7 @@ Test(barrier, synchronises, .timeout = 120)
 			for (int ai = 0; ai < 3; ai++) {
 				if (ai < 2)
 					cr_assert(applies(tc_team_topo(team), TC_COLL_BARRIER, bar_algs[ai]));
-				struct bar_arg a = {.alg = bar_algs[ai]};
+				struct bar_arg a = {.alg = bar_algs[ai], .iters = BARRIER_ITERS};
 				int err = tc_run(team, bar_fn, &a);
 				cr_assert_eq(err, 0, "%s: %s", specs[i], tc_strerror(err));
 				cr_assert_eq(atomic_load(&a.f.n), 0, "%s: %s", specs[i], a.f.msg);

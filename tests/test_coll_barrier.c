@@ -17,23 +17,12 @@
 
 #include "harness.h"
 #include "topocoll.h"
+#include "coll_check.h"
 #include "util.h"
 
 static const char *const algs[] = {"linear"};
 #define NALGS 1
 
-struct failure {
-	atomic_int n;
-	atomic_int taken;
-	char msg[256];
-};
-
-#define FAIL(f, ...)                                                                 \
-	do {                                                                         \
-		atomic_fetch_add(&(f)->n, 1);                                        \
-		if (!atomic_exchange(&(f)->taken, 1))                                \
-			snprintf((f)->msg, sizeof (f)->msg, __VA_ARGS__);            \
-	} while (0)
 
 static struct tc_team *make_team(const char *spec, enum tc_wait_policy wait,
                                  const struct tc_model *md)
@@ -55,38 +44,6 @@ static struct tc_team *make_team(const char *spec, enum tc_wait_policy wait,
 
 #define ITERS 12
 
-struct bar_arg {
-	const char *alg;
-	int iters;
-	atomic_int count;
-	struct failure f;
-};
-
-static int bar_fn(struct tc_proc *proc, void *argp)
-{
-	struct bar_arg *a = argp;
-	int me = tc_rank(proc), p = tc_size(proc);
-	struct tc_coll_opts o = {.alg = a->alg};
-	uint64_t s = (uint64_t)me * 7 + 1;
-	for (int it = 0; it < a->iters; it++) {
-		/* Arrive at different times. */
-		for (int y = (int)(tc_test_rand(&s) % 4); y > 0; y--)
-			sched_yield();
-		atomic_fetch_add(&a->count, 1);
-		int err = tc_barrier(proc, &o);
-		int v = atomic_load(&a->count);
-		if (err) {
-			FAIL(&a->f, "%s: rank %d: %s", a->alg, me, tc_err_name(err));
-			tc_team_abort(tc_proc_team(proc));
-			return 0;
-		}
-		/* Everybody entered barrier it; nobody can be past barrier it+1. */
-		if (v < (it + 1) * p || v >= (it + 2) * p)
-			FAIL(&a->f, "%s: rank %d left barrier %d with %d arrivals (p = %d)", a->alg, me,
-			     it, v, p);
-	}
-	return 0;
-}
 
 static void check_barrier(const char *spec, const char *alg, enum tc_wait_policy wait, int iters)
 {

@@ -93,6 +93,12 @@ int tc__emit(struct tc__sched *s, int src, int dst, int sbuf, uint64_t soff, int
  * (rbuf, roff). */
 int tc__emit_from(struct tc__sched *s, int src, int dst, int sbuf, uint64_t soff, int rbuf,
                   uint64_t roff, uint64_t bytes, int op, int abuf);
+/* The linear gather and release (allreduce_linear.c, barrier_linear.c):
+ * round 0 every rank i > 0 sends g->bytes to 0 (gather_op: combine or
+ * copy), round 1 rank 0 sends them back to every rank. */
+int tc__gen_linear_gather_release(const struct tc__gen *g, struct tc__sched *s, int gather_op);
+/* Whether every rank of [1, p) is a neighbour of rank 0 both ways. */
+int tc__neighbours_of_0(const struct tc_topo *t, int p);
 /* Splits count elements into nblk blocks as evenly as possible; block k is
  * [*off, *off + *len) in bytes. */
 void tc__block(uint64_t bytes, uint64_t esize, int nblk, int k, uint64_t *off, uint64_t *len);

@@ -371,29 +371,31 @@ void tc__post_send(struct tc_proc *proc, int nbr, const void *buf, size_t bytes,
 	tc__enqueue_send(proc, &proc->ports[nbr], req);
 }
 
-void tc__post_recv(struct tc_proc *proc, int nbr, void *buf, size_t cap, int tag,
-                   tc_request *req)
+static void tc__post_recv_with(struct tc_proc *proc, int nbr, void *buf, size_t cap, int tag,
+                               void (*deliver)(tc_request *, const void *, size_t), void *ctx,
+                               tc_request *req)
 {
 	tc__req_init(proc, req, TC__KIND_RECV, proc->nbrs[nbr], nbr, cap);
 	req->sbuf = NULL;
 	req->rbuf = buf;
 	req->tag = tag;
 	req->clocked = 1;
+	req->deliver = deliver;
+	req->deliver_ctx = ctx;
 	tc__enqueue_recv(proc, &proc->ports[nbr], req);
+}
+
+void tc__post_recv(struct tc_proc *proc, int nbr, void *buf, size_t cap, int tag,
+                   tc_request *req)
+{
+	tc__post_recv_with(proc, nbr, buf, cap, tag, NULL, NULL, req);
 }
 
 void tc__post_recv_direct(struct tc_proc *proc, int nbr, size_t bytes, int tag,
                           void (*deliver)(tc_request *, const void *, size_t), void *ctx,
                           tc_request *req)
 {
-	tc__req_init(proc, req, TC__KIND_RECV, proc->nbrs[nbr], nbr, bytes);
-	req->sbuf = NULL;
-	req->rbuf = NULL;
-	req->tag = tag;
-	req->clocked = 1;
-	req->deliver = deliver;
-	req->deliver_ctx = ctx;
-	tc__enqueue_recv(proc, &proc->ports[nbr], req);
+	tc__post_recv_with(proc, nbr, NULL, bytes, tag, deliver, ctx, req);
 }
 
 bool tc__send_eager(struct tc_proc *proc, int nbr, const void *buf, size_t bytes, int tag,

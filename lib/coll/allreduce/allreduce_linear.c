@@ -24,20 +24,32 @@
  */
 #include "coll/gen.h"
 
-int tc__gen_allreduce_linear(const struct tc__gen *g, struct tc__sched *s)
+int tc__gen_linear_gather_release(const struct tc__gen *g, struct tc__sched *s, int gather_op)
 {
 	int p = g->p, err = 0;
 	if (p == 1)
 		return 0;
 	err = tc__sched_round(s);
 	for (int i = 1; i < p && !err; i++)
-		err = tc__emit(s, i, 0, TC__BUF_OUT, 0, TC__BUF_OUT, 0, g->bytes,
-		               TC__XOP_COMBINE_RIGHT);
+		err = tc__emit(s, i, 0, TC__BUF_OUT, 0, TC__BUF_OUT, 0, g->bytes, gather_op);
 	if (!err)
 		err = tc__sched_round(s);
 	for (int i = 1; i < p && !err; i++)
 		err = tc__emit(s, 0, i, TC__BUF_OUT, 0, TC__BUF_OUT, 0, g->bytes, TC__XOP_COPY);
 	return err;
+}
+
+int tc__neighbours_of_0(const struct tc_topo *t, int p)
+{
+	for (int i = 1; i < p; i++)
+		if (tc_topo_distance(t, 0, i) != 1 || tc_topo_distance(t, i, 0) != 1)
+			return 0;
+	return 1;
+}
+
+int tc__gen_allreduce_linear(const struct tc__gen *g, struct tc__sched *s)
+{
+	return tc__gen_linear_gather_release(g, s, TC__XOP_COMBINE_RIGHT);
 }
 
 double tc__f_allreduce_linear(const struct tc__gen *g)
@@ -46,10 +58,7 @@ double tc__f_allreduce_linear(const struct tc__gen *g)
 	int p = g->p;
 	if (p == 1)
 		return 0.0;
-	for (int i = 1; i < p; i++)
-		if (tc_topo_distance(g->t, 0, i) != 1 || tc_topo_distance(g->t, i, 0) != 1)
-			return NAN;
-	if (md->ports != TC_PORTS_ONE)
+	if (!tc__neighbours_of_0(g->t, p) || md->ports != TC_PORTS_ONE)
 		return NAN;
 	double m = (double)g->bytes, L = md->ts_ns + m * md->tw_ns;
 	return 2.0 * tc_cost_p2p(md, 1, m) + 2.0 * (p - 2) * L + (p - 1) * m * md->tc_ns;

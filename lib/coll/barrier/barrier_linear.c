@@ -49,18 +49,9 @@
 
 int tc__gen_barrier_linear(const struct tc__gen *g, struct tc__sched *s)
 {
-	int p = g->p;
-	int err = 0;
-	if (p == 1)
-		return 0;
-	err = tc__sched_round(s);
-	for (int i = 1; i < p && !err; i++)
-		err = tc__emit(s, i, 0, TC__BUF_OUT, 0, TC__BUF_OUT, 0, 0, TC__XOP_COPY);
-	if (!err)
-		err = tc__sched_round(s);
-	for (int i = 1; i < p && !err; i++)
-		err = tc__emit(s, 0, i, TC__BUF_OUT, 0, TC__BUF_OUT, 0, 0, TC__XOP_COPY);
-	return err;
+	struct tc__gen h = *g;
+	h.bytes = 0;
+	return tc__gen_linear_gather_release(&h, s, TC__XOP_COPY);
 }
 
 double tc__f_barrier_linear(const struct tc__gen *g)
@@ -69,9 +60,8 @@ double tc__f_barrier_linear(const struct tc__gen *g)
 	int p = g->p;
 	if (p == 1)
 		return 0.0;
-	for (int i = 1; i < p; i++)
-		if (tc_topo_distance(g->t, 0, i) != 1 || tc_topo_distance(g->t, i, 0) != 1)
-			return NAN;
+	if (!tc__neighbours_of_0(g->t, p))
+		return NAN;
 	double msg = tc_cost_p2p(md, 1, 0.0);
 	if (md->ports == TC_PORTS_ALL)
 		return 2.0 * msg;
