@@ -456,21 +456,32 @@ bool tc__req_complete(struct tc_proc *proc, tc_request *req)
 }
 
 /* Applies a completed request to the proc's logical clock (once). */
+/* A completed send's effect on the clock: the sender's port is done at
+ * done_at. */
+static void tc__clock_sent(struct tc_proc *proc, tc_time_t done_at, int hops, size_t bytes)
+{
+	proc->clock = tc__max_time(proc->clock, done_at);
+	proc->stats.hops += (uint64_t)hops;
+	proc->stats.busy_ps += tc__link_time(&proc->team->mps, bytes);
+}
+
+/* A completed receive's: the receive rule on neighbour nbr's port. */
+static void tc__clock_received(struct tc_proc *proc, int nbr, tc_time_t arrival, size_t bytes)
+{
+	struct tc__mps *q = &proc->team->mps;
+	proc->stats.busy_ps += tc__link_time(q, bytes);
+	tc_time_t done = tc__clock_recv(q, arrival, &proc->res_free[tc__res_recv(q, nbr)], bytes);
+	proc->clock = tc__max_time(proc->clock, done);
+}
+
 static void tc__req_clock(struct tc_proc *proc, tc_request *req)
 {
 	if (req->state != TC__REQ_DONE || req->clocked)
 		return;
-	struct tc__mps *q = &proc->team->mps;
-	if (req->kind == TC__KIND_SEND) {
-		proc->clock = tc__max_time(proc->clock, req->done_at);
-		proc->stats.hops += (uint64_t)req->hops;
-		proc->stats.busy_ps += tc__link_time(q, req->bytes);
-	} else if (req->status == TC_OK) {
-		proc->stats.busy_ps += tc__link_time(q, req->received);
-		tc_time_t done = tc__clock_recv(q, req->clock, &proc->res_free[tc__res_recv(q, req->nbr)],
-		                                req->received);
-		proc->clock = tc__max_time(proc->clock, done);
-	}
+	if (req->kind == TC__KIND_SEND)
+		tc__clock_sent(proc, req->done_at, req->hops, req->bytes);
+	else if (req->status == TC_OK)
+		tc__clock_received(proc, req->nbr, req->clock, req->received);
 	req->clocked = 1;
 }
 
@@ -572,19 +583,16 @@ int tc_send(struct tc_proc *proc, int dst, const void *buf, size_t bytes)
 	int err = tc__check_args(proc, dst, buf, bytes, &req, &nbr);
 	if (err)
 		return err;
+	/* The send rule on a copy of the port's resource: it stands only if
+	 * the message goes now (otherwise tc_isend() applies it). */
 	struct tc__mps *q = &proc->team->mps;
-	if (!proc->ports[nbr].sq_head && bytes <= proc->team->packet_bytes &&
-	    bytes < proc->team->single_copy_min) {
-		tc_time_t res = proc->res_free[tc__res_send(q, nbr)], done;
-		tc_time_t arrival = tc__clock_send(q, proc->clock, &res, bytes, 1, &done);
-		if (tc__send_eager(proc, nbr, buf, bytes, TC__MSG_USER, arrival,
-		                   proc->team->single_copy_min)) {
-			proc->res_free[tc__res_send(q, nbr)] = res;
-			proc->clock = tc__max_time(proc->clock, done);
-			proc->stats.hops++;
-			proc->stats.busy_ps += tc__link_time(q, bytes);
-			return TC_OK;
-		}
+	tc_time_t res = proc->res_free[tc__res_send(q, nbr)], done;
+	tc_time_t arrival = tc__clock_send(q, proc->clock, &res, bytes, 1, &done);
+	if (tc__send_eager(proc, nbr, buf, bytes, TC__MSG_USER, arrival,
+	                   proc->team->single_copy_min)) {
+		proc->res_free[tc__res_send(q, nbr)] = res;
+		tc__clock_sent(proc, done, 1, bytes);
+		return TC_OK;
 	}
 	err = tc_isend(proc, dst, buf, bytes, &req);
 	if (err)
@@ -608,10 +616,7 @@ int tc_recv(struct tc_proc *proc, int src, void *buf, size_t cap, size_t *receiv
 			break; /* a request's business */
 		if (!taken)
 			continue;
-		struct tc__mps *q = &proc->team->mps;
-		proc->stats.busy_ps += tc__link_time(q, got);
-		tc_time_t done = tc__clock_recv(q, arrival, &proc->res_free[tc__res_recv(q, nbr)], got);
-		proc->clock = tc__max_time(proc->clock, done);
+		tc__clock_received(proc, nbr, arrival, got);
 		tc__emulate_sync(proc);
 		if (received)
 			*received = got;
