@@ -420,8 +420,9 @@ static int tc__coll(struct tc_proc *proc, enum tc_coll coll, const void *sbuf, v
 	/* The accumulator of a reduction is OUT: the caller's buffer, or
 	 * scratch on the ranks of a reduce that get no result.  It starts as a
 	 * copy of the input, except for algorithms that read IN themselves;
-	 * these get a copy as IN when the call is in place, since they write
-	 * OUT while their peers may still read IN. */
+	 * these get a copy as IN when the call is in place or the caller's
+	 * buffers overlap, since they write OUT while their peers may still
+	 * read IN. */
 	void *out = rbuf;
 	const void *in = out;
 	if (coll == TC_COLL_REDUCE && proc->rank != root) {
