@@ -329,12 +329,11 @@ static void tc__enqueue_recv(struct tc_proc *proc, struct tc__port *port, tc_req
 	tc__activate(proc, port);
 }
 
-int tc_isend(struct tc_proc *proc, int dst, const void *buf, size_t bytes, tc_request *req)
+/* tc_isend and tc_irecv once the arguments are checked (nbr: dst's or
+ * src's neighbour index). */
+static void tc__isend_checked(struct tc_proc *proc, int dst, int nbr, const void *buf,
+                              size_t bytes, tc_request *req)
 {
-	int nbr = -1;
-	int err = tc__check_args(proc, dst, buf, bytes, req, &nbr);
-	if (err)
-		return err;
 	tc__req_init(proc, req, TC__KIND_SEND, dst, nbr, bytes);
 	req->sbuf = buf;
 	req->rbuf = NULL;
@@ -342,20 +341,33 @@ int tc_isend(struct tc_proc *proc, int dst, const void *buf, size_t bytes, tc_re
 	req->clock = tc__clock_send(q, proc->clock, &proc->res_free[tc__res_send(q, nbr)], bytes,
 	                            req->hops, &req->done_at);
 	tc__enqueue_send(proc, &proc->ports[nbr], req);
-	return TC_OK;
+}
+
+static void tc__irecv_checked(struct tc_proc *proc, int src, int nbr, void *buf, size_t cap,
+                              tc_request *req)
+{
+	tc__req_init(proc, req, TC__KIND_RECV, src, nbr, cap);
+	req->sbuf = NULL;
+	req->rbuf = buf;
+	tc__enqueue_recv(proc, &proc->ports[nbr], req);
+}
+
+int tc_isend(struct tc_proc *proc, int dst, const void *buf, size_t bytes, tc_request *req)
+{
+	int nbr = -1;
+	int err = tc__check_args(proc, dst, buf, bytes, req, &nbr);
+	if (!err)
+		tc__isend_checked(proc, dst, nbr, buf, bytes, req);
+	return err;
 }
 
 int tc_irecv(struct tc_proc *proc, int src, void *buf, size_t cap, tc_request *req)
 {
 	int nbr = -1;
 	int err = tc__check_args(proc, src, buf, cap, req, &nbr);
-	if (err)
-		return err;
-	tc__req_init(proc, req, TC__KIND_RECV, src, nbr, cap);
-	req->sbuf = NULL;
-	req->rbuf = buf;
-	tc__enqueue_recv(proc, &proc->ports[nbr], req);
-	return TC_OK;
+	if (!err)
+		tc__irecv_checked(proc, src, nbr, buf, cap, req);
+	return err;
 }
 
 void tc__post_send(struct tc_proc *proc, int nbr, const void *buf, size_t bytes, int tag,
@@ -594,9 +606,7 @@ int tc_send(struct tc_proc *proc, int dst, const void *buf, size_t bytes)
 		tc__clock_sent(proc, done, 1, bytes);
 		return TC_OK;
 	}
-	err = tc_isend(proc, dst, buf, bytes, &req);
-	if (err)
-		return err;
+	tc__isend_checked(proc, dst, nbr, buf, bytes, &req);
 	return tc_wait(proc, &req, NULL);
 }
 
@@ -622,9 +632,7 @@ int tc_recv(struct tc_proc *proc, int src, void *buf, size_t cap, size_t *receiv
 			*received = got;
 		return TC_OK;
 	}
-	err = tc_irecv(proc, src, buf, cap, &req);
-	if (err)
-		return err;
+	tc__irecv_checked(proc, src, nbr, buf, cap, &req);
 	return tc_wait(proc, &req, received);
 }
 
