@@ -1016,6 +1016,88 @@ Test(auto, picks_the_cheapest, .timeout = 60)
 	}
 }
 
+/* On a native team whose ranks outnumber its CPUs, AUTO prices what the CPUs
+ * do (data at the machine's rates, a pass of context switches per level of
+ * waits); an emulated team keeps the model's choice.  The process is
+ * narrowed to two CPUs so that p = 16 is oversubscribed on any machine. */
+struct os_arg {
+	size_t n;
+	char alg[32];
+	int wrong;
+};
+
+static int os_fn(struct tc_proc *proc, void *argp)
+{
+	struct os_arg *a = argp;
+	int me = tc_rank(proc), p = tc_size(proc);
+	double *x = malloc((a->n + 1) * sizeof *x);
+	for (size_t j = 0; j < a->n; j++)
+		x[j] = (double)(me + 1) * (double)(j % 7);
+	int err = tc_allreduce(proc, TC_IN_PLACE, x, a->n, TC_DOUBLE, TC_OP_SUM, NULL);
+	for (size_t j = 0; !err && j < a->n; j++)
+		if (x[j] != (double)p * (p + 1) / 2 * (double)(j % 7)) /* exact: small integers */
+			err = -1;
+	if (err)
+		a->wrong = 1;
+	if (me == 0) {
+		struct tc_coll_info info;
+		tc_last_coll(proc, &info);
+		snprintf(a->alg, sizeof a->alg, "%s", info.algorithm);
+	}
+	free(x);
+	return 0;
+}
+
+Test(auto, oversubscribed_teams_price_the_machine, .timeout = 120)
+{
+	cpu_set_t set, two;
+	CPU_ZERO(&set);
+	CPU_ZERO(&two);
+	cr_assert_eq(sched_getaffinity(0, sizeof set, &set), 0);
+	for (int c = 0, k = 0; c < CPU_SETSIZE && k < 2; c++)
+		if (CPU_ISSET(c, &set)) {
+			CPU_SET(c, &two);
+			k++;
+		}
+	cr_assert_eq(sched_setaffinity(0, sizeof two, &two), 0);
+
+	static const size_t ns[] = {1, 1024, 128 * 1024}; /* 8 B, 8 KiB, 1 MiB */
+	for (int mode = 0; mode < 2; mode++) {
+		struct tc_team_config cfg;
+		tc_team_config_default(&cfg);
+		cfg.topology = "complete:16";
+		cfg.timeout_ms = 60000;
+		cfg.mode = mode ? TC_MODE_EMULATED : TC_MODE_NATIVE;
+		struct tc_team *team = NULL;
+		cr_assert_eq(tc_team_create(&cfg, &team), 0);
+		struct tc_team_info info;
+		tc_team_get_info(team, &info);
+		cr_assert(info.oversubscribed, "16 ranks on %d CPUs", info.cpus);
+		for (int si = 0; si < 3; si++) {
+			struct os_arg a = {.n = ns[si]};
+			cr_assert_eq(tc_run(team, os_fn, &a), 0);
+			cr_assert_not(a.wrong, "%zu doubles: wrong sum", ns[si]);
+			if (mode) {
+				/* Emulated: the model's delays are the point. */
+				struct tc_prediction pr;
+				cr_assert_eq(tc_predict(tc_team_topo(team), &cfg.model, TC_COLL_ALLREDUCE,
+				                        NULL, ns[si] * 8, 8, 0, 0, &pr), 0);
+				cr_assert_str_eq(a.alg, pr.algorithm, "emulated, %zu doubles", ns[si]);
+			} else if (si < 2) {
+				/* Little data: one flat gather and release beats
+				 * log2 p levels of context switches and p times
+				 * the data of a hypercube. */
+				cr_assert_str_eq(a.alg, "linear", "native, %zu doubles", ns[si]);
+			} else {
+				/* Much data: rank 0 alone combining 15 MiB loses
+				 * to spreading the work. */
+				cr_assert_str_neq(a.alg, "linear", "native, 1 MiB");
+			}
+		}
+		tc_team_destroy(team);
+	}
+}
+
 struct err_arg {
 	struct failure f;
 };

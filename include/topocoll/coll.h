@@ -179,8 +179,10 @@ struct tc_prediction {
  * on topology t under md, without running any thread: generates the schedule
  * and applies the logical clock, exactly as a real run would.  alg NULL or
  * "auto" picks the cheapest by the model alone; a team whose ranks outnumber
- * its CPUs also prices context switches when it picks (tc_last_coll() says
- * what it ran), so predict that algorithm by name to match such a run.
+ * its CPUs (and is not emulated) prices what its CPUs will do instead: the
+ * data at the machine's rates and a pass of context switches per level of
+ * waits (tc_last_coll() says what it ran), so predict that algorithm by name
+ * to match such a run.
  * Returns 0, TC_EALG, TC_ENOTSUP, TC_EROOT, TC_EINVAL, TC_ENOMEM.
  * Thread-safe.
  */

@@ -10,10 +10,11 @@
  * predicted makespan (the first in registry order on a tie).  On a team
  * whose ranks outnumber its CPUs each level of dependent waits of a schedule
  * (a round, or a hop of a routed transfer) also costs every CPU a pass over
- * its ranks, tc__wait_level_ns() (lib/core/wait.h); the predictor, which
- * has no team, leaves that term out.  The choice is a pure function of the
- * arguments and of the team's configuration, so every rank makes the same
- * one.
+ * its ranks, tc__wait_level_ns() (lib/core/wait.h), and the data are priced
+ * as the shared CPUs move them, not as the model does (tc__machine_score);
+ * the predictor, which has no team, prices the model alone.  The choice is
+ * a pure function of the arguments and of the team's configuration, so
+ * every rank makes the same one.
  *
  * Cache: each rank keeps its own last TC__CACHE schedules (no sharing, no
  * locks); a hit costs a few comparisons.
@@ -167,6 +168,57 @@ static long tc__sched_levels(const struct tc__sched *s, const struct tc_topo *t)
 	return n;
 }
 
+/*
+ * What a copy costs on a machine of the kind topocoll runs on (DESIGN.md's
+ * 2-vCPU VMs, lib/model/calibrate.c's fits): a collective's one-packet
+ * message about 200 ns one way from call to call (the channel's 100-160 ns
+ * plus a round's bookkeeping), a byte about 0.15 ns (single-copy fits 0.05-
+ * 0.25 ns/B, a combine of doubles straight out of the sender's buffer about
+ * the same).  Only AUTO on a team whose ranks outnumber its CPUs uses them.
+ */
+#define TC__MACHINE_TS_NS 200.0
+#define TC__MACHINE_TW_NS 0.15
+
+/*
+ * AUTO's price of a schedule on a native team whose ranks outnumber its
+ * CPUs, in ps: the wall clock there is the CPUs' work, not the model's.
+ * Priced on the machine (the user's ports, duplex and switching at
+ * TC__MACHINE_* rates): the run cannot end before its longest chain of
+ * transfers (the makespan) nor before the CPUs have done its work, every
+ * link crossing copied once by the receiving rank, L(m), shared over the
+ * CPUs; and each level of dependent waits costs every CPU a pass over its
+ * ranks (tc__wait_level_ns).  The user's model would price the data ~10x
+ * above the waits on such machines and pick a schedule of log p levels over
+ * a flat one that moves p times less data (allreduce, 8 KiB, p = 64 on 2
+ * CPUs: hypercube 0.9 ms against linear's 0.23 ms).
+ */
+static int tc__machine_score(const struct tc__sched *s, const struct tc__gen *g,
+                             tc_time_t *score)
+{
+	struct tc_model mm = *g->md;
+	mm.ts_ns = TC__MACHINE_TS_NS;
+	mm.tw_ns = TC__MACHINE_TW_NS;
+	mm.th_ns = 0;
+	mm.tc_ns = 0;
+	struct tc__sim sim;
+	int err = tc__sched_simulate(s, g->t, &mm, &sim);
+	if (err)
+		return err;
+	struct tc__mps q;
+	tc__mps_from_model(&q, &mm);
+	tc_time_t work = 0;
+	for (int i = 0; i < s->nx; i++) {
+		const struct tc__xfer *x = &s->x[i];
+		if (x->src != x->dst)
+			work += (tc_time_t)tc_topo_distance(g->t, x->src, x->dst) *
+			        tc__link_time(&q, x->bytes);
+	}
+	*score = tc__max_time(sim.makespan, work / (tc_time_t)g->cpus) +
+	         (tc_time_t)tc__sched_levels(s, g->t) * (tc_time_t)g->wait_ns * TC_PS_PER_NS;
+	tc__sim_free(&sim);
+	return 0;
+}
+
 int tc__coll_select(const struct tc__gen *g, const char *name, int need_ordered,
                     const struct tc__alg **alg, struct tc__sched *s, tc_time_t *makespan)
 {
@@ -204,23 +256,23 @@ int tc__coll_select(const struct tc__gen *g, const char *name, int need_ordered,
 			tc__sched_free(&c);
 			continue;
 		}
-		/* Ranks that outnumber the CPUs: each level of waits costs
-		 * every CPU a pass over its ranks. */
-		tc_time_t score = sim.makespan;
-		if (g->wait_ns)
-			score += (tc_time_t)tc__sched_levels(&c, g->t) * (tc_time_t)g->wait_ns *
-			         TC_PS_PER_NS;
+		const tc_time_t t = sim.makespan;
+		tc__sim_free(&sim);
+		tc_time_t score = t;
+		if (g->cpus && tc__machine_score(&c, g, &score)) {
+			tc__sched_free(&c);
+			continue;
+		}
 		if (!best || score < best_score) {
 			if (best)
 				tc__sched_free(s);
 			*s = c;
 			best = a;
-			best_t = sim.makespan;
+			best_t = t;
 			best_score = score;
 		} else {
 			tc__sched_free(&c);
 		}
-		tc__sim_free(&sim);
 	}
 	if (!best)
 		return TC_ENOTSUP;
@@ -303,9 +355,11 @@ static int tc__coll_plan(struct tc_proc *proc, const struct tc__gen *g, const ch
 	struct tc__sched s;
 	const struct tc__alg *alg;
 	tc_time_t ms;
-	/* AUTO's price of waiting on this team (only a miss needs it). */
+	/* AUTO's physical terms for this team (only a miss needs them). */
+	const struct tc_team *team = proc->team;
 	struct tc__gen gw = *g;
-	gw.wait_ns = tc__wait_level_ns(proc->team);
+	gw.wait_ns = tc__wait_level_ns(team);
+	gw.cpus = team->p > team->cpus && !team->emulate ? team->cpus : 0;
 	int err = tc__coll_select(&gw, name, ordered, &alg, &s, &ms);
 	if (err)
 		return err;

@@ -49,6 +49,9 @@ struct tc__gen {
 	int packets;     /* ring_pipelined: r (0: r_opt) */
 	uint64_t wait_ns; /* AUTO: price of one level of waits, tc__wait_level_ns()
 	                     (0: none; the predictor leaves it 0) */
+	int cpus;         /* AUTO: the CPUs that a native team's ranks share when
+	                     they outnumber them (0: a CPU per rank, an emulated
+	                     team, or the predictor) */
 };
 
 typedef int (*tc__gen_fn)(const struct tc__gen *g, struct tc__sched *s);

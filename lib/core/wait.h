@@ -98,12 +98,13 @@ uint64_t tc__now_ns(void);
  * each level then costs every CPU about one pass over its ranks, each of
  * them switched in and out once, ceil(p / cpus) * TC__SWITCH_NS.  So a
  * schedule of many levels (dissemination: ceil(log2 p)) loses to a flatter
- * one with more, serialised messages (linear: 2 levels), whatever the model
- * says.  With the default model (t_s = 1 us) on 2 CPUs that picks the
- * linear barrier from p = 5 on and dissemination for p = 3, 4, as measured
- * (p = 4: 6 against 8 us; p = 5: 15 against 10 us; p = 64: 420 against
- * 100 us, dissemination first).  Pure function of the team's configuration: every rank gets the
- * same answer.  Thread-safe.
+ * one with more, serialised messages (linear: 2 levels).  AUTO adds this to
+ * the schedule's price at the machine's rates (tc__machine_score, lib/coll/
+ * coll.c); on 2 CPUs that picks the linear barrier from p = 5 on and
+ * dissemination for p = 3, 4, as measured (p = 4: 6 against 8 us; p = 5: 15
+ * against 10 us; p = 64: 420 against 100 us, dissemination first).  Pure
+ * function of the team's configuration: every rank gets the same answer.
+ * Thread-safe.
  */
 struct tc_team;
 uint64_t tc__wait_level_ns(const struct tc_team *team);
