@@ -169,28 +169,17 @@ static long tc__sched_levels(const struct tc__sched *s, const struct tc_topo *t)
 }
 
 /*
- * What a copy costs on a machine of the kind topocoll runs on (DESIGN.md's
- * 2-vCPU VMs, lib/model/calibrate.c's fits): a collective's one-packet
- * message about 200 ns one way from call to call (the channel's 100-160 ns
- * plus a round's bookkeeping), a byte about 0.15 ns (single-copy fits 0.05-
- * 0.25 ns/B, a combine of doubles straight out of the sender's buffer about
- * the same).  Only AUTO on a team whose ranks outnumber its CPUs uses them.
- */
-#define TC__MACHINE_TS_NS 200.0
-#define TC__MACHINE_TW_NS 0.15
-
-/*
  * AUTO's price of a schedule on a native team whose ranks outnumber its
  * CPUs, in ps: the wall clock there is the CPUs' work, not the model's.
- * Priced on the machine (the user's ports, duplex and switching at
- * TC__MACHINE_* rates): the run cannot end before its longest chain of
- * transfers (the makespan) nor before the CPUs have done its work, every
- * link crossing copied once by the receiving rank, L(m), shared over the
- * CPUs; and each level of dependent waits costs every CPU a pass over its
- * ranks (tc__wait_level_ns).  The user's model would price the data ~10x
- * above the waits on such machines and pick a schedule of log p levels over
- * a flat one that moves p times less data (allreduce, 8 KiB, p = 64 on 2
- * CPUs: hypercube 0.9 ms against linear's 0.23 ms).
+ * Priced on the machine (the user's ports, duplex and switching at the
+ * TC__MACHINE_* rates of lib/core/internal.h): the run cannot end before
+ * its longest chain of transfers (the makespan) nor before the CPUs have
+ * done its work, every link crossing copied once by the receiving rank,
+ * L(m), shared over the CPUs; and each level of dependent waits costs every
+ * CPU a pass over its ranks (tc__wait_level_ns).  The user's model would
+ * price the data ~10x above the waits on such machines and pick a schedule
+ * of log p levels over a flat one that moves p times less data (allreduce,
+ * 8 KiB, p = 64 on 2 CPUs: hypercube 0.9 ms against linear's 0.23 ms).
  */
 static int tc__machine_score(const struct tc__sched *s, const struct tc__gen *g,
                              tc_time_t *score)

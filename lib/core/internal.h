@@ -17,6 +17,20 @@
 #include "model/clock.h"
 #include "topocoll.h"
 
+/*
+ * What moving data costs on a machine of the kind topocoll runs on
+ * (DESIGN.md's 2-vCPU VMs, the fits of lib/model/calibrate.c): a
+ * collective's one-packet message about 200 ns one way from call to call
+ * (the channel's 100-160 ns plus a round's bookkeeping); a byte about
+ * 0.15 ns, copied or combined once (single-copy fits 0.05-0.25 ns/B; memcpy
+ * of 1-256 MiB in one core 0.02-0.08 ns/B, out of another core's cache
+ * 0.10-0.13 ns/B).  Used where the library must guess the machine, not the
+ * model: AUTO's price on oversubscribed teams (lib/coll/coll.c) and how
+ * long a sender waits for a peer's copy before it sleeps (lib/p2p/p2p.c).
+ */
+#define TC__MACHINE_TS_NS 200.0
+#define TC__MACHINE_TW_NS 0.15
+
 /* n rounded up to whole cache lines. */
 static inline size_t tc__line_up(size_t n)
 {
@@ -57,6 +71,9 @@ struct tc_proc {
 	int *active;           /* indices of ports with pending requests */
 	int nactive;
 	int npending_rndv;     /* own sends waiting for a receiver's copy */
+	uint64_t spin_until_ns; /* tc__now_ns() before which a wait keeps
+	                          spinning: a peer may still be copying a long
+	                          single-copy send of ours (lib/p2p/p2p.c) */
 	_Atomic int rndv_reading; /* inside another rank's buffer (single copy);
 	                             see tc__rndv_quiesce() */
 	uint64_t nposts;       /* requests posted so far (lib/core/wait.c) */

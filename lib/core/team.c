@@ -34,7 +34,11 @@
  * 1 ms is measured: a dissemination barrier of 64 ranks on 2 cores takes
  * 742 us with 50 us of yielding, 433 us with 300 us and 333 us with 1 ms
  * (futex wake-ups of 64 threads cost more than the yields they replace); a
- * rank with nothing to do still sleeps after 1 ms.
+ * rank with nothing to do still sleeps after 1 ms.  One wait is known to
+ * end: a rank with its own core whose long single-copy message a peer is
+ * copying spins for as long as the copy can take (lib/p2p/p2p.c; a 1 MiB
+ * broadcast at p = 2 slept in ~10% of its calls after 20 us, each sleep
+ * a wake-up on the critical path).
  */
 #define TC__SPIN_NS_DEFAULT 20000u
 #define TC__YIELD_NS_DEDICATED 20000u

@@ -129,7 +129,7 @@ int tc__wait_for(struct tc_proc *proc, tc__cond_fn cond, void *ctx)
 			tc__rndv_quiesce(proc);
 			return TC_ETIMEDOUT;
 		}
-		spinning = pol == TC_WAIT_SPIN || waited < team->spin_ns;
+		spinning = pol == TC_WAIT_SPIN || waited < team->spin_ns || now < proc->spin_until_ns;
 		if (spinning) {
 			tc__cpu_relax();
 			continue;

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Waiting (lib/core/wait.c): what a rank does while it waits, seen from its
+ * statistics.  A suite of its own, run alone: it times copies, and other
+ * tests' threads on the same CPUs would slow them.
+ */
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "topocoll.h"
+
+/* A rank with a CPU to itself whose long single-copy message a peer is
+ * copying keeps its CPU for as long as the copy can take instead of
+ * sleeping after the spin budget (20 us, against ~2 ms for 16 MiB here):
+ * the wake-up would be on the critical path.  Rank 1 posts its receive and
+ * says so before rank 0 sends, so the wait is the copy alone.  Without the
+ * rule every send sleeps; with it, only a copy slowed past the bound
+ * (2.5x its time here) by a preempted CPU may. */
+enum { LONG_BYTES = 16 << 20, LONG_REPS = 10 };
+
+struct long_arg {
+	int sleeps; /* rank 0's */
+	_Atomic int bad;
+};
+
+static int long_fn(struct tc_proc *proc, void *argp)
+{
+	struct long_arg *a = argp;
+	unsigned char *buf = malloc(LONG_BYTES);
+	uint64_t token = 0;
+	if (!buf)
+		a->bad = 1;
+	else
+		memset(buf, 0, LONG_BYTES); /* no page faults inside the copy */
+	for (int k = 0; k < LONG_REPS && !a->bad; k++) {
+		if (tc_rank(proc) == 0) {
+			memset(buf, k + 1, LONG_BYTES);
+			if (tc_recv(proc, 1, &token, sizeof token, NULL)) {
+				a->bad = 1;
+				break;
+			}
+			struct tc_stats before, after;
+			tc_proc_stats(proc, &before);
+			if (tc_send(proc, 1, buf, LONG_BYTES))
+				a->bad = 1;
+			tc_proc_stats(proc, &after);
+			a->sleeps += after.waits_blocked > before.waits_blocked;
+		} else {
+			tc_request r;
+			if (tc_irecv(proc, 0, buf, LONG_BYTES, &r) ||
+			    tc_send(proc, 0, &token, sizeof token) || tc_wait(proc, &r, NULL) ||
+			    buf[0] != k + 1 || buf[LONG_BYTES - 1] != k + 1)
+				a->bad = 1;
+		}
+	}
+	free(buf);
+	return 0;
+}
+
+Test(wait, sender_keeps_its_cpu_while_the_peer_copies, .timeout = 60)
+{
+	struct tc_team_config cfg;
+	tc_team_config_default(&cfg);
+	cfg.topology = "chain:2";
+	cfg.timeout_ms = 60000;
+	struct tc_team *team = NULL;
+	cr_assert_eq(tc_team_create(&cfg, &team), 0);
+	struct tc_team_info info;
+	tc_team_get_info(team, &info);
+	if (info.oversubscribed) {
+		tc_team_destroy(team);
+		cr_skip_test("one CPU: the ranks of chain:2 share it");
+	}
+	struct long_arg a = {0};
+	cr_assert_eq(tc_run(team, long_fn, &a), 0);
+	cr_assert_not(a.bad);
+	cr_assert_leq(a.sleeps, LONG_REPS - 3, "the sender slept in %d of %d sends", a.sleeps,
+	             LONG_REPS);
+	tc_team_destroy(team);
+}
