@@ -40,7 +40,9 @@ struct tc_proc;
 
 /* How a rank waits for a peer. */
 enum tc_wait_policy {
-	TC_WAIT_AUTO = 0, /* spin then block when ranks <= CPUs; yield then block
+	TC_WAIT_AUTO = 0, /* spin then block when ranks <= CPUs (a sender whose
+	                     long single-copy message is being copied spins
+	                     until the copy must be over); yield then block
 	                     when ranks outnumber CPUs (never spins then) */
 	TC_WAIT_SPIN,     /* busy-poll only (lowest latency, burns the CPU) */
 	TC_WAIT_YIELD,    /* sched_yield() between polls, never sleeps */
@@ -64,7 +66,9 @@ struct tc_team_config {
 	                         NULL: "complete:p".  Copied, not kept. */
 	enum tc_wait_policy wait;
 	uint64_t spin_ns;     /* TC_WAIT_AUTO: spin this long before yielding or
-	                         blocking (0: the default, see tc_team_info) */
+	                         blocking, or longer while a peer copies a long
+	                         message of ours (0: the default, see
+	                         tc_team_info) */
 	uint64_t yield_ns;    /* TC_WAIT_AUTO: yield this long before blocking
 	                         (0: the default) */
 	int no_pin;           /* non-zero: tc_run does not pin its threads */

@@ -92,7 +92,9 @@ int tc_reduce_local(const void *in, void *inout, size_t count, enum tc_dtype dt,
 /* Per-call options; all-zero (or a NULL pointer) means the defaults. */
 struct tc_coll_opts {
 	const char *alg;       /* canonical algorithm name (DESIGN.md catalogue),
-	                          NULL or "auto": the cheapest predicted one */
+	                          NULL or "auto": the cheapest predicted one
+	                          (priced on the machine when ranks outnumber
+	                          CPUs, see tc_predict) */
 	int packets;           /* ring_pipelined: packets r (0: r_opt of seed 003) */
 	const struct tc_user_op *user_op; /* with TC_OP_USER */
 };
@@ -180,9 +182,9 @@ struct tc_prediction {
  * and applies the logical clock, exactly as a real run would.  alg NULL or
  * "auto" picks the cheapest by the model alone; a team whose ranks outnumber
  * its CPUs (and is not emulated) prices what its CPUs will do instead: the
- * data at the machine's rates and a pass of context switches per level of
- * waits (tc_last_coll() says what it ran), so predict that algorithm by name
- * to match such a run.
+ * data at the machine's rates and, unless it spins (TC_WAIT_SPIN), a pass
+ * of context switches per level of waits (tc_last_coll() says what it ran),
+ * so predict that algorithm by name to match such a run.
  * Returns 0, TC_EALG, TC_ENOTSUP, TC_EROOT, TC_EINVAL, TC_ENOMEM.
  * Thread-safe.
  */

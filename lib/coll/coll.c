@@ -19,6 +19,7 @@
  * Cache: each rank keeps its own last TC__CACHE schedules (no sharing, no
  * locks); a hit costs a few comparisons.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -193,17 +194,17 @@ static int tc__machine_score(const struct tc__sched *s, const struct tc__gen *g,
 	int err = tc__sched_simulate(s, g->t, &mm, &sim);
 	if (err)
 		return err;
-	struct tc__mps q;
-	tc__mps_from_model(&q, &mm);
-	tc_time_t work = 0;
+	/* In double: p^2 crossings of 2^48 bytes would overflow ps. */
+	double work = 0;
 	for (int i = 0; i < s->nx; i++) {
 		const struct tc__xfer *x = &s->x[i];
 		if (x->src != x->dst)
-			work += (tc_time_t)tc_topo_distance(g->t, x->src, x->dst) *
-			        tc__link_time(&q, x->bytes);
+			work += tc_topo_distance(g->t, x->src, x->dst) *
+			        (mm.ts_ns + (double)x->bytes * mm.tw_ns) * TC_PS_PER_NS;
 	}
-	*score = tc__max_time(sim.makespan, work / (tc_time_t)g->cpus) +
-	         (tc_time_t)tc__sched_levels(s, g->t) * (tc_time_t)g->wait_ns * TC_PS_PER_NS;
+	double t = fmax((double)sim.makespan, work / g->cpus) +
+	           (double)tc__sched_levels(s, g->t) * (double)g->wait_ns * TC_PS_PER_NS;
+	*score = t < 0x1p62 ? (tc_time_t)t : (tc_time_t)0x1p62;
 	tc__sim_free(&sim);
 	return 0;
 }
@@ -237,37 +238,45 @@ int tc__coll_select(const struct tc__gen *g, const char *name, int need_ordered,
 		const struct tc__alg *a = &tc__algs[i];
 		if (a->coll != g->coll || (need_ordered && !(a->flags & TC__ALG_ORDERED)))
 			continue;
+		/* A candidate that does not apply is skipped; running out of
+		 * memory fails the call (skipping would let ranks differ). */
 		struct tc__sched c;
-		if (tc__coll_generate(a, g, &c))
+		int err = tc__coll_generate(a, g, &c);
+		if (err == TC_ENOMEM)
+			goto nomem;
+		if (err)
 			continue;
 		struct tc__sim sim;
-		if (tc__sched_simulate(&c, g->t, g->md, &sim)) {
-			tc__sched_free(&c);
-			continue;
+		err = tc__sched_simulate(&c, g->t, g->md, &sim);
+		if (!err) {
+			const tc_time_t t = sim.makespan;
+			tc__sim_free(&sim);
+			tc_time_t score = t;
+			if (g->cpus)
+				err = tc__machine_score(&c, g, &score);
+			if (!err && (!best || score < best_score)) {
+				if (best)
+					tc__sched_free(s);
+				*s = c;
+				best = a;
+				best_t = t;
+				best_score = score;
+				continue;
+			}
 		}
-		const tc_time_t t = sim.makespan;
-		tc__sim_free(&sim);
-		tc_time_t score = t;
-		if (g->cpus && tc__machine_score(&c, g, &score)) {
-			tc__sched_free(&c);
-			continue;
-		}
-		if (!best || score < best_score) {
-			if (best)
-				tc__sched_free(s);
-			*s = c;
-			best = a;
-			best_t = t;
-			best_score = score;
-		} else {
-			tc__sched_free(&c);
-		}
+		tc__sched_free(&c);
+		if (err == TC_ENOMEM)
+			goto nomem;
 	}
 	if (!best)
 		return TC_ENOTSUP;
 	*alg = best;
 	*makespan = best_t;
 	return TC_OK;
+nomem:
+	if (best)
+		tc__sched_free(s);
+	return TC_ENOMEM;
 }
 
 /* ---- the per-rank cache ------------------------------------------------- */
@@ -348,7 +357,7 @@ static int tc__coll_plan(struct tc_proc *proc, const struct tc__gen *g, const ch
 	const struct tc_team *team = proc->team;
 	struct tc__gen gw = *g;
 	gw.wait_ns = tc__wait_level_ns(team);
-	gw.cpus = team->p > team->cpus && !team->emulate ? team->cpus : 0;
+	gw.cpus = tc__shared_cpus(team);
 	int err = tc__coll_select(&gw, name, ordered, &alg, &s, &ms);
 	if (err)
 		return err;

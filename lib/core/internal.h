@@ -72,8 +72,9 @@ struct tc_proc {
 	int nactive;
 	int npending_rndv;     /* own sends waiting for a receiver's copy */
 	uint64_t spin_until_ns; /* tc__now_ns() before which a wait keeps
-	                          spinning: a peer may still be copying a long
-	                          single-copy send of ours (lib/p2p/p2p.c) */
+	                          spinning while npending_rndv: a peer may still
+	                          be copying a long single-copy send of ours
+	                          (lib/p2p/p2p.c) */
 	_Atomic int rndv_reading; /* inside another rank's buffer (single copy);
 	                             see tc__rndv_quiesce() */
 	uint64_t nposts;       /* requests posted so far (lib/core/wait.c) */

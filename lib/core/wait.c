@@ -88,9 +88,14 @@ void tc__doorbell_ring(struct tc__doorbell *db)
  */
 #define TC__SWITCH_NS 3000u
 
+int tc__shared_cpus(const struct tc_team *team)
+{
+	return team->p > team->cpus && !team->emulate ? team->cpus : 0;
+}
+
 uint64_t tc__wait_level_ns(const struct tc_team *team)
 {
-	if (team->p <= team->cpus || team->emulate || team->wait == TC_WAIT_SPIN)
+	if (!tc__shared_cpus(team) || team->wait == TC_WAIT_SPIN)
 		return 0;
 	uint64_t per_cpu = ((uint64_t)team->p + (uint64_t)team->cpus - 1) / (uint64_t)team->cpus;
 	return per_cpu * TC__SWITCH_NS;
@@ -129,7 +134,8 @@ int tc__wait_for(struct tc_proc *proc, tc__cond_fn cond, void *ctx)
 			tc__rndv_quiesce(proc);
 			return TC_ETIMEDOUT;
 		}
-		spinning = pol == TC_WAIT_SPIN || waited < team->spin_ns || now < proc->spin_until_ns;
+		spinning = pol == TC_WAIT_SPIN || waited < team->spin_ns ||
+		           (proc->npending_rndv && now < proc->spin_until_ns);
 		if (spinning) {
 			tc__cpu_relax();
 			continue;

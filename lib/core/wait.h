@@ -109,4 +109,10 @@ uint64_t tc__now_ns(void);
 struct tc_team;
 uint64_t tc__wait_level_ns(const struct tc_team *team);
 
+/* The CPUs a native team's ranks share when they outnumber them, else 0 (a
+ * CPU per rank, or emulated: the model's delays are the point).  Where this
+ * is not 0, the wall clock is the CPUs' work and TC_ALG_AUTO prices the
+ * machine rather than the model (lib/coll/coll.c).  Thread-safe. */
+int tc__shared_cpus(const struct tc_team *team);
+
 #endif /* TC_CORE_WAIT_H */

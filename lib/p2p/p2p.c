@@ -73,15 +73,18 @@ static bool tc__push_send(struct tc_proc *proc, struct tc__port *port, tc_reques
 		proc->npending_rndv++;
 		proc->stats.packets_sent++;
 		tc__data_published(t, ch);
-		/* A copy longer than the spin budget: keep the CPU until it
-		 * must be over (a sleep puts a wake-up, 10-50 us here, on the
-		 * critical path of a copy certain to end): twice the machine's
-		 * rate, as a copy out of another core's cache ran at up to
-		 * 0.13 ns/B.  Only where the rank has a CPU to itself
-		 * (spin_ns is 0 otherwise). */
+		/* A copy longer than the spin budget: while it is pending,
+		 * keep the CPU until it must be over (a sleep puts a wake-up,
+		 * 10-50 us here, on the critical path of a copy certain to
+		 * end): twice the machine's rate, as a copy out of another
+		 * core's cache ran at up to 0.13 ns/B.  Only where the rank
+		 * has a CPU to itself (it would starve the copy otherwise). */
 		uint64_t copy_ns = (uint64_t)((double)req->bytes * 2 * TC__MACHINE_TW_NS);
-		if (t->spin_ns && copy_ns > t->spin_ns)
-			proc->spin_until_ns = tc__now_ns() + copy_ns;
+		if (t->spin_ns && t->p <= t->cpus && copy_ns > t->spin_ns) {
+			uint64_t until = tc__now_ns() + copy_ns;
+			if (until > proc->spin_until_ns)
+				proc->spin_until_ns = until;
+		}
 		return true;
 	}
 
