@@ -75,7 +75,6 @@ struct tc__plan {
 /* Per-item state of a running round. */
 struct tc__istate {
 	int posted;
-	int clocked;
 	tc_time_t arrival;
 	/* Direct receives: result region, other operand, its side. */
 	void *out;
@@ -567,13 +566,14 @@ int tc__plan_exec(struct tc_proc *proc, const struct tc__sched *s, const struct 
 		                       .deg = proc->deg, .tag = io->tag};
 		const tc_time_t c_start = proc->clock;
 		const uint64_t w_start = proc->ev ? tc__wall(team) : 0;
-		memset(st, 0, (size_t)rd.n * sizeof *st);
 
 		/* Own sends get their logical arrival now, in schedule order,
-		 * from the clock at the start of the round. */
+		 * from the clock at the start of the round.  (The other fields
+		 * of st[i] are set before they are read.) */
 		tc_time_t send_done = proc->clock;
 		for (int i = 0; i < rd.n; i++) {
 			const struct tc__pitem *x = &rd.it[i];
+			st[i].posted = 0;
 			if (x->kind == TC__IT_FWD_OUT)
 				rd.unposted++;
 			if (x->kind != TC__IT_SEND)
@@ -706,7 +706,7 @@ int tc__plan_exec(struct tc_proc *proc, const struct tc__sched *s, const struct 
 		}
 		/* Emulated: a rank that received waits until the model delivered
 		 * it (and its combines are done); a pure sender runs on. */
-		if (nr)
+		if (nr && team->emulate)
 			tc__emulate_sync(proc);
 	}
 	proc->ncalls++;
