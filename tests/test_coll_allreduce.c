@@ -1185,6 +1185,107 @@ Test(errors, arguments, .timeout = 60)
 	tc_topo_destroy(t);
 }
 
+/* The executor runs a plan of tiny rounds (at most one send and one receive
+ * of one packet each: small barriers and allreduces) without its round
+ * machinery, and a traced run always with it (lib/sched/exec.c): the two
+ * must agree on every rank's result, logical clock and statistics, also
+ * when ranks of one call take different paths (linear: rank 0 receives
+ * from everyone) and when every message goes the request way (blocking
+ * waits poll once). */
+struct tiny_arg {
+	int coll; /* 0 barrier, 1 allreduce */
+	int p;
+	const char *alg;
+	double out[64];
+	tc_time_t clock[64];
+	struct tc_stats st[64];
+};
+
+static int tiny_fn(struct tc_proc *proc, void *argp)
+{
+	struct tiny_arg *a = argp;
+	int me = tc_rank(proc);
+	struct tc_coll_opts o = {.alg = a->alg};
+	double x = me + 1, y = 0;
+	for (int k = 0; k < 3; k++) {
+		int err = a->coll ? tc_allreduce(proc, &x, &y, 1, TC_DOUBLE, TC_OP_SUM, &o)
+		                  : tc_barrier(proc, &o);
+		if (err)
+			return err;
+		x += y;
+	}
+	a->p = tc_size(proc);
+	a->out[me] = x;
+	a->clock[me] = tc_clock(proc);
+	tc_proc_stats(proc, &a->st[me]);
+	return 0;
+}
+
+Test(allreduce, tiny_plans_match_the_general_executor, .timeout = 120)
+{
+	static const char *const specs[] = {"complete:2", "complete:5", "hypercube:3", "ring:6",
+	                                    "star:5"};
+	static const struct {
+		int coll;
+		const char *alg;
+	} cases[] = {{0, "dissemination"}, {0, "linear"}, {1, "hypercube"}, {1, "linear"},
+	             {1, "reduce_bcast"}, {1, "ring"}};
+	struct tc_model md;
+	tc_model_default(&md);
+	md.tc_ns = 0.5;
+	md.th_ns = 30;
+	int compared = 0;
+	for (size_t si = 0; si < sizeof specs / sizeof specs[0]; si++)
+		for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++)
+			for (int wait = 0; wait < 2; wait++) {
+				struct tiny_arg *run[2];
+				int ok = 1;
+				for (int traced = 0; traced < 2; traced++) {
+					struct tc_team_config cfg;
+					tc_team_config_default(&cfg);
+					cfg.topology = specs[si];
+					cfg.model = md;
+					cfg.timeout_ms = 60000;
+					cfg.wait = wait ? TC_WAIT_BLOCK : TC_WAIT_AUTO;
+					cfg.trace_events = traced ? 256 : 0;
+					struct tc_team *team = NULL;
+					cr_assert_eq(tc_team_create(&cfg, &team), 0);
+					run[traced] = calloc(1, sizeof *run[traced]);
+					run[traced]->coll = cases[ci].coll;
+					run[traced]->alg = cases[ci].alg;
+					int err = tc_run(team, tiny_fn, run[traced]);
+					if (err == TC_ENOTSUP)
+						ok = 0; /* the algorithm does not apply here */
+					else
+						cr_assert_eq(err, 0, "%s %s: %s", specs[si], cases[ci].alg,
+						             tc_strerror(err));
+					tc_team_destroy(team);
+				}
+				int p = 0;
+				for (; ok && p < run[0]->p; p++) {
+					const struct tiny_arg *u = run[0], *t = run[1];
+					cr_assert_eq(u->out[p], t->out[p], "%s %s rank %d: result", specs[si],
+					             cases[ci].alg, p);
+					cr_assert_eq(u->clock[p], t->clock[p], "%s %s rank %d: clock %lld, traced %lld",
+					             specs[si], cases[ci].alg, p, (long long)u->clock[p],
+					             (long long)t->clock[p]);
+					const struct tc_stats *a = &u->st[p], *b = &t->st[p];
+					cr_assert(a->msgs_sent == b->msgs_sent && a->msgs_recv == b->msgs_recv &&
+					              a->bytes_sent == b->bytes_sent &&
+					              a->bytes_recv == b->bytes_recv && a->rounds == b->rounds &&
+					              a->transfers_sent == b->transfers_sent &&
+					              a->transfers_recv == b->transfers_recv &&
+					              a->forwarded == b->forwarded && a->hops == b->hops &&
+					              a->busy_ps == b->busy_ps,
+					          "%s %s rank %d: statistics differ", specs[si], cases[ci].alg, p);
+				}
+				compared += p;
+				free(run[0]);
+				free(run[1]);
+			}
+	cr_assert_gt(compared, 100, "only %d rank runs compared", compared);
+}
+
 /* Mismatched calls fail on every rank instead of hanging. */
 enum { MM_COUNT, MM_BARRIER };
 

@@ -20,7 +20,11 @@
  * Running a plan then costs only the rank's own items, whatever p is.  A
  * round of one-packet messages with at most one send and one receive per
  * link runs eagerly: straight into and out of the rings, with no request
- * unless a ring is full or a message is late (tc__round_eager).
+ * unless a ring is full or a message is late (tc__round_eager).  A plan made
+ * only of such rounds with at most one send and one receive each (a
+ * barrier, or an allreduce of a few bytes: "tiny") runs without the round
+ * machinery (tc__run_tiny): the same clock rules, statistics and fallbacks,
+ * at a fraction of the instructions, which is most of such a call's time.
  *
  * An out-item is posted once it is ready and every earlier out-item on the
  * same link has been posted: each link then carries its messages in schedule
@@ -67,6 +71,8 @@ struct tc__plan {
 	struct tc__papply *ap;
 	unsigned char *simple; /* per round: only own one-packet messages, at
 	                          most one send and one receive per link */
+	int tiny;              /* every round simple with at most one send and
+	                          one receive (tc__run_tiny) */
 	int nitems, max_round_items;
 	uint64_t stage_max; /* staging bytes of the largest round */
 	size_t chunk;
@@ -326,6 +332,16 @@ int tc__plan_build(struct tc_proc *proc, const struct tc__sched *s, struct tc__p
 		goto fail;
 	pl->it_at[s->nrounds] = b.n;
 	pl->ap_at[s->nrounds] = b.na;
+	pl->tiny = 1;
+	for (int r = 0; r < s->nrounds; r++) {
+		int ns = 0, nr = 0;
+		for (int i = pl->it_at[r]; i < pl->it_at[r + 1]; i++) {
+			ns += b.it[i].kind == TC__IT_SEND;
+			nr += b.it[i].kind == TC__IT_RECV;
+		}
+		if (!pl->simple[r] || ns > 1 || nr > 1)
+			pl->tiny = 0;
+	}
 	pl->it = b.it;
 	pl->ap = b.ap;
 	pl->nitems = b.n;
@@ -539,6 +555,175 @@ static int tc__arr_cmp(const void *pa, const void *pb)
 	return (a->i > b->i) - (a->i < b->i);
 }
 
+/* Data of round r: staged receives and local transfers, in schedule order;
+ * every combine costs m t_c.  it: the round's items; w_start: the wall
+ * clock at the start of the round (trace only). */
+static void tc__round_apply(struct tc_proc *proc, const struct tc__sched *s,
+                            const struct tc__plan *pl, int r, unsigned char **bufs,
+                            const struct tc__pitem *it, const struct tc__exec_io *io,
+                            uint64_t w_start)
+{
+	struct tc_team *team = proc->team;
+	const struct tc__mps *q = &team->mps;
+	for (int k = pl->ap_at[r]; k < pl->ap_at[r + 1]; k++) {
+		const struct tc__papply *a = &pl->ap[k];
+		const struct tc__xfer *x = &s->x[a->xi];
+		const bool direct = a->item >= 0 && it[a->item].direct;
+		const void *from = a->item >= 0 ? bufs[it[a->item].buf] + it[a->item].boff
+		                                : bufs[x->sbuf] + x->soff;
+		void *to = bufs[x->rbuf] + x->roff;
+		if (x->op == TC__XOP_COPY) {
+			if (to != from && x->bytes)
+				memmove(to, from, x->bytes);
+		} else if (io->combine && x->bytes) {
+			/* A direct receive was combined on arrival; the clock
+			 * and the trace take it here like the others. */
+			uint64_t w0 = proc->ev ? tc__wall(team) : 0;
+			const void *other = bufs[tc__xfer_abuf(x)] + x->roff;
+			if (direct)
+				w0 = w_start;
+			else if (x->op == TC__XOP_COMBINE_LEFT)
+				io->combine(to, from, other, x->bytes, io->combine_ctx);
+			else
+				io->combine(to, other, from, x->bytes, io->combine_ctx);
+			if (proc->ev) {
+				struct tc_event e = {TC_EV_COMBINE, r, a->xi, x->src, x->src, x->dst,
+				                     x->bytes, proc->ncalls, proc->clock,
+				                     proc->clock + (tc_time_t)x->bytes * q->tc, w0,
+				                     tc__wall(team)};
+				tc__trace(proc, &e);
+			}
+		}
+		if (x->op != TC__XOP_COPY) {
+			proc->clock += (tc_time_t)x->bytes * q->tc;
+			proc->stats.busy_ps += (tc_time_t)x->bytes * q->tc;
+		}
+	}
+}
+
+/* A round that failed with err: a mismatched call (a message of another
+ * size or collective) fails every rank; our buffers may be freed on return,
+ * so no peer may still be copying out of them. */
+static int tc__round_failed(struct tc_proc *proc, int err)
+{
+	if (err == TC_ETRUNCATE || err == TC_EMISMATCH) {
+		err = TC_EMISMATCH;
+		tc_team_abort(proc->team);
+	}
+	tc__rndv_quiesce(proc);
+	return err;
+}
+
+/* The requests a tiny round fell back to (tc__run_tiny). */
+struct tc__tiny_wait {
+	tc_request *req[2];
+	int n;
+	int err;
+};
+
+static bool tc__tiny_done(struct tc_proc *proc, void *ctxp)
+{
+	struct tc__tiny_wait *w = ctxp;
+	bool done = true;
+	for (int i = 0; i < w->n; i++) {
+		if (!tc__req_complete(proc, w->req[i])) {
+			done = false;
+			continue;
+		}
+		if (w->req[i]->status) { /* a failed one ends the round at once */
+			w->err = w->req[i]->status;
+			return true;
+		}
+	}
+	return done;
+}
+
+/*
+ * A tiny plan (pl->tiny): each round is at most one own send and one own
+ * receive of one packet.  The send goes straight into its ring and the
+ * receive is taken straight out of its ring (tc__round_eager's rules: a
+ * request when the ring is full, the link has requests queued, or the
+ * message is not there after the eager polls), with tc__plan_exec's clock
+ * rules and statistics: the send's arrival from the clock at the start of
+ * the round, the clock then the send's completion, then the receive's.
+ */
+static int tc__run_tiny(struct tc_proc *proc, const struct tc__sched *s, const struct tc__plan *pl,
+                        const struct tc__exec_io *io, unsigned char **bufs, tc_request *req)
+{
+	struct tc_team *team = proc->team;
+	const struct tc__mps *q = &team->mps;
+	const size_t scm = tc__coll_single_copy_min(team);
+	const int spin = tc__eager_polls(team);
+	for (int r = 0; r < pl->nrounds; r++) {
+		const struct tc__pitem *it = pl->it + pl->it_at[r], *xs = NULL, *xr = NULL;
+		const int n = pl->it_at[r + 1] - pl->it_at[r];
+		for (int i = 0; i < n; i++) {
+			if (it[i].kind == TC__IT_SEND)
+				xs = &it[i];
+			else
+				xr = &it[i];
+		}
+		struct tc__tiny_wait w = {.n = 0};
+		tc_time_t send_done = proc->clock, arrival = 0;
+		bool late = false; /* the receive went the request way */
+		if (xs) {
+			const struct tc__xfer *y = &s->x[xs->xi];
+			tc_time_t done;
+			tc_time_t at = tc__clock_send(q, proc->clock,
+			                              &proc->res_free[tc__res_send(q, xs->nbr)], y->bytes,
+			                              xs->hops, &done);
+			send_done = tc__max_time(send_done, done);
+			proc->stats.transfers_sent++;
+			proc->stats.hops += (uint64_t)xs->hops;
+			proc->stats.busy_ps += tc__link_time(q, y->bytes);
+			void *p = bufs[xs->buf] + xs->boff;
+			if (!tc__send_eager(proc, xs->nbr, p, xs->len, io->tag, at, scm)) {
+				tc__post_send(proc, xs->nbr, p, xs->len, io->tag, at, &req[0]);
+				w.req[w.n++] = &req[0];
+			}
+		}
+		if (xr) {
+			void *p = bufs[xr->buf] + xr->boff;
+			size_t got;
+			int taken = 0;
+			/* Polling makes no progress on queued requests: one look
+			 * only unless there are none. */
+			for (int k = 0, polls = proc->nactive ? 1 : spin; !taken && k < polls; k++)
+				taken = tc__recv_eager(proc, xr->nbr, p, xr->len, io->tag, &got, &arrival);
+			if (taken <= 0) {
+				tc__post_recv(proc, xr->nbr, p, xr->len, io->tag, &req[1]);
+				w.req[w.n++] = &req[1];
+				late = true;
+			}
+		}
+		if (w.n) {
+			int err = tc__wait_for(proc, tc__tiny_done, &w);
+			if (!err)
+				err = w.err;
+			if (err)
+				return tc__round_failed(proc, err);
+			if (late)
+				arrival = req[1].clock;
+		}
+		proc->clock = send_done;
+		if (xr) {
+			const struct tc__xfer *y = &s->x[xr->xi];
+			tc_time_t fin = tc__clock_recv(q, arrival,
+			                               &proc->res_free[tc__res_recv(q, xr->nbr)], y->bytes);
+			proc->clock = tc__max_time(proc->clock, fin);
+			proc->stats.transfers_recv++;
+			proc->stats.busy_ps += tc__link_time(q, y->bytes);
+		}
+		tc__round_apply(proc, s, pl, r, bufs, it, io, 0);
+		if (n)
+			proc->stats.rounds++;
+		if (xr && team->emulate)
+			tc__emulate_sync(proc);
+	}
+	proc->ncalls++;
+	return TC_OK;
+}
+
 int tc__plan_exec(struct tc_proc *proc, const struct tc__sched *s, const struct tc__plan *pl,
                   const struct tc__exec_io *io)
 {
@@ -552,6 +737,8 @@ int tc__plan_exec(struct tc_proc *proc, const struct tc__sched *s, const struct 
 	    !(bufs[TC__BUF_STAGE] = tc__scratch(proc, TC__SCR_STAGE, pl->stage_max)))
 		return TC_ENOMEM;
 	tc_request *req = tc__scratch(proc, TC__SCR_REQS, mi * sizeof *req);
+	if (req && pl->tiny && !proc->ev)
+		return tc__run_tiny(proc, s, pl, io, bufs, req);
 	struct tc__istate *st = tc__scratch(proc, TC__SCR_STATE,
 	                                    mi * (sizeof *st + sizeof(struct tc__arr_idx)));
 	unsigned char *blocked = tc__scratch(proc, TC__SCR_PORTS, (size_t)proc->deg + 1);
@@ -620,15 +807,8 @@ int tc__plan_exec(struct tc_proc *proc, const struct tc__sched *s, const struct 
 			int err = tc__wait_for(proc, tc__round_done, &rd);
 			if (!err)
 				err = rd.err;
-			if (err) {
-				if (err == TC_ETRUNCATE || err == TC_EMISMATCH) {
-					err = TC_EMISMATCH;
-					tc_team_abort(team);
-				}
-				/* Peers may be copying out of our buffers. */
-				tc__rndv_quiesce(proc);
-				return err;
-			}
+			if (err)
+				return tc__round_failed(proc, err);
 		}
 		const uint64_t w_end = proc->ev ? tc__wall(team) : 0;
 		if (proc->ev)
@@ -660,42 +840,7 @@ int tc__plan_exec(struct tc_proc *proc, const struct tc__sched *s, const struct 
 			}
 		}
 
-		/* Data: staged receives and local transfers, in schedule order;
-		 * every combine costs m t_c. */
-		for (int k = pl->ap_at[r]; k < pl->ap_at[r + 1]; k++) {
-			const struct tc__papply *a = &pl->ap[k];
-			const struct tc__xfer *x = &s->x[a->xi];
-			const bool direct = a->item >= 0 && rd.it[a->item].direct;
-			const void *from = a->item >= 0 ? tc__ptr(&rd, &rd.it[a->item])
-			                                : bufs[x->sbuf] + x->soff;
-			void *to = bufs[x->rbuf] + x->roff;
-			if (x->op == TC__XOP_COPY) {
-				if (to != from && x->bytes)
-					memmove(to, from, x->bytes);
-			} else if (io->combine && x->bytes) {
-				/* A direct receive was combined on arrival; the
-				 * clock and the trace take it here like the others. */
-				uint64_t w0 = proc->ev ? tc__wall(team) : 0;
-				const void *other = bufs[tc__xfer_abuf(x)] + x->roff;
-				if (direct)
-					w0 = w_start;
-				else if (x->op == TC__XOP_COMBINE_LEFT)
-					io->combine(to, from, other, x->bytes, io->combine_ctx);
-				else
-					io->combine(to, other, from, x->bytes, io->combine_ctx);
-				if (proc->ev) {
-					struct tc_event e = {TC_EV_COMBINE, r, a->xi, x->src, x->src, x->dst,
-					                     x->bytes, proc->ncalls, proc->clock,
-					                     proc->clock + (tc_time_t)x->bytes * q->tc, w0,
-					                     tc__wall(team)};
-					tc__trace(proc, &e);
-				}
-			}
-			if (x->op != TC__XOP_COPY) {
-				proc->clock += (tc_time_t)x->bytes * q->tc;
-				proc->stats.busy_ps += (tc_time_t)x->bytes * q->tc;
-			}
-		}
+		tc__round_apply(proc, s, pl, r, bufs, rd.it, io, w_start);
 		if (rd.n) {
 			proc->stats.rounds++;
 			if (proc->ev) {
