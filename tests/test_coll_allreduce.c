@@ -1186,12 +1186,13 @@ Test(errors, arguments, .timeout = 60)
 }
 
 /* The executor runs a plan of tiny rounds (at most one send and one receive
- * of one packet each: small barriers and allreduces) without its round
- * machinery, and a traced run always with it (lib/sched/exec.c): the two
- * must agree on every rank's result, logical clock and statistics, also
- * when ranks of one call take different paths (linear: rank 0 receives
- * from everyone) and when every message goes the request way (blocking
- * waits poll once). */
+ * of one packet each: e.g. dissemination or a hypercube allreduce of one
+ * double on complete:2 or hypercube:3) without its round machinery, and a
+ * traced run always with it (lib/sched/exec.c): the two must agree on every
+ * rank's result, logical clock and statistics, also when ranks of one call
+ * take different paths (linear: rank 0 receives from everyone; ranks that
+ * forward on ring:6), when receives go the request way (blocking waits poll
+ * once), under other port, duplex and switching models, and emulated. */
 struct tiny_arg {
 	int coll; /* 0 barrier, 1 allreduce */
 	int p;
@@ -1207,6 +1208,8 @@ static int tiny_fn(struct tc_proc *proc, void *argp)
 	int me = tc_rank(proc);
 	struct tc_coll_opts o = {.alg = a->alg};
 	double x = me + 1, y = 0;
+	if (me == 0)
+		a->p = tc_size(proc);
 	for (int k = 0; k < 3; k++) {
 		int err = a->coll ? tc_allreduce(proc, &x, &y, 1, TC_DOUBLE, TC_OP_SUM, &o)
 		                  : tc_barrier(proc, &o);
@@ -1214,7 +1217,6 @@ static int tiny_fn(struct tc_proc *proc, void *argp)
 			return err;
 		x += y;
 	}
-	a->p = tc_size(proc);
 	a->out[me] = x;
 	a->clock[me] = tc_clock(proc);
 	tc_proc_stats(proc, &a->st[me]);
@@ -1230,14 +1232,22 @@ Test(allreduce, tiny_plans_match_the_general_executor, .timeout = 120)
 		const char *alg;
 	} cases[] = {{0, "dissemination"}, {0, "linear"}, {1, "hypercube"}, {1, "linear"},
 	             {1, "reduce_bcast"}, {1, "ring"}};
-	struct tc_model md;
-	tc_model_default(&md);
-	md.tc_ns = 0.5;
-	md.th_ns = 30;
 	int compared = 0;
 	for (size_t si = 0; si < sizeof specs / sizeof specs[0]; si++)
 		for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++)
-			for (int wait = 0; wait < 2; wait++) {
+			for (int v = 0; v < 3; v++) {
+				/* 0: the default waits, one port, full duplex, SF;
+				 * 1: blocking waits, all ports, half duplex, CT;
+				 * 2: emulated (a few microseconds of model time). */
+				struct tc_model md;
+				tc_model_default(&md);
+				md.tc_ns = 0.5;
+				md.th_ns = 30;
+				if (v == 1) {
+					md.ports = TC_PORTS_ALL;
+					md.duplex = TC_DUPLEX_HALF;
+					md.switching = TC_SWITCH_CT;
+				}
 				struct tiny_arg *run[2];
 				int ok = 1;
 				for (int traced = 0; traced < 2; traced++) {
@@ -1246,7 +1256,8 @@ Test(allreduce, tiny_plans_match_the_general_executor, .timeout = 120)
 					cfg.topology = specs[si];
 					cfg.model = md;
 					cfg.timeout_ms = 60000;
-					cfg.wait = wait ? TC_WAIT_BLOCK : TC_WAIT_AUTO;
+					cfg.wait = v == 1 ? TC_WAIT_BLOCK : TC_WAIT_AUTO;
+					cfg.mode = v == 2 ? TC_MODE_EMULATED : TC_MODE_NATIVE;
 					cfg.trace_events = traced ? 256 : 0;
 					struct tc_team *team = NULL;
 					cr_assert_eq(tc_team_create(&cfg, &team), 0);
@@ -1276,7 +1287,8 @@ Test(allreduce, tiny_plans_match_the_general_executor, .timeout = 120)
 					              a->transfers_sent == b->transfers_sent &&
 					              a->transfers_recv == b->transfers_recv &&
 					              a->forwarded == b->forwarded && a->hops == b->hops &&
-					              a->busy_ps == b->busy_ps,
+					              a->busy_ps == b->busy_ps && a->packets_sent == b->packets_sent &&
+					              a->single_copy == b->single_copy,
 					          "%s %s rank %d: statistics differ", specs[si], cases[ci].alg, p);
 				}
 				compared += p;

@@ -20,9 +20,10 @@
  * Running a plan then costs only the rank's own items, whatever p is.  A
  * round of one-packet messages with at most one send and one receive per
  * link runs eagerly: straight into and out of the rings, with no request
- * unless a ring is full or a message is late (tc__round_eager).  A plan made
- * only of such rounds with at most one send and one receive each (a
- * barrier, or an allreduce of a few bytes: "tiny") runs without the round
+ * unless a ring is full or a message is late (tc__round_eager).  A rank's
+ * plan made only of such rounds with at most one send and one receive each
+ * ("tiny": e.g. a dissemination barrier, or a hypercube allreduce of a few
+ * bytes, on a complete graph or a hypercube) runs without the round
  * machinery (tc__run_tiny): the same clock rules, statistics and fallbacks,
  * at a fraction of the instructions, which is most of such a call's time.
  *
@@ -248,6 +249,7 @@ int tc__plan_build(struct tc_proc *proc, const struct tc__sched *s, struct tc__p
 		goto fail;
 	pl->chunk = q->ct && team->model.mu ? team->model.mu : team->packet_bytes;
 	err = TC_OK;
+	bool tiny = true;
 
 	for (int r = 0; r < s->nrounds && !err; r++) {
 		const int x0 = s->round_at[r], x1 = s->round_at[r + 1];
@@ -323,8 +325,17 @@ int tc__plan_build(struct tc_proc *proc, const struct tc__sched *s, struct tc__p
 		}
 		if (stage > pl->stage_max)
 			pl->stage_max = stage;
-		if (!err)
-			pl->simple[r] = tc__round_simple(team, b.it + pl->it_at[r], b.n - pl->it_at[r]);
+		if (!err) {
+			const struct tc__pitem *it = b.it + pl->it_at[r];
+			const int n = b.n - pl->it_at[r];
+			int ns = 0, nr = 0;
+			for (int i = 0; i < n; i++) {
+				ns += it[i].kind == TC__IT_SEND;
+				nr += it[i].kind == TC__IT_RECV;
+			}
+			pl->simple[r] = tc__round_simple(team, it, n);
+			tiny = tiny && pl->simple[r] && ns <= 1 && nr <= 1;
+		}
 		if (b.n - pl->it_at[r] > pl->max_round_items)
 			pl->max_round_items = b.n - pl->it_at[r];
 	}
@@ -332,16 +343,7 @@ int tc__plan_build(struct tc_proc *proc, const struct tc__sched *s, struct tc__p
 		goto fail;
 	pl->it_at[s->nrounds] = b.n;
 	pl->ap_at[s->nrounds] = b.na;
-	pl->tiny = 1;
-	for (int r = 0; r < s->nrounds; r++) {
-		int ns = 0, nr = 0;
-		for (int i = pl->it_at[r]; i < pl->it_at[r + 1]; i++) {
-			ns += b.it[i].kind == TC__IT_SEND;
-			nr += b.it[i].kind == TC__IT_RECV;
-		}
-		if (!pl->simple[r] || ns > 1 || nr > 1)
-			pl->tiny = 0;
-	}
+	pl->tiny = tiny;
 	pl->it = b.it;
 	pl->ap = b.ap;
 	pl->nitems = b.n;
