@@ -66,26 +66,6 @@ static struct tc_team *team_new(const char *spec, const struct tc_model *md, enu
 	return team;
 }
 
-/* Hop distances from src by breadth-first search. */
-static void bfs(const struct tc_topo *t, int src, int *dist)
-{
-	int p = tc_topo_nodes(t), queue[MAXP], qh = 0, qt = 0;
-	for (int i = 0; i < p; i++)
-		dist[i] = -1;
-	dist[src] = 0;
-	queue[qt++] = src;
-	while (qh < qt) {
-		int u = queue[qh++];
-		const int *nb;
-		int deg = tc_topo_neighbors(t, u, &nb);
-		for (int i = 0; i < deg; i++)
-			if (dist[nb[i]] < 0) {
-				dist[nb[i]] = dist[u] + 1;
-				queue[qt++] = nb[i];
-			}
-	}
-}
-
 /* What every program records: each rank's final clock and its return. */
 struct rec {
 	tc_time_t clock[MAXP];
@@ -321,7 +301,7 @@ Test(model, routed_sf_and_ct_closed_form, .timeout = 240)
 				const struct tc_topo *t = tc_team_topo(team);
 				int dist[MAXP][MAXP];
 				for (int u = 0; u < p; u++)
-					bfs(t, u, dist[u]);
+					tc_test_bfs(t, u, dist[u]);
 				for (size_t k = 0; k < sizeof ms / sizeof ms[0]; k++) {
 					uint64_t m = ms[k];
 #define T_OF(l) (ct ? CTt(m, (l)) : SFt(m, (l)))
@@ -417,7 +397,7 @@ Test(model, routed_linear_bcast_closed_form, .timeout = 120)
 			for (int root = 0; root < p; root += p / 2 > 0 ? p / 2 : 1)
 				for (size_t m = 0; m <= 10000; m = m ? m * 100 : 1) {
 					int dist[MAXP];
-					bfs(t, root, dist);
+					tc_test_bfs(t, root, dist);
 					struct bcast_ctx c = {.m = m, .root = root};
 					run(team, bcast_fn, &c, specs[si]);
 					for (int k = 0; k < p - 1; k++) {

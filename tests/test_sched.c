@@ -22,6 +22,7 @@
 #include "topocoll/error.h"
 #include "topocoll/model.h"
 #include "topocoll/topo.h"
+#include "util.h"
 
 #define TS 1000000LL /* ps */
 #define TW 2000LL    /* ps per byte */
@@ -81,30 +82,6 @@ static void sim(const struct tc__sched *s, const struct tc_topo *t, const struct
 {
 	cr_assert_eq(tc__sched_simulate(s, t, m, out), 0);
 	cr_assert_not_null(out->clock);
-}
-
-/* Hop distances from u by breadth-first search over the neighbour lists. */
-static void bfs(const struct tc_topo *t, int u, int *dist)
-{
-	int p = tc_topo_nodes(t);
-	int *q = malloc((size_t)p * sizeof *q);
-	cr_assert_not_null(q);
-	for (int i = 0; i < p; i++)
-		dist[i] = -1;
-	int h = 0, n = 0;
-	dist[u] = 0;
-	q[n++] = u;
-	while (h < n) {
-		int v = q[h++];
-		const int *nb;
-		int deg = tc_topo_neighbors(t, v, &nb);
-		for (int j = 0; j < deg; j++)
-			if (dist[nb[j]] < 0) {
-				dist[nb[j]] = dist[v] + 1;
-				q[n++] = nb[j];
-			}
-	}
-	free(q);
 }
 
 /* Number of set bits (hops between hypercube nodes differing by v). */
@@ -371,7 +348,7 @@ Test(sched, routed_pairs_sf_and_ct)
 		int *dist = malloc((size_t)p * sizeof *dist);
 		cr_assert_not_null(dist);
 		for (int u = 0; u < p; u++) {
-			bfs(t, u, dist);
+			tc_test_bfs(t, u, dist);
 			for (int v = 0; v < p; v++)
 				for (int ct = 0; ct < 2; ct++) {
 					int l = dist[v];

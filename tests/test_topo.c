@@ -18,6 +18,7 @@
 #include "harness.h"
 #include "topocoll/error.h"
 #include "topocoll/topo.h"
+#include "util.h"
 
 /* ---- helpers ------------------------------------------------------------ */
 
@@ -30,31 +31,6 @@ static struct tc_topo *make(const char *spec)
 	return t;
 }
 
-/* BFS distances from s; returns the eccentricity of s, or -1 if some node
- * is unreachable. */
-static int bfs(const struct tc_topo *t, int s, int *dist, int *queue)
-{
-	int p = tc_topo_nodes(t), head = 0, tail = 0, ecc = 0;
-
-	for (int i = 0; i < p; i++)
-		dist[i] = -1;
-	dist[s] = 0;
-	queue[tail++] = s;
-	while (head < tail) {
-		int u = queue[head++];
-		const int *nb;
-		int deg = tc_topo_neighbors(t, u, &nb);
-		for (int i = 0; i < deg; i++) {
-			if (dist[nb[i]] < 0) {
-				dist[nb[i]] = dist[u] + 1;
-				ecc = dist[nb[i]];
-				queue[tail++] = nb[i];
-			}
-		}
-	}
-	return tail == p ? ecc : -1;
-}
-
 /* Neighbour lists well formed and symmetric; links, degrees and (BFS from
  * every node, or from the first nsrc nodes) the diameter match the props. */
 static void check_structure(const struct tc_topo *t, int nsrc)
@@ -63,7 +39,7 @@ static void check_structure(const struct tc_topo *t, int nsrc)
 	int p = tc_topo_nodes(t), maxd = 0, mind = p > 1 ? p : 0, diam = 0;
 	long arcs = 0;
 	char spec[128];
-	int *dist = malloc(sizeof(int) * (size_t)p), *queue = malloc(sizeof(int) * (size_t)p);
+	int *dist = malloc(sizeof(int) * (size_t)p);
 
 	tc_topo_spec(t, spec, sizeof spec);
 	cr_assert_not_null(pr);
@@ -95,7 +71,7 @@ static void check_structure(const struct tc_topo *t, int nsrc)
 	if (nsrc > p)
 		nsrc = p;
 	for (int s = 0; s < nsrc; s++) {
-		int e = bfs(t, s, dist, queue);
+		int e = tc_test_bfs(t, s, dist);
 		cr_assert_geq(e, 0, "%s: disconnected", spec);
 		diam = e > diam ? e : diam;
 		for (int v = 0; v < p; v++)
@@ -104,7 +80,6 @@ static void check_structure(const struct tc_topo *t, int nsrc)
 	if (nsrc == p)
 		cr_assert_eq(pr->diameter, diam, "%s: diameter %d, BFS %d", spec, pr->diameter, diam);
 	free(dist);
-	free(queue);
 }
 
 /* Adjacency bit masks of a graph with p <= 64. */
@@ -457,7 +432,7 @@ static void check_routes(const char *spec)
 {
 	struct tc_topo *t = make(spec);
 	int p = tc_topo_nodes(t);
-	int *dist = malloc(sizeof(int) * (size_t)p), *queue = malloc(sizeof(int) * (size_t)p);
+	int *dist = malloc(sizeof(int) * (size_t)p);
 	int *path = malloc(sizeof(int) * (size_t)(p + 1));
 	enum tc_topo_kind kind = tc_topo_kind(t);
 	int dims[TC_TOPO_MAX_DIMS], nd = 0;
@@ -465,7 +440,7 @@ static void check_routes(const char *spec)
 	if (kind == TC_TOPO_MESH || kind == TC_TOPO_TORUS)
 		nd = tc_topo_dims(t, dims);
 	for (int src = 0; src < p; src++) {
-		bfs(t, src, dist, queue);
+		tc_test_bfs(t, src, dist);
 		for (int dst = 0; dst < p; dst++) {
 			int hops = tc_topo_route(t, src, dst, path, p + 1);
 			cr_assert_eq(hops, dist[dst], "%s: route %d->%d has %d hops, BFS %d", spec, src,
@@ -547,7 +522,6 @@ static void check_routes(const char *spec)
 	}
 	cr_assert_eq(tc_topo_next_hop(t, 0, 0), 0);
 	free(dist);
-	free(queue);
 	free(path);
 	tc_topo_destroy(t);
 }

@@ -17,6 +17,31 @@ static int tour_from(const struct tc_topo *t, int u, const int *parent, int *wal
 	return len;
 }
 
+int tc_test_bfs(const struct tc_topo *t, int src, int *dist)
+{
+	int p = tc_topo_nodes(t), head = 0, tail = 0, ecc = 0;
+	int *queue = malloc((size_t)p * sizeof *queue);
+	if (!queue)
+		abort();
+	for (int i = 0; i < p; i++)
+		dist[i] = -1;
+	dist[src] = 0;
+	queue[tail++] = src;
+	while (head < tail) {
+		int u = queue[head++];
+		const int *nb;
+		int deg = tc_topo_neighbors(t, u, &nb);
+		for (int i = 0; i < deg; i++)
+			if (dist[nb[i]] < 0) {
+				dist[nb[i]] = dist[u] + 1;
+				ecc = dist[nb[i]];
+				queue[tail++] = nb[i];
+			}
+	}
+	free(queue);
+	return tail == p ? ecc : -1;
+}
+
 int tc_test_tour(const struct tc_topo *t, int *walk)
 {
 	int p = tc_topo_nodes(t);

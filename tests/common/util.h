@@ -51,6 +51,11 @@ static inline int tc_test_specs_for(int p, char specs[][32], int max)
 	return n;
 }
 
+/* Hop distances from src over the neighbour lists (breadth-first search);
+ * dist holds p entries, -1 for a node src cannot reach.  Returns the
+ * eccentricity of src, or -1 when some node is unreachable. */
+int tc_test_bfs(const struct tc_topo *t, int src, int *dist);
+
 /* A closed walk that visits every node of a connected topology, moving only
  * along links: the depth-first tour of a BFS spanning tree (each tree edge
  * twice).  walk must hold 2p - 1 entries; returns the walk's length (nodes),
