@@ -145,6 +145,13 @@ int cli_case_parse(const char *cmd, int argc, char **argv, unsigned flags, struc
 	return 0;
 }
 
+int cli_case_predict(const struct cli_case *cs, struct tc_prediction *pr)
+{
+	int err = tc_predict(cs->t, &cs->model.md, cs->coll, cs->alg, cs->bytes,
+	                     tc_dtype_size(cs->dt), cs->root, cs->model.packets, pr);
+	return err ? cli_coll_error(err, cs->coll, cs->alg, cs->t, cs->root) : CLI_OK;
+}
+
 void cli_case_json(struct cli_json *w, const struct cli_case *cs)
 {
 	cli_json_str(w, "topology", cli_topo_name(cs->t));

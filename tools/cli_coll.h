@@ -42,6 +42,9 @@ int cli_case_parse(const char *cmd, int argc, char **argv, unsigned flags, struc
 void cli_case_free(struct cli_case *cs);
 /* topology, p, coll, msg_bytes, root, dtype and the model, as JSON members. */
 void cli_case_json(struct cli_json *w, const struct cli_case *cs);
+/* tc_predict of the case's call (its algorithm, dtype, root, packets).
+ * CLI_OK, or the status of cli_coll_error() (message printed). */
+int cli_case_predict(const struct cli_case *cs, struct tc_prediction *pr);
 
 /* The help text of a subcommand. */
 const char *cli_help_of(const char *cmd);

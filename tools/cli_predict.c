@@ -143,16 +143,13 @@ int cmd_predict(int argc, char **argv)
 	cli_json_init(&w, stdout);
 	if (!cs.all) {
 		struct tc_prediction pr;
-		err = tc_predict(cs.t, &cs.model.md, cs.coll, cs.alg, cs.bytes, tc_dtype_size(cs.dt),
-		                 cs.root, cs.model.packets, &pr);
-		if (err) {
-			status = cli_coll_error(err, cs.coll, cs.alg, cs.t, cs.root);
-		} else if (json) {
+		status = cli_case_predict(&cs, &pr);
+		if (!status && json) {
 			cli_json_obj(&w, NULL);
 			cli_case_json(&w, &cs);
 			cli_prediction_json(&w, &pr);
 			cli_json_end_obj(&w);
-		} else {
+		} else if (!status) {
 			predict_text_one(&cs, &pr);
 		}
 		cli_case_free(&cs);

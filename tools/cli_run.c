@@ -577,12 +577,8 @@ int cmd_run(int argc, char **argv)
 	/* Predict first: an algorithm that does not apply is a usage error,
 	 * found before any thread starts; and it gives the formula. */
 	struct tc_prediction pr;
-	err = tc_predict(cs.t, &cs.model.md, cs.coll, cs.alg, cs.bytes, tc_dtype_size(cs.dt), cs.root,
-	                 cs.model.packets, &pr);
-	if (err) {
-		status = cli_coll_error(err, cs.coll, cs.alg, cs.t, cs.root);
+	if ((status = cli_case_predict(&cs, &pr)) != 0)
 		goto out;
-	}
 
 	struct tc_team_config cfg;
 	tc_team_config_default(&cfg);

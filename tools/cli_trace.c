@@ -152,12 +152,8 @@ int cmd_trace(int argc, char **argv)
 	if ((status = cli_run_check_memory(p, cs.coll, cs.bytes)) != 0)
 		goto out;
 	struct tc_prediction pr;
-	err = tc_predict(cs.t, &cs.model.md, cs.coll, cs.alg, cs.bytes, tc_dtype_size(cs.dt), cs.root,
-	                 cs.model.packets, &pr);
-	if (err) {
-		status = cli_coll_error(err, cs.coll, cs.alg, cs.t, cs.root);
+	if ((status = cli_case_predict(&cs, &pr)) != 0)
 		goto out;
-	}
 	long cap = o.events ? o.events : 4 * (pr.hop_messages + pr.messages) + 8L * pr.rounds + 64;
 
 	struct tc_team_config cfg;
