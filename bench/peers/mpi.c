@@ -81,7 +81,6 @@ static void run_case(const struct pr_case *c, const struct pr_args *a)
 			pr_print_error(c, np, "mpi", "needs-2-ranks");
 		return;
 	}
-	size_t count = c->bytes / sizeof(double);
 	unsigned char *buf;
 	double *in, *out;
 	pr_buffers(c, me, &buf, &in, &out);
@@ -97,11 +96,8 @@ static void run_case(const struct pr_case *c, const struct pr_args *a)
 		mine.err = run_chunk(c, n, buf, in, out);
 		mine.end = pr_now_ns();
 		mine.cpu = pr_cpu_ns(RUSAGE_SELF) - c0;
-		if (pr_is_p2p(c) && me > 1) {
-			mine.start = 1e300; /* not part of the measurement */
-			mine.end = -1e300;
-			mine.cpu = 0;
-		}
+		if (pr_is_p2p(c) && me > 1)
+			pr_chunk_exclude(&mine);
 		struct pr_chunk all = combine(&mine);
 		if (all.err) {
 			err = 1;
@@ -110,13 +106,7 @@ static void run_case(const struct pr_case *c, const struct pr_args *a)
 		n = pr_plan_next(&pl, &all);
 	}
 	/* Check the result. */
-	int bad = 0;
-	if (!err && c->kind == PR_BCAST)
-		for (size_t i = 0; i < c->bytes; i++)
-			bad |= buf[i] != pr_byte(i);
-	if (!err && c->kind == PR_ALLREDUCE)
-		for (size_t i = 0; i < count; i++)
-			bad |= out[i] != pr_sum(np, i);
+	int bad = !err && pr_wrong_result(c, np, buf, out);
 	int anybad = 0;
 	MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
 	if (me == 0) {

@@ -183,12 +183,7 @@ static void run_case(const struct pr_case *c, enum design d, int p, double budge
 				pr_chunk_fold(&all, &slot[k & 1][r]);
 			n = pr_plan_next(&pl, &all);
 		}
-		if (c->kind == PR_BCAST)
-			for (size_t i = 0; i < c->bytes; i++)
-				bad |= buf[i] != pr_byte(i);
-		if (c->kind == PR_ALLREDUCE)
-			for (size_t i = 0; i < m; i++)
-				bad |= out[i] != pr_sum(nth, i);
+		bad |= pr_wrong_result(c, nth, buf, out);
 		if (me == 0)
 			result = pl;
 		if (nth != p)

@@ -72,7 +72,6 @@ static int case_fn(struct tc_proc *proc, void *argp)
 	struct shared *sh = argp;
 	const struct pr_case *c = sh->c;
 	int me = tc_rank(proc), p = tc_size(proc);
-	size_t count = c->bytes / sizeof(double);
 	unsigned char *buf;
 	double *in, *out;
 	pr_buffers(c, me, &buf, &in, &out);
@@ -88,7 +87,7 @@ static int case_fn(struct tc_proc *proc, void *argp)
 		mine->end = pr_now_ns();
 		mine->cpu = pr_cpu_ns(RUSAGE_THREAD) - c0;
 		if (pr_is_p2p(c) && me > 1)
-			*mine = (struct pr_chunk){1e300, -1e300, 0, mine->err};
+			pr_chunk_exclude(mine);
 		/* The barrier orders every slot write before every read. */
 		pthread_barrier_wait(&sh->bar);
 		struct pr_chunk all = pr_chunk_empty();
@@ -100,14 +99,7 @@ static int case_fn(struct tc_proc *proc, void *argp)
 		}
 		n = pr_plan_next(&pl, &all);
 	}
-	int bad = 0;
-	if (!err && c->kind == PR_BCAST)
-		for (size_t i = 0; i < c->bytes; i++)
-			bad |= buf[i] != pr_byte(i);
-	if (!err && c->kind == PR_ALLREDUCE)
-		for (size_t i = 0; i < count; i++)
-			bad |= out[i] != pr_sum(p, i);
-	if (bad)
+	if (!err && pr_wrong_result(c, p, buf, out))
 		sh->bad = 1; /* racy but only ever set to 1; read after tc_run */
 	if (me == 0) {
 		sh->result = pl;

@@ -150,6 +150,15 @@ static inline struct pr_chunk pr_chunk_empty(void)
 	return c;
 }
 
+/* Leaves a rank's chunk out of the measurement (ranks 2.. of a ping-pong),
+ * keeping its error. */
+static inline void pr_chunk_exclude(struct pr_chunk *c)
+{
+	int err = c->err;
+	*c = pr_chunk_empty();
+	c->err = err;
+}
+
 struct pr_plan {
 	double budget;  /* ns of counted chunks to aim for */
 	int measuring;  /* 0: warming up */
@@ -309,6 +318,22 @@ static inline void pr_buffers(const struct pr_case *c, int me, unsigned char **b
 			(*out)[i] = 0;
 		}
 	}
+}
+
+/* Non-zero when a rank's buffers (pr_buffers) do not hold the result of case
+ * c on p ranks: the root's bytes after a broadcast, the sums after an
+ * allreduce. */
+static inline int pr_wrong_result(const struct pr_case *c, int p, const unsigned char *buf,
+                                  const double *out)
+{
+	int bad = 0;
+	if (c->kind == PR_BCAST)
+		for (size_t i = 0; i < c->bytes; i++)
+			bad |= buf[i] != pr_byte(i);
+	if (c->kind == PR_ALLREDUCE)
+		for (size_t i = 0; i < c->bytes / sizeof(double); i++)
+			bad |= out[i] != pr_sum(p, i);
+	return bad;
 }
 
 #endif /* PEERS_H */
