@@ -557,6 +557,39 @@ static int tc__arr_cmp(const void *pa, const void *pb)
 	return (a->i > b->i) - (a->i < b->i);
 }
 
+/* The clock and statistics of an own send x (its first packet) in a round
+ * that started at proc->clock: returns its logical arrival, and raises
+ * *send_done to when the sender is free again. */
+static tc_time_t tc__item_sent(struct tc_proc *proc, const struct tc__sched *s,
+                               const struct tc__pitem *x, tc_time_t *send_done)
+{
+	const struct tc__mps *q = &proc->team->mps;
+	const struct tc__xfer *y = &s->x[x->xi];
+	tc_time_t done;
+	tc_time_t arrival = tc__clock_send(q, proc->clock, &proc->res_free[tc__res_send(q, x->nbr)],
+	                                   y->bytes, x->hops, &done);
+	*send_done = tc__max_time(*send_done, done);
+	proc->stats.transfers_sent++;
+	proc->stats.hops += (uint64_t)x->hops;
+	proc->stats.busy_ps += tc__link_time(q, y->bytes);
+	return arrival;
+}
+
+/* The clock and statistics of an own receive x that arrived at arrival:
+ * returns its completion, to which proc->clock has been raised. */
+static tc_time_t tc__item_received(struct tc_proc *proc, const struct tc__sched *s,
+                                   const struct tc__pitem *x, tc_time_t arrival)
+{
+	const struct tc__mps *q = &proc->team->mps;
+	const struct tc__xfer *y = &s->x[x->xi];
+	tc_time_t fin = tc__clock_recv(q, arrival, &proc->res_free[tc__res_recv(q, x->nbr)],
+	                               y->bytes);
+	proc->clock = tc__max_time(proc->clock, fin);
+	proc->stats.transfers_recv++;
+	proc->stats.busy_ps += tc__link_time(q, y->bytes);
+	return fin;
+}
+
 /* Data of round r: staged receives and local transfers, in schedule order;
  * every combine costs m t_c.  it: the round's items; w_start: the wall
  * clock at the start of the round (trace only). */
@@ -653,7 +686,6 @@ static int tc__run_tiny(struct tc_proc *proc, const struct tc__sched *s, const s
                         const struct tc__exec_io *io, unsigned char **bufs, tc_request *req)
 {
 	struct tc_team *team = proc->team;
-	const struct tc__mps *q = &team->mps;
 	const size_t scm = tc__coll_single_copy_min(team);
 	const int spin = tc__eager_polls(team);
 	for (int r = 0; r < pl->nrounds; r++) {
@@ -669,15 +701,7 @@ static int tc__run_tiny(struct tc_proc *proc, const struct tc__sched *s, const s
 		tc_time_t send_done = proc->clock, arrival = 0;
 		bool late = false; /* the receive went the request way */
 		if (xs) {
-			const struct tc__xfer *y = &s->x[xs->xi];
-			tc_time_t done;
-			tc_time_t at = tc__clock_send(q, proc->clock,
-			                              &proc->res_free[tc__res_send(q, xs->nbr)], y->bytes,
-			                              xs->hops, &done);
-			send_done = tc__max_time(send_done, done);
-			proc->stats.transfers_sent++;
-			proc->stats.hops += (uint64_t)xs->hops;
-			proc->stats.busy_ps += tc__link_time(q, y->bytes);
+			tc_time_t at = tc__item_sent(proc, s, xs, &send_done);
 			void *p = bufs[xs->buf] + xs->boff;
 			if (!tc__send_eager(proc, xs->nbr, p, xs->len, io->tag, at, scm)) {
 				tc__post_send(proc, xs->nbr, p, xs->len, io->tag, at, &req[0]);
@@ -708,14 +732,8 @@ static int tc__run_tiny(struct tc_proc *proc, const struct tc__sched *s, const s
 				arrival = req[1].clock;
 		}
 		proc->clock = send_done;
-		if (xr) {
-			const struct tc__xfer *y = &s->x[xr->xi];
-			tc_time_t fin = tc__clock_recv(q, arrival,
-			                               &proc->res_free[tc__res_recv(q, xr->nbr)], y->bytes);
-			proc->clock = tc__max_time(proc->clock, fin);
-			proc->stats.transfers_recv++;
-			proc->stats.busy_ps += tc__link_time(q, y->bytes);
-		}
+		if (xr)
+			tc__item_received(proc, s, xr, arrival);
 		tc__round_apply(proc, s, pl, r, bufs, it, io, 0);
 		if (n)
 			proc->stats.rounds++;
@@ -768,19 +786,8 @@ int tc__plan_exec(struct tc_proc *proc, const struct tc__sched *s, const struct 
 			if (x->kind != TC__IT_SEND)
 				continue;
 			rd.unposted++;
-			if (x->chunk == 0) {
-				const struct tc__xfer *y = &s->x[x->xi];
-				tc_time_t done;
-				st[i].arrival = tc__clock_send(q, proc->clock,
-				                               &proc->res_free[tc__res_send(q, x->nbr)],
-				                               y->bytes, x->hops, &done);
-				send_done = tc__max_time(send_done, done);
-				proc->stats.transfers_sent++;
-				proc->stats.hops += (uint64_t)x->hops;
-				proc->stats.busy_ps += tc__link_time(q, y->bytes);
-			} else {
-				st[i].arrival = st[i - 1].arrival;
-			}
+			st[i].arrival = x->chunk == 0 ? tc__item_sent(proc, s, x, &send_done)
+			                              : st[i - 1].arrival;
 		}
 		/* Own sends first (they start the peers' critical paths), then
 		 * every receive, then forwards as their data arrive. */
@@ -828,12 +835,7 @@ int tc__plan_exec(struct tc_proc *proc, const struct tc__sched *s, const struct 
 		for (int k = 0; k < nr; k++) {
 			int i = order[k].i;
 			const struct tc__xfer *x = &s->x[rd.it[i].xi];
-			tc_time_t fin = tc__clock_recv(q, req[i].clock,
-			                               &proc->res_free[tc__res_recv(q, rd.it[i].nbr)],
-			                               x->bytes);
-			proc->clock = tc__max_time(proc->clock, fin);
-			proc->stats.transfers_recv++;
-			proc->stats.busy_ps += tc__link_time(q, x->bytes);
+			tc_time_t fin = tc__item_received(proc, s, &rd.it[i], req[i].clock);
 			if (proc->ev) {
 				struct tc_event e = {TC_EV_RECV, r, rd.it[i].xi, x->src, x->src, x->dst,
 				                     x->bytes, proc->ncalls, fin - tc__link_time(q, x->bytes),
