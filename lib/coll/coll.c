@@ -69,22 +69,6 @@ void tc__block(uint64_t bytes, uint64_t esize, int nblk, int k, uint64_t *off, u
 	*len = (q + (uk < r ? 1 : 0)) * esize;
 }
 
-int tc__log2_exact(int p)
-{
-	int d = 0;
-	while ((1 << d) < p)
-		d++;
-	return (1 << d) == p ? d : -1;
-}
-
-int tc__pow2_floor(int p)
-{
-	int v = 1;
-	while (v * 2 <= p)
-		v *= 2;
-	return v;
-}
-
 /* The dual of a broadcast schedule: rounds reversed, each transfer reversed
  * and combining, the receiver's data on the left when it is the lower rank. */
 static int tc__dual(const struct tc__sched *b, struct tc__sched *s)

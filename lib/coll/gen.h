@@ -37,6 +37,7 @@
 #include "topocoll.h"
 #include "topocoll/coll.h"
 #include "topocoll/cost.h"
+#include "topo/embed.h"
 
 struct tc__gen {
 	enum tc_coll coll;
@@ -105,10 +106,6 @@ int tc__neighbours_of_0(const struct tc_topo *t, int p);
 /* Splits count elements into nblk blocks as evenly as possible; block k is
  * [*off, *off + *len) in bytes. */
 void tc__block(uint64_t bytes, uint64_t esize, int nblk, int k, uint64_t *off, uint64_t *len);
-/* d with 2^d == p, or -1 when p is not a power of two. */
-int tc__log2_exact(int p);
-/* The largest power of two <= p. */
-int tc__pow2_floor(int p);
 /* Recursive halving on positions [lo, hi] held by h: emits through
  * emit(ctx, from, to) the transfers of round `depth` (bcast_ring_rd.c; shared
  * with bcast_mesh.c, which runs it on every line of a dimension). */

@@ -48,23 +48,9 @@
  */
 #include "coll/gen.h"
 
-/* Whether the ring applies; *gray: positions are Gray-code nodes. */
-static int tc__ring_kind(const struct tc_topo *t, int *gray)
-{
-	enum tc_topo_kind k = tc_topo_kind(t);
-	*gray = k == TC_TOPO_HYPERCUBE;
-	return k == TC_TOPO_RING || k == TC_TOPO_COMPLETE || k == TC_TOPO_HYPERCUBE;
-}
-
-static int tc__ring_node(int gray, int pos)
-{
-	return gray ? (int)tc_gray((uint32_t)pos) : pos;
-}
-
 int tc__gen_allreduce_ring(const struct tc__gen *g, struct tc__sched *s)
 {
-	int gray;
-	if (!tc__ring_kind(g->t, &gray))
+	if (!tc__ring_embeds(g->t))
 		return TC_ENOTSUP;
 	int p = g->p;
 	int err = 0;
@@ -72,8 +58,8 @@ int tc__gen_allreduce_ring(const struct tc__gen *g, struct tc__sched *s)
 		for (int st = 0; st < p - 1 && !err; st++) {
 			err = tc__sched_round(s);
 			for (int i = 0; i < p && !err; i++) {
-				int src = tc__ring_node(gray, i);
-				int dst = tc__ring_node(gray, (i + 1) % p);
+				int src = tc__ring_node(g->t, i);
+				int dst = tc__ring_node(g->t, i + 1);
 				int blk = phase == 0 ? (i - st + p) % p : (i + 1 - st + p) % p;
 				uint64_t off, len;
 				tc__block(g->bytes, g->esize, p, blk, &off, &len);
@@ -95,8 +81,8 @@ int tc__gen_allreduce_ring(const struct tc__gen *g, struct tc__sched *s)
 double tc__f_allreduce_ring(const struct tc__gen *g)
 {
 	const struct tc_model *md = g->md;
-	int gray, p = g->p;
-	if (!tc__ring_kind(g->t, &gray))
+	int p = g->p;
+	if (!tc__ring_embeds(g->t))
 		return NAN;
 	if (p == 1)
 		return 0.0;

@@ -71,36 +71,14 @@ static int tc__dot_step(const struct tc__dot *d, int u, int j, int dir)
 /* The shape of the topology; 0 or TC_ENOTSUP. */
 static int tc__dot_shape(const struct tc__gen *g, struct tc__dot *d)
 {
-	enum tc_topo_kind k = tc_topo_kind(g->t);
-	int p = g->p;
-	switch (k) {
-	case TC_TOPO_MESH:
-	case TC_TOPO_TORUS:
-		d->nd = tc_topo_dims(g->t, d->z);
-		if (d->nd < 1 || d->nd > TC_TOPO_MAX_DIMS)
-			return TC_EINVAL;
-		d->stride[d->nd - 1] = 1;
-		for (int i = d->nd - 2; i >= 0; i--)
-			d->stride[i] = d->stride[i + 1] * d->z[i + 1];
-		d->wrap = k == TC_TOPO_TORUS;
-		break;
-	case TC_TOPO_RING:
-	case TC_TOPO_CHAIN:
-		d->nd = 1;
-		d->z[0] = p;
-		d->stride[0] = 1;
-		d->wrap = k == TC_TOPO_RING;
-		break;
-	case TC_TOPO_HYPERCUBE:
-		d->nd = tc__log2_exact(p);
-		for (int i = 0; i < d->nd; i++) {
-			d->z[i] = 2;
-			d->stride[i] = 1 << i;
-		}
-		d->wrap = 0;
-		break;
-	default:
+	struct tc__grid gr;
+	if (!tc__grid_of(g->t, &gr) && tc_topo_kind(g->t) != TC_TOPO_HYPERCUBE)
 		return TC_ENOTSUP;
+	d->nd = gr.nd;
+	d->wrap = gr.wrap;
+	for (int i = 0; i < d->nd; i++) {
+		d->z[i] = gr.dims[i];
+		d->stride[i] = gr.stride[i];
 	}
 	for (int i = 0; i < d->nd; i++)
 		d->a[i] = (g->root / d->stride[i]) % d->z[i];

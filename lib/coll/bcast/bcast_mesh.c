@@ -60,13 +60,12 @@ int tc__gen_bcast_mesh(const struct tc__gen *g, struct tc__sched *s)
 	enum tc_topo_kind k = tc_topo_kind(g->t);
 	if (k != TC_TOPO_MESH && k != TC_TOPO_TORUS)
 		return TC_ENOTSUP;
-	int dims[TC_TOPO_MAX_DIMS], a[TC_TOPO_MAX_DIMS], stride[TC_TOPO_MAX_DIMS];
-	int nd = tc_topo_dims(g->t, dims);
-	if (nd < 1 || nd > TC_TOPO_MAX_DIMS || tc_topo_coords(g->t, g->root, a) < 0)
-		return TC_EINVAL;
-	stride[nd - 1] = 1;
-	for (int i = nd - 2; i >= 0; i--)
-		stride[i] = stride[i + 1] * dims[i + 1];
+	struct tc__grid gr;
+	int nd = tc__grid_of(g->t, &gr);
+	const int *dims = gr.dims, *stride = gr.stride;
+	int a[TC_TOPO_MAX_DIMS];
+	for (int i = 0; i < nd; i++)
+		a[i] = tc__grid_coord(&gr, g->root, i);
 	int err = tc__sched_initial(s, g->root, 0, 1);
 	struct tc__mesh_ctx c = {.g = g, .s = s, .torus = k == TC_TOPO_TORUS};
 	for (int i = 0; i < nd && !err; i++) {

@@ -24,28 +24,17 @@
  */
 #include "coll/gen.h"
 
-/* Node at ring position i; -1 when the topology has no such ring. */
-static int tc__ring_node(enum tc_topo_kind k, int i)
-{
-	if (k == TC_TOPO_RING || k == TC_TOPO_COMPLETE)
-		return i;
-	if (k == TC_TOPO_HYPERCUBE)
-		return (int)tc_gray((uint32_t)i);
-	return -1;
-}
-
 int tc__gen_bcast_ring(const struct tc__gen *g, struct tc__sched *s)
 {
-	enum tc_topo_kind k = tc_topo_kind(g->t);
-	if (tc__ring_node(k, 0) < 0)
+	if (!tc__ring_embeds(g->t))
 		return TC_ENOTSUP;
 	int p = g->p;
-	int r0 = k == TC_TOPO_HYPERCUBE ? (int)tc_gray_inverse((uint32_t)g->root) : g->root;
+	int r0 = tc__ring_pos(g->t, g->root);
 	int err = tc__sched_initial(s, g->root, 0, 1);
 	for (int i = 0; i < p - 1 && !err; i++) {
 		err = tc__sched_round(s);
-		struct tc__xfer x = {.src = tc__ring_node(k, (r0 + i) % p),
-		                     .dst = tc__ring_node(k, (r0 + i + 1) % p), .sbuf = TC__BUF_OUT,
+		struct tc__xfer x = {.src = tc__ring_node(g->t, r0 + i),
+		                     .dst = tc__ring_node(g->t, r0 + i + 1), .sbuf = TC__BUF_OUT,
 		                     .rbuf = TC__BUF_OUT, .op = TC__XOP_COPY, .info_lo = 0,
 		                     .info_n = 1, .bytes = g->bytes};
 		if (!err)

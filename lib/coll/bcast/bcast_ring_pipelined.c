@@ -47,15 +47,6 @@
 #include "coll/gen.h"
 
 /* Node at ring position i; -1 when the topology has no such ring. */
-static int tc__pring_node(enum tc_topo_kind k, int i)
-{
-	if (k == TC_TOPO_RING || k == TC_TOPO_COMPLETE)
-		return i;
-	if (k == TC_TOPO_HYPERCUBE)
-		return (int)tc_gray((uint32_t)i);
-	return -1;
-}
-
 /* The packet count r of this call (see the head of the file). */
 static long tc__pring_r(const struct tc__gen *g)
 {
@@ -68,14 +59,13 @@ static long tc__pring_r(const struct tc__gen *g)
 
 int tc__gen_bcast_ring_pipelined(const struct tc__gen *g, struct tc__sched *s)
 {
-	enum tc_topo_kind k = tc_topo_kind(g->t);
-	if (tc__pring_node(k, 0) < 0)
+	if (!tc__ring_embeds(g->t))
 		return TC_ENOTSUP;
 	int p = g->p;
 	long r = tc__pring_r(g);
 	if (r > INT32_MAX || r > (long)INT_MAX - p)
 		return TC_EOVERFLOW;
-	int r0 = k == TC_TOPO_HYPERCUBE ? (int)tc_gray_inverse((uint32_t)g->root) : g->root;
+	int r0 = tc__ring_pos(g->t, g->root);
 	int err = tc__sched_initial(s, g->root, 0, (int32_t)r);
 	long nrounds = p >= 2 ? p - 2 + r : 0;
 	for (long rd = 0; rd < nrounds && !err; rd++) {
@@ -86,8 +76,8 @@ int tc__gen_bcast_ring_pipelined(const struct tc__gen *g, struct tc__sched *s)
 			long j = rd - i; /* the packet position i passes on */
 			uint64_t off, len;
 			tc__block(g->bytes, g->esize, (int)r, (int)j, &off, &len);
-			struct tc__xfer x = {.src = tc__pring_node(k, (int)((r0 + i) % p)),
-			                     .dst = tc__pring_node(k, (int)((r0 + i + 1) % p)),
+			struct tc__xfer x = {.src = tc__ring_node(g->t, (int)((r0 + i) % p)),
+			                     .dst = tc__ring_node(g->t, (int)((r0 + i + 1) % p)),
 			                     .sbuf = TC__BUF_OUT, .rbuf = TC__BUF_OUT,
 			                     .op = TC__XOP_COPY, .info_lo = (int32_t)j, .info_n = 1,
 			                     .soff = off, .roff = off, .bytes = len};
