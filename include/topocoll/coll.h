@@ -103,15 +103,33 @@ struct tc_coll_opts {
  * in) the receive buffer. */
 #define TC_IN_PLACE ((const void *)(uintptr_t)1)
 
-/* The collectives of the catalogue. */
+/* Shapes of the collectives (topocoll/collectives.def, tc_coll_flags()).
+ * A block is m = count elements; a buffer holds one block, or p blocks
+ * (block i at offset i m) where a flag says so. */
+enum {
+	TC_CF_ROOTED = 1u << 0,     /* takes a root */
+	TC_CF_REDUCES = 1u << 1,    /* takes an operator */
+	TC_CF_SEND_P = 1u << 2,     /* the send buffer holds p blocks */
+	TC_CF_RECV_P = 1u << 3,     /* the receive buffer holds p blocks */
+	TC_CF_SEND_ROOT = 1u << 4,  /* only the root's send buffer is read */
+	TC_CF_RECV_ROOT = 1u << 5,  /* only the root's receive buffer is written */
+	TC_CF_NO_SEND = 1u << 6,    /* no send buffer (bcast: one buffer, the
+	                               root's is the input) */
+	TC_CF_NO_DATA = 1u << 7,    /* no buffer at all (barrier) */
+	TC_CF_RECV_NOT0 = 1u << 8,  /* rank 0's receive buffer is left untouched
+	                               (exscan) */
+};
+
+/* The collectives of the catalogue, in the order of collectives.def. */
 enum tc_coll {
-	TC_COLL_BCAST,
-	TC_COLL_REDUCE,
-	TC_COLL_ALLREDUCE,
-	TC_COLL_BARRIER,
+#define TC_COLL(NAME, name, shape, bound, dual_of, dual_op) TC_COLL_##NAME,
+#include "topocoll/collectives.def"
+#undef TC_COLL
 	TC_COLL_COUNT
 };
-const char *tc_coll_name(enum tc_coll c); /* "bcast", ... */
+const char *tc_coll_name(enum tc_coll c); /* "bcast", ...; NULL if unknown */
+/* The TC_CF_* flags of a collective; 0 for an unknown one. */
+unsigned tc_coll_flags(enum tc_coll c);
 
 /*
  * One-to-all broadcast of count elements of buf from root.
@@ -137,6 +155,46 @@ int tc_allreduce(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t coun
 /* Returns once every rank has entered it. */
 int tc_barrier(struct tc_proc *proc, const struct tc_coll_opts *opts);
 
+/*
+ * The collectives of Collectives II, shaped like MPI's: count is the number
+ * of elements of one block (what one rank contributes, or gets from one
+ * rank), buffers are borrowed for the call, the errors are tc_bcast's (plus
+ * TC_ENOTSUP for an operator the datatype does not support), detected
+ * before any message moves, and nothing is written on an error.  sbuf may
+ * be TC_IN_PLACE where MPI allows it: the input is then taken from rbuf (at
+ * the calling rank's block for allgather, at the root's block for gather).
+ * A p-block buffer must not overlap the other buffer unless in place.
+ */
+
+/* rbuf (p blocks) gets every rank's sbuf (one block), rank i's at block i. */
+int tc_allgather(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count,
+                 enum tc_dtype dt, const struct tc_coll_opts *opts);
+/* sbuf holds p blocks; rank i gets block i of every rank's sbuf reduced
+ * (MPI_Reduce_scatter_block).  In place: rbuf holds the p blocks and block
+ * 0 of it gets the result. */
+int tc_reduce_scatter(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count,
+                      enum tc_dtype dt, enum tc_op op, const struct tc_coll_opts *opts);
+/* Inclusive prefix reduction: rank i gets sbuf of ranks 0..i reduced, in
+ * rank order. */
+int tc_scan(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count, enum tc_dtype dt,
+            enum tc_op op, const struct tc_coll_opts *opts);
+/* Exclusive prefix reduction: rank i > 0 gets sbuf of ranks 0..i-1 reduced;
+ * rank 0's rbuf is left untouched (and may be NULL). */
+int tc_exscan(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count,
+              enum tc_dtype dt, enum tc_op op, const struct tc_coll_opts *opts);
+/* The root's sbuf holds p blocks; rank i gets block i in rbuf.  sbuf is
+ * ignored elsewhere (may be NULL); at the root rbuf may be TC_IN_PLACE (its
+ * block stays where it is in sbuf). */
+int tc_scatter(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count,
+               enum tc_dtype dt, int root, const struct tc_coll_opts *opts);
+/* The root's rbuf (p blocks) gets every rank's sbuf, rank i's at block i;
+ * rbuf is ignored elsewhere (may be NULL). */
+int tc_gather(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count,
+              enum tc_dtype dt, int root, const struct tc_coll_opts *opts);
+/* Block j of rank i's sbuf goes to block i of rank j's rbuf. */
+int tc_alltoall(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count,
+                enum tc_dtype dt, const struct tc_coll_opts *opts);
+
 /* What the last collective of the calling rank did. */
 struct tc_coll_info {
 	const char *algorithm; /* canonical name of the algorithm that ran */
@@ -152,7 +210,7 @@ void tc_last_coll(const struct tc_proc *proc, struct tc_coll_info *out);
 /* The i-th algorithm name of a collective (registry order, i from 0), or
  * NULL past the last. */
 const char *tc_alg_name(enum tc_coll coll, int i);
-/* Parses "bcast", "reduce", "allreduce", "barrier".  0 or TC_EINVAL. */
+/* Parses a collective's name ("bcast", "allgather", ...).  0 or TC_EINVAL. */
 int tc_coll_parse(const char *name, enum tc_coll *out);
 
 struct tc_topo;
@@ -177,20 +235,51 @@ struct tc_prediction {
 };
 
 /*
- * Predicts a collective of `bytes` bytes per rank (elements of esize bytes)
- * on topology t under md, without running any thread: generates the schedule
- * and applies the logical clock, exactly as a real run would.  alg NULL or
- * "auto" picks the cheapest by the model alone; a team whose ranks outnumber
- * its CPUs (and is not emulated) prices what its CPUs will do instead: the
- * data at the machine's rates and, unless it spins (TC_WAIT_SPIN), a pass
- * of context switches per level of waits (tc_last_coll() says what it ran),
- * so predict that algorithm by name to match such a run.
- * Returns 0, TC_EALG, TC_ENOTSUP, TC_EROOT, TC_EINVAL, TC_ENOMEM.
- * Thread-safe.
+ * One call of a collective, as tc_predict_call() and tc_schedule_call() take
+ * it.  Zero-initialise it (designated initialisers) and set what applies:
+ * later collectives add fields at the end, whose zero is the old meaning, so
+ * existing callers keep compiling and meaning the same.
  */
+struct tc_call {
+	enum tc_coll coll;
+	const char *alg;   /* canonical name; NULL or "auto": the cheapest */
+	size_t bytes;      /* m: bytes of one block (per rank; for allgather,
+	                      scatter, gather, alltoall, reduce_scatter the block
+	                      one rank holds for one other rank) */
+	size_t esize;      /* bytes of one element (0: 1) */
+	int root;          /* rooted collectives */
+	int packets;       /* ring_pipelined: packets r (0: r_opt) */
+};
+
+/*
+ * Predicts a call on topology t under md, without running any thread:
+ * generates the schedule and applies the logical clock, exactly as a real
+ * run would.  alg NULL or "auto" picks the cheapest by the model alone; a
+ * team whose ranks outnumber its CPUs (and is not emulated) prices what its
+ * CPUs will do instead: the data at the machine's rates and, unless it spins
+ * (TC_WAIT_SPIN), a pass of context switches per level of waits
+ * (tc_last_coll() says what it ran), so predict that algorithm by name to
+ * match such a run.
+ * Returns 0, TC_EALG, TC_ENOTSUP, TC_EROOT, TC_EINVAL, TC_EOVERFLOW (the
+ * buffers would exceed TC_MAX_MESSAGE, or the schedule is too large to
+ * simulate), TC_ENOMEM.  Thread-safe.
+ */
+int tc_predict_call(const struct tc_topo *t, const struct tc_model *md,
+                    const struct tc_call *call, struct tc_prediction *out);
+/* tc_predict_call() with the call's fields as arguments. */
 int tc_predict(const struct tc_topo *t, const struct tc_model *md, enum tc_coll coll,
                const char *alg, size_t bytes, size_t esize, int root, int packets,
                struct tc_prediction *out);
+
+/*
+ * Whether algorithm alg of collective coll applies to topology t under md
+ * (its restrictions in the registry: topology kinds, p a power of two, the
+ * port model): 0, TC_ENOTSUP, or TC_EALG for an unknown name.  An algorithm
+ * that applies may still refuse a call it cannot carry (TC_EOVERFLOW).
+ * Thread-safe.
+ */
+int tc_alg_applies(const struct tc_topo *t, const struct tc_model *md, enum tc_coll coll,
+                   const char *alg);
 
 /* One transfer of a collective's schedule (tc_schedule). */
 struct tc_transfer {
@@ -202,14 +291,19 @@ struct tc_transfer {
 	uint64_t src_off, dst_off; /* byte offsets in the two ranks' buffers */
 	tc_time_t start_ps;    /* logical time it leaves src */
 	tc_time_t arrival_ps;  /* logical time it has fully arrived */
+	int src_buf, dst_buf;  /* 0: the send buffer, 1: the receive buffer,
+	                          2: the algorithm's scratch */
 };
 
 /*
  * The schedule of a collective, as tc_predict would run it: *out gets an
  * array of *n transfers in schedule order (rounds ascending), owned by the
  * caller (free with tc_schedule_free).  Same arguments and errors as
- * tc_predict.  Used by the tool's `steps` and `trace` pictures.
+ * tc_predict_call.  Used by the tool's `steps` and `trace` pictures.
  */
+int tc_schedule_call(const struct tc_topo *t, const struct tc_model *md,
+                     const struct tc_call *call, struct tc_transfer **out, int *n);
+/* tc_schedule_call() with the call's fields as arguments. */
 int tc_schedule(const struct tc_topo *t, const struct tc_model *md, enum tc_coll coll,
                 const char *alg, size_t bytes, size_t esize, int root, int packets,
                 struct tc_transfer **out, int *n);

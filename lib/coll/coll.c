@@ -30,17 +30,47 @@
 #include "sched/exec.h"
 
 const struct tc__alg tc__algs[] = {
-#define TC__ALG(coll, name, gen, formula, flags, topos) {coll, #name, gen, formula, flags, topos},
+#define TC__ALG(coll, name, gen, formula, flags, req, topos)                                \
+	{coll, #name, gen, formula, flags, req, topos},
 #include "coll/algorithms.def"
 #undef TC__ALG
 };
 const int tc__nalgs = (int)(sizeof tc__algs / sizeof tc__algs[0]);
 
+enum { TC__DUAL_NONE = -1, TC__DUAL_COPY = 1, TC__DUAL_COMBINE = 0 };
+const struct tc__coll_desc tc__colls[TC_COLL_COUNT] = {
+#define TC_COLL(NAME, name, shape, bound, dual_of, dual_op)                                 \
+	[TC_COLL_##NAME] = {#name, shape, TC_LB_##bound, TC__DUAL_OF_##dual_of,                 \
+	                    TC__DUAL_##dual_op},
+#define TC__DUAL_OF_NONE TC__DUAL_NONE
+#define TC__DUAL_OF_BCAST TC_COLL_BCAST
+#define TC__DUAL_OF_SCATTER TC_COLL_SCATTER
+#include "topocoll/collectives.def"
+#undef TC_COLL
+};
+
 const char *tc_coll_name(enum tc_coll c)
 {
-	static const char *names[] = {"bcast", "reduce", "allreduce", "barrier"};
-	_Static_assert(sizeof names / sizeof names[0] == TC_COLL_COUNT, "one name per collective");
-	return (unsigned)c < TC_COLL_COUNT ? names[c] : NULL;
+	return (unsigned)c < TC_COLL_COUNT ? tc__colls[c].name : NULL;
+}
+
+unsigned tc_coll_flags(enum tc_coll c)
+{
+	return (unsigned)c < TC_COLL_COUNT ? tc__colls[c].flags : 0;
+}
+
+int tc__alg_check(const struct tc__alg *a, const struct tc__gen *g)
+{
+	unsigned kinds = a->req & TC__R_KINDS;
+	if (kinds && !(kinds & TC__R_KIND(tc_topo_kind(g->t))))
+		return TC_ENOTSUP;
+	if ((a->req & TC__R_POW2) && tc__log2_exact(g->p) < 0)
+		return TC_ENOTSUP;
+	if ((a->req & TC__R_ALLPORT) && g->md->ports != TC_PORTS_ALL)
+		return TC_ENOTSUP;
+	if ((a->req & TC__R_ONEPORT) && g->md->ports != TC_PORTS_ONE)
+		return TC_ENOTSUP;
+	return TC_OK;
 }
 
 int tc__emit(struct tc__sched *s, int src, int dst, int sbuf, uint64_t soff, int rbuf,
@@ -69,9 +99,21 @@ void tc__block(uint64_t bytes, uint64_t esize, int nblk, int k, uint64_t *off, u
 	*len = (q + (uk < r ? 1 : 0)) * esize;
 }
 
-/* The dual of a broadcast schedule: rounds reversed, each transfer reversed
- * and combining, the receiver's data on the left when it is the lower rank. */
-static int tc__dual(const struct tc__sched *b, struct tc__sched *s)
+/* The buffer of the dual that plays the role of buffer b of the original:
+ * a copying dual swaps the input and the output (gather's contributions are
+ * scatter's results), a combining one keeps them (reduce accumulates in OUT
+ * as bcast delivers into it). */
+static uint8_t tc__dual_buf(int b, int copy)
+{
+	if (!copy || b == TC__BUF_TMP)
+		return (uint8_t)b;
+	return b == TC__BUF_IN ? TC__BUF_OUT : TC__BUF_IN;
+}
+
+/* The dual of a schedule: rounds reversed, each transfer reversed; copying,
+ * or combining with the receiver's data on the left when it is the lower
+ * rank. */
+static int tc__dual(const struct tc__sched *b, int copy, struct tc__sched *s)
 {
 	int err = tc__sched_init(s, b->p);
 	for (int r = b->nrounds - 1; r >= 0 && !err; r--) {
@@ -81,11 +123,14 @@ static int tc__dual(const struct tc__sched *b, struct tc__sched *s)
 			struct tc__xfer y = *x;
 			y.src = x->dst;
 			y.dst = x->src;
-			y.sbuf = x->rbuf;
-			y.rbuf = x->sbuf;
+			y.sbuf = tc__dual_buf(x->rbuf, copy);
+			y.rbuf = tc__dual_buf(x->sbuf, copy);
 			y.soff = x->roff;
 			y.roff = x->soff;
-			y.op = y.src > y.dst ? TC__XOP_COMBINE_RIGHT : TC__XOP_COMBINE_LEFT;
+			y.abuf = 0;
+			y.op = copy               ? TC__XOP_COPY
+			       : y.src > y.dst ? TC__XOP_COMBINE_RIGHT
+			                       : TC__XOP_COMBINE_LEFT;
 			y.info_n = 0;
 			err = tc__sched_add(s, &y);
 		}
@@ -98,8 +143,11 @@ static int tc__dual(const struct tc__sched *b, struct tc__sched *s)
 
 int tc__coll_generate(const struct tc__alg *a, const struct tc__gen *g, struct tc__sched *s)
 {
+	int err = tc__alg_check(a, g);
+	if (err)
+		return err;
 	if (!(a->flags & TC__ALG_DUAL)) {
-		int err = tc__sched_init(s, g->p);
+		err = tc__sched_init(s, g->p);
 		if (err)
 			return err;
 		err = a->gen(g, s);
@@ -109,17 +157,18 @@ int tc__coll_generate(const struct tc__alg *a, const struct tc__gen *g, struct t
 			tc__sched_free(s);
 		return err;
 	}
+	const struct tc__coll_desc *cd = &tc__colls[g->coll];
 	struct tc__sched b;
 	struct tc__gen gb = *g;
-	gb.coll = TC_COLL_BCAST;
-	int err = tc__sched_init(&b, g->p);
+	gb.coll = (enum tc_coll)cd->dual_of;
+	err = tc__sched_init(&b, g->p);
 	if (err)
 		return err;
 	err = a->gen(&gb, &b);
 	if (!err)
 		err = b.err;
 	if (!err)
-		err = tc__dual(&b, s);
+		err = tc__dual(&b, cd->dual_copy, s);
 	tc__sched_free(&b);
 	return err;
 }
@@ -408,6 +457,21 @@ static int tc__tag(const struct tc__gen *g, const struct tc__alg *a, int op)
 	return (int)(0x8000u | (unsigned)(h & 0x7fffu) | 1u);
 }
 
+/* The scratch slots of the entry points (the executor's are below them). */
+enum { TC__SLOT_OUT = TC__SCRATCH_SLOTS - 1, TC__SLOT_IN = TC__SCRATCH_SLOTS - 2 };
+
+static bool tc__overlaps(const void *a, size_t an, const void *b, size_t bn)
+{
+	uintptr_t a0 = (uintptr_t)a, b0 = (uintptr_t)b;
+	return an && bn && a0 < b0 + bn && b0 < a0 + an;
+}
+
+/*
+ * Every collective's entry: the arguments checked from the collective's
+ * shape (collectives.def), the schedule from the cache, the buffers set up,
+ * the plan run.  sbuf and rbuf as the public calls take them (bcast: rbuf is
+ * the buffer; barrier: neither).
+ */
 static int tc__coll(struct tc_proc *proc, enum tc_coll coll, const void *sbuf, void *rbuf,
                     size_t count, enum tc_dtype dt, enum tc_op op, int root,
                     const struct tc_coll_opts *opts)
@@ -415,84 +479,109 @@ static int tc__coll(struct tc_proc *proc, enum tc_coll coll, const void *sbuf, v
 	if (!proc)
 		return TC_EINVAL;
 	struct tc_team *team = proc->team;
+	const unsigned f = tc__colls[coll].flags;
+	const int p = team->p, me = proc->rank;
 	struct tc_coll_opts none = {0};
 	if (!opts)
 		opts = &none;
 	size_t es = tc_dtype_size(dt);
 	if (!es)
 		return TC_EINVAL;
-	if (coll != TC_COLL_BCAST && coll != TC_COLL_BARRIER) {
+	if (f & TC_CF_REDUCES) {
 		if ((unsigned)op >= TC_OP_COUNT)
 			return TC_EINVAL;
 		if (op == TC_OP_USER && (!opts->user_op || !opts->user_op->fn))
 			return TC_EINVAL;
 		if (op != TC_OP_USER && (dt == TC_FLOAT || dt == TC_DOUBLE) && op > TC_OP_MAX)
 			return TC_ENOTSUP;
+	} else {
+		op = TC_OP_BOR; /* not used: the tag ignores what the call has no use for */
 	}
 	if (count > TC_MAX_MESSAGE / es)
 		return TC_EOVERFLOW;
 	size_t bytes = count * es;
-	if (coll == TC_COLL_BCAST || coll == TC_COLL_REDUCE) {
-		if (root < 0 || root >= team->p)
+	if ((f & (TC_CF_SEND_P | TC_CF_RECV_P)) && bytes > TC_MAX_MESSAGE / (size_t)p)
+		return TC_EOVERFLOW;
+	if (f & TC_CF_ROOTED) {
+		if (root < 0 || root >= p)
 			return TC_EROOT;
 	} else {
 		root = 0;
 	}
-	bool in_place = sbuf == TC_IN_PLACE;
-	bool needs_out = coll != TC_COLL_BARRIER && (coll != TC_COLL_REDUCE || proc->rank == root);
-	if (bytes && needs_out && !rbuf)
+	/* What this rank reads and writes. */
+	const bool is_root = me == root;
+	const bool sends = !(f & TC_CF_NO_SEND) && (!(f & TC_CF_SEND_ROOT) || is_root);
+	const bool recvs = !(f & TC_CF_NO_DATA) && (!(f & TC_CF_RECV_ROOT) || is_root) &&
+	                   !((f & TC_CF_RECV_NOT0) && me == 0);
+	const size_t sbytes = (f & TC_CF_SEND_P) ? bytes * (size_t)p : bytes;
+	const size_t rbytes = (f & TC_CF_RECV_P) ? bytes * (size_t)p : bytes;
+	/* In place: sbuf == TC_IN_PLACE (the input is in rbuf), or, for
+	 * scatter's root, rbuf == TC_IN_PLACE (its block stays in sbuf). */
+	const bool scatter_ip = coll == TC_COLL_SCATTER && rbuf == (void *)TC_IN_PLACE;
+	const bool in_place = sbuf == TC_IN_PLACE || scatter_ip;
+	if (in_place) {
+		if ((f & (TC_CF_NO_SEND | TC_CF_NO_DATA)) || (coll == TC_COLL_SCATTER) != scatter_ip)
+			return TC_EINVAL;
+		if ((f & TC_CF_ROOTED) && !is_root)
+			return TC_EINVAL; /* only the root may (MPI) */
+	}
+	if (bytes && recvs && !scatter_ip && !rbuf)
 		return TC_ENULLBUF;
-	if (bytes && coll != TC_COLL_BCAST && coll != TC_COLL_BARRIER && !in_place && !sbuf)
+	if (bytes && sends && !in_place && !sbuf)
 		return TC_ENULLBUF;
-	if (in_place && coll == TC_COLL_REDUCE && proc->rank != root)
-		return TC_EINVAL; /* only the root may reduce in place */
+	if (bytes && sends && recvs && !in_place && (f & (TC_CF_SEND_P | TC_CF_RECV_P)) &&
+	    tc__overlaps(sbuf, sbytes, rbuf, rbytes))
+		return TC_EINVAL; /* aliased p-block buffers without TC_IN_PLACE */
 	if (opts->packets < 0)
 		return TC_EINVAL;
 	if (atomic_load_explicit(&team->aborted, memory_order_relaxed))
 		return TC_EABORTED;
 
-	struct tc__gen g = {.coll = coll, .t = team->topo, .p = team->p, .bytes = bytes,
-	                    .esize = es, .root = root, .md = &team->model, .packets = opts->packets};
+	struct tc__gen g = {.coll = coll, .t = team->topo, .p = p, .bytes = bytes,
+	                    .esize = es, .root = root, .md = &team->model,
+	                    .packets = opts->packets, .me = -1};
 	int ordered = op == TC_OP_USER && !opts->user_op->commutative;
 	struct tc__centry *e;
 	int err = tc__coll_plan(proc, &g, opts->alg, ordered, &e);
 	if (err)
 		return err;
 
-	/* The accumulator of a reduction is OUT: the caller's buffer, or
-	 * scratch on the ranks of a reduce that get no result.  It starts as a
-	 * copy of the input, except for algorithms that read IN themselves;
-	 * these get a copy as IN when the call is in place or the caller's
-	 * buffers overlap, since they write OUT while their peers may still
-	 * read IN. */
-	void *out = rbuf;
-	const void *in = out;
-	if (coll == TC_COLL_REDUCE && proc->rank != root) {
-		out = bytes ? tc__scratch(proc, TC__SCRATCH_SLOTS - 1, bytes) : NULL;
-		if (bytes && !out)
+	/* OUT: the caller's buffer; scratch on the ranks of a reduction that
+	 * get no result (reduce's non-roots accumulate there), and at scatter's
+	 * root in place. */
+	void *out = recvs && !scatter_ip ? rbuf : NULL;
+	if (rbytes && (scatter_ip || (!recvs && (f & TC_CF_REDUCES)))) {
+		out = tc__scratch(proc, TC__SLOT_OUT, rbytes);
+		if (!out)
 			return TC_ENOMEM;
 	}
-	if ((coll == TC_COLL_REDUCE || coll == TC_COLL_ALLREDUCE) && bytes) {
-		if (e->alg->flags & TC__ALG_READS_IN) {
-			const void *src = in_place ? out : sbuf;
-			uintptr_t s0 = (uintptr_t)src, o0 = (uintptr_t)out;
-			in = src;
-			if (team->p == 1) {
-				if (out != src)
-					memmove(out, src, bytes); /* an empty schedule */
-			} else if (s0 < o0 + bytes && o0 < s0 + bytes) {
-				/* In place, or the caller's buffers overlap. */
-				void *copy = tc__scratch(proc, TC__SCRATCH_SLOTS - 2, bytes);
-				if (!copy)
-					return TC_ENOMEM;
-				memcpy(copy, src, bytes);
-				in = copy;
-			}
-		} else {
-			in = out;
-			if (!in_place && out != sbuf)
-				memmove(out, sbuf, bytes);
-		}
+	/* IN: the caller's input.  In place it is in rbuf (allgather: at this
+	 * rank's block; gather: at the root's); an algorithm that reads IN
+	 * while it writes OUT gets a copy then, and when the caller's buffers
+	 * overlap.  A reduction whose algorithm does not read IN starts with
+	 * its input copied into OUT. */
+	const void *in = sbuf;
+	size_t inoff = coll == TC_COLL_ALLGATHER ? (size_t)me * bytes
+	               : coll == TC_COLL_GATHER  ? (size_t)root * bytes
+	                                         : 0;
+	if (in_place && !scatter_ip)
+		in = (const char *)rbuf + inoff;
+	if (!sends || !bytes) {
+		in = NULL;
+	} else if ((f & TC_CF_REDUCES) && !(e->alg->flags & TC__ALG_READS_IN)) {
+		if (in != out)
+			memmove(out, in, bytes);
+		in = out;
+	} else if (p == 1 && coll == TC_COLL_ALLREDUCE) {
+		if (out != in)
+			memmove(out, in, bytes); /* an empty schedule */
+	} else if (tc__overlaps(in, sbytes, out, rbytes)) {
+		/* In place, or the caller's buffers overlap. */
+		void *copy = tc__scratch(proc, TC__SLOT_IN, sbytes);
+		if (!copy)
+			return TC_ENOMEM;
+		memcpy(copy, in, sbytes);
+		in = copy;
 	}
 
 	struct tc__combine_ctx cc = {dt, op, opts->user_op, __builtin_ctzll(es)};
@@ -532,6 +621,48 @@ int tc_allreduce(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t coun
 int tc_barrier(struct tc_proc *proc, const struct tc_coll_opts *opts)
 {
 	return tc__coll(proc, TC_COLL_BARRIER, NULL, NULL, 0, TC_BYTE, TC_OP_BOR, 0, opts);
+}
+
+int tc_allgather(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count,
+                 enum tc_dtype dt, const struct tc_coll_opts *opts)
+{
+	return tc__coll(proc, TC_COLL_ALLGATHER, sbuf, rbuf, count, dt, TC_OP_BOR, 0, opts);
+}
+
+int tc_reduce_scatter(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count,
+                      enum tc_dtype dt, enum tc_op op, const struct tc_coll_opts *opts)
+{
+	return tc__coll(proc, TC_COLL_REDUCE_SCATTER, sbuf, rbuf, count, dt, op, 0, opts);
+}
+
+int tc_scan(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count, enum tc_dtype dt,
+            enum tc_op op, const struct tc_coll_opts *opts)
+{
+	return tc__coll(proc, TC_COLL_SCAN, sbuf, rbuf, count, dt, op, 0, opts);
+}
+
+int tc_exscan(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count,
+              enum tc_dtype dt, enum tc_op op, const struct tc_coll_opts *opts)
+{
+	return tc__coll(proc, TC_COLL_EXSCAN, sbuf, rbuf, count, dt, op, 0, opts);
+}
+
+int tc_scatter(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count,
+               enum tc_dtype dt, int root, const struct tc_coll_opts *opts)
+{
+	return tc__coll(proc, TC_COLL_SCATTER, sbuf, rbuf, count, dt, TC_OP_BOR, root, opts);
+}
+
+int tc_gather(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count,
+              enum tc_dtype dt, int root, const struct tc_coll_opts *opts)
+{
+	return tc__coll(proc, TC_COLL_GATHER, sbuf, rbuf, count, dt, TC_OP_BOR, root, opts);
+}
+
+int tc_alltoall(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count,
+                enum tc_dtype dt, const struct tc_coll_opts *opts)
+{
+	return tc__coll(proc, TC_COLL_ALLTOALL, sbuf, rbuf, count, dt, TC_OP_BOR, 0, opts);
 }
 
 void tc_last_coll(const struct tc_proc *proc, struct tc_coll_info *out)

@@ -6,6 +6,19 @@
 
 #include "coll/gen.h"
 
+/* A collective's line of topocoll/collectives.def. */
+struct tc__coll_desc {
+	const char *name;
+	unsigned flags;          /* TC_CF_* */
+	enum tc_lb_coll bound;   /* seed 001's bound beside a prediction */
+	int dual_of;             /* enum tc_coll, or -1 */
+	int dual_copy;           /* the dual copies (IN and OUT swap roles)
+	                            rather than combines */
+};
+extern const struct tc__coll_desc tc__colls[TC_COLL_COUNT];
+
+/* Whether a's registry restrictions (req) allow g: 0 or TC_ENOTSUP. */
+int tc__alg_check(const struct tc__alg *a, const struct tc__gen *g);
 /* The registry entry of (coll, name), or NULL. */
 const struct tc__alg *tc__alg_find(enum tc_coll coll, const char *name);
 /* Generates a's schedule for g (the dual of the bcast for TC__ALG_DUAL). */

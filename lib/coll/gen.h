@@ -20,6 +20,26 @@
  *              (tc__emit_from): the first combine then reads IN and writes
  *              OUT, and no copy of the input is made (except at p = 1,
  *              where the schedule is empty and the framework copies).
+ *   The collectives whose input and output differ in shape read their
+ *   input in TC__BUF_IN and write their result in TC__BUF_OUT; IN is never
+ *   written, and the framework passes a private copy of it when the call is
+ *   in place (so IN never overlaps OUT).  m = g->bytes is one block:
+ *   allgather  IN: the rank's block; OUT: p blocks, rank r's at r m.  The
+ *              schedule copies IN to OUT's own block itself (a local
+ *              transfer, src == dst), also at p = 1.
+ *   reduce_scatter  IN: p blocks; OUT: one block, rank r's = block r of
+ *              every rank's IN reduced.  Always reads IN (TC__ALG_READS_IN).
+ *   scan, exscan  IN and OUT one block.  exscan's rank 0 has a scratch OUT
+ *              whose content is discarded (it may accumulate there).
+ *   scatter    IN (the root's only; NULL elsewhere): p blocks; OUT one block
+ *              on every rank (scratch at the root when it is in place).
+ *   gather     the dual of the scatter of the same name (TC__ALG_DUAL,
+ *              collectives.def): the scatter's IN is the gather's OUT at
+ *              the root, its OUT the gather's IN everywhere; a scatter
+ *              schedule must not read IN nor write OUT where the shape has
+ *              none (IN off the root) so that its dual is valid.
+ *   alltoall   IN: p blocks, block j for rank j; OUT: p blocks, block i
+ *              from rank i.  The own block is a local transfer.
  * TC__BUF_TMP is free scratch (the schedule sets tmp_bytes).  Every region
  * holds whole elements (offsets and sizes multiples of esize).
  *
@@ -53,21 +73,59 @@ struct tc__gen {
 	int cpus;         /* AUTO: the CPUs that a native team's ranks share when
 	                     they outnumber them (0: a CPU per rank, an emulated
 	                     team, or the predictor) */
+	int me;           /* the rank building its plan, or -1 (prediction):
+	                     nothing may depend on it but what is local */
 };
+
+/* The size of rank r's block, in bytes (every block is g->bytes today). */
+static inline uint64_t tc__gen_block(const struct tc__gen *g, int r)
+{
+	(void)r;
+	return g->bytes;
+}
 
 typedef int (*tc__gen_fn)(const struct tc__gen *g, struct tc__sched *s);
 /* The seed's closed form for this call, ns; NAN where the seed has none. */
 typedef double (*tc__formula_fn)(const struct tc__gen *g);
 
 enum {
-	TC__ALG_DUAL = 1u << 0,    /* reduce: the dual of the bcast generator */
+	TC__ALG_DUAL = 1u << 0,    /* the dual (collectives.def) of the generator
+	                              of the same name of the dual_of collective */
 	TC__ALG_ORDERED = 1u << 1, /* combines in rank order (non-commutative ops) */
 	TC__ALG_SPLITS = 1u << 2,  /* splits the message (packets, blocks): the
 	                              unsplit-message lower bounds of seed 001 do
 	                              not apply */
-	TC__ALG_READS_IN = 1u << 3, /* allreduce: reads its contribution from
-	                               TC__BUF_IN itself (the framework does not
-	                               copy it into OUT first) */
+	TC__ALG_READS_IN = 1u << 3, /* a reduction that reads its contribution
+	                               from TC__BUF_IN itself (the framework does
+	                               not copy it into OUT first); implied for
+	                               collectives whose input and output differ
+	                               in size */
+};
+
+/*
+ * Restrictions of an algorithm, as tokens of the registry's `req` column,
+ * checked once before generation (tc__alg_check) and reused by the tests
+ * through tc_alg_applies().  Topology kinds: none listed means any; several
+ * mean one of them.  The generator still refuses what it cannot do.
+ */
+#define TC__R_KIND(k) (1u << (k))
+enum {
+	TC__R_ANY = 0,
+	TC__R_COMPLETE = TC__R_KIND(TC_TOPO_COMPLETE),
+	TC__R_RING = TC__R_KIND(TC_TOPO_RING),
+	TC__R_CHAIN = TC__R_KIND(TC_TOPO_CHAIN),
+	TC__R_MESH = TC__R_KIND(TC_TOPO_MESH),
+	TC__R_TORUS = TC__R_KIND(TC_TOPO_TORUS),
+	TC__R_HYPERCUBE = TC__R_KIND(TC_TOPO_HYPERCUBE),
+	TC__R_STAR = TC__R_KIND(TC_TOPO_STAR),
+	TC__R_TREE = TC__R_KIND(TC_TOPO_TREE),
+	TC__R_KINDS = 0xffu,
+	/* the Hamiltonian rings of lib/topo/embed.h */
+	TC__R_RINGS = TC__R_RING | TC__R_COMPLETE | TC__R_HYPERCUBE,
+	TC__R_GRIDS = TC__R_MESH | TC__R_TORUS,
+	TC__R_POW2 = 1u << 16,    /* p a power of two */
+	TC__R_ALLPORT = 1u << 17, /* the all-port model */
+	TC__R_ONEPORT = 1u << 18, /* the one-port model */
 };
 
 struct tc__alg {
@@ -76,10 +134,11 @@ struct tc__alg {
 	tc__gen_fn gen;
 	tc__formula_fn formula;
 	unsigned flags;
+	unsigned req;           /* TC__R_* */
 	const char *topologies; /* where it applies, for --help and the README */
 };
 
-#define TC__ALG(coll, name, gen, formula, flags, topos)                              \
+#define TC__ALG(coll, name, gen, formula, flags, req, topos)                         \
 	int gen(const struct tc__gen *g, struct tc__sched *s);                       \
 	double formula(const struct tc__gen *g);
 #include "coll/algorithms.def"

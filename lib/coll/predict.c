@@ -25,25 +25,44 @@ int tc_coll_parse(const char *name, enum tc_coll *out)
 	return TC_EINVAL;
 }
 
-/* Checks the arguments shared by tc_predict and tc_schedule and fills g. */
-static int tc__pred_args(const struct tc_topo *t, const struct tc_model *md, enum tc_coll coll,
-                         size_t bytes, size_t esize, int root, int packets, struct tc__gen *g)
+/* Checks the arguments shared by tc_predict_call and tc_schedule_call and
+ * fills g. */
+static int tc__pred_args(const struct tc_topo *t, const struct tc_model *md,
+                         const struct tc_call *c, struct tc__gen *g)
 {
-	if (!t || !md || (unsigned)coll >= TC_COLL_COUNT || esize == 0 || bytes % esize ||
-	    packets < 0 || bytes > TC_MAX_MESSAGE)
+	if (!t || !md || !c || (unsigned)c->coll >= TC_COLL_COUNT)
 		return TC_EINVAL;
-	int p = tc_topo_nodes(t);
-	if (coll == TC_COLL_BCAST || coll == TC_COLL_REDUCE) {
+	size_t esize = c->esize ? c->esize : 1, bytes = c->bytes;
+	int p = tc_topo_nodes(t), root = c->root;
+	const unsigned f = tc_coll_flags(c->coll);
+	if (bytes % esize || c->packets < 0 || bytes > TC_MAX_MESSAGE)
+		return TC_EINVAL;
+	if ((f & (TC_CF_SEND_P | TC_CF_RECV_P)) && bytes > TC_MAX_MESSAGE / (size_t)p)
+		return TC_EOVERFLOW;
+	if (f & TC_CF_ROOTED) {
 		if (root < 0 || root >= p)
 			return TC_EROOT;
 	} else {
 		root = 0;
 	}
-	if (coll == TC_COLL_BARRIER)
+	if (f & TC_CF_NO_DATA)
 		bytes = 0;
-	*g = (struct tc__gen){.coll = coll, .t = t, .p = p, .bytes = bytes, .esize = esize,
-	                      .root = root, .md = md, .packets = packets};
+	*g = (struct tc__gen){.coll = c->coll, .t = t, .p = p, .bytes = bytes, .esize = esize,
+	                      .root = root, .md = md, .packets = c->packets, .me = -1};
 	return TC_OK;
+}
+
+int tc_alg_applies(const struct tc_topo *t, const struct tc_model *md, enum tc_coll coll,
+                   const char *alg)
+{
+	if (!t || !md || !alg || (unsigned)coll >= TC_COLL_COUNT)
+		return TC_EINVAL;
+	const struct tc__alg *a = tc__alg_find(coll, alg);
+	if (!a)
+		return TC_EALG;
+	struct tc__gen g = {.coll = coll, .t = t, .p = tc_topo_nodes(t), .esize = 1, .md = md,
+	                    .me = -1};
+	return tc__alg_check(a, &g);
 }
 
 /* Selects the algorithm and simulates its schedule; on success the caller
@@ -61,20 +80,19 @@ static int tc__select_sim(const struct tc__gen *g, const char *alg, const struct
 	return err;
 }
 
-int tc_schedule(const struct tc_topo *t, const struct tc_model *md, enum tc_coll coll,
-                const char *alg, size_t bytes, size_t esize, int root, int packets,
-                struct tc_transfer **out, int *n)
+int tc_schedule_call(const struct tc_topo *t, const struct tc_model *md,
+                     const struct tc_call *call, struct tc_transfer **out, int *n)
 {
 	struct tc__gen g;
 	if (!out || !n)
 		return TC_EINVAL;
-	int err = tc__pred_args(t, md, coll, bytes, esize, root, packets, &g);
+	int err = tc__pred_args(t, md, call, &g);
 	if (err)
 		return err;
 	const struct tc__alg *a;
 	struct tc__sched s;
 	struct tc__sim sim;
-	err = tc__select_sim(&g, alg, &a, &s, &sim);
+	err = tc__select_sim(&g, call->alg, &a, &s, &sim);
 	if (err)
 		return err;
 	struct tc__mps q;
@@ -92,6 +110,7 @@ int tc_schedule(const struct tc_topo *t, const struct tc_model *md, enum tc_coll
 				.round = r, .src = y->src, .dst = y->dst, .hops = hops,
 				.combine = y->op != TC__XOP_COPY, .bytes = y->bytes,
 				.src_off = y->soff, .dst_off = y->roff, .arrival_ps = sim.arrival[i],
+				.src_buf = y->sbuf, .dst_buf = y->rbuf,
 				.start_ps = hops ? sim.arrival[i] - tc__xfer_time(&q, y->bytes, hops) : 0};
 		}
 	*out = x;
@@ -100,6 +119,17 @@ done:
 	tc__sim_free(&sim);
 	tc__sched_free(&s);
 	return err;
+}
+
+int tc_schedule(const struct tc_topo *t, const struct tc_model *md, enum tc_coll coll,
+                const char *alg, size_t bytes, size_t esize, int root, int packets,
+                struct tc_transfer **out, int *n)
+{
+	struct tc_call c = {.coll = coll, .alg = alg, .bytes = bytes, .esize = esize,
+	                    .root = root, .packets = packets};
+	if (!esize)
+		return TC_EINVAL;
+	return tc_schedule_call(t, md, &c, out, n);
 }
 
 void tc_schedule_free(struct tc_transfer *x)
@@ -111,19 +141,29 @@ int tc_predict(const struct tc_topo *t, const struct tc_model *md, enum tc_coll 
                const char *alg, size_t bytes, size_t esize, int root, int packets,
                struct tc_prediction *out)
 {
+	struct tc_call c = {.coll = coll, .alg = alg, .bytes = bytes, .esize = esize,
+	                    .root = root, .packets = packets};
+	if (!esize)
+		return TC_EINVAL;
+	return tc_predict_call(t, md, &c, out);
+}
+
+int tc_predict_call(const struct tc_topo *t, const struct tc_model *md,
+                    const struct tc_call *call, struct tc_prediction *out)
+{
 	struct tc__gen g;
 	if (!out)
 		return TC_EINVAL;
-	int err = tc__pred_args(t, md, coll, bytes, esize, root, packets, &g);
+	int err = tc__pred_args(t, md, call, &g);
 	if (err)
 		return err;
-	int p = g.p;
-	root = g.root;
-	bytes = g.bytes;
+	const enum tc_coll coll = g.coll;
+	const int p = g.p, root = g.root;
+	const size_t bytes = g.bytes;
 	const struct tc__alg *a;
 	struct tc__sched s;
 	struct tc__sim sim;
-	err = tc__select_sim(&g, alg, &a, &s, &sim);
+	err = tc__select_sim(&g, call->alg, &a, &s, &sim);
 	if (err)
 		return err;
 	memset(out, 0, sizeof *out);
@@ -148,9 +188,12 @@ int tc_predict(const struct tc_topo *t, const struct tc_model *md, enum tc_coll 
 	tc__sim_free(&sim);
 	tc__sched_free(&s);
 
-	/* Every one of these collectives needs at least a one-to-all broadcast's
-	 * (or, dually, an all-to-one reduction's) time: seed 001's OAB bound.
-	 * Its lemmas assume the message travels whole; an algorithm that splits
+	/* Seed 001's bound of the collective's pattern (collectives.def):
+	 * broadcast and reduce, allreduce, barrier and the scans need at least a
+	 * one-to-all broadcast's (or, dually, an all-to-one reduction's) time;
+	 * allgather and reduce_scatter an all-to-all broadcast's, scatter and
+	 * gather a one-to-all scatter's, alltoall an all-to-all scatter's.  The
+	 * lemmas assume each message travels whole; an algorithm that splits
 	 * it into packets or blocks can beat them, so none is reported then. */
 	out->lower_bound_ns = NAN;
 	out->lower_bound_steps = -1;
@@ -170,9 +213,11 @@ int tc_predict(const struct tc_topo *t, const struct tc_model *md, enum tc_coll 
 		dims[0] = p;
 	}
 	if (nd >= 1 && nd <= 32 &&
-	    !(coll == TC_COLL_BCAST || coll == TC_COLL_REDUCE
-	              ? tc_lower_bound_root(TC_LB_OAB, kind, nd, dims, root, (double)bytes, md, &lb)
-	              : tc_lower_bound(TC_LB_OAB, kind, nd, dims, (double)bytes, md, &lb))) {
+	    !((tc_coll_flags(coll) & TC_CF_ROOTED)
+	              ? tc_lower_bound_root(tc__colls[coll].bound, kind, nd, dims, root,
+	                                    (double)bytes, md, &lb)
+	              : tc_lower_bound(tc__colls[coll].bound, kind, nd, dims, (double)bytes, md,
+	                               &lb))) {
 		out->lower_bound_ns = lb.time_ns;
 		out->lower_bound_steps = lb.steps;
 	}
