@@ -195,6 +195,34 @@ int tc_gather(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count,
 int tc_alltoall(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count,
                 enum tc_dtype dt, const struct tc_coll_opts *opts);
 
+/*
+ * The variable-count forms (MPI's "v" calls): counts and displacements in
+ * elements, as size_t arrays of p entries; each rank passes its own side
+ * (what it sends where, what it receives from whom), as in MPI, and the
+ * arrays a rank does not use may be NULL (gatherv's rcounts/displs and
+ * scatterv's scounts/displs off the root).  The call first agrees on the
+ * counts (an allgather of 4p numbers per rank): if what rank i sends to j is
+ * not what j expects from i, every rank returns TC_EMISMATCH and nothing is
+ * written; a count or displacement whose bytes overflow TC_MAX_MESSAGE is
+ * TC_EOVERFLOW on every rank.  One algorithm, "pairwise" (opts->alg NULL,
+ * "auto" or "pairwise"; see lib/coll/vcount/vcount.h): p rounds of direct
+ * transfers, routed where not neighbours.  TC_IN_PLACE is not supported
+ * (TC_EINVAL).  Not in the registry of collectives: tc_predict does not
+ * know them; tc_last_coll() reports the run's modelled time.
+ */
+int tc_allgatherv(struct tc_proc *proc, const void *sbuf, size_t scount, void *rbuf,
+                  const size_t *rcounts, const size_t *displs, enum tc_dtype dt,
+                  const struct tc_coll_opts *opts);
+int tc_gatherv(struct tc_proc *proc, const void *sbuf, size_t scount, void *rbuf,
+               const size_t *rcounts, const size_t *displs, enum tc_dtype dt, int root,
+               const struct tc_coll_opts *opts);
+int tc_scatterv(struct tc_proc *proc, const void *sbuf, const size_t *scounts,
+                const size_t *displs, void *rbuf, size_t rcount, enum tc_dtype dt, int root,
+                const struct tc_coll_opts *opts);
+int tc_alltoallv(struct tc_proc *proc, const void *sbuf, const size_t *scounts,
+                 const size_t *sdispls, void *rbuf, const size_t *rcounts,
+                 const size_t *rdispls, enum tc_dtype dt, const struct tc_coll_opts *opts);
+
 /* What the last collective of the calling rank did. */
 struct tc_coll_info {
 	const char *algorithm; /* canonical name of the algorithm that ran */

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: MIT */
+/* lib/coll/vcount/vcount.h - the variable-count collectives' call and matrix
+ * (vcount.c), and their schedule generator (vcount_pairwise.c). */
+#ifndef TC_COLL_VCOUNT_H
+#define TC_COLL_VCOUNT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sched/sched.h"
+#include "topocoll.h"
+
+enum tc__vkind { TC__V_ALLGATHERV, TC__V_GATHERV, TC__V_SCATTERV, TC__V_ALLTOALLV };
+
+/* A v-call as the public functions take it (counts and displacements in
+ * elements; the arrays a kind does not use are NULL). */
+struct tc__vcall {
+	enum tc__vkind kind;
+	const void *sbuf;
+	size_t scount;                   /* allgatherv, gatherv */
+	const size_t *scounts, *sdispls; /* scatterv (root), alltoallv */
+	void *rbuf;
+	size_t rcount;                   /* scatterv */
+	const size_t *rcounts, *rdispls; /* allgatherv, gatherv (root), alltoallv */
+	enum tc_dtype dt;
+	int root;
+};
+int tc__vcoll(struct tc_proc *proc, const struct tc__vcall *v, const struct tc_coll_opts *opts);
+
+/* The agreed matrix of a v-call: rank i's row is rows + i stride, four
+ * arrays of p numbers: bytes it sends to each j, their offset in its send
+ * buffer, bytes it receives from each j, their offset in its receive
+ * buffer (all in bytes). */
+struct tc__vmatrix {
+	int p;
+	const uint64_t *rows;
+	size_t stride;
+	uint64_t uniform;  /* rows NULL: every rank sends `uniform` bytes from
+	                      offset 0 to every rank, which stores rank i's at
+	                      i uniform (an allgather of any topology) */
+};
+
+/* The pairwise schedule of a v-call: round 0 every rank copies what it sends
+ * itself; round k = 1 .. p-1 rank i sends its block for (i + k) mod p
+ * straight there (routed where not a neighbour), skipping empty blocks.  At
+ * most one send and one receive per rank and round, so the one-port model
+ * holds.  Cost: sum over rounds of the slowest transfer; for equal blocks
+ * of m bytes on a complete graph (p-1)(t_s + m t_w).  Any topology. */
+int tc__gen_vcount_pairwise(const struct tc_topo *t, const struct tc__vmatrix *mx,
+                            struct tc__sched *s);
+
+#endif
