@@ -44,7 +44,10 @@
  * result is a copy.  The msg combine of the last step is kept although its
  * value is not used afterwards, as the seed does (it is what the formula
  * counts).  Half duplex makes the two directions of an exchange share a
- * port: the formula is NAN then.
+ * port: the formula is NAN then, and a step lasts max(2 L, L + t_h) with
+ * L = t_s + m t_w (the receive waits for the port the own send holds), so
+ * the schedule's time is d max(2 L, L + t_h) + (2d or 2d - 1) m t_c
+ * (asserted by tests/test_coll_scan.c).
  * Restrictions: p a power of two (TC__R_POW2), hypercube or complete graph
  * (every partner a neighbour); TC_ENOTSUP elsewhere.  m = 0 gives the same
  * transfers with 0 bytes.
