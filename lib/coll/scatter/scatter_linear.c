@@ -9,7 +9,11 @@
  * ..., p-1 (bcast_linear.c's order); the one-port rule serialises the sends
  * on its port, and transfers to non-neighbours are routed by the executor.
  * Gather (the dual, TC__ALG_DUAL): every rank sends its IN to the root's OUT
- * block, the root receiving them in turn.
+ * block, the root receiving them in turn.  Where routes are longer than one
+ * link its modelled time may differ from the scatter's: the routed messages
+ * start together and meet at the forwarders instead of leaving the root one
+ * after the other (star:3, root 1, SF: scatter 3 msg(1, m), gather 2); on the
+ * complete graph both are (p-1) msg(1, m).
  *
  * Cost: tc_cost_scatter_linear(), sum over the destinations k of msg(h_k, m)
  * (h_k the route length to the k-th destination), as bcast_linear.c: exact
