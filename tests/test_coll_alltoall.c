@@ -254,6 +254,26 @@ Test(model, seed_formulas, .timeout = 120)
 				cr_assert(isnan(pr.formula_ns), "%s %s", specs[si], alg);
 			}
 		}
+		/* All-port half duplex: exact where no line has 2 nodes (the two
+		 * directions of a step use different links). */
+		md = model_of(100, 2, 0, TC_PORTS_ALL, TC_DUPLEX_HALF, TC_SWITCH_SF);
+		for (int a = 0; tc_alg_name(TC_COLL_ALLTOALL, a); a++) {
+			const char *alg = tc_alg_name(TC_COLL_ALLTOALL, a);
+			if (tc_alg_applies(t, &md, TC_COLL_ALLTOALL, alg) == 0) {
+				cr_assert_eq(predict(t, &md, alg, 16, &pr), 0);
+				if (!isnan(pr.formula_ns))
+					cr_assert_eq(llround(pr.formula_ns * 1000.0), pr.modelled_ps,
+					             "%s %s", specs[si], alg);
+				int exact = !strcmp(alg, "ring") && p >= 3;
+				if (!strcmp(alg, "mesh") && kind == TC_TOPO_TORUS) {
+					exact = 1;
+					for (int i = 0; i < nd; i++)
+						exact &= dims[i] != 2;
+				}
+				if (exact)
+					cr_assert(!isnan(pr.formula_ns), "%s %s", specs[si], alg);
+			}
+		}
 		tc_topo_destroy(t);
 	}
 	cr_assert_gt(checked, 1000);

@@ -27,13 +27,15 @@
  * Memory: TMP of 2 max_i (z_i - 1)(p / z_i) m bytes (< 2 p m).
  * Checker: pieces untracked (a super-block is not an interval of pieces).
  *
- * Trace, torus 2x3 (rank = 3 row + col; blocks "ab" from a to b):
- *   round 0: IN -> OUT; pack, by distance along the row (dimension 1)
- *   phase dim 1 (rows of 3, super-blocks of 2 blocks: the destination's
- *   column), step 1: 0 -> 1 {01 04, 02 05}, 1 -> 2, 2 -> 0, 3 -> 4, ...
- *            step 2: 0 -> 1 {22 25 ... the super-block of 2 for column 1}
- *   phase dim 0 (columns of 2, super-blocks of 3 blocks: the destination's
- *   row), one step: 0 <-> 3, 1 <-> 4, 2 <-> 5.
+ * Trace, torus 2x3 (rank = 3 row + col; block "ab" from a to b):
+ *   round 0: IN -> OUT; 0 packs by distance along its row: {01 04} {02 05}
+ *   dimension 1 (rows of 3; super-blocks of 2 blocks, by destination column)
+ *     step 1: 0 -> 1 {01 04 02 05}, 1 -> 2 {12 15 10 13}, 2 -> 0 {20 23 21 24}
+ *             (and row 1 likewise); 1 keeps {01 04}, 0 keeps {20 23}
+ *     step 2: 0 -> 1 {21 24}, 1 -> 2 {02 05}, 2 -> 0 {10 13}
+ *     0 now holds the blocks for column 0: 00 03 10 13 20 23
+ *   dimension 0 (columns of 2; super-blocks of 3 blocks, by destination row)
+ *     step 1: 0 <-> 3: 0 sends {03 13 23}, 3 sends {30 40 50}; 1 <-> 4, 2 <-> 5.
  */
 #include "coll/alltoall/alltoall_lines.h"
 
