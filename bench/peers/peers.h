@@ -265,8 +265,9 @@ static inline void pr_print_error(const struct pr_case *c, int p, const char *va
 	fflush(stdout);
 }
 
-/* Command line shared by the programs: -p P, -b BUDGET_MS, -c CASE (filter),
- * -v (print where each rank runs). */
+/* Command line shared by the programs: -p P, -b BUDGET_MS, -c CASES (filter:
+ * a comma-separated list, pr_case_selected), -v (print where each rank
+ * runs). */
 struct pr_args {
 	int p;
 	double budget_ns;
@@ -290,7 +291,7 @@ static inline int pr_parse_args(int argc, char **argv, struct pr_args *a)
 		else if (!strcmp(argv[i], "-v"))
 			a->verbose = 1;
 		else {
-			fprintf(stderr, "usage: %s [-p P] [-b BUDGET_MS] [-c CASE] [-v]\n", argv[0]);
+			fprintf(stderr, "usage: %s [-p P] [-b BUDGET_MS] [-c CASE,...] [-v]\n", argv[0]);
 			return -1;
 		}
 	}
