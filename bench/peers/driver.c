@@ -31,9 +31,15 @@
  * allowance for one p stops repeating (at least one repetition always runs).
  *
  * Usage: peers [--dir DIR] [--reps N] [--quick] [--limit SECONDS] [--only NAME]
- *              [--markdown]   (--markdown: the table again in Markdown)
+ *              [--case LIST] [--p LIST] [--markdown]
  *   DIR holds peer_ours, peer_openmp, peer_openmpi, peer_mpich (default: the
  *   driver's own directory); a missing program or launcher skips that peer.
+ *   --case: comma-separated cases, "allgather" or "allgather:8" (bytes as in
+ *   the JSON), passed to the programs as -c; --p: comma-separated team sizes
+ *   among 2, 8, 16, 64; --markdown: the table again in Markdown.
+ * Cases: allgather's size is the block each rank contributes (each rank gets
+ * p blocks), alltoall's the block from each rank to each rank.  A case ours
+ * has no algorithm for yet (TC_ENOTSUP) is shown as n/a with the error.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -75,7 +81,35 @@ static double limit_s = 240;      /* stop starting repetitions after this */
 static double allowance_s = 25;   /* per implementation and p */
 static int available[NIMPL];
 static int want_markdown;
+static const char *case_filter; /* --case: NULL for every case */
+static int want_p[NGROUP];      /* --p: the team sizes to run */
 static char why_missing[NIMPL][128];
+
+/* ---- selection ------------------------------------------------------------ */
+
+/* Non-zero when the report covers case c at group g. */
+static int selected(int g, const struct pr_case *c)
+{
+	return want_p[g] && pr_case_selected(c, case_filter);
+}
+
+/* The number of cases a launch for group g runs. */
+static int nselected(int g)
+{
+	int n, k = 0;
+	const struct pr_case *cases = pr_cases(group_p[g], &n);
+	for (int i = 0; i < n; i++)
+		k += selected(g, &cases[i]);
+	return k;
+}
+
+static int group_of(int p)
+{
+	for (int g = 0; g < NGROUP; g++)
+		if (group_p[g] == p)
+			return g;
+	return -1;
+}
 
 /* ---- results ------------------------------------------------------------ */
 
@@ -278,6 +312,10 @@ static void command(int impl, int p, double budget_ms, struct argv_buf *a, struc
 	arg(a, "%d", p);
 	arg(a, "-b");
 	arg(a, "%g", budget_ms);
+	if (case_filter) {
+		arg(a, "-c");
+		arg(a, "%s", case_filter);
+	}
 }
 
 static void print_command(int impl, int p)
@@ -457,6 +495,15 @@ static struct best best_of(int impl, enum pr_kind kind, int p, size_t bytes, con
 	return b;
 }
 
+/* Why ours has no figure for a case: its error without the "error:" prefix
+ * (TC_ENOTSUP: no algorithm yet for that collective). */
+static const char *ours_missing(const struct best *o)
+{
+	if (!o->err)
+		return available[IMPL_OURS] ? "not measured" : "not built";
+	return strncmp(o->err, "error:", 6) ? o->err : o->err + 6;
+}
+
 static int skipped[NIMPL][NGROUP]; /* 1: timed out, 2: allowance used up */
 static double spent[NIMPL][NGROUP];
 static int done_reps[NIMPL][NGROUP];
@@ -503,13 +550,15 @@ static void report(void)
 		const struct pr_case *cases = pr_cases(p, &n);
 		for (int ci = 0; ci < n; ci++) {
 			const struct pr_case *c = &cases[ci];
+			if (!selected(g, c))
+				continue;
 			struct best o = best_of(IMPL_OURS, c->kind, p, c->bytes, NULL);
 			char cname[32];
 			snprintf(cname, sizeof cname, "complete:%d", p);
 			struct best oc = best_of(IMPL_OURS, c->kind, p, c->bytes, cname);
 			printf("%-9s %3d %6s | %8s %8s %-12s %-13s %8s |", pr_kind_name[c->kind], p,
 			       size_str(c->bytes, b1, sizeof b1), o.ok ? human(o.wall, b2) : "n/a",
-			       human(o.cpu, b3), o.ok ? o.r->variant : (o.err ? o.err : "-"),
+			       human(o.cpu, b3), o.ok ? o.r->variant : ours_missing(&o),
 			       o.ok ? o.r->note : "", human(oc.wall, b4));
 			for (int i = 1; i < NIMPL; i++) {
 				struct best b = best_of(i, c->kind, p, c->bytes, NULL);
@@ -518,17 +567,24 @@ static void report(void)
 					printf(" %-26.26s |", why);
 					continue;
 				}
-				printf(" %8s %8s %6.3gx |", human(b.wall, b1), human(b.cpu, b2),
-				       o.ok ? o.wall / b.wall : NAN);
+				if (o.ok)
+					printf(" %8s %8s %6.3gx |", human(b.wall, b1), human(b.cpu, b2),
+					       o.wall / b.wall);
+				else
+					printf(" %8s %8s %7s |", human(b.wall, b1), human(b.cpu, b2), "-");
 			}
 			printf("\n");
 		}
 	}
 	printf("(time per operation, median of the repetitions; latency and bandwidth: per one-way "
 	       "message of a ping-pong; cpu: CPU time of all ranks per operation; ratio = "
-	       "ours/peer, < 1 is ours faster; complete: ours on complete:p)\n");
+	       "ours/peer, < 1 is ours faster; complete: ours on complete:p; size: allgather "
+	       "the block of each rank, alltoall the block of each rank for each rank; ours n/a: "
+	       "the error, TC_ENOTSUP when no algorithm exists yet)\n");
 	printf("repetitions (ours, openmp, openmpi, mpich) per p:");
 	for (int g = 0; g < NGROUP; g++) {
+		if (!want_p[g])
+			continue;
 		printf(" p=%d:", group_p[g]);
 		for (int i = 0; i < NIMPL; i++)
 			printf("%s%d", i ? "," : "", done_reps[i][g]);
@@ -545,6 +601,10 @@ static void report(void)
 static void goal(const char *what, enum pr_kind kind, int p, size_t bytes, int peer, double factor,
                  int strict)
 {
+	struct pr_case c = {kind, bytes};
+	int g = group_of(p);
+	if (g < 0 || !selected(g, &c))
+		return; /* not asked for (--case, --p) */
 	struct best o = best_of(IMPL_OURS, kind, p, bytes, NULL);
 	struct best b = best_of(peer, kind, p, bytes, NULL);
 	char b1[16], b2[16];
@@ -560,6 +620,15 @@ static void goal(const char *what, enum pr_kind kind, int p, size_t bytes, int p
 
 static void goals(void)
 {
+	/* The goals are all on barrier and allreduce: none when --case or --p
+	 * leaves them out. */
+	struct pr_case ar = {PR_ALLREDUCE, 8}, big = {PR_ALLREDUCE, (size_t)8 << 20},
+		       ba = {PR_BARRIER, 0};
+	int any = 0;
+	for (int g = 0; g < NGROUP; g++)
+		any |= selected(g, &ar) || selected(g, &ba) || (g == 0 && selected(g, &big));
+	if (!any)
+		return;
 	printf("\ngoals of issue 6 (ours is the best topology of each case):\n");
 	goal("p=2 allreduce 1 double <= 0.5x Open MPI", PR_ALLREDUCE, 2, 8, IMPL_OPENMPI, 0.5, 0);
 	goal("p=2 allreduce 1 double <= OpenMP", PR_ALLREDUCE, 2, 8, IMPL_OPENMP, 1, 0);
@@ -595,13 +664,15 @@ static void markdown(void)
 		const struct pr_case *cases = pr_cases(p, &n);
 		for (int ci = 0; ci < n; ci++) {
 			const struct pr_case *c = &cases[ci];
+			if (!selected(g, c))
+				continue;
 			struct best o = best_of(IMPL_OURS, c->kind, p, c->bytes, NULL);
 			printf("| %s | %d | %s | ", pr_kind_name[c->kind], p, size_str(c->bytes, b1, sizeof b1));
 			if (o.ok)
 				printf("%s / %s (%s%s%s) |", human(o.wall, b2), human(o.cpu, b3), o.r->variant,
 				       strcmp(o.r->note, "-") ? ", " : "", strcmp(o.r->note, "-") ? o.r->note : "");
 			else
-				printf("n/a |");
+				printf("n/a (%s) |", ours_missing(&o));
 			for (int i = 1; i < NIMPL; i++) {
 				struct best b = best_of(i, c->kind, p, c->bytes, NULL);
 				if (!b.ok) {
@@ -631,6 +702,8 @@ static void variants(void)
 		const struct pr_case *cases = pr_cases(p, &n);
 		for (int ci = 0; ci < n; ci++) {
 			const struct pr_case *c = &cases[ci];
+			if (!selected(g, c))
+				continue;
 			printf("  %-9s p=%-2d %-6s", pr_kind_name[c->kind], p, size_str(c->bytes, b1, sizeof b1));
 			for (int i = 0; i < NIMPL; i++)
 				for (int k = 0; k < nrecs; k++) {
@@ -657,6 +730,8 @@ static void json_lines(void)
 		const struct pr_case *cases = pr_cases(p, &n);
 		for (int ci = 0; ci < n; ci++) {
 			const struct pr_case *c = &cases[ci];
+			if (!selected(g, c))
+				continue;
 			struct best o = best_of(IMPL_OURS, c->kind, p, c->bytes, NULL);
 			char cname[32];
 			snprintf(cname, sizeof cname, "complete:%d", p);
@@ -674,6 +749,7 @@ static void json_lines(void)
 					json_str("algorithm", o.r->note);
 				} else {
 					json_str("ours_error", o.err ? o.err : "not measured");
+					json_str("ours_unavailable", ours_missing(&o));
 				}
 				json_num("ours_complete_ns", oc.ok ? oc.wall : NAN);
 				json_str("peer", impl_name[i]);
@@ -696,6 +772,7 @@ static void json_lines(void)
 int main(int argc, char **argv)
 {
 	const char *only = NULL;
+	int ps_given = 0;
 	snprintf(dir, sizeof dir, "%s", argv[0]);
 	char *slash = strrchr(dir, '/');
 	if (slash)
@@ -713,6 +790,20 @@ int main(int argc, char **argv)
 			only = argv[++i];
 		else if (!strcmp(argv[i], "--markdown"))
 			want_markdown = 1;
+		else if (!strcmp(argv[i], "--case") && i + 1 < argc)
+			case_filter = argv[++i];
+		else if (!strcmp(argv[i], "--p") && i + 1 < argc) {
+			for (char *s = argv[++i], *e; *s; s = *e ? e + 1 : e) {
+				long v = strtol(s, &e, 10);
+				int g = group_of((int)v);
+				if (e == s || (*e && *e != ',') || g < 0) {
+					fprintf(stderr, "peers: --p takes a list among 2,8,16,64\n");
+					return 2;
+				}
+				want_p[g] = 1;
+			}
+			ps_given = 1;
+		}
 		else if (!strcmp(argv[i], "--quick")) {
 			reps = 3;
 			budget_dedicated_ms = 15;
@@ -721,7 +812,22 @@ int main(int argc, char **argv)
 			limit_s = 90;
 		} else {
 			fprintf(stderr, "usage: peers [--dir DIR] [--reps N] [--quick] [--limit SECONDS] "
-			                "[--only openmp|openmpi|mpich] [--markdown]\n");
+			                "[--only openmp|openmpi|mpich] [--case LIST] [--p LIST] "
+			                "[--markdown]\n");
+			return 2;
+		}
+	}
+	if (!ps_given)
+		for (int g = 0; g < NGROUP; g++)
+			want_p[g] = 1;
+	if (case_filter) {
+		int any = 0;
+		for (int g = 0; g < NGROUP; g++)
+			any |= want_p[g] && nselected(g) > 0;
+		if (!any) {
+			fprintf(stderr, "peers: --case %s selects no case (known: barrier, bcast, "
+			                "allreduce, latency, bandwidth, allgather, alltoall, or NAME:BYTES)\n",
+			        case_filter);
 			return 2;
 		}
 	}
@@ -761,11 +867,22 @@ int main(int argc, char **argv)
 	       "repetitions; %g ms (p <= CPUs) or %g ms of operations per case and run\n",
 	       ncpu, 64 > ncpu ? "oversubscribed" : "not oversubscribed here", reps,
 	       budget_dedicated_ms, budget_oversub_ms);
+	if (case_filter || ps_given) {
+		printf("# selected: cases %s; p =", case_filter ? case_filter : "all");
+		for (int g = 0; g < NGROUP; g++)
+			if (want_p[g])
+				printf(" %d", group_p[g]);
+		printf("\n");
+	}
 	printf("# commands:\n");
-	for (int g = 0; g < NGROUP; g++)
+	for (int g = 0, shown = 0; g < NGROUP && shown < 2; g++) {
+		if (!want_p[g] || !nselected(g))
+			continue;
 		for (int i = 0; i < NIMPL; i++)
-			if (available[i] && (g == 0 || g == 1))
+			if (available[i])
 				print_command(i, group_p[g]);
+		shown++;
+	}
 	for (int i = 1; i < NIMPL; i++)
 		if (!available[i])
 			printf("# %s: skipped (%s)\n", impl_name[i], why_missing[i]);
@@ -778,9 +895,17 @@ int main(int argc, char **argv)
 			break;
 		}
 		for (int g = 0; g < NGROUP; g++) {
-			int p = group_p[g];
+			int p = group_p[g], ncases = nselected(g);
+			if (!want_p[g] || !ncases)
+				continue;
 			double budget = p > ncpu ? budget_oversub_ms : budget_dedicated_ms;
-			double timeout = p > ncpu ? 60 : 30;
+			/* 30 s for the 11 cases of p = 2 (3 per case since
+			 * allgather and alltoall joined), 60 s for 3 oversubscribed
+			 * ones (20 per case): a crawling MPI spends seconds per
+			 * operation there. */
+			double timeout = p > ncpu ? 20.0 * ncases : 3.0 * ncases;
+			if (timeout < (p > ncpu ? 60 : 30))
+				timeout = p > ncpu ? 60 : 30;
 			for (int k = 0; k < NIMPL; k++) {
 				/* ours first, then the peers rotating with r */
 				int i = k == 0 ? IMPL_OURS : 1 + (k - 1 + r) % (NIMPL - 1);

@@ -2,7 +2,8 @@
 /*
  * bench/peers/mpi.c - the MPI peer: the cases of peers.h with MPI_Barrier,
  * MPI_Bcast (root 0), MPI_Allreduce (MPI_DOUBLE, MPI_SUM, separate send and
- * receive buffers) and an MPI_Send/MPI_Recv ping-pong between ranks 0 and 1.
+ * receive buffers), MPI_Allgather and MPI_Alltoall (MPI_BYTE, separate
+ * buffers) and an MPI_Send/MPI_Recv ping-pong between ranks 0 and 1.
  * Built twice, with mpicc.openmpi and mpicc.mpich; the launcher (driver.c)
  * chooses binding and yielding.  Each rank reports its own CPU time
  * (getrusage(RUSAGE_SELF): the rank and any helper thread its MPI runs);
@@ -24,7 +25,7 @@
 static int me, np;
 
 /* One chunk of n operations of case c. */
-static int run_chunk(const struct pr_case *c, long n, void *buf, void *in, void *out)
+static int run_chunk(const struct pr_case *c, long n, void *buf, void *in, void *out, void *rbuf)
 {
 	int err = MPI_SUCCESS;
 	size_t count = c->bytes / sizeof(double);
@@ -38,6 +39,14 @@ static int run_chunk(const struct pr_case *c, long n, void *buf, void *in, void 
 			break;
 		case PR_ALLREDUCE:
 			err = MPI_Allreduce(in, out, (int)count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+			break;
+		case PR_ALLGATHER:
+			err = MPI_Allgather(buf, (int)c->bytes, MPI_BYTE, rbuf, (int)c->bytes, MPI_BYTE,
+			                    MPI_COMM_WORLD);
+			break;
+		case PR_ALLTOALL:
+			err = MPI_Alltoall(buf, (int)c->bytes, MPI_BYTE, rbuf, (int)c->bytes, MPI_BYTE,
+			                   MPI_COMM_WORLD);
 			break;
 		case PR_LATENCY:
 		case PR_BANDWIDTH:
@@ -81,9 +90,9 @@ static void run_case(const struct pr_case *c, const struct pr_args *a)
 			pr_print_error(c, np, "mpi", "needs-2-ranks");
 		return;
 	}
-	unsigned char *buf;
+	unsigned char *buf, *rbuf;
 	double *in, *out;
-	pr_buffers(c, me, &buf, &in, &out);
+	pr_buffers(c, np, me, &buf, &in, &out, &rbuf);
 	/* Only ranks 0 and 1 play ping-pong; the others wait in the combine. */
 	struct pr_plan pl;
 	pr_plan_init(&pl, a->budget_ns);
@@ -93,7 +102,7 @@ static void run_case(const struct pr_case *c, const struct pr_args *a)
 		struct pr_chunk mine;
 		mine.start = pr_now_ns();
 		double c0 = pr_cpu_ns(RUSAGE_SELF);
-		mine.err = run_chunk(c, n, buf, in, out);
+		mine.err = run_chunk(c, n, buf, in, out, rbuf);
 		mine.end = pr_now_ns();
 		mine.cpu = pr_cpu_ns(RUSAGE_SELF) - c0;
 		if (pr_is_p2p(c) && me > 1)
@@ -106,7 +115,7 @@ static void run_case(const struct pr_case *c, const struct pr_args *a)
 		n = pr_plan_next(&pl, &all);
 	}
 	/* Check the result. */
-	int bad = !err && pr_wrong_result(c, np, buf, out);
+	int bad = !err && pr_wrong_result(c, np, me, buf, out, rbuf);
 	int anybad = 0;
 	MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
 	if (me == 0) {
@@ -120,6 +129,7 @@ static void run_case(const struct pr_case *c, const struct pr_args *a)
 	free(buf);
 	free(in);
 	free(out);
+	free(rbuf);
 }
 
 int main(int argc, char **argv)

@@ -27,6 +27,24 @@
  *   allreduce "direct" barrier, every thread sums the p inputs straight
  *                      into its own output, barrier (inputs may change once
  *                      the call returns).
+ *   allgather "copy"   every thread copies its block into its slot of the
+ *                      shared array gath[k % 2] (p blocks), one barrier,
+ *                      every thread copies the whole array into its own
+ *                      receive buffer.  Two arrays, as for bcast "copy": a
+ *                      thread writes gath[k % 2] again only in call k + 2,
+ *                      after barrier k + 1, which no thread passes before it
+ *                      finished reading call k's.
+ *   allgather "ptr"    every thread publishes a pointer to its send buffer,
+ *                      barrier, copies every peer's block straight from the
+ *                      peers' buffers, barrier (send buffers may change once
+ *                      the call returns; pointers are republished at every
+ *                      call, as a program whose buffers move must).
+ *   alltoall "ptr"     the same pointer exchange: publish, barrier, copy
+ *                      block me of every peer's send buffer, barrier.
+ *   alltoall "copy"    every thread copies its p blocks into its row of the
+ *                      shared matrix a2a[k % 2] (p x p blocks), one barrier,
+ *                      every thread copies its column out (two copies of
+ *                      every byte but one barrier; rotation as above).
  * Every thread ends with the result in its own buffer, as with MPI and
  * topocoll.  There is no OpenMP point-to-point: latency and bandwidth are
  * not measured.  CPU time: getrusage(RUSAGE_THREAD) of each thread, summed.
@@ -52,9 +70,13 @@ static unsigned char *shared_buf[2];
 static unsigned char *root_ptr; /* ordered by the barriers (they flush) */
 static double *acc0, *acc1, *acc2;
 static double **inputs;
+static unsigned char *gath[2];          /* allgather "copy", alltoall "copy" */
+static const unsigned char **send_ptrs; /* allgather/alltoall "ptr" */
 
-enum design { D_PLAIN, D_COPY, D_PTR, D_REDUCTION, D_DIRECT };
-static const char *const design_name[] = {"omp", "copy", "ptr", "reduction", "direct"};
+enum design { D_PLAIN, D_COPY, D_PTR, D_REDUCTION, D_DIRECT, D_AG_COPY, D_AG_PTR, D_A2A_COPY,
+	      D_A2A_PTR };
+static const char *const design_name[] = {"omp",  "copy", "ptr", "reduction", "direct",
+                                          "copy", "ptr",  "copy", "ptr"};
 
 /* The array reduction of one call into the shared accumulator acc (an
  * orphaned worksharing construct: every thread calls it with the same acc).
@@ -73,10 +95,11 @@ __attribute__((noinline)) static void reduce_into(double *acc, size_t m, int nth
 /* One chunk of n calls (inside the parallel region); k0 numbers the calls
  * so that the rotations continue across chunks. */
 static void run_chunk(const struct pr_case *c, enum design d, long n, long k0,
-                      unsigned char *buf, double *out)
+                      unsigned char *buf, double *out, unsigned char *rbuf)
 {
 	const int me = omp_get_thread_num(), nth = omp_get_num_threads();
-	const size_t m = c->bytes / sizeof(double);
+	const size_t m = c->bytes / sizeof(double), b = c->bytes;
+	const size_t row = (size_t)nth * b; /* p blocks */
 	for (long k = k0; k < k0 + n; k++) {
 		switch (d) {
 		case D_PLAIN: { /* barrier */
@@ -134,6 +157,35 @@ static void run_chunk(const struct pr_case *c, enum design d, long n, long k0,
 #pragma omp barrier
 			break;
 		}
+		case D_AG_COPY: {
+			unsigned char *s = gath[k & 1];
+			memcpy(s + (size_t)me * b, buf, b);
+#pragma omp barrier
+			memcpy(rbuf, s, row);
+			break;
+		}
+		case D_AG_PTR:
+			send_ptrs[me] = buf;
+#pragma omp barrier
+			for (int t = 0; t < nth; t++)
+				memcpy(rbuf + (size_t)t * b, send_ptrs[t], b);
+#pragma omp barrier
+			break;
+		case D_A2A_COPY: {
+			unsigned char *s = gath[k & 1];
+			memcpy(s + (size_t)me * row, buf, row);
+#pragma omp barrier
+			for (int t = 0; t < nth; t++)
+				memcpy(rbuf + (size_t)t * b, s + (size_t)t * row + (size_t)me * b, b);
+			break;
+		}
+		case D_A2A_PTR:
+			send_ptrs[me] = buf;
+#pragma omp barrier
+			for (int t = 0; t < nth; t++)
+				memcpy(rbuf + (size_t)t * b, send_ptrs[t] + (size_t)me * b, b);
+#pragma omp barrier
+			break;
 		}
 	}
 }
@@ -156,12 +208,19 @@ static void run_case(const struct pr_case *c, enum design d, int p, double budge
 		memset(acc2, 0, m * sizeof(double));
 		inputs = calloc((size_t)p, sizeof *inputs);
 	}
+	if (d == D_AG_COPY || d == D_A2A_COPY) {
+		size_t len = (size_t)p * c->bytes * (d == D_A2A_COPY ? (size_t)p : 1);
+		gath[0] = aligned_alloc(64, len + 64);
+		gath[1] = aligned_alloc(64, len + 64);
+	}
+	if (d == D_AG_PTR || d == D_A2A_PTR)
+		send_ptrs = calloc((size_t)p, sizeof *send_ptrs);
 #pragma omp parallel num_threads(p) reduction(| : bad)
 	{
 		const int me = omp_get_thread_num(), nth = omp_get_num_threads();
-		unsigned char *buf;
+		unsigned char *buf, *rbuf;
 		double *in, *out;
-		pr_buffers(c, me, &buf, &in, &out);
+		pr_buffers(c, p, me, &buf, &in, &out, &rbuf);
 		if (c->kind == PR_ALLREDUCE)
 			inputs[me] = in;
 		struct pr_plan pl;
@@ -172,7 +231,7 @@ static void run_case(const struct pr_case *c, enum design d, int p, double budge
 			struct pr_chunk *mine = &slot[k & 1][me];
 			mine->start = pr_now_ns();
 			double c0 = pr_cpu_ns(RUSAGE_THREAD);
-			run_chunk(c, d, n, k0, buf, out);
+			run_chunk(c, d, n, k0, buf, out, rbuf);
 			mine->end = pr_now_ns();
 			mine->cpu = pr_cpu_ns(RUSAGE_THREAD) - c0;
 			mine->err = 0;
@@ -183,7 +242,7 @@ static void run_case(const struct pr_case *c, enum design d, int p, double budge
 				pr_chunk_fold(&all, &slot[k & 1][r]);
 			n = pr_plan_next(&pl, &all);
 		}
-		bad |= pr_wrong_result(c, nth, buf, out);
+		bad |= pr_wrong_result(c, nth, me, buf, out, rbuf);
 		if (me == 0)
 			result = pl;
 		if (nth != p)
@@ -192,6 +251,7 @@ static void run_case(const struct pr_case *c, enum design d, int p, double budge
 		free(buf);
 		free(in);
 		free(out);
+		free(rbuf);
 	}
 	if (bad)
 		pr_print_error(c, p, design_name[d], "wrong-result");
@@ -207,6 +267,12 @@ static void run_case(const struct pr_case *c, enum design d, int p, double budge
 		free(acc2);
 		free(inputs);
 	}
+	if (d == D_AG_COPY || d == D_A2A_COPY) {
+		free(gath[0]);
+		free(gath[1]);
+	}
+	free(send_ptrs);
+	send_ptrs = NULL;
 }
 
 int main(int argc, char **argv)
@@ -249,6 +315,14 @@ int main(int argc, char **argv)
 		case PR_ALLREDUCE:
 			run_case(c, D_REDUCTION, a.p, a.budget_ns);
 			run_case(c, D_DIRECT, a.p, a.budget_ns);
+			break;
+		case PR_ALLGATHER:
+			run_case(c, D_AG_COPY, a.p, a.budget_ns);
+			run_case(c, D_AG_PTR, a.p, a.budget_ns);
+			break;
+		case PR_ALLTOALL:
+			run_case(c, D_A2A_PTR, a.p, a.budget_ns);
+			run_case(c, D_A2A_COPY, a.p, a.budget_ns);
 			break;
 		default:
 			break; /* no point-to-point in OpenMP */

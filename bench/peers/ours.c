@@ -2,14 +2,17 @@
 /*
  * bench/peers/ours.c - topocoll in the peers benchmark: the cases of peers.h
  * with tc_barrier, tc_bcast (root 0, TC_BYTE), tc_allreduce (TC_DOUBLE,
- * TC_OP_SUM, separate send and receive buffers) and a tc_send/tc_recv
+ * TC_OP_SUM, separate send and receive buffers), tc_allgather and
+ * tc_alltoall (TC_BYTE, separate buffers) and a tc_send/tc_recv
  * ping-pong, all with TC_ALG_AUTO (opts NULL), the default wait policy
  * (TC_WAIT_AUTO) and tc_run's pinning (rank r on the (r mod n)-th CPU).
  *
  * Each collective runs on the complete graph, on the hypercube when p is a
  * power of two and on the ring (p >= 3), one team per topology; the variant
  * of the result line is the topology, the note the algorithm AUTO chose.
- * Point-to-point runs on complete:2.  Every rank is a thread: CPU time is
+ * A collective that has no algorithm for a topology yet fails its case
+ * with the error (e.g. error:TC_ENOTSUP); the driver shows it as
+ * unavailable.  Point-to-point runs on complete:2.  Every rank is a thread: CPU time is
  * getrusage(RUSAGE_THREAD) of each rank, summed.
  * Usage: peer_ours [-p P] [-b BUDGET_MS] [-c CASE] [-v]
  */
@@ -35,7 +38,7 @@ struct shared {
 };
 
 static int run_chunk(struct tc_proc *proc, const struct pr_case *c, long n, void *buf,
-                     const double *in, double *out)
+                     const double *in, double *out, void *rbuf)
 {
 	int me = tc_rank(proc), err = 0;
 	size_t count = c->bytes / sizeof(double);
@@ -49,6 +52,12 @@ static int run_chunk(struct tc_proc *proc, const struct pr_case *c, long n, void
 			break;
 		case PR_ALLREDUCE:
 			err = tc_allreduce(proc, in, out, count, TC_DOUBLE, TC_OP_SUM, NULL);
+			break;
+		case PR_ALLGATHER:
+			err = tc_allgather(proc, buf, rbuf, c->bytes, TC_BYTE, NULL);
+			break;
+		case PR_ALLTOALL:
+			err = tc_alltoall(proc, buf, rbuf, c->bytes, TC_BYTE, NULL);
 			break;
 		case PR_LATENCY:
 		case PR_BANDWIDTH:
@@ -72,9 +81,9 @@ static int case_fn(struct tc_proc *proc, void *argp)
 	struct shared *sh = argp;
 	const struct pr_case *c = sh->c;
 	int me = tc_rank(proc), p = tc_size(proc);
-	unsigned char *buf;
+	unsigned char *buf, *rbuf;
 	double *in, *out;
-	pr_buffers(c, me, &buf, &in, &out);
+	pr_buffers(c, p, me, &buf, &in, &out, &rbuf);
 	struct pr_plan pl;
 	pr_plan_init(&pl, sh->budget);
 	int err = 0;
@@ -83,7 +92,7 @@ static int case_fn(struct tc_proc *proc, void *argp)
 		struct pr_chunk *mine = &sh->slot[k & 1][me];
 		mine->start = pr_now_ns();
 		double c0 = pr_cpu_ns(RUSAGE_THREAD);
-		mine->err = run_chunk(proc, c, n, buf, in, out);
+		mine->err = run_chunk(proc, c, n, buf, in, out, rbuf);
 		mine->end = pr_now_ns();
 		mine->cpu = pr_cpu_ns(RUSAGE_THREAD) - c0;
 		if (pr_is_p2p(c) && me > 1)
@@ -99,7 +108,7 @@ static int case_fn(struct tc_proc *proc, void *argp)
 		}
 		n = pr_plan_next(&pl, &all);
 	}
-	if (!err && pr_wrong_result(c, p, buf, out))
+	if (!err && pr_wrong_result(c, p, me, buf, out, rbuf))
 		sh->bad = 1; /* racy but only ever set to 1; read after tc_run */
 	if (me == 0) {
 		sh->result = pl;
@@ -112,6 +121,7 @@ static int case_fn(struct tc_proc *proc, void *argp)
 	free(buf);
 	free(in);
 	free(out);
+	free(rbuf);
 	return 0; /* errors are reported through sh, never abort the team */
 }
 

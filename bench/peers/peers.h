@@ -36,14 +36,17 @@
 #include <sys/resource.h>
 #include <time.h>
 
-enum pr_kind { PR_BARRIER, PR_BCAST, PR_ALLREDUCE, PR_LATENCY, PR_BANDWIDTH };
+enum pr_kind { PR_BARRIER, PR_BCAST, PR_ALLREDUCE, PR_LATENCY, PR_BANDWIDTH, PR_ALLGATHER,
+	       PR_ALLTOALL };
 
-static const char *const pr_kind_name[] = {"barrier", "bcast", "allreduce", "latency",
-                                           "bandwidth"};
+static const char *const pr_kind_name[] = {"barrier",   "bcast",     "allreduce", "latency",
+                                           "bandwidth", "allgather", "alltoall"};
 
 struct pr_case {
 	enum pr_kind kind;
-	size_t bytes; /* message (bcast, latency, bandwidth) or vector (allreduce) bytes */
+	size_t bytes; /* message (bcast, latency, bandwidth) or vector (allreduce) bytes;
+	                 allgather: the block each rank contributes (the result is p
+	                 blocks); alltoall: the block from each rank to each rank */
 };
 
 /* Dedicated: p = 2, one rank per core. */
@@ -59,6 +62,10 @@ static const struct pr_case pr_cases_dedicated[] = {
 	{PR_LATENCY, 8},
 	{PR_BANDWIDTH, (size_t)1 << 20},
 	{PR_BANDWIDTH, (size_t)16 << 20},
+	{PR_ALLGATHER, 8},
+	{PR_ALLGATHER, (size_t)64 << 10},
+	{PR_ALLTOALL, 8},
+	{PR_ALLTOALL, (size_t)4 << 10},
 };
 
 /* Oversubscribed: p > cores. */
@@ -66,6 +73,10 @@ static const struct pr_case pr_cases_oversub[] = {
 	{PR_BARRIER, 0},
 	{PR_ALLREDUCE, 8},
 	{PR_ALLREDUCE, (size_t)8 << 10},
+	{PR_ALLGATHER, 8},
+	{PR_ALLGATHER, (size_t)64 << 10},
+	{PR_ALLTOALL, 8},
+	{PR_ALLTOALL, (size_t)4 << 10},
 };
 
 #define PR_NELEM(a) ((int)(sizeof(a) / sizeof((a)[0])))
@@ -87,15 +98,26 @@ static inline void pr_case_name(const struct pr_case *c, char *buf, size_t cap)
 	snprintf(buf, cap, "%s:%zu", pr_kind_name[c->kind], c->bytes);
 }
 
-/* Non-zero when filter (NULL: everything) selects c: "allreduce" or
- * "allreduce:8". */
+/* Non-zero when filter (NULL: everything) selects c: a comma-separated
+ * list of "allreduce" or "allreduce:8" (bytes in the result lines' unit). */
 static inline int pr_case_selected(const struct pr_case *c, const char *filter)
 {
 	if (!filter || !*filter)
 		return 1;
 	char name[64];
 	pr_case_name(c, name, sizeof name);
-	return !strcmp(filter, name) || !strcmp(filter, pr_kind_name[c->kind]);
+	const char *kind = pr_kind_name[c->kind];
+	for (const char *s = filter; *s;) {
+		const char *e = strchr(s, ',');
+		size_t len = e ? (size_t)(e - s) : strlen(s);
+		if ((len == strlen(name) && !strncmp(s, name, len)) ||
+		    (len == strlen(kind) && !strncmp(s, kind, len)))
+			return 1;
+		if (!e)
+			break;
+		s = e + 1;
+	}
+	return 0;
 }
 
 /* Ping-pong cases time a round trip; their figures are per one-way message. */
@@ -243,8 +265,9 @@ static inline void pr_print_error(const struct pr_case *c, int p, const char *va
 	fflush(stdout);
 }
 
-/* Command line shared by the programs: -p P, -b BUDGET_MS, -c CASE (filter),
- * -v (print where each rank runs). */
+/* Command line shared by the programs: -p P, -b BUDGET_MS, -c CASES (filter:
+ * a comma-separated list, pr_case_selected), -v (print where each rank
+ * runs). */
 struct pr_args {
 	int p;
 	double budget_ns;
@@ -268,7 +291,7 @@ static inline int pr_parse_args(int argc, char **argv, struct pr_args *a)
 		else if (!strcmp(argv[i], "-v"))
 			a->verbose = 1;
 		else {
-			fprintf(stderr, "usage: %s [-p P] [-b BUDGET_MS] [-c CASE] [-v]\n", argv[0]);
+			fprintf(stderr, "usage: %s [-p P] [-b BUDGET_MS] [-c CASE,...] [-v]\n", argv[0]);
 			return -1;
 		}
 	}
@@ -296,14 +319,28 @@ static inline unsigned char pr_byte(size_t i)
 	return (unsigned char)(i * 131u + 7u);
 }
 
-/* The buffers of rank me for case c, filled with the case's inputs: buf for a
- * broadcast (the root's data) or point-to-point, in and out for an
- * allreduce.  The caller frees them. */
-static inline void pr_buffers(const struct pr_case *c, int me, unsigned char **buf, double **in,
-                              double **out)
+/* Byte i of the block rank r sends to rank j in an alltoall (j = 0 in an
+ * allgather, whose block goes to every rank): differs between neighbouring
+ * ranks, destinations and bytes, so that a misplaced block shows. */
+static inline unsigned char pr_block_byte(int r, int j, size_t i)
+{
+	uint32_t x = (uint32_t)r * 2654435761u ^ (uint32_t)j * 40503u ^ (uint32_t)i * 2246822519u;
+	x ^= x >> 15;
+	x *= 2246822507u;
+	x ^= x >> 13;
+	return (unsigned char)(x >> 24);
+}
+
+/* The buffers of rank me of p for case c, filled with the case's inputs:
+ * buf for a broadcast (the root's data) or point-to-point, or the send
+ * buffer of an allgather (one block) or an alltoall (p blocks); in and out
+ * for an allreduce; rbuf the receive buffer (p blocks, zeroed) of an
+ * allgather or an alltoall.  The caller frees them. */
+static inline void pr_buffers(const struct pr_case *c, int p, int me, unsigned char **buf,
+                              double **in, double **out, unsigned char **rbuf)
 {
 	size_t count = c->bytes / sizeof(double);
-	*buf = NULL;
+	*buf = *rbuf = NULL;
 	*in = *out = NULL;
 	if (c->kind == PR_BCAST || pr_is_p2p(c)) {
 		*buf = aligned_alloc(64, c->bytes + 64);
@@ -318,13 +355,24 @@ static inline void pr_buffers(const struct pr_case *c, int me, unsigned char **b
 			(*out)[i] = 0;
 		}
 	}
+	if (c->kind == PR_ALLGATHER || c->kind == PR_ALLTOALL) {
+		int blocks = c->kind == PR_ALLTOALL ? p : 1;
+		*buf = aligned_alloc(64, (size_t)blocks * c->bytes + 64);
+		*rbuf = aligned_alloc(64, (size_t)p * c->bytes + 64);
+		for (int j = 0; j < blocks; j++)
+			for (size_t i = 0; i < c->bytes; i++)
+				(*buf)[(size_t)j * c->bytes + i] = pr_block_byte(me, j, i);
+		memset(*rbuf, 0, (size_t)p * c->bytes);
+	}
 }
 
-/* Non-zero when a rank's buffers (pr_buffers) do not hold the result of case
- * c on p ranks: the root's bytes after a broadcast, the sums after an
- * allreduce. */
-static inline int pr_wrong_result(const struct pr_case *c, int p, const unsigned char *buf,
-                                  const double *out)
+/* Non-zero when the buffers (pr_buffers) of rank me do not hold the result
+ * of case c on p ranks: the root's bytes after a broadcast, the sums after
+ * an allreduce, every rank's block in rank order after an allgather, block
+ * me of every rank in rank order after an alltoall. */
+static inline int pr_wrong_result(const struct pr_case *c, int p, int me,
+                                  const unsigned char *buf, const double *out,
+                                  const unsigned char *rbuf)
 {
 	int bad = 0;
 	if (c->kind == PR_BCAST)
@@ -333,6 +381,11 @@ static inline int pr_wrong_result(const struct pr_case *c, int p, const unsigned
 	if (c->kind == PR_ALLREDUCE)
 		for (size_t i = 0; i < c->bytes / sizeof(double); i++)
 			bad |= out[i] != pr_sum(p, i);
+	if (c->kind == PR_ALLGATHER || c->kind == PR_ALLTOALL)
+		for (int r = 0; r < p; r++)
+			for (size_t i = 0; i < c->bytes; i++)
+				bad |= rbuf[(size_t)r * c->bytes + i] !=
+				       pr_block_byte(r, c->kind == PR_ALLTOALL ? me : 0, i);
 	return bad;
 }
 
