@@ -65,6 +65,7 @@ static int applies(const struct tc_topo *t, enum tc_coll coll, const char *alg)
 static void run(struct tc_team *team, const char *spec, enum tc_coll coll, const char *alg,
                 size_t count, int combo, int in_place, int iters)
 {
+	(void)spec; /* in messages only (unused where cr_assert drops them) */
 	char msg[256];
 	struct ct_case c = {.coll = coll, .alg = alg, .count = count,
 	                    .dt = ct_combos[combo].dt, .op = ct_combos[combo].op,
