@@ -529,6 +529,8 @@ static int tc__coll(struct tc_proc *proc, enum tc_coll coll, const void *sbuf, v
 		return TC_ENULLBUF;
 	if (bytes && sends && !in_place && !sbuf)
 		return TC_ENULLBUF;
+	if (bytes && sends && in_place && !scatter_ip && !rbuf)
+		return TC_ENULLBUF; /* the input is in rbuf (exscan's rank 0 too) */
 	if (bytes && sends && recvs && !in_place && (f & (TC_CF_SEND_P | TC_CF_RECV_P)) &&
 	    tc__overlaps(sbuf, sbytes, rbuf, rbytes))
 		return TC_EINVAL; /* aliased p-block buffers without TC_IN_PLACE */
