@@ -551,3 +551,25 @@ Test(exscan, rank0_null_rbuf, .timeout = 60)
 		tc_team_destroy(team);
 	}
 }
+
+/* In place, exscan's rank 0 reads its input from rbuf: NULL is an error, not
+ * a crash (p = 1, so that the failing rank is alone). */
+static int exscan_null_fn(struct tc_proc *proc, void *arg)
+{
+	int *err = arg;
+	*err = tc_exscan(proc, TC_IN_PLACE, NULL, 4, TC_INT32, TC_OP_SUM, NULL);
+	return 0;
+}
+
+Test(errors, exscan_in_place_needs_rbuf, .timeout = 30)
+{
+	struct tc_team_config cfg;
+	tc_team_config_default(&cfg);
+	cfg.topology = "ring:1";
+	struct tc_team *t;
+	cr_assert_eq(tc_team_create(&cfg, &t), 0);
+	int err = 0;
+	cr_assert_eq(tc_run(t, exscan_null_fn, &err), 0);
+	cr_assert_eq(err, TC_ENULLBUF, "%s", tc_err_name(err));
+	tc_team_destroy(t);
+}
