@@ -311,6 +311,11 @@ static void cost_check(const char *alg, const char *spec, int mi, size_t m, int 
 	double exact;
 	double want = seed_ns(alg, t, &md, (double)m, &exact);
 	enum tc_topo_kind k = tc_topo_kind(t);
+	/* The checker: nobody receives a block twice or its own (NODUP, NOHO),
+	 * one send and one receive per rank and round under one port. */
+	cr_assert_eq(pr.nodup_violations + pr.noho_violations, 0, "%s %s: NODUP/NOHO", alg, spec);
+	if (md.ports == TC_PORTS_ONE && strcmp(alg, "chain") && strcmp(alg, "mesh"))
+		cr_assert_eq(pr.oneport_violations, 0, "%s %s: one-port", alg, spec);
 	/* The term t_w m (p - 1) is always there (seed 000). */
 	cr_assert_geq(pr.modelled_ps, (tc_time_t)llround(md.tw_ns * (double)m * (p - 1) * 1000),
 	              "%s %s model %d: below t_w m (p - 1)", alg, spec, mi);

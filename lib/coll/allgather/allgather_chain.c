@@ -15,10 +15,16 @@
  *
  * Cost (tc_cost_allgather_chain()): tc_cost_allgather_chain_steps() msg(1, m),
  * i.e. (p - 1)(t_s + m t_w) full duplex, 2(p - 1)(t_s + m t_w) half duplex.
- * Exact under the all-port model, where a node's two links work at once, and
- * for p <= 2.  With one port (p >= 3) an inner node sends two blocks per
+ * Full duplex: exact under the all-port model, where a node's two links work
+ * at once, and for p <= 2.  Half duplex (all-port): the seed counts 2(p - 1)
+ * lock-step phases, but the logical clock has no barrier between rounds: a
+ * node that sat out a phase starts its next transfer at once, the two
+ * streams interleave, and the modelled time is floor((3p - 1)/2) msg(1, m)
+ * for p >= 2 (p = 3: 4 = 2(p - 1); p = 4: 5 instead of 6); the seed's value
+ * is then an upper bound (tc__f_allgather_chain() returns it; the test
+ * asserts both).  With one port (p >= 3) an inner node sends two blocks per
  * full-duplex phase, or sends and receives on its one port in a half-duplex
- * phase: twice the formula; tc__f_allgather_chain() is NAN there.
+ * phase: about twice the formula; tc__f_allgather_chain() is NAN there.
  * Restrictions: chain and ring (used as a chain: the link p-1 -- 0 idle);
  * TC_ENOTSUP elsewhere.  Any p.  Memory: none besides the buffers.
  *
