@@ -418,6 +418,65 @@ Test(SUITE, cost_auto, .timeout = 120)
 		}
 }
 
+/* A real run's logical clocks: the largest equals the prediction (the
+ * executor and the simulator agree on these schedules, local copies after
+ * combines included). */
+struct clk_arg {
+	const char *alg;
+	size_t count;
+	tc_time_t clock[64];
+	int err[64];
+};
+
+static int clk_fn(struct tc_proc *proc, void *argp)
+{
+	struct clk_arg *a = argp;
+	int me = tc_rank(proc), p = tc_size(proc);
+	int32_t *sb = calloc((size_t)p * a->count + 1, sizeof *sb);
+	int32_t *rb = calloc((size_t)p * a->count + 1, sizeof *rb);
+	struct tc_coll_opts o = {.alg = a->alg};
+#if IS_REDUCING
+	a->err[me] = tc_reduce_scatter(proc, sb, rb, a->count, TC_INT32, TC_OP_SUM, &o);
+#else
+	a->err[me] = tc_allgather(proc, sb, rb, a->count, TC_INT32, &o);
+#endif
+	a->clock[me] = tc_clock(proc);
+	free(sb);
+	free(rb);
+	return 0;
+}
+
+Test(SUITE, run_equals_prediction, .timeout = 120)
+{
+	static const char *const specs[] = {"chain:5", "ring:4", "mesh:3x4", "torus:3x3",
+	                                    "hypercube:3", "complete:4", "mesh:2x2x2", "ring:2"};
+	for (int mi = 0; mi < NMODELS; mi++)
+		for (size_t s = 0; s < sizeof specs / sizeof specs[0]; s++)
+			for (int i = 0; i < nalgs(); i++) {
+				struct tc_model md;
+				model_n(mi, &md);
+				char msg[256];
+				struct tc_team *t = ct_team(specs[s], &md, msg, sizeof msg);
+				cr_assert(t, "%s", msg);
+				struct clk_arg a = {.alg = tc_alg_name(COLL, i), .count = 25};
+				if (tc_alg_applies(tc_team_topo(t), &md, COLL, a.alg)) {
+					tc_team_destroy(t);
+					continue;
+				}
+				struct tc_prediction pr;
+				cr_assert_eq(tc_predict(tc_team_topo(t), &md, COLL, a.alg, 100, 4, 0, 0, &pr), 0);
+				cr_assert_eq(tc_run(t, clk_fn, &a), 0);
+				tc_time_t mx = 0;
+				for (int r = 0; r < tc_team_size(t); r++) {
+					cr_assert_eq(a.err[r], 0, "%s %s: %s", a.alg, specs[s], tc_err_name(a.err[r]));
+					mx = a.clock[r] > mx ? a.clock[r] : mx;
+				}
+				cr_assert_eq(mx, pr.modelled_ps, "%s %s model %d: run %lld ps, predicted %lld",
+				             a.alg, specs[s], mi, (long long)mx, (long long)pr.modelled_ps);
+				tc_team_destroy(t);
+			}
+}
+
 /* ---- errors ------------------------------------------------------------------- */
 
 struct err_arg {
@@ -433,6 +492,18 @@ static int call(struct tc_proc *proc, const void *s, void *r, size_t n, const ch
 	return tc_allgather(proc, s, r, n, TC_INT32, &o);
 #endif
 }
+
+#if IS_REDUCING
+static void nc_fn(const void *in, void *inout, size_t count, enum tc_dtype dt, void *ctx)
+{
+	(void)dt;
+	(void)ctx;
+	const int32_t *x = in;
+	int32_t *y = inout;
+	for (size_t i = 0; i < count; i++)
+		y[i] = x[i] - y[i];
+}
+#endif
 
 static int err_fn(struct tc_proc *proc, void *argp)
 {
@@ -454,6 +525,20 @@ static int err_fn(struct tc_proc *proc, void *argp)
 		if (rb[i] != 0x5a5a5a5a || sb[i] != i)
 			bad |= 1 << 7;
 	bad |= (call(proc, NULL, NULL, 0, NULL) != 0) << 8;
+#if IS_REDUCING
+	/* No algorithm here combines in rank order: a non-commutative operator
+	 * is refused, by name and by AUTO. */
+	struct tc_user_op nc = {.fn = nc_fn, .commutative = 0};
+	for (int i = 0; tc_alg_name(COLL, i); i++) {
+		struct tc_coll_opts o = {.alg = tc_alg_name(COLL, i), .user_op = &nc};
+		bad |= (tc_reduce_scatter(proc, sb, rb, 4, TC_INT32, TC_OP_USER, &o) != TC_ENOTSUP) << 10;
+	}
+	struct tc_coll_opts ao = {.user_op = &nc};
+	bad |= (tc_reduce_scatter(proc, sb, rb, 4, TC_INT32, TC_OP_USER, &ao) != TC_ENOTSUP) << 11;
+	for (int i = 0; i < p * 4; i++)
+		if (rb[i] != 0x5a5a5a5a)
+			bad |= 1 << 12;
+#endif
 	/* The team still works. */
 	bad |= (call(proc, sb, rb, 4, NULL) != 0) << 9;
 	a->bad[me] = bad;
