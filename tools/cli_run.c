@@ -25,7 +25,9 @@ const char run_help[] =
 	"\n"
 	"Creates a team of p threads joined by the topology's channels, runs the\n"
 	"collective for real, checks every rank's result against a sequential\n"
-	"reference computed by the tool (verified), and prints the measured time\n"
+	"reference computed by the tool from the collective's MPI definition\n"
+	"(verified: every receive buffer, and nothing written where the collective\n"
+	"writes nothing), and prints the measured time\n"
 	"(median over --repeat runs) beside the modelled time (the logical clock of\n"
 	"the run), the seed's formula and the lower bound.  Exit status 1 when a\n"
 	"result is wrong.\n"
@@ -33,7 +35,8 @@ const char run_help[] =
 	"                    as for topocoll predict (--alg all is not accepted;\n"
 	"                    with more ranks than CPUs, native, auto prices this\n"
 	"                    machine instead of the model: the output says what ran)\n"
-	"  --op OP           sum prod min max band bor bxor land lor [sum]\n"
+	"  --op OP           sum prod min max band bor bxor land lor [sum]; only for\n"
+	"                    the reducing collectives (@REDUCING@)\n"
 	"  --mode M          native: channels at full speed; emulated: every message\n"
 	"                    takes the model's time in wall-clock time [native]\n"
 	"  --repeat N        timed runs, the median is reported [1]\n"
@@ -52,7 +55,8 @@ const char run_help[] =
 	"      --root 0 --mode emulated --ts 50000 --tw 1 --json\n"
 	"  topocoll run --topo hypercube:3 --coll bcast --bytes 1M --repeat 10\n"
 	"  topocoll run --topo torus:4x4 --coll reduce --bytes 4K --dtype int32 \\\n"
-	"      --op max --root 5\n";
+	"      --op max --root 5\n"
+	"  topocoll run --coll allgather --alg ring --topo ring:8 --bytes 1K --mode emulated\n";
 
 /* ---- inputs and the reference ------------------------------------------ */
 

@@ -27,13 +27,14 @@ const char sweep_help[] =
 	"                    tree:K) that take each p of --p\n"
 	"  --p LIST          node counts for the families: 8,16 or LO:HI (doubling)\n"
 	"                    or LO:HI:F (times F)\n"
-	"  --coll LIST       bcast, reduce, allreduce, barrier\n"
+	"  --coll LIST       @COLLS@\n"
 	"  --alg LIST        algorithm names, all (default) or auto\n"
-	"  --bytes LIST      sizes per rank: 8,1K or LO:HI (doubling: 8:16M) or\n"
-	"                    LO:HI:F; not needed for barrier\n"
+	"  --bytes LIST      block sizes m per rank (as for predict): 8,1K or LO:HI\n"
+	"                    (doubling: 8:16M) or LO:HI:F; not needed for barrier\n"
 	"  --mode LIST       predict (default), native, emulated: predict only\n"
 	"                    predicts; the others also run the collective for real\n"
-	"  --root R --dtype T --op OP   as for topocoll run\n"
+	"  --root R --dtype T --op OP   as for topocoll run; the root goes to the\n"
+	"                    rooted collectives, the operator to the reducing ones\n"
 	"  --repeat N --warmup N --wait W --no-pin --timeout MS   as for run\n"
 	"  --csv             CSV on stdout: topology,p,coll,algorithm,mode,bytes,\n"
 	"                    measured_ns,modelled_ns,formula_ns,lower_bound_ns,\n"
@@ -395,7 +396,7 @@ int cmd_sweep(int argc, char **argv)
 		const char *v;
 		int r, done = 0;
 		if (cli_is_help(argv[i])) {
-			fputs(sweep_help, stdout);
+			cli_help_print(stdout, sweep_help);
 			return CLI_OK;
 		}
 		if (!strcmp(argv[i], "--csv")) {
