@@ -312,10 +312,12 @@ json_case "calibrate --json: ts_ns, tw_ns_per_byte, r2" \
 
 for topo in ring:8 hypercube:3 torus:3x4 chain:5 star:6 tree:2:7 complete:5 mesh:2x3 ring:1; do
 	for coll in bcast reduce allreduce barrier; do
-		root=0
+		root=0 op=
 		case $coll in bcast | reduce) [ "${topo#ring:1}" != "" ] && root=1 ;; esac
+		case $coll in reduce | allreduce) op="--op max" ;; esac  # --op: reducing ones only
+		# shellcheck disable=SC2086
 		json_case "run $coll on $topo (auto) is verified" "d['verified'] is True and d['algorithm']" \
-			run --topo $topo --coll $coll --bytes 1000 --dtype int32 --op max --root $root --timeout 20000 --json
+			run --topo $topo --coll $coll --bytes 1000 --dtype int32 $op --root $root --timeout 20000 --json
 	done
 done
 # Every algorithm that applies, on two topologies, with a float sum.
