@@ -549,6 +549,8 @@ int cli_coll_error(int err, enum tc_coll coll, const char *alg, const struct tc_
 		return cli_usage("unknown algorithm '%s' for %s (available: %s)", alg, cn,
 		                 cli_alg_list(coll, list, sizeof list));
 	case TC_ENOTSUP:
+		if (!tc_alg_name(coll, 0))
+			return cli_usage("%s has no algorithm in this build yet", cn);
 		if (!alg || !strcmp(alg, "auto"))
 			return cli_usage("no %s algorithm applies to %s", cn, cli_topo_name(t));
 		return cli_usage("algorithm '%s' of %s does not apply to %s", alg, cn, cli_topo_name(t));
