@@ -8,7 +8,9 @@
 # outputs parse and hold their fields, sweep CSV, run verified on several
 # topologies for every collective, steps of the hypercube broadcast, trace
 # validity, Graphviz and gnuplot present or absent, the help texts and their
-# examples, docs/cli.md up to date.  JSON checks use python3 and are skipped
+# examples, docs/cli.md up to date; the collectives of Collectives II
+# through allgather (predict, run native and emulated, steps, trace, sweep)
+# and every algorithm of every collective in the registry.  JSON checks use python3 and are skipped
 # (TAP SKIP) without it.  The plan is printed at the end.
 set -u
 
@@ -115,6 +117,14 @@ usage_case "unknown option (calibrate)" calibrate --frob
 usage_case "root out of range" predict --topo ring:8 --coll bcast --bytes 8 --root 8
 usage_case "negative root" predict --topo ring:8 --coll bcast --bytes 8 --root -1
 usage_case "root for allreduce" predict --topo ring:8 --coll allreduce --bytes 8 --root 3
+usage_case "--root with a non-rooted collective (allgather)" predict --topo ring:8 --coll allgather --bytes 8 --root 2
+usage_case "--root with a non-rooted collective (run allgather)" run --topo ring:8 --coll allgather --bytes 8 --root 1
+usage_case "--op with a non-reducing collective (allgather)" run --topo ring:4 --coll allgather --bytes 8 --op max
+usage_case "--op with a non-reducing collective (bcast)" run --topo ring:4 --coll bcast --bytes 8 --op sum
+usage_case "block not a multiple of the datatype (allgather)" predict --topo ring:8 --coll allgather --bytes 12 --dtype int64
+usage_case "block not a multiple of the datatype (run allgather)" run --topo ring:8 --coll allgather --bytes 6 --dtype int32
+usage_case "missing --bytes (allgather)" predict --topo ring:8 --coll allgather
+usage_case "unknown algorithm of allgather" predict --topo ring:8 --coll allgather --alg nope --bytes 8
 usage_case "operator not defined for double" run --topo ring:4 --coll allreduce --bytes 8 --op band
 usage_case "unknown operator" run --topo ring:4 --coll allreduce --bytes 8 --op avg
 usage_case "unknown datatype" run --topo ring:4 --coll allreduce --bytes 8 --dtype quad
@@ -196,6 +206,9 @@ for c in predict run sweep topo steps trace calibrate help-all; do
 		not_ok "$c --help has usage and examples" "exit $rc"
 	fi
 done
+run_cli predict --help
+check "predict --help lists every collective and algorithm of the registry" \
+	"$([ "$rc" -eq 0 ] && for c in bcast reduce allreduce barrier allgather reduce_scatter scan exscan scatter gather alltoall; do grep -q "\b$c\b" "$out" || exit 1; done && grep -q 'allgather: ring' "$out"; echo $?)"
 run_cli --help
 check "topocoll --help documents the exit status" "$([ "$rc" -eq 0 ] && grep -q 'Exit status: 0 ok, 1 failure' "$out"; echo $?)"
 if [ -f "$here/../docs/cli.md" ]; then
@@ -308,20 +321,58 @@ json_case "calibrate --json: ts_ns, tw_ns_per_byte, r2" \
 	"all(k in d for k in ('ts_ns', 'tw_ns_per_byte', 'r2', 'max_rel_residual', 'points')) and len(d['points']) >= 2" \
 	calibrate --max-bytes 64K --reps 3 --json
 
+# ---- Collectives II through allgather -------------------------------------------
+
+json_case "predict allgather ring --json: fields, p(p-1) messages, formula, lower bound" \
+	"$PRED and d['coll'] == 'allgather' and d['algorithm'] == 'ring' and d['rounds'] == 7 and d['messages'] == 56 and d['bytes'] == 56 * 1024 and d['msg_bytes'] == 1024 and d['modelled_ns'] == d['formula_ns'] and d['lower_bound_ns'] is not None and 0 < d['lower_bound_ns'] <= d['modelled_ns'] and d['lower_bound_steps'] >= 3 and 'op' not in d" \
+	predict --topo ring:8 --coll allgather --alg ring --bytes 1K --json
+json_case "predict allgather auto --json resolves to ring on hypercube:3" \
+	"d['algorithm'] == 'ring' and d['lower_bound_ns'] is not None" \
+	predict --topo hypercube:3 --coll allgather --bytes 1K --json
+json_case "predict allgather --alg all --json: an array" \
+	"isinstance(d, list) and [x['algorithm'] for x in d] == ['ring']" \
+	predict --topo ring:8 --coll allgather --alg all --bytes 64 --json
+run_cli run --coll allgather --alg ring --topo ring:8 --bytes 1K --mode emulated
+check "run --coll allgather --alg ring --topo ring:8 --bytes 1K --mode emulated verifies" \
+	"$([ "$rc" -eq 0 ] && grep -q '^verified *yes' "$out" && grep -q '1 KiB block per rank' "$out"; echo $?)" "exit $rc" "$(head -3 "$err")"
+for topo in ring:8 hypercube:3 complete:5 ring:1; do
+	for mode in native emulated; do
+		json_case "run allgather on $topo ($mode) is verified" \
+			"d['verified'] is True and d['algorithm'] == 'ring' and d['mode'] == '$mode' and d['stats']['bytes_sent'] == (d['p'] - 1) * d['p'] * 1000" \
+			run --topo $topo --coll allgather --bytes 1000 --dtype int32 --mode $mode --timeout 20000 --json
+	done
+done
+json_case "steps allgather ring: p - 1 rounds, every OUT holds every rank's block in order" \
+	"d['rounds'] == 7 and d['steps'][-1]['holds'] == ['01234567'] * 8 and all(b['IN'] == str(i) for i, b in enumerate(d['steps'][-1]['buffers'])) and d['steps'][0]['transfers'][0]['src_buf'] == 'IN' and d['steps'][-1]['transfers'][0]['dst_buf'] == 'OUT'" \
+	steps --topo ring:8 --coll allgather --alg ring --json
+run_cli steps --topo ring:4 --coll allgather --alg ring
+check "steps allgather: the ASCII picture shows IN and OUT per rank" \
+	"$([ "$rc" -eq 0 ] && [ "$(grep -c '^round ' "$out")" -eq 3 ] && [ "$(grep -c 'IN [0-3]  OUT 0123$' "$out")" -eq 4 ] && grep -q 'IN\[0\] to OUT\[' "$out"; echo $?)" "$(head -12 "$out")"
+run_cli sweep --topo ring:8,hypercube:3 --coll allgather,allreduce --bytes 64,1K --mode predict,native --csv --quiet
+check "sweep --coll allgather,allreduce --csv: allgather rows predicted and run verified" \
+	"$([ "$rc" -eq 0 ] && [ "$(grep -c '^[a-z0-9:]*,8,allgather,ring,native,[0-9]*,[0-9.]*,[0-9.]*,.*,true$' "$out")" -eq 4 ] && [ "$(grep -c ',allgather,ring,predict,' "$out")" -eq 4 ]; echo $?)" "$(head -5 "$out")"
+json_case "sweep --coll allgather --json: lower bounds present" \
+	"len(d) == 2 and all(x['coll'] == 'allgather' and x['lower_bound_ns'] for x in d)" \
+	sweep --topo ring:8 --coll allgather --bytes 8,1K --quiet --json
+
 # ---- run: verified for every collective on several topologies ----------------
 
 for topo in ring:8 hypercube:3 torus:3x4 chain:5 star:6 tree:2:7 complete:5 mesh:2x3 ring:1; do
 	for coll in bcast reduce allreduce barrier; do
-		root=0
+		root=0 op=
 		case $coll in bcast | reduce) [ "${topo#ring:1}" != "" ] && root=1 ;; esac
+		case $coll in reduce | allreduce) op="--op max" ;; esac  # --op: reducing ones only
+		# shellcheck disable=SC2086
 		json_case "run $coll on $topo (auto) is verified" "d['verified'] is True and d['algorithm']" \
-			run --topo $topo --coll $coll --bytes 1000 --dtype int32 --op max --root $root --timeout 20000 --json
+			run --topo $topo --coll $coll --bytes 1000 --dtype int32 $op --root $root --timeout 20000 --json
 	done
 done
 # Every algorithm that applies, on two topologies, with a float sum.
+# Every collective of the registry: those without an algorithm (yet) that
+# applies are left out.
 for topo in hypercube:3 ring:6; do
-	for coll in bcast reduce allreduce barrier; do
-		"$T" predict --topo $topo --coll $coll --alg all --bytes 4K --json >"$tmp/algs" 2>/dev/null
+	for coll in bcast reduce allreduce barrier allgather reduce_scatter scan exscan scatter gather alltoall; do
+		"$T" predict --topo $topo --coll $coll --alg all --bytes 4K --json >"$tmp/algs" 2>/dev/null || continue
 		if [ -z "$PY" ]; then
 			skip "run every $coll algorithm on $topo" "python3 not found"
 			continue
@@ -400,7 +451,9 @@ assert d["otherData"]["verified"] is True
 for args in "--topo hypercube:3 --coll allreduce --bytes 4K" \
 	"--topo ring:8 --coll bcast --alg linear --bytes 4K" \
 	"--topo torus:4x4 --coll reduce --alg binomial --bytes 4K --switching ct --th 100 --ports all" \
-	"--topo ring:6 --coll bcast --alg ring_pipelined --bytes 64K --clock wall"; do
+	"--topo ring:6 --coll bcast --alg ring_pipelined --bytes 64K --clock wall" \
+	"--topo ring:8 --coll allgather --alg ring --bytes 1K" \
+	"--topo hypercube:3 --coll allgather --bytes 4K --mode emulated --clock wall"; do
 	if [ -z "$PY" ]; then
 		skip "trace $args validates" "python3 not found"
 		continue

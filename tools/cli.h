@@ -141,6 +141,22 @@ const char *cli_topo_name(const struct tc_topo *t);
 
 /* Parses --coll; 0 or CLI_USAGE listing the collectives. */
 int cli_coll(const char *s, enum tc_coll *out);
+/* "bcast, reduce, ...": the registry's collectives (tc_coll_name over
+ * TC_COLL_COUNT) whose flags include all of `flags` (0: every one). */
+const char *cli_coll_list(unsigned flags, char *buf, size_t len);
+/* Buffer sizes of a call with blocks of m bytes on p ranks, from the shape
+ * flags: the bytes of rank r's send and receive buffers (0: none). */
+uint64_t cli_send_bytes(enum tc_coll c, int p, int root, int r, uint64_t m);
+uint64_t cli_recv_bytes(enum tc_coll c, int p, int root, int r, uint64_t m);
+
+/*
+ * Writes a help text, expanding what comes from the registries:
+ * "@COLLS@" the collectives, "@ROOTED@" the rooted ones, "@REDUCING@" the
+ * reducing ones (comma lists, wrapped to 79 columns under the column of the
+ * placeholder), "@ALGS@" one line per collective with its algorithms
+ * (tc_alg_name), indented like the placeholder.
+ */
+void cli_help_print(FILE *f, const char *text);
 /* "a, b, c": the registry's algorithms of coll, into buf. */
 const char *cli_alg_list(enum tc_coll coll, char *buf, size_t len);
 /* Index of alg in the registry of coll, or -1. */

@@ -72,7 +72,7 @@ int cmd_calibrate(int argc, char **argv)
 		uint64_t u;
 		long l;
 		if (cli_is_help(argv[i])) {
-			fputs(calibrate_help, stdout);
+			cli_help_print(stdout, calibrate_help);
 			return CLI_OK;
 		} else if (!strcmp(argv[i], "--json")) {
 			json = 1;

@@ -45,7 +45,7 @@ int cli_case_parse(const char *cmd, int argc, char **argv, unsigned flags, struc
 		const char **slot = NULL;
 		const char *v;
 		if (cli_is_help(argv[i])) {
-			fputs(cli_help_of(cmd), stdout);
+			cli_help_print(stdout, cli_help_of(cmd));
 			return -1;
 		}
 		if (json && !strcmp(argv[i], "--json")) {
@@ -83,20 +83,24 @@ int cli_case_parse(const char *cmd, int argc, char **argv, unsigned flags, struc
 		return cli_unknown(cmd, argv[i]);
 	}
 
+	char names_buf[256];
 	if (!coll)
-		return cli_usage("%s: missing --coll (bcast, reduce, allreduce, barrier)", cmd);
+		return cli_usage("%s: missing --coll (%s)", cmd,
+		                 cli_coll_list(0, names_buf, sizeof names_buf));
 	if (cli_coll(coll, &cs->coll))
 		return CLI_USAGE;
+	unsigned cf = tc_coll_flags(cs->coll);
 	if (!topo)
 		return cli_usage("%s: missing --topo SPEC (e.g. ring:8, torus:4x4, hypercube:3)", cmd);
 	long p = 0;
 	if (pstr && cli_parse_long("--p", pstr, 1, TC_TOPO_MAX_NODES, &p))
 		return CLI_USAGE;
-	if (!bytes && cs->coll != TC_COLL_BARRIER)
-		return cli_usage("%s: missing --bytes N (bytes per rank, e.g. 8, 4K, 1M)", cmd);
+	if (!bytes && !(cf & TC_CF_NO_DATA))
+		return cli_usage("%s: missing --bytes N (bytes of one block per rank, e.g. 8, 4K, 1M)",
+		                 cmd);
 	if (bytes && cli_parse_size("--bytes", bytes, TC_MAX_MESSAGE, &cs->bytes))
 		return CLI_USAGE;
-	if (cs->coll == TC_COLL_BARRIER)
+	if (cf & TC_CF_NO_DATA)
 		cs->bytes = 0;
 	cs->dt = cli_default_dtype(cs->bytes);
 	if (dtype && cli_dtype(dtype, &cs->dt))
@@ -108,6 +112,10 @@ int cli_case_parse(const char *cmd, int argc, char **argv, unsigned flags, struc
 	cs->op = TC_OP_SUM;
 	if (op && cli_op(op, &cs->op))
 		return CLI_USAGE;
+	if (op && !(cf & TC_CF_REDUCES))
+		return cli_usage("--op applies to reducing collectives only (%s), not %s",
+		                 cli_coll_list(TC_CF_REDUCES, names_buf, sizeof names_buf),
+		                 tc_coll_name(cs->coll));
 	if (op && !cli_op_fits(cs->op, cs->dt))
 		return cli_usage("--op %s is not defined for %s (bitwise and logical operators take "
 		                 "integer types)",
@@ -131,8 +139,10 @@ int cli_case_parse(const char *cmd, int argc, char **argv, unsigned flags, struc
 	if (root) {
 		if (cli_parse_long("--root", root, 0, TC_TOPO_MAX_NODES, &rt))
 			return CLI_USAGE;
-		if (rt && cs->coll != TC_COLL_BCAST && cs->coll != TC_COLL_REDUCE)
-			return cli_usage("--root applies to bcast and reduce only");
+		if (rt && !(cf & TC_CF_ROOTED))
+			return cli_usage("--root applies to rooted collectives only (%s), not %s",
+			                 cli_coll_list(TC_CF_ROOTED, names_buf, sizeof names_buf),
+			                 tc_coll_name(cs->coll));
 	}
 	if (cli_topo(topo, p, &cs->t))
 		return CLI_USAGE;
@@ -147,8 +157,10 @@ int cli_case_parse(const char *cmd, int argc, char **argv, unsigned flags, struc
 
 int cli_case_predict(const struct cli_case *cs, struct tc_prediction *pr)
 {
-	int err = tc_predict(cs->t, &cs->model.md, cs->coll, cs->alg, cs->bytes,
-	                     tc_dtype_size(cs->dt), cs->root, cs->model.packets, pr);
+	struct tc_call call = {.coll = cs->coll, .alg = cs->alg, .bytes = cs->bytes,
+	                       .esize = tc_dtype_size(cs->dt), .root = cs->root,
+	                       .packets = cs->model.packets};
+	int err = tc_predict_call(cs->t, &cs->model.md, &call, pr);
 	return err ? cli_coll_error(err, cs->coll, cs->alg, cs->t, cs->root) : CLI_OK;
 }
 
@@ -160,7 +172,7 @@ void cli_case_json(struct cli_json *w, const struct cli_case *cs)
 	cli_json_uint(w, "msg_bytes", cs->bytes);
 	cli_json_int(w, "root", cs->root);
 	cli_json_str(w, "dtype", tc_dtype_name(cs->dt));
-	if (cs->coll == TC_COLL_REDUCE || cs->coll == TC_COLL_ALLREDUCE)
+	if (tc_coll_flags(cs->coll) & TC_CF_REDUCES)
 		cli_json_str(w, "op", tc_op_name(cs->op));
 	cli_model_json(w, &cs->model);
 }

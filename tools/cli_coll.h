@@ -14,7 +14,7 @@ struct cli_case {
 	enum tc_coll coll;
 	const char *alg;     /* NULL: auto */
 	int all;             /* --alg all */
-	uint64_t bytes;      /* per rank */
+	uint64_t bytes;      /* m: one block per rank (a p-block buffer holds p m) */
 	int root;
 	enum tc_dtype dt;
 	enum tc_op op;
@@ -32,9 +32,10 @@ typedef int (*cli_extra_fn)(int argc, char **argv, int *i, void *ctx);
 /*
  * Parses the options of a case: --topo --p --coll --alg --bytes --root
  * --dtype [--op] --json, the model options, and extra's.  Validates them
- * together (size a multiple of the datatype, root in range and only for
- * bcast and reduce, algorithm in the registry, operator defined for the
- * datatype).  Returns 0, -1 when --help was printed (exit 0), or CLI_USAGE.
+ * together from the shape flags of the collective (tc_coll_flags: size a
+ * multiple of the datatype, a non-zero root only for rooted collectives,
+ * --op only for reducing ones, no --bytes for those without data),
+ * algorithm in the registry, operator defined for the datatype).  Returns 0, -1 when --help was printed (exit 0), or CLI_USAGE.
  * json may be NULL (no --json).  On 0, free with cli_case_free().
  */
 int cli_case_parse(const char *cmd, int argc, char **argv, unsigned flags, struct cli_case *cs,
@@ -42,7 +43,7 @@ int cli_case_parse(const char *cmd, int argc, char **argv, unsigned flags, struc
 void cli_case_free(struct cli_case *cs);
 /* topology, p, coll, msg_bytes, root, dtype and the model, as JSON members. */
 void cli_case_json(struct cli_json *w, const struct cli_case *cs);
-/* tc_predict of the case's call (its algorithm, dtype, root, packets).
+/* tc_predict_call of the case's call (its algorithm, dtype, root, packets).
  * CLI_OK, or the status of cli_coll_error() (message printed). */
 int cli_case_predict(const struct cli_case *cs, struct tc_prediction *pr);
 

@@ -20,13 +20,17 @@ const char predict_help[] =
 	"                    chain:P, star:P, tree:K:P, complete:P; or a family\n"
 	"                    (ring, hypercube, torus, ...) with --p P\n"
 	"  --p P             node count (with a family, or to check a full SPEC)\n"
-	"  --coll C          bcast, reduce, allreduce, barrier\n"
+	"  --coll C          @COLLS@\n"
 	"  --alg A           an algorithm of the registry, auto (the cheapest\n"
 	"                    predicted, default) or all (one line per algorithm that\n"
-	"                    applies; the others are listed after the table)\n"
-	"  --bytes N         bytes per rank: 0, 8, 4K, 16M, 1Mi (K = Ki = 1024);\n"
-	"                    not needed for barrier\n"
-	"  --root R          root of bcast and reduce [0]\n"
+	"                    applies; the others are listed after the table):\n"
+	"                    @ALGS@\n"
+	"  --bytes N         m, the block of one rank: what each rank contributes,\n"
+	"                    or gets from each rank (a buffer of p blocks, as\n"
+	"                    allgather's result or alltoall's buffers, holds p m):\n"
+	"                    0, 8, 4K, 16M, 1Mi (K = Ki = 1024); not needed for\n"
+	"                    barrier\n"
+	"  --root R          root of a rooted collective [0]: @ROOTED@\n"
 	"  --dtype T         element type [double, or byte when N is not a multiple of 8]\n"
 	"  --json            one JSON object (an array of them with --alg all):\n"
 	"                    modelled_ns, formula_ns, lower_bound_ns (null when none\n"
@@ -38,7 +42,8 @@ const char predict_help[] =
 	"      --bytes 4096 --ts 1000 --tw 0.5 --th 10 --ports one --switching sf --json\n"
 	"  topocoll predict --topo ring:16 --coll bcast --alg all --bytes 1M\n"
 	"  topocoll predict --topo torus --p 64 --coll allreduce --bytes 64K \\\n"
-	"      --switching ct --th 50\n";
+	"      --switching ct --th 50\n"
+	"  topocoll predict --topo ring:8 --coll allgather --alg ring --bytes 1K --json\n";
 
 void cli_prediction_json(struct cli_json *w, const struct tc_prediction *pr)
 {
@@ -90,9 +95,9 @@ static void predict_text_one(const struct cli_case *cs, const struct tc_predicti
 {
 	char b1[32], b2[32], b3[32];
 	double mod = (double)pr->modelled_ps / TC_PS_PER_NS;
-	printf("%s on %s, %s per rank", tc_coll_name(cs->coll), cli_topo_name(cs->t),
+	printf("%s on %s, %s block per rank", tc_coll_name(cs->coll), cli_topo_name(cs->t),
 	       cli_bytes(cs->bytes, b1, sizeof b1));
-	if (cs->coll == TC_COLL_BCAST || cs->coll == TC_COLL_REDUCE)
+	if (tc_coll_flags(cs->coll) & TC_CF_ROOTED)
 		printf(", root %d", cs->root);
 	printf("\n");
 	printf("algorithm        %s\n", pr->algorithm);
@@ -162,8 +167,10 @@ int cmd_predict(int argc, char **argv)
 	char skipped[512] = "";
 	const char *a;
 	for (int i = 0; (a = tc_alg_name(cs.coll, i)) != NULL && n < 64; i++) {
-		err = tc_predict(cs.t, &cs.model.md, cs.coll, a, cs.bytes, tc_dtype_size(cs.dt), cs.root,
-		                 cs.model.packets, &pr[n]);
+		struct tc_call call = {.coll = cs.coll, .alg = a, .bytes = cs.bytes,
+		                       .esize = tc_dtype_size(cs.dt), .root = cs.root,
+		                       .packets = cs.model.packets};
+		err = tc_predict_call(cs.t, &cs.model.md, &call, &pr[n]);
 		if (err == TC_ENOTSUP) {
 			size_t l = strlen(skipped);
 			snprintf(skipped + l, sizeof skipped - l, "%s%s", l ? ", " : "", a);
@@ -190,9 +197,9 @@ int cmd_predict(int argc, char **argv)
 		cli_json_end_arr(&w);
 	} else {
 		char b[32];
-		printf("%s on %s, %s per rank", tc_coll_name(cs.coll), cli_topo_name(cs.t),
+		printf("%s on %s, %s block per rank", tc_coll_name(cs.coll), cli_topo_name(cs.t),
 		       cli_bytes(cs.bytes, b, sizeof b));
-		if (cs.coll == TC_COLL_BCAST || cs.coll == TC_COLL_REDUCE)
+		if (tc_coll_flags(cs.coll) & TC_CF_ROOTED)
 			printf(", root %d", cs.root);
 		printf("\n");
 		cli_prediction_header();

@@ -25,7 +25,9 @@ const char run_help[] =
 	"\n"
 	"Creates a team of p threads joined by the topology's channels, runs the\n"
 	"collective for real, checks every rank's result against a sequential\n"
-	"reference computed by the tool (verified), and prints the measured time\n"
+	"reference computed by the tool from the collective's MPI definition\n"
+	"(verified: every receive buffer, and nothing written where the collective\n"
+	"writes nothing), and prints the measured time\n"
 	"(median over --repeat runs) beside the modelled time (the logical clock of\n"
 	"the run), the seed's formula and the lower bound.  Exit status 1 when a\n"
 	"result is wrong.\n"
@@ -33,7 +35,8 @@ const char run_help[] =
 	"                    as for topocoll predict (--alg all is not accepted;\n"
 	"                    with more ranks than CPUs, native, auto prices this\n"
 	"                    machine instead of the model: the output says what ran)\n"
-	"  --op OP           sum prod min max band bor bxor land lor [sum]\n"
+	"  --op OP           sum prod min max band bor bxor land lor [sum]; only for\n"
+	"                    the reducing collectives (@REDUCING@)\n"
 	"  --mode M          native: channels at full speed; emulated: every message\n"
 	"                    takes the model's time in wall-clock time [native]\n"
 	"  --repeat N        timed runs, the median is reported [1]\n"
@@ -52,7 +55,8 @@ const char run_help[] =
 	"      --root 0 --mode emulated --ts 50000 --tw 1 --json\n"
 	"  topocoll run --topo hypercube:3 --coll bcast --bytes 1M --repeat 10\n"
 	"  topocoll run --topo torus:4x4 --coll reduce --bytes 4K --dtype int32 \\\n"
-	"      --op max --root 5\n";
+	"      --op max --root 5\n"
+	"  topocoll run --coll allgather --alg ring --topo ring:8 --bytes 1K --mode emulated\n";
 
 /* ---- inputs and the reference ------------------------------------------ */
 
@@ -262,8 +266,8 @@ struct run_ctx {
 	int p;
 	size_t count;
 	int emulated;
-	unsigned char **in;  /* reduce, allreduce: inputs */
-	unsigned char **out; /* results (bcast: the buffer) */
+	unsigned char **in;  /* send buffers (NULL where the rank has none) */
+	unsigned char **out; /* receive buffers (bcast: the buffer) */
 	uint64_t *t0, *t1;
 	struct tc_coll_info *info;
 	_Atomic unsigned bar_count, bar_gen;
@@ -309,18 +313,41 @@ static int run_rank(struct tc_proc *proc, void *arg)
 		tool_barrier(c);
 	c->t0[r] = now_ns();
 	int err;
+	const void *in = c->in[r];
+	void *out = c->out[r];
+	/* The entry points by signature; the buffers come from the shape. */
 	switch (a->coll) {
 	case TC_COLL_BCAST:
-		err = tc_bcast(proc, c->out[r], c->count, a->dt, a->root, &opts);
+		err = tc_bcast(proc, out, c->count, a->dt, a->root, &opts);
 		break;
 	case TC_COLL_REDUCE:
-		err = tc_reduce(proc, c->in[r], r == a->root ? c->out[r] : NULL, c->count, a->dt, a->op,
-		                a->root, &opts);
+		err = tc_reduce(proc, in, out, c->count, a->dt, a->op, a->root, &opts);
 		break;
 	case TC_COLL_ALLREDUCE:
-		err = tc_allreduce(proc, c->in[r], c->out[r], c->count, a->dt, a->op, &opts);
+		err = tc_allreduce(proc, in, out, c->count, a->dt, a->op, &opts);
 		break;
-	default:
+	case TC_COLL_ALLGATHER:
+		err = tc_allgather(proc, in, out, c->count, a->dt, &opts);
+		break;
+	case TC_COLL_REDUCE_SCATTER:
+		err = tc_reduce_scatter(proc, in, out, c->count, a->dt, a->op, &opts);
+		break;
+	case TC_COLL_SCAN:
+		err = tc_scan(proc, in, out, c->count, a->dt, a->op, &opts);
+		break;
+	case TC_COLL_EXSCAN:
+		err = tc_exscan(proc, in, out, c->count, a->dt, a->op, &opts);
+		break;
+	case TC_COLL_SCATTER:
+		err = tc_scatter(proc, in, out, c->count, a->dt, a->root, &opts);
+		break;
+	case TC_COLL_GATHER:
+		err = tc_gather(proc, in, out, c->count, a->dt, a->root, &opts);
+		break;
+	case TC_COLL_ALLTOALL:
+		err = tc_alltoall(proc, in, out, c->count, a->dt, &opts);
+		break;
+	case TC_COLL_BARRIER:
 		/* Release: this rank's arrival is visible to whoever leaves the
 		 * barrier after it; pairs with the acquire load below. */
 		atomic_fetch_add_explicit(&c->arrived, 1, memory_order_release);
@@ -328,6 +355,9 @@ static int run_rank(struct tc_proc *proc, void *arg)
 		/* Acquire: pairs with the other ranks' release increments. */
 		if (!err && atomic_load_explicit(&c->arrived, memory_order_acquire) != c->p)
 			atomic_store_explicit(&c->barrier_bad, 1, memory_order_relaxed);
+		break;
+	default:
+		err = TC_EINVAL;
 		break;
 	}
 	c->t1[r] = now_ns();
@@ -341,46 +371,139 @@ static int cmp_double(const void *x, const void *y)
 	return (a > b) - (a < b);
 }
 
+/* The input of rank r (send buffer; for bcast, the root's buffer), in
+ * bytes, 0 when it has none. */
+static uint64_t input_bytes(const struct cli_run_args *a, int p, int r)
+{
+	unsigned f = tc_coll_flags(a->coll);
+	if ((f & (TC_CF_NO_SEND | TC_CF_NO_DATA)) == TC_CF_NO_SEND)
+		return r == a->root ? a->bytes : 0;
+	return cli_send_bytes(a->coll, p, a->root, r, a->bytes);
+}
+
+/* Rank r's receive buffer is never written (exscan's rank 0) or holds the
+ * input at the start (bcast's root): it starts as it should end. */
+static int starts_done(const struct cli_run_args *a, int r)
+{
+	unsigned f = tc_coll_flags(a->coll);
+	return (f & TC_CF_RECV_NOT0 && r == 0) || (f & TC_CF_NO_SEND && r == a->root);
+}
+
+/* dst = block b of the inputs of ranks lo..hi combined in rank order. */
+static void ref_fold(unsigned char *dst, unsigned char *const *in, int lo, int hi, size_t b,
+                     const struct cli_run_args *a, size_t count)
+{
+	size_t m = (size_t)a->bytes;
+	memcpy(dst, in[lo] + b * m, m);
+	for (int q = lo + 1; q <= hi; q++)
+		ref_combine(dst, in[q] + b * m, count, a->dt, a->op);
+}
+
+/* The sequential reference: rank r's receive buffer after the call, by the
+ * MPI definition of the collective (ranks with a receive buffer only). */
+static void ref_result(const struct cli_run_args *a, int p, int r, unsigned char *const *in,
+                       size_t count, unsigned char *dst)
+{
+	size_t m = (size_t)a->bytes;
+	switch (a->coll) {
+	case TC_COLL_BCAST:
+		memcpy(dst, in[a->root], m);
+		break;
+	case TC_COLL_REDUCE:
+	case TC_COLL_ALLREDUCE:
+		ref_fold(dst, in, 0, p - 1, 0, a, count);
+		break;
+	case TC_COLL_ALLGATHER:
+	case TC_COLL_GATHER:
+		for (int i = 0; i < p; i++)
+			memcpy(dst + (size_t)i * m, in[i], m);
+		break;
+	case TC_COLL_REDUCE_SCATTER:
+		ref_fold(dst, in, 0, p - 1, (size_t)r, a, count);
+		break;
+	case TC_COLL_SCAN:
+		ref_fold(dst, in, 0, r, 0, a, count);
+		break;
+	case TC_COLL_EXSCAN:
+		ref_fold(dst, in, 0, r - 1, 0, a, count);
+		break;
+	case TC_COLL_SCATTER:
+		memcpy(dst, in[a->root] + (size_t)r * m, m);
+		break;
+	case TC_COLL_ALLTOALL:
+		for (int i = 0; i < p; i++)
+			memcpy(dst + (size_t)i * m, in[i] + (size_t)r * m, m);
+		break;
+	default:
+		break;
+	}
+}
+
 int cli_run_coll(struct tc_team *team, const struct cli_run_args *a, struct cli_run_result *res)
 {
 	int p = tc_team_size(team);
 	size_t es = tc_dtype_size(a->dt);
 	size_t bytes = (size_t)a->bytes;
+	unsigned flags = tc_coll_flags(a->coll);
 	struct run_ctx c = {.a = a, .p = p, .count = bytes / es};
 	memset(res, 0, sizeof *res);
 	res->mismatch_rank = -1;
 	struct tc_run_info ri;
 	c.emulated = a->emulated;
 	int err = TC_ENOMEM;
-	unsigned char *ref = malloc(bytes ? bytes : 1);
 	c.in = calloc((size_t)p, sizeof *c.in);
 	c.out = calloc((size_t)p, sizeof *c.out);
+	/* The expected receive buffers; ranks expecting what rank 0 expects
+	 * share its copy (exp_own[r] == 0). */
+	unsigned char **exp = calloc((size_t)p, sizeof *exp);
+	unsigned char *exp_own = calloc((size_t)p, 1);
+	size_t *rlen = calloc((size_t)p, sizeof *rlen);
 	c.t0 = calloc((size_t)p, sizeof *c.t0);
 	c.t1 = calloc((size_t)p, sizeof *c.t1);
 	c.info = calloc((size_t)p, sizeof *c.info);
 	int nrun = a->repeat > 0 ? a->repeat : 1;
 	double *meas = calloc((size_t)nrun, sizeof *meas);
-	if (!ref || !c.in || !c.out || !c.t0 || !c.t1 || !c.info || !meas)
+	if (!c.in || !c.out || !exp || !exp_own || !rlen || !c.t0 || !c.t1 || !c.info || !meas)
 		goto out;
-	int reduces = a->coll == TC_COLL_REDUCE || a->coll == TC_COLL_ALLREDUCE;
+	int reduces = !!(flags & TC_CF_REDUCES);
 	for (int r = 0; r < p; r++) {
-		int need_out = a->coll == TC_COLL_BCAST || a->coll == TC_COLL_ALLREDUCE ||
-		               (a->coll == TC_COLL_REDUCE && r == a->root);
-		if (reduces && !(c.in[r] = malloc(bytes ? bytes : 1)))
+		size_t il = (size_t)input_bytes(a, p, r);
+		rlen[r] = (size_t)cli_recv_bytes(a->coll, p, a->root, r, a->bytes);
+		if (il && !(c.in[r] = malloc(il)))
 			goto out;
-		if (need_out && !(c.out[r] = malloc(bytes ? bytes : 1)))
+		if (rlen[r] && !(c.out[r] = malloc(rlen[r])))
 			goto out;
+		if (!il)
+			continue;
 		if (reduces)
-			gen_input(c.in[r], c.count, a->dt, a->op, r, p);
+			gen_input(c.in[r], il / es, a->dt, a->op, r, p);
+		else
+			for (size_t i = 0; i < il; i++)
+				c.in[r][i] = (unsigned char)mix(((uint64_t)r << 40) ^ i);
 	}
-	/* The reference. */
-	if (a->coll == TC_COLL_BCAST) {
-		for (size_t i = 0; i < bytes; i++)
-			ref[i] = (unsigned char)mix(((uint64_t)a->root << 40) ^ i);
-	} else if (reduces) {
-		memcpy(ref, c.in[0], bytes);
-		for (int r = 1; r < p; r++)
-			ref_combine(ref, c.in[r], c.count, a->dt, a->op);
+	/* The references. */
+	for (int r = 0; r < p; r++) {
+		if (!rlen[r])
+			continue;
+		unsigned char *e = malloc(rlen[r]);
+		if (!e)
+			goto out;
+		if (flags & TC_CF_RECV_NOT0 && r == 0) {
+			for (size_t i = 0; i < rlen[r]; i++) /* untouched: a guard pattern */
+				e[i] = (unsigned char)mix(((uint64_t)0xabcdu << 40) ^ i);
+		} else {
+			ref_result(a, p, r, c.in, c.count, e);
+		}
+		int r0 = 0;
+		while (r0 < r && !(exp[r0] && exp_own[r0]))
+			r0++;
+		if (r0 < r && rlen[r0] == rlen[r] && !memcmp(exp[r0], e, rlen[r])) {
+			free(e);
+			exp[r] = exp[r0];
+		} else {
+			exp[r] = e;
+			exp_own[r] = 1;
+		}
 	}
 
 	res->verified = 1;
@@ -391,11 +514,11 @@ int cli_run_coll(struct tc_team *team, const struct cli_run_args *a, struct cli_
 		for (int r = 0; r < p; r++) {
 			if (!c.out[r])
 				continue;
-			if (a->coll == TC_COLL_BCAST && r == a->root)
-				memcpy(c.out[r], ref, bytes);
+			if (starts_done(a, r))
+				memcpy(c.out[r], exp[r], rlen[r]);
 			else
-				for (size_t i = 0; i < bytes; i++)
-					c.out[r][i] = (unsigned char)~ref[i];
+				for (size_t i = 0; i < rlen[r]; i++)
+					c.out[r][i] = (unsigned char)~exp[r][i];
 		}
 		atomic_store(&c.arrived, 0);
 		atomic_store(&c.barrier_bad, 0);
@@ -405,10 +528,10 @@ int cli_run_coll(struct tc_team *team, const struct cli_run_args *a, struct cli_
 		res->runs++;
 		/* Check. */
 		for (int r = 0; r < p && res->mismatch_rank < 0; r++) {
-			if (!c.out[r] || !memcmp(c.out[r], ref, bytes))
+			if (!c.out[r] || !memcmp(c.out[r], exp[r], rlen[r]))
 				continue;
 			size_t i = 0;
-			while (c.out[r][i] == ref[i])
+			while (c.out[r][i] == exp[r][i])
 				i++;
 			res->mismatch_rank = r;
 			res->mismatch_elem = i / es;
@@ -452,13 +575,18 @@ out:
 		free(c.in[r]);
 	for (int r = 0; c.out && r < p; r++)
 		free(c.out[r]);
+	for (int r = 0; exp && exp_own && r < p; r++)
+		if (exp_own[r])
+			free(exp[r]);
+	free(exp);
+	free(exp_own);
+	free(rlen);
 	free(c.in);
 	free(c.out);
 	free(c.t0);
 	free(c.t1);
 	free(c.info);
 	free(meas);
-	free(ref);
 	return err;
 }
 
@@ -530,14 +658,22 @@ int cli_run_wrong(const char *cmd, const struct cli_run_result *rr)
 
 int cli_run_check_memory(int p, enum tc_coll coll, uint64_t bytes)
 {
-	int nbuf = coll == TC_COLL_ALLREDUCE ? 2 : 1;
-	uint64_t need = bytes * (uint64_t)(nbuf * p + 1);
-	if (bytes && need / bytes != (uint64_t)(nbuf * p + 1))
+	/* Send and receive buffers of every rank, and the references (at most
+	 * one per receive buffer), in blocks of m; root 0 (the most). */
+	uint64_t blocks = 1;
+	unsigned f = tc_coll_flags(coll);
+	for (int r = 0; r < p; r++) {
+		uint64_t in = cli_send_bytes(coll, p, 0, r, 1) +
+		              ((f & (TC_CF_NO_SEND | TC_CF_NO_DATA)) == TC_CF_NO_SEND && r == 0);
+		blocks += in + 2 * cli_recv_bytes(coll, p, 0, r, 1);
+	}
+	uint64_t need = bytes * blocks;
+	if (bytes && need / bytes != blocks)
 		need = UINT64_MAX;
 	uint64_t lim = run_mem_limit();
 	if (need > lim) {
 		char b1[32], b2[32];
-		return cli_usage("run: %d ranks x %s per rank need %s of buffers, above the limit of "
+		return cli_usage("run: %d ranks x %s per block need %s of buffers, above the limit of "
 		                 "%s (half the memory)",
 		                 p, cli_bytes(bytes, b1, sizeof b1), cli_bytes(need, b2, sizeof b2),
 		                 cli_bytes(lim, (char[32]){0}, 32));
@@ -643,11 +779,12 @@ int cmd_run(int argc, char **argv)
 		cli_json_end_obj(&w);
 	} else {
 		char b1[32], b2[32], b3[32];
-		printf("%s on %s, %s per rank (%s", tc_coll_name(cs.coll), cli_topo_name(cs.t),
+		unsigned cf = tc_coll_flags(cs.coll);
+		printf("%s on %s, %s block per rank (%s", tc_coll_name(cs.coll), cli_topo_name(cs.t),
 		       cli_bytes(cs.bytes, b1, sizeof b1), tc_dtype_name(cs.dt));
-		if (cs.coll == TC_COLL_REDUCE || cs.coll == TC_COLL_ALLREDUCE)
+		if (cf & TC_CF_REDUCES)
 			printf(" %s", tc_op_name(cs.op));
-		if (cs.coll == TC_COLL_BCAST || cs.coll == TC_COLL_REDUCE)
+		if (cf & TC_CF_ROOTED)
 			printf(", root %d", cs.root);
 		printf("), %s mode, %d CPUs%s\n", o.emulated ? "emulated" : "native", ti.cpus,
 		       ti.oversubscribed ? " (oversubscribed)" : "");

@@ -9,8 +9,16 @@
  * starts with {root} at the root, a reduction with {r} at rank r; a copy
  * transfer replaces the destination's sets by the source's as they were at
  * the start of the round, a combining one adds them.  The schedule comes from
- * tc_schedule(); all of its transfers work on one buffer per rank (the
- * convention of lib/coll/gen.h), which struct tc_transfer does not state.
+ * tc_schedule_call().
+ *
+ * Collectives of one block in and one block out on every rank (bcast,
+ * reduce, allreduce, barrier, scan) are drawn as the seeds draw them: one
+ * buffer per rank, whatever buffer a transfer names.  The others (a buffer
+ * of p blocks, or buffers on some ranks only: the shape flags say) are
+ * drawn per buffer, IN (send), OUT (receive) and TMP (the algorithm's
+ * scratch), following src_buf and dst_buf of each transfer: a p-block
+ * buffer one character per block, giving the rank its data came from (or,
+ * for a reduction, how many contributions it combines).
  */
 #include <errno.h>
 #include <math.h>
@@ -30,9 +38,15 @@ const char steps_help[] =
 	"every node holds: one character per group of elements, '#' complete (the\n"
 	"broadcast data, or every rank's contribution combined), '.' nothing, a\n"
 	"digit 1-9 the number of contributions combined so far (+ for more).\n"
+	"Collectives whose send and receive buffers differ in shape (p blocks, or\n"
+	"some ranks only) show each rank's buffers, IN (send), OUT (receive) and\n"
+	"TMP (the algorithm's scratch), a character per block of a p-block buffer:\n"
+	"the rank whose data it holds (0-9a-zA-Z; a reduction: contributions\n"
+	"combined), and each transfer's source and destination buffers.\n"
 	"At most 64 nodes.\n"
 	"  --topo SPEC --p P --coll C --alg A --root R --dtype T   as for predict\n"
-	"  --bytes N         bytes per rank [8 x p: one double per rank]\n"
+	"  --bytes N         the block m per rank [8 x p: one double per rank; with\n"
+	"                    a buffer of p blocks, 8: one double per block]\n"
 	"  --dot DIR         write DIR/round_000.dot, ... (one Graphviz file per\n"
 	"                    round; round_init.dot is the start): nodes labelled\n"
 	"                    with what they hold, links carrying a message in red\n"
@@ -43,7 +57,8 @@ const char steps_help[] =
 	"examples:\n"
 	"  topocoll steps --topo hypercube:3 --coll bcast --alg hypercube\n"
 	"  topocoll steps --topo ring:8 --coll allreduce --alg ring --dot steps --png\n"
-	"  topocoll steps --topo mesh:3x3 --coll reduce --alg mesh --root 4\n";
+	"  topocoll steps --topo mesh:3x3 --coll reduce --alg mesh --root 4\n"
+	"  topocoll steps --topo ring:8 --coll allgather --alg ring\n";
 
 struct steps_opts {
 	const char *dir;
@@ -91,45 +106,107 @@ static const char *set_str(uint64_t s, char *buf, size_t len)
 	return buf;
 }
 
+#define STEPS_NBUF 3 /* IN, OUT, TMP: tc_transfer's src_buf and dst_buf */
+static const char *const steps_buf_name[STEPS_NBUF] = {"IN", "OUT", "TMP"};
+
 struct steps {
-	int p, ncell;
-	size_t nelem, es;
-	uint64_t full;   /* the set a complete element holds */
-	uint64_t *hold;  /* p x nelem */
-	uint64_t *prev;  /* copy at the start of a round */
-	int token;       /* barrier: every message carries element 0 */
+	int p;
+	int bufs;        /* 1: one buffer per rank (the seeds' pictures); 3: IN OUT TMP */
+	int reduces;     /* per-buffer view: cells count contributions */
+	size_t es;
+	size_t nel[STEPS_NBUF];     /* elements of each buffer (the largest rank's) */
+	int ncell[STEPS_NBUF];      /* characters per buffer */
+	uint64_t full;              /* the set a complete element holds */
+	uint64_t *hold[STEPS_NBUF]; /* p x nel[b] */
+	uint64_t *prev[STEPS_NBUF]; /* copy at the start of a round */
+	unsigned char *used;        /* p x STEPS_NBUF: the rank has this buffer */
+	int token;                  /* barrier: every message carries element 0 */
 };
 
-/* One character per cell of rank r's buffer. */
-static void steps_cells(const struct steps *st, int r, char *out)
+/* The buffer a transfer names, in the view. */
+static int steps_buf(const struct steps *st, int b)
 {
-	for (int c = 0; c < st->ncell; c++) {
-		size_t lo = st->nelem * (size_t)c / (size_t)st->ncell;
-		size_t hi = st->nelem * (size_t)(c + 1) / (size_t)st->ncell;
+	return st->bufs == 1 || b < 0 || b >= STEPS_NBUF ? 0 : b;
+}
+
+static char steps_rank_char(int r)
+{
+	static const char digits[] =
+		"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+	return r < 62 ? digits[r] : '+';
+}
+
+/* One character per cell of buffer b of rank r. */
+static void steps_cells_buf(const struct steps *st, int b, int r, char *out)
+{
+	size_t nel = st->nel[b];
+	int nc = st->ncell[b];
+	const uint64_t *hold = st->hold[b] + (size_t)r * nel;
+	for (int c = 0; c < nc; c++) {
+		size_t lo = nel * (size_t)c / (size_t)nc;
+		size_t hi = nel * (size_t)(c + 1) / (size_t)nc;
 		int all = 1, none = 1, minc = 64;
+		uint64_t same = hi > lo ? hold[lo] : 0;
 		for (size_t e = lo; e < hi; e++) {
-			uint64_t h = st->hold[(size_t)r * st->nelem + e];
+			uint64_t h = hold[e];
 			all &= (h & st->full) == st->full;
 			none &= h == 0;
+			same = h == same ? same : ~(uint64_t)0;
 			int k = __builtin_popcountll(h);
 			minc = k < minc ? k : minc;
 		}
-		out[c] = all ? '#' : none ? '.' : minc == 0 ? '+' : minc < 10 ? (char)('0' + minc) : '+';
+		if (st->bufs > 1 && !st->reduces) /* data: the rank it came from */
+			out[c] = none ? '.'
+			         : __builtin_popcountll(same) == 1 ? steps_rank_char(__builtin_ctzll(same))
+			                                           : '*';
+		else
+			out[c] = all    ? '#'
+			         : none ? '.'
+			         : minc == 0 ? '+'
+			         : minc < 10 ? (char)('0' + minc)
+			                     : '+';
 	}
-	out[st->ncell] = '\0';
+	out[nc] = '\0';
+}
+
+/* What rank r holds: its buffer (one-buffer view), or "IN x OUT y TMP z"
+ * for the buffers it has (sep between them). */
+static void steps_cells(const struct steps *st, int r, char *out, size_t len, const char *sep)
+{
+	if (st->bufs == 1) {
+		steps_cells_buf(st, 0, r, out);
+		return;
+	}
+	size_t n = 0;
+	out[0] = '\0';
+	for (int b = 0; b < STEPS_NBUF && n < len; b++) {
+		if (!st->used[(size_t)r * STEPS_NBUF + b])
+			continue;
+		char cells[80];
+		steps_cells_buf(st, b, r, cells);
+		n += (size_t)snprintf(out + n, len - n, "%s%s %s", n ? sep : "", steps_buf_name[b],
+		                      cells);
+	}
+}
+
+static void steps_save(struct steps *st)
+{
+	for (int b = 0; b < st->bufs; b++)
+		memcpy(st->prev[b], st->hold[b], (size_t)st->p * st->nel[b] * sizeof *st->hold[b]);
 }
 
 /* Applies the transfers [a, b) of one round. */
 static void steps_apply(struct steps *st, const struct tc_transfer *x, int a, int b)
 {
-	memcpy(st->prev, st->hold, (size_t)st->p * st->nelem * sizeof *st->hold);
+	steps_save(st);
 	for (int i = a; i < b; i++) {
+		int sb = steps_buf(st, x[i].src_buf), db = steps_buf(st, x[i].dst_buf);
 		size_t n = st->token ? 1 : (size_t)(x[i].bytes / st->es);
 		size_t so = st->token ? 0 : (size_t)(x[i].src_off / st->es);
 		size_t d = st->token ? 0 : (size_t)(x[i].dst_off / st->es);
-		for (size_t k = 0; k < n && so + k < st->nelem && d + k < st->nelem; k++) {
-			uint64_t v = st->prev[(size_t)x[i].src * st->nelem + so + k];
-			uint64_t *h = &st->hold[(size_t)x[i].dst * st->nelem + d + k];
+		for (size_t k = 0; k < n && so + k < st->nel[sb] && d + k < st->nel[db]; k++) {
+			uint64_t v = st->prev[sb][(size_t)x[i].src * st->nel[sb] + so + k];
+			uint64_t *h = &st->hold[db][(size_t)x[i].dst * st->nel[db] + d + k];
 			*h = x[i].combine || st->token ? *h | v : v;
 		}
 	}
@@ -139,10 +216,11 @@ static void steps_apply(struct steps *st, const struct tc_transfer *x, int a, in
 static uint64_t steps_content(const struct steps *st, const struct tc_transfer *x)
 {
 	uint64_t s = 0;
+	int sb = steps_buf(st, x->src_buf);
 	size_t n = st->token ? 1 : (size_t)(x->bytes / st->es);
 	size_t so = st->token ? 0 : (size_t)(x->src_off / st->es);
-	for (size_t k = 0; k < n && so + k < st->nelem; k++)
-		s |= st->prev[(size_t)x->src * st->nelem + so + k];
+	for (size_t k = 0; k < n && so + k < st->nel[sb]; k++)
+		s |= st->prev[sb][(size_t)x->src * st->nel[sb] + so + k];
 	return s;
 }
 
@@ -157,11 +235,11 @@ static int steps_write_dot(const struct tc_topo *t, const struct steps *st, cons
 	if (!labels)
 		return cli_fail("out of memory");
 	for (int r = 0; r < p; r++) {
-		char cells[80];
-		steps_cells(st, r, cells);
-		labels[r] = malloc(96);
+		char cells[256];
+		steps_cells(st, r, cells, sizeof cells, "\n");
+		labels[r] = malloc(300);
 		if (labels[r])
-			snprintf(labels[r], 96, "%d\n%s", r, cells);
+			snprintf(labels[r], 300, "%d\n%s", r, cells);
 	}
 	snprintf(path, sizeof path, "%s/%s.dot", dir, name);
 	char *text = NULL;
@@ -231,43 +309,100 @@ int cmd_steps(int argc, char **argv)
 		goto out;
 	}
 	st.es = tc_dtype_size(cs.dt);
-	if (!have_bytes && cs.coll != TC_COLL_BARRIER)
-		cs.bytes = st.es * (uint64_t)p;
-	st.nelem = (size_t)(cs.bytes / st.es);
-	if (st.nelem > 65536) {
-		status = cli_usage("steps: at most 65536 elements per rank (use a smaller --bytes)");
+	unsigned cf = tc_coll_flags(cs.coll);
+	/* One buffer per rank unless the send and receive buffers differ in
+	 * shape (p blocks, or present on some ranks only). */
+	st.bufs = cf & (TC_CF_SEND_P | TC_CF_RECV_P | TC_CF_SEND_ROOT | TC_CF_RECV_NOT0)
+	                  ? STEPS_NBUF
+	                  : 1;
+	st.reduces = !!(cf & TC_CF_REDUCES);
+	int pblocks = !!(cf & (TC_CF_SEND_P | TC_CF_RECV_P));
+	/* Default size: one element per rank in every buffer of p blocks, else
+	 * one per rank in the one block. */
+	if (!have_bytes && !(cf & TC_CF_NO_DATA))
+		cs.bytes = pblocks ? st.es : st.es * (uint64_t)p;
+	size_t count = (size_t)(cs.bytes / st.es);
+	if (count > 65536 || (pblocks && count * (size_t)p > 65536)) {
+		status = cli_usage("steps: at most 65536 elements per buffer (use a smaller --bytes)");
 		goto out;
 	}
-	if (cs.coll == TC_COLL_BARRIER) {
-		st.nelem = 1; /* a token per rank: who has heard from whom */
+	if (cf & TC_CF_NO_DATA) {
+		count = 1; /* a token per rank: who has heard from whom */
 		st.token = 1;
 	}
 
 	struct tc_prediction pr;
-	err = tc_predict(cs.t, &cs.model.md, cs.coll, cs.alg, cs.bytes, st.es, cs.root,
-	                 cs.model.packets, &pr);
+	struct tc_call call = {.coll = cs.coll, .alg = cs.alg, .bytes = cs.bytes, .esize = st.es,
+	                       .root = cs.root, .packets = cs.model.packets};
+	err = tc_predict_call(cs.t, &cs.model.md, &call, &pr);
 	if (!err)
-		err = tc_schedule(cs.t, &cs.model.md, cs.coll, cs.alg, cs.bytes, st.es, cs.root,
-		                  cs.model.packets, &x, &nx);
+		err = tc_schedule_call(cs.t, &cs.model.md, &call, &x, &nx);
 	if (err) {
 		status = cli_coll_error(err, cs.coll, cs.alg, cs.t, cs.root);
 		goto out;
 	}
-	st.ncell = st.nelem < 16 ? (int)st.nelem : 16;
-	st.hold = calloc((size_t)p * (st.nelem ? st.nelem : 1), sizeof *st.hold);
-	st.prev = calloc((size_t)p * (st.nelem ? st.nelem : 1), sizeof *st.prev);
+	if (st.bufs == 1) {
+		st.nel[0] = count;
+		st.ncell[0] = count < 16 ? (int)count : 16;
+	} else {
+		st.nel[0] = cf & TC_CF_SEND_P ? count * (size_t)p : count;
+		st.nel[1] = cf & TC_CF_RECV_P ? count * (size_t)p : count;
+		for (int k = 0; k < nx; k++) { /* the scratch the schedule uses */
+			size_t n = (size_t)(x[k].bytes / st.es);
+			if (x[k].src_buf == 2 && (size_t)(x[k].src_off / st.es) + n > st.nel[2])
+				st.nel[2] = (size_t)(x[k].src_off / st.es) + n;
+			if (x[k].dst_buf == 2 && (size_t)(x[k].dst_off / st.es) + n > st.nel[2])
+				st.nel[2] = (size_t)(x[k].dst_off / st.es) + n;
+		}
+		if (st.nel[2] > 65536 * 4) {
+			status = cli_usage("steps: the algorithm's scratch is too large to draw (use a "
+			                   "smaller --bytes)");
+			goto out;
+		}
+		/* A p-block buffer: a character per block; one block: up to 8. */
+		for (int b = 0; b < STEPS_NBUF; b++) {
+			size_t per = st.nel[b] > count && count ? st.nel[b] / count : 0;
+			st.ncell[b] = per ? (int)per : st.nel[b] < 8 ? (int)st.nel[b] : 8;
+		}
+	}
+	st.used = calloc((size_t)p * STEPS_NBUF, 1);
+	for (int b = 0; b < st.bufs; b++) {
+		st.hold[b] = calloc((size_t)p * (st.nel[b] ? st.nel[b] : 1), sizeof *st.hold[b]);
+		st.prev[b] = calloc((size_t)p * (st.nel[b] ? st.nel[b] : 1), sizeof *st.prev[b]);
+		if (!st.hold[b] || !st.prev[b])
+			st.used = (free(st.used), NULL);
+	}
 	long arcs = tc_topo_props(cs.t)->arcs;
 	arc_label = calloc(arcs ? (size_t)arcs : 1, sizeof *arc_label);
-	if (!st.hold || !st.prev || !arc_label) {
+	if (!st.used || !arc_label) {
 		status = cli_fail("out of memory");
 		goto out;
 	}
-	int bc = cs.coll == TC_COLL_BCAST;
+	/* bcast: the root's buffer is the input. */
+	int bc = (cf & (TC_CF_NO_SEND | TC_CF_NO_DATA)) == TC_CF_NO_SEND;
 	st.full = bc ? (uint64_t)1 << cs.root : (p == 64 ? ~(uint64_t)0 : ((uint64_t)1 << p) - 1);
-	for (int r = 0; r < p; r++)
-		for (size_t e = 0; e < st.nelem; e++)
-			st.hold[(size_t)r * st.nelem + e] = bc ? (r == cs.root ? st.full : 0)
-			                                        : (uint64_t)1 << r;
+	if (st.bufs == 1) {
+		for (int r = 0; r < p; r++)
+			for (size_t e = 0; e < count; e++)
+				st.hold[0][(size_t)r * count + e] = bc ? (r == cs.root ? st.full : 0)
+				                                       : (uint64_t)1 << r;
+	} else {
+		/* IN holds the rank's data (scatter's root: block j is rank j's);
+		 * OUT and TMP nothing.  A rank has the buffers its shape gives it,
+		 * and any the schedule touches on it. */
+		for (int r = 0; r < p; r++) {
+			unsigned char *u = st.used + (size_t)r * STEPS_NBUF;
+			u[0] = cli_send_bytes(cs.coll, p, cs.root, r, cs.bytes) > 0;
+			u[1] = cli_recv_bytes(cs.coll, p, cs.root, r, cs.bytes) > 0;
+			for (size_t e = 0; u[0] && e < st.nel[0]; e++)
+				st.hold[0][(size_t)r * st.nel[0] + e] =
+					(uint64_t)1 << (cf & TC_CF_SEND_ROOT && count ? (int)(e / count) : r);
+		}
+		for (int k = 0; k < nx; k++) {
+			st.used[(size_t)x[k].src * STEPS_NBUF + steps_buf(&st, x[k].src_buf)] = 1;
+			st.used[(size_t)x[k].dst * STEPS_NBUF + steps_buf(&st, x[k].dst_buf)] = 1;
+		}
+	}
 	int nrounds = nx ? x[nx - 1].round + 1 : 0;
 	if (o.dir && mkdir(o.dir, 0777) && errno != EEXIST) {
 		status = cli_fail("steps: cannot create %s: %s", o.dir, strerror(errno));
@@ -284,23 +419,38 @@ int cmd_steps(int argc, char **argv)
 		cli_json_int(&w, "rounds", nrounds);
 		cli_json_int(&w, "predicted_rounds", pr.rounds);
 		cli_json_num(&w, "modelled_ns", (double)pr.modelled_ps / TC_PS_PER_NS);
-		cli_json_int(&w, "elements", (long long)st.nelem);
+		cli_json_int(&w, "elements", (long long)count);
+		if (st.bufs > 1) {
+			cli_json_obj(&w, "buffer_elements");
+			for (int b = 0; b < STEPS_NBUF; b++)
+				cli_json_int(&w, steps_buf_name[b], (long long)st.nel[b]);
+			cli_json_end_obj(&w);
+		}
 		cli_json_arr(&w, "steps");
 	} else {
-		printf("%s %s on %s, %s per rank (%zu %s)", tc_coll_name(cs.coll), pr.algorithm,
-		       cli_topo_name(cs.t), cli_bytes(cs.bytes, b1, sizeof b1), st.nelem,
-		       tc_dtype_name(cs.dt));
-		if (cs.coll == TC_COLL_BCAST || cs.coll == TC_COLL_REDUCE)
+		printf("%s %s on %s, %s%s per rank (%zu %s)", tc_coll_name(cs.coll), pr.algorithm,
+		       cli_topo_name(cs.t), cli_bytes(cs.bytes, b1, sizeof b1),
+		       st.bufs > 1 ? " block" : "", count, tc_dtype_name(cs.dt));
+		if (cf & TC_CF_ROOTED)
 			printf(", root %d", cs.root);
 		printf(": %d rounds, modelled %s\n", nrounds,
 		       cli_time((double)pr.modelled_ps / TC_PS_PER_NS, b2));
-		printf("holdings: one character per %s: # complete, . nothing, "
-		       "1-9 contributions combined\n",
-		       st.ncell == (int)st.nelem ? "element" : "group of elements");
+		if (st.bufs == 1)
+			printf("holdings: one character per %s: # complete, . nothing, "
+			       "1-9 contributions combined\n",
+			       st.ncell[0] == (int)count ? "element" : "group of elements");
+		else if (st.reduces)
+			printf("holdings per buffer (IN send, OUT receive, TMP scratch), one character per "
+			       "block\nof a p-block buffer: # every rank's contribution, . nothing, 1-9 "
+			       "contributions combined\n");
+		else
+			printf("holdings per buffer (IN send, OUT receive, TMP scratch), one character per "
+			       "block\nof a p-block buffer: the rank whose data it is (0-9a-zA-Z), . "
+			       "nothing, * mixed\n");
 		printf("\nstart\n");
 		for (int r = 0; r < p; r++) {
-			char cells[80];
-			steps_cells(&st, r, cells);
+			char cells[300];
+			steps_cells(&st, r, cells, sizeof cells, "  ");
 			printf("  %3d %s\n", r, cells);
 		}
 	}
@@ -327,7 +477,7 @@ int cmd_steps(int argc, char **argv)
 		if (!msgs)
 			t0 = t1 = 0;
 		/* Contents are what the sources hold at the start of the round. */
-		memcpy(st.prev, st.hold, (size_t)p * st.nelem * sizeof *st.hold);
+		steps_save(&st);
 		for (long k = 0; k < arcs; k++) {
 			free(arc_label[k]);
 			arc_label[k] = NULL;
@@ -345,13 +495,23 @@ int cmd_steps(int argc, char **argv)
 		}
 		for (int k = a; k < b; k++) {
 			const struct tc_transfer *y = &x[k];
-			char set[160], rng[64], route[512];
+			char set[160], rng[96], route[512];
 			uint64_t e0 = y->src_off / st.es, e1 = (y->src_off + y->bytes) / st.es;
+			uint64_t d0 = y->dst_off / st.es, d1 = (y->dst_off + y->bytes) / st.es;
 			if (st.token)
 				snprintf(rng, sizeof rng, "token");
-			else
+			else if (st.bufs == 1)
 				snprintf(rng, sizeof rng, e1 == e0 + 1 ? "[%llu]" : "[%llu..%llu)",
 				         (unsigned long long)e0, (unsigned long long)e1);
+			else if (e1 == e0 + 1)
+				snprintf(rng, sizeof rng, "%s[%llu] to %s[%llu]",
+				         steps_buf_name[steps_buf(&st, y->src_buf)], (unsigned long long)e0,
+				         steps_buf_name[steps_buf(&st, y->dst_buf)], (unsigned long long)d0);
+			else
+				snprintf(rng, sizeof rng, "%s[%llu..%llu) to %s[%llu..%llu)",
+				         steps_buf_name[steps_buf(&st, y->src_buf)], (unsigned long long)e0,
+				         (unsigned long long)e1, steps_buf_name[steps_buf(&st, y->dst_buf)],
+				         (unsigned long long)d0, (unsigned long long)d1);
 			set_str(steps_content(&st, y), set, sizeof set);
 			int hops = y->hops;
 			int path[TC_TOPO_MAX_NODES > 4096 ? 4096 : TC_TOPO_MAX_NODES];
@@ -397,6 +557,12 @@ int cmd_steps(int argc, char **argv)
 				cli_json_uint(&w, "bytes", y->bytes);
 				cli_json_uint(&w, "src_off", y->src_off);
 				cli_json_uint(&w, "dst_off", y->dst_off);
+				cli_json_str(&w, "src_buf", y->src_buf >= 0 && y->src_buf < STEPS_NBUF
+				                                    ? steps_buf_name[y->src_buf]
+				                                    : NULL);
+				cli_json_str(&w, "dst_buf", y->dst_buf >= 0 && y->dst_buf < STEPS_NBUF
+				                                    ? steps_buf_name[y->dst_buf]
+				                                    : NULL);
 				cli_json_num(&w, "start_ns", (double)y->start_ps / TC_PS_PER_NS);
 				cli_json_num(&w, "arrival_ns", (double)y->arrival_ps / TC_PS_PER_NS);
 				cli_json_arr(&w, "route");
@@ -425,19 +591,39 @@ int cmd_steps(int argc, char **argv)
 		steps_apply(&st, x, a, b);
 		if (json) {
 			cli_json_end_arr(&w);
+			/* holds: the buffer (one-buffer view) or OUT, the result. */
 			cli_json_arr(&w, "holds");
 			for (int q = 0; q < p; q++) {
-				char cells[80];
-				steps_cells(&st, q, cells);
+				char cells[300];
+				int b = st.bufs == 1 ? 0 : 1;
+				if (st.bufs == 1 || st.used[(size_t)q * STEPS_NBUF + 1])
+					steps_cells_buf(&st, b, q, cells);
+				else
+					cells[0] = '\0';
 				cli_json_str(&w, NULL, cells);
 			}
 			cli_json_end_arr(&w);
+			if (st.bufs > 1) {
+				cli_json_arr(&w, "buffers");
+				for (int q = 0; q < p; q++) {
+					cli_json_obj(&w, NULL);
+					for (int b = 0; b < STEPS_NBUF; b++) {
+						char cells[80];
+						if (!st.used[(size_t)q * STEPS_NBUF + b])
+							continue;
+						steps_cells_buf(&st, b, q, cells);
+						cli_json_str(&w, steps_buf_name[b], cells);
+					}
+					cli_json_end_obj(&w);
+				}
+				cli_json_end_arr(&w);
+			}
 			cli_json_end_obj(&w);
 		} else {
 			printf("  holds after round %d:\n", r);
 			for (int q = 0; q < p; q++) {
-				char cells[80];
-				steps_cells(&st, q, cells);
+				char cells[300];
+				steps_cells(&st, q, cells, sizeof cells, "  ");
 				printf("  %3d %s\n", q, cells);
 			}
 		}
@@ -463,8 +649,11 @@ out:
 			free(arc_label[k]);
 		free(arc_label);
 	}
-	free(st.hold);
-	free(st.prev);
+	for (int b = 0; b < STEPS_NBUF; b++) {
+		free(st.hold[b]);
+		free(st.prev[b]);
+	}
+	free(st.used);
 	tc_schedule_free(x);
 	cli_case_free(&cs);
 	return status;

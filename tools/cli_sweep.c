@@ -27,13 +27,14 @@ const char sweep_help[] =
 	"                    tree:K) that take each p of --p\n"
 	"  --p LIST          node counts for the families: 8,16 or LO:HI (doubling)\n"
 	"                    or LO:HI:F (times F)\n"
-	"  --coll LIST       bcast, reduce, allreduce, barrier\n"
+	"  --coll LIST       @COLLS@\n"
 	"  --alg LIST        algorithm names, all (default) or auto\n"
-	"  --bytes LIST      sizes per rank: 8,1K or LO:HI (doubling: 8:16M) or\n"
-	"                    LO:HI:F; not needed for barrier\n"
+	"  --bytes LIST      block sizes m per rank (as for predict): 8,1K or LO:HI\n"
+	"                    (doubling: 8:16M) or LO:HI:F; not needed for barrier\n"
 	"  --mode LIST       predict (default), native, emulated: predict only\n"
 	"                    predicts; the others also run the collective for real\n"
-	"  --root R --dtype T --op OP   as for topocoll run\n"
+	"  --root R --dtype T --op OP   as for topocoll run; the root goes to the\n"
+	"                    rooted collectives, the operator to the reducing ones\n"
 	"  --repeat N --warmup N --wait W --no-pin --timeout MS   as for run\n"
 	"  --csv             CSV on stdout: topology,p,coll,algorithm,mode,bytes,\n"
 	"                    measured_ns,modelled_ns,formula_ns,lower_bound_ns,\n"
@@ -333,7 +334,7 @@ static int sweep_plot(const char *file, const struct sweep_row *rows, int n)
 		fprintf(fg, ")\n");
 		fprintf(fg, "set xrange [%g:%g]\n", (double)bmin / 1.25, (double)bmax * 1.25);
 	}
-	fprintf(fg, "set xlabel 'bytes per rank'\nset ylabel 'time (ns)'\n");
+	fprintf(fg, "set xlabel 'bytes per rank (block m)'\nset ylabel 'time (ns)'\n");
 	fprintf(fg, "set grid\nset key outside right top noenhanced\n");
 	fprintf(fg, "set title \"");
 	if (!multi_coll && n)
@@ -395,7 +396,7 @@ int cmd_sweep(int argc, char **argv)
 		const char *v;
 		int r, done = 0;
 		if (cli_is_help(argv[i])) {
-			fputs(sweep_help, stdout);
+			cli_help_print(stdout, sweep_help);
 			return CLI_OK;
 		}
 		if (!strcmp(argv[i], "--csv")) {
@@ -483,7 +484,7 @@ int cmd_sweep(int argc, char **argv)
 	for (int k = 0; k < ncoll; k++) {
 		if (cli_coll(colls_s[k], &colls[k]))
 			return CLI_USAGE;
-		only_barrier &= colls[k] == TC_COLL_BARRIER;
+		only_barrier &= !!(tc_coll_flags(colls[k]) & TC_CF_NO_DATA);
 	}
 	if (o.alg && strcmp(o.alg, "all")) {
 		all = 0;
@@ -591,7 +592,7 @@ int cmd_sweep(int argc, char **argv)
 				na++;
 		else
 			na = nalg;
-		total += (long)nt * na * (colls[c] == TC_COLL_BARRIER ? 1 : nsize) * nmode;
+		total += (long)nt * na * (tc_coll_flags(colls[c]) & TC_CF_NO_DATA ? 1 : nsize) * nmode;
 	}
 	struct sweep_row *rows = calloc(total ? (size_t)total : 1, sizeof *rows);
 	if (!rows && status == CLI_OK)
@@ -621,7 +622,8 @@ int cmd_sweep(int argc, char **argv)
 					na++;
 			for (int a = 0; a < na && status == CLI_OK; a++) {
 				const char *alg = all ? tc_alg_name(colls[c], a) : algs[a];
-				int ns = colls[c] == TC_COLL_BARRIER ? 1 : nsize;
+				unsigned cf = tc_coll_flags(colls[c]);
+				int ns = cf & TC_CF_NO_DATA ? 1 : nsize;
 				if (!all && strcmp(alg, "auto") && cli_alg_index(colls[c], alg) < 0) {
 					/* Named for another collective of the list. */
 					for (int x = 0; x < ns * nmode; x++)
@@ -629,16 +631,16 @@ int cmd_sweep(int argc, char **argv)
 					continue;
 				}
 				for (int s = 0; s < ns && status == CLI_OK; s++) {
-					uint64_t bytes = colls[c] == TC_COLL_BARRIER ? 0 : sizes[s];
+					uint64_t bytes = cf & TC_CF_NO_DATA ? 0 : sizes[s];
 					enum tc_dtype cdt = dt_given ? dt : cli_default_dtype(bytes);
 					enum tc_op cop = cli_op_fits(op, cdt) ? op : TC_OP_SUM;
-					int croot = colls[c] == TC_COLL_BCAST || colls[c] == TC_COLL_REDUCE
-					                    ? (int)root
-					                    : 0;
+					int croot = cf & TC_CF_ROOTED ? (int)root : 0;
 					struct tc_prediction pr;
-					int err = tc_predict(topos[k], &m.md, colls[c],
-					                     strcmp(alg, "auto") ? alg : NULL, bytes,
-					                     tc_dtype_size(cdt), croot, m.packets, &pr);
+					struct tc_call call = {.coll = colls[c],
+					                       .alg = strcmp(alg, "auto") ? alg : NULL,
+					                       .bytes = bytes, .esize = tc_dtype_size(cdt),
+					                       .root = croot, .packets = m.packets};
+					int err = tc_predict_call(topos[k], &m.md, &call, &pr);
 					for (int x = 0; x < nmode && status == CLI_OK; x++) {
 						char what[160];
 						char b[32];

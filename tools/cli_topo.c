@@ -275,7 +275,7 @@ int cmd_topo(int argc, char **argv)
 		const char *v;
 		int r;
 		if (cli_is_help(argv[i])) {
-			fputs(topo_help, stdout);
+			cli_help_print(stdout, topo_help);
 			return CLI_OK;
 		} else if (!strcmp(argv[i], "--json")) {
 			json = 1;

@@ -239,7 +239,7 @@ int cmd_trace(int argc, char **argv)
 		goto out;
 	}
 	char b1[32], title[256];
-	snprintf(title, sizeof title, "%s %s on %s, %s per rank", tc_coll_name(cs.coll),
+	snprintf(title, sizeof title, "%s %s on %s, %s block per rank", tc_coll_name(cs.coll),
 	         rr.algorithm ? rr.algorithm : "?", cli_topo_name(cs.t),
 	         cli_bytes(cs.bytes, b1, sizeof b1));
 	fprintf(f, "{\"displayTimeUnit\": \"ns\",\n\"otherData\": {\"title\": ");

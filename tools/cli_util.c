@@ -387,13 +387,103 @@ int cli_coll(const char *s, enum tc_coll *out)
 {
 	if (!tc_coll_parse(s, out))
 		return 0;
-	char list[128] = "";
-	for (int c = 0; c < TC_COLL_COUNT; c++) {
-		if (c)
-			strcat(list, ", ");
-		strcat(list, tc_coll_name((enum tc_coll)c));
+	char list[256];
+	return cli_usage("unknown collective '%s' (available: %s)", s,
+	                 cli_coll_list(0, list, sizeof list));
+}
+
+const char *cli_coll_list(unsigned flags, char *buf, size_t len)
+{
+	size_t n = 0;
+	buf[0] = '\0';
+	for (int c = 0; c < TC_COLL_COUNT && n < len; c++)
+		if ((tc_coll_flags((enum tc_coll)c) & flags) == flags)
+			n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? ", " : "",
+			                      tc_coll_name((enum tc_coll)c));
+	return buf;
+}
+
+uint64_t cli_send_bytes(enum tc_coll c, int p, int root, int r, uint64_t m)
+{
+	unsigned f = tc_coll_flags(c);
+	if (f & (TC_CF_NO_DATA | TC_CF_NO_SEND) || (f & TC_CF_SEND_ROOT && r != root))
+		return 0;
+	return f & TC_CF_SEND_P ? m * (uint64_t)p : m;
+}
+
+uint64_t cli_recv_bytes(enum tc_coll c, int p, int root, int r, uint64_t m)
+{
+	unsigned f = tc_coll_flags(c);
+	if (f & TC_CF_NO_DATA || (f & TC_CF_RECV_ROOT && r != root))
+		return 0;
+	return f & TC_CF_RECV_P ? m * (uint64_t)p : m;
+}
+
+/* Writes the items of a comma list from column col, wrapping under col0. */
+static int help_words(FILE *f, const char *list, int col, int col0)
+{
+	const char *s = list;
+	while (*s) {
+		const char *e = strchr(s, ',');
+		size_t l = e ? (size_t)(e - s) + 1 : strlen(s);
+		if (col > col0 && col + (int)l + 1 > 79) {
+			fprintf(f, "\n%*s", col0, "");
+			col = col0;
+		} else if (col > col0) {
+			fputc(' ', f);
+			col++;
+		}
+		fwrite(s, 1, l, f);
+		col += (int)l;
+		s += l;
+		while (*s == ' ')
+			s++;
 	}
-	return cli_usage("unknown collective '%s' (available: %s)", s, list);
+	return col;
+}
+
+void cli_help_print(FILE *f, const char *text)
+{
+	const char *s = text;
+	int col = 0;
+	while (*s) {
+		const char *at = strchr(s, '@');
+		const char *end = at ? strchr(at + 1, '@') : NULL;
+		if (!at || !end) {
+			fputs(s, f);
+			return;
+		}
+		for (const char *q = s; q < at; q++)
+			col = *q == '\n' ? 0 : col + 1;
+		fwrite(s, 1, (size_t)(at - s), f);
+		size_t kl = (size_t)(end - at - 1);
+		char list[512];
+		if (kl == 5 && !strncmp(at + 1, "COLLS", 5)) {
+			col = help_words(f, cli_coll_list(0, list, sizeof list), col, col);
+		} else if (kl == 6 && !strncmp(at + 1, "ROOTED", 6)) {
+			col = help_words(f, cli_coll_list(TC_CF_ROOTED, list, sizeof list), col, col);
+		} else if (kl == 8 && !strncmp(at + 1, "REDUCING", 8)) {
+			col = help_words(f, cli_coll_list(TC_CF_REDUCES, list, sizeof list), col, col);
+		} else if (kl == 4 && !strncmp(at + 1, "ALGS", 4)) {
+			int col0 = col;
+			for (int c = 0; c < TC_COLL_COUNT; c++) {
+				if (c)
+					fprintf(f, "\n%*s", col0, "");
+				fprintf(f, "%s:", tc_coll_name((enum tc_coll)c));
+				col = col0 + (int)strlen(tc_coll_name((enum tc_coll)c)) + 1;
+				cli_alg_list((enum tc_coll)c, list, sizeof list);
+				if (!strcmp(list, "none yet"))
+					strcpy(list, "(none yet)");
+				col = help_words(f, list, col, col0 + 2);
+			}
+		} else {
+			fwrite(at, 1, kl + 1, f);
+			col += (int)kl + 1;
+			s = end;
+			continue;
+		}
+		s = end + 1;
+	}
 }
 
 const char *cli_alg_list(enum tc_coll coll, char *buf, size_t len)
@@ -403,6 +493,8 @@ const char *cli_alg_list(enum tc_coll coll, char *buf, size_t len)
 	const char *a;
 	for (int i = 0; (a = tc_alg_name(coll, i)) != NULL && n < len; i++)
 		n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? ", " : "", a);
+	if (!n)
+		snprintf(buf, len, "none yet");
 	return buf;
 }
 
@@ -457,6 +549,8 @@ int cli_coll_error(int err, enum tc_coll coll, const char *alg, const struct tc_
 		return cli_usage("unknown algorithm '%s' for %s (available: %s)", alg, cn,
 		                 cli_alg_list(coll, list, sizeof list));
 	case TC_ENOTSUP:
+		if (!tc_alg_name(coll, 0))
+			return cli_usage("%s has no algorithm in this build yet", cn);
 		if (!alg || !strcmp(alg, "auto"))
 			return cli_usage("no %s algorithm applies to %s", cn, cli_topo_name(t));
 		return cli_usage("algorithm '%s' of %s does not apply to %s", alg, cn, cli_topo_name(t));
