@@ -7,9 +7,11 @@
  * against seed 000's closed forms computed here (t_w m (p - 1) always
  * there), formula_ns, lower bounds, AUTO; argument errors.
  */
+#ifndef COLL /* test_coll_reduce_scatter.c includes this file for its dual */
 #define COLL TC_COLL_ALLGATHER
 #define SUITE allgather
 #define IS_REDUCING 0
+#endif
 #include <math.h>
 #include <stdatomic.h>
 #include <stdint.h>
