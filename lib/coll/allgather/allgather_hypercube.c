@@ -22,7 +22,7 @@
  * Trace, p = 4: step 0: 0<->1 b0 / b1, 2<->3 b2 / b3;
  *               step 1: 0<->2 b0..1 / b2..3, 1<->3 b0..1 / b2..3.
  */
-#include "coll/gen.h"
+#include "allgather_lines.h"
 
 int tc__gen_allgather_hypercube(const struct tc__gen *g, struct tc__sched *s)
 {
@@ -32,10 +32,8 @@ int tc__gen_allgather_hypercube(const struct tc__gen *g, struct tc__sched *s)
 		return TC_ENOTSUP;
 	const uint64_t m = g->bytes;
 	int err = tc__sched_round(s);
-	for (int v = 0; v < p && !err; v++)
-		err = tc__sched_initial(s, v, v, 1);
-	for (int v = 0; v < p && !err; v++)
-		err = tc__emit(s, v, v, TC__BUF_IN, 0, TC__BUF_OUT, (uint64_t)v * m, m, TC__XOP_COPY);
+	if (!err)
+		err = tc__allgather_own(g, s);
 	for (int k = 0; k < d && !err; k++) {
 		if (k)
 			err = tc__sched_round(s);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * lib/coll/allgather/allgather_lines.h - the line phases shared by
- * allgather_mesh.c and allgather_chain.c (internal to this folder).
+ * lib/coll/allgather/allgather_lines.h - what the allgather files share
+ * (internal to this folder): the line phases of allgather_mesh.c and
+ * allgather_chain.c, and the opening of every allgather schedule.
  */
 #ifndef TC_COLL_ALLGATHER_LINES_H
 #define TC_COLL_ALLGATHER_LINES_H
@@ -16,6 +17,12 @@
  * phases under half duplex, md->duplex).  Round 0 also copies IN to the
  * own block of OUT.
  */
+/* The opening every allgather schedule shares, into the current round:
+ * every rank starts with piece v (the checker's) and copies its block IN
+ * to OUT's block v (a local transfer, free; the only one at p = 1)
+ * (allgather_ring.c). */
+int tc__allgather_own(const struct tc__gen *g, struct tc__sched *s);
+
 int tc__allgather_lines(const struct tc__gen *g, struct tc__sched *s, const struct tc__grid *gr,
                         int chain);
 

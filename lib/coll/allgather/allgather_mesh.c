@@ -56,10 +56,8 @@ int tc__allgather_lines(const struct tc__gen *g, struct tc__sched *s, const stru
 	int ord[32];
 	tc__dims_by_stride(gr, ord);
 	int err = tc__sched_round(s);
-	for (int v = 0; v < p && !err; v++)
-		err = tc__sched_initial(s, v, v, 1);
-	for (int v = 0; v < p && !err; v++)
-		err = tc__emit(s, v, v, TC__BUF_IN, 0, TC__BUF_OUT, (uint64_t)v * m, m, TC__XOP_COPY);
+	if (!err)
+		err = tc__allgather_own(g, s);
 	int nround = 0; /* rounds with transfers emitted so far */
 	for (int di = 0; di < gr->nd && !err; di++) {
 		const int i = ord[di], z = gr->dims[i], S = gr->stride[i];

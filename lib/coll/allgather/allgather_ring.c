@@ -24,7 +24,19 @@
  *   step 0:  0 -> 1 b0,  1 -> 2 b1,  2 -> 0 b2
  *   step 1:  0 -> 1 b2,  1 -> 2 b0,  2 -> 0 b1
  */
-#include "coll/gen.h"
+#include "allgather_lines.h"
+
+int tc__allgather_own(const struct tc__gen *g, struct tc__sched *s)
+{
+	const uint64_t m = g->bytes;
+	int err = 0;
+	for (int v = 0; v < g->p && !err; v++)
+		err = tc__sched_initial(s, v, v, 1);
+	for (int v = 0; v < g->p && !err; v++)
+		err = tc__emit(s, v, v, TC__BUF_IN, 0, TC__BUF_OUT, (uint64_t)v * m, m,
+		               TC__XOP_COPY);
+	return err;
+}
 
 int tc__gen_allgather_ring(const struct tc__gen *g, struct tc__sched *s)
 {
@@ -33,11 +45,8 @@ int tc__gen_allgather_ring(const struct tc__gen *g, struct tc__sched *s)
 	const int p = g->p;
 	const uint64_t m = g->bytes;
 	int err = tc__sched_round(s);
-	for (int v = 0; v < p && !err; v++)
-		err = tc__sched_initial(s, v, v, 1);
-	for (int v = 0; v < p && !err; v++)
-		err = tc__emit(s, v, v, TC__BUF_IN, 0, TC__BUF_OUT, (uint64_t)v * m, m,
-		               TC__XOP_COPY);
+	if (!err)
+		err = tc__allgather_own(g, s);
 	for (int st = 0; st < p - 1 && !err; st++) {
 		if (st)
 			err = tc__sched_round(s);
