@@ -118,6 +118,9 @@ enum {
 	TC_CF_NO_DATA = 1u << 7,    /* no buffer at all (barrier) */
 	TC_CF_RECV_NOT0 = 1u << 8,  /* rank 0's receive buffer is left untouched
 	                               (exscan) */
+	TC_CF_Q = 1u << 9,          /* takes a shift q (shift) */
+	TC_CF_MEMBERS = 1u << 10,   /* takes a member set; only the root's and the
+	                               members' buffers are used (multicast) */
 };
 
 /* The collectives of the catalogue, in the order of collectives.def. */
@@ -196,6 +199,44 @@ int tc_alltoall(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count
                 enum tc_dtype dt, const struct tc_coll_opts *opts);
 
 /*
+ * The permutations of Collectives III (seeds 000, 002, 004): every rank
+ * sends one block of count elements and receives one; sbuf may be
+ * TC_IN_PLACE (the block is taken from, and the result left in, rbuf).
+ * Errors as tc_allgather's.
+ */
+
+/* Circular q-shift: rank i's block goes to rank (i + q) mod p, for any q
+ * (negative: the other way; reduced mod p). */
+int tc_shift(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count, enum tc_dtype dt,
+             int q, const struct tc_coll_opts *opts);
+/*
+ * Seed 002's permutations on p = 2^n ranks, with G(i) = i ^ (i >> 1) the
+ * binary-reflected Gray code.  Gray-to-binary: block i of an array held in
+ * the Gray-code mapping (at rank G(i)) moves to the binary mapping (rank i):
+ * rank r's sbuf goes to rank G^-1(r)'s rbuf.  Binary-to-Gray is the inverse:
+ * rank r's sbuf goes to rank G(r).  TC_ENOTSUP when p is not a power of two.
+ */
+int tc_gray2binary(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count,
+                   enum tc_dtype dt, const struct tc_coll_opts *opts);
+int tc_binary2gray(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count,
+                   enum tc_dtype dt, const struct tc_coll_opts *opts);
+
+/*
+ * Multicast (seed 001): root's buf (count elements) goes to the buf of every
+ * rank listed in members[0 .. nmembers) (listing the root too is allowed;
+ * nmembers 0 moves nothing).  Every rank passes the same root and the same
+ * set (in any order); ranks outside it may forward the data through scratch
+ * space, their buf is never touched (it may be NULL).  The set is checked on
+ * every rank, and agreed among the ranks by a small allreduce before the
+ * data move: a rank whose list has a rank out of range gets TC_ERANK, one
+ * with a duplicate (or nmembers < 0, or members NULL with nmembers > 0)
+ * TC_EINVAL, and the others TC_EMISMATCH then; lists or roots that differ
+ * between ranks give TC_EMISMATCH on every rank.  Nothing is written then.
+ */
+int tc_multicast(struct tc_proc *proc, void *buf, size_t count, enum tc_dtype dt, int root,
+                 const int *members, int nmembers, const struct tc_coll_opts *opts);
+
+/*
  * The variable-count forms (MPI's "v" calls): counts and displacements in
  * elements, as size_t arrays of p entries; each rank passes its own side
  * (what it sends where, what it receives from whom), as in MPI, and the
@@ -246,8 +287,13 @@ struct tc_prediction {
 	const char *algorithm;   /* what ran (AUTO resolved) */
 	tc_time_t modelled_ps;   /* makespan of the schedule under the model */
 	double formula_ns;       /* the seed's closed form (NAN: none) */
-	double lower_bound_ns;   /* seed 001 lemma bound (NAN: none applies, e.g.
-	                            for algorithms that split the message) */
+	double lower_bound_ns;   /* the collective's lower bound (collectives.def):
+	                            seed 001's lemmas; for a permutation the
+	                            longest route of a block, or seed 002's
+	                            Lemma 3 for gray2binary and binary2gray under
+	                            SF and one-port; for a multicast Lemma 5.
+	                            NAN: none applies, e.g. for algorithms that
+	                            split the message */
 	long lower_bound_steps;  /* -1: none */
 	int rounds;
 	long messages;           /* end-to-end transfers */
@@ -277,6 +323,11 @@ struct tc_call {
 	size_t esize;      /* bytes of one element (0: 1) */
 	int root;          /* rooted collectives */
 	int packets;       /* ring_pipelined: packets r (0: r_opt) */
+	long q;            /* shift: any value, taken mod p */
+	const int *members; /* multicast: the member set (any order, the root
+	                       may be listed; duplicates or ranks out of range:
+	                       TC_EINVAL) */
+	int nmembers;
 };
 
 /*

@@ -40,8 +40,14 @@ const int tc__nalgs = (int)(sizeof tc__algs / sizeof tc__algs[0]);
 enum { TC__DUAL_NONE = -1, TC__DUAL_COPY = 1, TC__DUAL_COMBINE = 0 };
 const struct tc__coll_desc tc__colls[TC_COLL_COUNT] = {
 #define TC_COLL(NAME, name, shape, bound, dual_of, dual_op)                                 \
-	[TC_COLL_##NAME] = {#name, shape, TC_LB_##bound, TC__DUAL_OF_##dual_of,                 \
+	[TC_COLL_##NAME] = {#name, shape, TC__LB_COL_##bound, TC__DUAL_OF_##dual_of,            \
 	                    TC__DUAL_##dual_op},
+#define TC__LB_COL_OAB TC_LB_OAB
+#define TC__LB_COL_AAB TC_LB_AAB
+#define TC__LB_COL_OAS TC_LB_OAS
+#define TC__LB_COL_AAS TC_LB_AAS
+#define TC__LB_COL_PERM TC__LB_PERM
+#define TC__LB_COL_MC TC__LB_MC
 #define TC__DUAL_OF_NONE TC__DUAL_NONE
 #define TC__DUAL_OF_BCAST TC_COLL_BCAST
 #define TC__DUAL_OF_SCATTER TC_COLL_SCATTER
@@ -88,6 +94,33 @@ int tc__emit_from(struct tc__sched *s, int src, int dst, int sbuf, uint64_t soff
 	                     .op = (uint8_t)op, .abuf = (uint8_t)(abuf == rbuf ? 0 : abuf + 1),
 	                     .soff = soff, .roff = roff, .bytes = bytes};
 	return tc__sched_add(s, &x);
+}
+
+static int tc__int_cmp(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+	return (x > y) - (x < y);
+}
+
+int tc__members_canon(int p, int root, const int *members, int n, int *out, int *nout)
+{
+	if (n < 0 || (n > 0 && !members))
+		return TC_EINVAL;
+	for (int i = 0; i < n; i++)
+		if (members[i] < 0 || members[i] >= p)
+			return TC_ERANK;
+	if (n)
+		memcpy(out, members, (size_t)n * sizeof *out);
+	qsort(out, (size_t)n, sizeof *out, tc__int_cmp);
+	int k = 0;
+	for (int i = 0; i < n; i++) {
+		if (i && out[i] == out[i - 1])
+			return TC_EINVAL;
+		if (out[i] != root)
+			out[k++] = out[i];
+	}
+	*nout = k;
+	return TC_OK;
 }
 
 void tc__block(uint64_t bytes, uint64_t esize, int nblk, int k, uint64_t *off, uint64_t *len)
@@ -322,6 +355,8 @@ struct tc__centry {
 	enum tc_coll coll;
 	uint64_t bytes, esize;
 	int root, packets, ordered;
+	int q, nmembers;
+	int *members;          /* multicast: its own copy of g->members */
 	char name[32];
 	int is_auto;           /* name is "auto" (a NULL name matches it) */
 	const struct tc__alg *alg;
@@ -344,6 +379,7 @@ static void tc__ccache_free(void *p)
 		if (c->e[i].used) {
 			tc__plan_free(c->e[i].plan);
 			tc__sched_free(&c->e[i].s);
+			free(c->e[i].members);
 		}
 	free(c);
 }
@@ -365,6 +401,8 @@ static int tc__coll_plan(struct tc_proc *proc, const struct tc__gen *g, const ch
 #define TC__HIT(e)                                                                              \
 	((e)->used && (e)->coll == g->coll && (e)->bytes == g->bytes && (e)->esize == g->esize && \
 	 (e)->root == g->root && (e)->packets == g->packets && (e)->ordered == ordered &&         \
+	 (e)->q == g->q && (e)->nmembers == g->nmembers &&                                        \
+	 (!g->nmembers || !memcmp((e)->members, g->members, (size_t)g->nmembers * sizeof(int))) && \
 	 (name ? !strncmp((e)->name, key, sizeof(e)->name) : (e)->is_auto))
 	/* A loop of one collective hits the entry of the last call. */
 	if (c->last && TC__HIT(c->last)) {
@@ -394,16 +432,30 @@ static int tc__coll_plan(struct tc_proc *proc, const struct tc__gen *g, const ch
 	int err = tc__coll_select(&gw, name, ordered, &alg, &s, &ms);
 	if (err)
 		return err;
+	int *members = NULL;
+	if (g->nmembers) {
+		members = malloc((size_t)g->nmembers * sizeof *members);
+		if (!members) {
+			tc__sched_free(&s);
+			return TC_ENOMEM;
+		}
+		memcpy(members, g->members, (size_t)g->nmembers * sizeof *members);
+	}
 	struct tc__plan *plan;
 	err = tc__plan_build(proc, &s, &plan);
 	if (err) {
+		free(members);
 		tc__sched_free(&s);
 		return err;
 	}
 	if (victim->used) {
 		tc__plan_free(victim->plan);
 		tc__sched_free(&victim->s);
+		free(victim->members);
 	}
+	victim->q = g->q;
+	victim->nmembers = g->nmembers;
+	victim->members = members;
 	victim->plan = plan;
 	victim->used = 1;
 	victim->stamp = ++c->clock;
@@ -451,9 +503,11 @@ static int tc__tag(const struct tc__gen *g, const struct tc__alg *a, int op)
 {
 	uint64_t h = 1469598103934665603ull;
 	uint64_t v[] = {(uint64_t)g->coll, (uint64_t)(a - tc__algs), g->bytes, (uint64_t)g->root,
-	                (uint64_t)op, g->esize};
+	                (uint64_t)op, g->esize, (uint64_t)g->q, (uint64_t)g->nmembers};
 	for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
 		h = (h ^ v[i]) * 1099511628211ull;
+	for (int i = 0; i < g->nmembers; i++)
+		h = (h ^ (uint64_t)g->members[i]) * 1099511628211ull;
 	return (int)(0x8000u | (unsigned)(h & 0x7fffu) | 1u);
 }
 
@@ -472,9 +526,15 @@ static bool tc__overlaps(const void *a, size_t an, const void *b, size_t bn)
  * the plan run.  sbuf and rbuf as the public calls take them (bcast: rbuf is
  * the buffer; barrier: neither).
  */
-static int tc__coll(struct tc_proc *proc, enum tc_coll coll, const void *sbuf, void *rbuf,
-                    size_t count, enum tc_dtype dt, enum tc_op op, int root,
-                    const struct tc_coll_opts *opts)
+struct tc__coll_extra {
+	int q;              /* shift: q mod p */
+	const int *members; /* multicast: canonical (tc__members_canon) */
+	int nmembers;
+};
+
+static int tc__coll_x(struct tc_proc *proc, enum tc_coll coll, const void *sbuf, void *rbuf,
+                      size_t count, enum tc_dtype dt, enum tc_op op, int root,
+                      const struct tc_coll_opts *opts, const struct tc__coll_extra *x)
 {
 	if (!proc)
 		return TC_EINVAL;
@@ -510,9 +570,13 @@ static int tc__coll(struct tc_proc *proc, enum tc_coll coll, const void *sbuf, v
 	}
 	/* What this rank reads and writes. */
 	const bool is_root = me == root;
+	const bool member = is_root || ((f & TC_CF_MEMBERS) && x->nmembers &&
+	                                bsearch(&me, x->members, (size_t)x->nmembers,
+	                                        sizeof *x->members, tc__int_cmp));
 	const bool sends = !(f & TC_CF_NO_SEND) && (!(f & TC_CF_SEND_ROOT) || is_root);
 	const bool recvs = !(f & TC_CF_NO_DATA) && (!(f & TC_CF_RECV_ROOT) || is_root) &&
-	                   !((f & TC_CF_RECV_NOT0) && me == 0);
+	                   !((f & TC_CF_RECV_NOT0) && me == 0) &&
+	                   (!(f & TC_CF_MEMBERS) || member);
 	const size_t sbytes = (f & TC_CF_SEND_P) ? bytes * (size_t)p : bytes;
 	const size_t rbytes = (f & TC_CF_RECV_P) ? bytes * (size_t)p : bytes;
 	/* In place: sbuf == TC_IN_PLACE (the input is in rbuf), or, for
@@ -541,7 +605,8 @@ static int tc__coll(struct tc_proc *proc, enum tc_coll coll, const void *sbuf, v
 
 	struct tc__gen g = {.coll = coll, .t = team->topo, .p = p, .bytes = bytes,
 	                    .esize = es, .root = root, .md = &team->model,
-	                    .packets = opts->packets, .me = -1};
+	                    .packets = opts->packets, .me = -1, .q = x->q,
+	                    .members = x->members, .nmembers = x->nmembers};
 	int ordered = op == TC_OP_USER && !opts->user_op->commutative;
 	struct tc__centry *e;
 	int err = tc__coll_plan(proc, &g, opts->alg, ordered, &e);
@@ -549,10 +614,11 @@ static int tc__coll(struct tc_proc *proc, enum tc_coll coll, const void *sbuf, v
 		return err;
 
 	/* OUT: the caller's buffer; scratch on the ranks of a reduction that
-	 * get no result (reduce's non-roots accumulate there), and at scatter's
-	 * root in place. */
+	 * get no result (reduce's non-roots accumulate there), on a multicast's
+	 * ranks outside the set (they may forward), and at scatter's root in
+	 * place. */
 	void *out = recvs && !scatter_ip ? rbuf : NULL;
-	if (rbytes && (scatter_ip || (!recvs && (f & TC_CF_REDUCES)))) {
+	if (rbytes && (scatter_ip || (!recvs && (f & (TC_CF_REDUCES | TC_CF_MEMBERS))))) {
 		out = tc__scratch(proc, TC__SLOT_OUT, rbytes);
 		if (!out)
 			return TC_ENOMEM;
@@ -593,13 +659,21 @@ static int tc__coll(struct tc_proc *proc, enum tc_coll coll, const void *sbuf, v
 	}
 	struct tc__exec_io io = {.in = in, .out = out, .combine = tc__combine, .combine_ctx = &cc,
 	                         .tag = e->tag};
-	if (coll == TC_COLL_BCAST)
-		io.in = io.out = rbuf;
+	if (coll == TC_COLL_BCAST || coll == TC_COLL_MULTICAST)
+		io.in = io.out = out;
 	err = tc__plan_exec(proc, &e->s, e->plan, &io);
 	proc->last_alg = e->alg->name;
 	proc->last_rounds = e->s.nrounds;
 	proc->last_modelled = e->makespan;
 	return err;
+}
+
+static int tc__coll(struct tc_proc *proc, enum tc_coll coll, const void *sbuf, void *rbuf,
+                    size_t count, enum tc_dtype dt, enum tc_op op, int root,
+                    const struct tc_coll_opts *opts)
+{
+	const struct tc__coll_extra none = {0};
+	return tc__coll_x(proc, coll, sbuf, rbuf, count, dt, op, root, opts, &none);
 }
 
 int tc_bcast(struct tc_proc *proc, void *buf, size_t count, enum tc_dtype dt, int root,
@@ -672,4 +746,75 @@ void tc_last_coll(const struct tc_proc *proc, struct tc_coll_info *out)
 	out->algorithm = proc->last_alg;
 	out->rounds = proc->last_rounds;
 	out->modelled_ps = proc->last_modelled;
+}
+
+int tc_shift(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count, enum tc_dtype dt,
+             int q, const struct tc_coll_opts *opts)
+{
+	if (!proc)
+		return TC_EINVAL;
+	const long p = proc->team->p;
+	const struct tc__coll_extra x = {.q = (int)((((long)q % p) + p) % p)};
+	return tc__coll_x(proc, TC_COLL_SHIFT, sbuf, rbuf, count, dt, TC_OP_BOR, 0, opts, &x);
+}
+
+int tc_gray2binary(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count,
+                   enum tc_dtype dt, const struct tc_coll_opts *opts)
+{
+	return tc__coll(proc, TC_COLL_GRAY2BINARY, sbuf, rbuf, count, dt, TC_OP_BOR, 0, opts);
+}
+
+int tc_binary2gray(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count,
+                   enum tc_dtype dt, const struct tc_coll_opts *opts)
+{
+	return tc__coll(proc, TC_COLL_BINARY2GRAY, sbuf, rbuf, count, dt, TC_OP_BOR, 0, opts);
+}
+
+/*
+ * The multicast's member set, checked here and agreed by every rank before
+ * any data moves: each rank reduces its (root, set) to a 64-bit hash (a
+ * rank whose own list is bad contributes a value no good list gives) and an
+ * allreduce of (h, ~h) under band tells every rank whether all hashes were
+ * equal (band(h) == ~band(~h) exactly then).  A failed agreement writes
+ * nothing; a bad list fails on its rank with its own code, elsewhere with
+ * TC_EMISMATCH.
+ */
+int tc_multicast(struct tc_proc *proc, void *buf, size_t count, enum tc_dtype dt, int root,
+                 const int *members, int nmembers, const struct tc_coll_opts *opts)
+{
+	if (!proc)
+		return TC_EINVAL;
+	const int p = proc->team->p;
+	int *canon = NULL, n = 0;
+	int bad = nmembers < 0 || nmembers > p ? TC_EINVAL : TC_OK;
+	if (!bad && nmembers > 0) {
+		canon = malloc((size_t)nmembers * sizeof *canon);
+		if (!canon)
+			bad = TC_ENOMEM; /* still agreed: nobody waits for this rank */
+	}
+	if (!bad)
+		bad = tc__members_canon(p, root, members, nmembers, canon, &n);
+	if (!bad && (root < 0 || root >= p))
+		bad = TC_EROOT;
+	uint64_t h = 1469598103934665603ull;
+	h = (h ^ (uint64_t)(uint32_t)root) * 1099511628211ull;
+	for (int i = 0; i < n; i++)
+		h = (h ^ (uint64_t)(uint32_t)canon[i]) * 1099511628211ull;
+	h = (h ^ (uint64_t)(uint32_t)n) * 1099511628211ull;
+	if (bad)
+		h = 0; /* and ~h is 0 too below: no agreement with any good list */
+	uint64_t v[2] = {h, bad ? 0 : ~h};
+	const struct tc_coll_opts ao = {0};
+	int err = tc_allreduce(proc, TC_IN_PLACE, v, 2, TC_UINT64, TC_OP_BAND, &ao);
+	if (!err && bad)
+		err = bad;
+	else if (!err && (v[0] != h || v[1] != ~h))
+		err = TC_EMISMATCH;
+	if (!err) {
+		const struct tc__coll_extra x = {.members = canon, .nmembers = n};
+		err = tc__coll_x(proc, TC_COLL_MULTICAST, NULL, buf, count, dt, TC_OP_BOR, root,
+		                 opts, &x);
+	}
+	free(canon);
+	return err;
 }

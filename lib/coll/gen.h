@@ -40,6 +40,13 @@
  *              none (IN off the root) so that its dual is valid.
  *   alltoall   IN: p blocks, block j for rank j; OUT: p blocks, block i
  *              from rank i.  The own block is a local transfer.
+ *   shift, gray2binary, binary2gray  IN and OUT one block; rank r's IN goes
+ *              to OUT of rank (r + q) mod p, G^-1(r), G(r) respectively
+ *              (G: tc_gray()), also when that is r itself (a local
+ *              transfer; p = 1 too).
+ *   multicast  like bcast, the data in OUT (the root's holds it at the
+ *              start), delivered to OUT of g->members; any other rank that
+ *              forwards has a scratch OUT.
  * TC__BUF_TMP is free scratch (the schedule sets tmp_bytes).  Every region
  * holds whole elements (offsets and sizes multiples of esize).
  *
@@ -75,7 +82,17 @@ struct tc__gen {
 	                     team, or the predictor) */
 	int me;           /* the rank building its plan, or -1 (prediction):
 	                     nothing may depend on it but what is local */
+	int q;            /* shift: q mod p, in [0, p) */
+	const int *members; /* multicast: the destinations, ascending, without
+	                       the root and without duplicates */
+	int nmembers;
 };
+
+/* The canonical member set of a multicast (tc__gen.members): members[0 ..
+ * n) sorted into out (n entries of room), duplicates refused, the root
+ * dropped; *nout gets the count.  0, TC_EINVAL (n < 0, members NULL with
+ * n > 0, a duplicate), TC_ERANK (a member outside [0, p)). */
+int tc__members_canon(int p, int root, const int *members, int n, int *out, int *nout);
 
 /* The size of rank r's block, in bytes (every block is g->bytes today). */
 static inline uint64_t tc__gen_block(const struct tc__gen *g, int r)

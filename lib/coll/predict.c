@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* lib/coll/predict.c - prediction without threads, and the registry's names. */
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,10 +27,12 @@ int tc_coll_parse(const char *name, enum tc_coll *out)
 }
 
 /* Checks the arguments shared by tc_predict_call and tc_schedule_call and
- * fills g. */
+ * fills g; a multicast's canonical member set is allocated in *canon
+ * (g->members; the caller frees it, also on an error). */
 static int tc__pred_args(const struct tc_topo *t, const struct tc_model *md,
-                         const struct tc_call *c, struct tc__gen *g)
+                         const struct tc_call *c, struct tc__gen *g, int **canon)
 {
+	*canon = NULL;
 	if (!t || !md || !c || (unsigned)c->coll >= TC_COLL_COUNT)
 		return TC_EINVAL;
 	size_t esize = c->esize ? c->esize : 1, bytes = c->bytes;
@@ -49,6 +52,19 @@ static int tc__pred_args(const struct tc_topo *t, const struct tc_model *md,
 		bytes = 0;
 	*g = (struct tc__gen){.coll = c->coll, .t = t, .p = p, .bytes = bytes, .esize = esize,
 	                      .root = root, .md = md, .packets = c->packets, .me = -1};
+	if (f & TC_CF_Q)
+		g->q = (int)(((c->q % p) + p) % p);
+	if (f & TC_CF_MEMBERS) {
+		if (c->nmembers < 0 || c->nmembers > p)
+			return TC_EINVAL;
+		*canon = malloc((size_t)(c->nmembers ? c->nmembers : 1) * sizeof **canon);
+		if (!*canon)
+			return TC_ENOMEM;
+		int err = tc__members_canon(p, root, c->members, c->nmembers, *canon, &g->nmembers);
+		if (err)
+			return err;
+		g->members = *canon;
+	}
 	return TC_OK;
 }
 
@@ -86,13 +102,14 @@ int tc_schedule_call(const struct tc_topo *t, const struct tc_model *md,
 	struct tc__gen g;
 	if (!out || !n)
 		return TC_EINVAL;
-	int err = tc__pred_args(t, md, call, &g);
-	if (err)
-		return err;
+	int *canon;
+	int err = tc__pred_args(t, md, call, &g, &canon);
 	const struct tc__alg *a;
 	struct tc__sched s;
 	struct tc__sim sim;
-	err = tc__select_sim(&g, call->alg, &a, &s, &sim);
+	if (!err)
+		err = tc__select_sim(&g, call->alg, &a, &s, &sim);
+	free(canon);
 	if (err)
 		return err;
 	struct tc__mps q;
@@ -148,15 +165,83 @@ int tc_predict(const struct tc_topo *t, const struct tc_model *md, enum tc_coll 
 	return tc_predict_call(t, md, &c, out);
 }
 
+/* Where rank r's block ends in a permutation collective. */
+static int tc__perm_dest(const struct tc__gen *g, int r)
+{
+	switch (g->coll) {
+	case TC_COLL_SHIFT: return (r + g->q) % g->p;
+	case TC_COLL_GRAY2BINARY: return (int)tc_gray_inverse((uint32_t)r);
+	case TC_COLL_BINARY2GRAY: return (int)tc_gray((uint32_t)r);
+	default: return r;
+	}
+}
+
+/*
+ * The bounds of the permutations and of the multicast (collectives.def's
+ * PERM and MC).  A permutation's block must cross the links of its route:
+ * with D the longest distance from a rank to its block's destination, an
+ * unsplit message needs D (t_s + m t_w) under SF and t_s + m t_w + D t_h
+ * under CT (D hops as steps).  For gray2binary and binary2gray under SF and
+ * one-port, seed 002's Lemma 3 instead, which also holds for the
+ * algorithms that split (GB2, GB3): max((n - 1) tau, (n - 1) (K/2) t_c),
+ * n - 1 steps.  A multicast: seed 001's Lemma 5 under CT (rho steps of one
+ * port, or of the root's degree all-port, plus exc t_h with exc the
+ * farthest member's distance); under SF every step is at least a hop and
+ * the farthest member exc hops: max(rho, exc) (t_s + m t_w).
+ */
+static void tc__special_bound(const struct tc__gen *g, const struct tc__alg *a,
+                              struct tc_prediction *out)
+{
+	const struct tc_model *md = g->md;
+	const double m = (double)g->bytes, hop = md->ts_ns + m * md->tw_ns;
+	const bool sf = md->switching == TC_SWITCH_SF;
+	if (tc__colls[g->coll].bound == TC__LB_MC) {
+		long exc = 0;
+		for (int i = 0; i < g->nmembers; i++) {
+			int d = tc_topo_distance(g->t, g->root, g->members[i]);
+			exc = d > exc ? d : exc;
+		}
+		const int *nb;
+		int ports = md->ports == TC_PORTS_ALL ? tc_topo_neighbors(g->t, g->root, &nb) : 1;
+		struct tc_lower_bound lb;
+		if (tc_lower_bound_multicast(g->nmembers, ports > 0 ? ports : 1, exc, m, md, &lb))
+			return;
+		out->lower_bound_steps = sf && exc > lb.steps ? exc : lb.steps;
+		out->lower_bound_ns = sf ? (double)out->lower_bound_steps * hop : lb.time_ns;
+		return;
+	}
+	int n = tc__log2_exact(g->p);
+	if (g->coll != TC_COLL_SHIFT && sf && md->ports == TC_PORTS_ONE && n >= 0) {
+		out->lower_bound_ns = tc_cost_gray2binary_bound(md, n, m);
+		out->lower_bound_steps = n > 1 ? n - 1 : 0;
+		return;
+	}
+	if (a->flags & TC__ALG_SPLITS)
+		return;
+	long D = 0;
+	for (int r = 0; r < g->p; r++) {
+		int d = tc__perm_dest(g, r);
+		if (d < g->p) {
+			int h = tc_topo_distance(g->t, r, d);
+			D = h > D ? h : D;
+		}
+	}
+	out->lower_bound_steps = D;
+	out->lower_bound_ns = D == 0 ? 0 : sf ? (double)D * hop : hop + (double)D * md->th_ns;
+}
+
 int tc_predict_call(const struct tc_topo *t, const struct tc_model *md,
                     const struct tc_call *call, struct tc_prediction *out)
 {
 	struct tc__gen g;
 	if (!out)
 		return TC_EINVAL;
-	int err = tc__pred_args(t, md, call, &g);
-	if (err)
+	int *canon;
+	int err = tc__pred_args(t, md, call, &g, &canon);
+	if (err) {
+		free(canon);
 		return err;
+	}
 	const enum tc_coll coll = g.coll;
 	const int p = g.p, root = g.root;
 	const size_t bytes = g.bytes;
@@ -164,8 +249,10 @@ int tc_predict_call(const struct tc_topo *t, const struct tc_model *md,
 	struct tc__sched s;
 	struct tc__sim sim;
 	err = tc__select_sim(&g, call->alg, &a, &s, &sim);
-	if (err)
+	if (err) {
+		free(canon);
 		return err;
+	}
 	memset(out, 0, sizeof *out);
 	out->algorithm = a->name;
 	out->modelled_ps = sim.makespan;
@@ -197,6 +284,12 @@ int tc_predict_call(const struct tc_topo *t, const struct tc_model *md,
 	 * it into packets or blocks can beat them, so none is reported then. */
 	out->lower_bound_ns = NAN;
 	out->lower_bound_steps = -1;
+	if (tc__colls[coll].bound == TC__LB_PERM || tc__colls[coll].bound == TC__LB_MC) {
+		tc__special_bound(&g, a, out);
+		free(canon);
+		return TC_OK;
+	}
+	free(canon);
 	if (a->flags & TC__ALG_SPLITS)
 		return TC_OK;
 	int dims[32];

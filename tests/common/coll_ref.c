@@ -140,6 +140,34 @@ static unsigned shape(const struct ct_case *c)
 	return tc_coll_flags(c->coll);
 }
 
+/* Whether rank r is the multicast's root or in its set. */
+static int mc_member(const struct ct_case *c, int r)
+{
+	if (r == c->root)
+		return 1;
+	for (int i = 0; i < c->nmembers; i++)
+		if (c->members[i] == r)
+			return 1;
+	return 0;
+}
+
+/* The binary-reflected Gray code and its inverse, written here from seed
+ * 002's Lemma 1 (g_m = i_{m+1} xor i_m; i_m = g_{n-1} xor ... xor g_m). */
+static unsigned ref_gray(unsigned i)
+{
+	unsigned g = 0;
+	for (int m = 0; m < 31; m++)
+		g |= (((i >> (m + 1)) ^ (i >> m)) & 1u) << m;
+	return g;
+}
+static unsigned ref_gray_inverse(unsigned g)
+{
+	unsigned i = 0;
+	for (int m = 30; m >= 0; m--)
+		i |= ((((i >> (m + 1)) & 1u) ^ (g >> m)) & 1u) << m;
+	return i;
+}
+
 size_t ct_sbytes(const struct ct_case *c, int p, int r)
 {
 	unsigned f = shape(c);
@@ -160,6 +188,8 @@ size_t ct_rbytes(const struct ct_case *c, int p, int r)
 	if ((f & TC_CF_RECV_ROOT) && r != c->root)
 		return 0;
 	if ((f & TC_CF_RECV_NOT0) && r == 0)
+		return 0;
+	if ((f & TC_CF_MEMBERS) && !mc_member(c, r))
 		return 0;
 	return f & TC_CF_RECV_P ? b * (size_t)p : b;
 }
@@ -183,10 +213,21 @@ int ct_expect(const struct ct_case *c, int p, int r, void *outp)
 		return -1;
 	if (c->coll == TC_COLL_SCATTER && c->in_place && r == c->root)
 		return -1; /* its block stays in sbuf; rbuf is not passed */
+	int from;
 	switch (c->coll) {
 	case TC_COLL_BCAST:
+	case TC_COLL_MULTICAST:
 		for (size_t j = 0; j < n; j++)
 			ct_input(c, c->root, j, out + j * es);
+		break;
+	case TC_COLL_SHIFT:
+	case TC_COLL_GRAY2BINARY:
+	case TC_COLL_BINARY2GRAY:
+		from = c->coll == TC_COLL_SHIFT ? (int)((((long)r - c->q) % p + p) % p)
+		       : c->coll == TC_COLL_GRAY2BINARY ? (int)ref_gray((unsigned)r)
+		                                        : (int)ref_gray_inverse((unsigned)r);
+		for (size_t j = 0; j < n; j++)
+			ct_input(c, from, j, out + j * es);
 		break;
 	case TC_COLL_REDUCE:
 	case TC_COLL_ALLREDUCE:
@@ -254,6 +295,14 @@ int ct_call(struct tc_proc *proc, const struct ct_case *c, const void *sbuf, voi
 		                  c->dt, root, &o);
 	case TC_COLL_GATHER: return tc_gather(proc, s, rbuf, c->count, c->dt, root, &o);
 	case TC_COLL_ALLTOALL: return tc_alltoall(proc, s, rbuf, c->count, c->dt, &o);
+	case TC_COLL_SHIFT: return tc_shift(proc, s, rbuf, c->count, c->dt, c->q, &o);
+	case TC_COLL_GRAY2BINARY: return tc_gray2binary(proc, s, rbuf, c->count, c->dt, &o);
+	case TC_COLL_BINARY2GRAY: return tc_binary2gray(proc, s, rbuf, c->count, c->dt, &o);
+	case TC_COLL_MULTICAST:
+		/* Outside the set, odd ranks pass their buffer (it must stay
+		 * untouched), even ones NULL. */
+		return tc_multicast(proc, mc_member(c, me) || me % 2 ? rbuf : NULL, c->count, c->dt,
+		                    root, c->members, c->nmembers, &o);
 	default: return TC_EINVAL;
 	}
 }
@@ -313,7 +362,8 @@ static void fill_buffers(const struct ct_case *c, int p, int r, struct ct_rank *
 	         c->coll != TC_COLL_SCATTER;
 	if (ip)
 		memcpy(k->rraw + GUARD + ip_offset(c, r), k->sraw + GUARD, sb);
-	if (c->coll == TC_COLL_BCAST && r == c->root) /* its one buffer is the input */
+	if ((c->coll == TC_COLL_BCAST || c->coll == TC_COLL_MULTICAST) && r == c->root)
+		/* its one buffer is the input */
 		for (size_t i = 0; i < c->count; i++)
 			ct_input(c, r, i, k->rraw + GUARD + i * es);
 	/* The expectation: the result where the rank gets one, else rbuf as

@@ -35,6 +35,9 @@ struct ct_case {
 	                            (at the root only for rooted ones) */
 	int iters;               /* back-to-back calls (0: 1), each checked */
 	uint64_t seed;
+	int q;                   /* shift */
+	const int *members;      /* multicast: the set as passed (any order) */
+	int nmembers;
 };
 
 /* Element i of the send buffer of rank r (all its blocks, block b's element

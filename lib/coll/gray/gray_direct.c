@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lib/coll/gray/gray_direct.c - Gray-to-binary and binary-to-Gray
+ * permutations by one routed transfer per node (seed 002, section 3.5).
+ *
+ * Every node r sends its block straight to its destination, G^-1(r) for
+ * gray2binary and G(r) for binary2gray (G = tc_gray()), in one round, e-cube
+ * routed.  Seed 002: the paths from every i to G^-1(i) are edge-disjoint
+ * (directed), with any fixed order of the dimensions, so on a circuit-switched
+ * (CT) hypercube all blocks go at once with one start-up and no congestion;
+ * the same holds for the inverse permutation (its paths are the reversed
+ * ones, dimension order reversed).  tests/test_coll_gray.c checks that the
+ * contention checker finds no shared link for n = 1 .. 10.
+ *
+ * Cost (tc_cost_gray2binary_direct()): msg(n - 1, K): CT tau + K t_c +
+ * (n - 1) t_h, SF (n - 1)(tau + K t_c) (the longest route has n - 1 links:
+ * i = 11..1 goes to 10..0).  On other topologies the routes differ and the
+ * seed gives no formula (NAN).
+ * Restrictions: p a power of two (the permutation is only defined then);
+ * any topology (routed).
+ * Buffers: IN -> OUT of the destination; nodes 0 and 1 keep their block (a
+ * local copy).
+ * Memory: none.
+ *
+ * Trace, hypercube:2, gray2binary: round 0: 0 -> 0, 1 -> 1, 2 -> 3, 3 -> 2.
+ */
+#include "coll/gen.h"
+
+static int gray_dest(const struct tc__gen *g, int r)
+{
+	return g->coll == TC_COLL_BINARY2GRAY ? (int)tc_gray((uint32_t)r)
+	                                      : (int)tc_gray_inverse((uint32_t)r);
+}
+
+int tc__gen_gray_direct(const struct tc__gen *g, struct tc__sched *s)
+{
+	if (tc__log2_exact(g->p) < 0)
+		return TC_ENOTSUP;
+	int err = tc__sched_round(s);
+	for (int r = 0; r < g->p && !err; r++)
+		err = tc__sched_initial(s, r, r, 1);
+	for (int r = 0; r < g->p && !err; r++) {
+		struct tc__xfer x = {.src = r, .dst = gray_dest(g, r), .sbuf = TC__BUF_IN,
+		                     .rbuf = TC__BUF_OUT, .op = TC__XOP_COPY, .info_lo = r,
+		                     .info_n = 1, .bytes = g->bytes};
+		err = tc__sched_add(s, &x);
+	}
+	return err;
+}
+
+double tc__f_gray_direct(const struct tc__gen *g)
+{
+	if (tc_topo_kind(g->t) != TC_TOPO_HYPERCUBE)
+		return NAN;
+	return tc_cost_gray2binary_direct(g->md, tc__log2_exact(g->p), (double)g->bytes);
+}
