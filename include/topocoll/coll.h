@@ -230,8 +230,10 @@ int tc_binary2gray(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t co
  * every rank, and agreed among the ranks by a small allreduce before the
  * data move: a rank whose list has a rank out of range gets TC_ERANK, one
  * with a duplicate (or nmembers < 0, or members NULL with nmembers > 0)
- * TC_EINVAL, and the others TC_EMISMATCH then; lists or roots that differ
- * between ranks give TC_EMISMATCH on every rank.  Nothing is written then.
+ * TC_EINVAL, and the others TC_EMISMATCH then (likewise a NULL buf on the
+ * root or a member with count > 0: TC_ENULLBUF there, a bad datatype or
+ * size); lists or roots that differ between ranks give TC_EMISMATCH on
+ * every rank.  Nothing is written then.
  */
 int tc_multicast(struct tc_proc *proc, void *buf, size_t count, enum tc_dtype dt, int root,
                  const int *members, int nmembers, const struct tc_coll_opts *opts);

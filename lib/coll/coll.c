@@ -776,7 +776,8 @@ int tc_binary2gray(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t co
  * rank whose own list is bad contributes a value no good list gives) and an
  * allreduce of (h, ~h) under band tells every rank whether all hashes were
  * equal (band(h) == ~band(~h) exactly then).  A failed agreement writes
- * nothing; a bad list fails on its rank with its own code, elsewhere with
+ * nothing; a bad list (or another argument error of one rank: NULL buffer,
+ * datatype, size) fails on its rank with its own code, elsewhere with
  * TC_EMISMATCH.
  */
 int tc_multicast(struct tc_proc *proc, void *buf, size_t count, enum tc_dtype dt, int root,
@@ -792,10 +793,23 @@ int tc_multicast(struct tc_proc *proc, void *buf, size_t count, enum tc_dtype dt
 		if (!canon)
 			bad = TC_ENOMEM; /* still agreed: nobody waits for this rank */
 	}
-	if (!bad)
-		bad = tc__members_canon(p, root, members, nmembers, canon, &n);
 	if (!bad && (root < 0 || root >= p))
 		bad = TC_EROOT;
+	if (!bad)
+		bad = tc__members_canon(p, root, members, nmembers, canon, &n);
+	/* The arguments that tc__coll_x() would refuse on this rank alone are
+	 * refused here, agreed: the others must not wait for it. */
+	const size_t es = tc_dtype_size(dt);
+	const int me = proc->rank;
+	if (!bad && !es)
+		bad = TC_EINVAL;
+	if (!bad && count > TC_MAX_MESSAGE / es)
+		bad = TC_EOVERFLOW;
+	if (!bad && count && !buf &&
+	    (me == root || (n && bsearch(&me, canon, (size_t)n, sizeof *canon, tc__int_cmp))))
+		bad = TC_ENULLBUF;
+	if (!bad && opts && opts->packets < 0)
+		bad = TC_EINVAL;
 	uint64_t h = 1469598103934665603ull;
 	h = (h ^ (uint64_t)(uint32_t)root) * 1099511628211ull;
 	for (int i = 0; i < n; i++)
