@@ -9,7 +9,8 @@
 # topologies for every collective, steps of the hypercube broadcast, trace
 # validity, Graphviz and gnuplot present or absent, the help texts and their
 # examples, docs/cli.md up to date; the collectives of Collectives II
-# through allgather (predict, run native and emulated, steps, trace, sweep)
+# through allgather (predict, run native and emulated, steps, trace, sweep),
+# those of Collectives III with --q and --members,
 # and every algorithm of every collective in the registry.  JSON checks use python3 and are skipped
 # (TAP SKIP) without it.  The plan is printed at the end.
 set -u
@@ -355,6 +356,50 @@ json_case "sweep --coll allgather --json: lower bounds present" \
 	"len(d) == 4 and all(x['coll'] == 'allgather' and x['lower_bound_ns'] for x in d)" \
 	sweep --topo ring:8 --coll allgather --bytes 8,1K --quiet --json
 
+# ---- Collectives III: shift, gray2binary, binary2gray, multicast ---------------
+
+usage_case "--q with a collective that takes none" predict --topo ring:8 --coll bcast --bytes 8 --q 1
+usage_case "--q not an integer" predict --topo ring:8 --coll shift --bytes 8 --q 1.5
+usage_case "--members with a collective that takes none" predict --topo ring:8 --coll shift --bytes 8 --members 1
+usage_case "--members out of range" predict --topo ring:8 --coll multicast --bytes 8 --members 1,8
+usage_case "--members with a duplicate" run --topo ring:8 --coll multicast --bytes 8 --members 1,2,1-3
+usage_case "--members malformed" predict --topo ring:8 --coll multicast --bytes 8 --members 1,,2
+usage_case "gray2binary on a p that is not a power of two" predict --topo ring:6 --coll gray2binary --bytes 8
+json_case "predict shift --q -3 on ring:8: q kept, every block one route, bound = longest route" \
+	"$PRED and d['coll'] == 'shift' and d['q'] == -3 and d['messages'] == 8 and d['lower_bound_steps'] == 3 and d['lower_bound_ns'] <= d['modelled_ns']" \
+	predict --topo ring:8 --coll shift --q -3 --alg direct --bytes 1K --json
+json_case "predict shift with a q far outside int (reduced mod p)" \
+	"d['q'] == 9223372036854775807 and d['messages'] == 8" \
+	predict --topo ring:8 --coll shift --q 9223372036854775807 --alg direct --bytes 8 --json
+json_case "predict gray2binary direct on hypercube:4 (CT): one round, no contention, the seed's formula" \
+	"d['rounds'] == 1 and d['checker']['contention'] == 0 and d['modelled_ns'] == d['formula_ns']" \
+	predict --topo hypercube:4 --coll gray2binary --alg direct --bytes 1K --switching ct --th 10 --json
+json_case "predict gray2binary (SF, one-port): seed 002's Lemma 3 as the lower bound" \
+	"d['lower_bound_ns'] == max(3 * 1000, 3 * 512 * 1.0) and d['lower_bound_steps'] == 3" \
+	predict --topo hypercube:4 --coll gray2binary --bytes 1K --ts 1000 --tw 1 --json
+for topo in ring:8 hypercube:3 mesh:3x3 star:5 ring:1; do
+	for mode in native emulated; do
+		json_case "run shift --q 3 on $topo ($mode) is verified" \
+			"d['verified'] is True and d['q'] == 3" \
+			run --topo $topo --coll shift --q 3 --bytes 1000 --dtype int32 --mode $mode --timeout 20000 --json
+		json_case "run multicast on $topo ($mode) is verified" "d['verified'] is True" \
+			run --topo $topo --coll multicast --members 0 --bytes 1000 --mode $mode --timeout 20000 --json
+	done
+done
+for coll in gray2binary binary2gray; do
+	json_case "run $coll on hypercube:4 is verified" "d['verified'] is True" \
+		run --topo hypercube:4 --coll $coll --bytes 4K --timeout 20000 --json
+done
+run_cli run --topo mesh:3x3 --coll multicast --root 4 --members 0,2,6-8 --bytes 64
+check "run multicast: the text names the root and the members" \
+	"$([ "$rc" -eq 0 ] && grep -q 'root 4, members 0,2,6,7,8' "$out" && grep -q '^verified *yes' "$out"; echo $?)" "$(head -3 "$out")"
+run_cli steps --topo hypercube:2 --coll gray2binary --alg direct --bytes 8
+check "steps gray2binary direct on hypercube:2: ranks 2 and 3 swap, 0 and 1 keep theirs" \
+	"$([ "$rc" -eq 0 ] && grep -q '^    2 IN 2  OUT 3$' "$out" && grep -q '^    3 IN 3  OUT 2$' "$out" && grep -q '^    0 IN 0  OUT 0$' "$out"; echo $?)" "$(tail -6 "$out")"
+run_cli sweep --topo ring:8,hypercube:3 --coll shift,multicast --q 3 --members 1,6 --bytes 64 --mode predict,native --csv --quiet
+check "sweep --coll shift,multicast --q --members: rows predicted and run verified" \
+	"$([ "$rc" -eq 0 ] && [ "$(grep -c ',shift,.*,native,.*,true$' "$out")" -ge 2 ] && [ "$(grep -c ',multicast,.*,native,.*,true$' "$out")" -ge 2 ]; echo $?)" "$(head -5 "$out")"
+
 # ---- run: verified for every collective on several topologies ----------------
 
 for topo in ring:8 hypercube:3 torus:3x4 chain:5 star:6 tree:2:7 complete:5 mesh:2x3 ring:1; do
@@ -371,15 +416,23 @@ done
 # Every collective of the registry: those without an algorithm (yet) that
 # applies are left out.
 for topo in hypercube:3 ring:6; do
-	for coll in bcast reduce allreduce barrier allgather reduce_scatter scan exscan scatter gather alltoall; do
-		"$T" predict --topo $topo --coll $coll --alg all --bytes 4K --json >"$tmp/algs" 2>/dev/null || continue
+	for coll in bcast reduce allreduce barrier allgather reduce_scatter scan exscan scatter gather alltoall \
+		shift gray2binary binary2gray multicast; do
+		extra=
+		case $coll in
+		shift) extra="--q -5" ;;
+		multicast) extra="--root 2 --members 0,3,5" ;;
+		esac
+		# shellcheck disable=SC2086
+		"$T" predict --topo $topo --coll $coll --alg all --bytes 4K $extra --json >"$tmp/algs" 2>/dev/null || continue
 		if [ -z "$PY" ]; then
 			skip "run every $coll algorithm on $topo" "python3 not found"
 			continue
 		fi
 		for a in $("$PY" -c 'import json,sys; print(" ".join(x["algorithm"] for x in json.load(open(sys.argv[1]))))' "$tmp/algs"); do
+			# shellcheck disable=SC2086
 			json_case "run $coll $a on $topo (float sum) is verified" "d['verified'] is True and d['algorithm'] == '$a'" \
-				run --topo "$topo" --coll "$coll" --alg "$a" --bytes 4K --dtype float --timeout 20000 --json
+				run --topo "$topo" --coll "$coll" --alg "$a" --bytes 4K --dtype float $extra --timeout 20000 --json
 		done
 	done
 done

@@ -148,6 +148,15 @@ const char *cli_coll_list(unsigned flags, char *buf, size_t len);
  * flags: the bytes of rank r's send and receive buffers (0: none). */
 uint64_t cli_send_bytes(enum tc_coll c, int p, int root, int r, uint64_t m);
 uint64_t cli_recv_bytes(enum tc_coll c, int p, int root, int r, uint64_t m);
+/* Whether rank r takes part with its buffer: always, except in a multicast,
+ * where only the root and members[0 .. n) do. */
+int cli_takes_part(enum tc_coll c, int root, const int *members, int n, int r);
+/* Parses --members: a comma list of ranks and ranges (3,5-9), each in
+ * [0, p); no duplicates.  *out is malloc'ed.  0 or CLI_USAGE (printed). */
+int cli_parse_members(const char *s, int p, int **out, int *n);
+/* The rank whose block rank r receives in a permutation collective (shift
+ * by q, gray2binary, binary2gray); r itself for the others. */
+int cli_perm_source(enum tc_coll c, int p, long q, int r);
 
 /*
  * Writes a help text, expanding what comes from the registries:
@@ -258,6 +267,9 @@ struct cli_run_args {
 	enum tc_dtype dt;
 	enum tc_op op;
 	int root;
+	long q;              /* shift */
+	const int *members;  /* multicast (NULL: every rank) */
+	int nmembers;
 	int repeat;          /* timed runs (median) */
 	int warmup;          /* untimed runs first */
 	int packets;

@@ -3,6 +3,8 @@
  * tools/cli_case.c - parsing and validation of one collective case, shared by
  * predict, run, steps and trace (see cli_coll.h).
  */
+#include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli_coll.h"
@@ -31,13 +33,15 @@ void cli_case_free(struct cli_case *cs)
 {
 	tc_topo_destroy(cs->t);
 	cs->t = NULL;
+	free(cs->members);
+	cs->members = NULL;
 }
 
 int cli_case_parse(const char *cmd, int argc, char **argv, unsigned flags, struct cli_case *cs,
                    int *json, cli_extra_fn extra, void *ctx)
 {
 	const char *topo = NULL, *coll = NULL, *alg = NULL, *bytes = NULL, *root = NULL;
-	const char *dtype = NULL, *op = NULL, *pstr = NULL;
+	const char *dtype = NULL, *op = NULL, *pstr = NULL, *qstr = NULL, *mstr = NULL;
 	memset(cs, 0, sizeof *cs);
 	cli_model_init(&cs->model);
 	for (int i = 0; i < argc; i++) {
@@ -52,10 +56,11 @@ int cli_case_parse(const char *cmd, int argc, char **argv, unsigned flags, struc
 			*json = 1;
 			continue;
 		}
-		static const char *const names[] = {"--topo",  "--coll",  "--alg", "--bytes",
-		                                    "--root",  "--dtype", "--op",  "--p"};
-		const char **slots[] = {&topo, &coll, &alg, &bytes, &root, &dtype, &op, &pstr};
-		for (int k = 0; k < 8 && !slot; k++) {
+		static const char *const names[] = {"--topo", "--coll", "--alg", "--bytes", "--root",
+		                                    "--dtype", "--op", "--p", "--q", "--members"};
+		const char **slots[] = {&topo,  &coll, &alg, &bytes, &root,
+		                        &dtype, &op,   &pstr, &qstr, &mstr};
+		for (int k = 0; k < 10 && !slot; k++) {
 			if (k == 6 && !(flags & CLI_CASE_DATA))
 				continue;
 			r = cli_opt(argc, argv, &i, names[k], &v);
@@ -144,6 +149,18 @@ int cli_case_parse(const char *cmd, int argc, char **argv, unsigned flags, struc
 			                 cli_coll_list(TC_CF_ROOTED, names_buf, sizeof names_buf),
 			                 tc_coll_name(cs->coll));
 	}
+	if (qstr) {
+		if (cli_parse_long("--q", qstr, LONG_MIN, LONG_MAX, &cs->q))
+			return CLI_USAGE;
+		if (!(cf & TC_CF_Q))
+			return cli_usage("--q applies to %s only, not %s",
+			                 cli_coll_list(TC_CF_Q, names_buf, sizeof names_buf),
+			                 tc_coll_name(cs->coll));
+	}
+	if (mstr && !(cf & TC_CF_MEMBERS))
+		return cli_usage("--members applies to %s only, not %s",
+		                 cli_coll_list(TC_CF_MEMBERS, names_buf, sizeof names_buf),
+		                 tc_coll_name(cs->coll));
 	if (cli_topo(topo, p, &cs->t))
 		return CLI_USAGE;
 	if (rt >= tc_topo_nodes(cs->t)) {
@@ -152,14 +169,58 @@ int cli_case_parse(const char *cmd, int argc, char **argv, unsigned flags, struc
 		return cli_usage("root %ld out of range for %s (0..%d)", rt, topo, n - 1);
 	}
 	cs->root = (int)rt;
+	if (mstr && cli_parse_members(mstr, tc_topo_nodes(cs->t), &cs->members, &cs->nmembers)) {
+		cli_case_free(cs);
+		return CLI_USAGE;
+	}
+	if ((cf & TC_CF_MEMBERS) && !mstr) { /* a multicast to every rank */
+		int n = tc_topo_nodes(cs->t);
+		cs->members = malloc((size_t)n * sizeof *cs->members);
+		if (!cs->members) {
+			cli_case_free(cs);
+			return cli_fail("out of memory");
+		}
+		for (int r = 0; r < n; r++)
+			cs->members[r] = r;
+		cs->nmembers = n;
+	}
 	return 0;
+}
+
+void cli_case_args_print(const struct cli_case *cs)
+{
+	unsigned cf = tc_coll_flags(cs->coll);
+	if (cf & TC_CF_ROOTED)
+		printf(", root %d", cs->root);
+	if (cf & TC_CF_Q)
+		printf(", q %ld", cs->q);
+	if (cf & TC_CF_MEMBERS) {
+		printf(", members ");
+		if (cs->nmembers == tc_topo_nodes(cs->t)) {
+			printf("all");
+		} else if (cs->nmembers > 16) {
+			printf("%d ranks", cs->nmembers);
+		} else {
+			for (int i = 0; i < cs->nmembers; i++)
+				printf("%s%d", i ? "," : "", cs->members[i]);
+			if (!cs->nmembers)
+				printf("none");
+		}
+	}
+}
+
+struct tc_call cli_case_call(const struct cli_case *cs, const char *alg)
+{
+	struct tc_call call = {.coll = cs->coll, .alg = alg, .bytes = cs->bytes,
+	                       .esize = tc_dtype_size(cs->dt), .root = cs->root,
+	                       .packets = cs->model.packets, .q = cs->q,
+	                       .members = cs->members, .nmembers = cs->nmembers};
+	return call;
 }
 
 int cli_case_predict(const struct cli_case *cs, struct tc_prediction *pr)
 {
-	struct tc_call call = {.coll = cs->coll, .alg = cs->alg, .bytes = cs->bytes,
-	                       .esize = tc_dtype_size(cs->dt), .root = cs->root,
-	                       .packets = cs->model.packets};
+	struct tc_call call = cli_case_call(cs, cs->alg);
 	int err = tc_predict_call(cs->t, &cs->model.md, &call, pr);
 	return err ? cli_coll_error(err, cs->coll, cs->alg, cs->t, cs->root) : CLI_OK;
 }
@@ -172,6 +233,8 @@ void cli_case_json(struct cli_json *w, const struct cli_case *cs)
 	cli_json_uint(w, "msg_bytes", cs->bytes);
 	cli_json_int(w, "root", cs->root);
 	cli_json_str(w, "dtype", tc_dtype_name(cs->dt));
+	if (tc_coll_flags(cs->coll) & TC_CF_Q)
+		cli_json_int(w, "q", cs->q);
 	if (tc_coll_flags(cs->coll) & TC_CF_REDUCES)
 		cli_json_str(w, "op", tc_op_name(cs->op));
 	cli_model_json(w, &cs->model);

@@ -19,6 +19,9 @@ struct cli_case {
 	enum tc_dtype dt;
 	enum tc_op op;
 	struct cli_model model;
+	long q;              /* --q (shift) */
+	int *members;        /* --members (multicast; owned); NULL: every rank */
+	int nmembers;
 };
 
 enum {
@@ -43,6 +46,10 @@ int cli_case_parse(const char *cmd, int argc, char **argv, unsigned flags, struc
 void cli_case_free(struct cli_case *cs);
 /* topology, p, coll, msg_bytes, root, dtype and the model, as JSON members. */
 void cli_case_json(struct cli_json *w, const struct cli_case *cs);
+/* ", root R", ", q Q", ", members LIST" as the collective takes them. */
+void cli_case_args_print(const struct cli_case *cs);
+/* The tc_call of the case (algorithm alg). */
+struct tc_call cli_case_call(const struct cli_case *cs, const char *alg);
 /* tc_predict_call of the case's call (its algorithm, dtype, root, packets).
  * CLI_OK, or the status of cli_coll_error() (message printed). */
 int cli_case_predict(const struct cli_case *cs, struct tc_prediction *pr);

@@ -31,6 +31,10 @@ const char predict_help[] =
 	"                    0, 8, 4K, 16M, 1Mi (K = Ki = 1024); not needed for\n"
 	"                    barrier\n"
 	"  --root R          root of a rooted collective [0]: @ROOTED@\n"
+	"  --q Q             the shift: rank i's block goes to rank (i + Q) mod p, any\n"
+	"                    Q (negative: the other way) [0]\n"
+	"  --members LIST    the multicast's destinations: ranks and ranges, e.g.\n"
+	"                    1,4,6-9 (the root may be listed) [every rank]\n"
 	"  --dtype T         element type [double, or byte when N is not a multiple of 8]\n"
 	"  --json            one JSON object (an array of them with --alg all):\n"
 	"                    modelled_ns, formula_ns, lower_bound_ns (null when none\n"
@@ -97,8 +101,7 @@ static void predict_text_one(const struct cli_case *cs, const struct tc_predicti
 	double mod = (double)pr->modelled_ps / TC_PS_PER_NS;
 	printf("%s on %s, %s block per rank", tc_coll_name(cs->coll), cli_topo_name(cs->t),
 	       cli_bytes(cs->bytes, b1, sizeof b1));
-	if (tc_coll_flags(cs->coll) & TC_CF_ROOTED)
-		printf(", root %d", cs->root);
+	cli_case_args_print(cs);
 	printf("\n");
 	printf("algorithm        %s\n", pr->algorithm);
 	printf("modelled         %s ns  (%s)\n", cli_num(mod, b1), cli_time(mod, b2));
@@ -167,9 +170,7 @@ int cmd_predict(int argc, char **argv)
 	char skipped[512] = "";
 	const char *a;
 	for (int i = 0; (a = tc_alg_name(cs.coll, i)) != NULL && n < 64; i++) {
-		struct tc_call call = {.coll = cs.coll, .alg = a, .bytes = cs.bytes,
-		                       .esize = tc_dtype_size(cs.dt), .root = cs.root,
-		                       .packets = cs.model.packets};
+		struct tc_call call = cli_case_call(&cs, a);
 		err = tc_predict_call(cs.t, &cs.model.md, &call, &pr[n]);
 		if (err == TC_ENOTSUP) {
 			size_t l = strlen(skipped);
@@ -199,8 +200,7 @@ int cmd_predict(int argc, char **argv)
 		char b[32];
 		printf("%s on %s, %s block per rank", tc_coll_name(cs.coll), cli_topo_name(cs.t),
 		       cli_bytes(cs.bytes, b, sizeof b));
-		if (tc_coll_flags(cs.coll) & TC_CF_ROOTED)
-			printf(", root %d", cs.root);
+		cli_case_args_print(&cs);
 		printf("\n");
 		cli_prediction_header();
 		for (int k = 0; k < n; k++)

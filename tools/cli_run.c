@@ -31,7 +31,8 @@ const char run_help[] =
 	"(median over --repeat runs) beside the modelled time (the logical clock of\n"
 	"the run), the seed's formula and the lower bound.  Exit status 1 when a\n"
 	"result is wrong.\n"
-	"  --topo SPEC --p P --coll C --alg A --bytes N --root R --dtype T\n"
+	"  --topo SPEC --p P --coll C --alg A --bytes N --root R --q Q --members LIST\n"
+	"  --dtype T\n"
 	"                    as for topocoll predict (--alg all is not accepted;\n"
 	"                    with more ranks than CPUs, native, auto prices this\n"
 	"                    machine instead of the model: the output says what ran)\n"
@@ -347,6 +348,20 @@ static int run_rank(struct tc_proc *proc, void *arg)
 	case TC_COLL_ALLTOALL:
 		err = tc_alltoall(proc, in, out, c->count, a->dt, &opts);
 		break;
+	case TC_COLL_SHIFT:
+		/* q as the library takes it (an int), reduced mod p first. */
+		err = tc_shift(proc, in, out, c->count, a->dt, (int)(a->q % c->p), &opts);
+		break;
+	case TC_COLL_GRAY2BINARY:
+		err = tc_gray2binary(proc, in, out, c->count, a->dt, &opts);
+		break;
+	case TC_COLL_BINARY2GRAY:
+		err = tc_binary2gray(proc, in, out, c->count, a->dt, &opts);
+		break;
+	case TC_COLL_MULTICAST:
+		err = tc_multicast(proc, out, c->count, a->dt, a->root, a->members, a->nmembers,
+		                   &opts);
+		break;
 	case TC_COLL_BARRIER:
 		/* Release: this rank's arrival is visible to whoever leaves the
 		 * barrier after it; pairs with the acquire load below. */
@@ -407,7 +422,13 @@ static void ref_result(const struct cli_run_args *a, int p, int r, unsigned char
 	size_t m = (size_t)a->bytes;
 	switch (a->coll) {
 	case TC_COLL_BCAST:
+	case TC_COLL_MULTICAST:
 		memcpy(dst, in[a->root], m);
+		break;
+	case TC_COLL_SHIFT:
+	case TC_COLL_GRAY2BINARY:
+	case TC_COLL_BINARY2GRAY:
+		memcpy(dst, in[cli_perm_source(a->coll, p, a->q, r)], m);
 		break;
 	case TC_COLL_REDUCE:
 	case TC_COLL_ALLREDUCE:
@@ -469,6 +490,8 @@ int cli_run_coll(struct tc_team *team, const struct cli_run_args *a, struct cli_
 	for (int r = 0; r < p; r++) {
 		size_t il = (size_t)input_bytes(a, p, r);
 		rlen[r] = (size_t)cli_recv_bytes(a->coll, p, a->root, r, a->bytes);
+		if (!cli_takes_part(a->coll, a->root, a->members, a->nmembers, r))
+			rlen[r] = 0; /* a multicast's non-member passes no buffer */
 		if (il && !(c.in[r] = malloc(il)))
 			goto out;
 		if (rlen[r] && !(c.out[r] = malloc(rlen[r])))
@@ -734,7 +757,8 @@ int cmd_run(int argc, char **argv)
 		goto out;
 	}
 	struct cli_run_args ra = {.coll = cs.coll, .alg = cs.alg, .bytes = cs.bytes, .dt = cs.dt,
-	                          .op = cs.op, .root = cs.root, .repeat = (int)o.repeat,
+	                          .op = cs.op, .root = cs.root, .q = cs.q, .members = cs.members,
+	                          .nmembers = cs.nmembers, .repeat = (int)o.repeat,
 	                          .warmup = (int)(o.warmup >= 0 ? o.warmup : !o.emulated),
 	                          .packets = cs.model.packets, .emulated = o.emulated};
 	struct cli_run_result rr;
@@ -784,9 +808,9 @@ int cmd_run(int argc, char **argv)
 		       cli_bytes(cs.bytes, b1, sizeof b1), tc_dtype_name(cs.dt));
 		if (cf & TC_CF_REDUCES)
 			printf(" %s", tc_op_name(cs.op));
-		if (cf & TC_CF_ROOTED)
-			printf(", root %d", cs.root);
-		printf("), %s mode, %d CPUs%s\n", o.emulated ? "emulated" : "native", ti.cpus,
+		printf(")");
+		cli_case_args_print(&cs);
+		printf(", %s mode, %d CPUs%s\n", o.emulated ? "emulated" : "native", ti.cpus,
 		       ti.oversubscribed ? " (oversubscribed)" : "");
 		printf("algorithm        %s\n", rr.algorithm ? rr.algorithm : "?");
 		printf("verified         %s\n", rr.verified ? "yes (every rank equals the sequential "

@@ -12,9 +12,11 @@
  * tc_schedule_call().
  *
  * Collectives of one block in and one block out on every rank (bcast,
- * reduce, allreduce, barrier, scan) are drawn as the seeds draw them: one
- * buffer per rank, whatever buffer a transfer names.  The others (a buffer
- * of p blocks, or buffers on some ranks only: the shape flags say) are
+ * reduce, allreduce, barrier, scan, multicast) are drawn as the seeds draw
+ * them: one buffer per rank, whatever buffer a transfer names.  The others
+ * (a buffer of p blocks, buffers on some ranks only: the shape flags say;
+ * or a permutation, shift and the Gray-code ones, whose output is another
+ * rank's input) are
  * drawn per buffer, IN (send), OUT (receive) and TMP (the algorithm's
  * scratch), following src_buf and dst_buf of each transfer: a p-block
  * buffer one character per block, giving the rank its data came from (or,
@@ -44,7 +46,8 @@ const char steps_help[] =
 	"the rank whose data it holds (0-9a-zA-Z; a reduction: contributions\n"
 	"combined), and each transfer's source and destination buffers.\n"
 	"At most 64 nodes.\n"
-	"  --topo SPEC --p P --coll C --alg A --root R --dtype T   as for predict\n"
+	"  --topo SPEC --p P --coll C --alg A --root R --q Q --members LIST --dtype T\n"
+	"                    as for predict\n"
 	"  --bytes N         the block m per rank [8 x p: one double per rank; with\n"
 	"                    a buffer of p blocks, 8: one double per block]\n"
 	"  --dot DIR         write DIR/round_000.dot, ... (one Graphviz file per\n"
@@ -311,8 +314,11 @@ int cmd_steps(int argc, char **argv)
 	st.es = tc_dtype_size(cs.dt);
 	unsigned cf = tc_coll_flags(cs.coll);
 	/* One buffer per rank unless the send and receive buffers differ in
-	 * shape (p blocks, or present on some ranks only). */
-	st.bufs = cf & (TC_CF_SEND_P | TC_CF_RECV_P | TC_CF_SEND_ROOT | TC_CF_RECV_NOT0)
+	 * shape (p blocks, or present on some ranks only) or in content (a
+	 * permutation: neither reducing nor a broadcast, the block goes
+	 * elsewhere). */
+	st.bufs = (cf & (TC_CF_SEND_P | TC_CF_RECV_P | TC_CF_SEND_ROOT | TC_CF_RECV_NOT0)) ||
+	                          !(cf & (TC_CF_REDUCES | TC_CF_NO_SEND))
 	                  ? STEPS_NBUF
 	                  : 1;
 	st.reduces = !!(cf & TC_CF_REDUCES);
@@ -332,8 +338,8 @@ int cmd_steps(int argc, char **argv)
 	}
 
 	struct tc_prediction pr;
-	struct tc_call call = {.coll = cs.coll, .alg = cs.alg, .bytes = cs.bytes, .esize = st.es,
-	                       .root = cs.root, .packets = cs.model.packets};
+	struct tc_call call = cli_case_call(&cs, cs.alg);
+	call.esize = st.es;
 	err = tc_predict_call(cs.t, &cs.model.md, &call, &pr);
 	if (!err)
 		err = tc_schedule_call(cs.t, &cs.model.md, &call, &x, &nx);
@@ -431,8 +437,7 @@ int cmd_steps(int argc, char **argv)
 		printf("%s %s on %s, %s%s per rank (%zu %s)", tc_coll_name(cs.coll), pr.algorithm,
 		       cli_topo_name(cs.t), cli_bytes(cs.bytes, b1, sizeof b1),
 		       st.bufs > 1 ? " block" : "", count, tc_dtype_name(cs.dt));
-		if (cf & TC_CF_ROOTED)
-			printf(", root %d", cs.root);
+		cli_case_args_print(&cs);
 		printf(": %d rounds, modelled %s\n", nrounds,
 		       cli_time((double)pr.modelled_ps / TC_PS_PER_NS, b2));
 		if (st.bufs == 1)

@@ -4,6 +4,7 @@
  * topologies, p, collectives, algorithms, sizes and modes; a table, CSV or
  * JSON, and a gnuplot plot.
  */
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,8 @@ const char sweep_help[] =
 	"                    predicts; the others also run the collective for real\n"
 	"  --root R --dtype T --op OP   as for topocoll run; the root goes to the\n"
 	"                    rooted collectives, the operator to the reducing ones\n"
+	"  --q Q --members LIST   as for topocoll run: the shift's q, the multicast's\n"
+	"                    member set (default: every rank of each topology)\n"
 	"  --repeat N --warmup N --wait W --no-pin --timeout MS   as for run\n"
 	"  --csv             CSV on stdout: topology,p,coll,algorithm,mode,bytes,\n"
 	"                    measured_ns,modelled_ns,formula_ns,lower_bound_ns,\n"
@@ -195,7 +198,7 @@ static void sweep_json_row(struct cli_json *w, const struct sweep_row *r)
 
 static void sweep_text_header(void)
 {
-	printf("%-14s %5s %-9s %-15s %-8s %9s %11s %11s %11s %11s %6s %s\n", "topology", "p", "coll",
+	printf("%-14s %5s %-11s %-15s %-8s %9s %11s %11s %11s %11s %6s %s\n", "topology", "p", "coll",
 	       "algorithm", "mode", "bytes", "measured", "modelled", "formula", "lower bd", "rounds",
 	       "ok");
 }
@@ -203,7 +206,7 @@ static void sweep_text_header(void)
 static void sweep_text_row(const struct sweep_row *r)
 {
 	char b[5][32];
-	printf("%-14s %5d %-9s %-15s %-8s %9s %11s %11s %11s %11s %6d %s\n", r->topo, r->p,
+	printf("%-14s %5d %-11s %-15s %-8s %9s %11s %11s %11s %11s %6d %s\n", r->topo, r->p,
 	       tc_coll_name(r->coll), r->alg, sweep_modes[r->mode], cli_size_str(r->bytes, b[0], 32),
 	       cli_time(r->measured_ns, b[1]), cli_time(r->modelled_ns, b[2]),
 	       cli_time(r->formula_ns, b[3]), cli_time(r->lower_bound_ns, b[4]), r->rounds,
@@ -376,7 +379,7 @@ static int sweep_plot(const char *file, const struct sweep_row *rows, int n)
 /* ---- topocoll sweep ---------------------------------------------------- */
 
 struct sweep_opts {
-	const char *topo, *p, *coll, *alg, *bytes, *mode, *root, *dtype, *op, *plot;
+	const char *topo, *p, *coll, *alg, *bytes, *mode, *root, *dtype, *op, *plot, *q, *members;
 	int csv, json, quiet;
 	long repeat, warmup, timeout_ms;
 	enum tc_wait_policy wait;
@@ -389,10 +392,11 @@ int cmd_sweep(int argc, char **argv)
 	struct cli_model m;
 	cli_model_init(&m);
 	for (int i = 0; i < argc; i++) {
-		static const char *const names[] = {"--topo", "--p",    "--coll",  "--alg", "--bytes",
-		                                    "--mode", "--root", "--dtype", "--op",  "--plot"};
-		const char **slots[] = {&o.topo, &o.p,    &o.coll,  &o.alg, &o.bytes,
-		                        &o.mode, &o.root, &o.dtype, &o.op,  &o.plot};
+		static const char *const names[] = {"--topo",  "--p",  "--coll", "--alg",
+		                                    "--bytes", "--mode", "--root", "--dtype",
+		                                    "--op",    "--plot", "--q",    "--members"};
+		const char **slots[] = {&o.topo,  &o.p,    &o.coll, &o.alg,  &o.bytes, &o.mode,
+		                        &o.root,  &o.dtype, &o.op,  &o.plot, &o.q,     &o.members};
 		const char *v;
 		int r, done = 0;
 		if (cli_is_help(argv[i])) {
@@ -415,7 +419,7 @@ int cmd_sweep(int argc, char **argv)
 			o.no_pin = 1;
 			continue;
 		}
-		for (int k = 0; k < 10 && !done; k++) {
+		for (int k = 0; k < 12 && !done; k++) {
 			r = cli_opt(argc, argv, &i, names[k], &v);
 			if (r == 1) {
 				*slots[k] = v;
@@ -544,6 +548,9 @@ int cmd_sweep(int argc, char **argv)
 	long root = 0;
 	if (o.root && cli_parse_long("--root", o.root, 0, TC_TOPO_MAX_NODES, &root))
 		return CLI_USAGE;
+	long q = 0;
+	if (o.q && cli_parse_long("--q", o.q, LONG_MIN, LONG_MAX, &q))
+		return CLI_USAGE;
 
 	/* Topologies: specs as they are, families once per p. */
 	if (strlen(o.topo) >= sizeof tbuf ||
@@ -612,9 +619,26 @@ int cmd_sweep(int argc, char **argv)
 			sweep_text_header();
 		}
 	}
+	int *members = NULL, nmembers = 0;
 	for (int k = 0; k < nt && status == CLI_OK; k++) {
 		struct tc_team *teams[3] = {NULL, NULL, NULL};
 		int p = tc_topo_nodes(topos[k]);
+		/* The multicast's set on this topology: --members, or every rank. */
+		free(members);
+		members = NULL;
+		if (o.members) {
+			if (cli_parse_members(o.members, p, &members, &nmembers)) {
+				status = CLI_USAGE;
+				break;
+			}
+		} else if ((members = malloc((size_t)p * sizeof *members)) != NULL) {
+			for (int r = 0; r < p; r++)
+				members[r] = r;
+			nmembers = p;
+		} else {
+			status = cli_fail("out of memory");
+			break;
+		}
 		for (int c = 0; c < ncoll && status == CLI_OK; c++) {
 			int na = all ? 0 : nalg;
 			if (all)
@@ -639,7 +663,8 @@ int cmd_sweep(int argc, char **argv)
 					struct tc_call call = {.coll = colls[c],
 					                       .alg = strcmp(alg, "auto") ? alg : NULL,
 					                       .bytes = bytes, .esize = tc_dtype_size(cdt),
-					                       .root = croot, .packets = m.packets};
+					                       .root = croot, .packets = m.packets, .q = q,
+					                       .members = members, .nmembers = nmembers};
 					int err = tc_predict_call(topos[k], &m.md, &call, &pr);
 					for (int x = 0; x < nmode && status == CLI_OK; x++) {
 						char what[160];
@@ -684,6 +709,7 @@ int cmd_sweep(int argc, char **argv)
 							struct cli_run_args ra = {
 								.coll = colls[c], .alg = strcmp(alg, "auto") ? alg : NULL,
 								.bytes = bytes, .dt = cdt, .op = cop, .root = croot,
+								.q = q, .members = members, .nmembers = nmembers,
 								.repeat = (int)o.repeat,
 								.warmup = (int)(o.warmup >= 0 ? o.warmup : mi == 1),
 								.packets = m.packets, .emulated = mi == 2};
@@ -730,6 +756,7 @@ int cmd_sweep(int argc, char **argv)
 	if (status == CLI_OK && (wrong || failed))
 		status = cli_fail("sweep: %d cases gave a wrong result, %d runs failed", wrong, failed);
 	free(rows);
+	free(members);
 	for (int k = 0; k < nt; k++) {
 		tc_topo_destroy(topos[k]);
 		free(names[k]);

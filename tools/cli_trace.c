@@ -30,7 +30,8 @@ const char trace_help[] =
 	"from its send through its forwards to its receive.  Open the file in\n"
 	"https://ui.perfetto.dev or chrome://tracing.  The result is checked as by\n"
 	"topocoll run (exit status 1 if wrong).\n"
-	"  --topo SPEC --p P --coll C --alg A --bytes N --root R --dtype T --op OP\n"
+	"  --topo SPEC --p P --coll C --alg A --bytes N --root R --q Q --members LIST\n"
+	"  --dtype T --op OP\n"
 	"                    as for topocoll run\n"
 	"  --out FILE        write the trace to FILE (default: stdout)\n"
 	"  --clock C         logical: the model's logical clock (deterministic) or\n"
@@ -169,7 +170,8 @@ int cmd_trace(int argc, char **argv)
 		goto out;
 	}
 	struct cli_run_args ra = {.coll = cs.coll, .alg = cs.alg, .bytes = cs.bytes, .dt = cs.dt,
-	                          .op = cs.op, .root = cs.root, .repeat = 1, .warmup = 0,
+	                          .op = cs.op, .root = cs.root, .q = cs.q, .members = cs.members,
+	                          .nmembers = cs.nmembers, .repeat = 1, .warmup = 0,
 	                          .packets = cs.model.packets, .emulated = o.emulated};
 	struct cli_run_result rr;
 	err = cli_run_coll(team, &ra, &rr);

@@ -419,6 +419,83 @@ uint64_t cli_recv_bytes(enum tc_coll c, int p, int root, int r, uint64_t m)
 	return f & TC_CF_RECV_P ? m * (uint64_t)p : m;
 }
 
+int cli_takes_part(enum tc_coll c, int root, const int *members, int n, int r)
+{
+	if (!(tc_coll_flags(c) & TC_CF_MEMBERS) || r == root || !members)
+		return 1;
+	for (int i = 0; i < n; i++)
+		if (members[i] == r)
+			return 1;
+	return 0;
+}
+
+int cli_parse_members(const char *s, int p, int **out, int *n)
+{
+	*out = NULL;
+	*n = 0;
+	unsigned char *seen = calloc((size_t)p, 1);
+	int *m = malloc((size_t)p * sizeof *m);
+	int k = 0;
+	const char *c = s;
+	if (!seen || !m) {
+		free(seen);
+		free(m);
+		return cli_fail("out of memory");
+	}
+	while (*c) {
+		char *end;
+		errno = 0;
+		long lo = strtol(c, &end, 10), hi = lo;
+		if (end == c || errno)
+			goto bad;
+		if (*end == '-') {
+			c = end + 1;
+			hi = strtol(c, &end, 10);
+			if (end == c || errno || hi < lo)
+				goto bad;
+		}
+		if (lo < 0 || hi >= p) {
+			free(seen);
+			free(m);
+			return cli_usage("--members: rank %ld out of range (0..%d)", lo < 0 ? lo : hi, p - 1);
+		}
+		for (long v = lo; v <= hi; v++) {
+			if (seen[v]) {
+				free(seen);
+				free(m);
+				return cli_usage("--members: rank %ld listed twice", v);
+			}
+			seen[v] = 1;
+			m[k++] = (int)v;
+		}
+		if (*end == ',')
+			end++;
+		else if (*end)
+			goto bad;
+		c = end;
+	}
+	free(seen);
+	*out = m;
+	*n = k;
+	return 0;
+bad:
+	free(seen);
+	free(m);
+	return cli_usage("--members: expected a comma list of ranks and ranges (e.g. 1,4,6-9), "
+	                 "got '%s'",
+	                 s);
+}
+
+int cli_perm_source(enum tc_coll c, int p, long q, int r)
+{
+	switch (c) {
+	case TC_COLL_SHIFT: return (int)((((long)r - q % p) % p + p) % p);
+	case TC_COLL_GRAY2BINARY: return (int)tc_gray((uint32_t)r);
+	case TC_COLL_BINARY2GRAY: return (int)tc_gray_inverse((uint32_t)r);
+	default: return r;
+	}
+}
+
 /* Writes the items of a comma list from column col, wrapping under col0. */
 static int help_words(FILE *f, const char *list, int col, int col0)
 {
