@@ -503,6 +503,12 @@ static int err_fn(struct tc_proc *proc, void *argp)
 	return 0;
 }
 
+/* Not tested: a NULL buf on one member with count > 0.  The set is agreed
+ * first, so only that rank fails (TC_ENULLBUF) at argument checking; ranks
+ * waiting for data it should hold or forward block until the team timeout
+ * (TC_ETIMEDOUT, then TC_EABORTED), and a leaf member leaves its message in
+ * the channel, which the next call on that rank consumes (stale data).  The
+ * fix belongs in tc_multicast's agreement (reported). */
 Test(multicast, errors, .timeout = 60)
 {
 	char msg[256];
