@@ -883,7 +883,11 @@ long tc_cost_multicast_steps(long nmembers)
 double tc_cost_multicast(const struct tc_model *md, long nmembers, double m, long path_hops)
 {
 	long s = tc_cost_multicast_steps(nmembers);
-	if (md == NULL || !ok_m(m) || s < 0 || path_hops < s)
+	/* Under CT the chain's links may be fewer than its steps (Lemma 5's
+	 * gamma = exc can be below rho: two neighbours of the source, 2 steps,
+	 * 1 link; a sender is free after t_s + m t_w while its message
+	 * travels); under SF every step costs at least one link's share. */
+	if (md == NULL || !ok_m(m) || s < 0 || path_hops < (is_ct(md) ? (s > 0) : s))
 		return NAN;
 	if (s == 0)
 		return 0.0;
