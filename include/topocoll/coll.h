@@ -97,6 +97,8 @@ struct tc_coll_opts {
 	                          CPUs, see tc_predict) */
 	int packets;           /* ring_pipelined: packets r (0: r_opt of seed 003) */
 	const struct tc_user_op *user_op; /* with TC_OP_USER */
+	int shift_ring;        /* tc_shift: q counts positions along the
+	                          topology's ring (tc_shift) */
 };
 
 /* Passed as the send buffer: the input is taken from (and the result left
@@ -205,8 +207,15 @@ int tc_alltoall(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count
  * Errors as tc_allgather's.
  */
 
-/* Circular q-shift: rank i's block goes to rank (i + q) mod p, for any q
- * (negative: the other way; reduced mod p). */
+/*
+ * Circular q-shift: rank i's block goes to rank (i + q) mod p, for any q
+ * (negative: the other way; reduced mod p).  With opts->shift_ring, q counts
+ * positions along the topology's Hamiltonian ring instead, as seeds 000 and
+ * 004 shift on a hypercube: the node at ring position i sends to the node at
+ * position i + q, where position i is rank i on a ring or a complete graph
+ * and rank G(i) (the binary-reflected Gray code) on a hypercube; other
+ * topologies have no such ring (TC_ENOTSUP).
+ */
 int tc_shift(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count, enum tc_dtype dt,
              int q, const struct tc_coll_opts *opts);
 /*
@@ -330,6 +339,7 @@ struct tc_call {
 	                       may be listed; duplicates or ranks out of range:
 	                       TC_EINVAL) */
 	int nmembers;
+	int shift_ring;    /* shift: q along the topology's ring (tc_shift) */
 };
 
 /*

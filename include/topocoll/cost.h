@@ -474,7 +474,8 @@ double tc_cost_binary2gray_direct(const struct tc_model *md, int n, double K);
 long tc_cost_multicast_steps(long nmembers);
 /*
  * The multicast along a critical chain of tc_cost_multicast_steps() routed
- * messages whose routes total path_hops links (>= steps; the caller knows the
+ * messages whose routes total path_hops links (>= steps under SF, >= 1 under
+ * CT, where a sender is free before its message arrives; the caller knows the
  * destinations; Lemma 5's gamma = exc(s, G, M) is a lower bound for it):
  *     CT: steps (t_s + m t_w) + path_hops t_h      SF: path_hops (t_s + m t_w).
  * nmembers = 0 costs 0.

@@ -355,7 +355,7 @@ struct tc__centry {
 	enum tc_coll coll;
 	uint64_t bytes, esize;
 	int root, packets, ordered;
-	int q, nmembers;
+	int q, nmembers, shift_ring;
 	int *members;          /* multicast: its own copy of g->members */
 	char name[32];
 	int is_auto;           /* name is "auto" (a NULL name matches it) */
@@ -401,7 +401,7 @@ static int tc__coll_plan(struct tc_proc *proc, const struct tc__gen *g, const ch
 #define TC__HIT(e)                                                                              \
 	((e)->used && (e)->coll == g->coll && (e)->bytes == g->bytes && (e)->esize == g->esize && \
 	 (e)->root == g->root && (e)->packets == g->packets && (e)->ordered == ordered &&         \
-	 (e)->q == g->q && (e)->nmembers == g->nmembers &&                                        \
+	 (e)->q == g->q && (e)->shift_ring == g->shift_ring && (e)->nmembers == g->nmembers &&    \
 	 (!g->nmembers || !memcmp((e)->members, g->members, (size_t)g->nmembers * sizeof(int))) && \
 	 (name ? !strncmp((e)->name, key, sizeof(e)->name) : (e)->is_auto))
 	/* A loop of one collective hits the entry of the last call. */
@@ -454,6 +454,7 @@ static int tc__coll_plan(struct tc_proc *proc, const struct tc__gen *g, const ch
 		free(victim->members);
 	}
 	victim->q = g->q;
+	victim->shift_ring = g->shift_ring;
 	victim->nmembers = g->nmembers;
 	victim->members = members;
 	victim->plan = plan;
@@ -503,7 +504,8 @@ static int tc__tag(const struct tc__gen *g, const struct tc__alg *a, int op)
 {
 	uint64_t h = 1469598103934665603ull;
 	uint64_t v[] = {(uint64_t)g->coll, (uint64_t)(a - tc__algs), g->bytes, (uint64_t)g->root,
-	                (uint64_t)op, g->esize, (uint64_t)g->q, (uint64_t)g->nmembers};
+	                (uint64_t)op, g->esize, (uint64_t)g->q, (uint64_t)g->nmembers,
+	                (uint64_t)g->shift_ring};
 	for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
 		h = (h ^ v[i]) * 1099511628211ull;
 	for (int i = 0; i < g->nmembers; i++)
@@ -528,6 +530,7 @@ static bool tc__overlaps(const void *a, size_t an, const void *b, size_t bn)
  */
 struct tc__coll_extra {
 	int q;              /* shift: q mod p */
+	int shift_ring;     /* shift: along the topology's ring */
 	const int *members; /* multicast: canonical (tc__members_canon) */
 	int nmembers;
 };
@@ -606,6 +609,7 @@ static int tc__coll_x(struct tc_proc *proc, enum tc_coll coll, const void *sbuf,
 	struct tc__gen g = {.coll = coll, .t = team->topo, .p = p, .bytes = bytes,
 	                    .esize = es, .root = root, .md = &team->model,
 	                    .packets = opts->packets, .me = -1, .q = x->q,
+	                    .shift_ring = x->shift_ring,
 	                    .members = x->members, .nmembers = x->nmembers};
 	int ordered = op == TC_OP_USER && !opts->user_op->commutative;
 	struct tc__centry *e;
@@ -754,7 +758,8 @@ int tc_shift(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count, e
 	if (!proc)
 		return TC_EINVAL;
 	const long p = proc->team->p;
-	const struct tc__coll_extra x = {.q = (int)((((long)q % p) + p) % p)};
+	const struct tc__coll_extra x = {.q = (int)((((long)q % p) + p) % p),
+	                                 .shift_ring = opts && opts->shift_ring};
 	return tc__coll_x(proc, TC_COLL_SHIFT, sbuf, rbuf, count, dt, TC_OP_BOR, 0, opts, &x);
 }
 

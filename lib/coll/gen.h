@@ -83,10 +83,22 @@ struct tc__gen {
 	int me;           /* the rank building its plan, or -1 (prediction):
 	                     nothing may depend on it but what is local */
 	int q;            /* shift: q mod p, in [0, p) */
+	int shift_ring;   /* shift: q counts ring positions (tc__shift_dest) */
 	const int *members; /* multicast: the destinations, ascending, without
 	                       the root and without duplicates */
 	int nmembers;
 };
+
+/* Where rank r's block goes in g's shift: (r + q) mod p, or along the
+ * topology's ring (tc__ring_node) with g->shift_ring; -1 when t has no
+ * ring then (the generator returns TC_ENOTSUP). */
+static inline int tc__shift_dest(const struct tc__gen *g, int r)
+{
+	if (!g->shift_ring)
+		return (r + g->q) % g->p;
+	int pos = tc__ring_pos(g->t, r);
+	return pos < 0 ? -1 : tc__ring_node(g->t, pos + g->q);
+}
 
 /* The canonical member set of a multicast (tc__gen.members): members[0 ..
  * n) sorted into out (n entries of room), duplicates refused, the root

@@ -52,8 +52,10 @@ static int tc__pred_args(const struct tc_topo *t, const struct tc_model *md,
 		bytes = 0;
 	*g = (struct tc__gen){.coll = c->coll, .t = t, .p = p, .bytes = bytes, .esize = esize,
 	                      .root = root, .md = md, .packets = c->packets, .me = -1};
-	if (f & TC_CF_Q)
+	if (f & TC_CF_Q) {
 		g->q = (int)(((c->q % p) + p) % p);
+		g->shift_ring = !!c->shift_ring;
+	}
 	if (f & TC_CF_MEMBERS) {
 		if (c->nmembers < 0 || c->nmembers > p)
 			return TC_EINVAL;
@@ -169,7 +171,7 @@ int tc_predict(const struct tc_topo *t, const struct tc_model *md, enum tc_coll 
 static int tc__perm_dest(const struct tc__gen *g, int r)
 {
 	switch (g->coll) {
-	case TC_COLL_SHIFT: return (r + g->q) % g->p;
+	case TC_COLL_SHIFT: return tc__shift_dest(g, r);
 	case TC_COLL_GRAY2BINARY: return (int)tc_gray_inverse((uint32_t)r);
 	case TC_COLL_BINARY2GRAY: return (int)tc_gray((uint32_t)r);
 	default: return r;
@@ -184,10 +186,16 @@ static int tc__perm_dest(const struct tc__gen *g, int r)
  * under CT (D hops as steps).  For gray2binary and binary2gray under SF and
  * one-port, seed 002's Lemma 3 instead, which also holds for the
  * algorithms that split (GB2, GB3): max((n - 1) tau, (n - 1) (K/2) t_c),
- * n - 1 steps.  A multicast: seed 001's Lemma 5 under CT (rho steps of one
- * port, or of the root's degree all-port, plus exc t_h with exc the
- * farthest member's distance); under SF every step is at least a hop and
- * the farthest member exc hops: max(rho, exc) (t_s + m t_w).
+ * n - 1 steps.  A multicast: rho = ceil(log_{d+1}(|M| + 1)) steps of seed
+ * 001's Lemma 5 (d = 1 one-port, the root's degree all-port) and exc, the
+ * farthest member's distance.  Under CT the last member informed waits for
+ * rho sends and one link at least, and the farthest for one send and exc
+ * links: max(rho a + t_h, a + exc t_h), a = t_s + m t_w.  Lemma 5's own
+ * rho a + exc t_h is not a bound on this clock: a sender is free again
+ * after a while its message still travels, so the farthest member, reached
+ * early, need not be on the longest chain (hypercube:3, root 0, members
+ * {4, 7}: max(a + 3 t_h, 2 a + t_h)).  Under SF every step is at least a
+ * hop and the farthest member exc hops: max(rho, exc) a.
  */
 static void tc__special_bound(const struct tc__gen *g, const struct tc__alg *a,
                               struct tc_prediction *out)
@@ -207,7 +215,13 @@ static void tc__special_bound(const struct tc__gen *g, const struct tc__alg *a,
 		if (tc_lower_bound_multicast(g->nmembers, ports > 0 ? ports : 1, exc, m, md, &lb))
 			return;
 		out->lower_bound_steps = sf && exc > lb.steps ? exc : lb.steps;
-		out->lower_bound_ns = sf ? (double)out->lower_bound_steps * hop : lb.time_ns;
+		if (sf)
+			out->lower_bound_ns = (double)out->lower_bound_steps * hop;
+		else if (g->nmembers)
+			out->lower_bound_ns = fmax((double)lb.steps * hop + md->th_ns,
+			                           hop + (double)exc * md->th_ns);
+		else
+			out->lower_bound_ns = 0;
 		return;
 	}
 	int n = tc__log2_exact(g->p);
@@ -221,7 +235,7 @@ static void tc__special_bound(const struct tc__gen *g, const struct tc__alg *a,
 	long D = 0;
 	for (int r = 0; r < g->p; r++) {
 		int d = tc__perm_dest(g, r);
-		if (d < g->p) {
+		if (d >= 0 && d < g->p) {
 			int h = tc_topo_distance(g->t, r, d);
 			D = h > D ? h : D;
 		}

@@ -223,7 +223,9 @@ int ct_expect(const struct ct_case *c, int p, int r, void *outp)
 	case TC_COLL_SHIFT:
 	case TC_COLL_GRAY2BINARY:
 	case TC_COLL_BINARY2GRAY:
-		from = c->coll == TC_COLL_SHIFT ? (int)((((long)r - c->q) % p + p) % p)
+		from = c->coll == TC_COLL_SHIFT && c->shift_ring == 2
+		               ? (int)ref_gray((unsigned)((((long)ref_gray_inverse((unsigned)r) - c->q) % p + p) % p))
+		       : c->coll == TC_COLL_SHIFT ? (int)((((long)r - c->q) % p + p) % p)
 		       : c->coll == TC_COLL_GRAY2BINARY ? (int)ref_gray((unsigned)r)
 		                                        : (int)ref_gray_inverse((unsigned)r);
 		for (size_t j = 0; j < n; j++)
@@ -269,7 +271,7 @@ int ct_expect(const struct ct_case *c, int p, int r, void *outp)
 
 int ct_call(struct tc_proc *proc, const struct ct_case *c, const void *sbuf, void *rbuf)
 {
-	struct tc_coll_opts o = {.alg = c->alg};
+	struct tc_coll_opts o = {.alg = c->alg, .shift_ring = c->shift_ring != 0};
 	enum tc_op op = c->op;
 	if (op == CT_OP_AFFINE) {
 		op = TC_OP_USER;

@@ -36,6 +36,9 @@ struct ct_case {
 	int iters;               /* back-to-back calls (0: 1), each checked */
 	uint64_t seed;
 	int q;                   /* shift */
+	int shift_ring;          /* shift along the ring: 1 ring or complete graph
+	                            (positions are ranks), 2 hypercube (position i
+	                            is rank G(i)) */
 	const int *members;      /* multicast: the set as passed (any order) */
 	int nmembers;
 };

@@ -3,7 +3,8 @@
  * lib/coll/shift/shift_direct.c - circular q-shift by one routed transfer
  * per rank (seed 004's "packet" method, on any topology).
  *
- * Every rank sends its block straight to rank (r + q) mod p, routed by the
+ * Every rank sends its block straight to rank (r + q) mod p (or along the
+ * topology's ring with shift_ring, tc__shift_dest()), routed by the
  * topology's deterministic shortest paths (lib/topo/topo_route.c), all in
  * one round.  On the hypercube this is hypercube_ct's schedule; elsewhere
  * it is the fallback that applies everywhere (star, tree, chain, mesh).
@@ -27,7 +28,9 @@ int tc__gen_shift_direct(const struct tc__gen *g, struct tc__sched *s)
 	for (int r = 0; r < p && !err; r++)
 		err = tc__sched_initial(s, r, r, 1);
 	for (int r = 0; r < p && !err; r++) {
-		int d = (r + g->q) % p;
+		int d = tc__shift_dest(g, r);
+		if (d < 0)
+			return TC_ENOTSUP;
 		struct tc__xfer x = {.src = r, .dst = d, .sbuf = TC__BUF_IN, .rbuf = TC__BUF_OUT,
 		                     .op = TC__XOP_COPY, .info_lo = r, .info_n = 1,
 		                     .bytes = g->bytes};

@@ -25,7 +25,8 @@
 
 int tc__gen_shift_hypercube_ct(const struct tc__gen *g, struct tc__sched *s)
 {
-	if (tc_topo_kind(g->t) != TC_TOPO_HYPERCUBE || tc__log2_exact(g->p) < 0)
+	/* Seed 004's shift of ranks (binary labels), not of Gray-ring positions. */
+	if (tc_topo_kind(g->t) != TC_TOPO_HYPERCUBE || tc__log2_exact(g->p) < 0 || g->shift_ring)
 		return TC_ENOTSUP;
 	return tc__gen_shift_direct(g, s);
 }

@@ -31,7 +31,7 @@ int tc__gen_shift_ring(const struct tc__gen *g, struct tc__sched *s)
 {
 	enum tc_topo_kind kind = tc_topo_kind(g->t);
 	if (kind != TC_TOPO_RING && kind != TC_TOPO_COMPLETE)
-		return TC_ENOTSUP;
+		return TC_ENOTSUP; /* the same shift in either order (shift_ring) */
 	const int p = g->p, q = g->q;
 	if (q == 0)
 		return tc__shift_local(g, s);

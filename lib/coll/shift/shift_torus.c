@@ -61,7 +61,7 @@ static int step(struct tc__shift_walk *w, struct tc__sched *s, const struct tc__
 int tc__gen_shift_torus(const struct tc__gen *g, struct tc__sched *s)
 {
 	struct tc__grid gr;
-	if (tc_topo_kind(g->t) != TC_TOPO_TORUS || tc__grid_of(g->t, &gr) != 2)
+	if (tc_topo_kind(g->t) != TC_TOPO_TORUS || tc__grid_of(g->t, &gr) != 2 || g->shift_ring)
 		return TC_ENOTSUP;
 	const int p = g->p, rows = gr.dims[0], cols = gr.dims[1];
 	const int qr = g->q % cols, qc = g->q / cols;
