@@ -386,6 +386,13 @@ for topo in ring:8 hypercube:3 mesh:3x3 star:5 ring:1; do
 			run --topo $topo --coll multicast --members 0 --bytes 1000 --mode $mode --timeout 20000 --json
 	done
 done
+usage_case "--along-ring with a collective that takes no q" predict --topo ring:8 --coll bcast --bytes 8 --along-ring
+usage_case "--along-ring on a topology without a ring" predict --topo mesh:3x3 --coll shift --q 1 --along-ring --bytes 8
+for mode in native emulated; do
+	json_case "run shift --q 3 --along-ring on hypercube:3 ($mode): the Gray-ring shift is verified" \
+		"d['verified'] is True and d['along_ring'] is True" \
+		run --topo hypercube:3 --coll shift --q 3 --along-ring --bytes 64 --mode $mode --timeout 20000 --json
+done
 for coll in gray2binary binary2gray; do
 	json_case "run $coll on hypercube:4 is verified" "d['verified'] is True" \
 		run --topo hypercube:4 --coll $coll --bytes 4K --timeout 20000 --json

@@ -155,8 +155,9 @@ int cli_takes_part(enum tc_coll c, int root, const int *members, int n, int r);
  * [0, p); no duplicates.  *out is malloc'ed.  0 or CLI_USAGE (printed). */
 int cli_parse_members(const char *s, int p, int **out, int *n);
 /* The rank whose block rank r receives in a permutation collective (shift
- * by q, gray2binary, binary2gray); r itself for the others. */
-int cli_perm_source(enum tc_coll c, int p, long q, int r);
+ * by q, gray2binary, binary2gray); r itself for the others.  gray_ring: the
+ * shift counts positions of the Gray-code ring (a hypercube's, shift_ring). */
+int cli_perm_source(enum tc_coll c, int p, long q, int gray_ring, int r);
 
 /*
  * Writes a help text, expanding what comes from the registries:
@@ -268,6 +269,8 @@ struct cli_run_args {
 	enum tc_op op;
 	int root;
 	long q;              /* shift */
+	int shift_ring;      /* shift: q along the topology's ring */
+	int gray_ring;       /* ... which is the Gray code (a hypercube) */
 	const int *members;  /* multicast (NULL: every rank) */
 	int nmembers;
 	int repeat;          /* timed runs (median) */

@@ -56,6 +56,10 @@ int cli_case_parse(const char *cmd, int argc, char **argv, unsigned flags, struc
 			*json = 1;
 			continue;
 		}
+		if (!strcmp(argv[i], "--along-ring")) {
+			cs->shift_ring = 1;
+			continue;
+		}
 		static const char *const names[] = {"--topo", "--coll", "--alg", "--bytes", "--root",
 		                                    "--dtype", "--op", "--p", "--q", "--members"};
 		const char **slots[] = {&topo,  &coll, &alg, &bytes, &root,
@@ -157,6 +161,10 @@ int cli_case_parse(const char *cmd, int argc, char **argv, unsigned flags, struc
 			                 cli_coll_list(TC_CF_Q, names_buf, sizeof names_buf),
 			                 tc_coll_name(cs->coll));
 	}
+	if (cs->shift_ring && !(cf & TC_CF_Q))
+		return cli_usage("--along-ring applies to %s only, not %s",
+		                 cli_coll_list(TC_CF_Q, names_buf, sizeof names_buf),
+		                 tc_coll_name(cs->coll));
 	if (mstr && !(cf & TC_CF_MEMBERS))
 		return cli_usage("--members applies to %s only, not %s",
 		                 cli_coll_list(TC_CF_MEMBERS, names_buf, sizeof names_buf),
@@ -193,7 +201,7 @@ void cli_case_args_print(const struct cli_case *cs)
 	if (cf & TC_CF_ROOTED)
 		printf(", root %d", cs->root);
 	if (cf & TC_CF_Q)
-		printf(", q %ld", cs->q);
+		printf(", q %ld%s", cs->q, cs->shift_ring ? " along the ring" : "");
 	if (cf & TC_CF_MEMBERS) {
 		printf(", members ");
 		if (cs->nmembers == tc_topo_nodes(cs->t)) {
@@ -214,7 +222,8 @@ struct tc_call cli_case_call(const struct cli_case *cs, const char *alg)
 	struct tc_call call = {.coll = cs->coll, .alg = alg, .bytes = cs->bytes,
 	                       .esize = tc_dtype_size(cs->dt), .root = cs->root,
 	                       .packets = cs->model.packets, .q = cs->q,
-	                       .members = cs->members, .nmembers = cs->nmembers};
+	                       .members = cs->members, .nmembers = cs->nmembers,
+	                       .shift_ring = cs->shift_ring};
 	return call;
 }
 
@@ -233,8 +242,10 @@ void cli_case_json(struct cli_json *w, const struct cli_case *cs)
 	cli_json_uint(w, "msg_bytes", cs->bytes);
 	cli_json_int(w, "root", cs->root);
 	cli_json_str(w, "dtype", tc_dtype_name(cs->dt));
-	if (tc_coll_flags(cs->coll) & TC_CF_Q)
+	if (tc_coll_flags(cs->coll) & TC_CF_Q) {
 		cli_json_int(w, "q", cs->q);
+		cli_json_bool(w, "along_ring", cs->shift_ring);
+	}
 	if (tc_coll_flags(cs->coll) & TC_CF_REDUCES)
 		cli_json_str(w, "op", tc_op_name(cs->op));
 	cli_model_json(w, &cs->model);

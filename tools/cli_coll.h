@@ -20,6 +20,7 @@ struct cli_case {
 	enum tc_op op;
 	struct cli_model model;
 	long q;              /* --q (shift) */
+	int shift_ring;      /* --along-ring (shift) */
 	int *members;        /* --members (multicast; owned); NULL: every rank */
 	int nmembers;
 };

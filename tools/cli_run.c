@@ -31,8 +31,8 @@ const char run_help[] =
 	"(median over --repeat runs) beside the modelled time (the logical clock of\n"
 	"the run), the seed's formula and the lower bound.  Exit status 1 when a\n"
 	"result is wrong.\n"
-	"  --topo SPEC --p P --coll C --alg A --bytes N --root R --q Q --members LIST\n"
-	"  --dtype T\n"
+	"  --topo SPEC --p P --coll C --alg A --bytes N --root R --q Q --along-ring\n"
+	"  --members LIST --dtype T\n"
 	"                    as for topocoll predict (--alg all is not accepted;\n"
 	"                    with more ranks than CPUs, native, auto prices this\n"
 	"                    machine instead of the model: the output says what ran)\n"
@@ -308,7 +308,8 @@ static int run_rank(struct tc_proc *proc, void *arg)
 	struct run_ctx *c = arg;
 	const struct cli_run_args *a = c->a;
 	int r = tc_rank(proc);
-	struct tc_coll_opts opts = {.alg = a->alg, .packets = a->packets};
+	struct tc_coll_opts opts = {.alg = a->alg, .packets = a->packets,
+	                            .shift_ring = a->shift_ring};
 	tc_proc_stats_reset(proc);
 	if (!c->emulated)
 		tool_barrier(c);
@@ -428,7 +429,7 @@ static void ref_result(const struct cli_run_args *a, int p, int r, unsigned char
 	case TC_COLL_SHIFT:
 	case TC_COLL_GRAY2BINARY:
 	case TC_COLL_BINARY2GRAY:
-		memcpy(dst, in[cli_perm_source(a->coll, p, a->q, r)], m);
+		memcpy(dst, in[cli_perm_source(a->coll, p, a->q, a->gray_ring, r)], m);
 		break;
 	case TC_COLL_REDUCE:
 	case TC_COLL_ALLREDUCE:
@@ -757,7 +758,10 @@ int cmd_run(int argc, char **argv)
 		goto out;
 	}
 	struct cli_run_args ra = {.coll = cs.coll, .alg = cs.alg, .bytes = cs.bytes, .dt = cs.dt,
-	                          .op = cs.op, .root = cs.root, .q = cs.q, .members = cs.members,
+	                          .op = cs.op, .root = cs.root, .q = cs.q,
+	                          .shift_ring = cs.shift_ring,
+	                          .gray_ring = cs.shift_ring && tc_topo_kind(cs.t) == TC_TOPO_HYPERCUBE,
+	                          .members = cs.members,
 	                          .nmembers = cs.nmembers, .repeat = (int)o.repeat,
 	                          .warmup = (int)(o.warmup >= 0 ? o.warmup : !o.emulated),
 	                          .packets = cs.model.packets, .emulated = o.emulated};

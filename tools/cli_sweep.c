@@ -36,8 +36,9 @@ const char sweep_help[] =
 	"                    predicts; the others also run the collective for real\n"
 	"  --root R --dtype T --op OP   as for topocoll run; the root goes to the\n"
 	"                    rooted collectives, the operator to the reducing ones\n"
-	"  --q Q --members LIST   as for topocoll run: the shift's q, the multicast's\n"
-	"                    member set (default: every rank of each topology)\n"
+	"  --q Q --along-ring --members LIST   as for topocoll run: the shift's q, the\n"
+	"                    multicast's member set (default: every rank of each\n"
+	"                    topology)\n"
 	"  --repeat N --warmup N --wait W --no-pin --timeout MS   as for run\n"
 	"  --csv             CSV on stdout: topology,p,coll,algorithm,mode,bytes,\n"
 	"                    measured_ns,modelled_ns,formula_ns,lower_bound_ns,\n"
@@ -380,7 +381,7 @@ static int sweep_plot(const char *file, const struct sweep_row *rows, int n)
 
 struct sweep_opts {
 	const char *topo, *p, *coll, *alg, *bytes, *mode, *root, *dtype, *op, *plot, *q, *members;
-	int csv, json, quiet;
+	int csv, json, quiet, along_ring;
 	long repeat, warmup, timeout_ms;
 	enum tc_wait_policy wait;
 	int no_pin;
@@ -413,6 +414,10 @@ int cmd_sweep(int argc, char **argv)
 		}
 		if (!strcmp(argv[i], "--quiet")) {
 			o.quiet = 1;
+			continue;
+		}
+		if (!strcmp(argv[i], "--along-ring")) {
+			o.along_ring = 1;
 			continue;
 		}
 		if (!strcmp(argv[i], "--no-pin")) {
@@ -664,6 +669,7 @@ int cmd_sweep(int argc, char **argv)
 					                       .alg = strcmp(alg, "auto") ? alg : NULL,
 					                       .bytes = bytes, .esize = tc_dtype_size(cdt),
 					                       .root = croot, .packets = m.packets, .q = q,
+					                       .shift_ring = o.along_ring,
 					                       .members = members, .nmembers = nmembers};
 					int err = tc_predict_call(topos[k], &m.md, &call, &pr);
 					for (int x = 0; x < nmode && status == CLI_OK; x++) {
@@ -710,6 +716,9 @@ int cmd_sweep(int argc, char **argv)
 								.coll = colls[c], .alg = strcmp(alg, "auto") ? alg : NULL,
 								.bytes = bytes, .dt = cdt, .op = cop, .root = croot,
 								.q = q, .members = members, .nmembers = nmembers,
+								.shift_ring = o.along_ring,
+								.gray_ring = o.along_ring &&
+								             tc_topo_kind(topos[k]) == TC_TOPO_HYPERCUBE,
 								.repeat = (int)o.repeat,
 								.warmup = (int)(o.warmup >= 0 ? o.warmup : mi == 1),
 								.packets = m.packets, .emulated = mi == 2};

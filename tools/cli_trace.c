@@ -30,7 +30,8 @@ const char trace_help[] =
 	"from its send through its forwards to its receive.  Open the file in\n"
 	"https://ui.perfetto.dev or chrome://tracing.  The result is checked as by\n"
 	"topocoll run (exit status 1 if wrong).\n"
-	"  --topo SPEC --p P --coll C --alg A --bytes N --root R --q Q --members LIST\n"
+	"  --topo SPEC --p P --coll C --alg A --bytes N --root R --q Q --along-ring\n"
+	"  --members LIST\n"
 	"  --dtype T --op OP\n"
 	"                    as for topocoll run\n"
 	"  --out FILE        write the trace to FILE (default: stdout)\n"
@@ -170,7 +171,10 @@ int cmd_trace(int argc, char **argv)
 		goto out;
 	}
 	struct cli_run_args ra = {.coll = cs.coll, .alg = cs.alg, .bytes = cs.bytes, .dt = cs.dt,
-	                          .op = cs.op, .root = cs.root, .q = cs.q, .members = cs.members,
+	                          .op = cs.op, .root = cs.root, .q = cs.q,
+	                          .shift_ring = cs.shift_ring,
+	                          .gray_ring = cs.shift_ring && tc_topo_kind(cs.t) == TC_TOPO_HYPERCUBE,
+	                          .members = cs.members,
 	                          .nmembers = cs.nmembers, .repeat = 1, .warmup = 0,
 	                          .packets = cs.model.packets, .emulated = o.emulated};
 	struct cli_run_result rr;

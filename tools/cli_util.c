@@ -486,10 +486,14 @@ bad:
 	                 s);
 }
 
-int cli_perm_source(enum tc_coll c, int p, long q, int r)
+int cli_perm_source(enum tc_coll c, int p, long q, int gray_ring, int r)
 {
 	switch (c) {
-	case TC_COLL_SHIFT: return (int)((((long)r - q % p) % p + p) % p);
+	case TC_COLL_SHIFT:
+		if (gray_ring)
+			return (int)tc_gray((uint32_t)(((long)tc_gray_inverse((uint32_t)r) - q % p) % p + p) %
+			                    (uint32_t)p);
+		return (int)((((long)r - q % p) % p + p) % p);
 	case TC_COLL_GRAY2BINARY: return (int)tc_gray((uint32_t)r);
 	case TC_COLL_BINARY2GRAY: return (int)tc_gray_inverse((uint32_t)r);
 	default: return r;
