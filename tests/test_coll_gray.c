@@ -184,11 +184,56 @@ static long long f_gb3(int n, long long half, long long ts, long long tw, long l
  * the other steps, so GB2 costs (n+1) tau + ((n-1) |part 0| + 2 |part 1|)
  * t_c, GB3 n tau + ((n-1) |part 0| + |part 1|) t_c: (n-3) and (n-2)
  * esize t_c / 2 above the seed's real-K/2 formula (below it for GB2, n = 2). */
+/* One case of seed_formulas: gb1, gb2, gb3 of both collectives on the
+ * n-cube t, count elements of es bytes, the model's parameters in ns. */
+static void check_formulas(const struct tc_topo *t, int n, const long long par[3], int sw,
+                           int pw, long long cnt, long long es)
+{
+	static const char *const algs[] = {"gb1", "gb2", "gb3"};
+	const long long ts = par[0], tw = par[1], th = par[2], thc = sw ? th : 0;
+	const long long K = cnt * es;
+	const long long big = (cnt + 1) / 2 * es; /* part 0 */
+	const long long small = cnt / 2 * es;     /* part 1 */
+	struct tc_model md = model_of((double)ts, (double)tw, (double)th,
+	                              pw ? TC_PORTS_ALL : TC_PORTS_ONE, TC_DUPLEX_FULL,
+	                              sw ? TC_SWITCH_CT : TC_SWITCH_SF);
+	for (int c = 0; c < 2; c++)
+		for (int a = 0; a < 3; a++) {
+			struct tc_prediction pr;
+			cr_assert_eq(predict(t, &md, colls[c], algs[a], (size_t)K, (size_t)es, &pr), 0);
+			long long want, seed, odd = 0;
+			if (a == 0) {
+				want = seed = f_gb1(n, K, ts, tw, thc);
+			} else if (a == 1) {
+				want = f_gb2(n, 0, ts, tw, thc) + ((n - 1) * big + 2 * small) * tw * 1000;
+				seed = f_gb2(n, 0, ts, tw, thc) + (n + 1) * K * tw * 500;
+				odd = (n - 3) * es * tw * 500;
+			} else {
+				want = f_gb3(n, 0, ts, tw, thc) + ((n - 1) * big + small) * tw * 1000;
+				seed = f_gb3(n, 0, ts, tw, thc) + n * K * tw * 500;
+				odd = (n - 2) * es * tw * 500;
+			}
+			if (n <= 1)
+				want = seed = 0; /* the identity */
+			cr_assert_eq((long long)pr.modelled_ps, want,
+			             "hypercube:%d %s %s K=%lld es %lld ct %d ports %d: %lld", n,
+			             tc_coll_name(colls[c]), algs[a], K, es, sw, pw,
+			             (long long)pr.modelled_ps);
+			/* the seed's formula, or the documented odd-half difference */
+			cr_assert_eq(want - seed, cnt % 2 && n > 1 ? odd : 0);
+			cr_assert(!isnan(pr.formula_ns));
+			cr_assert_eq(llround(pr.formula_ns * 1000.0), seed, "hypercube:%d %s K=%lld", n,
+			             algs[a], K);
+			if (!pw)
+				cr_assert_eq(pr.oneport_violations, 0);
+		}
+}
+
 Test(model, seed_formulas, .timeout = 120)
 {
 	static const long long counts[] = {0, 1, 2, 3, 7, 64, 1000, 4097};
 	static const long long par[][3] = {{1000, 2, 0}, {500, 1, 50}, {7, 3, 11}};
-	static const size_t esizes[] = {1, 8};
+	static const long long esizes[] = {1, 8};
 	int checked = 0;
 	for (int n = 1; n <= 8; n++) {
 		char spec[32];
@@ -199,64 +244,9 @@ Test(model, seed_formulas, .timeout = 120)
 			for (int sw = 0; sw < 2; sw++)
 				for (int pw = 0; pw < 2; pw++)
 					for (size_t ci = 0; ci < sizeof counts / sizeof *counts; ci++)
-						for (int ei = 0; ei < 2; ei++) {
-							long long ts = par[pi][0], tw = par[pi][1], th = par[pi][2];
-							long long es = (long long)esizes[ei], cnt = counts[ci];
-							long long K = cnt * es;
-							long long big = (cnt + 1) / 2 * es; /* part 0 */
-							long long small = cnt / 2 * es;     /* part 1 */
-							long long thc = sw ? th : 0;
-							struct tc_model md = model_of(
-							        (double)ts, (double)tw, (double)th,
-							        pw ? TC_PORTS_ALL : TC_PORTS_ONE, TC_DUPLEX_FULL,
-							        sw ? TC_SWITCH_CT : TC_SWITCH_SF);
-							for (int c = 0; c < 2; c++) {
-								static const char *const algs[] = {"gb1", "gb2",
-								                                   "gb3"};
-								for (int a = 0; a < 3; a++) {
-									struct tc_prediction pr;
-									cr_assert_eq(predict(t, &md, colls[c], algs[a],
-									                     (size_t)K, (size_t)es, &pr),
-									             0);
-									long long want, seed;
-									if (a == 0)
-										want = seed = f_gb1(n, K, ts, tw, thc);
-									else if (a == 1) {
-										want = f_gb2(n, 0, ts, tw, thc) +
-										       (n <= 1 ? 0
-										               : ((n - 1) * big + 2 * small) *
-										                         tw * 1000);
-										seed = f_gb2(n, 0, ts, tw, thc) +
-										       (n <= 1 ? 0 : (n + 1) * K * tw * 500);
-									} else {
-										want = f_gb3(n, 0, ts, tw, thc) +
-										       (n <= 1 ? 0
-										               : ((n - 1) * big + small) * tw *
-										                         1000);
-										seed = f_gb3(n, 0, ts, tw, thc) +
-										       (n <= 1 ? 0 : n * K * tw * 500);
-									}
-									cr_assert_eq((long long)pr.modelled_ps, want,
-									             "%s %s %s K=%lld es %lld par %d "
-									             "ct %d ports %d: %lld",
-									             spec, tc_coll_name(colls[c]),
-									             algs[a], K, es, pi, sw, pw,
-									             (long long)pr.modelled_ps);
-									if (cnt % 2 == 0 || a == 0 || n <= 1)
-										cr_assert_eq(want, seed);
-									else /* the documented odd-half surplus */
-										cr_assert_eq(want - seed,
-										             (a == 1 ? n - 3 : n - 2) * es * tw *
-										                     500);
-									cr_assert(!isnan(pr.formula_ns));
-									cr_assert_eq(llround(pr.formula_ns * 1000.0), seed,
-									             "%s %s K=%lld", spec, algs[a], K);
-									if (!pw)
-										cr_assert_eq(pr.oneport_violations, 0);
-									checked++;
-								}
-							}
-						}
+						for (int ei = 0; ei < 2; ei++, checked++)
+							check_formulas(t, n, par[pi], sw, pw, counts[ci],
+							               esizes[ei]);
 		/* Half duplex: an exchange's two directions share the port. */
 		struct tc_model md = model_of(100, 2, 0, TC_PORTS_ONE, TC_DUPLEX_HALF, TC_SWITCH_SF);
 		struct tc_prediction pr;
@@ -265,7 +255,7 @@ Test(model, seed_formulas, .timeout = 120)
 			cr_assert(isnan(pr.formula_ns));
 		tc_topo_destroy(t);
 	}
-	cr_assert_geq(checked, 2000);
+	cr_assert_geq(checked, 8 * 3 * 4 * 8 * 2);
 	/* On a complete graph the exchanges are one link too (same time), but
 	 * the seed's formula is the hypercube's: NAN. */
 	struct tc_topo *t;

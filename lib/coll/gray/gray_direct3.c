@@ -31,10 +31,12 @@
  * part 1: at t_h = 0, 2 t_s + (|part 0| + |part 1|) t_w.  No closed form
  * exists in topocoll/cost.h: formula NAN.
  * Under store-and-forward every link costs a whole t_s + K/3 t_w.
- * Binary-to-Gray: not provided.  The same scheme for G (part 1 through v',
- * or through any fixed XOR mask of v or of G(v)) shares links with the
- * direct routes under lowest-first e-cube routing (checked for n <= 6), so
- * the seed's "easily derived" counterpart needs another routing order.
+ * Binary-to-Gray: not provided.  With the direct routes v -> G(v) of parts
+ * 0 and 2 fixed by our lowest-first e-cube routing, no choice of an
+ * intermediate node for part 1 (v -> w in step 0, w -> G(v) in step 1)
+ * avoids sharing a link: an exhaustive search over every w for every v
+ * finds none for n = 3 and 4 (n = 2 works through v ^ 2).  The seed's
+ * "easily derived" counterpart needs another routing order.
  * Restrictions: p = 2^n, hypercube, all-port model (registry).  n <= 1: the
  * identity, a local copy.
  * Buffers: parts 0 and 2 go IN -> OUT of d(v), part 1 IN -> TMP of v' ->
@@ -81,10 +83,11 @@ int tc__gen_gray_direct3(const struct tc__gen *g, struct tc__sched *s)
 	for (int v = 0; v < p && !err; v++) {
 		int d = (int)tc_gray_inverse((uint32_t)v);
 		err = add(s, v, d, TC__BUF_IN, TC__BUF_OUT, 3 * v, off[0], len[0]);
-		if (!err)
-			err = d == v ? add(s, v, v, TC__BUF_IN, TC__BUF_OUT, 3 * v + 1, off[1], len[1])
-			             : add(s, v, v ^ top, TC__BUF_IN, TC__BUF_TMP, 3 * v + 1, off[1],
-			                   len[1]);
+		/* nodes whose block stays keep part 1 too (no detour) */
+		if (!err && d == v)
+			err = add(s, v, v, TC__BUF_IN, TC__BUF_OUT, 3 * v + 1, off[1], len[1]);
+		else if (!err)
+			err = add(s, v, v ^ top, TC__BUF_IN, TC__BUF_TMP, 3 * v + 1, off[1], len[1]);
 	}
 	if (!err)
 		err = tc__sched_round(s);

@@ -17,16 +17,21 @@ int tc__gray_exchanges(const struct tc__gen *g, struct tc__sched *s, int nparts,
 	if (n <= 1)
 		nsteps = 0; /* G(0) = 0, G(1) = 1: the identity */
 	const int rev = g->coll == TC_COLL_BINARY2GRAY;
-	/* last[v nparts + j]: the last emitted step in which v receives part j */
-	int *last = malloc((size_t)p * (size_t)nparts * sizeof *last);
-	uint8_t *loc = malloc((size_t)p * (size_t)nparts);
-	if (!last || !loc) {
+	/* last[v nparts + j]: the last emitted step in which v receives part j;
+	 * loc: the buffer holding it; org: the piece there (origin nparts +
+	 * part), for the checker */
+	const size_t np = (size_t)p * (size_t)nparts;
+	int *last = malloc(np * sizeof *last), *org = malloc(np * sizeof *org);
+	uint8_t *loc = malloc(np);
+	if (!last || !org || !loc) {
 		free(last);
+		free(org);
 		free(loc);
 		return TC_ENOMEM;
 	}
-	for (int i = 0; i < p * nparts; i++) {
+	for (size_t i = 0; i < np; i++) {
 		last[i] = -1;
+		org[i] = (int)i;
 		loc[i] = TC__BUF_IN;
 	}
 	for (int k = 0; k < nsteps; k++)
@@ -50,31 +55,23 @@ int tc__gray_exchanges(const struct tc__gen *g, struct tc__sched *s, int nparts,
 			                     .soff = off, .roff = off, .bytes = len};
 			err = tc__sched_add(s, &x);
 		}
-	/* origin of the piece at (v, j), for the checker */
-	int *org = malloc((size_t)p * (size_t)nparts * sizeof *org);
-	if (!org)
-		err = err ? err : TC_ENOMEM;
-	for (int i = 0; org && i < p * nparts; i++)
-		org[i] = i;
 	for (int k = 0; k < nsteps && !err; k++) {
 		if (k)
 			err = tc__sched_round(s);
-		int *norg = org; /* receives land at the end of the round */
 		for (int v = 0; v < p && !err; v++) {
 			int dim, j = who(n, rev ? nsteps - 1 - k : k, v, &dim);
 			if (j < 0)
 				continue;
-			int w = v ^ (1 << dim);
+			int w = v ^ (1 << dim), a = v * nparts + j, b = w * nparts + j;
 			uint64_t off, len;
 			tc__block(g->bytes, g->esize, nparts, j, &off, &len);
-			struct tc__xfer x = {.src = v, .dst = w, .sbuf = loc[v * nparts + j],
-			                     .rbuf = last[w * nparts + j] == k ? TC__BUF_OUT
-			                                                       : TC__BUF_TMP,
-			                     .op = TC__XOP_COPY, .info_lo = org[v * nparts + j],
-			                     .info_n = track, .soff = off, .roff = off, .bytes = len};
+			struct tc__xfer x = {.src = v, .dst = w, .sbuf = loc[a],
+			                     .rbuf = last[b] == k ? TC__BUF_OUT : TC__BUF_TMP,
+			                     .op = TC__XOP_COPY, .info_lo = org[a], .info_n = track,
+			                     .soff = off, .roff = off, .bytes = len};
 			err = tc__sched_add(s, &x);
 		}
-		/* the exchanges are swaps: update both ends after the round */
+		/* the exchanges are swaps; receives land at the end of the round */
 		for (int v = 0; v < p && !err; v++) {
 			int dim, j = who(n, rev ? nsteps - 1 - k : k, v, &dim);
 			int w = v ^ (1 << dim);
@@ -85,9 +82,9 @@ int tc__gray_exchanges(const struct tc__gen *g, struct tc__sched *s, int nparts,
 				err = TC_EINVAL; /* not an exchange: a bug of `who` */
 				break;
 			}
-			int a = v * nparts + j, b = w * nparts + j, t = norg[a];
-			norg[a] = norg[b];
-			norg[b] = t;
+			int a = v * nparts + j, b = w * nparts + j, t = org[a];
+			org[a] = org[b];
+			org[b] = t;
 			loc[a] = last[a] == k ? TC__BUF_OUT : TC__BUF_TMP;
 			loc[b] = last[b] == k ? TC__BUF_OUT : TC__BUF_TMP;
 		}
