@@ -183,8 +183,8 @@ static int tc__perm_dest(const struct tc__gen *g, int r)
  * PERM and MC).  A permutation's block must cross the links of its route:
  * with D the longest distance from a rank to its block's destination, an
  * unsplit message needs D (t_s + m t_w) under SF and t_s + m t_w + D t_h
- * under CT (D hops as steps).  For gray2binary and binary2gray under SF and
- * one-port, seed 002's Lemma 3 instead, which also holds for the
+ * under CT (D hops as steps).  For gray2binary and binary2gray on a
+ * hypercube under SF and one-port, seed 002's Lemma 3 instead, which also holds for the
  * algorithms that split (GB2, GB3): max((n - 1) tau, (n - 1) (K/2) t_c),
  * n - 1 steps.  A multicast: rho = ceil(log_{d+1}(|M| + 1)) steps of seed
  * 001's Lemma 5 (d = 1 one-port, the root's degree all-port) and exc, the
@@ -225,7 +225,8 @@ static void tc__special_bound(const struct tc__gen *g, const struct tc__alg *a,
 		return;
 	}
 	int n = tc__log2_exact(g->p);
-	if (g->coll != TC_COLL_SHIFT && sf && md->ports == TC_PORTS_ONE && n >= 0) {
+	if (g->coll != TC_COLL_SHIFT && sf && md->ports == TC_PORTS_ONE && n >= 0 &&
+	    tc_topo_kind(g->t) == TC_TOPO_HYPERCUBE) {
 		out->lower_bound_ns = tc_cost_gray2binary_bound(md, n, m);
 		out->lower_bound_steps = n > 1 ? n - 1 : 0;
 		return;
