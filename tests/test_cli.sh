@@ -403,6 +403,9 @@ check "run multicast: the text names the root and the members" \
 run_cli steps --topo hypercube:2 --coll gray2binary --alg direct --bytes 8
 check "steps gray2binary direct on hypercube:2: ranks 2 and 3 swap, 0 and 1 keep theirs" \
 	"$([ "$rc" -eq 0 ] && grep -q '^    2 IN 2  OUT 3$' "$out" && grep -q '^    3 IN 3  OUT 2$' "$out" && grep -q '^    0 IN 0  OUT 0$' "$out"; echo $?)" "$(tail -6 "$out")"
+run_cli steps --topo hypercube:3 --coll gray2binary --alg gb3 --bytes 16
+check "steps gray2binary gb3 on hypercube:3: 3 rounds, rank r ends with block G(r) (seed 002, figure 3)" \
+	"$([ "$rc" -eq 0 ] && [ "$(grep -c '^round ' "$out")" -eq 3 ] && tail -8 "$out" | awk '{print $1, $5}' | tr '\n' ' ' | grep -q '^0 00 1 11 2 33 3 22 4 66 5 77 6 55 7 44 $'; echo $?)" "$(tail -8 "$out")"
 run_cli sweep --topo ring:8,hypercube:3 --coll shift,multicast --q 3 --members 1,6 --bytes 64 --mode predict,native --csv --quiet
 check "sweep --coll shift,multicast --q --members: rows predicted and run verified" \
 	"$([ "$rc" -eq 0 ] && [ "$(grep -c ',shift,.*,native,.*,true$' "$out")" -ge 2 ] && [ "$(grep -c ',multicast,.*,native,.*,true$' "$out")" -ge 2 ]; echo $?)" "$(head -5 "$out")"
