@@ -21,6 +21,12 @@
  *              it started;
  *   all ports: msg(1, m), every link busy once.
  * NAN under half duplex and on any other topology (see allgather_direct.c).
+ * Difference: off a complete graph or a star the routes share links, a
+ * contention the simulator reports but does not charge (forwarding costs
+ * the intermediate ranks nothing), so the modelled time can fall below
+ * seed 001's AAS lower bound (hypercube:5, m = 64 B, t_s = 100, t_w = 2:
+ * 7980 ns modelled, bound 10740 ns); tests/test_coll_alltoall.c asserts
+ * that contention is reported there.
  * Restrictions: none (any topology, any p).
  * Memory: none besides the buffers.
  * Checker: piece o p + j is origin o's block for rank j (NODUP and NOHO are
