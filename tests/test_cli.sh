@@ -339,7 +339,7 @@ check "run --coll allgather --alg ring --topo ring:8 --bytes 1K --mode emulated 
 for topo in ring:8 hypercube:3 complete:5 ring:1; do
 	for mode in native emulated; do
 		json_case "run allgather on $topo ($mode) is verified" \
-			"d['verified'] is True and d['algorithm'] in ('ring', 'hypercube') and d['mode'] == '$mode' and d['stats']['bytes_sent'] == (d['p'] - 1) * d['p'] * 1000" \
+			"d['verified'] is True and d['algorithm'] in ('ring', 'hypercube', 'direct') and d['mode'] == '$mode' and (d['algorithm'] != 'direct' or d['stats']['transfers_sent'] == (d['p'] - 1) * d['p']) and d['stats']['bytes_sent'] == (d['stats']['msgs_sent'] if d['algorithm'] == 'direct' else (d['p'] - 1) * d['p']) * 1000" \
 			run --topo $topo --coll allgather --bytes 1000 --dtype int32 --mode $mode --timeout 20000 --json
 	done
 done

@@ -5,7 +5,8 @@
  * place and not, against the sequential reference of tests/common/coll_ref;
  * the registry's restrictions against the generators; modelled times
  * against seed 000's closed forms computed here (t_w m (p - 1) always
- * there), formula_ns, lower bounds, AUTO; argument errors.
+ * there under one port), formula_ns, lower bounds, AUTO (which applies on
+ * every topology since direct does); argument errors.
  */
 #ifndef COLL /* test_coll_reduce_scatter.c includes this file for its dual */
 #define COLL TC_COLL_ALLGATHER
@@ -45,6 +46,9 @@ static int expect_applies(const char *alg, const struct tc_topo *t)
 		return k == TC_TOPO_MESH || k == TC_TOPO_TORUS;
 	if (!strcmp(alg, "hypercube"))
 		return pow2 && (k == TC_TOPO_HYPERCUBE || k == TC_TOPO_COMPLETE);
+	if (!strcmp(alg, "direct")) /* where the seeds' algorithms do not reach */
+		return COLL == TC_COLL_REDUCE_SCATTER || k == TC_TOPO_COMPLETE || k == TC_TOPO_STAR ||
+		       k == TC_TOPO_TREE;
 	cr_assert(0, "unknown algorithm %s", alg);
 	return 0;
 }
@@ -82,13 +86,15 @@ static int run_spec(const char *alg, const char *spec, const struct tc_model *md
 		return 0;
 	}
 	if (!alg) {
-		/* AUTO: ENOTSUP exactly where no algorithm applies (star, tree). */
+		/* AUTO: ENOTSUP exactly where no algorithm applies (nowhere since
+		 * direct applies everywhere: star and tree included). */
 		int any = 0;
 		for (int i = 0; i < nalgs(); i++)
 			any |= applies(tc_team_topo(t), md ? md : &dm, tc_alg_name(COLL, i));
 		struct tc_prediction pr;
 		int e = tc_predict(tc_team_topo(t), md ? md : &dm, COLL, NULL, 8, 1, 0, 0, &pr);
 		cr_assert_eq(e, any ? 0 : TC_ENOTSUP, "auto %s: %s", spec, tc_strerror(e));
+		cr_assert(any, "auto %s: no algorithm applies", spec);
 		if (!any) {
 			tc_team_destroy(t);
 			return 0;
@@ -101,8 +107,11 @@ static int run_spec(const char *alg, const char *spec, const struct tc_model *md
 			                    .in_place = (si + k) % 2, .iters = k ? 1 : 2,
 			                    .seed = (uint64_t)(si * 31 + k + 7)};
 #if IS_REDUCING
-			/* No algorithm here is rank-ordered: commutative combos only. */
-			int ci = (si + k) % (ct_ncombos - 1);
+			/* Only direct is rank-ordered (and AUTO, which picks it for a
+			 * non-commutative operator): the other algorithms get the
+			 * commutative combos only (CT_OP_AFFINE is last). */
+			int ordered = !alg || !strcmp(alg, "direct");
+			int ci = ordered && (si + k) % 2 ? ct_ncombos - 1 : (si + k) % (ct_ncombos - 1);
 			c.dt = ct_combos[ci].dt;
 			c.op = ct_combos[ci].op;
 #else
@@ -270,6 +279,19 @@ static double seed_ns1(const char *alg, const struct tc_topo *t, const struct tc
 			return NAN;
 		return (full ? 1 : 2) * (p - 1) * (st + m * md->tw_ns);
 	}
+	if (!strcmp(alg, "direct")) {
+		/* Every node straight to every other (seed 000's completely
+		 * connected network), one round: (t_s + t_w m)(p - 1) through one
+		 * port, the sends back to back so that only the last pays t_h;
+		 * with all ports every link carries one message at once.  Full
+		 * duplex on a complete graph (or p = 2) only. */
+		if (!full || tc_topo_props(t)->diameter > 1)
+			return NAN;
+		double th = md->switching == TC_SWITCH_CT ? md->th_ns : 0;
+		if (all)
+			return md->ts_ns + m * md->tw_ns + th + comb;
+		return (p - 1) * (md->ts_ns + m * md->tw_ns) + th + comb;
+	}
 	if (!strcmp(alg, "hypercube")) {
 		int d = 0;
 		while ((1 << d) < p)
@@ -313,13 +335,20 @@ static void cost_check(const char *alg, const char *spec, int mi, size_t m, int 
 	double want = seed_ns(alg, t, &md, (double)m, &exact);
 	enum tc_topo_kind k = tc_topo_kind(t);
 	/* The checker: nobody receives a block twice or its own (NODUP, NOHO),
-	 * one send and one receive per rank and round under one port. */
+	 * one send and one receive per rank and round under one port (but
+	 * direct's one round sends p - 1 and receives p - 1: the port
+	 * serialises them). */
 	cr_assert_eq(pr.nodup_violations + pr.noho_violations, 0, "%s %s: NODUP/NOHO", alg, spec);
+	int direct = !strcmp(alg, "direct");
 	if (md.ports == TC_PORTS_ONE && strcmp(alg, "chain") && strcmp(alg, "mesh"))
-		cr_assert_eq(pr.oneport_violations, 0, "%s %s: one-port", alg, spec);
-	/* The term t_w m (p - 1) is always there (seed 000). */
-	cr_assert_geq(pr.modelled_ps, (tc_time_t)llround(md.tw_ns * (double)m * (p - 1) * 1000),
-	              "%s %s model %d: below t_w m (p - 1)", alg, spec, mi);
+		cr_assert_eq(pr.oneport_violations, direct && p > 1 ? 2L * p * (p - 2) : 0,
+		             "%s %s: one-port", alg, spec);
+	/* The term t_w m (p - 1) is always there (seed 000) under one port; with
+	 * all ports direct receives over several links at once. */
+	if (md.ports == TC_PORTS_ONE || !direct)
+		cr_assert_geq(pr.modelled_ps,
+		              (tc_time_t)llround(md.tw_ns * (double)m * (p - 1) * 1000),
+		              "%s %s model %d: below t_w m (p - 1)", alg, spec, mi);
 	if (!isnan(want)) {
 		cr_assert_eq(pr.modelled_ps, (tc_time_t)llround(exact * 1000),
 		             "%s %s model %d m %zu: modelled %lld ps, seed %.1f ns", alg, spec, mi, m,
@@ -365,6 +394,14 @@ Test(SUITE, cost_seed_formulas, .timeout = 120)
 				snprintf(spec, sizeof spec, "complete:%d", p);
 				cost_check("ring", spec, mi, m, 0);
 				cost_check("hypercube", spec, mi, m, 0);
+				cost_check("direct", spec, mi, m, full);
+				/* direct elsewhere: routed, no closed form but at p <= 2. */
+				static const char *const fmt[] = {"ring:%d", "chain:%d", "star:%d",
+				                                  "tree:2:%d", "tree:3:%d"};
+				for (int f = 0; f < 5; f++) {
+					snprintf(spec, sizeof spec, fmt[f], p);
+					cost_check("direct", spec, mi, m, full && (p <= 2 || (f == 0 && p == 3)));
+				}
 			}
 			/* hypercube: powers of two. */
 			for (int d = 0; d <= 6; d++) {
@@ -372,6 +409,7 @@ Test(SUITE, cost_seed_formulas, .timeout = 120)
 				snprintf(spec, sizeof spec, "hypercube:%d", d);
 				cost_check("hypercube", spec, mi, m, full || d == 0);
 				cost_check("ring", spec, mi, m, 0);
+				cost_check("direct", spec, mi, m, full && d <= 1);
 			}
 			/* mesh: square 2-D torus, and other grids. */
 			for (int a = 1; a <= 8; a++) {
@@ -383,8 +421,10 @@ Test(SUITE, cost_seed_formulas, .timeout = 120)
 			                                    "torus:2x5", "torus:3x4", "mesh:4x4x4",
 			                                    "torus:2x2x2", "torus:4x4x4", "mesh:1x13",
 			                                    "torus:3x3x2"};
-			for (size_t g = 0; g < sizeof grids / sizeof grids[0]; g++)
+			for (size_t g = 0; g < sizeof grids / sizeof grids[0]; g++) {
 				cost_check("mesh", grids[g], mi, m, 0);
+				cost_check("direct", grids[g], mi, m, 0);
+			}
 		}
 }
 
@@ -419,6 +459,38 @@ Test(SUITE, cost_auto, .timeout = 120)
 		}
 }
 
+/* AUTO applies everywhere now: on a star and a tree (and a chain for
+ * reduce_scatter) direct is the only algorithm, so AUTO picks it. */
+Test(SUITE, auto_star_tree_chain, .timeout = 60)
+{
+	static const int ps[] = {2, 5, 8, 13, 64};
+	for (size_t pi = 0; pi < sizeof ps / sizeof ps[0]; pi++) {
+		char specs[4][32];
+		snprintf(specs[0], 32, "star:%d", ps[pi]);
+		snprintf(specs[1], 32, "tree:2:%d", ps[pi]);
+		snprintf(specs[2], 32, "tree:3:%d", ps[pi]);
+		snprintf(specs[3], 32, "chain:%d", ps[pi]);
+		for (int s = 0; s < 4; s++) {
+			struct tc_topo *t;
+			cr_assert_eq(tc_topo_parse(specs[s], &t), 0);
+			for (int mi = 0; mi < NMODELS; mi++) {
+				struct tc_model md;
+				model_n(mi, &md);
+				struct tc_prediction pr;
+				cr_assert_eq(tc_predict(t, &md, COLL, NULL, 64, 8, 0, 0, &pr), 0, "%s",
+				             specs[s]);
+				if (s < 3 || IS_REDUCING)
+					cr_assert_str_eq(pr.algorithm, "direct", "%s model %d", specs[s], mi);
+			}
+			tc_topo_destroy(t);
+		}
+	}
+	static const size_t sz[] = {0, 7};
+	run_spec(NULL, "star:6", NULL, sz, 2, 1);
+	run_spec(NULL, "tree:2:7", NULL, sz, 2, 1);
+	run_spec(NULL, "chain:4", NULL, sz, 2, 1);
+}
+
 /* A real run's logical clocks: the largest equals the prediction (the
  * executor and the simulator agree on these schedules, local copies after
  * combines included). */
@@ -449,8 +521,10 @@ static int clk_fn(struct tc_proc *proc, void *argp)
 
 Test(SUITE, run_equals_prediction, .timeout = 120)
 {
-	static const char *const specs[] = {"chain:5", "ring:4", "mesh:3x4", "torus:3x3",
-	                                    "hypercube:3", "complete:4", "mesh:2x2x2", "ring:2"};
+	static const char *const specs[] = {"chain:5",     "ring:4",     "mesh:3x4",
+	                                    "torus:3x3",   "hypercube:3", "complete:4",
+	                                    "mesh:2x2x2",  "ring:2",     "star:5",
+	                                    "tree:2:6"};
 	for (int mi = 0; mi < NMODELS; mi++)
 		for (size_t s = 0; s < sizeof specs / sizeof specs[0]; s++)
 			for (int i = 0; i < nalgs(); i++) {
@@ -527,18 +601,24 @@ static int err_fn(struct tc_proc *proc, void *argp)
 			bad |= 1 << 7;
 	bad |= (call(proc, NULL, NULL, 0, NULL) != 0) << 8;
 #if IS_REDUCING
-	/* No algorithm here combines in rank order: a non-commutative operator
-	 * is refused, by name and by AUTO. */
+	/* Only direct combines in rank order: a non-commutative operator is
+	 * refused by name by the others (writing nothing), and AUTO takes
+	 * direct (the results test checks its rank-ordered products). */
 	struct tc_user_op nc = {.fn = nc_fn, .commutative = 0};
 	for (int i = 0; tc_alg_name(COLL, i); i++) {
 		struct tc_coll_opts o = {.alg = tc_alg_name(COLL, i), .user_op = &nc};
-		bad |= (tc_reduce_scatter(proc, sb, rb, 4, TC_INT32, TC_OP_USER, &o) != TC_ENOTSUP) << 10;
+		if (strcmp(o.alg, "direct"))
+			bad |= (tc_reduce_scatter(proc, sb, rb, 4, TC_INT32, TC_OP_USER, &o) != TC_ENOTSUP)
+			       << 10;
 	}
-	struct tc_coll_opts ao = {.user_op = &nc};
-	bad |= (tc_reduce_scatter(proc, sb, rb, 4, TC_INT32, TC_OP_USER, &ao) != TC_ENOTSUP) << 11;
 	for (int i = 0; i < p * 4; i++)
 		if (rb[i] != 0x5a5a5a5a)
 			bad |= 1 << 12;
+	struct tc_coll_opts ao = {.user_op = &nc};
+	struct tc_coll_info info;
+	bad |= (tc_reduce_scatter(proc, sb, rb, 4, TC_INT32, TC_OP_USER, &ao) != 0) << 11;
+	tc_last_coll(proc, &info);
+	bad |= (info.algorithm == NULL || strcmp(info.algorithm, "direct")) << 13;
 #endif
 	/* The team still works. */
 	bad |= (call(proc, sb, rb, 4, NULL) != 0) << 9;

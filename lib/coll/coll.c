@@ -76,6 +76,8 @@ int tc__alg_check(const struct tc__alg *a, const struct tc__gen *g)
 		return TC_ENOTSUP;
 	if ((a->req & TC__R_ONEPORT) && g->md->ports != TC_PORTS_ONE)
 		return TC_ENOTSUP;
+	if ((a->req & TC__R_2D) && tc_topo_dims(g->t, NULL) != 2)
+		return TC_ENOTSUP;
 	return TC_OK;
 }
 

@@ -155,6 +155,7 @@ enum {
 	TC__R_POW2 = 1u << 16,    /* p a power of two */
 	TC__R_ALLPORT = 1u << 17, /* the all-port model */
 	TC__R_ONEPORT = 1u << 18, /* the one-port model */
+	TC__R_2D = 1u << 19,      /* two dimensions (a 2-D mesh or torus) */
 };
 
 struct tc__alg {
