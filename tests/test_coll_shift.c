@@ -578,6 +578,7 @@ Test(shift_ring, cost, .timeout = 120)
 						/* seed 000's bounds (SF) */
 						cr_assert_leq(fl * u, 2 * d * u);
 						cr_assert_leq(blinks[q] * u, d * u, "d %d q %d", d, q);
+						cr_assert_leq(bstages[q], (d + 1) / 2, "d %d q %d", d, q);
 						cr_assert_leq(bw, fwd);
 						const char *algs[] = {"hypercube_gray", "hypercube_gray_bw",
 						                      "ring"};
