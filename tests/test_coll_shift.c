@@ -47,6 +47,23 @@ static int predict(const struct tc_topo *t, const struct tc_model *md, const cha
 	return tc_predict_call(t, md, &c, pr);
 }
 
+static int predict_r(const struct tc_topo *t, const struct tc_model *md, const char *alg,
+                     size_t bytes, long q, int shift_ring, struct tc_prediction *pr)
+{
+	struct tc_call c = {.coll = TC_COLL_SHIFT, .alg = alg, .bytes = bytes, .esize = 1,
+	                    .q = q, .shift_ring = shift_ring};
+	return tc_predict_call(t, md, &c, pr);
+}
+
+/* Whether alg applies on t only with shift_ring, which no registry token can
+ * say: the shifts along the hypercube's Gray-code ring. */
+static int ring_only(const struct tc_topo *t, const char *alg)
+{
+	return alg && tc_topo_kind(t) == TC_TOPO_HYPERCUBE &&
+	       (!strcmp(alg, "ring") || !strcmp(alg, "hypercube_gray") ||
+	        !strcmp(alg, "hypercube_gray_bw"));
+}
+
 /* Whether t is a 2-D torus (the torus algorithm's real domain: the registry
  * says torus, the generator refuses other dimension counts). */
 static int torus_2d(const struct tc_topo *t)
@@ -125,6 +142,8 @@ static void run_matrix(int p, const size_t *counts, int ncounts, int iters, int 
 			int want = ap;
 			if (alg && !strcmp(alg, "torus") && !ap && !torus_2d(t))
 				want = TC_ENOTSUP;
+			if (!ap && ring_only(t, alg))
+				want = TC_ENOTSUP; /* without shift_ring */
 			cr_assert_eq(err, want, "%s %s: predict %d, applies %d", specs[si],
 			             alg ? alg : "auto", err, ap);
 			if (err)
@@ -273,7 +292,7 @@ Test(model, closed_forms, .timeout = 120)
 				for (int a = 0; tc_alg_name(TC_COLL_SHIFT, a); a++) {
 					const char *alg = tc_alg_name(TC_COLL_SHIFT, a);
 					if (tc_alg_applies(t, &md, TC_COLL_SHIFT, alg) ||
-					    !strcmp(alg, "direct"))
+					    !strcmp(alg, "direct") || ring_only(t, alg))
 						continue;
 					for (size_t qi = 0; qi < sizeof qs / sizeof *qs; qi++)
 						for (size_t mi = 0; mi < sizeof ms / sizeof *ms; mi++) {
@@ -418,6 +437,212 @@ Test(auto, never_above_an_algorithm, .timeout = 60)
 			tc_topo_destroy(t);
 		}
 	}
+}
+
+/* ---- shift_ring: q counts positions along the topology's ring ------------------ */
+
+/* Results against the reference (position i is rank G(i) on the hypercube,
+ * rank i on a ring or complete graph) for every algorithm that applies with
+ * shift_ring (and AUTO); which ones apply: ring, hypercube_gray(_bw) and
+ * direct on the hypercube, hypercube_ct and torus never. */
+Test(shift_ring, results, .timeout = 120)
+{
+	static const char *const specs[] = {"hypercube:1", "hypercube:2", "hypercube:3",
+	                                    "hypercube:4", "hypercube:5", "hypercube:6",
+	                                    "ring:5",      "ring:8",      "complete:7",
+	                                    "complete:8"};
+	static const size_t counts[] = {0, 1, 7, 64, 1000};
+	struct tc_model md;
+	tc_model_default(&md);
+	int k = 0;
+	for (size_t si = 0; si < sizeof specs / sizeof *specs; si++) {
+		struct tc_topo *t;
+		cr_assert_eq(tc_topo_parse(specs[si], &t), 0);
+		const int p = tc_topo_nodes(t), cube = tc_topo_kind(t) == TC_TOPO_HYPERCUBE;
+		char msg[512];
+		struct tc_team *team = ct_team(specs[si], NULL, msg, sizeof msg);
+		cr_assert(team, "%s", msg);
+		for (int a = -1; a < 0 || tc_alg_name(TC_COLL_SHIFT, a); a++) {
+			const char *alg = a < 0 ? NULL : tc_alg_name(TC_COLL_SHIFT, a);
+			struct tc_prediction pr;
+			int err = predict_r(t, &md, alg, 8, 1, 1, &pr);
+			int want = 0;
+			if (alg && (!strcmp(alg, "torus") || !strcmp(alg, "hypercube_ct")))
+				want = TC_ENOTSUP;
+			else if (alg && !cube && !strncmp(alg, "hypercube_gray", 14))
+				want = TC_ENOTSUP;
+			cr_assert_eq(err, want, "%s %s: %d", specs[si], alg ? alg : "auto", err);
+			if (err)
+				continue;
+			const int qs[] = {0, 1, -1, 2, 3, p / 2, p - 1, p + 5, -7, INT_MAX, INT_MIN};
+			const int nq = (int)(sizeof qs / sizeof *qs);
+			for (int qi = 0; qi < nq; qi++) {
+				cr_assert_eq(predict_r(t, &md, alg, 8, qs[qi], 1, &pr), 0);
+				cr_assert_eq(pr.nodup_violations, 0, "%s %s q %d", specs[si],
+				             pr.algorithm, qs[qi]);
+				cr_assert_eq(pr.noho_violations, 0);
+				cr_assert_eq(pr.oneport_violations, 0);
+				size_t count = counts[k % 5];
+				if (p > 16 && count > 64)
+					count = 64;
+				struct ct_case c = {.coll = TC_COLL_SHIFT, .alg = alg, .count = count,
+				                    .dt = ct_dtypes[k % ct_ndtypes],
+				                    .in_place = (k / 2) % 2, .iters = 1,
+				                    .seed = (uint64_t)k + 1, .q = qs[qi],
+				                    .shift_ring = cube ? 2 : 1};
+				k++;
+				cr_assert_eq(ct_run(team, &c, msg, sizeof msg), 0,
+				             "%s %s q %d count %zu: %s", specs[si], alg ? alg : "auto",
+				             qs[qi], count, msg);
+			}
+		}
+		tc_team_destroy(team);
+		tc_topo_destroy(t);
+	}
+}
+
+/* Seed 004 (3.20) forward: one stage per binary digit of q, 2 links, 1 for
+ * the digit of 1.  Seed 000 backward: the signed digits (in {-1, 0, 1}, mod
+ * 2^d) with the fewest links, found here by brute force over all 3^d digit
+ * vectors; links[q] and stages[q] of the best per residue. */
+static void gray_brute(int d, int *links, int *stages)
+{
+	const int p = 1 << d;
+	for (int q = 0; q < p; q++)
+		links[q] = stages[q] = INT_MAX;
+	int n3 = 1;
+	for (int i = 0; i < d; i++)
+		n3 *= 3;
+	for (int v = 0; v < n3; v++) {
+		long val = 0;
+		int l = 0, st = 0;
+		for (int i = 0, x = v; i < d; i++, x /= 3) {
+			int e = x % 3 - 1;
+			val += (long)e << i;
+			if (e) {
+				l += i ? 2 : 1;
+				st++;
+			}
+		}
+		int q = (int)mod_p(val, p);
+		if (l < links[q] || (l == links[q] && st < stages[q])) {
+			links[q] = l;
+			stages[q] = st;
+		}
+	}
+}
+
+static int popc(unsigned x)
+{
+	int n = 0;
+	for (; x; x &= x - 1)
+		n++;
+	return n;
+}
+
+Test(shift_ring, cost, .timeout = 120)
+{
+	static int blinks[256], bstages[256];
+	const long long ts = 150, tw = 3, th = 20;
+	static const long long ms[] = {0, 64, 1000};
+	long seen = 0;
+	for (int d = 1; d <= 8; d++) {
+		char spec[32];
+		snprintf(spec, sizeof spec, "hypercube:%d", d);
+		struct tc_topo *t;
+		cr_assert_eq(tc_topo_parse(spec, &t), 0);
+		const int p = 1 << d;
+		gray_brute(d, blinks, bstages);
+		/* seed 004: positions 2^i apart are 2 links apart (1 for i = 0) */
+		for (int i = 0; i < d; i++)
+			for (int j = 0; j < p; j++)
+				cr_assert_eq(tc_topo_distance(t, (int)tc_gray((uint32_t)j),
+				                              (int)tc_gray((uint32_t)((j + (1 << i)) % p))),
+				             i ? 2 : 1, "d %d i %d j %d", d, i, j);
+		for (int ports = 0; ports < 2; ports++)
+			for (int sw = 0; sw < 2; sw++) {
+				struct tc_model md = model_of((double)ts, (double)tw, (double)th,
+				                              ports ? TC_PORTS_ALL : TC_PORTS_ONE,
+				                              TC_DUPLEX_FULL,
+				                              sw ? TC_SWITCH_CT : TC_SWITCH_SF);
+				for (int q = 0; q < p; q += d <= 6 ? 1 : 7)
+					for (size_t mi = 0; mi < sizeof ms / sizeof *ms; mi++) {
+						const long long m = ms[mi], u = ts + tw * m;
+						const int fl = (q & 1) + 2 * popc((unsigned)q >> 1);
+						const int fs = popc((unsigned)q);
+						const long long fwd = (sw ? fs * u + fl * th : fl * u) * 1000;
+						const long long bw = (sw ? bstages[q] * u + blinks[q] * th
+						                         : blinks[q] * u) * 1000;
+						const long s = lmin(q, p - q);
+						const long long ring = s * (u + (sw ? th : 0)) * 1000;
+						/* seed 000's bounds (SF) */
+						cr_assert_leq(fl * u, 2 * d * u);
+						cr_assert_leq(blinks[q] * u, d * u, "d %d q %d", d, q);
+						cr_assert_leq(bstages[q], (d + 1) / 2, "d %d q %d", d, q);
+						cr_assert_leq(bw, fwd);
+						const char *algs[] = {"hypercube_gray", "hypercube_gray_bw",
+						                      "ring"};
+						const long long want[] = {fwd, bw, ring};
+						for (int a = 0; a < 3; a++) {
+							struct tc_prediction pr;
+							cr_assert_eq(predict_r(t, &md, algs[a], (size_t)m, q,
+							                       1, &pr),
+							             0);
+							cr_assert_eq(pr.modelled_ps, want[a],
+							             "d %d %s ports %d sw %d q %d m %lld: "
+							             "%lld ps, want %lld",
+							             d, algs[a], ports, sw, q, m,
+							             (long long)pr.modelled_ps, want[a]);
+							if (!isnan(pr.formula_ns))
+								cr_assert_eq(pr.formula_ns * 1000.0,
+								             (double)want[a], "d %d %s q %d",
+								             d, algs[a], q);
+							else
+								cr_assert(!strcmp(algs[a], "ring") && p == 2 &&
+								          !ports);
+							cr_assert_eq(pr.contention, 0, "d %d %s q %d", d,
+							             algs[a], q);
+							seen++;
+						}
+						/* AUTO with shift_ring is never above any of them */
+						struct tc_prediction au;
+						cr_assert_eq(predict_r(t, &md, NULL, (size_t)m, q, 1, &au), 0);
+						cr_assert_leq(au.modelled_ps, bw);
+						cr_assert_leq(au.modelled_ps, ring);
+					}
+			}
+		tc_topo_destroy(t);
+	}
+	cr_assert_geq(seen, 3000);
+}
+
+/* shift_ring where the topology has no ring (mesh, star, tree, torus):
+ * every algorithm and AUTO refuse; hypercube_ct and torus refuse it on
+ * their own topologies. */
+Test(shift_ring, refused, .timeout = 60)
+{
+	static const char *const specs[] = {"mesh:3x4", "mesh:4x4", "torus:4x4", "star:6"};
+	struct tc_model md;
+	tc_model_default(&md);
+	struct tc_prediction pr;
+	for (size_t si = 0; si < sizeof specs / sizeof *specs; si++) {
+		struct tc_topo *t;
+		cr_assert_eq(tc_topo_parse(specs[si], &t), 0);
+		for (int a = -1; a < 0 || tc_alg_name(TC_COLL_SHIFT, a); a++) {
+			const char *alg = a < 0 ? NULL : tc_alg_name(TC_COLL_SHIFT, a);
+			cr_assert_eq(predict_r(t, &md, alg, 8, 3, 1, &pr), TC_ENOTSUP, "%s %s",
+			             specs[si], alg ? alg : "auto");
+		}
+		tc_topo_destroy(t);
+	}
+	struct tc_topo *t;
+	cr_assert_eq(tc_topo_parse("hypercube:4", &t), 0);
+	cr_assert_eq(predict_r(t, &md, "hypercube_ct", 8, 3, 1, &pr), TC_ENOTSUP);
+	cr_assert_eq(predict_r(t, &md, "hypercube_ct", 8, 3, 0, &pr), 0);
+	cr_assert_eq(predict_r(t, &md, "hypercube_gray", 8, 3, 0, &pr), TC_ENOTSUP);
+	cr_assert_eq(predict_r(t, &md, "hypercube_gray_bw", 8, 3, 0, &pr), TC_ENOTSUP);
+	cr_assert_eq(predict_r(t, &md, "ring", 8, 3, 0, &pr), TC_ENOTSUP);
+	tc_topo_destroy(t);
 }
 
 /* ---- errors ---------------------------------------------------------------------- */

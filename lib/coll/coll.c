@@ -78,6 +78,9 @@ int tc__alg_check(const struct tc__alg *a, const struct tc__gen *g)
 		return TC_ENOTSUP;
 	if ((a->req & TC__R_2D) && tc_topo_dims(g->t, NULL) != 2)
 		return TC_ENOTSUP;
+	if ((a->req & TC__R_CUBE_BY_RING) && tc_topo_kind(g->t) == TC_TOPO_HYPERCUBE &&
+	    !g->shift_ring)
+		return TC_ENOTSUP;
 	return TC_OK;
 }
 

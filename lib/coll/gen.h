@@ -156,6 +156,8 @@ enum {
 	TC__R_ALLPORT = 1u << 17, /* the all-port model */
 	TC__R_ONEPORT = 1u << 18, /* the one-port model */
 	TC__R_2D = 1u << 19,      /* two dimensions (a 2-D mesh or torus) */
+	TC__R_CUBE_BY_RING = 1u << 20, /* on a hypercube only with shift_ring
+	                                  (a shift along its Gray-code ring) */
 };
 
 struct tc__alg {

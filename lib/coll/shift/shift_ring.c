@@ -12,10 +12,14 @@
  * p = 2 on its single link) a step's send and receive share the port and
  * the formula does not apply (NAN).
  * Restrictions: ring and complete graph (ring order 0, 1, ..., p-1, through
- * tc__ring_node()); any p, any q.  Not on the hypercube: its Gray-code ring
- * puts rank r + 1 up to log p links away from rank r (rank 2^d - 1 and rank
- * 0 differ in every bit), so a shift of ranks is no shift along that ring
- * (TC_ENOTSUP; `hypercube_ct` and `direct` apply there).
+ * tc__ring_node()); any p, any q.  On the hypercube only with shift_ring
+ * (seeds 000/004's shift of Gray-ring positions: position i, node G(i),
+ * sends to position i + q, which is what walking tc__ring_node() does).
+ * Without it TC_ENOTSUP: the Gray-code ring puts rank r + 1 up to log p
+ * links away from rank r (rank 2^d - 1 and rank 0 differ in every bit), so
+ * a shift of ranks is no shift along that ring (`hypercube_ct` and `direct`
+ * apply there).  The registry's tokens (TC__R_RINGS) cannot say "hypercube
+ * with shift_ring only"; the generator refuses the rest.
  * Buffers: the first step reads IN, later steps read the buffer of the
  * previous one; receives alternate between TC__BUF_TMP and OUT so that the
  * last lands in OUT (shift_walk.h).  q' = 0 (or p = 1): a local copy.
@@ -30,8 +34,11 @@
 int tc__gen_shift_ring(const struct tc__gen *g, struct tc__sched *s)
 {
 	enum tc_topo_kind kind = tc_topo_kind(g->t);
-	if (kind != TC_TOPO_RING && kind != TC_TOPO_COMPLETE)
-		return TC_ENOTSUP; /* the same shift in either order (shift_ring) */
+	/* Ring and complete: the same shift in either order (shift_ring); the
+	 * hypercube's Gray ring: only the shift of positions. */
+	if (kind != TC_TOPO_RING && kind != TC_TOPO_COMPLETE &&
+	    !(kind == TC_TOPO_HYPERCUBE && g->shift_ring))
+		return TC_ENOTSUP;
 	const int p = g->p, q = g->q;
 	if (q == 0)
 		return tc__shift_local(g, s);
