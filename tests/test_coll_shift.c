@@ -429,6 +429,12 @@ Test(auto, never_above_an_algorithm, .timeout = 60)
 							const char *alg = tc_alg_name(TC_COLL_SHIFT, a);
 							if (predict(t, &md, alg, m, q, &pr))
 								continue;
+							/* direct is a fallback (TC__ALG_FALLBACK):
+							 * AUTO takes it only where nothing else
+							 * applies. */
+							if (!strcmp(alg, "direct") &&
+							    strcmp(au.algorithm, "direct"))
+								continue;
 							cr_assert_leq(au.modelled_ps, pr.modelled_ps,
 							              "%s %s m=%zu q %ld", specs[si], alg,
 							              m, q);

@@ -305,9 +305,19 @@ int tc__coll_select(const struct tc__gen *g, const char *name, int need_ordered,
 	}
 	const struct tc__alg *best = NULL;
 	tc_time_t best_t = 0, best_score = 0;
-	for (int i = 0; i < tc__nalgs; i++) {
+	/* Pass 0: the algorithms that compete; pass 1, only when none of them
+	 * applies: the fallbacks (TC__ALG_FALLBACK). */
+	for (int i = 0, pass = 0; pass < 2; i++) {
+		if (i == tc__nalgs) {
+			if (best)
+				break;
+			pass++;
+			i = -1;
+			continue;
+		}
 		const struct tc__alg *a = &tc__algs[i];
-		if (a->coll != g->coll || (need_ordered && !(a->flags & TC__ALG_ORDERED)))
+		if (a->coll != g->coll || (need_ordered && !(a->flags & TC__ALG_ORDERED)) ||
+		    !(a->flags & TC__ALG_FALLBACK) != !pass)
 			continue;
 		/* A candidate that does not apply is skipped; running out of
 		 * memory fails the call (skipping would let ranks differ). */

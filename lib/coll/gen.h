@@ -124,6 +124,14 @@ enum {
 	TC__ALG_SPLITS = 1u << 2,  /* splits the message (packets, blocks): the
 	                              unsplit-message lower bounds of seed 001 do
 	                              not apply */
+	TC__ALG_FALLBACK = 1u << 4, /* AUTO takes it only where no other
+	                               algorithm of the collective applies (its
+	                               modelled time is not trustworthy enough
+	                               to compete: `direct`'s routes share links
+	                               the simulator does not charge, and 63
+	                               receives per rank in one round run ~400x
+	                               slower than the model on 64 ranks over 2
+	                               CPUs) */
 	TC__ALG_READS_IN = 1u << 3, /* a reduction that reads its contribution
 	                               from TC__BUF_IN itself (the framework does
 	                               not copy it into OUT first); implied for
