@@ -368,6 +368,15 @@ double tc_cost_alltoall_hypercube(const struct tc_model *md, int p, double m);
  *     SF: T = (d p / 2)(t_s + t_w m)                 (every link a full hop)
  */
 double tc_cost_alltoall_ecube(const struct tc_model *md, int p, double m);
+/*
+ * direct (allgather, alltoall, reduce_scatter): one round in which every rank
+ * sends m bytes to each of the p - 1 others, on a complete graph under full
+ * duplex, each rank sending in the order r+1, r+2, ... so that every
+ * receive finds its port free: all-port msg(1, m); one-port the p - 1 sends
+ * back to back, (p - 2)(t_s + m t_w) + msg(1, m) (the seed's (p - 1)(t_s +
+ * t_w m), with one t_h).  p = 1 costs 0.  Without the combine time.
+ */
+double tc_cost_direct_round(const struct tc_model *md, int p, double m);
 
 /* ------------------------------------------------------------------------ */
 /* Circular q-shift (shift)                                                  */

@@ -677,6 +677,15 @@ double tc_cost_alltoall_ecube(const struct tc_model *md, int p, double m)
 	return links * unit;
 }
 
+double tc_cost_direct_round(const struct tc_model *md, int p, double m)
+{
+	if (p <= 1)
+		return 0;
+	if (md->ports == TC_PORTS_ALL)
+		return tc_cost_p2p(md, 1, m);
+	return (p - 2) * (md->ts_ns + m * md->tw_ns) + tc_cost_p2p(md, 1, m);
+}
+
 /* ---- shift ---------------------------------------------------------------- */
 
 double tc_cost_shift_ring(const struct tc_model *md, int p, long q, double m)

@@ -69,8 +69,5 @@ double tc__f_allgather_direct(const struct tc__gen *g)
 		return 0;
 	if (tc_topo_props(g->t)->diameter > 1 || md->duplex != TC_DUPLEX_FULL)
 		return NAN;
-	if (md->ports == TC_PORTS_ALL)
-		return tc_cost_p2p(md, 1, m);
-	/* p - 2 sends back to back, then the last one whole. */
-	return (p - 2) * (md->ts_ns + m * md->tw_ns) + tc_cost_p2p(md, 1, m);
+	return tc_cost_direct_round(md, p, m);
 }
