@@ -21,21 +21,6 @@
 
 #define NSPECS 16
 
-static struct tc_model model_of(double ts, double tw, double th, enum tc_ports ports,
-                                enum tc_duplex duplex, enum tc_switching sw)
-{
-	struct tc_model md;
-	tc_model_default(&md);
-	md.ts_ns = ts;
-	md.tw_ns = tw;
-	md.th_ns = th;
-	md.tc_ns = 0.0;
-	md.ports = ports;
-	md.duplex = duplex;
-	md.switching = sw;
-	return md;
-}
-
 static int predict(const struct tc_topo *t, const struct tc_model *md, const char *alg,
                    size_t bytes, struct tc_prediction *pr)
 {
@@ -203,7 +188,7 @@ Test(model, seed_formulas, .timeout = 120)
 					for (int mi = 0; mi < 4; mi++) {
 						long long ts = par[pi][0], tw = par[pi][1], th = par[pi][2];
 						long long m = ms[mi];
-						struct tc_model md = model_of((double)ts, (double)tw, (double)th,
+						struct tc_model md = ct_model((double)ts, (double)tw, (double)th,
 						                              pw ? TC_PORTS_ALL : TC_PORTS_ONE,
 						                              TC_DUPLEX_FULL, sw ? TC_SWITCH_CT
 						                                                 : TC_SWITCH_SF);
@@ -249,7 +234,7 @@ Test(model, seed_formulas, .timeout = 120)
 						}
 					}
 		/* The seed's own forms, t_h = 0. */
-		struct tc_model md = model_of(100, 2, 0, TC_PORTS_ONE, TC_DUPLEX_FULL, TC_SWITCH_CT);
+		struct tc_model md = ct_model(100, 2, 0, TC_PORTS_ONE, TC_DUPLEX_FULL, TC_SWITCH_CT);
 		struct tc_prediction pr;
 		const double m = 16, ts = 100, tw = 2;
 		if (tc_alg_applies(t, &md, TC_COLL_ALLTOALL, "ring") == 0) {
@@ -269,7 +254,7 @@ Test(model, seed_formulas, .timeout = 120)
 			cr_assert_eq(pr.modelled_ps, llround((ts + tw * m) * (p - 1) * 1000));
 		}
 		/* Half duplex: no closed form where a send and a receive share a port. */
-		md = model_of(100, 2, 0, TC_PORTS_ONE, TC_DUPLEX_HALF, TC_SWITCH_SF);
+		md = ct_model(100, 2, 0, TC_PORTS_ONE, TC_DUPLEX_HALF, TC_SWITCH_SF);
 		for (int a = 0; tc_alg_name(TC_COLL_ALLTOALL, a); a++) {
 			const char *alg = tc_alg_name(TC_COLL_ALLTOALL, a);
 			if (p > 1 && tc_alg_applies(t, &md, TC_COLL_ALLTOALL, alg) == 0) {
@@ -279,7 +264,7 @@ Test(model, seed_formulas, .timeout = 120)
 		}
 		/* All-port half duplex: exact where no line has 2 nodes (the two
 		 * directions of a step use different links). */
-		md = model_of(100, 2, 0, TC_PORTS_ALL, TC_DUPLEX_HALF, TC_SWITCH_SF);
+		md = ct_model(100, 2, 0, TC_PORTS_ALL, TC_DUPLEX_HALF, TC_SWITCH_SF);
 		for (int a = 0; tc_alg_name(TC_COLL_ALLTOALL, a); a++) {
 			const char *alg = tc_alg_name(TC_COLL_ALLTOALL, a);
 			if (tc_alg_applies(t, &md, TC_COLL_ALLTOALL, alg) == 0) {
@@ -310,7 +295,7 @@ Test(model, mesh_without_wrap, .timeout = 60)
 	cr_assert_eq(tc_topo_parse("mesh:4x4", &tm), 0);
 	cr_assert_eq(tc_topo_parse("torus:4x4", &tt), 0);
 	for (int sw = 0; sw < 2; sw++) {
-		struct tc_model md = model_of(100, 2, 10, TC_PORTS_ONE, TC_DUPLEX_FULL,
+		struct tc_model md = ct_model(100, 2, 10, TC_PORTS_ONE, TC_DUPLEX_FULL,
 		                              sw ? TC_SWITCH_CT : TC_SWITCH_SF);
 		struct tc_prediction a, b;
 		cr_assert_eq(predict(tm, &md, "mesh", 64, &a), 0);
@@ -334,7 +319,7 @@ Test(model, ecube_no_contention, .timeout = 120)
 		struct tc_topo *t;
 		cr_assert_eq(tc_topo_parse(spec, &t), 0);
 		for (int sw = 0; sw < 2; sw++) {
-			struct tc_model md = model_of(100, 2, 10, TC_PORTS_ONE, TC_DUPLEX_FULL,
+			struct tc_model md = ct_model(100, 2, 10, TC_PORTS_ONE, TC_DUPLEX_FULL,
 			                              sw ? TC_SWITCH_CT : TC_SWITCH_SF);
 			struct tc_prediction pr;
 			cr_assert_eq(predict(t, &md, "ecube", 64, &pr), 0);
@@ -359,7 +344,7 @@ Test(model, lower_bound, .timeout = 60)
 		struct tc_topo *t;
 		cr_assert_eq(tc_topo_parse(specs[si], &t), 0);
 		for (int sw = 0; sw < 2; sw++) {
-			struct tc_model md = model_of(100, 2, 10, TC_PORTS_ONE, TC_DUPLEX_FULL,
+			struct tc_model md = ct_model(100, 2, 10, TC_PORTS_ONE, TC_DUPLEX_FULL,
 			                              sw ? TC_SWITCH_CT : TC_SWITCH_SF);
 			for (int a = 0; tc_alg_name(TC_COLL_ALLTOALL, a); a++) {
 				const char *alg = tc_alg_name(TC_COLL_ALLTOALL, a);
@@ -399,7 +384,7 @@ Test(auto, never_above_an_algorithm, .timeout = 60)
 			cr_assert_eq(tc_topo_parse(specs[si], &t), 0);
 			for (int sw = 0; sw < 2; sw++)
 				for (size_t m = 1; m <= 4096; m *= 64) {
-					struct tc_model md = model_of(100, 2, 10, TC_PORTS_ONE,
+					struct tc_model md = ct_model(100, 2, 10, TC_PORTS_ONE,
 					                              TC_DUPLEX_FULL,
 					                              sw ? TC_SWITCH_CT : TC_SWITCH_SF);
 					struct tc_prediction au, pr;

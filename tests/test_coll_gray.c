@@ -26,21 +26,6 @@
 
 static const enum tc_coll colls[2] = {TC_COLL_GRAY2BINARY, TC_COLL_BINARY2GRAY};
 
-static struct tc_model model_of(double ts, double tw, double th, enum tc_ports ports,
-                                enum tc_duplex duplex, enum tc_switching sw)
-{
-	struct tc_model md;
-	tc_model_default(&md);
-	md.ts_ns = ts;
-	md.tw_ns = tw;
-	md.th_ns = th;
-	md.tc_ns = 0.0;
-	md.ports = ports;
-	md.duplex = duplex;
-	md.switching = sw;
-	return md;
-}
-
 static int predict(const struct tc_topo *t, const struct tc_model *md, enum tc_coll coll,
                    const char *alg, size_t bytes, size_t esize, struct tc_prediction *pr)
 {
@@ -134,7 +119,7 @@ Test(gray, results, .timeout = 300)
 Test(gray, results_allport, .timeout = 120)
 {
 	static const size_t counts[] = {0, 1, 2, 3, 7, 64};
-	struct tc_model md = model_of(100, 2, 10, TC_PORTS_ALL, TC_DUPLEX_FULL, TC_SWITCH_CT);
+	struct tc_model md = ct_model(100, 2, 10, TC_PORTS_ALL, TC_DUPLEX_FULL, TC_SWITCH_CT);
 	static const int ps[] = {1, 2, 4, 8, 16, 32};
 	for (size_t i = 0; i < sizeof ps / sizeof *ps; i++)
 		run_matrix(ps[i], &md, counts, ps[i] <= 16 ? 6 : 3, 1);
@@ -194,7 +179,7 @@ static void check_formulas(const struct tc_topo *t, int n, const long long par[3
 	const long long K = cnt * es;
 	const long long big = (cnt + 1) / 2 * es; /* part 0 */
 	const long long small = cnt / 2 * es;     /* part 1 */
-	struct tc_model md = model_of((double)ts, (double)tw, (double)th,
+	struct tc_model md = ct_model((double)ts, (double)tw, (double)th,
 	                              pw ? TC_PORTS_ALL : TC_PORTS_ONE, TC_DUPLEX_FULL,
 	                              sw ? TC_SWITCH_CT : TC_SWITCH_SF);
 	for (int c = 0; c < 2; c++)
@@ -248,7 +233,7 @@ Test(model, seed_formulas, .timeout = 120)
 							check_formulas(t, n, par[pi], sw, pw, counts[ci],
 							               esizes[ei]);
 		/* Half duplex: an exchange's two directions share the port. */
-		struct tc_model md = model_of(100, 2, 0, TC_PORTS_ONE, TC_DUPLEX_HALF, TC_SWITCH_SF);
+		struct tc_model md = ct_model(100, 2, 0, TC_PORTS_ONE, TC_DUPLEX_HALF, TC_SWITCH_SF);
 		struct tc_prediction pr;
 		cr_assert_eq(predict(t, &md, TC_COLL_GRAY2BINARY, "gb3", 64, 1, &pr), 0);
 		if (n > 1)
@@ -260,7 +245,7 @@ Test(model, seed_formulas, .timeout = 120)
 	 * the seed's formula is the hypercube's: NAN. */
 	struct tc_topo *t;
 	cr_assert_eq(tc_topo_parse("complete:8", &t), 0);
-	struct tc_model md = model_of(100, 2, 0, TC_PORTS_ONE, TC_DUPLEX_FULL, TC_SWITCH_SF);
+	struct tc_model md = ct_model(100, 2, 0, TC_PORTS_ONE, TC_DUPLEX_FULL, TC_SWITCH_SF);
 	struct tc_prediction pr;
 	cr_assert_eq(predict(t, &md, TC_COLL_GRAY2BINARY, "gb3", 64, 1, &pr), 0);
 	cr_assert(isnan(pr.formula_ns));
@@ -283,7 +268,7 @@ Test(model, lower_bound, .timeout = 60)
 		for (int pi = 0; pi < 2; pi++)
 			for (size_t ki = 0; ki < sizeof Ks / sizeof *Ks; ki++) {
 				long long ts = par[pi][0], tw = par[pi][1], K = Ks[ki];
-				struct tc_model md = model_of((double)ts, (double)tw, 0, TC_PORTS_ONE,
+				struct tc_model md = ct_model((double)ts, (double)tw, 0, TC_PORTS_ONE,
 				                              TC_DUPLEX_FULL, TC_SWITCH_SF);
 				double a = (double)(n - 1) * (double)ts;
 				double b = (double)(n - 1) * (double)K / 2.0 * (double)tw;
@@ -312,7 +297,7 @@ Test(model, lower_bound, .timeout = 60)
 Test(model, nearest_neighbour, .timeout = 60)
 {
 	static const char *const algs[] = {"gb1", "gb2", "gb3"};
-	struct tc_model md = model_of(100, 2, 10, TC_PORTS_ONE, TC_DUPLEX_FULL, TC_SWITCH_CT);
+	struct tc_model md = ct_model(100, 2, 10, TC_PORTS_ONE, TC_DUPLEX_FULL, TC_SWITCH_CT);
 	for (int n = 1; n <= 8; n++) {
 		char spec[32];
 		snprintf(spec, sizeof spec, "hypercube:%d", n);
@@ -357,7 +342,7 @@ Test(model, direct_edge_disjoint, .timeout = 120)
 		struct tc_topo *t;
 		cr_assert_eq(tc_topo_parse(spec, &t), 0);
 		for (int pw = 0; pw < 2; pw++) {
-			struct tc_model md = model_of(100, 2, 10, pw ? TC_PORTS_ALL : TC_PORTS_ONE,
+			struct tc_model md = ct_model(100, 2, 10, pw ? TC_PORTS_ALL : TC_PORTS_ONE,
 			                              TC_DUPLEX_FULL, TC_SWITCH_CT);
 			for (int c = 0; c < 2; c++) {
 				struct tc_prediction pr;
@@ -432,7 +417,7 @@ Test(model, direct3_cost, .timeout = 60)
 		for (int pi = 0; pi < 3; pi++)
 			for (size_t ki = 0; ki < sizeof counts / sizeof *counts; ki++) {
 				long long ts = par[pi][0], tw = par[pi][1], th = par[pi][2], K = counts[ki];
-				struct tc_model md = model_of((double)ts, (double)tw, (double)th,
+				struct tc_model md = ct_model((double)ts, (double)tw, (double)th,
 				                              TC_PORTS_ALL, TC_DUPLEX_FULL, TC_SWITCH_CT);
 				struct tc_prediction pr;
 				cr_assert_eq(predict(t, &md, TC_COLL_GRAY2BINARY, "direct3", (size_t)K, 1,
@@ -470,7 +455,7 @@ Test(model, gb3_steps, .timeout = 60)
 {
 	struct tc_topo *t;
 	cr_assert_eq(tc_topo_parse("hypercube:3", &t), 0);
-	struct tc_model md = model_of(100, 2, 0, TC_PORTS_ONE, TC_DUPLEX_FULL, TC_SWITCH_SF);
+	struct tc_model md = ct_model(100, 2, 0, TC_PORTS_ONE, TC_DUPLEX_FULL, TC_SWITCH_SF);
 	static const int dims[3] = {1, 0, 1};
 	for (int c = 0; c < 2; c++) {
 		struct tc_call call = {.coll = colls[c], .alg = "gb3", .bytes = 64, .esize = 1};
@@ -513,7 +498,7 @@ Test(auto, never_above_an_algorithm, .timeout = 60)
 			for (int mi = 0; mi < 4; mi++)
 				for (size_t m = 1; m <= 4096; m *= 64)
 					for (int c = 0; c < 2; c++) {
-						struct tc_model md = model_of(
+						struct tc_model md = ct_model(
 						        100, 2, 10, mi & 1 ? TC_PORTS_ALL : TC_PORTS_ONE,
 						        TC_DUPLEX_FULL, mi & 2 ? TC_SWITCH_CT : TC_SWITCH_SF);
 						struct tc_prediction au, pr;
@@ -615,7 +600,7 @@ Test(errors, arguments, .timeout = 60)
 		cr_assert_eq(tc_topo_parse(np2[i], &t), 0);
 		const int pow2 = i == 2;
 		for (int pw = 0; pw < 2; pw++) {
-			struct tc_model md = model_of(100, 2, 10, pw ? TC_PORTS_ALL : TC_PORTS_ONE,
+			struct tc_model md = ct_model(100, 2, 10, pw ? TC_PORTS_ALL : TC_PORTS_ONE,
 			                              TC_DUPLEX_FULL, TC_SWITCH_CT);
 			struct tc_prediction pr;
 			for (int c = 0; c < 2; c++) {

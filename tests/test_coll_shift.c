@@ -24,21 +24,6 @@
 
 #define NSPECS 16
 
-static struct tc_model model_of(double ts, double tw, double th, enum tc_ports ports,
-                                enum tc_duplex duplex, enum tc_switching sw)
-{
-	struct tc_model md;
-	tc_model_default(&md);
-	md.ts_ns = ts;
-	md.tw_ns = tw;
-	md.th_ns = th;
-	md.tc_ns = 0.0;
-	md.ports = ports;
-	md.duplex = duplex;
-	md.switching = sw;
-	return md;
-}
-
 static int predict(const struct tc_topo *t, const struct tc_model *md, const char *alg,
                    size_t bytes, long q, struct tc_prediction *pr)
 {
@@ -282,7 +267,7 @@ Test(model, closed_forms, .timeout = 120)
 		for (int ports = 0; ports < 2; ports++)
 			for (int sw = 0; sw < 2; sw++) {
 				const long long ts = 150, tw = 3, th = 20;
-				struct tc_model md = model_of((double)ts, (double)tw, (double)th,
+				struct tc_model md = ct_model((double)ts, (double)tw, (double)th,
 				                              ports ? TC_PORTS_ALL : TC_PORTS_ONE,
 				                              TC_DUPLEX_FULL,
 				                              sw ? TC_SWITCH_CT : TC_SWITCH_SF);
@@ -339,8 +324,8 @@ Test(model, half_duplex, .timeout = 60)
 {
 	struct tc_topo *t;
 	cr_assert_eq(tc_topo_parse("ring:7", &t), 0);
-	struct tc_model one = model_of(100, 2, 10, TC_PORTS_ONE, TC_DUPLEX_HALF, TC_SWITCH_SF);
-	struct tc_model all = model_of(100, 2, 10, TC_PORTS_ALL, TC_DUPLEX_HALF, TC_SWITCH_SF);
+	struct tc_model one = ct_model(100, 2, 10, TC_PORTS_ONE, TC_DUPLEX_HALF, TC_SWITCH_SF);
+	struct tc_model all = ct_model(100, 2, 10, TC_PORTS_ALL, TC_DUPLEX_HALF, TC_SWITCH_SF);
 	struct tc_prediction pr;
 	cr_assert_eq(predict(t, &one, "ring", 64, 2, &pr), 0);
 	cr_assert(isnan(pr.formula_ns));
@@ -362,7 +347,7 @@ Test(model, gamma_claim, .timeout = 120)
 		cr_assert_eq(tc_topo_parse(spec, &t), 0);
 		const int p = 1 << d;
 		for (int ports = 0; ports < 2; ports++) {
-			struct tc_model md = model_of(100, 2, 10, ports ? TC_PORTS_ALL : TC_PORTS_ONE,
+			struct tc_model md = ct_model(100, 2, 10, ports ? TC_PORTS_ALL : TC_PORTS_ONE,
 			                              TC_DUPLEX_FULL, TC_SWITCH_CT);
 			for (int q = 0; q < p; q++) {
 				struct tc_prediction pr;
@@ -386,7 +371,7 @@ Test(model, long_q, .timeout = 60)
 		struct tc_topo *t;
 		cr_assert_eq(tc_topo_parse(specs[si], &t), 0);
 		const long p = tc_topo_nodes(t);
-		struct tc_model md = model_of(100, 2, 10, TC_PORTS_ONE, TC_DUPLEX_FULL,
+		struct tc_model md = ct_model(100, 2, 10, TC_PORTS_ONE, TC_DUPLEX_FULL,
 		                              TC_SWITCH_SF);
 		const long qs[] = {LONG_MAX, LONG_MIN, LONG_MIN + 1};
 		for (int a = -1; a < 0 || tc_alg_name(TC_COLL_SHIFT, a); a++) {
@@ -420,7 +405,7 @@ Test(auto, never_above_an_algorithm, .timeout = 60)
 			for (int sw = 0; sw < 2; sw++)
 				for (size_t m = 1; m <= 4096; m *= 64)
 					for (long q = -1; q <= ps[pi] / 2 + 1; q += 2) {
-						struct tc_model md = model_of(
+						struct tc_model md = ct_model(
 						        100, 2, 10, TC_PORTS_ONE, TC_DUPLEX_FULL,
 						        sw ? TC_SWITCH_CT : TC_SWITCH_SF);
 						struct tc_prediction au, pr;
@@ -567,7 +552,7 @@ Test(shift_ring, cost, .timeout = 120)
 				             i ? 2 : 1, "d %d i %d j %d", d, i, j);
 		for (int ports = 0; ports < 2; ports++)
 			for (int sw = 0; sw < 2; sw++) {
-				struct tc_model md = model_of((double)ts, (double)tw, (double)th,
+				struct tc_model md = ct_model((double)ts, (double)tw, (double)th,
 				                              ports ? TC_PORTS_ALL : TC_PORTS_ONE,
 				                              TC_DUPLEX_FULL,
 				                              sw ? TC_SWITCH_CT : TC_SWITCH_SF);

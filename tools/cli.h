@@ -152,7 +152,8 @@ uint64_t cli_recv_bytes(enum tc_coll c, int p, int root, int r, uint64_t m);
  * where only the root and members[0 .. n) do. */
 int cli_takes_part(enum tc_coll c, int root, const int *members, int n, int r);
 /* Parses --members: a comma list of ranks and ranges (3,5-9), each in
- * [0, p); no duplicates.  *out is malloc'ed.  0 or CLI_USAGE (printed). */
+ * [0, p); no duplicates; s NULL (no --members): every rank.  *out is
+ * malloc'ed.  0, CLI_USAGE or CLI_FAIL (printed). */
 int cli_parse_members(const char *s, int p, int **out, int *n);
 /* The rank whose block rank r receives in a permutation collective (shift
  * by q, gray2binary, binary2gray); r itself for the others.  gray_ring: the

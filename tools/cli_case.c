@@ -177,20 +177,12 @@ int cli_case_parse(const char *cmd, int argc, char **argv, unsigned flags, struc
 		return cli_usage("root %ld out of range for %s (0..%d)", rt, topo, n - 1);
 	}
 	cs->root = (int)rt;
-	if (mstr && cli_parse_members(mstr, tc_topo_nodes(cs->t), &cs->members, &cs->nmembers)) {
-		cli_case_free(cs);
-		return CLI_USAGE;
-	}
-	if ((cf & TC_CF_MEMBERS) && !mstr) { /* a multicast to every rank */
-		int n = tc_topo_nodes(cs->t);
-		cs->members = malloc((size_t)n * sizeof *cs->members);
-		if (!cs->members) {
+	if (cf & TC_CF_MEMBERS) { /* without --members: a multicast to every rank */
+		int st = cli_parse_members(mstr, tc_topo_nodes(cs->t), &cs->members, &cs->nmembers);
+		if (st) {
 			cli_case_free(cs);
-			return cli_fail("out of memory");
+			return st;
 		}
-		for (int r = 0; r < n; r++)
-			cs->members[r] = r;
-		cs->nmembers = n;
 	}
 	return 0;
 }

@@ -630,20 +630,9 @@ int cmd_sweep(int argc, char **argv)
 		int p = tc_topo_nodes(topos[k]);
 		/* The multicast's set on this topology: --members, or every rank. */
 		free(members);
-		members = NULL;
-		if (o.members) {
-			if (cli_parse_members(o.members, p, &members, &nmembers)) {
-				status = CLI_USAGE;
-				break;
-			}
-		} else if ((members = malloc((size_t)p * sizeof *members)) != NULL) {
-			for (int r = 0; r < p; r++)
-				members[r] = r;
-			nmembers = p;
-		} else {
-			status = cli_fail("out of memory");
+		status = cli_parse_members(o.members, p, &members, &nmembers);
+		if (status)
 			break;
-		}
 		for (int c = 0; c < ncoll && status == CLI_OK; c++) {
 			int na = all ? 0 : nalg;
 			if (all)

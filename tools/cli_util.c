@@ -442,7 +442,9 @@ int cli_parse_members(const char *s, int p, int **out, int *n)
 		free(m);
 		return cli_fail("out of memory");
 	}
-	while (*c) {
+	for (int r = 0; !s && r < p; r++) /* no list: every rank */
+		m[k++] = r;
+	while (c && *c) {
 		char *end;
 		errno = 0;
 		long lo = strtol(c, &end, 10), hi = lo;

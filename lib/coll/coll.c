@@ -107,6 +107,20 @@ static int tc__int_cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* Whether rank r is in a canonical (ascending) member set. */
+static bool tc__in_set(int r, const int *members, int n)
+{
+	return n > 0 && bsearch(&r, members, (size_t)n, sizeof *members, tc__int_cmp);
+}
+
+/* One step of FNV-1a over 64-bit values: the call's tag and the multicast's
+ * agreement hash. */
+#define TC__FNV_BASIS 1469598103934665603ull
+static uint64_t tc__fnv(uint64_t h, uint64_t v)
+{
+	return (h ^ v) * 1099511628211ull;
+}
+
 int tc__members_canon(int p, int root, const int *members, int n, int *out, int *nout)
 {
 	if (n < 0 || (n > 0 && !members))
@@ -126,6 +140,15 @@ int tc__members_canon(int p, int root, const int *members, int n, int *out, int 
 	}
 	*nout = k;
 	return TC_OK;
+}
+
+double tc__direct_round_ns(const struct tc__gen *g)
+{
+	if (g->p == 1)
+		return 0;
+	if (tc_topo_props(g->t)->diameter > 1 || g->md->duplex != TC_DUPLEX_FULL)
+		return NAN;
+	return tc_cost_direct_round(g->md, g->p, (double)g->bytes);
 }
 
 void tc__block(uint64_t bytes, uint64_t esize, int nblk, int k, uint64_t *off, uint64_t *len)
@@ -517,14 +540,14 @@ static void tc__combine(void *out, const void *left, const void *right, size_t b
  * message so that mismatched calls are caught. */
 static int tc__tag(const struct tc__gen *g, const struct tc__alg *a, int op)
 {
-	uint64_t h = 1469598103934665603ull;
+	uint64_t h = TC__FNV_BASIS;
 	uint64_t v[] = {(uint64_t)g->coll, (uint64_t)(a - tc__algs), g->bytes, (uint64_t)g->root,
 	                (uint64_t)op, g->esize, (uint64_t)g->q, (uint64_t)g->nmembers,
 	                (uint64_t)g->shift_ring};
 	for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
-		h = (h ^ v[i]) * 1099511628211ull;
+		h = tc__fnv(h, v[i]);
 	for (int i = 0; i < g->nmembers; i++)
-		h = (h ^ (uint64_t)g->members[i]) * 1099511628211ull;
+		h = tc__fnv(h, (uint64_t)g->members[i]);
 	return (int)(0x8000u | (unsigned)(h & 0x7fffu) | 1u);
 }
 
@@ -588,9 +611,8 @@ static int tc__coll_x(struct tc_proc *proc, enum tc_coll coll, const void *sbuf,
 	}
 	/* What this rank reads and writes. */
 	const bool is_root = me == root;
-	const bool member = is_root || ((f & TC_CF_MEMBERS) && x->nmembers &&
-	                                bsearch(&me, x->members, (size_t)x->nmembers,
-	                                        sizeof *x->members, tc__int_cmp));
+	const bool member =
+	        is_root || ((f & TC_CF_MEMBERS) && tc__in_set(me, x->members, x->nmembers));
 	const bool sends = !(f & TC_CF_NO_SEND) && (!(f & TC_CF_SEND_ROOT) || is_root);
 	const bool recvs = !(f & TC_CF_NO_DATA) && (!(f & TC_CF_RECV_ROOT) || is_root) &&
 	                   !((f & TC_CF_RECV_NOT0) && me == 0) &&
@@ -825,16 +847,14 @@ int tc_multicast(struct tc_proc *proc, void *buf, size_t count, enum tc_dtype dt
 		bad = TC_EINVAL;
 	if (!bad && count > TC_MAX_MESSAGE / es)
 		bad = TC_EOVERFLOW;
-	if (!bad && count && !buf &&
-	    (me == root || (n && bsearch(&me, canon, (size_t)n, sizeof *canon, tc__int_cmp))))
+	if (!bad && count && !buf && (me == root || tc__in_set(me, canon, n)))
 		bad = TC_ENULLBUF;
 	if (!bad && opts && opts->packets < 0)
 		bad = TC_EINVAL;
-	uint64_t h = 1469598103934665603ull;
-	h = (h ^ (uint64_t)(uint32_t)root) * 1099511628211ull;
+	uint64_t h = tc__fnv(TC__FNV_BASIS, (uint64_t)(uint32_t)root);
 	for (int i = 0; i < n; i++)
-		h = (h ^ (uint64_t)(uint32_t)canon[i]) * 1099511628211ull;
-	h = (h ^ (uint64_t)(uint32_t)n) * 1099511628211ull;
+		h = tc__fnv(h, (uint64_t)canon[i]);
+	h = tc__fnv(h, (uint64_t)n);
 	if (bad)
 		h = 0; /* and ~h is 0 too below: no agreement with any good list */
 	uint64_t v[2] = {h, bad ? 0 : ~h};

@@ -100,6 +100,29 @@ static inline int tc__shift_dest(const struct tc__gen *g, int r)
 	return pos < 0 ? -1 : tc__ring_node(g->t, pos + g->q);
 }
 
+/* Where rank r's block goes in a permutation collective: tc__shift_dest()
+ * for the shift, G^-1(r) for gray2binary and G(r) for binary2gray (G =
+ * tc_gray()); -1 where it has no destination on this team (a shift along a
+ * ring the topology lacks; a Gray code outside [0, p) when p is not a power
+ * of two).  r itself for the other collectives. */
+static inline int tc__perm_dest(const struct tc__gen *g, int r)
+{
+	uint32_t d;
+	switch (g->coll) {
+	case TC_COLL_SHIFT: return tc__shift_dest(g, r);
+	case TC_COLL_GRAY2BINARY: d = tc_gray_inverse((uint32_t)r); break;
+	case TC_COLL_BINARY2GRAY: d = tc_gray((uint32_t)r); break;
+	default: return r;
+	}
+	return d < (uint32_t)g->p ? (int)d : -1;
+}
+
+/* The closed form of a `direct` round (allgather, alltoall, reduce_scatter:
+ * every rank sends m bytes to each other one in one round), where it holds:
+ * tc_cost_direct_round() on a topology of diameter 1 under full duplex, 0 at
+ * p = 1, NAN elsewhere (the routes share links there). */
+double tc__direct_round_ns(const struct tc__gen *g);
+
 /* The canonical member set of a multicast (tc__gen.members): members[0 ..
  * n) sorted into out (n entries of room), duplicates refused, the root
  * dropped; *nout gets the count.  0, TC_EINVAL (n < 0, members NULL with
@@ -200,6 +223,10 @@ int tc__emit_from(struct tc__sched *s, int src, int dst, int sbuf, uint64_t soff
  * round 0 every rank i > 0 sends g->bytes to 0 (gather_op: combine or
  * copy), round 1 rank 0 sends them back to every rank. */
 int tc__gen_linear_gather_release(const struct tc__gen *g, struct tc__sched *s, int gather_op);
+/* One routed transfer per rank, IN to OUT of tc__perm_dest(), in one round
+ * (shift_direct.c; also gray_direct.c's and hypercube_ct's schedule):
+ * TC_ENOTSUP where a rank has no destination. */
+int tc__gen_perm_direct(const struct tc__gen *g, struct tc__sched *s);
 /* Whether every rank of [1, p) is a neighbour of rank 0 both ways. */
 int tc__neighbours_of_0(const struct tc_topo *t, int p);
 /* Splits count elements into nblk blocks as evenly as possible; block k is

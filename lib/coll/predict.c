@@ -167,17 +167,6 @@ int tc_predict(const struct tc_topo *t, const struct tc_model *md, enum tc_coll 
 	return tc_predict_call(t, md, &c, out);
 }
 
-/* Where rank r's block ends in a permutation collective. */
-static int tc__perm_dest(const struct tc__gen *g, int r)
-{
-	switch (g->coll) {
-	case TC_COLL_SHIFT: return tc__shift_dest(g, r);
-	case TC_COLL_GRAY2BINARY: return (int)tc_gray_inverse((uint32_t)r);
-	case TC_COLL_BINARY2GRAY: return (int)tc_gray((uint32_t)r);
-	default: return r;
-	}
-}
-
 /*
  * The bounds of the permutations and of the multicast (collectives.def's
  * PERM and MC).  A permutation's block must cross the links of its route:
@@ -236,7 +225,7 @@ static void tc__special_bound(const struct tc__gen *g, const struct tc__alg *a,
 	long D = 0;
 	for (int r = 0; r < g->p; r++) {
 		int d = tc__perm_dest(g, r);
-		if (d >= 0 && d < g->p) {
+		if (d >= 0) {
 			int h = tc_topo_distance(g->t, r, d);
 			D = h > D ? h : D;
 		}

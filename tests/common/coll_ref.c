@@ -470,6 +470,21 @@ out:
 	return ret;
 }
 
+struct tc_model ct_model(double ts, double tw, double th, enum tc_ports ports,
+                         enum tc_duplex duplex, enum tc_switching sw)
+{
+	struct tc_model md;
+	tc_model_default(&md);
+	md.ts_ns = ts;
+	md.tw_ns = tw;
+	md.th_ns = th;
+	md.tc_ns = 0.0;
+	md.ports = ports;
+	md.duplex = duplex;
+	md.switching = sw;
+	return md;
+}
+
 struct tc_team *ct_team(const char *spec, const struct tc_model *md, char *msg, size_t len)
 {
 	struct tc_team_config cfg;

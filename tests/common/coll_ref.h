@@ -68,6 +68,10 @@ int ct_call(struct tc_proc *proc, const struct ct_case *c, const void *sbuf, voi
  */
 int ct_run(struct tc_team *team, const struct ct_case *c, char *msg, size_t len);
 
+/* The default model with these parameters (t_c 0). */
+struct tc_model ct_model(double ts, double tw, double th, enum tc_ports ports,
+                         enum tc_duplex duplex, enum tc_switching sw);
+
 /* A team on topology spec (model md or the default; timeout 60 s), or NULL
  * with msg filled. */
 struct tc_team *ct_team(const char *spec, const struct tc_model *md, char *msg, size_t len);

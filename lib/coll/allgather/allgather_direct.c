@@ -62,12 +62,5 @@ int tc__gen_allgather_direct(const struct tc__gen *g, struct tc__sched *s)
 
 double tc__f_allgather_direct(const struct tc__gen *g)
 {
-	const struct tc_model *md = g->md;
-	const int p = g->p;
-	const double m = (double)g->bytes;
-	if (p == 1)
-		return 0;
-	if (tc_topo_props(g->t)->diameter > 1 || md->duplex != TC_DUPLEX_FULL)
-		return NAN;
-	return tc_cost_direct_round(md, p, m);
+	return tc__direct_round_ns(g);
 }

@@ -26,26 +26,11 @@
  */
 #include "coll/gen.h"
 
-static int gray_dest(const struct tc__gen *g, int r)
-{
-	return g->coll == TC_COLL_BINARY2GRAY ? (int)tc_gray((uint32_t)r)
-	                                      : (int)tc_gray_inverse((uint32_t)r);
-}
-
 int tc__gen_gray_direct(const struct tc__gen *g, struct tc__sched *s)
 {
 	if (tc__log2_exact(g->p) < 0)
 		return TC_ENOTSUP;
-	int err = tc__sched_round(s);
-	for (int r = 0; r < g->p && !err; r++)
-		err = tc__sched_initial(s, r, r, 1);
-	for (int r = 0; r < g->p && !err; r++) {
-		struct tc__xfer x = {.src = r, .dst = gray_dest(g, r), .sbuf = TC__BUF_IN,
-		                     .rbuf = TC__BUF_OUT, .op = TC__XOP_COPY, .info_lo = r,
-		                     .info_n = 1, .bytes = g->bytes};
-		err = tc__sched_add(s, &x);
-	}
-	return err;
+	return tc__gen_perm_direct(g, s);
 }
 
 double tc__f_gray_direct(const struct tc__gen *g)

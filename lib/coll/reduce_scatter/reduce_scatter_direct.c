@@ -104,12 +104,6 @@ int tc__gen_reduce_scatter_direct(const struct tc__gen *g, struct tc__sched *s)
 
 double tc__f_reduce_scatter_direct(const struct tc__gen *g)
 {
-	const struct tc_model *md = g->md;
-	const int p = g->p;
-	const double m = (double)g->bytes;
-	if (p == 1)
-		return 0;
-	if (tc_topo_props(g->t)->diameter > 1 || md->duplex != TC_DUPLEX_FULL)
-		return NAN;
-	return tc_cost_direct_round(md, p, m) + m * (p - 1) * md->tc_ns;
+	/* + the p - 1 combines (NAN stays NAN). */
+	return tc__direct_round_ns(g) + (double)g->bytes * (g->p - 1) * g->md->tc_ns;
 }

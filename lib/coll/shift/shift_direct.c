@@ -8,6 +8,8 @@
  * topology's deterministic shortest paths (lib/topo/topo_route.c), all in
  * one round.  On the hypercube this is hypercube_ct's schedule; elsewhere
  * it is the fallback that applies everywhere (star, tree, chain, mesh).
+ * The generator, tc__gen_perm_direct(), takes its destinations from
+ * tc__perm_dest() and also builds gray_direct.c's schedule.
  *
  * Cost: the slowest route, with the links it shares with other routes
  * (contention, lib/sched/sim.c): at least msg(D, m) with D the longest
@@ -21,14 +23,14 @@
  */
 #include "coll/gen.h"
 
-int tc__gen_shift_direct(const struct tc__gen *g, struct tc__sched *s)
+int tc__gen_perm_direct(const struct tc__gen *g, struct tc__sched *s)
 {
 	const int p = g->p;
 	int err = tc__sched_round(s);
 	for (int r = 0; r < p && !err; r++)
 		err = tc__sched_initial(s, r, r, 1);
 	for (int r = 0; r < p && !err; r++) {
-		int d = tc__shift_dest(g, r);
+		int d = tc__perm_dest(g, r);
 		if (d < 0)
 			return TC_ENOTSUP;
 		struct tc__xfer x = {.src = r, .dst = d, .sbuf = TC__BUF_IN, .rbuf = TC__BUF_OUT,
