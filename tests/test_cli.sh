@@ -331,7 +331,7 @@ json_case "predict allgather auto --json resolves to the cheapest on hypercube:3
 	"d['algorithm'] == 'hypercube' and d['lower_bound_ns'] is not None" \
 	predict --topo hypercube:3 --coll allgather --bytes 1K --json
 json_case "predict allgather --alg all --json: an array" \
-	"isinstance(d, list) and [x['algorithm'] for x in d] == ['ring', 'chain']" \
+	"isinstance(d, list) and [x['algorithm'] for x in d] == ['ring', 'chain', 'linear']" \
 	predict --topo ring:8 --coll allgather --alg all --bytes 64 --json
 run_cli run --coll allgather --alg ring --topo ring:8 --bytes 1K --mode emulated
 check "run --coll allgather --alg ring --topo ring:8 --bytes 1K --mode emulated verifies" \
@@ -353,7 +353,7 @@ run_cli sweep --topo ring:8,hypercube:3 --coll allgather,allreduce --bytes 64,1K
 check "sweep --coll allgather,allreduce --csv: allgather rows predicted and run verified" \
 	"$([ "$rc" -eq 0 ] && [ "$(grep -c '^[a-z0-9:]*,8,allgather,ring,native,[0-9]*,[0-9.]*,[0-9.]*,.*,true$' "$out")" -eq 4 ] && [ "$(grep -c ',allgather,ring,predict,' "$out")" -eq 4 ]; echo $?)" "$(head -5 "$out")"
 json_case "sweep --coll allgather --json: lower bounds present" \
-	"len(d) == 4 and all(x['coll'] == 'allgather' and x['lower_bound_ns'] for x in d)" \
+	"len(d) == 6 and all(x['coll'] == 'allgather' and x['lower_bound_ns'] for x in d)" \
 	sweep --topo ring:8 --coll allgather --bytes 8,1K --quiet --json
 
 # ---- Collectives III: shift, gray2binary, binary2gray, multicast ---------------

@@ -46,6 +46,8 @@ static int expect_applies(const char *alg, const struct tc_topo *t)
 		return k == TC_TOPO_MESH || k == TC_TOPO_TORUS;
 	if (!strcmp(alg, "hypercube"))
 		return pow2 && (k == TC_TOPO_HYPERCUBE || k == TC_TOPO_COMPLETE);
+	if (!strcmp(alg, "linear")) /* gather to rank 0 and release: any topology */
+		return COLL == TC_COLL_ALLGATHER;
 	if (!strcmp(alg, "direct")) /* where the seeds' algorithms do not reach */
 		return COLL == TC_COLL_REDUCE_SCATTER || k == TC_TOPO_COMPLETE || k == TC_TOPO_STAR ||
 		       k == TC_TOPO_TREE;
@@ -292,6 +294,18 @@ static double seed_ns1(const char *alg, const struct tc_topo *t, const struct tc
 			return md->ts_ns + m * md->tw_ns + th + comb;
 		return (p - 1) * (md->ts_ns + m * md->tw_ns) + th + comb;
 	}
+	if (!strcmp(alg, "linear")) {
+		/* Gather to rank 0, then rank 0 sends the p m bytes to every
+		 * rank: one port, every rank a neighbour of 0 (complete, star,
+		 * p <= 2).  0's receives end msg(m) + (p - 2) L(m) in, its sends
+		 * leave L(p m) apart and the last takes msg(p m). */
+		int hub = k == TC_TOPO_COMPLETE || k == TC_TOPO_STAR || p <= 2;
+		if (all || !hub)
+			return NAN;
+		double L1 = md->ts_ns + m * md->tw_ns, Lp = md->ts_ns + p * m * md->tw_ns;
+		double th = st - md->ts_ns;
+		return (L1 + th) + (p - 2) * L1 + (Lp + th) + (p - 2) * Lp;
+	}
 	if (!strcmp(alg, "hypercube")) {
 		int d = 0;
 		while ((1 << d) < p)
@@ -338,10 +352,15 @@ static void cost_check(const char *alg, const char *spec, int mi, size_t m, int 
 	 * one send and one receive per rank and round under one port (but
 	 * direct's one round sends p - 1 and receives p - 1: the port
 	 * serialises them). */
-	cr_assert_eq(pr.nodup_violations + pr.noho_violations, 0, "%s %s: NODUP/NOHO", alg, spec);
-	int direct = !strcmp(alg, "direct");
+	int direct = !strcmp(alg, "direct"), linear = !strcmp(alg, "linear");
+	/* (linear's release carries every rank's own block back to it: NOHO
+	 * once per rank but 0, documented in allgather_linear.c.) */
+	cr_assert_eq(pr.nodup_violations, 0, "%s %s: NODUP", alg, spec);
+	cr_assert_eq(pr.noho_violations, linear ? p - 1 : 0, "%s %s: NOHO", alg, spec);
+	/* (linear: rank 0 receives p - 1 in round 0 and sends p - 1 in round 1.) */
+	long serial = direct && p > 1 ? 2L * p * (p - 2) : linear && p > 1 ? 2L * (p - 2) : 0;
 	if (md.ports == TC_PORTS_ONE && strcmp(alg, "chain") && strcmp(alg, "mesh"))
-		cr_assert_eq(pr.oneport_violations, direct && p > 1 ? 2L * p * (p - 2) : 0,
+		cr_assert_eq(pr.oneport_violations, serial,
 		             "%s %s: one-port", alg, spec);
 	/* The term t_w m (p - 1) is always there (seed 000) under one port; with
 	 * all ports direct receives over several links at once. */
@@ -395,12 +414,15 @@ Test(SUITE, cost_seed_formulas, .timeout = 120)
 				cost_check("ring", spec, mi, m, 0);
 				cost_check("hypercube", spec, mi, m, 0);
 				cost_check("direct", spec, mi, m, full);
+				cost_check("linear", spec, mi, m, !all);
 				/* direct elsewhere: routed, no closed form but at p <= 2. */
 				static const char *const fmt[] = {"ring:%d", "chain:%d", "star:%d",
 				                                  "tree:2:%d", "tree:3:%d"};
 				for (int f = 0; f < 5; f++) {
 					snprintf(spec, sizeof spec, fmt[f], p);
 					cost_check("direct", spec, mi, m, full && (p <= 2 || (f == 0 && p == 3)));
+					/* linear: rank 0 the hub of a star (or p <= 2). */
+					cost_check("linear", spec, mi, m, !all && (f == 2 || p <= 2));
 				}
 			}
 			/* hypercube: powers of two. */
@@ -451,9 +473,10 @@ Test(SUITE, cost_auto, .timeout = 120)
 				call.alg = tc_alg_name(COLL, i);
 				if (tc_alg_applies(t, &md, COLL, call.alg))
 					continue;
-				/* direct is a fallback (TC__ALG_FALLBACK): AUTO takes it
-				 * only where no other algorithm applies. */
-				if (!strcmp(call.alg, "direct") && strcmp(au.algorithm, "direct"))
+				/* direct and linear are fallbacks (TC__ALG_FALLBACK):
+				 * AUTO weighs them only where no other algorithm applies. */
+				if ((!strcmp(call.alg, "direct") || !strcmp(call.alg, "linear")) &&
+				    strcmp(au.algorithm, "direct") && strcmp(au.algorithm, "linear"))
 					continue;
 				cr_assert_eq(tc_predict_call(t, &md, &call, &pr), 0);
 				cr_assert_leq(au.modelled_ps, pr.modelled_ps, "%s model %d: auto (%s) above %s",
@@ -464,7 +487,8 @@ Test(SUITE, cost_auto, .timeout = 120)
 }
 
 /* AUTO applies everywhere now: on a star and a tree (and a chain for
- * reduce_scatter) direct is the only algorithm, so AUTO picks it. */
+ * reduce_scatter) only the fallbacks apply (direct; allgather also
+ * linear), so AUTO picks one of them. */
 Test(SUITE, auto_star_tree_chain, .timeout = 60)
 {
 	static const int ps[] = {2, 5, 8, 13, 64};
@@ -483,8 +507,11 @@ Test(SUITE, auto_star_tree_chain, .timeout = 60)
 				struct tc_prediction pr;
 				cr_assert_eq(tc_predict(t, &md, COLL, NULL, 64, 8, 0, 0, &pr), 0, "%s",
 				             specs[s]);
+				/* (allgather: linear, the other fallback, where cheaper.) */
 				if (s < 3 || IS_REDUCING)
-					cr_assert_str_eq(pr.algorithm, "direct", "%s model %d", specs[s], mi);
+					cr_assert(!strcmp(pr.algorithm, "direct") ||
+					          (!IS_REDUCING && !strcmp(pr.algorithm, "linear")),
+					          "%s model %d: %s", specs[s], mi, pr.algorithm);
 			}
 			tc_topo_destroy(t);
 		}
