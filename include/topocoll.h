@@ -119,6 +119,9 @@ struct tc_team_info {
 	int cpus;               /* CPUs in the process's affinity set */
 	int oversubscribed;     /* p > cpus */
 	int asym_fence;         /* waker side free of fences (membarrier) */
+	size_t sched_cache_bytes; /* the team's schedule cache: bytes held
+	                             (schedules, per-rank indices), bounded */
+	int sched_cache_entries;  /* distinct calls it holds */
 };
 void tc_team_get_info(const struct tc_team *team, struct tc_team_info *info);
 

@@ -5,10 +5,13 @@
  * with the collectives' shapes, and every algorithm's restriction tokens
  * (tc_alg_applies) say exactly where its generator produces a schedule.
  */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "coll/coll_internal.h"
 #include "coll/gen.h"
+#include "sched/sched.h"
 #include "harness.h"
 #include "topocoll.h"
 #include "util.h"
@@ -103,4 +106,176 @@ Test(registry, restriction_tokens_match_the_generators, .timeout = 300)
 	cr_assert_eq(tc_alg_applies(t, &md, TC_COLL_COUNT, "ring"), TC_EINVAL);
 	cr_assert_eq(tc_alg_applies(NULL, &md, TC_COLL_BCAST, "ring"), TC_EINVAL);
 	tc_topo_destroy(t);
+}
+
+/* The models of the closed-form and AUTO matrices: ports, switching and
+ * duplex in every combination, plus packets (mu) and combine costs. */
+static void reg_model(int i, struct tc_model *md)
+{
+	tc_model_default(md);
+	md->ts_ns = 1000;
+	md->tw_ns = 2;
+	md->tc_ns = i & 8 ? 0 : 3;
+	if (i & 1)
+		md->ports = TC_PORTS_ALL;
+	if (i & 2) {
+		md->switching = TC_SWITCH_CT;
+		md->th_ns = 40;
+		if (i & 8)
+			md->mu = 256;
+	}
+	if (i & 4)
+		md->duplex = TC_DUPLEX_HALF;
+}
+#define REG_NMODELS 16
+
+/* A formula flagged exact (TC__ALG_EXACT: AUTO prices by it without
+ * building the schedule) is the modelled time to the picosecond wherever it
+ * is not NAN, over the matrix: every collective, every topology kind, p up
+ * to 32, 16 models, sizes from 0 to 64 KiB, two roots. */
+Test(registry, exact_formulas_are_the_modelled_times, .timeout = 300)
+{
+	static const int ps[] = {1, 2, 3, 4, 5, 7, 8, 13, 16, 32};
+	static const size_t ms[] = {0, 8, 64, 1000, 65536};
+	long checked = 0;
+	for (int pi = 0; pi < (int)(sizeof ps / sizeof ps[0]); pi++) {
+		char specs[16][32];
+		int p = ps[pi], ns = tc_test_specs_for(p, specs, 16);
+		for (int si = 0; si < ns; si++) {
+			struct tc_topo *t;
+			cr_assert_eq(tc_topo_parse(specs[si], &t), 0, "%s", specs[si]);
+			for (int mi = 0; mi < REG_NMODELS; mi++) {
+				struct tc_model md;
+				reg_model(mi, &md);
+				for (int i = 0; i < tc__nalgs; i++) {
+					const struct tc__alg *a = &tc__algs[i];
+					if (!(a->flags & TC__ALG_EXACT) ||
+					    tc_alg_applies(t, &md, a->coll, a->name))
+						continue;
+					for (size_t k = 0; k < sizeof ms / sizeof ms[0]; k++)
+						for (int root = 0; root < 2; root++) {
+							struct tc_call call = {.coll = a->coll, .alg = a->name,
+							                       .bytes = ms[k], .esize = 8,
+							                       .root = root ? p - 1 : 0,
+							                       .q = root ? 1 : p / 2};
+							struct tc_prediction pr;
+							if (tc_predict_call(t, &md, &call, &pr))
+								continue;
+							if (isnan(pr.formula_ns))
+								continue;
+							cr_assert_eq((tc_time_t)llround(pr.formula_ns * 1000),
+							             pr.modelled_ps,
+							             "%s %s on %s model %d m %zu root %d: formula %.3f "
+							             "ns, modelled %lld ps",
+							             tc_coll_name(a->coll), a->name, specs[si], mi,
+							             ms[k], call.root, pr.formula_ns,
+							             (long long)pr.modelled_ps);
+							checked++;
+						}
+				}
+			}
+			tc_topo_destroy(t);
+		}
+	}
+	cr_assert_gt(checked, 10000);
+}
+
+/* The choice a full evaluation makes: every applicable algorithm generated
+ * and priced (the model's makespan, or the machine's score when g->cpus),
+ * the fallbacks only when nothing else applies (unless g->cpus), ties to
+ * the first in the registry. */
+static const struct tc__alg *full_choice(const struct tc__gen *g, tc_time_t *best_out)
+{
+	const struct tc__alg *best = NULL;
+	tc_time_t best_t = 0;
+	for (int pass = 0; pass < 2 && !best; pass++)
+		for (int i = 0; i < tc__nalgs; i++) {
+			const struct tc__alg *a = &tc__algs[i];
+			if (a->coll != g->coll ||
+			    (g->cpus ? pass : !(a->flags & TC__ALG_FALLBACK) != !pass))
+				continue;
+			struct tc__sched s;
+			if (tc__coll_generate(a, g, &s))
+				continue;
+			tc_time_t t;
+			int err;
+			if (g->cpus) {
+				err = tc__machine_score(&s, g, &t);
+			} else {
+				struct tc__sim sim;
+				err = tc__sched_simulate(&s, g->t, g->md, &sim);
+				t = sim.makespan;
+				if (!err)
+					tc__sim_free(&sim);
+			}
+			tc__sched_free(&s);
+			cr_assert_eq(err, 0);
+			if (!best || t < best_t) {
+				best = a;
+				best_t = t;
+			}
+		}
+	*best_out = best_t;
+	return best;
+}
+
+/* AUTO by closed forms and bounds (lib/coll/coll.c, tc__coll_auto) picks
+ * what the full evaluation picks, priced by the model and on a machine of
+ * 2 CPUs with 3 us levels: every collective, several topologies, sizes and
+ * models. */
+Test(registry, auto_by_closed_forms_is_auto_by_simulation, .timeout = 300)
+{
+	static const char *const specs[] = {"complete:8", "ring:7", "hypercube:4", "torus:4x4",
+	                                    "mesh:3x5", "star:6", "chain:5", "hypercube:6",
+	                                    "ring:64", "complete:1"};
+	static const size_t ms[] = {0, 8, 1024, 65536};
+	long checked = 0;
+	for (size_t si = 0; si < sizeof specs / sizeof specs[0]; si++) {
+		struct tc_topo *t;
+		cr_assert_eq(tc_topo_parse(specs[si], &t), 0, "%s", specs[si]);
+		int p = tc_topo_nodes(t);
+		for (int mi = 0; mi < REG_NMODELS; mi += 3) {
+			struct tc_model md;
+			reg_model(mi, &md);
+			for (int c = 0; c < TC_COLL_COUNT; c++) {
+				if (c == TC_COLL_MULTICAST)
+					continue; /* needs a member set: its suite */
+				for (size_t k = 0; k < sizeof ms / sizeof ms[0]; k++)
+					for (int machine = 0; machine < 2; machine++) {
+						struct tc__gen g = {.coll = (enum tc_coll)c, .t = t, .p = p,
+						                    .bytes = ms[k], .esize = 8,
+						                    .root = p > 1, .md = &md, .me = -1,
+						                    .q = p > 1 ? 1 : 0};
+						if (machine) {
+							g.cpus = 2;
+							g.wait_ns = 3000 * (uint64_t)((p + 1) / 2);
+						}
+						tc_time_t want_t;
+						const struct tc__alg *want = full_choice(&g, &want_t);
+						const struct tc__alg *got = NULL;
+						struct tc__sched s;
+						tc_time_t ms_ps;
+						int err = tc__coll_select(&g, NULL, 0, &got, &s, &ms_ps);
+						cr_assert_eq(err, want ? 0 : TC_ENOTSUP, "%s %s: %s",
+						             tc_coll_name(g.coll), specs[si], tc_err_name(err));
+						if (!want)
+							continue;
+						cr_assert_eq(got, want,
+						             "%s on %s model %d m %zu%s: auto %s, full %s",
+						             tc_coll_name(g.coll), specs[si], mi, ms[k],
+						             machine ? " (machine)" : "", got->name, want->name);
+						/* The time reported is the model's, simulated. */
+						struct tc__sim sim;
+						cr_assert_eq(tc__sched_simulate(&s, t, &md, &sim), 0);
+						cr_assert_eq(ms_ps, sim.makespan, "%s %s", tc_coll_name(g.coll),
+						             got->name);
+						tc__sim_free(&sim);
+						tc__sched_free(&s);
+						checked++;
+					}
+			}
+		}
+		tc_topo_destroy(t);
+	}
+	cr_assert_gt(checked, 500);
 }

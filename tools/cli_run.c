@@ -9,11 +9,14 @@
  * values for min and max, random bits for the bitwise operators), so the
  * check is a byte comparison for every datatype and operator.
  */
+#include <limits.h>
+#include <linux/futex.h>
 #include <math.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -272,6 +275,7 @@ struct run_ctx {
 	uint64_t *t0, *t1;
 	struct tc_coll_info *info;
 	_Atomic unsigned bar_count, bar_gen;
+	_Atomic int bar_sleepers; /* ranks asleep in tool_barrier */
 	_Atomic int arrived; /* barrier check */
 	_Atomic int barrier_bad;
 };
@@ -296,11 +300,25 @@ static void tool_barrier(struct run_ctx *c)
 		atomic_store_explicit(&c->bar_count, 0, memory_order_relaxed);
 		/* Release: pairs with the acquire loads of the waiters. */
 		atomic_store_explicit(&c->bar_gen, gen + 1, memory_order_release);
+		if (atomic_load_explicit(&c->bar_sleepers, memory_order_seq_cst))
+			syscall(SYS_futex, &c->bar_gen, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 		return;
 	}
-	/* Acquire: pairs with the release store of the last arriver. */
-	while (atomic_load_explicit(&c->bar_gen, memory_order_acquire) == gen)
-		sched_yield();
+	/* Acquire: pairs with the release store of the last arriver.  A few
+	 * yields, then sleep: with thousands of ranks on a few CPUs, ranks that
+	 * yield in a loop starve the ones still on their way (each yield a pass
+	 * over every thread of the CPU). */
+	for (int i = 0; atomic_load_explicit(&c->bar_gen, memory_order_acquire) == gen; i++) {
+		if (i < 64) {
+			sched_yield();
+			continue;
+		}
+		/* Seq_cst: the waker reads bar_sleepers after its store of
+		 * bar_gen, we read bar_gen (in the futex call) after this. */
+		atomic_fetch_add_explicit(&c->bar_sleepers, 1, memory_order_seq_cst);
+		syscall(SYS_futex, &c->bar_gen, FUTEX_WAIT_PRIVATE, gen, NULL, NULL, 0);
+		atomic_fetch_sub_explicit(&c->bar_sleepers, 1, memory_order_seq_cst);
+	}
 }
 
 static int run_rank(struct tc_proc *proc, void *arg)

@@ -19,11 +19,14 @@
  * Cache: each rank keeps its own last TC__CACHE schedules (no sharing, no
  * locks); a hit costs a few comparisons.
  */
+#include <limits.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "coll/cache.h"
 #include "coll/coll_internal.h"
 #include "coll/gen.h"
 #include "core/internal.h"
@@ -211,6 +214,8 @@ int tc__coll_generate(const struct tc__alg *a, const struct tc__gen *g, struct t
 		err = tc__sched_init(s, g->p);
 		if (err)
 			return err;
+		s->max_x = g->max_x;
+		s->max_moving = g->max_moving;
 		err = a->gen(g, s);
 		if (!err)
 			err = s->err;
@@ -225,6 +230,8 @@ int tc__coll_generate(const struct tc__alg *a, const struct tc__gen *g, struct t
 	err = tc__sched_init(&b, g->p);
 	if (err)
 		return err;
+	b.max_x = g->max_x;
+	b.max_moving = g->max_moving;
 	err = a->gen(&gb, &b);
 	if (!err)
 		err = b.err;
@@ -276,8 +283,7 @@ static long tc__sched_levels(const struct tc__sched *s, const struct tc_topo *t)
  * of log p levels over a flat one that moves p times less data (allreduce,
  * 8 KiB, p = 64 on 2 CPUs: hypercube 0.9 ms against linear's 0.23 ms).
  */
-static int tc__machine_score(const struct tc__sched *s, const struct tc__gen *g,
-                             tc_time_t *score)
+int tc__machine_score(const struct tc__sched *s, const struct tc__gen *g, tc_time_t *score)
 {
 	struct tc_model mm = *g->md;
 	mm.ts_ns = TC__MACHINE_TS_NS;
@@ -303,6 +309,204 @@ static int tc__machine_score(const struct tc__sched *s, const struct tc__gen *g,
 	return 0;
 }
 
+/* AUTO's limit on the transfers of a schedule built only to price it
+ * (48 bytes each: ~200 MB); a larger candidate is not considered.  The
+ * exact closed forms (TC__ALG_EXACT) price the large rings and direct
+ * exchanges without building them. */
+#define TC__AUTO_MAX_X (1 << 22)
+
+/* An algorithm AUTO weighs, and what it knows of it so far. */
+struct tc__cand {
+	const struct tc__alg *a;
+	int idx;         /* registry order: the tie-break */
+	tc_time_t price; /* the model's makespan (ps), -1 until known */
+	tc_time_t lb;    /* machine pricing: a lower bound of the score */
+	int built;       /* s holds its schedule */
+	struct tc__sched s;
+};
+
+/* The closed form of c under model md, in ps, or -1 where it is not the
+ * exact modelled time (not TC__ALG_EXACT, or NAN). */
+static tc_time_t tc__exact_ps(const struct tc__alg *a, const struct tc__gen *g,
+                              const struct tc_model *md)
+{
+	if (!(a->flags & TC__ALG_EXACT))
+		return -1;
+	struct tc__gen gm = *g;
+	gm.md = md;
+	double f = a->formula(&gm);
+	if (!(f >= 0) || f * TC_PS_PER_NS >= 0x1p62)
+		return -1;
+	return (tc_time_t)llround(f * TC_PS_PER_NS);
+}
+
+/* Whether (score, idx) beats the best so far. */
+static bool tc__better(tc_time_t score, int idx, const struct tc__cand *best,
+                       tc_time_t best_score)
+{
+	return !best || score < best_score || (score == best_score && idx < best->idx);
+}
+
+/*
+ * AUTO: the cheapest applicable algorithm, as if every candidate had been
+ * generated and simulated, without doing so where it need not:
+ *   - priced by the model: an exact closed form (TC__ALG_EXACT) is the
+ *     makespan; the others are built (at most TC__AUTO_MAX_X transfers)
+ *     and simulated;
+ *   - priced on the machine (g->cpus, tc__machine_score): the candidates in
+ *     the order of a lower bound of their score (the exact closed form at
+ *     the machine's rates: the score is at least the makespan), one whose
+ *     bound cannot beat the best is never built, and a build stops as soon
+ *     as its rounds that move data, each at least one level of waits,
+ *     price it above the best.
+ * Ties go to the first in the registry, as a full evaluation would.
+ * Skipping a candidate is a pure function of the call: every rank (and the
+ * predictor) decides alike.
+ */
+static int tc__coll_auto(const struct tc__gen *g, int need_ordered, const struct tc__alg **alg,
+                         struct tc__sched *s, tc_time_t *makespan)
+{
+	struct tc__cand *cs = malloc((size_t)tc__nalgs * sizeof *cs);
+	unsigned char *refused = calloc((size_t)tc__nalgs, 1);
+	int err = cs && refused ? TC_OK : TC_ENOMEM;
+	struct tc__cand *best = NULL;
+	struct tc_model mm = *g->md;
+	mm.ts_ns = TC__MACHINE_TS_NS;
+	mm.tw_ns = TC__MACHINE_TW_NS;
+	mm.th_ns = 0;
+	mm.tc_ns = 0;
+	const tc_time_t wait_ps = (tc_time_t)g->wait_ns * TC_PS_PER_NS;
+	/* Pass 0: the algorithms that compete; pass 1, only when none of them
+	 * applies: the fallbacks (TC__ALG_FALLBACK).  Priced on the machine
+	 * (g->cpus), every algorithm competes in pass 0: the fallbacks' one or
+	 * two levels of waits are what that price is about (a direct alltoall
+	 * of 4 KiB on 64 ranks over 2 CPUs: 2.2 ms against hypercube's 7.2).
+	 * A pass runs again without a winner that refuses the call when built
+	 * after a closed form priced it (rare: its tokens let the call in). */
+	for (int pass = 0; pass < 2 && !best && !err;) {
+		tc_time_t best_score = 0;
+		int n = 0;
+		for (int i = 0; i < tc__nalgs; i++) {
+			const struct tc__alg *a = &tc__algs[i];
+			if (a->coll != g->coll || refused[i] ||
+			    (need_ordered && !(a->flags & TC__ALG_ORDERED)) ||
+			    (g->cpus ? pass : !(a->flags & TC__ALG_FALLBACK) != !pass) ||
+			    tc__alg_check(a, g))
+				continue;
+			struct tc__cand *c = &cs[n++];
+			memset(c, 0, sizeof *c);
+			c->a = a;
+			c->idx = i;
+			c->price = tc__exact_ps(a, g, g->md);
+			if (g->cpus) {
+				/* Less a nanosecond: the formula sums in double. */
+				tc_time_t m = tc__exact_ps(a, g, &mm);
+				c->lb = m > TC_PS_PER_NS ? m - TC_PS_PER_NS : 0;
+			}
+		}
+		/* Machine pricing: by increasing lower bound (insertion sort of a
+		 * few; equal bounds keep the registry order). */
+		for (int i = 1; g->cpus && i < n; i++)
+			for (int j = i; j > 0 && cs[j].lb < cs[j - 1].lb; j--) {
+				struct tc__cand t = cs[j];
+				cs[j] = cs[j - 1];
+				cs[j - 1] = t;
+			}
+		for (int i = 0; i < n && !err; i++) {
+			struct tc__cand *c = &cs[i];
+			if (!g->cpus && c->price >= 0) {
+				if (tc__better(c->price, c->idx, best, best_score)) {
+					if (best && best->built)
+						tc__sched_free(&best->s);
+					best = c;
+					best_score = c->price;
+				}
+				continue;
+			}
+			if (g->cpus && !tc__better(c->lb, c->idx, best, best_score))
+				continue;
+			struct tc__gen gl = *g;
+			gl.max_x = TC__AUTO_MAX_X;
+			if (g->cpus && best && wait_ps > 0) {
+				/* Each round that moves data is a level of waits at
+				 * least: past k of them the score is above the best. */
+				tc_time_t k = best_score / wait_ps;
+				gl.max_moving = k < INT_MAX - 1 ? (int)k + 1 : 0;
+			}
+			err = tc__coll_generate(c->a, &gl, &c->s);
+			if (err) {
+				/* Over the limits, or not for this call: not a
+				 * candidate.  Out of memory fails the call (skipping
+				 * would let ranks differ). */
+				if (err != TC_ENOMEM)
+					err = TC_OK;
+				continue;
+			}
+			c->built = 1;
+			tc_time_t score = 0;
+			if (g->cpus) {
+				err = tc__machine_score(&c->s, g, &score);
+			} else {
+				struct tc__sim sim;
+				err = tc__sched_simulate(&c->s, g->t, g->md, &sim);
+				if (!err) {
+					score = c->price = sim.makespan;
+					tc__sim_free(&sim);
+				}
+			}
+			if (!err && tc__better(score, c->idx, best, best_score)) {
+				if (best && best->built)
+					tc__sched_free(&best->s);
+				best = c;
+				best_score = score;
+				continue;
+			}
+			tc__sched_free(&c->s);
+			c->built = 0;
+			if (err != TC_ENOMEM) /* too large to simulate: not a candidate */
+				err = TC_OK;
+		}
+		if (err || !best) {
+			pass++;
+			continue;
+		}
+		if (!best->built) { /* a closed form priced it */
+			err = tc__coll_generate(best->a, g, &best->s);
+			if (err && err != TC_ENOMEM) {
+				refused[best->idx] = 1;
+				best = NULL;
+				err = TC_OK;
+				continue;
+			}
+			best->built = !err;
+		}
+	}
+	if (!err && !best)
+		err = TC_ENOTSUP;
+	if (!err && best->price < 0) {
+		/* Priced on the machine: the time reported is the model's. */
+		best->price = tc__exact_ps(best->a, g, g->md);
+		if (best->price < 0) {
+			struct tc__sim sim;
+			err = tc__sched_simulate(&best->s, g->t, g->md, &sim);
+			if (!err) {
+				best->price = sim.makespan;
+				tc__sim_free(&sim);
+			}
+		}
+	}
+	if (!err) {
+		*alg = best->a;
+		*s = best->s;
+		*makespan = best->price;
+	} else if (best && best->built) {
+		tc__sched_free(&best->s);
+	}
+	free(cs);
+	free(refused);
+	return err;
+}
+
 int tc__coll_select(const struct tc__gen *g, const char *name, int need_ordered,
                     const struct tc__alg **alg, struct tc__sched *s, tc_time_t *makespan)
 {
@@ -326,195 +530,7 @@ int tc__coll_select(const struct tc__gen *g, const char *name, int need_ordered,
 		*alg = a;
 		return TC_OK;
 	}
-	const struct tc__alg *best = NULL;
-	tc_time_t best_t = 0, best_score = 0;
-	/* Pass 0: the algorithms that compete; pass 1, only when none of them
-	 * applies: the fallbacks (TC__ALG_FALLBACK).  Priced on the machine
-	 * (g->cpus), every algorithm competes in pass 0: the fallbacks' one or
-	 * two levels of waits are what that price is about (a direct alltoall
-	 * of 4 KiB on 64 ranks over 2 CPUs: 2.2 ms against hypercube's 7.2). */
-	for (int i = 0, pass = 0; pass < 2; i++) {
-		if (i == tc__nalgs) {
-			if (best)
-				break;
-			pass++;
-			i = -1;
-			continue;
-		}
-		const struct tc__alg *a = &tc__algs[i];
-		if (a->coll != g->coll || (need_ordered && !(a->flags & TC__ALG_ORDERED)) ||
-		    (g->cpus ? pass : !(a->flags & TC__ALG_FALLBACK) != !pass))
-			continue;
-		/* A candidate that does not apply is skipped; running out of
-		 * memory fails the call (skipping would let ranks differ). */
-		struct tc__sched c;
-		int err = tc__coll_generate(a, g, &c);
-		if (err == TC_ENOMEM)
-			goto nomem;
-		if (err)
-			continue;
-		struct tc__sim sim;
-		err = tc__sched_simulate(&c, g->t, g->md, &sim);
-		if (!err) {
-			const tc_time_t t = sim.makespan;
-			tc__sim_free(&sim);
-			tc_time_t score = t;
-			if (g->cpus)
-				err = tc__machine_score(&c, g, &score);
-			if (!err && (!best || score < best_score)) {
-				if (best)
-					tc__sched_free(s);
-				*s = c;
-				best = a;
-				best_t = t;
-				best_score = score;
-				continue;
-			}
-		}
-		tc__sched_free(&c);
-		if (err == TC_ENOMEM)
-			goto nomem;
-	}
-	if (!best)
-		return TC_ENOTSUP;
-	*alg = best;
-	*makespan = best_t;
-	return TC_OK;
-nomem:
-	if (best)
-		tc__sched_free(s);
-	return TC_ENOMEM;
-}
-
-/* ---- the per-rank cache ------------------------------------------------- */
-
-#define TC__CACHE 8
-
-struct tc__centry {
-	int used;
-	uint64_t stamp;
-	enum tc_coll coll;
-	uint64_t bytes, esize;
-	int root, packets, ordered;
-	int q, nmembers, shift_ring;
-	int *members;          /* multicast: its own copy of g->members */
-	char name[32];
-	int is_auto;           /* name is "auto" (a NULL name matches it) */
-	const struct tc__alg *alg;
-	struct tc__sched s;
-	struct tc__plan *plan; /* this rank's, built on first use */
-	tc_time_t makespan;
-	int tag, tag_op;       /* the call's tag for operator tag_op - 1 */
-};
-
-struct tc__ccache {
-	uint64_t clock;
-	struct tc__centry *last; /* the entry of the last call */
-	struct tc__centry e[TC__CACHE];
-};
-
-static void tc__ccache_free(void *p)
-{
-	struct tc__ccache *c = p;
-	for (int i = 0; i < TC__CACHE; i++)
-		if (c->e[i].used) {
-			tc__plan_free(c->e[i].plan);
-			tc__sched_free(&c->e[i].s);
-			free(c->e[i].members);
-		}
-	free(c);
-}
-
-static int tc__coll_plan(struct tc_proc *proc, const struct tc__gen *g, const char *name,
-                         int ordered, struct tc__centry **out)
-{
-	struct tc__ccache *c = proc->ext;
-	if (!c) {
-		/* Cache lines of its own: read on every call. */
-		c = aligned_alloc(TC__LINE, tc__line_up(sizeof *c));
-		if (!c)
-			return TC_ENOMEM;
-		memset(c, 0, sizeof *c);
-		proc->ext = c;
-		proc->ext_free = tc__ccache_free;
-	}
-	const char *key = name ? name : "auto";
-#define TC__HIT(e)                                                                              \
-	((e)->used && (e)->coll == g->coll && (e)->bytes == g->bytes && (e)->esize == g->esize && \
-	 (e)->root == g->root && (e)->packets == g->packets && (e)->ordered == ordered &&         \
-	 (e)->q == g->q && (e)->shift_ring == g->shift_ring && (e)->nmembers == g->nmembers &&    \
-	 (!g->nmembers || !memcmp((e)->members, g->members, (size_t)g->nmembers * sizeof(int))) && \
-	 (name ? !strncmp((e)->name, key, sizeof(e)->name) : (e)->is_auto))
-	/* A loop of one collective hits the entry of the last call. */
-	if (c->last && TC__HIT(c->last)) {
-		*out = c->last;
-		return TC_OK;
-	}
-	struct tc__centry *victim = &c->e[0];
-	for (int i = 0; i < TC__CACHE; i++) {
-		struct tc__centry *e = &c->e[i];
-		if (TC__HIT(e)) {
-			e->stamp = ++c->clock;
-			*out = c->last = e;
-			return TC_OK;
-		}
-		if (!e->used || (victim->used && e->stamp < victim->stamp))
-			victim = e;
-	}
-#undef TC__HIT
-	struct tc__sched s;
-	const struct tc__alg *alg;
-	tc_time_t ms;
-	/* AUTO's physical terms for this team (only a miss needs them). */
-	const struct tc_team *team = proc->team;
-	struct tc__gen gw = *g;
-	gw.wait_ns = tc__wait_level_ns(team);
-	gw.cpus = tc__shared_cpus(team);
-	int err = tc__coll_select(&gw, name, ordered, &alg, &s, &ms);
-	if (err)
-		return err;
-	int *members = NULL;
-	if (g->nmembers) {
-		members = malloc((size_t)g->nmembers * sizeof *members);
-		if (!members) {
-			tc__sched_free(&s);
-			return TC_ENOMEM;
-		}
-		memcpy(members, g->members, (size_t)g->nmembers * sizeof *members);
-	}
-	struct tc__plan *plan;
-	err = tc__plan_build(proc, &s, &plan);
-	if (err) {
-		free(members);
-		tc__sched_free(&s);
-		return err;
-	}
-	if (victim->used) {
-		tc__plan_free(victim->plan);
-		tc__sched_free(&victim->s);
-		free(victim->members);
-	}
-	victim->q = g->q;
-	victim->shift_ring = g->shift_ring;
-	victim->nmembers = g->nmembers;
-	victim->members = members;
-	victim->plan = plan;
-	victim->used = 1;
-	victim->stamp = ++c->clock;
-	victim->coll = g->coll;
-	victim->bytes = g->bytes;
-	victim->esize = g->esize;
-	victim->root = g->root;
-	victim->packets = g->packets;
-	victim->ordered = ordered;
-	snprintf(victim->name, sizeof victim->name, "%s", key);
-	victim->is_auto = !strcmp(victim->name, "auto");
-	victim->alg = alg;
-	victim->s = s;
-	victim->makespan = ms;
-	victim->tag_op = 0;
-	*out = c->last = victim;
-	return TC_OK;
+	return tc__coll_auto(g, need_ordered, alg, s, makespan);
 }
 
 /* ---- entry points -------------------------------------------------------- */
@@ -705,9 +721,9 @@ static int tc__coll_x(struct tc_proc *proc, enum tc_coll coll, const void *sbuf,
 	                         .tag = e->tag};
 	if (coll == TC_COLL_BCAST || coll == TC_COLL_MULTICAST)
 		io.in = io.out = out;
-	err = tc__plan_exec(proc, &e->s, e->plan, &io);
+	err = tc__plan_exec(proc, e->s, e->plan, &io);
 	proc->last_alg = e->alg->name;
-	proc->last_rounds = e->s.nrounds;
+	proc->last_rounds = e->s->nrounds;
 	proc->last_modelled = e->makespan;
 	return err;
 }

@@ -31,6 +31,10 @@ int tc__coll_generate(const struct tc__alg *a, const struct tc__gen *g, struct t
 int tc__coll_select(const struct tc__gen *g, const char *name, int need_ordered,
                     const struct tc__alg **alg, struct tc__sched *s, tc_time_t *makespan);
 
+/* AUTO's price of schedule s on a team whose ranks outnumber its g->cpus
+ * CPUs, a level of waits costing g->wait_ns (lib/coll/coll.c), in ps. */
+int tc__machine_score(const struct tc__sched *s, const struct tc__gen *g, tc_time_t *score);
+
 /* out = a (op) b element-wise, a the left operand, for a built-in operator
  * valid for dt or TC_OP_USER with user set.  out may be a or b (exactly) or
  * a third array; partial overlap is not allowed.  No checks (lib/coll/ops.c). */

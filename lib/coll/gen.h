@@ -87,6 +87,8 @@ struct tc__gen {
 	const int *members; /* multicast: the destinations, ascending, without
 	                       the root and without duplicates */
 	int nmembers;
+	int max_x, max_moving; /* AUTO: limits of a schedule built to be priced
+	                          (struct tc__sched; 0: none) */
 };
 
 /* Where rank r's block goes in g's shift: (r + q) mod p, or along the
@@ -147,14 +149,18 @@ enum {
 	TC__ALG_SPLITS = 1u << 2,  /* splits the message (packets, blocks): the
 	                              unsplit-message lower bounds of seed 001 do
 	                              not apply */
-	TC__ALG_FALLBACK = 1u << 4, /* AUTO takes it only where no other
-	                               algorithm of the collective applies (its
-	                               modelled time is not trustworthy enough
-	                               to compete: `direct`'s routes share links
-	                               the simulator does not charge, and 63
-	                               receives per rank in one round run ~400x
-	                               slower than the model on 64 ranks over 2
-	                               CPUs) */
+	TC__ALG_FALLBACK = 1u << 4, /* AUTO prices it by the model only where
+	                               no other algorithm of the collective
+	                               applies (its modelled time is not
+	                               trustworthy enough to compete: `direct`'s
+	                               routes share links the simulator does not
+	                               charge); priced on the machine
+	                               (oversubscribed teams) it competes */
+	TC__ALG_EXACT = 1u << 5,    /* its formula, where not NAN, is the
+	                               modelled time (to the picosecond), so
+	                               AUTO prices it without building the
+	                               schedule; tests/test_registry.c proves it
+	                               over the test matrix */
 	TC__ALG_READS_IN = 1u << 3, /* a reduction that reads its contribution
 	                               from TC__BUF_IN itself (the framework does
 	                               not copy it into OUT first); implied for

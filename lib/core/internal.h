@@ -137,6 +137,14 @@ struct tc_team {
 	pthread_mutex_t gate_mu;  /* emulated start gate (tc_run) */
 	pthread_cond_t gate_cv;
 	int gate_open;
+	/* State the layers above keep per team (the collectives' schedule
+	 * cache, lib/coll/cache.c): created under shared_mu by its first
+	 * user, freed by shared_free after every rank's ext. */
+	pthread_mutex_t shared_mu;
+	void *shared;
+	void (*shared_free)(void *);
+	_Atomic size_t shared_bytes;  /* what it holds (tc_team_get_info) */
+	_Atomic int shared_entries;
 };
 
 /*

@@ -96,6 +96,9 @@ static void tc__team_free(struct tc_team *t)
 				t->procs[r].ext_free(t->procs[r].ext);
 		}
 	free(t->procs);
+	if (t->shared_free)
+		t->shared_free(t->shared);
+	pthread_mutex_destroy(&t->shared_mu);
 	free(t->hot_store);
 	free(t->cpu_list);
 	pthread_mutex_destroy(&t->gate_mu);
@@ -115,6 +118,7 @@ int tc_team_create(const struct tc_team_config *cfg, struct tc_team **out)
 		return TC_ENOMEM;
 	pthread_mutex_init(&t->gate_mu, NULL);
 	pthread_cond_init(&t->gate_cv, NULL);
+	pthread_mutex_init(&t->shared_mu, NULL);
 	int err = TC_OK;
 	char spec[64];
 	const char *topo_spec = cfg->topology;
@@ -313,6 +317,8 @@ void tc_team_get_info(const struct tc_team *t, struct tc_team_info *info)
 	info->cpus = t->cpus;
 	info->oversubscribed = t->p > t->cpus;
 	info->asym_fence = t->asym_fence;
+	info->sched_cache_bytes = atomic_load(&((struct tc_team *)t)->shared_bytes);
+	info->sched_cache_entries = atomic_load(&((struct tc_team *)t)->shared_entries);
 }
 
 int tc_team_size(const struct tc_team *team)

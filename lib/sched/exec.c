@@ -106,18 +106,20 @@ static int tc__xroute(const struct tc_topo *t, const struct tc__xfer *x, int *pa
 	return tc_topo_route(t, x->src, x->dst, path, cap);
 }
 
-/* Whether another transfer of round [x0, x1) touches the regions that
+/* Whether another transfer of its round touches the regions that
  * transfer i writes (or reads as its other operand) at rank me: one of me's
  * sends or local transfers reads the destination region, a combine of me's
  * reads it as its other operand, or a receive or a local transfer of me's
  * writes the destination or the other operand.  Such
- * a receive must wait for the end of the round (staged). */
-static bool tc__clashes(const struct tc__sched *s, int x0, int x1, int i, int me)
+ * a receive must wait for the end of the round (staged).  ids[0..nids):
+ * me's transfers of the round (the others cannot touch me's regions). */
+static bool tc__clashes(const struct tc__sched *s, const int *ids, int nids, int i, int me)
 {
 	const struct tc__xfer *x = &s->x[i];
 	const int abuf = tc__xfer_abuf(x);
 	const bool combine = x->op != TC__XOP_COPY;
-	for (int j = x0; j < x1; j++) {
+	for (int k = 0; k < nids; k++) {
+		const int j = ids[k];
 		const struct tc__xfer *y = &s->x[j];
 		if (j == i)
 			continue;
@@ -227,7 +229,8 @@ void tc__plan_free(struct tc__plan *pl)
 	free(pl);
 }
 
-int tc__plan_build(struct tc_proc *proc, const struct tc__sched *s, struct tc__plan **out)
+int tc__plan_build(struct tc_proc *proc, const struct tc__sched *s, const int *mine, int nmine,
+                   struct tc__plan **out)
 {
 	struct tc_team *team = proc->team;
 	const struct tc_topo *t = team->topo;
@@ -237,10 +240,18 @@ int tc__plan_build(struct tc_proc *proc, const struct tc__sched *s, struct tc__p
 		return TC_EINVAL;
 	struct tc__plan *pl = calloc(1, sizeof *pl);
 	int *path = malloc((size_t)team->p * sizeof *path);
+	int *own = NULL;
 	struct tc__pbuild b = {0};
 	int err = TC_ENOMEM;
 	if (!pl || !path)
 		goto fail;
+	if (!mine) { /* no index: this rank's transfers, by a scan of all */
+		err = tc__sched_rank_xfers(s, t, me, &own, &nmine);
+		if (err)
+			goto fail;
+		mine = own;
+		err = TC_ENOMEM;
+	}
 	pl->nrounds = s->nrounds;
 	pl->it_at = malloc(((size_t)s->nrounds + 1) * sizeof *pl->it_at);
 	pl->ap_at = malloc(((size_t)s->nrounds + 1) * sizeof *pl->ap_at);
@@ -251,12 +262,19 @@ int tc__plan_build(struct tc_proc *proc, const struct tc__sched *s, struct tc__p
 	err = TC_OK;
 	bool tiny = true;
 
-	for (int r = 0; r < s->nrounds && !err; r++) {
-		const int x0 = s->round_at[r], x1 = s->round_at[r + 1];
+	for (int r = 0, k0 = 0; r < s->nrounds && !err; r++) {
+		const int x1 = s->round_at[r + 1];
+		int k1 = k0;
+		while (k1 < nmine && mine[k1] < x1)
+			k1++;
+		const int *ids = mine + k0;
+		const int nids = k1 - k0;
+		k0 = k1;
 		pl->it_at[r] = b.n;
 		pl->ap_at[r] = b.na;
 		uint64_t stage = 0;
-		for (int i = x0; i < x1 && !err; i++) {
+		for (int k = 0; k < nids && !err; k++) {
+			const int i = ids[k];
 			const struct tc__xfer *x = &s->x[i];
 			if (x->src == x->dst) {
 				if (x->src == me)
@@ -302,7 +320,7 @@ int tc__plan_build(struct tc_proc *proc, const struct tc__sched *s, struct tc__p
 			}
 			if (x->dst == me && !err) {
 				bool combine = x->op != TC__XOP_COPY;
-				bool clash = tc__clashes(s, x0, x1, i, me);
+				bool clash = tc__clashes(s, ids, nids, i, me);
 				/* A copy lands in place unless the round touches its
 				 * region; a combine of a single-copy message is done
 				 * on arrival under the same condition; other
@@ -348,10 +366,12 @@ int tc__plan_build(struct tc_proc *proc, const struct tc__sched *s, struct tc__p
 	pl->ap = b.ap;
 	pl->nitems = b.n;
 	free(path);
+	free(own);
 	*out = pl;
 	return TC_OK;
 fail:
 	free(path);
+	free(own);
 	free(b.it);
 	free(b.ap);
 	tc__plan_free(pl);
@@ -865,7 +885,7 @@ int tc__plan_exec(struct tc_proc *proc, const struct tc__sched *s, const struct 
 int tc__sched_exec(struct tc_proc *proc, const struct tc__sched *s, const struct tc__exec_io *io)
 {
 	struct tc__plan *pl;
-	int err = tc__plan_build(proc, s, &pl);
+	int err = tc__plan_build(proc, s, NULL, 0, &pl);
 	if (err)
 		return err;
 	err = tc__plan_exec(proc, s, pl, io);

@@ -44,7 +44,11 @@ struct tc__exec_io {
  * many times.  Cut-through packets are the model's mu when set, else the
  * team's packet size. */
 struct tc__plan;
-int tc__plan_build(struct tc_proc *proc, const struct tc__sched *s, struct tc__plan **out);
+/* mine[0..nmine): the indices of the transfers the rank takes part in
+ * (source, destination or forwarder), ascending (tc__sched_index); NULL:
+ * found by a scan of the whole schedule. */
+int tc__plan_build(struct tc_proc *proc, const struct tc__sched *s, const int *mine, int nmine,
+                   struct tc__plan **out);
 void tc__plan_free(struct tc__plan *pl);
 int tc__plan_exec(struct tc_proc *proc, const struct tc__sched *s, const struct tc__plan *pl,
                   const struct tc__exec_io *io);

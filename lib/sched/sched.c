@@ -125,6 +125,13 @@ int tc__sched_add(struct tc__sched *s, const struct tc__xfer *x)
 	}
 	if (s->nx == INT_MAX)
 		return tc__sched_fail(s, TC_EOVERFLOW);
+	if (s->max_x && s->nx >= s->max_x)
+		return tc__sched_fail(s, TC__ELIMIT);
+	if (x->src != x->dst && s->moving_round != s->nrounds) {
+		s->moving_round = s->nrounds;
+		if (++s->nmoving > s->max_moving && s->max_moving)
+			return tc__sched_fail(s, TC__ELIMIT);
+	}
 	int rc = tc__grow((void **)&s->x, &s->xcap, s->nx + 1, sizeof *s->x);
 	if (rc)
 		return tc__sched_fail(s, rc);

@@ -75,7 +75,17 @@ struct tc__sched {
 	 * [init_lo[r], init_lo[r] + init_n[r]); NULL when untracked. */
 	int32_t *init_lo, *init_n;
 	int err;                 /* sticky: first error while building */
+	/* Limits of a schedule built only to be priced (AUTO): 0 means none.
+	 * Past max_x transfers, or max_moving rounds that move data, the
+	 * build stops with the sticky error TC__ELIMIT. */
+	int max_x, max_moving;
+	int nmoving;             /* rounds so far with a transfer between ranks */
+	int moving_round;        /* 1 + the last round counted in nmoving */
 };
+
+/* The sticky error of a schedule that went over its limits (never returned
+ * to a user: AUTO skips such a candidate). */
+#define TC__ELIMIT (-1000)
 
 /* Starts an empty schedule for p ranks.  Returns 0 or TC_ENOMEM. */
 int tc__sched_init(struct tc__sched *s, int p);
@@ -86,6 +96,19 @@ int tc__sched_round(struct tc__sched *s);
 int tc__sched_add(struct tc__sched *s, const struct tc__xfer *x);
 /* Declares the pieces of information rank r starts with (checker). */
 int tc__sched_initial(struct tc__sched *s, int r, int32_t lo, int32_t n);
+
+/*
+ * Which transfers each rank takes part in: its sources, destinations and
+ * the transfers it forwards (the ranks inside a transfer's route on t), so
+ * that a rank compiles its plan in time proportional to its own share
+ * (lib/sched/index.c).  Rank r's transfers are x[at[r] .. at[r + 1]),
+ * ascending.  Returns 0, TC_ENOMEM or TC_EOVERFLOW (more than INT_MAX
+ * entries); free both arrays with free().
+ */
+int tc__sched_index(const struct tc__sched *s, const struct tc_topo *t, int **at, int **x);
+/* The same for one rank, by a scan of the whole schedule. */
+int tc__sched_rank_xfers(const struct tc__sched *s, const struct tc_topo *t, int rank, int **x,
+                         int *n);
 
 /* One link busy with two transfers at overlapping logical times. */
 struct tc__contention {

@@ -50,7 +50,7 @@ static int tc__v_run(struct tc_proc *proc, const struct tc__vmatrix *mx, const v
 	if (err)
 		return err;
 	struct tc__plan *plan;
-	err = tc__plan_build(proc, &s, &plan);
+	err = tc__plan_build(proc, &s, NULL, 0, &plan);
 	if (!err) {
 		struct tc__exec_io io = {.in = in, .out = out, .tag = tag};
 		err = tc__plan_exec(proc, &s, plan, &io);

@@ -1,0 +1,347 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lib/coll/cache.c - the schedule caches of the collectives (cache.h).
+ *
+ * Per rank: the entries of its last TC__CACHE distinct calls, each with
+ * its own plan (lib/sched/exec.c); a loop of one collective hits the entry
+ * of the last call without a lookup.  Nothing shared is written on a hit.
+ *
+ * Per team: one entry per distinct call, holding the algorithm, the
+ * schedule and which transfers each rank takes part in
+ * (tc__sched_index).  The first rank to miss inserts the entry and builds
+ * it; the others wait for it on a condition variable (they block, never
+ * spin: 1024 ranks may wait on 2 CPUs) and compile their plans from their
+ * own share, so that a team decides and builds once rather than p times,
+ * and holds one schedule rather than p copies.  The decision is a pure
+ * function of the call (AUTO included), so a rank that builds after an
+ * eviction decides as the others did.
+ *
+ * Why a mutex and not an RCU hash table: the table is touched once per rank
+ * per distinct call, never on the per-call path, and a rank that finds an
+ * entry being built must block until it is published, which a lock-free
+ * lookup would not spare it.
+ *
+ * Bounds: at most TC__TCACHE entries and TC__TCACHE_BYTES bytes in the
+ * table; past them the least recently used entries leave it (and are freed
+ * when the last rank's entry lets them go).  tc_team_get_info() reports
+ * what it holds.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "coll/cache.h"
+
+#define TC__CACHE 8                          /* per rank */
+#define TC__TCACHE 64                        /* per team, entries */
+#define TC__TCACHE_BYTES ((size_t)256 << 20) /* per team, bytes */
+
+/* ---- the team's cache ---------------------------------------------------- */
+
+struct tc__tentry {
+	struct tc__tentry *next;
+	/* The call. */
+	enum tc_coll coll;
+	uint64_t bytes, esize;
+	int root, packets, ordered, q, nmembers, shift_ring;
+	int *members;
+	char name[32];
+	/* What it holds. */
+	int state;     /* 0 being built, 1 ready, < 0 the build's error */
+	int refs;      /* ranks' entries, plus one while in the table */
+	int in_table;
+	uint64_t stamp;
+	const struct tc__alg *alg;
+	struct tc__sched s;
+	tc_time_t makespan;
+	int *at, *mine; /* rank r's transfers: mine[at[r] .. at[r + 1]) */
+	size_t size;
+};
+
+struct tc__tcache {
+	pthread_cond_t cv;
+	struct tc__tentry *head;
+	int n;
+	size_t bytes;
+	uint64_t clock;
+};
+
+static void tc__tentry_free(struct tc__tentry *e)
+{
+	tc__sched_free(&e->s);
+	free(e->at);
+	free(e->mine);
+	free(e->members);
+	free(e);
+}
+
+static void tc__tcache_free(void *p)
+{
+	struct tc__tcache *c = p;
+	/* Every rank's entries are gone (tc_team_destroy frees them first). */
+	for (struct tc__tentry *e = c->head, *next; e; e = next) {
+		next = e->next;
+		tc__tentry_free(e);
+	}
+	pthread_cond_destroy(&c->cv);
+	free(c);
+}
+
+static size_t tc__tentry_size(const struct tc__tentry *e, int p)
+{
+	const struct tc__sched *s = &e->s;
+	size_t n = sizeof *e + (size_t)s->xcap * sizeof *s->x +
+	           (size_t)s->rcap * sizeof *s->round_at +
+	           (s->init_lo ? 2 * (size_t)p * sizeof(int32_t) : 0) +
+	           (size_t)e->nmembers * sizeof(int);
+	if (e->at)
+		n += ((size_t)p + 1 + (size_t)e->at[p]) * sizeof(int);
+	return n;
+}
+
+/* Drops a reference; under the team's shared_mu. */
+static void tc__tentry_unref(struct tc_team *team, struct tc__tentry *e)
+{
+	if (--e->refs > 0)
+		return;
+	(void)team;
+	tc__tentry_free(e);
+}
+
+/* Takes e out of the table; under shared_mu. */
+static void tc__tentry_unlink(struct tc_team *team, struct tc__tcache *c, struct tc__tentry *e)
+{
+	for (struct tc__tentry **pp = &c->head; *pp; pp = &(*pp)->next)
+		if (*pp == e) {
+			*pp = e->next;
+			break;
+		}
+	e->in_table = 0;
+	c->n--;
+	c->bytes -= e->size;
+	atomic_store(&team->shared_entries, c->n);
+	atomic_store(&team->shared_bytes, c->bytes);
+	tc__tentry_unref(team, e);
+}
+
+/* Evicts the least recently used ready entries past the bounds. */
+static void tc__tcache_trim(struct tc_team *team, struct tc__tcache *c)
+{
+	while (c->n > TC__TCACHE || c->bytes > TC__TCACHE_BYTES) {
+		struct tc__tentry *lru = NULL;
+		for (struct tc__tentry *e = c->head; e; e = e->next)
+			if (e->state == 1 && (!lru || e->stamp < lru->stamp))
+				lru = e;
+		if (!lru || (c->n == 1 && lru == c->head))
+			return; /* keep the one just built even if it is large */
+		tc__tentry_unlink(team, c, lru);
+	}
+}
+
+static bool tc__tkey_eq(const struct tc__tentry *e, const struct tc__gen *g, const char *key,
+                        int ordered)
+{
+	return e->coll == g->coll && e->bytes == g->bytes && e->esize == g->esize &&
+	       e->root == g->root && e->packets == g->packets && e->ordered == ordered &&
+	       e->q == g->q && e->shift_ring == g->shift_ring && e->nmembers == g->nmembers &&
+	       (!g->nmembers || !memcmp(e->members, g->members, (size_t)g->nmembers * sizeof(int))) &&
+	       !strncmp(e->name, key, sizeof e->name);
+}
+
+/* Builds e (outside the lock): the decision, the schedule, the index. */
+static int tc__tentry_build(struct tc_team *team, struct tc__tentry *e, const struct tc__gen *g,
+                            const char *name, int ordered)
+{
+	/* AUTO's physical terms for this team. */
+	struct tc__gen gw = *g;
+	gw.wait_ns = tc__wait_level_ns(team);
+	gw.cpus = tc__shared_cpus(team);
+	int err = tc__coll_select(&gw, name, ordered, &e->alg, &e->s, &e->makespan);
+	if (err)
+		return err;
+	return tc__sched_index(&e->s, team->topo, &e->at, &e->mine);
+}
+
+/* The team's entry of the call, ready, with a reference for the caller. */
+static int tc__tcache_get(struct tc_team *team, const struct tc__gen *g, const char *key,
+                          int ordered, struct tc__tentry **out)
+{
+	pthread_mutex_lock(&team->shared_mu);
+	struct tc__tcache *c = team->shared;
+	if (!c) {
+		c = calloc(1, sizeof *c);
+		if (!c) {
+			pthread_mutex_unlock(&team->shared_mu);
+			return TC_ENOMEM;
+		}
+		pthread_cond_init(&c->cv, NULL);
+		team->shared = c;
+		team->shared_free = tc__tcache_free;
+	}
+	struct tc__tentry *e = c->head;
+	while (e && !tc__tkey_eq(e, g, key, ordered))
+		e = e->next;
+	if (e) {
+		e->refs++;
+		e->stamp = ++c->clock;
+		while (e->state == 0)
+			pthread_cond_wait(&c->cv, &team->shared_mu);
+		int err = e->state < 0 ? e->state : TC_OK;
+		if (err)
+			tc__tentry_unref(team, e);
+		else
+			*out = e;
+		pthread_mutex_unlock(&team->shared_mu);
+		return err;
+	}
+	/* Not there: this rank builds it while the others wait. */
+	e = calloc(1, sizeof *e);
+	int *members = g->nmembers ? malloc((size_t)g->nmembers * sizeof *members) : NULL;
+	if (!e || (g->nmembers && !members)) {
+		free(e);
+		free(members);
+		pthread_mutex_unlock(&team->shared_mu);
+		return TC_ENOMEM;
+	}
+	if (members)
+		memcpy(members, g->members, (size_t)g->nmembers * sizeof *members);
+	e->coll = g->coll;
+	e->bytes = g->bytes;
+	e->esize = g->esize;
+	e->root = g->root;
+	e->packets = g->packets;
+	e->ordered = ordered;
+	e->q = g->q;
+	e->shift_ring = g->shift_ring;
+	e->nmembers = g->nmembers;
+	e->members = members;
+	snprintf(e->name, sizeof e->name, "%s", key);
+	e->refs = 2; /* the table's and the builder's */
+	e->in_table = 1;
+	e->stamp = ++c->clock;
+	e->next = c->head;
+	c->head = e;
+	c->n++;
+	pthread_mutex_unlock(&team->shared_mu);
+
+	struct tc__gen gm = *g;
+	gm.members = members;
+	int err = tc__tentry_build(team, e, &gm, key, ordered);
+
+	pthread_mutex_lock(&team->shared_mu);
+	e->state = err ? err : 1;
+	if (err) {
+		/* Leaves the table at once: a later call builds again. */
+		tc__tentry_unlink(team, c, e);
+		tc__tentry_unref(team, e);
+	} else {
+		e->size = tc__tentry_size(e, team->p);
+		c->bytes += e->size;
+		atomic_store(&team->shared_entries, c->n);
+		atomic_store(&team->shared_bytes, c->bytes);
+		tc__tcache_trim(team, c);
+		*out = e;
+	}
+	pthread_cond_broadcast(&c->cv);
+	pthread_mutex_unlock(&team->shared_mu);
+	return err;
+}
+
+static void tc__tcache_release(struct tc_team *team, struct tc__tentry *e)
+{
+	pthread_mutex_lock(&team->shared_mu);
+	tc__tentry_unref(team, e);
+	pthread_mutex_unlock(&team->shared_mu);
+}
+
+/* ---- the per-rank cache -------------------------------------------------- */
+
+struct tc__ccache {
+	struct tc_team *team;
+	uint64_t clock;
+	struct tc__centry *last; /* the entry of the last call */
+	struct tc__centry e[TC__CACHE];
+};
+
+static void tc__centry_clear(struct tc__ccache *c, struct tc__centry *e)
+{
+	tc__plan_free(e->plan);
+	tc__tcache_release(c->team, e->te);
+	memset(e, 0, sizeof *e);
+}
+
+static void tc__ccache_free(void *p)
+{
+	struct tc__ccache *c = p;
+	for (int i = 0; i < TC__CACHE; i++)
+		if (c->e[i].used)
+			tc__centry_clear(c, &c->e[i]);
+	free(c);
+}
+
+int tc__coll_plan(struct tc_proc *proc, const struct tc__gen *g, const char *name, int ordered,
+                  struct tc__centry **out)
+{
+	struct tc__ccache *c = proc->ext;
+	if (!c) {
+		/* Cache lines of its own: read on every call. */
+		c = aligned_alloc(TC__LINE, tc__line_up(sizeof *c));
+		if (!c)
+			return TC_ENOMEM;
+		memset(c, 0, sizeof *c);
+		c->team = proc->team;
+		proc->ext = c;
+		proc->ext_free = tc__ccache_free;
+	}
+	const char *key = name ? name : "auto";
+#define TC__HIT(e)                                                                              \
+	((e)->used && (e)->coll == g->coll && (e)->bytes == g->bytes && (e)->esize == g->esize && \
+	 (e)->root == g->root && (e)->packets == g->packets && (e)->ordered == ordered &&         \
+	 (e)->q == g->q && (e)->shift_ring == g->shift_ring && (e)->nmembers == g->nmembers &&    \
+	 (!g->nmembers || !memcmp((e)->members, g->members, (size_t)g->nmembers * sizeof(int))) && \
+	 (name ? !strncmp((e)->name, key, sizeof(e)->name) : (e)->is_auto))
+	/* A loop of one collective hits the entry of the last call. */
+	if (c->last && TC__HIT(c->last)) {
+		*out = c->last;
+		return TC_OK;
+	}
+	struct tc__centry *victim = &c->e[0];
+	for (int i = 0; i < TC__CACHE; i++) {
+		struct tc__centry *e = &c->e[i];
+		if (TC__HIT(e)) {
+			e->stamp = ++c->clock;
+			*out = c->last = e;
+			return TC_OK;
+		}
+		if (!e->used || (victim->used && e->stamp < victim->stamp))
+			victim = e;
+	}
+#undef TC__HIT
+	struct tc__tentry *te;
+	int err = tc__tcache_get(proc->team, g, key, ordered, &te);
+	if (err)
+		return err;
+	const int me = proc->rank;
+	struct tc__plan *plan;
+	err = tc__plan_build(proc, &te->s, te->mine + te->at[me], te->at[me + 1] - te->at[me],
+	                     &plan);
+	if (err) {
+		tc__tcache_release(proc->team, te);
+		return err;
+	}
+	if (victim->used) {
+		if (c->last == victim)
+			c->last = NULL;
+		tc__centry_clear(c, victim);
+	}
+	*victim = (struct tc__centry){
+		.used = 1, .stamp = ++c->clock, .coll = g->coll, .bytes = g->bytes,
+		.esize = g->esize, .root = g->root, .packets = g->packets, .ordered = ordered,
+		.q = g->q, .nmembers = g->nmembers, .shift_ring = g->shift_ring,
+		.members = te->members, .alg = te->alg, .s = &te->s, .te = te, .plan = plan,
+		.makespan = te->makespan};
+	snprintf(victim->name, sizeof victim->name, "%s", key);
+	victim->is_auto = !strcmp(victim->name, "auto");
+	*out = c->last = victim;
+	return TC_OK;
+}

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lib/coll/cache.h - where a collective call finds its schedule and its
+ * rank's plan (lib/coll/cache.c): a per-rank cache of the last calls (the
+ * fast path, no lock, no shared write) in front of the team's cache, where
+ * the first rank to make a call decides its algorithm and builds its
+ * schedule once for the whole team.
+ */
+#ifndef TC_COLL_CACHE_H
+#define TC_COLL_CACHE_H
+
+#include "coll/coll_internal.h"
+#include "core/internal.h"
+#include "sched/exec.h"
+
+struct tc__tentry;
+
+/* A rank's entry for one distinct call. */
+struct tc__centry {
+	int used;
+	uint64_t stamp;
+	enum tc_coll coll;
+	uint64_t bytes, esize;
+	int root, packets, ordered;
+	int q, nmembers, shift_ring;
+	const int *members;       /* multicast: the team entry's copy */
+	char name[32];
+	int is_auto;              /* name is "auto" (a NULL name matches it) */
+	const struct tc__alg *alg;
+	const struct tc__sched *s; /* the team's schedule, read only */
+	struct tc__tentry *te;    /* holds it (a reference) */
+	struct tc__plan *plan;    /* this rank's */
+	tc_time_t makespan;
+	int tag, tag_op;          /* the call's tag for operator tag_op - 1 */
+};
+
+/* The entry of call g (algorithm name, NULL or "auto": AUTO; ordered: a
+ * non-commutative operator) for proc's rank, with its plan.  Returns 0,
+ * TC_ENOMEM or the selection's error (TC_EALG, TC_ENOTSUP, ...), the same
+ * on every rank of a call. */
+int tc__coll_plan(struct tc_proc *proc, const struct tc__gen *g, const char *name, int ordered,
+                  struct tc__centry **out);
+
+#endif /* TC_COLL_CACHE_H */
