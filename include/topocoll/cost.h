@@ -339,11 +339,28 @@ double tc_cost_scatter_hypercube(const struct tc_model *md, int p, double m);
  * this meets Lemma 1's bound rho_OAS(Q_n).  p = 2^n.
  */
 double tc_cost_scatter_tree_allport(const struct tc_model *md, int p, double m);
+/*
+ * tree_allport_comb: the same trees under a combining model (seed 001,
+ * Lemma 8's setting), one message per tree edge carrying the blocks of the
+ * child's whole subtree, sent as soon as the parent has its own:
+ *     T = max_{h=1..n} ( h msg(1, 0) + S_h m t_w ),
+ * S_h = path_blocks[h-1], the largest number of blocks moved along a path
+ * from the root to a node of depth h (the sum of the subtree sizes on it;
+ * the generator's tc__f_ computes it from its trees).  Lemma 8's bound is
+ * n t_s + ceil((p-1)/n) m t_w (+ n t_h under WH): the start-ups meet it,
+ * the transfer pays S_n... instead of ceil((p-1)/n) (the deeper levels
+ * forward under store-and-forward).  p = 2^n; NAN without path_blocks
+ * (p > 1).
+ */
+double tc_cost_scatter_tree_allport_comb(const struct tc_model *md, int p, double m,
+                                         const long *path_blocks);
 
 double tc_cost_gather_linear(const struct tc_model *md, int p, double m, const int *hops);
 double tc_cost_gather_ring(const struct tc_model *md, int p, double m);
 double tc_cost_gather_hypercube(const struct tc_model *md, int p, double m);
 double tc_cost_gather_tree_allport(const struct tc_model *md, int p, double m);
+double tc_cost_gather_tree_allport_comb(const struct tc_model *md, int p, double m,
+                                        const long *path_blocks);
 
 /* ------------------------------------------------------------------------ */
 /* All-to-all personalised (alltoall)                                        */
