@@ -347,10 +347,11 @@ double tc_cost_scatter_tree_allport(const struct tc_model *md, int p, double m);
  * S_h = path_blocks[h-1], the largest number of blocks moved along a path
  * from the root to a node of depth h (the sum of the subtree sizes on it;
  * the generator's tc__f_ computes it from its trees).  Lemma 8's bound is
- * n t_s + ceil((p-1)/n) m t_w (+ n t_h under WH): the start-ups meet it,
- * the transfer pays S_n... instead of ceil((p-1)/n) (the deeper levels
- * forward under store-and-forward).  p = 2^n; NAN without path_blocks
- * (p > 1).
+ * rho_OAB t_s + ceil((p-1)/n) m t_w (+ n t_h under WH), rho_OAB = n under
+ * SF: the start-ups meet it under SF, the transfer term does not (S_n = 6,
+ * 10, 19, 32 against ceil((p-1)/n) = 3, 4, 7, 11 for n = 3 .. 6: every
+ * level forwards its subtree store-and-forward; the header of
+ * scatter_tree_allport_comb.c).  p = 2^n; NAN without path_blocks (p > 1).
  */
 double tc_cost_scatter_tree_allport_comb(const struct tc_model *md, int p, double m,
                                          const long *path_blocks);

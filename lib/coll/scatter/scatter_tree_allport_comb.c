@@ -28,10 +28,12 @@
  * and the makespan is T = max_h (h msg(1, 0) + S_h m t_w), S_h the largest
  * sum of subtree sizes along a root path to depth h (computed from the trees
  * by tc__f_scatter_tree_allport_comb()).  The seed's Lemma 8 bound for
- * Q_n all-port is n t_s + ceil((p-1)/n) m t_w (+ n t_h under WH): the n
- * start-ups meet it, but S_h > ceil((p-1)/n): under store-and-forward a
- * block of depth h is forwarded h times inside ever smaller messages, and
- * the greedy trees are nearly paths inside each D_i.  S_1 .. S_n:
+ * Q_n all-port is rho_OAB t_s + ceil((p-1)/n) m t_w (+ n t_h under WH),
+ * rho_OAB = n under SF (Lemma 2), ceil(log_{n+1} 2^n) under WH (Lemma 4):
+ * the n start-ups meet it under SF (not under WH, where recursive
+ * multiplying would need fewer), but S_n > ceil((p-1)/n): a block of depth
+ * h is forwarded h times inside ever smaller messages, and the greedy trees
+ * are nearly paths inside each D_i.  S_1 .. S_n:
  *   n = 3: 3 5 6          n = 5: 7 13 16 18 19
  *   n = 4: 4 7 9 10       n = 6: 11 21 26 29 31 32   (R = 3, 4, 7, 11)
  * So it beats the non-combining ceil((p-1)/n)(t_s + m t_w) only for small
