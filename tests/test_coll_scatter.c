@@ -230,7 +230,8 @@ Test(scatter, restrictions, .timeout = 60)
 						else if (!strcmp(alg, "hypercube"))
 							want = pow2 && (k == TC_TOPO_HYPERCUBE ||
 							                k == TC_TOPO_COMPLETE);
-						else if (!strcmp(alg, "tree_allport"))
+						else if (!strcmp(alg, "tree_allport") ||
+						         !strcmp(alg, "tree_allport_comb"))
 							want = k == TC_TOPO_HYPERCUBE && mi == 1;
 						cr_assert_eq(ap == 0, want, "%s %s", specs[i], alg);
 					}
@@ -557,4 +558,299 @@ Test(errors, arguments, .timeout = 60)
 	cr_assert_eq(tc_run(t, err_fn, &a), 0);
 	cr_assert_eq(atomic_load(&a.f.n), 0, "%s", a.f.msg);
 	tc_team_destroy(t);
+}
+
+/* ---- tree_allport_comb: the combining variant of seed 001's trees ------- */
+
+/* S_h, h = 1 .. n, for Q_n (n = 1 .. 6): the largest number of blocks
+ * moved along a root path to depth h, summed over the subtree sizes on the
+ * path, of the greedy trees of scatter_tree_allport.c; computed apart from
+ * the library (a separate script building the trees from the header's
+ * rule). */
+static const long comb_paths[7][6] = {
+    {0},
+    {1},
+    {2, 3},
+    {3, 5, 6},
+    {4, 7, 9, 10},
+    {7, 13, 16, 18, 19},
+    {11, 21, 26, 29, 31, 32},
+};
+
+/* The combining variant's closed form (its header): max_h (h (t_s + t_h)
+ * + S_h m t_w), t_h under cut-through only. */
+static double comb_want(const struct tc_model *md, int d, double m)
+{
+	double th = md->switching == TC_SWITCH_CT ? md->th_ns : 0.0, want = 0.0;
+	for (int h = 1; h <= d; h++) {
+		double t = h * (md->ts_ns + th) + (double)comb_paths[d][h - 1] * m * md->tw_ns;
+		want = t > want ? t : want;
+	}
+	return want;
+}
+
+/* The models of the combining tests: models(i) all-port, combining, full
+ * duplex (hd 0) or half (hd 1). */
+static void comb_model(struct tc_model *md, int i, int hd)
+{
+	models(md, i);
+	md->ports = TC_PORTS_ALL;
+	md->combining = 1;
+	md->duplex = hd ? TC_DUPLEX_HALF : TC_DUPLEX_FULL;
+}
+
+/* Runs tree_allport_comb alone (and AUTO when auto_too) on Q_d under md:
+ * scatter and gather, roots 0, p-1, p/2, 5 mod p, in place (gather) and not. */
+static void run_comb(int d, const struct tc_model *md, const size_t *counts, int nc,
+                     int auto_too)
+{
+	char spec[32], msg[512];
+	snprintf(spec, sizeof spec, "hypercube:%d", d);
+	struct tc_team *t = ct_team(spec, md, msg, sizeof msg);
+	cr_assert(t, "%s", msg);
+	int p = tc_team_size(t);
+	int roots[4] = {0, p - 1, p / 2, 5 % p};
+	for (int ci = 0; ci < 2; ci++)
+		for (int ai = 0; ai < 1 + auto_too; ai++)
+			for (int k = 0; k < nc; k++)
+				for (int ri = 0; ri < 4; ri++)
+					for (int ip = 0; ip < 2; ip++) {
+						if (ip && colls[ci] == TC_COLL_SCATTER)
+							continue;
+						const char *alg = ai ? NULL : "tree_allport_comb";
+						struct ct_case c = {
+						    .coll = colls[ci], .alg = alg, .count = counts[k],
+						    .dt = ct_dtypes[(k + ri + ip) % ct_ndtypes],
+						    .root = roots[ri], .in_place = ip, .iters = 2,
+						    .seed = (uint64_t)(p * 17 + k * 5 + ri)};
+						cr_assert_eq(ct_run(t, &c, msg, sizeof msg), 0,
+						             "%s %s/%s count %zu root %d in_place %d: %s", spec,
+						             tc_coll_name(colls[ci]), alg ? alg : "auto",
+						             counts[k], roots[ri], ip, msg);
+					}
+	tc_team_destroy(t);
+}
+
+/* Under ThreadSanitizer in the race suite ("small_p"): p <= 4. */
+Test(scatter, comb_small_p, .timeout = 120)
+{
+	static const size_t counts[] = {0, 3};
+	struct tc_model md;
+	comb_model(&md, 0, 0);
+	for (int d = 0; d <= 2; d++)
+		run_comb(d, &md, counts, 2, 0);
+}
+
+Test(scatter, comb_results, .timeout = 300)
+{
+	static const size_t counts[] = {0, 1, 7, 64, 1000};
+	for (int d = 0; d <= 6; d++) {
+		struct tc_model md;
+		comb_model(&md, d % 4, d & 1); /* SF and CT, full and half duplex */
+		run_comb(d, &md, counts, d <= 4 ? 5 : 3, d == 3);
+	}
+	static const size_t big[] = {1 << 16};
+	struct tc_model md;
+	comb_model(&md, 0, 0);
+	for (int d = 1; d <= 2; d++)
+		run_comb(d, &md, big, 1, 0);
+}
+
+/* The combining token (TC__R_COMBINING): under an all-port non-combining
+ * model tc_alg_applies() and the generator both refuse (TC_ENOTSUP) and
+ * AUTO goes without it; with combining, both accept. */
+Test(scatter, comb_restrictions, .timeout = 60)
+{
+	for (int d = 0; d <= 6; d++) {
+		char spec[32];
+		snprintf(spec, sizeof spec, "hypercube:%d", d);
+		struct tc_topo *t;
+		cr_assert_eq(tc_topo_parse(spec, &t), 0);
+		for (int comb = 0; comb < 2; comb++) {
+			struct tc_model md;
+			comb_model(&md, 0, 0);
+			md.combining = comb;
+			for (int ci = 0; ci < 2; ci++) {
+				cr_assert_eq(tc_alg_applies(t, &md, colls[ci], "tree_allport_comb"),
+				             comb ? 0 : TC_ENOTSUP);
+				struct tc_prediction pr;
+				int err = tc_predict(t, &md, colls[ci], "tree_allport_comb", 8, 1, 0, 0, &pr);
+				cr_assert_eq(err, comb ? 0 : TC_ENOTSUP, "%s %d: %s", spec, comb,
+				             tc_strerror(err));
+				cr_assert_eq(tc_predict(t, &md, colls[ci], NULL, 0, 1, 0, 0, &pr), 0);
+				if (!comb)
+					cr_assert_str_neq(pr.algorithm, "tree_allport_comb");
+			}
+		}
+		tc_topo_destroy(t);
+	}
+}
+
+/* Modelled time == the closed form computed here, for every root, SF and
+ * CT, full and half duplex; tc__f_ (formula_ns) the same; seed 001's
+ * Lemma 8 bound below; gather == scatter; checker clean. */
+Test(cost, comb_closed_form, .timeout = 120)
+{
+	static const size_t ms[] = {0, 1, 8, 1000};
+	for (int mi = 0; mi < 4; mi++)
+		for (int hd = 0; hd < 2; hd++) {
+			struct tc_model md;
+			comb_model(&md, mi, hd);
+			for (int d = 0; d <= 6; d++) {
+				int p = 1 << d;
+				char s[32];
+				snprintf(s, 32, "hypercube:%d", d);
+				for (int k = 0; k < 4; k++) {
+					double m = (double)ms[k], want = comb_want(&md, d, m);
+					for (int root = 0; root < p; root += p / 4 + 1)
+						for (int ci = 0; ci < 2; ci++) {
+							struct tc_prediction pr;
+							predict(s, &md, colls[ci], "tree_allport_comb", ms[k], root,
+							        &pr);
+							cr_assert_eq(pr.modelled_ps, ps_of(want),
+							             "%s %s root %d m %zu model %d/%d: %lld != %g", s,
+							             tc_coll_name(colls[ci]), root, ms[k], mi, hd,
+							             (long long)pr.modelled_ps, want);
+							cr_assert(fabs(pr.formula_ns - want) < 1e-6, "%s: %g", s,
+							          pr.formula_ns);
+							/* Lemma 8: rho_OAB t_s + ceil((p-1)/n) m t_w + [WH]
+							 * n t_h; rho_OAB = n under SF (Lemma 2: exc),
+							 * ceil(log_{n+1} 2^n) under WH (Lemma 4). */
+							int ct = md.switching == TC_SWITCH_CT, rho = d;
+							if (ct)
+								for (rho = 0; pow(d + 1, rho) < p; rho++)
+									;
+							double lb = d ? rho * md.ts_ns + d * (ct ? md.th_ns : 0.0) +
+							                    ((p - 1 + d - 1) / d) * m * md.tw_ns
+							              : 0.0;
+							cr_assert(fabs(pr.lower_bound_ns - lb) < 1e-6, "%s %s m %zu model %d/%d: bound %g, want %g",
+							          s, tc_coll_name(colls[ci]), ms[k], mi, hd,
+							          pr.lower_bound_ns, lb);
+							cr_assert_leq(ps_of(pr.lower_bound_ns), pr.modelled_ps);
+							cr_assert_eq(pr.contention, 0, "%s", s);
+							cr_assert_eq(pr.oneport_violations, 0);
+							if (ci == 0) {
+								cr_assert_eq(pr.nodup_violations, 0);
+								cr_assert_eq(pr.noho_violations, 0);
+								cr_assert_eq(pr.messages, p - 1, "%s", s);
+								cr_assert_eq(pr.rounds, d ? d + 1 : 1, "%s", s);
+							}
+						}
+				}
+			}
+		}
+}
+
+/* AUTO under all-port combining models: never above any applicable
+ * algorithm, so never above the cheaper of the two tree variants; the
+ * combining one wins where its closed form is below the non-combining's
+ * (small blocks, n >= 5), the non-combining one at large blocks. */
+Test(cost, comb_auto, .timeout = 120)
+{
+	static const size_t ms[] = {0, 1, 8, 64, 1000};
+	for (int mi = 0; mi < 4; mi++)
+		for (int hd = 0; hd < 2; hd++) {
+			struct tc_model md;
+			comb_model(&md, mi, hd);
+			for (int d = 1; d <= 6; d++) {
+				char s[32];
+				snprintf(s, 32, "hypercube:%d", d);
+				struct tc_topo *t;
+				cr_assert_eq(tc_topo_parse(s, &t), 0);
+				for (int k = 0; k < 5; k++)
+					for (int ci = 0; ci < 2; ci++) {
+						struct tc_prediction au, pr, tr, co;
+						predict(s, &md, colls[ci], NULL, ms[k], 1, &au);
+						for (int ai = 0; tc_alg_name(colls[ci], ai); ai++) {
+							const char *alg = tc_alg_name(colls[ci], ai);
+							if (tc_alg_applies(t, &md, colls[ci], alg))
+								continue;
+							predict(s, &md, colls[ci], alg, ms[k], 1, &pr);
+							cr_assert_leq(au.modelled_ps, pr.modelled_ps, "%s %s m %zu", s,
+							              alg, ms[k]);
+						}
+						predict(s, &md, colls[ci], "tree_allport", ms[k], 1, &tr);
+						predict(s, &md, colls[ci], "tree_allport_comb", ms[k], 1, &co);
+						tc_time_t lo = tr.modelled_ps < co.modelled_ps ? tr.modelled_ps
+						                                               : co.modelled_ps;
+						cr_assert_leq(au.modelled_ps, lo);
+					}
+				tc_topo_destroy(t);
+			}
+		}
+	/* Q_6, SF, t_s 1000, t_w 0.5: 6 t_s + 32 m t_w against 11 (t_s + m t_w):
+	 * the combining one at m = 8 (6128 < 11044), not at m = 1000. */
+	struct tc_model md;
+	comb_model(&md, 0, 0);
+	struct tc_prediction pr;
+	predict("hypercube:6", &md, TC_COLL_SCATTER, "tree_allport_comb", 8, 0, &pr);
+	cr_assert_eq(pr.modelled_ps, ps_of(6 * 1000.0 + 32 * 8 * 0.5));
+	predict("hypercube:6", &md, TC_COLL_SCATTER, "tree_allport", 8, 0, &pr);
+	cr_assert_eq(pr.modelled_ps, ps_of(11 * (1000.0 + 8 * 0.5)));
+	predict("hypercube:6", &md, TC_COLL_SCATTER, "tree_allport_comb", 1000, 0, &pr);
+	cr_assert_gt(pr.modelled_ps, ps_of(11 * (1000.0 + 1000 * 0.5)));
+}
+
+/* Argument errors through tree_allport_comb on Q_3: the code on every rank,
+ * nothing written; TC_ENOTSUP under a non-combining model. */
+struct comb_err_arg {
+	struct failure f;
+	int combining;
+};
+
+static int comb_err_fn(struct tc_proc *proc, void *argp)
+{
+	struct comb_err_arg *a = argp;
+	int me = tc_rank(proc), p = tc_size(proc);
+	int32_t x[64], y[64];
+	for (int i = 0; i < 64; i++)
+		x[i] = y[i] = -7;
+	struct tc_coll_opts o = {.alg = "tree_allport_comb"};
+	for (int ci = 0; ci < 2; ci++) {
+		int (*f)(struct tc_proc *, const void *, void *, size_t, enum tc_dtype, int,
+		         const struct tc_coll_opts *) = ci ? tc_gather : tc_scatter;
+		if (!a->combining) {
+			EXPECT(f(proc, x, y, 2, TC_INT32, 0, &o), TC_ENOTSUP);
+			continue;
+		}
+		EXPECT(f(proc, x, y, 2, TC_INT32, p, &o), TC_EROOT);
+		EXPECT(f(proc, x, y, 2, TC_INT32, -1, &o), TC_EROOT);
+		EXPECT(f(proc, x, y, SIZE_MAX / 2, TC_INT32, 0, &o), TC_EOVERFLOW);
+	}
+	if (a->combining) {
+		EXPECT(tc_scatter(proc, x, NULL, 2, TC_INT32, 0, &o), TC_ENULLBUF);
+		EXPECT(tc_gather(proc, NULL, y, 2, TC_INT32, 0, &o), TC_ENULLBUF);
+		if (me == 1) {
+			EXPECT(tc_scatter(proc, x, (void *)TC_IN_PLACE, 2, TC_INT32, 0, &o), TC_EINVAL);
+			EXPECT(tc_gather(proc, TC_IN_PLACE, y, 2, TC_INT32, 0, &o), TC_EINVAL);
+		}
+	}
+	EXPECT(tc_barrier(proc, NULL), 0);
+	for (int i = 0; i < 64; i++)
+		if (x[i] != -7 || y[i] != -7)
+			FAIL(&a->f, "rank %d: a failed call wrote its buffers", me);
+	if (a->combining) {
+		for (int i = 0; i < 2 * p; i++)
+			x[i] = i;
+		EXPECT(tc_scatter(proc, x, y, 2, TC_INT32, 0, &o), 0);
+		if (y[0] != 2 * me || y[1] != 2 * me + 1)
+			FAIL(&a->f, "rank %d: scatter after the errors", me);
+	}
+	return 0;
+}
+
+Test(errors, comb_arguments, .timeout = 60)
+{
+	for (int comb = 0; comb < 2; comb++) {
+		char msg[256];
+		struct tc_model md;
+		comb_model(&md, 0, 0);
+		md.combining = comb;
+		struct tc_team *t = ct_team("hypercube:3", &md, msg, sizeof msg);
+		cr_assert(t, "%s", msg);
+		struct comb_err_arg a = {.combining = comb};
+		cr_assert_eq(tc_run(t, comb_err_fn, &a), 0);
+		cr_assert_eq(atomic_load(&a.f.n), 0, "%s", a.f.msg);
+		tc_team_destroy(t);
+	}
 }

@@ -339,11 +339,29 @@ double tc_cost_scatter_hypercube(const struct tc_model *md, int p, double m);
  * this meets Lemma 1's bound rho_OAS(Q_n).  p = 2^n.
  */
 double tc_cost_scatter_tree_allport(const struct tc_model *md, int p, double m);
+/*
+ * tree_allport_comb: the same trees under a combining model (seed 001,
+ * Lemma 8's setting), one message per tree edge carrying the blocks of the
+ * child's whole subtree, sent as soon as the parent has its own:
+ *     T = max_{h=1..n} ( h msg(1, 0) + S_h m t_w ),
+ * S_h = path_blocks[h-1], the largest number of blocks moved along a path
+ * from the root to a node of depth h (the sum of the subtree sizes on it;
+ * the generator's tc__f_ computes it from its trees).  Lemma 8's bound is
+ * rho_OAB t_s + ceil((p-1)/n) m t_w (+ n t_h under WH), rho_OAB = n under
+ * SF: the start-ups meet it under SF, the transfer term does not (S_n = 6,
+ * 10, 19, 32 against ceil((p-1)/n) = 3, 4, 7, 11 for n = 3 .. 6: every
+ * level forwards its subtree store-and-forward; the header of
+ * scatter_tree_allport_comb.c).  p = 2^n; NAN without path_blocks (p > 1).
+ */
+double tc_cost_scatter_tree_allport_comb(const struct tc_model *md, int p, double m,
+                                         const long *path_blocks);
 
 double tc_cost_gather_linear(const struct tc_model *md, int p, double m, const int *hops);
 double tc_cost_gather_ring(const struct tc_model *md, int p, double m);
 double tc_cost_gather_hypercube(const struct tc_model *md, int p, double m);
 double tc_cost_gather_tree_allport(const struct tc_model *md, int p, double m);
+double tc_cost_gather_tree_allport_comb(const struct tc_model *md, int p, double m,
+                                        const long *path_blocks);
 
 /* ------------------------------------------------------------------------ */
 /* All-to-all personalised (alltoall)                                        */

@@ -75,6 +75,8 @@ int tc__alg_check(const struct tc__alg *a, const struct tc__gen *g)
 		return TC_ENOTSUP;
 	if ((a->req & TC__R_POW2) && tc__log2_exact(g->p) < 0)
 		return TC_ENOTSUP;
+	if ((a->req & TC__R_COMBINING) && !g->md->combining)
+		return TC_ENOTSUP;
 	if ((a->req & TC__R_ALLPORT) && g->md->ports != TC_PORTS_ALL)
 		return TC_ENOTSUP;
 	if ((a->req & TC__R_ONEPORT) && g->md->ports != TC_PORTS_ONE)

@@ -195,6 +195,7 @@ enum {
 	TC__R_2D = 1u << 19,      /* two dimensions (a 2-D mesh or torus) */
 	TC__R_CUBE_BY_RING = 1u << 20, /* on a hypercube only with shift_ring
 	                                  (a shift along its Gray-code ring) */
+	TC__R_COMBINING = 1u << 21, /* the combining model (md->combining) */
 };
 
 struct tc__alg {

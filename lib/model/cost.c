@@ -616,6 +616,26 @@ double tc_cost_scatter_tree_allport(const struct tc_model *md, int p, double m)
 	return (double)steps * nb(md, m);
 }
 
+double tc_cost_scatter_tree_allport_comb(const struct tc_model *md, int p, double m,
+                                         const long *path_blocks)
+{
+	int d = log2_exact(p);
+	if (!ok_args(md, p, m) || d < 0)
+		return NAN;
+	if (d == 0)
+		return 0.0;
+	if (path_blocks == NULL)
+		return NAN;
+	/* A node of depth h has its subtree once its h ancestors' messages
+	 * (one start-up each) have passed, their sizes summing to S_h blocks. */
+	double t = 0.0;
+	for (int h = 1; h <= d; h++) {
+		double th = (double)h * start(md) + (double)path_blocks[h - 1] * m * md->tw_ns;
+		t = th > t ? th : t;
+	}
+	return t;
+}
+
 double tc_cost_gather_linear(const struct tc_model *md, int p, double m, const int *hops)
 {
 	return tc_cost_scatter_linear(md, p, m, hops);
@@ -634,6 +654,12 @@ double tc_cost_gather_hypercube(const struct tc_model *md, int p, double m)
 double tc_cost_gather_tree_allport(const struct tc_model *md, int p, double m)
 {
 	return tc_cost_scatter_tree_allport(md, p, m);
+}
+
+double tc_cost_gather_tree_allport_comb(const struct tc_model *md, int p, double m,
+                                        const long *path_blocks)
+{
+	return tc_cost_scatter_tree_allport_comb(md, p, m, path_blocks);
 }
 
 /* ---- alltoall ------------------------------------------------------------- */

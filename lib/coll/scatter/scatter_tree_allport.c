@@ -26,9 +26,11 @@
  * by round k + h_k - 1 <= R - 1: R rounds in all.
  * The combining variant of the seed (Lemma 8: a combining model lets a node
  * send one message carrying many blocks, rho_OAB start-ups and
- * ceil((p-1)/n) m t_m of transfer) is not implemented: this schedule is the
- * one of the seed's table and the closed form of cost.h, valid (if not
- * optimal in start-ups) whether md->combining is set or not.
+ * ceil((p-1)/n) m t_m of transfer) is scatter_tree_allport_comb.c
+ * (`tree_allport_comb`, the same trees, one message per tree edge, n
+ * start-ups).  This schedule is the one of the seed's table and the closed
+ * form of cost.h, valid (if not optimal in start-ups) whether md->combining
+ * is set or not; AUTO takes the cheaper of the two.
  *
  * Cost: tc_cost_scatter_tree_allport() = ceil((p-1)/n) msg(1, m) =
  * ceil((p-1)/n)(t_s + m t_w) under SF, exact (it meets Lemma 1's
@@ -51,11 +53,9 @@
 #include <stdlib.h>
 
 #include "coll/gen.h"
+#include "oas_trees.h"
 
-/* The spanning trees of Q_d (virtids): tree[v], par[v], the position
- * pos[v] of v in its tree's farthest-first order; returns the largest tree
- * size, or -1 without memory. */
-static int tc__oas_trees(int d, int *tree, int *par, int *pos)
+int tc__oas_trees(int d, int *tree, int *par, int *pos)
 {
 	const int p = 1 << d;
 	int *size = calloc((size_t)d, sizeof *size);
