@@ -5,6 +5,7 @@
  * with the collectives' shapes, and every algorithm's restriction tokens
  * (tc_alg_applies) say exactly where its generator produces a schedule.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -76,8 +77,18 @@ Test(registry, restriction_tokens_match_the_generators, .timeout = 300)
 					for (int k = 0; (n = tc_alg_name((enum tc_coll)c, k)); k++) {
 						int ap = tc_alg_applies(t, &md, (enum tc_coll)c, n);
 						cr_assert(ap == 0 || ap == TC_ENOTSUP);
-						struct tc_call call = {.coll = (enum tc_coll)c, .alg = n,
-						                       .bytes = 64, .esize = 8};
+						/* The v-collectives: 8 elements from each rank to each. */
+						static const size_t eights[16 * 16] = {
+#define E8 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8
+#define E8x16 E8, E8, E8, E8, E8, E8, E8, E8, E8, E8, E8, E8, E8, E8, E8, E8
+							E8x16};
+#undef E8x16
+#undef E8
+						const bool v = tc_coll_flags((enum tc_coll)c) & TC_CF_VCOUNT;
+						struct tc_call call = {
+							.coll = (enum tc_coll)c, .alg = n, .bytes = 64, .esize = 8,
+							.counts = v && c != TC_COLL_ALLTOALLV ? eights : NULL,
+							.matrix = c == TC_COLL_ALLTOALLV ? eights : NULL};
 						struct tc_prediction pr;
 						int err = tc_predict_call(t, &md, &call, &pr);
 						cr_assert(err == 0 || err == TC_ENOTSUP, "%s %s on %s: %s",

@@ -66,6 +66,8 @@
 #include "topocoll/cost.h"
 #include "topo/embed.h"
 
+struct tc__vmatrix;
+
 struct tc__gen {
 	enum tc_coll coll;
 	const struct tc_topo *t;
@@ -87,6 +89,9 @@ struct tc__gen {
 	const int *members; /* multicast: the destinations, ascending, without
 	                       the root and without duplicates */
 	int nmembers;
+	const struct tc__vmatrix *vmx; /* the variable-count collectives
+	                                  (TC_CF_VCOUNT): who sends what to
+	                                  whom (lib/coll/vcount/vcount.h) */
 };
 
 /* Where rank r's block goes in g's shift: (r + q) mod p, or along the

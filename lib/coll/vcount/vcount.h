@@ -49,4 +49,33 @@ struct tc__vmatrix {
 int tc__gen_vcount_pairwise(const struct tc_topo *t, const struct tc__vmatrix *mx,
                             struct tc__sched *s);
 
+/*
+ * The v-collectives in the registry (algorithms.def, `pairwise` of
+ * allgatherv, gatherv, scatterv, alltoallv): the generator of the call's
+ * matrix g->vmx (TC_EINVAL without one) and its closed form.  The closed
+ * form, where it holds: every non-empty block between two different ranks
+ * of the same m bytes, and each of the rounds 1 .. p-1 moving one at least
+ * (equal counts: allgatherv, alltoallv, and gatherv and scatterv whose
+ * root takes or gives one block a round), on a topology of diameter 1,
+ * one-port, full duplex: (p-1)(t_s + m t_w) (tc_cost_allgather_ring(): the
+ * same p-1 rounds of one message per rank), 0 when nothing moves or p = 1;
+ * NAN elsewhere (all-port lets a gatherv's root take its p-1 blocks at
+ * once, half duplex makes a round's two directions share a link, unequal
+ * blocks cost the sum over the rounds of the slowest transfer, routes
+ * share links).
+ */
+struct tc__gen;
+int tc__gen_vcount(const struct tc__gen *g, struct tc__sched *s);
+double tc__f_vcount_pairwise(const struct tc__gen *g);
+
+/*
+ * The matrix of a predicted v-call (struct tc_call's counts and matrix, in
+ * elements of esize bytes, displacements packed): *rows gets the 4p x p
+ * numbers of mx (the caller frees it, also on an error).  TC_EINVAL (the
+ * array the collective takes missing, the other given), TC_EOVERFLOW (a
+ * block, or a buffer of blocks, above TC_MAX_MESSAGE bytes), TC_ENOMEM.
+ */
+int tc__vmatrix_of_call(enum tc_coll coll, int p, int root, size_t esize, const size_t *counts,
+                        const size_t *matrix, struct tc__vmatrix *mx, uint64_t **rows);
+
 #endif
