@@ -95,5 +95,10 @@ double tc__f_vcount_pairwise(const struct tc__gen *g)
 	}
 	if (m && empty_rounds)
 		return NAN;
+	/* Cut-through: the root of a gatherv (scatterv) streams its p-1 blocks
+	 * through its one port, t_h paid once: (p-1)(t_s + m t_w) + t_h. */
+	if (m && (g->coll == TC_COLL_GATHERV || g->coll == TC_COLL_SCATTERV) &&
+	    g->md->switching == TC_SWITCH_CT)
+		return NAN;
 	return m ? tc_cost_allgather_ring(g->md, p, (double)m) : 0;
 }
