@@ -47,6 +47,9 @@
  *   multicast  like bcast, the data in OUT (the root's holds it at the
  *              start), delivered to OUT of g->members; any other rank that
  *              forwards has a scratch OUT.
+ *   allgatherv, gatherv, scatterv, alltoallv  (TC_CF_VCOUNT) the blocks'
+ *              sizes and places in IN and OUT come from g->vmx
+ *              (lib/coll/vcount/vcount.h), not from g->bytes (0 then).
  * TC__BUF_TMP is free scratch (the schedule sets tmp_bytes).  Every region
  * holds whole elements (offsets and sizes multiples of esize).
  *
