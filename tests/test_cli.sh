@@ -10,7 +10,8 @@
 # validity, Graphviz and gnuplot present or absent, the help texts and their
 # examples, docs/cli.md up to date; the collectives of Collectives II
 # through allgather (predict, run native and emulated, steps, trace, sweep),
-# those of Collectives III with --q and --members,
+# those of Collectives III with --q and --members, the v-collectives with
+# --counts (issue 12),
 # and every algorithm of every collective in the registry.  JSON checks use python3 and are skipped
 # (TAP SKIP) without it.  The plan is printed at the end.
 set -u
@@ -209,7 +210,7 @@ for c in predict run sweep topo steps trace calibrate help-all; do
 done
 run_cli predict --help
 check "predict --help lists every collective and algorithm of the registry" \
-	"$([ "$rc" -eq 0 ] && for c in bcast reduce allreduce barrier allgather reduce_scatter scan exscan scatter gather alltoall; do grep -q "\b$c\b" "$out" || exit 1; done && grep -q 'allgather: ring' "$out"; echo $?)"
+	"$([ "$rc" -eq 0 ] && for c in bcast reduce allreduce barrier allgather reduce_scatter scan exscan scatter gather alltoall allgatherv gatherv scatterv alltoallv; do grep -q "\b$c\b" "$out" || exit 1; done && grep -q 'allgather: ring' "$out" && grep -q 'alltoallv: pairwise' "$out"; echo $?)"
 run_cli --help
 check "topocoll --help documents the exit status" "$([ "$rc" -eq 0 ] && grep -q 'Exit status: 0 ok, 1 failure' "$out"; echo $?)"
 if [ -f "$here/../docs/cli.md" ]; then
@@ -410,6 +411,57 @@ run_cli sweep --topo ring:8,hypercube:3 --coll shift,multicast --q 3 --members 1
 check "sweep --coll shift,multicast --q --members: rows predicted and run verified" \
 	"$([ "$rc" -eq 0 ] && [ "$(grep -c ',shift,.*,native,.*,true$' "$out")" -ge 2 ] && [ "$(grep -c ',multicast,.*,native,.*,true$' "$out")" -ge 2 ]; echo $?)" "$(head -5 "$out")"
 
+# ---- the v-collectives (issue 12): --counts --------------------------------
+
+json_case "predict allgatherv on ring:5 with --counts: pairwise, the counts, no lower bound" \
+	"d['coll'] == 'allgatherv' and d['algorithm'] == 'pairwise' and d['counts'] == [1, 2, 3, 4, 5] and d['modelled_ns'] > 0 and d['lower_bound_ns'] is None and d['rounds'] == 5" \
+	predict --topo ring:5 --coll allgatherv --counts 1,2,3,4,5 --dtype int32 --json
+json_case "predict allgatherv, equal counts on complete:4: modelled = formula = 3 (t_s + m t_w)" \
+	"d['modelled_ns'] == d['formula_ns'] == 3 * (1000 + 64)" \
+	predict --topo complete:4 --coll allgatherv --counts uniform:16 --dtype int32 --json
+json_case "predict alltoallv --counts ramp on complete:3: a 3 x 3 matrix" \
+	"d['counts'] == [1, 2, 3, 2, 3, 4, 3, 4, 5] and d['messages'] == 6" \
+	predict --topo complete:3 --coll alltoallv --counts ramp --json
+json_case "predict gatherv --bytes: every block of that size" \
+	"d['counts'] == [2] * 6 and d['root'] == 3" \
+	predict --topo star:6 --coll gatherv --bytes 16 --root 3 --json
+for topo in ring:5 torus:3x3 hypercube:3 star:4 ring:1; do
+	for mode in native emulated; do
+		json_case "run alltoallv --counts ramp on $topo ($mode) is verified, its schedule as predicted" \
+			"d['verified'] is True and d['algorithm'] == 'pairwise' and d['coll_modelled_ns'] == d['predicted_ns']" \
+			run --topo $topo --coll alltoallv --counts ramp --dtype int32 --mode $mode --timeout 20000 --json
+	done
+done
+for coll in allgatherv gatherv scatterv; do
+	root=
+	case $coll in gatherv | scatterv) root="--root 2" ;; esac
+	# shellcheck disable=SC2086
+	json_case "run $coll --counts 3,0,5,1,2 on ring:5 is verified" \
+		"d['verified'] is True and d['coll_modelled_ns'] == d['predicted_ns']" \
+		run --topo ring:5 --coll $coll --counts 3,0,5,1,2 $root --timeout 20000 --json
+done
+run_cli run --topo mesh:2x3 --coll alltoallv --counts 0,1,2,3,4,5,5,4,3,2,1,0,1,1,1,1,1,1,2,2,2,2,2,2,0,0,0,0,0,9,7,0,7,0,7,0 --dtype int16
+check "run alltoallv with a 6 x 6 list: verified, the counts and the data's time printed" \
+	"$([ "$rc" -eq 0 ] && grep -q '^verified *yes' "$out" && grep -q 'counts 0,1,2,3,4,5,5,4' "$out" && grep -q '^  of which data' "$out"; echo $?)" "$(head -8 "$out")"
+usage_case "--counts: a wrong number of counts" predict --topo ring:5 --coll allgatherv --counts 1,2,3
+usage_case "--counts: alltoallv takes p x p" run --topo ring:3 --coll alltoallv --counts 1,2,3
+usage_case "--counts: a negative count" predict --topo ring:3 --coll scatterv --counts 1,-2,3
+usage_case "--counts: not a number" predict --topo ring:3 --coll gatherv --counts 1,x,3
+usage_case "--counts: an empty item" predict --topo ring:3 --coll gatherv --counts 1,,3
+usage_case "--counts: a count above the largest message" predict --topo ring:3 --coll allgatherv --counts 1,2,99999999999999999
+usage_case "--counts with a collective that takes none" predict --topo ring:3 --coll allgather --counts 1,2,3
+usage_case "--counts and --bytes together" predict --topo ring:3 --coll allgatherv --counts 1,2,3 --bytes 8
+usage_case "a v-collective without --counts" predict --topo ring:3 --coll alltoallv
+run_cli steps --topo complete:3 --coll alltoallv --counts ramp --dtype int32
+check "steps alltoallv --counts ramp: 3 rounds, every rank ends with what the others sent it" \
+	"$([ "$rc" -eq 0 ] && [ "$(grep -c '^round ' "$out")" -eq 3 ] && tail -3 "$out" | grep -q '^    2 IN 222222222222  OUT 000111122222$'; echo $?)" "$(tail -4 "$out")"
+json_case "trace gatherv --counts: valid trace-event JSON, verified" \
+	"d['otherData']['verified'] is True and len(d['traceEvents']) > 10" \
+	trace --topo ring:4 --coll gatherv --counts 3,0,2,5 --root 1
+run_cli sweep --topo ring:5,complete:4 --coll allgatherv,gatherv,scatterv,alltoallv --bytes 8,1K --mode predict,native --csv --quiet
+check "sweep over the v-collectives: equal blocks predicted and run verified, formula exact on complete:4" \
+	"$([ "$rc" -eq 0 ] && [ "$(grep -c 'v,pairwise,native,.*,true$' "$out")" -eq 16 ] && grep -q '^complete:4,4,alltoallv,pairwise,predict,1024,,6072,6072,,' "$out"; echo $?)" "$(head -5 "$out")"
+
 # ---- run: verified for every collective on several topologies ----------------
 
 for topo in ring:8 hypercube:3 torus:3x4 chain:5 star:6 tree:2:7 complete:5 mesh:2x3 ring:1; do
@@ -427,7 +479,7 @@ done
 # applies are left out.
 for topo in hypercube:3 ring:6; do
 	for coll in bcast reduce allreduce barrier allgather reduce_scatter scan exscan scatter gather alltoall \
-		shift gray2binary binary2gray multicast; do
+		shift gray2binary binary2gray multicast allgatherv gatherv scatterv alltoallv; do
 		extra=
 		case $coll in
 		shift) extra="--q -5" ;;

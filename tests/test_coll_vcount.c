@@ -7,12 +7,15 @@
  * (disagreeing counts, overflowing counts, missing arrays, in place,
  * unknown algorithm) reported on every rank with nothing written.
  */
+#include <math.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "coll_ref.h"
 #include "harness.h"
 #include "topocoll.h"
 #include "util.h"
@@ -239,4 +242,308 @@ Test(vcount, errors_on_every_rank, .timeout = 300)
 	/* After the failed calls the team still works. */
 	run_case(t, A2AV, 0, 99, 0, 9);
 	tc_team_destroy(t);
+}
+
+/* ---- prediction (tc_predict_call, tc_schedule_call) ------------------------ */
+
+static const enum tc_coll vcolls[NKINDS] = {TC_COLL_ALLGATHERV, TC_COLL_GATHERV,
+                                            TC_COLL_SCATTERV, TC_COLL_ALLTOALLV};
+
+/* The tc_call of kind with counts c (p numbers) or matrix c (p * p). */
+static struct tc_call vcall(int kind, const size_t *c, size_t esize, int root)
+{
+	return (struct tc_call){.coll = vcolls[kind], .alg = "pairwise", .esize = esize,
+	                        .root = root, .counts = kind == A2AV ? NULL : c,
+	                        .matrix = kind == A2AV ? c : NULL};
+}
+
+static struct tc_topo *topo(const char *spec)
+{
+	struct tc_topo *t;
+	cr_assert_eq(tc_topo_parse(spec, &t), 0, "%s", spec);
+	return t;
+}
+
+/* Equal counts on a complete graph: the pairwise header's (p-1)(t_s + m t_w)
+ * (plus t_h per message under cut-through: one link), computed here. */
+Test(vcount, predict_equal_counts_closed_form, .timeout = 60)
+{
+	static const int ps[] = {1, 2, 3, 4, 5, 7, 8, 13, 16, 31};
+	static const struct {
+		double ts, tw, th;
+		enum tc_switching sw;
+	} ms[] = {{1000, 2, 0, TC_SWITCH_SF}, {50, 0.5, 7, TC_SWITCH_CT}, {0, 1, 3, TC_SWITCH_SF},
+	          {330, 0.25, 11, TC_SWITCH_CT}};
+	static const size_t counts[] = {0, 1, 7, 64, 1000};
+	for (int pi = 0; pi < (int)(sizeof ps / sizeof ps[0]); pi++) {
+		int p = ps[pi];
+		char spec[32];
+		snprintf(spec, sizeof spec, "complete:%d", p);
+		struct tc_topo *t = topo(spec);
+		size_t *c = malloc((size_t)p * (size_t)p * sizeof *c);
+		for (int mi = 0; mi < (int)(sizeof ms / sizeof ms[0]); mi++) {
+			struct tc_model md = ct_model(ms[mi].ts, ms[mi].tw, ms[mi].th, TC_PORTS_ONE,
+			                              TC_DUPLEX_FULL, ms[mi].sw);
+			for (int ci = 0; ci < (int)(sizeof counts / sizeof counts[0]); ci++)
+				for (int k = 0; k < NKINDS; k++) {
+					for (int i = 0; i < p * p; i++)
+						c[i] = counts[ci];
+					const size_t es = 4;
+					const double m = (double)(counts[ci] * es);
+					int root = (k == GV || k == SV) ? p / 2 : 0;
+					struct tc_call call = vcall(k, c, es, root);
+					struct tc_prediction pr;
+					cr_assert_eq(tc_predict_call(t, &md, &call, &pr), 0, "%s p=%d",
+					             kind_names[k], p);
+					double hop = ms[mi].ts + m * ms[mi].tw +
+					             (ms[mi].sw == TC_SWITCH_CT ? ms[mi].th : 0);
+					double want_ns = m ? (p - 1) * hop : 0;
+					/* Cut-through: a gatherv's (scatterv's) root streams its
+					 * blocks through its port, t_h paid once (vcount.h); the
+					 * formula is NAN there. */
+					const bool root_ct = (k == GV || k == SV) && ms[mi].sw == TC_SWITCH_CT;
+					if (root_ct && m && p > 1)
+						want_ns = (p - 1) * (ms[mi].ts + m * ms[mi].tw) + ms[mi].th;
+					cr_assert_eq(pr.modelled_ps, (tc_time_t)llround(want_ns * 1000),
+					             "%s p=%d m=%g model %d: %lld ps, want %.0f", kind_names[k],
+					             p, m, mi, (long long)pr.modelled_ps, want_ns * 1000);
+					cr_assert(root_ct && p > 1 && m ? isnan(pr.formula_ns)
+					                           : fabs(pr.formula_ns - want_ns) <= 1e-9 * want_ns,
+					          "%s p=%d m=%g: formula %g, want %g", kind_names[k], p, m,
+					          pr.formula_ns, want_ns);
+					cr_assert_str_eq(pr.algorithm, "pairwise");
+					cr_assert(isnan(pr.lower_bound_ns) && pr.lower_bound_steps == -1);
+					cr_assert_eq(pr.oneport_violations, 0);
+					/* AUTO is the one algorithm. */
+					call.alg = NULL;
+					struct tc_prediction pa;
+					cr_assert_eq(tc_predict_call(t, &md, &call, &pa), 0);
+					cr_assert_eq(pa.modelled_ps, pr.modelled_ps);
+				}
+		}
+		free(c);
+		tc_topo_destroy(t);
+	}
+}
+
+/* Unequal counts, by hand (t_s 100 ns, t_w 1 ns/B, SF, one-port, full
+ * duplex, complete graphs).  The pairwise rounds: k = 1 .. p-1, i -> i+k. */
+Test(vcount, predict_unequal_counts_by_hand, .timeout = 60)
+{
+	struct tc_model md = ct_model(100, 1, 0, TC_PORTS_ONE, TC_DUPLEX_FULL, TC_SWITCH_SF);
+	struct tc_prediction pr;
+	struct tc_topo *t3 = topo("complete:3"), *t4 = topo("complete:4");
+	/* allgatherv, counts {1, 2, 3} of 4 bytes: blocks 4, 8, 12 B.  Round 1:
+	 * 0->1 4 B, 1->2 8 B, 2->0 12 B; round 2: 0->2, 1->0, 2->1 the same
+	 * sizes.  Rank 2 sends 12 B in both rounds, its second send starting when
+	 * its first has left (112 ns; it got its round-1 block at 108): 224 ns,
+	 * the sum over the rounds of the slowest transfer. */
+	size_t agv[] = {1, 2, 3};
+	struct tc_call c = vcall(AGV, agv, 4, 0);
+	cr_assert_eq(tc_predict_call(t3, &md, &c, &pr), 0);
+	cr_assert_eq(pr.modelled_ps, 224000, "%lld", (long long)pr.modelled_ps);
+	cr_assert(isnan(pr.formula_ns)); /* unequal blocks: no closed form */
+	cr_assert_eq(pr.rounds, 3);
+	cr_assert_eq(pr.messages, 6); /* the local copies are not messages */
+	/* gatherv to root 0, counts {5, 1, 3, 2} of 8 bytes: the root takes one
+	 * block a round, from 3 (16 B), 2 (24 B), 1 (8 B), its receives in turn:
+	 * 116, 116 + 124 = 240, 240 + 108 = 348 ns. */
+	size_t gv[] = {5, 1, 3, 2};
+	c = vcall(GV, gv, 8, 0);
+	cr_assert_eq(tc_predict_call(t4, &md, &c, &pr), 0);
+	cr_assert_eq(pr.modelled_ps, 348000, "%lld", (long long)pr.modelled_ps);
+	/* scatterv from root 3, counts {2, 0, 4, 9} of 1 byte: round k the root
+	 * sends to 3 + k: 0 (2 B), nothing to 1, 2 (4 B): 102, then 102 + 104. */
+	size_t sv[] = {2, 0, 4, 9};
+	c = vcall(SV, sv, 1, 3);
+	cr_assert_eq(tc_predict_call(t4, &md, &c, &pr), 0);
+	cr_assert_eq(pr.modelled_ps, 206000, "%lld", (long long)pr.modelled_ps);
+	cr_assert_eq(pr.messages, 2);
+	/* alltoallv on 3, elements of 1 byte, rows {0 1 2, 3 0 1, 2 2 0}: round
+	 * 1: 0->1 1 B, 1->2 1 B, 2->0 2 B (arrivals 101, 101, 102); round 2:
+	 * 0->2 2 B, 1->0 3 B, 2->1 2 B.  Rank 1's 3 B leave at 101 (its round-1
+	 * send has left, its round-1 block arrived) but rank 0's one receive
+	 * port is busy until 102, so they are in at 102 + 103 = 205; rank 0's
+	 * and 2's 2 B start at 102 and are in at 204.  205: the sum over the
+	 * rounds of the slowest transfer, 102 + 103. */
+	size_t a2a[] = {0, 1, 2, 3, 0, 1, 2, 2, 0};
+	c = vcall(A2AV, a2a, 1, 0);
+	cr_assert_eq(tc_predict_call(t3, &md, &c, &pr), 0);
+	cr_assert_eq(pr.modelled_ps, 205000, "%lld", (long long)pr.modelled_ps);
+	/* tc_schedule_call: the same transfers, packed offsets. */
+	struct tc_transfer *x;
+	int n;
+	cr_assert_eq(tc_schedule_call(t3, &md, &c, &x, &n), 0);
+	cr_assert_eq(n, 6); /* 2 local copies (rank 0's and 2's are empty), 4 + ... */
+	tc_time_t last = 0;
+	for (int i = 0; i < n; i++) {
+		if (x[i].src == 1 && x[i].dst == 0) {
+			cr_assert_eq(x[i].bytes, 3);
+			cr_assert_eq(x[i].src_off, 0); /* row 1: 3 to 0 first */
+			cr_assert_eq(x[i].dst_off, 0); /* at 0: from 0 (none), then 1 */
+		}
+		if (x[i].src == 2 && x[i].dst == 1) {
+			cr_assert_eq(x[i].src_off, 2);
+			cr_assert_eq(x[i].dst_off, 1);
+		}
+		last = x[i].arrival_ps > last ? x[i].arrival_ps : last;
+	}
+	cr_assert_eq(last, 204000); /* arrival; 1 -> 0 completes at 205 */
+	tc_schedule_free(x);
+	tc_topo_destroy(t3);
+	tc_topo_destroy(t4);
+}
+
+/* A real run's modelled time (tc_last_coll) is the prediction's. */
+struct lastrun {
+	int kind;
+	size_t *cnt; /* p x p elements i -> k */
+	tc_time_t modelled[64];
+	int errs[64];
+};
+
+static int last_fn(struct tc_proc *proc, void *arg)
+{
+	struct lastrun *L = arg;
+	int r = tc_rank(proc), p = tc_size(proc);
+	size_t sc[64], sd[64], rc[64], rd[64], s = 0, q = 0;
+	for (int k = 0; k < p; k++) {
+		sc[k] = L->cnt[r * p + k];
+		sd[k] = s;
+		s += sc[k];
+		rc[k] = L->cnt[k * p + r];
+		rd[k] = q;
+		q += rc[k];
+	}
+	uint32_t *sb = calloc(s + 1, 4), *rb = calloc(q + 1, 4);
+	int err;
+	switch (L->kind) {
+	case AGV: err = tc_allgatherv(proc, sb, sc[0], rb, rc, rd, TC_UINT32, NULL); break;
+	case GV: err = tc_gatherv(proc, sb, sc[1], rb, rc, rd, TC_UINT32, 1, NULL); break;
+	case SV: err = tc_scatterv(proc, sb, sc, sd, rb, rc[1], TC_UINT32, 1, NULL); break;
+	default: err = tc_alltoallv(proc, sb, sc, sd, rb, rc, rd, TC_UINT32, NULL); break;
+	}
+	struct tc_coll_info info;
+	tc_last_coll(proc, &info);
+	L->errs[r] = err;
+	L->modelled[r] = info.modelled_ps;
+	free(sb);
+	free(rb);
+	return 0;
+}
+
+Test(vcount, run_matches_prediction, .timeout = 60)
+{
+	static const char *const specs[] = {"ring:5", "mesh:2x3", "hypercube:3", "star:4"};
+	for (int si = 0; si < 4; si++) {
+		struct tc_model md = ct_model(500, 0.5, 20, TC_PORTS_ONE, TC_DUPLEX_FULL, TC_SWITCH_CT);
+		char msg[256];
+		struct tc_team *team = ct_team(specs[si], &md, msg, sizeof msg);
+		cr_assert(team, "%s", msg);
+		struct tc_topo *t = topo(specs[si]);
+		int p = tc_team_size(team);
+		uint64_t seed = (uint64_t)si + 7;
+		for (int k = 0; k < NKINDS; k++) {
+			struct lastrun L = {.kind = k};
+			L.cnt = calloc((size_t)p * (size_t)p, sizeof *L.cnt);
+			size_t counts[64];
+			for (int i = 0; i < p; i++)
+				counts[i] = (size_t)(tc_test_rand(&seed) % 50);
+			for (int i = 0; i < p; i++) {
+				for (int j = 0; j < p; j++)
+					L.cnt[i * p + j] = k == A2AV ? (size_t)(tc_test_rand(&seed) % 50)
+					                   : k == AGV ? counts[i]
+					                   : k == GV  ? (j == 1 ? counts[i] : 0)
+					                              : (i == 1 ? counts[j] : 0);
+			}
+			cr_assert_eq(tc_run(team, last_fn, &L), 0);
+			struct tc_call c = vcall(k, k == A2AV ? L.cnt : counts, 4, 1);
+			struct tc_prediction pr;
+			cr_assert_eq(tc_predict_call(t, &md, &c, &pr), 0);
+			for (int r = 0; r < p; r++) {
+				cr_assert_eq(L.errs[r], 0, "%s on %s rank %d: %s", kind_names[k], specs[si],
+				             r, tc_err_name(L.errs[r]));
+				cr_assert_eq(L.modelled[r], pr.modelled_ps, "%s on %s rank %d: %lld vs %lld",
+				             kind_names[k], specs[si], r, (long long)L.modelled[r],
+				             (long long)pr.modelled_ps);
+			}
+			free(L.cnt);
+		}
+		tc_topo_destroy(t);
+		tc_team_destroy(team);
+	}
+}
+
+/* Missing, misplaced or overflowing counts; the registry's pairwise. */
+Test(vcount, predict_errors_and_registry, .timeout = 60)
+{
+	struct tc_model md;
+	tc_model_default(&md);
+	struct tc_topo *t = topo("ring:4");
+	size_t c4[16] = {1, 2, 3, 4, 1, 2, 3, 4, 1, 2, 3, 4, 1, 2, 3, 4};
+	struct tc_prediction pr;
+	struct tc_transfer *x;
+	int n;
+	for (int k = 0; k < NKINDS; k++) {
+		int root = k == GV || k == SV ? 2 : 0;
+		struct tc_call c = vcall(k, c4, 4, root);
+		cr_assert_eq(tc_predict_call(t, &md, &c, &pr), 0, "%s", kind_names[k]);
+		/* Missing counts. */
+		struct tc_call m = c;
+		m.counts = m.matrix = NULL;
+		m.bytes = 64;
+		cr_assert_eq(tc_predict_call(t, &md, &m, &pr), TC_EINVAL, "%s", kind_names[k]);
+		cr_assert_eq(tc_schedule_call(t, &md, &m, &x, &n), TC_EINVAL, "%s", kind_names[k]);
+		cr_assert_eq(tc_predict(t, &md, vcolls[k], NULL, 64, 8, root, 0, &pr), TC_EINVAL);
+		/* The wrong array (or both). */
+		m = c;
+		m.counts = k == A2AV ? c4 : NULL;
+		m.matrix = k == A2AV ? NULL : c4;
+		cr_assert_eq(tc_predict_call(t, &md, &m, &pr), TC_EINVAL, "%s", kind_names[k]);
+		m = c;
+		m.counts = m.matrix = c4;
+		cr_assert_eq(tc_predict_call(t, &md, &m, &pr), TC_EINVAL, "%s", kind_names[k]);
+		/* Overflow: a block, and a buffer of blocks each within the limit. */
+		size_t big[16], half[16];
+		for (int i = 0; i < 16; i++) {
+			big[i] = SIZE_MAX / 2;
+			half[i] = (size_t)(TC_MAX_MESSAGE / 4 / 3);
+		}
+		m = vcall(k, big, 4, root);
+		cr_assert_eq(tc_predict_call(t, &md, &m, &pr), TC_EOVERFLOW, "%s", kind_names[k]);
+		m = vcall(k, half, 4, root);
+		cr_assert_eq(tc_predict_call(t, &md, &m, &pr), TC_EOVERFLOW, "%s", kind_names[k]);
+		/* Bad root; unknown algorithm. */
+		if (k == GV || k == SV) {
+			m = vcall(k, c4, 4, 4);
+			cr_assert_eq(tc_predict_call(t, &md, &m, &pr), TC_EROOT);
+		}
+		m = c;
+		m.alg = "ring";
+		cr_assert_eq(tc_predict_call(t, &md, &m, &pr), TC_EALG);
+		/* The registry lists pairwise, which applies everywhere. */
+		cr_assert_str_eq(tc_alg_name(vcolls[k], 0), "pairwise");
+		cr_assert_null(tc_alg_name(vcolls[k], 1));
+		enum tc_coll back;
+		cr_assert_eq(tc_coll_parse(kind_names[k], &back), 0);
+		cr_assert_eq(back, vcolls[k]);
+		cr_assert(tc_coll_flags(vcolls[k]) & TC_CF_VCOUNT);
+		static const char *const specs[] = {"ring:5", "chain:3", "mesh:2x3", "torus:3x3",
+		                                    "hypercube:3", "star:6", "tree:2:7", "complete:1"};
+		for (int si = 0; si < 8; si++) {
+			struct tc_topo *u = topo(specs[si]);
+			for (int port = 0; port < 2; port++) {
+				md.ports = port ? TC_PORTS_ALL : TC_PORTS_ONE;
+				cr_assert_eq(tc_alg_applies(u, &md, vcolls[k], "pairwise"), 0, "%s",
+				             specs[si]);
+				cr_assert_eq(tc_alg_applies(u, &md, vcolls[k], "ring"), TC_EALG);
+			}
+			md.ports = TC_PORTS_ONE;
+			tc_topo_destroy(u);
+		}
+	}
+	/* Counts on a collective that takes none. */
+	struct tc_call b = {.coll = TC_COLL_ALLGATHER, .bytes = 8, .esize = 8, .counts = c4};
+	cr_assert_eq(tc_predict_call(t, &md, &b, &pr), TC_EINVAL);
+	tc_topo_destroy(t);
 }

@@ -6,6 +6,7 @@
  * (tc_alg_applies) say exactly where its generator produces a schedule.
  */
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -79,8 +80,18 @@ Test(registry, restriction_tokens_match_the_generators, .timeout = 300)
 					for (int k = 0; (n = tc_alg_name((enum tc_coll)c, k)); k++) {
 						int ap = tc_alg_applies(t, &md, (enum tc_coll)c, n);
 						cr_assert(ap == 0 || ap == TC_ENOTSUP);
-						struct tc_call call = {.coll = (enum tc_coll)c, .alg = n,
-						                       .bytes = 64, .esize = 8};
+						/* The v-collectives: 8 elements from each rank to each. */
+						static const size_t eights[16 * 16] = {
+#define E8 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8
+#define E8x16 E8, E8, E8, E8, E8, E8, E8, E8, E8, E8, E8, E8, E8, E8, E8, E8
+							E8x16};
+#undef E8x16
+#undef E8
+						const bool v = tc_coll_flags((enum tc_coll)c) & TC_CF_VCOUNT;
+						struct tc_call call = {
+							.coll = (enum tc_coll)c, .alg = n, .bytes = 64, .esize = 8,
+							.counts = v && c != TC_COLL_ALLTOALLV ? eights : NULL,
+							.matrix = c == TC_COLL_ALLTOALLV ? eights : NULL};
 						struct tc_prediction pr;
 						int err = tc_predict_call(t, &md, &call, &pr);
 						cr_assert(err == 0 || err == TC_ENOTSUP, "%s %s on %s: %s",
@@ -238,8 +249,8 @@ Test(registry, auto_by_closed_forms_is_auto_by_simulation, .timeout = 300)
 			struct tc_model md;
 			reg_model(mi, &md);
 			for (int c = 0; c < TC_COLL_COUNT; c++) {
-				if (c == TC_COLL_MULTICAST)
-					continue; /* needs a member set: its suite */
+				if (c == TC_COLL_MULTICAST || (tc_coll_flags((enum tc_coll)c) & TC_CF_VCOUNT))
+					continue; /* need a member set, counts: their suites */
 				for (size_t k = 0; k < sizeof ms / sizeof ms[0]; k++)
 					for (int machine = 0; machine < 2; machine++) {
 						struct tc__gen g = {.coll = (enum tc_coll)c, .t = t, .p = p,

@@ -168,6 +168,32 @@ int cli_perm_source(enum tc_coll c, int p, long q, int gray_ring, int r);
  * (tc_alg_name), indented like the placeholder.
  */
 void cli_help_print(FILE *f, const char *text);
+/*
+ * The variable-count collectives (TC_CF_VCOUNT; cli_vcount.c).  Their counts,
+ * v, are in elements, as struct tc_call takes them: p numbers (allgatherv,
+ * gatherv, scatterv: rank i's block) or p * p (alltoallv, row-major: what i
+ * sends to j); every buffer packed, blocks in rank order.
+ */
+/* Parses --counts: a comma list of exactly that many numbers, uniform:N (every
+ * block N) or ramp (rank i's block i + 1; alltoallv: i to j, i + j + 1), each
+ * at most TC_MAX_MESSAGE / es.  *out allocated.  0 or CLI_USAGE (printed). */
+int cli_vcounts_parse(const char *s, enum tc_coll c, int p, size_t es, size_t **out);
+/* Every block elems elements (allocated; NULL: out of memory). */
+size_t *cli_vcounts_uniform(enum tc_coll c, int p, size_t elems);
+/* call with v as its counts or matrix (a v-collective; else call as is). */
+struct tc_call cli_vcall(struct tc_call call, const size_t *v);
+/* Elements rank i sends to j, and their offset (elements) in i's send
+ * buffer and in j's receive buffer; the buffers' sizes (elements). */
+uint64_t cli_v_elems(enum tc_coll c, int p, int root, const size_t *v, int i, int j);
+uint64_t cli_v_soff(enum tc_coll c, int p, int root, const size_t *v, int i, int j);
+uint64_t cli_v_roff(enum tc_coll c, int p, int root, const size_t *v, int i, int j);
+uint64_t cli_v_send_elems(enum tc_coll c, int p, int root, const size_t *v, int r);
+uint64_t cli_v_recv_elems(enum tc_coll c, int p, int root, const size_t *v, int r);
+/* The largest count. */
+uint64_t cli_v_max_block(enum tc_coll c, int p, const size_t *v);
+/* "1,2,3" (",..." when it does not fit), into buf. */
+const char *cli_vcounts_str(enum tc_coll c, int p, const size_t *v, char *buf, size_t len);
+
 /* "a, b, c": the registry's algorithms of coll, into buf. */
 const char *cli_alg_list(enum tc_coll coll, char *buf, size_t len);
 /* Index of alg in the registry of coll, or -1. */
@@ -278,6 +304,8 @@ struct cli_run_args {
 	int warmup;          /* untimed runs first */
 	int packets;
 	int emulated;         /* the team runs in TC_MODE_EMULATED */
+	const size_t *vcounts; /* the v-collectives: their counts (cli_vcounts_parse;
+	                          bytes is not used) */
 };
 
 struct cli_run_result {
@@ -306,6 +334,8 @@ int cli_run_coll(struct tc_team *team, const struct cli_run_args *a, struct cli_
 /* CLI_USAGE (message printed) when the buffers of a run would not fit in
  * half the memory, else 0. */
 int cli_run_check_memory(int p, enum tc_coll coll, uint64_t bytes);
+/* The same for a v-collective's counts v (elements of es bytes). */
+int cli_run_check_memory_v(int p, enum tc_coll coll, int root, const size_t *v, size_t es);
 /* The one line for a run whose result is wrong; returns CLI_FAIL. */
 int cli_run_wrong(const char *cmd, const struct cli_run_result *rr);
 /* The team statistics as the JSON member "stats". */

@@ -35,6 +35,8 @@ void cli_case_free(struct cli_case *cs)
 	cs->t = NULL;
 	free(cs->members);
 	cs->members = NULL;
+	free(cs->vcounts);
+	cs->vcounts = NULL;
 }
 
 int cli_case_parse(const char *cmd, int argc, char **argv, unsigned flags, struct cli_case *cs,
@@ -42,6 +44,7 @@ int cli_case_parse(const char *cmd, int argc, char **argv, unsigned flags, struc
 {
 	const char *topo = NULL, *coll = NULL, *alg = NULL, *bytes = NULL, *root = NULL;
 	const char *dtype = NULL, *op = NULL, *pstr = NULL, *qstr = NULL, *mstr = NULL;
+	const char *cstr = NULL;
 	memset(cs, 0, sizeof *cs);
 	cli_model_init(&cs->model);
 	for (int i = 0; i < argc; i++) {
@@ -60,11 +63,12 @@ int cli_case_parse(const char *cmd, int argc, char **argv, unsigned flags, struc
 			cs->shift_ring = 1;
 			continue;
 		}
-		static const char *const names[] = {"--topo", "--coll", "--alg", "--bytes", "--root",
-		                                    "--dtype", "--op", "--p", "--q", "--members"};
-		const char **slots[] = {&topo,  &coll, &alg, &bytes, &root,
-		                        &dtype, &op,   &pstr, &qstr, &mstr};
-		for (int k = 0; k < 10 && !slot; k++) {
+		static const char *const names[] = {"--topo", "--coll", "--alg", "--bytes",
+		                                    "--root", "--dtype", "--op", "--p",
+		                                    "--q",    "--members", "--counts"};
+		const char **slots[] = {&topo,  &coll, &alg,  &bytes, &root, &dtype,
+		                        &op,    &pstr, &qstr, &mstr,  &cstr};
+		for (int k = 0; k < 11 && !slot; k++) {
 			if (k == 6 && !(flags & CLI_CASE_DATA))
 				continue;
 			r = cli_opt(argc, argv, &i, names[k], &v);
@@ -104,7 +108,24 @@ int cli_case_parse(const char *cmd, int argc, char **argv, unsigned flags, struc
 	long p = 0;
 	if (pstr && cli_parse_long("--p", pstr, 1, TC_TOPO_MAX_NODES, &p))
 		return CLI_USAGE;
-	if (!bytes && !(cf & TC_CF_NO_DATA))
+	if (cf & TC_CF_VCOUNT) {
+		/* --counts, or --bytes N: every block N bytes. */
+		if (!cstr && !bytes)
+			return cli_usage("%s: missing --counts LIST (elements of each block, or "
+			                 "uniform:N, ramp) for %s",
+			                 cmd, tc_coll_name(cs->coll));
+		if (cstr && bytes)
+			return cli_usage("%s: --counts and --bytes exclude each other (--bytes N: "
+			                 "every block N bytes)",
+			                 cmd);
+		if (cstr)
+			bytes = NULL;
+	} else if (cstr) {
+		return cli_usage("--counts applies to %s only, not %s",
+		                 cli_coll_list(TC_CF_VCOUNT, names_buf, sizeof names_buf),
+		                 tc_coll_name(cs->coll));
+	}
+	if (!bytes && !cstr && !(cf & TC_CF_NO_DATA))
 		return cli_usage("%s: missing --bytes N (bytes of one block per rank, e.g. 8, 4K, 1M)",
 		                 cmd);
 	if (bytes && cli_parse_size("--bytes", bytes, TC_MAX_MESSAGE, &cs->bytes))
@@ -177,6 +198,18 @@ int cli_case_parse(const char *cmd, int argc, char **argv, unsigned flags, struc
 		return cli_usage("root %ld out of range for %s (0..%d)", rt, topo, n - 1);
 	}
 	cs->root = (int)rt;
+	if (cf & TC_CF_VCOUNT) {
+		int n = tc_topo_nodes(cs->t);
+		cs->vcounts = cstr ? NULL : cli_vcounts_uniform(cs->coll, n, (size_t)(cs->bytes / es));
+		int st = cstr ? cli_vcounts_parse(cstr, cs->coll, n, es, &cs->vcounts)
+		         : cs->vcounts ? CLI_OK
+		                       : cli_fail("out of memory");
+		if (st) {
+			cli_case_free(cs);
+			return st;
+		}
+		cs->bytes = cli_v_max_block(cs->coll, n, cs->vcounts) * es;
+	}
 	if (cf & TC_CF_MEMBERS) { /* without --members: a multicast to every rank */
 		int st = cli_parse_members(mstr, tc_topo_nodes(cs->t), &cs->members, &cs->nmembers);
 		if (st) {
@@ -194,6 +227,11 @@ void cli_case_args_print(const struct cli_case *cs)
 		printf(", root %d", cs->root);
 	if (cf & TC_CF_Q)
 		printf(", q %ld%s", cs->q, cs->shift_ring ? " along the ring" : "");
+	if (cf & TC_CF_VCOUNT) {
+		char b[160];
+		printf(", counts %s", cli_vcounts_str(cs->coll, tc_topo_nodes(cs->t), cs->vcounts, b,
+		                                      sizeof b));
+	}
 	if (cf & TC_CF_MEMBERS) {
 		printf(", members ");
 		if (cs->nmembers == tc_topo_nodes(cs->t)) {
@@ -216,7 +254,7 @@ struct tc_call cli_case_call(const struct cli_case *cs, const char *alg)
 	                       .packets = cs->model.packets, .q = cs->q,
 	                       .members = cs->members, .nmembers = cs->nmembers,
 	                       .shift_ring = cs->shift_ring};
-	return call;
+	return cli_vcall(call, cs->vcounts);
 }
 
 int cli_case_predict(const struct cli_case *cs, struct tc_prediction *pr)
@@ -240,5 +278,13 @@ void cli_case_json(struct cli_json *w, const struct cli_case *cs)
 	}
 	if (tc_coll_flags(cs->coll) & TC_CF_REDUCES)
 		cli_json_str(w, "op", tc_op_name(cs->op));
+	if (tc_coll_flags(cs->coll) & TC_CF_VCOUNT) {
+		int p = tc_topo_nodes(cs->t);
+		size_t n = cs->coll == TC_COLL_ALLTOALLV ? (size_t)p * (size_t)p : (size_t)p;
+		cli_json_arr(w, "counts");
+		for (size_t i = 0; i < n; i++)
+			cli_json_uint(w, NULL, cs->vcounts[i]);
+		cli_json_end_arr(w);
+	}
 	cli_model_json(w, &cs->model);
 }

@@ -23,6 +23,9 @@ struct cli_case {
 	int shift_ring;      /* --along-ring (shift) */
 	int *members;        /* --members (multicast; owned); NULL: every rank */
 	int nmembers;
+	size_t *vcounts;     /* --counts (v-collectives; owned): p or p x p
+	                        elements (cli.h); bytes is then the largest
+	                        block's bytes */
 };
 
 enum {

@@ -38,6 +38,14 @@ const char predict_help[] =
 	"                    G(i + Q)), as seeds 000 and 004 shift on a hypercube\n"
 	"  --members LIST    the multicast's destinations: ranks and ranges, e.g.\n"
 	"                    1,4,6-9 (the root may be listed) [every rank]\n"
+	"  --counts LIST     the v-collectives' elements (of --dtype) of each block,\n"
+	"                    every buffer packed in rank order: p numbers for\n"
+	"                    allgatherv, gatherv, scatterv (rank i's block: what it\n"
+	"                    contributes, or gets from the root), p x p row-major\n"
+	"                    for alltoallv (row i: what rank i sends to each rank);\n"
+	"                    or uniform:N (every block N) or ramp (rank i's block\n"
+	"                    i + 1; alltoallv: i to j, i + j + 1).  Instead,\n"
+	"                    --bytes N: every block N bytes\n"
 	"  --dtype T         element type [double, or byte when N is not a multiple of 8]\n"
 	"  --json            one JSON object (an array of them with --alg all):\n"
 	"                    modelled_ns, formula_ns, lower_bound_ns (null when none\n"
@@ -50,7 +58,8 @@ const char predict_help[] =
 	"  topocoll predict --topo ring:16 --coll bcast --alg all --bytes 1M\n"
 	"  topocoll predict --topo torus --p 64 --coll allreduce --bytes 64K \\\n"
 	"      --switching ct --th 50\n"
-	"  topocoll predict --topo ring:8 --coll allgather --alg ring --bytes 1K --json\n";
+	"  topocoll predict --topo ring:8 --coll allgather --alg ring --bytes 1K --json\n"
+	"  topocoll predict --topo ring:5 --coll allgatherv --counts 1,2,3,4,5\n";
 
 void cli_prediction_json(struct cli_json *w, const struct tc_prediction *pr)
 {
@@ -102,14 +111,20 @@ static void predict_text_one(const struct cli_case *cs, const struct tc_predicti
 {
 	char b1[32], b2[32], b3[32];
 	double mod = (double)pr->modelled_ps / TC_PS_PER_NS;
-	printf("%s on %s, %s block per rank", tc_coll_name(cs->coll), cli_topo_name(cs->t),
+	printf("%s on %s, %s%s", tc_coll_name(cs->coll), cli_topo_name(cs->t),
+	       tc_coll_flags(cs->coll) & TC_CF_VCOUNT ? "blocks up to " : "",
 	       cli_bytes(cs->bytes, b1, sizeof b1));
+	if (!(tc_coll_flags(cs->coll) & TC_CF_VCOUNT))
+		printf(" block per rank");
 	cli_case_args_print(cs);
 	printf("\n");
 	printf("algorithm        %s\n", pr->algorithm);
 	printf("modelled         %s ns  (%s)\n", cli_num(mod, b1), cli_time(mod, b2));
-	printf("formula (seed)   %s ns  (%s, %s)\n", cli_num(pr->formula_ns, b1),
-	       cli_time(pr->formula_ns, b2), cli_vs_formula(mod, pr->formula_ns, b3));
+	if (isfinite(pr->formula_ns))
+		printf("formula (seed)   %s ns  (%s, %s)\n", cli_num(pr->formula_ns, b1),
+		       cli_time(pr->formula_ns, b2), cli_vs_formula(mod, pr->formula_ns, b3));
+	else
+		printf("formula (seed)   none for this call\n");
 	if (isfinite(pr->lower_bound_ns))
 		printf("lower bound      %s ns  (%s, %ld steps)%s\n", cli_num(pr->lower_bound_ns, b1),
 		       cli_time(pr->lower_bound_ns, b2), pr->lower_bound_steps, cli_lb_note(mod, pr));

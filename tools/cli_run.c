@@ -35,7 +35,7 @@ const char run_help[] =
 	"the run), the seed's formula and the lower bound.  Exit status 1 when a\n"
 	"result is wrong.\n"
 	"  --topo SPEC --p P --coll C --alg A --bytes N --root R --q Q --along-ring\n"
-	"  --members LIST --dtype T\n"
+	"  --members LIST --counts LIST --dtype T\n"
 	"                    as for topocoll predict (--alg all is not accepted;\n"
 	"                    with more ranks than CPUs, native, auto prices this\n"
 	"                    machine instead of the model: the output says what ran)\n"
@@ -53,14 +53,19 @@ const char run_help[] =
 	"measured: native mode, from the moment every rank is ready (a barrier of the\n"
 	"tool, outside the library) to the end of the last rank; emulated mode, from\n"
 	"the run's common start (its logical time 0) to the end of the last rank.\n"
-	"modelled: the largest logical clock at the end (tc_team_last_run).\n" CLI_MODEL_HELP
+	"modelled: the largest logical clock at the end (tc_team_last_run); for the\n"
+	"v-collectives (allgatherv, gatherv, scatterv, alltoallv) that includes the\n"
+	"exchange in which the ranks agree on the counts, and the line after it\n"
+	"gives the data's schedule alone (what predict predicts, and what the\n"
+	"formula is compared with).\n" CLI_MODEL_HELP
 	"examples:\n"
 	"  topocoll run --topo ring:16 --coll allreduce --alg ring --bytes 8192 \\\n"
 	"      --root 0 --mode emulated --ts 50000 --tw 1 --json\n"
 	"  topocoll run --topo hypercube:3 --coll bcast --bytes 1M --repeat 10\n"
 	"  topocoll run --topo torus:4x4 --coll reduce --bytes 4K --dtype int32 \\\n"
 	"      --op max --root 5\n"
-	"  topocoll run --coll allgather --alg ring --topo ring:8 --bytes 1K --mode emulated\n";
+	"  topocoll run --coll allgather --alg ring --topo ring:8 --bytes 1K --mode emulated\n"
+	"  topocoll run --topo torus:3x3 --coll alltoallv --counts ramp --dtype int32\n";
 
 /* ---- inputs and the reference ------------------------------------------ */
 
@@ -278,6 +283,8 @@ struct run_ctx {
 	_Atomic int bar_sleepers; /* ranks asleep in tool_barrier */
 	_Atomic int arrived; /* barrier check */
 	_Atomic int barrier_bad;
+	/* The v-collectives: rank r's counts and displacements (elements). */
+	size_t **vsc, **vsd, **vrc, **vrd;
 };
 
 static uint64_t now_ns(void)
@@ -381,6 +388,21 @@ static int run_rank(struct tc_proc *proc, void *arg)
 		err = tc_multicast(proc, out, c->count, a->dt, a->root, a->members, a->nmembers,
 		                   &opts);
 		break;
+	case TC_COLL_ALLGATHERV:
+		err = tc_allgatherv(proc, in, c->vsc[r][0], out, c->vrc[r], c->vrd[r], a->dt, &opts);
+		break;
+	case TC_COLL_GATHERV:
+		err = tc_gatherv(proc, in, c->vsc[r][a->root], out, c->vrc[r], c->vrd[r], a->dt,
+		                 a->root, &opts);
+		break;
+	case TC_COLL_SCATTERV:
+		err = tc_scatterv(proc, in, c->vsc[r], c->vsd[r], out, c->vrc[r][a->root], a->dt,
+		                  a->root, &opts);
+		break;
+	case TC_COLL_ALLTOALLV:
+		err = tc_alltoallv(proc, in, c->vsc[r], c->vsd[r], out, c->vrc[r], c->vrd[r], a->dt,
+		                   &opts);
+		break;
 	case TC_COLL_BARRIER:
 		/* Release: this rank's arrival is visible to whoever leaves the
 		 * barrier after it; pairs with the acquire load below. */
@@ -410,6 +432,8 @@ static int cmp_double(const void *x, const void *y)
 static uint64_t input_bytes(const struct cli_run_args *a, int p, int r)
 {
 	unsigned f = tc_coll_flags(a->coll);
+	if (f & TC_CF_VCOUNT)
+		return cli_v_send_elems(a->coll, p, a->root, a->vcounts, r) * tc_dtype_size(a->dt);
 	if ((f & (TC_CF_NO_SEND | TC_CF_NO_DATA)) == TC_CF_NO_SEND)
 		return r == a->root ? a->bytes : 0;
 	return cli_send_bytes(a->coll, p, a->root, r, a->bytes);
@@ -439,6 +463,18 @@ static void ref_result(const struct cli_run_args *a, int p, int r, unsigned char
                        size_t count, unsigned char *dst)
 {
 	size_t m = (size_t)a->bytes;
+	if (tc_coll_flags(a->coll) & TC_CF_VCOUNT) {
+		/* Rank i's block for r, at its packed place. */
+		const size_t es = tc_dtype_size(a->dt);
+		for (int i = 0; i < p; i++) {
+			uint64_t n = cli_v_elems(a->coll, p, a->root, a->vcounts, i, r);
+			if (n)
+				memcpy(dst + cli_v_roff(a->coll, p, a->root, a->vcounts, i, r) * es,
+				       in[i] + cli_v_soff(a->coll, p, a->root, a->vcounts, i, r) * es,
+				       (size_t)n * es);
+		}
+		return;
+	}
 	switch (a->coll) {
 	case TC_COLL_BCAST:
 	case TC_COLL_MULTICAST:
@@ -479,6 +515,29 @@ static void ref_result(const struct cli_run_args *a, int p, int r, unsigned char
 	}
 }
 
+/* The v-collectives: every rank's counts and displacements, as MPI's
+ * v-calls take them (packed); 0, or -1 out of memory (freed by the caller). */
+static int v_arrays(struct run_ctx *c, const struct cli_run_args *a)
+{
+	const int p = c->p;
+	size_t ***arr[4] = {&c->vsc, &c->vsd, &c->vrc, &c->vrd};
+	for (int k = 0; k < 4; k++)
+		if (!(*arr[k] = calloc((size_t)p, sizeof **arr[k])))
+			return -1;
+	for (int r = 0; r < p; r++) {
+		for (int k = 0; k < 4; k++)
+			if (!((*arr[k])[r] = malloc((size_t)p * sizeof(size_t))))
+				return -1;
+		for (int j = 0; j < p; j++) {
+			c->vsc[r][j] = (size_t)cli_v_elems(a->coll, p, a->root, a->vcounts, r, j);
+			c->vsd[r][j] = (size_t)cli_v_soff(a->coll, p, a->root, a->vcounts, r, j);
+			c->vrc[r][j] = (size_t)cli_v_elems(a->coll, p, a->root, a->vcounts, j, r);
+			c->vrd[r][j] = (size_t)cli_v_roff(a->coll, p, a->root, a->vcounts, j, r);
+		}
+	}
+	return 0;
+}
+
 int cli_run_coll(struct tc_team *team, const struct cli_run_args *a, struct cli_run_result *res)
 {
 	int p = tc_team_size(team);
@@ -506,9 +565,13 @@ int cli_run_coll(struct tc_team *team, const struct cli_run_args *a, struct cli_
 	if (!c.in || !c.out || !exp || !exp_own || !rlen || !c.t0 || !c.t1 || !c.info || !meas)
 		goto out;
 	int reduces = !!(flags & TC_CF_REDUCES);
+	const int v = !!(flags & TC_CF_VCOUNT);
+	if (v && v_arrays(&c, a))
+		goto out;
 	for (int r = 0; r < p; r++) {
 		size_t il = (size_t)input_bytes(a, p, r);
-		rlen[r] = (size_t)cli_recv_bytes(a->coll, p, a->root, r, a->bytes);
+		rlen[r] = v ? (size_t)(cli_v_recv_elems(a->coll, p, a->root, a->vcounts, r) * es)
+		            : (size_t)cli_recv_bytes(a->coll, p, a->root, r, a->bytes);
 		if (!cli_takes_part(a->coll, a->root, a->members, a->nmembers, r))
 			rlen[r] = 0; /* a multicast's non-member passes no buffer */
 		if (il && !(c.in[r] = malloc(il)))
@@ -629,6 +692,12 @@ out:
 	free(c.t1);
 	free(c.info);
 	free(meas);
+	size_t **varr[4] = {c.vsc, c.vsd, c.vrc, c.vrd};
+	for (int k = 0; k < 4; k++) {
+		for (int r = 0; varr[k] && r < p; r++)
+			free(varr[k][r]);
+		free(varr[k]);
+	}
 	return err;
 }
 
@@ -723,6 +792,23 @@ int cli_run_check_memory(int p, enum tc_coll coll, uint64_t bytes)
 	return 0;
 }
 
+int cli_run_check_memory_v(int p, enum tc_coll coll, int root, const size_t *v, size_t es)
+{
+	/* Send and receive buffers, and the references. */
+	uint64_t elems = 0;
+	for (int r = 0; r < p; r++)
+		elems += cli_v_send_elems(coll, p, root, v, r) +
+		         2 * cli_v_recv_elems(coll, p, root, v, r);
+	uint64_t lim = run_mem_limit();
+	if (elems > lim / es) {
+		char b1[32];
+		return cli_usage("run: the buffers of these counts need %llu elements of %zu bytes, "
+		                 "above the limit of %s (half the memory)",
+		                 (unsigned long long)elems, es, cli_bytes(lim, b1, sizeof b1));
+	}
+	return 0;
+}
+
 void cli_stats_json(struct cli_json *w, const struct tc_stats *s)
 {
 	cli_json_obj(w, "stats");
@@ -751,7 +837,10 @@ int cmd_run(int argc, char **argv)
 	int status = CLI_OK;
 	struct tc_team *team = NULL;
 	int p = tc_topo_nodes(cs.t);
-	if ((status = cli_run_check_memory(p, cs.coll, cs.bytes)) != 0)
+	const int vc = !!(tc_coll_flags(cs.coll) & TC_CF_VCOUNT);
+	if ((status = vc ? cli_run_check_memory_v(p, cs.coll, cs.root, cs.vcounts,
+	                                          tc_dtype_size(cs.dt))
+	                 : cli_run_check_memory(p, cs.coll, cs.bytes)) != 0)
 		goto out;
 
 	/* Predict first: an algorithm that does not apply is a usage error,
@@ -782,13 +871,18 @@ int cmd_run(int argc, char **argv)
 	                          .members = cs.members,
 	                          .nmembers = cs.nmembers, .repeat = (int)o.repeat,
 	                          .warmup = (int)(o.warmup >= 0 ? o.warmup : !o.emulated),
-	                          .packets = cs.model.packets, .emulated = o.emulated};
+	                          .packets = cs.model.packets, .emulated = o.emulated,
+	                          .vcounts = cs.vcounts};
 	struct cli_run_result rr;
 	err = cli_run_coll(team, &ra, &rr);
 	if (err) {
 		status = cli_coll_error(err, cs.coll, cs.alg, cs.t, cs.root);
 		goto out;
 	}
+	/* A v-call agrees on its counts (an exchange) before its schedule:
+	 * the run's makespan holds both, the prediction and the formula the
+	 * schedule (tc_last_coll) only. */
+	const double vs_ns = vc ? rr.coll_modelled_ns : rr.modelled_ns;
 	struct tc_team_info ti;
 	tc_team_get_info(team, &ti);
 	double err_pct = rr.modelled_ns > 0 ? 100 * (rr.measured_ns - rr.modelled_ns) / rr.modelled_ns
@@ -826,8 +920,9 @@ int cmd_run(int argc, char **argv)
 	} else {
 		char b1[32], b2[32], b3[32];
 		unsigned cf = tc_coll_flags(cs.coll);
-		printf("%s on %s, %s block per rank (%s", tc_coll_name(cs.coll), cli_topo_name(cs.t),
-		       cli_bytes(cs.bytes, b1, sizeof b1), tc_dtype_name(cs.dt));
+		printf("%s on %s, %s%s%s (%s", tc_coll_name(cs.coll), cli_topo_name(cs.t),
+		       vc ? "blocks up to " : "", cli_bytes(cs.bytes, b1, sizeof b1),
+		       vc ? "" : " block per rank", tc_dtype_name(cs.dt));
 		if (cf & TC_CF_REDUCES)
 			printf(" %s", tc_op_name(cs.op));
 		printf(")");
@@ -845,8 +940,13 @@ int cmd_run(int argc, char **argv)
 		if (o.emulated)
 			printf("  (measured %+.1f%%)", err_pct);
 		printf("\n");
+		if (vc)
+			printf("  of which data  %s  (the schedule of the counts, as predicted: %s; "
+			       "before it the counts' agreement)\n",
+			       cli_time(rr.coll_modelled_ns, b1),
+			       cli_time((double)pr.modelled_ps / TC_PS_PER_NS, b2));
 		printf("formula (seed)   %s  (%s)\n", cli_time(pr.formula_ns, b1),
-		       cli_vs_formula(rr.modelled_ns, pr.formula_ns, b2));
+		       cli_vs_formula(vs_ns, pr.formula_ns, b2));
 		printf("lower bound      %s%s\n", cli_time(pr.lower_bound_ns, b1),
 		       cli_lb_note((double)pr.modelled_ps / TC_PS_PER_NS, &pr));
 		printf("rounds           %d\n", rr.rounds);

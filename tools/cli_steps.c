@@ -47,10 +47,11 @@ const char steps_help[] =
 	"combined), and each transfer's source and destination buffers.\n"
 	"At most 64 nodes.\n"
 	"  --topo SPEC --p P --coll C --alg A --root R --q Q --along-ring\n"
-	"  --members LIST --dtype T\n"
+	"  --members LIST --counts LIST --dtype T\n"
 	"                    as for predict\n"
 	"  --bytes N         the block m per rank [8 x p: one double per rank; with\n"
-	"                    a buffer of p blocks, 8: one double per block]\n"
+	"                    a buffer of p blocks, 8: one double per block; the\n"
+	"                    v-collectives: every block 8 x p unless --counts]\n"
 	"  --dot DIR         write DIR/round_000.dot, ... (one Graphviz file per\n"
 	"                    round; round_init.dot is the start): nodes labelled\n"
 	"                    with what they hold, links carrying a message in red\n"
@@ -284,7 +285,7 @@ int cmd_steps(int argc, char **argv)
 	/* --bytes is optional here: 8 x p unless given. */
 	int have_bytes = 0;
 	for (int i = 0; i < argc; i++)
-		have_bytes |= !strncmp(argv[i], "--bytes", 7);
+		have_bytes |= !strncmp(argv[i], "--bytes", 7) || !strncmp(argv[i], "--counts", 8);
 	char **av = malloc((size_t)(argc + 2) * sizeof *av);
 	if (!av)
 		return cli_fail("out of memory");
@@ -354,6 +355,20 @@ int cmd_steps(int argc, char **argv)
 	} else {
 		st.nel[0] = cf & TC_CF_SEND_P ? count * (size_t)p : count;
 		st.nel[1] = cf & TC_CF_RECV_P ? count * (size_t)p : count;
+		if (cf & TC_CF_VCOUNT) { /* the largest buffers of the counts */
+			st.nel[0] = st.nel[1] = 0;
+			for (int r = 0; r < p; r++) {
+				size_t a = cli_v_send_elems(cs.coll, p, cs.root, cs.vcounts, r);
+				size_t b = cli_v_recv_elems(cs.coll, p, cs.root, cs.vcounts, r);
+				st.nel[0] = a > st.nel[0] ? a : st.nel[0];
+				st.nel[1] = b > st.nel[1] ? b : st.nel[1];
+			}
+			if (st.nel[0] > 65536 || st.nel[1] > 65536) {
+				status = cli_usage("steps: at most 65536 elements per buffer (use smaller "
+				                   "--counts)");
+				goto out;
+			}
+		}
 		for (int k = 0; k < nx; k++) { /* the scratch the schedule uses */
 			size_t n = (size_t)(x[k].bytes / st.es);
 			if (x[k].src_buf == 2 && (size_t)(x[k].src_off / st.es) + n > st.nel[2])
@@ -366,10 +381,13 @@ int cmd_steps(int argc, char **argv)
 			                   "smaller --bytes)");
 			goto out;
 		}
-		/* A p-block buffer: a character per block; one block: up to 8. */
+		/* A p-block buffer: a character per block; one block: up to 8;
+		 * the v-collectives' blocks differ: an element each, up to 16. */
 		for (int b = 0; b < STEPS_NBUF; b++) {
 			size_t per = st.nel[b] > count && count ? st.nel[b] / count : 0;
 			st.ncell[b] = per ? (int)per : st.nel[b] < 8 ? (int)st.nel[b] : 8;
+			if (cf & TC_CF_VCOUNT)
+				st.ncell[b] = st.nel[b] < 16 ? (int)st.nel[b] : 16;
 		}
 	}
 	st.used = calloc((size_t)p * STEPS_NBUF, 1);
@@ -401,9 +419,19 @@ int cmd_steps(int argc, char **argv)
 			unsigned char *u = st.used + (size_t)r * STEPS_NBUF;
 			u[0] = cli_send_bytes(cs.coll, p, cs.root, r, cs.bytes) > 0;
 			u[1] = cli_recv_bytes(cs.coll, p, cs.root, r, cs.bytes) > 0;
-			for (size_t e = 0; u[0] && e < st.nel[0]; e++)
-				st.hold[0][(size_t)r * st.nel[0] + e] =
-					(uint64_t)1 << (cf & TC_CF_SEND_ROOT && count ? (int)(e / count) : r);
+			if (cf & TC_CF_VCOUNT) {
+				u[0] = cli_v_send_elems(cs.coll, p, cs.root, cs.vcounts, r) > 0;
+				u[1] = cli_v_recv_elems(cs.coll, p, cs.root, cs.vcounts, r) > 0;
+			}
+			for (size_t e = 0; u[0] && e < st.nel[0]; e++) {
+				int from = cf & TC_CF_SEND_ROOT && count ? (int)(e / count) : r;
+				if ((cf & TC_CF_VCOUNT) && (cf & TC_CF_SEND_ROOT)) /* block j: rank j's */
+					for (from = 0; from < p - 1 &&
+					               cli_v_soff(cs.coll, p, cs.root, cs.vcounts, r, from + 1) <= e;
+					     from++)
+						;
+				st.hold[0][(size_t)r * st.nel[0] + e] = (uint64_t)1 << from;
+			}
 		}
 		for (int k = 0; k < nx; k++) {
 			st.used[(size_t)x[k].src * STEPS_NBUF + steps_buf(&st, x[k].src_buf)] = 1;
@@ -435,9 +463,14 @@ int cmd_steps(int argc, char **argv)
 		}
 		cli_json_arr(&w, "steps");
 	} else {
-		printf("%s %s on %s, %s%s per rank (%zu %s)", tc_coll_name(cs.coll), pr.algorithm,
-		       cli_topo_name(cs.t), cli_bytes(cs.bytes, b1, sizeof b1),
-		       st.bufs > 1 ? " block" : "", count, tc_dtype_name(cs.dt));
+		if (cf & TC_CF_VCOUNT)
+			printf("%s %s on %s, blocks up to %s (%zu %s)", tc_coll_name(cs.coll),
+			       pr.algorithm, cli_topo_name(cs.t), cli_bytes(cs.bytes, b1, sizeof b1),
+			       count, tc_dtype_name(cs.dt));
+		else
+			printf("%s %s on %s, %s%s per rank (%zu %s)", tc_coll_name(cs.coll),
+			       pr.algorithm, cli_topo_name(cs.t), cli_bytes(cs.bytes, b1, sizeof b1),
+			       st.bufs > 1 ? " block" : "", count, tc_dtype_name(cs.dt));
 		cli_case_args_print(&cs);
 		printf(": %d rounds, modelled %s\n", nrounds,
 		       cli_time((double)pr.modelled_ps / TC_PS_PER_NS, b2));
@@ -449,6 +482,10 @@ int cmd_steps(int argc, char **argv)
 			printf("holdings per buffer (IN send, OUT receive, TMP scratch), one character per "
 			       "block\nof a p-block buffer: # every rank's contribution, . nothing, 1-9 "
 			       "contributions combined\n");
+		else if (cf & TC_CF_VCOUNT)
+			printf("holdings per buffer (IN send, OUT receive, TMP scratch), one character per "
+			       "element\n(or group of elements, past 16): the rank whose data it is "
+			       "(0-9a-zA-Z), . nothing,\n* mixed\n");
 		else
 			printf("holdings per buffer (IN send, OUT receive, TMP scratch), one character per "
 			       "block\nof a p-block buffer: the rank whose data it is (0-9a-zA-Z), . "

@@ -31,7 +31,9 @@ const char sweep_help[] =
 	"  --coll LIST       @COLLS@\n"
 	"  --alg LIST        algorithm names, all (default) or auto\n"
 	"  --bytes LIST      block sizes m per rank (as for predict): 8,1K or LO:HI\n"
-	"                    (doubling: 8:16M) or LO:HI:F; not needed for barrier\n"
+	"                    (doubling: 8:16M) or LO:HI:F; not needed for barrier;\n"
+	"                    the v-collectives: every block m (equal counts), their\n"
+	"                    modelled time the data's schedule (as predicted)\n"
 	"  --mode LIST       predict (default), native, emulated: predict only\n"
 	"                    predicts; the others also run the collective for real\n"
 	"  --root R --dtype T --op OP   as for topocoll run; the root goes to the\n"
@@ -654,12 +656,21 @@ int cmd_sweep(int argc, char **argv)
 					enum tc_op cop = cli_op_fits(op, cdt) ? op : TC_OP_SUM;
 					int croot = cf & TC_CF_ROOTED ? (int)root : 0;
 					struct tc_prediction pr;
+					/* The v-collectives: every block of the size. */
+					size_t *vcounts = NULL;
+					if ((cf & TC_CF_VCOUNT) &&
+					    !(vcounts = cli_vcounts_uniform(colls[c], p,
+					                                    bytes / tc_dtype_size(cdt)))) {
+						status = cli_fail("out of memory");
+						break;
+					}
 					struct tc_call call = {.coll = colls[c],
 					                       .alg = strcmp(alg, "auto") ? alg : NULL,
 					                       .bytes = bytes, .esize = tc_dtype_size(cdt),
 					                       .root = croot, .packets = m.packets, .q = q,
 					                       .shift_ring = o.along_ring,
 					                       .members = members, .nmembers = nmembers};
+					call = cli_vcall(call, vcounts);
 					int err = tc_predict_call(topos[k], &m.md, &call, &pr);
 					for (int x = 0; x < nmode && status == CLI_OK; x++) {
 						char what[160];
@@ -710,7 +721,8 @@ int cmd_sweep(int argc, char **argv)
 								             tc_topo_kind(topos[k]) == TC_TOPO_HYPERCUBE,
 								.repeat = (int)o.repeat,
 								.warmup = (int)(o.warmup >= 0 ? o.warmup : mi == 1),
-								.packets = m.packets, .emulated = mi == 2};
+								.packets = m.packets, .emulated = mi == 2,
+								.vcounts = vcounts};
 							struct cli_run_result rr;
 							int e = cli_run_coll(teams[mi], &ra, &rr);
 							if (e) {
@@ -719,7 +731,10 @@ int cmd_sweep(int argc, char **argv)
 								failed++;
 							} else {
 								r->measured_ns = rr.measured_ns;
-								r->modelled_ns = rr.modelled_ns;
+								/* A v-call's schedule, without the
+								 * agreement of its counts. */
+								r->modelled_ns = cf & TC_CF_VCOUNT ? rr.coll_modelled_ns
+								                                   : rr.modelled_ns;
 								r->verified = rr.verified;
 								r->rounds = rr.rounds;
 								wrong += !rr.verified;
@@ -735,6 +750,7 @@ int cmd_sweep(int argc, char **argv)
 							sweep_text_row(r);
 						nrows++;
 					}
+					free(vcounts);
 				}
 			}
 		}

@@ -31,7 +31,7 @@ const char trace_help[] =
 	"https://ui.perfetto.dev or chrome://tracing.  The result is checked as by\n"
 	"topocoll run (exit status 1 if wrong).\n"
 	"  --topo SPEC --p P --coll C --alg A --bytes N --root R --q Q --along-ring\n"
-	"  --members LIST\n"
+	"  --members LIST --counts LIST\n"
 	"  --dtype T --op OP\n"
 	"                    as for topocoll run\n"
 	"  --out FILE        write the trace to FILE (default: stdout)\n"
@@ -42,7 +42,8 @@ const char trace_help[] =
 	"  --timeout MS      as for run [60000]\n" CLI_MODEL_HELP "examples:\n"
 	"  topocoll trace --topo hypercube:3 --coll allreduce --bytes 4K --out ar.json\n"
 	"  topocoll trace --topo ring:8 --coll bcast --alg ring_pipelined --bytes 64K \\\n"
-	"      --mode emulated --ts 20000 --clock wall --out bcast.json\n";
+	"      --mode emulated --ts 20000 --clock wall --out bcast.json\n"
+	"  topocoll trace --topo ring:5 --coll alltoallv --counts ramp --out a2av.json\n";
 
 struct trace_opts {
 	const char *out;
@@ -151,7 +152,10 @@ int cmd_trace(int argc, char **argv)
 	struct slice **fl = NULL;
 	FILE *f = NULL;
 	int p = tc_topo_nodes(cs.t);
-	if ((status = cli_run_check_memory(p, cs.coll, cs.bytes)) != 0)
+	if ((status = tc_coll_flags(cs.coll) & TC_CF_VCOUNT
+	                      ? cli_run_check_memory_v(p, cs.coll, cs.root, cs.vcounts,
+	                                               tc_dtype_size(cs.dt))
+	                      : cli_run_check_memory(p, cs.coll, cs.bytes)) != 0)
 		goto out;
 	struct tc_prediction pr;
 	if ((status = cli_case_predict(&cs, &pr)) != 0)
@@ -176,7 +180,8 @@ int cmd_trace(int argc, char **argv)
 	                          .gray_ring = cs.shift_ring && tc_topo_kind(cs.t) == TC_TOPO_HYPERCUBE,
 	                          .members = cs.members,
 	                          .nmembers = cs.nmembers, .repeat = 1, .warmup = 0,
-	                          .packets = cs.model.packets, .emulated = o.emulated};
+	                          .packets = cs.model.packets, .emulated = o.emulated,
+	                          .vcounts = cs.vcounts};
 	struct cli_run_result rr;
 	err = cli_run_coll(team, &ra, &rr);
 	if (err) {
@@ -245,9 +250,10 @@ int cmd_trace(int argc, char **argv)
 		goto out;
 	}
 	char b1[32], title[256];
-	snprintf(title, sizeof title, "%s %s on %s, %s block per rank", tc_coll_name(cs.coll),
-	         rr.algorithm ? rr.algorithm : "?", cli_topo_name(cs.t),
-	         cli_bytes(cs.bytes, b1, sizeof b1));
+	const int vc = !!(tc_coll_flags(cs.coll) & TC_CF_VCOUNT);
+	snprintf(title, sizeof title, "%s %s on %s, %s%s%s", tc_coll_name(cs.coll),
+	         rr.algorithm ? rr.algorithm : "?", cli_topo_name(cs.t), vc ? "blocks up to " : "",
+	         cli_bytes(cs.bytes, b1, sizeof b1), vc ? "" : " block per rank");
 	fprintf(f, "{\"displayTimeUnit\": \"ns\",\n\"otherData\": {\"title\": ");
 	cli_json_quote(f, title);
 	fprintf(f, ", \"clock\": \"%s\", \"mode\": \"%s\", \"verified\": %s, \"modelled_ns\": %s, "

@@ -545,6 +545,8 @@ void cli_help_print(FILE *f, const char *text)
 			col = help_words(f, cli_coll_list(0, list, sizeof list), col, col);
 		} else if (kl == 6 && !strncmp(at + 1, "ROOTED", 6)) {
 			col = help_words(f, cli_coll_list(TC_CF_ROOTED, list, sizeof list), col, col);
+		} else if (kl == 6 && !strncmp(at + 1, "VCOUNT", 6)) {
+			col = help_words(f, cli_coll_list(TC_CF_VCOUNT, list, sizeof list), col, col);
 		} else if (kl == 8 && !strncmp(at + 1, "REDUCING", 8)) {
 			col = help_words(f, cli_coll_list(TC_CF_REDUCES, list, sizeof list), col, col);
 		} else if (kl == 4 && !strncmp(at + 1, "ALGS", 4)) {

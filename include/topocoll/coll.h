@@ -123,6 +123,12 @@ enum {
 	TC_CF_Q = 1u << 9,          /* takes a shift q (shift) */
 	TC_CF_MEMBERS = 1u << 10,   /* takes a member set; only the root's and the
 	                               members' buffers are used (multicast) */
+	TC_CF_VCOUNT = 1u << 11,    /* variable counts (allgatherv, gatherv,
+	                               scatterv, alltoallv): the blocks' sizes
+	                               come from tc_call's counts or matrix, not
+	                               from m; the other flags say which buffers
+	                               are used and where; own public entry
+	                               points (tc_allgatherv, ...) */
 };
 
 /* The collectives of the catalogue, in the order of collectives.def. */
@@ -259,8 +265,10 @@ int tc_multicast(struct tc_proc *proc, void *buf, size_t count, enum tc_dtype dt
  * TC_EOVERFLOW on every rank.  One algorithm, "pairwise" (opts->alg NULL,
  * "auto" or "pairwise"; see lib/coll/vcount/vcount.h): p rounds of direct
  * transfers, routed where not neighbours.  TC_IN_PLACE is not supported
- * (TC_EINVAL).  Not in the registry of collectives: tc_predict does not
- * know them; tc_last_coll() reports the run's modelled time.
+ * (TC_EINVAL).  In the registry of collectives (TC_COLL_ALLGATHERV, ...,
+ * flag TC_CF_VCOUNT): tc_predict_call() and tc_schedule_call() take their
+ * counts in struct tc_call (counts, matrix); tc_last_coll() reports the
+ * run's modelled time (of the data's schedule, not of the agreement).
  */
 int tc_allgatherv(struct tc_proc *proc, const void *sbuf, size_t scount, void *rbuf,
                   const size_t *rcounts, const size_t *displs, enum tc_dtype dt,
@@ -304,7 +312,9 @@ struct tc_prediction {
 	                            Lemma 3 for gray2binary and binary2gray under
 	                            SF and one-port; for a multicast Lemma 5.
 	                            NAN: none applies, e.g. for algorithms that
-	                            split the message */
+	                            split the message, and for the
+	                            variable-count collectives (none known for
+	                            unequal blocks) */
 	long lower_bound_steps;  /* -1: none */
 	int rounds;
 	long messages;           /* end-to-end transfers */
@@ -340,6 +350,20 @@ struct tc_call {
 	                       TC_EINVAL) */
 	int nmembers;
 	int shift_ring;    /* shift: q along the topology's ring (tc_shift) */
+	/* The variable-count collectives (TC_CF_VCOUNT; bytes is ignored for
+	 * them, esize is the element size), in elements; displacements are
+	 * implied packed (a prediction does not depend on where the bytes sit):
+	 * counts  allgatherv, gatherv, scatterv: p numbers, counts[i] the
+	 *         elements of rank i's block (what it contributes to every rank,
+	 *         to the root, or gets from the root);
+	 * matrix  alltoallv: p * p numbers, row-major, matrix[i p + j] the
+	 *         elements rank i sends to rank j.
+	 * The one a collective does not take must be NULL, the one it takes
+	 * must not (TC_EINVAL); a block, or a buffer holding blocks, above
+	 * TC_MAX_MESSAGE bytes is TC_EOVERFLOW.  Both NULL for the other
+	 * collectives. */
+	const size_t *counts;
+	const size_t *matrix;
 };
 
 /*

@@ -51,6 +51,7 @@ const struct tc__coll_desc tc__colls[TC_COLL_COUNT] = {
 #define TC__LB_COL_AAS TC_LB_AAS
 #define TC__LB_COL_PERM TC__LB_PERM
 #define TC__LB_COL_MC TC__LB_MC
+#define TC__LB_COL_NONE TC__LB_NONE
 #define TC__DUAL_OF_NONE TC__DUAL_NONE
 #define TC__DUAL_OF_BCAST TC_COLL_BCAST
 #define TC__DUAL_OF_SCATTER TC_COLL_SCATTER

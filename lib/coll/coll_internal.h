@@ -11,14 +11,14 @@ struct tc__coll_desc {
 	const char *name;
 	unsigned flags;          /* TC_CF_* */
 	int bound;               /* the bound beside a prediction: an enum
-	                            tc_lb_coll (seed 001), TC__LB_PERM or
-	                            TC__LB_MC */
+	                            tc_lb_coll (seed 001), TC__LB_PERM,
+	                            TC__LB_MC or TC__LB_NONE */
 	int dual_of;             /* enum tc_coll, or -1 */
 	int dual_copy;           /* the dual copies (IN and OUT swap roles)
 	                            rather than combines */
 };
 extern const struct tc__coll_desc tc__colls[TC_COLL_COUNT];
-enum { TC__LB_PERM = 100, TC__LB_MC = 101 };
+enum { TC__LB_PERM = 100, TC__LB_MC = 101, TC__LB_NONE = 102 };
 
 /* Whether a's registry restrictions (req) allow g: 0 or TC_ENOTSUP. */
 int tc__alg_check(const struct tc__alg *a, const struct tc__gen *g);

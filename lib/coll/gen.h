@@ -47,6 +47,9 @@
  *   multicast  like bcast, the data in OUT (the root's holds it at the
  *              start), delivered to OUT of g->members; any other rank that
  *              forwards has a scratch OUT.
+ *   allgatherv, gatherv, scatterv, alltoallv  (TC_CF_VCOUNT) the blocks'
+ *              sizes and places in IN and OUT come from g->vmx
+ *              (lib/coll/vcount/vcount.h), not from g->bytes (0 then).
  * TC__BUF_TMP is free scratch (the schedule sets tmp_bytes).  Every region
  * holds whole elements (offsets and sizes multiples of esize).
  *
@@ -65,6 +68,8 @@
 #include "topocoll/coll.h"
 #include "topocoll/cost.h"
 #include "topo/embed.h"
+
+struct tc__vmatrix;
 
 struct tc__gen {
 	enum tc_coll coll;
@@ -89,6 +94,9 @@ struct tc__gen {
 	int nmembers;
 	int max_x, max_moving; /* AUTO: limits of a schedule built to be priced
 	                          (struct tc__sched; 0: none) */
+	const struct tc__vmatrix *vmx; /* the variable-count collectives
+	                                  (TC_CF_VCOUNT): who sends what to
+	                                  whom (lib/coll/vcount/vcount.h) */
 };
 
 /* Where rank r's block goes in g's shift: (r + q) mod p, or along the

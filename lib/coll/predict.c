@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "coll/coll_internal.h"
+#include "coll/vcount/vcount.h"
 #include "model/clock.h"
 
 const char *tc_alg_name(enum tc_coll coll, int i)
@@ -26,18 +27,37 @@ int tc_coll_parse(const char *name, enum tc_coll *out)
 	return TC_EINVAL;
 }
 
-/* Checks the arguments shared by tc_predict_call and tc_schedule_call and
- * fills g; a multicast's canonical member set is allocated in *canon
- * (g->members; the caller frees it, also on an error). */
-static int tc__pred_args(const struct tc_topo *t, const struct tc_model *md,
-                         const struct tc_call *c, struct tc__gen *g, int **canon)
+/* What tc__pred_args allocates for a call: a multicast's canonical member
+ * set, a v-call's matrix.  Freed by tc__pred_free, also after an error. */
+struct tc__pred_mem {
+	int *canon;
+	uint64_t *vrows;
+	struct tc__vmatrix vmx;
+};
+
+static void tc__pred_free(struct tc__pred_mem *mem)
 {
-	*canon = NULL;
+	free(mem->canon);
+	free(mem->vrows);
+}
+
+/* Checks the arguments shared by tc_predict_call and tc_schedule_call and
+ * fills g; a multicast's canonical member set (g->members) and a v-call's
+ * matrix (g->vmx, lib/coll/vcount/vcount.h: the pairwise schedule of the
+ * call's counts) are allocated in *mem. */
+static int tc__pred_args(const struct tc_topo *t, const struct tc_model *md,
+                         const struct tc_call *c, struct tc__gen *g, struct tc__pred_mem *mem)
+{
+	*mem = (struct tc__pred_mem){0};
 	if (!t || !md || !c || (unsigned)c->coll >= TC_COLL_COUNT)
 		return TC_EINVAL;
 	size_t esize = c->esize ? c->esize : 1, bytes = c->bytes;
 	int p = tc_topo_nodes(t), root = c->root;
 	const unsigned f = tc_coll_flags(c->coll);
+	if (f & TC_CF_VCOUNT)
+		bytes = 0; /* the counts say it (below) */
+	else if (c->counts || c->matrix)
+		return TC_EINVAL;
 	if (bytes % esize || c->packets < 0 || bytes > TC_MAX_MESSAGE)
 		return TC_EINVAL;
 	if ((f & (TC_CF_SEND_P | TC_CF_RECV_P)) && bytes > TC_MAX_MESSAGE / (size_t)p)
@@ -59,13 +79,21 @@ static int tc__pred_args(const struct tc_topo *t, const struct tc_model *md,
 	if (f & TC_CF_MEMBERS) {
 		if (c->nmembers < 0 || c->nmembers > p)
 			return TC_EINVAL;
-		*canon = malloc((size_t)(c->nmembers ? c->nmembers : 1) * sizeof **canon);
-		if (!*canon)
+		mem->canon = malloc((size_t)(c->nmembers ? c->nmembers : 1) * sizeof *mem->canon);
+		if (!mem->canon)
 			return TC_ENOMEM;
-		int err = tc__members_canon(p, root, c->members, c->nmembers, *canon, &g->nmembers);
+		int err = tc__members_canon(p, root, c->members, c->nmembers, mem->canon,
+		                            &g->nmembers);
 		if (err)
 			return err;
-		g->members = *canon;
+		g->members = mem->canon;
+	}
+	if (f & TC_CF_VCOUNT) {
+		int err = tc__vmatrix_of_call(c->coll, p, root, esize, c->counts, c->matrix,
+		                              &mem->vmx, &mem->vrows);
+		if (err)
+			return err;
+		g->vmx = &mem->vmx;
 	}
 	return TC_OK;
 }
@@ -104,14 +132,14 @@ int tc_schedule_call(const struct tc_topo *t, const struct tc_model *md,
 	struct tc__gen g;
 	if (!out || !n)
 		return TC_EINVAL;
-	int *canon;
-	int err = tc__pred_args(t, md, call, &g, &canon);
+	struct tc__pred_mem mem;
+	int err = tc__pred_args(t, md, call, &g, &mem);
 	const struct tc__alg *a;
 	struct tc__sched s;
 	struct tc__sim sim;
 	if (!err)
 		err = tc__select_sim(&g, call->alg, &a, &s, &sim);
-	free(canon);
+	tc__pred_free(&mem);
 	if (err)
 		return err;
 	struct tc__mps q;
@@ -240,10 +268,10 @@ int tc_predict_call(const struct tc_topo *t, const struct tc_model *md,
 	struct tc__gen g;
 	if (!out)
 		return TC_EINVAL;
-	int *canon;
-	int err = tc__pred_args(t, md, call, &g, &canon);
+	struct tc__pred_mem mem;
+	int err = tc__pred_args(t, md, call, &g, &mem);
 	if (err) {
-		free(canon);
+		tc__pred_free(&mem);
 		return err;
 	}
 	const enum tc_coll coll = g.coll;
@@ -254,7 +282,7 @@ int tc_predict_call(const struct tc_topo *t, const struct tc_model *md,
 	struct tc__sim sim;
 	err = tc__select_sim(&g, call->alg, &a, &s, &sim);
 	if (err) {
-		free(canon);
+		tc__pred_free(&mem);
 		return err;
 	}
 	memset(out, 0, sizeof *out);
@@ -288,13 +316,11 @@ int tc_predict_call(const struct tc_topo *t, const struct tc_model *md,
 	 * it into packets or blocks can beat them, so none is reported then. */
 	out->lower_bound_ns = NAN;
 	out->lower_bound_steps = -1;
-	if (tc__colls[coll].bound == TC__LB_PERM || tc__colls[coll].bound == TC__LB_MC) {
+	if (tc__colls[coll].bound == TC__LB_PERM || tc__colls[coll].bound == TC__LB_MC)
 		tc__special_bound(&g, a, out);
-		free(canon);
-		return TC_OK;
-	}
-	free(canon);
-	if (a->flags & TC__ALG_SPLITS)
+	tc__pred_free(&mem);
+	if ((a->flags & TC__ALG_SPLITS) || tc__colls[coll].bound == TC__LB_PERM ||
+	    tc__colls[coll].bound == TC__LB_MC || tc__colls[coll].bound == TC__LB_NONE)
 		return TC_OK;
 	int dims[32];
 	int nd = tc_topo_dims(t, NULL);

@@ -77,6 +77,65 @@ static int tc__v_exchange(struct tc_proc *proc, const uint64_t *row, uint64_t *a
 	return tc__v_run(proc, &mx, row, all, 0x8000 | 0x4001);
 }
 
+static const enum tc_coll tc__vcolls[] = {
+	[TC__V_ALLGATHERV] = TC_COLL_ALLGATHERV, [TC__V_GATHERV] = TC_COLL_GATHERV,
+	[TC__V_SCATTERV] = TC_COLL_SCATTERV, [TC__V_ALLTOALLV] = TC_COLL_ALLTOALLV};
+
+int tc__vmatrix_of_call(enum tc_coll coll, int p, int root, size_t esize, const size_t *counts,
+                        const size_t *matrix, struct tc__vmatrix *mx, uint64_t **rows)
+{
+	*rows = NULL;
+	const bool a2a = coll == TC_COLL_ALLTOALLV;
+	if (!esize || p < 1 || (a2a ? !matrix || counts : !counts || matrix))
+		return TC_EINVAL;
+	const size_t P = (size_t)p, stride = TC__V_N * P;
+	if (P > SIZE_MAX / stride / P / sizeof **rows)
+		return TC_EOVERFLOW;
+	uint64_t *all = calloc(P * stride, sizeof *all);
+	if (!all)
+		return TC_ENOMEM;
+	*rows = all;
+	/* Elements i sends to j. */
+#define TC__VN(i, j)                                                                      \
+	(a2a                               ? matrix[(size_t)(i) * P + (size_t)(j)]           \
+	 : coll == TC_COLL_ALLGATHERV      ? counts[i]                                       \
+	 : coll == TC_COLL_GATHERV         ? ((j) == root ? counts[i] : 0)                   \
+	                                   : ((i) == root ? counts[j] : 0))
+	/* Packed: i's blocks in its send buffer in the order of j, j's in its
+	 * receive buffer in the order of i (allgatherv and gatherv send one
+	 * block, from offset 0). */
+	for (int i = 0; i < p; i++) {
+		uint64_t *ri = all + (size_t)i * stride;
+		uint64_t soff = 0;
+		for (int j = 0; j < p; j++) {
+			uint64_t b, o;
+			int err = tc__v_region(TC__VN(i, j), 0, esize, &b, &o);
+			if (err)
+				return err;
+			ri[TC__V_SEND * P + (size_t)j] = b;
+			ri[TC__V_SOFF * P + (size_t)j] = soff;
+			if (a2a || coll == TC_COLL_SCATTERV)
+				soff += b;
+			if (soff > TC_MAX_MESSAGE)
+				return TC_EOVERFLOW;
+		}
+	}
+	for (int j = 0; j < p; j++) {
+		uint64_t *rj = all + (size_t)j * stride, roff = 0;
+		for (int i = 0; i < p; i++) {
+			uint64_t b = all[(size_t)i * stride + TC__V_SEND * P + (size_t)j];
+			rj[TC__V_RECV * P + (size_t)i] = b;
+			rj[TC__V_ROFF * P + (size_t)i] = roff;
+			roff += b;
+			if (roff > TC_MAX_MESSAGE)
+				return TC_EOVERFLOW;
+		}
+	}
+#undef TC__VN
+	*mx = (struct tc__vmatrix){.p = p, .rows = all, .stride = stride};
+	return TC_OK;
+}
+
 int tc__vcoll(struct tc_proc *proc, const struct tc__vcall *v, const struct tc_coll_opts *opts)
 {
 	if (!proc)
@@ -86,7 +145,9 @@ int tc__vcoll(struct tc_proc *proc, const struct tc__vcall *v, const struct tc_c
 	const size_t es = tc_dtype_size(v->dt);
 	if (!es)
 		return TC_EINVAL;
-	if (opts && opts->alg && strcmp(opts->alg, "auto") && strcmp(opts->alg, "pairwise"))
+	/* The registry's algorithms of the collective (only `pairwise`). */
+	if (opts && opts->alg && strcmp(opts->alg, "auto") &&
+	    !tc__alg_find(tc__vcolls[v->kind], opts->alg))
 		return TC_EALG;
 	const bool rooted = v->kind == TC__V_GATHERV || v->kind == TC__V_SCATTERV;
 	if (rooted && (v->root < 0 || v->root >= p))

@@ -49,4 +49,36 @@ struct tc__vmatrix {
 int tc__gen_vcount_pairwise(const struct tc_topo *t, const struct tc__vmatrix *mx,
                             struct tc__sched *s);
 
+/*
+ * The v-collectives in the registry (algorithms.def, `pairwise` of
+ * allgatherv, gatherv, scatterv, alltoallv): the generator of the call's
+ * matrix g->vmx (TC_EINVAL without one) and its closed form.  The closed
+ * form, where it holds: every non-empty block between two different ranks
+ * of the same m bytes, and each of the rounds 1 .. p-1 moving one at least
+ * (equal counts: allgatherv, alltoallv, and gatherv and scatterv whose
+ * root takes or gives one block a round), on a topology of diameter 1,
+ * one-port, full duplex: (p-1)(t_s + m t_w) (tc_cost_allgather_ring(): the
+ * same p-1 rounds of one message per rank, t_h once per message under
+ * cut-through), 0 when nothing moves or p = 1; NAN elsewhere: gatherv and
+ * scatterv under cut-through (the root's port streams the p-1 blocks, t_h
+ * paid once: (p-1)(t_s + m t_w) + t_h, asserted by the tests), all-port (a
+ * gatherv's root takes its p-1 blocks at once), half duplex (a round's two
+ * directions share a link), unequal blocks (the sum over the rounds of the
+ * slowest transfer where every rank moves in every round, less where
+ * rounds overlap), diameter above 1 (routes share links).
+ */
+struct tc__gen;
+int tc__gen_vcount(const struct tc__gen *g, struct tc__sched *s);
+double tc__f_vcount_pairwise(const struct tc__gen *g);
+
+/*
+ * The matrix of a predicted v-call (struct tc_call's counts and matrix, in
+ * elements of esize bytes, displacements packed): *rows gets the 4p x p
+ * numbers of mx (the caller frees it, also on an error).  TC_EINVAL (the
+ * array the collective takes missing, the other given), TC_EOVERFLOW (a
+ * block, or a buffer of blocks, above TC_MAX_MESSAGE bytes), TC_ENOMEM.
+ */
+int tc__vmatrix_of_call(enum tc_coll coll, int p, int root, size_t esize, const size_t *counts,
+                        const size_t *matrix, struct tc__vmatrix *mx, uint64_t **rows);
+
 #endif

@@ -8,19 +8,20 @@
  *   round 1: 0 -> 1, 1 -> 2, 2 -> 0
  *   round 2: 0 -> 2, 1 -> 0, 2 -> 1
  * gatherv to root 1 keeps, of these, the transfers into 1: one per round.
+ *
+ * In the registry (tc__gen_vcount) the matrix comes with the call: built by
+ * tc__vcount() from the agreed counts, or by tc__vmatrix_of_call() from a
+ * predicted call's (displacements packed).
  */
 #include "coll/vcount/vcount.h"
 
 #include "coll/gen.h"
 
-int tc__gen_vcount_pairwise(const struct tc_topo *t, const struct tc__vmatrix *mx,
-                            struct tc__sched *s)
+/* The transfers of mx into s (initialised). */
+static int tc__vcount_emit(const struct tc__vmatrix *mx, struct tc__sched *s)
 {
 	const int p = mx->p;
-	int err = tc__sched_init(s, p);
-	if (err)
-		return err;
-	(void)t;
+	int err = 0;
 	for (int k = 0; k < p && !err; k++) {
 		err = tc__sched_round(s);
 		for (int i = 0; i < p && !err; i++) {
@@ -42,9 +43,62 @@ int tc__gen_vcount_pairwise(const struct tc_topo *t, const struct tc__vmatrix *m
 			err = tc__emit(s, i, j, TC__BUF_IN, soff, TC__BUF_OUT, roff, bytes, TC__XOP_COPY);
 		}
 	}
-	if (!err)
-		err = s->err;
+	return err ? err : s->err;
+}
+
+int tc__gen_vcount_pairwise(const struct tc_topo *t, const struct tc__vmatrix *mx,
+                            struct tc__sched *s)
+{
+	int err = tc__sched_init(s, mx->p);
+	if (err)
+		return err;
+	(void)t;
+	err = tc__vcount_emit(mx, s);
 	if (err)
 		tc__sched_free(s);
 	return err;
+}
+
+int tc__gen_vcount(const struct tc__gen *g, struct tc__sched *s)
+{
+	if (!g->vmx || g->vmx->p != g->p)
+		return TC_EINVAL;
+	return tc__vcount_emit(g->vmx, s);
+}
+
+double tc__f_vcount_pairwise(const struct tc__gen *g)
+{
+	const struct tc__vmatrix *mx = g->vmx;
+	const int p = g->p;
+	if (!mx || p == 1)
+		return 0;
+	if (tc_topo_props(g->t)->diameter > 1 || g->md->ports != TC_PORTS_ONE ||
+	    g->md->duplex != TC_DUPLEX_FULL)
+		return NAN;
+	/* Every non-empty block between two different ranks the same size m,
+	 * and every round k = 1 .. p-1 with one at least. */
+	uint64_t m = 0;
+	int empty_rounds = 0;
+	for (int k = 1; k < p; k++) {
+		int any = 0;
+		for (int i = 0; i < p; i++) {
+			int j = (i + k) % p;
+			uint64_t b = mx->rows ? mx->rows[(size_t)i * mx->stride + (size_t)j] : mx->uniform;
+			if (!b)
+				continue;
+			if (m && b != m)
+				return NAN;
+			m = b;
+			any = 1;
+		}
+		empty_rounds += !any;
+	}
+	if (m && empty_rounds)
+		return NAN;
+	/* Cut-through: the root of a gatherv (scatterv) streams its p-1 blocks
+	 * through its one port, t_h paid once: (p-1)(t_s + m t_w) + t_h. */
+	if (m && (g->coll == TC_COLL_GATHERV || g->coll == TC_COLL_SCATTERV) &&
+	    g->md->switching == TC_SWITCH_CT)
+		return NAN;
+	return m ? tc_cost_allgather_ring(g->md, p, (double)m) : 0;
 }
