@@ -26,6 +26,7 @@
 
 #include "coll/coll_internal.h"
 #include "coll/gen.h"
+#include "coll/machine.h"
 #include "core/internal.h"
 #include "sched/exec.h"
 
