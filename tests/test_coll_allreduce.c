@@ -473,10 +473,11 @@ Test(allreduce, one_mebibyte, .timeout = 120)
  * 1000 doubles on chain:7: the fold-in sends 4 -> 0, 5 -> 1, 6 -> 2 along
  * the chain in one round, three 8000-byte messages through the 16 KiB
  * channel 3 -> 2.  A forwarding rank posts its outgoing half from inside the
- * wait condition (lib/sched/exec.c); lib/core/wait.c used to raise the
- * want_space / want_data hints before that last re-check, so the new send had
- * none, the channel was full, the rank slept and the consumer that freed the
- * space did not ring it: every rank slept until the timeout.
+ * wait condition (lib/sched/exec.c); the wait loop (now lib/p2p/progress.c)
+ * used to raise the want_space / want_data hints before that last re-check,
+ * so the new send had none, the channel was full, the rank slept and the
+ * consumer that freed the space did not ring it: every rank slept until the
+ * timeout.
  */
 struct fwd_arg {
 	struct failure f;

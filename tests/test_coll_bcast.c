@@ -15,7 +15,8 @@
  * The default is the library's default, auto (spin or yield, then block).
  * The first blocking run of this file found a lost wake-up (a send posted
  * from inside the wait's last re-check had no wait hint raised); it is
- * fixed in lib/core/wait.c and the block policy is exercised below.
+ * fixed in the progress-wait (lib/p2p/progress.c, then lib/core/wait.c) and
+ * the block policy is exercised below.
  */
 #include <math.h>
 #include <stdarg.h>

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Waiting (lib/core/wait.c): what a rank does while it waits, seen from its
- * statistics.  A suite of its own, never run beside another (tests/
- * meson.build): it times copies, and other tests' threads on the same CPUs
- * would slow them.
+ * Waiting (lib/core/wait.h, lib/p2p/progress.c): what a rank does while it
+ * waits, seen from its statistics.  A suite of its own, never run beside
+ * another (tests/meson.build): it times copies, and other tests' threads on
+ * the same CPUs would slow them.
  */
 #include <stdatomic.h>
 #include <stdlib.h>

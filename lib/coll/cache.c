@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "coll/cache.h"
+#include "coll/machine.h"
 
 #define TC__CACHE 8                          /* per rank */
 #define TC__TCACHE 64                        /* per team, entries */

@@ -10,7 +10,7 @@
  * predicted makespan (the first in registry order on a tie).  On a team
  * whose ranks outnumber its CPUs each level of dependent waits of a schedule
  * (a round, or a hop of a routed transfer) also costs every CPU a pass over
- * its ranks, tc__wait_level_ns() (lib/core/wait.h), and the data are priced
+ * its ranks, tc__wait_level_ns() (lib/coll/machine.h), and the data are priced
  * as the shared CPUs move them, not as the model does (tc__machine_score);
  * the predictor, which has no team, prices the model alone.  The choice is
  * a pure function of the arguments and of the team's configuration, so
@@ -29,6 +29,7 @@
 #include "coll/cache.h"
 #include "coll/coll_internal.h"
 #include "coll/gen.h"
+#include "coll/machine.h"
 #include "core/internal.h"
 #include "sched/exec.h"
 
@@ -252,7 +253,7 @@ const struct tc__alg *tc__alg_find(enum tc_coll coll, const char *name)
 	return NULL;
 }
 
-/* Levels of waiting of a schedule (lib/core/wait.h, tc__wait_level_ns()):
+/* Levels of waiting of a schedule (lib/coll/machine.h, tc__wait_level_ns()):
  * over the rounds that move anything, the longest route of the round in
  * links (every forwarder of a routed transfer waits for it in turn). */
 static long tc__sched_levels(const struct tc__sched *s, const struct tc_topo *t)
@@ -277,7 +278,7 @@ static long tc__sched_levels(const struct tc__sched *s, const struct tc_topo *t)
  * AUTO's price of a schedule on a native team whose ranks outnumber its
  * CPUs, in ps: the wall clock there is the CPUs' work, not the model's.
  * Priced on the machine (the user's ports, duplex and switching at the
- * TC__MACHINE_* rates of lib/core/internal.h): the run cannot end before
+ * TC__MACHINE_* rates of lib/coll/machine.h): the run cannot end before
  * its longest chain of transfers (the makespan) nor before the CPUs have
  * done its work, every link crossing copied once by the receiving rank,
  * L(m), shared over the CPUs; and each level of dependent waits costs every

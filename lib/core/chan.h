@@ -14,7 +14,8 @@
  *
  * Progress: wait-free for one producer and one consumer (every call finishes
  * in a bounded number of its own steps; the "try" calls fail instead of
- * waiting).  Waiting lives in lib/core/wait.c.
+ * waiting).  Parking and waking live in lib/core/wait.h, the wait that
+ * makes progress in lib/p2p/progress.c.
  *
  * Concurrency contract: exactly one thread at a time calls the producer
  * functions (tc__chan_try_push and friends) and one the consumer functions

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * lib/core/wait.c - spin, yield, block; doorbells; the asymmetric fence.
- * The protocol is described in lib/core/wait.h.
+ * lib/core/wait.c - doorbells, parking, the asymmetric fence.  The protocol
+ * and the spin/yield/block policy are described in lib/core/wait.h.
  */
 #include "core/wait.h"
 
@@ -9,14 +9,11 @@
 #include <linux/futex.h>
 #include <linux/membarrier.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 #include <urcu/futex.h>
-
-#include "core/internal.h"
 
 int tc__asym_fence;
 static pthread_once_t tc__wait_once = PTHREAD_ONCE_INIT;
@@ -70,7 +67,7 @@ void tc__doorbell_ring(struct tc__doorbell *db)
 	 * gone to sleep (its CAS AWAKE -> ASLEEP then fails), and tells us
 	 * whether it sleeps.  Release half: the sleeper that reads NOTIFIED
 	 * sees what we published before ringing.  Private futex operations
-	 * (here and in tc__wait_for()): doorbells never leave the process, and
+	 * (here and in tc__park()): doorbells never leave the process, and
 	 * the kernel then skips the shared-mapping lookup of the address
 	 * (measured: about 10% less CPU per barrier of 64 ranks that all sleep,
 	 * TC_WAIT_BLOCK on 2 CPUs). */
@@ -78,103 +75,20 @@ void tc__doorbell_ring(struct tc__doorbell *db)
 		futex_async((int32_t *)&db->word, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, 1, NULL, NULL, 0);
 }
 
-/*
- * One wait that gives the CPU away, measured on these VMs with 32 ranks per
- * CPU (p = 64 on 2 CPUs, sched_yield waits): 2.2 us for the yield and the
- * switch alone, 2.6-3.1 us of CPU per context switch in a barrier once the
- * rank's own work (progress, the round's bookkeeping) is counted
- * (dissemination: 828 us of CPU and 270 switches per barrier; linear: 203 us
- * and 78).
- */
-#define TC__SWITCH_NS 3000u
-
-int tc__shared_cpus(const struct tc_team *team)
+bool tc__park(struct tc__doorbell *db, uint64_t timeout_ns)
 {
-	return team->p > team->cpus && !team->emulate ? team->cpus : 0;
-}
-
-uint64_t tc__wait_level_ns(const struct tc_team *team)
-{
-	if (!tc__shared_cpus(team) || team->wait == TC_WAIT_SPIN)
-		return 0;
-	uint64_t per_cpu = ((uint64_t)team->p + (uint64_t)team->cpus - 1) / (uint64_t)team->cpus;
-	return per_cpu * TC__SWITCH_NS;
-}
-
-/* How often the spin loop reads the clock. */
-#define TC__SPIN_CLOCK_EVERY 64
-
-int tc__wait_for(struct tc_proc *proc, tc__cond_fn cond, void *ctx)
-{
-	struct tc_team *team = proc->team;
-	const enum tc_wait_policy pol = team->wait;
-	uint64_t start = 0, now = 0;
-	bool spinning = true;
-
-	for (unsigned iter = 0;; iter++) {
-		tc__progress(proc);
-		if (cond(proc, ctx))
-			return 0;
-		/* Relaxed: a hint only; tc_team_abort() also rings the doorbell. */
-		if (atomic_load_explicit(&team->aborted, memory_order_relaxed)) {
-			tc__rndv_quiesce(proc); /* our buffers may be freed on return */
-			return TC_EABORTED;
-		}
-
-		if (spinning && iter % TC__SPIN_CLOCK_EVERY) {
-			if (iter > 4096) tc__cpu_relax();
-			continue;
-		}
-		now = tc__now_ns();
-		if (!start)
-			start = now;
-		uint64_t waited = now - start;
-		if (team->timeout_ns && waited > team->timeout_ns) {
-			tc_team_abort(team);
-			tc__rndv_quiesce(proc);
-			return TC_ETIMEDOUT;
-		}
-		spinning = pol == TC_WAIT_SPIN || waited < team->spin_ns ||
-		           (proc->npending_rndv && now < proc->spin_until_ns);
-		if (spinning) {
-			tc__cpu_relax();
-			continue;
-		}
-		if (pol == TC_WAIT_YIELD || waited < team->spin_ns + team->yield_ns) {
-			sched_yield();
-			continue;
-		}
-
-		/* Block.  Relaxed store: consumes a stale notification; the
-		 * sleeper fence orders it before the re-check. */
-		atomic_store_explicit(&proc->db.word, TC__DB_AWAKE, memory_order_relaxed);
-		tc__set_hints(proc, true);
-		tc__sleeper_fence(team->asym_fence); /* pairs with tc__waker_fence() in tc__notify() */
-		/* cond() may post new requests (the executor forwards and sends
-		 * as data arrives); their channels' hints were not raised above,
-		 * so a post means: do not sleep, go round and raise them. */
-		uint64_t posts = proc->nposts;
-		tc__progress(proc);
-		if (!cond(proc, ctx) && proc->nposts == posts &&
-		    !atomic_load_explicit(&team->aborted, memory_order_relaxed)) {
-			int32_t expect = TC__DB_AWAKE;
-			/* Seq_cst CAS: fails when a waker left NOTIFIED (its
-			 * publication is then visible to the re-check of the next
-			 * iteration); pairs with the exchange in
-			 * tc__doorbell_ring(). */
-			if (atomic_compare_exchange_strong(&proc->db.word, &expect, TC__DB_ASLEEP)) {
-				struct timespec ts, *tsp = NULL;
-				if (team->timeout_ns) {
-					uint64_t left = team->timeout_ns > waited ? team->timeout_ns - waited : 1;
-					ts.tv_sec = (time_t)(left / 1000000000u);
-					ts.tv_nsec = (long)(left % 1000000000u);
-					tsp = &ts;
-				}
-				proc->stats.waits_blocked++;
-				futex_async((int32_t *)&proc->db.word, FUTEX_WAIT | FUTEX_PRIVATE_FLAG,
-				            TC__DB_ASLEEP, tsp, NULL, 0);
-			}
-		}
-		tc__set_hints(proc, false);
+	int32_t expect = TC__DB_AWAKE;
+	/* Seq_cst CAS: fails when a waker left NOTIFIED (its publication is
+	 * then visible to the caller's next re-check); pairs with the exchange
+	 * in tc__doorbell_ring(). */
+	if (!atomic_compare_exchange_strong(&db->word, &expect, TC__DB_ASLEEP))
+		return false;
+	struct timespec ts, *tsp = NULL;
+	if (timeout_ns) {
+		ts.tv_sec = (time_t)(timeout_ns / 1000000000u);
+		ts.tv_nsec = (long)(timeout_ns % 1000000000u);
+		tsp = &ts;
 	}
+	futex_async((int32_t *)&db->word, FUTEX_WAIT | FUTEX_PRIVATE_FLAG, TC__DB_ASLEEP, tsp, NULL, 0);
+	return true;
 }

@@ -1,17 +1,22 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * lib/core/wait.h - how a virtual processor waits, and how it is woken.
+ * lib/core/wait.h - how a virtual processor waits, and how it is woken:
+ * park and wake, and the spin/yield/block policy.  Nothing here knows what a
+ * waiter waits for; the loop that makes progress while it waits belongs to
+ * the layer that makes progress (tc__progress_wait(), lib/p2p/progress.c,
+ * as MPICH's MPID_Progress_wait).
  *
  * Every proc owns one doorbell, a 32-bit futex word.  A proc that has nothing
  * to do spins, then yields, then sleeps on its doorbell (the policy and the
- * thresholds are per team).  Before it sleeps it raises the wait hint of every
- * channel it waits on (want_data on the channels it reads, want_space on the
- * ones it writes); a peer that publishes data or frees space on such a channel
- * rings the doorbell.
+ * thresholds are per team: struct tc__waiter, tc__wait_next()).  Before it
+ * sleeps it raises the wait hint of every channel it waits on (want_data on
+ * the channels it reads, want_space on the ones it writes); a peer that
+ * publishes data or frees space on such a channel rings the doorbell.
  *
  * No lost wake-up (Dekker with an eventcount):
- *   sleeper: word = AWAKE; raise hints; sleeper fence; re-check everything;
- *            CAS word AWAKE -> ASLEEP (fails if NOTIFIED: re-check); futex_wait
+ *   sleeper: word = AWAKE (tc__park_prepare); raise hints; sleeper fence;
+ *            re-check everything; CAS word AWAKE -> ASLEEP (fails if
+ *            NOTIFIED: re-check); futex_wait (both in tc__park)
  *   waker:   publish; waker fence; if hint raised:
  *            if exchange(word, NOTIFIED) == ASLEEP: futex_wake
  * The two fences make a store-buffering pair: either the sleeper's re-check
@@ -31,6 +36,7 @@
 #ifndef TC_CORE_WAIT_H
 #define TC_CORE_WAIT_H
 
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -38,6 +44,7 @@
 #include <urcu/arch.h>
 
 #include "core/chan.h"
+#include "topocoll.h"
 
 enum { TC__DB_AWAKE = 0, TC__DB_ASLEEP = 1, TC__DB_NOTIFIED = 2 };
 
@@ -87,32 +94,95 @@ static inline void tc__cpu_relax(void)
 
 uint64_t tc__now_ns(void);
 
-/*
- * What one level of waiting costs the team's wall clock, in ns, as seen by
- * an algorithm's choice (TC_ALG_AUTO).  A level is a step of a schedule's
- * longest chain of dependent waits: a round, or one hop of a routed transfer
- * (each forwarder waits for it).  0 when every rank has its own CPU (a wait
- * spins about a message's time, which the model already charges), in
- * emulated mode (the model's delays are the point) and under TC_WAIT_SPIN.
- * Otherwise ranks outnumber CPUs and a rank that waits gives its CPU away:
- * each level then costs every CPU about one pass over its ranks, each of
- * them switched in and out once, ceil(p / cpus) * TC__SWITCH_NS.  So a
- * schedule of many levels (dissemination: ceil(log2 p)) loses to a flatter
- * one with more, serialised messages (linear: 2 levels).  AUTO adds this to
- * the schedule's price at the machine's rates (tc__machine_score, lib/coll/
- * coll.c); on 2 CPUs that picks the linear barrier from p = 5 on and
- * dissemination for p = 3, 4, as measured (p = 4: 6 against 8 us; p = 5: 15
- * against 10 us; p = 64: 420 against 100 us, dissemination first).  Pure
- * function of the team's configuration: every rank gets the same answer.
- * Thread-safe.
- */
-struct tc_team;
-uint64_t tc__wait_level_ns(const struct tc_team *team);
+/* Parking, the sleeper's side of the protocol above, in three steps:
+ * tc__park_prepare(db); raise the hints of whatever the waiter waits on;
+ * tc__sleeper_fence(asym); re-check the wait's condition; if it still does
+ * not hold, tc__park().  Only db's owner parks on it. */
+static inline void tc__park_prepare(struct tc__doorbell *db)
+{
+	/* Relaxed: consumes a stale notification; the sleeper fence that
+	 * follows orders it before the re-check. */
+	atomic_store_explicit(&db->word, TC__DB_AWAKE, memory_order_relaxed);
+}
 
-/* The CPUs a native team's ranks share when they outnumber them, else 0 (a
- * CPU per rank, or emulated: the model's delays are the point).  Where this
- * is not 0, the wall clock is the CPUs' work and TC_ALG_AUTO prices the
- * machine rather than the model (lib/coll/coll.c).  Thread-safe. */
-int tc__shared_cpus(const struct tc_team *team);
+/* Sleeps on db unless it was rung since tc__park_prepare(), for at most
+ * timeout_ns (0: no limit); returns true when it went to sleep.  A wake-up
+ * may be spurious: the caller re-checks. */
+bool tc__park(struct tc__doorbell *db, uint64_t timeout_ns);
+
+/*
+ * The waiting policy: what a waiter whose condition does not hold yet does
+ * next.  TC_WAIT_SPIN spins; TC_WAIT_YIELD spins for spin_ns, then yields;
+ * TC_WAIT_BLOCK spins for spin_ns, yields for yield_ns more, then parks.
+ * The clock is read every TC__SPIN_CLOCK_EVERY-th round only.  One waiter
+ * per wait, on the stack of the waiting thread.
+ */
+enum { TC__SPIN_CLOCK_EVERY = 64 };
+enum tc__wait_step {
+	TC__WAIT_SPIN,    /* paused (cpu_relax): look again */
+	TC__WAIT_YIELD,   /* yielded the CPU: look again */
+	TC__WAIT_PARK,    /* park (tc__park_prepare ... tc__park), then look again */
+	TC__WAIT_TIMEOUT, /* waited longer than the timeout */
+};
+struct tc__waiter {
+	enum tc_wait_policy pol;
+	unsigned iter;
+	bool spinning;
+	uint64_t spin_ns, yield_ns, timeout_ns; /* timeout 0: none */
+	uint64_t start, waited;                 /* ns, tc__now_ns() */
+};
+
+static inline void tc__waiter_init(struct tc__waiter *w, enum tc_wait_policy pol, uint64_t spin_ns,
+                                   uint64_t yield_ns, uint64_t timeout_ns)
+{
+	*w = (struct tc__waiter){.pol = pol, .spinning = true, .spin_ns = spin_ns,
+	                         .yield_ns = yield_ns, .timeout_ns = timeout_ns};
+}
+
+/* The fast path of a round of waiting: true when the waiter is still
+ * spinning and this is not a round that reads the clock (it has paused
+ * already, from round 4096 on); false: call tc__wait_next(). */
+static inline bool tc__wait_spin(struct tc__waiter *w)
+{
+	unsigned iter = w->iter++;
+	if (w->spinning && iter % TC__SPIN_CLOCK_EVERY) {
+		if (iter > 4096)
+			tc__cpu_relax();
+		return true;
+	}
+	return false;
+}
+
+/* The slow path: reads the clock and decides; pauses or yields itself
+ * (TC__WAIT_SPIN, TC__WAIT_YIELD).  The waiter keeps spinning, whatever the
+ * policy, until hold_until_ns (tc__now_ns() time; 0: no hold). */
+static inline enum tc__wait_step tc__wait_next(struct tc__waiter *w, uint64_t hold_until_ns)
+{
+	uint64_t now = tc__now_ns();
+	if (!w->start)
+		w->start = now;
+	w->waited = now - w->start;
+	if (w->timeout_ns && w->waited > w->timeout_ns)
+		return TC__WAIT_TIMEOUT;
+	w->spinning = w->pol == TC_WAIT_SPIN || w->waited < w->spin_ns || now < hold_until_ns;
+	if (w->spinning) {
+		tc__cpu_relax();
+		return TC__WAIT_SPIN;
+	}
+	if (w->pol == TC_WAIT_YIELD || w->waited < w->spin_ns + w->yield_ns) {
+		sched_yield();
+		return TC__WAIT_YIELD;
+	}
+	return TC__WAIT_PARK;
+}
+
+/* What is left of the timeout, for tc__park(): 0 when there is none, at
+ * least 1 ns otherwise. */
+static inline uint64_t tc__wait_left_ns(const struct tc__waiter *w)
+{
+	if (!w->timeout_ns)
+		return 0;
+	return w->timeout_ns > w->waited ? w->timeout_ns - w->waited : 1;
+}
 
 #endif /* TC_CORE_WAIT_H */

@@ -24,7 +24,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "core/internal.h"
+#include "p2p/p2p.h"
 
 static inline void tc__activate(struct tc_proc *proc, struct tc__port *port)
 {
@@ -79,7 +79,7 @@ static bool tc__push_send(struct tc_proc *proc, struct tc__port *port, tc_reques
 		 * end): twice the machine's rate, as a copy out of another
 		 * core's cache ran at up to 0.13 ns/B.  Only where the rank
 		 * has a CPU to itself (it would starve the copy otherwise). */
-		uint64_t copy_ns = (uint64_t)((double)req->bytes * 2 * TC__MACHINE_TW_NS);
+		uint64_t copy_ns = (uint64_t)((double)req->bytes * TC__RNDV_SPIN_NS_PER_BYTE);
 		if (t->spin_ns && t->p <= t->cpus && copy_ns > t->spin_ns) {
 			uint64_t until = tc__now_ns() + copy_ns;
 			if (until > proc->spin_until_ns)
@@ -533,7 +533,7 @@ int tc_wait(struct tc_proc *proc, tc_request *req, size_t *received)
 	if (!proc || !req || req->state == TC__REQ_IDLE)
 		return TC_EINVAL;
 	if (!tc__req_complete(proc, req)) {
-		int err = tc__wait_for(proc, tc__cond_one, req);
+		int err = tc__progress_wait(proc, tc__cond_one, req);
 		if (err)
 			return err;
 	}
@@ -551,7 +551,7 @@ int tc_waitall(struct tc_proc *proc, int n, tc_request *reqs)
 		return TC_EINVAL;
 	struct tc__reqs rs = {n, reqs};
 	if (!tc__cond_all(proc, &rs)) {
-		int err = tc__wait_for(proc, tc__cond_all, &rs);
+		int err = tc__progress_wait(proc, tc__cond_all, &rs);
 		if (err)
 			return err;
 	}

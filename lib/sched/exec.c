@@ -39,6 +39,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "p2p/p2p.h"
+
 enum { TC__SCR_TMP = 0, TC__SCR_STAGE, TC__SCR_REQS, TC__SCR_STATE, TC__SCR_PORTS };
 
 enum { TC__IT_SEND = 0, TC__IT_FWD_IN, TC__IT_FWD_OUT, TC__IT_RECV };
@@ -743,7 +745,7 @@ static int tc__run_tiny(struct tc_proc *proc, const struct tc__sched *s, const s
 			}
 		}
 		if (w.n) {
-			int err = tc__wait_for(proc, tc__tiny_done, &w);
+			int err = tc__progress_wait(proc, tc__tiny_done, &w);
 			if (!err)
 				err = w.err;
 			if (err)
@@ -833,7 +835,7 @@ int tc__plan_exec(struct tc_proc *proc, const struct tc__sched *s, const struct 
 		}
 		rd.recvs_posted = 1;
 		if (rd.n && rd.first_open < rd.n) {
-			int err = tc__wait_for(proc, tc__round_done, &rd);
+			int err = tc__progress_wait(proc, tc__round_done, &rd);
 			if (!err)
 				err = rd.err;
 			if (err)

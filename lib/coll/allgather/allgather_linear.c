@@ -4,7 +4,7 @@
  * gather to rank 0 followed by a linear broadcast of the whole result from
  * it (seed 000's naive all-to-one then one-to-all, as allreduce_linear.c
  * with concatenation for the combine): every rank but 0 waits once, which
- * is what counts when ranks outnumber the CPUs (lib/core/wait.h,
+ * is what counts when ranks outnumber the CPUs (lib/coll/machine.h,
  * tc__wait_level_ns()), and AUTO's machine pricing (tc__machine_score,
  * lib/coll/coll.c) weighs it there against the p - 1 or log2 p levels of
  * the seeds' algorithms.

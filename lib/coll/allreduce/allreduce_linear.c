@@ -4,7 +4,7 @@
  * rank 0 followed by a linear broadcast from it (seed 000's naive
  * all-to-one then one-to-all; lib/coll/barrier/barrier_linear.c with
  * m bytes): every rank but 0 waits once, which is what counts when ranks
- * outnumber the CPUs (lib/core/wait.h, tc__wait_level_ns()), and every
+ * outnumber the CPUs (lib/coll/machine.h, tc__wait_level_ns()), and every
  * vector crosses the machine twice (2 (p-1) m bytes of copies and combines,
  * against p m log2 p for hypercube), which AUTO weighs there too
  * (tc__machine_score, lib/coll/coll.c).

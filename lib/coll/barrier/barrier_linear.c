@@ -14,13 +14,13 @@
  * Why it exists: every rank but 0 waits once per barrier (for the release),
  * against ceil(log2 p) times for dissemination.  When ranks outnumber the
  * CPUs a wait usually means a context switch, which costs microseconds
- * (lib/core/wait.c, TC__SWITCH_NS), far more than the serialised
+ * (lib/coll/machine.h, TC__SWITCH_NS), far more than the serialised
  * receives and sends of rank 0 (about 0.1 us each).  Measured on 2 CPUs,
  * complete:64, waits by sched_yield: 100 us and 78 context switches per
  * barrier, against 420 us and 270 for dissemination (p = 8: 18 against
  * 25 us; p = 4: 8 against 6 us, where dissemination's 2 rounds win).  The
  * model charges the opposite, since its one port serialises rank 0's
- * messages; lib/core/wait.h (tc__wait_level_ns()) gives the price of a
+ * messages; lib/coll/machine.h (tc__wait_level_ns()) gives the price of a
  * round when ranks outnumber the CPUs.
  *
  * Cost, every rank a neighbour of 0 (complete graph; star with hub 0),

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lib/coll/machine.h - what the machine charges, where TC_ALG_AUTO must
+ * price the machine rather than the model: on native teams whose ranks
+ * outnumber the CPUs (lib/coll/coll.c, tc__machine_score).  The rates are
+ * guesses of the machine kind topocoll runs on, not calibrations.
+ *
+ * Not installed; every function is a pure function of the team's
+ * configuration (every rank gets the same answer) and thread-safe.
+ */
+#ifndef TC_COLL_MACHINE_H
+#define TC_COLL_MACHINE_H
+
+#include <stdint.h>
+
+/*
+ * What moving data costs on a machine of the kind topocoll runs on
+ * (DESIGN.md's 2-vCPU VMs, the fits of lib/model/calibrate.c): a
+ * collective's one-packet message about 200 ns one way from call to call
+ * (the channel's 100-160 ns plus a round's bookkeeping); a byte about
+ * 0.15 ns, copied or combined once (single-copy fits 0.05-0.25 ns/B; memcpy
+ * of 1-256 MiB in one core 0.02-0.08 ns/B, out of another core's cache
+ * 0.10-0.13 ns/B).  (p2p's spin budget for a peer's copy,
+ * TC__RNDV_SPIN_NS_PER_BYTE in lib/p2p/p2p.h, is twice this byte rate.)
+ */
+#define TC__MACHINE_TS_NS 200.0
+#define TC__MACHINE_TW_NS 0.15
+
+/*
+ * One wait that gives the CPU away, measured on these VMs with 32 ranks per
+ * CPU (p = 64 on 2 CPUs, sched_yield waits): 2.2 us for the yield and the
+ * switch alone, 2.6-3.1 us of CPU per context switch in a barrier once the
+ * rank's own work (progress, the round's bookkeeping) is counted
+ * (dissemination: 828 us of CPU and 270 switches per barrier; linear: 203 us
+ * and 78).
+ */
+#define TC__SWITCH_NS 3000u
+
+/*
+ * What one level of waiting costs the team's wall clock, in ns, as seen by
+ * an algorithm's choice (TC_ALG_AUTO).  A level is a step of a schedule's
+ * longest chain of dependent waits: a round, or one hop of a routed transfer
+ * (each forwarder waits for it).  0 when every rank has its own CPU (a wait
+ * spins about a message's time, which the model already charges), in
+ * emulated mode (the model's delays are the point) and under TC_WAIT_SPIN.
+ * Otherwise ranks outnumber CPUs and a rank that waits gives its CPU away:
+ * each level then costs every CPU about one pass over its ranks, each of
+ * them switched in and out once, ceil(p / cpus) * TC__SWITCH_NS.  So a
+ * schedule of many levels (dissemination: ceil(log2 p)) loses to a flatter
+ * one with more, serialised messages (linear: 2 levels).  AUTO adds this to
+ * the schedule's price at the machine's rates (tc__machine_score, lib/coll/
+ * coll.c); on 2 CPUs that picks the linear barrier from p = 5 on and
+ * dissemination for p = 3, 4, as measured (p = 4: 6 against 8 us; p = 5: 15
+ * against 10 us; p = 64: 420 against 100 us, dissemination first).  Pure
+ * function of the team's configuration: every rank gets the same answer.
+ * Thread-safe.
+ */
+struct tc_team;
+uint64_t tc__wait_level_ns(const struct tc_team *team);
+
+/* The CPUs a native team's ranks share when they outnumber them, else 0 (a
+ * CPU per rank, or emulated: the model's delays are the point).  Where this
+ * is not 0, the wall clock is the CPUs' work and TC_ALG_AUTO prices the
+ * machine rather than the model (lib/coll/coll.c).  Thread-safe. */
+int tc__shared_cpus(const struct tc_team *team);
+
+#endif /* TC_COLL_MACHINE_H */
