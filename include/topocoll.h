@@ -97,7 +97,10 @@ void tc_team_config_default(struct tc_team_config *cfg);
  * link and the per-rank state.  *out is owned by the caller; free it with
  * tc_team_destroy().  p ranges over 1..TC_TOPO_MAX_NODES.
  * Errors: TC_EINVAL (null argument, p != the topology's node count, bad
- * sizes), TC_ETOPO (bad spec), TC_ENOMEM.
+ * sizes), TC_ETOPO (bad spec), TC_ELIMIT (checked before allocating: the
+ * channels and ranks would need more memory than is available, or the
+ * threads more than the system allows or their stacks more address space
+ * than RLIMIT_AS; tc_error_detail() says which and by how much), TC_ENOMEM.
  * Thread-safety: may run concurrently with calls on other teams.
  */
 int tc_team_create(const struct tc_team_config *cfg, struct tc_team **out);

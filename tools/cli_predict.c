@@ -77,6 +77,8 @@ void cli_prediction_json(struct cli_json *w, const struct tc_prediction *pr)
 	else
 		cli_json_null(w, "lower_bound_steps");
 	cli_json_int(w, "rounds", pr->rounds);
+	cli_json_int(w, "transfers", pr->transfers);
+	cli_json_bool(w, "simulated", pr->simulated);
 	cli_json_int(w, "messages", pr->messages);
 	cli_json_int(w, "hop_messages", pr->hop_messages);
 	cli_json_uint(w, "bytes", pr->bytes);
@@ -131,6 +133,13 @@ static void predict_text_one(const struct cli_case *cs, const struct tc_predicti
 	else
 		printf("lower bound      none applies\n");
 	printf("rounds           %d\n", pr->rounds);
+	if (!pr->simulated) {
+		printf("transfers        %ld\n", pr->transfers);
+		printf("simulated        no: the schedule is over the simulator's limit; the "
+		       "modelled time is\n                 the algorithm's closed form, exact for "
+		       "this topology and model\n");
+		return;
+	}
 	printf("messages         %ld end-to-end, %ld link crossings\n", pr->messages,
 	       pr->hop_messages);
 	printf("bytes moved      %llu\n", (unsigned long long)pr->bytes);

@@ -645,6 +645,8 @@ int cli_coll_error(int err, enum tc_coll coll, const char *alg, const struct tc_
 	case TC_EOVERFLOW:
 	case TC_EINVAL:
 		return cli_usage("%s on %s: %s", cn, cli_topo_name(t), tc_strerror(err));
+	case TC_ELIMIT:
+		return cli_fail("%s", tc_error_detail());
 	default:
 		return cli_fail("%s on %s failed: %s (%s)", cn, cli_topo_name(t), tc_strerror(err),
 		                tc_err_name(err));

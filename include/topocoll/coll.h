@@ -327,6 +327,12 @@ struct tc_prediction {
 	/* The first conflict, when contention > 0: the directed link, the two
 	 * transfers (schedule indices, as in tc_schedule) and the round. */
 	int contention_from, contention_to, contention_xa, contention_xb, contention_round;
+	/* 1: the schedule was simulated.  0: it is over the simulator's limit
+	 * (tc_predict_call) and its algorithm's closed form, exact for this
+	 * topology and model, gave modelled_ps; rounds and transfers are
+	 * counted, the messages, bytes and checker fields are 0 (not run). */
+	int simulated;
+	long transfers;          /* in the schedule, local copies included */
 };
 
 /*
@@ -376,8 +382,10 @@ struct tc_call {
  * (tc_last_coll() says what it ran), so predict that algorithm by name to
  * match such a run.
  * Returns 0, TC_EALG, TC_ENOTSUP, TC_EROOT, TC_EINVAL, TC_EOVERFLOW (the
- * buffers would exceed TC_MAX_MESSAGE, or the schedule is too large to
- * simulate), TC_ENOMEM.  Thread-safe.
+ * buffers would exceed TC_MAX_MESSAGE), TC_ELIMIT (the schedule is over the
+ * simulator's limit and no exact closed form replaces it: tc_error_detail()
+ * says by how much), TC_ENOMEM.  Over that limit with an exact closed form
+ * it succeeds with out->simulated 0.  Thread-safe.
  */
 int tc_predict_call(const struct tc_topo *t, const struct tc_model *md,
                     const struct tc_call *call, struct tc_prediction *out);

@@ -33,7 +33,8 @@ extern "C" {
 	X(EROOT, -15, "root out of range")                                               \
 	X(ESELF, -16, "a rank cannot send to or receive from itself")                    \
 	X(EALG, -17, "unknown algorithm name")                                           \
-	X(EPENDING, -18, "operation still pending")
+	X(EPENDING, -18, "operation still pending")                                      \
+	X(ELIMIT, -19, "over a limit (schedule size, memory, threads): tc_error_detail() says which")
 
 enum tc_errno {
 	TC_OK = 0,
@@ -47,6 +48,10 @@ enum tc_errno {
 const char *tc_strerror(int err);
 /* The symbolic name ("TC_ETRUNCATE"), "TC_OK" for 0, "TC_E?" if unknown. */
 const char *tc_err_name(int err);
+/* What the last TC_ELIMIT this thread got was about: which limit, by how
+ * much, and what to do ("" when none).  Thread-local; valid until this
+ * thread's next call into the library. */
+const char *tc_error_detail(void);
 
 #ifdef __cplusplus
 }

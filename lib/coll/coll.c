@@ -28,6 +28,7 @@
 
 #include "coll/cache.h"
 #include "coll/coll_internal.h"
+#include "core/error_detail.h"
 #include "coll/gen.h"
 #include "coll/machine.h"
 #include "core/internal.h"
@@ -220,6 +221,7 @@ int tc__coll_generate(const struct tc__alg *a, const struct tc__gen *g, struct t
 			return err;
 		s->max_x = g->max_x;
 		s->max_moving = g->max_moving;
+		s->count_only = g->count_only;
 		err = a->gen(g, s);
 		if (!err)
 			err = s->err;
@@ -236,11 +238,16 @@ int tc__coll_generate(const struct tc__alg *a, const struct tc__gen *g, struct t
 		return err;
 	b.max_x = g->max_x;
 	b.max_moving = g->max_moving;
+	b.count_only = g->count_only;
 	err = a->gen(&gb, &b);
 	if (!err)
 		err = b.err;
 	if (!err)
 		err = tc__dual(&b, cd->dual_copy, s);
+	if (!err && b.count_only) { /* the same transfers, reversed */
+		s->count_only = 1;
+		s->counted = b.counted;
+	}
 	tc__sched_free(&b);
 	return err;
 }
@@ -313,11 +320,21 @@ int tc__machine_score(const struct tc__sched *s, const struct tc__gen *g, tc_tim
 	return 0;
 }
 
-/* AUTO's limit on the transfers of a schedule built only to price it
- * (48 bytes each: ~200 MB); a larger candidate is not considered.  The
- * exact closed forms (TC__ALG_EXACT) price the large rings and direct
- * exchanges without building them. */
-#define TC__AUTO_MAX_X (1 << 22)
+/* AUTO's limit on the transfers of a schedule built only to price it, and
+ * on its link crossings when simulated (~50 MB, ~2 s of simulation at
+ * most); a larger candidate is not considered.  The exact closed forms
+ * (TC__ALG_EXACT) price the large rings and direct exchanges without
+ * building them. */
+#define TC__AUTO_MAX_X (1 << 20)
+
+long tc__sched_crossings(const struct tc__sched *s, const struct tc_topo *t)
+{
+	long n = 0;
+	for (int i = 0; i < s->nx; i++)
+		if (s->x[i].src != s->x[i].dst)
+			n += tc_topo_distance(t, s->x[i].src, s->x[i].dst);
+	return n;
+}
 
 /* An algorithm AUTO weighs, and what it knows of it so far. */
 struct tc__cand {
@@ -373,6 +390,7 @@ static int tc__coll_auto(const struct tc__gen *g, int need_ordered, const struct
 	struct tc__cand *cs = malloc((size_t)tc__nalgs * sizeof *cs);
 	unsigned char *refused = calloc((size_t)tc__nalgs, 1);
 	int err = cs && refused ? TC_OK : TC_ENOMEM;
+	int limited = 0; /* candidates over the limits of pricing */
 	struct tc__cand *best = NULL;
 	struct tc_model mm = *g->md;
 	mm.ts_ns = TC__MACHINE_TS_NS;
@@ -438,6 +456,7 @@ static int tc__coll_auto(const struct tc__gen *g, int need_ordered, const struct
 				gl.max_moving = k < INT_MAX - 1 ? (int)k + 1 : 0;
 			}
 			err = tc__coll_generate(c->a, &gl, &c->s);
+			limited += err == TC__ELIMIT;
 			if (err) {
 				/* Over the limits, or not for this call: not a
 				 * candidate.  Out of memory fails the call (skipping
@@ -448,6 +467,12 @@ static int tc__coll_auto(const struct tc__gen *g, int need_ordered, const struct
 			}
 			c->built = 1;
 			tc_time_t score = 0;
+			if (tc__sched_crossings(&c->s, g->t) > TC__AUTO_MAX_X) {
+				limited++;
+				tc__sched_free(&c->s); /* too long to simulate */
+				c->built = 0;
+				continue;
+			}
 			if (g->cpus) {
 				err = tc__machine_score(&c->s, g, &score);
 			} else {
@@ -476,6 +501,11 @@ static int tc__coll_auto(const struct tc__gen *g, int need_ordered, const struct
 		}
 		if (!best->built) { /* a closed form priced it */
 			err = tc__coll_generate(best->a, g, &best->s);
+			if (err == TC__ELIMIT) { /* over the caller's limits */
+				*alg = best->a;
+				*makespan = best->price;
+				break;
+			}
 			if (err && err != TC_ENOMEM) {
 				refused[best->idx] = 1;
 				best = NULL;
@@ -484,6 +514,13 @@ static int tc__coll_auto(const struct tc__gen *g, int need_ordered, const struct
 			}
 			best->built = !err;
 		}
+	}
+	if (!err && !best && limited) {
+		tc__set_detail("%s on %d ranks: every algorithm that applies is over AUTO's limit "
+		               "of %d transfers or link crossings to price it, and none has an "
+		               "exact closed form here: choose one by name (--alg)",
+		               tc_coll_name(g->coll), g->p, TC__AUTO_MAX_X);
+		err = TC_ELIMIT;
 	}
 	if (!err && !best)
 		err = TC_ENOTSUP;
@@ -503,7 +540,7 @@ static int tc__coll_auto(const struct tc__gen *g, int need_ordered, const struct
 		*alg = best->a;
 		*s = best->s;
 		*makespan = best->price;
-	} else if (best && best->built) {
+	} else if (best && best->built && err != TC__ELIMIT) {
 		tc__sched_free(&best->s);
 	}
 	free(cs);
@@ -521,6 +558,16 @@ int tc__coll_select(const struct tc__gen *g, const char *name, int need_ordered,
 		if (need_ordered && !(a->flags & TC__ALG_ORDERED))
 			return TC_ENOTSUP;
 		int err = tc__coll_generate(a, g, s);
+		/* Under a limit (prediction), its link crossings too: few
+		 * transfers on long routes take as long to simulate. */
+		if (!err && g->max_x && tc__sched_crossings(s, g->t) > 4L * g->max_x) {
+			tc__sched_free(s);
+			err = TC__ELIMIT;
+		}
+		if (err == TC__ELIMIT) {
+			*alg = a;
+			*makespan = tc__exact_ps(a, g, g->md);
+		}
 		if (err)
 			return err;
 		struct tc__sim sim;

@@ -27,9 +27,14 @@ const struct tc__alg *tc__alg_find(enum tc_coll coll, const char *name);
 /* Generates a's schedule for g (the dual of the bcast for TC__ALG_DUAL). */
 int tc__coll_generate(const struct tc__alg *a, const struct tc__gen *g, struct tc__sched *s);
 /* Picks the algorithm (name, or "auto"/NULL: cheapest predicted) and returns
- * its schedule in *s (caller frees) and its makespan.  TC_EALG, TC_ENOTSUP. */
+ * its schedule in *s (caller frees) and its makespan.  TC_EALG, TC_ENOTSUP;
+ * TC__ELIMIT when the schedule is over g's limits (g->max_x): then *alg is
+ * the algorithm and *makespan its exact closed form, or -1 without one. */
 int tc__coll_select(const struct tc__gen *g, const char *name, int need_ordered,
                     const struct tc__alg **alg, struct tc__sched *s, tc_time_t *makespan);
+
+/* The link crossings of s on t (the simulator's work). */
+long tc__sched_crossings(const struct tc__sched *s, const struct tc_topo *t);
 
 /* AUTO's price of schedule s on a team whose ranks outnumber its g->cpus
  * CPUs, a level of waits costing g->wait_ns (lib/coll/coll.c), in ps. */

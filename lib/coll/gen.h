@@ -92,8 +92,9 @@ struct tc__gen {
 	const int *members; /* multicast: the destinations, ascending, without
 	                       the root and without duplicates */
 	int nmembers;
-	int max_x, max_moving; /* AUTO: limits of a schedule built to be priced
-	                          (struct tc__sched; 0: none) */
+	int max_x, max_moving; /* limits of a schedule built to be priced or
+	                          predicted (struct tc__sched; 0: none) */
+	int count_only;       /* count the transfers, store none */
 	const struct tc__vmatrix *vmx; /* the variable-count collectives
 	                                  (TC_CF_VCOUNT): who sends what to
 	                                  whom (lib/coll/vcount/vcount.h) */

@@ -7,6 +7,7 @@
 
 #include "coll/coll_internal.h"
 #include "coll/vcount/vcount.h"
+#include "core/error_detail.h"
 #include "model/clock.h"
 
 const char *tc_alg_name(enum tc_coll coll, int i)
@@ -111,16 +112,82 @@ int tc_alg_applies(const struct tc_topo *t, const struct tc_model *md, enum tc_c
 	return tc__alg_check(a, &g);
 }
 
-/* Selects the algorithm and simulates its schedule; on success the caller
- * frees *s and *sim. */
-static int tc__select_sim(const struct tc__gen *g, const char *alg, const struct tc__alg **a,
-                          struct tc__sched *s, struct tc__sim *sim)
+/* The largest schedule the predictor simulates, in transfers (~12 MB of
+ * schedule; the simulator takes ~2.5 us a transfer on these machines, so
+ * ~0.6 s).  A larger one is predicted by its exact closed form
+ * (TC__ALG_EXACT) where it has one, and refused with TC_ELIMIT otherwise;
+ * tc_schedule_call, which must list every transfer, allows 16 times more. */
+#define TC__PREDICT_MAX_X (1 << 18)
+#define TC__SCHEDULE_MAX_X (1 << 22)
+
+/* Says why a schedule is over the limit (tc_error_detail()): how many
+ * transfers it has (counted without storing them), the limit, and what to
+ * do instead. */
+static int tc__over_limit(const struct tc__gen *g, const struct tc__alg *a, int limit,
+                          const char *what)
 {
+	struct tc__gen gc = *g;
+	gc.max_x = 0;
+	gc.count_only = 1;
+	struct tc__sched s;
+	long long n = -1, hops = -1;
+	if (!tc__coll_generate(a, &gc, &s)) {
+		n = s.counted;
+		tc__sched_free(&s);
+	}
+	gc.count_only = 0;
+	if (n >= 0 && n <= limit && !tc__coll_generate(a, &gc, &s)) {
+		hops = tc__sched_crossings(&s, g->t); /* few transfers, long routes */
+		tc__sched_free(&s);
+	}
+	if (hops >= 0)
+		tc__set_detail("%s %s on %d ranks: its %lld transfers cross %lld links, %.1fx the "
+		               "%s's limit of %ld; no exact closed form replaces it for this "
+		               "topology and model: choose another algorithm (--alg) or fewer ranks",
+		               tc_coll_name(g->coll), a->name, g->p, n, hops,
+		               (double)hops / (4.0 * limit), what, 4L * limit);
+	else if (n > 0)
+		tc__set_detail("%s %s on %d ranks: its schedule has %lld transfers, %.1fx the "
+		               "%s's limit of %d (~%lld MB); no exact closed form replaces it "
+		               "for this topology and model: choose another algorithm (--alg) "
+		               "or fewer ranks",
+		               tc_coll_name(g->coll), a->name, g->p, n, (double)n / limit, what,
+		               limit, (long long)((n * (long long)sizeof(struct tc__xfer)) >> 20));
+	else
+		tc__set_detail("%s %s on %d ranks: its schedule is over the %s's limit of %d "
+		               "transfers: choose another algorithm (--alg) or fewer ranks",
+		               tc_coll_name(g->coll), a->name, g->p, what, limit);
+	return TC_ELIMIT;
+}
+
+/* Selects the algorithm and simulates its schedule; on success the caller
+ * frees *s and *sim.  Over the limit with an exact closed form: returns 0
+ * with *exact_ps >= 0, *s with its rounds counted but no transfers stored
+ * (s->counted of them), and *sim zeroed. */
+static int tc__select_sim(const struct tc__gen *g0, const char *alg, int limit,
+                          const struct tc__alg **a, struct tc__sched *s, struct tc__sim *sim,
+                          tc_time_t *exact_ps)
+{
+	struct tc__gen g = *g0;
+	g.max_x = limit;
 	tc_time_t ms;
-	int err = tc__coll_select(g, alg, 0, a, s, &ms);
+	*exact_ps = -1;
+	int err = tc__coll_select(&g, alg, 0, a, s, &ms);
+	if (err == TC__ELIMIT) {
+		if (ms < 0)
+			return tc__over_limit(&g, *a, limit, "simulator");
+		g.max_x = 0;
+		g.count_only = 1;
+		err = tc__coll_generate(*a, &g, s);
+		if (err)
+			return err;
+		memset(sim, 0, sizeof *sim);
+		*exact_ps = ms;
+		return TC_OK;
+	}
 	if (err)
 		return err;
-	err = tc__sched_simulate(s, g->t, g->md, sim);
+	err = tc__sched_simulate(s, g.t, g.md, sim);
 	if (err)
 		tc__sched_free(s);
 	return err;
@@ -137,8 +204,13 @@ int tc_schedule_call(const struct tc_topo *t, const struct tc_model *md,
 	const struct tc__alg *a;
 	struct tc__sched s;
 	struct tc__sim sim;
+	tc_time_t exact;
 	if (!err)
-		err = tc__select_sim(&g, call->alg, &a, &s, &sim);
+		err = tc__select_sim(&g, call->alg, TC__SCHEDULE_MAX_X, &a, &s, &sim, &exact);
+	if (!err && exact >= 0) { /* every transfer is asked for */
+		tc__sched_free(&s);
+		err = tc__over_limit(&g, a, TC__SCHEDULE_MAX_X, "schedule listing");
+	}
 	tc__pred_free(&mem);
 	if (err)
 		return err;
@@ -280,16 +352,19 @@ int tc_predict_call(const struct tc_topo *t, const struct tc_model *md,
 	const struct tc__alg *a;
 	struct tc__sched s;
 	struct tc__sim sim;
-	err = tc__select_sim(&g, call->alg, &a, &s, &sim);
+	tc_time_t exact;
+	err = tc__select_sim(&g, call->alg, TC__PREDICT_MAX_X, &a, &s, &sim, &exact);
 	if (err) {
 		tc__pred_free(&mem);
 		return err;
 	}
 	memset(out, 0, sizeof *out);
 	out->algorithm = a->name;
-	out->modelled_ps = sim.makespan;
+	out->simulated = exact < 0;
+	out->transfers = exact < 0 ? s.nx : (long)s.counted;
+	out->modelled_ps = exact < 0 ? sim.makespan : exact;
 	out->formula_ns = a->formula(&g);
-	out->rounds = sim.rounds;
+	out->rounds = exact < 0 ? sim.rounds : s.nrounds;
 	out->messages = sim.messages;
 	out->hop_messages = sim.hop_messages;
 	out->bytes = sim.bytes;

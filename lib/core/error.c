@@ -1,5 +1,24 @@
 /* SPDX-License-Identifier: MIT */
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "core/error_detail.h"
 #include "topocoll/error.h"
+
+static _Thread_local char tc__detail[320];
+
+const char *tc_error_detail(void)
+{
+	return tc__detail;
+}
+
+void tc__set_detail(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(tc__detail, sizeof tc__detail, fmt, ap);
+	va_end(ap);
+}
 
 const char *tc_strerror(int err)
 {

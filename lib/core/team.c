@@ -10,9 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <unistd.h>
 #include <time.h>
 
+#include "core/error_detail.h"
 #include "core/internal.h"
 
 /* Default ring: 16 KiB per channel while the rings of the team stay under
@@ -105,6 +107,81 @@ static void tc__team_free(struct tc_team *t)
 	pthread_cond_destroy(&t->gate_cv);
 	tc_topo_destroy(t->topo);
 	free(t);
+}
+
+/* A number from a /proc file, or -1. */
+static long long tc__proc_number(const char *path, const char *key)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -1;
+	char line[256];
+	long long v = -1;
+	size_t kl = key ? strlen(key) : 0;
+	while (fgets(line, sizeof line, f))
+		if (!key || !strncmp(line, key, kl)) {
+			v = strtoll(line + kl, NULL, 10);
+			break;
+		}
+	fclose(f);
+	return v;
+}
+
+/*
+ * Whether the team can exist on this machine, checked before anything
+ * large is allocated: the memory its channels and ranks need against the
+ * memory available, and (for tc_run) its threads against the system's and
+ * the user's limits and their stacks against the address space.  Says
+ * which limit and by how much (tc_error_detail()).  The kernel's
+ * out-of-memory killer never gets to decide.
+ */
+static int tc__team_fits(const struct tc_team *t)
+{
+	const unsigned long long p = (unsigned long long)t->p;
+	unsigned long long need = (unsigned long long)t->nchans * (t->ring_bytes + TC__LINE) +
+	                          p * (sizeof(struct tc_proc) + 4 * TC__LINE);
+	long long avail_kb = tc__proc_number("/proc/meminfo", "MemAvailable:");
+	if (avail_kb > 0 && need > (unsigned long long)avail_kb * 1024) {
+		tc__set_detail("a team of %d ranks needs %llu MB for its %ld channels of %zu bytes, "
+		               "%.1fx the %lld MB of memory available: fewer ranks, a sparser "
+		               "topology, or smaller channels (ring_bytes)",
+		               t->p, need >> 20, t->nchans, t->ring_bytes,
+		               (double)need / ((double)avail_kb * 1024), avail_kb >> 10);
+		return TC_ELIMIT;
+	}
+	long long tmax = tc__proc_number("/proc/sys/kernel/threads-max", NULL);
+	struct rlimit rl;
+	long long nproc = getrlimit(RLIMIT_NPROC, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	                                  geteuid() != 0
+	                          ? (long long)rl.rlim_cur
+	                          : -1;
+	long long lim = tmax > 0 && (nproc < 0 || tmax < nproc) ? tmax : nproc;
+	if (lim > 0 && (long long)p > lim) {
+		tc__set_detail("a team of %d ranks needs %d threads, %.1fx the %lld the system "
+		               "allows (%s): fewer ranks",
+		               t->p, t->p, (double)p / (double)lim, lim,
+		               lim == tmax ? "/proc/sys/kernel/threads-max" : "RLIMIT_NPROC");
+		return TC_ELIMIT;
+	}
+	size_t stack = t->stack_bytes;
+	if (!stack) {
+		pthread_attr_t attr;
+		if (pthread_attr_init(&attr) == 0) {
+			pthread_attr_getstacksize(&attr, &stack);
+			pthread_attr_destroy(&attr);
+		}
+	}
+	if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    p * stack + need > (unsigned long long)rl.rlim_cur) {
+		tc__set_detail("a team of %d ranks needs %llu MB of address space (%zu-byte thread "
+		               "stacks), %.1fx RLIMIT_AS (%llu MB): smaller stacks (stack_bytes) "
+		               "or fewer ranks",
+		               t->p, (p * stack + need) >> 20, stack,
+		               (double)(p * stack + need) / (double)rl.rlim_cur,
+		               (unsigned long long)rl.rlim_cur >> 20);
+		return TC_ELIMIT;
+	}
+	return TC_OK;
 }
 
 int tc_team_create(const struct tc_team_config *cfg, struct tc_team **out)
@@ -213,6 +290,10 @@ int tc_team_create(const struct tc_team_config *cfg, struct tc_team **out)
 			t->packet_bytes = mu_max;
 	}
 	t->single_copy_min = cfg->single_copy_min ? cfg->single_copy_min : TC__SINGLE_COPY_DEFAULT;
+
+	err = tc__team_fits(t);
+	if (err)
+		goto fail;
 
 	t->procs = aligned_alloc(TC__LINE, (size_t)t->p * sizeof *t->procs);
 	if (t->procs)

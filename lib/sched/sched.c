@@ -123,6 +123,10 @@ int tc__sched_add(struct tc__sched *s, const struct tc__xfer *x)
 		if (rc)
 			return rc;
 	}
+	if (s->count_only) {
+		s->counted++;
+		return 0;
+	}
 	if (s->nx == INT_MAX)
 		return tc__sched_fail(s, TC_EOVERFLOW);
 	if (s->max_x && s->nx >= s->max_x)
@@ -156,6 +160,8 @@ int tc__sched_initial(struct tc__sched *s, int r, int32_t lo, int32_t n)
 		return s->err;
 	if (r < 0 || r >= s->p || lo < 0 || n < 0 || lo > INT32_MAX - n)
 		return tc__sched_fail(s, TC_EINVAL);
+	if (s->count_only)
+		return 0;
 	if (s->init_lo == NULL) {
 		s->init_lo = calloc((size_t)s->p, sizeof *s->init_lo);
 		s->init_n = calloc((size_t)s->p, sizeof *s->init_n);

@@ -81,6 +81,11 @@ struct tc__sched {
 	int max_x, max_moving;
 	int nmoving;             /* rounds so far with a transfer between ranks */
 	int moving_round;        /* 1 + the last round counted in nmoving */
+	/* Count only (set after tc__sched_init): transfers are checked and
+	 * counted, not stored (x, init_lo stay NULL), to say how large a
+	 * schedule over the limits would be. */
+	int count_only;
+	int64_t counted;         /* transfers, count_only */
 };
 
 /* The sticky error of a schedule that went over its limits (never returned
