@@ -861,7 +861,8 @@ int cmd_run(int argc, char **argv)
 	if (err) {
 		status = err == TC_EINVAL ? cli_usage("run: the team rejects this configuration: %s",
 		                                      tc_strerror(err))
-		                          : cli_fail("run: cannot create the team: %s", tc_strerror(err));
+		         : err == TC_ELIMIT ? cli_fail("run: cannot create the team: %s", tc_error_detail())
+		                            : cli_fail("run: cannot create the team: %s", tc_strerror(err));
 		goto out;
 	}
 	struct cli_run_args ra = {.coll = cs.coll, .alg = cs.alg, .bytes = cs.bytes, .dt = cs.dt,

@@ -171,7 +171,8 @@ int cmd_trace(int argc, char **argv)
 	cfg.trace_events = (size_t)cap;
 	err = tc_team_create(&cfg, &team);
 	if (err) {
-		status = cli_fail("trace: cannot create the team: %s", tc_strerror(err));
+		status = cli_fail("trace: cannot create the team: %s",
+		                  err == TC_ELIMIT ? tc_error_detail() : tc_strerror(err));
 		goto out;
 	}
 	struct cli_run_args ra = {.coll = cs.coll, .alg = cs.alg, .bytes = cs.bytes, .dt = cs.dt,
