@@ -7,8 +7,8 @@
  * TC_PLAIN_TEST defined, Test() registers the function in a table run by
  * tests/common/plain_main.c, and the cr_assert* subset below checks and aborts.
  * Test files include this header instead of <criterion/criterion.h> and use only
- * Test(), cr_assert(), cr_assert_eq/neq/lt/leq/gt/geq(), cr_assert_null/not_null()
- * and cr_assert_str_eq().
+ * Test(), cr_assert(), cr_assert_eq/neq/lt/leq/gt/geq(), cr_assert_null/not_null(),
+ * cr_assert_str_eq() and cr_assert_str_neq().
  */
 #ifndef TC_TESTS_HARNESS_H
 #define TC_TESTS_HARNESS_H
@@ -59,6 +59,8 @@ void tc_test_register(const char *suite, const char *name, tc_test_fn fn);
 #define cr_assert_not_null(...) TC__A1((TC__FIRST(__VA_ARGS__, 0)) != NULL, 0)
 #define TC__STREQ(a, b, ...) TC__CHECK(strcmp((a), (b)) == 0, #a " == " #b)
 #define cr_assert_str_eq(...) TC__STREQ(__VA_ARGS__, 0)
+#define TC__STRNEQ(a, b, ...) TC__CHECK(strcmp((a), (b)) != 0, #a " != " #b)
+#define cr_assert_str_neq(...) TC__STRNEQ(__VA_ARGS__, 0)
 #endif
 
 #endif /* TC_TESTS_HARNESS_H */
