@@ -41,12 +41,7 @@
 
 struct tc__tentry {
 	struct tc__tentry *next;
-	/* The call. */
-	enum tc_coll coll;
-	uint64_t bytes, esize;
-	int root, packets, ordered, q, nmembers, shift_ring;
-	int *members;
-	char name[32];
+	struct tc__ckey key; /* the call (key.members is owned here) */
 	/* What it holds. */
 	int state;     /* 0 being built, 1 ready, < 0 the build's error */
 	int refs;      /* ranks' entries, plus one while in the table */
@@ -72,7 +67,7 @@ static void tc__tentry_free(struct tc__tentry *e)
 	tc__sched_free(&e->s);
 	free(e->at);
 	free(e->mine);
-	free(e->members);
+	free((int *)e->key.members);
 	free(e);
 }
 
@@ -94,19 +89,17 @@ static size_t tc__tentry_size(const struct tc__tentry *e, int p)
 	size_t n = sizeof *e + (size_t)s->xcap * sizeof *s->x +
 	           (size_t)s->rcap * sizeof *s->round_at +
 	           (s->init_lo ? 2 * (size_t)p * sizeof(int32_t) : 0) +
-	           (size_t)e->nmembers * sizeof(int);
+	           (size_t)e->key.nmembers * sizeof(int);
 	if (e->at)
 		n += ((size_t)p + 1 + (size_t)e->at[p]) * sizeof(int);
 	return n;
 }
 
 /* Drops a reference; under the team's shared_mu. */
-static void tc__tentry_unref(struct tc_team *team, struct tc__tentry *e)
+static void tc__tentry_unref(struct tc__tentry *e)
 {
-	if (--e->refs > 0)
-		return;
-	(void)team;
-	tc__tentry_free(e);
+	if (--e->refs == 0)
+		tc__tentry_free(e);
 }
 
 /* Takes e out of the table; under shared_mu. */
@@ -122,7 +115,7 @@ static void tc__tentry_unlink(struct tc_team *team, struct tc__tcache *c, struct
 	c->bytes -= e->size;
 	atomic_store(&team->shared_entries, c->n);
 	atomic_store(&team->shared_bytes, c->bytes);
-	tc__tentry_unref(team, e);
+	tc__tentry_unref(e);
 }
 
 /* Evicts the least recently used ready entries past the bounds. */
@@ -139,14 +132,16 @@ static void tc__tcache_trim(struct tc_team *team, struct tc__tcache *c)
 	}
 }
 
-static bool tc__tkey_eq(const struct tc__tentry *e, const struct tc__gen *g, const char *key,
-                        int ordered)
+/* Whether k is the key of call g asking for algorithm name (NULL: AUTO)
+ * with a non-commutative operator or not (ordered). */
+static inline bool tc__ckey_eq(const struct tc__ckey *k, const struct tc__gen *g, const char *name,
+                               int ordered)
 {
-	return e->coll == g->coll && e->bytes == g->bytes && e->esize == g->esize &&
-	       e->root == g->root && e->packets == g->packets && e->ordered == ordered &&
-	       e->q == g->q && e->shift_ring == g->shift_ring && e->nmembers == g->nmembers &&
-	       (!g->nmembers || !memcmp(e->members, g->members, (size_t)g->nmembers * sizeof(int))) &&
-	       !strncmp(e->name, key, sizeof e->name);
+	return k->coll == g->coll && k->bytes == g->bytes && k->esize == g->esize &&
+	       k->root == g->root && k->packets == g->packets && k->ordered == ordered &&
+	       k->q == g->q && k->shift_ring == g->shift_ring && k->nmembers == g->nmembers &&
+	       (!g->nmembers || !memcmp(k->members, g->members, (size_t)g->nmembers * sizeof(int))) &&
+	       (name ? !strncmp(k->name, name, sizeof k->name) : k->is_auto);
 }
 
 /* Builds e (outside the lock): the decision, the schedule, the index. */
@@ -180,7 +175,7 @@ static int tc__tcache_get(struct tc_team *team, const struct tc__gen *g, const c
 		team->shared_free = tc__tcache_free;
 	}
 	struct tc__tentry *e = c->head;
-	while (e && !tc__tkey_eq(e, g, key, ordered))
+	while (e && !tc__ckey_eq(&e->key, g, key, ordered))
 		e = e->next;
 	if (e) {
 		e->refs++;
@@ -189,7 +184,7 @@ static int tc__tcache_get(struct tc_team *team, const struct tc__gen *g, const c
 			pthread_cond_wait(&c->cv, &team->shared_mu);
 		int err = e->state < 0 ? e->state : TC_OK;
 		if (err)
-			tc__tentry_unref(team, e);
+			tc__tentry_unref(e);
 		else
 			*out = e;
 		pthread_mutex_unlock(&team->shared_mu);
@@ -206,17 +201,12 @@ static int tc__tcache_get(struct tc_team *team, const struct tc__gen *g, const c
 	}
 	if (members)
 		memcpy(members, g->members, (size_t)g->nmembers * sizeof *members);
-	e->coll = g->coll;
-	e->bytes = g->bytes;
-	e->esize = g->esize;
-	e->root = g->root;
-	e->packets = g->packets;
-	e->ordered = ordered;
-	e->q = g->q;
-	e->shift_ring = g->shift_ring;
-	e->nmembers = g->nmembers;
-	e->members = members;
-	snprintf(e->name, sizeof e->name, "%s", key);
+	e->key = (struct tc__ckey){.coll = g->coll, .bytes = g->bytes, .esize = g->esize,
+	                           .root = g->root, .packets = g->packets, .ordered = ordered,
+	                           .q = g->q, .shift_ring = g->shift_ring,
+	                           .nmembers = g->nmembers, .members = members};
+	snprintf(e->key.name, sizeof e->key.name, "%s", key);
+	e->key.is_auto = !strcmp(e->key.name, "auto");
 	e->refs = 2; /* the table's and the builder's */
 	e->in_table = 1;
 	e->stamp = ++c->clock;
@@ -234,7 +224,7 @@ static int tc__tcache_get(struct tc_team *team, const struct tc__gen *g, const c
 	if (err) {
 		/* Leaves the table at once: a later call builds again. */
 		tc__tentry_unlink(team, c, e);
-		tc__tentry_unref(team, e);
+		tc__tentry_unref(e);
 	} else {
 		e->size = tc__tentry_size(e, team->p);
 		c->bytes += e->size;
@@ -251,7 +241,7 @@ static int tc__tcache_get(struct tc_team *team, const struct tc__gen *g, const c
 static void tc__tcache_release(struct tc_team *team, struct tc__tentry *e)
 {
 	pthread_mutex_lock(&team->shared_mu);
-	tc__tentry_unref(team, e);
+	tc__tentry_unref(e);
 	pthread_mutex_unlock(&team->shared_mu);
 }
 
@@ -295,12 +285,7 @@ int tc__coll_plan(struct tc_proc *proc, const struct tc__gen *g, const char *nam
 		proc->ext_free = tc__ccache_free;
 	}
 	const char *key = name ? name : "auto";
-#define TC__HIT(e)                                                                              \
-	((e)->used && (e)->coll == g->coll && (e)->bytes == g->bytes && (e)->esize == g->esize && \
-	 (e)->root == g->root && (e)->packets == g->packets && (e)->ordered == ordered &&         \
-	 (e)->q == g->q && (e)->shift_ring == g->shift_ring && (e)->nmembers == g->nmembers &&    \
-	 (!g->nmembers || !memcmp((e)->members, g->members, (size_t)g->nmembers * sizeof(int))) && \
-	 (name ? !strncmp((e)->name, key, sizeof(e)->name) : (e)->is_auto))
+#define TC__HIT(e) ((e)->used && tc__ckey_eq(&(e)->key, g, name, ordered))
 	/* A loop of one collective hits the entry of the last call. */
 	if (c->last && TC__HIT(c->last)) {
 		*out = c->last;
@@ -335,14 +320,9 @@ int tc__coll_plan(struct tc_proc *proc, const struct tc__gen *g, const char *nam
 			c->last = NULL;
 		tc__centry_clear(c, victim);
 	}
-	*victim = (struct tc__centry){
-		.used = 1, .stamp = ++c->clock, .coll = g->coll, .bytes = g->bytes,
-		.esize = g->esize, .root = g->root, .packets = g->packets, .ordered = ordered,
-		.q = g->q, .nmembers = g->nmembers, .shift_ring = g->shift_ring,
-		.members = te->members, .alg = te->alg, .s = &te->s, .te = te, .plan = plan,
-		.makespan = te->makespan};
-	snprintf(victim->name, sizeof victim->name, "%s", key);
-	victim->is_auto = !strcmp(victim->name, "auto");
+	*victim = (struct tc__centry){.used = 1, .stamp = ++c->clock, .key = te->key,
+	                              .alg = te->alg, .s = &te->s, .te = te, .plan = plan,
+	                              .makespan = te->makespan};
 	*out = c->last = victim;
 	return TC_OK;
 }

@@ -15,17 +15,22 @@
 
 struct tc__tentry;
 
-/* A rank's entry for one distinct call. */
-struct tc__centry {
-	int used;
-	uint64_t stamp;
+/* What makes two calls the same, for both caches. */
+struct tc__ckey {
 	enum tc_coll coll;
 	uint64_t bytes, esize;
 	int root, packets, ordered;
 	int q, nmembers, shift_ring;
 	const int *members;       /* multicast: the team entry's copy */
-	char name[32];
+	char name[32];            /* the algorithm asked for, "auto" for AUTO */
 	int is_auto;              /* name is "auto" (a NULL name matches it) */
+};
+
+/* A rank's entry for one distinct call. */
+struct tc__centry {
+	int used;
+	uint64_t stamp;
+	struct tc__ckey key;      /* a copy of the team entry's */
 	const struct tc__alg *alg;
 	const struct tc__sched *s; /* the team's schedule, read only */
 	struct tc__tentry *te;    /* holds it (a reference) */

@@ -281,6 +281,18 @@ static long tc__sched_levels(const struct tc__sched *s, const struct tc_topo *t)
 	return n;
 }
 
+/* The model AUTO prices the machine with: the user's ports, duplex and
+ * switching at the TC__MACHINE_* rates (lib/coll/machine.h). */
+static struct tc_model tc__machine_model(const struct tc_model *md)
+{
+	struct tc_model mm = *md;
+	mm.ts_ns = TC__MACHINE_TS_NS;
+	mm.tw_ns = TC__MACHINE_TW_NS;
+	mm.th_ns = 0;
+	mm.tc_ns = 0;
+	return mm;
+}
+
 /*
  * AUTO's price of a schedule on a native team whose ranks outnumber its
  * CPUs, in ps: the wall clock there is the CPUs' work, not the model's.
@@ -296,11 +308,7 @@ static long tc__sched_levels(const struct tc__sched *s, const struct tc_topo *t)
  */
 int tc__machine_score(const struct tc__sched *s, const struct tc__gen *g, tc_time_t *score)
 {
-	struct tc_model mm = *g->md;
-	mm.ts_ns = TC__MACHINE_TS_NS;
-	mm.tw_ns = TC__MACHINE_TW_NS;
-	mm.th_ns = 0;
-	mm.tc_ns = 0;
+	const struct tc_model mm = tc__machine_model(g->md);
 	struct tc__sim sim;
 	int err = tc__sched_simulate(s, g->t, &mm, &sim);
 	if (err)
@@ -392,11 +400,7 @@ static int tc__coll_auto(const struct tc__gen *g, int need_ordered, const struct
 	int err = cs && refused ? TC_OK : TC_ENOMEM;
 	int limited = 0; /* candidates over the limits of pricing */
 	struct tc__cand *best = NULL;
-	struct tc_model mm = *g->md;
-	mm.ts_ns = TC__MACHINE_TS_NS;
-	mm.tw_ns = TC__MACHINE_TW_NS;
-	mm.th_ns = 0;
-	mm.tc_ns = 0;
+	const struct tc_model mm = tc__machine_model(g->md);
 	const tc_time_t wait_ps = (tc_time_t)g->wait_ns * TC_PS_PER_NS;
 	/* Pass 0: the algorithms that compete; pass 1, only when none of them
 	 * applies: the fallbacks (TC__ALG_FALLBACK).  Priced on the machine
