@@ -111,6 +111,7 @@ usage_case "bad --switching" predict --topo ring:8 --coll bcast --bytes 8 --swit
 usage_case "option without its value" predict --topo ring:8 --coll bcast --bytes 8 --ts
 usage_case "unknown option" predict --topo ring:8 --coll bcast --bytes 8 --frob
 usage_case "unknown option (run)" run --topo ring:8 --coll bcast --bytes 8 --frob
+usage_case "--stack below 64K (run)" run --topo ring:8 --coll bcast --bytes 8 --stack 4K
 usage_case "unknown option (topo)" topo ring:8 --frob
 usage_case "unknown option (sweep)" sweep --topo ring:8 --coll bcast --bytes 8 --frob
 usage_case "unknown option (steps)" steps --topo ring:8 --coll bcast --alg ring --frob
@@ -306,6 +307,9 @@ json_case "run --json: issue 4 example (emulated ring allreduce) is verified" \
 json_case "run --json --repeat 3: median and stats" \
 	"d['verified'] and d['repeat'] == 3 and d['measured_min_ns'] <= d['measured_ns'] <= d['measured_max_ns'] and d['stats']['msgs_sent'] > 0" \
 	run --topo hypercube:3 --coll bcast --bytes 64K --repeat 3 --json
+json_case "run --stack 128K: ranks on small stacks, verified" \
+	"d['verified'] is True" \
+	run --topo hypercube:6 --coll allreduce --bytes 8 --stack 128K --json
 json_case "topo --json: properties and lower bounds" \
 	"all(k in d for k in ('nodes', 'links', 'degree', 'diameter', 'bisection_width', 'arc_connectivity')) and d['nodes'] == 16 and d['links'] == 32 and d['lower_bounds']['bcast']['one_port']['steps'] == 4 and d['lower_bounds']['bcast']['all_port']['steps'] == 4" \
 	topo hypercube:4 --json

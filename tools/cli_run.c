@@ -48,6 +48,8 @@ const char run_help[] =
 	"  --wait W          how ranks wait: auto spin yield block [auto]\n"
 	"  --no-pin          do not pin the threads to CPUs\n"
 	"  --timeout MS      a wait longer than this fails the run [60000; 0: never]\n"
+	"  --stack BYTES     stack of each rank's thread, e.g. 256K for p = 4096\n"
+	"                    [the system's default, often 8M]\n"
 	"  --json            one JSON object: measured_ns, modelled_ns, formula_ns,\n"
 	"                    lower_bound_ns, algorithm, verified, rounds, stats, ...\n"
 	"measured: native mode, from the moment every rank is ready (a barrier of the\n"
@@ -709,6 +711,7 @@ struct run_opts {
 	long timeout_ms;
 	enum tc_wait_policy wait;
 	int no_pin;
+	uint64_t stack_bytes;
 };
 
 static int run_extra(int argc, char **argv, int *i, void *ctx)
@@ -734,6 +737,15 @@ static int run_extra(int argc, char **argv, int *i, void *ctx)
 		return r;
 	if ((r = cli_opt(argc, argv, i, "--timeout", &v)) == 1)
 		return cli_parse_long("--timeout", v, 0, 86400000, &o->timeout_ms) ? CLI_USAGE : 1;
+	if (r)
+		return r;
+	if ((r = cli_opt(argc, argv, i, "--stack", &v)) == 1) {
+		if (cli_parse_size("--stack", v, (uint64_t)1 << 30, &o->stack_bytes))
+			return CLI_USAGE;
+		if (o->stack_bytes && o->stack_bytes < 64 * 1024)
+			return cli_usage("--stack: at least 64K, got '%s'", v);
+		return 1;
+	}
 	if (r)
 		return r;
 	if ((r = cli_opt(argc, argv, i, "--wait", &v)) == 1) {
@@ -857,11 +869,15 @@ int cmd_run(int argc, char **argv)
 	cfg.wait = o.wait;
 	cfg.no_pin = o.no_pin;
 	cfg.timeout_ms = (uint64_t)o.timeout_ms;
+	cfg.stack_bytes = (size_t)o.stack_bytes;
 	err = tc_team_create(&cfg, &team);
 	if (err) {
 		status = err == TC_EINVAL ? cli_usage("run: the team rejects this configuration: %s",
 		                                      tc_strerror(err))
-		         : err == TC_ELIMIT ? cli_fail("run: cannot create the team: %s", tc_error_detail())
+		         : err == TC_ELIMIT ? cli_fail("run: cannot create the team: %s%s", tc_error_detail(),
+		                                       strstr(tc_error_detail(), "stack")
+		                                           ? " (here: --stack BYTES, e.g. --stack 256K)"
+		                                           : "")
 		                            : cli_fail("run: cannot create the team: %s", tc_strerror(err));
 		goto out;
 	}

@@ -94,6 +94,8 @@ struct tc__gen {
 	int nmembers;
 	int max_x, max_moving; /* limits of a schedule built to be priced or
 	                          predicted (struct tc__sched; 0: none) */
+	long max_hops;    /* with max_x: the limit on its link crossings
+	                     (0: 4 max_x) */
 	int count_only;       /* count the transfers, store none */
 	const struct tc__vmatrix *vmx; /* the variable-count collectives
 	                                  (TC_CF_VCOUNT): who sends what to

@@ -112,19 +112,26 @@ int tc_alg_applies(const struct tc_topo *t, const struct tc_model *md, enum tc_c
 	return tc__alg_check(a, &g);
 }
 
-/* The largest schedule the predictor simulates, in transfers (~12 MB of
- * schedule; the simulator takes ~2.5 us a transfer on these machines, so
- * ~0.6 s).  A larger one is predicted by its exact closed form
- * (TC__ALG_EXACT) where it has one, and refused with TC_ELIMIT otherwise;
- * tc_schedule_call, which must list every transfer, allows 16 times more. */
-#define TC__PREDICT_MAX_X (1 << 18)
+/* The largest schedule the predictor simulates: 2^20 transfers and 2^22
+ * link crossings.  Measured on these machines (./tools/bench predict):
+ * 520,192 transfers between neighbours (allgather mesh on mesh:64x64) in
+ * 0.2 s and 73 MB, 4,194,304 crossings of 4095 routed transfers (bcast
+ * linear on ring:4096) in 0.3-0.4 s of CPU and 200 MB: so < 1 s and
+ * < 256 MB at the limits.  A larger schedule is predicted by its exact
+ * closed form (TC__ALG_EXACT) where it has one, and refused with TC_ELIMIT
+ * otherwise; tc_schedule_call, which must list every transfer, allows 4
+ * times more transfers (the simulator's own limit bounds the crossings,
+ * 2^23, lib/sched/sim.c). */
+#define TC__PREDICT_MAX_X (1 << 20)
+#define TC__PREDICT_MAX_HOPS (1L << 22)
 #define TC__SCHEDULE_MAX_X (1 << 22)
+#define TC__SCHEDULE_MAX_HOPS (1L << 23)
 
 /* Says why a schedule is over the limit (tc_error_detail()): how many
  * transfers it has (counted without storing them), the limit, and what to
  * do instead. */
 static int tc__over_limit(const struct tc__gen *g, const struct tc__alg *a, int limit,
-                          const char *what)
+                          long hops_limit, const char *what)
 {
 	struct tc__gen gc = *g;
 	gc.max_x = 0;
@@ -145,7 +152,7 @@ static int tc__over_limit(const struct tc__gen *g, const struct tc__alg *a, int 
 		               "%s's limit of %ld; no exact closed form replaces it for this "
 		               "topology and model: choose another algorithm (--alg) or fewer ranks",
 		               tc_coll_name(g->coll), a->name, g->p, n, hops,
-		               (double)hops / (4.0 * limit), what, 4L * limit);
+		               (double)hops / (double)hops_limit, what, hops_limit);
 	else if (n > 0)
 		tc__set_detail("%s %s on %d ranks: its schedule has %lld transfers, %.1fx the "
 		               "%s's limit of %d (~%lld MB); no exact closed form replaces it "
@@ -164,18 +171,19 @@ static int tc__over_limit(const struct tc__gen *g, const struct tc__alg *a, int 
  * frees *s and *sim.  Over the limit with an exact closed form: returns 0
  * with *exact_ps >= 0, *s with its rounds counted but no transfers stored
  * (s->counted of them), and *sim zeroed. */
-static int tc__select_sim(const struct tc__gen *g0, const char *alg, int limit,
+static int tc__select_sim(const struct tc__gen *g0, const char *alg, int limit, long hops_limit,
                           const struct tc__alg **a, struct tc__sched *s, struct tc__sim *sim,
                           tc_time_t *exact_ps)
 {
 	struct tc__gen g = *g0;
 	g.max_x = limit;
+	g.max_hops = hops_limit;
 	tc_time_t ms;
 	*exact_ps = -1;
 	int err = tc__coll_select(&g, alg, 0, a, s, &ms);
 	if (err == TC__ELIMIT) {
 		if (ms < 0)
-			return tc__over_limit(&g, *a, limit, "simulator");
+			return tc__over_limit(&g, *a, limit, hops_limit, "simulator");
 		g.max_x = 0;
 		g.count_only = 1;
 		err = tc__coll_generate(*a, &g, s);
@@ -206,10 +214,10 @@ int tc_schedule_call(const struct tc_topo *t, const struct tc_model *md,
 	struct tc__sim sim;
 	tc_time_t exact;
 	if (!err)
-		err = tc__select_sim(&g, call->alg, TC__SCHEDULE_MAX_X, &a, &s, &sim, &exact);
+		err = tc__select_sim(&g, call->alg, TC__SCHEDULE_MAX_X, TC__SCHEDULE_MAX_HOPS, &a, &s, &sim, &exact);
 	if (!err && exact >= 0) { /* every transfer is asked for */
 		tc__sched_free(&s);
-		err = tc__over_limit(&g, a, TC__SCHEDULE_MAX_X, "schedule listing");
+		err = tc__over_limit(&g, a, TC__SCHEDULE_MAX_X, TC__SCHEDULE_MAX_HOPS, "schedule listing");
 	}
 	tc__pred_free(&mem);
 	if (err)
@@ -353,7 +361,7 @@ int tc_predict_call(const struct tc_topo *t, const struct tc_model *md,
 	struct tc__sched s;
 	struct tc__sim sim;
 	tc_time_t exact;
-	err = tc__select_sim(&g, call->alg, TC__PREDICT_MAX_X, &a, &s, &sim, &exact);
+	err = tc__select_sim(&g, call->alg, TC__PREDICT_MAX_X, TC__PREDICT_MAX_HOPS, &a, &s, &sim, &exact);
 	if (err) {
 		tc__pred_free(&mem);
 		return err;

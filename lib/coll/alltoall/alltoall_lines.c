@@ -65,9 +65,14 @@ int tc__a2a_lines(const struct tc__gen *g, struct tc__sched *s, int nph,
 	 * nodes: piece o p + j is origin o's block for the node j positions
 	 * on, and a message carries consecutive distances. */
 	const int track = nlive == 1 && p > 1;
-	int *pred = malloc(sizeof *pred * (size_t)p);
+	/* pred: the predecessor on the phase's lines; orig[v]: the origin of
+	 * the message v sends at the current step, pred^(st-1)(v), kept step
+	 * by step (walking the chain for each transfer made the ring's p = 4096
+	 * schedule O(p^3): minutes). */
+	int *pred = malloc(sizeof *pred * (size_t)p * 2);
 	if (!pred)
 		return TC_ENOMEM;
+	int *orig = pred + p;
 	int err = tc__sched_round(s);
 	for (int v = 0; v < p && !err; v++)
 		err = tc__emit(s, v, v, TC__BUF_IN, 0, TC__BUF_OUT, 0, (uint64_t)p * m,
@@ -81,8 +86,10 @@ int tc__a2a_lines(const struct tc__gen *g, struct tc__sched *s, int nph,
 		if (len <= 1)
 			continue;
 		const uint64_t sb = (uint64_t)(p / len) * m;
-		for (int v = 0; v < p; v++)
+		for (int v = 0; v < p; v++) {
 			pred[f->succ[v]] = v;
+			orig[v] = v;
+		}
 		/* Pack into the region of the first step (end of the last round). */
 		err = tc__a2a_pack(s, g, f, (uint64_t)(t % 2) * region);
 		for (int st = 1; st < len && !err; st++, t++) {
@@ -90,9 +97,7 @@ int tc__a2a_lines(const struct tc__gen *g, struct tc__sched *s, int nph,
 			const uint64_t to = (uint64_t)((t + 1) % 2) * region;
 			err = tc__sched_round(s);
 			for (int v = 0; v < p && !err; v++) {
-				int o = v; /* the origin of v's message */
-				for (int k = 1; k < st; k++)
-					o = pred[o];
+				const int o = orig[v]; /* the origin of v's message */
 				struct tc__xfer x = {.src = v, .dst = f->succ[v], .sbuf = TC__BUF_TMP,
 				                     .rbuf = TC__BUF_TMP, .op = TC__XOP_COPY,
 				                     .info_lo = track ? o * p + st : 0,
@@ -102,12 +107,10 @@ int tc__a2a_lines(const struct tc__gen *g, struct tc__sched *s, int nph,
 				err = tc__sched_add(s, &x);
 			}
 			/* Unpack the super-block addressed to each receiver. */
-			for (int v = 0; v < p && !err; v++) {
-				int o = v;
-				for (int k = 0; k < st; k++)
-					o = pred[o];
-				err = tc__a2a_runs(s, g, f, v, f->digit[o], TC__BUF_TMP, to, 1);
-			}
+			for (int v = 0; v < p && !err; v++)
+				err = tc__a2a_runs(s, g, f, v, f->digit[pred[orig[v]]], TC__BUF_TMP, to, 1);
+			for (int v = 0; v < p; v++)
+				orig[v] = pred[orig[v]];
 		}
 		/* The next live phase packs at the end of this one's last round
 		 * (after the unpacking: local copies apply in schedule order). */

@@ -89,33 +89,48 @@ int tc__vmatrix_of_call(enum tc_coll coll, int p, int root, size_t esize, const 
 	if (!esize || p < 1 || (a2a ? !matrix || counts : !counts || matrix))
 		return TC_EINVAL;
 	const size_t P = (size_t)p, stride = TC__V_N * P;
+	bool same = true; /* an alltoallv's counts all the same */
+	for (size_t k = 1; a2a && k < P * P && same; k++)
+		same = matrix[k] == matrix[0];
+	if (!a2a || same) { /* the compact form: each block and its offset */
+		uint64_t *bl = calloc(2 * P, sizeof *bl);
+		if (!bl)
+			return TC_ENOMEM;
+		*rows = bl;
+		uint64_t off = 0;
+		for (int i = 0; i < p; i++) {
+			uint64_t b, o;
+			int err = tc__v_region(a2a ? matrix[0] : counts[i], 0, esize, &b, &o);
+			if (err)
+				return err;
+			bl[i] = b;
+			bl[P + (size_t)i] = off;
+			off += b;
+			if (off > TC_MAX_MESSAGE)
+				return TC_EOVERFLOW;
+		}
+		*mx = (struct tc__vmatrix){.p = p, .blocks = bl, .coll = coll, .root = root};
+		return TC_OK;
+	}
 	if (P > SIZE_MAX / stride / P / sizeof **rows)
 		return TC_EOVERFLOW;
 	uint64_t *all = calloc(P * stride, sizeof *all);
 	if (!all)
 		return TC_ENOMEM;
 	*rows = all;
-	/* Elements i sends to j. */
-#define TC__VN(i, j)                                                                      \
-	(a2a                               ? matrix[(size_t)(i) * P + (size_t)(j)]           \
-	 : coll == TC_COLL_ALLGATHERV      ? counts[i]                                       \
-	 : coll == TC_COLL_GATHERV         ? ((j) == root ? counts[i] : 0)                   \
-	                                   : ((i) == root ? counts[j] : 0))
-	/* Packed: i's blocks in its send buffer in the order of j, j's in its
-	 * receive buffer in the order of i (allgatherv and gatherv send one
-	 * block, from offset 0). */
+	/* An alltoallv: i's blocks packed in its send buffer in the order of j,
+	 * j's in its receive buffer in the order of i. */
 	for (int i = 0; i < p; i++) {
 		uint64_t *ri = all + (size_t)i * stride;
 		uint64_t soff = 0;
 		for (int j = 0; j < p; j++) {
 			uint64_t b, o;
-			int err = tc__v_region(TC__VN(i, j), 0, esize, &b, &o);
+			int err = tc__v_region(matrix[(size_t)i * P + (size_t)j], 0, esize, &b, &o);
 			if (err)
 				return err;
 			ri[TC__V_SEND * P + (size_t)j] = b;
 			ri[TC__V_SOFF * P + (size_t)j] = soff;
-			if (a2a || coll == TC_COLL_SCATTERV)
-				soff += b;
+			soff += b;
 			if (soff > TC_MAX_MESSAGE)
 				return TC_EOVERFLOW;
 		}
@@ -131,7 +146,6 @@ int tc__vmatrix_of_call(enum tc_coll coll, int p, int root, size_t esize, const 
 				return TC_EOVERFLOW;
 		}
 	}
-#undef TC__VN
 	*mx = (struct tc__vmatrix){.p = p, .rows = all, .stride = stride};
 	return TC_OK;
 }

@@ -35,10 +35,57 @@ struct tc__vmatrix {
 	int p;
 	const uint64_t *rows;
 	size_t stride;
-	uint64_t uniform;  /* rows NULL: every rank sends `uniform` bytes from
-	                      offset 0 to every rank, which stores rank i's at
-	                      i uniform (an allgather of any topology) */
+	uint64_t uniform;  /* rows and blocks NULL: every rank sends `uniform`
+	                      bytes from offset 0 to every rank, which stores
+	                      rank i's at i uniform (an allgather of any topology) */
+	/* rows NULL, blocks not: the 2p numbers of a predicted allgatherv,
+	 * gatherv or scatterv (coll, root): the bytes of rank i's block, then
+	 * its offset in the packed buffer of blocks.  Allgatherv: i sends its
+	 * block from offset 0 to every j, stored at offset i; gatherv: only to
+	 * the root; scatterv: the root sends block j from offset j to j, stored
+	 * at 0; alltoallv (every count the same, blocks[0] bytes): i sends to j
+	 * from offset j, stored at offset i.  O(p) memory where the rows take 4 p^2 numbers (512 MB at
+	 * p = 4096). */
+	const uint64_t *blocks;
+	enum tc_coll coll;
+	int root;
 };
+
+/* What rank i sends to rank j under mx: bytes (0: nothing), the offset in
+ * i's send buffer and in j's receive buffer. */
+static inline uint64_t tc__vm_block(const struct tc__vmatrix *mx, int i, int j, uint64_t *soff,
+                                    uint64_t *roff)
+{
+	if (mx->rows) {
+		const uint64_t *ri = mx->rows + (size_t)i * mx->stride;
+		const uint64_t *rj = mx->rows + (size_t)j * mx->stride;
+		*soff = ri[(size_t)mx->p + (size_t)j];
+		*roff = rj[3 * (size_t)mx->p + (size_t)i];
+		return ri[j];
+	}
+	if (!mx->blocks) {
+		*soff = 0;
+		*roff = (uint64_t)i * mx->uniform;
+		return mx->uniform;
+	}
+	const uint64_t *b = mx->blocks, *off = mx->blocks + mx->p;
+	*soff = *roff = 0;
+	switch (mx->coll) {
+	case TC_COLL_ALLGATHERV:
+		*roff = off[i];
+		return b[i];
+	case TC_COLL_GATHERV:
+		*roff = off[i];
+		return j == mx->root ? b[i] : 0;
+	case TC_COLL_ALLTOALLV:
+		*soff = off[j];
+		*roff = off[i];
+		return b[0];
+	default: /* scatterv */
+		*soff = off[j];
+		return i == mx->root ? b[j] : 0;
+	}
+}
 
 /* The pairwise schedule of a v-call: round 0 every rank copies what it sends
  * itself; round k = 1 .. p-1 rank i sends its block for (i + k) mod p
@@ -73,8 +120,9 @@ double tc__f_vcount_pairwise(const struct tc__gen *g);
 
 /*
  * The matrix of a predicted v-call (struct tc_call's counts and matrix, in
- * elements of esize bytes, displacements packed): *rows gets the 4p x p
- * numbers of mx (the caller frees it, also on an error).  TC_EINVAL (the
+ * elements of esize bytes, displacements packed): *rows gets the numbers of
+ * mx (the caller frees it, also on an error): the 2p blocks of the compact
+ * form, or for an alltoallv whose counts differ 4p x p.  TC_EINVAL (the
  * array the collective takes missing, the other given), TC_EOVERFLOW (a
  * block, or a buffer of blocks, above TC_MAX_MESSAGE bytes), TC_ENOMEM.
  */

@@ -26,18 +26,7 @@ static int tc__vcount_emit(const struct tc__vmatrix *mx, struct tc__sched *s)
 		err = tc__sched_round(s);
 		for (int i = 0; i < p && !err; i++) {
 			int j = (i + k) % p;
-			uint64_t bytes, soff, roff;
-			if (mx->rows) {
-				const uint64_t *ri = mx->rows + (size_t)i * mx->stride;
-				const uint64_t *rj = mx->rows + (size_t)j * mx->stride;
-				bytes = ri[j];
-				soff = ri[p + j];
-				roff = rj[3 * p + i];
-			} else {
-				bytes = mx->uniform;
-				soff = 0;
-				roff = (uint64_t)i * mx->uniform;
-			}
+			uint64_t soff, roff, bytes = tc__vm_block(mx, i, j, &soff, &roff);
 			if (!bytes)
 				continue;
 			err = tc__emit(s, i, j, TC__BUF_IN, soff, TC__BUF_OUT, roff, bytes, TC__XOP_COPY);
@@ -83,7 +72,7 @@ double tc__f_vcount_pairwise(const struct tc__gen *g)
 		int any = 0;
 		for (int i = 0; i < p; i++) {
 			int j = (i + k) % p;
-			uint64_t b = mx->rows ? mx->rows[(size_t)i * mx->stride + (size_t)j] : mx->uniform;
+			uint64_t so, ro, b = tc__vm_block(mx, i, j, &so, &ro);
 			if (!b)
 				continue;
 			if (m && b != m)
