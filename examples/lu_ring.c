@@ -368,7 +368,8 @@ int main(int argc, char **argv)
 	if (df)
 		fprintf(df, "# lu_ring --p %d --ts %g --tw %g: n, then efficiency modelled, "
 		            "emulated, measured of blocking, overlap, lookahead (9 columns), then "
-		            "the gain of lookahead over blocking modelled, emulated, measured\n",
+		            "the gain of lookahead over blocking and over overlap, each modelled, "
+		            "emulated, measured\n",
 		        p, md.ts_ns, md.tw_ns);
 	printf("lu_ring on %s, t_s = %g ns, t_w = %g ns/B; times in us\n", topo, md.ts_ns,
 	       md.tw_ns);
@@ -460,7 +461,8 @@ int main(int argc, char **argv)
 			       "measured %.3f\n",
 			       o[2], o[1], o[0]);
 			if (df)
-				fprintf(df, " %.4f %.4f %.4f\n", g[2], g[1], g[0]);
+				fprintf(df, " %.4f %.4f %.4f %.4f %.4f %.4f\n", g[2], g[1], g[0], o[2], o[1],
+				        o[0]);
 		}
 		if (!(res < 1e-12)) {
 			fprintf(stderr, "lu_ring: n = %d: residual %g too large\n", n, res);
