@@ -11,30 +11,38 @@
  * i > k, and sends them (n - k - 1 doubles) to its right neighbour; every other
  * rank receives them from the left and passes them on to the right (unless its
  * right neighbour is the owner): the broadcast is pipelined along the ring
- * (slide 49), each send nonblocking so that the rank goes on with update(k, j):
- * a[i][j] -= a[i][k] a[k][j] (i > k) for each of its columns j > k.
- *
- * The defect of slides 50-51: the owner of column k + 1 first updates all its
- * columns with pivot k and only then computes prep(k + 1), so the whole ring
- * waits.  With look-ahead (slides 52-53) it updates column k + 1 first,
- * computes prep(k + 1) and sends it at once, and then updates its other
- * columns with pivot k while the next pivot travels.
+ * (slide 49).  Then each rank does update(k, j): a[i][j] -= a[i][k] a[k][j]
+ * (i > k) for each of its columns j > k.  Three variants run for every n:
+ *   blocking   slide 49 as slides 50-51 draw it: tc_send, the send occupies
+ *              the rank (its clock moves on by t_s + m t_w) before it updates;
+ *   overlap    the same program with tc_isend: the send goes on while the
+ *              rank updates (slide 53's `send || up`), still in slide 49's
+ *              order: the owner of column k + 1 first updates all its columns
+ *              with pivot k and only then computes prep(k + 1), so the ring
+ *              waits for it (the defect of slides 50-51);
+ *   lookahead  slides 52-53: the owner of column k + 1 updates that column
+ *              first, computes prep(k + 1) and sends it at once, and then
+ *              updates its other columns with pivot k while the next pivot
+ *              travels.
  *
  * Times.  Computation is charged to the logical clock with tc_clock_advance:
- * t_a per division or multiply-add, t_a measured on the sequential LU of the
+ * t_a per division or multiply-add (one charge per stretch of computation
+ * between two communication calls), t_a measured on the sequential LU of the
  * same n (or --ta).  For each n the program prints
- *   seed48    slide 48's decomposition counted exactly: the n - 1 pivot
+ *   slide 48  the decomposition of slide 48 counted exactly: the n - 1 pivot
  *             messages (t_s + (n-k-1) t_w' each, t_w' = 8 t_w per double) and
  *             preps ((n-k-1) t_a each) one after the other, plus the updates
- *             of the busiest rank; the team's model (tc_team_model) gives
- *             t_s and t_w;
- *   modelled  the logical clock (tc_team_last_run), without and with
- *             look-ahead: the model's prediction, deterministic;
+ *             of the busiest rank; t_s and t_w are the team's model's;
+ *   modelled  the logical clock (tc_team_last_run) of each variant: the
+ *             model's prediction, deterministic (checked equal in the native
+ *             and the emulated run);
  *   emulated  wall time in TC_MODE_EMULATED (waits as the model says);
- *   measured  wall time of the native run;
- * and the look-ahead's gain (time without / time with) predicted by the model
- * beside the emulated and measured ones.  Wall times are the minimum over
- * --reps runs.
+ *   measured  wall time of the native run (the real computation);
+ *   eff_*     efficiency: operations x t_a / (p x modelled or emulated time),
+ *             and the measured sequential time / (p x measured time);
+ * and the look-ahead's gain (time of blocking or overlap / time of lookahead)
+ * predicted by the model beside the emulated and measured ones.  Wall times are
+ * the minimum over --reps runs.
  *
  * Checks (exit status 1 when one fails): the factors of every run equal those
  * of a sequential LU within 1e-12 relative (the operations are the same, so
@@ -42,10 +50,11 @@
  * sequential LU is below 1e-12.
  *
  * Run:   build/examples/lu_ring --p 4 64 128 256
- *        build/examples/lu_ring --p 4 --ts 20000 --tw 2 --ta 20 --reps 3 128 256
+ *        build/examples/lu_ring --p 4 --ts 100000 --tw 10 --ta 1000 16 32 64 128
  * Options: --p P (ranks on ring:P, default 4), --ts NS --tw NS (model; default
  * the library's 1000 ns and 1 ns/B), --ta NS (t_a instead of the measured
- * one), --reps R (default 3), --data FILE (n, efficiencies and gains).
+ * one), --reps R (default 3), --data FILE (n, efficiencies and gains, for
+ * docs/examples_efficiency.gp).
  */
 #include <math.h>
 #include <stdint.h>
@@ -142,6 +151,15 @@ static int send_pivot(struct tc_proc *proc, const struct lu *m, int dst, const d
 	return err;
 }
 
+/* Completes req if it is in flight. */
+static int finish(struct tc_proc *proc, tc_request *req, int *busy)
+{
+	if (!*busy)
+		return 0;
+	*busy = 0;
+	return tc_wait(proc, req, NULL);
+}
+
 /* The SPMD program of slide 49, with the look-ahead of slide 52 when asked. */
 static int lu_ring(struct tc_proc *proc, void *arg)
 {
@@ -171,8 +189,8 @@ static int lu_ring(struct tc_proc *proc, void *arg)
 				prep(ck, n, k);
 				ops += n - k - 1;
 				err = charge(proc, m, &ops);
-				if (!err && own_busy)
-					err = tc_wait(proc, &own, NULL), own_busy = 0;
+				if (!err)
+					err = finish(proc, &own, &own_busy);
 				if (!err && p > 1)
 					err = send_pivot(proc, m, right, ck + k + 1, n - k - 1, &own,
 					                 &own_busy);
@@ -182,8 +200,8 @@ static int lu_ring(struct tc_proc *proc, void *arg)
 		} else {
 			int b = k % 2;
 			err = charge(proc, m, &ops);
-			if (!err && fwd_busy[b])
-				err = tc_wait(proc, &fwd[b], NULL), fwd_busy[b] = 0;
+			if (!err) /* rbuf[b] is free once pivot k - 2's forward is done */
+				err = finish(proc, &fwd[b], &fwd_busy[b]);
 			if (!err)
 				err = tc_recv(proc, left, rbuf[b], (size_t)(n - k - 1) * sizeof *rbuf[b],
 				              NULL);
@@ -201,8 +219,8 @@ static int lu_ring(struct tc_proc *proc, void *arg)
 			prep(c1, n, k + 1);
 			ops += (n - k - 1) + (n - k - 2);
 			err = charge(proc, m, &ops);
-			if (!err && own_busy)
-				err = tc_wait(proc, &own, NULL), own_busy = 0;
+			if (!err)
+				err = finish(proc, &own, &own_busy);
 			if (!err)
 				err = send_pivot(proc, m, right, c1 + k + 2, n - k - 2, &own, &own_busy);
 			update_from(m, col, nloc, next + 1, mult, k, &ops);
@@ -213,10 +231,10 @@ static int lu_ring(struct tc_proc *proc, void *arg)
 	/* Complete every send before the buffers go. */
 	int e = err ? 0 : charge(proc, m, &ops);
 	err = err ? err : e;
-	e = own_busy ? tc_wait(proc, &own, NULL) : 0;
+	e = finish(proc, &own, &own_busy);
 	err = err ? err : e;
 	for (int b = 0; b < 2; b++) {
-		e = fwd_busy[b] ? tc_wait(proc, &fwd[b], NULL) : 0;
+		e = finish(proc, &fwd[b], &fwd_busy[b]);
 		err = err ? err : e;
 	}
 	if (!err) /* results back to the caller's (shared) matrix */

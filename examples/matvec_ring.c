@@ -29,15 +29,18 @@
  * Each n runs twice: natively (measured: the channels at full speed, the
  * product really computed) and emulated (TC_MODE_EMULATED: no message is taken
  * before the model has delivered it, and tc_clock_advance waits the charged
- * computation out, so the wall time follows the model when the machine has a
- * core per rank).  The wall time is the minimum over --reps runs.
+ * computation out, so the wall time follows the model once the modelled times
+ * are well above the machine's wake-up latency: with t_s = 1 ms and t_a = 100
+ * ns it stayed within 2% on a busy 2-core machine).  The wall time is the
+ * minimum over --reps runs.
  *
  * Run:   build/examples/matvec_ring --p 4 64 128 256 512 1024
- *        build/examples/matvec_ring --p 8 --ts 20000 --tw 2 --ta 5 --data eff.dat 256 512 1024
+ *        build/examples/matvec_ring --p 4 --ts 1000000 --tw 100 --ta 100 --data eff.dat \
+ *            64 128 256 512 1024 2048
  * Options: --p P (ranks, default 4), --ts NS --tw NS (the model's t_s and t_w
  * per byte; default the library's 1000 ns and 1 ns/B), --ta NS (t_a instead of
  * the measured one), --reps R (default 3), --data FILE (n and the three
- * efficiencies, for docs/examples_matvec.gp).  Every n must be a multiple of
+ * efficiencies, for docs/examples_efficiency.gp).  Every n must be a multiple of
  * p.  Exit status 0 when every check passed.
  */
 #include <math.h>
