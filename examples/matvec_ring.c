@@ -125,6 +125,7 @@ static int matvec(struct tc_proc *proc, void *arg)
 }
 
 struct run {
+	struct tc_model model; /* the team's (tc_team_model): the seed's formula uses it */
 	uint64_t wall_ns; /* minimum over the reps */
 	double modelled_ns;
 };
@@ -142,6 +143,7 @@ static int run_team(const char *topo, int p, const struct tc_model *md, enum tc_
 	int err = tc_team_create(&cfg, &team);
 	if (err)
 		return err;
+	out->model = *tc_team_model(team);
 	out->wall_ns = UINT64_MAX;
 	for (int k = 0; k < reps && !err; k++) {
 		memset(m->y, 0, (size_t)m->n * sizeof *m->y);
@@ -264,9 +266,9 @@ int main(int argc, char **argv)
 			fprintf(stderr, "matvec_ring: n = %d: %s\n", n, tc_strerror(err));
 			failed = 1;
 		} else {
-			/* Seed 003's formula from the team's model (here the one we
-			 * configured; a program given a team would ask tc_team_model). */
-			double comm = p > 1 ? md.ts_ns + 8.0 * r * md.tw_ns : 0;
+			/* Seed 003's formula from the team's model (tc_team_model). */
+			const struct tc_model *tm = &nat.model;
+			double comm = p > 1 ? tm->ts_ns + 8.0 * r * tm->tw_ns : 0;
 			double comp = (double)r * r * ta;
 			double formula = p * (comp > comm ? comp : comm);
 			double work = (double)n * n * ta;
