@@ -240,7 +240,9 @@ int tc_send(struct tc_proc *proc, int dst, const void *buf, size_t bytes);
 int tc_recv(struct tc_proc *proc, int src, void *buf, size_t cap, size_t *received);
 
 /* Sends to dst and receives from src at once (no deadlock when two ranks
- * exchange, whatever the sizes). */
+ * exchange, whatever the sizes).  TC_EINVAL when sbuf and rbuf overlap
+ * (sbytes and rcap both non-zero): the message received could overwrite
+ * the one being sent. */
 int tc_sendrecv(struct tc_proc *proc, int dst, const void *sbuf, size_t sbytes, int src,
                 void *rbuf, size_t rcap, size_t *received);
 

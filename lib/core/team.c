@@ -216,11 +216,7 @@ int tc_team_create(const struct tc_team_config *cfg, struct tc_team **out)
 		goto fail;
 	}
 	t->model = cfg->model;
-	if (!(cfg->model.ts_ns >= 0) || !(cfg->model.tw_ns >= 0) || !(cfg->model.th_ns >= 0) ||
-	    !(cfg->model.tc_ns >= 0) || cfg->model.ts_ns > 1e12 || cfg->model.tw_ns > 1e9 ||
-	    cfg->model.th_ns > 1e12 || cfg->model.tc_ns > 1e9 || cfg->model.ports > TC_PORTS_ALL ||
-	    cfg->model.duplex > TC_DUPLEX_HALF || cfg->model.switching > TC_SWITCH_CT ||
-	    cfg->mode > TC_MODE_EMULATED) {
+	if (tc_model_check(&cfg->model) || (unsigned)cfg->mode > TC_MODE_EMULATED) {
 		err = TC_EINVAL;
 		goto fail;
 	}
@@ -231,8 +227,14 @@ int tc_team_create(const struct tc_team_config *cfg, struct tc_team **out)
 		err = TC_EINVAL;
 		goto fail;
 	}
-	t->timeout_ns = cfg->timeout_ms * 1000000u;
+	/* A timeout above what nanoseconds hold (584 years) is forever, not a
+	 * product that wraps to a short one. */
+	t->timeout_ns = cfg->timeout_ms > UINT64_MAX / 1000000u ? 0 : cfg->timeout_ms * 1000000u;
 	t->stack_bytes = cfg->stack_bytes;
+	if (t->stack_bytes && t->stack_bytes < (size_t)PTHREAD_STACK_MIN) {
+		err = TC_EINVAL; /* pthread would ignore it and give the default */
+		goto fail;
+	}
 	t->trace_cap = cfg->trace_events;
 	if (t->trace_cap > ((size_t)1 << 32)) {
 		err = TC_EINVAL;
