@@ -74,6 +74,7 @@ EDIT(ring_huge, c->ring_bytes = (size_t)1 << 31)
 EDIT(packet_over_ring, (c->ring_bytes = 4096, c->packet_bytes = 1 << 20))
 EDIT(trace_huge, c->trace_events = (size_t)1 << 33)
 EDIT(stack_tiny, c->stack_bytes = 1)
+EDIT(trace_terabytes, c->trace_events = (size_t)1 << 32)
 EDIT(timeout_huge, c->timeout_ms = UINT64_MAX)
 
 Test(error, team_config_rows, .timeout = 30)
@@ -106,6 +107,8 @@ Test(error, team_config_rows, .timeout = 30)
 		{"packet_bytes above the ring's payload", edit_packet_over_ring, TC_EINVAL},
 		{"trace_events above 2^32", edit_trace_huge, TC_EINVAL},
 		{"stack_bytes below PTHREAD_STACK_MIN", edit_stack_tiny, TC_EINVAL},
+		/* 2^32 events of every rank: refused before allocating (was malloc'ed) */
+		{"trace buffers above the memory available", edit_trace_terabytes, TC_ELIMIT},
 		{"timeout_ms whose nanoseconds wrap: forever", edit_timeout_huge, 0},
 	};
 	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {

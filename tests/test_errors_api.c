@@ -127,6 +127,8 @@ ROW(allgatherv_count_over, tc_allgatherv(proc, b->s, BIG, b->r,
 ROW(allreduce_alias, tc_allreduce(proc, b->r, b->r, 4, I32, SUM, NULL))
 ROW(allreduce_overlap, tc_allreduce(proc, b->r, b->r + 2, 4, I32, SUM, NULL))
 ROW(scan_alias, tc_scan(proc, b->r, b->r, 4, I32, SUM, NULL))
+ROW(shift_alias, tc_shift(proc, b->r, b->r, 4, I32, 1, NULL))
+ROW(reduce_alias, tc_reduce(proc, b->r, b->r, 4, I32, SUM, 0, NULL))
 ROW(allgather_alias, tc_allgather(proc, b->r, b->r, 1, I32, NULL))
 ROW(allgather_overlap, tc_allgather(proc, b->r + 1, b->r, 1, I32, NULL))
 ROW(alltoall_alias, tc_alltoall(proc, b->r, b->r, 1, I32, NULL))
@@ -226,6 +228,19 @@ static void check_scan_alias(struct bufs *b)
 {
 	sum_check(b, 0, b->me + 1);
 }
+static void check_shift_alias(struct bufs *b)
+{
+	const int32_t want = FILL + (b->me + b->p - 1) % b->p;
+	for (int i = 0; i < 4; i++)
+		if (b->r[i] != want)
+			FAIL(b->f, "%s: rank %d: element %d is %d, not %d", b->row, b->me, i,
+			     b->r[i], want);
+}
+static void check_reduce_alias(struct bufs *b)
+{
+	if (b->me == 0)
+		sum_check(b, 0, b->p);
+}
 
 #define R(name, code) {#name, row_##name, code, NULL, 0}
 #define RC(name, check) {#name, row_##name, 0, check, 0}
@@ -272,6 +287,8 @@ static const struct row rows[] = {
 	RC(allreduce_alias, check_allreduce_alias),
 	RC(allreduce_overlap, check_allreduce_overlap),
 	RC(scan_alias, check_scan_alias),
+	RC(shift_alias, check_shift_alias),
+	RC(reduce_alias, check_reduce_alias),
 	R(allgather_alias, TC_EINVAL),
 	R(allgather_overlap, TC_EINVAL),
 	R(alltoall_alias, TC_EINVAL),

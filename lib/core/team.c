@@ -138,14 +138,18 @@ static long long tc__proc_number(const char *path, const char *key)
 static int tc__team_fits(const struct tc_team *t)
 {
 	const unsigned long long p = (unsigned long long)t->p;
+	/* The trace buffers too: 2^32 events on each of p ranks are terabytes
+	 * (trace_cap <= 2^32 and p <= 2^20, so the product fits). */
 	unsigned long long need = (unsigned long long)t->nchans * (t->ring_bytes + TC__LINE) +
-	                          p * (sizeof(struct tc_proc) + 4 * TC__LINE);
+	                          p * (sizeof(struct tc_proc) + 4 * TC__LINE) +
+	                          p * (unsigned long long)t->trace_cap * sizeof(struct tc_event);
 	long long avail_kb = tc__proc_number("/proc/meminfo", "MemAvailable:");
 	if (avail_kb > 0 && need > (unsigned long long)avail_kb * 1024) {
-		tc__set_detail("a team of %d ranks needs %llu MB for its %ld channels of %zu bytes, "
-		               "%.1fx the %lld MB of memory available: fewer ranks, a sparser "
-		               "topology, or smaller channels (ring_bytes)",
-		               t->p, need >> 20, t->nchans, t->ring_bytes,
+		tc__set_detail("a team of %d ranks needs %llu MB for its %ld channels of %zu bytes "
+		               "and %zu trace events per rank, %.1fx the %lld MB of memory "
+		               "available: fewer ranks, a sparser topology, smaller channels "
+		               "(ring_bytes) or fewer trace events (trace_events)",
+		               t->p, need >> 20, t->nchans, t->ring_bytes, t->trace_cap,
 		               (double)need / ((double)avail_kb * 1024), avail_kb >> 10);
 		return TC_ELIMIT;
 	}
