@@ -67,6 +67,7 @@ EDIT(tc_huge, c->model.tc_ns = 1e10)
 EDIT(ports_bad, c->model.ports = (enum tc_ports)2)
 EDIT(duplex_bad, c->model.duplex = (enum tc_duplex)-1)
 EDIT(switching_bad, c->model.switching = (enum tc_switching)7)
+EDIT(mu_huge, (c->model.mu = SIZE_MAX, c->model.switching = TC_SWITCH_CT))
 EDIT(wait_bad, c->wait = (enum tc_wait_policy)9)
 EDIT(mode_bad, c->mode = (enum tc_mode)2)
 EDIT(ring_tiny, c->ring_bytes = 1)
@@ -100,6 +101,8 @@ Test(error, team_config_rows, .timeout = 30)
 		{"model: ports", edit_ports_bad, TC_EINVAL},
 		{"model: duplex", edit_duplex_bad, TC_EINVAL},
 		{"model: switching", edit_switching_bad, TC_EINVAL},
+		/* was taken: a routed cut-through bcast then moved nothing, TC_OK */
+		{"model: mu above TC_MAX_MESSAGE", edit_mu_huge, TC_EINVAL},
 		{"wait policy", edit_wait_bad, TC_EINVAL},
 		{"mode", edit_mode_bad, TC_EINVAL},
 		{"ring_bytes below two lines", edit_ring_tiny, TC_EINVAL},
@@ -161,6 +164,11 @@ Test(error, model_check, .timeout = 10)
 	cr_assert_eq(tc_model_check(&md), TC_EINVAL);
 	tc_model_default(&md);
 	md.ports = (enum tc_ports)5;
+	cr_assert_eq(tc_model_check(&md), TC_EINVAL);
+	tc_model_default(&md);
+	md.mu = (size_t)TC_MAX_MESSAGE;
+	cr_assert_eq(tc_model_check(&md), 0);
+	md.mu = (size_t)TC_MAX_MESSAGE + 1;
 	cr_assert_eq(tc_model_check(&md), TC_EINVAL);
 }
 
