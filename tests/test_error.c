@@ -229,3 +229,40 @@ Test(error, predictor_rows, .timeout = 30)
 	cr_assert_eq(tc_alg_applies(t, &md, TC_COLL_BCAST, "hypercube"), TC_ENOTSUP);
 	tc_topo_destroy(t);
 }
+
+/* The calls without a team: topology queries and the local reduction. */
+Test(error, topology_and_local_rows, .timeout = 10)
+{
+	struct tc_topo *t, *u = NULL;
+	cr_assert_eq(tc_topo_parse("torus:3x4", &t), 0);
+	const int *nb;
+	int path[16], co[2] = {7, 9}, dims[3] = {0, 3, -1};
+	cr_assert_eq(tc_topo_neighbors(t, 12, &nb), TC_ERANK);
+	cr_assert_eq(tc_topo_neighbors(t, -1, &nb), TC_ERANK);
+	cr_assert_eq(tc_topo_neighbor_index(t, 0, 99), -1);
+	cr_assert_eq(tc_topo_next_hop(t, -1, 0), TC_ERANK);
+	cr_assert_eq(tc_topo_route(t, 0, 12, path, 16), TC_ERANK);
+	cr_assert_eq(tc_topo_route(t, 0, 5, NULL, 4), TC_EINVAL);
+	cr_assert_eq(tc_topo_route(t, 0, 5, path, -1), TC_EINVAL);
+	cr_assert_eq(tc_topo_distance(t, 0, 12), TC_ERANK);
+	cr_assert_eq(tc_topo_coords(t, 12, co), TC_ERANK);
+	cr_assert_eq(tc_topo_rank_of(t, co), TC_ERANK);
+	cr_assert_eq(tc_topo_create(TC_TOPO_MESH, 2, dims, 0, &u), TC_ETOPO);
+	cr_assert_eq(tc_topo_create(TC_TOPO_MESH, -1, dims, 0, &u), TC_ETOPO);
+	cr_assert_eq(tc_topo_create((enum tc_topo_kind)99, 1, dims + 1, 0, &u), TC_ETOPO);
+	cr_assert_eq(tc_topo_create(TC_TOPO_MESH, 2, NULL, 0, &u), TC_EINVAL);
+	cr_assert_eq(tc_topo_parse(NULL, &u), TC_EINVAL);
+	cr_assert_eq(tc_topo_parse("ring:4", NULL), TC_EINVAL);
+	cr_assert_null(u);
+	tc_topo_destroy(t);
+	int a[4] = {0}, b[4] = {0};
+	cr_assert_eq(tc_reduce_local(NULL, NULL, 4, TC_INT32, TC_OP_SUM, NULL), TC_ENULLBUF);
+	cr_assert_eq(tc_reduce_local(NULL, NULL, 0, TC_INT32, TC_OP_SUM, NULL), 0);
+	cr_assert_eq(tc_reduce_local(a, b, 4, TC_DTYPE_COUNT, TC_OP_SUM, NULL), TC_EINVAL);
+	cr_assert_eq(tc_reduce_local(a, b, 4, TC_INT32, TC_OP_USER, NULL), TC_EINVAL);
+	cr_assert_eq(tc_reduce_local(a, b, 4, TC_INT32, (enum tc_op)77, NULL), TC_EINVAL);
+	cr_assert_eq(tc_reduce_local(a, b, 4, TC_DOUBLE, TC_OP_BXOR, NULL), TC_ENOTSUP);
+	cr_assert_eq(tc_coll_parse(NULL, NULL), TC_EINVAL);
+	cr_assert_null(tc_alg_name(TC_COLL_COUNT, 0));
+	cr_assert_null(tc_alg_name(TC_COLL_BCAST, -1));
+}
