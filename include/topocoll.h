@@ -81,7 +81,8 @@ struct tc_team_config {
 	                           Collectives use the smaller of this and 256 B
 	                           (their receives are always posted in time) */
 	uint64_t timeout_ms;  /* a wait longer than this fails with TC_ETIMEDOUT
-	                         and aborts the team (0: wait forever) */
+	                         and aborts the team (0, or above 2^64 ns:
+	                         wait forever) */
 	size_t stack_bytes;   /* stack of tc_run threads (0: system default) */
 	struct tc_model model; /* communication model (topocoll/model.h) */
 	enum tc_mode mode;
@@ -97,8 +98,10 @@ void tc_team_config_default(struct tc_team_config *cfg);
  * link and the per-rank state.  *out is owned by the caller; free it with
  * tc_team_destroy().  p ranges over 1..TC_TOPO_MAX_NODES.
  * Errors: TC_EINVAL (null argument, p != the topology's node count, bad
- * sizes), TC_ETOPO (bad spec), TC_ELIMIT (checked before allocating: the
- * channels and ranks would need more memory than is available, or the
+ * sizes, a model tc_model_check() refuses, stack_bytes below
+ * PTHREAD_STACK_MIN), TC_ETOPO (bad spec), TC_ELIMIT (checked before
+ * allocating: the channels, ranks and trace buffers would need more
+ * memory than is available, or the
  * threads more than the system allows or their stacks more address space
  * than RLIMIT_AS; tc_error_detail() says which and by how much), TC_ENOMEM.
  * Thread-safety: may run concurrently with calls on other teams.
@@ -240,7 +243,9 @@ int tc_send(struct tc_proc *proc, int dst, const void *buf, size_t bytes);
 int tc_recv(struct tc_proc *proc, int src, void *buf, size_t cap, size_t *received);
 
 /* Sends to dst and receives from src at once (no deadlock when two ranks
- * exchange, whatever the sizes). */
+ * exchange, whatever the sizes).  TC_EINVAL when sbuf and rbuf overlap
+ * (sbytes and rcap both non-zero): the message received could overwrite
+ * the one being sent. */
 int tc_sendrecv(struct tc_proc *proc, int dst, const void *sbuf, size_t sbytes, int src,
                 void *rbuf, size_t rcap, size_t *received);
 

@@ -149,7 +149,10 @@ unsigned tc_coll_flags(enum tc_coll c);
  * TC_ENOTSUP (the algorithm does not apply to this topology or p),
  * TC_EMISMATCH, TC_EABORTED, TC_ETIMEDOUT.  Argument errors are detected
  * before any message moves, identically on every rank given identical
- * arguments.
+ * arguments.  A buffer error that only some ranks make (a NULL buffer on
+ * one rank) is returned on those ranks alone, with nothing sent: the others
+ * wait for them in the call (README, "Errors").  TC_IN_PLACE is never a
+ * receive buffer except scatter's at the root (TC_EINVAL).
  */
 int tc_bcast(struct tc_proc *proc, void *buf, size_t count, enum tc_dtype dt, int root,
              const struct tc_coll_opts *opts);

@@ -698,6 +698,8 @@ static int tc__coll_x(struct tc_proc *proc, enum tc_coll coll, const void *sbuf,
 	 * scatter's root, rbuf == TC_IN_PLACE (its block stays in sbuf). */
 	const bool scatter_ip = coll == TC_COLL_SCATTER && rbuf == (void *)TC_IN_PLACE;
 	const bool in_place = sbuf == TC_IN_PLACE || scatter_ip;
+	if (rbuf == (void *)TC_IN_PLACE && !scatter_ip)
+		return TC_EINVAL; /* not a buffer (only scatter's root takes it there) */
 	if (in_place) {
 		if ((f & (TC_CF_NO_SEND | TC_CF_NO_DATA)) || (coll == TC_COLL_SCATTER) != scatter_ip)
 			return TC_EINVAL;
@@ -924,6 +926,8 @@ int tc_multicast(struct tc_proc *proc, void *buf, size_t count, enum tc_dtype dt
 		bad = TC_EOVERFLOW;
 	if (!bad && count && !buf && (me == root || tc__in_set(me, canon, n)))
 		bad = TC_ENULLBUF;
+	if (!bad && buf == (void *)TC_IN_PLACE)
+		bad = TC_EINVAL;
 	if (!bad && opts && opts->packets < 0)
 		bad = TC_EINVAL;
 	uint64_t h = tc__fnv(TC__FNV_BASIS, (uint64_t)(uint32_t)root);

@@ -50,7 +50,7 @@ static int tc__pred_args(const struct tc_topo *t, const struct tc_model *md,
                          const struct tc_call *c, struct tc__gen *g, struct tc__pred_mem *mem)
 {
 	*mem = (struct tc__pred_mem){0};
-	if (!t || !md || !c || (unsigned)c->coll >= TC_COLL_COUNT)
+	if (!t || !md || !c || (unsigned)c->coll >= TC_COLL_COUNT || tc_model_check(md))
 		return TC_EINVAL;
 	size_t esize = c->esize ? c->esize : 1, bytes = c->bytes;
 	int p = tc_topo_nodes(t), root = c->root;
@@ -59,7 +59,9 @@ static int tc__pred_args(const struct tc_topo *t, const struct tc_model *md,
 		bytes = 0; /* the counts say it (below) */
 	else if (c->counts || c->matrix)
 		return TC_EINVAL;
-	if (bytes % esize || c->packets < 0 || bytes > TC_MAX_MESSAGE)
+	if (bytes > TC_MAX_MESSAGE)
+		return TC_EOVERFLOW;
+	if (bytes % esize || c->packets < 0)
 		return TC_EINVAL;
 	if ((f & (TC_CF_SEND_P | TC_CF_RECV_P)) && bytes > TC_MAX_MESSAGE / (size_t)p)
 		return TC_EOVERFLOW;

@@ -138,14 +138,18 @@ static long long tc__proc_number(const char *path, const char *key)
 static int tc__team_fits(const struct tc_team *t)
 {
 	const unsigned long long p = (unsigned long long)t->p;
+	/* The trace buffers too: 2^32 events on each of p ranks are terabytes
+	 * (trace_cap <= 2^32 and p <= 2^20, so the product fits). */
 	unsigned long long need = (unsigned long long)t->nchans * (t->ring_bytes + TC__LINE) +
-	                          p * (sizeof(struct tc_proc) + 4 * TC__LINE);
+	                          p * (sizeof(struct tc_proc) + 4 * TC__LINE) +
+	                          p * (unsigned long long)t->trace_cap * sizeof(struct tc_event);
 	long long avail_kb = tc__proc_number("/proc/meminfo", "MemAvailable:");
 	if (avail_kb > 0 && need > (unsigned long long)avail_kb * 1024) {
-		tc__set_detail("a team of %d ranks needs %llu MB for its %ld channels of %zu bytes, "
-		               "%.1fx the %lld MB of memory available: fewer ranks, a sparser "
-		               "topology, or smaller channels (ring_bytes)",
-		               t->p, need >> 20, t->nchans, t->ring_bytes,
+		tc__set_detail("a team of %d ranks needs %llu MB for its %ld channels of %zu bytes "
+		               "and %zu trace events per rank, %.1fx the %lld MB of memory "
+		               "available: fewer ranks, a sparser topology, smaller channels "
+		               "(ring_bytes) or fewer trace events (trace_events)",
+		               t->p, need >> 20, t->nchans, t->ring_bytes, t->trace_cap,
 		               (double)need / ((double)avail_kb * 1024), avail_kb >> 10);
 		return TC_ELIMIT;
 	}
@@ -216,11 +220,7 @@ int tc_team_create(const struct tc_team_config *cfg, struct tc_team **out)
 		goto fail;
 	}
 	t->model = cfg->model;
-	if (!(cfg->model.ts_ns >= 0) || !(cfg->model.tw_ns >= 0) || !(cfg->model.th_ns >= 0) ||
-	    !(cfg->model.tc_ns >= 0) || cfg->model.ts_ns > 1e12 || cfg->model.tw_ns > 1e9 ||
-	    cfg->model.th_ns > 1e12 || cfg->model.tc_ns > 1e9 || cfg->model.ports > TC_PORTS_ALL ||
-	    cfg->model.duplex > TC_DUPLEX_HALF || cfg->model.switching > TC_SWITCH_CT ||
-	    cfg->mode > TC_MODE_EMULATED) {
+	if (tc_model_check(&cfg->model) || (unsigned)cfg->mode > TC_MODE_EMULATED) {
 		err = TC_EINVAL;
 		goto fail;
 	}
@@ -231,8 +231,14 @@ int tc_team_create(const struct tc_team_config *cfg, struct tc_team **out)
 		err = TC_EINVAL;
 		goto fail;
 	}
-	t->timeout_ns = cfg->timeout_ms * 1000000u;
+	/* A timeout above what nanoseconds hold (584 years) is forever, not a
+	 * product that wraps to a short one. */
+	t->timeout_ns = cfg->timeout_ms > UINT64_MAX / 1000000u ? 0 : cfg->timeout_ms * 1000000u;
 	t->stack_bytes = cfg->stack_bytes;
+	if (t->stack_bytes && t->stack_bytes < (size_t)PTHREAD_STACK_MIN) {
+		err = TC_EINVAL; /* pthread would ignore it and give the default */
+		goto fail;
+	}
 	t->trace_cap = cfg->trace_events;
 	if (t->trace_cap > ((size_t)1 << 32)) {
 		err = TC_EINVAL;

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * lib/model/model.c - default communication model parameters.
+ * lib/model/model.c - default communication model parameters and their
+ * validation (tc_model_check: the one check of a model given by a user,
+ * shared by tc_team_create and the predictor).
  */
-#include "topocoll/model.h"
+#include "topocoll.h"
 
 void tc_model_default(struct tc_model *m)
 {
@@ -19,4 +21,22 @@ void tc_model_default(struct tc_model *m)
 		.switching = TC_SWITCH_SF,
 		.combining = 1,
 	};
+}
+
+int tc_model_check(const struct tc_model *m)
+{
+	/* The ranges keep every product of the clock in range: t_s and t_h up
+	 * to 1000 s, t_w and t_c up to 1 s per byte (NaN fails every test). */
+	if (!m || !(m->ts_ns >= 0 && m->ts_ns <= 1e12) || !(m->tw_ns >= 0 && m->tw_ns <= 1e9) ||
+	    !(m->th_ns >= 0 && m->th_ns <= 1e12) || !(m->tc_ns >= 0 && m->tc_ns <= 1e9))
+		return TC_EINVAL;
+	/* A packet above the largest message means no packets (any mu is as
+	 * good); near SIZE_MAX the executor's packet count, (bytes + mu - 1) /
+	 * mu, wrapped to 0 and a routed cut-through transfer sent nothing. */
+	if (m->mu > TC_MAX_MESSAGE)
+		return TC_EINVAL;
+	if ((unsigned)m->ports > TC_PORTS_ALL || (unsigned)m->duplex > TC_DUPLEX_HALF ||
+	    (unsigned)m->switching > TC_SWITCH_CT)
+		return TC_EINVAL;
+	return TC_OK;
 }

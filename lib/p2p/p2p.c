@@ -658,6 +658,11 @@ int tc_sendrecv(struct tc_proc *proc, int dst, const void *sbuf, size_t sbytes, 
 	int err = tc__check_args(proc, dst, sbuf, sbytes, &reqs[0], &nbr);
 	if (!err)
 		err = tc__check_args(proc, src, rbuf, rcap, &reqs[1], &nbr);
+	/* Overlapping buffers: the message received could land over the one
+	 * still being sent (a single-copy peer reads sbuf in place). */
+	if (!err && sbytes && rcap && (uintptr_t)sbuf < (uintptr_t)rbuf + rcap &&
+	    (uintptr_t)rbuf < (uintptr_t)sbuf + sbytes)
+		err = TC_EINVAL;
 	if (err)
 		return err;
 	tc_isend(proc, dst, sbuf, sbytes, &reqs[0]);

@@ -1,0 +1,539 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tests/test_errors_api.c - the README's error table ("Errors"), row by row,
+ * on running teams: every bad input of a collective or point-to-point call
+ * that every rank makes alike returns the row's code on every rank, writes
+ * nothing (the buffers keep their fill), and leaves the team working (an
+ * allreduce after each row gives the right sum).  Rows are a table: a
+ * failure names its row.  The inputs only some ranks get wrong (a NULL
+ * buffer on one rank, TC_IN_PLACE off the root) are tested apart: the rank
+ * returns its code at once and nothing moves, so a retry with good
+ * arguments completes everywhere, and a rank that gives up aborts the
+ * others (TC_EABORTED, no hang).  Team creation, the model, the predictor
+ * and NULL handles are in tests/test_error.c.
+ */
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "topocoll.h"
+#include "coll_check.h"
+
+#define NB 64            /* int32 elements of each buffer */
+#define FILL 0x5a5a5a5a  /* what the buffers hold before a row */
+
+struct bufs {
+	int me, p;
+	int32_t s[NB], r[NB];
+	double d[NB];
+	struct failure *f;
+	const char *row;
+};
+
+/* What a row's call must write on success (rows that are accepted). */
+typedef void (*row_check)(struct bufs *b);
+
+struct row {
+	const char *name;
+	int (*call)(struct tc_proc *proc, struct bufs *b);
+	int code;        /* on every rank (but the root where code_root says) */
+	row_check check; /* code 0: the result to verify; NULL: none */
+	int code_root;   /* non-zero: rank 0's code */
+};
+
+#define ROW(name, expr)                                                              \
+	static int row_##name(struct tc_proc *proc, struct bufs *b)                  \
+	{                                                                            \
+		const int me = b->me, p = b->p;                                      \
+		(void)me;                                                            \
+		(void)p;                                                             \
+		(void)proc;                                                          \
+		return (expr);                                                       \
+	}
+
+static const struct tc_coll_opts o_badalg = {.alg = "no_such_algorithm"};
+static const struct tc_coll_opts o_hc = {.alg = "hypercube"};
+static const struct tc_coll_opts o_negpk = {.packets = -1};
+static void nc_fn(const void *in, void *inout, size_t n, enum tc_dtype dt, void *ctx)
+{
+	(void)dt;
+	(void)ctx;
+	for (size_t i = 0; i < n; i++)
+		((int32_t *)inout)[i] += ((const int32_t *)in)[i];
+}
+static const struct tc_user_op nc_op = {.fn = nc_fn, .commutative = 0};
+static const struct tc_coll_opts o_nc_hc = {.alg = "hypercube", .user_op = &nc_op};
+static const struct tc_user_op nofn_op = {.fn = NULL};
+static const struct tc_coll_opts o_nofn = {.user_op = &nofn_op};
+
+#define I32 TC_INT32
+#define BADDT ((enum tc_dtype)TC_DTYPE_COUNT)
+#define NEGDT ((enum tc_dtype)-1)
+#define SUM TC_OP_SUM
+#define IP TC_IN_PLACE
+/* count * 4 wraps size_t; count * 4 just above TC_MAX_MESSAGE. */
+#define WRAP ((SIZE_MAX / 4) + 2)
+#define BIG ((TC_MAX_MESSAGE / 4) + 1)
+
+/* ---- rows: bad root ---------------------------------------------------------- */
+ROW(bcast_root_p, tc_bcast(proc, b->r, 4, I32, p, NULL))
+ROW(bcast_root_neg, tc_bcast(proc, b->r, 4, I32, -1, NULL))
+ROW(reduce_root_p, tc_reduce(proc, b->s, b->r, 4, I32, SUM, p, NULL))
+ROW(scatter_root_p, tc_scatter(proc, b->s, b->r, 4, I32, p, NULL))
+ROW(gather_root_neg, tc_gather(proc, b->s, b->r, 4, I32, -1, NULL))
+ROW(multicast_root_p, tc_multicast(proc, b->r, 4, I32, p, NULL, 0, NULL))
+ROW(gatherv_root_p, tc_gatherv(proc, b->s, 1, b->r, NULL, NULL, I32, p, NULL))
+/* ---- unknown datatype, operator ------------------------------------------------ */
+ROW(allreduce_dtype_count, tc_allreduce(proc, b->s, b->r, 4, BADDT, SUM, NULL))
+ROW(bcast_dtype_neg, tc_bcast(proc, b->r, 4, NEGDT, 0, NULL))
+ROW(allgather_dtype_count, tc_allgather(proc, b->s, b->r, 1, BADDT, NULL))
+ROW(allgatherv_dtype_count, tc_allgatherv(proc, b->s, 1, b->r, NULL, NULL, BADDT, NULL))
+ROW(allreduce_op_count, tc_allreduce(proc, b->s, b->r, 4, I32, TC_OP_COUNT, NULL))
+ROW(allreduce_op_neg, tc_allreduce(proc, b->s, b->r, 4, I32, (enum tc_op)-1, NULL))
+ROW(allreduce_bxor_double, tc_allreduce(proc, b->d, b->d + 8, 4, TC_DOUBLE, TC_OP_BXOR, NULL))
+ROW(reduce_land_float, tc_reduce(proc, b->s, b->r, 4, TC_FLOAT, TC_OP_LAND, 0, NULL))
+ROW(scan_band_double, tc_scan(proc, b->d, b->d + 8, 4, TC_DOUBLE, TC_OP_BAND, NULL))
+ROW(allreduce_user_no_op, tc_allreduce(proc, b->s, b->r, 4, I32, TC_OP_USER, NULL))
+ROW(allreduce_user_no_fn, tc_allreduce(proc, b->s, b->r, 4, I32, TC_OP_USER, &o_nofn))
+ROW(allreduce_noncommutative_unordered,
+    tc_allreduce(proc, b->s, b->r, 4, I32, TC_OP_USER, &o_nc_hc))
+/* ---- NULL buffers with count > 0 (and count 0 needs none) ----------------------- */
+ROW(allreduce_null_sbuf, tc_allreduce(proc, NULL, b->r, 4, I32, SUM, NULL))
+ROW(allreduce_null_rbuf, tc_allreduce(proc, b->s, NULL, 4, I32, SUM, NULL))
+ROW(allreduce_in_place_null, tc_allreduce(proc, IP, NULL, 4, I32, SUM, NULL))
+ROW(bcast_null, tc_bcast(proc, NULL, 4, I32, 0, NULL))
+ROW(allgather_null_rbuf, tc_allgather(proc, b->s, NULL, 1, I32, NULL))
+ROW(alltoall_null_sbuf, tc_alltoall(proc, NULL, b->r, 1, I32, NULL))
+ROW(shift_null_rbuf, tc_shift(proc, b->s, NULL, 4, I32, 1, NULL))
+ROW(multicast_null_root_buf, tc_multicast(proc, NULL, 4, I32, 0, NULL, 0, NULL))
+ROW(allgatherv_null_rbuf, tc_allgatherv(proc, b->s, 1, NULL, (size_t[8]){1, 1, 1, 1, 1, 1, 1, 1},
+                                        (size_t[8]){0, 1, 2, 3, 4, 5, 6, 7}, I32, NULL))
+ROW(allreduce_count0_null, tc_allreduce(proc, NULL, NULL, 0, I32, SUM, NULL))
+ROW(bcast_count0_null, tc_bcast(proc, NULL, 0, I32, 0, NULL))
+/* ---- count overflow ----------------------------------------------------------- */
+ROW(allreduce_count_wraps, tc_allreduce(proc, b->s, b->r, WRAP, I32, SUM, NULL))
+ROW(allreduce_count_max, tc_allreduce(proc, b->s, b->r, SIZE_MAX, I32, SUM, NULL))
+ROW(bcast_over_max_message, tc_bcast(proc, b->r, BIG, I32, 0, NULL))
+ROW(allgather_p_blocks_over, tc_allgather(proc, b->s, b->r, BIG / 2, I32, NULL))
+ROW(alltoall_p_blocks_over, tc_alltoall(proc, b->s, b->r, BIG / 2, I32, NULL))
+ROW(multicast_count_wraps, tc_multicast(proc, b->r, WRAP, I32, 0, NULL, 0, NULL))
+ROW(allgatherv_count_over, tc_allgatherv(proc, b->s, BIG, b->r,
+                                         (size_t[8]){BIG, BIG, BIG, BIG, BIG, BIG, BIG, BIG},
+                                         (size_t[8]){0}, I32, NULL))
+/* ---- aliasing without TC_IN_PLACE, partial overlap, TC_IN_PLACE misuse ------------ */
+ROW(allreduce_alias, tc_allreduce(proc, b->r, b->r, 4, I32, SUM, NULL))
+ROW(allreduce_overlap, tc_allreduce(proc, b->r, b->r + 2, 4, I32, SUM, NULL))
+ROW(scan_alias, tc_scan(proc, b->r, b->r, 4, I32, SUM, NULL))
+ROW(shift_alias, tc_shift(proc, b->r, b->r, 4, I32, 1, NULL))
+ROW(reduce_alias, tc_reduce(proc, b->r, b->r, 4, I32, SUM, 0, NULL))
+ROW(allgather_alias, tc_allgather(proc, b->r, b->r, 1, I32, NULL))
+ROW(allgather_overlap, tc_allgather(proc, b->r + 1, b->r, 1, I32, NULL))
+ROW(alltoall_alias, tc_alltoall(proc, b->r, b->r, 1, I32, NULL))
+ROW(alltoall_overlap, tc_alltoall(proc, b->r + p - 1, b->r, 1, I32, NULL))
+ROW(reduce_scatter_overlap, tc_reduce_scatter(proc, b->r, b->r + 1, 1, I32, SUM, NULL))
+ROW(bcast_buf_in_place, tc_bcast(proc, (void *)IP, 4, I32, 0, NULL))
+ROW(allreduce_rbuf_in_place, tc_allreduce(proc, b->s, (void *)IP, 4, I32, SUM, NULL))
+ROW(multicast_buf_in_place, tc_multicast(proc, (void *)IP, 4, I32, 0, NULL, 0, NULL))
+ROW(allgatherv_in_place, tc_allgatherv(proc, IP, 1, b->r, (size_t[8]){1, 1, 1, 1, 1, 1, 1, 1},
+                                         (size_t[8]){0, 1, 2, 3, 4, 5, 6, 7}, I32, NULL))
+/* ---- algorithm, options, topology restrictions ---------------------------------- */
+ROW(allreduce_unknown_alg, tc_allreduce(proc, b->s, b->r, 4, I32, SUM, &o_badalg))
+ROW(barrier_unknown_alg, tc_barrier(proc, &o_badalg))
+ROW(allgatherv_unknown_alg, tc_allgatherv(proc, b->s, 1, b->r, (size_t[8]){1, 1, 1, 1, 1, 1, 1, 1},
+                                          (size_t[8]){0, 1, 2, 3, 4, 5, 6, 7}, I32, &o_badalg))
+ROW(allreduce_negative_packets, tc_allreduce(proc, b->s, b->r, 4, I32, SUM, &o_negpk))
+ROW(bcast_alg_not_for_topology, tc_bcast(proc, b->r, 4, I32, 0, &o_hc))
+ROW(gray2binary_p_not_pow2, tc_gray2binary(proc, b->s, b->r, 4, I32, NULL))
+/* ---- multicast member sets and v-call arrays (agreed) ---------------------------- */
+ROW(multicast_member_p, tc_multicast(proc, b->r, 4, I32, 0, (int[]){1, p}, 2, NULL))
+ROW(multicast_member_dup, tc_multicast(proc, b->r, 4, I32, 0, (int[]){1, 1}, 2, NULL))
+ROW(multicast_members_null, tc_multicast(proc, b->r, 4, I32, 0, NULL, 2, NULL))
+ROW(multicast_nmembers_neg, tc_multicast(proc, b->r, 4, I32, 0, NULL, -1, NULL))
+ROW(allgatherv_counts_null, tc_allgatherv(proc, b->s, 1, b->r, NULL, NULL, I32, NULL))
+ROW(alltoallv_in_place, tc_alltoallv(proc, IP, NULL, NULL, b->r, NULL, NULL, I32, NULL))
+/* ---- NULL proc ---------------------------------------------------------------- */
+ROW(allreduce_null_proc, tc_allreduce(NULL, b->s, b->r, 4, I32, SUM, NULL))
+ROW(multicast_null_proc, tc_multicast(NULL, b->r, 4, I32, 0, NULL, 0, NULL))
+ROW(shift_null_proc, tc_shift(NULL, b->s, b->r, 4, I32, 1, NULL))
+ROW(allgatherv_null_proc, tc_allgatherv(NULL, b->s, 1, b->r, NULL, NULL, I32, NULL))
+ROW(send_null_proc, tc_send(NULL, 1, b->s, 4))
+ROW(wait_null_proc, tc_wait(NULL, NULL, NULL))
+/* ---- point to point on a sparse topology (ring: me + 2 is no neighbour) ---------- */
+ROW(send_rank_p, tc_send(proc, p, b->s, 4))
+ROW(send_rank_neg, tc_send(proc, -1, b->s, 4))
+ROW(recv_rank_p, tc_recv(proc, p, b->r, 4, NULL))
+ROW(send_self, tc_send(proc, me, b->s, 4))
+ROW(send_non_neighbour, tc_send(proc, (me + 2) % p, b->s, 4))
+ROW(recv_non_neighbour, tc_recv(proc, (me + 2) % p, b->r, 4, NULL))
+ROW(send_null_buf, tc_send(proc, (me + 1) % p, NULL, 4))
+ROW(recv_null_buf, tc_recv(proc, (me + 1) % p, NULL, 4, NULL))
+ROW(send_over_max_message, tc_send(proc, (me + 1) % p, b->s, TC_MAX_MESSAGE + 1))
+ROW(isend_null_request, tc_isend(proc, (me + 1) % p, b->s, 4, NULL))
+ROW(sendrecv_alias, tc_sendrecv(proc, (me + 1) % p, b->r, 16, (me + p - 1) % p, b->r, 16, NULL))
+ROW(sendrecv_overlap, tc_sendrecv(proc, (me + 1) % p, b->r, 16, (me + p - 1) % p, b->r + 2, 16,
+                                  NULL))
+
+/* Truncation: a message larger than the receive buffer is refused whole
+ * (nothing written, it stays queued, its size reported) and a larger buffer
+ * takes it. */
+static int row_recv_truncate(struct tc_proc *proc, struct bufs *b)
+{
+	const int p = b->p, right = (b->me + 1) % p, left = (b->me + p - 1) % p;
+	int32_t msg[8], got[8];
+	for (int i = 0; i < 8; i++)
+		msg[i] = b->me * 100 + i;
+	tc_request rq;
+	int err = tc_isend(proc, right, msg, sizeof msg, &rq);
+	if (err)
+		return err;
+	size_t size = 0;
+	int code = tc_recv(proc, left, b->r, 4 * sizeof(int32_t), &size);
+	if (size != sizeof msg)
+		FAIL(b->f, "%s: rank %d: size %zu reported, not %zu", b->row, b->me, size,
+		     sizeof msg);
+	err = tc_recv(proc, left, got, sizeof got, &size);
+	if (err || size != sizeof msg || got[7] != left * 100 + 7)
+		FAIL(b->f, "%s: rank %d: the message after the truncation: %s", b->row, b->me,
+		     tc_err_name(err));
+	err = tc_wait(proc, &rq, NULL);
+	if (err)
+		FAIL(b->f, "%s: rank %d: the send: %s", b->row, b->me, tc_err_name(err));
+	return code;
+}
+
+/* The accepted rows' results (sbuf is rbuf, or they overlap: taken as in
+ * place; the input of rank r is FILL + r here). */
+static void sum_check(struct bufs *b, int off, int inclusive_ranks)
+{
+	int32_t want = 0;
+	for (int r = 0; r < inclusive_ranks; r++)
+		want += FILL + r;
+	for (int i = 0; i < 4; i++)
+		if (b->r[off + i] != want)
+			FAIL(b->f, "%s: rank %d: element %d is %d, not %d", b->row, b->me, i,
+			     b->r[off + i], want);
+}
+static void check_allreduce_alias(struct bufs *b)
+{
+	sum_check(b, 0, b->p);
+}
+static void check_allreduce_overlap(struct bufs *b)
+{
+	sum_check(b, 2, b->p);
+}
+static void check_scan_alias(struct bufs *b)
+{
+	sum_check(b, 0, b->me + 1);
+}
+static void check_shift_alias(struct bufs *b)
+{
+	const int32_t want = FILL + (b->me + b->p - 1) % b->p;
+	for (int i = 0; i < 4; i++)
+		if (b->r[i] != want)
+			FAIL(b->f, "%s: rank %d: element %d is %d, not %d", b->row, b->me, i,
+			     b->r[i], want);
+}
+static void check_reduce_alias(struct bufs *b)
+{
+	if (b->me == 0)
+		sum_check(b, 0, b->p);
+}
+
+#define R(name, code) {#name, row_##name, code, NULL, 0}
+#define RC(name, check) {#name, row_##name, 0, check, 0}
+#define R0(name, code, root_code) {#name, row_##name, code, NULL, root_code}
+static const struct row rows[] = {
+	R(bcast_root_p, TC_EROOT),
+	R(bcast_root_neg, TC_EROOT),
+	R(reduce_root_p, TC_EROOT),
+	R(scatter_root_p, TC_EROOT),
+	R(gather_root_neg, TC_EROOT),
+	R(multicast_root_p, TC_EROOT),
+	R(gatherv_root_p, TC_EROOT),
+	R(allreduce_dtype_count, TC_EINVAL),
+	R(bcast_dtype_neg, TC_EINVAL),
+	R(allgather_dtype_count, TC_EINVAL),
+	R(allgatherv_dtype_count, TC_EINVAL),
+	R(allreduce_op_count, TC_EINVAL),
+	R(allreduce_op_neg, TC_EINVAL),
+	R(allreduce_bxor_double, TC_ENOTSUP),
+	R(reduce_land_float, TC_ENOTSUP),
+	R(scan_band_double, TC_ENOTSUP),
+	R(allreduce_user_no_op, TC_EINVAL),
+	R(allreduce_user_no_fn, TC_EINVAL),
+	R(allreduce_noncommutative_unordered, TC_ENOTSUP),
+	R(allreduce_null_sbuf, TC_ENULLBUF),
+	R(allreduce_null_rbuf, TC_ENULLBUF),
+	R(allreduce_in_place_null, TC_ENULLBUF),
+	R(bcast_null, TC_ENULLBUF),
+	R(allgather_null_rbuf, TC_ENULLBUF),
+	R(alltoall_null_sbuf, TC_ENULLBUF),
+	R(shift_null_rbuf, TC_ENULLBUF),
+	/* Only the root uses the buffer: TC_ENULLBUF there, agreed as TC_EMISMATCH. */
+	R0(multicast_null_root_buf, TC_EMISMATCH, TC_ENULLBUF),
+	R(allgatherv_null_rbuf, TC_ENULLBUF),
+	R(allreduce_count0_null, 0),
+	R(bcast_count0_null, 0),
+	R(allreduce_count_wraps, TC_EOVERFLOW),
+	R(allreduce_count_max, TC_EOVERFLOW),
+	R(bcast_over_max_message, TC_EOVERFLOW),
+	R(allgather_p_blocks_over, TC_EOVERFLOW),
+	R(alltoall_p_blocks_over, TC_EOVERFLOW),
+	R(multicast_count_wraps, TC_EOVERFLOW),
+	R(allgatherv_count_over, TC_EOVERFLOW),
+	RC(allreduce_alias, check_allreduce_alias),
+	RC(allreduce_overlap, check_allreduce_overlap),
+	RC(scan_alias, check_scan_alias),
+	RC(shift_alias, check_shift_alias),
+	RC(reduce_alias, check_reduce_alias),
+	R(allgather_alias, TC_EINVAL),
+	R(allgather_overlap, TC_EINVAL),
+	R(alltoall_alias, TC_EINVAL),
+	R(alltoall_overlap, TC_EINVAL),
+	R(reduce_scatter_overlap, TC_EINVAL),
+	R(bcast_buf_in_place, TC_EINVAL),
+	R(allreduce_rbuf_in_place, TC_EINVAL),
+	R(multicast_buf_in_place, TC_EINVAL),
+	R(allgatherv_in_place, TC_EINVAL),
+	R(allreduce_unknown_alg, TC_EALG),
+	R(barrier_unknown_alg, TC_EALG),
+	R(allgatherv_unknown_alg, TC_EALG),
+	R(allreduce_negative_packets, TC_EINVAL),
+	R(bcast_alg_not_for_topology, TC_ENOTSUP),
+	R(gray2binary_p_not_pow2, TC_ENOTSUP),
+	R(multicast_member_p, TC_ERANK),
+	R(multicast_member_dup, TC_EINVAL),
+	R(multicast_members_null, TC_EINVAL),
+	R(multicast_nmembers_neg, TC_EINVAL),
+	R(allgatherv_counts_null, TC_EINVAL),
+	R(alltoallv_in_place, TC_EINVAL),
+	R(allreduce_null_proc, TC_EINVAL),
+	R(multicast_null_proc, TC_EINVAL),
+	R(shift_null_proc, TC_EINVAL),
+	R(allgatherv_null_proc, TC_EINVAL),
+	R(send_null_proc, TC_EINVAL),
+	R(wait_null_proc, TC_EINVAL),
+	R(send_rank_p, TC_ERANK),
+	R(send_rank_neg, TC_ERANK),
+	R(recv_rank_p, TC_ERANK),
+	R(send_self, TC_ESELF),
+	R(send_non_neighbour, TC_ENOTNEIGHBOR),
+	R(recv_non_neighbour, TC_ENOTNEIGHBOR),
+	R(send_null_buf, TC_ENULLBUF),
+	R(recv_null_buf, TC_ENULLBUF),
+	R(send_over_max_message, TC_EOVERFLOW),
+	R(isend_null_request, TC_EINVAL),
+	R(sendrecv_alias, TC_EINVAL),
+	R(sendrecv_overlap, TC_EINVAL),
+	R(recv_truncate, TC_ETRUNCATE),
+};
+#define NROWS ((int)(sizeof rows / sizeof rows[0]))
+
+struct table_arg {
+	struct failure f;
+	int only; /* -1: every row */
+};
+
+static void fill(struct bufs *b)
+{
+	for (int i = 0; i < NB; i++) {
+		b->s[i] = b->r[i] = FILL + b->me;
+		b->d[i] = 0.5;
+	}
+}
+
+static int table_fn(struct tc_proc *proc, void *argp)
+{
+	struct table_arg *a = argp;
+	struct bufs *b = calloc(1, sizeof *b);
+	if (!b)
+		return TC_ENOMEM;
+	b->me = tc_rank(proc);
+	b->p = tc_size(proc);
+	b->f = &a->f;
+	for (int k = 0; k < NROWS; k++) {
+		const struct row *rw = &rows[k];
+		b->row = rw->name;
+		fill(b);
+		int err = rw->call(proc, b);
+		const int want = b->me == 0 && rw->code_root ? rw->code_root : rw->code;
+		if (err != want)
+			FAIL(&a->f, "%s: rank %d: %s, not %s", rw->name, b->me, tc_err_name(err),
+			     tc_err_name(want));
+		if (rw->check) {
+			rw->check(b);
+		} else if (rw->code) {
+			for (int i = 0; i < NB; i++)
+				if (b->s[i] != FILL + b->me || b->r[i] != FILL + b->me ||
+				    b->d[i] != 0.5) {
+					FAIL(&a->f, "%s: rank %d: element %d written", rw->name,
+					     b->me, i);
+					break;
+				}
+		}
+		/* The team still works. */
+		int32_t x = b->me, y = -1;
+		err = tc_allreduce(proc, &x, &y, 1, I32, SUM, NULL);
+		if (err || y != b->p * (b->p - 1) / 2) {
+			FAIL(&a->f, "%s: rank %d: the allreduce after it: %s, %d", rw->name, b->me,
+			     tc_err_name(err), y);
+			break;
+		}
+	}
+	free(b);
+	return 0;
+}
+
+static void run_table(const char *spec)
+{
+	struct tc_team_config cfg;
+	tc_team_config_default(&cfg);
+	cfg.topology = spec;
+	cfg.timeout_ms = 60000; /* a row that hangs fails, it does not wait forever */
+	struct tc_team *team = NULL;
+	cr_assert_eq(tc_team_create(&cfg, &team), 0);
+	struct table_arg a = {.only = -1};
+	int err = tc_run(team, table_fn, &a);
+	cr_assert_eq(atomic_load(&a.f.n), 0, "%s: %s", spec, a.f.msg);
+	cr_assert_eq(err, 0, "%s: %s", spec, tc_err_name(err));
+	tc_team_destroy(team);
+}
+
+/* Rings of p = 5 and 6 (sparse: me + 2 is no neighbour; not powers of two:
+ * hypercube and gray2binary do not apply; p <= 8, the v-rows' arrays). */
+Test(errors_api, table_on_ring_6, .timeout = 120)
+{
+	run_table("ring:6");
+}
+
+Test(errors_api, table_on_ring_5, .timeout = 120)
+{
+	run_table("ring:5");
+}
+
+/* ---- inputs only some ranks get wrong -------------------------------------------- */
+
+struct one_arg {
+	struct failure f;
+	int give_up; /* the failing rank returns its error instead of retrying */
+	int mode;    /* 0: NULL rbuf on rank 2; 1: TC_IN_PLACE on every rank of a reduce */
+	atomic_int codes[8];
+};
+
+static int one_fn(struct tc_proc *proc, void *argp)
+{
+	struct one_arg *a = argp;
+	const int me = tc_rank(proc), p = tc_size(proc);
+	int32_t x[4], y[4] = {-1, -1, -1, -1};
+	for (int i = 0; i < 4; i++)
+		x[i] = me + i;
+	int err;
+	if (a->mode == 0) {
+		err = tc_allreduce(proc, x, me == 2 ? NULL : y, 4, I32, SUM, NULL);
+		if (me == 2 && err != TC_ENULLBUF)
+			FAIL(&a->f, "rank 2: %s, not TC_ENULLBUF", tc_err_name(err));
+		if (me == 2 && a->give_up)
+			return err;
+		if (me == 2) /* the retry is the call the others are in */
+			err = tc_allreduce(proc, x, y, 4, I32, SUM, NULL);
+	} else {
+		/* MPI's mistake: TC_IN_PLACE on every rank of a reduce (only the root
+		 * may): the non-roots fail at once, the root waits for them. */
+		for (int i = 0; i < 4; i++)
+			y[i] = x[i];
+		err = tc_reduce(proc, IP, y, 4, I32, SUM, 0, NULL);
+		if (me && err != TC_EINVAL)
+			FAIL(&a->f, "rank %d: %s, not TC_EINVAL", me, tc_err_name(err));
+		if (me && a->give_up)
+			return err;
+		if (me)
+			err = tc_reduce(proc, x, NULL, 4, I32, SUM, 0, NULL);
+	}
+	atomic_store(&a->codes[me], err);
+	if (a->give_up)
+		return 0;
+	if (err)
+		FAIL(&a->f, "rank %d: the call after the retry: %s", me, tc_err_name(err));
+	if (!err && (a->mode == 0 || me == 0))
+		for (int i = 0; i < 4; i++)
+			if (y[i] != p * (p - 1) / 2 + p * i)
+				FAIL(&a->f, "rank %d: element %d is %d", me, i, y[i]);
+	return 0;
+}
+
+static void run_one(int mode, int give_up)
+{
+	struct tc_team_config cfg;
+	tc_team_config_default(&cfg);
+	cfg.topology = "ring:5";
+	cfg.timeout_ms = 60000;
+	struct tc_team *team = NULL;
+	cr_assert_eq(tc_team_create(&cfg, &team), 0);
+	struct one_arg a = {.give_up = give_up, .mode = mode};
+	int err = tc_run(team, one_fn, &a);
+	cr_assert_eq(atomic_load(&a.f.n), 0, "mode %d: %s", mode, a.f.msg);
+	if (give_up) {
+		/* The ranks that waited for it were aborted, none hung. */
+		cr_assert_eq(err, mode == 0 ? TC_ENULLBUF : TC_EINVAL);
+		for (int r = 0; r < 5; r++)
+			if (mode == 0 ? r != 2 : r == 0)
+				cr_assert_eq(atomic_load(&a.codes[r]), TC_EABORTED, "rank %d", r);
+	} else {
+		cr_assert_eq(err, 0);
+	}
+	/* And the team runs again. */
+	struct one_arg b = {.mode = mode};
+	cr_assert_eq(tc_run(team, one_fn, &b), 0);
+	cr_assert_eq(atomic_load(&b.f.n), 0, "mode %d, again: %s", mode, b.f.msg);
+	tc_team_destroy(team);
+}
+
+Test(errors_api, one_rank_null_buffer_then_retry, .timeout = 60)
+{
+	run_one(0, 0);
+}
+
+Test(errors_api, one_rank_null_buffer_gives_up, .timeout = 60)
+{
+	run_one(0, 1);
+}
+
+Test(errors_api, in_place_off_the_root_then_retry, .timeout = 60)
+{
+	run_one(1, 0);
+}
+
+Test(errors_api, in_place_off_the_root_gives_up, .timeout = 60)
+{
+	run_one(1, 1);
+}
+
+/* ---- ranks, threads, handles ----------------------------------------------------- */
+
+Test(errors_api, attach_and_run_conflicts, .timeout = 30)
+{
+	struct tc_team_config cfg;
+	tc_team_config_default(&cfg);
+	cfg.topology = "ring:3";
+	struct tc_team *team = NULL;
+	cr_assert_eq(tc_team_create(&cfg, &team), 0);
+	struct tc_proc *a = NULL, *b = NULL;
+	cr_assert_eq(tc_attach(team, 3, &a), TC_ERANK);
+	cr_assert_eq(tc_attach(team, -1, &a), TC_ERANK);
+	cr_assert_eq(tc_attach(NULL, 0, &a), TC_EINVAL);
+	cr_assert_eq(tc_attach(team, 0, NULL), TC_EINVAL);
+	cr_assert_eq(tc_attach(team, 0, &a), 0);
+	/* A second thread (or the same one) taking an attached rank: detected. */
+	cr_assert_eq(tc_attach(team, 0, &b), TC_EBUSY);
+	/* tc_run while a rank is attached: detected. */
+	cr_assert_eq(tc_run(team, table_fn, NULL), TC_EBUSY);
+	cr_assert_eq(tc_run(NULL, table_fn, NULL), TC_EINVAL);
+	cr_assert_eq(tc_run(team, NULL, NULL), TC_EINVAL);
+	cr_assert_eq(tc_detach(NULL), TC_EINVAL);
+	cr_assert_eq(tc_detach(a), 0);
+	tc_team_destroy(team);
+	tc_team_destroy(NULL); /* a no-op */
+}
