@@ -136,9 +136,10 @@ int tc__members_canon(int p, int root, const int *members, int n, int *out, int 
 	for (int i = 0; i < n; i++)
 		if (members[i] < 0 || members[i] >= p)
 			return TC_ERANK;
-	if (n)
+	if (n) { /* out may be NULL then (UBSan: qsort's argument is nonnull) */
 		memcpy(out, members, (size_t)n * sizeof *out);
-	qsort(out, (size_t)n, sizeof *out, tc__int_cmp);
+		qsort(out, (size_t)n, sizeof *out, tc__int_cmp);
+	}
 	int k = 0;
 	for (int i = 0; i < n; i++) {
 		if (i && out[i] == out[i - 1])
