@@ -10,6 +10,7 @@
  * barrier that follows it; and the next run of the same team succeeds with
  * the right results.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
