@@ -88,6 +88,10 @@ struct tc_team_config {
 	enum tc_mode mode;
 	size_t trace_events;  /* per rank capacity of the event buffer of
 	                         topocoll/trace.h (0: no tracing) */
+	int no_mismatch_check; /* non-zero: collectives' messages carry no call
+	                          signature and nobody looks for another call's
+	                          messages (topocoll/coll.h, "Mismatched calls";
+	                          a mismatch may then hang or go unnoticed) */
 };
 
 /* Fills cfg with the defaults (every field 0 or its default). */

@@ -8,6 +8,32 @@
  * something else gets TC_EMISMATCH (the team is aborted so that nobody hangs)
  * as soon as a message of the other call reaches it.
  *
+ * Mismatched calls (on unless tc_team_config.no_mismatch_check): every
+ * message of a collective carries the rank's call sequence number and a
+ * 64-bit signature of the call (collective, algorithm, root, count, element
+ * size and datatype, op, shift distance, multicast set).  Detected, with
+ * TC_EMISMATCH on the rank that sees it and TC_EABORTED on every rank still
+ * waiting (in this call or a later one of the run):
+ *   - a message of another call on a link where the rank expects one;
+ *   - while the rank waits, a message of another signature but the same
+ *     sequence number, or of an earlier call, on any other incoming link
+ *     (waiting ranks are woken by arrivals on every link);
+ *   - at the end of the call, any message of this call or an earlier one
+ *     still unreceived on some link;
+ *   - tc_multicast: root, member set, count, datatype and algorithm are
+ *     agreed by every rank first (members or not), so a mismatch fails
+ *     everywhere with nothing written.
+ * A rank that returns 0 has the result of a call whose messages all carried
+ * its own signature: never a mix of two calls.  Not detected: a rank whose
+ * own call received nothing from a disagreeing rank may return 0 before
+ * the disagreement is seen (e.g. a rank that sends only, or the others of
+ * a bcast whose odd rank names another root); the message it left behind
+ * then fails a later call on the rank that finds it.  Nor a disagreement in
+ * which every rank waits for a message that no rank sends (two ranks naming
+ * each other as the root, or some algorithm pairs): it hangs, unless the
+ * team has a timeout_ms.  p = 1 sends nothing and has nothing to disagree
+ * with.  Cost: README, "Mismatch detection".
+ *
  * Buffers are borrowed for the call.  count is in elements of the datatype.
  * Thread-safety: like every call on a proc, from the rank's own thread.
  */

@@ -36,7 +36,8 @@ struct tc__centry {
 	struct tc__tentry *te;    /* holds it (a reference) */
 	struct tc__plan *plan;    /* this rank's */
 	tc_time_t makespan;
-	int tag, tag_op;          /* the call's tag for operator tag_op - 1 */
+	int tag, tag_op;          /* the call's tag for (datatype << 8 | op) + 1 = tag_op */
+	uint64_t sig;             /* and its 64-bit signature (lib/coll/coll.c) */
 };
 
 /* The entry of call g (algorithm name, NULL or "auto": AUTO; ordered: a

@@ -136,9 +136,10 @@ int tc__members_canon(int p, int root, const int *members, int n, int *out, int 
 	for (int i = 0; i < n; i++)
 		if (members[i] < 0 || members[i] >= p)
 			return TC_ERANK;
-	if (n)
+	if (n) { /* out may be NULL then (UBSan: qsort's argument is nonnull) */
 		memcpy(out, members, (size_t)n * sizeof *out);
-	qsort(out, (size_t)n, sizeof *out, tc__int_cmp);
+		qsort(out, (size_t)n, sizeof *out, tc__int_cmp);
+	}
 	int k = 0;
 	for (int i = 0; i < n; i++) {
 		if (i && out[i] == out[i - 1])
@@ -611,9 +612,9 @@ static void tc__combine(void *out, const void *left, const void *right, size_t b
 	tc__reduce3(out, left, right, bytes >> c->eshift, c->dt, c->op, c->user);
 }
 
-/* A 15-bit signature of the call (plus the collective bit), carried by every
- * message so that mismatched calls are caught. */
-static int tc__tag(const struct tc__gen *g, const struct tc__alg *a, int op)
+/* The 64-bit signature of the call (lib/sched/exec.c, mismatch detection):
+ * everything that shapes its schedule and the meaning of its data. */
+static uint64_t tc__sig(const struct tc__gen *g, const struct tc__alg *a, int op)
 {
 	uint64_t h = TC__FNV_BASIS;
 	uint64_t v[] = {(uint64_t)g->coll, (uint64_t)(a - tc__algs), g->bytes, (uint64_t)g->root,
@@ -623,7 +624,14 @@ static int tc__tag(const struct tc__gen *g, const struct tc__alg *a, int op)
 		h = tc__fnv(h, v[i]);
 	for (int i = 0; i < g->nmembers; i++)
 		h = tc__fnv(h, (uint64_t)g->members[i]);
-	return (int)(0x8000u | (unsigned)(h & 0x7fffu) | 1u);
+	return h;
+}
+
+/* Its 15 bits (plus the collective bit): the whole signature that messages
+ * carry when the team's mismatch detection is off. */
+static int tc__tag(uint64_t sig)
+{
+	return (int)(0x8000u | (unsigned)(sig & 0x7fffu) | 1u);
 }
 
 /* The scratch slots of the entry points (the executor's are below them). */
@@ -771,12 +779,16 @@ static int tc__coll_x(struct tc_proc *proc, enum tc_coll coll, const void *sbuf,
 	}
 
 	struct tc__combine_ctx cc = {dt, op, opts->user_op, __builtin_ctzll(es)};
-	if (e->tag_op != (int)op + 1) { /* the tag of the last op seen is kept */
-		e->tag = tc__tag(&g, e->alg, op);
-		e->tag_op = (int)op + 1;
+	/* The tag of the last op and datatype seen is kept (the entry's key
+	 * has the element size, not the type). */
+	const int tag_op = ((int)dt << 8 | (int)op) + 1;
+	if (e->tag_op != tag_op) {
+		e->sig = tc__sig(&g, e->alg, tag_op);
+		e->tag = tc__tag(e->sig);
+		e->tag_op = tag_op;
 	}
 	struct tc__exec_io io = {.in = in, .out = out, .combine = tc__combine, .combine_ctx = &cc,
-	                         .tag = e->tag};
+	                         .tag = e->tag, .sig = e->sig};
 	if (coll == TC_COLL_BCAST || coll == TC_COLL_MULTICAST)
 		io.in = io.out = out;
 	err = tc__plan_exec(proc, e->s, e->plan, &io);
@@ -894,7 +906,8 @@ int tc_binary2gray(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t co
  * any data moves: each rank reduces its (root, set) to a 64-bit hash (a
  * rank whose own list is bad contributes a value no good list gives) and an
  * allreduce of (h, ~h) under band tells every rank whether all hashes were
- * equal (band(h) == ~band(~h) exactly then).  A failed agreement writes
+ * equal (band(h) == ~band(~h) exactly then).  The hash covers the count,
+ * datatype and algorithm name too ("auto" for none).  A failed agreement writes
  * nothing; a bad list (or another argument error of one rank: NULL buffer,
  * datatype, size) fails on its rank with its own code, elsewhere with
  * TC_EMISMATCH.
@@ -934,6 +947,12 @@ int tc_multicast(struct tc_proc *proc, void *buf, size_t count, enum tc_dtype dt
 	for (int i = 0; i < n; i++)
 		h = tc__fnv(h, (uint64_t)canon[i]);
 	h = tc__fnv(h, (uint64_t)n);
+	/* And the rest of the call, so that ranks outside the set, which may
+	 * move no data, take part in the mismatch detection too. */
+	h = tc__fnv(h, (uint64_t)count);
+	h = tc__fnv(h, (uint64_t)dt);
+	for (const char *s = opts && opts->alg ? opts->alg : "auto"; *s; s++)
+		h = tc__fnv(h, (uint64_t)(unsigned char)*s);
 	if (bad)
 		h = 0; /* and ~h is 0 too below: no agreement with any good list */
 	uint64_t v[2] = {h, bad ? 0 : ~h};

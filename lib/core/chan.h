@@ -48,10 +48,12 @@ enum {
 struct tc__pkt_hdr {
 	uint32_t len;   /* payload bytes in this packet */
 	uint16_t flags; /* TC__PKT_* */
-	uint16_t kind;  /* user message or an internal protocol's tag */
+	uint16_t kind;  /* user message (0) or a collective's tag (lib/p2p/p2p.h) */
 	uint64_t total; /* bytes of the whole message (in the first packet) */
 	int64_t clock;  /* sender's logical time (ps) */
-	uint64_t aux;   /* TC__PKT_RNDV: the sender's struct tc_request * */
+	uint64_t aux;   /* TC__PKT_RNDV: the sender's struct tc_request * (a
+	                   collective's signature is then the 8-byte payload);
+	                   otherwise a collective's signature, or 0 */
 };
 _Static_assert(sizeof(struct tc__pkt_hdr) == TC__HDR, "packet header is 32 bytes");
 

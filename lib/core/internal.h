@@ -68,6 +68,10 @@ struct tc_proc {
 	int nev;
 	uint64_t ev_dropped;
 	uint64_t ncalls;               /* collective calls made by this rank */
+	/* The collective call running (lib/sched/exec.c): its tag (0: none)
+	 * and 64-bit signature, which its messages carry (lib/p2p/p2p.h). */
+	int coll_tag;
+	uint64_t coll_sig;
 	const char *last_alg;          /* the last collective (tc_last_coll) */
 	int last_rounds;
 	tc_time_t last_modelled;
@@ -104,6 +108,8 @@ struct tc_team {
 	bool may_block;         /* some rank may sleep: wakers must check hints */
 	bool asym_fence;        /* membarrier on the sleeper side, none on the
 	                           waker side (lib/core/wait.h) */
+	bool check;             /* mismatch detection (tc_team_config's
+	                           no_mismatch_check == 0; lib/sched/exec.c) */
 	_Atomic int aborted;
 	_Atomic int running;
 	_Atomic int first_err;

@@ -245,6 +245,7 @@ int tc_team_create(const struct tc_team_config *cfg, struct tc_team **out)
 		goto fail;
 	}
 	t->no_pin = cfg->no_pin != 0;
+	t->check = cfg->no_mismatch_check == 0;
 	int ncpu = tc__cpu_list(&t->cpu_list);
 	if (ncpu < 0) {
 		err = ncpu;

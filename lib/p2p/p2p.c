@@ -61,12 +61,16 @@ static bool tc__push_send(struct tc_proc *proc, struct tc__port *port, tc_reques
 	struct tc_team *t = proc->team;
 	struct tc__chan *ch = port->out;
 	struct tc__pkt_hdr h = {.kind = (uint16_t)req->tag, .total = req->bytes, .clock = req->clock};
+	/* A collective's signature (lib/p2p/p2p.h): its send is pushed
+	 * during the call, so the proc's is the call's. */
+	const uint64_t sig = (req->tag & TC__MSG_COLL) ? proc->coll_sig : 0;
 
 	if (req->single_copy) {
 		h.flags = TC__PKT_FIRST | TC__PKT_LAST | TC__PKT_RNDV;
 		h.aux = (uint64_t)(uintptr_t)req;
+		h.len = sig ? sizeof sig : 0;
 		req->state = TC__REQ_RNDV_WAIT; /* ours; the receiver reads only sbuf and bytes */
-		if (!tc__chan_try_push(ch, &h, NULL, 0)) {
+		if (!tc__chan_try_push(ch, &h, &sig, h.len)) {
 			req->state = TC__REQ_QUEUED;
 			return false;
 		}
@@ -96,6 +100,7 @@ static bool tc__push_send(struct tc_proc *proc, struct tc__port *port, tc_reques
 		h.len = (uint32_t)chunk;
 		h.flags = (uint16_t)((req->state == TC__REQ_QUEUED ? TC__PKT_FIRST : 0) |
 		                     (chunk == left ? TC__PKT_LAST : 0));
+		h.aux = sig;
 		if (!tc__chan_try_push(ch, &h, src ? src + req->moved : NULL, chunk))
 			break;
 		pushed = true;
@@ -121,6 +126,18 @@ static void tc__recv_done(struct tc_proc *proc, tc_request *req)
 	proc->stats.bytes_recv += req->received;
 }
 
+/* The signature a message's first packet (h, at the consumer's position in
+ * ch) carries: in the payload of a single-copy descriptor, aux otherwise. */
+static inline uint64_t tc__pkt_sig(const struct tc__chan *ch, const struct tc__pkt_hdr *h)
+{
+	uint64_t sig = 0;
+	if (!(h->flags & TC__PKT_RNDV))
+		return h->aux;
+	if (h->len == sizeof sig)
+		tc__chan_copy_out(ch, 0, &sig, sizeof sig);
+	return sig;
+}
+
 /* Takes what has arrived for the receive at the head of its port.  Returns
  * true when the request is complete (received, or failed with
  * TC_ETRUNCATE without consuming anything). */
@@ -133,7 +150,8 @@ static bool tc__pull_recv(struct tc_proc *proc, struct tc__port *port, tc_reques
 
 	while (tc__chan_peek(ch, &h)) {
 		if (req->state == TC__REQ_QUEUED) {
-			if (h.kind != (uint16_t)req->tag) {
+			if (h.kind != (uint16_t)req->tag ||
+			    ((req->tag & TC__MSG_COLL) && tc__pkt_sig(ch, &h) != proc->coll_sig)) {
 				/* Another collective's (or a user's) message: a
 				 * mismatched call.  Left in place. */
 				req->status = TC_EMISMATCH;
@@ -169,7 +187,7 @@ static bool tc__pull_recv(struct tc_proc *proc, struct tc__port *port, tc_reques
 					req->deliver(req, s->sbuf, h.total);
 				else if (h.total)
 					memcpy(req->rbuf, s->sbuf, h.total);
-				tc__chan_pop(ch, 0);
+				tc__chan_pop(ch, h.len); /* the signature */
 				freed = true;
 				/* Release: our reads of the sender's buffer happen
 				 * before it may reuse it; pairs with the acquire load in
@@ -252,6 +270,12 @@ void tc__set_hints(struct tc_proc *proc, bool up)
 {
 	/* Relaxed: ordered by the sleeper fence that follows (or, when
 	 * lowering, a stale raised hint costs the peer one spurious ring). */
+	if (proc->coll_tag && proc->team->check) {
+		/* In a collective: a message of a mismatched call may come on
+		 * any link (tc__coll_scan), so every arrival wakes us. */
+		for (int i = 0; i < proc->deg; i++)
+			atomic_store_explicit(&proc->ports[i].in->want_data, up, memory_order_relaxed);
+	}
 	for (int i = 0; i < proc->nactive; i++) {
 		struct tc__port *port = &proc->ports[proc->active[i]];
 		if (port->sq_head)
@@ -259,6 +283,24 @@ void tc__set_hints(struct tc_proc *proc, bool up)
 		if (port->rq_head)
 			atomic_store_explicit(&port->in->want_data, up, memory_order_relaxed);
 	}
+}
+
+int tc__coll_scan(struct tc_proc *proc, bool done)
+{
+	const int tag = proc->coll_tag;
+	for (int i = 0; i < proc->deg; i++) {
+		struct tc__port *port = &proc->ports[i];
+		struct tc__pkt_hdr h;
+		if (port->rq_head || !tc__chan_peek(port->in, &h))
+			continue;
+		if (!(h.kind & TC__MSG_COLL) || !(h.flags & TC__PKT_FIRST))
+			continue;
+		unsigned d = (unsigned)(h.kind - tag) & TC__MSG_SEQ;
+		if (d >= (TC__MSG_SEQ + 1u) / 2 || /* an earlier call's */
+		    (d == 0 && (done || tc__pkt_sig(port->in, &h) != proc->coll_sig)))
+			return TC_EMISMATCH;
+	}
+	return TC_OK;
 }
 
 static int tc__check_peer(const struct tc_proc *proc, int peer, int *nbr)
@@ -430,7 +472,8 @@ bool tc__send_eager(struct tc_proc *proc, int nbr, const void *buf, size_t bytes
 	if (port->sq_head || bytes > t->packet_bytes || bytes >= single_copy_min)
 		return false;
 	struct tc__pkt_hdr h = {.len = (uint32_t)bytes, .flags = TC__PKT_FIRST | TC__PKT_LAST,
-	                        .kind = (uint16_t)tag, .total = bytes, .clock = arrival};
+	                        .kind = (uint16_t)tag, .total = bytes, .clock = arrival,
+	                        .aux = (tag & TC__MSG_COLL) ? proc->coll_sig : 0};
 	if (!tc__chan_try_push(port->out, &h, buf, bytes))
 		return false;
 	tc__data_published(t, port->out);
@@ -452,7 +495,8 @@ int tc__recv_eager(struct tc_proc *proc, int nbr, void *buf, size_t cap, int tag
 		return 0;
 	/* Anything but a whole message that fits (several packets, single
 	 * copy, another tag, too large) is left to the request path. */
-	if (h.kind != (uint16_t)tag || h.flags != (TC__PKT_FIRST | TC__PKT_LAST) || h.total > cap)
+	if (h.kind != (uint16_t)tag || h.flags != (TC__PKT_FIRST | TC__PKT_LAST) || h.total > cap ||
+	    ((tag & TC__MSG_COLL) && h.aux != proc->coll_sig))
 		return -1;
 	if (h.len)
 		tc__chan_copy_out(ch, 0, buf, h.len);

@@ -27,8 +27,15 @@ enum {
 	TC__REQ_DONE,
 };
 enum { TC__KIND_SEND = 1, TC__KIND_RECV = 2 };
-/* Packet kinds: what the message belongs to. */
-enum { TC__MSG_USER = 0 };
+/* Packet kinds: what the message belongs to.  A collective's messages have
+ * TC__MSG_COLL set: with mismatch detection on (team->check), the rest of
+ * the kind is the rank's call sequence number modulo 2^15 (ncalls, equal on
+ * every rank of a run while nothing failed), and the first packet carries
+ * the call's 64-bit signature (proc->coll_sig: collective, algorithm,
+ * root, sizes, datatype, op; aux, or for a single-copy descriptor its 8-byte
+ * payload).  A receive of a collective completes with TC_EMISMATCH on a
+ * message of another kind or signature (left in place). */
+enum { TC__MSG_USER = 0, TC__MSG_COLL = 0x8000, TC__MSG_SEQ = 0x7fff };
 
 /*
  * The progress-wait (MPICH's MPID_Progress_wait): waits until cond(proc,
@@ -100,6 +107,19 @@ bool tc__send_eager(struct tc_proc *proc, int nbr, const void *buf, size_t bytes
                     tc_time_t arrival, size_t single_copy_min);
 int tc__recv_eager(struct tc_proc *proc, int nbr, void *buf, size_t cap, int tag,
                    size_t *received, tc_time_t *arrival);
+
+/*
+ * Mismatch detection off the expected links: looks at the next message of
+ * every incoming link on which the proc has no receive queued.  A message of
+ * the running collective call's sequence number with another signature, or
+ * one of an earlier call (never taken), belongs to a mismatched call:
+ * returns TC_EMISMATCH (nothing consumed).  Messages of later calls (faster
+ * peers) and user messages are left alone, as are, unless the call is over
+ * (done: then none of its messages may remain), the call's own messages of
+ * later rounds.  Called from the executor's waits and at the end of a call,
+ * only while proc->coll_tag is set and the team checks.
+ */
+int tc__coll_scan(struct tc_proc *proc, bool done);
 
 /* True when req is complete (progress is made by the wait loop). */
 bool tc__req_complete(struct tc_proc *proc, tc_request *req);

@@ -394,6 +394,7 @@ struct tc__round {
 	unsigned char *port_blocked; /* per neighbour, scratch of one scan */
 	int deg;
 	int tag;
+	int polls;                  /* looks at the round (tc__round_done) */
 	int err;
 };
 
@@ -533,6 +534,11 @@ static bool tc__round_done(struct tc_proc *proc, void *ctxp)
 		if (done)
 			rd->first_open = i + 1;
 	}
+	/* Still waiting: a mismatched call may send on links this round does
+	 * not listen on (not on the first look: most rounds end without a
+	 * wait). */
+	if (!done && rd->polls++ && proc->team->check && (rd->err = tc__coll_scan(proc, false)))
+		return true;
 	return done;
 }
 
@@ -675,6 +681,7 @@ static int tc__round_failed(struct tc_proc *proc, int err)
 struct tc__tiny_wait {
 	tc_request *req[2];
 	int n;
+	int polls;
 	int err;
 };
 
@@ -692,6 +699,8 @@ static bool tc__tiny_done(struct tc_proc *proc, void *ctxp)
 			return true;
 		}
 	}
+	if (!done && w->polls++ && proc->team->check && (w->err = tc__coll_scan(proc, false)))
+		return true; /* as in tc__round_done() */
 	return done;
 }
 
@@ -707,6 +716,7 @@ static bool tc__tiny_done(struct tc_proc *proc, void *ctxp)
 static int tc__run_tiny(struct tc_proc *proc, const struct tc__sched *s, const struct tc__plan *pl,
                         const struct tc__exec_io *io, unsigned char **bufs, tc_request *req)
 {
+	const int tag = proc->coll_tag;
 	struct tc_team *team = proc->team;
 	const size_t scm = tc__coll_single_copy_min(team);
 	const int spin = tc__eager_polls(team);
@@ -725,8 +735,8 @@ static int tc__run_tiny(struct tc_proc *proc, const struct tc__sched *s, const s
 		if (xs) {
 			tc_time_t at = tc__item_sent(proc, s, xs, &send_done);
 			void *p = bufs[xs->buf] + xs->boff;
-			if (!tc__send_eager(proc, xs->nbr, p, xs->len, io->tag, at, scm)) {
-				tc__post_send(proc, xs->nbr, p, xs->len, io->tag, at, &req[0]);
+			if (!tc__send_eager(proc, xs->nbr, p, xs->len, tag, at, scm)) {
+				tc__post_send(proc, xs->nbr, p, xs->len, tag, at, &req[0]);
 				w.req[w.n++] = &req[0];
 			}
 		}
@@ -737,9 +747,9 @@ static int tc__run_tiny(struct tc_proc *proc, const struct tc__sched *s, const s
 			/* Polling makes no progress on queued requests: one look
 			 * only unless there are none. */
 			for (int k = 0, polls = proc->nactive ? 1 : spin; !taken && k < polls; k++)
-				taken = tc__recv_eager(proc, xr->nbr, p, xr->len, io->tag, &got, &arrival);
+				taken = tc__recv_eager(proc, xr->nbr, p, xr->len, tag, &got, &arrival);
 			if (taken <= 0) {
-				tc__post_recv(proc, xr->nbr, p, xr->len, io->tag, &req[1]);
+				tc__post_recv(proc, xr->nbr, p, xr->len, tag, &req[1]);
 				w.req[w.n++] = &req[1];
 				late = true;
 			}
@@ -766,9 +776,10 @@ static int tc__run_tiny(struct tc_proc *proc, const struct tc__sched *s, const s
 	return TC_OK;
 }
 
-int tc__plan_exec(struct tc_proc *proc, const struct tc__sched *s, const struct tc__plan *pl,
-                  const struct tc__exec_io *io)
+static int tc__plan_run(struct tc_proc *proc, const struct tc__sched *s, const struct tc__plan *pl,
+                        const struct tc__exec_io *io)
 {
+	const int tag = proc->coll_tag;
 	struct tc_team *team = proc->team;
 	const struct tc__mps *q = &team->mps;
 	size_t mi = (size_t)pl->max_round_items + 1;
@@ -792,7 +803,7 @@ int tc__plan_exec(struct tc_proc *proc, const struct tc__sched *s, const struct 
 	for (int r = 0; r < pl->nrounds; r++) {
 		struct tc__round rd = {.it = pl->it + pl->it_at[r], .st = st, .req = req, .bufs = bufs,
 		                       .n = pl->it_at[r + 1] - pl->it_at[r], .port_blocked = blocked,
-		                       .deg = proc->deg, .tag = io->tag};
+		                       .deg = proc->deg, .tag = tag};
 		const tc_time_t c_start = proc->clock;
 		const uint64_t w_start = proc->ev ? tc__wall(team) : 0;
 
@@ -825,10 +836,10 @@ int tc__plan_exec(struct tc_proc *proc, const struct tc__sched *s, const struct 
 				st[i].other = bufs[tc__xfer_abuf(y)] + y->roff;
 				st[i].recv_left = y->op == TC__XOP_COMBINE_LEFT;
 				st[i].io = io;
-				tc__post_recv_direct(proc, x->nbr, x->len, io->tag, tc__deliver_combine,
+				tc__post_recv_direct(proc, x->nbr, x->len, tag, tc__deliver_combine,
 				                     &st[i], &req[i]);
 			} else if (x->kind == TC__IT_FWD_IN || x->kind == TC__IT_RECV) {
-				tc__post_recv(proc, x->nbr, tc__ptr(&rd, x), x->len, io->tag, &req[i]);
+				tc__post_recv(proc, x->nbr, tc__ptr(&rd, x), x->len, tag, &req[i]);
 			}
 			if (x->kind == TC__IT_FWD_IN && x->chunk == 0)
 				proc->stats.forwarded++;
@@ -882,6 +893,33 @@ int tc__plan_exec(struct tc_proc *proc, const struct tc__sched *s, const struct 
 	}
 	proc->ncalls++;
 	return TC_OK;
+}
+
+/*
+ * Mismatch detection (team->check; contract in topocoll/coll.h): the call's
+ * messages carry its tag, the collective bit and the rank's call sequence
+ * number (equal on every rank while no call failed: a failed call aborts the
+ * team for the rest of the run), and its 64-bit signature (lib/p2p/p2p.h).
+ * A receive that finds another call's message fails the call; so does a
+ * message of another signature, or of an earlier call, that a wait finds on
+ * a link it does not listen on (tc__coll_scan, every look but the first);
+ * and so does, at the end, any message of this call or an earlier one still
+ * waiting on some link.  The cost when nothing is wrong: the signature's
+ * compare per received message and one look at each incoming link at the
+ * end of the call (README, "Mismatch detection").
+ */
+int tc__plan_exec(struct tc_proc *proc, const struct tc__sched *s, const struct tc__plan *pl,
+                  const struct tc__exec_io *io)
+{
+	const bool check = proc->team->check;
+	proc->coll_tag = check ? TC__MSG_COLL | (int)(proc->ncalls & TC__MSG_SEQ) : io->tag;
+	proc->coll_sig = check ? (io->sig ^ (uint64_t)(unsigned)io->tag * 0x9e3779b97f4a7c15ull) | 1
+	                       : 0;
+	int err = tc__plan_run(proc, s, pl, io);
+	if (!err && check && (err = tc__coll_scan(proc, true)))
+		err = tc__round_failed(proc, err);
+	proc->coll_tag = 0;
+	return err;
 }
 
 int tc__sched_exec(struct tc_proc *proc, const struct tc__sched *s, const struct tc__exec_io *io)

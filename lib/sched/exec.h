@@ -37,7 +37,10 @@ struct tc__exec_io {
 	void *out;              /* TC__BUF_OUT */
 	tc__combine_fn combine; /* needed when the schedule combines */
 	void *combine_ctx;
-	int tag;                /* the collective call's signature */
+	int tag;                /* the collective call's tag (with mismatch
+	                           detection off, the whole signature) */
+	uint64_t sig;           /* its 64-bit signature (0: the tag alone);
+	                           see tc__plan_exec() */
 };
 
 /* A schedule compiled for one rank (its own items only); built once, run
