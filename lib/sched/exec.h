@@ -38,6 +38,11 @@ struct tc__exec_io {
 	tc__combine_fn combine; /* needed when the schedule combines */
 	void *combine_ctx;
 	int tag;                /* the collective call's signature */
+	/* For the watchdog's report (NULL: "collective"); and whether combine
+	 * runs user code (a user operator: then never on a sender's buffer,
+	 * lib/p2p's copy_first). */
+	const char *call, *alg;
+	int user_code;
 };
 
 /* A schedule compiled for one rank (its own items only); built once, run
