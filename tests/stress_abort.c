@@ -18,7 +18,7 @@
  *   - the next run on the same team succeeds with right results.
  * Figures (stderr): runs, the largest time from the failure to the last
  * rank's return (abort latency), wall time.  `small` (p = 8, race suite too)
- * and `short` run in CI; TC_STRESS_LONG=1 makes `short` 2000 runs.
+ * and `short` run in CI; TC_STRESS_LONG=1 makes `short` 1000 runs.
  */
 #include <pthread.h>
 #include <sched.h>
@@ -314,7 +314,7 @@ Test(stress_abort, small, .timeout = 120)
 Test(stress_abort, short, .timeout = 1800)
 {
 	const char *l = getenv("TC_STRESS_LONG");
-	int rounds = l && *l && *l != '0' ? 1000 : 60;
+	int rounds = l && *l && *l != '0' ? 500 : 24;
 	uint64_t s = 20261124, t0 = now_ns();
 	struct figures f = {0};
 	for (int k = 0; k < rounds; k++) {
@@ -323,5 +323,5 @@ Test(stress_abort, short, .timeout = 1800)
 		pick(&s, &p, spec);
 		one_round(p, spec, &s, &f);
 	}
-	report(rounds > 60 ? "long" : "short", &f, t0);
+	report(rounds > 24 ? "long" : "short", &f, t0);
 }
