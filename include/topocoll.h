@@ -80,9 +80,11 @@ struct tc_team_config {
 	                           (0: default; SIZE_MAX: always stream).
 	                           Collectives use the smaller of this and 256 B
 	                           (their receives are always posted in time) */
-	uint64_t timeout_ms;  /* a wait longer than this fails with TC_ETIMEDOUT
-	                         and aborts the team (0, or above 2^64 ns:
-	                         wait forever) */
+	uint64_t timeout_ms;  /* a wait longer than this fails with TC_ETIMEDOUT,
+	                         reports every rank's state (tc_team_set_watchdog)
+	                         and aborts the team (0: wait forever, or
+	                         TC_DEBUG_TIMEOUT_MS from the environment; over
+	                         584 years: none) */
 	size_t stack_bytes;   /* stack of tc_run threads (0: system default) */
 	struct tc_model model; /* communication model (topocoll/model.h) */
 	enum tc_mode mode;
@@ -162,11 +164,16 @@ int tc_run(struct tc_team *team, tc_spmd_fn fn, void *arg);
  */
 int tc_attach(struct tc_team *team, int rank, struct tc_proc **out);
 /* Gives the rank back; every request must be complete.  TC_EPENDING
- * otherwise (the rank stays attached). */
+ * otherwise (the rank stays attached), unless the team was aborted: its
+ * requests are then dropped (no peer reads their buffers once this
+ * returns).  TC_EINVAL when the calling thread is not the one that attached
+ * the rank (a second detach, another thread's, a rank of tc_run). */
 int tc_detach(struct tc_proc *proc);
 
 /* Aborts the team: every rank waiting in the library returns TC_EABORTED,
- * and so does every later call that would wait.  Thread-safe. */
+ * and so does every later call that would wait, until the team starts
+ * again (tc_run, or the first tc_attach while no rank is attached: see
+ * "Reliability" below).  Thread-safe. */
 void tc_team_abort(struct tc_team *team);
 
 int tc_rank(const struct tc_proc *proc);
@@ -183,7 +190,9 @@ struct tc_team *tc_proc_team(const struct tc_proc *proc);
 /* The calling rank's logical clock, in picoseconds. */
 tc_time_t tc_clock(const struct tc_proc *proc);
 /* Charges ns nanoseconds of computation to the rank's clock (and, emulated,
- * waits them out).  TC_EINVAL for a negative or non-finite ns. */
+ * waits them out; an abort cuts the wait short: TC_EABORTED).  TC_EINVAL
+ * for a negative or non-finite ns or one over 1e15; TC_EOVERFLOW (clock
+ * unchanged) when the clock would pass 2^63 - 1 ps (about 106 days). */
 int tc_clock_advance(struct tc_proc *proc, double ns);
 
 /* What the last tc_run measured. */
@@ -234,6 +243,7 @@ typedef struct tc_request {
 	 * from the sender's buffer instead of copying it to rbuf. */
 	void (*deliver)(struct tc_request *req, const void *src, size_t bytes);
 	void *deliver_ctx;
+	int copy_first;  /* internal: deliver from a copy, not the sender's buffer */
 } tc_request;
 
 /* Blocking send: returns when buf may be reused (the message is in the
@@ -262,11 +272,56 @@ int tc_irecv(struct tc_proc *proc, int src, void *buf, size_t cap, tc_request *r
 /* Waits for one request; returns its status (0, TC_ETRUNCATE, ...).  For a
  * receive, *received (may be NULL) gets the message size. */
 int tc_wait(struct tc_proc *proc, tc_request *req, size_t *received);
-/* Waits for n requests; returns 0 or the first non-zero status. */
+/* Waits for n requests; returns 0 or the first non-zero status.  Every
+ * request must have been started (a failed tc_isend/tc_irecv does not start
+ * it): TC_EINVAL otherwise, before waiting.  On TC_EABORTED or
+ * TC_ETIMEDOUT (also tc_wait's) the requests are dead: out of their
+ * queues, their buffers no longer touched. */
 int tc_waitall(struct tc_proc *proc, int n, tc_request *reqs);
 /* Makes progress; *done = 1 when req has completed (then its status is
- * returned as by tc_wait). */
+ * returned as by tc_wait), and also when the team has been aborted
+ * (TC_EABORTED: the request is dead), so that a test loop always ends. */
 int tc_test(struct tc_proc *proc, tc_request *req, int *done);
+
+/* ---------------------------------------------------------------------
+ * Reliability: cancelling requests, the watchdog (README "Reliability").
+ *
+ * After an abort (a rank failed, a wait timed out, tc_team_abort) every
+ * wait of every rank returns TC_EABORTED or TC_ETIMEDOUT promptly: tc_wait,
+ * tc_waitall, tc_test (which then sets *done = 1: the request is dead, its
+ * buffer no longer touched), the blocking calls, collectives (forwarding
+ * ranks included) and emulated-mode sleeps.  An abort lasts until the team
+ * starts again: the team is reset (channels emptied, queued requests
+ * dropped, the abort cleared) when tc_run starts and at the first
+ * tc_attach while no rank is attached, never at the end of a run, so a
+ * tc_team_abort from another thread cannot race with the reset: it aborts
+ * the run in progress or, between runs, nothing (the next start clears it).
+ */
+
+/*
+ * Cancels a request that has not started (MPI_Cancel): a receive no message
+ * has been matched to, or a send none of whose bytes has been taken; after
+ * an abort, any request.  Returns 0 when the request is now complete with
+ * status TC_ECANCELED (tc_wait and tc_test return that; nothing was sent or
+ * received), and also 0 for a request already complete (left as it is: its
+ * wait reports what happened); TC_EPENDING when it is too late (data moved:
+ * complete it with tc_wait); TC_EINVAL.  Called from the rank's own thread.
+ */
+int tc_cancel(struct tc_proc *proc, tc_request *req);
+
+/*
+ * The watchdog: when a wait of some rank exceeds the team's timeout_ms, that
+ * rank calls fn(arg, report) once per run, before the team is aborted, with
+ * a report of every rank's state (the call and algorithm it is in, the
+ * round, the peer and link it waits on, the bytes outstanding), one line per
+ * rank; the text is valid during the call only.  fn runs on the rank's
+ * thread and must not call the library on that team.  Default (fn NULL):
+ * the report goes to stderr.  The environment variable TC_DEBUG_TIMEOUT_MS
+ * sets timeout_ms for every team whose configuration left it 0.  Call
+ * between runs (not thread-safe against a running team).
+ */
+typedef void (*tc_watchdog_fn)(void *arg, const char *report);
+void tc_team_set_watchdog(struct tc_team *team, tc_watchdog_fn fn, void *arg);
 
 /* ---------------------------------------------------------------------
  * Statistics.  Per proc: read from the rank's own thread, or after tc_run

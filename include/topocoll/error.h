@@ -34,7 +34,8 @@ extern "C" {
 	X(ESELF, -16, "a rank cannot send to or receive from itself")                    \
 	X(EALG, -17, "unknown algorithm name")                                           \
 	X(EPENDING, -18, "operation still pending")                                      \
-	X(ELIMIT, -19, "over a limit (schedule size, memory, threads): tc_error_detail() says which")
+	X(ELIMIT, -19, "over a limit (schedule size, memory, threads): tc_error_detail() says which") \
+	X(ECANCELED, -20, "request cancelled (tc_cancel)")
 
 enum tc_errno {
 	TC_OK = 0,

@@ -788,7 +788,8 @@ static int tc__coll_x(struct tc_proc *proc, enum tc_coll coll, const void *sbuf,
 		e->tag_op = tag_op;
 	}
 	struct tc__exec_io io = {.in = in, .out = out, .combine = tc__combine, .combine_ctx = &cc,
-	                         .tag = e->tag, .sig = e->sig};
+	                         .tag = e->tag, .sig = e->sig, .call = tc_coll_name(coll),
+	                         .alg = e->alg->name, .user_code = op == TC_OP_USER};
 	if (coll == TC_COLL_BCAST || coll == TC_COLL_MULTICAST)
 		io.in = io.out = out;
 	err = tc__plan_exec(proc, e->s, e->plan, &io);

@@ -33,7 +33,27 @@ struct tc__port {
 	tc_request *sq_head, *sq_tail; /* pending sends, FIFO */
 	tc_request *rq_head, *rq_tail; /* pending receives, FIFO */
 	int active;            /* listed in proc->active */
+	int hinted;            /* its wait hints raised (lib/p2p/p2p.c) */
 	int peer;
+};
+
+/*
+ * What a rank is doing, for the watchdog's report (tc__watchdog_fire): the
+ * rank's own thread publishes it when one of its waits goes past its first
+ * spins (lib/p2p/progress.c) and when its SPMD function returns; the rank
+ * whose wait times out reads every rank's.  Relaxed: a diagnostic
+ * snapshot, each field atomic so that the reading is no data race.
+ */
+enum { TC__WS_OUTSIDE = 0, TC__WS_WAITING, TC__WS_RETURNED };
+struct tc__wstate {
+	_Atomic int state;          /* TC__WS_* */
+	_Atomic(const char *) call; /* "tc_recv", "allreduce", ...: the last wait's */
+	_Atomic(const char *) alg;  /* a collective's algorithm, or NULL */
+	_Atomic int round;          /* a collective's round, or -1 */
+	_Atomic int peer;           /* the neighbour waited on, or -1 */
+	_Atomic int sending;        /* 1: waits to send to peer; 0: to receive */
+	_Atomic uint64_t bytes;     /* outstanding on that link */
+	_Atomic int pending;        /* requests queued on all ports */
 };
 
 struct tc_proc {
@@ -54,6 +74,13 @@ struct tc_proc {
 	                             see tc__rndv_quiesce() */
 	uint64_t nposts;       /* requests posted so far (lib/p2p/progress.c) */
 	_Atomic int attached;
+	_Atomic(uintptr_t) owner; /* the attached thread's token (tc_attach) */
+	/* The call being made, for the watchdog: set by the proc's own thread
+	 * before it waits (plain: read only by that thread, which publishes
+	 * them in ws). */
+	const char *cur_call, *cur_alg;
+	int cur_round;
+	struct tc__wstate ws;
 	struct tc_stats stats;
 	tc_time_t clock;       /* logical clock, ps */
 	tc_time_t *res_free;   /* port resources (lib/model/clock.h) */
@@ -118,6 +145,13 @@ struct tc_team {
 	pthread_mutex_t gate_mu;  /* emulated start gate (tc_run) */
 	pthread_cond_t gate_cv;
 	int gate_open;
+	/* Attaching and starting (tc_run, tc_attach, tc_detach): nattached and
+	 * the reset at a start are under attach_mu. */
+	pthread_mutex_t attach_mu;
+	int nattached;
+	tc_watchdog_fn wd_fn;     /* NULL: stderr */
+	void *wd_arg;
+	_Atomic int wd_fired;     /* the report of this run is out */
 	/* State the layers above keep per team (the collectives' schedule
 	 * cache, lib/coll/cache.c): created under shared_mu by its first
 	 * user, freed by shared_free after every rank's ext. */
@@ -157,8 +191,13 @@ static inline uint64_t tc__wall(const struct tc_team *t)
 	return n > t->epoch_ns ? n - t->epoch_ns : 0;
 }
 
-/* Emulated mode: waits until epoch + the proc's clock. */
+/* Emulated mode: waits until epoch + the proc's clock; returns early once
+ * the team is aborted. */
 void tc__emulate_sync(struct tc_proc *proc);
+
+/* The watchdog (lib/core/team.c): proc's wait of waited_ns timed out; the
+ * first such rank of a run writes the report (tc_team_set_watchdog). */
+void tc__watchdog_fire(struct tc_proc *proc, uint64_t waited_ns);
 
 
 #endif /* TC_CORE_INTERNAL_H */

@@ -1,9 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * lib/core/team.c - teams of virtual processors: creation, channels, tc_run,
- * tc_attach, abort.
+ * tc_attach, abort, the watchdog.
+ *
+ * Starting and aborting (README "Reliability"): an abort (tc_team_abort,
+ * from any thread) only sets a flag and rings every doorbell; it lasts
+ * until the team starts again.  The reset that empties the channels and
+ * queues of an aborted team happens at a start: in tc_run, under the
+ * running flag, before any rank exists; at the first tc_attach while no
+ * rank is attached, under attach_mu.  Never at the end of a run, so an
+ * abort from outside cannot race with it: it hits the run in progress or,
+ * between runs, is cleared by the next start.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -16,6 +26,15 @@
 
 #include "core/error_detail.h"
 #include "core/internal.h"
+#include "p2p/p2p.h"
+
+/* The attached thread's identity: the address of a thread-local (unique
+ * among live threads). */
+static _Thread_local char tc__thread_token;
+static inline uintptr_t tc__self(void)
+{
+	return (uintptr_t)&tc__thread_token;
+}
 
 /* Default ring: 16 KiB per channel while the rings of the team stay under
  * TC__RING_BUDGET, halving for larger teams down to TC__RING_MIN. */
@@ -103,6 +122,7 @@ static void tc__team_free(struct tc_team *t)
 	pthread_mutex_destroy(&t->shared_mu);
 	free(t->hot_store);
 	free(t->cpu_list);
+	pthread_mutex_destroy(&t->attach_mu);
 	pthread_mutex_destroy(&t->gate_mu);
 	pthread_cond_destroy(&t->gate_cv);
 	tc_topo_destroy(t->topo);
@@ -200,6 +220,7 @@ int tc_team_create(const struct tc_team_config *cfg, struct tc_team **out)
 	pthread_mutex_init(&t->gate_mu, NULL);
 	pthread_cond_init(&t->gate_cv, NULL);
 	pthread_mutex_init(&t->shared_mu, NULL);
+	pthread_mutex_init(&t->attach_mu, NULL);
 	int err = TC_OK;
 	char spec[64];
 	const char *topo_spec = cfg->topology;
@@ -231,9 +252,18 @@ int tc_team_create(const struct tc_team_config *cfg, struct tc_team **out)
 		err = TC_EINVAL;
 		goto fail;
 	}
-	/* A timeout above what nanoseconds hold (584 years) is forever, not a
-	 * product that wraps to a short one. */
-	t->timeout_ns = cfg->timeout_ms > UINT64_MAX / 1000000u ? 0 : cfg->timeout_ms * 1000000u;
+	/* TC_DEBUG_TIMEOUT_MS: a timeout (and the watchdog's report) for any
+	 * program whose teams set none. */
+	uint64_t tmo = cfg->timeout_ms;
+	const char *env = getenv("TC_DEBUG_TIMEOUT_MS");
+	if (!tmo && env && *env) {
+		char *end;
+		unsigned long long v = strtoull(env, &end, 10);
+		if (!*end)
+			tmo = v;
+	}
+	/* Beyond UINT64_MAX ns (584 years) a timeout is none (it wrapped). */
+	t->timeout_ns = tmo > UINT64_MAX / 1000000u ? 0 : tmo * 1000000u;
 	t->stack_bytes = cfg->stack_bytes;
 	if (t->stack_bytes && t->stack_bytes < (size_t)PTHREAD_STACK_MIN) {
 		err = TC_EINVAL; /* pthread would ignore it and give the default */
@@ -433,30 +463,47 @@ void tc_team_abort(struct tc_team *team)
 		tc__doorbell_ring(&team->procs[r].db);
 }
 
-/* Puts every channel and queue back to empty after an aborted run (all ranks
- * are joined or detached, so nobody is inside a channel). */
+/* Puts every channel and queue back to empty after an aborted run and
+ * clears the abort: at a start only (tc_run, the first tc_attach), when no
+ * rank runs or is attached, so nobody is inside a channel. */
 static void tc__team_reset(struct tc_team *t)
 {
 	for (long i = 0; i < t->nchans; i++)
 		tc__chan_reset(&t->chans[i]);
 	for (int r = 0; r < t->p; r++) {
-		for (int i = 0; i < t->procs[r].deg; i++) {
-			struct tc__port *pt = &t->procs[r].ports[i];
+		struct tc_proc *pr = &t->procs[r];
+		for (int i = 0; i < pr->deg; i++) {
+			struct tc__port *pt = &pr->ports[i];
 			pt->sq_head = pt->sq_tail = NULL;
 			pt->rq_head = pt->rq_tail = NULL;
 			pt->active = 0;
+			pt->hinted = 0;
 		}
-		t->procs[r].nactive = 0;
-		t->procs[r].npending_rndv = 0;
-		atomic_store_explicit(&t->procs[r].db.word, TC__DB_AWAKE, memory_order_relaxed);
+		pr->nactive = 0;
+		pr->npending_rndv = 0;
+		atomic_store_explicit(&pr->db.word, TC__DB_AWAKE, memory_order_relaxed);
 	}
 	atomic_store(&t->aborted, 0);
+}
+
+/* A start (tc_run, or the first attach): the abort of the last run ends
+ * here, and the watchdog may report again. */
+static void tc__team_start(struct tc_team *t)
+{
+	if (atomic_load(&t->aborted))
+		tc__team_reset(t);
+	atomic_store(&t->wd_fired, 0);
+	atomic_store(&t->first_err, 0);
 }
 
 /* Logical time 0 of a fresh run: clocks and ports back to zero. */
 static void tc__proc_clock_reset(struct tc_proc *proc)
 {
 	proc->clock = 0;
+	proc->cur_call = proc->cur_alg = NULL;
+	proc->cur_round = -1;
+	atomic_store_explicit(&proc->ws.state, TC__WS_OUTSIDE, memory_order_relaxed);
+	atomic_store_explicit(&proc->ws.call, NULL, memory_order_relaxed);
 	proc->nev = 0;
 	proc->ev_dropped = 0;
 	proc->ncalls = 0;
@@ -485,6 +532,7 @@ static void *tc__rank_main(void *arg)
 		tc__emulate_sync(proc);
 	proc->wall_end_ns = tc__now_ns();
 	proc->run_err = err;
+	atomic_store_explicit(&proc->ws.state, TC__WS_RETURNED, memory_order_relaxed);
 	if (err) {
 		int expect = 0;
 		atomic_compare_exchange_strong(&t->first_err, &expect, err);
@@ -497,21 +545,20 @@ int tc_run(struct tc_team *t, tc_spmd_fn fn, void *arg)
 {
 	if (!t || !fn)
 		return TC_EINVAL;
-	int expect = 0;
-	if (!atomic_compare_exchange_strong(&t->running, &expect, 1))
+	pthread_mutex_lock(&t->attach_mu);
+	if (atomic_load(&t->running) || t->nattached) {
+		pthread_mutex_unlock(&t->attach_mu);
 		return TC_EBUSY;
-	for (int r = 0; r < t->p; r++) {
-		int zero = 0;
-		if (!atomic_compare_exchange_strong(&t->procs[r].attached, &zero, 1)) {
-			for (int q = 0; q < r; q++)
-				atomic_store(&t->procs[q].attached, 0);
-			atomic_store(&t->running, 0);
-			return TC_EBUSY;
-		}
 	}
+	atomic_store(&t->running, 1);
+	for (int r = 0; r < t->p; r++) {
+		atomic_store(&t->procs[r].attached, 1);
+		atomic_store(&t->procs[r].owner, 0); /* tc_run's: nobody detaches them */
+	}
+	pthread_mutex_unlock(&t->attach_mu);
+	tc__team_start(t);
 	t->fn = fn;
 	t->fn_arg = arg;
-	atomic_store(&t->first_err, 0);
 	for (int r = 0; r < t->p; r++)
 		tc__proc_clock_reset(&t->procs[r]);
 	t->epoch_ns = tc__now_ns();
@@ -565,11 +612,12 @@ int tc_run(struct tc_team *t, tc_spmd_fn fn, void *arg)
 		if (pr->clock > t->last_run.makespan_ps)
 			t->last_run.makespan_ps = pr->clock;
 	}
-	if (atomic_load(&t->aborted))
-		tc__team_reset(t);
+	/* An aborted team stays so until the next start (tc__team_start). */
+	pthread_mutex_lock(&t->attach_mu);
 	for (int r = 0; r < t->p; r++)
 		atomic_store(&t->procs[r].attached, 0);
 	atomic_store(&t->running, 0);
+	pthread_mutex_unlock(&t->attach_mu);
 	return err;
 }
 
@@ -579,25 +627,49 @@ int tc_attach(struct tc_team *t, int rank, struct tc_proc **out)
 		return TC_EINVAL;
 	if (rank < 0 || rank >= t->p)
 		return TC_ERANK;
-	if (atomic_load(&t->running))
-		return TC_EBUSY;
-	int zero = 0;
-	/* Seq_cst: the rank's previous owner detached with a seq_cst store;
-	 * this CAS makes its writes to the proc visible to us. */
-	if (!atomic_compare_exchange_strong(&t->procs[rank].attached, &zero, 1))
-		return TC_EBUSY;
-	tc__proc_clock_reset(&t->procs[rank]);
-	*out = &t->procs[rank];
-	return TC_OK;
+	struct tc_proc *proc = &t->procs[rank];
+	pthread_mutex_lock(&t->attach_mu);
+	int err = TC_OK;
+	if (atomic_load(&t->running) || atomic_load(&proc->attached)) {
+		err = TC_EBUSY;
+	} else {
+		/* The first attach is a start: an aborted team is reset (nobody
+		 * is attached, so nobody is inside a channel). */
+		if (t->nattached++ == 0)
+			tc__team_start(t);
+		/* Seq_cst, under attach_mu: the rank's previous owner detached
+		 * under it; its writes to the proc are visible to us. */
+		atomic_store(&proc->attached, 1);
+		atomic_store(&proc->owner, tc__self());
+		tc__proc_clock_reset(proc);
+		*out = proc;
+	}
+	pthread_mutex_unlock(&t->attach_mu);
+	return err;
 }
 
 int tc_detach(struct tc_proc *proc)
 {
 	if (!proc)
 		return TC_EINVAL;
-	if (proc->nactive || proc->npending_rndv)
+	struct tc_team *t = proc->team;
+	/* Only the thread that attached the rank, once: a stale second detach
+	 * must not release a rank another thread attached since, and tc_run's
+	 * ranks are not detached. */
+	if (!atomic_load(&proc->attached) || atomic_load(&proc->owner) != tc__self())
+		return TC_EINVAL;
+	if (atomic_load(&t->aborted)) {
+		/* Nothing will complete any more: the requests are dropped (no
+		 * peer reads our buffers once this returns). */
+		tc__proc_drop_requests(proc);
+	} else if (proc->nactive || proc->npending_rndv) {
 		return TC_EPENDING;
+	}
+	pthread_mutex_lock(&t->attach_mu);
+	atomic_store(&proc->owner, 0);
 	atomic_store(&proc->attached, 0);
+	t->nattached--;
+	pthread_mutex_unlock(&t->attach_mu);
 	return TC_OK;
 }
 
@@ -658,12 +730,31 @@ tc_time_t tc_clock(const struct tc_proc *proc)
 	return proc->clock;
 }
 
+/* Sleeps shorter than this go to the deadline in one clock_nanosleep (to
+ * the microsecond); longer ones first sleep on the doorbell, which
+ * tc_team_abort() rings, up to this much before the deadline. */
+#define TC__SLEEP_EXACT_NS 2000000u
+
 void tc__emulate_sync(struct tc_proc *proc)
 {
 	struct tc_team *t = proc->team;
 	if (!t->emulate)
 		return;
 	uint64_t when = t->epoch_ns + (uint64_t)(proc->clock / TC_PS_PER_NS);
+	for (;;) {
+		uint64_t now = tc__now_ns();
+		if (now + TC__SLEEP_EXACT_NS >= when)
+			break;
+		/* Seq_cst store and load: tc_team_abort() stores the flag then
+		 * exchanges the doorbell word (both seq_cst), so either we see the
+		 * flag or its ring makes tc__park() return at once. */
+		atomic_store(&proc->db.word, TC__DB_AWAKE);
+		if (atomic_load(&t->aborted))
+			return;
+		tc__park(&proc->db, when - now - TC__SLEEP_EXACT_NS);
+	}
+	if (atomic_load_explicit(&t->aborted, memory_order_relaxed))
+		return;
 	struct timespec ts = {.tv_sec = (time_t)(when / 1000000000u),
 	                      .tv_nsec = (long)(when % 1000000000u)};
 	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
@@ -674,9 +765,108 @@ int tc_clock_advance(struct tc_proc *proc, double ns)
 {
 	if (!proc || !(ns >= 0) || ns > 1e15)
 		return TC_EINVAL;
-	proc->clock += tc__ns_to_ps(ns);
+	tc_time_t ps = tc__ns_to_ps(ns);
+	/* The clock is signed picoseconds: about 106 days at most. */
+	if (proc->clock > TC__TIME_MAX - ps)
+		return TC_EOVERFLOW;
+	proc->clock += ps;
 	tc__emulate_sync(proc);
-	return TC_OK;
+	/* Relaxed: a hint; an emulated sleep ends early on an abort. */
+	return atomic_load_explicit(&proc->team->aborted, memory_order_relaxed) ? TC_EABORTED
+	                                                                         : TC_OK;
+}
+
+void tc_team_set_watchdog(struct tc_team *team, tc_watchdog_fn fn, void *arg)
+{
+	team->wd_fn = fn;
+	team->wd_arg = arg;
+}
+
+/* Appends to a growing report; drops what does not fit. */
+struct tc__text {
+	char *p;
+	size_t n, cap;
+};
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+static void tc__text_add(struct tc__text *b, const char *fmt, ...)
+{
+	if (!b->p || b->n >= b->cap)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	int k = vsnprintf(b->p + b->n, b->cap - b->n, fmt, ap);
+	va_end(ap);
+	if (k > 0)
+		b->n = b->n + (size_t)k < b->cap ? b->n + (size_t)k : b->cap - 1;
+}
+
+/* One rank's line of the report, from its published state (relaxed loads:
+ * a snapshot of a team that is still running). */
+static void tc__watchdog_line(struct tc__text *b, const struct tc_proc *pr)
+{
+	const struct tc__wstate *ws = &pr->ws;
+	int state = atomic_load_explicit(&ws->state, memory_order_relaxed);
+	const char *call = atomic_load_explicit(&ws->call, memory_order_relaxed);
+	tc__text_add(b, "  rank %d: ", pr->rank);
+	if (!atomic_load_explicit(&pr->attached, memory_order_relaxed)) {
+		tc__text_add(b, "not attached\n");
+		return;
+	}
+	if (state == TC__WS_RETURNED) {
+		tc__text_add(b, "not in the library: its SPMD function returned\n");
+		return;
+	}
+	if (state != TC__WS_WAITING) {
+		tc__text_add(b, "not waiting in the library (in its own code)%s%s\n",
+		             call ? "; its last wait was in " : "", call ? call : "");
+		return;
+	}
+	const char *alg = atomic_load_explicit(&ws->alg, memory_order_relaxed);
+	int round = atomic_load_explicit(&ws->round, memory_order_relaxed);
+	int peer = atomic_load_explicit(&ws->peer, memory_order_relaxed);
+	int sending = atomic_load_explicit(&ws->sending, memory_order_relaxed);
+	unsigned long long bytes = atomic_load_explicit(&ws->bytes, memory_order_relaxed);
+	int pending = atomic_load_explicit(&ws->pending, memory_order_relaxed);
+	tc__text_add(b, "waiting in %s", call ? call : "?");
+	if (alg)
+		tc__text_add(b, " (algorithm %s)", alg);
+	if (round >= 0)
+		tc__text_add(b, ", round %d", round);
+	if (peer >= 0)
+		tc__text_add(b, ", %s rank %d on link %d->%d, %llu bytes outstanding",
+		             sending ? "sending to" : "receiving from", peer,
+		             sending ? pr->rank : peer, sending ? peer : pr->rank, bytes);
+	else if (pending)
+		tc__text_add(b, ", for a peer to copy a single-copy send");
+	tc__text_add(b, ", %d request%s pending\n", pending, pending == 1 ? "" : "s");
+}
+
+void tc__watchdog_fire(struct tc_proc *proc, uint64_t waited_ns)
+{
+	struct tc_team *t = proc->team;
+	int expect = 0;
+	/* One report per run, and none when the team failed otherwise first. */
+	if (atomic_load(&t->aborted) || !atomic_compare_exchange_strong(&t->wd_fired, &expect, 1))
+		return;
+	struct tc__text b = {.cap = 256 + (size_t)t->p * 192};
+	b.p = malloc(b.cap);
+	if (!b.p)
+		return;
+	b.p[0] = 0;
+	tc__text_add(&b,
+	             "topocoll watchdog: rank %d waited %.1f ms (timeout %.0f ms) in %s; "
+	             "the team of %d ranks is aborted.  Every rank:\n",
+	             proc->rank, (double)waited_ns / 1e6, (double)t->timeout_ns / 1e6,
+	             proc->cur_call ? proc->cur_call : "?", t->p);
+	for (int r = 0; r < t->p; r++)
+		tc__watchdog_line(&b, &t->procs[r]);
+	if (t->wd_fn)
+		t->wd_fn(t->wd_arg, b.p);
+	else
+		fputs(b.p, stderr);
+	free(b.p);
 }
 
 void tc_proc_stats(const struct tc_proc *proc, struct tc_stats *out)
@@ -706,6 +896,6 @@ void tc_team_stats(const struct tc_team *t, struct tc_stats *out)
 		out->transfers_recv += s->transfers_recv;
 		out->forwarded += s->forwarded;
 		out->hops += s->hops;
-		out->busy_ps += s->busy_ps;
+		out->busy_ps = tc__sat_add(out->busy_ps, s->busy_ps);
 	}
 }

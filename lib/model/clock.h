@@ -34,6 +34,12 @@
  * transfer forward it without charging their own clocks or ports: the
  * network's cost is in T(m, l); link occupancy is recorded separately to
  * diagnose contention (lib/sched).
+ *
+ * Times saturate at TC__TIME_MAX (2^63 - 1 ps, about 106 days) instead of
+ * overflowing: m t_w of a large message under a slow model, or a clock
+ * advanced far, stays there (no undefined behaviour; a saturated time is
+ * the sign of a model out of range, and tc_clock_advance refuses to reach
+ * it).
  */
 #ifndef TC_MODEL_CLOCK_H
 #define TC_MODEL_CLOCK_H
@@ -42,6 +48,22 @@
 #include <stdint.h>
 
 #include "topocoll/model.h"
+
+#define TC__TIME_MAX INT64_MAX
+
+/* a + b, a * b for non-negative times, saturating at TC__TIME_MAX. */
+static inline tc_time_t tc__sat_add(tc_time_t a, tc_time_t b)
+{
+	tc_time_t r;
+	return __builtin_add_overflow(a, b, &r) ? TC__TIME_MAX : r;
+}
+static inline tc_time_t tc__sat_mul(uint64_t m, tc_time_t t)
+{
+	tc_time_t r;
+	if (m > (uint64_t)TC__TIME_MAX)
+		return t ? TC__TIME_MAX : 0;
+	return __builtin_mul_overflow((tc_time_t)m, t, &r) ? TC__TIME_MAX : r;
+}
 
 /* The model in integer picoseconds. */
 struct tc__mps {
@@ -70,7 +92,13 @@ static inline void tc__mps_from_model(struct tc__mps *q, const struct tc_model *
 /* L(m): one link's share. */
 static inline tc_time_t tc__link_time(const struct tc__mps *q, uint64_t m)
 {
-	return q->ts + (tc_time_t)m * q->tw;
+	return tc__sat_add(q->ts, tc__sat_mul(m, q->tw));
+}
+
+/* m t_c: combining m bytes. */
+static inline tc_time_t tc__combine_time(const struct tc__mps *q, uint64_t m)
+{
+	return tc__sat_mul(m, q->tc);
 }
 
 /* T(m, l): the whole transfer over l links. */
@@ -79,8 +107,8 @@ static inline tc_time_t tc__xfer_time(const struct tc__mps *q, uint64_t m, int h
 	if (hops <= 0)
 		return 0;
 	if (q->ct)
-		return q->ts + (tc_time_t)m * q->tw + (tc_time_t)hops * q->th;
-	return (tc_time_t)hops * tc__link_time(q, m);
+		return tc__sat_add(tc__link_time(q, m), tc__sat_mul((uint64_t)hops, q->th));
+	return tc__sat_mul((uint64_t)hops, tc__link_time(q, m));
 }
 
 /* Resources per node of degree deg. */
@@ -116,16 +144,16 @@ static inline tc_time_t tc__clock_send(const struct tc__mps *q, tc_time_t c, tc_
                                        uint64_t m, int hops, tc_time_t *sender_done)
 {
 	tc_time_t start = tc__max_time(c, *res_free);
-	*res_free = start + tc__link_time(q, m);
+	*res_free = tc__sat_add(start, tc__link_time(q, m));
 	*sender_done = *res_free;
-	return start + tc__xfer_time(q, m, hops);
+	return tc__sat_add(start, tc__xfer_time(q, m, hops));
 }
 
 /* Receive rule: returns the completion time. */
 static inline tc_time_t tc__clock_recv(const struct tc__mps *q, tc_time_t arrival,
                                        tc_time_t *res_free, uint64_t m)
 {
-	tc_time_t done = tc__max_time(arrival, *res_free + tc__link_time(q, m));
+	tc_time_t done = tc__max_time(arrival, tc__sat_add(*res_free, tc__link_time(q, m)));
 	*res_free = done;
 	return done;
 }

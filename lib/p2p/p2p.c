@@ -34,6 +34,21 @@ static inline void tc__activate(struct tc_proc *proc, struct tc__port *port)
 	}
 }
 
+/* Takes an emptied port off the active list (i: its position there) and
+ * lowers the wait hints a park raised on it: left raised, they would have
+ * the peer ring our doorbell for nothing (spurious wake-ups). */
+static void tc__deactivate_at(struct tc_proc *proc, struct tc__port *port, int i)
+{
+	port->active = 0;
+	proc->active[i] = proc->active[--proc->nactive];
+	if (port->hinted) {
+		/* Relaxed: a stale raised hint costs one spurious ring only. */
+		atomic_store_explicit(&port->out->want_space, 0, memory_order_relaxed);
+		atomic_store_explicit(&port->in->want_data, 0, memory_order_relaxed);
+		port->hinted = 0;
+	}
+}
+
 static inline void tc__data_published(struct tc_team *t, struct tc__chan *ch)
 {
 	if (t->may_block)
@@ -175,6 +190,17 @@ static bool tc__pull_recv(struct tc_proc *proc, struct tc__port *port, tc_reques
 				break;
 			}
 			if (h.flags & TC__PKT_RNDV) {
+				/* A delivery that runs user code takes a copy: the
+				 * sender's buffer is released before it runs. */
+				void *copy = req->deliver && req->copy_first && h.total
+				                     ? tc__scratch(proc, TC__SLOT_P2P, h.total)
+				                     : NULL;
+				if (req->deliver && req->copy_first && h.total && !copy) {
+					req->status = TC_ENOMEM;
+					req->state = TC__REQ_DONE;
+					done = true;
+					break;
+				}
 				if (!tc__rndv_read_begin(proc)) {
 					/* Aborted: the sender may be gone. */
 					req->status = TC_EABORTED;
@@ -183,7 +209,9 @@ static bool tc__pull_recv(struct tc_proc *proc, struct tc__port *port, tc_reques
 					break;
 				}
 				tc_request *s = (tc_request *)(uintptr_t)h.aux;
-				if (req->deliver)
+				if (copy)
+					memcpy(copy, s->sbuf, h.total);
+				else if (req->deliver)
 					req->deliver(req, s->sbuf, h.total);
 				else if (h.total)
 					memcpy(req->rbuf, s->sbuf, h.total);
@@ -197,6 +225,8 @@ static bool tc__pull_recv(struct tc_proc *proc, struct tc__port *port, tc_reques
 				if (t->may_block)
 					tc__doorbell_ring(&t->procs[port->peer].db);
 				proc->stats.single_copy++;
+				if (copy)
+					req->deliver(req, copy, h.total);
 				tc__recv_done(proc, req);
 				done = true;
 				break;
@@ -239,12 +269,10 @@ void tc__progress(struct tc_proc *proc)
 			if (!port->rq_head)
 				port->rq_tail = NULL;
 		}
-		if (!port->sq_head && !port->rq_head) {
-			port->active = 0;
-			proc->active[i] = proc->active[--proc->nactive];
-		} else {
+		if (!port->sq_head && !port->rq_head)
+			tc__deactivate_at(proc, port, i);
+		else
 			i++;
-		}
 	}
 }
 
@@ -266,6 +294,66 @@ void tc__rndv_quiesce(struct tc_proc *proc)
 	}
 }
 
+/* Unlinks req from the FIFO at *head (tail *tail); true if it was there. */
+static bool tc__unlink(tc_request **head, tc_request **tail, tc_request *req)
+{
+	tc_request *prev = NULL;
+	for (tc_request *r = *head; r; prev = r, r = r->next) {
+		if (r != req)
+			continue;
+		if (prev)
+			prev->next = r->next;
+		else
+			*head = r->next;
+		if (*tail == r)
+			*tail = prev;
+		r->next = NULL;
+		return true;
+	}
+	return false;
+}
+
+void tc__req_retire(struct tc_proc *proc, tc_request *req, int status)
+{
+	if (req->state == TC__REQ_DONE || req->state == TC__REQ_IDLE)
+		return;
+	if (req->nbr >= 0 && req->nbr < proc->deg) {
+		struct tc__port *port = &proc->ports[req->nbr];
+		bool was = req->kind == TC__KIND_SEND
+		                   ? tc__unlink(&port->sq_head, &port->sq_tail, req)
+		                   : tc__unlink(&port->rq_head, &port->rq_tail, req);
+		if (was && port->active && !port->sq_head && !port->rq_head)
+			for (int i = 0; i < proc->nactive; i++)
+				if (proc->active[i] == req->nbr) {
+					tc__deactivate_at(proc, port, i);
+					break;
+				}
+	}
+	if (req->state == TC__REQ_RNDV_WAIT) {
+		/* Its descriptor is out: a receiver may be copying (the team is
+		 * aborted, see tc_cancel), or has copied already. */
+		tc__rndv_quiesce(proc);
+		proc->npending_rndv--;
+	}
+	req->state = TC__REQ_DONE;
+	req->status = status;
+	req->clocked = 1;
+}
+
+void tc__proc_drop_requests(struct tc_proc *proc)
+{
+	tc__rndv_quiesce(proc);
+	for (int i = 0; i < proc->deg; i++) {
+		struct tc__port *pt = &proc->ports[i];
+		pt->sq_head = pt->sq_tail = NULL;
+		pt->rq_head = pt->rq_tail = NULL;
+		pt->active = 0;
+		pt->hinted = 0;
+	}
+	proc->nactive = 0;
+	proc->npending_rndv = 0;
+}
+
 void tc__set_hints(struct tc_proc *proc, bool up)
 {
 	/* Relaxed: ordered by the sleeper fence that follows (or, when
@@ -282,6 +370,7 @@ void tc__set_hints(struct tc_proc *proc, bool up)
 			atomic_store_explicit(&port->out->want_space, up, memory_order_relaxed);
 		if (port->rq_head)
 			atomic_store_explicit(&port->in->want_data, up, memory_order_relaxed);
+		port->hinted = up; /* a port emptied meanwhile lowers its own */
 	}
 }
 
@@ -354,6 +443,7 @@ static void tc__req_init(struct tc_proc *proc, tc_request *req, int kind, int pe
 	req->tag = TC__MSG_USER;
 	req->deliver = NULL;
 	req->deliver_ctx = NULL;
+	req->copy_first = 0;
 	atomic_store_explicit(&req->rndv_done, 0, memory_order_relaxed);
 }
 
@@ -412,6 +502,8 @@ int tc_isend(struct tc_proc *proc, int dst, const void *buf, size_t bytes, tc_re
 	int err = tc__check_args(proc, dst, buf, bytes, req, &nbr);
 	if (!err)
 		tc__isend_checked(proc, dst, nbr, buf, bytes, req);
+	else if (req)
+		req->state = TC__REQ_IDLE; /* a later wait says TC_EINVAL, not a stale status */
 	return err;
 }
 
@@ -421,6 +513,8 @@ int tc_irecv(struct tc_proc *proc, int src, void *buf, size_t cap, tc_request *r
 	int err = tc__check_args(proc, src, buf, cap, req, &nbr);
 	if (!err)
 		tc__irecv_checked(proc, src, nbr, buf, cap, req);
+	else if (req)
+		req->state = TC__REQ_IDLE;
 	return err;
 }
 
@@ -439,7 +533,7 @@ void tc__post_send(struct tc_proc *proc, int nbr, const void *buf, size_t bytes,
 
 static void tc__post_recv_with(struct tc_proc *proc, int nbr, void *buf, size_t cap, int tag,
                                void (*deliver)(tc_request *, const void *, size_t), void *ctx,
-                               tc_request *req)
+                               bool copy_first, tc_request *req)
 {
 	tc__req_init(proc, req, TC__KIND_RECV, proc->nbrs[nbr], nbr, cap);
 	req->sbuf = NULL;
@@ -448,20 +542,21 @@ static void tc__post_recv_with(struct tc_proc *proc, int nbr, void *buf, size_t 
 	req->clocked = 1;
 	req->deliver = deliver;
 	req->deliver_ctx = ctx;
+	req->copy_first = copy_first;
 	tc__enqueue_recv(proc, &proc->ports[nbr], req);
 }
 
 void tc__post_recv(struct tc_proc *proc, int nbr, void *buf, size_t cap, int tag,
                    tc_request *req)
 {
-	tc__post_recv_with(proc, nbr, buf, cap, tag, NULL, NULL, req);
+	tc__post_recv_with(proc, nbr, buf, cap, tag, NULL, NULL, false, req);
 }
 
 void tc__post_recv_direct(struct tc_proc *proc, int nbr, size_t bytes, int tag,
                           void (*deliver)(tc_request *, const void *, size_t), void *ctx,
-                          tc_request *req)
+                          bool copy_first, tc_request *req)
 {
-	tc__post_recv_with(proc, nbr, NULL, bytes, tag, deliver, ctx, req);
+	tc__post_recv_with(proc, nbr, NULL, bytes, tag, deliver, ctx, copy_first, req);
 }
 
 bool tc__send_eager(struct tc_proc *proc, int nbr, const void *buf, size_t bytes, int tag,
@@ -530,14 +625,14 @@ static void tc__clock_sent(struct tc_proc *proc, tc_time_t done_at, int hops, si
 {
 	proc->clock = tc__max_time(proc->clock, done_at);
 	proc->stats.hops += (uint64_t)hops;
-	proc->stats.busy_ps += tc__link_time(&proc->team->mps, bytes);
+	proc->stats.busy_ps = tc__sat_add(proc->stats.busy_ps, tc__link_time(&proc->team->mps, bytes));
 }
 
 /* A completed receive's: the receive rule on neighbour nbr's port. */
 static void tc__clock_received(struct tc_proc *proc, int nbr, tc_time_t arrival, size_t bytes)
 {
 	struct tc__mps *q = &proc->team->mps;
-	proc->stats.busy_ps += tc__link_time(q, bytes);
+	proc->stats.busy_ps = tc__sat_add(proc->stats.busy_ps, tc__link_time(q, bytes));
 	tc_time_t done = tc__clock_recv(q, arrival, &proc->res_free[tc__res_recv(q, nbr)], bytes);
 	proc->clock = tc__max_time(proc->clock, done);
 }
@@ -572,14 +667,32 @@ static bool tc__cond_all(struct tc_proc *proc, void *ctx)
 	return all;
 }
 
-int tc_wait(struct tc_proc *proc, tc_request *req, size_t *received)
+/* True when the team is aborted (relaxed: a hint; the single-copy reads
+ * have their own handshake). */
+static inline bool tc__aborted(const struct tc_proc *proc)
 {
-	if (!proc || !req || req->state == TC__REQ_IDLE)
-		return TC_EINVAL;
+	return atomic_load_explicit(&proc->team->aborted, memory_order_relaxed) != 0;
+}
+
+/* A wait ended by an abort or a timeout (err): its requests are dead, out
+ * of their queues, no buffer of theirs read any more. */
+static int tc__wait_failed(struct tc_proc *proc, int n, tc_request *reqs, int err)
+{
+	for (int i = 0; i < n; i++)
+		tc__req_retire(proc, &reqs[i], err);
+	return err;
+}
+
+/* tc_wait, naming the call for the watchdog. */
+static int tc__wait_as(struct tc_proc *proc, tc_request *req, size_t *received, const char *call)
+{
 	if (!tc__req_complete(proc, req)) {
+		proc->cur_call = call;
+		proc->cur_alg = NULL;
+		proc->cur_round = -1;
 		int err = tc__progress_wait(proc, tc__cond_one, req);
 		if (err)
-			return err;
+			return tc__wait_failed(proc, 1, req, err);
 	}
 	tc__req_clock(proc, req);
 	if (req->kind == TC__KIND_RECV)
@@ -589,15 +702,23 @@ int tc_wait(struct tc_proc *proc, tc_request *req, size_t *received)
 	return req->status;
 }
 
-int tc_waitall(struct tc_proc *proc, int n, tc_request *reqs)
+int tc_wait(struct tc_proc *proc, tc_request *req, size_t *received)
 {
-	if (!proc || n < 0 || (n && !reqs))
+	if (!proc || !req || req->state == TC__REQ_IDLE)
 		return TC_EINVAL;
+	return tc__wait_as(proc, req, received, "tc_wait");
+}
+
+static int tc__waitall_as(struct tc_proc *proc, int n, tc_request *reqs, const char *call)
+{
 	struct tc__reqs rs = {n, reqs};
 	if (!tc__cond_all(proc, &rs)) {
+		proc->cur_call = call;
+		proc->cur_alg = NULL;
+		proc->cur_round = -1;
 		int err = tc__progress_wait(proc, tc__cond_all, &rs);
 		if (err)
-			return err;
+			return tc__wait_failed(proc, n, reqs, err);
 	}
 	/* Clock: sends in any order, receives in order of arrival (ties by
 	 * position), whatever order they physically completed in. */
@@ -625,6 +746,18 @@ int tc_waitall(struct tc_proc *proc, int n, tc_request *reqs)
 	return TC_OK;
 }
 
+int tc_waitall(struct tc_proc *proc, int n, tc_request *reqs)
+{
+	if (!proc || n < 0 || (n && !reqs))
+		return TC_EINVAL;
+	/* A request that was never started (or whose start failed) would be
+	 * waited for forever, or report a stale status. */
+	for (int i = 0; i < n; i++)
+		if (reqs[i].state == TC__REQ_IDLE)
+			return TC_EINVAL;
+	return tc__waitall_as(proc, n, reqs, "tc_waitall");
+}
+
 int tc_test(struct tc_proc *proc, tc_request *req, int *done)
 {
 	if (!proc || !req || !done || req->state == TC__REQ_IDLE)
@@ -635,8 +768,31 @@ int tc_test(struct tc_proc *proc, tc_request *req, int *done)
 		tc__req_clock(proc, req);
 		if (req->kind == TC__KIND_RECV)
 			tc__emulate_sync(proc);
+		return req->status;
 	}
-	return *done ? req->status : TC_OK;
+	if (tc__aborted(proc)) {
+		/* No progress will ever be made: the request is dead, and a
+		 * test loop must end. */
+		*done = 1;
+		return tc__wait_failed(proc, 1, req, TC_EABORTED);
+	}
+	return TC_OK;
+}
+
+int tc_cancel(struct tc_proc *proc, tc_request *req)
+{
+	if (!proc || !req || req->state == TC__REQ_IDLE)
+		return TC_EINVAL;
+	if (req->state == TC__REQ_DONE || tc__req_complete(proc, req))
+		return TC_OK; /* too late to cancel, and nothing to do */
+	/* Before an abort only what no peer has seen: a queued receive that no
+	 * packet has been matched to, a queued send none of whose packets (or
+	 * descriptor) is in the channel.  After it, anything: no progress is
+	 * made any more, and tc__req_retire waits out a receiver copying. */
+	if (req->state != TC__REQ_QUEUED && !tc__aborted(proc))
+		return TC_EPENDING;
+	tc__req_retire(proc, req, TC_ECANCELED);
+	return TC_OK;
 }
 
 /*
@@ -663,7 +819,7 @@ int tc_send(struct tc_proc *proc, int dst, const void *buf, size_t bytes)
 		return TC_OK;
 	}
 	tc__isend_checked(proc, dst, nbr, buf, bytes, &req);
-	return tc_wait(proc, &req, NULL);
+	return tc__wait_as(proc, &req, NULL, "tc_send");
 }
 
 int tc_recv(struct tc_proc *proc, int src, void *buf, size_t cap, size_t *received)
@@ -689,7 +845,7 @@ int tc_recv(struct tc_proc *proc, int src, void *buf, size_t cap, size_t *receiv
 		return TC_OK;
 	}
 	tc__irecv_checked(proc, src, nbr, buf, cap, &req);
-	return tc_wait(proc, &req, received);
+	return tc__wait_as(proc, &req, received, "tc_recv");
 }
 
 int tc_sendrecv(struct tc_proc *proc, int dst, const void *sbuf, size_t sbytes, int src,
@@ -709,9 +865,15 @@ int tc_sendrecv(struct tc_proc *proc, int dst, const void *sbuf, size_t sbytes, 
 		err = TC_EINVAL;
 	if (err)
 		return err;
-	tc_isend(proc, dst, sbuf, sbytes, &reqs[0]);
-	tc_irecv(proc, src, rbuf, rcap, &reqs[1]);
-	err = tc_waitall(proc, 2, reqs);
+	/* Only an abort can fail a post now; a send already out is then
+	 * retired (never left queued behind the caller's back). */
+	err = tc_isend(proc, dst, sbuf, sbytes, &reqs[0]);
+	if (err)
+		return err;
+	err = tc_irecv(proc, src, rbuf, rcap, &reqs[1]);
+	if (err)
+		return tc__wait_failed(proc, 1, reqs, err);
+	err = tc__waitall_as(proc, 2, reqs, "tc_sendrecv");
 	if (received)
 		*received = reqs[1].received;
 	return err;

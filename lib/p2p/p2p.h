@@ -65,10 +65,17 @@ void tc__post_recv(struct tc_proc *proc, int nbr, void *buf, size_t cap, int tag
  * single copy (bytes >= the team's single_copy_min): deliver(req, src,
  * bytes) consumes it from the sender's buffer in place of a copy (req's
  * deliver_ctx is ctx).  Any other message completes it with TC_EMISMATCH,
- * left in place. */
+ * left in place.  copy_first: deliver runs user code (a user reduction
+ * operator), which may block or call the library: the message is copied to
+ * the proc's scratch (slot TC__SLOT_P2P) and the sender's buffer released
+ * before deliver runs, so that a failing sender never waits on user code
+ * (tc__rndv_quiesce). */
 void tc__post_recv_direct(struct tc_proc *proc, int nbr, size_t bytes, int tag,
                           void (*deliver)(tc_request *, const void *, size_t), void *ctx,
-                          tc_request *req);
+                          bool copy_first, tc_request *req);
+/* The scratch slot p2p copies user-delivered messages into (lib/sched uses
+ * slots 0-4, lib/coll the last two). */
+enum { TC__SLOT_P2P = 5 };
 /* Messages of the layers above (collectives) from this many bytes on go by
  * single copy: the smaller of the team's threshold and 256 bytes (measured
  * on 2 cores: from about 128 B a descriptor and one pass over the sender's
@@ -153,6 +160,16 @@ static inline void tc__rndv_read_end(struct tc_proc *proc)
 	atomic_store_explicit(&proc->rndv_reading, 0, memory_order_release);
 }
 void tc__rndv_quiesce(struct tc_proc *proc);
+
+/* Takes req out of its port's queue (if queued) and completes it with
+ * status; a single-copy send a receiver may be reading is first waited for
+ * (tc__rndv_quiesce: the team must be aborted then).  Nothing is moved. */
+void tc__req_retire(struct tc_proc *proc, tc_request *req, int status);
+/* After an abort: forgets every request the proc has queued (their
+ * storage may be gone: never touched) once no peer reads its single-copy
+ * buffers; the proc then has nothing pending (tc_detach, the reset at a
+ * start). */
+void tc__proc_drop_requests(struct tc_proc *proc);
 
 /* Progress on every port with pending requests (lib/p2p); none once the
  * team is aborted. */

@@ -45,6 +45,9 @@ enum { TC__SCR_TMP = 0, TC__SCR_STAGE, TC__SCR_REQS, TC__SCR_STATE, TC__SCR_PORT
 
 enum { TC__IT_SEND = 0, TC__IT_FWD_IN, TC__IT_FWD_OUT, TC__IT_RECV };
 enum { TC__BUF_STAGE = 3 };
+/* Cut-through packets of one transfer, at most (plan items and requests are
+ * per packet; packet numbers are int). */
+enum { TC__MAX_PACKETS = 4096 };
 
 struct tc__pitem {
 	int kind;
@@ -288,8 +291,14 @@ int tc__plan_build(struct tc_proc *proc, const struct tc__sched *s, const int *m
 				continue;
 			int hops = tc__xroute(t, x, path, team->p);
 			bool split = q->ct && hops > 1 && pl->chunk && x->bytes > pl->chunk;
-			uint64_t npk = split ? (x->bytes + pl->chunk - 1) / pl->chunk : 1;
 			uint64_t plen = split ? pl->chunk : x->bytes;
+			/* At most TC__MAX_PACKETS packets per transfer: a tiny mu
+			 * on a long transfer takes larger ones (the logical clock
+			 * does not depend on them: every packet carries the
+			 * arrival of the whole transfer). */
+			if (split && (x->bytes + plen - 1) / plen > TC__MAX_PACKETS)
+				plen = (x->bytes + TC__MAX_PACKETS - 1) / TC__MAX_PACKETS;
+			uint64_t npk = split ? (x->bytes + plen - 1) / plen : 1;
 			if (x->src == me) {
 				struct tc__pitem p = {.kind = TC__IT_SEND, .xi = i, .hops = hops,
 				                      .nbr = tc_topo_neighbor_index(t, me, path[1]),
@@ -599,7 +608,7 @@ static tc_time_t tc__item_sent(struct tc_proc *proc, const struct tc__sched *s,
 	*send_done = tc__max_time(*send_done, done);
 	proc->stats.transfers_sent++;
 	proc->stats.hops += (uint64_t)x->hops;
-	proc->stats.busy_ps += tc__link_time(q, y->bytes);
+	proc->stats.busy_ps = tc__sat_add(proc->stats.busy_ps, tc__link_time(q, y->bytes));
 	return arrival;
 }
 
@@ -614,7 +623,7 @@ static tc_time_t tc__item_received(struct tc_proc *proc, const struct tc__sched 
 	                               y->bytes);
 	proc->clock = tc__max_time(proc->clock, fin);
 	proc->stats.transfers_recv++;
-	proc->stats.busy_ps += tc__link_time(q, y->bytes);
+	proc->stats.busy_ps = tc__sat_add(proc->stats.busy_ps, tc__link_time(q, y->bytes));
 	return fin;
 }
 
@@ -652,14 +661,14 @@ static void tc__round_apply(struct tc_proc *proc, const struct tc__sched *s,
 			if (proc->ev) {
 				struct tc_event e = {TC_EV_COMBINE, r, a->xi, x->src, x->src, x->dst,
 				                     x->bytes, proc->ncalls, proc->clock,
-				                     proc->clock + (tc_time_t)x->bytes * q->tc, w0,
+				                     tc__sat_add(proc->clock, tc__combine_time(q, x->bytes)), w0,
 				                     tc__wall(team)};
 				tc__trace(proc, &e);
 			}
 		}
 		if (x->op != TC__XOP_COPY) {
-			proc->clock += (tc_time_t)x->bytes * q->tc;
-			proc->stats.busy_ps += (tc_time_t)x->bytes * q->tc;
+			proc->clock = tc__sat_add(proc->clock, tc__combine_time(q, x->bytes));
+			proc->stats.busy_ps = tc__sat_add(proc->stats.busy_ps, tc__combine_time(q, x->bytes));
 		}
 	}
 }
@@ -755,6 +764,7 @@ static int tc__run_tiny(struct tc_proc *proc, const struct tc__sched *s, const s
 			}
 		}
 		if (w.n) {
+			proc->cur_round = r;
 			int err = tc__progress_wait(proc, tc__tiny_done, &w);
 			if (!err)
 				err = w.err;
@@ -789,6 +799,9 @@ static int tc__plan_run(struct tc_proc *proc, const struct tc__sched *s, const s
 	if (pl->stage_max &&
 	    !(bufs[TC__BUF_STAGE] = tc__scratch(proc, TC__SCR_STAGE, pl->stage_max)))
 		return TC_ENOMEM;
+	proc->cur_call = io->call ? io->call : "collective";
+	proc->cur_alg = io->alg;
+	proc->cur_round = 0;
 	tc_request *req = tc__scratch(proc, TC__SCR_REQS, mi * sizeof *req);
 	if (req && pl->tiny && !proc->ev)
 		return tc__run_tiny(proc, s, pl, io, bufs, req);
@@ -837,7 +850,7 @@ static int tc__plan_run(struct tc_proc *proc, const struct tc__sched *s, const s
 				st[i].recv_left = y->op == TC__XOP_COMBINE_LEFT;
 				st[i].io = io;
 				tc__post_recv_direct(proc, x->nbr, x->len, tag, tc__deliver_combine,
-				                     &st[i], &req[i]);
+				                     &st[i], io->user_code != 0, &req[i]);
 			} else if (x->kind == TC__IT_FWD_IN || x->kind == TC__IT_RECV) {
 				tc__post_recv(proc, x->nbr, tc__ptr(&rd, x), x->len, tag, &req[i]);
 			}
@@ -846,6 +859,7 @@ static int tc__plan_run(struct tc_proc *proc, const struct tc__sched *s, const s
 		}
 		rd.recvs_posted = 1;
 		if (rd.n && rd.first_open < rd.n) {
+			proc->cur_round = r;
 			int err = tc__progress_wait(proc, tc__round_done, &rd);
 			if (!err)
 				err = rd.err;

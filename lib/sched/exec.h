@@ -41,6 +41,11 @@ struct tc__exec_io {
 	                           detection off, the whole signature) */
 	uint64_t sig;           /* its 64-bit signature (0: the tag alone);
 	                           see tc__plan_exec() */
+	/* For the watchdog's report (NULL: "collective"); and whether combine
+	 * runs user code (a user operator: then never on a sender's buffer,
+	 * lib/p2p's copy_first). */
+	const char *call, *alg;
+	int user_code;
 };
 
 /* A schedule compiled for one rank (its own items only); built once, run
