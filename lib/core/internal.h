@@ -97,6 +97,9 @@ struct tc_team {
 	uint64_t spin_ns, yield_ns;
 	uint64_t timeout_ns;
 	size_t stack_bytes;
+	enum tc_exec exec;      /* resolved: TC_EXEC_THREADS or TC_EXEC_FIBRES */
+	bool run_unattached;    /* tc_run leaves attached ranks to their threads */
+	size_t fibre_stack;     /* fibres: each rank's usable stack */
 	size_t trace_cap;
 	int cpus;
 	int *cpu_list;

@@ -16,6 +16,7 @@
 
 #include "core/error_detail.h"
 #include "core/internal.h"
+#include "fibre/sched.h"
 
 /* Default ring: 16 KiB per channel while the rings of the team stay under
  * TC__RING_BUDGET, halving for larger teams down to TC__RING_MIN. */
@@ -45,6 +46,24 @@
 #define TC__SPIN_NS_DEFAULT 20000u
 #define TC__YIELD_NS_DEDICATED 20000u
 #define TC__YIELD_NS_OVERSUB 1000000u
+/*
+ * Fibres (README "Fibres"): a fibre never spins (its peer may be a fibre of
+ * the same CPU, which cannot run meanwhile), a yield switches to the CPU's
+ * next ready rank (tens of ns) and parking costs a switch too, unless the
+ * CPU then has nothing ready and its thread sleeps on its futex.  So a
+ * fibre yields for TC__YIELD_NS_FIBRE (while its CPU has other ready ranks
+ * this only reorders them; when it has none it catches a peer on another
+ * CPU that answers within that time), then parks.  Measured on a busy
+ * machine (load 5 on 2 CPUs), complete:64 barrier and 8-byte allreduce:
+ * yielding 1 ns (park at the second look) 75-125 us, 50 us 47-85 us,
+ * 1 ms 68-82 us per call, all within the noise of one another; a park
+ * costs the fences and hints of the Dekker pair on both sides, a yield
+ * only a switch, so the middle.  The default stack of a rank fibre is
+ * TC__FIBRE_STACK_RANK (the deepest rank function of the suites runs in
+ * it, tests/test_fibre_ranks.c).
+ */
+#define TC__YIELD_NS_FIBRE 50000u
+#define TC__FIBRE_STACK_RANK ((size_t)256 << 10)
 
 void tc_team_config_default(struct tc_team_config *cfg)
 {
@@ -156,14 +175,15 @@ static int tc__team_fits(const struct tc_team *t)
 	                          ? (long long)rl.rlim_cur
 	                          : -1;
 	long long lim = tmax > 0 && (nproc < 0 || tmax < nproc) ? tmax : nproc;
-	if (lim > 0 && (long long)p > lim) {
+	bool fibres = t->exec == TC_EXEC_FIBRES; /* one thread per CPU */
+	if (lim > 0 && (long long)p > lim && !fibres) {
 		tc__set_detail("a team of %d ranks needs %d threads, %.1fx the %lld the system "
 		               "allows (%s): fewer ranks",
 		               t->p, t->p, (double)p / (double)lim, lim,
 		               lim == tmax ? "/proc/sys/kernel/threads-max" : "RLIMIT_NPROC");
 		return TC_ELIMIT;
 	}
-	size_t stack = t->stack_bytes;
+	size_t stack = fibres ? t->fibre_stack : t->stack_bytes;
 	if (!stack) {
 		pthread_attr_t attr;
 		if (pthread_attr_init(&attr) == 0) {
@@ -246,11 +266,35 @@ int tc_team_create(const struct tc_team_config *cfg, struct tc_team **out)
 	}
 	t->cpus = ncpu;
 
+	/* Threads or fibres: the config, TC_EXEC for AUTO, then the rule. */
+	if (cfg->exec > TC_EXEC_FIBRES) {
+		err = TC_EINVAL;
+		goto fail;
+	}
+	t->exec = cfg->exec;
+	const char *ex = getenv("TC_EXEC");
+	if (t->exec == TC_EXEC_AUTO && ex)
+		t->exec = !strcmp(ex, "fibres") ? TC_EXEC_FIBRES
+		          : !strcmp(ex, "threads") ? TC_EXEC_THREADS : TC_EXEC_AUTO;
+	if (t->exec == TC_EXEC_AUTO)
+		t->exec = t->p > t->cpus ? TC_EXEC_FIBRES : TC_EXEC_THREADS;
+	t->run_unattached = cfg->run_unattached != 0;
+	t->fibre_stack = tc__fibre_stack_size(cfg->stack_bytes ? cfg->stack_bytes
+	                                                      : TC__FIBRE_STACK_RANK);
+
 	/* Waiting thresholds. */
 	bool oversub = t->p > t->cpus;
 	t->spin_ns = cfg->spin_ns ? cfg->spin_ns : (oversub ? 0 : TC__SPIN_NS_DEFAULT);
 	t->yield_ns = cfg->yield_ns ? cfg->yield_ns
 	                            : (oversub ? TC__YIELD_NS_OVERSUB : TC__YIELD_NS_DEDICATED);
+	if (t->exec == TC_EXEC_FIBRES) {
+		/* A fibre that spins keeps its CPU's other ranks from running:
+		 * TC_WAIT_SPIN yields instead (lib/core/team.c, fibres). */
+		if (t->wait == TC_WAIT_SPIN)
+			t->wait = TC_WAIT_YIELD;
+		t->spin_ns = cfg->spin_ns;
+		t->yield_ns = cfg->yield_ns ? cfg->yield_ns : TC__YIELD_NS_FIBRE;
+	}
 	if (t->wait == TC_WAIT_YIELD || t->wait == TC_WAIT_BLOCK)
 		t->spin_ns = 0;
 	if (t->wait == TC_WAIT_BLOCK)
@@ -259,8 +303,10 @@ int tc_team_create(const struct tc_team_config *cfg, struct tc_team **out)
 	/* The asymmetric fence makes every sleep cost a membarrier (IPIs to
 	 * the other CPUs, VM exits here): worth it when sleeps are rare, not
 	 * when ranks outnumber CPUs or always block (measured: a 64-rank
-	 * barrier with TC_WAIT_BLOCK takes 3.57 ms with it, 0.69 ms without). */
-	t->asym_fence = tc__asym_fence && !oversub && t->wait != TC_WAIT_BLOCK;
+	 * barrier with TC_WAIT_BLOCK takes 3.57 ms with it, 0.69 ms without),
+	 * nor on fibres, which park at every wait that a yield does not end. */
+	t->asym_fence = tc__asym_fence && !oversub && t->wait != TC_WAIT_BLOCK &&
+	                t->exec != TC_EXEC_FIBRES;
 
 	/* Channels: one per arc, in the CSR order of the topology. */
 	t->nchans = tc_topo_props(t->topo)->arcs;
@@ -400,6 +446,8 @@ void tc_team_get_info(const struct tc_team *t, struct tc_team_info *info)
 	info->asym_fence = t->asym_fence;
 	info->sched_cache_bytes = atomic_load(&((struct tc_team *)t)->shared_bytes);
 	info->sched_cache_entries = atomic_load(&((struct tc_team *)t)->shared_entries);
+	info->exec = t->exec;
+	info->fibre_stack_bytes = t->exec == TC_EXEC_FIBRES ? t->fibre_stack : 0;
 }
 
 int tc_team_size(const struct tc_team *team)
@@ -462,7 +510,9 @@ static void *tc__rank_main(void *arg)
 {
 	struct tc_proc *proc = arg;
 	struct tc_team *t = proc->team;
-	if (t->emulate) {
+	if (t->emulate && t->exec == TC_EXEC_FIBRES) {
+		tc__emulate_sync(proc); /* the CPU passed the gate (tc__run_fibres) */
+	} else if (t->emulate) {
 		/* Deadlines must be met to the microsecond: no timer slack. */
 		prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
 		/* The epoch is set once every thread exists (tc_run). */
@@ -486,10 +536,171 @@ static void *tc__rank_main(void *arg)
 	return NULL;
 }
 
+/* ---- ranks as fibres (lib/fibre/sched.h) ---- */
+
+static void tc__fibre_rank(struct tc__task *self, void *arg)
+{
+	(void)self;
+	tc__rank_main(arg);
+}
+
+/* Each CPU's thread, before its first rank runs. */
+static void tc__fibre_cpu_start(void *arg)
+{
+	struct tc_team *t = arg;
+	if (!t->emulate)
+		return;
+	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0); /* the futex timeouts of the timers */
+	pthread_mutex_lock(&t->gate_mu);
+	while (!t->gate_open)
+		pthread_cond_wait(&t->gate_cv, &t->gate_mu);
+	pthread_mutex_unlock(&t->gate_mu);
+}
+
+/*
+ * tc_run on fibres: the n ranks of run[] as tasks over min(cpus, n) CPU
+ * threads, rank run[i] on the (i mod cpus)-th CPU of the affinity set (the
+ * threads' placement).  Emulated: the CPU threads wait at the gate, then
+ * every rank sleeps in its CPU's timer queue until the epoch.
+ */
+static int tc__run_fibres(struct tc_team *t, const int *run, int n)
+{
+	struct tc__sched *s;
+	int err = tc__sched_create(n, n < t->cpus ? n : t->cpus, t->no_pin ? NULL : t->cpu_list,
+	                           t->fibre_stack, &s);
+	if (err)
+		return err;
+	for (int i = 0; i < n; i++) {
+		struct tc_proc *pr = &t->procs[run[i]];
+		struct tc__task *task = tc__sched_task(s, i);
+		task->fn = tc__fibre_rank;
+		task->arg = pr;
+		pr->run_err = 0;
+		pr->db.task = task;
+	}
+	err = tc__sched_start(s, tc__fibre_cpu_start, t);
+	if (err)
+		tc_team_abort(t);
+	if (t->emulate) {
+		/* The CPU threads exist; a switch per rank is all a start costs. */
+		pthread_mutex_lock(&t->gate_mu);
+		t->epoch_ns = tc__now_ns() + 200000u + 2000u * (uint64_t)n / (uint64_t)t->cpus;
+		t->gate_open = 1;
+		pthread_cond_broadcast(&t->gate_cv);
+		pthread_mutex_unlock(&t->gate_mu);
+	}
+	tc__sched_join(s);
+	/* Ranks on CPUs that never started did not run: no wall time, and their
+	 * doorbells go back to futexes. */
+	for (int i = 0; i < n; i++)
+		t->procs[run[i]].db.task = NULL;
+	tc__sched_destroy(s);
+	return err;
+}
+
+/* The ranks of run[] as threads, as tc_run does for all of them. */
+static int tc__run_threads(struct tc_team *t, const int *run, int n)
+{
+	pthread_attr_t attr;
+	pthread_attr_init(&attr);
+	if (t->stack_bytes)
+		pthread_attr_setstacksize(&attr, t->stack_bytes);
+	int started = 0, err = TC_OK;
+	for (int i = 0; i < n; i++) {
+		struct tc_proc *pr = &t->procs[run[i]];
+		pr->run_err = 0;
+		if (!t->no_pin) {
+			cpu_set_t set;
+			CPU_ZERO(&set);
+			CPU_SET(t->cpu_list[run[i] % t->cpus], &set);
+			pthread_attr_setaffinity_np(&attr, sizeof set, &set);
+		}
+		if (pthread_create(&pr->thread, &attr, tc__rank_main, pr) != 0) {
+			err = TC_ESYS;
+			tc_team_abort(t);
+			break;
+		}
+		started++;
+	}
+	pthread_attr_destroy(&attr);
+	if (t->emulate) {
+		pthread_mutex_lock(&t->gate_mu);
+		t->epoch_ns = tc__now_ns() + 200000u + 60000u * (uint64_t)n / (uint64_t)t->cpus;
+		t->gate_open = 1;
+		pthread_cond_broadcast(&t->gate_cv);
+		pthread_mutex_unlock(&t->gate_mu);
+	}
+	for (int i = 0; i < started; i++)
+		pthread_join(t->procs[run[i]].thread, NULL);
+	return err;
+}
+
+/*
+ * tc_run for teams on fibres or that leave attached ranks to their threads
+ * (run_unattached): the ranks to run are listed first, the rest as tc_run.
+ * A mixed team that was aborted is not reset here while ranks stay
+ * attached (they may still be inside a channel).
+ */
+static int tc__run_ranks(struct tc_team *t, tc_spmd_fn fn, void *arg)
+{
+	int expect = 0;
+	if (!atomic_compare_exchange_strong(&t->running, &expect, 1))
+		return TC_EBUSY;
+	int *run = malloc((size_t)t->p * sizeof *run), n = 0;
+	if (!run) {
+		atomic_store(&t->running, 0);
+		return TC_ENOMEM;
+	}
+	for (int r = 0; r < t->p; r++) {
+		int zero = 0;
+		if (atomic_compare_exchange_strong(&t->procs[r].attached, &zero, 1)) {
+			run[n++] = r;
+		} else if (!t->run_unattached) {
+			for (int i = 0; i < n; i++)
+				atomic_store(&t->procs[run[i]].attached, 0);
+			free(run);
+			atomic_store(&t->running, 0);
+			return TC_EBUSY;
+		}
+	}
+	t->fn = fn;
+	t->fn_arg = arg;
+	atomic_store(&t->first_err, 0);
+	for (int i = 0; i < n; i++)
+		tc__proc_clock_reset(&t->procs[run[i]]);
+	t->epoch_ns = tc__now_ns();
+	t->gate_open = 0;
+	int err = TC_OK;
+	if (n)
+		err = t->exec == TC_EXEC_FIBRES ? tc__run_fibres(t, run, n) : tc__run_threads(t, run, n);
+	if (!err)
+		err = atomic_load(&t->first_err);
+	t->last_run.mode = t->emulate ? TC_MODE_EMULATED : TC_MODE_NATIVE;
+	t->last_run.wall_ns = 0;
+	t->last_run.makespan_ps = 0;
+	for (int i = 0; i < n; i++) {
+		struct tc_proc *pr = &t->procs[run[i]];
+		uint64_t w = pr->wall_end_ns > t->epoch_ns ? pr->wall_end_ns - t->epoch_ns : 0;
+		if (w > t->last_run.wall_ns)
+			t->last_run.wall_ns = w;
+		if (pr->clock > t->last_run.makespan_ps)
+			t->last_run.makespan_ps = pr->clock;
+	}
+	if (atomic_load(&t->aborted) && n == t->p)
+		tc__team_reset(t);
+	for (int i = 0; i < n; i++)
+		atomic_store(&t->procs[run[i]].attached, 0);
+	free(run);
+	atomic_store(&t->running, 0);
+	return err;
+}
+
 int tc_run(struct tc_team *t, tc_spmd_fn fn, void *arg)
 {
 	if (!t || !fn)
 		return TC_EINVAL;
+	if (t->exec == TC_EXEC_FIBRES || t->run_unattached)
+		return tc__run_ranks(t, fn, arg);
 	int expect = 0;
 	if (!atomic_compare_exchange_strong(&t->running, &expect, 1))
 		return TC_EBUSY;
@@ -657,6 +868,12 @@ void tc__emulate_sync(struct tc_proc *proc)
 	if (!t->emulate)
 		return;
 	uint64_t when = t->epoch_ns + (uint64_t)(proc->clock / TC_PS_PER_NS);
+	if (proc->db.task) {
+		/* A fibre: its CPU's timer queue (lib/fibre/sched.h). */
+		if (when > tc__now_ns())
+			tc__task_sleep_until(proc->db.task, when);
+		return;
+	}
 	struct timespec ts = {.tv_sec = (time_t)(when / 1000000000u),
 	                      .tv_nsec = (long)(when % 1000000000u)};
 	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
@@ -670,6 +887,14 @@ int tc_clock_advance(struct tc_proc *proc, double ns)
 	proc->clock += tc__ns_to_ps(ns);
 	tc__emulate_sync(proc);
 	return TC_OK;
+}
+
+void tc_yield(struct tc_proc *proc)
+{
+	if (proc->db.task)
+		tc__task_yield(proc->db.task);
+	else
+		sched_yield();
 }
 
 void tc_proc_stats(const struct tc_proc *proc, struct tc_stats *out)

@@ -40,6 +40,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* ThreadSanitizer must be told about every switch (its fibre API), or it
+ * sees one thread's accesses on many stacks and reports nonsense. */
+#if defined(__SANITIZE_THREAD__)
+#include <sanitizer/tsan_interface.h>
+#define TC__FIBRE_TSAN 1
+#endif
+
 /* Default usable stack of a fibre; TC_FIBRE_STACK (bytes, or with a k or m
  * suffix) replaces it and is a floor for explicit sizes too. */
 enum { TC__FIBRE_STACK_DEFAULT = 64 * 1024 };
@@ -57,6 +64,7 @@ struct tc__fibre {
 	size_t stack_bytes;      /* usable, whole pages */
 	int slot;                /* guard-page registry slot (fibre.c), -1: none */
 	bool done;
+	void *tsan;              /* ThreadSanitizer's fibre (TSan builds only) */
 };
 
 /* The switch routine (assembly): stores the current stack pointer, with the
@@ -95,6 +103,9 @@ void tc__fibre_destroy(struct tc__fibre *f);
  * to must not be running, nor finished. */
 static inline void tc__fibre_switch(struct tc__fibre *from, struct tc__fibre *to)
 {
+#ifdef TC__FIBRE_TSAN
+	__tsan_switch_to_fiber(to->tsan, 0);
+#endif
 	tc__fibre_jump(&from->sp, to->sp);
 }
 

@@ -242,7 +242,7 @@ void tc__rndv_quiesce(struct tc_proc *proc)
 		/* Acquire: pairs with tc__rndv_read_end(). */
 		for (unsigned k = 0; atomic_load_explicit(&peer->rndv_reading, memory_order_acquire); k++)
 			if (k % 64 == 63)
-				sched_yield(); /* the reader may need our CPU */
+				tc__yield(); /* the reader may need our CPU (or be a fibre of it) */
 			else
 				tc__cpu_relax();
 	}
@@ -591,6 +591,10 @@ int tc_test(struct tc_proc *proc, tc_request *req, int *done)
 		tc__req_clock(proc, req);
 		if (req->kind == TC__KIND_RECV)
 			tc__emulate_sync(proc);
+	} else if (proc->db.task) {
+		/* A fibre polling in a loop would keep its peer, perhaps a fibre
+		 * of the same CPU, from ever running: let the CPU's others run. */
+		tc__yield();
 	}
 	return *done ? req->status : TC_OK;
 }

@@ -14,6 +14,11 @@ int tc__progress_wait(struct tc_proc *proc, tc__cond_fn cond, void *ctx)
 	struct tc_team *team = proc->team;
 	struct tc__waiter w;
 	tc__waiter_init(&w, team->wait, team->spin_ns, team->yield_ns, team->timeout_ns);
+	/* A fibre never spins: its peer may be a fibre of its own CPU, which
+	 * runs only when we yield or park (lib/core/team.c, fibres). */
+	bool fibre = proc->db.task != NULL;
+	if (fibre)
+		w.spinning = false;
 
 	for (;;) {
 		tc__progress(proc);
@@ -28,7 +33,7 @@ int tc__progress_wait(struct tc_proc *proc, tc__cond_fn cond, void *ctx)
 			continue;
 		/* While a peer may still be copying a long single-copy send of
 		 * ours, keep the CPU (lib/p2p/p2p.c, spin_until_ns). */
-		switch (tc__wait_next(&w, proc->npending_rndv ? proc->spin_until_ns : 0)) {
+		switch (tc__wait_next(&w, proc->npending_rndv && !fibre ? proc->spin_until_ns : 0)) {
 		case TC__WAIT_SPIN:
 		case TC__WAIT_YIELD:
 			continue;
