@@ -175,6 +175,9 @@ typedef int (*tc_spmd_fn)(struct tc_proc *proc, void *arg);
  * hanging.  Errors of its own: TC_EBUSY (already running or ranks attached),
  * TC_ESYS (thread creation failed; the started threads are aborted and joined).
  * Not thread-safe for one team; teams are independent.
+ * On fibres (enum tc_exec) it starts one pinned thread per CPU instead, rank r
+ * a fibre of the (r mod n)-th; with run_unattached it runs only the ranks no
+ * thread has attached (TC_ENOMEM also possible: the fibres' stacks).
  */
 int tc_run(struct tc_team *team, tc_spmd_fn fn, void *arg);
 
