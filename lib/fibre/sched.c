@@ -13,7 +13,6 @@
  * fibre returns to c->main, which frees nothing (the stacks go with
  * tc__sched_destroy) but counts it.
  */
-#define _LGPL_SOURCE
 #include "fibre/sched.h"
 
 #include <errno.h>
@@ -42,8 +41,8 @@ struct tc__fcpu {
 	pthread_t thread;
 	struct tc__sched *s;
 	/* Written by other threads. */
-	alignas(64) struct __cds_wfcq_head rhead;
-	alignas(64) struct cds_wfcq_tail rtail;
+	alignas(64) struct tc__task *_Atomic remote; /* made ready elsewhere: a
+	                                                LIFO list, see tc__pick */
 	alignas(64) _Atomic int32_t idle;   /* 1: sleeps (or is about to) on it */
 	char pad[64 - sizeof(int32_t)];
 };
@@ -137,11 +136,23 @@ static void tc__rq_push(struct tc__fcpu *c, struct tc__task *t)
  * order), to the local FIFO; then takes its head.  NULL: nothing ready. */
 static struct tc__task *tc__pick(struct tc__fcpu *c)
 {
-	if (!cds_wfcq_empty(&c->rhead, &c->rtail)) {
-		struct cds_wfcq_node *n;
-		while ((n = __cds_wfcq_dequeue_nonblocking(&c->rhead, &c->rtail)) &&
-		       n != CDS_WFCQ_WOULDBLOCK)
-			tc__rq_push(c, caa_container_of(n, struct tc__task, rnode));
+	/* Relaxed: a look only; the exchange below is what takes the list. */
+	if (atomic_load_explicit(&c->remote, memory_order_relaxed)) {
+		/* Acquire: pairs with the release CAS of tc__task_wake(); we see
+		 * each task's rnext.  The list is newest first: reversed, so that
+		 * tasks run in the order they were made ready. */
+		struct tc__task *l = atomic_exchange_explicit(&c->remote, NULL, memory_order_acquire);
+		struct tc__task *fifo = NULL;
+		while (l) {
+			struct tc__task *n = l->rnext;
+			l->rnext = fifo;
+			fifo = l;
+			l = n;
+		}
+		for (struct tc__task *n; fifo; fifo = n) {
+			n = fifo->rnext;
+			tc__rq_push(c, fifo);
+		}
 	}
 	if (c->nheap) {
 		uint64_t now = tc__mono_ns();
@@ -200,11 +211,15 @@ void tc__task_wake(struct tc__task *t)
 		tc__rq_push(c, t);
 		return;
 	}
-	cds_wfcq_node_init(&t->rnode);
-	/* The enqueue is an xchg, a full barrier (liburcu's uatomic_xchg):
-	 * the node is in the queue before we read idle.  Pairs with the idle
-	 * CPU's store of idle and fence in tc__cpu_idle(). */
-	cds_wfcq_enqueue(&c->rhead, &c->rtail, &t->rnode);
+	/* Release: publishes t->rnext (and whatever the waker wrote before
+	 * waking t) to the CPU's acquire exchange in tc__pick().  Seq_cst:
+	 * the push is ordered before our load of idle; pairs with the idle
+	 * CPU's seq_cst store of idle and load of remote (tc__cpu_idle). */
+	struct tc__task *old = atomic_load_explicit(&c->remote, memory_order_relaxed);
+	do
+		t->rnext = old;
+	while (!atomic_compare_exchange_weak_explicit(&c->remote, &old, t, memory_order_seq_cst,
+	                                              memory_order_relaxed));
 	if (atomic_load(&c->idle) && atomic_exchange(&c->idle, 0) == 1)
 		syscall(SYS_futex, &c->idle, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
@@ -228,7 +243,7 @@ void tc__task_block(struct tc__task *self, _Atomic int32_t *word, int32_t asleep
 int tc__task_yield(struct tc__task *self)
 {
 	struct tc__fcpu *c = self->cpu;
-	if (!c->rq_head && cds_wfcq_empty(&c->rhead, &c->rtail) &&
+	if (!c->rq_head && !atomic_load_explicit(&c->remote, memory_order_relaxed) &&
 	    (!c->nheap || c->heap[0]->deadline > tc__mono_ns()))
 		return 0;
 	tc__rq_push(c, self);
@@ -250,11 +265,11 @@ void tc__task_sleep_until(struct tc__task *self, uint64_t deadline_ns)
 /* Nothing ready: sleeps until the earliest timer or a remote wake-up. */
 static void tc__cpu_idle(struct tc__fcpu *c)
 {
-	/* Seq_cst store and fence: idle = 1 before the look at the queue;
-	 * pairs with the enqueue's full barrier in tc__task_wake(). */
+	/* Seq_cst store and load: idle = 1 before the look at the remote
+	 * list; pairs with the seq_cst push and load of idle in
+	 * tc__task_wake() (store buffering: one of the two sees the other). */
 	atomic_store(&c->idle, 1);
-	atomic_thread_fence(memory_order_seq_cst);
-	if (cds_wfcq_empty(&c->rhead, &c->rtail)) {
+	if (!atomic_load(&c->remote)) {
 		struct timespec ts, *tsp = NULL;
 		if (c->nheap) {
 			uint64_t d = c->heap[0]->deadline;
@@ -265,9 +280,6 @@ static void tc__cpu_idle(struct tc__fcpu *c)
 		/* Absolute CLOCK_MONOTONIC timeout (the bitset form). */
 		syscall(SYS_futex, &c->idle, FUTEX_WAIT_BITSET | FUTEX_PRIVATE_FLAG, 1, tsp, NULL,
 		        FUTEX_BITSET_MATCH_ANY);
-	} else if (!c->rq_head) {
-		/* An enqueue is half done (WOULDBLOCK): its thread needs a CPU. */
-		sched_yield();
 	}
 	atomic_store_explicit(&c->idle, 0, memory_order_relaxed);
 }
@@ -340,7 +352,6 @@ int tc__sched_create(int ntask, int ncpu, const int *cpu_ids, size_t stack_bytes
 		struct tc__fcpu *c = &s->cpus[k];
 		c->s = s;
 		c->id = cpu_ids ? cpu_ids[k] : -1;
-		__cds_wfcq_init(&c->rhead, &c->rtail);
 		c->nlive = (ntask - k + ncpu - 1) / ncpu;
 		c->heap = malloc((size_t)c->nlive * sizeof *c->heap);
 		if (!c->heap) {

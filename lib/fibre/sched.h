@@ -20,15 +20,20 @@
  *
  * Waking: a task made ready by its own CPU (another task of the same CPU,
  * or a timer) goes to the tail of the local FIFO: no atomic instruction, no
- * system call.  A task made ready by any other thread is enqueued on its
- * CPU's remote queue (liburcu's wfcqueue: wait-free enqueue, one dequeuer)
- * and that CPU's kernel thread is woken if it sleeps on its futex.  The idle
- * CPU's sleep is a Dekker pair as well:
- *   idle CPU: idle = 1 (seq_cst); fence; if the remote queue is empty:
- *             futex_wait(idle, 1, earliest deadline)
- *   waker:    enqueue (an xchg: a full barrier); if idle and
+ * system call.  A task made ready by any other thread is pushed on its
+ * CPU's remote list (a Treiber stack: lock-free push by CAS; the CPU takes
+ * the whole list with one exchange, so there is no ABA, and reverses it)
+ * and that CPU's kernel thread is woken if it sleeps on its futex.  Why not
+ * liburcu's wfcqueue (wait-free enqueue): its volatile accesses and inline
+ * assembly atomics are invisible to ThreadSanitizer, which then reports
+ * every hand-off as a race; C11 atomics keep the race suite meaningful on
+ * fibres, and a CAS retry only happens when two threads wake tasks of one
+ * CPU at the same instant.  The idle CPU's sleep is a Dekker pair as well:
+ *   idle CPU: idle = 1 (seq_cst); if the remote list is empty (seq_cst
+ *             load): futex_wait(idle, 1, earliest deadline)
+ *   waker:    push (seq_cst CAS); if idle (seq_cst load) and
  *             exchange(idle, 0) == 1: futex_wake
- * Either the CPU's look at the queue sees the new node, or the waker sees
+ * Either the CPU's look at the list sees the new task, or the waker sees
  * idle = 1 and wakes it.
  *
  * Blocking with a word: tc__task_block(self, word, asleep, awake, deadline)
@@ -58,8 +63,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <urcu/wfcqueue.h>
-
 #include "fibre/fibre.h"
 
 struct tc__fcpu;
@@ -69,7 +72,7 @@ typedef void (*tc__task_fn)(struct tc__task *self, void *arg);
 struct tc__task {
 	struct tc__fibre *fibre;
 	struct tc__fcpu *cpu;         /* the CPU it runs on, for good */
-	struct cds_wfcq_node rnode;   /* in its CPU's remote queue */
+	struct tc__task *rnext;       /* in its CPU's remote list */
 	struct tc__task *next;        /* in its CPU's local FIFO */
 	tc__task_fn fn;
 	void *arg;
