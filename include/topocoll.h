@@ -53,7 +53,7 @@ enum tc_wait_policy {
  * How tc_run runs the ranks (issue 15, "Fibres" in the README).
  * Threads: one pinned kernel thread per rank.  Fibres: one pinned kernel
  * thread per CPU of the process's affinity set, each running its ranks
- * (rank r on CPU r mod n, for good) as user-level contexts of stack_bytes
+ * (a block of consecutive ranks per CPU, for good) as user-level contexts of stack_bytes
  * each; a rank that waits switches to its CPU's next ready rank in user
  * space (tens of ns, no system call when both are fibres of one CPU).
  * The environment variable TC_EXEC=threads|fibres|auto replaces the
@@ -175,8 +175,8 @@ typedef int (*tc_spmd_fn)(struct tc_proc *proc, void *arg);
  * hanging.  Errors of its own: TC_EBUSY (already running or ranks attached),
  * TC_ESYS (thread creation failed; the started threads are aborted and joined).
  * Not thread-safe for one team; teams are independent.
- * On fibres (enum tc_exec) it starts one pinned thread per CPU instead, rank r
- * a fibre of the (r mod n)-th; with run_unattached it runs only the ranks no
+ * On fibres (enum tc_exec) it starts one pinned thread per CPU instead, each
+ * running a block of consecutive ranks; with run_unattached it runs only the ranks no
  * thread has attached (TC_ENOMEM also possible: the fibres' stacks).
  */
 int tc_run(struct tc_team *team, tc_spmd_fn fn, void *arg);

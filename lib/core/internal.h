@@ -16,6 +16,8 @@
 #include "core/chan.h"
 #include "core/wait.h"
 #include "model/clock.h"
+
+struct tc__sched;
 #include "topocoll.h"
 
 /* n rounded up to whole cache lines. */
@@ -100,6 +102,8 @@ struct tc_team {
 	enum tc_exec exec;      /* resolved: TC_EXEC_THREADS or TC_EXEC_FIBRES */
 	bool run_unattached;    /* tc_run leaves attached ranks to their threads */
 	size_t fibre_stack;     /* fibres: each rank's usable stack */
+	struct tc__sched *fsched; /* fibres: the last run's scheduler and
+	                             stacks, kept for the next (lib/fibre/sched.h) */
 	size_t trace_cap;
 	int cpus;
 	int *cpu_list;

@@ -48,21 +48,23 @@
 #define TC__YIELD_NS_OVERSUB 1000000u
 /*
  * Fibres (README "Fibres"): a fibre never spins (its peer may be a fibre of
- * the same CPU, which cannot run meanwhile), a yield switches to the CPU's
- * next ready rank (tens of ns) and parking costs a switch too, unless the
- * CPU then has nothing ready and its thread sleeps on its futex.  So a
- * fibre yields for TC__YIELD_NS_FIBRE (while its CPU has other ready ranks
- * this only reorders them; when it has none it catches a peer on another
- * CPU that answers within that time), then parks.  Measured on a busy
- * machine (load 5 on 2 CPUs), complete:64 barrier and 8-byte allreduce:
- * yielding 1 ns (park at the second look) 75-125 us, 50 us 47-85 us,
- * 1 ms 68-82 us per call, all within the noise of one another; a park
- * costs the fences and hints of the Dekker pair on both sides, a yield
- * only a switch, so the middle.  The default stack of a rank fibre is
+ * the same CPU, which cannot run meanwhile); a yield switches to the CPU's
+ * next ready rank, and parking costs the Dekker pair's fences and hints and
+ * a switch, unless the CPU then has nothing ready (its thread then polls
+ * for 20 us before it sleeps on its futex, lib/fibre/sched.c).  A waiting
+ * fibre yields once (TC__YIELD_NS_FIBRE: the first look at the clock is
+ * past it), which lets a peer of its CPU answer at the price of a switch,
+ * then parks: yielding longer makes every step of a chain of hand-offs
+ * (ring barrier) wait for a sweep over all the CPU's yielding ranks.
+ * Measured on a loaded machine (load 50 on 2 CPUs: CPU time per call, the
+ * wall time meaningless), p = 64, yielding 1 ns / 5 us / 50 us:
+ * ring:64 barrier 426 / 477 / 517 us, hypercube:6 allreduce 83 / 132 /
+ * 104 us, complete:64 allreduce 32 / 76 / 62 us, dissemination barrier
+ * 78 / 80 / 105 us.  The default stack of a rank fibre is
  * TC__FIBRE_STACK_RANK (the deepest rank function of the suites runs in
  * it, tests/test_fibre_ranks.c).
  */
-#define TC__YIELD_NS_FIBRE 50000u
+#define TC__YIELD_NS_FIBRE 1u
 #define TC__FIBRE_STACK_RANK ((size_t)256 << 10)
 
 void tc_team_config_default(struct tc_team_config *cfg)
@@ -117,6 +119,7 @@ static void tc__team_free(struct tc_team *t)
 				t->procs[r].ext_free(t->procs[r].ext);
 		}
 	free(t->procs);
+	tc__sched_destroy(t->fsched);
 	if (t->shared_free)
 		t->shared_free(t->shared);
 	pthread_mutex_destroy(&t->shared_mu);
@@ -559,17 +562,25 @@ static void tc__fibre_cpu_start(void *arg)
 
 /*
  * tc_run on fibres: the n ranks of run[] as tasks over min(cpus, n) CPU
- * threads, rank run[i] on the (i mod cpus)-th CPU of the affinity set (the
- * threads' placement).  Emulated: the CPU threads wait at the gate, then
+ * threads, in blocks of consecutive ranks (lib/fibre/sched.h).  Emulated: the CPU threads wait at the gate, then
  * every rank sleeps in its CPU's timer queue until the epoch.
  */
 static int tc__run_fibres(struct tc_team *t, const int *run, int n)
 {
-	struct tc__sched *s;
-	int err = tc__sched_create(n, n < t->cpus ? n : t->cpus, t->no_pin ? NULL : t->cpu_list,
-	                           t->fibre_stack, &s);
-	if (err)
-		return err;
+	/* The scheduler of the last run, if it has the same shape: no stack
+	 * to map again (and a thread still ringing a doorbell of that run,
+	 * tc_team_abort, never touches freed memory). */
+	struct tc__sched *s = t->fsched;
+	int err = TC_OK;
+	if (!s || tc__sched_ntask(s) != n) {
+		tc__sched_destroy(s);
+		t->fsched = NULL;
+		err = tc__sched_create(n, n < t->cpus ? n : t->cpus, t->no_pin ? NULL : t->cpu_list,
+		                       t->fibre_stack, &s);
+		if (err)
+			return err;
+		t->fsched = s;
+	}
 	for (int i = 0; i < n; i++) {
 		struct tc_proc *pr = &t->procs[run[i]];
 		struct tc__task *task = tc__sched_task(s, i);
@@ -594,7 +605,6 @@ static int tc__run_fibres(struct tc_team *t, const int *run, int n)
 	 * doorbells go back to futexes. */
 	for (int i = 0; i < n; i++)
 		t->procs[run[i]].db.task = NULL;
-	tc__sched_destroy(s);
 	return err;
 }
 

@@ -330,6 +330,12 @@ int tc__fibre_create(struct tc__fibre *back, size_t stack_bytes, tc__fibre_fn fn
 	return TC_OK;
 }
 
+void tc__fibre_restart(struct tc__fibre *f)
+{
+	f->done = false;
+	f->sp = tc__first_frame(f, (char *)f->map + f->map_bytes);
+}
+
 void tc__fibre_destroy(struct tc__fibre *f)
 {
 	if (!f)

@@ -93,6 +93,11 @@ void tc__fibre_thread_fini(struct tc__fibre *self);
 int tc__fibre_create(struct tc__fibre *back, size_t stack_bytes, tc__fibre_fn fn, void *arg,
                      struct tc__fibre **out);
 
+/* Makes a fibre that is not running (finished, never started, or switched
+ * away from for good) start afresh: fn(fibre, arg) runs on its stack the
+ * next time it is switched to (fn, arg and back may be changed before). */
+void tc__fibre_restart(struct tc__fibre *f);
+
 /* Frees a fibre that is not running (finished, never started, or switched
  * away from for good: what is on its stack is dropped).  NULL is a no-op.
  * Thread-safe. */

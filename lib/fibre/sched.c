@@ -27,6 +27,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <urcu/arch.h>
+
 #include "topocoll.h"
 
 struct tc__fcpu {
@@ -48,7 +50,7 @@ struct tc__fcpu {
 };
 
 struct tc__sched {
-	int ntask, ncpu, started;
+	int ntask, ncpu, started, runs;
 	struct tc__task *tasks;
 	struct tc__fcpu *cpus;
 	void (*on_start)(void *);
@@ -56,6 +58,8 @@ struct tc__sched {
 };
 
 static _Thread_local struct tc__fcpu *tc__cpu_self;
+
+enum { TC__IDLE_SPIN_NS = 20000 }; /* see tc__cpu_idle() */
 
 static uint64_t tc__mono_ns(void)
 {
@@ -262,9 +266,27 @@ void tc__task_sleep_until(struct tc__task *self, uint64_t deadline_ns)
 
 /* ---- the CPU's own context --------------------------------------------- */
 
-/* Nothing ready: sleeps until the earliest timer or a remote wake-up. */
+/* Nothing ready: first looks at the remote list for TC__IDLE_SPIN_NS (a
+ * futex sleep and wake-up costs 20-30 us here, and much more when the
+ * machine is loaded and the woken thread waits for a CPU: the competitive
+ * rule, as a rank thread's spin), then sleeps until the earliest timer or
+ * a remote wake-up. */
 static void tc__cpu_idle(struct tc__fcpu *c)
 {
+	uint64_t start = tc__mono_ns(), now = start;
+	uint64_t until = start + TC__IDLE_SPIN_NS;
+	if (c->nheap && c->heap[0]->deadline < until)
+		until = c->heap[0]->deadline;
+	for (unsigned k = 1; now < until; k++) {
+		/* Relaxed: a look only (tc__pick takes the list). */
+		if (atomic_load_explicit(&c->remote, memory_order_relaxed))
+			return;
+		caa_cpu_relax();
+		if (k % 64 == 0)
+			now = tc__mono_ns();
+	}
+	if (c->nheap && c->heap[0]->deadline <= now)
+		return;
 	/* Seq_cst store and load: idle = 1 before the look at the remote
 	 * list; pairs with the seq_cst push and load of idle in
 	 * tc__task_wake() (store buffering: one of the two sees the other). */
@@ -327,6 +349,23 @@ static void tc__task_main(struct tc__fibre *f, void *arg)
 
 /* ---- create, run, destroy ---------------------------------------------- */
 
+/* Blocks of consecutive tasks per CPU (see sched.h): CPU k runs tasks
+ * tc__first_task(k) .. tc__first_task(k + 1) - 1. */
+static int tc__first_task(int k, int ntask, int ncpu)
+{
+	return (int)((long long)k * ntask / ncpu);
+}
+
+static int tc__cpu_of(int i, int ntask, int ncpu)
+{
+	int k = (int)(((long long)i * ncpu + ncpu - 1) / ntask);
+	while (k > 0 && tc__first_task(k, ntask, ncpu) > i)
+		k--;
+	while (k + 1 < ncpu && tc__first_task(k + 1, ntask, ncpu) <= i)
+		k++;
+	return k;
+}
+
 int tc__sched_create(int ntask, int ncpu, const int *cpu_ids, size_t stack_bytes,
                      struct tc__sched **out)
 {
@@ -352,26 +391,34 @@ int tc__sched_create(int ntask, int ncpu, const int *cpu_ids, size_t stack_bytes
 		struct tc__fcpu *c = &s->cpus[k];
 		c->s = s;
 		c->id = cpu_ids ? cpu_ids[k] : -1;
-		c->nlive = (ntask - k + ncpu - 1) / ncpu;
-		c->heap = malloc((size_t)c->nlive * sizeof *c->heap);
-		if (!c->heap) {
+	}
+	for (int i = 0; i < ntask; i++)
+		s->cpus[tc__cpu_of(i, ntask, ncpu)].nlive++;
+	for (int k = 0; k < ncpu; k++) {
+		/* Room for every task of the CPU: each is in the heap once at most. */
+		s->cpus[k].heap = malloc((size_t)s->cpus[k].nlive * sizeof *s->cpus[k].heap);
+		if (!s->cpus[k].heap) {
 			tc__sched_destroy(s);
 			return TC_ENOMEM;
 		}
 	}
 	for (int i = 0; i < ntask; i++) {
 		struct tc__task *t = &s->tasks[i];
-		t->cpu = &s->cpus[i % ncpu];
+		t->cpu = &s->cpus[tc__cpu_of(i, ntask, ncpu)];
 		t->heap_idx = -1;
 		int err = tc__fibre_create(&t->cpu->main, stack_bytes, tc__task_main, t, &t->fibre);
 		if (err) {
 			tc__sched_destroy(s);
 			return err;
 		}
-		tc__rq_push(t->cpu, t);
 	}
 	*out = s;
 	return TC_OK;
+}
+
+int tc__sched_ntask(const struct tc__sched *s)
+{
+	return s->ntask;
 }
 
 struct tc__task *tc__sched_task(struct tc__sched *s, int i)
@@ -383,6 +430,26 @@ int tc__sched_start(struct tc__sched *s, void (*on_start)(void *), void *arg)
 {
 	s->on_start = on_start;
 	s->start_arg = arg;
+	/* Every task from its start, every CPU empty (a run before may have
+	 * left tasks unfinished: see tc__sched_start in sched.h). */
+	for (int k = 0; k < s->ncpu; k++) {
+		struct tc__fcpu *c = &s->cpus[k];
+		c->rq_head = c->rq_tail = NULL;
+		c->nheap = 0;
+		c->nlive = 0;
+		c->current = c->last = NULL;
+		atomic_store_explicit(&c->remote, NULL, memory_order_relaxed);
+		atomic_store_explicit(&c->idle, 0, memory_order_relaxed);
+	}
+	for (int i = 0; i < s->ntask; i++) {
+		struct tc__task *t = &s->tasks[i];
+		if (s->runs)
+			tc__fibre_restart(t->fibre);
+		t->heap_idx = -1;
+		t->cpu->nlive++;
+		tc__rq_push(t->cpu, t);
+	}
+	s->runs++;
 	for (int k = 0; k < s->ncpu; k++) {
 		if (pthread_create(&s->cpus[k].thread, NULL, tc__cpu_main, &s->cpus[k]) != 0)
 			return TC_ESYS;
