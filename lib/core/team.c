@@ -282,8 +282,11 @@ int tc_team_create(const struct tc_team_config *cfg, struct tc_team **out)
 	if (t->exec == TC_EXEC_AUTO)
 		t->exec = t->p > t->cpus ? TC_EXEC_FIBRES : TC_EXEC_THREADS;
 	t->run_unattached = cfg->run_unattached != 0;
-	t->fibre_stack = tc__fibre_stack_size(cfg->stack_bytes ? cfg->stack_bytes
-	                                                      : TC__FIBRE_STACK_RANK);
+	/* (Only for fibres: the first call installs the overflow report's
+	 * SIGSEGV handler.) */
+	if (t->exec == TC_EXEC_FIBRES)
+		t->fibre_stack = tc__fibre_stack_size(cfg->stack_bytes ? cfg->stack_bytes
+		                                                      : TC__FIBRE_STACK_RANK);
 
 	/* Waiting thresholds. */
 	bool oversub = t->p > t->cpus;
