@@ -2,7 +2,7 @@
 /*
  * lib/fibre/fibre.h - fibres: user-level contexts with stacks of their own,
  * and the switch between them (issue 15, item 1: the foundation of ranks as
- * fibres; the scheduler that runs them is not here yet).
+ * fibres; lib/fibre/sched.h runs them).
  *
  * A fibre is a function running on a stack from mmap() with a PROT_NONE guard
  * page below it.  tc__fibre_switch(from, to) saves the running context into
