@@ -10,7 +10,8 @@
  *   cached   an 8-byte allreduce whose schedule is cached (median of the
  *            slowest rank over the repetitions)
  *   predict  tc_predict of the same call (AUTO), no threads
- * printed as a table and one JSON line per p.  Thread stacks are 256 KiB
+ * printed as a table and one JSON line per p (exec: threads or fibres, as
+ * AUTO or TC_EXEC chose).  Thread (or fibre) stacks are 256 KiB
  * (tc_team_config.stack_bytes) so that 4096 threads fit in this address
  * space; a team that does not fit fails with TC_ELIMIT and its reason.
  * Usage: scale [--p LIST] [--reps N]
@@ -42,22 +43,34 @@ static double peak_mb(void)
 
 struct ctx {
 	int reps;
-	pthread_barrier_t bar;
+	pthread_barrier_t bar;  /* threads; fibres use tc_barrier */
+	int fibres;
 	double *first, *cached; /* per rank */
 	int err;
 };
+
+/* The common start of a timed call: a kernel-level barrier on threads; on
+ * fibres (TC_EXEC, or AUTO when p > CPUs) that would block the CPU's other
+ * ranks, so tc_barrier. */
+static void sync_all(struct ctx *c, struct tc_proc *proc)
+{
+	if (c->fibres)
+		tc_barrier(proc, NULL);
+	else
+		sync_all(c, proc);
+}
 
 static int rank_fn(struct tc_proc *proc, void *arg)
 {
 	struct ctx *c = arg;
 	int me = tc_rank(proc);
 	double in = me, out;
-	pthread_barrier_wait(&c->bar);
+	sync_all(c, proc);
 	double t0 = now_s();
 	int err = tc_allreduce(proc, &in, &out, 1, TC_DOUBLE, TC_OP_SUM, NULL);
 	c->first[me] = now_s() - t0;
 	for (int i = 0; i < c->reps && !err; i++) {
-		pthread_barrier_wait(&c->bar);
+		sync_all(c, proc);
 		t0 = now_s();
 		err = tc_allreduce(proc, &in, &out, 1, TC_DOUBLE, TC_OP_SUM, NULL);
 		c->cached[(size_t)i * (size_t)tc_size(proc) + (size_t)me] = now_s() - t0;
@@ -95,6 +108,9 @@ static int one(int d, int reps)
 	c.first = calloc((size_t)p, sizeof *c.first);
 	c.cached = calloc((size_t)p * (size_t)reps, sizeof *c.cached);
 	pthread_barrier_init(&c.bar, NULL, (unsigned)p);
+	struct tc_team_info ti;
+	tc_team_get_info(t, &ti);
+	c.fibres = ti.exec == TC_EXEC_FIBRES;
 	t0 = now_s();
 	err = tc_run(t, rank_fn, &c);
 	double run = now_s() - t0, m_run = peak_mb();
@@ -127,9 +143,10 @@ static int one(int d, int reps)
 	printf("{\"topology\": \"%s\", \"p\": %d, \"create_s\": %.6f, \"first_s\": %.6f, "
 	       "\"cached_ms\": %.6f, \"cache_kb\": %.1f, \"predict_s\": %.6f, "
 	       "\"peak_mb_create\": %.1f, \"peak_mb_run\": %.1f, \"peak_mb\": %.1f, "
-	       "\"run_s\": %.3f, \"team_mb\": %.1f}\n",
+	       "\"run_s\": %.3f, \"team_mb\": %.1f, \"exec\": \"%s\"}\n",
 	       spec, p, create, first, cached * 1e3, (double)info.sched_cache_bytes / 1024, predict,
-	       m_create, m_run, m_all, run, (double)info.memory_bytes / (1 << 20));
+	       m_create, m_run, m_all, run, (double)info.memory_bytes / (1 << 20),
+	       info.exec == TC_EXEC_FIBRES ? "fibres" : "threads");
 	fflush(stdout);
 	tc_team_destroy(t);
 	return 0;

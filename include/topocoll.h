@@ -49,6 +49,30 @@ enum tc_wait_policy {
 	TC_WAIT_BLOCK,    /* sleep on a futex at once */
 };
 
+/*
+ * How tc_run runs the ranks (issue 15, "Fibres" in the README).
+ * Threads: one pinned kernel thread per rank.  Fibres: one pinned kernel
+ * thread per CPU of the process's affinity set, each running its ranks
+ * (a block of consecutive ranks per CPU, for good) as user-level contexts of stack_bytes
+ * each; a rank that waits switches to its CPU's next ready rank in user
+ * space (tens of ns, no system call when both are fibres of one CPU).
+ * The environment variable TC_EXEC=threads|fibres|auto replaces the
+ * config's TC_EXEC_AUTO (and only that: a team that asks for threads or
+ * fibres gets them), so that any program and test can run either way.
+ * Results, logical clocks and the API are the same either way.
+ *
+ * On fibres, a call that blocks the kernel thread without the library
+ * seeing it (sleep, blocking I/O, a pthread or futex wait, a busy loop that
+ * waits for another rank) blocks every other rank of its CPU until it
+ * returns, and deadlocks when it waits for one of them: let the others run
+ * with tc_yield(), synchronise with the library (tc_barrier, messages).
+ */
+enum tc_exec {
+	TC_EXEC_AUTO = 0, /* fibres when ranks outnumber the CPUs, else threads */
+	TC_EXEC_THREADS,
+	TC_EXEC_FIBRES,
+};
+
 /* What the links do with the model's times. */
 enum tc_mode {
 	TC_MODE_NATIVE = 0,   /* channels at full speed; the logical clock is
@@ -94,6 +118,12 @@ struct tc_team_config {
 	                          signature and nobody looks for another call's
 	                          messages (topocoll/coll.h, "Mismatched calls";
 	                          a mismatch may then hang or go unnoticed) */
+	enum tc_exec exec;    /* threads or fibres (enum tc_exec; stack_bytes is
+	                         then each fibre's stack, 0: 256 KiB) */
+	int run_unattached;   /* non-zero: tc_run runs only the ranks that no
+	                         thread has attached (tc_attach), which take part
+	                         from their own threads: a team of fibre ranks
+	                         and attached kernel threads */
 };
 
 /* Fills cfg with the defaults (every field 0 or its default). */
@@ -134,6 +164,8 @@ struct tc_team_info {
 	size_t sched_cache_bytes; /* the team's schedule cache: bytes held
 	                             (schedules, per-rank indices), bounded */
 	int sched_cache_entries;  /* distinct calls it holds */
+	enum tc_exec exec;        /* resolved: TC_EXEC_THREADS or TC_EXEC_FIBRES */
+	size_t fibre_stack_bytes; /* fibres: each rank's usable stack */
 };
 void tc_team_get_info(const struct tc_team *team, struct tc_team_info *info);
 
@@ -152,6 +184,9 @@ typedef int (*tc_spmd_fn)(struct tc_proc *proc, void *arg);
  * hanging.  Errors of its own: TC_EBUSY (already running or ranks attached),
  * TC_ESYS (thread creation failed; the started threads are aborted and joined).
  * Not thread-safe for one team; teams are independent.
+ * On fibres (enum tc_exec) it starts one pinned thread per CPU instead, each
+ * running a block of consecutive ranks; with run_unattached it runs only the ranks no
+ * thread has attached (TC_ENOMEM also possible: the fibres' stacks).
  */
 int tc_run(struct tc_team *team, tc_spmd_fn fn, void *arg);
 
@@ -280,7 +315,9 @@ int tc_wait(struct tc_proc *proc, tc_request *req, size_t *received);
 int tc_waitall(struct tc_proc *proc, int n, tc_request *reqs);
 /* Makes progress; *done = 1 when req has completed (then its status is
  * returned as by tc_wait), and also when the team has been aborted
- * (TC_EABORTED: the request is dead), so that a test loop always ends. */
+ * (TC_EABORTED: the request is dead), so that a test loop always ends.  On
+ * fibres a test that finds req not done lets the CPU's other ranks run first
+ * (tc_yield), so that a polling loop ends. */
 int tc_test(struct tc_proc *proc, tc_request *req, int *done);
 
 /* ---------------------------------------------------------------------
@@ -344,6 +381,12 @@ struct tc_stats {
 void tc_proc_stats(const struct tc_proc *proc, struct tc_stats *out);
 void tc_team_stats(const struct tc_team *team, struct tc_stats *out);
 void tc_proc_stats_reset(struct tc_proc *proc);
+
+/* Lets other ranks run: on fibres, the calling rank's CPU runs its other
+ * ready ranks first (returns at once when there is none); a kernel thread
+ * calls sched_yield().  For loops that wait for something outside the
+ * library (see enum tc_exec).  From the rank's own thread only. */
+void tc_yield(struct tc_proc *proc);
 
 #ifdef __cplusplus
 }

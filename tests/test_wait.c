@@ -69,6 +69,7 @@ Test(wait, sender_keeps_its_cpu_while_the_peer_copies, .timeout = 60)
 	tc_team_config_default(&cfg);
 	cfg.topology = "chain:2";
 	cfg.timeout_ms = 10000; /* a hang fails with a message, not the suite's timeout */
+	cfg.exec = TC_EXEC_THREADS; /* the spin of a thread with a core of its own */
 	struct tc_team *team = NULL;
 	cr_assert_eq(tc_team_create(&cfg, &team), 0);
 	struct tc_team_info info;

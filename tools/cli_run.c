@@ -283,6 +283,7 @@ struct run_ctx {
 	struct tc_coll_info *info;
 	_Atomic unsigned bar_count, bar_gen;
 	_Atomic int bar_sleepers; /* ranks asleep in tool_barrier */
+	int fibres;               /* the team runs its ranks as fibres */
 	_Atomic int arrived; /* barrier check */
 	_Atomic int barrier_bad;
 	/* The v-collectives: rank r's counts and displacements (elements). */
@@ -299,7 +300,7 @@ static uint64_t now_ns(void)
 /* The tool's own barrier before the timed call (native mode), so that the
  * measurement starts when every rank is ready; outside the library, so the
  * logical clocks do not move. */
-static void tool_barrier(struct run_ctx *c)
+static void tool_barrier(struct run_ctx *c, struct tc_proc *proc)
 {
 	/* Acquire: pairs with the release store of bar_gen by the last arriver. */
 	unsigned gen = atomic_load_explicit(&c->bar_gen, memory_order_acquire);
@@ -318,8 +319,10 @@ static void tool_barrier(struct run_ctx *c)
 	 * yield in a loop starve the ones still on their way (each yield a pass
 	 * over every thread of the CPU). */
 	for (int i = 0; atomic_load_explicit(&c->bar_gen, memory_order_acquire) == gen; i++) {
-		if (i < 64) {
-			sched_yield();
+		/* On fibres a futex wait would block the CPU's other ranks (the
+		 * last arriver may be one of them): tc_yield runs them. */
+		if (i < 64 || c->fibres) {
+			tc_yield(proc);
 			continue;
 		}
 		/* Seq_cst: the waker reads bar_sleepers after its store of
@@ -339,7 +342,7 @@ static int run_rank(struct tc_proc *proc, void *arg)
 	                            .shift_ring = a->shift_ring};
 	tc_proc_stats_reset(proc);
 	if (!c->emulated)
-		tool_barrier(c);
+		tool_barrier(c, proc);
 	c->t0[r] = now_ns();
 	int err;
 	const void *in = c->in[r];
@@ -551,6 +554,9 @@ int cli_run_coll(struct tc_team *team, const struct cli_run_args *a, struct cli_
 	res->mismatch_rank = -1;
 	struct tc_run_info ri;
 	c.emulated = a->emulated;
+	struct tc_team_info ti;
+	tc_team_get_info(team, &ti);
+	c.fibres = ti.exec == TC_EXEC_FIBRES;
 	int err = TC_ENOMEM;
 	c.in = calloc((size_t)p, sizeof *c.in);
 	c.out = calloc((size_t)p, sizeof *c.out);

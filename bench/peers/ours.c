@@ -29,13 +29,25 @@
 struct shared {
 	const struct pr_case *c;
 	double budget;
-	pthread_barrier_t bar;
+	pthread_barrier_t bar;         /* threads; fibres use tc_barrier */
+	int fibres;
 	struct pr_chunk slot[2][MAXP]; /* by chunk parity: read after the barrier */
 	struct pr_plan result;         /* rank 0's plan */
 	char alg[64];
 	int err;                       /* first error (topocoll code) */
 	int bad;                       /* a rank saw a wrong result */
 };
+
+/* Between chunks (untimed): a kernel-level barrier on threads, as
+ * always; on fibres that would block the CPU's other ranks, so tc_barrier
+ * (which orders the slots as well). */
+static void pr_sync(struct shared *sh, struct tc_proc *proc)
+{
+	if (sh->fibres)
+		tc_barrier(proc, NULL);
+	else
+		pthread_barrier_wait(&sh->bar);
+}
 
 static int run_chunk(struct tc_proc *proc, const struct pr_case *c, long n, void *buf,
                      const double *in, double *out, void *rbuf)
@@ -87,7 +99,7 @@ static int case_fn(struct tc_proc *proc, void *argp)
 	struct pr_plan pl;
 	pr_plan_init(&pl, sh->budget);
 	int err = 0;
-	pthread_barrier_wait(&sh->bar);
+	pr_sync(sh, proc);
 	for (long n = pl.n, k = 0; n; k++) {
 		struct pr_chunk *mine = &sh->slot[k & 1][me];
 		mine->start = pr_now_ns();
@@ -98,7 +110,7 @@ static int case_fn(struct tc_proc *proc, void *argp)
 		if (pr_is_p2p(c) && me > 1)
 			pr_chunk_exclude(mine);
 		/* The barrier orders every slot write before every read. */
-		pthread_barrier_wait(&sh->bar);
+		pr_sync(sh, proc);
 		struct pr_chunk all = pr_chunk_empty();
 		for (int r = 0; r < p; r++)
 			pr_chunk_fold(&all, &sh->slot[k & 1][r]);
@@ -155,6 +167,9 @@ static void run_case(const struct pr_case *c, int p, const char *spec, double bu
 	sh->c = c;
 	sh->budget = budget;
 	pthread_barrier_init(&sh->bar, NULL, (unsigned)p);
+	struct tc_team_info ti;
+	tc_team_get_info(t, &ti);
+	sh->fibres = ti.exec == TC_EXEC_FIBRES;
 	int err = tc_run(t, case_fn, sh);
 	if (!err)
 		err = sh->err;

@@ -11,7 +11,9 @@
  * (tc__sched_index).  The first rank to miss inserts the entry and builds
  * it; the others wait for it on a condition variable (they block, never
  * spin: 1024 ranks may wait on 2 CPUs) and compile their plans from their
- * own share, so that a team decides and builds once rather than p times,
+ * own share (ranks that are fibres yield to their CPU's other ranks
+ * instead, lib/fibre/sched.h: the builder may be one of them), so that a
+ * team decides and builds once rather than p times,
  * and holds one schedule rather than p copies.  The decision is a pure
  * function of the call (AUTO included), so a rank that builds after an
  * eviction decides as the others did.
@@ -32,6 +34,7 @@
 
 #include "coll/cache.h"
 #include "coll/machine.h"
+#include "fibre/sched.h"
 
 #define TC__CACHE 8                          /* per rank */
 #define TC__TCACHE 64                        /* per team, entries */
@@ -180,6 +183,17 @@ static int tc__tcache_get(struct tc_team *team, const struct tc__gen *g, const c
 	if (e) {
 		e->refs++;
 		e->stamp = ++c->clock;
+		if (tc__task_self()) {
+			/* A fibre must not block its kernel thread: the builder
+			 * may be a fibre of the same CPU.  It lets the CPU's
+			 * other ranks run until the entry is built (a build
+			 * never waits, so this ends). */
+			while (e->state == 0) {
+				pthread_mutex_unlock(&team->shared_mu);
+				tc__yield();
+				pthread_mutex_lock(&team->shared_mu);
+			}
+		}
 		while (e->state == 0)
 			pthread_cond_wait(&c->cv, &team->shared_mu);
 		int err = e->state < 0 ? e->state : TC_OK;

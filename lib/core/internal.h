@@ -16,6 +16,8 @@
 #include "core/chan.h"
 #include "core/wait.h"
 #include "model/clock.h"
+
+struct tc__sched;
 #include "topocoll.h"
 
 /* n rounded up to whole cache lines. */
@@ -128,6 +130,11 @@ struct tc_team {
 	uint64_t spin_ns, yield_ns;
 	uint64_t timeout_ns;
 	size_t stack_bytes;
+	enum tc_exec exec;      /* resolved: TC_EXEC_THREADS or TC_EXEC_FIBRES */
+	bool run_unattached;    /* tc_run leaves attached ranks to their threads */
+	size_t fibre_stack;     /* fibres: each rank's usable stack */
+	struct tc__sched *fsched; /* fibres: the last run's scheduler and
+	                             stacks, kept for the next (lib/fibre/sched.h) */
 	size_t trace_cap;
 	int cpus;
 	int *cpu_list;

@@ -26,6 +26,7 @@
 
 #include "core/error_detail.h"
 #include "core/internal.h"
+#include "fibre/sched.h"
 #include "p2p/p2p.h"
 
 /* The attached thread's identity: the address of a thread-local (unique
@@ -64,6 +65,26 @@ static inline uintptr_t tc__self(void)
 #define TC__SPIN_NS_DEFAULT 20000u
 #define TC__YIELD_NS_DEDICATED 20000u
 #define TC__YIELD_NS_OVERSUB 1000000u
+/*
+ * Fibres (README "Fibres"): a fibre never spins (its peer may be a fibre of
+ * the same CPU, which cannot run meanwhile); a yield switches to the CPU's
+ * next ready rank, and parking costs the Dekker pair's fences and hints and
+ * a switch, unless the CPU then has nothing ready (its thread then polls
+ * for 20 us before it sleeps on its futex, lib/fibre/sched.c).  A waiting
+ * fibre yields once (TC__YIELD_NS_FIBRE: the first look at the clock is
+ * past it), which lets a peer of its CPU answer at the price of a switch,
+ * then parks: yielding longer makes every step of a chain of hand-offs
+ * (ring barrier) wait for a sweep over all the CPU's yielding ranks.
+ * Measured on a loaded machine (load 50 on 2 CPUs: CPU time per call, the
+ * wall time meaningless), p = 64, yielding 1 ns / 5 us / 50 us:
+ * ring:64 barrier 426 / 477 / 517 us, hypercube:6 allreduce 83 / 132 /
+ * 104 us, complete:64 allreduce 32 / 76 / 62 us, dissemination barrier
+ * 78 / 80 / 105 us.  The default stack of a rank fibre is
+ * TC__FIBRE_STACK_RANK (the deepest rank function of the suites runs in
+ * it, tests/test_fibre_ranks.c).
+ */
+#define TC__YIELD_NS_FIBRE 1u
+#define TC__FIBRE_STACK_RANK ((size_t)256 << 10)
 
 void tc_team_config_default(struct tc_team_config *cfg)
 {
@@ -117,6 +138,7 @@ static void tc__team_free(struct tc_team *t)
 				t->procs[r].ext_free(t->procs[r].ext);
 		}
 	free(t->procs);
+	tc__sched_destroy(t->fsched);
 	if (t->shared_free)
 		t->shared_free(t->shared);
 	pthread_mutex_destroy(&t->shared_mu);
@@ -180,14 +202,15 @@ static int tc__team_fits(const struct tc_team *t)
 	                          ? (long long)rl.rlim_cur
 	                          : -1;
 	long long lim = tmax > 0 && (nproc < 0 || tmax < nproc) ? tmax : nproc;
-	if (lim > 0 && (long long)p > lim) {
+	bool fibres = t->exec == TC_EXEC_FIBRES; /* one thread per CPU */
+	if (lim > 0 && (long long)p > lim && !fibres) {
 		tc__set_detail("a team of %d ranks needs %d threads, %.1fx the %lld the system "
 		               "allows (%s): fewer ranks",
 		               t->p, t->p, (double)p / (double)lim, lim,
 		               lim == tmax ? "/proc/sys/kernel/threads-max" : "RLIMIT_NPROC");
 		return TC_ELIMIT;
 	}
-	size_t stack = t->stack_bytes;
+	size_t stack = fibres ? t->fibre_stack : t->stack_bytes;
 	if (!stack) {
 		pthread_attr_t attr;
 		if (pthread_attr_init(&attr) == 0) {
@@ -283,11 +306,38 @@ int tc_team_create(const struct tc_team_config *cfg, struct tc_team **out)
 	}
 	t->cpus = ncpu;
 
+	/* Threads or fibres: the config, TC_EXEC for AUTO, then the rule. */
+	if (cfg->exec > TC_EXEC_FIBRES) {
+		err = TC_EINVAL;
+		goto fail;
+	}
+	t->exec = cfg->exec;
+	const char *ex = getenv("TC_EXEC");
+	if (t->exec == TC_EXEC_AUTO && ex)
+		t->exec = !strcmp(ex, "fibres") ? TC_EXEC_FIBRES
+		          : !strcmp(ex, "threads") ? TC_EXEC_THREADS : TC_EXEC_AUTO;
+	if (t->exec == TC_EXEC_AUTO)
+		t->exec = t->p > t->cpus ? TC_EXEC_FIBRES : TC_EXEC_THREADS;
+	t->run_unattached = cfg->run_unattached != 0;
+	/* (Only for fibres: the first call installs the overflow report's
+	 * SIGSEGV handler.) */
+	if (t->exec == TC_EXEC_FIBRES)
+		t->fibre_stack = tc__fibre_stack_size(cfg->stack_bytes ? cfg->stack_bytes
+		                                                      : TC__FIBRE_STACK_RANK);
+
 	/* Waiting thresholds. */
 	bool oversub = t->p > t->cpus;
 	t->spin_ns = cfg->spin_ns ? cfg->spin_ns : (oversub ? 0 : TC__SPIN_NS_DEFAULT);
 	t->yield_ns = cfg->yield_ns ? cfg->yield_ns
 	                            : (oversub ? TC__YIELD_NS_OVERSUB : TC__YIELD_NS_DEDICATED);
+	if (t->exec == TC_EXEC_FIBRES) {
+		/* A fibre that spins keeps its CPU's other ranks from running:
+		 * TC_WAIT_SPIN yields instead (lib/core/team.c, fibres). */
+		if (t->wait == TC_WAIT_SPIN)
+			t->wait = TC_WAIT_YIELD;
+		t->spin_ns = cfg->spin_ns;
+		t->yield_ns = cfg->yield_ns ? cfg->yield_ns : TC__YIELD_NS_FIBRE;
+	}
 	if (t->wait == TC_WAIT_YIELD || t->wait == TC_WAIT_BLOCK)
 		t->spin_ns = 0;
 	if (t->wait == TC_WAIT_BLOCK)
@@ -296,8 +346,10 @@ int tc_team_create(const struct tc_team_config *cfg, struct tc_team **out)
 	/* The asymmetric fence makes every sleep cost a membarrier (IPIs to
 	 * the other CPUs, VM exits here): worth it when sleeps are rare, not
 	 * when ranks outnumber CPUs or always block (measured: a 64-rank
-	 * barrier with TC_WAIT_BLOCK takes 3.57 ms with it, 0.69 ms without). */
-	t->asym_fence = tc__asym_fence && !oversub && t->wait != TC_WAIT_BLOCK;
+	 * barrier with TC_WAIT_BLOCK takes 3.57 ms with it, 0.69 ms without),
+	 * nor on fibres, which park at every wait that a yield does not end. */
+	t->asym_fence = tc__asym_fence && !oversub && t->wait != TC_WAIT_BLOCK &&
+	                t->exec != TC_EXEC_FIBRES;
 
 	/* Channels: one per arc, in the CSR order of the topology. */
 	t->nchans = tc_topo_props(t->topo)->arcs;
@@ -437,6 +489,8 @@ void tc_team_get_info(const struct tc_team *t, struct tc_team_info *info)
 	info->asym_fence = t->asym_fence;
 	info->sched_cache_bytes = atomic_load(&((struct tc_team *)t)->shared_bytes);
 	info->sched_cache_entries = atomic_load(&((struct tc_team *)t)->shared_entries);
+	info->exec = t->exec;
+	info->fibre_stack_bytes = t->exec == TC_EXEC_FIBRES ? t->fibre_stack : 0;
 }
 
 int tc_team_size(const struct tc_team *team)
@@ -516,7 +570,9 @@ static void *tc__rank_main(void *arg)
 {
 	struct tc_proc *proc = arg;
 	struct tc_team *t = proc->team;
-	if (t->emulate) {
+	if (t->emulate && t->exec == TC_EXEC_FIBRES) {
+		tc__emulate_sync(proc); /* the CPU passed the gate (tc__run_fibres) */
+	} else if (t->emulate) {
 		/* Deadlines must be met to the microsecond: no timer slack. */
 		prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
 		/* The epoch is set once every thread exists (tc_run). */
@@ -541,41 +597,90 @@ static void *tc__rank_main(void *arg)
 	return NULL;
 }
 
-int tc_run(struct tc_team *t, tc_spmd_fn fn, void *arg)
-{
-	if (!t || !fn)
-		return TC_EINVAL;
-	pthread_mutex_lock(&t->attach_mu);
-	if (atomic_load(&t->running) || t->nattached) {
-		pthread_mutex_unlock(&t->attach_mu);
-		return TC_EBUSY;
-	}
-	atomic_store(&t->running, 1);
-	for (int r = 0; r < t->p; r++) {
-		atomic_store(&t->procs[r].attached, 1);
-		atomic_store(&t->procs[r].owner, 0); /* tc_run's: nobody detaches them */
-	}
-	pthread_mutex_unlock(&t->attach_mu);
-	tc__team_start(t);
-	t->fn = fn;
-	t->fn_arg = arg;
-	for (int r = 0; r < t->p; r++)
-		tc__proc_clock_reset(&t->procs[r]);
-	t->epoch_ns = tc__now_ns();
-	t->gate_open = 0;
+/* ---- ranks as fibres (lib/fibre/sched.h) ---- */
 
+static void tc__fibre_rank(struct tc__task *self, void *arg)
+{
+	(void)self;
+	tc__rank_main(arg);
+}
+
+/* Each CPU's thread, before its first rank runs. */
+static void tc__fibre_cpu_start(void *arg)
+{
+	struct tc_team *t = arg;
+	if (!t->emulate)
+		return;
+	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0); /* the futex timeouts of the timers */
+	pthread_mutex_lock(&t->gate_mu);
+	while (!t->gate_open)
+		pthread_cond_wait(&t->gate_cv, &t->gate_mu);
+	pthread_mutex_unlock(&t->gate_mu);
+}
+
+/*
+ * tc_run on fibres: the n ranks of run[] as tasks over min(cpus, n) CPU
+ * threads, in blocks of consecutive ranks (lib/fibre/sched.h).  Emulated: the CPU threads wait at the gate, then
+ * every rank sleeps in its CPU's timer queue until the epoch.
+ */
+static int tc__run_fibres(struct tc_team *t, const int *run, int n)
+{
+	/* The scheduler of the last run, if it has the same shape: no stack
+	 * to map again (and a thread still ringing a doorbell of that run,
+	 * tc_team_abort, never touches freed memory). */
+	struct tc__sched *s = t->fsched;
+	int err = TC_OK;
+	if (!s || tc__sched_ntask(s) != n) {
+		tc__sched_destroy(s);
+		t->fsched = NULL;
+		err = tc__sched_create(n, n < t->cpus ? n : t->cpus, t->no_pin ? NULL : t->cpu_list,
+		                       t->fibre_stack, &s);
+		if (err)
+			return err;
+		t->fsched = s;
+	}
+	for (int i = 0; i < n; i++) {
+		struct tc_proc *pr = &t->procs[run[i]];
+		struct tc__task *task = tc__sched_task(s, i);
+		task->fn = tc__fibre_rank;
+		task->arg = pr;
+		pr->run_err = 0;
+		pr->db.task = task;
+	}
+	err = tc__sched_start(s, tc__fibre_cpu_start, t);
+	if (err)
+		tc_team_abort(t);
+	if (t->emulate) {
+		/* The CPU threads exist; a switch per rank is all a start costs. */
+		pthread_mutex_lock(&t->gate_mu);
+		t->epoch_ns = tc__now_ns() + 200000u + 2000u * (uint64_t)n / (uint64_t)t->cpus;
+		t->gate_open = 1;
+		pthread_cond_broadcast(&t->gate_cv);
+		pthread_mutex_unlock(&t->gate_mu);
+	}
+	tc__sched_join(s);
+	/* Ranks on CPUs that never started did not run: no wall time, and their
+	 * doorbells go back to futexes. */
+	for (int i = 0; i < n; i++)
+		t->procs[run[i]].db.task = NULL;
+	return err;
+}
+
+/* The ranks of run[] as threads, as tc_run does for all of them. */
+static int tc__run_threads(struct tc_team *t, const int *run, int n)
+{
 	pthread_attr_t attr;
 	pthread_attr_init(&attr);
 	if (t->stack_bytes)
 		pthread_attr_setstacksize(&attr, t->stack_bytes);
 	int started = 0, err = TC_OK;
-	for (int r = 0; r < t->p; r++) {
-		struct tc_proc *pr = &t->procs[r];
+	for (int i = 0; i < n; i++) {
+		struct tc_proc *pr = &t->procs[run[i]];
 		pr->run_err = 0;
 		if (!t->no_pin) {
 			cpu_set_t set;
 			CPU_ZERO(&set);
-			CPU_SET(t->cpu_list[r % t->cpus], &set);
+			CPU_SET(t->cpu_list[run[i] % t->cpus], &set);
 			pthread_attr_setaffinity_np(&attr, sizeof set, &set);
 		}
 		if (pthread_create(&pr->thread, &attr, tc__rank_main, pr) != 0) {
@@ -587,25 +692,66 @@ int tc_run(struct tc_team *t, tc_spmd_fn fn, void *arg)
 	}
 	pthread_attr_destroy(&attr);
 	if (t->emulate) {
-		/* Emulated ranks wait at a gate until all exist (starting one costs
-		 * 60-100 us here); the epoch then leaves each CPU time to wake its
-		 * share of them (about 60 us each, measured), so that all begin at logical
-		 * time 0 together. */
 		pthread_mutex_lock(&t->gate_mu);
-		t->epoch_ns = tc__now_ns() + 200000u + 60000u * (uint64_t)t->p / (uint64_t)t->cpus;
+		t->epoch_ns = tc__now_ns() + 200000u + 60000u * (uint64_t)n / (uint64_t)t->cpus;
 		t->gate_open = 1;
 		pthread_cond_broadcast(&t->gate_cv);
 		pthread_mutex_unlock(&t->gate_mu);
 	}
-	for (int r = 0; r < started; r++)
-		pthread_join(t->procs[r].thread, NULL);
+	for (int i = 0; i < started; i++)
+		pthread_join(t->procs[run[i]].thread, NULL);
+	return err;
+}
+
+int tc_run(struct tc_team *t, tc_spmd_fn fn, void *arg)
+{
+	if (!t || !fn)
+		return TC_EINVAL;
+	int *run = malloc((size_t)t->p * sizeof *run), n = 0;
+	if (!run)
+		return TC_ENOMEM;
+	/* The ranks to run: all of them, or with run_unattached those that no
+	 * thread has attached (tc_attach), which take part from their own
+	 * threads. */
+	pthread_mutex_lock(&t->attach_mu);
+	if (atomic_load(&t->running) || (t->nattached && !t->run_unattached)) {
+		pthread_mutex_unlock(&t->attach_mu);
+		free(run);
+		return TC_EBUSY;
+	}
+	atomic_store(&t->running, 1);
+	for (int r = 0; r < t->p; r++) {
+		if (atomic_load(&t->procs[r].attached))
+			continue;
+		run[n++] = r;
+		atomic_store(&t->procs[r].attached, 1);
+		atomic_store(&t->procs[r].owner, 0); /* tc_run's: nobody detaches them */
+	}
+	/* A start resets an aborted team, unless ranks are attached (they may
+	 * be inside a channel): their first attach was the start. */
+	if (!t->nattached) {
+		tc__team_start(t);
+	} else {
+		atomic_store(&t->wd_fired, 0);
+		atomic_store(&t->first_err, 0);
+	}
+	pthread_mutex_unlock(&t->attach_mu);
+	t->fn = fn;
+	t->fn_arg = arg;
+	for (int i = 0; i < n; i++)
+		tc__proc_clock_reset(&t->procs[run[i]]);
+	t->epoch_ns = tc__now_ns();
+	t->gate_open = 0;
+	int err = TC_OK;
+	if (n)
+		err = t->exec == TC_EXEC_FIBRES ? tc__run_fibres(t, run, n) : tc__run_threads(t, run, n);
 	if (!err)
 		err = atomic_load(&t->first_err);
 	t->last_run.mode = t->emulate ? TC_MODE_EMULATED : TC_MODE_NATIVE;
 	t->last_run.wall_ns = 0;
 	t->last_run.makespan_ps = 0;
-	for (int r = 0; r < started; r++) {
-		struct tc_proc *pr = &t->procs[r];
+	for (int i = 0; i < n; i++) {
+		struct tc_proc *pr = &t->procs[run[i]];
 		uint64_t w = pr->wall_end_ns > t->epoch_ns ? pr->wall_end_ns - t->epoch_ns : 0;
 		if (w > t->last_run.wall_ns)
 			t->last_run.wall_ns = w;
@@ -614,10 +760,11 @@ int tc_run(struct tc_team *t, tc_spmd_fn fn, void *arg)
 	}
 	/* An aborted team stays so until the next start (tc__team_start). */
 	pthread_mutex_lock(&t->attach_mu);
-	for (int r = 0; r < t->p; r++)
-		atomic_store(&t->procs[r].attached, 0);
+	for (int i = 0; i < n; i++)
+		atomic_store(&t->procs[run[i]].attached, 0);
 	atomic_store(&t->running, 0);
 	pthread_mutex_unlock(&t->attach_mu);
+	free(run);
 	return err;
 }
 
@@ -755,6 +902,14 @@ void tc__emulate_sync(struct tc_proc *proc)
 	}
 	if (atomic_load_explicit(&t->aborted, memory_order_relaxed))
 		return;
+	/* The last TC__SLEEP_EXACT_NS: a fibre in its CPU's timer queue
+	 * (lib/fibre/sched.h), a thread in clock_nanosleep. */
+	if (proc->db.task) {
+		/* A fibre: its CPU's timer queue (lib/fibre/sched.h). */
+		if (when > tc__now_ns())
+			tc__task_sleep_until(proc->db.task, when);
+		return;
+	}
 	struct timespec ts = {.tv_sec = (time_t)(when / 1000000000u),
 	                      .tv_nsec = (long)(when % 1000000000u)};
 	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
@@ -867,6 +1022,14 @@ void tc__watchdog_fire(struct tc_proc *proc, uint64_t waited_ns)
 	else
 		fputs(b.p, stderr);
 	free(b.p);
+}
+
+void tc_yield(struct tc_proc *proc)
+{
+	if (proc->db.task)
+		tc__task_yield(proc->db.task);
+	else
+		sched_yield();
 }
 
 void tc_proc_stats(const struct tc_proc *proc, struct tc_stats *out)

@@ -4,6 +4,7 @@
  * and the spin/yield/block policy are described in lib/core/wait.h.
  */
 #include "core/wait.h"
+#include "fibre/sched.h"
 
 #include <errno.h>
 #include <linux/futex.h>
@@ -71,8 +72,21 @@ void tc__doorbell_ring(struct tc__doorbell *db)
 	 * the kernel then skips the shared-mapping lookup of the address
 	 * (measured: about 10% less CPU per barrier of 64 ranks that all sleep,
 	 * TC_WAIT_BLOCK on 2 CPUs). */
-	if (atomic_exchange(&db->word, TC__DB_NOTIFIED) == TC__DB_ASLEEP)
-		futex_async((int32_t *)&db->word, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, 1, NULL, NULL, 0);
+	if (atomic_exchange(&db->word, TC__DB_NOTIFIED) == TC__DB_ASLEEP) {
+		if (db->task)
+			tc__task_wake(db->task); /* we own the one wake-up (wait.h) */
+		else
+			futex_async((int32_t *)&db->word, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, 1, NULL, NULL, 0);
+	}
+}
+
+void tc__yield(void)
+{
+	struct tc__task *self = tc__task_self();
+	if (self)
+		tc__task_yield(self);
+	else
+		sched_yield();
 }
 
 bool tc__park(struct tc__doorbell *db, uint64_t timeout_ns)
@@ -83,6 +97,14 @@ bool tc__park(struct tc__doorbell *db, uint64_t timeout_ns)
 	 * in tc__doorbell_ring(). */
 	if (!atomic_compare_exchange_strong(&db->word, &expect, TC__DB_ASLEEP))
 		return false;
+	if (db->task) {
+		/* A fibre: the CPU's next ready fibre runs until a ring (or the
+		 * timeout, which then moves the word back to AWAKE) makes us
+		 * ready again. */
+		tc__task_block(db->task, &db->word, TC__DB_ASLEEP, TC__DB_AWAKE,
+		               timeout_ns ? tc__now_ns() + timeout_ns : 0);
+		return true;
+	}
 	struct timespec ts, *tsp = NULL;
 	if (timeout_ns) {
 		ts.tv_sec = (time_t)(timeout_ns / 1000000000u);

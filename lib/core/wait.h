@@ -31,6 +31,24 @@
  * seq_cst fence on both sides.  A team whose policy never blocks (spin,
  * yield) skips the waker side entirely.
  *
+ * Fibres (lib/fibre/sched.h): a doorbell whose owner is a fibre (db->task)
+ * keeps the same word and the same protocol; only the two system calls
+ * change.  Where the sleeper would futex_wait, tc__park() switches to the
+ * next ready fibre of its CPU (tc__task_block); where the waker would
+ * futex_wake, tc__doorbell_ring() makes the task ready (tc__task_wake: the
+ * local FIFO when the waker runs on the same CPU, no system call; else the
+ * CPU's remote queue, and a futex wake of that CPU's thread only if it
+ * sleeps).  Still no lost wake-up: the hints, fences and the CAS
+ * AWAKE -> ASLEEP are unchanged, so either the sleeper's re-check sees the
+ * publication, or the waker's exchange sees ASLEEP; that exchange (or, for
+ * a park with a timeout, the timer's CAS ASLEEP -> AWAKE) is the one
+ * transition off ASLEEP, so exactly one party makes the task ready.  A
+ * wake that comes before the sleeper has switched away is harmless: only
+ * the sleeper's own CPU runs it, i.e. after the switch, or the sleeper's
+ * own pick of the next fibre finds itself and goes on.  Kernel threads
+ * (tc_attach) and fibres of one team ring each other the same way: the
+ * ringer looks at the owner's db->task, not at itself.
+ *
  * Nothing here is public; thread-safety as stated per function.
  */
 #ifndef TC_CORE_WAIT_H
@@ -48,10 +66,16 @@
 
 enum { TC__DB_AWAKE = 0, TC__DB_ASLEEP = 1, TC__DB_NOTIFIED = 2 };
 
+struct tc__task;
+
 struct tc__doorbell {
 	alignas(TC__LINE) _Atomic int32_t word;
-	char pad[TC__LINE - sizeof(int32_t)];
+	/* The owner when it runs as a fibre (lib/fibre/sched.h): parking then
+	 * switches to the CPU's next ready fibre, a ring makes it ready.  NULL:
+	 * a kernel thread (futex).  Written only while no rank runs (tc_run). */
+	struct tc__task *task;
 };
+_Static_assert(sizeof(struct tc__doorbell) == TC__LINE, "a doorbell is one cache line");
 
 /* Process-wide: non-zero when membarrier(PRIVATE_EXPEDITED) is registered. */
 extern int tc__asym_fence;
@@ -93,6 +117,11 @@ static inline void tc__cpu_relax(void)
 }
 
 uint64_t tc__now_ns(void);
+
+/* Gives the CPU away for a moment: a fibre switches to its CPU's next ready
+ * fibre (returns at once when there is none), a kernel thread calls
+ * sched_yield().  What TC__WAIT_YIELD and tc_yield() do. */
+void tc__yield(void);
 
 /* Parking, the sleeper's side of the protocol above, in three steps:
  * tc__park_prepare(db); raise the hints of whatever the waiter waits on;
@@ -170,7 +199,7 @@ static inline enum tc__wait_step tc__wait_next(struct tc__waiter *w, uint64_t ho
 		return TC__WAIT_SPIN;
 	}
 	if (w->pol == TC_WAIT_YIELD || w->waited < w->spin_ns + w->yield_ns) {
-		sched_yield();
+		tc__yield();
 		return TC__WAIT_YIELD;
 	}
 	return TC__WAIT_PARK;

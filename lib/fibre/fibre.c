@@ -213,6 +213,9 @@ int tc__fibre_thread_init(struct tc__fibre *self)
 	pthread_once(&tc__segv_once, tc__segv_install);
 	memset(self, 0, sizeof *self);
 	self->slot = -1;
+#ifdef TC__FIBRE_TSAN
+	self->tsan = __tsan_get_current_fiber();
+#endif
 	stack_t cur;
 	if (sigaltstack(NULL, &cur) == 0 && !(cur.ss_flags & SS_DISABLE))
 		return TC_OK; /* the thread has one: ours would replace it */
@@ -254,6 +257,9 @@ _Noreturn void tc__fibre_exit(struct tc__fibre *self)
 {
 	self->done = true;
 	void *dead;
+#ifdef TC__FIBRE_TSAN
+	__tsan_switch_to_fiber(self->back->tsan, 0);
+#endif
 	tc__fibre_jump(&dead, self->back->sp);
 	abort(); /* nothing switches back to a finished fibre */
 }
@@ -317,8 +323,17 @@ int tc__fibre_create(struct tc__fibre *back, size_t stack_bytes, tc__fibre_fn fn
 	f->fn = fn;
 	f->arg = arg;
 	f->sp = tc__first_frame(f, (char *)f->map + f->map_bytes);
+#ifdef TC__FIBRE_TSAN
+	f->tsan = __tsan_create_fiber(0);
+#endif
 	*out = f;
 	return TC_OK;
+}
+
+void tc__fibre_restart(struct tc__fibre *f)
+{
+	f->done = false;
+	f->sp = tc__first_frame(f, (char *)f->map + f->map_bytes);
 }
 
 void tc__fibre_destroy(struct tc__fibre *f)
@@ -327,6 +342,10 @@ void tc__fibre_destroy(struct tc__fibre *f)
 		return;
 	if (f->slot >= 0)
 		tc__guard_remove(f->slot);
+#ifdef TC__FIBRE_TSAN
+	if (f->tsan)
+		__tsan_destroy_fiber(f->tsan);
+#endif
 	munmap(f->map, f->map_bytes);
 	free(f);
 }

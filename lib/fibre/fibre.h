@@ -2,7 +2,7 @@
 /*
  * lib/fibre/fibre.h - fibres: user-level contexts with stacks of their own,
  * and the switch between them (issue 15, item 1: the foundation of ranks as
- * fibres; the scheduler that runs them is not here yet).
+ * fibres; lib/fibre/sched.h runs them).
  *
  * A fibre is a function running on a stack from mmap() with a PROT_NONE guard
  * page below it.  tc__fibre_switch(from, to) saves the running context into
@@ -40,6 +40,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* ThreadSanitizer must be told about every switch (its fibre API), or it
+ * sees one thread's accesses on many stacks and reports nonsense. */
+#if defined(__SANITIZE_THREAD__)
+#include <sanitizer/tsan_interface.h>
+#define TC__FIBRE_TSAN 1
+#endif
+
 /* Default usable stack of a fibre; TC_FIBRE_STACK (bytes, or with a k or m
  * suffix) replaces it and is a floor for explicit sizes too. */
 enum { TC__FIBRE_STACK_DEFAULT = 64 * 1024 };
@@ -57,6 +64,7 @@ struct tc__fibre {
 	size_t stack_bytes;      /* usable, whole pages */
 	int slot;                /* guard-page registry slot (fibre.c), -1: none */
 	bool done;
+	void *tsan;              /* ThreadSanitizer's fibre (TSan builds only) */
 };
 
 /* The switch routine (assembly): stores the current stack pointer, with the
@@ -85,6 +93,11 @@ void tc__fibre_thread_fini(struct tc__fibre *self);
 int tc__fibre_create(struct tc__fibre *back, size_t stack_bytes, tc__fibre_fn fn, void *arg,
                      struct tc__fibre **out);
 
+/* Makes a fibre that is not running (finished, never started, or switched
+ * away from for good) start afresh: fn(fibre, arg) runs on its stack the
+ * next time it is switched to (fn, arg and back may be changed before). */
+void tc__fibre_restart(struct tc__fibre *f);
+
 /* Frees a fibre that is not running (finished, never started, or switched
  * away from for good: what is on its stack is dropped).  NULL is a no-op.
  * Thread-safe. */
@@ -95,6 +108,9 @@ void tc__fibre_destroy(struct tc__fibre *f);
  * to must not be running, nor finished. */
 static inline void tc__fibre_switch(struct tc__fibre *from, struct tc__fibre *to)
 {
+#ifdef TC__FIBRE_TSAN
+	__tsan_switch_to_fiber(to->tsan, 0);
+#endif
 	tc__fibre_jump(&from->sp, to->sp);
 }
 

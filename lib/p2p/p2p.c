@@ -288,7 +288,7 @@ void tc__rndv_quiesce(struct tc_proc *proc)
 		/* Acquire: pairs with tc__rndv_read_end(). */
 		for (unsigned k = 0; atomic_load_explicit(&peer->rndv_reading, memory_order_acquire); k++)
 			if (k % 64 == 63)
-				sched_yield(); /* the reader may need our CPU */
+				tc__yield(); /* the reader may need our CPU (or be a fibre of it) */
 			else
 				tc__cpu_relax();
 	}
@@ -769,6 +769,11 @@ int tc_test(struct tc_proc *proc, tc_request *req, int *done)
 		if (req->kind == TC__KIND_RECV)
 			tc__emulate_sync(proc);
 		return req->status;
+	}
+	if (proc->db.task) {
+		/* A fibre polling in a loop would keep its peer, perhaps a fibre
+		 * of the same CPU, from ever running: let the CPU's others run. */
+		tc__yield();
 	}
 	if (tc__aborted(proc)) {
 		/* No progress will ever be made: the request is dead, and a

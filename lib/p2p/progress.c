@@ -57,6 +57,11 @@ int tc__progress_wait(struct tc_proc *proc, tc__cond_fn cond, void *ctx)
 	struct tc__waiter w;
 	tc__waiter_init(&w, team->wait, team->spin_ns, team->yield_ns, team->timeout_ns);
 	bool shown = false; /* published for the watchdog (tc__ws_publish) */
+	/* A fibre never spins: its peer may be a fibre of its own CPU, which
+	 * runs only when we yield or park (lib/core/team.c, fibres). */
+	bool fibre = proc->db.task != NULL;
+	if (fibre)
+		w.spinning = false;
 
 	for (;;) {
 		tc__progress(proc);
@@ -72,7 +77,7 @@ int tc__progress_wait(struct tc_proc *proc, tc__cond_fn cond, void *ctx)
 		/* While a peer may still be copying a long single-copy send of
 		 * ours, keep the CPU (lib/p2p/p2p.c, spin_until_ns). */
 		enum tc__wait_step step =
-		        tc__wait_next(&w, proc->npending_rndv ? proc->spin_until_ns : 0);
+		        tc__wait_next(&w, proc->npending_rndv && !fibre ? proc->spin_until_ns : 0);
 		/* Past its first spins (or about to give up the CPU) a wait
 		 * shows itself to the watchdog, and again at each sleep: what
 		 * it waits for changes as requests complete. */

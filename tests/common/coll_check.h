@@ -46,7 +46,7 @@ static inline int bar_fn(struct tc_proc *proc, void *argp)
 	uint64_t s = (uint64_t)me * 7 + 1;
 	for (int it = 0; it < a->iters; it++) {
 		for (int y = (int)(tc_test_rand(&s) % 4); y > 0; y--)
-			sched_yield();
+			tc_yield(proc);
 		atomic_fetch_add(&a->count, 1);
 		int err = tc_barrier(proc, &o);
 		int v = atomic_load(&a->count);

@@ -1,0 +1,481 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lib/fibre/sched.c - the fibre scheduler: CPUs, their ready FIFOs, remote
+ * queues and timer heaps.  The contract and the wake-up protocol are in
+ * lib/fibre/sched.h.
+ *
+ * Each CPU has a context of its own (the kernel thread's stack, c->main)
+ * that runs the loop: pick a ready task and switch to it; when nothing is
+ * ready and tasks remain, sleep on the CPU's futex until the earliest timer
+ * or a remote wake-up.  A task that blocks or yields picks the next task
+ * itself and switches to it directly (one switch per hand-off, not two);
+ * only when nothing is ready does it switch to c->main.  A finished task's
+ * fibre returns to c->main, which frees nothing (the stacks go with
+ * tc__sched_destroy) but counts it.
+ */
+#include "fibre/sched.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdalign.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <urcu/arch.h>
+
+#include "topocoll.h"
+
+struct tc__fcpu {
+	struct tc__fibre main;              /* the kernel thread's own context */
+	struct tc__task *current;           /* running task; NULL: main runs */
+	struct tc__task *last;              /* the task that switched to main */
+	struct tc__task *rq_head, *rq_tail; /* ready FIFO: this thread only */
+	struct tc__task **heap;             /* timers, by deadline */
+	int nheap;
+	int nlive;                          /* tasks not finished */
+	int id;                             /* CPU number, -1: unpinned */
+	pthread_t thread;
+	struct tc__sched *s;
+	/* Written by other threads. */
+	alignas(64) struct tc__task *_Atomic remote; /* made ready elsewhere: a
+	                                                LIFO list, see tc__pick */
+	alignas(64) _Atomic int32_t idle;   /* 1: sleeps (or is about to) on it */
+	char pad[64 - sizeof(int32_t)];
+};
+
+struct tc__sched {
+	int ntask, ncpu, started, runs;
+	struct tc__task *tasks;
+	struct tc__fcpu *cpus;
+	void (*on_start)(void *);
+	void *start_arg;
+};
+
+static _Thread_local struct tc__fcpu *tc__cpu_self;
+
+enum { TC__IDLE_SPIN_NS = 20000 }; /* see tc__cpu_idle() */
+
+static uint64_t tc__mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* ---- the timer heap (its CPU's thread only) --------------------------- */
+
+static void tc__heap_set(struct tc__fcpu *c, int i, struct tc__task *t)
+{
+	c->heap[i] = t;
+	t->heap_idx = i;
+}
+
+static void tc__heap_up(struct tc__fcpu *c, int i)
+{
+	struct tc__task *t = c->heap[i];
+	while (i > 0) {
+		int up = (i - 1) / 2;
+		if (c->heap[up]->deadline <= t->deadline)
+			break;
+		tc__heap_set(c, i, c->heap[up]);
+		i = up;
+	}
+	tc__heap_set(c, i, t);
+}
+
+static void tc__heap_down(struct tc__fcpu *c, int i)
+{
+	struct tc__task *t = c->heap[i];
+	for (;;) {
+		int l = 2 * i + 1, m = l;
+		if (l >= c->nheap)
+			break;
+		if (l + 1 < c->nheap && c->heap[l + 1]->deadline < c->heap[l]->deadline)
+			m = l + 1;
+		if (c->heap[m]->deadline >= t->deadline)
+			break;
+		tc__heap_set(c, i, c->heap[m]);
+		i = m;
+	}
+	tc__heap_set(c, i, t);
+}
+
+/* The heap has room for every task of the CPU (tc__sched_create). */
+static void tc__heap_push(struct tc__fcpu *c, struct tc__task *t)
+{
+	tc__heap_set(c, c->nheap++, t);
+	tc__heap_up(c, c->nheap - 1);
+}
+
+static void tc__heap_remove(struct tc__fcpu *c, struct tc__task *t)
+{
+	int i = t->heap_idx;
+	t->heap_idx = -1;
+	if (--c->nheap == i)
+		return;
+	tc__heap_set(c, i, c->heap[c->nheap]);
+	tc__heap_up(c, i);
+	tc__heap_down(c, c->heap[i]->heap_idx);
+}
+
+/* ---- ready queues ------------------------------------------------------ */
+
+static void tc__rq_push(struct tc__fcpu *c, struct tc__task *t)
+{
+	t->next = NULL;
+	if (c->rq_tail)
+		c->rq_tail->next = t;
+	else
+		c->rq_head = t;
+	c->rq_tail = t;
+}
+
+/* Moves what other threads made ready, and the expired timers (in deadline
+ * order), to the local FIFO; then takes its head.  NULL: nothing ready. */
+static struct tc__task *tc__pick(struct tc__fcpu *c)
+{
+	/* Relaxed: a look only; the exchange below is what takes the list. */
+	if (atomic_load_explicit(&c->remote, memory_order_relaxed)) {
+		/* Acquire: pairs with the release CAS of tc__task_wake(); we see
+		 * each task's rnext.  The list is newest first: reversed, so that
+		 * tasks run in the order they were made ready. */
+		struct tc__task *l = atomic_exchange_explicit(&c->remote, NULL, memory_order_acquire);
+		struct tc__task *fifo = NULL;
+		while (l) {
+			struct tc__task *n = l->rnext;
+			l->rnext = fifo;
+			fifo = l;
+			l = n;
+		}
+		for (struct tc__task *n; fifo; fifo = n) {
+			n = fifo->rnext;
+			tc__rq_push(c, fifo);
+		}
+	}
+	if (c->nheap) {
+		uint64_t now = tc__mono_ns();
+		while (c->nheap && c->heap[0]->deadline <= now) {
+			struct tc__task *t = c->heap[0];
+			tc__heap_remove(c, t);
+			int32_t expect = t->asleep;
+			/* Seq_cst CAS: decides between the timer and a waker
+			 * (whose exchange moved the word off asleep: it enqueues
+			 * the task, we do not).  Pairs with tc__doorbell_ring()'s
+			 * exchange. */
+			if (!t->word || atomic_compare_exchange_strong(t->word, &expect, t->awake))
+				tc__rq_push(c, t);
+		}
+	}
+	struct tc__task *t = c->rq_head;
+	if (t) {
+		c->rq_head = t->next;
+		if (!c->rq_head)
+			c->rq_tail = NULL;
+	}
+	return t;
+}
+
+/* The running task self gives its CPU to the next ready task, or to the
+ * CPU's main context when there is none; returns when self runs again (at
+ * once if self itself is the next ready one). */
+static void tc__leave(struct tc__fcpu *c, struct tc__task *self)
+{
+	struct tc__task *n = tc__pick(c);
+	if (n == self)
+		return;
+	if (n) {
+		c->current = n;
+		tc__fibre_switch(self->fibre, n->fibre);
+	} else {
+		c->last = self;
+		c->current = NULL;
+		tc__fibre_switch(self->fibre, &c->main);
+	}
+	/* Whoever switched back to us set c->current = self. */
+}
+
+/* ---- the task's side --------------------------------------------------- */
+
+struct tc__task *tc__task_self(void)
+{
+	struct tc__fcpu *c = tc__cpu_self;
+	return c ? c->current : NULL;
+}
+
+void tc__task_wake(struct tc__task *t)
+{
+	struct tc__fcpu *c = t->cpu;
+	if (tc__cpu_self == c) {
+		tc__rq_push(c, t);
+		return;
+	}
+	/* Release: publishes t->rnext (and whatever the waker wrote before
+	 * waking t) to the CPU's acquire exchange in tc__pick().  Seq_cst:
+	 * the push is ordered before our load of idle; pairs with the idle
+	 * CPU's seq_cst store of idle and load of remote (tc__cpu_idle). */
+	struct tc__task *old = atomic_load_explicit(&c->remote, memory_order_relaxed);
+	do
+		t->rnext = old;
+	while (!atomic_compare_exchange_weak_explicit(&c->remote, &old, t, memory_order_seq_cst,
+	                                              memory_order_relaxed));
+	if (atomic_load(&c->idle) && atomic_exchange(&c->idle, 0) == 1)
+		syscall(SYS_futex, &c->idle, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+void tc__task_block(struct tc__task *self, _Atomic int32_t *word, int32_t asleep, int32_t awake,
+                    uint64_t deadline_ns)
+{
+	struct tc__fcpu *c = self->cpu;
+	if (deadline_ns) {
+		self->word = word;
+		self->asleep = asleep;
+		self->awake = awake;
+		self->deadline = deadline_ns;
+		tc__heap_push(c, self);
+	}
+	tc__leave(c, self);
+	if (self->heap_idx >= 0)
+		tc__heap_remove(c, self); /* woken before the deadline */
+}
+
+int tc__task_yield(struct tc__task *self)
+{
+	struct tc__fcpu *c = self->cpu;
+	if (!c->rq_head && !atomic_load_explicit(&c->remote, memory_order_relaxed) &&
+	    (!c->nheap || c->heap[0]->deadline > tc__mono_ns()))
+		return 0;
+	tc__rq_push(c, self);
+	tc__leave(c, self);
+	return 1;
+}
+
+void tc__task_sleep_until(struct tc__task *self, uint64_t deadline_ns)
+{
+	struct tc__fcpu *c = self->cpu;
+	self->word = NULL;
+	self->deadline = deadline_ns;
+	tc__heap_push(c, self);
+	tc__leave(c, self);
+}
+
+/* ---- the CPU's own context --------------------------------------------- */
+
+/* Nothing ready: first looks at the remote list for TC__IDLE_SPIN_NS (a
+ * futex sleep and wake-up costs 20-30 us here, and much more when the
+ * machine is loaded and the woken thread waits for a CPU: the competitive
+ * rule, as a rank thread's spin), then sleeps until the earliest timer or
+ * a remote wake-up. */
+static void tc__cpu_idle(struct tc__fcpu *c)
+{
+	uint64_t start = tc__mono_ns(), now = start;
+	uint64_t until = start + TC__IDLE_SPIN_NS;
+	if (c->nheap && c->heap[0]->deadline < until)
+		until = c->heap[0]->deadline;
+	for (unsigned k = 1; now < until; k++) {
+		/* Relaxed: a look only (tc__pick takes the list). */
+		if (atomic_load_explicit(&c->remote, memory_order_relaxed))
+			return;
+		caa_cpu_relax();
+		if (k % 64 == 0)
+			now = tc__mono_ns();
+	}
+	if (c->nheap && c->heap[0]->deadline <= now)
+		return;
+	/* Seq_cst store and load: idle = 1 before the look at the remote
+	 * list; pairs with the seq_cst push and load of idle in
+	 * tc__task_wake() (store buffering: one of the two sees the other). */
+	atomic_store(&c->idle, 1);
+	if (!atomic_load(&c->remote)) {
+		struct timespec ts, *tsp = NULL;
+		if (c->nheap) {
+			uint64_t d = c->heap[0]->deadline;
+			ts.tv_sec = (time_t)(d / 1000000000u);
+			ts.tv_nsec = (long)(d % 1000000000u);
+			tsp = &ts;
+		}
+		/* Absolute CLOCK_MONOTONIC timeout (the bitset form). */
+		syscall(SYS_futex, &c->idle, FUTEX_WAIT_BITSET | FUTEX_PRIVATE_FLAG, 1, tsp, NULL,
+		        FUTEX_BITSET_MATCH_ANY);
+	}
+	atomic_store_explicit(&c->idle, 0, memory_order_relaxed);
+}
+
+static void *tc__cpu_main(void *arg)
+{
+	struct tc__fcpu *c = arg;
+	struct tc__sched *s = c->s;
+	if (c->id >= 0) {
+		cpu_set_t set;
+		CPU_ZERO(&set);
+		CPU_SET(c->id, &set);
+		pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+	}
+	tc__fibre_thread_init(&c->main); /* only the overflow report needs it */
+	tc__cpu_self = c;
+	if (s->on_start)
+		s->on_start(s->start_arg);
+	while (c->nlive) {
+		struct tc__task *t = tc__pick(c);
+		if (!t) {
+			tc__cpu_idle(c);
+			continue;
+		}
+		c->current = t;
+		tc__fibre_switch(&c->main, t->fibre);
+		/* c->last switched to us: finished, or nothing else was ready. */
+		if (tc__fibre_done(c->last->fibre))
+			c->nlive--;
+	}
+	tc__cpu_self = NULL;
+	tc__fibre_thread_fini(&c->main);
+	return NULL;
+}
+
+static void tc__task_main(struct tc__fibre *f, void *arg)
+{
+	(void)f;
+	struct tc__task *t = arg;
+	t->fn(t, t->arg);
+	t->cpu->last = t;
+	t->cpu->current = NULL;
+	/* Returning switches to f->back, the CPU's main context. */
+}
+
+/* ---- create, run, destroy ---------------------------------------------- */
+
+/* Blocks of consecutive tasks per CPU (see sched.h): CPU k runs tasks
+ * tc__first_task(k) .. tc__first_task(k + 1) - 1. */
+static int tc__first_task(int k, int ntask, int ncpu)
+{
+	return (int)((long long)k * ntask / ncpu);
+}
+
+static int tc__cpu_of(int i, int ntask, int ncpu)
+{
+	int k = (int)(((long long)i * ncpu + ncpu - 1) / ntask);
+	while (k > 0 && tc__first_task(k, ntask, ncpu) > i)
+		k--;
+	while (k + 1 < ncpu && tc__first_task(k + 1, ntask, ncpu) <= i)
+		k++;
+	return k;
+}
+
+int tc__sched_create(int ntask, int ncpu, const int *cpu_ids, size_t stack_bytes,
+                     struct tc__sched **out)
+{
+	if (ntask < 1 || ncpu < 1 || !out)
+		return TC_EINVAL;
+	if (ncpu > ntask)
+		ncpu = ntask;
+	struct tc__sched *s = calloc(1, sizeof *s);
+	if (!s)
+		return TC_ENOMEM;
+	s->ntask = ntask;
+	s->ncpu = ncpu;
+	s->tasks = calloc((size_t)ntask, sizeof *s->tasks);
+	s->cpus = aligned_alloc(64, (size_t)ncpu * sizeof *s->cpus);
+	if (!s->tasks || !s->cpus) {
+		free(s->cpus);
+		s->cpus = NULL;
+		tc__sched_destroy(s);
+		return TC_ENOMEM;
+	}
+	memset(s->cpus, 0, (size_t)ncpu * sizeof *s->cpus);
+	for (int k = 0; k < ncpu; k++) {
+		struct tc__fcpu *c = &s->cpus[k];
+		c->s = s;
+		c->id = cpu_ids ? cpu_ids[k] : -1;
+	}
+	for (int i = 0; i < ntask; i++)
+		s->cpus[tc__cpu_of(i, ntask, ncpu)].nlive++;
+	for (int k = 0; k < ncpu; k++) {
+		/* Room for every task of the CPU: each is in the heap once at most. */
+		s->cpus[k].heap = malloc((size_t)s->cpus[k].nlive * sizeof *s->cpus[k].heap);
+		if (!s->cpus[k].heap) {
+			tc__sched_destroy(s);
+			return TC_ENOMEM;
+		}
+	}
+	for (int i = 0; i < ntask; i++) {
+		struct tc__task *t = &s->tasks[i];
+		t->cpu = &s->cpus[tc__cpu_of(i, ntask, ncpu)];
+		t->heap_idx = -1;
+		int err = tc__fibre_create(&t->cpu->main, stack_bytes, tc__task_main, t, &t->fibre);
+		if (err) {
+			tc__sched_destroy(s);
+			return err;
+		}
+	}
+	*out = s;
+	return TC_OK;
+}
+
+int tc__sched_ntask(const struct tc__sched *s)
+{
+	return s->ntask;
+}
+
+struct tc__task *tc__sched_task(struct tc__sched *s, int i)
+{
+	return &s->tasks[i];
+}
+
+int tc__sched_start(struct tc__sched *s, void (*on_start)(void *), void *arg)
+{
+	s->on_start = on_start;
+	s->start_arg = arg;
+	/* Every task from its start, every CPU empty (a run before may have
+	 * left tasks unfinished: see tc__sched_start in sched.h). */
+	for (int k = 0; k < s->ncpu; k++) {
+		struct tc__fcpu *c = &s->cpus[k];
+		c->rq_head = c->rq_tail = NULL;
+		c->nheap = 0;
+		c->nlive = 0;
+		c->current = c->last = NULL;
+		atomic_store_explicit(&c->remote, NULL, memory_order_relaxed);
+		atomic_store_explicit(&c->idle, 0, memory_order_relaxed);
+	}
+	for (int i = 0; i < s->ntask; i++) {
+		struct tc__task *t = &s->tasks[i];
+		if (s->runs)
+			tc__fibre_restart(t->fibre);
+		t->heap_idx = -1;
+		t->cpu->nlive++;
+		tc__rq_push(t->cpu, t);
+	}
+	s->runs++;
+	for (int k = 0; k < s->ncpu; k++) {
+		if (pthread_create(&s->cpus[k].thread, NULL, tc__cpu_main, &s->cpus[k]) != 0)
+			return TC_ESYS;
+		s->started++;
+	}
+	return TC_OK;
+}
+
+void tc__sched_join(struct tc__sched *s)
+{
+	for (int k = 0; k < s->started; k++)
+		pthread_join(s->cpus[k].thread, NULL);
+	s->started = 0;
+}
+
+void tc__sched_destroy(struct tc__sched *s)
+{
+	if (!s)
+		return;
+	if (s->tasks)
+		for (int i = 0; i < s->ntask; i++)
+			tc__fibre_destroy(s->tasks[i].fibre);
+	if (s->cpus)
+		for (int k = 0; k < s->ncpu; k++)
+			free(s->cpus[k].heap);
+	free(s->cpus);
+	free(s->tasks);
+	free(s);
+}
