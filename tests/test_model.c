@@ -802,6 +802,7 @@ Test(model, calibration_native_and_errors, .timeout = 60)
 	o.npoints = 5;
 	o.reps = 3;
 	o.regime = TC_CALIBRATE_STREAM;
+	o.single_copy_min = SIZE_MAX; /* every size streamed */
 	cr_assert_eq(tc_model_calibrate(&o, &cal), 0);
 	static const size_t want[] = {100, 316, 1000, 3162, 10000};
 	cr_assert_eq(cal.npoints, 5);

@@ -4,6 +4,7 @@
  * channels, fitted to ping-pong times (tc_model_calibrate).
  */
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "cli.h"
@@ -30,6 +31,9 @@ const char calibrate_help[] =
 	"                    team against the model options (--ts, --tw) to check\n"
 	"                    the fit\n"
 	"  --no-pin          do not pin the two threads\n"
+	"  --single-copy-min N  the team's single-copy threshold: messages of N\n"
+	"                    bytes and more are copied once, smaller ones\n"
+	"                    streamed; never: stream everything [library default]\n"
 	"  --json            one JSON object: ts_ns, tw_ns_per_byte, r2,\n"
 	"                    max_rel_residual, fits, points\n"
 	"  model options (--ts, --tw, ...) as for predict; used with --mode emulated\n"
@@ -78,6 +82,15 @@ int cmd_calibrate(int argc, char **argv)
 			json = 1;
 		} else if (!strcmp(argv[i], "--no-pin")) {
 			co.no_pin = 1;
+		} else if ((r = cli_opt(argc, argv, &i, "--single-copy-min", &v)) != 0) {
+			if (r != 1)
+				return r;
+			if (!strcmp(v, "never"))
+				co.single_copy_min = SIZE_MAX;
+			else if (cli_parse_size("--single-copy-min", v, (uint64_t)1 << 40, &u))
+				return CLI_USAGE;
+			else
+				co.single_copy_min = (size_t)u;
 		} else if ((r = cli_opt(argc, argv, &i, "--min-bytes", &v)) != 0) {
 			if (r != 1 || cli_parse_size("--min-bytes", v, (uint64_t)64 << 20, &u))
 				return CLI_USAGE;
