@@ -152,10 +152,11 @@ static inline uint64_t tc__lines_for(size_t len)
  */
 
 /* Copies len bytes into the body stream starting at stream offset off of the
- * packet whose first line is at absolute position pos.  With seq != 0, also
- * stores seq + k (relaxed) into the k-th whole line it fills, so that each
- * line is written in one pass (tc__chan_try_push publishes them with the
- * first line's release store). */
+ * packet whose first line is at absolute position pos, and stores the seq
+ * (position + 1, relaxed) of every line after the first that it writes, in
+ * the same pass as the line's body (tc__chan_try_push publishes them with
+ * the first line's release store).  Producer only; off >= TC__HDR (the first
+ * line's seq is the packet's publication, never written here). */
 static inline void tc__chan_put(struct tc__chan *ch, uint64_t pos, size_t off, const void *src,
                                 size_t len)
 {
