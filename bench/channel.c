@@ -11,9 +11,17 @@
  *             sender has just written, against the single-copy limit: the
  *             thread on the other core memcpy()s the freshly written buffer;
  *   ring64    a token around a ring of 64 ranks on the machine's cores:
- *             round trips per second and CPU time over wall time.
+ *             round trips per second and CPU time over wall time;
+ *   crossover ping-pong of 8 B .. 64 KiB on a team that streams everything
+ *             against one that copies everything once (single_copy_min 1),
+ *             interleaved, fastest of the repetitions: the smallest size
+ *             from which the single copy is faster at every larger size
+ *             measured is where the library's threshold belongs
+ *             (TC__CHAN_SINGLE_COPY_MIN, lib/core/chan.h); then the default
+ *             team's one-way time at the same sizes, and whether it grows
+ *             with the size (each point at most 5% below the one before).
  * Prints one table, then one JSON object as the last line.
- * Usage: channel [--quick]
+ * Usage: channel [--quick] [--crossover]  (--crossover: that part only)
  */
 #include <pthread.h>
 #include <sched.h>
@@ -178,6 +186,29 @@ static int pingpong_fn(struct tc_proc *proc, void *argp)
 	return err;
 }
 
+/* Ping-pong of o->bytes bytes from o->src (o->dst on rank 1); one-way ns. */
+static int pingpong_bytes_fn(struct tc_proc *proc, void *argp)
+{
+	struct ours *o = argp;
+	int me = tc_rank(proc), err = 0;
+	unsigned char *buf = me == 0 ? o->src : o->dst;
+	double t0 = now_s();
+	for (long i = 0; i < o->iters && !err; i++) {
+		if (me == 0) {
+			err = tc_send(proc, 1, buf, o->bytes);
+			if (!err)
+				err = tc_recv(proc, 1, buf, o->bytes, NULL);
+		} else {
+			err = tc_recv(proc, 0, buf, o->bytes, NULL);
+			if (!err)
+				err = tc_send(proc, 0, buf, o->bytes);
+		}
+	}
+	if (me == 0)
+		o->result = (now_s() - t0) * 1e9 / (2.0 * (double)o->iters);
+	return err;
+}
+
 static int bw_fn(struct tc_proc *proc, void *argp)
 {
 	struct ours *o = argp;
@@ -196,12 +227,13 @@ static int bw_fn(struct tc_proc *proc, void *argp)
 	return err;
 }
 
-static struct tc_team *team_of(const char *spec, enum tc_wait_policy pol)
+static struct tc_team *team_scm(const char *spec, enum tc_wait_policy pol, size_t scm)
 {
 	struct tc_team_config cfg;
 	tc_team_config_default(&cfg);
 	cfg.topology = spec;
 	cfg.wait = pol;
+	cfg.single_copy_min = scm;
 	struct tc_team *t;
 	int err = tc_team_create(&cfg, &t);
 	if (err) {
@@ -248,6 +280,69 @@ static int ring_fn(struct tc_proc *proc, void *argp)
 	}
 }
 
+static struct tc_team *team_of(const char *spec, enum tc_wait_policy pol)
+{
+	return team_scm(spec, pol, 0);
+}
+
+static void check(int err, const char *what);
+
+/* The crossover table (see the top of the file).  Returns the crossover
+ * size in bytes (0: the single copy never wins up to 64 KiB) and sets
+ * *monotone to whether the default team's time grows with the size. */
+static size_t crossover(int reps, int *monotone)
+{
+	enum { NS = 14 }; /* 8 B .. 64 KiB */
+	struct tc_team *ts = team_scm("chain:2", TC_WAIT_AUTO, SIZE_MAX);
+	struct tc_team *tc = team_scm("chain:2", TC_WAIT_AUTO, 1);
+	struct tc_team *td = team_of("chain:2", TC_WAIT_AUTO);
+	struct tc_team_info info;
+	tc_team_get_info(td, &info);
+	unsigned char *a = aligned_alloc(4096, (size_t)64 << 10), *b = aligned_alloc(4096, (size_t)64 << 10);
+	memset(a, 1, (size_t)64 << 10);
+	memset(b, 2, (size_t)64 << 10);
+	double st[NS], sc[NS], df[NS];
+	size_t sz[NS];
+	for (int i = 0; i < NS; i++) {
+		sz[i] = (size_t)8 << i;
+		st[i] = sc[i] = df[i] = 1e300;
+	}
+	for (int r = 0; r < reps; r++)
+		for (int i = 0; i < NS; i++) {
+			/* About 2 ms per sample. */
+			long iters = (long)(2e6 / (200.0 + 0.5 * (double)sz[i]));
+			struct tc_team *tt[3] = {ts, tc, td};
+			double *out[3] = {st, sc, df};
+			for (int k = 0; k < 3; k++) {
+				struct ours o = {.iters = iters, .bytes = sz[i], .src = a, .dst = b};
+				check(tc_run(tt[k], pingpong_bytes_fn, &o), "crossover");
+				if (o.result < out[k][i])
+					out[k][i] = o.result;
+			}
+		}
+	size_t cross = 0;
+	for (int i = NS - 1; i >= 0 && sc[i] < st[i]; i--)
+		cross = sz[i];
+	*monotone = 1;
+	printf("%-10s %12s %12s %8s %14s\n", "bytes", "streamed", "single copy", "ratio",
+	       "default");
+	for (int i = 0; i < NS; i++) {
+		printf("%-10zu %10.1fns %10.1fns %8.2f %12.1fns%s\n", sz[i], st[i], sc[i], sc[i] / st[i],
+		       df[i], i && df[i] < 0.95 * df[i - 1] ? "  (below the smaller size)" : "");
+		if (i && df[i] < 0.95 * df[i - 1])
+			*monotone = 0;
+	}
+	printf("crossover (single copy faster from here on): %zu B; the library's threshold: %zu B; "
+	       "default one-way time %s with the size\n",
+	       cross, info.single_copy_min, *monotone ? "grows" : "does NOT grow");
+	free(a);
+	free(b);
+	tc_team_destroy(ts);
+	tc_team_destroy(tc);
+	tc_team_destroy(td);
+	return cross;
+}
+
 static double cpu_s(void)
 {
 	struct rusage ru;
@@ -266,9 +361,21 @@ static void check(int err, const char *what)
 
 int main(int argc, char **argv)
 {
-	quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
+	int only_cross = 0;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--quick"))
+			quick = 1;
+		else if (!strcmp(argv[i], "--crossover"))
+			only_cross = 1;
+	}
 	sched_getaffinity(0, sizeof all_cpus, &all_cpus);
 	const int reps = quick ? 5 : 15;
+	int monotone = 0;
+	if (only_cross) {
+		size_t cross = crossover(reps, &monotone);
+		printf("{\"crossover_bytes\": %zu, \"monotone\": %s}\n", cross, monotone ? "true" : "false");
+		return 0;
+	}
 	const long lat_iters = quick ? 20000 : 100000;
 
 	/* Latency: ours (auto and spin policies) and the cache line, interleaved. */
@@ -348,10 +455,13 @@ int main(int argc, char **argv)
 		tc_team_destroy(ring);
 	}
 
+	size_t cross = crossover(reps, &monotone);
+
 	printf("{\"latency_ns\": %.1f, \"latency_spin_ns\": %.1f, \"cacheline_ns\": %.1f, "
 	       "\"latency_ratio\": %.3f, \"bw_gbs\": %.3f, \"memcpy_gbs\": %.3f, \"bw_ratio\": %.3f, "
-	       "\"ring64_roundtrips_per_s\": %.1f, \"ring64_cpu_per_wall\": %.3f}\n",
+	       "\"ring64_roundtrips_per_s\": %.1f, \"ring64_cpu_per_wall\": %.3f, "
+	       "\"crossover_bytes\": %zu, \"monotone\": %s}\n",
 	       l_auto, l_spin, l_line, l_auto / l_line, bw16, mc16, mc16 > 0 ? bw16 / mc16 : 0.0,
-	       rt_per_s, cpu_wall);
+	       rt_per_s, cpu_wall, cross, monotone ? "true" : "false");
 	return 0;
 }

@@ -41,7 +41,18 @@
  * (tc_clock_advance) and subtracts them from both times: the start then no
  * longer depends on whether all p threads were up by the epoch, which
  * separates that effect from the wake-up pattern of the case itself.
- * Usage: model_fidelity [--quick] [--reps N] [--settle US]
+ *
+ * --native (issue 17): measured native collectives against their prediction
+ * with this machine's calibrated parameters.  tc_model_calibrate (8 B ..
+ * 4 MiB) gives t_s, t_w and t_c; a native team on chain:2 with that model
+ * runs bcast, reduce, allreduce, allgather and alltoall (double, sum; the
+ * algorithm auto picks) for m = 8 B, 32 B, ..., 2 MiB, 4 MiB, every rank
+ * writing its buffers before the call (untimed); measured is
+ * the median over reps of (last rank's end - last rank's start after a
+ * tc_barrier), predicted tc_last_coll().modelled_ps (the model's makespan
+ * of the algorithm that ran, with the calibrated parameters).  Prints a
+ * table and one JSON object (cases, within_15pct, worst_rel_error).
+ * Usage: model_fidelity [--quick] [--reps N] [--settle US] [--native]
  */
 #include <math.h>
 #include <stdint.h>
@@ -317,8 +328,161 @@ static int make_specs(int p, char specs[3][32])
 	return n;
 }
 
+/* ---- --native: measured collectives against the calibrated model -------- */
+
+enum { NAT_COLLS = 5 };
+static const char *const nat_names[NAT_COLLS] = {"bcast", "reduce", "allreduce", "allgather",
+                                                 "alltoall"};
+
+struct nat_arg {
+	int coll;
+	size_t bytes; /* m: per rank (bcast, reduce, allreduce), per block */
+	unsigned char *buf[2][2]; /* per rank: send, receive (4 MiB x 2 each) */
+	double t0[2], t1[2];
+	tc_time_t modelled_ps;
+	const char *alg;
+};
+
+static double nat_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+static int nat_fn(struct tc_proc *proc, void *argp)
+{
+	struct nat_arg *a = argp;
+	int me = tc_rank(proc);
+	unsigned char *sb = a->buf[me][0], *rb = a->buf[me][1];
+	size_t n = a->bytes / sizeof(double);
+	/* The data are fresh, as an application's would be and as calibrate's
+	 * ping-pong buffers are: written by their rank just before the call
+	 * (a clean buffer is copied from the shared cache several times
+	 * faster than a dirty one from the other core's). */
+	size_t blocks = a->coll >= 3 ? 2 : 1;
+	memset(sb, 0, blocks * a->bytes);
+	memset(rb, 0, blocks * a->bytes);
+	int err = tc_barrier(proc, NULL);
+	if (err)
+		return err;
+	a->t0[me] = nat_now();
+	switch (a->coll) {
+	case 0: err = tc_bcast(proc, sb, n, TC_DOUBLE, 0, NULL); break;
+	case 1: err = tc_reduce(proc, sb, rb, n, TC_DOUBLE, TC_OP_SUM, 0, NULL); break;
+	case 2: err = tc_allreduce(proc, sb, rb, n, TC_DOUBLE, TC_OP_SUM, NULL); break;
+	case 3: err = tc_allgather(proc, sb, rb, n, TC_DOUBLE, NULL); break;
+	default: err = tc_alltoall(proc, sb, rb, n, TC_DOUBLE, NULL); break;
+	}
+	a->t1[me] = nat_now();
+	struct tc_coll_info ci;
+	tc_last_coll(proc, &ci);
+	if (me == 0) {
+		a->modelled_ps = ci.modelled_ps;
+		a->alg = ci.algorithm;
+	}
+	return err;
+}
+
+static int native_main(int nreps)
+{
+	struct tc_calibrate_opts co;
+	memset(&co, 0, sizeof co);
+	co.max_bytes = (size_t)4 << 20;
+	struct tc_calibration cal;
+	int err = tc_model_calibrate(&co, &cal);
+	if (err) {
+		fprintf(stderr, "model_fidelity: calibration: %s\n", tc_strerror(err));
+		return 1;
+	}
+	struct tc_team_config cfg;
+	tc_team_config_default(&cfg);
+	cfg.topology = "chain:2";
+	cfg.model.ts_ns = cal.ts_ns > 0 ? cal.ts_ns : 0;
+	cfg.model.tw_ns = cal.tw_ns_per_byte > 0 ? cal.tw_ns_per_byte : 0;
+	cfg.model.tc_ns = isfinite(cal.tc_ns_per_byte) && cal.tc_ns_per_byte > 0 ? cal.tc_ns_per_byte : 0;
+	struct tc_team *team = NULL;
+	if ((err = tc_team_create(&cfg, &team)) != 0) {
+		fprintf(stderr, "model_fidelity: team: %s\n", tc_strerror(err));
+		return 1;
+	}
+	struct nat_arg a;
+	memset(&a, 0, sizeof a);
+	const size_t cap = (size_t)8 << 20; /* allgather and alltoall: 2 blocks of 4 MiB */
+	for (int r = 0; r < 2; r++)
+		for (int k = 0; k < 2; k++) {
+			a.buf[r][k] = malloc(cap);
+			if (!a.buf[r][k]) {
+				fprintf(stderr, "model_fidelity: out of memory\n");
+				return 1;
+			}
+			memset(a.buf[r][k], 0, cap); /* doubles 0.0 */
+		}
+	printf("# model_fidelity --native: chain:2, calibrated t_s %.1f ns, t_w %.4g ns/B, t_c %.4g "
+	       "ns/B (fit R^2 %.3f, worst residual %.0f%%, holds up to %zu B); median of %d\n",
+	       cfg.model.ts_ns, cfg.model.tw_ns, cfg.model.tc_ns, cal.r2, 100 * cal.max_rel_residual,
+	       cal.hockney_max_bytes, nreps);
+	printf("%-10s %-12s %10s %14s %14s %9s\n", "coll", "algorithm", "bytes", "predicted_ns",
+	       "measured_ns", "rel_err");
+	int cases = 0, within = 0;
+	double worst = 0;
+	double *v = malloc((size_t)nreps * sizeof *v);
+	/* The JSON line's cases, printed after the table. */
+	static char json[64 * 1024];
+	size_t jl = 0;
+	json[0] = 0;
+	for (int c = 0; c < NAT_COLLS; c++)
+		for (size_t m = 8; m <= ((size_t)4 << 20); m = m == ((size_t)2 << 20) ? m * 2 : m * 4) {
+			a.coll = c;
+			a.bytes = m;
+			for (int r = 0; r < 2; r++) /* warm-up */
+				if ((err = tc_run(team, nat_fn, &a)) != 0)
+					break;
+			for (int r = 0; r < nreps && !err; r++) {
+				err = tc_run(team, nat_fn, &a);
+				double start = a.t0[0] > a.t0[1] ? a.t0[0] : a.t0[1];
+				double end = a.t1[0] > a.t1[1] ? a.t1[0] : a.t1[1];
+				v[r] = end - start;
+			}
+			if (err) {
+				fprintf(stderr, "model_fidelity: %s %zu B: %s\n", nat_names[c], m,
+				        tc_strerror(err));
+				return 1;
+			}
+			qsort(v, (size_t)nreps, sizeof *v, cmp_double);
+			double meas = nreps % 2 ? v[nreps / 2] : 0.5 * (v[nreps / 2 - 1] + v[nreps / 2]);
+			double pred = (double)a.modelled_ps / TC_PS_PER_NS;
+			double rel = pred > 0 ? (meas - pred) / pred : NAN;
+			cases++;
+			within += fabs(rel) <= 0.15;
+			if (fabs(rel) > worst)
+				worst = fabs(rel);
+			printf("%-10s %-12s %10zu %14.0f %14.0f %+8.1f%%\n", nat_names[c],
+			       a.alg ? a.alg : "?", m, pred, meas, 100 * rel);
+			fflush(stdout);
+			if (jl < sizeof json - 256)
+				jl += (size_t)snprintf(json + jl, sizeof json - jl,
+				                       "%s{\"coll\": \"%s\", \"algorithm\": \"%s\", \"bytes\": "
+				                       "%zu, \"predicted_ns\": %.1f, \"measured_ns\": %.1f, "
+				                       "\"rel_err\": %.4f}",
+				                       cases > 1 ? ", " : "", nat_names[c], a.alg ? a.alg : "?",
+				                       m, pred, meas, rel);
+		}
+	printf("{\"cases\": [%s], \"ts_ns\": %.2f, \"tw_ns_per_byte\": %.5f, \"tc_ns_per_byte\": %.5f, "
+	       "\"calibration_r2\": %.4f, \"within_15pct\": %d, \"of\": %d, "
+	       "\"worst_rel_error\": %.4f}\n",
+	       json, cfg.model.ts_ns, cfg.model.tw_ns, cfg.model.tc_ns, cal.r2, within, cases, worst);
+	free(v);
+	for (int r = 0; r < 2; r++)
+		for (int k = 0; k < 2; k++)
+			free(a.buf[r][k]);
+	tc_team_destroy(team);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	int native = 0, reps_set = 0;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--quick")) {
 			quick = 1;
@@ -328,11 +492,17 @@ int main(int argc, char **argv)
 			reps = atoi(argv[++i]);
 			if (reps < 1)
 				reps = 1;
+			reps_set = 1;
+		} else if (!strcmp(argv[i], "--native")) {
+			native = 1;
 		} else {
-			fprintf(stderr, "usage: model_fidelity [--quick] [--reps N] [--settle US]\n");
+			fprintf(stderr,
+			        "usage: model_fidelity [--quick] [--reps N] [--settle US] [--native]\n");
 			return 2;
 		}
 	}
+	if (native)
+		return native_main(reps_set ? reps : quick ? 5 : 21);
 	if (quick)
 		reps = 1;
 	static const int ps[] = {2, 8, 16, 64};

@@ -101,8 +101,8 @@ struct tc_team_config {
 	size_t packet_bytes;  /* mu: largest payload per packet (0: default) */
 	size_t single_copy_min; /* messages of at least this many bytes are
 	                           copied once, straight from the sender's buffer
-	                           (0: default; SIZE_MAX: always stream).
-	                           Collectives use the smaller of this and 256 B
+	                           (0: the default, 1 KiB; SIZE_MAX: always stream).
+	                           Collectives use the smaller of this and 1 KiB
 	                           (their receives are always posted in time) */
 	uint64_t timeout_ms;  /* a wait longer than this fails with TC_ETIMEDOUT,
 	                         reports every rank's state (tc_team_set_watchdog)

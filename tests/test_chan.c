@@ -44,6 +44,44 @@ Test(chan, ring_wraps_and_keeps_packets_whole, .timeout = 30)
 	tc__chan_fini(&ch);
 }
 
+/* The line-wise copies (chan.h): a packet read back in pieces at every
+ * offset and length, so that the first partial body, the whole bodies and the
+ * last partial one are each taken at every alignment, across the wrap; and
+ * every line after the first carries its position + 1 as seq. */
+Test(chan, pieces_at_every_offset_across_the_wrap, .timeout = 30)
+{
+	struct tc__chan ch;
+	cr_assert_eq(tc__chan_init(&ch, 16, 0, 1), 0);
+	unsigned char in[800], out[800];
+	for (int lap = 0; lap < 3; lap++) {
+		/* A small packet first moves the start of the next one so that
+		 * it wraps at a different line each lap. */
+		struct tc__pkt_hdr h = {.len = (uint32_t)(lap * 60), .flags = TC__PKT_FIRST};
+		cr_assert_eq(tc__chan_try_push(&ch, &h, in, (size_t)lap * 60), 1);
+		struct tc__pkt_hdr g;
+		cr_assert_eq(tc__chan_peek(&ch, &g), 1);
+		tc__chan_pop(&ch, g.len);
+		size_t len = 700 + (size_t)lap * 13;
+		for (size_t i = 0; i < len; i++)
+			in[i] = (unsigned char)(lap * 7 + i * 13 + 1);
+		h.len = (uint32_t)len;
+		uint64_t pos = ch.tail;
+		cr_assert_eq(tc__chan_try_push(&ch, &h, in, len), 1);
+		for (uint64_t k = 1; k < tc__lines_for(len); k++)
+			cr_assert_eq(atomic_load(&ch.ring[(pos + k) & ch.mask].seq), pos + k + 1);
+		cr_assert_eq(tc__chan_peek(&ch, &g), 1);
+		for (size_t off = 0; off < 120; off++)
+			for (size_t n = 0; off + n <= len; n += 1 + n / 3) {
+				memset(out, 0xAA, n + 1);
+				tc__chan_copy_out(&ch, off, out, n);
+				cr_assert_eq(memcmp(in + off, out, n), 0, "lap %d off %zu n %zu", lap, off, n);
+				cr_assert_eq(out[n], 0xAA, "wrote past the end");
+			}
+		tc__chan_pop(&ch, len);
+	}
+	tc__chan_fini(&ch);
+}
+
 Test(chan, full_ring_refuses_then_accepts, .timeout = 30)
 {
 	struct tc__chan ch;

@@ -612,5 +612,22 @@ else
 	skip "sweep --plot with gnuplot" "gnuplot not installed"
 fi
 
+# ---- calibrate: the whole model, its JSON and its plot (issue 17) ------------
+json_case "calibrate --json: every fit (all, stream, single_copy, combine), t_c, caches, where the line holds, every point" \
+	"all(k in d for k in ('ts_ns', 'tw_ns_per_byte', 'tc_ns_per_byte', 'r2', 'max_rel_residual', 'single_copy_min', 'hockney_max_bytes', 'residual_ok', 'caches', 'fits', 'points')) and set(d['fits']) == {'all', 'stream', 'single_copy', 'combine'} and all(k in d['fits'][f] for f in d['fits'] for k in ('points', 'ts_ns', 'tw_ns_per_byte', 'r2', 'max_rel_residual')) and d['fits']['combine']['points'] == len(d['points']) == 4 and d['tc_ns_per_byte'] == d['fits']['combine']['tw_ns_per_byte'] and all(k in d['caches'] for k in ('l1d_bytes', 'l2_bytes', 'l3_bytes')) and all(k in q for q in d['points'] for k in ('bytes', 'one_way_ns', 'min_ns', 'max_ns', 'single_copy', 'residual', 'combine_ns', 'cache_level')) and d['single_copy_min'] == 1024 and [q['single_copy'] for q in d['points']] == [False, True, True, True]" \
+	calibrate --min-bytes 512 --max-bytes 4K --reps 3 --json
+usage_case "calibrate --plot needs .svg or .png" calibrate --plot out.pdf
+json_case "run --calibrated: calibrates, predicts with the calibrated t_s, t_w, t_c, runs, compares (end to end)" \
+	"d['verified'] is True and d['mode'] == 'native' and all(k in d['calibration'] for k in ('ts_ns', 'tw_ns_per_byte', 'tc_ns_per_byte', 'r2', 'max_rel_residual', 'hockney_max_bytes')) and d['model']['ts_ns'] == d['calibration']['ts_ns'] and d['calibrated_predicted_ns'] == d['predicted_ns'] > 0 and d['measured_ns'] > 0 and abs(d['calibrated_error_pct'] - 100 * (d['measured_ns'] - d['predicted_ns']) / d['predicted_ns']) < 1e-6 * max(1, abs(d['calibrated_error_pct']))" \
+	run --topo chain:2 --coll allreduce --bytes 1K --repeat 3 --calibrated --json
+usage_case "run --calibrated is for native mode" run --topo chain:2 --coll bcast --bytes 8 --mode emulated --calibrated
+if command -v gnuplot >/dev/null; then
+	run_cli calibrate --min-bytes 8 --max-bytes 4K --reps 3 --plot "$tmp/cal.svg"
+	check "calibrate --plot with gnuplot draws the SVG beside the table" \
+		"$([ "$rc" -eq 0 ] && grep -q '<svg' "$tmp/cal.svg" && [ -s "$tmp/cal.dat" ] && grep -q 'fit all' "$tmp/cal.gp" && grep -q 'use: --ts' "$out"; echo $?)" "$(cat "$err")"
+else
+	skip "calibrate --plot with gnuplot" "gnuplot not installed"
+fi
+
 echo "1..$n"
 [ "$nfail" -eq 0 ]

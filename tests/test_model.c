@@ -21,6 +21,7 @@
 #include <time.h>
 
 #include "harness.h"
+#include "p2p/p2p.h"
 #include "sched/exec.h"
 #include "sched/sched.h"
 #include "topocoll.h"
@@ -802,6 +803,7 @@ Test(model, calibration_native_and_errors, .timeout = 60)
 	o.npoints = 5;
 	o.reps = 3;
 	o.regime = TC_CALIBRATE_STREAM;
+	o.single_copy_min = SIZE_MAX; /* every size streamed */
 	cr_assert_eq(tc_model_calibrate(&o, &cal), 0);
 	static const size_t want[] = {100, 316, 1000, 3162, 10000};
 	cr_assert_eq(cal.npoints, 5);
@@ -811,6 +813,92 @@ Test(model, calibration_native_and_errors, .timeout = 60)
 	cr_assert_eq(cal.ts_ns, cal.stream.ts_ns);
 	cr_assert_eq(cal.single_copy.npoints, 0);
 	cr_assert(isnan(cal.single_copy.ts_ns));
+}
+
+/* The rest of the model (issue 17): t_c from the combine times, the cache
+ * sizes, where the line holds; and the coarse, noise-tolerant shape of the
+ * channel's cost: the fastest sample at 64 KiB is not below a quarter of the
+ * fastest at 1 KiB (the fine goal, a non-decreasing time, lives in
+ * ./tools/bench channel --crossover). */
+Test(model, calibration_combine_caches_and_shape, .timeout = 120)
+{
+	struct tc_calibrate_opts o;
+	memset(&o, 0, sizeof o);
+	o.min_bytes = 1024;
+	o.max_bytes = 64 << 10;
+	o.npoints = 2;
+	o.reps = 5;
+	struct tc_calibration cal;
+	cr_assert_eq(tc_model_calibrate(&o, &cal), 0);
+	cr_assert_eq(cal.npoints, 2);
+	cr_assert_eq(cal.combine.npoints, 2);
+	cr_assert(isfinite(cal.tc_ns_per_byte));
+	cr_assert_eq(cal.tc_ns_per_byte, cal.combine.tw_ns_per_byte);
+	for (int i = 0; i < 2; i++) {
+		cr_assert(isfinite(cal.points[i].combine_ns) && cal.points[i].combine_ns > 0);
+		cr_assert(cal.points[i].cache_level >= 0 && cal.points[i].cache_level <= 4);
+		cr_assert_eq(cal.points[i].single_copy, cal.points[i].bytes >= cal.single_copy_min);
+	}
+	/* Sizes the combine and the copy touch grow 64-fold: neither may
+	 * shrink below a quarter (a coarse bound that load cannot break:
+	 * noise only lengthens a fastest sample). */
+	cr_assert_geq(cal.points[1].min_ns, cal.points[0].min_ns / 4, "%g ns at 64 KiB, %g at 1 KiB",
+	              cal.points[1].min_ns, cal.points[0].min_ns);
+	cr_assert_geq(cal.points[1].combine_ns, cal.points[0].combine_ns / 4);
+	/* Two points: the line goes through both, so it holds up to the last. */
+	cr_assert_eq(cal.hockney_max_bytes, (size_t)64 << 10);
+	/* Cache sizes, when the system reports them, grow with the level. */
+	if (cal.cache_bytes[0] && cal.cache_bytes[1])
+		cr_assert_leq(cal.cache_bytes[0], cal.cache_bytes[1]);
+	if (cal.cache_bytes[0])
+		cr_assert_eq(cal.points[0].cache_level, 2 * 1024 <= cal.cache_bytes[0] ? 1 : 2);
+
+	/* Emulated: no combine times, no t_c. */
+	o.mode = TC_MODE_EMULATED;
+	tc_model_default(&o.model);
+	o.model.ts_ns = 20000;
+	o.model.tw_ns = 0.01;
+	o.min_bytes = 8;
+	o.max_bytes = 64;
+	o.reps = 3;
+	cr_assert_eq(tc_model_calibrate(&o, &cal), 0);
+	cr_assert_eq(cal.combine.npoints, 0);
+	cr_assert(isnan(cal.tc_ns_per_byte) && isnan(cal.points[0].combine_ns));
+}
+
+/* The switch point chosen by the rule of lib/core/chan.h: one constant,
+ * the team's default and the collectives' threshold alike, and the path the
+ * messages take follows it. */
+Test(model, single_copy_switch_point, .timeout = 60)
+{
+	struct tc_team_config cfg;
+	tc_team_config_default(&cfg);
+	cfg.topology = "chain:2";
+	struct tc_team *t = NULL;
+	cr_assert_eq(tc_team_create(&cfg, &t), 0);
+	struct tc_team_info info;
+	tc_team_get_info(t, &info);
+	cr_assert_eq(info.single_copy_min, (size_t)TC__CHAN_SINGLE_COPY_MIN);
+	cr_assert_eq(info.single_copy_min, (size_t)1024, "the crossover measured in chan.h");
+	cr_assert_eq(tc__coll_single_copy_min((const struct tc_team *)t), info.single_copy_min);
+	tc_team_destroy(t);
+
+	struct tc_calibrate_opts o;
+	memset(&o, 0, sizeof o);
+	o.min_bytes = TC__CHAN_SINGLE_COPY_MIN / 2;
+	o.max_bytes = 2 * TC__CHAN_SINGLE_COPY_MIN;
+	o.npoints = 3;
+	o.reps = 1;
+	o.warmup = 1;
+	struct tc_calibration cal;
+	cr_assert_eq(tc_model_calibrate(&o, &cal), 0);
+	cr_assert_eq(cal.single_copy_min, (size_t)TC__CHAN_SINGLE_COPY_MIN);
+	cr_assert_eq(cal.npoints, 3);
+	cr_assert_eq(cal.points[0].single_copy, 0);
+	cr_assert_eq(cal.points[1].single_copy, 1); /* exactly the threshold */
+	cr_assert_eq(cal.points[2].single_copy, 1);
+	cr_assert_eq(cal.stream.npoints, 1);
+	cr_assert_eq(cal.single_copy.npoints, 2);
 }
 
 /* ---- contention and the 1-port checker ----------------------------------- */

@@ -4,6 +4,7 @@
  * channels, fitted to ping-pong times (tc_model_calibrate).
  */
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "cli.h"
@@ -12,14 +13,18 @@
 const char calibrate_help[] =
 	"usage: topocoll calibrate [--min-bytes N] [--max-bytes N] [--points K]\n"
 	"                          [--reps R] [--regime all|stream|single_copy]\n"
-	"                          [--mode native|emulated] [--json] [options]\n"
+	"                          [--mode native|emulated] [--json] [--plot FILE]\n"
+	"                          [options]\n"
 	"\n"
 	"Measures the native channels between two pinned threads by ping-pong over\n"
 	"a range of sizes and fits the Hockney model t_s + m t_w by least squares on\n"
 	"relative residuals; prints t_s, t_w, R^2, the worst relative residual, the\n"
 	"fits of the two transfer paths (streamed through the ring below the\n"
-	"single-copy threshold, copied once above it) and every point.  The\n"
-	"fitted values can be passed to the other commands as --ts and --tw.\n"
+	"single-copy threshold, copied once above it) and every point.  Natively\n"
+	"it also fits t_c, the time per byte combined by a reduction (double sum),\n"
+	"and says up to which size the line holds (every residual within 15%)\n"
+	"beside the CPU's cache sizes.  The fitted values can be passed to the\n"
+	"other commands as --ts, --tw and --tc.\n"
 	"  --min-bytes N     smallest size [8]\n"
 	"  --max-bytes N     largest size [1M; at most 64M]\n"
 	"  --points K        sizes, spaced geometrically [one per power of two]\n"
@@ -30,12 +35,21 @@ const char calibrate_help[] =
 	"                    team against the model options (--ts, --tw) to check\n"
 	"                    the fit\n"
 	"  --no-pin          do not pin the two threads\n"
-	"  --json            one JSON object: ts_ns, tw_ns_per_byte, r2,\n"
-	"                    max_rel_residual, fits, points\n"
+	"  --single-copy-min N  the team's single-copy threshold: messages of N\n"
+	"                    bytes and more are copied once, smaller ones\n"
+	"                    streamed; never: stream everything [library default]\n"
+	"  --json            one JSON object: ts_ns, tw_ns_per_byte, tc_ns_per_byte,\n"
+	"                    r2, max_rel_residual, hockney_max_bytes, caches, fits\n"
+	"                    (all, stream, single_copy, combine), points\n"
+	"  --plot FILE       one-way time against bytes, log-log (.svg or .png):\n"
+	"                    measured points of each path, the fitted lines, the\n"
+	"                    cache sizes; writes FILE's data (.dat) and script\n"
+	"                    (.gp) beside it and runs gnuplot (gnuplot-nox)\n"
 	"  model options (--ts, --tw, ...) as for predict; used with --mode emulated\n"
 	"examples:\n"
 	"  topocoll calibrate\n"
 	"  topocoll calibrate --json --max-bytes 16M\n"
+	"  topocoll calibrate --plot calibrate.svg\n"
 	"  topocoll calibrate --mode emulated --ts 20000 --tw 2 --max-bytes 64K\n";
 
 static void fit_json(struct cli_json *w, const char *key, const struct tc_calibration_fit *f)
@@ -59,6 +73,79 @@ static void fit_text(const char *name, const struct tc_calibration_fit *f)
 	       name, f->npoints, f->ts_ns, f->tw_ns_per_byte, f->r2, 100 * f->max_rel_residual);
 }
 
+/* Writes base.dat and base.gp and runs gnuplot: measured points per path,
+ * the all / stream / single_copy lines, the cache sizes as vertical lines
+ * (at m = size / 2: the two buffers of a round trip fill it). */
+static int calibrate_plot(const char *file, const struct tc_calibration *c)
+{
+	size_t fl = strlen(file);
+	int svg = fl > 4 && !strcmp(file + fl - 4, ".svg");
+	int png = fl > 4 && !strcmp(file + fl - 4, ".png");
+	if (!svg && !png)
+		return cli_usage("--plot: expected a .svg or .png file, got '%s'", file);
+	char dat[4096], gp[4096];
+	snprintf(dat, sizeof dat, "%.*s.dat", (int)(fl - 4), file);
+	snprintf(gp, sizeof gp, "%.*s.gp", (int)(fl - 4), file);
+	FILE *fd = fopen(dat, "w");
+	FILE *fg = fd ? fopen(gp, "w") : NULL;
+	if (!fd || !fg) {
+		if (fd)
+			fclose(fd);
+		return cli_fail("--plot: cannot write %s", fd ? gp : dat);
+	}
+	fprintf(fd, "# topocoll calibrate: bytes one_way_ns(stream) one_way_ns(single copy) min_ns "
+	            "max_ns combine_ns\n");
+	for (int k = 0; k < c->npoints; k++) {
+		const struct tc_calibration_point *q = &c->points[k];
+		fprintf(fd, "%zu %.6g %.6g %.6g %.6g %.6g\n", q->bytes,
+		        q->single_copy ? NAN : q->one_way_ns, q->single_copy ? q->one_way_ns : NAN,
+		        q->min_ns, q->max_ns, q->combine_ns);
+	}
+	fclose(fd);
+	fprintf(fg, "# topocoll calibrate plot: gnuplot %s\n", gp);
+	fprintf(fg, svg ? "set terminal svg size 1000,650 dynamic background rgb 'white'\n"
+	                : "set terminal pngcairo size 1000,650\n");
+	fprintf(fg, "set output '%s'\nset logscale xy\nset grid\nset key left top noenhanced\n",
+	        file);
+	fprintf(fg, "set xlabel 'message bytes m'\nset ylabel 'one-way time (ns)'\n");
+	fprintf(fg, "set title \"calibrate: t_s %.1f ns, t_w %.4g ns/B, R^2 %.4f, worst residual "
+	            "%.1f%%\" noenhanced\n",
+	        c->ts_ns, c->tw_ns_per_byte, c->r2, 100 * c->max_rel_residual);
+	static const char *const lv[3] = {"L1d", "L2", "L3"};
+	for (int k = 0; k < 3; k++)
+		if (c->cache_bytes[k] && c->cache_bytes[k] / 2 >= c->points[0].bytes &&
+		    c->cache_bytes[k] / 2 <= c->points[c->npoints - 1].bytes)
+			fprintf(fg,
+			        "set arrow from first %zu, graph 0 to first %zu, graph 1 nohead dt 2 lw 1.5 "
+			        "lc rgb '#707070'\n"
+			        "set label '%s / 2' at %zu, graph 0.95 right offset -0.5,0\n",
+			        c->cache_bytes[k] / 2, c->cache_bytes[k] / 2, lv[k], c->cache_bytes[k] / 2);
+	fprintf(fg, "set xrange [%g:%g]\n", (double)c->points[0].bytes / 1.5,
+	        (double)c->points[c->npoints - 1].bytes * 1.5);
+	fprintf(fg, "plot '%s' using 1:($2==$2 ? $2 : $3):4:5 with yerrorbars pt 0 lc rgb '#aaaaaa' "
+	            "title 'min..max', \\\n"
+	            "  '' using 1:2 with points pt 7 ps 1.2 lc 1 title 'streamed', \\\n"
+	            "  '' using 1:3 with points pt 5 ps 1.2 lc 2 title 'single copy'",
+	        dat);
+	const struct tc_calibration_fit *fits[3] = {&c->all, &c->stream, &c->single_copy};
+	static const char *const names[3] = {"all", "stream", "single_copy"};
+	for (int k = 0; k < 3; k++)
+		if (fits[k]->npoints >= 2 && isfinite(fits[k]->ts_ns))
+			fprintf(fg, ", \\\n  (%.6g + %.6g * x) with lines lw %d lc %d title 'fit %s'",
+			        fits[k]->ts_ns, fits[k]->tw_ns_per_byte, k ? 1 : 2, k + 3, names[k]);
+	fprintf(fg, "\n");
+	fclose(fg);
+	if (!cli_have_program("gnuplot"))
+		return cli_fail("gnuplot is not installed, so no %s: sudo apt-get install gnuplot-nox, "
+		                "then gnuplot %s (the data are in %s)",
+		                file, gp, dat);
+	char *argv[] = {"gnuplot", gp, NULL};
+	int st = cli_pipe_to(argv, "", 0);
+	if (st != 0)
+		return cli_fail("gnuplot failed (status %d) on %s", st, gp);
+	return CLI_OK;
+}
+
 int cmd_calibrate(int argc, char **argv)
 {
 	struct tc_calibrate_opts co;
@@ -66,6 +153,7 @@ int cmd_calibrate(int argc, char **argv)
 	struct cli_model m;
 	cli_model_init(&m);
 	int json = 0;
+	const char *plot = NULL;
 	for (int i = 0; i < argc; i++) {
 		const char *v;
 		int r;
@@ -76,8 +164,24 @@ int cmd_calibrate(int argc, char **argv)
 			return CLI_OK;
 		} else if (!strcmp(argv[i], "--json")) {
 			json = 1;
+		} else if ((r = cli_opt(argc, argv, &i, "--plot", &v)) != 0) {
+			if (r != 1)
+				return r;
+			size_t vl = strlen(v);
+			if (vl < 5 || (strcmp(v + vl - 4, ".svg") && strcmp(v + vl - 4, ".png")))
+				return cli_usage("--plot: expected a .svg or .png file, got '%s'", v);
+			plot = v;
 		} else if (!strcmp(argv[i], "--no-pin")) {
 			co.no_pin = 1;
+		} else if ((r = cli_opt(argc, argv, &i, "--single-copy-min", &v)) != 0) {
+			if (r != 1)
+				return r;
+			if (!strcmp(v, "never"))
+				co.single_copy_min = SIZE_MAX;
+			else if (cli_parse_size("--single-copy-min", v, (uint64_t)1 << 40, &u))
+				return CLI_USAGE;
+			else
+				co.single_copy_min = (size_t)u;
 		} else if ((r = cli_opt(argc, argv, &i, "--min-bytes", &v)) != 0) {
 			if (r != 1 || cli_parse_size("--min-bytes", v, (uint64_t)64 << 20, &u))
 				return CLI_USAGE;
@@ -144,13 +248,22 @@ int cmd_calibrate(int argc, char **argv)
 		cli_json_str(&w, "regime", regime);
 		cli_json_num(&w, "ts_ns", c.ts_ns);
 		cli_json_num(&w, "tw_ns_per_byte", c.tw_ns_per_byte);
+		cli_json_num(&w, "tc_ns_per_byte", c.tc_ns_per_byte);
 		cli_json_num(&w, "r2", c.r2);
 		cli_json_num(&w, "max_rel_residual", c.max_rel_residual);
 		cli_json_uint(&w, "single_copy_min", c.single_copy_min);
+		cli_json_uint(&w, "hockney_max_bytes", c.hockney_max_bytes);
+		cli_json_num(&w, "residual_ok", TC_CALIBRATE_RESIDUAL_OK);
+		cli_json_obj(&w, "caches");
+		cli_json_uint(&w, "l1d_bytes", c.cache_bytes[0]);
+		cli_json_uint(&w, "l2_bytes", c.cache_bytes[1]);
+		cli_json_uint(&w, "l3_bytes", c.cache_bytes[2]);
+		cli_json_end_obj(&w);
 		cli_json_obj(&w, "fits");
 		fit_json(&w, "all", &c.all);
 		fit_json(&w, "stream", &c.stream);
 		fit_json(&w, "single_copy", &c.single_copy);
+		fit_json(&w, "combine", &c.combine);
 		cli_json_end_obj(&w);
 		cli_json_arr(&w, "points");
 		for (int k = 0; k < c.npoints; k++) {
@@ -162,11 +275,13 @@ int cmd_calibrate(int argc, char **argv)
 			cli_json_num(&w, "max_ns", q->max_ns);
 			cli_json_bool(&w, "single_copy", q->single_copy);
 			cli_json_num(&w, "residual", q->residual);
+			cli_json_num(&w, "combine_ns", q->combine_ns);
+			cli_json_int(&w, "cache_level", q->cache_level);
 			cli_json_end_obj(&w);
 		}
 		cli_json_end_arr(&w);
 		cli_json_end_obj(&w);
-		return CLI_OK;
+		return plot ? calibrate_plot(plot, &c) : CLI_OK;
 	}
 	char b1[32], b2[32], b3[32], b4[32];
 	printf("channels of this machine (%s mode), Hockney fit t_s + m t_w on %s points:\n",
@@ -180,15 +295,36 @@ int cmd_calibrate(int argc, char **argv)
 	fit_text("all", &c.all);
 	fit_text("stream", &c.stream);
 	fit_text("single_copy", &c.single_copy);
-	printf("points:\n  %10s %12s %12s %12s %9s %s\n", "bytes", "one-way", "min", "max", "residual",
-	       "path");
+	if (c.combine.npoints >= 2)
+		printf("  %-12s %3d points  fixed %7.1f ns  t_c %8.4g ns/B  R^2 %.4f  worst residual "
+		       "%.1f%%\n",
+		       "combine", c.combine.npoints, c.combine.ts_ns, c.combine.tw_ns_per_byte,
+		       c.combine.r2, 100 * c.combine.max_rel_residual);
+	static const char *const lv[5] = {"?", "L1d", "L2", "L3", "mem"};
+	printf("caches (L1d / L2 / L3): %s / %s / %s; the fit holds (every residual within %.0f%%) up "
+	       "to %s\n",
+	       c.cache_bytes[0] ? cli_bytes(c.cache_bytes[0], b1, sizeof b1) : "?",
+	       c.cache_bytes[1] ? cli_bytes(c.cache_bytes[1], b2, sizeof b2) : "?",
+	       c.cache_bytes[2] ? cli_bytes(c.cache_bytes[2], b3, sizeof b3) : "?",
+	       100 * TC_CALIBRATE_RESIDUAL_OK,
+	       c.hockney_max_bytes ? cli_bytes(c.hockney_max_bytes, b4, sizeof b4) : "no size");
+	printf("points:\n  %10s %12s %12s %12s %9s %-11s %5s %12s\n", "bytes", "one-way", "min", "max",
+	       "residual", "path", "cache", "combine");
 	for (int k = 0; k < c.npoints; k++) {
 		const struct tc_calibration_point *q = &c.points[k];
-		printf("  %10s %12s %12s %12s %8.1f%% %s\n", cli_size_str(q->bytes, b1, sizeof b1),
-		       cli_time(q->one_way_ns, b2), cli_time(q->min_ns, b3), cli_time(q->max_ns, b4),
-		       100 * q->residual, q->single_copy ? "single-copy" : "stream");
+		char b5[32];
+		printf("  %10s %12s %12s %12s %8.1f%% %-11s %5s %12s\n",
+		       cli_size_str(q->bytes, b1, sizeof b1), cli_time(q->one_way_ns, b2),
+		       cli_time(q->min_ns, b3), cli_time(q->max_ns, b4), 100 * q->residual,
+		       q->single_copy ? "single-copy" : "stream", lv[(unsigned)q->cache_level <= 4 ? q->cache_level : 0],
+		       isfinite(q->combine_ns) ? cli_time(q->combine_ns, b5) : "-");
 	}
-	printf("use: --ts %s --tw %s\n", cli_num(round(c.ts_ns * 10) / 10, b1),
-	       cli_num(round(c.tw_ns_per_byte * 1e4) / 1e4, b2));
-	return CLI_OK;
+	if (isfinite(c.tc_ns_per_byte))
+		printf("use: --ts %s --tw %s --tc %s\n", cli_num(round(c.ts_ns * 10) / 10, b1),
+		       cli_num(round(c.tw_ns_per_byte * 1e4) / 1e4, b2),
+		       cli_num(round(c.tc_ns_per_byte * 1e4) / 1e4, b3));
+	else
+		printf("use: --ts %s --tw %s\n", cli_num(round(c.ts_ns * 10) / 10, b1),
+		       cli_num(round(c.tw_ns_per_byte * 1e4) / 1e4, b2));
+	return plot ? calibrate_plot(plot, &c) : CLI_OK;
 }

@@ -50,6 +50,10 @@ const char run_help[] =
 	"  --timeout MS      a wait longer than this fails the run [60000; 0: never]\n"
 	"  --stack BYTES     stack of each rank's thread, e.g. 256K for p = 4096\n"
 	"                    [the system's default, often 8M]\n"
+	"  --calibrated      native mode: first measure this machine's t_s, t_w and\n"
+	"                    t_c (topocoll calibrate, about a second), use them as\n"
+	"                    the model, and print the measured time beside the\n"
+	"                    prediction with these parameters\n"
 	"  --json            one JSON object: measured_ns, modelled_ns, formula_ns,\n"
 	"                    lower_bound_ns, algorithm, verified, rounds, stats, ...\n"
 	"measured: native mode, from the moment every rank is ready (a barrier of the\n"
@@ -67,7 +71,8 @@ const char run_help[] =
 	"  topocoll run --topo torus:4x4 --coll reduce --bytes 4K --dtype int32 \\\n"
 	"      --op max --root 5\n"
 	"  topocoll run --coll allgather --alg ring --topo ring:8 --bytes 1K --mode emulated\n"
-	"  topocoll run --topo torus:3x3 --coll alltoallv --counts ramp --dtype int32\n";
+	"  topocoll run --topo torus:3x3 --coll alltoallv --counts ramp --dtype int32\n"
+	"  topocoll run --topo chain:2 --coll allreduce --bytes 64K --repeat 9 --calibrated\n";
 
 /* ---- inputs and the reference ------------------------------------------ */
 
@@ -718,6 +723,7 @@ struct run_opts {
 	enum tc_wait_policy wait;
 	int no_pin;
 	uint64_t stack_bytes;
+	int calibrated;
 };
 
 static int run_extra(int argc, char **argv, int *i, void *ctx)
@@ -727,6 +733,10 @@ static int run_extra(int argc, char **argv, int *i, void *ctx)
 	int r;
 	if (!strcmp(argv[*i], "--no-pin")) {
 		o->no_pin = 1;
+		return 1;
+	}
+	if (!strcmp(argv[*i], "--calibrated")) {
+		o->calibrated = 1;
 		return 1;
 	}
 	if ((r = cli_opt(argc, argv, i, "--mode", &v)) == 1)
@@ -861,6 +871,33 @@ int cmd_run(int argc, char **argv)
 	                 : cli_run_check_memory(p, cs.coll, cs.bytes)) != 0)
 		goto out;
 
+	/* --calibrated: this machine's parameters become the model (t_h 0:
+	 * the channels are one hop), before anything is predicted. */
+	struct tc_calibration cal;
+	if (o.calibrated) {
+		if (o.emulated) {
+			status = cli_usage("run: --calibrated measures the native channels; not with "
+			                   "--mode emulated");
+			goto out;
+		}
+		struct tc_calibrate_opts co;
+		memset(&co, 0, sizeof co);
+		co.no_pin = o.no_pin;
+		if (cs.bytes > ((uint64_t)1 << 20))
+			co.max_bytes = cs.bytes < ((uint64_t)64 << 20) ? (size_t)cs.bytes : (size_t)64 << 20;
+		err = tc_model_calibrate(&co, &cal);
+		if (err) {
+			status = cli_fail("run: calibration failed: %s", tc_strerror(err));
+			goto out;
+		}
+		cs.model.md.ts_ns = cal.ts_ns > 0 ? cal.ts_ns : 0;
+		cs.model.md.tw_ns = cal.tw_ns_per_byte > 0 ? cal.tw_ns_per_byte : 0;
+		cs.model.md.tc_ns = isfinite(cal.tc_ns_per_byte) && cal.tc_ns_per_byte > 0
+		                            ? cal.tc_ns_per_byte
+		                            : 0;
+		cs.model.md.th_ns = 0;
+	}
+
 	/* Predict first: an algorithm that does not apply is a usage error,
 	 * found before any thread starts; and it gives the formula. */
 	struct tc_prediction pr;
@@ -910,6 +947,10 @@ int cmd_run(int argc, char **argv)
 	tc_team_get_info(team, &ti);
 	double err_pct = rr.modelled_ns > 0 ? 100 * (rr.measured_ns - rr.modelled_ns) / rr.modelled_ns
 	                                    : NAN;
+	/* --calibrated: measured against the prediction with this machine's
+	 * parameters (that of the algorithm that ran: the model picked it). */
+	const double pred_ns = (double)pr.modelled_ps / TC_PS_PER_NS;
+	double cal_pct = o.calibrated && pred_ns > 0 ? 100 * (rr.measured_ns - pred_ns) / pred_ns : NAN;
 	if (json) {
 		struct cli_json w;
 		cli_json_init(&w, stdout);
@@ -929,6 +970,18 @@ int cmd_run(int argc, char **argv)
 		cli_json_num(&w, "formula_ns", pr.formula_ns);
 		cli_json_num(&w, "lower_bound_ns", pr.lower_bound_ns);
 		cli_json_num(&w, "emulation_error_pct", o.emulated ? err_pct : NAN);
+		if (o.calibrated) {
+			cli_json_obj(&w, "calibration");
+			cli_json_num(&w, "ts_ns", cal.ts_ns);
+			cli_json_num(&w, "tw_ns_per_byte", cal.tw_ns_per_byte);
+			cli_json_num(&w, "tc_ns_per_byte", cal.tc_ns_per_byte);
+			cli_json_num(&w, "r2", cal.r2);
+			cli_json_num(&w, "max_rel_residual", cal.max_rel_residual);
+			cli_json_uint(&w, "hockney_max_bytes", cal.hockney_max_bytes);
+			cli_json_end_obj(&w);
+			cli_json_num(&w, "calibrated_predicted_ns", (double)pr.modelled_ps / TC_PS_PER_NS);
+			cli_json_num(&w, "calibrated_error_pct", cal_pct);
+		}
 		cli_json_int(&w, "rounds", rr.rounds);
 		cli_json_int(&w, "messages", pr.messages);
 		cli_stats_json(&w, &rr.stats);
@@ -963,6 +1016,14 @@ int cmd_run(int argc, char **argv)
 		if (o.emulated)
 			printf("  (measured %+.1f%%)", err_pct);
 		printf("\n");
+		if (o.calibrated) {
+			printf("calibrated       t_s %.1f ns, t_w %.4g ns/B, t_c %.4g ns/B (fit R^2 %.3f, "
+			       "worst residual %.0f%%)\n",
+			       cs.model.md.ts_ns, cs.model.md.tw_ns, cs.model.md.tc_ns, cal.r2,
+			       100 * cal.max_rel_residual);
+			printf("predicted        %s  with them (measured %+.1f%%)\n", cli_time(pred_ns, b1),
+			       cal_pct);
+		}
 		if (vc)
 			printf("  of which data  %s  (the schedule of the counts, as predicted: %s; "
 			       "before it the counts' agreement)\n",

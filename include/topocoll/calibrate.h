@@ -23,7 +23,8 @@
  * that says whether one straight line describes the channel.
  *
  * Two regimes, honestly.  A native channel moves a message of fewer than
- * single_copy_min bytes (16 KiB by default, tc_team_info) through the ring in
+ * single_copy_min bytes (1 KiB by default, tc_team_info; 16 KiB when the
+ * figures of this paragraph were taken) through the ring in
  * packets of up to 4 KiB: the sender copies in, the receiver copies out, so
  * t_w is about two copies per byte.  From single_copy_min bytes on, the
  * receiver copies straight out of the sender's buffer once it has read a
@@ -45,6 +46,25 @@
  * emulated run, the stream fit describes small messages best.  In emulated
  * mode (opts->mode, for testing) there is one regime: the model's.
  *
+ * Since session 7 the channels switch to single copy at 1 KiB, where the
+ * single copy starts to beat the ring (lib/core/chan.h gives the
+ * measurement), and the ring's copies are whole-line copies, so the one-way
+ * time grows with the size and the "all" fit is the one to use; the stream
+ * and single_copy fits stay to show the two paths.
+ *
+ * The rest of the model.  t_c, the time per byte combined by a reduction,
+ * is fitted the same way (weighted least squares, a fixed cost per call plus
+ * t_c per byte) to the time rank 0 takes to combine each size with
+ * tc_reduce_local (double, sum) into a buffer of its own, median of the
+ * samples (the fit "combine": ts_ns is the call's fixed cost, tw_ns_per_byte
+ * is t_c).  Where Hockney stops holding: each point says which level of
+ * rank 0's cache holds the two buffers of a round trip (2 m bytes: sysconf,
+ * else sysfs), and hockney_max_bytes is the largest size up to which every
+ * point's residual against the top-level fit is within
+ * TC_CALIBRATE_RESIDUAL_OK.  Above the last-level cache, or where the copies
+ * start to miss in L2 (1 MiB here), the time per byte rises and one line no
+ * longer describes the channel.
+ *
  * Native times on a shared VM drift (DESIGN.md: the core-to-core cache-line
  * latency jumps from ~34 ns to ~160 ns for seconds at a time); repeat a
  * calibration and compare before trusting a t_s below a microsecond.
@@ -63,6 +83,9 @@ extern "C" {
 
 /* Most sizes one calibration measures (the points are kept in the result). */
 #define TC_CALIBRATE_MAX_POINTS 64
+/* A point whose relative residual is at most this is described by the fit
+ * (hockney_max_bytes). */
+#define TC_CALIBRATE_RESIDUAL_OK 0.15
 
 /* Which points the top-level fit of struct tc_calibration is made on. */
 enum tc_calibrate_regime {
@@ -110,6 +133,11 @@ struct tc_calibration_point {
 	int single_copy;      /* moved by the single-copy path (native) */
 	double residual;      /* (one_way_ns - fit) / one_way_ns against the
 	                         top-level fit */
+	double combine_ns;    /* tc_reduce_local of bytes / 8 doubles (sum) on
+	                         rank 0, median; NAN below 8 bytes or emulated */
+	int cache_level;      /* smallest cache level of rank 0's CPU holding
+	                         2 x bytes (1, 2, 3), 4: above the last level, 0:
+	                         the sizes are unknown */
 };
 
 /* One least-squares fit (see the header comment). */
@@ -133,6 +161,15 @@ struct tc_calibration {
 	struct tc_calibration_fit all, stream, single_copy;
 	size_t single_copy_min; /* the threshold in force (team info) */
 	int mode;               /* enum tc_mode the measurement ran in */
+	/* t_c: the fit of the combine times (ts_ns: fixed cost per call,
+	 * tw_ns_per_byte: t_c); npoints 0 in emulated mode. */
+	struct tc_calibration_fit combine;
+	double tc_ns_per_byte;  /* combine.tw_ns_per_byte */
+	/* Data cache sizes of the CPU (L1d, L2, L3; 0: unknown) and the largest
+	 * size up to which every residual is within TC_CALIBRATE_RESIDUAL_OK
+	 * (0: not even the smallest). */
+	size_t cache_bytes[3];
+	size_t hockney_max_bytes;
 	int npoints;
 	struct tc_calibration_point points[TC_CALIBRATE_MAX_POINTS];
 };

@@ -38,6 +38,36 @@
 /* Bytes of payload that fit in a packet of n lines. */
 #define TC__PAYLOAD_IN_LINES(n) ((size_t)(n) * TC__BODY - TC__HDR)
 
+/*
+ * Where a message stops being streamed through the ring and is copied once,
+ * straight out of the sender's buffer (the rendezvous of lib/p2p/p2p.c): the
+ * default single_copy_min of a team (lib/core/team.c) and the threshold of
+ * the collectives (tc__coll_single_copy_min, lib/p2p/p2p.h) alike.
+ *
+ * Why 1 KiB: it is the crossover of `./tools/bench channel --crossover`
+ * (ping-pong on chain:2, a team that streams everything against one that
+ * copies everything once, interleaved, fastest of 15 repetitions; 2-vCPU
+ * EPYC VM, 2026-11-24, busy machine).  A streamed message costs two copies
+ * (into the ring, out of it) that cannot overlap within one packet, the
+ * single copy one copy plus a descriptor and the sender's wait for the
+ * receiver's copy, so streaming wins for small messages and loses for large
+ * ones.  Measured one-way times (ns) in three machine states:
+ *
+ *              512 B        1 KiB        2 KiB        4 KiB
+ *   quiet      185 / 197    275 / 221    428 / 243    765 / 386
+ *   slow       623 / 666   1000 / 801   1545 / 921   2830 / 1485
+ *   loaded     900 / 1640  1360 / 1480  2730 / 1150  6880 / 2050
+ *   (streamed / single copy)
+ *
+ * So single copy wins from 512 B - 1 KiB when each rank has its core and
+ * from 1-2 KiB when the machine is loaded (the sender's wait then includes
+ * the receiver's scheduling); 1 KiB is within 25% of the better path in
+ * every state.  A constant rather than a measurement at team creation: the
+ * latter costs milliseconds per team and its answer is the noise of the
+ * moment.  Re-measure on another machine with the command above.
+ */
+#define TC__CHAN_SINGLE_COPY_MIN 1024u
+
 /* Packet flags. */
 enum {
 	TC__PKT_FIRST = 1u << 0, /* first packet of a message: total is valid */
@@ -114,48 +144,84 @@ static inline uint64_t tc__lines_for(size_t len)
 	return (uint64_t)((len + TC__HDR + TC__BODY - 1) / TC__BODY);
 }
 
+/*
+ * The copies into and out of the ring.  A body is 56 bytes at offset 8 of its
+ * line, so a byte stream over bodies is a first partial body, whole bodies,
+ * and a last partial one.  Whole bodies are copied with a constant size
+ * (the compiler inlines it as a few vector moves; a memcpy call of a
+ * variable 56 bytes per line cost more than the copy itself), and the line
+ * index advances by one instead of a division per line.
+ */
+
 /* Copies len bytes into the body stream starting at stream offset off of the
- * packet whose first line is at absolute position pos.  Writes every touched
- * line's seq too (relaxed: the header's release store publishes them). */
+ * packet whose first line is at absolute position pos, and stores the seq
+ * (position + 1, relaxed) of every line after the first that it writes, in
+ * the same pass as the line's body (tc__chan_try_push publishes them with
+ * the first line's release store).  Producer only; off >= TC__HDR (the first
+ * line's seq is the packet's publication, never written here). */
 static inline void tc__chan_put(struct tc__chan *ch, uint64_t pos, size_t off, const void *src,
                                 size_t len)
 {
 	const unsigned char *s = src;
-	if (off + len <= TC__BODY) { /* small packets: one line, no division */
-		memcpy(ch->ring[pos & ch->mask].body + off, s, len);
+	uint64_t li = pos + off / TC__BODY;
+	size_t lo = off % TC__BODY;
+	if (lo + len <= TC__BODY) { /* within one line */
+		memcpy(ch->ring[li & ch->mask].body + lo, s, len);
 		return;
 	}
-	while (len) {
-		uint64_t li = pos + off / TC__BODY;
-		size_t lo = off % TC__BODY;
-		size_t n = TC__BODY - lo < len ? TC__BODY - lo : len;
-		struct tc__line *l = &ch->ring[li & ch->mask];
-		memcpy(l->body + lo, s, n);
+	if (lo) {
+		size_t n = TC__BODY - lo;
+		memcpy(ch->ring[li & ch->mask].body + lo, s, n);
 		s += n;
-		off += n;
 		len -= n;
+		li++;
+	}
+	for (; len >= TC__BODY; len -= TC__BODY, s += TC__BODY, li++) {
+		struct tc__line *l = &ch->ring[li & ch->mask];
+		/* Relaxed: published by the release store of the first line's
+		 * seq in tc__chan_try_push(); only keeps stale payload from
+		 * looking like a seq. */
+		atomic_store_explicit(&l->seq, li + 1, memory_order_relaxed);
+		memcpy(l->body, s, TC__BODY);
+	}
+	if (len) {
+		struct tc__line *l = &ch->ring[li & ch->mask];
+		atomic_store_explicit(&l->seq, li + 1, memory_order_relaxed); /* as above */
+		memcpy(l->body, s, len);
 	}
 }
 
-/* Copies len bytes out of the body stream (the consumer's twin of put). */
+/* Copies len bytes out of the body stream (the consumer's twin of put),
+ * prefetching a few lines ahead: the lines come from the producer's cache,
+ * and asking for several at once overlaps their transfers. */
+#define TC__PREFETCH_LINES 4
 static inline void tc__chan_get(const struct tc__chan *ch, uint64_t pos, size_t off, void *dst,
                                 size_t len)
 {
 	unsigned char *d = dst;
-	if (off + len <= TC__BODY) { /* small packets: one line, no division */
-		memcpy(d, ch->ring[pos & ch->mask].body + off, len);
+	uint64_t li = pos + off / TC__BODY;
+	size_t lo = off % TC__BODY;
+	if (lo + len <= TC__BODY) { /* within one line */
+		memcpy(d, ch->ring[li & ch->mask].body + lo, len);
 		return;
 	}
-	while (len) {
-		uint64_t li = pos + off / TC__BODY;
-		size_t lo = off % TC__BODY;
-		size_t n = TC__BODY - lo < len ? TC__BODY - lo : len;
-		const struct tc__line *l = &ch->ring[li & ch->mask];
-		memcpy(d, l->body + lo, n);
+	uint64_t last = li + (lo + len - 1) / TC__BODY;
+	for (uint64_t k = li + 1; k <= last && k <= li + TC__PREFETCH_LINES; k++)
+		__builtin_prefetch(&ch->ring[k & ch->mask], 0, 3);
+	if (lo) {
+		size_t n = TC__BODY - lo;
+		memcpy(d, ch->ring[li & ch->mask].body + lo, n);
 		d += n;
-		off += n;
 		len -= n;
+		li++;
 	}
+	for (; len >= TC__BODY; len -= TC__BODY, d += TC__BODY, li++) {
+		if (li + TC__PREFETCH_LINES <= last)
+			__builtin_prefetch(&ch->ring[(li + TC__PREFETCH_LINES) & ch->mask], 0, 3);
+		memcpy(d, ch->ring[li & ch->mask].body, TC__BODY);
+	}
+	if (len)
+		memcpy(d, ch->ring[li & ch->mask].body, len);
 }
 
 /* Free lines as the producer sees them, refreshing its cached head when the
@@ -185,14 +251,11 @@ static inline int tc__chan_try_push(struct tc__chan *ch, const struct tc__pkt_hd
 	if (tc__chan_space(ch, n) < n)
 		return 0;
 	uint64_t pos = ch->tail;
-	tc__chan_put(ch, pos, 0, hdr, TC__HDR);
+	/* The header, then the payload line by line (put stores the seq of
+	 * every line after the first). */
+	memcpy(ch->ring[pos & ch->mask].body, hdr, TC__HDR);
 	if (len)
 		tc__chan_put(ch, pos, TC__HDR, payload, len);
-	for (uint64_t i = 1; i < n; i++)
-		/* Relaxed: published by the release store of the first line's
-		 * seq below; only keeps stale payload from looking like a seq. */
-		atomic_store_explicit(&ch->ring[(pos + i) & ch->mask].seq, pos + i + 1,
-		                      memory_order_relaxed);
 	/* Release: publishes the header, the payload and the other lines' seq;
 	 * pairs with the acquire load of seq in tc__chan_peek(). */
 	atomic_store_explicit(&ch->ring[pos & ch->mask].seq, pos + 1, memory_order_release);

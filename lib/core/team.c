@@ -44,8 +44,9 @@ static inline uintptr_t tc__self(void)
 #define TC__RING_BUDGET ((size_t)64 << 20)
 /* Default packet payload (mu), capped at half the ring. */
 #define TC__PACKET_DEFAULT 4096u
-/* Messages of at least this size go single-copy by default. */
-#define TC__SINGLE_COPY_DEFAULT (16u << 10)
+/* Messages of at least this size go single-copy by default (lib/core/chan.h
+ * says why). */
+#define TC__SINGLE_COPY_DEFAULT TC__CHAN_SINGLE_COPY_MIN
 /*
  * Waiting thresholds.  A sleep and wake-up costs 20-30 us on these VMs, so a
  * rank that has its own core spins about that long before it sleeps (the

@@ -38,6 +38,14 @@
  *   t_w = sum w (x - xb)(y - yb) / sum w (x - xb)^2,   t_s = yb - t_w xb,
  * and r2 = 1 - sum w (y - f)^2 / sum w (y - yb)^2.
  *
+ * Combine samples (t_c): after the ping-pong, rank 0 (pinned, the other
+ * rank idle) times tc_reduce_local of bytes / 8 doubles (sum) from its
+ * buffer into an accumulator of its own, in batches sized like the round
+ * trips' (about sample_ns), reps passes over the sizes; the median per size
+ * is fitted like the one-way times.  Cache sizes come from sysconf
+ * (_SC_LEVEL1_DCACHE_SIZE ...), else from
+ * /sys/devices/system/cpu/cpu0/cache/index<k>/{level,type,size}.
+ *
  * Layering: calibration sits in lib/model (DESIGN.md) but drives a team, so
  * it calls the public API of lib/core and lib/p2p (topocoll.h) and nothing
  * internal.
@@ -48,7 +56,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "topocoll.h"
 
@@ -80,6 +90,8 @@ struct tc__cal_ctx {
 	uint64_t sample_ns;
 	int emulated;
 	unsigned char *buf[2]; /* one per rank, max_bytes each */
+	unsigned char *acc;    /* rank 0's accumulator for the combine samples */
+	double *combine;       /* nsizes x reps combine times, ns (native) */
 	double *samples;       /* nsizes x reps one-way times, ns (rank 0);
 	                          emulated: (wall end - logical start) / 2, until
 	                          the epoch estimate is subtracted after the run */
@@ -135,6 +147,41 @@ static int tc__cal_batch(struct tc_proc *proc, struct tc__cal_ctx *c, size_t byt
 	return err;
 }
 
+/* The combine samples (top of the file); rank 1 is idle by then. */
+static void tc__cal_combine(struct tc__cal_ctx *c)
+{
+	uint64_t batch[TC_CALIBRATE_MAX_POINTS];
+	memset(c->acc, 0, c->sizes[c->nsizes - 1]);
+	for (int i = 0; i < c->nsizes; i++) {
+		size_t count = c->sizes[i] / sizeof(double);
+		batch[i] = 1;
+		if (!count)
+			continue;
+		uint64_t fastest = UINT64_MAX;
+		for (int w = 0; w < c->warmup; w++) {
+			uint64_t t0 = tc__cal_now();
+			tc_reduce_local(c->buf[0], c->acc, count, TC_DOUBLE, TC_OP_SUM, NULL);
+			uint64_t d = tc__cal_now() - t0;
+			fastest = d < fastest ? d : fastest;
+		}
+		uint64_t b = fastest ? c->sample_ns / fastest + 1 : TC__CAL_MAX_BATCH;
+		batch[i] = b > TC__CAL_MAX_BATCH ? TC__CAL_MAX_BATCH : b;
+	}
+	for (int r = 0; r < c->reps; r++)
+		for (int i = 0; i < c->nsizes; i++) {
+			size_t count = c->sizes[i] / sizeof(double);
+			double *out = &c->combine[(size_t)i * (size_t)c->reps + (size_t)r];
+			if (!count) {
+				*out = NAN;
+				continue;
+			}
+			uint64_t t0 = tc__cal_now();
+			for (uint64_t k = 0; k < batch[i]; k++)
+				tc_reduce_local(c->buf[0], c->acc, count, TC_DOUBLE, TC_OP_SUM, NULL);
+			*out = (double)(tc__cal_now() - t0) / (double)batch[i];
+		}
+}
+
 static int tc__cal_rank0(struct tc_proc *proc, struct tc__cal_ctx *c)
 {
 	int err = TC_OK;
@@ -167,6 +214,8 @@ static int tc__cal_rank0(struct tc_proc *proc, struct tc__cal_ctx *c)
 		}
 	struct tc__cal_ctl stop = {0, 0};
 	int err2 = tc_send(proc, 1, &stop, sizeof stop);
+	if (!err && !err2 && !c->emulated)
+		tc__cal_combine(c);
 	return err ? err : err2;
 }
 
@@ -239,22 +288,31 @@ static int tc__cal_sizes(size_t lo, size_t hi, int npoints, size_t *sizes)
 	return n;
 }
 
-/* Weighted least squares over the points with sel(point) true; see the top
- * of the file. */
+/* The y of a point a fit is made on: its one-way time, or (combine) its
+ * combine time. */
+static double tc__cal_y(const struct tc_calibration_point *pt, int combine)
+{
+	return combine ? pt->combine_ns : pt->one_way_ns;
+}
+
+/* Weighted least squares over the points whose single_copy equals want (-1:
+ * every point; -2: every point with a combine time, fitted to it); see the
+ * top of the file. */
 static void tc__cal_fit(const struct tc_calibration *cal, int want, struct tc_calibration_fit *f)
 {
 	double sw = 0, sx = 0, sy = 0;
 	int n = 0;
+	const int comb = want == -2;
 	f->ts_ns = f->tw_ns_per_byte = f->r2 = f->max_rel_residual = NAN;
 	for (int i = 0; i < cal->npoints; i++) {
 		const struct tc_calibration_point *pt = &cal->points[i];
-		if (want >= 0 && pt->single_copy != want)
+		if ((want >= 0 && pt->single_copy != want) || !isfinite(tc__cal_y(pt, comb)))
 			continue;
-		double y = pt->one_way_ns > 1e-3 ? pt->one_way_ns : 1e-3;
+		double y = tc__cal_y(pt, comb) > 1e-3 ? tc__cal_y(pt, comb) : 1e-3;
 		double w = 1.0 / (y * y);
 		sw += w;
 		sx += w * (double)pt->bytes;
-		sy += w * pt->one_way_ns;
+		sy += w * tc__cal_y(pt, comb);
 		n++;
 	}
 	f->npoints = n;
@@ -263,10 +321,10 @@ static void tc__cal_fit(const struct tc_calibration *cal, int want, struct tc_ca
 	double xb = sx / sw, yb = sy / sw, sxx = 0, sxy = 0, syy = 0;
 	for (int i = 0; i < cal->npoints; i++) {
 		const struct tc_calibration_point *pt = &cal->points[i];
-		if (want >= 0 && pt->single_copy != want)
+		if ((want >= 0 && pt->single_copy != want) || !isfinite(tc__cal_y(pt, comb)))
 			continue;
-		double y = pt->one_way_ns > 1e-3 ? pt->one_way_ns : 1e-3;
-		double w = 1.0 / (y * y), dx = (double)pt->bytes - xb, dy = pt->one_way_ns - yb;
+		double y = tc__cal_y(pt, comb) > 1e-3 ? tc__cal_y(pt, comb) : 1e-3;
+		double w = 1.0 / (y * y), dx = (double)pt->bytes - xb, dy = tc__cal_y(pt, comb) - yb;
 		sxx += w * dx * dx;
 		sxy += w * dx * dy;
 		syy += w * dy * dy;
@@ -276,10 +334,10 @@ static void tc__cal_fit(const struct tc_calibration *cal, int want, struct tc_ca
 	double tw = sxy / sxx, ts = yb - tw * xb, ssr = 0, worst = 0;
 	for (int i = 0; i < cal->npoints; i++) {
 		const struct tc_calibration_point *pt = &cal->points[i];
-		if (want >= 0 && pt->single_copy != want)
+		if ((want >= 0 && pt->single_copy != want) || !isfinite(tc__cal_y(pt, comb)))
 			continue;
-		double y = pt->one_way_ns > 1e-3 ? pt->one_way_ns : 1e-3;
-		double r = pt->one_way_ns - (ts + tw * (double)pt->bytes);
+		double y = tc__cal_y(pt, comb) > 1e-3 ? tc__cal_y(pt, comb) : 1e-3;
+		double r = tc__cal_y(pt, comb) - (ts + tw * (double)pt->bytes);
 		ssr += r * r / (y * y);
 		if (fabs(r) / y > worst)
 			worst = fabs(r) / y;
@@ -288,6 +346,46 @@ static void tc__cal_fit(const struct tc_calibration *cal, int want, struct tc_ca
 	f->tw_ns_per_byte = tw;
 	f->r2 = syy > 0 ? 1.0 - ssr / syy : (ssr == 0 ? 1.0 : 0.0);
 	f->max_rel_residual = worst;
+}
+
+/* Data cache sizes (L1d, L2, L3) of the CPU: sysconf, else sysfs (cpu0). */
+static void tc__cal_caches(size_t out[3])
+{
+#ifdef _SC_LEVEL1_DCACHE_SIZE
+	long v[3] = {sysconf(_SC_LEVEL1_DCACHE_SIZE), sysconf(_SC_LEVEL2_CACHE_SIZE),
+	             sysconf(_SC_LEVEL3_CACHE_SIZE)};
+#else
+	long v[3] = {0, 0, 0};
+#endif
+	for (int k = 0; k < 3; k++)
+		out[k] = v[k] > 0 ? (size_t)v[k] : 0;
+	for (int idx = 0; idx < 8; idx++) {
+		char path[96], type[32] = "";
+		int level = 0;
+		unsigned long kb = 0;
+		char unit = 0;
+		snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/level", idx);
+		FILE *f = fopen(path, "r");
+		if (!f)
+			break;
+		int ok = fscanf(f, "%d", &level) == 1;
+		fclose(f);
+		snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/type", idx);
+		if (ok && (f = fopen(path, "r"))) {
+			ok = fscanf(f, "%31s", type) == 1;
+			fclose(f);
+		}
+		snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", idx);
+		if (ok && (f = fopen(path, "r"))) {
+			ok = fscanf(f, "%lu%c", &kb, &unit) >= 1;
+			fclose(f);
+		}
+		if (!ok || level < 1 || level > 3 || !strcmp(type, "Instruction"))
+			continue;
+		size_t bytes = unit == 'M' ? (size_t)kb << 20 : unit == 'K' ? (size_t)kb << 10 : kb;
+		if (!out[level - 1])
+			out[level - 1] = bytes;
+	}
 }
 
 static int tc__cal_check(const struct tc_calibrate_opts *o)
@@ -347,11 +445,16 @@ int tc_model_calibrate(const struct tc_calibrate_opts *opts, struct tc_calibrati
 	c.buf[0] = malloc(hi);
 	c.buf[1] = malloc(hi);
 	c.samples = malloc((size_t)nsizes * (size_t)c.reps * sizeof *c.samples);
+	if (!c.emulated) {
+		c.acc = malloc(hi);
+		c.combine = malloc((size_t)nsizes * (size_t)c.reps * sizeof *c.combine);
+	}
 	if (c.emulated) { /* two per batch: reps samples and warmup warm-ups per size */
 		c.offs_cap = 2 * (size_t)nsizes * ((size_t)c.reps + (size_t)c.warmup);
 		c.offs = malloc(c.offs_cap * sizeof *c.offs);
 	}
-	if (!c.buf[0] || !c.buf[1] || !c.samples || (c.emulated && !c.offs)) {
+	if (!c.buf[0] || !c.buf[1] || !c.samples || (c.emulated && !c.offs) ||
+	    (!c.emulated && (!c.acc || !c.combine))) {
 		err = TC_ENOMEM;
 		goto done;
 	}
@@ -372,6 +475,7 @@ int tc_model_calibrate(const struct tc_calibrate_opts *opts, struct tc_calibrati
 	out->mode = cfg.mode;
 	out->regime = o.regime;
 	out->npoints = nsizes;
+	tc__cal_caches(out->cache_bytes);
 	if (c.emulated) {
 		/* The epoch plus the smallest lateness: the smallest offset. */
 		double epoch = INFINITY;
@@ -394,10 +498,26 @@ int tc_model_calibrate(const struct tc_calibrate_opts *opts, struct tc_calibrati
 		pt->min_ns = s[0];
 		pt->max_ns = s[n - 1];
 		pt->single_copy = sizes[i] >= info.single_copy_min;
+		pt->combine_ns = NAN;
+		if (!c.emulated && sizes[i] >= sizeof(double)) {
+			double *cs = c.combine + (size_t)i * (size_t)c.reps;
+			qsort(cs, (size_t)n, sizeof *cs, tc__cal_cmp);
+			pt->combine_ns = n % 2 ? cs[n / 2] : 0.5 * (cs[n / 2 - 1] + cs[n / 2]);
+		}
+		pt->cache_level = 0;
+		for (int k = 0; k < 3 && out->cache_bytes[k]; k++)
+			if (2 * sizes[i] <= out->cache_bytes[k]) {
+				pt->cache_level = k + 1;
+				break;
+			}
+		if (!pt->cache_level && out->cache_bytes[0])
+			pt->cache_level = 4;
 	}
 	tc__cal_fit(out, -1, &out->all);
 	tc__cal_fit(out, 0, &out->stream);
 	tc__cal_fit(out, 1, &out->single_copy);
+	tc__cal_fit(out, -2, &out->combine);
+	out->tc_ns_per_byte = out->combine.tw_ns_per_byte;
 	const struct tc_calibration_fit *f = o.regime == TC_CALIBRATE_STREAM        ? &out->stream
 	                                     : o.regime == TC_CALIBRATE_SINGLE_COPY ? &out->single_copy
 	                                                                            : &out->all;
@@ -410,11 +530,16 @@ int tc_model_calibrate(const struct tc_calibrate_opts *opts, struct tc_calibrati
 		pt->residual = (pt->one_way_ns - (f->ts_ns + f->tw_ns_per_byte * (double)pt->bytes)) /
 		               (pt->one_way_ns > 1e-3 ? pt->one_way_ns : 1e-3);
 	}
+	out->hockney_max_bytes = 0;
+	for (int i = 0; i < nsizes && fabs(out->points[i].residual) <= TC_CALIBRATE_RESIDUAL_OK; i++)
+		out->hockney_max_bytes = out->points[i].bytes;
 done:
 	tc_team_destroy(team);
 	free(c.buf[0]);
 	free(c.buf[1]);
 	free(c.samples);
 	free(c.offs);
+	free(c.acc);
+	free(c.combine);
 	return err;
 }

@@ -77,11 +77,10 @@ void tc__post_recv_direct(struct tc_proc *proc, int nbr, size_t bytes, int tag,
  * slots 0-4, lib/coll the last two). */
 enum { TC__SLOT_P2P = 5 };
 /* Messages of the layers above (collectives) from this many bytes on go by
- * single copy: the smaller of the team's threshold and 256 bytes (measured
- * on 2 cores: from about 128 B a descriptor and one pass over the sender's
- * buffer beat streaming through the ring), never when the team streams
- * everything. */
-enum { TC__COLL_SINGLE_COPY = 256 };
+ * single copy: the smaller of the team's threshold and the channel's
+ * crossover (TC__CHAN_SINGLE_COPY_MIN, lib/core/chan.h: the same rule as
+ * point-to-point), never when the team streams everything. */
+enum { TC__COLL_SINGLE_COPY = TC__CHAN_SINGLE_COPY_MIN };
 static inline size_t tc__coll_single_copy_min(const struct tc_team *t)
 {
 	return t->single_copy_min < TC__COLL_SINGLE_COPY || t->single_copy_min == SIZE_MAX
