@@ -565,8 +565,7 @@ int tc__coll_select(const struct tc__gen *g, const char *name, int need_ordered,
 		int err = tc__coll_generate(a, g, s);
 		/* Under a limit (prediction), its link crossings too: few
 		 * transfers on long routes take as long to simulate. */
-		if (!err && g->max_x &&
-		    tc__sched_crossings(s, g->t) > (g->max_hops ? g->max_hops : 4L * g->max_x)) {
+		if (!err && g->max_hops && tc__sched_crossings(s, g->t) > g->max_hops) {
 			tc__sched_free(s);
 			err = TC__ELIMIT;
 		}

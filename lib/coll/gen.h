@@ -94,8 +94,8 @@ struct tc__gen {
 	int nmembers;
 	int max_x, max_moving; /* limits of a schedule built to be priced or
 	                          predicted (struct tc__sched; 0: none) */
-	long max_hops;    /* with max_x: the limit on its link crossings
-	                     (0: 4 max_x) */
+	long max_hops;    /* the limit on its link crossings, checked by
+	                     tc__coll_select for a named algorithm (0: none) */
 	int count_only;       /* count the transfers, store none */
 	const struct tc__vmatrix *vmx; /* the variable-count collectives
 	                                  (TC_CF_VCOUNT): who sends what to
