@@ -158,7 +158,7 @@ struct tc_team {
 	int nattached;
 	tc_watchdog_fn wd_fn;     /* NULL: stderr */
 	void *wd_arg;
-	_Atomic int wd_fired;     /* the report of this run is out */
+	_Atomic int wd_fired;     /* this run's report: 0 none, 1 being written, 2 out */
 	/* State the layers above keep per team (the collectives' schedule
 	 * cache, lib/coll/cache.c): created under shared_mu by its first
 	 * user, freed by shared_free after every rank's ext. */

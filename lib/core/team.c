@@ -1003,13 +1003,23 @@ void tc__watchdog_fire(struct tc_proc *proc, uint64_t waited_ns)
 {
 	struct tc_team *t = proc->team;
 	int expect = 0;
-	/* One report per run, and none when the team failed otherwise first. */
-	if (atomic_load(&t->aborted) || !atomic_compare_exchange_strong(&t->wd_fired, &expect, 1))
+	/* One report per run, and none when the team failed otherwise first.
+	 * A rank whose wait timed out too while the report is being written
+	 * waits for it before it aborts and returns, so that the report shows
+	 * it still waiting (1: being written, 2: out). */
+	if (atomic_load(&t->aborted))
 		return;
+	if (!atomic_compare_exchange_strong(&t->wd_fired, &expect, 1)) {
+		while (atomic_load(&t->wd_fired) == 1 && !atomic_load(&t->aborted))
+			tc_yield(proc);
+		return;
+	}
 	struct tc__text b = {.cap = 256 + (size_t)t->p * 192};
 	b.p = malloc(b.cap);
-	if (!b.p)
+	if (!b.p) {
+		atomic_store(&t->wd_fired, 2);
 		return;
+	}
 	b.p[0] = 0;
 	tc__text_add(&b,
 	             "topocoll watchdog: rank %d waited %.1f ms (timeout %.0f ms) in %s; "
@@ -1023,6 +1033,7 @@ void tc__watchdog_fire(struct tc_proc *proc, uint64_t waited_ns)
 	else
 		fputs(b.p, stderr);
 	free(b.p);
+	atomic_store(&t->wd_fired, 2);
 }
 
 void tc_yield(struct tc_proc *proc)

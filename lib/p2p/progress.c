@@ -91,6 +91,10 @@ int tc__progress_wait(struct tc_proc *proc, tc__cond_fn cond, void *ctx)
 		case TC__WAIT_YIELD:
 			continue;
 		case TC__WAIT_TIMEOUT:
+			/* What is still missing now, not at the last sleep: a
+			 * peer's data may have come in since (and been taken by
+			 * the progress above). */
+			tc__ws_publish(proc);
 			tc__watchdog_fire(proc, w.waited);
 			tc_team_abort(team);
 			tc__rndv_quiesce(proc);

@@ -16,6 +16,7 @@
 #ifndef TC_PLAIN_TEST
 #include <criterion/criterion.h>
 #else
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,8 +25,12 @@ typedef void (*tc_test_fn)(void);
 void tc_test_register(const char *suite, const char *name, tc_test_fn fn);
 
 /* Every macro takes its arguments as one variadic list with a 0 appended, so
- * that calls without a message stay ISO C (pedantic) clean; the message is not
- * printed in plain mode, the condition, file and line are. */
+ * that calls without a message stay ISO C (pedantic) clean.  The condition,
+ * file and line are printed, then the message when there is one: the list
+ * after the operands is either (0, ...) or (format, arguments..., 0, ...), and
+ * tc_test_msg() prints the second kind (the trailing zeros are ignored). */
+void tc_test_msg(const char *fmt, ...);
+
 #define Test(...) TC__TEST(__VA_ARGS__, 0)
 #define TC__TEST(suite, name, ...)                                                 \
 	static void suite##_##name(void);                                              \
@@ -35,31 +40,34 @@ void tc_test_register(const char *suite, const char *name, tc_test_fn fn);
 	}                                                                              \
 	static void suite##_##name(void)
 
-#define TC__CHECK(cond, text)                                                      \
+#define TC__CHECK(cond, text, ...)                                                 \
 	do {                                                                           \
 		if (!(cond)) {                                                             \
 			fprintf(stderr, "%s:%d: assertion failed: %s\n", __FILE__, __LINE__,  \
 			        text);                                                         \
+			tc_test_msg(__VA_ARGS__);                                              \
 			abort();                                                               \
 		}                                                                          \
 	} while (0)
-#define TC__A1(c, ...) TC__CHECK(c, #c)
-#define TC__A2(a, b, op, ...) TC__CHECK((a)op(b), #a " " #op " " #b)
+#define TC__A1(c, ...) TC__CHECK(c, #c, __VA_ARGS__)
+#define TC__A2(a, b, op, ...) TC__CHECK((a)op(b), #a " " #op " " #b, __VA_ARGS__)
 #define cr_assert(...) TC__A1(__VA_ARGS__, 0)
-#define cr_assert_not(...) TC__A1(!(TC__FIRST(__VA_ARGS__, 0)), 0)
-#define TC__FIRST(x, ...) x
-#define TC__CMP(op, a, b, ...) TC__A2(a, b, op, 0)
+#define TC__NOT(c, ...) TC__CHECK(!(c), "!(" #c ")", __VA_ARGS__)
+#define cr_assert_not(...) TC__NOT(__VA_ARGS__, 0)
+#define TC__CMP(op, a, b, ...) TC__A2(a, b, op, __VA_ARGS__)
 #define cr_assert_eq(...) TC__CMP(==, __VA_ARGS__, 0)
 #define cr_assert_neq(...) TC__CMP(!=, __VA_ARGS__, 0)
 #define cr_assert_lt(...) TC__CMP(<, __VA_ARGS__, 0)
 #define cr_assert_leq(...) TC__CMP(<=, __VA_ARGS__, 0)
 #define cr_assert_gt(...) TC__CMP(>, __VA_ARGS__, 0)
 #define cr_assert_geq(...) TC__CMP(>=, __VA_ARGS__, 0)
-#define cr_assert_null(...) TC__A1((TC__FIRST(__VA_ARGS__, 0)) == NULL, 0)
-#define cr_assert_not_null(...) TC__A1((TC__FIRST(__VA_ARGS__, 0)) != NULL, 0)
-#define TC__STREQ(a, b, ...) TC__CHECK(strcmp((a), (b)) == 0, #a " == " #b)
+#define TC__NULL(p, ...) TC__CHECK((p) == NULL, #p " == NULL", __VA_ARGS__)
+#define cr_assert_null(...) TC__NULL(__VA_ARGS__, 0)
+#define TC__NNULL(p, ...) TC__CHECK((p) != NULL, #p " != NULL", __VA_ARGS__)
+#define cr_assert_not_null(...) TC__NNULL(__VA_ARGS__, 0)
+#define TC__STREQ(a, b, ...) TC__CHECK(strcmp((a), (b)) == 0, #a " == " #b, __VA_ARGS__)
 #define cr_assert_str_eq(...) TC__STREQ(__VA_ARGS__, 0)
-#define TC__STRNEQ(a, b, ...) TC__CHECK(strcmp((a), (b)) != 0, #a " != " #b)
+#define TC__STRNEQ(a, b, ...) TC__CHECK(strcmp((a), (b)) != 0, #a " != " #b, __VA_ARGS__)
 #define cr_assert_str_neq(...) TC__STRNEQ(__VA_ARGS__, 0)
 #endif
 

@@ -4,6 +4,7 @@
  * select the tests whose "suite/name" contains any of them. */
 #include "harness.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -25,6 +26,17 @@ void tc_test_register(const char *suite, const char *name, tc_test_fn fn)
 	tests[ntests].name = name;
 	tests[ntests].fn = fn;
 	ntests++;
+}
+
+void tc_test_msg(const char *fmt, ...)
+{
+	if (!fmt)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
 }
 
 static int selected(const char *full, int argc, char **argv)
