@@ -279,6 +279,7 @@ typedef struct tc_request {
 	void (*deliver)(struct tc_request *req, const void *src, size_t bytes);
 	void *deliver_ctx;
 	int copy_first;  /* internal: deliver from a copy, not the sender's buffer */
+	uint64_t tested_since; /* tc_test: first poll that found it not done (ns; 0: none) */
 } tc_request;
 
 /* Blocking send: returns when buf may be reused (the message is in the
@@ -315,7 +316,10 @@ int tc_wait(struct tc_proc *proc, tc_request *req, size_t *received);
 int tc_waitall(struct tc_proc *proc, int n, tc_request *reqs);
 /* Makes progress; *done = 1 when req has completed (then its status is
  * returned as by tc_wait), and also when the team has been aborted
- * (TC_EABORTED: the request is dead), so that a test loop always ends.  On
+ * (TC_EABORTED: the request is dead), so that a test loop always ends.
+ * With a team timeout (timeout_ms), a request still not done timeout_ms
+ * after the first test that found it not done times out as a wait does
+ * (*done = 1, TC_ETIMEDOUT, the watchdog's report, the team aborted).  On
  * fibres a test that finds req not done lets the CPU's other ranks run first
  * (tc_yield), so that a polling loop ends. */
 int tc_test(struct tc_proc *proc, tc_request *req, int *done);

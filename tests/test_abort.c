@@ -570,6 +570,46 @@ static int hang_fn(struct tc_proc *proc, void *arg)
 	return tc_recv(proc, 0, &v, sizeof v, NULL);
 }
 
+/* A polling loop is bounded by the team's timeout as a wait is. */
+static int poll_fn(struct tc_proc *proc, void *arg)
+{
+	struct rc_arg *a = arg;
+	int me = tc_rank(proc), err = TC_OK, x = 0, done = 0;
+	tc_request req;
+	if (me == 0) { /* polls for a message rank 1 sends late, or never */
+		err = tc_irecv(proc, 1, &x, sizeof x, &req);
+		while (!err && !done)
+			err = tc_test(proc, &req, &done);
+	} else if (atomic_load(&a->rc[1]) == 1) { /* the late sender */
+		sleep_ms(50);
+		x = 7;
+		err = tc_send(proc, 0, &x, sizeof x);
+	}
+	atomic_store(&a->rc[me], err);
+	return err;
+}
+
+Test(abort, test_loop_times_out, .timeout = 30)
+{
+	struct tc_team *t = make("complete:2", 200);
+	tc_team_set_watchdog(t, wd_capture, NULL);
+	wd_calls = 0;
+	struct rc_arg a = {0};
+	cr_assert_eq(tc_run(t, poll_fn, &a), TC_ETIMEDOUT);
+	cr_assert_eq(atomic_load(&a.rc[0]), TC_ETIMEDOUT);
+	cr_assert_eq(atomic_load(&a.rc[1]), 0);
+	pthread_mutex_lock(&wd_mu);
+	cr_assert_eq(wd_calls, 1);
+	cr_assert_not_null(strstr(wd_text, "rank 0: waiting in tc_test"), "%s", wd_text);
+	cr_assert_not_null(strstr(wd_text, "receiving from rank 1"), "%s", wd_text);
+	pthread_mutex_unlock(&wd_mu);
+	/* A message that comes within the timeout is received. */
+	atomic_store(&a.rc[1], 1);
+	cr_assert_eq(tc_run(t, poll_fn, &a), 0);
+	cr_assert_eq(atomic_load(&a.rc[0]), 0);
+	tc_team_destroy(t);
+}
+
 Test(abort, debug_timeout_from_the_environment, .timeout = 30)
 {
 	setenv("TC_DEBUG_TIMEOUT_MS", "200", 1);

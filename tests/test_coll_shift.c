@@ -509,7 +509,7 @@ static void gray_brute(int d, int *links, int *stages)
 		int l = 0, st = 0;
 		for (int i = 0, x = v; i < d; i++, x /= 3) {
 			int e = x % 3 - 1;
-			val += (long)e << i;
+			val += e * (1L << i); /* e may be -1: no shift of a negative */
 			if (e) {
 				l += i ? 2 : 1;
 				st++;

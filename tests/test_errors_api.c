@@ -208,9 +208,10 @@ static int row_recv_truncate(struct tc_proc *proc, struct bufs *b)
  * place; the input of rank r is FILL + r here). */
 static void sum_check(struct bufs *b, int off, int inclusive_ranks)
 {
-	int32_t want = 0;
+	uint32_t sum = 0; /* the library's sum wraps (two's complement) */
 	for (int r = 0; r < inclusive_ranks; r++)
-		want += FILL + r;
+		sum += (uint32_t)(FILL + r);
+	int32_t want = (int32_t)sum;
 	for (int i = 0; i < 4; i++)
 		if (b->r[off + i] != want)
 			FAIL(b->f, "%s: rank %d: element %d is %d, not %d", b->row, b->me, i,

@@ -216,6 +216,18 @@ int tc__fibre_thread_init(struct tc__fibre *self)
 #ifdef TC__FIBRE_TSAN
 	self->tsan = __tsan_get_current_fiber();
 #endif
+#ifdef TC__FIBRE_ASAN
+	pthread_attr_t attr;
+	if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+		void *lo = NULL;
+		size_t n = 0;
+		if (pthread_attr_getstack(&attr, &lo, &n) == 0) {
+			self->asan_bottom = lo;
+			self->asan_size = n;
+		}
+		pthread_attr_destroy(&attr);
+	}
+#endif
 	stack_t cur;
 	if (sigaltstack(NULL, &cur) == 0 && !(cur.ss_flags & SS_DISABLE))
 		return TC_OK; /* the thread has one: ours would replace it */
@@ -249,6 +261,9 @@ void tc__fibre_thread_fini(struct tc__fibre *self)
 __attribute__((visibility("hidden"))) _Noreturn void tc__fibre_main(struct tc__fibre *f);
 _Noreturn void tc__fibre_main(struct tc__fibre *f)
 {
+#ifdef TC__FIBRE_ASAN
+	__sanitizer_finish_switch_fiber(NULL, NULL, NULL); /* a new stack: no fake one yet */
+#endif
 	f->fn(f, f->arg);
 	tc__fibre_exit(f);
 }
@@ -259,6 +274,10 @@ _Noreturn void tc__fibre_exit(struct tc__fibre *self)
 	void *dead;
 #ifdef TC__FIBRE_TSAN
 	__tsan_switch_to_fiber(self->back->tsan, 0);
+#endif
+#ifdef TC__FIBRE_ASAN
+	/* NULL: this stack's fake frames die with it. */
+	__sanitizer_start_switch_fiber(NULL, self->back->asan_bottom, self->back->asan_size);
 #endif
 	tc__fibre_jump(&dead, self->back->sp);
 	abort(); /* nothing switches back to a finished fibre */
@@ -326,6 +345,13 @@ int tc__fibre_create(struct tc__fibre *back, size_t stack_bytes, tc__fibre_fn fn
 #ifdef TC__FIBRE_TSAN
 	f->tsan = __tsan_create_fiber(0);
 #endif
+#ifdef TC__FIBRE_ASAN
+	f->asan_bottom = (char *)f->map + tc__page;
+	f->asan_size = stack;
+	/* The shadow of a mapping that held another stack may still carry
+	 * that stack's redzones (frames that were never unwound). */
+	__asan_unpoison_memory_region(f->asan_bottom, f->asan_size);
+#endif
 	*out = f;
 	return TC_OK;
 }
@@ -333,6 +359,10 @@ int tc__fibre_create(struct tc__fibre *back, size_t stack_bytes, tc__fibre_fn fn
 void tc__fibre_restart(struct tc__fibre *f)
 {
 	f->done = false;
+#ifdef TC__FIBRE_ASAN
+	/* Its last run's frames were never unwound: drop their redzones. */
+	__asan_unpoison_memory_region(f->asan_bottom, f->asan_size);
+#endif
 	f->sp = tc__first_frame(f, (char *)f->map + f->map_bytes);
 }
 
@@ -345,6 +375,10 @@ void tc__fibre_destroy(struct tc__fibre *f)
 #ifdef TC__FIBRE_TSAN
 	if (f->tsan)
 		__tsan_destroy_fiber(f->tsan);
+#endif
+#ifdef TC__FIBRE_ASAN
+	if (f->asan_bottom)
+		__asan_unpoison_memory_region(f->asan_bottom, f->asan_size);
 #endif
 	munmap(f->map, f->map_bytes);
 	free(f);

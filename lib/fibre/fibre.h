@@ -46,6 +46,14 @@
 #include <sanitizer/tsan_interface.h>
 #define TC__FIBRE_TSAN 1
 #endif
+/* So must AddressSanitizer (start/finish_switch_fiber), or it takes a
+ * fibre's stack for a wild region of the thread's and its no-return and
+ * fake-stack handling write outside it. */
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#include <sanitizer/common_interface_defs.h>
+#define TC__FIBRE_ASAN 1
+#endif
 
 /* Default usable stack of a fibre; TC_FIBRE_STACK (bytes, or with a k or m
  * suffix) replaces it and is a floor for explicit sizes too. */
@@ -65,6 +73,12 @@ struct tc__fibre {
 	int slot;                /* guard-page registry slot (fibre.c), -1: none */
 	bool done;
 	void *tsan;              /* ThreadSanitizer's fibre (TSan builds only) */
+	/* AddressSanitizer builds only: the stack's bounds (a thread's own,
+	 * or the fibre's below its guard page) and the fake stack saved
+	 * while the context does not run. */
+	const void *asan_bottom;
+	size_t asan_size;
+	void *asan_fake;
 };
 
 /* The switch routine (assembly): stores the current stack pointer, with the
@@ -111,7 +125,13 @@ static inline void tc__fibre_switch(struct tc__fibre *from, struct tc__fibre *to
 #ifdef TC__FIBRE_TSAN
 	__tsan_switch_to_fiber(to->tsan, 0);
 #endif
+#ifdef TC__FIBRE_ASAN
+	__sanitizer_start_switch_fiber(&from->asan_fake, to->asan_bottom, to->asan_size);
+#endif
 	tc__fibre_jump(&from->sp, to->sp);
+#ifdef TC__FIBRE_ASAN
+	__sanitizer_finish_switch_fiber(from->asan_fake, NULL, NULL);
+#endif
 }
 
 /* Ends the running fibre self: marks it finished and switches to self->back

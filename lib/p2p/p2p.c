@@ -444,6 +444,7 @@ static void tc__req_init(struct tc_proc *proc, tc_request *req, int kind, int pe
 	req->deliver = NULL;
 	req->deliver_ctx = NULL;
 	req->copy_first = 0;
+	req->tested_since = 0;
 	atomic_store_explicit(&req->rndv_done, 0, memory_order_relaxed);
 }
 
@@ -780,6 +781,23 @@ int tc_test(struct tc_proc *proc, tc_request *req, int *done)
 		 * test loop must end. */
 		*done = 1;
 		return tc__wait_failed(proc, 1, req, TC_EABORTED);
+	}
+	/* The team's timeout bounds a polling loop as it bounds a wait: from
+	 * the first poll that found the request not done (the time between
+	 * polls counts; with no timeout, no clock is read). */
+	uint64_t limit = proc->team->timeout_ns;
+	if (limit) {
+		uint64_t now = tc__now_ns();
+		if (!req->tested_since)
+			req->tested_since = now;
+		else if (now - req->tested_since > limit) {
+			proc->cur_call = "tc_test";
+			proc->cur_alg = NULL;
+			proc->cur_round = -1;
+			tc__progress_timed_out(proc, now - req->tested_since);
+			*done = 1;
+			return tc__wait_failed(proc, 1, req, TC_ETIMEDOUT);
+		}
 	}
 	return TC_OK;
 }

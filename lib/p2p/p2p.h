@@ -48,6 +48,11 @@ enum { TC__MSG_USER = 0, TC__MSG_COLL = 0x8000, TC__MSG_SEQ = 0x7fff };
  */
 typedef bool (*tc__cond_fn)(struct tc_proc *proc, void *ctx);
 int tc__progress_wait(struct tc_proc *proc, tc__cond_fn cond, void *ctx);
+/* The end of a wait or a polling loop (tc_test) that exceeded the team's
+ * timeout: the watchdog's report (with what the rank still waits for), the
+ * abort of the team, and the single-copy quiesce; the caller retires its
+ * requests and returns TC_ETIMEDOUT. */
+void tc__progress_timed_out(struct tc_proc *proc, uint64_t waited_ns);
 
 /*
  * Raw point-to-point for the layers above (lib/sched): no argument checks, no

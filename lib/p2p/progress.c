@@ -51,6 +51,17 @@ static inline int tc__ws_done(struct tc_proc *proc, bool shown, int ret)
 	return ret;
 }
 
+void tc__progress_timed_out(struct tc_proc *proc, uint64_t waited_ns)
+{
+	/* What is still missing now, not at the last sleep: a peer's data may
+	 * have come in since (and been taken by the last progress). */
+	tc__ws_publish(proc);
+	tc__watchdog_fire(proc, waited_ns);
+	tc_team_abort(proc->team);
+	tc__rndv_quiesce(proc);
+	atomic_store_explicit(&proc->ws.state, TC__WS_OUTSIDE, memory_order_relaxed);
+}
+
 int tc__progress_wait(struct tc_proc *proc, tc__cond_fn cond, void *ctx)
 {
 	struct tc_team *team = proc->team;
@@ -91,14 +102,8 @@ int tc__progress_wait(struct tc_proc *proc, tc__cond_fn cond, void *ctx)
 		case TC__WAIT_YIELD:
 			continue;
 		case TC__WAIT_TIMEOUT:
-			/* What is still missing now, not at the last sleep: a
-			 * peer's data may have come in since (and been taken by
-			 * the progress above). */
-			tc__ws_publish(proc);
-			tc__watchdog_fire(proc, w.waited);
-			tc_team_abort(team);
-			tc__rndv_quiesce(proc);
-			return tc__ws_done(proc, shown, TC_ETIMEDOUT);
+			tc__progress_timed_out(proc, w.waited);
+			return TC_ETIMEDOUT;
 		case TC__WAIT_PARK:
 			break;
 		}
