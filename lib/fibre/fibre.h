@@ -49,7 +49,12 @@
 /* So must AddressSanitizer (start/finish_switch_fiber), or it takes a
  * fibre's stack for a wild region of the thread's and its no-return and
  * fake-stack handling write outside it. */
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) /* clang says so this way */
+#define TC__FIBRE_ASAN_CLANG 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(TC__FIBRE_ASAN_CLANG)
 #include <sanitizer/asan_interface.h>
 #include <sanitizer/common_interface_defs.h>
 #define TC__FIBRE_ASAN 1
