@@ -101,6 +101,13 @@ struct tc_proc {
 	 * and 64-bit signature, which its messages carry (lib/p2p/p2p.h). */
 	int coll_tag;
 	uint64_t coll_sig;
+	uint64_t coll_seq;             /* its sequence number (ncalls at its start) */
+	/* The signatures of the last TC__CALLS_SEEN collective calls this rank
+	 * entered, each packed with its sequence number (tc__call_seen), for
+	 * the mismatch probe of a peer that waits on this rank (lib/p2p/
+	 * progress.c); written by the rank at each call's start, 0 at a start
+	 * of the team. */
+	_Atomic uint64_t calls_seen[8];
 	const char *last_alg;          /* the last collective (tc_last_coll) */
 	int last_rounds;
 	tc_time_t last_modelled;
@@ -205,6 +212,18 @@ void tc__emulate_sync(struct tc_proc *proc);
 /* The watchdog (lib/core/team.c): proc's wait of waited_ns timed out; the
  * first such rank of a run writes the report (tc_team_set_watchdog). */
 void tc__watchdog_fire(struct tc_proc *proc, uint64_t waited_ns);
+
+/* An entry of tc_proc.calls_seen: a valid bit, 23 bits of the call's
+ * sequence number and 40 bits of its signature, in one word so that a
+ * reader never sees one call's number with another's signature.  A reader
+ * that finds another number in the slot knows nothing; one that finds the
+ * number and other signature bits knows the calls differ (40 equal bits
+ * say only that they probably agree). */
+enum { TC__CALLS_SEEN = 8 };
+static inline uint64_t tc__call_seen(uint64_t seq, uint64_t sig)
+{
+	return (uint64_t)1 << 63 | (seq & 0x7fffffu) << 40 | (sig & 0xffffffffffull);
+}
 
 
 #endif /* TC_CORE_INTERNAL_H */

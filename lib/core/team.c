@@ -562,6 +562,8 @@ static void tc__proc_clock_reset(struct tc_proc *proc)
 	proc->nev = 0;
 	proc->ev_dropped = 0;
 	proc->ncalls = 0;
+	for (int i = 0; i < TC__CALLS_SEEN; i++)
+		atomic_store_explicit(&proc->calls_seen[i], 0, memory_order_relaxed);
 	int n = tc__nres(&proc->team->mps, proc->deg);
 	for (int i = 0; i < n; i++)
 		proc->res_free[i] = 0;
@@ -589,7 +591,9 @@ static void *tc__rank_main(void *arg)
 		tc__emulate_sync(proc);
 	proc->wall_end_ns = tc__now_ns();
 	proc->run_err = err;
-	atomic_store_explicit(&proc->ws.state, TC__WS_RETURNED, memory_order_relaxed);
+	/* Release: a peer's mismatch probe that reads RETURNED then finds
+	 * every message this rank sent (lib/p2p/progress.c). */
+	atomic_store_explicit(&proc->ws.state, TC__WS_RETURNED, memory_order_release);
 	if (err) {
 		int expect = 0;
 		atomic_compare_exchange_strong(&t->first_err, &expect, err);

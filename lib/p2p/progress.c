@@ -62,6 +62,69 @@ void tc__progress_timed_out(struct tc_proc *proc, uint64_t waited_ns)
 	atomic_store_explicit(&proc->ws.state, TC__WS_OUTSIDE, memory_order_relaxed);
 }
 
+/*
+ * The mismatch probe: a rank waiting in a collective call (mismatch check
+ * on) on a neighbour for a message of this call, or for it to take one,
+ * looks at that neighbour's published state.  Conclusive, whatever the
+ * timing: the neighbour returned from its SPMD function (its sends of every
+ * call it made are complete: single-copy ones were copied, streamed ones
+ * are in the channel, which the release/acquire pair on ws.state makes
+ * visible to the progress that follows the probe), or it entered the call
+ * of this sequence number with another signature (calls_seen).  Anything
+ * else (behind, ahead with the same signature, in its own code, not
+ * attached) says nothing.  Both findings stay true for the rest of the
+ * run; the caller then makes progress once more and, if a request of the
+ * call is still queued on that port, the call has failed.  This ends the
+ * hangs in which every rank waits for a message nobody sends (README,
+ * "Mismatch detection").  Returns the port (an index into proc->ports) of
+ * the first disagreeing neighbour, or -1.  Called from the proc's own
+ * thread.
+ */
+/* A request of the running collective call still queued on port. */
+static bool tc__probe_ours(const struct tc_proc *proc, const struct tc__port *port)
+{
+	for (const tc_request *r = port->rq_head; r; r = r->next)
+		if (r->tag == proc->coll_tag)
+			return true;
+	for (const tc_request *r = port->sq_head; r; r = r->next)
+		if (r->tag == proc->coll_tag)
+			return true;
+	return false;
+}
+
+static int tc__probe(struct tc_proc *proc)
+{
+	const struct tc_team *team = proc->team;
+	const uint64_t seq = proc->coll_seq;
+	const uint64_t want = tc__call_seen(seq, proc->coll_sig);
+	for (int i = 0; i < proc->nactive; i++) {
+		const struct tc__port *port = &proc->ports[proc->active[i]];
+		if (!tc__probe_ours(proc, port))
+			continue;
+		const struct tc_proc *n = &team->procs[port->peer];
+		if (!atomic_load_explicit(&n->attached, memory_order_relaxed))
+			continue;
+		if (atomic_load_explicit(&n->ws.state, memory_order_acquire) == TC__WS_RETURNED)
+			return proc->active[i];
+		uint64_t seen = atomic_load_explicit(&n->calls_seen[seq % TC__CALLS_SEEN],
+		                                     memory_order_relaxed);
+		if ((seen >> 40) == (want >> 40) && seen != want)
+			return proc->active[i];
+	}
+	return -1;
+}
+
+/* How often a rank parked in a collective wakes to probe again: the peer
+ * it waits on may reach the disagreeing call, or return, after its last
+ * look, and no ring tells it. */
+#define TC__PROBE_NS (10 * 1000 * 1000ull)
+
+static uint64_t tc__park_ns(const struct tc__waiter *w, bool probing)
+{
+	uint64_t left = tc__wait_left_ns(w);
+	return probing && (!left || left > TC__PROBE_NS) ? TC__PROBE_NS : left;
+}
+
 int tc__progress_wait(struct tc_proc *proc, tc__cond_fn cond, void *ctx)
 {
 	struct tc_team *team = proc->team;
@@ -107,6 +170,21 @@ int tc__progress_wait(struct tc_proc *proc, tc__cond_fn cond, void *ctx)
 		case TC__WAIT_PARK:
 			break;
 		}
+		const bool probing = proc->coll_sig && (proc->coll_tag & TC__MSG_COLL);
+		int bad = probing ? tc__probe(proc) : -1;
+		if (bad >= 0) {
+			/* Conclusive, unless what we wait for from that peer has
+			 * come in since the last look (a returned peer's last
+			 * messages: the probe's acquire made them visible). */
+			tc__progress(proc);
+			if (cond(proc, ctx))
+				return tc__ws_done(proc, shown, 0);
+			if (tc__probe_ours(proc, &proc->ports[bad])) {
+				tc_team_abort(team);
+				tc__rndv_quiesce(proc);
+				return tc__ws_done(proc, shown, TC_EMISMATCH);
+			}
+		}
 
 		tc__park_prepare(&proc->db);
 		tc__set_hints(proc, true);
@@ -118,7 +196,7 @@ int tc__progress_wait(struct tc_proc *proc, tc__cond_fn cond, void *ctx)
 		tc__progress(proc);
 		if (!cond(proc, ctx) && proc->nposts == posts &&
 		    !atomic_load_explicit(&team->aborted, memory_order_relaxed) &&
-		    tc__park(&proc->db, tc__wait_left_ns(&w)))
+		    tc__park(&proc->db, tc__park_ns(&w, probing)))
 			proc->stats.waits_blocked++;
 		tc__set_hints(proc, false);
 	}

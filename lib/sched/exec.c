@@ -929,6 +929,11 @@ int tc__plan_exec(struct tc_proc *proc, const struct tc__sched *s, const struct 
 	proc->coll_tag = check ? TC__MSG_COLL | (int)(proc->ncalls & TC__MSG_SEQ) : io->tag;
 	proc->coll_sig = check ? (io->sig ^ (uint64_t)(unsigned)io->tag * 0x9e3779b97f4a7c15ull) | 1
 	                       : 0;
+	proc->coll_seq = proc->ncalls;
+	if (check) /* relaxed: one self-contained word, read by peers' probes */
+		atomic_store_explicit(&proc->calls_seen[proc->ncalls % TC__CALLS_SEEN],
+		                      tc__call_seen(proc->ncalls, proc->coll_sig),
+		                      memory_order_relaxed);
 	int err = tc__plan_run(proc, s, pl, io);
 	if (!err && check && (err = tc__coll_scan(proc, true)))
 		err = tc__round_failed(proc, err);
