@@ -22,17 +22,23 @@
  *     still unreceived on some link;
  *   - tc_multicast: root, member set, count, datatype and algorithm are
  *     agreed by every rank first (members or not), so a mismatch fails
- *     everywhere with nothing written.
+ *     everywhere with nothing written;
+ *   - a rank waiting in the call (parked: TC_WAIT_BLOCK or AUTO) on a
+ *     neighbour, to receive from it or for it to take a message, when that
+ *     neighbour's SPMD function has returned, or when it entered the call
+ *     of the same sequence number with another signature: the waiting
+ *     rank looks when it parks and every 10 ms after.
  * A rank that returns 0 has the result of a call whose messages all carried
  * its own signature: never a mix of two calls.  Not detected: a rank whose
  * own call received nothing from a disagreeing rank may return 0 before
  * the disagreement is seen (e.g. a rank that sends only, or the others of
  * a bcast whose odd rank names another root); the message it left behind
- * then fails a later call on the rank that finds it.  Nor a disagreement in
- * which every rank waits for a message that no rank sends (two ranks naming
- * each other as the root, or some algorithm pairs): it hangs, unless the
- * team has a timeout_ms.  p = 1 sends nothing and has nothing to disagree
- * with.  Cost: README, "Mismatch detection".
+ * then fails a later call on the rank that finds it.  A disagreement in
+ * which every rank waits for a message no rank sends is seen by the probe
+ * above, except under TC_WAIT_SPIN and TC_WAIT_YIELD (waits that never
+ * park) and where a neighbour waited on is in a point-to-point call or its
+ * own code (the team's timeout_ms ends those).  p = 1 sends nothing and
+ * has nothing to disagree with.  Cost: README, "Mismatch detection".
  *
  * Buffers are borrowed for the call.  count is in elements of the datatype.
  * Thread-safety: like every call on a proc, from the rank's own thread.
