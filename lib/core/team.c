@@ -591,14 +591,16 @@ static void *tc__rank_main(void *arg)
 		tc__emulate_sync(proc);
 	proc->wall_end_ns = tc__now_ns();
 	proc->run_err = err;
-	/* Release: a peer's mismatch probe that reads RETURNED then finds
-	 * every message this rank sent (lib/p2p/progress.c). */
-	atomic_store_explicit(&proc->ws.state, TC__WS_RETURNED, memory_order_release);
 	if (err) {
 		int expect = 0;
 		atomic_compare_exchange_strong(&t->first_err, &expect, err);
 		tc_team_abort(t);
 	}
+	/* After the abort of a failed rank (a peer's mismatch probe that sees
+	 * RETURNED then finds the team aborted: TC_EABORTED, and tc_run
+	 * reports this rank's error).  Release: that probe then finds every
+	 * message this rank sent (lib/p2p/progress.c). */
+	atomic_store_explicit(&proc->ws.state, TC__WS_RETURNED, memory_order_release);
 	return NULL;
 }
 

@@ -179,6 +179,8 @@ int tc__progress_wait(struct tc_proc *proc, tc__cond_fn cond, void *ctx)
 			tc__progress(proc);
 			if (cond(proc, ctx))
 				return tc__ws_done(proc, shown, 0);
+			if (atomic_load(&team->aborted))
+				continue; /* the abort explains it: TC_EABORTED above */
 			if (tc__probe_ours(proc, &proc->ports[bad])) {
 				tc_team_abort(team);
 				tc__rndv_quiesce(proc);
