@@ -23,11 +23,11 @@
  *   - tc_multicast: root, member set, count, datatype and algorithm are
  *     agreed by every rank first (members or not), so a mismatch fails
  *     everywhere with nothing written;
- *   - a rank waiting in the call (parked: TC_WAIT_BLOCK or AUTO) on a
- *     neighbour, to receive from it or for it to take a message, when that
- *     neighbour's SPMD function has returned, or when it entered the call
- *     of the same sequence number with another signature: the waiting
- *     rank looks when it parks and every 10 ms after.
+ *   - a rank waiting in the call on a neighbour, to receive from it or for
+ *     it to take a message, when that neighbour's SPMD function has
+ *     returned, or when it entered the call of the same sequence number
+ *     with another signature: the waiting rank looks each time it parks
+ *     and every 10 ms of its wait.
  * A rank that returns 0 has the result of a call whose messages all carried
  * its own signature: never a mix of two calls.  Not detected: a rank whose
  * own call received nothing from a disagreeing rank may return 0 before
@@ -35,9 +35,8 @@
  * a bcast whose odd rank names another root); the message it left behind
  * then fails a later call on the rank that finds it.  A disagreement in
  * which every rank waits for a message no rank sends is seen by the probe
- * above, except under TC_WAIT_SPIN and TC_WAIT_YIELD (waits that never
- * park) and where a neighbour waited on is in a point-to-point call or its
- * own code (the team's timeout_ms ends those).  p = 1 sends nothing and
+ * above, except where a neighbour waited on is in a point-to-point call or
+ * its own code (the team's timeout_ms ends those).  p = 1 sends nothing and
  * has nothing to disagree with.  Cost: README, "Mismatch detection".
  *
  * Buffers are borrowed for the call.  count is in elements of the datatype.

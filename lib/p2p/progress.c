@@ -131,6 +131,7 @@ int tc__progress_wait(struct tc_proc *proc, tc__cond_fn cond, void *ctx)
 	struct tc__waiter w;
 	tc__waiter_init(&w, team->wait, team->spin_ns, team->yield_ns, team->timeout_ns);
 	bool shown = false; /* published for the watchdog (tc__ws_publish) */
+	uint64_t next_probe = TC__PROBE_NS; /* w.waited of the next probe */
 	/* A fibre never spins: its peer may be a fibre of its own CPU, which
 	 * runs only when we yield or park (lib/core/team.c, fibres). */
 	bool fibre = proc->db.task != NULL;
@@ -160,18 +161,18 @@ int tc__progress_wait(struct tc_proc *proc, tc__cond_fn cond, void *ctx)
 			tc__ws_publish(proc);
 			shown = true;
 		}
-		switch (step) {
-		case TC__WAIT_SPIN:
-		case TC__WAIT_YIELD:
-			continue;
-		case TC__WAIT_TIMEOUT:
+		if (step == TC__WAIT_TIMEOUT) {
 			tc__progress_timed_out(proc, w.waited);
 			return TC_ETIMEDOUT;
-		case TC__WAIT_PARK:
-			break;
 		}
+		/* The mismatch probe: at each sleep, and every TC__PROBE_NS of
+		 * a wait that never sleeps (TC_WAIT_SPIN, TC_WAIT_YIELD). */
 		const bool probing = proc->coll_sig && (proc->coll_tag & TC__MSG_COLL);
-		int bad = probing ? tc__probe(proc) : -1;
+		int bad = -1;
+		if (probing && (step == TC__WAIT_PARK || w.waited >= next_probe)) {
+			next_probe = w.waited + TC__PROBE_NS;
+			bad = tc__probe(proc);
+		}
 		if (bad >= 0) {
 			/* Conclusive, unless what we wait for from that peer has
 			 * come in since the last look (a returned peer's last
@@ -187,6 +188,8 @@ int tc__progress_wait(struct tc_proc *proc, tc__cond_fn cond, void *ctx)
 				return tc__ws_done(proc, shown, TC_EMISMATCH);
 			}
 		}
+		if (step != TC__WAIT_PARK)
+			continue; /* TC__WAIT_SPIN, TC__WAIT_YIELD: look again */
 
 		tc__park_prepare(&proc->db);
 		tc__set_hints(proc, true);
