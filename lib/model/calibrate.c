@@ -63,7 +63,7 @@
 #include "topocoll.h"
 
 #define TC__CAL_MIN_DEFAULT 8u
-#define TC__CAL_MAX_DEFAULT ((size_t)1 << 20)
+#define TC__CAL_MAX_DEFAULT ((size_t)4 << 20)
 #define TC__CAL_MAX_LIMIT ((size_t)64 << 20)
 #define TC__CAL_REPS_DEFAULT 15
 #define TC__CAL_WARMUP_DEFAULT 4
@@ -77,9 +77,12 @@
 
 /* The control message from rank 0 to rank 1. */
 struct tc__cal_ctl {
-	uint64_t bytes;
+	uint64_t bytes; /* TC__CAL_CALL_PROBE: count allreduces instead */
 	uint64_t count; /* 0: stop */
 };
+/* bytes of a control message asking for the o_call probe's warm-up (its
+ * timed calls: | 1). */
+#define TC__CAL_CALL_PROBE (UINT64_MAX - 1)
 
 struct tc__cal_ctx {
 	const size_t *sizes;
@@ -98,6 +101,10 @@ struct tc__cal_ctx {
 	double *offs;          /* emulated: wall - clock right after the wake-ups
 	                          at both ends of every sample (rank 0) */
 	size_t noffs, offs_cap;
+	double *call_t[2][2];  /* native, o_call probe: [rank][start, end] of
+	                          each timed call (CLOCK_MONOTONIC ns) */
+	int ncalls;            /* timed calls of the probe */
+	const char *call_alg;  /* the algorithm the probe's allreduce ran */
 };
 
 static uint64_t tc__cal_now(void)
@@ -182,6 +189,50 @@ static void tc__cal_combine(struct tc__cal_ctx *c)
 		}
 }
 
+/* Both ranks: count single allreduces of one double, each after a
+ * tc_barrier, its start and end times kept per rank (the o_call probe;
+ * timed = non-zero: the samples, else the warm-up). */
+static int tc__cal_allreduces(struct tc_proc *proc, struct tc__cal_ctx *c, uint64_t count,
+                              int timed)
+{
+	const int me = tc_rank(proc);
+	double x = 1.0, y = 0.0;
+	int err = TC_OK;
+	for (uint64_t k = 0; k < count && !err; k++) {
+		err = tc_barrier(proc, NULL);
+		uint64_t t0 = tc__cal_now();
+		if (!err)
+			err = tc_allreduce(proc, &x, &y, 1, TC_DOUBLE, TC_OP_SUM, NULL);
+		uint64_t t1 = tc__cal_now();
+		if (timed && k < (uint64_t)c->ncalls) {
+			c->call_t[me][0][k] = (double)t0;
+			c->call_t[me][1][k] = (double)t1;
+		}
+	}
+	if (me == 0) {
+		struct tc_coll_info ci;
+		tc_last_coll(proc, &ci);
+		c->call_alg = ci.algorithm;
+	}
+	return err;
+}
+
+/* Rank 0: the o_call probe (calibrate.h): warm-up calls, then ncalls
+ * timed ones; the main thread reads the times after the run. */
+static int tc__cal_call_probe(struct tc_proc *proc, struct tc__cal_ctx *c)
+{
+	struct tc__cal_ctl ctl = {.bytes = TC__CAL_CALL_PROBE, .count = (uint64_t)c->warmup + 1};
+	int err = tc_send(proc, 1, &ctl, sizeof ctl);
+	if (!err)
+		err = tc__cal_allreduces(proc, c, ctl.count, 0);
+	ctl = (struct tc__cal_ctl){.bytes = TC__CAL_CALL_PROBE | 1u, .count = (uint64_t)c->ncalls};
+	if (!err)
+		err = tc_send(proc, 1, &ctl, sizeof ctl);
+	if (!err)
+		err = tc__cal_allreduces(proc, c, ctl.count, 1);
+	return err;
+}
+
 static int tc__cal_rank0(struct tc_proc *proc, struct tc__cal_ctx *c)
 {
 	int err = TC_OK;
@@ -212,6 +263,8 @@ static int tc__cal_rank0(struct tc_proc *proc, struct tc__cal_ctx *c)
 			c->samples[(size_t)i * (size_t)c->reps + (size_t)r] =
 			        ns / (2.0 * (double)c->batch[i]);
 		}
+	if (!err && !c->emulated)
+		err = tc__cal_call_probe(proc, c);
 	struct tc__cal_ctl stop = {0, 0};
 	int err2 = tc_send(proc, 1, &stop, sizeof stop);
 	if (!err && !err2 && !c->emulated)
@@ -228,6 +281,11 @@ static int tc__cal_rank1(struct tc_proc *proc, struct tc__cal_ctx *c)
 			return err;
 		if (ctl.count == 0)
 			return TC_OK;
+		if ((ctl.bytes | 1u) == (TC__CAL_CALL_PROBE | 1u)) {
+			if ((err = tc__cal_allreduces(proc, c, ctl.count, ctl.bytes & 1u)) != 0)
+				return err;
+			continue;
+		}
 		for (uint64_t k = 0; k < ctl.count; k++) {
 			size_t got = 0;
 			err = tc_recv(proc, 0, c->buf[1], ctl.bytes, &got);
@@ -295,16 +353,17 @@ static double tc__cal_y(const struct tc_calibration_point *pt, int combine)
 	return combine ? pt->combine_ns : pt->one_way_ns;
 }
 
-/* Weighted least squares over the points whose single_copy equals want (-1:
- * every point; -2: every point with a combine time, fitted to it); see the
- * top of the file. */
-static void tc__cal_fit(const struct tc_calibration *cal, int want, struct tc_calibration_fit *f)
+/* Weighted least squares over the points from..to-1 whose single_copy
+ * equals want (-1: every point; -2: every point with a combine time, fitted
+ * to it); see the top of the file. */
+static void tc__cal_fit_range(const struct tc_calibration *cal, int want, int from, int to,
+                              struct tc_calibration_fit *f)
 {
 	double sw = 0, sx = 0, sy = 0;
 	int n = 0;
 	const int comb = want == -2;
 	f->ts_ns = f->tw_ns_per_byte = f->r2 = f->max_rel_residual = NAN;
-	for (int i = 0; i < cal->npoints; i++) {
+	for (int i = from; i < to; i++) {
 		const struct tc_calibration_point *pt = &cal->points[i];
 		if ((want >= 0 && pt->single_copy != want) || !isfinite(tc__cal_y(pt, comb)))
 			continue;
@@ -319,7 +378,7 @@ static void tc__cal_fit(const struct tc_calibration *cal, int want, struct tc_ca
 	if (n < 2)
 		return;
 	double xb = sx / sw, yb = sy / sw, sxx = 0, sxy = 0, syy = 0;
-	for (int i = 0; i < cal->npoints; i++) {
+	for (int i = from; i < to; i++) {
 		const struct tc_calibration_point *pt = &cal->points[i];
 		if ((want >= 0 && pt->single_copy != want) || !isfinite(tc__cal_y(pt, comb)))
 			continue;
@@ -332,7 +391,7 @@ static void tc__cal_fit(const struct tc_calibration *cal, int want, struct tc_ca
 	if (!(sxx > 0))
 		return; /* one distinct size: no line */
 	double tw = sxy / sxx, ts = yb - tw * xb, ssr = 0, worst = 0;
-	for (int i = 0; i < cal->npoints; i++) {
+	for (int i = from; i < to; i++) {
 		const struct tc_calibration_point *pt = &cal->points[i];
 		if ((want >= 0 && pt->single_copy != want) || !isfinite(tc__cal_y(pt, comb)))
 			continue;
@@ -346,6 +405,91 @@ static void tc__cal_fit(const struct tc_calibration *cal, int want, struct tc_ca
 	f->tw_ns_per_byte = tw;
 	f->r2 = syy > 0 ? 1.0 - ssr / syy : (ssr == 0 ? 1.0 : 0.0);
 	f->max_rel_residual = worst;
+}
+
+static void tc__cal_fit(const struct tc_calibration *cal, int want, struct tc_calibration_fit *f)
+{
+	tc__cal_fit_range(cal, want, 0, cal->npoints, f);
+}
+
+/* The piecewise fit (calibrate.h): runs of points with the same path and
+ * cache level, a run of fewer than TC_CALIBRATE_SEGMENT_MIN points joined
+ * to the segment before it (the first run to the one after it), a line per
+ * segment, and every point judged against its own segment's line. */
+static void tc__cal_segments(struct tc_calibration *cal)
+{
+	int start[TC_CALIBRATE_MAX_POINTS + 1], nrun = 0;
+	for (int i = 0; i < cal->npoints; i++)
+		if (i == 0 || cal->points[i].single_copy != cal->points[i - 1].single_copy ||
+		    cal->points[i].cache_level != cal->points[i - 1].cache_level)
+			start[nrun++] = i;
+	start[nrun] = cal->npoints;
+	/* Join short runs (and, defensively, runs beyond the maximum) until
+	 * none is left: each join removes one boundary. */
+	for (int again = 1; again && nrun > 1;) {
+		again = 0;
+		for (int k = 0; k < nrun; k++) {
+			if (start[k + 1] - start[k] >= TC_CALIBRATE_SEGMENT_MIN &&
+			    nrun <= TC_CALIBRATE_MAX_SEGMENTS)
+				continue;
+			int drop = k > 0 ? k : 1; /* the boundary to remove */
+			memmove(&start[drop], &start[drop + 1], (size_t)(nrun - drop) * sizeof *start);
+			nrun--;
+			again = 1;
+			break;
+		}
+	}
+	cal->nsegments = nrun;
+	double sw = 0, swy = 0, ssr = 0;
+	int n = 0;
+	double worst = 0;
+	for (int k = 0; k < nrun; k++) {
+		struct tc_calibration_segment *g = &cal->segments[k];
+		const struct tc_calibration_point *a = &cal->points[start[k]];
+		const struct tc_calibration_point *b = &cal->points[start[k + 1] - 1];
+		g->first = start[k];
+		g->npoints = start[k + 1] - start[k];
+		g->lo_bytes = a->bytes;
+		g->hi_bytes = b->bytes;
+		g->single_copy = a->single_copy == b->single_copy ? a->single_copy : -1;
+		g->cache_level = a->cache_level == b->cache_level ? a->cache_level : -1;
+		tc__cal_fit_range(cal, -1, start[k], start[k + 1], &g->fit);
+		for (int i = start[k]; i < start[k + 1]; i++) {
+			struct tc_calibration_point *pt = &cal->points[i];
+			double y = pt->one_way_ns > 1e-3 ? pt->one_way_ns : 1e-3;
+			pt->segment = k;
+			pt->seg_residual = (pt->one_way_ns - (g->fit.ts_ns + g->fit.tw_ns_per_byte *
+			                                                      (double)pt->bytes)) / y;
+			if (!isfinite(pt->seg_residual))
+				continue;
+			sw += 1.0 / (y * y);
+			swy += pt->one_way_ns / (y * y);
+			ssr += pt->seg_residual * pt->seg_residual;
+			worst = fmax(worst, fabs(pt->seg_residual));
+			n++;
+		}
+	}
+	/* r2 of the weighted problem over every point, about the weighted mean
+	 * of all of them (as for a single line). */
+	struct tc_calibration_fit *f = &cal->piecewise;
+	f->npoints = n;
+	f->ts_ns = f->tw_ns_per_byte = NAN;
+	f->r2 = f->max_rel_residual = NAN;
+	cal->piecewise_max_bytes = 0;
+	if (n < 2)
+		return;
+	double yb = swy / sw, syy = 0;
+	for (int i = 0; i < cal->npoints; i++) {
+		const struct tc_calibration_point *pt = &cal->points[i];
+		double y = pt->one_way_ns > 1e-3 ? pt->one_way_ns : 1e-3;
+		if (isfinite(pt->seg_residual))
+			syy += (pt->one_way_ns - yb) * (pt->one_way_ns - yb) / (y * y);
+	}
+	f->r2 = syy > 0 ? 1.0 - ssr / syy : (ssr == 0 ? 1.0 : 0.0);
+	f->max_rel_residual = worst;
+	for (int i = 0;
+	     i < cal->npoints && fabs(cal->points[i].seg_residual) <= TC_CALIBRATE_RESIDUAL_OK; i++)
+		cal->piecewise_max_bytes = cal->points[i].bytes;
 }
 
 /* Data cache sizes (L1d, L2, L3) of the CPU: sysconf, else sysfs (cpu0). */
@@ -399,6 +543,39 @@ static int tc__cal_check(const struct tc_calibrate_opts *o)
 	return TC_OK;
 }
 
+/* o_call from the probe's samples: their median minus the prediction of
+ * that allreduce under the segment model (calibrate.h). */
+static int tc__cal_call_cost(struct tc_calibration *out, const struct tc__cal_ctx *c)
+{
+	/* Each call as the benchmarks time one: from the later rank's start to
+	 * the later rank's end. */
+	const int n = c->ncalls;
+	double *v = c->call_t[0][0]; /* reused: rank 0's starts are read first */
+	for (int k = 0; k < n; k++)
+		v[k] = fmax(c->call_t[0][1][k], c->call_t[1][1][k]) -
+		       fmax(c->call_t[0][0][k], c->call_t[1][0][k]);
+	qsort(v, (size_t)n, sizeof *v, tc__cal_cmp);
+	out->call_measured_ns = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+	struct tc_topo *t = NULL;
+	int err = tc_topo_parse("chain:2", &t);
+	if (err)
+		return err;
+	struct tc_call call = {.coll = TC_COLL_ALLREDUCE, .alg = c->call_alg, .bytes = sizeof(double),
+	                       .esize = sizeof(double)};
+	double pred = NAN;
+	struct tc_calibration tmp = *out;
+	tmp.call_ns = 0;
+	err = tc_calibration_predict(&tmp, t, &call, NULL, NULL, &pred);
+	tc_topo_destroy(t);
+	if (err == TC_EINVAL)
+		return TC_OK; /* no finite line: no o_call either */
+	if (err)
+		return err;
+	out->call_predicted_ns = pred;
+	out->call_ns = out->call_measured_ns > pred ? out->call_measured_ns - pred : 0;
+	return TC_OK;
+}
+
 int tc_model_calibrate(const struct tc_calibrate_opts *opts, struct tc_calibration *out)
 {
 	struct tc_calibrate_opts o;
@@ -448,13 +625,18 @@ int tc_model_calibrate(const struct tc_calibrate_opts *opts, struct tc_calibrati
 	if (!c.emulated) {
 		c.acc = malloc(hi);
 		c.combine = malloc((size_t)nsizes * (size_t)c.reps * sizeof *c.combine);
+		c.ncalls = 2 * c.reps + 1;
+		for (int r = 0; r < 2; r++)
+			for (int e = 0; e < 2; e++)
+				c.call_t[r][e] = malloc((size_t)c.ncalls * sizeof(double));
 	}
 	if (c.emulated) { /* two per batch: reps samples and warmup warm-ups per size */
 		c.offs_cap = 2 * (size_t)nsizes * ((size_t)c.reps + (size_t)c.warmup);
 		c.offs = malloc(c.offs_cap * sizeof *c.offs);
 	}
 	if (!c.buf[0] || !c.buf[1] || !c.samples || (c.emulated && !c.offs) ||
-	    (!c.emulated && (!c.acc || !c.combine))) {
+	    (!c.emulated && (!c.acc || !c.combine || !c.call_t[0][0] || !c.call_t[0][1] ||
+	                     !c.call_t[1][0] || !c.call_t[1][1]))) {
 		err = TC_ENOMEM;
 		goto done;
 	}
@@ -506,7 +688,7 @@ int tc_model_calibrate(const struct tc_calibrate_opts *opts, struct tc_calibrati
 		}
 		pt->cache_level = 0;
 		for (int k = 0; k < 3 && out->cache_bytes[k]; k++)
-			if (2 * sizes[i] <= out->cache_bytes[k]) {
+			if (2 * sizes[i] < out->cache_bytes[k]) {
 				pt->cache_level = k + 1;
 				break;
 			}
@@ -533,6 +715,11 @@ int tc_model_calibrate(const struct tc_calibrate_opts *opts, struct tc_calibrati
 	out->hockney_max_bytes = 0;
 	for (int i = 0; i < nsizes && fabs(out->points[i].residual) <= TC_CALIBRATE_RESIDUAL_OK; i++)
 		out->hockney_max_bytes = out->points[i].bytes;
+	tc__cal_segments(out);
+	out->call_ns = 0;
+	out->call_measured_ns = out->call_predicted_ns = NAN;
+	if (!c.emulated)
+		err = tc__cal_call_cost(out, &c);
 done:
 	tc_team_destroy(team);
 	free(c.buf[0]);
@@ -541,5 +728,68 @@ done:
 	free(c.offs);
 	free(c.acc);
 	free(c.combine);
+	for (int r = 0; r < 2; r++)
+		for (int e = 0; e < 2; e++)
+			free(c.call_t[r][e]);
 	return err;
+}
+
+int tc_calibration_model(const struct tc_calibration *cal, size_t bytes, struct tc_model *out,
+                         int *segment)
+{
+	if (!cal || !out)
+		return TC_EINVAL;
+	int k = 0;
+	while (k + 1 < cal->nsegments && cal->segments[k + 1].lo_bytes <= bytes)
+		k++;
+	const struct tc_calibration_fit *f =
+	        k < cal->nsegments && isfinite(cal->segments[k].fit.ts_ns) &&
+	                        isfinite(cal->segments[k].fit.tw_ns_per_byte)
+	                ? &cal->segments[k].fit
+	                : &cal->all;
+	if (!isfinite(f->ts_ns) || !isfinite(f->tw_ns_per_byte))
+		return TC_EINVAL;
+	tc_model_default(out);
+	out->ts_ns = f->ts_ns > 0 ? f->ts_ns : 0;
+	out->tw_ns = f->tw_ns_per_byte > 0 ? f->tw_ns_per_byte : 0;
+	out->tc_ns = isfinite(cal->tc_ns_per_byte) && cal->tc_ns_per_byte > 0 ? cal->tc_ns_per_byte
+	                                                                       : 0;
+	out->th_ns = 0;
+	if (segment)
+		*segment = k;
+	return tc_model_check(out);
+}
+
+int tc_calibration_predict(const struct tc_calibration *cal, const struct tc_topo *t,
+                           const struct tc_call *call, struct tc_prediction *pr, int *segment,
+                           double *ns)
+{
+	struct tc_prediction p;
+	struct tc_model md;
+	int k = 0, k2 = 0;
+	if (!ns || !call)
+		return TC_EINVAL;
+	int err = tc_calibration_model(cal, call->bytes, &md, &k);
+	if (!err)
+		err = tc_predict_call(t, &md, call, &p);
+	if (err)
+		return err;
+	/* The schedule's mean message may sit in another segment (a block of
+	 * m split in p parts, say): predict again under that one's model, once
+	 * (no iteration), the algorithm picked for the block kept. */
+	if (p.messages > 0 && !tc_calibration_model(cal, (size_t)(p.bytes / (uint64_t)p.messages),
+	                                            &md, &k2) &&
+	    k2 != k) {
+		struct tc_call again = *call;
+		again.alg = p.algorithm;
+		k = k2;
+		if ((err = tc_predict_call(t, &md, &again, &p)) != 0)
+			return err;
+	}
+	*ns = (double)p.modelled_ps / TC_PS_PER_NS + (isfinite(cal->call_ns) ? cal->call_ns : 0);
+	if (pr)
+		*pr = p;
+	if (segment)
+		*segment = k;
+	return TC_OK;
 }
