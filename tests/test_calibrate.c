@@ -204,6 +204,7 @@ Test(calibrate, emulated_segments, .timeout = 120)
 	cr_assert_gt(c.piecewise.r2, 0.9, "piecewise R^2 %.4f", c.piecewise.r2);
 	cr_assert_eq(c.call_ns, 0.0);
 	cr_assert(isnan(c.call_measured_ns) && isnan(c.call_predicted_ns));
+	cr_assert(isnan(c.points[0].exchange_ns) && isnan(c.segments[0].exchange_ratio));
 	/* The calibrated model of a size is near the emulated one. */
 	struct tc_model md;
 	cr_assert_eq(tc_calibration_model(&c, 4096, &md, NULL), 0);
@@ -228,6 +229,10 @@ Test(calibrate, native_segments_and_call_cost, .timeout = 120)
 	 * segment is the streamed one. */
 	cr_assert_eq(c.segments[0].single_copy, 0);
 	cr_assert_eq(c.segments[0].lo_bytes, (size_t)64);
+	for (int i = 0; i < c.npoints; i++)
+		cr_assert(isfinite(c.points[i].exchange_ns) && c.points[i].exchange_ns > 0);
+	for (int k = 0; k < c.nsegments; k++)
+		cr_assert(isfinite(c.segments[k].exchange_ratio) && c.segments[k].exchange_ratio > 0);
 	cr_assert(isfinite(c.call_measured_ns) && c.call_measured_ns > 0);
 	cr_assert(isfinite(c.call_predicted_ns) && c.call_predicted_ns > 0);
 	cr_assert(c.call_ns >= 0 && isfinite(c.call_ns));

@@ -307,6 +307,7 @@ int cmd_calibrate(int argc, char **argv)
 			cli_json_num(&w, "tw_ns_per_byte", g->fit.tw_ns_per_byte);
 			cli_json_num(&w, "r2", g->fit.r2);
 			cli_json_num(&w, "max_rel_residual", g->fit.max_rel_residual);
+			cli_json_num(&w, "exchange_ratio", g->exchange_ratio);
 			cli_json_end_obj(&w);
 		}
 		cli_json_end_arr(&w);
@@ -327,6 +328,7 @@ int cmd_calibrate(int argc, char **argv)
 			cli_json_int(&w, "cache_level", q->cache_level);
 			cli_json_int(&w, "segment", q->segment);
 			cli_json_num(&w, "seg_residual", q->seg_residual);
+			cli_json_num(&w, "exchange_ns", q->exchange_ns);
 			cli_json_end_obj(&w);
 		}
 		cli_json_end_arr(&w);
@@ -365,9 +367,9 @@ int cmd_calibrate(int argc, char **argv)
 		         cli_size_str(g->hi_bytes, b2, sizeof b2), seg_path(g),
 		         g->cache_level < 0 ? "mixed" : lv[(unsigned)g->cache_level <= 4 ? g->cache_level : 0]);
 		printf("  %d %-26s %3d points  t_s %9.1f ns  t_w %8.4g ns/B  R^2 %.4f  worst residual "
-		       "%.1f%%\n",
+		       "%.1f%%  exchange %.2fx one-way\n",
 		       k, name, g->fit.npoints, g->fit.ts_ns, g->fit.tw_ns_per_byte, g->fit.r2,
-		       100 * g->fit.max_rel_residual);
+		       100 * g->fit.max_rel_residual, g->exchange_ratio);
 	}
 	if (c.mode == TC_MODE_EMULATED)
 		printf("  o_call       0 ns (emulated: nothing is charged per call)\n");
@@ -383,18 +385,20 @@ int cmd_calibrate(int argc, char **argv)
 	       100 * TC_CALIBRATE_RESIDUAL_OK,
 	       c.hockney_max_bytes ? cli_bytes(c.hockney_max_bytes, b4, sizeof b4) : "no size");
 	printf("points (residual: against the line of all points; seg: against its segment's):\n"
-	       "  %10s %12s %12s %12s %9s %-11s %5s %12s %4s %8s\n",
+	       "  %10s %12s %12s %12s %9s %-11s %5s %12s %4s %8s %12s\n",
 	       "bytes", "one-way", "min", "max", "residual", "path", "cache", "combine", "seg",
-	       "seg res");
+	       "seg res", "exchange");
 	for (int k = 0; k < c.npoints; k++) {
 		const struct tc_calibration_point *q = &c.points[k];
 		char b5[32];
-		printf("  %10s %12s %12s %12s %8.1f%% %-11s %5s %12s %4d %7.1f%%\n",
+		char b6[32];
+		printf("  %10s %12s %12s %12s %8.1f%% %-11s %5s %12s %4d %7.1f%% %12s\n",
 		       cli_size_str(q->bytes, b1, sizeof b1), cli_time(q->one_way_ns, b2),
 		       cli_time(q->min_ns, b3), cli_time(q->max_ns, b4), 100 * q->residual,
 		       q->single_copy ? "single-copy" : "stream", lv[(unsigned)q->cache_level <= 4 ? q->cache_level : 0],
 		       isfinite(q->combine_ns) ? cli_time(q->combine_ns, b5) : "-", q->segment,
-		       100 * q->seg_residual);
+		       100 * q->seg_residual,
+		       isfinite(q->exchange_ns) ? cli_time(q->exchange_ns, b6) : "-");
 	}
 	if (isfinite(c.tc_ns_per_byte))
 		printf("use: --ts %s --tw %s --tc %s\n", cli_num(round(c.ts_ns * 10) / 10, b1),

@@ -81,6 +81,15 @@
  *             point against its own segment's line, every point counted) and
  *             the worst relative residual; each point carries its segment
  *             and that residual;
+ *   exchange  natively, each size is also exchanged (both ranks
+ *             tc_sendrecv at once after a barrier, fresh data, timed from
+ *             the later start to the later end, median), and each segment
+ *             reports the median ratio of exchange to one-way time: whether
+ *             the two directions overlap (full duplex, ratio near 1) or not
+ *             (near 2).  A diagnostic: the model stays full duplex (session
+ *             8: single-copy exchanges measure 1.0-1.3, while the small
+ *             sizes' 1.8-1.9 come from timing one exchange after a barrier,
+ *             which the batched ping-pong does not pay);
  *   call_ns   o_call, the cost of a collective call beyond its messages
  *             (argument checks, the mismatch signature, the schedule
  *             lookup, the executor's round and the call's end): natively,
@@ -182,6 +191,8 @@ struct tc_calibration_point {
 	                         32 KiB does, measured in session 8) */
 	int segment;          /* index of its segment in the piecewise fit */
 	double seg_residual;  /* (one_way_ns - its segment's line) / one_way_ns */
+	double exchange_ns;   /* native: median time of a tc_sendrecv of bytes
+	                         both ways at once (calibrate.h); NAN emulated */
 };
 
 /* One least-squares fit (see the header comment). */
@@ -201,6 +212,9 @@ struct tc_calibration_segment {
 	int single_copy;           /* path of its points; -1: both (merged) */
 	int cache_level;           /* cache level of its points; -1: several */
 	struct tc_calibration_fit fit; /* its line (npoints, t_s, t_w, r2, worst) */
+	double exchange_ratio;     /* median of exchange_ns / one_way_ns over its
+	                              points (NAN: not measured); a diagnostic,
+	                              the model stays full duplex */
 };
 
 struct tc_calibration {

@@ -79,6 +79,7 @@
 struct tc__cal_ctl {
 	uint64_t bytes; /* TC__CAL_CALL_PROBE: count allreduces instead */
 	uint64_t count; /* 0: stop */
+	uint64_t xch;   /* non-zero: one exchange of bytes, sample xch - 1 */
 };
 /* bytes of a control message asking for the o_call probe's warm-up (its
  * timed calls: | 1). */
@@ -92,7 +93,13 @@ struct tc__cal_ctx {
 	int warmup;
 	uint64_t sample_ns;
 	int emulated;
-	unsigned char *buf[2]; /* one per rank, max_bytes each */
+	unsigned char *buf[2]; /* one per rank, max_bytes each (emulated: sent
+	                          and received; native: received into) */
+	unsigned char *sbuf[2]; /* native: each rank's send buffer, rewritten by
+	                           its rank before every round trip */
+	double clock_ns;       /* native: the cost of an empty timed interval */
+	unsigned char fill, fill1; /* native: the byte rank 0's (rank 1's) next
+	                              rewrite writes */
 	unsigned char *acc;    /* rank 0's accumulator for the combine samples */
 	double *combine;       /* nsizes x reps combine times, ns (native) */
 	double *samples;       /* nsizes x reps one-way times, ns (rank 0);
@@ -104,6 +111,9 @@ struct tc__cal_ctx {
 	double *call_t[2][2];  /* native, o_call probe: [rank][start, end] of
 	                          each timed call (CLOCK_MONOTONIC ns) */
 	int ncalls;            /* timed calls of the probe */
+	double *xch_t[2][2];   /* native, exchanges: [rank][start, end] of each
+	                          sample, nsizes x reps */
+	size_t single_copy_min; /* the team's threshold (native batches) */
 	const char *call_alg;  /* the algorithm the probe's allreduce ran */
 };
 
@@ -122,6 +132,65 @@ static void tc__cal_offset(struct tc_proc *proc, struct tc__cal_ctx *c, uint64_t
 		c->offs[c->noffs++] = (double)wall - (double)tc_clock(proc) / TC_PS_PER_NS;
 }
 
+/* Native batches as a program's data move (calibrate.h): before a batch,
+ * both ranks rewrite their send buffers and rank 1 says it is ready (8 B),
+ * outside the timed interval; then count round trips back to back, rank 0
+ * sending its send buffer and receiving the echo into its receive buffer,
+ * rank 1 receiving into its receive buffer and echoing its own send buffer:
+ * a receive never writes lines the other core holds, and the first round
+ * trip of a batch (the only one from 256 KiB on: batches last about
+ * sample_ns) reads data its sender has just written.  *ns: the wall time of
+ * the count round trips, less the cost of an empty timed interval. */
+static int tc__cal_batch_native(struct tc_proc *proc, struct tc__cal_ctx *c, size_t bytes,
+                                uint64_t count, double *ns)
+{
+	uint64_t ready;
+	memset(c->sbuf[0], c->fill++, bytes);
+	int err = tc_recv(proc, 1, &ready, sizeof ready, NULL);
+	uint64_t t0 = tc__cal_now();
+	for (uint64_t k = 0; k < count && !err; k++) {
+		err = tc_send(proc, 1, c->sbuf[0], bytes);
+		if (!err)
+			err = tc_recv(proc, 1, c->buf[0], bytes, NULL);
+	}
+	uint64_t t1 = tc__cal_now();
+	*ns = (double)(t1 - t0) - c->clock_ns;
+	return err;
+}
+
+/* Rank 1's side of tc__cal_batch_native. */
+static int tc__cal_echo_native(struct tc_proc *proc, struct tc__cal_ctx *c, size_t bytes,
+                               uint64_t count)
+{
+	uint64_t ready = count;
+	memset(c->sbuf[1], c->fill1++, bytes);
+	int err = tc_send(proc, 0, &ready, sizeof ready);
+	for (uint64_t k = 0; k < count && !err; k++) {
+		err = tc_recv(proc, 0, c->buf[1], bytes, NULL);
+		if (!err)
+			err = tc_send(proc, 0, c->sbuf[1], bytes);
+	}
+	return err;
+}
+
+/* The cost of an empty timed interval (two clock reads), median of 101. */
+static double tc__cal_clock_cost(void)
+{
+	double v[101];
+	for (int k = 0; k < 101; k++) {
+		uint64_t t0 = tc__cal_now();
+		uint64_t t1 = tc__cal_now();
+		v[k] = (double)(t1 - t0);
+	}
+	for (int i = 1; i < 101; i++) /* insertion sort: 101 values */
+		for (int j = i; j > 0 && v[j] < v[j - 1]; j--) {
+			double x = v[j];
+			v[j] = v[j - 1];
+			v[j - 1] = x;
+		}
+	return v[50];
+}
+
 /* Rank 0: one control message, then count round trips; *ns gets their wall
  * time (measured after the control message completed).  Emulated, *ns is
  * instead the wall time at the end minus the logical time at the start (the
@@ -135,6 +204,8 @@ static int tc__cal_batch(struct tc_proc *proc, struct tc__cal_ctx *c, size_t byt
 		err = tc_clock_advance(proc, TC__CAL_EMU_GAP_NS);
 	if (err)
 		return err;
+	if (!c->emulated)
+		return tc__cal_batch_native(proc, c, bytes, count, ns);
 	uint64_t t0 = tc__cal_now();
 	double start = (double)tc_clock(proc) / TC_PS_PER_NS;
 	if (c->emulated)
@@ -217,6 +288,23 @@ static int tc__cal_allreduces(struct tc_proc *proc, struct tc__cal_ctx *c, uint6
 	return err;
 }
 
+/* Both ranks: one exchange sample (calibrate.h): rewrite the send buffer,
+ * a barrier, then tc_sendrecv of bytes with the other rank, its start and
+ * end kept at index k. */
+static int tc__cal_exchange(struct tc_proc *proc, struct tc__cal_ctx *c, size_t bytes, size_t k)
+{
+	const int me = tc_rank(proc);
+	memset(c->sbuf[me], (int)(k & 0xff), bytes);
+	int err = tc_barrier(proc, NULL);
+	uint64_t t0 = tc__cal_now();
+	if (!err)
+		err = tc_sendrecv(proc, 1 - me, c->sbuf[me], bytes, 1 - me, c->buf[me], bytes, NULL);
+	uint64_t t1 = tc__cal_now();
+	c->xch_t[me][0][k] = (double)t0;
+	c->xch_t[me][1][k] = (double)t1;
+	return err;
+}
+
 /* Rank 0: the o_call probe (calibrate.h): warm-up calls, then ncalls
  * timed ones; the main thread reads the times after the run. */
 static int tc__cal_call_probe(struct tc_proc *proc, struct tc__cal_ctx *c)
@@ -252,6 +340,11 @@ static int tc__cal_rank0(struct tc_proc *proc, struct tc__cal_ctx *c)
 			uint64_t rt = (uint64_t)fastest;
 			uint64_t b = rt ? (c->sample_ns + rt - 1) / rt : TC__CAL_MAX_BATCH;
 			c->batch[i] = b < 1 ? 1 : b > TC__CAL_MAX_BATCH ? TC__CAL_MAX_BATCH : b;
+			/* A single-copy receive reads the sender's buffer: each
+			 * round trip must move freshly written data, so one per
+			 * batch (a batch rewrites the buffers first). */
+			if (c->sizes[i] >= c->single_copy_min)
+				c->batch[i] = 1;
 		}
 	}
 	/* Repetition after repetition over the sizes, so that a burst of noise
@@ -265,7 +358,16 @@ static int tc__cal_rank0(struct tc_proc *proc, struct tc__cal_ctx *c)
 		}
 	if (!err && !c->emulated)
 		err = tc__cal_call_probe(proc, c);
-	struct tc__cal_ctl stop = {0, 0};
+	/* Exchanges, interleaved like the round trips. */
+	for (int r = 0; r < c->reps && !err && !c->emulated; r++)
+		for (int i = 0; i < c->nsizes && !err; i++) {
+			size_t k = (size_t)i * (size_t)c->reps + (size_t)r;
+			struct tc__cal_ctl ctl = {.bytes = c->sizes[i], .count = 1, .xch = k + 1};
+			err = tc_send(proc, 1, &ctl, sizeof ctl);
+			if (!err)
+				err = tc__cal_exchange(proc, c, c->sizes[i], k);
+		}
+	struct tc__cal_ctl stop = {0, 0, 0};
 	int err2 = tc_send(proc, 1, &stop, sizeof stop);
 	if (!err && !err2 && !c->emulated)
 		tc__cal_combine(c);
@@ -283,6 +385,16 @@ static int tc__cal_rank1(struct tc_proc *proc, struct tc__cal_ctx *c)
 			return TC_OK;
 		if ((ctl.bytes | 1u) == (TC__CAL_CALL_PROBE | 1u)) {
 			if ((err = tc__cal_allreduces(proc, c, ctl.count, ctl.bytes & 1u)) != 0)
+				return err;
+			continue;
+		}
+		if (ctl.xch) {
+			if ((err = tc__cal_exchange(proc, c, (size_t)ctl.bytes, ctl.xch - 1)) != 0)
+				return err;
+			continue;
+		}
+		if (!c->emulated) {
+			if ((err = tc__cal_echo_native(proc, c, (size_t)ctl.bytes, ctl.count)) != 0)
 				return err;
 			continue;
 		}
@@ -454,6 +566,14 @@ static void tc__cal_segments(struct tc_calibration *cal)
 		g->single_copy = a->single_copy == b->single_copy ? a->single_copy : -1;
 		g->cache_level = a->cache_level == b->cache_level ? a->cache_level : -1;
 		tc__cal_fit_range(cal, -1, start[k], start[k + 1], &g->fit);
+		double ratio[TC_CALIBRATE_MAX_POINTS];
+		int nr = 0;
+		for (int i = start[k]; i < start[k + 1]; i++)
+			if (isfinite(cal->points[i].exchange_ns) && cal->points[i].one_way_ns > 0)
+				ratio[nr++] = cal->points[i].exchange_ns / cal->points[i].one_way_ns;
+		qsort(ratio, (size_t)nr, sizeof *ratio, tc__cal_cmp);
+		g->exchange_ratio = !nr ? NAN : nr % 2 ? ratio[nr / 2]
+		                                       : 0.5 * (ratio[nr / 2 - 1] + ratio[nr / 2]);
 		for (int i = start[k]; i < start[k + 1]; i++) {
 			struct tc_calibration_point *pt = &cal->points[i];
 			double y = pt->one_way_ns > 1e-3 ? pt->one_way_ns : 1e-3;
@@ -621,31 +741,46 @@ int tc_model_calibrate(const struct tc_calibrate_opts *opts, struct tc_calibrati
 	struct tc_team *team = NULL;
 	c.buf[0] = malloc(hi);
 	c.buf[1] = malloc(hi);
+	if (!c.emulated) {
+		c.sbuf[0] = malloc(hi);
+		c.sbuf[1] = malloc(hi);
+		c.clock_ns = tc__cal_clock_cost();
+	}
 	c.samples = malloc((size_t)nsizes * (size_t)c.reps * sizeof *c.samples);
 	if (!c.emulated) {
 		c.acc = malloc(hi);
 		c.combine = malloc((size_t)nsizes * (size_t)c.reps * sizeof *c.combine);
 		c.ncalls = 2 * c.reps + 1;
 		for (int r = 0; r < 2; r++)
-			for (int e = 0; e < 2; e++)
+			for (int e = 0; e < 2; e++) {
 				c.call_t[r][e] = malloc((size_t)c.ncalls * sizeof(double));
+				c.xch_t[r][e] = malloc((size_t)nsizes * (size_t)c.reps * sizeof(double));
+			}
 	}
 	if (c.emulated) { /* two per batch: reps samples and warmup warm-ups per size */
 		c.offs_cap = 2 * (size_t)nsizes * ((size_t)c.reps + (size_t)c.warmup);
 		c.offs = malloc(c.offs_cap * sizeof *c.offs);
 	}
 	if (!c.buf[0] || !c.buf[1] || !c.samples || (c.emulated && !c.offs) ||
-	    (!c.emulated && (!c.acc || !c.combine || !c.call_t[0][0] || !c.call_t[0][1] ||
-	                     !c.call_t[1][0] || !c.call_t[1][1]))) {
+	    (!c.emulated && (!c.acc || !c.combine || !c.sbuf[0] || !c.sbuf[1] || !c.call_t[0][0] || !c.call_t[0][1] ||
+	                     !c.call_t[1][0] || !c.call_t[1][1] || !c.xch_t[0][0] ||
+	                     !c.xch_t[0][1] || !c.xch_t[1][0] || !c.xch_t[1][1]))) {
 		err = TC_ENOMEM;
 		goto done;
 	}
 	/* Touch every page now, not inside the first timed round trip. */
 	memset(c.buf[0], 0x5a, hi);
 	memset(c.buf[1], 0xa5, hi);
+	if (!c.emulated) {
+		memset(c.sbuf[0], 0x5a, hi);
+		memset(c.sbuf[1], 0xa5, hi);
+	}
 	err = tc_team_create(&cfg, &team);
 	if (err)
 		goto done;
+	struct tc_team_info tinfo;
+	tc_team_get_info(team, &tinfo);
+	c.single_copy_min = tinfo.single_copy_min;
 	err = tc_run(team, tc__cal_spmd, &c);
 	if (err)
 		goto done;
@@ -686,6 +821,17 @@ int tc_model_calibrate(const struct tc_calibrate_opts *opts, struct tc_calibrati
 			qsort(cs, (size_t)n, sizeof *cs, tc__cal_cmp);
 			pt->combine_ns = n % 2 ? cs[n / 2] : 0.5 * (cs[n / 2 - 1] + cs[n / 2]);
 		}
+		pt->exchange_ns = NAN;
+		if (!c.emulated) {
+			double *xs = c.samples + (size_t)i * (size_t)c.reps; /* reused */
+			for (int r = 0; r < n; r++) {
+				size_t k = (size_t)i * (size_t)c.reps + (size_t)r;
+				xs[r] = fmax(c.xch_t[0][1][k], c.xch_t[1][1][k]) -
+				        fmax(c.xch_t[0][0][k], c.xch_t[1][0][k]);
+			}
+			qsort(xs, (size_t)n, sizeof *xs, tc__cal_cmp);
+			pt->exchange_ns = n % 2 ? xs[n / 2] : 0.5 * (xs[n / 2 - 1] + xs[n / 2]);
+		}
 		pt->cache_level = 0;
 		for (int k = 0; k < 3 && out->cache_bytes[k]; k++)
 			if (2 * sizes[i] < out->cache_bytes[k]) {
@@ -724,13 +870,17 @@ done:
 	tc_team_destroy(team);
 	free(c.buf[0]);
 	free(c.buf[1]);
+	free(c.sbuf[0]);
+	free(c.sbuf[1]);
 	free(c.samples);
 	free(c.offs);
 	free(c.acc);
 	free(c.combine);
 	for (int r = 0; r < 2; r++)
-		for (int e = 0; e < 2; e++)
+		for (int e = 0; e < 2; e++) {
 			free(c.call_t[r][e]);
+			free(c.xch_t[r][e]);
+		}
 	return err;
 }
 
