@@ -287,9 +287,11 @@ struct tc_prediction;
  * The model of the segment holding a message of `bytes` bytes (the last
  * segment whose first point is at most bytes, else the first segment): the
  * defaults of tc_model_default() with t_s and t_w of that segment's line
- * (a negative fitted value taken as 0; a segment without a line: the "all"
- * fit's), t_c = tc_ns_per_byte (0 when not fitted) and t_h = 0 (the
- * channels are one hop).  *segment, when not NULL, gets the index.
+ * (a segment without a line: the "all" fit's; a negative t_w taken as 0; a
+ * negative t_s, which a segment of the largest sizes can have, taken as 0
+ * with t_w = the line's time at `bytes` / bytes, so that a message of that
+ * size costs what the line says), t_c = tc_ns_per_byte (0 when not
+ * fitted) and t_h = 0 (the channels are one hop).  *segment, when not NULL, gets the index.
  * Returns 0, or TC_EINVAL (cal or out NULL, or no finite line at all).
  * Thread-safe; cal is borrowed.
  */

@@ -902,6 +902,13 @@ int tc_calibration_model(const struct tc_calibration *cal, size_t bytes, struct 
 	tc_model_default(out);
 	out->ts_ns = f->ts_ns > 0 ? f->ts_ns : 0;
 	out->tw_ns = f->tw_ns_per_byte > 0 ? f->tw_ns_per_byte : 0;
+	/* A negative intercept (a segment of large sizes, steeper than its
+	 * start): t_s 0 and the t_w that keeps the line's time at this size,
+	 * rather than the line raised by |t_s| everywhere. */
+	if (f->ts_ns < 0 && bytes > 0) {
+		double at = f->ts_ns + f->tw_ns_per_byte * (double)bytes;
+		out->tw_ns = at > 0 ? at / (double)bytes : 0;
+	}
 	out->tc_ns = isfinite(cal->tc_ns_per_byte) && cal->tc_ns_per_byte > 0 ? cal->tc_ns_per_byte
 	                                                                       : 0;
 	out->th_ns = 0;
