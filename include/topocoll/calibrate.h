@@ -7,12 +7,18 @@
  * 0 and rank 1 pinned to the first two CPUs of the process), has rank 0
  * ping-pong messages of each size with rank 1 (all sizes in turn, `reps`
  * times over), takes the median one-way time per size (half a round trip),
- * and fits t_s and t_w by weighted least squares.  In emulated mode (for
+ * and fits t_s and t_w by weighted least squares.  Natively the data move
+ * as a program's do: each rank sends a buffer it has just written (rewritten
+ * before every batch, outside the timed interval) and receives into a buffer
+ * only it writes; a single-copy size takes one round trip per batch, so
+ * that each moves fresh data (echoing the received buffer, as before
+ * session 8, made every receive write lines the other core held: 4-5x the
+ * collectives' time per byte).  In emulated mode (for
  * testing) a sample is timed from the round trip's logical start, so that a
  * late wake-up can only lengthen it, and the fastest sample of a size is
  * kept instead of the median (lib/model/calibrate.c explains why).
  *
- * The fit.  Sizes span several decades (8 B .. 1 MiB by default), so an
+ * The fit.  Sizes span several decades (8 B .. 4 MiB by default), so an
  * ordinary least-squares line would be decided by the largest sizes alone and
  * could give a negative t_s.  Each point is weighted by 1 / y_i^2 instead,
  * i.e. the fit minimises the sum of squared *relative* residuals
@@ -49,8 +55,9 @@
  * Since session 7 the channels switch to single copy at 1 KiB, where the
  * single copy starts to beat the ring (lib/core/chan.h gives the
  * measurement), and the ring's copies are whole-line copies, so the one-way
- * time grows with the size and the "all" fit is the one to use; the stream
- * and single_copy fits stay to show the two paths.
+ * time grows with the size and the "all" fit is the one line to use (--ts,
+ * --tw); the stream and single_copy fits stay to show the two paths, and
+ * the calibrated model (below) is a line per path and cache level.
  *
  * The rest of the model.  t_c, the time per byte combined by a reduction,
  * is fitted the same way (weighted least squares, a fixed cost per call plus

@@ -13,7 +13,12 @@
  * interval.
  *
  * Native samples: a batch long enough to last sample_ns (estimated from the
- * fastest warm-up round trip of the same size), wall time / (2 count).
+ * fastest warm-up round trip of the same size; one round trip from
+ * single_copy_min on), wall time / (2 count); before the batch both ranks
+ * rewrite their send buffers and rank 1 sends an 8-byte "ready", and the
+ * round trips use separate send and receive buffers
+ * (tc__cal_batch_native).  Then the o_call probe and the exchanges
+ * (calibrate.h) follow, rank 1 told by the control message's fields.
  *
  * Emulated samples: one round trip, which the emulation stretches to
  * 2 (t_s + m t_w).  Timing it from rank 0's wake-up at its start to its
