@@ -138,6 +138,32 @@ Test(calibrate, calibrated_prediction, .timeout = 30)
 				             sizes[si], ns);
 				cr_assert_gt(pr.modelled_ps, 0);
 			}
+		/* t_copy: the most bytes one rank copies locally (allgather:
+		 * its own block, m), at t_copy. */
+		c.tcopy_ns_per_byte = 0.01;
+		{
+			struct tc_call ag = {.coll = TC_COLL_ALLGATHER, .bytes = 4096, .esize = 8};
+			struct tc_prediction pr;
+			double ns = 0;
+			cr_assert_eq(tc_calibration_predict(&c, t, &ag, &pr, NULL, &ns), 0);
+			struct tc_transfer *tr = NULL;
+			int n = 0;
+			struct tc_model md;
+			int seg = -1;
+			cr_assert_eq(tc_calibration_model(&c, 4096, &md, &seg), 0);
+			ag.alg = pr.algorithm;
+			cr_assert_eq(tc_schedule_call(t, &md, &ag, &tr, &n), 0);
+			uint64_t own[8] = {0}, most = 0;
+			for (int i = 0; i < n; i++)
+				if (tr[i].src == tr[i].dst && !tr[i].combine && (own[tr[i].src] += tr[i].bytes) > most)
+					most = own[tr[i].src];
+			tc_schedule_free(tr);
+			cr_assert_geq(most, (uint64_t)4096, "%s: a rank copies its own block", topos[ti]);
+			cr_assert_lt(fabs(ns - ((double)pr.modelled_ps / TC_PS_PER_NS + 50.0 +
+			                        0.01 * (double)most)),
+			             1e-6, "%.3f ns", ns);
+		}
+		c.tcopy_ns_per_byte = 0;
 		/* o_call 0 (emulated) adds nothing; NULL arguments. */
 		c.call_ns = 0;
 		struct tc_call call = {.coll = TC_COLL_BCAST, .bytes = 8, .esize = 8};
@@ -210,6 +236,7 @@ Test(calibrate, emulated_segments, .timeout = 120)
 	cr_assert_eq(c.call_ns, 0.0);
 	cr_assert(isnan(c.call_measured_ns) && isnan(c.call_predicted_ns));
 	cr_assert(isnan(c.points[0].exchange_ns) && isnan(c.segments[0].exchange_ratio));
+	cr_assert(isnan(c.points[0].copy_ns) && c.copy.npoints == 0);
 	/* The calibrated model of a size is near the emulated one. */
 	struct tc_model md;
 	cr_assert_eq(tc_calibration_model(&c, 4096, &md, NULL), 0);
@@ -239,6 +266,10 @@ Test(calibrate, native_segments_and_call_cost, .timeout = 120)
 	for (int k = 0; k < c.nsegments; k++)
 		cr_assert(isfinite(c.segments[k].exchange_ratio) && c.segments[k].exchange_ratio > 0);
 	cr_assert(isfinite(c.call_measured_ns) && c.call_measured_ns > 0);
+	cr_assert_leq(c.copy.npoints, c.npoints);
+	cr_assert(c.copy.npoints < 2 || isfinite(c.tcopy_ns_per_byte));
+	for (int i = 0; i < c.npoints; i++)
+		cr_assert(isfinite(c.points[i].copy_ns) && c.points[i].copy_ns >= 0);
 	cr_assert(isfinite(c.call_predicted_ns) && c.call_predicted_ns > 0);
 	cr_assert(c.call_ns >= 0 && isfinite(c.call_ns));
 	cr_assert_eq(c.call_ns, c.call_measured_ns > c.call_predicted_ns

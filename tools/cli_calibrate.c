@@ -28,9 +28,10 @@ const char calibrate_help[] =
 	"The calibrated model (what run --calibrated and bench model --native\n"
 	"predict with): a line per segment of sizes, the segments split where the\n"
 	"path or the cache level holding a round trip's buffers changes (at least\n"
-	"3 points each), judged on every point (R^2, worst residual); and o_call,\n"
+	"3 points each), judged on every point (R^2, worst residual); o_call,\n"
 	"the cost of a collective call beyond its messages (an 8-byte allreduce\n"
-	"after a barrier, measured minus predicted).\n"
+	"after a barrier, measured minus predicted); and t_copy, the time per byte\n"
+	"of a local copy (a rank's own block, free in the model).\n"
 	"  --min-bytes N     smallest size [8]\n"
 	"  --max-bytes N     largest size [4M; at most 64M]\n"
 	"  --points K        sizes, spaced geometrically [one per power of two]\n"
@@ -46,8 +47,8 @@ const char calibrate_help[] =
 	"                    streamed; never: stream everything [library default]\n"
 	"  --json            one JSON object: ts_ns, tw_ns_per_byte, tc_ns_per_byte,\n"
 	"                    r2, max_rel_residual, hockney_max_bytes, caches, fits\n"
-	"                    (all, stream, single_copy, combine), piecewise,\n"
-	"                    segments, call_ns (o_call), points\n"
+	"                    (all, stream, single_copy, combine, copy), piecewise,\n"
+	"                    segments, call_ns (o_call), tcopy_ns_per_byte, points\n"
 	"  --plot FILE       one-way time against bytes, log-log (.svg or .png):\n"
 	"                    measured points of each path, the fitted lines and\n"
 	"                    segments, the\n"
@@ -286,7 +287,9 @@ int cmd_calibrate(int argc, char **argv)
 		fit_json(&w, "stream", &c.stream);
 		fit_json(&w, "single_copy", &c.single_copy);
 		fit_json(&w, "combine", &c.combine);
+		fit_json(&w, "copy", &c.copy);
 		cli_json_end_obj(&w);
+		cli_json_num(&w, "tcopy_ns_per_byte", c.tcopy_ns_per_byte);
 		cli_json_obj(&w, "piecewise");
 		cli_json_int(&w, "points", c.piecewise.npoints);
 		cli_json_int(&w, "segments", c.nsegments);
@@ -329,6 +332,7 @@ int cmd_calibrate(int argc, char **argv)
 			cli_json_int(&w, "segment", q->segment);
 			cli_json_num(&w, "seg_residual", q->seg_residual);
 			cli_json_num(&w, "exchange_ns", q->exchange_ns);
+			cli_json_num(&w, "copy_ns", q->copy_ns);
 			cli_json_end_obj(&w);
 		}
 		cli_json_end_arr(&w);
@@ -371,6 +375,10 @@ int cmd_calibrate(int argc, char **argv)
 		       k, name, g->fit.npoints, g->fit.ts_ns, g->fit.tw_ns_per_byte, g->fit.r2,
 		       100 * g->fit.max_rel_residual, g->exchange_ratio);
 	}
+	if (c.copy.npoints >= 2)
+		printf("  t_copy       %.4g ns/B local copy (a rank's own block; fixed %.1f ns, R^2 "
+		       "%.4f, worst residual %.1f%%)\n",
+		       c.copy.tw_ns_per_byte, c.copy.ts_ns, c.copy.r2, 100 * c.copy.max_rel_residual);
 	if (c.mode == TC_MODE_EMULATED)
 		printf("  o_call       0 ns (emulated: nothing is charged per call)\n");
 	else

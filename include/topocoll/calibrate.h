@@ -104,10 +104,21 @@
  *             of one double on the same two ranks, minus what the segment
  *             model predicts for that call; clamped at 0.  0 in emulated
  *             mode (the emulation charges nothing per call).
+ *   t_copy    the time per byte of a local copy (memcpy between two
+ *             buffers rank 0 has just written, one copy per sample from
+ *             single_copy_min on; fitted like t_c, on the points whose
+ *             copy takes 100 ns or more: below, the clock's cost and
+ *             resolution decide, and such copies hardly matter): a
+ *             schedule's local copies (a rank's own block of an allgather
+ *             or alltoall) are
+ *             free in the model, but at p = 2 they cost about what the
+ *             transfer does (allgather = tc_sendrecv + memcpy of the own
+ *             block, measured within 3%).
  * tc_calibration_model() gives the struct tc_model of the segment holding a
  * message size, tc_calibration_predict() the calibrated prediction of a
  * call: the schedule's makespan under the model of the segment holding its
- * mean message (bytes / messages), plus call_ns.  The top-level single line
+ * mean message (bytes / messages), plus call_ns, plus t_copy times the most
+ * bytes one rank copies locally in the schedule.  The top-level single line
  * (regime) is kept: it is what --ts / --tw of the other commands take.
  * A per-round overhead is not fitted: every collective at p = 2 is one
  * round, so it cannot be told apart from o_call there.
@@ -200,6 +211,9 @@ struct tc_calibration_point {
 	double seg_residual;  /* (one_way_ns - its segment's line) / one_way_ns */
 	double exchange_ns;   /* native: median time of a tc_sendrecv of bytes
 	                         both ways at once (calibrate.h); NAN emulated */
+	double copy_ns;       /* native: memcpy of bytes on rank 0 between two
+	                         buffers it has just written, median; NAN
+	                         emulated */
 };
 
 /* One least-squares fit (see the header comment). */
@@ -260,6 +274,11 @@ struct tc_calibration {
 	double call_ns;
 	double call_measured_ns;  /* median time per tc_allreduce of 8 B */
 	double call_predicted_ns; /* its prediction under the segment model */
+	/* t_copy: the fit of the local copy times of 100 ns or more (ts_ns:
+	 * fixed cost per copy, tw_ns_per_byte: t_copy); npoints 0 in emulated
+	 * mode. */
+	struct tc_calibration_fit copy;
+	double tcopy_ns_per_byte; /* copy.tw_ns_per_byte */
 };
 
 /*
@@ -310,11 +329,13 @@ int tc_calibration_model(const struct tc_calibration *cal, size_t bytes, struct 
  * under tc_calibration_model() of the call's block size, then, when the
  * schedule's mean message (bytes / messages) falls in another segment,
  * once more under that segment's model, with the algorithm the first
- * prediction picked (no iteration); *ns = the makespan + cal->call_ns.  *pr
+ * prediction picked (no iteration); *ns = the makespan + cal->call_ns + the
+ * most bytes one rank copies locally in that schedule (tc_schedule_call,
+ * transfers with src == dst that do not combine) x tcopy_ns_per_byte.  *pr
  * (may be NULL) gets the prediction used, *segment (may be NULL) the
  * segment.  Name the algorithm in call->alg to predict what ran.
- * Returns 0, TC_EINVAL (as tc_calibration_model, or ns NULL), or what
- * tc_predict_call() returns.  Thread-safe; every pointer is borrowed.
+ * Returns 0, TC_EINVAL (as tc_calibration_model, or ns NULL), TC_ENOMEM, or
+ * what tc_predict_call() and tc_schedule_call() return.  Thread-safe; every pointer is borrowed.
  */
 int tc_calibration_predict(const struct tc_calibration *cal, const struct tc_topo *t,
                            const struct tc_call *call, struct tc_prediction *pr, int *segment,

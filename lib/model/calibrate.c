@@ -107,6 +107,7 @@ struct tc__cal_ctx {
 	                              rewrite writes */
 	unsigned char *acc;    /* rank 0's accumulator for the combine samples */
 	double *combine;       /* nsizes x reps combine times, ns (native) */
+	double *copy;          /* nsizes x reps local copy times, ns (native) */
 	double *samples;       /* nsizes x reps one-way times, ns (rank 0);
 	                          emulated: (wall end - logical start) / 2, until
 	                          the epoch estimate is subtracted after the run */
@@ -230,7 +231,13 @@ static int tc__cal_batch(struct tc_proc *proc, struct tc__cal_ctx *c, size_t byt
 	return err;
 }
 
-/* The combine samples (top of the file); rank 1 is idle by then. */
+/* memcpy through a volatile pointer: a batch of identical copies is not
+ * merged into one. */
+static void *(*volatile tc__cal_memcpy)(void *, const void *, size_t) = memcpy;
+
+/* The combine samples (top of the file), then the local copy samples
+ * (memcpy of bytes from rank 0's buffer into its accumulator, both freshly
+ * written); rank 1 is idle by then. */
 static void tc__cal_combine(struct tc__cal_ctx *c)
 {
 	uint64_t batch[TC_CALIBRATE_MAX_POINTS];
@@ -262,6 +269,20 @@ static void tc__cal_combine(struct tc__cal_ctx *c)
 			for (uint64_t k = 0; k < batch[i]; k++)
 				tc_reduce_local(c->buf[0], c->acc, count, TC_DOUBLE, TC_OP_SUM, NULL);
 			*out = (double)(tc__cal_now() - t0) / (double)batch[i];
+		}
+	/* Copies as a collective makes them: both buffers freshly written
+	 * (before the batch, untimed), one copy per batch from
+	 * single_copy_min on (as the round trips). */
+	for (int r = 0; r < c->reps; r++)
+		for (int i = 0; i < c->nsizes; i++) {
+			uint64_t b = c->sizes[i] >= c->single_copy_min ? 1 : batch[i];
+			memset(c->buf[0], (int)(r & 0xff), c->sizes[i]);
+			memset(c->acc, (int)(~r & 0xff), c->sizes[i]);
+			uint64_t t0 = tc__cal_now();
+			for (uint64_t k = 0; k < b; k++)
+				tc__cal_memcpy(c->acc, c->buf[0], c->sizes[i]);
+			double d = (double)(tc__cal_now() - t0) - c->clock_ns;
+			c->copy[(size_t)i * (size_t)c->reps + (size_t)r] = (d > 0 ? d : 0) / (double)b;
 		}
 }
 
@@ -465,8 +486,15 @@ static int tc__cal_sizes(size_t lo, size_t hi, int npoints, size_t *sizes)
 
 /* The y of a point a fit is made on: its one-way time, or (combine) its
  * combine time. */
+/* A copy shorter than this is not fitted: the clock's cost and resolution
+ * decide it (the smallest copies take a few ns), and a copy matters to a
+ * prediction only where it is large. */
+#define TC__CAL_COPY_MIN_NS 100.0
+
 static double tc__cal_y(const struct tc_calibration_point *pt, int combine)
 {
+	if (combine == 2)
+		return pt->copy_ns >= TC__CAL_COPY_MIN_NS ? pt->copy_ns : NAN;
 	return combine ? pt->combine_ns : pt->one_way_ns;
 }
 
@@ -478,7 +506,7 @@ static void tc__cal_fit_range(const struct tc_calibration *cal, int want, int fr
 {
 	double sw = 0, sx = 0, sy = 0;
 	int n = 0;
-	const int comb = want == -2;
+	const int comb = want == -2 ? 1 : want == -3 ? 2 : 0;
 	f->ts_ns = f->tw_ns_per_byte = f->r2 = f->max_rel_residual = NAN;
 	for (int i = from; i < to; i++) {
 		const struct tc_calibration_point *pt = &cal->points[i];
@@ -755,6 +783,7 @@ int tc_model_calibrate(const struct tc_calibrate_opts *opts, struct tc_calibrati
 	if (!c.emulated) {
 		c.acc = malloc(hi);
 		c.combine = malloc((size_t)nsizes * (size_t)c.reps * sizeof *c.combine);
+		c.copy = malloc((size_t)nsizes * (size_t)c.reps * sizeof *c.copy);
 		c.ncalls = 2 * c.reps + 1;
 		for (int r = 0; r < 2; r++)
 			for (int e = 0; e < 2; e++) {
@@ -767,7 +796,7 @@ int tc_model_calibrate(const struct tc_calibrate_opts *opts, struct tc_calibrati
 		c.offs = malloc(c.offs_cap * sizeof *c.offs);
 	}
 	if (!c.buf[0] || !c.buf[1] || !c.samples || (c.emulated && !c.offs) ||
-	    (!c.emulated && (!c.acc || !c.combine || !c.sbuf[0] || !c.sbuf[1] || !c.call_t[0][0] || !c.call_t[0][1] ||
+	    (!c.emulated && (!c.acc || !c.combine || !c.copy || !c.sbuf[0] || !c.sbuf[1] || !c.call_t[0][0] || !c.call_t[0][1] ||
 	                     !c.call_t[1][0] || !c.call_t[1][1] || !c.xch_t[0][0] ||
 	                     !c.xch_t[0][1] || !c.xch_t[1][0] || !c.xch_t[1][1]))) {
 		err = TC_ENOMEM;
@@ -826,6 +855,12 @@ int tc_model_calibrate(const struct tc_calibrate_opts *opts, struct tc_calibrati
 			qsort(cs, (size_t)n, sizeof *cs, tc__cal_cmp);
 			pt->combine_ns = n % 2 ? cs[n / 2] : 0.5 * (cs[n / 2 - 1] + cs[n / 2]);
 		}
+		pt->copy_ns = NAN;
+		if (!c.emulated) {
+			double *cs = c.copy + (size_t)i * (size_t)c.reps;
+			qsort(cs, (size_t)n, sizeof *cs, tc__cal_cmp);
+			pt->copy_ns = n % 2 ? cs[n / 2] : 0.5 * (cs[n / 2 - 1] + cs[n / 2]);
+		}
 		pt->exchange_ns = NAN;
 		if (!c.emulated) {
 			double *xs = c.samples + (size_t)i * (size_t)c.reps; /* reused */
@@ -850,6 +885,8 @@ int tc_model_calibrate(const struct tc_calibrate_opts *opts, struct tc_calibrati
 	tc__cal_fit(out, 0, &out->stream);
 	tc__cal_fit(out, 1, &out->single_copy);
 	tc__cal_fit(out, -2, &out->combine);
+	tc__cal_fit(out, -3, &out->copy);
+	out->tcopy_ns_per_byte = out->copy.tw_ns_per_byte;
 	out->tc_ns_per_byte = out->combine.tw_ns_per_byte;
 	const struct tc_calibration_fit *f = o.regime == TC_CALIBRATE_STREAM        ? &out->stream
 	                                     : o.regime == TC_CALIBRATE_SINGLE_COPY ? &out->single_copy
@@ -881,6 +918,7 @@ done:
 	free(c.offs);
 	free(c.acc);
 	free(c.combine);
+	free(c.copy);
 	for (int r = 0; r < 2; r++)
 		for (int e = 0; e < 2; e++) {
 			free(c.call_t[r][e]);
@@ -949,6 +987,28 @@ int tc_calibration_predict(const struct tc_calibration *cal, const struct tc_top
 			return err;
 	}
 	*ns = (double)p.modelled_ps / TC_PS_PER_NS + (isfinite(cal->call_ns) ? cal->call_ns : 0);
+	/* The schedule's local copies (a rank's own block), free in the model:
+	 * the most bytes one rank copies, at t_copy. */
+	if (isfinite(cal->tcopy_ns_per_byte) && cal->tcopy_ns_per_byte > 0) {
+		struct tc_call again = *call;
+		struct tc_transfer *tr = NULL;
+		int n = 0, np = tc_topo_nodes(t);
+		again.alg = p.algorithm;
+		uint64_t *mine = calloc((size_t)(np > 0 ? np : 1), sizeof *mine);
+		if (!mine)
+			return TC_ENOMEM;
+		err = tc_schedule_call(t, &md, &again, &tr, &n);
+		uint64_t most = 0;
+		for (int i = 0; !err && i < n; i++)
+			if (tr[i].src == tr[i].dst && !tr[i].combine && tr[i].src >= 0 && tr[i].src < np &&
+			    (mine[tr[i].src] += tr[i].bytes) > most)
+				most = mine[tr[i].src];
+		tc_schedule_free(tr);
+		free(mine);
+		if (err)
+			return err;
+		*ns += (double)most * cal->tcopy_ns_per_byte;
+	}
 	if (pr)
 		*pr = p;
 	if (segment)
