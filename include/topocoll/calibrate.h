@@ -64,7 +64,10 @@
  * t_c per byte) to the time rank 0 takes to combine each size with
  * tc_reduce_local (double, sum) into a buffer of its own, median of the
  * samples (the fit "combine": ts_ns is the call's fixed cost, tw_ns_per_byte
- * is t_c).  Where Hockney stops holding: each point says which level of
+ * is t_c).  Since session 8 both buffers are freshly written before each
+ * sample, one combine per sample from single_copy_min on, as in a
+ * collective, and only combines of 100 ns or more are fitted (when at
+ * least two are).  Where Hockney stops holding: each point says which level of
  * rank 0's cache holds the two buffers of a round trip (2 m bytes: sysconf,
  * else sysfs), and hockney_max_bytes is the largest size up to which every
  * point's residual against the top-level fit is within
@@ -107,11 +110,11 @@
  *   t_copy    the time per byte of a local copy (memcpy between two
  *             buffers rank 0 has just written, one copy per sample from
  *             single_copy_min on; fitted like t_c, on the points whose
- *             copy takes 100 ns or more: below, the clock's cost and
- *             resolution decide, and such copies hardly matter): a
- *             schedule's local copies (a rank's own block of an allgather
- *             or alltoall) are
- *             free in the model, but at p = 2 they cost about what the
+ *             copy takes 100 ns or more when at least two do: below, the
+ *             clock's cost and resolution decide, and such copies hardly
+ *             matter): a schedule's local copies (a rank's own block of an
+ *             allgather or alltoall) are free in the model, but at p = 2
+ *             they cost about what the
  *             transfer does (allgather = tc_sendrecv + memcpy of the own
  *             block, measured within 3%).
  * tc_calibration_model() gives the struct tc_model of the segment holding a

@@ -46,8 +46,11 @@
  * Combine samples (t_c): after the ping-pong, rank 0 (pinned, the other
  * rank idle) times tc_reduce_local of bytes / 8 doubles (sum) from its
  * buffer into an accumulator of its own, in batches sized like the round
- * trips' (about sample_ns), reps passes over the sizes; the median per size
- * is fitted like the one-way times.  Cache sizes come from sysconf
+ * trips' (about sample_ns; one combine from single_copy_min on), both
+ * buffers rewritten before each batch, reps passes over the sizes; the
+ * median per size is fitted like the one-way times, on the combines of
+ * 100 ns or more (TC__CAL_COPY_MIN_NS).  The local copies (t_copy) the same
+ * way with memcpy.  Cache sizes come from sysconf
  * (_SC_LEVEL1_DCACHE_SIZE ...), else from
  * /sys/devices/system/cpu/cpu0/cache/index<k>/{level,type,size}.
  *
@@ -236,8 +239,8 @@ static int tc__cal_batch(struct tc_proc *proc, struct tc__cal_ctx *c, size_t byt
 static void *(*volatile tc__cal_memcpy)(void *, const void *, size_t) = memcpy;
 
 /* The combine samples (top of the file), then the local copy samples
- * (memcpy of bytes from rank 0's buffer into its accumulator, both freshly
- * written); rank 1 is idle by then. */
+ * (memcpy of bytes from rank 0's buffer into its accumulator); both
+ * buffers freshly written before each; rank 1 is idle by then. */
 static void tc__cal_combine(struct tc__cal_ctx *c)
 {
 	uint64_t batch[TC_CALIBRATE_MAX_POINTS];
@@ -257,6 +260,9 @@ static void tc__cal_combine(struct tc__cal_ctx *c)
 		uint64_t b = fastest ? c->sample_ns / fastest + 1 : TC__CAL_MAX_BATCH;
 		batch[i] = b > TC__CAL_MAX_BATCH ? TC__CAL_MAX_BATCH : b;
 	}
+	/* Combines as a collective makes them: both buffers freshly written
+	 * (before the batch, untimed; doubles 0.0 and 1.0, so the sums stay
+	 * finite), one combine per batch from single_copy_min on. */
 	for (int r = 0; r < c->reps; r++)
 		for (int i = 0; i < c->nsizes; i++) {
 			size_t count = c->sizes[i] / sizeof(double);
@@ -265,10 +271,15 @@ static void tc__cal_combine(struct tc__cal_ctx *c)
 				*out = NAN;
 				continue;
 			}
+			uint64_t b = c->sizes[i] >= c->single_copy_min ? 1 : batch[i];
+			memset(c->buf[0], 0, count * sizeof(double));
+			for (size_t k = 0; k < count; k++)
+				((double *)(void *)c->acc)[k] = 1.0;
 			uint64_t t0 = tc__cal_now();
-			for (uint64_t k = 0; k < batch[i]; k++)
+			for (uint64_t k = 0; k < b; k++)
 				tc_reduce_local(c->buf[0], c->acc, count, TC_DOUBLE, TC_OP_SUM, NULL);
-			*out = (double)(tc__cal_now() - t0) / (double)batch[i];
+			double d = (double)(tc__cal_now() - t0) - c->clock_ns;
+			*out = (d > 0 ? d : 0) / (double)b;
 		}
 	/* Copies as a collective makes them: both buffers freshly written
 	 * (before the batch, untimed), one copy per batch from
@@ -486,16 +497,15 @@ static int tc__cal_sizes(size_t lo, size_t hi, int npoints, size_t *sizes)
 
 /* The y of a point a fit is made on: its one-way time, or (combine) its
  * combine time. */
-/* A copy shorter than this is not fitted: the clock's cost and resolution
- * decide it (the smallest copies take a few ns), and a copy matters to a
+/* A copy or combine shorter than this is not fitted: the clock's cost and
+ * resolution decide it (the smallest take a few ns), and it matters to a
  * prediction only where it is large. */
 #define TC__CAL_COPY_MIN_NS 100.0
 
-static double tc__cal_y(const struct tc_calibration_point *pt, int combine)
+static double tc__cal_y(const struct tc_calibration_point *pt, int combine, double floor_ns)
 {
-	if (combine == 2)
-		return pt->copy_ns >= TC__CAL_COPY_MIN_NS ? pt->copy_ns : NAN;
-	return combine ? pt->combine_ns : pt->one_way_ns;
+	double y = combine == 2 ? pt->copy_ns : combine ? pt->combine_ns : pt->one_way_ns;
+	return y >= floor_ns ? y : NAN;
 }
 
 /* Weighted least squares over the points from..to-1 whose single_copy
@@ -504,19 +514,29 @@ static double tc__cal_y(const struct tc_calibration_point *pt, int combine)
 static void tc__cal_fit_range(const struct tc_calibration *cal, int want, int from, int to,
                               struct tc_calibration_fit *f)
 {
+	/* Combines and copies: only those of TC__CAL_COPY_MIN_NS or more, when
+	 * at least two are (else every one). */
+	double floor_ns = -INFINITY;
+	if (want <= -2) {
+		int above = 0;
+		for (int i = from; i < to; i++)
+			above += tc__cal_y(&cal->points[i], want == -2 ? 1 : 2, TC__CAL_COPY_MIN_NS) >= 0;
+		if (above >= 2)
+			floor_ns = TC__CAL_COPY_MIN_NS;
+	}
 	double sw = 0, sx = 0, sy = 0;
 	int n = 0;
 	const int comb = want == -2 ? 1 : want == -3 ? 2 : 0;
 	f->ts_ns = f->tw_ns_per_byte = f->r2 = f->max_rel_residual = NAN;
 	for (int i = from; i < to; i++) {
 		const struct tc_calibration_point *pt = &cal->points[i];
-		if ((want >= 0 && pt->single_copy != want) || !isfinite(tc__cal_y(pt, comb)))
+		if ((want >= 0 && pt->single_copy != want) || !isfinite(tc__cal_y(pt, comb, floor_ns)))
 			continue;
-		double y = tc__cal_y(pt, comb) > 1e-3 ? tc__cal_y(pt, comb) : 1e-3;
+		double y = tc__cal_y(pt, comb, floor_ns) > 1e-3 ? tc__cal_y(pt, comb, floor_ns) : 1e-3;
 		double w = 1.0 / (y * y);
 		sw += w;
 		sx += w * (double)pt->bytes;
-		sy += w * tc__cal_y(pt, comb);
+		sy += w * tc__cal_y(pt, comb, floor_ns);
 		n++;
 	}
 	f->npoints = n;
@@ -525,10 +545,10 @@ static void tc__cal_fit_range(const struct tc_calibration *cal, int want, int fr
 	double xb = sx / sw, yb = sy / sw, sxx = 0, sxy = 0, syy = 0;
 	for (int i = from; i < to; i++) {
 		const struct tc_calibration_point *pt = &cal->points[i];
-		if ((want >= 0 && pt->single_copy != want) || !isfinite(tc__cal_y(pt, comb)))
+		if ((want >= 0 && pt->single_copy != want) || !isfinite(tc__cal_y(pt, comb, floor_ns)))
 			continue;
-		double y = tc__cal_y(pt, comb) > 1e-3 ? tc__cal_y(pt, comb) : 1e-3;
-		double w = 1.0 / (y * y), dx = (double)pt->bytes - xb, dy = tc__cal_y(pt, comb) - yb;
+		double y = tc__cal_y(pt, comb, floor_ns) > 1e-3 ? tc__cal_y(pt, comb, floor_ns) : 1e-3;
+		double w = 1.0 / (y * y), dx = (double)pt->bytes - xb, dy = tc__cal_y(pt, comb, floor_ns) - yb;
 		sxx += w * dx * dx;
 		sxy += w * dx * dy;
 		syy += w * dy * dy;
@@ -538,10 +558,10 @@ static void tc__cal_fit_range(const struct tc_calibration *cal, int want, int fr
 	double tw = sxy / sxx, ts = yb - tw * xb, ssr = 0, worst = 0;
 	for (int i = from; i < to; i++) {
 		const struct tc_calibration_point *pt = &cal->points[i];
-		if ((want >= 0 && pt->single_copy != want) || !isfinite(tc__cal_y(pt, comb)))
+		if ((want >= 0 && pt->single_copy != want) || !isfinite(tc__cal_y(pt, comb, floor_ns)))
 			continue;
-		double y = tc__cal_y(pt, comb) > 1e-3 ? tc__cal_y(pt, comb) : 1e-3;
-		double r = tc__cal_y(pt, comb) - (ts + tw * (double)pt->bytes);
+		double y = tc__cal_y(pt, comb, floor_ns) > 1e-3 ? tc__cal_y(pt, comb, floor_ns) : 1e-3;
+		double r = tc__cal_y(pt, comb, floor_ns) - (ts + tw * (double)pt->bytes);
 		ssr += r * r / (y * y);
 		if (fabs(r) / y > worst)
 			worst = fabs(r) / y;
