@@ -44,15 +44,27 @@
  *
  * --native (issue 17): measured native collectives against their prediction
  * with this machine's calibrated parameters.  tc_model_calibrate (8 B ..
- * 4 MiB) gives t_s, t_w and t_c; a native team on chain:2 with that model
- * runs bcast, reduce, allreduce, allgather and alltoall (double, sum; the
- * algorithm auto picks) for m = 8 B, 32 B, ..., 2 MiB, 4 MiB, every rank
- * writing its buffers before the call (untimed); measured is
- * the median over reps of (last rank's end - last rank's start after a
- * tc_barrier), predicted tc_last_coll().modelled_ps (the model's makespan
- * of the algorithm that ran, with the calibrated parameters).  Prints a
- * table and one JSON object (cases, within_15pct, worst_rel_error).
- * Usage: model_fidelity [--quick] [--reps N] [--settle US] [--native]
+ * 4 MiB) gives t_s, t_w and t_c of one line, the piecewise model (a line per
+ * path and cache level) and o_call; a native team on chain:2 with the line's
+ * model runs bcast, reduce, allreduce, allgather and alltoall (double, sum;
+ * the algorithm auto picks) for m = 8 B, 32 B, ..., 2 MiB, 4 MiB, every rank
+ * writing its buffers before the call (untimed); measured is the median over
+ * reps calls of (last rank's end - last rank's start after a tc_barrier),
+ * the calls made in 3 runs (tc_run) of 1 + reps / 3 calls each, every rank
+ * writing its buffers before each call; the first call of each run is not
+ * among them: it comes just after the parked threads woke and costs
+ * several hundred ns more whatever the call (a plain tc_send of 8 B too),
+ * a cost of tc_run's start that no model of the channel contains; its
+ * median is printed as first_ns;
+ * predicted is the calibrated prediction, tc_calibration_predict() of the
+ * algorithm that ran (the segment's model plus o_call); the line's
+ * prediction (tc_last_coll().modelled_ps, one t_s and t_w, no o_call) is
+ * printed beside it for comparison.  The calibration is repeated before
+ * each collective's sizes (--recal, the default; --no-recal: once), so that
+ * the parameters and the runs they predict come from the same minute of a
+ * machine whose speed drifts.  Prints a table and one JSON object (cases,
+ * within_15pct, worst_rel_error, and the same for the line).
+ * Usage: model_fidelity [--quick] [--reps N] [--settle US] [--native [--no-recal]]
  */
 #include <math.h>
 #include <stdint.h>
@@ -330,7 +342,7 @@ static int make_specs(int p, char specs[3][32])
 
 /* ---- --native: measured collectives against the calibrated model -------- */
 
-enum { NAT_COLLS = 5 };
+enum { NAT_COLLS = 5, NAT_RUNS = 3, NAT_MAX_CALLS = 1 + 64 };
 static const char *const nat_names[NAT_COLLS] = {"bcast", "reduce", "allreduce", "allgather",
                                                  "alltoall"};
 
@@ -338,7 +350,8 @@ struct nat_arg {
 	int coll;
 	size_t bytes; /* m: per rank (bcast, reduce, allreduce), per block */
 	unsigned char *buf[2][2]; /* per rank: send, receive (4 MiB x 2 each) */
-	double t0[2], t1[2];
+	int calls;                /* calls per run: the first, then the timed */
+	double t0[2][NAT_MAX_CALLS], t1[2][NAT_MAX_CALLS];
 	tc_time_t modelled_ps;
 	const char *alg;
 };
@@ -361,20 +374,22 @@ static int nat_fn(struct tc_proc *proc, void *argp)
 	 * (a clean buffer is copied from the shared cache several times
 	 * faster than a dirty one from the other core's). */
 	size_t blocks = a->coll >= 3 ? 2 : 1;
-	memset(sb, 0, blocks * a->bytes);
-	memset(rb, 0, blocks * a->bytes);
-	int err = tc_barrier(proc, NULL);
-	if (err)
-		return err;
-	a->t0[me] = nat_now();
-	switch (a->coll) {
-	case 0: err = tc_bcast(proc, sb, n, TC_DOUBLE, 0, NULL); break;
-	case 1: err = tc_reduce(proc, sb, rb, n, TC_DOUBLE, TC_OP_SUM, 0, NULL); break;
-	case 2: err = tc_allreduce(proc, sb, rb, n, TC_DOUBLE, TC_OP_SUM, NULL); break;
-	case 3: err = tc_allgather(proc, sb, rb, n, TC_DOUBLE, NULL); break;
-	default: err = tc_alltoall(proc, sb, rb, n, TC_DOUBLE, NULL); break;
+	int err = TC_OK;
+	for (int k = 0; k < a->calls && !err; k++) {
+		memset(sb, 0, blocks * a->bytes);
+		memset(rb, 0, blocks * a->bytes);
+		if ((err = tc_barrier(proc, NULL)) != 0)
+			break;
+		a->t0[me][k] = nat_now();
+		switch (a->coll) {
+		case 0: err = tc_bcast(proc, sb, n, TC_DOUBLE, 0, NULL); break;
+		case 1: err = tc_reduce(proc, sb, rb, n, TC_DOUBLE, TC_OP_SUM, 0, NULL); break;
+		case 2: err = tc_allreduce(proc, sb, rb, n, TC_DOUBLE, TC_OP_SUM, NULL); break;
+		case 3: err = tc_allgather(proc, sb, rb, n, TC_DOUBLE, NULL); break;
+		default: err = tc_alltoall(proc, sb, rb, n, TC_DOUBLE, NULL); break;
+		}
+		a->t1[me][k] = nat_now();
 	}
-	a->t1[me] = nat_now();
 	struct tc_coll_info ci;
 	tc_last_coll(proc, &ci);
 	if (me == 0) {
@@ -384,25 +399,49 @@ static int nat_fn(struct tc_proc *proc, void *argp)
 	return err;
 }
 
-static int native_main(int nreps)
+/* Calibrates (8 B .. 4 MiB) and makes the line's t_s, t_w, t_c cfg's model. */
+static int nat_calibrate(struct tc_calibration *cal, struct tc_model *md)
 {
 	struct tc_calibrate_opts co;
 	memset(&co, 0, sizeof co);
 	co.max_bytes = (size_t)4 << 20;
-	struct tc_calibration cal;
-	int err = tc_model_calibrate(&co, &cal);
+	int err = tc_model_calibrate(&co, cal);
 	if (err) {
 		fprintf(stderr, "model_fidelity: calibration: %s\n", tc_strerror(err));
-		return 1;
+		return err;
 	}
+	md->ts_ns = cal->ts_ns > 0 ? cal->ts_ns : 0;
+	md->tw_ns = cal->tw_ns_per_byte > 0 ? cal->tw_ns_per_byte : 0;
+	md->tc_ns = isfinite(cal->tc_ns_per_byte) && cal->tc_ns_per_byte > 0 ? cal->tc_ns_per_byte : 0;
+	return 0;
+}
+
+static void nat_cal_line(const struct tc_calibration *cal)
+{
+	printf("# calibration: line t_s %.1f ns, t_w %.4g ns/B, t_c %.4g ns/B (R^2 %.3f, worst %.0f%%); "
+	       "piecewise R^2 %.4f, worst %.1f%%, o_call %.0f ns;",
+	       cal->ts_ns, cal->tw_ns_per_byte, cal->tc_ns_per_byte, cal->r2,
+	       100 * cal->max_rel_residual, cal->piecewise.r2, 100 * cal->piecewise.max_rel_residual,
+	       cal->call_ns);
+	for (int k = 0; k < cal->nsegments; k++)
+		printf(" [%zu..%zu B: %.0f ns + %.4g ns/B]", cal->segments[k].lo_bytes,
+		       cal->segments[k].hi_bytes, cal->segments[k].fit.ts_ns,
+		       cal->segments[k].fit.tw_ns_per_byte);
+	printf("\n");
+}
+
+static int native_main(int nreps, int recal)
+{
+	struct tc_calibration cal;
 	struct tc_team_config cfg;
 	tc_team_config_default(&cfg);
 	cfg.topology = "chain:2";
-	cfg.model.ts_ns = cal.ts_ns > 0 ? cal.ts_ns : 0;
-	cfg.model.tw_ns = cal.tw_ns_per_byte > 0 ? cal.tw_ns_per_byte : 0;
-	cfg.model.tc_ns = isfinite(cal.tc_ns_per_byte) && cal.tc_ns_per_byte > 0 ? cal.tc_ns_per_byte : 0;
+	if (nat_calibrate(&cal, &cfg.model))
+		return 1;
 	struct tc_team *team = NULL;
-	if ((err = tc_team_create(&cfg, &team)) != 0) {
+	struct tc_topo *topo = NULL;
+	int err;
+	if ((err = tc_team_create(&cfg, &team)) != 0 || (err = tc_topo_parse("chain:2", &topo)) != 0) {
 		fprintf(stderr, "model_fidelity: team: %s\n", tc_strerror(err));
 		return 1;
 	}
@@ -418,71 +457,113 @@ static int native_main(int nreps)
 			}
 			memset(a.buf[r][k], 0, cap); /* doubles 0.0 */
 		}
-	printf("# model_fidelity --native: chain:2, calibrated t_s %.1f ns, t_w %.4g ns/B, t_c %.4g "
-	       "ns/B (fit R^2 %.3f, worst residual %.0f%%, holds up to %zu B); median of %d\n",
-	       cfg.model.ts_ns, cfg.model.tw_ns, cfg.model.tc_ns, cal.r2, 100 * cal.max_rel_residual,
-	       cal.hockney_max_bytes, nreps);
-	printf("%-10s %-12s %10s %14s %14s %9s\n", "coll", "algorithm", "bytes", "predicted_ns",
-	       "measured_ns", "rel_err");
-	int cases = 0, within = 0;
-	double worst = 0;
-	double *v = malloc((size_t)nreps * sizeof *v);
+	printf("# model_fidelity --native: chain:2, median of %d, calibrated %s\n", nreps,
+	       recal ? "before each collective" : "once");
+	printf("%-10s %-12s %10s %14s %14s %9s %14s %9s %12s\n", "coll", "algorithm", "bytes",
+	       "predicted_ns", "measured_ns", "rel_err", "line_pred_ns", "line_err", "first_ns");
+	int cases = 0, within = 0, line_within = 0;
+	double worst = 0, line_worst = 0;
+	if (nreps > NAT_RUNS * (NAT_MAX_CALLS - 1))
+		nreps = NAT_RUNS * (NAT_MAX_CALLS - 1);
+	double *v = malloc((size_t)nreps * sizeof *v), first[NAT_RUNS];
 	/* The JSON line's cases, printed after the table. */
-	static char json[64 * 1024];
+	static char json[96 * 1024];
 	size_t jl = 0;
 	json[0] = 0;
-	for (int c = 0; c < NAT_COLLS; c++)
+	for (int c = 0; c < NAT_COLLS; c++) {
+		if (c > 0 && recal) {
+			/* The team's threads are parked between runs: calibrate
+			 * anew on the same CPUs, for the next collective. */
+			struct tc_model md = cfg.model;
+			if (nat_calibrate(&cal, &md))
+				return 1;
+			tc_team_destroy(team);
+			cfg.model = md;
+			if ((err = tc_team_create(&cfg, &team)) != 0) {
+				fprintf(stderr, "model_fidelity: team: %s\n", tc_strerror(err));
+				return 1;
+			}
+		}
+		nat_cal_line(&cal);
+		enum tc_coll coll;
+		tc_coll_parse(nat_names[c], &coll);
 		for (size_t m = 8; m <= ((size_t)4 << 20); m = m == ((size_t)2 << 20) ? m * 2 : m * 4) {
 			a.coll = c;
 			a.bytes = m;
-			for (int r = 0; r < 2; r++) /* warm-up */
-				if ((err = tc_run(team, nat_fn, &a)) != 0)
-					break;
-			for (int r = 0; r < nreps && !err; r++) {
+			a.calls = 2; /* warm-up */
+			err = tc_run(team, nat_fn, &a);
+			/* NAT_RUNS runs of 1 + per calls: the first call of a run
+			 * (cold: just after the threads woke) apart, the others
+			 * timed. */
+			const int per = (nreps + NAT_RUNS - 1) / NAT_RUNS;
+			int nv = 0;
+			a.calls = 1 + per;
+			for (int r = 0; r < NAT_RUNS && !err; r++) {
 				err = tc_run(team, nat_fn, &a);
-				double start = a.t0[0] > a.t0[1] ? a.t0[0] : a.t0[1];
-				double end = a.t1[0] > a.t1[1] ? a.t1[0] : a.t1[1];
-				v[r] = end - start;
+				for (int k = 0; k < a.calls; k++) {
+					double d = fmax(a.t1[0][k], a.t1[1][k]) - fmax(a.t0[0][k], a.t0[1][k]);
+					if (k == 0)
+						first[r] = d;
+					else
+						v[nv++] = d;
+				}
 			}
+			struct tc_call call = {.coll = coll, .alg = a.alg, .bytes = m,
+			                       .esize = sizeof(double)};
+			double pred = NAN;
+			int seg = -1;
+			if (!err)
+				err = tc_calibration_predict(&cal, topo, &call, NULL, &seg, &pred);
 			if (err) {
 				fprintf(stderr, "model_fidelity: %s %zu B: %s\n", nat_names[c], m,
 				        tc_strerror(err));
 				return 1;
 			}
-			qsort(v, (size_t)nreps, sizeof *v, cmp_double);
-			double meas = nreps % 2 ? v[nreps / 2] : 0.5 * (v[nreps / 2 - 1] + v[nreps / 2]);
-			double pred = (double)a.modelled_ps / TC_PS_PER_NS;
+			qsort(v, (size_t)nv, sizeof *v, cmp_double);
+			qsort(first, NAT_RUNS, sizeof *first, cmp_double);
+			double meas = nv % 2 ? v[nv / 2] : 0.5 * (v[nv / 2 - 1] + v[nv / 2]);
+			double cold = first[NAT_RUNS / 2];
+			double line = (double)a.modelled_ps / TC_PS_PER_NS;
 			double rel = pred > 0 ? (meas - pred) / pred : NAN;
+			double lrel = line > 0 ? (meas - line) / line : NAN;
 			cases++;
 			within += fabs(rel) <= 0.15;
-			if (fabs(rel) > worst)
-				worst = fabs(rel);
-			printf("%-10s %-12s %10zu %14.0f %14.0f %+8.1f%%\n", nat_names[c],
-			       a.alg ? a.alg : "?", m, pred, meas, 100 * rel);
+			line_within += fabs(lrel) <= 0.15;
+			worst = fmax(worst, fabs(rel));
+			line_worst = fmax(line_worst, fabs(lrel));
+			printf("%-10s %-12s %10zu %14.0f %14.0f %+8.1f%% %14.0f %+8.1f%% %12.0f\n",
+			       nat_names[c], a.alg ? a.alg : "?", m, pred, meas, 100 * rel, line,
+			       100 * lrel, cold);
 			fflush(stdout);
-			if (jl < sizeof json - 256)
+			if (jl < sizeof json - 320)
 				jl += (size_t)snprintf(json + jl, sizeof json - jl,
 				                       "%s{\"coll\": \"%s\", \"algorithm\": \"%s\", \"bytes\": "
-				                       "%zu, \"predicted_ns\": %.1f, \"measured_ns\": %.1f, "
-				                       "\"rel_err\": %.4f}",
+				                       "%zu, \"segment\": %d, \"predicted_ns\": %.1f, "
+				                       "\"measured_ns\": %.1f, \"rel_err\": %.4f, "
+				                       "\"line_predicted_ns\": %.1f, \"line_rel_err\": %.4f, "
+				                       "\"first_call_ns\": %.1f}",
 				                       cases > 1 ? ", " : "", nat_names[c], a.alg ? a.alg : "?",
-				                       m, pred, meas, rel);
+				                       m, seg, pred, meas, rel, line, lrel, cold);
 		}
-	printf("{\"cases\": [%s], \"ts_ns\": %.2f, \"tw_ns_per_byte\": %.5f, \"tc_ns_per_byte\": %.5f, "
-	       "\"calibration_r2\": %.4f, \"within_15pct\": %d, \"of\": %d, "
-	       "\"worst_rel_error\": %.4f}\n",
-	       json, cfg.model.ts_ns, cfg.model.tw_ns, cfg.model.tc_ns, cal.r2, within, cases, worst);
+	}
+	printf("{\"cases\": [%s], \"recal\": %s, \"ts_ns\": %.2f, \"tw_ns_per_byte\": %.5f, "
+	       "\"tc_ns_per_byte\": %.5f, \"call_ns\": %.1f, \"calibration_r2\": %.4f, "
+	       "\"piecewise_r2\": %.4f, \"within_15pct\": %d, \"of\": %d, \"worst_rel_error\": %.4f, "
+	       "\"line_within_15pct\": %d, \"line_worst_rel_error\": %.4f}\n",
+	       json, recal ? "true" : "false", cfg.model.ts_ns, cfg.model.tw_ns, cfg.model.tc_ns,
+	       cal.call_ns, cal.r2, cal.piecewise.r2, within, cases, worst, line_within, line_worst);
 	free(v);
 	for (int r = 0; r < 2; r++)
 		for (int k = 0; k < 2; k++)
 			free(a.buf[r][k]);
+	tc_topo_destroy(topo);
 	tc_team_destroy(team);
 	return 0;
 }
 
 int main(int argc, char **argv)
 {
-	int native = 0, reps_set = 0;
+	int native = 0, reps_set = 0, recal = 1;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--quick")) {
 			quick = 1;
@@ -495,14 +576,16 @@ int main(int argc, char **argv)
 			reps_set = 1;
 		} else if (!strcmp(argv[i], "--native")) {
 			native = 1;
+		} else if (!strcmp(argv[i], "--no-recal")) {
+			recal = 0;
 		} else {
-			fprintf(stderr,
-			        "usage: model_fidelity [--quick] [--reps N] [--settle US] [--native]\n");
+			fprintf(stderr, "usage: model_fidelity [--quick] [--reps N] [--settle US] "
+			                "[--native [--no-recal]]\n");
 			return 2;
 		}
 	}
 	if (native)
-		return native_main(reps_set ? reps : quick ? 5 : 21);
+		return native_main(reps_set ? reps : quick ? 5 : 21, recal);
 	if (quick)
 		reps = 1;
 	static const int ps[] = {2, 8, 16, 64};

@@ -782,10 +782,10 @@ Test(model, calibration_native_and_errors, .timeout = 60)
 	o.regime = (enum tc_calibrate_regime)7;
 	cr_assert_eq(tc_model_calibrate(&o, &cal), TC_EINVAL);
 
-	/* Defaults: 8 B .. 1 MiB by powers of two, natively; both regimes. */
+	/* Defaults: 8 B .. 4 MiB by powers of two, natively; both regimes. */
 	cr_assert_eq(tc_model_calibrate(NULL, &cal), 0);
 	cr_assert_eq(cal.mode, TC_MODE_NATIVE);
-	cr_assert_eq(cal.npoints, 18);
+	cr_assert_eq(cal.npoints, 20);
 	for (int i = 0; i < cal.npoints; i++) {
 		cr_assert_eq(cal.points[i].bytes, (size_t)8 << i);
 		cr_assert_gt(cal.points[i].one_way_ns, 0.0);
@@ -793,7 +793,7 @@ Test(model, calibration_native_and_errors, .timeout = 60)
 		cr_assert_geq(cal.points[i].max_ns, cal.points[i].one_way_ns);
 		cr_assert_eq(cal.points[i].single_copy, cal.points[i].bytes >= cal.single_copy_min);
 	}
-	cr_assert_eq(cal.stream.npoints + cal.single_copy.npoints, 18);
+	cr_assert_eq(cal.stream.npoints + cal.single_copy.npoints, 20);
 	cr_assert(isfinite(cal.ts_ns) && isfinite(cal.tw_ns_per_byte) && isfinite(cal.r2));
 	cr_assert(isfinite(cal.stream.ts_ns) && isfinite(cal.single_copy.tw_ns_per_byte));
 
@@ -851,7 +851,7 @@ Test(model, calibration_combine_caches_and_shape, .timeout = 120)
 	if (cal.cache_bytes[0] && cal.cache_bytes[1])
 		cr_assert_leq(cal.cache_bytes[0], cal.cache_bytes[1]);
 	if (cal.cache_bytes[0])
-		cr_assert_eq(cal.points[0].cache_level, 2 * 1024 <= cal.cache_bytes[0] ? 1 : 2);
+		cr_assert_eq(cal.points[0].cache_level, 2 * 1024 < cal.cache_bytes[0] ? 1 : 2);
 
 	/* Emulated: no combine times, no t_c. */
 	o.mode = TC_MODE_EMULATED;

@@ -25,8 +25,15 @@ const char calibrate_help[] =
 	"and says up to which size the line holds (every residual within 15%)\n"
 	"beside the CPU's cache sizes.  The fitted values can be passed to the\n"
 	"other commands as --ts, --tw and --tc.\n"
+	"The calibrated model (what run --calibrated and bench model --native\n"
+	"predict with): a line per segment of sizes, the segments split where the\n"
+	"path or the cache level holding a round trip's buffers changes (at least\n"
+	"3 points each), judged on every point (R^2, worst residual); o_call,\n"
+	"the cost of a collective call beyond its messages (an 8-byte allreduce\n"
+	"after a barrier, measured minus predicted); and t_copy, the time per byte\n"
+	"of a local copy (a rank's own block, free in the model).\n"
 	"  --min-bytes N     smallest size [8]\n"
-	"  --max-bytes N     largest size [1M; at most 64M]\n"
+	"  --max-bytes N     largest size [4M; at most 64M]\n"
 	"  --points K        sizes, spaced geometrically [one per power of two]\n"
 	"  --reps R          samples per size, the median is kept [15]\n"
 	"  --regime R        which fit is reported as ts_ns / tw_ns_per_byte:\n"
@@ -40,9 +47,11 @@ const char calibrate_help[] =
 	"                    streamed; never: stream everything [library default]\n"
 	"  --json            one JSON object: ts_ns, tw_ns_per_byte, tc_ns_per_byte,\n"
 	"                    r2, max_rel_residual, hockney_max_bytes, caches, fits\n"
-	"                    (all, stream, single_copy, combine), points\n"
+	"                    (all, stream, single_copy, combine, copy), piecewise,\n"
+	"                    segments, call_ns (o_call), tcopy_ns_per_byte, points\n"
 	"  --plot FILE       one-way time against bytes, log-log (.svg or .png):\n"
-	"                    measured points of each path, the fitted lines, the\n"
+	"                    measured points of each path, the fitted lines and\n"
+	"                    segments, the\n"
 	"                    cache sizes; writes FILE's data (.dat) and script\n"
 	"                    (.gp) beside it and runs gnuplot (gnuplot-nox)\n"
 	"  model options (--ts, --tw, ...) as for predict; used with --mode emulated\n"
@@ -61,6 +70,11 @@ static void fit_json(struct cli_json *w, const char *key, const struct tc_calibr
 	cli_json_num(w, "r2", f->r2);
 	cli_json_num(w, "max_rel_residual", f->max_rel_residual);
 	cli_json_end_obj(w);
+}
+
+static const char *seg_path(const struct tc_calibration_segment *g)
+{
+	return g->single_copy < 0 ? "both" : g->single_copy ? "single_copy" : "stream";
 }
 
 static void fit_text(const char *name, const struct tc_calibration_fit *f)
@@ -133,6 +147,15 @@ static int calibrate_plot(const char *file, const struct tc_calibration *c)
 		if (fits[k]->npoints >= 2 && isfinite(fits[k]->ts_ns))
 			fprintf(fg, ", \\\n  (%.6g + %.6g * x) with lines lw %d lc %d title 'fit %s'",
 			        fits[k]->ts_ns, fits[k]->tw_ns_per_byte, k ? 1 : 2, k + 3, names[k]);
+	for (int k = 0; k < c->nsegments; k++) {
+		const struct tc_calibration_segment *g = &c->segments[k];
+		if (g->fit.npoints >= 2 && isfinite(g->fit.ts_ns))
+			fprintf(fg,
+			        ", \\\n  (x >= %zu && x <= %zu ? %.6g + %.6g * x : 1/0) with lines lw 2 "
+			        "dt 3 lc rgb '#d00000' title '%s'",
+			        g->lo_bytes, g->hi_bytes, g->fit.ts_ns, g->fit.tw_ns_per_byte,
+			        k ? "" : "segments (calibrated model)");
+	}
 	fprintf(fg, "\n");
 	fclose(fg);
 	if (!cli_have_program("gnuplot"))
@@ -264,7 +287,36 @@ int cmd_calibrate(int argc, char **argv)
 		fit_json(&w, "stream", &c.stream);
 		fit_json(&w, "single_copy", &c.single_copy);
 		fit_json(&w, "combine", &c.combine);
+		fit_json(&w, "copy", &c.copy);
 		cli_json_end_obj(&w);
+		cli_json_num(&w, "tcopy_ns_per_byte", c.tcopy_ns_per_byte);
+		cli_json_obj(&w, "piecewise");
+		cli_json_int(&w, "points", c.piecewise.npoints);
+		cli_json_int(&w, "segments", c.nsegments);
+		cli_json_num(&w, "r2", c.piecewise.r2);
+		cli_json_num(&w, "max_rel_residual", c.piecewise.max_rel_residual);
+		cli_json_uint(&w, "max_bytes", c.piecewise_max_bytes);
+		cli_json_end_obj(&w);
+		cli_json_arr(&w, "segments");
+		for (int k = 0; k < c.nsegments; k++) {
+			const struct tc_calibration_segment *g = &c.segments[k];
+			cli_json_obj(&w, NULL);
+			cli_json_uint(&w, "lo_bytes", g->lo_bytes);
+			cli_json_uint(&w, "hi_bytes", g->hi_bytes);
+			cli_json_int(&w, "points", g->npoints);
+			cli_json_str(&w, "path", seg_path(g));
+			cli_json_int(&w, "cache_level", g->cache_level);
+			cli_json_num(&w, "ts_ns", g->fit.ts_ns);
+			cli_json_num(&w, "tw_ns_per_byte", g->fit.tw_ns_per_byte);
+			cli_json_num(&w, "r2", g->fit.r2);
+			cli_json_num(&w, "max_rel_residual", g->fit.max_rel_residual);
+			cli_json_num(&w, "exchange_ratio", g->exchange_ratio);
+			cli_json_end_obj(&w);
+		}
+		cli_json_end_arr(&w);
+		cli_json_num(&w, "call_ns", c.call_ns);
+		cli_json_num(&w, "call_measured_ns", c.call_measured_ns);
+		cli_json_num(&w, "call_predicted_ns", c.call_predicted_ns);
 		cli_json_arr(&w, "points");
 		for (int k = 0; k < c.npoints; k++) {
 			const struct tc_calibration_point *q = &c.points[k];
@@ -277,6 +329,10 @@ int cmd_calibrate(int argc, char **argv)
 			cli_json_num(&w, "residual", q->residual);
 			cli_json_num(&w, "combine_ns", q->combine_ns);
 			cli_json_int(&w, "cache_level", q->cache_level);
+			cli_json_int(&w, "segment", q->segment);
+			cli_json_num(&w, "seg_residual", q->seg_residual);
+			cli_json_num(&w, "exchange_ns", q->exchange_ns);
+			cli_json_num(&w, "copy_ns", q->copy_ns);
 			cli_json_end_obj(&w);
 		}
 		cli_json_end_arr(&w);
@@ -301,6 +357,34 @@ int cmd_calibrate(int argc, char **argv)
 		       "combine", c.combine.npoints, c.combine.ts_ns, c.combine.tw_ns_per_byte,
 		       c.combine.r2, 100 * c.combine.max_rel_residual);
 	static const char *const lv[5] = {"?", "L1d", "L2", "L3", "mem"};
+	printf("calibrated model (a line per path and cache level; run --calibrated and bench model "
+	       "--native predict with it):\n");
+	printf("  piecewise    %3d points  %d segments  R^2 %.4f  worst residual %.1f%%  (every "
+	       "residual within %.0f%% up to %s)\n",
+	       c.piecewise.npoints, c.nsegments, c.piecewise.r2, 100 * c.piecewise.max_rel_residual,
+	       100 * TC_CALIBRATE_RESIDUAL_OK,
+	       c.piecewise_max_bytes ? cli_bytes(c.piecewise_max_bytes, b1, sizeof b1) : "no size");
+	for (int k = 0; k < c.nsegments; k++) {
+		const struct tc_calibration_segment *g = &c.segments[k];
+		char name[64];
+		snprintf(name, sizeof name, "%s..%s %s %s", cli_size_str(g->lo_bytes, b1, sizeof b1),
+		         cli_size_str(g->hi_bytes, b2, sizeof b2), seg_path(g),
+		         g->cache_level < 0 ? "mixed" : lv[(unsigned)g->cache_level <= 4 ? g->cache_level : 0]);
+		printf("  %d %-26s %3d points  t_s %9.1f ns  t_w %8.4g ns/B  R^2 %.4f  worst residual "
+		       "%.1f%%  exchange %.2fx one-way\n",
+		       k, name, g->fit.npoints, g->fit.ts_ns, g->fit.tw_ns_per_byte, g->fit.r2,
+		       100 * g->fit.max_rel_residual, g->exchange_ratio);
+	}
+	if (c.copy.npoints >= 2)
+		printf("  t_copy       %.4g ns/B local copy (a rank's own block; fixed %.1f ns, R^2 "
+		       "%.4f, worst residual %.1f%%)\n",
+		       c.copy.tw_ns_per_byte, c.copy.ts_ns, c.copy.r2, 100 * c.copy.max_rel_residual);
+	if (c.mode == TC_MODE_EMULATED)
+		printf("  o_call       0 ns (emulated: nothing is charged per call)\n");
+	else
+		printf("  o_call       %.1f ns per collective call (an 8 B allreduce after a barrier: "
+		       "%s measured, %s predicted by the segments)\n",
+		       c.call_ns, cli_time(c.call_measured_ns, b1), cli_time(c.call_predicted_ns, b2));
 	printf("caches (L1d / L2 / L3): %s / %s / %s; the fit holds (every residual within %.0f%%) up "
 	       "to %s\n",
 	       c.cache_bytes[0] ? cli_bytes(c.cache_bytes[0], b1, sizeof b1) : "?",
@@ -308,16 +392,21 @@ int cmd_calibrate(int argc, char **argv)
 	       c.cache_bytes[2] ? cli_bytes(c.cache_bytes[2], b3, sizeof b3) : "?",
 	       100 * TC_CALIBRATE_RESIDUAL_OK,
 	       c.hockney_max_bytes ? cli_bytes(c.hockney_max_bytes, b4, sizeof b4) : "no size");
-	printf("points:\n  %10s %12s %12s %12s %9s %-11s %5s %12s\n", "bytes", "one-way", "min", "max",
-	       "residual", "path", "cache", "combine");
+	printf("points (residual: against the line of all points; seg: against its segment's):\n"
+	       "  %10s %12s %12s %12s %9s %-11s %5s %12s %4s %8s %12s\n",
+	       "bytes", "one-way", "min", "max", "residual", "path", "cache", "combine", "seg",
+	       "seg res", "exchange");
 	for (int k = 0; k < c.npoints; k++) {
 		const struct tc_calibration_point *q = &c.points[k];
 		char b5[32];
-		printf("  %10s %12s %12s %12s %8.1f%% %-11s %5s %12s\n",
+		char b6[32];
+		printf("  %10s %12s %12s %12s %8.1f%% %-11s %5s %12s %4d %7.1f%% %12s\n",
 		       cli_size_str(q->bytes, b1, sizeof b1), cli_time(q->one_way_ns, b2),
 		       cli_time(q->min_ns, b3), cli_time(q->max_ns, b4), 100 * q->residual,
 		       q->single_copy ? "single-copy" : "stream", lv[(unsigned)q->cache_level <= 4 ? q->cache_level : 0],
-		       isfinite(q->combine_ns) ? cli_time(q->combine_ns, b5) : "-");
+		       isfinite(q->combine_ns) ? cli_time(q->combine_ns, b5) : "-", q->segment,
+		       100 * q->seg_residual,
+		       isfinite(q->exchange_ns) ? cli_time(q->exchange_ns, b6) : "-");
 	}
 	if (isfinite(c.tc_ns_per_byte))
 		printf("use: --ts %s --tw %s --tc %s\n", cli_num(round(c.ts_ns * 10) / 10, b1),

@@ -50,10 +50,12 @@ const char run_help[] =
 	"  --timeout MS      a wait longer than this fails the run [60000; 0: never]\n"
 	"  --stack BYTES     stack of each rank's thread, e.g. 256K for p = 4096\n"
 	"                    [the system's default, often 8M]\n"
-	"  --calibrated      native mode: first measure this machine's t_s, t_w and\n"
-	"                    t_c (topocoll calibrate, about a second), use them as\n"
-	"                    the model, and print the measured time beside the\n"
-	"                    prediction with these parameters\n"
+	"  --calibrated      native mode: first calibrate this machine (topocoll\n"
+	"                    calibrate, about a second), use the calibrated model as\n"
+	"                    the model (t_s and t_w of the segment of sizes holding\n"
+	"                    the block, t_c), and print the measured time beside the\n"
+	"                    calibrated prediction (that segment's makespan plus\n"
+	"                    o_call, the cost of a call beyond its messages)\n"
 	"  --json            one JSON object: measured_ns, modelled_ns, formula_ns,\n"
 	"                    lower_bound_ns, algorithm, verified, rounds, stats, ...\n"
 	"measured: native mode, from the moment every rank is ready (a barrier of the\n"
@@ -883,18 +885,24 @@ int cmd_run(int argc, char **argv)
 		struct tc_calibrate_opts co;
 		memset(&co, 0, sizeof co);
 		co.no_pin = o.no_pin;
-		if (cs.bytes > ((uint64_t)1 << 20))
+		if (cs.bytes > ((uint64_t)4 << 20))
 			co.max_bytes = cs.bytes < ((uint64_t)64 << 20) ? (size_t)cs.bytes : (size_t)64 << 20;
 		err = tc_model_calibrate(&co, &cal);
 		if (err) {
 			status = cli_fail("run: calibration failed: %s", tc_strerror(err));
 			goto out;
 		}
-		cs.model.md.ts_ns = cal.ts_ns > 0 ? cal.ts_ns : 0;
-		cs.model.md.tw_ns = cal.tw_ns_per_byte > 0 ? cal.tw_ns_per_byte : 0;
-		cs.model.md.tc_ns = isfinite(cal.tc_ns_per_byte) && cal.tc_ns_per_byte > 0
-		                            ? cal.tc_ns_per_byte
-		                            : 0;
+		/* The model of the segment holding the block size (the
+		 * calibrated model, calibrate.h); the rest of the user's model
+		 * (ports, duplex, switching) stays. */
+		struct tc_model seg;
+		if (tc_calibration_model(&cal, cs.bytes, &seg, NULL) != 0) {
+			status = cli_fail("run: the calibration fitted no line");
+			goto out;
+		}
+		cs.model.md.ts_ns = seg.ts_ns;
+		cs.model.md.tw_ns = seg.tw_ns;
+		cs.model.md.tc_ns = seg.tc_ns;
 		cs.model.md.th_ns = 0;
 	}
 
@@ -949,7 +957,18 @@ int cmd_run(int argc, char **argv)
 	                                    : NAN;
 	/* --calibrated: measured against the prediction with this machine's
 	 * parameters (that of the algorithm that ran: the model picked it). */
-	const double pred_ns = (double)pr.modelled_ps / TC_PS_PER_NS;
+	double pred_ns = (double)pr.modelled_ps / TC_PS_PER_NS;
+	int cal_seg = -1;
+	if (o.calibrated) {
+		/* The calibrated prediction: the segment of the schedule's mean
+		 * message, plus o_call (tc_calibration_predict). */
+		struct tc_call call = cli_case_call(&cs, rr.algorithm);
+		err = tc_calibration_predict(&cal, cs.t, &call, NULL, &cal_seg, &pred_ns);
+		if (err) {
+			status = cli_coll_error(err, cs.coll, rr.algorithm, cs.t, cs.root);
+			goto out;
+		}
+	}
 	double cal_pct = o.calibrated && pred_ns > 0 ? 100 * (rr.measured_ns - pred_ns) / pred_ns : NAN;
 	if (json) {
 		struct cli_json w;
@@ -978,8 +997,15 @@ int cmd_run(int argc, char **argv)
 			cli_json_num(&w, "r2", cal.r2);
 			cli_json_num(&w, "max_rel_residual", cal.max_rel_residual);
 			cli_json_uint(&w, "hockney_max_bytes", cal.hockney_max_bytes);
+			cli_json_num(&w, "piecewise_r2", cal.piecewise.r2);
+			cli_json_num(&w, "piecewise_max_rel_residual", cal.piecewise.max_rel_residual);
+			cli_json_int(&w, "segment", cal_seg);
+			cli_json_num(&w, "segment_ts_ns", cal.segments[cal_seg].fit.ts_ns);
+			cli_json_num(&w, "segment_tw_ns_per_byte",
+			             cal.segments[cal_seg].fit.tw_ns_per_byte);
+			cli_json_num(&w, "call_ns", cal.call_ns);
 			cli_json_end_obj(&w);
-			cli_json_num(&w, "calibrated_predicted_ns", (double)pr.modelled_ps / TC_PS_PER_NS);
+			cli_json_num(&w, "calibrated_predicted_ns", pred_ns);
 			cli_json_num(&w, "calibrated_error_pct", cal_pct);
 		}
 		cli_json_int(&w, "rounds", rr.rounds);
@@ -1017,12 +1043,16 @@ int cmd_run(int argc, char **argv)
 			printf("  (measured %+.1f%%)", err_pct);
 		printf("\n");
 		if (o.calibrated) {
-			printf("calibrated       t_s %.1f ns, t_w %.4g ns/B, t_c %.4g ns/B (fit R^2 %.3f, "
-			       "worst residual %.0f%%)\n",
-			       cs.model.md.ts_ns, cs.model.md.tw_ns, cs.model.md.tc_ns, cal.r2,
-			       100 * cal.max_rel_residual);
-			printf("predicted        %s  with them (measured %+.1f%%)\n", cli_time(pred_ns, b1),
-			       cal_pct);
+			const struct tc_calibration_segment *g = &cal.segments[cal_seg];
+			printf("calibrated       segment %d (%s..%s): t_s %.1f ns, t_w %.4g ns/B; t_c %.4g "
+			       "ns/B; o_call %.0f ns (piecewise fit R^2 %.3f, worst residual %.0f%%)\n",
+			       cal_seg, cli_size_str(g->lo_bytes, b1, sizeof b1),
+			       cli_size_str(g->hi_bytes, b2, sizeof b2), g->fit.ts_ns,
+			       g->fit.tw_ns_per_byte, cs.model.md.tc_ns, cal.call_ns, cal.piecewise.r2,
+			       100 * cal.piecewise.max_rel_residual);
+			printf("predicted        %s  with them (measured %+.1f%%; the first call of a "
+			       "run also pays the threads' wake-up)\n",
+			       cli_time(pred_ns, b1), cal_pct);
 		}
 		if (vc)
 			printf("  of which data  %s  (the schedule of the counts, as predicted: %s; "

@@ -7,12 +7,18 @@
  * 0 and rank 1 pinned to the first two CPUs of the process), has rank 0
  * ping-pong messages of each size with rank 1 (all sizes in turn, `reps`
  * times over), takes the median one-way time per size (half a round trip),
- * and fits t_s and t_w by weighted least squares.  In emulated mode (for
+ * and fits t_s and t_w by weighted least squares.  Natively the data move
+ * as a program's do: each rank sends a buffer it has just written (rewritten
+ * before every batch, outside the timed interval) and receives into a buffer
+ * only it writes; a single-copy size takes one round trip per batch, so
+ * that each moves fresh data (echoing the received buffer, as before
+ * session 8, made every receive write lines the other core held: 4-5x the
+ * collectives' time per byte).  In emulated mode (for
  * testing) a sample is timed from the round trip's logical start, so that a
  * late wake-up can only lengthen it, and the fastest sample of a size is
  * kept instead of the median (lib/model/calibrate.c explains why).
  *
- * The fit.  Sizes span several decades (8 B .. 1 MiB by default), so an
+ * The fit.  Sizes span several decades (8 B .. 4 MiB by default), so an
  * ordinary least-squares line would be decided by the largest sizes alone and
  * could give a negative t_s.  Each point is weighted by 1 / y_i^2 instead,
  * i.e. the fit minimises the sum of squared *relative* residuals
@@ -49,21 +55,76 @@
  * Since session 7 the channels switch to single copy at 1 KiB, where the
  * single copy starts to beat the ring (lib/core/chan.h gives the
  * measurement), and the ring's copies are whole-line copies, so the one-way
- * time grows with the size and the "all" fit is the one to use; the stream
- * and single_copy fits stay to show the two paths.
+ * time grows with the size and the "all" fit is the one line to use (--ts,
+ * --tw); the stream and single_copy fits stay to show the two paths, and
+ * the calibrated model (below) is a line per path and cache level.
  *
  * The rest of the model.  t_c, the time per byte combined by a reduction,
  * is fitted the same way (weighted least squares, a fixed cost per call plus
  * t_c per byte) to the time rank 0 takes to combine each size with
  * tc_reduce_local (double, sum) into a buffer of its own, median of the
  * samples (the fit "combine": ts_ns is the call's fixed cost, tw_ns_per_byte
- * is t_c).  Where Hockney stops holding: each point says which level of
+ * is t_c).  Since session 8 both buffers are freshly written before each
+ * sample, one combine per sample from single_copy_min on, as in a
+ * collective, and only combines of 100 ns or more are fitted (when at
+ * least two are).  Where Hockney stops holding: each point says which level of
  * rank 0's cache holds the two buffers of a round trip (2 m bytes: sysconf,
  * else sysfs), and hockney_max_bytes is the largest size up to which every
  * point's residual against the top-level fit is within
  * TC_CALIBRATE_RESIDUAL_OK.  Above the last-level cache, or where the copies
  * start to miss in L2 (1 MiB here), the time per byte rises and one line no
  * longer describes the channel.
+ *
+ * The calibrated model (session 8).  One line cannot describe a channel
+ * whose time per byte changes with the path and with the cache level the
+ * data sit in, and the collectives pay a per-call cost that no ping-pong
+ * contains.  So the calibration also reports, as LogGP users and MPI tuning
+ * tables do, a model by size range:
+ *   segments  the points are split where the path (streamed, single copy)
+ *             or the cache level of 2 m changes; a run of fewer than
+ *             TC_CALIBRATE_SEGMENT_MIN points joins the segment before it
+ *             (the first such run the one after it), so every line is fitted
+ *             on at least that many points; each segment gets its own
+ *             weighted least-squares line t_s,k + m t_w,k (the same fit as
+ *             above, on its points).  `piecewise` is that fit judged on
+ *             every point: r2 of the weighted problem (residual of each
+ *             point against its own segment's line, every point counted) and
+ *             the worst relative residual; each point carries its segment
+ *             and that residual;
+ *   exchange  natively, each size is also exchanged (both ranks
+ *             tc_sendrecv at once after a barrier, fresh data, timed from
+ *             the later start to the later end, median), and each segment
+ *             reports the median ratio of exchange to one-way time: whether
+ *             the two directions overlap (full duplex, ratio near 1) or not
+ *             (near 2).  A diagnostic: the model stays full duplex (session
+ *             8: single-copy exchanges measure 1.0-1.3, while the small
+ *             sizes' 1.8-1.9 come from timing one exchange after a barrier,
+ *             which the batched ping-pong does not pay);
+ *   call_ns   o_call, the cost of a collective call beyond its messages
+ *             (argument checks, the mismatch signature, the schedule
+ *             lookup, the executor's round and the call's end): natively,
+ *             the median time per call of back-to-back tc_allreduce calls
+ *             of one double on the same two ranks, minus what the segment
+ *             model predicts for that call; clamped at 0.  0 in emulated
+ *             mode (the emulation charges nothing per call).
+ *   t_copy    the time per byte of a local copy (memcpy between two
+ *             buffers rank 0 has just written, one copy per sample from
+ *             single_copy_min on; fitted like t_c, on the points whose
+ *             copy takes 100 ns or more when at least two do: below, the
+ *             clock's cost and resolution decide, and such copies hardly
+ *             matter): a schedule's local copies (a rank's own block of an
+ *             allgather or alltoall) are free in the model, but at p = 2
+ *             they cost about what the
+ *             transfer does (allgather = tc_sendrecv + memcpy of the own
+ *             block, measured within 3%).
+ * tc_calibration_model() gives the struct tc_model of the segment holding a
+ * message size, tc_calibration_predict() the calibrated prediction of a
+ * call: the schedule's makespan under the model of the segment holding its
+ * mean message (bytes / messages), plus call_ns, plus t_copy times the most
+ * bytes one rank copies locally in the schedule.  The top-level single line
+ * (regime) is kept: it is what --ts / --tw of the other commands take.
+ * A per-round overhead is not fitted: every collective at p = 2 is one
+ * round, so it cannot be told apart from o_call there.
  *
  * Native times on a shared VM drift (DESIGN.md: the core-to-core cache-line
  * latency jumps from ~34 ns to ~160 ns for seconds at a time); repeat a
@@ -87,6 +148,11 @@ extern "C" {
  * (hockney_max_bytes). */
 #define TC_CALIBRATE_RESIDUAL_OK 0.15
 
+/* Most segments of the piecewise fit, and the fewest points a segment's line
+ * is fitted on. */
+#define TC_CALIBRATE_MAX_SEGMENTS 8
+#define TC_CALIBRATE_SEGMENT_MIN 3
+
 /* Which points the top-level fit of struct tc_calibration is made on. */
 enum tc_calibrate_regime {
 	TC_CALIBRATE_ALL = 0,         /* every size (one line for both paths) */
@@ -99,8 +165,10 @@ enum tc_calibrate_regime {
 struct tc_calibrate_opts {
 	size_t min_bytes;     /* smallest size [8]; 0 means the default, so a
 	                         0-byte point is never measured */
-	size_t max_bytes;     /* largest size [1 MiB]; at most 64 MiB (each rank
-	                         holds one buffer of this size) */
+	size_t max_bytes;     /* largest size [4 MiB, so that the points of
+	                         1 MiB and above, past a 1 MiB L2, form a segment
+	                         of their own]; at most 64 MiB (each rank holds
+	                         one buffer of this size) */
 	int npoints;          /* sizes, spaced geometrically from min to max and
 	                         rounded to whole bytes (duplicates dropped)
 	                         [one per power of two, min and max included];
@@ -137,7 +205,18 @@ struct tc_calibration_point {
 	                         rank 0, median; NAN below 8 bytes or emulated */
 	int cache_level;      /* smallest cache level of rank 0's CPU holding
 	                         2 x bytes (1, 2, 3), 4: above the last level, 0:
-	                         the sizes are unknown */
+	                         the sizes are unknown; a level exactly 2 x
+	                         bytes large does not hold them (it holds the
+	                         ring, the stacks and the channel's state too:
+	                         16 KiB on a 32 KiB L1d costs per byte what
+	                         32 KiB does, measured in session 8) */
+	int segment;          /* index of its segment in the piecewise fit */
+	double seg_residual;  /* (one_way_ns - its segment's line) / one_way_ns */
+	double exchange_ns;   /* native: median time of a tc_sendrecv of bytes
+	                         both ways at once (calibrate.h); NAN emulated */
+	double copy_ns;       /* native: memcpy of bytes on rank 0 between two
+	                         buffers it has just written, median; NAN
+	                         emulated */
 };
 
 /* One least-squares fit (see the header comment). */
@@ -148,6 +227,18 @@ struct tc_calibration_fit {
 	double tw_ns_per_byte;
 	double r2;
 	double max_rel_residual;
+};
+
+/* One segment of the piecewise fit: consecutive points. */
+struct tc_calibration_segment {
+	size_t lo_bytes, hi_bytes; /* its first and last point */
+	int first, npoints;        /* its points: points[first .. first+npoints) */
+	int single_copy;           /* path of its points; -1: both (merged) */
+	int cache_level;           /* cache level of its points; -1: several */
+	struct tc_calibration_fit fit; /* its line (npoints, t_s, t_w, r2, worst) */
+	double exchange_ratio;     /* median of exchange_ns / one_way_ns over its
+	                              points (NAN: not measured); a diagnostic,
+	                              the model stays full duplex */
 };
 
 struct tc_calibration {
@@ -172,6 +263,25 @@ struct tc_calibration {
 	size_t hockney_max_bytes;
 	int npoints;
 	struct tc_calibration_point points[TC_CALIBRATE_MAX_POINTS];
+	/* The piecewise fit (top of the file): its segments, and the fit judged
+	 * on every point (npoints, r2, max_rel_residual; ts_ns and
+	 * tw_ns_per_byte are NAN: there is one line per segment); the largest
+	 * size up to which every point is within TC_CALIBRATE_RESIDUAL_OK of
+	 * its segment's line. */
+	int nsegments;
+	struct tc_calibration_segment segments[TC_CALIBRATE_MAX_SEGMENTS];
+	struct tc_calibration_fit piecewise;
+	size_t piecewise_max_bytes;
+	/* o_call (top of the file): call_ns = max(0, call_measured_ns -
+	 * call_predicted_ns); emulated: 0, and the other two NAN. */
+	double call_ns;
+	double call_measured_ns;  /* median time per tc_allreduce of 8 B */
+	double call_predicted_ns; /* its prediction under the segment model */
+	/* t_copy: the fit of the local copy times of 100 ns or more (ts_ns:
+	 * fixed cost per copy, tw_ns_per_byte: t_copy); npoints 0 in emulated
+	 * mode. */
+	struct tc_calibration_fit copy;
+	double tcopy_ns_per_byte; /* copy.tw_ns_per_byte */
 };
 
 /*
@@ -197,6 +307,42 @@ struct tc_calibration {
  * SPMD function whose team is pinned to the same CPUs, for the same reason.
  */
 int tc_model_calibrate(const struct tc_calibrate_opts *opts, struct tc_calibration *out);
+
+struct tc_topo;
+struct tc_call;
+struct tc_prediction;
+
+/*
+ * The model of the segment holding a message of `bytes` bytes (the last
+ * segment whose first point is at most bytes, else the first segment): the
+ * defaults of tc_model_default() with t_s and t_w of that segment's line
+ * (a segment without a line: the "all" fit's; a negative t_w taken as 0; a
+ * negative t_s, which a segment of the largest sizes can have, taken as 0
+ * with t_w = the line's time at `bytes` / bytes, so that a message of that
+ * size costs what the line says), t_c = tc_ns_per_byte (0 when not
+ * fitted) and t_h = 0 (the channels are one hop).  *segment, when not NULL, gets the index.
+ * Returns 0, or TC_EINVAL (cal or out NULL, or no finite line at all).
+ * Thread-safe; cal is borrowed.
+ */
+int tc_calibration_model(const struct tc_calibration *cal, size_t bytes, struct tc_model *out,
+                         int *segment);
+
+/*
+ * The calibrated prediction of a call on topology t: tc_predict_call()
+ * under tc_calibration_model() of the call's block size, then, when the
+ * schedule's mean message (bytes / messages) falls in another segment,
+ * once more under that segment's model, with the algorithm the first
+ * prediction picked (no iteration); *ns = the makespan + cal->call_ns + the
+ * most bytes one rank copies locally in that schedule (tc_schedule_call,
+ * transfers with src == dst that do not combine) x tcopy_ns_per_byte.  *pr
+ * (may be NULL) gets the prediction used, *segment (may be NULL) the
+ * segment.  Name the algorithm in call->alg to predict what ran.
+ * Returns 0, TC_EINVAL (as tc_calibration_model, or ns NULL), TC_ENOMEM, or
+ * what tc_predict_call() and tc_schedule_call() return.  Thread-safe; every pointer is borrowed.
+ */
+int tc_calibration_predict(const struct tc_calibration *cal, const struct tc_topo *t,
+                           const struct tc_call *call, struct tc_prediction *pr, int *segment,
+                           double *ns);
 
 #ifdef __cplusplus
 }

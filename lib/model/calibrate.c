@@ -13,7 +13,12 @@
  * interval.
  *
  * Native samples: a batch long enough to last sample_ns (estimated from the
- * fastest warm-up round trip of the same size), wall time / (2 count).
+ * fastest warm-up round trip of the same size; one round trip from
+ * single_copy_min on), wall time / (2 count); before the batch both ranks
+ * rewrite their send buffers and rank 1 sends an 8-byte "ready", and the
+ * round trips use separate send and receive buffers
+ * (tc__cal_batch_native).  Then the o_call probe and the exchanges
+ * (calibrate.h) follow, rank 1 told by the control message's fields.
  *
  * Emulated samples: one round trip, which the emulation stretches to
  * 2 (t_s + m t_w).  Timing it from rank 0's wake-up at its start to its
@@ -41,8 +46,11 @@
  * Combine samples (t_c): after the ping-pong, rank 0 (pinned, the other
  * rank idle) times tc_reduce_local of bytes / 8 doubles (sum) from its
  * buffer into an accumulator of its own, in batches sized like the round
- * trips' (about sample_ns), reps passes over the sizes; the median per size
- * is fitted like the one-way times.  Cache sizes come from sysconf
+ * trips' (about sample_ns; one combine from single_copy_min on), both
+ * buffers rewritten before each batch, reps passes over the sizes; the
+ * median per size is fitted like the one-way times, on the combines of
+ * 100 ns or more (TC__CAL_COPY_MIN_NS).  The local copies (t_copy) the same
+ * way with memcpy.  Cache sizes come from sysconf
  * (_SC_LEVEL1_DCACHE_SIZE ...), else from
  * /sys/devices/system/cpu/cpu0/cache/index<k>/{level,type,size}.
  *
@@ -63,7 +71,7 @@
 #include "topocoll.h"
 
 #define TC__CAL_MIN_DEFAULT 8u
-#define TC__CAL_MAX_DEFAULT ((size_t)1 << 20)
+#define TC__CAL_MAX_DEFAULT ((size_t)4 << 20)
 #define TC__CAL_MAX_LIMIT ((size_t)64 << 20)
 #define TC__CAL_REPS_DEFAULT 15
 #define TC__CAL_WARMUP_DEFAULT 4
@@ -77,9 +85,13 @@
 
 /* The control message from rank 0 to rank 1. */
 struct tc__cal_ctl {
-	uint64_t bytes;
+	uint64_t bytes; /* TC__CAL_CALL_PROBE: count allreduces instead */
 	uint64_t count; /* 0: stop */
+	uint64_t xch;   /* non-zero: one exchange of bytes, sample xch - 1 */
 };
+/* bytes of a control message asking for the o_call probe's warm-up (its
+ * timed calls: | 1). */
+#define TC__CAL_CALL_PROBE (UINT64_MAX - 1)
 
 struct tc__cal_ctx {
 	const size_t *sizes;
@@ -89,15 +101,29 @@ struct tc__cal_ctx {
 	int warmup;
 	uint64_t sample_ns;
 	int emulated;
-	unsigned char *buf[2]; /* one per rank, max_bytes each */
+	unsigned char *buf[2]; /* one per rank, max_bytes each (emulated: sent
+	                          and received; native: received into) */
+	unsigned char *sbuf[2]; /* native: each rank's send buffer, rewritten by
+	                           its rank before every round trip */
+	double clock_ns;       /* native: the cost of an empty timed interval */
+	unsigned char fill, fill1; /* native: the byte rank 0's (rank 1's) next
+	                              rewrite writes */
 	unsigned char *acc;    /* rank 0's accumulator for the combine samples */
 	double *combine;       /* nsizes x reps combine times, ns (native) */
+	double *copy;          /* nsizes x reps local copy times, ns (native) */
 	double *samples;       /* nsizes x reps one-way times, ns (rank 0);
 	                          emulated: (wall end - logical start) / 2, until
 	                          the epoch estimate is subtracted after the run */
 	double *offs;          /* emulated: wall - clock right after the wake-ups
 	                          at both ends of every sample (rank 0) */
 	size_t noffs, offs_cap;
+	double *call_t[2][2];  /* native, o_call probe: [rank][start, end] of
+	                          each timed call (CLOCK_MONOTONIC ns) */
+	int ncalls;            /* timed calls of the probe */
+	double *xch_t[2][2];   /* native, exchanges: [rank][start, end] of each
+	                          sample, nsizes x reps */
+	size_t single_copy_min; /* the team's threshold (native batches) */
+	const char *call_alg;  /* the algorithm the probe's allreduce ran */
 };
 
 static uint64_t tc__cal_now(void)
@@ -115,6 +141,65 @@ static void tc__cal_offset(struct tc_proc *proc, struct tc__cal_ctx *c, uint64_t
 		c->offs[c->noffs++] = (double)wall - (double)tc_clock(proc) / TC_PS_PER_NS;
 }
 
+/* Native batches as a program's data move (calibrate.h): before a batch,
+ * both ranks rewrite their send buffers and rank 1 says it is ready (8 B),
+ * outside the timed interval; then count round trips back to back, rank 0
+ * sending its send buffer and receiving the echo into its receive buffer,
+ * rank 1 receiving into its receive buffer and echoing its own send buffer:
+ * a receive never writes lines the other core holds, and the first round
+ * trip of a batch (the only one from 256 KiB on: batches last about
+ * sample_ns) reads data its sender has just written.  *ns: the wall time of
+ * the count round trips, less the cost of an empty timed interval. */
+static int tc__cal_batch_native(struct tc_proc *proc, struct tc__cal_ctx *c, size_t bytes,
+                                uint64_t count, double *ns)
+{
+	uint64_t ready;
+	memset(c->sbuf[0], c->fill++, bytes);
+	int err = tc_recv(proc, 1, &ready, sizeof ready, NULL);
+	uint64_t t0 = tc__cal_now();
+	for (uint64_t k = 0; k < count && !err; k++) {
+		err = tc_send(proc, 1, c->sbuf[0], bytes);
+		if (!err)
+			err = tc_recv(proc, 1, c->buf[0], bytes, NULL);
+	}
+	uint64_t t1 = tc__cal_now();
+	*ns = (double)(t1 - t0) - c->clock_ns;
+	return err;
+}
+
+/* Rank 1's side of tc__cal_batch_native. */
+static int tc__cal_echo_native(struct tc_proc *proc, struct tc__cal_ctx *c, size_t bytes,
+                               uint64_t count)
+{
+	uint64_t ready = count;
+	memset(c->sbuf[1], c->fill1++, bytes);
+	int err = tc_send(proc, 0, &ready, sizeof ready);
+	for (uint64_t k = 0; k < count && !err; k++) {
+		err = tc_recv(proc, 0, c->buf[1], bytes, NULL);
+		if (!err)
+			err = tc_send(proc, 0, c->sbuf[1], bytes);
+	}
+	return err;
+}
+
+/* The cost of an empty timed interval (two clock reads), median of 101. */
+static double tc__cal_clock_cost(void)
+{
+	double v[101];
+	for (int k = 0; k < 101; k++) {
+		uint64_t t0 = tc__cal_now();
+		uint64_t t1 = tc__cal_now();
+		v[k] = (double)(t1 - t0);
+	}
+	for (int i = 1; i < 101; i++) /* insertion sort: 101 values */
+		for (int j = i; j > 0 && v[j] < v[j - 1]; j--) {
+			double x = v[j];
+			v[j] = v[j - 1];
+			v[j - 1] = x;
+		}
+	return v[50];
+}
+
 /* Rank 0: one control message, then count round trips; *ns gets their wall
  * time (measured after the control message completed).  Emulated, *ns is
  * instead the wall time at the end minus the logical time at the start (the
@@ -128,6 +213,8 @@ static int tc__cal_batch(struct tc_proc *proc, struct tc__cal_ctx *c, size_t byt
 		err = tc_clock_advance(proc, TC__CAL_EMU_GAP_NS);
 	if (err)
 		return err;
+	if (!c->emulated)
+		return tc__cal_batch_native(proc, c, bytes, count, ns);
 	uint64_t t0 = tc__cal_now();
 	double start = (double)tc_clock(proc) / TC_PS_PER_NS;
 	if (c->emulated)
@@ -147,7 +234,13 @@ static int tc__cal_batch(struct tc_proc *proc, struct tc__cal_ctx *c, size_t byt
 	return err;
 }
 
-/* The combine samples (top of the file); rank 1 is idle by then. */
+/* memcpy through a volatile pointer: a batch of identical copies is not
+ * merged into one. */
+static void *(*volatile tc__cal_memcpy)(void *, const void *, size_t) = memcpy;
+
+/* The combine samples (top of the file), then the local copy samples
+ * (memcpy of bytes from rank 0's buffer into its accumulator); both
+ * buffers freshly written before each; rank 1 is idle by then. */
 static void tc__cal_combine(struct tc__cal_ctx *c)
 {
 	uint64_t batch[TC_CALIBRATE_MAX_POINTS];
@@ -167,6 +260,9 @@ static void tc__cal_combine(struct tc__cal_ctx *c)
 		uint64_t b = fastest ? c->sample_ns / fastest + 1 : TC__CAL_MAX_BATCH;
 		batch[i] = b > TC__CAL_MAX_BATCH ? TC__CAL_MAX_BATCH : b;
 	}
+	/* Combines as a collective makes them: both buffers freshly written
+	 * (before the batch, untimed; doubles 0.0 and 1.0, so the sums stay
+	 * finite), one combine per batch from single_copy_min on. */
 	for (int r = 0; r < c->reps; r++)
 		for (int i = 0; i < c->nsizes; i++) {
 			size_t count = c->sizes[i] / sizeof(double);
@@ -175,11 +271,91 @@ static void tc__cal_combine(struct tc__cal_ctx *c)
 				*out = NAN;
 				continue;
 			}
+			uint64_t b = c->sizes[i] >= c->single_copy_min ? 1 : batch[i];
+			memset(c->buf[0], 0, count * sizeof(double));
+			for (size_t k = 0; k < count; k++)
+				((double *)(void *)c->acc)[k] = 1.0;
 			uint64_t t0 = tc__cal_now();
-			for (uint64_t k = 0; k < batch[i]; k++)
+			for (uint64_t k = 0; k < b; k++)
 				tc_reduce_local(c->buf[0], c->acc, count, TC_DOUBLE, TC_OP_SUM, NULL);
-			*out = (double)(tc__cal_now() - t0) / (double)batch[i];
+			double d = (double)(tc__cal_now() - t0) - c->clock_ns;
+			*out = (d > 0 ? d : 0) / (double)b;
 		}
+	/* Copies as a collective makes them: both buffers freshly written
+	 * (before the batch, untimed), one copy per batch from
+	 * single_copy_min on (as the round trips). */
+	for (int r = 0; r < c->reps; r++)
+		for (int i = 0; i < c->nsizes; i++) {
+			uint64_t b = c->sizes[i] >= c->single_copy_min ? 1 : batch[i];
+			memset(c->buf[0], (int)(r & 0xff), c->sizes[i]);
+			memset(c->acc, (int)(~r & 0xff), c->sizes[i]);
+			uint64_t t0 = tc__cal_now();
+			for (uint64_t k = 0; k < b; k++)
+				tc__cal_memcpy(c->acc, c->buf[0], c->sizes[i]);
+			double d = (double)(tc__cal_now() - t0) - c->clock_ns;
+			c->copy[(size_t)i * (size_t)c->reps + (size_t)r] = (d > 0 ? d : 0) / (double)b;
+		}
+}
+
+/* Both ranks: count single allreduces of one double, each after a
+ * tc_barrier, its start and end times kept per rank (the o_call probe;
+ * timed = non-zero: the samples, else the warm-up). */
+static int tc__cal_allreduces(struct tc_proc *proc, struct tc__cal_ctx *c, uint64_t count,
+                              int timed)
+{
+	const int me = tc_rank(proc);
+	double x = 1.0, y = 0.0;
+	int err = TC_OK;
+	for (uint64_t k = 0; k < count && !err; k++) {
+		err = tc_barrier(proc, NULL);
+		uint64_t t0 = tc__cal_now();
+		if (!err)
+			err = tc_allreduce(proc, &x, &y, 1, TC_DOUBLE, TC_OP_SUM, NULL);
+		uint64_t t1 = tc__cal_now();
+		if (timed && k < (uint64_t)c->ncalls) {
+			c->call_t[me][0][k] = (double)t0;
+			c->call_t[me][1][k] = (double)t1;
+		}
+	}
+	if (me == 0) {
+		struct tc_coll_info ci;
+		tc_last_coll(proc, &ci);
+		c->call_alg = ci.algorithm;
+	}
+	return err;
+}
+
+/* Both ranks: one exchange sample (calibrate.h): rewrite the send buffer,
+ * a barrier, then tc_sendrecv of bytes with the other rank, its start and
+ * end kept at index k. */
+static int tc__cal_exchange(struct tc_proc *proc, struct tc__cal_ctx *c, size_t bytes, size_t k)
+{
+	const int me = tc_rank(proc);
+	memset(c->sbuf[me], (int)(k & 0xff), bytes);
+	int err = tc_barrier(proc, NULL);
+	uint64_t t0 = tc__cal_now();
+	if (!err)
+		err = tc_sendrecv(proc, 1 - me, c->sbuf[me], bytes, 1 - me, c->buf[me], bytes, NULL);
+	uint64_t t1 = tc__cal_now();
+	c->xch_t[me][0][k] = (double)t0;
+	c->xch_t[me][1][k] = (double)t1;
+	return err;
+}
+
+/* Rank 0: the o_call probe (calibrate.h): warm-up calls, then ncalls
+ * timed ones; the main thread reads the times after the run. */
+static int tc__cal_call_probe(struct tc_proc *proc, struct tc__cal_ctx *c)
+{
+	struct tc__cal_ctl ctl = {.bytes = TC__CAL_CALL_PROBE, .count = (uint64_t)c->warmup + 1};
+	int err = tc_send(proc, 1, &ctl, sizeof ctl);
+	if (!err)
+		err = tc__cal_allreduces(proc, c, ctl.count, 0);
+	ctl = (struct tc__cal_ctl){.bytes = TC__CAL_CALL_PROBE | 1u, .count = (uint64_t)c->ncalls};
+	if (!err)
+		err = tc_send(proc, 1, &ctl, sizeof ctl);
+	if (!err)
+		err = tc__cal_allreduces(proc, c, ctl.count, 1);
+	return err;
 }
 
 static int tc__cal_rank0(struct tc_proc *proc, struct tc__cal_ctx *c)
@@ -201,6 +377,11 @@ static int tc__cal_rank0(struct tc_proc *proc, struct tc__cal_ctx *c)
 			uint64_t rt = (uint64_t)fastest;
 			uint64_t b = rt ? (c->sample_ns + rt - 1) / rt : TC__CAL_MAX_BATCH;
 			c->batch[i] = b < 1 ? 1 : b > TC__CAL_MAX_BATCH ? TC__CAL_MAX_BATCH : b;
+			/* A single-copy receive reads the sender's buffer: each
+			 * round trip must move freshly written data, so one per
+			 * batch (a batch rewrites the buffers first). */
+			if (c->sizes[i] >= c->single_copy_min)
+				c->batch[i] = 1;
 		}
 	}
 	/* Repetition after repetition over the sizes, so that a burst of noise
@@ -212,7 +393,18 @@ static int tc__cal_rank0(struct tc_proc *proc, struct tc__cal_ctx *c)
 			c->samples[(size_t)i * (size_t)c->reps + (size_t)r] =
 			        ns / (2.0 * (double)c->batch[i]);
 		}
-	struct tc__cal_ctl stop = {0, 0};
+	if (!err && !c->emulated)
+		err = tc__cal_call_probe(proc, c);
+	/* Exchanges, interleaved like the round trips. */
+	for (int r = 0; r < c->reps && !err && !c->emulated; r++)
+		for (int i = 0; i < c->nsizes && !err; i++) {
+			size_t k = (size_t)i * (size_t)c->reps + (size_t)r;
+			struct tc__cal_ctl ctl = {.bytes = c->sizes[i], .count = 1, .xch = k + 1};
+			err = tc_send(proc, 1, &ctl, sizeof ctl);
+			if (!err)
+				err = tc__cal_exchange(proc, c, c->sizes[i], k);
+		}
+	struct tc__cal_ctl stop = {0, 0, 0};
 	int err2 = tc_send(proc, 1, &stop, sizeof stop);
 	if (!err && !err2 && !c->emulated)
 		tc__cal_combine(c);
@@ -228,6 +420,21 @@ static int tc__cal_rank1(struct tc_proc *proc, struct tc__cal_ctx *c)
 			return err;
 		if (ctl.count == 0)
 			return TC_OK;
+		if ((ctl.bytes | 1u) == (TC__CAL_CALL_PROBE | 1u)) {
+			if ((err = tc__cal_allreduces(proc, c, ctl.count, ctl.bytes & 1u)) != 0)
+				return err;
+			continue;
+		}
+		if (ctl.xch) {
+			if ((err = tc__cal_exchange(proc, c, (size_t)ctl.bytes, ctl.xch - 1)) != 0)
+				return err;
+			continue;
+		}
+		if (!c->emulated) {
+			if ((err = tc__cal_echo_native(proc, c, (size_t)ctl.bytes, ctl.count)) != 0)
+				return err;
+			continue;
+		}
 		for (uint64_t k = 0; k < ctl.count; k++) {
 			size_t got = 0;
 			err = tc_recv(proc, 0, c->buf[1], ctl.bytes, &got);
@@ -290,41 +497,58 @@ static int tc__cal_sizes(size_t lo, size_t hi, int npoints, size_t *sizes)
 
 /* The y of a point a fit is made on: its one-way time, or (combine) its
  * combine time. */
-static double tc__cal_y(const struct tc_calibration_point *pt, int combine)
+/* A copy or combine shorter than this is not fitted: the clock's cost and
+ * resolution decide it (the smallest take a few ns), and it matters to a
+ * prediction only where it is large. */
+#define TC__CAL_COPY_MIN_NS 100.0
+
+static double tc__cal_y(const struct tc_calibration_point *pt, int combine, double floor_ns)
 {
-	return combine ? pt->combine_ns : pt->one_way_ns;
+	double y = combine == 2 ? pt->copy_ns : combine ? pt->combine_ns : pt->one_way_ns;
+	return y >= floor_ns ? y : NAN;
 }
 
-/* Weighted least squares over the points whose single_copy equals want (-1:
- * every point; -2: every point with a combine time, fitted to it); see the
- * top of the file. */
-static void tc__cal_fit(const struct tc_calibration *cal, int want, struct tc_calibration_fit *f)
+/* Weighted least squares over the points from..to-1 whose single_copy
+ * equals want (-1: every point; -2: every point with a combine time, fitted
+ * to it); see the top of the file. */
+static void tc__cal_fit_range(const struct tc_calibration *cal, int want, int from, int to,
+                              struct tc_calibration_fit *f)
 {
+	/* Combines and copies: only those of TC__CAL_COPY_MIN_NS or more, when
+	 * at least two are (else every one). */
+	double floor_ns = -INFINITY;
+	if (want <= -2) {
+		int above = 0;
+		for (int i = from; i < to; i++)
+			above += tc__cal_y(&cal->points[i], want == -2 ? 1 : 2, TC__CAL_COPY_MIN_NS) >= 0;
+		if (above >= 2)
+			floor_ns = TC__CAL_COPY_MIN_NS;
+	}
 	double sw = 0, sx = 0, sy = 0;
 	int n = 0;
-	const int comb = want == -2;
+	const int comb = want == -2 ? 1 : want == -3 ? 2 : 0;
 	f->ts_ns = f->tw_ns_per_byte = f->r2 = f->max_rel_residual = NAN;
-	for (int i = 0; i < cal->npoints; i++) {
+	for (int i = from; i < to; i++) {
 		const struct tc_calibration_point *pt = &cal->points[i];
-		if ((want >= 0 && pt->single_copy != want) || !isfinite(tc__cal_y(pt, comb)))
+		if ((want >= 0 && pt->single_copy != want) || !isfinite(tc__cal_y(pt, comb, floor_ns)))
 			continue;
-		double y = tc__cal_y(pt, comb) > 1e-3 ? tc__cal_y(pt, comb) : 1e-3;
+		double y = tc__cal_y(pt, comb, floor_ns) > 1e-3 ? tc__cal_y(pt, comb, floor_ns) : 1e-3;
 		double w = 1.0 / (y * y);
 		sw += w;
 		sx += w * (double)pt->bytes;
-		sy += w * tc__cal_y(pt, comb);
+		sy += w * tc__cal_y(pt, comb, floor_ns);
 		n++;
 	}
 	f->npoints = n;
 	if (n < 2)
 		return;
 	double xb = sx / sw, yb = sy / sw, sxx = 0, sxy = 0, syy = 0;
-	for (int i = 0; i < cal->npoints; i++) {
+	for (int i = from; i < to; i++) {
 		const struct tc_calibration_point *pt = &cal->points[i];
-		if ((want >= 0 && pt->single_copy != want) || !isfinite(tc__cal_y(pt, comb)))
+		if ((want >= 0 && pt->single_copy != want) || !isfinite(tc__cal_y(pt, comb, floor_ns)))
 			continue;
-		double y = tc__cal_y(pt, comb) > 1e-3 ? tc__cal_y(pt, comb) : 1e-3;
-		double w = 1.0 / (y * y), dx = (double)pt->bytes - xb, dy = tc__cal_y(pt, comb) - yb;
+		double y = tc__cal_y(pt, comb, floor_ns) > 1e-3 ? tc__cal_y(pt, comb, floor_ns) : 1e-3;
+		double w = 1.0 / (y * y), dx = (double)pt->bytes - xb, dy = tc__cal_y(pt, comb, floor_ns) - yb;
 		sxx += w * dx * dx;
 		sxy += w * dx * dy;
 		syy += w * dy * dy;
@@ -332,12 +556,12 @@ static void tc__cal_fit(const struct tc_calibration *cal, int want, struct tc_ca
 	if (!(sxx > 0))
 		return; /* one distinct size: no line */
 	double tw = sxy / sxx, ts = yb - tw * xb, ssr = 0, worst = 0;
-	for (int i = 0; i < cal->npoints; i++) {
+	for (int i = from; i < to; i++) {
 		const struct tc_calibration_point *pt = &cal->points[i];
-		if ((want >= 0 && pt->single_copy != want) || !isfinite(tc__cal_y(pt, comb)))
+		if ((want >= 0 && pt->single_copy != want) || !isfinite(tc__cal_y(pt, comb, floor_ns)))
 			continue;
-		double y = tc__cal_y(pt, comb) > 1e-3 ? tc__cal_y(pt, comb) : 1e-3;
-		double r = tc__cal_y(pt, comb) - (ts + tw * (double)pt->bytes);
+		double y = tc__cal_y(pt, comb, floor_ns) > 1e-3 ? tc__cal_y(pt, comb, floor_ns) : 1e-3;
+		double r = tc__cal_y(pt, comb, floor_ns) - (ts + tw * (double)pt->bytes);
 		ssr += r * r / (y * y);
 		if (fabs(r) / y > worst)
 			worst = fabs(r) / y;
@@ -346,6 +570,99 @@ static void tc__cal_fit(const struct tc_calibration *cal, int want, struct tc_ca
 	f->tw_ns_per_byte = tw;
 	f->r2 = syy > 0 ? 1.0 - ssr / syy : (ssr == 0 ? 1.0 : 0.0);
 	f->max_rel_residual = worst;
+}
+
+static void tc__cal_fit(const struct tc_calibration *cal, int want, struct tc_calibration_fit *f)
+{
+	tc__cal_fit_range(cal, want, 0, cal->npoints, f);
+}
+
+/* The piecewise fit (calibrate.h): runs of points with the same path and
+ * cache level, a run of fewer than TC_CALIBRATE_SEGMENT_MIN points joined
+ * to the segment before it (the first run to the one after it), a line per
+ * segment, and every point judged against its own segment's line. */
+static void tc__cal_segments(struct tc_calibration *cal)
+{
+	int start[TC_CALIBRATE_MAX_POINTS + 1], nrun = 0;
+	for (int i = 0; i < cal->npoints; i++)
+		if (i == 0 || cal->points[i].single_copy != cal->points[i - 1].single_copy ||
+		    cal->points[i].cache_level != cal->points[i - 1].cache_level)
+			start[nrun++] = i;
+	start[nrun] = cal->npoints;
+	/* Join short runs (and, defensively, runs beyond the maximum) until
+	 * none is left: each join removes one boundary. */
+	for (int again = 1; again && nrun > 1;) {
+		again = 0;
+		for (int k = 0; k < nrun; k++) {
+			if (start[k + 1] - start[k] >= TC_CALIBRATE_SEGMENT_MIN &&
+			    nrun <= TC_CALIBRATE_MAX_SEGMENTS)
+				continue;
+			int drop = k > 0 ? k : 1; /* the boundary to remove */
+			memmove(&start[drop], &start[drop + 1], (size_t)(nrun - drop) * sizeof *start);
+			nrun--;
+			again = 1;
+			break;
+		}
+	}
+	cal->nsegments = nrun;
+	double sw = 0, swy = 0, ssr = 0;
+	int n = 0;
+	double worst = 0;
+	for (int k = 0; k < nrun; k++) {
+		struct tc_calibration_segment *g = &cal->segments[k];
+		const struct tc_calibration_point *a = &cal->points[start[k]];
+		const struct tc_calibration_point *b = &cal->points[start[k + 1] - 1];
+		g->first = start[k];
+		g->npoints = start[k + 1] - start[k];
+		g->lo_bytes = a->bytes;
+		g->hi_bytes = b->bytes;
+		g->single_copy = a->single_copy == b->single_copy ? a->single_copy : -1;
+		g->cache_level = a->cache_level == b->cache_level ? a->cache_level : -1;
+		tc__cal_fit_range(cal, -1, start[k], start[k + 1], &g->fit);
+		double ratio[TC_CALIBRATE_MAX_POINTS];
+		int nr = 0;
+		for (int i = start[k]; i < start[k + 1]; i++)
+			if (isfinite(cal->points[i].exchange_ns) && cal->points[i].one_way_ns > 0)
+				ratio[nr++] = cal->points[i].exchange_ns / cal->points[i].one_way_ns;
+		qsort(ratio, (size_t)nr, sizeof *ratio, tc__cal_cmp);
+		g->exchange_ratio = !nr ? NAN : nr % 2 ? ratio[nr / 2]
+		                                       : 0.5 * (ratio[nr / 2 - 1] + ratio[nr / 2]);
+		for (int i = start[k]; i < start[k + 1]; i++) {
+			struct tc_calibration_point *pt = &cal->points[i];
+			double y = pt->one_way_ns > 1e-3 ? pt->one_way_ns : 1e-3;
+			pt->segment = k;
+			pt->seg_residual = (pt->one_way_ns - (g->fit.ts_ns + g->fit.tw_ns_per_byte *
+			                                                      (double)pt->bytes)) / y;
+			if (!isfinite(pt->seg_residual))
+				continue;
+			sw += 1.0 / (y * y);
+			swy += pt->one_way_ns / (y * y);
+			ssr += pt->seg_residual * pt->seg_residual;
+			worst = fmax(worst, fabs(pt->seg_residual));
+			n++;
+		}
+	}
+	/* r2 of the weighted problem over every point, about the weighted mean
+	 * of all of them (as for a single line). */
+	struct tc_calibration_fit *f = &cal->piecewise;
+	f->npoints = n;
+	f->ts_ns = f->tw_ns_per_byte = NAN;
+	f->r2 = f->max_rel_residual = NAN;
+	cal->piecewise_max_bytes = 0;
+	if (n < 2)
+		return;
+	double yb = swy / sw, syy = 0;
+	for (int i = 0; i < cal->npoints; i++) {
+		const struct tc_calibration_point *pt = &cal->points[i];
+		double y = pt->one_way_ns > 1e-3 ? pt->one_way_ns : 1e-3;
+		if (isfinite(pt->seg_residual))
+			syy += (pt->one_way_ns - yb) * (pt->one_way_ns - yb) / (y * y);
+	}
+	f->r2 = syy > 0 ? 1.0 - ssr / syy : (ssr == 0 ? 1.0 : 0.0);
+	f->max_rel_residual = worst;
+	for (int i = 0;
+	     i < cal->npoints && fabs(cal->points[i].seg_residual) <= TC_CALIBRATE_RESIDUAL_OK; i++)
+		cal->piecewise_max_bytes = cal->points[i].bytes;
 }
 
 /* Data cache sizes (L1d, L2, L3) of the CPU: sysconf, else sysfs (cpu0). */
@@ -399,6 +716,39 @@ static int tc__cal_check(const struct tc_calibrate_opts *o)
 	return TC_OK;
 }
 
+/* o_call from the probe's samples: their median minus the prediction of
+ * that allreduce under the segment model (calibrate.h). */
+static int tc__cal_call_cost(struct tc_calibration *out, const struct tc__cal_ctx *c)
+{
+	/* Each call as the benchmarks time one: from the later rank's start to
+	 * the later rank's end. */
+	const int n = c->ncalls;
+	double *v = c->call_t[0][0]; /* reused: rank 0's starts are read first */
+	for (int k = 0; k < n; k++)
+		v[k] = fmax(c->call_t[0][1][k], c->call_t[1][1][k]) -
+		       fmax(c->call_t[0][0][k], c->call_t[1][0][k]);
+	qsort(v, (size_t)n, sizeof *v, tc__cal_cmp);
+	out->call_measured_ns = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+	struct tc_topo *t = NULL;
+	int err = tc_topo_parse("chain:2", &t);
+	if (err)
+		return err;
+	struct tc_call call = {.coll = TC_COLL_ALLREDUCE, .alg = c->call_alg, .bytes = sizeof(double),
+	                       .esize = sizeof(double)};
+	double pred = NAN;
+	struct tc_calibration tmp = *out;
+	tmp.call_ns = 0;
+	err = tc_calibration_predict(&tmp, t, &call, NULL, NULL, &pred);
+	tc_topo_destroy(t);
+	if (err == TC_EINVAL)
+		return TC_OK; /* no finite line: no o_call either */
+	if (err)
+		return err;
+	out->call_predicted_ns = pred;
+	out->call_ns = out->call_measured_ns > pred ? out->call_measured_ns - pred : 0;
+	return TC_OK;
+}
+
 int tc_model_calibrate(const struct tc_calibrate_opts *opts, struct tc_calibration *out)
 {
 	struct tc_calibrate_opts o;
@@ -444,26 +794,47 @@ int tc_model_calibrate(const struct tc_calibrate_opts *opts, struct tc_calibrati
 	struct tc_team *team = NULL;
 	c.buf[0] = malloc(hi);
 	c.buf[1] = malloc(hi);
+	if (!c.emulated) {
+		c.sbuf[0] = malloc(hi);
+		c.sbuf[1] = malloc(hi);
+		c.clock_ns = tc__cal_clock_cost();
+	}
 	c.samples = malloc((size_t)nsizes * (size_t)c.reps * sizeof *c.samples);
 	if (!c.emulated) {
 		c.acc = malloc(hi);
 		c.combine = malloc((size_t)nsizes * (size_t)c.reps * sizeof *c.combine);
+		c.copy = malloc((size_t)nsizes * (size_t)c.reps * sizeof *c.copy);
+		c.ncalls = 2 * c.reps + 1;
+		for (int r = 0; r < 2; r++)
+			for (int e = 0; e < 2; e++) {
+				c.call_t[r][e] = malloc((size_t)c.ncalls * sizeof(double));
+				c.xch_t[r][e] = malloc((size_t)nsizes * (size_t)c.reps * sizeof(double));
+			}
 	}
 	if (c.emulated) { /* two per batch: reps samples and warmup warm-ups per size */
 		c.offs_cap = 2 * (size_t)nsizes * ((size_t)c.reps + (size_t)c.warmup);
 		c.offs = malloc(c.offs_cap * sizeof *c.offs);
 	}
 	if (!c.buf[0] || !c.buf[1] || !c.samples || (c.emulated && !c.offs) ||
-	    (!c.emulated && (!c.acc || !c.combine))) {
+	    (!c.emulated && (!c.acc || !c.combine || !c.copy || !c.sbuf[0] || !c.sbuf[1] || !c.call_t[0][0] || !c.call_t[0][1] ||
+	                     !c.call_t[1][0] || !c.call_t[1][1] || !c.xch_t[0][0] ||
+	                     !c.xch_t[0][1] || !c.xch_t[1][0] || !c.xch_t[1][1]))) {
 		err = TC_ENOMEM;
 		goto done;
 	}
 	/* Touch every page now, not inside the first timed round trip. */
 	memset(c.buf[0], 0x5a, hi);
 	memset(c.buf[1], 0xa5, hi);
+	if (!c.emulated) {
+		memset(c.sbuf[0], 0x5a, hi);
+		memset(c.sbuf[1], 0xa5, hi);
+	}
 	err = tc_team_create(&cfg, &team);
 	if (err)
 		goto done;
+	struct tc_team_info tinfo;
+	tc_team_get_info(team, &tinfo);
+	c.single_copy_min = tinfo.single_copy_min;
 	err = tc_run(team, tc__cal_spmd, &c);
 	if (err)
 		goto done;
@@ -504,9 +875,26 @@ int tc_model_calibrate(const struct tc_calibrate_opts *opts, struct tc_calibrati
 			qsort(cs, (size_t)n, sizeof *cs, tc__cal_cmp);
 			pt->combine_ns = n % 2 ? cs[n / 2] : 0.5 * (cs[n / 2 - 1] + cs[n / 2]);
 		}
+		pt->copy_ns = NAN;
+		if (!c.emulated) {
+			double *cs = c.copy + (size_t)i * (size_t)c.reps;
+			qsort(cs, (size_t)n, sizeof *cs, tc__cal_cmp);
+			pt->copy_ns = n % 2 ? cs[n / 2] : 0.5 * (cs[n / 2 - 1] + cs[n / 2]);
+		}
+		pt->exchange_ns = NAN;
+		if (!c.emulated) {
+			double *xs = c.samples + (size_t)i * (size_t)c.reps; /* reused */
+			for (int r = 0; r < n; r++) {
+				size_t k = (size_t)i * (size_t)c.reps + (size_t)r;
+				xs[r] = fmax(c.xch_t[0][1][k], c.xch_t[1][1][k]) -
+				        fmax(c.xch_t[0][0][k], c.xch_t[1][0][k]);
+			}
+			qsort(xs, (size_t)n, sizeof *xs, tc__cal_cmp);
+			pt->exchange_ns = n % 2 ? xs[n / 2] : 0.5 * (xs[n / 2 - 1] + xs[n / 2]);
+		}
 		pt->cache_level = 0;
 		for (int k = 0; k < 3 && out->cache_bytes[k]; k++)
-			if (2 * sizes[i] <= out->cache_bytes[k]) {
+			if (2 * sizes[i] < out->cache_bytes[k]) {
 				pt->cache_level = k + 1;
 				break;
 			}
@@ -517,6 +905,8 @@ int tc_model_calibrate(const struct tc_calibrate_opts *opts, struct tc_calibrati
 	tc__cal_fit(out, 0, &out->stream);
 	tc__cal_fit(out, 1, &out->single_copy);
 	tc__cal_fit(out, -2, &out->combine);
+	tc__cal_fit(out, -3, &out->copy);
+	out->tcopy_ns_per_byte = out->copy.tw_ns_per_byte;
 	out->tc_ns_per_byte = out->combine.tw_ns_per_byte;
 	const struct tc_calibration_fit *f = o.regime == TC_CALIBRATE_STREAM        ? &out->stream
 	                                     : o.regime == TC_CALIBRATE_SINGLE_COPY ? &out->single_copy
@@ -533,13 +923,115 @@ int tc_model_calibrate(const struct tc_calibrate_opts *opts, struct tc_calibrati
 	out->hockney_max_bytes = 0;
 	for (int i = 0; i < nsizes && fabs(out->points[i].residual) <= TC_CALIBRATE_RESIDUAL_OK; i++)
 		out->hockney_max_bytes = out->points[i].bytes;
+	tc__cal_segments(out);
+	out->call_ns = 0;
+	out->call_measured_ns = out->call_predicted_ns = NAN;
+	if (!c.emulated)
+		err = tc__cal_call_cost(out, &c);
 done:
 	tc_team_destroy(team);
 	free(c.buf[0]);
 	free(c.buf[1]);
+	free(c.sbuf[0]);
+	free(c.sbuf[1]);
 	free(c.samples);
 	free(c.offs);
 	free(c.acc);
 	free(c.combine);
+	free(c.copy);
+	for (int r = 0; r < 2; r++)
+		for (int e = 0; e < 2; e++) {
+			free(c.call_t[r][e]);
+			free(c.xch_t[r][e]);
+		}
 	return err;
+}
+
+int tc_calibration_model(const struct tc_calibration *cal, size_t bytes, struct tc_model *out,
+                         int *segment)
+{
+	if (!cal || !out)
+		return TC_EINVAL;
+	int k = 0;
+	while (k + 1 < cal->nsegments && cal->segments[k + 1].lo_bytes <= bytes)
+		k++;
+	const struct tc_calibration_fit *f =
+	        k < cal->nsegments && isfinite(cal->segments[k].fit.ts_ns) &&
+	                        isfinite(cal->segments[k].fit.tw_ns_per_byte)
+	                ? &cal->segments[k].fit
+	                : &cal->all;
+	if (!isfinite(f->ts_ns) || !isfinite(f->tw_ns_per_byte))
+		return TC_EINVAL;
+	tc_model_default(out);
+	out->ts_ns = f->ts_ns > 0 ? f->ts_ns : 0;
+	out->tw_ns = f->tw_ns_per_byte > 0 ? f->tw_ns_per_byte : 0;
+	/* A negative intercept (a segment of large sizes, steeper than its
+	 * start): t_s 0 and the t_w that keeps the line's time at this size,
+	 * rather than the line raised by |t_s| everywhere. */
+	if (f->ts_ns < 0 && bytes > 0) {
+		double at = f->ts_ns + f->tw_ns_per_byte * (double)bytes;
+		out->tw_ns = at > 0 ? at / (double)bytes : 0;
+	}
+	out->tc_ns = isfinite(cal->tc_ns_per_byte) && cal->tc_ns_per_byte > 0 ? cal->tc_ns_per_byte
+	                                                                       : 0;
+	out->th_ns = 0;
+	if (segment)
+		*segment = k;
+	return tc_model_check(out);
+}
+
+int tc_calibration_predict(const struct tc_calibration *cal, const struct tc_topo *t,
+                           const struct tc_call *call, struct tc_prediction *pr, int *segment,
+                           double *ns)
+{
+	struct tc_prediction p;
+	struct tc_model md;
+	int k = 0, k2 = 0;
+	if (!ns || !call)
+		return TC_EINVAL;
+	int err = tc_calibration_model(cal, call->bytes, &md, &k);
+	if (!err)
+		err = tc_predict_call(t, &md, call, &p);
+	if (err)
+		return err;
+	/* The schedule's mean message may sit in another segment (a block of
+	 * m split in p parts, say): predict again under that one's model, once
+	 * (no iteration), the algorithm picked for the block kept. */
+	if (p.messages > 0 && !tc_calibration_model(cal, (size_t)(p.bytes / (uint64_t)p.messages),
+	                                            &md, &k2) &&
+	    k2 != k) {
+		struct tc_call again = *call;
+		again.alg = p.algorithm;
+		k = k2;
+		if ((err = tc_predict_call(t, &md, &again, &p)) != 0)
+			return err;
+	}
+	*ns = (double)p.modelled_ps / TC_PS_PER_NS + (isfinite(cal->call_ns) ? cal->call_ns : 0);
+	/* The schedule's local copies (a rank's own block), free in the model:
+	 * the most bytes one rank copies, at t_copy. */
+	if (isfinite(cal->tcopy_ns_per_byte) && cal->tcopy_ns_per_byte > 0) {
+		struct tc_call again = *call;
+		struct tc_transfer *tr = NULL;
+		int n = 0, np = tc_topo_nodes(t);
+		again.alg = p.algorithm;
+		uint64_t *mine = calloc((size_t)(np > 0 ? np : 1), sizeof *mine);
+		if (!mine)
+			return TC_ENOMEM;
+		err = tc_schedule_call(t, &md, &again, &tr, &n);
+		uint64_t most = 0;
+		for (int i = 0; !err && i < n; i++)
+			if (tr[i].src == tr[i].dst && !tr[i].combine && tr[i].src >= 0 && tr[i].src < np &&
+			    (mine[tr[i].src] += tr[i].bytes) > most)
+				most = mine[tr[i].src];
+		tc_schedule_free(tr);
+		free(mine);
+		if (err)
+			return err;
+		*ns += (double)most * cal->tcopy_ns_per_byte;
+	}
+	if (pr)
+		*pr = p;
+	if (segment)
+		*segment = k;
+	return TC_OK;
 }

@@ -1,0 +1,278 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tests/test_calibrate.c - the calibrated model (include/topocoll/calibrate.h,
+ * session 8): the segments of the piecewise fit, o_call, and the calibrated
+ * prediction of a call.
+ *
+ * The prediction path is checked on a calibration written by hand (no
+ * measurement, so exact): tc_calibration_model() picks the segment holding a
+ * size, tc_calibration_predict() equals tc_predict_call() under that
+ * segment's model plus o_call, to the picosecond.  The measured parts are
+ * checked on an emulated calibration (a known model, nearly exact times) and
+ * on a short native one for their shape only (noise decides the values).
+ * No timed assertions.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "harness.h"
+#include "topocoll.h"
+#include "topocoll/calibrate.h"
+
+/* A calibration of three segments, as tc_model_calibrate would leave it:
+ * 8..512 B streamed (100 ns + 0.2 ns/B), 1..16 KiB single copy (150 ns +
+ * 0.1 ns/B), 32 KiB..1 MiB (a negative fitted t_s, -500 ns, + 0.12 ns/B);
+ * t_c 0.04 ns/B, o_call 50 ns. */
+static void hand_made(struct tc_calibration *c)
+{
+	memset(c, 0, sizeof *c);
+	c->all = (struct tc_calibration_fit){.npoints = 18, .ts_ns = 120, .tw_ns_per_byte = 0.1,
+	                                     .r2 = 0.9, .max_rel_residual = 0.4};
+	c->ts_ns = 120;
+	c->tw_ns_per_byte = 0.1;
+	c->tc_ns_per_byte = 0.04;
+	c->call_ns = 50;
+	c->nsegments = 3;
+	c->segments[0] = (struct tc_calibration_segment){
+	        .lo_bytes = 8, .hi_bytes = 512, .first = 0, .npoints = 7, .single_copy = 0,
+	        .cache_level = 1,
+	        .fit = {.npoints = 7, .ts_ns = 100, .tw_ns_per_byte = 0.2, .r2 = 1, .max_rel_residual = 0}};
+	c->segments[1] = (struct tc_calibration_segment){
+	        .lo_bytes = 1024, .hi_bytes = 16384, .first = 7, .npoints = 5, .single_copy = 1,
+	        .cache_level = 1,
+	        .fit = {.npoints = 5, .ts_ns = 150, .tw_ns_per_byte = 0.1, .r2 = 1, .max_rel_residual = 0}};
+	c->segments[2] = (struct tc_calibration_segment){
+	        .lo_bytes = 32768, .hi_bytes = 1 << 20, .first = 12, .npoints = 6, .single_copy = 1,
+	        .cache_level = 2,
+	        .fit = {.npoints = 6, .ts_ns = -500, .tw_ns_per_byte = 0.12, .r2 = 1,
+	                .max_rel_residual = 0}};
+}
+
+Test(calibrate, model_of_a_size, .timeout = 10)
+{
+	struct tc_calibration c;
+	struct tc_model md;
+	int seg = -1;
+	hand_made(&c);
+	static const struct {
+		size_t bytes;
+		int seg;
+	} want[] = {{0, 0}, {8, 0}, {512, 0}, {1000, 0}, {1024, 1}, {16384, 1}, {20000, 1},
+	            {32768, 2}, {(size_t)1 << 30, 2}};
+	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+		cr_assert_eq(tc_calibration_model(&c, want[i].bytes, &md, &seg), 0);
+		cr_assert_eq(seg, want[i].seg, "%zu B: segment %d", want[i].bytes, seg);
+		const struct tc_calibration_fit *f = &c.segments[seg].fit;
+		cr_assert_eq(md.ts_ns, f->ts_ns > 0 ? f->ts_ns : 0.0);
+		if (f->ts_ns >= 0 || want[i].bytes == 0)
+			cr_assert_eq(md.tw_ns, f->tw_ns_per_byte);
+		else /* the line's time at this size, with t_s 0 */
+			cr_assert_lt(fabs(md.tw_ns * (double)want[i].bytes -
+			                  (f->ts_ns + f->tw_ns_per_byte * (double)want[i].bytes)),
+			             1e-6);
+		cr_assert_eq(md.tc_ns, 0.04);
+		cr_assert_eq(md.th_ns, 0.0);
+		cr_assert_eq(tc_model_check(&md), 0);
+	}
+	/* A segment without a line falls back to the line of all points. */
+	c.segments[1].fit.ts_ns = NAN;
+	cr_assert_eq(tc_calibration_model(&c, 2048, &md, NULL), 0);
+	cr_assert_eq(md.ts_ns, 120.0);
+	cr_assert_eq(md.tw_ns, 0.1);
+	/* No line at all, or NULL: TC_EINVAL. */
+	c.all.ts_ns = NAN;
+	cr_assert_eq(tc_calibration_model(&c, 2048, &md, NULL), TC_EINVAL);
+	cr_assert_eq(tc_calibration_model(NULL, 8, &md, NULL), TC_EINVAL);
+	hand_made(&c);
+	cr_assert_eq(tc_calibration_model(&c, 8, NULL, NULL), TC_EINVAL);
+	/* t_c not fitted (emulated): 0. */
+	c.tc_ns_per_byte = NAN;
+	cr_assert_eq(tc_calibration_model(&c, 8, &md, NULL), 0);
+	cr_assert_eq(md.tc_ns, 0.0);
+}
+
+/* The calibrated prediction on a small case: chain:2 and ring:5, the
+ * segment's model plus o_call, exactly. */
+Test(calibrate, calibrated_prediction, .timeout = 30)
+{
+	struct tc_calibration c;
+	hand_made(&c);
+	static const char *const topos[] = {"chain:2", "ring:5"};
+	static const enum tc_coll colls[] = {TC_COLL_BCAST, TC_COLL_ALLREDUCE, TC_COLL_ALLGATHER};
+	static const size_t sizes[] = {8, 1024, 65536};
+	for (int ti = 0; ti < 2; ti++) {
+		struct tc_topo *t = NULL;
+		cr_assert_eq(tc_topo_parse(topos[ti], &t), 0);
+		for (int ci = 0; ci < 3; ci++)
+			for (int si = 0; si < 3; si++) {
+				struct tc_call call = {.coll = colls[ci], .bytes = sizes[si], .esize = 8};
+				struct tc_prediction pr, ref;
+				double ns = -1;
+				int seg = -1;
+				cr_assert_eq(tc_calibration_predict(&c, t, &call, &pr, &seg, &ns), 0);
+				/* The segment is that of the schedule's mean message
+				 * under the block's segment's model. */
+				struct tc_model md;
+				struct tc_prediction first;
+				int seg2 = -1;
+				cr_assert_eq(tc_calibration_model(&c, sizes[si], &md, NULL), 0);
+				cr_assert_eq(tc_predict_call(t, &md, &call, &first), 0);
+				cr_assert_eq(tc_calibration_model(&c,
+				                                  first.messages > 0
+				                                          ? (size_t)(first.bytes /
+				                                                     (uint64_t)first.messages)
+				                                          : sizes[si],
+				                                  &md, &seg2),
+				             0);
+				cr_assert_eq(seg, seg2, "%s %s %zu B: segment %d, not %d", topos[ti],
+				             tc_coll_name(colls[ci]), sizes[si], seg, seg2);
+				cr_assert_str_eq(pr.algorithm, first.algorithm);
+				if (!strcmp(topos[ti], "chain:2")) /* messages of m bytes */
+					cr_assert_eq(seg, sizes[si] < 1024 ? 0 : sizes[si] < 32768 ? 1 : 2);
+				call.alg = pr.algorithm;
+				cr_assert_eq(tc_predict_call(t, &md, &call, &ref), 0);
+				cr_assert_eq(ref.modelled_ps, pr.modelled_ps);
+				cr_assert_eq(ns, (double)ref.modelled_ps / TC_PS_PER_NS + 50.0,
+				             "%s %s %zu B: %.3f ns", topos[ti], tc_coll_name(colls[ci]),
+				             sizes[si], ns);
+				cr_assert_gt(pr.modelled_ps, 0);
+			}
+		/* t_copy: the most bytes one rank copies locally (allgather:
+		 * its own block, m), at t_copy. */
+		c.tcopy_ns_per_byte = 0.01;
+		{
+			struct tc_call ag = {.coll = TC_COLL_ALLGATHER, .bytes = 4096, .esize = 8};
+			struct tc_prediction pr;
+			double ns = 0;
+			cr_assert_eq(tc_calibration_predict(&c, t, &ag, &pr, NULL, &ns), 0);
+			struct tc_transfer *tr = NULL;
+			int n = 0;
+			struct tc_model md;
+			int seg = -1;
+			cr_assert_eq(tc_calibration_model(&c, 4096, &md, &seg), 0);
+			ag.alg = pr.algorithm;
+			cr_assert_eq(tc_schedule_call(t, &md, &ag, &tr, &n), 0);
+			uint64_t own[8] = {0}, most = 0;
+			for (int i = 0; i < n; i++)
+				if (tr[i].src == tr[i].dst && !tr[i].combine && (own[tr[i].src] += tr[i].bytes) > most)
+					most = own[tr[i].src];
+			tc_schedule_free(tr);
+			cr_assert_geq(most, (uint64_t)4096, "%s: a rank copies its own block", topos[ti]);
+			cr_assert_lt(fabs(ns - ((double)pr.modelled_ps / TC_PS_PER_NS + 50.0 +
+			                        0.01 * (double)most)),
+			             1e-6, "%.3f ns", ns);
+		}
+		c.tcopy_ns_per_byte = 0;
+		/* o_call 0 (emulated) adds nothing; NULL arguments. */
+		c.call_ns = 0;
+		struct tc_call call = {.coll = TC_COLL_BCAST, .bytes = 8, .esize = 8};
+		struct tc_prediction pr;
+		double ns = 0;
+		cr_assert_eq(tc_calibration_predict(&c, t, &call, &pr, NULL, &ns), 0);
+		cr_assert_eq(ns, (double)pr.modelled_ps / TC_PS_PER_NS);
+		cr_assert_eq(tc_calibration_predict(&c, t, &call, NULL, NULL, NULL), TC_EINVAL);
+		cr_assert_eq(tc_calibration_predict(&c, t, NULL, NULL, NULL, &ns), TC_EINVAL);
+		cr_assert_eq(tc_calibration_predict(NULL, t, &call, NULL, NULL, &ns), TC_EINVAL);
+		c.call_ns = 50;
+		tc_topo_destroy(t);
+	}
+}
+
+/* The segments partition the points in order, each of at least
+ * TC_CALIBRATE_SEGMENT_MIN points (unless there is one segment), with one
+ * path and cache level unless merged; each point's seg_residual is against
+ * its segment's line; piecewise counts every point. */
+static void check_segments(const struct tc_calibration *c)
+{
+	cr_assert_geq(c->nsegments, 1);
+	cr_assert_leq(c->nsegments, TC_CALIBRATE_MAX_SEGMENTS);
+	int next = 0;
+	for (int k = 0; k < c->nsegments; k++) {
+		const struct tc_calibration_segment *g = &c->segments[k];
+		cr_assert_eq(g->first, next);
+		cr_assert(c->nsegments == 1 || g->npoints >= TC_CALIBRATE_SEGMENT_MIN,
+		          "segment %d: %d points", k, g->npoints);
+		cr_assert_eq(g->lo_bytes, c->points[g->first].bytes);
+		cr_assert_eq(g->hi_bytes, c->points[g->first + g->npoints - 1].bytes);
+		cr_assert_eq(g->fit.npoints, g->npoints);
+		for (int i = g->first; i < g->first + g->npoints; i++) {
+			const struct tc_calibration_point *q = &c->points[i];
+			cr_assert_eq(q->segment, k);
+			if (g->single_copy >= 0)
+				cr_assert_eq(q->single_copy, g->single_copy);
+			if (g->cache_level >= 0)
+				cr_assert_eq(q->cache_level, g->cache_level);
+			double f = g->fit.ts_ns + g->fit.tw_ns_per_byte * (double)q->bytes;
+			cr_assert_lt(fabs(q->seg_residual - (q->one_way_ns - f) / q->one_way_ns), 1e-9);
+			cr_assert_leq(fabs(q->seg_residual), c->piecewise.max_rel_residual + 1e-12);
+		}
+		next += g->npoints;
+	}
+	cr_assert_eq(next, c->npoints);
+	cr_assert_eq(c->piecewise.npoints, c->npoints);
+	cr_assert(isnan(c->piecewise.ts_ns) && isnan(c->piecewise.tw_ns_per_byte));
+	cr_assert(c->piecewise.r2 <= 1.0);
+}
+
+/* Emulated against a known model: every segment's line is that model, so the
+ * piecewise fit is near exact; o_call is 0 (nothing charged per call). */
+Test(calibrate, emulated_segments, .timeout = 120)
+{
+	struct tc_calibrate_opts o;
+	memset(&o, 0, sizeof o);
+	o.mode = TC_MODE_EMULATED;
+	tc_model_default(&o.model);
+	o.model.ts_ns = 100000.0;
+	o.model.tw_ns = 20.0;
+	o.min_bytes = 256;
+	o.max_bytes = 16 << 10;
+	struct tc_calibration c;
+	int err = tc_model_calibrate(&o, &c);
+	cr_assert_eq(err, 0, "%s", tc_strerror(err));
+	cr_assert_eq(c.npoints, 7); /* 256 B .. 16 KiB */
+	check_segments(&c);
+	cr_assert_gt(c.piecewise.r2, 0.9, "piecewise R^2 %.4f", c.piecewise.r2);
+	cr_assert_eq(c.call_ns, 0.0);
+	cr_assert(isnan(c.call_measured_ns) && isnan(c.call_predicted_ns));
+	cr_assert(isnan(c.points[0].exchange_ns) && isnan(c.segments[0].exchange_ratio));
+	cr_assert(isnan(c.points[0].copy_ns) && c.copy.npoints == 0);
+	/* The calibrated model of a size is near the emulated one. */
+	struct tc_model md;
+	cr_assert_eq(tc_calibration_model(&c, 4096, &md, NULL), 0);
+	cr_assert_lt(fabs(md.tw_ns - 20.0), 0.1 * 20.0, "t_w %.3f", md.tw_ns);
+}
+
+/* Natively (values are noise; the shape is not): segments by path, the
+ * default range 8 B .. 4 MiB, o_call measured and non-negative. */
+Test(calibrate, native_segments_and_call_cost, .timeout = 120)
+{
+	struct tc_calibrate_opts o;
+	memset(&o, 0, sizeof o);
+	o.min_bytes = 64;
+	o.max_bytes = 64 << 10;
+	o.reps = 3;
+	struct tc_calibration c;
+	int err = tc_model_calibrate(&o, &c);
+	cr_assert_eq(err, 0, "%s", tc_strerror(err));
+	cr_assert_eq(c.npoints, 11);
+	check_segments(&c);
+	/* 64..512 B streamed (4 points), 1 KiB and up single copy: the first
+	 * segment is the streamed one. */
+	cr_assert_eq(c.segments[0].single_copy, 0);
+	cr_assert_eq(c.segments[0].lo_bytes, (size_t)64);
+	for (int i = 0; i < c.npoints; i++)
+		cr_assert(isfinite(c.points[i].exchange_ns) && c.points[i].exchange_ns > 0);
+	for (int k = 0; k < c.nsegments; k++)
+		cr_assert(isfinite(c.segments[k].exchange_ratio) && c.segments[k].exchange_ratio > 0);
+	cr_assert(isfinite(c.call_measured_ns) && c.call_measured_ns > 0);
+	cr_assert_leq(c.copy.npoints, c.npoints);
+	cr_assert(c.copy.npoints < 2 || isfinite(c.tcopy_ns_per_byte));
+	for (int i = 0; i < c.npoints; i++)
+		cr_assert(isfinite(c.points[i].copy_ns) && c.points[i].copy_ns >= 0);
+	cr_assert(isfinite(c.call_predicted_ns) && c.call_predicted_ns > 0);
+	cr_assert(c.call_ns >= 0 && isfinite(c.call_ns));
+	cr_assert_eq(c.call_ns, c.call_measured_ns > c.call_predicted_ns
+	                                ? c.call_measured_ns - c.call_predicted_ns
+	                                : 0.0);
+}
