@@ -48,9 +48,15 @@
  * Timers: each CPU keeps a binary heap of tasks by absolute deadline
  * (CLOCK_MONOTONIC ns): tasks sleeping until a time (emulated mode,
  * tc__task_sleep_until) and blocks with a timeout.  Expired timers are made
- * ready in deadline order whenever the CPU picks a task; a CPU with nothing
- * ready sleeps once, until the earliest deadline or a remote wake-up
- * (FUTEX_WAIT_BITSET with an absolute time).
+ * ready in deadline order whenever the CPU picks a task, ahead of tasks
+ * made ready otherwise (a deadline's tasks run before any later work); a
+ * CPU with nothing ready sleeps once, until the earliest deadline or a
+ * remote wake-up (FUTEX_WAIT_BITSET with an absolute time).  A precise
+ * timer (tc__task_sleep_until: emulated time) is not left to the futex's
+ * timeout, which wakes 12-17 us late here (median 16 us; 2 vCPUs under
+ * KVM, timer slack 1 ns), and milliseconds late on a loaded machine: the CPU sleeps
+ * until a margin before it, then polls its remote list until the deadline.
+ * The margin follows the futex's lateness (see tc__cpu_idle in sched.c).
  *
  * Thread-safety: tc__task_wake from any thread; tc__task_block, _yield and
  * _sleep_until only by the running task itself; create, run and destroy by
@@ -80,6 +86,7 @@ struct tc__task {
 	int heap_idx;                 /* in the timer heap; -1: not */
 	_Atomic int32_t *word;        /* timed block: CAS asleep -> awake on expiry */
 	int32_t asleep, awake;
+	int precise;                  /* the timer is tc__task_sleep_until's */
 };
 
 struct tc__sched;
