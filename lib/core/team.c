@@ -888,13 +888,12 @@ tc_time_t tc_clock(const struct tc_proc *proc)
  * sleeps of 100 us; milliseconds when the machine is loaded: issue 15
  * item 3, 2 vCPUs under KVM, timer slack 1 ns): it sleeps until a margin
  * before it and polls the clock for the rest.  The margin follows the
- * thread's own overshoot: twice its running average (1/8 weight) plus 5 us,
- * within [10 us, 200 us]; an overshoot past the deadline doubles it.
- * Thread-local: each rank thread measures its own sleeps.  (Ranks that
- * share CPUs sleep in the kernel to the deadline: polling would take the
- * CPU from the ranks that have work; fibres have their CPU's timer queue,
- * lib/fibre/sched.h, which does the same per CPU.) */
-static _Thread_local uint64_t tc__early_ns = 50000, tc__over_avg = 12500;
+ * thread's own lateness (tc__early_next, lib/fibre/sched.h), thread-local:
+ * each rank thread measures its own sleeps.  (Ranks that share CPUs sleep
+ * in the kernel to the deadline: polling would take the CPU from the ranks
+ * that have work; fibres have their CPU's timer queue, lib/fibre/sched.h,
+ * which does the same per CPU.) */
+static _Thread_local uint64_t tc__early_ns = 15000, tc__late_avg = 15000;
 
 static void tc__sleep_precise(struct tc_team *t, uint64_t when)
 {
@@ -906,12 +905,7 @@ static void tc__sleep_precise(struct tc_team *t, uint64_t when)
 		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
 			;
 		now = tc__now_ns();
-		uint64_t over = now > wake ? now - wake : 0;
-		if (over > 200000u)
-			over = 200000u;
-		tc__over_avg = (7 * tc__over_avg + over) / 8;
-		uint64_t e = now > when ? 2 * tc__early_ns : 2 * tc__over_avg + 5000;
-		tc__early_ns = e < 10000u ? 10000u : e > 200000u ? 200000u : e;
+		tc__early_ns = tc__early_next(&tc__late_avg, tc__early_ns, now > wake ? now - wake : 0);
 	}
 	for (unsigned k = 1; now < when; k++) {
 		tc__cpu_relax();

@@ -41,7 +41,7 @@ struct tc__fcpu {
 	int nlive;                          /* tasks not finished */
 	int id;                             /* CPU number, -1: unpinned */
 	uint64_t early_ns;                  /* margin before a precise timer */
-	uint64_t late_avg;                  /* the futex timeout's lateness, smoothed */
+	uint64_t late_avg;                  /* tc__early_next's state */
 	pthread_t thread;
 	struct tc__sched *s;
 	/* Written by other threads. */
@@ -65,9 +65,7 @@ static _Thread_local struct tc__fcpu *tc__cpu_self;
  * and the start of the margin before a precise timer. */
 enum {
 	TC__IDLE_SPIN_NS = 20000,
-	TC__EARLY_MIN_NS = 10000,
-	TC__EARLY_MAX_NS = 200000,
-	TC__EARLY_START_NS = 50000,
+	TC__EARLY_START_NS = 15000,
 };
 
 static uint64_t tc__mono_ns(void)
@@ -350,15 +348,7 @@ static void tc__cpu_idle(struct tc__fcpu *c)
 		                  NULL, FUTEX_BITSET_MATCH_ANY);
 		if (precise && rc == -1 && errno == ETIMEDOUT) {
 			now = tc__mono_ns();
-			uint64_t late = now > wake ? now - wake : 0;
-			if (late > TC__EARLY_MAX_NS)
-				late = TC__EARLY_MAX_NS;
-			c->late_avg = (7 * c->late_avg + late) / 8;
-			uint64_t e = 2 * c->late_avg + 5000;
-			if (now > deadline)
-				e = 2 * c->early_ns;
-			c->early_ns = e < TC__EARLY_MIN_NS ? TC__EARLY_MIN_NS
-			              : e > TC__EARLY_MAX_NS ? TC__EARLY_MAX_NS : e;
+			c->early_ns = tc__early_next(&c->late_avg, c->early_ns, now > wake ? now - wake : 0);
 		}
 	}
 	atomic_store_explicit(&c->idle, 0, memory_order_relaxed);
@@ -496,10 +486,8 @@ int tc__sched_start(struct tc__sched *s, void (*on_start)(void *), void *arg)
 		c->nheap = 0;
 		c->nlive = 0;
 		c->current = c->last = NULL;
-		if (!c->early_ns) {
-			c->early_ns = TC__EARLY_START_NS;
-			c->late_avg = TC__EARLY_START_NS / 4;
-		}
+		if (!c->early_ns)
+			c->late_avg = c->early_ns = TC__EARLY_START_NS;
 		atomic_store_explicit(&c->remote, NULL, memory_order_relaxed);
 		atomic_store_explicit(&c->idle, 0, memory_order_relaxed);
 	}
