@@ -37,6 +37,25 @@
 #define TC__SWITCH_NS 3000u
 
 /*
+ * The same wait on a fibre team (team->exec resolved to TC_EXEC_FIBRES,
+ * lib/fibre/sched.h): a rank that waits parks and its CPU switches to its
+ * next ready rank in user space (13 ns), and the message that wakes it makes
+ * it ready with a store (same CPU) or a push on a lock-free list (another
+ * CPU).  Measured (./tools/bench fibres --coll --waits, p = 8 and 16 on 2
+ * CPUs, busy machine): a linear barrier costs 270-320 ns per rank and level
+ * of waits, a token passed round a ring 230-290 ns per hop, each of which
+ * includes a message, priced at TC__MACHINE_TS_NS (200 ns) in the work term
+ * of AUTO's score already; the wait itself, the rest, is about a tenth of
+ * a microsecond.  Priced like the kernel switch, per rank of a CPU and
+ * level, but some 25 times cheaper: a schedule of many levels (a binomial
+ * tree's 2 log2 p) then beats one that moves p log2 p messages (recursive
+ * doubling) where the topology has no flat schedule (hypercube:6, allreduce
+ * of 8 bytes: reduce_bcast), and the flat one still wins where it has
+ * (complete:64: linear).
+ */
+#define TC__FIBRE_WAIT_NS 100u
+
+/*
  * What one level of waiting costs the team's wall clock, in ns, as seen by
  * an algorithm's choice (TC_ALG_AUTO).  A level is a step of a schedule's
  * longest chain of dependent waits: a round, or one hop of a routed transfer
@@ -45,7 +64,8 @@
  * emulated mode (the model's delays are the point) and under TC_WAIT_SPIN.
  * Otherwise ranks outnumber CPUs and a rank that waits gives its CPU away:
  * each level then costs every CPU about one pass over its ranks, each of
- * them switched in and out once, ceil(p / cpus) * TC__SWITCH_NS.  So a
+ * them switched in and out once, ceil(p / cpus) * TC__SWITCH_NS (kernel
+ * threads) or ceil(p / cpus) * TC__FIBRE_WAIT_NS (fibres).  So a
  * schedule of many levels (dissemination: ceil(log2 p)) loses to a flatter
  * one with more, serialised messages (linear: 2 levels).  AUTO adds this to
  * the schedule's price at the machine's rates (tc__machine_score, lib/coll/
