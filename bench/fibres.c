@@ -30,9 +30,10 @@
  *           figure AUTO's price of one level is made of (lib/coll/machine.h);
  *   then barrier and allreduce of 8 bytes (one double, sum) on complete:p
  *   and hypercube:log2 p with AUTO and with every algorithm the registry
- *   names (tc_alg_name) that applies: wall time per call, the median over
- *   --reps runs (default 5) of chunks of calls, the best named one and
- *   AUTO's choice beside it.
+ *   names (tc_alg_name) that applies: wall time per call, the smallest over
+ *   --reps runs (default 5) of a run's median chunk of calls (the largest
+ *   beside it: a shared machine's spread), the best named one and AUTO's
+ *   choice beside it.
  *   --waits: token and pass only.
  * Usage: fibres [--quick] | fibres --coll [--p LIST] [--reps N] [--waits]
  */
@@ -263,9 +264,10 @@ static int coll_fn(struct tc_proc *proc, void *arg)
 	return err;
 }
 
-/* ns per call (token: per hop) of job j on a fibre team of spec: the median
- * of reps runs' median chunk; < 0: the error (e.g. TC_ENOTSUP). */
-static double coll_time(const char *spec, struct cjob *j, int reps)
+/* ns per call (token: per hop) of job j on a fibre team of spec: the
+ * smallest over reps runs of a run's median chunk (*hi: the largest); < 0:
+ * the error (e.g. TC_ENOTSUP). */
+static double coll_time(const char *spec, struct cjob *j, int reps, double *hi)
 {
 	struct tc_team_config cfg;
 	tc_team_config_default(&cfg);
@@ -277,18 +279,21 @@ static double coll_time(const char *spec, struct cjob *j, int reps)
 	if (err)
 		return err > 0 ? -err : err;
 	int p = tc_team_size(team);
-	double v[64];
-	if (reps > 64)
-		reps = 64;
+	double lo = 0, top = 0;
 	for (int r = 0; r < reps && !err; r++) {
 		err = tc_run(team, coll_fn, j);
 		double per = median_of(j->t, CHUNKS) / (double)j->calls;
-		v[r] = j->kind == 0 ? per / p : per;
+		if (j->kind == 0)
+			per /= p;
+		lo = r == 0 || per < lo ? per : lo;
+		top = per > top ? per : top;
 	}
 	tc_team_destroy(team);
 	if (err)
 		return err > 0 ? -err : err;
-	return median_of(v, reps);
+	if (hi)
+		*hi = top;
+	return lo;
 }
 
 static int coll_main(const int *ps, int nps, int reps, int waits_only)
@@ -297,8 +302,8 @@ static int coll_main(const int *ps, int nps, int reps, int waits_only)
 	cpu_set_t all;
 	if (sched_getaffinity(0, sizeof all, &all) == 0)
 		cpus = CPU_COUNT(&all);
-	printf("# fibre teams (TC_EXEC_FIBRES) on %ld CPUs; median of %d runs of the median of %d "
-	       "chunks\n",
+	printf("# fibre teams (TC_EXEC_FIBRES) on %ld CPUs; the smallest (max beside it) over %d "
+	       "runs of a run's median of %d chunks\n",
 	       cpus, reps, CHUNKS);
 	printf("%-4s %-14s %-10s %-16s %12s  %s\n", "p", "topology", "case", "algorithm",
 	       "ns_per_call", "note");
@@ -317,9 +322,9 @@ static int coll_main(const int *ps, int nps, int reps, int waits_only)
 			snprintf(specs[nspecs++], 32, "hypercube:%d", d);
 		long per_cpu = (p + cpus - 1) / cpus;
 		struct cjob tj = {.kind = 0, .calls = 200};
-		double hop = coll_time(ring, &tj, reps);
+		double hop = coll_time(ring, &tj, reps, NULL);
 		struct cjob lj = {.kind = 1, .alg = "linear", .calls = 400};
-		double lin = coll_time(specs[0], &lj, reps);
+		double lin = coll_time(specs[0], &lj, reps, NULL);
 		double pass = lin / (2.0 * (double)per_cpu);
 		printf("%-4d %-14s %-10s %-16s %12.1f  one hop: a wait and an 8-byte message\n", p, ring,
 		       "token", "-", hop);
@@ -335,26 +340,27 @@ static int coll_main(const int *ps, int nps, int reps, int waits_only)
 				enum tc_coll coll = kind == 1 ? TC_COLL_BARRIER : TC_COLL_ALLREDUCE;
 				const char *cname = kind == 1 ? "barrier" : "allreduce:8";
 				struct cjob aj = {.kind = kind, .calls = p >= 64 ? 400 : 1000};
-				double at = coll_time(specs[s], &aj, reps);
+				double ahi = 0, at = coll_time(specs[s], &aj, reps, &ahi);
 				double best = -1;
 				const char *best_name = "-";
 				for (int i = 0; tc_alg_name(coll, i); i++) {
 					struct cjob nj = {.kind = kind, .alg = tc_alg_name(coll, i), .calls = aj.calls};
-					double t = coll_time(specs[s], &nj, reps);
+					double thi = 0, t = coll_time(specs[s], &nj, reps, &thi);
 					if (t < 0) {
 						printf("%-4d %-14s %-10s %-16s %12s  (%s)\n", p, specs[s], cname,
 						       nj.alg, "-", tc_err_name((int)-t));
 						continue;
 					}
-					printf("%-4d %-14s %-10s %-16s %12.1f\n", p, specs[s], cname, nj.alg, t);
+					printf("%-4d %-14s %-10s %-16s %12.1f  (max %.1f)\n", p, specs[s], cname, nj.alg,
+					       t, thi);
 					if (best < 0 || t < best) {
 						best = t;
 						best_name = nj.alg;
 					}
 				}
-				printf("%-4d %-14s %-10s %-16s %12.1f  AUTO chose %s; best named %s (%.1f): "
-				       "AUTO/best %.2f\n",
-				       p, specs[s], cname, "auto", at, aj.chosen, best_name, best,
+				printf("%-4d %-14s %-10s %-16s %12.1f  (max %.1f) AUTO chose %s; best named %s "
+				       "(%.1f): AUTO/best %.2f\n",
+				       p, specs[s], cname, "auto", at, ahi, aj.chosen, best_name, best,
 				       best > 0 ? at / best : 0.0);
 				fflush(stdout);
 				if (jl < sizeof json - 256)

@@ -440,7 +440,7 @@ static void auto_choice(enum tc_exec exec, uint64_t *level_ns, int *cpus)
  * of 8 bytes is recursive doubling on threads (6 levels of waits, each a
  * pass of kernel switches over the CPU's 32 ranks) and the binomial
  * reduce + broadcast on fibres (126 messages against 384, 12 cheap levels:
- * 2.4-4.7x faster there, ./tools/bench fibres --coll).  The process is
+ * 19.5 us against 59 there, ./tools/bench fibres --coll).  The process is
  * held to two of its CPUs meanwhile, so that the prices are those of the
  * machine the choice was measured on. */
 Test(fibre_ranks, auto_prices_fibre_waits, .timeout = 60)

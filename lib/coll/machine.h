@@ -41,19 +41,22 @@
  * lib/fibre/sched.h): a rank that waits parks and its CPU switches to its
  * next ready rank in user space (13 ns), and the message that wakes it makes
  * it ready with a store (same CPU) or a push on a lock-free list (another
- * CPU).  Measured (./tools/bench fibres --coll --waits, p = 8 and 16 on 2
- * CPUs, busy machine): a linear barrier costs 270-320 ns per rank and level
- * of waits, a token passed round a ring 230-290 ns per hop, each of which
- * includes a message, priced at TC__MACHINE_TS_NS (200 ns) in the work term
- * of AUTO's score already; the wait itself, the rest, is about a tenth of
- * a microsecond.  Priced like the kernel switch, per rank of a CPU and
- * level, but some 25 times cheaper: a schedule of many levels (a binomial
- * tree's 2 log2 p) then beats one that moves p log2 p messages (recursive
- * doubling) where the topology has no flat schedule (hypercube:6, allreduce
- * of 8 bytes: reduce_bcast), and the flat one still wins where it has
- * (complete:64: linear).
+ * CPU).  Measured (./tools/bench fibres --coll, 2 CPUs, load 1.2-1.5): a
+ * token passed round ring:p costs 216-240 ns a hop at p = 8, 16, 64, a
+ * linear barrier 284-290 ns per rank and level at p = 8, 16; each includes
+ * a message, which AUTO's score prices at TC__MACHINE_TS_NS (200 ns) in its
+ * work term already: the wait itself is the rest, about 80 ns.  Priced as
+ * the kernel switch is, per rank of a CPU and level, 37 times cheaper.
+ * With it AUTO picks the measured best named algorithm, or one within 7%,
+ * for barrier and allreduce of 8 bytes on complete:p and hypercube at p = 8,
+ * 16, 64 on fibres, but for complete:8's barrier (dissemination, 1.2x
+ * recursive doubling's time: both 3 levels of 8 messages, but
+ * dissemination's cross the two CPUs' blocks of ranks 14 times against 8,
+ * which this price does not see).  At 100 ns: hypercube on complete:8 and
+ * hypercube:3 (1.1-1.2x reduce_bcast); at 3 us (the kernel switch):
+ * hypercube on hypercube:6, 3x reduce_bcast's 19.5 us.
  */
-#define TC__FIBRE_WAIT_NS 100u
+#define TC__FIBRE_WAIT_NS 80u
 
 /*
  * What one level of waiting costs the team's wall clock, in ns, as seen by
