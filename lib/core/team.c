@@ -888,16 +888,15 @@ tc_time_t tc_clock(const struct tc_proc *proc)
  * sleeps of 100 us; milliseconds when the machine is loaded: issue 15
  * item 3, 2 vCPUs under KVM, timer slack 1 ns): it sleeps until a margin
  * before it and polls the clock for the rest.  The margin follows the
- * thread's own lateness (tc__early_next, lib/fibre/sched.h), thread-local:
- * each rank thread measures its own sleeps.  (Ranks that share CPUs sleep
+ * lateness of the process's precise sleeps (tc__early_margin,
+ * lib/fibre/sched.h).  (Ranks that share CPUs sleep
  * in the kernel to the deadline: polling would take the CPU from the ranks
  * that have work; fibres have their CPU's timer queue, lib/fibre/sched.h,
  * which does the same per CPU.) */
-static _Thread_local uint64_t tc__early_ns = 15000, tc__late_avg = 15000;
-
 static void tc__sleep_precise(struct tc_team *t, uint64_t when)
 {
-	uint64_t wake = when > tc__early_ns ? when - tc__early_ns : 0;
+	uint64_t margin = tc__early_margin();
+	uint64_t wake = when > margin ? when - margin : 0;
 	uint64_t now = tc__now_ns();
 	if (wake > now) {
 		struct timespec ts = {.tv_sec = (time_t)(wake / 1000000000u),
@@ -905,7 +904,7 @@ static void tc__sleep_precise(struct tc_team *t, uint64_t when)
 		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
 			;
 		now = tc__now_ns();
-		tc__early_ns = tc__early_next(&tc__late_avg, tc__early_ns, now > wake ? now - wake : 0);
+		tc__early_learn(now > wake ? now - wake : 0);
 	}
 	for (unsigned k = 1; now < when; k++) {
 		tc__cpu_relax();

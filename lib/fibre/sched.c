@@ -40,8 +40,6 @@ struct tc__fcpu {
 	int nheap;
 	int nlive;                          /* tasks not finished */
 	int id;                             /* CPU number, -1: unpinned */
-	uint64_t early_ns;                  /* margin before a precise timer */
-	uint64_t late_avg;                  /* tc__early_next's state */
 	pthread_t thread;
 	struct tc__sched *s;
 	/* Written by other threads. */
@@ -61,11 +59,10 @@ struct tc__sched {
 
 static _Thread_local struct tc__fcpu *tc__cpu_self;
 
-/* See tc__cpu_idle(): the idle poll before a futex sleep, and the bounds
- * and the start of the margin before a precise timer. */
+
+/* See tc__cpu_idle(): the idle poll before a futex sleep. */
 enum {
 	TC__IDLE_SPIN_NS = 20000,
-	TC__EARLY_START_NS = 15000,
 };
 
 static uint64_t tc__mono_ns(void)
@@ -73,6 +70,36 @@ static uint64_t tc__mono_ns(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* ---- the margin of precise sleeps (sched.h) ------------------------------ */
+
+/* The running average of precise sleeps' lateness, process-wide: every CPU
+ * thread of every team and every emulated rank thread (lib/core/team.c)
+ * sleeps on the same kernel timers, and a benchmark's teams live for a few
+ * sleeps each, too few to learn it alone.  Relaxed: two threads that learn
+ * at once may lose a sample, nothing else. */
+static _Atomic uint64_t tc__late_avg = 15000;
+
+enum {
+	TC__EARLY_MIN_NS = 2000,
+	TC__EARLY_MAX_NS = 100000,
+	TC__EARLY_OVER_NS = 3000,
+};
+
+uint64_t tc__early_margin(void)
+{
+	uint64_t m = atomic_load_explicit(&tc__late_avg, memory_order_relaxed) + TC__EARLY_OVER_NS;
+	return m < TC__EARLY_MIN_NS ? TC__EARLY_MIN_NS : m > TC__EARLY_MAX_NS ? TC__EARLY_MAX_NS : m;
+}
+
+void tc__early_learn(uint64_t late)
+{
+	uint64_t cap = 2 * tc__early_margin() + 5000;
+	if (late > cap)
+		late = cap;
+	uint64_t avg = atomic_load_explicit(&tc__late_avg, memory_order_relaxed);
+	atomic_store_explicit(&tc__late_avg, (7 * avg + late) / 8, memory_order_relaxed);
 }
 
 /* ---- the timer heap (its CPU's thread only) --------------------------- */
@@ -302,13 +329,8 @@ void tc__task_sleep_until(struct tc__task *self, uint64_t deadline_ns)
  * late on this machine (median 16 us; in the benchmark's runs every CPU
  * woke 15-35 us late at every deadline, and the ranks of one deadline then
  * returned 20-40 us after it: 4% of t_s = 1 ms, 30% of 100 us; issue 15
- * item 3).  So the CPU sleeps until
- * early_ns before it and polls the remote list up to the deadline itself.
- * early_ns follows the lateness of the CPU's own timed-out futex sleeps:
- * twice its running average (1/8 weight per sleep, one sleep's lateness
- * counted up to TC__EARLY_MAX_NS) plus 5 us, within [TC__EARLY_MIN_NS,
- * TC__EARLY_MAX_NS]; a sleep that still ends past the deadline doubles it
- * at once.  The cost is CPU time: up to early_ns of polling per deadline. */
+ * item 3).  So the CPU sleeps until tc__early_margin() before it and polls
+ * the remote list up to the deadline itself (see sched.h). */
 static void tc__cpu_idle(struct tc__fcpu *c)
 {
 	uint64_t start = tc__mono_ns(), now = start;
@@ -317,7 +339,7 @@ static void tc__cpu_idle(struct tc__fcpu *c)
 	if (c->nheap) {
 		deadline = c->heap[0]->deadline;
 		precise = c->heap[0]->precise;
-		uint64_t margin = precise ? c->early_ns : 0;
+		uint64_t margin = precise ? tc__early_margin() : 0;
 		wake = deadline > margin ? deadline - margin : 1;
 		if (wake <= until)
 			until = deadline; /* poll up to the deadline itself */
@@ -348,7 +370,7 @@ static void tc__cpu_idle(struct tc__fcpu *c)
 		                  NULL, FUTEX_BITSET_MATCH_ANY);
 		if (precise && rc == -1 && errno == ETIMEDOUT) {
 			now = tc__mono_ns();
-			c->early_ns = tc__early_next(&c->late_avg, c->early_ns, now > wake ? now - wake : 0);
+			tc__early_learn(now > wake ? now - wake : 0);
 		}
 	}
 	atomic_store_explicit(&c->idle, 0, memory_order_relaxed);
@@ -486,8 +508,6 @@ int tc__sched_start(struct tc__sched *s, void (*on_start)(void *), void *arg)
 		c->nheap = 0;
 		c->nlive = 0;
 		c->current = c->last = NULL;
-		if (!c->early_ns)
-			c->late_avg = c->early_ns = TC__EARLY_START_NS;
 		atomic_store_explicit(&c->remote, NULL, memory_order_relaxed);
 		atomic_store_explicit(&c->idle, 0, memory_order_relaxed);
 	}

@@ -56,7 +56,7 @@
  * timeout, which wakes 12-17 us late here (median 16 us; 2 vCPUs under
  * KVM, timer slack 1 ns), and milliseconds late on a loaded machine: the CPU sleeps
  * until a margin before it, then polls its remote list until the deadline.
- * The margin follows the futex's lateness (tc__early_next below).
+ * The margin follows the timers' lateness (tc__early_margin below).
  *
  * Thread-safety: tc__task_wake from any thread; tc__task_block, _yield and
  * _sleep_until only by the running task itself; create, run and destroy by
@@ -149,28 +149,24 @@ void tc__task_sleep_until(struct tc__task *self, uint64_t deadline_ns);
 /*
  * The margin by which a precise sleep (a fibre CPU's futex before a precise
  * timer, lib/fibre/sched.c; an emulated thread's clock_nanosleep,
- * lib/core/team.c) wakes before its deadline, to poll the rest: the
- * running average (1/8 weight) of the sleeps' own lateness, each sample
- * counted up to twice the margin plus 5 us (a preempted sleep, milliseconds
- * on a loaded machine, must not inflate it), within [2 us, 100 us].
- * Measured lateness here: 12-17 us, median 16 us.  About the average, not
- * a high quantile: a wake-up then lands a few microseconds either side of
- * the deadline and polls briefly.  Why not poll long: a thread that has
- * just woken from a sleep preempts a CPU-bound neighbour on its core at
- * once, one that polls for long loses the core to it for a whole time
- * slice (measured: with a margin of twice the average plus 5 us, the
- * emulation test ran 60-135% over the model beside another test's CPU
- * threads, against within bounds with the kernel's timeout alone).
- * *avg: the state (start: 0); margin: the current one; late: how late the
- * last sleep woke after its wake-up time.  Returns the next margin.
+ * lib/core/team.c) wakes before its deadline, to poll the rest:
+ * tc__early_margin() is the running average (1/8 weight) of such sleeps'
+ * lateness after their wake-up time, process-wide, plus 3 us, within
+ * [2 us, 100 us]; tc__early_learn(late) adds a sample, counted up to twice
+ * the margin plus 5 us (a preempted sleep, milliseconds on a loaded
+ * machine, must not inflate it).  Measured here: 19-20 us on a quiet
+ * machine (12-17 us in a loop of sleeps), against which the first rank of
+ * a deadline then runs 1-4 us late, not 20.  About the average, not a high
+ * quantile: a wake-up lands a few microseconds before the deadline and
+ * polls briefly.  Why not poll long: a thread that has just woken from a
+ * sleep preempts a CPU-bound neighbour on its core at once, one that polls
+ * for long loses the core to it for a whole time slice (measured: with a
+ * margin of twice the average plus 5 us, the emulation test ran 60-135%
+ * over the model beside another test's CPU threads, against within bounds
+ * with the kernel's timeout alone).  Any thread; relaxed (a lost sample
+ * is harmless).
  */
-static inline uint64_t tc__early_next(uint64_t *avg, uint64_t margin, uint64_t late)
-{
-	uint64_t cap = 2 * margin + 5000;
-	if (late > cap)
-		late = cap;
-	*avg = (7 * *avg + late) / 8;
-	return *avg < 2000 ? 2000 : *avg > 100000 ? 100000 : *avg;
-}
+uint64_t tc__early_margin(void);
+void tc__early_learn(uint64_t late_ns);
 
 #endif /* TC_FIBRE_SCHED_H */
