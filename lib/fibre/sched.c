@@ -59,11 +59,7 @@ struct tc__sched {
 
 static _Thread_local struct tc__fcpu *tc__cpu_self;
 
-
-/* See tc__cpu_idle(): the idle poll before a futex sleep. */
-enum {
-	TC__IDLE_SPIN_NS = 20000,
-};
+enum { TC__IDLE_SPIN_NS = 20000 }; /* see tc__cpu_idle() */
 
 static uint64_t tc__mono_ns(void)
 {
