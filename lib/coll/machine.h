@@ -47,9 +47,9 @@
  * a message, which AUTO's score prices at TC__MACHINE_TS_NS (200 ns) in its
  * work term already: the wait itself is the rest, about 80 ns.  Priced as
  * the kernel switch is, per rank of a CPU and level, 37 times cheaper.
- * With it AUTO picks the measured best named algorithm, or one within 7%,
+ * With it AUTO picks the measured best named algorithm, or one within 4%,
  * for barrier and allreduce of 8 bytes on complete:p and hypercube at p = 8,
- * 16, 64 on fibres, but for complete:8's barrier (dissemination, 1.2x
+ * 16, 64 on fibres (three runs), but for complete:8's barrier (dissemination, 1.2x
  * recursive doubling's time: both 3 levels of 8 messages, but
  * dissemination's cross the two CPUs' blocks of ranks 14 times against 8,
  * which this price does not see).  At 100 ns: hypercube on complete:8 and
