@@ -64,7 +64,17 @@
  * the parameters and the runs they predict come from the same minute of a
  * machine whose speed drifts.  Prints a table and one JSON object (cases,
  * within_15pct, worst_rel_error, and the same for the line).
+ * Emulated-mode options (issue 15 item 3): --p LIST replaces the team sizes
+ * (e.g. --p 64,256; ring:p, torus a x b with a the largest divisor of p up
+ * to sqrt p, hypercube when p is a power of two); --ts LIST (ns, or with a
+ * us / ms suffix) runs every case at each listed t_s instead of halving
+ * from 1 ms, prints every row, and reports per p the smallest listed t_s
+ * from which every larger listed one keeps every case within 10%
+ * (worst_by_ts in the JSON: the largest |error| of each p at each t_s);
+ * --case LIST and --topo ring,torus,hypercube select cases.  The JSON gains
+ * max_rel_error_p256 and min_ts_ns_p256 when p = 256 runs.
  * Usage: model_fidelity [--quick] [--reps N] [--settle US] [--native [--no-recal]]
+ *                       [--p LIST] [--ts LIST] [--case LIST] [--topo LIST]
  */
 #include <math.h>
 #include <stdint.h>
@@ -561,10 +571,115 @@ static int native_main(int nreps, int recal)
 	return 0;
 }
 
+/* ---- emulated mode: the table, the t_s search or sweep ------------------- */
+
+#define MAX_PS 16
+#define MAX_TS 32
+
+static int nps = 4, nts; /* --p, --ts */
+static int ps[MAX_PS] = {2, 8, 16, 64};
+static double ts_list[MAX_TS]; /* --ts, descending */
+static unsigned case_mask = (1u << K_NKINDS) - 1; /* --case */
+static unsigned topo_mask = 7;                     /* --topo: ring 1, torus 2, hypercube 4 */
+
+/* A number with an optional unit (ns, us, ms), in ns; < 0: not one. */
+static double parse_ns(const char *s)
+{
+	char *end;
+	double v = strtod(s, &end);
+	if (end == s || !(v > 0))
+		return -1;
+	if (!*end || !strcmp(end, "ns"))
+		return v;
+	if (!strcmp(end, "us"))
+		return v * 1e3;
+	if (!strcmp(end, "ms"))
+		return v * 1e6;
+	return -1;
+}
+
+/* Splits a comma-separated list in place: calls f(item) for each; 0 on success. */
+static int each_item(char *list, int (*f)(const char *))
+{
+	for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ","))
+		if (f(tok))
+			return -1;
+	return 0;
+}
+
+static int add_p(const char *s)
+{
+	int p = atoi(s);
+	if (p < 2 || p > 4096 || nps >= MAX_PS)
+		return -1;
+	ps[nps++] = p;
+	return 0;
+}
+
+static int add_ts(const char *s)
+{
+	double v = parse_ns(s);
+	if (v <= 0 || nts >= MAX_TS)
+		return -1;
+	ts_list[nts++] = v;
+	return 0;
+}
+
+static int add_case(const char *s)
+{
+	for (int k = 0; k < K_NKINDS; k++)
+		if (!strcmp(s, kind_name[k])) {
+			case_mask |= 1u << k;
+			return 0;
+		}
+	return -1;
+}
+
+static int add_topo(const char *s)
+{
+	static const char *const names[] = {"ring", "torus", "hypercube"};
+	for (int i = 0; i < 3; i++)
+		if (!strcmp(s, names[i])) {
+			topo_mask |= 1u << i;
+			return 0;
+		}
+	return -1;
+}
+
+static int cmp_double_desc(const void *a, const void *b)
+{
+	return cmp_double(b, a);
+}
+
+/* Whether the spec (ring, torus, hypercube) is selected by --topo. */
+static int topo_selected(const char *spec)
+{
+	int bit = !strncmp(spec, "ring", 4) ? 1 : !strncmp(spec, "torus", 5) ? 2 : 4;
+	return (topo_mask & (unsigned)bit) != 0;
+}
+
+/* The diagnostics of the first level of each p (ring:p): spawn, start, wake. */
+static void diagnostics(int p, const char *spec, double ts)
+{
+	double sp = spawn_ns(p);
+	printf("%-4d %-14s %-10s %12s %12.1f %9s  (diagnostic: native tc_run of an empty function, "
+	       "%.1f us per rank)\n",
+	       p, spec, "spawn", "", sp / 1e3, "", sp / 1e3 / p);
+	for (int k = K_START; k <= K_WAKE; k++) {
+		struct result r = run_case(spec, (enum kind)k, ts);
+		if (!r.rc)
+			printf("%-4d %-14s %-10s %12.1f %12.1f %9s  (diagnostic: lateness %.1f us)\n", p,
+			       spec, kind_name[k], r.model_ns / 1e3, r.wall_ns / 1e3, "",
+			       (r.wall_ns - r.model_ns) / 1e3);
+	}
+}
+
 int main(int argc, char **argv)
 {
-	int native = 0, reps_set = 0, recal = 1;
+	int native = 0, reps_set = 0, recal = 1, p_set = 0;
+	unsigned cases_given = 0, topos_given = 0;
 	for (int i = 1; i < argc; i++) {
+		int bad = 0;
 		if (!strcmp(argv[i], "--quick")) {
 			quick = 1;
 		} else if (!strcmp(argv[i], "--settle") && i + 1 < argc) {
@@ -578,27 +693,53 @@ int main(int argc, char **argv)
 			native = 1;
 		} else if (!strcmp(argv[i], "--no-recal")) {
 			recal = 0;
+		} else if (!strcmp(argv[i], "--p") && i + 1 < argc) {
+			if (!p_set)
+				nps = 0;
+			p_set = 1;
+			bad = each_item(argv[++i], add_p);
+		} else if (!strcmp(argv[i], "--ts") && i + 1 < argc) {
+			bad = each_item(argv[++i], add_ts);
+		} else if (!strcmp(argv[i], "--case") && i + 1 < argc) {
+			if (!cases_given++)
+				case_mask = 0;
+			bad = each_item(argv[++i], add_case);
+		} else if (!strcmp(argv[i], "--topo") && i + 1 < argc) {
+			if (!topos_given++)
+				topo_mask = 0;
+			bad = each_item(argv[++i], add_topo);
 		} else {
+			bad = 1;
+		}
+		if (bad) {
 			fprintf(stderr, "usage: model_fidelity [--quick] [--reps N] [--settle US] "
-			                "[--native [--no-recal]]\n");
+			                "[--native [--no-recal]]\n"
+			                "       [--p LIST] [--ts LIST] [--case LIST] [--topo LIST]\n"
+			                "  --p 64,256   the team sizes (default 2,8,16,64)\n"
+			                "  --ts 1ms,250us,100us   run every case at each t_s (ns, us, "
+			                "ms) instead of halving from 1 ms\n"
+			                "  --case exchange,allreduce   --topo ring,torus,hypercube\n");
 			return 2;
 		}
 	}
 	if (native)
 		return native_main(reps_set ? reps : quick ? 5 : 21, recal);
-	if (quick)
+	if (quick && !reps_set)
 		reps = 1;
-	static const int ps[] = {2, 8, 16, 64};
-	const int nps = (int)(sizeof ps / sizeof ps[0]);
-	double min_ts[4];
+	qsort(ts_list, (size_t)nts, sizeof *ts_list, cmp_double_desc);
+	double min_ts[MAX_PS], max_err_p[MAX_PS];
 	int cases = 0, skipped = 0, failures = 0;
-	double max_err = 0, max_err_p64 = 0;
+	double max_err = 0;
 
 	printf("# model_fidelity: emulated wall time vs modelled time, t_s = %.0f ns, "
 	       "t_w = %.0f ns/B, m = %u B, median of %d run%s, settle %.0f us\n",
-	       TS0_NS, TW_NS, MSG_BYTES, reps, reps > 1 ? "s" : "", settle_ns / 1e3);
+	       nts ? ts_list[0] : TS0_NS, TW_NS, MSG_BYTES, reps, reps > 1 ? "s" : "",
+	       settle_ns / 1e3);
 	printf("%-4s %-14s %-10s %12s %12s %9s\n", "p", "topology", "case", "modelled_us",
 	       "emulated_us", "rel_err");
+	/* The JSON's sweep: the worst |error| of each p at each listed t_s. */
+	static char sweep[16 * 1024];
+	size_t sl = 0;
 	for (int pi = 0; pi < nps; pi++) {
 		int p = ps[pi];
 		char specs[3][32];
@@ -606,14 +747,25 @@ int main(int argc, char **argv)
 		struct tc_topo *topos[3] = {0};
 		for (int s = 0; s < nspecs; s++)
 			tc_topo_parse(specs[s], &topos[s]);
-
+		max_err_p[pi] = 0;
 		min_ts[pi] = NAN;
+		if (sl < sizeof sweep - 64)
+			sl += (size_t)snprintf(sweep + sl, sizeof sweep - sl, "%s\"%d\": {", pi ? ", " : "", p);
+		/* Levels: the --ts list, or t_s halved from 1 ms. */
+		int nlevels = nts ? nts : (quick ? 2 : MAX_HALVINGS) + 1, ok_so_far = 1;
 		double ts = TS0_NS;
-		for (int level = 0; level <= (quick ? 2 : MAX_HALVINGS); level++, ts /= 2) {
+		for (int level = 0; level < nlevels; level++, ts /= 2) {
+			if (nts)
+				ts = ts_list[level];
 			double worst = 0;
 			const char *worst_case = "", *worst_topo = "";
-			for (int s = 0; s < nspecs; s++)
+			int print = level == 0 || nts;
+			for (int s = 0; s < nspecs; s++) {
+				if (!topo_selected(specs[s]))
+					continue;
 				for (int k = 0; k < K_NKINDS; k++) {
+					if (!(case_mask & (1u << k)))
+						continue;
 					int av = available((enum kind)k, topos[s]);
 					if (av) {
 						if (level == 0) {
@@ -636,47 +788,50 @@ int main(int argc, char **argv)
 						worst_case = kind_name[k];
 						worst_topo = specs[s];
 					}
-					if (level == 0) {
+					if (print)
 						printf("%-4d %-14s %-10s %12.1f %12.1f %+8.1f%%\n", p, specs[s],
 						       kind_name[k], r.model_ns / 1e3, r.wall_ns / 1e3, 100 * r.err);
+					fflush(stdout);
+					if (level == 0) {
 						cases++;
 						if (fabs(r.err) > max_err)
 							max_err = fabs(r.err);
-						if (p == 64 && fabs(r.err) > max_err_p64)
-							max_err_p64 = fabs(r.err);
+						if (fabs(r.err) > max_err_p[pi])
+							max_err_p[pi] = fabs(r.err);
 					}
 				}
-			if (level == 0) {
-				double sp = spawn_ns(p);
-				printf("%-4d %-14s %-10s %12s %12.1f %9s  (diagnostic: native tc_run of an "
-				       "empty function, %.1f us per rank; the emulated epoch margin is "
-				       "200 + 20 p = %d us)\n",
-				       p, specs[0], "spawn", "", sp / 1e3, "", sp / 1e3 / p, 200 + 20 * p);
 			}
 			if (level == 0)
-				for (int k = K_START; k <= K_WAKE; k++) {
-					struct result r = run_case(specs[0], (enum kind)k, ts);
-					if (!r.rc)
-						printf("%-4d %-14s %-10s %12.1f %12.1f %9s  (diagnostic: lateness "
-						       "%.1f us)\n",
-						       p, specs[0], kind_name[k], r.model_ns / 1e3, r.wall_ns / 1e3,
-						       "", (r.wall_ns - r.model_ns) / 1e3);
-				}
+				diagnostics(p, specs[0], ts);
+			if (sl < sizeof sweep - 64)
+				sl += (size_t)snprintf(sweep + sl, sizeof sweep - sl, "%s\"%.0f\": %.4f",
+				                       level ? ", " : "", ts, isinf(worst) ? -1.0 : worst);
 			if (worst > TOLERANCE) {
 				printf("# p=%d: t_s = %.0f ns misses %.0f%%: %s on %s at %+.1f%%\n", p, ts,
 				       100 * TOLERANCE, worst_case, worst_topo, 100 * worst);
-				break;
+				ok_so_far = 0;
+				if (!nts)
+					break;
+			} else {
+				if (nts)
+					printf("# p=%d: t_s = %.0f ns: every case within %.0f%% (worst %s on %s "
+					       "at %.1f%%)\n",
+					       p, ts, 100 * TOLERANCE, worst_case, worst_topo, 100 * worst);
+				if (ok_so_far)
+					min_ts[pi] = ts;
 			}
-			min_ts[pi] = ts;
 		}
-		if (isnan(min_ts[pi])) {
+		if (sl < sizeof sweep - 8)
+			sl += (size_t)snprintf(sweep + sl, sizeof sweep - sl, "}");
+		if (isnan(min_ts[pi]) && !nts) {
 			/* 1 ms misses: double t_s, re-running only the cases still
 			 * outside the tolerance (the lateness is roughly a constant,
 			 * so a case within it stays within at a larger t_s). */
 			int failing[3][K_NKINDS], nfail = 0;
 			for (int s = 0; s < nspecs; s++)
 				for (int k = 0; k < K_NKINDS; k++)
-					if ((failing[s][k] = available((enum kind)k, topos[s]) == 0))
+					if ((failing[s][k] = topo_selected(specs[s]) && (case_mask & (1u << k)) &&
+					                     available((enum kind)k, topos[s]) == 0))
 						nfail++;
 			ts = TS0_NS;
 			for (int level = 1; level <= (quick ? 2 : MAX_DOUBLINGS) && nfail; level++) {
@@ -707,21 +862,26 @@ int main(int argc, char **argv)
 				       "(doubling)\n",
 				       p, 100 * TOLERANCE, min_ts[pi]);
 			}
+		} else if (isnan(min_ts[pi])) {
+			printf("# p=%d: the largest listed t_s already misses %.0f%%\n", p, 100 * TOLERANCE);
 		} else {
-			printf("# p=%d: smallest t_s with every case within %.0f%%: %.0f ns\n", p,
-			       100 * TOLERANCE, min_ts[pi]);
+			printf("# p=%d: smallest t_s with every case within %.0f%%: %.0f ns%s\n", p,
+			       100 * TOLERANCE, min_ts[pi], nts ? " (of the listed ones)" : "");
 		}
 		for (int s = 0; s < nspecs; s++)
 			tc_topo_destroy(topos[s]);
 	}
 
-	printf("{\"cases\": %d, \"skipped\": %d, \"failures\": %d, \"max_rel_error\": %.4f, "
-	       "\"max_rel_error_p64\": %.4f, ",
-	       cases, skipped, failures, max_err, max_err_p64);
-	if (isnan(min_ts[nps - 1]))
-		printf("\"min_ts_ns_p64\": null, ");
-	else
-		printf("\"min_ts_ns_p64\": %.0f, ", min_ts[nps - 1]);
+	printf("{\"cases\": %d, \"skipped\": %d, \"failures\": %d, \"max_rel_error\": %.4f, ", cases,
+	       skipped, failures, max_err);
+	for (int pi = 0; pi < nps; pi++)
+		if (ps[pi] == 64 || ps[pi] == 256) {
+			printf("\"max_rel_error_p%d\": %.4f, ", ps[pi], max_err_p[pi]);
+			if (isnan(min_ts[pi]))
+				printf("\"min_ts_ns_p%d\": null, ", ps[pi]);
+			else
+				printf("\"min_ts_ns_p%d\": %.0f, ", ps[pi], min_ts[pi]);
+		}
 	printf("\"min_ts_ns\": {");
 	for (int pi = 0; pi < nps; pi++) {
 		if (isnan(min_ts[pi]))
@@ -729,8 +889,8 @@ int main(int argc, char **argv)
 		else
 			printf("%s\"%d\": %.0f", pi ? ", " : "", ps[pi], min_ts[pi]);
 	}
-	printf("}, \"ts_ns\": %.0f, \"tw_ns_per_byte\": %.1f, \"bytes\": %u, \"tolerance\": %.2f, "
-	       "\"settle_us\": %.0f}\n",
-	       TS0_NS, TW_NS, MSG_BYTES, TOLERANCE, settle_ns / 1e3);
+	printf("}, \"worst_by_ts\": {%s}, \"ts_ns\": %.0f, \"tw_ns_per_byte\": %.1f, \"bytes\": %u, "
+	       "\"tolerance\": %.2f, \"settle_us\": %.0f}\n",
+	       sweep, nts ? ts_list[0] : TS0_NS, TW_NS, MSG_BYTES, TOLERANCE, settle_ns / 1e3);
 	return failures ? 1 : 0;
 }

@@ -37,6 +37,28 @@
 #define TC__SWITCH_NS 3000u
 
 /*
+ * The same wait on a fibre team (team->exec resolved to TC_EXEC_FIBRES,
+ * lib/fibre/sched.h): a rank that waits parks and its CPU switches to its
+ * next ready rank in user space (13 ns), and the message that wakes it makes
+ * it ready with a store (same CPU) or a push on a lock-free list (another
+ * CPU).  Measured (./tools/bench fibres --coll, 2 CPUs, load 1.2-1.5): a
+ * token passed round ring:p costs 216-240 ns a hop at p = 8, 16, 64, a
+ * linear barrier 284-290 ns per rank and level at p = 8, 16; each includes
+ * a message, which AUTO's score prices at TC__MACHINE_TS_NS (200 ns) in its
+ * work term already: the wait itself is the rest, about 80 ns.  Priced as
+ * the kernel switch is, per rank of a CPU and level, 37 times cheaper.
+ * With it AUTO picks the measured best named algorithm, or one within 4%,
+ * for barrier and allreduce of 8 bytes on complete:p and hypercube at p = 8,
+ * 16, 64 on fibres (three runs), but for complete:8's barrier (dissemination, 1.2x
+ * recursive doubling's time: both 3 levels of 8 messages, but
+ * dissemination's cross the two CPUs' blocks of ranks 14 times against 8,
+ * which this price does not see).  At 100 ns: hypercube on complete:8 and
+ * hypercube:3 (1.1-1.2x reduce_bcast); at 3 us (the kernel switch):
+ * hypercube on hypercube:6, 3x reduce_bcast's 19.5 us.
+ */
+#define TC__FIBRE_WAIT_NS 80u
+
+/*
  * What one level of waiting costs the team's wall clock, in ns, as seen by
  * an algorithm's choice (TC_ALG_AUTO).  A level is a step of a schedule's
  * longest chain of dependent waits: a round, or one hop of a routed transfer
@@ -45,7 +67,8 @@
  * emulated mode (the model's delays are the point) and under TC_WAIT_SPIN.
  * Otherwise ranks outnumber CPUs and a rank that waits gives its CPU away:
  * each level then costs every CPU about one pass over its ranks, each of
- * them switched in and out once, ceil(p / cpus) * TC__SWITCH_NS.  So a
+ * them switched in and out once, ceil(p / cpus) * TC__SWITCH_NS (kernel
+ * threads) or ceil(p / cpus) * TC__FIBRE_WAIT_NS (fibres).  So a
  * schedule of many levels (dissemination: ceil(log2 p)) loses to a flatter
  * one with more, serialised messages (linear: 2 levels).  AUTO adds this to
  * the schedule's price at the machine's rates (tc__machine_score, lib/coll/
