@@ -17,17 +17,19 @@
  *   - a message of another call on a link where the rank expects one;
  *   - while the rank waits, a message of another signature but the same
  *     sequence number, or of an earlier call, on any other incoming link
- *     (waiting ranks are woken by arrivals on every link);
+ *     (waiting ranks of up to 8 links are woken by arrivals on every link
+ *     and look at them now and then);
  *   - at the end of the call, any message of this call or an earlier one
- *     still unreceived on some link;
+ *     still unreceived on some link (a rank of more than 8 links looks at
+ *     8 of them per call, in turn, so it may see it some calls later);
  *   - tc_multicast: root, member set, count, datatype and algorithm are
  *     agreed by every rank first (members or not), so a mismatch fails
  *     everywhere with nothing written;
  *   - a rank waiting in the call on a neighbour, to receive from it or for
  *     it to take a message, when that neighbour's SPMD function has
  *     returned, or when it entered the call of the same sequence number
- *     with another signature: the waiting rank looks each time it parks
- *     and every 10 ms of its wait.
+ *     with another signature: the waiting rank looks every 10 ms of its
+ *     wait.
  * A rank that returns 0 has the result of a call whose messages all carried
  * its own signature: never a mix of two calls.  Not detected: a rank whose
  * own call received nothing from a disagreeing rank may return 0 before

@@ -102,6 +102,7 @@ struct tc_proc {
 	int coll_tag;
 	uint64_t coll_sig;
 	uint64_t coll_seq;             /* its sequence number (ncalls at its start) */
+	int scan_at;                   /* the next link tc__coll_scan looks at */
 	/* The signatures of the last TC__CALLS_SEEN collective calls this rank
 	 * entered, each packed with its sequence number (tc__call_seen), for
 	 * the mismatch probe of a peer that waits on this rank (lib/p2p/

@@ -279,11 +279,13 @@ void tc__task_block(struct tc__task *self, _Atomic int32_t *word, int32_t asleep
                     uint64_t deadline_ns)
 {
 	struct tc__fcpu *c = self->cpu;
+	/* The word also for an untimed block: the idle sweep (tc__cpu_idle)
+	 * wakes the task through it. */
+	self->precise = 0;
+	self->word = word;
+	self->asleep = asleep;
+	self->awake = awake;
 	if (deadline_ns) {
-		self->precise = 0;
-		self->word = word;
-		self->asleep = asleep;
-		self->awake = awake;
 		self->deadline = deadline_ns;
 		tc__heap_push(c, self);
 	}
@@ -327,6 +329,39 @@ void tc__task_sleep_until(struct tc__task *self, uint64_t deadline_ns)
  * returned 20-40 us after it: 4% of t_s = 1 ms, 30% of 100 us; issue 15
  * item 3).  So the CPU sleeps until tc__early_margin() before it and polls
  * the remote list up to the deadline itself (see sched.h). */
+/* The idle sweep: a CPU that found nothing to do for TC__SWEEP_NS makes
+ * every task of its own that is blocked on a word (with a timer or not)
+ * ready, as a timer would (the same CAS asleep -> awake, which decides against a
+ * concurrent waker).  A woken task re-checks what it waits for and blocks
+ * again.  It is what lets a team whose ranks all wait look again now and
+ * then (the mismatch probe of lib/p2p/progress.c) without each rank arming
+ * a timer at every block: on fibres a timer is a heap insert and removal
+ * per block and a clock read per switch, which took complete:64's barrier
+ * from 14 to 18 us.  A CPU is idle only when all its tasks are blocked. */
+enum { TC__SWEEP_NS = 10 * 1000 * 1000 };
+static int tc__first_task(int k, int ntask, int ncpu);
+
+static void tc__cpu_sweep(struct tc__fcpu *c)
+{
+	const struct tc__sched *s = c->s;
+	const int k = (int)(c - s->cpus);
+	const int lo = tc__first_task(k, s->ntask, s->ncpu);
+	const int hi = tc__first_task(k + 1, s->ntask, s->ncpu);
+	for (int i = lo; i < hi; i++) {
+		struct tc__task *t = &s->tasks[i];
+		if (!t->word) /* never blocked on a word, or in a precise sleep */
+			continue;
+		int32_t expect = t->asleep;
+		/* Seq_cst CAS: as tc__pick()'s for an expired timer.  A timed
+		 * block leaves the heap as its timer's expiry would. */
+		if (atomic_compare_exchange_strong(t->word, &expect, t->awake)) {
+			if (t->heap_idx >= 0)
+				tc__heap_remove(c, t);
+			tc__rq_push(c, t);
+		}
+	}
+}
+
 static void tc__cpu_idle(struct tc__fcpu *c)
 {
 	uint64_t start = tc__mono_ns(), now = start;
@@ -356,7 +391,12 @@ static void tc__cpu_idle(struct tc__fcpu *c)
 	atomic_store(&c->idle, 1);
 	if (!atomic_load(&c->remote)) {
 		struct timespec ts, *tsp = NULL;
-		if (c->nheap) {
+		/* Not beyond the sweep while tasks are blocked (tc__cpu_sweep). */
+		uint64_t sweep = c->nlive ? now + TC__SWEEP_NS : 0;
+		bool sweeping = sweep && (!c->nheap || sweep < wake);
+		if (sweeping)
+			wake = sweep;
+		if (c->nheap || sweeping) {
 			ts.tv_sec = (time_t)(wake / 1000000000u);
 			ts.tv_nsec = (long)(wake % 1000000000u);
 			tsp = &ts;
@@ -364,9 +404,13 @@ static void tc__cpu_idle(struct tc__fcpu *c)
 		/* Absolute CLOCK_MONOTONIC timeout (the bitset form). */
 		long rc = syscall(SYS_futex, &c->idle, FUTEX_WAIT_BITSET | FUTEX_PRIVATE_FLAG, 1, tsp,
 		                  NULL, FUTEX_BITSET_MATCH_ANY);
-		if (precise && rc == -1 && errno == ETIMEDOUT) {
-			now = tc__mono_ns();
-			tc__early_learn(now > wake ? now - wake : 0);
+		if (rc == -1 && errno == ETIMEDOUT) {
+			if (sweeping) {
+				tc__cpu_sweep(c);
+			} else if (precise) {
+				now = tc__mono_ns();
+				tc__early_learn(now > wake ? now - wake : 0);
+			}
 		}
 	}
 	atomic_store_explicit(&c->idle, 0, memory_order_relaxed);

@@ -84,7 +84,8 @@ struct tc__task {
 	void *arg;
 	uint64_t deadline;            /* timer: absolute, tc__now_ns() clock */
 	int heap_idx;                 /* in the timer heap; -1: not */
-	_Atomic int32_t *word;        /* timed block: CAS asleep -> awake on expiry */
+	_Atomic int32_t *word;        /* block: CAS asleep -> awake on expiry (or the
+	                                 CPU's idle sweep, sched.c) */
 	int32_t asleep, awake;
 	int precise;                  /* the timer is tc__task_sleep_until's */
 };

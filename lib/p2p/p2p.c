@@ -358,9 +358,14 @@ void tc__set_hints(struct tc_proc *proc, bool up)
 {
 	/* Relaxed: ordered by the sleeper fence that follows (or, when
 	 * lowering, a stale raised hint costs the peer one spurious ring). */
-	if (proc->coll_tag && proc->team->check) {
+	if (proc->coll_tag && proc->team->check && proc->deg <= TC__SCAN_LINKS) {
 		/* In a collective: a message of a mismatched call may come on
-		 * any link (tc__coll_scan), so every arrival wakes us. */
+		 * any link (tc__coll_scan), so every arrival wakes us.  Not on
+		 * ranks of more links: two stores to other cores' lines per
+		 * link and park cost more than the call (complete:64 on fibres:
+		 * the barrier took 2x); there the mismatch probe of the ranks
+		 * waiting (lib/p2p/progress.c) ends a hang, and the looks of
+		 * tc__coll_scan find the message later. */
 		for (int i = 0; i < proc->deg; i++)
 			atomic_store_explicit(&proc->ports[i].in->want_data, up, memory_order_relaxed);
 	}
@@ -377,7 +382,13 @@ void tc__set_hints(struct tc_proc *proc, bool up)
 int tc__coll_scan(struct tc_proc *proc, bool done)
 {
 	const int tag = proc->coll_tag;
-	for (int i = 0; i < proc->deg; i++) {
+	/* At most TC__SCAN_LINKS links a look, in turn from one look to the
+	 * next (a rank of degree 63 would read 63 other cores' lines per call
+	 * and per wake-up: complete:64's barrier took twice as long). */
+	const int n = proc->deg < TC__SCAN_LINKS ? proc->deg : TC__SCAN_LINKS;
+	for (int k = 0; k < n; k++) {
+		int i = proc->scan_at;
+		proc->scan_at = i + 1 < proc->deg ? i + 1 : 0;
 		struct tc__port *port = &proc->ports[i];
 		struct tc__pkt_hdr h;
 		if (port->rq_head || !tc__chan_peek(port->in, &h))

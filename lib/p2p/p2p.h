@@ -131,6 +131,13 @@ int tc__recv_eager(struct tc_proc *proc, int nbr, void *buf, size_t cap, int tag
  * only while proc->coll_tag is set and the team checks.
  */
 int tc__coll_scan(struct tc_proc *proc, bool done);
+/* How many incoming links one look of tc__coll_scan reads (in turn over a
+ * rank's links when it has more), and the degree up to which a waiting
+ * collective raises the data hints of every link. */
+enum { TC__SCAN_LINKS = 8 };
+/* A wait in a collective looks (tc__coll_scan) at its 2nd poll and every
+ * TC__SCAN_EVERY-th after: each look reads other cores' lines. */
+enum { TC__SCAN_EVERY = 16 };
 
 /* True when req is complete (progress is made by the wait loop). */
 bool tc__req_complete(struct tc_proc *proc, tc_request *req);

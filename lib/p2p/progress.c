@@ -116,7 +116,9 @@ static int tc__probe(struct tc_proc *proc)
 
 /* How often a rank parked in a collective wakes to probe again: the peer
  * it waits on may reach the disagreeing call, or return, after its last
- * look, and no ring tells it. */
+ * look, and no ring tells it.  A thread parks with this timeout; a fibre
+ * without one: its CPU wakes its blocked tasks after as long idle
+ * (tc__cpu_sweep, lib/fibre/sched.c), cheaper than a timer per block. */
 #define TC__PROBE_NS (10 * 1000 * 1000ull)
 
 static uint64_t tc__park_ns(const struct tc__waiter *w, bool probing)
@@ -165,11 +167,13 @@ int tc__progress_wait(struct tc_proc *proc, tc__cond_fn cond, void *ctx)
 			tc__progress_timed_out(proc, w.waited);
 			return TC_ETIMEDOUT;
 		}
-		/* The mismatch probe: at each sleep, and every TC__PROBE_NS of
-		 * a wait that never sleeps (TC_WAIT_SPIN, TC_WAIT_YIELD). */
+		/* The mismatch probe: every TC__PROBE_NS of a wait, from its
+		 * first TC__PROBE_NS on (not at every sleep: a rank waiting on
+		 * 63 links would read 63 other cores' lines each time, and the
+		 * probe is for hangs, not for speed). */
 		const bool probing = proc->coll_sig && (proc->coll_tag & TC__MSG_COLL);
 		int bad = -1;
-		if (probing && (step == TC__WAIT_PARK || w.waited >= next_probe)) {
+		if (probing && w.waited >= next_probe) {
 			next_probe = w.waited + TC__PROBE_NS;
 			bad = tc__probe(proc);
 		}
@@ -201,7 +205,7 @@ int tc__progress_wait(struct tc_proc *proc, tc__cond_fn cond, void *ctx)
 		tc__progress(proc);
 		if (!cond(proc, ctx) && proc->nposts == posts &&
 		    !atomic_load_explicit(&team->aborted, memory_order_relaxed) &&
-		    tc__park(&proc->db, tc__park_ns(&w, probing)))
+		    tc__park(&proc->db, tc__park_ns(&w, probing && !fibre)))
 			proc->stats.waits_blocked++;
 		tc__set_hints(proc, false);
 	}

@@ -544,9 +544,11 @@ static bool tc__round_done(struct tc_proc *proc, void *ctxp)
 			rd->first_open = i + 1;
 	}
 	/* Still waiting: a mismatched call may send on links this round does
-	 * not listen on (not on the first look: most rounds end without a
-	 * wait). */
-	if (!done && rd->polls++ && proc->team->check && (rd->err = tc__coll_scan(proc, false)))
+	 * not listen on (the 2nd look and every TC__SCAN_EVERY-th after: most
+	 * rounds end without a wait; ranks of up to TC__SCAN_LINKS links
+	 * only, the others leave it to the end of the call and the probe). */
+	if (!done && rd->polls++ % TC__SCAN_EVERY == 1 && proc->team->check &&
+	    proc->deg <= TC__SCAN_LINKS && (rd->err = tc__coll_scan(proc, false)))
 		return true;
 	return done;
 }
@@ -708,7 +710,8 @@ static bool tc__tiny_done(struct tc_proc *proc, void *ctxp)
 			return true;
 		}
 	}
-	if (!done && w->polls++ && proc->team->check && (w->err = tc__coll_scan(proc, false)))
+	if (!done && w->polls++ % TC__SCAN_EVERY == 1 && proc->team->check &&
+	    proc->deg <= TC__SCAN_LINKS && (w->err = tc__coll_scan(proc, false)))
 		return true; /* as in tc__round_done() */
 	return done;
 }
