@@ -135,7 +135,9 @@ struct tc__task *tc__task_self(void);
 void tc__task_wake(struct tc__task *t);
 
 /* Switches away until woken (tc__task_wake) or, deadline_ns > 0, until the
- * deadline if the CAS *word asleep -> awake then succeeds.  Self only. */
+ * deadline if the CAS *word asleep -> awake then succeeds; also when its
+ * CPU has been idle for 10 ms and that CAS succeeds (the idle sweep,
+ * sched.c): a spurious wake-up the caller re-checks.  Self only. */
 void tc__task_block(struct tc__task *self, _Atomic int32_t *word, int32_t asleep, int32_t awake,
                     uint64_t deadline_ns);
 
