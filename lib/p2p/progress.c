@@ -5,7 +5,8 @@
  * The waiting itself (spin, yield, park on the doorbell, and the protocol
  * that loses no wake-up) is lib/core/wait.h's; what this layer adds is what
  * to do between two looks (tc__progress), which channels' hints to raise
- * before parking (tc__set_hints), and the abort and timeout exits.
+ * before parking (tc__set_hints), the abort and timeout exits, and the
+ * mismatch probe of a collective's long wait (tc__probe).
  */
 #include "p2p/p2p.h"
 
@@ -62,6 +63,18 @@ void tc__progress_timed_out(struct tc_proc *proc, uint64_t waited_ns)
 	atomic_store_explicit(&proc->ws.state, TC__WS_OUTSIDE, memory_order_relaxed);
 }
 
+/* A request of the running collective call still queued on port. */
+static bool tc__probe_ours(const struct tc_proc *proc, const struct tc__port *port)
+{
+	for (const tc_request *r = port->rq_head; r; r = r->next)
+		if (r->tag == proc->coll_tag)
+			return true;
+	for (const tc_request *r = port->sq_head; r; r = r->next)
+		if (r->tag == proc->coll_tag)
+			return true;
+	return false;
+}
+
 /*
  * The mismatch probe: a rank waiting in a collective call (mismatch check
  * on) on a neighbour for a message of this call, or for it to take one,
@@ -80,18 +93,6 @@ void tc__progress_timed_out(struct tc_proc *proc, uint64_t waited_ns)
  * the first disagreeing neighbour, or -1.  Called from the proc's own
  * thread.
  */
-/* A request of the running collective call still queued on port. */
-static bool tc__probe_ours(const struct tc_proc *proc, const struct tc__port *port)
-{
-	for (const tc_request *r = port->rq_head; r; r = r->next)
-		if (r->tag == proc->coll_tag)
-			return true;
-	for (const tc_request *r = port->sq_head; r; r = r->next)
-		if (r->tag == proc->coll_tag)
-			return true;
-	return false;
-}
-
 static int tc__probe(struct tc_proc *proc)
 {
 	const struct tc_team *team = proc->team;
