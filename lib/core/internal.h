@@ -214,6 +214,23 @@ void tc__emulate_sync(struct tc_proc *proc);
  * first such rank of a run writes the report (tc_team_set_watchdog). */
 void tc__watchdog_fire(struct tc_proc *proc, uint64_t waited_ns);
 
+/* Empties a proc's request queues and port state (nothing is waited for or
+ * pending any more).  The caller makes sure no peer reads its buffers: the
+ * team reset (no rank runs), or p2p's tc__proc_drop_requests (after its
+ * single-copy quiesce). */
+static inline void tc__proc_clear_ports(struct tc_proc *pr)
+{
+	for (int i = 0; i < pr->deg; i++) {
+		struct tc__port *pt = &pr->ports[i];
+		pt->sq_head = pt->sq_tail = NULL;
+		pt->rq_head = pt->rq_tail = NULL;
+		pt->active = 0;
+		pt->hinted = 0;
+	}
+	pr->nactive = 0;
+	pr->npending_rndv = 0;
+}
+
 /* An entry of tc_proc.calls_seen: a valid bit, 23 bits of the call's
  * sequence number and 40 bits of its signature, in one word so that a
  * reader never sees one call's number with another's signature.  A reader

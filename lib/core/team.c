@@ -527,15 +527,7 @@ static void tc__team_reset(struct tc_team *t)
 		tc__chan_reset(&t->chans[i]);
 	for (int r = 0; r < t->p; r++) {
 		struct tc_proc *pr = &t->procs[r];
-		for (int i = 0; i < pr->deg; i++) {
-			struct tc__port *pt = &pr->ports[i];
-			pt->sq_head = pt->sq_tail = NULL;
-			pt->rq_head = pt->rq_tail = NULL;
-			pt->active = 0;
-			pt->hinted = 0;
-		}
-		pr->nactive = 0;
-		pr->npending_rndv = 0;
+		tc__proc_clear_ports(pr);
 		atomic_store_explicit(&pr->db.word, TC__DB_AWAKE, memory_order_relaxed);
 	}
 	atomic_store(&t->aborted, 0);

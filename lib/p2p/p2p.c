@@ -343,22 +343,14 @@ void tc__req_retire(struct tc_proc *proc, tc_request *req, int status)
 void tc__proc_drop_requests(struct tc_proc *proc)
 {
 	tc__rndv_quiesce(proc);
-	for (int i = 0; i < proc->deg; i++) {
-		struct tc__port *pt = &proc->ports[i];
-		pt->sq_head = pt->sq_tail = NULL;
-		pt->rq_head = pt->rq_tail = NULL;
-		pt->active = 0;
-		pt->hinted = 0;
-	}
-	proc->nactive = 0;
-	proc->npending_rndv = 0;
+	tc__proc_clear_ports(proc);
 }
 
 void tc__set_hints(struct tc_proc *proc, bool up)
 {
 	/* Relaxed: ordered by the sleeper fence that follows (or, when
 	 * lowering, a stale raised hint costs the peer one spurious ring). */
-	if (proc->coll_tag && proc->team->check && proc->deg <= TC__SCAN_LINKS) {
+	if (tc__coll_watches_all(proc)) {
 		/* In a collective: a message of a mismatched call may come on
 		 * any link (tc__coll_scan), so every arrival wakes us.  Not on
 		 * ranks of more links: two stores to other cores' lines per
@@ -695,13 +687,19 @@ static int tc__wait_failed(struct tc_proc *proc, int n, tc_request *reqs, int er
 	return err;
 }
 
+/* Names the wait about to start for the watchdog (not a collective's). */
+static void tc__wait_named(struct tc_proc *proc, const char *call)
+{
+	proc->cur_call = call;
+	proc->cur_alg = NULL;
+	proc->cur_round = -1;
+}
+
 /* tc_wait, naming the call for the watchdog. */
 static int tc__wait_as(struct tc_proc *proc, tc_request *req, size_t *received, const char *call)
 {
 	if (!tc__req_complete(proc, req)) {
-		proc->cur_call = call;
-		proc->cur_alg = NULL;
-		proc->cur_round = -1;
+		tc__wait_named(proc, call);
 		int err = tc__progress_wait(proc, tc__cond_one, req);
 		if (err)
 			return tc__wait_failed(proc, 1, req, err);
@@ -725,9 +723,7 @@ static int tc__waitall_as(struct tc_proc *proc, int n, tc_request *reqs, const c
 {
 	struct tc__reqs rs = {n, reqs};
 	if (!tc__cond_all(proc, &rs)) {
-		proc->cur_call = call;
-		proc->cur_alg = NULL;
-		proc->cur_round = -1;
+		tc__wait_named(proc, call);
 		int err = tc__progress_wait(proc, tc__cond_all, &rs);
 		if (err)
 			return tc__wait_failed(proc, n, reqs, err);
@@ -802,9 +798,7 @@ int tc_test(struct tc_proc *proc, tc_request *req, int *done)
 		if (!req->tested_since)
 			req->tested_since = now;
 		else if (now - req->tested_since > limit) {
-			proc->cur_call = "tc_test";
-			proc->cur_alg = NULL;
-			proc->cur_round = -1;
+			tc__wait_named(proc, "tc_test");
 			tc__progress_timed_out(proc, now - req->tested_since);
 			*done = 1;
 			return tc__wait_failed(proc, 1, req, TC_ETIMEDOUT);

@@ -139,6 +139,14 @@ enum { TC__SCAN_LINKS = 8 };
  * TC__SCAN_EVERY-th after: each look reads other cores' lines. */
 enum { TC__SCAN_EVERY = 16 };
 
+/* Whether a waiting rank in a collective (mismatch check on) listens on
+ * every link: its wait hints raised on all of them, and tc__coll_scan's
+ * looks while it waits; only ranks of up to TC__SCAN_LINKS links. */
+static inline bool tc__coll_watches_all(const struct tc_proc *proc)
+{
+	return proc->coll_tag && proc->team->check && proc->deg <= TC__SCAN_LINKS;
+}
+
 /* True when req is complete (progress is made by the wait loop). */
 bool tc__req_complete(struct tc_proc *proc, tc_request *req);
 

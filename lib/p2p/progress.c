@@ -60,7 +60,7 @@ void tc__progress_timed_out(struct tc_proc *proc, uint64_t waited_ns)
 	tc__watchdog_fire(proc, waited_ns);
 	tc_team_abort(proc->team);
 	tc__rndv_quiesce(proc);
-	atomic_store_explicit(&proc->ws.state, TC__WS_OUTSIDE, memory_order_relaxed);
+	tc__ws_done(proc, true, 0);
 }
 
 /* A request of the running collective call still queued on port. */

@@ -518,6 +518,15 @@ static void tc__round_eager(struct tc_proc *proc, struct tc__round *rd, int spin
 		rd->first_open++;
 }
 
+/* A wait's look at the links it does not listen on (tc__coll_scan), for
+ * its polls in turn: the 2nd and every TC__SCAN_EVERY-th after. */
+static int tc__wait_look(struct tc_proc *proc, int *polls)
+{
+	if ((*polls)++ % TC__SCAN_EVERY != 1 || !tc__coll_watches_all(proc))
+		return TC_OK;
+	return tc__coll_scan(proc, false);
+}
+
 static bool tc__round_done(struct tc_proc *proc, void *ctxp)
 {
 	struct tc__round *rd = ctxp;
@@ -547,8 +556,7 @@ static bool tc__round_done(struct tc_proc *proc, void *ctxp)
 	 * not listen on (the 2nd look and every TC__SCAN_EVERY-th after: most
 	 * rounds end without a wait; ranks of up to TC__SCAN_LINKS links
 	 * only, the others leave it to the end of the call and the probe). */
-	if (!done && rd->polls++ % TC__SCAN_EVERY == 1 && proc->team->check &&
-	    proc->deg <= TC__SCAN_LINKS && (rd->err = tc__coll_scan(proc, false)))
+	if (!done && (rd->err = tc__wait_look(proc, &rd->polls)))
 		return true;
 	return done;
 }
@@ -710,8 +718,7 @@ static bool tc__tiny_done(struct tc_proc *proc, void *ctxp)
 			return true;
 		}
 	}
-	if (!done && w->polls++ % TC__SCAN_EVERY == 1 && proc->team->check &&
-	    proc->deg <= TC__SCAN_LINKS && (w->err = tc__coll_scan(proc, false)))
+	if (!done && (w->err = tc__wait_look(proc, &w->polls)))
 		return true; /* as in tc__round_done() */
 	return done;
 }
