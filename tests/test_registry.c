@@ -290,3 +290,54 @@ Test(registry, auto_by_closed_forms_is_auto_by_simulation, .timeout = 300)
 	}
 	cr_assert_gt(checked, 500);
 }
+
+/* A reduce (the dual of a bcast) reads each rank's contribution from IN
+ * itself (lib/coll/dual.c: no copy of IN into OUT before the first
+ * transfer) for every algorithm, topology, model, size and root of the
+ * matrix: each bcast delivers a region once and whole.  At p = 1 (an empty
+ * schedule) the framework copies. */
+Test(registry, reduce_duals_read_in, .timeout = 120)
+{
+	static const int ps[] = {1, 2, 3, 4, 5, 7, 8, 13, 16, 32};
+	static const size_t ms[] = {8, 1000, 65536};
+	long checked = 0;
+	for (int pi = 0; pi < (int)(sizeof ps / sizeof ps[0]); pi++) {
+		char specs[16][32];
+		int p = ps[pi], ns = tc_test_specs_for(p, specs, 16);
+		for (int si = 0; si < ns; si++) {
+			struct tc_topo *t;
+			cr_assert_eq(tc_topo_parse(specs[si], &t), 0, "%s", specs[si]);
+			for (int mi = 0; mi < REG_NMODELS; mi++) {
+				struct tc_model md;
+				reg_model(mi, &md);
+				for (int i = 0; i < tc__nalgs; i++) {
+					const struct tc__alg *a = &tc__algs[i];
+					if (a->coll != TC_COLL_REDUCE || tc_alg_applies(t, &md, a->coll, a->name))
+						continue;
+					for (size_t k = 0; k < sizeof ms / sizeof ms[0]; k++)
+						for (int root = 0; root < 2; root++) {
+							struct tc__gen g = {.coll = TC_COLL_REDUCE, .t = t, .p = p,
+							                    .bytes = ms[k], .esize = 8,
+							                    .root = root ? p - 1 : 0, .md = &md,
+							                    .me = -1};
+							struct tc__sched s;
+							cr_assert_eq(tc__coll_generate(a, &g, &s), 0);
+							cr_assert_eq(s.reads_in, p > 1,
+							             "reduce %s on %s model %d m %zu root %d: reads_in %d",
+							             a->name, specs[si], mi, ms[k], g.root, s.reads_in);
+							/* IN is read, never written; the root never
+							 * sends. */
+							for (int x = 0; x < s.nx; x++) {
+								cr_assert_neq(s.x[x].rbuf, TC__BUF_IN);
+								cr_assert_neq(s.x[x].src, g.root);
+							}
+							tc__sched_free(&s);
+							checked++;
+						}
+				}
+			}
+			tc_topo_destroy(t);
+		}
+	}
+	cr_assert_gt(checked, 10000);
+}

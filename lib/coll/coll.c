@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * lib/coll/coll.c - the collective entry points: argument checks, the
- * registry, TC_ALG_AUTO, the per-rank schedule cache, the dual of a
- * broadcast, and the call into the executor.
+ * registry, TC_ALG_AUTO, the per-rank schedule cache, generation (the
+ * duals: dual.c), and the call into the executor.
  *
  * Selection: an explicit algorithm name is looked up in the registry; "auto"
  * (or none) generates and simulates every applicable algorithm of the
@@ -169,48 +169,6 @@ void tc__block(uint64_t bytes, uint64_t esize, int nblk, int k, uint64_t *off, u
 	*len = (q + (uk < r ? 1 : 0)) * esize;
 }
 
-/* The buffer of the dual that plays the role of buffer b of the original:
- * a copying dual swaps the input and the output (gather's contributions are
- * scatter's results), a combining one keeps them (reduce accumulates in OUT
- * as bcast delivers into it). */
-static uint8_t tc__dual_buf(int b, int copy)
-{
-	if (!copy || b == TC__BUF_TMP)
-		return (uint8_t)b;
-	return b == TC__BUF_IN ? TC__BUF_OUT : TC__BUF_IN;
-}
-
-/* The dual of a schedule: rounds reversed, each transfer reversed; copying,
- * or combining with the receiver's data on the left when it is the lower
- * rank. */
-static int tc__dual(const struct tc__sched *b, int copy, struct tc__sched *s)
-{
-	int err = tc__sched_init(s, b->p);
-	for (int r = b->nrounds - 1; r >= 0 && !err; r--) {
-		err = tc__sched_round(s);
-		for (int i = b->round_at[r]; i < b->round_at[r + 1] && !err; i++) {
-			const struct tc__xfer *x = &b->x[i];
-			struct tc__xfer y = *x;
-			y.src = x->dst;
-			y.dst = x->src;
-			y.sbuf = tc__dual_buf(x->rbuf, copy);
-			y.rbuf = tc__dual_buf(x->sbuf, copy);
-			y.soff = x->roff;
-			y.roff = x->soff;
-			y.abuf = 0;
-			y.op = copy               ? TC__XOP_COPY
-			       : y.src > y.dst ? TC__XOP_COMBINE_RIGHT
-			                       : TC__XOP_COMBINE_LEFT;
-			y.info_n = 0;
-			err = tc__sched_add(s, &y);
-		}
-	}
-	s->tmp_bytes = b->tmp_bytes;
-	if (err)
-		tc__sched_free(s);
-	return err;
-}
-
 int tc__coll_generate(const struct tc__alg *a, const struct tc__gen *g, struct tc__sched *s)
 {
 	int err = tc__alg_check(a, g);
@@ -244,7 +202,7 @@ int tc__coll_generate(const struct tc__alg *a, const struct tc__gen *g, struct t
 	if (!err)
 		err = b.err;
 	if (!err)
-		err = tc__dual(&b, cd->dual_copy, s);
+		err = tc__dual(&b, cd->dual_copy, g->root, g->bytes, s);
 	if (!err && b.count_only) { /* the same transfers, reversed */
 		s->count_only = 1;
 		s->counted = b.counted;
@@ -751,7 +709,7 @@ static int tc__coll_x(struct tc_proc *proc, enum tc_coll coll, const void *sbuf,
 	/* IN: the caller's input.  In place it is in rbuf (allgather: at this
 	 * rank's block; gather: at the root's); an algorithm that reads IN
 	 * while it writes OUT gets a copy then, and when the caller's buffers
-	 * overlap.  A reduction whose algorithm does not read IN starts with
+	 * overlap.  A reduction whose schedule does not read IN starts with
 	 * its input copied into OUT. */
 	const void *in = sbuf;
 	size_t inoff = coll == TC_COLL_ALLGATHER ? (size_t)me * bytes
@@ -761,7 +719,10 @@ static int tc__coll_x(struct tc_proc *proc, enum tc_coll coll, const void *sbuf,
 		in = (const char *)rbuf + inoff;
 	if (!sends || !bytes) {
 		in = NULL;
-	} else if ((f & TC_CF_REDUCES) && !(e->alg->flags & TC__ALG_READS_IN)) {
+	} else if ((f & TC_CF_REDUCES) && e->s->reads_in && in == out) {
+		/* In place at a reduce's root: the dual reads IN only where
+		 * it first writes OUT, in the same pass (lib/coll/dual.c). */
+	} else if ((f & TC_CF_REDUCES) && !(e->alg->flags & TC__ALG_READS_IN) && !e->s->reads_in) {
 		if (in != out)
 			memmove(out, in, bytes);
 		in = out;

@@ -71,6 +71,8 @@ struct tc__sched {
 	int *round_at;           /* transfers of round r: x[round_at[r] .. round_at[r+1]) */
 	struct tc__xfer *x;
 	uint64_t tmp_bytes;      /* scratch per rank */
+	int reads_in;            /* a reduction's schedule that reads each rank's
+	                            contribution from IN itself (lib/coll/dual.c) */
 	/* Checker: the pieces of information each rank holds before round 0,
 	 * [init_lo[r], init_lo[r] + init_n[r]); NULL when untracked. */
 	int32_t *init_lo, *init_n;
