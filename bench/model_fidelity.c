@@ -440,7 +440,62 @@ static void nat_cal_line(const struct tc_calibration *cal)
 	printf("\n");
 }
 
-static int native_main(int nreps, int recal)
+/* One case (collective, size) over the sweeps. */
+enum { NAT_SIZES = 11, NAT_CASES = NAT_COLLS * NAT_SIZES, NAT_MAX_SWEEPS = 15 };
+struct nat_case {
+	int coll, seg;
+	size_t bytes;
+	const char *alg; /* nat_mixed when the sweeps' AUTO differed */
+	double pred[NAT_MAX_SWEEPS], meas[NAT_MAX_SWEEPS], line[NAT_MAX_SWEEPS];
+	double cold[NAT_MAX_SWEEPS], rel[NAT_MAX_SWEEPS], lrel[NAT_MAX_SWEEPS];
+};
+static const char nat_mixed[] = "(varies)";
+
+static double nat_median(const double *x, int n)
+{
+	double y[NAT_MAX_SWEEPS];
+	memcpy(y, x, (size_t)n * sizeof *y);
+	qsort(y, (size_t)n, sizeof *y, cmp_double);
+	return n % 2 ? y[n / 2] : 0.5 * (y[n / 2 - 1] + y[n / 2]);
+}
+
+static double nat_min(const double *x, int n)
+{
+	double m = x[0];
+	for (int i = 1; i < n; i++)
+		m = fmin(m, x[i]);
+	return m;
+}
+
+static double nat_max(const double *x, int n)
+{
+	double m = x[0];
+	for (int i = 1; i < n; i++)
+		m = fmax(m, x[i]);
+	return m;
+}
+
+/* A row of the table: sweep 0 of e (sweeps 0), or the medians over sweeps
+ * with the range of the error. */
+static void nat_row(const struct nat_case *e, int sweeps, int header)
+{
+	int n = sweeps ? sweeps : 1;
+	if (header)
+		printf("%-10s %-12s %10s %14s %14s %9s %19s %14s %9s %12s\n", "coll", "algorithm",
+		       "bytes", "predicted_ns", "measured_ns", "rel_err", sweeps ? "range" : "",
+		       "line_pred_ns", "line_err", "first_ns");
+	char range[32] = "";
+	if (sweeps)
+		snprintf(range, sizeof range, "%+.0f..%+.0f%%", 100 * nat_min(e->rel, n),
+		         100 * nat_max(e->rel, n));
+	printf("%-10s %-12s %10zu %14.0f %14.0f %+8.1f%% %19s %14.0f %+8.1f%% %12.0f\n",
+	       nat_names[e->coll], e->alg ? e->alg : "?", e->bytes, nat_median(e->pred, n),
+	       nat_median(e->meas, n), 100 * nat_median(e->rel, n), range,
+	       nat_median(e->line, n), 100 * nat_median(e->lrel, n), nat_median(e->cold, n));
+	fflush(stdout);
+}
+
+static int native_main(int nreps, int recal, int sweeps)
 {
 	struct tc_calibration cal;
 	struct tc_team_config cfg;
@@ -467,101 +522,138 @@ static int native_main(int nreps, int recal)
 			}
 			memset(a.buf[r][k], 0, cap); /* doubles 0.0 */
 		}
-	printf("# model_fidelity --native: chain:2, median of %d, calibrated %s\n", nreps,
-	       recal ? "before each collective" : "once");
-	printf("%-10s %-12s %10s %14s %14s %9s %14s %9s %12s\n", "coll", "algorithm", "bytes",
-	       "predicted_ns", "measured_ns", "rel_err", "line_pred_ns", "line_err", "first_ns");
-	int cases = 0, within = 0, line_within = 0;
-	double worst = 0, line_worst = 0;
+	printf("# model_fidelity --native: chain:2, median of %d calls, calibrated %s, %d sweep%s\n",
+	       nreps, recal ? "before each collective" : "once", sweeps, sweeps > 1 ? "s" : "");
 	if (nreps > NAT_RUNS * (NAT_MAX_CALLS - 1))
 		nreps = NAT_RUNS * (NAT_MAX_CALLS - 1);
 	double *v = malloc((size_t)nreps * sizeof *v), first[NAT_RUNS];
-	/* The JSON line's cases, printed after the table. */
-	static char json[96 * 1024];
-	size_t jl = 0;
-	json[0] = 0;
-	for (int c = 0; c < NAT_COLLS; c++) {
-		if (c > 0 && recal) {
-			/* The team's threads are parked between runs: calibrate
-			 * anew on the same CPUs, for the next collective. */
-			struct tc_model md = cfg.model;
-			if (nat_calibrate(&cal, &md))
-				return 1;
-			tc_team_destroy(team);
-			cfg.model = md;
-			if ((err = tc_team_create(&cfg, &team)) != 0) {
-				fprintf(stderr, "model_fidelity: team: %s\n", tc_strerror(err));
-				return 1;
-			}
-		}
-		nat_cal_line(&cal);
-		enum tc_coll coll;
-		tc_coll_parse(nat_names[c], &coll);
-		for (size_t m = 8; m <= ((size_t)4 << 20); m = m == ((size_t)2 << 20) ? m * 2 : m * 4) {
-			a.coll = c;
-			a.bytes = m;
-			a.calls = 2; /* warm-up */
-			err = tc_run(team, nat_fn, &a);
-			/* NAT_RUNS runs of 1 + per calls: the first call of a run
-			 * (cold: just after the threads woke) apart, the others
-			 * timed. */
-			const int per = (nreps + NAT_RUNS - 1) / NAT_RUNS;
-			int nv = 0;
-			a.calls = 1 + per;
-			for (int r = 0; r < NAT_RUNS && !err; r++) {
-				err = tc_run(team, nat_fn, &a);
-				for (int k = 0; k < a.calls; k++) {
-					double d = fmax(a.t1[0][k], a.t1[1][k]) - fmax(a.t0[0][k], a.t0[1][k]);
-					if (k == 0)
-						first[r] = d;
-					else
-						v[nv++] = d;
+	static struct nat_case cs[NAT_CASES];
+	int ncs = 0;
+	for (int sw = 0; sw < sweeps; sw++) {
+		int sw_within = 0;
+		double sw_worst = 0;
+		for (int c = 0; c < NAT_COLLS; c++) {
+			if ((c > 0 || sw > 0) && recal) {
+				/* The team's threads are parked between runs:
+				 * calibrate anew on the same CPUs, for the next
+				 * collective. */
+				struct tc_model md = cfg.model;
+				if (nat_calibrate(&cal, &md))
+					return 1;
+				tc_team_destroy(team);
+				cfg.model = md;
+				if ((err = tc_team_create(&cfg, &team)) != 0) {
+					fprintf(stderr, "model_fidelity: team: %s\n", tc_strerror(err));
+					return 1;
 				}
 			}
-			struct tc_call call = {.coll = coll, .alg = a.alg, .bytes = m,
-			                       .esize = sizeof(double)};
-			double pred = NAN;
-			int seg = -1;
-			if (!err)
-				err = tc_calibration_predict(&cal, topo, &call, NULL, &seg, &pred);
-			if (err) {
-				fprintf(stderr, "model_fidelity: %s %zu B: %s\n", nat_names[c], m,
-				        tc_strerror(err));
-				return 1;
+			if (sw == 0 || sweeps == 1)
+				nat_cal_line(&cal);
+			enum tc_coll coll;
+			tc_coll_parse(nat_names[c], &coll);
+			int ci = c * NAT_SIZES;
+			for (size_t m = 8; m <= ((size_t)4 << 20);
+			     m = m == ((size_t)2 << 20) ? m * 2 : m * 4, ci++) {
+				a.coll = c;
+				a.bytes = m;
+				a.calls = 2; /* warm-up */
+				err = tc_run(team, nat_fn, &a);
+				/* NAT_RUNS runs of 1 + per calls: the first call of a
+				 * run (cold: just after the threads woke) apart, the
+				 * others timed. */
+				const int per = (nreps + NAT_RUNS - 1) / NAT_RUNS;
+				int nv = 0;
+				a.calls = 1 + per;
+				for (int r = 0; r < NAT_RUNS && !err; r++) {
+					err = tc_run(team, nat_fn, &a);
+					for (int k = 0; k < a.calls; k++) {
+						double d = fmax(a.t1[0][k], a.t1[1][k]) -
+						           fmax(a.t0[0][k], a.t0[1][k]);
+						if (k == 0)
+							first[r] = d;
+						else
+							v[nv++] = d;
+					}
+				}
+				struct tc_call call = {.coll = coll, .alg = a.alg, .bytes = m,
+				                       .esize = sizeof(double)};
+				double pred = NAN;
+				int seg = -1;
+				if (!err)
+					err = tc_calibration_predict(&cal, topo, &call, NULL, &seg, &pred);
+				if (err) {
+					fprintf(stderr, "model_fidelity: %s %zu B: %s\n", nat_names[c], m,
+					        tc_strerror(err));
+					return 1;
+				}
+				qsort(v, (size_t)nv, sizeof *v, cmp_double);
+				qsort(first, NAT_RUNS, sizeof *first, cmp_double);
+				struct nat_case *e = &cs[ci];
+				if (ci >= ncs)
+					ncs = ci + 1;
+				e->coll = c;
+				e->bytes = m;
+				if (!e->alg || (a.alg && strcmp(e->alg, a.alg) && e->alg != nat_mixed))
+					e->alg = sw == 0 ? a.alg : nat_mixed;
+				e->seg = seg;
+				e->pred[sw] = pred;
+				e->meas[sw] = nv % 2 ? v[nv / 2] : 0.5 * (v[nv / 2 - 1] + v[nv / 2]);
+				e->line[sw] = (double)a.modelled_ps / TC_PS_PER_NS;
+				e->cold[sw] = first[NAT_RUNS / 2];
+				e->rel[sw] = pred > 0 ? (e->meas[sw] - pred) / pred : NAN;
+				e->lrel[sw] = e->line[sw] > 0 ? (e->meas[sw] - e->line[sw]) / e->line[sw] : NAN;
+				sw_within += fabs(e->rel[sw]) <= 0.15;
+				sw_worst = fmax(sw_worst, fabs(e->rel[sw]));
+				if (sweeps == 1)
+					nat_row(e, 0, 1);
 			}
-			qsort(v, (size_t)nv, sizeof *v, cmp_double);
-			qsort(first, NAT_RUNS, sizeof *first, cmp_double);
-			double meas = nv % 2 ? v[nv / 2] : 0.5 * (v[nv / 2 - 1] + v[nv / 2]);
-			double cold = first[NAT_RUNS / 2];
-			double line = (double)a.modelled_ps / TC_PS_PER_NS;
-			double rel = pred > 0 ? (meas - pred) / pred : NAN;
-			double lrel = line > 0 ? (meas - line) / line : NAN;
-			cases++;
-			within += fabs(rel) <= 0.15;
-			line_within += fabs(lrel) <= 0.15;
-			worst = fmax(worst, fabs(rel));
-			line_worst = fmax(line_worst, fabs(lrel));
-			printf("%-10s %-12s %10zu %14.0f %14.0f %+8.1f%% %14.0f %+8.1f%% %12.0f\n",
-			       nat_names[c], a.alg ? a.alg : "?", m, pred, meas, 100 * rel, line,
-			       100 * lrel, cold);
+		}
+		if (sweeps > 1) {
+			printf("# sweep %d: %d of %d within 15%%, worst %+.1f%%\n", sw + 1, sw_within,
+			       NAT_CASES, 100 * sw_worst);
 			fflush(stdout);
-			if (jl < sizeof json - 320)
-				jl += (size_t)snprintf(json + jl, sizeof json - jl,
-				                       "%s{\"coll\": \"%s\", \"algorithm\": \"%s\", \"bytes\": "
-				                       "%zu, \"segment\": %d, \"predicted_ns\": %.1f, "
-				                       "\"measured_ns\": %.1f, \"rel_err\": %.4f, "
-				                       "\"line_predicted_ns\": %.1f, \"line_rel_err\": %.4f, "
-				                       "\"first_call_ns\": %.1f}",
-				                       cases > 1 ? ", " : "", nat_names[c], a.alg ? a.alg : "?",
-				                       m, seg, pred, meas, rel, line, lrel, cold);
 		}
 	}
-	printf("{\"cases\": [%s], \"recal\": %s, \"ts_ns\": %.2f, \"tw_ns_per_byte\": %.5f, "
+	/* Per case, the median over the sweeps of the paired (measured,
+	 * predicted) relative error, and its range. */
+	int within = 0, line_within = 0;
+	double worst = 0, line_worst = 0;
+	static char json[128 * 1024];
+	size_t jl = 0;
+	json[0] = 0;
+	if (sweeps > 1)
+		printf("# the median over %d sweeps of each sweep's (measured - predicted) / "
+		       "predicted, and its range:\n",
+		       sweeps);
+	for (int i = 0; i < ncs; i++) {
+		struct nat_case *e = &cs[i];
+		double rel = nat_median(e->rel, sweeps), lrel = nat_median(e->lrel, sweeps);
+		within += fabs(rel) <= 0.15;
+		line_within += fabs(lrel) <= 0.15;
+		worst = fmax(worst, fabs(rel));
+		line_worst = fmax(line_worst, fabs(lrel));
+		if (sweeps > 1)
+			nat_row(e, sweeps, i == 0);
+		if (jl < sizeof json - 400)
+			jl += (size_t)snprintf(
+			    json + jl, sizeof json - jl,
+			    "%s{\"coll\": \"%s\", \"algorithm\": \"%s\", \"bytes\": %zu, \"segment\": %d, "
+			    "\"predicted_ns\": %.1f, \"measured_ns\": %.1f, \"rel_err\": %.4f, "
+			    "\"rel_err_min\": %.4f, \"rel_err_max\": %.4f, \"line_predicted_ns\": %.1f, "
+			    "\"line_rel_err\": %.4f, \"first_call_ns\": %.1f}",
+			    i ? ", " : "", nat_names[e->coll], e->alg ? e->alg : "?", e->bytes, e->seg,
+			    nat_median(e->pred, sweeps), nat_median(e->meas, sweeps), rel,
+			    nat_min(e->rel, sweeps), nat_max(e->rel, sweeps), nat_median(e->line, sweeps),
+			    lrel, nat_median(e->cold, sweeps));
+	}
+	printf("{\"cases\": [%s], \"sweeps\": %d, \"recal\": %s, \"ts_ns\": %.2f, "
+	       "\"tw_ns_per_byte\": %.5f, "
 	       "\"tc_ns_per_byte\": %.5f, \"call_ns\": %.1f, \"calibration_r2\": %.4f, "
 	       "\"piecewise_r2\": %.4f, \"within_15pct\": %d, \"of\": %d, \"worst_rel_error\": %.4f, "
 	       "\"line_within_15pct\": %d, \"line_worst_rel_error\": %.4f}\n",
-	       json, recal ? "true" : "false", cfg.model.ts_ns, cfg.model.tw_ns, cfg.model.tc_ns,
-	       cal.call_ns, cal.r2, cal.piecewise.r2, within, cases, worst, line_within, line_worst);
+	       json, sweeps, recal ? "true" : "false", cfg.model.ts_ns, cfg.model.tw_ns,
+	       cfg.model.tc_ns, cal.call_ns, cal.r2, cal.piecewise.r2, within, ncs, worst,
+	       line_within, line_worst);
 	free(v);
 	for (int r = 0; r < 2; r++)
 		for (int k = 0; k < 2; k++)
@@ -676,7 +768,7 @@ static void diagnostics(int p, const char *spec, double ts)
 
 int main(int argc, char **argv)
 {
-	int native = 0, reps_set = 0, recal = 1, p_set = 0;
+	int native = 0, reps_set = 0, recal = 1, p_set = 0, sweeps = 0;
 	unsigned cases_given = 0, topos_given = 0;
 	for (int i = 1; i < argc; i++) {
 		int bad = 0;
@@ -691,6 +783,9 @@ int main(int argc, char **argv)
 			reps_set = 1;
 		} else if (!strcmp(argv[i], "--native")) {
 			native = 1;
+		} else if (!strcmp(argv[i], "--sweeps") && i + 1 < argc) {
+			sweeps = atoi(argv[++i]);
+			bad = sweeps < 1 || sweeps > NAT_MAX_SWEEPS;
 		} else if (!strcmp(argv[i], "--no-recal")) {
 			recal = 0;
 		} else if (!strcmp(argv[i], "--p") && i + 1 < argc) {
@@ -713,7 +808,7 @@ int main(int argc, char **argv)
 		}
 		if (bad) {
 			fprintf(stderr, "usage: model_fidelity [--quick] [--reps N] [--settle US] "
-			                "[--native [--no-recal]]\n"
+			                "[--native [--no-recal] [--sweeps K]]\n"
 			                "       [--p LIST] [--ts LIST] [--case LIST] [--topo LIST]\n"
 			                "  --p 64,256   the team sizes (default 2,8,16,64)\n"
 			                "  --ts 1ms,250us,100us   run every case at each t_s (ns, us, "
@@ -722,8 +817,10 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	if (!sweeps)
+		sweeps = quick ? 1 : 5;
 	if (native)
-		return native_main(reps_set ? reps : quick ? 5 : 21, recal);
+		return native_main(reps_set ? reps : quick ? 5 : 21, recal, sweeps);
 	if (quick && !reps_set)
 		reps = 1;
 	qsort(ts_list, (size_t)nts, sizeof *ts_list, cmp_double_desc);
