@@ -96,10 +96,12 @@
  *             the later start to the later end, median), and each segment
  *             reports the median ratio of exchange to one-way time: whether
  *             the two directions overlap (full duplex, ratio near 1) or not
- *             (near 2).  A diagnostic: the model stays full duplex (session
- *             8: single-copy exchanges measure 1.0-1.3, while the small
- *             sizes' 1.8-1.9 come from timing one exchange after a barrier,
- *             which the batched ping-pong does not pay);
+ *             (near 2).  The model stays full duplex; the calibrated
+ *             prediction charges the ratio of a single-copy segment to a
+ *             schedule of copying exchanges only (below).  Single-copy
+ *             exchanges measure 1.0-1.4; the streamed sizes' 1.8-1.9 come
+ *             from timing one exchange after a barrier, which the batched
+ *             ping-pong does not pay, and are not used;
  *   call_ns   o_call, the cost of a collective call beyond its messages
  *             (argument checks, the mismatch signature, the schedule
  *             lookup, the executor's round and the call's end): natively,
@@ -121,7 +123,13 @@
  * message size, tc_calibration_predict() the calibrated prediction of a
  * call: the schedule's makespan under the model of the segment holding its
  * mean message (bytes / messages), plus call_ns, plus t_copy times the most
- * bytes one rank copies locally in the schedule.  The top-level single line
+ * bytes one rank copies locally in the schedule; when every message of the
+ * schedule between ranks copies and has its reverse in its round (an
+ * exchange: allgather and alltoall at p = 2) and the segment is single
+ * copy, plus (exchange_ratio - 1) times the makespan without combines
+ * (both directions at once contend for the cores' caches; a combining
+ * exchange, allreduce at p = 2, measures what the model adds: its receives
+ * combine out of the sender's buffer, a pass priced by t_c).  The top-level single line
  * (regime) is kept: it is what --ts / --tw of the other commands take.
  * A per-round overhead is not fitted: every collective at p = 2 is one
  * round, so it cannot be told apart from o_call there.
@@ -237,8 +245,9 @@ struct tc_calibration_segment {
 	int cache_level;           /* cache level of its points; -1: several */
 	struct tc_calibration_fit fit; /* its line (npoints, t_s, t_w, r2, worst) */
 	double exchange_ratio;     /* median of exchange_ns / one_way_ns over its
-	                              points (NAN: not measured); a diagnostic,
-	                              the model stays full duplex */
+	                              points (NAN: not measured); charged to
+	                              copying exchanges by the calibrated
+	                              prediction of a single-copy segment */
 };
 
 struct tc_calibration {

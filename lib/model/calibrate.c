@@ -61,6 +61,7 @@
 #include "topocoll/calibrate.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -980,6 +981,50 @@ int tc_calibration_model(const struct tc_calibration *cal, size_t bytes, struct 
 	return tc_model_check(out);
 }
 
+/* Whether the n transfers of a schedule are copying exchanges: each
+ * between two ranks copies (no combine) and has its reverse (same bytes) in
+ * its round; local ones aside, at least one.  Schedules of more than TC__CAL_XCH_MAX transfers count as not
+ * (the test is quadratic; calibration is for a few ranks). */
+#define TC__CAL_XCH_MAX 4096
+static bool tc__cal_exchange_only(const struct tc_transfer *tr, int n)
+{
+	int moving = 0;
+	if (n > TC__CAL_XCH_MAX)
+		return false;
+	for (int i = 0; i < n; i++) {
+		if (tr[i].src == tr[i].dst)
+			continue;
+		if (tr[i].combine)
+			return false;
+		moving++;
+		bool rev = false;
+		for (int j = 0; j < n && !rev; j++)
+			rev = tr[j].round == tr[i].round && tr[j].src == tr[i].dst &&
+			      tr[j].dst == tr[i].src && tr[j].bytes == tr[i].bytes;
+		if (!rev)
+			return false;
+	}
+	return moving > 0;
+}
+
+/* Whether a schedule combines and no combining message between ranks has
+ * its reverse in its round (a reduce's tree, not an allreduce's exchange). */
+static bool tc__cal_combines_one_way(const struct tc_transfer *tr, int n)
+{
+	int combines = 0;
+	if (n > TC__CAL_XCH_MAX)
+		return false;
+	for (int i = 0; i < n; i++) {
+		if (tr[i].src == tr[i].dst || !tr[i].combine)
+			continue;
+		combines++;
+		for (int j = 0; j < n; j++)
+			if (tr[j].round == tr[i].round && tr[j].src == tr[i].dst && tr[j].dst == tr[i].src)
+				return false;
+	}
+	return combines > 0;
+}
+
 int tc_calibration_predict(const struct tc_calibration *cal, const struct tc_topo *t,
                            const struct tc_call *call, struct tc_prediction *pr, int *segment,
                            double *ns)
@@ -1007,28 +1052,55 @@ int tc_calibration_predict(const struct tc_calibration *cal, const struct tc_top
 			return err;
 	}
 	*ns = (double)p.modelled_ps / TC_PS_PER_NS + (isfinite(cal->call_ns) ? cal->call_ns : 0);
+	struct tc_call again = *call;
+	struct tc_transfer *tr = NULL;
+	int n = 0, np = tc_topo_nodes(t);
+	again.alg = p.algorithm;
+	uint64_t *mine = calloc((size_t)(np > 0 ? np : 1), sizeof *mine);
+	if (!mine)
+		return TC_ENOMEM;
+	err = tc_schedule_call(t, &md, &again, &tr, &n);
 	/* The schedule's local copies (a rank's own block), free in the model:
 	 * the most bytes one rank copies, at t_copy. */
-	if (isfinite(cal->tcopy_ns_per_byte) && cal->tcopy_ns_per_byte > 0) {
-		struct tc_call again = *call;
-		struct tc_transfer *tr = NULL;
-		int n = 0, np = tc_topo_nodes(t);
-		again.alg = p.algorithm;
-		uint64_t *mine = calloc((size_t)(np > 0 ? np : 1), sizeof *mine);
-		if (!mine)
-			return TC_ENOMEM;
-		err = tc_schedule_call(t, &md, &again, &tr, &n);
-		uint64_t most = 0;
-		for (int i = 0; !err && i < n; i++)
-			if (tr[i].src == tr[i].dst && !tr[i].combine && tr[i].src >= 0 && tr[i].src < np &&
-			    (mine[tr[i].src] += tr[i].bytes) > most)
-				most = mine[tr[i].src];
-		tc_schedule_free(tr);
-		free(mine);
-		if (err)
-			return err;
+	uint64_t most = 0;
+	for (int i = 0; !err && i < n; i++)
+		if (tr[i].src == tr[i].dst && !tr[i].combine && tr[i].src >= 0 && tr[i].src < np &&
+		    (mine[tr[i].src] += tr[i].bytes) > most)
+			most = mine[tr[i].src];
+	if (!err && isfinite(cal->tcopy_ns_per_byte) && cal->tcopy_ns_per_byte > 0)
 		*ns += (double)most * cal->tcopy_ns_per_byte;
+	/* A copying exchange (every message between ranks has its reverse in
+	 * its round) in a single-copy segment: its transfers take the
+	 * segment's measured exchange time, exchange_ratio one-way times
+	 * (calibrate.h), where the model's full duplex charges one.  Not a
+	 * combining one: there each receive is one pass that combines out of
+	 * the sender's buffer, priced by t_c, and measured as the model adds
+	 * it (allreduce at p = 2). */
+	const struct tc_calibration_segment *g = k < cal->nsegments ? &cal->segments[k] : NULL;
+	if (!err && g && g->single_copy == 1 && isfinite(g->exchange_ratio) &&
+	    g->exchange_ratio > 1 && tc__cal_exchange_only(tr, n)) {
+		struct tc_model m0 = md;
+		struct tc_prediction p0;
+		m0.tc_ns = 0;
+		if (!(err = tc_predict_call(t, &m0, &again, &p0)))
+			*ns += (g->exchange_ratio - 1) * (double)p0.modelled_ps / TC_PS_PER_NS;
 	}
+	/* One-way combines in a single-copy segment: each receive combines
+	 * out of the sender's buffer as it reads it (lib/sched/exec.c's direct
+	 * receives), one pass that costs the slower of the two, m max(t_w,
+	 * t_c), where the model adds m t_w and m t_c: t_c less t_w.  (A
+	 * combining exchange measures the sum: both cores' passes at once.) */
+	else if (!err && g && g->single_copy == 1 && md.tc_ns > 0 && tc__cal_combines_one_way(tr, n)) {
+		struct tc_model m1 = md;
+		struct tc_prediction p1;
+		m1.tc_ns = md.tc_ns > md.tw_ns ? md.tc_ns - md.tw_ns : 0;
+		if (!(err = tc_predict_call(t, &m1, &again, &p1)))
+			*ns += (double)(p1.modelled_ps - p.modelled_ps) / TC_PS_PER_NS;
+	}
+	tc_schedule_free(tr);
+	free(mine);
+	if (err)
+		return err;
 	if (pr)
 		*pr = p;
 	if (segment)
