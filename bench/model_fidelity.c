@@ -62,8 +62,12 @@
  * printed beside it for comparison.  The calibration is repeated before
  * each collective's sizes (--recal, the default; --no-recal: once), so that
  * the parameters and the runs they predict come from the same minute of a
- * machine whose speed drifts.  Prints a table and one JSON object (cases,
- * within_15pct, worst_rel_error, and the same for the line).
+ * machine whose speed drifts.  --sweeps K (default 5, --quick 1) runs the
+ * whole sweep K times; each case then reports the median over the sweeps of
+ * its paired relative error and their range (rel_err_min/max in the JSON),
+ * and within_15pct counts the medians.  Prints a table and one JSON object
+ * (cases, sweeps, within_15pct, worst_rel_error, and the same for the
+ * line).
  * Emulated-mode options (issue 15 item 3): --p LIST replaces the team sizes
  * (e.g. --p 64,256; ring:p, torus a x b with a the largest divisor of p up
  * to sqrt p, hypercube when p is a power of two); --ts LIST (ns, or with a
@@ -73,7 +77,7 @@
  * (worst_by_ts in the JSON: the largest |error| of each p at each t_s);
  * --case LIST and --topo ring,torus,hypercube select cases.  The JSON gains
  * max_rel_error_p256 and min_ts_ns_p256 when p = 256 runs.
- * Usage: model_fidelity [--quick] [--reps N] [--settle US] [--native [--no-recal]]
+ * Usage: model_fidelity [--quick] [--reps N] [--settle US] [--native [--no-recal] [--sweeps K]]
  *                       [--p LIST] [--ts LIST] [--case LIST] [--topo LIST]
  */
 #include <math.h>
