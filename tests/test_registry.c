@@ -140,16 +140,21 @@ static void reg_model(int i, struct tc_model *md)
 }
 #define REG_NMODELS 16
 
-/* A formula flagged exact (TC__ALG_EXACT: AUTO prices by it without
- * building the schedule) is the modelled time to the picosecond wherever it
- * is not NAN, over the matrix: every collective, every topology kind, p up
- * to 32, 16 models, sizes from 0 to 64 KiB, two roots. */
-Test(registry, exact_formulas_are_the_modelled_times, .timeout = 300)
+/* One case of the registry matrix: algorithm a applies to topology t (spec,
+ * p ranks) under model md (reg_model(mi)). */
+struct reg_case {
+	const struct tc__alg *a;
+	struct tc_topo *t;
+	const char *spec;
+	int p, mi;
+	const struct tc_model *md;
+};
+
+/* Calls f(case, arg) for every algorithm that applies to every topology of
+ * tc_test_specs_for(p), p in ps, under each of the REG_NMODELS models. */
+static void reg_each(const int *ps, int nps, void (*f)(const struct reg_case *, void *), void *arg)
 {
-	static const int ps[] = {1, 2, 3, 4, 5, 7, 8, 13, 16, 32};
-	static const size_t ms[] = {0, 8, 64, 1000, 65536};
-	long checked = 0;
-	for (int pi = 0; pi < (int)(sizeof ps / sizeof ps[0]); pi++) {
+	for (int pi = 0; pi < nps; pi++) {
 		char specs[16][32];
 		int p = ps[pi], ns = tc_test_specs_for(p, specs, 16);
 		for (int si = 0; si < ns; si++) {
@@ -160,34 +165,48 @@ Test(registry, exact_formulas_are_the_modelled_times, .timeout = 300)
 				reg_model(mi, &md);
 				for (int i = 0; i < tc__nalgs; i++) {
 					const struct tc__alg *a = &tc__algs[i];
-					if (!(a->flags & TC__ALG_EXACT) ||
-					    tc_alg_applies(t, &md, a->coll, a->name))
+					if (tc_alg_applies(t, &md, a->coll, a->name))
 						continue;
-					for (size_t k = 0; k < sizeof ms / sizeof ms[0]; k++)
-						for (int root = 0; root < 2; root++) {
-							struct tc_call call = {.coll = a->coll, .alg = a->name,
-							                       .bytes = ms[k], .esize = 8,
-							                       .root = root ? p - 1 : 0,
-							                       .q = root ? 1 : p / 2};
-							struct tc_prediction pr;
-							if (tc_predict_call(t, &md, &call, &pr))
-								continue;
-							if (isnan(pr.formula_ns))
-								continue;
-							cr_assert_eq((tc_time_t)llround(pr.formula_ns * 1000),
-							             pr.modelled_ps,
-							             "%s %s on %s model %d m %zu root %d: formula %.3f "
-							             "ns, modelled %lld ps",
-							             tc_coll_name(a->coll), a->name, specs[si], mi,
-							             ms[k], call.root, pr.formula_ns,
-							             (long long)pr.modelled_ps);
-							checked++;
-						}
+					struct reg_case c = {a, t, specs[si], p, mi, &md};
+					f(&c, arg);
 				}
 			}
 			tc_topo_destroy(t);
 		}
 	}
+}
+
+static void exact_formula_case(const struct reg_case *c, void *arg)
+{
+	static const size_t ms[] = {0, 8, 64, 1000, 65536};
+	long *checked = arg;
+	if (!(c->a->flags & TC__ALG_EXACT))
+		return;
+	for (size_t k = 0; k < sizeof ms / sizeof ms[0]; k++)
+		for (int root = 0; root < 2; root++) {
+			struct tc_call call = {.coll = c->a->coll, .alg = c->a->name, .bytes = ms[k],
+			                       .esize = 8, .root = root ? c->p - 1 : 0,
+			                       .q = root ? 1 : c->p / 2};
+			struct tc_prediction pr;
+			if (tc_predict_call(c->t, c->md, &call, &pr) || isnan(pr.formula_ns))
+				continue;
+			cr_assert_eq((tc_time_t)llround(pr.formula_ns * 1000), pr.modelled_ps,
+			             "%s %s on %s model %d m %zu root %d: formula %.3f ns, modelled %lld ps",
+			             tc_coll_name(c->a->coll), c->a->name, c->spec, c->mi, ms[k], call.root,
+			             pr.formula_ns, (long long)pr.modelled_ps);
+			(*checked)++;
+		}
+}
+
+/* A formula flagged exact (TC__ALG_EXACT: AUTO prices by it without
+ * building the schedule) is the modelled time to the picosecond wherever it
+ * is not NAN, over the matrix: every collective, every topology kind, p up
+ * to 32, 16 models, sizes from 0 to 64 KiB, two roots. */
+Test(registry, exact_formulas_are_the_modelled_times, .timeout = 300)
+{
+	static const int ps[] = {1, 2, 3, 4, 5, 7, 8, 13, 16, 32};
+	long checked = 0;
+	reg_each(ps, (int)(sizeof ps / sizeof ps[0]), exact_formula_case, &checked);
 	cr_assert_gt(checked, 10000);
 }
 
@@ -291,6 +310,31 @@ Test(registry, auto_by_closed_forms_is_auto_by_simulation, .timeout = 300)
 	cr_assert_gt(checked, 500);
 }
 
+static void reduce_reads_in_case(const struct reg_case *c, void *arg)
+{
+	static const size_t ms[] = {8, 1000, 65536};
+	long *checked = arg;
+	if (c->a->coll != TC_COLL_REDUCE)
+		return;
+	for (size_t k = 0; k < sizeof ms / sizeof ms[0]; k++)
+		for (int root = 0; root < 2; root++) {
+			struct tc__gen g = {.coll = TC_COLL_REDUCE, .t = c->t, .p = c->p, .bytes = ms[k],
+			                    .esize = 8, .root = root ? c->p - 1 : 0, .md = c->md,
+			                    .me = -1};
+			struct tc__sched s;
+			cr_assert_eq(tc__coll_generate(c->a, &g, &s), 0);
+			cr_assert_eq(s.reads_in, c->p > 1, "reduce %s on %s model %d m %zu root %d: reads_in %d",
+			             c->a->name, c->spec, c->mi, ms[k], g.root, s.reads_in);
+			/* IN is read, never written; the root never sends. */
+			for (int x = 0; x < s.nx; x++) {
+				cr_assert_neq(s.x[x].rbuf, TC__BUF_IN);
+				cr_assert_neq(s.x[x].src, g.root);
+			}
+			tc__sched_free(&s);
+			(*checked)++;
+		}
+}
+
 /* A reduce (the dual of a bcast) reads each rank's contribution from IN
  * itself (lib/coll/dual.c: no copy of IN into OUT before the first
  * transfer) for every algorithm, topology, model, size and root of the
@@ -299,45 +343,7 @@ Test(registry, auto_by_closed_forms_is_auto_by_simulation, .timeout = 300)
 Test(registry, reduce_duals_read_in, .timeout = 120)
 {
 	static const int ps[] = {1, 2, 3, 4, 5, 7, 8, 13, 16, 32};
-	static const size_t ms[] = {8, 1000, 65536};
 	long checked = 0;
-	for (int pi = 0; pi < (int)(sizeof ps / sizeof ps[0]); pi++) {
-		char specs[16][32];
-		int p = ps[pi], ns = tc_test_specs_for(p, specs, 16);
-		for (int si = 0; si < ns; si++) {
-			struct tc_topo *t;
-			cr_assert_eq(tc_topo_parse(specs[si], &t), 0, "%s", specs[si]);
-			for (int mi = 0; mi < REG_NMODELS; mi++) {
-				struct tc_model md;
-				reg_model(mi, &md);
-				for (int i = 0; i < tc__nalgs; i++) {
-					const struct tc__alg *a = &tc__algs[i];
-					if (a->coll != TC_COLL_REDUCE || tc_alg_applies(t, &md, a->coll, a->name))
-						continue;
-					for (size_t k = 0; k < sizeof ms / sizeof ms[0]; k++)
-						for (int root = 0; root < 2; root++) {
-							struct tc__gen g = {.coll = TC_COLL_REDUCE, .t = t, .p = p,
-							                    .bytes = ms[k], .esize = 8,
-							                    .root = root ? p - 1 : 0, .md = &md,
-							                    .me = -1};
-							struct tc__sched s;
-							cr_assert_eq(tc__coll_generate(a, &g, &s), 0);
-							cr_assert_eq(s.reads_in, p > 1,
-							             "reduce %s on %s model %d m %zu root %d: reads_in %d",
-							             a->name, specs[si], mi, ms[k], g.root, s.reads_in);
-							/* IN is read, never written; the root never
-							 * sends. */
-							for (int x = 0; x < s.nx; x++) {
-								cr_assert_neq(s.x[x].rbuf, TC__BUF_IN);
-								cr_assert_neq(s.x[x].src, g.root);
-							}
-							tc__sched_free(&s);
-							checked++;
-						}
-				}
-			}
-			tc_topo_destroy(t);
-		}
-	}
+	reg_each(ps, (int)(sizeof ps / sizeof ps[0]), reduce_reads_in_case, &checked);
 	cr_assert_gt(checked, 10000);
 }
