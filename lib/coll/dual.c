@@ -22,12 +22,16 @@
  *   reads IN   round 0: 1 -> 0  IN[0, m)  -> OUT[0, m)  combine right,
  *                                             other operand IN at 0
  *
- * It applies when every transfer moves OUT to OUT between two ranks, a
- * region is untouched or whole when a transfer reads or combines into it,
- * a rank's first combine into a region is the only one of its round
- * (combines of a round apply in arrival order), and the root's OUT is
- * whole at the end; otherwise the schedule keeps reads_in = 0 and the
- * framework copies, as before.
+ * It applies when every transfer moves OUT to OUT between two ranks, the
+ * root sends nothing (what makes the in-place case below safe), a
+ * region is untouched or whole when a transfer reads or combines into it
+ * (the first combines of a round, in schedule order, counting as done for
+ * the later ones: combines of a rank's round that share a region are
+ * staged and applied at the round's end in schedule order,
+ * lib/sched/exec.c), and the root's OUT is whole at the end; otherwise the
+ * schedule keeps reads_in = 0 and the framework copies, as before.  In
+ * place at the root (IN = OUT) needs no copy either: the root never sends,
+ * and its first combine into a region reads and writes it in one pass.
  */
 #include <stdbool.h>
 #include <stdlib.h>
@@ -127,8 +131,8 @@ static void tc__dual_reads_in(struct tc__sched *s, int root, uint64_t m)
 			mark[i] = 0;
 			if (!x->bytes)
 				continue;
-			if (x->src == x->dst || x->sbuf != TC__BUF_OUT || x->rbuf != TC__BUF_OUT ||
-			    x->abuf || x->op == TC__XOP_COPY) {
+			if (x->src == x->dst || x->src == root || x->sbuf != TC__BUF_OUT ||
+			    x->rbuf != TC__BUF_OUT || x->abuf || x->op == TC__XOP_COPY) {
 				ok = false;
 				break;
 			}
