@@ -983,8 +983,9 @@ int tc_calibration_model(const struct tc_calibration *cal, size_t bytes, struct 
 
 /* Whether the n transfers of a schedule are copying exchanges: each
  * between two ranks copies (no combine) and has its reverse (same bytes) in
- * its round; local ones aside, at least one.  Schedules of more than TC__CAL_XCH_MAX transfers count as not
- * (the test is quadratic; calibration is for a few ranks). */
+ * its round; local ones aside, at least one.  Schedules of more than
+ * TC__CAL_XCH_MAX transfers count as not (the test is quadratic;
+ * calibration is for a few ranks). */
 #define TC__CAL_XCH_MAX 4096
 static bool tc__cal_exchange_only(const struct tc_transfer *tr, int n)
 {
