@@ -35,6 +35,7 @@
  */
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "coll/coll_internal.h"
 
@@ -81,12 +82,9 @@ static bool tc__ivl_add(struct tc__ivls *a, uint64_t lo, uint64_t hi)
 		i++;
 	if (i < a->n && a->v[i][1] == lo) { /* joins the region before */
 		a->v[i][1] = hi;
-		if (i + 1 < a->n && a->v[i + 1][0] == hi) {
+		if (i + 1 < a->n && a->v[i + 1][0] == hi) { /* and the one after */
 			a->v[i][1] = a->v[i + 1][1];
-			for (int k = i + 1; k + 1 < a->n; k++) {
-				a->v[k][0] = a->v[k + 1][0];
-				a->v[k][1] = a->v[k + 1][1];
-			}
+			memmove(&a->v[i + 1], &a->v[i + 2], (size_t)(a->n - i - 2) * sizeof *a->v);
 			a->n--;
 		}
 		return true;
@@ -105,10 +103,7 @@ static bool tc__ivl_add(struct tc__ivls *a, uint64_t lo, uint64_t hi)
 		a->v = v;
 		a->cap = cap;
 	}
-	for (int k = a->n; k > i; k--) {
-		a->v[k][0] = a->v[k - 1][0];
-		a->v[k][1] = a->v[k - 1][1];
-	}
+	memmove(&a->v[i + 1], &a->v[i], (size_t)(a->n - i) * sizeof *a->v);
 	a->v[i][0] = lo;
 	a->v[i][1] = hi;
 	a->n++;

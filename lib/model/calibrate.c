@@ -981,12 +981,24 @@ int tc_calibration_model(const struct tc_calibration *cal, size_t bytes, struct 
 	return tc_model_check(out);
 }
 
-/* Whether the n transfers of a schedule are copying exchanges: each
- * between two ranks copies (no combine) and has its reverse (same bytes) in
- * its round; local ones aside, at least one.  Schedules of more than
- * TC__CAL_XCH_MAX transfers count as not (the test is quadratic;
- * calibration is for a few ranks). */
+/* Calibrated prediction's shapes of a schedule (tr[0..n), tc_schedule_call);
+ * schedules of more than TC__CAL_XCH_MAX transfers have neither (the tests
+ * are quadratic; calibration is for a few ranks). */
 #define TC__CAL_XCH_MAX 4096
+
+/* Whether transfer i between two ranks has its reverse in its round (of the
+ * same bytes when same_bytes). */
+static bool tc__cal_reversed(const struct tc_transfer *tr, int n, int i, bool same_bytes)
+{
+	for (int j = 0; j < n; j++)
+		if (tr[j].round == tr[i].round && tr[j].src == tr[i].dst && tr[j].dst == tr[i].src &&
+		    (!same_bytes || tr[j].bytes == tr[i].bytes))
+			return true;
+	return false;
+}
+
+/* Copying exchanges only: every transfer between two ranks copies (no
+ * combine) and has its reverse (same bytes) in its round; at least one. */
 static bool tc__cal_exchange_only(const struct tc_transfer *tr, int n)
 {
 	int moving = 0;
@@ -995,21 +1007,16 @@ static bool tc__cal_exchange_only(const struct tc_transfer *tr, int n)
 	for (int i = 0; i < n; i++) {
 		if (tr[i].src == tr[i].dst)
 			continue;
-		if (tr[i].combine)
+		if (tr[i].combine || !tc__cal_reversed(tr, n, i, true))
 			return false;
 		moving++;
-		bool rev = false;
-		for (int j = 0; j < n && !rev; j++)
-			rev = tr[j].round == tr[i].round && tr[j].src == tr[i].dst &&
-			      tr[j].dst == tr[i].src && tr[j].bytes == tr[i].bytes;
-		if (!rev)
-			return false;
 	}
 	return moving > 0;
 }
 
-/* Whether a schedule combines and no combining message between ranks has
- * its reverse in its round (a reduce's tree, not an allreduce's exchange). */
+/* One-way combines: the schedule combines, and no combining message between
+ * ranks has its reverse in its round (a reduce's tree, not an allreduce's
+ * exchange). */
 static bool tc__cal_combines_one_way(const struct tc_transfer *tr, int n)
 {
 	int combines = 0;
@@ -1018,10 +1025,9 @@ static bool tc__cal_combines_one_way(const struct tc_transfer *tr, int n)
 	for (int i = 0; i < n; i++) {
 		if (tr[i].src == tr[i].dst || !tr[i].combine)
 			continue;
+		if (tc__cal_reversed(tr, n, i, false))
+			return false;
 		combines++;
-		for (int j = 0; j < n; j++)
-			if (tr[j].round == tr[i].round && tr[j].src == tr[i].dst && tr[j].dst == tr[i].src)
-				return false;
 	}
 	return combines > 0;
 }
@@ -1070,33 +1076,32 @@ int tc_calibration_predict(const struct tc_calibration *cal, const struct tc_top
 			most = mine[tr[i].src];
 	if (!err && isfinite(cal->tcopy_ns_per_byte) && cal->tcopy_ns_per_byte > 0)
 		*ns += (double)most * cal->tcopy_ns_per_byte;
-	/* A copying exchange (every message between ranks has its reverse in
-	 * its round) in a single-copy segment: its transfers take the
-	 * segment's measured exchange time, exchange_ratio one-way times
-	 * (calibrate.h), where the model's full duplex charges one.  Not a
-	 * combining one: there each receive is one pass that combines out of
-	 * the sender's buffer, priced by t_c, and measured as the model adds
-	 * it (allreduce at p = 2). */
+	/* In a single-copy segment, what the channel does that the model does
+	 * not say:
+	 * - a copying exchange (every message between ranks has its reverse
+	 *   in its round): its transfers take the segment's measured exchange
+	 *   time, exchange_ratio one-way times (calibrate.h), where the
+	 *   model's full duplex charges one;
+	 * - one-way combines: each receive combines out of the sender's buffer
+	 *   as it reads it (lib/sched/exec.c's direct receives), one pass that
+	 *   costs the slower of the two, m max(t_w, t_c), where the model adds
+	 *   m t_w and m t_c: t_c less t_w.
+	 * A combining exchange (allreduce at p = 2) measures the model's sum:
+	 * both cores' passes at once. */
 	const struct tc_calibration_segment *g = k < cal->nsegments ? &cal->segments[k] : NULL;
-	if (!err && g && g->single_copy == 1 && isfinite(g->exchange_ratio) &&
-	    g->exchange_ratio > 1 && tc__cal_exchange_only(tr, n)) {
-		struct tc_model m0 = md;
-		struct tc_prediction p0;
-		m0.tc_ns = 0;
-		if (!(err = tc_predict_call(t, &m0, &again, &p0)))
-			*ns += (g->exchange_ratio - 1) * (double)p0.modelled_ps / TC_PS_PER_NS;
-	}
-	/* One-way combines in a single-copy segment: each receive combines
-	 * out of the sender's buffer as it reads it (lib/sched/exec.c's direct
-	 * receives), one pass that costs the slower of the two, m max(t_w,
-	 * t_c), where the model adds m t_w and m t_c: t_c less t_w.  (A
-	 * combining exchange measures the sum: both cores' passes at once.) */
-	else if (!err && g && g->single_copy == 1 && md.tc_ns > 0 && tc__cal_combines_one_way(tr, n)) {
+	if (!err && g && g->single_copy == 1) {
 		struct tc_model m1 = md;
 		struct tc_prediction p1;
-		m1.tc_ns = md.tc_ns > md.tw_ns ? md.tc_ns - md.tw_ns : 0;
-		if (!(err = tc_predict_call(t, &m1, &again, &p1)))
-			*ns += (double)(p1.modelled_ps - p.modelled_ps) / TC_PS_PER_NS;
+		if (isfinite(g->exchange_ratio) && g->exchange_ratio > 1 &&
+		    tc__cal_exchange_only(tr, n)) {
+			m1.tc_ns = 0;
+			if (!(err = tc_predict_call(t, &m1, &again, &p1)))
+				*ns += (g->exchange_ratio - 1) * (double)p1.modelled_ps / TC_PS_PER_NS;
+		} else if (md.tc_ns > 0 && tc__cal_combines_one_way(tr, n)) {
+			m1.tc_ns = md.tc_ns > md.tw_ns ? md.tc_ns - md.tw_ns : 0;
+			if (!(err = tc_predict_call(t, &m1, &again, &p1)))
+				*ns += (double)(p1.modelled_ps - p.modelled_ps) / TC_PS_PER_NS;
+		}
 	}
 	tc_schedule_free(tr);
 	free(mine);
