@@ -455,12 +455,18 @@ struct nat_case {
 };
 static const char nat_mixed[] = "(varies)";
 
+/* The median of n sorted values. */
+static double median_sorted(const double *y, int n)
+{
+	return n % 2 ? y[n / 2] : 0.5 * (y[n / 2 - 1] + y[n / 2]);
+}
+
 static double nat_median(const double *x, int n)
 {
 	double y[NAT_MAX_SWEEPS];
 	memcpy(y, x, (size_t)n * sizeof *y);
 	qsort(y, (size_t)n, sizeof *y, cmp_double);
-	return n % 2 ? y[n / 2] : 0.5 * (y[n / 2 - 1] + y[n / 2]);
+	return median_sorted(y, n);
 }
 
 static double nat_min(const double *x, int n)
@@ -526,11 +532,20 @@ static int native_main(int nreps, int recal, int sweeps)
 			}
 			memset(a.buf[r][k], 0, cap); /* doubles 0.0 */
 		}
-	printf("# model_fidelity --native: chain:2, median of %d calls, calibrated %s, %d sweep%s\n",
-	       nreps, recal ? "before each collective" : "once", sweeps, sweeps > 1 ? "s" : "");
 	if (nreps > NAT_RUNS * (NAT_MAX_CALLS - 1))
 		nreps = NAT_RUNS * (NAT_MAX_CALLS - 1);
-	double *v = malloc((size_t)nreps * sizeof *v), first[NAT_RUNS];
+	/* NAT_RUNS runs of 1 + per calls: the first call of a run (cold: just
+	 * after the threads woke) apart, the others timed (nreps rounded up to
+	 * a multiple of NAT_RUNS). */
+	const int per = (nreps + NAT_RUNS - 1) / NAT_RUNS;
+	double *v = malloc((size_t)(NAT_RUNS * per) * sizeof *v), first[NAT_RUNS];
+	if (!v) {
+		fprintf(stderr, "model_fidelity: out of memory\n");
+		return 1;
+	}
+	printf("# model_fidelity --native: chain:2, median of %d calls, calibrated %s, %d sweep%s\n",
+	       NAT_RUNS * per, recal ? "before each collective" : "once", sweeps,
+	       sweeps > 1 ? "s" : "");
 	static struct nat_case cs[NAT_CASES];
 	int ncs = 0;
 	for (int sw = 0; sw < sweeps; sw++) {
@@ -562,10 +577,6 @@ static int native_main(int nreps, int recal, int sweeps)
 				a.bytes = m;
 				a.calls = 2; /* warm-up */
 				err = tc_run(team, nat_fn, &a);
-				/* NAT_RUNS runs of 1 + per calls: the first call of a
-				 * run (cold: just after the threads woke) apart, the
-				 * others timed. */
-				const int per = (nreps + NAT_RUNS - 1) / NAT_RUNS;
 				int nv = 0;
 				a.calls = 1 + per;
 				for (int r = 0; r < NAT_RUNS && !err; r++) {
@@ -601,7 +612,7 @@ static int native_main(int nreps, int recal, int sweeps)
 					e->alg = sw == 0 ? a.alg : nat_mixed;
 				e->seg = seg;
 				e->pred[sw] = pred;
-				e->meas[sw] = nv % 2 ? v[nv / 2] : 0.5 * (v[nv / 2 - 1] + v[nv / 2]);
+				e->meas[sw] = median_sorted(v, nv);
 				e->line[sw] = (double)a.modelled_ps / TC_PS_PER_NS;
 				e->cold[sw] = first[NAT_RUNS / 2];
 				e->rel[sw] = pred > 0 ? (e->meas[sw] - pred) / pred : NAN;
@@ -609,7 +620,7 @@ static int native_main(int nreps, int recal, int sweeps)
 				sw_within += fabs(e->rel[sw]) <= 0.15;
 				sw_worst = fmax(sw_worst, fabs(e->rel[sw]));
 				if (sweeps == 1)
-					nat_row(e, 0, 1);
+					nat_row(e, 0, ci == 0);
 			}
 		}
 		if (sweeps > 1) {
