@@ -250,8 +250,9 @@ static int tc__sim_send(struct tc__simctx *c, struct tc__sim *out, int i)
 		int j = tc_topo_neighbor_index(c->t, c->route[k], c->route[k + 1]);
 		if (j < 0)
 			return TC_EINVAL;
-		tc_time_t a = start + (tc_time_t)k * step;
-		int rc = tc__hop_push(c, c->arc_off[c->route[k]] + j, i, a, a + L);
+		/* Saturating: times at TC__TIME_MAX (absurd models) stay there. */
+		tc_time_t a = tc__sat_add(start, tc__sat_mul((uint64_t)k, step));
+		int rc = tc__hop_push(c, c->arc_off[c->route[k]] + j, i, a, tc__sat_add(a, L));
 		if (rc)
 			return rc;
 	}
@@ -312,7 +313,7 @@ static int tc__run_round(struct tc__simctx *c, struct tc__sim *out, int r)
 	for (int i = lo; i < hi; i++) {
 		const struct tc__xfer *x = &s->x[i];
 		if (x->op != TC__XOP_COPY)
-			clock[x->dst] += (tc_time_t)x->bytes * c->q.tc;
+			clock[x->dst] = tc__sat_add(clock[x->dst], tc__combine_time(&c->q, x->bytes));
 	}
 	/* 1-port: count each rank once, then reset its counters. */
 	for (int k = 0; k < nr; k++) {
