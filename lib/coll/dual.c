@@ -206,7 +206,7 @@ int tc__dual(const struct tc__sched *b, int copy, int root, uint64_t m, struct t
 		tc__sched_free(s);
 		return err;
 	}
-	if (!copy)
+	if (!copy && !b->count_only) /* a count has no transfers to rewrite */
 		tc__dual_reads_in(s, root, m);
 	return 0;
 }
