@@ -212,6 +212,13 @@ done
 run_cli predict --help
 check "predict --help lists every collective and algorithm of the registry" \
 	"$([ "$rc" -eq 0 ] && for c in bcast reduce allreduce barrier allgather reduce_scatter scan exscan scatter gather alltoall allgatherv gatherv scatterv alltoallv; do grep -q "\b$c\b" "$out" || exit 1; done && grep -q 'allgather: ring' "$out" && grep -q 'alltoallv: pairwise' "$out"; echo $?)"
+# A schedule far over the simulator's limit, without a closed form: refused
+# with a count bounded at 16x the limit (counting all of it took seconds
+# and, before rounds were no longer stored, over 1 GB).
+run_cli predict --topo ring:16 --coll reduce --bytes 1T --alg ring_pipelined --packets 100000000
+check "predict: a schedule of billions of transfers is refused with a bounded count" \
+	"$([ "$rc" -eq 1 ] && grep -q 'more than 16777216 transfers, 16x the simulator' "$err"; echo $?)" \
+	"$(head -3 "$err")"
 run_cli --help
 check "topocoll --help documents the exit status" "$([ "$rc" -eq 0 ] && grep -q 'Exit status: 0 ok, 1 failure' "$out"; echo $?)"
 if [ -f "$here/../docs/cli.md" ]; then

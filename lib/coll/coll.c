@@ -203,10 +203,6 @@ int tc__coll_generate(const struct tc__alg *a, const struct tc__gen *g, struct t
 		err = b.err;
 	if (!err)
 		err = tc__dual(&b, cd->dual_copy, g->root, g->bytes, s);
-	if (!err && b.count_only) { /* the same transfers, reversed */
-		s->count_only = 1;
-		s->counted = b.counted;
-	}
 	tc__sched_free(&b);
 	return err;
 }

@@ -26,7 +26,8 @@ int tc__alg_check(const struct tc__alg *a, const struct tc__gen *g);
 const struct tc__alg *tc__alg_find(enum tc_coll coll, const char *name);
 /* The dual s of schedule b (lib/coll/dual.c): copying (gather from
  * scatter) or combining (reduce from bcast; m bytes to root, s->reads_in
- * when it reads IN itself).  Returns 0 or TC_ENOMEM. */
+ * when it reads IN itself); of a count (b->count_only), the same count.
+ * Returns 0 or TC_ENOMEM. */
 int tc__dual(const struct tc__sched *b, int copy, int root, uint64_t m, struct tc__sched *s);
 /* Generates a's schedule for g (the dual of the bcast for TC__ALG_DUAL). */
 int tc__coll_generate(const struct tc__alg *a, const struct tc__gen *g, struct tc__sched *s);

@@ -118,7 +118,7 @@ static void tc__dual_reads_in(struct tc__sched *s, int root, uint64_t m)
 	struct tc__ivls *done = calloc((size_t)s->p, sizeof *done);
 	struct tc__ivls *now = calloc((size_t)s->p, sizeof *now); /* this round's */
 	uint8_t *mark = calloc((size_t)s->nx ? (size_t)s->nx : 1, 1);
-	bool ok = done && now && mark && !s->count_only;
+	bool ok = done && now && mark;
 	for (int r = 0; ok && r < s->nrounds; r++) {
 		for (int i = s->round_at[r]; ok && i < s->round_at[r + 1]; i++) {
 			const struct tc__xfer *x = &s->x[i];
@@ -182,6 +182,12 @@ static void tc__dual_reads_in(struct tc__sched *s, int root, uint64_t m)
 int tc__dual(const struct tc__sched *b, int copy, int root, uint64_t m, struct tc__sched *s)
 {
 	int err = tc__sched_init(s, b->p);
+	if (!err && b->count_only) { /* the same transfers and rounds, counted */
+		s->count_only = 1;
+		s->counted = b->counted;
+		s->nrounds = b->nrounds;
+		return 0;
+	}
 	for (int r = b->nrounds - 1; r >= 0 && !err; r--) {
 		err = tc__sched_round(s);
 		for (int i = b->round_at[r]; i < b->round_at[r + 1] && !err; i++) {
@@ -206,7 +212,7 @@ int tc__dual(const struct tc__sched *b, int copy, int root, uint64_t m, struct t
 		tc__sched_free(s);
 		return err;
 	}
-	if (!copy && !b->count_only) /* a count has no transfers to rewrite */
+	if (!copy)
 		tc__dual_reads_in(s, root, m);
 	return 0;
 }

@@ -128,6 +128,9 @@ int tc_alg_applies(const struct tc_topo *t, const struct tc_model *md, enum tc_c
 #define TC__PREDICT_MAX_HOPS (1L << 22)
 #define TC__SCHEDULE_MAX_X (1 << 22)
 #define TC__SCHEDULE_MAX_HOPS (1L << 23)
+/* How far past its limit a refused schedule's transfers are counted for
+ * the error's detail. */
+#define TC__OVER_COUNT 16
 
 /* Says why a schedule is over the limit (tc_error_detail()): how many
  * transfers it has (counted without storing them), the limit, and what to
@@ -136,11 +139,15 @@ static int tc__over_limit(const struct tc__gen *g, const struct tc__alg *a, int 
                           long hops_limit, const char *what)
 {
 	struct tc__gen gc = *g;
-	gc.max_x = 0;
+	/* Counting stops past TC__OVER_COUNT times the limit: a pipelined
+	 * schedule of terabytes has billions of transfers (fuzz_call: 19 s and,
+	 * before rounds were no longer stored, over 1 GB to count one). */
+	gc.max_x = limit * TC__OVER_COUNT;
 	gc.count_only = 1;
 	struct tc__sched s;
 	long long n = -1, hops = -1;
-	if (!tc__coll_generate(a, &gc, &s)) {
+	int counted = tc__coll_generate(a, &gc, &s);
+	if (!counted) {
 		n = s.counted;
 		tc__sched_free(&s);
 	}
@@ -162,6 +169,12 @@ static int tc__over_limit(const struct tc__gen *g, const struct tc__alg *a, int 
 		               "or fewer ranks",
 		               tc_coll_name(g->coll), a->name, g->p, n, (double)n / limit, what,
 		               limit, (long long)((n * (long long)sizeof(struct tc__xfer)) >> 20));
+	else if (counted == TC__ELIMIT)
+		tc__set_detail("%s %s on %d ranks: its schedule has more than %lld transfers, %dx "
+		               "the %s's limit of %d; no exact closed form replaces it for this "
+		               "topology and model: choose another algorithm (--alg) or fewer ranks",
+		               tc_coll_name(g->coll), a->name, g->p,
+		               (long long)limit * TC__OVER_COUNT, TC__OVER_COUNT, what, limit);
 	else
 		tc__set_detail("%s %s on %d ranks: its schedule is over the %s's limit of %d "
 		               "transfers: choose another algorithm (--alg) or fewer ranks",

@@ -92,6 +92,10 @@ int tc__sched_round(struct tc__sched *s)
 		return s->err;
 	if (s->nrounds >= INT_MAX - 1)
 		return tc__sched_fail(s, TC_EOVERFLOW);
+	if (s->count_only) { /* rounds counted, not stored (nothing to index) */
+		s->nrounds++;
+		return 0;
+	}
 	int rc = tc__grow((void **)&s->round_at, &s->rcap, s->nrounds + 2,
 	                  sizeof *s->round_at);
 	if (rc)
@@ -124,6 +128,8 @@ int tc__sched_add(struct tc__sched *s, const struct tc__xfer *x)
 			return rc;
 	}
 	if (s->count_only) {
+		if (s->max_x && s->counted >= s->max_x)
+			return tc__sched_fail(s, TC__ELIMIT);
 		s->counted++;
 		return 0;
 	}

@@ -84,8 +84,10 @@ struct tc__sched {
 	int nmoving;             /* rounds so far with a transfer between ranks */
 	int moving_round;        /* 1 + the last round counted in nmoving */
 	/* Count only (set after tc__sched_init): transfers are checked and
-	 * counted, not stored (x, init_lo stay NULL), to say how large a
-	 * schedule over the limits would be. */
+	 * counted, not stored (x, init_lo stay NULL), and rounds counted in
+	 * nrounds without round_at, to say how large a schedule over the
+	 * limits would be (its memory stays constant however many rounds);
+	 * max_x, when set, bounds the count (TC__ELIMIT past it). */
 	int count_only;
 	int64_t counted;         /* transfers, count_only */
 };
