@@ -14,7 +14,7 @@ set yrange [0:1.1]
 set key top left
 set grid
 set title "matvec_ring, ring:4, t_s = 1 ms, t_w = 100 ns/B, t_a = 100 ns"
-plot "docs/examples_matvec.dat" index 0 using 1:2 with linespoints lw 2 title "modelled = seed 003", \
+plot "docs/examples_matvec.dat" index 0 using 1:2 with linespoints lw 2 title "modelled = closed form", \
      "" using 1:3 with points pt 6 ps 1.2 title "emulated (3 runs)", \
      "" using 1:4 with points pt 2 title "measured, native (3 runs)"
 set title "lu_ring, ring:4, t_s = 100 us, t_w = 10 ns/B, t_a = 1 us"
