@@ -121,14 +121,6 @@ static void hcube_allgather(struct tc__sched *s, int d, uint64_t m)
 	}
 }
 
-/* Monotonic wall clock in seconds. */
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* ---------------------------------------------------------------- builder */
 
 Test(sched, builder_rounds_and_layout)
@@ -954,10 +946,7 @@ Test(sched, scales_to_4096_ranks, .timeout = 60)
 	struct tc__sim a, b;
 
 	hcube_bcast(&s, d, 1024);
-	double t0 = now_s();
 	sim(&s, t, &md, &a);
-	double dt = now_s() - t0;
-	cr_assert_lt(dt, 2.0);
 	cr_assert_eq(a.makespan, (tc_time_t)d * Lt(1024));
 	cr_assert_eq(a.nodup_violations, 0);
 	tc__sim_free(&a);
@@ -965,10 +954,7 @@ Test(sched, scales_to_4096_ranks, .timeout = 60)
 
 	/* p pieces, p log p transfers. */
 	hcube_allgather(&s, d, 8);
-	t0 = now_s();
 	sim(&s, t, &md, &a);
-	dt = now_s() - t0;
-	cr_assert_lt(dt, 2.0);
 	cr_assert_eq(a.makespan, (tc_time_t)d * TS + TW * 8 * (p - 1));
 	cr_assert_eq(a.nodup_violations, 0);
 	cr_assert_eq(a.noho_violations, 0);
@@ -980,10 +966,7 @@ Test(sched, scales_to_4096_ranks, .timeout = 60)
 	perms(&s, p, d);
 	for (int ct = 0; ct < 2; ct++) {
 		md.switching = ct ? TC_SWITCH_CT : TC_SWITCH_SF;
-		t0 = now_s();
 		sim(&s, t, &md, &a);
-		dt = now_s() - t0;
-		cr_assert_lt(dt, 2.0);
 		cr_assert_eq(a.messages, (long)p * d);
 		cr_assert_gt(a.contention_total, 0);
 		cr_assert_eq(a.ncontention, 64);
