@@ -642,5 +642,37 @@ else
 	skip "calibrate --plot with gnuplot" "gnuplot not installed"
 fi
 
+# ---- sizes, topology specs and refusals that say why ----
+for b in 1kb 1KB 1k 1KiB 1kib; do
+	run_cli predict --topo ring:4 --coll bcast --bytes $b --json
+	check "--bytes $b is 1024 bytes" "$([ "$rc" -eq 0 ] && grep -q '"msg_bytes": 1024,' "$out"; echo $?)" "$(cat "$err")"
+done
+for b in 1e6 1E6 2.5e3 1mb 1MiB; do
+	run_cli predict --topo ring:4 --coll bcast --bytes $b
+	check "--bytes $b is a size" "$([ "$rc" -eq 0 ]; echo $?)" "$(cat "$err")"
+done
+usage_case "a fractional size from an exponent" predict --topo ring:8 --coll bcast --bytes 1.25e1
+usage_case "a negative exponent" predict --topo ring:8 --coll bcast --bytes 1e-3
+msg_case() { # msg_case DESC TEXT ARGS...: a usage error whose line holds TEXT
+	local d=$1 want=$2
+	shift 2
+	run_cli "$@"
+	check "$d" "$([ "$rc" -eq 2 ] && grep -qF -- "$want" "$err"; echo $?)" "$(cat "$err")"
+}
+msg_case "tree:8 says it lacks the node count" "the form is tree:K:P" predict --topo tree:8 --coll bcast --bytes 8
+msg_case "complete:1048576 names the complete graph's bound" "at most 8192 nodes" predict --topo complete:1048576 --coll bcast --bytes 8
+msg_case "hypercube --p 12 names the power of two" "hypercube needs p a power of two, got 12" predict --topo hypercube --p 12 --coll bcast --bytes 8
+msg_case "an inapplicable algorithm names the restriction and what applies" \
+	"even side and no side of 1; algorithms that apply: hypercube, mesh, reduce_bcast, linear" \
+	predict --topo mesh:3x5 --coll allreduce --alg ring --bytes 8
+msg_case "an inapplicable algorithm in a run names the restriction" "it runs on ring, chain (not complete)" \
+	run --topo complete:4 --coll bcast --alg ring_rd --bytes 8
+run_cli run --topo torus:3x5 --coll allreduce --alg mesh --bytes 120
+check "allreduce mesh runs verified on torus:3x5" "$([ "$rc" -eq 0 ] && grep -q 'verified *yes' "$out"; echo $?)" "$(cat "$err")"
+run_cli run --topo mesh:4x3 --coll allreduce --alg ring --bytes 96
+check "allreduce ring runs verified on mesh:4x3" "$([ "$rc" -eq 0 ] && grep -q 'verified *yes' "$out"; echo $?)" "$(cat "$err")"
+run_cli predict --topo torus --p 12 --coll bcast --bytes 8
+check "torus --p 12 is torus:3x4" "$([ "$rc" -eq 0 ] && grep -q 'torus:3x4' "$out"; echo $?)" "$(cat "$err")"
+
 echo "1..$n"
 [ "$nfail" -eq 0 ]

@@ -29,6 +29,9 @@ static const char *const algs[] = {"hypercube", "ring", "reduce_bcast", "linear"
 /* Non-zero: teams made by make_team_cfg() send messages of at least this
  * many bytes by single copy (so that small tests reach that path). */
 static size_t single_copy_min;
+/* Threads or fibres for teams made by make_team_cfg() (TC_EXEC_AUTO: the
+ * library's choice). */
+static enum tc_exec test_exec;
 
 static struct tc_team *make_team_cfg(const char *spec, const struct tc_model *md,
                                      uint64_t timeout_ms, enum tc_wait_policy wait)
@@ -37,6 +40,7 @@ static struct tc_team *make_team_cfg(const char *spec, const struct tc_model *md
 	tc_team_config_default(&cfg);
 	cfg.topology = spec;
 	cfg.single_copy_min = single_copy_min;
+	cfg.exec = test_exec;
 	cfg.timeout_ms = timeout_ms;
 	cfg.wait = wait;
 	if (md)
@@ -68,9 +72,23 @@ static int applies(const struct tc_topo *t, enum tc_coll coll, const char *alg)
 	int err = tc_predict(t, &md, coll, alg, 0, 1, 0, 0, &pr);
 	cr_assert(err == 0 || err == TC_ENOTSUP, "%s: %s", alg, tc_strerror(err));
 	enum tc_topo_kind k = tc_topo_kind(t);
-	int ring_ok = k == TC_TOPO_RING || k == TC_TOPO_COMPLETE || k == TC_TOPO_HYPERCUBE;
+	int dims[TC_TOPO_MAX_DIMS] = {0};
+	int nd = k == TC_TOPO_MESH || k == TC_TOPO_TORUS ? tc_topo_dims(t, dims) : 0;
+	int p = tc_topo_nodes(t);
+	/* A Hamiltonian ring: a 2-D torus, a 2-D mesh with an even side and
+	 * no side of 1, a 1-D torus, any grid of at most two nodes. */
+	int grid_ring = nd && (p <= 2 || (k == TC_TOPO_TORUS && nd <= 2) ||
+	                       (nd == 2 && dims[0] > 1 && dims[1] > 1 &&
+	                        (dims[0] % 2 == 0 || dims[1] % 2 == 0)));
+	int ring_ok = k == TC_TOPO_RING || k == TC_TOPO_COMPLETE || k == TC_TOPO_HYPERCUBE ||
+	              grid_ring;
 	if (coll == TC_COLL_ALLREDUCE && !strcmp(alg, "ring"))
-		cr_assert_eq(err == 0, ring_ok, "ring applies exactly to ring, complete, hypercube");
+		cr_assert_eq(err == 0, ring_ok,
+		             "ring applies exactly to ring, complete, hypercube and the grids "
+		             "with a Hamiltonian ring (%s)",
+		             tc_strerror(err));
+	else if (coll == TC_COLL_ALLREDUCE && !strcmp(alg, "mesh"))
+		cr_assert_eq(err == 0, nd > 0, "mesh applies exactly to mesh and torus");
 	else
 		cr_assert_eq(err, 0, "%s applies to every topology", alg);
 	return err == 0;
@@ -305,12 +323,21 @@ out:
 
 /* Runs the matrix for alg over the ps[lo..hi) of tc_test_ps on every
  * topology; nsz sizes of the list. */
+static void results_p(const char *alg, int p, char specs[][32], int ns, int nsz);
+
 static void results(const char *alg, int lo, int hi, int nsz)
 {
 	for (int k = lo; k < hi; k++) {
-		int p = tc_test_ps[k];
 		char specs[16][32];
-		int ns = tc_test_specs_for(p, specs, 16);
+		int ns = tc_test_specs_for(tc_test_ps[k], specs, 16);
+		results_p(alg, tc_test_ps[k], specs, ns, nsz);
+	}
+}
+
+/* The matrix for alg on the topologies specs[0..ns) of p nodes. */
+static void results_p(const char *alg, int p, char specs[][32], int ns, int nsz)
+{
+	{
 		struct res_arg *a = calloc(1, sizeof *a);
 		a->alg = alg;
 		a->p = p;
@@ -353,7 +380,9 @@ static void results(const char *alg, int lo, int hi, int nsz)
 					             alg, specs[i], a->sizes[si], r);
 			/* hypercube and reduce_bcast combine in an order that does
 			 * not depend on the topology: the same bits again. */
-			for (int si = 0; si < nsz && strcmp(alg, "ring") && strcmp(alg, "auto"); si++) {
+			for (int si = 0; si < nsz && strcmp(alg, "ring") && strcmp(alg, "auto") &&
+			                 strcmp(alg, "mesh");
+			     si++) {
 				if (prev[si])
 					cr_assert_eq(prev[si], a->hash[si * p], "%s %s n=%zu: topology changed the bits",
 					             alg, specs[i], a->sizes[si]);
@@ -1138,7 +1167,8 @@ static int err_fn(struct tc_proc *proc, void *argp)
 	EXPECT(tc_allreduce(proc, x, y, 16, TC_INT32, TC_OP_SUM, &bcast_name), TC_EALG);
 	EXPECT(tc_barrier(proc, &bad), TC_EALG);
 	EXPECT(tc_barrier(proc, &ring), TC_EALG); /* not a barrier algorithm */
-	EXPECT(tc_allreduce(proc, x, y, 16, TC_INT32, TC_OP_SUM, &ring), TC_ENOTSUP); /* mesh */
+	/* No ring through every node (odd sides, a chain, three dimensions). */
+	EXPECT(tc_allreduce(proc, x, y, 16, TC_INT32, TC_OP_SUM, &ring), TC_ENOTSUP);
 	EXPECT(tc_allreduce(proc, x, y, 16, TC_INT32, TC_OP_USER, &nouser), TC_EINVAL);
 	EXPECT(tc_allreduce(proc, x, y, 16, TC_INT32, TC_OP_USER, NULL), TC_EINVAL);
 	EXPECT(tc_allreduce(proc, x, y, 16, TC_INT32, TC_OP_USER, &nofn_o), TC_EINVAL);
@@ -1169,7 +1199,7 @@ static int err_fn(struct tc_proc *proc, void *argp)
 
 Test(errors, arguments, .timeout = 60)
 {
-	static const char *const specs[] = {"mesh:2x3", "mesh:1x1", "torus:2x2x2"};
+	static const char *const specs[] = {"mesh:3x3", "chain:1", "torus:2x2x2"};
 	for (int i = 0; i < 3; i++) {
 		struct tc_team *team = make_team(specs[i]);
 		struct err_arg a = {0};
@@ -1182,7 +1212,7 @@ Test(errors, arguments, .timeout = 60)
 	struct tc_model md;
 	tc_model_default(&md);
 	struct tc_prediction pr;
-	cr_assert_eq(tc_topo_parse("mesh:4x4", &t), 0);
+	cr_assert_eq(tc_topo_parse("mesh:3x3", &t), 0);
 	cr_assert_eq(tc_predict(t, &md, TC_COLL_ALLREDUCE, "ring", 64, 4, 0, 0, &pr), TC_ENOTSUP);
 	cr_assert_eq(tc_predict(t, &md, TC_COLL_ALLREDUCE, "nope", 64, 4, 0, 0, &pr), TC_EALG);
 	cr_assert_eq(tc_predict(t, &md, TC_COLL_BARRIER, "nope", 0, 1, 0, 0, &pr), TC_EALG);
@@ -1410,5 +1440,64 @@ Test(errors, failed_call_frees_buffers_at_once, .timeout = 120)
 		cr_assert(a.rc[1] == TC_EMISMATCH || a.rc[1] == TC_EABORTED, "rank 1: %s",
 		          tc_err_name(a.rc[1]));
 		tc_team_destroy(team);
+	}
+}
+
+/* ---- mesh, and ring on the grids ------------------------------------------------ */
+
+/* Torus and mesh shapes: square, non-square, odd sides, a side of 1 or 2,
+ * three dimensions. */
+static void grid_results(const char *alg)
+{
+	static const char *const shapes[] = {"mesh:2x2", "torus:2x3", "mesh:2x3", "torus:3x3",
+	                                     "mesh:3x3", "torus:3x5", "mesh:3x5", "mesh:3x4",
+	                                     "mesh:4x3", "torus:5x2", "torus:1x5", "mesh:1x5",
+	                                     "torus:2x2x2", "mesh:2x3x2", "mesh:4x4"};
+	for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+		struct tc_topo *t;
+		cr_assert_eq(tc_topo_parse(shapes[i], &t), 0, "%s", shapes[i]);
+		char one[1][32];
+		snprintf(one[0], sizeof one[0], "%s", shapes[i]);
+		results_p(alg, tc_topo_nodes(t), one, 1, NSIZES);
+		tc_topo_destroy(t);
+	}
+}
+
+Test(allreduce, results_mesh, .timeout = 300)
+{
+	results("mesh", 0, TC_TEST_NPS, NSIZES);
+}
+
+Test(allreduce, results_grids_threads_and_fibres, .timeout = 600)
+{
+	test_exec = TC_EXEC_THREADS;
+	grid_results("mesh");
+	grid_results("ring");
+	test_exec = TC_EXEC_FIBRES;
+	grid_results("mesh");
+	grid_results("ring");
+	test_exec = TC_EXEC_AUTO;
+}
+
+/* The ring on a grid walks neighbours only: every transfer of its schedule
+ * is one hop (the embedding is a Hamiltonian ring). */
+Test(allreduce, ring_on_grids_is_a_ring)
+{
+	static const char *const shapes[] = {"torus:3x3", "torus:3x5", "torus:5x4", "mesh:3x4",
+	                                     "mesh:4x5", "mesh:2x7", "torus:2x2"};
+	struct tc_model md;
+	tc_model_default(&md);
+	for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+		struct tc_topo *t;
+		cr_assert_eq(tc_topo_parse(shapes[i], &t), 0);
+		int p = tc_topo_nodes(t);
+		struct tc_prediction pr;
+		size_t bytes = (size_t)p * 8;
+		cr_assert_eq(tc_predict(t, &md, TC_COLL_ALLREDUCE, "ring", bytes, 8, 0, 0, &pr), 0,
+		             "%s", shapes[i]);
+		/* 2 (p - 1) rounds of p one-hop messages. */
+		cr_assert_eq(pr.hop_messages, pr.messages, "%s: a routed message", shapes[i]);
+		cr_assert_eq(pr.messages, 2L * (p - 1) * p, "%s", shapes[i]);
+		tc_topo_destroy(t);
 	}
 }

@@ -1306,3 +1306,29 @@ Test(bounds, monotone_in_the_model)
 					                              topos[t].dims, r, 1000, one));
 			}
 }
+
+/* allreduce mesh: the mesh reduce-scatter and allgather of m/p blocks,
+ * 2 t_s sum_i (z_i - 1) + 2 t_w (m/p)(p - 1) + (m/p)(p - 1) t_c under SF,
+ * each t_s one t_h more per message under CT (every message is one hop). */
+Test(cost, allreduce_mesh_closed_form)
+{
+	static const int d35[] = {3, 5}, d44[] = {4, 4}, d234[] = {2, 3, 4}, d1[] = {1};
+	const struct {
+		int nd;
+		const int *dims;
+		int p, steps;
+	} cs[] = {{2, d35, 15, 6}, {2, d44, 16, 6}, {3, d234, 24, 6}, {1, d1, 1, 0}};
+	for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++)
+		for (int sw = 0; sw < 2; sw++) {
+			struct tc_model md = std_md(sw ? CT : SF);
+			double m = 3000, b = m / cs[i].p;
+			double ts = 100 + (sw ? 5 : 0);
+			double want = 2 * ts * cs[i].steps + 2 * 2 * b * (cs[i].p - 1) +
+			              b * (cs[i].p - 1) * 3;
+			ASSERT_NEAR(tc_cost_allreduce_mesh(&md, cs[i].nd, cs[i].dims, m), want);
+		}
+	struct tc_model md = std_md(SF);
+	cr_assert(isnan(tc_cost_allreduce_mesh(&md, 2, d35, -1)));
+	cr_assert(isnan(tc_cost_allreduce_mesh(NULL, 2, d35, 8)));
+	cr_assert(isnan(tc_cost_allreduce_mesh(&md, 0, d35, 8)));
+}

@@ -538,3 +538,59 @@ Test(errors_api, attach_and_run_conflicts, .timeout = 30)
 	tc_team_destroy(team);
 	tc_team_destroy(NULL); /* a no-op */
 }
+
+/* ---- what the refusals say (tc_error_detail) ------------------------------------ */
+
+static int band_double_fn(struct tc_proc *proc, void *arg)
+{
+	double x[2] = {1, 2}, y[2];
+	int *ok = arg;
+	int err = tc_allreduce(proc, x, y, 2, TC_DOUBLE, TC_OP_BAND, NULL);
+	/* The same code on every rank, and the detail names the datatype. */
+	if (err == TC_ENOTSUP && strstr(tc_error_detail(), "band needs an integer datatype") &&
+	    strstr(tc_error_detail(), "double"))
+		atomic_fetch_add((atomic_int *)ok, 1);
+	return 0;
+}
+
+Test(errors_api, band_on_double_names_the_datatype, .timeout = 30)
+{
+	double a = 1, b = 2;
+	cr_assert_eq(tc_reduce_local(&a, &b, 1, TC_DOUBLE, TC_OP_BAND, NULL), TC_ENOTSUP);
+	cr_assert(strstr(tc_error_detail(), "integer datatype (double is floating point)"), "%s",
+	          tc_error_detail());
+	struct tc_team_config cfg;
+	tc_team_config_default(&cfg);
+	cfg.topology = "ring:3";
+	struct tc_team *team = NULL;
+	cr_assert_eq(tc_team_create(&cfg, &team), 0);
+	atomic_int ok = 0;
+	cr_assert_eq(tc_run(team, band_double_fn, &ok), 0);
+	cr_assert_eq(atomic_load(&ok), 3);
+	tc_team_destroy(team);
+}
+
+Test(errors_api, inapplicable_algorithm_names_the_restriction)
+{
+	struct tc_topo *t = NULL;
+	struct tc_model md;
+	tc_model_default(&md);
+	cr_assert_eq(tc_topo_parse("mesh:3x5", &t), 0);
+	cr_assert_eq(tc_alg_applies(t, &md, TC_COLL_ALLREDUCE, "ring"), TC_ENOTSUP);
+	const char *d = tc_error_detail();
+	cr_assert(strstr(d, "algorithm 'ring' of allreduce does not apply to mesh:3x5"), "%s", d);
+	cr_assert(strstr(d, "even side"), "%s", d);
+	cr_assert(strstr(d, "algorithms that apply: hypercube, mesh, reduce_bcast, linear"), "%s",
+	          d);
+	tc_topo_destroy(t);
+	cr_assert_eq(tc_topo_parse("complete:4", &t), 0);
+	cr_assert_eq(tc_alg_applies(t, &md, TC_COLL_BCAST, "ring_rd"), TC_ENOTSUP);
+	cr_assert(strstr(tc_error_detail(), "it runs on ring, chain (not complete)"), "%s",
+	          tc_error_detail());
+	cr_assert_eq(tc_alg_applies(t, &md, TC_COLL_BCAST, "hypercube"), 0);
+	tc_topo_destroy(t);
+	cr_assert_eq(tc_topo_parse("ring:4", &t), 0);
+	cr_assert_eq(tc_alg_applies(t, &md, TC_COLL_BCAST, "dot_allport"), TC_ENOTSUP);
+	cr_assert(strstr(tc_error_detail(), "all-port"), "%s", tc_error_detail());
+	tc_topo_destroy(t);
+}

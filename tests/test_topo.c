@@ -845,3 +845,72 @@ Test(topo, gray_code)
 	for (uint32_t i = 0; i < 8; i++)
 		cr_assert_eq(tc_gray(i), g3[i]);
 }
+
+/* A family and p: the spec tc_topo_parse_p() builds, and what it refuses. */
+Test(topo, parse_family_and_p)
+{
+	static const struct {
+		const char *spec;
+		int p;
+		const char *want;
+	} ok[] = {
+		{"ring", 8, "ring:8"},           {"chain", 5, "chain:5"},
+		{"complete", 6, "complete:6"},   {"star", 9, "star:9"},
+		{"hypercube", 16, "hypercube:4"}, {"hypercube", 1, "hypercube:0"},
+		{"mesh", 16, "mesh:4x4"},         {"torus", 12, "torus:3x4"},
+		{"mesh", 24, "mesh:4x6"},         {"torus", 1, "torus:1x1"},
+		{"tree", 15, "tree:2:15"},        {"tree:3", 10, "tree:3:10"},
+		{"ring:8", 8, "ring:8"},          {"torus:3x5", 15, "torus:3x5"},
+		{"tree:2:7", 0, "tree:2:7"},      {NULL, 4, "complete:4"},
+		{"mesh:2x3", 0, "mesh:2x3"},
+	};
+	for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+		struct tc_topo *t = NULL;
+		char why[200] = "x", spec[64];
+		int err = tc_topo_parse_p(ok[i].spec, ok[i].p, &t, why, sizeof why);
+		cr_assert_eq(err, 0, "%s p=%d: %s", ok[i].spec, ok[i].p, why);
+		cr_assert_str_empty(why);
+		tc_topo_spec(t, spec, sizeof spec);
+		cr_assert_str_eq(spec, ok[i].want);
+		tc_topo_destroy(t);
+	}
+	static const struct {
+		const char *spec;
+		int p, err;
+		const char *says;
+	} bad[] = {
+		{"hypercube", 12, TC_ETOPO, "hypercube needs p a power of two, got 12"},
+		{"torus", 7, TC_ETOPO, "prime 7"},
+		{"ring", 0, TC_ETOPO, "needs its size"},
+		{"ring:8", 12, TC_EINVAL, "p = 12 does not fit ring:8 (8 nodes)"},
+		{"torus:4x4", 15, TC_EINVAL, "16 nodes"},
+		{"tree:8", 0, TC_ETOPO, "the form is tree:K:P"},
+		{"tree:0", 5, TC_ETOPO, "arity K is at least 1"},
+		{"complete:1048576", 0, TC_ENOMEM, "at most 8192 nodes"},
+		{"complete:8193", 0, TC_ENOMEM, "at most 8192 nodes"},
+		{"complete", TC_TOPO_MAX_COMPLETE + 1, TC_ENOMEM, "at most 8192 nodes"},
+		{"ring:1048577", 0, TC_ETOPO, "at most 1048576"},
+		{"ring", TC_TOPO_MAX_NODES + 1, TC_ETOPO, "at most 1048576"},
+		{"hypercube:21", 0, TC_ETOPO, "D <= 20"},
+		{"mesh:0x4", 0, TC_ETOPO, "at least 1"},
+		{"ring:8x", 0, TC_ETOPO, "unexpected 'x'"},
+		{"rings", 4, TC_ETOPO, "unknown topology"},
+		{"ring", -1, TC_EINVAL, "p < 0"},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		struct tc_topo *t = NULL;
+		char why[200] = "";
+		int err = tc_topo_parse_p(bad[i].spec, bad[i].p, &t, why, sizeof why);
+		cr_assert_eq(err, bad[i].err, "%s p=%d: %d (%s)", bad[i].spec, bad[i].p, err, why);
+		cr_assert_null(t);
+		cr_assert(strstr(why, bad[i].says), "%s p=%d: \"%s\" lacks \"%s\"", bad[i].spec,
+		          bad[i].p, why, bad[i].says);
+	}
+	cr_assert_eq(tc_topo_parse_p("ring", 4, NULL, NULL, 0), TC_EINVAL);
+	int a = 0, b = 0;
+	cr_assert_eq(tc_topo_squarest(36, &a, &b), 0);
+	cr_assert(a == 6 && b == 6);
+	cr_assert_eq(tc_topo_squarest(13, &a, &b), TC_ETOPO);
+	cr_assert(a == 1 && b == 13);
+	cr_assert_eq(tc_topo_squarest(0, &a, &b), TC_EINVAL);
+}

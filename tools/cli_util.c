@@ -75,45 +75,73 @@ int cli_unknown(const char *cmd, const char *arg)
 	return cli_usage("%s: unexpected argument '%s' (see topocoll %s --help)", cmd, arg, cmd);
 }
 
+/*
+ * A size in bytes: a decimal integer, or a decimal number with an exponent
+ * that makes it an integer (1e6, 2.5e3), then an optional unit, any case:
+ * k, kb, kib (2^10), m, mb, mib (2^20), g.. (2^30), t.. (2^40), b (bytes).
+ * The units are binary, as everywhere in the tool (4K = 4096).
+ */
 int cli_parse_size(const char *what, const char *s, uint64_t max, uint64_t *out)
 {
 	const char *p = s;
 	uint64_t v = 0;
+	int frac = 0; /* digits after the point */
+	int big = 0;
 	if (*p < '0' || *p > '9')
 		goto bad;
-	for (; *p >= '0' && *p <= '9'; p++) {
+	for (; (*p >= '0' && *p <= '9') || (*p == '.' && !frac); p++) {
+		if (*p == '.') {
+			frac = -1;
+			continue;
+		}
 		unsigned d = (unsigned)(*p - '0');
 		if (v > (UINT64_MAX - d) / 10)
+			big = 1;
+		else
+			v = v * 10 + d;
+		if (frac < 0 || frac > 0)
+			frac = frac < 0 ? 1 : frac + 1;
+	}
+	if (frac < 0)
+		goto bad; /* "4." */
+	long e = 0;
+	if (*p == 'e' || *p == 'E') {
+		char *end;
+		errno = 0;
+		if (p[1] < '0' || p[1] > '9')
+			goto bad;
+		e = strtol(p + 1, &end, 10);
+		if (errno || e > 30)
 			goto big;
-		v = v * 10 + d;
+		p = end;
+	}
+	if (big)
+		goto big;
+	/* v * 10^(e - frac) must be an integer. */
+	for (; e < frac; frac--) {
+		if (v % 10)
+			goto bad;
+		v /= 10;
+	}
+	for (; e > frac; e--) {
+		if (v > UINT64_MAX / 10)
+			goto big;
+		v *= 10;
 	}
 	int shift = 0;
-	switch (*p) {
-	case 'k':
-	case 'K':
-		shift = 10;
-		break;
-	case 'M':
-		shift = 20;
-		break;
-	case 'G':
-		shift = 30;
-		break;
-	case 'T':
-		shift = 40;
-		break;
-	case 'B':
-	case '\0':
-		break;
-	default:
-		goto bad;
+	switch (*p | 0x20) {
+	case 'k': shift = 10; break;
+	case 'm': shift = 20; break;
+	case 'g': shift = 30; break;
+	case 't': shift = 40; break;
+	default: break;
 	}
 	if (shift) {
 		p++;
-		if (*p == 'i')
+		if (*p == 'i' || *p == 'I')
 			p++;
 	}
-	if (*p == 'B')
+	if (*p == 'b' || *p == 'B')
 		p++;
 	if (*p)
 		goto bad;
@@ -125,8 +153,8 @@ int cli_parse_size(const char *what, const char *s, uint64_t max, uint64_t *out)
 	*out = v;
 	return 0;
 bad:
-	return cli_usage("%s: '%s' is not a size in bytes (e.g. 0, 8, 4K, 16M, 1Mi, 2GiB)", what,
-	                 s);
+	return cli_usage("%s: '%s' is not a size in bytes (e.g. 0, 8, 4K, 4kb, 16M, 1MiB, 2GiB, 1e6)",
+	                 what, s);
 big:;
 	char b[32];
 	return cli_usage("%s: '%s' is too large (at most %s)", what, s, cli_size_str(max, b, sizeof b));
@@ -313,64 +341,17 @@ void cli_model_json(struct cli_json *w, const struct cli_model *m)
 
 /* ---- topologies -------------------------------------------------------- */
 
-static const char *const cli_families[] = {"complete", "ring",      "chain", "mesh",
-                                           "torus",    "hypercube", "star",  "tree"};
-
 int cli_topo(const char *spec, long p, struct tc_topo **out)
 {
-	char buf[96];
-	const char *colon = strchr(spec, ':');
-	size_t flen = colon ? (size_t)(colon - spec) : strlen(spec);
-	int fam = -1;
-	for (int k = 0; k < 8; k++)
-		if (strlen(cli_families[k]) == flen && !strncmp(spec, cli_families[k], flen))
-			fam = k;
-	if (fam < 0)
-		return cli_usage("unknown topology '%s' (complete:P ring:P chain:P mesh:AxB torus:AxB "
-		                 "hypercube:D star:P tree:K:P)",
-		                 spec);
-	int family_only = !colon || (fam == 7 && !strchr(colon + 1, ':'));
-	if (family_only) {
-		if (p <= 0)
-			return cli_usage("topology '%s' needs its size (e.g. %s:8) or --p P", spec,
-			                 cli_families[fam]);
-		if (p > TC_TOPO_MAX_NODES)
-			return cli_usage("p = %ld does not fit: at most %d nodes", p, TC_TOPO_MAX_NODES);
-		if (fam == 5) {
-			int d = 0;
-			while ((1L << d) < p)
-				d++;
-			if ((1L << d) != p)
-				return cli_usage("p = %ld does not fit a hypercube (needs a power of two)", p);
-			snprintf(buf, sizeof buf, "hypercube:%d", d);
-		} else if (fam == 3 || fam == 4) {
-			long a = 1;
-			for (long k = 2; k * k <= p; k++)
-				if (p % k == 0)
-					a = k;
-			if (a < 2)
-				return cli_usage("p = %ld does not fit a 2-D %s (needs a x b with a, b >= 2; "
-				                 "give the shape, e.g. %s:1x%ld)",
-				                 p, cli_families[fam], cli_families[fam], p);
-			snprintf(buf, sizeof buf, "%s:%ldx%ld", cli_families[fam], a, p / a);
-		} else if (fam == 7) {
-			snprintf(buf, sizeof buf, "%s:%ld", colon ? spec : "tree:2", p);
-		} else {
-			snprintf(buf, sizeof buf, "%s:%ld", cli_families[fam], p);
-		}
-		spec = buf;
-	}
-	struct tc_topo *t;
-	if (tc_topo_parse(spec, &t))
-		return cli_usage("bad topology '%s' (e.g. ring:8, mesh:4x4, torus:2x3x4, hypercube:3, "
-		                 "tree:2:15; at most %d nodes)",
-		                 spec, TC_TOPO_MAX_NODES);
-	if (p > 0 && tc_topo_nodes(t) != p) {
-		int n = tc_topo_nodes(t);
-		tc_topo_destroy(t);
-		return cli_usage("p = %ld does not fit %s (%d nodes)", p, spec, n);
-	}
-	*out = t;
+	char why[256];
+	if (p > TC_TOPO_MAX_NODES)
+		return cli_usage("p = %ld does not fit: at most %d nodes", p, TC_TOPO_MAX_NODES);
+	int err = tc_topo_parse_p(spec, p > 0 ? (int)p : 0, out, why, sizeof why);
+	size_t n = strlen(why), k = strlen("or give p");
+	if (n >= k && !strcmp(why + n - k, "or give p"))
+		return cli_usage("%s (--p P)", why);
+	if (err)
+		return cli_usage("%s", why);
 	return 0;
 }
 
@@ -638,6 +619,16 @@ int cli_coll_error(int err, enum tc_coll coll, const char *alg, const struct tc_
 			return cli_usage("%s has no algorithm in this build yet", cn);
 		if (!alg || !strcmp(alg, "auto"))
 			return cli_usage("no %s algorithm applies to %s", cn, cli_topo_name(t));
+		/* The library says which restriction fails and what applies:
+		 * in this thread's detail when the call was made here, or by
+		 * asking again (a run's ranks are other threads). */
+		if (strncmp(tc_error_detail(), "algorithm '", 11)) {
+			struct tc_model md;
+			tc_model_default(&md);
+			tc_alg_applies(t, &md, coll, alg);
+		}
+		if (!strncmp(tc_error_detail(), "algorithm '", 11))
+			return cli_usage("%s", tc_error_detail());
 		return cli_usage("algorithm '%s' of %s does not apply to %s", alg, cn, cli_topo_name(t));
 	case TC_EROOT:
 		return cli_usage("root %d out of range for %s (0..%d)", root, cli_topo_name(t),

@@ -262,6 +262,16 @@ double tc_cost_allreduce_hypercube(const struct tc_model *md, int p, double m);
  * m/p is real; an implementation with unequal blocks pays ceil(m/p).
  */
 double tc_cost_allreduce_ring(const struct tc_model *md, int p, double m);
+/*
+ * mesh: on a k-D mesh or torus, the mesh reduce-scatter then the mesh
+ * allgather of blocks of m/p bytes (DESIGN.md catalogue; the composition of
+ * seed 000's mesh formulas, tc_cost_reduce_scatter_mesh() +
+ * tc_cost_allgather_mesh() at m/p):
+ *     2 t_s sum_i (z_i - 1) + 2 t_w (m/p)(p - 1) + (m/p)(p - 1) t_c
+ * (4 t_s (sqrt(p) - 1) + 2 t_w m (p-1)/p + ... on a square 2-D torus).
+ * m/p is real; an implementation with unequal blocks pays ceil(m/p).
+ */
+double tc_cost_allreduce_mesh(const struct tc_model *md, int ndims, const int *dims, double m);
 
 /* ------------------------------------------------------------------------ */
 /* All-to-all broadcast (allgather)                                          */

@@ -27,6 +27,8 @@ extern "C" {
 #define TC_TOPO_MAX_DIMS 8
 /* Largest node count any topology may have. */
 #define TC_TOPO_MAX_NODES (1 << 20)
+/* Largest complete graph: its p(p-1) directed links are at most 2^26. */
+#define TC_TOPO_MAX_COMPLETE 8192
 
 enum tc_topo_kind {
 	TC_TOPO_COMPLETE,  /* "complete:P"   every pair of nodes linked */
@@ -61,9 +63,41 @@ struct tc_topo_props {
  * builds the topology.  *out is owned by the caller; free it with
  * tc_topo_destroy().  Returns 0, TC_ETOPO for a malformed spec or a size out
  * of range (every size >= 1, at most TC_TOPO_MAX_NODES nodes), TC_EINVAL for
- * null arguments, TC_ENOMEM.  *out is left untouched on error.
+ * null arguments, TC_ENOMEM (also a complete graph of more than
+ * TC_TOPO_MAX_COMPLETE nodes).  *out is left untouched on error.
+ * tc_topo_parse_p() says what is wrong with a spec in words.
  */
 int tc_topo_parse(const char *spec, struct tc_topo **out);
+
+/*
+ * Builds the topology of p nodes that spec names, where spec may give the
+ * family alone and p the size:
+ *   "complete", "ring", "chain", "star"   P = p;
+ *   "hypercube"                          p a power of two (D = log2 p);
+ *   "mesh", "torus"                      two sides a x b = p, a <= b, the
+ *                                        squarest (tc_topo_squarest(): 4x4
+ *                                        for 16, 3x4 for 12); p must not be
+ *                                        prime (give "mesh:1xP" for a line);
+ *   "tree" (binary), "tree:K" (K-ary)   P = p.
+ * A full spec (tc_topo_parse()) is taken as it is and must have p nodes when
+ * p > 0; p = 0 asks for a full spec.  spec NULL is "complete".
+ * why, when not NULL, receives on error a one-line message naming what is
+ * wrong (e.g. "hypercube needs p a power of two, got 12"), snprintf-style in
+ * len bytes; "" on success.
+ * Returns 0, TC_ETOPO (malformed spec, a family without p, a size out of
+ * range, p that the family cannot take), TC_EINVAL (out NULL, p < 0, a full
+ * spec whose node count is not p), TC_ENOMEM (as tc_topo_parse()).  *out is
+ * owned by the caller (tc_topo_destroy()) and left untouched on error.
+ * Thread-safe.
+ */
+int tc_topo_parse_p(const char *spec, int p, struct tc_topo **out, char *why, size_t len);
+
+/*
+ * The squarest factorisation p = a x b with a <= b (a the largest divisor
+ * of p not above its square root): 0, or TC_ETOPO when p is prime (a = 1,
+ * b = p are still written), TC_EINVAL for p < 1.  p = 1 gives 1 x 1.
+ */
+int tc_topo_squarest(int p, int *a, int *b);
 
 /*
  * Builds a topology from its kind and parameters: dims[0..ndims) are the

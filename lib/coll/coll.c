@@ -71,25 +71,86 @@ unsigned tc_coll_flags(enum tc_coll c)
 	return (unsigned)c < TC_COLL_COUNT ? tc__colls[c].flags : 0;
 }
 
+/* The first of a's registry restrictions (req) that g fails, in words
+ * written into buf ("" when len is 0), or NULL when a applies. */
+static const char *tc__alg_fails(const struct tc__alg *a, const struct tc__gen *g, char *buf,
+                                 size_t len)
+{
+	const enum tc_topo_kind kind = tc_topo_kind(g->t);
+	unsigned kinds = a->req & TC__R_KINDS;
+	if (len)
+		buf[0] = '\0';
+	if (kinds && !(kinds & TC__R_KIND(kind))) {
+		if (len)
+			snprintf(buf, len, "it runs on %s (not %s)", a->topologies,
+			         tc_topo_kind_name(kind));
+		return len ? buf : "";
+	}
+	if ((a->req & TC__R_POW2) && tc__log2_exact(g->p) < 0) {
+		if (len)
+			snprintf(buf, len, "it needs p a power of two, not %d", g->p);
+		return len ? buf : "";
+	}
+	if ((a->req & TC__R_COMBINING) && !g->md->combining) {
+		if (len)
+			snprintf(buf, len, "it needs the combining model (combining is off)");
+		return len ? buf : "";
+	}
+	if ((a->req & TC__R_ALLPORT) && g->md->ports != TC_PORTS_ALL) {
+		if (len)
+			snprintf(buf, len, "it needs the all-port model (ports: one)");
+		return len ? buf : "";
+	}
+	if ((a->req & TC__R_ONEPORT) && g->md->ports != TC_PORTS_ONE) {
+		if (len)
+			snprintf(buf, len, "it needs the one-port model (ports: all)");
+		return len ? buf : "";
+	}
+	if ((a->req & TC__R_2D) && tc_topo_dims(g->t, NULL) != 2) {
+		if (len)
+			snprintf(buf, len, "it needs two dimensions, not %d", tc_topo_dims(g->t, NULL));
+		return len ? buf : "";
+	}
+	if ((a->req & TC__R_CUBE_BY_RING) && kind == TC_TOPO_HYPERCUBE && !g->shift_ring) {
+		if (len)
+			snprintf(buf, len, "on a hypercube it shifts along the Gray-code ring only "
+			                   "(shift_ring)");
+		return len ? buf : "";
+	}
+	if ((a->req & TC__R_HRING) && !tc__hring_embeds(g->t)) {
+		if (len)
+			snprintf(buf, len,
+			         tc_topo_dims(g->t, NULL) > 2
+			                 ? "it needs a ring through every node, embedded in 2-D grids only"
+			                 : "it needs a ring through every node: a 2-D mesh has one only "
+			                   "with an even side and no side of 1");
+		return len ? buf : "";
+	}
+	return NULL;
+}
+
 int tc__alg_check(const struct tc__alg *a, const struct tc__gen *g)
 {
-	unsigned kinds = a->req & TC__R_KINDS;
-	if (kinds && !(kinds & TC__R_KIND(tc_topo_kind(g->t))))
-		return TC_ENOTSUP;
-	if ((a->req & TC__R_POW2) && tc__log2_exact(g->p) < 0)
-		return TC_ENOTSUP;
-	if ((a->req & TC__R_COMBINING) && !g->md->combining)
-		return TC_ENOTSUP;
-	if ((a->req & TC__R_ALLPORT) && g->md->ports != TC_PORTS_ALL)
-		return TC_ENOTSUP;
-	if ((a->req & TC__R_ONEPORT) && g->md->ports != TC_PORTS_ONE)
-		return TC_ENOTSUP;
-	if ((a->req & TC__R_2D) && tc_topo_dims(g->t, NULL) != 2)
-		return TC_ENOTSUP;
-	if ((a->req & TC__R_CUBE_BY_RING) && tc_topo_kind(g->t) == TC_TOPO_HYPERCUBE &&
-	    !g->shift_ring)
-		return TC_ENOTSUP;
-	return TC_OK;
+	char why[160], list[160], spec[64];
+	if (!tc__alg_fails(a, g, why, sizeof why))
+		return TC_OK;
+	size_t n = 0;
+	list[0] = '\0';
+	for (int i = 0; i < tc__nalgs && n < sizeof list; i++) {
+		const struct tc__alg *b = &tc__algs[i];
+		if (b->coll == a->coll && !tc__alg_fails(b, g, NULL, 0))
+			n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", n ? ", " : "", b->name);
+	}
+	tc_topo_spec(g->t, spec, sizeof spec);
+	tc__set_detail("algorithm '%s' of %s does not apply to %s: %s; %s%s", a->name,
+	               tc_coll_name(a->coll), spec, why, n ? "algorithms that apply: " : "",
+	               n ? list : "no algorithm of it applies");
+	return TC_ENOTSUP;
+}
+
+int tc__alg_check_quiet(const struct tc__alg *a, const struct tc__gen *g)
+{
+	return tc__alg_fails(a, g, NULL, 0) ? TC_ENOTSUP : TC_OK;
 }
 
 int tc__emit(struct tc__sched *s, int src, int dst, int sbuf, uint64_t soff, int rbuf,
@@ -372,7 +433,7 @@ static int tc__coll_auto(const struct tc__gen *g, int need_ordered, const struct
 			if (a->coll != g->coll || refused[i] ||
 			    (need_ordered && !(a->flags & TC__ALG_ORDERED)) ||
 			    (g->cpus ? pass : !(a->flags & TC__ALG_FALLBACK) != !pass) ||
-			    tc__alg_check(a, g))
+			    tc__alg_check_quiet(a, g))
 				continue;
 			struct tc__cand *c = &cs[n++];
 			memset(c, 0, sizeof *c);
@@ -629,7 +690,7 @@ static int tc__coll_x(struct tc_proc *proc, enum tc_coll coll, const void *sbuf,
 			return TC_EINVAL;
 		if (op == TC_OP_USER && (!opts->user_op || !opts->user_op->fn))
 			return TC_EINVAL;
-		if (op != TC_OP_USER && (dt == TC_FLOAT || dt == TC_DOUBLE) && op > TC_OP_MAX)
+		if (op != TC_OP_USER && tc__op_check(dt, op))
 			return TC_ENOTSUP;
 	} else {
 		op = TC_OP_BOR; /* not used: the tag ignores what the call has no use for */

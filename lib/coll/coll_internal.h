@@ -20,8 +20,16 @@ struct tc__coll_desc {
 extern const struct tc__coll_desc tc__colls[TC_COLL_COUNT];
 enum { TC__LB_PERM = 100, TC__LB_MC = 101, TC__LB_NONE = 102 };
 
-/* Whether a's registry restrictions (req) allow g: 0 or TC_ENOTSUP. */
+/* Whether a's registry restrictions (req) allow g: 0 or TC_ENOTSUP, with
+ * tc_error_detail() then naming the restriction that fails and the
+ * algorithms of the collective that apply.  tc__alg_check_quiet() leaves
+ * the detail alone (AUTO's scan of the candidates). */
 int tc__alg_check(const struct tc__alg *a, const struct tc__gen *g);
+int tc__alg_check_quiet(const struct tc__alg *a, const struct tc__gen *g);
+/* Whether the built-in operator op (not TC_OP_USER) is defined on dt: 0,
+ * or TC_ENOTSUP with tc_error_detail() saying that the operator needs an
+ * integer type (lib/coll/ops.c).  dt and op must be in range. */
+int tc__op_check(enum tc_dtype dt, enum tc_op op);
 /* The registry entry of (coll, name), or NULL. */
 const struct tc__alg *tc__alg_find(enum tc_coll coll, const char *name);
 /* The dual s of schedule b (lib/coll/dual.c): copying (gather from

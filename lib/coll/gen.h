@@ -207,6 +207,9 @@ enum {
 	TC__R_CUBE_BY_RING = 1u << 20, /* on a hypercube only with shift_ring
 	                                  (a shift along its Gray-code ring) */
 	TC__R_COMBINING = 1u << 21, /* the combining model (md->combining) */
+	TC__R_HRING = 1u << 22, /* a Hamiltonian ring (tc__hring_embeds(),
+	                           lib/topo/embed.h): narrows a mesh or torus
+	                           of the listed kinds to those with one */
 };
 
 struct tc__alg {

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "coll/coll_internal.h"
+#include "core/error_detail.h"
 #include "topocoll.h"
 #include "topocoll/coll.h"
 
@@ -171,6 +172,16 @@ static const tc__kernel tc__kernels[TC_DTYPE_COUNT][TC_OP_USER] = {
 	[TC_BYTE] = TC__INT_ROW(BYTE),
 };
 
+int tc__op_check(enum tc_dtype dt, enum tc_op op)
+{
+	if (op == TC_OP_USER || tc__kernels[dt][op])
+		return TC_OK;
+	tc__set_detail("operator %s needs an integer datatype (%s is floating point): "
+	               "bitwise and logical operators take integer types only",
+	               tc_op_name(op), tc_dtype_name(dt));
+	return TC_ENOTSUP;
+}
+
 int tc_reduce_local(const void *in, void *inout, size_t count, enum tc_dtype dt, enum tc_op op,
                     const struct tc_user_op *user)
 {
@@ -183,9 +194,10 @@ int tc_reduce_local(const void *in, void *inout, size_t count, enum tc_dtype dt,
 			user->fn(in, inout, count, dt, user->ctx);
 		return TC_OK;
 	}
+	int err = tc__op_check(dt, op);
+	if (err)
+		return err;
 	tc__kernel k = tc__kernels[dt][op];
-	if (!k)
-		return TC_ENOTSUP;
 	if (count && (!in || !inout))
 		return TC_ENULLBUF;
 	if (count)

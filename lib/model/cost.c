@@ -486,6 +486,16 @@ double tc_cost_allreduce_ring(const struct tc_model *md, int p, double m)
 	return 2.0 * (double)(p - 1) * nb(md, b) + (double)(p - 1) * b * md->tc_ns;
 }
 
+double tc_cost_allreduce_mesh(const struct tc_model *md, int ndims, const int *dims, double m)
+{
+	long n = dims_nodes(ndims, dims);
+	if (md == NULL || !ok_m(m) || n < 0)
+		return NAN;
+	double b = m / (double)n;
+	return tc_cost_reduce_scatter_mesh(md, ndims, dims, b) +
+	       tc_cost_allgather_mesh(md, ndims, dims, b);
+}
+
 /* ---- allgather ------------------------------------------------------------ */
 
 double tc_cost_allgather_ring(const struct tc_model *md, int p, double m)

@@ -24,6 +24,24 @@ int tc__ring_node(const struct tc_topo *t, int pos);
 /* The ring position of node v (inverse of tc__ring_node); -1 likewise. */
 int tc__ring_pos(const struct tc_topo *t, int v);
 
+/* The Hamiltonian rings lib/topo knows: those of tc__ring_embeds() and
+ * those of the 2-D grids.  A 2-D torus of sides a x b (rank = row b + col)
+ * has one whatever its sides; a 2-D mesh has one when a side is even and
+ * neither is 1 (a mesh of odd sides has an odd number of nodes and is
+ * bipartite: no cycle through them all), or when p <= 2; a torus or mesh of
+ * one dimension is a ring or a chain (a chain of 3 or more has none).
+ * Grids of three or more dimensions are not embedded.
+ * The 2-D ring is a comb: row 0 left to right, then rows 1 .. a-1 in a
+ * snake over columns b-1 .. 1, then up column 0 back to the start; the
+ * snake ends beside column 0 when a is even, and reaches it through the
+ * wrap-around of the last row when a is odd (a torus).  A mesh of odd a and
+ * even b takes the comb of its transpose (columns as rows).
+ * Trace, torus:3x3 (positions -> nodes): 0 1 2, 5 4, 7 8, (wrap) 6 3. */
+int tc__hring_embeds(const struct tc_topo *t);
+/* The node at position pos (any int, taken mod p) of that ring; -1 when t
+ * has none. */
+int tc__hring_node(const struct tc_topo *t, int pos);
+
 /* ---- grids ------------------------------------------------------------------ */
 
 /* A topology as a k-D grid: dims[i] nodes along dimension i, rank step

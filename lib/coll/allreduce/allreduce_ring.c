@@ -29,9 +29,11 @@
  * blocks, which still cost a start-up each.  Half duplex (one port shared by
  * both directions, or p = 2 with its single link) makes a round cost more:
  * the formula is then NAN.
- * Restrictions: ring; complete graph (ring order 0, 1, ..., p-1); hypercube
- * through the binary-reflected Gray code (position i is node tc_gray(i), so
- * consecutive positions are neighbours).  TC_ENOTSUP elsewhere.
+ * Restrictions: a Hamiltonian ring (tc__hring_node(), lib/topo/embed.h):
+ * ring; complete graph (ring order 0, 1, ..., p-1); hypercube through the
+ * binary-reflected Gray code (position i is node tc_gray(i), so consecutive
+ * positions are neighbours); 2-D torus, and 2-D mesh with an even side and
+ * none of 1, through the comb of embed.h.  TC_ENOTSUP elsewhere.
  * Buffers (TC__ALG_READS_IN): position i combines block b for the first and
  * only time in reduce-scatter round (i - 1 - b) mod p, from its own
  * contribution in IN and the received partial result, into OUT; the block
@@ -50,7 +52,7 @@
 
 int tc__gen_allreduce_ring(const struct tc__gen *g, struct tc__sched *s)
 {
-	if (!tc__ring_embeds(g->t))
+	if (!tc__hring_embeds(g->t))
 		return TC_ENOTSUP;
 	int p = g->p;
 	int err = 0;
@@ -58,8 +60,8 @@ int tc__gen_allreduce_ring(const struct tc__gen *g, struct tc__sched *s)
 		for (int st = 0; st < p - 1 && !err; st++) {
 			err = tc__sched_round(s);
 			for (int i = 0; i < p && !err; i++) {
-				int src = tc__ring_node(g->t, i);
-				int dst = tc__ring_node(g->t, i + 1);
+				int src = tc__hring_node(g->t, i);
+				int dst = tc__hring_node(g->t, i + 1);
 				int blk = phase == 0 ? (i - st + p) % p : (i + 1 - st + p) % p;
 				uint64_t off, len;
 				tc__block(g->bytes, g->esize, p, blk, &off, &len);
@@ -82,7 +84,7 @@ double tc__f_allreduce_ring(const struct tc__gen *g)
 {
 	const struct tc_model *md = g->md;
 	int p = g->p;
-	if (!tc__ring_embeds(g->t))
+	if (!tc__hring_embeds(g->t))
 		return NAN;
 	if (p == 1)
 		return 0.0;
