@@ -5,7 +5,7 @@
 # CPUs of this machine.  Run by `./tools/bench manycore` (on build-release)
 # and by a bundle's `run` (tools/bundle); needs bash, coreutils and awk only.
 #
-# Usage: manycore.sh --bin DIR [--quick] [--out DIR] [--budget SECONDS]
+# Usage: manycore.sh --bin DIR [--quick] [--out DIR] [--budget SECONDS] [--cpus N]
 #   --bin DIR   the programs: DIR/bench/model_fidelity, DIR/peers/peers (with
 #               peer_ours and peer_openmp beside it), DIR/tools/topocoll
 #               (optional: its calibration is kept in the log)
@@ -15,6 +15,8 @@
 #   --budget S  the whole run's time limit [280; --quick 50]: each part gets
 #               a share and is killed at its end (the report then says
 #               "timeout" for it and keeps what the other parts measured)
+#   --cpus N    the team sizes as if the machine had N CPUs [the CPUs this
+#               process may run on] (more than it has: oversubscribed)
 #
 # Parts (each a separate program run with its own timeout):
 #   peers       bench/peers' driver against OpenMP (--only openmp) at the
@@ -24,8 +26,8 @@
 #               reduce, allreduce, allgather, alltoall, reduce_scatter on
 #               complete:p and the hypercube, 8 B .. 4 MiB, the median per
 #               call of many back-to-back calls against the calibrated
-#               prediction (a case whose buffer of p blocks is above 16 MiB
-#               per rank is skipped);
+#               prediction, calibrated once per p (a case whose buffer of p
+#               blocks is above 16 MiB per rank is skipped);
 #   emulation   model_fidelity at p = CPUs and 4 x CPUs (fibres) with
 #               t_s = 1 ms, 250 us, 100 us: emulated wall time against the
 #               modelled time.
@@ -37,15 +39,16 @@
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
-bin= out=${OUT:-} quick=0 budget=
+bin= out=${OUT:-} quick=0 budget= cpus=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--bin) bin=${2:?--bin takes a directory}; shift 2 ;;
 	--out) out=${2:?--out takes a directory}; shift 2 ;;
 	--quick) quick=1; shift ;;
 	--budget) budget=${2:?--budget takes seconds}; shift 2 ;;
+	--cpus) cpus=${2:?--cpus takes a number}; shift 2 ;;
 	*)
-		echo "usage: manycore.sh --bin DIR [--quick] [--out DIR] [--budget SECONDS]" >&2
+		echo "usage: manycore.sh --bin DIR [--quick] [--out DIR] [--budget SECONDS] [--cpus N]" >&2
 		exit 2
 		;;
 	esac
@@ -54,6 +57,9 @@ done
 case "$budget" in
 '') budget=$([ "$quick" = 1 ] && echo 50 || echo 280) ;;
 *[!0-9]*) echo "manycore.sh: --budget takes whole seconds, not '$budget'" >&2; exit 2 ;;
+esac
+case "$cpus" in
+*[!0-9]*) echo "manycore.sh: --cpus takes a number, not '$cpus'" >&2; exit 2 ;;
 esac
 [ -n "$out" ] || out=./manycore-out
 fidelity=$bin/bench/model_fidelity
@@ -70,7 +76,9 @@ rm -f "$out"/peers.txt "$out"/native-p*.txt "$out"/emulation-p*.txt "$out"/calib
 exec > >(tee "$out/log.txt") 2>&1
 
 SECONDS=0
-cpus=$(nproc 2>/dev/null || getconf _NPROCESSORS_ONLN)
+# The CPUs this process may run on (nproc would follow OMP_NUM_THREADS).
+[ -n "$cpus" ] || cpus=$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc 2>/dev/null ||
+	getconf _NPROCESSORS_ONLN)
 model=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -1)
 echo "# manycore: $cpus CPUs, ${model:-unknown CPU}, Linux $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# command: $0 --bin $bin --out $out$([ "$quick" = 1 ] && echo ' --quick') --budget $budget"
@@ -111,16 +119,17 @@ peers_p=()
 for pp in 2 8 16 64; do [ "$pp" -le "$cpus" ] && peers_p+=("$pp"); done
 emu_p=("$cpus" $((4 * cpus)))
 [ "$cpus" -ge 2 ] || emu_p=(2 8)
+[ "$cpus" -ge 2 ] || native_p=(2)
 
 if [ "$quick" = 1 ]; then
-	native_p=(2) peers_p=(2)
+	native_p=(2) peers_p=(2) emu_p=(2 8)
 	peers_args=(--reps 1 --case barrier,allreduce:8,allgather:8,alltoall:8)
 	native_args=(--quick --no-recal --topo complete --bytes 8,64K)
 	emu_args=(--reps 1 --case exchange,bcast,allreduce --topo ring,hypercube)
 	share_peers=30 share_native=50 share_emu=20
 else
 	peers_args=(--reps 3)
-	native_args=(--sweeps 1 --bytes 8,1K,64K,1M,4M)
+	native_args=(--sweeps 1 --no-recal --bytes 8,1K,64K,1M,4M)
 	emu_args=(--reps 3)
 	share_peers=30 share_native=45 share_emu=25
 fi
@@ -144,21 +153,28 @@ limit=$(left $end_peers)
 run_part peers "$out/peers.txt" "$limit" \
 	"$peers" --only openmp --p "$plist" "${peers_args[@]}" --limit $((limit / 2)) --markdown
 
-# Native: one program per p, so that a timeout loses that p alone; each p
-# gets an equal share of what is left.
-n=${#native_p[@]}
+# share_of P LIST...: the part of what is left before END that P gets when
+# it and the later team sizes LIST share it in proportion to p (the larger
+# teams take longer; what a smaller one leaves goes to the next).
+share_of() {
+	local end=$1 p=$2 sum=0 q
+	shift 2
+	for q in "$@"; do sum=$((sum + q)); done
+	echo $(( $(left "$end") * p / sum ))
+}
+
+# Native: one program per p, so that a timeout loses that p alone.
 for i in "${!native_p[@]}"; do
 	pp=${native_p[$i]}
-	share=$(( $(left $end_native) / (n - i) ))
+	share=$(share_of "$end_native" "$pp" "${native_p[@]:$i}")
 	run_part "native-p$pp" "$out/native-p$pp.txt" "$share" \
 		"$fidelity" --native --p "$pp" --case bcast,reduce,allreduce,allgather,alltoall,reduce_scatter \
 		"${native_args[@]}"
 done
 
-n=${#emu_p[@]}
 for i in "${!emu_p[@]}"; do
 	pp=${emu_p[$i]}
-	share=$(( $(left $end_emu) / (n - i) ))
+	share=$(share_of "$end_emu" "$pp" "${emu_p[@]:$i}")
 	run_part "emulation-p$pp" "$out/emulation-p$pp.txt" "$share" \
 		"$fidelity" --p "$pp" --ts 1ms,250us,100us "${emu_args[@]}"
 done

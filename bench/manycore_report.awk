@@ -62,7 +62,7 @@ function emu_add(p, topo, kase, mod, emu, rel, ts,   k, a) {
 	if (a <= 0.25) { et_25[k]++; e25++ }
 }
 
-BEGIN { nparts = 0; nn = 0; ne = 0; np = 0; net = 0; nnt = 0; failed = 0 }
+BEGIN { nparts = 0; nn = 0; ne = 0; np = 0; net = 0; nnt = 0; failed = 0; native_failed = 0 }
 
 FILENAME ~ /status\.txt$/ {
 	nparts++
@@ -88,6 +88,8 @@ FILENAME ~ /native-p[0-9]+\.txt$/ && /^\{"cases": \[/ {
 		n_bytes[nn] = jval(o, "bytes"); n_alg[nn] = jval(o, "algorithm")
 		n_meas[nn] = jval(o, "measured_ns"); n_pred[nn] = jval(o, "predicted_ns")
 		n_rel[nn] = jval(o, "rel_err")
+		n_err[nn] = jval(o, "error")
+		if (n_err[nn] != "") native_failed++
 		key = n_p[nn] SUBSEP n_topo[nn]
 		if (!(key in nt_n)) { nt_keys[++nnt] = key; nt_n[key] = 0; nt_worst[key] = 0 }
 		nt_n[key]++
@@ -165,9 +167,10 @@ END {
 	printf ", \"native\": {\"cases\": [" > json
 	for (k = 1; k <= nn; k++)
 		printf "%s{\"p\": %s, \"topology\": %s, \"coll\": %s, \"bytes\": %s, \"algorithm\": %s, " \
-			"\"measured_ns\": %s, \"predicted_ns\": %s, \"rel_err\": %s}", (k > 1 ? ", " : ""), \
+			"\"measured_ns\": %s, \"predicted_ns\": %s, \"rel_err\": %s%s}", (k > 1 ? ", " : ""), \
 			num(n_p[k]), str(n_topo[k]), str(n_coll[k]), num(n_bytes[k]), str(n_alg[k]), \
-			num(n_meas[k]), num(n_pred[k]), num(n_rel[k]) > json
+			num(n_meas[k]), num(n_pred[k]), num(n_rel[k]), \
+			n_err[k] == "" ? "" : ", \"error\": " str(n_err[k]) > json
 	printf "], \"by_team\": [" > json
 	for (k = 1; k <= nnt; k++) {
 		split(nt_keys[k], kk, SUBSEP)
@@ -176,8 +179,9 @@ END {
 			str(kk[2]), nt_n[nt_keys[k]], nt_15[nt_keys[k]], nt_25[nt_keys[k]], \
 			nt_worst[nt_keys[k]] > json
 	}
-	printf "], \"of\": %d, \"skipped\": %d, \"within_15pct\": %d, \"within_25pct\": %d, " \
-		"\"share_15pct\": %s, \"share_25pct\": %s}", nn, native_skipped, n15, n25, \
+	printf "], \"of\": %d, \"skipped\": %d, \"failed\": %d, \"within_15pct\": %d, " \
+		"\"within_25pct\": %d, \"share_15pct\": %s, \"share_25pct\": %s}", nn, native_skipped, \
+		native_failed, n15, n25, \
 		share(n15, nn), share(n25, nn) > json
 
 	printf ", \"emulation\": {\"cases\": [" > json
@@ -213,8 +217,8 @@ END {
 	print "" > md
 	print "| part | cases | within 15% | within 25% | note |" > md
 	print "|---|---:|---:|---:|---|" > md
-	printf "| native fidelity (measured vs calibrated prediction) | %d | %s | %s | %d skipped (buffers above 16 MiB) |\n", \
-		nn, mdpct(n15, nn), mdpct(n25, nn), native_skipped > md
+	printf "| native fidelity (measured vs calibrated prediction) | %d | %s | %s | %d failed (counted outside); %d skipped (buffers above 16 MiB) |\n", \
+		nn, mdpct(n15, nn), mdpct(n25, nn), native_failed, native_skipped > md
 	printf "| emulation fidelity (emulated vs modelled) | %d | %s | %s | within 5%%: %s, within 10%%: %s |\n", \
 		ne, mdpct(e15, ne), mdpct(e25, ne), mdpct(e5, ne), mdpct(e10, ne) > md
 	printf "| peers: ours faster than OpenMP | %d | | | %s faster (ratio < 1) |\n", pmeas, \
@@ -249,7 +253,7 @@ END {
 	for (k = 1; k <= nn; k++)
 		printf "| %s | %s | %s | %s | %s | %s | %s | %s |\n", n_p[k], n_topo[k], n_coll[k], \
 			bytes_h(n_bytes[k]), n_alg[k], ns(n_meas[k]), ns(n_pred[k]), \
-			isnum(n_rel[k]) ? sprintf("%+.1f%%", 100 * n_rel[k]) : "-" > md
+			isnum(n_rel[k]) ? sprintf("%+.1f%%", 100 * n_rel[k]) : "failed: " n_err[k] > md
 
 	print "\n## Emulation fidelity by p and t_s\n" > md
 	print "| p | t_s | cases | within 5% | within 10% | within 15% | within 25% | worst |" > md
@@ -274,8 +278,8 @@ END {
 	print "# summary"
 	for (k = 1; k <= nparts; k++)
 		printf "#   %-16s %-10s %s s\n", part[k], pstat[k], psec[k]
-	printf "native fidelity: %d of %d cases within 15%% (%s%%), %d within 25%% (%s%%); %d skipped\n", \
-		n15, nn, pct(n15, nn), n25, pct(n25, nn), native_skipped
+	printf "native fidelity: %d of %d cases within 15%% (%s%%), %d within 25%% (%s%%); %d failed, %d skipped\n", \
+		n15, nn, pct(n15, nn), n25, pct(n25, nn), native_failed, native_skipped
 	for (k = 1; k <= nnt; k++) {
 		key = nt_keys[k]
 		split(key, kk, SUBSEP)

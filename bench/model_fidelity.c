@@ -764,17 +764,21 @@ static int native_main(int nreps, int recal, int sweeps, const int *pl, int np)
 					                       .esize = sizeof(double)};
 					double pred = NAN;
 					int seg = -1;
-					if (!err)
+					const char *what = "run", *detail = "";
+					for (int q = 0; err && q < p && !*detail; q++)
+						if (a.err[q])
+							detail = a.detail[q];
+					if (!err) {
+						what = "prediction";
 						err = tc_calibration_predict(&cal, topo, &call, NULL, &seg, &pred);
+						detail = err ? tc_error_detail() : "";
+					}
 					if (err) {
 						/* Recorded as failed (a limit, say): the next
 						 * cases still run. */
-						const char *detail = "";
-						for (int q = 0; q < p && !*detail; q++)
-							if (a.err[q])
-								detail = a.detail[q];
-						printf("%-10s %-12s %10zu  failed: %s%s%s\n", nat_names[c], "-", m,
-						       tc_err_name(err), *detail ? ": " : "", detail);
+						printf("%-10s %-12s %10zu  failed (%s): %s%s%s\n", nat_names[c],
+						       a.alg ? a.alg : "-", m, what, tc_err_name(err),
+						       *detail ? ": " : "", detail);
 						fflush(stdout);
 						e->failed = err;
 						err = 0;
