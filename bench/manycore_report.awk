@@ -25,7 +25,7 @@ function jval(s, key,   i, r) {
 	return ""
 }
 function isnum(v) { return v ~ /^-?[0-9]+(\.[0-9]*)?([eE][-+]?[0-9]+)?$/ }
-function num(v) { return isnum(v) ? v + 0 : "null" }
+function num(v) { return isnum(v) ? v : "null" }
 function str(v) { gsub(/["\\]/, "_", v); return "\"" v "\"" }
 function absv(x) { return x < 0 ? -x : x }
 function pct(a, b) { return b > 0 ? sprintf("%.1f", 100 * a / b) : "null" }

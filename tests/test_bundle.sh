@@ -147,10 +147,10 @@ if grep -q '"peers"' <<<"$parts" && grep -q '"native-p2"' <<<"$parts" &&
 else
 	not_ok "every part ran and ended ok (peers, native-p2, emulation)" "$parts"
 fi
-# Each section measured something: its first case is there with a number.
-check "native cases measured" grep -qE '"native": \{"cases": \[\{"p": 2, "topology": "complete:2", "coll": "[a-z_]+", "bytes": [0-9]+, "algorithm": "[a-z_]+", "measured_ns": [0-9.]+' "$j"
-check "emulation cases measured" grep -qE '"emulation": \{"cases": \[\{"p": 2, "topology": "[a-z:0-9x]+", "case": "[a-z_]+", "ts_ns": 1000000, "modelled_us": [0-9.]+, "emulated_us": [0-9.]+' "$j"
-check "peers cases measured against OpenMP" grep -qE '"peers": \{"peer": "openmp", "cases": \[\{"case": "[a-z]+", "p": 2, "bytes": [0-9]+, "ours_ns": [0-9.]+, "openmp_ns": [0-9.]+, "ratio": [0-9.]+' "$j"
+# Each section measured something: a case of it is there with its figures.
+check "native cases measured" grep -qE '\{"p": 2, "topology": "complete:2", "coll": "[a-z_]+", "bytes": [0-9]+, "algorithm": "[a-z_]+", "measured_ns": [0-9.eE+-]+' "$j"
+check "emulation cases measured" grep -qE '\{"p": 2, "topology": "[a-z:0-9x]+", "case": "[a-z_]+", "ts_ns": 1000000, "modelled_us": [0-9.eE+-]+, "emulated_us": [0-9.eE+-]+' "$j"
+check "peers cases measured against OpenMP" grep -qE '\{"case": "[a-z]+", "p": 2, "bytes": [0-9]+, "ours_ns": [0-9.eE+-]+, "openmp_ns": [0-9.eE+-]+, "ratio": [0-9.eE+-]+' "$j"
 check "report.md holds the summary table" grep -q '^| native fidelity' "$tmp/out/report.md"
 check "the summary prints the shares" grep -qE '^native fidelity: [0-9]+ of [0-9]+ cases within 15%' <<<"$out"
 
