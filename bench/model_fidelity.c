@@ -68,6 +68,18 @@
  * and within_15pct counts the medians.  Prints a table and one JSON object
  * (cases, sweeps, within_15pct, worst_rel_error, and the same for the
  * line).
+ * Native teams of more ranks (one per CPU, pinned as tc_run pins them):
+ * --p LIST runs each listed p on complete:p and hypercube:log2(p) (a power
+ * of two) instead of chain:2, or on the kinds --topo chain,complete,hypercube
+ * names; --case LIST picks among bcast, reduce, allreduce, allgather,
+ * alltoall and reduce_scatter (default: all but reduce_scatter), --bytes
+ * LIST the sizes (8, 64K, 1M, ...; multiples of 8).  The measured time of a
+ * call is then (last rank's end - last rank's start), the calibration is
+ * the pair's as above, repeated before each collective of each team
+ * (--recal), and a case whose p-block buffer would exceed 16 MiB per rank
+ * is skipped and counted (skipped in the JSON).  The table gets a line per
+ * team, each case of the JSON its p and topology, and within_25pct counts
+ * the medians within 25%.
  * Emulated-mode options (issue 15 item 3): --p LIST replaces the team sizes
  * (e.g. --p 64,256; ring:p, torus a x b with a the largest divisor of p up
  * to sqrt p, hypercube when p is a power of two); --ts LIST (ns, or with a
@@ -77,7 +89,8 @@
  * (worst_by_ts in the JSON: the largest |error| of each p at each t_s);
  * --case LIST and --topo ring,torus,hypercube select cases.  The JSON gains
  * max_rel_error_p256 and min_ts_ns_p256 when p = 256 runs.
- * Usage: model_fidelity [--quick] [--reps N] [--settle US] [--native [--no-recal] [--sweeps K]]
+ * Usage: model_fidelity [--quick] [--reps N] [--settle US]
+ *                       [--native [--no-recal] [--sweeps K] [--bytes LIST]]
  *                       [--p LIST] [--ts LIST] [--case LIST] [--topo LIST]
  */
 #include <math.h>
@@ -356,16 +369,32 @@ static int make_specs(int p, char specs[3][32])
 
 /* ---- --native: measured collectives against the calibrated model -------- */
 
-enum { NAT_COLLS = 5, NAT_RUNS = 3, NAT_MAX_CALLS = 1 + 64 };
-static const char *const nat_names[NAT_COLLS] = {"bcast", "reduce", "allreduce", "allgather",
-                                                 "alltoall"};
+enum { NAT_COLLS = 6, NAT_RUNS = 3, NAT_MAX_CALLS = 1 + 64, NAT_MAX_P = 256 };
+static const char *const nat_names[NAT_COLLS] = {"bcast",     "reduce",   "allreduce",
+                                                 "allgather", "alltoall", "reduce_scatter"};
+/* The largest buffer of a rank: a case whose p-block buffer is larger
+ * (alltoall of 4 MiB blocks at p = 16, say) is skipped and counted. */
+#define NAT_BUF_CAP ((size_t)16 << 20)
+#define NAT_MAX_BYTES ((size_t)64 << 20)
+
+/* What --native runs: the collectives (--case; the first five unless
+ * named), the sizes (--bytes; 8 B, 32 B, ..., 2 MiB, 4 MiB unless given)
+ * and the topology kinds (--topo chain,complete,hypercube; chain:2 alone
+ * unless given, complete and hypercube when --p is). */
+enum { NAT_MAX_SIZES = 16 };
+static unsigned nat_coll_mask = 0x1f;
+static size_t nat_sizes[NAT_MAX_SIZES];
+static int nnat_sizes;
+static unsigned nat_topo_mask; /* chain 1, complete 2, hypercube 4 */
 
 struct nat_arg {
-	int coll;
-	size_t bytes; /* m: per rank (bcast, reduce, allreduce), per block */
-	unsigned char *buf[2][2]; /* per rank: send, receive (4 MiB x 2 each) */
-	int calls;                /* calls per run: the first, then the timed */
-	double t0[2][NAT_MAX_CALLS], t1[2][NAT_MAX_CALLS];
+	int coll, p;
+	size_t bytes;                       /* m: per rank, or per block */
+	unsigned char *(*buf)[2];           /* per rank: send, receive */
+	int calls;                          /* calls per run: the first, then the timed */
+	double (*t0)[NAT_MAX_CALLS], (*t1)[NAT_MAX_CALLS]; /* per rank */
+	int *err;                           /* per rank: its first error */
+	char (*detail)[160];                /* per rank: tc_error_detail() of it */
 	tc_time_t modelled_ps;
 	const char *alg;
 };
@@ -377,21 +406,29 @@ static double nat_now(void)
 	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
+/* The bytes of a rank's send and receive buffers for m-byte blocks. */
+static void nat_extent(int coll, int p, size_t m, size_t *sbytes, size_t *rbytes)
+{
+	size_t pm = (size_t)p * m;
+	*sbytes = coll == 4 || coll == 5 ? pm : m; /* alltoall, reduce_scatter */
+	*rbytes = coll == 3 || coll == 4 ? pm : m; /* allgather, alltoall */
+}
+
 static int nat_fn(struct tc_proc *proc, void *argp)
 {
 	struct nat_arg *a = argp;
 	int me = tc_rank(proc);
 	unsigned char *sb = a->buf[me][0], *rb = a->buf[me][1];
-	size_t n = a->bytes / sizeof(double);
+	size_t n = a->bytes / sizeof(double), sbytes, rbytes;
+	nat_extent(a->coll, a->p, a->bytes, &sbytes, &rbytes);
 	/* The data are fresh, as an application's would be and as calibrate's
 	 * ping-pong buffers are: written by their rank just before the call
 	 * (a clean buffer is copied from the shared cache several times
 	 * faster than a dirty one from the other core's). */
-	size_t blocks = a->coll >= 3 ? 2 : 1;
 	int err = TC_OK;
 	for (int k = 0; k < a->calls && !err; k++) {
-		memset(sb, 0, blocks * a->bytes);
-		memset(rb, 0, blocks * a->bytes);
+		memset(sb, 0, sbytes);
+		memset(rb, 0, rbytes);
 		if ((err = tc_barrier(proc, NULL)) != 0)
 			break;
 		a->t0[me][k] = nat_now();
@@ -400,10 +437,14 @@ static int nat_fn(struct tc_proc *proc, void *argp)
 		case 1: err = tc_reduce(proc, sb, rb, n, TC_DOUBLE, TC_OP_SUM, 0, NULL); break;
 		case 2: err = tc_allreduce(proc, sb, rb, n, TC_DOUBLE, TC_OP_SUM, NULL); break;
 		case 3: err = tc_allgather(proc, sb, rb, n, TC_DOUBLE, NULL); break;
-		default: err = tc_alltoall(proc, sb, rb, n, TC_DOUBLE, NULL); break;
+		case 4: err = tc_alltoall(proc, sb, rb, n, TC_DOUBLE, NULL); break;
+		default: err = tc_reduce_scatter(proc, sb, rb, n, TC_DOUBLE, TC_OP_SUM, NULL); break;
 		}
 		a->t1[me][k] = nat_now();
 	}
+	a->err[me] = err;
+	if (err)
+		snprintf(a->detail[me], sizeof a->detail[me], "%s", tc_error_detail());
 	struct tc_coll_info ci;
 	tc_last_coll(proc, &ci);
 	if (me == 0) {
@@ -444,10 +485,12 @@ static void nat_cal_line(const struct tc_calibration *cal)
 	printf("\n");
 }
 
-/* One case (collective, size) over the sweeps. */
-enum { NAT_SIZES = 11, NAT_CASES = NAT_COLLS * NAT_SIZES, NAT_MAX_SWEEPS = 15 };
+/* One case (team, collective, size) over the sweeps. */
+enum { NAT_MAX_SWEEPS = 15, NAT_MAX_CASES = 2048 };
 struct nat_case {
-	int coll, seg;
+	int p, coll, seg, used, skipped;
+	int failed; /* the error of a sweep's run, or 0 */
+	const char *topo;
 	size_t bytes;
 	const char *alg; /* nat_mixed when the sweeps' AUTO differed */
 	double pred[NAT_MAX_SWEEPS], meas[NAT_MAX_SWEEPS], line[NAT_MAX_SWEEPS];
@@ -494,6 +537,12 @@ static void nat_row(const struct nat_case *e, int sweeps, int header)
 		printf("%-10s %-12s %10s %14s %14s %9s %19s %14s %9s %12s\n", "coll", "algorithm",
 		       "bytes", "predicted_ns", "measured_ns", "rel_err", sweeps ? "range" : "",
 		       "line_pred_ns", "line_err", "first_ns");
+	if (e->skipped) {
+		printf("%-10s %-12s %10zu  skipped: a buffer of %d blocks above %zu MiB\n",
+		       nat_names[e->coll], "-", e->bytes, e->p, NAT_BUF_CAP >> 20);
+		fflush(stdout);
+		return;
+	}
 	char range[32] = "";
 	if (sweeps)
 		snprintf(range, sizeof range, "%+.0f..%+.0f%%", 100 * nat_min(e->rel, n),
@@ -505,33 +554,92 @@ static void nat_row(const struct nat_case *e, int sweeps, int header)
 	fflush(stdout);
 }
 
-static int native_main(int nreps, int recal, int sweeps)
+/* The teams --native runs: spec and p of each; their number. */
+enum { NAT_MAX_TEAMS = 3 * 16 };
+static int nat_teams(const int *pl, int np, unsigned mask, char (*spec)[32], int *tp)
 {
-	struct tc_calibration cal;
-	struct tc_team_config cfg;
-	tc_team_config_default(&cfg);
-	cfg.topology = "chain:2";
-	if (nat_calibrate(&cal, &cfg.model))
-		return 1;
-	struct tc_team *team = NULL;
-	struct tc_topo *topo = NULL;
-	int err;
-	if ((err = tc_team_create(&cfg, &team)) != 0 || (err = tc_topo_parse("chain:2", &topo)) != 0) {
-		fprintf(stderr, "model_fidelity: team: %s\n", tc_strerror(err));
-		return 1;
+	int n = 0;
+	for (int i = 0; i < np; i++) {
+		int p = pl[i], d = 0;
+		while ((1 << d) < p)
+			d++;
+		if ((mask & 1) && n < NAT_MAX_TEAMS)
+			snprintf(spec[n], 32, "chain:%d", p), tp[n++] = p;
+		if ((mask & 2) && n < NAT_MAX_TEAMS)
+			snprintf(spec[n], 32, "complete:%d", p), tp[n++] = p;
+		if ((mask & 4) && (1 << d) == p && n < NAT_MAX_TEAMS)
+			snprintf(spec[n], 32, "hypercube:%d", d), tp[n++] = p;
 	}
-	struct nat_arg a;
-	memset(&a, 0, sizeof a);
-	const size_t cap = (size_t)8 << 20; /* allgather and alltoall: 2 blocks of 4 MiB */
-	for (int r = 0; r < 2; r++)
-		for (int k = 0; k < 2; k++) {
-			a.buf[r][k] = malloc(cap);
-			if (!a.buf[r][k]) {
-				fprintf(stderr, "model_fidelity: out of memory\n");
-				return 1;
-			}
-			memset(a.buf[r][k], 0, cap); /* doubles 0.0 */
+	return n;
+}
+
+/* Rank buffers for a team of p: cap bytes each, zeroed (doubles 0.0). */
+static int nat_alloc(struct nat_arg *a, int p, size_t cap)
+{
+	a->buf = calloc((size_t)p, sizeof *a->buf);
+	a->t0 = calloc((size_t)p, sizeof *a->t0);
+	a->t1 = calloc((size_t)p, sizeof *a->t1);
+	a->err = calloc((size_t)p, sizeof *a->err);
+	a->detail = calloc((size_t)p, sizeof *a->detail);
+	if (!a->buf || !a->t0 || !a->t1 || !a->err || !a->detail)
+		return -1;
+	for (int r = 0; r < p; r++)
+		for (int k = 0; k < 2; k++)
+			if (!(a->buf[r][k] = calloc(1, cap)))
+				return -1;
+	return 0;
+}
+
+static void nat_free(struct nat_arg *a, int p)
+{
+	for (int r = 0; a->buf && r < p; r++)
+		for (int k = 0; k < 2; k++)
+			free(a->buf[r][k]);
+	free(a->buf);
+	free(a->t0);
+	free(a->t1);
+	free(a->err);
+	free(a->detail);
+	a->buf = NULL;
+	a->t0 = a->t1 = NULL;
+	a->err = NULL;
+	a->detail = NULL;
+}
+
+static int native_main(int nreps, int recal, int sweeps, const int *pl, int np)
+{
+	static char spec[NAT_MAX_TEAMS][32];
+	int tp[NAT_MAX_TEAMS];
+	unsigned tmask = nat_topo_mask ? nat_topo_mask : np ? 6 : 1;
+	static const int p_two[] = {2};
+	if (!np) {
+		pl = p_two;
+		np = 1;
+	}
+	int nteams = nat_teams(pl, np, tmask, spec, tp);
+	if (!nteams) {
+		fprintf(stderr, "model_fidelity: --native: no team (the hypercube needs a power of two)\n");
+		return 2;
+	}
+	for (int t = 0; t < nteams; t++)
+		if (tp[t] > NAT_MAX_P) {
+			fprintf(stderr, "model_fidelity: --native: p = %d is above %d\n", tp[t], NAT_MAX_P);
+			return 2;
 		}
+	if (!nnat_sizes)
+		for (size_t m = 8; m <= ((size_t)4 << 20); m = m == ((size_t)2 << 20) ? m * 2 : m * 4)
+			nat_sizes[nnat_sizes++] = m;
+	size_t maxm = 0;
+	for (int s = 0; s < nnat_sizes; s++)
+		maxm = nat_sizes[s] > maxm ? nat_sizes[s] : maxm;
+	int ncolls = 0, nsz = nnat_sizes;
+	for (int c = 0; c < NAT_COLLS; c++)
+		ncolls += (nat_coll_mask >> c) & 1;
+	if (nteams * ncolls * nsz > NAT_MAX_CASES) {
+		fprintf(stderr, "model_fidelity: --native: %d cases, at most %d\n",
+		        nteams * ncolls * nsz, NAT_MAX_CASES);
+		return 2;
+	}
 	if (nreps > NAT_RUNS * (NAT_MAX_CALLS - 1))
 		nreps = NAT_RUNS * (NAT_MAX_CALLS - 1);
 	/* NAT_RUNS runs of 1 + per calls: the first call of a run (cold: just
@@ -543,97 +651,177 @@ static int native_main(int nreps, int recal, int sweeps)
 		fprintf(stderr, "model_fidelity: out of memory\n");
 		return 1;
 	}
-	printf("# model_fidelity --native: chain:2, median of %d calls, calibrated %s, %d sweep%s\n",
-	       NAT_RUNS * per, recal ? "before each collective" : "once", sweeps,
-	       sweeps > 1 ? "s" : "");
-	static struct nat_case cs[NAT_CASES];
-	int ncs = 0;
-	for (int sw = 0; sw < sweeps; sw++) {
-		int sw_within = 0;
-		double sw_worst = 0;
-		for (int c = 0; c < NAT_COLLS; c++) {
-			if ((c > 0 || sw > 0) && recal) {
-				/* The team's threads are parked between runs:
-				 * calibrate anew on the same CPUs, for the next
-				 * collective. */
-				struct tc_model md = cfg.model;
-				if (nat_calibrate(&cal, &md))
-					return 1;
-				tc_team_destroy(team);
-				cfg.model = md;
-				if ((err = tc_team_create(&cfg, &team)) != 0) {
-					fprintf(stderr, "model_fidelity: team: %s\n", tc_strerror(err));
-					return 1;
-				}
-			}
-			if (sw == 0 || sweeps == 1)
-				nat_cal_line(&cal);
-			enum tc_coll coll;
-			tc_coll_parse(nat_names[c], &coll);
-			int ci = c * NAT_SIZES;
-			for (size_t m = 8; m <= ((size_t)4 << 20);
-			     m = m == ((size_t)2 << 20) ? m * 2 : m * 4, ci++) {
-				a.coll = c;
-				a.bytes = m;
-				a.calls = 2; /* warm-up */
-				err = tc_run(team, nat_fn, &a);
-				int nv = 0;
-				a.calls = 1 + per;
-				for (int r = 0; r < NAT_RUNS && !err; r++) {
-					err = tc_run(team, nat_fn, &a);
-					for (int k = 0; k < a.calls; k++) {
-						double d = fmax(a.t1[0][k], a.t1[1][k]) -
-						           fmax(a.t0[0][k], a.t0[1][k]);
-						if (k == 0)
-							first[r] = d;
-						else
-							v[nv++] = d;
+	int legacy = nteams == 1 && !strcmp(spec[0], "chain:2");
+	if (legacy)
+		printf("# model_fidelity --native: chain:2, median of %d calls, calibrated %s, %d "
+		       "sweep%s\n",
+		       NAT_RUNS * per, recal ? "before each collective" : "once", sweeps,
+		       sweeps > 1 ? "s" : "");
+	else {
+		printf("# model_fidelity --native: median of %d calls, calibrated %s, %d sweep%s; "
+		       "teams:",
+		       NAT_RUNS * per, recal ? "before each collective" : "once", sweeps,
+		       sweeps > 1 ? "s" : "");
+		for (int t = 0; t < nteams; t++)
+			printf(" %s", spec[t]);
+		printf("\n");
+	}
+	struct tc_calibration cal;
+	struct tc_team_config cfg;
+	tc_team_config_default(&cfg);
+	if (nat_calibrate(&cal, &cfg.model))
+		return 1;
+	static struct nat_case cs[NAT_MAX_CASES];
+	int ncs = 0, err = 0;
+	for (int t = 0; t < nteams && !err; t++) {
+		int p = tp[t], base = ncs;
+		cfg.topology = spec[t];
+		struct tc_team *team = NULL;
+		struct tc_topo *topo = NULL;
+		struct nat_arg a;
+		memset(&a, 0, sizeof a);
+		a.p = p;
+		size_t cap = (size_t)p * maxm;
+		if (cap > NAT_BUF_CAP)
+			cap = maxm > NAT_BUF_CAP ? maxm : NAT_BUF_CAP;
+		if ((err = tc_team_create(&cfg, &team)) != 0 || (err = tc_topo_parse(spec[t], &topo)) != 0) {
+			fprintf(stderr, "model_fidelity: team %s: %s\n", spec[t], tc_strerror(err));
+			tc_team_destroy(team);
+			break;
+		}
+		if (nat_alloc(&a, p, cap)) {
+			fprintf(stderr, "model_fidelity: out of memory (%d ranks x 2 x %zu B)\n", p, cap);
+			nat_free(&a, p);
+			tc_topo_destroy(topo);
+			tc_team_destroy(team);
+			err = 1;
+			break;
+		}
+		if (!legacy)
+			printf("# team %s (p = %d)\n", spec[t], p);
+		ncs += ncolls * nsz;
+		for (int sw = 0; sw < sweeps && !err; sw++) {
+			int sw_within = 0, first_c = 1;
+			double sw_worst = 0;
+			for (int c = 0, cj = 0; c < NAT_COLLS && !err; c++) {
+				if (!((nat_coll_mask >> c) & 1))
+					continue;
+				if (recal && !(t == 0 && sw == 0 && first_c)) {
+					/* The team's threads are parked between runs:
+					 * calibrate anew on the same CPUs, for the next
+					 * collective. */
+					struct tc_model md = cfg.model;
+					if ((err = nat_calibrate(&cal, &md)) != 0)
+						break;
+					tc_team_destroy(team);
+					cfg.model = md;
+					if ((err = tc_team_create(&cfg, &team)) != 0) {
+						fprintf(stderr, "model_fidelity: team: %s\n", tc_strerror(err));
+						team = NULL;
+						break;
 					}
 				}
-				struct tc_call call = {.coll = coll, .alg = a.alg, .bytes = m,
-				                       .esize = sizeof(double)};
-				double pred = NAN;
-				int seg = -1;
-				if (!err)
-					err = tc_calibration_predict(&cal, topo, &call, NULL, &seg, &pred);
-				if (err) {
-					fprintf(stderr, "model_fidelity: %s %zu B: %s\n", nat_names[c], m,
-					        tc_strerror(err));
-					return 1;
+				if (sw == 0 || sweeps == 1)
+					nat_cal_line(&cal);
+				enum tc_coll coll;
+				tc_coll_parse(nat_names[c], &coll);
+				for (int si = 0; si < nsz && !err; si++) {
+					size_t m = nat_sizes[si], sbytes, rbytes;
+					struct nat_case *e = &cs[base + cj * nsz + si];
+					e->p = p;
+					e->topo = spec[t];
+					e->coll = c;
+					e->bytes = m;
+					e->used = 1;
+					nat_extent(c, p, m, &sbytes, &rbytes);
+					if (sbytes > cap || rbytes > cap) {
+						e->skipped = 1;
+						if (sw == 0)
+							nat_row(e, 0, first_c && si == 0);
+						continue;
+					}
+					a.coll = c;
+					a.bytes = m;
+					a.calls = 2; /* warm-up */
+					err = tc_run(team, nat_fn, &a);
+					int nv = 0;
+					a.calls = 1 + per;
+					for (int r = 0; r < NAT_RUNS && !err; r++) {
+						err = tc_run(team, nat_fn, &a);
+						for (int k = 0; k < a.calls; k++) {
+							double t0 = a.t0[0][k], t1 = a.t1[0][k];
+							for (int q = 1; q < p; q++) {
+								t0 = fmax(t0, a.t0[q][k]);
+								t1 = fmax(t1, a.t1[q][k]);
+							}
+							if (k == 0)
+								first[r] = t1 - t0;
+							else
+								v[nv++] = t1 - t0;
+						}
+					}
+					struct tc_call call = {.coll = coll, .alg = a.alg, .bytes = m,
+					                       .esize = sizeof(double)};
+					double pred = NAN;
+					int seg = -1;
+					const char *what = "run", *detail = "";
+					for (int q = 0; err && q < p && !*detail; q++)
+						if (a.err[q])
+							detail = a.detail[q];
+					if (!err) {
+						what = "prediction";
+						err = tc_calibration_predict(&cal, topo, &call, NULL, &seg, &pred);
+						detail = err ? tc_error_detail() : "";
+					}
+					if (err) {
+						/* Recorded as failed (a limit, say): the next
+						 * cases still run. */
+						printf("%-10s %-12s %10zu  failed (%s): %s%s%s\n", nat_names[c],
+						       a.alg ? a.alg : "-", m, what, tc_err_name(err),
+						       *detail ? ": " : "", detail);
+						fflush(stdout);
+						e->failed = err;
+						err = 0;
+						continue;
+					}
+					qsort(v, (size_t)nv, sizeof *v, cmp_double);
+					qsort(first, NAT_RUNS, sizeof *first, cmp_double);
+					if (!e->alg || (a.alg && strcmp(e->alg, a.alg) && e->alg != nat_mixed))
+						e->alg = sw == 0 ? a.alg : nat_mixed;
+					e->seg = seg;
+					e->pred[sw] = pred;
+					e->meas[sw] = median_sorted(v, nv);
+					e->line[sw] = (double)a.modelled_ps / TC_PS_PER_NS;
+					e->cold[sw] = first[NAT_RUNS / 2];
+					e->rel[sw] = pred > 0 ? (e->meas[sw] - pred) / pred : NAN;
+					e->lrel[sw] =
+					    e->line[sw] > 0 ? (e->meas[sw] - e->line[sw]) / e->line[sw] : NAN;
+					sw_within += fabs(e->rel[sw]) <= 0.15;
+					sw_worst = fmax(sw_worst, fabs(e->rel[sw]));
+					if (sweeps == 1)
+						nat_row(e, 0, first_c && si == 0);
 				}
-				qsort(v, (size_t)nv, sizeof *v, cmp_double);
-				qsort(first, NAT_RUNS, sizeof *first, cmp_double);
-				struct nat_case *e = &cs[ci];
-				if (ci >= ncs)
-					ncs = ci + 1;
-				e->coll = c;
-				e->bytes = m;
-				if (!e->alg || (a.alg && strcmp(e->alg, a.alg) && e->alg != nat_mixed))
-					e->alg = sw == 0 ? a.alg : nat_mixed;
-				e->seg = seg;
-				e->pred[sw] = pred;
-				e->meas[sw] = median_sorted(v, nv);
-				e->line[sw] = (double)a.modelled_ps / TC_PS_PER_NS;
-				e->cold[sw] = first[NAT_RUNS / 2];
-				e->rel[sw] = pred > 0 ? (e->meas[sw] - pred) / pred : NAN;
-				e->lrel[sw] = e->line[sw] > 0 ? (e->meas[sw] - e->line[sw]) / e->line[sw] : NAN;
-				sw_within += fabs(e->rel[sw]) <= 0.15;
-				sw_worst = fmax(sw_worst, fabs(e->rel[sw]));
-				if (sweeps == 1)
-					nat_row(e, 0, ci == 0);
+				first_c = 0;
+				cj++;
+			}
+			if (sweeps > 1 && !err) {
+				printf("# sweep %d: %d of %d within 15%%, worst %+.1f%%\n", sw + 1, sw_within,
+				       ncolls * nsz, 100 * sw_worst);
+				fflush(stdout);
 			}
 		}
-		if (sweeps > 1) {
-			printf("# sweep %d: %d of %d within 15%%, worst %+.1f%%\n", sw + 1, sw_within,
-			       NAT_CASES, 100 * sw_worst);
-			fflush(stdout);
-		}
+		nat_free(&a, p);
+		tc_topo_destroy(topo);
+		tc_team_destroy(team);
 	}
+	free(v);
+	if (err)
+		return 1;
 	/* Per case, the median over the sweeps of the paired (measured,
 	 * predicted) relative error, and its range. */
-	int within = 0, line_within = 0;
+	int within = 0, within25 = 0, line_within = 0, skipped = 0, nfailed = 0, of = 0;
 	double worst = 0, line_worst = 0;
-	static char json[128 * 1024];
+	static char json[1024 * 1024];
 	size_t jl = 0;
 	json[0] = 0;
 	if (sweeps > 1)
@@ -642,39 +830,56 @@ static int native_main(int nreps, int recal, int sweeps)
 		       sweeps);
 	for (int i = 0; i < ncs; i++) {
 		struct nat_case *e = &cs[i];
+		if (!e->used)
+			continue;
+		if (sweeps > 1 && !legacy && (i == 0 || e->topo != cs[i - 1].topo))
+			printf("# team %s (p = %d)\n", e->topo, e->p);
+		if (e->skipped) {
+			skipped++;
+			continue;
+		}
+		if (e->failed) {
+			nfailed++;
+			of++;
+			if (jl < sizeof json - 512)
+				jl += (size_t)snprintf(json + jl, sizeof json - jl,
+				                       "%s{\"coll\": \"%s\", \"p\": %d, \"topology\": \"%s\", "
+				                       "\"bytes\": %zu, \"error\": \"%s\", \"rel_err\": null}",
+				                       jl ? ", " : "", nat_names[e->coll], e->p, e->topo,
+				                       e->bytes, tc_err_name(e->failed));
+			continue;
+		}
 		double rel = nat_median(e->rel, sweeps), lrel = nat_median(e->lrel, sweeps);
+		of++;
 		within += fabs(rel) <= 0.15;
+		within25 += fabs(rel) <= 0.25;
 		line_within += fabs(lrel) <= 0.15;
 		worst = fmax(worst, fabs(rel));
 		line_worst = fmax(line_worst, fabs(lrel));
 		if (sweeps > 1)
-			nat_row(e, sweeps, i == 0);
-		if (jl < sizeof json - 400)
+			nat_row(e, sweeps, i == 0 || e->topo != cs[i - 1].topo);
+		if (jl < sizeof json - 512)
 			jl += (size_t)snprintf(
 			    json + jl, sizeof json - jl,
-			    "%s{\"coll\": \"%s\", \"algorithm\": \"%s\", \"bytes\": %zu, \"segment\": %d, "
+			    "%s{\"coll\": \"%s\", \"p\": %d, \"topology\": \"%s\", \"algorithm\": \"%s\", "
+			    "\"bytes\": %zu, \"segment\": %d, "
 			    "\"predicted_ns\": %.1f, \"measured_ns\": %.1f, \"rel_err\": %.4f, "
 			    "\"rel_err_min\": %.4f, \"rel_err_max\": %.4f, \"line_predicted_ns\": %.1f, "
 			    "\"line_rel_err\": %.4f, \"first_call_ns\": %.1f}",
-			    i ? ", " : "", nat_names[e->coll], e->alg ? e->alg : "?", e->bytes, e->seg,
-			    nat_median(e->pred, sweeps), nat_median(e->meas, sweeps), rel,
+			    jl ? ", " : "", nat_names[e->coll], e->p, e->topo, e->alg ? e->alg : "?",
+			    e->bytes, e->seg, nat_median(e->pred, sweeps), nat_median(e->meas, sweeps), rel,
 			    nat_min(e->rel, sweeps), nat_max(e->rel, sweeps), nat_median(e->line, sweeps),
 			    lrel, nat_median(e->cold, sweeps));
 	}
 	printf("{\"cases\": [%s], \"sweeps\": %d, \"recal\": %s, \"ts_ns\": %.2f, "
 	       "\"tw_ns_per_byte\": %.5f, "
 	       "\"tc_ns_per_byte\": %.5f, \"call_ns\": %.1f, \"calibration_r2\": %.4f, "
-	       "\"piecewise_r2\": %.4f, \"within_15pct\": %d, \"of\": %d, \"worst_rel_error\": %.4f, "
+	       "\"piecewise_r2\": %.4f, \"within_15pct\": %d, \"within_25pct\": %d, \"of\": %d, "
+	       "\"skipped\": %d, \"failed\": %d, \"worst_rel_error\": %.4f, "
 	       "\"line_within_15pct\": %d, \"line_worst_rel_error\": %.4f}\n",
 	       json, sweeps, recal ? "true" : "false", cfg.model.ts_ns, cfg.model.tw_ns,
-	       cfg.model.tc_ns, cal.call_ns, cal.r2, cal.piecewise.r2, within, ncs, worst,
-	       line_within, line_worst);
-	free(v);
-	for (int r = 0; r < 2; r++)
-		for (int k = 0; k < 2; k++)
-			free(a.buf[r][k]);
-	tc_topo_destroy(topo);
-	tc_team_destroy(team);
+	       cfg.model.tc_ns, cal.call_ns, cal.r2, cal.piecewise.r2, within, within25, of, skipped,
+	       nfailed, worst, line_within, line_worst);
 	return 0;
 }
 
@@ -781,10 +986,54 @@ static void diagnostics(int p, const char *spec, double ts)
 	}
 }
 
+/* --native's items: a collective, a topology kind, a size (bytes, or with
+ * K / M, a multiple of 8 up to 64 MiB). */
+static int add_nat_coll(const char *s)
+{
+	for (int c = 0; c < NAT_COLLS; c++)
+		if (!strcmp(s, nat_names[c])) {
+			nat_coll_mask |= 1u << c;
+			return 0;
+		}
+	return -1;
+}
+
+static int add_nat_topo(const char *s)
+{
+	static const char *const names[] = {"chain", "complete", "hypercube"};
+	for (int i = 0; i < 3; i++)
+		if (!strcmp(s, names[i])) {
+			nat_topo_mask |= 1u << i;
+			return 0;
+		}
+	return -1;
+}
+
+static int add_nat_size(const char *s)
+{
+	char *end;
+	double v = strtod(s, &end);
+	if (end == s || !(v > 0))
+		return -1;
+	if (*end == 'K' || *end == 'k')
+		v *= 1024, end++;
+	else if (*end == 'M' || *end == 'm')
+		v *= 1024 * 1024, end++;
+	if (*end && strcmp(end, "B") && strcmp(end, "iB"))
+		return -1;
+	if (v > (double)NAT_MAX_BYTES || fmod(v, 8) != 0 || nnat_sizes >= NAT_MAX_SIZES)
+		return -1;
+	nat_sizes[nnat_sizes++] = (size_t)v;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int native = 0, reps_set = 0, recal = 1, p_set = 0, sweeps = 0;
-	unsigned cases_given = 0, topos_given = 0;
+	/* --case and --topo name cases of either mode: read once the mode is known. */
+	enum { MAX_LISTS = 8 };
+	char *case_args[MAX_LISTS], *topo_args[MAX_LISTS], *bytes_args[MAX_LISTS];
+	int ncase_args = 0, ntopo_args = 0, nbytes_args = 0;
 	for (int i = 1; i < argc; i++) {
 		int bad = 0;
 		if (!strcmp(argv[i], "--quick")) {
@@ -810,32 +1059,52 @@ int main(int argc, char **argv)
 			bad = each_item(argv[++i], add_p);
 		} else if (!strcmp(argv[i], "--ts") && i + 1 < argc) {
 			bad = each_item(argv[++i], add_ts);
-		} else if (!strcmp(argv[i], "--case") && i + 1 < argc) {
-			if (!cases_given++)
-				case_mask = 0;
-			bad = each_item(argv[++i], add_case);
-		} else if (!strcmp(argv[i], "--topo") && i + 1 < argc) {
-			if (!topos_given++)
-				topo_mask = 0;
-			bad = each_item(argv[++i], add_topo);
+		} else if (!strcmp(argv[i], "--case") && i + 1 < argc && ncase_args < MAX_LISTS) {
+			case_args[ncase_args++] = argv[++i];
+		} else if (!strcmp(argv[i], "--topo") && i + 1 < argc && ntopo_args < MAX_LISTS) {
+			topo_args[ntopo_args++] = argv[++i];
+		} else if (!strcmp(argv[i], "--bytes") && i + 1 < argc && nbytes_args < MAX_LISTS) {
+			bytes_args[nbytes_args++] = argv[++i];
 		} else {
 			bad = 1;
 		}
+		if (!bad && i + 1 == argc) {
+			/* The lists, in the mode's terms. */
+			if (ncase_args) {
+				if (native)
+					nat_coll_mask = 0;
+				else
+					case_mask = 0;
+			}
+			if (ntopo_args && !native)
+				topo_mask = 0;
+			for (int k = 0; k < ncase_args && !bad; k++)
+				bad = each_item(case_args[k], native ? add_nat_coll : add_case);
+			for (int k = 0; k < ntopo_args && !bad; k++)
+				bad = each_item(topo_args[k], native ? add_nat_topo : add_topo);
+			for (int k = 0; k < nbytes_args && !bad; k++)
+				bad = !native || each_item(bytes_args[k], add_nat_size);
+		}
 		if (bad) {
 			fprintf(stderr, "usage: model_fidelity [--quick] [--reps N] [--settle US] "
-			                "[--native [--no-recal] [--sweeps K]]\n"
+			                "[--native [--no-recal] [--sweeps K] [--bytes LIST]]\n"
 			                "       [--p LIST] [--ts LIST] [--case LIST] [--topo LIST]\n"
-			                "  --p 64,256   the team sizes (default 2,8,16,64)\n"
+			                "  --p 64,256   the team sizes (default 2,8,16,64; --native: 2)\n"
 			                "  --ts 1ms,250us,100us   run every case at each t_s (ns, us, "
 			                "ms) instead of halving from 1 ms\n"
-			                "  --case exchange,allreduce   --topo ring,torus,hypercube\n");
+			                "  --case exchange,allreduce   --topo ring,torus,hypercube\n"
+			                "  --native: --case bcast,reduce,allreduce,allgather,alltoall,"
+			                "reduce_scatter\n"
+			                "            --topo chain,complete,hypercube   --bytes 8,64K,1M "
+			                "(multiples of 8, up to 64M)\n");
 			return 2;
 		}
 	}
 	if (!sweeps)
 		sweeps = quick ? 1 : 5;
 	if (native)
-		return native_main(reps_set ? reps : quick ? 5 : 21, recal, sweeps);
+		return native_main(reps_set ? reps : quick ? 5 : 21, recal, sweeps, p_set ? ps : NULL,
+		                   p_set ? nps : 0);
 	if (quick && !reps_set)
 		reps = 1;
 	qsort(ts_list, (size_t)nts, sizeof *ts_list, cmp_double_desc);
