@@ -293,15 +293,18 @@ static int tc__team_fits(const struct tc_team *t)
 			pthread_attr_destroy(&attr);
 		}
 	}
+	/* Against what the process does not map yet. */
+	long long vm_kb = tc__proc_number("/proc/self/status", "VmSize:");
+	unsigned long long in_use = vm_kb > 0 ? (unsigned long long)vm_kb * 1024 : 0;
 	if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
-	    p * stack + need > (unsigned long long)rl.rlim_cur) {
+	    p * stack + need + in_use > (unsigned long long)rl.rlim_cur) {
 		/* Smaller stacks help only where they are a good part of it. */
 		bool stacks = p * stack > need / 2 && stack > (size_t)64 << 10;
-		tc__set_detail("a team of %d ranks needs %llu MB of address space, %.1fx RLIMIT_AS "
-		               "(%llu MB): %llu MB for %d %s stacks of %zu KiB each (stack_bytes) "
-		               "and %llu MB for the team; try %s",
-		               t->p, (p * stack + need) >> 20,
-		               (double)(p * stack + need) / (double)rl.rlim_cur,
+		tc__set_detail("a team of %d ranks needs %llu MB of address space; with the %llu MB "
+		               "in use that is %.1fx RLIMIT_AS (%llu MB): %llu MB for %d %s stacks of "
+		               "%zu KiB each (stack_bytes) and %llu MB for the team; try %s",
+		               t->p, (p * stack + need) >> 20, in_use >> 20,
+		               (double)(p * stack + need + in_use) / (double)rl.rlim_cur,
 		               (unsigned long long)rl.rlim_cur >> 20, (p * stack) >> 20, t->p,
 		               fibres ? "fibre" : "thread", stack >> 10, need >> 20,
 		               stacks ? "smaller stacks than that, or fewer ranks"
@@ -654,15 +657,14 @@ void tc_team_abort(struct tc_team *team)
 		tc__doorbell_ring(&team->procs[r].db);
 }
 
-/* A channel holds nothing and neither side is parked on it.  (Plain reads:
+/* A channel that holds a message or part of one.  At rest the consumer
+ * has published every line it read (tc__chan_pop stores head = chead),
+ * so its head is its read position.  (Plain read of the producer's tail:
  * no rank runs, and the last one's writes are visible through attach_mu or
- * the joins of tc_run.) */
-static bool tc__chan_idle(const struct tc__chan *ch)
+ * tc_run's joins.) */
+static bool tc__chan_holds(const struct tc__chan *ch)
 {
-	return ch->tail == ch->chead &&
-	       atomic_load_explicit(&ch->head, memory_order_relaxed) == ch->chead &&
-	       !atomic_load_explicit(&ch->want_data, memory_order_relaxed) &&
-	       !atomic_load_explicit(&ch->want_space, memory_order_relaxed);
+	return ch->tail != atomic_load_explicit(&ch->head, memory_order_relaxed);
 }
 
 /* A rank's collective call count and the calls its peers' mismatch probes
@@ -681,13 +683,15 @@ static void tc__proc_seq_reset(struct tc_proc *proc)
  * delivered to the next run), the request queues forgotten, every rank's
  * collective sequence back to 0, the abort cleared, and the watchdog may
  * report again.  No rank runs or is attached, so nobody is inside a
- * channel.  An idle channel is left alone: emptying one rewrites its ring,
- * gigabytes on the largest teams.
+ * channel.  An empty channel is left alone unless the team was aborted:
+ * emptying one rewrites its ring, gigabytes on the largest teams.
  */
 static void tc__team_start(struct tc_team *t)
 {
+	/* After an abort every channel: a wait hint may be left raised. */
+	const bool aborted = atomic_load(&t->aborted);
 	for (long i = 0; i < t->nchans; i++)
-		if (!tc__chan_idle(&t->chans[i]))
+		if (aborted || tc__chan_holds(&t->chans[i]))
 			tc__chan_reset(&t->chans[i]);
 	for (int r = 0; r < t->p; r++) {
 		struct tc_proc *pr = &t->procs[r];
