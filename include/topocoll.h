@@ -170,11 +170,6 @@ struct tc_team_info {
 	int p;
 	long channels;          /* directed links = channels */
 	size_t memory_bytes;    /* everything the team allocated */
-	size_t memory_estimate_bytes; /* what the team and a run of it hold at
-	                           most by tc_team_create's estimate, with its
-	                           margin: the figure checked against the memory
-	                           available (the collectives' schedules aside:
-	                           sched_cache_bytes) */
 	size_t ring_bytes;      /* per channel */
 	size_t packet_bytes;    /* mu */
 	size_t single_copy_min;
@@ -189,6 +184,11 @@ struct tc_team_info {
 	int sched_cache_entries;  /* distinct calls it holds */
 	enum tc_exec exec;        /* resolved: TC_EXEC_THREADS or TC_EXEC_FIBRES */
 	size_t fibre_stack_bytes; /* fibres: each rank's usable stack */
+	size_t memory_estimate_bytes; /* what the team and a run of it hold at
+	                           most by tc_team_create's estimate, with its
+	                           margin: the figure checked against the memory
+	                           available (a program's many schedules aside:
+	                           sched_cache_bytes) */
 };
 void tc_team_get_info(const struct tc_team *team, struct tc_team_info *info);
 

@@ -298,15 +298,21 @@ static int tc__team_fits(const struct tc_team *t)
 	unsigned long long in_use = vm_kb > 0 ? (unsigned long long)vm_kb * 1024 : 0;
 	if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
 	    p * stack + need + in_use > (unsigned long long)rl.rlim_cur) {
-		/* Smaller stacks help only where they are a good part of it. */
+		/* Smaller stacks help only where they are a good part of it; the
+		 * word "stack" only then (a tool that sees it may suggest a
+		 * smaller stack size). */
 		bool stacks = p * stack > need / 2 && stack > (size_t)64 << 10;
+		char what[96];
+		snprintf(what, sizeof what, stacks ? "%d %s stacks of %zu KiB each (stack_bytes)"
+		                                   : "%d %ss (%zu KiB each)",
+		         t->p, fibres ? "fibre" : "thread", stack >> 10);
 		tc__set_detail("a team of %d ranks needs %llu MB of address space; with the %llu MB "
-		               "in use that is %.1fx RLIMIT_AS (%llu MB): %llu MB for %d %s stacks of "
-		               "%zu KiB each (stack_bytes) and %llu MB for the team; try %s",
+		               "in use that is %.1fx RLIMIT_AS (%llu MB): %llu MB for %s and %llu MB "
+		               "for the team; try %s",
 		               t->p, (p * stack + need) >> 20, in_use >> 20,
 		               (double)(p * stack + need + in_use) / (double)rl.rlim_cur,
-		               (unsigned long long)rl.rlim_cur >> 20, (p * stack) >> 20, t->p,
-		               fibres ? "fibre" : "thread", stack >> 10, need >> 20,
+		               (unsigned long long)rl.rlim_cur >> 20, (p * stack) >> 20, what,
+		               need >> 20,
 		               stacks ? "smaller stacks than that, or fewer ranks"
 		                      : "fewer ranks or a sparser topology, or raise RLIMIT_AS");
 		return TC_ELIMIT;
