@@ -108,7 +108,8 @@ struct tc_team_config {
 	                         reports every rank's state (tc_team_set_watchdog)
 	                         and aborts the team (0: wait forever, or
 	                         TC_DEBUG_TIMEOUT_MS from the environment; over
-	                         584 years: none) */
+	                         584 years: none; a rank that never attached:
+	                         attach_timeout_ms) */
 	size_t stack_bytes;   /* stack of tc_run threads (0: system default) */
 	struct tc_model model; /* communication model (topocoll/model.h) */
 	enum tc_mode mode;
@@ -124,9 +125,20 @@ struct tc_team_config {
 	                         thread has attached (tc_attach), which take part
 	                         from their own threads: a team of fibre ranks
 	                         and attached kernel threads */
+	uint64_t attach_timeout_ms; /* while a rank of the team has not attached
+	                         since the team started (tc_attach: fewer
+	                         threads attach than p), a wait that starts
+	                         fails with TC_ETIMEDOUT after at most this long
+	                         (or timeout_ms if shorter): the watchdog's
+	                         report names the missing ranks and the team is
+	                         aborted, as for timeout_ms.  Once every rank has
+	                         attached, timeout_ms alone applies (to the waits
+	                         that start then).  tc_team_config_default: 10000
+	                         (10 s); 0: never */
 };
 
-/* Fills cfg with the defaults (every field 0 or its default). */
+/* Fills cfg with the defaults: every field 0 but the model
+ * (tc_model_default) and attach_timeout_ms (10000). */
 void tc_team_config_default(struct tc_team_config *cfg);
 
 /*
@@ -135,17 +147,23 @@ void tc_team_config_default(struct tc_team_config *cfg);
  * tc_team_destroy().  p ranges over 1..TC_TOPO_MAX_NODES.
  * Errors: TC_EINVAL (null argument, p != the topology's node count, bad
  * sizes, a model tc_model_check() refuses, stack_bytes below
- * PTHREAD_STACK_MIN), TC_ETOPO (bad spec), TC_ELIMIT (checked before
- * allocating: the channels, ranks and trace buffers would need more
- * memory than is available, or the
- * threads more than the system allows or their stacks more address space
- * than RLIMIT_AS; tc_error_detail() says which and by how much), TC_ENOMEM.
+ * PTHREAD_STACK_MIN; tc_error_detail() names the field and what it
+ * should be), TC_ETOPO (bad spec), TC_ELIMIT (checked before
+ * allocating: the channels, rings, ranks, trace buffers and the largest
+ * collective's schedules would need more memory than is available less a
+ * margin, or the threads more than the system allows or their stacks more
+ * address space than RLIMIT_AS; tc_error_detail() says which and by how
+ * much), TC_ENOMEM.
  * Thread-safety: may run concurrently with calls on other teams.
  */
 int tc_team_create(const struct tc_team_config *cfg, struct tc_team **out);
 
-/* Frees a team.  No rank may be running or attached.  NULL is a no-op. */
-void tc_team_destroy(struct tc_team *team);
+/* Frees a team and everything it allocated.  NULL is a no-op (0).
+ * TC_EBUSY, and the team is left as it was (still valid, not freed), while
+ * tc_run is running on it or a rank is attached: tc_detach every rank
+ * first (tc_error_detail() says which).  Not thread-safe against other
+ * calls on the same team. */
+int tc_team_destroy(struct tc_team *team);
 
 /* What a team resolved its configuration to, and what it costs in memory. */
 struct tc_team_info {
@@ -166,6 +184,11 @@ struct tc_team_info {
 	int sched_cache_entries;  /* distinct calls it holds */
 	enum tc_exec exec;        /* resolved: TC_EXEC_THREADS or TC_EXEC_FIBRES */
 	size_t fibre_stack_bytes; /* fibres: each rank's usable stack */
+	size_t memory_estimate_bytes; /* what the team and a run of it hold at
+	                           most by tc_team_create's estimate, with its
+	                           margin: the figure checked against the memory
+	                           available (a program's many schedules aside:
+	                           sched_cache_bytes) */
 };
 void tc_team_get_info(const struct tc_team *team, struct tc_team_info *info);
 
@@ -194,7 +217,11 @@ int tc_run(struct tc_team *team, tc_spmd_fn fn, void *arg);
  * Makes the calling thread rank `rank` of the team (for pthreads or OpenMP
  * threads the program already has).  The thread is not pinned.  The proc is
  * owned by the team and valid until tc_detach().  Errors: TC_ERANK, TC_EBUSY
- * (rank already attached or tc_run in progress), TC_EINVAL.
+ * (rank already attached or tc_run in progress), TC_EINVAL.  Every rank of
+ * the team must attach: until all have, waits are bounded by the config's
+ * attach_timeout_ms (10 s by default), after which the waiting rank gets
+ * TC_ETIMEDOUT, the others TC_EABORTED, and the watchdog's report names
+ * the ranks that never attached.
  * Thread-safety: different ranks may attach concurrently.
  */
 int tc_attach(struct tc_team *team, int rank, struct tc_proc **out);
@@ -208,7 +235,7 @@ int tc_detach(struct tc_proc *proc);
 /* Aborts the team: every rank waiting in the library returns TC_EABORTED,
  * and so does every later call that would wait, until the team starts
  * again (tc_run, or the first tc_attach while no rank is attached: see
- * "Reliability" below).  Thread-safe. */
+ * "Starting" below).  Thread-safe. */
 void tc_team_abort(struct tc_team *team);
 
 int tc_rank(const struct tc_proc *proc);
@@ -332,11 +359,22 @@ int tc_test(struct tc_proc *proc, tc_request *req, int *done);
  * tc_waitall, tc_test (which then sets *done = 1: the request is dead, its
  * buffer no longer touched), the blocking calls, collectives (forwarding
  * ranks included) and emulated-mode sleeps.  An abort lasts until the team
- * starts again: the team is reset (channels emptied, queued requests
- * dropped, the abort cleared) when tc_run starts and at the first
- * tc_attach while no rank is attached, never at the end of a run, so a
- * tc_team_abort from another thread cannot race with the reset: it aborts
- * the run in progress or, between runs, nothing (the next start clears it).
+ * starts again (below).
+ *
+ * Starting: every start gives a team as tc_team_create made it, whatever
+ * the previous run left, as a new MPI job starts clean: the channels are
+ * emptied (a message no rank received in one run is dropped, never
+ * delivered in the next), queued requests dropped, every rank's collective
+ * call sequence restarts at 0, the abort is cleared.  A team starts when
+ * tc_run starts (with run_unattached and ranks attached, the run joins the
+ * attached ranks' start instead) and at a tc_attach while no rank is
+ * attached (an OpenMP parallel region whose threads attach and detach is a
+ * run); a rank that detaches and attaches again while another rank stays
+ * attached rejoins the same run, its messages kept.  Never at the end of a
+ * run, so a tc_team_abort from another thread cannot race with the reset:
+ * it aborts the run in progress or, between runs, nothing (the next start
+ * clears it).  Leave nothing in flight at the end of a run: a message not
+ * received is lost.
  */
 
 /*

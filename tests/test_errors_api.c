@@ -594,3 +594,71 @@ Test(errors_api, inapplicable_algorithm_names_the_restriction)
 	cr_assert(strstr(tc_error_detail(), "all-port"), "%s", tc_error_detail());
 	tc_topo_destroy(t);
 }
+
+/* ---- every rank returns the same code, run after run ---------------------------- */
+
+/* Each rank returns the code of the same bad call from its SPMD function:
+ * the first to fail aborts the team, and the others must still return the
+ * call's own code (its checks come before the abort's), not
+ * TC_EABORTED, however the ranks are scheduled. */
+struct same_arg {
+	int which;
+	_Atomic int rc[8];
+};
+
+static const struct tc_coll_opts o_ring_rd = {.alg = "ring_rd"};
+
+static int same_fn(struct tc_proc *proc, void *argp)
+{
+	struct same_arg *a = argp;
+	int32_t buf[4] = {0}, out[4];
+	int err;
+	switch (a->which) {
+	case 0: /* an algorithm that does not apply to the topology */
+		err = tc_bcast(proc, buf, 4, I32, 0, &o_ring_rd);
+		break;
+	case 1: /* another: a hypercube's broadcast on a ring of 5 */
+		err = tc_bcast(proc, buf, 4, I32, 0, &o_hc);
+		break;
+	default: /* an unknown name */
+		err = tc_allreduce(proc, buf, out, 4, I32, SUM, &o_badalg);
+		break;
+	}
+	atomic_store(&a->rc[tc_rank(proc)], err);
+	return err;
+}
+
+static void same_code_every_run(const char *spec, enum tc_exec exec, int which, int want)
+{
+	struct tc_team_config cfg;
+	tc_team_config_default(&cfg);
+	cfg.topology = spec;
+	cfg.exec = exec;
+	cfg.timeout_ms = 60000;
+	struct tc_team *team = NULL;
+	cr_assert_eq(tc_team_create(&cfg, &team), 0);
+	const int p = tc_team_size(team);
+	for (int run = 0; run < 50; run++) {
+		struct same_arg a = {.which = which};
+		int err = tc_run(team, same_fn, &a);
+		cr_assert_eq(err, want, "%s run %d: tc_run %s", spec, run, tc_err_name(err));
+		for (int r = 0; r < p; r++)
+			cr_assert_eq(atomic_load(&a.rc[r]), want, "%s run %d: rank %d: %s, not %s",
+			             spec, run, r, tc_err_name(atomic_load(&a.rc[r])),
+			             tc_err_name(want));
+	}
+	tc_team_destroy(team);
+}
+
+Test(errors_api, same_code_on_every_rank_threads, .timeout = 120)
+{
+	same_code_every_run("complete:4", TC_EXEC_THREADS, 0, TC_ENOTSUP);
+	same_code_every_run("ring:5", TC_EXEC_THREADS, 1, TC_ENOTSUP);
+	same_code_every_run("complete:4", TC_EXEC_THREADS, 2, TC_EALG);
+}
+
+Test(errors_api, same_code_on_every_rank_fibres, .timeout = 120)
+{
+	same_code_every_run("complete:4", TC_EXEC_FIBRES, 0, TC_ENOTSUP);
+	same_code_every_run("ring:5", TC_EXEC_FIBRES, 1, TC_ENOTSUP);
+}

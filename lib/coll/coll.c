@@ -739,8 +739,6 @@ static int tc__coll_x(struct tc_proc *proc, enum tc_coll coll, const void *sbuf,
 		return TC_EINVAL; /* aliased p-block buffers without TC_IN_PLACE */
 	if (opts->packets < 0)
 		return TC_EINVAL;
-	if (atomic_load_explicit(&team->aborted, memory_order_relaxed))
-		return TC_EABORTED;
 
 	struct tc__gen g = {.coll = coll, .t = team->topo, .p = p, .bytes = bytes,
 	                    .esize = es, .root = root, .md = &team->model,
@@ -752,6 +750,12 @@ static int tc__coll_x(struct tc_proc *proc, enum tc_coll coll, const void *sbuf,
 	int err = tc__coll_plan(proc, &g, opts->alg, ordered, &e);
 	if (err)
 		return err;
+	/* Only now, after every check of the arguments and of the algorithm
+	 * (the plan is a pure function of the call): ranks given the same bad
+	 * call all return its code, whichever of them fails first and aborts
+	 * the team (README, "Errors"). */
+	if (atomic_load_explicit(&team->aborted, memory_order_relaxed))
+		return TC_EABORTED;
 
 	/* OUT: the caller's buffer; scratch on the ranks of a reduction that
 	 * get no result (reduce's non-roots accumulate there), on a multicast's

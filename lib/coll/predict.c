@@ -87,6 +87,10 @@ static int tc__pred_args(const struct tc_topo *t, const struct tc_model *md,
 			return TC_ENOMEM;
 		int err = tc__members_canon(p, root, c->members, c->nmembers, mem->canon,
 		                            &g->nmembers);
+		/* A member out of range is a bad member set like a duplicate
+		 * (struct tc_call): TC_EINVAL, not the live call's TC_ERANK. */
+		if (err == TC_ERANK)
+			err = TC_EINVAL;
 		if (err)
 			return err;
 		g->members = mem->canon;

@@ -5,7 +5,7 @@
 #include "core/error_detail.h"
 #include "topocoll/error.h"
 
-static _Thread_local char tc__detail[320];
+static _Thread_local char tc__detail[640];
 
 const char *tc_error_detail(void)
 {

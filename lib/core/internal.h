@@ -77,6 +77,9 @@ struct tc_proc {
 	uint64_t nposts;       /* requests posted so far (lib/p2p/progress.c) */
 	_Atomic int attached;
 	_Atomic(uintptr_t) owner; /* the attached thread's token (tc_attach) */
+	_Atomic int joined;    /* attached (or run) since the team's last start:
+	                          written under the team's attach_mu, read
+	                          (relaxed) by the watchdog's report */
 	/* The call being made, for the watchdog: set by the proc's own thread
 	 * before it waits (plain: read only by that thread, which publishes
 	 * them in ws). */
@@ -136,7 +139,14 @@ struct tc_team {
 	size_t single_copy_min;
 	enum tc_wait_policy wait;
 	uint64_t spin_ns, yield_ns;
-	uint64_t timeout_ns;
+	/* The timeout in force for a wait that starts now (0: none): the
+	 * configured one (timeout_cfg_ns), or while a rank of an attached team
+	 * has not attached since the start, the shorter of it and
+	 * attach_timeout_ns (tc_attach).  Seq_cst: written under attach_mu,
+	 * read by every wait as it starts (lib/p2p). */
+	_Atomic uint64_t timeout_ns;
+	uint64_t timeout_cfg_ns;
+	uint64_t attach_timeout_ns; /* 0: a missing rank does not shorten waits */
 	size_t stack_bytes;
 	enum tc_exec exec;      /* resolved: TC_EXEC_THREADS or TC_EXEC_FIBRES */
 	bool run_unattached;    /* tc_run leaves attached ranks to their threads */
@@ -164,6 +174,8 @@ struct tc_team {
 	 * the reset at a start are under attach_mu. */
 	pthread_mutex_t attach_mu;
 	int nattached;
+	int njoined;              /* ranks with joined set */
+	uint64_t start_ns;        /* when the team last started (tc__now_ns()) */
 	tc_watchdog_fn wd_fn;     /* NULL: stderr */
 	void *wd_arg;
 	_Atomic int wd_fired;     /* this run's report: 0 none, 1 being written, 2 out */

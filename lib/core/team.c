@@ -87,10 +87,21 @@ static inline uintptr_t tc__self(void)
 #define TC__YIELD_NS_FIBRE 1u
 #define TC__FIBRE_STACK_RANK ((size_t)256 << 10)
 
+/* How long the ranks of an attached team wait for one that has not
+ * attached before a wait fails (tc_team_config_default's attach_timeout_ms). */
+#define TC__ATTACH_TIMEOUT_MS_DEFAULT 10000u
+
 void tc_team_config_default(struct tc_team_config *cfg)
 {
 	memset(cfg, 0, sizeof *cfg);
 	tc_model_default(&cfg->model);
+	cfg->attach_timeout_ms = TC__ATTACH_TIMEOUT_MS_DEFAULT;
+}
+
+/* ms in ns; beyond UINT64_MAX ns (584 years) none (0). */
+static uint64_t tc__ms_to_ns(uint64_t ms)
+{
+	return ms > UINT64_MAX / 1000000u ? 0 : ms * 1000000u;
 }
 
 static int tc__cpu_list(int **out)
@@ -171,29 +182,92 @@ static long long tc__proc_number(const char *path, const char *key)
 }
 
 /*
+ * What a team holds, for the check against the memory available
+ * (tc__team_fits) and tc_team_info.memory_estimate_bytes.  Measured on
+ * complete:256, 512 and 1024 and ring:1024 (1 KiB rings; threads and
+ * fibres): a channel costs its struct (six cache lines: head, tail and the
+ * hints apart) beside its ring, and its ring's aligned allocation about
+ * TC__RING_SLACK more; the topology holds an arc's ints twice over; a rank
+ * in a run touches a few KiB of stack (thread or fibre), its grow-only
+ * scratch and its plans: 8-20 KiB each for an 8-byte allreduce,
+ * TC__RUN_RANK_BYTES allowed.  A collective's first call builds and prices
+ * schedules (AUTO weighs candidates of up to 2^20 transfers, lib/coll/
+ * coll.c) and keeps one: a schedule of p^2 transfers, as an all-to-all's,
+ * at TC__SCHED_XFER_BYTES a transfer (schedule, simulation, per-rank
+ * plans), up to AUTO's limit (ring:1024, an 8-byte allreduce by AUTO on
+ * threads: 200 MB).  The figures were 99 MB for a team of complete:256
+ * whose old estimate was 72 MB (1.5 KB a channel, not 1.1), which is how
+ * complete:4096 passed at 18.4 GB and held over 23.8 GB.  A margin of an
+ * eighth and TC__RUN_FIXED_BYTES (the process, malloc's arenas) come on
+ * top.  The schedules a program's calls keep are bounded apart
+ * (tc_team_info.sched_cache_bytes, lib/coll/cache.c).
+ */
+#define TC__RING_SLACK 64u
+#define TC__RUN_RANK_BYTES ((size_t)64 << 10)
+#define TC__SCHED_XFER_BYTES 256u
+#define TC__SCHED_XFER_MAX ((unsigned long long)1 << 20)
+#define TC__RUN_FIXED_BYTES ((unsigned long long)32 << 20)
+
+struct tc__estimate {
+	unsigned long long chans;  /* structs, rings and their allocations' slack */
+	unsigned long long ranks;  /* procs, ports, the topology, a run's stacks,
+	                              scratch and plans */
+	unsigned long long trace;
+	unsigned long long sched;  /* a collective's schedules */
+	unsigned long long total;  /* the four, an eighth and the fixed part */
+};
+
+static void tc__team_estimate(const struct tc_team *t, struct tc__estimate *e)
+{
+	const unsigned long long p = (unsigned long long)t->p, n = (unsigned long long)t->nchans;
+	/* trace_cap <= 2^32 and p <= 2^20, so the products fit. */
+	e->chans = n * (sizeof(struct tc__chan) + t->ring_bytes + TC__RING_SLACK);
+	e->ranks = sizeof *t + p * (sizeof(struct tc_proc) + TC__RUN_RANK_BYTES) + t->hot_bytes +
+	           n * 2 * sizeof(int) + (unsigned long long)t->cpus * sizeof(int);
+	e->trace = p * (unsigned long long)t->trace_cap * sizeof(struct tc_event);
+	e->sched = (p * p < TC__SCHED_XFER_MAX ? p * p : TC__SCHED_XFER_MAX) * TC__SCHED_XFER_BYTES;
+	unsigned long long sum = e->chans + e->ranks + e->trace + e->sched;
+	e->total = sum + sum / 8 + TC__RUN_FIXED_BYTES;
+}
+
+/*
  * Whether the team can exist on this machine, checked before anything
- * large is allocated: the memory its channels and ranks need against the
- * memory available, and (for tc_run) its threads against the system's and
- * the user's limits and their stacks against the address space.  Says
- * which limit and by how much (tc_error_detail()).  The kernel's
- * out-of-memory killer never gets to decide.
+ * large is allocated: what the team and a run of it hold (tc__team_estimate,
+ * with its margin) against the memory available, and (for tc_run) its
+ * threads against the system's and the user's limits and their stacks
+ * against the address space.  Says which limit, by how much and what would
+ * help (tc_error_detail()).  The kernel's out-of-memory killer never gets
+ * to decide.
  */
 static int tc__team_fits(const struct tc_team *t)
 {
 	const unsigned long long p = (unsigned long long)t->p;
-	/* The trace buffers too: 2^32 events on each of p ranks are terabytes
-	 * (trace_cap <= 2^32 and p <= 2^20, so the product fits). */
-	unsigned long long need = (unsigned long long)t->nchans * (t->ring_bytes + TC__LINE) +
-	                          p * (sizeof(struct tc_proc) + 4 * TC__LINE) +
-	                          p * (unsigned long long)t->trace_cap * sizeof(struct tc_event);
+	struct tc__estimate est;
+	tc__team_estimate(t, &est);
+	const unsigned long long need = est.total;
 	long long avail_kb = tc__proc_number("/proc/meminfo", "MemAvailable:");
 	if (avail_kb > 0 && need > (unsigned long long)avail_kb * 1024) {
-		tc__set_detail("a team of %d ranks needs %llu MB for its %ld channels of %zu bytes "
-		               "and %zu trace events per rank, %.1fx the %lld MB of memory "
-		               "available: fewer ranks, a sparser topology, smaller channels "
-		               "(ring_bytes) or fewer trace events (trace_events)",
-		               t->p, need >> 20, t->nchans, t->ring_bytes, t->trace_cap,
-		               (double)need / ((double)avail_kb * 1024), avail_kb >> 10);
+		/* What it is made of, and what would help: only what is not at
+		 * its smallest already. */
+		char parts[160] = "", help[160];
+		if (est.trace)
+			snprintf(parts, sizeof parts, ", %zu trace events per rank %llu MB",
+			         t->trace_cap, est.trace >> 20);
+		int k = snprintf(help, sizeof help, "fewer ranks, a sparser topology");
+		if (t->ring_bytes > 2 * TC__LINE && est.chans > need / 4)
+			k += snprintf(help + k, sizeof help - (size_t)k,
+			              ", smaller channels (ring_bytes, at least %d)", 2 * TC__LINE);
+		if (est.trace > need / 4)
+			snprintf(help + k, sizeof help - (size_t)k, ", fewer trace events "
+			         "(trace_events)");
+		tc__set_detail("a team of %d ranks would hold about %llu MB, %.1fx the %lld MB of "
+		               "memory available: %ld channels of %zu-byte rings %llu MB, the ranks "
+		               "and what a run adds %llu MB, schedules %llu MB%s, and a margin of "
+		               "1/8 + %llu MB; try %s",
+		               t->p, need >> 20, (double)need / ((double)avail_kb * 1024),
+		               avail_kb >> 10, t->nchans, t->ring_bytes, est.chans >> 20,
+		               est.ranks >> 20, est.sched >> 20, parts, TC__RUN_FIXED_BYTES >> 20,
+		               help);
 		return TC_ELIMIT;
 	}
 	long long tmax = tc__proc_number("/proc/sys/kernel/threads-max", NULL);
@@ -219,14 +293,28 @@ static int tc__team_fits(const struct tc_team *t)
 			pthread_attr_destroy(&attr);
 		}
 	}
+	/* Against what the process does not map yet. */
+	long long vm_kb = tc__proc_number("/proc/self/status", "VmSize:");
+	unsigned long long in_use = vm_kb > 0 ? (unsigned long long)vm_kb * 1024 : 0;
 	if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
-	    p * stack + need > (unsigned long long)rl.rlim_cur) {
-		tc__set_detail("a team of %d ranks needs %llu MB of address space (%zu-byte thread "
-		               "stacks), %.1fx RLIMIT_AS (%llu MB): smaller stacks (stack_bytes) "
-		               "or fewer ranks",
-		               t->p, (p * stack + need) >> 20, stack,
-		               (double)(p * stack + need) / (double)rl.rlim_cur,
-		               (unsigned long long)rl.rlim_cur >> 20);
+	    p * stack + need + in_use > (unsigned long long)rl.rlim_cur) {
+		/* Smaller stacks help only where they are a good part of it; the
+		 * word "stack" only then (a tool that sees it may suggest a
+		 * smaller stack size). */
+		bool stacks = p * stack > need / 2 && stack > (size_t)64 << 10;
+		char what[96];
+		snprintf(what, sizeof what, stacks ? "%d %s stacks of %zu KiB each (stack_bytes)"
+		                                   : "%d %ss (%zu KiB each)",
+		         t->p, fibres ? "fibre" : "thread", stack >> 10);
+		tc__set_detail("a team of %d ranks needs %llu MB of address space; with the %llu MB "
+		               "in use that is %.1fx RLIMIT_AS (%llu MB): %llu MB for %s and %llu MB "
+		               "for the team; try %s",
+		               t->p, (p * stack + need) >> 20, in_use >> 20,
+		               (double)(p * stack + need + in_use) / (double)rl.rlim_cur,
+		               (unsigned long long)rl.rlim_cur >> 20, (p * stack) >> 20, what,
+		               need >> 20,
+		               stacks ? "smaller stacks than that, or fewer ranks"
+		                      : "fewer ranks or a sparser topology, or raise RLIMIT_AS");
 		return TC_ELIMIT;
 	}
 	return TC_OK;
@@ -234,8 +322,11 @@ static int tc__team_fits(const struct tc_team *t)
 
 int tc_team_create(const struct tc_team_config *cfg, struct tc_team **out)
 {
-	if (!cfg || !out)
+	if (!cfg || !out) {
+		tc__set_detail("tc_team_create: %s is NULL", !cfg ? "cfg" : "out");
 		return TC_EINVAL;
+	}
+	tc__set_detail("%s", "");
 	tc__wait_global_init();
 
 	struct tc_team *t = calloc(1, sizeof *t);
@@ -250,6 +341,8 @@ int tc_team_create(const struct tc_team_config *cfg, struct tc_team **out)
 	const char *topo_spec = cfg->topology;
 	if (!topo_spec) {
 		if (cfg->p < 1) {
+			tc__set_detail("tc_team_create: no topology and p = %d: give p >= 1 "
+			               "(a complete graph of p ranks) or a topology", cfg->p);
 			err = TC_EINVAL;
 			goto fail;
 		}
@@ -261,11 +354,22 @@ int tc_team_create(const struct tc_team_config *cfg, struct tc_team **out)
 		goto fail;
 	t->p = tc_topo_nodes(t->topo);
 	if (cfg->p != 0 && cfg->p != t->p) {
+		tc__set_detail("tc_team_create: p = %d but topology \"%s\" has %d nodes: set p "
+		               "to %d, or 0 to take the topology's count",
+		               cfg->p, topo_spec, t->p, t->p);
 		err = TC_EINVAL;
 		goto fail;
 	}
 	t->model = cfg->model;
-	if (tc_model_check(&cfg->model) || (unsigned)cfg->mode > TC_MODE_EMULATED) {
+	if (tc_model_check(&cfg->model)) {
+		tc__set_detail("tc_team_create: the model is out of range (tc_model_check: "
+		               "t_s and t_h in 0..1e12 ns, t_w and t_c in 0..1e9 ns/B, mu at most "
+		               "TC_MAX_MESSAGE, ports, duplex and switching from their enums)");
+		err = TC_EINVAL;
+		goto fail;
+	}
+	if ((unsigned)cfg->mode > TC_MODE_EMULATED) {
+		tc__set_detail("tc_team_create: mode %d is not an enum tc_mode", (int)cfg->mode);
 		err = TC_EINVAL;
 		goto fail;
 	}
@@ -273,6 +377,8 @@ int tc_team_create(const struct tc_team_config *cfg, struct tc_team **out)
 	t->emulate = cfg->mode == TC_MODE_EMULATED;
 	t->wait = cfg->wait;
 	if (t->wait < TC_WAIT_AUTO || t->wait > TC_WAIT_BLOCK) {
+		tc__set_detail("tc_team_create: wait %d is not an enum tc_wait_policy",
+		               (int)cfg->wait);
 		err = TC_EINVAL;
 		goto fail;
 	}
@@ -286,15 +392,21 @@ int tc_team_create(const struct tc_team_config *cfg, struct tc_team **out)
 		if (!*end)
 			tmo = v;
 	}
-	/* Beyond UINT64_MAX ns (584 years) a timeout is none (it wrapped). */
-	t->timeout_ns = tmo > UINT64_MAX / 1000000u ? 0 : tmo * 1000000u;
+	t->timeout_cfg_ns = tc__ms_to_ns(tmo);
+	t->timeout_ns = t->timeout_cfg_ns;
+	t->attach_timeout_ns = tc__ms_to_ns(cfg->attach_timeout_ms);
 	t->stack_bytes = cfg->stack_bytes;
 	if (t->stack_bytes && t->stack_bytes < (size_t)PTHREAD_STACK_MIN) {
-		err = TC_EINVAL; /* pthread would ignore it and give the default */
+		/* pthread would ignore it and give the default */
+		tc__set_detail("tc_team_create: stack_bytes %zu is below PTHREAD_STACK_MIN (%zu)",
+		               cfg->stack_bytes, (size_t)PTHREAD_STACK_MIN);
+		err = TC_EINVAL;
 		goto fail;
 	}
 	t->trace_cap = cfg->trace_events;
 	if (t->trace_cap > ((size_t)1 << 32)) {
+		tc__set_detail("tc_team_create: trace_events %zu is over 2^32 per rank",
+		               cfg->trace_events);
 		err = TC_EINVAL;
 		goto fail;
 	}
@@ -309,6 +421,7 @@ int tc_team_create(const struct tc_team_config *cfg, struct tc_team **out)
 
 	/* Threads or fibres: the config, TC_EXEC for AUTO, then the rule. */
 	if (cfg->exec > TC_EXEC_FIBRES) {
+		tc__set_detail("tc_team_create: exec %d is not an enum tc_exec", (int)cfg->exec);
 		err = TC_EINVAL;
 		goto fail;
 	}
@@ -361,6 +474,8 @@ int tc_team_create(const struct tc_team_config *cfg, struct tc_team **out)
 			ring >>= 1;
 	}
 	if (ring < 2 * TC__LINE || ring > ((size_t)1 << 30)) {
+		tc__set_detail("tc_team_create: ring_bytes %zu is out of range (%d bytes to 1 GiB)",
+		               ring, 2 * TC__LINE);
 		err = TC_EINVAL;
 		goto fail;
 	}
@@ -369,6 +484,9 @@ int tc_team_create(const struct tc_team_config *cfg, struct tc_team **out)
 	size_t mu_max = TC__PAYLOAD_IN_LINES(nlines);
 	if (cfg->packet_bytes) {
 		if (cfg->packet_bytes > mu_max) {
+			tc__set_detail("tc_team_create: packet_bytes %zu is over the %zu bytes a "
+			               "packet of a %zu-byte ring can carry",
+			               cfg->packet_bytes, mu_max, t->ring_bytes);
 			err = TC_EINVAL;
 			goto fail;
 		}
@@ -380,6 +498,19 @@ int tc_team_create(const struct tc_team_config *cfg, struct tc_team **out)
 			t->packet_bytes = mu_max;
 	}
 	t->single_copy_min = cfg->single_copy_min ? cfg->single_copy_min : TC__SINGLE_COPY_DEFAULT;
+
+	/* Each rank's ports, active list and port resources: written on every
+	 * message, so each rank's share starts on a cache line of its own (no
+	 * false sharing between ranks). */
+	size_t hot = 0;
+	for (int u = 0; u < t->p; u++) {
+		const int *nb;
+		int deg = tc_topo_neighbors(t->topo, u, &nb);
+		size_t nr = (size_t)tc__nres(&t->mps, deg);
+		hot += tc__line_up((size_t)deg * sizeof(struct tc__port)) +
+		       tc__line_up((size_t)deg * sizeof(int)) + tc__line_up(nr * sizeof(tc_time_t));
+	}
+	t->hot_bytes = hot ? hot : TC__LINE;
 
 	err = tc__team_fits(t);
 	if (err)
@@ -393,18 +524,6 @@ int tc_team_create(const struct tc_team_config *cfg, struct tc_team **out)
 		err = TC_ENOMEM;
 		goto fail;
 	}
-	/* Each rank's ports, active list and port resources: written on every
-	 * message, so each rank's share starts on a cache line of its own (no
-	 * false sharing between ranks). */
-	size_t hot = 0;
-	for (int u = 0; u < t->p; u++) {
-		const int *nb;
-		int deg = tc_topo_neighbors(t->topo, u, &nb);
-		size_t nr = (size_t)tc__nres(&t->mps, deg);
-		hot += tc__line_up((size_t)deg * sizeof(struct tc__port)) +
-		       tc__line_up((size_t)deg * sizeof(int)) + tc__line_up(nr * sizeof(tc_time_t));
-	}
-	t->hot_bytes = hot ? hot : TC__LINE;
 	t->hot_store = aligned_alloc(TC__LINE, t->hot_bytes);
 	if (!t->hot_store) {
 		err = TC_ENOMEM;
@@ -460,7 +579,8 @@ int tc_team_create(const struct tc_team_config *cfg, struct tc_team **out)
 	t->epoch_ns = tc__now_ns(); /* attached ranks' logical 0; tc_run sets its own */
 	t->memory_bytes = sizeof *t + (size_t)t->p * sizeof *t->procs +
 	                  (size_t)t->nchans * (sizeof *t->chans + t->ring_bytes) + t->hot_bytes +
-	                  (size_t)t->cpus * sizeof *t->cpu_list;
+	                  (size_t)t->cpus * sizeof *t->cpu_list +
+	                  (size_t)t->p * t->trace_cap * sizeof(struct tc_event);
 	*out = t;
 	return TC_OK;
 fail:
@@ -468,9 +588,31 @@ fail:
 	return err;
 }
 
-void tc_team_destroy(struct tc_team *team)
+int tc_team_destroy(struct tc_team *team)
 {
+	if (!team)
+		return TC_OK;
+	/* A rank's thread still uses the team: freeing it would pull its
+	 * channels from under it.  The team stays as it is. */
+	pthread_mutex_lock(&team->attach_mu);
+	int running = atomic_load(&team->running), attached = -1, nattached = team->nattached;
+	for (int r = 0; r < team->p && attached < 0; r++)
+		if (atomic_load(&team->procs[r].attached) && atomic_load(&team->procs[r].owner))
+			attached = r;
+	pthread_mutex_unlock(&team->attach_mu);
+	if (running) {
+		tc__set_detail("tc_team_destroy: tc_run is running on the team; destroy it after "
+		               "tc_run returns (the team is not freed)");
+		return TC_EBUSY;
+	}
+	if (nattached) {
+		tc__set_detail("tc_team_destroy: %d rank%s still attached (rank %d): tc_detach "
+		               "every rank first (the team is not freed)",
+		               nattached, nattached == 1 ? " is" : "s are", attached);
+		return TC_EBUSY;
+	}
 	tc__team_free(team);
+	return TC_OK;
 }
 
 void tc_team_get_info(const struct tc_team *t, struct tc_team_info *info)
@@ -479,6 +621,9 @@ void tc_team_get_info(const struct tc_team *t, struct tc_team_info *info)
 	info->p = t->p;
 	info->channels = t->nchans;
 	info->memory_bytes = t->memory_bytes;
+	struct tc__estimate est;
+	tc__team_estimate(t, &est);
+	info->memory_estimate_bytes = (size_t)est.total;
 	info->ring_bytes = t->ring_bytes;
 	info->packet_bytes = t->packet_bytes;
 	info->single_copy_min = t->single_copy_min;
@@ -518,32 +663,74 @@ void tc_team_abort(struct tc_team *team)
 		tc__doorbell_ring(&team->procs[r].db);
 }
 
-/* Puts every channel and queue back to empty after an aborted run and
- * clears the abort: at a start only (tc_run, the first tc_attach), when no
- * rank runs or is attached, so nobody is inside a channel. */
-static void tc__team_reset(struct tc_team *t)
+/* A channel that holds a message or part of one.  At rest the consumer
+ * has published every line it read (tc__chan_pop stores head = chead),
+ * so its head is its read position.  (Plain read of the producer's tail:
+ * no rank runs, and the last one's writes are visible through attach_mu or
+ * tc_run's joins.) */
+static bool tc__chan_holds(const struct tc__chan *ch)
 {
+	return ch->tail != atomic_load_explicit(&ch->head, memory_order_relaxed);
+}
+
+/* A rank's collective call count and the calls its peers' mismatch probes
+ * read: every rank's start at 0 together. */
+static void tc__proc_seq_reset(struct tc_proc *proc)
+{
+	proc->ncalls = 0;
+	for (int i = 0; i < TC__CALLS_SEEN; i++)
+		atomic_store_explicit(&proc->calls_seen[i], 0, memory_order_relaxed);
+}
+
+/*
+ * A start (tc_run, or the first tc_attach while no rank is attached): the
+ * team as tc_team_create left it, whatever the last run left behind.  The
+ * channels are emptied (a message nobody received is dropped, not
+ * delivered to the next run), the request queues forgotten, every rank's
+ * collective sequence back to 0, the abort cleared, and the watchdog may
+ * report again.  No rank runs or is attached, so nobody is inside a
+ * channel.  An empty channel is left alone unless the team was aborted:
+ * emptying one rewrites its ring, gigabytes on the largest teams.
+ */
+static void tc__team_start(struct tc_team *t)
+{
+	/* After an abort every channel: a wait hint may be left raised. */
+	const bool aborted = atomic_load(&t->aborted);
 	for (long i = 0; i < t->nchans; i++)
-		tc__chan_reset(&t->chans[i]);
+		if (aborted || tc__chan_holds(&t->chans[i]))
+			tc__chan_reset(&t->chans[i]);
 	for (int r = 0; r < t->p; r++) {
 		struct tc_proc *pr = &t->procs[r];
 		tc__proc_clear_ports(pr);
+		tc__proc_seq_reset(pr);
 		atomic_store_explicit(&pr->db.word, TC__DB_AWAKE, memory_order_relaxed);
+		atomic_store_explicit(&pr->joined, 0, memory_order_relaxed);
 	}
+	t->njoined = 0;
+	t->start_ns = tc__now_ns();
 	atomic_store(&t->aborted, 0);
-}
-
-/* A start (tc_run, or the first attach): the abort of the last run ends
- * here, and the watchdog may report again. */
-static void tc__team_start(struct tc_team *t)
-{
-	if (atomic_load(&t->aborted))
-		tc__team_reset(t);
 	atomic_store(&t->wd_fired, 0);
 	atomic_store(&t->first_err, 0);
 }
 
-/* Logical time 0 of a fresh run: clocks and ports back to zero. */
+/* Rank r takes part in the run from now on (under attach_mu).  Until every
+ * rank has, a wait that starts is bounded by the attach timeout too: the
+ * rank it may wait for might never come (cfg.p above the threads that
+ * attach); once all are in, the configured timeout alone. */
+static void tc__team_join(struct tc_team *t, int r)
+{
+	if (!atomic_load_explicit(&t->procs[r].joined, memory_order_relaxed)) {
+		atomic_store_explicit(&t->procs[r].joined, 1, memory_order_relaxed);
+		t->njoined++;
+	}
+	uint64_t tmo = t->timeout_cfg_ns;
+	if (t->njoined < t->p && t->attach_timeout_ns && (!tmo || t->attach_timeout_ns < tmo))
+		tmo = t->attach_timeout_ns;
+	atomic_store(&t->timeout_ns, tmo);
+}
+
+/* Logical time 0 of a rank's run or attach: its clock, port resources,
+ * trace and watchdog state back to zero. */
 static void tc__proc_clock_reset(struct tc_proc *proc)
 {
 	proc->clock = 0;
@@ -553,9 +740,6 @@ static void tc__proc_clock_reset(struct tc_proc *proc)
 	atomic_store_explicit(&proc->ws.call, NULL, memory_order_relaxed);
 	proc->nev = 0;
 	proc->ev_dropped = 0;
-	proc->ncalls = 0;
-	for (int i = 0; i < TC__CALLS_SEEN; i++)
-		atomic_store_explicit(&proc->calls_seen[i], 0, memory_order_relaxed);
 	int n = tc__nres(&proc->team->mps, proc->deg);
 	for (int i = 0; i < n; i++)
 		proc->res_free[i] = 0;
@@ -726,14 +910,19 @@ int tc_run(struct tc_team *t, tc_spmd_fn fn, void *arg)
 		atomic_store(&t->procs[r].attached, 1);
 		atomic_store(&t->procs[r].owner, 0); /* tc_run's: nobody detaches them */
 	}
-	/* A start resets an aborted team, unless ranks are attached (they may
-	 * be inside a channel): their first attach was the start. */
+	/* A start resets the team, unless ranks are attached (they may be
+	 * inside a channel): their first attach was the start, and the ranks
+	 * run here join that run. */
 	if (!t->nattached) {
 		tc__team_start(t);
 	} else {
 		atomic_store(&t->wd_fired, 0);
 		atomic_store(&t->first_err, 0);
+		for (int i = 0; i < n; i++)
+			tc__proc_seq_reset(&t->procs[run[i]]);
 	}
+	for (int i = 0; i < n; i++)
+		tc__team_join(t, run[i]);
 	pthread_mutex_unlock(&t->attach_mu);
 	t->fn = fn;
 	t->fn_arg = arg;
@@ -779,10 +968,13 @@ int tc_attach(struct tc_team *t, int rank, struct tc_proc **out)
 	if (atomic_load(&t->running) || atomic_load(&proc->attached)) {
 		err = TC_EBUSY;
 	} else {
-		/* The first attach is a start: an aborted team is reset (nobody
-		 * is attached, so nobody is inside a channel). */
+		/* The first attach is a start: the team is reset (nobody is
+		 * attached, so nobody is inside a channel).  A rank attaching
+		 * again while others stay attached rejoins the same run: its
+		 * messages and collective sequence are kept. */
 		if (t->nattached++ == 0)
 			tc__team_start(t);
+		tc__team_join(t, rank);
 		/* Seq_cst, under attach_mu: the rank's previous owner detached
 		 * under it; its writes to the proc are visible to us. */
 		atomic_store(&proc->attached, 1);
@@ -1002,8 +1194,13 @@ static void tc__watchdog_line(struct tc__text *b, const struct tc_proc *pr)
 	int state = atomic_load_explicit(&ws->state, memory_order_relaxed);
 	const char *call = atomic_load_explicit(&ws->call, memory_order_relaxed);
 	tc__text_add(b, "  rank %d: ", pr->rank);
+	if (!atomic_load_explicit(&pr->joined, memory_order_relaxed)) {
+		tc__text_add(b, "not attached: no thread has attached it since the team "
+		                "started (tc_attach)\n");
+		return;
+	}
 	if (!atomic_load_explicit(&pr->attached, memory_order_relaxed)) {
-		tc__text_add(b, "not attached\n");
+		tc__text_add(b, "not attached (detached)\n");
 		return;
 	}
 	if (state == TC__WS_RETURNED) {
@@ -1057,11 +1254,23 @@ void tc__watchdog_fire(struct tc_proc *proc, uint64_t waited_ns)
 		return;
 	}
 	b.p[0] = 0;
+	int missing = 0;
+	for (int r = 0; r < t->p; r++)
+		missing += !atomic_load_explicit(&t->procs[r].joined, memory_order_relaxed);
 	tc__text_add(&b,
 	             "topocoll watchdog: rank %d waited %.1f ms (timeout %.0f ms) in %s; "
-	             "the team of %d ranks is aborted.  Every rank:\n",
-	             proc->rank, (double)waited_ns / 1e6, (double)t->timeout_ns / 1e6,
+	             "the team of %d ranks is aborted.",
+	             proc->rank, (double)waited_ns / 1e6, (double)atomic_load(&t->timeout_ns) / 1e6,
 	             proc->cur_call ? proc->cur_call : "?", t->p);
+	if (missing)
+		tc__text_add(&b,
+		             "  %d rank%s never attached (%.1f s after the team started; "
+		             "attach_timeout_ms %.0f): fewer threads attached than the team's "
+		             "%d ranks?",
+		             missing, missing == 1 ? "" : "s",
+		             (double)(tc__now_ns() - t->start_ns) / 1e9,
+		             (double)t->attach_timeout_ns / 1e6, t->p);
+	tc__text_add(&b, "  Every rank:\n");
 	for (int r = 0; r < t->p; r++)
 		tc__watchdog_line(&b, &t->procs[r]);
 	if (t->wd_fn)
