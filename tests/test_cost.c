@@ -1332,3 +1332,142 @@ Test(cost, allreduce_mesh_closed_form)
 	cr_assert(isnan(tc_cost_allreduce_mesh(NULL, 2, d35, 8)));
 	cr_assert(isnan(tc_cost_allreduce_mesh(&md, 0, d35, 8)));
 }
+
+/* ======================================================================== */
+/* The closed forms of the registry's adapters                               */
+/* ======================================================================== */
+
+/* allreduce hypercube with fold-in, written out here for any p: n = 2^k the
+ * largest power of two <= p, D = ceil(log2 (p - n)), msg = msg(1, m),
+ * C = m t_c, H = t_h under CT (else 0):
+ *   p = 2^k: k (msg + C);
+ *   else:    max((k+1)(msg + C), (k+2) msg + (k+1) C - (k - D) H). */
+static double fold_want(const struct tc_model *md, int p, double m)
+{
+	int k = 0, D = 0;
+	while ((2 << k) <= p)
+		k++;
+	int q = p - (1 << k);
+	while ((1 << D) < q)
+		D++;
+	double H = md->switching == CT ? md->th_ns : 0.0;
+	double msg = md->ts_ns + m * md->tw_ns + H, C = m * md->tc_ns;
+	if (q == 0)
+		return k * (msg + C);
+	double a = (k + 1) * (msg + C), b = (k + 2) * msg + (k + 1) * C - (k - D) * H;
+	return a > b ? a : b;
+}
+
+Test(cost, allreduce_hypercube_fold)
+{
+	struct tc_model sf = std_md(SF), ct = std_md(CT);
+	/* p = 8: 3 (2100 + 3000) = 15300, the power-of-two formula */
+	cr_assert_eq(tc_cost_allreduce_hypercube_fold(&sf, 8, 1000), 15300.0);
+	cr_assert_eq(tc_cost_allreduce_hypercube_fold(&sf, 8, 1000),
+	             tc_cost_allreduce_hypercube(&sf, 8, 1000));
+	/* p = 6 (k = 2, D = 1), SF: max(3 * 5100, 4 * 2100 + 3 * 3000) = 17400 */
+	cr_assert_eq(tc_cost_allreduce_hypercube_fold(&sf, 6, 1000), 17400.0);
+	/* CT: max(3 * 5105, 4 * 2105 + 9000 - 1 * 5) = 17415 */
+	cr_assert_eq(tc_cost_allreduce_hypercube_fold(&ct, 6, 1000), 17415.0);
+	/* p = 5 (D = 0), CT: 8420 + 9000 - 2 * 5 = 17410 */
+	cr_assert_eq(tc_cost_allreduce_hypercube_fold(&ct, 5, 1000), 17410.0);
+	/* the first term wins when the t_h saved outweighs a message: t_s = t_w
+	 * = 0, t_h = 10, p = 5: max(3 * 10, 4 * 10 - 2 * 10) = 30 */
+	struct tc_model h = mk(0, 0, 10, 0, CT);
+	cr_assert_eq(tc_cost_allreduce_hypercube_fold(&h, 5, 0), 30.0);
+	cr_assert_eq(tc_cost_allreduce_hypercube_fold(&sf, 1, 1000), 0.0);
+	for (int p = 1; p <= 70; p++)
+		for (int sw = 0; sw < 2; sw++) {
+			struct tc_model md = std_md(sw ? CT : SF);
+			ASSERT_NEAR(tc_cost_allreduce_hypercube_fold(&md, p, 1000),
+			            fold_want(&md, p, 1000));
+			ASSERT_NEAR(tc_cost_allreduce_hypercube_fold(&h, p, 0), fold_want(&h, p, 0));
+		}
+	cr_assert(isnan(tc_cost_allreduce_hypercube_fold(NULL, 6, 8)));
+	cr_assert(isnan(tc_cost_allreduce_hypercube_fold(&sf, 0, 8)));
+	cr_assert(isnan(tc_cost_allreduce_hypercube_fold(&sf, 6, -1)));
+}
+
+/* The linear gather then release through rank 0's one port: receives at
+ * msg(1, b), then one every t_s + b t_w; sends likewise. */
+Test(cost, linear_gather_release)
+{
+	struct tc_model sf = std_md(SF), ct = std_md(CT);
+	/* allreduce, p = 5: 2 * 2100 + 2 * 3 * 2100 + 4 * 1000 * 3 = 28800 */
+	cr_assert_eq(tc_cost_allreduce_linear(&sf, 5, 1000), 28800.0);
+	/* CT: one t_h on the first receive and on the last send: 28810 */
+	cr_assert_eq(tc_cost_allreduce_linear(&ct, 5, 1000), 28810.0);
+	/* p = 2: 2 * 2100 + 3000 */
+	cr_assert_eq(tc_cost_allreduce_linear(&sf, 2, 1000), 7200.0);
+	cr_assert_eq(tc_cost_allreduce_linear(&sf, 1, 1000), 0.0);
+	/* allgather, p = 4: 2100 + 2 * 2100 + (100 + 8000) + 2 * 8100 = 30600 */
+	cr_assert_eq(tc_cost_allgather_linear(&sf, 4, 1000), 30600.0);
+	cr_assert_eq(tc_cost_allgather_linear(&ct, 4, 1000), 30610.0);
+	cr_assert_eq(tc_cost_allgather_linear(&sf, 1, 1000), 0.0);
+	/* barrier, empty tokens, p = 5: one port 2 * 100 + 2 * 3 * 100 = 800,
+	 * CT 2 * 105 + 600 = 810; all ports 200 and 210 */
+	cr_assert_eq(tc_cost_barrier_linear(&sf, 5, 0), 800.0);
+	cr_assert_eq(tc_cost_barrier_linear(&ct, 5, 0), 810.0);
+	struct tc_model all = sf, allct = ct;
+	all.ports = allct.ports = TC_PORTS_ALL;
+	cr_assert_eq(tc_cost_barrier_linear(&all, 5, 0), 200.0);
+	cr_assert_eq(tc_cost_barrier_linear(&allct, 5, 0), 210.0);
+	/* m-byte tokens: 2 * 2100 + 6 * 2100 = 16800 */
+	cr_assert_eq(tc_cost_barrier_linear(&sf, 5, 1000), 16800.0);
+	cr_assert_eq(tc_cost_barrier_linear(&sf, 1, 0), 0.0);
+	for (int p = 2; p <= 33; p++)
+		for (int sw = 0; sw < 2; sw++) {
+			struct tc_model md = std_md(sw ? CT : SF);
+			double msg1 = 2100 + (sw ? 5 : 0), msgp = 100 + 2000.0 * p + (sw ? 5 : 0);
+			ASSERT_NEAR(tc_cost_allreduce_linear(&md, p, 1000),
+			            2 * msg1 + 2 * (p - 2) * 2100.0 + (p - 1) * 3000.0);
+			ASSERT_NEAR(tc_cost_allgather_linear(&md, p, 1000),
+			            msg1 + (p - 2) * 2100.0 + msgp + (p - 2) * (msgp - (sw ? 5 : 0)));
+			ASSERT_NEAR(tc_cost_barrier_linear(&md, p, 0),
+			            2 * (100 + (sw ? 5 : 0)) + 2 * (p - 2) * 100.0);
+			/* the barrier is the allreduce without its combines */
+			ASSERT_NEAR(tc_cost_barrier_linear(&md, p, 1000),
+			            tc_cost_allreduce_linear(&md, p, 1000) - (p - 1) * 3000.0);
+		}
+	cr_assert(isnan(tc_cost_allreduce_linear(NULL, 5, 8)));
+	cr_assert(isnan(tc_cost_allgather_linear(&sf, 0, 8)));
+	cr_assert(isnan(tc_cost_barrier_linear(&sf, 5, NAN)));
+}
+
+/* Pairwise exchange on a complete graph: p - 1 rounds of one neighbour
+ * message per rank each way. */
+Test(cost, alltoall_pairwise)
+{
+	struct tc_model sf = std_md(SF), ct = std_md(CT);
+	cr_assert_eq(tc_cost_alltoall_pairwise(&sf, 8, 1000), 7 * 2100.0);
+	cr_assert_eq(tc_cost_alltoall_pairwise(&ct, 8, 1000), 7 * 2105.0);
+	cr_assert_eq(tc_cost_alltoall_pairwise(&sf, 1, 1000), 0.0);
+	for (int p = 1; p <= 40; p++)
+		ASSERT_NEAR(tc_cost_alltoall_pairwise(&ct, p, 1000), (p - 1) * 2105.0);
+	cr_assert(isnan(tc_cost_alltoall_pairwise(NULL, 8, 8)));
+	cr_assert(isnan(tc_cost_alltoall_pairwise(&sf, 0, 8)));
+}
+
+/* The direct round plus the combines of the reduce-scatter: one port,
+ * p - 1 sends back to back, (p - 2)(t_s + m t_w) + msg(1, m); all ports,
+ * msg(1, m); then m (p - 1) t_c. */
+Test(cost, reduce_scatter_direct)
+{
+	struct tc_model sf = std_md(SF), ct = std_md(CT);
+	/* p = 4: 2 * 2100 + 2100 + 1000 * 3 * 3 = 15300 */
+	cr_assert_eq(tc_cost_reduce_scatter_direct(&sf, 4, 1000), 15300.0);
+	cr_assert_eq(tc_cost_reduce_scatter_direct(&ct, 4, 1000), 15305.0);
+	struct tc_model all = sf;
+	all.ports = TC_PORTS_ALL;
+	cr_assert_eq(tc_cost_reduce_scatter_direct(&all, 4, 1000), 2100.0 + 9000.0);
+	cr_assert_eq(tc_cost_reduce_scatter_direct(&sf, 1, 1000), 0.0);
+	for (int p = 2; p <= 40; p++)
+		ASSERT_NEAR(tc_cost_reduce_scatter_direct(&ct, p, 1000),
+		            (p - 2) * 2100.0 + 2105.0 + (p - 1) * 3000.0);
+	cr_assert(isnan(tc_cost_reduce_scatter_direct(NULL, 4, 8)));
+	cr_assert(isnan(tc_cost_reduce_scatter_direct(&sf, 4, -1)));
+	/* The direct round refuses the same domain errors (no crash on NULL). */
+	cr_assert(isnan(tc_cost_direct_round(NULL, 4, 8)));
+	cr_assert(isnan(tc_cost_direct_round(&sf, 0, 8)));
+	cr_assert(isnan(tc_cost_direct_round(&sf, 4, NAN)));
+}

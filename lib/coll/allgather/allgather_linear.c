@@ -62,13 +62,7 @@ int tc__gen_allgather_linear(const struct tc__gen *g, struct tc__sched *s)
 
 double tc__f_allgather_linear(const struct tc__gen *g)
 {
-	const struct tc_model *md = g->md;
-	const int p = g->p;
-	if (p == 1)
-		return 0.0;
-	if (!tc__neighbours_of_0(g->t, p) || md->ports != TC_PORTS_ONE)
+	if (g->p > 1 && (!tc__neighbours_of_0(g->t, g->p) || g->md->ports != TC_PORTS_ONE))
 		return NAN;
-	const double m = (double)g->bytes;
-	return tc_cost_p2p(md, 1, m) + (p - 2) * (md->ts_ns + m * md->tw_ns) +
-	       tc_cost_p2p(md, 1, p * m) + (p - 2) * (md->ts_ns + p * m * md->tw_ns);
+	return tc_cost_allgather_linear(g->md, g->p, (double)g->bytes);
 }

@@ -117,23 +117,9 @@ static int tc__hc_neighbours_only(const struct tc_topo *t, int p, int n)
 
 double tc__f_allreduce_hypercube(const struct tc__gen *g)
 {
-	const struct tc_model *md = g->md;
-	int p = g->p;
-	double m = (double)g->bytes;
-	if (p == 1)
-		return 0.0;
-	int n = tc__pow2_floor(p);
-	if (md->duplex != TC_DUPLEX_FULL || !tc__hc_neighbours_only(g->t, p, n))
+	const int p = g->p;
+	if (p > 1 && (g->md->duplex != TC_DUPLEX_FULL ||
+	              !tc__hc_neighbours_only(g->t, p, tc__pow2_floor(p))))
 		return NAN;
-	if (n == p)
-		return tc_cost_allreduce_hypercube(md, p, m);
-	int k = tc__log2_exact(n);
-	int q = p - n;
-	int D = tc_cost_log2_ceil(q);
-	double msg = tc_cost_p2p(md, 1, m);
-	double c = m * md->tc_ns;
-	double th = md->switching == TC_SWITCH_CT ? md->th_ns : 0.0;
-	double a = (double)(k + 1) * (msg + c);
-	double b = (double)(k + 2) * msg + (double)(k + 1) * c - (double)(k - D) * th;
-	return a > b ? a : b;
+	return tc_cost_allreduce_hypercube_fold(g->md, p, (double)g->bytes);
 }

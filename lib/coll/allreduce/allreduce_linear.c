@@ -57,12 +57,7 @@ int tc__gen_allreduce_linear(const struct tc__gen *g, struct tc__sched *s)
 
 double tc__f_allreduce_linear(const struct tc__gen *g)
 {
-	const struct tc_model *md = g->md;
-	int p = g->p;
-	if (p == 1)
-		return 0.0;
-	if (!tc__neighbours_of_0(g->t, p) || md->ports != TC_PORTS_ONE)
+	if (g->p > 1 && (!tc__neighbours_of_0(g->t, g->p) || g->md->ports != TC_PORTS_ONE))
 		return NAN;
-	double m = (double)g->bytes, L = md->ts_ns + m * md->tw_ns;
-	return 2.0 * tc_cost_p2p(md, 1, m) + 2.0 * (p - 2) * L + (p - 1) * m * md->tc_ns;
+	return tc_cost_allreduce_linear(g->md, g->p, (double)g->bytes);
 }

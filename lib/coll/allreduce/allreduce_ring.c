@@ -80,17 +80,21 @@ int tc__gen_allreduce_ring(const struct tc__gen *g, struct tc__sched *s)
 	return err;
 }
 
-double tc__f_allreduce_ring(const struct tc__gen *g)
+/* Where tc_cost_allreduce_ring() is the modelled time (the header): a
+ * Hamiltonian ring, full duplex or all ports on 3 or more ranks. */
+static int tc__ar_ring_exact(const struct tc__gen *g)
 {
 	const struct tc_model *md = g->md;
-	int p = g->p;
-	if (!tc__hring_embeds(g->t))
+	return tc__hring_embeds(g->t) &&
+	       (g->p == 1 || md->duplex == TC_DUPLEX_FULL ||
+	        (md->ports == TC_PORTS_ALL && g->p >= 3));
+}
+
+double tc__f_allreduce_ring(const struct tc__gen *g)
+{
+	const uint64_t p = (uint64_t)g->p;
+	if (!tc__ar_ring_exact(g))
 		return NAN;
-	if (p == 1)
-		return 0.0;
-	if (md->duplex != TC_DUPLEX_FULL && !(md->ports == TC_PORTS_ALL && p >= 3))
-		return NAN;
-	uint64_t count = g->bytes / g->esize;
-	uint64_t big = (count + (uint64_t)p - 1) / (uint64_t)p * g->esize;
-	return tc_cost_allreduce_ring(md, p, (double)big * (double)p);
+	uint64_t block = (g->bytes / g->esize + p - 1) / p * g->esize; /* the largest */
+	return tc_cost_allreduce_ring(g->md, g->p, (double)block * (double)p);
 }

@@ -61,10 +61,9 @@ int tc__gen_alltoall_ecube(const struct tc__gen *g, struct tc__sched *s)
 
 double tc__f_alltoall_ecube(const struct tc__gen *g)
 {
-	const struct tc_model *md = g->md;
-	if (g->p > 1 && md->duplex != TC_DUPLEX_FULL)
+	if (g->p > 1 && g->md->duplex != TC_DUPLEX_FULL)
 		return NAN;
-	if (tc_topo_kind(g->t) == TC_TOPO_COMPLETE)
-		return (double)(g->p - 1) * tc_cost_p2p(md, 1, (double)g->bytes);
-	return tc_cost_alltoall_ecube(md, g->p, (double)g->bytes);
+	if (tc_topo_kind(g->t) == TC_TOPO_COMPLETE) /* every partner a neighbour */
+		return tc_cost_alltoall_pairwise(g->md, g->p, (double)g->bytes);
+	return tc_cost_alltoall_ecube(g->md, g->p, (double)g->bytes);
 }

@@ -37,8 +37,5 @@ double tc__f_barrier_allreduce(const struct tc__gen *g)
 {
 	struct tc__gen h = *g;
 	h.bytes = 0;
-	double t = tc__f_allreduce_hypercube(&h);
-	if (!isnan(t) && tc__log2_exact(g->p) >= 0)
-		return tc_cost_barrier_allreduce(g->md, g->p, 0.0);
-	return t;
+	return tc__f_allreduce_hypercube(&h); /* tc_cost_allreduce_hypercube_fold() at m = 0 */
 }

@@ -56,14 +56,7 @@ int tc__gen_barrier_linear(const struct tc__gen *g, struct tc__sched *s)
 
 double tc__f_barrier_linear(const struct tc__gen *g)
 {
-	const struct tc_model *md = g->md;
-	int p = g->p;
-	if (p == 1)
-		return 0.0;
-	if (!tc__neighbours_of_0(g->t, p))
+	if (g->p > 1 && !tc__neighbours_of_0(g->t, g->p))
 		return NAN;
-	double msg = tc_cost_p2p(md, 1, 0.0);
-	if (md->ports == TC_PORTS_ALL)
-		return 2.0 * msg;
-	return 2.0 * msg + 2.0 * (p - 2) * md->ts_ns;
+	return tc_cost_barrier_linear(g->md, g->p, 0.0);
 }

@@ -104,6 +104,8 @@ int tc__gen_reduce_scatter_direct(const struct tc__gen *g, struct tc__sched *s)
 
 double tc__f_reduce_scatter_direct(const struct tc__gen *g)
 {
-	/* + the p - 1 combines (NAN stays NAN). */
-	return tc__direct_round_ns(g) + (double)g->bytes * (g->p - 1) * g->md->tc_ns;
+	/* Where the direct round's closed form holds (tc__direct_round_ns()). */
+	if (g->p > 1 && (tc_topo_props(g->t)->diameter > 1 || g->md->duplex != TC_DUPLEX_FULL))
+		return NAN;
+	return tc_cost_reduce_scatter_direct(g->md, g->p, (double)g->bytes);
 }
