@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * lib/coll/allreduce/allreduce_hypercube.c - allreduce by recursive-doubling
- * exchange on a hypercube (seed 000, "Kompletní redukce": the all-to-all
+ * exchange on a hypercube ([Barnat-IB109], "Kompletní redukce": the all-to-all
  * broadcast of the hypercube in which the messages are combined instead of
  * concatenated; the ALL-TO-ONE pass with both partners keeping the sum).
  *
@@ -25,12 +25,11 @@
  * Cost, one-port or all-port, full duplex, every transfer between neighbours
  * (a hypercube, the complete graph, or any topology that happens to link the
  * partners), with msg = t_s + m t_w (+ t_h under cut-through), C = m t_c:
- *   p = 2^d (seed 000):  d (msg + C) = (t_s + m t_w) log p + m t_c log p,
- *                        tc_cost_allreduce_hypercube();
- *   otherwise:           max((k+1)(msg + C), (k+2) msg + (k+1) C - (k - D) t_h)
- * with D = ceil(log2 q) (t_h only under cut-through).  Derivation: a rank's
- * clock after the exchange is the longest path of the butterfly into it,
- * where crossing to the partner costs msg + C and staying costs
+ * tc_cost_allreduce_hypercube_fold(): for p = 2^d [Barnat-IB109]'s
+ * tc_cost_allreduce_hypercube(), otherwise the maximum of two butterfly
+ * paths with D = ceil(log2 q) (t_h only under cut-through).  Derivation: a
+ * rank's clock after the exchange is the longest path of the butterfly into
+ * it, where crossing to the partner costs msg + C and staying costs
  * msg - t_h + C (a sender is done with its port after t_s + m t_w, the
  * message arrives t_h later).  Folded ranks u < q start the exchange at
  * msg + C, the others at 0.  The longest path into v < n starts at u < q and

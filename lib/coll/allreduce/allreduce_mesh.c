@@ -3,7 +3,7 @@
  * lib/coll/allreduce/allreduce_mesh.c - allreduce on a k-D mesh or torus:
  * the mesh reduce-scatter (reduce_scatter_mesh.c), then the mesh allgather
  * (allgather_mesh.c), on blocks of m/p bytes (DESIGN.md catalogue: the
- * composition of seed 000's all-to-all reduction and all-to-all broadcast on
+ * composition of [Barnat-IB109]'s all-to-all reduction and all-to-all broadcast on
  * a mesh, as the ring allreduce composes the ring ones).
  *
  * The buffer is cut into p blocks of B = ceil(count/p) elements, block j at

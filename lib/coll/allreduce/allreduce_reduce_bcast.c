@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * lib/coll/allreduce/allreduce_reduce_bcast.c - allreduce as a reduction to
- * rank 0 followed by a broadcast from rank 0 (seed 000, "Kompletní redukce":
+ * rank 0 followed by a broadcast from rank 0 ([Barnat-IB109], "Kompletní redukce":
  * "ATO redukce následovaná OTA vysíláním"), both over the binomial tree with
  * contiguous subtrees, routed where the partners are not neighbours.
  *
@@ -29,7 +29,7 @@
  * rank 0 holds P(0, p); the broadcast only copies it.  Every rank thus gets
  * a_0 (+) a_1 (+) ... (+) a_(p-1), bit-identical on every rank.
  *
- * Cost (seed 000: "twice the broadcast"), every tree edge between neighbours
+ * Cost ([Barnat-IB109]: "twice the broadcast"), every tree edge between neighbours
  * (hypercube, complete graph), msg = t_s + m t_w (+ t_h under cut-through):
  *   p = 2^d:  2 d msg + d m t_c, tc_cost_allreduce_reduce_bcast(), exactly.
  * Otherwise the formula (with L = ceil(log2 p)) is an upper bound: a

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * lib/coll/allreduce/allreduce_ring.c - allreduce around a ring:
- * reduce-scatter, then allgather (DESIGN.md catalogue; seed 000's ring
+ * reduce-scatter, then allgather (DESIGN.md catalogue; [Barnat-IB109]'s ring
  * all-to-all reduction followed by its ring all-to-all broadcast, on blocks
  * of m/p bytes).
  *
@@ -20,8 +20,8 @@
  * the left operand (gen.h); the order of a block is a rotation of the rank
  * order, so the operator must be commutative (not TC__ALG_ORDERED).
  *
- * Cost: 2(p-1)(t_s + (m/p) t_w) + (p-1)(m/p) t_c (tc_cost_allreduce_ring(),
- * + t_h per message under cut-through) when p divides the element count.
+ * Cost: tc_cost_allreduce_ring() (2(p-1) neighbour messages of m/p bytes
+ * and p-1 combines of them) when p divides the element count.
  * Otherwise every round lasts as long as its largest block B = ceil(count/p)
  * elements: a largest block travels 2(p-1) hops back to back, and no round
  * can take longer, so the makespan is exactly tc_cost_allreduce_ring() with

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * lib/coll/alltoall/alltoall_mesh.c - all-to-all personalised communication
- * on a k-D mesh or torus (seed 000, "ATA individuální komunikace", mesh).
+ * on a k-D mesh or torus ([Barnat-IB109], "ATA individuální komunikace", mesh).
  *
  * One phase per dimension: on every line of dimension i (z_i nodes) the ring
  * algorithm (alltoall_ring.c) runs with super-blocks, each node's blocks

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * lib/coll/multicast/multicast_hypercube.c - multicast on a cut-through
- * hypercube by recursive doubling on the dimension-ordered chain (seed 001,
+ * hypercube by recursive doubling on the dimension-ordered chain ([KKA-I],
  * multicast, Lemmas 5 and 6).
  *
  * By node symmetry relabel every node v as v XOR root: the source becomes

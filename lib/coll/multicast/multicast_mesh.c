@@ -2,7 +2,7 @@
 /*
  * lib/coll/multicast/multicast_mesh.c - multicast on a cut-through k-D mesh
  * by recursive doubling on the dimension-ordered chain, the source possibly
- * inside it (seed 001, multicast; the 2-D example: chain [0,2] [0,4] [1,2]
+ * inside it ([KKA-I], multicast; the 2-D example: chain [0,2] [0,4] [1,2]
  * [2,0] [2,1] [2,3] [2,4] [3,0], source [1,2], 3 steps).
  *
  * Meshes are not node-symmetric, so the source sits anywhere in the chain.

@@ -28,12 +28,10 @@
  * after it appends its own block IN[j] (it reads IN too).  Every rank
  * combines p - 1 times.
  *
- * Cost, on a complete graph (or p <= 2), full duplex (no tc_cost_* of its
- * own; composed here from tc_cost_p2p()): allgather_direct.c's plus the
- * m (p - 1) t_c of the combines, done at the end of the round:
- *   one port:  (p - 1)(t_s + m t_w) + t_h + m (p - 1) t_c (t_h under
- *              cut-through only);
- *   all ports: msg(1, m) + m (p - 1) t_c.
+ * Cost, on a complete graph (or p <= 2), full duplex:
+ * tc_cost_reduce_scatter_direct(), allgather_direct.c's round
+ * (tc_cost_direct_round()) plus the m (p - 1) t_c of the combines, done at
+ * the end of the round.
  * NAN under half duplex and on any other topology (see allgather_direct.c).
  * Restrictions: none (any topology, any p): the only rank-ordered
  * reduce_scatter, so the one for non-commutative operators everywhere.

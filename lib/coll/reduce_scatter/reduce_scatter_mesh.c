@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * lib/coll/reduce_scatter/reduce_scatter_mesh.c - all-to-all reduction on a
- * k-D mesh or torus, one dimension after another (seed 000, "all-to-all
+ * k-D mesh or torus, one dimension after another ([Barnat-IB109], "all-to-all
  * reduction: the dual procedure" of the mesh allgather, allgather_mesh.c).
  *
  * The dimensions are taken in order of decreasing stride (the slowest one

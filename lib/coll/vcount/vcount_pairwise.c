@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * lib/coll/vcount/vcount_pairwise.c - the schedule of the variable-count
- * collectives: pairwise exchange (contract and cost in vcount.h).
+ * collectives: pairwise exchange (contract and cost in vcount.h; closed
+ * form tc_cost_alltoall_pairwise() with equal blocks).
  *
  * Trace, alltoallv on p = 3 (every block non-empty):
  *   round 0: 0 -> 0, 1 -> 1, 2 -> 2 (local copies)
