@@ -104,7 +104,7 @@ Test(cost, log2_ceil_and_gamma)
 	cr_assert_eq(tc_cost_log2_ceil(8), 3);
 	cr_assert_eq(tc_cost_log2_ceil(9), 4);
 	cr_assert_eq(tc_cost_log2_ceil(0), -1);
-	/* gamma(q): largest j with 2^j | q (seed 004) */
+	/* gamma(q): largest j with 2^j | q ([Gergel-shift]) */
 	cr_assert_eq(tc_cost_gamma(12), 2);
 	cr_assert_eq(tc_cost_gamma(5), 0);
 	cr_assert_eq(tc_cost_gamma(-8), 3);
@@ -118,11 +118,11 @@ Test(cost, log2_ceil_and_gamma)
 Test(bcast, hypercube)
 {
 	struct tc_model sf = std_md(SF), ct = std_md(CT);
-	/* seed 000: d (t_s + m t_w); p = 8: 3 * 2100 = 6300 */
+	/* [Barnat-IB109]: d (t_s + m t_w); p = 8: 3 * 2100 = 6300 */
 	cr_assert_eq(tc_cost_bcast_hypercube(&sf, 8, 1000), 6300.0);
-	/* CT: 3 * (2100 + 5) = 6315 (seed 001: (t_s + t_d + mu t_m) n) */
+	/* CT: 3 * (2100 + 5) = 6315 ([KKA-I]: (t_s + t_d + mu t_m) n) */
 	cr_assert_eq(tc_cost_bcast_hypercube(&ct, 8, 1000), 6315.0);
-	/* seed 000's example, hypercube of dimension 5: 5 steps, 5 * 2100 */
+	/* [Barnat-IB109]'s example, hypercube of dimension 5: 5 steps, 5 * 2100 */
 	cr_assert_eq(tc_cost_bcast_hypercube(&sf, 32, 1000), 10500.0);
 	cr_assert_eq(tc_cost_bcast_hypercube(&sf, 1, 1000), 0.0);
 	cr_assert(isnan(tc_cost_bcast_hypercube(&sf, 6, 1000)));
@@ -133,7 +133,7 @@ Test(bcast, hypercube)
 Test(bcast, ring_and_linear)
 {
 	struct tc_model sf = std_md(SF), ct = std_md(CT);
-	/* seed 003: (p-1)(b + L t); p = 5: 4 * 2100 = 8400 */
+	/* [Goubault-ring]: (p-1)(b + L t); p = 5: 4 * 2100 = 8400 */
 	cr_assert_eq(tc_cost_bcast_ring(&sf, 5, 1000), 8400.0);
 	cr_assert_eq(tc_cost_bcast_ring(&ct, 5, 1000), 4 * 2105.0);
 	cr_assert_eq(tc_cost_bcast_ring(&sf, 1, 1000), 0.0);
@@ -151,7 +151,7 @@ Test(bcast, ring_and_linear)
 Test(bcast, ring_pipelined)
 {
 	struct tc_model sf = std_md(SF);
-	/* seed 003: (p-2+r)(b + (L/r) t); p = 6, r = 4: 8 * (100 + 250*2) = 4800 */
+	/* [Goubault-ring]: (p-2+r)(b + (L/r) t); p = 6, r = 4: 8 * (100 + 250*2) = 4800 */
 	cr_assert_eq(tc_cost_bcast_ring_pipelined(&sf, 6, 1000, 4), 4800.0);
 	/* r = 1 is the plain ring: (p-1)(t_s + m t_w) */
 	cr_assert_eq(tc_cost_bcast_ring_pipelined(&sf, 6, 1000, 1), tc_cost_bcast_ring(&sf, 6, 1000));
@@ -236,7 +236,7 @@ static double rd_sim(const struct tc_model *md, long n, double m)
 Test(bcast, ring_rd)
 {
 	struct tc_model sf = std_md(SF), ct = std_md(CT);
-	/* seed 001 (a), z = 8: (t_s + mu t_m) 3 + t_d 7 = 6300 + 35 = 6335 */
+	/* [KKA-I] (a), z = 8: (t_s + mu t_m) 3 + t_d 7 = 6300 + 35 = 6335 */
 	cr_assert_eq(tc_cost_bcast_ring_rd(&ct, 8, 1000), 6335.0);
 	/* SF: 7 links, each a full message: 7 * 2100 = 14700 */
 	cr_assert_eq(tc_cost_bcast_ring_rd(&sf, 8, 1000), 14700.0);
@@ -258,7 +258,7 @@ Test(bcast, ring_rd)
 Test(bcast, chain_rd)
 {
 	struct tc_model sf = std_md(SF), ct = std_md(CT);
-	/* seed 001 (c): p = 8, a = 2: 3 * 2100 + max(5, 2) * 5 = 6325 */
+	/* [KKA-I] (c): p = 8, a = 2: 3 * 2100 + max(5, 2) * 5 = 6325 */
 	cr_assert_eq(tc_cost_bcast_chain_rd(&ct, 8, 2, 1000), 6325.0);
 	/* SF, p = 8, a = 2: 2 -> 4 (2 links), then [0..3]: 2 -> 1 (1), 2 -> 3 and
 	 * 1 -> 0 (1); [4..7]: 4 -> 6 (2), 4 -> 5 and 6 -> 7 (1): worst chain
@@ -275,7 +275,7 @@ Test(bcast, mesh)
 {
 	struct tc_model sf = std_md(SF), ct = std_md(CT);
 	int d44[] = {4, 4}, d444[] = {4, 4, 4};
-	/* seed 000: 2 log sqrt(p) operations on a 4x4 mesh = 4; d log p^(1/d) on 4x4x4 = 6 */
+	/* [Barnat-IB109]: 2 log sqrt(p) operations on a 4x4 mesh = 4; d log p^(1/d) on 4x4x4 = 6 */
 	cr_assert_eq(tc_cost_bcast_mesh_steps(2, d44), 4);
 	cr_assert_eq(tc_cost_bcast_mesh_steps(3, d444), 6);
 	/* CT with t_h = 0: exactly the seed's 4 operations of 2100 */
@@ -357,7 +357,7 @@ Test(reduce, duals_plus_combine)
 Test(allreduce, formulas)
 {
 	struct tc_model sf = std_md(SF);
-	/* hypercube p = 8: seed 000 (t_s + t_w m) log p + combines: 3 (2100 + 3000) = 15300 */
+	/* hypercube p = 8: [Barnat-IB109] (t_s + t_w m) log p + combines: 3 (2100 + 3000) = 15300 */
 	cr_assert_eq(tc_cost_allreduce_hypercube(&sf, 8, 1000), 15300.0);
 	/* reduce_bcast p = 8: 2 * 3 * 2100 + 3 * 3000 = 21600 */
 	cr_assert_eq(tc_cost_allreduce_reduce_bcast(&sf, 8, 1000), 21600.0);
@@ -430,7 +430,7 @@ Test(scan, formulas)
 	cr_assert_eq(tc_cost_exscan_ring(&sf, 5, 1000), 17400.0);
 	cr_assert_eq(tc_cost_exscan_ring(&sf, 1, 1000), 0.0);
 	cr_assert_eq(tc_cost_exscan_hypercube(&sf, 1, 1000), 0.0);
-	/* seed 000: with t_c = 0 the scan costs (t_s + t_w m) log p */
+	/* [Barnat-IB109]: with t_c = 0 the scan costs (t_s + t_w m) log p */
 	struct tc_model z = mk(100, 2, 0, 0, SF);
 	cr_assert_eq(tc_cost_scan_hypercube(&z, 16, 1000), 4 * 2100.0);
 }
@@ -443,10 +443,10 @@ Test(scatter, formulas)
 {
 	struct tc_model sf = std_md(SF), ct = std_md(CT);
 	/* hypercube p = 8: t_s log p + t_w m (p - 1) = 300 + 14000 = 14300;
-	 * seed 001's 3-step OAS in Q_3: t_s n + mu t_m (2^n - 1), same */
+	 * [KKA-I]'s 3-step OAS in Q_3: t_s n + mu t_m (2^n - 1), same */
 	cr_assert_eq(tc_cost_scatter_hypercube(&sf, 8, 1000), 14300.0);
 	cr_assert_eq(tc_cost_scatter_hypercube(&ct, 8, 1000), 14315.0);
-	/* ring p = 5 (seed 003): (p - 1)(b + L t) = 8400 */
+	/* ring p = 5 ([Goubault-ring]): (p - 1)(b + L t) = 8400 */
 	cr_assert_eq(tc_cost_scatter_ring(&sf, 5, 1000), 8400.0);
 	/* linear, complete graph p = 4: 6300 */
 	cr_assert_eq(tc_cost_scatter_linear(&sf, 4, 1000, NULL), 6300.0);
@@ -506,9 +506,9 @@ Test(shift, ring_and_torus)
 	cr_assert_eq(tc_cost_shift_ring(&sf, 8, 5, 1000), 6300.0);
 	cr_assert_eq(tc_cost_shift_ring(&sf, 8, -3, 1000), 6300.0);
 	cr_assert_eq(tc_cost_shift_ring(&sf, 8, 8, 1000), 0.0);
-	/* torus 4x4: seed 000's (t_s + t_w m) sqrt p = 4 * 2100 = 8400 */
+	/* torus 4x4: [Barnat-IB109]'s (t_s + t_w m) sqrt p = 4 * 2100 = 8400 */
 	cr_assert_eq(tc_cost_shift_torus(&sf, 4, 4, 1000), 8400.0);
-	/* seed 000's example: 4x4 torus, q = 5: row shift 1, compensation 1, column shift 1 */
+	/* [Barnat-IB109]'s example: 4x4 torus, q = 5: row shift 1, compensation 1, column shift 1 */
 	cr_assert_eq(tc_cost_shift_torus_steps(4, 4, 5), 3);
 	cr_assert_eq(tc_cost_shift_torus_q(&sf, 4, 4, 5, 1000), 6300.0);
 	/* q = 10 = 2 rows + 2: 2 + 1 + 2 = 5 steps (one more than the seed's sqrt p) */
@@ -540,14 +540,14 @@ Test(shift, ring_and_torus)
 Test(shift, hypercube_gray)
 {
 	struct tc_model sf = std_md(SF), ct = std_md(CT);
-	/* seed 000: (t_s + m t_w) 2 log p, p = 8: 6 * 2100 = 12600; backward: 3 * 2100 */
+	/* [Barnat-IB109]: (t_s + m t_w) 2 log p, p = 8: 6 * 2100 = 12600; backward: 3 * 2100 */
 	cr_assert_eq(tc_cost_shift_hypercube_gray(&sf, 8, 1000, 0), 12600.0);
 	cr_assert_eq(tc_cost_shift_hypercube_gray(&sf, 8, 1000, 1), 6300.0);
 	/* CT: 3 stages of 2 links: 3 * 2100 + 6 * 5 = 6330; backward 2 stages, 3 links:
 	 * 2 * 2100 + 3 * 5 = 4215 */
 	cr_assert_eq(tc_cost_shift_hypercube_gray(&ct, 8, 1000, 0), 6330.0);
 	cr_assert_eq(tc_cost_shift_hypercube_gray(&ct, 8, 1000, 1), 4215.0);
-	/* seed 004's example q = 5 = 4 + 1: stage 4 (2 links), stage 1 (1 link) */
+	/* [Gergel-shift]'s example q = 5 = 4 + 1: stage 4 (2 links), stage 1 (1 link) */
 	cr_assert_eq(tc_cost_shift_hypercube_gray_hops(8, 5, 0), 3);
 	cr_assert_eq(tc_cost_shift_hypercube_gray_q(&sf, 8, 5, 1000, 0), 6300.0);
 	/* CT: msg(2) + msg(1) = 2110 + 2105 */
@@ -560,7 +560,7 @@ Test(shift, hypercube_gray)
 }
 
 /* Gray-code ring: nodes 2^i apart on the ring are 2 links apart on the cube
- * (1 link for i = 0), seeds 000 and 004. */
+ * (1 link for i = 0), [Barnat-IB109] and [Gergel-shift]. */
 Test(shift, gray_distances_brute_force)
 {
 	for (int d = 1; d <= 10; d++) {
@@ -574,7 +574,7 @@ Test(shift, gray_distances_brute_force)
 }
 
 /* The signed decomposition is the cheapest one, by enumeration; its worst
- * case is log p links (seed 000), the forward one's 2 log p - 1 (seed 004). */
+ * case is log p links ([Barnat-IB109]), the forward one's 2 log p - 1 ([Gergel-shift]). */
 Test(shift, gray_signed_brute_force)
 {
 	struct tc_model ct = mk(100, 2, 7, 0, CT);
@@ -623,7 +623,7 @@ Test(shift, gray_signed_brute_force)
 Test(shift, hypercube_ct)
 {
 	struct tc_model sf = std_md(SF), ct = std_md(CT);
-	/* seed 004 (3.21): t_s + t_w m + t_h (log p - gamma(q)); p = 16, q = 4:
+	/* [Gergel-shift] (3.21): t_s + t_w m + t_h (log p - gamma(q)); p = 16, q = 4:
 	 * gamma = 2: 100 + 2000 + 5 * 2 = 2110 */
 	cr_assert_eq(tc_cost_shift_hypercube_ct(&ct, 16, 4, 1000), 2110.0);
 	/* q = 5: gamma = 0: 2100 + 4 * 5 = 2120 */
@@ -646,7 +646,7 @@ Test(shift, hypercube_ct)
 }
 
 /* ======================================================================== */
-/* Gray-code permutations (seed 002)                                         */
+/* Gray-code permutations ([HJR-TR-20-92])                                  */
 /* ======================================================================== */
 
 Test(gray2binary, formulas)
@@ -688,7 +688,7 @@ Test(gray2binary, formulas)
 	}
 }
 
-/* Seed 002's Lemma 2 and the proof of Lemma 3, by brute force: block i moves
+/* [HJR-TR-20-92]'s Lemma 2 and the proof of Lemma 3, by brute force: block i moves
  * between nodes G(i) and i, Hamming distances S(n, j) = 2 C(n-1, j), total
  * (n - 1) 2^(n-1), largest n - 1. */
 Test(gray2binary, distance_distribution)
@@ -721,7 +721,7 @@ Test(gray2binary, distance_distribution)
 Test(multicast, steps_and_cost)
 {
 	struct tc_model sf = std_md(SF), ct = std_md(CT);
-	/* seed 001's 2-D mesh example: source [1,2] and 7 destinations, 3 steps */
+	/* [KKA-I]'s 2-D mesh example: source [1,2] and 7 destinations, 3 steps */
 	cr_assert_eq(tc_cost_multicast_steps(7), 3);
 	cr_assert_eq(tc_cost_multicast_steps(0), 0);
 	cr_assert_eq(tc_cost_multicast_steps(1), 1);
@@ -1032,7 +1032,7 @@ Test(bounds, small_cases_by_hand)
 	struct tc_model awh = allport(ct);
 	int d7[] = {7};
 	cr_assert_eq(lb(TC_LB_OAB, TC_TOPO_HYPERCUBE, 1, d7, -1, 1000, awh).steps, 3);
-	/* the double tree's ceil(n/2) steps (seed 001) respect it for n = 1, 3 .. 6;
+	/* the double tree's ceil(n/2) steps ([KKA-I]) respect it for n = 1, 3 .. 6;
 	 * for n = 2 one all-port step informs at most 1 + 2 nodes of 4, so
 	 * Lemma 4 gives 2 steps and the seed's ceil(2/2) = 1 cannot hold */
 	for (int n = 1; n <= 6; n++) {
@@ -1331,4 +1331,143 @@ Test(cost, allreduce_mesh_closed_form)
 	cr_assert(isnan(tc_cost_allreduce_mesh(&md, 2, d35, -1)));
 	cr_assert(isnan(tc_cost_allreduce_mesh(NULL, 2, d35, 8)));
 	cr_assert(isnan(tc_cost_allreduce_mesh(&md, 0, d35, 8)));
+}
+
+/* ======================================================================== */
+/* The closed forms of the registry's adapters                               */
+/* ======================================================================== */
+
+/* allreduce hypercube with fold-in, written out here for any p: n = 2^k the
+ * largest power of two <= p, D = ceil(log2 (p - n)), msg = msg(1, m),
+ * C = m t_c, H = t_h under CT (else 0):
+ *   p = 2^k: k (msg + C);
+ *   else:    max((k+1)(msg + C), (k+2) msg + (k+1) C - (k - D) H). */
+static double fold_want(const struct tc_model *md, int p, double m)
+{
+	int k = 0, D = 0;
+	while ((2 << k) <= p)
+		k++;
+	int q = p - (1 << k);
+	while ((1 << D) < q)
+		D++;
+	double H = md->switching == CT ? md->th_ns : 0.0;
+	double msg = md->ts_ns + m * md->tw_ns + H, C = m * md->tc_ns;
+	if (q == 0)
+		return k * (msg + C);
+	double a = (k + 1) * (msg + C), b = (k + 2) * msg + (k + 1) * C - (k - D) * H;
+	return a > b ? a : b;
+}
+
+Test(cost, allreduce_hypercube_fold)
+{
+	struct tc_model sf = std_md(SF), ct = std_md(CT);
+	/* p = 8: 3 (2100 + 3000) = 15300, the power-of-two formula */
+	cr_assert_eq(tc_cost_allreduce_hypercube_fold(&sf, 8, 1000), 15300.0);
+	cr_assert_eq(tc_cost_allreduce_hypercube_fold(&sf, 8, 1000),
+	             tc_cost_allreduce_hypercube(&sf, 8, 1000));
+	/* p = 6 (k = 2, D = 1), SF: max(3 * 5100, 4 * 2100 + 3 * 3000) = 17400 */
+	cr_assert_eq(tc_cost_allreduce_hypercube_fold(&sf, 6, 1000), 17400.0);
+	/* CT: max(3 * 5105, 4 * 2105 + 9000 - 1 * 5) = 17415 */
+	cr_assert_eq(tc_cost_allreduce_hypercube_fold(&ct, 6, 1000), 17415.0);
+	/* p = 5 (D = 0), CT: 8420 + 9000 - 2 * 5 = 17410 */
+	cr_assert_eq(tc_cost_allreduce_hypercube_fold(&ct, 5, 1000), 17410.0);
+	/* the first term wins when the t_h saved outweighs a message: t_s = t_w
+	 * = 0, t_h = 10, p = 5: max(3 * 10, 4 * 10 - 2 * 10) = 30 */
+	struct tc_model h = mk(0, 0, 10, 0, CT);
+	cr_assert_eq(tc_cost_allreduce_hypercube_fold(&h, 5, 0), 30.0);
+	cr_assert_eq(tc_cost_allreduce_hypercube_fold(&sf, 1, 1000), 0.0);
+	for (int p = 1; p <= 70; p++)
+		for (int sw = 0; sw < 2; sw++) {
+			struct tc_model md = std_md(sw ? CT : SF);
+			ASSERT_NEAR(tc_cost_allreduce_hypercube_fold(&md, p, 1000),
+			            fold_want(&md, p, 1000));
+			ASSERT_NEAR(tc_cost_allreduce_hypercube_fold(&h, p, 0), fold_want(&h, p, 0));
+		}
+	cr_assert(isnan(tc_cost_allreduce_hypercube_fold(NULL, 6, 8)));
+	cr_assert(isnan(tc_cost_allreduce_hypercube_fold(&sf, 0, 8)));
+	cr_assert(isnan(tc_cost_allreduce_hypercube_fold(&sf, 6, -1)));
+}
+
+/* The linear gather then release through rank 0's one port: receives at
+ * msg(1, b), then one every t_s + b t_w; sends likewise. */
+Test(cost, linear_gather_release)
+{
+	struct tc_model sf = std_md(SF), ct = std_md(CT);
+	/* allreduce, p = 5: 2 * 2100 + 2 * 3 * 2100 + 4 * 1000 * 3 = 28800 */
+	cr_assert_eq(tc_cost_allreduce_linear(&sf, 5, 1000), 28800.0);
+	/* CT: one t_h on the first receive and on the last send: 28810 */
+	cr_assert_eq(tc_cost_allreduce_linear(&ct, 5, 1000), 28810.0);
+	/* p = 2: 2 * 2100 + 3000 */
+	cr_assert_eq(tc_cost_allreduce_linear(&sf, 2, 1000), 7200.0);
+	cr_assert_eq(tc_cost_allreduce_linear(&sf, 1, 1000), 0.0);
+	/* allgather, p = 4: 2100 + 2 * 2100 + (100 + 8000) + 2 * 8100 = 30600 */
+	cr_assert_eq(tc_cost_allgather_linear(&sf, 4, 1000), 30600.0);
+	cr_assert_eq(tc_cost_allgather_linear(&ct, 4, 1000), 30610.0);
+	cr_assert_eq(tc_cost_allgather_linear(&sf, 1, 1000), 0.0);
+	/* barrier, empty tokens, p = 5: one port 2 * 100 + 2 * 3 * 100 = 800,
+	 * CT 2 * 105 + 600 = 810; all ports 200 and 210 */
+	cr_assert_eq(tc_cost_barrier_linear(&sf, 5, 0), 800.0);
+	cr_assert_eq(tc_cost_barrier_linear(&ct, 5, 0), 810.0);
+	struct tc_model all = sf, allct = ct;
+	all.ports = allct.ports = TC_PORTS_ALL;
+	cr_assert_eq(tc_cost_barrier_linear(&all, 5, 0), 200.0);
+	cr_assert_eq(tc_cost_barrier_linear(&allct, 5, 0), 210.0);
+	/* m-byte tokens: 2 * 2100 + 6 * 2100 = 16800 */
+	cr_assert_eq(tc_cost_barrier_linear(&sf, 5, 1000), 16800.0);
+	cr_assert_eq(tc_cost_barrier_linear(&sf, 1, 0), 0.0);
+	for (int p = 2; p <= 33; p++)
+		for (int sw = 0; sw < 2; sw++) {
+			struct tc_model md = std_md(sw ? CT : SF);
+			double msg1 = 2100 + (sw ? 5 : 0), msgp = 100 + 2000.0 * p + (sw ? 5 : 0);
+			ASSERT_NEAR(tc_cost_allreduce_linear(&md, p, 1000),
+			            2 * msg1 + 2 * (p - 2) * 2100.0 + (p - 1) * 3000.0);
+			ASSERT_NEAR(tc_cost_allgather_linear(&md, p, 1000),
+			            msg1 + (p - 2) * 2100.0 + msgp + (p - 2) * (msgp - (sw ? 5 : 0)));
+			ASSERT_NEAR(tc_cost_barrier_linear(&md, p, 0),
+			            2 * (100 + (sw ? 5 : 0)) + 2 * (p - 2) * 100.0);
+			/* the barrier is the allreduce without its combines */
+			ASSERT_NEAR(tc_cost_barrier_linear(&md, p, 1000),
+			            tc_cost_allreduce_linear(&md, p, 1000) - (p - 1) * 3000.0);
+		}
+	cr_assert(isnan(tc_cost_allreduce_linear(NULL, 5, 8)));
+	cr_assert(isnan(tc_cost_allgather_linear(&sf, 0, 8)));
+	cr_assert(isnan(tc_cost_barrier_linear(&sf, 5, NAN)));
+}
+
+/* Pairwise exchange on a complete graph: p - 1 rounds of one neighbour
+ * message per rank each way. */
+Test(cost, alltoall_pairwise)
+{
+	struct tc_model sf = std_md(SF), ct = std_md(CT);
+	cr_assert_eq(tc_cost_alltoall_pairwise(&sf, 8, 1000), 7 * 2100.0);
+	cr_assert_eq(tc_cost_alltoall_pairwise(&ct, 8, 1000), 7 * 2105.0);
+	cr_assert_eq(tc_cost_alltoall_pairwise(&sf, 1, 1000), 0.0);
+	for (int p = 1; p <= 40; p++)
+		ASSERT_NEAR(tc_cost_alltoall_pairwise(&ct, p, 1000), (p - 1) * 2105.0);
+	cr_assert(isnan(tc_cost_alltoall_pairwise(NULL, 8, 8)));
+	cr_assert(isnan(tc_cost_alltoall_pairwise(&sf, 0, 8)));
+}
+
+/* The direct round plus the combines of the reduce-scatter: one port,
+ * p - 1 sends back to back, (p - 2)(t_s + m t_w) + msg(1, m); all ports,
+ * msg(1, m); then m (p - 1) t_c. */
+Test(cost, reduce_scatter_direct)
+{
+	struct tc_model sf = std_md(SF), ct = std_md(CT);
+	/* p = 4: 2 * 2100 + 2100 + 1000 * 3 * 3 = 15300 */
+	cr_assert_eq(tc_cost_reduce_scatter_direct(&sf, 4, 1000), 15300.0);
+	cr_assert_eq(tc_cost_reduce_scatter_direct(&ct, 4, 1000), 15305.0);
+	struct tc_model all = sf;
+	all.ports = TC_PORTS_ALL;
+	cr_assert_eq(tc_cost_reduce_scatter_direct(&all, 4, 1000), 2100.0 + 9000.0);
+	cr_assert_eq(tc_cost_reduce_scatter_direct(&sf, 1, 1000), 0.0);
+	for (int p = 2; p <= 40; p++)
+		ASSERT_NEAR(tc_cost_reduce_scatter_direct(&ct, p, 1000),
+		            (p - 2) * 2100.0 + 2105.0 + (p - 1) * 3000.0);
+	cr_assert(isnan(tc_cost_reduce_scatter_direct(NULL, 4, 8)));
+	cr_assert(isnan(tc_cost_reduce_scatter_direct(&sf, 4, -1)));
+	/* The direct round refuses the same domain errors (no crash on NULL). */
+	cr_assert(isnan(tc_cost_direct_round(NULL, 4, 8)));
+	cr_assert(isnan(tc_cost_direct_round(&sf, 0, 8)));
+	cr_assert(isnan(tc_cost_direct_round(&sf, 4, NAN)));
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * lib/coll/allgather/allgather_direct.c - all-to-all broadcast in one round
- * of routed transfers (seed 000's all-to-all broadcast on a completely
+ * of routed transfers ([Barnat-IB109]'s all-to-all broadcast on a completely
  * connected network: every node sends its message straight to every other
  * node; on any other topology the transfers follow the topology's
  * deterministic shortest routes, lib/topo/topo_route.c).
@@ -15,8 +15,8 @@
  * is also one level of waits, which AUTO prices on an oversubscribed team
  * (lib/coll/coll.c): the ring's p - 1 dependent steps become one.
  *
- * Cost, on a complete graph (or p <= 2), full duplex (no tc_cost_* of its
- * own; composed here from tc_cost_p2p()):
+ * Cost, on a complete graph (or p <= 2), full duplex: tc_cost_direct_round(),
+ * from these two cases:
  *   one port:  (p - 1)(t_s + m t_w) + t_h     (t_h under cut-through only:
  *              the k-th send starts at (k - 1) L, L = t_s + m t_w, and
  *              arrives L + t_h later; the last at (p - 1) L + t_h),

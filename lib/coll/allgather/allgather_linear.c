@@ -2,7 +2,7 @@
 /*
  * lib/coll/allgather/allgather_linear.c - all-to-all broadcast as a linear
  * gather to rank 0 followed by a linear broadcast of the whole result from
- * it (seed 000's naive all-to-one then one-to-all, as allreduce_linear.c
+ * it ([Barnat-IB109]'s naive all-to-one then one-to-all, as allreduce_linear.c
  * with concatenation for the combine): every rank but 0 waits once, which
  * is what counts when ranks outnumber the CPUs (lib/coll/machine.h,
  * tc__wait_level_ns()), and AUTO's machine pricing (tc__machine_score,
@@ -17,8 +17,7 @@
  * Cost, every rank a neighbour of 0, one port (full or half duplex),
  * L_k = t_s + k m t_w, msg = msg(1, .): rank 0's receives complete at
  * msg(1, m), then one every L_1; its sends of p m bytes start L_p apart and
- * the last arrives msg(1, p m) after it started:
- *     T = msg(1, m) + (p - 2) L_1 + msg(1, p m) + (p - 2) L_p   (p >= 2)
+ * the last arrives msg(1, p m) after it started: tc_cost_allgather_linear(),
  * against the seed's (t_s + t_w m)(p - 1) for the ring: about twice the
  * start-ups and p/2 times the volume, in two levels of waits instead of
  * p - 1.  NAN for all ports or routed transfers.
@@ -62,13 +61,7 @@ int tc__gen_allgather_linear(const struct tc__gen *g, struct tc__sched *s)
 
 double tc__f_allgather_linear(const struct tc__gen *g)
 {
-	const struct tc_model *md = g->md;
-	const int p = g->p;
-	if (p == 1)
-		return 0.0;
-	if (!tc__neighbours_of_0(g->t, p) || md->ports != TC_PORTS_ONE)
+	if (g->p > 1 && (!tc__neighbours_of_0(g->t, g->p) || g->md->ports != TC_PORTS_ONE))
 		return NAN;
-	const double m = (double)g->bytes;
-	return tc_cost_p2p(md, 1, m) + (p - 2) * (md->ts_ns + m * md->tw_ns) +
-	       tc_cost_p2p(md, 1, p * m) + (p - 2) * (md->ts_ns + p * m * md->tw_ns);
+	return tc_cost_allgather_linear(g->md, g->p, (double)g->bytes);
 }

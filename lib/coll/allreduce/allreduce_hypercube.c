@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * lib/coll/allreduce/allreduce_hypercube.c - allreduce by recursive-doubling
- * exchange on a hypercube (seed 000, "Kompletní redukce": the all-to-all
+ * exchange on a hypercube ([Barnat-IB109], "Kompletní redukce": the all-to-all
  * broadcast of the hypercube in which the messages are combined instead of
  * concatenated; the ALL-TO-ONE pass with both partners keeping the sum).
  *
@@ -25,12 +25,11 @@
  * Cost, one-port or all-port, full duplex, every transfer between neighbours
  * (a hypercube, the complete graph, or any topology that happens to link the
  * partners), with msg = t_s + m t_w (+ t_h under cut-through), C = m t_c:
- *   p = 2^d (seed 000):  d (msg + C) = (t_s + m t_w) log p + m t_c log p,
- *                        tc_cost_allreduce_hypercube();
- *   otherwise:           max((k+1)(msg + C), (k+2) msg + (k+1) C - (k - D) t_h)
- * with D = ceil(log2 q) (t_h only under cut-through).  Derivation: a rank's
- * clock after the exchange is the longest path of the butterfly into it,
- * where crossing to the partner costs msg + C and staying costs
+ * tc_cost_allreduce_hypercube_fold(): for p = 2^d [Barnat-IB109]'s
+ * tc_cost_allreduce_hypercube(), otherwise the maximum of two butterfly
+ * paths with D = ceil(log2 q) (t_h only under cut-through).  Derivation: a
+ * rank's clock after the exchange is the longest path of the butterfly into
+ * it, where crossing to the partner costs msg + C and staying costs
  * msg - t_h + C (a sender is done with its port after t_s + m t_w, the
  * message arrives t_h later).  Folded ranks u < q start the exchange at
  * msg + C, the others at 0.  The longest path into v < n starts at u < q and
@@ -117,23 +116,9 @@ static int tc__hc_neighbours_only(const struct tc_topo *t, int p, int n)
 
 double tc__f_allreduce_hypercube(const struct tc__gen *g)
 {
-	const struct tc_model *md = g->md;
-	int p = g->p;
-	double m = (double)g->bytes;
-	if (p == 1)
-		return 0.0;
-	int n = tc__pow2_floor(p);
-	if (md->duplex != TC_DUPLEX_FULL || !tc__hc_neighbours_only(g->t, p, n))
+	const int p = g->p;
+	if (p > 1 && (g->md->duplex != TC_DUPLEX_FULL ||
+	              !tc__hc_neighbours_only(g->t, p, tc__pow2_floor(p))))
 		return NAN;
-	if (n == p)
-		return tc_cost_allreduce_hypercube(md, p, m);
-	int k = tc__log2_exact(n);
-	int q = p - n;
-	int D = tc_cost_log2_ceil(q);
-	double msg = tc_cost_p2p(md, 1, m);
-	double c = m * md->tc_ns;
-	double th = md->switching == TC_SWITCH_CT ? md->th_ns : 0.0;
-	double a = (double)(k + 1) * (msg + c);
-	double b = (double)(k + 2) * msg + (double)(k + 1) * c - (double)(k - D) * th;
-	return a > b ? a : b;
+	return tc_cost_allreduce_hypercube_fold(g->md, p, (double)g->bytes);
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * lib/coll/allreduce/allreduce_linear.c - allreduce as a linear reduce to
- * rank 0 followed by a linear broadcast from it (seed 000's naive
+ * rank 0 followed by a linear broadcast from it ([Barnat-IB109]'s naive
  * all-to-one then one-to-all; lib/coll/barrier/barrier_linear.c with
  * m bytes): every rank but 0 waits once, which is what counts when ranks
  * outnumber the CPUs (lib/coll/machine.h, tc__wait_level_ns()), and every
@@ -18,8 +18,7 @@
  * L = t_s + m t_w, msg = msg(1, m): rank 0's receives complete at msg, then
  * one every L; its p-1 combines add (p-1) m t_c at the end of the round; its
  * sends start L apart and the last arrives msg later:
- *     T = 2 msg(1, m) + 2 (p-2) L + (p-1) m t_c      (p >= 2; 0 for p = 1)
- * NAN for all ports or routed transfers.
+ * tc_cost_allreduce_linear().  NAN for all ports or routed transfers.
  * Restrictions: none (any topology, any p >= 1).
  * Memory: rank 0 stages the p-1 received vectors of round 0 ((p-1) m bytes).
  * Trace, p = 5: round 0: 1->0 2->0 3->0 4->0 (combined in that order);
@@ -57,12 +56,7 @@ int tc__gen_allreduce_linear(const struct tc__gen *g, struct tc__sched *s)
 
 double tc__f_allreduce_linear(const struct tc__gen *g)
 {
-	const struct tc_model *md = g->md;
-	int p = g->p;
-	if (p == 1)
-		return 0.0;
-	if (!tc__neighbours_of_0(g->t, p) || md->ports != TC_PORTS_ONE)
+	if (g->p > 1 && (!tc__neighbours_of_0(g->t, g->p) || g->md->ports != TC_PORTS_ONE))
 		return NAN;
-	double m = (double)g->bytes, L = md->ts_ns + m * md->tw_ns;
-	return 2.0 * tc_cost_p2p(md, 1, m) + 2.0 * (p - 2) * L + (p - 1) * m * md->tc_ns;
+	return tc_cost_allreduce_linear(g->md, g->p, (double)g->bytes);
 }

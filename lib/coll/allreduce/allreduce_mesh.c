@@ -3,7 +3,7 @@
  * lib/coll/allreduce/allreduce_mesh.c - allreduce on a k-D mesh or torus:
  * the mesh reduce-scatter (reduce_scatter_mesh.c), then the mesh allgather
  * (allgather_mesh.c), on blocks of m/p bytes (DESIGN.md catalogue: the
- * composition of seed 000's all-to-all reduction and all-to-all broadcast on
+ * composition of [Barnat-IB109]'s all-to-all reduction and all-to-all broadcast on
  * a mesh, as the ring allreduce composes the ring ones).
  *
  * The buffer is cut into p blocks of B = ceil(count/p) elements, block j at
@@ -117,20 +117,27 @@ int tc__gen_allreduce_mesh(const struct tc__gen *g, struct tc__sched *s)
 	return err ? err : tc__ar_mesh_part(g, s, 1, B);
 }
 
-double tc__f_allreduce_mesh(const struct tc__gen *g)
+/* Where tc_cost_allreduce_mesh() is the modelled time (the header): a mesh
+ * or torus whose element count p divides, and where both parts' closed forms
+ * hold on blocks of m/p bytes.  Fills *gr. */
+static int tc__ar_mesh_exact(const struct tc__gen *g, struct tc__grid *gr)
 {
 	enum tc_topo_kind kind = tc_topo_kind(g->t);
-	struct tc__grid gr;
-	if ((kind != TC_TOPO_MESH && kind != TC_TOPO_TORUS) || !tc__grid_of(g->t, &gr))
-		return NAN;
+	if ((kind != TC_TOPO_MESH && kind != TC_TOPO_TORUS) || !tc__grid_of(g->t, gr))
+		return 0;
 	if (g->p == 1)
-		return 0.0;
+		return 1;
 	if ((g->bytes / g->esize) % (uint64_t)g->p)
-		return NAN;
+		return 0;
 	struct tc__gen sub = *g;
 	sub.bytes = g->bytes / (uint64_t)g->p;
-	double rs = tc__f_reduce_scatter_mesh(&sub), ag = tc__f_allgather_mesh(&sub);
-	if (isnan(rs) || isnan(ag))
+	return !isnan(tc__f_reduce_scatter_mesh(&sub)) && !isnan(tc__f_allgather_mesh(&sub));
+}
+
+double tc__f_allreduce_mesh(const struct tc__gen *g)
+{
+	struct tc__grid gr;
+	if (!tc__ar_mesh_exact(g, &gr))
 		return NAN;
 	return tc_cost_allreduce_mesh(g->md, gr.nd, gr.dims, (double)g->bytes);
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * lib/coll/allreduce/allreduce_reduce_bcast.c - allreduce as a reduction to
- * rank 0 followed by a broadcast from rank 0 (seed 000, "Kompletní redukce":
+ * rank 0 followed by a broadcast from rank 0 ([Barnat-IB109], "Kompletní redukce":
  * "ATO redukce následovaná OTA vysíláním"), both over the binomial tree with
  * contiguous subtrees, routed where the partners are not neighbours.
  *
@@ -29,7 +29,7 @@
  * rank 0 holds P(0, p); the broadcast only copies it.  Every rank thus gets
  * a_0 (+) a_1 (+) ... (+) a_(p-1), bit-identical on every rank.
  *
- * Cost (seed 000: "twice the broadcast"), every tree edge between neighbours
+ * Cost ([Barnat-IB109]: "twice the broadcast"), every tree edge between neighbours
  * (hypercube, complete graph), msg = t_s + m t_w (+ t_h under cut-through):
  *   p = 2^d:  2 d msg + d m t_c, tc_cost_allreduce_reduce_bcast(), exactly.
  * Otherwise the formula (with L = ceil(log2 p)) is an upper bound: a
@@ -78,19 +78,26 @@ int tc__gen_allreduce_reduce_bcast(const struct tc__gen *g, struct tc__sched *s)
 	return err;
 }
 
-double tc__f_allreduce_reduce_bcast(const struct tc__gen *g)
+/* Where tc_cost_allreduce_reduce_bcast() is the modelled time (the header):
+ * every tree edge v -- v + h a link, and, for p not a power of two, one port
+ * and nothing charged that the unequal subtrees would make uneven (combines
+ * of non-empty messages, t_h under cut-through). */
+static int tc__ar_rb_exact(const struct tc__gen *g)
 {
 	const struct tc_model *md = g->md;
-	int p = g->p;
-	if (p == 1)
-		return 0.0;
+	const int p = g->p;
 	for (int h = 1; h < p; h <<= 1)
 		for (int v = 0; v + h < p; v += 2 * h)
 			if (tc_topo_distance(g->t, v, v + h) != 1)
-				return NAN;
+				return 0;
 	int charged = (g->bytes && md->tc_ns != 0.0) ||
 	              (md->switching == TC_SWITCH_CT && md->th_ns != 0.0);
-	if (tc__log2_exact(p) < 0 && (charged || md->ports != TC_PORTS_ONE))
+	return tc__log2_exact(p) >= 0 || !(charged || md->ports != TC_PORTS_ONE);
+}
+
+double tc__f_allreduce_reduce_bcast(const struct tc__gen *g)
+{
+	if (g->p > 1 && !tc__ar_rb_exact(g))
 		return NAN;
-	return tc_cost_allreduce_reduce_bcast(md, p, (double)g->bytes);
+	return tc_cost_allreduce_reduce_bcast(g->md, g->p, (double)g->bytes);
 }

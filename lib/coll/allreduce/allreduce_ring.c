@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * lib/coll/allreduce/allreduce_ring.c - allreduce around a ring:
- * reduce-scatter, then allgather (DESIGN.md catalogue; seed 000's ring
+ * reduce-scatter, then allgather (DESIGN.md catalogue; [Barnat-IB109]'s ring
  * all-to-all reduction followed by its ring all-to-all broadcast, on blocks
  * of m/p bytes).
  *
@@ -20,8 +20,8 @@
  * the left operand (gen.h); the order of a block is a rotation of the rank
  * order, so the operator must be commutative (not TC__ALG_ORDERED).
  *
- * Cost: 2(p-1)(t_s + (m/p) t_w) + (p-1)(m/p) t_c (tc_cost_allreduce_ring(),
- * + t_h per message under cut-through) when p divides the element count.
+ * Cost: tc_cost_allreduce_ring() (2(p-1) neighbour messages of m/p bytes
+ * and p-1 combines of them) when p divides the element count.
  * Otherwise every round lasts as long as its largest block B = ceil(count/p)
  * elements: a largest block travels 2(p-1) hops back to back, and no round
  * can take longer, so the makespan is exactly tc_cost_allreduce_ring() with
@@ -80,17 +80,21 @@ int tc__gen_allreduce_ring(const struct tc__gen *g, struct tc__sched *s)
 	return err;
 }
 
-double tc__f_allreduce_ring(const struct tc__gen *g)
+/* Where tc_cost_allreduce_ring() is the modelled time (the header): a
+ * Hamiltonian ring, full duplex or all ports on 3 or more ranks. */
+static int tc__ar_ring_exact(const struct tc__gen *g)
 {
 	const struct tc_model *md = g->md;
-	int p = g->p;
-	if (!tc__hring_embeds(g->t))
+	return tc__hring_embeds(g->t) &&
+	       (g->p == 1 || md->duplex == TC_DUPLEX_FULL ||
+	        (md->ports == TC_PORTS_ALL && g->p >= 3));
+}
+
+double tc__f_allreduce_ring(const struct tc__gen *g)
+{
+	const uint64_t p = (uint64_t)g->p;
+	if (!tc__ar_ring_exact(g))
 		return NAN;
-	if (p == 1)
-		return 0.0;
-	if (md->duplex != TC_DUPLEX_FULL && !(md->ports == TC_PORTS_ALL && p >= 3))
-		return NAN;
-	uint64_t count = g->bytes / g->esize;
-	uint64_t big = (count + (uint64_t)p - 1) / (uint64_t)p * g->esize;
-	return tc_cost_allreduce_ring(md, p, (double)big * (double)p);
+	uint64_t block = (g->bytes / g->esize + p - 1) / p * g->esize; /* the largest */
+	return tc_cost_allreduce_ring(g->md, g->p, (double)block * (double)p);
 }

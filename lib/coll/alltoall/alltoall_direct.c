@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * lib/coll/alltoall/alltoall_direct.c - all-to-all personalised
- * communication in one round of routed transfers (seed 000's all-to-all
+ * communication in one round of routed transfers ([Barnat-IB109]'s all-to-all
  * personalised communication on a completely connected network: every node
  * sends each other node its block directly; on any other topology the
  * transfers follow the topology's deterministic shortest routes,
@@ -13,8 +13,8 @@
  * order gives every rank one arrival per send slot under the one-port
  * model, and the one round is one level of waits on an oversubscribed team.
  *
- * Cost, on a complete graph (or p <= 2), full duplex (no tc_cost_* of its
- * own; composed here from tc_cost_p2p()):
+ * Cost, on a complete graph (or p <= 2), full duplex: tc_cost_direct_round(),
+ * from these two cases:
  *   one port:  (p - 1)(t_s + m t_w) + t_h (t_h under cut-through only), the
  *              seed's (t_s + t_w m)(p - 1) with one t_h: p - 1 sends back
  *              to back through the port, the last arriving L + t_h after
@@ -24,7 +24,7 @@
  * Difference: off a complete graph or a star the routes share links, a
  * contention the simulator reports but does not charge (forwarding costs
  * the intermediate ranks nothing), so the modelled time can fall below
- * seed 001's AAS lower bound (hypercube:5, m = 64 B, t_s = 100, t_w = 2:
+ * [KKA-I]'s AAS lower bound (hypercube:5, m = 64 B, t_s = 100, t_w = 2:
  * 7980 ns modelled, bound 10740 ns); tests/test_coll_alltoall.c asserts
  * that contention is reported there.
  * Restrictions: complete graph, star, tree, chain (tc_alg_applies; the generator

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * lib/coll/alltoall/alltoall_ecube.c - all-to-all personalised communication
- * by pairwise exchange, e-cube routed (seed 000, ALL-TO-ALL-PERSONAL).
+ * by pairwise exchange, e-cube routed ([Barnat-IB109], ALL-TO-ALL-PERSONAL).
  *
  *   for i := 1 to p - 1: partner := me XOR i; send M[partner] to partner,
  *                        receive partner's block for me.
@@ -18,7 +18,7 @@
  * + t_h d p / 2 (step i has popcount(i) links; the seed's formula with
  * t_h = 0); under store-and-forward every link costs t_s + t_w m:
  * (d p / 2)(t_s + t_w m).  On a complete graph every partner is a neighbour:
- * (p - 1) msg(1, m).  Exact under full duplex; half duplex: NAN.
+ * tc_cost_alltoall_pairwise().  Exact under full duplex; half duplex: NAN.
  * Restrictions: p a power of two; hypercube, complete graph.
  * Memory: none besides the buffers.
  * Checker: piece a p + b is a's block for b.
@@ -61,10 +61,9 @@ int tc__gen_alltoall_ecube(const struct tc__gen *g, struct tc__sched *s)
 
 double tc__f_alltoall_ecube(const struct tc__gen *g)
 {
-	const struct tc_model *md = g->md;
-	if (g->p > 1 && md->duplex != TC_DUPLEX_FULL)
+	if (g->p > 1 && g->md->duplex != TC_DUPLEX_FULL)
 		return NAN;
-	if (tc_topo_kind(g->t) == TC_TOPO_COMPLETE)
-		return (double)(g->p - 1) * tc_cost_p2p(md, 1, (double)g->bytes);
-	return tc_cost_alltoall_ecube(md, g->p, (double)g->bytes);
+	if (tc_topo_kind(g->t) == TC_TOPO_COMPLETE) /* every partner a neighbour */
+		return tc_cost_alltoall_pairwise(g->md, g->p, (double)g->bytes);
+	return tc_cost_alltoall_ecube(g->md, g->p, (double)g->bytes);
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * lib/coll/alltoall/alltoall_mesh.c - all-to-all personalised communication
- * on a k-D mesh or torus (seed 000, "ATA individuální komunikace", mesh).
+ * on a k-D mesh or torus ([Barnat-IB109], "ATA individuální komunikace", mesh).
  *
  * One phase per dimension: on every line of dimension i (z_i nodes) the ring
  * algorithm (alltoall_ring.c) runs with super-blocks, each node's blocks
@@ -68,18 +68,28 @@ int tc__gen_alltoall_mesh(const struct tc__gen *g, struct tc__sched *s)
 	return err;
 }
 
-double tc__f_alltoall_mesh(const struct tc__gen *g)
+/* Where tc_cost_alltoall_mesh() is the modelled time (the header): a torus,
+ * or a mesh of sides 1 and 2, with both directions of a line at once (full
+ * duplex, or all ports on lines of 3 or more).  Fills *gr. */
+static int tc__a2a_mesh_exact(const struct tc__gen *g, struct tc__grid *gr)
 {
 	const struct tc_model *md = g->md;
-	struct tc__grid gr;
-	if (!tc__grid_of(g->t, &gr))
-		return NAN;
-	for (int i = 0; i < gr.nd; i++) {
-		if (!gr.wrap && gr.dims[i] > 2)
-			return NAN;
+	if (!tc__grid_of(g->t, gr))
+		return 0;
+	for (int i = 0; i < gr->nd; i++) {
+		if (!gr->wrap && gr->dims[i] > 2)
+			return 0;
 		if (md->duplex != TC_DUPLEX_FULL &&
-		    (md->ports != TC_PORTS_ALL || gr.dims[i] == 2))
-			return NAN;
+		    (md->ports != TC_PORTS_ALL || gr->dims[i] == 2))
+			return 0;
 	}
-	return tc_cost_alltoall_mesh(md, gr.nd, gr.dims, (double)g->bytes);
+	return 1;
+}
+
+double tc__f_alltoall_mesh(const struct tc__gen *g)
+{
+	struct tc__grid gr;
+	if (!tc__a2a_mesh_exact(g, &gr))
+		return NAN;
+	return tc_cost_alltoall_mesh(g->md, gr.nd, gr.dims, (double)g->bytes);
 }

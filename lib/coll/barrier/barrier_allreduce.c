@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * lib/coll/barrier/barrier_allreduce.c - a barrier as an allreduce of
- * nothing (seed 000: "Kompletní redukce ... může být použito pro realizaci
+ * nothing ([Barnat-IB109]: "Kompletní redukce ... může být použito pro realizaci
  * synchronizačního primitiva": no rank can finish an allreduce before every
  * rank has contributed).
  *
@@ -12,11 +12,11 @@
  * message chain from every rank (the exchange is a butterfly), so it
  * synchronises.
  *
- * Cost: tc__f_allreduce_hypercube() with m = 0, e.g. d (t_s [+ t_h]) for
- * p = 2^d on a hypercube or complete graph, which is
- * tc_cost_barrier_allreduce(md, p, 0).  Difference: for p not a power of two
- * tc_cost_barrier_allreduce() assumes a reduce-then-broadcast of
- * 2 ceil(log2 p) rounds; this schedule takes k + 2 rounds (p = 6: 4, not 6),
+ * Cost: tc_cost_allreduce_hypercube_fold() at m = 0, where
+ * allreduce_hypercube.c's holds; for p = 2^d on a hypercube or complete graph
+ * that is tc_cost_barrier_allreduce(md, p, 0).  Difference: for p not a
+ * power of two tc_cost_barrier_allreduce() assumes a reduce-then-broadcast
+ * of 2 ceil(log2 p) rounds; this schedule takes k + 2 rounds (p = 6: 4, not 6),
  * and the value returned is the fold-in's (see allreduce_hypercube.c).
  * Restrictions: none (any topology, any p >= 1).
  * Memory: none (messages of 0 bytes).
@@ -37,8 +37,5 @@ double tc__f_barrier_allreduce(const struct tc__gen *g)
 {
 	struct tc__gen h = *g;
 	h.bytes = 0;
-	double t = tc__f_allreduce_hypercube(&h);
-	if (!isnan(t) && tc__log2_exact(g->p) >= 0)
-		return tc_cost_barrier_allreduce(g->md, g->p, 0.0);
-	return t;
+	return tc__f_allreduce_hypercube(&h); /* tc_cost_allreduce_hypercube_fold() at m = 0 */
 }

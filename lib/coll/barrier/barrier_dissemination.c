@@ -43,17 +43,23 @@ int tc__gen_barrier_dissemination(const struct tc__gen *g, struct tc__sched *s)
 	return err;
 }
 
-double tc__f_barrier_dissemination(const struct tc__gen *g)
+/* Where tc_cost_barrier_dissemination() is the modelled time (the header):
+ * full duplex, every partner i + 2^k a neighbour of i. */
+static int tc__diss_exact(const struct tc__gen *g)
 {
-	const struct tc_model *md = g->md;
-	int p = g->p;
-	if (p == 1)
-		return 0.0;
-	if (md->duplex != TC_DUPLEX_FULL)
-		return NAN;
+	const int p = g->p;
+	if (g->md->duplex != TC_DUPLEX_FULL)
+		return 0;
 	for (int h = 1; h < p; h <<= 1)
 		for (int i = 0; i < p; i++)
 			if (tc_topo_distance(g->t, i, (i + h) % p) != 1)
-				return NAN;
-	return tc_cost_barrier_dissemination(md, p, 0.0);
+				return 0;
+	return 1;
+}
+
+double tc__f_barrier_dissemination(const struct tc__gen *g)
+{
+	if (g->p > 1 && !tc__diss_exact(g))
+		return NAN;
+	return tc_cost_barrier_dissemination(g->md, g->p, 0.0);
 }

@@ -2,7 +2,7 @@
 /*
  * lib/coll/barrier/barrier_linear.c - the linear (central, gather/release)
  * barrier: every rank reports to rank 0, which releases every rank (Open
- * MPI's basic linear barrier; seed 000's naive all-to-one then one-to-all,
+ * MPI's basic linear barrier; [Barnat-IB109]'s naive all-to-one then one-to-all,
  * the dual of bcast_linear.c followed by it, with empty messages).
  *
  * Round 0 (gather): every rank i > 0 sends an empty message to 0, in rank
@@ -28,10 +28,8 @@
  * takes its p-1 receives in turn, the first at msg, then one every t_s
  * (lib/model/clock.h, receive rule), and it starts the release at
  * msg + (p-2) t_s; its k-th send (k from 0) starts k t_s later and arrives
- * msg after that, so
- *     T = 2 msg(1, 0) + 2 (p-2) t_s     one port (full or half duplex)
- *     T = 2 msg(1, 0)                    all ports
- * for p >= 2 (0 for p = 1).  Half duplex changes nothing: rank 0 never
+ * msg after that: tc_cost_barrier_linear() at m = 0, under one port (full
+ * or half duplex) or all ports.  Half duplex changes nothing: rank 0 never
  * sends and receives at once and the others' single message is long done.
  * NAN when some rank is not a neighbour of 0 (routed transfers).
  * The 1-port checker counts 2(p-2) violations under one port: rank 0
@@ -56,14 +54,7 @@ int tc__gen_barrier_linear(const struct tc__gen *g, struct tc__sched *s)
 
 double tc__f_barrier_linear(const struct tc__gen *g)
 {
-	const struct tc_model *md = g->md;
-	int p = g->p;
-	if (p == 1)
-		return 0.0;
-	if (!tc__neighbours_of_0(g->t, p))
+	if (g->p > 1 && !tc__neighbours_of_0(g->t, g->p))
 		return NAN;
-	double msg = tc_cost_p2p(md, 1, 0.0);
-	if (md->ports == TC_PORTS_ALL)
-		return 2.0 * msg;
-	return 2.0 * msg + 2.0 * (p - 2) * md->ts_ns;
+	return tc_cost_barrier_linear(g->md, g->p, 0.0);
 }

@@ -1,17 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * lib/coll/bcast/bcast_hypercube.c - one-to-all broadcast on a hypercube from
- * any root (seed 000, GENERAL-ONE-TO-ALL).
+ * any root ([Barnat-IB109], GENERAL-ONE-TO-ALL).
  *
  * Relabel every node by virtid = id XOR root, so the root becomes node 0, and
  * run ONE-TO-ALL: for i = d-1 down to 0, mask holds the i low bits, and every
  * node whose virtid has those bits zero and bit i clear sends X to
  * virtid XOR 2^i.  Each round doubles the nodes that hold X.
  *
- * Cost (seed 000): d (t_s + m t_w) under the one-port model; every transfer
- * crosses one hypercube link.
+ * Cost ([Barnat-IB109]): tc_cost_bcast_hypercube() under the one-port model;
+ * every transfer crosses one hypercube link.
  * Restrictions: p = 2^d; hypercube topology, or the complete graph (every
- * pair is a link).  The dual (reduce, ALL-TO-ONE of seed 000) comes from the
+ * pair is a link).  The dual (reduce, ALL-TO-ONE of [Barnat-IB109]) comes from the
  * registry's TC__ALG_DUAL.
  * Memory: none besides the buffer.
  * Trace, p = 8, root 5 (virtid = id ^ 5): round 1 (i=2): 5 -> 1;

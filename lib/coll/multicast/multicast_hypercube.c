@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * lib/coll/multicast/multicast_hypercube.c - multicast on a cut-through
- * hypercube by recursive doubling on the dimension-ordered chain (seed 001,
+ * hypercube by recursive doubling on the dimension-ordered chain ([KKA-I],
  * multicast, Lemmas 5 and 6).
  *
  * By node symmetry relabel every node v as v XOR root: the source becomes
@@ -86,17 +86,25 @@ int tc__gen_multicast_hypercube(const struct tc__gen *g, struct tc__sched *s)
 	return err;
 }
 
+/* The links of the critical chain of g's schedule (tc__mc_chain_path()), 0
+ * without members, -1 without memory. */
+static long tc__mc_hc_path(const struct tc__gen *g)
+{
+	int n;
+	if (g->nmembers == 0)
+		return 0;
+	int *c = tc__mc_hc_chain(g, &n);
+	if (!c)
+		return -1;
+	long path = tc__mc_chain_path(g, c, n, 0);
+	free(c);
+	return path;
+}
+
 double tc__f_multicast_hypercube(const struct tc__gen *g)
 {
 	if (tc__log2_exact(g->p) < 0 || tc_topo_kind(g->t) != TC_TOPO_HYPERCUBE)
 		return NAN;
-	if (g->nmembers == 0)
-		return tc_cost_multicast(g->md, 0, (double)g->bytes, 0);
-	int n;
-	int *c = tc__mc_hc_chain(g, &n);
-	if (!c)
-		return NAN;
-	long path = tc__mc_chain_path(g, c, n, 0);
-	free(c);
-	return tc_cost_multicast(g->md, g->nmembers, (double)g->bytes, path);
+	long path = tc__mc_hc_path(g);
+	return path < 0 ? NAN : tc_cost_multicast(g->md, g->nmembers, (double)g->bytes, path);
 }

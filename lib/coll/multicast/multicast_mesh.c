@@ -2,7 +2,7 @@
 /*
  * lib/coll/multicast/multicast_mesh.c - multicast on a cut-through k-D mesh
  * by recursive doubling on the dimension-ordered chain, the source possibly
- * inside it (seed 001, multicast; the 2-D example: chain [0,2] [0,4] [1,2]
+ * inside it ([KKA-I], multicast; the 2-D example: chain [0,2] [0,4] [1,2]
  * [2,0] [2,1] [2,3] [2,4] [3,0], source [1,2], 3 steps).
  *
  * Meshes are not node-symmetric, so the source sits anywhere in the chain.
@@ -88,17 +88,25 @@ int tc__gen_multicast_mesh(const struct tc__gen *g, struct tc__sched *s)
 	return err;
 }
 
+/* The links of the critical chain of g's schedule (tc__mc_chain_path()), 0
+ * without members, -1 without memory. */
+static long tc__mc_mesh_path(const struct tc__gen *g)
+{
+	int n, h;
+	if (g->nmembers == 0)
+		return 0;
+	int *c = tc__mc_mesh_chain(g, &n, &h);
+	if (!c)
+		return -1;
+	long path = tc__mc_chain_path(g, c, n, h);
+	free(c);
+	return path;
+}
+
 double tc__f_multicast_mesh(const struct tc__gen *g)
 {
 	if (tc_topo_kind(g->t) != TC_TOPO_MESH)
 		return NAN;
-	if (g->nmembers == 0)
-		return tc_cost_multicast(g->md, 0, (double)g->bytes, 0);
-	int n, h;
-	int *c = tc__mc_mesh_chain(g, &n, &h);
-	if (!c)
-		return NAN;
-	long path = tc__mc_chain_path(g, c, n, h);
-	free(c);
-	return tc_cost_multicast(g->md, g->nmembers, (double)g->bytes, path);
+	long path = tc__mc_mesh_path(g);
+	return path < 0 ? NAN : tc_cost_multicast(g->md, g->nmembers, (double)g->bytes, path);
 }

@@ -28,12 +28,10 @@
  * after it appends its own block IN[j] (it reads IN too).  Every rank
  * combines p - 1 times.
  *
- * Cost, on a complete graph (or p <= 2), full duplex (no tc_cost_* of its
- * own; composed here from tc_cost_p2p()): allgather_direct.c's plus the
- * m (p - 1) t_c of the combines, done at the end of the round:
- *   one port:  (p - 1)(t_s + m t_w) + t_h + m (p - 1) t_c (t_h under
- *              cut-through only);
- *   all ports: msg(1, m) + m (p - 1) t_c.
+ * Cost, on a complete graph (or p <= 2), full duplex:
+ * tc_cost_reduce_scatter_direct(), allgather_direct.c's round
+ * (tc_cost_direct_round()) plus the m (p - 1) t_c of the combines, done at
+ * the end of the round.
  * NAN under half duplex and on any other topology (see allgather_direct.c).
  * Restrictions: none (any topology, any p): the only rank-ordered
  * reduce_scatter, so the one for non-commutative operators everywhere.
@@ -104,6 +102,8 @@ int tc__gen_reduce_scatter_direct(const struct tc__gen *g, struct tc__sched *s)
 
 double tc__f_reduce_scatter_direct(const struct tc__gen *g)
 {
-	/* + the p - 1 combines (NAN stays NAN). */
-	return tc__direct_round_ns(g) + (double)g->bytes * (g->p - 1) * g->md->tc_ns;
+	/* Where the direct round's closed form holds (tc__direct_round_ns()). */
+	if (g->p > 1 && (tc_topo_props(g->t)->diameter > 1 || g->md->duplex != TC_DUPLEX_FULL))
+		return NAN;
+	return tc_cost_reduce_scatter_direct(g->md, g->p, (double)g->bytes);
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * lib/coll/reduce_scatter/reduce_scatter_mesh.c - all-to-all reduction on a
- * k-D mesh or torus, one dimension after another (seed 000, "all-to-all
+ * k-D mesh or torus, one dimension after another ([Barnat-IB109], "all-to-all
  * reduction: the dual procedure" of the mesh allgather, allgather_mesh.c).
  *
  * The dimensions are taken in order of decreasing stride (the slowest one
@@ -127,21 +127,30 @@ int tc__gen_reduce_scatter_mesh(const struct tc__gen *g, struct tc__sched *s)
 	return err;
 }
 
-double tc__f_reduce_scatter_mesh(const struct tc__gen *g)
+/* Where tc_cost_reduce_scatter_mesh() is the modelled time (the header), line
+ * by line: a torus line under full duplex, or all-port with 3 or more nodes;
+ * a mesh line under full duplex with 2 nodes, or all-port without combine
+ * time.  Fills *gr. */
+static int tc__rs_mesh_exact(const struct tc__gen *g, struct tc__grid *gr)
 {
 	const struct tc_model *md = g->md;
 	enum tc_topo_kind kind = tc_topo_kind(g->t);
-	struct tc__grid gr;
-	if ((kind != TC_TOPO_MESH && kind != TC_TOPO_TORUS) || !tc__grid_of(g->t, &gr))
-		return NAN;
+	if ((kind != TC_TOPO_MESH && kind != TC_TOPO_TORUS) || !tc__grid_of(g->t, gr))
+		return 0;
 	const int full = md->duplex == TC_DUPLEX_FULL, all = md->ports == TC_PORTS_ALL;
-	for (int i = 0; i < gr.nd; i++) {
-		const int z = gr.dims[i];
-		if (z < 2)
-			continue;
-		if (gr.wrap ? !(full || (all && z >= 3))
-		            : !(full && (z == 2 || (all && md->tc_ns == 0))))
-			return NAN;
+	for (int i = 0; i < gr->nd; i++) {
+		const int z = gr->dims[i];
+		if (z >= 2 && (gr->wrap ? !(full || (all && z >= 3))
+		                        : !(full && (z == 2 || (all && md->tc_ns == 0)))))
+			return 0;
 	}
-	return tc_cost_reduce_scatter_mesh(md, gr.nd, gr.dims, (double)g->bytes);
+	return 1;
+}
+
+double tc__f_reduce_scatter_mesh(const struct tc__gen *g)
+{
+	struct tc__grid gr;
+	if (!tc__rs_mesh_exact(g, &gr))
+		return NAN;
+	return tc_cost_reduce_scatter_mesh(g->md, gr.nd, gr.dims, (double)g->bytes);
 }

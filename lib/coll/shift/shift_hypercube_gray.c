@@ -1,24 +1,24 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * lib/coll/shift/shift_hypercube_gray.c - circular q-shift along the
- * Gray-code ring of the hypercube, one stage per power of two (seed 004,
- * (3.20); seed 000, "hyperkostka", with the backward option).
+ * Gray-code ring of the hypercube, one stage per power of two ([Gergel-shift],
+ * (3.20); [Barnat-IB109], "hyperkostka", with the backward option).
  *
  * The hypercube is seen as a ring through the binary-reflected Gray code:
  * ring position i is node G(i) (tc__ring_node()).  q' = q mod p is written
  * as a sum of terms e_i 2^i, e_i in {0, 1} (`hypercube_gray`: the binary
- * digits of q', seed 004) or e_i in {-1, 0, 1} with the fewest links
- * (`hypercube_gray_bw`: seed 000's backward shift; a dynamic programme over
- * the carry, the same as lib/model/cost.c's, with weights 1 link for the
+ * digits of q', [Gergel-shift]) or e_i in {-1, 0, 1} with the fewest links
+ * (`hypercube_gray_bw`: [Barnat-IB109]'s backward shift; a dynamic programme over
+ * the carry, the same as lib/model/cost/shift.c's, with weights 1 link for the
  * term of 1 and 2 links for the others), taken mod p.  One stage per
  * non-zero term, the largest first: every block moves e_i 2^i ring
  * positions, a routed transfer from G(j) to G(j + e_i 2^i), which differ in
- * one bit for i = 0 and in exactly two for i >= 1 (seed 004's property of
+ * one bit for i = 0 and in exactly two for i >= 1 ([Gergel-shift]'s property of
  * the code), all p of a stage in one round.  After the stages the node at
  * position j holds the block of position j - q'.
  *
  * Why only with shift_ring (TC_ENOTSUP without): the stages move blocks
- * along the Gray ring, so the result is seeds 000/004's shift of ring
+ * along the Gray ring, so the result is [Barnat-IB109]/004's shift of ring
  * POSITIONS (position i, node G(i), sends to position i + q); tc_shift
  * without opts.shift_ring shifts RANKS (rank r to rank r + q), a different
  * permutation on the hypercube (`hypercube_ct` and `direct` do that one).
@@ -27,9 +27,9 @@
  * the stages of msg(1, m) for the term of 1 and msg(2, m) for the others:
  * SF (t_s + m t_w)(links), CT (t_s + m t_w) per stage + t_h per link.  The
  * e-cube routes of a stage never share a link at the same time, and the
- * fewest links also give the fewest stages, so the minimum of cost.c's
+ * fewest links also give the fewest stages, so the minimum of cost/shift.c's
  * programme (weighted by the model) is reached by the fewest-links digits
- * under any model.  Bounds of seed 000: at most 2 log p links forward
+ * under any model.  Bounds of [Barnat-IB109]: at most 2 log p links forward
  * (log p stages), at most log p links backward.
  * Restrictions: hypercube (p = 2^d) with shift_ring; any q.
  * Buffers: the first stage reads IN, later ones the buffer of the previous

@@ -104,10 +104,9 @@ int tc__gen_vcount_pairwise(const struct tc_topo *t, const struct tc__vmatrix *m
  * of the same m bytes, and each of the rounds 1 .. p-1 moving one at least
  * (equal counts: allgatherv, alltoallv, and gatherv and scatterv whose
  * root takes or gives one block a round), on a topology of diameter 1,
- * one-port, full duplex: (p-1)(t_s + m t_w) (tc_cost_allgather_ring(): the
- * same p-1 rounds of one message per rank, t_h once per message under
- * cut-through), 0 when nothing moves or p = 1; NAN elsewhere: gatherv and
- * scatterv under cut-through (the root's port streams the p-1 blocks, t_h
+ * one-port, full duplex: tc_cost_alltoall_pairwise() (the p-1 rounds of one
+ * message per rank, t_h once per message under cut-through), 0 when
+ * nothing moves or p = 1; NAN elsewhere: gatherv and scatterv under cut-through (the root's port streams the p-1 blocks, t_h
  * paid once: (p-1)(t_s + m t_w) + t_h, asserted by the tests), all-port (a
  * gatherv's root takes its p-1 blocks at once), half duplex (a round's two
  * directions share a link), unequal blocks (the sum over the rounds of the

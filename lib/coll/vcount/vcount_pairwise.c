@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * lib/coll/vcount/vcount_pairwise.c - the schedule of the variable-count
- * collectives: pairwise exchange (contract and cost in vcount.h).
+ * collectives: pairwise exchange (contract and cost in vcount.h; closed
+ * form tc_cost_alltoall_pairwise() with equal blocks).
  *
  * Trace, alltoallv on p = 3 (every block non-empty):
  *   round 0: 0 -> 0, 1 -> 1, 2 -> 2 (local copies)
@@ -55,7 +56,10 @@ int tc__gen_vcount(const struct tc__gen *g, struct tc__sched *s)
 	return tc__vcount_emit(g->vmx, s);
 }
 
-double tc__f_vcount_pairwise(const struct tc__gen *g)
+/* The size m of the blocks where tc_cost_alltoall_pairwise() is the modelled
+ * time of g's call (vcount.h): 0 when nothing moves, -1 where the closed
+ * form does not hold. */
+static int64_t tc__vcount_exact_block(const struct tc__gen *g)
 {
 	const struct tc__vmatrix *mx = g->vmx;
 	const int p = g->p;
@@ -63,7 +67,7 @@ double tc__f_vcount_pairwise(const struct tc__gen *g)
 		return 0;
 	if (tc_topo_props(g->t)->diameter > 1 || g->md->ports != TC_PORTS_ONE ||
 	    g->md->duplex != TC_DUPLEX_FULL)
-		return NAN;
+		return -1;
 	/* Every non-empty block between two different ranks the same size m,
 	 * and every round k = 1 .. p-1 with one at least. */
 	uint64_t m = 0;
@@ -76,18 +80,26 @@ double tc__f_vcount_pairwise(const struct tc__gen *g)
 			if (!b)
 				continue;
 			if (m && b != m)
-				return NAN;
+				return -1;
 			m = b;
 			any = 1;
 		}
 		empty_rounds += !any;
 	}
 	if (m && empty_rounds)
-		return NAN;
+		return -1;
 	/* Cut-through: the root of a gatherv (scatterv) streams its p-1 blocks
 	 * through its one port, t_h paid once: (p-1)(t_s + m t_w) + t_h. */
 	if (m && (g->coll == TC_COLL_GATHERV || g->coll == TC_COLL_SCATTERV) &&
 	    g->md->switching == TC_SWITCH_CT)
-		return NAN;
-	return m ? tc_cost_allgather_ring(g->md, p, (double)m) : 0;
+		return -1;
+	return (int64_t)m;
+}
+
+double tc__f_vcount_pairwise(const struct tc__gen *g)
+{
+	int64_t m = tc__vcount_exact_block(g);
+	if (m <= 0)
+		return m < 0 ? NAN : 0; /* no closed form; nothing moves */
+	return tc_cost_alltoall_pairwise(g->md, g->p, (double)m);
 }
