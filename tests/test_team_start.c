@@ -453,3 +453,59 @@ Test(team_start, address_space_refusal_names_the_stacks, .timeout = 30)
 	cr_assert_not_null(strstr(d2, "64 threads (64 KiB each)"), "%s", d2);
 	cr_assert_null(strstr(d2, "stack"), "%s", d2); /* nothing a tool reads as "shrink them" */
 }
+
+/* ---- a family and p: the team sizes the topology --------------------------- */
+
+static int size_fn(struct tc_proc *proc, void *arg)
+{
+	int *sizes = arg;
+	sizes[tc_rank(proc)] = tc_size(proc);
+	int32_t one = 1, sum = 0;
+	int err = tc_allreduce(proc, &one, &sum, 1, TC_INT32, TC_OP_SUM, NULL);
+	return err ? err : (sum == tc_size(proc) ? 0 : TC_EINVAL);
+}
+
+Test(team_start, family_and_p)
+{
+	static const struct {
+		const char *family;
+		int p;
+		const char *spec; /* what the team is built on */
+		int err;
+		const char *why;  /* a word of the detail on refusal */
+	} cases[] = {
+		{"ring", 6, "ring:6", 0, NULL},
+		{"hypercube", 8, "hypercube:3", 0, NULL},
+		{"torus", 12, "torus:3x4", 0, NULL},
+		{"mesh", 16, "mesh:4x4", 0, NULL},
+		{"tree:2", 5, "tree:2:5", 0, NULL},
+		{"hypercube", 12, NULL, TC_ETOPO, "power of two"},
+		{"torus", 7, NULL, TC_ETOPO, "prime"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct tc_team_config cfg;
+		struct tc_team *t = NULL;
+		tc_team_config_default(&cfg);
+		cfg.topology = cases[i].family;
+		cfg.p = cases[i].p;
+		int err = tc_team_create(&cfg, &t);
+		cr_assert_eq(err, cases[i].err, "%s p = %d: %s (%s)", cases[i].family, cases[i].p,
+		             tc_strerror(err), tc_error_detail());
+		if (err) {
+			cr_assert_not_null(strstr(tc_error_detail(), cases[i].why), "%s",
+			                   tc_error_detail());
+			continue;
+		}
+		struct tc_team_info info;
+		tc_team_get_info(t, &info);
+		cr_assert_eq(info.p, cases[i].p);
+		char spec[64];
+		cr_assert_geq(tc_topo_spec(tc_team_topo(t), spec, sizeof spec), 0);
+		cr_assert_str_eq(spec, cases[i].spec);
+		int sizes[16] = {0};
+		cr_assert_eq(tc_run(t, size_fn, sizes), 0, "%s", cases[i].spec);
+		for (int r = 0; r < cases[i].p; r++)
+			cr_assert_eq(sizes[r], cases[i].p);
+		cr_assert_eq(tc_team_destroy(t), 0);
+	}
+}

@@ -337,29 +337,20 @@ int tc_team_create(const struct tc_team_config *cfg, struct tc_team **out)
 	pthread_mutex_init(&t->shared_mu, NULL);
 	pthread_mutex_init(&t->attach_mu, NULL);
 	int err = TC_OK;
-	char spec[64];
-	const char *topo_spec = cfg->topology;
-	if (!topo_spec) {
-		if (cfg->p < 1) {
-			tc__set_detail("tc_team_create: no topology and p = %d: give p >= 1 "
-			               "(a complete graph of p ranks) or a topology", cfg->p);
-			err = TC_EINVAL;
-			goto fail;
-		}
-		snprintf(spec, sizeof spec, "complete:%d", cfg->p);
-		topo_spec = spec;
-	}
-	err = tc_topo_parse(topo_spec, &t->topo);
-	if (err)
-		goto fail;
-	t->p = tc_topo_nodes(t->topo);
-	if (cfg->p != 0 && cfg->p != t->p) {
-		tc__set_detail("tc_team_create: p = %d but topology \"%s\" has %d nodes: set p "
-		               "to %d, or 0 to take the topology's count",
-		               cfg->p, topo_spec, t->p, t->p);
+	if (!cfg->topology && cfg->p < 1) {
+		tc__set_detail("tc_team_create: no topology and p = %d: give p >= 1 "
+		               "(a complete graph of p ranks) or a topology", cfg->p);
 		err = TC_EINVAL;
 		goto fail;
 	}
+	/* A full spec, or a family ("ring", "hypercube", "torus", ...) sized by p. */
+	char why[256];
+	err = tc_topo_parse_p(cfg->topology, cfg->p, &t->topo, why, sizeof why);
+	if (err) {
+		tc__set_detail("tc_team_create: %s", why);
+		goto fail;
+	}
+	t->p = tc_topo_nodes(t->topo);
 	t->model = cfg->model;
 	if (tc_model_check(&cfg->model)) {
 		tc__set_detail("tc_team_create: the model is out of range (tc_model_check: "
