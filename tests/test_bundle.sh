@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 #
-# tests/test_bundle.sh SOURCE_ROOT BUNDLE_BUILD_DIR - TAP tests of the
+# tests/test_bundle.sh SOURCE_ROOT BUNDLE_BUILD_DIR [--prebuilt] - TAP tests of the
 # portable bundle (tools/bundle) and its many-core report (bench/manycore.sh).
 #
 # Builds the bundle into a temporary folder (its release build in
@@ -18,6 +18,8 @@ set -u
 
 src=${1:?usage: test_bundle.sh SOURCE_ROOT BUNDLE_BUILD_DIR}
 build=${2:?usage: test_bundle.sh SOURCE_ROOT BUNDLE_BUILD_DIR}
+shift 2
+extra=("$@") # --prebuilt: BUNDLE_BUILD_DIR is a finished build, taken as it is
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 n=0 nfail=0
@@ -39,7 +41,7 @@ out=$("$src/tools/bundle" 2>&1); rc=$?
 if [ $rc -eq 2 ] && grep -q usage <<<"$out"; then ok "bundle without DIR: usage, exit 2"
 else not_ok "bundle without DIR: usage, exit 2" "rc=$rc $out"; fi
 mkdir -p "$tmp/other" && echo keep > "$tmp/other/file"
-out=$("$src/tools/bundle" "$tmp/other" --build "$build" 2>&1); rc=$?
+out=$("$src/tools/bundle" "$tmp/other" --build "$build" "${extra[@]}" 2>&1); rc=$?
 if [ $rc -eq 2 ] && grep -q 'not a bundle' <<<"$out" && [ "$(cat "$tmp/other/file")" = keep ]; then
 	ok "bundle into a folder that is not a bundle: refused, exit 2, nothing touched"
 else
@@ -48,7 +50,7 @@ fi
 
 # ---- the bundle
 b=$tmp/bundle
-if out=$("$src/tools/bundle" "$b" --build "$build" 2>&1); then
+if out=$("$src/tools/bundle" "$b" --build "$build" "${extra[@]}" 2>&1); then
 	ok "tools/bundle builds the bundle"
 else
 	not_ok "tools/bundle builds the bundle" "$out"
