@@ -27,7 +27,7 @@ for ex in fibres threads; do
 		echo "not ok $n - p = 4 on $ex: $lines result lines"
 		printf '%s\n' "$out" | sed 's/^/# /'
 	fi
-	while read -r _ kind p bytes topo _ _ _ note; do
+	while read -r _ kind _ bytes topo _ _ _ note; do
 		n=$((n + 1))
 		if [ "${note#error:}" != "$note" ]; then
 			echo "ok $n - $ex: $kind $bytes on $topo: $note # SKIP no algorithm there"
