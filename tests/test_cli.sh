@@ -513,9 +513,9 @@ done
 # ---- sweep CSV -------------------------------------------------------------
 
 run_cli sweep --topo ring,torus --p 16 --coll bcast,allreduce --bytes 1K:64K:8 --csv --quiet
-hdr='topology,p,coll,algorithm,mode,bytes,measured_ns,modelled_ns,formula_ns,lower_bound_ns,rounds,messages,verified'
+hdr='topology,p,coll,algorithm,mode,bytes,measured_ns,modelled_ns,formula_ns,lower_bound_ns,rounds,messages,ts_ns,tw_ns_per_byte,th_ns,tc_ns_per_byte,mu,ports,duplex,switching,combining,packets,command,verified'
 rows=$(($(wc -l <"$out") - 1))
-check "sweep --csv: header and rows" "$([ "$rc" -eq 0 ] && [ "$(head -1 "$out")" = "$hdr" ] && [ "$rows" -ge 6 ] && ! tail -n +2 "$out" | awk -F, 'NF != 13 { bad = 1 } END { exit !bad }'; echo $?)" \
+check "sweep --csv: header and rows" "$([ "$rc" -eq 0 ] && [ "$(head -1 "$out")" = "$hdr" ] && [ "$rows" -ge 6 ] && ! tail -n +2 "$out" | sed 's/,"[^"]*",/,command,/' | awk -F, 'NF != 24 { bad = 1 } END { exit !bad }'; echo $?)" \
 	"exit $rc, $rows rows" "$(head -3 "$out")"
 run_cli sweep --topo ring:4 --coll allreduce --alg ring --bytes 64,1K --mode predict,native --csv --quiet
 check "sweep --csv with native runs: measured and verified filled" \
@@ -617,6 +617,86 @@ if command -v gnuplot >/dev/null; then
 	check "sweep --plot with gnuplot draws the SVG" "$([ "$rc" -eq 0 ] && grep -q '<svg' "$tmp/q.svg"; echo $?)" "$(cat "$err")"
 else
 	skip "sweep --plot with gnuplot" "gnuplot not installed"
+fi
+
+# ---- run: many calls per run, bandwidths, in place; where the model comes from ----
+
+json_case "run --calls 50 --warmup-calls 3: per-call average, fastest and slowest, nccl-tests bandwidths" \
+	"d['verified'] is True and d['calls'] == 50 and d['warmup_calls'] == 3 and 0 < d['call_min_ns'] <= d['call_max_ns'] and d['call_avg_ns'] > 0 and abs(d['measured_ns'] - d['call_avg_ns']) <= 1e-9 * d['measured_ns'] and abs(d['algbw_gbps'] - 4096 / d['measured_ns']) < 1e-9 * d['algbw_gbps'] and d['busbw_factor'] == 2 * 3 / 4 and abs(d['busbw_gbps'] - d['algbw_gbps'] * 1.5) < 1e-9 * d['busbw_gbps'] and d['in_place'] is False and d['stats']['msgs_sent'] == 2 * 3 * 4" \
+	run --topo ring:4 --coll allreduce --alg ring --bytes 4K --calls 50 --warmup-calls 3 --json
+json_case "run: calls chosen by the tool (at least one), allgather busbw factor (p-1)/p on S = p m" \
+	"d['verified'] is True and 1 <= d['calls'] <= 1000 and d['busbw_factor'] == 7 / 8 and abs(d['algbw_gbps'] - 8 * 1024 / d['measured_ns']) < 1e-9 * d['algbw_gbps']" \
+	run --topo ring:8 --coll allgather --bytes 1K --json
+json_case "run: no bandwidth for a collective nccl-tests does not define (scan)" \
+	"d['verified'] is True and d['algbw_gbps'] is None and d['busbw_gbps'] is None" \
+	run --topo ring:4 --coll scan --bytes 1K --calls 5 --json
+for c in "allreduce --topo ring:5" "reduce --root 2 --topo ring:5" "allgather --topo ring:5" \
+	"gather --root 1 --topo complete:4" "scan --topo ring:5" "shift --q 3 --topo ring:5" \
+	"gray2binary --topo hypercube:3" "binary2gray --topo hypercube:3"; do
+	# shellcheck disable=SC2086
+	json_case "run --in-place $c: verified over many calls" \
+		"d['verified'] is True and d['in_place'] is True and d['calls'] == 20" \
+		run --coll $c --bytes 1K --dtype int32 --in-place --calls 20 --json
+done
+usage_case "run --in-place with a collective without an in-place form" run --topo ring:4 --coll alltoall --bytes 8 --in-place
+usage_case "run --calls in emulated mode" run --topo ring:4 --coll bcast --bytes 8 --mode emulated --calls 5
+usage_case "run --calls 0" run --topo ring:4 --coll bcast --bytes 8 --calls 0
+json_case "run native: the modelled time names the default model, not this machine's" \
+	"d['model_source'] == 'default' and 'default model (t_s 1000 ns, t_w 1 ns/B)' in d['model_note'] and 'not this machine' in d['model_note']" \
+	run --topo ring:4 --coll allreduce --bytes 8 --json
+json_case "run native with --ts: the given model is named" \
+	"d['model_source'] == 'options' and 'given model (t_s 500 ns' in d['model_note']" \
+	run --topo ring:4 --coll allreduce --bytes 8 --ts 500 --json
+run_cli run --topo ring:4 --coll allreduce --bytes 8
+check "run native (text): the modelled line says which model, the calls line and the bandwidth are printed" \
+	"$([ "$rc" -eq 0 ] && grep -q '^modelled .* under the default model (t_s 1000 ns, t_w 1 ns/B), not this machine' "$out" && grep -q '^calls  *[0-9]* per run back to back' "$out" && grep -q '^bandwidth  *algbw .* busbw' "$out"; echo $?)" "$(cat "$out" "$err")"
+ncpu=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)
+json_case "run --calibrated with more ranks than CPUs: says the model ignores the oversubscription" \
+	"d['verified'] is True and d['model_source'] == 'calibrated' and d['team']['oversubscribed'] is True and 'ignores the oversubscription' in d['model_note']" \
+	run --topo ring --p $((2 * ncpu + 1)) --coll allreduce --bytes 1K --calls 3 --calibrated --json
+
+# ---- sweep: p on the x axis, styles, what reproduces a result ---------------
+
+rm -f "$tmp/pp.dat" "$tmp/pp.gp"
+PATH=$empty "$T" sweep --topo ring --p 4:64 --coll allreduce --bytes 1K --quiet --plot "$tmp/pp.png" >"$out" 2>"$err"
+xs=$(grep -v '^#' "$tmp/pp.dat" 2>/dev/null | awk 'NF { print $1 }' | sort -nu | tr '\n' ' ')
+check "sweep --p 4:64 with one size: the plot's x axis is p (4 .. 64), one line per algorithm" \
+	"$([ "$xs" = "4 8 16 32 64 " ] && grep -q "^set xlabel 'p (ranks)" "$tmp/pp.gp" && [ "$(grep -c 'with linespoints' "$tmp/pp.gp")" -ge 2 ] && [ "$(grep -c '^# [a-z_]*$' "$tmp/pp.dat")" -ge 2 ]; echo $?)" "x: $xs" "$(head -20 "$tmp/pp.gp" 2>&1)"
+check "sweep --plot: each algorithm its own dash and point shape (equal times stay visible)" \
+	"$(grep -o 'dt [0-9]* pt [0-9]*' "$tmp/pp.gp" | sort | uniq -d | grep -q . && echo 1 || echo 0)" "$(grep linespoints "$tmp/pp.gp")"
+check "sweep --plot: the data and the script record the command line and the model" \
+	"$(grep -q '^# topocoll sweep --topo ring --p 4:64 --coll allreduce --bytes 1K' "$tmp/pp.dat" && grep -q '^# model: t_s 1000 ns, t_w 1 ns/B' "$tmp/pp.dat" && grep -q 'set label 1 "topocoll sweep --topo ring --p 4:64' "$tmp/pp.gp" && grep -q 'model: t_s 1000 ns' "$tmp/pp.gp"; echo $?)" "$(head -3 "$tmp/pp.dat")"
+usage_case "sweep --plot into a folder that does not exist: refused before sweeping" \
+	sweep --topo ring:8 --coll bcast --bytes 8:1K --mode native --plot "$tmp/nonexistent/x.png"
+json_case "sweep --json: every case records the model and the command line" \
+	"all(r['model']['ts_ns'] == 700 and r['model']['tw_ns_per_byte'] == 2 and r['command'] == 'topocoll sweep --topo ring:4 --coll bcast --bytes 8 --ts 700 --tw 2 --quiet --json' for r in d)" \
+	sweep --topo ring:4 --coll bcast --bytes 8 --ts 700 --tw 2 --quiet --json
+if [ -n "$PY" ]; then
+	run_cli sweep --topo ring:4 --coll bcast,allreduce --bytes 8 --ts 700 --ports all --csv --quiet
+	check "sweep --csv: every row records the model and the command line" \
+		"$([ "$rc" -eq 0 ] && "$PY" -c '
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert rows and all(r["ts_ns"] == "700" and r["tw_ns_per_byte"] == "1" and r["ports"] == "all" and r["command"] == "topocoll sweep --topo ring:4 --coll bcast,allreduce --bytes 8 --ts 700 --ports all --csv --quiet" for r in rows)
+' "$out"; echo $?)" "$(head -3 "$out")"
+else
+	skip "sweep --csv: every row records the model and the command line" "python3 not found"
+fi
+
+# ---- trace: the algorithm AUTO chose -------------------------------------------
+
+run_cli trace --topo hypercube:3 --coll allreduce --bytes 4K --out "$tmp/auto.json"
+check "trace with auto: the output names the algorithm auto chose" \
+	"$([ "$rc" -eq 0 ] && grep -q 'allreduce [a-z_]* (chosen by auto)' "$out"; echo $?)" "$(cat "$out" "$err")"
+if [ -n "$PY" ]; then
+	check "trace with auto: the JSON records the algorithm and that auto chose it" \
+		"$("$PY" -c '
+import json, sys
+d = json.load(open(sys.argv[1]))["otherData"]
+assert d["algorithm_requested"] == "auto" and d["algorithm"] not in ("auto", "?") and d["algorithm"] in d["title"]
+' "$tmp/auto.json"; echo $?)"
+else
+	skip "trace with auto: the JSON records the algorithm" "python3 not found"
 fi
 
 # ---- calibrate: the whole model, its JSON and its plot (issue 17) ------------

@@ -306,7 +306,19 @@ struct cli_run_args {
 	int emulated;         /* the team runs in TC_MODE_EMULATED */
 	const size_t *vcounts; /* the v-collectives: their counts (cli_vcounts_parse;
 	                          bytes is not used) */
+	int calls;           /* timed calls back to back in each run; 0: native,
+	                        batches of 1, 1, 2, 4, ... calls (a barrier of
+	                        the tool between two) until their time reaches
+	                        CLI_RUN_CALLS_BUDGET_NS or CLI_RUN_CALLS_MAX
+	                        calls (warm-up runs: 1); emulated: 1 */
+	int warmup_calls;    /* untimed calls at the start of each run; -1: one
+	                        when a run has several timed calls */
+	int in_place;        /* sbuf TC_IN_PLACE (cli_run_in_place says where) */
 };
+
+/* The automatic number of calls per timed run (calls 0): a budget, a cap. */
+#define CLI_RUN_CALLS_BUDGET_NS 10e6
+#define CLI_RUN_CALLS_MAX 1000
 
 struct cli_run_result {
 	int verified;           /* every timed and warm-up run gave the reference */
@@ -317,11 +329,17 @@ struct cli_run_result {
 	double coll_modelled_ns; /* tc_last_coll modelled_ps (rank 0) */
 	int rounds;             /* tc_last_coll */
 	const char *algorithm;  /* tc_last_coll (static string of the registry) */
-	struct tc_stats stats;  /* team totals of the last run */
+	struct tc_stats stats;  /* team totals of the last run over its calls */
 	int mismatch_rank;      /* first rank with a wrong result, -1 if none */
 	int barrier_early;      /* barrier: a rank left before all had entered */
 	int alg_disagree;       /* ranks report different algorithms */
 	uint64_t mismatch_elem;
+	int calls;              /* timed calls per run (after the automatic choice) */
+	int warmup_calls;       /* warm-up calls per run (the same) */
+	double call_avg_ns;     /* every timed call of every run: their time / their number */
+	double call_min_ns, call_max_ns; /* the fastest and slowest call: from the
+	                           first rank's entry to the last rank's exit */
+	double run_modelled_ns; /* the makespan of the last run (all its calls) */
 };
 
 /*
@@ -331,6 +349,20 @@ struct cli_run_result {
  * Inputs must be valid: bytes a multiple of the datatype size.
  */
 int cli_run_coll(struct tc_team *team, const struct cli_run_args *a, struct cli_run_result *r);
+/* Whether collective c takes TC_IN_PLACE as its send buffer in cli_run_coll
+ * (allreduce, reduce, allgather, gather, scan, shift, gray2binary,
+ * binary2gray); the list for messages into buf. */
+int cli_run_in_place(enum tc_coll c);
+const char *cli_run_in_place_list(char *buf, size_t len);
+/*
+ * nccl-tests' bandwidths of a call of c on p ranks with blocks of m bytes
+ * taking t ns: algbw = S / t, busbw = algbw * factor, in GB/s (1e9 B/s), with
+ * S and factor by collective (allreduce: m, 2(p-1)/p; allgather,
+ * reduce_scatter, alltoall, gather, scatter: p m, (p-1)/p; bcast, reduce,
+ * shift: m, 1).  Returns 0, or -1 (NAN written) for the others.
+ */
+int cli_busbw(enum tc_coll c, int p, uint64_t m, double t_ns, double *algbw, double *busbw,
+              double *factor);
 /* CLI_USAGE (message printed) when the buffers of a run would not fit in
  * half the memory, else 0. */
 int cli_run_check_memory(int p, enum tc_coll coll, uint64_t bytes);

@@ -29,11 +29,9 @@ const char run_help[] =
 	"Creates a team of p threads joined by the topology's channels, runs the\n"
 	"collective for real, checks every rank's result against a sequential\n"
 	"reference computed by the tool from the collective's MPI definition\n"
-	"(verified: every receive buffer, and nothing written where the collective\n"
-	"writes nothing), and prints the measured time\n"
-	"(median over --repeat runs) beside the modelled time (the logical clock of\n"
-	"the run), the seed's formula and the lower bound.  Exit status 1 when a\n"
-	"result is wrong.\n"
+	"(every receive buffer, and nothing written where the collective writes\n"
+	"nothing), and prints the measured time beside the modelled time, the\n"
+	"seed's formula and the lower bound.  Exit status 1 when a result is wrong.\n"
 	"  --topo SPEC --p P --coll C --alg A --bytes N --root R --q Q --along-ring\n"
 	"  --members LIST --counts LIST --dtype T\n"
 	"                    as for topocoll predict (--alg all is not accepted;\n"
@@ -45,27 +43,32 @@ const char run_help[] =
 	"                    takes the model's time in wall-clock time [native]\n"
 	"  --repeat N        timed runs, the median is reported [1]\n"
 	"  --warmup N        untimed runs first [1 native, 0 emulated]\n"
+	"  --calls N         native: calls back to back per run, timed together\n"
+	"                    [as many as fit in 10 ms, at most 1000]\n"
+	"  --warmup-calls N  native: untimed calls first in each run [1]\n"
+	"  --in-place        send buffer TC_IN_PLACE (allreduce, reduce, allgather,\n"
+	"                    gather, scan, shift, gray2binary, binary2gray)\n"
 	"  --wait W          how ranks wait: auto spin yield block [auto]\n"
 	"  --no-pin          do not pin the threads to CPUs\n"
 	"  --timeout MS      a wait longer than this fails the run [60000; 0: never]\n"
-	"  --stack BYTES     stack of each rank's thread, e.g. 256K for p = 4096\n"
+	"  --stack BYTES     each rank's thread's stack, e.g. 256K for p = 4096\n"
 	"                    [the system's default, often 8M]\n"
-	"  --calibrated      native mode: first calibrate this machine (topocoll\n"
-	"                    calibrate, about a second), use the calibrated model as\n"
-	"                    the model (t_s and t_w of the segment of sizes holding\n"
-	"                    the block, t_c), and print the measured time beside the\n"
-	"                    calibrated prediction (that segment's makespan plus\n"
-	"                    o_call, the cost of a call beyond its messages)\n"
-	"  --json            one JSON object: measured_ns, modelled_ns, formula_ns,\n"
-	"                    lower_bound_ns, algorithm, verified, rounds, stats, ...\n"
-	"measured: native mode, from the moment every rank is ready (a barrier of the\n"
-	"tool, outside the library) to the end of the last rank; emulated mode, from\n"
-	"the run's common start (its logical time 0) to the end of the last rank.\n"
-	"modelled: the largest logical clock at the end (tc_team_last_run); for the\n"
-	"v-collectives (allgatherv, gatherv, scatterv, alltoallv) that includes the\n"
-	"exchange in which the ranks agree on the counts, and the line after it\n"
-	"gives the data's schedule alone (what predict predicts, and what the\n"
-	"formula is compared with).\n" CLI_MODEL_HELP
+	"  --calibrated      native: calibrate this machine first (about a second)\n"
+	"                    and model with it (t_s, t_w of the block's segment, t_c;\n"
+	"                    the prediction adds o_call, a call's cost beyond its\n"
+	"                    messages); it ignores oversubscription\n"
+	"  --json            one JSON object: measured_ns, modelled_ns, algorithm,\n"
+	"                    verified, call_avg_ns, busbw_gbps, model_source, ...\n"
+	"measured: per call, median of the runs; native: from every rank ready (a\n"
+	"tool barrier) to the last rank's last call's end, over the calls; emulated:\n"
+	"from logical time 0 to the last rank's end.  A run's first and last call\n"
+	"are checked; stats per call.\n"
+	"algbw, busbw: nccl-tests' definitions, GB/s.\n"
+	"modelled: under the model named beside it (native: the default or given\n"
+	"model, not this machine's, unless --calibrated); the run's largest logical\n"
+	"clock (tc_team_last_run) over its calls; for the v-collectives that holds\n"
+	"the ranks' agreement on the counts, the next line the data's schedule alone\n"
+	"(as predicted, compared with the formula).\n" CLI_MODEL_HELP
 	"examples:\n"
 	"  topocoll run --topo ring:16 --coll allreduce --alg ring --bytes 8192 \\\n"
 	"      --root 0 --mode emulated --ts 50000 --tw 1 --json\n"
@@ -286,10 +289,22 @@ struct run_ctx {
 	int emulated;
 	unsigned char **in;  /* send buffers (NULL where the rank has none) */
 	unsigned char **out; /* receive buffers (bcast: the buffer) */
-	uint64_t *t0, *t1;
+	int calls, wcalls;   /* timed and warm-up calls of this run (calls, with
+	                        auto_calls: those made, set by rank 0) */
+	int auto_calls;      /* timed calls in doubling batches until their
+	                        time reaches the budget (native only) */
+	int next_batch;      /* the next batch (rank 0 between two barriers) */
+	double timed_ns;     /* auto_calls: the batches' time (rank 0) */
+	uint64_t *first_bad; /* rank r: the first wrong byte after its first
+	                        call of the run, UINT64_MAX if none */
+	int ccap;            /* calls the timestamps have room for */
+	uint64_t *t0, *t1;   /* rank r's timed call k: [r * ccap + k] */
+	unsigned char **exp; /* the expected receive buffers */
+	const size_t *rlen;  /* their lengths */
 	struct tc_coll_info *info;
 	_Atomic unsigned bar_count, bar_gen;
 	_Atomic int bar_sleepers; /* ranks asleep in tool_barrier */
+	_Atomic int failed;       /* a rank failed: tool_barrier lets all go */
 	int fibres;               /* the team runs its ranks as fibres */
 	_Atomic int arrived; /* barrier check */
 	_Atomic int barrier_bad;
@@ -304,10 +319,11 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* The tool's own barrier before the timed call (native mode), so that the
+/* The tool's own barrier before the timed calls (native mode), so that the
  * measurement starts when every rank is ready; outside the library, so the
- * logical clocks do not move. */
-static void tool_barrier(struct run_ctx *c, struct tc_proc *proc)
+ * logical clocks do not move.  Returns non-zero when a rank has failed
+ * (tool_fail): the barrier then holds no more. */
+static int tool_barrier(struct run_ctx *c, struct tc_proc *proc)
 {
 	/* Acquire: pairs with the release store of bar_gen by the last arriver. */
 	unsigned gen = atomic_load_explicit(&c->bar_gen, memory_order_acquire);
@@ -319,7 +335,7 @@ static void tool_barrier(struct run_ctx *c, struct tc_proc *proc)
 		atomic_store_explicit(&c->bar_gen, gen + 1, memory_order_release);
 		if (atomic_load_explicit(&c->bar_sleepers, memory_order_seq_cst))
 			syscall(SYS_futex, &c->bar_gen, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
-		return;
+		return atomic_load_explicit(&c->failed, memory_order_seq_cst);
 	}
 	/* Acquire: pairs with the release store of the last arriver.  A few
 	 * yields, then sleep: with thousands of ranks on a few CPUs, ranks that
@@ -338,6 +354,210 @@ static void tool_barrier(struct run_ctx *c, struct tc_proc *proc)
 		syscall(SYS_futex, &c->bar_gen, FUTEX_WAIT_PRIVATE, gen, NULL, NULL, 0);
 		atomic_fetch_sub_explicit(&c->bar_sleepers, 1, memory_order_seq_cst);
 	}
+	return atomic_load_explicit(&c->failed, memory_order_seq_cst);
+}
+
+/* A rank failed (its call returned an error): the ranks in or on their way
+ * to a tool_barrier leave it (the others' calls return TC_EABORTED). */
+static void tool_fail(struct run_ctx *c)
+{
+	/* Seq_cst: read by tool_barrier after it leaves the wait. */
+	atomic_store_explicit(&c->failed, 1, memory_order_seq_cst);
+	/* A new generation releases every waiter, asleep or not. */
+	atomic_fetch_add_explicit(&c->bar_gen, 1, memory_order_seq_cst);
+	syscall(SYS_futex, &c->bar_gen, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+
+static int starts_done(const struct cli_run_args *a, int r);
+
+int cli_run_in_place(enum tc_coll c)
+{
+	switch (c) {
+	case TC_COLL_ALLREDUCE:
+	case TC_COLL_REDUCE:
+	case TC_COLL_ALLGATHER:
+	case TC_COLL_GATHER:
+	case TC_COLL_SCAN:
+	case TC_COLL_SHIFT:
+	case TC_COLL_GRAY2BINARY:
+	case TC_COLL_BINARY2GRAY:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+const char *cli_run_in_place_list(char *buf, size_t len)
+{
+	size_t o = 0;
+	buf[0] = '\0';
+	for (int c = 0; c < TC_COLL_COUNT && o < len; c++)
+		if (cli_run_in_place((enum tc_coll)c))
+			o += (size_t)snprintf(buf + o, len - o, "%s%s", o ? ", " : "",
+			                      tc_coll_name((enum tc_coll)c));
+	return buf;
+}
+
+/* Does rank r pass TC_IN_PLACE (the rooted ones: at the root only)? */
+static int in_place_here(const struct cli_run_args *a, int r)
+{
+	if (!a->in_place)
+		return 0;
+	if (a->coll == TC_COLL_REDUCE || a->coll == TC_COLL_GATHER)
+		return r == a->root;
+	return cli_run_in_place(a->coll);
+}
+
+/* Where the call takes rank r's input in its receive buffer, in place. */
+static size_t in_place_off(const struct cli_run_args *a, int r)
+{
+	if (a->coll == TC_COLL_ALLGATHER)
+		return (size_t)r * (size_t)a->bytes;
+	if (a->coll == TC_COLL_GATHER)
+		return (size_t)a->root * (size_t)a->bytes;
+	return 0;
+}
+
+/* Rank r's buffers before a call: the receive buffer poisoned (the
+ * complement of what it should hold; as it should end where the call leaves
+ * it untouched), then, in place, the input copied where the call takes it. */
+static void prep_buffers(struct run_ctx *c, int r, int poison)
+{
+	const struct cli_run_args *a = c->a;
+	unsigned char *out = c->out[r];
+	if (!out)
+		return;
+	if (poison) {
+		if (starts_done(a, r))
+			memcpy(out, c->exp[r], c->rlen[r]);
+		else
+			for (size_t i = 0; i < c->rlen[r]; i++)
+				out[i] = (unsigned char)~c->exp[r][i];
+	}
+	if (c->in[r] && in_place_here(a, r))
+		memcpy(out + in_place_off(a, r), c->in[r], (size_t)a->bytes);
+}
+
+/* Call k of the run on this rank (sbuf TC_IN_PLACE where asked). */
+static int call_coll(struct run_ctx *c, struct tc_proc *proc, const struct tc_coll_opts *opts,
+                     int k)
+{
+	const struct cli_run_args *a = c->a;
+	int r = tc_rank(proc);
+	const void *in = in_place_here(a, r) ? TC_IN_PLACE : c->in[r];
+	int err;
+	void *out = c->out[r];
+	/* The entry points by signature; the buffers come from the shape. */
+	switch (a->coll) {
+	case TC_COLL_BCAST:
+		err = tc_bcast(proc, out, c->count, a->dt, a->root, opts);
+		break;
+	case TC_COLL_REDUCE:
+		err = tc_reduce(proc, in, out, c->count, a->dt, a->op, a->root, opts);
+		break;
+	case TC_COLL_ALLREDUCE:
+		err = tc_allreduce(proc, in, out, c->count, a->dt, a->op, opts);
+		break;
+	case TC_COLL_ALLGATHER:
+		err = tc_allgather(proc, in, out, c->count, a->dt, opts);
+		break;
+	case TC_COLL_REDUCE_SCATTER:
+		err = tc_reduce_scatter(proc, in, out, c->count, a->dt, a->op, opts);
+		break;
+	case TC_COLL_SCAN:
+		err = tc_scan(proc, in, out, c->count, a->dt, a->op, opts);
+		break;
+	case TC_COLL_EXSCAN:
+		err = tc_exscan(proc, in, out, c->count, a->dt, a->op, opts);
+		break;
+	case TC_COLL_SCATTER:
+		err = tc_scatter(proc, in, out, c->count, a->dt, a->root, opts);
+		break;
+	case TC_COLL_GATHER:
+		err = tc_gather(proc, in, out, c->count, a->dt, a->root, opts);
+		break;
+	case TC_COLL_ALLTOALL:
+		err = tc_alltoall(proc, in, out, c->count, a->dt, opts);
+		break;
+	case TC_COLL_SHIFT:
+		/* q as the library takes it (an int), reduced mod p first. */
+		err = tc_shift(proc, in, out, c->count, a->dt, (int)(a->q % c->p), opts);
+		break;
+	case TC_COLL_GRAY2BINARY:
+		err = tc_gray2binary(proc, in, out, c->count, a->dt, opts);
+		break;
+	case TC_COLL_BINARY2GRAY:
+		err = tc_binary2gray(proc, in, out, c->count, a->dt, opts);
+		break;
+	case TC_COLL_MULTICAST:
+		err = tc_multicast(proc, out, c->count, a->dt, a->root, a->members, a->nmembers,
+		                   opts);
+		break;
+	case TC_COLL_ALLGATHERV:
+		err = tc_allgatherv(proc, in, c->vsc[r][0], out, c->vrc[r], c->vrd[r], a->dt, opts);
+		break;
+	case TC_COLL_GATHERV:
+		err = tc_gatherv(proc, in, c->vsc[r][a->root], out, c->vrc[r], c->vrd[r], a->dt,
+		                 a->root, opts);
+		break;
+	case TC_COLL_SCATTERV:
+		err = tc_scatterv(proc, in, c->vsc[r], c->vsd[r], out, c->vrc[r][a->root], a->dt,
+		                  a->root, opts);
+		break;
+	case TC_COLL_ALLTOALLV:
+		err = tc_alltoallv(proc, in, c->vsc[r], c->vsd[r], out, c->vrc[r], c->vrd[r], a->dt,
+		                   opts);
+		break;
+	case TC_COLL_BARRIER:
+		/* Release: this rank's arrival is visible to whoever leaves the
+		 * barrier after it; pairs with the acquire load below. */
+		atomic_fetch_add_explicit(&c->arrived, 1, memory_order_release);
+		err = tc_barrier(proc, opts);
+		/* Acquire: pairs with the other ranks' release increments. */
+		/* Every rank has entered barrier k: k + 1 arrivals each. */
+		if (!err && atomic_load_explicit(&c->arrived, memory_order_acquire) < (k + 1) * c->p)
+			atomic_store_explicit(&c->barrier_bad, 1, memory_order_relaxed);
+		break;
+	default:
+		err = TC_EINVAL;
+		break;
+	}
+	return err;
+}
+
+static void call_span(const struct run_ctx *c, int j, uint64_t *lo, uint64_t *hi);
+
+/* The first call of the run, from poisoned buffers, is checked by each rank
+ * at once (after its time was taken; later calls overwrite the result); the
+ * last by the tool after the run. */
+static void first_check(struct run_ctx *c, int r, int k)
+{
+	if (k == 0 && c->out[r] && memcmp(c->out[r], c->exp[r], c->rlen[r])) {
+		size_t i = 0;
+		while (c->out[r][i] == c->exp[r][i])
+			i++;
+		c->first_bad[r] = i;
+	}
+}
+
+/* Rank 0 after a batch of auto_calls (every rank at a barrier): adds the
+ * batch's time, from the first rank's entry into its first call to the last
+ * rank's exit from its last, and sets the next batch: as many calls as made
+ * so far (doubling), none once the budget or the room is reached. */
+static void next_batch(struct run_ctx *c, int batch, int done)
+{
+	uint64_t lo, hi, l, h;
+	call_span(c, done - batch, &lo, &hi);
+	for (int j = done - batch + 1; j < done; j++) {
+		call_span(c, j, &l, &h);
+		lo = l < lo ? l : lo;
+		hi = h > hi ? h : hi;
+	}
+	c->timed_ns += (double)(hi - lo);
+	c->calls = done;
+	c->next_batch = c->timed_ns >= CLI_RUN_CALLS_BUDGET_NS || done >= c->ccap ? 0
+	                : done < c->ccap - done                                   ? done
+	                                                                          : c->ccap - done;
 }
 
 static int run_rank(struct tc_proc *proc, void *arg)
@@ -347,90 +567,71 @@ static int run_rank(struct tc_proc *proc, void *arg)
 	int r = tc_rank(proc);
 	struct tc_coll_opts opts = {.alg = a->alg, .packets = a->packets,
 	                            .shift_ring = a->shift_ring};
+	int err = 0;
+	const int bar = !c->emulated; /* emulated: the logical time 0 is the start */
 	tc_proc_stats_reset(proc);
-	if (!c->emulated)
-		tool_barrier(c, proc);
-	c->t0[r] = now_ns();
-	int err;
-	const void *in = c->in[r];
-	void *out = c->out[r];
-	/* The entry points by signature; the buffers come from the shape. */
-	switch (a->coll) {
-	case TC_COLL_BCAST:
-		err = tc_bcast(proc, out, c->count, a->dt, a->root, &opts);
-		break;
-	case TC_COLL_REDUCE:
-		err = tc_reduce(proc, in, out, c->count, a->dt, a->op, a->root, &opts);
-		break;
-	case TC_COLL_ALLREDUCE:
-		err = tc_allreduce(proc, in, out, c->count, a->dt, a->op, &opts);
-		break;
-	case TC_COLL_ALLGATHER:
-		err = tc_allgather(proc, in, out, c->count, a->dt, &opts);
-		break;
-	case TC_COLL_REDUCE_SCATTER:
-		err = tc_reduce_scatter(proc, in, out, c->count, a->dt, a->op, &opts);
-		break;
-	case TC_COLL_SCAN:
-		err = tc_scan(proc, in, out, c->count, a->dt, a->op, &opts);
-		break;
-	case TC_COLL_EXSCAN:
-		err = tc_exscan(proc, in, out, c->count, a->dt, a->op, &opts);
-		break;
-	case TC_COLL_SCATTER:
-		err = tc_scatter(proc, in, out, c->count, a->dt, a->root, &opts);
-		break;
-	case TC_COLL_GATHER:
-		err = tc_gather(proc, in, out, c->count, a->dt, a->root, &opts);
-		break;
-	case TC_COLL_ALLTOALL:
-		err = tc_alltoall(proc, in, out, c->count, a->dt, &opts);
-		break;
-	case TC_COLL_SHIFT:
-		/* q as the library takes it (an int), reduced mod p first. */
-		err = tc_shift(proc, in, out, c->count, a->dt, (int)(a->q % c->p), &opts);
-		break;
-	case TC_COLL_GRAY2BINARY:
-		err = tc_gray2binary(proc, in, out, c->count, a->dt, &opts);
-		break;
-	case TC_COLL_BINARY2GRAY:
-		err = tc_binary2gray(proc, in, out, c->count, a->dt, &opts);
-		break;
-	case TC_COLL_MULTICAST:
-		err = tc_multicast(proc, out, c->count, a->dt, a->root, a->members, a->nmembers,
-		                   &opts);
-		break;
-	case TC_COLL_ALLGATHERV:
-		err = tc_allgatherv(proc, in, c->vsc[r][0], out, c->vrc[r], c->vrd[r], a->dt, &opts);
-		break;
-	case TC_COLL_GATHERV:
-		err = tc_gatherv(proc, in, c->vsc[r][a->root], out, c->vrc[r], c->vrd[r], a->dt,
-		                 a->root, &opts);
-		break;
-	case TC_COLL_SCATTERV:
-		err = tc_scatterv(proc, in, c->vsc[r], c->vsd[r], out, c->vrc[r][a->root], a->dt,
-		                  a->root, &opts);
-		break;
-	case TC_COLL_ALLTOALLV:
-		err = tc_alltoallv(proc, in, c->vsc[r], c->vsd[r], out, c->vrc[r], c->vrd[r], a->dt,
-		                   &opts);
-		break;
-	case TC_COLL_BARRIER:
-		/* Release: this rank's arrival is visible to whoever leaves the
-		 * barrier after it; pairs with the acquire load below. */
-		atomic_fetch_add_explicit(&c->arrived, 1, memory_order_release);
-		err = tc_barrier(proc, &opts);
-		/* Acquire: pairs with the other ranks' release increments. */
-		if (!err && atomic_load_explicit(&c->arrived, memory_order_acquire) != c->p)
-			atomic_store_explicit(&c->barrier_bad, 1, memory_order_relaxed);
-		break;
-	default:
-		err = TC_EINVAL;
-		break;
+	prep_buffers(c, r, 1);
+	if (bar && tool_barrier(c, proc))
+		return TC_EABORTED;
+	/* Warm-up calls, then the timed calls: one batch of c->calls, or
+	 * (auto_calls) batches of 1, 1, 2, 4, ... calls until their time
+	 * reaches the budget.  After a batch rank 0 adds its time and sets the
+	 * next between two barriers (untimed), so that every rank makes the
+	 * same calls; the next batch starts at the second. */
+	int k = 0, done = 0, batch = c->auto_calls ? 1 : c->calls;
+	for (; k < c->wcalls && !err; k++) {
+		if (k)
+			prep_buffers(c, r, 0);
+		err = call_coll(c, proc, &opts, k);
+		first_check(c, r, k);
 	}
-	c->t1[r] = now_ns();
+	/* The timed calls start together, after the warm-up calls. */
+	if (!err && c->wcalls && bar && tool_barrier(c, proc))
+		err = TC_EABORTED;
+	while (batch > 0 && !err) {
+		for (int j = 0; j < batch && !err; j++, k++) {
+			if (k)
+				prep_buffers(c, r, 0); /* in place: the input again */
+			uint64_t t = now_ns();
+			err = call_coll(c, proc, &opts, k);
+			c->t0[(size_t)r * (size_t)c->ccap + (size_t)(done + j)] = t;
+			c->t1[(size_t)r * (size_t)c->ccap + (size_t)(done + j)] = now_ns();
+			first_check(c, r, k);
+		}
+		done += batch;
+		if (!c->auto_calls || err || !bar)
+			break;
+		if (tool_barrier(c, proc)) {
+			err = TC_EABORTED;
+			break;
+		}
+		if (r == 0)
+			next_batch(c, batch, done);
+		/* Orders rank 0's writes before every read. */
+		if (tool_barrier(c, proc)) {
+			err = TC_EABORTED;
+			break;
+		}
+		batch = c->next_batch;
+	}
+	if (err)
+		tool_fail(c);
 	tc_last_coll(proc, &c->info[r]);
 	return err;
+}
+
+/* Timed call j of the run spans from the first rank's entry [*lo] to the
+ * last rank's exit [*hi]. */
+static void call_span(const struct run_ctx *c, int j, uint64_t *lo, uint64_t *hi)
+{
+	const size_t cc = (size_t)c->ccap;
+	uint64_t l = c->t0[j], h = c->t1[j];
+	for (int r = 1; r < c->p; r++) {
+		l = c->t0[(size_t)r * cc + (size_t)j] < l ? c->t0[(size_t)r * cc + (size_t)j] : l;
+		h = c->t1[(size_t)r * cc + (size_t)j] > h ? c->t1[(size_t)r * cc + (size_t)j] : h;
+	}
+	*lo = l;
+	*hi = h;
 }
 
 static int cmp_double(const void *x, const void *y)
@@ -572,12 +773,25 @@ int cli_run_coll(struct tc_team *team, const struct cli_run_args *a, struct cli_
 	unsigned char **exp = calloc((size_t)p, sizeof *exp);
 	unsigned char *exp_own = calloc((size_t)p, 1);
 	size_t *rlen = calloc((size_t)p, sizeof *rlen);
-	c.t0 = calloc((size_t)p, sizeof *c.t0);
-	c.t1 = calloc((size_t)p, sizeof *c.t1);
-	c.info = calloc((size_t)p, sizeof *c.info);
+	/* Timed calls per run: as asked, or (0) batches until the budget in
+	 * the timed runs (native; one call in the warm-up runs, and in
+	 * emulated mode), at most CLI_RUN_CALLS_MAX and 2^20 timestamps. */
+	const int auto_calls = a->calls <= 0 && !a->emulated;
+	c.ccap = a->calls > 0 ? a->calls : auto_calls ? CLI_RUN_CALLS_MAX : 1;
+	if (auto_calls && (long)c.ccap * p > (1L << 20))
+		c.ccap = (int)((1L << 20) / p) > 1 ? (int)((1L << 20) / p) : 1;
 	int nrun = a->repeat > 0 ? a->repeat : 1;
+	/* Warm-up calls: as asked, or (-1) one before several timed calls. */
+	const int auto_wcalls = a->warmup_calls < 0;
+	c.t0 = calloc((size_t)p * (size_t)c.ccap, sizeof *c.t0);
+	c.t1 = calloc((size_t)p * (size_t)c.ccap, sizeof *c.t1);
+	c.info = calloc((size_t)p, sizeof *c.info);
+	c.first_bad = malloc((size_t)p * sizeof *c.first_bad);
+	c.exp = exp;
+	c.rlen = rlen;
 	double *meas = calloc((size_t)nrun, sizeof *meas);
-	if (!c.in || !c.out || !exp || !exp_own || !rlen || !c.t0 || !c.t1 || !c.info || !meas)
+	if (!c.in || !c.out || !exp || !exp_own || !rlen || !c.t0 || !c.t1 || !c.info || !meas ||
+	    !c.first_bad)
 		goto out;
 	int reduces = !!(flags & TC_CF_REDUCES);
 	const int v = !!(flags & TC_CF_VCOUNT);
@@ -627,26 +841,35 @@ int cli_run_coll(struct tc_team *team, const struct cli_run_args *a, struct cli_
 	}
 
 	res->verified = 1;
+	res->call_min_ns = INFINITY;
+	res->call_max_ns = 0;
+	double call_sum = 0;
+	long call_n = 0;
+	int run_calls = 1;
 	int total = (a->warmup > 0 ? a->warmup : 0) + nrun;
 	for (int k = 0; k < total; k++) {
-		/* Fresh buffers: the bcast root holds the data, every other
-		 * output holds the complement of the expected bytes. */
-		for (int r = 0; r < p; r++) {
-			if (!c.out[r])
-				continue;
-			if (starts_done(a, r))
-				memcpy(c.out[r], exp[r], rlen[r]);
-			else
-				for (size_t i = 0; i < rlen[r]; i++)
-					c.out[r][i] = (unsigned char)~exp[r][i];
-		}
+		/* Each rank poisons its own buffers (prep_buffers): the bcast
+		 * root holds the data, every other output the complement of the
+		 * expected bytes. */
+		const int timed_run = k >= total - nrun;
+		c.auto_calls = auto_calls && timed_run;
+		c.calls = a->calls > 0 ? a->calls : 1;
+		c.timed_ns = 0;
+		c.wcalls = auto_wcalls ? c.auto_calls || c.calls > 1 : a->warmup_calls;
+		for (int r = 0; r < p; r++)
+			c.first_bad[r] = UINT64_MAX;
 		atomic_store(&c.arrived, 0);
 		atomic_store(&c.barrier_bad, 0);
 		err = tc_run(team, run_rank, &c);
 		if (err)
 			goto out;
 		res->runs++;
-		/* Check. */
+		/* Check: the first call (checked by the ranks), the last. */
+		for (int r = 0; r < p && res->mismatch_rank < 0; r++)
+			if (c.first_bad[r] != UINT64_MAX) {
+				res->mismatch_rank = r;
+				res->mismatch_elem = c.first_bad[r] / es;
+			}
 		for (int r = 0; r < p && res->mismatch_rank < 0; r++) {
 			if (!c.out[r] || !memcmp(c.out[r], exp[r], rlen[r]))
 				continue;
@@ -665,30 +888,62 @@ int cli_run_coll(struct tc_team *team, const struct cli_run_args *a, struct cli_
 		if (res->mismatch_rank >= 0 || res->barrier_early || res->alg_disagree)
 			res->verified = 0;
 		tc_team_last_run(team, &ri);
-		if (k < total - nrun)
-			continue;
+		/* The run's calls span from the first entry into the first to
+		 * the last exit from the last; their average is that over the
+		 * calls (auto_calls: the same per batch). */
 		double m;
-		if (ri.mode == TC_MODE_EMULATED) {
-			m = (double)ri.wall_ns;
-		} else {
-			uint64_t lo = c.t0[0], hi = c.t1[0];
-			for (int r = 1; r < p; r++) {
-				lo = c.t0[r] < lo ? c.t0[r] : lo;
-				hi = c.t1[r] > hi ? c.t1[r] : hi;
+		uint64_t lo = UINT64_MAX, hi = 0;
+		for (int j = 0; j < c.calls; j++) {
+			uint64_t l, h;
+			call_span(&c, j, &l, &h);
+			lo = l < lo ? l : lo;
+			hi = h > hi ? h : hi;
+			if (timed_run && ri.mode != TC_MODE_EMULATED) {
+				res->call_min_ns = fmin(res->call_min_ns, (double)(h - l));
+				res->call_max_ns = fmax(res->call_max_ns, (double)(h - l));
 			}
-			m = (double)(hi - lo);
 		}
-		meas[k - (total - nrun)] = m;
+		/* Batches: their times (from each one's start) over the calls. */
+		if (ri.mode == TC_MODE_EMULATED)
+			m = (double)ri.wall_ns / c.calls;
+		else if (c.auto_calls)
+			m = c.timed_ns / c.calls;
+		else
+			m = (double)(hi - lo) / c.calls;
+		if (timed_run) {
+			meas[k - (total - nrun)] = m;
+			call_sum += m * c.calls;
+			call_n += c.calls;
+			if (ri.mode == TC_MODE_EMULATED) {
+				res->call_min_ns = fmin(res->call_min_ns, m);
+				res->call_max_ns = fmax(res->call_max_ns, m);
+			}
+		}
+		res->calls = c.calls;
+		res->run_modelled_ns = (double)ri.makespan_ps / TC_PS_PER_NS;
+		run_calls = c.wcalls + c.calls;
+		res->warmup_calls = c.wcalls;
 	}
 	qsort(meas, (size_t)nrun, sizeof *meas, cmp_double);
 	res->measured_ns = nrun % 2 ? meas[nrun / 2] : (meas[nrun / 2 - 1] + meas[nrun / 2]) / 2;
 	res->measured_min_ns = meas[0];
 	res->measured_max_ns = meas[nrun - 1];
-	res->modelled_ns = (double)ri.makespan_ps / TC_PS_PER_NS;
+	/* The logical clock of one call: the run's makespan over its calls. */
+	res->modelled_ns = (double)ri.makespan_ps / TC_PS_PER_NS / run_calls;
+	res->call_avg_ns = call_n ? call_sum / (double)call_n : NAN;
 	res->coll_modelled_ns = (double)c.info[0].modelled_ps / TC_PS_PER_NS;
 	res->rounds = c.info[0].rounds;
 	res->algorithm = c.info[0].algorithm;
+	/* Per call: the run's totals over its calls (the counts of a call
+	 * are the same in every call; the waits an average). */
 	tc_team_stats(team, &res->stats);
+	uint64_t *st[] = {&res->stats.msgs_sent, &res->stats.bytes_sent, &res->stats.msgs_recv,
+	                  &res->stats.bytes_recv, &res->stats.packets_sent, &res->stats.single_copy,
+	                  &res->stats.waits_blocked, &res->stats.rounds, &res->stats.transfers_sent,
+	                  &res->stats.transfers_recv, &res->stats.forwarded, &res->stats.hops};
+	for (size_t i = 0; i < sizeof st / sizeof st[0]; i++)
+		*st[i] /= (uint64_t)run_calls;
+	res->stats.busy_ps /= run_calls;
 	err = 0;
 out:
 	for (int r = 0; c.in && r < p; r++)
@@ -706,6 +961,7 @@ out:
 	free(c.t0);
 	free(c.t1);
 	free(c.info);
+	free(c.first_bad);
 	free(meas);
 	size_t **varr[4] = {c.vsc, c.vsd, c.vrc, c.vrd};
 	for (int k = 0; k < 4; k++) {
@@ -726,6 +982,8 @@ struct run_opts {
 	int no_pin;
 	uint64_t stack_bytes;
 	int calibrated;
+	long calls, warmup_calls; /* -1: the default */
+	int in_place;
 };
 
 static int run_extra(int argc, char **argv, int *i, void *ctx)
@@ -741,6 +999,18 @@ static int run_extra(int argc, char **argv, int *i, void *ctx)
 		o->calibrated = 1;
 		return 1;
 	}
+	if (!strcmp(argv[*i], "--in-place")) {
+		o->in_place = 1;
+		return 1;
+	}
+	if ((r = cli_opt(argc, argv, i, "--calls", &v)) == 1)
+		return cli_parse_long("--calls", v, 1, 1000000, &o->calls) ? CLI_USAGE : 1;
+	if (r)
+		return r;
+	if ((r = cli_opt(argc, argv, i, "--warmup-calls", &v)) == 1)
+		return cli_parse_long("--warmup-calls", v, 0, 1000000, &o->warmup_calls) ? CLI_USAGE : 1;
+	if (r)
+		return r;
 	if ((r = cli_opt(argc, argv, i, "--mode", &v)) == 1)
 		return cli_choice("--mode", v, "native", "emulated", &o->emulated) ? CLI_USAGE : 1;
 	if (r)
@@ -856,10 +1126,77 @@ void cli_stats_json(struct cli_json *w, const struct tc_stats *s)
 	cli_json_end_obj(w);
 }
 
+/* Where the model's figures come from: "calibrated" (this machine, measured
+ * by --calibrated), "default" (the library's default model, not this
+ * machine's) or "options" (the model options given). */
+static const char *model_source(const struct tc_model *md, int calibrated)
+{
+	struct tc_model d;
+	tc_model_default(&d);
+	if (calibrated)
+		return "calibrated";
+	return md->ts_ns == d.ts_ns && md->tw_ns == d.tw_ns && md->th_ns == d.th_ns &&
+	               md->tc_ns == d.tc_ns && md->mu == d.mu && md->ports == d.ports &&
+	               md->duplex == d.duplex && md->switching == d.switching &&
+	               md->combining == d.combining
+	           ? "default"
+	           : "options";
+}
+
+/* "default model (t_s 1000 ns, t_w 1 ns/B)", the parameters that price a
+ * message (t_h and t_c when not 0). */
+static const char *model_desc(const struct tc_model *md, const char *src, char *buf, size_t len)
+{
+	int o = snprintf(buf, len, "%s model (t_s %.4g ns, t_w %.4g ns/B",
+	                 !strcmp(src, "calibrated") ? "calibrated"
+	                 : !strcmp(src, "default")  ? "default"
+	                                            : "given",
+	                 md->ts_ns, md->tw_ns);
+	if (md->th_ns > 0 && o > 0 && (size_t)o < len)
+		o += snprintf(buf + o, len - (size_t)o, ", t_h %.4g ns", md->th_ns);
+	if (md->tc_ns > 0 && o > 0 && (size_t)o < len)
+		o += snprintf(buf + o, len - (size_t)o, ", t_c %.4g ns/B", md->tc_ns);
+	if (o > 0 && (size_t)o < len)
+		snprintf(buf + o, len - (size_t)o, ")");
+	return buf;
+}
+
+int cli_busbw(enum tc_coll c, int p, uint64_t m, double t_ns, double *algbw, double *busbw,
+              double *factor)
+{
+	double s, f;
+	switch (c) {
+	case TC_COLL_ALLREDUCE:
+		s = (double)m, f = 2.0 * (p - 1) / p;
+		break;
+	case TC_COLL_ALLGATHER:
+	case TC_COLL_REDUCE_SCATTER:
+	case TC_COLL_ALLTOALL:
+	case TC_COLL_GATHER:
+	case TC_COLL_SCATTER:
+		s = (double)m * p, f = (double)(p - 1) / p;
+		break;
+	case TC_COLL_BCAST:
+	case TC_COLL_REDUCE:
+	case TC_COLL_SHIFT:
+		s = (double)m, f = 1;
+		break;
+	default:
+		*algbw = *busbw = *factor = NAN;
+		return -1;
+	}
+	/* Bytes per ns are GB/s. */
+	*algbw = t_ns > 0 ? s / t_ns : NAN;
+	*busbw = *algbw * f;
+	*factor = f;
+	return 0;
+}
+
 int cmd_run(int argc, char **argv)
 {
 	struct cli_case cs;
-	struct run_opts o = {.repeat = 1, .warmup = -1, .timeout_ms = 60000};
+	struct run_opts o = {.repeat = 1, .warmup = -1, .timeout_ms = 60000, .calls = -1,
+	                     .warmup_calls = -1};
 	int json = 0;
 	int err = cli_case_parse("run", argc, argv, CLI_CASE_DATA, &cs, &json, run_extra, &o);
 	if (err)
@@ -868,6 +1205,24 @@ int cmd_run(int argc, char **argv)
 	struct tc_team *team = NULL;
 	int p = tc_topo_nodes(cs.t);
 	const int vc = !!(tc_coll_flags(cs.coll) & TC_CF_VCOUNT);
+	if (o.emulated && (o.calls > 1 || o.warmup_calls > 0)) {
+		status = cli_usage("run: --calls and --warmup-calls are for native mode (emulated mode "
+		                   "times one call per run against its logical clock)");
+		goto out;
+	}
+	if (o.in_place && !cli_run_in_place(cs.coll)) {
+		char list[256];
+		status = cli_usage("run: --in-place: %s has no in-place form here (those that have: %s)",
+		                   tc_coll_name(cs.coll), cli_run_in_place_list(list, sizeof list));
+		goto out;
+	}
+	/* Two timestamps per rank and timed call. */
+	if (o.calls > 0 && (uint64_t)o.calls * (uint64_t)p > ((uint64_t)1 << 26)) {
+		status = cli_usage("run: --calls %ld on %d ranks: more than 2^26 timestamps (at most "
+		                   "%llu calls)",
+		                   o.calls, p, (unsigned long long)(((uint64_t)1 << 26) / (uint64_t)p));
+		goto out;
+	}
 	if ((status = vc ? cli_run_check_memory_v(p, cs.coll, cs.root, cs.vcounts,
 	                                          tc_dtype_size(cs.dt))
 	                 : cli_run_check_memory(p, cs.coll, cs.bytes)) != 0)
@@ -940,7 +1295,12 @@ int cmd_run(int argc, char **argv)
 	                          .nmembers = cs.nmembers, .repeat = (int)o.repeat,
 	                          .warmup = (int)(o.warmup >= 0 ? o.warmup : !o.emulated),
 	                          .packets = cs.model.packets, .emulated = o.emulated,
-	                          .vcounts = cs.vcounts};
+	                          .vcounts = cs.vcounts,
+	                          .calls = o.emulated ? 1 : o.calls > 0 ? (int)o.calls : 0,
+	                          .warmup_calls = o.warmup_calls >= 0 ? (int)o.warmup_calls
+	                                          : o.emulated         ? 0
+	                                                               : -1,
+	                          .in_place = o.in_place};
 	struct cli_run_result rr;
 	err = cli_run_coll(team, &ra, &rr);
 	if (err) {
@@ -970,6 +1330,21 @@ int cmd_run(int argc, char **argv)
 		}
 	}
 	double cal_pct = o.calibrated && pred_ns > 0 ? 100 * (rr.measured_ns - pred_ns) / pred_ns : NAN;
+	/* Where the modelled figures come from, and what the model leaves out. */
+	const char *msrc = model_source(&cs.model.md, o.calibrated);
+	char mdesc[160], mnote[256] = "";
+	model_desc(&cs.model.md, msrc, mdesc, sizeof mdesc);
+	if (!o.emulated && !o.calibrated)
+		snprintf(mnote, sizeof mnote, "the %s, not this machine's: --calibrated measures it",
+		         mdesc);
+	else if (o.calibrated && ti.oversubscribed)
+		snprintf(mnote, sizeof mnote,
+		         "%d ranks on %d CPUs: the calibrated model prices messages as if every rank "
+		         "had a CPU; it ignores the oversubscription, whose waits for a CPU the "
+		         "measured time includes",
+		         p, ti.cpus);
+	double algbw, busbw, bwf;
+	int has_bw = !vc && cli_busbw(cs.coll, p, cs.bytes, rr.measured_ns, &algbw, &busbw, &bwf) == 0;
 	if (json) {
 		struct cli_json w;
 		cli_json_init(&w, stdout);
@@ -983,6 +1358,18 @@ int cmd_run(int argc, char **argv)
 		cli_json_num(&w, "measured_max_ns", rr.measured_max_ns);
 		cli_json_int(&w, "repeat", ra.repeat);
 		cli_json_int(&w, "warmup", ra.warmup);
+		cli_json_int(&w, "calls", rr.calls);
+		cli_json_int(&w, "warmup_calls", rr.warmup_calls);
+		cli_json_bool(&w, "in_place", ra.in_place);
+		cli_json_num(&w, "call_avg_ns", rr.call_avg_ns);
+		cli_json_num(&w, "call_min_ns", rr.call_min_ns);
+		cli_json_num(&w, "call_max_ns", rr.call_max_ns);
+		cli_json_num(&w, "algbw_gbps", has_bw ? algbw : NAN);
+		cli_json_num(&w, "busbw_gbps", has_bw ? busbw : NAN);
+		cli_json_num(&w, "busbw_factor", has_bw ? bwf : NAN);
+		cli_json_str(&w, "model_source", msrc);
+		cli_json_str(&w, "model_note", *mnote ? mnote : NULL);
+		cli_json_num(&w, "run_modelled_ns", rr.run_modelled_ns);
 		cli_json_num(&w, "modelled_ns", rr.modelled_ns);
 		cli_json_num(&w, "coll_modelled_ns", rr.coll_modelled_ns);
 		cli_json_num(&w, "predicted_ns", (double)pr.modelled_ps / TC_PS_PER_NS);
@@ -1035,12 +1422,26 @@ int cmd_run(int argc, char **argv)
 		printf("verified         %s\n", rr.verified ? "yes (every rank equals the sequential "
 		                                              "reference)"
 		                                            : "NO");
-		printf("measured         %s  (median of %d; min %s, max %s)\n",
-		       cli_time(rr.measured_ns, b1), ra.repeat, cli_time(rr.measured_min_ns, b2),
-		       cli_time(rr.measured_max_ns, b3));
+		printf("measured         %s  per call (median of %d run%s; min %s, max %s)\n",
+		       cli_time(rr.measured_ns, b1), ra.repeat, ra.repeat == 1 ? "" : "s",
+		       cli_time(rr.measured_min_ns, b2), cli_time(rr.measured_max_ns, b3));
+		if (!o.emulated)
+			printf("calls            %d per run back to back after %d warm-up%s%s: average "
+			       "%s, fastest %s, slowest %s\n",
+			       rr.calls, rr.warmup_calls, rr.warmup_calls == 1 ? "" : "s",
+			       ra.in_place ? ", in place" : "", cli_time(rr.call_avg_ns, b1),
+			       cli_time(rr.call_min_ns, b2), cli_time(rr.call_max_ns, b3));
+		if (has_bw)
+			printf("bandwidth        algbw %.3f GB/s, busbw %.3f GB/s (nccl-tests' "
+			       "definitions: busbw = algbw x %.4g)\n",
+			       algbw, busbw, bwf);
 		printf("modelled         %s", cli_time(rr.modelled_ns, b1));
 		if (o.emulated)
-			printf("  (measured %+.1f%%)", err_pct);
+			printf("  (measured %+.1f%%) under the %s", err_pct, mdesc);
+		else if (!o.calibrated)
+			printf("  under %s", mnote);
+		else
+			printf("  under the %s", mdesc);
 		printf("\n");
 		if (o.calibrated) {
 			const struct tc_calibration_segment *g = &cal.segments[cal_seg];
@@ -1050,9 +1451,10 @@ int cmd_run(int argc, char **argv)
 			       cli_size_str(g->hi_bytes, b2, sizeof b2), g->fit.ts_ns,
 			       g->fit.tw_ns_per_byte, cs.model.md.tc_ns, cal.call_ns, cal.piecewise.r2,
 			       100 * cal.piecewise.max_rel_residual);
-			printf("predicted        %s  with them (measured %+.1f%%; the first call of a "
-			       "run also pays the threads' wake-up)\n",
+			printf("predicted        %s  with them (measured %+.1f%%)\n",
 			       cli_time(pred_ns, b1), cal_pct);
+			if (*mnote)
+				printf("note             %s\n", mnote);
 		}
 		if (vc)
 			printf("  of which data  %s  (the schedule of the counts, as predicted: %s; "
@@ -1065,7 +1467,7 @@ int cmd_run(int argc, char **argv)
 		       cli_lb_note((double)pr.modelled_ps / TC_PS_PER_NS, &pr));
 		printf("rounds           %d\n", rr.rounds);
 		printf("stats            %llu messages, %llu bytes sent, %llu packets, %llu forwarded, "
-		       "%llu sleeps\n",
+		       "%llu sleeps (per call)\n",
 		       (unsigned long long)rr.stats.msgs_sent, (unsigned long long)rr.stats.bytes_sent,
 		       (unsigned long long)rr.stats.packets_sent, (unsigned long long)rr.stats.forwarded,
 		       (unsigned long long)rr.stats.waits_blocked);

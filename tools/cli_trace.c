@@ -182,7 +182,7 @@ int cmd_trace(int argc, char **argv)
 	                          .members = cs.members,
 	                          .nmembers = cs.nmembers, .repeat = 1, .warmup = 0,
 	                          .packets = cs.model.packets, .emulated = o.emulated,
-	                          .vcounts = cs.vcounts};
+	                          .vcounts = cs.vcounts, .calls = 1, .warmup_calls = 0};
 	struct cli_run_result rr;
 	err = cli_run_coll(team, &ra, &rr);
 	if (err) {
@@ -257,6 +257,12 @@ int cmd_trace(int argc, char **argv)
 	         cli_bytes(cs.bytes, b1, sizeof b1), vc ? "" : " block per rank");
 	fprintf(f, "{\"displayTimeUnit\": \"ns\",\n\"otherData\": {\"title\": ");
 	cli_json_quote(f, title);
+	/* The algorithm that ran, and whether AUTO chose it. */
+	const int chosen = !cs.alg || !strcmp(cs.alg, "auto");
+	fprintf(f, ", \"algorithm\": ");
+	cli_json_quote(f, rr.algorithm ? rr.algorithm : "?");
+	fprintf(f, ", \"algorithm_requested\": ");
+	cli_json_quote(f, chosen ? "auto" : cs.alg);
 	fprintf(f, ", \"clock\": \"%s\", \"mode\": \"%s\", \"verified\": %s, \"modelled_ns\": %s, "
 	           "\"events\": %ld, \"dropped\": %llu},\n\"traceEvents\": [\n",
 	        o.wall ? "wall" : "logical", o.emulated ? "emulated" : "native",
@@ -354,10 +360,15 @@ int cmd_trace(int argc, char **argv)
 			goto out;
 		}
 		f = NULL;
-		printf("wrote %s: %ld slices, %ld message flows, %s clock%s; open it in "
+		printf("wrote %s: %s %s%s, %ld slices, %ld message flows, %s clock%s; open it in "
 		       "https://ui.perfetto.dev or chrome://tracing\n",
-		       o.out, ns, flows, o.wall ? "wall" : "logical",
+		       o.out, tc_coll_name(cs.coll), rr.algorithm ? rr.algorithm : "?",
+		       chosen ? " (chosen by auto)" : "", ns, flows, o.wall ? "wall" : "logical",
 		       dropped ? " (some events dropped: raise --events)" : "");
+	} else {
+		/* The trace is on stdout: the choice goes beside it. */
+		fprintf(stderr, "trace: %s %s%s\n", tc_coll_name(cs.coll),
+		        rr.algorithm ? rr.algorithm : "?", chosen ? " (chosen by auto)" : "");
 	}
 	if (!rr.verified)
 		status = cli_run_wrong("trace", &rr);

@@ -9,7 +9,8 @@
  *
  * Each collective runs on the complete graph, on the hypercube when p is a
  * power of two and on the ring (p >= 3), one team per topology; the variant
- * of the result line is the topology, the note the algorithm AUTO chose.
+ * of the result line is the topology, the note the algorithm AUTO chose
+ * (read after the case's own calls, before the untimed synchronisation).
  * A collective that has no algorithm for a topology yet fails its case
  * with the error (e.g. error:TC_ENOTSUP); the driver shows it as
  * unavailable.  Point-to-point runs on complete:2.  Every rank is a thread: CPU time is
@@ -99,6 +100,10 @@ static int case_fn(struct tc_proc *proc, void *argp)
 	struct pr_plan pl;
 	pr_plan_init(&pl, sh->budget);
 	int err = 0;
+	/* The algorithm AUTO chose for the case, read right after a chunk:
+	 * on fibres pr_sync is a tc_barrier, whose algorithm tc_last_coll
+	 * would name after it. */
+	struct tc_coll_info info = {0};
 	pr_sync(sh, proc);
 	for (long n = pl.n, k = 0; n; k++) {
 		struct pr_chunk *mine = &sh->slot[k & 1][me];
@@ -107,6 +112,8 @@ static int case_fn(struct tc_proc *proc, void *argp)
 		mine->err = run_chunk(proc, c, n, buf, in, out, rbuf);
 		mine->end = pr_now_ns();
 		mine->cpu = pr_cpu_ns(RUSAGE_THREAD) - c0;
+		if (!mine->err && !pr_is_p2p(c))
+			tc_last_coll(proc, &info);
 		if (pr_is_p2p(c) && me > 1)
 			pr_chunk_exclude(mine);
 		/* The barrier orders every slot write before every read. */
@@ -125,9 +132,6 @@ static int case_fn(struct tc_proc *proc, void *argp)
 	if (me == 0) {
 		sh->result = pl;
 		sh->err = err;
-		struct tc_coll_info info = {0};
-		if (!pr_is_p2p(c))
-			tc_last_coll(proc, &info);
 		snprintf(sh->alg, sizeof sh->alg, "%s", info.algorithm ? info.algorithm : "-");
 	}
 	free(buf);

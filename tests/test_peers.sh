@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# tests/test_peers.sh PEER_OURS TOPOCOLL - TAP: the topocoll peer of the
+# peers benchmark names, for each collective case, an algorithm of that
+# collective (the one AUTO chose), also when the ranks run as fibres, where
+# the peer synchronises its chunks with tc_barrier.  A smoke run (budget
+# 1 ms per case; 4 cases on 3 topologies): no timing is asserted.
+set -u
+P=${1:?usage: test_peers.sh peer_ours topocoll}
+T=${2:?usage: test_peers.sh peer_ours topocoll}
+n=0
+nfail=0
+if [ ! -x "$T" ]; then
+	echo "ok 1 - peer algorithm names # SKIP $T not built"
+	echo "1..1"
+	exit 0
+fi
+for ex in fibres threads; do
+	out=$(TC_EXEC=$ex "$P" -p 4 -b 1 -c allreduce:8,allreduce:8192,allgather:8,alltoall:8 2>&1)
+	lines=$(printf '%s\n' "$out" | grep -c '^R ')
+	n=$((n + 1))
+	if [ "$lines" -eq 12 ]; then
+		echo "ok $n - p = 4 on $ex: $lines result lines"
+	else
+		nfail=$((nfail + 1))
+		echo "not ok $n - p = 4 on $ex: $lines result lines"
+		printf '%s\n' "$out" | sed 's/^/# /'
+	fi
+	while read -r _ kind _ bytes topo _ _ _ note; do
+		n=$((n + 1))
+		if [ "${note#error:}" != "$note" ]; then
+			echo "ok $n - $ex: $kind $bytes on $topo: $note # SKIP no algorithm there"
+			continue
+		fi
+		# The note must be an algorithm of the collective that applies to
+		# the topology: topocoll predict accepts it there.
+		if [ "$note" != "-" ] &&
+			"$T" predict --topo "$topo" --coll "$kind" --alg "$note" --bytes "$bytes" \
+				>/dev/null 2>&1; then
+			echo "ok $n - $ex: $kind $bytes on $topo names its algorithm ($note)"
+		else
+			nfail=$((nfail + 1))
+			echo "not ok $n - $ex: $kind $bytes on $topo names '$note', not an algorithm of $kind there"
+		fi
+	done < <(printf '%s\n' "$out" | grep '^R ')
+done
+echo "1..$n"
+[ "$nfail" -eq 0 ]
