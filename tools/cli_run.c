@@ -1278,12 +1278,17 @@ int cmd_run(int argc, char **argv)
 	cfg.stack_bytes = (size_t)o.stack_bytes;
 	err = tc_team_create(&cfg, &team);
 	if (err) {
+		/* The library names stacks only where smaller ones would help: the
+		 * hint says how, and never proposes what was given. */
+		const char *hint = !strstr(tc_error_detail(), "stack") ? ""
+		                   : !o.stack_bytes ? " (here: --stack BYTES, e.g. --stack 256K)"
+		                   : o.stack_bytes > 64 * 1024 ? " (here: a --stack below the one given, at least 64K)"
+		                                               : "";
 		status = err == TC_EINVAL ? cli_usage("run: the team rejects this configuration: %s",
-		                                      tc_strerror(err))
+		                                      *tc_error_detail() ? tc_error_detail()
+		                                                         : tc_strerror(err))
 		         : err == TC_ELIMIT ? cli_fail("run: cannot create the team: %s%s", tc_error_detail(),
-		                                       strstr(tc_error_detail(), "stack")
-		                                           ? " (here: --stack BYTES, e.g. --stack 256K)"
-		                                           : "")
+		                                       hint)
 		                            : cli_fail("run: cannot create the team: %s", tc_strerror(err));
 		goto out;
 	}
