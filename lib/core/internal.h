@@ -34,6 +34,8 @@ struct tc__port {
 	struct tc__chan *in;   /* neighbour -> this proc */
 	tc_request *sq_head, *sq_tail; /* pending sends, FIFO */
 	tc_request *rq_head, *rq_tail; /* pending receives, FIFO */
+	tc_request *rs_head;   /* single-copy sends whose descriptor is in the
+	                          channel, not yet seen complete (lib/p2p) */
 	int active;            /* listed in proc->active */
 	int hinted;            /* its wait hints raised (lib/p2p/p2p.c) */
 	int peer;
@@ -224,6 +226,7 @@ static inline void tc__proc_clear_ports(struct tc_proc *pr)
 		struct tc__port *pt = &pr->ports[i];
 		pt->sq_head = pt->sq_tail = NULL;
 		pt->rq_head = pt->rq_tail = NULL;
+		pt->rs_head = NULL;
 		pt->active = 0;
 		pt->hinted = 0;
 	}

@@ -34,6 +34,27 @@ static inline void tc__activate(struct tc_proc *proc, struct tc__port *port)
 	}
 }
 
+/* A single-copy send whose descriptor went out (state TC__REQ_RNDV_WAIT,
+ * out of its send queue): listed on its port until it is seen complete or
+ * retired, so that the mismatch probe (lib/p2p/progress.c) knows which
+ * neighbours the proc waits on to take a message. */
+static inline void tc__rs_link(struct tc__port *port, tc_request *req)
+{
+	req->next = port->rs_head;
+	port->rs_head = req;
+}
+
+static void tc__rs_unlink(struct tc_proc *proc, tc_request *req)
+{
+	struct tc__port *port = &proc->ports[req->nbr];
+	for (tc_request **pp = &port->rs_head; *pp; pp = &(*pp)->next)
+		if (*pp == req) {
+			*pp = req->next;
+			req->next = NULL;
+			return;
+		}
+}
+
 /* Takes an emptied port off the active list (i: its position there) and
  * lowers the wait hints a park raised on it: left raised, they would have
  * the peer ring our doorbell for nothing (spurious wake-ups). */
@@ -263,6 +284,8 @@ void tc__progress(struct tc_proc *proc)
 			port->sq_head = r->next;
 			if (!port->sq_head)
 				port->sq_tail = NULL;
+			if (r->state == TC__REQ_RNDV_WAIT)
+				tc__rs_link(port, r);
 		}
 		while ((r = port->rq_head) && tc__pull_recv(proc, port, r)) {
 			port->rq_head = r->next;
@@ -334,6 +357,7 @@ void tc__req_retire(struct tc_proc *proc, tc_request *req, int status)
 		 * aborted, see tc_cancel), or has copied already. */
 		tc__rndv_quiesce(proc);
 		proc->npending_rndv--;
+		tc__rs_unlink(proc, req);
 	}
 	req->state = TC__REQ_DONE;
 	req->status = status;
@@ -454,8 +478,11 @@ static void tc__req_init(struct tc_proc *proc, tc_request *req, int kind, int pe
 static void tc__enqueue_send(struct tc_proc *proc, struct tc__port *port, tc_request *req)
 {
 	proc->nposts++;
-	if (!port->sq_head && tc__push_send(proc, port, req))
+	if (!port->sq_head && tc__push_send(proc, port, req)) {
+		if (req->state == TC__REQ_RNDV_WAIT)
+			tc__rs_link(port, req);
 		return;
+	}
 	if (port->sq_tail)
 		port->sq_tail->next = req;
 	else
@@ -617,6 +644,7 @@ bool tc__req_complete(struct tc_proc *proc, tc_request *req)
 	     * our buffer is finished. */
 	    atomic_load_explicit(&req->rndv_done, memory_order_acquire)) {
 		proc->npending_rndv--;
+		tc__rs_unlink(proc, req);
 		tc__send_done(proc, req);
 	}
 	return req->state == TC__REQ_DONE;
