@@ -26,6 +26,13 @@ static void tc__ws_publish(struct tc_proc *proc)
 				size_t total = r->state == TC__REQ_STREAMING ? r->received : r->bytes;
 				bytes = total > r->moved ? total - r->moved : 0;
 			}
+		for (const tc_request *r = port->urq_head; r; r = r->next, pending++)
+			if (peer < 0 || sending) {
+				peer = port->peer;
+				sending = 0;
+				size_t total = r->state == TC__REQ_STREAMING ? r->received : r->bytes;
+				bytes = total > r->moved ? total - r->moved : 0;
+			}
 		for (const tc_request *r = port->sq_head; r; r = r->next, pending++)
 			if (peer < 0) {
 				peer = port->peer;
