@@ -500,7 +500,7 @@ static int mix_fn(struct tc_proc *proc, void *argp)
 
 Test(p2p, user_and_collective_messages_on_one_link, .timeout = 300)
 {
-	static const size_t sizes[] = {8, 1016, 2400, 65536};
+	static const size_t sizes[] = {0, 8, 1016, 2400, 65536};
 	for (int exec = 0; exec < 2; exec++)
 		for (int check = 0; check < 2; check++)
 			for (int streamed = 0; streamed < 2; streamed++)

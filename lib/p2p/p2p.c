@@ -293,11 +293,13 @@ static int tc__aside_take(struct tc__port *port, const struct tc__pkt_hdr *h, bo
 	else
 		port->ua_head = a;
 	port->ua_tail = a;
-	if (rndv) {
-		tc__chan_pop(ch, h->len);
-		*freed = true;
-		return 1;
+	if (!rndv) { /* its first packet; the rest as they come */
+		if (h->len)
+			tc__chan_copy_out(ch, 0, a->data, h->len);
+		a->have = (h->flags & TC__PKT_LAST) ? a->total : h->len;
 	}
+	tc__chan_pop(ch, h->len);
+	*freed = true;
 	return tc__aside_fill(port, freed);
 }
 
@@ -349,24 +351,27 @@ static bool tc__pull_recv(struct tc_proc *proc, struct tc__port *port, tc_reques
 	bool freed = false, done = false;
 	const bool coll = tc__coll_kind((unsigned)req->tag);
 
-	/* The rest of a message being taken aside comes first. */
-	if (port->ua_tail && tc__aside_partial(port->ua_tail) && !tc__aside_fill(port, &freed))
-		goto out;
+	/* The messages taken aside come first, a partial one's packets
+	 * before anything else in the channel. */
+	if (port->ua_tail && tc__aside_partial(port->ua_tail))
+		tc__aside_fill(port, &freed);
 	if (!coll && port->ua_head) {
-		done = tc__recv_aside(proc, port, req);
+		if (!tc__aside_partial(port->ua_head))
+			done = tc__recv_aside(proc, port, req);
 		goto out;
 	}
+	if (port->ua_tail && tc__aside_partial(port->ua_tail))
+		goto out;
 	while (tc__chan_peek(ch, &h)) {
 		if (req->state == TC__REQ_QUEUED) {
 			if (tc__coll_kind(h.kind) != coll) {
 				/* The other stream's message.  A collective receive
-				 * takes a point-to-point message aside (unless a
-				 * point-to-point receive is taking it); a
+				 * takes a point-to-point message aside unless a
+				 * point-to-point receive is queued to take it (the
+				 * progress of the port then comes back to us); a
 				 * point-to-point receive waits for the collective
 				 * to take its message. */
-				const tc_request *u = port->urq_head;
-				if (!coll || !(h.flags & TC__PKT_FIRST) ||
-				    (u && u->state == TC__REQ_STREAMING))
+				if (!coll || !(h.flags & TC__PKT_FIRST) || port->urq_head)
 					break;
 				int k = tc__aside_take(port, &h, &freed);
 				if (k < 0) {
@@ -490,25 +495,27 @@ void tc__progress(struct tc_proc *proc)
 			if (r->state == TC__REQ_RNDV_WAIT)
 				tc__rs_link(port, r);
 		}
-		/* Each stream's receives in order; again while one stream's
-		 * completion may have unblocked the other's (the message at the
-		 * channel's head is the other stream's until it is taken). */
-		bool more;
-		do {
-			more = false;
+		/* Each stream's receives in order: the collective ones, then
+		 * the point-to-point ones (which a collective message at the
+		 * channel's head holds up until the first have taken it), and
+		 * the collective ones again when a point-to-point completion
+		 * may have uncovered their message. */
+		for (;;) {
 			while ((r = port->rq_head) && tc__pull_recv(proc, port, r)) {
 				port->rq_head = r->next;
 				if (!port->rq_head)
 					port->rq_tail = NULL;
-				more = true;
 			}
+			bool took = false;
 			while ((r = port->urq_head) && tc__pull_recv(proc, port, r)) {
 				port->urq_head = r->next;
 				if (!port->urq_head)
 					port->urq_tail = NULL;
-				more = true;
+				took = true;
 			}
-		} while (more && port->rq_head && port->urq_head);
+			if (!took || !port->rq_head)
+				break;
+		}
 		if (!port->sq_head && !port->rq_head && !port->urq_head)
 			tc__deactivate_at(proc, port, i);
 		else
