@@ -273,6 +273,21 @@ int tc_neighbors(const struct tc_proc *proc, const int **nbrs);
  * delivered in the order they were sent (per directed link, FIFO); there are
  * no tags.  Sizes range over 0..TC_MAX_MESSAGE bytes.
  *
+ * Point-to-point and collectives on one link: the two share the link but
+ * are matched separately, as MPI's contexts keep them apart.  A
+ * point-to-point receive takes only point-to-point messages and a
+ * collective only its own, so a receive posted before a collective is
+ * matched by the message sent after it, whatever the collective sent in
+ * between, and a message that arrives while its receiver is in a
+ * collective is kept for its receive (a streamed message is copied aside;
+ * a single-copy one stays in the sender's buffer, its send not complete
+ * until it is received).  Neither is ever an error of the other (no
+ * TC_EMISMATCH from a point-to-point message, with mismatch detection on
+ * or off).  As in MPI, a program must not rely on a collective not
+ * synchronising: receiving a message that the peer sends only after a
+ * collective, before making that collective oneself, may wait forever
+ * (until timeout_ms).
+ *
  * Errors common to every call: TC_ERANK (peer out of range), TC_ESELF (peer
  * is the caller), TC_ENOTNEIGHBOR (no link to the peer), TC_ENULLBUF (NULL
  * buffer with a non-zero size), TC_EOVERFLOW (size above TC_MAX_MESSAGE),
@@ -307,6 +322,7 @@ typedef struct tc_request {
 	void *deliver_ctx;
 	int copy_first;  /* internal: deliver from a copy, not the sender's buffer */
 	uint64_t tested_since; /* tc_test: first poll that found it not done (ns; 0: none) */
+	uint64_t rndv_pos; /* single-copy send: its descriptor's line in the channel */
 } tc_request;
 
 /* Blocking send: returns when buf may be reused (the message is in the
@@ -379,8 +395,13 @@ int tc_test(struct tc_proc *proc, tc_request *req, int *done);
 
 /*
  * Cancels a request that has not started (MPI_Cancel): a receive no message
- * has been matched to, or a send none of whose bytes has been taken; after
- * an abort, any request.  Returns 0 when the request is now complete with
+ * has been matched to, or a send none of whose bytes has been taken (a
+ * single-copy send, from single_copy_min bytes on, until its receiver
+ * claims it: a receive takes it, or the receiver's collective on the link
+ * sets it aside; a streamed send until its first packet is in the
+ * channel); after an abort, any request.  A cancelled send is never seen
+ * by its receiver, not even in part: its next receive gets the next
+ * message.  Returns 0 when the request is now complete with
  * status TC_ECANCELED (tc_wait and tc_test return that; nothing was sent or
  * received), and also 0 for a request already complete (left as it is: its
  * wait reports what happened); TC_EPENDING when it is too late (data moved:

@@ -10,10 +10,12 @@
  * barrier that follows it; and the next run of the same team succeeds with
  * the right results.
  */
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "coll_ref.h"
 #include "harness.h"
@@ -307,4 +309,177 @@ Test(mismatch, a_rank_that_skips_the_call, .timeout = 120)
 			cr_assert_gt(mism, 0, "%s mode %d", specs[i], mode);
 			tc_team_destroy(team);
 		}
+}
+
+/*
+ * A guard for runs with no team timeout: tc_run in the calling thread, and
+ * a thread that aborts the team (tc_team_abort) if the run is still going
+ * after secs seconds.  Returns whether it had to: a hang then fails the
+ * test with a message instead of stopping the suite.
+ */
+struct guard {
+	struct tc_team *team;
+	int secs;
+	int done, fired;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+};
+
+static void *guard_main(void *gp)
+{
+	struct guard *g = gp;
+	struct timespec until;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += g->secs;
+	pthread_mutex_lock(&g->mu);
+	while (!g->done)
+		if (pthread_cond_timedwait(&g->cv, &g->mu, &until)) {
+			if (!g->done) {
+				g->fired = 1;
+				tc_team_abort(g->team);
+			}
+			break;
+		}
+	pthread_mutex_unlock(&g->mu);
+	return NULL;
+}
+
+static bool guarded_run(struct tc_team *team, tc_spmd_fn fn, void *arg, int secs)
+{
+	struct guard g = {.team = team, .secs = secs};
+	pthread_mutex_init(&g.mu, NULL);
+	pthread_cond_init(&g.cv, NULL);
+	pthread_t th;
+	cr_assert_eq(pthread_create(&th, NULL, guard_main, &g), 0);
+	cr_assert_eq(tc_run(team, fn, arg), 0);
+	pthread_mutex_lock(&g.mu);
+	g.done = 1;
+	pthread_cond_signal(&g.cv);
+	pthread_mutex_unlock(&g.mu);
+	pthread_join(th, NULL);
+	pthread_mutex_destroy(&g.mu);
+	pthread_cond_destroy(&g.cv);
+	return g.fired != 0;
+}
+
+/*
+ * A rank that skips a collective, or calls another one, while its
+ * neighbour waits for it to take a single-copy message (from
+ * TC__CHAN_SINGLE_COPY_MIN = 1 KiB on the descriptor is in the channel and
+ * the send waits for the receiver's copy): the waiting rank's probe looks at
+ * the neighbour it waits on to take the message, and sees it returned (or
+ * in another call).  No team timeout: the guard above turns a hang into a
+ * failure.
+ */
+enum { SK_RETURN, SK_BARRIER, SK_REDUCE };
+struct sk_arg {
+	struct ct_case c; /* the others' call */
+	int odd_rank, how;
+	int rc[64];
+};
+
+static int sk_fn(struct tc_proc *proc, void *argp)
+{
+	struct sk_arg *a = argp;
+	const int me = tc_rank(proc), p = tc_size(proc);
+	if (me == a->odd_rank && a->how != SK_REDUCE) {
+		a->rc[me] = a->how == SK_BARRIER ? tc_barrier(proc, NULL) : 0;
+		return 0;
+	}
+	struct ct_case c = a->c;
+	if (me == a->odd_rank) { /* a reduce of the same blocks */
+		c.coll = TC_COLL_REDUCE;
+		c.op = TC_OP_SUM;
+	}
+	size_t sb = ct_sbytes(&c, p, me), rb = ct_rbytes(&c, p, me);
+	unsigned char *s = calloc(1, sb + 64), *r = calloc(1, rb + 64);
+	a->rc[me] = ct_call(proc, &c, s, r);
+	if (!a->rc[me])
+		a->rc[me] = tc_barrier(proc, NULL); /* a late report comes here */
+	free(s);
+	free(r);
+	return 0;
+}
+
+/* Runs the case on spec under exec with rank odd skipping (how); asserts
+ * that nobody hung and somebody saw it. */
+static void sk_case(const char *spec, enum tc_exec exec, const struct ct_case *c, int odd,
+                    int how)
+{
+	struct tc_team_config cfg;
+	tc_team_config_default(&cfg);
+	cfg.topology = spec; /* no timeout_ms: the probe, not a timeout, ends it */
+	cfg.exec = exec;
+	struct tc_team *team;
+	cr_assert_eq(tc_team_create(&cfg, &team), 0);
+	const int p = tc_team_size(team);
+	struct sk_arg *a = calloc(1, sizeof *a);
+	a->c = *c;
+	a->odd_rank = odd;
+	a->how = how;
+	const char *what = tc_coll_name(c->coll);
+	const char *ex = exec == TC_EXEC_FIBRES ? "fibres" : "threads";
+	cr_assert(!guarded_run(team, sk_fn, a, 20),
+	          "%s %s %zu B, rank %d %s (%s): hung (aborted by the test's guard)", spec, what,
+	          c->count * tc_dtype_size(c->dt), odd,
+	          how == SK_RETURN ? "returns" : how == SK_BARRIER ? "calls barrier" : "reduces",
+	          ex);
+	int mism = 0;
+	for (int r = 0; r < p; r++) {
+		cr_assert(a->rc[r] == 0 || a->rc[r] == TC_EMISMATCH || a->rc[r] == TC_EABORTED,
+		          "%s %s rank %d (odd %d, %s): %s", spec, what, r, odd, ex,
+		          tc_err_name(a->rc[r]));
+		mism += a->rc[r] == TC_EMISMATCH;
+	}
+	cr_assert_gt(mism, 0, "%s %s odd %d how %d (%s): nobody saw it", spec, what, odd, how, ex);
+	free(a);
+	tc_team_destroy(team);
+}
+
+static const enum tc_exec sk_execs[] = {TC_EXEC_THREADS, TC_EXEC_FIBRES};
+
+/* complete:2, rank 1 returns at once (or calls a barrier), rank 0
+ * broadcasts 1016 B (streamed) or 1 KiB and more (single copy). */
+Test(mismatch, skipped_large_bcast_pair, .timeout = 300)
+{
+	static const size_t sizes[] = {1016, 1024, 2400, 65536};
+	for (int e = 0; e < 2; e++)
+		for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
+			for (int how = SK_RETURN; how <= SK_BARRIER; how++) {
+				struct ct_case c = {.coll = TC_COLL_BCAST, .count = sizes[i],
+				                    .dt = TC_UINT8, .seed = 3};
+				sk_case("complete:2", sk_execs[e], &c, 1, how);
+			}
+}
+
+/* A bcast on every rank but one, a reduce of the same 1200-byte blocks on
+ * the last, on complete graphs of 10 and more. */
+Test(mismatch, bcast_against_reduce, .timeout = 300)
+{
+	static const char *const specs[] = {"complete:10", "complete:12", "complete:16"};
+	for (int e = 0; e < 2; e++)
+		for (size_t i = 0; i < sizeof specs / sizeof *specs; i++) {
+			struct ct_case c = {.coll = TC_COLL_BCAST, .count = 1200, .dt = TC_UINT8,
+			                    .seed = 3};
+			int p = atoi(strchr(specs[i], ':') + 1);
+			sk_case(specs[i], sk_execs[e], &c, p - 1, SK_REDUCE);
+		}
+}
+
+/* A skipped bcast, scan, exscan or scatter of 2400-byte blocks, every rank
+ * in turn the one that skips, on complete:4, ring:5 and hypercube:3. */
+Test(mismatch, skipped_large_calls, .timeout = 600)
+{
+	static const char *const specs[] = {"complete:4", "ring:5", "hypercube:3"};
+	static const enum tc_coll colls[] = {TC_COLL_BCAST, TC_COLL_SCAN, TC_COLL_EXSCAN,
+	                                     TC_COLL_SCATTER};
+	for (int e = 0; e < 2; e++)
+		for (size_t i = 0; i < sizeof specs / sizeof *specs; i++)
+			for (size_t k = 0; k < sizeof colls / sizeof *colls; k++) {
+				struct ct_case c = {.coll = colls[k], .count = 2400, .dt = TC_UINT8,
+				                    .op = TC_OP_SUM, .seed = 3};
+				int p = specs[i][0] == 'r' ? 5 : specs[i][0] == 'h' ? 8 : 4;
+				for (int odd = 0; odd < p; odd++)
+					sk_case(specs[i], sk_execs[e], &c, odd, odd % 2 ? SK_BARRIER : SK_RETURN);
+			}
 }

@@ -421,3 +421,252 @@ Test(p2p, blocking_calls_keep_the_order_of_pending_requests, .timeout = 60)
 		tc_team_destroy(team);
 	}
 }
+
+/* ---- point-to-point and collective messages on one link --------------- */
+
+/* Point-to-point and collective traffic on one link do not disturb each
+ * other: a receive posted before a collective is matched by the message
+ * sent after it (the collective's messages pass it), and a message sent
+ * before a collective its receiver makes first is taken aside by the
+ * collective and received afterwards, in order. */
+struct mix_arg {
+	size_t bytes;
+	int order; /* 0: receive posted before the collective, sent after;
+	              1: sent (nonblocking) before, received after */
+	int rc[2], rc_coll[2];
+	int64_t sum[2];
+	size_t got[2];
+	int bad[2];
+};
+
+static void mix_fill(unsigned char *b, size_t n, int salt)
+{
+	for (size_t i = 0; i < n; i++)
+		b[i] = (unsigned char)(i * 7 + (size_t)salt);
+}
+
+static int mix_fn(struct tc_proc *proc, void *argp)
+{
+	struct mix_arg *a = argp;
+	const int me = tc_rank(proc);
+	const size_t n = a->bytes;
+	unsigned char *m1 = malloc(n + 1), *m2 = malloc(n + 1);
+	mix_fill(m1, n, 1);
+	mix_fill(m2, n, 2);
+	int64_t v = me + 1;
+	tc_request rq[2];
+	int err = 0;
+	if (a->order == 0) {
+		if (me == 1) {
+			memset(m1, 0, n);
+			err = tc_irecv(proc, 0, m1, n, &rq[0]);
+		}
+		a->rc_coll[me] = tc_allreduce(proc, &v, &a->sum[me], 1, TC_INT64, TC_OP_SUM, NULL);
+		if (me == 0 && !err)
+			err = tc_send(proc, 1, m1, n);
+		if (me == 1 && !err) {
+			err = tc_wait(proc, &rq[0], &a->got[me]);
+			unsigned char *e = malloc(n + 1);
+			mix_fill(e, n, 1);
+			a->bad[me] = memcmp(m1, e, n) != 0;
+			free(e);
+		}
+	} else {
+		/* Two messages ahead of the collective's on rank 0's side. */
+		if (me == 0) {
+			err = tc_isend(proc, 1, m1, n, &rq[0]);
+			if (!err)
+				err = tc_isend(proc, 1, m2, n, &rq[1]);
+		}
+		a->rc_coll[me] = tc_allreduce(proc, &v, &a->sum[me], 1, TC_INT64, TC_OP_SUM, NULL);
+		if (me == 0 && !err)
+			err = tc_waitall(proc, 2, rq);
+		if (me == 1) {
+			unsigned char *e = malloc(n + 1);
+			for (int k = 0; k < 2 && !err; k++) {
+				memset(m1, 0, n);
+				err = tc_recv(proc, 0, m1, n, &a->got[me]);
+				mix_fill(e, n, k + 1);
+				a->bad[me] |= !err && memcmp(m1, e, n) != 0;
+			}
+			free(e);
+		}
+	}
+	a->rc[me] = err;
+	free(m1);
+	free(m2);
+	return 0;
+}
+
+Test(p2p, user_and_collective_messages_on_one_link, .timeout = 300)
+{
+	static const size_t sizes[] = {0, 8, 1016, 2400, 65536};
+	for (int exec = 0; exec < 2; exec++)
+		for (int check = 0; check < 2; check++)
+			for (int streamed = 0; streamed < 2; streamed++)
+				for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
+					for (int order = 0; order < 2; order++) {
+						struct tc_team_config cfg;
+						tc_team_config_default(&cfg);
+						cfg.topology = "complete:2";
+						cfg.exec = exec ? TC_EXEC_FIBRES : TC_EXEC_THREADS;
+						cfg.no_mismatch_check = check;
+						if (streamed)
+							cfg.single_copy_min = SIZE_MAX;
+						cfg.timeout_ms = 20000; /* a hang fails as TC_ETIMEDOUT */
+						struct tc_team *team;
+						cr_assert_eq(tc_team_create(&cfg, &team), 0);
+						struct mix_arg a = {.bytes = sizes[i], .order = order};
+						cr_assert_eq(tc_run(team, mix_fn, &a), 0);
+						for (int r = 0; r < 2; r++) {
+							cr_assert_eq(a.rc_coll[r], 0,
+							             "%zu B order %d check %d streamed %d exec %d "
+							             "rank %d: allreduce %s",
+							             sizes[i], order, !check, streamed, exec, r,
+							             tc_err_name(a.rc_coll[r]));
+							cr_assert_eq(a.sum[r], 3);
+							cr_assert_eq(a.rc[r], 0,
+							             "%zu B order %d check %d streamed %d exec %d "
+							             "rank %d: %s",
+							             sizes[i], order, !check, streamed, exec, r,
+							             tc_err_name(a.rc[r]));
+						}
+						cr_assert_eq(a.got[1], sizes[i]);
+						cr_assert(!a.bad[1], "%zu B order %d: wrong bytes", sizes[i], order);
+						tc_team_destroy(team);
+					}
+}
+
+/* ---- cancelling a single-copy send -------------------------------------- */
+
+/* A 64 KiB send (single copy: its descriptor is in the channel) that no
+ * receive has touched is cancelled; the receiver never sees it, gets the
+ * next message, and the rank can detach. */
+Test(p2p, cancel_untouched_single_copy_send, .timeout = 60)
+{
+	struct tc_team_config cfg;
+	tc_team_config_default(&cfg);
+	cfg.topology = "complete:2";
+	cfg.timeout_ms = 20000;
+	struct tc_team *t;
+	cr_assert_eq(tc_team_create(&cfg, &t), 0);
+	struct tc_proc *p0, *p1;
+	cr_assert_eq(tc_attach(t, 0, &p0), 0);
+	cr_assert_eq(tc_attach(t, 1, &p1), 0);
+	size_t n = 64 << 10;
+	unsigned char *big = malloc(n), *in = calloc(1, n);
+	memset(big, 0xab, n);
+	tc_request s, r;
+	cr_assert_eq(tc_isend(p0, 1, big, n, &s), 0);
+	cr_assert_eq(tc_cancel(p0, &s), 0);
+	cr_assert_eq(tc_wait(p0, &s, NULL), TC_ECANCELED);
+	int done = 0;
+	cr_assert_eq(tc_test(p0, &s, &done), TC_ECANCELED);
+	cr_assert(done);
+	/* The next message is what rank 1 receives. */
+	uint64_t v = 42;
+	cr_assert_eq(tc_send(p0, 1, &v, sizeof v), 0);
+	size_t got = 0;
+	cr_assert_eq(tc_recv(p1, 0, in, n, &got), 0);
+	cr_assert_eq(got, sizeof v);
+	cr_assert_eq(memcmp(in, &v, sizeof v), 0);
+	/* A second one cancelled behind a posted-then-cancelled receive, and one
+	 * that a receive takes: that one completes. */
+	cr_assert_eq(tc_irecv(p1, 0, in, n, &r), 0);
+	cr_assert_eq(tc_cancel(p1, &r), 0);
+	cr_assert_eq(tc_isend(p0, 1, big, n, &s), 0);
+	cr_assert_eq(tc_cancel(p0, &s), 0);
+	cr_assert_eq(tc_isend(p0, 1, big, n, &s), 0);
+	cr_assert_eq(tc_recv(p1, 0, in, n, &got), 0);
+	cr_assert_eq(got, n);
+	cr_assert_eq(memcmp(in, big, n), 0);
+	cr_assert_eq(tc_cancel(p0, &s), 0); /* complete already: left as it is */
+	cr_assert_eq(tc_wait(p0, &s, NULL), 0);
+	cr_assert_eq(tc_detach(p0), 0);
+	cr_assert_eq(tc_detach(p1), 0);
+	free(big);
+	free(in);
+	tc_team_destroy(t);
+}
+
+/* A cancel racing a receive: either the send is cancelled and the receiver
+ * gets only the marker behind it, or the cancel is refused (TC_EPENDING),
+ * the send completes and the receiver gets all of it, never part. */
+enum { RACE_ROUNDS = 200 };
+struct race_arg {
+	size_t bytes;
+	int cancelled[RACE_ROUNDS], received[RACE_ROUNDS], bad[RACE_ROUNDS];
+	int rc[2];
+};
+
+static int race_fn(struct tc_proc *proc, void *argp)
+{
+	struct race_arg *a = argp;
+	const size_t n = a->bytes;
+	unsigned char *buf = malloc(n);
+	int err = 0;
+	for (int i = 0; i < RACE_ROUNDS && !err; i++) {
+		if (tc_rank(proc) == 0) {
+			memset(buf, i + 1, n);
+			tc_request s;
+			err = tc_isend(proc, 1, buf, n, &s);
+			if (err)
+				break;
+			if (i % 3) { /* let the receiver start now and then */
+				struct timespec ts = {0, (i % 5) * 2000};
+				nanosleep(&ts, NULL);
+			}
+			int c = tc_cancel(proc, &s);
+			int w = tc_wait(proc, &s, NULL);
+			a->cancelled[i] = w == TC_ECANCELED;
+			if (c != 0 && c != TC_EPENDING)
+				err = c;
+			else if (w != 0 && w != TC_ECANCELED)
+				err = w;
+			uint32_t mark = (uint32_t)i;
+			if (!err)
+				err = tc_send(proc, 1, &mark, sizeof mark);
+		} else {
+			size_t got = 0;
+			err = tc_recv(proc, 0, buf, n, &got);
+			if (!err && got == n) {
+				a->received[i] = 1;
+				for (size_t k = 0; k < n; k++)
+					a->bad[i] |= buf[k] != (unsigned char)(i + 1);
+				err = tc_recv(proc, 0, buf, n, &got);
+			}
+			if (!err && (got != sizeof(uint32_t) || memcmp(buf, &i, sizeof i) != 0))
+				a->bad[i] = 1;
+		}
+	}
+	a->rc[tc_rank(proc)] = err;
+	free(buf);
+	return 0;
+}
+
+Test(p2p, cancel_races_a_receive, .timeout = 120)
+{
+	for (int exec = 0; exec < 2; exec++) {
+		struct tc_team_config cfg;
+		tc_team_config_default(&cfg);
+		cfg.topology = "complete:2";
+		cfg.exec = exec ? TC_EXEC_FIBRES : TC_EXEC_THREADS;
+		cfg.timeout_ms = 20000;
+		struct tc_team *t;
+		cr_assert_eq(tc_team_create(&cfg, &t), 0);
+		struct race_arg *a = calloc(1, sizeof *a);
+		a->bytes = 64 << 10;
+		cr_assert_eq(tc_run(t, race_fn, a), 0);
+		cr_assert_eq(a->rc[0], 0, "%s", tc_err_name(a->rc[0]));
+		cr_assert_eq(a->rc[1], 0, "%s", tc_err_name(a->rc[1]));
+		int nc = 0;
+		for (int i = 0; i < RACE_ROUNDS; i++) {
+			cr_assert(!a->bad[i], "round %d: wrong bytes", i);
+			cr_assert_eq(a->received[i], !a->cancelled[i], "round %d", i);
+			nc += a->cancelled[i];
+		}
+		cr_assert_gt(nc, 0);
+		free(a);
+		tc_team_destroy(t);
+	}
+}

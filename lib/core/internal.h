@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "core/chan.h"
 #include "core/wait.h"
@@ -29,11 +30,30 @@ static inline size_t tc__line_up(size_t n)
 enum { TC__SCRATCH_SLOTS = 8 };
 
 /* One neighbour as seen by a proc: the two channels and the request queues. */
+/* A point-to-point message that a collective's receive took out of the
+ * channel to reach the collective message behind it (lib/p2p/p2p.c:
+ * point-to-point and collective messages are matched separately), kept
+ * for the next point-to-point receive of the port. */
+struct tc__aside {
+	struct tc__aside *next;
+	size_t total;         /* bytes of the message */
+	size_t have;          /* streamed: bytes taken so far (< total: more
+	                         packets to come, at the channel's head) */
+	int64_t clock;        /* its arrival time (logical, ps) */
+	tc_request *sreq;     /* single copy: the sender's request (claimed:
+	                         no longer cancellable), else NULL */
+	unsigned char data[]; /* streamed: the message */
+};
+
 struct tc__port {
 	struct tc__chan *out;  /* this proc -> neighbour */
 	struct tc__chan *in;   /* neighbour -> this proc */
-	tc_request *sq_head, *sq_tail; /* pending sends, FIFO */
-	tc_request *rq_head, *rq_tail; /* pending receives, FIFO */
+	tc_request *sq_head, *sq_tail; /* pending sends (both kinds), FIFO */
+	tc_request *rq_head, *rq_tail; /* pending receives of collective messages, FIFO */
+	tc_request *urq_head, *urq_tail; /* pending point-to-point receives, FIFO */
+	struct tc__aside *ua_head, *ua_tail; /* point-to-point messages taken aside */
+	tc_request *rs_head;   /* single-copy sends whose descriptor is in the
+	                          channel, not yet seen complete (lib/p2p) */
 	int active;            /* listed in proc->active */
 	int hinted;            /* its wait hints raised (lib/p2p/p2p.c) */
 	int peer;
@@ -236,6 +256,14 @@ static inline void tc__proc_clear_ports(struct tc_proc *pr)
 		struct tc__port *pt = &pr->ports[i];
 		pt->sq_head = pt->sq_tail = NULL;
 		pt->rq_head = pt->rq_tail = NULL;
+		pt->urq_head = pt->urq_tail = NULL;
+		pt->rs_head = NULL;
+		while (pt->ua_head) {
+			struct tc__aside *a = pt->ua_head;
+			pt->ua_head = a->next;
+			free(a);
+		}
+		pt->ua_tail = NULL;
 		pt->active = 0;
 		pt->hinted = 0;
 	}

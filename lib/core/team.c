@@ -143,6 +143,8 @@ static void tc__team_free(struct tc_team *t)
 	free(t->chans);
 	if (t->procs)
 		for (int r = 0; r < t->p; r++) {
+			if (t->procs[r].ports)
+				tc__proc_clear_ports(&t->procs[r]); /* frees messages taken aside */
 			for (int k = 0; k < TC__SCRATCH_SLOTS; k++)
 				free(t->procs[r].scratch[k].p);
 			free(t->procs[r].ev);

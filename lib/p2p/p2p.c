@@ -14,6 +14,27 @@
  * otherwise finishes in order.  Any wait of the proc progresses every pending
  * request of the proc, so exchanges never deadlock on full rings.
  *
+ * Two streams share each channel, matched separately (as MPI's contexts
+ * do): point-to-point messages (kind TC__MSG_USER) go to the port's
+ * point-to-point receives (urq), a collective's to its collective receives
+ * (rq).  The message at the channel's head goes to the first receive of its
+ * own stream; a collective receive that finds a point-to-point message
+ * ahead of its own takes it aside (struct tc__aside: a streamed message is
+ * copied, a single-copy descriptor kept), and the next point-to-point
+ * receive of the port takes the messages set aside, in order, before the
+ * channel's.  A point-to-point receive never passes a collective message:
+ * the rank's own collective call takes it (a program that receives a
+ * message its peer sends only after a collective both make, before making
+ * that collective itself, relies on the collective not synchronising,
+ * as MPI calls erroneous).
+ *
+ * A point-to-point single-copy descriptor carries a claim word (its 8-byte
+ * payload): the receiver claims it before it reads the sender's buffer or
+ * takes the descriptor aside, and tc_cancel cancels a descriptor nobody
+ * has claimed (one compare-and-swap each, on the word in the channel's
+ * line), so a receiver never reads a cancelled send and skips its
+ * descriptor.
+ *
  * Fast paths: a message of one packet on a link with nothing queued needs no
  * request at all (tc__send_eager, tc__recv_eager: blocking tc_send/tc_recv
  * and the executor's small rounds), and the executor's "direct" receives
@@ -22,6 +43,7 @@
  */
 #include <sched.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "p2p/p2p.h"
@@ -32,6 +54,27 @@ static inline void tc__activate(struct tc_proc *proc, struct tc__port *port)
 		port->active = 1;
 		proc->active[proc->nactive++] = (int)(port - proc->ports);
 	}
+}
+
+/* A single-copy send whose descriptor went out (state TC__REQ_RNDV_WAIT,
+ * out of its send queue): listed on its port until it is seen complete or
+ * retired, so that the mismatch probe (lib/p2p/progress.c) knows which
+ * neighbours the proc waits on to take a message. */
+static inline void tc__rs_link(struct tc__port *port, tc_request *req)
+{
+	req->next = port->rs_head;
+	port->rs_head = req;
+}
+
+static void tc__rs_unlink(struct tc_proc *proc, tc_request *req)
+{
+	struct tc__port *port = &proc->ports[req->nbr];
+	for (tc_request **pp = &port->rs_head; *pp; pp = &(*pp)->next)
+		if (*pp == req) {
+			*pp = req->next;
+			req->next = NULL;
+			return;
+		}
 }
 
 /* Takes an emptied port off the active list (i: its position there) and
@@ -47,6 +90,44 @@ static void tc__deactivate_at(struct tc_proc *proc, struct tc__port *port, int i
 		atomic_store_explicit(&port->in->want_data, 0, memory_order_relaxed);
 		port->hinted = 0;
 	}
+}
+
+/* Which stream a packet kind or a request's tag belongs to. */
+static inline bool tc__coll_kind(unsigned kind)
+{
+	return (kind & TC__MSG_COLL) != 0;
+}
+
+/* The claim word of a point-to-point single-copy descriptor at line pos
+ * of ch: its payload, at body offset TC__HDR of the first line (line offset
+ * 40, 8-byte aligned).  Written by the producer's push (published with the
+ * line), then only by compare-and-swap: the receiver's OPEN -> TAKEN
+ * (tc__claim) against the sender's OPEN -> CANCELLED (tc_cancel).  Relaxed:
+ * the two decide on one word, and neither reads anything the other
+ * publishes through it (the buffer was published by the descriptor's
+ * push, its release by rndv_done). */
+enum { TC__CLAIM_OPEN = 0, TC__CLAIM_TAKEN = 1, TC__CLAIM_CANCELLED = 2 };
+static inline _Atomic uint64_t *tc__claim_word(const struct tc__chan *ch, uint64_t pos)
+{
+	return (_Atomic uint64_t *)(void *)(ch->ring[pos & ch->mask].body + TC__HDR);
+}
+
+/* Consumer: whether the point-to-point descriptor at the channel's head
+ * was cancelled by its sender (then it is only skipped). */
+static inline bool tc__cancelled(const struct tc__chan *ch)
+{
+	return atomic_load_explicit(tc__claim_word(ch, ch->chead), memory_order_relaxed) ==
+	       TC__CLAIM_CANCELLED;
+}
+
+/* Consumer: claims the point-to-point descriptor at the channel's head;
+ * false when its sender cancelled it first. */
+static inline bool tc__claim(const struct tc__chan *ch)
+{
+	uint64_t open = TC__CLAIM_OPEN;
+	return atomic_compare_exchange_strong_explicit(tc__claim_word(ch, ch->chead), &open,
+	                                               TC__CLAIM_TAKEN, memory_order_relaxed,
+	                                               memory_order_relaxed);
 }
 
 static inline void tc__data_published(struct tc_team *t, struct tc__chan *ch)
@@ -81,11 +162,16 @@ static bool tc__push_send(struct tc_proc *proc, struct tc__port *port, tc_reques
 	const uint64_t sig = (req->tag & TC__MSG_COLL) ? proc->coll_sig : 0;
 
 	if (req->single_copy) {
+		/* A collective's descriptor carries its signature, a
+		 * point-to-point one its claim word. */
+		const bool coll = tc__coll_kind((unsigned)req->tag);
+		const uint64_t word = coll ? sig : TC__CLAIM_OPEN;
 		h.flags = TC__PKT_FIRST | TC__PKT_LAST | TC__PKT_RNDV;
 		h.aux = (uint64_t)(uintptr_t)req;
-		h.len = sig ? sizeof sig : 0;
+		h.len = !coll || sig ? sizeof word : 0;
 		req->state = TC__REQ_RNDV_WAIT; /* ours; the receiver reads only sbuf and bytes */
-		if (!tc__chan_try_push(ch, &h, &sig, h.len)) {
+		req->rndv_pos = ch->tail;       /* where the descriptor goes (tc_cancel) */
+		if (!tc__chan_try_push(ch, &h, &word, h.len)) {
 			req->state = TC__REQ_QUEUED;
 			return false;
 		}
@@ -153,22 +239,159 @@ static inline uint64_t tc__pkt_sig(const struct tc__chan *ch, const struct tc__p
 	return sig;
 }
 
-/* Takes what has arrived for the receive at the head of its port.  Returns
- * true when the request is complete (received, or failed with
- * TC_ETRUNCATE without consuming anything). */
+/* Whether a message taken aside still has packets in the channel. */
+static inline bool tc__aside_partial(const struct tc__aside *a)
+{
+	return !a->sreq && a->have < a->total;
+}
+
+/* Copies the packets of the partial message at the tail of the port's
+ * aside list that have arrived.  Returns true when it is complete. */
+static bool tc__aside_fill(struct tc__port *port, bool *freed)
+{
+	struct tc__aside *a = port->ua_tail;
+	struct tc__chan *ch = port->in;
+	struct tc__pkt_hdr h;
+	while (tc__aside_partial(a) && tc__chan_peek(ch, &h)) {
+		if (h.len)
+			tc__chan_copy_out(ch, 0, a->data + a->have, h.len);
+		a->have += h.len;
+		tc__chan_pop(ch, h.len);
+		*freed = true;
+		if (h.flags & TC__PKT_LAST)
+			a->have = a->total;
+	}
+	return !tc__aside_partial(a);
+}
+
+/* Takes the point-to-point message whose first packet (h) is at the head
+ * of the port's channel aside (a collective receive waits behind it).
+ * Returns 1 when it is aside whole (or was a cancelled descriptor, only
+ * skipped), 0 when more of its packets are to come, TC_ENOMEM (left in
+ * place) when there is no memory for it. */
+static int tc__aside_take(struct tc__port *port, const struct tc__pkt_hdr *h, bool *freed)
+{
+	struct tc__chan *ch = port->in;
+	const bool rndv = (h->flags & TC__PKT_RNDV) != 0;
+	size_t body = rndv ? 0 : (size_t)h->total;
+	struct tc__aside *a = body < SIZE_MAX - sizeof *a ? malloc(sizeof *a + body) : NULL;
+	if (!a)
+		return TC_ENOMEM;
+	if (rndv && !tc__claim(ch)) {
+		free(a);
+		tc__chan_pop(ch, h->len); /* cancelled by its sender: skipped */
+		*freed = true;
+		return 1;
+	}
+	a->next = NULL;
+	a->total = (size_t)h->total;
+	a->have = 0;
+	a->clock = h->clock;
+	a->sreq = rndv ? (tc_request *)(uintptr_t)h->aux : NULL;
+	if (port->ua_tail)
+		port->ua_tail->next = a;
+	else
+		port->ua_head = a;
+	port->ua_tail = a;
+	if (!rndv) { /* its first packet; the rest as they come */
+		if (h->len)
+			tc__chan_copy_out(ch, 0, a->data, h->len);
+		a->have = (h->flags & TC__PKT_LAST) ? a->total : h->len;
+	}
+	tc__chan_pop(ch, h->len);
+	*freed = true;
+	return tc__aside_fill(port, freed);
+}
+
+/* The receive req (point-to-point) takes the first message set aside on
+ * its port (complete).  Returns true: req is complete. */
+static bool tc__recv_aside(struct tc_proc *proc, struct tc__port *port, tc_request *req)
+{
+	struct tc_team *t = proc->team;
+	struct tc__aside *a = port->ua_head;
+	req->received = a->total;
+	req->clock = a->clock;
+	req->state = TC__REQ_DONE;
+	if (a->total > req->bytes) {
+		req->status = TC_ETRUNCATE; /* left aside for a larger buffer */
+		return true;
+	}
+	if (a->sreq) {
+		if (!tc__rndv_read_begin(proc)) {
+			req->status = TC_EABORTED; /* the sender may be gone */
+			return true;
+		}
+		if (a->total)
+			memcpy(req->rbuf, a->sreq->sbuf, a->total);
+		/* Release: as in tc__pull_recv(). */
+		atomic_store_explicit(&a->sreq->rndv_done, 1, memory_order_release);
+		tc__rndv_read_end(proc);
+		if (t->may_block)
+			tc__doorbell_ring(&t->procs[port->peer].db);
+		proc->stats.single_copy++;
+	} else if (a->total) {
+		memcpy(req->rbuf, a->data, a->total);
+	}
+	port->ua_head = a->next;
+	if (!port->ua_head)
+		port->ua_tail = NULL;
+	free(a);
+	tc__recv_done(proc, req);
+	return true;
+}
+
+/* Takes what has arrived for the receive at the head of its stream's
+ * queue on its port.  Returns true when the request is complete
+ * (received, or failed with TC_ETRUNCATE without consuming anything). */
 static bool tc__pull_recv(struct tc_proc *proc, struct tc__port *port, tc_request *req)
 {
 	struct tc_team *t = proc->team;
 	struct tc__chan *ch = port->in;
 	struct tc__pkt_hdr h;
 	bool freed = false, done = false;
+	const bool coll = tc__coll_kind((unsigned)req->tag);
 
+	/* The messages taken aside come first, a partial one's packets
+	 * before anything else in the channel. */
+	if (port->ua_tail && tc__aside_partial(port->ua_tail))
+		tc__aside_fill(port, &freed);
+	if (!coll && port->ua_head) {
+		if (!tc__aside_partial(port->ua_head))
+			done = tc__recv_aside(proc, port, req);
+		goto out;
+	}
+	if (port->ua_tail && tc__aside_partial(port->ua_tail))
+		goto out;
 	while (tc__chan_peek(ch, &h)) {
 		if (req->state == TC__REQ_QUEUED) {
+			if (tc__coll_kind(h.kind) != coll) {
+				/* The other stream's message.  A collective receive
+				 * takes a point-to-point message aside unless a
+				 * point-to-point receive is queued to take it (the
+				 * progress of the port then comes back to us); a
+				 * point-to-point receive waits for the collective
+				 * to take its message. */
+				if (!coll || !(h.flags & TC__PKT_FIRST) || port->urq_head)
+					break;
+				int k = tc__aside_take(port, &h, &freed);
+				if (k < 0) {
+					req->status = k;
+					req->state = TC__REQ_DONE;
+					done = true;
+				}
+				if (k <= 0)
+					break;
+				continue;
+			}
+			if (!coll && (h.flags & TC__PKT_RNDV) && tc__cancelled(ch)) {
+				tc__chan_pop(ch, h.len); /* a cancelled send: skipped */
+				freed = true;
+				continue;
+			}
 			if (h.kind != (uint16_t)req->tag ||
-			    ((req->tag & TC__MSG_COLL) && tc__pkt_sig(ch, &h) != proc->coll_sig)) {
-				/* Another collective's (or a user's) message: a
-				 * mismatched call.  Left in place. */
+			    (coll && tc__pkt_sig(ch, &h) != proc->coll_sig)) {
+				/* Another collective's message: a mismatched call.
+				 * Left in place. */
 				req->status = TC_EMISMATCH;
 				req->state = TC__REQ_DONE;
 				done = true;
@@ -201,6 +424,11 @@ static bool tc__pull_recv(struct tc_proc *proc, struct tc__port *port, tc_reques
 					done = true;
 					break;
 				}
+				if (!coll && !tc__claim(ch)) {
+					tc__chan_pop(ch, h.len); /* cancelled meanwhile */
+					freed = true;
+					continue;
+				}
 				if (!tc__rndv_read_begin(proc)) {
 					/* Aborted: the sender may be gone. */
 					req->status = TC_EABORTED;
@@ -215,7 +443,7 @@ static bool tc__pull_recv(struct tc_proc *proc, struct tc__port *port, tc_reques
 					req->deliver(req, s->sbuf, h.total);
 				else if (h.total)
 					memcpy(req->rbuf, s->sbuf, h.total);
-				tc__chan_pop(ch, h.len); /* the signature */
+				tc__chan_pop(ch, h.len); /* the signature or claim word */
 				freed = true;
 				/* Release: our reads of the sender's buffer happen
 				 * before it may reuse it; pairs with the acquire load in
@@ -244,6 +472,7 @@ static bool tc__pull_recv(struct tc_proc *proc, struct tc__port *port, tc_reques
 			break;
 		}
 	}
+out:
 	if (freed)
 		tc__space_freed(t, ch);
 	return done;
@@ -263,13 +492,31 @@ void tc__progress(struct tc_proc *proc)
 			port->sq_head = r->next;
 			if (!port->sq_head)
 				port->sq_tail = NULL;
+			if (r->state == TC__REQ_RNDV_WAIT)
+				tc__rs_link(port, r);
 		}
-		while ((r = port->rq_head) && tc__pull_recv(proc, port, r)) {
-			port->rq_head = r->next;
-			if (!port->rq_head)
-				port->rq_tail = NULL;
+		/* Each stream's receives in order: the collective ones, then
+		 * the point-to-point ones (which a collective message at the
+		 * channel's head holds up until the first have taken it), and
+		 * the collective ones again when a point-to-point completion
+		 * may have uncovered their message. */
+		for (;;) {
+			while ((r = port->rq_head) && tc__pull_recv(proc, port, r)) {
+				port->rq_head = r->next;
+				if (!port->rq_head)
+					port->rq_tail = NULL;
+			}
+			bool took = false;
+			while ((r = port->urq_head) && tc__pull_recv(proc, port, r)) {
+				port->urq_head = r->next;
+				if (!port->urq_head)
+					port->urq_tail = NULL;
+				took = true;
+			}
+			if (!took || !port->rq_head)
+				break;
 		}
-		if (!port->sq_head && !port->rq_head)
+		if (!port->sq_head && !port->rq_head && !port->urq_head)
 			tc__deactivate_at(proc, port, i);
 		else
 			i++;
@@ -319,10 +566,11 @@ void tc__req_retire(struct tc_proc *proc, tc_request *req, int status)
 		return;
 	if (req->nbr >= 0 && req->nbr < proc->deg) {
 		struct tc__port *port = &proc->ports[req->nbr];
-		bool was = req->kind == TC__KIND_SEND
-		                   ? tc__unlink(&port->sq_head, &port->sq_tail, req)
-		                   : tc__unlink(&port->rq_head, &port->rq_tail, req);
-		if (was && port->active && !port->sq_head && !port->rq_head)
+		bool was = req->kind == TC__KIND_SEND ? tc__unlink(&port->sq_head, &port->sq_tail, req)
+		           : tc__coll_kind((unsigned)req->tag)
+		                   ? tc__unlink(&port->rq_head, &port->rq_tail, req)
+		                   : tc__unlink(&port->urq_head, &port->urq_tail, req);
+		if (was && port->active && !port->sq_head && !port->rq_head && !port->urq_head)
 			for (int i = 0; i < proc->nactive; i++)
 				if (proc->active[i] == req->nbr) {
 					tc__deactivate_at(proc, port, i);
@@ -334,6 +582,7 @@ void tc__req_retire(struct tc_proc *proc, tc_request *req, int status)
 		 * aborted, see tc_cancel), or has copied already. */
 		tc__rndv_quiesce(proc);
 		proc->npending_rndv--;
+		tc__rs_unlink(proc, req);
 	}
 	req->state = TC__REQ_DONE;
 	req->status = status;
@@ -365,7 +614,7 @@ void tc__set_hints(struct tc_proc *proc, bool up)
 		struct tc__port *port = &proc->ports[proc->active[i]];
 		if (port->sq_head)
 			atomic_store_explicit(&port->out->want_space, up, memory_order_relaxed);
-		if (port->rq_head)
+		if (port->rq_head || port->urq_head)
 			atomic_store_explicit(&port->in->want_data, up, memory_order_relaxed);
 		port->hinted = up; /* a port emptied meanwhile lowers its own */
 	}
@@ -454,8 +703,11 @@ static void tc__req_init(struct tc_proc *proc, tc_request *req, int kind, int pe
 static void tc__enqueue_send(struct tc_proc *proc, struct tc__port *port, tc_request *req)
 {
 	proc->nposts++;
-	if (!port->sq_head && tc__push_send(proc, port, req))
+	if (!port->sq_head && tc__push_send(proc, port, req)) {
+		if (req->state == TC__REQ_RNDV_WAIT)
+			tc__rs_link(port, req);
 		return;
+	}
 	if (port->sq_tail)
 		port->sq_tail->next = req;
 	else
@@ -467,13 +719,16 @@ static void tc__enqueue_send(struct tc_proc *proc, struct tc__port *port, tc_req
 static void tc__enqueue_recv(struct tc_proc *proc, struct tc__port *port, tc_request *req)
 {
 	proc->nposts++;
-	if (!port->rq_head && tc__pull_recv(proc, port, req))
+	const bool coll = tc__coll_kind((unsigned)req->tag);
+	tc_request **head = coll ? &port->rq_head : &port->urq_head;
+	tc_request **tail = coll ? &port->rq_tail : &port->urq_tail;
+	if (!*head && tc__pull_recv(proc, port, req))
 		return;
-	if (port->rq_tail)
-		port->rq_tail->next = req;
+	if (*tail)
+		(*tail)->next = req;
 	else
-		port->rq_head = req;
-	port->rq_tail = req;
+		*head = req;
+	*tail = req;
 	tc__activate(proc, port);
 }
 
@@ -588,7 +843,8 @@ int tc__recv_eager(struct tc_proc *proc, int nbr, void *buf, size_t cap, int tag
 	struct tc__port *port = &proc->ports[nbr];
 	struct tc__chan *ch = port->in;
 	struct tc__pkt_hdr h;
-	if (port->rq_head)
+	if (tc__coll_kind((unsigned)tag) ? port->rq_head != NULL
+	                                 : port->urq_head || port->ua_head)
 		return -1;
 	if (!tc__chan_peek(ch, &h))
 		return 0;
@@ -617,6 +873,7 @@ bool tc__req_complete(struct tc_proc *proc, tc_request *req)
 	     * our buffer is finished. */
 	    atomic_load_explicit(&req->rndv_done, memory_order_acquire)) {
 		proc->npending_rndv--;
+		tc__rs_unlink(proc, req);
 		tc__send_done(proc, req);
 	}
 	return req->state == TC__REQ_DONE;
@@ -813,10 +1070,31 @@ int tc_cancel(struct tc_proc *proc, tc_request *req)
 		return TC_EINVAL;
 	if (req->state == TC__REQ_DONE || tc__req_complete(proc, req))
 		return TC_OK; /* too late to cancel, and nothing to do */
-	/* Before an abort only what no peer has seen: a queued receive that no
-	 * packet has been matched to, a queued send none of whose packets (or
-	 * descriptor) is in the channel.  After it, anything: no progress is
+	/* Before an abort only what no peer has taken: a queued receive that
+	 * no packet has been matched to, a queued send none of whose packets
+	 * is in the channel, a point-to-point single-copy send whose
+	 * descriptor nobody has claimed.  After it, anything: no progress is
 	 * made any more, and tc__req_retire waits out a receiver copying. */
+	if (req->state == TC__REQ_RNDV_WAIT && !tc__aborted(proc) &&
+	    !tc__coll_kind((unsigned)req->tag)) {
+		struct tc__chan *ch = proc->ports[req->nbr].out;
+		uint64_t open = TC__CLAIM_OPEN;
+		/* Acquire: pairs with the consumer's release store of head in
+		 * tc__chan_pop(); a descriptor it popped was claimed (or
+		 * skipped: never ours to cancel twice).  Below head the line is
+		 * still the descriptor's: only we, its producer, overwrite it. */
+		if (atomic_load_explicit(&ch->head, memory_order_acquire) > req->rndv_pos ||
+		    !atomic_compare_exchange_strong_explicit(tc__claim_word(ch, req->rndv_pos), &open,
+		                                             TC__CLAIM_CANCELLED, memory_order_relaxed,
+		                                             memory_order_relaxed))
+			return TC_EPENDING; /* claimed: the receiver copies it */
+		proc->npending_rndv--;
+		tc__rs_unlink(proc, req);
+		req->state = TC__REQ_DONE;
+		req->status = TC_ECANCELED;
+		req->clocked = 1;
+		return TC_OK;
+	}
 	if (req->state != TC__REQ_QUEUED && !tc__aborted(proc))
 		return TC_EPENDING;
 	tc__req_retire(proc, req, TC_ECANCELED);

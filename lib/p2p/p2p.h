@@ -34,7 +34,9 @@ enum { TC__KIND_SEND = 1, TC__KIND_RECV = 2 };
  * the call's 64-bit signature (proc->coll_sig: collective, algorithm,
  * root, sizes, datatype, op; aux, or for a single-copy descriptor its 8-byte
  * payload).  A receive of a collective completes with TC_EMISMATCH on a
- * message of another kind or signature (left in place). */
+ * message of another call or signature (left in place); a point-to-point
+ * message (TC__MSG_USER) ahead of its own is taken aside for the
+ * point-to-point receives, which match only their own kind (lib/p2p/p2p.c). */
 enum { TC__MSG_USER = 0, TC__MSG_COLL = 0x8000, TC__MSG_SEQ = 0x7fff };
 
 /*
@@ -98,9 +100,10 @@ static inline size_t tc__coll_single_copy_min(const struct tc_team *t)
  * the whole message when its port has no queued send, the message fits one
  * packet and is below single_copy_min, and the ring has room; it then counts
  * it as sent and returns true (false: nothing done, use a request).
- * tc__recv_eager takes the next message of the port when no receive is
- * queued there and that message is one packet with this tag and at most cap
- * bytes: returns 1; 0 when no message is there yet; -1 when the request path
+ * tc__recv_eager takes the next message of the port when no receive of
+ * its stream is queued there (point-to-point: and none is taken aside,
+ * lib/p2p/p2p.c) and that message is one packet with this tag and at most
+ * cap bytes: returns 1; 0 when no message is there yet; -1 when the request path
  * must take it (nothing consumed either way).  No clock rule, no argument
  * checks.
  */

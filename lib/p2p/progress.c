@@ -26,6 +26,13 @@ static void tc__ws_publish(struct tc_proc *proc)
 				size_t total = r->state == TC__REQ_STREAMING ? r->received : r->bytes;
 				bytes = total > r->moved ? total - r->moved : 0;
 			}
+		for (const tc_request *r = port->urq_head; r; r = r->next, pending++)
+			if (peer < 0 || sending) {
+				peer = port->peer;
+				sending = 0;
+				size_t total = r->state == TC__REQ_STREAMING ? r->received : r->bytes;
+				bytes = total > r->moved ? total - r->moved : 0;
+			}
 		for (const tc_request *r = port->sq_head; r; r = r->next, pending++)
 			if (peer < 0) {
 				peer = port->peer;
@@ -63,9 +70,16 @@ void tc__progress_timed_out(struct tc_proc *proc, uint64_t waited_ns)
 	tc__ws_done(proc, true, 0);
 }
 
-/* A request of the running collective call still queued on port. */
+/* A request of the running collective call still queued on port, or a
+ * single-copy send of it whose descriptor the neighbour has not taken
+ * (acquire: pairs with the receiver's release store of rndv_done, which
+ * comes before its return is published). */
 static bool tc__probe_ours(const struct tc_proc *proc, const struct tc__port *port)
 {
+	for (const tc_request *r = port->rs_head; r; r = r->next)
+		if (r->tag == proc->coll_tag &&
+		    !atomic_load_explicit(&r->rndv_done, memory_order_acquire))
+			return true;
 	for (const tc_request *r = port->rq_head; r; r = r->next)
 		if (r->tag == proc->coll_tag)
 			return true;
@@ -98,19 +112,21 @@ static int tc__probe(struct tc_proc *proc)
 	const struct tc_team *team = proc->team;
 	const uint64_t seq = proc->coll_seq;
 	const uint64_t want = tc__call_seen(seq, proc->coll_sig);
-	for (int i = 0; i < proc->nactive; i++) {
-		const struct tc__port *port = &proc->ports[proc->active[i]];
+	/* Every port, not only the active ones: a port whose only business
+	 * is a single-copy send waiting to be taken has nothing queued. */
+	for (int i = 0; i < proc->deg; i++) {
+		const struct tc__port *port = &proc->ports[i];
 		if (!tc__probe_ours(proc, port))
 			continue;
 		const struct tc_proc *n = &team->procs[port->peer];
 		if (!atomic_load_explicit(&n->attached, memory_order_relaxed))
 			continue;
 		if (atomic_load_explicit(&n->ws.state, memory_order_acquire) == TC__WS_RETURNED)
-			return proc->active[i];
+			return i;
 		uint64_t seen = atomic_load_explicit(&n->calls_seen[seq % TC__CALLS_SEEN],
 		                                     memory_order_relaxed);
 		if ((seen >> 40) == (want >> 40) && seen != want)
-			return proc->active[i];
+			return i;
 	}
 	return -1;
 }
