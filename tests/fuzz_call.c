@@ -115,7 +115,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int err = tc_predict_call(t, &md, &c, &pr);
 	if (err > 0 || !strcmp(tc_err_name(err), "TC_E?"))
 		abort();
-	if (!err && (pr.modelled_ps < 0 || !pr.algorithm || pr.rounds < 0 || pr.transfers < 0))
+	if (!err && (pr.modelled_ps < 0 || !pr.algorithm ||
+	             (pr.simulated && (pr.rounds < 0 || pr.transfers < 0))))
 		abort();
 	if (!err && tc_model_check(&md))
 		abort(); /* predicted under a model the library refuses */

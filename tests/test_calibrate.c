@@ -19,6 +19,7 @@
 #include "harness.h"
 #include "topocoll.h"
 #include "topocoll/calibrate.h"
+#include "model/fit.h"
 
 /* A calibration of three segments, as tc_model_calibrate would leave it:
  * 8..512 B streamed (100 ns + 0.2 ns/B), 1..16 KiB single copy (150 ns +
@@ -346,4 +347,37 @@ Test(calibrate, native_segments_and_call_cost, .timeout = 120)
 	cr_assert_eq(c.call_ns, c.call_measured_ns > c.call_predicted_ns
 	                                ? c.call_measured_ns - c.call_predicted_ns
 	                                : 0.0);
+}
+
+/* The line fit keeps its physical quantities non-negative: data whose
+ * least-squares line has a negative intercept (a segment of large sizes
+ * steeper than the origin, e.g. 1M..4M) gets the line through the origin,
+ * a decreasing one the constant; a clean line is recovered exactly. */
+Test(calibrate, line_fit_is_non_negative, .timeout = 10)
+{
+	static const double x[] = {1 << 20, 2 << 20, 4 << 20};
+	double y[3];
+	struct tc_calibration_fit f;
+	for (int i = 0; i < 3; i++)
+		y[i] = 0.5 * x[i] - 70285; /* unconstrained: t_s = -70285 ns */
+	tc__cal_line_fit(x, y, 3, &f);
+	cr_assert_eq(f.npoints, 3);
+	cr_assert_eq(f.ts_ns, 0, "t_s %g", f.ts_ns);
+	cr_assert(f.tw_ns_per_byte > 0.4 && f.tw_ns_per_byte < 0.5, "t_w %g", f.tw_ns_per_byte);
+	/* Weighted (1 / y^2) through the origin: t_w = sum(x / y) / sum(x^2 / y^2). */
+	double a = 0, b = 0;
+	for (int i = 0; i < 3; i++)
+		a += x[i] / y[i], b += x[i] * x[i] / (y[i] * y[i]);
+	cr_assert(fabs(f.tw_ns_per_byte - a / b) < 1e-12, "t_w %g, want %g", f.tw_ns_per_byte, a / b);
+
+	static const double yd[] = {3000, 2500, 2000}; /* decreasing: slope < 0 */
+	tc__cal_line_fit(x, yd, 3, &f);
+	cr_assert(f.ts_ns > 0 && f.tw_ns_per_byte == 0, "t_s %g t_w %g", f.ts_ns, f.tw_ns_per_byte);
+
+	for (int i = 0; i < 3; i++)
+		y[i] = 1000 + 2 * x[i];
+	tc__cal_line_fit(x, y, 3, &f);
+	cr_assert(fabs(f.ts_ns - 1000) < 1e-6 && fabs(f.tw_ns_per_byte - 2) < 1e-12, "t_s %g t_w %g",
+	          f.ts_ns, f.tw_ns_per_byte);
+	cr_assert(fabs(f.r2 - 1) < 1e-12);
 }

@@ -289,8 +289,8 @@ sys.exit(0 if ok else 1)
 }
 
 PRED='all(k in d for k in ("modelled_ns", "formula_ns", "lower_bound_ns", "lower_bound_steps", "rounds", "messages", "hop_messages", "bytes", "algorithm", "checker", "model"))'
-json_case "predict --json: issue 3 example, fields, modelled = formula = lower bound" \
-	"$PRED and d['algorithm'] == 'hypercube' and d['rounds'] == 10 and d['messages'] == 1023 and d['modelled_ns'] == d['formula_ns'] == 30480 and d['lower_bound_ns'] == 30480" \
+json_case "predict --json: issue 3 example, fields, modelled = formula, and the bound of every algorithm (10 t_s + m t_w)" \
+	"$PRED and d['algorithm'] == 'hypercube' and d['rounds'] == 10 and d['messages'] == 1023 and d['modelled_ns'] == d['formula_ns'] == 30480 and d['lower_bound_ns'] == 12048" \
 	predict --topo hypercube:10 --coll bcast --alg hypercube --bytes 4096 --ts 1000 --tw 0.5 --th 10 --ports one --switching sf --json
 json_case "predict --alg all --json: an array, one object per applicable algorithm" \
 	"isinstance(d, list) and len(d) >= 3 and len({x['algorithm'] for x in d}) == len(d) and all(eval('$PRED', {'d': x}) for x in d)" \
@@ -753,6 +753,20 @@ run_cli run --topo mesh:4x3 --coll allreduce --alg ring --bytes 96
 check "allreduce ring runs verified on mesh:4x3" "$([ "$rc" -eq 0 ] && grep -q 'verified *yes' "$out"; echo $?)" "$(cat "$err")"
 run_cli predict --topo torus --p 12 --coll bcast --bytes 8
 check "torus --p 12 is torus:3x4" "$([ "$rc" -eq 0 ] && grep -q 'torus:3x4' "$out"; echo $?)" "$(cat "$err")"
+# Over the simulator's limit: the closed form alone, and the table says what
+# it did not count or check; the bound is one for every algorithm.
+run_cli predict --topo hypercube:12 --coll alltoall --alg all --bytes 8
+check "predict --alg all over the limit: 'not checked (closed form only)', no 'ok'" \
+	"$([ "$rc" -eq 0 ] && [ "$(grep -c 'not checked (closed form only)$' "$out")" -eq 3 ] && ! grep -q ' ok$' "$out"; echo $?)" "$(cat "$out" "$err")"
+run_cli predict --topo hypercube:12 --coll alltoall --alg ecube --bytes 8
+check "predict over the limit says what was not counted" \
+	"$([ "$rc" -eq 0 ] && grep -q '^not counted .*closed form only' "$out" && ! grep -q '^transfers' "$out"; echo $?)" "$(cat "$out" "$err")"
+run_cli predict --topo ring:16 --coll allreduce --alg all --bytes 1M
+check "predict --alg all: one lower bound, below every algorithm's time; VIOLATES names the check" \
+	"$([ "$rc" -eq 0 ] && awk 'NR > 2 && $5 != "-" { if ($2 + 0 < $5 + 0) bad = 1; b[$5] = 1; n++ } END { exit bad || n < 4 || length(b) != 1 }' "$out" && grep -q 'VIOLATES 1-port$' "$out"; echo $?)" "$(cat "$out")"
+run_cli predict --topo hypercube:17 --coll alltoall --alg ring --bytes 8
+check "predict: a schedule that cannot be built names its limit" \
+	"$([ "$rc" -eq 1 ] && grep -q 'at most 46340 ranks' "$err"; echo $?)" "exit $rc" "$(cat "$err")"
 
 echo "1..$n"
 [ "$nfail" -eq 0 ]

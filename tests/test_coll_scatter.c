@@ -723,7 +723,9 @@ Test(cost, comb_closed_form, .timeout = 120)
 							double lb = d ? rho * md.ts_ns + d * (ct ? md.th_ns : 0.0) +
 							                    ((p - 1 + d - 1) / d) * m * md.tw_ns
 							              : 0.0;
-							cr_assert(fabs(pr.lower_bound_ns - lb) < 1e-6, "%s %s m %zu model %d/%d: bound %g, want %g",
+							/* The reported bound holds for every algorithm
+							 * (tc_lower_bound_any), so at most Lemma 8's. */
+							cr_assert(pr.lower_bound_ns <= lb + 1e-6, "%s %s m %zu model %d/%d: bound %g, Lemma 8 %g",
 							          s, tc_coll_name(colls[ci]), ms[k], mi, hd,
 							          pr.lower_bound_ns, lb);
 							cr_assert_leq(ps_of(pr.lower_bound_ns), pr.modelled_ps);

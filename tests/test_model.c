@@ -1040,3 +1040,187 @@ Test(model, checker_flags_one_port_violation, .timeout = 30)
 	}
 	tc_topo_destroy(t);
 }
+
+/* ---- the prediction's lower bound holds for every algorithm -------------- */
+
+/* The pattern whose bound a collective takes (collectives.def): 0 one-to-all
+ * broadcast, 1 one-to-all scatter, 2 all-to-all broadcast, 3 all-to-all
+ * scatter; -1 permutation or multicast. */
+static int lb_pattern(enum tc_coll c)
+{
+	switch (c) {
+	case TC_COLL_BCAST: case TC_COLL_REDUCE: case TC_COLL_ALLREDUCE:
+	case TC_COLL_BARRIER: case TC_COLL_SCAN: case TC_COLL_EXSCAN:
+		return 0;
+	case TC_COLL_SCATTER: case TC_COLL_GATHER:
+		return 1;
+	case TC_COLL_ALLGATHER: case TC_COLL_REDUCE_SCATTER:
+		return 2;
+	case TC_COLL_ALLTOALL:
+		return 3;
+	default:
+		return -1;
+	}
+}
+
+/*
+ * The bound of every packetisation, written here from the topology's
+ * neighbour lists and a breadth-first search (cost.h, tc_lower_bound_any):
+ * max(ceil(log_{r'+1} p) t_s, E t_s + (m/r) t_w (SF) or t_s + (m/r) t_w +
+ * E t_h (CT), t_s + (V/r) t_w).
+ */
+static double lb_expected(const struct tc_topo *t, const struct tc_model *md, int pat,
+                          int root, double m)
+{
+	int p = tc_topo_nodes(t);
+	if (p == 1)
+		return 0;
+	int *dist = malloc(sizeof *dist * (size_t)p);
+	int maxdeg = 0, diam = 0, rad = p, exc_root = 0;
+	for (int v = 0; v < p; v++) {
+		const int *nb;
+		int deg = tc_topo_neighbors(t, v, &nb);
+		maxdeg = deg > maxdeg ? deg : maxdeg;
+		int e = tc_test_bfs(t, v, dist);
+		diam = e > diam ? e : diam;
+		rad = e < rad ? e : rad;
+		if (v == root)
+			exc_root = e;
+	}
+	free(dist);
+	const int one = md->ports == TC_PORTS_ONE;
+	const double r = one ? 1 : maxdeg;
+	const int *nb;
+	const double r_root = one ? 1 : tc_topo_neighbors(t, root, &nb);
+	long steps = 0;
+	for (long long v = 1; v < p; v *= (one ? 1 : maxdeg) + 1)
+		steps++;
+	long e = pat == 0 ? (root >= 0 ? exc_root : rad) : pat == 1 ? exc_root : diam;
+	double lat = (double)steps * md->ts_ns;
+	double dst = md->switching == TC_SWITCH_CT
+	                     ? md->ts_ns + m / r * md->tw_ns + (double)e * md->th_ns
+	                     : (double)e * md->ts_ns + m / r * md->tw_ns;
+	double v = pat == 0 ? m / r : pat == 1 ? (p - 1) * m / r_root : (p - 1) * m / r;
+	double vol = md->ts_ns + v * md->tw_ns;
+	return fmax(lat, fmax(dst, vol));
+}
+
+Test(model, lower_bound_holds_for_every_algorithm, .timeout = 300)
+{
+	static const int ps[] = {1, 2, 3, 4, 5, 7, 8, 13, 16};
+	static const size_t sizes[] = {0, 8, 1000, 1 << 16};
+	struct tc_model models[3];
+	tc_model_default(&models[0]); /* SF, one-port */
+	models[0].ts_ns = 1000, models[0].tw_ns = 2, models[0].th_ns = 50;
+	models[1] = models[0];
+	models[1].switching = TC_SWITCH_CT;
+	models[1].ports = TC_PORTS_ALL;
+	models[2] = models[0];
+	models[2].ports = TC_PORTS_ALL;
+	models[2].duplex = TC_DUPLEX_HALF;
+	long checked = 0;
+	for (size_t pi = 0; pi < sizeof ps / sizeof ps[0]; pi++) {
+		char specs[16][32];
+		int ns = tc_test_specs_for(ps[pi], specs, 16);
+		for (int si = 0; si < ns; si++) {
+			struct tc_topo *t;
+			cr_assert_eq(tc_topo_parse(specs[si], &t), 0, "%s", specs[si]);
+			int p = tc_topo_nodes(t);
+			int *members = malloc(sizeof *members * (size_t)p);
+			for (int i = 0; i < p; i++)
+				members[i] = i;
+			for (int c = 0; c < TC_COLL_COUNT; c++) {
+				if (tc_coll_flags((enum tc_coll)c) & TC_CF_VCOUNT)
+					continue;
+				const char *alg;
+				for (int ai = 0; (alg = tc_alg_name((enum tc_coll)c, ai)); ai++)
+					for (size_t zi = 0; zi < sizeof sizes / sizeof sizes[0]; zi++)
+						for (int mi = 0; mi < 3; mi++) {
+							int root = tc_coll_flags((enum tc_coll)c) & TC_CF_ROOTED ? p - 1 : -1;
+							struct tc_call call = {
+								.coll = (enum tc_coll)c, .alg = alg, .bytes = sizes[zi],
+								.esize = 8, .root = root < 0 ? 0 : root, .q = 1,
+								.members = members, .nmembers = p};
+							if (c == TC_COLL_BARRIER)
+								call.bytes = 0;
+							struct tc_prediction pr;
+							int err = tc_predict_call(t, &models[mi], &call, &pr);
+							if (err == TC_ENOTSUP || err == TC_ELIMIT)
+								continue;
+							cr_assert_eq(err, 0, "%s %s %s: %s", specs[si],
+							             tc_coll_name((enum tc_coll)c), alg, tc_strerror(err));
+							int pat = lb_pattern((enum tc_coll)c);
+							if (strncmp(specs[si], "tree", 4) == 0) {
+								cr_assert(isnan(pr.lower_bound_ns) || pat < 0);
+								if (isnan(pr.lower_bound_ns))
+									continue;
+							}
+							cr_assert(!isnan(pr.lower_bound_ns), "%s %s %s: no bound",
+							          specs[si], tc_coll_name((enum tc_coll)c), alg);
+							if (pat >= 0) {
+								double want = lb_expected(t, &models[mi], pat, root,
+								                          (double)call.bytes);
+								cr_assert(fabs(pr.lower_bound_ns - want) <= 1e-9 * want + 1e-6,
+								          "%s %s %s m %zu model %d: bound %.3f, want %.3f",
+								          specs[si], tc_coll_name((enum tc_coll)c), alg,
+								          call.bytes, mi, pr.lower_bound_ns, want);
+							}
+							cr_assert(pr.lower_bound_ns * 1000 <= (double)pr.modelled_ps + 1,
+							          "%s %s %s m %zu model %d: modelled %lld ps below the "
+							          "bound %.3f ns",
+							          specs[si], tc_coll_name((enum tc_coll)c), alg,
+							          call.bytes, mi, (long long)pr.modelled_ps,
+							          pr.lower_bound_ns);
+							checked++;
+						}
+			}
+			free(members);
+			tc_topo_destroy(t);
+		}
+	}
+	cr_assert_gt(checked, 1000, "%ld predictions checked", checked);
+}
+
+/* Over the simulator's limit with an exact closed form, a prediction is the
+ * closed form alone: the schedule is not built to count it (an alltoall of
+ * 2^20 ranks has ~2^41 transfers: counting them took minutes), so rounds
+ * and transfers say "not counted" (-1).  Where the schedule cannot exist
+ * (ecube and ring track p^2 blocks in 31 bits), the refusal names the
+ * limit. */
+Test(model, closed_form_without_schedule_at_hypercube_20, .timeout = 120)
+{
+	struct tc_topo *t;
+	cr_assert_eq(tc_topo_parse("hypercube:20", &t), 0);
+	struct tc_model md;
+	tc_model_default(&md);
+	md.ts_ns = 1000, md.tw_ns = 2;
+	const double p = 1 << 20, d = 20, m = 8;
+	/* Seed 000: d (t_s + t_w m p / 2). */
+	const double want = d * (md.ts_ns + md.tw_ns * m * p / 2);
+	static const char *const algs[] = {"hypercube", "auto"};
+	for (int i = 0; i < 2; i++) {
+		struct tc_call call = {.coll = TC_COLL_ALLTOALL, .alg = algs[i], .bytes = 8,
+		                       .esize = 8};
+		struct tc_prediction pr;
+		cr_assert_eq(tc_predict_call(t, &md, &call, &pr), 0, "%s: %s", algs[i],
+		             tc_error_detail());
+		cr_assert_str_eq(pr.algorithm, "hypercube");
+		cr_assert_eq(pr.simulated, 0);
+		cr_assert_eq(pr.modelled_ps, (tc_time_t)llround(want * 1000), "%s: %lld", algs[i],
+		             (long long)pr.modelled_ps);
+		cr_assert_eq(pr.rounds, -1, "%s: rounds counted", algs[i]);
+		cr_assert_eq(pr.transfers, -1, "%s: transfers counted", algs[i]);
+		cr_assert_eq(pr.messages, 0);
+	}
+	static const char *const refused[] = {"ecube", "ring"};
+	for (int i = 0; i < 2; i++) {
+		struct tc_call call = {.coll = TC_COLL_ALLTOALL, .alg = refused[i], .bytes = 8,
+		                       .esize = 8};
+		struct tc_prediction pr;
+		cr_assert_eq(tc_predict_call(t, &md, &call, &pr), TC_ELIMIT, "%s", refused[i]);
+		cr_assert(strstr(tc_error_detail(), "at most 46340 ranks"), "%s: '%s'", refused[i],
+		          tc_error_detail());
+		cr_assert(strstr(tc_error_detail(), refused[i]), "%s", tc_error_detail());
+	}
+	tc_topo_destroy(t);
+}

@@ -359,11 +359,14 @@ int cmd_calibrate(int argc, char **argv)
 	static const char *const lv[5] = {"?", "L1d", "L2", "L3", "mem"};
 	printf("calibrated model (a line per path and cache level; run --calibrated and bench model "
 	       "--native predict with it):\n");
-	printf("  piecewise    %3d points  %d segments  R^2 %.4f  worst residual %.1f%%  (every "
-	       "residual within %.0f%% up to %s)\n",
-	       c.piecewise.npoints, c.nsegments, c.piecewise.r2, 100 * c.piecewise.max_rel_residual,
-	       100 * TC_CALIBRATE_RESIDUAL_OK,
-	       c.piecewise_max_bytes ? cli_bytes(c.piecewise_max_bytes, b1, sizeof b1) : "no size");
+	printf("  piecewise    %3d points  %d segments  R^2 %.4f  worst residual %.1f%%  ",
+	       c.piecewise.npoints, c.nsegments, c.piecewise.r2, 100 * c.piecewise.max_rel_residual);
+	if (c.piecewise_max_bytes)
+		printf("(every residual within %.0f%% up to %s)\n", 100 * TC_CALIBRATE_RESIDUAL_OK,
+		       cli_bytes(c.piecewise_max_bytes, b1, sizeof b1));
+	else
+		printf("(a residual above %.0f%% from the smallest size on)\n",
+		       100 * TC_CALIBRATE_RESIDUAL_OK);
 	for (int k = 0; k < c.nsegments; k++) {
 		const struct tc_calibration_segment *g = &c.segments[k];
 		char name[64];
@@ -385,13 +388,17 @@ int cmd_calibrate(int argc, char **argv)
 		printf("  o_call       %.1f ns per collective call (an 8 B allreduce after a barrier: "
 		       "%s measured, %s predicted by the segments)\n",
 		       c.call_ns, cli_time(c.call_measured_ns, b1), cli_time(c.call_predicted_ns, b2));
-	printf("caches (L1d / L2 / L3): %s / %s / %s; the fit holds (every residual within %.0f%%) up "
-	       "to %s\n",
+	printf("caches (L1d / L2 / L3): %s / %s / %s; ",
 	       c.cache_bytes[0] ? cli_bytes(c.cache_bytes[0], b1, sizeof b1) : "?",
 	       c.cache_bytes[1] ? cli_bytes(c.cache_bytes[1], b2, sizeof b2) : "?",
-	       c.cache_bytes[2] ? cli_bytes(c.cache_bytes[2], b3, sizeof b3) : "?",
-	       100 * TC_CALIBRATE_RESIDUAL_OK,
-	       c.hockney_max_bytes ? cli_bytes(c.hockney_max_bytes, b4, sizeof b4) : "no size");
+	       c.cache_bytes[2] ? cli_bytes(c.cache_bytes[2], b3, sizeof b3) : "?");
+	if (c.hockney_max_bytes)
+		printf("the fit holds (every residual within %.0f%%) up to %s\n",
+		       100 * TC_CALIBRATE_RESIDUAL_OK, cli_bytes(c.hockney_max_bytes, b4, sizeof b4));
+	else
+		printf("the fit of all points misses the smallest size by more than %.0f%%: use "
+		       "the segments\n",
+		       100 * TC_CALIBRATE_RESIDUAL_OK);
 	printf("points (residual: against the line of all points; seg: against its segment's):\n"
 	       "  %10s %12s %12s %12s %9s %-11s %5s %12s %4s %8s %12s\n",
 	       "bytes", "one-way", "min", "max", "residual", "path", "cache", "combine", "seg",

@@ -14,8 +14,9 @@ const char predict_help[] =
 	"\n"
 	"Predicts a collective without running threads: generates the algorithm's\n"
 	"schedule, applies the logical clock of the model and the checker, and\n"
-	"prints the modelled time beside the seed's closed form and seed 001's\n"
-	"lower bound.  Predictions for p = 1024 take milliseconds.\n"
+	"prints the modelled time, the seed's closed form and a lower bound valid\n"
+	"for every algorithm.  Over the simulator's limit: the exact closed form\n"
+	"alone (not counted or checked), or a refusal naming the limit.\n"
 	"  --topo SPEC       topology: ring:16, mesh:4x4, torus:4x4, hypercube:4,\n"
 	"                    chain:P, star:P, tree:K:P, complete:P; or a family\n"
 	"                    (ring, hypercube, torus, ...) with --p P\n"
@@ -51,7 +52,7 @@ const char predict_help[] =
 	"                    modelled_ns, formula_ns, lower_bound_ns (null when none\n"
 	"                    applies), lower_bound_steps, rounds, transfers,\n"
 	"                    simulated (false: over the simulator's limit, modelled\n"
-	"                    by the exact closed form, no checker), messages,\n"
+	"                    by the closed form: see not_counted), messages,\n"
 	"                    hop_messages, bytes (end-to-end bytes moved),\n"
 	"                    msg_bytes (N), algorithm, the checker's counts and the\n"
 	"                    model\n" CLI_MODEL_HELP "examples:\n"
@@ -62,6 +63,11 @@ const char predict_help[] =
 	"      --switching ct --th 50\n"
 	"  topocoll predict --topo ring:8 --coll allgather --alg ring --bytes 1K --json\n"
 	"  topocoll predict --topo ring:5 --coll allgatherv --counts 1,2,3,4,5\n";
+
+/* What a prediction by the closed form alone leaves out. */
+#define CLI_NOT_COUNTED                                                                     \
+	"rounds, transfers, messages, hops, bytes and the checks: closed form only (the "   \
+	"schedule is over the simulator's limit, and is not built to count them)"
 
 void cli_prediction_json(struct cli_json *w, const struct tc_prediction *pr)
 {
@@ -78,9 +84,19 @@ void cli_prediction_json(struct cli_json *w, const struct tc_prediction *pr)
 		cli_json_int(w, "lower_bound_steps", pr->lower_bound_steps);
 	else
 		cli_json_null(w, "lower_bound_steps");
+	cli_json_bool(w, "simulated", pr->simulated);
+	if (!pr->simulated) { /* the closed form alone: nothing counted, nothing checked */
+		cli_json_null(w, "rounds");
+		cli_json_null(w, "transfers");
+		cli_json_null(w, "messages");
+		cli_json_null(w, "hop_messages");
+		cli_json_null(w, "bytes");
+		cli_json_null(w, "checker");
+		cli_json_str(w, "not_counted", CLI_NOT_COUNTED);
+		return;
+	}
 	cli_json_int(w, "rounds", pr->rounds);
 	cli_json_int(w, "transfers", pr->transfers);
-	cli_json_bool(w, "simulated", pr->simulated);
 	cli_json_int(w, "messages", pr->messages);
 	cli_json_int(w, "hop_messages", pr->hop_messages);
 	cli_json_uint(w, "bytes", pr->bytes);
@@ -94,9 +110,11 @@ void cli_prediction_json(struct cli_json *w, const struct tc_prediction *pr)
 
 const char *cli_lb_note(double mod_ns, const struct tc_prediction *pr)
 {
+	/* The bound holds for every algorithm under the model: above the
+	 * modelled time it is wrong, and says so rather than hide it. */
 	if (isfinite(pr->lower_bound_ns) && pr->lower_bound_ns > mod_ns * (1 + 1e-12))
-		return "\n                 above the modelled time: seed 001's bound assumes each "
-		       "message travels\n                 as one packet, and this algorithm splits it";
+		return "\n                 ABOVE the modelled time: the bound does not hold here "
+		       "(a defect: please report it)";
 	return "";
 }
 
@@ -134,14 +152,15 @@ static void predict_text_one(const struct cli_case *cs, const struct tc_predicti
 		       cli_time(pr->lower_bound_ns, b2), pr->lower_bound_steps, cli_lb_note(mod, pr));
 	else
 		printf("lower bound      none applies\n");
-	printf("rounds           %d\n", pr->rounds);
 	if (!pr->simulated) {
-		printf("transfers        %ld\n", pr->transfers);
 		printf("simulated        no: the schedule is over the simulator's limit; the "
 		       "modelled time is\n                 the algorithm's closed form, exact for "
 		       "this topology and model\n");
+		printf("not counted      rounds, transfers, messages, hops, bytes; not checked "
+		       "(closed form only)\n");
 		return;
 	}
+	printf("rounds           %d\n", pr->rounds);
 	printf("messages         %ld end-to-end, %ld link crossings\n", pr->messages,
 	       pr->hop_messages);
 	printf("bytes moved      %llu\n", (unsigned long long)pr->bytes);
@@ -157,14 +176,34 @@ void cli_prediction_header(void)
 
 void cli_prediction_row(const struct tc_prediction *pr)
 {
-	char b1[32], b2[32], b3[32], b4[32];
+	char b1[32], b2[32], b3[32], b4[32], r[32] = "-", msg[32] = "-", hops[32] = "-";
+	char checks[64] = "not checked (closed form only)";
 	double mod = (double)pr->modelled_ps / TC_PS_PER_NS;
-	long bad = pr->oneport_violations + pr->nodup_violations + pr->noho_violations;
-	printf("%-15s %14s %14s %8s %14s %7d %9ld %9ld %s\n", pr->algorithm, cli_num(mod, b1),
+	if (pr->simulated) {
+		snprintf(r, sizeof r, "%d", pr->rounds);
+		snprintf(msg, sizeof msg, "%ld", pr->messages);
+		snprintf(hops, sizeof hops, "%ld", pr->hop_messages);
+		/* Which checks fail (their counts: --alg A, or --json). */
+		const struct {
+			long n;
+			const char *name;
+		} v[] = {{pr->oneport_violations, "1-port"},
+		         {pr->nodup_violations, "NODUP"},
+		         {pr->noho_violations, "NOHO"}};
+		strcpy(checks, "ok");
+		for (size_t k = 0, any = 0; k < sizeof v / sizeof v[0]; k++)
+			if (v[k].n) {
+				size_t l = any ? strlen(checks) : 0;
+				snprintf(checks + l, sizeof checks - l, "%s%s",
+				         any ? "," : "VIOLATES ", v[k].name);
+				any = 1;
+			}
+	}
+	printf("%-15s %14s %14s %8s %14s %7s %9s %9s %s\n", pr->algorithm, cli_num(mod, b1),
 	       isfinite(pr->formula_ns) ? cli_num(pr->formula_ns, b2) : "-",
 	       cli_vs_formula(mod, pr->formula_ns, b4),
-	       isfinite(pr->lower_bound_ns) ? cli_num(pr->lower_bound_ns, b3) : "-", pr->rounds,
-	       pr->messages, pr->hop_messages, bad ? "VIOLATIONS" : "ok");
+	       isfinite(pr->lower_bound_ns) ? cli_num(pr->lower_bound_ns, b3) : "-", r, msg,
+	       hops, checks);
 }
 
 int cmd_predict(int argc, char **argv)

@@ -342,14 +342,14 @@ struct tc_prediction {
 	const char *algorithm;   /* what ran (AUTO resolved) */
 	tc_time_t modelled_ps;   /* makespan of the schedule under the model */
 	double formula_ns;       /* the seed's closed form (NAN: none) */
-	double lower_bound_ns;   /* the collective's lower bound (collectives.def):
-	                            seed 001's lemmas; for a permutation the
+	double lower_bound_ns;   /* the collective's lower bound under md, valid
+	                            for every algorithm however it cuts its data
+	                            (tc_lower_bound_any(); for a permutation the
 	                            longest route of a block, or seed 002's
 	                            Lemma 3 for gray2binary and binary2gray under
-	                            SF and one-port; for a multicast Lemma 5.
-	                            NAN: none applies, e.g. for algorithms that
-	                            split the message, and for the
-	                            variable-count collectives (none known for
+	                            SF and one-port; for a multicast Lemma 5's
+	                            steps).  NAN: none applies (trees, and the
+	                            variable-count collectives: none known for
 	                            unequal blocks) */
 	long lower_bound_steps;  /* -1: none */
 	int rounds;
@@ -365,8 +365,9 @@ struct tc_prediction {
 	int contention_from, contention_to, contention_xa, contention_xb, contention_round;
 	/* 1: the schedule was simulated.  0: it is over the simulator's limit
 	 * (tc_predict_call) and its algorithm's closed form, exact for this
-	 * topology and model, gave modelled_ps; rounds and transfers are
-	 * counted, the messages, bytes and checker fields are 0 (not run). */
+	 * topology and model, gave modelled_ps without building the schedule:
+	 * rounds and transfers are -1 (not counted), the messages, bytes and
+	 * checker fields 0 (not run). */
 	int simulated;
 	long transfers;          /* in the schedule, local copies included */
 };

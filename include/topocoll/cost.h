@@ -699,6 +699,30 @@ int tc_lower_bound_root(enum tc_lb_coll c, enum tc_topo_kind kind, int ndims, co
                         struct tc_lower_bound *out);
 
 /*
+ * A lower bound that holds for every algorithm, however it cuts the data
+ * into messages (the lemmas above assume each message travels whole, which
+ * a pipelined or reduce-scatter algorithm beats), under the logical clock
+ * of lib/model/clock.h.  Let r = 1 (TC_PORTS_ONE) or the largest degree
+ * Delta (all-port), r_root = 1 or the root's degree, E the distance the
+ * data must cross: exc(root) for OAB and OAS (the radius when root < 0),
+ * the diameter for AAB and AAS.  Then
+ *     tau = max( ceil(log_{r'+1} N) t_s,                     (r' = 1 or Delta)
+ *                E t_s + (m / r) t_w          (SF)
+ *                t_s + (m / r) t_w + E t_h    (CT),
+ *                t_s + (V / r) t_w )
+ * with V the bytes a port must carry: m (OAB), (N - 1) m over r_root for
+ * OAS (the root sends or receives every block), (N - 1) m for AAB and AAS
+ * (every node receives p - 1 blocks, or, reducing, sends its data for
+ * p - 1 blocks).  The reductions and scans (OAB without a root) need the
+ * data of the farthest node, the radius at least away.  steps: the larger
+ * of the two step counts (the log one, and E under SF); path: E; work: 0.
+ * Same arguments and errors as tc_lower_bound_root(); root < 0: no root.
+ */
+int tc_lower_bound_any(enum tc_lb_coll c, enum tc_topo_kind kind, int ndims, const int *dims,
+                       int root, double m, const struct tc_model *md,
+                       struct tc_lower_bound *out);
+
+/*
  * Multicast from s to |M| = nmembers destinations in a d-port WH network,
  * Lemma 5 ([KKA-I]): eta = |M|, rho = ceil(log_{d+1}(|M| + 1)),
  * gamma = exc_m = exc(s, G, M) (the caller's: the farthest destination),

@@ -230,6 +230,19 @@ void tc__block(uint64_t bytes, uint64_t esize, int nblk, int k, uint64_t *off, u
 	*len = (q + (uk < r ? 1 : 0)) * esize;
 }
 
+int tc__pieces_p2(const struct tc__gen *g, const char *alg)
+{
+	const int64_t p = g->p, lim = 46340; /* the largest p with p^2 <= INT32_MAX */
+	if (p <= lim)
+		return TC_OK;
+	tc__set_detail("%s %s on %lld ranks: its schedule tracks p^2 = %lld blocks, over the "
+	               "limit of 2^31 - 1 (at most %lld ranks): choose another algorithm "
+	               "(--alg) or fewer ranks",
+	               tc_coll_name(g->coll), alg, (long long)p, (long long)(p * p),
+	               (long long)lim);
+	return TC_ELIMIT;
+}
+
 int tc__coll_generate(const struct tc__alg *a, const struct tc__gen *g, struct tc__sched *s)
 {
 	int err = tc__alg_check(a, g);

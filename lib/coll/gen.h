@@ -259,4 +259,9 @@ void tc__block(uint64_t bytes, uint64_t esize, int nblk, int k, uint64_t *off, u
 int tc__rd_halving_round(int lo, int hi, int h, int depth,
                          int (*emit)(void *ctx, int from, int to), void *ctx);
 
+/* The checker numbers the p^2 blocks of an alltoall or a reduce_scatter
+ * (piece o p + j) in an int32: 0 when p^2 fits, else TC_ELIMIT with
+ * tc_error_detail() naming the limit (at most 46340 ranks). */
+int tc__pieces_p2(const struct tc__gen *g, const char *alg);
+
 #endif /* TC_COLL_GEN_H */

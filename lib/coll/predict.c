@@ -188,8 +188,9 @@ static int tc__over_limit(const struct tc__gen *g, const struct tc__alg *a, int 
 
 /* Selects the algorithm and simulates its schedule; on success the caller
  * frees *s and *sim.  Over the limit with an exact closed form: returns 0
- * with *exact_ps >= 0, *s with its rounds counted but no transfers stored
- * (s->counted of them), and *sim zeroed. */
+ * with *exact_ps >= 0 and *s and *sim zeroed (no schedule: what it would
+ * count is not counted).  The work is bounded: a schedule is built up to
+ * the limit at most (AUTO prices the exact closed forms without building). */
 static int tc__select_sim(const struct tc__gen *g0, const char *alg, int limit, long hops_limit,
                           const struct tc__alg **a, struct tc__sched *s, struct tc__sim *sim,
                           tc_time_t *exact_ps)
@@ -203,11 +204,10 @@ static int tc__select_sim(const struct tc__gen *g0, const char *alg, int limit, 
 	if (err == TC__ELIMIT) {
 		if (ms < 0)
 			return tc__over_limit(&g, *a, limit, hops_limit, "simulator");
-		g.max_x = 0;
-		g.count_only = 1;
-		err = tc__coll_generate(*a, &g, s);
-		if (err)
-			return err;
+		/* The closed form is the prediction: the schedule is neither
+		 * built nor counted (counting is as long as building: minutes for
+		 * the p^2 log p transfers of a large alltoall). */
+		memset(s, 0, sizeof *s);
 		memset(sim, 0, sizeof *sim);
 		*exact_ps = ms;
 		return TC_OK;
@@ -296,69 +296,64 @@ int tc_predict(const struct tc_topo *t, const struct tc_model *md, enum tc_coll 
 
 /*
  * The bounds of the permutations and of the multicast (collectives.def's
- * PERM and MC).  A permutation's block must cross the links of its route:
- * with D the longest distance from a rank to its block's destination, an
- * unsplit message needs D (t_s + m t_w) under SF and t_s + m t_w + D t_h
- * under CT (D hops as steps).  For gray2binary and binary2gray on a
- * hypercube under SF and one-port, seed 002's Lemma 3 instead, which also holds for the
+ * PERM and MC), like tc_lower_bound_any() valid for every algorithm however
+ * it cuts the data (lib/model/bounds.c gives the arguments), with r = 1
+ * (one-port) or the largest degree (all-port) receive resources.  A
+ * permutation's block must cross the links of its route: with D the longest
+ * distance from a rank to its block's destination, D t_s + (m / r) t_w
+ * under SF and t_s + (m / r) t_w + D t_h under CT (D steps under SF, 1
+ * under CT); for gray2binary and binary2gray on a hypercube under SF and
+ * one-port, seed 002's Lemma 3 instead, which also holds for the
  * algorithms that split (GB2, GB3): max((n - 1) tau, (n - 1) (K/2) t_c),
- * n - 1 steps.  A multicast: rho = ceil(log_{d+1}(|M| + 1)) steps of seed
- * 001's Lemma 5 (d = 1 one-port, the root's degree all-port) and exc, the
- * farthest member's distance.  Under CT the last member informed waits for
- * rho sends and one link at least, and the farthest for one send and exc
- * links: max(rho a + t_h, a + exc t_h), a = t_s + m t_w.  Lemma 5's own
- * rho a + exc t_h is not a bound on this clock: a sender is free again
- * after a while its message still travels, so the farthest member, reached
- * early, need not be on the longest chain (hypercube:3, root 0, members
- * {4, 7}: max(a + 3 t_h, 2 a + t_h)).  Under SF every step is at least a
- * hop and the farthest member exc hops: max(rho, exc) a.
+ * n - 1 steps.  A multicast informs |M| + 1 ranks at least (the forwarders
+ * included), at most r' + 1 times more per t_s (r' = 1 one-port, the
+ * largest degree all-port): ceil(log_{r'+1}(|M| + 1)) t_s (seed 001's
+ * Lemma 5's steps); and its farthest member, exc links from the root, gets
+ * the m bytes as a permutation's destination does.
  */
-static void tc__special_bound(const struct tc__gen *g, const struct tc__alg *a,
-                              struct tc_prediction *out)
+static void tc__special_bound(const struct tc__gen *g, struct tc_prediction *out)
 {
 	const struct tc_model *md = g->md;
-	const double m = (double)g->bytes, hop = md->ts_ns + m * md->tw_ns;
+	const double m = (double)g->bytes;
 	const bool sf = md->switching == TC_SWITCH_SF;
+	const int maxdeg = tc_topo_props(g->t)->max_degree;
+	const double r = md->ports == TC_PORTS_ALL && maxdeg > 1 ? maxdeg : 1;
+	long D = 0, steps = 0;
+	double t = 0;
 	if (tc__colls[g->coll].bound == TC__LB_MC) {
-		long exc = 0;
 		for (int i = 0; i < g->nmembers; i++) {
 			int d = tc_topo_distance(g->t, g->root, g->members[i]);
-			exc = d > exc ? d : exc;
+			D = d > D ? d : D;
 		}
-		const int *nb;
-		int ports = md->ports == TC_PORTS_ALL ? tc_topo_neighbors(g->t, g->root, &nb) : 1;
 		struct tc_lower_bound lb;
-		if (tc_lower_bound_multicast(g->nmembers, ports > 0 ? ports : 1, exc, m, md, &lb))
+		if (tc_lower_bound_multicast(g->nmembers, md->ports == TC_PORTS_ALL && maxdeg > 1 ? maxdeg : 1,
+		                             D, m, md, &lb))
 			return;
-		out->lower_bound_steps = sf && exc > lb.steps ? exc : lb.steps;
-		if (sf)
-			out->lower_bound_ns = (double)out->lower_bound_steps * hop;
-		else if (g->nmembers)
-			out->lower_bound_ns = fmax((double)lb.steps * hop + md->th_ns,
-			                           hop + (double)exc * md->th_ns);
-		else
-			out->lower_bound_ns = 0;
-		return;
+		steps = lb.steps;
+		t = (double)lb.steps * md->ts_ns;
+	} else {
+		for (int v = 0; v < g->p; v++) {
+			int d = tc__perm_dest(g, v);
+			if (d >= 0) {
+				int h = tc_topo_distance(g->t, v, d);
+				D = h > D ? h : D;
+			}
+		}
+	}
+	if (D > 0) {
+		double dist = sf ? (double)D * md->ts_ns + m / r * md->tw_ns
+		                 : md->ts_ns + m / r * md->tw_ns + (double)D * md->th_ns;
+		t = fmax(t, dist);
+		steps = sf && D > steps ? D : steps > 0 ? steps : 1;
 	}
 	int n = tc__log2_exact(g->p);
-	if (g->coll != TC_COLL_SHIFT && sf && md->ports == TC_PORTS_ONE && n >= 0 &&
-	    tc_topo_kind(g->t) == TC_TOPO_HYPERCUBE) {
-		out->lower_bound_ns = tc_cost_gray2binary_bound(md, n, m);
-		out->lower_bound_steps = n > 1 ? n - 1 : 0;
-		return;
+	if (tc__colls[g->coll].bound == TC__LB_PERM && g->coll != TC_COLL_SHIFT && sf &&
+	    md->ports == TC_PORTS_ONE && n >= 0 && tc_topo_kind(g->t) == TC_TOPO_HYPERCUBE) {
+		t = tc_cost_gray2binary_bound(md, n, m);
+		steps = n > 1 ? n - 1 : 0;
 	}
-	if (a->flags & TC__ALG_SPLITS)
-		return;
-	long D = 0;
-	for (int r = 0; r < g->p; r++) {
-		int d = tc__perm_dest(g, r);
-		if (d >= 0) {
-			int h = tc_topo_distance(g->t, r, d);
-			D = h > D ? h : D;
-		}
-	}
-	out->lower_bound_steps = D;
-	out->lower_bound_ns = D == 0 ? 0 : sf ? (double)D * hop : hop + (double)D * md->th_ns;
+	out->lower_bound_ns = t;
+	out->lower_bound_steps = steps;
 }
 
 int tc_predict_call(const struct tc_topo *t, const struct tc_model *md,
@@ -388,10 +383,10 @@ int tc_predict_call(const struct tc_topo *t, const struct tc_model *md,
 	memset(out, 0, sizeof *out);
 	out->algorithm = a->name;
 	out->simulated = exact < 0;
-	out->transfers = exact < 0 ? s.nx : (long)s.counted;
+	out->transfers = exact < 0 ? s.nx : -1;
 	out->modelled_ps = exact < 0 ? sim.makespan : exact;
 	out->formula_ns = a->formula(&g);
-	out->rounds = exact < 0 ? sim.rounds : s.nrounds;
+	out->rounds = exact < 0 ? sim.rounds : -1;
 	out->messages = sim.messages;
 	out->hop_messages = sim.hop_messages;
 	out->bytes = sim.bytes;
@@ -409,20 +404,20 @@ int tc_predict_call(const struct tc_topo *t, const struct tc_model *md,
 	tc__sim_free(&sim);
 	tc__sched_free(&s);
 
-	/* Seed 001's bound of the collective's pattern (collectives.def):
-	 * broadcast and reduce, allreduce, barrier and the scans need at least a
-	 * one-to-all broadcast's (or, dually, an all-to-one reduction's) time;
-	 * allgather and reduce_scatter an all-to-all broadcast's, scatter and
-	 * gather a one-to-all scatter's, alltoall an all-to-all scatter's.  The
-	 * lemmas assume each message travels whole; an algorithm that splits
-	 * it into packets or blocks can beat them, so none is reported then. */
+	/* The collective's bound (collectives.def), valid for every algorithm
+	 * of the catalogue, however it cuts its data (tc_lower_bound_any()):
+	 * broadcast and reduce, allreduce, barrier and the scans a one-to-all
+	 * broadcast's pattern (or, dually, an all-to-one reduction's); allgather
+	 * and reduce_scatter an all-to-all broadcast's, scatter and gather a
+	 * one-to-all scatter's, alltoall an all-to-all scatter's.  None for the
+	 * variable-count collectives and the trees. */
 	out->lower_bound_ns = NAN;
 	out->lower_bound_steps = -1;
-	if (tc__colls[coll].bound == TC__LB_PERM || tc__colls[coll].bound == TC__LB_MC)
-		tc__special_bound(&g, a, out);
+	const int lbk = tc__colls[coll].bound;
+	if (lbk == TC__LB_PERM || lbk == TC__LB_MC)
+		tc__special_bound(&g, out);
 	tc__pred_free(&mem);
-	if ((a->flags & TC__ALG_SPLITS) || tc__colls[coll].bound == TC__LB_PERM ||
-	    tc__colls[coll].bound == TC__LB_MC || tc__colls[coll].bound == TC__LB_NONE)
+	if (lbk == TC__LB_PERM || lbk == TC__LB_MC || lbk == TC__LB_NONE)
 		return TC_OK;
 	int dims[32];
 	int nd = tc_topo_dims(t, NULL);
@@ -438,11 +433,9 @@ int tc_predict_call(const struct tc_topo *t, const struct tc_model *md,
 		dims[0] = p;
 	}
 	if (nd >= 1 && nd <= 32 &&
-	    !((tc_coll_flags(coll) & TC_CF_ROOTED)
-	              ? tc_lower_bound_root(tc__colls[coll].bound, kind, nd, dims, root,
-	                                    (double)bytes, md, &lb)
-	              : tc_lower_bound(tc__colls[coll].bound, kind, nd, dims, (double)bytes, md,
-	                               &lb))) {
+	    !tc_lower_bound_any(lbk, kind, nd, dims,
+	                        (tc_coll_flags(coll) & TC_CF_ROOTED) ? root : -1, (double)bytes, md,
+	                        &lb)) {
 		out->lower_bound_ns = lb.time_ns;
 		out->lower_bound_steps = lb.steps;
 	}

@@ -305,6 +305,83 @@ int tc_lower_bound(enum tc_lb_coll c, enum tc_topo_kind kind, int ndims, const i
 	return tc_lower_bound_root(c, kind, ndims, dims, -1, m, md, out);
 }
 
+/*
+ * The bound of every packetisation (cost.h): under the logical clock a
+ * message of b bytes over l links arrives no earlier than l (t_s + b t_w)
+ * (SF) or t_s + b t_w + l t_h (CT) after its start, a one-port node takes
+ * its receives (and its sends) one after the other, each holding the port
+ * L(b) = t_s + b t_w, and an all-port node has one such resource per link.
+ * Three arguments follow, each holding whatever an algorithm cuts its data
+ * into:
+ *   lat:  a node reaches (or hears from) at most d_grow + 1 times more nodes
+ *         per t_s, so ceil(log_{d_grow+1} N) t_s;
+ *   dist: the E links between the two farthest nodes that must talk are
+ *         crossed by every byte of the m the far one needs from the other;
+ *         every message carrying them into that node starts after (E - l)
+ *         t_s (SF) or (E - l) t_h (CT), l its links, and they share its r
+ *         receive resources: E t_s + (m / r) t_w (SF) or t_s + (m / r) t_w
+ *         + E t_h (CT);
+ *   vol:  the bytes one port must carry: t_s + (V / r) t_w.
+ */
+int tc_lower_bound_any(enum tc_lb_coll c, enum tc_topo_kind kind, int ndims, const int *dims,
+                       int root, double m, const struct tc_model *md,
+                       struct tc_lower_bound *out)
+{
+	if (md == NULL || out == NULL || dims == NULL || !(m >= 0.0))
+		return TC_EINVAL;
+	if (c != TC_LB_OAB && c != TC_LB_AAB && c != TC_LB_OAS && c != TC_LB_AAS)
+		return TC_ENOTSUP;
+	int rooted = c == TC_LB_OAB || c == TC_LB_OAS;
+	struct tc_lb_graph g;
+	int rc = tc_lb_graph_metrics(kind, ndims, dims, rooted ? root : -1, &g);
+	if (rc != 0)
+		return rc;
+	struct tc_lower_bound b = {0, 0, 0, 0.0};
+	long long n = g.nodes;
+	if (n <= 1) {
+		*out = b;
+		return 0;
+	}
+	int one = md->ports == TC_PORTS_ONE;
+	int wh = md->switching == TC_SWITCH_CT;
+	double r = one ? 1.0 : (double)g.max_degree;
+	double r_root = one ? 1.0 : (double)(g.root_degree > 0 ? g.root_degree : 1);
+	long lat = ceil_log_base(n, (one ? 1 : g.max_degree) + 1);
+	/* The farthest pair that must exchange data: the root's eccentricity
+	 * (the radius without a root) for OAB and OAS, the diameter when every
+	 * node needs every other's data. */
+	long e = rooted ? g.exc : g.diameter;
+	double dist = wh ? md->ts_ns + m / r * md->tw_ns + (double)e * md->th_ns
+	                 : (double)e * md->ts_ns + m / r * md->tw_ns;
+	/* Bytes one port carries: OAB a whole message; OAS the root's p - 1
+	 * blocks; AAS and a gathering AAB the p - 1 blocks every node receives;
+	 * a reducing AAB (reduce_scatter) the p - 1 contributions every node
+	 * sends (each carries its data for p - 1 blocks, combined or not). */
+	double v;
+	switch (c) {
+	case TC_LB_OAB:
+		v = m / r;
+		break;
+	case TC_LB_OAS:
+		v = (double)(n - 1) * m / r_root;
+		break;
+	default:
+		v = (double)(n - 1) * m / r;
+		break;
+	}
+	double vol = md->ts_ns + v * md->tw_ns;
+	b.steps = wh || lat > e ? lat : e;
+	b.work = 0;
+	b.path = e;
+	b.time_ns = (double)lat * md->ts_ns;
+	if (dist > b.time_ns)
+		b.time_ns = dist;
+	if (vol > b.time_ns)
+		b.time_ns = vol;
+	*out = b;
+	return 0;
+}
+
 int tc_lower_bound_multicast(long nmembers, int ports, long exc_m, double m,
                              const struct tc_model *md, struct tc_lower_bound *out)
 {

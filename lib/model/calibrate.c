@@ -69,6 +69,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "model/fit.h"
 #include "topocoll.h"
 
 #define TC__CAL_MIN_DEFAULT 8u
@@ -509,6 +510,79 @@ static double tc__cal_y(const struct tc_calibration_point *pt, int combine, doub
 	return y >= floor_ns ? y : NAN;
 }
 
+/* The weighted residual sum of y ~ ts + tw x. */
+static double tc__cal_ssr(const double *x, const double *y, const double *w, int n, double ts,
+                          double tw)
+{
+	double ssr = 0;
+	for (int i = 0; i < n; i++) {
+		double r = y[i] - (ts + tw * x[i]);
+		ssr += w[i] * r * r;
+	}
+	return ssr;
+}
+
+void tc__cal_line_fit(const double *x, const double *y, int n, struct tc_calibration_fit *f)
+{
+	f->ts_ns = f->tw_ns_per_byte = f->r2 = f->max_rel_residual = NAN;
+	f->npoints = n;
+	if (n < 2)
+		return;
+	double *w = malloc(sizeof *w * (size_t)n);
+	if (!w)
+		return;
+	double sw = 0, sx = 0, sy = 0;
+	for (int i = 0; i < n; i++) {
+		double yy = y[i] > 1e-3 ? y[i] : 1e-3;
+		w[i] = 1.0 / (yy * yy);
+		sw += w[i];
+		sx += w[i] * x[i];
+		sy += w[i] * y[i];
+	}
+	double xb = sx / sw, yb = sy / sw, sxx = 0, sxy = 0, syy = 0, swxx = 0, swxy = 0;
+	for (int i = 0; i < n; i++) {
+		double dx = x[i] - xb, dy = y[i] - yb;
+		sxx += w[i] * dx * dx;
+		sxy += w[i] * dx * dy;
+		syy += w[i] * dy * dy;
+		swxx += w[i] * x[i] * x[i];
+		swxy += w[i] * x[i] * y[i];
+	}
+	if (!(sxx > 0)) { /* one distinct size: no line */
+		free(w);
+		return;
+	}
+	/* Non-negative least squares for the two physical quantities: the
+	 * unconstrained line where both are >= 0; otherwise the optimum lies
+	 * on a boundary, a line through the origin (t_s = 0; its t_w >= 0 for
+	 * non-negative data) or a constant (t_w = 0, t_s the weighted mean):
+	 * the better of the two that are feasible. */
+	double tw = sxy / sxx, ts = yb - tw * xb;
+	if (!(ts >= 0 && tw >= 0)) {
+		double tw0 = swxx > 0 ? swxy / swxx : 0, ts1 = yb;
+		bool ok0 = tw0 >= 0, ok1 = ts1 >= 0;
+		double e0 = ok0 ? tc__cal_ssr(x, y, w, n, 0, tw0) : INFINITY;
+		double e1 = ok1 ? tc__cal_ssr(x, y, w, n, ts1, 0) : INFINITY;
+		if (ok0 && e0 <= e1)
+			ts = 0, tw = tw0;
+		else if (ok1)
+			ts = ts1, tw = 0;
+		else
+			ts = 0, tw = 0;
+	}
+	double ssr = tc__cal_ssr(x, y, w, n, ts, tw), worst = 0;
+	for (int i = 0; i < n; i++) {
+		double yy = y[i] > 1e-3 ? y[i] : 1e-3, r = y[i] - (ts + tw * x[i]);
+		if (fabs(r) / yy > worst)
+			worst = fabs(r) / yy;
+	}
+	free(w);
+	f->ts_ns = ts;
+	f->tw_ns_per_byte = tw;
+	f->r2 = syy > 0 ? 1.0 - ssr / syy : (ssr == 0 ? 1.0 : 0.0);
+	f->max_rel_residual = worst;
+}
+
 /* Weighted least squares over the points from..to-1 whose single_copy
  * equals want (-1: every point; -2: every point with a combine time, fitted
  * to it); see the top of the file. */
@@ -525,52 +599,23 @@ static void tc__cal_fit_range(const struct tc_calibration *cal, int want, int fr
 		if (above >= 2)
 			floor_ns = TC__CAL_COPY_MIN_NS;
 	}
-	double sw = 0, sx = 0, sy = 0;
-	int n = 0;
 	const int comb = want == -2 ? 1 : want == -3 ? 2 : 0;
+	int n = 0, cap = to > from ? to - from : 1;
+	double *x = malloc(sizeof *x * (size_t)cap * 2), *y = x ? x + cap : NULL;
 	f->ts_ns = f->tw_ns_per_byte = f->r2 = f->max_rel_residual = NAN;
-	for (int i = from; i < to; i++) {
-		const struct tc_calibration_point *pt = &cal->points[i];
-		if ((want >= 0 && pt->single_copy != want) || !isfinite(tc__cal_y(pt, comb, floor_ns)))
-			continue;
-		double y = tc__cal_y(pt, comb, floor_ns) > 1e-3 ? tc__cal_y(pt, comb, floor_ns) : 1e-3;
-		double w = 1.0 / (y * y);
-		sw += w;
-		sx += w * (double)pt->bytes;
-		sy += w * tc__cal_y(pt, comb, floor_ns);
-		n++;
-	}
-	f->npoints = n;
-	if (n < 2)
+	f->npoints = 0;
+	if (!x)
 		return;
-	double xb = sx / sw, yb = sy / sw, sxx = 0, sxy = 0, syy = 0;
 	for (int i = from; i < to; i++) {
 		const struct tc_calibration_point *pt = &cal->points[i];
-		if ((want >= 0 && pt->single_copy != want) || !isfinite(tc__cal_y(pt, comb, floor_ns)))
+		double v = tc__cal_y(pt, comb, floor_ns);
+		if ((want >= 0 && pt->single_copy != want) || !isfinite(v))
 			continue;
-		double y = tc__cal_y(pt, comb, floor_ns) > 1e-3 ? tc__cal_y(pt, comb, floor_ns) : 1e-3;
-		double w = 1.0 / (y * y), dx = (double)pt->bytes - xb, dy = tc__cal_y(pt, comb, floor_ns) - yb;
-		sxx += w * dx * dx;
-		sxy += w * dx * dy;
-		syy += w * dy * dy;
+		x[n] = (double)pt->bytes;
+		y[n++] = v;
 	}
-	if (!(sxx > 0))
-		return; /* one distinct size: no line */
-	double tw = sxy / sxx, ts = yb - tw * xb, ssr = 0, worst = 0;
-	for (int i = from; i < to; i++) {
-		const struct tc_calibration_point *pt = &cal->points[i];
-		if ((want >= 0 && pt->single_copy != want) || !isfinite(tc__cal_y(pt, comb, floor_ns)))
-			continue;
-		double y = tc__cal_y(pt, comb, floor_ns) > 1e-3 ? tc__cal_y(pt, comb, floor_ns) : 1e-3;
-		double r = tc__cal_y(pt, comb, floor_ns) - (ts + tw * (double)pt->bytes);
-		ssr += r * r / (y * y);
-		if (fabs(r) / y > worst)
-			worst = fabs(r) / y;
-	}
-	f->ts_ns = ts;
-	f->tw_ns_per_byte = tw;
-	f->r2 = syy > 0 ? 1.0 - ssr / syy : (ssr == 0 ? 1.0 : 0.0);
-	f->max_rel_residual = worst;
+	tc__cal_line_fit(x, y, n, f);
+	free(x);
 }
 
 static void tc__cal_fit(const struct tc_calibration *cal, int want, struct tc_calibration_fit *f)

@@ -49,6 +49,8 @@ int tc__gen_alltoall_direct(const struct tc__gen *g, struct tc__sched *s)
 	const int p = g->p;
 	const uint64_t m = g->bytes;
 	int err = tc__sched_round(s);
+	if (!err)
+		err = tc__pieces_p2(g, "direct");
 	for (int v = 0; v < p && !err; v++)
 		err = tc__sched_initial(s, v, v * p, p);
 	for (int v = 0; v < p && !err; v++)

@@ -37,7 +37,10 @@ int tc__gen_alltoall_ecube(const struct tc__gen *g, struct tc__sched *s)
 	if (tc__log2_exact(p) < 0 || (kind != TC_TOPO_HYPERCUBE && kind != TC_TOPO_COMPLETE))
 		return TC_ENOTSUP;
 	const uint64_t m = g->bytes;
-	int err = tc__sched_round(s);
+	int err = tc__pieces_p2(g, "ecube");
+	if (err)
+		return err;
+	err = tc__sched_round(s);
 	for (int v = 0; v < p && !err; v++)
 		err = tc__sched_initial(s, v, v * p, p);
 	for (int v = 0; v < p && !err; v++)

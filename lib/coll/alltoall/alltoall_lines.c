@@ -65,6 +65,8 @@ int tc__a2a_lines(const struct tc__gen *g, struct tc__sched *s, int nph,
 	 * nodes: piece o p + j is origin o's block for the node j positions
 	 * on, and a message carries consecutive distances. */
 	const int track = nlive == 1 && p > 1;
+	if (track && tc__pieces_p2(g, nph == 1 ? "ring" : "mesh"))
+		return TC_ELIMIT;
 	/* pred: the predecessor on the phase's lines; orig[v]: the origin of
 	 * the message v sends at the current step, pred^(st-1)(v), kept step
 	 * by step (walking the chain for each transfer made the ring's p = 4096

@@ -72,6 +72,8 @@ int tc__gen_reduce_scatter_direct(const struct tc__gen *g, struct tc__sched *s)
 	if (p == 1)
 		return err ? err
 		           : tc__emit(s, 0, 0, TC__BUF_IN, 0, TC__BUF_OUT, 0, m, TC__XOP_COPY);
+	if (!err)
+		err = tc__pieces_p2(g, "direct");
 	for (int v = 0; v < p && !err; v++)
 		err = tc__sched_initial(s, v, v * p, p);
 	/* A: i -> i + k without wrapping; rank j meets j - 1 first. */
