@@ -17,7 +17,7 @@
  * ratios are against the fibre switch of the same run.  Prints one table,
  * then one JSON object as the last line.
  *
- * --coll (issue 15, AUTO's machine pricing on fibres): what a wait costs a
+ * --coll (AUTO's machine pricing on fibres): what a wait costs a
  * fibre team, and whether AUTO picks well there.  On fibre teams
  * (TC_EXEC_FIBRES) of p = 8, 16, 64 (--p LIST) over the process's CPUs:
  *   token   a token of 8 bytes passed round ring:p, every rank receiving it
@@ -439,7 +439,7 @@ int main(int argc, char **argv)
 	printf("%-22s %10s %20s %8s\n", "hand-off", "ns", "range", "ratio");
 	for (int k = 0; k < 3; k++)
 		printf("%-22s %10.1f %9.1f-%-10.1f %8.1f\n", names[k], med[k], lo[k], hi[k], med[k] / med[0]);
-	printf("# goal (issue 15): a fibre switch <= 20 ns: %s\n", med[0] <= 20.0 ? "met" : "NOT met");
+	printf("# goal: a fibre switch <= 20 ns: %s\n", med[0] <= 20.0 ? "met" : "NOT met");
 	printf("{\"bench\":\"fibres\",\"runs\":%d,\"cpu\":%d,"
 	       "\"fibre_switch_ns\":{\"median\":%.2f,\"min\":%.2f,\"max\":%.2f},"
 	       "\"futex_handoff_ns\":{\"median\":%.1f,\"min\":%.1f,\"max\":%.1f},"

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * bench/gray - the reproduction of seed 002's measurements (Ho, Johnsson and
+ * bench/gray - the reproduction of [HJR-TR-20-92]'s measurements (Ho, Johnsson and
  * Raghunath, TR-20-92, figures 4 and 5): Gray-to-binary permutation by
  * algorithms GB1, GB2 and GB3 on n-cubes, n = 4, 5, 6, time against the
  * bytes per node K, modelled and emulated, under the parameters of an
  * Intel iPSC/2.
  *
- * The machine: the seed's model is one-port, full duplex, nearest-neighbour
+ * The machine: the source's model is one-port, full duplex, nearest-neighbour
  * exchanges of tau + K t_c each (store-and-forward costing: every algorithm
  * here moves data one link at a time).  For the iPSC/2 we take Intel's
  * published figures for its Direct-Connect routing modules: 2.8 MB/s in each
@@ -15,7 +15,7 @@
  *
  * For each (n, K, algorithm):
  *   modelled   tc_predict_call(): the schedule's logical clock, and the
- *              seed's closed form beside it (formulas (1), (2), (3));
+ *              source's closed form beside it (formulas (1), (2), (3));
  *   emulated   the real threads, 2^n of them, in TC_MODE_EMULATED with the
  *              same model: every link delays each message by the model, the
  *              wall time is tc_team_last_run().wall_ns, median of --reps.
@@ -232,7 +232,7 @@ int main(int argc, char **argv)
 
 	static struct cell c[NDIM][NALG][MAX_SIZES];
 	int failures = 0, missing = 0;
-	printf("# seed 002 reproduction: Gray-to-binary, GB1/GB2/GB3, iPSC/2 model tau = %.1f us, "
+	printf("# [HJR-TR-20-92] reproduction: Gray-to-binary, GB1/GB2/GB3, iPSC/2 model tau = %.1f us, "
 	       "t_c = %.4f us/B (one-port, full duplex, SF)\n",
 	       ts / 1e3, tw / 1e3);
 	printf("%-3s %8s %-4s %14s %14s %14s %14s %8s\n", "n", "K", "alg", "modelled_ms",

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * bench/mismatch.c - what mismatch detection costs (issue 16, item 2: goal
+ * bench/mismatch.c - what mismatch detection costs (goal
  * <= 2% on the 8-byte allreduce and the barrier at p = 2).
  *
  * Two teams on the same topology, one with the check (the default) and one

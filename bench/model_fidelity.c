@@ -42,7 +42,7 @@
  * longer depends on whether all p threads were up by the epoch, which
  * separates that effect from the wake-up pattern of the case itself.
  *
- * --native (issue 17): measured native collectives against their prediction
+ * --native: measured native collectives against their prediction
  * with this machine's calibrated parameters.  tc_model_calibrate (8 B ..
  * 4 MiB) gives t_s, t_w and t_c of one line, the piecewise model (a line per
  * path and cache level) and o_call; a native team on chain:2 with the line's
@@ -80,7 +80,7 @@
  * is skipped and counted (skipped in the JSON).  The table gets a line per
  * team, each case of the JSON its p and topology, and within_25pct counts
  * the medians within 25%.
- * Emulated-mode options (issue 15 item 3): --p LIST replaces the team sizes
+ * Emulated-mode options: --p LIST replaces the team sizes
  * (e.g. --p 64,256; ring:p, torus a x b with a the largest divisor of p up
  * to sqrt p, hypercube when p is a power of two); --ts LIST (ns, or with a
  * us / ms suffix) runs every case at each listed t_s instead of halving

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # bench/predict_sweep.sh TOPOCOLL [--bytes N] [--topos LIST] [--colls LIST]
-# Issue 14, item 3: `topocoll predict` of every algorithm of every collective
+# `topocoll predict` of every algorithm of every collective
 # on every topology kind at p = 4096 (1 MiB blocks by default): the time
 # (wall and CPU) and peak memory of each prediction, measured by /usr/bin/time
 # around one process per prediction.  Prints one line per (topology,

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * bench/scale.c - teams of many ranks (issue 14): for p = 64, 256, 1024,
+ * bench/scale.c - teams of many ranks: for p = 64, 256, 1024,
  * 4096 on a hypercube, each in a process of its own, the wall time and the
  * peak memory (resident set, getrusage) of
  *   create   tc_team_create

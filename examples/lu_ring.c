@@ -2,7 +2,7 @@
 /*
  * examples/lu_ring.c - LU factorisation on a ring with cyclic column
  * allocation and a pipelined pivot broadcast, with and without look-ahead
- * (seed 003, slides 36-53).
+ * ([Goubault-ring], slides 36-53).
  *
  * What it shows.  A = L U without pivoting (A is made diagonally dominant, so
  * no pivot is small).  Column j lives on rank j mod p (cyclic allocation keeps
@@ -246,7 +246,7 @@ static int lu_ring(struct tc_proc *proc, void *arg)
 }
 
 struct run {
-	struct tc_model model; /* the team's (tc_team_model): the seed's formula uses it */
+	struct tc_model model; /* the team's (tc_team_model): the source's formula uses it */
 	uint64_t wall_ns;
 	double modelled_ns;
 };

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * examples/matvec_ring.c - y = A x on a ring of p virtual processors, with the
- * communication overlapped by the computation (seed 003, slides 33-35).
+ * communication overlapped by the computation ([Goubault-ring], slides 33-35).
  *
  * What it shows.  A (n x n, n = p r) is distributed by blocks of r rows: rank
  * q holds rows q r .. q r + r - 1 and the q-th block of x.  In each of p steps
@@ -13,7 +13,7 @@
  * block.  The computation is charged to the logical clock with
  * tc_clock_advance(r^2 t_a), t_a (ns per multiply-add) being measured on a
  * sequential product of the same n (or given with --ta), so the modelled time
- * is seed 003's
+ * is [Goubault-ring]'s
  *
  *     T(n, p) = p max(r^2 t_a, t_s + r t_w')        (t_w' = 8 t_w: per double)
  *
@@ -125,7 +125,7 @@ static int matvec(struct tc_proc *proc, void *arg)
 }
 
 struct run {
-	struct tc_model model; /* the team's (tc_team_model): the seed's formula uses it */
+	struct tc_model model; /* the team's (tc_team_model): the source's formula uses it */
 	uint64_t wall_ns; /* minimum over the reps */
 	double modelled_ns;
 };
@@ -266,7 +266,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "matvec_ring: n = %d: %s\n", n, tc_strerror(err));
 			failed = 1;
 		} else {
-			/* Seed 003's formula from the team's model (tc_team_model). */
+			/* [Goubault-ring]'s formula from the team's model (tc_team_model). */
 			const struct tc_model *tm = &nat.model;
 			double comm = p > 1 ? tm->ts_ns + 8.0 * r * tm->tw_ns : 0;
 			double comp = (double)r * r * ta;
@@ -286,7 +286,7 @@ int main(int argc, char **argv)
 			if (fabs(nat.modelled_ns - formula) > p * (2.0 + 8.0 * r) * 0.5e-3 + 1e-9 ||
 			    nat.modelled_ns != emu.modelled_ns) {
 				fprintf(stderr, "matvec_ring: n = %d: modelled %.3f ns (emulated %.3f) "
-				                "!= seed 003's %.3f ns\n",
+				                "!= [Goubault-ring]'s %.3f ns\n",
 				        n, nat.modelled_ns, emu.modelled_ns, formula);
 				failed = 1;
 			}
@@ -295,6 +295,6 @@ int main(int argc, char **argv)
 	}
 	if (df)
 		fclose(df);
-	printf("%s\n", failed ? "FAILED" : "ok: y = A x exactly, modelled time = seed 003's formula");
+	printf("%s\n", failed ? "FAILED" : "ok: y = A x exactly, modelled time = [Goubault-ring]'s formula");
 	return failed;
 }

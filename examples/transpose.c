@@ -6,8 +6,8 @@
  * What it shows.  A (N x N, N = p b) is distributed by blocks of b rows: rank
  * i holds rows i b .. i b + b - 1.  Its b x b block (i, j) must become block
  * (j, i) of the transpose, on rank j: an all-to-all personalised exchange in
- * which rank i sends a different block to every rank (seed 003 slide 20,
- * seed 001's scatter/all-to-all, the ring, mesh, hypercube and direct
+ * which rank i sends a different block to every rank ([Goubault-ring] slide 20,
+ * [KKA-I]'s scatter/all-to-all, the ring, mesh, hypercube and direct
  * algorithms of the catalogue).  Each rank packs block j already transposed
  * into block j of its send buffer, calls tc_alltoall once, and copies the p
  * blocks it receives into its rows of A^T.  For every topology given (default:
@@ -17,7 +17,7 @@
  * prints
  *   modelled   the collective's logical time (tc_last_coll), equal to
  *   predicted  tc_predict's makespan without threads (checked),
- *   formula    the algorithm's closed form from the seeds (tc_predict),
+ *   formula    the algorithm's closed form from the sources (tc_predict),
  *   measured   the wall time of the run (tc_team_last_run).
  * Every rank checks its rows of A^T element by element (A[i][j] = i N + j);
  * the exit status is 1 when any run gave a wrong transpose or a modelled

@@ -50,7 +50,7 @@ enum tc_wait_policy {
 };
 
 /*
- * How tc_run runs the ranks (issue 15, "Fibres" in the README).
+ * How tc_run runs the ranks (docs/fibres.md).
  * Threads: one pinned kernel thread per rank.  Fibres: one pinned kernel
  * thread per CPU of the process's affinity set, each running its ranks
  * (a block of consecutive ranks per CPU, for good) as user-level contexts of stack_bytes

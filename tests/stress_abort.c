@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tests/stress_abort.c - random aborts at random points (issue 16 item 5).
+ * tests/stress_abort.c - random aborts at random points.
  *
  * Each run draws a team (p = 8..64 on whatever CPUs there are: 2 in CI), a
  * sequence of collectives and point-to-point exchanges (allreduce, bcast,

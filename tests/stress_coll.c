@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tests/stress_coll.c - soaks (suite "stress", issue 16 item 5).
+ * tests/stress_coll.c - soaks (suite "stress").
  *
  * coll: back-to-back collectives of random kind, size, datatype, op, root
  * and algorithm (any of the registry's that applies, or AUTO) at p = 64 on

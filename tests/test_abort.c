@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tests/test_abort.c - reliability (issue 16, items 1, 3 and 4): every wait
+ * tests/test_abort.c - reliability: every wait
  * observes an abort (tc_test, tc_wait, tc_waitall, emulated sleeps), requests
  * can be cancelled, attached ranks recover and the team runs again, the
  * watchdog's report, and the other findings of the issue (detach without an
@@ -43,7 +43,7 @@ static void sleep_ms(int ms)
 	nanosleep(&ts, NULL);
 }
 
-/* ---- item 1: every wait observes the abort --------------------------- */
+/* ---- every wait observes the abort ---------------------------------- */
 
 struct rc_arg {
 	_Atomic int rc[64];
@@ -269,7 +269,7 @@ Test(abort, attached_threads_recover_after_an_abort, .timeout = 30)
 	tc_team_destroy(t);
 }
 
-/* ---- item 4: the other findings --------------------------------------- */
+/* ---- the other findings ---------------------------------------------- */
 
 struct own_arg {
 	struct tc_team *team;
@@ -510,7 +510,7 @@ Test(abort, timeout_does_not_wrap, .timeout = 30)
 	tc_team_destroy(t);
 }
 
-/* ---- item 3: the watchdog ------------------------------------------------ */
+/* ---- the watchdog ------------------------------------------------------- */
 
 static pthread_mutex_t wd_mu = PTHREAD_MUTEX_INITIALIZER;
 static char wd_text[16384];

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tests/test_calibrate.c - the calibrated model (include/topocoll/calibrate.h,
- * session 8): the segments of the piecewise fit, o_call, and the calibrated
+ * tests/test_calibrate.c - the calibrated model (include/topocoll/calibrate.h):
+ * the segments of the piecewise fit, o_call, and the calibrated
  * prediction of a call.
  *
  * The prediction path is checked on a calibration written by hand (no

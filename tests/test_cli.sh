@@ -11,7 +11,7 @@
 # examples, docs/cli.md up to date; the collectives of Collectives II
 # through allgather (predict, run native and emulated, steps, trace, sweep),
 # those of Collectives III with --q and --members, the v-collectives with
-# --counts (issue 12),
+# --counts,
 # and every algorithm of every collective in the registry.  JSON checks use python3 and are skipped
 # (TAP SKIP) without it.  The plan is printed at the end.
 set -u
@@ -289,7 +289,7 @@ sys.exit(0 if ok else 1)
 }
 
 PRED='all(k in d for k in ("modelled_ns", "formula_ns", "lower_bound_ns", "lower_bound_steps", "rounds", "messages", "hop_messages", "bytes", "algorithm", "checker", "model"))'
-json_case "predict --json: issue 3 example, fields, modelled = formula, and the bound of every algorithm (10 t_s + m t_w)" \
+json_case "predict --json: the bcast example, fields, modelled = formula, and the bound of every algorithm (10 t_s + m t_w)" \
 	"$PRED and d['algorithm'] == 'hypercube' and d['rounds'] == 10 and d['messages'] == 1023 and d['modelled_ns'] == d['formula_ns'] == 30480 and d['lower_bound_ns'] == 12048" \
 	predict --topo hypercube:10 --coll bcast --alg hypercube --bytes 4096 --ts 1000 --tw 0.5 --th 10 --ports one --switching sf --json
 json_case "predict --alg all --json: an array, one object per applicable algorithm" \
@@ -308,7 +308,7 @@ json_case "predict --json: auto resolves to a named algorithm" \
 json_case "predict --json: p = 1024 (family + --p), checker counts zero" \
 	"d['p'] == 1024 and d['checker']['oneport_violations'] == 0 and d['checker']['nodup_violations'] == 0" \
 	predict --topo hypercube --p 1024 --coll bcast --alg hypercube --bytes 64K --json
-json_case "run --json: issue 4 example (emulated ring allreduce) is verified" \
+json_case "run --json: the emulated ring allreduce example is verified" \
 	"d['verified'] is True and d['algorithm'] == 'ring' and all(k in d for k in ('measured_ns', 'modelled_ns', 'formula_ns', 'stats', 'rounds')) and d['modelled_ns'] == d['predicted_ns'] and d['measured_ns'] > 0" \
 	run --topo ring:16 --coll allreduce --alg ring --bytes 8192 --root 0 --mode emulated --ts 50000 --tw 1 --json
 json_case "run --json --repeat 3: median and stats" \
@@ -325,7 +325,7 @@ json_case "topo --json: cut-through all-port broadcast bound is ceil(log_5 16) =
 	topo hypercube:4 --switching ct --json
 json_case "topo --json: route" "d['route'][0] == 0 and d['route'][-1] == 14 and len(d['route']) == 7" \
 	topo mesh:3x5 --route 0 14 --json
-json_case "topo --json: tree has no seed 001 bound (null)" "d['lower_bounds'] is None" \
+json_case "topo --json: tree has no [KKA-I] bound (null)" "d['lower_bounds'] is None" \
 	topo tree:2:15 --json
 json_case "sweep --json: an array of cases" \
 	"isinstance(d, list) and len(d) == 2 * 4 and all(k in d[0] for k in ('topology', 'p', 'coll', 'algorithm', 'mode', 'bytes', 'modelled_ns', 'measured_ns', 'verified'))" \
@@ -383,10 +383,10 @@ json_case "predict shift --q -3 on ring:8: q kept, every block one route, bound 
 json_case "predict shift with a q far outside int (reduced mod p)" \
 	"d['q'] == 9223372036854775807 and d['messages'] == 8" \
 	predict --topo ring:8 --coll shift --q 9223372036854775807 --alg direct --bytes 8 --json
-json_case "predict gray2binary direct on hypercube:4 (CT): one round, no contention, the seed's formula" \
+json_case "predict gray2binary direct on hypercube:4 (CT): one round, no contention, the source's formula" \
 	"d['rounds'] == 1 and d['checker']['contention'] == 0 and d['modelled_ns'] == d['formula_ns']" \
 	predict --topo hypercube:4 --coll gray2binary --alg direct --bytes 1K --switching ct --th 10 --json
-json_case "predict gray2binary (SF, one-port): seed 002's Lemma 3 as the lower bound" \
+json_case "predict gray2binary (SF, one-port): [HJR-TR-20-92]'s Lemma 3 as the lower bound" \
 	"d['lower_bound_ns'] == max(3 * 1000, 3 * 512 * 1.0) and d['lower_bound_steps'] == 3" \
 	predict --topo hypercube:4 --coll gray2binary --bytes 1K --ts 1000 --tw 1 --json
 for topo in ring:8 hypercube:3 mesh:3x3 star:5 ring:1; do
@@ -416,13 +416,13 @@ run_cli steps --topo hypercube:2 --coll gray2binary --alg direct --bytes 8
 check "steps gray2binary direct on hypercube:2: ranks 2 and 3 swap, 0 and 1 keep theirs" \
 	"$([ "$rc" -eq 0 ] && grep -q '^    2 IN 2  OUT 3$' "$out" && grep -q '^    3 IN 3  OUT 2$' "$out" && grep -q '^    0 IN 0  OUT 0$' "$out"; echo $?)" "$(tail -6 "$out")"
 run_cli steps --topo hypercube:3 --coll gray2binary --alg gb3 --bytes 16
-check "steps gray2binary gb3 on hypercube:3: 3 rounds, rank r ends with block G(r) (seed 002, figure 3)" \
+check "steps gray2binary gb3 on hypercube:3: 3 rounds, rank r ends with block G(r) ([HJR-TR-20-92], figure 3)" \
 	"$([ "$rc" -eq 0 ] && [ "$(grep -c '^round ' "$out")" -eq 3 ] && tail -8 "$out" | awk '{print $1, $5}' | tr '\n' ' ' | grep -q '^0 00 1 11 2 33 3 22 4 66 5 77 6 55 7 44 $'; echo $?)" "$(tail -8 "$out")"
 run_cli sweep --topo ring:8,hypercube:3 --coll shift,multicast --q 3 --members 1,6 --bytes 64 --mode predict,native --csv --quiet
 check "sweep --coll shift,multicast --q --members: rows predicted and run verified" \
 	"$([ "$rc" -eq 0 ] && [ "$(grep -c ',shift,.*,native,.*,true$' "$out")" -ge 2 ] && [ "$(grep -c ',multicast,.*,native,.*,true$' "$out")" -ge 2 ]; echo $?)" "$(head -5 "$out")"
 
-# ---- the v-collectives (issue 12): --counts --------------------------------
+# ---- the v-collectives: --counts -----------------------------------------
 
 json_case "predict allgatherv on ring:5 with --counts: pairwise, the counts, no lower bound" \
 	"d['coll'] == 'allgatherv' and d['algorithm'] == 'pairwise' and d['counts'] == [1, 2, 3, 4, 5] and d['modelled_ns'] > 0 and d['lower_bound_ns'] is None and d['rounds'] == 5" \
@@ -699,12 +699,12 @@ else
 	skip "trace with auto: the JSON records the algorithm" "python3 not found"
 fi
 
-# ---- calibrate: the whole model, its JSON and its plot (issue 17) ------------
+# ---- calibrate: the whole model, its JSON and its plot ---------------------
 json_case "calibrate --json: every fit (all, stream, single_copy, combine), t_c, caches, where the line holds, every point" \
 	"all(k in d for k in ('ts_ns', 'tw_ns_per_byte', 'tc_ns_per_byte', 'r2', 'max_rel_residual', 'single_copy_min', 'hockney_max_bytes', 'residual_ok', 'caches', 'fits', 'points')) and set(d['fits']) == {'all', 'stream', 'single_copy', 'combine', 'copy'} and all(k in d['fits'][f] for f in d['fits'] for k in ('points', 'ts_ns', 'tw_ns_per_byte', 'r2', 'max_rel_residual')) and 2 <= d['fits']['combine']['points'] <= len(d['points']) == 4 and d['tc_ns_per_byte'] == d['fits']['combine']['tw_ns_per_byte'] and all(k in d['caches'] for k in ('l1d_bytes', 'l2_bytes', 'l3_bytes')) and all(k in q for q in d['points'] for k in ('bytes', 'one_way_ns', 'min_ns', 'max_ns', 'single_copy', 'residual', 'combine_ns', 'cache_level')) and d['single_copy_min'] == 1024 and [q['single_copy'] for q in d['points']] == [False, True, True, True]" \
 	calibrate --min-bytes 512 --max-bytes 4K --reps 3 --json
 usage_case "calibrate --plot needs .svg or .png" calibrate --plot out.pdf
-# The calibrated model (session 8): segments by path and cache level, the
+# The calibrated model: segments by path and cache level, the
 # piecewise fit judged on every point, o_call.  512 B .. 4 KiB: one streamed
 # point joins the three single-copy ones (a segment has at least 3 points).
 json_case "calibrate --json: the piecewise fit, its segments, o_call, t_copy, each point's segment" \

@@ -4,7 +4,7 @@
  * topology it applies to, p in the matrix, several sizes and datatypes, in
  * place and not, against the sequential reference of tests/common/coll_ref;
  * the registry's restrictions against the generators; modelled times
- * against seed 000's closed forms computed here (t_w m (p - 1) always
+ * against [Barnat-IB109]'s closed forms computed here (t_w m (p - 1) always
  * there under one port), formula_ns, lower bounds, AUTO (which applies on
  * every topology since direct does); argument errors.
  */
@@ -235,7 +235,7 @@ static void model_n(int i, struct tc_model *md)
 static double seed_ns1(const char *alg, const struct tc_topo *t, const struct tc_model *md,
                        double m);
 
-/* The seed's closed forms (seed 000), in ns, computed here; NAN where the
+/* The seed's closed forms ([Barnat-IB109]), in ns, computed here; NAN where the
  * seed states none for this topology and model.  A message costs
  * t_s + b t_w (+ t_h under CT: one link per message), every combined byte
  * t_c. */
@@ -282,7 +282,7 @@ static double seed_ns1(const char *alg, const struct tc_topo *t, const struct tc
 		return (full ? 1 : 2) * (p - 1) * (st + m * md->tw_ns);
 	}
 	if (!strcmp(alg, "direct")) {
-		/* Every node straight to every other (seed 000's completely
+		/* Every node straight to every other ([Barnat-IB109]'s completely
 		 * connected network), one round: (t_s + t_w m)(p - 1) through one
 		 * port, the sends back to back so that only the last pays t_h;
 		 * with all ports every link carries one message at once.  Full
@@ -362,7 +362,7 @@ static void cost_check(const char *alg, const char *spec, int mi, size_t m, int 
 	if (md.ports == TC_PORTS_ONE && strcmp(alg, "chain") && strcmp(alg, "mesh"))
 		cr_assert_eq(pr.oneport_violations, serial,
 		             "%s %s: one-port", alg, spec);
-	/* The term t_w m (p - 1) is always there (seed 000) under one port; with
+	/* The term t_w m (p - 1) is always there ([Barnat-IB109]) under one port; with
 	 * all ports direct receives over several links at once. */
 	if (md.ports == TC_PORTS_ONE || !direct)
 		cr_assert_geq(pr.modelled_ps,
@@ -374,7 +374,7 @@ static void cost_check(const char *alg, const char *spec, int mi, size_t m, int 
 		             (long long)pr.modelled_ps, want);
 		cr_assert(!isnan(pr.formula_ns), "%s %s model %d: no formula", alg, spec, mi);
 	} else {
-		cr_assert(!seed_states, "%s %s model %d: the seed's formula should apply", alg, spec,
+		cr_assert(!seed_states, "%s %s model %d: the source's formula should apply", alg, spec,
 		          mi);
 	}
 	if (!isnan(pr.formula_ns)) {

@@ -5,8 +5,8 @@
  * registry (and AUTO), every topology of the matrix where it applies, p in
  * the matrix, several counts and datatypes, in place and not; the registry's
  * restrictions against what the generators accept; modelled times against
- * the seed's formulas computed here; the e-cube exchange free of link
- * contention under cut-through; seed 001's AAS lower bound; AUTO; errors.
+ * the source's formulas computed here; the e-cube exchange free of link
+ * contention under cut-through; [KKA-I]'s AAS lower bound; AUTO; errors.
  */
 #include <math.h>
 #include <stdatomic.h>
@@ -152,7 +152,7 @@ static long long f_ecube(int p, int complete, long long m, long long ts, long lo
 	return t * 1000;
 }
 
-/* direct: every node straight to every other (seed 000's completely
+/* direct: every node straight to every other ([Barnat-IB109]'s completely
  * connected network) in one round; through one port the sends go back to
  * back and only the last pays t_h; with all ports every link carries one
  * message at once.  Diameter 1 (complete, or p <= 2) only. */
@@ -310,7 +310,7 @@ Test(model, mesh_without_wrap, .timeout = 60)
 	tc_topo_destroy(tt);
 }
 
-/* Seed 000: routed e-cube, the pairwise exchange contends for no link. */
+/* [Barnat-IB109]: routed e-cube, the pairwise exchange contends for no link. */
 Test(model, ecube_no_contention, .timeout = 120)
 {
 	for (int d = 1; d <= 8; d++) {
@@ -332,7 +332,7 @@ Test(model, ecube_no_contention, .timeout = 120)
 	}
 }
 
-/* Seed 001's AAS lower bound is reported and respected. */
+/* [KKA-I]'s AAS lower bound is reported and respected. */
 Test(model, lower_bound, .timeout = 60)
 {
 	static const char *const specs[] = {"hypercube:1", "hypercube:3", "hypercube:5",

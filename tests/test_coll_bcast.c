@@ -912,7 +912,7 @@ static int64_t expect_reduce(int alg, const struct tc_topo *t, const struct q *q
 	return -1;
 }
 
-/* r_opt of seed 003 by brute force: the r in [1, floor(m)] minimising
+/* r_opt of [Goubault-ring] by brute force: the r in [1, floor(m)] minimising
  * (p-2+r)(s + (m/r) t_w), s = t_s (+ t_h under CT), the smaller on a tie;
  * then at most the element count. */
 static int64_t r_opt(const struct q *q, int p, uint64_t m, uint64_t es)
@@ -935,7 +935,7 @@ static int64_t r_opt(const struct q *q, int p, uint64_t m, uint64_t es)
 	return best;
 }
 
-/* Is the seed's closed form (formula_ns) exact for this case (the algorithm
+/* Is the source's closed form (formula_ns) exact for this case (the algorithm
  * files say where)?  1 exact, 0 an upper bound of the modelled time, -1 no
  * claim. */
 static int formula_claim(int alg, enum tc_coll coll, const struct tc_topo *t,
@@ -988,7 +988,7 @@ static int formula_claim(int alg, enum tc_coll coll, const struct tc_topo *t,
 	return -1;
 }
 
-/* No link carries two transfers at overlapping times (seed 001's NODUP and
+/* No link carries two transfers at overlapping times ([KKA-I]'s NODUP and
  * contention-free schedules). */
 static int contention_free(int alg)
 {
@@ -1142,7 +1142,7 @@ Test(bcast_time, seed_examples, .timeout = 30)
 	    /* ring_rd SF: p-1 links; CT: ceil(log 13) = 4 start-ups + 12 t_h */
 	    {"ring:13", "ring_rd", &sf, 1000, 4, 0, 12 * 3000000LL},
 	    {"ring:13", "ring_rd", &ct, 1000, 4, 0, 4 * 3000000LL + 12 * 50000LL},
-	    /* chain from the middle, CT (seed 001 (c)): 3 start-ups + max(3, 3) t_h */
+	    /* chain from the middle, CT ([KKA-I] (c)): 3 start-ups + max(3, 3) t_h */
 	    {"chain:7", "ring_rd", &ct, 1000, 3, 0, 3 * 3000000LL + 3 * 50000LL},
 	    /* mesh 4x4 from a corner, SF: 3 + 3 links; CT: 2 log sqrt(16) = 4 steps */
 	    {"mesh:4x4", "mesh", &sf, 1000, 0, 0, 6 * 3000000LL},

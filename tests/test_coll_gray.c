@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Gray-code permutations (gray2binary, binary2gray; seed 002): results
+ * Gray-code permutations (gray2binary, binary2gray; [HJR-TR-20-92]): results
  * against the sequential reference of tests/common/coll_ref.c for every
  * algorithm of the registry (and AUTO), every topology of the matrix where it
  * applies, p in the matrix, several counts (odd halves and thirds too) and
  * datatypes, in place and not; the registry's restrictions against what the
  * generators accept (p not a power of two: TC_ENOTSUP for all); modelled
- * times against the seed's formulas (1)-(3) computed here; Lemma 3's lower
+ * times against the source's formulas (1)-(3) computed here; Lemma 3's lower
  * bound; one-port and nearest-neighbour schedules; `direct` and `direct3`
  * free of link contention under cut-through; GB3's steps on a 3-cube; AUTO;
  * errors.
@@ -168,7 +168,7 @@ static long long f_gb3(int n, long long half, long long ts, long long tw, long l
  * post-exchange) move part 1, and a chain of part-0 exchanges runs through
  * the other steps, so GB2 costs (n+1) tau + ((n-1) |part 0| + 2 |part 1|)
  * t_c, GB3 n tau + ((n-1) |part 0| + |part 1|) t_c: (n-3) and (n-2)
- * esize t_c / 2 above the seed's real-K/2 formula (below it for GB2, n = 2). */
+ * esize t_c / 2 above the source's real-K/2 formula (below it for GB2, n = 2). */
 /* One case of seed_formulas: gb1, gb2, gb3 of both collectives on the
  * n-cube t, count elements of es bytes, the model's parameters in ns. */
 static void check_formulas(const struct tc_topo *t, int n, const long long par[3], int sw,
@@ -204,7 +204,7 @@ static void check_formulas(const struct tc_topo *t, int n, const long long par[3
 			             "hypercube:%d %s %s K=%lld es %lld ct %d ports %d: %lld", n,
 			             tc_coll_name(colls[c]), algs[a], K, es, sw, pw,
 			             (long long)pr.modelled_ps);
-			/* the seed's formula, or the documented odd-half difference */
+			/* the source's formula, or the documented odd-half difference */
 			cr_assert_eq(want - seed, cnt % 2 && n > 1 ? odd : 0);
 			cr_assert(!isnan(pr.formula_ns));
 			cr_assert_eq(llround(pr.formula_ns * 1000.0), seed, "hypercube:%d %s K=%lld", n,
@@ -242,7 +242,7 @@ Test(model, seed_formulas, .timeout = 120)
 	}
 	cr_assert_geq(checked, 8 * 3 * 4 * 8 * 2);
 	/* On a complete graph the exchanges are one link too (same time), but
-	 * the seed's formula is the hypercube's: NAN. */
+	 * the source's formula is the hypercube's: NAN. */
 	struct tc_topo *t;
 	cr_assert_eq(tc_topo_parse("complete:8", &t), 0);
 	struct tc_model md = ct_model(100, 2, 0, TC_PORTS_ONE, TC_DUPLEX_FULL, TC_SWITCH_SF);
@@ -332,7 +332,7 @@ Test(model, nearest_neighbour, .timeout = 60)
 	}
 }
 
-/* Seed 002, section 3.5: the direct routes of gray2binary (and of
+/* [HJR-TR-20-92], section 3.5: the direct routes of gray2binary (and of
  * binary2gray) are edge-disjoint: no contention under cut-through, n <= 10. */
 Test(model, direct_edge_disjoint, .timeout = 120)
 {
@@ -379,7 +379,7 @@ static int gray_inv(int g)
  * receives are done (c_u = L + in0(u) t_h, in0 the longest route into it:
  * its part 0's, or the one link from u' carrying part 1), and node x
  * finishes with its own sends (c_x + L) or its latest arrival (c_u + L +
- * hops t_h).  With t_h = 0 this is the seed's 2 tau + (2K/3) t_c (its
+ * hops t_h).  With t_h = 0 this is the source's 2 tau + (2K/3) t_c (its
  * 2-port model; ours is all-port).  Uneven thirds: at t_h = 0 step 0 costs
  * part 0 and step 1 part 1, the larger of parts 1 and 2. */
 Test(model, direct3_cost, .timeout = 60)
@@ -435,7 +435,7 @@ Test(model, direct3_cost, .timeout = 60)
 				if (K % 3 == 0) {
 					long long want = (2 * (ts + K / 3 * tw) + chain * th) * 1000;
 					cr_assert_eq(got, want, "%s K=%lld par %d: %lld", spec, K, pi, got);
-					if (th == 0) /* the seed's 2 tau + 2K/3 t_c */
+					if (th == 0) /* the source's 2 tau + 2K/3 t_c */
 						cr_assert_eq(got, (2 * ts + 2 * K / 3 * tw) * 1000);
 				} else if (th == 0) {
 					long long s0 = K / 3 + 1, s1 = K / 3 + (K % 3 > 1);
@@ -447,7 +447,7 @@ Test(model, direct3_cost, .timeout = 60)
 	}
 }
 
-/* Seed 002, section 3.3 on a 3-cube: n = 3 rounds of K/2-byte exchanges
+/* [HJR-TR-20-92], section 3.3 on a 3-cube: n = 3 rounds of K/2-byte exchanges
  * along dimensions n-2, 0 .. n-3, n-2 = 1, 0, 1; every node sends one half
  * and receives one half per round.  binary2gray: the same rounds reversed
  * (dimensions 1, 0, 1 again). */

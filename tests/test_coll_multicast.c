@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Multicast (seed 001, Lemmas 5 and 6): results against the sequential
+ * Multicast ([KKA-I], Lemmas 5 and 6): results against the sequential
  * reference for every algorithm of the registry, topology and p of the
  * matrix, with random member sets (the root listed or not, any order);
  * AUTO; the registry's restrictions; rounds; modelled times against the

@@ -4,7 +4,7 @@
  * every topology it applies to, p in the matrix, several sizes, datatypes
  * and (commutative) operators, in place and not, against the sequential
  * reference of tests/common/coll_ref; the registry's restrictions against
- * the generators; modelled times against seed 000's closed forms (the
+ * the generators; modelled times against [Barnat-IB109]'s closed forms (the
  * allgather's plus m (p - 1) t_c) computed here, formula_ns, lower bounds,
  * AUTO; argument errors.
  */

@@ -270,7 +270,7 @@ static int64_t closed_form(const struct tc_topo *t, const struct tc_model *md, e
 		int d = 0;
 		while ((1 << d) < p)
 			d++;
-		/* seed 000: (t_s + m t_w) log p, plus 2 m t_c a step (one
+		/* [Barnat-IB109]: (t_s + m t_w) log p, plus 2 m t_c a step (one
 		 * fewer combine for exscan: its first result is a copy). */
 		int64_t combines = ex ? 2 * d - 1 : 2 * d;
 		if (md->duplex == TC_DUPLEX_FULL)

@@ -4,7 +4,7 @@
  * of tests/common/coll_ref.c for every algorithm of the registry, every
  * topology it applies to, p of the matrix, several roots, in place at the
  * root; the registry's restrictions against the generators; modelled times
- * against closed forms computed here from the seeds; the seed 001 OAS lower
+ * against closed forms computed here from the seeds; the [KKA-I] OAS lower
  * bound beside the predictions; AUTO; argument errors.
  */
 #include <math.h>
@@ -421,7 +421,7 @@ Test(cost, gather_equals_scatter, .timeout = 120)
 	}
 }
 
-/* Seed 001's OAS lower bound is reported beside the predictions and never
+/* [KKA-I]'s OAS lower bound is reported beside the predictions and never
  * above them, on hypercubes, meshes and tori. */
 Test(cost, lower_bound, .timeout = 60)
 {
@@ -560,7 +560,7 @@ Test(errors, arguments, .timeout = 60)
 	tc_team_destroy(t);
 }
 
-/* ---- tree_allport_comb: the combining variant of seed 001's trees ------- */
+/* ---- tree_allport_comb: the combining variant of [KKA-I]'s trees ------- */
 
 /* S_h, h = 1 .. n, for Q_n (n = 1 .. 6): the largest number of blocks
  * moved along a root path to depth h, summed over the subtree sizes on the
@@ -687,7 +687,7 @@ Test(scatter, comb_restrictions, .timeout = 60)
 }
 
 /* Modelled time == the closed form computed here, for every root, SF and
- * CT, full and half duplex; tc__f_ (formula_ns) the same; seed 001's
+ * CT, full and half duplex; tc__f_ (formula_ns) the same; [KKA-I]'s
  * Lemma 8 bound below; gather == scatter; checker clean. */
 Test(cost, comb_closed_form, .timeout = 120)
 {

@@ -6,7 +6,7 @@
  * of q (negative, beyond p, INT_MAX, INT_MIN), several counts and datatypes,
  * in place and not; the registry's restrictions against what the generators
  * accept; modelled times against the seeds' formulas computed here (seed
- * 000's ring and torus, seed 004's (3.19) and (3.21)); seed 004's claim
+ * 000's ring and torus, [Gergel-shift]'s (3.19) and (3.21)); [Gergel-shift]'s claim
  * that the e-cube routes of a shift are d - gamma(q) links long and never
  * contend; AUTO; q as a long in tc_predict_call; errors.
  */
@@ -62,7 +62,7 @@ static long mod_p(long q, long p)
 	return r < 0 ? r + p : r;
 }
 
-/* Whether seed 004's torus algorithm brings a block back to a rank it has
+/* Whether [Gergel-shift]'s torus algorithm brings a block back to a rank it has
  * visited (the checker's NODUP): a block compensated one row further then
  * walks the column shift backwards over that row (qc > rows / 2), or round
  * a column of 2 (the compensation and a column shift of 1 cancel). */
@@ -207,14 +207,14 @@ static long lmin(long a, long b)
 	return a < b ? a : b;
 }
 
-/* Seed 000's ring: min(q', p - q') neighbour steps; ps. */
+/* [Barnat-IB109]'s ring: min(q', p - q') neighbour steps; ps. */
 static long long f_ring(int p, long q, long long m, long long ts, long long tw, long long th)
 {
 	long s = mod_p(q, p);
 	return lmin(s, p - s) * (ts + th + tw * m) * 1000;
 }
 
-/* Seed 004's (3.19) torus: row shift the shorter way, the compensation step
+/* [Gergel-shift]'s (3.19) torus: row shift the shorter way, the compensation step
  * when the row shift is not 0 (and there is a next row), the column shift
  * the shorter way; ps. */
 static long long f_torus(int rows, int cols, long q, long long m, long long ts, long long tw,
@@ -237,7 +237,7 @@ static int gamma_of(long q)
 	return j;
 }
 
-/* Seed 004's (3.21): one message over d - gamma(q) links; under SF the
+/* [Gergel-shift]'s (3.21): one message over d - gamma(q) links; under SF the
  * same routes store and forward at every link; ps. */
 static long long f_ct(int d, long q, long long m, long long ts, long long tw, long long th,
                       int ct)
@@ -335,7 +335,7 @@ Test(model, half_duplex, .timeout = 60)
 	tc_topo_destroy(t);
 }
 
-/* Seed 004 (3.21): under cut-through the e-cube routes of a q-shift are at
+/* [Gergel-shift] (3.21): under cut-through the e-cube routes of a q-shift are at
  * most d - gamma(q) links long and never share a link at the same time, so
  * the shift costs t_s + t_w m + t_h (d - gamma(q)), for every q. */
 Test(model, gamma_claim, .timeout = 120)
@@ -492,8 +492,8 @@ Test(shift_ring, results, .timeout = 120)
 	}
 }
 
-/* Seed 004 (3.20) forward: one stage per binary digit of q, 2 links, 1 for
- * the digit of 1.  Seed 000 backward: the signed digits (in {-1, 0, 1}, mod
+/* [Gergel-shift] (3.20) forward: one stage per binary digit of q, 2 links, 1 for
+ * the digit of 1.  [Barnat-IB109] backward: the signed digits (in {-1, 0, 1}, mod
  * 2^d) with the fewest links, found here by brute force over all 3^d digit
  * vectors; links[q] and stages[q] of the best per residue. */
 static void gray_brute(int d, int *links, int *stages)
@@ -544,7 +544,7 @@ Test(shift_ring, cost, .timeout = 120)
 		cr_assert_eq(tc_topo_parse(spec, &t), 0);
 		const int p = 1 << d;
 		gray_brute(d, blinks, bstages);
-		/* seed 004: positions 2^i apart are 2 links apart (1 for i = 0) */
+		/* [Gergel-shift]: positions 2^i apart are 2 links apart (1 for i = 0) */
 		for (int i = 0; i < d; i++)
 			for (int j = 0; j < p; j++)
 				cr_assert_eq(tc_topo_distance(t, (int)tc_gray((uint32_t)j),
@@ -566,7 +566,7 @@ Test(shift_ring, cost, .timeout = 120)
 						                         : blinks[q] * u) * 1000;
 						const long s = lmin(q, p - q);
 						const long long ring = s * (u + (sw ? th : 0)) * 1000;
-						/* seed 000's bounds (SF) */
+						/* [Barnat-IB109]'s bounds (SF) */
 						cr_assert_leq(fl * u, 2 * d * u);
 						cr_assert_leq(blinks[q] * u, d * u, "d %d q %d", d, q);
 						cr_assert_leq(bstages[q], (d + 1) / 2, "d %d q %d", d, q);

@@ -241,7 +241,7 @@ Test(bcast, ring_rd)
 	/* SF: 7 links, each a full message: 7 * 2100 = 14700 */
 	cr_assert_eq(tc_cost_bcast_ring_rd(&sf, 8, 1000), 14700.0);
 	/* p = 5: ceil(log2 5) = 3 phases, distances 2, 1, 1 (sum 4 = p - 1):
-	 * 3 * 2100 + 4 * 5 = 6320 (the seed's sum of ceil(5/2^i) would give 6) */
+	 * 3 * 2100 + 4 * 5 = 6320 (the source's sum of ceil(5/2^i) would give 6) */
 	cr_assert_eq(tc_cost_bcast_ring_rd(&ct, 5, 1000), 6320.0);
 	cr_assert_eq(tc_cost_bcast_ring_rd(&ct, 1, 1000), 0.0);
 	/* the closed form equals the simulated halving for every p */
@@ -278,7 +278,7 @@ Test(bcast, mesh)
 	/* [Barnat-IB109]: 2 log sqrt(p) operations on a 4x4 mesh = 4; d log p^(1/d) on 4x4x4 = 6 */
 	cr_assert_eq(tc_cost_bcast_mesh_steps(2, d44), 4);
 	cr_assert_eq(tc_cost_bcast_mesh_steps(3, d444), 6);
-	/* CT with t_h = 0: exactly the seed's 4 operations of 2100 */
+	/* CT with t_h = 0: exactly the source's 4 operations of 2100 */
 	struct tc_model ct0 = mk(100, 2, 0, 0, CT);
 	cr_assert_eq(tc_cost_bcast_mesh(&ct0, TC_TOPO_TORUS, 2, d44, 0, 1000), 8400.0);
 	/* torus 4x4, CT: per dimension 2*2100 + 3*5 = 4215; total 8430 */
@@ -511,7 +511,7 @@ Test(shift, ring_and_torus)
 	/* [Barnat-IB109]'s example: 4x4 torus, q = 5: row shift 1, compensation 1, column shift 1 */
 	cr_assert_eq(tc_cost_shift_torus_steps(4, 4, 5), 3);
 	cr_assert_eq(tc_cost_shift_torus_q(&sf, 4, 4, 5, 1000), 6300.0);
-	/* q = 10 = 2 rows + 2: 2 + 1 + 2 = 5 steps (one more than the seed's sqrt p) */
+	/* q = 10 = 2 rows + 2: 2 + 1 + 2 = 5 steps (one more than the source's sqrt p) */
 	cr_assert_eq(tc_cost_shift_torus_steps(4, 4, 10), 5);
 	/* q = 8 (whole rows): 0 + 0 + 2 */
 	cr_assert_eq(tc_cost_shift_torus_steps(4, 4, 8), 2);
@@ -1034,7 +1034,7 @@ Test(bounds, small_cases_by_hand)
 	cr_assert_eq(lb(TC_LB_OAB, TC_TOPO_HYPERCUBE, 1, d7, -1, 1000, awh).steps, 3);
 	/* the double tree's ceil(n/2) steps ([KKA-I]) respect it for n = 1, 3 .. 6;
 	 * for n = 2 one all-port step informs at most 1 + 2 nodes of 4, so
-	 * Lemma 4 gives 2 steps and the seed's ceil(2/2) = 1 cannot hold */
+	 * Lemma 4 gives 2 steps and the source's ceil(2/2) = 1 cannot hold */
 	for (int n = 1; n <= 6; n++) {
 		int dn[] = {n};
 		long s = lb(TC_LB_OAB, TC_TOPO_HYPERCUBE, 1, dn, -1, 1, awh).steps;
@@ -1218,7 +1218,7 @@ Test(bounds, below_ring_chain_complete_algorithms)
 						ASSERT_LE_COST(lbt(TC_LB_AAS, TC_TOPO_RING, 1, d, -1, m, md),
 						               tc_cost_alltoall_ring(&md, p, m));
 				}
-				/* the seed's chain allgather under either duplex */
+				/* the source's chain allgather under either duplex */
 				ASSERT_LE_COST(lbt(TC_LB_AAB, TC_TOPO_CHAIN, 1, d, -1, m, md),
 				               tc_cost_allgather_chain(&md, p, m));
 				for (int r = 0; r < p; r++)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tests/test_fibre_ranks.c - ranks as fibres (issue 15, items 2-5): every
+ * tests/test_fibre_ranks.c - ranks as fibres: every
  * collective at p up to 256 on fibres against the sequential reference,
  * 4096 fibre ranks on this machine's CPUs running an allreduce, how the
  * team resolves threads or fibres, mixed teams (fibre ranks plus kernel

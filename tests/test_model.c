@@ -820,7 +820,7 @@ Test(model, calibration_native_and_errors, .timeout = 60)
 	cr_assert(isnan(cal.single_copy.ts_ns));
 }
 
-/* The rest of the model (issue 17): t_c from the combine times, the cache
+/* The rest of the model: t_c from the combine times, the cache
  * sizes, where the line holds; and the coarse, noise-tolerant shape of the
  * channel's cost: the fastest sample at 64 KiB is not below a quarter of the
  * fastest at 1 KiB (the fine goal, a non-decreasing time, lives in
@@ -971,7 +971,7 @@ Test(model, contention_found_on_colliding_pattern, .timeout = 60)
 
 Test(model, no_contention_on_ecube_permutations, .timeout = 60)
 {
-	/* i -> i XOR q, e-cube routed, for every q: edge-disjoint (seed 004),
+	/* i -> i XOR q, e-cube routed, for every q: edge-disjoint ([Gergel-shift]),
 	 * under both switching modes and both port models. */
 	for (int d = 1; d <= 6; d++) {
 		char spec[32];
@@ -1195,7 +1195,7 @@ Test(model, closed_form_without_schedule_at_hypercube_20, .timeout = 120)
 	tc_model_default(&md);
 	md.ts_ns = 1000, md.tw_ns = 2;
 	const double p = 1 << 20, d = 20, m = 8;
-	/* Seed 000: d (t_s + t_w m p / 2). */
+	/* [Barnat-IB109]: d (t_s + t_w m p / 2). */
 	const double want = d * (md.ts_ns + md.tw_ns * m * p / 2);
 	static const char *const algs[] = {"hypercube", "auto"};
 	for (int i = 0; i < 2; i++) {

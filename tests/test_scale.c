@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tests/test_scale.c - teams of a thousand ranks (issue 14): barrier and
+ * tests/test_scale.c - teams of a thousand ranks: barrier and
  * allreduce at p = 1024 on three topologies with every result checked; the
  * team's memory and its schedule cache grow like p log p, not p^2, and the
  * cache holds one schedule per distinct call for the whole team (not one
@@ -129,7 +129,7 @@ Test(scale, impossible_team_fails_first, .timeout = 30)
 }
 
 /* Prediction of a schedule over the simulator's limit: by the exact closed
- * form where there is one (ring allreduce on 4096 ranks: the seed's
+ * form where there is one (ring allreduce on 4096 ranks: the source's
  * 2 (p - 1)(t_s + (m/p) t_w) computed here), TC_ELIMIT with the count
  * otherwise (chain allgather: p (p - 1) transfers and the p own-block
  * copies). */

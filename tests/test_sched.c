@@ -792,7 +792,7 @@ Test(sched, contention_across_rounds)
 
 Test(sched, ecube_xor_permutations_are_contention_free)
 {
-	/* i -> i ^ k, e-cube routed, one round: edge-disjoint (seed 004). */
+	/* i -> i ^ k, e-cube routed, one round: edge-disjoint ([Gergel-shift]). */
 	for (int d = 4; d <= 6; d += 2) {
 		char spec[32];
 		snprintf(spec, sizeof spec, "hypercube:%d", d);

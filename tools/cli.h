@@ -210,7 +210,7 @@ int cli_op(const char *s, enum tc_op *out);
 int cli_coll_error(int err, enum tc_coll coll, const char *alg, const struct tc_topo *t,
                    int root);
 
-/* Lower bounds for topology t, --coll name of the bound, seed 001.  Returns 0
+/* Lower bounds for topology t, --coll name of the bound, [KKA-I].  Returns 0
  * or a TC_E* code (TC_ENOTSUP for trees). */
 int cli_lower_bound(const struct tc_topo *t, enum tc_lb_coll c, int root, double m,
                     const struct tc_model *md, struct tc_lower_bound *out);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * tools/cli_predict.c - topocoll predict: the cost of a collective without
- * running it (tc_predict), beside the seed's formula and the lower bound.
+ * running it (tc_predict), beside the source's formula and the lower bound.
  */
 #include <math.h>
 #include <string.h>
@@ -14,7 +14,7 @@ const char predict_help[] =
 	"\n"
 	"Predicts a collective without running threads: generates the algorithm's\n"
 	"schedule, applies the logical clock of the model and the checker, and\n"
-	"prints the modelled time, the seed's closed form and a lower bound valid\n"
+	"prints the modelled time, the source's closed form and a lower bound valid\n"
 	"for every algorithm.  Over the simulator's limit: the exact closed form\n"
 	"alone (not counted or checked), or a refusal naming the limit.\n"
 	"  --topo SPEC       topology: ring:16, mesh:4x4, torus:4x4, hypercube:4,\n"
@@ -36,7 +36,7 @@ const char predict_help[] =
 	"                    Q (negative: the other way) [0]\n"
 	"  --along-ring      the shift counts positions along the topology's ring\n"
 	"                    (a hypercube's is the Gray code: rank G(i) sends to\n"
-	"                    G(i + Q)), as seeds 000 and 004 shift on a hypercube\n"
+	"                    G(i + Q)), as [Barnat-IB109] and [Gergel-shift] shift on a hypercube\n"
 	"  --members LIST    the multicast's destinations: ranks and ranges, e.g.\n"
 	"                    1,4,6-9 (the root may be listed) [every rank]\n"
 	"  --counts LIST     the v-collectives' elements (of --dtype) of each block,\n"
@@ -143,10 +143,10 @@ static void predict_text_one(const struct cli_case *cs, const struct tc_predicti
 	printf("algorithm        %s\n", pr->algorithm);
 	printf("modelled         %s ns  (%s)\n", cli_num(mod, b1), cli_time(mod, b2));
 	if (isfinite(pr->formula_ns))
-		printf("formula (seed)   %s ns  (%s, %s)\n", cli_num(pr->formula_ns, b1),
+		printf("formula (source)   %s ns  (%s, %s)\n", cli_num(pr->formula_ns, b1),
 		       cli_time(pr->formula_ns, b2), cli_vs_formula(mod, pr->formula_ns, b3));
 	else
-		printf("formula (seed)   none for this call\n");
+		printf("formula (source)   none for this call\n");
 	if (isfinite(pr->lower_bound_ns))
 		printf("lower bound      %s ns  (%s, %ld steps)%s\n", cli_num(pr->lower_bound_ns, b1),
 		       cli_time(pr->lower_bound_ns, b2), pr->lower_bound_steps, cli_lb_note(mod, pr));

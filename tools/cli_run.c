@@ -2,7 +2,7 @@
 /*
  * tools/cli_run.c - topocoll run: one collective run for real over the
  * channels, its result checked against a sequential reference computed here,
- * its measured time beside the modelled time and the seed's formula.
+ * its measured time beside the modelled time and the source's formula.
  *
  * Inputs are chosen so that every result is exact whatever the order of
  * combination (small integers for sums, powers of two for products, any
@@ -31,7 +31,7 @@ const char run_help[] =
 	"reference computed by the tool from the collective's MPI definition\n"
 	"(every receive buffer, and nothing written where the collective writes\n"
 	"nothing), and prints the measured time beside the modelled time, the\n"
-	"seed's formula and the lower bound.  Exit status 1 when a result is wrong.\n"
+	"closed form and the lower bound.  Exit status 1 when a result is wrong.\n"
 	"  --topo SPEC --p P --coll C --alg A --bytes N --root R --q Q --along-ring\n"
 	"  --members LIST --counts LIST --dtype T\n"
 	"                    as for topocoll predict (--alg all is not accepted;\n"
@@ -1466,7 +1466,7 @@ int cmd_run(int argc, char **argv)
 			       "before it the counts' agreement)\n",
 			       cli_time(rr.coll_modelled_ns, b1),
 			       cli_time((double)pr.modelled_ps / TC_PS_PER_NS, b2));
-		printf("formula (seed)   %s  (%s)\n", cli_time(pr.formula_ns, b1),
+		printf("formula (source)   %s  (%s)\n", cli_time(pr.formula_ns, b1),
 		       cli_vs_formula(vs_ns, pr.formula_ns, b2));
 		printf("lower bound      %s%s\n", cli_time(pr.lower_bound_ns, b1),
 		       cli_lb_note((double)pr.modelled_ps / TC_PS_PER_NS, &pr));

@@ -12,7 +12,7 @@
  * tc_schedule_call().
  *
  * Collectives of one block in and one block out on every rank (bcast,
- * reduce, allreduce, barrier, scan, multicast) are drawn as the seeds draw
+ * reduce, allreduce, barrier, scan, multicast) are drawn as the sources draw
  * them: one buffer per rank, whatever buffer a transfer names.  The others
  * (a buffer of p blocks, buffers on some ranks only: the shape flags say;
  * or a permutation, shift and the Gray-code ones, whose output is another
@@ -35,7 +35,7 @@ const char steps_help[] =
 	"usage: topocoll steps --topo SPEC --coll C --alg A [--bytes N] [--root R]\n"
 	"                      [--dot DIR [--png|--svg]] [--json] [options]\n"
 	"\n"
-	"Shows a collective round by round, like the figures of the seeds: for each\n"
+	"Shows a collective round by round, like the figures of the sources: for each\n"
 	"round the messages (source, destination, elements, route) and then what\n"
 	"every node holds: one character per group of elements, '#' complete (the\n"
 	"broadcast data, or every rank's contribution combined), '.' nothing, a\n"
@@ -116,7 +116,7 @@ static const char *const steps_buf_name[STEPS_NBUF] = {"IN", "OUT", "TMP"};
 
 struct steps {
 	int p;
-	int bufs;        /* 1: one buffer per rank (the seeds' pictures); 3: IN OUT TMP */
+	int bufs;        /* 1: one buffer per rank (the sources' pictures); 3: IN OUT TMP */
 	int reduces;     /* per-buffer view: cells count contributions */
 	size_t es;
 	size_t nel[STEPS_NBUF];     /* elements of each buffer (the largest rank's) */

@@ -15,7 +15,7 @@ const char topo_help[] =
 	"       topocoll topo SPEC SPEC...\n"
 	"\n"
 	"Prints the properties of a topology: nodes, links, degree, diameter,\n"
-	"bisection width, arc connectivity, and seed 001's lower bounds (steps, work\n"
+	"bisection width, arc connectivity, and [KKA-I]'s lower bounds (steps, work\n"
 	"and time) for one-to-all broadcast, all-to-all broadcast, scatter and\n"
 	"all-to-all scatter under 1-port and all-port; with several SPECs, one table\n"
 	"row of properties each.\n"
@@ -398,10 +398,10 @@ int cmd_topo(int argc, char **argv)
 		printf("bisection width   %ld\n", pr->bisection_width);
 		printf("arc connectivity  %d\n", pr->arc_connectivity);
 		if (lb_err) {
-			printf("lower bounds      none (seed 001 does not cover %s)\n",
+			printf("lower bounds      none ([KKA-I] does not cover %s)\n",
 			       tc_topo_kind_name(tc_topo_kind(t)));
 		} else {
-			printf("\nlower bounds (seed 001), m = %s, t_s = %s ns, t_w = %s ns/B, %s%s:\n",
+			printf("\nlower bounds ([KKA-I]), m = %s, t_s = %s ns, t_w = %s ns/B, %s%s:\n",
 			       cli_bytes(bytes, b1, sizeof b1), cli_num(m.md.ts_ns, b2),
 			       cli_num(m.md.tw_ns, (char[32]){0}),
 			       m.md.switching == TC_SWITCH_CT ? "cut-through" : "store-and-forward",

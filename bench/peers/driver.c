@@ -12,7 +12,7 @@
  * and prints one result line per case and variant (peers.h); the driver
  * keeps the median of each over the repetitions, takes the best variant of
  * each implementation (ours: the best topology; OpenMP: the best design),
- * and prints a table, the goals of issue 6, and one JSON line per case and
+ * and prints a table, its goals, and one JSON line per case and
  * peer.
  *
  * Launchers (never tuned down: the fastest settings we know of each):
@@ -597,7 +597,7 @@ static void report(void)
 				       impl_name[i], group_p[g]);
 }
 
-/* One goal of issue 6: ours <= factor * peer. */
+/* One goal: ours <= factor * peer. */
 static void goal(const char *what, enum pr_kind kind, int p, size_t bytes, int peer, double factor,
                  int strict)
 {
@@ -629,7 +629,7 @@ static void goals(void)
 		any |= selected(g, &ar) || selected(g, &ba) || (g == 0 && selected(g, &big));
 	if (!any)
 		return;
-	printf("\ngoals of issue 6 (ours is the best topology of each case):\n");
+	printf("\ngoals (ours is the best topology of each case):\n");
 	goal("p=2 allreduce 1 double <= 0.5x Open MPI", PR_ALLREDUCE, 2, 8, IMPL_OPENMPI, 0.5, 0);
 	goal("p=2 allreduce 1 double <= OpenMP", PR_ALLREDUCE, 2, 8, IMPL_OPENMP, 1, 0);
 	goal("p=2 allreduce 1 Mi doubles <= OpenMP", PR_ALLREDUCE, 2, (size_t)8 << 20, IMPL_OPENMP,

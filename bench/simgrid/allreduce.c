@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * bench/simgrid/allreduce.c - the MPI program SimGrid's SMPI simulates for
- * issue 14's comparison (./tools/bench scale, when smpicc and smpirun are
+ * the scale benchmark's comparison (./tools/bench scale, when smpicc and smpirun are
  * installed): one 8-byte allreduce on every rank, checked.  Not built by
  * meson; bench/simgrid/run.sh compiles it with smpicc.
  */

@@ -4,7 +4,7 @@
 # program bench/simgrid/allreduce.c (one 8-byte allreduce) on p ranks of a
 # flat cluster (1 us, 10 GB/s links; a 100 GB/s backbone): the wall time and
 # peak resident memory of the whole simulation (smpirun, /usr/bin/time),
-# one table row and one JSON line per p.  The figures issue 14 compares
+# one table row and one JSON line per p.  The figures it compares
 # `./tools/bench scale` with.  Skipped, with a line saying so, when smpicc or
 # smpirun is missing (Debian: libsimgrid-dev; not a dependency).
 set -euo pipefail

@@ -11,9 +11,9 @@
  * as a program's do: each rank sends a buffer it has just written (rewritten
  * before every batch, outside the timed interval) and receives into a buffer
  * only it writes; a single-copy size takes one round trip per batch, so
- * that each moves fresh data (echoing the received buffer, as before
- * session 8, made every receive write lines the other core held: 4-5x the
- * collectives' time per byte).  In emulated mode (for
+ * that each moves fresh data (echoing the received buffer would make every
+ * receive write lines the other core held: 4-5x the collectives' time per
+ * byte).  In emulated mode (for
  * testing) a sample is timed from the round trip's logical start, so that a
  * late wake-up can only lengthen it, and the fastest sample of a size is
  * kept instead of the median (lib/model/calibrate.c explains why).
@@ -52,7 +52,7 @@
  * emulated run, the stream fit describes small messages best.  In emulated
  * mode (opts->mode, for testing) there is one regime: the model's.
  *
- * Since session 7 the channels switch to single copy at 1 KiB, where the
+ * The channels switch to single copy at 1 KiB, where the
  * single copy starts to beat the ring (lib/core/chan.h gives the
  * measurement), and the ring's copies are whole-line copies, so the one-way
  * time grows with the size and the "all" fit is the one line to use (--ts,
@@ -64,7 +64,7 @@
  * t_c per byte) to the time rank 0 takes to combine each size with
  * tc_reduce_local (double, sum) into a buffer of its own, median of the
  * samples (the fit "combine": ts_ns is the call's fixed cost, tw_ns_per_byte
- * is t_c).  Since session 8 both buffers are freshly written before each
+ * is t_c).  Both buffers are freshly written before each
  * sample, one combine per sample from single_copy_min on, as in a
  * collective, and only combines of 100 ns or more are fitted (when at
  * least two are).  Where Hockney stops holding: each point says which level of
@@ -75,7 +75,7 @@
  * start to miss in L2 (1 MiB here), the time per byte rises and one line no
  * longer describes the channel.
  *
- * The calibrated model (session 8).  One line cannot describe a channel
+ * The calibrated model.  One line cannot describe a channel
  * whose time per byte changes with the path and with the cache level the
  * data sit in, and the collectives pay a per-call cost that no ping-pong
  * contains.  So the calibration also reports, as LogGP users and MPI tuning
@@ -217,7 +217,7 @@ struct tc_calibration_point {
 	                         bytes large does not hold them (it holds the
 	                         ring, the stacks and the channel's state too:
 	                         16 KiB on a 32 KiB L1d costs per byte what
-	                         32 KiB does, measured in session 8) */
+	                         32 KiB does, as measured) */
 	int segment;          /* index of its segment in the piecewise fit */
 	double seg_residual;  /* (one_way_ns - its segment's line) / one_way_ns */
 	double exchange_ns;   /* native: median time of a tc_sendrecv of bytes

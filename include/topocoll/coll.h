@@ -128,7 +128,7 @@ struct tc_coll_opts {
 	                          NULL or "auto": the cheapest predicted one
 	                          (priced on the machine when ranks outnumber
 	                          CPUs, see tc_predict) */
-	int packets;           /* ring_pipelined: packets r (0: r_opt of seed 003) */
+	int packets;           /* ring_pipelined: packets r (0: r_opt of [Goubault-ring]) */
 	const struct tc_user_op *user_op; /* with TC_OP_USER */
 	int shift_ring;        /* tc_shift: q counts positions along the
 	                          topology's ring (tc_shift) */
@@ -243,7 +243,7 @@ int tc_alltoall(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count
                 enum tc_dtype dt, const struct tc_coll_opts *opts);
 
 /*
- * The permutations of Collectives III (seeds 000, 002, 004): every rank
+ * The permutations of Collectives III ([Barnat-IB109], [HJR-TR-20-92], [Gergel-shift]): every rank
  * sends one block of count elements and receives one; sbuf may be
  * TC_IN_PLACE (the block is taken from, and the result left in, rbuf).
  * Errors as tc_allgather's.
@@ -252,7 +252,7 @@ int tc_alltoall(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count
 /*
  * Circular q-shift: rank i's block goes to rank (i + q) mod p, for any q
  * (negative: the other way; reduced mod p).  With opts->shift_ring, q counts
- * positions along the topology's Hamiltonian ring instead, as seeds 000 and
+ * positions along the topology's Hamiltonian ring instead, as [Barnat-IB109] and
  * 004 shift on a hypercube: the node at ring position i sends to the node at
  * position i + q, where position i is rank i on a ring or a complete graph
  * and rank G(i) (the binary-reflected Gray code) on a hypercube; other
@@ -261,7 +261,7 @@ int tc_alltoall(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count
 int tc_shift(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count, enum tc_dtype dt,
              int q, const struct tc_coll_opts *opts);
 /*
- * Seed 002's permutations on p = 2^n ranks, with G(i) = i ^ (i >> 1) the
+ * [HJR-TR-20-92]'s permutations on p = 2^n ranks, with G(i) = i ^ (i >> 1) the
  * binary-reflected Gray code.  Gray-to-binary: block i of an array held in
  * the Gray-code mapping (at rank G(i)) moves to the binary mapping (rank i):
  * rank r's sbuf goes to rank G^-1(r)'s rbuf.  Binary-to-Gray is the inverse:
@@ -273,7 +273,7 @@ int tc_binary2gray(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t co
                    enum tc_dtype dt, const struct tc_coll_opts *opts);
 
 /*
- * Multicast (seed 001): root's buf (count elements) goes to the buf of every
+ * Multicast ([KKA-I]): root's buf (count elements) goes to the buf of every
  * rank listed in members[0 .. nmembers) (listing the root too is allowed;
  * nmembers 0 moves nothing).  Every rank passes the same root and the same
  * set (in any order); ranks outside it may forward the data through scratch
@@ -341,11 +341,11 @@ struct tc_topo;
 struct tc_prediction {
 	const char *algorithm;   /* what ran (AUTO resolved) */
 	tc_time_t modelled_ps;   /* makespan of the schedule under the model */
-	double formula_ns;       /* the seed's closed form (NAN: none) */
+	double formula_ns;       /* the source's closed form (NAN: none) */
 	double lower_bound_ns;   /* the collective's lower bound under md, valid
 	                            for every algorithm however it cuts its data
 	                            (tc_lower_bound_any(); for a permutation the
-	                            longest route of a block, or seed 002's
+	                            longest route of a block, or [HJR-TR-20-92]'s
 	                            Lemma 3 for gray2binary and binary2gray under
 	                            SF and one-port; for a multicast Lemma 5's
 	                            steps).  NAN: none applies (trees, and the

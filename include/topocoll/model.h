@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * topocoll/model.h - communication model parameters (seeds 000, 001, 003).
+ * topocoll/model.h - communication model parameters ([Barnat-IB109], [KKA-I], [Goubault-ring]).
  *
  * Times are in nanoseconds as doubles at the API; the logical clock keeps
  * them as integer picoseconds (tc_time_t) so that sums are exact and every
@@ -40,7 +40,7 @@ enum tc_switching {
 struct tc_model {
 	double ts_ns;        /* t_s, start-up per message, ns */
 	double tw_ns;        /* t_w, per byte, ns */
-	double th_ns;        /* t_h, per hop (t_d in seed 001), ns */
+	double th_ns;        /* t_h, per hop (t_d in [KKA-I]), ns */
 	double tc_ns;        /* t_c, per byte combined by a reduction, ns */
 	size_t mu;           /* packet size in bytes (0: the runtime's default) */
 	enum tc_ports ports;

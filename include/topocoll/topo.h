@@ -43,7 +43,7 @@ enum tc_topo_kind {
 
 struct tc_topo;
 
-/* The properties of seed 000, computed once at creation. */
+/* The properties of [Barnat-IB109], computed once at creation. */
 struct tc_topo_props {
 	int nodes;            /* p */
 	long links;           /* undirected links */

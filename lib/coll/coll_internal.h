@@ -11,7 +11,7 @@ struct tc__coll_desc {
 	const char *name;
 	unsigned flags;          /* TC_CF_* */
 	int bound;               /* the bound beside a prediction: an enum
-	                            tc_lb_coll (seed 001), TC__LB_PERM,
+	                            tc_lb_coll ([KKA-I]), TC__LB_PERM,
 	                            TC__LB_MC or TC__LB_NONE */
 	int dual_of;             /* enum tc_coll, or -1 */
 	int dual_copy;           /* the dual copies (IN and OUT swap roles)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * lib/coll/gen.h - what an algorithm file provides: a schedule generator and
- * the seed's closed form.  The registry (algorithms.def) lists them; dispatch,
+ * the source's closed form.  The registry (algorithms.def) lists them; dispatch,
  * names and the CLI list come from it (lib/coll/coll.c).
  *
  * Buffer convention of the generated schedules (lib/sched/sched.h):
@@ -150,7 +150,7 @@ static inline uint64_t tc__gen_block(const struct tc__gen *g, int r)
 }
 
 typedef int (*tc__gen_fn)(const struct tc__gen *g, struct tc__sched *s);
-/* The seed's closed form for this call, ns; NAN where the seed has none. */
+/* The source's closed form for this call, ns; NAN where the source has none. */
 typedef double (*tc__formula_fn)(const struct tc__gen *g);
 
 enum {
@@ -158,7 +158,7 @@ enum {
 	                              of the same name of the dual_of collective */
 	TC__ALG_ORDERED = 1u << 1, /* combines in rank order (non-commutative ops) */
 	TC__ALG_SPLITS = 1u << 2,  /* splits the message (packets, blocks): the
-	                              unsplit-message lower bounds of seed 001 do
+	                              unsplit-message lower bounds of [KKA-I] do
 	                              not apply */
 	TC__ALG_FALLBACK = 1u << 4, /* AUTO prices it by the model only where
 	                               no other algorithm of the collective

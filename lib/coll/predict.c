@@ -303,11 +303,11 @@ int tc_predict(const struct tc_topo *t, const struct tc_model *md, enum tc_coll 
  * distance from a rank to its block's destination, D t_s + (m / r) t_w
  * under SF and t_s + (m / r) t_w + D t_h under CT (D steps under SF, 1
  * under CT); for gray2binary and binary2gray on a hypercube under SF and
- * one-port, seed 002's Lemma 3 instead, which also holds for the
+ * one-port, [HJR-TR-20-92]'s Lemma 3 instead, which also holds for the
  * algorithms that split (GB2, GB3): max((n - 1) tau, (n - 1) (K/2) t_c),
  * n - 1 steps.  A multicast informs |M| + 1 ranks at least (the forwarders
  * included), at most r' + 1 times more per t_s (r' = 1 one-port, the
- * largest degree all-port): ceil(log_{r'+1}(|M| + 1)) t_s (seed 001's
+ * largest degree all-port): ceil(log_{r'+1}(|M| + 1)) t_s ([KKA-I]'s
  * Lemma 5's steps); and its farthest member, exc links from the root, gets
  * the m bytes as a permutation's destination does.
  */

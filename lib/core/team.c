@@ -1068,8 +1068,8 @@ tc_time_t tc_clock(const struct tc_proc *proc)
 
 /* A thread with a CPU of its own (p <= CPUs) does not leave its deadline to
  * clock_nanosleep, which returns 12-17 us late here (median 16 us, 200
- * sleeps of 100 us; milliseconds when the machine is loaded: issue 15
- * item 3, 2 vCPUs under KVM, timer slack 1 ns): it sleeps until a margin
+ * sleeps of 100 us; milliseconds when the machine is loaded: 2 vCPUs under
+ * KVM, timer slack 1 ns): it sleeps until a margin
  * before it and polls the clock for the rest.  The margin follows the
  * lateness of the process's precise sleeps (tc__early_margin,
  * lib/fibre/sched.h).  (Ranks that share CPUs sleep

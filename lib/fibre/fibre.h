@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * lib/fibre/fibre.h - fibres: user-level contexts with stacks of their own,
- * and the switch between them (issue 15, item 1: the foundation of ranks as
+ * and the switch between them (the foundation of ranks as
  * fibres; lib/fibre/sched.h runs them).
  *
  * A fibre is a function running on a stack from mmap() with a PROT_NONE guard

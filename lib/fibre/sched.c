@@ -326,8 +326,7 @@ void tc__task_sleep_until(struct tc__task *self, uint64_t deadline_ns)
  * A precise timer (emulated time) first: the futex's timeout fires 12-17 us
  * late on this machine (median 16 us; in the benchmark's runs every CPU
  * woke 15-35 us late at every deadline, and the ranks of one deadline then
- * returned 20-40 us after it: 4% of t_s = 1 ms, 30% of 100 us; issue 15
- * item 3).  So the CPU sleeps until tc__early_margin() before it and polls
+ * returned 20-40 us after it: 4% of t_s = 1 ms, 30% of 100 us).  So the CPU sleeps until tc__early_margin() before it and polls
  * the remote list up to the deadline itself (see sched.h). */
 /* The idle sweep: a CPU that found nothing to do for TC__SWEEP_NS makes
  * every task of its own that is blocked on a word (with a timer or not)

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * lib/fibre/sched.h - the fibre scheduler: one pinned kernel thread per CPU,
- * each running many tasks (fibres) from a ready queue of its own (issue 15,
- * item 2).  tc_run's ranks are its tasks when a team runs on fibres.
+ * each running many tasks (fibres) from a ready queue of its own.  tc_run's ranks are its tasks when a team runs on fibres.
  *
  * Why here, below lib/core: the scheduler knows tasks, CPUs and words, not
  * teams, channels or doorbells.  lib/core/wait.c builds the doorbell on top

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * lib/model/bounds.c - lower bounds of seed 001 (lemmas 1, 2, 4, 5, 7, 8).
+ * lib/model/bounds.c - lower bounds of [KKA-I] (lemmas 1, 2, 4, 5, 7, 8).
  *
  * The bounds need a few graph quantities (node and link counts, degrees,
  * diameter, eccentricity, sums of distances).  They are computed here in

@@ -10,7 +10,7 @@
  *   - prediction without threads (tc__sched_simulate): the logical clock of
  *     lib/model/clock.h applied to the schedule gives exactly the times a
  *     real run gives;
- *   - checks: 1-port compliance, link contention, NODUP and NOHO (seed 001),
+ *   - checks: 1-port compliance, link contention, NODUP and NOHO ([KKA-I]),
  *     and pictures and traces.
  *
  * Semantics of a round, for each rank: it posts every transfer it sources in

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * lib/topo/topo_props.c - the properties of seed 000 (links, degrees,
+ * lib/topo/topo_props.c - the properties of [Barnat-IB109] (links, degrees,
  * diameter, bisection width, arc connectivity), computed at creation from
  * the kind and parameters alone: closed forms, except the bisection width of
  * a tree (dynamic programme, exact up to TC__TOPO_TREE_EXACT_MAX nodes, an

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * lib/coll/allgather/allgather_chain.c - all-to-all broadcast on a chain
- * (linear array) (seed 000, "chain: send to the neighbours on both sides;
+ * (linear array) ([Barnat-IB109], "chain: send to the neighbours on both sides;
  * full-duplex links: n - 1 phases, half-duplex links: 2(n - 1) phases").
  *
  * Two streams run along the chain: rightwards, node i passes to i + 1 in
@@ -16,11 +16,11 @@
  * Cost (tc_cost_allgather_chain()): tc_cost_allgather_chain_steps() msg(1, m),
  * i.e. (p - 1)(t_s + m t_w) full duplex, 2(p - 1)(t_s + m t_w) half duplex.
  * Full duplex: exact under the all-port model, where a node's two links work
- * at once, and for p <= 2.  Half duplex (all-port): the seed counts 2(p - 1)
+ * at once, and for p <= 2.  Half duplex (all-port): the source counts 2(p - 1)
  * lock-step phases, but the logical clock has no barrier between rounds: a
  * node that sat out a phase starts its next transfer at once, the two
  * streams interleave, and the modelled time is floor((3p - 1)/2) msg(1, m)
- * for p >= 2 (p = 3: 4 = 2(p - 1); p = 4: 5 instead of 6); the seed's value
+ * for p >= 2 (p = 3: 4 = 2(p - 1); p = 4: 5 instead of 6); the source's value
  * is then an upper bound (tc__f_allgather_chain() returns it; the test
  * asserts both).  With one port (p >= 3) an inner node sends two blocks per
  * full-duplex phase, or sends and receives on its one port in a half-duplex

@@ -20,7 +20,7 @@
  *   one port:  (p - 1)(t_s + m t_w) + t_h     (t_h under cut-through only:
  *              the k-th send starts at (k - 1) L, L = t_s + m t_w, and
  *              arrives L + t_h later; the last at (p - 1) L + t_h),
- *              i.e. the seed's (t_s + t_w m)(p - 1) with one t_h;
+ *              i.e. the source's (t_s + t_w m)(p - 1) with one t_h;
  *   all ports: msg(1, m) = t_s + m t_w (+ t_h), every link busy once.
  * NAN under half duplex (a rank's sends and receives share the port or the
  * link, and the time depends on t_h against (p - 1) L) and on any other
@@ -30,7 +30,7 @@
  * itself takes any topology).  Elsewhere the routes of the one round share
  * links, which the simulator reports (contention) but does not charge, so
  * its modelled time would be optimistic and AUTO would prefer it to the
- * seeds' algorithms on false grounds; on star and tree no catalogue
+ * sources' algorithms on false grounds; on star and tree no catalogue
  * algorithm applies, and on a complete graph every route is its own link.
  * Memory: none besides the buffers.
  * Checker: piece v is rank v's block (NODUP and NOHO are verified).

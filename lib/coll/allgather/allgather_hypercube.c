@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * lib/coll/allgather/allgather_hypercube.c - all-to-all broadcast on a
- * hypercube by recursive doubling (seed 000, "hypercube: the mesh algorithm
+ * hypercube by recursive doubling ([Barnat-IB109], "hypercube: the mesh algorithm
  * extended to d dimensions; after each of the d phases the volume of the
  * messages doubles").
  *

@@ -7,7 +7,7 @@
  * is what counts when ranks outnumber the CPUs (lib/coll/machine.h,
  * tc__wait_level_ns()), and AUTO's machine pricing (tc__machine_score,
  * lib/coll/coll.c) weighs it there against the p - 1 or log2 p levels of
- * the seeds' algorithms.
+ * the sources' algorithms.
  *
  * Round 0: every rank i > 0 sends its block to rank 0, which places it at
  * block i of its output.  Round 1: 0 sends its whole output (p m bytes) to
@@ -18,11 +18,11 @@
  * L_k = t_s + k m t_w, msg = msg(1, .): rank 0's receives complete at
  * msg(1, m), then one every L_1; its sends of p m bytes start L_p apart and
  * the last arrives msg(1, p m) after it started: tc_cost_allgather_linear(),
- * against the seed's (t_s + t_w m)(p - 1) for the ring: about twice the
+ * against the source's (t_s + t_w m)(p - 1) for the ring: about twice the
  * start-ups and p/2 times the volume, in two levels of waits instead of
  * p - 1.  NAN for all ports or routed transfers.
  * Restrictions: none (any topology, any p >= 1); a fallback (TC__ALG_FALLBACK):
- * AUTO weighs it only on oversubscribed teams or where no seed algorithm
+ * AUTO weighs it only on oversubscribed teams or where no catalogue algorithm
  * applies.
  * Memory: none besides the buffers.
  * Checker: piece v is rank v's block; NODUP holds, NOHO does not: the

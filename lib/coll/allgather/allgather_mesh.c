@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * lib/coll/allgather/allgather_mesh.c - all-to-all broadcast on a k-D mesh
- * or torus, one dimension after another (seed 000, "all-to-all broadcast on
+ * or torus, one dimension after another ([Barnat-IB109], "all-to-all broadcast on
  * a mesh": two phases of sqrt(p) chains of sqrt(p) nodes; after the first
  * phase every node holds sqrt(p) of the p parts).
  *
@@ -16,13 +16,13 @@
  * alternating phases under half duplex, allgather_chain.c).
  *
  * Cost (tc_cost_allgather_mesh()): sum_i (z_i - 1) msg(1, m prod_{j<i} z_j)
- * = t_s sum_i (z_i - 1) + t_w m (p - 1), seed 000's
+ * = t_s sum_i (z_i - 1) + t_w m (p - 1), [Barnat-IB109]'s
  * 2 t_s (sqrt(p) - 1) + t_w m (p - 1) on a square 2-D torus.  The formula
  * holds exactly where every line step costs one message time: torus lines
  * under full duplex (or all-port with z_i >= 3), mesh lines of 2 nodes under
  * full duplex, longer mesh lines all-port and full duplex (a chain node sends
  * both ways in one phase).  Elsewhere tc__f_allgather_mesh() is NAN (a
- * one-port mesh line costs 2 messages per phase: the seed's chain counts a
+ * one-port mesh line costs 2 messages per phase: the source's chain counts a
  * phase per link direction).
  * Restrictions: mesh and torus (any dims, square or not); TC_ENOTSUP
  * elsewhere.  Memory: none besides the buffers.

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * lib/coll/allgather/allgather_ring.c - all-to-all broadcast around a ring
- * (seed 000, "all-to-all broadcast on a ring"; seed 003's total exchange).
+ * ([Barnat-IB109], "all-to-all broadcast on a ring"; [Goubault-ring]'s total exchange).
  *
  * Every position of the ring sends to the next one: in step s = 0 .. p-2,
  * position i passes on the block that originated at position i - s (its own

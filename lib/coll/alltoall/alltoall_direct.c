@@ -16,7 +16,7 @@
  * Cost, on a complete graph (or p <= 2), full duplex: tc_cost_direct_round(),
  * from these two cases:
  *   one port:  (p - 1)(t_s + m t_w) + t_h (t_h under cut-through only), the
- *              seed's (t_s + t_w m)(p - 1) with one t_h: p - 1 sends back
+ *              source's (t_s + t_w m)(p - 1) with one t_h: p - 1 sends back
  *              to back through the port, the last arriving L + t_h after
  *              it started;
  *   all ports: msg(1, m), every link busy once.
@@ -31,7 +31,7 @@
  * itself takes any topology).  Elsewhere the routes of the one round share
  * links, which the simulator reports (contention) but does not charge, so
  * its modelled time would be optimistic and AUTO would prefer it to the
- * seeds' algorithms on false grounds; on star and tree and chain no catalogue
+ * sources' algorithms on false grounds; on star and tree and chain no catalogue
  * algorithm applies, and on a complete graph every route is its own link.
  * Memory: none besides the buffers.
  * Checker: piece o p + j is origin o's block for rank j (NODUP and NOHO are

@@ -15,7 +15,7 @@
  * different hops of a step cross different dimensions.
  *
  * Cost (tc_cost_alltoall_ecube()): under cut-through (p - 1)(t_s + t_w m)
- * + t_h d p / 2 (step i has popcount(i) links; the seed's formula with
+ * + t_h d p / 2 (step i has popcount(i) links; the source's formula with
  * t_h = 0); under store-and-forward every link costs t_s + t_w m:
  * (d p / 2)(t_s + t_w m).  On a complete graph every partner is a neighbour:
  * tc_cost_alltoall_pairwise().  Exact under full duplex; half duplex: NAN.

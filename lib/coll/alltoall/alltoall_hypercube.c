@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * lib/coll/alltoall/alltoall_hypercube.c - all-to-all personalised
- * communication by dimension exchange (seed 000, "ATA individuální
+ * communication by dimension exchange ([Barnat-IB109], "ATA individuální
  * komunikace", hypercube).
  *
  * log p steps; in step k every node exchanges with its partner me ^ 2^k the
  * p / 2 blocks it holds whose destination differs from it in bit k (the
  * mesh algorithm on the hypercube seen as a 2 x 2 x ... x 2 grid).  The
- * seed's local reshuffle between steps (gathering the p / 2 blocks to send
+ * source's local reshuffle between steps (gathering the p / 2 blocks to send
  * into one message, and putting the received ones in place) is done by local
  * copies, which the IR makes free: it addresses blocks by offset and charges
  * no time for a local transfer (alltoall_lines.h gives the layout; blocks

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * lib/coll/alltoall/alltoall_lines.h - the engine of the ring, mesh and
- * hypercube all-to-all personalised algorithms (seed 000): one phase per
+ * hypercube all-to-all personalised algorithms ([Barnat-IB109]): one phase per
  * dimension, each the ring algorithm run on every line of that dimension
  * with the blocks aggregated by their destination's coordinate.
  *
@@ -15,7 +15,7 @@
  * slots with digit c: runs of `stride` slots) to the line's node of
  * coordinate c, whose digit it then takes.
  *
- * Within a phase (the ring algorithm of seed 000 on len nodes): the
+ * Within a phase (the ring algorithm of [Barnat-IB109] on len nodes): the
  * super-blocks for distances 1 .. len-1 along the line are first packed,
  * in order of distance, into a message region of TMP (local copies, free,
  * at the end of the round before the phase's first step: round 0, or the
@@ -24,9 +24,9 @@
  * positions back (one contiguous message), the successor unpacks the
  * first (addressed to it) into OUT and forwards the rest in step s + 1.
  * Two message regions alternate (a step sends from one and receives into
- * the other).  The seed's "local reshuffle" is these local copies, which
+ * the other).  The source's "local reshuffle" is these local copies, which
  * the IR makes free (it addresses blocks by offset; a local transfer costs
- * nothing), so the model charges exactly the seed's messages.
+ * nothing), so the model charges exactly the source's messages.
  *
  * Memory: TMP of 2 max_phase (len - 1) (p / len) m bytes (< 2 p m).
  */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * lib/coll/alltoall/alltoall_ring.c - all-to-all personalised communication
- * on a ring (seed 000, "ATA individuální komunikace", ring).
+ * on a ring ([Barnat-IB109], "ATA individuální komunikace", ring).
  *
  * p - 1 steps: in step 1 every node sends its successor the p - 1 blocks
  * not addressed to itself; in each later step it keeps the block addressed

@@ -34,7 +34,7 @@
  * NAN when some rank is not a neighbour of 0 (routed transfers).
  * The 1-port checker counts 2(p-2) violations under one port: rank 0
  * receives p-1 transfers in round 0 and sources p-1 in round 1, serialised
- * by its ports as the seed's naive algorithm.
+ * by its ports as the source's naive algorithm.
  * Restrictions: none (any topology, any p >= 1).
  * Memory: none (messages of 0 bytes); rank 0 posts p-1 receives and p-1
  * sends per barrier.

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * lib/coll/bcast/bcast_binomial.c - one-to-all broadcast along a binomial
- * tree on any topology, routed (seed 001, GENRECDOUBL: ceil(log p) rounds,
- * optimal on the EREW PRAM and on U_p; seed 000's recursive doubling).
+ * tree on any topology, routed ([KKA-I], GENRECDOUBL: ceil(log p) rounds,
+ * optimal on the EREW PRAM and on U_p; [Barnat-IB109]'s recursive doubling).
  *
  * Relative ranks v = (id - root) mod p put the root at 0.  With D =
  * ceil(log2 p), round k (k = 0 .. D-1) uses i = D-1-k, high bit first: every

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * lib/coll/bcast/bcast_dot_allport.c - one-to-all broadcast along the
- * all-port dimension-ordered spanning tree (seed 001, "dimension-ordered
+ * all-port dimension-ordered spanning tree ([KKA-I], "dimension-ordered
  * trees, DOT": DOTMESHALLPORTOAB, a controlled flooding; on Q_n the all-port
  * SBT_n, where the nodes informed in step i are the C(n, i) at distance i).
  *
- * The seed's rule: the source sends to all its neighbours; a node that got
+ * The source's rule: the source sends to all its neighbours; a node that got
  * the packet over a link of dimension i passes it on in dimension i, in the
  * same direction, if it can, and to all its neighbours in the directions
  * (i+1)+, (i+1)-, ..., (n-1)+, (n-1)-.  Every node uses the dimensions in the
@@ -13,7 +13,7 @@
  * order: it is a shortest path, every node receives once (NODUP) over its
  * own link, and a node at distance t receives in round t.
  *   mesh       directions exist up to the border;
- *   torus      the seed only says "the source in the middle; duplicates in
+ *   torus      the source only says "the source in the middle; duplicates in
  *              the cycles must be handled" - assumed here: in a ring of z
  *              nodes the + direction reaches the offsets 1 .. floor(z/2) from
  *              the root's coordinate and the - direction 1 .. ceil(z/2)-1
@@ -23,7 +23,7 @@
  *   ring/chain the 1-D torus and mesh.
  * Rounds: exc(root) (the eccentricity), all of a node's sends in one round.
  *
- * Cost (seed 001): (t_s + t_d + mu t_m) exc(s, M(...)) with mu = m (one
+ * Cost ([KKA-I]): (t_s + t_d + mu t_m) exc(s, M(...)) with mu = m (one
  * packet), cost.h tc_cost_bcast_dot_allport() = exc(root) msg(1, m):
  * exc (t_s + m t_w) SF, exc (t_s + m t_w + t_h) CT.  Exact under the all-port
  * clock: each link has its own port, and round t+1's senders are exactly

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * lib/coll/bcast/bcast_linear.c - one-to-all broadcast by p-1 sends from the
- * root (seed 000, the naive One-To-All: "send p-1 messages one after the
+ * root ([Barnat-IB109], the naive One-To-All: "send p-1 messages one after the
  * other"; the sender is the bottleneck).
  *
  * One round: the root sends to root-1, root-2, ..., 0, then root+1, ...,
@@ -27,7 +27,7 @@
  * received (one port) and combined in turn: (p-1)(msg(1, m) + m t_c) on the
  * complete graph (store-and-forward; exact, tc_cost_reduce_linear()).
  * The 1-port checker counts p-2 violations: the root sources p-1 transfers
- * in its one round, serialised by its port as the seed's naive algorithm.
+ * in its one round, serialised by its port as the source's naive algorithm.
  * Restrictions: none (any topology, any p, any root).
  * Memory: none besides the buffer (the dual stages what it combines).
  * Trace, p = 5, root 2: round 1: 2 -> 1, 2 -> 0, 2 -> 3, 2 -> 4.

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * lib/coll/bcast/bcast_mesh.c - one-to-all broadcast on a k-D mesh or torus,
- * one dimension after another (seed 000, "One-To-All in a 2-D mesh of p
+ * one dimension after another ([Barnat-IB109], "One-To-All in a 2-D mesh of p
  * nodes: sqrt(p) chains of sqrt(p) nodes; first the information reaches
  * every chain, then it spreads inside all chains at once": 2 log sqrt(p)
  * sequential operations, d log p^{1/d} in d dimensions).
@@ -18,7 +18,7 @@
  * Cost: cost.h tc_cost_bcast_mesh(), the sum over the dimensions of ring_rd
  * (torus) or chain_rd from a_i (mesh); e.g. torus SF sum_i (z_i-1)(t_s + m t_w),
  * CT sum_i ceil(log2 z_i)(t_s + m t_w) + (z_i - 1) t_h: with t_h = 0 the
- * seed's count sum_i ceil(log2 z_i) of t_s + m t_w.  Exact: every line of a
+ * source's count sum_i ceil(log2 z_i) of t_s + m t_w.  Exact: every line of a
  * phase takes the same time from its holder's clock, so the phases add up.
  * Reduce (the dual, one port): plus sum_i ceil(log2 z_i) m t_c, exact except
  * where a mesh dimension has odd z_i and the root in its middle (see

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * lib/coll/bcast/bcast_ring.c - one-to-all broadcast forwarded along a ring
- * (seed 003, "diffusion", slides 9-13: the emitter sends, every other
+ * ([Goubault-ring], "diffusion", slides 9-13: the emitter sends, every other
  * processor receives from its predecessor and sends to its successor, the
  * predecessor of the emitter only receives).
  *
@@ -11,7 +11,7 @@
  * Positions are counted from the root's: round k (k = 0 .. p-2) sends from
  * position root+k to position root+k+1 (mod p).
  *
- * Cost (seed 003): (p-1)(t_s + m t_w), cost.h tc_cost_bcast_ring(); under
+ * Cost ([Goubault-ring]): (p-1)(t_s + m t_w), cost.h tc_cost_bcast_ring(); under
  * cut-through each neighbour message also pays t_h, (p-1)(t_s + m t_w + t_h).
  * Exact: every round waits for the previous one's arrival.  Reduce (the dual,
  * backwards along the ring): (p-1)(t_s + m t_w + m t_c).

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * lib/coll/bcast/bcast_ring_pipelined.c - one-to-all broadcast along a ring,
- * the message cut into r packets that follow each other (seed 003,
+ * the message cut into r packets that follow each other ([Goubault-ring],
  * "diffusion pipelinée", slides 22-25).
  *
  * The ring is the one of bcast_ring.c (ranks in order on ring and complete
@@ -10,19 +10,19 @@
  * j and moves one position per round: in round k the node at position i
  * (0 <= i <= p-2) sends packet k-i to position i+1 when 0 <= k-i < r.  Every
  * node sends at most one and receives at most one packet per round, as in
- * the seed's loop "send(adr[i]); receive(adr[i+1])".  p-2+r rounds (p >= 2).
+ * the source's loop "send(adr[i]); receive(adr[i+1])".  p-2+r rounds (p >= 2).
  *
- * r: g->packets, or 0 for tc_cost_ring_r_opt() (seed 003's
+ * r: g->packets, or 0 for tc_cost_ring_r_opt() ([Goubault-ring]'s
  * r_opt = sqrt(m (p-2) t_w / t_s), rounded to the cheaper neighbouring
  * integer), clamped to [1, number of elements] (1 for m = 0).  Packets are
  * whole elements split as evenly as possible by tc__block(): the first
  * (n mod r) packets carry one element more than the others.
  *
- * Cost (seed 003): (p-2+r)(t_s + (m/r) t_w), cost.h
+ * Cost ([Goubault-ring]): (p-2+r)(t_s + (m/r) t_w), cost.h
  * tc_cost_bcast_ring_pipelined().  The logical clock gives exactly
  *     (p-2)(t_s + b_0 t_w) + r t_s + m t_w     (store-and-forward),
  * b_0 = ceil(n/r) elements the largest packet: packet 0 crosses p-2 links,
- * then the last sender passes all r packets on.  This is the seed's formula
+ * then the last sender passes all r packets on.  This is the source's formula
  * when r divides the element count n; otherwise the schedule costs up to
  * (p-2) t_w (one element) more than the closed form, whose m/r is real.
  * Under cut-through a neighbour message costs t_s + b t_w + t_h but occupies

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * lib/coll/bcast/bcast_ring_rd.c - one-to-all broadcast by recursive doubling
- * on a ring or a chain, at distances p/2, p/4, ... (seed 000, "optimal
- * distances of the destinations are p/2, p/4, p/8, ..."; seed 001,
+ * on a ring or a chain, at distances p/2, p/4, ... ([Barnat-IB109], "optimal
+ * distances of the destinations are p/2, p/4, p/8, ..."; [KKA-I],
  * 1-DTORUSRECDOUBLOAB formula (a) on the ring K(z) and formula (c) on the
  * chain M(z) from node a).  Transfers are routed along the ring or chain,
  * store-and-forward or cut-through by the model's switching.

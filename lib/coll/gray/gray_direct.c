@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * lib/coll/gray/gray_direct.c - Gray-to-binary and binary-to-Gray
- * permutations by one routed transfer per node (seed 002, section 3.5).
+ * permutations by one routed transfer per node ([HJR-TR-20-92], section 3.5).
  *
  * Every node r sends its block straight to its destination, G^-1(r) for
  * gray2binary and G(r) for binary2gray (G = tc_gray()), in one round, e-cube
- * routed.  Seed 002: the paths from every i to G^-1(i) are edge-disjoint
+ * routed.  [HJR-TR-20-92]: the paths from every i to G^-1(i) are edge-disjoint
  * (directed), with any fixed order of the dimensions, so on a circuit-switched
  * (CT) hypercube all blocks go at once with one start-up and no congestion;
  * the same holds for the inverse permutation (its paths are the reversed

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * lib/coll/gray/gray_direct3.c - Gray-to-binary permutation in two routed
- * steps of thirds (seed 002, section 3.5, circuit-switched 2-port variant).
+ * steps of thirds ([HJR-TR-20-92], section 3.5, circuit-switched 2-port variant).
  *
  * Each block is cut into three parts of whole elements (tc__block()), 0, 1
  * and 2.  With d(v) = G^-1(v) and v' = v ^ 2^(n-1):
@@ -10,13 +10,13 @@
  *   step 1: v sends part 2 straight to d(v), and forwards the part 1 it got
  *     from v' to d(v').
  * d(v) has the same bit n-1 as v, so the direct routes never use dimension
- * n-1; they are edge-disjoint (seed 002); the forwarded routes, from v' to
+ * n-1; they are edge-disjoint ([HJR-TR-20-92]); the forwarded routes, from v' to
  * d(v), are too, and they meet the direct ones on no link under our e-cube
  * routing (lowest dimension first): tests/test_coll_gray.c checks that the
  * contention checker finds no shared link for n = 2 .. 10.  Every node sends
  * and receives at most two messages per step, on distinct links.
  *
- * Cost: the seed's 2-port circuit-switched 2 tau + (2K/3) t_c.  Our model
+ * Cost: the source's 2-port circuit-switched 2 tau + (2K/3) t_c.  Our model
  * has one port or all ports (no 2-port); under all-port and cut-through
  * both messages of a step go at once, and the modelled time is
  *     2 (t_s + (K/3) t_w) + H t_h,
@@ -25,7 +25,7 @@
  * or the one link from v'), then cross up to n links (the forward from v'
  * to d(v) crosses dimension n-1 and the low bits of v ^ d(v) ^ (2^(n-1) -
  * 1)); H <= 2n - 1 (tests/test_coll_gray.c computes H from the routes and
- * asserts the time).  With t_h = 0 and 3 dividing count it is the seed's
+ * asserts the time).  With t_h = 0 and 3 dividing count it is the source's
  * 2 tau + (2K/3) t_c exactly.  With uneven thirds (tc__block: the first
  * count mod 3 parts one element larger) step 0 costs part 0 and step 1
  * part 1: at t_h = 0, 2 t_s + (|part 0| + |part 1|) t_w.  No closed form
@@ -35,7 +35,7 @@
  * 0 and 2 fixed by our lowest-first e-cube routing, no choice of an
  * intermediate node for part 1 (v -> w in step 0, w -> G(v) in step 1)
  * avoids sharing a link: an exhaustive search over every w for every v
- * finds none for n = 3 and 4 (n = 2 works through v ^ 2).  The seed's
+ * finds none for n = 3 and 4 (n = 2 works through v ^ 2).  The source's
  * "easily derived" counterpart needs another routing order.
  * Restrictions: p = 2^n, hypercube, all-port model (registry).  n <= 1: the
  * identity, a local copy.

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * lib/coll/gray/gray_gb1.c - Gray-to-binary and binary-to-Gray permutations
- * by n-1 whole-block exchanges (seed 002, section 2.4, Algorithm GB1).
+ * by n-1 whole-block exchanges ([HJR-TR-20-92], section 2.4, Algorithm GB1).
  *
  * Gray-to-binary: n-1 exchange steps in ascending dimension order 0 .. n-2;
  * during step i node v exchanges its whole block with v ^ 2^i when bit i+1
@@ -17,7 +17,7 @@
  * two directions share the port, no closed form (NAN).  Only half of the
  * links of dimensions 0 .. n-2 are used in a step (Lemma 4).
  * Restrictions: p = 2^n; hypercube, or a complete graph (every exchange is
- * then one link too; formula NAN there: the seed's is for the hypercube).
+ * then one link too; formula NAN there: the source's is for the hypercube).
  * n <= 1: the identity, a local copy.
  * Buffers: IN -> (TMP) -> OUT: a block's last move lands in OUT, earlier
  * ones in TMP; blocks that never move are copied IN -> OUT (nodes with

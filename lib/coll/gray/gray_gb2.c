@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * lib/coll/gray/gray_gb2.c - Gray-to-binary and binary-to-Gray permutations
- * with half blocks on every edge (seed 002, section 3.2, Algorithm GB2).
+ * with half blocks on every edge ([HJR-TR-20-92], section 3.2, Algorithm GB2).
  *
  * Each block is cut into two halves of whole elements, part 0 (the first
  * ceil(count/2) elements) and part 1.  Gray-to-binary, n + 1 steps:

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * lib/coll/gray/gray_gb3.c - Gray-to-binary and binary-to-Gray permutations
- * in n half-block exchanges (seed 002, section 3.3, Algorithm GB3).
+ * in n half-block exchanges ([HJR-TR-20-92], section 3.3, Algorithm GB3).
  *
  * Each block is cut into two halves of whole elements, part 0 (the first
  * ceil(count/2) elements) and part 1.  Gray-to-binary, n steps:

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * lib/coll/gray/gray_steps.c - the schedule builder of the exchange
- * algorithms of seed 002 (gray_steps.h).
+ * algorithms of [HJR-TR-20-92] (gray_steps.h).
  */
 #include "gray_steps.h"
 

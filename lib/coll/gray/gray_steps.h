@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * lib/coll/gray/gray_steps.h - what the exchange algorithms of seed 002
+ * lib/coll/gray/gray_steps.h - what the exchange algorithms of [HJR-TR-20-92]
  * (gb1, gb2, gb3) share: the GB1 exchange rule and a schedule builder for a
  * sequence of nearest-neighbour exchange steps.
  *
@@ -10,7 +10,7 @@
  * involution of the (node, part) positions, and the whole algorithm a
  * product of involutions: running the steps in reverse order gives the
  * inverse permutation.  So the gray2binary schedule serves binary2gray with
- * its steps reversed, at the same cost (seed 002, section 4: "corresponding
+ * its steps reversed, at the same cost ([HJR-TR-20-92], section 4: "corresponding
  * algorithms of the same complexities for binary-to-Gray permutation").
  *
  * Parts: the block of K bytes is cut into nparts parts of whole elements
@@ -22,7 +22,7 @@
 
 #include "coll/gen.h"
 
-/* GB1's rule (seed 002, section 2.4): during step i (dimension i, 0 <= i <=
+/* GB1's rule ([HJR-TR-20-92], section 2.4): during step i (dimension i, 0 <= i <=
  * n-2) node v exchanges when bit i+1 of G^-1(v) is 1.  Symmetric: flipping
  * bit i of v leaves bit i+1 of G^-1(v) unchanged. */
 static inline int tc__gray_gb1_flag(int v, int i)
@@ -47,7 +47,7 @@ typedef int (*tc__gray_step_fn)(int n, int step, int v, int *dim);
 int tc__gray_exchanges(const struct tc__gen *g, struct tc__sched *s, int nparts, int nsteps,
                        tc__gray_step_fn who, int track);
 
-/* The closed forms of seed 002 for g's collective and n: NAN off the
+/* The closed forms of [HJR-TR-20-92] for g's collective and n: NAN off the
  * hypercube and with half-duplex ports (an exchange's two directions then
  * share the port or the link and take twice as long). */
 double tc__gray_formula(const struct tc__gen *g,

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * lib/coll/multicast/multicast_chain.h - recursive doubling on a
- * dimension-ordered chain (seed 001, multicast), shared by
+ * dimension-ordered chain ([KKA-I], multicast), shared by
  * multicast_hypercube.c and multicast_mesh.c.  Internal to this folder.
  */
 #ifndef TC_COLL_MULTICAST_CHAIN_H

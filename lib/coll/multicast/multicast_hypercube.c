@@ -9,7 +9,7 @@
  * dimension order that the e-cube routing induces.  Our e-cube routing
  * (lib/topo/topo_route.c) flips the LOWEST differing bit first, so the
  * addresses are compared from bit 0 upwards: the members are sorted by
- * their bit-reversed relabelled address (the seed compares left to right
+ * their bit-reversed relabelled address (the source compares left to right
  * because its routing starts at the leftmost bit).  The source is first.
  * Recursive doubling: the holder at the start of a segment sends to the
  * first node of the upper half (the lower half has ceil(len/2) nodes), and

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * lib/coll/multicast/multicast_linear.c - multicast by the root sending to
- * every member in turn (the naive algorithm seed 001 improves on).
+ * every member in turn (the naive algorithm [KKA-I] improves on).
  *
  * Round k (k = 0 .. |M|-1): the root sends its block to the k-th member in
  * ascending rank order, routed.  Under the one-port model this is |M|
@@ -9,7 +9,7 @@
  *
  * Cost: sum over the members of msg(dist(root, member), m) (the rounds are
  * sequential): CT |M| (t_s + m t_w) + t_h sum dist, SF sum dist (t_s + m t_w).
- * The seeds give no closed form of their own for it (NAN).
+ * The sources give no closed form of their own for it (NAN).
  * Restrictions: none (routed).
  * Buffers: OUT of the root to OUT of each member; no other rank is touched.
  * Memory: none.

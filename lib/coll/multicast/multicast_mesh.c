@@ -43,7 +43,7 @@
  * chain, |M| + 1 ints.
  *
  * Trace, mesh:4x5, root 7 = [1,2], members 2, 4, 10, 11, 13, 14, 15 (the
- * seed's example): chain 2 4 7 10 11 13 14 15, source at position 2.
+ * source's example): chain 2 4 7 10 11 13 14 15, source at position 2.
  * Round 0: 7 -> 11; round 1: 7 -> 4, 11 -> 14; round 2: 4 -> 2, 7 -> 10,
  * 11 -> 13, 14 -> 15.
  */

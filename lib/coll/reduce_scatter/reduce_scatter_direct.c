@@ -38,7 +38,7 @@
  * Off the complete graph the routes of the one round share links, which
  * the simulator reports (contention) but does not charge: the modelled time
  * is optimistic there (allgather's and alltoall's `direct` are therefore
- * kept to the topologies the seeds' algorithms do not reach).
+ * kept to the topologies the sources' algorithms do not reach).
  * Memory: none besides the buffers (the executor stages the receives of
  * the round: up to (p - 1) m bytes per rank).
  * Checker: piece i p + j is rank i's contribution to rank j.

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * lib/coll/reduce_scatter/reduce_scatter_hypercube.c - all-to-all reduction
- * on a hypercube by recursive halving (seed 000, "all-to-all reduction on a
+ * on a hypercube by recursive halving ([Barnat-IB109], "all-to-all reduction on a
  * hypercube: the dual procedure; after each phase the volume of the messages
  * is halved"), the dual of allgather_hypercube.c.
  *

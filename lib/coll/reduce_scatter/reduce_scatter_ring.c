@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * lib/coll/reduce_scatter/reduce_scatter_ring.c - all-to-all reduction
- * around a ring (seed 000, "all-to-all reduction: the messages go round the
+ * around a ring ([Barnat-IB109], "all-to-all reduction: the messages go round the
  * ring one at a time; passing a node, the node's own message for the
  * destination of the passing message is combined into it"), the dual of
  * allgather_ring.c.

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * lib/coll/scan/scan_hypercube.c - prefix sums (scan and exscan) on a
- * hypercube with origin tracking (seed 000, "Prefixový součet": the
+ * hypercube with origin tracking ([Barnat-IB109], "Prefixový součet": the
  * all-to-all broadcast of the hypercube in which every message is combined
  * and a node keeps apart what comes from lower ids).
  *
@@ -42,7 +42,7 @@
  * bits, has the same clock), finishes exactly at the formula; every other
  * rank combines at most as often.  exscan saves one combine: p - 1's first
  * result is a copy.  The msg combine of the last step is kept although its
- * value is not used afterwards, as the seed does (it is what the formula
+ * value is not used afterwards, as the source does (it is what the formula
  * counts).  Half duplex makes the two directions of an exchange share a
  * port: the formula is NAN then, and a step lasts max(2 L, L + t_h) with
  * L = t_s + m t_w (the receive waits for the port the own send holds), so

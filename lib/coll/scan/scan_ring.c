@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * lib/coll/scan/scan_ring.c - prefix sums (scan and exscan) pipelined along
- * the chain 0, 1, ..., p-1 (the ring/chain pipeline of the seeds' ATO
- * reduction on a ring, stopped at every node; seed 000 gives no formula for
+ * the chain 0, 1, ..., p-1 (the ring/chain pipeline of the sources' ATO
+ * reduction on a ring, stopped at every node; [Barnat-IB109] gives no formula for
  * it).
  *
  * One file for both collectives: exscan differs only in what a rank keeps

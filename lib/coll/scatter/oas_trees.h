@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * lib/coll/scatter/oas_trees.h - seed 001's all-port OAS spanning tree of
+ * lib/coll/scatter/oas_trees.h - [KKA-I]'s all-port OAS spanning tree of
  * Q_n, shared by the non-combining (scatter_tree_allport.c, which defines
  * it) and the combining (scatter_tree_allport_comb.c) variants.
  *

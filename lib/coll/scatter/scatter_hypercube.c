@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * lib/coll/scatter/scatter_hypercube.c - one-to-all personalised
- * communication on a hypercube by recursive halving, from any root (seed 000
- * relabelling, as bcast_hypercube.c; seed 001 "3-step OAS in Q_3", the
+ * communication on a hypercube by recursive halving, from any root ([Barnat-IB109]
+ * relabelling, as bcast_hypercube.c; [KKA-I] "3-step OAS in Q_3", the
  * binomial spanning tree whose messages halve).
  *
  * Relabel every node by virtid = id XOR root.  For i = d-1 down to 0, every

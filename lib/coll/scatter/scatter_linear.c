@@ -2,7 +2,7 @@
 /*
  * lib/coll/scatter/scatter_linear.c - one-to-all personalised communication
  * by p-1 direct sends from the root (the naive scatter: the personalised
- * counterpart of seed 000's naive One-To-All, bcast_linear.c).
+ * counterpart of [Barnat-IB109]'s naive One-To-All, bcast_linear.c).
  *
  * One round: the root copies its own block IN -> OUT (a local transfer) and
  * sends block j of IN to rank j's OUT, in the order root-1, ..., 0, root+1,

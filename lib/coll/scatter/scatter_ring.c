@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * lib/coll/scatter/scatter_ring.c - pipelined personalised broadcast along a
- * ring (seed 003, "diffusion personnalisée", slides 14-19).
+ * ring ([Goubault-ring], "diffusion personnalisée", slides 14-19).
  *
  * Ring positions are counted from the root (position 0; node at position i
  * is tc__ring_node(t, tc__ring_pos(t, root) + i)).  In step k = 0 .. p-2 the

@@ -2,17 +2,17 @@
 /*
  * lib/coll/scatter/scatter_tree_allport.c - one-to-all personalised
  * communication on the hypercube Q_n under the all-port model by n
- * spanning subtrees fed in parallel (seed 001, "optimal OAS tree in the
+ * spanning subtrees fed in parallel ([KKA-I], "optimal OAS tree in the
  * all-port SF non-combining Q_4" and its table for n = 6; Lemma 1).
  *
  * Relabel every node by virtid = id XOR root (the root is 0).  The spanning
  * tree D of Q_n is the union of n subtrees D_0 .. D_{n-1}, D_i hanging from
- * the root's neighbour 2^i, of about equal sizes (the seed: "d subtrees of
+ * the root's neighbour 2^i, of about equal sizes (the source: "d subtrees of
  * about the same size"; under SF every path a shortest path).  Each node v
  * of Hamming weight w >= 2 has its parent among v with one bit cleared (so
  * its depth is w); the nodes are placed weight by weight, v increasing, each
  * in the smallest of the subtrees of its possible parents (the first on a
- * tie).  The seed's n = 6 table balances the same way, necklace by
+ * tie).  The source's n = 6 table balances the same way, necklace by
  * necklace; this greedy gives sizes ceil((p-1)/n) or less for every n <= 16
  * (the generator checks it and refuses otherwise).
  * Non-combining: every block travels alone.  In round t the root sends on
@@ -24,11 +24,11 @@
  * ceil((p-1)/n) blocks in D_i and every level 1..h of a shortest-path tree
  * non-empty, the k-th block (depth h_k, sorted by decreasing depth) arrives
  * by round k + h_k - 1 <= R - 1: R rounds in all.
- * The combining variant of the seed (Lemma 8: a combining model lets a node
+ * The combining variant of the source (Lemma 8: a combining model lets a node
  * send one message carrying many blocks, rho_OAB start-ups and
  * ceil((p-1)/n) m t_m of transfer) is scatter_tree_allport_comb.c
  * (`tree_allport_comb`, the same trees, one message per tree edge, n
- * start-ups).  This schedule is the one of the seed's table and the closed
+ * start-ups).  This schedule is the one of the source's table and the closed
  * form of cost.h, valid (if not optimal in start-ups) whether md->combining
  * is set or not; AUTO takes the cheaper of the two.
  *

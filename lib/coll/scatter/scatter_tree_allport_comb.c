@@ -2,7 +2,7 @@
 /*
  * lib/coll/scatter/scatter_tree_allport_comb.c - one-to-all personalised
  * communication on the hypercube Q_n under the all-port COMBINING model
- * (seed 001, "OAS: lower bounds for combining models", Lemma 8, and
+ * ([KKA-I], "OAS: lower bounds for combining models", Lemma 8, and
  * "combining model: OAS ~ OAB except that the message shrinks").
  *
  * The trees are those of the non-combining variant (oas_trees.h,
@@ -27,7 +27,7 @@
  *     sum over the path's nodes u (depth 1..h) of msg(1, sub(u) m),
  * and the makespan is T = max_h (h msg(1, 0) + S_h m t_w), S_h the largest
  * sum of subtree sizes along a root path to depth h (computed from the trees
- * by tc__f_scatter_tree_allport_comb()).  The seed's Lemma 8 bound for
+ * by tc__f_scatter_tree_allport_comb()).  The source's Lemma 8 bound for
  * Q_n all-port is rho_OAB t_s + ceil((p-1)/n) m t_w (+ n t_h under WH),
  * rho_OAB = n under SF (Lemma 2), ceil(log_{n+1} 2^n) under WH (Lemma 4):
  * the n start-ups meet it under SF (not under WH, where recursive

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * lib/coll/shift/shift_direct.c - circular q-shift by one routed transfer
- * per rank (seed 004's "packet" method, on any topology).
+ * per rank ([Gergel-shift]'s "packet" method, on any topology).
  *
  * Every rank sends its block straight to rank (r + q) mod p (or along the
  * topology's ring with shift_ring, tc__shift_dest()), routed by the
@@ -13,7 +13,7 @@
  *
  * Cost: the slowest route, with the links it shares with other routes
  * (contention, lib/sched/sim.c): at least msg(D, m) with D the longest
- * distance from r to r + q.  The seeds give no closed form for a general
+ * distance from r to r + q.  The sources give no closed form for a general
  * topology (NAN).
  * Restrictions: none (routed).  Any p, any q.
  * Buffers: IN -> OUT of the destination; q = 0 (or p = 1) a local copy.

@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * lib/coll/shift/shift_hypercube_ct.c - circular q-shift on the hypercube by
- * direct e-cube routed messages, cut-through (seed 004, "передача пакетов",
+ * direct e-cube routed messages, cut-through ([Gergel-shift], "передача пакетов",
  * (3.21)).
  *
  * Every node sends its block straight to node (r + q) mod p in one round,
  * routed by e-cube (lowest bit first, lib/topo/topo_route.c): the schedule
- * of `direct` (tc__gen_perm_direct()), with the seed's formula and its
+ * of `direct` (tc__gen_perm_direct()), with the source's formula and its
  * restriction.  Adding q leaves the gamma(q) low bits of r unchanged (2^gamma
- * divides q), so a route crosses at most d - gamma(q) links; the seed notes
+ * divides q), so a route crosses at most d - gamma(q) links; the source notes
  * that e-cube routes of a shift never share a link at the same time.
  *
  * Cost (tc_cost_shift_hypercube_ct()): CT t_s + t_w m + t_h (log p -
@@ -25,7 +25,7 @@
 
 int tc__gen_shift_hypercube_ct(const struct tc__gen *g, struct tc__sched *s)
 {
-	/* Seed 004's shift of ranks (binary labels), not of Gray-ring positions. */
+	/* [Gergel-shift]'s shift of ranks (binary labels), not of Gray-ring positions. */
 	if (tc_topo_kind(g->t) != TC_TOPO_HYPERCUBE || tc__log2_exact(g->p) < 0 || g->shift_ring)
 		return TC_ENOTSUP;
 	return tc__gen_perm_direct(g, s);

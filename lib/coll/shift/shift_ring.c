@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * lib/coll/shift/shift_ring.c - circular q-shift around a ring, the shorter
- * way (seed 000, "circular q-shift", 1-D case).
+ * way ([Barnat-IB109], "circular q-shift", 1-D case).
  *
  * With q' = q mod p, the blocks travel k = min(q', p - q') steps forward
  * (q' <= p - q') or backward; in every step every block moves one ring
@@ -13,7 +13,7 @@
  * the formula does not apply (NAN).
  * Restrictions: ring and complete graph (ring order 0, 1, ..., p-1, through
  * tc__ring_node()); any p, any q.  On the hypercube only with shift_ring
- * (seeds 000/004's shift of Gray-ring positions: position i, node G(i),
+ * ([Barnat-IB109]/[Gergel-shift]'s shift of Gray-ring positions: position i, node G(i),
  * sends to position i + q, which is what walking tc__ring_node() does).
  * Without it TC_ENOTSUP: the Gray-code ring puts rank r + 1 up to log p
  * links away from rank r (rank 2^d - 1 and rank 0 differ in every bit), so

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * lib/coll/shift/shift_torus.c - circular q-shift on a 2-D torus: row shift,
- * compensation, column shift (seed 004 (3.19); seed 000's 2-D case).
+ * compensation, column shift ([Gergel-shift] (3.19); [Barnat-IB109]'s 2-D case).
  *
  * Ranks are numbered row by row (rank = row cols + col).  With q' = q mod p,
  * qr = q' mod cols and qc = q' / cols, rank (R, C)'s block goes to
@@ -24,7 +24,7 @@
  * Checker: a block compensated one row further and then shifted backwards
  * along its column (qc > rows / 2), or round a column of 2 (compensation and
  * a column shift of 1 cancel), comes back to a rank it visited: NODUP
- * violations that the seed's algorithm has (combining the compensation into
+ * violations that the source's algorithm has (combining the compensation into
  * the column shift would avoid them, but is not the algorithm the formula
  * prices).  Never NOHO: a block leaves its column when it is compensated.
  * Restrictions: 2-D torus only (TC_ENOTSUP for other kinds and for 1-D or
