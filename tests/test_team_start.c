@@ -111,10 +111,13 @@ Test(team_start, leftover_message_dropped_fibres, .timeout = 60)
 	leftover_runs(TC_EXEC_FIBRES);
 }
 
-/* Attached ranks (one thread may attach several): the team starts at an
- * attach while none is attached; a rank attaching again while another
- * stays attached rejoins the same run and keeps its messages. */
-Test(team_start, attached_team_resets_at_its_first_attach, .timeout = 60)
+/* Attached ranks (one thread may attach several).  An attached run lasts
+ * until every rank has attached and, nobody being attached, detached: a rank
+ * that arrives after an early one left joins the same run and gets its
+ * messages (threads reach a parallel region at different times), as does a
+ * rank that leaves and comes back.  The next attach is a start: what the
+ * last run left in the channels is gone. */
+Test(team_start, attached_run_ends_when_every_rank_has_been_in, .timeout = 60)
 {
 	struct tc_team *t = make("complete:2", TC_EXEC_THREADS);
 	struct tc_proc *p0, *p1;
@@ -123,20 +126,29 @@ Test(team_start, attached_team_resets_at_its_first_attach, .timeout = 60)
 	cr_assert_eq(tc_attach(t, 0, &p0), 0);
 	cr_assert_eq(tc_send(p0, 1, &c, 1), 0); /* eager: in the channel */
 	cr_assert_eq(tc_detach(p0), 0);
-	/* Nobody attached: the next attach is a start, 'A' is gone. */
-	cr_assert_eq(tc_attach(t, 0, &p0), 0);
+	/* Nobody attached, but rank 1 has not been in: the same run. */
 	cr_assert_eq(tc_attach(t, 1, &p1), 0);
-	c = 'B';
-	cr_assert_eq(tc_send(p0, 1, &c, 1), 0);
 	cr_assert_eq(tc_recv(p1, 0, &got, 1, &n), 0);
-	cr_assert_eq(got, 'B', "got '%c': the previous run's message", got);
-	/* Rank 0 leaves and comes back while rank 1 stays: the same run. */
+	cr_assert_eq(got, 'A', "got '%c': the early rank's message was dropped", got);
+	/* Rank 0 comes back while rank 1 stays: the same run. */
+	cr_assert_eq(tc_attach(t, 0, &p0), 0);
 	c = 'C';
 	cr_assert_eq(tc_send(p0, 1, &c, 1), 0);
 	cr_assert_eq(tc_detach(p0), 0);
 	cr_assert_eq(tc_attach(t, 0, &p0), 0);
 	cr_assert_eq(tc_recv(p1, 0, &got, 1, &n), 0);
 	cr_assert_eq(got, 'C');
+	c = 'X'; /* never received */
+	cr_assert_eq(tc_send(p0, 1, &c, 1), 0);
+	cr_assert_eq(tc_detach(p0), 0);
+	cr_assert_eq(tc_detach(p1), 0);
+	/* Every rank has been in and left: the next attach is a start. */
+	cr_assert_eq(tc_attach(t, 0, &p0), 0);
+	cr_assert_eq(tc_attach(t, 1, &p1), 0);
+	c = 'B';
+	cr_assert_eq(tc_send(p0, 1, &c, 1), 0);
+	cr_assert_eq(tc_recv(p1, 0, &got, 1, &n), 0);
+	cr_assert_eq(got, 'B', "got '%c': the previous run's message", got);
 	cr_assert_eq(tc_detach(p0), 0);
 	cr_assert_eq(tc_detach(p1), 0);
 	/* And a collective after all that. */

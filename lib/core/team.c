@@ -676,7 +676,8 @@ static void tc__proc_seq_reset(struct tc_proc *proc)
 }
 
 /*
- * A start (tc_run, or the first tc_attach while no rank is attached): the
+ * A start (tc_run, or a tc_attach while no rank is attached once the last
+ * attached run is over: see tc_attach): the
  * team as tc_team_create left it, whatever the last run left behind.  The
  * channels are emptied (a message nobody received is dropped, not
  * delivered to the next run), the request queues forgotten, every rank's
@@ -961,11 +962,15 @@ int tc_attach(struct tc_team *t, int rank, struct tc_proc **out)
 	if (atomic_load(&t->running) || atomic_load(&proc->attached)) {
 		err = TC_EBUSY;
 	} else {
-		/* The first attach is a start: the team is reset (nobody is
-		 * attached, so nobody is inside a channel).  A rank attaching
-		 * again while others stay attached rejoins the same run: its
-		 * messages and collective sequence are kept. */
-		if (t->nattached++ == 0)
+		/* An attach while nobody is attached starts a run (the team is
+		 * reset; nobody is inside a channel) when the last one is over:
+		 * every rank attached to it (and, nobody being attached now,
+		 * detached), or it was aborted, or it was tc_run's.  Until then
+		 * a rank attaching, early finishers having detached already,
+		 * joins the same run: threads that reach the parallel region
+		 * at different times must not drop each other's messages. */
+		if (t->nattached++ == 0 &&
+		    (t->njoined == 0 || t->njoined >= t->p || atomic_load(&t->aborted)))
 			tc__team_start(t);
 		tc__team_join(t, rank);
 		/* Seq_cst, under attach_mu: the rank's previous owner detached
