@@ -38,7 +38,7 @@
 
 /*
  * The same wait on a fibre team (team->exec resolved to TC_EXEC_FIBRES,
- * lib/fibre/sched.h): a rank that waits parks and its CPU switches to its
+ * lib/fibre/runq.h): a rank that waits parks and its CPU switches to its
  * next ready rank in user space (13 ns), and the message that wakes it makes
  * it ready with a store (same CPU) or a push on a lock-free list (another
  * CPU).  Measured (./tools/bench fibres --coll, 2 CPUs, load 1.2-1.5): a

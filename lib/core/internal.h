@@ -18,7 +18,7 @@
 #include "core/wait.h"
 #include "model/clock.h"
 
-struct tc__sched;
+struct tc__runq;
 #include "topocoll.h"
 
 /* n rounded up to whole cache lines. */
@@ -171,8 +171,8 @@ struct tc_team {
 	enum tc_exec exec;      /* resolved: TC_EXEC_THREADS or TC_EXEC_FIBRES */
 	bool run_unattached;    /* tc_run leaves attached ranks to their threads */
 	size_t fibre_stack;     /* fibres: each rank's usable stack */
-	struct tc__sched *fsched; /* fibres: the last run's scheduler and
-	                             stacks, kept for the next (lib/fibre/sched.h) */
+	struct tc__runq *runq;    /* fibres: the last run's scheduler and
+	                             stacks, kept for the next (lib/fibre/runq.h) */
 	size_t trace_cap;
 	int cpus;
 	int *cpu_list;

@@ -26,7 +26,7 @@
 
 #include "core/error_detail.h"
 #include "core/internal.h"
-#include "fibre/sched.h"
+#include "fibre/runq.h"
 #include "p2p/p2p.h"
 
 /* The attached thread's identity: the address of a thread-local (unique
@@ -71,7 +71,7 @@ static inline uintptr_t tc__self(void)
  * the same CPU, which cannot run meanwhile); a yield switches to the CPU's
  * next ready rank, and parking costs the Dekker pair's fences and hints and
  * a switch, unless the CPU then has nothing ready (its thread then polls
- * for 20 us before it sleeps on its futex, lib/fibre/sched.c).  A waiting
+ * for 20 us before it sleeps on its futex, lib/fibre/runq.c).  A waiting
  * fibre yields once (TC__YIELD_NS_FIBRE: the first look at the clock is
  * past it), which lets a peer of its CPU answer at the price of a switch,
  * then parks: yielding longer makes every step of a chain of hand-offs
@@ -152,7 +152,7 @@ static void tc__team_free(struct tc_team *t)
 				t->procs[r].ext_free(t->procs[r].ext);
 		}
 	free(t->procs);
-	tc__sched_destroy(t->fsched);
+	tc__runq_destroy(t->runq);
 	if (t->shared_free)
 		t->shared_free(t->shared);
 	pthread_mutex_destroy(&t->shared_mu);
@@ -773,7 +773,7 @@ static void *tc__rank_main(void *arg)
 	return NULL;
 }
 
-/* ---- ranks as fibres (lib/fibre/sched.h) ---- */
+/* ---- ranks as fibres (lib/fibre/runq.h) ---- */
 
 static void tc__fibre_rank(struct tc__task *self, void *arg)
 {
@@ -796,7 +796,7 @@ static void tc__fibre_cpu_start(void *arg)
 
 /*
  * tc_run on fibres: the n ranks of run[] as tasks over min(cpus, n) CPU
- * threads, in blocks of consecutive ranks (lib/fibre/sched.h).  Emulated: the CPU threads wait at the gate, then
+ * threads, in blocks of consecutive ranks (lib/fibre/runq.h).  Emulated: the CPU threads wait at the gate, then
  * every rank sleeps in its CPU's timer queue until the epoch.
  */
 static int tc__run_fibres(struct tc_team *t, const int *run, int n)
@@ -804,26 +804,26 @@ static int tc__run_fibres(struct tc_team *t, const int *run, int n)
 	/* The scheduler of the last run, if it has the same shape: no stack
 	 * to map again (and a thread still ringing a doorbell of that run,
 	 * tc_team_abort, never touches freed memory). */
-	struct tc__sched *s = t->fsched;
+	struct tc__runq *s = t->runq;
 	int err = TC_OK;
-	if (!s || tc__sched_ntask(s) != n) {
-		tc__sched_destroy(s);
-		t->fsched = NULL;
-		err = tc__sched_create(n, n < t->cpus ? n : t->cpus, t->no_pin ? NULL : t->cpu_list,
+	if (!s || tc__runq_ntask(s) != n) {
+		tc__runq_destroy(s);
+		t->runq = NULL;
+		err = tc__runq_create(n, n < t->cpus ? n : t->cpus, t->no_pin ? NULL : t->cpu_list,
 		                       t->fibre_stack, &s);
 		if (err)
 			return err;
-		t->fsched = s;
+		t->runq = s;
 	}
 	for (int i = 0; i < n; i++) {
 		struct tc_proc *pr = &t->procs[run[i]];
-		struct tc__task *task = tc__sched_task(s, i);
+		struct tc__task *task = tc__runq_task(s, i);
 		task->fn = tc__fibre_rank;
 		task->arg = pr;
 		pr->run_err = 0;
 		pr->db.task = task;
 	}
-	err = tc__sched_start(s, tc__fibre_cpu_start, t);
+	err = tc__runq_start(s, tc__fibre_cpu_start, t);
 	if (err)
 		tc_team_abort(t);
 	if (t->emulate) {
@@ -834,7 +834,7 @@ static int tc__run_fibres(struct tc_team *t, const int *run, int n)
 		pthread_cond_broadcast(&t->gate_cv);
 		pthread_mutex_unlock(&t->gate_mu);
 	}
-	tc__sched_join(s);
+	tc__runq_join(s);
 	/* Ranks on CPUs that never started did not run: no wall time, and their
 	 * doorbells go back to futexes. */
 	for (int i = 0; i < n; i++)
@@ -1072,9 +1072,9 @@ tc_time_t tc_clock(const struct tc_proc *proc)
  * KVM, timer slack 1 ns): it sleeps until a margin
  * before it and polls the clock for the rest.  The margin follows the
  * lateness of the process's precise sleeps (tc__early_margin,
- * lib/fibre/sched.h).  (Ranks that share CPUs sleep
+ * lib/fibre/runq.h).  (Ranks that share CPUs sleep
  * in the kernel to the deadline: polling would take the CPU from the ranks
- * that have work; fibres have their CPU's timer queue, lib/fibre/sched.h,
+ * that have work; fibres have their CPU's timer queue, lib/fibre/runq.h,
  * which does the same per CPU.) */
 static void tc__sleep_precise(struct tc_team *t, uint64_t when)
 {
@@ -1123,7 +1123,7 @@ void tc__emulate_sync(struct tc_proc *proc)
 	if (now >= when || atomic_load_explicit(&t->aborted, memory_order_relaxed))
 		return;
 	/* The last TC__SLEEP_EXACT_NS: a fibre in its CPU's timer queue
-	 * (lib/fibre/sched.h), a thread in clock_nanosleep. */
+	 * (lib/fibre/runq.h), a thread in clock_nanosleep. */
 	if (proc->db.task) {
 		tc__task_sleep_until(proc->db.task, when);
 		return;
