@@ -40,10 +40,7 @@ RANK = {name: i for i, name in enumerate(LAYERS)}
 
 # Known reaches up, each to be removed: ('include', file, header) or
 # ('call', object's folder, symbol's folder, symbol).
-ALLOWED = {
-    ('include', 'core/team.c', 'p2p/p2p.h'),
-    ('call', 'core', 'p2p', 'tc__proc_drop_requests'),
-}
+ALLOWED = set()
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 

@@ -242,10 +242,6 @@ static inline uint64_t tc__wall(const struct tc_team *t)
  * the team is aborted. */
 void tc__emulate_sync(struct tc_proc *proc);
 
-/* The watchdog (lib/core/team.c): proc's wait of waited_ns timed out; the
- * first such rank of a run writes the report (tc_team_set_watchdog). */
-void tc__watchdog_fire(struct tc_proc *proc, uint64_t waited_ns);
-
 /* Empties a proc's request queues and port state (nothing is waited for or
  * pending any more).  The caller makes sure no peer reads its buffers: the
  * team reset (no rank runs), or p2p's tc__proc_drop_requests (after its

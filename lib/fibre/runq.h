@@ -116,7 +116,7 @@ int tc__runq_ntask(const struct tc__runq *s);
  * team) before tc__runq_join.  Tasks that never ran stay unfinished.
  * A scheduler may be started again once joined: every task starts afresh
  * (fn and arg as set then) on the stack it had, so a team keeps one
- * scheduler, and its stacks, from run to run (lib/core/team.c). */
+ * scheduler, and its stacks, from run to run (lib/run/run.c). */
 int tc__runq_start(struct tc__runq *s, void (*on_start)(void *), void *arg);
 /* Waits for the started CPUs' threads: every task of theirs has finished.
  * The scheduler's memory stays valid until tc__runq_destroy: a thread that
