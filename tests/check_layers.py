@@ -11,10 +11,10 @@ defined by an object of a layer above it (a public tc_ function included:
 a call through the public surface is still a call up).
 
 It prints every include or call that reaches up and every circle between
-folders, and fails on any of them that ALLOWED does not name.  Given the objects too, it also
-fails on an ALLOWED entry that no longer occurs, so that the list only
-shrinks.  A circle between folders always contains a reach up, so it fails
-unless each of its reaches up is allowed.
+folders, and fails on any reach up that ALLOWED does not name.  A circle
+between folders always contains a reach up, so it fails unless each of its
+reaches up is allowed.  Given the objects too, it also fails on an ALLOWED
+entry that no longer occurs, so that the list only shrinks.
 
 Usage: check_layers.py LIB_DIR [OBJECT_DIR]
 """
