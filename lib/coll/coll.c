@@ -16,7 +16,7 @@
 
 #include "coll/cache.h"
 #include "coll/coll_internal.h"
-#include "core/error_detail.h"
+#include "base/error_detail.h"
 #include "coll/gen.h"
 #include "coll/machine.h"
 #include "core/internal.h"

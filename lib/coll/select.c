@@ -24,7 +24,7 @@
 
 #include "coll/coll_internal.h"
 #include "coll/machine.h"
-#include "core/error_detail.h"
+#include "base/error_detail.h"
 #include "core/internal.h"
 
 /* Levels of waiting of a schedule (lib/coll/machine.h, tc__wait_level_ns()):

@@ -15,7 +15,7 @@
 #include <unistd.h>
 #include <time.h>
 
-#include "core/error_detail.h"
+#include "base/error_detail.h"
 #include "core/internal.h"
 #include "fibre/runq.h"
 
