@@ -19,7 +19,7 @@
 #include "harness.h"
 #include "topocoll.h"
 #include "topocoll/calibrate.h"
-#include "model/fit.h"
+#include "calibrate/fit.h"
 
 /* A calibration of three segments, as tc_model_calibrate would leave it:
  * 8..512 B streamed (100 ns + 0.2 ns/B), 1..16 KiB single copy (150 ns +

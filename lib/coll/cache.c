@@ -12,7 +12,7 @@
  * it; the others wait for it on a condition variable (they block, never
  * spin: 1024 ranks may wait on 2 CPUs) and compile their plans from their
  * own share (ranks that are fibres yield to their CPU's other ranks
- * instead, lib/fibre/sched.h: the builder may be one of them), so that a
+ * instead, lib/fibre/runq.h: the builder may be one of them), so that a
  * team decides and builds once rather than p times,
  * and holds one schedule rather than p copies.  The decision is a pure
  * function of the call (AUTO included), so a rank that builds after an
@@ -34,7 +34,7 @@
 
 #include "coll/cache.h"
 #include "coll/machine.h"
-#include "fibre/sched.h"
+#include "fibre/runq.h"
 
 #define TC__CACHE 8                          /* per rank */
 #define TC__TCACHE 64                        /* per team, entries */

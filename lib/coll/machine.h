@@ -15,7 +15,7 @@
 
 /*
  * What moving data costs on a machine of the kind topocoll runs on
- * (DESIGN.md's 2-vCPU VMs, the fits of lib/model/calibrate.c): a
+ * (DESIGN.md's 2-vCPU VMs, the fits of lib/calibrate/calibrate.c): a
  * collective's one-packet message about 200 ns one way from call to call
  * (the channel's 100-160 ns plus a round's bookkeeping); a byte about
  * 0.15 ns, copied or combined once (single-copy fits 0.05-0.25 ns/B; memcpy
@@ -38,7 +38,7 @@
 
 /*
  * The same wait on a fibre team (team->exec resolved to TC_EXEC_FIBRES,
- * lib/fibre/sched.h): a rank that waits parks and its CPU switches to its
+ * lib/fibre/runq.h): a rank that waits parks and its CPU switches to its
  * next ready rank in user space (13 ns), and the message that wakes it makes
  * it ready with a store (same CPU) or a push on a lock-free list (another
  * CPU).  Measured (./tools/bench fibres --coll, 2 CPUs, load 1.2-1.5): a

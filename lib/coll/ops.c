@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "coll/coll_internal.h"
-#include "core/error_detail.h"
+#include "base/error_detail.h"
 #include "topocoll.h"
 #include "topocoll/coll.h"
 

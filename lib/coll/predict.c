@@ -7,7 +7,7 @@
 
 #include "coll/coll_internal.h"
 #include "coll/vcount/vcount.h"
-#include "core/error_detail.h"
+#include "base/error_detail.h"
 #include "model/clock.h"
 
 const char *tc_alg_name(enum tc_coll coll, int i)

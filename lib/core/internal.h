@@ -18,7 +18,7 @@
 #include "core/wait.h"
 #include "model/clock.h"
 
-struct tc__sched;
+struct tc__runq;
 #include "topocoll.h"
 
 /* n rounded up to whole cache lines. */
@@ -171,8 +171,8 @@ struct tc_team {
 	enum tc_exec exec;      /* resolved: TC_EXEC_THREADS or TC_EXEC_FIBRES */
 	bool run_unattached;    /* tc_run leaves attached ranks to their threads */
 	size_t fibre_stack;     /* fibres: each rank's usable stack */
-	struct tc__sched *fsched; /* fibres: the last run's scheduler and
-	                             stacks, kept for the next (lib/fibre/sched.h) */
+	struct tc__runq *runq;    /* fibres: the last run's scheduler and
+	                             stacks, kept for the next (lib/fibre/runq.h) */
 	size_t trace_cap;
 	int cpus;
 	int *cpu_list;
@@ -241,10 +241,6 @@ static inline uint64_t tc__wall(const struct tc_team *t)
 /* Emulated mode: waits until epoch + the proc's clock; returns early once
  * the team is aborted. */
 void tc__emulate_sync(struct tc_proc *proc);
-
-/* The watchdog (lib/core/team.c): proc's wait of waited_ns timed out; the
- * first such rank of a run writes the report (tc_team_set_watchdog). */
-void tc__watchdog_fire(struct tc_proc *proc, uint64_t waited_ns);
 
 /* Empties a proc's request queues and port state (nothing is waited for or
  * pending any more).  The caller makes sure no peer reads its buffers: the

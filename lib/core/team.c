@@ -1,41 +1,23 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * lib/core/team.c - teams of virtual processors: creation, channels, tc_run,
- * tc_attach, abort, the watchdog.
- *
- * Starting and aborting (README "Reliability"): an abort (tc_team_abort,
- * from any thread) only sets a flag and rings every doorbell; it lasts
- * until the team starts again.  The reset that empties the channels and
- * queues of an aborted team happens at a start: in tc_run, under the
- * running flag, before any rank exists; at the first tc_attach while no
- * rank is attached, under attach_mu.  Never at the end of a run, so an
- * abort from outside cannot race with it: it hits the run in progress or,
- * between runs, is cleared by the next start.
+ * lib/core/team.c - the team object: creation (channels, procs, the memory
+ * estimate), destruction, queries, abort, emulated sleeps and the clock.
+ * Starting and joining ranks (tc_run, tc_attach, tc_detach) is
+ * lib/run/run.c; the watchdog's report is lib/p2p/watchdog.c.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <unistd.h>
 #include <time.h>
 
-#include "core/error_detail.h"
+#include "base/error_detail.h"
 #include "core/internal.h"
-#include "fibre/sched.h"
-#include "p2p/p2p.h"
-
-/* The attached thread's identity: the address of a thread-local (unique
- * among live threads). */
-static _Thread_local char tc__thread_token;
-static inline uintptr_t tc__self(void)
-{
-	return (uintptr_t)&tc__thread_token;
-}
+#include "fibre/runq.h"
 
 /* Default ring: 16 KiB per channel while the rings of the team stay under
  * TC__RING_BUDGET, halving for larger teams down to TC__RING_MIN. */
@@ -71,7 +53,7 @@ static inline uintptr_t tc__self(void)
  * the same CPU, which cannot run meanwhile); a yield switches to the CPU's
  * next ready rank, and parking costs the Dekker pair's fences and hints and
  * a switch, unless the CPU then has nothing ready (its thread then polls
- * for 20 us before it sleeps on its futex, lib/fibre/sched.c).  A waiting
+ * for 20 us before it sleeps on its futex, lib/fibre/runq.c).  A waiting
  * fibre yields once (TC__YIELD_NS_FIBRE: the first look at the clock is
  * past it), which lets a peer of its CPU answer at the price of a switch,
  * then parks: yielding longer makes every step of a chain of hand-offs
@@ -152,7 +134,7 @@ static void tc__team_free(struct tc_team *t)
 				t->procs[r].ext_free(t->procs[r].ext);
 		}
 	free(t->procs);
-	tc__sched_destroy(t->fsched);
+	tc__runq_destroy(t->runq);
 	if (t->shared_free)
 		t->shared_free(t->shared);
 	pthread_mutex_destroy(&t->shared_mu);
@@ -656,359 +638,6 @@ void tc_team_abort(struct tc_team *team)
 		tc__doorbell_ring(&team->procs[r].db);
 }
 
-/* A channel that holds a message or part of one.  At rest the consumer
- * has published every line it read (tc__chan_pop stores head = chead),
- * so its head is its read position.  (Plain read of the producer's tail:
- * no rank runs, and the last one's writes are visible through attach_mu or
- * tc_run's joins.) */
-static bool tc__chan_holds(const struct tc__chan *ch)
-{
-	return ch->tail != atomic_load_explicit(&ch->head, memory_order_relaxed);
-}
-
-/* A rank's collective call count and the calls its peers' mismatch probes
- * read: every rank's start at 0 together. */
-static void tc__proc_seq_reset(struct tc_proc *proc)
-{
-	proc->ncalls = 0;
-	for (int i = 0; i < TC__CALLS_SEEN; i++)
-		atomic_store_explicit(&proc->calls_seen[i], 0, memory_order_relaxed);
-}
-
-/*
- * A start (tc_run, or a tc_attach while no rank is attached once the last
- * attached run is over: see tc_attach): the
- * team as tc_team_create left it, whatever the last run left behind.  The
- * channels are emptied (a message nobody received is dropped, not
- * delivered to the next run), the request queues forgotten, every rank's
- * collective sequence back to 0, the abort cleared, and the watchdog may
- * report again.  No rank runs or is attached, so nobody is inside a
- * channel.  An empty channel is left alone unless the team was aborted:
- * emptying one rewrites its ring, gigabytes on the largest teams.
- */
-static void tc__team_start(struct tc_team *t)
-{
-	/* After an abort every channel: a wait hint may be left raised. */
-	const bool aborted = atomic_load(&t->aborted);
-	for (long i = 0; i < t->nchans; i++)
-		if (aborted || tc__chan_holds(&t->chans[i]))
-			tc__chan_reset(&t->chans[i]);
-	for (int r = 0; r < t->p; r++) {
-		struct tc_proc *pr = &t->procs[r];
-		tc__proc_clear_ports(pr);
-		tc__proc_seq_reset(pr);
-		atomic_store_explicit(&pr->db.word, TC__DB_AWAKE, memory_order_relaxed);
-		atomic_store_explicit(&pr->joined, 0, memory_order_relaxed);
-	}
-	t->njoined = 0;
-	t->start_ns = tc__now_ns();
-	atomic_store(&t->aborted, 0);
-	atomic_store(&t->wd_fired, 0);
-	atomic_store(&t->first_err, 0);
-}
-
-/* Rank r takes part in the run from now on (under attach_mu).  Until every
- * rank has, a wait that starts is bounded by the attach timeout too: the
- * rank it may wait for might never come (cfg.p above the threads that
- * attach); once all are in, the configured timeout alone. */
-static void tc__team_join(struct tc_team *t, int r)
-{
-	if (!atomic_load_explicit(&t->procs[r].joined, memory_order_relaxed)) {
-		atomic_store_explicit(&t->procs[r].joined, 1, memory_order_relaxed);
-		t->njoined++;
-	}
-	uint64_t tmo = t->timeout_cfg_ns;
-	if (t->njoined < t->p && t->attach_timeout_ns && (!tmo || t->attach_timeout_ns < tmo))
-		tmo = t->attach_timeout_ns;
-	atomic_store(&t->timeout_ns, tmo);
-}
-
-/* Logical time 0 of a rank's run or attach: its clock, port resources,
- * trace and watchdog state back to zero. */
-static void tc__proc_clock_reset(struct tc_proc *proc)
-{
-	proc->clock = 0;
-	proc->cur_call = proc->cur_alg = NULL;
-	proc->cur_round = -1;
-	atomic_store_explicit(&proc->ws.state, TC__WS_OUTSIDE, memory_order_relaxed);
-	atomic_store_explicit(&proc->ws.call, NULL, memory_order_relaxed);
-	proc->nev = 0;
-	proc->ev_dropped = 0;
-	int n = tc__nres(&proc->team->mps, proc->deg);
-	for (int i = 0; i < n; i++)
-		proc->res_free[i] = 0;
-}
-
-static void *tc__rank_main(void *arg)
-{
-	struct tc_proc *proc = arg;
-	struct tc_team *t = proc->team;
-	if (t->emulate && t->exec == TC_EXEC_FIBRES) {
-		tc__emulate_sync(proc); /* the CPU passed the gate (tc__run_fibres) */
-	} else if (t->emulate) {
-		/* Deadlines must be met to the microsecond: no timer slack. */
-		prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
-		/* The epoch is set once every thread exists (tc_run). */
-		pthread_mutex_lock(&t->gate_mu);
-		while (!t->gate_open)
-			pthread_cond_wait(&t->gate_cv, &t->gate_mu);
-		pthread_mutex_unlock(&t->gate_mu);
-		tc__emulate_sync(proc); /* everyone starts at the epoch */
-	}
-	int err = t->fn(proc, t->fn_arg);
-	/* Emulated: a rank does not finish before its logical time. */
-	if (!err)
-		tc__emulate_sync(proc);
-	proc->wall_end_ns = tc__now_ns();
-	proc->run_err = err;
-	if (err) {
-		int expect = 0;
-		atomic_compare_exchange_strong(&t->first_err, &expect, err);
-		tc_team_abort(t);
-	}
-	/* After the abort of a failed rank (a peer's mismatch probe that sees
-	 * RETURNED then finds the team aborted: TC_EABORTED, and tc_run
-	 * reports this rank's error).  Release: that probe then finds every
-	 * message this rank sent (lib/p2p/progress.c). */
-	atomic_store_explicit(&proc->ws.state, TC__WS_RETURNED, memory_order_release);
-	return NULL;
-}
-
-/* ---- ranks as fibres (lib/fibre/sched.h) ---- */
-
-static void tc__fibre_rank(struct tc__task *self, void *arg)
-{
-	(void)self;
-	tc__rank_main(arg);
-}
-
-/* Each CPU's thread, before its first rank runs. */
-static void tc__fibre_cpu_start(void *arg)
-{
-	struct tc_team *t = arg;
-	if (!t->emulate)
-		return;
-	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0); /* the futex timeouts of the timers */
-	pthread_mutex_lock(&t->gate_mu);
-	while (!t->gate_open)
-		pthread_cond_wait(&t->gate_cv, &t->gate_mu);
-	pthread_mutex_unlock(&t->gate_mu);
-}
-
-/*
- * tc_run on fibres: the n ranks of run[] as tasks over min(cpus, n) CPU
- * threads, in blocks of consecutive ranks (lib/fibre/sched.h).  Emulated: the CPU threads wait at the gate, then
- * every rank sleeps in its CPU's timer queue until the epoch.
- */
-static int tc__run_fibres(struct tc_team *t, const int *run, int n)
-{
-	/* The scheduler of the last run, if it has the same shape: no stack
-	 * to map again (and a thread still ringing a doorbell of that run,
-	 * tc_team_abort, never touches freed memory). */
-	struct tc__sched *s = t->fsched;
-	int err = TC_OK;
-	if (!s || tc__sched_ntask(s) != n) {
-		tc__sched_destroy(s);
-		t->fsched = NULL;
-		err = tc__sched_create(n, n < t->cpus ? n : t->cpus, t->no_pin ? NULL : t->cpu_list,
-		                       t->fibre_stack, &s);
-		if (err)
-			return err;
-		t->fsched = s;
-	}
-	for (int i = 0; i < n; i++) {
-		struct tc_proc *pr = &t->procs[run[i]];
-		struct tc__task *task = tc__sched_task(s, i);
-		task->fn = tc__fibre_rank;
-		task->arg = pr;
-		pr->run_err = 0;
-		pr->db.task = task;
-	}
-	err = tc__sched_start(s, tc__fibre_cpu_start, t);
-	if (err)
-		tc_team_abort(t);
-	if (t->emulate) {
-		/* The CPU threads exist; a switch per rank is all a start costs. */
-		pthread_mutex_lock(&t->gate_mu);
-		t->epoch_ns = tc__now_ns() + 200000u + 2000u * (uint64_t)n / (uint64_t)t->cpus;
-		t->gate_open = 1;
-		pthread_cond_broadcast(&t->gate_cv);
-		pthread_mutex_unlock(&t->gate_mu);
-	}
-	tc__sched_join(s);
-	/* Ranks on CPUs that never started did not run: no wall time, and their
-	 * doorbells go back to futexes. */
-	for (int i = 0; i < n; i++)
-		t->procs[run[i]].db.task = NULL;
-	return err;
-}
-
-/* The ranks of run[] as threads, as tc_run does for all of them. */
-static int tc__run_threads(struct tc_team *t, const int *run, int n)
-{
-	pthread_attr_t attr;
-	pthread_attr_init(&attr);
-	if (t->stack_bytes)
-		pthread_attr_setstacksize(&attr, t->stack_bytes);
-	int started = 0, err = TC_OK;
-	for (int i = 0; i < n; i++) {
-		struct tc_proc *pr = &t->procs[run[i]];
-		pr->run_err = 0;
-		if (!t->no_pin) {
-			cpu_set_t set;
-			CPU_ZERO(&set);
-			CPU_SET(t->cpu_list[run[i] % t->cpus], &set);
-			pthread_attr_setaffinity_np(&attr, sizeof set, &set);
-		}
-		if (pthread_create(&pr->thread, &attr, tc__rank_main, pr) != 0) {
-			err = TC_ESYS;
-			tc_team_abort(t);
-			break;
-		}
-		started++;
-	}
-	pthread_attr_destroy(&attr);
-	if (t->emulate) {
-		pthread_mutex_lock(&t->gate_mu);
-		t->epoch_ns = tc__now_ns() + 200000u + 60000u * (uint64_t)n / (uint64_t)t->cpus;
-		t->gate_open = 1;
-		pthread_cond_broadcast(&t->gate_cv);
-		pthread_mutex_unlock(&t->gate_mu);
-	}
-	for (int i = 0; i < started; i++)
-		pthread_join(t->procs[run[i]].thread, NULL);
-	return err;
-}
-
-int tc_run(struct tc_team *t, tc_spmd_fn fn, void *arg)
-{
-	if (!t || !fn)
-		return TC_EINVAL;
-	int *run = malloc((size_t)t->p * sizeof *run), n = 0;
-	if (!run)
-		return TC_ENOMEM;
-	/* The ranks to run: all of them, or with run_unattached those that no
-	 * thread has attached (tc_attach), which take part from their own
-	 * threads. */
-	pthread_mutex_lock(&t->attach_mu);
-	if (atomic_load(&t->running) || (t->nattached && !t->run_unattached)) {
-		pthread_mutex_unlock(&t->attach_mu);
-		free(run);
-		return TC_EBUSY;
-	}
-	atomic_store(&t->running, 1);
-	for (int r = 0; r < t->p; r++) {
-		if (atomic_load(&t->procs[r].attached))
-			continue;
-		run[n++] = r;
-		atomic_store(&t->procs[r].attached, 1);
-		atomic_store(&t->procs[r].owner, 0); /* tc_run's: nobody detaches them */
-	}
-	/* A start resets the team, unless ranks are attached (they may be
-	 * inside a channel): their first attach was the start, and the ranks
-	 * run here join that run. */
-	if (!t->nattached) {
-		tc__team_start(t);
-	} else {
-		atomic_store(&t->wd_fired, 0);
-		atomic_store(&t->first_err, 0);
-		for (int i = 0; i < n; i++)
-			tc__proc_seq_reset(&t->procs[run[i]]);
-	}
-	for (int i = 0; i < n; i++)
-		tc__team_join(t, run[i]);
-	pthread_mutex_unlock(&t->attach_mu);
-	t->fn = fn;
-	t->fn_arg = arg;
-	for (int i = 0; i < n; i++)
-		tc__proc_clock_reset(&t->procs[run[i]]);
-	t->epoch_ns = tc__now_ns();
-	t->gate_open = 0;
-	int err = TC_OK;
-	if (n)
-		err = t->exec == TC_EXEC_FIBRES ? tc__run_fibres(t, run, n) : tc__run_threads(t, run, n);
-	if (!err)
-		err = atomic_load(&t->first_err);
-	t->last_run.mode = t->emulate ? TC_MODE_EMULATED : TC_MODE_NATIVE;
-	t->last_run.wall_ns = 0;
-	t->last_run.makespan_ps = 0;
-	for (int i = 0; i < n; i++) {
-		struct tc_proc *pr = &t->procs[run[i]];
-		uint64_t w = pr->wall_end_ns > t->epoch_ns ? pr->wall_end_ns - t->epoch_ns : 0;
-		if (w > t->last_run.wall_ns)
-			t->last_run.wall_ns = w;
-		if (pr->clock > t->last_run.makespan_ps)
-			t->last_run.makespan_ps = pr->clock;
-	}
-	/* An aborted team stays so until the next start (tc__team_start). */
-	pthread_mutex_lock(&t->attach_mu);
-	for (int i = 0; i < n; i++)
-		atomic_store(&t->procs[run[i]].attached, 0);
-	atomic_store(&t->running, 0);
-	pthread_mutex_unlock(&t->attach_mu);
-	free(run);
-	return err;
-}
-
-int tc_attach(struct tc_team *t, int rank, struct tc_proc **out)
-{
-	if (!t || !out)
-		return TC_EINVAL;
-	if (rank < 0 || rank >= t->p)
-		return TC_ERANK;
-	struct tc_proc *proc = &t->procs[rank];
-	pthread_mutex_lock(&t->attach_mu);
-	int err = TC_OK;
-	if (atomic_load(&t->running) || atomic_load(&proc->attached)) {
-		err = TC_EBUSY;
-	} else {
-		/* An attach while nobody is attached starts a run (the team is
-		 * reset; nobody is inside a channel) when the last one is over:
-		 * every rank attached to it (and, nobody being attached now,
-		 * detached), or it was aborted, or it was tc_run's.  Until then
-		 * a rank attaching, early finishers having detached already,
-		 * joins the same run: threads that reach the parallel region
-		 * at different times must not drop each other's messages. */
-		if (t->nattached++ == 0 &&
-		    (t->njoined == 0 || t->njoined >= t->p || atomic_load(&t->aborted)))
-			tc__team_start(t);
-		tc__team_join(t, rank);
-		/* Seq_cst, under attach_mu: the rank's previous owner detached
-		 * under it; its writes to the proc are visible to us. */
-		atomic_store(&proc->attached, 1);
-		atomic_store(&proc->owner, tc__self());
-		tc__proc_clock_reset(proc);
-		*out = proc;
-	}
-	pthread_mutex_unlock(&t->attach_mu);
-	return err;
-}
-
-int tc_detach(struct tc_proc *proc)
-{
-	if (!proc)
-		return TC_EINVAL;
-	struct tc_team *t = proc->team;
-	/* Only the thread that attached the rank, once: a stale second detach
-	 * must not release a rank another thread attached since, and tc_run's
-	 * ranks are not detached. */
-	if (!atomic_load(&proc->attached) || atomic_load(&proc->owner) != tc__self())
-		return TC_EINVAL;
-	if (atomic_load(&t->aborted)) {
-		/* Nothing will complete any more: the requests are dropped (no
-		 * peer reads our buffers once this returns). */
-		tc__proc_drop_requests(proc);
-	} else if (proc->nactive || proc->npending_rndv) {
-		return TC_EPENDING;
-	}
-	pthread_mutex_lock(&t->attach_mu);
-	atomic_store(&proc->owner, 0);
-	atomic_store(&proc->attached, 0);
-	t->nattached--;
-	pthread_mutex_unlock(&t->attach_mu);
-	return TC_OK;
-}
-
 int tc_rank(const struct tc_proc *proc)
 {
 	return proc->rank;
@@ -1077,9 +706,9 @@ tc_time_t tc_clock(const struct tc_proc *proc)
  * KVM, timer slack 1 ns): it sleeps until a margin
  * before it and polls the clock for the rest.  The margin follows the
  * lateness of the process's precise sleeps (tc__early_margin,
- * lib/fibre/sched.h).  (Ranks that share CPUs sleep
+ * lib/fibre/runq.h).  (Ranks that share CPUs sleep
  * in the kernel to the deadline: polling would take the CPU from the ranks
- * that have work; fibres have their CPU's timer queue, lib/fibre/sched.h,
+ * that have work; fibres have their CPU's timer queue, lib/fibre/runq.h,
  * which does the same per CPU.) */
 static void tc__sleep_precise(struct tc_team *t, uint64_t when)
 {
@@ -1128,7 +757,7 @@ void tc__emulate_sync(struct tc_proc *proc)
 	if (now >= when || atomic_load_explicit(&t->aborted, memory_order_relaxed))
 		return;
 	/* The last TC__SLEEP_EXACT_NS: a fibre in its CPU's timer queue
-	 * (lib/fibre/sched.h), a thread in clock_nanosleep. */
+	 * (lib/fibre/runq.h), a thread in clock_nanosleep. */
 	if (proc->db.task) {
 		tc__task_sleep_until(proc->db.task, when);
 		return;
@@ -1156,127 +785,6 @@ int tc_clock_advance(struct tc_proc *proc, double ns)
 	/* Relaxed: a hint; an emulated sleep ends early on an abort. */
 	return atomic_load_explicit(&proc->team->aborted, memory_order_relaxed) ? TC_EABORTED
 	                                                                         : TC_OK;
-}
-
-void tc_team_set_watchdog(struct tc_team *team, tc_watchdog_fn fn, void *arg)
-{
-	team->wd_fn = fn;
-	team->wd_arg = arg;
-}
-
-/* Appends to a growing report; drops what does not fit. */
-struct tc__text {
-	char *p;
-	size_t n, cap;
-};
-#if defined(__GNUC__)
-__attribute__((format(printf, 2, 3)))
-#endif
-static void tc__text_add(struct tc__text *b, const char *fmt, ...)
-{
-	if (!b->p || b->n >= b->cap)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	int k = vsnprintf(b->p + b->n, b->cap - b->n, fmt, ap);
-	va_end(ap);
-	if (k > 0)
-		b->n = b->n + (size_t)k < b->cap ? b->n + (size_t)k : b->cap - 1;
-}
-
-/* One rank's line of the report, from its published state (relaxed loads:
- * a snapshot of a team that is still running). */
-static void tc__watchdog_line(struct tc__text *b, const struct tc_proc *pr)
-{
-	const struct tc__wstate *ws = &pr->ws;
-	int state = atomic_load_explicit(&ws->state, memory_order_relaxed);
-	const char *call = atomic_load_explicit(&ws->call, memory_order_relaxed);
-	tc__text_add(b, "  rank %d: ", pr->rank);
-	if (!atomic_load_explicit(&pr->joined, memory_order_relaxed)) {
-		tc__text_add(b, "not attached: no thread has attached it since the team "
-		                "started (tc_attach)\n");
-		return;
-	}
-	if (!atomic_load_explicit(&pr->attached, memory_order_relaxed)) {
-		tc__text_add(b, "not attached (detached)\n");
-		return;
-	}
-	if (state == TC__WS_RETURNED) {
-		tc__text_add(b, "not in the library: its SPMD function returned\n");
-		return;
-	}
-	if (state != TC__WS_WAITING) {
-		tc__text_add(b, "not waiting in the library (in its own code)%s%s\n",
-		             call ? "; its last wait was in " : "", call ? call : "");
-		return;
-	}
-	const char *alg = atomic_load_explicit(&ws->alg, memory_order_relaxed);
-	int round = atomic_load_explicit(&ws->round, memory_order_relaxed);
-	int peer = atomic_load_explicit(&ws->peer, memory_order_relaxed);
-	int sending = atomic_load_explicit(&ws->sending, memory_order_relaxed);
-	unsigned long long bytes = atomic_load_explicit(&ws->bytes, memory_order_relaxed);
-	int pending = atomic_load_explicit(&ws->pending, memory_order_relaxed);
-	tc__text_add(b, "waiting in %s", call ? call : "?");
-	if (alg)
-		tc__text_add(b, " (algorithm %s)", alg);
-	if (round >= 0)
-		tc__text_add(b, ", round %d", round);
-	if (peer >= 0)
-		tc__text_add(b, ", %s rank %d on link %d->%d, %llu bytes outstanding",
-		             sending ? "sending to" : "receiving from", peer,
-		             sending ? pr->rank : peer, sending ? peer : pr->rank, bytes);
-	else if (pending)
-		tc__text_add(b, ", for a peer to copy a single-copy send");
-	tc__text_add(b, ", %d request%s pending\n", pending, pending == 1 ? "" : "s");
-}
-
-void tc__watchdog_fire(struct tc_proc *proc, uint64_t waited_ns)
-{
-	struct tc_team *t = proc->team;
-	int expect = 0;
-	/* One report per run, and none when the team failed otherwise first.
-	 * A rank whose wait timed out too while the report is being written
-	 * waits for it before it aborts and returns, so that the report shows
-	 * it still waiting (1: being written, 2: out). */
-	if (atomic_load(&t->aborted))
-		return;
-	if (!atomic_compare_exchange_strong(&t->wd_fired, &expect, 1)) {
-		while (atomic_load(&t->wd_fired) == 1 && !atomic_load(&t->aborted))
-			tc_yield(proc);
-		return;
-	}
-	struct tc__text b = {.cap = 256 + (size_t)t->p * 192};
-	b.p = malloc(b.cap);
-	if (!b.p) {
-		atomic_store(&t->wd_fired, 2);
-		return;
-	}
-	b.p[0] = 0;
-	int missing = 0;
-	for (int r = 0; r < t->p; r++)
-		missing += !atomic_load_explicit(&t->procs[r].joined, memory_order_relaxed);
-	tc__text_add(&b,
-	             "topocoll watchdog: rank %d waited %.1f ms (timeout %.0f ms) in %s; "
-	             "the team of %d ranks is aborted.",
-	             proc->rank, (double)waited_ns / 1e6, (double)atomic_load(&t->timeout_ns) / 1e6,
-	             proc->cur_call ? proc->cur_call : "?", t->p);
-	if (missing)
-		tc__text_add(&b,
-		             "  %d rank%s never attached (%.1f s after the team started; "
-		             "attach_timeout_ms %.0f): fewer threads attached than the team's "
-		             "%d ranks?",
-		             missing, missing == 1 ? "" : "s",
-		             (double)(tc__now_ns() - t->start_ns) / 1e9,
-		             (double)t->attach_timeout_ns / 1e6, t->p);
-	tc__text_add(&b, "  Every rank:\n");
-	for (int r = 0; r < t->p; r++)
-		tc__watchdog_line(&b, &t->procs[r]);
-	if (t->wd_fn)
-		t->wd_fn(t->wd_arg, b.p);
-	else
-		fputs(b.p, stderr);
-	free(b.p);
-	atomic_store(&t->wd_fired, 2);
 }
 
 void tc_yield(struct tc_proc *proc)

@@ -4,7 +4,7 @@
  * and the spin/yield/block policy are described in lib/core/wait.h.
  */
 #include "core/wait.h"
-#include "fibre/sched.h"
+#include "fibre/runq.h"
 
 #include <errno.h>
 #include <linux/futex.h>

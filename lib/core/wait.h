@@ -31,7 +31,7 @@
  * seq_cst fence on both sides.  A team whose policy never blocks (spin,
  * yield) skips the waker side entirely.
  *
- * Fibres (lib/fibre/sched.h): a doorbell whose owner is a fibre (db->task)
+ * Fibres (lib/fibre/runq.h): a doorbell whose owner is a fibre (db->task)
  * keeps the same word and the same protocol; only the two system calls
  * change.  Where the sleeper would futex_wait, tc__park() switches to the
  * next ready fibre of its CPU (tc__task_block); where the waker would
@@ -70,7 +70,7 @@ struct tc__task;
 
 struct tc__doorbell {
 	alignas(TC__LINE) _Atomic int32_t word;
-	/* The owner when it runs as a fibre (lib/fibre/sched.h): parking then
+	/* The owner when it runs as a fibre (lib/fibre/runq.h): parking then
 	 * switches to the CPU's next ready fibre, a ring makes it ready.  NULL:
 	 * a kernel thread (futex).  Written only while no rank runs (tc_run). */
 	struct tc__task *task;

@@ -2,7 +2,7 @@
 /*
  * lib/fibre/fibre.h - fibres: user-level contexts with stacks of their own,
  * and the switch between them (the foundation of ranks as
- * fibres; lib/fibre/sched.h runs them).
+ * fibres; lib/fibre/runq.h runs them).
  *
  * A fibre is a function running on a stack from mmap() with a PROT_NONE guard
  * page below it.  tc__fibre_switch(from, to) saves the running context into

@@ -193,6 +193,10 @@ void tc__req_retire(struct tc_proc *proc, tc_request *req, int status);
  * start). */
 void tc__proc_drop_requests(struct tc_proc *proc);
 
+/* The watchdog (lib/p2p/watchdog.c): proc's wait of waited_ns timed out; the
+ * first such rank of a run writes the report (tc_team_set_watchdog). */
+void tc__watchdog_fire(struct tc_proc *proc, uint64_t waited_ns);
+
 /* Progress on every port with pending requests (lib/p2p); none once the
  * team is aborted. */
 void tc__progress(struct tc_proc *proc);

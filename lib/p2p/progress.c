@@ -135,7 +135,7 @@ static int tc__probe(struct tc_proc *proc)
  * it waits on may reach the disagreeing call, or return, after its last
  * look, and no ring tells it.  A thread parks with this timeout; a fibre
  * without one: its CPU wakes its blocked tasks after as long idle
- * (tc__cpu_sweep, lib/fibre/sched.c), cheaper than a timer per block. */
+ * (tc__cpu_sweep, lib/fibre/runq.c), cheaper than a timer per block. */
 #define TC__PROBE_NS (10 * 1000 * 1000ull)
 
 static uint64_t tc__park_ns(const struct tc__waiter *w, bool probing)

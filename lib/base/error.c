@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
+/* lib/base/error.c - tc_strerror() and tc_error_detail(): the messages of
+ * the TC_E* codes and the thread's detail text behind the last error. */
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "core/error_detail.h"
+#include "base/error_detail.h"
 #include "topocoll/error.h"
 
 static _Thread_local char tc__detail[640];

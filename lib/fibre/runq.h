@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * lib/fibre/sched.h - the fibre scheduler: one pinned kernel thread per CPU,
+ * lib/fibre/runq.h - the fibre run queues: one pinned kernel thread per CPU,
  * each running many tasks (fibres) from a ready queue of its own.  tc_run's ranks are its tasks when a team runs on fibres.
  *
  * Why here, below lib/core: the scheduler knows tasks, CPUs and words, not
@@ -84,12 +84,12 @@ struct tc__task {
 	uint64_t deadline;            /* timer: absolute, tc__now_ns() clock */
 	int heap_idx;                 /* in the timer heap; -1: not */
 	_Atomic int32_t *word;        /* block: CAS asleep -> awake on expiry (or the
-	                                 CPU's idle sweep, sched.c) */
+	                                 CPU's idle sweep, runq.c) */
 	int32_t asleep, awake;
 	int precise;                  /* the timer is tc__task_sleep_until's */
 };
 
-struct tc__sched;
+struct tc__runq;
 
 /*
  * A scheduler of ntask tasks over ncpu kernel threads, in blocks of
@@ -100,31 +100,31 @@ struct tc__sched;
  * per call: ring:64 barrier 443 us against 634, hypercube:6 allreduce 74
  * against 92); cpu_ids (ncpu entries) pins them, NULL leaves them unpinned.
  * Every fibre is created here, with a stack of stack_bytes (0: the default,
- * see tc__fibre_create).  Set each task's fn and arg (tc__sched_task) before
- * tc__sched_run.  Returns 0, TC_EINVAL or TC_ENOMEM.  Freed with
- * tc__sched_destroy().
+ * see tc__fibre_create).  Set each task's fn and arg (tc__runq_task) before
+ * tc__runq_run.  Returns 0, TC_EINVAL or TC_ENOMEM.  Freed with
+ * tc__runq_destroy().
  */
-int tc__sched_create(int ntask, int ncpu, const int *cpu_ids, size_t stack_bytes,
-                     struct tc__sched **out);
-struct tc__task *tc__sched_task(struct tc__sched *s, int i);
-int tc__sched_ntask(const struct tc__sched *s);
+int tc__runq_create(int ntask, int ncpu, const int *cpu_ids, size_t stack_bytes,
+                     struct tc__runq **out);
+struct tc__task *tc__runq_task(struct tc__runq *s, int i);
+int tc__runq_ntask(const struct tc__runq *s);
 
 /* Starts one kernel thread per CPU, each calling on_start(arg) first
  * (before any of its tasks runs), then running its tasks to completion.
  * Returns 0 or TC_ESYS: a thread could not start; the caller must then make
  * the started CPUs' tasks finish without the others (tc_run aborts the
- * team) before tc__sched_join.  Tasks that never ran stay unfinished.
+ * team) before tc__runq_join.  Tasks that never ran stay unfinished.
  * A scheduler may be started again once joined: every task starts afresh
  * (fn and arg as set then) on the stack it had, so a team keeps one
- * scheduler, and its stacks, from run to run (lib/core/team.c). */
-int tc__sched_start(struct tc__sched *s, void (*on_start)(void *), void *arg);
+ * scheduler, and its stacks, from run to run (lib/run/run.c). */
+int tc__runq_start(struct tc__runq *s, void (*on_start)(void *), void *arg);
 /* Waits for the started CPUs' threads: every task of theirs has finished.
- * The scheduler's memory stays valid until tc__sched_destroy: a thread that
+ * The scheduler's memory stays valid until tc__runq_destroy: a thread that
  * is not one of the CPUs may still be inside tc__task_wake of a task that
  * has finished (tc_team_abort from another thread), so it is destroyed only
  * with the team. */
-void tc__sched_join(struct tc__sched *s);
-void tc__sched_destroy(struct tc__sched *s);
+void tc__runq_join(struct tc__runq *s);
+void tc__runq_destroy(struct tc__runq *s);
 
 /* The task running on the calling thread, NULL on a thread that is not a
  * scheduler CPU (or on the CPU's own scheduling context). */
@@ -136,7 +136,7 @@ void tc__task_wake(struct tc__task *t);
 /* Switches away until woken (tc__task_wake) or, deadline_ns > 0, until the
  * deadline if the CAS *word asleep -> awake then succeeds; also when its
  * CPU has been idle for 10 ms and that CAS succeeds (the idle sweep,
- * sched.c): a spurious wake-up the caller re-checks.  Self only. */
+ * runq.c): a spurious wake-up the caller re-checks.  Self only. */
 void tc__task_block(struct tc__task *self, _Atomic int32_t *word, int32_t asleep, int32_t awake,
                     uint64_t deadline_ns);
 
@@ -150,7 +150,7 @@ void tc__task_sleep_until(struct tc__task *self, uint64_t deadline_ns);
 
 /*
  * The margin by which a precise sleep (a fibre CPU's futex before a precise
- * timer, lib/fibre/sched.c; an emulated thread's clock_nanosleep,
+ * timer, lib/fibre/runq.c; an emulated thread's clock_nanosleep,
  * lib/core/team.c) wakes before its deadline, to poll the rest:
  * tc__early_margin() is the running average (1/8 weight) of such sleeps'
  * lateness after their wake-up time, process-wide, plus 3 us, within

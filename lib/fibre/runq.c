@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * lib/fibre/sched.c - the fibre scheduler: CPUs, their ready FIFOs, remote
+ * lib/fibre/runq.c - the fibre run queues: CPUs, their ready FIFOs, remote
  * queues and timer heaps.  The contract and the wake-up protocol are in
- * lib/fibre/sched.h.
+ * lib/fibre/runq.h.
  *
  * Each CPU has a context of its own (the kernel thread's stack, c->main)
  * that runs the loop: pick a ready task and switch to it; when nothing is
@@ -11,9 +11,9 @@
  * itself and switches to it directly (one switch per hand-off, not two);
  * only when nothing is ready does it switch to c->main.  A finished task's
  * fibre returns to c->main, which frees nothing (the stacks go with
- * tc__sched_destroy) but counts it.
+ * tc__runq_destroy) but counts it.
  */
-#include "fibre/sched.h"
+#include "fibre/runq.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -41,7 +41,7 @@ struct tc__fcpu {
 	int nlive;                          /* tasks not finished */
 	int id;                             /* CPU number, -1: unpinned */
 	pthread_t thread;
-	struct tc__sched *s;
+	struct tc__runq *s;
 	/* Written by other threads. */
 	alignas(64) struct tc__task *_Atomic remote; /* made ready elsewhere: a
 	                                                LIFO list, see tc__pick */
@@ -49,7 +49,7 @@ struct tc__fcpu {
 	char pad[64 - sizeof(int32_t)];
 };
 
-struct tc__sched {
+struct tc__runq {
 	int ntask, ncpu, started, runs;
 	struct tc__task *tasks;
 	struct tc__fcpu *cpus;
@@ -68,7 +68,7 @@ static uint64_t tc__mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* ---- the margin of precise sleeps (sched.h) ------------------------------ */
+/* ---- the margin of precise sleeps (runq.h) ------------------------------ */
 
 /* The running average of precise sleeps' lateness, process-wide: every CPU
  * thread of every team and every emulated rank thread (lib/core/team.c)
@@ -136,7 +136,7 @@ static void tc__heap_down(struct tc__fcpu *c, int i)
 	tc__heap_set(c, i, t);
 }
 
-/* The heap has room for every task of the CPU (tc__sched_create). */
+/* The heap has room for every task of the CPU (tc__runq_create). */
 static void tc__heap_push(struct tc__fcpu *c, struct tc__task *t)
 {
 	tc__heap_set(c, c->nheap++, t);
@@ -327,7 +327,7 @@ void tc__task_sleep_until(struct tc__task *self, uint64_t deadline_ns)
  * late on this machine (median 16 us; in the benchmark's runs every CPU
  * woke 15-35 us late at every deadline, and the ranks of one deadline then
  * returned 20-40 us after it: 4% of t_s = 1 ms, 30% of 100 us).  So the CPU sleeps until tc__early_margin() before it and polls
- * the remote list up to the deadline itself (see sched.h). */
+ * the remote list up to the deadline itself (see runq.h). */
 /* The idle sweep: a CPU that found nothing to do for TC__SWEEP_NS makes
  * every task of its own that is blocked on a word (with a timer or not)
  * ready, as a timer would (the same CAS asleep -> awake, which decides against a
@@ -342,7 +342,7 @@ static int tc__first_task(int k, int ntask, int ncpu);
 
 static void tc__cpu_sweep(struct tc__fcpu *c)
 {
-	const struct tc__sched *s = c->s;
+	const struct tc__runq *s = c->s;
 	const int k = (int)(c - s->cpus);
 	const int lo = tc__first_task(k, s->ntask, s->ncpu);
 	const int hi = tc__first_task(k + 1, s->ntask, s->ncpu);
@@ -418,7 +418,7 @@ static void tc__cpu_idle(struct tc__fcpu *c)
 static void *tc__cpu_main(void *arg)
 {
 	struct tc__fcpu *c = arg;
-	struct tc__sched *s = c->s;
+	struct tc__runq *s = c->s;
 	if (c->id >= 0) {
 		cpu_set_t set;
 		CPU_ZERO(&set);
@@ -458,7 +458,7 @@ static void tc__task_main(struct tc__fibre *f, void *arg)
 
 /* ---- create, run, destroy ---------------------------------------------- */
 
-/* Blocks of consecutive tasks per CPU (see sched.h): CPU k runs tasks
+/* Blocks of consecutive tasks per CPU (see runq.h): CPU k runs tasks
  * tc__first_task(k) .. tc__first_task(k + 1) - 1. */
 static int tc__first_task(int k, int ntask, int ncpu)
 {
@@ -475,14 +475,14 @@ static int tc__cpu_of(int i, int ntask, int ncpu)
 	return k;
 }
 
-int tc__sched_create(int ntask, int ncpu, const int *cpu_ids, size_t stack_bytes,
-                     struct tc__sched **out)
+int tc__runq_create(int ntask, int ncpu, const int *cpu_ids, size_t stack_bytes,
+                     struct tc__runq **out)
 {
 	if (ntask < 1 || ncpu < 1 || !out)
 		return TC_EINVAL;
 	if (ncpu > ntask)
 		ncpu = ntask;
-	struct tc__sched *s = calloc(1, sizeof *s);
+	struct tc__runq *s = calloc(1, sizeof *s);
 	if (!s)
 		return TC_ENOMEM;
 	s->ntask = ntask;
@@ -492,7 +492,7 @@ int tc__sched_create(int ntask, int ncpu, const int *cpu_ids, size_t stack_bytes
 	if (!s->tasks || !s->cpus) {
 		free(s->cpus);
 		s->cpus = NULL;
-		tc__sched_destroy(s);
+		tc__runq_destroy(s);
 		return TC_ENOMEM;
 	}
 	memset(s->cpus, 0, (size_t)ncpu * sizeof *s->cpus);
@@ -507,7 +507,7 @@ int tc__sched_create(int ntask, int ncpu, const int *cpu_ids, size_t stack_bytes
 		/* Room for every task of the CPU: each is in the heap once at most. */
 		s->cpus[k].heap = malloc((size_t)s->cpus[k].nlive * sizeof *s->cpus[k].heap);
 		if (!s->cpus[k].heap) {
-			tc__sched_destroy(s);
+			tc__runq_destroy(s);
 			return TC_ENOMEM;
 		}
 	}
@@ -517,7 +517,7 @@ int tc__sched_create(int ntask, int ncpu, const int *cpu_ids, size_t stack_bytes
 		t->heap_idx = -1;
 		int err = tc__fibre_create(&t->cpu->main, stack_bytes, tc__task_main, t, &t->fibre);
 		if (err) {
-			tc__sched_destroy(s);
+			tc__runq_destroy(s);
 			return err;
 		}
 	}
@@ -525,22 +525,22 @@ int tc__sched_create(int ntask, int ncpu, const int *cpu_ids, size_t stack_bytes
 	return TC_OK;
 }
 
-int tc__sched_ntask(const struct tc__sched *s)
+int tc__runq_ntask(const struct tc__runq *s)
 {
 	return s->ntask;
 }
 
-struct tc__task *tc__sched_task(struct tc__sched *s, int i)
+struct tc__task *tc__runq_task(struct tc__runq *s, int i)
 {
 	return &s->tasks[i];
 }
 
-int tc__sched_start(struct tc__sched *s, void (*on_start)(void *), void *arg)
+int tc__runq_start(struct tc__runq *s, void (*on_start)(void *), void *arg)
 {
 	s->on_start = on_start;
 	s->start_arg = arg;
 	/* Every task from its start, every CPU empty (a run before may have
-	 * left tasks unfinished: see tc__sched_start in sched.h). */
+	 * left tasks unfinished: see tc__runq_start in runq.h). */
 	for (int k = 0; k < s->ncpu; k++) {
 		struct tc__fcpu *c = &s->cpus[k];
 		c->rq_head = c->rq_tail = NULL;
@@ -567,14 +567,14 @@ int tc__sched_start(struct tc__sched *s, void (*on_start)(void *), void *arg)
 	return TC_OK;
 }
 
-void tc__sched_join(struct tc__sched *s)
+void tc__runq_join(struct tc__runq *s)
 {
 	for (int k = 0; k < s->started; k++)
 		pthread_join(s->cpus[k].thread, NULL);
 	s->started = 0;
 }
 
-void tc__sched_destroy(struct tc__sched *s)
+void tc__runq_destroy(struct tc__runq *s)
 {
 	if (!s)
 		return;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * lib/model/calibrate.c - Hockney fit of the native channels (contract in
+ * lib/calibrate/calibrate.c - Hockney fit of the native channels (contract in
  * include/topocoll/calibrate.h).
  *
  * Protocol on a chain:2 team.  Rank 0 drives: a warm-up batch per size, then
@@ -54,9 +54,9 @@
  * (_SC_LEVEL1_DCACHE_SIZE ...), else from
  * /sys/devices/system/cpu/cpu0/cache/index<k>/{level,type,size}.
  *
- * Layering: calibration sits in lib/model (DESIGN.md) but drives a team, so
- * it calls the public API of lib/core and lib/p2p (topocoll.h) and nothing
- * internal.
+ * Layering: calibration is the top layer of the library (tests/check_layers.py),
+ * a client of the rest: it drives a team through the public API of
+ * topocoll.h (teams, messages, collectives, prediction) and nothing internal.
  */
 #include "topocoll/calibrate.h"
 
@@ -69,7 +69,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "model/fit.h"
+#include "calibrate/fit.h"
 #include "topocoll.h"
 
 #define TC__CAL_MIN_DEFAULT 8u

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* lib/model/fit.h - the calibration's line fit (lib/model/calibrate.c). */
-#ifndef TC_MODEL_FIT_H
-#define TC_MODEL_FIT_H
+/* lib/calibrate/fit.h - the calibration's line fit (lib/calibrate/calibrate.c). */
+#ifndef TC_CALIBRATE_FIT_H
+#define TC_CALIBRATE_FIT_H
 
 #include "topocoll/calibrate.h"
 
@@ -15,4 +15,4 @@
  */
 void tc__cal_line_fit(const double *x, const double *y, int n, struct tc_calibration_fit *f);
 
-#endif /* TC_MODEL_FIT_H */
+#endif /* TC_CALIBRATE_FIT_H */

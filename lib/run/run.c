@@ -1,0 +1,385 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lib/run/run.c - starting and joining a team's ranks: tc_run (threads or
+ * fibres), tc_attach and tc_detach.  The team object they start is
+ * lib/core/team.c's; this layer sits above the messages (lib/p2p), whose
+ * requests a detach from an aborted team drops.
+ *
+ * Starting and aborting (README "Reliability"): an abort (tc_team_abort,
+ * from any thread) only sets a flag and rings every doorbell; it lasts
+ * until the team starts again.  The reset that empties the channels and
+ * queues of an aborted team happens at a start: in tc_run, under the
+ * running flag, before any rank exists; at the first tc_attach while no
+ * rank is attached, under attach_mu.  Never at the end of a run, so an
+ * abort from outside cannot race with it: it hits the run in progress or,
+ * between runs, is cleared by the next start.
+ */
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <sys/prctl.h>
+
+#include "core/internal.h"
+#include "fibre/runq.h"
+#include "p2p/p2p.h"
+
+/* The attached thread's identity: the address of a thread-local (unique
+ * among live threads). */
+static _Thread_local char tc__thread_token;
+static inline uintptr_t tc__self(void)
+{
+	return (uintptr_t)&tc__thread_token;
+}
+
+/* A channel that holds a message or part of one.  At rest the consumer
+ * has published every line it read (tc__chan_pop stores head = chead),
+ * so its head is its read position.  (Plain read of the producer's tail:
+ * no rank runs, and the last one's writes are visible through attach_mu or
+ * tc_run's joins.) */
+static bool tc__chan_holds(const struct tc__chan *ch)
+{
+	return ch->tail != atomic_load_explicit(&ch->head, memory_order_relaxed);
+}
+
+/* A rank's collective call count and the calls its peers' mismatch probes
+ * read: every rank's start at 0 together. */
+static void tc__proc_seq_reset(struct tc_proc *proc)
+{
+	proc->ncalls = 0;
+	for (int i = 0; i < TC__CALLS_SEEN; i++)
+		atomic_store_explicit(&proc->calls_seen[i], 0, memory_order_relaxed);
+}
+
+/*
+ * A start (tc_run, or a tc_attach while no rank is attached once the last
+ * attached run is over: see tc_attach): the
+ * team as tc_team_create left it, whatever the last run left behind.  The
+ * channels are emptied (a message nobody received is dropped, not
+ * delivered to the next run), the request queues forgotten, every rank's
+ * collective sequence back to 0, the abort cleared, and the watchdog may
+ * report again.  No rank runs or is attached, so nobody is inside a
+ * channel.  An empty channel is left alone unless the team was aborted:
+ * emptying one rewrites its ring, gigabytes on the largest teams.
+ */
+static void tc__team_start(struct tc_team *t)
+{
+	/* After an abort every channel: a wait hint may be left raised. */
+	const bool aborted = atomic_load(&t->aborted);
+	for (long i = 0; i < t->nchans; i++)
+		if (aborted || tc__chan_holds(&t->chans[i]))
+			tc__chan_reset(&t->chans[i]);
+	for (int r = 0; r < t->p; r++) {
+		struct tc_proc *pr = &t->procs[r];
+		tc__proc_clear_ports(pr);
+		tc__proc_seq_reset(pr);
+		atomic_store_explicit(&pr->db.word, TC__DB_AWAKE, memory_order_relaxed);
+		atomic_store_explicit(&pr->joined, 0, memory_order_relaxed);
+	}
+	t->njoined = 0;
+	t->start_ns = tc__now_ns();
+	atomic_store(&t->aborted, 0);
+	atomic_store(&t->wd_fired, 0);
+	atomic_store(&t->first_err, 0);
+}
+
+/* Rank r takes part in the run from now on (under attach_mu).  Until every
+ * rank has, a wait that starts is bounded by the attach timeout too: the
+ * rank it may wait for might never come (cfg.p above the threads that
+ * attach); once all are in, the configured timeout alone. */
+static void tc__team_join(struct tc_team *t, int r)
+{
+	if (!atomic_load_explicit(&t->procs[r].joined, memory_order_relaxed)) {
+		atomic_store_explicit(&t->procs[r].joined, 1, memory_order_relaxed);
+		t->njoined++;
+	}
+	uint64_t tmo = t->timeout_cfg_ns;
+	if (t->njoined < t->p && t->attach_timeout_ns && (!tmo || t->attach_timeout_ns < tmo))
+		tmo = t->attach_timeout_ns;
+	atomic_store(&t->timeout_ns, tmo);
+}
+
+/* Logical time 0 of a rank's run or attach: its clock, port resources,
+ * trace and watchdog state back to zero. */
+static void tc__proc_clock_reset(struct tc_proc *proc)
+{
+	proc->clock = 0;
+	proc->cur_call = proc->cur_alg = NULL;
+	proc->cur_round = -1;
+	atomic_store_explicit(&proc->ws.state, TC__WS_OUTSIDE, memory_order_relaxed);
+	atomic_store_explicit(&proc->ws.call, NULL, memory_order_relaxed);
+	proc->nev = 0;
+	proc->ev_dropped = 0;
+	int n = tc__nres(&proc->team->mps, proc->deg);
+	for (int i = 0; i < n; i++)
+		proc->res_free[i] = 0;
+}
+
+static void *tc__rank_main(void *arg)
+{
+	struct tc_proc *proc = arg;
+	struct tc_team *t = proc->team;
+	if (t->emulate && t->exec == TC_EXEC_FIBRES) {
+		tc__emulate_sync(proc); /* the CPU passed the gate (tc__run_fibres) */
+	} else if (t->emulate) {
+		/* Deadlines must be met to the microsecond: no timer slack. */
+		prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+		/* The epoch is set once every thread exists (tc_run). */
+		pthread_mutex_lock(&t->gate_mu);
+		while (!t->gate_open)
+			pthread_cond_wait(&t->gate_cv, &t->gate_mu);
+		pthread_mutex_unlock(&t->gate_mu);
+		tc__emulate_sync(proc); /* everyone starts at the epoch */
+	}
+	int err = t->fn(proc, t->fn_arg);
+	/* Emulated: a rank does not finish before its logical time. */
+	if (!err)
+		tc__emulate_sync(proc);
+	proc->wall_end_ns = tc__now_ns();
+	proc->run_err = err;
+	if (err) {
+		int expect = 0;
+		atomic_compare_exchange_strong(&t->first_err, &expect, err);
+		tc_team_abort(t);
+	}
+	/* After the abort of a failed rank (a peer's mismatch probe that sees
+	 * RETURNED then finds the team aborted: TC_EABORTED, and tc_run
+	 * reports this rank's error).  Release: that probe then finds every
+	 * message this rank sent (lib/p2p/progress.c). */
+	atomic_store_explicit(&proc->ws.state, TC__WS_RETURNED, memory_order_release);
+	return NULL;
+}
+
+/* ---- ranks as fibres (lib/fibre/runq.h) ---- */
+
+static void tc__fibre_rank(struct tc__task *self, void *arg)
+{
+	(void)self;
+	tc__rank_main(arg);
+}
+
+/* Each CPU's thread, before its first rank runs. */
+static void tc__fibre_cpu_start(void *arg)
+{
+	struct tc_team *t = arg;
+	if (!t->emulate)
+		return;
+	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0); /* the futex timeouts of the timers */
+	pthread_mutex_lock(&t->gate_mu);
+	while (!t->gate_open)
+		pthread_cond_wait(&t->gate_cv, &t->gate_mu);
+	pthread_mutex_unlock(&t->gate_mu);
+}
+
+/*
+ * tc_run on fibres: the n ranks of run[] as tasks over min(cpus, n) CPU
+ * threads, in blocks of consecutive ranks (lib/fibre/runq.h).  Emulated: the CPU threads wait at the gate, then
+ * every rank sleeps in its CPU's timer queue until the epoch.
+ */
+static int tc__run_fibres(struct tc_team *t, const int *run, int n)
+{
+	/* The scheduler of the last run, if it has the same shape: no stack
+	 * to map again (and a thread still ringing a doorbell of that run,
+	 * tc_team_abort, never touches freed memory). */
+	struct tc__runq *s = t->runq;
+	int err = TC_OK;
+	if (!s || tc__runq_ntask(s) != n) {
+		tc__runq_destroy(s);
+		t->runq = NULL;
+		err = tc__runq_create(n, n < t->cpus ? n : t->cpus, t->no_pin ? NULL : t->cpu_list,
+		                       t->fibre_stack, &s);
+		if (err)
+			return err;
+		t->runq = s;
+	}
+	for (int i = 0; i < n; i++) {
+		struct tc_proc *pr = &t->procs[run[i]];
+		struct tc__task *task = tc__runq_task(s, i);
+		task->fn = tc__fibre_rank;
+		task->arg = pr;
+		pr->run_err = 0;
+		pr->db.task = task;
+	}
+	err = tc__runq_start(s, tc__fibre_cpu_start, t);
+	if (err)
+		tc_team_abort(t);
+	if (t->emulate) {
+		/* The CPU threads exist; a switch per rank is all a start costs. */
+		pthread_mutex_lock(&t->gate_mu);
+		t->epoch_ns = tc__now_ns() + 200000u + 2000u * (uint64_t)n / (uint64_t)t->cpus;
+		t->gate_open = 1;
+		pthread_cond_broadcast(&t->gate_cv);
+		pthread_mutex_unlock(&t->gate_mu);
+	}
+	tc__runq_join(s);
+	/* Ranks on CPUs that never started did not run: no wall time, and their
+	 * doorbells go back to futexes. */
+	for (int i = 0; i < n; i++)
+		t->procs[run[i]].db.task = NULL;
+	return err;
+}
+
+/* The ranks of run[] as threads, as tc_run does for all of them. */
+static int tc__run_threads(struct tc_team *t, const int *run, int n)
+{
+	pthread_attr_t attr;
+	pthread_attr_init(&attr);
+	if (t->stack_bytes)
+		pthread_attr_setstacksize(&attr, t->stack_bytes);
+	int started = 0, err = TC_OK;
+	for (int i = 0; i < n; i++) {
+		struct tc_proc *pr = &t->procs[run[i]];
+		pr->run_err = 0;
+		if (!t->no_pin) {
+			cpu_set_t set;
+			CPU_ZERO(&set);
+			CPU_SET(t->cpu_list[run[i] % t->cpus], &set);
+			pthread_attr_setaffinity_np(&attr, sizeof set, &set);
+		}
+		if (pthread_create(&pr->thread, &attr, tc__rank_main, pr) != 0) {
+			err = TC_ESYS;
+			tc_team_abort(t);
+			break;
+		}
+		started++;
+	}
+	pthread_attr_destroy(&attr);
+	if (t->emulate) {
+		pthread_mutex_lock(&t->gate_mu);
+		t->epoch_ns = tc__now_ns() + 200000u + 60000u * (uint64_t)n / (uint64_t)t->cpus;
+		t->gate_open = 1;
+		pthread_cond_broadcast(&t->gate_cv);
+		pthread_mutex_unlock(&t->gate_mu);
+	}
+	for (int i = 0; i < started; i++)
+		pthread_join(t->procs[run[i]].thread, NULL);
+	return err;
+}
+
+int tc_run(struct tc_team *t, tc_spmd_fn fn, void *arg)
+{
+	if (!t || !fn)
+		return TC_EINVAL;
+	int *run = malloc((size_t)t->p * sizeof *run), n = 0;
+	if (!run)
+		return TC_ENOMEM;
+	/* The ranks to run: all of them, or with run_unattached those that no
+	 * thread has attached (tc_attach), which take part from their own
+	 * threads. */
+	pthread_mutex_lock(&t->attach_mu);
+	if (atomic_load(&t->running) || (t->nattached && !t->run_unattached)) {
+		pthread_mutex_unlock(&t->attach_mu);
+		free(run);
+		return TC_EBUSY;
+	}
+	atomic_store(&t->running, 1);
+	for (int r = 0; r < t->p; r++) {
+		if (atomic_load(&t->procs[r].attached))
+			continue;
+		run[n++] = r;
+		atomic_store(&t->procs[r].attached, 1);
+		atomic_store(&t->procs[r].owner, 0); /* tc_run's: nobody detaches them */
+	}
+	/* A start resets the team, unless ranks are attached (they may be
+	 * inside a channel): their first attach was the start, and the ranks
+	 * run here join that run. */
+	if (!t->nattached) {
+		tc__team_start(t);
+	} else {
+		atomic_store(&t->wd_fired, 0);
+		atomic_store(&t->first_err, 0);
+		for (int i = 0; i < n; i++)
+			tc__proc_seq_reset(&t->procs[run[i]]);
+	}
+	for (int i = 0; i < n; i++)
+		tc__team_join(t, run[i]);
+	pthread_mutex_unlock(&t->attach_mu);
+	t->fn = fn;
+	t->fn_arg = arg;
+	for (int i = 0; i < n; i++)
+		tc__proc_clock_reset(&t->procs[run[i]]);
+	t->epoch_ns = tc__now_ns();
+	t->gate_open = 0;
+	int err = TC_OK;
+	if (n)
+		err = t->exec == TC_EXEC_FIBRES ? tc__run_fibres(t, run, n) : tc__run_threads(t, run, n);
+	if (!err)
+		err = atomic_load(&t->first_err);
+	t->last_run.mode = t->emulate ? TC_MODE_EMULATED : TC_MODE_NATIVE;
+	t->last_run.wall_ns = 0;
+	t->last_run.makespan_ps = 0;
+	for (int i = 0; i < n; i++) {
+		struct tc_proc *pr = &t->procs[run[i]];
+		uint64_t w = pr->wall_end_ns > t->epoch_ns ? pr->wall_end_ns - t->epoch_ns : 0;
+		if (w > t->last_run.wall_ns)
+			t->last_run.wall_ns = w;
+		if (pr->clock > t->last_run.makespan_ps)
+			t->last_run.makespan_ps = pr->clock;
+	}
+	/* An aborted team stays so until the next start (tc__team_start). */
+	pthread_mutex_lock(&t->attach_mu);
+	for (int i = 0; i < n; i++)
+		atomic_store(&t->procs[run[i]].attached, 0);
+	atomic_store(&t->running, 0);
+	pthread_mutex_unlock(&t->attach_mu);
+	free(run);
+	return err;
+}
+
+int tc_attach(struct tc_team *t, int rank, struct tc_proc **out)
+{
+	if (!t || !out)
+		return TC_EINVAL;
+	if (rank < 0 || rank >= t->p)
+		return TC_ERANK;
+	struct tc_proc *proc = &t->procs[rank];
+	pthread_mutex_lock(&t->attach_mu);
+	int err = TC_OK;
+	if (atomic_load(&t->running) || atomic_load(&proc->attached)) {
+		err = TC_EBUSY;
+	} else {
+		/* An attach while nobody is attached starts a run (the team is
+		 * reset; nobody is inside a channel) when the last one is over:
+		 * every rank attached to it (and, nobody being attached now,
+		 * detached), or it was aborted, or it was tc_run's.  Until then
+		 * a rank attaching, early finishers having detached already,
+		 * joins the same run: threads that reach the parallel region
+		 * at different times must not drop each other's messages. */
+		if (t->nattached++ == 0 &&
+		    (t->njoined == 0 || t->njoined >= t->p || atomic_load(&t->aborted)))
+			tc__team_start(t);
+		tc__team_join(t, rank);
+		/* Seq_cst, under attach_mu: the rank's previous owner detached
+		 * under it; its writes to the proc are visible to us. */
+		atomic_store(&proc->attached, 1);
+		atomic_store(&proc->owner, tc__self());
+		tc__proc_clock_reset(proc);
+		*out = proc;
+	}
+	pthread_mutex_unlock(&t->attach_mu);
+	return err;
+}
+
+int tc_detach(struct tc_proc *proc)
+{
+	if (!proc)
+		return TC_EINVAL;
+	struct tc_team *t = proc->team;
+	/* Only the thread that attached the rank, once: a stale second detach
+	 * must not release a rank another thread attached since, and tc_run's
+	 * ranks are not detached. */
+	if (!atomic_load(&proc->attached) || atomic_load(&proc->owner) != tc__self())
+		return TC_EINVAL;
+	if (atomic_load(&t->aborted)) {
+		/* Nothing will complete any more: the requests are dropped (no
+		 * peer reads our buffers once this returns). */
+		tc__proc_drop_requests(proc);
+	} else if (proc->nactive || proc->npending_rndv) {
+		return TC_EPENDING;
+	}
+	pthread_mutex_lock(&t->attach_mu);
+	atomic_store(&proc->owner, 0);
+	atomic_store(&proc->attached, 0);
+	t->nattached--;
+	pthread_mutex_unlock(&t->attach_mu);
+	return TC_OK;
+}
