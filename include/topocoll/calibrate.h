@@ -16,7 +16,7 @@
  * byte).  In emulated mode (for
  * testing) a sample is timed from the round trip's logical start, so that a
  * late wake-up can only lengthen it, and the fastest sample of a size is
- * kept instead of the median (lib/model/calibrate.c explains why).
+ * kept instead of the median (lib/calibrate/calibrate.c explains why).
  *
  * The fit.  Sizes span several decades (8 B .. 4 MiB by default), so an
  * ordinary least-squares line would be decided by the largest sizes alone and
