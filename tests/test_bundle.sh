@@ -58,7 +58,7 @@ else
 	exit 1
 fi
 for f in run env.sh manycore.sh manycore_report.awk tools/topocoll bench/model_fidelity \
-	peers/peers peers/peer_ours peers/peer_openmp examples/ring_sum lib/libtopocoll.so; do
+	peers/peers peers/peer_ours peers/peer_openmp examples/ring_sum lib/libtopocoll.so.0; do
 	[ -e "$b/$f" ] || missing="${missing:-} $f"
 done
 if [ -z "${missing:-}" ]; then ok "the bundle holds its programs, libraries and scripts"
@@ -86,7 +86,7 @@ bad=$(outside "$b/lib" "${progs[@]}")
 if [ -z "$bad" ]; then ok "ldd: nothing outside the bundle but glibc (LD_LIBRARY_PATH of run)"
 else not_ok "ldd: nothing outside the bundle but glibc (LD_LIBRARY_PATH of run)" "$bad"; fi
 meson_built=()
-for f in "$b"/tools/* "$b"/bench/* "$b"/examples/* "$b"/lib/libtopocoll.so; do
+for f in "$b"/tools/* "$b"/bench/* "$b"/examples/* "$b"/lib/libtopocoll.so.0; do
 	[ -f "$f" ] && meson_built+=("$f")
 done
 bad=$(outside "" "${meson_built[@]}")

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "harness.h"
+#include "p2p/request.h" /* a request's received size, read after tc_waitall */
 #include "topocoll.h"
 #include "util.h"
 
@@ -139,7 +140,8 @@ static int xchg_fn(struct tc_proc *proc, void *argp)
 		err = tc_waitall(proc, 2 * deg, reqs);
 	for (int i = 0; i < deg && !err; i++) {
 		fill(want, a->bytes, nb[i], me);
-		if (memcmp(want, rb + (size_t)i * a->bytes, a->bytes) || reqs[2 * i + 1].received != a->bytes)
+		if (memcmp(want, rb + (size_t)i * a->bytes, a->bytes) ||
+		    tc__req(&reqs[2 * i + 1])->received != a->bytes)
 			atomic_fetch_add(&a->bad, 1);
 	}
 	/* And once more with blocking sendrecv, in a ring order over the

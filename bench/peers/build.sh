@@ -21,11 +21,12 @@ tc_build_peers() {
 	local b=$1 d=$1/peers
 	local warn="-std=c11 -D_GNU_SOURCE -Wall -Wextra -Wpedantic"
 	mkdir -p "$d"
-	PEERS_LIB=$b/libtopocoll.so
+	PEERS_LIB=$b/libtopocoll.so.0
 	tc_peers_cc "$d/peers" cc -O2 $warn bench/peers/driver.c -lm
-	# Linked to the shared library (as bench/channel is), found through the rpath.
+	# Linked to the shared library by its SONAME (as bench/channel is), found
+	# through the rpath; it calls the public interface alone.
 	tc_peers_cc "$d/peer_ours" cc -O3 $warn -Iinclude bench/peers/ours.c \
-		-L"$b" -ltopocoll -Wl,-rpath,'$ORIGIN/..' $(pkg-config --libs liburcu) -lpthread -lm
+		-L"$b" -l:libtopocoll.so.0 -Wl,-rpath,'$ORIGIN/..' $(pkg-config --libs liburcu) -lpthread -lm
 	tc_peers_cc "$d/peer_openmp" gcc -O3 $warn -fopenmp bench/peers/openmp.c
 	local mpi cc
 	for mpi in openmpi mpich; do

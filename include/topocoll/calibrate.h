@@ -144,6 +144,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "topocoll/export.h"
 #include "topocoll/model.h"
 
 #ifdef __cplusplus
@@ -315,7 +316,7 @@ struct tc_calibration {
  * time distort each other's measurements.  Must not be called from inside an
  * SPMD function whose team is pinned to the same CPUs, for the same reason.
  */
-int tc_model_calibrate(const struct tc_calibrate_opts *opts, struct tc_calibration *out);
+TC_API int tc_model_calibrate(const struct tc_calibrate_opts *opts, struct tc_calibration *out);
 
 struct tc_topo;
 struct tc_call;
@@ -333,8 +334,9 @@ struct tc_prediction;
  * Returns 0, or TC_EINVAL (cal or out NULL, or no finite line at all).
  * Thread-safe; cal is borrowed.
  */
-int tc_calibration_model(const struct tc_calibration *cal, size_t bytes, struct tc_model *out,
-                         int *segment);
+TC_API int tc_calibration_model(const struct tc_calibration *cal, size_t bytes,
+                                struct tc_model *out,
+                                int *segment);
 
 /*
  * The calibrated prediction of a call on topology t: tc_predict_call()
@@ -349,9 +351,10 @@ int tc_calibration_model(const struct tc_calibration *cal, size_t bytes, struct 
  * Returns 0, TC_EINVAL (as tc_calibration_model, or ns NULL), TC_ENOMEM, or
  * what tc_predict_call() and tc_schedule_call() return.  Thread-safe; every pointer is borrowed.
  */
-int tc_calibration_predict(const struct tc_calibration *cal, const struct tc_topo *t,
-                           const struct tc_call *call, struct tc_prediction *pr, int *segment,
-                           double *ns);
+TC_API int tc_calibration_predict(const struct tc_calibration *cal, const struct tc_topo *t,
+                                  const struct tc_call *call, struct tc_prediction *pr,
+                                  int *segment,
+                                  double *ns);
 
 #ifdef __cplusplus
 }

@@ -50,6 +50,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "topocoll/export.h"
 #include "topocoll/model.h"
 
 #ifdef __cplusplus
@@ -110,17 +111,18 @@ struct tc_user_op {
 };
 
 /* Bytes of one element; 0 for an unknown datatype. */
-size_t tc_dtype_size(enum tc_dtype dt);
-const char *tc_dtype_name(enum tc_dtype dt); /* "int32", ...; NULL if unknown */
-const char *tc_op_name(enum tc_op op);       /* "sum", ...; NULL if unknown */
+TC_API size_t tc_dtype_size(enum tc_dtype dt);
+TC_API const char *tc_dtype_name(enum tc_dtype dt); /* "int32", ...; NULL if unknown */
+TC_API const char *tc_op_name(enum tc_op op);       /* "sum", ...; NULL if unknown */
 
 /*
  * inout = in (op) inout, element-wise, on count elements.  Bitwise ops and
  * land/lor on float and double return TC_ENOTSUP; TC_OP_USER needs user.
  * Returns 0, TC_EINVAL, TC_ENOTSUP.
  */
-int tc_reduce_local(const void *in, void *inout, size_t count, enum tc_dtype dt, enum tc_op op,
-                    const struct tc_user_op *user);
+TC_API int tc_reduce_local(const void *in, void *inout, size_t count, enum tc_dtype dt,
+                           enum tc_op op,
+                           const struct tc_user_op *user);
 
 /* Per-call options; all-zero (or a NULL pointer) means the defaults. */
 struct tc_coll_opts {
@@ -171,9 +173,9 @@ enum tc_coll {
 #undef TC_COLL
 	TC_COLL_COUNT
 };
-const char *tc_coll_name(enum tc_coll c); /* "bcast", ...; NULL if unknown */
+TC_API const char *tc_coll_name(enum tc_coll c); /* "bcast", ...; NULL if unknown */
 /* The TC_CF_* flags of a collective; 0 for an unknown one. */
-unsigned tc_coll_flags(enum tc_coll c);
+TC_API unsigned tc_coll_flags(enum tc_coll c);
 
 /*
  * One-to-all broadcast of count elements of buf from root.
@@ -187,20 +189,21 @@ unsigned tc_coll_flags(enum tc_coll c);
  * wait for them in the call (README, "Errors").  TC_IN_PLACE is never a
  * receive buffer except scatter's at the root (TC_EINVAL).
  */
-int tc_bcast(struct tc_proc *proc, void *buf, size_t count, enum tc_dtype dt, int root,
-             const struct tc_coll_opts *opts);
+TC_API int tc_bcast(struct tc_proc *proc, void *buf, size_t count, enum tc_dtype dt, int root,
+                    const struct tc_coll_opts *opts);
 
 /* All-to-one reduction into rbuf at root (rbuf is ignored elsewhere and may
  * be NULL there); sbuf may be TC_IN_PLACE at the root. */
-int tc_reduce(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count, enum tc_dtype dt,
-              enum tc_op op, int root, const struct tc_coll_opts *opts);
+TC_API int tc_reduce(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count,
+                     enum tc_dtype dt,
+                     enum tc_op op, int root, const struct tc_coll_opts *opts);
 
 /* Reduction whose result every rank gets in rbuf; sbuf may be TC_IN_PLACE. */
-int tc_allreduce(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count,
-                 enum tc_dtype dt, enum tc_op op, const struct tc_coll_opts *opts);
+TC_API int tc_allreduce(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count,
+                        enum tc_dtype dt, enum tc_op op, const struct tc_coll_opts *opts);
 
 /* Returns once every rank has entered it. */
-int tc_barrier(struct tc_proc *proc, const struct tc_coll_opts *opts);
+TC_API int tc_barrier(struct tc_proc *proc, const struct tc_coll_opts *opts);
 
 /*
  * The collectives of Collectives II, shaped like MPI's: count is the number
@@ -214,33 +217,34 @@ int tc_barrier(struct tc_proc *proc, const struct tc_coll_opts *opts);
  */
 
 /* rbuf (p blocks) gets every rank's sbuf (one block), rank i's at block i. */
-int tc_allgather(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count,
-                 enum tc_dtype dt, const struct tc_coll_opts *opts);
+TC_API int tc_allgather(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count,
+                        enum tc_dtype dt, const struct tc_coll_opts *opts);
 /* sbuf holds p blocks; rank i gets block i of every rank's sbuf reduced
  * (MPI_Reduce_scatter_block).  In place: rbuf holds the p blocks and block
  * 0 of it gets the result. */
-int tc_reduce_scatter(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count,
-                      enum tc_dtype dt, enum tc_op op, const struct tc_coll_opts *opts);
+TC_API int tc_reduce_scatter(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count,
+                             enum tc_dtype dt, enum tc_op op, const struct tc_coll_opts *opts);
 /* Inclusive prefix reduction: rank i gets sbuf of ranks 0..i reduced, in
  * rank order. */
-int tc_scan(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count, enum tc_dtype dt,
-            enum tc_op op, const struct tc_coll_opts *opts);
+TC_API int tc_scan(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count,
+                   enum tc_dtype dt,
+                   enum tc_op op, const struct tc_coll_opts *opts);
 /* Exclusive prefix reduction: rank i > 0 gets sbuf of ranks 0..i-1 reduced;
  * rank 0's rbuf is left untouched (and may be NULL). */
-int tc_exscan(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count,
-              enum tc_dtype dt, enum tc_op op, const struct tc_coll_opts *opts);
+TC_API int tc_exscan(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count,
+                     enum tc_dtype dt, enum tc_op op, const struct tc_coll_opts *opts);
 /* The root's sbuf holds p blocks; rank i gets block i in rbuf.  sbuf is
  * ignored elsewhere (may be NULL); at the root rbuf may be TC_IN_PLACE (its
  * block stays where it is in sbuf). */
-int tc_scatter(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count,
-               enum tc_dtype dt, int root, const struct tc_coll_opts *opts);
+TC_API int tc_scatter(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count,
+                      enum tc_dtype dt, int root, const struct tc_coll_opts *opts);
 /* The root's rbuf (p blocks) gets every rank's sbuf, rank i's at block i;
  * rbuf is ignored elsewhere (may be NULL). */
-int tc_gather(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count,
-              enum tc_dtype dt, int root, const struct tc_coll_opts *opts);
+TC_API int tc_gather(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count,
+                     enum tc_dtype dt, int root, const struct tc_coll_opts *opts);
 /* Block j of rank i's sbuf goes to block i of rank j's rbuf. */
-int tc_alltoall(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count,
-                enum tc_dtype dt, const struct tc_coll_opts *opts);
+TC_API int tc_alltoall(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count,
+                       enum tc_dtype dt, const struct tc_coll_opts *opts);
 
 /*
  * The permutations of Collectives III ([Barnat-IB109], [HJR-TR-20-92], [Gergel-shift]): every rank
@@ -258,8 +262,9 @@ int tc_alltoall(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count
  * and rank G(i) (the binary-reflected Gray code) on a hypercube; other
  * topologies have no such ring (TC_ENOTSUP).
  */
-int tc_shift(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count, enum tc_dtype dt,
-             int q, const struct tc_coll_opts *opts);
+TC_API int tc_shift(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count,
+                    enum tc_dtype dt,
+                    int q, const struct tc_coll_opts *opts);
 /*
  * [HJR-TR-20-92]'s permutations on p = 2^n ranks, with G(i) = i ^ (i >> 1) the
  * binary-reflected Gray code.  Gray-to-binary: block i of an array held in
@@ -267,10 +272,10 @@ int tc_shift(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count, e
  * rank r's sbuf goes to rank G^-1(r)'s rbuf.  Binary-to-Gray is the inverse:
  * rank r's sbuf goes to rank G(r).  TC_ENOTSUP when p is not a power of two.
  */
-int tc_gray2binary(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count,
-                   enum tc_dtype dt, const struct tc_coll_opts *opts);
-int tc_binary2gray(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count,
-                   enum tc_dtype dt, const struct tc_coll_opts *opts);
+TC_API int tc_gray2binary(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count,
+                          enum tc_dtype dt, const struct tc_coll_opts *opts);
+TC_API int tc_binary2gray(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count,
+                          enum tc_dtype dt, const struct tc_coll_opts *opts);
 
 /*
  * Multicast ([KKA-I]): root's buf (count elements) goes to the buf of every
@@ -286,8 +291,8 @@ int tc_binary2gray(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t co
  * size); lists or roots that differ between ranks give TC_EMISMATCH on
  * every rank.  Nothing is written then.
  */
-int tc_multicast(struct tc_proc *proc, void *buf, size_t count, enum tc_dtype dt, int root,
-                 const int *members, int nmembers, const struct tc_coll_opts *opts);
+TC_API int tc_multicast(struct tc_proc *proc, void *buf, size_t count, enum tc_dtype dt, int root,
+                        const int *members, int nmembers, const struct tc_coll_opts *opts);
 
 /*
  * The variable-count forms (MPI's "v" calls): counts and displacements in
@@ -306,18 +311,18 @@ int tc_multicast(struct tc_proc *proc, void *buf, size_t count, enum tc_dtype dt
  * counts in struct tc_call (counts, matrix); tc_last_coll() reports the
  * run's modelled time (of the data's schedule, not of the agreement).
  */
-int tc_allgatherv(struct tc_proc *proc, const void *sbuf, size_t scount, void *rbuf,
-                  const size_t *rcounts, const size_t *displs, enum tc_dtype dt,
-                  const struct tc_coll_opts *opts);
-int tc_gatherv(struct tc_proc *proc, const void *sbuf, size_t scount, void *rbuf,
-               const size_t *rcounts, const size_t *displs, enum tc_dtype dt, int root,
-               const struct tc_coll_opts *opts);
-int tc_scatterv(struct tc_proc *proc, const void *sbuf, const size_t *scounts,
-                const size_t *displs, void *rbuf, size_t rcount, enum tc_dtype dt, int root,
-                const struct tc_coll_opts *opts);
-int tc_alltoallv(struct tc_proc *proc, const void *sbuf, const size_t *scounts,
-                 const size_t *sdispls, void *rbuf, const size_t *rcounts,
-                 const size_t *rdispls, enum tc_dtype dt, const struct tc_coll_opts *opts);
+TC_API int tc_allgatherv(struct tc_proc *proc, const void *sbuf, size_t scount, void *rbuf,
+                         const size_t *rcounts, const size_t *displs, enum tc_dtype dt,
+                         const struct tc_coll_opts *opts);
+TC_API int tc_gatherv(struct tc_proc *proc, const void *sbuf, size_t scount, void *rbuf,
+                      const size_t *rcounts, const size_t *displs, enum tc_dtype dt, int root,
+                      const struct tc_coll_opts *opts);
+TC_API int tc_scatterv(struct tc_proc *proc, const void *sbuf, const size_t *scounts,
+                       const size_t *displs, void *rbuf, size_t rcount, enum tc_dtype dt, int root,
+                       const struct tc_coll_opts *opts);
+TC_API int tc_alltoallv(struct tc_proc *proc, const void *sbuf, const size_t *scounts,
+                        const size_t *sdispls, void *rbuf, const size_t *rcounts,
+                        const size_t *rdispls, enum tc_dtype dt, const struct tc_coll_opts *opts);
 
 /* What the last collective of the calling rank did. */
 struct tc_coll_info {
@@ -325,7 +330,7 @@ struct tc_coll_info {
 	int rounds;
 	tc_time_t modelled_ps; /* makespan predicted for the call */
 };
-void tc_last_coll(const struct tc_proc *proc, struct tc_coll_info *out);
+TC_API void tc_last_coll(const struct tc_proc *proc, struct tc_coll_info *out);
 
 /* ---------------------------------------------------------------------
  * The registry and prediction without threads.
@@ -333,9 +338,9 @@ void tc_last_coll(const struct tc_proc *proc, struct tc_coll_info *out);
 
 /* The i-th algorithm name of a collective (registry order, i from 0), or
  * NULL past the last. */
-const char *tc_alg_name(enum tc_coll coll, int i);
+TC_API const char *tc_alg_name(enum tc_coll coll, int i);
 /* Parses a collective's name ("bcast", "allgather", ...).  0 or TC_EINVAL. */
-int tc_coll_parse(const char *name, enum tc_coll *out);
+TC_API int tc_coll_parse(const char *name, enum tc_coll *out);
 
 struct tc_topo;
 struct tc_prediction {
@@ -424,12 +429,12 @@ struct tc_call {
  * says by how much), TC_ENOMEM.  Over that limit with an exact closed form
  * it succeeds with out->simulated 0.  Thread-safe.
  */
-int tc_predict_call(const struct tc_topo *t, const struct tc_model *md,
-                    const struct tc_call *call, struct tc_prediction *out);
+TC_API int tc_predict_call(const struct tc_topo *t, const struct tc_model *md,
+                           const struct tc_call *call, struct tc_prediction *out);
 /* tc_predict_call() with the call's fields as arguments. */
-int tc_predict(const struct tc_topo *t, const struct tc_model *md, enum tc_coll coll,
-               const char *alg, size_t bytes, size_t esize, int root, int packets,
-               struct tc_prediction *out);
+TC_API int tc_predict(const struct tc_topo *t, const struct tc_model *md, enum tc_coll coll,
+                      const char *alg, size_t bytes, size_t esize, int root, int packets,
+                      struct tc_prediction *out);
 
 /*
  * Whether algorithm alg of collective coll applies to topology t under md
@@ -438,8 +443,8 @@ int tc_predict(const struct tc_topo *t, const struct tc_model *md, enum tc_coll 
  * that applies may still refuse a call it cannot carry (TC_EOVERFLOW).
  * Thread-safe.
  */
-int tc_alg_applies(const struct tc_topo *t, const struct tc_model *md, enum tc_coll coll,
-                   const char *alg);
+TC_API int tc_alg_applies(const struct tc_topo *t, const struct tc_model *md, enum tc_coll coll,
+                          const char *alg);
 
 /* One transfer of a collective's schedule (tc_schedule). */
 struct tc_transfer {
@@ -461,13 +466,13 @@ struct tc_transfer {
  * caller (free with tc_schedule_free).  Same arguments and errors as
  * tc_predict_call.  Used by the tool's `steps` and `trace` pictures.
  */
-int tc_schedule_call(const struct tc_topo *t, const struct tc_model *md,
-                     const struct tc_call *call, struct tc_transfer **out, int *n);
+TC_API int tc_schedule_call(const struct tc_topo *t, const struct tc_model *md,
+                            const struct tc_call *call, struct tc_transfer **out, int *n);
 /* tc_schedule_call() with the call's fields as arguments. */
-int tc_schedule(const struct tc_topo *t, const struct tc_model *md, enum tc_coll coll,
-                const char *alg, size_t bytes, size_t esize, int root, int packets,
-                struct tc_transfer **out, int *n);
-void tc_schedule_free(struct tc_transfer *x);
+TC_API int tc_schedule(const struct tc_topo *t, const struct tc_model *md, enum tc_coll coll,
+                       const char *alg, size_t bytes, size_t esize, int root, int packets,
+                       struct tc_transfer **out, int *n);
+TC_API void tc_schedule_free(struct tc_transfer *x);
 
 #ifdef __cplusplus
 }

@@ -40,6 +40,7 @@
 #ifndef TOPOCOLL_COST_H
 #define TOPOCOLL_COST_H
 
+#include "topocoll/export.h"
 #include "topocoll/model.h"
 #include "topocoll/topo.h"
 
@@ -53,10 +54,10 @@ extern "C" {
 
 /* msg(hops, m) above: one message of m bytes over a route of hops links.
  * hops <= 0 costs 0 (nothing moves). */
-double tc_cost_p2p(const struct tc_model *md, long hops, double m);
+TC_API double tc_cost_p2p(const struct tc_model *md, long hops, double m);
 
 /* ceil(log2 x) for x >= 1 (0 for x = 1); -1 for x < 1. */
-int tc_cost_log2_ceil(long x);
+TC_API int tc_cost_log2_ceil(long x);
 
 /*
  * Eccentricity of node root (the largest distance from root) in the
@@ -65,7 +66,7 @@ int tc_cost_log2_ceil(long x);
  * torus ranks are row-major, last dimension fastest (topocoll/topo.h).
  * Returns -1 for bad arguments or TC_TOPO_TREE.
  */
-long tc_cost_eccentricity(enum tc_topo_kind kind, int ndims, const int *dims, int root);
+TC_API long tc_cost_eccentricity(enum tc_topo_kind kind, int ndims, const int *dims, int root);
 
 /* ------------------------------------------------------------------------ */
 /* One-to-all broadcast (bcast)                                              */
@@ -80,11 +81,11 @@ long tc_cost_eccentricity(enum tc_topo_kind kind, int ndims, const int *dims, in
  * where hops[k] >= 1 is the route length to the k-th destination; hops NULL
  * means every destination is a neighbour (complete graph): (p-1) msg(1, m).
  */
-double tc_cost_bcast_linear(const struct tc_model *md, int p, double m, const int *hops);
+TC_API double tc_cost_bcast_linear(const struct tc_model *md, int p, double m, const int *hops);
 
 /* ring: forward along the ring ([Goubault-ring], slides 9-13): T = (p-1) msg(1, m),
  * i.e. (p-1)(t_s + m t_w) under SF. */
-double tc_cost_bcast_ring(const struct tc_model *md, int p, double m);
+TC_API double tc_cost_bcast_ring(const struct tc_model *md, int p, double m);
 
 /*
  * ring_pipelined: the message cut into r >= 1 packets of m/r bytes, sent
@@ -93,7 +94,7 @@ double tc_cost_bcast_ring(const struct tc_model *md, int p, double m);
  * The source assumes r divides L; here m/r is real.  p = 2 gives r t_s + m t_w
  * (the formula holds for p >= 2); p = 1 costs 0.  NAN for r < 1.
  */
-double tc_cost_bcast_ring_pipelined(const struct tc_model *md, int p, double m, long r);
+TC_API double tc_cost_bcast_ring_pipelined(const struct tc_model *md, int p, double m, long r);
 
 /*
  * r_opt of [Goubault-ring], slide 25: the real minimiser of (p-2+r)(t_s + (m/r) t_w),
@@ -102,7 +103,7 @@ double tc_cost_bcast_ring_pipelined(const struct tc_model *md, int p, double m, 
  * t_s + t_h (identical when t_h = 0).  Returns +INFINITY when that start-up is
  * 0 and m (p-2) t_w > 0, 0 when m (p-2) t_w = 0, NAN on domain errors.
  */
-double tc_cost_ring_r_opt_real(const struct tc_model *md, int p, double m);
+TC_API double tc_cost_ring_r_opt_real(const struct tc_model *md, int p, double m);
 
 /*
  * The integer packet count to use: the r in [1, r_max] that minimises
@@ -112,7 +113,7 @@ double tc_cost_ring_r_opt_real(const struct tc_model *md, int p, double m);
  * [1, r_max]); both are evaluated and the cheaper is returned, the smaller on
  * a tie.  Returns 1 for p <= 2 or m < 2, -1 on domain errors.
  */
-long tc_cost_ring_r_opt(const struct tc_model *md, int p, double m);
+TC_API long tc_cost_ring_r_opt(const struct tc_model *md, int p, double m);
 
 /*
  * The optimal time of [Goubault-ring], slide 25 (the formula is lost from the source's
@@ -122,7 +123,7 @@ long tc_cost_ring_r_opt(const struct tc_model *md, int p, double m);
  * For p <= 2: the cost with r = 1.  The integer cost at tc_cost_ring_r_opt()
  * is never below this value.
  */
-double tc_cost_bcast_ring_pipelined_opt(const struct tc_model *md, int p, double m);
+TC_API double tc_cost_bcast_ring_pipelined_opt(const struct tc_model *md, int p, double m);
 
 /*
  * ring_rd: recursive doubling at distances p/2, p/4, ... on a ring, or on a
@@ -137,7 +138,7 @@ double tc_cost_bcast_ring_pipelined_opt(const struct tc_model *md, int p, double
  * over-counts the hops for p not a power of two (p = 5: 6 instead of 4); its
  * right-hand side, implemented here, is exact for the halving above.
  */
-double tc_cost_bcast_ring_rd(const struct tc_model *md, int p, double m);
+TC_API double tc_cost_bcast_ring_rd(const struct tc_model *md, int p, double m);
 
 /*
  * Recursive doubling on a chain (1-D mesh) from root a, 0 <= a < p
@@ -159,7 +160,7 @@ double tc_cost_bcast_ring_rd(const struct tc_model *md, int p, double m);
  * for a = 0 or p-1 (tc_cost_bcast_ring_rd()); H >= max(a, p-1-a) and
  * H >= ceil(log2 p); e.g. p = 3, a = 1: H = 2.  The source gives no SF formula.
  */
-double tc_cost_bcast_chain_rd(const struct tc_model *md, int p, int root, double m);
+TC_API double tc_cost_bcast_chain_rd(const struct tc_model *md, int p, int root, double m);
 
 /*
  * mesh: k-D mesh or torus, one dimension after another ([Barnat-IB109], "One-To-All
@@ -173,17 +174,17 @@ double tc_cost_bcast_chain_rd(const struct tc_model *md, int p, int root, double
  * of a route is a full message, so a torus costs sum_i (z_i - 1)(t_s + m t_w).
  * root is a rank (row-major, last dimension fastest); ignored on a torus.
  */
-double tc_cost_bcast_mesh(const struct tc_model *md, enum tc_topo_kind kind, int ndims,
-                          const int *dims, int root, double m);
+TC_API double tc_cost_bcast_mesh(const struct tc_model *md, enum tc_topo_kind kind, int ndims,
+                                 const int *dims, int root, double m);
 
 /* [Barnat-IB109]'s step count for mesh: sum_i ceil(log2 dims[i]) (2 log sqrt(p) on a
  * square 2-D mesh, d log p^{1/d} on a k-D cube-shaped one); -1 on bad dims. */
-long tc_cost_bcast_mesh_steps(int ndims, const int *dims);
+TC_API long tc_cost_bcast_mesh_steps(int ndims, const int *dims);
 
 /* hypercube: binomial spanning tree from any root by XOR relabelling
  * ([Barnat-IB109], ONE-TO-ALL / GENERAL-ONE-TO-ALL): T = d msg(1, m) = d(t_s + m t_w).
  * p must be a power of two. */
-double tc_cost_bcast_hypercube(const struct tc_model *md, int p, double m);
+TC_API double tc_cost_bcast_hypercube(const struct tc_model *md, int p, double m);
 
 /*
  * binomial: the hypercube tree on any topology, routed ([KKA-I], GENRECDOUBL:
@@ -193,10 +194,10 @@ double tc_cost_bcast_hypercube(const struct tc_model *md, int p, double m);
  *     T = sum_i msg(hops[i], m).
  * Link contention between routes of one round is not modelled.
  */
-double tc_cost_bcast_binomial(const struct tc_model *md, int p, double m, const int *hops);
+TC_API double tc_cost_bcast_binomial(const struct tc_model *md, int p, double m, const int *hops);
 
 /* [KKA-I]: ceil(log2 p) rounds. */
-long tc_cost_bcast_binomial_steps(int p);
+TC_API long tc_cost_bcast_binomial_steps(int p);
 
 /*
  * dot_allport: all-port dimension-ordered trees ([KKA-I], DOTMESHALLPORTOAB;
@@ -206,8 +207,9 @@ long tc_cost_bcast_binomial_steps(int p);
  * CHAIN, or TC_TOPO_HYPERCUBE with dims[0] = d (exc = d).  The message is one
  * packet (mu = m).  md->ports is not consulted: the algorithm is all-port.
  */
-double tc_cost_bcast_dot_allport(const struct tc_model *md, enum tc_topo_kind kind, int ndims,
-                                 const int *dims, int root, double m);
+TC_API double tc_cost_bcast_dot_allport(const struct tc_model *md, enum tc_topo_kind kind,
+                                        int ndims,
+                                        const int *dims, int root, double m);
 
 /* ------------------------------------------------------------------------ */
 /* All-to-one reduce (reduce): the dual of each broadcast ([Barnat-IB109]), plus    */
@@ -216,34 +218,35 @@ double tc_cost_bcast_dot_allport(const struct tc_model *md, enum tc_topo_kind ki
 
 /* linear: the root receives and combines the p-1 messages in turn:
  * sum_k (msg(hops[k], m) + m t_c). */
-double tc_cost_reduce_linear(const struct tc_model *md, int p, double m, const int *hops);
+TC_API double tc_cost_reduce_linear(const struct tc_model *md, int p, double m, const int *hops);
 /* ring: (p-1)(msg(1, m) + m t_c). */
-double tc_cost_reduce_ring(const struct tc_model *md, int p, double m);
+TC_API double tc_cost_reduce_ring(const struct tc_model *md, int p, double m);
 /* ring_pipelined: every pipeline stage receives and combines one packet:
  * (p-2+r)(msg(1, m/r) + (m/r) t_c). */
-double tc_cost_reduce_ring_pipelined(const struct tc_model *md, int p, double m, long r);
+TC_API double tc_cost_reduce_ring_pipelined(const struct tc_model *md, int p, double m, long r);
 /* As tc_cost_ring_r_opt() for the reduction: the real optimum is
  * sqrt(m (p-2)(t_w + t_c) / t_s) (t_s + t_h under CT); same rounding. */
-long tc_cost_ring_r_opt_reduce(const struct tc_model *md, int p, double m);
+TC_API long tc_cost_ring_r_opt_reduce(const struct tc_model *md, int p, double m);
 /* ring_rd: tc_cost_bcast_ring_rd() + ceil(log2 p) m t_c. */
-double tc_cost_reduce_ring_rd(const struct tc_model *md, int p, double m);
+TC_API double tc_cost_reduce_ring_rd(const struct tc_model *md, int p, double m);
 /* chain_rd: tc_cost_bcast_chain_rd() + ceil(log2 p) m t_c. */
-double tc_cost_reduce_chain_rd(const struct tc_model *md, int p, int root, double m);
+TC_API double tc_cost_reduce_chain_rd(const struct tc_model *md, int p, int root, double m);
 /* mesh: tc_cost_bcast_mesh() + tc_cost_bcast_mesh_steps() m t_c. */
-double tc_cost_reduce_mesh(const struct tc_model *md, enum tc_topo_kind kind, int ndims,
-                           const int *dims, int root, double m);
+TC_API double tc_cost_reduce_mesh(const struct tc_model *md, enum tc_topo_kind kind, int ndims,
+                                  const int *dims, int root, double m);
 /* hypercube: [Barnat-IB109] ALL-TO-ONE, d (msg(1, m) + m t_c). */
-double tc_cost_reduce_hypercube(const struct tc_model *md, int p, double m);
+TC_API double tc_cost_reduce_hypercube(const struct tc_model *md, int p, double m);
 /* binomial: sum_i (msg(hops[i], m) + m t_c). */
-double tc_cost_reduce_binomial(const struct tc_model *md, int p, double m, const int *hops);
+TC_API double tc_cost_reduce_binomial(const struct tc_model *md, int p, double m, const int *hops);
 /*
  * dot_allport: exc(root)(msg(1, m) + m t_c).  Convention: one combine of m
  * bytes per step on the critical path; a node that receives k partial results
  * in the same all-port step and combines them one by one would pay k m t_c
  * (the sources give no reduction cost for all-port trees).
  */
-double tc_cost_reduce_dot_allport(const struct tc_model *md, enum tc_topo_kind kind, int ndims,
-                                  const int *dims, int root, double m);
+TC_API double tc_cost_reduce_dot_allport(const struct tc_model *md, enum tc_topo_kind kind,
+                                         int ndims,
+                                         const int *dims, int root, double m);
 
 /* ------------------------------------------------------------------------ */
 /* Allreduce                                                                 */
@@ -252,10 +255,10 @@ double tc_cost_reduce_dot_allport(const struct tc_model *md, enum tc_topo_kind k
 /* reduce_bcast: binomial reduce then binomial broadcast ("twice the
  * broadcast", [Barnat-IB109]) over neighbour links (hypercube, complete graph):
  * 2 ceil(log2 p) msg(1, m) + ceil(log2 p) m t_c.  Any p. */
-double tc_cost_allreduce_reduce_bcast(const struct tc_model *md, int p, double m);
+TC_API double tc_cost_allreduce_reduce_bcast(const struct tc_model *md, int p, double m);
 /* hypercube: exchange and combine along each dimension ([Barnat-IB109]):
  * d (msg(1, m) + m t_c) = (t_s + m t_w) log p + m t_c log p. */
-double tc_cost_allreduce_hypercube(const struct tc_model *md, int p, double m);
+TC_API double tc_cost_allreduce_hypercube(const struct tc_model *md, int p, double m);
 /*
  * hypercube with fold-in, any p (lib/coll/allreduce/allreduce_hypercube.c):
  * with n = 2^k the largest power of two <= p and D = ceil(log2 (p - n)), the
@@ -268,14 +271,14 @@ double tc_cost_allreduce_hypercube(const struct tc_model *md, int p, double m);
  * arrives, which the longest path of the butterfly gains k - D times; the
  * derivation is in the algorithm's file).  p = 1 costs 0.
  */
-double tc_cost_allreduce_hypercube_fold(const struct tc_model *md, int p, double m);
+TC_API double tc_cost_allreduce_hypercube_fold(const struct tc_model *md, int p, double m);
 /*
  * ring: reduce-scatter then allgather of blocks of m/p bytes (DESIGN.md; the
  * sources give no formula; composition of [Barnat-IB109]'s ring formulas):
  *     2 (p-1) msg(1, m/p) + (p-1)(m/p) t_c.
  * m/p is real; an implementation with unequal blocks pays ceil(m/p).
  */
-double tc_cost_allreduce_ring(const struct tc_model *md, int p, double m);
+TC_API double tc_cost_allreduce_ring(const struct tc_model *md, int p, double m);
 /*
  * mesh: on a k-D mesh or torus, the mesh reduce-scatter then the mesh
  * allgather of blocks of m/p bytes (DESIGN.md catalogue; the composition of
@@ -285,7 +288,8 @@ double tc_cost_allreduce_ring(const struct tc_model *md, int p, double m);
  * (4 t_s (sqrt(p) - 1) + 2 t_w m (p-1)/p + ... on a square 2-D torus).
  * m/p is real; an implementation with unequal blocks pays ceil(m/p).
  */
-double tc_cost_allreduce_mesh(const struct tc_model *md, int ndims, const int *dims, double m);
+TC_API double tc_cost_allreduce_mesh(const struct tc_model *md, int ndims, const int *dims,
+                                     double m);
 /*
  * linear: every rank i > 0 sends its m bytes to rank 0, which combines them
  * in rank order and sends the result back to each (the naive all-to-one
@@ -296,20 +300,20 @@ double tc_cost_allreduce_mesh(const struct tc_model *md, int ndims, const int *d
  *     T = 2 msg(1, m) + 2 (p - 2) L + (p - 1) m t_c     (p >= 2; 0 for p = 1).
  * md->ports is not consulted (the formula is the one-port one).
  */
-double tc_cost_allreduce_linear(const struct tc_model *md, int p, double m);
+TC_API double tc_cost_allreduce_linear(const struct tc_model *md, int p, double m);
 
 /* ------------------------------------------------------------------------ */
 /* All-to-all broadcast (allgather)                                          */
 /* ------------------------------------------------------------------------ */
 
 /* ring: [Barnat-IB109], T = (t_s + t_w m)(p-1) = (p-1) msg(1, m). */
-double tc_cost_allgather_ring(const struct tc_model *md, int p, double m);
+TC_API double tc_cost_allgather_ring(const struct tc_model *md, int p, double m);
 /* chain: [Barnat-IB109], "full-duplex links: n-1 phases, half-duplex: 2(n-1)"
  * (md->duplex); every phase one block of m bytes per direction:
  * T = tc_cost_allgather_chain_steps() msg(1, m). */
-double tc_cost_allgather_chain(const struct tc_model *md, int p, double m);
+TC_API double tc_cost_allgather_chain(const struct tc_model *md, int p, double m);
 /* p-1 (full duplex) or 2(p-1) (half duplex); -1 for p < 1. */
-long tc_cost_allgather_chain_steps(int p, enum tc_duplex duplex);
+TC_API long tc_cost_allgather_chain_steps(int p, enum tc_duplex duplex);
 /*
  * mesh: one dimension after another ([Barnat-IB109], two phases on a 2-D mesh);
  * phase i is the ring algorithm along dimension i with blocks of
@@ -318,10 +322,11 @@ long tc_cost_allgather_chain_steps(int p, enum tc_duplex duplex);
  *       = t_s sum_i (z_i - 1) + t_w m (p - 1)                 (SF)
  * which is [Barnat-IB109]'s 2 t_s (sqrt(p) - 1) + t_w m (p - 1) on a square 2-D mesh.
  */
-double tc_cost_allgather_mesh(const struct tc_model *md, int ndims, const int *dims, double m);
+TC_API double tc_cost_allgather_mesh(const struct tc_model *md, int ndims, const int *dims,
+                                     double m);
 /* hypercube: doubling ([Barnat-IB109]): sum_{i=1}^{d} msg(1, 2^{i-1} m)
  * = t_s log p + t_w m (p - 1). */
-double tc_cost_allgather_hypercube(const struct tc_model *md, int p, double m);
+TC_API double tc_cost_allgather_hypercube(const struct tc_model *md, int p, double m);
 /*
  * linear: every rank i > 0 sends its block to rank 0, which then sends the
  * whole result of p m bytes to each ([Barnat-IB109]'s naive all-to-one then
@@ -332,21 +337,21 @@ double tc_cost_allgather_hypercube(const struct tc_model *md, int p, double m);
  *     T = msg(1, m) + (p - 2) L_m + msg(1, p m) + (p - 2) L_{pm}   (p >= 2)
  * 0 for p = 1.  md->ports is not consulted (the formula is the one-port one).
  */
-double tc_cost_allgather_linear(const struct tc_model *md, int p, double m);
+TC_API double tc_cost_allgather_linear(const struct tc_model *md, int p, double m);
 
 /* ------------------------------------------------------------------------ */
 /* All-to-all reduce (reduce_scatter): as allgather ([Barnat-IB109], "dual"),     */
 /* plus the m (p-1) bytes every node combines: + m (p-1) t_c.                */
 /* ------------------------------------------------------------------------ */
 
-double tc_cost_reduce_scatter_ring(const struct tc_model *md, int p, double m);
-double tc_cost_reduce_scatter_mesh(const struct tc_model *md, int ndims, const int *dims,
-                                   double m);
-double tc_cost_reduce_scatter_hypercube(const struct tc_model *md, int p, double m);
+TC_API double tc_cost_reduce_scatter_ring(const struct tc_model *md, int p, double m);
+TC_API double tc_cost_reduce_scatter_mesh(const struct tc_model *md, int ndims, const int *dims,
+                                          double m);
+TC_API double tc_cost_reduce_scatter_hypercube(const struct tc_model *md, int p, double m);
 /* direct: the direct round (tc_cost_direct_round()) in which every rank
  * sends each other rank its block of m bytes, plus the p - 1 blocks every
  * rank combines into its own: tc_cost_direct_round() + m (p - 1) t_c. */
-double tc_cost_reduce_scatter_direct(const struct tc_model *md, int p, double m);
+TC_API double tc_cost_reduce_scatter_direct(const struct tc_model *md, int p, double m);
 
 /* ------------------------------------------------------------------------ */
 /* Prefix sums (scan, exscan)                                                */
@@ -358,28 +363,28 @@ double tc_cost_reduce_scatter_direct(const struct tc_model *md, int p, double m)
  * its outgoing sum and its result (origin tracking), 2 m t_c per step:
  *     T = d (msg(1, m) + 2 m t_c).
  */
-double tc_cost_scan_hypercube(const struct tc_model *md, int p, double m);
+TC_API double tc_cost_scan_hypercube(const struct tc_model *md, int p, double m);
 /* ring (a chain 0 -> p-1; no formula in the sources): every node receives the
  * prefix, combines it with its value, forwards it: (p-1)(msg(1, m) + m t_c). */
-double tc_cost_scan_ring(const struct tc_model *md, int p, double m);
+TC_API double tc_cost_scan_ring(const struct tc_model *md, int p, double m);
 /* exscan hypercube: as scan, but the first value received into the empty
  * exclusive result is a copy: d msg(1, m) + (2d - 1) m t_c (0 for p = 1). */
-double tc_cost_exscan_hypercube(const struct tc_model *md, int p, double m);
+TC_API double tc_cost_exscan_hypercube(const struct tc_model *md, int p, double m);
 /* exscan ring: node p-1 does not combine: (p-1) msg(1, m) + (p-2) m t_c. */
-double tc_cost_exscan_ring(const struct tc_model *md, int p, double m);
+TC_API double tc_cost_exscan_ring(const struct tc_model *md, int p, double m);
 
 /* ------------------------------------------------------------------------ */
 /* Scatter and gather (gather = the dual, same cost)                         */
 /* ------------------------------------------------------------------------ */
 
 /* linear: sum_k msg(hops[k], m), as tc_cost_bcast_linear(). */
-double tc_cost_scatter_linear(const struct tc_model *md, int p, double m, const int *hops);
+TC_API double tc_cost_scatter_linear(const struct tc_model *md, int p, double m, const int *hops);
 /* ring: pipelined personalised scatter ([Goubault-ring], slides 14-19):
  * (p-1) msg(1, m) = (p-1)(t_s + m t_w). */
-double tc_cost_scatter_ring(const struct tc_model *md, int p, double m);
+TC_API double tc_cost_scatter_ring(const struct tc_model *md, int p, double m);
 /* hypercube: halving ([Barnat-IB109]; [KKA-I] "3-step OAS in Q_3"):
  * sum_{i=1}^{d} msg(1, 2^{d-i} m) = t_s log p + t_w m (p - 1). */
-double tc_cost_scatter_hypercube(const struct tc_model *md, int p, double m);
+TC_API double tc_cost_scatter_hypercube(const struct tc_model *md, int p, double m);
 /*
  * tree_allport: all-port non-combining spanning trees D_0..D_{n-1} on Q_n
  * ([KKA-I], "optimal OAS tree", table for n = 6), the root feeding the n
@@ -388,7 +393,7 @@ double tc_cost_scatter_hypercube(const struct tc_model *md, int p, double m);
  * assuming subtrees whose sizes differ by at most one (as the source's table);
  * this meets Lemma 1's bound rho_OAS(Q_n).  p = 2^n.
  */
-double tc_cost_scatter_tree_allport(const struct tc_model *md, int p, double m);
+TC_API double tc_cost_scatter_tree_allport(const struct tc_model *md, int p, double m);
 /*
  * tree_allport_comb: the same trees under a combining model ([KKA-I],
  * Lemma 8's setting), one message per tree edge carrying the blocks of the
@@ -403,31 +408,32 @@ double tc_cost_scatter_tree_allport(const struct tc_model *md, int p, double m);
  * level forwards its subtree store-and-forward; the header of
  * scatter_tree_allport_comb.c).  p = 2^n; NAN without path_blocks (p > 1).
  */
-double tc_cost_scatter_tree_allport_comb(const struct tc_model *md, int p, double m,
-                                         const long *path_blocks);
+TC_API double tc_cost_scatter_tree_allport_comb(const struct tc_model *md, int p, double m,
+                                                const long *path_blocks);
 
-double tc_cost_gather_linear(const struct tc_model *md, int p, double m, const int *hops);
-double tc_cost_gather_ring(const struct tc_model *md, int p, double m);
-double tc_cost_gather_hypercube(const struct tc_model *md, int p, double m);
-double tc_cost_gather_tree_allport(const struct tc_model *md, int p, double m);
-double tc_cost_gather_tree_allport_comb(const struct tc_model *md, int p, double m,
-                                        const long *path_blocks);
+TC_API double tc_cost_gather_linear(const struct tc_model *md, int p, double m, const int *hops);
+TC_API double tc_cost_gather_ring(const struct tc_model *md, int p, double m);
+TC_API double tc_cost_gather_hypercube(const struct tc_model *md, int p, double m);
+TC_API double tc_cost_gather_tree_allport(const struct tc_model *md, int p, double m);
+TC_API double tc_cost_gather_tree_allport_comb(const struct tc_model *md, int p, double m,
+                                               const long *path_blocks);
 
 /* ------------------------------------------------------------------------ */
 /* All-to-all personalised (alltoall)                                        */
 /* ------------------------------------------------------------------------ */
 
 /* ring: [Barnat-IB109], sum_{i=1}^{p-1} msg(1, m (p - i)) = (t_s + t_w m p/2)(p - 1). */
-double tc_cost_alltoall_ring(const struct tc_model *md, int p, double m);
+TC_API double tc_cost_alltoall_ring(const struct tc_model *md, int p, double m);
 /* mesh: one phase per dimension, each the ring algorithm on z_i nodes with
  * blocks of m p / z_i bytes ([Barnat-IB109]):
  *     T = sum_i (z_i - 1) t_s + (t_w m p / 2) sum_i (z_i - 1)   (SF)
  * = (2 t_s + t_w m p)(sqrt(p) - 1) on a square 2-D mesh. */
-double tc_cost_alltoall_mesh(const struct tc_model *md, int ndims, const int *dims, double m);
+TC_API double tc_cost_alltoall_mesh(const struct tc_model *md, int ndims, const int *dims,
+                                    double m);
 /* hypercube: dimension exchange ([Barnat-IB109]): d msg(1, m p / 2)
  * = (t_s + t_w m p/2) log p.  The local reshuffle the source mentions is not
  * costed. */
-double tc_cost_alltoall_hypercube(const struct tc_model *md, int p, double m);
+TC_API double tc_cost_alltoall_hypercube(const struct tc_model *md, int p, double m);
 /*
  * ecube: pairwise exchange with partner id XOR i, i = 1 .. p-1, e-cube routed
  * ([Barnat-IB109], ALL-TO-ALL-PERSONAL): T = (t_s + t_w m)(p - 1).  The route
@@ -435,7 +441,7 @@ double tc_cost_alltoall_hypercube(const struct tc_model *md, int p, double m);
  *     CT: T = (p - 1)(t_s + t_w m) + t_h d p / 2    (the source's, with t_h = 0)
  *     SF: T = (d p / 2)(t_s + t_w m)                 (every link a full hop)
  */
-double tc_cost_alltoall_ecube(const struct tc_model *md, int p, double m);
+TC_API double tc_cost_alltoall_ecube(const struct tc_model *md, int p, double m);
 /*
  * pairwise: in round k = 1 .. p - 1 every rank i sends its block of m bytes
  * for (i + k) mod p, every partner a neighbour (a complete graph), full
@@ -444,7 +450,7 @@ double tc_cost_alltoall_ecube(const struct tc_model *md, int p, double m);
  * The e-cube exchange on a complete graph; the variable-count collectives
  * (allgatherv, gatherv, scatterv, alltoallv) with equal blocks.
  */
-double tc_cost_alltoall_pairwise(const struct tc_model *md, int p, double m);
+TC_API double tc_cost_alltoall_pairwise(const struct tc_model *md, int p, double m);
 /*
  * direct (allgather, alltoall, reduce_scatter): one round in which every rank
  * sends m bytes to each of the p - 1 others, on a complete graph under full
@@ -454,7 +460,7 @@ double tc_cost_alltoall_pairwise(const struct tc_model *md, int p, double m);
  * t_w m), with one t_h).  p = 1 costs 0.  Without the combine time
  * (tc_cost_reduce_scatter_direct() adds it).
  */
-double tc_cost_direct_round(const struct tc_model *md, int p, double m);
+TC_API double tc_cost_direct_round(const struct tc_model *md, int p, double m);
 
 /* ------------------------------------------------------------------------ */
 /* Circular q-shift (shift)                                                  */
@@ -462,7 +468,7 @@ double tc_cost_direct_round(const struct tc_model *md, int p, double m);
 
 /* ring: [Barnat-IB109], shorter direction, one neighbour step at a time:
  * min(q', p - q') msg(1, m) with q' = q mod p (any sign of q). */
-double tc_cost_shift_ring(const struct tc_model *md, int p, long q, double m);
+TC_API double tc_cost_shift_ring(const struct tc_model *md, int p, long q, double m);
 
 /*
  * torus (2-D, rows x cols, rank = row * cols + col): [Barnat-IB109] gives
@@ -472,7 +478,7 @@ double tc_cost_shift_ring(const struct tc_model *md, int p, long q, double m);
  * algorithm (row shift, compensation, column shift) may need one more step
  * for the compensation; see tc_cost_shift_torus_q().
  */
-double tc_cost_shift_torus(const struct tc_model *md, int rows, int cols, double m);
+TC_API double tc_cost_shift_torus(const struct tc_model *md, int rows, int cols, double m);
 /*
  * Steps of [Gergel-shift]'s torus algorithm for a given q (q' = q mod p,
  * qr = q' mod cols, qc = q' / cols): the row shift by qr the shorter way
@@ -481,9 +487,10 @@ double tc_cost_shift_torus(const struct tc_model *md, int rows, int cols, double
  * by qc the shorter way (min(qc, rows - qc)).  [Barnat-IB109]'s 4x4, q = 5 example:
  * 1 + 1 + 1 = 3 steps.  -1 on bad arguments.
  */
-long tc_cost_shift_torus_steps(int rows, int cols, long q);
+TC_API long tc_cost_shift_torus_steps(int rows, int cols, long q);
 /* tc_cost_shift_torus_steps() msg(1, m). */
-double tc_cost_shift_torus_q(const struct tc_model *md, int rows, int cols, long q, double m);
+TC_API double tc_cost_shift_torus_q(const struct tc_model *md, int rows, int cols, long q,
+                                    double m);
 
 /*
  * hypercube_gray: SF over the binary-reflected Gray-code ring; q written as a
@@ -495,7 +502,8 @@ double tc_cost_shift_torus_q(const struct tc_model *md, int rows, int cols, long
  *     SF: H (t_s + m t_w)     CT: S (t_s + m t_w) + H t_h.
  * backward: non-zero to allow terms of either sign.
  */
-double tc_cost_shift_hypercube_gray(const struct tc_model *md, int p, double m, int backward);
+TC_API double tc_cost_shift_hypercube_gray(const struct tc_model *md, int p, double m,
+                                           int backward);
 /*
  * Links crossed, stage after stage, for a given q: forward, the binary digits
  * of q mod p (digit 0: 1 link, digit i >= 1: 2 links; at most 2d - 1,
@@ -503,15 +511,15 @@ double tc_cost_shift_hypercube_gray(const struct tc_model *md, int p, double m, 
  * (digits -1, 0, 1 at positions 0 .. d-1) with the fewest links, by dynamic
  * programming over the carries.  -1 on bad arguments.
  */
-long tc_cost_shift_hypercube_gray_hops(int p, long q, int backward);
+TC_API long tc_cost_shift_hypercube_gray_hops(int p, long q, int backward);
 /* The cost of the stages of tc_cost_shift_hypercube_gray_hops()' decomposition
  * (backward: the representation minimising this cost), each stage one routed
  * message of msg(1, m) or msg(2, m). */
-double tc_cost_shift_hypercube_gray_q(const struct tc_model *md, int p, long q, double m,
-                                      int backward);
+TC_API double tc_cost_shift_hypercube_gray_q(const struct tc_model *md, int p, long q, double m,
+                                             int backward);
 
 /* gamma(q) of [Gergel-shift]: the largest j such that 2^j divides q; -1 for q = 0. */
-int tc_cost_gamma(long q);
+TC_API int tc_cost_gamma(long q);
 /*
  * hypercube_ct: every node sends straight to its destination, e-cube routed,
  * cut-through ([Gergel-shift], (3.21)): the longest route has d - gamma(q) links,
@@ -519,7 +527,7 @@ int tc_cost_gamma(long q);
  * Under SF the same routes cost (d - gamma(q))(t_s + t_w m).  q mod p = 0
  * costs 0.
  */
-double tc_cost_shift_hypercube_ct(const struct tc_model *md, int p, long q, double m);
+TC_API double tc_cost_shift_hypercube_ct(const struct tc_model *md, int p, long q, double m);
 
 /* ------------------------------------------------------------------------ */
 /* Gray-code permutations (gray2binary, binary2gray), [HJR-TR-20-92]                */
@@ -534,22 +542,22 @@ double tc_cost_shift_hypercube_ct(const struct tc_model *md, int p, long q, doub
  * the binary2gray functions return the same values.
  */
 /* gb1: (n - 1)(tau + K t_c)          (1) */
-double tc_cost_gray2binary_gb1(const struct tc_model *md, int n, double K);
+TC_API double tc_cost_gray2binary_gb1(const struct tc_model *md, int n, double K);
 /* gb2: (n + 1)(tau + (K/2) t_c)      (2) */
-double tc_cost_gray2binary_gb2(const struct tc_model *md, int n, double K);
+TC_API double tc_cost_gray2binary_gb2(const struct tc_model *md, int n, double K);
 /* gb3: n (tau + (K/2) t_c)           (3), n >= 2 */
-double tc_cost_gray2binary_gb3(const struct tc_model *md, int n, double K);
+TC_API double tc_cost_gray2binary_gb3(const struct tc_model *md, int n, double K);
 /* direct: every block straight to its destination over edge-disjoint
  * paths (section 3.5): tau + K t_c with circuit switching, i.e.
  * msg(n - 1, K) (longest route n - 1 links; SF: (n - 1)(tau + K t_c)). */
-double tc_cost_gray2binary_direct(const struct tc_model *md, int n, double K);
+TC_API double tc_cost_gray2binary_direct(const struct tc_model *md, int n, double K);
 /* Lemma 3: the SF one-port lower bound max((n-1) tau, (n-1)(K/2) t_c). */
-double tc_cost_gray2binary_bound(const struct tc_model *md, int n, double K);
+TC_API double tc_cost_gray2binary_bound(const struct tc_model *md, int n, double K);
 
-double tc_cost_binary2gray_gb1(const struct tc_model *md, int n, double K);
-double tc_cost_binary2gray_gb2(const struct tc_model *md, int n, double K);
-double tc_cost_binary2gray_gb3(const struct tc_model *md, int n, double K);
-double tc_cost_binary2gray_direct(const struct tc_model *md, int n, double K);
+TC_API double tc_cost_binary2gray_gb1(const struct tc_model *md, int n, double K);
+TC_API double tc_cost_binary2gray_gb2(const struct tc_model *md, int n, double K);
+TC_API double tc_cost_binary2gray_gb3(const struct tc_model *md, int n, double K);
+TC_API double tc_cost_binary2gray_direct(const struct tc_model *md, int n, double K);
 
 /* ------------------------------------------------------------------------ */
 /* Multicast and barrier                                                     */
@@ -558,7 +566,7 @@ double tc_cost_binary2gray_direct(const struct tc_model *md, int n, double K);
 /* [KKA-I]: recursive doubling on the dimension-ordered chain of the source
  * and the |M| = nmembers destinations: ceil(log2(|M| + 1)) steps
  * (the source's 2-D mesh example, 7 destinations: 3 steps).  -1 for nmembers < 0. */
-long tc_cost_multicast_steps(long nmembers);
+TC_API long tc_cost_multicast_steps(long nmembers);
 /*
  * The multicast along a critical chain of tc_cost_multicast_steps() routed
  * messages whose routes total path_hops links (>= steps under SF, >= 1 under
@@ -567,21 +575,21 @@ long tc_cost_multicast_steps(long nmembers);
  *     CT: steps (t_s + m t_w) + path_hops t_h      SF: path_hops (t_s + m t_w).
  * nmembers = 0 costs 0.
  */
-double tc_cost_multicast(const struct tc_model *md, long nmembers, double m, long path_hops);
+TC_API double tc_cost_multicast(const struct tc_model *md, long nmembers, double m, long path_hops);
 
 /* dissemination: ceil(log2 p) rounds (DESIGN.md "log p steps"). */
-long tc_cost_barrier_dissemination_steps(int p);
+TC_API long tc_cost_barrier_dissemination_steps(int p);
 /* Every round one message of m bytes to a neighbour (complete graph):
  * ceil(log2 p) msg(1, m). */
-double tc_cost_barrier_dissemination(const struct tc_model *md, int p, double m);
+TC_API double tc_cost_barrier_dissemination(const struct tc_model *md, int p, double m);
 /* allreduce: log p exchange steps for p a power of two ([Barnat-IB109] allreduce),
  * otherwise reduce then broadcast over the binomial tree, 2 ceil(log2 p). */
-long tc_cost_barrier_allreduce_steps(int p);
+TC_API long tc_cost_barrier_allreduce_steps(int p);
 /* tc_cost_allreduce_hypercube() for p a power of two, otherwise
  * tc_cost_allreduce_reduce_bcast(), with m-byte tokens.  The barrier of
  * lib/coll/barrier/barrier_allreduce.c runs the fold-in allreduce instead
  * for p not a power of two: tc_cost_allreduce_hypercube_fold() at m = 0. */
-double tc_cost_barrier_allreduce(const struct tc_model *md, int p, double m);
+TC_API double tc_cost_barrier_allreduce(const struct tc_model *md, int p, double m);
 /*
  * linear (gather then release, every rank a neighbour of rank 0): rank 0
  * takes p - 1 messages of m bytes, then sends p - 1 back,
@@ -590,7 +598,7 @@ double tc_cost_barrier_allreduce(const struct tc_model *md, int p, double m);
  *     all ports: T = 2 msg(1, m)       (the p - 1 of each round at once)
  * for p >= 2; 0 for p = 1.
  */
-double tc_cost_barrier_linear(const struct tc_model *md, int p, double m);
+TC_API double tc_cost_barrier_linear(const struct tc_model *md, int p, double m);
 
 /* ------------------------------------------------------------------------ */
 /* Lower bounds ([KKA-I], lemmas 1, 2, 4, 5, 7, 8)                          */
@@ -633,8 +641,8 @@ struct tc_lb_graph {
 /* Fills *out.  0, TC_EINVAL (null pointer), TC_ETOPO (bad ndims or dims, more
  * than TC_TOPO_MAX_NODES nodes), TC_EROOT (root >= N), TC_ENOTSUP
  * (TC_TOPO_TREE: its arity is not part of the arguments). */
-int tc_lb_graph_metrics(enum tc_topo_kind kind, int ndims, const int *dims, int root,
-                        struct tc_lb_graph *out);
+TC_API int tc_lb_graph_metrics(enum tc_topo_kind kind, int ndims, const int *dims, int root,
+                               struct tc_lb_graph *out);
 
 /*
  * Lower bounds for collective c on the topology kind + dims under the model
@@ -692,11 +700,12 @@ int tc_lb_graph_metrics(enum tc_topo_kind kind, int ndims, const int *dims, int 
  * Returns 0, or TC_EINVAL (null pointer, m < 0), TC_ETOPO (bad dims),
  * TC_EROOT, TC_ENOTSUP (TC_TOPO_TREE, unknown c).
  */
-int tc_lower_bound(enum tc_lb_coll c, enum tc_topo_kind kind, int ndims, const int *dims,
-                   double m, const struct tc_model *md, struct tc_lower_bound *out);
-int tc_lower_bound_root(enum tc_lb_coll c, enum tc_topo_kind kind, int ndims, const int *dims,
-                        int root, double m, const struct tc_model *md,
-                        struct tc_lower_bound *out);
+TC_API int tc_lower_bound(enum tc_lb_coll c, enum tc_topo_kind kind, int ndims, const int *dims,
+                          double m, const struct tc_model *md, struct tc_lower_bound *out);
+TC_API int tc_lower_bound_root(enum tc_lb_coll c, enum tc_topo_kind kind, int ndims,
+                               const int *dims,
+                               int root, double m, const struct tc_model *md,
+                               struct tc_lower_bound *out);
 
 /*
  * A lower bound that holds for every algorithm, however it cuts the data
@@ -718,9 +727,9 @@ int tc_lower_bound_root(enum tc_lb_coll c, enum tc_topo_kind kind, int ndims, co
  * of the two step counts (the log one, and E under SF); path: E; work: 0.
  * Same arguments and errors as tc_lower_bound_root(); root < 0: no root.
  */
-int tc_lower_bound_any(enum tc_lb_coll c, enum tc_topo_kind kind, int ndims, const int *dims,
-                       int root, double m, const struct tc_model *md,
-                       struct tc_lower_bound *out);
+TC_API int tc_lower_bound_any(enum tc_lb_coll c, enum tc_topo_kind kind, int ndims, const int *dims,
+                              int root, double m, const struct tc_model *md,
+                              struct tc_lower_bound *out);
 
 /*
  * Multicast from s to |M| = nmembers destinations in a d-port WH network,
@@ -728,8 +737,8 @@ int tc_lower_bound_any(enum tc_lb_coll c, enum tc_topo_kind kind, int ndims, con
  * gamma = exc_m = exc(s, G, M) (the caller's: the farthest destination),
  * tau = rho (t_s + m t_w) + gamma t_h.  ports >= 1.  0, TC_EINVAL.
  */
-int tc_lower_bound_multicast(long nmembers, int ports, long exc_m, double m,
-                             const struct tc_model *md, struct tc_lower_bound *out);
+TC_API int tc_lower_bound_multicast(long nmembers, int ports, long exc_m, double m,
+                                    const struct tc_model *md, struct tc_lower_bound *out);
 
 #ifdef __cplusplus
 }

@@ -10,6 +10,8 @@
 #ifndef TOPOCOLL_ERROR_H
 #define TOPOCOLL_ERROR_H
 
+#include "topocoll/export.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -46,15 +48,15 @@ enum tc_errno {
 
 /* A human-readable message for err ("success" for 0, "unknown error" for a
  * value outside the list). */
-const char *tc_strerror(int err);
+TC_API const char *tc_strerror(int err);
 /* The symbolic name ("TC_ETRUNCATE"), "TC_OK" for 0, "TC_E?" if unknown. */
-const char *tc_err_name(int err);
+TC_API const char *tc_err_name(int err);
 /* What the last error this thread got was about, where the call says it
  * sets it (TC_ELIMIT: which limit, by how much, and what to do;
  * tc_team_create's TC_EINVAL: which field and what it should be;
  * tc_team_destroy's TC_EBUSY: which rank); "" when none.  Thread-local;
  * valid until this thread's next call into the library. */
-const char *tc_error_detail(void);
+TC_API const char *tc_error_detail(void);
 
 #ifdef __cplusplus
 }

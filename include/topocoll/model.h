@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "topocoll/export.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -52,14 +54,14 @@ struct tc_model {
 
 /* The defaults: t_s = 1000 ns, t_w = 1 ns/B, t_h = 0, t_c = 0, mu = 0,
  * one-port, full-duplex, store-and-forward, combining. */
-void tc_model_default(struct tc_model *m);
+TC_API void tc_model_default(struct tc_model *m);
 
 /* Whether m is a model the library takes (tc_team_create, tc_predict_call):
  * 0, or TC_EINVAL for a NULL m, a time that is negative, not finite or out
  * of range (t_s, t_h <= 10^12 ns; t_w, t_c <= 10^9 ns per byte), mu above
  * TC_MAX_MESSAGE, or ports, duplex or switching outside their enums.
  * Thread-safe. */
-int tc_model_check(const struct tc_model *m);
+TC_API int tc_model_check(const struct tc_model *m);
 
 #ifdef __cplusplus
 }

@@ -19,6 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "topocoll/export.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -67,7 +69,7 @@ struct tc_topo_props {
  * TC_TOPO_MAX_COMPLETE nodes).  *out is left untouched on error.
  * tc_topo_parse_p() says what is wrong with a spec in words.
  */
-int tc_topo_parse(const char *spec, struct tc_topo **out);
+TC_API int tc_topo_parse(const char *spec, struct tc_topo **out);
 
 /*
  * Builds the topology of p nodes that spec names, where spec may give the
@@ -90,14 +92,14 @@ int tc_topo_parse(const char *spec, struct tc_topo **out);
  * owned by the caller (tc_topo_destroy()) and left untouched on error.
  * Thread-safe.
  */
-int tc_topo_parse_p(const char *spec, int p, struct tc_topo **out, char *why, size_t len);
+TC_API int tc_topo_parse_p(const char *spec, int p, struct tc_topo **out, char *why, size_t len);
 
 /*
  * The squarest factorisation p = a x b with a <= b (a the largest divisor
  * of p not above its square root): 0, or TC_ETOPO when p is prime (a = 1,
  * b = p are still written), TC_EINVAL for p < 1.  p = 1 gives 1 x 1.
  */
-int tc_topo_squarest(int p, int *a, int *b);
+TC_API int tc_topo_squarest(int p, int *a, int *b);
 
 /*
  * Builds a topology from its kind and parameters: dims[0..ndims) are the
@@ -106,28 +108,28 @@ int tc_topo_squarest(int p, int *a, int *b);
  * and dims[0] is P (arity is ignored for other kinds).  Same errors and
  * ownership as tc_topo_parse().
  */
-int tc_topo_create(enum tc_topo_kind kind, int ndims, const int *dims, int arity,
-                   struct tc_topo **out);
+TC_API int tc_topo_create(enum tc_topo_kind kind, int ndims, const int *dims, int arity,
+                          struct tc_topo **out);
 
 /* Frees a topology from tc_topo_parse() or tc_topo_create(); NULL is a no-op. */
-void tc_topo_destroy(struct tc_topo *t);
+TC_API void tc_topo_destroy(struct tc_topo *t);
 
 /* Writes the canonical spec (e.g. "torus:2x3x4") into buf, snprintf-style;
  * returns the length the full string needs. */
-int tc_topo_spec(const struct tc_topo *t, char *buf, size_t len);
+TC_API int tc_topo_spec(const struct tc_topo *t, char *buf, size_t len);
 
-enum tc_topo_kind tc_topo_kind(const struct tc_topo *t);
-int tc_topo_nodes(const struct tc_topo *t);
-const char *tc_topo_kind_name(enum tc_topo_kind kind); /* "ring", "mesh", ... */
+TC_API enum tc_topo_kind tc_topo_kind(const struct tc_topo *t);
+TC_API int tc_topo_nodes(const struct tc_topo *t);
+TC_API const char *tc_topo_kind_name(enum tc_topo_kind kind); /* "ring", "mesh", ... */
 
 /* Mesh and torus: number of dimensions and their sizes (dims may be NULL);
  * 1 and {P} for ring and chain; hypercube: D and {2,2,...}; others: 0. */
-int tc_topo_dims(const struct tc_topo *t, int *dims);
+TC_API int tc_topo_dims(const struct tc_topo *t, int *dims);
 /* Tree arity K (0 for other kinds). */
-int tc_topo_arity(const struct tc_topo *t);
+TC_API int tc_topo_arity(const struct tc_topo *t);
 
 /* The properties; never fails for a valid topology. */
-const struct tc_topo_props *tc_topo_props(const struct tc_topo *t);
+TC_API const struct tc_topo_props *tc_topo_props(const struct tc_topo *t);
 
 /*
  * Neighbours of node u, sorted ascending, without duplicates (a 2-node ring
@@ -135,11 +137,11 @@ const struct tc_topo_props *tc_topo_props(const struct tc_topo *t);
  * Returns the degree and sets *nbrs to an array owned by the topology (valid
  * until tc_topo_destroy()); TC_ERANK if u is out of range.
  */
-int tc_topo_neighbors(const struct tc_topo *t, int u, const int **nbrs);
+TC_API int tc_topo_neighbors(const struct tc_topo *t, int u, const int **nbrs);
 
 /* Index of v in the sorted neighbour list of u, or -1 when v is not a
  * neighbour of u (or either is out of range).  O(log degree). */
-int tc_topo_neighbor_index(const struct tc_topo *t, int u, int v);
+TC_API int tc_topo_neighbor_index(const struct tc_topo *t, int u, int v);
 
 /*
  * The deterministic route from src to dst: e-cube (lowest differing bit
@@ -160,18 +162,18 @@ int tc_topo_neighbor_index(const struct tc_topo *t, int u, int v);
  * a bad node, TC_ETRUNCATE if cap is smaller than hops + 1 (path then holds
  * the first cap nodes).  path may be NULL with cap 0 to ask for the length.
  */
-int tc_topo_next_hop(const struct tc_topo *t, int cur, int dst);
-int tc_topo_route(const struct tc_topo *t, int src, int dst, int *path, int cap);
+TC_API int tc_topo_next_hop(const struct tc_topo *t, int cur, int dst);
+TC_API int tc_topo_route(const struct tc_topo *t, int src, int dst, int *path, int cap);
 /* Length of the shortest path (hops) between u and v, or TC_ERANK. */
-int tc_topo_distance(const struct tc_topo *t, int u, int v);
+TC_API int tc_topo_distance(const struct tc_topo *t, int u, int v);
 
 /* Mesh and torus coordinates (row-major, last dimension fastest). */
-int tc_topo_coords(const struct tc_topo *t, int rank, int *coords);
-int tc_topo_rank_of(const struct tc_topo *t, const int *coords);
+TC_API int tc_topo_coords(const struct tc_topo *t, int rank, int *coords);
+TC_API int tc_topo_rank_of(const struct tc_topo *t, const int *coords);
 
 /* Binary-reflected Gray code and its inverse: tc_gray_inverse(tc_gray(i)) == i. */
 static inline uint32_t tc_gray(uint32_t i) { return i ^ (i >> 1); }
-uint32_t tc_gray_inverse(uint32_t g);
+TC_API uint32_t tc_gray_inverse(uint32_t g);
 
 #ifdef __cplusplus
 }

@@ -16,6 +16,7 @@
 
 #include <stdint.h>
 
+#include "topocoll/export.h"
 #include "topocoll/model.h"
 
 #ifdef __cplusplus
@@ -47,8 +48,8 @@ struct tc_team;
 /* The events rank `rank` recorded; returns their number (0 when tracing is
  * off) and sets *ev to the team-owned array, valid until the next run or
  * tc_team_destroy().  *dropped (may be NULL) gets how many did not fit. */
-int tc_trace_events(const struct tc_team *team, int rank, const struct tc_event **ev,
-                    uint64_t *dropped);
+TC_API int tc_trace_events(const struct tc_team *team, int rank, const struct tc_event **ev,
+                           uint64_t *dropped);
 
 #ifdef __cplusplus
 }

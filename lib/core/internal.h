@@ -34,13 +34,14 @@ enum { TC__SCRATCH_SLOTS = 8 };
  * channel to reach the collective message behind it (lib/p2p/p2p.c:
  * point-to-point and collective messages are matched separately), kept
  * for the next point-to-point receive of the port. */
+struct tc__req; /* a request's contents: lib/p2p/request.h */
 struct tc__aside {
 	struct tc__aside *next;
 	size_t total;         /* bytes of the message */
 	size_t have;          /* streamed: bytes taken so far (< total: more
 	                         packets to come, at the channel's head) */
 	int64_t clock;        /* its arrival time (logical, ps) */
-	tc_request *sreq;     /* single copy: the sender's request (claimed:
+	struct tc__req *sreq; /* single copy: the sender's request (claimed:
 	                         no longer cancellable), else NULL */
 	unsigned char data[]; /* streamed: the message */
 };
@@ -48,11 +49,11 @@ struct tc__aside {
 struct tc__port {
 	struct tc__chan *out;  /* this proc -> neighbour */
 	struct tc__chan *in;   /* neighbour -> this proc */
-	tc_request *sq_head, *sq_tail; /* pending sends (both kinds), FIFO */
-	tc_request *rq_head, *rq_tail; /* pending receives of collective messages, FIFO */
-	tc_request *urq_head, *urq_tail; /* pending point-to-point receives, FIFO */
+	struct tc__req *sq_head, *sq_tail; /* pending sends (both kinds), FIFO */
+	struct tc__req *rq_head, *rq_tail; /* pending receives of collective messages, FIFO */
+	struct tc__req *urq_head, *urq_tail; /* pending point-to-point receives, FIFO */
 	struct tc__aside *ua_head, *ua_tail; /* point-to-point messages taken aside */
-	tc_request *rs_head;   /* single-copy sends whose descriptor is in the
+	struct tc__req *rs_head; /* single-copy sends whose descriptor is in the
 	                          channel, not yet seen complete (lib/p2p) */
 	int active;            /* listed in proc->active */
 	int hinted;            /* its wait hints raised (lib/p2p/p2p.c) */

@@ -27,6 +27,7 @@
  */
 	.text
 	.globl	tc__fibre_jump
+	.hidden	tc__fibre_jump
 	.type	tc__fibre_jump, %function
 	.p2align 4
 tc__fibre_jump:

@@ -47,6 +47,7 @@
 #include <string.h>
 
 #include "p2p/p2p.h"
+#include "p2p/request.h"
 
 static inline void tc__activate(struct tc_proc *proc, struct tc__port *port)
 {
@@ -60,16 +61,16 @@ static inline void tc__activate(struct tc_proc *proc, struct tc__port *port)
  * out of its send queue): listed on its port until it is seen complete or
  * retired, so that the mismatch probe (lib/p2p/progress.c) knows which
  * neighbours the proc waits on to take a message. */
-static inline void tc__rs_link(struct tc__port *port, tc_request *req)
+static inline void tc__rs_link(struct tc__port *port, struct tc__req *req)
 {
 	req->next = port->rs_head;
 	port->rs_head = req;
 }
 
-static void tc__rs_unlink(struct tc_proc *proc, tc_request *req)
+static void tc__rs_unlink(struct tc_proc *proc, struct tc__req *req)
 {
 	struct tc__port *port = &proc->ports[req->nbr];
-	for (tc_request **pp = &port->rs_head; *pp; pp = &(*pp)->next)
+	for (struct tc__req **pp = &port->rs_head; *pp; pp = &(*pp)->next)
 		if (*pp == req) {
 			*pp = req->next;
 			req->next = NULL;
@@ -142,7 +143,7 @@ static inline void tc__space_freed(struct tc_team *t, struct tc__chan *ch)
 		tc__notify(&ch->want_space, ch->prod_db, t->asym_fence);
 }
 
-static void tc__send_done(struct tc_proc *proc, tc_request *req)
+static void tc__send_done(struct tc_proc *proc, struct tc__req *req)
 {
 	req->state = TC__REQ_DONE;
 	proc->stats.msgs_sent++;
@@ -152,7 +153,7 @@ static void tc__send_done(struct tc_proc *proc, tc_request *req)
 /* Pushes what fits of the send at the head of its port.  Returns true when
  * the request no longer needs the channel (all packets, or its descriptor,
  * are in). */
-static bool tc__push_send(struct tc_proc *proc, struct tc__port *port, tc_request *req)
+static bool tc__push_send(struct tc_proc *proc, struct tc__port *port, struct tc__req *req)
 {
 	struct tc_team *t = proc->team;
 	struct tc__chan *ch = port->out;
@@ -220,7 +221,7 @@ static bool tc__push_send(struct tc_proc *proc, struct tc__port *port, tc_reques
 	return done;
 }
 
-static void tc__recv_done(struct tc_proc *proc, tc_request *req)
+static void tc__recv_done(struct tc_proc *proc, struct tc__req *req)
 {
 	req->state = TC__REQ_DONE;
 	proc->stats.msgs_recv++;
@@ -287,7 +288,7 @@ static int tc__aside_take(struct tc__port *port, const struct tc__pkt_hdr *h, bo
 	a->total = (size_t)h->total;
 	a->have = 0;
 	a->clock = h->clock;
-	a->sreq = rndv ? (tc_request *)(uintptr_t)h->aux : NULL;
+	a->sreq = rndv ? (struct tc__req *)(uintptr_t)h->aux : NULL;
 	if (port->ua_tail)
 		port->ua_tail->next = a;
 	else
@@ -305,7 +306,7 @@ static int tc__aside_take(struct tc__port *port, const struct tc__pkt_hdr *h, bo
 
 /* The receive req (point-to-point) takes the first message set aside on
  * its port (complete).  Returns true: req is complete. */
-static bool tc__recv_aside(struct tc_proc *proc, struct tc__port *port, tc_request *req)
+static bool tc__recv_aside(struct tc_proc *proc, struct tc__port *port, struct tc__req *req)
 {
 	struct tc_team *t = proc->team;
 	struct tc__aside *a = port->ua_head;
@@ -343,7 +344,7 @@ static bool tc__recv_aside(struct tc_proc *proc, struct tc__port *port, tc_reque
 /* Takes what has arrived for the receive at the head of its stream's
  * queue on its port.  Returns true when the request is complete
  * (received, or failed with TC_ETRUNCATE without consuming anything). */
-static bool tc__pull_recv(struct tc_proc *proc, struct tc__port *port, tc_request *req)
+static bool tc__pull_recv(struct tc_proc *proc, struct tc__port *port, struct tc__req *req)
 {
 	struct tc_team *t = proc->team;
 	struct tc__chan *ch = port->in;
@@ -436,11 +437,11 @@ static bool tc__pull_recv(struct tc_proc *proc, struct tc__port *port, tc_reques
 					done = true;
 					break;
 				}
-				tc_request *s = (tc_request *)(uintptr_t)h.aux;
+				struct tc__req *s = (struct tc__req *)(uintptr_t)h.aux;
 				if (copy)
 					memcpy(copy, s->sbuf, h.total);
 				else if (req->deliver)
-					req->deliver(req, s->sbuf, h.total);
+					req->deliver(tc__req_handle(req), s->sbuf, h.total);
 				else if (h.total)
 					memcpy(req->rbuf, s->sbuf, h.total);
 				tc__chan_pop(ch, h.len); /* the signature or claim word */
@@ -454,7 +455,7 @@ static bool tc__pull_recv(struct tc_proc *proc, struct tc__port *port, tc_reques
 					tc__doorbell_ring(&t->procs[port->peer].db);
 				proc->stats.single_copy++;
 				if (copy)
-					req->deliver(req, copy, h.total);
+					req->deliver(tc__req_handle(req), copy, h.total);
 				tc__recv_done(proc, req);
 				done = true;
 				break;
@@ -487,7 +488,7 @@ void tc__progress(struct tc_proc *proc)
 		return;
 	for (int i = 0; i < proc->nactive;) {
 		struct tc__port *port = &proc->ports[proc->active[i]];
-		tc_request *r;
+		struct tc__req *r;
 		while ((r = port->sq_head) && tc__push_send(proc, port, r)) {
 			port->sq_head = r->next;
 			if (!port->sq_head)
@@ -542,10 +543,10 @@ void tc__rndv_quiesce(struct tc_proc *proc)
 }
 
 /* Unlinks req from the FIFO at *head (tail *tail); true if it was there. */
-static bool tc__unlink(tc_request **head, tc_request **tail, tc_request *req)
+static bool tc__unlink(struct tc__req **head, struct tc__req **tail, struct tc__req *req)
 {
-	tc_request *prev = NULL;
-	for (tc_request *r = *head; r; prev = r, r = r->next) {
+	struct tc__req *prev = NULL;
+	for (struct tc__req *r = *head; r; prev = r, r = r->next) {
 		if (r != req)
 			continue;
 		if (prev)
@@ -560,7 +561,7 @@ static bool tc__unlink(tc_request **head, tc_request **tail, tc_request *req)
 	return false;
 }
 
-void tc__req_retire(struct tc_proc *proc, tc_request *req, int status)
+static void tc__retire(struct tc_proc *proc, struct tc__req *req, int status)
 {
 	if (req->state == TC__REQ_DONE || req->state == TC__REQ_IDLE)
 		return;
@@ -659,7 +660,7 @@ static int tc__check_peer(const struct tc_proc *proc, int peer, int *nbr)
 }
 
 static int tc__check_args(const struct tc_proc *proc, int peer, const void *buf, size_t bytes,
-                          const tc_request *req, int *nbr)
+                          const struct tc__req *req, int *nbr)
 {
 	if (!proc || !req)
 		return TC_EINVAL;
@@ -675,7 +676,7 @@ static int tc__check_args(const struct tc_proc *proc, int peer, const void *buf,
 	return TC_OK;
 }
 
-static void tc__req_init(struct tc_proc *proc, tc_request *req, int kind, int peer, int nbr,
+static void tc__req_init(struct tc_proc *proc, struct tc__req *req, int kind, int peer, int nbr,
                          size_t bytes)
 {
 	req->single_copy = kind == TC__KIND_SEND && bytes >= proc->team->single_copy_min;
@@ -700,7 +701,7 @@ static void tc__req_init(struct tc_proc *proc, tc_request *req, int kind, int pe
 	atomic_store_explicit(&req->rndv_done, 0, memory_order_relaxed);
 }
 
-static void tc__enqueue_send(struct tc_proc *proc, struct tc__port *port, tc_request *req)
+static void tc__enqueue_send(struct tc_proc *proc, struct tc__port *port, struct tc__req *req)
 {
 	proc->nposts++;
 	if (!port->sq_head && tc__push_send(proc, port, req)) {
@@ -716,12 +717,12 @@ static void tc__enqueue_send(struct tc_proc *proc, struct tc__port *port, tc_req
 	tc__activate(proc, port);
 }
 
-static void tc__enqueue_recv(struct tc_proc *proc, struct tc__port *port, tc_request *req)
+static void tc__enqueue_recv(struct tc_proc *proc, struct tc__port *port, struct tc__req *req)
 {
 	proc->nposts++;
 	const bool coll = tc__coll_kind((unsigned)req->tag);
-	tc_request **head = coll ? &port->rq_head : &port->urq_head;
-	tc_request **tail = coll ? &port->rq_tail : &port->urq_tail;
+	struct tc__req **head = coll ? &port->rq_head : &port->urq_head;
+	struct tc__req **tail = coll ? &port->rq_tail : &port->urq_tail;
 	if (!*head && tc__pull_recv(proc, port, req))
 		return;
 	if (*tail)
@@ -735,7 +736,7 @@ static void tc__enqueue_recv(struct tc_proc *proc, struct tc__port *port, tc_req
 /* tc_isend and tc_irecv once the arguments are checked (nbr: dst's or
  * src's neighbour index). */
 static void tc__isend_checked(struct tc_proc *proc, int dst, int nbr, const void *buf,
-                              size_t bytes, tc_request *req)
+                              size_t bytes, struct tc__req *req)
 {
 	tc__req_init(proc, req, TC__KIND_SEND, dst, nbr, bytes);
 	req->sbuf = buf;
@@ -747,7 +748,7 @@ static void tc__isend_checked(struct tc_proc *proc, int dst, int nbr, const void
 }
 
 static void tc__irecv_checked(struct tc_proc *proc, int src, int nbr, void *buf, size_t cap,
-                              tc_request *req)
+                              struct tc__req *req)
 {
 	tc__req_init(proc, req, TC__KIND_RECV, src, nbr, cap);
 	req->sbuf = NULL;
@@ -755,8 +756,9 @@ static void tc__irecv_checked(struct tc_proc *proc, int src, int nbr, void *buf,
 	tc__enqueue_recv(proc, &proc->ports[nbr], req);
 }
 
-int tc_isend(struct tc_proc *proc, int dst, const void *buf, size_t bytes, tc_request *req)
+int tc_isend(struct tc_proc *proc, int dst, const void *buf, size_t bytes, tc_request *handle)
 {
+	struct tc__req *req = tc__req(handle);
 	int nbr = -1;
 	int err = tc__check_args(proc, dst, buf, bytes, req, &nbr);
 	if (!err)
@@ -766,8 +768,9 @@ int tc_isend(struct tc_proc *proc, int dst, const void *buf, size_t bytes, tc_re
 	return err;
 }
 
-int tc_irecv(struct tc_proc *proc, int src, void *buf, size_t cap, tc_request *req)
+int tc_irecv(struct tc_proc *proc, int src, void *buf, size_t cap, tc_request *handle)
 {
+	struct tc__req *req = tc__req(handle);
 	int nbr = -1;
 	int err = tc__check_args(proc, src, buf, cap, req, &nbr);
 	if (!err)
@@ -778,8 +781,9 @@ int tc_irecv(struct tc_proc *proc, int src, void *buf, size_t cap, tc_request *r
 }
 
 void tc__post_send(struct tc_proc *proc, int nbr, const void *buf, size_t bytes, int tag,
-                   tc_time_t arrival, tc_request *req)
+                   tc_time_t arrival, tc_request *handle)
 {
+	struct tc__req *req = tc__req(handle);
 	tc__req_init(proc, req, TC__KIND_SEND, proc->nbrs[nbr], nbr, bytes);
 	req->sbuf = buf;
 	req->rbuf = NULL;
@@ -792,7 +796,7 @@ void tc__post_send(struct tc_proc *proc, int nbr, const void *buf, size_t bytes,
 
 static void tc__post_recv_with(struct tc_proc *proc, int nbr, void *buf, size_t cap, int tag,
                                void (*deliver)(tc_request *, const void *, size_t), void *ctx,
-                               bool copy_first, tc_request *req)
+                               bool copy_first, struct tc__req *req)
 {
 	tc__req_init(proc, req, TC__KIND_RECV, proc->nbrs[nbr], nbr, cap);
 	req->sbuf = NULL;
@@ -808,14 +812,14 @@ static void tc__post_recv_with(struct tc_proc *proc, int nbr, void *buf, size_t 
 void tc__post_recv(struct tc_proc *proc, int nbr, void *buf, size_t cap, int tag,
                    tc_request *req)
 {
-	tc__post_recv_with(proc, nbr, buf, cap, tag, NULL, NULL, false, req);
+	tc__post_recv_with(proc, nbr, buf, cap, tag, NULL, NULL, false, tc__req(req));
 }
 
 void tc__post_recv_direct(struct tc_proc *proc, int nbr, size_t bytes, int tag,
                           void (*deliver)(tc_request *, const void *, size_t), void *ctx,
                           bool copy_first, tc_request *req)
 {
-	tc__post_recv_with(proc, nbr, NULL, bytes, tag, deliver, ctx, copy_first, req);
+	tc__post_recv_with(proc, nbr, NULL, bytes, tag, deliver, ctx, copy_first, tc__req(req));
 }
 
 bool tc__send_eager(struct tc_proc *proc, int nbr, const void *buf, size_t bytes, int tag,
@@ -866,7 +870,7 @@ int tc__recv_eager(struct tc_proc *proc, int nbr, void *buf, size_t cap, int tag
 
 /* True when req is complete; finishes a single-copy send whose receiver is
  * done. */
-bool tc__req_complete(struct tc_proc *proc, tc_request *req)
+static bool tc__complete(struct tc_proc *proc, struct tc__req *req)
 {
 	if (req->state == TC__REQ_RNDV_WAIT &&
 	    /* Acquire: pairs with the receiver's release store; its copy out of
@@ -877,6 +881,16 @@ bool tc__req_complete(struct tc_proc *proc, tc_request *req)
 		tc__send_done(proc, req);
 	}
 	return req->state == TC__REQ_DONE;
+}
+
+bool tc__req_complete(struct tc_proc *proc, tc_request *req)
+{
+	return tc__complete(proc, tc__req(req));
+}
+
+void tc__req_retire(struct tc_proc *proc, tc_request *req, int status)
+{
+	tc__retire(proc, tc__req(req), status);
 }
 
 /* Applies a completed request to the proc's logical clock (once). */
@@ -898,7 +912,7 @@ static void tc__clock_received(struct tc_proc *proc, int nbr, tc_time_t arrival,
 	proc->clock = tc__max_time(proc->clock, done);
 }
 
-static void tc__req_clock(struct tc_proc *proc, tc_request *req)
+static void tc__req_clock(struct tc_proc *proc, struct tc__req *req)
 {
 	if (req->state != TC__REQ_DONE || req->clocked)
 		return;
@@ -911,7 +925,7 @@ static void tc__req_clock(struct tc_proc *proc, tc_request *req)
 
 static bool tc__cond_one(struct tc_proc *proc, void *ctx)
 {
-	return tc__req_complete(proc, ctx);
+	return tc__complete(proc, ctx);
 }
 
 struct tc__reqs {
@@ -924,7 +938,7 @@ static bool tc__cond_all(struct tc_proc *proc, void *ctx)
 	struct tc__reqs *rs = ctx;
 	bool all = true;
 	for (int i = 0; i < rs->n; i++)
-		all &= tc__req_complete(proc, &rs->reqs[i]);
+		all &= tc__complete(proc, tc__req(&rs->reqs[i]));
 	return all;
 }
 
@@ -940,7 +954,13 @@ static inline bool tc__aborted(const struct tc_proc *proc)
 static int tc__wait_failed(struct tc_proc *proc, int n, tc_request *reqs, int err)
 {
 	for (int i = 0; i < n; i++)
-		tc__req_retire(proc, &reqs[i], err);
+		tc__retire(proc, tc__req(&reqs[i]), err);
+	return err;
+}
+
+static int tc__wait_failed_one(struct tc_proc *proc, struct tc__req *req, int err)
+{
+	tc__retire(proc, req, err);
 	return err;
 }
 
@@ -953,13 +973,13 @@ static void tc__wait_named(struct tc_proc *proc, const char *call)
 }
 
 /* tc_wait, naming the call for the watchdog. */
-static int tc__wait_as(struct tc_proc *proc, tc_request *req, size_t *received, const char *call)
+static int tc__wait_as(struct tc_proc *proc, struct tc__req *req, size_t *received, const char *call)
 {
-	if (!tc__req_complete(proc, req)) {
+	if (!tc__complete(proc, req)) {
 		tc__wait_named(proc, call);
 		int err = tc__progress_wait(proc, tc__cond_one, req);
 		if (err)
-			return tc__wait_failed(proc, 1, req, err);
+			return tc__wait_failed_one(proc, req, err);
 	}
 	tc__req_clock(proc, req);
 	if (req->kind == TC__KIND_RECV)
@@ -969,8 +989,9 @@ static int tc__wait_as(struct tc_proc *proc, tc_request *req, size_t *received, 
 	return req->status;
 }
 
-int tc_wait(struct tc_proc *proc, tc_request *req, size_t *received)
+int tc_wait(struct tc_proc *proc, tc_request *handle, size_t *received)
 {
+	struct tc__req *req = tc__req(handle);
 	if (!proc || !req || req->state == TC__REQ_IDLE)
 		return TC_EINVAL;
 	return tc__wait_as(proc, req, received, "tc_wait");
@@ -988,26 +1009,28 @@ static int tc__waitall_as(struct tc_proc *proc, int n, tc_request *reqs, const c
 	/* Clock: sends in any order, receives in order of arrival (ties by
 	 * position), whatever order they physically completed in. */
 	for (int i = 0; i < n; i++)
-		if (reqs[i].kind == TC__KIND_SEND)
-			tc__req_clock(proc, &reqs[i]);
+		if (tc__req(&reqs[i])->kind == TC__KIND_SEND)
+			tc__req_clock(proc, tc__req(&reqs[i]));
 	for (;;) {
-		int next = -1;
-		for (int i = 0; i < n; i++)
-			if (reqs[i].kind == TC__KIND_RECV && !reqs[i].clocked && reqs[i].status == TC_OK &&
-			    (next < 0 || reqs[i].clock < reqs[next].clock))
-				next = i;
-		if (next < 0)
+		struct tc__req *next = NULL;
+		for (int i = 0; i < n; i++) {
+			struct tc__req *r = tc__req(&reqs[i]);
+			if (r->kind == TC__KIND_RECV && !r->clocked && r->status == TC_OK &&
+			    (!next || r->clock < next->clock))
+				next = r;
+		}
+		if (!next)
 			break;
-		tc__req_clock(proc, &reqs[next]);
+		tc__req_clock(proc, next);
 	}
 	for (int i = 0; i < n; i++)
-		if (reqs[i].kind == TC__KIND_RECV) {
+		if (tc__req(&reqs[i])->kind == TC__KIND_RECV) {
 			tc__emulate_sync(proc);
 			break;
 		}
 	for (int i = 0; i < n; i++)
-		if (reqs[i].status)
-			return reqs[i].status;
+		if (tc__req(&reqs[i])->status)
+			return tc__req(&reqs[i])->status;
 	return TC_OK;
 }
 
@@ -1018,17 +1041,18 @@ int tc_waitall(struct tc_proc *proc, int n, tc_request *reqs)
 	/* A request that was never started (or whose start failed) would be
 	 * waited for forever, or report a stale status. */
 	for (int i = 0; i < n; i++)
-		if (reqs[i].state == TC__REQ_IDLE)
+		if (tc__req(&reqs[i])->state == TC__REQ_IDLE)
 			return TC_EINVAL;
 	return tc__waitall_as(proc, n, reqs, "tc_waitall");
 }
 
-int tc_test(struct tc_proc *proc, tc_request *req, int *done)
+int tc_test(struct tc_proc *proc, tc_request *handle, int *done)
 {
+	struct tc__req *req = tc__req(handle);
 	if (!proc || !req || !done || req->state == TC__REQ_IDLE)
 		return TC_EINVAL;
 	tc__progress(proc);
-	*done = tc__req_complete(proc, req);
+	*done = tc__complete(proc, req);
 	if (*done) {
 		tc__req_clock(proc, req);
 		if (req->kind == TC__KIND_RECV)
@@ -1044,7 +1068,7 @@ int tc_test(struct tc_proc *proc, tc_request *req, int *done)
 		/* No progress will ever be made: the request is dead, and a
 		 * test loop must end. */
 		*done = 1;
-		return tc__wait_failed(proc, 1, req, TC_EABORTED);
+		return tc__wait_failed_one(proc, req, TC_EABORTED);
 	}
 	/* The team's timeout bounds a polling loop as it bounds a wait: from
 	 * the first poll that found the request not done (the time between
@@ -1058,17 +1082,18 @@ int tc_test(struct tc_proc *proc, tc_request *req, int *done)
 			tc__wait_named(proc, "tc_test");
 			tc__progress_timed_out(proc, now - req->tested_since);
 			*done = 1;
-			return tc__wait_failed(proc, 1, req, TC_ETIMEDOUT);
+			return tc__wait_failed_one(proc, req, TC_ETIMEDOUT);
 		}
 	}
 	return TC_OK;
 }
 
-int tc_cancel(struct tc_proc *proc, tc_request *req)
+int tc_cancel(struct tc_proc *proc, tc_request *handle)
 {
+	struct tc__req *req = tc__req(handle);
 	if (!proc || !req || req->state == TC__REQ_IDLE)
 		return TC_EINVAL;
-	if (req->state == TC__REQ_DONE || tc__req_complete(proc, req))
+	if (req->state == TC__REQ_DONE || tc__complete(proc, req))
 		return TC_OK; /* too late to cancel, and nothing to do */
 	/* Before an abort only what no peer has taken: a queued receive that
 	 * no packet has been matched to, a queued send none of whose packets
@@ -1097,7 +1122,7 @@ int tc_cancel(struct tc_proc *proc, tc_request *req)
 	}
 	if (req->state != TC__REQ_QUEUED && !tc__aborted(proc))
 		return TC_EPENDING;
-	tc__req_retire(proc, req, TC_ECANCELED);
+	tc__retire(proc, req, TC_ECANCELED);
 	return TC_OK;
 }
 
@@ -1108,7 +1133,7 @@ int tc_cancel(struct tc_proc *proc, tc_request *req)
  */
 int tc_send(struct tc_proc *proc, int dst, const void *buf, size_t bytes)
 {
-	tc_request req;
+	struct tc__req req;
 	int nbr = -1;
 	int err = tc__check_args(proc, dst, buf, bytes, &req, &nbr);
 	if (err)
@@ -1130,7 +1155,7 @@ int tc_send(struct tc_proc *proc, int dst, const void *buf, size_t bytes)
 
 int tc_recv(struct tc_proc *proc, int src, void *buf, size_t cap, size_t *received)
 {
-	tc_request req;
+	struct tc__req req;
 	int nbr = -1;
 	int err = tc__check_args(proc, src, buf, cap, &req, &nbr);
 	if (err)
@@ -1161,9 +1186,9 @@ int tc_sendrecv(struct tc_proc *proc, int dst, const void *sbuf, size_t sbytes, 
 	int nbr;
 	/* Check both sides before starting either, so that an argument error
 	 * leaves nothing in flight. */
-	int err = tc__check_args(proc, dst, sbuf, sbytes, &reqs[0], &nbr);
+	int err = tc__check_args(proc, dst, sbuf, sbytes, tc__req(&reqs[0]), &nbr);
 	if (!err)
-		err = tc__check_args(proc, src, rbuf, rcap, &reqs[1], &nbr);
+		err = tc__check_args(proc, src, rbuf, rcap, tc__req(&reqs[1]), &nbr);
 	/* Overlapping buffers: the message received could land over the one
 	 * still being sent (a single-copy peer reads sbuf in place). */
 	if (!err && sbytes && rcap && (uintptr_t)sbuf < (uintptr_t)rbuf + rcap &&
@@ -1181,6 +1206,6 @@ int tc_sendrecv(struct tc_proc *proc, int dst, const void *sbuf, size_t sbytes, 
 		return tc__wait_failed(proc, 1, reqs, err);
 	err = tc__waitall_as(proc, 2, reqs, "tc_sendrecv");
 	if (received)
-		*received = reqs[1].received;
+		*received = tc__req(&reqs[1])->received;
 	return err;
 }

@@ -9,6 +9,7 @@
  * mismatch probe of a collective's long wait (tc__probe).
  */
 #include "p2p/p2p.h"
+#include "p2p/request.h"
 
 /* Publishes what the proc waits for (the watchdog's view, struct
  * tc__wstate): the call, and the first port with a queued request, receives
@@ -19,21 +20,21 @@ static void tc__ws_publish(struct tc_proc *proc)
 	uint64_t bytes = 0;
 	for (int i = 0; i < proc->nactive; i++) {
 		const struct tc__port *port = &proc->ports[proc->active[i]];
-		for (const tc_request *r = port->rq_head; r; r = r->next, pending++)
+		for (const struct tc__req *r = port->rq_head; r; r = r->next, pending++)
 			if (peer < 0 || sending) {
 				peer = port->peer;
 				sending = 0;
 				size_t total = r->state == TC__REQ_STREAMING ? r->received : r->bytes;
 				bytes = total > r->moved ? total - r->moved : 0;
 			}
-		for (const tc_request *r = port->urq_head; r; r = r->next, pending++)
+		for (const struct tc__req *r = port->urq_head; r; r = r->next, pending++)
 			if (peer < 0 || sending) {
 				peer = port->peer;
 				sending = 0;
 				size_t total = r->state == TC__REQ_STREAMING ? r->received : r->bytes;
 				bytes = total > r->moved ? total - r->moved : 0;
 			}
-		for (const tc_request *r = port->sq_head; r; r = r->next, pending++)
+		for (const struct tc__req *r = port->sq_head; r; r = r->next, pending++)
 			if (peer < 0) {
 				peer = port->peer;
 				sending = 1;
@@ -76,14 +77,14 @@ void tc__progress_timed_out(struct tc_proc *proc, uint64_t waited_ns)
  * comes before its return is published). */
 static bool tc__probe_ours(const struct tc_proc *proc, const struct tc__port *port)
 {
-	for (const tc_request *r = port->rs_head; r; r = r->next)
+	for (const struct tc__req *r = port->rs_head; r; r = r->next)
 		if (r->tag == proc->coll_tag &&
 		    !atomic_load_explicit(&r->rndv_done, memory_order_acquire))
 			return true;
-	for (const tc_request *r = port->rq_head; r; r = r->next)
+	for (const struct tc__req *r = port->rq_head; r; r = r->next)
 		if (r->tag == proc->coll_tag)
 			return true;
-	for (const tc_request *r = port->sq_head; r; r = r->next)
+	for (const struct tc__req *r = port->sq_head; r; r = r->next)
 		if (r->tag == proc->coll_tag)
 			return true;
 	return false;

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "p2p/p2p.h"
+#include "p2p/request.h"
 
 enum { TC__SCR_TMP = 0, TC__SCR_STAGE, TC__SCR_REQS, TC__SCR_STATE, TC__SCR_PORTS };
 
@@ -58,7 +59,7 @@ static void *tc__ptr(const struct tc__round *rd, const struct tc__pitem *x)
  * the sender's buffer. */
 static void tc__deliver_combine(tc_request *req, const void *src, size_t bytes)
 {
-	const struct tc__istate *st = req->deliver_ctx;
+	const struct tc__istate *st = tc__req(req)->deliver_ctx;
 	const struct tc__exec_io *io = st->io;
 	if (!io->combine)
 		return;
@@ -81,8 +82,8 @@ static void tc__post_ready(struct tc_proc *proc, struct tc__round *rd)
 		if (rd->st[i].posted || rd->port_blocked[x->nbr])
 			continue;
 		if (x->kind == TC__IT_FWD_OUT) {
-			tc_request *in = &rd->req[x->link];
-			if (!rd->recvs_posted || !tc__req_complete(proc, in)) {
+			struct tc__req *in = tc__req(&rd->req[x->link]);
+			if (!rd->recvs_posted || !tc__req_complete(proc, &rd->req[x->link])) {
 				rd->port_blocked[x->nbr] = 1;
 				continue;
 			}
@@ -113,7 +114,7 @@ static void tc__round_eager(struct tc_proc *proc, struct tc__round *rd, int spin
 	int left = 0;
 	for (int i = 0; i < rd->n; i++) {
 		const struct tc__pitem *x = &rd->it[i];
-		tc_request *q = &rd->req[i];
+		struct tc__req *q = tc__req(&rd->req[i]);
 		if (x->kind != TC__IT_SEND) {
 			q->state = TC__REQ_IDLE;
 			left++;
@@ -124,7 +125,8 @@ static void tc__round_eager(struct tc_proc *proc, struct tc__round *rd, int spin
 			q->state = TC__REQ_DONE;
 			q->status = TC_OK;
 		} else {
-			tc__post_send(proc, x->nbr, tc__ptr(rd, x), x->len, rd->tag, rd->st[i].arrival, q);
+			tc__post_send(proc, x->nbr, tc__ptr(rd, x), x->len, rd->tag, rd->st[i].arrival,
+			              &rd->req[i]);
 		}
 		rd->st[i].posted = 1;
 		rd->unposted--;
@@ -135,7 +137,7 @@ static void tc__round_eager(struct tc_proc *proc, struct tc__round *rd, int spin
 	for (int k = 0; left && !give_up && k < (proc->nactive ? 1 : spin); k++)
 		for (int i = 0; i < rd->n; i++) {
 			const struct tc__pitem *x = &rd->it[i];
-			tc_request *q = &rd->req[i];
+			struct tc__req *q = tc__req(&rd->req[i]);
 			if (x->kind != TC__IT_RECV || q->state != TC__REQ_IDLE)
 				continue;
 			int taken = tc__recv_eager(proc, x->nbr, tc__ptr(rd, x), x->len, rd->tag,
@@ -149,14 +151,14 @@ static void tc__round_eager(struct tc_proc *proc, struct tc__round *rd, int spin
 		}
 	for (int i = 0; i < rd->n && left; i++) {
 		const struct tc__pitem *x = &rd->it[i];
-		if (x->kind == TC__IT_RECV && rd->req[i].state == TC__REQ_IDLE) {
+		if (x->kind == TC__IT_RECV && tc__req(&rd->req[i])->state == TC__REQ_IDLE) {
 			tc__post_recv(proc, x->nbr, tc__ptr(rd, x), x->len, rd->tag, &rd->req[i]);
 			left--;
 		}
 	}
 	/* Items complete in schedule order up to the first open one. */
-	while (rd->first_open < rd->n && rd->req[rd->first_open].state == TC__REQ_DONE &&
-	       !rd->req[rd->first_open].status)
+	while (rd->first_open < rd->n && tc__req(&rd->req[rd->first_open])->state == TC__REQ_DONE &&
+	       !tc__req(&rd->req[rd->first_open])->status)
 		rd->first_open++;
 }
 
@@ -187,8 +189,8 @@ static bool tc__round_done(struct tc_proc *proc, void *ctxp)
 			done = false;
 			continue;
 		}
-		if (rd->req[i].status) {
-			rd->err = rd->req[i].status;
+		if (tc__req(&rd->req[i])->status) {
+			rd->err = tc__req(&rd->req[i])->status;
 			return true;
 		}
 		if (done)
@@ -355,8 +357,8 @@ static bool tc__tiny_done(struct tc_proc *proc, void *ctxp)
 			done = false;
 			continue;
 		}
-		if (w->req[i]->status) { /* a failed one ends the round at once */
-			w->err = w->req[i]->status;
+		if (tc__req(w->req[i])->status) { /* a failed one ends the round at once */
+			w->err = tc__req(w->req[i])->status;
 			return true;
 		}
 	}
@@ -423,7 +425,7 @@ static int tc__run_tiny(struct tc_proc *proc, const struct tc__sched *s, const s
 			if (err)
 				return tc__round_failed(proc, err);
 			if (late)
-				arrival = req[1].clock;
+				arrival = tc__req(&req[1])->clock;
 		}
 		proc->clock = send_done;
 		if (xr)
@@ -528,13 +530,13 @@ static int tc__plan_run(struct tc_proc *proc, const struct tc__sched *s, const s
 		int nr = 0;
 		for (int i = 0; i < rd.n; i++)
 			if (rd.it[i].kind == TC__IT_RECV && rd.it[i].chunk == 0)
-				order[nr++] = (struct tc__arr_idx){req[i].clock, i};
+				order[nr++] = (struct tc__arr_idx){tc__req(&req[i])->clock, i};
 		if (nr > 1)
 			qsort(order, (size_t)nr, sizeof *order, tc__arr_cmp);
 		for (int k = 0; k < nr; k++) {
 			int i = order[k].i;
 			const struct tc__xfer *x = &s->x[rd.it[i].xi];
-			tc_time_t fin = tc__item_received(proc, s, &rd.it[i], req[i].clock);
+			tc_time_t fin = tc__item_received(proc, s, &rd.it[i], tc__req(&req[i])->clock);
 			if (proc->ev) {
 				struct tc_event e = {TC_EV_RECV, r, rd.it[i].xi, x->src, x->src, x->dst,
 				                     x->bytes, proc->ncalls, fin - tc__link_time(q, x->bytes),

@@ -1,0 +1,337 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * topocoll/team.h - teams of ranks: creating a team over a topology,
+ * running an SPMD function on its ranks (tc_run) or attaching threads the
+ * program already has (tc_attach), logical time, aborts and the watchdog,
+ * statistics.  Included by <topocoll.h>.
+ *
+ * A team is p virtual processors (ranks) joined by a topology; every directed
+ * link of the topology is a lock-free single-producer/single-consumer channel.
+ * Ranks are threads: either the library spawns and pins them (tc_run) or
+ * threads the program already has attach to a rank each (tc_attach).
+ *
+ * A struct tc_proc belongs to the thread running that rank: every call
+ * taking a proc must be made from that thread.  Calls on different procs
+ * run concurrently.  Team-level calls are thread-safe where stated.
+ */
+#ifndef TOPOCOLL_TEAM_H
+#define TOPOCOLL_TEAM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "topocoll/export.h"
+#include "topocoll/model.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct tc_topo;
+
+struct tc_team;
+struct tc_proc;
+
+/* How a rank waits for a peer. */
+enum tc_wait_policy {
+	TC_WAIT_AUTO = 0, /* spin then block when ranks <= CPUs (a sender whose
+	                     long single-copy message is being copied spins
+	                     until the copy must be over); yield then block
+	                     when ranks outnumber CPUs (never spins then) */
+	TC_WAIT_SPIN,     /* busy-poll only (lowest latency, burns the CPU) */
+	TC_WAIT_YIELD,    /* sched_yield() between polls, never sleeps */
+	TC_WAIT_BLOCK,    /* sleep on a futex at once */
+};
+
+/*
+ * How tc_run runs the ranks (docs/fibres.md).
+ * Threads: one pinned kernel thread per rank.  Fibres: one pinned kernel
+ * thread per CPU of the process's affinity set, each running its ranks
+ * (a block of consecutive ranks per CPU, for good) as user-level contexts of stack_bytes
+ * each; a rank that waits switches to its CPU's next ready rank in user
+ * space (tens of ns, no system call when both are fibres of one CPU).
+ * The environment variable TC_EXEC=threads|fibres|auto replaces the
+ * config's TC_EXEC_AUTO (and only that: a team that asks for threads or
+ * fibres gets them), so that any program and test can run either way.
+ * Results, logical clocks and the API are the same either way.
+ *
+ * On fibres, a call that blocks the kernel thread without the library
+ * seeing it (sleep, blocking I/O, a pthread or futex wait, a busy loop that
+ * waits for another rank) blocks every other rank of its CPU until it
+ * returns, and deadlocks when it waits for one of them: let the others run
+ * with tc_yield(), synchronise with the library (tc_barrier, messages).
+ */
+enum tc_exec {
+	TC_EXEC_AUTO = 0, /* fibres when ranks outnumber the CPUs, else threads */
+	TC_EXEC_THREADS,
+	TC_EXEC_FIBRES,
+};
+
+/* What the links do with the model's times. */
+enum tc_mode {
+	TC_MODE_NATIVE = 0,   /* channels at full speed; the logical clock is
+	                         still kept (modelled time) */
+	TC_MODE_EMULATED = 1, /* a rank takes no message before, in wall-clock
+	                         time, the model has delivered it (epoch + the
+	                         receive's logical completion); a sender runs
+	                         on; tc_clock_advance and the end of the SPMD
+	                         function wait until epoch + the clock */
+};
+
+struct tc_team_config {
+	int p;                /* ranks; 0: the topology's node count */
+	const char *topology; /* spec such as "ring:8" (topocoll/topo.h);
+	                         NULL: "complete:p".  Copied, not kept. */
+	enum tc_wait_policy wait;
+	uint64_t spin_ns;     /* TC_WAIT_AUTO: spin this long before yielding or
+	                         blocking, or longer while a peer copies a long
+	                         message of ours (0: the default, see
+	                         tc_team_info) */
+	uint64_t yield_ns;    /* TC_WAIT_AUTO: yield this long before blocking
+	                         (0: the default) */
+	int no_pin;           /* non-zero: tc_run does not pin its threads */
+	size_t ring_bytes;    /* per channel, rounded up to a power of two
+	                         cache lines (0: default, shrinks for large teams) */
+	size_t packet_bytes;  /* mu: largest payload per packet (0: default) */
+	size_t single_copy_min; /* messages of at least this many bytes are
+	                           copied once, straight from the sender's buffer
+	                           (0: the default, 1 KiB; SIZE_MAX: always stream).
+	                           Collectives use the smaller of this and 1 KiB
+	                           (their receives are always posted in time) */
+	uint64_t timeout_ms;  /* a wait longer than this fails with TC_ETIMEDOUT,
+	                         reports every rank's state (tc_team_set_watchdog)
+	                         and aborts the team (0: wait forever, or
+	                         TC_DEBUG_TIMEOUT_MS from the environment; over
+	                         584 years: none; a rank that never attached:
+	                         attach_timeout_ms) */
+	size_t stack_bytes;   /* stack of tc_run threads (0: system default) */
+	struct tc_model model; /* communication model (topocoll/model.h) */
+	enum tc_mode mode;
+	size_t trace_events;  /* per rank capacity of the event buffer of
+	                         topocoll/trace.h (0: no tracing) */
+	int no_mismatch_check; /* non-zero: collectives' messages carry no call
+	                          signature and nobody looks for another call's
+	                          messages (topocoll/coll.h, "Mismatched calls";
+	                          a mismatch may then hang or go unnoticed) */
+	enum tc_exec exec;    /* threads or fibres (enum tc_exec; stack_bytes is
+	                         then each fibre's stack, 0: 256 KiB) */
+	int run_unattached;   /* non-zero: tc_run runs only the ranks that no
+	                         thread has attached (tc_attach), which take part
+	                         from their own threads: a team of fibre ranks
+	                         and attached kernel threads */
+	uint64_t attach_timeout_ms; /* while a rank of the team has not attached
+	                         since the team started (tc_attach: fewer
+	                         threads attach than p), a wait that starts
+	                         fails with TC_ETIMEDOUT after at most this long
+	                         (or timeout_ms if shorter): the watchdog's
+	                         report names the missing ranks and the team is
+	                         aborted, as for timeout_ms.  Once every rank has
+	                         attached, timeout_ms alone applies (to the waits
+	                         that start then).  tc_team_config_default: 10000
+	                         (10 s); 0: never */
+};
+
+/* Fills cfg with the defaults: every field 0 but the model
+ * (tc_model_default) and attach_timeout_ms (10000). */
+TC_API void tc_team_config_default(struct tc_team_config *cfg);
+
+/*
+ * Creates a team: parses the topology, allocates one channel per directed
+ * link and the per-rank state.  *out is owned by the caller; free it with
+ * tc_team_destroy().  p ranges over 1..TC_TOPO_MAX_NODES.
+ * Errors: TC_EINVAL (null argument, p != the topology's node count, bad
+ * sizes, a model tc_model_check() refuses, stack_bytes below
+ * PTHREAD_STACK_MIN; tc_error_detail() names the field and what it
+ * should be), TC_ETOPO (bad spec), TC_ELIMIT (checked before
+ * allocating: the channels, rings, ranks, trace buffers and the largest
+ * collective's schedules would need more memory than is available less a
+ * margin, or the threads more than the system allows or their stacks more
+ * address space than RLIMIT_AS; tc_error_detail() says which and by how
+ * much), TC_ENOMEM.
+ * Thread-safety: may run concurrently with calls on other teams.
+ */
+TC_API int tc_team_create(const struct tc_team_config *cfg, struct tc_team **out);
+
+/* Frees a team and everything it allocated.  NULL is a no-op (0).
+ * TC_EBUSY, and the team is left as it was (still valid, not freed), while
+ * tc_run is running on it or a rank is attached: tc_detach every rank
+ * first (tc_error_detail() says which).  Not thread-safe against other
+ * calls on the same team. */
+TC_API int tc_team_destroy(struct tc_team *team);
+
+/* What a team resolved its configuration to, and what it costs in memory. */
+struct tc_team_info {
+	int p;
+	long channels;          /* directed links = channels */
+	size_t memory_bytes;    /* everything the team allocated */
+	size_t ring_bytes;      /* per channel */
+	size_t packet_bytes;    /* mu */
+	size_t single_copy_min;
+	enum tc_wait_policy wait; /* as configured */
+	uint64_t spin_ns;       /* resolved thresholds in force */
+	uint64_t yield_ns;
+	int cpus;               /* CPUs in the process's affinity set */
+	int oversubscribed;     /* p > cpus */
+	int asym_fence;         /* waker side free of fences (membarrier) */
+	size_t sched_cache_bytes; /* the team's schedule cache: bytes held
+	                             (schedules, per-rank indices), bounded */
+	int sched_cache_entries;  /* distinct calls it holds */
+	enum tc_exec exec;        /* resolved: TC_EXEC_THREADS or TC_EXEC_FIBRES */
+	size_t fibre_stack_bytes; /* fibres: each rank's usable stack */
+	size_t memory_estimate_bytes; /* what the team and a run of it hold at
+	                           most by tc_team_create's estimate, with its
+	                           margin: the figure checked against the memory
+	                           available (a program's many schedules aside:
+	                           sched_cache_bytes) */
+};
+TC_API void tc_team_get_info(const struct tc_team *team, struct tc_team_info *info);
+
+TC_API int tc_team_size(const struct tc_team *team);
+TC_API const struct tc_topo *tc_team_topo(const struct tc_team *team);
+TC_API const struct tc_model *tc_team_model(const struct tc_team *team);
+
+/* The SPMD function: runs once per rank, returns 0 or a negative code. */
+typedef int (*tc_spmd_fn)(struct tc_proc *proc, void *arg);
+
+/*
+ * Spawns p threads, pins rank r to the (r mod n)-th CPU of the process's
+ * affinity set (unless no_pin), runs fn(proc, arg) on each, joins them all.
+ * Returns 0, or the first error a rank returned (in time); a rank that fails
+ * aborts the team so that ranks waiting for it return TC_EABORTED instead of
+ * hanging.  Errors of its own: TC_EBUSY (already running or ranks attached),
+ * TC_ESYS (thread creation failed; the started threads are aborted and joined).
+ * Not thread-safe for one team; teams are independent.
+ * On fibres (enum tc_exec) it starts one pinned thread per CPU instead, each
+ * running a block of consecutive ranks; with run_unattached it runs only the ranks no
+ * thread has attached (TC_ENOMEM also possible: the fibres' stacks).
+ */
+TC_API int tc_run(struct tc_team *team, tc_spmd_fn fn, void *arg);
+
+/*
+ * Makes the calling thread rank `rank` of the team (for pthreads or OpenMP
+ * threads the program already has).  The thread is not pinned.  The proc is
+ * owned by the team and valid until tc_detach().  Errors: TC_ERANK, TC_EBUSY
+ * (rank already attached or tc_run in progress), TC_EINVAL.  Every rank of
+ * the team must attach: until all have, waits are bounded by the config's
+ * attach_timeout_ms (10 s by default), after which the waiting rank gets
+ * TC_ETIMEDOUT, the others TC_EABORTED, and the watchdog's report names
+ * the ranks that never attached.
+ * Thread-safety: different ranks may attach concurrently.
+ */
+TC_API int tc_attach(struct tc_team *team, int rank, struct tc_proc **out);
+/* Gives the rank back; every request must be complete.  TC_EPENDING
+ * otherwise (the rank stays attached), unless the team was aborted: its
+ * requests are then dropped (no peer reads their buffers once this
+ * returns).  TC_EINVAL when the calling thread is not the one that attached
+ * the rank (a second detach, another thread's, a rank of tc_run). */
+TC_API int tc_detach(struct tc_proc *proc);
+
+/* Aborts the team: every rank waiting in the library returns TC_EABORTED,
+ * and so does every later call that would wait, until the team starts
+ * again (tc_run, or the first tc_attach while no rank is attached: see
+ * "Starting" below).  Thread-safe. */
+TC_API void tc_team_abort(struct tc_team *team);
+
+TC_API int tc_rank(const struct tc_proc *proc);
+TC_API int tc_size(const struct tc_proc *proc);
+TC_API struct tc_team *tc_proc_team(const struct tc_proc *proc);
+
+/* ---------------------------------------------------------------------
+ * Logical time (lib/model/clock.h has the rules).  Each rank's clock starts
+ * at 0 when tc_run starts (or at tc_attach) and advances with every message
+ * by the team's model; in emulated mode a rank completing a receive waits
+ * in wall-clock time until epoch + its clock (see enum tc_mode).
+ */
+
+/* The calling rank's logical clock, in picoseconds. */
+TC_API tc_time_t tc_clock(const struct tc_proc *proc);
+/* Charges ns nanoseconds of computation to the rank's clock (and, emulated,
+ * waits them out; an abort cuts the wait short: TC_EABORTED).  TC_EINVAL
+ * for a negative or non-finite ns or one over 1e15; TC_EOVERFLOW (clock
+ * unchanged) when the clock would pass 2^63 - 1 ps (about 106 days). */
+TC_API int tc_clock_advance(struct tc_proc *proc, double ns);
+
+/* What the last tc_run measured. */
+struct tc_run_info {
+	uint64_t wall_ns;       /* from the common start (epoch) to the last rank's end */
+	tc_time_t makespan_ps;  /* largest final logical clock over the ranks */
+	int mode;               /* enum tc_mode */
+};
+TC_API void tc_team_last_run(const struct tc_team *team, struct tc_run_info *out);
+
+/* Neighbours of the calling rank, sorted; the array belongs to the team. */
+TC_API int tc_neighbors(const struct tc_proc *proc, const int **nbrs);
+
+/* ---------------------------------------------------------------------
+ * Reliability: aborts, restarts, the watchdog (README "Reliability");
+ * cancelling a request: tc_cancel in topocoll/p2p.h.
+ *
+ * After an abort (a rank failed, a wait timed out, tc_team_abort) every
+ * wait of every rank returns TC_EABORTED or TC_ETIMEDOUT promptly: tc_wait,
+ * tc_waitall, tc_test (which then sets *done = 1: the request is dead, its
+ * buffer no longer touched), the blocking calls, collectives (forwarding
+ * ranks included) and emulated-mode sleeps.  An abort lasts until the team
+ * starts again (below).
+ *
+ * Starting: every start gives a team as tc_team_create made it, whatever
+ * the previous run left, as a new MPI job starts clean: the channels are
+ * emptied (a message no rank received in one run is dropped, never
+ * delivered in the next), queued requests dropped, every rank's collective
+ * call sequence restarts at 0, the abort is cleared.  A team starts when
+ * tc_run starts (with run_unattached and ranks attached, the run joins the
+ * attached ranks' start instead) and at a tc_attach while no rank is
+ * attached (an OpenMP parallel region whose threads attach and detach is a
+ * run); a rank that detaches and attaches again while another rank stays
+ * attached rejoins the same run, its messages kept.  Never at the end of a
+ * run, so a tc_team_abort from another thread cannot race with the reset:
+ * it aborts the run in progress or, between runs, nothing (the next start
+ * clears it).  Leave nothing in flight at the end of a run: a message not
+ * received is lost.
+ */
+
+/*
+ * The watchdog: when a wait of some rank exceeds the team's timeout_ms, that
+ * rank calls fn(arg, report) once per run, before the team is aborted, with
+ * a report of every rank's state (the call and algorithm it is in, the
+ * round, the peer and link it waits on, the bytes outstanding), one line per
+ * rank; the text is valid during the call only.  fn runs on the rank's
+ * thread and must not call the library on that team.  Default (fn NULL):
+ * the report goes to stderr.  The environment variable TC_DEBUG_TIMEOUT_MS
+ * sets timeout_ms for every team whose configuration left it 0.  Call
+ * between runs (not thread-safe against a running team).
+ */
+typedef void (*tc_watchdog_fn)(void *arg, const char *report);
+TC_API void tc_team_set_watchdog(struct tc_team *team, tc_watchdog_fn fn, void *arg);
+
+/* ---------------------------------------------------------------------
+ * Statistics.  Per proc: read from the rank's own thread, or after tc_run
+ * returned / the rank detached.  Team totals: same rule for every rank.
+ */
+struct tc_stats {
+	uint64_t msgs_sent, bytes_sent;
+	uint64_t msgs_recv, bytes_recv;
+	uint64_t packets_sent; /* channel packets (a message is >= 1 packet) */
+	uint64_t single_copy;  /* messages moved by the single-copy path */
+	uint64_t waits_blocked; /* times the rank slept on its futex */
+	uint64_t rounds;         /* collective rounds executed */
+	uint64_t transfers_sent; /* collective transfers sourced (end to end) */
+	uint64_t transfers_recv; /* collective transfers received (end to end) */
+	uint64_t forwarded;      /* routed transfers forwarded (hops through us) */
+	uint64_t hops;           /* links crossed by the transfers we sourced */
+	tc_time_t busy_ps;       /* logical time our ports spent sending and
+	                            receiving (L(m) each) and combining (m t_c) */
+};
+TC_API void tc_proc_stats(const struct tc_proc *proc, struct tc_stats *out);
+TC_API void tc_team_stats(const struct tc_team *team, struct tc_stats *out);
+TC_API void tc_proc_stats_reset(struct tc_proc *proc);
+
+/* Lets other ranks run: on fibres, the calling rank's CPU runs its other
+ * ready ranks first (returns at once when there is none); a kernel thread
+ * calls sched_yield().  For loops that wait for something outside the
+ * library (see enum tc_exec).  From the rank's own thread only. */
+TC_API void tc_yield(struct tc_proc *proc);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TOPOCOLL_TEAM_H */
