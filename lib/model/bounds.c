@@ -213,6 +213,29 @@ static long long ceil_div(long long a, long long b)
 	return (a + b - 1) / b;
 }
 
+/* What both bounds check and measure first: the arguments, the graph's
+ * metrics (from the root for the rooted collectives), and the trivial team.
+ * Returns 0 with *g filled, 1 when *out is set already (one node: every
+ * bound 0), or a TC_E* code. */
+static int tc__lb_start(enum tc_lb_coll c, enum tc_topo_kind kind, int ndims, const int *dims,
+                        int root, double m, const struct tc_model *md,
+                        struct tc_lower_bound *out, struct tc_lb_graph *g)
+{
+	if (md == NULL || out == NULL || dims == NULL || !(m >= 0.0))
+		return TC_EINVAL;
+	if (c != TC_LB_OAB && c != TC_LB_AAB && c != TC_LB_OAS && c != TC_LB_AAS)
+		return TC_ENOTSUP;
+	int rooted = c == TC_LB_OAB || c == TC_LB_OAS;
+	int rc = tc_lb_graph_metrics(kind, ndims, dims, rooted ? root : -1, g);
+	if (rc != 0)
+		return rc;
+	if (g->nodes <= 1) {
+		*out = (struct tc_lower_bound){0, 0, 0, 0.0};
+		return 1;
+	}
+	return 0;
+}
+
 static long long llmax(long long a, long long b)
 {
 	return a > b ? a : b;
@@ -222,22 +245,12 @@ int tc_lower_bound_root(enum tc_lb_coll c, enum tc_topo_kind kind, int ndims, co
                         int root, double m, const struct tc_model *md,
                         struct tc_lower_bound *out)
 {
-	if (md == NULL || out == NULL || dims == NULL || !(m >= 0.0))
-		return TC_EINVAL;
-	if (c != TC_LB_OAB && c != TC_LB_AAB && c != TC_LB_OAS && c != TC_LB_AAS)
-		return TC_ENOTSUP;
-	int rooted = c == TC_LB_OAB || c == TC_LB_OAS;
 	struct tc_lb_graph g;
-	int rc = tc_lb_graph_metrics(kind, ndims, dims, rooted ? root : -1, &g);
+	int rc = tc__lb_start(c, kind, ndims, dims, root, m, md, out, &g);
 	if (rc != 0)
-		return rc;
-
+		return rc < 0 ? rc : 0;
 	struct tc_lower_bound b = {0, 0, 0, 0.0};
 	long long n = g.nodes;
-	if (n <= 1) {
-		*out = b;
-		return 0;
-	}
 	int one = md->ports == TC_PORTS_ONE;
 	int wh = md->switching == TC_SWITCH_CT;
 	long long d_grow = one ? 1 : g.max_degree;
@@ -327,21 +340,13 @@ int tc_lower_bound_any(enum tc_lb_coll c, enum tc_topo_kind kind, int ndims, con
                        int root, double m, const struct tc_model *md,
                        struct tc_lower_bound *out)
 {
-	if (md == NULL || out == NULL || dims == NULL || !(m >= 0.0))
-		return TC_EINVAL;
-	if (c != TC_LB_OAB && c != TC_LB_AAB && c != TC_LB_OAS && c != TC_LB_AAS)
-		return TC_ENOTSUP;
-	int rooted = c == TC_LB_OAB || c == TC_LB_OAS;
 	struct tc_lb_graph g;
-	int rc = tc_lb_graph_metrics(kind, ndims, dims, rooted ? root : -1, &g);
+	int rc = tc__lb_start(c, kind, ndims, dims, root, m, md, out, &g);
 	if (rc != 0)
-		return rc;
+		return rc < 0 ? rc : 0;
+	int rooted = c == TC_LB_OAB || c == TC_LB_OAS;
 	struct tc_lower_bound b = {0, 0, 0, 0.0};
 	long long n = g.nodes;
-	if (n <= 1) {
-		*out = b;
-		return 0;
-	}
 	int one = md->ports == TC_PORTS_ONE;
 	int wh = md->switching == TC_SWITCH_CT;
 	double r = one ? 1.0 : (double)g.max_degree;
