@@ -13,8 +13,8 @@
  * (The same code is the mesh algorithm's phase along a mesh line,
  * allgather_mesh.c.)
  *
- * Cost (tc_cost_allgather_chain()): tc_cost_allgather_chain_steps() msg(1, m),
- * i.e. (p - 1)(t_s + m t_w) full duplex, 2(p - 1)(t_s + m t_w) half duplex.
+ * Cost: tc_cost_allgather_chain() (include/topocoll/cost.h), one neighbour
+ * message of m bytes per phase, tc_cost_allgather_chain_steps() phases.
  * Full duplex: exact under the all-port model, where a node's two links work
  * at once, and for p <= 2.  Half duplex (all-port): the source counts 2(p - 1)
  * lock-step phases, but the logical clock has no barrier between rounds: a

@@ -15,13 +15,13 @@
  * is also one level of waits, which AUTO prices on an oversubscribed team
  * (lib/coll/coll.c): the ring's p - 1 dependent steps become one.
  *
- * Cost, on a complete graph (or p <= 2), full duplex: tc_cost_direct_round(),
- * from these two cases:
- *   one port:  (p - 1)(t_s + m t_w) + t_h     (t_h under cut-through only:
- *              the k-th send starts at (k - 1) L, L = t_s + m t_w, and
- *              arrives L + t_h later; the last at (p - 1) L + t_h),
- *              i.e. the source's (t_s + t_w m)(p - 1) with one t_h;
- *   all ports: msg(1, m) = t_s + m t_w (+ t_h), every link busy once.
+ * Cost, on a complete graph (or p <= 2), full duplex: tc_cost_direct_round()
+ * (include/topocoll/cost.h), from these two cases:
+ *   one port:  the k-th send starts at (k - 1) L, L = t_s + m t_w, and
+ *              arrives L + t_h later (t_h under cut-through only): p - 1
+ *              sends back to back and one t_h, the source's formula with
+ *              one t_h;
+ *   all ports: one message time, every link busy once.
  * NAN under half duplex (a rank's sends and receives share the port or the
  * link, and the time depends on t_h against (p - 1) L) and on any other
  * topology (routes of different lengths, links shared by several routes:

@@ -11,8 +11,8 @@
  * after it the range of 2^(k+1) blocks.  Step 0 reads the own block from IN
  * (it is copied IN -> OUT by a local transfer in the same round).
  *
- * Cost (tc_cost_allgather_hypercube()): sum_{i=1}^{d} msg(1, 2^{i-1} m)
- * = t_s log p + t_w m (p - 1), + t_h log p under cut-through.  Exact under
+ * Cost: tc_cost_allgather_hypercube() (include/topocoll/cost.h): step i =
+ * 1 .. d sends one message of the 2^{i-1} blocks held each way.  Exact under
  * full duplex; under half duplex an exchange shares one link (or one port)
  * both ways and costs twice as much (NAN).
  * Restrictions: p a power of two, on a hypercube or a complete graph (the

@@ -18,7 +18,7 @@
  * L_k = t_s + k m t_w, msg = msg(1, .): rank 0's receives complete at
  * msg(1, m), then one every L_1; its sends of p m bytes start L_p apart and
  * the last arrives msg(1, p m) after it started: tc_cost_allgather_linear(),
- * against the source's (t_s + t_w m)(p - 1) for the ring: about twice the
+ * against the ring's tc_cost_allgather_ring() (the source's): about twice the
  * start-ups and p/2 times the volume, in two levels of waits instead of
  * p - 1.  NAN for all ports or routed transfers.
  * Restrictions: none (any topology, any p >= 1); a fallback (TC__ALG_FALLBACK):

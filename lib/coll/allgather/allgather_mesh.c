@@ -15,15 +15,15 @@
  * mesh line (z_i - 1 phases in both directions under full duplex, 2(z_i - 1)
  * alternating phases under half duplex, allgather_chain.c).
  *
- * Cost (tc_cost_allgather_mesh()): sum_i (z_i - 1) msg(1, m prod_{j<i} z_j)
- * = t_s sum_i (z_i - 1) + t_w m (p - 1), [Barnat-IB109]'s
- * 2 t_s (sqrt(p) - 1) + t_w m (p - 1) on a square 2-D torus.  The formula
- * holds exactly where every line step costs one message time: torus lines
- * under full duplex (or all-port with z_i >= 3), mesh lines of 2 nodes under
- * full duplex, longer mesh lines all-port and full duplex (a chain node sends
- * both ways in one phase).  Elsewhere tc__f_allgather_mesh() is NAN (a
- * one-port mesh line costs 2 messages per phase: the source's chain counts a
- * phase per link direction).
+ * Cost: tc_cost_allgather_mesh() (include/topocoll/cost.h): the phase of
+ * dimension i takes z_i - 1 line steps of one message of m prod_{j<i} z_j
+ * bytes ([Barnat-IB109]'s two phases of sqrt(p) - 1 steps on a square 2-D
+ * torus).  The formula holds exactly where every line step costs one message
+ * time: torus lines under full duplex (or all-port with z_i >= 3), mesh lines
+ * of 2 nodes under full duplex, longer mesh lines all-port and full duplex (a
+ * chain node sends both ways in one phase).  Elsewhere tc__f_allgather_mesh()
+ * is NAN (a one-port mesh line costs 2 messages per phase: the source's chain
+ * counts a phase per link direction).
  * Restrictions: mesh and torus (any dims, square or not); TC_ENOTSUP
  * elsewhere.  Memory: none besides the buffers.
  *

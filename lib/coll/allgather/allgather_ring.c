@@ -8,10 +8,10 @@
  * at s = 0, then the one it received in the step before).  After p-1 steps
  * every block has travelled p-1 links and reached everybody.
  *
- * Cost (tc_cost_allgather_ring()): (p-1)(t_s + m t_w), + t_h per step under
- * cut-through.  Exact under full duplex; with one half-duplex port (or p = 2
- * on its single link) a step's send and receive share the port and the
- * formula does not apply (NAN).
+ * Cost: tc_cost_allgather_ring() (include/topocoll/cost.h): p-1 steps of one
+ * neighbour message of m bytes.  Exact under full duplex; with one half-duplex
+ * port (or p = 2 on its single link) a step's send and receive share the port
+ * and the formula does not apply (NAN).
  * Restrictions: ring, complete graph (ring order 0, 1, ..., p-1), hypercube
  * (the binary-reflected Gray-code ring: position i is node tc_gray(i));
  * TC_ENOTSUP elsewhere.  Any p.

@@ -25,9 +25,10 @@
  * Cost, one-port or all-port, full duplex, every transfer between neighbours
  * (a hypercube, the complete graph, or any topology that happens to link the
  * partners), with msg = t_s + m t_w (+ t_h under cut-through), C = m t_c:
- * tc_cost_allreduce_hypercube_fold(): for p = 2^d [Barnat-IB109]'s
- * tc_cost_allreduce_hypercube(), otherwise the maximum of two butterfly
- * paths with D = ceil(log2 q) (t_h only under cut-through).  Derivation: a
+ * tc_cost_allreduce_hypercube_fold() (include/topocoll/cost.h): for p = 2^d
+ * [Barnat-IB109]'s tc_cost_allreduce_hypercube(), otherwise the maximum of two
+ * butterfly paths with D = ceil(log2 q) (t_h only under
+ * cut-through).  Derivation: a
  * rank's clock after the exchange is the longest path of the butterfly into
  * it, where crossing to the partner costs msg + C and staying costs
  * msg - t_h + C (a sender is done with its port after t_s + m t_w, the
@@ -36,7 +37,6 @@
  * crosses popcount(u ^ v) times: (k+1)(msg + C) for v = u XOR (n-1).  A result
  * going back from r < q arrives msg later, and the longest path into such r
  * crosses D times at most (the largest Hamming distance within [0, q)).
- * Under store-and-forward or with t_h = 0 this is (k+2) msg + (k+1) C.
  * Half duplex makes the two directions of an exchange share the link: the
  * formula is then NAN, as it is for routed transfers (their cost depends on
  * the route lengths along each butterfly path).

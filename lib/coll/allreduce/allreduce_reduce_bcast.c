@@ -31,7 +31,9 @@
  *
  * Cost ([Barnat-IB109]: "twice the broadcast"), every tree edge between neighbours
  * (hypercube, complete graph), msg = t_s + m t_w (+ t_h under cut-through):
- *   p = 2^d:  2 d msg + d m t_c, tc_cost_allreduce_reduce_bcast(), exactly.
+ *   p = 2^d:  tc_cost_allreduce_reduce_bcast() (include/topocoll/cost.h),
+ *             exactly: d reduce rounds of one message and one combine, then
+ *             d broadcast rounds of one message.
  * Otherwise the formula (with L = ceil(log2 p)) is an upper bound: a
  * truncated subtree finishes its part early and its message waits only for
  * rank 0's receive port (one-port) or not at all (all-port: it comes over

@@ -13,13 +13,12 @@
  * order gives every rank one arrival per send slot under the one-port
  * model, and the one round is one level of waits on an oversubscribed team.
  *
- * Cost, on a complete graph (or p <= 2), full duplex: tc_cost_direct_round(),
- * from these two cases:
- *   one port:  (p - 1)(t_s + m t_w) + t_h (t_h under cut-through only), the
- *              source's (t_s + t_w m)(p - 1) with one t_h: p - 1 sends back
- *              to back through the port, the last arriving L + t_h after
- *              it started;
- *   all ports: msg(1, m), every link busy once.
+ * Cost, on a complete graph (or p <= 2), full duplex: tc_cost_direct_round()
+ * (include/topocoll/cost.h), from these two cases:
+ *   one port:  the source's formula with one t_h (t_h under cut-through
+ *              only): p - 1 sends back to back through the port, the last
+ *              arriving L + t_h after it started, L = t_s + m t_w;
+ *   all ports: one message time, every link busy once.
  * NAN under half duplex and on any other topology (see allgather_direct.c).
  * Difference: off a complete graph or a star the routes share links, a
  * contention the simulator reports but does not charge (forwarding costs

@@ -14,10 +14,11 @@
  * of i), a bijection of me, so no two messages share a directed link, and
  * different hops of a step cross different dimensions.
  *
- * Cost (tc_cost_alltoall_ecube()): under cut-through (p - 1)(t_s + t_w m)
- * + t_h d p / 2 (step i has popcount(i) links; the source's formula with
- * t_h = 0); under store-and-forward every link costs t_s + t_w m:
- * (d p / 2)(t_s + t_w m).  On a complete graph every partner is a neighbour:
+ * Cost: tc_cost_alltoall_ecube() (include/topocoll/cost.h): p - 1 steps of
+ * one block each way, step i crossing popcount(i) links, d p / 2 links in
+ * all; under cut-through a step costs one start-up and one t_h per link
+ * (the source's formula is the case t_h = 0), under store-and-forward every
+ * link costs t_s + t_w m.  On a complete graph every partner is a neighbour:
  * tc_cost_alltoall_pairwise().  Exact under full duplex; half duplex: NAN.
  * Restrictions: p a power of two; hypercube, complete graph.
  * Memory: none besides the buffers.

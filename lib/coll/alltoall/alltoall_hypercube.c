@@ -13,10 +13,10 @@
  * no time for a local transfer (alltoall_lines.h gives the layout; blocks
  * end in source order with no final sort).
  *
- * Cost (tc_cost_alltoall_hypercube()): log p msg(1, m p / 2)
- *   = (t_s + t_w m p / 2) log p, + t_h per step under cut-through.  Exact
- * under full duplex; under half duplex the two directions of an exchange
- * share the link and the formula does not apply (NAN).
+ * Cost: tc_cost_alltoall_hypercube() (include/topocoll/cost.h): log p steps of
+ * one message of p / 2 blocks (m p / 2 bytes) each way.  Exact under full
+ * duplex; under half duplex the two directions of an exchange share the link
+ * and the formula does not apply (NAN).
  * Restrictions: p a power of two; hypercube, complete graph (every partner a
  * neighbour); TC_ENOTSUP elsewhere.
  * Memory: TMP of p m bytes (two message regions of p / 2 blocks), the

@@ -8,14 +8,14 @@
  * aggregated by the destination's coordinate along i (p / z_i blocks of m
  * bytes each); after the phase every block sits on the node that shares its
  * destination's coordinate along i.  On a 2-D sqrt(p) x sqrt(p) grid: a row
- * phase then a column phase, each (t_s + t_w m p / 2)(sqrt(p) - 1).  The
+ * phase then a column phase, each sqrt(p) - 1 steps of m p / 2 bytes.  The
  * engine and its layout (no final reshuffle: blocks end in source order) are
  * in alltoall_lines.h.
  *
- * Cost (tc_cost_alltoall_mesh()): sum_i (z_i - 1)(t_s + t_w m p / 2), + t_h
- * per step under cut-through; = (2 t_s + t_w m p)(sqrt(p) - 1) on a square
- * 2-D torus.  Exact on a torus under full duplex (and under the all-port
- * half-duplex model when no dimension has 2 nodes).
+ * Cost: tc_cost_alltoall_mesh() (include/topocoll/cost.h): z_i - 1 steps in
+ * dimension i, each one message of p / 2 blocks (m p / 2 bytes) on average.
+ * Exact on a torus under full duplex (and under the all-port half-duplex model
+ * when no dimension has 2 nodes).
  * On a mesh (no wrap) a line's ring closes with a message from its last
  * node to its first routed back along the line (z_i - 1 links, the reverse
  * links, which no other message of the step uses under full duplex): the

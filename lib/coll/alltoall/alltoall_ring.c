@@ -10,11 +10,10 @@
  * alltoall_lines.h with one phase over the whole ring (blocks packed in
  * order of distance before step 1; unpacking is a free local copy).
  *
- * Cost (tc_cost_alltoall_ring()): sum_{k=1}^{p-1} msg(1, m (p - k))
- *   = (p - 1) t_s + t_w m p (p - 1) / 2 = (t_s + t_w m p / 2)(p - 1),
- * + t_h per step under cut-through.  Exact under full duplex; with one
- * half-duplex port (or p = 2 on its single link) a step's send and receive
- * share the port and the formula does not apply (NAN).
+ * Cost: tc_cost_alltoall_ring() (include/topocoll/cost.h): step k = 1 .. p - 1
+ * sends one message of the p - k blocks left, m (p - k) bytes.  Exact under
+ * full duplex; with one half-duplex port (or p = 2 on its single link) a
+ * step's send and receive share the port and the formula does not apply (NAN).
  * Restrictions: ring, complete graph (ring order 0 .. p-1), hypercube (the
  * Gray-code ring of lib/topo/embed.h); any p; TC_ENOTSUP elsewhere.
  * Memory: TMP of 2 (p - 1) m bytes (two message regions).

@@ -13,10 +13,10 @@
  * that is at least p consecutive ranks, i.e. all of them, so no rank leaves
  * before every rank has entered.
  *
- * Cost: ceil(log2 p) (t_s + t_h [cut-through]) with every partner a
- * neighbour (complete graph; any topology for p <= 2):
- * tc_cost_barrier_dissemination(md, p, 0).  Every rank sends and receives
- * once per round, all clocks stay equal and each round costs one message.
+ * Cost: tc_cost_barrier_dissemination(md, p, 0) (include/topocoll/cost.h)
+ * with every partner a neighbour (complete graph; any topology for p <= 2):
+ * ceil(log2 p) rounds.  Every rank sends and receives once per round, all
+ * clocks stay equal and each round costs one message of 0 bytes.
  * Half duplex makes a round's send and receive share a port (one-port) or,
  * when 2^(k+1) = p, a link: the formula is then NAN, as it is for routed
  * transfers.

@@ -14,20 +14,21 @@
  * Transfers between non-neighbours are routed by the executor.
  *
  * Cost: cost.h tc_cost_bcast_binomial(): sum over rounds of msg(h_k, m),
- * h_k the longest route of round k, i.e. ceil(log2 p)(t_s + m t_w) when every
+ * h_k the longest route of round k, i.e. ceil(log2 p) message times when every
  * route is one link (complete graph; hypercube with root 0, where v + 2^i is
- * v XOR 2^i).  That sum is an upper bound of the modelled time in general:
- * the logical clock frees a sender after t_s + m t_w whatever the route's
- * length, so the makespan is the longest root-to-leaf chain in which a
- * receive costs T(m, l) = l(t_s + m t_w) (SF) or t_s + m t_w + l t_h (CT) and
- * staying with a sender costs t_s + m t_w; the chains need not take the
- * longest route of every round.  Exact when every route is one link and the
- * model is store-and-forward (or t_h = 0, or p a power of two: only then
- * does a chain receive in every round and pay t_h each time; otherwise CT
- * costs ceil(log2 p)(t_s + m t_w) + t_h max_{v<p} popcount(v)).
- * Reduce (the dual): tc_cost_reduce_binomial(), ceil(log2 p)(msg(1, m) + m t_c)
- * on one-link routes, exact for p a power of two under one port; for other p
- * a combine can overlap the next receive, and the sum is an upper bound.
+ * v XOR 2^i).  That sum is an upper bound of the modelled time in general: the
+ * logical clock frees a sender after t_s + m t_w whatever the route's length,
+ * so the makespan is the longest root-to-leaf chain in which a receive costs
+ * T(m, l) = l(t_s + m t_w) (SF) or t_s + m t_w + l t_h (CT) and staying with a
+ * sender costs t_s + m t_w; the chains need not take the longest route of
+ * every round.  Exact when every route is one link and the model is
+ * store-and-forward (or t_h = 0, or p a power of two: only then does a chain
+ * receive in every round and pay t_h each time; otherwise CT costs
+ * ceil(log2 p)(t_s + m t_w) + t_h max_{v<p} popcount(v)).
+ * Reduce (the dual): tc_cost_reduce_binomial(), one message and one combine per
+ * round on one-link routes, exact for p a power of two under one port; for
+ * other p a combine can overlap the next receive, and the sum is an upper
+ * bound.
  * Restrictions: none (any topology, any p, any root).
  * Memory: none besides the buffer.
  * Trace, p = 5, root 2 (node = (v + 2) mod 5): round 1 (i=2): 2 -> 1;

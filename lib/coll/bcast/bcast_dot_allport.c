@@ -23,11 +23,11 @@
  *   ring/chain the 1-D torus and mesh.
  * Rounds: exc(root) (the eccentricity), all of a node's sends in one round.
  *
- * Cost ([KKA-I]): (t_s + t_d + mu t_m) exc(s, M(...)) with mu = m (one
- * packet), cost.h tc_cost_bcast_dot_allport() = exc(root) msg(1, m):
- * exc (t_s + m t_w) SF, exc (t_s + m t_w + t_h) CT.  Exact under the all-port
- * clock: each link has its own port, and round t+1's senders are exactly
- * round t's receivers.  Every link carries at most one transfer: no contention.
+ * Cost ([KKA-I], with mu = m: one packet): tc_cost_bcast_dot_allport()
+ * (include/topocoll/cost.h), exc(root) rounds of one neighbour message of m
+ * bytes.  Exact under the all-port clock: each link has its own port, and round
+ * t+1's senders are exactly round t's receivers.  Every link carries at most
+ * one transfer: no contention.
  * Reduce (the dual): a node combines the partial results of all its children
  * of one round one after the other, so the modelled time is exc(root)
  * msg(1, m) plus m t_c per combine along the slowest chain; cost.h's

@@ -14,18 +14,19 @@
  *
  * Cost: cost.h tc_cost_bcast_linear(), sum over the destinations k of
  * msg(h_k, m), h_k the route length to the k-th destination in the order
- * above; (p-1)(t_s + m t_w) when every destination is a neighbour (complete
+ * above; p-1 one-link messages when every destination is a neighbour (complete
  * graph, star from the hub) - exact there under store-and-forward (under
- * cut-through the sends' t_h overlap: (p-1)(t_s + m t_w) + t_h, below the
- * closed form's (p-1)(t_s + m t_w + t_h)).  With routes longer than one link
+ * cut-through the sends' t_h overlap: the modelled time pays t_h once, below
+ * the closed form, which pays it p-1 times).  With routes longer than one link
  * the closed form charges blocking sends, whereas the logical clock frees the
  * root's port after t_s + m t_w: the k-th send (k from 0) starts at
  * k(t_s + m t_w) and arrives T(m, h_k) later, so the modelled time is
  *     max((p-1)(t_s + m t_w), max_k (k (t_s + m t_w) + T(m, h_k)))
  * (T(m, l) = l(t_s + m t_w) SF, t_s + m t_w + l t_h CT), below the closed form.
  * Reduce: every contribution arrives at the root in the same round and is
- * received (one port) and combined in turn: (p-1)(msg(1, m) + m t_c) on the
- * complete graph (store-and-forward; exact, tc_cost_reduce_linear()).
+ * received (one port) and combined in turn, one message and one combine per
+ * contribution on the complete graph (store-and-forward; exact,
+ * tc_cost_reduce_linear()).
  * The 1-port checker counts p-2 violations: the root sources p-1 transfers
  * in its one round, serialised by its port as the source's naive algorithm.
  * Restrictions: none (any topology, any p, any root).

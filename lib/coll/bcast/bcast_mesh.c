@@ -15,14 +15,15 @@
  * links.  Routes stay inside their line (dimension-ordered routing moves
  * only along the one coordinate that differs).
  *
- * Cost: cost.h tc_cost_bcast_mesh(), the sum over the dimensions of ring_rd
- * (torus) or chain_rd from a_i (mesh); e.g. torus SF sum_i (z_i-1)(t_s + m t_w),
- * CT sum_i ceil(log2 z_i)(t_s + m t_w) + (z_i - 1) t_h: with t_h = 0 the
- * source's count sum_i ceil(log2 z_i) of t_s + m t_w.  Exact: every line of a
- * phase takes the same time from its holder's clock, so the phases add up.
- * Reduce (the dual, one port): plus sum_i ceil(log2 z_i) m t_c, exact except
- * where a mesh dimension has odd z_i and the root in its middle (see
- * bcast_ring_rd.c: the closed form is then an upper bound).
+ * Cost: tc_cost_bcast_mesh() (include/topocoll/cost.h), the sum over the
+ * dimensions of the ring_rd (torus) or chain_rd from a_i (mesh) phase
+ * (bcast_ring_rd.c); with t_h = 0 the source's count of sum_i ceil(log2 z_i)
+ * message times.  Exact: every line of a phase takes the same time from its
+ * holder's clock, so the phases add up.
+ * Reduce (the dual, one port): tc_cost_reduce_mesh(), one combine added to
+ * each round, exact except where a mesh dimension has odd z_i and the root
+ * in its middle (see bcast_ring_rd.c: the closed form is then an upper
+ * bound).
  * Restrictions: mesh and torus topologies (TC_ENOTSUP elsewhere; a ring or
  * chain is ring_rd), any dims, any root.
  * Memory: none besides the buffer.

@@ -11,10 +11,11 @@
  * Positions are counted from the root's: round k (k = 0 .. p-2) sends from
  * position root+k to position root+k+1 (mod p).
  *
- * Cost ([Goubault-ring]): (p-1)(t_s + m t_w), cost.h tc_cost_bcast_ring(); under
- * cut-through each neighbour message also pays t_h, (p-1)(t_s + m t_w + t_h).
- * Exact: every round waits for the previous one's arrival.  Reduce (the dual,
- * backwards along the ring): (p-1)(t_s + m t_w + m t_c).
+ * Cost ([Goubault-ring]): tc_cost_bcast_ring() (include/topocoll/cost.h),
+ * p-1 rounds of one neighbour message of m bytes (under cut-through each
+ * also pays t_h).  Exact: every round waits for the previous one's arrival.
+ * Reduce (the dual, backwards along the ring): tc_cost_reduce_ring(), one
+ * combine added to each round.
  * Restrictions: ring, complete and hypercube topologies (TC_ENOTSUP
  * elsewhere: a chain, mesh or torus has no ring through every link here).
  * Memory: none besides the buffer.

@@ -12,14 +12,15 @@
  * node sends at most one and receives at most one packet per round, as in
  * the source's loop "send(adr[i]); receive(adr[i+1])".  p-2+r rounds (p >= 2).
  *
- * r: g->packets, or 0 for tc_cost_ring_r_opt() ([Goubault-ring]'s
- * r_opt = sqrt(m (p-2) t_w / t_s), rounded to the cheaper neighbouring
- * integer), clamped to [1, number of elements] (1 for m = 0).  Packets are
- * whole elements split as evenly as possible by tc__block(): the first
- * (n mod r) packets carry one element more than the others.
+ * r: g->packets, or 0 for tc_cost_ring_r_opt() ([Goubault-ring]'s optimal
+ * packet count, rounded to the cheaper neighbouring integer), clamped to
+ * [1, number of elements] (1 for m = 0).  Packets are whole elements split as
+ * evenly as possible by tc__block(): the first (n mod r) packets carry one
+ * element more than the others.
  *
- * Cost ([Goubault-ring]): (p-2+r)(t_s + (m/r) t_w), cost.h
- * tc_cost_bcast_ring_pipelined().  The logical clock gives exactly
+ * Cost ([Goubault-ring]): tc_cost_bcast_ring_pipelined()
+ * (include/topocoll/cost.h), p-2+r steps of one packet of m/r bytes.  The
+ * logical clock gives exactly
  *     (p-2)(t_s + b_0 t_w) + r t_s + m t_w     (store-and-forward),
  * b_0 = ceil(n/r) elements the largest packet: packet 0 crosses p-2 links,
  * then the last sender passes all r packets on.  This is the source's formula
@@ -30,11 +31,12 @@
  * schedule costs (p-2)(t_s + b_0 t_w) + r t_s + m t_w + (p-1) t_h, while the
  * closed form charges (p-2+r) t_h: the two agree when t_h = 0 or r = 1.
  * Reduce (the dual, packets flowing to the root and combined on the way):
- * (p-2+r)(t_s + (m/r)(t_w + t_c)) when r divides n and p >= 3, one port,
- * store-and-forward (tc_cost_reduce_ring_pipelined with the same r); for
- * p = 2 the only sender never combines: r (t_s + (m/r) t_w) + (m/r) t_c.  The dual is generated from this broadcast generator
- * (coll.c hides the collective), so r_opt is the broadcast's, not
- * tc_cost_ring_r_opt_reduce(); tc__f_reduce_ring_pipelined uses the same r.
+ * tc_cost_reduce_ring_pipelined() with the same r, a combine added to each
+ * packet step, exact when r divides n and p >= 3, one port, store-and-forward;
+ * for p = 2 the only sender never combines: r (t_s + (m/r) t_w) + (m/r)
+ * t_c.  The dual is generated from this broadcast generator (coll.c hides the
+ * collective), so r_opt is the broadcast's, not tc_cost_ring_r_opt_reduce();
+ * tc__f_reduce_ring_pipelined uses the same r.
  * Checker: packet j is piece j; the root starts with pieces [0, r).
  * Restrictions: ring, complete and hypercube topologies, as bcast_ring.
  * Memory: none besides the buffer.

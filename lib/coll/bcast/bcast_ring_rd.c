@@ -23,20 +23,23 @@
  * the smaller half and sends floor(n/2) links ahead); on a chain they are the
  * ranks and the holder starts at the root.
  *
- * Cost (cost.h; the logical clock gives exactly these for every p and root,
- * checked by simulation for every p <= 100 and every root):
- *   ring           SF (p-1)(t_s + m t_w);  CT (t_s + m t_w) ceil(log2 p) + t_h (p-1)
- *   chain, root a  SF H(p, a)(t_s + m t_w), H of tc_cost_bcast_chain_rd() (p-1 for
- *                  a = 0 or p-1);  CT (t_s + m t_w) ceil(log2 p) + t_h max(a, p-1-a)
+ * Cost: tc_cost_bcast_ring_rd() on a ring, tc_cost_bcast_chain_rd() on a
+ * chain from root a (include/topocoll/cost.h); the logical clock gives
+ * exactly these for every p and root, checked by simulation for every
+ * p <= 100 and every root: ceil(log2 p) rounds; under store-and-forward the
+ * slowest chain pays every one of its links a whole message time (p-1 on a
+ * ring, H(p, a) of tc_cost_bcast_chain_rd() on a chain, p-1 for a = 0 or
+ * p-1), under cut-through one message time per round and t_h per link.
  * Why: a sender is free t_s + m t_w after it starts; its message arrives
  * T(m, l) after the start (l (t_s + m t_w) SF, t_s + m t_w + l t_h CT); the
  * chain of new holders along the larger halves crosses p-1 links on a ring
  * (the distances floor(n/2) telescope), and under CT the slowest chain of a
  * chain topology pays t_h for max(a, p-1-a) links.
- * Reduce (the dual, one port): the closed form plus ceil(log2 p) m t_c
- * (tc_cost_reduce_ring_rd / _chain_rd), exact except on a chain of odd p
- * from its middle node, where one combine overlaps the next receive (the
- * closed form is then m t_c too high).  All-port receives overlap more.
+ * Reduce (the dual, one port): tc_cost_reduce_ring_rd() and
+ * tc_cost_reduce_chain_rd(), one combine added to each round, exact except on a
+ * chain of odd p from its middle node, where one combine overlaps the next
+ * receive (the closed form is then m t_c too high).  All-port receives overlap
+ * more.
  * Restrictions: ring and chain topologies (TC_ENOTSUP elsewhere).
  * Memory: none besides the buffer; the recursion is ceil(log2 p) deep.
  * Trace, ring p = 5, root 0: round 1: 0 -> 2; round 2: 0 -> 1, 2 -> 3;

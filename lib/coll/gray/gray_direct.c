@@ -12,10 +12,9 @@
  * ones, dimension order reversed).  tests/test_coll_gray.c checks that the
  * contention checker finds no shared link for n = 1 .. 10.
  *
- * Cost (tc_cost_gray2binary_direct()): msg(n - 1, K): CT tau + K t_c +
- * (n - 1) t_h, SF (n - 1)(tau + K t_c) (the longest route has n - 1 links:
- * i = 11..1 goes to 10..0).  On other topologies the routes differ and the
- * seed gives no formula (NAN).
+ * Cost: tc_cost_gray2binary_direct() (include/topocoll/cost.h): one message of
+ * K bytes over the longest route, n - 1 links (i = 11..1 goes to 10..0).  On
+ * other topologies the routes differ and the seed gives no formula (NAN).
  * Restrictions: p a power of two (the permutation is only defined then);
  * any topology (routed).
  * Buffers: IN -> OUT of the destination; nodes 0 and 1 keep their block (a

@@ -10,12 +10,13 @@
  * reverse order n-2 .. 0: each step is a set of swaps (an involution), so
  * the reversed product is the inverse permutation (gray_steps.h).
  *
- * Cost (tc_cost_gray2binary_gb1(), tc_cost_binary2gray_gb1()): (1)
- * (n-1)(tau + K t_c), tau = t_s, t_c = t_w; one neighbour message per step
- * and node, so exact under one-port or all-port, full duplex, SF (under CT
- * each step also pays t_h, as msg(1, K) says).  Half duplex: an exchange's
- * two directions share the port, no closed form (NAN).  Only half of the
- * links of dimensions 0 .. n-2 are used in a step (Lemma 4).
+ * Cost: tc_cost_gray2binary_gb1(), tc_cost_binary2gray_gb1()
+ * (include/topocoll/cost.h; the source's (1), tau = t_s, t_c = t_w): n-1 steps
+ * of one neighbour message of K bytes per step and node, so exact under
+ * one-port or all-port, full duplex, SF (under CT each step also pays t_h, as
+ * msg(1, K) says).  Half duplex: an exchange's two directions share the port,
+ * no closed form (NAN).  Only half of the links of dimensions 0 .. n-2 are used
+ * in a step (Lemma 4).
  * Restrictions: p = 2^n; hypercube, or a complete graph (every exchange is
  * then one link too; formula NAN there: the source's is for the hypercube).
  * n <= 1: the identity, a local copy.

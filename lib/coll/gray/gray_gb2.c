@@ -16,8 +16,9 @@
  * Binary-to-Gray: the same steps in reverse order (each step is a set of
  * swaps; gray_steps.h).
  *
- * Cost (tc_cost_gray2binary_gb2(), (2)): (n+1)(tau + (K/2) t_c), tau = t_s,
- * t_c = t_w; exact when the block has an even number of elements.  With an
+ * Cost: tc_cost_gray2binary_gb2() (include/topocoll/cost.h; the source's
+ * (2), tau = t_s, t_c = t_w): n+1 steps of one message of half the block
+ * (K/2 bytes); exact when the block has an even number of elements.  With an
  * odd count part 0 has one element more than part 1; the pre- and
  * post-exchange move part 1, and a chain of part-0 exchanges runs through
  * the n-1 normal steps (each step waits for the partner's previous one), so

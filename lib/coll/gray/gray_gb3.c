@@ -20,15 +20,16 @@
  * the same steps in reverse order (dimensions n-2, n-3 .. 0, n-2; each step
  * a set of swaps, gray_steps.h).
  *
- * Cost (tc_cost_gray2binary_gb3(), (3)): n (tau + (K/2) t_c), tau = t_s,
- * t_c = t_w, n >= 2; exact for an even number of elements.  With an odd
- * count part 0 has one element more than part 1; the pre-exchange moves
- * part 1 and a chain of part-0 exchanges runs through the other n-1 steps,
- * so the modelled time is n tau + ((n-1) |part 0| + |part 1|) t_c, (n-2)
- * esize t_c / 2 above the formula (asserted in tests/test_coll_gray.c;
- * a pre-exchange of part 0 would cost n (tau + |part 0| t_c)).  Under CT
- * each step also pays t_h; half duplex: NAN.  n <= 1 (p <= 2): the permutation is the
- * identity (G(0) = 0, G(1) = 1), a local copy, cost 0 as the closed form.
+ * Cost: tc_cost_gray2binary_gb3() (include/topocoll/cost.h; the source's (3),
+ * tau = t_s, t_c = t_w, n >= 2): n steps of one message of half the block
+ * (K/2 bytes); exact for an even number of elements.  With an odd count part 0
+ * has one element more than part 1; the pre-exchange moves part 1 and a chain
+ * of part-0 exchanges runs through the other n-1 steps, so the modelled time
+ * is n tau + ((n-1) |part 0| + |part 1|) t_c, (n-2) esize t_c / 2 above the
+ * formula (asserted in tests/test_coll_gray.c; a pre-exchange of part 0 would
+ * cost n (tau + |part 0| t_c)).  Under CT each step also pays t_h; half duplex:
+ * NAN.  n <= 1 (p <= 2): the permutation is the identity (G(0) = 0, G(1) = 1),
+ * a local copy, cost 0 as the closed form.
  * Restrictions: p = 2^n; hypercube, or a complete graph (formula NAN there).
  * Buffers: IN -> TMP -> OUT, each half's last move lands in OUT.  The
  * checker's pieces are not declared (part 1 of nodes 0 and 1 goes out and

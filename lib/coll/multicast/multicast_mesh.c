@@ -14,8 +14,9 @@
  * lower half; recurse on both halves (multicast_chain.c).
  * ceil(log2(|M| + 1)) rounds, every transfer routed.
  *
- * Cost: tc_cost_multicast(md, |M|, m, path_hops) = steps (t_s + m t_w) +
- * path_hops t_h under CT, path_hops (t_s + m t_w) under SF.  On our clock a
+ * Cost: tc_cost_multicast(md, |M|, m, path_hops) (include/topocoll/cost.h):
+ * under CT one message time per step of the chain and t_h per link of the
+ * path_hops, under SF a whole message time per link.  On our clock a
  * sender is free again after t_s + m t_w while its message still travels,
  * so a rank x ends at k_x (t_s + m t_w) + H_x t_h (CT), with k_x the
  * transfers of its chain (its informers' sends before the one that reached

@@ -15,9 +15,9 @@
  * left operand; the partials are sums over interleaved sets of ranks, so the
  * operator must be commutative.
  *
- * Cost (tc_cost_reduce_scatter_hypercube()): sum_{i=1}^{d} (msg(1, 2^{i-1} m)
- * + 2^{i-1} m t_c) = t_s log p + (t_w + t_c) m (p - 1).  Exact under full
- * duplex (NAN under half duplex, as the allgather).
+ * Cost: tc_cost_reduce_scatter_hypercube() (include/topocoll/cost.h): for each
+ * i = 1 .. d a step of one message of 2^{i-1} m bytes each way and its
+ * combine.  Exact under full duplex (NAN under half duplex, as the allgather).
  * Restrictions: p a power of two, hypercube or complete graph.
  * Memory: TMP of p m bytes (block j's partial at j m, its offset in IN).
  *

@@ -22,11 +22,11 @@
  * rank's data on the left; the result is rank-ordered along a chain but not
  * across dimensions nor around a ring, so the operator must be commutative.
  *
- * Cost (tc_cost_reduce_scatter_mesh()): the allgather's
- * t_s sum_i (z_i - 1) + t_w m (p - 1), plus m (p - 1) t_c.  Exact where the
- * allgather's is (allgather_mesh.c) and, along mesh lines of z >= 3 nodes,
- * t_c = 0: an inner chain node combines two partials per phase, which the
- * closed form does not count (NAN there).
+ * Cost: tc_cost_reduce_scatter_mesh() (include/topocoll/cost.h): the
+ * allgather's steps (tc_cost_allgather_mesh()), each followed by the combine
+ * of what it brought.  Exact where the allgather's is (allgather_mesh.c) and,
+ * along mesh lines of z >= 3 nodes, t_c = 0: an inner chain node combines two
+ * partials per phase, which the closed form does not count (NAN there).
  * Restrictions: mesh and torus, any dims.  Memory: TMP of p m bytes.
  *
  * Trace, mesh 1x3 (a chain), full duplex (x_j^r: rank r's block for j):

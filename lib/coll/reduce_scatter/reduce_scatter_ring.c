@@ -16,9 +16,10 @@
  * Combines take the lower rank's data on the left, so commutative operators
  * only: the ring wraps and no order is the rank order for every p.
  *
- * Cost (tc_cost_reduce_scatter_ring()): (p-1)(t_s + m t_w + m t_c), + t_h per
- * step under cut-through.  Exact under full duplex; with one half-duplex
- * port (or p = 2 on its single link) NAN, as allgather_ring.c.
+ * Cost: tc_cost_reduce_scatter_ring() (include/topocoll/cost.h): p-1 steps of
+ * one neighbour message of m bytes and its combine.  Exact under full duplex;
+ * with one half-duplex port (or p = 2 on its single link) NAN, as
+ * allgather_ring.c.
  * Restrictions: ring, complete graph, hypercube (Gray-code ring); any p.
  * Memory: TMP of p m bytes (partial of destination j at j m, the offset of
  * its operand in IN).

@@ -31,10 +31,10 @@
  * copies IN to OUT (free).  exscan: the first value from below is copied
  * into OUT, later ones combined; rank 0 writes nothing (its OUT is scratch).
  *
- * Cost (tc_cost_scan_hypercube(), tc_cost_exscan_hypercube()), full duplex,
- * one-port or all-port, with msg = t_s + m t_w (+ t_h under cut-through):
- *   scan    d (msg + 2 m t_c)
- *   exscan  d msg + (2d - 1) m t_c
+ * Cost: tc_cost_scan_hypercube(), tc_cost_exscan_hypercube()
+ * (include/topocoll/cost.h), full duplex, one-port or all-port: d steps of
+ * one exchange, two combines per step on the slowest rank, one fewer in all
+ * for exscan.
  * The simulator charges m t_c per combining transfer into a rank, local
  * ones included, and nothing for copies.  Rank p - 1 has bit k set in every
  * step, so it combines twice per step (msg and result) and, starting each

@@ -29,14 +29,13 @@
  * i sends only once it has received), so no two transfers share a link at
  * the same time.
  *
- * Cost (tc_cost_scan_ring(), tc_cost_exscan_ring()), msg = t_s + m t_w
- * (+ t_h under cut-through), when every i-1, i are neighbours:
- *   scan    (p - 1)(msg + m t_c)
- *   exscan  (p - 1) msg + (p - 2) m t_c  (rank p-1 only copies)
- * exact under either duplex and port model (a rank receives in one round
- * and sends in the next).  With routed transfers the messages cost
- * T(m, l_i) of their route lengths l_i instead of msg (clock.h): the
- * formula is NAN then (the test checks the sum of T(m, l_i)).
+ * Cost: tc_cost_scan_ring(), tc_cost_exscan_ring() (include/topocoll/cost.h)
+ * when every i-1, i are neighbours: p - 1 rounds of one neighbour message and
+ * one combine, one combine fewer for exscan (rank p-1 only copies), exact under
+ * either duplex and port model (a rank receives in one round and sends in the
+ * next).  With routed transfers the messages cost T(m, l_i) of their route
+ * lengths l_i instead of one message time (clock.h): the formula is NAN then
+ * (the test checks the sum of T(m, l_i)).
  * Restrictions: none (any topology, any p >= 1, m = 0 included).
  * Memory: exscan m bytes of TMP when p >= 3; scan none.
  *

@@ -20,9 +20,9 @@
  * applied at the end of its round while sends read at the start, so the
  * copy IN -> TMP must come a round before the send of TMP it feeds.
  *
- * Cost: tc_cost_scatter_hypercube() = sum_{i=1}^{d} msg(1, 2^{d-i} m)
- * = t_s log p + t_w m (p-1) under SF (+ t_h per step under CT); exact under
- * the one-port model.
+ * Cost: tc_cost_scatter_hypercube() (include/topocoll/cost.h): step i =
+ * 1 .. d sends one message of 2^{d-i} blocks; exact under the one-port
+ * model.
  * Restrictions: p = 2^d; hypercube, or the complete graph.
  * Memory: TMP of (p/2) m per rank (p >= 4).
  * Trace, p = 8, root 5 (block r goes to rank r):

@@ -17,10 +17,10 @@
  * Gather (the dual, TC__ALG_DUAL): the nearest block first, each node
  * sending its own block then forwarding its successors' towards the root.
  *
- * Cost: tc_cost_scatter_ring() = (p-1) msg(1, m) = (p-1)(t_s + m t_w) under
- * SF (+ t_h per step under cut-through); exact.  A forwarding position sends
- * and receives in the same step on two different links: with one
- * half-duplex port (p >= 3) that does not hold and the formula is NAN.
+ * Cost: tc_cost_scatter_ring() (include/topocoll/cost.h): p-1 steps of one
+ * neighbour message of m bytes; exact.  A forwarding position sends and
+ * receives in the same step on two different links: with one half-duplex port
+ * (p >= 3) that does not hold and the formula is NAN.
  * Restrictions: ring, complete graph (ring order 0..p-1), hypercube (the
  * Gray-code ring); TC_ENOTSUP elsewhere.  Any p, any root.
  * Memory: TMP of 2 m per rank (the block in flight and the one arriving).

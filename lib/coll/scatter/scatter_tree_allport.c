@@ -32,14 +32,14 @@
  * form of cost.h, valid (if not optimal in start-ups) whether md->combining
  * is set or not; AUTO takes the cheaper of the two.
  *
- * Cost: tc_cost_scatter_tree_allport() = ceil((p-1)/n) msg(1, m) =
- * ceil((p-1)/n)(t_s + m t_w) under SF, exact (it meets Lemma 1's
- * rho_OAS(Q_n) = ceil((2^n-1)/n)).  Under cut-through the logical clock frees
- * a port after t_s + m t_w, so the t_h of the successive sends on one port
- * overlap: the modelled time lies between ceil((p-1)/n)(t_s + m t_w) + t_h
- * and the closed form's ceil((p-1)/n)(t_s + m t_w + t_h) (the tests assert
- * both bounds); e.g. Q_5, t_s = 1750, t_h = 40, m = 0: 12370 ns against
- * 12530.  The gather (the dual) has the same modelled time.
+ * Cost: tc_cost_scatter_tree_allport() (include/topocoll/cost.h): ceil((p-1)/n)
+ * rounds of one message per port, exact under SF (it meets Lemma 1's
+ * rho_OAS(Q_n) = ceil((2^n-1)/n)).  Under cut-through the logical clock frees a
+ * port after t_s + m t_w, so the t_h of the successive sends on one port
+ * overlap: the modelled time lies between ceil((p-1)/n)(t_s + m t_w) + t_h and
+ * the closed form, which pays t_h in every round (the tests assert both
+ * bounds); e.g. Q_5, t_s = 1750, t_h = 40, m = 0: 12370 ns against 12530.  The
+ * gather (the dual) has the same modelled time.
  * Restrictions: hypercube, p = 2^n, all-port model.
  * Memory: TMP of 2 m per rank (the block in flight and the one arriving);
  * O(p) words of work while generating.

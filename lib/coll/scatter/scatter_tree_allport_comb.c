@@ -36,7 +36,7 @@
  * are nearly paths inside each D_i.  S_1 .. S_n:
  *   n = 3: 3 5 6          n = 5: 7 13 16 18 19
  *   n = 4: 4 7 9 10       n = 6: 11 21 26 29 31 32   (R = 3, 4, 7, 11)
- * So it beats the non-combining ceil((p-1)/n)(t_s + m t_w) only for small
+ * So it beats the non-combining tc_cost_scatter_tree_allport() only for small
  * m and n >= 5 (Q_6: when 5 t_s > 21 m t_w); never for n <= 4 (equal at
  * m = 0, where AUTO keeps the non-combining one, first in the registry).
  * The gather (the dual: every node sends its subtree's blocks up once it

@@ -11,8 +11,8 @@
  * divides q), so a route crosses at most d - gamma(q) links; the source notes
  * that e-cube routes of a shift never share a link at the same time.
  *
- * Cost (tc_cost_shift_hypercube_ct()): CT t_s + t_w m + t_h (log p -
- * gamma(q)); SF the same routes cost (log p - gamma(q))(t_s + t_w m).
+ * Cost: tc_cost_shift_hypercube_ct() (include/topocoll/cost.h): one round
+ * of routed messages of at most log p - gamma(q) links.
  * q mod p = 0 costs 0 (local copies).
  * Restrictions: hypercube, p a power of two (TC_ENOTSUP elsewhere); any q.
  * Buffers: IN -> OUT of the destination.  Memory: none.

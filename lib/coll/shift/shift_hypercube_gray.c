@@ -23,14 +23,13 @@
  * without opts.shift_ring shifts RANKS (rank r to rank r + q), a different
  * permutation on the hypercube (`hypercube_ct` and `direct` do that one).
  *
- * Cost (tc_cost_shift_hypercube_gray_q(), backward = 0 or 1): the sum over
- * the stages of msg(1, m) for the term of 1 and msg(2, m) for the others:
- * SF (t_s + m t_w)(links), CT (t_s + m t_w) per stage + t_h per link.  The
- * e-cube routes of a stage never share a link at the same time, and the
- * fewest links also give the fewest stages, so the minimum of cost/shift.c's
- * programme (weighted by the model) is reached by the fewest-links digits
- * under any model.  Bounds of [Barnat-IB109]: at most 2 log p links forward
- * (log p stages), at most log p links backward.
+ * Cost: tc_cost_shift_hypercube_gray_q() (include/topocoll/cost.h, backward =
+ * 0 or 1): the sum over the stages of msg(1, m) for the term of 1 and
+ * msg(2, m) for the others.  The e-cube routes of a stage never share a link at
+ * the same time, and the fewest links also give the fewest stages, so the
+ * minimum of cost/shift.c's programme (weighted by the model) is reached by
+ * the fewest-links digits under any model.  Bounds of [Barnat-IB109]: at most
+ * 2 log p links forward (log p stages), at most log p links backward.
  * Restrictions: hypercube (p = 2^d) with shift_ring; any q.
  * Buffers: the first stage reads IN, later ones the buffer of the previous
  * stage; receives alternate between TC__BUF_TMP and OUT so that the last

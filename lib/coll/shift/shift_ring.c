@@ -7,10 +7,10 @@
  * (q' <= p - q') or backward; in every step every block moves one ring
  * position, so after k steps rank r's block sits at rank (r + q) mod p.
  *
- * Cost (tc_cost_shift_ring()): min(q', p - q') (t_s + m t_w), + t_h per step
- * under cut-through.  Exact under full duplex; with one half-duplex port (or
- * p = 2 on its single link) a step's send and receive share the port and
- * the formula does not apply (NAN).
+ * Cost: tc_cost_shift_ring() (include/topocoll/cost.h): min(q', p - q') steps
+ * of one neighbour message of m bytes.  Exact under full duplex; with one
+ * half-duplex port (or p = 2 on its single link) a step's send and receive
+ * share the port and the formula does not apply (NAN).
  * Restrictions: ring and complete graph (ring order 0, 1, ..., p-1, through
  * tc__ring_node()); any p, any q.  On the hypercube only with shift_ring
  * ([Barnat-IB109]/[Gergel-shift]'s shift of Gray-ring positions: position i, node G(i),

@@ -13,14 +13,15 @@
  *      boundary, now in columns 0 .. qr-1, move one row further (one step);
  *   3. every column shifts by qc, the shorter way (min(qc, rows - qc)).
  *
- * Cost: tc_cost_shift_torus_q(), (min(qr, cols - qr) + [qr != 0, rows > 1]
- * + min(qc, rows - qc)) (t_s + m t_w) (+ t_h per step under CT).  The ranks
- * of columns >= qr idle in the compensation step, but the makespan is the
- * chain through a compensated block, so the clock counts every step.  Seed
- * 000's bound (t_s + m t_w) sqrt(p) (tc_cost_shift_torus()) is its worst case
- * up to the compensation step.  Exact under full duplex (each step a rank
- * sends one block and receives one); half duplex, NAN unless all-port and
- * no dimension of 2 (where the two ranks of a line share one link).
+ * Cost: tc_cost_shift_torus_q() (include/topocoll/cost.h): min(qr, cols - qr)
+ * row steps, a compensation step where qr != 0 and rows > 1, and
+ * min(qc, rows - qc) column steps, each one neighbour message.  The ranks of
+ * columns >= qr idle in the compensation step, but the makespan is the chain
+ * through a compensated block, so the clock counts every step.  Seed 000's
+ * bound tc_cost_shift_torus() (sqrt(p) steps) is its worst case up to the
+ * compensation step.  Exact under full duplex (each step a rank sends one block
+ * and receives one); half duplex, NAN unless all-port and no dimension of 2
+ * (where the two ranks of a line share one link).
  * Checker: a block compensated one row further and then shifted backwards
  * along its column (qc > rows / 2), or round a column of 2 (compensation and
  * a column shift of 1 cancel), comes back to a rank it visited: NODUP

@@ -92,7 +92,8 @@ static inline uint64_t tc__vm_block(const struct tc__vmatrix *mx, int i, int j, 
  * straight there (routed where not a neighbour), skipping empty blocks.  At
  * most one send and one receive per rank and round, so the one-port model
  * holds.  Cost: sum over rounds of the slowest transfer; for equal blocks
- * of m bytes on a complete graph (p-1)(t_s + m t_w).  Any topology. */
+ * of m bytes on a complete graph tc_cost_alltoall_pairwise()
+ * (include/topocoll/cost.h).  Any topology. */
 int tc__gen_vcount_pairwise(const struct tc_topo *t, const struct tc__vmatrix *mx,
                             struct tc__sched *s);
 
