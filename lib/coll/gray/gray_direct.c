@@ -14,7 +14,7 @@
  *
  * Cost: tc_cost_gray2binary_direct() (include/topocoll/cost.h): one message of
  * K bytes over the longest route, n - 1 links (i = 11..1 goes to 10..0).  On
- * other topologies the routes differ and the seed gives no formula (NAN).
+ * other topologies the routes differ and the source gives no formula (NAN).
  * Restrictions: p a power of two (the permutation is only defined then);
  * any topology (routed).
  * Buffers: IN -> OUT of the destination; nodes 0 and 1 keep their block (a

@@ -17,7 +17,7 @@
  * row steps, a compensation step where qr != 0 and rows > 1, and
  * min(qc, rows - qc) column steps, each one neighbour message.  The ranks of
  * columns >= qr idle in the compensation step, but the makespan is the chain
- * through a compensated block, so the clock counts every step.  Seed 000's
+ * through a compensated block, so the clock counts every step.  [Barnat-IB109]'s
  * bound tc_cost_shift_torus() (sqrt(p) steps) is its worst case up to the
  * compensation step.  Exact under full duplex (each step a rank sends one block
  * and receives one); half duplex, NAN unless all-port and no dimension of 2
