@@ -262,8 +262,11 @@ fi
 
 # ---- JSON outputs -------------------------------------------------------------
 
-# json_case DESC PYTHON-CHECK ARGS...: runs the tool, parses stdout as JSON into
-# d and evaluates the check (a Python expression).
+# json_case DESC PYTHON-CHECK ARGS...: runs the tool and keeps its stdout; the
+# checks (a Python expression on d, the stdout parsed as JSON) are evaluated
+# by one Python process at the end (json_flush) and reported there, in order:
+# a Python start-up per case took most of this suite's time.
+nj=0
 json_case() {
 	local d=$1 expr=$2
 	shift 2
@@ -276,16 +279,41 @@ json_case() {
 		not_ok "$d (exit $rc)" "topocoll $*" "$(head -3 "$err")"
 		return
 	fi
-	if "$PY" -c '
+	nj=$((nj + 1))
+	cp "$out" "$tmp/json_$nj.out"
+	printf '%s' "$expr" >"$tmp/json_$nj.expr"
+	printf '%s' "$d" >"$tmp/json_$nj.desc"
+	printf '%s' "topocoll $*" >"$tmp/json_$nj.cmd"
+}
+json_flush() {
+	[ "$nj" -gt 0 ] || return 0
+	"$PY" - "$tmp" "$nj" >"$tmp/json_results" 2>&1 <<'PYEOF'
 import json, sys
-d = json.load(open(sys.argv[1]))
-ok = eval(sys.argv[2])
-sys.exit(0 if ok else 1)
-' "$out" "$expr" 2>"$tmp/pyerr"; then
-		ok "$d"
-	else
-		not_ok "$d" "topocoll $*" "check: $expr" "$(head -c 600 "$out")" "$(tail -2 "$tmp/pyerr")"
-	fi
+tmp, n = sys.argv[1], int(sys.argv[2])
+for i in range(1, n + 1):
+    base = "%s/json_%d" % (tmp, i)
+    try:
+        d = json.load(open(base + ".out"))
+        ok = eval(open(base + ".expr").read())
+        print("ok" if ok else "fail: the check is false")
+    except Exception as e:
+        print("fail: %s: %s" % (type(e).__name__, str(e).replace("\n", " ")[:300]))
+PYEOF
+	local i=0 res
+	while IFS= read -r res; do
+		i=$((i + 1))
+		[ "$i" -le "$nj" ] || break
+		if [ "$res" = ok ]; then
+			ok "$(cat "$tmp/json_$i.desc")"
+		else
+			not_ok "$(cat "$tmp/json_$i.desc")" "$(cat "$tmp/json_$i.cmd")" \
+				"check: $(cat "$tmp/json_$i.expr")" "$(head -c 600 "$tmp/json_$i.out")" "$res"
+		fi
+	done <"$tmp/json_results"
+	while [ "$i" -lt "$nj" ]; do
+		i=$((i + 1))
+		not_ok "$(cat "$tmp/json_$i.desc")" "the JSON checker stopped: $(tail -3 "$tmp/json_results")"
+	done
 }
 
 PRED='all(k in d for k in ("modelled_ns", "formula_ns", "lower_bound_ns", "lower_bound_steps", "rounds", "messages", "hop_messages", "bytes", "algorithm", "checker", "model"))'
@@ -768,5 +796,6 @@ run_cli predict --topo hypercube:17 --coll alltoall --alg ring --bytes 8
 check "predict: a schedule that cannot be built names its limit" \
 	"$([ "$rc" -eq 1 ] && grep -q 'at most 46340 ranks' "$err"; echo $?)" "exit $rc" "$(cat "$err")"
 
+json_flush
 echo "1..$n"
 [ "$nfail" -eq 0 ]
