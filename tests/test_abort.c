@@ -19,6 +19,7 @@
 #include "harness.h"
 #include "p2p/p2p.h"
 #include "topocoll.h"
+#include "util.h"
 
 static struct tc_team *make_cfg(struct tc_team_config *cfg)
 {
@@ -512,18 +513,7 @@ Test(abort, timeout_does_not_wrap, .timeout = 30)
 
 /* ---- the watchdog ------------------------------------------------------- */
 
-static pthread_mutex_t wd_mu = PTHREAD_MUTEX_INITIALIZER;
-static char wd_text[16384];
-static int wd_calls;
-
-static void wd_capture(void *arg, const char *report)
-{
-	(void)arg;
-	pthread_mutex_lock(&wd_mu);
-	snprintf(wd_text, sizeof wd_text, "%s", report);
-	wd_calls++;
-	pthread_mutex_unlock(&wd_mu);
-}
+static struct tc_test_wd wd = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
 static int skip_fn(struct tc_proc *proc, void *arg)
 {
@@ -548,8 +538,8 @@ Test(abort, watchdog_names_the_collective_and_the_missing_rank, .timeout = 60)
 	cfg.timeout_ms = 300;
 	cfg.no_mismatch_check = 1;
 	struct tc_team *t = make_cfg(&cfg);
-	tc_team_set_watchdog(t, wd_capture, NULL);
-	wd_calls = 0;
+	tc_team_set_watchdog(t, tc_test_wd_capture, &wd);
+	wd.calls = 0;
 	struct rc_arg a = {0};
 	int err = tc_run(t, skip_fn, &a);
 	cr_assert(err == TC_ETIMEDOUT || err == TC_EABORTED, "%s", tc_err_name(err));
@@ -558,12 +548,12 @@ Test(abort, watchdog_names_the_collective_and_the_missing_rank, .timeout = 60)
 			cr_assert(atomic_load(&a.rc[r]) == TC_ETIMEDOUT ||
 			                  atomic_load(&a.rc[r]) == TC_EABORTED,
 			          "rank %d: %s", r, tc_err_name(atomic_load(&a.rc[r])));
-	pthread_mutex_lock(&wd_mu);
-	cr_assert_eq(wd_calls, 1);
-	cr_assert_not_null(strstr(wd_text, "allreduce"), "%s", wd_text);
-	cr_assert_not_null(strstr(wd_text, "rank 3: not in the library"), "%s", wd_text);
-	cr_assert_not_null(strstr(wd_text, "rank 3 on link 3->"), "%s", wd_text);
-	pthread_mutex_unlock(&wd_mu);
+	pthread_mutex_lock(&wd.mu);
+	cr_assert_eq(wd.calls, 1);
+	cr_assert_not_null(strstr(wd.text, "allreduce"), "%s", wd.text);
+	cr_assert_not_null(strstr(wd.text, "rank 3: not in the library"), "%s", wd.text);
+	cr_assert_not_null(strstr(wd.text, "rank 3 on link 3->"), "%s", wd.text);
+	pthread_mutex_unlock(&wd.mu);
 	/* The next run is clean (and may report again). */
 	cr_assert_eq(tc_run(t, ring_sum_fn, NULL), 0);
 	tc_team_destroy(t);
@@ -600,17 +590,17 @@ static int poll_fn(struct tc_proc *proc, void *arg)
 Test(abort, test_loop_times_out, .timeout = 30)
 {
 	struct tc_team *t = make("complete:2", 200);
-	tc_team_set_watchdog(t, wd_capture, NULL);
-	wd_calls = 0;
+	tc_team_set_watchdog(t, tc_test_wd_capture, &wd);
+	wd.calls = 0;
 	struct rc_arg a = {0};
 	cr_assert_eq(tc_run(t, poll_fn, &a), TC_ETIMEDOUT);
 	cr_assert_eq(atomic_load(&a.rc[0]), TC_ETIMEDOUT);
 	cr_assert_eq(atomic_load(&a.rc[1]), 0);
-	pthread_mutex_lock(&wd_mu);
-	cr_assert_eq(wd_calls, 1);
-	cr_assert_not_null(strstr(wd_text, "rank 0: waiting in tc_test"), "%s", wd_text);
-	cr_assert_not_null(strstr(wd_text, "receiving from rank 1"), "%s", wd_text);
-	pthread_mutex_unlock(&wd_mu);
+	pthread_mutex_lock(&wd.mu);
+	cr_assert_eq(wd.calls, 1);
+	cr_assert_not_null(strstr(wd.text, "rank 0: waiting in tc_test"), "%s", wd.text);
+	cr_assert_not_null(strstr(wd.text, "receiving from rank 1"), "%s", wd.text);
+	pthread_mutex_unlock(&wd.mu);
 	/* A message that comes within the timeout is received. */
 	atomic_store(&a.rc[1], 1);
 	cr_assert_eq(tc_run(t, poll_fn, &a), 0);
@@ -623,10 +613,10 @@ Test(abort, debug_timeout_from_the_environment, .timeout = 30)
 	setenv("TC_DEBUG_TIMEOUT_MS", "200", 1);
 	struct tc_team *t = make("complete:2", 0);
 	unsetenv("TC_DEBUG_TIMEOUT_MS");
-	tc_team_set_watchdog(t, wd_capture, NULL);
+	tc_team_set_watchdog(t, tc_test_wd_capture, &wd);
 	cr_assert_eq(tc_run(t, hang_fn, NULL), TC_ETIMEDOUT);
-	pthread_mutex_lock(&wd_mu);
-	cr_assert_not_null(strstr(wd_text, "rank 1: waiting in tc_recv"), "%s", wd_text);
-	pthread_mutex_unlock(&wd_mu);
+	pthread_mutex_lock(&wd.mu);
+	cr_assert_not_null(strstr(wd.text, "rank 1: waiting in tc_recv"), "%s", wd.text);
+	pthread_mutex_unlock(&wd.mu);
 	tc_team_destroy(t);
 }

@@ -18,6 +18,7 @@
 
 #include "harness.h"
 #include "topocoll.h"
+#include "util.h"
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define TC_TEST_SANITIZED 1
@@ -158,18 +159,7 @@ Test(team_start, attached_run_ends_when_every_rank_has_been_in, .timeout = 60)
 
 /* ---- a rank that never attaches ---------------------------------------- */
 
-static pthread_mutex_t wd_mu = PTHREAD_MUTEX_INITIALIZER;
-static char wd_text[8192];
-static int wd_calls;
-
-static void wd_capture(void *arg, const char *report)
-{
-	(void)arg;
-	pthread_mutex_lock(&wd_mu);
-	snprintf(wd_text, sizeof wd_text, "%s", report);
-	wd_calls++;
-	pthread_mutex_unlock(&wd_mu);
-}
+static struct tc_test_wd wd = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
 struct att_arg {
 	struct tc_team *team;
@@ -243,8 +233,8 @@ Test(team_start, missing_rank_times_out_and_is_named, .timeout = 60)
 	cfg.p = 4;
 	cfg.attach_timeout_ms = 300;
 	struct tc_team *t = make_cfg(&cfg);
-	tc_team_set_watchdog(t, wd_capture, NULL);
-	wd_calls = 0;
+	tc_team_set_watchdog(t, tc_test_wd_capture, &wd);
+	wd.calls = 0;
 	struct att_arg a[4];
 	run_attached(t, 3, 0, a);
 	int timed_out = 0;
@@ -254,11 +244,11 @@ Test(team_start, missing_rank_times_out_and_is_named, .timeout = 60)
 		timed_out += a[r].rc == TC_ETIMEDOUT;
 	}
 	cr_assert_geq(timed_out, 1);
-	pthread_mutex_lock(&wd_mu);
-	cr_assert_eq(wd_calls, 1);
-	cr_assert_not_null(strstr(wd_text, "rank 3: not attached"), "%s", wd_text);
-	cr_assert_not_null(strstr(wd_text, "1 rank never attached"), "%s", wd_text);
-	pthread_mutex_unlock(&wd_mu);
+	pthread_mutex_lock(&wd.mu);
+	cr_assert_eq(wd.calls, 1);
+	cr_assert_not_null(strstr(wd.text, "rank 3: not attached"), "%s", wd.text);
+	cr_assert_not_null(strstr(wd.text, "1 rank never attached"), "%s", wd.text);
+	pthread_mutex_unlock(&wd.mu);
 	/* All four attach: a wait longer than attach_timeout_ms is not cut
 	 * short once every rank is in (rank 1 sends 3x later). */
 	run_attached(t, 4, 900, a);

@@ -67,3 +67,12 @@ int tc_test_tour(const struct tc_topo *t, int *walk)
 	free(queue);
 	return len;
 }
+
+void tc_test_wd_capture(void *arg, const char *report)
+{
+	struct tc_test_wd *wd = arg;
+	pthread_mutex_lock(&wd->mu);
+	snprintf(wd->text, sizeof wd->text, "%s", report);
+	wd->calls++;
+	pthread_mutex_unlock(&wd->mu);
+}

@@ -4,6 +4,7 @@
 #ifndef TC_TESTS_UTIL_H
 #define TC_TESTS_UTIL_H
 
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -72,5 +73,14 @@ static inline uint64_t tc_test_rand(uint64_t *s)
 	*s = x;
 	return x * 2685821657736338717ull;
 }
+
+/* A watchdog callback (tc_team_set_watchdog) that keeps the last report:
+ * pass a struct tc_test_wd as its argument; read text and calls under mu. */
+struct tc_test_wd {
+	pthread_mutex_t mu;
+	char text[16384];
+	int calls;
+};
+void tc_test_wd_capture(void *arg, const char *report);
 
 #endif
