@@ -52,6 +52,7 @@
 
 #include "topocoll/export.h"
 #include "topocoll/model.h"
+#include "topocoll/p2p.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -323,6 +324,84 @@ TC_API int tc_scatterv(struct tc_proc *proc, const void *sbuf, const size_t *sco
 TC_API int tc_alltoallv(struct tc_proc *proc, const void *sbuf, const size_t *scounts,
                         const size_t *sdispls, void *rbuf, const size_t *rcounts,
                         const size_t *rdispls, enum tc_dtype dt, const struct tc_coll_opts *opts);
+
+/* ---------------------------------------------------------------------
+ * Nonblocking and persistent collectives (MPI 3's MPI_Iallreduce, MPI 4's
+ * MPI_Allreduce_init).  tc_iNAME takes tc_NAME's arguments and a request,
+ * starts the call and returns; tc_wait, tc_test and tc_waitall
+ * (topocoll/p2p.h) complete it, alone or with point-to-point requests.
+ * tc_NAME_init makes a persistent request of the call, inactive: the
+ * arguments are checked and the algorithm, schedule and this rank's plan
+ * made once, there; each tc_start runs the call once (the buffers' contents
+ * at the start are what it sends), each wait or test completes it; free it
+ * with tc_request_free when it is not active (before tc_team_destroy).
+ *
+ * Every rank starts a team's collectives, blocking or not, in the same
+ * order, as in MPI; the calls then run one after the other in that order,
+ * each advanced whenever its rank makes progress in the library (any wait
+ * or test, any send, receive or collective), so a rank that computes and
+ * tests now and then completes them.  Requests may be waited for in any
+ * order; a blocking collective made while requests are outstanding runs
+ * after them.  Logical clock: a call runs on a clock of its own, from the
+ * rank's clock at its start (or the end of the call before it, if later),
+ * so that computation charged meanwhile (tc_clock_advance) overlaps it; the
+ * wait sets the rank's clock to the later of the two.  Emulated teams hold
+ * each round to the model's time as the blocking calls do.
+ *
+ * Errors: the blocking call's argument errors, returned at once with the
+ * request not started (a wait on it then says TC_EINVAL); its run's errors
+ * (TC_EMISMATCH, TC_EABORTED, TC_ETIMEDOUT: mismatch detection, the
+ * watchdog and the team's timeout hold for outstanding calls too) from the
+ * wait or test.  A request that is not active (already completed by a wait
+ * or test, or a persistent one not started) gives TC_EINVAL from a wait or
+ * test, with tc_error_detail() saying so; tc_cancel does not apply to them
+ * (TC_EINVAL).  Buffers and opts->user_op are borrowed until the request
+ * completes (persistent: until tc_request_free).  Not in these forms yet:
+ * tc_multicast and the variable-count calls.
+ */
+#define TC__COLL_REQ_FORMS(name, ...)                                                      \
+	TC_API int tc_i##name(__VA_ARGS__, tc_request *req);                                      \
+	TC_API int tc_##name##_init(__VA_ARGS__, tc_request *req);
+TC__COLL_REQ_FORMS(bcast, struct tc_proc *proc, void *buf, size_t count, enum tc_dtype dt,
+                   int root, const struct tc_coll_opts *opts)
+TC__COLL_REQ_FORMS(reduce, struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count,
+                   enum tc_dtype dt, enum tc_op op, int root, const struct tc_coll_opts *opts)
+TC__COLL_REQ_FORMS(allreduce, struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count,
+                   enum tc_dtype dt, enum tc_op op, const struct tc_coll_opts *opts)
+TC__COLL_REQ_FORMS(barrier, struct tc_proc *proc, const struct tc_coll_opts *opts)
+TC__COLL_REQ_FORMS(allgather, struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count,
+                   enum tc_dtype dt, const struct tc_coll_opts *opts)
+TC__COLL_REQ_FORMS(reduce_scatter, struct tc_proc *proc, const void *sbuf, void *rbuf,
+                   size_t count, enum tc_dtype dt, enum tc_op op,
+                   const struct tc_coll_opts *opts)
+TC__COLL_REQ_FORMS(scan, struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count,
+                   enum tc_dtype dt, enum tc_op op, const struct tc_coll_opts *opts)
+TC__COLL_REQ_FORMS(exscan, struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count,
+                   enum tc_dtype dt, enum tc_op op, const struct tc_coll_opts *opts)
+TC__COLL_REQ_FORMS(scatter, struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count,
+                   enum tc_dtype dt, int root, const struct tc_coll_opts *opts)
+TC__COLL_REQ_FORMS(gather, struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count,
+                   enum tc_dtype dt, int root, const struct tc_coll_opts *opts)
+TC__COLL_REQ_FORMS(alltoall, struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count,
+                   enum tc_dtype dt, const struct tc_coll_opts *opts)
+TC__COLL_REQ_FORMS(shift, struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count,
+                   enum tc_dtype dt, int q, const struct tc_coll_opts *opts)
+TC__COLL_REQ_FORMS(gray2binary, struct tc_proc *proc, const void *sbuf, void *rbuf,
+                   size_t count, enum tc_dtype dt, const struct tc_coll_opts *opts)
+TC__COLL_REQ_FORMS(binary2gray, struct tc_proc *proc, const void *sbuf, void *rbuf,
+                   size_t count, enum tc_dtype dt, const struct tc_coll_opts *opts)
+#undef TC__COLL_REQ_FORMS
+
+/* Starts an inactive persistent request (tc_NAME_init) once.  Returns 0;
+ * TC_EPENDING when it is active (started and not yet completed by a wait
+ * or test); TC_EINVAL when req is not a persistent collective request;
+ * TC_ENOMEM (an input copy).  From the rank's own thread. */
+TC_API int tc_start(struct tc_proc *proc, tc_request *req);
+/* Frees a persistent request (its plan reference and copies); req may be
+ * reused afterwards.  TC_EPENDING when it is active (nothing freed);
+ * TC_EINVAL when it is not a persistent collective request (or was freed
+ * already). */
+TC_API int tc_request_free(struct tc_proc *proc, tc_request *req);
 
 /* What the last collective of the calling rank did. */
 struct tc_coll_info {

@@ -232,6 +232,13 @@ TC_API int tc_detach(struct tc_proc *proc);
  * "Starting" below).  Thread-safe. */
 TC_API void tc_team_abort(struct tc_team *team);
 
+/* The proc of the rank running on the calling thread or fibre (a rank of
+ * tc_run, or one the thread attached with tc_attach), for code that cannot
+ * have it passed down; NULL on any other thread (after tc_detach, or when
+ * the SPMD function has returned).  Thread-safe: each thread or fibre gets
+ * its own. */
+TC_API struct tc_proc *tc_self(void);
+
 TC_API int tc_rank(const struct tc_proc *proc);
 TC_API int tc_size(const struct tc_proc *proc);
 TC_API struct tc_team *tc_proc_team(const struct tc_proc *proc);

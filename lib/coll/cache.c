@@ -268,10 +268,25 @@ struct tc__ccache {
 	struct tc__centry e[TC__CACHE];
 };
 
+struct tc__chold *tc__chold_get(struct tc__centry *e)
+{
+	e->hold->refs++;
+	return e->hold;
+}
+
+void tc__chold_put(struct tc__chold *h)
+{
+	if (--h->refs)
+		return;
+	tc__plan_free(h->plan);
+	tc__tcache_release(h->team, h->te);
+	free(h);
+}
+
 static void tc__centry_clear(struct tc__ccache *c, struct tc__centry *e)
 {
-	tc__plan_free(e->plan);
-	tc__tcache_release(c->team, e->te);
+	(void)c;
+	tc__chold_put(e->hold);
 	memset(e, 0, sizeof *e);
 }
 
@@ -323,18 +338,22 @@ int tc__coll_plan(struct tc_proc *proc, const struct tc__gen *g, const char *nam
 		return err;
 	const int me = proc->rank;
 	struct tc__plan *plan;
-	err = tc__plan_build(proc, &te->s, te->mine + te->at[me], te->at[me + 1] - te->at[me],
-	                     &plan);
+	struct tc__chold *hold = malloc(sizeof *hold);
+	err = hold ? tc__plan_build(proc, &te->s, te->mine + te->at[me],
+	                            te->at[me + 1] - te->at[me], &plan)
+	           : TC_ENOMEM;
 	if (err) {
+		free(hold);
 		tc__tcache_release(proc->team, te);
 		return err;
 	}
+	*hold = (struct tc__chold){.refs = 1, .team = proc->team, .plan = plan, .te = te};
 	if (victim->used) {
 		if (c->last == victim)
 			c->last = NULL;
 		tc__centry_clear(c, victim);
 	}
-	*victim = (struct tc__centry){.used = 1, .stamp = ++c->clock, .key = te->key,
+	*victim = (struct tc__centry){.hold = hold, .used = 1, .stamp = ++c->clock, .key = te->key,
 	                              .alg = te->alg, .s = &te->s, .te = te, .plan = plan,
 	                              .makespan = te->makespan};
 	*out = c->last = victim;

@@ -26,8 +26,20 @@ struct tc__ckey {
 	int is_auto;              /* name is "auto" (a NULL name matches it) */
 };
 
+/* An entry's plan and schedule, held by the entry and by the collective
+ * requests that run them (nonblocking, persistent: lib/coll/coll.c), so
+ * that an eviction frees them only at the last put.  One rank's: plain
+ * counts. */
+struct tc__chold {
+	int refs;
+	struct tc_team *team;
+	struct tc__plan *plan;
+	struct tc__tentry *te;
+};
+
 /* A rank's entry for one distinct call. */
 struct tc__centry {
+	struct tc__chold *hold;   /* its plan and schedule (one reference) */
 	int used;
 	uint64_t stamp;
 	struct tc__ckey key;      /* a copy of the team entry's */
@@ -46,5 +58,10 @@ struct tc__centry {
  * on every rank of a call. */
 int tc__coll_plan(struct tc_proc *proc, const struct tc__gen *g, const char *name, int ordered,
                   struct tc__centry **out);
+
+/* A reference to e's plan and schedule (valid after e is evicted), and
+ * its end. */
+struct tc__chold *tc__chold_get(struct tc__centry *e);
+void tc__chold_put(struct tc__chold *h);
 
 #endif /* TC_COLL_CACHE_H */

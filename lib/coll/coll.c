@@ -21,6 +21,9 @@
 #include "coll/machine.h"
 #include "core/internal.h"
 #include "sched/exec.h"
+#include "sched/nbc.h"
+#include "p2p/p2p.h"
+#include "p2p/request.h"
 
 const struct tc__alg tc__algs[] = {
 #define TC__ALG(coll, name, gen, formula, flags, req, topos)                                \
@@ -321,13 +324,175 @@ static int tc__tag(uint64_t sig)
 	return (int)(0x8000u | (unsigned)(sig & 0x7fffu) | 1u);
 }
 
+/* ---- buffers, and collective calls as requests ----------------------------- */
+
+/* A call's shape, as the buffer set-up needs it. */
+struct tc__call {
+	enum tc_coll coll;
+	unsigned f;
+	const void *sbuf;
+	void *rbuf;
+	size_t bytes, sbytes, rbytes;
+	int me, root, p;
+	bool recvs, sends, scatter_ip, in_place;
+	const struct tc__sched *s;
+	const struct tc__alg *alg;
+};
+
 /* The scratch slots of the entry points (the executor's are below them). */
 enum { TC__SLOT_OUT = TC__SCRATCH_SLOTS - 1, TC__SLOT_IN = TC__SCRATCH_SLOTS - 2 };
+typedef void *(*tc__buf_fn)(void *ctx, int slot, size_t bytes);
+
+static void *tc__scratch_get(void *ctx, int slot, size_t bytes)
+{
+	return tc__scratch(ctx, slot, bytes);
+}
 
 static bool tc__overlaps(const void *a, size_t an, const void *b, size_t bn)
 {
 	uintptr_t a0 = (uintptr_t)a, b0 = (uintptr_t)b;
 	return an && bn && a0 < b0 + bn && b0 < a0 + an;
+}
+
+/* io's IN and OUT for call c, with the copies it needs from get (the
+ * proc's scratch for a blocking call, the request's own buffers for a
+ * collective request, made at each start). */
+static int tc__call_bufs(struct tc_proc *proc, const struct tc__call *c, tc__buf_fn get, void *ctx,
+                         struct tc__exec_io *io)
+{
+	(void)proc;
+	const unsigned f = c->f;
+	const size_t bytes = c->bytes;
+	/* OUT: the caller's buffer; scratch on the ranks of a reduction that
+	 * get no result (reduce's non-roots accumulate there), on a multicast's
+	 * ranks outside the set (they may forward), and at scatter's root in
+	 * place. */
+	void *out = c->recvs && !c->scatter_ip ? c->rbuf : NULL;
+	if (c->rbytes &&
+	    (c->scatter_ip || (!c->recvs && (f & (TC_CF_REDUCES | TC_CF_MEMBERS))))) {
+		out = get(ctx, TC__SLOT_OUT, c->rbytes);
+		if (!out)
+			return TC_ENOMEM;
+	}
+	/* IN: the caller's input.  In place it is in rbuf (allgather: at this
+	 * rank's block; gather: at the root's); an algorithm that reads IN
+	 * while it writes OUT gets a copy then, and when the caller's buffers
+	 * overlap.  A reduction whose schedule does not read IN starts with
+	 * its input copied into OUT. */
+	const void *in = c->sbuf;
+	size_t inoff = c->coll == TC_COLL_ALLGATHER ? (size_t)c->me * bytes
+	               : c->coll == TC_COLL_GATHER  ? (size_t)c->root * bytes
+	                                            : 0;
+	if (c->in_place && !c->scatter_ip)
+		in = (const char *)c->rbuf + inoff;
+	if (!c->sends || !bytes) {
+		in = NULL;
+	} else if ((f & TC_CF_REDUCES) && c->s->reads_in && in == out) {
+		/* In place at a reduce's root: the dual reads IN only where
+		 * it first writes OUT, in the same pass (lib/coll/dual.c). */
+	} else if ((f & TC_CF_REDUCES) && !(c->alg->flags & TC__ALG_READS_IN) && !c->s->reads_in) {
+		if (in != out)
+			memmove(out, in, bytes);
+		in = out;
+	} else if (c->p == 1 && c->coll == TC_COLL_ALLREDUCE) {
+		if (out != in)
+			memmove(out, in, bytes); /* an empty schedule */
+	} else if (tc__overlaps(in, c->sbytes, out, c->rbytes)) {
+		/* In place, or the caller's buffers overlap. */
+		void *copy = get(ctx, TC__SLOT_IN, c->sbytes);
+		if (!copy)
+			return TC_ENOMEM;
+		memcpy(copy, in, c->sbytes);
+		in = copy;
+	}
+	io->in = in;
+	io->out = out;
+	if (c->coll == TC_COLL_BCAST || c->coll == TC_COLL_MULTICAST)
+		io->in = io->out = out;
+	return TC_OK;
+}
+
+/* A collective request: nonblocking (xr->persistent 0) or persistent. */
+struct tc__xreq {
+	tc_request *req;
+	int persistent;
+};
+
+/* What a collective request holds: the queue's operation (lib/sched/
+ * nbc.h), the plan and schedule it runs (held: an eviction of the cache
+ * entry leaves them), the call, its combine context, its own copies. */
+struct tc__cop {
+	struct tc__creq x;
+	struct tc__chold *hold;
+	struct tc__call c;
+	struct tc__combine_ctx cc;
+	void *own[2];
+	size_t own_n[2];
+};
+
+static void *tc__cop_get(void *ctx, int slot, size_t bytes)
+{
+	struct tc__cop *o = ctx;
+	int k = slot == TC__SLOT_OUT;
+	if (o->own_n[k] < bytes) {
+		void *p = realloc(o->own[k], bytes);
+		if (!p)
+			return NULL;
+		o->own[k] = p;
+		o->own_n[k] = bytes;
+	}
+	return o->own[k];
+}
+
+static int tc__cop_prepare(struct tc__creq *x)
+{
+	struct tc__cop *o = (struct tc__cop *)x;
+	return tc__call_bufs(NULL, &o->c, tc__cop_get, o, &o->x.io);
+}
+
+static void tc__cop_release(struct tc__creq *x)
+{
+	struct tc__cop *o = (struct tc__cop *)x;
+	tc__chold_put(o->hold);
+	free(o->own[0]);
+	free(o->own[1]);
+	free(o);
+}
+
+/* The call as a request: started (nonblocking), bound inactive
+ * (persistent), or, xr NULL, a blocking call queued behind the started
+ * ones and waited for. */
+static int tc__cop_new(struct tc_proc *proc, struct tc__centry *e, const struct tc__call *c,
+                       const struct tc__combine_ctx *cc, const struct tc__exec_io *io,
+                       const struct tc__xreq *xr)
+{
+	const size_t head = (sizeof(struct tc__cop) + 63) / 64 * 64;
+	struct tc__cop *o = calloc(1, head + tc__run_size());
+	if (!o)
+		return TC_ENOMEM;
+	o->hold = tc__chold_get(e);
+	o->c = *c;
+	o->cc = *cc;
+	o->x.s = e->s;
+	o->x.pl = e->plan;
+	o->x.io = *io;
+	o->x.io.combine_ctx = &o->cc;
+	o->x.persistent = xr && xr->persistent;
+	o->x.prepare = tc__cop_prepare;
+	o->x.release = tc__cop_release;
+	o->x.run = (struct tc__run *)(void *)((char *)o + head);
+	if (!xr)
+		return tc__creq_run(proc, &o->x);
+	if (xr->persistent) {
+		tc__creq_bind(&o->x, xr->req);
+		return TC_OK;
+	}
+	int err = tc__creq_start(proc, &o->x, xr->req);
+	if (err) {
+		tc__req(xr->req)->state = TC__REQ_IDLE; /* a wait says TC_EINVAL */
+		tc__cop_release(&o->x);
+	}
+	return err;
 }
 
 /*
@@ -345,8 +510,13 @@ struct tc__coll_extra {
 
 static int tc__coll_x(struct tc_proc *proc, enum tc_coll coll, const void *sbuf, void *rbuf,
                       size_t count, enum tc_dtype dt, enum tc_op op, int root,
-                      const struct tc_coll_opts *opts, const struct tc__coll_extra *x)
+                      const struct tc_coll_opts *opts, const struct tc__coll_extra *x,
+                      const struct tc__xreq *xr)
 {
+	if (xr && !xr->req)
+		return TC_EINVAL;
+	if (xr) /* not started until it is: a wait on it says TC_EINVAL */
+		memset(tc__req(xr->req), 0, sizeof(struct tc__req));
 	if (!proc)
 		return TC_EINVAL;
 	struct tc_team *team = proc->team;
@@ -430,48 +600,10 @@ static int tc__coll_x(struct tc_proc *proc, enum tc_coll coll, const void *sbuf,
 	if (atomic_load_explicit(&team->aborted, memory_order_relaxed))
 		return TC_EABORTED;
 
-	/* OUT: the caller's buffer; scratch on the ranks of a reduction that
-	 * get no result (reduce's non-roots accumulate there), on a multicast's
-	 * ranks outside the set (they may forward), and at scatter's root in
-	 * place. */
-	void *out = recvs && !scatter_ip ? rbuf : NULL;
-	if (rbytes && (scatter_ip || (!recvs && (f & (TC_CF_REDUCES | TC_CF_MEMBERS))))) {
-		out = tc__scratch(proc, TC__SLOT_OUT, rbytes);
-		if (!out)
-			return TC_ENOMEM;
-	}
-	/* IN: the caller's input.  In place it is in rbuf (allgather: at this
-	 * rank's block; gather: at the root's); an algorithm that reads IN
-	 * while it writes OUT gets a copy then, and when the caller's buffers
-	 * overlap.  A reduction whose schedule does not read IN starts with
-	 * its input copied into OUT. */
-	const void *in = sbuf;
-	size_t inoff = coll == TC_COLL_ALLGATHER ? (size_t)me * bytes
-	               : coll == TC_COLL_GATHER  ? (size_t)root * bytes
-	                                         : 0;
-	if (in_place && !scatter_ip)
-		in = (const char *)rbuf + inoff;
-	if (!sends || !bytes) {
-		in = NULL;
-	} else if ((f & TC_CF_REDUCES) && e->s->reads_in && in == out) {
-		/* In place at a reduce's root: the dual reads IN only where
-		 * it first writes OUT, in the same pass (lib/coll/dual.c). */
-	} else if ((f & TC_CF_REDUCES) && !(e->alg->flags & TC__ALG_READS_IN) && !e->s->reads_in) {
-		if (in != out)
-			memmove(out, in, bytes);
-		in = out;
-	} else if (p == 1 && coll == TC_COLL_ALLREDUCE) {
-		if (out != in)
-			memmove(out, in, bytes); /* an empty schedule */
-	} else if (tc__overlaps(in, sbytes, out, rbytes)) {
-		/* In place, or the caller's buffers overlap. */
-		void *copy = tc__scratch(proc, TC__SLOT_IN, sbytes);
-		if (!copy)
-			return TC_ENOMEM;
-		memcpy(copy, in, sbytes);
-		in = copy;
-	}
-
+	struct tc__call c = {.coll = coll, .f = f, .sbuf = sbuf, .rbuf = rbuf, .bytes = bytes,
+	                     .sbytes = sbytes, .rbytes = rbytes, .me = me, .root = root, .p = p,
+	                     .recvs = recvs, .sends = sends, .scatter_ip = scatter_ip,
+	                     .in_place = in_place, .s = e->s, .alg = e->alg};
 	struct tc__combine_ctx cc = {dt, op, opts->user_op, __builtin_ctzll(es)};
 	/* The tag of the last op and datatype seen is kept (the entry's key
 	 * has the element size, not the type). */
@@ -481,90 +613,98 @@ static int tc__coll_x(struct tc_proc *proc, enum tc_coll coll, const void *sbuf,
 		e->tag = tc__tag(e->sig);
 		e->tag_op = tag_op;
 	}
-	struct tc__exec_io io = {.in = in, .out = out, .combine = tc__combine, .combine_ctx = &cc,
-	                         .tag = e->tag, .sig = e->sig, .call = tc_coll_name(coll),
+	struct tc__exec_io io = {.combine = tc__combine, .combine_ctx = &cc, .tag = e->tag,
+	                         .sig = e->sig, .call = tc_coll_name(coll),
 	                         .alg = e->alg->name, .user_code = op == TC_OP_USER};
-	if (coll == TC_COLL_BCAST || coll == TC_COLL_MULTICAST)
-		io.in = io.out = out;
-	err = tc__plan_exec(proc, e->s, e->plan, &io);
 	proc->last_alg = e->alg->name;
 	proc->last_rounds = e->s->nrounds;
 	proc->last_modelled = e->makespan;
-	return err;
+	if (xr || tc__creq_pending(proc))
+		return tc__cop_new(proc, e, &c, &cc, &io, xr);
+	/* Blocking, nothing queued before it: run here. */
+	err = tc__call_bufs(proc, &c, tc__scratch_get, proc, &io);
+	if (err)
+		return err;
+	return tc__plan_exec(proc, e->s, e->plan, &io);
 }
 
 static int tc__coll(struct tc_proc *proc, enum tc_coll coll, const void *sbuf, void *rbuf,
                     size_t count, enum tc_dtype dt, enum tc_op op, int root,
-                    const struct tc_coll_opts *opts)
+                    const struct tc_coll_opts *opts, const struct tc__xreq *xr)
 {
 	const struct tc__coll_extra none = {0};
-	return tc__coll_x(proc, coll, sbuf, rbuf, count, dt, op, root, opts, &none);
+	return tc__coll_x(proc, coll, sbuf, rbuf, count, dt, op, root, opts, &none, xr);
 }
 
-int tc_bcast(struct tc_proc *proc, void *buf, size_t count, enum tc_dtype dt, int root,
-             const struct tc_coll_opts *opts)
-{
-	return tc__coll(proc, TC_COLL_BCAST, NULL, buf, count, dt, TC_OP_SUM, root, opts);
-}
+/* Each collective three ways: blocking (tc_NAME), nonblocking (tc_iNAME)
+ * and persistent (tc_NAME_init), from one list of their arguments. */
+#define TC__COLL3(name, NAME, params, sbuf, rbuf, count, dt, op, root)                         \
+	int tc_##name params                                                                     \
+	{                                                                                        \
+		return tc__coll(proc, TC_COLL_##NAME, sbuf, rbuf, count, dt, op, root, opts, NULL); \
+	}                                                                                        \
+	int tc_i##name(TC__UNPAREN params, tc_request *req)                                      \
+	{                                                                                        \
+		const struct tc__xreq xr = {req, 0};                                                 \
+		return tc__coll(proc, TC_COLL_##NAME, sbuf, rbuf, count, dt, op, root, opts, &xr);  \
+	}                                                                                        \
+	int tc_##name##_init(TC__UNPAREN params, tc_request *req)                                \
+	{                                                                                        \
+		const struct tc__xreq xr = {req, 1};                                                 \
+		return tc__coll(proc, TC_COLL_##NAME, sbuf, rbuf, count, dt, op, root, opts, &xr);  \
+	}
+#define TC__UNPAREN(...) __VA_ARGS__
 
-int tc_reduce(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count, enum tc_dtype dt,
-              enum tc_op op, int root, const struct tc_coll_opts *opts)
-{
-	return tc__coll(proc, TC_COLL_REDUCE, sbuf, rbuf, count, dt, op, root, opts);
-}
-
-int tc_allreduce(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count,
-                 enum tc_dtype dt, enum tc_op op, const struct tc_coll_opts *opts)
-{
-	return tc__coll(proc, TC_COLL_ALLREDUCE, sbuf, rbuf, count, dt, op, 0, opts);
-}
-
-int tc_barrier(struct tc_proc *proc, const struct tc_coll_opts *opts)
-{
-	return tc__coll(proc, TC_COLL_BARRIER, NULL, NULL, 0, TC_BYTE, TC_OP_BOR, 0, opts);
-}
-
-int tc_allgather(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count,
-                 enum tc_dtype dt, const struct tc_coll_opts *opts)
-{
-	return tc__coll(proc, TC_COLL_ALLGATHER, sbuf, rbuf, count, dt, TC_OP_BOR, 0, opts);
-}
-
-int tc_reduce_scatter(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count,
-                      enum tc_dtype dt, enum tc_op op, const struct tc_coll_opts *opts)
-{
-	return tc__coll(proc, TC_COLL_REDUCE_SCATTER, sbuf, rbuf, count, dt, op, 0, opts);
-}
-
-int tc_scan(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count, enum tc_dtype dt,
-            enum tc_op op, const struct tc_coll_opts *opts)
-{
-	return tc__coll(proc, TC_COLL_SCAN, sbuf, rbuf, count, dt, op, 0, opts);
-}
-
-int tc_exscan(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count,
-              enum tc_dtype dt, enum tc_op op, const struct tc_coll_opts *opts)
-{
-	return tc__coll(proc, TC_COLL_EXSCAN, sbuf, rbuf, count, dt, op, 0, opts);
-}
-
-int tc_scatter(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count,
-               enum tc_dtype dt, int root, const struct tc_coll_opts *opts)
-{
-	return tc__coll(proc, TC_COLL_SCATTER, sbuf, rbuf, count, dt, TC_OP_BOR, root, opts);
-}
-
-int tc_gather(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count,
-              enum tc_dtype dt, int root, const struct tc_coll_opts *opts)
-{
-	return tc__coll(proc, TC_COLL_GATHER, sbuf, rbuf, count, dt, TC_OP_BOR, root, opts);
-}
-
-int tc_alltoall(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count,
-                enum tc_dtype dt, const struct tc_coll_opts *opts)
-{
-	return tc__coll(proc, TC_COLL_ALLTOALL, sbuf, rbuf, count, dt, TC_OP_BOR, 0, opts);
-}
+TC__COLL3(bcast, BCAST,
+          (struct tc_proc * proc, void *buf, size_t count, enum tc_dtype dt, int root,
+           const struct tc_coll_opts *opts),
+          NULL, buf, count, dt, TC_OP_SUM, root)
+TC__COLL3(reduce, REDUCE,
+          (struct tc_proc * proc, const void *sbuf, void *rbuf, size_t count, enum tc_dtype dt,
+           enum tc_op op, int root, const struct tc_coll_opts *opts),
+          sbuf, rbuf, count, dt, op, root)
+TC__COLL3(allreduce, ALLREDUCE,
+          (struct tc_proc * proc, const void *sbuf, void *rbuf, size_t count, enum tc_dtype dt,
+           enum tc_op op, const struct tc_coll_opts *opts),
+          sbuf, rbuf, count, dt, op, 0)
+TC__COLL3(barrier, BARRIER, (struct tc_proc * proc, const struct tc_coll_opts *opts), NULL, NULL,
+          0, TC_BYTE, TC_OP_BOR, 0)
+TC__COLL3(allgather, ALLGATHER,
+          (struct tc_proc * proc, const void *sbuf, void *rbuf, size_t count, enum tc_dtype dt,
+           const struct tc_coll_opts *opts),
+          sbuf, rbuf, count, dt, TC_OP_BOR, 0)
+TC__COLL3(reduce_scatter, REDUCE_SCATTER,
+          (struct tc_proc * proc, const void *sbuf, void *rbuf, size_t count, enum tc_dtype dt,
+           enum tc_op op, const struct tc_coll_opts *opts),
+          sbuf, rbuf, count, dt, op, 0)
+TC__COLL3(scan, SCAN,
+          (struct tc_proc * proc, const void *sbuf, void *rbuf, size_t count, enum tc_dtype dt,
+           enum tc_op op, const struct tc_coll_opts *opts),
+          sbuf, rbuf, count, dt, op, 0)
+TC__COLL3(exscan, EXSCAN,
+          (struct tc_proc * proc, const void *sbuf, void *rbuf, size_t count, enum tc_dtype dt,
+           enum tc_op op, const struct tc_coll_opts *opts),
+          sbuf, rbuf, count, dt, op, 0)
+TC__COLL3(scatter, SCATTER,
+          (struct tc_proc * proc, const void *sbuf, void *rbuf, size_t count, enum tc_dtype dt,
+           int root, const struct tc_coll_opts *opts),
+          sbuf, rbuf, count, dt, TC_OP_BOR, root)
+TC__COLL3(gather, GATHER,
+          (struct tc_proc * proc, const void *sbuf, void *rbuf, size_t count, enum tc_dtype dt,
+           int root, const struct tc_coll_opts *opts),
+          sbuf, rbuf, count, dt, TC_OP_BOR, root)
+TC__COLL3(alltoall, ALLTOALL,
+          (struct tc_proc * proc, const void *sbuf, void *rbuf, size_t count, enum tc_dtype dt,
+           const struct tc_coll_opts *opts),
+          sbuf, rbuf, count, dt, TC_OP_BOR, 0)
+TC__COLL3(gray2binary, GRAY2BINARY,
+          (struct tc_proc * proc, const void *sbuf, void *rbuf, size_t count, enum tc_dtype dt,
+           const struct tc_coll_opts *opts),
+          sbuf, rbuf, count, dt, TC_OP_BOR, 0)
+TC__COLL3(binary2gray, BINARY2GRAY,
+          (struct tc_proc * proc, const void *sbuf, void *rbuf, size_t count, enum tc_dtype dt,
+           const struct tc_coll_opts *opts),
+          sbuf, rbuf, count, dt, TC_OP_BOR, 0)
 
 void tc_last_coll(const struct tc_proc *proc, struct tc_coll_info *out)
 {
@@ -573,27 +713,36 @@ void tc_last_coll(const struct tc_proc *proc, struct tc_coll_info *out)
 	out->modelled_ps = proc->last_modelled;
 }
 
-int tc_shift(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count, enum tc_dtype dt,
-             int q, const struct tc_coll_opts *opts)
+static int tc__shift(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count,
+                     enum tc_dtype dt, int q, const struct tc_coll_opts *opts,
+                     const struct tc__xreq *xr)
 {
 	if (!proc)
 		return TC_EINVAL;
 	const long p = proc->team->p;
 	const struct tc__coll_extra x = {.q = (int)((((long)q % p) + p) % p),
 	                                 .shift_ring = opts && opts->shift_ring};
-	return tc__coll_x(proc, TC_COLL_SHIFT, sbuf, rbuf, count, dt, TC_OP_BOR, 0, opts, &x);
+	return tc__coll_x(proc, TC_COLL_SHIFT, sbuf, rbuf, count, dt, TC_OP_BOR, 0, opts, &x, xr);
 }
 
-int tc_gray2binary(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count,
-                   enum tc_dtype dt, const struct tc_coll_opts *opts)
+int tc_shift(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count, enum tc_dtype dt,
+             int q, const struct tc_coll_opts *opts)
 {
-	return tc__coll(proc, TC_COLL_GRAY2BINARY, sbuf, rbuf, count, dt, TC_OP_BOR, 0, opts);
+	return tc__shift(proc, sbuf, rbuf, count, dt, q, opts, NULL);
 }
 
-int tc_binary2gray(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count,
-                   enum tc_dtype dt, const struct tc_coll_opts *opts)
+int tc_ishift(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count, enum tc_dtype dt,
+              int q, const struct tc_coll_opts *opts, tc_request *req)
 {
-	return tc__coll(proc, TC_COLL_BINARY2GRAY, sbuf, rbuf, count, dt, TC_OP_BOR, 0, opts);
+	const struct tc__xreq xr = {req, 0};
+	return tc__shift(proc, sbuf, rbuf, count, dt, q, opts, &xr);
+}
+
+int tc_shift_init(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count,
+                  enum tc_dtype dt, int q, const struct tc_coll_opts *opts, tc_request *req)
+{
+	const struct tc__xreq xr = {req, 1};
+	return tc__shift(proc, sbuf, rbuf, count, dt, q, opts, &xr);
 }
 
 /*
@@ -660,7 +809,7 @@ int tc_multicast(struct tc_proc *proc, void *buf, size_t count, enum tc_dtype dt
 	if (!err) {
 		const struct tc__coll_extra x = {.members = canon, .nmembers = n};
 		err = tc__coll_x(proc, TC_COLL_MULTICAST, NULL, buf, count, dt, TC_OP_BOR, root,
-		                 opts, &x);
+		                 opts, &x, NULL);
 	}
 	free(canon);
 	return err;

@@ -126,6 +126,19 @@ struct tc_proc {
 	int coll_tag;
 	uint64_t coll_sig;
 	uint64_t coll_seq;             /* its sequence number (ncalls at its start) */
+	/* Requests completed by a layer above (lib/sched's collective
+	 * requests, kind TC__KIND_EXT of lib/p2p): how many are outstanding,
+	 * the progress step that layer installs (called by every progress of
+	 * lib/p2p while ext_pending; it never blocks), its wait for one of
+	 * them (may_block steps, lib/p2p's tc_wait), and its end of one that
+	 * a wait or test completed or retired with status.  ext_queue is the
+	 * layer's own; ext_busy guards against a step re-entering itself. */
+	int ext_pending, ext_busy;
+	void (*ext_progress)(struct tc_proc *proc);
+	int (*ext_wait)(struct tc_proc *proc, void *req);
+	void (*ext_end)(struct tc_proc *proc, void *req, int status);
+	void *ext_queue;
+	uint64_t ext_gen; /* raised when the queue is dropped (an abort's reset) */
 	int scan_at;                   /* the next link tc__coll_scan looks at */
 	/* The signatures of the last TC__CALLS_SEEN collective calls this rank
 	 * entered, each packed with its sequence number (tc__call_seen), for
@@ -266,6 +279,11 @@ static inline void tc__proc_clear_ports(struct tc_proc *pr)
 	}
 	pr->nactive = 0;
 	pr->npending_rndv = 0;
+	/* The layer above's requests are forgotten too (never touched: their
+	 * storage may be gone); they find themselves dropped by ext_gen. */
+	pr->ext_pending = 0;
+	pr->ext_queue = NULL;
+	pr->ext_gen++;
 }
 
 /* An entry of tc_proc.calls_seen: a valid bit, 23 bits of the call's

@@ -48,6 +48,7 @@
 
 #include "p2p/p2p.h"
 #include "p2p/request.h"
+#include "base/error_detail.h"
 
 static inline void tc__activate(struct tc_proc *proc, struct tc__port *port)
 {
@@ -522,6 +523,9 @@ void tc__progress(struct tc_proc *proc)
 		else
 			i++;
 	}
+	/* The layer above's requests (a step that never blocks). */
+	if (proc->ext_pending && !proc->ext_busy)
+		proc->ext_progress(proc);
 }
 
 void tc__rndv_quiesce(struct tc_proc *proc)
@@ -563,6 +567,12 @@ static bool tc__unlink(struct tc__req **head, struct tc__req **tail, struct tc__
 
 static void tc__retire(struct tc_proc *proc, struct tc__req *req, int status)
 {
+	if (req->kind == TC__KIND_EXT) {
+		/* The layer above ends it (and makes it inactive). */
+		if (req->state != TC__REQ_IDLE)
+			proc->ext_end(proc, req, status);
+		return;
+	}
 	if (req->state == TC__REQ_DONE || req->state == TC__REQ_IDLE)
 		return;
 	if (req->nbr >= 0 && req->nbr < proc->deg) {
@@ -989,17 +999,56 @@ static int tc__wait_as(struct tc_proc *proc, struct tc__req *req, size_t *receiv
 	return req->status;
 }
 
+/* A request that is not active: never started, or a collective request
+ * already completed by a wait or test (then inactive until tc_start). */
+static int tc__inactive(const char *call, const struct tc__req *req)
+{
+	if (req->kind == TC__KIND_EXT)
+		tc__set_detail("%s: the collective request is not active (already completed by a "
+		               "wait or test, or a persistent one not started since)",
+		               call);
+	else
+		tc__set_detail("%s: the request was never started (or its start failed)", call);
+	return TC_EINVAL;
+}
+
+/* A layer above's request: its own wait (which may block on its emulated
+ * deadlines), then its end. */
+static int tc__wait_ext(struct tc_proc *proc, struct tc__req *req)
+{
+	int err = req->state == TC__REQ_DONE ? TC_OK : proc->ext_wait(proc, req);
+	int status = err ? err : req->status;
+	proc->ext_end(proc, req, status);
+	return status;
+}
+
 int tc_wait(struct tc_proc *proc, tc_request *handle, size_t *received)
 {
 	struct tc__req *req = tc__req(handle);
-	if (!proc || !req || req->state == TC__REQ_IDLE)
+	if (!proc || !req)
 		return TC_EINVAL;
+	if (req->state == TC__REQ_IDLE)
+		return tc__inactive("tc_wait", req);
+	if (req->kind == TC__KIND_EXT) {
+		if (received)
+			*received = 0;
+		return tc__wait_ext(proc, req);
+	}
 	return tc__wait_as(proc, req, received, "tc_wait");
 }
 
 static int tc__waitall_as(struct tc_proc *proc, int n, tc_request *reqs, const char *call)
 {
 	struct tc__reqs rs = {n, reqs};
+	/* The layer above's requests first, by their own waits. */
+	for (int i = 0; i < n; i++) {
+		struct tc__req *r = tc__req(&reqs[i]);
+		int err = r->kind == TC__KIND_EXT && r->state != TC__REQ_DONE
+		                  ? proc->ext_wait(proc, r)
+		                  : TC_OK;
+		if (err)
+			return tc__wait_failed(proc, n, reqs, err);
+	}
 	if (!tc__cond_all(proc, &rs)) {
 		tc__wait_named(proc, call);
 		int err = tc__progress_wait(proc, tc__cond_all, &rs);
@@ -1028,10 +1077,13 @@ static int tc__waitall_as(struct tc_proc *proc, int n, tc_request *reqs, const c
 			tc__emulate_sync(proc);
 			break;
 		}
+	int status = TC_OK;
+	for (int i = 0; i < n && !status; i++)
+		status = tc__req(&reqs[i])->status;
 	for (int i = 0; i < n; i++)
-		if (tc__req(&reqs[i])->status)
-			return tc__req(&reqs[i])->status;
-	return TC_OK;
+		if (tc__req(&reqs[i])->kind == TC__KIND_EXT)
+			proc->ext_end(proc, tc__req(&reqs[i]), tc__req(&reqs[i])->status);
+	return status;
 }
 
 int tc_waitall(struct tc_proc *proc, int n, tc_request *reqs)
@@ -1042,17 +1094,24 @@ int tc_waitall(struct tc_proc *proc, int n, tc_request *reqs)
 	 * waited for forever, or report a stale status. */
 	for (int i = 0; i < n; i++)
 		if (tc__req(&reqs[i])->state == TC__REQ_IDLE)
-			return TC_EINVAL;
+			return tc__inactive("tc_waitall", tc__req(&reqs[i]));
 	return tc__waitall_as(proc, n, reqs, "tc_waitall");
 }
 
 int tc_test(struct tc_proc *proc, tc_request *handle, int *done)
 {
 	struct tc__req *req = tc__req(handle);
-	if (!proc || !req || !done || req->state == TC__REQ_IDLE)
+	if (!proc || !req || !done)
 		return TC_EINVAL;
+	if (req->state == TC__REQ_IDLE)
+		return tc__inactive("tc_test", req);
 	tc__progress(proc);
 	*done = tc__complete(proc, req);
+	if (*done && req->kind == TC__KIND_EXT) {
+		int status = req->status;
+		proc->ext_end(proc, req, status);
+		return status;
+	}
 	if (*done) {
 		tc__req_clock(proc, req);
 		if (req->kind == TC__KIND_RECV)
@@ -1093,6 +1152,10 @@ int tc_cancel(struct tc_proc *proc, tc_request *handle)
 	struct tc__req *req = tc__req(handle);
 	if (!proc || !req || req->state == TC__REQ_IDLE)
 		return TC_EINVAL;
+	if (req->kind == TC__KIND_EXT) {
+		tc__set_detail("tc_cancel: a collective request cannot be cancelled (wait for it)");
+		return TC_EINVAL;
+	}
 	if (req->state == TC__REQ_DONE || tc__complete(proc, req))
 		return TC_OK; /* too late to cancel, and nothing to do */
 	/* Before an abort only what no peer has taken: a queued receive that

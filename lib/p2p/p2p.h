@@ -26,7 +26,12 @@ enum {
 	TC__REQ_RNDV_WAIT, /* send: descriptor posted, receiver copying */
 	TC__REQ_DONE,
 };
-enum { TC__KIND_SEND = 1, TC__KIND_RECV = 2 };
+/* TC__KIND_EXT: a request that a layer above completes (a collective
+ * request, lib/sched/nbc.c) from the hooks it installs in the proc
+ * (ext_progress, ext_wait, ext_end: lib/core/internal.h).  tc_wait,
+ * tc_test and tc_waitall take it like the others; every progress of the
+ * proc (tc__progress) runs ext_progress while ext_pending. */
+enum { TC__KIND_SEND = 1, TC__KIND_RECV = 2, TC__KIND_EXT = 3 };
 /* Packet kinds: what the message belongs to.  A collective's messages have
  * TC__MSG_COLL set: with mismatch detection on (team->check), the rest of
  * the kind is the rank's call sequence number modulo 2^15 (ncalls, equal on

@@ -47,6 +47,9 @@ struct tc__req {
 	int copy_first;  /* deliver from a copy, not the sender's buffer */
 	uint64_t tested_since; /* tc_test: first poll that found it not done (ns; 0: none) */
 	uint64_t rndv_pos; /* single-copy send: its descriptor's line in the channel */
+	/* TC__KIND_EXT: the layer above's operation (lib/sched's collective
+	 * request); its completion sets state, status and clocked. */
+	void *ext;
 };
 
 _Static_assert(sizeof(struct tc__req) <= sizeof(tc_request),

@@ -31,6 +31,18 @@ static inline uintptr_t tc__self(void)
 	return (uintptr_t)&tc__thread_token;
 }
 
+/* The rank a kernel thread runs (tc_run's threads, tc_attach's); a fibre's
+ * is its task's (lib/fibre/runq.h). */
+static _Thread_local struct tc_proc *tc__thread_proc;
+
+struct tc_proc *tc_self(void)
+{
+	struct tc__task *task = tc__task_self();
+	if (task)
+		return task->arg;
+	return tc__thread_proc;
+}
+
 /* A channel that holds a message or part of one.  At rest the consumer
  * has published every line it read (tc__chan_pop stores head = chead),
  * so its head is its read position.  (Plain read of the producer's tail:
@@ -130,7 +142,11 @@ static void *tc__rank_main(void *arg)
 		pthread_mutex_unlock(&t->gate_mu);
 		tc__emulate_sync(proc); /* everyone starts at the epoch */
 	}
+	if (!proc->db.task)
+		tc__thread_proc = proc;
 	int err = t->fn(proc, t->fn_arg);
+	if (!proc->db.task)
+		tc__thread_proc = NULL;
 	/* Emulated: a rank does not finish before its logical time. */
 	if (!err)
 		tc__emulate_sync(proc);
@@ -353,6 +369,7 @@ int tc_attach(struct tc_team *t, int rank, struct tc_proc **out)
 		atomic_store(&proc->attached, 1);
 		atomic_store(&proc->owner, tc__self());
 		tc__proc_clock_reset(proc);
+		tc__thread_proc = proc;
 		*out = proc;
 	}
 	pthread_mutex_unlock(&t->attach_mu);
@@ -380,6 +397,8 @@ int tc_detach(struct tc_proc *proc)
 	atomic_store(&proc->owner, 0);
 	atomic_store(&proc->attached, 0);
 	t->nattached--;
+	if (tc__thread_proc == proc)
+		tc__thread_proc = NULL;
 	pthread_mutex_unlock(&t->attach_mu);
 	return TC_OK;
 }

@@ -440,127 +440,247 @@ static int tc__run_tiny(struct tc_proc *proc, const struct tc__sched *s, const s
 	return TC_OK;
 }
 
-static int tc__plan_run(struct tc_proc *proc, const struct tc__sched *s, const struct tc__plan *pl,
-                        const struct tc__exec_io *io)
+/*
+ * A plan as a state machine (contract in lib/sched/exec.h).  Per round:
+ * START posts the round (own sends with their logical arrivals, then every
+ * receive), WAIT looks whether every item is complete (tc__round_done), and
+ * the round's end applies the clock, the data and the trace; SYNC, on an
+ * emulated team, holds the next round until the wall clock reaches the
+ * rank's logical time (a step that may not block only looks).  The scratch
+ * of the executor (requests, item states, staging, TMP) is the proc's:
+ * one run at a time per proc, which the queue of lib/sched/nbc.c keeps.
+ */
+enum { TC__RUN_START = 0, TC__RUN_WAIT, TC__RUN_SYNC, TC__RUN_DONE };
+
+struct tc__run {
+	const struct tc__sched *s;
+	const struct tc__plan *pl;
+	const struct tc__exec_io *io;
+	unsigned char *bufs[4];
+	tc_request *req;
+	struct tc__istate *st;
+	struct tc__arr_idx *order;
+	unsigned char *blocked;
+	struct tc__round rd;
+	int r, phase, err, nr;
+	tc_time_t send_done, c_start;
+	uint64_t w_start;
+};
+
+size_t tc__run_size(void)
 {
-	const int tag = proc->coll_tag;
+	return sizeof(struct tc__run);
+}
+
+/* Round r's start: own sends' arrivals from the clock at the start of the
+ * round, own sends posted first (they start the peers' critical paths),
+ * then every receive, then forwards as their data arrive. */
+static void tc__run_round_begin(struct tc_proc *proc, struct tc__run *run)
+{
+	const struct tc__plan *pl = run->pl;
+	const struct tc__sched *s = run->s;
+	const int r = run->r, tag = proc->coll_tag;
+	struct tc__istate *st = run->st;
+	tc_request *req = run->req;
+	struct tc__round *rd = &run->rd;
+	*rd = (struct tc__round){.it = pl->it + pl->it_at[r], .st = st, .req = req,
+	                         .bufs = run->bufs, .n = pl->it_at[r + 1] - pl->it_at[r],
+	                         .port_blocked = run->blocked, .deg = proc->deg, .tag = tag};
+	run->c_start = proc->clock;
+	run->w_start = proc->ev ? tc__wall(proc->team) : 0;
+	/* (The other fields of st[i] are set before they are read.) */
+	run->send_done = proc->clock;
+	for (int i = 0; i < rd->n; i++) {
+		const struct tc__pitem *x = &rd->it[i];
+		st[i].posted = 0;
+		if (x->kind == TC__IT_FWD_OUT)
+			rd->unposted++;
+		if (x->kind != TC__IT_SEND)
+			continue;
+		rd->unposted++;
+		st[i].arrival = x->chunk == 0 ? tc__item_sent(proc, s, x, &run->send_done)
+		                              : st[i - 1].arrival;
+	}
+	if (pl->simple[r])
+		tc__round_eager(proc, rd, tc__eager_polls(proc->team));
+	else
+		tc__post_ready(proc, rd);
+	for (int i = 0; i < rd->n && !pl->simple[r]; i++) {
+		const struct tc__pitem *x = &rd->it[i];
+		if (x->direct) {
+			const struct tc__xfer *y = &s->x[x->xi];
+			st[i].out = tc__ptr(rd, x);
+			st[i].other = run->bufs[tc__xfer_abuf(y)] + y->roff;
+			st[i].recv_left = y->op == TC__XOP_COMBINE_LEFT;
+			st[i].io = run->io;
+			tc__post_recv_direct(proc, x->nbr, x->len, tag, tc__deliver_combine, &st[i],
+			                     run->io->user_code != 0, &req[i]);
+		} else if (x->kind == TC__IT_FWD_IN || x->kind == TC__IT_RECV) {
+			tc__post_recv(proc, x->nbr, tc__ptr(rd, x), x->len, tag, &req[i]);
+		}
+		if (x->kind == TC__IT_FWD_IN && x->chunk == 0)
+			proc->stats.forwarded++;
+	}
+	rd->recvs_posted = 1;
+	proc->cur_round = r;
+}
+
+/* Round r's end, every item complete: the logical clock (own sends, then
+ * own receives in order of arrival, ties by schedule order, then combines
+ * in schedule order), the data, the trace. */
+static void tc__run_round_end(struct tc_proc *proc, struct tc__run *run)
+{
 	struct tc_team *team = proc->team;
 	const struct tc__mps *q = &team->mps;
+	const struct tc__sched *s = run->s;
+	struct tc__round *rd = &run->rd;
+	const int r = run->r;
+	const uint64_t w_end = proc->ev ? tc__wall(team) : 0;
+	if (proc->ev)
+		tc__trace_round(proc, s, rd, r, run->w_start, w_end);
+	proc->clock = run->send_done;
+	int nr = 0;
+	for (int i = 0; i < rd->n; i++)
+		if (rd->it[i].kind == TC__IT_RECV && rd->it[i].chunk == 0)
+			run->order[nr++] = (struct tc__arr_idx){tc__req(&run->req[i])->clock, i};
+	if (nr > 1)
+		qsort(run->order, (size_t)nr, sizeof *run->order, tc__arr_cmp);
+	for (int k = 0; k < nr; k++) {
+		int i = run->order[k].i;
+		const struct tc__xfer *x = &s->x[rd->it[i].xi];
+		tc_time_t fin = tc__item_received(proc, s, &rd->it[i], tc__req(&run->req[i])->clock);
+		if (proc->ev) {
+			struct tc_event e = {TC_EV_RECV, r, rd->it[i].xi, x->src, x->src, x->dst,
+			                     x->bytes, proc->ncalls, fin - tc__link_time(q, x->bytes),
+			                     fin, run->w_start, w_end};
+			tc__trace(proc, &e);
+		}
+	}
+	tc__round_apply(proc, s, run->pl, r, run->bufs, rd->it, run->io, run->w_start);
+	if (rd->n) {
+		proc->stats.rounds++;
+		if (proc->ev) {
+			struct tc_event e = {TC_EV_WAIT, r, -1, -1, -1, -1, 0, proc->ncalls, run->c_start,
+			                     proc->clock, run->w_start, w_end};
+			tc__trace(proc, &e);
+		}
+	}
+	run->nr = nr;
+}
+
+int tc__run_start(struct tc_proc *proc, struct tc__run *run, const struct tc__sched *s,
+                  const struct tc__plan *pl, const struct tc__exec_io *io)
+{
 	size_t mi = (size_t)pl->max_round_items + 1;
-	unsigned char *bufs[4] = {(unsigned char *)(uintptr_t)io->in, io->out, NULL, NULL};
-	if (s->tmp_bytes && !(bufs[TC__BUF_TMP] = tc__scratch(proc, TC__SCR_TMP, s->tmp_bytes)))
+	*run = (struct tc__run){.s = s, .pl = pl, .io = io,
+	                        .bufs = {(unsigned char *)(uintptr_t)io->in, io->out, NULL, NULL}};
+	if (s->tmp_bytes &&
+	    !(run->bufs[TC__BUF_TMP] = tc__scratch(proc, TC__SCR_TMP, s->tmp_bytes)))
 		return TC_ENOMEM;
 	if (pl->stage_max &&
-	    !(bufs[TC__BUF_STAGE] = tc__scratch(proc, TC__SCR_STAGE, pl->stage_max)))
+	    !(run->bufs[TC__BUF_STAGE] = tc__scratch(proc, TC__SCR_STAGE, pl->stage_max)))
 		return TC_ENOMEM;
+	run->req = tc__scratch(proc, TC__SCR_REQS, mi * sizeof *run->req);
+	run->st = tc__scratch(proc, TC__SCR_STATE,
+	                      mi * (sizeof *run->st + sizeof(struct tc__arr_idx)));
+	run->blocked = tc__scratch(proc, TC__SCR_PORTS, (size_t)proc->deg + 1);
+	if (!run->req || !run->st || !run->blocked)
+		return TC_ENOMEM;
+	run->order = (struct tc__arr_idx *)(run->st + mi);
 	proc->cur_call = io->call ? io->call : "collective";
 	proc->cur_alg = io->alg;
 	proc->cur_round = 0;
-	tc_request *req = tc__scratch(proc, TC__SCR_REQS, mi * sizeof *req);
-	if (req && pl->tiny && !proc->ev)
-		return tc__run_tiny(proc, s, pl, io, bufs, req);
-	struct tc__istate *st = tc__scratch(proc, TC__SCR_STATE,
-	                                    mi * (sizeof *st + sizeof(struct tc__arr_idx)));
-	unsigned char *blocked = tc__scratch(proc, TC__SCR_PORTS, (size_t)proc->deg + 1);
-	if (!req || !st || !blocked)
-		return TC_ENOMEM;
-	struct tc__arr_idx *order = (struct tc__arr_idx *)(st + mi);
-	const int spin = tc__eager_polls(team);
-
-	for (int r = 0; r < pl->nrounds; r++) {
-		struct tc__round rd = {.it = pl->it + pl->it_at[r], .st = st, .req = req, .bufs = bufs,
-		                       .n = pl->it_at[r + 1] - pl->it_at[r], .port_blocked = blocked,
-		                       .deg = proc->deg, .tag = tag};
-		const tc_time_t c_start = proc->clock;
-		const uint64_t w_start = proc->ev ? tc__wall(team) : 0;
-
-		/* Own sends get their logical arrival now, in schedule order,
-		 * from the clock at the start of the round.  (The other fields
-		 * of st[i] are set before they are read.) */
-		tc_time_t send_done = proc->clock;
-		for (int i = 0; i < rd.n; i++) {
-			const struct tc__pitem *x = &rd.it[i];
-			st[i].posted = 0;
-			if (x->kind == TC__IT_FWD_OUT)
-				rd.unposted++;
-			if (x->kind != TC__IT_SEND)
-				continue;
-			rd.unposted++;
-			st[i].arrival = x->chunk == 0 ? tc__item_sent(proc, s, x, &send_done)
-			                              : st[i - 1].arrival;
-		}
-		/* Own sends first (they start the peers' critical paths), then
-		 * every receive, then forwards as their data arrive. */
-		if (pl->simple[r])
-			tc__round_eager(proc, &rd, spin);
-		else
-			tc__post_ready(proc, &rd);
-		for (int i = 0; i < rd.n && !pl->simple[r]; i++) {
-			const struct tc__pitem *x = &rd.it[i];
-			if (x->direct) {
-				const struct tc__xfer *y = &s->x[x->xi];
-				st[i].out = tc__ptr(&rd, x);
-				st[i].other = bufs[tc__xfer_abuf(y)] + y->roff;
-				st[i].recv_left = y->op == TC__XOP_COMBINE_LEFT;
-				st[i].io = io;
-				tc__post_recv_direct(proc, x->nbr, x->len, tag, tc__deliver_combine,
-				                     &st[i], io->user_code != 0, &req[i]);
-			} else if (x->kind == TC__IT_FWD_IN || x->kind == TC__IT_RECV) {
-				tc__post_recv(proc, x->nbr, tc__ptr(&rd, x), x->len, tag, &req[i]);
-			}
-			if (x->kind == TC__IT_FWD_IN && x->chunk == 0)
-				proc->stats.forwarded++;
-		}
-		rd.recvs_posted = 1;
-		if (rd.n && rd.first_open < rd.n) {
-			proc->cur_round = r;
-			int err = tc__progress_wait(proc, tc__round_done, &rd);
-			if (!err)
-				err = rd.err;
-			if (err)
-				return tc__round_failed(proc, err);
-		}
-		const uint64_t w_end = proc->ev ? tc__wall(team) : 0;
-		if (proc->ev)
-			tc__trace_round(proc, s, &rd, r, w_start, w_end);
-
-		/* Logical clock: own sends, then own receives in order of arrival
-		 * (ties by schedule order), then combines in schedule order. */
-		proc->clock = send_done;
-		int nr = 0;
-		for (int i = 0; i < rd.n; i++)
-			if (rd.it[i].kind == TC__IT_RECV && rd.it[i].chunk == 0)
-				order[nr++] = (struct tc__arr_idx){tc__req(&req[i])->clock, i};
-		if (nr > 1)
-			qsort(order, (size_t)nr, sizeof *order, tc__arr_cmp);
-		for (int k = 0; k < nr; k++) {
-			int i = order[k].i;
-			const struct tc__xfer *x = &s->x[rd.it[i].xi];
-			tc_time_t fin = tc__item_received(proc, s, &rd.it[i], tc__req(&req[i])->clock);
-			if (proc->ev) {
-				struct tc_event e = {TC_EV_RECV, r, rd.it[i].xi, x->src, x->src, x->dst,
-				                     x->bytes, proc->ncalls, fin - tc__link_time(q, x->bytes),
-				                     fin, w_start, w_end};
-				tc__trace(proc, &e);
-			}
-		}
-
-		tc__round_apply(proc, s, pl, r, bufs, rd.it, io, w_start);
-		if (rd.n) {
-			proc->stats.rounds++;
-			if (proc->ev) {
-				struct tc_event e = {TC_EV_WAIT, r, -1, -1, -1, -1, 0, proc->ncalls, c_start,
-				                     proc->clock, w_start, w_end};
-				tc__trace(proc, &e);
-			}
-		}
-		/* Emulated: a rank that received waits until the model delivered
-		 * it (and its combines are done); a pure sender runs on. */
-		if (nr && team->emulate)
-			tc__emulate_sync(proc);
-	}
-	proc->ncalls++;
 	return TC_OK;
+}
+
+bool tc__run_step(struct tc_proc *proc, struct tc__run *run, bool may_block)
+{
+	for (;;) {
+		switch (run->phase) {
+		case TC__RUN_START:
+			if (run->r == run->pl->nrounds) {
+				run->phase = TC__RUN_DONE;
+				proc->ncalls++;
+				return true;
+			}
+			tc__run_round_begin(proc, run);
+			run->phase = TC__RUN_WAIT;
+			/* fall through */
+		case TC__RUN_WAIT:
+			if (run->rd.n && run->rd.first_open < run->rd.n) {
+				if (!tc__round_done(proc, &run->rd))
+					return false;
+				if (run->rd.err) {
+					run->err = tc__round_failed(proc, run->rd.err);
+					run->phase = TC__RUN_DONE;
+					return true;
+				}
+			}
+			tc__run_round_end(proc, run);
+			run->phase = TC__RUN_SYNC;
+			/* fall through */
+		case TC__RUN_SYNC:
+			/* Emulated: a rank that received waits until the model
+			 * delivered it (and its combines are done); a pure sender
+			 * runs on. */
+			if (run->nr && proc->team->emulate) {
+				if (may_block)
+					tc__emulate_sync(proc);
+				else if (proc->team->epoch_ns + (uint64_t)(proc->clock / TC_PS_PER_NS) >
+				         tc__now_ns())
+					return false;
+			}
+			run->r++;
+			run->phase = TC__RUN_START;
+			break;
+		default:
+			return true;
+		}
+	}
+}
+
+int tc__run_fail(struct tc_proc *proc, struct tc__run *run, int err)
+{
+	run->phase = TC__RUN_DONE;
+	return run->err = tc__round_failed(proc, err);
+}
+
+int tc__run_err(const struct tc__run *run)
+{
+	return run->err;
+}
+
+static bool tc__run_cond(struct tc_proc *proc, void *ctx)
+{
+	return tc__run_step(proc, ctx, true);
+}
+
+/* The blocking run: the state machine's steps, waiting between them. */
+static int tc__plan_run(struct tc_proc *proc, const struct tc__sched *s, const struct tc__plan *pl,
+                        const struct tc__exec_io *io)
+{
+	if (pl->tiny && !proc->ev) {
+		/* Tiny plans keep their request-free path (most of their time is
+		 * instructions). */
+		unsigned char *bufs[4] = {(unsigned char *)(uintptr_t)io->in, io->out, NULL, NULL};
+		tc_request *req = tc__scratch(proc, TC__SCR_REQS, 2 * sizeof *req);
+		if (!req || (s->tmp_bytes &&
+		             !(bufs[TC__BUF_TMP] = tc__scratch(proc, TC__SCR_TMP, s->tmp_bytes))) ||
+		    (pl->stage_max &&
+		     !(bufs[TC__BUF_STAGE] = tc__scratch(proc, TC__SCR_STAGE, pl->stage_max))))
+			return TC_ENOMEM;
+		proc->cur_call = io->call ? io->call : "collective";
+		proc->cur_alg = io->alg;
+		proc->cur_round = 0;
+		return tc__run_tiny(proc, s, pl, io, bufs, req);
+	}
+	struct tc__run run;
+	int err = tc__run_start(proc, &run, s, pl, io);
+	if (err)
+		return err;
+	if (!tc__run_step(proc, &run, true) && (err = tc__progress_wait(proc, tc__run_cond, &run)))
+		return tc__run_fail(proc, &run, err);
+	return run.err;
 }
 
 /*
@@ -576,8 +696,7 @@ static int tc__plan_run(struct tc_proc *proc, const struct tc__sched *s, const s
  * compare per received message and one look at each incoming link at the
  * end of the call (README, "Mismatch detection").
  */
-int tc__plan_exec(struct tc_proc *proc, const struct tc__sched *s, const struct tc__plan *pl,
-                  const struct tc__exec_io *io)
+void tc__exec_begin(struct tc_proc *proc, const struct tc__exec_io *io)
 {
 	const bool check = proc->team->check;
 	proc->coll_tag = check ? TC__MSG_COLL | (int)(proc->ncalls & TC__MSG_SEQ) : io->tag;
@@ -588,11 +707,21 @@ int tc__plan_exec(struct tc_proc *proc, const struct tc__sched *s, const struct 
 		atomic_store_explicit(&proc->calls_seen[proc->ncalls % TC__CALLS_SEEN],
 		                      tc__call_seen(proc->ncalls, proc->coll_sig),
 		                      memory_order_relaxed);
-	int err = tc__plan_run(proc, s, pl, io);
-	if (!err && check && (err = tc__coll_scan(proc, true)))
+}
+
+int tc__exec_end(struct tc_proc *proc, int err)
+{
+	if (!err && proc->team->check && (err = tc__coll_scan(proc, true)))
 		err = tc__round_failed(proc, err);
 	proc->coll_tag = 0;
 	return err;
+}
+
+int tc__plan_exec(struct tc_proc *proc, const struct tc__sched *s, const struct tc__plan *pl,
+                  const struct tc__exec_io *io)
+{
+	tc__exec_begin(proc, io);
+	return tc__exec_end(proc, tc__plan_run(proc, s, pl, io));
 }
 
 int tc__sched_exec(struct tc_proc *proc, const struct tc__sched *s, const struct tc__exec_io *io)

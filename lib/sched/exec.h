@@ -22,6 +22,7 @@
 #ifndef TC_SCHED_EXEC_H
 #define TC_SCHED_EXEC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "core/internal.h"
@@ -60,6 +61,36 @@ int tc__plan_build(struct tc_proc *proc, const struct tc__sched *s, const int *m
 void tc__plan_free(struct tc__plan *pl);
 int tc__plan_exec(struct tc_proc *proc, const struct tc__sched *s, const struct tc__plan *pl,
                   const struct tc__exec_io *io);
+
+/* The call's tags and signature set on the proc (mismatch detection),
+ * before its run; and after it: the end-of-call scan, the tags cleared.
+ * tc__plan_exec() is begin, the blocking run, end. */
+void tc__exec_begin(struct tc_proc *proc, const struct tc__exec_io *io);
+int tc__exec_end(struct tc_proc *proc, int err);
+
+/*
+ * A plan run as a state machine (nonblocking and persistent collectives,
+ * lib/sched/nbc.c): tc__run_start() gets the executor's scratch (the
+ * proc's: one run at a time per proc) and returns 0 or TC_ENOMEM; then
+ * tc__run_step() posts what is ready, looks at what completed, ends the
+ * rounds that are complete and starts the next ones, and returns true once
+ * the plan is done (tc__run_err() then says how it ended: 0,
+ * TC_EMISMATCH with the team aborted, ...).  A step never waits; with
+ * may_block it may sleep to an emulated deadline (TC_MODE_EMULATED),
+ * without it it only looks at the wall clock.  The caller makes progress
+ * between steps (tc__progress, tc__progress_wait with the step as its
+ * condition); tc__run_fail() ends a run whose wait failed (TC_EABORTED,
+ * TC_ETIMEDOUT).  The run's storage is tc__run_size() bytes, the caller's;
+ * s, pl and io are borrowed until it is done.  The clock it advances is
+ * proc->clock.
+ */
+struct tc__run;
+size_t tc__run_size(void);
+int tc__run_start(struct tc_proc *proc, struct tc__run *run, const struct tc__sched *s,
+                  const struct tc__plan *pl, const struct tc__exec_io *io);
+bool tc__run_step(struct tc_proc *proc, struct tc__run *run, bool may_block);
+int tc__run_fail(struct tc_proc *proc, struct tc__run *run, int err);
+int tc__run_err(const struct tc__run *run);
 
 /*
  * Runs s on the calling rank (build, run and free its plan).  Returns 0; TC_EMISMATCH when a peer sent

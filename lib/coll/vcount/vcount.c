@@ -27,6 +27,7 @@
 #include "coll/vcount/vcount.h"
 #include "core/internal.h"
 #include "sched/exec.h"
+#include "sched/nbc.h"
 
 enum { TC__V_SEND = 0, TC__V_SOFF, TC__V_RECV, TC__V_ROFF, TC__V_N };
 
@@ -53,7 +54,7 @@ static int tc__v_run(struct tc_proc *proc, const struct tc__vmatrix *mx, const v
 	err = tc__plan_build(proc, &s, NULL, 0, &plan);
 	if (!err) {
 		struct tc__exec_io io = {.in = in, .out = out, .tag = tag};
-		err = tc__plan_exec(proc, &s, plan, &io);
+		err = tc__exec_ordered(proc, &s, plan, &io);
 		tc__plan_free(plan);
 		proc->last_alg = "pairwise";
 		proc->last_rounds = s.nrounds;

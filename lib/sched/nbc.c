@@ -1,0 +1,295 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lib/sched/nbc.c - collective calls as requests: the proc's queue of
+ * started operations and the hooks of lib/p2p's waits and tests (contract
+ * in lib/sched/nbc.h), tc_start and tc_request_free (topocoll/coll.h).
+ *
+ * The head of the queue runs as a state machine (tc__run_step): every
+ * progress of the proc steps it without blocking (ext_progress); a wait
+ * for one of the requests runs a head that has not started yet the
+ * blocking way (tc__plan_exec: the speed of a blocking call, tiny plans
+ * included), and steps a running one with the wait's progress-wait
+ * (ext_wait), so that a request waited for as soon as it is started costs
+ * what the blocking call costs.
+ */
+#include "sched/nbc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error_detail.h"
+#include "p2p/p2p.h"
+#include "p2p/request.h"
+
+static struct tc__creq *tc__xq_head(const struct tc_proc *proc)
+{
+	return proc->ext_queue;
+}
+
+/* op leaves the head of the queue, done with status err: its request
+ * completes; the next one starts no earlier than op ended. */
+static void tc__xq_pop(struct tc_proc *proc, struct tc__creq *op, int err)
+{
+	proc->ext_queue = op->next;
+	proc->ext_pending--;
+	op->queued = op->running = 0;
+	if (op->next && op->next->clock < op->clock)
+		op->next->clock = op->clock;
+	op->next = NULL;
+	struct tc__req *q = tc__req(op->req);
+	q->status = err;
+	q->state = TC__REQ_DONE;
+}
+
+/* Runs f(proc, op) on op's clock instead of the proc's. */
+#define TC__ON_OP_CLOCK(proc, op, stmt)                                                      \
+	do {                                                                                   \
+		tc_time_t user_clock_ = (proc)->clock;                                             \
+		(proc)->clock = (op)->clock;                                                       \
+		stmt;                                                                              \
+		(op)->clock = (proc)->clock;                                                       \
+		(proc)->clock = user_clock_;                                                       \
+	} while (0)
+
+static bool tc__team_aborted(const struct tc_proc *proc)
+{
+	/* Relaxed: a hint; an aborted team fails every wait anyway. */
+	return atomic_load_explicit(&proc->team->aborted, memory_order_relaxed) != 0;
+}
+
+/* Starts the head's plan; false when it failed at once (then popped). */
+static bool tc__xq_begin(struct tc_proc *proc, struct tc__creq *op)
+{
+	if (tc__team_aborted(proc)) {
+		tc__xq_pop(proc, op, TC_EABORTED);
+		return false;
+	}
+	int err;
+	tc__exec_begin(proc, &op->io);
+	TC__ON_OP_CLOCK(proc, op, err = tc__run_start(proc, op->run, op->s, op->pl, &op->io));
+	if (err) {
+		tc__xq_pop(proc, op, tc__exec_end(proc, err));
+		return false;
+	}
+	op->running = 1;
+	return true;
+}
+
+/* Steps the queue: the head, and the next ones as the head completes.
+ * may_block: emulated deadlines are slept to. */
+static void tc__xq_drive(struct tc_proc *proc, bool may_block)
+{
+	if (proc->ext_busy)
+		return;
+	proc->ext_busy = 1;
+	struct tc__creq *op;
+	while ((op = tc__xq_head(proc))) {
+		if (!op->running && !tc__xq_begin(proc, op))
+			continue;
+		bool done;
+		TC__ON_OP_CLOCK(proc, op, done = tc__run_step(proc, op->run, may_block));
+		if (!done)
+			break;
+		tc__xq_pop(proc, op, tc__exec_end(proc, tc__run_err(op->run)));
+	}
+	proc->ext_busy = 0;
+}
+
+static void tc__xq_progress(struct tc_proc *proc)
+{
+	tc__xq_drive(proc, false);
+}
+
+static bool tc__xq_head_left(struct tc_proc *proc, void *ctx)
+{
+	tc__xq_drive(proc, true);
+	return tc__xq_head(proc) != ctx;
+}
+
+/* The head, not started yet, run the blocking way. */
+static void tc__xq_run_head(struct tc_proc *proc, struct tc__creq *op)
+{
+	if (tc__team_aborted(proc)) {
+		tc__xq_pop(proc, op, TC_EABORTED);
+		return;
+	}
+	int err;
+	proc->ext_busy = 1; /* its own waits must not step the queue */
+	TC__ON_OP_CLOCK(proc, op, err = tc__plan_exec(proc, op->s, op->pl, &op->io));
+	proc->ext_busy = 0;
+	tc__xq_pop(proc, op, err);
+}
+
+static bool tc__creq_dropped(const struct tc_proc *proc, const struct tc__creq *op)
+{
+	return op->queued && op->gen != proc->ext_gen;
+}
+
+static int tc__xq_wait(struct tc_proc *proc, void *reqp)
+{
+	struct tc__req *req = reqp;
+	struct tc__creq *op = req->ext;
+	if (tc__creq_dropped(proc, op))
+		return TC_EABORTED; /* forgotten by a reset after an abort */
+	while (req->state != TC__REQ_DONE) {
+		struct tc__creq *h = tc__xq_head(proc);
+		if (!h->running) {
+			tc__xq_run_head(proc, h);
+			continue;
+		}
+		int err = tc__progress_wait(proc, tc__xq_head_left, h);
+		if (err) {
+			/* The head's wait failed (abort, timeout): it ends so. */
+			if (tc__xq_head(proc) == h) {
+				TC__ON_OP_CLOCK(proc, h, tc__run_fail(proc, h->run, err));
+				tc__xq_pop(proc, h, tc__exec_end(proc, err));
+			}
+			return err;
+		}
+	}
+	return TC_OK;
+}
+
+/* A wait or test is done with req (status: its outcome). */
+static void tc__xq_end(struct tc_proc *proc, void *reqp, int status)
+{
+	struct tc__req *req = reqp;
+	struct tc__creq *op = req->ext;
+	if (op->queued && !tc__creq_dropped(proc, op)) {
+		/* Retired before it completed (the team is aborted): out of the
+		 * queue; a running plan's buffers are no longer read. */
+		struct tc__creq **pp = (struct tc__creq **)&proc->ext_queue;
+		while (*pp != op)
+			pp = &(*pp)->next;
+		if (op->running) {
+			TC__ON_OP_CLOCK(proc, op, tc__run_fail(proc, op->run, status));
+			proc->coll_tag = 0;
+		}
+		*pp = op->next;
+		proc->ext_pending--;
+		op->next = NULL;
+	}
+	if (!status)
+		proc->clock = tc__max_time(proc->clock, op->clock);
+	op->queued = op->running = op->active = 0;
+	op->req = NULL;
+	req->status = status;
+	req->state = TC__REQ_IDLE;
+	if (!op->persistent) {
+		req->ext = NULL;
+		op->release(op);
+	}
+}
+
+void tc__creq_bind(struct tc__creq *op, tc_request *handle)
+{
+	struct tc__req *req = tc__req(handle);
+	memset(req, 0, sizeof *req);
+	req->kind = TC__KIND_EXT;
+	req->state = TC__REQ_IDLE;
+	req->nbr = -1;
+	req->peer = -1;
+	req->ext = op;
+}
+
+int tc__creq_start(struct tc_proc *proc, struct tc__creq *op, tc_request *handle)
+{
+	if (op->active) {
+		tc__set_detail("tc_start: the persistent request is active already (wait for it "
+		               "or test it until it completes first)");
+		return TC_EPENDING;
+	}
+	struct tc__req *req = tc__req(handle);
+	int err = op->prepare ? op->prepare(op) : TC_OK;
+	if (err)
+		return err;
+	if (!op->persistent)
+		tc__creq_bind(op, handle);
+	req->state = TC__REQ_QUEUED;
+	req->status = TC_OK;
+	req->clocked = 1;
+	req->tested_since = 0;
+	op->req = handle;
+	op->active = op->queued = 1;
+	op->running = 0;
+	op->gen = proc->ext_gen;
+	op->clock = proc->clock;
+	op->next = NULL;
+	struct tc__creq **pp = (struct tc__creq **)&proc->ext_queue;
+	while (*pp)
+		pp = &(*pp)->next;
+	*pp = op;
+	proc->ext_pending++;
+	proc->ext_progress = tc__xq_progress;
+	proc->ext_wait = tc__xq_wait;
+	proc->ext_end = tc__xq_end;
+	/* Its first round goes out now when it is the head. */
+	tc__xq_drive(proc, false);
+	return TC_OK;
+}
+
+int tc__creq_run(struct tc_proc *proc, struct tc__creq *op)
+{
+	tc_request r;
+	int err = tc__creq_start(proc, op, &r);
+	if (err)
+		return err;
+	struct tc__req *req = tc__req(&r);
+	err = req->state == TC__REQ_DONE ? TC_OK : tc__xq_wait(proc, req);
+	int status = err ? err : req->status;
+	tc__xq_end(proc, req, status);
+	return status;
+}
+
+static void tc__creq_free(struct tc__creq *op)
+{
+	free(op->run);
+}
+
+int tc__exec_ordered(struct tc_proc *proc, const struct tc__sched *s, const struct tc__plan *pl,
+                     const struct tc__exec_io *io)
+{
+	if (!tc__creq_pending(proc))
+		return tc__plan_exec(proc, s, pl, io);
+	struct tc__creq op = {.s = s, .pl = pl, .io = *io, .release = tc__creq_free,
+	                     .run = malloc(tc__run_size())};
+	if (!op.run)
+		return TC_ENOMEM;
+	return tc__creq_run(proc, &op);
+}
+
+/* The operation of a collective request, or NULL (with the detail). */
+static struct tc__creq *tc__creq_of(tc_request *handle, const char *call)
+{
+	struct tc__req *req = tc__req(handle);
+	if (!req || req->kind != TC__KIND_EXT || !req->ext) {
+		tc__set_detail("%s: not a persistent collective request (made by tc_*_init, not "
+		               "freed since)",
+		               call);
+		return NULL;
+	}
+	return req->ext;
+}
+
+int tc_start(struct tc_proc *proc, tc_request *req)
+{
+	struct tc__creq *op = tc__creq_of(req, "tc_start");
+	if (!proc || !op || !op->persistent)
+		return TC_EINVAL;
+	return tc__creq_start(proc, op, req);
+}
+
+int tc_request_free(struct tc_proc *proc, tc_request *req)
+{
+	struct tc__creq *op = tc__creq_of(req, "tc_request_free");
+	if (!proc || !op || !op->persistent)
+		return TC_EINVAL;
+	if (op->active) {
+		tc__set_detail("tc_request_free: the request is active (wait for it or test it "
+		               "until it completes first)");
+		return TC_EPENDING;
+	}
+	tc__req(req)->ext = NULL;
+	op->release(op);
+	return TC_OK;
+}

@@ -1,0 +1,390 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Nonblocking and persistent collectives (topocoll/coll.h): every
+ * collective with a request form against the sequential reference of
+ * tests/common/coll_ref.c, all of them outstanding at once on one team and
+ * completed in an order of each rank's own (shuffled), persistent requests
+ * started many times with new inputs, a blocking collective behind
+ * outstanding ones, progress made by tests alone, misuse (a request waited
+ * twice, started or freed while active), a peer that never joins (a clear
+ * error, no hang), and tc_self().  Threads, or fibres with TC_EXEC=fibres.
+ */
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "coll_ref.h"
+#include "topocoll.h"
+#include "util.h"
+
+/* The collectives that have request forms. */
+static const enum tc_coll colls[] = {
+        TC_COLL_BCAST,   TC_COLL_REDUCE,  TC_COLL_ALLREDUCE, TC_COLL_BARRIER,
+        TC_COLL_ALLGATHER, TC_COLL_REDUCE_SCATTER, TC_COLL_SCAN, TC_COLL_EXSCAN,
+        TC_COLL_SCATTER, TC_COLL_GATHER,  TC_COLL_ALLTOALL,  TC_COLL_SHIFT,
+        TC_COLL_GRAY2BINARY, TC_COLL_BINARY2GRAY};
+#define NCOLLS ((int)(sizeof colls / sizeof colls[0]))
+
+/* The request form of case c (persistent: the _init one). */
+static int call_req(struct tc_proc *proc, const struct ct_case *c, const void *s, void *r,
+                    tc_request *req, int persistent)
+{
+	const struct tc_coll_opts o = {0};
+	const size_t n = c->count;
+	const enum tc_dtype dt = c->dt;
+	const enum tc_op op = c->op;
+	const int root = c->root;
+#define TC_FORM(name, ...)                                                                 \
+	(persistent ? tc_##name##_init(proc, __VA_ARGS__, &o, req)                             \
+	            : tc_i##name(proc, __VA_ARGS__, &o, req))
+	switch (c->coll) {
+	case TC_COLL_BCAST: return TC_FORM(bcast, r, n, dt, root);
+	case TC_COLL_REDUCE: return TC_FORM(reduce, s, r, n, dt, op, root);
+	case TC_COLL_ALLREDUCE: return TC_FORM(allreduce, s, r, n, dt, op);
+	case TC_COLL_BARRIER:
+		return persistent ? tc_barrier_init(proc, &o, req) : tc_ibarrier(proc, &o, req);
+	case TC_COLL_ALLGATHER: return TC_FORM(allgather, s, r, n, dt);
+	case TC_COLL_REDUCE_SCATTER: return TC_FORM(reduce_scatter, s, r, n, dt, op);
+	case TC_COLL_SCAN: return TC_FORM(scan, s, r, n, dt, op);
+	case TC_COLL_EXSCAN: return TC_FORM(exscan, s, r, n, dt, op);
+	case TC_COLL_SCATTER: return TC_FORM(scatter, s, r, n, dt, root);
+	case TC_COLL_GATHER: return TC_FORM(gather, s, r, n, dt, root);
+	case TC_COLL_ALLTOALL: return TC_FORM(alltoall, s, r, n, dt);
+	case TC_COLL_SHIFT: return TC_FORM(shift, s, r, n, dt, c->q);
+	case TC_COLL_GRAY2BINARY: return TC_FORM(gray2binary, s, r, n, dt);
+	case TC_COLL_BINARY2GRAY: return TC_FORM(binary2gray, s, r, n, dt);
+	default: return TC_EINVAL;
+	}
+#undef TC_FORM
+}
+
+/* One collective of a rank's batch: its case, buffers and expected result. */
+struct slot {
+	struct ct_case c;
+	unsigned char *s, *r, *expect;
+	size_t sb, rb;
+	int gets;
+	tc_request req;
+};
+
+struct batch {
+	int count;          /* elements per block */
+	int persistent;
+	int iters;
+	int mode;           /* 0 waits in a shuffled order, 1 waitall, 2 test loops */
+	int blocking_behind; /* a blocking allreduce after starting them */
+	atomic_int failures;
+	char msg[256];
+};
+
+static void fail(struct batch *b, const char *what, int rank, int i)
+{
+	if (atomic_fetch_add(&b->failures, 1) == 0)
+		snprintf(b->msg, sizeof b->msg, "rank %d, %s: %s", rank,
+		         i >= 0 ? tc_coll_name(colls[i]) : "-", what);
+}
+
+static void fill(struct slot *x, int p, int me, uint64_t seed)
+{
+	x->c.seed = seed;
+	size_t es = tc_dtype_size(x->c.dt);
+	for (size_t i = 0; i < x->sb / es; i++)
+		ct_input(&x->c, me, i, x->s + i * es);
+	memset(x->r, 0xa5, x->rb);
+	if (x->c.coll == TC_COLL_BCAST && me == x->c.root) /* its one buffer is the input */
+		for (size_t i = 0; i < x->c.count; i++)
+			ct_input(&x->c, me, i, x->r + i * es);
+	x->gets = ct_expect(&x->c, p, me, x->expect) == 0;
+}
+
+static int check(const struct slot *x)
+{
+	return !x->gets || !x->rb || memcmp(x->r, x->expect, x->rb) == 0;
+}
+
+static int batch_rank(struct tc_proc *proc, void *arg)
+{
+	struct batch *b = arg;
+	const int p = tc_size(proc), me = tc_rank(proc);
+	const bool pow2 = (p & (p - 1)) == 0;
+	struct slot xs[NCOLLS];
+	int order[NCOLLS], n = 0;
+	uint64_t rng = 0x9e3779b97f4a7c15ull * (uint64_t)(me + 1);
+	if (tc_self() != proc)
+		fail(b, "tc_self() is not the rank's proc", me, -1);
+	for (int i = 0; i < NCOLLS; i++) {
+		struct slot *x = &xs[i];
+		memset(x, 0, sizeof *x);
+		const enum tc_coll k = colls[i];
+		const bool reduces = tc_coll_flags(k) & TC_CF_REDUCES;
+		x->c = (struct ct_case){.coll = k, .count = (size_t)b->count,
+		                        .dt = reduces ? TC_INT64 : TC_INT32,
+		                        .op = TC_OP_SUM, .root = p > 1 ? 1 : 0, .q = 1};
+		x->sb = ct_sbytes(&x->c, p, me);
+		x->rb = ct_rbytes(&x->c, p, me);
+		x->s = malloc(x->sb + 1);
+		x->r = malloc(x->rb + 1);
+		x->expect = malloc(x->rb + 1);
+	}
+	for (int it = 0; it < b->iters && !atomic_load(&b->failures); it++) {
+		n = 0;
+		for (int i = 0; i < NCOLLS; i++) {
+			struct slot *x = &xs[i];
+			if (!pow2 && (colls[i] == TC_COLL_GRAY2BINARY || colls[i] == TC_COLL_BINARY2GRAY))
+				continue;
+			fill(x, p, me, 1000u * (unsigned)it + (unsigned)i);
+			int err = TC_OK;
+			if (!b->persistent || it == 0)
+				err = call_req(proc, &x->c, x->s, x->r, &x->req, b->persistent);
+			if (!err && b->persistent)
+				err = tc_start(proc, &x->req);
+			if (err) {
+				fail(b, tc_strerror(err), me, i);
+				return err;
+			}
+			order[n++] = i;
+		}
+		if (b->blocking_behind) {
+			int64_t v = me + 1, sum = 0;
+			int err = tc_allreduce(proc, &v, &sum, 1, TC_INT64, TC_OP_SUM, NULL);
+			if (err || sum != (int64_t)p * (p + 1) / 2)
+				fail(b, "blocking allreduce behind outstanding requests", me, -1);
+		}
+		/* Each rank its own order of completion. */
+		for (int i = n - 1; i > 0; i--) {
+			int j = (int)(tc_test_rand(&rng) % (uint64_t)(i + 1)), t = order[i];
+			order[i] = order[j];
+			order[j] = t;
+		}
+		if (b->mode == 1) {
+			tc_request reqs[NCOLLS];
+			for (int k = 0; k < n; k++)
+				reqs[k] = xs[order[k]].req;
+			/* Requests are not moved while active: wait on copies of
+			 * none; so wait on the slots' own storage one by one. */
+			(void)reqs;
+			int err = 0;
+			for (int k = 0; k < n && !err; k++)
+				err = tc_waitall(proc, 1, &xs[order[k]].req);
+			if (err)
+				fail(b, tc_strerror(err), me, -1);
+		} else {
+			for (int k = 0; k < n; k++) {
+				struct slot *x = &xs[order[k]];
+				int err;
+				if (b->mode == 2) {
+					int done = 0;
+					do
+						err = tc_test(proc, &x->req, &done);
+					while (!done && !err);
+				} else {
+					err = tc_wait(proc, &x->req, NULL);
+				}
+				if (err)
+					fail(b, tc_strerror(err), me, order[k]);
+			}
+		}
+		for (int k = 0; k < n; k++)
+			if (!check(&xs[order[k]]))
+				fail(b, "result differs from the reference", me, order[k]);
+	}
+	for (int i = 0; i < NCOLLS; i++) {
+		if (b->persistent && (pow2 || (colls[i] != TC_COLL_GRAY2BINARY &&
+		                               colls[i] != TC_COLL_BINARY2GRAY))) {
+			int err = tc_request_free(proc, &xs[i].req);
+			if (err)
+				fail(b, "tc_request_free", me, i);
+		}
+		free(xs[i].s);
+		free(xs[i].r);
+		free(xs[i].expect);
+	}
+	return 0;
+}
+
+static void run_batch(const char *spec, int count, int persistent, int iters, int mode,
+                      int blocking_behind)
+{
+	char msg[256];
+	struct tc_team *team = ct_team(spec, NULL, msg, sizeof msg);
+	cr_assert_not_null(team, "%s", msg);
+	struct batch b = {.count = count, .persistent = persistent, .iters = iters, .mode = mode,
+	                  .blocking_behind = blocking_behind};
+	int err = tc_run(team, batch_rank, &b);
+	cr_assert_eq(atomic_load(&b.failures), 0, "%s count %d: %s", spec, count, b.msg);
+	cr_assert_eq(err, 0, "%s: %s", spec, tc_strerror(err));
+	tc_team_destroy(team);
+}
+
+static const char *specs[] = {"complete:1", "complete:2", "ring:3", "hypercube:2",
+                              "ring:5",     "torus:2x4",  "hypercube:3", "chain:7"};
+#define NSPECS ((int)(sizeof specs / sizeof specs[0]))
+
+Test(nbc, every_collective_outstanding, .timeout = 300)
+{
+	static const int counts[] = {0, 1, 7, 300};
+	for (int s = 0; s < NSPECS; s++)
+		for (int k = 0; k < 4; k++)
+			run_batch(specs[s], counts[k], 0, 2, 0, 0);
+}
+
+Test(nbc, test_loops_and_waitall, .timeout = 300)
+{
+	for (int s = 0; s < NSPECS; s++) {
+		run_batch(specs[s], 5, 0, 2, 2, 0);
+		run_batch(specs[s], 5, 0, 2, 1, 0);
+	}
+}
+
+Test(nbc, blocking_behind_outstanding, .timeout = 300)
+{
+	for (int s = 0; s < NSPECS; s++)
+		run_batch(specs[s], 3, 0, 2, 0, 1);
+}
+
+Test(nbc, large_outstanding, .timeout = 300)
+{
+	/* Single-copy messages, staged combines, TMP across rounds. */
+	run_batch("hypercube:2", 40000, 0, 2, 0, 0);
+	run_batch("ring:3", 40000, 1, 2, 0, 0);
+}
+
+Test(persistent, every_collective_restarted, .timeout = 300)
+{
+	static const int counts[] = {0, 1, 7, 300};
+	for (int s = 0; s < NSPECS; s++)
+		for (int k = 0; k < 4; k++)
+			run_batch(specs[s], counts[k], 1, 4, k % 3, k == 3);
+}
+
+/* ---- misuse ---- */
+
+struct misuse {
+	atomic_int failures;
+	char msg[256];
+};
+
+#define EXPECT(m, cond, what)                                                              \
+	do {                                                                                   \
+		if (!(cond) && atomic_fetch_add(&(m)->failures, 1) == 0)                           \
+			snprintf((m)->msg, sizeof (m)->msg, "rank %d: %s (%s)", tc_rank(proc), what,   \
+			         tc_error_detail());                                                    \
+	} while (0)
+
+static int misuse_rank(struct tc_proc *proc, void *arg)
+{
+	struct misuse *m = arg;
+	int64_t v = 1, out = 0;
+	tc_request r;
+	EXPECT(m, tc_iallreduce(proc, &v, &out, 1, TC_INT64, TC_OP_SUM, NULL, &r) == 0, "start");
+	EXPECT(m, tc_cancel(proc, &r) == TC_EINVAL, "cancel of a collective request");
+	EXPECT(m, tc_wait(proc, &r, NULL) == 0, "first wait");
+	EXPECT(m, out == tc_size(proc), "result");
+	EXPECT(m, tc_wait(proc, &r, NULL) == TC_EINVAL, "second wait");
+	EXPECT(m, strstr(tc_error_detail(), "not active") != NULL, "detail of the second wait");
+	int done = 0;
+	EXPECT(m, tc_test(proc, &r, &done) == TC_EINVAL, "test after the wait");
+	EXPECT(m, tc_start(proc, &r) == TC_EINVAL, "tc_start of a nonblocking request");
+	EXPECT(m, tc_request_free(proc, &r) == TC_EINVAL, "free of a nonblocking request");
+
+	tc_request q;
+	EXPECT(m, tc_allreduce_init(proc, &v, &out, 1, TC_INT64, TC_OP_SUM, NULL, &q) == 0, "init");
+	EXPECT(m, tc_wait(proc, &q, NULL) == TC_EINVAL, "wait before any start");
+	EXPECT(m, tc_start(proc, &q) == 0, "start");
+	EXPECT(m, tc_start(proc, &q) == TC_EPENDING, "start while active");
+	EXPECT(m, tc_request_free(proc, &q) == TC_EPENDING, "free while active");
+	EXPECT(m, tc_wait(proc, &q, NULL) == 0, "wait");
+	EXPECT(m, tc_wait(proc, &q, NULL) == TC_EINVAL, "second wait");
+	EXPECT(m, tc_request_free(proc, &q) == 0, "free");
+	EXPECT(m, tc_request_free(proc, &q) == TC_EINVAL, "second free");
+	/* An argument error starts nothing: the wait says so. */
+	EXPECT(m, tc_iallreduce(proc, &v, &out, 1, (enum tc_dtype)999, TC_OP_SUM, NULL, &r) ==
+	                  TC_EINVAL,
+	       "bad datatype");
+	EXPECT(m, tc_wait(proc, &r, NULL) == TC_EINVAL, "wait on a request whose start failed");
+	return 0;
+}
+
+Test(nbc, misuse, .timeout = 120)
+{
+	char msg[256];
+	struct tc_team *team = ct_team("ring:4", NULL, msg, sizeof msg);
+	cr_assert_not_null(team, "%s", msg);
+	struct misuse m = {0};
+	cr_assert_eq(tc_run(team, misuse_rank, &m), 0);
+	cr_assert_eq(atomic_load(&m.failures), 0, "%s", m.msg);
+	tc_team_destroy(team);
+}
+
+/* A peer that never joins: the outstanding call fails, clearly, and does
+ * not hang (the peer returns: the probe or the timeout ends it). */
+static int lonely_rank(struct tc_proc *proc, void *arg)
+{
+	int *got = arg;
+	if (tc_rank(proc) != 0)
+		return 0;
+	int64_t v = 1, out = 0;
+	tc_request r;
+	int err = tc_iallreduce(proc, &v, &out, 1, TC_INT64, TC_OP_SUM, NULL, &r);
+	if (!err)
+		err = tc_wait(proc, &r, NULL);
+	*got = err;
+	return 0;
+}
+
+Test(nbc, peer_never_joins, .timeout = 120)
+{
+	struct tc_team_config cfg;
+	tc_team_config_default(&cfg);
+	cfg.topology = "complete:2";
+	cfg.timeout_ms = 500;
+	struct tc_team *team = NULL;
+	cr_assert_eq(tc_team_create(&cfg, &team), 0);
+	int got = 0;
+	tc_run(team, lonely_rank, &got);
+	cr_assert(got == TC_EMISMATCH || got == TC_ETIMEDOUT || got == TC_EABORTED, "got %s",
+	          tc_strerror(got));
+	tc_team_destroy(team);
+}
+
+/* Progress made by tests alone, with computation charged in between:
+ * the call's logical time overlaps it. */
+static int overlap_rank(struct tc_proc *proc, void *arg)
+{
+	atomic_int *bad = arg;
+	int64_t v = tc_rank(proc) + 1, out = 0;
+	tc_request r;
+	tc_time_t t0 = tc_clock(proc);
+	if (tc_iallreduce(proc, &v, &out, 1, TC_INT64, TC_OP_SUM, NULL, &r))
+		atomic_fetch_add(bad, 1);
+	tc_clock_advance(proc, 1e6); /* 1 ms of computation, far above the call */
+	int done = 0, err = 0;
+	while (!done && !err)
+		err = tc_test(proc, &r, &done);
+	const int p = tc_size(proc);
+	if (err || out != (int64_t)p * (p + 1) / 2)
+		atomic_fetch_add(bad, 1);
+	/* Overlapped: the clock is the computation's, not its sum with the
+	 * call's. */
+	if (tc_clock(proc) - t0 != (tc_time_t)1e6 * TC_PS_PER_NS)
+		atomic_fetch_add(bad, 1);
+	return 0;
+}
+
+Test(nbc, overlap_in_logical_time, .timeout = 120)
+{
+	char msg[256];
+	struct tc_team *team = ct_team("ring:4", NULL, msg, sizeof msg);
+	cr_assert_not_null(team, "%s", msg);
+	atomic_int bad = 0;
+	cr_assert_eq(tc_run(team, overlap_rank, &bad), 0);
+	cr_assert_eq(atomic_load(&bad), 0);
+	tc_team_destroy(team);
+}
+
+Test(nbc, self_outside_ranks)
+{
+	cr_assert_null(tc_self());
+}
