@@ -166,8 +166,10 @@ ROW(send_rank_p, tc_send(proc, p, b->s, 4))
 ROW(send_rank_neg, tc_send(proc, -1, b->s, 4))
 ROW(recv_rank_p, tc_recv(proc, p, b->r, 4, NULL))
 ROW(send_self, tc_send(proc, me, b->s, 4))
-ROW(send_non_neighbour, tc_send(proc, (me + 2) % p, b->s, 4))
-ROW(recv_non_neighbour, tc_recv(proc, (me + 2) % p, b->r, 4, NULL))
+ROW(send_negative_tag, tc_send_tag(proc, (me + 2) % p, -3, b->s, 4))
+ROW(send_any_tag, tc_send_tag(proc, (me + 1) % p, TC_ANY_TAG, b->s, 4))
+ROW(recv_negative_tag, tc_recv_tag(proc, (me + 2) % p, -3, b->r, 4, NULL))
+ROW(send_any_source, tc_send(proc, TC_ANY_SOURCE, b->s, 4))
 ROW(send_null_buf, tc_send(proc, (me + 1) % p, NULL, 4))
 ROW(recv_null_buf, tc_recv(proc, (me + 1) % p, NULL, 4, NULL))
 ROW(send_over_max_message, tc_send(proc, (me + 1) % p, b->s, TC_MAX_MESSAGE + 1))
@@ -321,8 +323,10 @@ static const struct row rows[] = {
 	R(send_rank_neg, TC_ERANK),
 	R(recv_rank_p, TC_ERANK),
 	R(send_self, TC_ESELF),
-	R(send_non_neighbour, TC_ENOTNEIGHBOR),
-	R(recv_non_neighbour, TC_ENOTNEIGHBOR),
+	R(send_negative_tag, TC_EINVAL),
+	R(send_any_tag, TC_EINVAL),
+	R(recv_negative_tag, TC_EINVAL),
+	R(send_any_source, TC_ERANK),
 	R(send_null_buf, TC_ENULLBUF),
 	R(recv_null_buf, TC_ENULLBUF),
 	R(send_over_max_message, TC_EOVERFLOW),

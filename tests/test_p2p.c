@@ -191,8 +191,12 @@ static int errors_fn(struct tc_proc *proc, void *argp)
 	char buf[64], big[256];
 	size_t got = 123;
 	if (me == 0) {
-		/* ring:6 - neighbours of 0 are 1 and 5. */
-		if (tc_send(proc, 3, buf, 8) != TC_ENOTNEIGHBOR)
+		/* ring:6 - neighbours of 0 are 1 and 5; tags are 0.. or the
+		 * receive's wildcard, and a send has no wildcard source. */
+		if (tc_send_tag(proc, 1, -2, buf, 8) != TC_EINVAL ||
+		    tc_send_tag(proc, 3, TC_ANY_TAG, buf, 8) != TC_EINVAL ||
+		    tc_recv_tag(proc, 1, -7, buf, 8, NULL) != TC_EINVAL ||
+		    tc_send(proc, TC_ANY_SOURCE, buf, 8) != TC_ERANK)
 			return -100;
 		if (tc_send(proc, 6, buf, 8) != TC_ERANK || tc_send(proc, -1, buf, 8) != TC_ERANK)
 			return -101;
@@ -204,7 +208,8 @@ static int errors_fn(struct tc_proc *proc, void *argp)
 			return -104;
 		if (tc_recv(proc, 1, NULL, 8, &got) != TC_ENULLBUF)
 			return -105;
-		if (tc_recv(proc, 2, buf, 8, &got) != TC_ENOTNEIGHBOR)
+		if (tc_recv_tag(proc, 6, 0, buf, 8, NULL) != TC_ERANK ||
+		    tc_recv_tag(proc, 0, 0, buf, 8, NULL) != TC_ESELF)
 			return -106;
 		if (tc_isend(proc, 1, buf, 8, NULL) != TC_EINVAL)
 			return -107;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * topocoll/p2p.h - point-to-point messages between neighbouring ranks:
- * blocking and nonblocking sends and receives, requests, cancelling.
+ * topocoll/p2p.h - point-to-point messages between any two ranks, with
+ * tags: blocking and nonblocking sends and receives, requests, cancelling.
  * Included by <topocoll.h>.
  *
  * Every call is made from the thread of the rank whose proc it takes
@@ -23,9 +23,35 @@ extern "C" {
 struct tc_proc;
 
 /* ---------------------------------------------------------------------
- * Point-to-point between neighbours.  Messages between two ranks are
- * delivered in the order they were sent (per directed link, FIFO); there are
- * no tags.  Sizes range over 0..TC_MAX_MESSAGE bytes.
+ * Point-to-point between any two ranks.  Sizes range over 0..TC_MAX_MESSAGE
+ * bytes.
+ *
+ * Tags and order (MPI's matching rules): a message carries its sender's
+ * rank and a tag (0..TC_TAG_MAX; tc_send and tc_isend send tag 0); a receive
+ * names a source rank or TC_ANY_SOURCE and a tag or TC_ANY_TAG (tc_recv and
+ * tc_irecv take any tag).  A message goes to the earliest posted receive it
+ * matches, and messages from one sender to one receiver are matched in the
+ * order they were sent (non-overtaking): a receive takes the first message
+ * from its source that has its tag, the others staying queued for later
+ * receives.  Nothing is promised between messages of different senders.
+ *
+ * Routes: a message to a neighbour travels over the link's channel; one to
+ * a rank that is not a neighbour travels along the topology's route
+ * (tc_topo_route) as the model says, and is charged as such: its arrival
+ * time is the send time plus T(m, l) over the route's l links (store-and-
+ * forward or cut-through, docs/design.md), the sender's port is that of
+ * the route's first link and the receiver's that of its last, in the
+ * logical clock and in emulated time alike.  The ranks on the route do no
+ * work for it and need not be in the library: its bytes go once from the
+ * sender's buffer or a copy of it to the receiver (below the team's
+ * single_copy_min a copy, and the send completes at once; from it on, the
+ * receiver copies straight out of the sender's buffer, and the send
+ * completes when it has).  So a correct program never waits on a rank
+ * that is only on a route, and a rank blocked in a receive holds nobody
+ * else's messages up.  As in MPI, a send of single_copy_min bytes or more
+ * may wait for its receive to be posted: two ranks that each send such a
+ * message to the other before receiving wait for each other (until
+ * timeout_ms); use tc_sendrecv or nonblocking calls.
  *
  * Point-to-point and collectives on one link: the two share the link but
  * are matched separately, as MPI's contexts keep them apart.  A
@@ -42,11 +68,22 @@ struct tc_proc;
  * collective, before making that collective oneself, may wait forever
  * (until timeout_ms).
  *
- * Errors common to every call: TC_ERANK (peer out of range), TC_ESELF (peer
- * is the caller), TC_ENOTNEIGHBOR (no link to the peer), TC_ENULLBUF (NULL
- * buffer with a non-zero size), TC_EOVERFLOW (size above TC_MAX_MESSAGE),
- * TC_EABORTED, TC_ETIMEDOUT.  On any of these nothing was sent or received.
+ * Speed: a message without a tag between neighbours, with no receive
+ * from any source queued, takes the channel's fast paths; tags, wildcards
+ * and routes cost a look at the queues, and a message that arrives before
+ * a receive that matches it is kept aside (a streamed one copied).
+ *
+ * Errors common to every call: TC_ERANK (peer out of range, or
+ * TC_ANY_SOURCE given to a send), TC_ESELF (peer is the caller), TC_EINVAL
+ * (a tag below 0 other than TC_ANY_TAG on a receive, or any tag below 0 on
+ * a send: tc_error_detail() names it), TC_ENULLBUF (NULL buffer with a
+ * non-zero size), TC_EOVERFLOW (size above TC_MAX_MESSAGE), TC_ENOMEM (no
+ * memory for a routed message's copy), TC_EABORTED, TC_ETIMEDOUT.  On any
+ * of these nothing was sent or received.
  */
+#define TC_ANY_SOURCE (-2)
+#define TC_ANY_TAG (-1)
+#define TC_TAG_MAX 0x7fffffff
 #define TC_MAX_MESSAGE ((size_t)1 << 48)
 
 /* Request for a nonblocking call: storage owned by the caller, valid and
@@ -65,15 +102,36 @@ typedef struct tc_request {
 	} opaque;
 } tc_request;
 
-/* Blocking send: returns when buf may be reused (the message is in the
- * channel or, for a single-copy message, copied out by the receiver). */
-TC_API int tc_send(struct tc_proc *proc, int dst, const void *buf, size_t bytes);
+/* What a completed receive got (MPI_Status): the sender, the tag, the size,
+ * and the request's status (0, TC_ETRUNCATE, ...).  For a send: the
+ * destination, the tag sent and the size. */
+typedef struct tc_status {
+	int source;
+	int tag;
+	int error;
+	int reserved_int;
+	size_t bytes;
+	uint64_t reserved[2];
+} tc_status;
 
-/* Blocking receive of the next message from src into buf (capacity cap).
- * *received (may be NULL) gets its size.  TC_ETRUNCATE when the message is
- * larger than cap: nothing is written to buf, the message stays queued, and
- * *received gets its size so that a larger buffer can take it. */
+/* Blocking send of tag 0: returns when buf may be reused (the message is in
+ * the channel or a copy, or, for a single-copy message, copied out by the
+ * receiver). */
+TC_API int tc_send(struct tc_proc *proc, int dst, const void *buf, size_t bytes);
+/* The same with a tag (0..TC_TAG_MAX). */
+TC_API int tc_send_tag(struct tc_proc *proc, int dst, int tag, const void *buf, size_t bytes);
+
+/* Blocking receive of the next message from src (a rank or TC_ANY_SOURCE),
+ * whatever its tag, into buf (capacity cap).  *received (may be NULL) gets
+ * its size.  TC_ETRUNCATE when the message is larger than cap (MPI's
+ * MPI_ERR_TRUNCATE): nothing is written to buf, the message stays queued,
+ * and *received gets its size so that a larger buffer can take it. */
 TC_API int tc_recv(struct tc_proc *proc, int src, void *buf, size_t cap, size_t *received);
+/* Blocking receive of the first message from src (a rank or TC_ANY_SOURCE)
+ * with tag tag (0..TC_TAG_MAX or TC_ANY_TAG).  *st (may be NULL) gets the
+ * sender, the tag and the size (also on TC_ETRUNCATE, as above). */
+TC_API int tc_recv_tag(struct tc_proc *proc, int src, int tag, void *buf, size_t cap,
+                       tc_status *st);
 
 /* Sends to dst and receives from src at once (no deadlock when two ranks
  * exchange, whatever the sizes).  TC_EINVAL when sbuf and rbuf overlap
@@ -87,6 +145,16 @@ TC_API int tc_sendrecv(struct tc_proc *proc, int dst, const void *sbuf, size_t s
  * once (and the request is not started). */
 TC_API int tc_isend(struct tc_proc *proc, int dst, const void *buf, size_t bytes, tc_request *req);
 TC_API int tc_irecv(struct tc_proc *proc, int src, void *buf, size_t cap, tc_request *req);
+TC_API int tc_isend_tag(struct tc_proc *proc, int dst, int tag, const void *buf, size_t bytes,
+                        tc_request *req);
+TC_API int tc_irecv_tag(struct tc_proc *proc, int src, int tag, void *buf, size_t cap,
+                        tc_request *req);
+
+/* The status of a completed request (after tc_wait, tc_waitall or a
+ * tc_test that said done, until the request is started again): 0 with *st
+ * filled in; TC_EPENDING when the request has not completed; TC_EINVAL for
+ * a request never started, or NULL.  Reads the request only. */
+TC_API int tc_request_status(const tc_request *req, tc_status *st);
 
 /* Waits for one request; returns its status (0, TC_ETRUNCATE, ...).  For a
  * receive, *received (may be NULL) gets the message size. */

@@ -43,8 +43,42 @@ struct tc__aside {
 	int64_t clock;        /* its arrival time (logical, ps) */
 	struct tc__req *sreq; /* single copy: the sender's request (claimed:
 	                         no longer cancellable), else NULL */
+	int tag;              /* its point-to-point tag */
 	unsigned char data[]; /* streamed: the message */
 };
+
+/*
+ * A point-to-point message to a rank that is not a neighbour (lib/p2p/
+ * p2p.c, "Routed messages"): pushed by its sender onto the receiver's
+ * mailbox (tc_proc.mail, many producers), then kept by the receiver in its
+ * list of such messages (tc_proc.fx_head) until a receive matches it.
+ * Eager (sreq NULL): the payload follows, owned by the receiver alone
+ * (refs 1).  Rendezvous (sreq set): the receiver copies straight out of
+ * the sender's buffer after claiming claim (OPEN -> TAKEN) against the
+ * sender's tc_cancel (OPEN -> CANCELLED); the sender and the receiver each
+ * hold one of refs, and the last to drop it frees the node, so that either
+ * may look at claim while the other is done with it.
+ */
+struct tc__far {
+	struct tc__far *next;  /* mailbox, then the receiver's list */
+	struct tc__far *snext; /* rendezvous: the sender's list of its own */
+	struct tc__req *sreq;  /* rendezvous: the sender's request, else NULL */
+	size_t total;          /* bytes of the message */
+	int64_t clock;         /* its arrival time (logical, ps) */
+	int src;
+	int tag;
+	_Atomic uint64_t claim; /* rendezvous: TC__CLAIM_* (lib/p2p/p2p.c) */
+	_Atomic int refs;
+	unsigned char data[];  /* eager: the message */
+};
+
+/* Drops one reference to n; frees it with the last.  Acq_rel: the last
+ * dropper's free comes after every other holder's accesses. */
+static inline void tc__far_unref(struct tc__far *n)
+{
+	if (atomic_fetch_sub_explicit(&n->refs, 1, memory_order_acq_rel) == 1)
+		free(n);
+}
 
 struct tc__port {
 	struct tc__chan *out;  /* this proc -> neighbour */
@@ -151,6 +185,21 @@ struct tc_proc {
 	tc_time_t last_modelled;
 	pthread_t thread;
 	int run_err;
+	/* Point-to-point with ranks that are not neighbours, and receives
+	 * from any source (lib/p2p/p2p.c, "Routed messages"). */
+	_Alignas(64) _Atomic(struct tc__far *) mail; /* pushed by any rank (a
+	                          Treiber stack, newest first), taken whole by
+	                          this proc's thread */
+	_Atomic uint32_t want_mail; /* wait hint: a sender rings db */
+	struct tc__far *fx_head, *fx_tail; /* taken from mail, not yet
+	                          received, in order of arrival */
+	struct tc__req *grq_head, *grq_tail; /* receives from a non-neighbour
+	                          or from any source, in order of posting */
+	int nany;              /* receives from any source queued in grq */
+	int nfar_rndv;         /* own rendezvous sends to non-neighbours out */
+	struct tc__far *far_sent; /* their nodes (snext) */
+	uint64_t useq;         /* point-to-point receives posted (matching order) */
+	int any_hinted;        /* every link's data hint raised for nany */
 };
 
 struct tc_team {
@@ -284,6 +333,29 @@ static inline void tc__proc_clear_ports(struct tc_proc *pr)
 	pr->ext_pending = 0;
 	pr->ext_queue = NULL;
 	pr->ext_gen++;
+	/* Routed messages: ours to drop a reference to, received or sent. */
+	struct tc__far *n = atomic_exchange_explicit(&pr->mail, NULL, memory_order_acquire);
+	while (n) {
+		struct tc__far *next = n->next;
+		tc__far_unref(n);
+		n = next;
+	}
+	for (n = pr->fx_head; n;) {
+		struct tc__far *next = n->next;
+		tc__far_unref(n);
+		n = next;
+	}
+	for (n = pr->far_sent; n;) {
+		struct tc__far *next = n->snext;
+		tc__far_unref(n);
+		n = next;
+	}
+	pr->fx_head = pr->fx_tail = NULL;
+	pr->far_sent = NULL;
+	pr->grq_head = pr->grq_tail = NULL;
+	pr->nany = 0;
+	pr->nfar_rndv = 0;
+	pr->any_hinted = 0;
 }
 
 /* An entry of tc_proc.calls_seen: a valid bit, 23 bits of the call's

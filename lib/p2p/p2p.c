@@ -35,6 +35,30 @@
  * line), so a receiver never reads a cancelled send and skips its
  * descriptor.
  *
+ * Tags (MPI's matching, topocoll/p2p.h): a point-to-point message carries
+ * its tag (a streamed one in its first packet's aux, a single-copy
+ * descriptor after its claim word).  A message goes to the earliest posted
+ * receive that matches it (tc__earliest: the port's receives, and while
+ * receives from any source are queued, the proc's grq); one that matches
+ * none while a receive of the port waits is taken aside like those a
+ * collective passes, so that the messages behind it are reached in order.
+ * The head receive of the port whose message is at the channel's head
+ * takes it straight from the channel (tc__pull_user).
+ *
+ * Routed messages: a message to a rank that is not a neighbour does not go
+ * through the ranks of its route (they would have to be in the library to
+ * forward it, and a rank blocked elsewhere would hold it up): it travels
+ * as a struct tc__far pushed onto the receiver's mailbox, a Treiber stack
+ * that any rank pushes and its owner takes whole (tc__pull_far), while the
+ * model charges its route (hops, the first link's send port, the last
+ * link's receive port).  Below single_copy_min the node holds a copy and
+ * the send is complete at once; from it on the receiver copies out of the
+ * sender's buffer, with the claim word and abort handshake of single-copy
+ * descriptors (tc__rndv_quiesce then waits for every rank, not only the
+ * neighbours).  Messages from one sender keep their order: the stack is
+ * reversed as it is taken.  Receives from a non-neighbour or from any
+ * source wait in the proc's grq.
+ *
  * Fast paths: a message of one packet on a link with nothing queued needs no
  * request at all (tc__send_eager, tc__recv_eager: blocking tc_send/tc_recv
  * and the executor's small rounds), and the executor's "direct" receives
@@ -70,6 +94,8 @@ static inline void tc__rs_link(struct tc__port *port, struct tc__req *req)
 
 static void tc__rs_unlink(struct tc_proc *proc, struct tc__req *req)
 {
+	if (req->nbr < 0)
+		return; /* a routed send: never listed */
 	struct tc__port *port = &proc->ports[req->nbr];
 	for (struct tc__req **pp = &port->rs_head; *pp; pp = &(*pp)->next)
 		if (*pp == req) {
@@ -167,13 +193,13 @@ static bool tc__push_send(struct tc_proc *proc, struct tc__port *port, struct tc
 		/* A collective's descriptor carries its signature, a
 		 * point-to-point one its claim word. */
 		const bool coll = tc__coll_kind((unsigned)req->tag);
-		const uint64_t word = coll ? sig : TC__CLAIM_OPEN;
+		const uint64_t word[2] = {coll ? sig : TC__CLAIM_OPEN, (uint64_t)(unsigned)req->utag};
 		h.flags = TC__PKT_FIRST | TC__PKT_LAST | TC__PKT_RNDV;
 		h.aux = (uint64_t)(uintptr_t)req;
-		h.len = !coll || sig ? sizeof word : 0;
+		h.len = !coll ? sizeof word : sig ? sizeof word[0] : 0;
 		req->state = TC__REQ_RNDV_WAIT; /* ours; the receiver reads only sbuf and bytes */
 		req->rndv_pos = ch->tail;       /* where the descriptor goes (tc_cancel) */
-		if (!tc__chan_try_push(ch, &h, &word, h.len)) {
+		if (!tc__chan_try_push(ch, &h, word, h.len)) {
 			req->state = TC__REQ_QUEUED;
 			return false;
 		}
@@ -203,7 +229,7 @@ static bool tc__push_send(struct tc_proc *proc, struct tc__port *port, struct tc
 		h.len = (uint32_t)chunk;
 		h.flags = (uint16_t)((req->state == TC__REQ_QUEUED ? TC__PKT_FIRST : 0) |
 		                     (chunk == left ? TC__PKT_LAST : 0));
-		h.aux = sig;
+		h.aux = tc__coll_kind((unsigned)req->tag) ? sig : (uint64_t)(unsigned)req->utag;
 		if (!tc__chan_try_push(ch, &h, src ? src + req->moved : NULL, chunk))
 			break;
 		pushed = true;
@@ -239,6 +265,27 @@ static inline uint64_t tc__pkt_sig(const struct tc__chan *ch, const struct tc__p
 	if (h->len == sizeof sig)
 		tc__chan_copy_out(ch, 0, &sig, sizeof sig);
 	return sig;
+}
+
+/* The tag of a point-to-point message whose first packet (h) is at the
+ * consumer's position in ch: after the claim word of a single-copy
+ * descriptor, in aux otherwise. */
+static inline int tc__pkt_utag(const struct tc__chan *ch, const struct tc__pkt_hdr *h)
+{
+	uint64_t tag = h->aux;
+	if (h->flags & TC__PKT_RNDV) {
+		tag = 0;
+		if (h->len >= 2 * sizeof tag)
+			tc__chan_copy_out(ch, sizeof tag, &tag, sizeof tag);
+	}
+	return (int)(unsigned)tag;
+}
+
+/* Whether a message from src with tag tag matches the receive r. */
+static inline bool tc__umatch(const struct tc__req *r, int src, int tag)
+{
+	return (r->usrc == TC_ANY_SOURCE || r->usrc == src) &&
+	       (r->utag == TC_ANY_TAG || r->utag == tag);
 }
 
 /* Whether a message taken aside still has packets in the channel. */
@@ -289,6 +336,7 @@ static int tc__aside_take(struct tc__port *port, const struct tc__pkt_hdr *h, bo
 	a->total = (size_t)h->total;
 	a->have = 0;
 	a->clock = h->clock;
+	a->tag = tc__pkt_utag(ch, h);
 	a->sreq = rndv ? (struct tc__req *)(uintptr_t)h->aux : NULL;
 	if (port->ua_tail)
 		port->ua_tail->next = a;
@@ -305,14 +353,18 @@ static int tc__aside_take(struct tc__port *port, const struct tc__pkt_hdr *h, bo
 	return tc__aside_fill(port, freed);
 }
 
-/* The receive req (point-to-point) takes the first message set aside on
- * its port (complete).  Returns true: req is complete. */
-static bool tc__recv_aside(struct tc_proc *proc, struct tc__port *port, struct tc__req *req)
+/* The receive req (point-to-point) takes the message a set aside on its
+ * port (complete; prev: the entry before it, or NULL).  req is then
+ * complete; returns true when a stays aside (TC_ETRUNCATE). */
+static bool tc__recv_aside(struct tc_proc *proc, struct tc__port *port, struct tc__req *req,
+                           struct tc__aside *a, struct tc__aside *prev)
 {
 	struct tc_team *t = proc->team;
-	struct tc__aside *a = port->ua_head;
 	req->received = a->total;
 	req->clock = a->clock;
+	req->st_src = port->peer;
+	req->st_tag = a->tag;
+	req->rnbr = (int)(port - proc->ports);
 	req->state = TC__REQ_DONE;
 	if (a->total > req->bytes) {
 		req->status = TC_ETRUNCATE; /* left aside for a larger buffer */
@@ -334,12 +386,15 @@ static bool tc__recv_aside(struct tc_proc *proc, struct tc__port *port, struct t
 	} else if (a->total) {
 		memcpy(req->rbuf, a->data, a->total);
 	}
-	port->ua_head = a->next;
-	if (!port->ua_head)
-		port->ua_tail = NULL;
+	if (prev)
+		prev->next = a->next;
+	else
+		port->ua_head = a->next;
+	if (port->ua_tail == a)
+		port->ua_tail = prev;
 	free(a);
 	tc__recv_done(proc, req);
-	return true;
+	return false;
 }
 
 /* Takes what has arrived for the receive at the head of its stream's
@@ -353,15 +408,11 @@ static bool tc__pull_recv(struct tc_proc *proc, struct tc__port *port, struct tc
 	bool freed = false, done = false;
 	const bool coll = tc__coll_kind((unsigned)req->tag);
 
-	/* The messages taken aside come first, a partial one's packets
-	 * before anything else in the channel. */
+	/* A partial message taken aside: its packets before anything else in
+	 * the channel.  (A point-to-point receive's messages aside are
+	 * tc__pull_user's.) */
 	if (port->ua_tail && tc__aside_partial(port->ua_tail))
 		tc__aside_fill(port, &freed);
-	if (!coll && port->ua_head) {
-		if (!tc__aside_partial(port->ua_head))
-			done = tc__recv_aside(proc, port, req);
-		goto out;
-	}
 	if (port->ua_tail && tc__aside_partial(port->ua_tail))
 		goto out;
 	while (tc__chan_peek(ch, &h)) {
@@ -389,6 +440,15 @@ static bool tc__pull_recv(struct tc_proc *proc, struct tc__port *port, struct tc
 				tc__chan_pop(ch, h.len); /* a cancelled send: skipped */
 				freed = true;
 				continue;
+			}
+			if (!coll) {
+				/* Another receive's message: tc__pull_user's. */
+				int utag = tc__pkt_utag(ch, &h);
+				if (!tc__umatch(req, port->peer, utag))
+					break;
+				req->st_src = port->peer;
+				req->st_tag = utag;
+				req->rnbr = (int)(port - proc->ports);
 			}
 			if (h.kind != (uint16_t)req->tag ||
 			    (coll && tc__pkt_sig(ch, &h) != proc->coll_sig)) {
@@ -480,6 +540,260 @@ out:
 	return done;
 }
 
+static bool tc__unlink(struct tc__req **head, struct tc__req **tail, struct tc__req *req);
+
+/* The earliest posted receive that takes a message from src with tag tag:
+ * the first match in the port's queue (for a neighbour's message; a
+ * receive already streaming its message is not a candidate) or in grq,
+ * whichever was posted first.  *in_grq says where it is. */
+static struct tc__req *tc__earliest(struct tc_proc *proc, struct tc__port *port, int src, int tag,
+                                    bool *in_grq)
+{
+	struct tc__req *a = NULL, *b = NULL;
+	if (port)
+		for (struct tc__req *r = port->urq_head; r; r = r->next)
+			if (r->state == TC__REQ_QUEUED && tc__umatch(r, src, tag)) {
+				a = r;
+				break;
+			}
+	if (!port || proc->nany)
+		for (struct tc__req *r = proc->grq_head; r; r = r->next)
+			if (tc__umatch(r, src, tag)) {
+				b = r;
+				break;
+			}
+	*in_grq = b && (!a || b->seq < a->seq);
+	return *in_grq ? b : a;
+}
+
+/* Takes a matched receive out of its queue (grq or its port's). */
+static void tc__urecv_unlink(struct tc_proc *proc, struct tc__port *port, struct tc__req *r,
+                             bool in_grq)
+{
+	if (!in_grq) {
+		tc__unlink(&port->urq_head, &port->urq_tail, r);
+		return;
+	}
+	tc__unlink(&proc->grq_head, &proc->grq_tail, r);
+	if (r->usrc == TC_ANY_SOURCE)
+		proc->nany--;
+}
+
+/*
+ * Progress of a port's point-to-point stream: the messages set aside go,
+ * in order, each to the earliest receive it matches; then the message at
+ * the channel's head goes straight to the port's head receive if that is
+ * the earliest it matches (no receive from any source queued), or is taken
+ * aside while a receive of the port, or one from any source, waits.  A
+ * collective message at the head is left to the collective.  Returns true
+ * when it took anything (a receive completed, a message set aside).
+ */
+static bool tc__pull_user(struct tc_proc *proc, struct tc__port *port)
+{
+	if (!port->urq_head && !proc->nany)
+		return false;
+	struct tc__chan *ch = port->in;
+	const int src = port->peer;
+	bool any = false, freed = false;
+	for (;;) {
+		struct tc__req *r = port->urq_head;
+		if (r && r->state == TC__REQ_STREAMING) {
+			/* Its message's packets come first. */
+			if (!tc__pull_recv(proc, port, r))
+				break;
+			tc__unlink(&port->urq_head, &port->urq_tail, r);
+			any = true;
+			continue;
+		}
+		if (port->ua_tail && tc__aside_partial(port->ua_tail))
+			tc__aside_fill(port, &freed);
+		for (struct tc__aside *a = port->ua_head, *prev = NULL; a && !tc__aside_partial(a);) {
+			bool g;
+			struct tc__aside *next = a->next;
+			struct tc__req *m = tc__earliest(proc, port, src, a->tag, &g);
+			if (m) {
+				bool kept = tc__recv_aside(proc, port, m, a, prev);
+				tc__urecv_unlink(proc, port, m, g);
+				any = true;
+				if (!kept) {
+					a = next;
+					continue;
+				}
+			}
+			prev = a;
+			a = next;
+		}
+		if ((!port->urq_head && !proc->nany) ||
+		    (port->ua_tail && tc__aside_partial(port->ua_tail)))
+			break;
+		struct tc__pkt_hdr h;
+		if (!tc__chan_peek(ch, &h) || tc__coll_kind(h.kind) || !(h.flags & TC__PKT_FIRST))
+			break;
+		if ((h.flags & TC__PKT_RNDV) && tc__cancelled(ch)) {
+			tc__chan_pop(ch, h.len); /* a cancelled send: skipped */
+			freed = true;
+			continue;
+		}
+		r = port->urq_head;
+		if (r && !proc->nany && tc__umatch(r, src, tc__pkt_utag(ch, &h))) {
+			if (tc__pull_recv(proc, port, r)) {
+				tc__unlink(&port->urq_head, &port->urq_tail, r);
+				any = true;
+				continue;
+			}
+			if (r->state == TC__REQ_STREAMING || !tc__chan_peek(ch, &h))
+				break;
+			continue; /* it skipped a cancelled send: look again */
+		}
+		/* Not the head receive's: aside for whichever receive takes it. */
+		int k = tc__aside_take(port, &h, &freed);
+		if (k < 0) {
+			if (r) { /* no memory to reach the messages behind it */
+				r->status = k;
+				r->state = TC__REQ_DONE;
+				tc__unlink(&port->urq_head, &port->urq_tail, r);
+				any = true;
+			}
+			break;
+		}
+		any = true;
+	}
+	if (freed)
+		tc__space_freed(proc->team, ch);
+	return any;
+}
+
+/* The neighbour index of the last link of the route from src to the proc
+ * (the receive port a routed message uses); 0 when the model's ports do
+ * not depend on it. */
+static int tc__last_link(const struct tc_proc *proc, int src)
+{
+	const struct tc_team *t = proc->team;
+	if (!t->mps.ports_all)
+		return 0;
+	int cur = src;
+	for (int next; (next = tc_topo_next_hop(t->topo, cur, proc->rank)) != proc->rank;)
+		cur = next;
+	return tc_topo_neighbor_index(t->topo, proc->rank, cur);
+}
+
+/* The sender's side of a routed rendezvous node is done with it. */
+static void tc__far_sent_drop(struct tc_proc *proc, struct tc__far *n)
+{
+	for (struct tc__far **pp = &proc->far_sent; *pp; pp = &(*pp)->snext)
+		if (*pp == n) {
+			*pp = n->snext;
+			break;
+		}
+	proc->nfar_rndv--;
+	tc__far_unref(n);
+}
+
+/* The receive r takes the routed message n.  Returns 1 when n stays
+ * (TC_ETRUNCATE; r complete), 0 when n was taken (r complete), -1 when
+ * its sender cancelled it first (r still queued; n to be dropped). */
+static int tc__recv_far(struct tc_proc *proc, struct tc__req *r, struct tc__far *n)
+{
+	struct tc_team *t = proc->team;
+	if (n->sreq) {
+		uint64_t open = TC__CLAIM_OPEN;
+		if (n->total <= r->bytes &&
+		    !atomic_compare_exchange_strong_explicit(&n->claim, &open, TC__CLAIM_TAKEN,
+		                                             memory_order_relaxed, memory_order_relaxed))
+			return -1;
+	}
+	r->received = n->total;
+	r->clock = n->clock;
+	r->st_src = n->src;
+	r->st_tag = n->tag;
+	r->rnbr = tc__last_link(proc, n->src);
+	r->state = TC__REQ_DONE;
+	if (n->total > r->bytes) {
+		r->status = TC_ETRUNCATE; /* left for a larger buffer */
+		return 1;
+	}
+	if (!n->sreq) {
+		if (n->total)
+			memcpy(r->rbuf, n->data, n->total);
+	} else {
+		if (!tc__rndv_read_begin(proc)) {
+			r->status = TC_EABORTED; /* the sender may be gone */
+			return 0;
+		}
+		if (n->total)
+			memcpy(r->rbuf, n->sreq->sbuf, n->total);
+		/* Release: as in tc__pull_recv(); pairs with the acquire load in
+		 * tc__complete().  The request may be gone after this store. */
+		atomic_store_explicit(&n->sreq->rndv_done, 1, memory_order_release);
+		tc__rndv_read_end(proc);
+		if (t->may_block)
+			tc__doorbell_ring(&t->procs[n->src].db);
+		proc->stats.single_copy++;
+	}
+	tc__recv_done(proc, r);
+	return 0;
+}
+
+/* Takes the proc's mailbox whole and matches the routed messages, in order
+ * of arrival, each to the earliest receive of grq it matches.  Returns true
+ * when a receive completed. */
+static bool tc__pull_far(struct tc_proc *proc)
+{
+	/* Relaxed look first: the exchange writes a line the senders share. */
+	struct tc__far *n = NULL;
+	if (atomic_load_explicit(&proc->mail, memory_order_relaxed))
+		/* Acquire: pairs with the senders' release compare-and-swap in
+		 * tc__isend_far(); their nodes' contents are visible. */
+		n = atomic_exchange_explicit(&proc->mail, NULL, memory_order_acquire);
+	struct tc__far *fifo = NULL, *last = n;
+	while (n) { /* newest first: reversed into order of arrival */
+		struct tc__far *next = n->next;
+		n->next = fifo;
+		fifo = n;
+		n = next;
+	}
+	if (fifo) {
+		if (proc->fx_tail)
+			proc->fx_tail->next = fifo;
+		else
+			proc->fx_head = fifo;
+		proc->fx_tail = last;
+	}
+	bool any = false;
+	for (struct tc__far *m = proc->fx_head, *prev = NULL; m && proc->grq_head;) {
+		struct tc__far *next = m->next;
+		bool g;
+		struct tc__req *r = tc__earliest(proc, NULL, m->src, m->tag, &g);
+		int k = r ? tc__recv_far(proc, r, m) : 1;
+		if (r && k >= 0) {
+			tc__urecv_unlink(proc, NULL, r, true);
+			any = true;
+		}
+		if (k > 0) {
+			prev = m;
+		} else {
+			if (prev)
+				prev->next = next;
+			else
+				proc->fx_head = next;
+			if (proc->fx_tail == m)
+				proc->fx_tail = prev;
+			tc__far_unref(m);
+		}
+		m = next;
+	}
+	return any;
+}
+
+/* Progress of the receives from non-neighbours and from any source: the
+ * mailbox, and while a receive from any source waits, every port. */
+static void tc__progress_any(struct tc_proc *proc)
+{
+	tc__pull_far(proc);
+	for (int i = 0; i < proc->deg && proc->nany; i++)
+		tc__pull_user(proc, &proc->ports[i]);
+}
+
 void tc__progress(struct tc_proc *proc)
 {
 	/* Relaxed: a hint; the single-copy reads have their own handshake.
@@ -508,13 +822,7 @@ void tc__progress(struct tc_proc *proc)
 				if (!port->rq_head)
 					port->rq_tail = NULL;
 			}
-			bool took = false;
-			while ((r = port->urq_head) && tc__pull_recv(proc, port, r)) {
-				port->urq_head = r->next;
-				if (!port->urq_head)
-					port->urq_tail = NULL;
-				took = true;
-			}
+			bool took = tc__pull_user(proc, port);
 			if (!took || !port->rq_head)
 				break;
 		}
@@ -526,6 +834,8 @@ void tc__progress(struct tc_proc *proc)
 	/* The layer above's requests (a step that never blocks). */
 	if (proc->ext_pending && !proc->ext_busy)
 		proc->ext_progress(proc);
+	if (proc->grq_head)
+		tc__progress_any(proc);
 }
 
 void tc__rndv_quiesce(struct tc_proc *proc)
@@ -535,8 +845,11 @@ void tc__rndv_quiesce(struct tc_proc *proc)
 	/* The team is aborted (seq_cst store in tc_team_abort()); the fence
 	 * pairs with the receivers' in tc__rndv_read_begin(). */
 	tc__sleeper_fence(tc__asym_fence != 0);
-	for (int i = 0; i < proc->deg; i++) {
-		const struct tc_proc *peer = &proc->team->procs[proc->ports[i].peer];
+	/* Routed sends: any rank may be reading; otherwise a neighbour. */
+	const int n = proc->nfar_rndv ? proc->team->p : proc->deg;
+	for (int i = 0; i < n; i++) {
+		const struct tc_proc *peer =
+		        &proc->team->procs[proc->nfar_rndv ? i : proc->ports[i].peer];
 		/* Acquire: pairs with tc__rndv_read_end(). */
 		for (unsigned k = 0; atomic_load_explicit(&peer->rndv_reading, memory_order_acquire); k++)
 			if (k % 64 == 63)
@@ -588,12 +901,18 @@ static void tc__retire(struct tc_proc *proc, struct tc__req *req, int status)
 					break;
 				}
 	}
+	if (req->kind == TC__KIND_RECV && req->far &&
+	    tc__unlink(&proc->grq_head, &proc->grq_tail, req) && req->usrc == TC_ANY_SOURCE)
+		proc->nany--;
 	if (req->state == TC__REQ_RNDV_WAIT) {
 		/* Its descriptor is out: a receiver may be copying (the team is
 		 * aborted, see tc_cancel), or has copied already. */
 		tc__rndv_quiesce(proc);
 		proc->npending_rndv--;
-		tc__rs_unlink(proc, req);
+		if (req->far)
+			tc__far_sent_drop(proc, req->fnode);
+		else
+			tc__rs_unlink(proc, req);
 	}
 	req->state = TC__REQ_DONE;
 	req->status = status;
@@ -620,6 +939,15 @@ void tc__set_hints(struct tc_proc *proc, bool up)
 		 * tc__coll_scan find the message later. */
 		for (int i = 0; i < proc->deg; i++)
 			atomic_store_explicit(&proc->ports[i].in->want_data, up, memory_order_relaxed);
+	}
+	/* Routed messages ring us when a receive waits for them; receives
+	 * from any source listen on every link as well. */
+	if (up ? proc->grq_head != NULL : atomic_load_explicit(&proc->want_mail, memory_order_relaxed))
+		atomic_store_explicit(&proc->want_mail, up, memory_order_relaxed);
+	if (up ? proc->nany > 0 : proc->any_hinted) {
+		for (int i = 0; i < proc->deg; i++)
+			atomic_store_explicit(&proc->ports[i].in->want_data, up, memory_order_relaxed);
+		proc->any_hinted = up;
 	}
 	for (int i = 0; i < proc->nactive; i++) {
 		struct tc__port *port = &proc->ports[proc->active[i]];
@@ -655,22 +983,25 @@ int tc__coll_scan(struct tc_proc *proc, bool done)
 	return TC_OK;
 }
 
-static int tc__check_peer(const struct tc_proc *proc, int peer, int *nbr)
+/* *nbr: the peer's neighbour index, or -1 (routed, or any source). */
+static int tc__check_peer(const struct tc_proc *proc, int peer, bool recv, int *nbr)
 {
 	const struct tc_team *t = proc->team;
+	if (recv && peer == TC_ANY_SOURCE) {
+		*nbr = -1;
+		return TC_OK;
+	}
 	if (peer < 0 || peer >= t->p)
 		return TC_ERANK;
 	if (peer == proc->rank)
 		return TC_ESELF;
-	int i = tc_topo_neighbor_index(t->topo, proc->rank, peer);
-	if (i < 0)
-		return TC_ENOTNEIGHBOR;
-	*nbr = i;
+	*nbr = tc_topo_neighbor_index(t->topo, proc->rank, peer);
 	return TC_OK;
 }
 
-static int tc__check_args(const struct tc_proc *proc, int peer, const void *buf, size_t bytes,
-                          const struct tc__req *req, int *nbr)
+/* tag: a send's (>= 0) or a receive's (>= 0 or TC_ANY_TAG). */
+static int tc__check_args(const struct tc_proc *proc, int peer, bool recv, int tag,
+                          const void *buf, size_t bytes, const struct tc__req *req, int *nbr)
 {
 	if (!proc || !req)
 		return TC_EINVAL;
@@ -678,7 +1009,12 @@ static int tc__check_args(const struct tc_proc *proc, int peer, const void *buf,
 		return TC_ENULLBUF;
 	if (bytes > TC_MAX_MESSAGE)
 		return TC_EOVERFLOW;
-	int err = tc__check_peer(proc, peer, nbr);
+	if (tag < 0 && !(recv && tag == TC_ANY_TAG)) {
+		tc__set_detail("%s tag %d: a tag is 0..TC_TAG_MAX%s", recv ? "receive" : "send", tag,
+		               recv ? " or TC_ANY_TAG" : "");
+		return TC_EINVAL;
+	}
+	int err = tc__check_peer(proc, peer, recv, nbr);
 	if (err)
 		return err;
 	if (atomic_load_explicit(&proc->team->aborted, memory_order_relaxed))
@@ -708,6 +1044,14 @@ static void tc__req_init(struct tc_proc *proc, struct tc__req *req, int kind, in
 	req->deliver_ctx = NULL;
 	req->copy_first = 0;
 	req->tested_since = 0;
+	req->utag = kind == TC__KIND_RECV ? TC_ANY_TAG : 0;
+	req->usrc = peer;
+	req->st_src = -1;
+	req->st_tag = -1;
+	req->rnbr = nbr;
+	req->far = 0;
+	req->seq = 0;
+	req->fnode = NULL;
 	atomic_store_explicit(&req->rndv_done, 0, memory_order_relaxed);
 }
 
@@ -731,6 +1075,19 @@ static void tc__enqueue_recv(struct tc_proc *proc, struct tc__port *port, struct
 {
 	proc->nposts++;
 	const bool coll = tc__coll_kind((unsigned)req->tag);
+	if (!coll) {
+		/* Matched by tc__pull_user, with the messages set aside. */
+		req->seq = ++proc->useq;
+		if (port->urq_tail)
+			port->urq_tail->next = req;
+		else
+			port->urq_head = req;
+		port->urq_tail = req;
+		tc__pull_user(proc, port);
+		if (port->urq_head)
+			tc__activate(proc, port);
+		return;
+	}
 	struct tc__req **head = coll ? &port->rq_head : &port->urq_head;
 	struct tc__req **tail = coll ? &port->rq_tail : &port->urq_tail;
 	if (!*head && tc__pull_recv(proc, port, req))
@@ -743,51 +1100,159 @@ static void tc__enqueue_recv(struct tc_proc *proc, struct tc__port *port, struct
 	tc__activate(proc, port);
 }
 
-/* tc_isend and tc_irecv once the arguments are checked (nbr: dst's or
- * src's neighbour index). */
-static void tc__isend_checked(struct tc_proc *proc, int dst, int nbr, const void *buf,
-                              size_t bytes, struct tc__req *req)
+/* A routed send (dst no neighbour; arguments checked): its node onto
+ * dst's mailbox, charged over the route.  TC_ENOMEM: nothing sent, req
+ * not started. */
+static int tc__isend_far(struct tc_proc *proc, int dst, int tag, const void *buf, size_t bytes,
+                         struct tc__req *req)
 {
+	struct tc_team *t = proc->team;
+	const bool eager = bytes < t->single_copy_min;
+	struct tc__far *n = malloc(sizeof *n + (eager ? bytes : 0));
+	if (!n) {
+		tc__set_detail("no memory for a routed message of %zu bytes to rank %d", bytes, dst);
+		req->state = TC__REQ_IDLE;
+		return TC_ENOMEM;
+	}
+	tc__req_init(proc, req, TC__KIND_SEND, dst, -1, bytes);
+	req->sbuf = buf;
+	req->rbuf = NULL;
+	req->utag = tag;
+	req->far = 1;
+	req->hops = tc_topo_distance(t->topo, proc->rank, dst);
+	int first = tc_topo_neighbor_index(t->topo, proc->rank,
+	                                   tc_topo_next_hop(t->topo, proc->rank, dst));
+	struct tc__mps *q = &t->mps;
+	req->clock = tc__clock_send(q, proc->clock, &proc->res_free[tc__res_send(q, first)], bytes,
+	                            req->hops, &req->done_at);
+	n->src = proc->rank;
+	n->tag = tag;
+	n->total = bytes;
+	n->clock = req->clock;
+	atomic_init(&n->claim, TC__CLAIM_OPEN);
+	if (eager) {
+		if (bytes)
+			memcpy(n->data, buf, bytes);
+		n->sreq = NULL;
+		atomic_init(&n->refs, 1);
+		tc__send_done(proc, req);
+	} else {
+		n->sreq = req;
+		atomic_init(&n->refs, 2);
+		req->state = TC__REQ_RNDV_WAIT;
+		req->fnode = n;
+		n->snext = proc->far_sent;
+		proc->far_sent = n;
+		proc->npending_rndv++;
+		proc->nfar_rndv++;
+	}
+	proc->nposts++;
+	proc->stats.packets_sent++;
+	struct tc_proc *d = &t->procs[dst];
+	struct tc__far *head = atomic_load_explicit(&d->mail, memory_order_relaxed);
+	do
+		n->next = head;
+	/* Release: publishes the node (and, eager, its copy); pairs with the
+	 * acquire exchange in tc__pull_far(). */
+	while (!atomic_compare_exchange_weak_explicit(&d->mail, &head, n, memory_order_release,
+	                                              memory_order_relaxed));
+	if (t->may_block)
+		tc__notify(&d->want_mail, &d->db, t->asym_fence);
+	return TC_OK;
+}
+
+/* tc_isend and tc_irecv once the arguments are checked (nbr: dst's or
+ * src's neighbour index; -1: routed, or from any source). */
+static int tc__isend_checked(struct tc_proc *proc, int dst, int nbr, int tag, const void *buf,
+                             size_t bytes, struct tc__req *req)
+{
+	if (nbr < 0)
+		return tc__isend_far(proc, dst, tag, buf, bytes, req);
 	tc__req_init(proc, req, TC__KIND_SEND, dst, nbr, bytes);
 	req->sbuf = buf;
 	req->rbuf = NULL;
+	req->utag = tag;
 	struct tc__mps *q = &proc->team->mps;
 	req->clock = tc__clock_send(q, proc->clock, &proc->res_free[tc__res_send(q, nbr)], bytes,
 	                            req->hops, &req->done_at);
 	tc__enqueue_send(proc, &proc->ports[nbr], req);
+	return TC_OK;
 }
 
-static void tc__irecv_checked(struct tc_proc *proc, int src, int nbr, void *buf, size_t cap,
-                              struct tc__req *req)
+static void tc__irecv_checked(struct tc_proc *proc, int src, int nbr, int tag, void *buf,
+                              size_t cap, struct tc__req *req)
 {
 	tc__req_init(proc, req, TC__KIND_RECV, src, nbr, cap);
 	req->sbuf = NULL;
 	req->rbuf = buf;
-	tc__enqueue_recv(proc, &proc->ports[nbr], req);
+	req->utag = tag;
+	if (nbr >= 0) {
+		tc__enqueue_recv(proc, &proc->ports[nbr], req);
+		return;
+	}
+	/* From a non-neighbour or from any source: grq. */
+	req->far = 1;
+	req->seq = ++proc->useq;
+	if (proc->grq_tail)
+		proc->grq_tail->next = req;
+	else
+		proc->grq_head = req;
+	proc->grq_tail = req;
+	if (src == TC_ANY_SOURCE)
+		proc->nany++;
+	proc->nposts++;
+	tc__progress_any(proc);
 }
 
-int tc_isend(struct tc_proc *proc, int dst, const void *buf, size_t bytes, tc_request *handle)
+int tc_isend_tag(struct tc_proc *proc, int dst, int tag, const void *buf, size_t bytes,
+                 tc_request *handle)
 {
 	struct tc__req *req = tc__req(handle);
 	int nbr = -1;
-	int err = tc__check_args(proc, dst, buf, bytes, req, &nbr);
+	int err = tc__check_args(proc, dst, false, tag, buf, bytes, req, &nbr);
 	if (!err)
-		tc__isend_checked(proc, dst, nbr, buf, bytes, req);
+		err = tc__isend_checked(proc, dst, nbr, tag, buf, bytes, req);
 	else if (req)
 		req->state = TC__REQ_IDLE; /* a later wait says TC_EINVAL, not a stale status */
 	return err;
 }
 
-int tc_irecv(struct tc_proc *proc, int src, void *buf, size_t cap, tc_request *handle)
+int tc_isend(struct tc_proc *proc, int dst, const void *buf, size_t bytes, tc_request *handle)
+{
+	return tc_isend_tag(proc, dst, 0, buf, bytes, handle);
+}
+
+int tc_irecv_tag(struct tc_proc *proc, int src, int tag, void *buf, size_t cap,
+                 tc_request *handle)
 {
 	struct tc__req *req = tc__req(handle);
 	int nbr = -1;
-	int err = tc__check_args(proc, src, buf, cap, req, &nbr);
+	int err = tc__check_args(proc, src, true, tag, buf, cap, req, &nbr);
 	if (!err)
-		tc__irecv_checked(proc, src, nbr, buf, cap, req);
+		tc__irecv_checked(proc, src, nbr, tag, buf, cap, req);
 	else if (req)
 		req->state = TC__REQ_IDLE;
 	return err;
+}
+
+int tc_irecv(struct tc_proc *proc, int src, void *buf, size_t cap, tc_request *handle)
+{
+	return tc_irecv_tag(proc, src, TC_ANY_TAG, buf, cap, handle);
+}
+
+int tc_request_status(const tc_request *handle, tc_status *st)
+{
+	const struct tc__req *req = (const struct tc__req *)(const void *)handle;
+	if (!req || !st || req->state == TC__REQ_IDLE)
+		return TC_EINVAL;
+	if (req->state != TC__REQ_DONE)
+		return TC_EPENDING;
+	memset(st, 0, sizeof *st);
+	st->source = req->kind == TC__KIND_SEND ? req->peer : req->st_src;
+	st->tag = req->kind == TC__KIND_SEND ? req->utag : req->st_tag;
+	st->error = req->status;
+	st->bytes = req->kind == TC__KIND_SEND ? req->bytes : req->received;
+	return TC_OK;
 }
 
 void tc__post_send(struct tc_proc *proc, int nbr, const void *buf, size_t bytes, int tag,
@@ -832,8 +1297,10 @@ void tc__post_recv_direct(struct tc_proc *proc, int nbr, size_t bytes, int tag,
 	tc__post_recv_with(proc, nbr, NULL, bytes, tag, deliver, ctx, copy_first, tc__req(req));
 }
 
-bool tc__send_eager(struct tc_proc *proc, int nbr, const void *buf, size_t bytes, int tag,
-                    tc_time_t arrival, size_t single_copy_min)
+/* tc__send_eager with the first packet's aux given (a user message's tag). */
+static inline bool tc__send_eager_aux(struct tc_proc *proc, int nbr, const void *buf,
+                                      size_t bytes, int tag, uint64_t aux, tc_time_t arrival,
+                                      size_t single_copy_min)
 {
 	struct tc_team *t = proc->team;
 	struct tc__port *port = &proc->ports[nbr];
@@ -841,7 +1308,7 @@ bool tc__send_eager(struct tc_proc *proc, int nbr, const void *buf, size_t bytes
 		return false;
 	struct tc__pkt_hdr h = {.len = (uint32_t)bytes, .flags = TC__PKT_FIRST | TC__PKT_LAST,
 	                        .kind = (uint16_t)tag, .total = bytes, .clock = arrival,
-	                        .aux = (tag & TC__MSG_COLL) ? proc->coll_sig : 0};
+	                        .aux = aux};
 	if (!tc__chan_try_push(port->out, &h, buf, bytes))
 		return false;
 	tc__data_published(t, port->out);
@@ -851,6 +1318,13 @@ bool tc__send_eager(struct tc_proc *proc, int nbr, const void *buf, size_t bytes
 	return true;
 }
 
+bool tc__send_eager(struct tc_proc *proc, int nbr, const void *buf, size_t bytes, int tag,
+                    tc_time_t arrival, size_t single_copy_min)
+{
+	return tc__send_eager_aux(proc, nbr, buf, bytes, tag,
+	                          (tag & TC__MSG_COLL) ? proc->coll_sig : 0, arrival, single_copy_min);
+}
+
 int tc__recv_eager(struct tc_proc *proc, int nbr, void *buf, size_t cap, int tag,
                    size_t *received, tc_time_t *arrival)
 {
@@ -858,7 +1332,7 @@ int tc__recv_eager(struct tc_proc *proc, int nbr, void *buf, size_t cap, int tag
 	struct tc__chan *ch = port->in;
 	struct tc__pkt_hdr h;
 	if (tc__coll_kind((unsigned)tag) ? port->rq_head != NULL
-	                                 : port->urq_head || port->ua_head)
+	                                 : port->urq_head || port->ua_head || proc->nany)
 		return -1;
 	if (!tc__chan_peek(ch, &h))
 		return 0;
@@ -887,7 +1361,10 @@ static bool tc__complete(struct tc_proc *proc, struct tc__req *req)
 	     * our buffer is finished. */
 	    atomic_load_explicit(&req->rndv_done, memory_order_acquire)) {
 		proc->npending_rndv--;
-		tc__rs_unlink(proc, req);
+		if (req->far)
+			tc__far_sent_drop(proc, req->fnode);
+		else
+			tc__rs_unlink(proc, req);
 		tc__send_done(proc, req);
 	}
 	return req->state == TC__REQ_DONE;
@@ -929,7 +1406,7 @@ static void tc__req_clock(struct tc_proc *proc, struct tc__req *req)
 	if (req->kind == TC__KIND_SEND)
 		tc__clock_sent(proc, req->done_at, req->hops, req->bytes);
 	else if (req->status == TC_OK)
-		tc__clock_received(proc, req->nbr, req->clock, req->received);
+		tc__clock_received(proc, req->rnbr, req->clock, req->received);
 	req->clocked = 1;
 }
 
@@ -1163,6 +1640,19 @@ int tc_cancel(struct tc_proc *proc, tc_request *handle)
 	 * is in the channel, a point-to-point single-copy send whose
 	 * descriptor nobody has claimed.  After it, anything: no progress is
 	 * made any more, and tc__req_retire waits out a receiver copying. */
+	if (req->state == TC__REQ_RNDV_WAIT && req->far && !tc__aborted(proc)) {
+		uint64_t open = TC__CLAIM_OPEN;
+		if (!atomic_compare_exchange_strong_explicit(&req->fnode->claim, &open,
+		                                             TC__CLAIM_CANCELLED, memory_order_relaxed,
+		                                             memory_order_relaxed))
+			return TC_EPENDING; /* claimed: the receiver copies it */
+		proc->npending_rndv--;
+		tc__far_sent_drop(proc, req->fnode);
+		req->state = TC__REQ_DONE;
+		req->status = TC_ECANCELED;
+		req->clocked = 1;
+		return TC_OK;
+	}
 	if (req->state == TC__REQ_RNDV_WAIT && !tc__aborted(proc) &&
 	    !tc__coll_kind((unsigned)req->tag)) {
 		struct tc__chan *ch = proc->ports[req->nbr].out;
@@ -1194,52 +1684,106 @@ int tc_cancel(struct tc_proc *proc, tc_request *handle)
  * empty queues: tc__send_eager, tc__recv_eager) and apply the same clock
  * rules as tc_wait() does for a request; anything else goes through one.
  */
-int tc_send(struct tc_proc *proc, int dst, const void *buf, size_t bytes)
+/* tc_send and tc_send_tag. */
+static int tc__send_as(struct tc_proc *proc, int dst, int tag, const void *buf, size_t bytes,
+                       const char *call)
 {
 	struct tc__req req;
 	int nbr = -1;
-	int err = tc__check_args(proc, dst, buf, bytes, &req, &nbr);
+	int err = tc__check_args(proc, dst, false, tag, buf, bytes, &req, &nbr);
 	if (err)
 		return err;
-	/* The send rule on a copy of the port's resource: it stands only if
-	 * the message goes now (otherwise tc_isend() applies it). */
-	struct tc__mps *q = &proc->team->mps;
-	tc_time_t res = proc->res_free[tc__res_send(q, nbr)], done;
-	tc_time_t arrival = tc__clock_send(q, proc->clock, &res, bytes, 1, &done);
-	if (tc__send_eager(proc, nbr, buf, bytes, TC__MSG_USER, arrival,
-	                   proc->team->single_copy_min)) {
-		proc->res_free[tc__res_send(q, nbr)] = res;
-		tc__clock_sent(proc, done, 1, bytes);
-		return TC_OK;
+	if (nbr >= 0) {
+		/* The send rule on a copy of the port's resource: it stands only
+		 * if the message goes now (otherwise tc_isend() applies it). */
+		struct tc__mps *q = &proc->team->mps;
+		tc_time_t res = proc->res_free[tc__res_send(q, nbr)], done;
+		tc_time_t arrival = tc__clock_send(q, proc->clock, &res, bytes, 1, &done);
+		if (tc__send_eager_aux(proc, nbr, buf, bytes, TC__MSG_USER, (uint64_t)(unsigned)tag,
+		                       arrival, proc->team->single_copy_min)) {
+			proc->res_free[tc__res_send(q, nbr)] = res;
+			tc__clock_sent(proc, done, 1, bytes);
+			return TC_OK;
+		}
 	}
-	tc__isend_checked(proc, dst, nbr, buf, bytes, &req);
-	return tc__wait_as(proc, &req, NULL, "tc_send");
+	err = tc__isend_checked(proc, dst, nbr, tag, buf, bytes, &req);
+	if (err)
+		return err;
+	return tc__wait_as(proc, &req, NULL, call);
+}
+
+int tc_send(struct tc_proc *proc, int dst, const void *buf, size_t bytes)
+{
+	return tc__send_as(proc, dst, 0, buf, bytes, "tc_send");
+}
+
+int tc_send_tag(struct tc_proc *proc, int dst, int tag, const void *buf, size_t bytes)
+{
+	return tc__send_as(proc, dst, tag, buf, bytes, "tc_send_tag");
+}
+
+/* tc_recv and tc_recv_tag: a neighbour's message of one packet is taken
+ * without a request when nothing else is queued (tc__recv_eager: a plain
+ * receive; one with a tag checks the packet's). */
+static int tc__recv_as(struct tc_proc *proc, int src, int tag, void *buf, size_t cap,
+                       size_t *received, tc_status *st, const char *call)
+{
+	struct tc__req req;
+	int nbr = -1;
+	int err = tc__check_args(proc, src, true, tag, buf, cap, &req, &nbr);
+	if (err)
+		return err;
+	if (nbr >= 0) {
+		int spins = proc->nactive ? 1 : tc__eager_polls(proc->team);
+		struct tc__chan *ch = proc->ports[nbr].in;
+		size_t got;
+		tc_time_t arrival;
+		for (int k = 0; k < spins; k++) {
+			int mtag = 0;
+			if (tag != TC_ANY_TAG || st) {
+				/* The tag of the message at the head, if one is there
+				 * (the consumer's own view: nothing else reads it). */
+				struct tc__pkt_hdr h;
+				if (!tc__chan_peek(ch, &h)) {
+					if (proc->ports[nbr].urq_head || proc->ports[nbr].ua_head || proc->nany)
+						break;
+					continue;
+				}
+				mtag = tc__coll_kind(h.kind) ? -1 : tc__pkt_utag(ch, &h);
+				if (tag != TC_ANY_TAG && mtag != tag)
+					break; /* a request's business */
+			}
+			int taken = tc__recv_eager(proc, nbr, buf, cap, TC__MSG_USER, &got, &arrival);
+			if (taken < 0)
+				break;
+			if (!taken)
+				continue;
+			tc__clock_received(proc, nbr, arrival, got);
+			tc__emulate_sync(proc);
+			if (received)
+				*received = got;
+			if (st) {
+				memset(st, 0, sizeof *st);
+				*st = (tc_status){.source = src, .tag = mtag, .bytes = got};
+			}
+			return TC_OK;
+		}
+	}
+	tc__irecv_checked(proc, src, nbr, tag, buf, cap, &req);
+	err = tc__wait_as(proc, &req, received, call);
+	if (st)
+		tc_request_status(tc__req_handle(&req), st);
+	return err;
 }
 
 int tc_recv(struct tc_proc *proc, int src, void *buf, size_t cap, size_t *received)
 {
-	struct tc__req req;
-	int nbr = -1;
-	int err = tc__check_args(proc, src, buf, cap, &req, &nbr);
-	if (err)
-		return err;
-	int spins = proc->nactive ? 1 : tc__eager_polls(proc->team);
-	size_t got;
-	tc_time_t arrival;
-	for (int k = 0; k < spins; k++) {
-		int taken = tc__recv_eager(proc, nbr, buf, cap, TC__MSG_USER, &got, &arrival);
-		if (taken < 0)
-			break; /* a request's business */
-		if (!taken)
-			continue;
-		tc__clock_received(proc, nbr, arrival, got);
-		tc__emulate_sync(proc);
-		if (received)
-			*received = got;
-		return TC_OK;
-	}
-	tc__irecv_checked(proc, src, nbr, buf, cap, &req);
-	return tc__wait_as(proc, &req, received, "tc_recv");
+	return tc__recv_as(proc, src, TC_ANY_TAG, buf, cap, received, NULL, "tc_recv");
+}
+
+int tc_recv_tag(struct tc_proc *proc, int src, int tag, void *buf, size_t cap, tc_status *st)
+{
+	return tc__recv_as(proc, src, tag, buf, cap, NULL, st, "tc_recv_tag");
 }
 
 int tc_sendrecv(struct tc_proc *proc, int dst, const void *sbuf, size_t sbytes, int src,
@@ -1249,9 +1793,9 @@ int tc_sendrecv(struct tc_proc *proc, int dst, const void *sbuf, size_t sbytes, 
 	int nbr;
 	/* Check both sides before starting either, so that an argument error
 	 * leaves nothing in flight. */
-	int err = tc__check_args(proc, dst, sbuf, sbytes, tc__req(&reqs[0]), &nbr);
+	int err = tc__check_args(proc, dst, false, 0, sbuf, sbytes, tc__req(&reqs[0]), &nbr);
 	if (!err)
-		err = tc__check_args(proc, src, rbuf, rcap, tc__req(&reqs[1]), &nbr);
+		err = tc__check_args(proc, src, true, TC_ANY_TAG, rbuf, rcap, tc__req(&reqs[1]), &nbr);
 	/* Overlapping buffers: the message received could land over the one
 	 * still being sent (a single-copy peer reads sbuf in place). */
 	if (!err && sbytes && rcap && (uintptr_t)sbuf < (uintptr_t)rbuf + rcap &&

@@ -50,6 +50,14 @@ struct tc__req {
 	/* TC__KIND_EXT: the layer above's operation (lib/sched's collective
 	 * request); its completion sets state, status and clocked. */
 	void *ext;
+	/* Point-to-point matching (lib/p2p/p2p.c). */
+	int utag;        /* send: its tag; receive: the tag it takes (or TC_ANY_TAG) */
+	int usrc;        /* receive: the source it takes (or TC_ANY_SOURCE) */
+	int st_src, st_tag; /* receive: the matched message's sender and tag */
+	int rnbr;        /* receive: the neighbour index of its last link (clock) */
+	int far;         /* receive: queued in tc_proc.grq; send: routed (mailbox) */
+	uint64_t seq;    /* receive: posting order among the proc's receives */
+	struct tc__far *fnode; /* routed rendezvous send: its node */
 };
 
 _Static_assert(sizeof(struct tc__req) <= sizeof(tc_request),
