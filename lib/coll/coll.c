@@ -486,7 +486,9 @@ static int tc__coll_x(struct tc_proc *proc, enum tc_coll coll, const void *sbuf,
 	                         .alg = e->alg->name, .user_code = op == TC_OP_USER};
 	if (coll == TC_COLL_BCAST || coll == TC_COLL_MULTICAST)
 		io.in = io.out = out;
+	tc__clock_pull(proc); /* a sub-team's proc: the rank's clock */
 	err = tc__plan_exec(proc, e->s, e->plan, &io);
+	tc__clock_push(proc);
 	proc->last_alg = e->alg->name;
 	proc->last_rounds = e->s->nrounds;
 	proc->last_modelled = e->makespan;
@@ -499,6 +501,13 @@ static int tc__coll(struct tc_proc *proc, enum tc_coll coll, const void *sbuf, v
 {
 	const struct tc__coll_extra none = {0};
 	return tc__coll_x(proc, coll, sbuf, rbuf, count, dt, op, root, opts, &none);
+}
+
+int tc__allgather_marked(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count,
+                         enum tc_dtype dt, int mark)
+{
+	const struct tc__coll_extra x = {.q = mark};
+	return tc__coll_x(proc, TC_COLL_ALLGATHER, sbuf, rbuf, count, dt, TC_OP_BOR, 0, NULL, &x);
 }
 
 int tc_bcast(struct tc_proc *proc, void *buf, size_t count, enum tc_dtype dt, int root,
