@@ -446,6 +446,8 @@ Test(split, across_runs_named_topology, .timeout = 300)
 	for (int e = 0; e < 2; e++) {
 		struct tc_team *t = make("complete:6", execs[e], 60000);
 		struct runs_arg a = {0};
+		struct tc_team_info before, after;
+		tc_team_get_info(t, &before);
 		for (a.run = 0; a.run < 3; a.run++) {
 			int err = tc_run(t, runs_run, &a);
 			cr_assert_eq(err, 0, "%s run %d: %s (%s)", exec_names[e], a.run,
@@ -453,6 +455,8 @@ Test(split, across_runs_named_topology, .timeout = 300)
 			check_seen(&a.s, 6, exec_names[e]);
 		}
 		cr_assert_str_eq(a.s.spec[0], "ring:6");
+		tc_team_get_info(t, &after);
+		cr_assert_gt(after.memory_bytes, before.memory_bytes, "the sub-team's memory");
 		struct tc_team *sub = tc_proc_team(a.sub[0]);
 		cr_assert_eq(tc_rank(a.sub[0]), 5, "key p - rank puts rank 0 last");
 		cr_assert_eq(tc_team_destroy(sub), TC_EINVAL, "a sub-team is not destroyed alone");

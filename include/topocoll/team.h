@@ -163,7 +163,8 @@ TC_API int tc_team_destroy(struct tc_team *team);
 struct tc_team_info {
 	int p;
 	long channels;          /* directed links = channels */
-	size_t memory_bytes;    /* everything the team allocated */
+	size_t memory_bytes;    /* everything the team allocated (a root team:
+	                           its sub-teams' too) */
 	size_t ring_bytes;      /* per channel */
 	size_t packet_bytes;    /* mu */
 	size_t single_copy_min;

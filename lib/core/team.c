@@ -618,6 +618,14 @@ void tc_team_get_info(const struct tc_team *t, struct tc_team_info *info)
 	info->p = t->p;
 	info->channels = t->nchans;
 	info->memory_bytes = t->memory_bytes;
+	/* A root's sub-teams are its allocations too. */
+	if (!t->parent) {
+		struct tc_team *root = (struct tc_team *)t;
+		pthread_mutex_lock(&root->sub_mu);
+		for (const struct tc_team *s = root->sub_head; s; s = s->sub_next)
+			info->memory_bytes += s->memory_bytes + (size_t)s->p * sizeof(int);
+		pthread_mutex_unlock(&root->sub_mu);
+	}
 	struct tc__estimate est;
 	tc__team_estimate(t, &est);
 	info->memory_estimate_bytes = (size_t)est.total;
