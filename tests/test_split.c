@@ -675,3 +675,49 @@ Test(split, helpers_refuse_other_kinds, .timeout = 60)
 	cr_assert_eq(tc_detach(x), 0);
 	tc_team_destroy(t);
 }
+
+/* Emulated mode: a sub-team's messages wait for the model's delivery
+ * against the root's epoch, and the rank's clock runs through both. */
+static int emu_fn(struct tc_proc *proc, void *argp)
+{
+	struct seen *s = argp;
+	const int me = tc_rank(proc);
+	struct tc_proc *row;
+	int err = tc_team_split_dims(proc, 2, &row);
+	for (int it = 0; !err && it < 5; it++) {
+		int x = tc_rank(row) == it % 3 ? me : -1;
+		err = tc_bcast(row, &x, 1, TC_INT32, it % 3, NULL);
+		if (!err && x != tc_team_parent_rank(tc_proc_team(row), it % 3))
+			note(s, me, "iteration %d: bcast %d", it, x);
+		if (!err)
+			err = tc_barrier(proc, NULL);
+	}
+	if (!err && tc_clock(proc) < 5 * 1000 * TC_PS_PER_NS)
+		note(s, me, "clock %d ns after five rounds of t_s = 1 us", (int)(tc_clock(proc) / 1000),
+		     0);
+	return err;
+}
+
+static int emu_run(struct tc_proc *proc, void *a)
+{
+	return rc_fn_wrap(proc, a, emu_fn);
+}
+
+Test(split, emulated_mode, .timeout = 300)
+{
+	for (int e = 0; e < 2; e++) {
+		struct tc_team_config cfg;
+		tc_team_config_default(&cfg);
+		cfg.topology = "torus:3x3";
+		cfg.exec = execs[e];
+		cfg.mode = TC_MODE_EMULATED;
+		cfg.timeout_ms = 60000;
+		struct tc_team *t;
+		cr_assert_eq(tc_team_create(&cfg, &t), 0);
+		struct seen s = {0};
+		int err = tc_run(t, emu_run, &s);
+		cr_assert_eq(err, 0, "%s: %s (%s)", exec_names[e], tc_strerror(err), tc_error_detail());
+		check_seen(&s, 9, exec_names[e]);
+		tc_team_destroy(t);
+	}
+}

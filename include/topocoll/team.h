@@ -355,7 +355,7 @@ TC_API void tc_proc_stats_reset(struct tc_proc *proc);
  * link of the parent (a general subset, a named topology) is charged as
  * one link too, not as the parent's route it stands for.  Its port
  * resources are its own (its messages and the parent's do not queue for
- * one port).  The rank's logical clock is one: a collective on a sub-team
+ * one port), and so are its statistics (tc_proc_stats, tc_team_stats).  The rank's logical clock is one: a collective on a sub-team
  * starts from the rank's clock and leaves it where the call ended
  * (tc_clock of either proc); a point-to-point call on a sub-team's proc
  * advances that proc's clock, which the rank's clock takes at the proc's

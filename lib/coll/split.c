@@ -245,8 +245,10 @@ int tc_team_free(struct tc_proc *proc)
 	if (err)
 		return err;
 	/* Acq_rel: the last rank to leave sees every other rank's use of the
-	 * team before it frees it (each rank's increment releases it). */
-	if (atomic_fetch_add_explicit(&t->sub_leaving, 1, memory_order_acq_rel) + 1 == t->p)
+	 * team before it frees it (each rank's increment releases it); no
+	 * rank reads the team after its increment (k is read before). */
+	const int k = t->p;
+	if (atomic_fetch_add_explicit(&t->sub_leaving, 1, memory_order_acq_rel) + 1 == k)
 		tc__team_sub_destroy(t);
 	return TC_OK;
 }

@@ -73,7 +73,8 @@ int tc__team_sub_create(struct tc_team *parent, const char *spec, const int *par
 		struct tc_proc *pr = &t->procs[r], *pp = &parent->procs[parent_rank[r]];
 		pr->base = pp->base ? pp->base : pp;
 		pr->db.task = pp->db.task;
-		pr->clock = pr->base->clock;
+		/* Clock 0: its first call takes the rank's (tc__clock_pull,
+		 * on the rank's own thread). */
 		atomic_store_explicit(&pr->attached, 1, memory_order_relaxed);
 		atomic_store_explicit(&pr->joined, 1, memory_order_relaxed);
 	}
