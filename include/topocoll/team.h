@@ -163,7 +163,8 @@ TC_API int tc_team_destroy(struct tc_team *team);
 struct tc_team_info {
 	int p;
 	long channels;          /* directed links = channels */
-	size_t memory_bytes;    /* everything the team allocated */
+	size_t memory_bytes;    /* everything the team allocated (a root team:
+	                           its sub-teams' too) */
 	size_t ring_bytes;      /* per channel */
 	size_t packet_bytes;    /* mu */
 	size_t single_copy_min;
@@ -331,6 +332,112 @@ struct tc_stats {
 TC_API void tc_proc_stats(const struct tc_proc *proc, struct tc_stats *out);
 TC_API void tc_team_stats(const struct tc_team *team, struct tc_stats *out);
 TC_API void tc_proc_stats_reset(struct tc_proc *proc);
+
+/* ---------------------------------------------------------------------
+ * Sub-teams (docs/subteams.md): teams of some of a team's ranks, made by a
+ * call every rank of the team makes, as MPI_Comm_split makes
+ * communicators.  A sub-team is a team of its own: its ranks numbered
+ * 0..k-1, its topology, its channels (one per link of its topology), its
+ * collective call sequence and mismatch signatures, its schedule cache.
+ * So collectives on different sub-teams, and on a sub-team and its parent,
+ * interleave freely: a rank may make a row's broadcast, then a column's
+ * reduction, then one on the whole team, in any order that each team's
+ * ranks agree on.
+ *
+ * A sub-team's proc is run by the thread or fibre of the parent's rank it
+ * stands for (sub-teams of fibre and thread teams alike), and every call
+ * taking it must be made from there.  Its topology is the one the parent
+ * induces on its ranks (sub-team rank order): the links are the parent's
+ * links between them, named when they form a topology of topocoll/topo.h
+ * (a row of a torus in row order is a ring, of a mesh a chain, a sub-cube
+ * of a hypercube in rank order a hypercube, a set of a complete graph a
+ * complete graph); otherwise, or when the caller names a topology, links
+ * that are not links of the parent are links of the sub-team all the same.
+ *
+ * The model: a sub-team keeps the parent's model, mode, rings, packet and
+ * single-copy sizes, waiting policy, threads or fibres, timeout, mismatch
+ * check and watchdog (no trace buffers).  Each of its links is charged as
+ * one link (T(m, 1) per hop of its own routes), so the sub-teams the parent
+ * induces are charged exactly as the parent's links; a link that is no
+ * link of the parent (a general subset, a named topology) is charged as
+ * one link too, not as the parent's route it stands for.  Its port
+ * resources are its own (its messages and the parent's do not queue for
+ * one port), and so are its statistics (tc_proc_stats, tc_team_stats).  The rank's logical clock is one: a collective on a sub-team
+ * starts from the rank's clock and leaves it where the call ended
+ * (tc_clock of either proc); a point-to-point call on a sub-team's proc
+ * advances that proc's clock, which the rank's clock takes at the proc's
+ * next collective.
+ *
+ * Lifetime: a sub-team lives until its ranks free it (tc_team_free) or its
+ * root team (the one tc_team_create made) is destroyed, across runs: every
+ * start of the root resets its sub-teams as it resets itself (channels
+ * emptied, sequences at 0, abort cleared).  An abort of a sub-team aborts
+ * its root and every sub-team of it, and the other way round; a rank whose
+ * SPMD function returns is seen as returned on its sub-teams too.
+ * tc_run, tc_attach and tc_team_destroy refuse a sub-team (TC_EINVAL).
+ */
+
+/* A colour for tc_team_split: the rank joins no sub-team (*out = NULL). */
+#define TC_UNDEFINED (-32766)
+
+/*
+ * Every rank of proc's team calls it (a collective over the team): the
+ * ranks of equal colour (>= 0) form a sub-team, ordered by key, ties by
+ * their rank in the team; *out is the calling rank's proc in it (owned by
+ * the sub-team), or NULL with colour TC_UNDEFINED.  topology: NULL for
+ * the one the team induces (above), or a spec of k nodes (topocoll/topo.h,
+ * a full spec or a family such as "ring") that every rank of the colour
+ * names alike.  The ranks exchange their colour, key and topology with an
+ * allgather of the team (a call of its own: mismatch detection tells it
+ * from a user's tc_allgather), and one rank of each colour makes the
+ * sub-team.
+ * Errors, the same on every rank: TC_EINVAL (out NULL, a colour below 0
+ * other than TC_UNDEFINED, ranks of one colour naming different
+ * topologies, ranks making different splits; the rank at fault gets its
+ * own code, the others TC_EINVAL naming it), TC_ETOPO (a bad spec), and
+ * what tc_team_create returns for a sub-team (TC_EINVAL when the spec has
+ * not k nodes, TC_ELIMIT, TC_ENOMEM); tc_error_detail() says which rank
+ * and colour.  A rank that makes another call instead: TC_EMISMATCH, as
+ * for any mismatched collective (topocoll/coll.h); one that never calls
+ * it: TC_ETIMEDOUT after the team's timeout_ms, the watchdog's report
+ * naming it.  On an error no sub-team is left to free.
+ */
+TC_API int tc_team_split(struct tc_proc *proc, int colour, int key, const char *topology,
+                         struct tc_proc **out);
+
+/*
+ * The sub-teams of a mesh, torus or hypercube that vary along the
+ * dimensions of the bit mask keep and hold the others fixed, in rank
+ * order: on a 2-D mesh or torus (row-major, topocoll/topo.h), keep = 2
+ * gives the rows (the last dimension varies), keep = 1 the columns; on
+ * hypercube:D, bit i of keep lets bit i of the rank vary (sub-cubes:
+ * hypercube:popcount(keep)).  Every rank of the team calls it with the
+ * same keep.  Errors: TC_ENOTSUP (another kind of topology), TC_EINVAL
+ * (keep 0 or naming a dimension the topology lacks, keep differing
+ * between ranks), and tc_team_split's.
+ */
+TC_API int tc_team_split_dims(struct tc_proc *proc, unsigned keep, struct tc_proc **out);
+
+/* Every rank of proc's team calls it: a sub-team of the same ranks, rank
+ * order and topology, with a context of its own (its collectives never
+ * match the team's).  Errors: tc_team_split's. */
+TC_API int tc_team_dup(struct tc_proc *proc, struct tc_proc **out);
+
+/*
+ * Every rank of a sub-team calls it with its proc there (a collective over
+ * the sub-team: a barrier, then the last rank to leave frees it): the
+ * sub-team and the sub-teams made from it are freed; none of their procs
+ * may be used afterwards.  Errors: TC_EINVAL (NULL, or a proc of a root
+ * team: tc_team_destroy), the barrier's (TC_EABORTED, TC_ETIMEDOUT,
+ * TC_EMISMATCH): the sub-team is then left to its root's tc_team_destroy.
+ */
+TC_API int tc_team_free(struct tc_proc *proc);
+
+/* The team a sub-team was made from (NULL for a root team), and the rank
+ * there of the sub-team's rank (TC_ERANK when out of range; a root team:
+ * rank itself). */
+TC_API struct tc_team *tc_team_parent(const struct tc_team *team);
+TC_API int tc_team_parent_rank(const struct tc_team *team, int rank);
 
 /* Lets other ranks run: on fibres, the calling rank's CPU runs its other
  * ready ranks first (returns at once when there is none); a kernel thread

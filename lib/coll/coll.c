@@ -625,7 +625,10 @@ static int tc__coll_x(struct tc_proc *proc, enum tc_coll coll, const void *sbuf,
 	err = tc__call_bufs(proc, &c, tc__scratch_get, proc, &io);
 	if (err)
 		return err;
-	return tc__plan_exec(proc, e->s, e->plan, &io);
+	tc__clock_pull(proc); /* a sub-team's proc: the rank's clock */
+	err = tc__plan_exec(proc, e->s, e->plan, &io);
+	tc__clock_push(proc);
+	return err;
 }
 
 static int tc__coll(struct tc_proc *proc, enum tc_coll coll, const void *sbuf, void *rbuf,
@@ -634,6 +637,14 @@ static int tc__coll(struct tc_proc *proc, enum tc_coll coll, const void *sbuf, v
 {
 	const struct tc__coll_extra none = {0};
 	return tc__coll_x(proc, coll, sbuf, rbuf, count, dt, op, root, opts, &none, xr);
+}
+
+int tc__allgather_marked(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count,
+                         enum tc_dtype dt, int mark)
+{
+	const struct tc__coll_extra x = {.q = mark};
+	return tc__coll_x(proc, TC_COLL_ALLGATHER, sbuf, rbuf, count, dt, TC_OP_BOR, 0, NULL, &x,
+	                  NULL);
 }
 
 /* Each collective three ways: blocking (tc_NAME), nonblocking (tc_iNAME)

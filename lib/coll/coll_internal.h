@@ -59,4 +59,10 @@ int tc__machine_score(const struct tc__sched *s, const struct tc__gen *g, tc_tim
 void tc__reduce3(void *out, const void *a, const void *b, size_t count, enum tc_dtype dt,
                  enum tc_op op, const struct tc_user_op *user);
 
+/* tc_allgather of a call that mark sets apart: its signature, and so its
+ * mismatch detection, differs from every tc_allgather of the same shape
+ * (the splits of lib/coll/split.c).  Arguments and errors as tc_allgather's. */
+int tc__allgather_marked(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count,
+                         enum tc_dtype dt, int mark);
+
 #endif

@@ -200,6 +200,10 @@ struct tc_proc {
 	struct tc__far *far_sent; /* their nodes (snext) */
 	uint64_t useq;         /* point-to-point receives posted (matching order) */
 	int any_hinted;        /* every link's data hint raised for nany */
+	/* A sub-team's proc (lib/core/subteam.c): the root team's proc of the
+	 * same rank's thread, which holds the rank's clock between calls on
+	 * the sub-team (tc__clock_pull, tc__clock_push); NULL on a root team. */
+	struct tc_proc *base;
 };
 
 struct tc_team {
@@ -270,7 +274,66 @@ struct tc_team {
 	void (*shared_free)(void *);
 	_Atomic size_t shared_bytes;  /* what it holds (tc_team_get_info) */
 	_Atomic int shared_entries;
+	/* Sub-teams (tc_team_split, tc_team_dup; lib/core/subteam.c).  A root
+	 * team (tc_team_create) has parent == root == NULL and lists every
+	 * team made from it, at any depth, in creation order (sub_head, each
+	 * linked by sub_next: a parent before its children), under its sub_mu.
+	 * A sub-team's rank r is its parent's rank parent_rank[r]. */
+	struct tc_team *parent, *root;
+	int *parent_rank;
+	struct tc_team *sub_head, *sub_next;
+	pthread_mutex_t sub_mu;
+	_Atomic int sub_leaving; /* tc_team_free: members that have left */
 };
+
+/* The team whose runs a team's ranks belong to: itself, or a sub-team's
+ * root. */
+static inline struct tc_team *tc__root(struct tc_team *t)
+{
+	return t->root ? t->root : t;
+}
+
+/* A sub-team's proc takes the rank's clock from its root proc before a
+ * call and gives it back after (a no-op on a root team's proc): one clock
+ * per rank, whichever team it calls on. */
+static inline void tc__clock_pull(struct tc_proc *proc)
+{
+	if (proc->base && proc->base->clock > proc->clock)
+		proc->clock = proc->base->clock;
+}
+static inline void tc__clock_push(struct tc_proc *proc)
+{
+	if (proc->base && proc->clock > proc->base->clock)
+		proc->base->clock = proc->clock;
+}
+
+/*
+ * Sub-teams (lib/core/subteam.c).  tc__team_sub_create makes a team of k
+ * ranks over the topology spec whose rank r is the parent's rank
+ * parent_rank[r], with the parent's resolved configuration (model, mode,
+ * rings, packets, waiting policy, threads or fibres, timeout, mismatch
+ * check, watchdog), no trace buffers; its procs take their doorbell's
+ * fibre from the parent's procs and are joined; it is listed on the root.
+ * Called by one rank's thread while the parent runs; nobody else sees the
+ * team until that thread publishes it.  Errors as tc_team_create's.
+ * tc__team_sub_destroy unlists and frees one (no rank may use it any
+ * more); tc_team_destroy of the root frees all that are left.
+ */
+int tc__team_sub_create(struct tc_team *parent, const char *spec, const int *parent_rank, int k,
+                        struct tc_team **out);
+void tc__team_sub_destroy(struct tc_team *t);
+/* Frees a team and, for a root, its sub-teams (lib/core/team.c). */
+void tc__team_free(struct tc_team *t);
+/* For the layer that starts ranks (lib/run), on a root team while no rank
+ * runs, or (returned) from the rank's own thread: every sub-team proc's
+ * doorbell takes the fibre of its parent's proc (after tc_run set or
+ * cleared the root's); a start resets every sub-team as the root is reset
+ * (reset_proc for each proc, the channels emptied as the root's, the abort
+ * cleared); a rank whose SPMD function returned is marked returned on
+ * every sub-team (for its peers' mismatch probes). */
+void tc__team_sub_tasks(struct tc_team *root);
+void tc__team_sub_start(struct tc_team *root, void (*reset_proc)(struct tc_proc *));
+void tc__team_sub_returned(struct tc_team *root, const struct tc_proc *proc);
 
 /* A grow-only scratch buffer of at least bytes bytes, owned by the proc
  * (freed with the team), in whole cache lines of its own; NULL when out of
@@ -297,8 +360,8 @@ static inline void tc__trace(struct tc_proc *proc, const struct tc_event *e)
 /* Wall-clock ns since the team's epoch. */
 static inline uint64_t tc__wall(const struct tc_team *t)
 {
-	uint64_t n = tc__now_ns();
-	return n > t->epoch_ns ? n - t->epoch_ns : 0;
+	uint64_t n = tc__now_ns(), e = (t->root ? t->root : t)->epoch_ns;
+	return n > e ? n - e : 0;
 }
 
 /* Emulated mode: waits until epoch + the proc's clock; returns early once

@@ -115,10 +115,25 @@ static uint64_t tc__pow2_at_least(uint64_t v)
 	return r;
 }
 
-static void tc__team_free(struct tc_team *t)
+void tc__team_free(struct tc_team *t)
 {
 	if (!t)
 		return;
+	/* A root's sub-teams, children before their parents. */
+	while (t->sub_head) {
+		struct tc_team *last = t->sub_head, *before = NULL;
+		while (last->sub_next) {
+			before = last;
+			last = last->sub_next;
+		}
+		if (before)
+			before->sub_next = NULL;
+		else
+			t->sub_head = NULL;
+		tc__team_free(last);
+	}
+	free(t->parent_rank);
+	pthread_mutex_destroy(&t->sub_mu);
 	if (t->chans)
 		for (long i = 0; i < t->nchans; i++)
 			tc__chan_fini(&t->chans[i]);
@@ -320,6 +335,7 @@ int tc_team_create(const struct tc_team_config *cfg, struct tc_team **out)
 	pthread_cond_init(&t->gate_cv, NULL);
 	pthread_mutex_init(&t->shared_mu, NULL);
 	pthread_mutex_init(&t->attach_mu, NULL);
+	pthread_mutex_init(&t->sub_mu, NULL);
 	int err = TC_OK;
 	if (!cfg->topology && cfg->p < 1) {
 		tc__set_detail("tc_team_create: no topology and p = %d: give p >= 1 "
@@ -567,6 +583,12 @@ int tc_team_destroy(struct tc_team *team)
 {
 	if (!team)
 		return TC_OK;
+	if (team->parent) {
+		tc__set_detail("tc_team_destroy: the team is a sub-team (tc_team_split, "
+		               "tc_team_dup): its ranks free it with tc_team_free, or "
+		               "tc_team_destroy of its root team does");
+		return TC_EINVAL;
+	}
 	/* A rank's thread still uses the team: freeing it would pull its
 	 * channels from under it.  The team stays as it is. */
 	pthread_mutex_lock(&team->attach_mu);
@@ -596,6 +618,14 @@ void tc_team_get_info(const struct tc_team *t, struct tc_team_info *info)
 	info->p = t->p;
 	info->channels = t->nchans;
 	info->memory_bytes = t->memory_bytes;
+	/* A root's sub-teams are its allocations too. */
+	if (!t->parent) {
+		struct tc_team *root = (struct tc_team *)t;
+		pthread_mutex_lock(&root->sub_mu);
+		for (const struct tc_team *s = root->sub_head; s; s = s->sub_next)
+			info->memory_bytes += s->memory_bytes + (size_t)s->p * sizeof(int);
+		pthread_mutex_unlock(&root->sub_mu);
+	}
 	struct tc__estimate est;
 	tc__team_estimate(t, &est);
 	info->memory_estimate_bytes = (size_t)est.total;
@@ -629,13 +659,25 @@ const struct tc_model *tc_team_model(const struct tc_team *team)
 	return &team->model;
 }
 
-void tc_team_abort(struct tc_team *team)
+static void tc__team_abort_one(struct tc_team *team)
 {
 	/* Seq_cst: ordered before the rings below, so a rank woken by one sees
 	 * the flag. */
 	atomic_store(&team->aborted, 1);
 	for (int r = 0; r < team->p; r++)
 		tc__doorbell_ring(&team->procs[r].db);
+}
+
+/* The root and every sub-team of it: a rank of the run may wait on any of
+ * them. */
+void tc_team_abort(struct tc_team *team)
+{
+	struct tc_team *root = tc__root(team);
+	tc__team_abort_one(root);
+	pthread_mutex_lock(&root->sub_mu);
+	for (struct tc_team *s = root->sub_head; s; s = s->sub_next)
+		tc__team_abort_one(s);
+	pthread_mutex_unlock(&root->sub_mu);
 }
 
 int tc_rank(const struct tc_proc *proc)
@@ -692,6 +734,8 @@ void tc_team_last_run(const struct tc_team *team, struct tc_run_info *out)
 
 tc_time_t tc_clock(const struct tc_proc *proc)
 {
+	if (proc->base && proc->base->clock > proc->clock)
+		return proc->base->clock;
 	return proc->clock;
 }
 
@@ -739,7 +783,7 @@ void tc__emulate_sync(struct tc_proc *proc)
 	struct tc_team *t = proc->team;
 	if (!t->emulate)
 		return;
-	uint64_t when = t->epoch_ns + (uint64_t)(proc->clock / TC_PS_PER_NS);
+	uint64_t when = tc__root(t)->epoch_ns + (uint64_t)(proc->clock / TC_PS_PER_NS);
 	/* One clock read when the deadline has passed (a rank's return, a
 	 * message taken late): at p = 256 on 2 CPUs, 128 ranks pass here one
 	 * after the other at each deadline, 20-50 ns a read. */
@@ -776,11 +820,13 @@ int tc_clock_advance(struct tc_proc *proc, double ns)
 {
 	if (!proc || !(ns >= 0) || ns > 1e15)
 		return TC_EINVAL;
+	tc__clock_pull(proc);
 	tc_time_t ps = tc__ns_to_ps(ns);
 	/* The clock is signed picoseconds: about 106 days at most. */
 	if (proc->clock > TC__TIME_MAX - ps)
 		return TC_EOVERFLOW;
 	proc->clock += ps;
+	tc__clock_push(proc);
 	tc__emulate_sync(proc);
 	/* Relaxed: a hint; an emulated sleep ends early on an abort. */
 	return atomic_load_explicit(&proc->team->aborted, memory_order_relaxed) ? TC_EABORTED

@@ -292,6 +292,9 @@ void tc__task_block(struct tc__task *self, _Atomic int32_t *word, int32_t asleep
 	tc__leave(c, self);
 	if (self->heap_idx >= 0)
 		tc__heap_remove(c, self); /* woken before the deadline */
+	/* Running again: the word is no longer its (its owner may be freed
+	 * before the task blocks again or ends, a sub-team's doorbell). */
+	self->word = NULL;
 }
 
 int tc__task_yield(struct tc__task *self)

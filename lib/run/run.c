@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <sys/prctl.h>
 
+#include "base/error_detail.h"
 #include "core/internal.h"
 #include "fibre/runq.h"
 #include "p2p/p2p.h"
@@ -73,6 +74,16 @@ static void tc__proc_seq_reset(struct tc_proc *proc)
  * channel.  An empty channel is left alone unless the team was aborted:
  * emptying one rewrites its ring, gigabytes on the largest teams.
  */
+/* A sub-team proc at a start of its root (tc__team_sub_start). */
+static void tc__sub_proc_start(struct tc_proc *pr)
+{
+	tc__proc_clear_ports(pr);
+	tc__proc_seq_reset(pr);
+	atomic_store_explicit(&pr->db.word, TC__DB_AWAKE, memory_order_relaxed);
+	atomic_store_explicit(&pr->ws.state, TC__WS_OUTSIDE, memory_order_relaxed);
+	atomic_store_explicit(&pr->ws.call, NULL, memory_order_relaxed);
+}
+
 static void tc__team_start(struct tc_team *t)
 {
 	/* After an abort every channel: a wait hint may be left raised. */
@@ -89,6 +100,7 @@ static void tc__team_start(struct tc_team *t)
 	}
 	t->njoined = 0;
 	t->start_ns = tc__now_ns();
+	tc__team_sub_start(t, tc__sub_proc_start);
 	atomic_store(&t->aborted, 0);
 	atomic_store(&t->wd_fired, 0);
 	atomic_store(&t->first_err, 0);
@@ -162,6 +174,7 @@ static void *tc__rank_main(void *arg)
 	 * reports this rank's error).  Release: that probe then finds every
 	 * message this rank sent (lib/p2p/progress.c). */
 	atomic_store_explicit(&proc->ws.state, TC__WS_RETURNED, memory_order_release);
+	tc__team_sub_returned(t, proc);
 	return NULL;
 }
 
@@ -215,6 +228,7 @@ static int tc__run_fibres(struct tc_team *t, const int *run, int n)
 		pr->run_err = 0;
 		pr->db.task = task;
 	}
+	tc__team_sub_tasks(t);
 	err = tc__runq_start(s, tc__fibre_cpu_start, t);
 	if (err)
 		tc_team_abort(t);
@@ -231,6 +245,7 @@ static int tc__run_fibres(struct tc_team *t, const int *run, int n)
 	 * doorbells go back to futexes. */
 	for (int i = 0; i < n; i++)
 		t->procs[run[i]].db.task = NULL;
+	tc__team_sub_tasks(t);
 	return err;
 }
 
@@ -275,6 +290,11 @@ int tc_run(struct tc_team *t, tc_spmd_fn fn, void *arg)
 {
 	if (!t || !fn)
 		return TC_EINVAL;
+	if (t->parent) {
+		tc__set_detail("tc_run: the team is a sub-team (tc_team_split): its ranks run "
+		               "as the root team's ranks do");
+		return TC_EINVAL;
+	}
 	int *run = malloc((size_t)t->p * sizeof *run), n = 0;
 	if (!run)
 		return TC_ENOMEM;
@@ -345,6 +365,11 @@ int tc_attach(struct tc_team *t, int rank, struct tc_proc **out)
 {
 	if (!t || !out)
 		return TC_EINVAL;
+	if (t->parent) {
+		tc__set_detail("tc_attach: the team is a sub-team (tc_team_split): attach to "
+		               "its root team");
+		return TC_EINVAL;
+	}
 	if (rank < 0 || rank >= t->p)
 		return TC_ERANK;
 	struct tc_proc *proc = &t->procs[rank];

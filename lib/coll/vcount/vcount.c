@@ -54,7 +54,9 @@ static int tc__v_run(struct tc_proc *proc, const struct tc__vmatrix *mx, const v
 	err = tc__plan_build(proc, &s, NULL, 0, &plan);
 	if (!err) {
 		struct tc__exec_io io = {.in = in, .out = out, .tag = tag};
+		tc__clock_pull(proc); /* a sub-team's proc: the rank's clock */
 		err = tc__exec_ordered(proc, &s, plan, &io);
+		tc__clock_push(proc);
 		tc__plan_free(plan);
 		proc->last_alg = "pairwise";
 		proc->last_rounds = s.nrounds;
