@@ -486,7 +486,8 @@ static int tc__coll_x(struct tc_proc *proc, enum tc_coll coll, const void *sbuf,
 	                         .alg = e->alg->name, .user_code = op == TC_OP_USER};
 	if (coll == TC_COLL_BCAST || coll == TC_COLL_MULTICAST)
 		io.in = io.out = out;
-	err = tc__plan_exec(proc, e->s, e->plan, &io);
+	err = team->engine_run ? team->engine_run(proc, e->s, &io)
+	                       : tc__plan_exec(proc, e->s, e->plan, &io);
 	proc->last_alg = e->alg->name;
 	proc->last_rounds = e->s->nrounds;
 	proc->last_modelled = e->makespan;

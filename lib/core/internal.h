@@ -19,6 +19,8 @@
 #include "model/clock.h"
 
 struct tc__runq;
+struct tc__sched;   /* lib/sched/sched.h */
+struct tc__exec_io; /* lib/sched/exec.h */
 #include "topocoll.h"
 
 /* n rounded up to whole cache lines. */
@@ -208,6 +210,12 @@ struct tc_team {
 	void (*shared_free)(void *);
 	_Atomic size_t shared_bytes;  /* what it holds (tc_team_get_info) */
 	_Atomic int shared_entries;
+	/* Another engine that runs the team's collective schedules, NULL for
+	 * the channels (lib/sched/exec.c): a team over MPI processes
+	 * (lib/mpi/) runs them with engine as its state.  Set at creation. */
+	int (*engine_run)(struct tc_proc *proc, const struct tc__sched *s,
+	                  const struct tc__exec_io *io);
+	void *engine;
 };
 
 /* A grow-only scratch buffer of at least bytes bytes, owned by the proc

@@ -53,7 +53,8 @@ static int tc__v_run(struct tc_proc *proc, const struct tc__vmatrix *mx, const v
 	err = tc__plan_build(proc, &s, NULL, 0, &plan);
 	if (!err) {
 		struct tc__exec_io io = {.in = in, .out = out, .tag = tag};
-		err = tc__plan_exec(proc, &s, plan, &io);
+		err = proc->team->engine_run ? proc->team->engine_run(proc, &s, &io)
+		                             : tc__plan_exec(proc, &s, plan, &io);
 		tc__plan_free(plan);
 		proc->last_alg = "pairwise";
 		proc->last_rounds = s.nrounds;
