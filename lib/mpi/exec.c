@@ -38,6 +38,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "base/error_detail.h"
 #include "sched/sched.h"
@@ -337,8 +338,13 @@ static int tc__mpi_wait(struct tc_proc *proc, const struct tc__sched *s, struct 
 		if (++idle < 64)
 			continue;
 		/* Idle: the clock every 64 polls; yield to the other processes
-		 * (they may share this CPU). */
-		sched_yield();
+		 * (they may share this CPU), or in emulated mode sleep 20 us, so
+		 * that a process whose model time has come is not kept off its
+		 * CPU by spinning ones. */
+		if (proc->team->emulate)
+			nanosleep(&(struct timespec){.tv_nsec = 20000}, NULL);
+		else
+			sched_yield();
 		if (idle % 64)
 			continue;
 		uint64_t now = tc__now_ns();
