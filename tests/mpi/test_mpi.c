@@ -18,7 +18,8 @@
  *                  its logical clock, and the clocks are the prediction's;
  *   mismatch       process 0 calls another size, or another collective:
  *                  every process fails with TC_EMISMATCH, then the team
- *                  refuses further calls (TC_EABORTED);
+ *                  refuses further calls (TC_EABORTED); point-to-point
+ *                  calls are refused (TC_ENOTSUP);
  *   early          the last process returns before a collective: the
  *                  others fail with TC_ETIMEDOUT or TC_EABORTED within the
  *                  team's timeout, none hangs.
@@ -381,6 +382,18 @@ static void mode_mismatch(void)
 		      kind ? "; the root told now: TC_EMISMATCH" : "");
 		tc_team_destroy_mpi(t);
 	}
+	/* Point-to-point between processes: refused, with its reason. */
+	struct tc_proc *proc;
+	struct tc_team *t = make_team(spec, NULL, TC_MODE_NATIVE, 30000, TC_MPI_FORWARD, &proc);
+	if (!check(t != NULL, "%s p2p: team created", spec))
+		return;
+	int v = 0;
+	tc_request q;
+	int e1 = tc_send(proc, (me + 1) % np, &v, sizeof v);
+	int e2 = tc_irecv(proc, (me + np - 1) % np, &v, sizeof v, &q);
+	check(np == 1 || (e1 == TC_ENOTSUP && e2 == TC_ENOTSUP && strstr(tc_error_detail(), "MPI")),
+	      "%s: tc_send and tc_irecv between processes: TC_ENOTSUP, named", spec);
+	tc_team_destroy_mpi(t);
 }
 
 static void mode_early(void)
