@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tools/cli_mpi.c - `topocoll run --engine mpi`: the case run by a team
+ * tools/cli_mpi.c - `topocoll run --engine mpi` (topocoll-mpi, which
+ * topocoll starts: tools/cli_mpi_exec.c): the case run by a team
  * over the processes of an MPI job (topocoll/mpi.h, docs/mpi.md), started
  * as `mpirun -np P topocoll run --engine mpi --topo SPEC:P ...`.  Process
  * 0 prints: the result checked against the same call on a team of threads
@@ -176,15 +177,15 @@ static int time_calls(struct tc_proc *proc, const struct mpi_call *c, int own, l
 	return err;
 }
 
-int cli_run_mpi(const struct cli_case *cs, const struct cli_mpi_opts *mo)
+int cli_run_mpi(const struct cli_case *cs, const struct cli_mpi_opts *mo, int argc, char **argv)
 {
+	(void)argc;
+	(void)argv;
 	if (!tc_mpi_launched())
 		return cli_usage("run: --engine mpi: this process was not started by an MPI launcher; "
 		                 "start it as: mpirun -np P topocoll run --engine mpi --topo SPEC ... "
 		                 "(P processes, the topology's node count)");
-	int argc = 0;
-	char **argv = NULL;
-	MPI_Init(&argc, &argv);
+	MPI_Init(NULL, NULL);
 	int me, np, status = CLI_OK, err = 0;
 	MPI_Comm_rank(MPI_COMM_WORLD, &me);
 	MPI_Comm_size(MPI_COMM_WORLD, &np);

@@ -1228,7 +1228,7 @@ int cmd_run(int argc, char **argv)
 		                                .vs_mpi = o.vs_mpi, .calls = o.calls,
 		                                .repeat = o.repeat > 1 ? o.repeat : 5,
 		                                .timeout_ms = o.timeout_ms};
-		status = cli_run_mpi(&cs, &mo);
+		status = cli_run_mpi(&cs, &mo, argc, argv);
 		goto out;
 	}
 	if (o.emulated && (o.calls > 1 || o.warmup_calls > 0)) {
