@@ -35,6 +35,7 @@ LAYERS = [
     'sched',      # the schedule IR, simulation, plans
     'coll',       # entry path, registry, selection, cache, generators
     'calibrate',  # measuring, fitting, the calibrated prediction
+    'mpi',        # teams over MPI processes (libtopocoll-mpi)
 ]
 RANK = {name: i for i, name in enumerate(LAYERS)}
 

@@ -22,6 +22,7 @@
 
 #include "cli.h"
 #include "cli_coll.h"
+#include "cli_mpi.h"
 
 const char run_help[] =
 	"usage: topocoll run --topo SPEC --coll C [--alg A] [--bytes N] [options]\n"
@@ -984,6 +985,11 @@ struct run_opts {
 	int calibrated;
 	long calls, warmup_calls; /* -1: the default */
 	int in_place;
+	/* --engine threads|mpi, --route forward|direct, --vs-mpi: docs/mpi.md
+	 * (run_help is at the 4095 characters a C99 string may hold). */
+	int engine_mpi;   /* --engine mpi (tools/cli_mpi.c) */
+	int direct;       /* --route direct */
+	int vs_mpi;
 };
 
 static int run_extra(int argc, char **argv, int *i, void *ctx)
@@ -1003,6 +1009,18 @@ static int run_extra(int argc, char **argv, int *i, void *ctx)
 		o->in_place = 1;
 		return 1;
 	}
+	if (!strcmp(argv[*i], "--vs-mpi")) {
+		o->vs_mpi = 1;
+		return 1;
+	}
+	if ((r = cli_opt(argc, argv, i, "--engine", &v)) == 1)
+		return cli_choice("--engine", v, "threads", "mpi", &o->engine_mpi) ? CLI_USAGE : 1;
+	if (r)
+		return r;
+	if ((r = cli_opt(argc, argv, i, "--route", &v)) == 1)
+		return cli_choice("--route", v, "forward", "direct", &o->direct) ? CLI_USAGE : 1;
+	if (r)
+		return r;
 	if ((r = cli_opt(argc, argv, i, "--calls", &v)) == 1)
 		return cli_parse_long("--calls", v, 1, 1000000, &o->calls) ? CLI_USAGE : 1;
 	if (r)
@@ -1205,6 +1223,14 @@ int cmd_run(int argc, char **argv)
 	struct tc_team *team = NULL;
 	int p = tc_topo_nodes(cs.t);
 	const int vc = !!(tc_coll_flags(cs.coll) & TC_CF_VCOUNT);
+	if (o.engine_mpi) {
+		const struct cli_mpi_opts mo = {.direct = o.direct, .emulated = o.emulated,
+		                                .vs_mpi = o.vs_mpi, .calls = o.calls,
+		                                .repeat = o.repeat > 1 ? o.repeat : 5,
+		                                .timeout_ms = o.timeout_ms};
+		status = cli_run_mpi(&cs, &mo, argc, argv);
+		goto out;
+	}
 	if (o.emulated && (o.calls > 1 || o.warmup_calls > 0)) {
 		status = cli_usage("run: --calls and --warmup-calls are for native mode (emulated mode "
 		                   "times one call per run against its logical clock)");

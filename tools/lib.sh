@@ -25,6 +25,12 @@ tc_install_base() {
 	tc_install meson ninja-build pkg-config gcc g++ libc6-dev libcriterion-dev liburcu-dev libtsan2
 }
 
+tc_install_mpi() {
+	# Open MPI and MPICH, for libtopocoll-mpi and the suite mpi (docs/mpi.md);
+	# apart from the base so that a build without MPI installs none.
+	tc_install libopenmpi-dev openmpi-bin libmpich-dev mpich
+}
+
 # tc_setup DIR [meson options...]: configures DIR once, reconfigures with the
 # given options afterwards.
 tc_setup() {

@@ -619,6 +619,11 @@ static int tc__coll_x(struct tc_proc *proc, enum tc_coll coll, const void *sbuf,
 	proc->last_alg = e->alg->name;
 	proc->last_rounds = e->s->nrounds;
 	proc->last_modelled = e->makespan;
+	if (xr && team->engine_run) {
+		tc__set_detail("%s: nonblocking and persistent collectives do not run on a team "
+		               "over MPI processes (docs/mpi.md)", tc_coll_name(coll));
+		return TC_ENOTSUP;
+	}
 	if (xr || tc__creq_pending(proc))
 		return tc__cop_new(proc, e, &c, &cc, &io, xr);
 	/* Blocking, nothing queued before it: run here. */
@@ -626,7 +631,8 @@ static int tc__coll_x(struct tc_proc *proc, enum tc_coll coll, const void *sbuf,
 	if (err)
 		return err;
 	tc__clock_pull(proc); /* a sub-team's proc: the rank's clock */
-	err = tc__plan_exec(proc, e->s, e->plan, &io);
+	err = team->engine_run ? team->engine_run(proc, e->s, &io)
+	                       : tc__plan_exec(proc, e->s, e->plan, &io);
 	tc__clock_push(proc);
 	return err;
 }

@@ -19,6 +19,8 @@
 #include "model/clock.h"
 
 struct tc__runq;
+struct tc__sched;   /* lib/sched/sched.h */
+struct tc__exec_io; /* lib/sched/exec.h */
 #include "topocoll.h"
 
 /* n rounded up to whole cache lines. */
@@ -284,6 +286,12 @@ struct tc_team {
 	struct tc_team *sub_head, *sub_next;
 	pthread_mutex_t sub_mu;
 	_Atomic int sub_leaving; /* tc_team_free: members that have left */
+	/* Another engine that runs the team's collective schedules, NULL for
+	 * the channels (lib/sched/exec.c): a team over MPI processes
+	 * (lib/mpi/) runs them with engine as its state.  Set at creation. */
+	int (*engine_run)(struct tc_proc *proc, const struct tc__sched *s,
+	                  const struct tc__exec_io *io);
+	void *engine;
 };
 
 /* The team whose runs a team's ranks belong to: itself, or a sub-team's

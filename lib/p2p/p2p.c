@@ -1005,6 +1005,13 @@ static int tc__check_args(const struct tc_proc *proc, int peer, bool recv, int t
 {
 	if (!proc || !req)
 		return TC_EINVAL;
+	if (proc->team->engine) {
+		/* A team over MPI processes (lib/mpi/): its peers are in other
+		 * processes, which these channels do not reach. */
+		tc__set_detail("point-to-point messages between the processes of a team over MPI "
+		               "are not supported (collectives are; docs/mpi.md)");
+		return TC_ENOTSUP;
+	}
 	if (!buf && bytes)
 		return TC_ENULLBUF;
 	if (bytes > TC_MAX_MESSAGE)

@@ -55,7 +55,8 @@ static int tc__v_run(struct tc_proc *proc, const struct tc__vmatrix *mx, const v
 	if (!err) {
 		struct tc__exec_io io = {.in = in, .out = out, .tag = tag};
 		tc__clock_pull(proc); /* a sub-team's proc: the rank's clock */
-		err = tc__exec_ordered(proc, &s, plan, &io);
+		err = proc->team->engine_run ? proc->team->engine_run(proc, &s, &io)
+		                             : tc__exec_ordered(proc, &s, plan, &io);
 		tc__clock_push(proc);
 		tc__plan_free(plan);
 		proc->last_alg = "pairwise";

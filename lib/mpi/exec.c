@@ -1,0 +1,677 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lib/mpi/exec.c - runs a schedule (lib/sched/sched.h) over MPI messages:
+ * the executor of a team whose ranks are processes (topocoll/mpi.h).
+ *
+ * Per round, a process
+ *   1. gives each of its own sends its logical arrival, in schedule order,
+ *      from its clock at the start of the round (the rules of
+ *      lib/model/clock.h, as lib/sched/exec.c does);
+ *   2. posts an MPI_Irecv for every transfer it receives or forwards, then
+ *      an MPI_Isend for every transfer it sends: a header (struct
+ *      tc__mpi_hdr: logical arrival, the call's signature and number) and
+ *      the data, packed into one message up to TC__MPI_SPLIT bytes, else
+ *      two (the data straight from its region, and received straight into
+ *      its destination where nothing else of the round touches that);
+ *   3. waits for all of them (MPI_Testsome), sending each forwarded
+ *      transfer on, unchanged, as soon as it has all arrived
+ *      (store-and-forward, TC_MPI_FORWARD; with TC_MPI_DIRECT a routed
+ *      transfer is one message from its source to its destination);
+ *   4. takes its receives into its clock in order of arrival, then applies
+ *      the received and its local transfers in schedule order: copies, and
+ *      combines that cost m t_c; a local transfer reads its source now.
+ * Sends read their sources as they were at the start of the round: the
+ * small ones are packed then, and no large one's source is written before
+ * the round's sends have completed.
+ *
+ * Errors: a header of another call, a message of another size, or (looked
+ * for after probe_ms without progress) a message of another call from a
+ * process this one still waits for: TC_EMISMATCH.  A wait longer than the
+ * team's timeout_ms: TC_ETIMEDOUT and a report on stderr naming this
+ * process, its host and the processes it waits for.  Either tells every
+ * other process (a message on TC__MPI_TAG_ABORT), which then fails its call
+ * with TC_EMISMATCH or TC_EABORTED; the team is aborted everywhere.
+ */
+#include "mpi/engine.h"
+
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "base/error_detail.h"
+#include "sched/sched.h"
+
+enum { TC__MIT_SEND = 0, TC__MIT_RECV, TC__MIT_FWD };
+
+/* One transfer this process takes part in this round. */
+struct tc__mitem {
+	int kind;
+	int xi;
+	int from, to;      /* MPI ranks received from / sent to (-1: none) */
+	int parts;         /* messages: 1 (packed) or 2 (header, data) */
+	int rq;            /* its first request; a forward's sends follow its
+	                      receives */
+	int open;          /* receive parts not complete */
+	int direct;        /* a split receive straight into its destination */
+	int suspect;       /* a probe saw another call's message from its
+	                      sender (tc__mpi_probe) */
+	int nbr, hops;     /* own sends: the first link, the route's length */
+	size_t soff;       /* staging: the header, then the data */
+	unsigned char *data; /* where a receive's data lands */
+	tc_time_t arrival;
+};
+
+static inline size_t tc__up64(size_t n)
+{
+	return (n + 63) & ~(size_t)63;
+}
+
+/* Staging bytes of one item: packed, the header and the data together;
+ * split, the header on a line of its own then the data (none when it goes
+ * straight to its destination or comes from its source). */
+static size_t tc__mitem_stage(const struct tc__mitem *it, uint64_t bytes)
+{
+	if (it->parts == 1)
+		return tc__up64(sizeof(struct tc__mpi_hdr) + bytes);
+	return 64 + (it->kind == TC__MIT_SEND || it->direct ? 0 : tc__up64(bytes));
+}
+
+static int tc__grow(void **p, size_t *cap, size_t need)
+{
+	if (*cap >= need)
+		return TC_OK;
+	size_t n = *cap ? *cap : 4096;
+	while (n < need)
+		n *= 2;
+	void *q = realloc(*p, n);
+	if (!q)
+		return TC_ENOMEM;
+	*p = q;
+	*cap = n;
+	return TC_OK;
+}
+
+static int tc__mpi_tag(uint64_t seq, int xi)
+{
+	return 1 + (int)((seq & ((1u << TC__MPI_SEQ_BITS) - 1)) << TC__MPI_XI_BITS) +
+	       (xi & ((1 << TC__MPI_XI_BITS) - 1));
+}
+
+static bool tc__overlap(const unsigned char *a, uint64_t an, const unsigned char *b, uint64_t bn)
+{
+	return an && bn && a < b + bn && b < a + an;
+}
+
+/* Whether an own copy receive of transfer xi may land in its destination:
+ * no other transfer of the round that this process sends, receives,
+ * combines or applies locally touches the region. */
+static bool tc__may_land(const struct tc__sched *s, int me, int r, int xi, unsigned char **bufs)
+{
+	const struct tc__xfer *x = &s->x[xi];
+	const unsigned char *d = bufs[x->rbuf] + x->roff;
+	if (s->round_at[r + 1] - s->round_at[r] > 64)
+		return false; /* a quadratic check: large rounds are staged */
+	for (int k = s->round_at[r]; k < s->round_at[r + 1]; k++) {
+		const struct tc__xfer *y = &s->x[k];
+		if (k == xi || (y->src != me && y->dst != me))
+			continue;
+		if (y->src == me && tc__overlap(d, x->bytes, bufs[y->sbuf] + y->soff, y->bytes))
+			return false;
+		if (y->dst == me && tc__overlap(d, x->bytes, bufs[y->rbuf] + y->roff, y->bytes))
+			return false;
+		if (y->dst == me && y->op != TC__XOP_COPY &&
+		    tc__overlap(d, x->bytes, bufs[tc__xfer_abuf(y)] + y->roff, y->bytes))
+			return false;
+	}
+	return true;
+}
+
+/* Cancels and frees every request still open (a failed round). */
+static void tc__mpi_drop(MPI_Request *req, int n)
+{
+	for (int i = 0; i < n; i++) {
+		if (req[i] == MPI_REQUEST_NULL)
+			continue;
+		MPI_Cancel(&req[i]);
+		MPI_Request_free(&req[i]);
+	}
+}
+
+void tc__mpi_abort(struct tc_team *team, int code)
+{
+	struct tc__mpi *m = team->engine;
+	/* Relaxed: only this thread uses a team over MPI. */
+	if (atomic_exchange_explicit(&team->aborted, 1, memory_order_relaxed))
+		return;
+	m->abort_buf = code;
+	for (int r = 0; r < m->size; r++) {
+		if (r == m->rank)
+			continue;
+		MPI_Request q;
+		if (MPI_Isend(&m->abort_buf, 1, MPI_INT, r, TC__MPI_TAG_ABORT, m->comm, &q) ==
+		    MPI_SUCCESS) {
+			if (m->nabort < (int)(sizeof m->abort_req / sizeof m->abort_req[0]))
+				m->abort_req[m->nabort++] = q;
+			else
+				MPI_Request_free(&q);
+		}
+	}
+}
+
+/* A look, while waiting: an abort from another process, or a message of
+ * another call from a process whose message this one still waits for (its
+ * message of this round would have been taken first, MPI matching in
+ * order: the peer made another call).  Returns 0 or the error. */
+static int tc__mpi_probe(struct tc__mpi *m, struct tc__mitem *it, int n)
+{
+	int flag = 0;
+	MPI_Status st;
+	MPI_Iprobe(MPI_ANY_SOURCE, TC__MPI_TAG_ABORT, m->comm, &flag, &st);
+	if (flag) {
+		int code = TC_EABORTED;
+		MPI_Recv(&code, 1, MPI_INT, st.MPI_SOURCE, TC__MPI_TAG_ABORT, m->comm,
+		         MPI_STATUS_IGNORE);
+		m->told = 1;
+		tc__set_detail("process %d failed its call (%s): this call is abandoned",
+		               st.MPI_SOURCE, tc_strerror(code));
+		return code == TC_EMISMATCH ? TC_EMISMATCH : TC_EABORTED;
+	}
+	for (int i = 0; i < n; i++) {
+		if (!it[i].open || it[i].open < it[i].parts)
+			continue; /* nothing, or its data part only, awaited */
+		MPI_Iprobe(it[i].from, MPI_ANY_TAG, m->comm, &flag, &st);
+		if (!flag || st.MPI_TAG == TC__MPI_TAG_ABORT)
+			continue;
+		/* The probe's progress may have just completed our receive
+		 * (MPI_Testsome has not said so yet); and a message matched
+		 * but still arriving may complete later: only the same sight
+		 * at two probes in a row, our receive still open, counts. */
+		int done = 0;
+		MPI_Request_get_status(m->req[it[i].rq], &done, MPI_STATUS_IGNORE);
+		if (done)
+			continue;
+		if (!it[i].suspect) {
+			it[i].suspect = 1;
+			continue;
+		}
+		{
+			tc__set_detail("process %d sent a message of another collective call "
+			               "(tag %d) while this one waits for its transfer %d",
+			               it[i].from, st.MPI_TAG, it[i].xi);
+			return TC_EMISMATCH;
+		}
+	}
+	return TC_OK;
+}
+
+/* Whether a receive part is the message expected: its size, and for the
+ * header its call. */
+static int tc__mpi_check(const struct tc__mitem *it, int part, const MPI_Status *st,
+                         const unsigned char *stage, uint64_t bytes, uint64_t sig, uint64_t seq)
+{
+	int cnt = -1;
+	MPI_Get_count(st, MPI_BYTE, &cnt);
+	const size_t want = it->parts == 1 ? sizeof(struct tc__mpi_hdr) + bytes
+	                    : part == 0    ? sizeof(struct tc__mpi_hdr)
+	                                   : bytes;
+	if (cnt < 0 || (size_t)cnt != want) {
+		tc__set_detail("transfer %d from process %d: %d bytes where %zu were expected "
+		               "(another collective call, or other sizes)",
+		               it->xi, it->from, cnt, want);
+		return TC_EMISMATCH;
+	}
+	if (part == 0) {
+		struct tc__mpi_hdr h;
+		memcpy(&h, stage + it->soff, sizeof h);
+		if (h.sig != sig || h.seq != seq) {
+			tc__set_detail("transfer %d from process %d belongs to another collective "
+			               "call (call %llu, signature %016llx; this one: %llu, %016llx)",
+			               it->xi, it->from, (unsigned long long)h.seq,
+			               (unsigned long long)h.sig, (unsigned long long)seq,
+			               (unsigned long long)sig);
+			return TC_EMISMATCH;
+		}
+	}
+	return TC_OK;
+}
+
+/* Posts a forwarded transfer's sends: what arrived, unchanged. */
+static int tc__mpi_forward(struct tc__mpi *m, const struct tc__mitem *it, uint64_t bytes,
+                           int tag, MPI_Request *req)
+{
+	unsigned char *h = m->stage + it->soff;
+	int rc;
+	if (it->parts == 1)
+		return MPI_Isend(h, (int)(sizeof(struct tc__mpi_hdr) + bytes), MPI_BYTE, it->to, tag,
+		                 m->comm, &req[it->rq + 1]);
+	rc = MPI_Isend(h, (int)sizeof(struct tc__mpi_hdr), MPI_BYTE, it->to, tag, m->comm,
+	               &req[it->rq + 2]);
+	if (rc == MPI_SUCCESS)
+		rc = MPI_Isend(it->data, (int)bytes, MPI_BYTE, it->to, tag, m->comm,
+		               &req[it->rq + 3]);
+	return rc;
+}
+
+static void tc__mpi_report(struct tc_proc *proc, const struct tc__mitem *it, int n, int r,
+                           const struct tc__exec_io *io, uint64_t waited_ns)
+{
+	struct tc__mpi *m = proc->team->engine;
+	char who[256];
+	size_t k = 0;
+	who[0] = '\0';
+	for (int i = 0; i < n && k < sizeof who - 16; i++)
+		if (it[i].open)
+			k += (size_t)snprintf(who + k, sizeof who - k, "%s%d", k ? ", " : "", it[i].from);
+	tc__set_detail("%s (%s) round %d: process %d on %s waited %llu ms for process(es) %s",
+	               io->call ? io->call : "collective", io->alg ? io->alg : "-", r, m->rank,
+	               m->host, (unsigned long long)(waited_ns / 1000000u), k ? who : "(sends)");
+	if (proc->team->wd_fn)
+		proc->team->wd_fn(proc->team->wd_arg, tc_error_detail());
+	else
+		fprintf(stderr, "topocoll: timeout: %s\n", tc_error_detail());
+}
+
+/* Waits for the round's n items; forwards as their data arrive. */
+static int tc__mpi_wait(struct tc_proc *proc, const struct tc__sched *s, struct tc__mitem *it,
+                        int n, int nreq, int *req_item, int r, const struct tc__exec_io *io,
+                        uint64_t sig, uint64_t seq)
+{
+	struct tc__mpi *m = proc->team->engine;
+	const uint64_t timeout = proc->team->timeout_cfg_ns;
+	const uint64_t probe_ns = (uint64_t)m->probe_ms * 1000000u;
+	MPI_Status *st = (MPI_Status *)(void *)(m->idx + m->req_cap);
+	uint64_t t0 = 0, last = 0, next_probe = 0;
+	int left = 0, idle = 0;
+	for (int i = 0; i < nreq; i++)
+		left += m->req[i] != MPI_REQUEST_NULL;
+	/* Forwards' sends are posted later: count them now. */
+	for (int i = 0; i < n; i++)
+		if (it[i].kind == TC__MIT_FWD)
+			left += it[i].parts;
+	while (left > 0) {
+		/* One MPI_Testsome per poll (one progress call).  A failed
+		 * request (truncation: a mismatched call) is in its status;
+		 * MPICH raises it on MPI_COMM_WORLD's handler rather than the
+		 * team communicator's (docs/mpi.md). */
+		int out = 0;
+		int rc = MPI_Testsome(nreq, m->req, &out, m->idx, st);
+		if (out == MPI_UNDEFINED)
+			out = 0;
+		if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) {
+			tc__set_detail("MPI_Testsome failed (MPI error %d)", rc);
+			return TC_ESYS;
+		}
+		for (int k = 0; k < out; k++) {
+			const int q = m->idx[k], i = req_item[q];
+			struct tc__mitem *x = &it[i];
+			left--;
+			if (rc != MPI_SUCCESS && st[k].MPI_ERROR != MPI_SUCCESS) {
+				int cls = 0;
+				MPI_Error_class(st[k].MPI_ERROR, &cls);
+				tc__set_detail("transfer %d from process %d: %s", x->xi, x->from,
+				               cls == MPI_ERR_TRUNCATE ? "longer than expected (another "
+				                                         "collective call, or other sizes)"
+				                                       : "MPI failed");
+				return cls == MPI_ERR_TRUNCATE ? TC_EMISMATCH : TC_ESYS;
+			}
+			if (x->kind == TC__MIT_SEND || q >= x->rq + x->parts)
+				continue; /* a send */
+			int err = tc__mpi_check(x, q - x->rq, &st[k], m->stage, s->x[x->xi].bytes, sig,
+			                        seq);
+			if (err)
+				return err;
+			if (--x->open)
+				continue;
+			struct tc__mpi_hdr h;
+			memcpy(&h, m->stage + x->soff, sizeof h);
+			x->arrival = h.arrival;
+			if (x->kind == TC__MIT_FWD) {
+				int tag = tc__mpi_tag(seq, x->xi);
+				if (tc__mpi_forward(m, x, s->x[x->xi].bytes, tag, m->req) != MPI_SUCCESS)
+					return TC_ESYS;
+				proc->stats.forwarded++;
+			}
+		}
+		if (out) {
+			idle = 0;
+			last = 0;
+			continue;
+		}
+		if (++idle < 64)
+			continue;
+		/* Idle: the clock every 64 polls; yield to the other processes
+		 * (they may share this CPU), or in emulated mode sleep 20 us, so
+		 * that a process whose model time has come is not kept off its
+		 * CPU by spinning ones. */
+		if (proc->team->emulate)
+			nanosleep(&(struct timespec){.tv_nsec = 20000}, NULL);
+		else
+			sched_yield();
+		if (idle % 64)
+			continue;
+		uint64_t now = tc__now_ns();
+		if (!t0)
+			t0 = now;
+		if (!last)
+			last = now, next_probe = now + probe_ns;
+		if (now >= next_probe) {
+			next_probe = now + probe_ns;
+			int err = tc__mpi_probe(m, it, n);
+			if (err)
+				return err;
+		}
+		if (timeout && now - t0 > timeout) {
+			tc__mpi_report(proc, it, n, r, io, now - t0);
+			return TC_ETIMEDOUT;
+		}
+	}
+	return TC_OK;
+}
+
+struct tc__marr {
+	tc_time_t arrival;
+	int i;
+};
+
+static int tc__marr_cmp(const void *pa, const void *pb)
+{
+	const struct tc__marr *a = pa, *b = pb;
+	if (a->arrival != b->arrival)
+		return a->arrival < b->arrival ? -1 : 1;
+	return (a->i > b->i) - (a->i < b->i);
+}
+
+/* The node before me on the route of x (forward), or -1 when I am not on
+ * it; *next the node after me. */
+static int tc__mpi_on_route(struct tc__mpi *m, const struct tc_topo *t, const struct tc__xfer *x,
+                            int me, int *next)
+{
+	int n = 1 + tc_topo_route(t, x->src, x->dst, m->route, tc_topo_props(t)->diameter + 1);
+	for (int k = 1; k + 1 < n; k++)
+		if (m->route[k] == me) {
+			*next = m->route[k + 1];
+			return m->route[k - 1];
+		}
+	return -1;
+}
+
+/* The node before the destination on the route of x. */
+static int tc__mpi_on_route_last(struct tc__mpi *m, const struct tc_topo *t,
+                                 const struct tc__xfer *x)
+{
+	int hops = tc_topo_route(t, x->src, x->dst, m->route, tc_topo_props(t)->diameter + 1);
+	return hops >= 1 ? m->route[hops - 1] : x->src;
+}
+
+/* Builds round r's items; returns their number or a negative error. */
+static int tc__mpi_items(struct tc_proc *proc, const struct tc__sched *s, int r,
+                         unsigned char **bufs, size_t *stage_need)
+{
+	struct tc__mpi *m = proc->team->engine;
+	const struct tc_topo *t = proc->team->topo;
+	const int me = proc->rank;
+	const int nx = s->round_at[r + 1] - s->round_at[r];
+	if (tc__grow(&m->items, &m->items_cap, (size_t)(nx ? nx : 1) * sizeof(struct tc__mitem)))
+		return TC_ENOMEM;
+	struct tc__mitem *it = m->items;
+	int n = 0;
+	size_t need = 0;
+	for (int xi = s->round_at[r]; xi < s->round_at[r + 1]; xi++) {
+		const struct tc__xfer *x = &s->x[xi];
+		if (x->src == x->dst)
+			continue; /* local: applied at the end of the round */
+		struct tc__mitem *y = &it[n];
+		const bool near = tc_topo_neighbor_index(t, x->src, x->dst) >= 0;
+		y->parts = x->bytes > TC__MPI_SPLIT ? 2 : 1;
+		y->direct = 0;
+		y->suspect = 0;
+		y->from = y->to = -1;
+		y->xi = xi;
+		if (x->src == me) {
+			y->kind = TC__MIT_SEND;
+			y->to = m->forward && !near ? tc_topo_next_hop(t, me, x->dst) : x->dst;
+			y->hops = near ? 1 : tc_topo_distance(t, me, x->dst);
+			y->nbr = tc_topo_neighbor_index(t, me, tc_topo_next_hop(t, me, x->dst));
+		} else if (x->dst == me) {
+			y->kind = TC__MIT_RECV;
+			y->from = m->forward && !near ? tc__mpi_on_route_last(m, t, x) : x->src;
+			y->direct = y->parts == 2 && x->op == TC__XOP_COPY &&
+			            tc__may_land(s, me, r, xi, bufs);
+		} else if (m->forward && !near) {
+			int next = -1, prev = tc__mpi_on_route(m, t, x, me, &next);
+			if (prev < 0)
+				continue;
+			y->kind = TC__MIT_FWD;
+			y->from = prev;
+			y->to = next;
+		} else {
+			continue;
+		}
+		y->soff = need;
+		need += tc__mitem_stage(y, x->bytes);
+		n++;
+	}
+	*stage_need = need;
+	return n;
+}
+
+/* Round r's data: received (staged) and local transfers in schedule order;
+ * every combine costs m t_c. */
+static void tc__mpi_apply(struct tc_proc *proc, const struct tc__sched *s, int r,
+                          unsigned char **bufs, const struct tc__mitem *it, int n,
+                          const struct tc__exec_io *io)
+{
+	struct tc__mpi *m = proc->team->engine;
+	const struct tc__mps *q = &proc->team->mps;
+	const int me = proc->rank;
+	int k = 0;
+	for (int xi = s->round_at[r]; xi < s->round_at[r + 1]; xi++) {
+		const struct tc__xfer *x = &s->x[xi];
+		if (x->dst != me)
+			continue;
+		const unsigned char *from;
+		if (x->src == me) {
+			from = bufs[x->sbuf] + x->soff;
+		} else {
+			while (k < n && (it[k].xi != xi || it[k].kind != TC__MIT_RECV))
+				k++;
+			if (k == n)
+				continue;
+			const struct tc__mitem *y = &it[k];
+			if (y->direct)
+				continue; /* already in place */
+			from = y->parts == 1 ? m->stage + y->soff + sizeof(struct tc__mpi_hdr) : y->data;
+		}
+		unsigned char *to = bufs[x->rbuf] + x->roff;
+		if (x->op == TC__XOP_COPY) {
+			if (to != from && x->bytes)
+				memmove(to, from, x->bytes);
+			continue;
+		}
+		if (io->combine && x->bytes) {
+			const void *other = bufs[tc__xfer_abuf(x)] + x->roff;
+			if (x->op == TC__XOP_COMBINE_LEFT)
+				io->combine(to, from, other, x->bytes, io->combine_ctx);
+			else
+				io->combine(to, other, from, x->bytes, io->combine_ctx);
+		}
+		proc->clock = tc__sat_add(proc->clock, tc__combine_time(q, x->bytes));
+		proc->stats.busy_ps = tc__sat_add(proc->stats.busy_ps, tc__combine_time(q, x->bytes));
+	}
+}
+
+/* One round: items, posts, the wait, the clock, the data. */
+static int tc__mpi_round(struct tc_proc *proc, const struct tc__sched *s, int r,
+                         unsigned char **bufs, const struct tc__exec_io *io, uint64_t sig,
+                         uint64_t seq)
+{
+	struct tc__mpi *m = proc->team->engine;
+	const struct tc__mps *q = &proc->team->mps;
+	size_t need = 0;
+	int n = tc__mpi_items(proc, s, r, bufs, &need);
+	if (n < 0)
+		return n;
+	if (tc__grow((void **)&m->stage, &m->stage_cap, need ? need : 64))
+		return TC_ENOMEM;
+	struct tc__mitem *it = m->items;
+	int nreq = 0;
+	for (int i = 0; i < n; i++) {
+		it[i].rq = nreq;
+		nreq += it[i].kind == TC__MIT_FWD ? 2 * it[i].parts : it[i].parts;
+	}
+	/* Requests, then their indices and statuses (tc__mpi_wait), then
+	 * each request's item. */
+	size_t per = sizeof(MPI_Request) + sizeof(int) + sizeof(MPI_Status) + sizeof(int);
+	if (m->req_cap < (size_t)nreq + 1) {
+		size_t c = ((size_t)nreq + 16) & ~(size_t)7; /* statuses 8-aligned */
+		void *a = realloc(m->req, c * sizeof(MPI_Request));
+		if (!a)
+			return TC_ENOMEM;
+		m->req = a;
+		void *b = realloc(m->idx, c * (per - sizeof(MPI_Request)));
+		if (!b)
+			return TC_ENOMEM;
+		m->idx = b;
+		m->req_cap = c;
+	}
+	int *req_item = (int *)(void *)((MPI_Status *)(void *)(m->idx + m->req_cap) + m->req_cap);
+	for (int i = 0; i < nreq; i++)
+		m->req[i] = MPI_REQUEST_NULL;
+
+	/* Own sends' logical arrivals, in schedule order, from the clock at
+	 * the start of the round. */
+	tc_time_t send_done = proc->clock;
+	for (int i = 0; i < n; i++) {
+		struct tc__mitem *y = &it[i];
+		for (int k = 0; k < (y->kind == TC__MIT_FWD ? 2 : 1) * y->parts; k++)
+			req_item[y->rq + k] = i;
+		if (y->kind == TC__MIT_SEND) {
+			const struct tc__xfer *x = &s->x[y->xi];
+			tc_time_t done;
+			y->arrival = tc__clock_send(q, proc->clock,
+			                            &proc->res_free[tc__res_send(q, y->nbr)], x->bytes,
+			                            y->hops, &done);
+			send_done = tc__max_time(send_done, done);
+			proc->stats.transfers_sent++;
+			proc->stats.hops += (uint64_t)y->hops;
+			proc->stats.busy_ps = tc__sat_add(proc->stats.busy_ps, tc__link_time(q, x->bytes));
+		}
+	}
+	/* Receives first, then sends. */
+	int rc = MPI_SUCCESS;
+	for (int i = 0; i < n && rc == MPI_SUCCESS; i++) {
+		struct tc__mitem *y = &it[i];
+		if (y->kind == TC__MIT_SEND)
+			continue;
+		const struct tc__xfer *x = &s->x[y->xi];
+		const int tag = tc__mpi_tag(seq, y->xi);
+		unsigned char *h = m->stage + y->soff;
+		y->open = y->parts;
+		if (y->parts == 1) {
+			y->data = h + sizeof(struct tc__mpi_hdr);
+			rc = MPI_Irecv(h, (int)(sizeof(struct tc__mpi_hdr) + x->bytes), MPI_BYTE, y->from,
+			               tag, m->comm, &m->req[y->rq]);
+			continue;
+		}
+		y->data = y->direct ? bufs[x->rbuf] + x->roff : h + 64;
+		rc = MPI_Irecv(h, (int)sizeof(struct tc__mpi_hdr), MPI_BYTE, y->from, tag, m->comm,
+		               &m->req[y->rq]);
+		if (rc == MPI_SUCCESS)
+			rc = MPI_Irecv(y->data, (int)x->bytes, MPI_BYTE, y->from, tag, m->comm,
+			               &m->req[y->rq + 1]);
+	}
+	for (int i = 0; i < n && rc == MPI_SUCCESS; i++) {
+		struct tc__mitem *y = &it[i];
+		if (y->kind != TC__MIT_SEND)
+			continue;
+		const struct tc__xfer *x = &s->x[y->xi];
+		const int tag = tc__mpi_tag(seq, y->xi);
+		unsigned char *h = m->stage + y->soff;
+		const unsigned char *src = bufs[x->sbuf] + x->soff;
+		struct tc__mpi_hdr hd = {.arrival = y->arrival, .sig = sig, .seq = seq};
+		memcpy(h, &hd, sizeof hd);
+		if (y->parts == 1) {
+			if (x->bytes)
+				memcpy(h + sizeof hd, src, x->bytes);
+			rc = MPI_Isend(h, (int)(sizeof hd + x->bytes), MPI_BYTE, y->to, tag, m->comm,
+			               &m->req[y->rq]);
+			continue;
+		}
+		rc = MPI_Isend(h, (int)sizeof hd, MPI_BYTE, y->to, tag, m->comm, &m->req[y->rq]);
+		if (rc == MPI_SUCCESS)
+			rc = MPI_Isend(src, (int)x->bytes, MPI_BYTE, y->to, tag, m->comm,
+			               &m->req[y->rq + 1]);
+	}
+	int err = TC_OK;
+	if (rc != MPI_SUCCESS) {
+		tc__set_detail("posting round %d's messages failed (MPI error %d)", r, rc);
+		err = TC_ESYS;
+	}
+	if (!err && nreq)
+		err = tc__mpi_wait(proc, s, it, n, nreq, req_item, r, io, sig, seq);
+	if (err) {
+		tc__mpi_drop(m->req, nreq);
+		return err;
+	}
+
+	/* The clock: own sends, then own receives in order of arrival (ties
+	 * by schedule order), then the combines in schedule order. */
+	proc->clock = send_done;
+	struct tc__marr *order = (struct tc__marr *)(void *)m->idx; /* free again */
+	int nr = 0;
+	for (int i = 0; i < n; i++)
+		if (it[i].kind == TC__MIT_RECV)
+			order[nr++] = (struct tc__marr){it[i].arrival, i};
+	if (nr > 1)
+		qsort(order, (size_t)nr, sizeof *order, tc__marr_cmp);
+	for (int k = 0; k < nr; k++) {
+		const struct tc__mitem *y = &it[order[k].i];
+		const struct tc__xfer *x = &s->x[y->xi];
+		const int nbr = tc_topo_neighbor_index(proc->team->topo, proc->rank,
+		                                       m->forward ? y->from
+		                                                  : tc__mpi_on_route_last(
+		                                                            m, proc->team->topo, x));
+		tc_time_t fin = tc__clock_recv(q, y->arrival, &proc->res_free[tc__res_recv(q, nbr)],
+		                               x->bytes);
+		proc->clock = tc__max_time(proc->clock, fin);
+		proc->stats.transfers_recv++;
+		proc->stats.busy_ps = tc__sat_add(proc->stats.busy_ps, tc__link_time(q, x->bytes));
+	}
+	tc__mpi_apply(proc, s, r, bufs, it, n, io);
+	if (n)
+		proc->stats.rounds++;
+	/* Emulated: a process that received waits until the model delivered
+	 * it (and its combines are done); a pure sender runs on. */
+	if (nr && proc->team->emulate)
+		tc__emulate_sync(proc);
+	return TC_OK;
+}
+
+int tc__mpi_run(struct tc_proc *proc, const struct tc__sched *s, const struct tc__exec_io *io)
+{
+	struct tc_team *team = proc->team;
+	struct tc__mpi *m = team->engine;
+	const uint64_t seq = proc->ncalls;
+	const uint64_t sig = (io->sig ? io->sig : (uint64_t)(unsigned)io->tag) ^ 0x746f706f636f6c6cull;
+	unsigned char *bufs[3] = {(unsigned char *)(uintptr_t)io->in, io->out, NULL};
+	if (s->tmp_bytes) {
+		if (tc__grow((void **)&m->tmp, &m->tmp_cap, s->tmp_bytes))
+			return TC_ENOMEM;
+		bufs[TC__BUF_TMP] = m->tmp;
+	}
+	for (int r = 0; r < s->nrounds; r++) {
+		int err = tc__mpi_round(proc, s, r, bufs, io, sig, seq);
+		if (err) {
+			/* An abort another process sent is not sent on. */
+			if (m->told)
+				atomic_store_explicit(&team->aborted, 1, memory_order_relaxed);
+			else
+				tc__mpi_abort(team, err);
+			return err;
+		}
+	}
+	proc->ncalls++;
+	return TC_OK;
+}

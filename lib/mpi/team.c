@@ -1,0 +1,231 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lib/mpi/team.c - a team over the processes of an MPI communicator
+ * (topocoll/mpi.h): creation, agreement on the configuration and the
+ * emulation's epoch, destruction.
+ *
+ * Each process holds an ordinary team of p ranks (the topology, the model,
+ * the schedule cache and its own rank's proc) and runs only its own rank;
+ * the team's engine_run hook sends the collectives' schedules to
+ * lib/mpi/exec.c instead of the channels.  AUTO prices the model only
+ * (team->cpus = p: no pricing of shared CPUs, which would depend on each
+ * process's affinity), so every process makes the same choice.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/error_detail.h"
+#include "mpi/engine.h"
+
+/* FNV-1a over bytes: the configuration every process must agree on. */
+static uint64_t tc__mpi_hash(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 1099511628211ull;
+	return h;
+}
+
+static uint64_t tc__mpi_cfg_hash(const struct tc_team_config *c, const struct tc_mpi_opts *o)
+{
+	uint64_t h = 1469598103934665603ull;
+	const char *topo = c->topology ? c->topology : "complete";
+	h = tc__mpi_hash(h, topo, strlen(topo));
+	h = tc__mpi_hash(h, &c->p, sizeof c->p);
+	const struct tc_model *md = &c->model;
+	double v[] = {md->ts_ns, md->tw_ns, md->th_ns, md->tc_ns};
+	h = tc__mpi_hash(h, v, sizeof v);
+	int e[] = {(int)md->ports, (int)md->duplex, (int)md->switching, md->combining,
+	           (int)c->mode, c->no_mismatch_check, (int)o->route};
+	h = tc__mpi_hash(h, e, sizeof e);
+	uint64_t w[] = {(uint64_t)md->mu, c->timeout_ms, (uint64_t)c->packet_bytes};
+	return tc__mpi_hash(h, w, sizeof w);
+}
+
+/* Every process's err (0 or a TC_E*) and configuration hash: returns 0
+ * when every err is 0 and every hash equal, else this process's own err,
+ * or TC_EINVAL for a process whose own step went well. */
+static int tc__mpi_agree(MPI_Comm comm, int err, uint64_t h)
+{
+	uint64_t v[3] = {err ? 1u : 0u, h, ~h}, mx[3];
+	if (MPI_Allreduce(v, mx, 3, MPI_UINT64_T, MPI_MAX, comm) != MPI_SUCCESS)
+		return err ? err : TC_ESYS;
+	if (err)
+		return err;
+	if (mx[0]) {
+		tc__set_detail("tc_team_create_mpi: another process failed to create its team");
+		return TC_EINVAL;
+	}
+	if (mx[1] != h || mx[2] != ~h) {
+		tc__set_detail("tc_team_create_mpi: the processes were given different "
+		               "configurations (topology, p, model, mode, timeout or route)");
+		return TC_EINVAL;
+	}
+	return TC_OK;
+}
+
+/* The emulation's epoch: after a barrier, the latest of the processes'
+ * clocks plus 1 ms where they all share one host (one CLOCK_MONOTONIC),
+ * else each process's own clock plus 1 ms (clocks of different hosts are
+ * not comparable: the barrier's skew is the error then). */
+static int tc__mpi_epoch(MPI_Comm comm, int size, uint64_t *epoch)
+{
+	MPI_Comm node;
+	int nsize = 0;
+	if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) != MPI_SUCCESS)
+		return TC_ESYS;
+	MPI_Comm_size(node, &nsize);
+	MPI_Comm_free(&node);
+	int one = nsize == size, all = 0;
+	if (MPI_Allreduce(&one, &all, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS ||
+	    MPI_Barrier(comm) != MPI_SUCCESS)
+		return TC_ESYS;
+	uint64_t now = tc__now_ns(), mx = now;
+	if (all && MPI_Allreduce(&now, &mx, 1, MPI_UINT64_T, MPI_MAX, comm) != MPI_SUCCESS)
+		return TC_ESYS;
+	*epoch = mx + 1000000u;
+	return TC_OK;
+}
+
+static void tc__mpi_free(struct tc__mpi *m)
+{
+	if (!m)
+		return;
+	for (int i = 0; i < m->nabort; i++) {
+		int done = 0;
+		MPI_Test(&m->abort_req[i], &done, MPI_STATUS_IGNORE);
+		if (!done) {
+			MPI_Cancel(&m->abort_req[i]);
+			MPI_Request_free(&m->abort_req[i]);
+		}
+	}
+	if (m->comm != MPI_COMM_NULL)
+		MPI_Comm_free(&m->comm);
+	free(m->stage);
+	free(m->tmp);
+	free(m->req);
+	free(m->idx);
+	free(m->items);
+	free(m->route);
+	free(m);
+}
+
+int tc_team_create_mpi(MPI_Comm comm, const struct tc_team_config *cfg,
+                       const struct tc_mpi_opts *opts, struct tc_team **team_out,
+                       struct tc_proc **proc_out)
+{
+	int init = 0, fin = 0;
+	if (!team_out || !proc_out)
+		return TC_EINVAL;
+	*team_out = NULL;
+	*proc_out = NULL;
+	MPI_Initialized(&init);
+	MPI_Finalized(&fin);
+	if (!init || fin) {
+		tc__set_detail("tc_team_create_mpi: MPI is %s", fin ? "finalized" : "not initialised "
+		                                                                    "(MPI_Init first)");
+		return TC_EINVAL;
+	}
+	if (comm == MPI_COMM_NULL) {
+		tc__set_detail("tc_team_create_mpi: comm is MPI_COMM_NULL");
+		return TC_EINVAL;
+	}
+	int size = 0, rank = 0;
+	MPI_Comm_size(comm, &size);
+	MPI_Comm_rank(comm, &rank);
+	struct tc_mpi_opts o = {0};
+	if (opts)
+		o = *opts;
+	struct tc_team_config c;
+	if (cfg)
+		c = *cfg;
+	else
+		tc_team_config_default(&c);
+	const uint64_t h = tc__mpi_cfg_hash(&c, &o);
+	int err = TC_OK;
+	struct tc_team *team = NULL;
+	struct tc__mpi *m = NULL;
+	if ((unsigned)o.route > TC_MPI_DIRECT) {
+		tc__set_detail("tc_team_create_mpi: route %d is neither TC_MPI_FORWARD nor "
+		               "TC_MPI_DIRECT", (int)o.route);
+		err = TC_EINVAL;
+	} else if (c.p && c.p != size) {
+		tc__set_detail("tc_team_create_mpi: p = %d, but the communicator has %d processes "
+		               "(give p = 0 or %d)", c.p, size, size);
+		err = TC_EINVAL;
+	}
+	if (!err) {
+		c.p = size;
+		c.trace_events = 0;
+		c.run_unattached = 0;
+		err = tc_team_create(&c, &team);
+	}
+	if (!err && tc_topo_nodes(team->topo) != size) {
+		tc__set_detail("tc_team_create_mpi: the topology has %d nodes, the communicator "
+		               "%d processes", tc_topo_nodes(team->topo), size);
+		err = TC_EINVAL;
+	}
+	if (!err && !(m = calloc(1, sizeof *m)))
+		err = TC_ENOMEM;
+	if (m) {
+		m->comm = MPI_COMM_NULL;
+		m->route = malloc(((size_t)tc_topo_props(team->topo)->diameter + 2) * sizeof(int));
+		if (!m->route)
+			err = TC_ENOMEM;
+	}
+	err = tc__mpi_agree(comm, err, h);
+	if (!err && (MPI_Comm_dup(comm, &m->comm) != MPI_SUCCESS ||
+	             MPI_Comm_set_errhandler(m->comm, MPI_ERRORS_RETURN) != MPI_SUCCESS)) {
+		tc__set_detail("tc_team_create_mpi: duplicating the communicator failed");
+		err = TC_ESYS;
+	}
+	uint64_t epoch = 0;
+	if (!err)
+		err = tc__mpi_epoch(m->comm, size, &epoch);
+	if (err) {
+		tc__mpi_free(m);
+		if (team)
+			tc_team_destroy(team);
+		return err;
+	}
+	m->rank = rank;
+	m->size = size;
+	m->forward = o.route == TC_MPI_FORWARD;
+	m->probe_ms = 10;
+	if (gethostname(m->host, sizeof m->host - 1))
+		snprintf(m->host, sizeof m->host, "?");
+	team->cpus = team->p; /* AUTO prices the model only: the same everywhere */
+	team->epoch_ns = epoch;
+	team->engine = m;
+	team->engine_run = tc__mpi_run;
+	*team_out = team;
+	*proc_out = &team->procs[rank];
+	return TC_OK;
+}
+
+void tc_team_destroy_mpi(struct tc_team *team)
+{
+	if (!team)
+		return;
+	tc__mpi_free(team->engine);
+	team->engine = NULL;
+	team->engine_run = NULL;
+	tc_team_destroy(team);
+}
+
+uint64_t tc_mpi_epoch_ns(const struct tc_team *team)
+{
+	return team ? team->epoch_ns : 0;
+}
+
+int tc_mpi_launched(void)
+{
+	static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMI_RANK",
+	                                   "PMIX_RANK", "MPI_LOCALNRANKS", "HYDRA_CONTROL_FD"};
+	for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
+		if (getenv(vars[i]))
+			return 1;
+	return 0;
+}
