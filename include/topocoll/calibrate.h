@@ -365,8 +365,9 @@ struct tc_calibration {
  * Measures the channels and fits t_s and t_w (see the top of this file).
  * opts may be NULL (every default).  *out is filled on success; on error its
  * contents are unspecified.  Takes about reps x npoints x (sample_ns + a
- * round trip) plus the team's start: well under a second with the defaults
- * natively; in emulated mode every round trip costs 2 (t_s + m t_w) of wall
+ * round trip) plus the team's start, and the concurrency team's tables
+ * (3 sizes x the copier counts x 7 copies, log2 K rings of 200 rounds, the
+ * hand-offs): 1-3 s with the defaults natively; in emulated mode every round trip costs 2 (t_s + m t_w) of wall
  * time.
  *
  * Errors: TC_EINVAL (out NULL; min_bytes > max_bytes; max_bytes above

@@ -72,6 +72,7 @@
 #include <unistd.h>
 
 #include "calibrate/fit.h"
+#include "coll/machine.h"
 #include "topocoll.h"
 
 #define TC__CAL_MIN_DEFAULT 8u
@@ -1082,56 +1083,14 @@ done:
 	return err;
 }
 
-/* Linear interpolation of y over increasing x at v, clamped at the ends;
- * NAN when n < 1. */
-static double tc__conc_interp(const double *x, const double *y, int n, double v)
-{
-	if (n < 1)
-		return NAN;
-	if (v <= x[0] || n == 1)
-		return y[0];
-	for (int i = 1; i < n; i++)
-		if (v <= x[i])
-			return y[i - 1] + (y[i] - y[i - 1]) * (v - x[i - 1]) / (x[i] - x[i - 1]);
-	return y[n - 1];
-}
-
-/* B(k, m): in k at each size, then in log2 m between the sizes. */
-static double tc__conc_bw(const struct tc_calibration *cal, int k, size_t m)
-{
-	double xs[TC_CALIBRATE_COPY_SIZES], bs[TC_CALIBRATE_COPY_SIZES], ks[TC_CALIBRATE_MAX_COPIERS];
-	int n = cal->ncopiers < TC_CALIBRATE_MAX_COPIERS ? cal->ncopiers : TC_CALIBRATE_MAX_COPIERS;
-	int ns = cal->ncopy_sizes < TC_CALIBRATE_COPY_SIZES ? cal->ncopy_sizes : TC_CALIBRATE_COPY_SIZES;
-	for (int i = 0; i < n; i++)
-		ks[i] = cal->copiers[i];
-	for (int s = 0; s < ns; s++) {
-		xs[s] = log2((double)(cal->copy_sizes[s] ? cal->copy_sizes[s] : 1));
-		bs[s] = tc__conc_interp(ks, cal->copy_bytes_per_ns[s], n, (double)k);
-	}
-	return tc__conc_interp(xs, bs, ns, log2((double)(m ? m : 1)));
-}
-
 double tc_calibration_share(const struct tc_calibration *cal, int k, size_t bytes)
 {
-	if (!cal || cal->conc_ranks < 2 || k <= 2 || cal->ncopiers < 1 || cal->ncopy_sizes < 1)
-		return 1.0;
-	double b2 = tc__conc_bw(cal, 2, bytes), bk = tc__conc_bw(cal, k, bytes);
-	if (!(b2 > 0) || !(bk > 0) || !isfinite(b2) || !isfinite(bk))
-		return 1.0;
-	double s = 0.5 * (double)k * b2 / bk;
-	return s > 1.0 ? s : 1.0;
+	return tc__machine_share(cal, k, bytes);
 }
 
 double tc_calibration_sync_ns(const struct tc_calibration *cal, int q)
 {
-	if (!cal || cal->conc_ranks < 2 || q <= 2 || cal->nsync < 1 || cal->sync_ranks[0] != 2)
-		return 0.0;
-	double xs[TC_CALIBRATE_MAX_SYNC];
-	int n = cal->nsync < TC_CALIBRATE_MAX_SYNC ? cal->nsync : TC_CALIBRATE_MAX_SYNC;
-	for (int i = 0; i < n; i++)
-		xs[i] = log2((double)(cal->sync_ranks[i] > 0 ? cal->sync_ranks[i] : 1));
-	double r = tc__conc_interp(xs, cal->sync_ns, n, log2((double)q)) - cal->sync_ns[0];
-	return isfinite(r) && r > 0 ? r : 0.0;
+	return tc__machine_sync_ns(cal, q);
 }
 
 int tc_calibration_round_ns(const struct tc_calibration *cal, int k, size_t bytes, int q,
@@ -1143,8 +1102,7 @@ int tc_calibration_round_ns(const struct tc_calibration *cal, int k, size_t byte
 	int err = tc_calibration_model(cal, bytes, &md, NULL);
 	if (err)
 		return err;
-	*ns = md.ts_ns + (double)bytes * md.tw_ns * tc_calibration_share(cal, k, bytes) +
-	      tc_calibration_sync_ns(cal, q);
+	*ns = tc__machine_round_ns(cal, &md, k, bytes, q);
 	return TC_OK;
 }
 
