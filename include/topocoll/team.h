@@ -234,8 +234,10 @@ TC_API const struct tc_model *tc_team_model(const struct tc_team *team);
 typedef int (*tc_spmd_fn)(struct tc_proc *proc, void *arg);
 
 /*
- * Spawns p threads, pins rank r to the (r mod n)-th CPU of the process's
- * affinity set (unless no_pin), runs fn(proc, arg) on each, joins them all.
+ * Spawns p threads, pins rank r to the (r mod n)-th CPU of the placement
+ * order of the process's affinity set (tc_team_info.place: cores first,
+ * compact by cache domain, SMT siblings last, with hwloc; the affinity set's
+ * order without it) unless no_pin, runs fn(proc, arg) on each, joins them all.
  * Returns 0, or the first error a rank returned (in time); a rank that fails
  * aborts the team so that ranks waiting for it return TC_EABORTED instead of
  * hanging.  Errors of its own: TC_EBUSY (already running or ranks attached),
