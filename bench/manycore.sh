@@ -26,7 +26,9 @@
 #               reduce, allreduce, allgather, alltoall, reduce_scatter on
 #               complete:p and the hypercube, 8 B .. 4 MiB, the median per
 #               call of many back-to-back calls against the calibrated
-#               prediction, calibrated once per p (a case whose buffer of p
+#               prediction, with and without its concurrency charges (the
+#               share of cases within 20% for each: docs/calibration.md),
+#               calibrated once per p (a case whose buffer of p
 #               blocks is above 16 MiB per rank is skipped);
 #   emulation   model_fidelity at p = CPUs and 4 x CPUs (fibres) with
 #               t_s = 1 ms, 250 us, 100 us: emulated wall time against the

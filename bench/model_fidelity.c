@@ -59,7 +59,10 @@
  * predicted is the calibrated prediction, tc_calibration_predict() of the
  * algorithm that ran (the segment's model plus o_call); the line's
  * prediction (tc_last_coll().modelled_ps, one t_s and t_w, no o_call) is
- * printed beside it for comparison.  The calibration is repeated before
+ * printed beside it for comparison, and so is the calibrated prediction
+ * without its concurrency charges (flat_err; flat_predicted_ns, share_ns and
+ * sync_ns in the JSON, within_20pct and flat_within_20pct counting both;
+ * tc_calibration_concurrency_ns(): 0 at p = 2).  The calibration is repeated before
  * each collective's sizes (--recal, the default; --no-recal: once), so that
  * the parameters and the runs they predict come from the same minute of a
  * machine whose speed drifts.  --sweeps K (default 5, --quick 1) runs the
@@ -495,6 +498,10 @@ struct nat_case {
 	const char *alg; /* nat_mixed when the sweeps' AUTO differed */
 	double pred[NAT_MAX_SWEEPS], meas[NAT_MAX_SWEEPS], line[NAT_MAX_SWEEPS];
 	double cold[NAT_MAX_SWEEPS], rel[NAT_MAX_SWEEPS], lrel[NAT_MAX_SWEEPS];
+	/* The calibrated prediction without the concurrency charges (the
+	 * pair's model alone), its error, and the two charges. */
+	double flat[NAT_MAX_SWEEPS], frel[NAT_MAX_SWEEPS];
+	double share[NAT_MAX_SWEEPS], sync[NAT_MAX_SWEEPS];
 };
 static const char nat_mixed[] = "(varies)";
 
@@ -534,9 +541,9 @@ static void nat_row(const struct nat_case *e, int sweeps, int header)
 {
 	int n = sweeps ? sweeps : 1;
 	if (header)
-		printf("%-10s %-12s %10s %14s %14s %9s %19s %14s %9s %12s\n", "coll", "algorithm",
+		printf("%-10s %-12s %10s %14s %14s %9s %19s %14s %9s %12s %9s\n", "coll", "algorithm",
 		       "bytes", "predicted_ns", "measured_ns", "rel_err", sweeps ? "range" : "",
-		       "line_pred_ns", "line_err", "first_ns");
+		       "line_pred_ns", "line_err", "first_ns", "flat_err");
 	if (e->skipped) {
 		printf("%-10s %-12s %10zu  skipped: a buffer of %d blocks above %zu MiB\n",
 		       nat_names[e->coll], "-", e->bytes, e->p, NAT_BUF_CAP >> 20);
@@ -547,10 +554,11 @@ static void nat_row(const struct nat_case *e, int sweeps, int header)
 	if (sweeps)
 		snprintf(range, sizeof range, "%+.0f..%+.0f%%", 100 * nat_min(e->rel, n),
 		         100 * nat_max(e->rel, n));
-	printf("%-10s %-12s %10zu %14.0f %14.0f %+8.1f%% %19s %14.0f %+8.1f%% %12.0f\n",
+	printf("%-10s %-12s %10zu %14.0f %14.0f %+8.1f%% %19s %14.0f %+8.1f%% %12.0f %+8.1f%%\n",
 	       nat_names[e->coll], e->alg ? e->alg : "?", e->bytes, nat_median(e->pred, n),
 	       nat_median(e->meas, n), 100 * nat_median(e->rel, n), range,
-	       nat_median(e->line, n), 100 * nat_median(e->lrel, n), nat_median(e->cold, n));
+	       nat_median(e->line, n), 100 * nat_median(e->lrel, n), nat_median(e->cold, n),
+	       100 * nat_median(e->frel, n));
 	fflush(stdout);
 }
 
@@ -762,7 +770,7 @@ static int native_main(int nreps, int recal, int sweeps, const int *pl, int np)
 					}
 					struct tc_call call = {.coll = coll, .alg = a.alg, .bytes = m,
 					                       .esize = sizeof(double)};
-					double pred = NAN;
+					double pred = NAN, share = 0, sync = 0;
 					int seg = -1;
 					const char *what = "run", *detail = "";
 					for (int q = 0; err && q < p && !*detail; q++)
@@ -771,6 +779,9 @@ static int native_main(int nreps, int recal, int sweeps, const int *pl, int np)
 					if (!err) {
 						what = "prediction";
 						err = tc_calibration_predict(&cal, topo, &call, NULL, &seg, &pred);
+						if (!err)
+							err = tc_calibration_concurrency_ns(&cal, topo, &call, &share,
+							                                    &sync);
 						detail = err ? tc_error_detail() : "";
 					}
 					if (err) {
@@ -794,6 +805,11 @@ static int native_main(int nreps, int recal, int sweeps, const int *pl, int np)
 					e->line[sw] = (double)a.modelled_ps / TC_PS_PER_NS;
 					e->cold[sw] = first[NAT_RUNS / 2];
 					e->rel[sw] = pred > 0 ? (e->meas[sw] - pred) / pred : NAN;
+					e->share[sw] = share;
+					e->sync[sw] = sync;
+					e->flat[sw] = pred - share - sync;
+					e->frel[sw] = e->flat[sw] > 0 ? (e->meas[sw] - e->flat[sw]) / e->flat[sw]
+					                              : NAN;
 					e->lrel[sw] =
 					    e->line[sw] > 0 ? (e->meas[sw] - e->line[sw]) / e->line[sw] : NAN;
 					sw_within += fabs(e->rel[sw]) <= 0.15;
@@ -820,6 +836,7 @@ static int native_main(int nreps, int recal, int sweeps, const int *pl, int np)
 	/* Per case, the median over the sweeps of the paired (measured,
 	 * predicted) relative error, and its range. */
 	int within = 0, within25 = 0, line_within = 0, skipped = 0, nfailed = 0, of = 0;
+	int within20 = 0, flat_within20 = 0, flat_within = 0;
 	double worst = 0, line_worst = 0;
 	static char json[1024 * 1024];
 	size_t jl = 0;
@@ -850,7 +867,11 @@ static int native_main(int nreps, int recal, int sweeps, const int *pl, int np)
 			continue;
 		}
 		double rel = nat_median(e->rel, sweeps), lrel = nat_median(e->lrel, sweeps);
+		double frel = nat_median(e->frel, sweeps);
 		of++;
+		within20 += fabs(rel) <= 0.20;
+		flat_within20 += fabs(frel) <= 0.20;
+		flat_within += fabs(frel) <= 0.15;
 		within += fabs(rel) <= 0.15;
 		within25 += fabs(rel) <= 0.25;
 		line_within += fabs(lrel) <= 0.15;
@@ -865,21 +886,25 @@ static int native_main(int nreps, int recal, int sweeps, const int *pl, int np)
 			    "\"bytes\": %zu, \"segment\": %d, "
 			    "\"predicted_ns\": %.1f, \"measured_ns\": %.1f, \"rel_err\": %.4f, "
 			    "\"rel_err_min\": %.4f, \"rel_err_max\": %.4f, \"line_predicted_ns\": %.1f, "
-			    "\"line_rel_err\": %.4f, \"first_call_ns\": %.1f}",
+			    "\"line_rel_err\": %.4f, \"first_call_ns\": %.1f, \"flat_predicted_ns\": %.1f, "
+			    "\"flat_rel_err\": %.4f, \"share_ns\": %.1f, \"sync_ns\": %.1f}",
 			    jl ? ", " : "", nat_names[e->coll], e->p, e->topo, e->alg ? e->alg : "?",
 			    e->bytes, e->seg, nat_median(e->pred, sweeps), nat_median(e->meas, sweeps), rel,
 			    nat_min(e->rel, sweeps), nat_max(e->rel, sweeps), nat_median(e->line, sweeps),
-			    lrel, nat_median(e->cold, sweeps));
+			    lrel, nat_median(e->cold, sweeps), nat_median(e->flat, sweeps), frel,
+			    nat_median(e->share, sweeps), nat_median(e->sync, sweeps));
 	}
 	printf("{\"cases\": [%s], \"sweeps\": %d, \"recal\": %s, \"ts_ns\": %.2f, "
 	       "\"tw_ns_per_byte\": %.5f, "
 	       "\"tc_ns_per_byte\": %.5f, \"call_ns\": %.1f, \"calibration_r2\": %.4f, "
 	       "\"piecewise_r2\": %.4f, \"within_15pct\": %d, \"within_25pct\": %d, \"of\": %d, "
 	       "\"skipped\": %d, \"failed\": %d, \"worst_rel_error\": %.4f, "
-	       "\"line_within_15pct\": %d, \"line_worst_rel_error\": %.4f}\n",
+	       "\"line_within_15pct\": %d, \"line_worst_rel_error\": %.4f, \"within_20pct\": %d, "
+	       "\"flat_within_15pct\": %d, \"flat_within_20pct\": %d, \"concurrency_ranks\": %d}\n",
 	       json, sweeps, recal ? "true" : "false", cfg.model.ts_ns, cfg.model.tw_ns,
 	       cfg.model.tc_ns, cal.call_ns, cal.r2, cal.piecewise.r2, within, within25, of, skipped,
-	       nfailed, worst, line_within, line_worst);
+	       nfailed, worst, line_within, line_worst, within20, flat_within, flat_within20,
+	       cal.conc_ranks);
 	return 0;
 }
 

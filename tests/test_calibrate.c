@@ -314,12 +314,148 @@ Test(calibrate, emulated_segments, .timeout = 120)
 	cr_assert(isnan(c.call_measured_ns) && isnan(c.call_predicted_ns));
 	cr_assert(isnan(c.points[0].exchange_ns) && isnan(c.segments[0].exchange_ratio));
 	cr_assert(isnan(c.points[0].copy_ns) && c.copy.npoints == 0);
+	cr_assert_eq(c.conc_ranks, 0); /* concurrency is measured natively only */
+	cr_assert(isnan(c.handoff_pair_ns));
 	/* The calibrated model of a size (a quiet machine gives back t_w = 20
 	 * within a few percent; a loaded one, anything non-negative). */
 	struct tc_model md;
 	cr_assert_eq(tc_calibration_model(&c, 4096, &md, NULL), 0);
 	cr_assert_geq(md.tw_ns, 0.0, "t_w %.3f", md.tw_ns);
 	cr_assert_geq(md.ts_ns, 0.0, "t_s %.3f", md.ts_ns);
+}
+
+/* The concurrency tables of a 16-CPU machine, written by hand: aggregate
+ * copy bandwidth B(k, m) at 64 KiB growing with k (private caches), at
+ * 4 MiB saturating at 40 B/ns from k = 8 (the memory); a synchronised round
+ * R(q) = 100, 150, 200, 300 ns at q = 2, 4, 8, 16. */
+static void hand_made_concurrency(struct tc_calibration *c)
+{
+	hand_made(c);
+	c->conc_ranks = 16;
+	c->ncopy_sizes = 2;
+	c->copy_sizes[0] = (size_t)64 << 10;
+	c->copy_sizes[1] = (size_t)4 << 20;
+	c->ncopiers = 5;
+	static const int k[5] = {1, 2, 4, 8, 16};
+	static const double b0[5] = {10, 20, 40, 80, 160}, b1[5] = {10, 20, 30, 40, 40};
+	for (int i = 0; i < 5; i++) {
+		c->copiers[i] = k[i];
+		c->copy_bytes_per_ns[0][i] = b0[i];
+		c->copy_bytes_per_ns[1][i] = b1[i];
+	}
+	c->nsync = 4;
+	static const int q[4] = {2, 4, 8, 16};
+	static const double r[4] = {100, 150, 200, 300};
+	for (int i = 0; i < 4; i++) {
+		c->sync_ranks[i] = q[i];
+		c->sync_ns[i] = r[i];
+	}
+}
+
+/* s(k, m) = max(1, (k / 2) B(2, m) / B(k, m)) for k > 2, B interpolated in
+ * k and in log2 m; rho(q) = R(q) - R(2), interpolated in log2 q; both
+ * clamped beyond the tables; the price of a round their sum with the
+ * segment's line. */
+Test(calibrate, concurrency_pieces, .timeout = 10)
+{
+	struct tc_calibration c;
+	hand_made_concurrency(&c);
+	const size_t small = (size_t)64 << 10, big = (size_t)4 << 20;
+	static const struct {
+		int k;
+		size_t m;
+		double s;
+	} share[] = {
+		{1, (size_t)4 << 20, 1.0},   {2, (size_t)4 << 20, 1.0},
+		{4, (size_t)4 << 20, 2.0 * 20 / 30},          /* 1.333 */
+		{8, (size_t)4 << 20, 4.0 * 20 / 40},          /* 2 */
+		{16, (size_t)4 << 20, 8.0 * 20 / 40},         /* 4 */
+		{12, (size_t)4 << 20, 6.0 * 20 / 40},         /* B(12) = 40: 3 */
+		{32, (size_t)4 << 20, 16.0 * 20 / 40},        /* beyond 16: B(16) */
+		{16, (size_t)64 << 10, 1.0}, {3, (size_t)64 << 10, 1.0}, /* B grows as k */
+		{16, (size_t)8 << 10, 1.0},                   /* below 64 KiB: its row */
+		{16, (size_t)64 << 20, 4.0},                  /* above 4 MiB: its row */
+		{16, (size_t)512 << 10, 8.0 * 20 / 100},      /* log2 midway: B = 100: 1.6 */
+	};
+	for (size_t i = 0; i < sizeof share / sizeof share[0]; i++) {
+		double s = tc_calibration_share(&c, share[i].k, share[i].m);
+		cr_assert(fabs(s - share[i].s) < 1e-9, "s(%d, %zu) = %.6f, not %.6f", share[i].k,
+		          share[i].m, s, share[i].s);
+	}
+	static const struct {
+		int q;
+		double rho;
+	} sync[] = {{1, 0}, {2, 0}, {3, 50 * (1.5849625007211563 - 1)}, {4, 50}, {8, 100},
+	            {12, 100 + 100 * (3.5849625007211563 - 3)}, {16, 200}, {64, 200}};
+	for (size_t i = 0; i < sizeof sync / sizeof sync[0]; i++) {
+		double r = tc_calibration_sync_ns(&c, sync[i].q);
+		cr_assert(fabs(r - sync[i].rho) < 1e-9, "rho(%d) = %.6f, not %.6f", sync[i].q, r,
+		          sync[i].rho);
+	}
+	/* 2 KiB: segment 1 (150 ns + 0.1 ns/B), B of the 64 KiB row: s = 1. */
+	double ns = -1;
+	cr_assert_eq(tc_calibration_round_ns(&c, 8, 2048, 8, &ns), 0);
+	cr_assert(fabs(ns - (150 + 2048 * 0.1 + 100)) < 1e-9, "round %.6f", ns);
+	struct tc_model md;
+	cr_assert_eq(tc_calibration_model(&c, big, &md, NULL), 0);
+	cr_assert_eq(tc_calibration_round_ns(&c, 16, big, 16, &ns), 0);
+	cr_assert(fabs(ns - (md.ts_ns + (double)big * md.tw_ns * 4 + 200)) < 1e-6, "round %.6f", ns);
+	cr_assert_eq(tc_calibration_round_ns(&c, 16, big, 16, NULL), TC_EINVAL);
+	/* Without the measurement every charge is 0. */
+	c.conc_ranks = 0;
+	cr_assert_eq(tc_calibration_share(&c, 16, big), 1.0);
+	cr_assert_eq(tc_calibration_sync_ns(&c, 16), 0.0);
+	cr_assert_eq(tc_calibration_share(NULL, 16, small), 1.0);
+	cr_assert_eq(tc_calibration_sync_ns(NULL, 16), 0.0);
+}
+
+/* The charges of a schedule, against its rounds counted by hand: a ring
+ * allgather on ring:16 is 15 rounds in which all 16 ranks receive a block
+ * (k = q = 16); a hypercube bcast on hypercube:4 is 4 rounds of 1, 2, 4, 8
+ * transfers (k = 1, 2, 4, 8 receivers, q = 2, 4, 8, 16 ranks); at p = 2
+ * both charges are 0.  tc_calibration_predict() is the pair's prediction
+ * plus the two. */
+Test(calibrate, concurrency_of_a_schedule, .timeout = 30)
+{
+	struct tc_calibration c, flat;
+	hand_made_concurrency(&c);
+	flat = c;
+	flat.conc_ranks = 0;
+	const size_t m = (size_t)4 << 20;
+	struct tc_model md;
+	cr_assert_eq(tc_calibration_model(&c, m, &md, NULL), 0);
+	const double tw = md.tw_ns;
+	struct {
+		const char *topo, *alg;
+		enum tc_coll coll;
+		double share, sync;
+	} cases[] = {
+		{"ring:16", "ring", TC_COLL_ALLGATHER, 15 * (double)m * tw * (4.0 - 1), 15 * 200.0},
+		{"hypercube:4", "hypercube", TC_COLL_BCAST,
+		 (double)m * tw * ((2.0 * 20 / 30 - 1) + (4.0 * 20 / 40 - 1)), 0 + 50 + 100 + 200.0},
+		{"chain:2", "linear", TC_COLL_BCAST, 0, 0},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct tc_topo *t = NULL;
+		cr_assert_eq(tc_topo_parse(cases[i].topo, &t), 0);
+		struct tc_call call = {.coll = cases[i].coll, .alg = cases[i].alg, .bytes = m,
+		                       .esize = 8};
+		double share = -1, sync = -1, with = 0, without = 0;
+		int err = tc_calibration_concurrency_ns(&c, t, &call, &share, &sync);
+		cr_assert_eq(err, 0, "%s %s: %s", cases[i].topo, cases[i].alg, tc_strerror(err));
+		cr_assert(fabs(share - cases[i].share) <= 1e-9 * (1 + cases[i].share),
+		          "%s %s: share %.3f, not %.3f", cases[i].topo, cases[i].alg, share,
+		          cases[i].share);
+		cr_assert(fabs(sync - cases[i].sync) < 1e-9, "%s %s: sync %.3f, not %.3f",
+		          cases[i].topo, cases[i].alg, sync, cases[i].sync);
+		cr_assert_eq(tc_calibration_predict(&c, t, &call, NULL, NULL, &with), 0);
+		cr_assert_eq(tc_calibration_predict(&flat, t, &call, NULL, NULL, &without), 0);
+		cr_assert(fabs(with - (without + share + sync)) <= 1e-9 * with, "%s: %.3f != %.3f",
+		          cases[i].topo, with, without + share + sync);
+		cr_assert_eq(tc_calibration_concurrency_ns(&flat, t, &call, &share, &sync), 0);
+		cr_assert(share == 0 && sync == 0);
+		tc_topo_destroy(t);
+	}
 }
 
 /* Natively (values are noise; the shape is not): segments by path, the
@@ -351,6 +487,21 @@ Test(calibrate, native_segments_and_call_cost, .timeout = 120)
 		cr_assert(isfinite(c.points[i].copy_ns) && c.points[i].copy_ns >= 0);
 	cr_assert(isfinite(c.call_predicted_ns) && c.call_predicted_ns > 0);
 	cr_assert(c.call_ns >= 0 && isfinite(c.call_ns));
+	/* Concurrency: a team of every CPU (at least 2), each table filled. */
+	if (c.conc_ranks >= 2) {
+		cr_assert(isfinite(c.handoff_pair_ns) && c.handoff_pair_ns > 0);
+		cr_assert(c.ncopy_sizes >= 2 && c.ncopiers >= 2 && c.copiers[0] == 1 &&
+		          c.copiers[c.ncopiers - 1] == c.conc_ranks);
+		for (int s = 0; s < c.ncopy_sizes; s++)
+			for (int k = 0; k < c.ncopiers; k++)
+				cr_assert(c.copy_bytes_per_ns[s][k] > 0, "B[%d][%d]", s, k);
+		cr_assert(c.nsync >= 1 && c.sync_ranks[0] == 2 &&
+		          c.sync_ranks[c.nsync - 1] == c.conc_ranks);
+		for (int i = 0; i < c.nsync; i++)
+			cr_assert(isfinite(c.sync_ns[i]) && c.sync_ns[i] > 0);
+		for (int k = 0; k < TC_HANDOFF_CLASSES; k++)
+			cr_assert(c.handoff_rank[k] < 0 ? isnan(c.handoff_ns[k]) : c.handoff_ns[k] > 0);
+	}
 	cr_assert_eq(c.call_ns, c.call_measured_ns > c.call_predicted_ns
 	                                ? c.call_measured_ns - c.call_predicted_ns
 	                                : 0.0);

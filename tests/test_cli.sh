@@ -149,6 +149,7 @@ usage_case "steps above 64 nodes" steps --topo ring:65 --coll bcast --alg ring
 usage_case "steps --png without --dot" steps --topo ring:8 --coll bcast --alg ring --png
 usage_case "trace bad clock" trace --topo ring:8 --coll bcast --bytes 8 --clock cpu
 usage_case "calibrate min above max" calibrate --min-bytes 1M --max-bytes 1K
+usage_case "calibrate --copiers below 2" calibrate --copiers 1
 usage_case "help of an unknown command" help frob
 
 # ---- never a crash on odd input ---------------------------------------------
@@ -738,6 +739,13 @@ usage_case "calibrate --plot needs .svg or .png" calibrate --plot out.pdf
 json_case "calibrate --json: the piecewise fit, its segments, o_call, t_copy, each point's segment" \
 	"all(k in d for k in ('piecewise', 'segments', 'call_ns', 'call_measured_ns', 'call_predicted_ns', 'tcopy_ns_per_byte')) and d['tcopy_ns_per_byte'] == d['fits']['copy']['tw_ns_per_byte'] and all(q['copy_ns'] >= 0 for q in d['points']) and all(k in d['piecewise'] for k in ('points', 'segments', 'r2', 'max_rel_residual', 'max_bytes')) and d['piecewise']['points'] == 4 and d['piecewise']['segments'] == len(d['segments']) == 1 and all(k in g for g in d['segments'] for k in ('lo_bytes', 'hi_bytes', 'points', 'path', 'cache_level', 'ts_ns', 'tw_ns_per_byte', 'r2', 'max_rel_residual', 'exchange_ratio')) and d['segments'][0]['lo_bytes'] == 512 and d['segments'][0]['hi_bytes'] == 4096 and d['segments'][0]['path'] == 'both' and d['call_ns'] >= 0 and all(q['segment'] == 0 and 'seg_residual' in q and q['exchange_ns'] > 0 for q in d['points'])" \
 	calibrate --min-bytes 512 --max-bytes 4K --reps 3 --json
+# Format 2: the machine's structure and placement, the concurrency tables
+# (a team of every CPU: hand-offs, copies by copier count, rounds by ranks).
+json_case "calibrate --json: format 2, the machine and its placement, the concurrency tables" \
+	"d['format'] == 2 and d['machine']['placement_source'] in ('affinity', 'hwloc') and len(d['machine']['placement']) == d['machine']['cpus'] and all(r['cpu'] >= 0 for r in d['machine']['placement']) and (d['concurrency']['ranks'] < 2 or (d['concurrency']['handoff_pair_ns'] > 0 and all(c['aggregate_bytes_per_ns'] > 0 and c['share'] >= 1 for c in d['concurrency']['copy']) and d['concurrency']['sync'][0]['ranks'] == 2 and d['concurrency']['sync'][0]['extra_ns'] == 0))" \
+	calibrate --min-bytes 512 --max-bytes 4K --reps 3 --json
+json_case "calibrate --no-concurrency: no concurrency team" "d['concurrency']['ranks'] == 0" \
+	calibrate --min-bytes 512 --max-bytes 4K --reps 3 --no-concurrency --json
 json_case "run --calibrated: calibrates, predicts with the calibrated t_s, t_w, t_c, runs, compares (end to end)" \
 	"d['verified'] is True and d['mode'] == 'native' and all(k in d['calibration'] for k in ('ts_ns', 'tw_ns_per_byte', 'tc_ns_per_byte', 'r2', 'max_rel_residual', 'hockney_max_bytes', 'piecewise_r2', 'segment', 'segment_ts_ns', 'segment_tw_ns_per_byte', 'call_ns')) and abs(d['model']['ts_ns'] - max(0, d['calibration']['segment_ts_ns'])) < 1e-3 and d['calibration']['call_ns'] >= 0 and abs(d['calibrated_predicted_ns'] - d['predicted_ns'] - d['calibration']['call_ns']) < 0.01 and d['predicted_ns'] > 0 and d['measured_ns'] > 0 and abs(d['calibrated_error_pct'] - 100 * (d['measured_ns'] - d['calibrated_predicted_ns']) / d['calibrated_predicted_ns']) < 1e-6 * max(1, abs(d['calibrated_error_pct']))" \
 	run --topo chain:2 --coll allreduce --bytes 1K --repeat 3 --calibrated --json

@@ -41,14 +41,20 @@ const char calibrate_help[] =
 	"  --mode M          native [default], or emulated: calibrate an emulated\n"
 	"                    team against the model options (--ts, --tw) to check\n"
 	"                    the fit\n"
-	"  --no-pin          do not pin the two threads\n"
+	"  --no-pin          do not pin the threads\n"
+	"  --copiers N       concurrency: a team of at most N ranks, one per CPU,\n"
+	"                    measures cache-line hand-offs by distance, the\n"
+	"                    aggregate copy bandwidth of 1..N copiers and the cost\n"
+	"                    of a synchronised round as ranks grow [the CPUs]\n"
+	"  --no-concurrency  do not measure concurrency (the pair's model alone)\n"
 	"  --single-copy-min N  the team's single-copy threshold: messages of N\n"
 	"                    bytes and more are copied once, smaller ones\n"
 	"                    streamed; never: stream everything [library default]\n"
 	"  --json            one JSON object: ts_ns, tw_ns_per_byte, tc_ns_per_byte,\n"
 	"                    r2, max_rel_residual, hockney_max_bytes, caches, fits\n"
 	"                    (all, stream, single_copy, combine, copy), piecewise,\n"
-	"                    segments, call_ns (o_call), tcopy_ns_per_byte, points\n"
+	"                    segments, call_ns (o_call), tcopy_ns_per_byte, points,\n"
+	"                    machine (structure, placement), concurrency; format 2\n"
 	"  --plot FILE       one-way time against bytes, log-log (.svg or .png):\n"
 	"                    measured points of each path, the fitted lines and\n"
 	"                    segments, the\n"
@@ -60,6 +66,148 @@ const char calibrate_help[] =
 	"  topocoll calibrate --json --max-bytes 16M\n"
 	"  topocoll calibrate --plot calibrate.svg\n"
 	"  topocoll calibrate --mode emulated --ts 20000 --tw 2 --max-bytes 64K\n";
+
+static const char *const handoff_names[TC_HANDOFF_CLASSES] = {"smt", "cache", "package",
+                                                               "remote"};
+static const char *const place_sources[] = {"affinity", "hwloc", "hwloc-xml"};
+
+/* The placement a team of every CPU gets (topocoll/team.h) and the
+ * machine's structure; NULL when no team can be made. */
+static struct tc_team *machine_team(struct tc_team_info *info)
+{
+	struct tc_team_config cfg;
+	tc_team_config_default(&cfg);
+	cfg.p = 1;
+	cfg.topology = "chain:1";
+	struct tc_team *t = NULL;
+	if (tc_team_create(&cfg, &t))
+		return NULL;
+	tc_team_get_info(t, info);
+	int cpus = info->cpus;
+	tc_team_destroy(t);
+	char spec[32];
+	snprintf(spec, sizeof spec, "chain:%d", cpus);
+	cfg.p = cpus;
+	cfg.topology = spec;
+	if (tc_team_create(&cfg, &t))
+		return NULL;
+	tc_team_get_info(t, info);
+	return t;
+}
+
+static void machine_text(const struct tc_calibration *c)
+{
+	struct tc_team_info in;
+	struct tc_team *t = machine_team(&in);
+	if (t) {
+		printf("machine (%s): %d CPUs here; %d PUs, %d cores, %d packages, %d NUMA nodes, "
+		       "%d cache domains (L%d); caches L1d %zu KiB x %d, L2 %zu KiB x %d, L3 %zu KiB x %d\n",
+		       place_sources[in.place_source], in.cpus, in.pus, in.cores, in.packages,
+		       in.numa_nodes, in.cache_domains, in.cache_domain_level, in.cache_bytes[0] >> 10,
+		       in.cache_count[0], in.cache_bytes[1] >> 10, in.cache_count[1],
+		       in.cache_bytes[2] >> 10, in.cache_count[2]);
+		printf("placement (rank: CPU/core/smt/cache/NUMA/package):");
+		for (int r = 0; r < in.p; r++)
+			printf(" %d:%d/%d/%d/%d/%d/%d", r, in.place[r].pu, in.place[r].core, in.place[r].smt,
+			       in.place[r].cache, in.place[r].numa, in.place[r].package);
+		printf("\n");
+		tc_team_destroy(t);
+	}
+	if (c->conc_ranks < 2) {
+		printf("concurrency: not measured\n");
+		return;
+	}
+	printf("concurrency (%d ranks, one per CPU; the prediction charges shares and rounds):\n",
+	       c->conc_ranks);
+	printf("  hand-off   pair (ranks 0, 1) %.1f ns;", c->handoff_pair_ns);
+	for (int k = 0; k < TC_HANDOFF_CLASSES; k++)
+		if (c->handoff_rank[k] >= 0)
+			printf(" %s (rank %d) %.1f ns;", handoff_names[k], c->handoff_rank[k],
+			       c->handoff_ns[k]);
+	printf("\n");
+	for (int s = 0; s < c->ncopy_sizes; s++) {
+		printf("  copy %5zu KiB  aggregate GB/s by copiers:", c->copy_sizes[s] >> 10);
+		for (int k = 0; k < c->ncopiers; k++)
+			printf(" %d:%.1f", c->copiers[k], c->copy_bytes_per_ns[s][k]);
+		printf("  (share at %d: %.2fx)\n", c->conc_ranks,
+		       tc_calibration_share(c, c->conc_ranks, c->copy_sizes[s]));
+	}
+	printf("  round      ns per synchronised round by ranks:");
+	for (int i = 0; i < c->nsync; i++)
+		printf(" %d:%.0f", c->sync_ranks[i], c->sync_ns[i]);
+	printf("\n");
+}
+
+static void machine_json(struct cli_json *w, const struct tc_calibration *c)
+{
+	struct tc_team_info in;
+	struct tc_team *t = machine_team(&in);
+	cli_json_obj(w, "machine");
+	if (t) {
+		cli_json_str(w, "placement_source", place_sources[in.place_source]);
+		cli_json_int(w, "cpus", in.cpus);
+		cli_json_int(w, "pus", in.pus);
+		cli_json_int(w, "cores", in.cores);
+		cli_json_int(w, "packages", in.packages);
+		cli_json_int(w, "numa_nodes", in.numa_nodes);
+		cli_json_int(w, "cache_domains", in.cache_domains);
+		cli_json_int(w, "cache_domain_level", in.cache_domain_level);
+		cli_json_arr(w, "caches");
+		for (int k = 0; k < 3; k++) {
+			cli_json_obj(w, NULL);
+			cli_json_int(w, "level", k + 1);
+			cli_json_uint(w, "bytes", in.cache_bytes[k]);
+			cli_json_int(w, "count", in.cache_count[k]);
+			cli_json_end_obj(w);
+		}
+		cli_json_end_arr(w);
+		cli_json_arr(w, "placement");
+		for (int r = 0; r < in.p; r++) {
+			cli_json_obj(w, NULL);
+			cli_json_int(w, "rank", r);
+			cli_json_int(w, "cpu", in.place[r].pu);
+			cli_json_int(w, "core", in.place[r].core);
+			cli_json_int(w, "smt", in.place[r].smt);
+			cli_json_int(w, "cache", in.place[r].cache);
+			cli_json_int(w, "numa", in.place[r].numa);
+			cli_json_int(w, "package", in.place[r].package);
+			cli_json_end_obj(w);
+		}
+		cli_json_end_arr(w);
+		tc_team_destroy(t);
+	}
+	cli_json_end_obj(w);
+	cli_json_obj(w, "concurrency");
+	cli_json_int(w, "ranks", c->conc_ranks);
+	if (c->conc_ranks >= 2) {
+		cli_json_num(w, "handoff_pair_ns", c->handoff_pair_ns);
+		cli_json_obj(w, "handoff_ns");
+		for (int k = 0; k < TC_HANDOFF_CLASSES; k++)
+			cli_json_num(w, handoff_names[k], c->handoff_ns[k]);
+		cli_json_end_obj(w);
+		cli_json_arr(w, "copy");
+		for (int s = 0; s < c->ncopy_sizes; s++)
+			for (int k = 0; k < c->ncopiers; k++) {
+				cli_json_obj(w, NULL);
+				cli_json_uint(w, "bytes", c->copy_sizes[s]);
+				cli_json_int(w, "copiers", c->copiers[k]);
+				cli_json_num(w, "aggregate_bytes_per_ns", c->copy_bytes_per_ns[s][k]);
+				cli_json_num(w, "share", tc_calibration_share(c, c->copiers[k], c->copy_sizes[s]));
+				cli_json_end_obj(w);
+			}
+		cli_json_end_arr(w);
+		cli_json_arr(w, "sync");
+		for (int i = 0; i < c->nsync; i++) {
+			cli_json_obj(w, NULL);
+			cli_json_int(w, "ranks", c->sync_ranks[i]);
+			cli_json_num(w, "round_ns", c->sync_ns[i]);
+			cli_json_num(w, "extra_ns", tc_calibration_sync_ns(c, c->sync_ranks[i]));
+			cli_json_end_obj(w);
+		}
+		cli_json_end_arr(w);
+	}
+	cli_json_end_obj(w);
+}
 
 static void fit_json(struct cli_json *w, const char *key, const struct tc_calibration_fit *f)
 {
@@ -196,6 +344,12 @@ int cmd_calibrate(int argc, char **argv)
 			plot = v;
 		} else if (!strcmp(argv[i], "--no-pin")) {
 			co.no_pin = 1;
+		} else if (!strcmp(argv[i], "--no-concurrency")) {
+			co.max_copiers = -1;
+		} else if ((r = cli_opt(argc, argv, &i, "--copiers", &v)) != 0) {
+			if (r != 1 || cli_parse_long("--copiers", v, 2, TC_CALIBRATE_MAX_COPIERS, &l))
+				return CLI_USAGE;
+			co.max_copiers = (int)l;
 		} else if ((r = cli_opt(argc, argv, &i, "--single-copy-min", &v)) != 0) {
 			if (r != 1)
 				return r;
@@ -267,6 +421,7 @@ int cmd_calibrate(int argc, char **argv)
 		struct cli_json w;
 		cli_json_init(&w, stdout);
 		cli_json_obj(&w, NULL);
+		cli_json_int(&w, "format", 2); /* 2: machine and concurrency added */
 		cli_json_str(&w, "mode", c.mode == TC_MODE_EMULATED ? "emulated" : "native");
 		cli_json_str(&w, "regime", regime);
 		cli_json_num(&w, "ts_ns", c.ts_ns);
@@ -336,6 +491,7 @@ int cmd_calibrate(int argc, char **argv)
 			cli_json_end_obj(&w);
 		}
 		cli_json_end_arr(&w);
+		machine_json(&w, &c);
 		cli_json_end_obj(&w);
 		return plot ? calibrate_plot(plot, &c) : CLI_OK;
 	}
@@ -422,5 +578,6 @@ int cmd_calibrate(int argc, char **argv)
 	else
 		printf("use: --ts %s --tw %s\n", cli_num(round(c.ts_ns * 10) / 10, b1),
 		       cli_num(round(c.tw_ns_per_byte * 1e4) / 1e4, b2));
+	machine_text(&c);
 	return plot ? calibrate_plot(plot, &c) : CLI_OK;
 }

@@ -1350,11 +1350,14 @@ int cmd_run(int argc, char **argv)
 	 * parameters (that of the algorithm that ran: the model picked it). */
 	double pred_ns = (double)pr.modelled_ps / TC_PS_PER_NS;
 	int cal_seg = -1;
+	double conc_share = 0, conc_sync = 0;
 	if (o.calibrated) {
 		/* The calibrated prediction: the segment of the schedule's mean
 		 * message, plus o_call (tc_calibration_predict). */
 		struct tc_call call = cli_case_call(&cs, rr.algorithm);
 		err = tc_calibration_predict(&cal, cs.t, &call, NULL, &cal_seg, &pred_ns);
+		if (!err) /* its concurrency charges (0 at p = 2), reported apart */
+			err = tc_calibration_concurrency_ns(&cal, cs.t, &call, &conc_share, &conc_sync);
 		if (err) {
 			status = cli_coll_error(err, cs.coll, rr.algorithm, cs.t, cs.root);
 			goto out;
@@ -1422,6 +1425,9 @@ int cmd_run(int argc, char **argv)
 			cli_json_num(&w, "segment_tw_ns_per_byte",
 			             cal.segments[cal_seg].fit.tw_ns_per_byte);
 			cli_json_num(&w, "call_ns", cal.call_ns);
+			cli_json_int(&w, "concurrency_ranks", cal.conc_ranks);
+			cli_json_num(&w, "concurrency_share_ns", conc_share);
+			cli_json_num(&w, "concurrency_sync_ns", conc_sync);
 			cli_json_end_obj(&w);
 			cli_json_num(&w, "calibrated_predicted_ns", pred_ns);
 			cli_json_num(&w, "calibrated_error_pct", cal_pct);

@@ -22,7 +22,7 @@ tc_install() {
 }
 
 tc_install_base() {
-	tc_install meson ninja-build pkg-config gcc g++ libc6-dev libcriterion-dev liburcu-dev libtsan2
+	tc_install meson ninja-build pkg-config gcc g++ libc6-dev libcriterion-dev liburcu-dev libtsan2 libhwloc-dev
 }
 
 tc_install_mpi() {

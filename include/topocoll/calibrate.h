@@ -134,6 +134,41 @@
  * A per-round overhead is not fitted: every collective at p = 2 is one
  * round, so it cannot be told apart from o_call there.
  *
+ * Concurrency (docs/calibration.md, "Many cores").  The pair cannot see what
+ * p ranks at once pay: their copies share the caches' and the memory's
+ * bandwidth, and every round of a schedule hands cache lines between more
+ * and farther cores.  Natively, unless opts->max_copiers is -1, a second
+ * team of K ranks (K = the process's CPUs, at most opts->max_copiers and
+ * TC_CALIBRATE_MAX_COPIERS; none when K < 2), placed as tc_run places
+ * ranks (topocoll/team.h: cores first, compact by cache domain), measures:
+ *   handoff   the one-way time of a cache line passed between rank 0 and
+ *             the nearest rank of each distance class (enum
+ *             tc_calibrate_handoff: SMT sibling, same cache domain, same
+ *             package across caches, across packages; NAN where the
+ *             machine has no such rank, or hwloc does not say), half the
+ *             median of batches of round trips on one atomic word;
+ *   copy      the aggregate copy bandwidth B(k, m) of k = 1 .. K ranks
+ *             copying at once, for m in copy_sizes (a cache-resident and a
+ *             memory-sized block): rank i copies m bytes that rank
+ *             (i + 1) mod k has just written into a buffer of its own (a
+ *             collective's single copy), after a barrier; B = k m / the
+ *             slowest copier's time, median of the samples, in bytes/ns;
+ *   sync      the time of one synchronised round among q = 2, 4, 8, ..., K
+ *             ranks: q ranks pass 8 bytes round a ring (tc_sendrecv to
+ *             the right, from the left) many times over; the median time
+ *             per round, sync_ns.
+ * The calibrated prediction charges them (tc_calibration_concurrency_ns):
+ * a round whose transfers k ranks receive at once, the largest m bytes,
+ * among q distinct ranks, costs beyond the pair model
+ *   m t_w (s(k, m) - 1) + rho(q),
+ * with s(k, m) = max(1, (k / 2) B(2, m) / B(k, m)) for k > 2, else 1
+ * (tc_calibration_share: the pair's one-way and exchange times already
+ * describe up to two copies at once), B interpolated linearly in log2 m
+ * between copy_sizes and in k between the measured counts (clamped at the
+ * ends), t_w the prediction's segment's; and rho(q) = max(0, R(q) - R(2))
+ * (tc_calibration_sync_ns), R interpolated linearly in log2 q and clamped.
+ * At p = 2 both are 0: the pair's prediction is unchanged.
+ *
  * Native times on a shared VM drift (DESIGN.md: the core-to-core cache-line
  * latency jumps from ~34 ns to ~160 ns for seconds at a time); repeat a
  * calibration and compare before trusting a t_s below a microsecond.
@@ -198,6 +233,23 @@ struct tc_calibrate_opts {
 	int no_pin;           /* non-zero: do not pin the two ranks */
 	uint64_t timeout_ms;  /* a rank waiting longer fails with TC_ETIMEDOUT
 	                         [0: 60000] */
+	int max_copiers;      /* concurrency (top of the file): at most this
+	                         many ranks [0: the process's CPUs, at most
+	                         TC_CALIBRATE_MAX_COPIERS]; -1: not measured */
+};
+
+/* Concurrency's tables (top of the file). */
+#define TC_CALIBRATE_MAX_COPIERS 64
+#define TC_CALIBRATE_COPY_SIZES 3
+#define TC_CALIBRATE_MAX_SYNC 8
+
+/* The distance classes of the cache-line hand-off. */
+enum tc_calibrate_handoff {
+	TC_HANDOFF_SMT = 0,     /* SMT sibling: the same core */
+	TC_HANDOFF_CACHE = 1,   /* another core of the same cache domain */
+	TC_HANDOFF_PACKAGE = 2, /* another cache domain of the same package */
+	TC_HANDOFF_REMOTE = 3,  /* another package */
+	TC_HANDOFF_CLASSES = 4
 };
 
 /* One size measured. */
@@ -292,14 +344,30 @@ struct tc_calibration {
 	 * mode. */
 	struct tc_calibration_fit copy;
 	double tcopy_ns_per_byte; /* copy.tw_ns_per_byte */
+	/* Concurrency (top of the file); conc_ranks 0: not measured (emulated,
+	 * max_copiers -1, one CPU), every charge then 0. */
+	int conc_ranks;          /* K: the ranks of the concurrency team */
+	double handoff_ns[TC_HANDOFF_CLASSES]; /* one way; NAN: no such rank */
+	int handoff_rank[TC_HANDOFF_CLASSES];  /* the rank measured, -1: none */
+	double handoff_pair_ns;  /* ranks 0 and 1 (the pair of the channel fit) */
+	int ncopy_sizes;
+	size_t copy_sizes[TC_CALIBRATE_COPY_SIZES]; /* increasing */
+	int ncopiers;
+	int copiers[TC_CALIBRATE_MAX_COPIERS];      /* increasing, from 1 */
+	double copy_bytes_per_ns[TC_CALIBRATE_COPY_SIZES][TC_CALIBRATE_MAX_COPIERS];
+	                         /* B(k, m), aggregate; [size][copier count] */
+	int nsync;
+	int sync_ranks[TC_CALIBRATE_MAX_SYNC];      /* q, increasing, from 2 */
+	double sync_ns[TC_CALIBRATE_MAX_SYNC];      /* R(q): time per round */
 };
 
 /*
  * Measures the channels and fits t_s and t_w (see the top of this file).
  * opts may be NULL (every default).  *out is filled on success; on error its
  * contents are unspecified.  Takes about reps x npoints x (sample_ns + a
- * round trip) plus the team's start: well under a second with the defaults
- * natively; in emulated mode every round trip costs 2 (t_s + m t_w) of wall
+ * round trip) plus the team's start, and the concurrency team's tables
+ * (3 sizes x the copier counts x 7 copies, log2 K rings of 200 rounds, the
+ * hand-offs): 1-3 s with the defaults natively; in emulated mode every round trip costs 2 (t_s + m t_w) of wall
  * time.
  *
  * Errors: TC_EINVAL (out NULL; min_bytes > max_bytes; max_bytes above
@@ -347,7 +415,9 @@ TC_API int tc_calibration_model(const struct tc_calibration *cal, size_t bytes,
  * most bytes one rank copies locally in that schedule (tc_schedule_call,
  * transfers with src == dst that do not combine) x tcopy_ns_per_byte.  *pr
  * (may be NULL) gets the prediction used, *segment (may be NULL) the
- * segment.  Name the algorithm in call->alg to predict what ran.
+ * segment.  Name the algorithm in call->alg to predict what ran.  With a
+ * concurrency measurement, *ns also includes the two charges of
+ * tc_calibration_concurrency_ns() (both 0 at p = 2).
  * Returns 0, TC_EINVAL (as tc_calibration_model, or ns NULL), TC_ENOMEM, or
  * what tc_predict_call() and tc_schedule_call() return.  Thread-safe; every pointer is borrowed.
  */
@@ -355,6 +425,42 @@ TC_API int tc_calibration_predict(const struct tc_calibration *cal, const struct
                                   const struct tc_call *call, struct tc_prediction *pr,
                                   int *segment,
                                   double *ns);
+
+/*
+ * The concurrency model's pieces (top of the file), for pricing rounds on a
+ * native team whose ranks each have a CPU:
+ * - tc_calibration_share(): s(k, m) >= 1, the factor by which k copies of
+ *   m bytes at once stretch each one's time per byte; 1 for k <= 2, for no
+ *   measurement, or cal NULL;
+ * - tc_calibration_sync_ns(): rho(q) >= 0, what a synchronised round among
+ *   q ranks costs beyond the pair's; 0 for q <= 2 or no measurement;
+ * - tc_calibration_round_ns(): the whole price of one round of k transfers
+ *   received at once, the largest of m bytes, among q ranks:
+ *   t_s + m t_w s(k, m) + rho(q) under tc_calibration_model() of m (in
+ *   *ns); returns 0 or what tc_calibration_model() returns (TC_EINVAL for
+ *   ns NULL too).
+ * Pure; thread-safe; cal is borrowed.
+ */
+TC_API double tc_calibration_share(const struct tc_calibration *cal, int k, size_t bytes);
+TC_API double tc_calibration_sync_ns(const struct tc_calibration *cal, int q);
+TC_API int tc_calibration_round_ns(const struct tc_calibration *cal, int k, size_t bytes, int q,
+                                   double *ns);
+
+/*
+ * What tc_calibration_predict() adds for concurrency to the pair's
+ * prediction of a call on topology t (call->alg as run; AUTO: the pair's
+ * choice): over the rounds of its schedule (tc_schedule_call under the
+ * segment model of the call's block), *share_ns gets the sum of
+ * m_r t_w (s(k_r, m_r) - 1) and *sync_ns the sum of rho(q_r), where k_r is
+ * the number of ranks receiving in round r, m_r its largest transfer and
+ * q_r the ranks it involves (local copies do not count).  Either pointer may
+ * be NULL.  Both 0 when the calibration has no concurrency measurement.
+ * Returns 0, TC_EINVAL, TC_ENOMEM, or what tc_schedule_call() returns.
+ * Thread-safe; every pointer is borrowed.
+ */
+TC_API int tc_calibration_concurrency_ns(const struct tc_calibration *cal, const struct tc_topo *t,
+                                         const struct tc_call *call, double *share_ns,
+                                         double *sync_ns);
 
 #ifdef __cplusplus
 }

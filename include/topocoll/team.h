@@ -160,6 +160,32 @@ TC_API int tc_team_create(const struct tc_team_config *cfg, struct tc_team **out
 TC_API int tc_team_destroy(struct tc_team *team);
 
 /* What a team resolved its configuration to, and what it costs in memory. */
+/*
+ * Where a rank runs (tc_team_info.place): its CPU and the machine's
+ * structure around it, as hwloc describes the machine [hwloc].  Indices are
+ * hwloc's logical ones (0 .. count - 1 in the machine's tree order), except
+ * pu (the operating system's CPU number, what the rank is pinned to); -1:
+ * unknown (no hwloc).
+ */
+struct tc_rank_place {
+	int pu;      /* CPU (OS index) */
+	int core;    /* core */
+	int smt;     /* hardware thread within its core: 0 first, 1 its SMT sibling, ... */
+	int cache;   /* cache domain: the last-level cache holding the core */
+	int numa;    /* NUMA node */
+	int package; /* socket */
+};
+
+/* Where the placement comes from (tc_team_info.place_source). */
+enum tc_place_source {
+	TC_PLACE_AFFINITY = 0, /* no hwloc: rank r on the (r mod n)-th CPU of the
+	                          affinity set, the structure unknown */
+	TC_PLACE_HWLOC = 1,    /* this machine, by hwloc */
+	TC_PLACE_HWLOC_XML = 2 /* a machine described by the hwloc XML file named
+	                          by TC_HWLOC_XML: reported, not pinned to (the
+	                          threads keep this machine's placement) */
+};
+
 struct tc_team_info {
 	int p;
 	long channels;          /* directed links = channels */
@@ -184,6 +210,20 @@ struct tc_team_info {
 	                           margin: the figure checked against the memory
 	                           available (a program's many schedules aside:
 	                           sched_cache_bytes) */
+	/* Placement (tc_run pins rank r to the (r mod n)-th CPU of this order):
+	 * with hwloc, one hardware thread of every core first, cores grouped by
+	 * cache domain (compact: consecutive ranks share a cache), the SMT
+	 * siblings after all cores; without it the affinity set's order.  The
+	 * machine's structure: its counts (0: unknown), each cache level's size
+	 * of one instance and number of instances (L1d, L2, L3), and the level
+	 * whose caches are the domains (0: none). */
+	enum tc_place_source place_source;
+	int pus, cores, packages, numa_nodes, cache_domains;
+	int cache_domain_level;
+	size_t cache_bytes[3];
+	int cache_count[3];
+	const struct tc_rank_place *place; /* p entries, owned by the team and
+	                                      valid until tc_team_destroy() */
 };
 TC_API void tc_team_get_info(const struct tc_team *team, struct tc_team_info *info);
 
@@ -195,8 +235,10 @@ TC_API const struct tc_model *tc_team_model(const struct tc_team *team);
 typedef int (*tc_spmd_fn)(struct tc_proc *proc, void *arg);
 
 /*
- * Spawns p threads, pins rank r to the (r mod n)-th CPU of the process's
- * affinity set (unless no_pin), runs fn(proc, arg) on each, joins them all.
+ * Spawns p threads, pins rank r to the (r mod n)-th CPU of the placement
+ * order of the process's affinity set (tc_team_info.place: cores first,
+ * compact by cache domain, SMT siblings last, with hwloc; the affinity set's
+ * order without it) unless no_pin, runs fn(proc, arg) on each, joins them all.
  * Returns 0, or the first error a rank returned (in time); a rank that fails
  * aborts the team so that ranks waiting for it return TC_EABORTED instead of
  * hanging.  Errors of its own: TC_EBUSY (already running or ranks attached),

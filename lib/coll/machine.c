@@ -5,7 +5,10 @@
  */
 #include "coll/machine.h"
 
+#include <math.h>
+
 #include "core/internal.h"
+#include "topocoll/calibrate.h"
 
 int tc__shared_cpus(const struct tc_team *team)
 {
@@ -18,4 +21,65 @@ uint64_t tc__wait_level_ns(const struct tc_team *team)
 		return 0;
 	uint64_t per_cpu = ((uint64_t)team->p + (uint64_t)team->cpus - 1) / (uint64_t)team->cpus;
 	return per_cpu * (team->exec == TC_EXEC_FIBRES ? TC__FIBRE_WAIT_NS : TC__SWITCH_NS);
+}
+
+/* ---- Concurrency: the calibrated price of a round (machine.h) ---- */
+
+/* Linear interpolation of y over increasing x at v, clamped at the ends;
+ * NAN when n < 1. */
+static double tc__machine_interp(const double *x, const double *y, int n, double v)
+{
+	if (n < 1)
+		return NAN;
+	if (v <= x[0] || n == 1)
+		return y[0];
+	for (int i = 1; i < n; i++)
+		if (v <= x[i])
+			return y[i - 1] + (y[i] - y[i - 1]) * (v - x[i - 1]) / (x[i] - x[i - 1]);
+	return y[n - 1];
+}
+
+/* B(k, m): in k at each size, then in log2 m between the sizes. */
+static double tc__machine_bw(const struct tc_calibration *cal, int k, size_t m)
+{
+	double xs[TC_CALIBRATE_COPY_SIZES], bs[TC_CALIBRATE_COPY_SIZES], ks[TC_CALIBRATE_MAX_COPIERS];
+	int n = cal->ncopiers < TC_CALIBRATE_MAX_COPIERS ? cal->ncopiers : TC_CALIBRATE_MAX_COPIERS;
+	int ns = cal->ncopy_sizes < TC_CALIBRATE_COPY_SIZES ? cal->ncopy_sizes : TC_CALIBRATE_COPY_SIZES;
+	for (int i = 0; i < n; i++)
+		ks[i] = cal->copiers[i];
+	for (int s = 0; s < ns; s++) {
+		xs[s] = log2((double)(cal->copy_sizes[s] ? cal->copy_sizes[s] : 1));
+		bs[s] = tc__machine_interp(ks, cal->copy_bytes_per_ns[s], n, (double)k);
+	}
+	return tc__machine_interp(xs, bs, ns, log2((double)(m ? m : 1)));
+}
+
+double tc__machine_share(const struct tc_calibration *cal, int k, size_t bytes)
+{
+	if (!cal || cal->conc_ranks < 2 || k <= 2 || cal->ncopiers < 1 || cal->ncopy_sizes < 1)
+		return 1.0;
+	double b2 = tc__machine_bw(cal, 2, bytes), bk = tc__machine_bw(cal, k, bytes);
+	if (!(b2 > 0) || !(bk > 0) || !isfinite(b2) || !isfinite(bk))
+		return 1.0;
+	double s = 0.5 * (double)k * b2 / bk;
+	return s > 1.0 ? s : 1.0;
+}
+
+double tc__machine_sync_ns(const struct tc_calibration *cal, int q)
+{
+	if (!cal || cal->conc_ranks < 2 || q <= 2 || cal->nsync < 1 || cal->sync_ranks[0] != 2)
+		return 0.0;
+	double xs[TC_CALIBRATE_MAX_SYNC];
+	int n = cal->nsync < TC_CALIBRATE_MAX_SYNC ? cal->nsync : TC_CALIBRATE_MAX_SYNC;
+	for (int i = 0; i < n; i++)
+		xs[i] = log2((double)(cal->sync_ranks[i] > 0 ? cal->sync_ranks[i] : 1));
+	double r = tc__machine_interp(xs, cal->sync_ns, n, log2((double)q)) - cal->sync_ns[0];
+	return isfinite(r) && r > 0 ? r : 0.0;
+}
+
+double tc__machine_round_ns(const struct tc_calibration *cal, const struct tc_model *seg, int k,
+                            size_t bytes, int q)
+{
+	return seg->ts_ns + (double)bytes * seg->tw_ns * tc__machine_share(cal, k, bytes) +
+	       tc__machine_sync_ns(cal, q);
 }

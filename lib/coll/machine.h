@@ -11,6 +11,7 @@
 #ifndef TC_COLL_MACHINE_H
 #define TC_COLL_MACHINE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /*
@@ -86,5 +87,32 @@ uint64_t tc__wait_level_ns(const struct tc_team *team);
  * is not 0, the wall clock is the CPUs' work and TC_ALG_AUTO prices the
  * machine rather than the model (lib/coll/coll.c).  Thread-safe. */
 int tc__shared_cpus(const struct tc_team *team);
+
+/*
+ * The price of concurrency on a native team whose ranks each have a CPU,
+ * from a calibration's tables (include/topocoll/calibrate.h, "Concurrency";
+ * docs/calibration.md): the public tc_calibration_share(),
+ * tc_calibration_sync_ns() and tc_calibration_round_ns() are these, kept
+ * here so that the selection (lib/coll) can price rounds without calling
+ * up into lib/calibrate.
+ * - tc__machine_share(cal, k, m): s(k, m) = max(1, (k/2) B(2, m) / B(k, m))
+ *   for k > 2, else 1 (and 1 without the tables or cal NULL); B, the
+ *   aggregate copy bandwidth of k copiers, interpolated linearly in k and
+ *   in log2 m, clamped at the tables' ends;
+ * - tc__machine_sync_ns(cal, q): rho(q) = max(0, R(q) - R(2)), R the time
+ *   of a synchronised round among q ranks, interpolated in log2 q, clamped;
+ *   0 for q <= 2 or without the tables;
+ * - tc__machine_round_ns(cal, seg, k, m, q): one round of k transfers
+ *   received at once, the largest of m bytes, among q ranks, under the
+ *   pair's model seg (tc_calibration_model() of m):
+ *   seg->ts_ns + m seg->tw_ns s(k, m) + rho(q).
+ * Pure; thread-safe; the pointers are borrowed.
+ */
+struct tc_calibration;
+struct tc_model;
+double tc__machine_share(const struct tc_calibration *cal, int k, size_t bytes);
+double tc__machine_sync_ns(const struct tc_calibration *cal, int q);
+double tc__machine_round_ns(const struct tc_calibration *cal, const struct tc_model *seg, int k,
+                            size_t bytes, int q);
 
 #endif /* TC_COLL_MACHINE_H */

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 
 #include "core/chan.h"
+#include "core/place.h"
 #include "core/wait.h"
 #include "model/clock.h"
 
@@ -244,7 +245,9 @@ struct tc_team {
 	                             stacks, kept for the next (lib/fibre/runq.h) */
 	size_t trace_cap;
 	int cpus;
-	int *cpu_list;
+	int *cpu_list;          /* CPUs in placement order (lib/core/place.h) */
+	struct tc__machine machine; /* the placement's machine (TC_HWLOC_XML's) */
+	struct tc_rank_place *place; /* p entries: rank r's slot r mod nslots */
 	bool no_pin;
 	bool may_block;         /* some rank may sleep: wakers must check hints */
 	bool asym_fence;        /* membarrier on the sleeper side, none on the

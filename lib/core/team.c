@@ -86,7 +86,10 @@ static uint64_t tc__ms_to_ns(uint64_t ms)
 	return ms > UINT64_MAX / 1000000u ? 0 : ms * 1000000u;
 }
 
-static int tc__cpu_list(int **out)
+/* The CPUs ranks are pinned to, in placement order (lib/core/place.h), and
+ * the machine's structure; with TC_HWLOC_XML, the structure and the
+ * reported placement are the file's while the CPUs stay this machine's. */
+static int tc__cpu_list(struct tc_team *t)
 {
 	cpu_set_t set;
 	CPU_ZERO(&set);
@@ -94,16 +97,29 @@ static int tc__cpu_list(int **out)
 	 * calling thread was pinned. */
 	if (sched_getaffinity(getpid(), sizeof set, &set) != 0)
 		return TC_ESYS;
-	int n = CPU_COUNT(&set);
-	if (n < 1)
+	struct tc__machine here;
+	int err = tc__machine_probe(&set, NULL, &here);
+	if (err)
+		return err;
+	if (here.nslots < 1) {
+		tc__machine_free(&here);
 		return TC_ESYS;
-	int *list = malloc((size_t)n * sizeof *list);
-	if (!list)
+	}
+	int n = here.nslots;
+	t->cpu_list = malloc((size_t)n * sizeof *t->cpu_list);
+	if (!t->cpu_list) {
+		tc__machine_free(&here);
 		return TC_ENOMEM;
-	for (int c = 0, k = 0; c < CPU_SETSIZE && k < n; c++)
-		if (CPU_ISSET(c, &set))
-			list[k++] = c;
-	*out = list;
+	}
+	for (int k = 0; k < n; k++)
+		t->cpu_list[k] = here.slot[k].pu;
+	const char *xml = getenv("TC_HWLOC_XML");
+	if (xml && *xml) {
+		tc__machine_free(&here);
+		if ((err = tc__machine_probe(NULL, xml, &here)) != 0)
+			return err;
+	}
+	t->machine = here;
 	return n;
 }
 
@@ -155,6 +171,8 @@ void tc__team_free(struct tc_team *t)
 	pthread_mutex_destroy(&t->shared_mu);
 	free(t->hot_store);
 	free(t->cpu_list);
+	tc__machine_free(&t->machine);
+	free(t->place);
 	pthread_mutex_destroy(&t->attach_mu);
 	pthread_mutex_destroy(&t->gate_mu);
 	pthread_cond_destroy(&t->gate_cv);
@@ -403,12 +421,19 @@ int tc_team_create(const struct tc_team_config *cfg, struct tc_team **out)
 	}
 	t->no_pin = cfg->no_pin != 0;
 	t->check = cfg->no_mismatch_check == 0;
-	int ncpu = tc__cpu_list(&t->cpu_list);
+	int ncpu = tc__cpu_list(t);
 	if (ncpu < 0) {
 		err = ncpu;
 		goto fail;
 	}
 	t->cpus = ncpu;
+	t->place = malloc((size_t)t->p * sizeof *t->place);
+	if (!t->place) {
+		err = TC_ENOMEM;
+		goto fail;
+	}
+	for (int r = 0; r < t->p; r++)
+		t->place[r] = t->machine.slot[r % t->machine.nslots];
 
 	/* Threads or fibres: the config, TC_EXEC for AUTO, then the rule. */
 	if (cfg->exec > TC_EXEC_FIBRES) {
@@ -571,6 +596,7 @@ int tc_team_create(const struct tc_team_config *cfg, struct tc_team **out)
 	t->memory_bytes = sizeof *t + (size_t)t->p * sizeof *t->procs +
 	                  (size_t)t->nchans * (sizeof *t->chans + t->ring_bytes) + t->hot_bytes +
 	                  (size_t)t->cpus * sizeof *t->cpu_list +
+	                  (size_t)t->p * sizeof *t->place +
 	                  (size_t)t->p * t->trace_cap * sizeof(struct tc_event);
 	*out = t;
 	return TC_OK;
@@ -642,6 +668,19 @@ void tc_team_get_info(const struct tc_team *t, struct tc_team_info *info)
 	info->sched_cache_entries = atomic_load(&((struct tc_team *)t)->shared_entries);
 	info->exec = t->exec;
 	info->fibre_stack_bytes = t->exec == TC_EXEC_FIBRES ? t->fibre_stack : 0;
+	const struct tc__machine *m = &t->machine;
+	info->place_source = m->source;
+	info->pus = m->pus;
+	info->cores = m->cores;
+	info->packages = m->packages;
+	info->numa_nodes = m->numa_nodes;
+	info->cache_domains = m->cache_domains;
+	info->cache_domain_level = m->cache_domain_level;
+	for (int k = 0; k < 3; k++) {
+		info->cache_bytes[k] = m->cache_bytes[k];
+		info->cache_count[k] = m->cache_count[k];
+	}
+	info->place = t->place;
 }
 
 int tc_team_size(const struct tc_team *team)
