@@ -47,4 +47,9 @@ struct tc__centry {
 int tc__coll_plan(struct tc_proc *proc, const struct tc__gen *g, const char *name, int ordered,
                   struct tc__centry **out);
 
+/* The team's flags for the machine's own algorithms (lib/coll/shm.h),
+ * known to proc's rank once tc__coll_plan() has returned an entry. */
+struct tc__shm_slot;
+struct tc__shm_slot *tc__coll_shm_slots(const struct tc_proc *proc);
+
 #endif /* TC_COLL_CACHE_H */

@@ -19,6 +19,7 @@
 #include "base/error_detail.h"
 #include "coll/gen.h"
 #include "coll/machine.h"
+#include "coll/shm.h"
 #include "core/internal.h"
 #include "sched/exec.h"
 
@@ -486,7 +487,10 @@ static int tc__coll_x(struct tc_proc *proc, enum tc_coll coll, const void *sbuf,
 	                         .alg = e->alg->name, .user_code = op == TC_OP_USER};
 	if (coll == TC_COLL_BCAST || coll == TC_COLL_MULTICAST)
 		io.in = io.out = out;
-	err = tc__plan_exec(proc, e->s, e->plan, &io);
+	if ((e->alg->flags & TC__ALG_SHM) && !team->emulate)
+		err = tc__shm_exec(proc, tc__coll_shm_slots(proc), e, &io);
+	else
+		err = tc__plan_exec(proc, e->s, e->plan, &io);
 	proc->last_alg = e->alg->name;
 	proc->last_rounds = e->s->nrounds;
 	proc->last_modelled = e->makespan;
