@@ -40,6 +40,10 @@
 #define TC__SHM_SIG_MASK (UINT64_C(0xff) << 40)
 #define TC__SHM_RUN_MASK (TC__SHM_POS_MASK | TC__SHM_SIG_MASK)
 
+/* How often a waiter looks whether the peer it waits for has returned from
+ * its SPMD function (as lib/p2p/progress.c's probe does). */
+#define TC__SHM_PROBE_NS (10 * 1000 * 1000ull)
+
 struct tc__shm_ctx {
 	struct tc_proc *proc;
 	struct tc__shm_slot *slots;
@@ -55,6 +59,7 @@ struct tc__shm_ctx {
 	int small;         /* the data travel in the flags */
 	struct tc__waiter w;
 	int waiting;       /* w started */
+	uint64_t next_probe; /* w.waited at the next look at a peer's return */
 };
 
 static uint64_t tc__shm_step(const struct tc__shm_ctx *c, int ph)
@@ -122,7 +127,26 @@ static int tc__shm_await_word(struct tc__shm_ctx *c, int r, const _Atomic uint64
 		/* Relaxed: a hint; the abort's code comes from the flag alone. */
 		if (atomic_load_explicit(&team->aborted, memory_order_relaxed))
 			return TC_EABORTED;
-		switch (tc__wait_next(&c->w, 0)) {
+		const enum tc__wait_step step = tc__wait_next(&c->w, 0);
+		if (c->w.waited >= c->next_probe) {
+			/* Rank r returned from its SPMD function without making
+			 * this call (a skipped collective): conclusive, unless its
+			 * word came in before (the acquire makes it visible). */
+			c->next_probe = c->w.waited + TC__SHM_PROBE_NS;
+			const struct tc_proc *n = &team->procs[r];
+			const uint64_t want = tc__call_seen(c->k, c->proc->coll_sig);
+			const uint64_t seen = atomic_load_explicit(&n->calls_seen[c->k % TC__CALLS_SEEN],
+			                                           memory_order_relaxed);
+			if (atomic_load_explicit(&n->attached, memory_order_relaxed) &&
+			    (atomic_load_explicit(&n->ws.state, memory_order_acquire) ==
+			             TC__WS_RETURNED ||
+			     (c->proc->coll_sig && (seen >> 40) == (want >> 40) && seen != want))) {
+				uint64_t v = atomic_load_explicit(word, memory_order_acquire);
+				if (!((v & ~TC__SHM_RUN_MASK) == c->run && (v & TC__SHM_POS_MASK) >= pos))
+					return tc__shm_mismatch(c, r);
+			}
+		}
+		switch (step) {
 		case TC__WAIT_TIMEOUT:
 			tc__progress_timed_out(c->proc, c->w.waited);
 			return TC_ETIMEDOUT;
@@ -384,6 +408,16 @@ int tc__shm_exec(struct tc_proc *proc, struct tc__shm_slot *slots, const struct 
 	c.sig8 = (c.sig & 0xff) << 40;
 	proc->cur_call = io->call ? io->call : "collective";
 	proc->cur_alg = io->alg;
+	/* The call's signature where the peers' mismatch probes look
+	 * (lib/sched/exec.c, tc__plan_exec, does the same). */
+	const bool check = team->check;
+	proc->coll_sig = check ? (io->sig ^ (uint64_t)(unsigned)io->tag * 0x9e3779b97f4a7c15ull) | 1
+	                       : 0;
+	proc->coll_seq = proc->ncalls;
+	if (check) /* relaxed: one self-contained word, read by peers' probes */
+		atomic_store_explicit(&proc->calls_seen[proc->ncalls % TC__CALLS_SEEN],
+		                      tc__call_seen(proc->ncalls, proc->coll_sig),
+		                      memory_order_relaxed);
 	const uint64_t m = c.m = e->key.bytes;
 	c.esize = e->key.esize;
 	int err = TC_OK;
