@@ -48,6 +48,8 @@ static int expect_applies(const char *alg, const struct tc_topo *t)
 		return pow2 && (k == TC_TOPO_HYPERCUBE || k == TC_TOPO_COMPLETE);
 	if (!strcmp(alg, "linear")) /* gather to rank 0 and release: any topology */
 		return COLL == TC_COLL_ALLGATHER;
+	if (!strcmp(alg, "shm")) /* shared memory: the complete graph */
+		return COLL == TC_COLL_ALLGATHER && k == TC_TOPO_COMPLETE;
 	if (!strcmp(alg, "direct")) /* where the seeds' algorithms do not reach */
 		return COLL == TC_COLL_REDUCE_SCATTER || k == TC_TOPO_COMPLETE || k == TC_TOPO_STAR ||
 		       k == TC_TOPO_TREE;
@@ -472,6 +474,10 @@ Test(SUITE, cost_auto, .timeout = 120)
 			for (int i = 0; i < nalgs(); i++) {
 				call.alg = tc_alg_name(COLL, i);
 				if (tc_alg_applies(t, &md, COLL, call.alg))
+					continue;
+				/* shm: AUTO weighs it on native teams with a CPU per
+				 * rank only, never in a prediction. */
+				if (!strcmp(call.alg, "shm"))
 					continue;
 				/* direct and linear are fallbacks (TC__ALG_FALLBACK):
 				 * AUTO weighs them only where no other algorithm applies. */

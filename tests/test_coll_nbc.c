@@ -388,3 +388,43 @@ Test(nbc, self_outside_ranks)
 {
 	cr_assert_null(tc_self());
 }
+
+/* A blocking call that AUTO gives the machine's own algorithm (complete:2,
+ * native, a CPU per rank) while one rank still has a request outstanding
+ * and the other has none: both must take the same path and agree. */
+static int behind_one_side_rank(struct tc_proc *proc, void *arg)
+{
+	atomic_int *bad = arg;
+	const int me = tc_rank(proc), p = tc_size(proc);
+	for (int it = 0; it < 50; it++) {
+		tc_request r;
+		int64_t v = me + 1, sum = 0;
+		int err = tc_ibarrier(proc, NULL, &r);
+		if (!err && me == 1)
+			err = tc_wait(proc, &r, NULL); /* nothing outstanding here */
+		if (!err)
+			err = tc_allreduce(proc, &v, &sum, 1, TC_INT64, TC_OP_SUM, NULL);
+		if (!err && me == 0)
+			err = tc_wait(proc, &r, NULL);
+		if (err || sum != (int64_t)p * (p + 1) / 2) {
+			atomic_fetch_add(bad, 1);
+			return err ? err : TC_EINVAL;
+		}
+	}
+	return 0;
+}
+
+Test(nbc, blocking_behind_outstanding_on_one_rank_only, .timeout = 120)
+{
+	struct tc_team_config cfg;
+	tc_team_config_default(&cfg);
+	cfg.topology = "complete:2";
+	cfg.timeout_ms = 20000;
+	struct tc_team *team = NULL;
+	cr_assert_eq(tc_team_create(&cfg, &team), 0);
+	atomic_int bad = 0;
+	int err = tc_run(team, behind_one_side_rank, &bad);
+	cr_assert_eq(err, 0, "%s", tc_strerror(err));
+	cr_assert_eq(atomic_load(&bad), 0);
+	tc_team_destroy(team);
+}

@@ -1471,3 +1471,46 @@ Test(cost, reduce_scatter_direct)
 	cr_assert(isnan(tc_cost_direct_round(&sf, 0, 8)));
 	cr_assert(isnan(tc_cost_direct_round(&sf, 4, NAN)));
 }
+
+/* The machine's own algorithms (shm): one round on the complete graph,
+ * computed here from the model.  All ports: one message time (allgather,
+ * alltoall, bcast, barrier), plus the (p - 1) combines of the whole vector
+ * (allreduce shm_flag) or two message times of the largest slice and its
+ * combines (allreduce shm); one port: the p - 1 sends back to back. */
+Test(cost, shm_closed_forms)
+{
+	static const int ps[] = {1, 2, 3, 5, 8, 64};
+	static const double ms[] = {0, 1, 64, 1000, 1 << 20};
+	for (int sw = 0; sw < 2; sw++)
+		for (int all = 0; all < 2; all++)
+			for (size_t pi = 0; pi < sizeof ps / sizeof ps[0]; pi++)
+				for (size_t mi = 0; mi < sizeof ms / sizeof ms[0]; mi++) {
+					struct tc_model md = std_md(sw ? CT : SF);
+					md.ports = all ? TC_PORTS_ALL : TC_PORTS_ONE;
+					const int p = ps[pi];
+					const double m = ms[mi], th = sw ? md.th_ns : 0;
+					const double L = md.ts_ns + m * md.tw_ns, L0 = md.ts_ns;
+					double round = p == 1 ? 0 : all ? L + th : (p - 1) * L + th;
+					double round0 = p == 1 ? 0 : all ? L0 + th : (p - 1) * L0 + th;
+					ASSERT_NEAR(tc_cost_allgather_shm(&md, p, m), round);
+					ASSERT_NEAR(tc_cost_alltoall_shm(&md, p, m), round);
+					ASSERT_NEAR(tc_cost_bcast_shm(&md, p, m), round);
+					ASSERT_NEAR(tc_cost_barrier_shm(&md, p), round0);
+					if (!all) {
+						cr_assert(isnan(tc_cost_allreduce_shm_flag(&md, p, m)));
+						cr_assert(isnan(tc_cost_allreduce_shm(&md, p, m / 8, 8)));
+						continue;
+					}
+					double flag = p == 1 ? 0 : L + th + (p - 1) * m * md.tc_ns;
+					ASSERT_NEAR(tc_cost_allreduce_shm_flag(&md, p, m), flag);
+					/* count elements of 8 bytes: the largest slice. */
+					double count = floor(m / 8), s = 8 * ceil(count / p);
+					double slices = p == 1 ? 0
+					                       : 2 * (md.ts_ns + s * md.tw_ns + th) +
+					                                 (p - 1) * s * md.tc_ns;
+					ASSERT_NEAR(tc_cost_allreduce_shm(&md, p, count, 8), slices);
+				}
+	struct tc_model md = std_md(SF);
+	cr_assert(isnan(tc_cost_allgather_shm(&md, 0, 8)));
+	cr_assert(isnan(tc_cost_allreduce_shm(&md, 2, -1, 8)));
+}

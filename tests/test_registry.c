@@ -212,8 +212,9 @@ Test(registry, exact_formulas_are_the_modelled_times, .timeout = 300)
 
 /* The choice a full evaluation makes: every applicable algorithm generated
  * and priced (the model's makespan, or the machine's score when g->cpus),
- * the fallbacks only when nothing else applies (unless g->cpus), ties to
- * the first in the registry. */
+ * the fallbacks only when nothing else applies (unless g->cpus), the
+ * machine's own algorithms (TC__ALG_SHM) never (g->shm is 0: they are
+ * taken by rule, not by price), ties to the first in the registry. */
 static const struct tc__alg *full_choice(const struct tc__gen *g, tc_time_t *best_out)
 {
 	const struct tc__alg *best = NULL;
@@ -221,7 +222,7 @@ static const struct tc__alg *full_choice(const struct tc__gen *g, tc_time_t *bes
 	for (int pass = 0; pass < 2 && !best; pass++)
 		for (int i = 0; i < tc__nalgs; i++) {
 			const struct tc__alg *a = &tc__algs[i];
-			if (a->coll != g->coll ||
+			if (a->coll != g->coll || (a->flags & TC__ALG_SHM) ||
 			    (g->cpus ? pass : !(a->flags & TC__ALG_FALLBACK) != !pass))
 				continue;
 			struct tc__sched s;

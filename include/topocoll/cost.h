@@ -82,6 +82,12 @@ TC_API long tc_cost_eccentricity(enum tc_topo_kind kind, int ndims, const int *d
  * means every destination is a neighbour (complete graph): (p-1) msg(1, m).
  */
 TC_API double tc_cost_bcast_linear(const struct tc_model *md, int p, double m, const int *hops);
+/* shm: the root's message to every other rank in one round on the complete
+ * graph (every rank reads the root's buffer): all ports, one message time
+ * msg(1, m); one port, the root's p - 1 sends back to back,
+ * (p - 2)(t_s + m t_w) + msg(1, m); 0 for p = 1 (tc_cost_direct_round()'s
+ * expression). */
+TC_API double tc_cost_bcast_shm(const struct tc_model *md, int p, double m);
 
 /* ring: forward along the ring ([Goubault-ring], slides 9-13): T = (p-1) msg(1, m),
  * i.e. (p-1)(t_s + m t_w) under SF. */
@@ -301,6 +307,19 @@ TC_API double tc_cost_allreduce_mesh(const struct tc_model *md, int ndims, const
  * md->ports is not consulted (the formula is the one-port one).
  */
 TC_API double tc_cost_allreduce_linear(const struct tc_model *md, int p, double m);
+/* shm: every rank reduces one slice of count elements of esize bytes out
+ * of every rank's buffer (round 0), then sends its slice to every other
+ * rank (round 1); all ports, s = ceil(count / p) esize the largest slice:
+ *     T = 2 msg(1, s) + (p - 1) s t_c      (p >= 2; 0 for p = 1)
+ * (its p - 1 parts arrive at the slice's owner at once, which combines
+ * them one after the other).  The all-port form only (one port: NAN). */
+TC_API double tc_cost_allreduce_shm(const struct tc_model *md, int p, double count,
+                                    double esize);
+/* shm_flag: every rank reads every rank's whole vector of m bytes at once
+ * and combines them one after the other; all ports:
+ *     T = msg(1, m) + (p - 1) m t_c        (p >= 2; 0 for p = 1).
+ * The all-port form only (one port: NAN). */
+TC_API double tc_cost_allreduce_shm_flag(const struct tc_model *md, int p, double m);
 
 /* ------------------------------------------------------------------------ */
 /* All-to-all broadcast (allgather)                                          */
@@ -338,6 +357,10 @@ TC_API double tc_cost_allgather_hypercube(const struct tc_model *md, int p, doub
  * 0 for p = 1.  md->ports is not consulted (the formula is the one-port one).
  */
 TC_API double tc_cost_allgather_linear(const struct tc_model *md, int p, double m);
+/* shm: every rank reads every other rank's block straight out of its
+ * buffer, one round on the complete graph: tc_cost_direct_round() (all
+ * ports msg(1, m); one port (p - 2)(t_s + m t_w) + msg(1, m)). */
+TC_API double tc_cost_allgather_shm(const struct tc_model *md, int p, double m);
 
 /* ------------------------------------------------------------------------ */
 /* All-to-all reduce (reduce_scatter): as allgather ([Barnat-IB109], "dual"),     */
@@ -461,6 +484,9 @@ TC_API double tc_cost_alltoall_pairwise(const struct tc_model *md, int p, double
  * (tc_cost_reduce_scatter_direct() adds it).
  */
 TC_API double tc_cost_direct_round(const struct tc_model *md, int p, double m);
+/* shm: every rank reads its block straight out of every other rank's
+ * buffer, one round on the complete graph: tc_cost_direct_round(). */
+TC_API double tc_cost_alltoall_shm(const struct tc_model *md, int p, double m);
 
 /* ------------------------------------------------------------------------ */
 /* Circular q-shift (shift)                                                  */
@@ -599,6 +625,10 @@ TC_API double tc_cost_barrier_allreduce(const struct tc_model *md, int p, double
  * for p >= 2; 0 for p = 1.
  */
 TC_API double tc_cost_barrier_linear(const struct tc_model *md, int p, double m);
+/* shm: every rank raises its flag and reads every other one, one round of
+ * empty messages on the complete graph: tc_cost_direct_round() at m = 0
+ * (all ports msg(1, 0); one port (p - 2) t_s + msg(1, 0)). */
+TC_API double tc_cost_barrier_shm(const struct tc_model *md, int p);
 
 /* ------------------------------------------------------------------------ */
 /* Lower bounds ([KKA-I], lemmas 1, 2, 4, 5, 7, 8)                          */

@@ -34,6 +34,7 @@
 
 #include "coll/cache.h"
 #include "coll/machine.h"
+#include "coll/shm.h"
 #include "fibre/runq.h"
 
 #define TC__CACHE 8                          /* per rank */
@@ -59,6 +60,7 @@ struct tc__tentry {
 
 struct tc__tcache {
 	pthread_cond_t cv;
+	struct tc__shm_slot *shm; /* the flags of the machine's own algorithms */
 	struct tc__tentry *head;
 	int n;
 	size_t bytes;
@@ -83,6 +85,7 @@ static void tc__tcache_free(void *p)
 		tc__tentry_free(e);
 	}
 	pthread_cond_destroy(&c->cv);
+	free(c->shm);
 	free(c);
 }
 
@@ -155,6 +158,7 @@ static int tc__tentry_build(struct tc_team *team, struct tc__tentry *e, const st
 	struct tc__gen gw = *g;
 	gw.wait_ns = tc__wait_level_ns(team);
 	gw.cpus = tc__shared_cpus(team);
+	gw.shm = tc__shm_team(team);
 	int err = tc__coll_select(&gw, name, ordered, &e->alg, &e->s, &e->makespan);
 	if (err)
 		return err;
@@ -169,7 +173,10 @@ static int tc__tcache_get(struct tc_team *team, const struct tc__gen *g, const c
 	struct tc__tcache *c = team->shared;
 	if (!c) {
 		c = calloc(1, sizeof *c);
-		if (!c) {
+		if (c)
+			c->shm = tc__shm_slots_new(team->p);
+		if (!c || !c->shm) {
+			free(c);
 			pthread_mutex_unlock(&team->shared_mu);
 			return TC_ENOMEM;
 		}
@@ -263,6 +270,7 @@ static void tc__tcache_release(struct tc_team *team, struct tc__tentry *e)
 
 struct tc__ccache {
 	struct tc_team *team;
+	struct tc__shm_slot *shm; /* the team's (tc__tcache), once known */
 	uint64_t clock;
 	struct tc__centry *last; /* the entry of the last call */
 	struct tc__centry e[TC__CACHE];
@@ -336,6 +344,8 @@ int tc__coll_plan(struct tc_proc *proc, const struct tc__gen *g, const char *nam
 	int err = tc__tcache_get(proc->team, g, key, ordered, &te);
 	if (err)
 		return err;
+	/* Set once under shared_mu (tc__tcache_get took it), never changed. */
+	c->shm = ((struct tc__tcache *)proc->team->shared)->shm;
 	const int me = proc->rank;
 	struct tc__plan *plan;
 	struct tc__chold *hold = malloc(sizeof *hold);
@@ -358,4 +368,10 @@ int tc__coll_plan(struct tc_proc *proc, const struct tc__gen *g, const char *nam
 	                              .makespan = te->makespan};
 	*out = c->last = victim;
 	return TC_OK;
+}
+
+struct tc__shm_slot *tc__coll_shm_slots(const struct tc_proc *proc)
+{
+	const struct tc__ccache *c = proc->ext;
+	return c ? c->shm : NULL;
 }

@@ -19,6 +19,7 @@
 #include "base/error_detail.h"
 #include "coll/gen.h"
 #include "coll/machine.h"
+#include "coll/shm.h"
 #include "core/internal.h"
 #include "sched/exec.h"
 #include "sched/nbc.h"
@@ -624,6 +625,14 @@ static int tc__coll_x(struct tc_proc *proc, enum tc_coll coll, const void *sbuf,
 		               "over MPI processes (docs/mpi.md)", tc_coll_name(coll));
 		return TC_ENOTSUP;
 	}
+	/* The machine's own algorithms run natively only as blocking calls
+	 * (a nonblocking one runs their schedule over the channels; MPI's
+	 * rule that a blocking call matches only blocking ones makes every
+	 * rank of a call take the same path): the calls queued before one
+	 * finish first. */
+	const bool shm = (e->alg->flags & TC__ALG_SHM) && !team->emulate && !team->engine_run;
+	if (!xr && shm && tc__creq_pending(proc) && (err = tc__creq_drain(proc)))
+		return err;
 	if (xr || tc__creq_pending(proc))
 		return tc__cop_new(proc, e, &c, &cc, &io, xr);
 	/* Blocking, nothing queued before it: run here. */
@@ -631,8 +640,12 @@ static int tc__coll_x(struct tc_proc *proc, enum tc_coll coll, const void *sbuf,
 	if (err)
 		return err;
 	tc__clock_pull(proc); /* a sub-team's proc: the rank's clock */
-	err = team->engine_run ? team->engine_run(proc, e->s, &io)
-	                       : tc__plan_exec(proc, e->s, e->plan, &io);
+	if (shm)
+		err = tc__shm_exec(proc, tc__coll_shm_slots(proc), e, &io);
+	else if (team->engine_run)
+		err = team->engine_run(proc, e->s, &io);
+	else
+		err = tc__plan_exec(proc, e->s, e->plan, &io);
 	tc__clock_push(proc);
 	return err;
 }

@@ -82,6 +82,9 @@ struct tc__gen {
 	int packets;     /* ring_pipelined: r (0: r_opt) */
 	uint64_t wait_ns; /* AUTO: price of one level of waits, tc__wait_level_ns()
 	                     (0: none; the predictor leaves it 0) */
+	int shm;          /* AUTO: a native team with a CPU per rank, where it
+	                     takes the machine's own algorithms (TC__ALG_SHM,
+	                     tc__shm_pick(); 0: never, also in the predictor) */
 	int cpus;         /* AUTO: the CPUs that a native team's ranks share when
 	                     they outnumber them (0: a CPU per rank, an emulated
 	                     team, or the predictor) */
@@ -172,6 +175,12 @@ enum {
 	                               AUTO prices it without building the
 	                               schedule; tests/test_registry.c proves it
 	                               over the test matrix */
+	TC__ALG_SHM = 1u << 6,      /* the machine's own algorithm: a native run
+	                               reads the peers' buffers and flags
+	                               (lib/coll/shm.h) instead of running the
+	                               schedule, which serves the prediction and
+	                               emulated runs; AUTO takes it only where
+	                               tc__shm_pick() (lib/coll/machine.c) says */
 	TC__ALG_READS_IN = 1u << 3, /* a reduction that reads its contribution
 	                               from TC__BUF_IN itself (the framework does
 	                               not copy it into OUT first); implied for

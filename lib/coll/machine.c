@@ -6,6 +6,9 @@
 #include "coll/machine.h"
 
 #include <math.h>
+#include <string.h>
+
+#include "coll/coll_internal.h"
 
 #include "core/internal.h"
 #include "topocoll/calibrate.h"
@@ -82,4 +85,25 @@ double tc__machine_round_ns(const struct tc_calibration *cal, const struct tc_mo
 {
 	return seg->ts_ns + (double)bytes * seg->tw_ns * tc__machine_share(cal, k, bytes) +
 	       tc__machine_sync_ns(cal, q);
+}
+
+/* allreduce: the largest vector that AUTO reduces whole on every rank
+ * (`shm_flag`) rather than by slices (`shm`). */
+#define TC__SHM_FLAT_MAX 4096u
+
+int tc__shm_team(const struct tc_team *team)
+{
+	return !team->emulate && !team->engine_run && team->p <= team->cpus &&
+	       team->wait != TC_WAIT_BLOCK;
+}
+
+const struct tc__alg *tc__shm_pick(const struct tc__gen *g, int need_ordered)
+{
+	if (!g->shm || need_ordered)
+		return NULL;
+	const char *want = g->coll != TC_COLL_ALLREDUCE ? "shm"
+	                   : g->bytes <= TC__SHM_FLAT_MAX ? "shm_flag"
+	                                                  : "shm";
+	const struct tc__alg *a = tc__alg_find(g->coll, want);
+	return a && (a->flags & TC__ALG_SHM) && !tc__alg_check_quiet(a, g) ? a : NULL;
 }

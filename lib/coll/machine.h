@@ -115,4 +115,24 @@ double tc__machine_sync_ns(const struct tc_calibration *cal, int q);
 double tc__machine_round_ns(const struct tc_calibration *cal, const struct tc_model *seg, int k,
                             size_t bytes, int q);
 
+/* Whether TC_ALG_AUTO takes the machine's own algorithms (TC__ALG_SHM,
+ * lib/coll/shm.h) on this team: native, every rank a CPU of its own (not
+ * oversubscribed), a waiting policy that may spin.  There a flag hand-off
+ * costs one cache-line transfer between CPUs and a copy runs at the
+ * memory's speed, while a message through a channel costs a ring slot's
+ * hand-offs and, from the single-copy threshold on, a descriptor and an
+ * acknowledgement besides; waiters spin, so the flags need no doorbell.
+ * Thread-safe. */
+int tc__shm_team(const struct tc_team *team);
+
+/* The algorithm AUTO takes for call g on a team where tc__shm_team() holds
+ * (g->shm): the collective's TC__ALG_SHM algorithm that applies, or NULL
+ * (none applies, or the call needs a rank-ordered algorithm).  allreduce:
+ * `shm_flag` (every rank reduces the whole vector: one or two flag phases)
+ * up to TC__SHM_FLAT_MAX bytes, `shm` (slices: three phases, 1/p of the
+ * combining each) above.  The one place that decides. */
+struct tc__gen;
+struct tc__alg;
+const struct tc__alg *tc__shm_pick(const struct tc__gen *g, int need_ordered);
+
 #endif /* TC_COLL_MACHINE_H */

@@ -181,7 +181,7 @@ static int tc__coll_auto(const struct tc__gen *g, int need_ordered, const struct
 		int n = 0;
 		for (int i = 0; i < tc__nalgs; i++) {
 			const struct tc__alg *a = &tc__algs[i];
-			if (a->coll != g->coll || refused[i] ||
+			if (a->coll != g->coll || refused[i] || (a->flags & TC__ALG_SHM) ||
 			    (need_ordered && !(a->flags & TC__ALG_ORDERED)) ||
 			    (g->cpus ? pass : !(a->flags & TC__ALG_FALLBACK) != !pass) ||
 			    tc__alg_check_quiet(a, g))
@@ -352,5 +352,10 @@ int tc__coll_select(const struct tc__gen *g, const char *name, int need_ordered,
 		*alg = a;
 		return TC_OK;
 	}
+	/* The machine's own algorithms: only where tc__shm_pick() says, and
+	 * there before every other (lib/coll/machine.h). */
+	const struct tc__alg *a = tc__shm_pick(g, need_ordered);
+	if (a)
+		return tc__coll_select(g, a->name, need_ordered, alg, s, makespan);
 	return tc__coll_auto(g, need_ordered, alg, s, makespan);
 }

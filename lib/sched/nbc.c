@@ -241,6 +241,26 @@ int tc__creq_run(struct tc_proc *proc, struct tc__creq *op)
 	return status;
 }
 
+int tc__creq_drain(struct tc_proc *proc)
+{
+	struct tc__creq *h;
+	while ((h = tc__xq_head(proc))) {
+		if (!h->running) {
+			tc__xq_run_head(proc, h);
+			continue;
+		}
+		int err = tc__progress_wait(proc, tc__xq_head_left, h);
+		if (err) {
+			if (tc__xq_head(proc) == h) {
+				TC__ON_OP_CLOCK(proc, h, tc__run_fail(proc, h->run, err));
+				tc__xq_pop(proc, h, tc__exec_end(proc, err));
+			}
+			return err;
+		}
+	}
+	return TC_OK;
+}
+
 static void tc__creq_free(struct tc__creq *op)
 {
 	free(op->run);

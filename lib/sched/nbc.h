@@ -67,6 +67,10 @@ static inline bool tc__creq_pending(const struct tc_proc *proc)
  * status. */
 int tc__creq_run(struct tc_proc *proc, struct tc__creq *op);
 
+/* Waits until every collective call proc started has completed (their
+ * requests stay for their waits to retire).  Returns 0, or the error that
+ * ended the wait (abort, timeout). */
+int tc__creq_drain(struct tc_proc *proc);
 /* tc__plan_exec(), queued behind the started requests when there are
  * any (a blocking call of the layer above that has no request form). */
 int tc__exec_ordered(struct tc_proc *proc, const struct tc__sched *s, const struct tc__plan *pl,

@@ -56,3 +56,8 @@ double tc_cost_allgather_linear(const struct tc_model *md, int p, double m)
 	return tc_cost_p2p(md, 1, m) + (p - 2) * (md->ts_ns + m * md->tw_ns) +
 	       tc_cost_p2p(md, 1, p * m) + (p - 2) * (md->ts_ns + p * m * md->tw_ns);
 }
+
+double tc_cost_allgather_shm(const struct tc_model *md, int p, double m)
+{
+	return tc_cost_direct_round(md, p, m);
+}

@@ -64,3 +64,22 @@ double tc_cost_allreduce_linear(const struct tc_model *md, int p, double m)
 		return 0.0;
 	return tc__cost_gather_release(md, p, m) + (p - 1) * m * md->tc_ns;
 }
+
+double tc_cost_allreduce_shm(const struct tc_model *md, int p, double count, double esize)
+{
+	if (!tc__cost_ok_args(md, p, count) || !(esize >= 1) || md->ports != TC_PORTS_ALL)
+		return NAN;
+	if (p == 1)
+		return 0.0;
+	const double s = ceil(count / p) * esize;
+	return 2 * tc_cost_p2p(md, 1, s) + (p - 1) * s * md->tc_ns;
+}
+
+double tc_cost_allreduce_shm_flag(const struct tc_model *md, int p, double m)
+{
+	if (!tc__cost_ok_args(md, p, m) || md->ports != TC_PORTS_ALL)
+		return NAN;
+	if (p == 1)
+		return 0.0;
+	return tc_cost_p2p(md, 1, m) + (p - 1) * m * md->tc_ns;
+}

@@ -63,3 +63,8 @@ double tc_cost_alltoall_pairwise(const struct tc_model *md, int p, double m)
 		return NAN;
 	return (double)(p - 1) * tc__cost_nb(md, m);
 }
+
+double tc_cost_alltoall_shm(const struct tc_model *md, int p, double m)
+{
+	return tc_cost_direct_round(md, p, m);
+}

@@ -44,3 +44,8 @@ double tc_cost_barrier_linear(const struct tc_model *md, int p, double m)
 		return 2.0 * tc_cost_p2p(md, 1, m);
 	return tc__cost_gather_release(md, p, m);
 }
+
+double tc_cost_barrier_shm(const struct tc_model *md, int p)
+{
+	return tc_cost_direct_round(md, p, 0.0);
+}

@@ -328,3 +328,8 @@ double tc_cost_reduce_dot_allport(const struct tc_model *md, enum tc_topo_kind k
 		return NAN;
 	return (double)e * (tc__cost_nb(md, m) + m * md->tc_ns);
 }
+
+double tc_cost_bcast_shm(const struct tc_model *md, int p, double m)
+{
+	return tc_cost_direct_round(md, p, m);
+}

@@ -1,0 +1,449 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lib/coll/shm.c - the native path of the machine's own algorithms (the
+ * flags, their protocol and the waiting are described in lib/coll/shm.h).
+ *
+ * Per collective, call k, rank `me`, peers r != me (visited from me + 1 on,
+ * so that the ranks do not all read the same peer first):
+ *   barrier   publish (k, 1); wait for every (k, 1).
+ *   allgather small (m <= TC__SHM_INLINE): the block in the flag; publish
+ *             (k, 1); read every peer's flag.  Else: publish IN; wait for
+ *             each peer's (k, 1) and copy its block out of its IN; publish
+ *             (k, 2); wait for every (k, 2) (nobody reads our IN after).
+ *   alltoall  as allgather, block me of every peer's IN (all p blocks in
+ *             the flag when p m <= TC__SHM_INLINE).
+ *   bcast     small: the root writes the data into its flag and returns;
+ *             a non-root waits for it, copies, publishes (k, 2).  Else the
+ *             root publishes its buffer and waits for every (k, 2).
+ *   allreduce shm: publish IN and OUT; wait for every (k, 1); reduce this
+ *             rank's slice of every IN in rank order into OUT; publish
+ *             (k, 2); wait for each (k, 2) and copy the peer's slice out of
+ *             its OUT; publish (k, 3); wait for every (k, 3).
+ *   allreduce shm_flag: every rank reduces the whole vector, in rank
+ *             order, from the flags (small) or from the peers' IN (then a
+ *             phase (k, 2) as allgather).
+ * The reductions are in rank order, (..((x_0 + x_1) + x_2) ..), on every
+ * rank: every rank gets the same bits.
+ */
+#include "coll/shm.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error_detail.h"
+#include "p2p/p2p.h"
+
+/* The step word: [63:48] the team's start, [47:40] the signature, [39:2]
+ * the call, [1:0] the phase. */
+#define TC__SHM_CALL_MASK ((UINT64_C(1) << 38) - 1)
+#define TC__SHM_POS_MASK ((UINT64_C(1) << 40) - 1)
+#define TC__SHM_SIG_MASK (UINT64_C(0xff) << 40)
+#define TC__SHM_RUN_MASK (TC__SHM_POS_MASK | TC__SHM_SIG_MASK)
+
+/* How often a waiter looks whether the peer it waits for has returned from
+ * its SPMD function (as lib/p2p/progress.c's probe does). */
+#define TC__SHM_PROBE_NS (10 * 1000 * 1000ull)
+
+struct tc__shm_ctx {
+	struct tc_proc *proc;
+	struct tc__shm_slot *slots;
+	const struct tc__exec_io *io;
+	int p, me;
+	uint64_t k;        /* the call number */
+	uint64_t run;      /* the team's start, shifted into place */
+	uint64_t sig8;     /* the signature's byte, shifted into place */
+	uint64_t sig;      /* the full signature */
+	tc_time_t cmax;    /* the latest start clock seen */
+	uint64_t m, esize; /* the call's bytes (per rank) and element size */
+	uint64_t src_off;  /* allgather, alltoall: where our block is in a peer's */
+	int small;         /* the data travel in the flags */
+	struct tc__waiter w;
+	int waiting;       /* w started */
+	uint64_t next_probe; /* w.waited at the next look at a peer's return */
+};
+
+static uint64_t tc__shm_step(const struct tc__shm_ctx *c, int ph)
+{
+	return c->run | c->sig8 | (c->k & TC__SHM_CALL_MASK) << 2 | (uint64_t)ph;
+}
+
+static struct tc__shm_block *tc__shm_blk(const struct tc__shm_ctx *c, int r)
+{
+	return &c->slots[r].b[c->k & 1];
+}
+
+static void tc__shm_publish(struct tc__shm_ctx *c, int ph)
+{
+	/* Release: publishes the block's data and, for the last phase, the
+	 * end of every read of the peers' buffers; pairs with the acquire
+	 * load of tc__shm_await() in the peers. */
+	atomic_store_explicit(&tc__shm_blk(c, c->me)->step, tc__shm_step(c, ph),
+	                      memory_order_release);
+}
+
+static int tc__shm_mismatch(struct tc__shm_ctx *c, int r)
+{
+	tc__set_detail("%s (%s): rank %d makes another collective call", c->io->call ? c->io->call
+	               : "collective", c->io->alg ? c->io->alg : "?", r);
+	tc_team_abort(c->proc->team);
+	return TC_EMISMATCH;
+}
+
+struct tc__shm_slot *tc__shm_slots_new(int p)
+{
+	size_t n = (size_t)p * sizeof(struct tc__shm_slot);
+	struct tc__shm_slot *s = aligned_alloc(128, n);
+	if (s)
+		memset(s, 0, n);
+	return s;
+}
+
+/* Waits until *word reaches pos (the run's bits equal, the low 40 at
+ * least pos); with sig8, a word of call k (pos's call) must carry it.  0,
+ * TC_EMISMATCH (rank r makes another call k: the team is aborted),
+ * TC_EABORTED, TC_ETIMEDOUT. */
+static int tc__shm_await_word(struct tc__shm_ctx *c, int r, const _Atomic uint64_t *word,
+                              uint64_t pos, int sig8)
+{
+	struct tc_team *team = c->proc->team;
+	for (;;) {
+		/* Acquire: pairs with the release stores of tc__shm_publish()
+		 * and tc__shm_exec() in rank r: its block's data, and its reads
+		 * of our buffers and flags, come before. */
+		uint64_t v = atomic_load_explicit(word, memory_order_acquire);
+		if ((v & ~TC__SHM_RUN_MASK) == c->run && (v & TC__SHM_POS_MASK) >= pos) {
+			if (sig8 && (v & TC__SHM_POS_MASK) >> 2 == pos >> 2 &&
+			    (v & TC__SHM_SIG_MASK) != c->sig8)
+				return tc__shm_mismatch(c, r);
+			return TC_OK;
+		}
+		if (!c->waiting) {
+			tc__waiter_init(&c->w, team->wait, team->spin_ns, team->yield_ns,
+			                atomic_load(&team->timeout_ns));
+			c->waiting = 1;
+		}
+		if (tc__wait_spin(&c->w))
+			continue;
+		/* Relaxed: a hint; the abort's code comes from the flag alone. */
+		if (atomic_load_explicit(&team->aborted, memory_order_relaxed))
+			return TC_EABORTED;
+		const enum tc__wait_step step = tc__wait_next(&c->w, 0);
+		if (c->w.waited >= c->next_probe) {
+			/* Rank r returned from its SPMD function without making
+			 * this call (a skipped collective): conclusive, unless its
+			 * word came in before (the acquire makes it visible). */
+			c->next_probe = c->w.waited + TC__SHM_PROBE_NS;
+			const struct tc_proc *n = &team->procs[r];
+			const uint64_t want = tc__call_seen(c->k, c->proc->coll_sig);
+			const uint64_t seen = atomic_load_explicit(&n->calls_seen[c->k % TC__CALLS_SEEN],
+			                                           memory_order_relaxed);
+			if (atomic_load_explicit(&n->attached, memory_order_relaxed) &&
+			    (atomic_load_explicit(&n->ws.state, memory_order_acquire) ==
+			             TC__WS_RETURNED ||
+			     (c->proc->coll_sig && (seen >> 40) == (want >> 40) && seen != want))) {
+				uint64_t v = atomic_load_explicit(word, memory_order_acquire);
+				if (!((v & ~TC__SHM_RUN_MASK) == c->run && (v & TC__SHM_POS_MASK) >= pos))
+					return tc__shm_mismatch(c, r);
+			}
+		}
+		switch (step) {
+		case TC__WAIT_TIMEOUT:
+			tc__progress_timed_out(c->proc, c->w.waited);
+			return TC_ETIMEDOUT;
+		case TC__WAIT_PARK:
+			tc__yield(); /* nothing rings a doorbell for a flag */
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+/* Waits until rank r's step reaches (k, ph). */
+static int tc__shm_await(struct tc__shm_ctx *c, int r, int ph)
+{
+	return tc__shm_await_word(c, r, &tc__shm_blk(c, r)->step,
+	                          (c->k & TC__SHM_CALL_MASK) << 2 | (uint64_t)ph, 1);
+}
+
+/* What this rank knows of its peers (its own slot), reset at a new run. */
+static struct tc__shm_own *tc__shm_own(struct tc__shm_ctx *c)
+{
+	struct tc__shm_own *own = &c->slots[c->me].own;
+	if (own->run != c->run)
+		*own = (struct tc__shm_own){.run = c->run, .seen_done = -1,
+		                            .last_written = {-1, -1}};
+	return own;
+}
+
+/* Every peer is done with call j (it reached a step after its reads). */
+static void tc__shm_seen_done(struct tc__shm_ctx *c, int64_t j)
+{
+	struct tc__shm_own *own = tc__shm_own(c);
+	if (j > own->seen_done)
+		own->seen_done = j;
+}
+
+/* Waits for r's (k, ph) and reads its block's clock (and checks its full
+ * signature): for the blocks a peer wrote in full. */
+static int tc__shm_await_data(struct tc__shm_ctx *c, int r, int ph)
+{
+	int err = tc__shm_await(c, r, ph);
+	if (err)
+		return err;
+	const struct tc__shm_block *b = tc__shm_blk(c, r);
+	if (b->sig != c->sig)
+		return tc__shm_mismatch(c, r);
+	if (b->clock > c->cmax)
+		c->cmax = b->clock;
+	return TC_OK;
+}
+
+/* Waits for every peer's (k, ph): after their last reads of call k when
+ * ph is the call's last phase (last != 0). */
+static int tc__shm_await_all(struct tc__shm_ctx *c, int ph, int last)
+{
+	for (int i = 1; i < c->p; i++) {
+		int err = tc__shm_await(c, (c->me + i) % c->p, ph);
+		if (err)
+			return err;
+	}
+	tc__shm_seen_done(c, (int64_t)c->k - !last);
+	return TC_OK;
+}
+
+/* This rank's block of call k, to be written once no peer reads it any
+ * more: every peer done with L, the last call that wrote it (shm.h).  Known
+ * from what this rank saw, or else read from the peers' done words. */
+static int tc__shm_fill(struct tc__shm_ctx *c, const void *in, void *out,
+                        struct tc__shm_block **bp)
+{
+	struct tc__shm_own *own = tc__shm_own(c);
+	const int64_t last = own->last_written[c->k & 1];
+	if (last >= 0 && own->seen_done < last) {
+		for (int i = 1; i < c->p; i++) {
+			const int r = (c->me + i) % c->p;
+			int err = tc__shm_await_word(c, r, &c->slots[r].done, (uint64_t)last + 1, 0);
+			if (err)
+				return err;
+		}
+		own->seen_done = last;
+	}
+	own->last_written[c->k & 1] = (int64_t)c->k;
+	struct tc__shm_block *b = tc__shm_blk(c, c->me);
+	b->clock = c->proc->clock;
+	b->sig = c->sig;
+	b->in = in;
+	b->out = out;
+	*bp = b;
+	return TC_OK;
+}
+
+/* ---- the collectives ---------------------------------------------------- */
+
+/* Every peer's (k, 1), with its block's data; calls got(c, r) after each
+ * (NULL: none). */
+static int tc__shm_read_all(struct tc__shm_ctx *c, void (*got)(struct tc__shm_ctx *, int))
+{
+	for (int i = 1; i < c->p; i++) {
+		const int r = (c->me + i) % c->p;
+		int err = tc__shm_await_data(c, r, 1);
+		if (err)
+			return err;
+		if (got)
+			got(c, r);
+	}
+	tc__shm_seen_done(c, (int64_t)c->k - 1);
+	return TC_OK;
+}
+
+static int tc__shm_barrier(struct tc__shm_ctx *c)
+{
+	struct tc__shm_block *b;
+	int err = tc__shm_fill(c, NULL, NULL, &b);
+	if (err)
+		return err;
+	tc__shm_publish(c, 1);
+	return tc__shm_read_all(c, NULL);
+}
+
+/* allgather and alltoall: rank r's block m of OUT, out of r's flag or IN
+ * (alltoall: block me of r's p blocks). */
+static void tc__shm_got_block(struct tc__shm_ctx *c, int r)
+{
+	const struct tc__shm_block *pb = tc__shm_blk(c, r);
+	const unsigned char *src = c->small ? pb->data : (const unsigned char *)pb->in;
+	if (c->m)
+		memcpy((unsigned char *)c->io->out + (uint64_t)r * c->m, src + c->src_off, c->m);
+}
+
+static int tc__shm_gather_all(struct tc__shm_ctx *c, int a2a)
+{
+	const uint64_t m = c->m;
+	const unsigned char *in = c->io->in;
+	c->src_off = a2a ? (uint64_t)c->me * m : 0;
+	if (m)
+		memcpy((unsigned char *)c->io->out + (uint64_t)c->me * m, in + c->src_off, m);
+	const uint64_t published = a2a ? (uint64_t)c->p * m : m;
+	c->small = published <= TC__SHM_INLINE;
+	struct tc__shm_block *b;
+	int err = tc__shm_fill(c, in, c->io->out, &b);
+	if (err)
+		return err;
+	if (c->small && published)
+		memcpy(b->data, in, published);
+	tc__shm_publish(c, 1);
+	err = tc__shm_read_all(c, tc__shm_got_block);
+	if (err || c->small || !m)
+		return err;
+	tc__shm_publish(c, 2);
+	return tc__shm_await_all(c, 2, 1);
+}
+
+static int tc__shm_bcast(struct tc__shm_ctx *c, int root)
+{
+	const uint64_t m = c->m;
+	const int small = m <= TC__SHM_INLINE;
+	if (c->me == root) {
+		struct tc__shm_block *b;
+		int err = tc__shm_fill(c, c->io->out, c->io->out, &b);
+		if (err)
+			return err;
+		if (small && m)
+			memcpy(b->data, c->io->out, m);
+		tc__shm_publish(c, 1);
+		return small ? TC_OK : tc__shm_await_all(c, 2, 1);
+	}
+	/* A non-root writes no data of its own, only its step. */
+	int err = tc__shm_await_data(c, root, 1);
+	if (err)
+		return err;
+	const struct tc__shm_block *rb = tc__shm_blk(c, root);
+	if (m)
+		memcpy(c->io->out, small ? rb->data : (const unsigned char *)rb->in, m);
+	tc__shm_publish(c, 2);
+	return TC_OK;
+}
+
+/* Rank r's contribution to a reduction: our own IN, or r's flag or IN. */
+static const void *tc__shm_x(const struct tc__shm_ctx *c, int r)
+{
+	if (r == c->me)
+		return c->io->in;
+	return c->small ? (const void *)tc__shm_blk(c, r)->data : tc__shm_blk(c, r)->in;
+}
+
+/* out[off, off + len) = x_0 + x_1 + ... + x_{p-1} there, in rank order. */
+static void tc__shm_reduce(const struct tc__shm_ctx *c, uint64_t off, uint64_t len)
+{
+	const struct tc__exec_io *io = c->io;
+	unsigned char *out = (unsigned char *)io->out + off;
+	if (!len)
+		return;
+	io->combine(out, (const unsigned char *)tc__shm_x(c, 0) + off,
+	            (const unsigned char *)tc__shm_x(c, 1) + off, len, io->combine_ctx);
+	for (int r = 2; r < c->p; r++)
+		io->combine(out, out, (const unsigned char *)tc__shm_x(c, r) + off, len,
+		            io->combine_ctx);
+}
+
+/* allreduce shm: this rank's slice of everyone's IN, then the others'. */
+static int tc__shm_allreduce_slices(struct tc__shm_ctx *c)
+{
+	const int p = c->p, me = c->me;
+	unsigned char *out = c->io->out;
+	struct tc__shm_block *b;
+	int err = tc__shm_fill(c, c->io->in, out, &b);
+	if (err)
+		return err;
+	tc__shm_publish(c, 1);
+	if ((err = tc__shm_read_all(c, NULL)))
+		return err;
+	uint64_t off, len;
+	tc__block(c->m, c->esize, p, me, &off, &len);
+	tc__shm_reduce(c, off, len);
+	tc__shm_publish(c, 2);
+	for (int i = 1; i < p && !err; i++) {
+		const int r = (me + i) % p;
+		err = tc__shm_await(c, r, 2);
+		tc__block(c->m, c->esize, p, r, &off, &len);
+		if (!err && len)
+			memcpy(out + off, (const unsigned char *)tc__shm_blk(c, r)->out + off, len);
+	}
+	if (err)
+		return err;
+	tc__shm_publish(c, 3);
+	return tc__shm_await_all(c, 3, 1);
+}
+
+/* allreduce shm_flag: the whole vector from every rank, in rank order. */
+static int tc__shm_allreduce_flat(struct tc__shm_ctx *c)
+{
+	c->small = c->m <= TC__SHM_INLINE;
+	struct tc__shm_block *b;
+	int err = tc__shm_fill(c, c->io->in, c->io->out, &b);
+	if (err)
+		return err;
+	if (c->small && c->m)
+		memcpy(b->data, c->io->in, c->m);
+	tc__shm_publish(c, 1);
+	if ((err = tc__shm_read_all(c, NULL)))
+		return err;
+	tc__shm_reduce(c, 0, c->m);
+	if (c->small)
+		return TC_OK;
+	tc__shm_publish(c, 2);
+	return tc__shm_await_all(c, 2, 1);
+}
+
+int tc__shm_exec(struct tc_proc *proc, struct tc__shm_slot *slots, const struct tc__centry *e,
+                 const struct tc__exec_io *io)
+{
+	struct tc_team *team = proc->team;
+	struct tc__shm_ctx c = {.proc = proc, .slots = slots, .io = io, .p = team->p,
+	                        .me = proc->rank, .k = proc->ncalls,
+	                        .run = (team->start_ns & 0xffff) << 48,
+	                        .sig = io->sig ^ (uint64_t)(unsigned)io->tag,
+	                        .cmax = proc->clock};
+	c.sig8 = (c.sig & 0xff) << 40;
+	proc->cur_call = io->call ? io->call : "collective";
+	proc->cur_alg = io->alg;
+	/* The call's signature where the peers' mismatch probes look
+	 * (lib/sched/exec.c, tc__plan_exec, does the same). */
+	const bool check = team->check;
+	proc->coll_sig = check ? (io->sig ^ (uint64_t)(unsigned)io->tag * 0x9e3779b97f4a7c15ull) | 1
+	                       : 0;
+	proc->coll_seq = proc->ncalls;
+	if (check) /* relaxed: one self-contained word, read by peers' probes */
+		atomic_store_explicit(&proc->calls_seen[proc->ncalls % TC__CALLS_SEEN],
+		                      tc__call_seen(proc->ncalls, proc->coll_sig),
+		                      memory_order_relaxed);
+	const uint64_t m = c.m = e->key.bytes;
+	c.esize = e->key.esize;
+	int err = TC_OK;
+	if (c.p > 1) {
+		switch (e->key.coll) {
+		case TC_COLL_BARRIER: err = tc__shm_barrier(&c); break;
+		case TC_COLL_ALLGATHER: err = tc__shm_gather_all(&c, 0); break;
+		case TC_COLL_ALLTOALL: err = tc__shm_gather_all(&c, 1); break;
+		case TC_COLL_BCAST: err = tc__shm_bcast(&c, e->key.root); break;
+		case TC_COLL_ALLREDUCE:
+			err = strcmp(e->alg->name, "shm") ? tc__shm_allreduce_flat(&c)
+			                                  : tc__shm_allreduce_slices(&c);
+			break;
+		default: err = TC_ENOTSUP; break;
+		}
+	} else if (m && e->key.coll != TC_COLL_BCAST && e->key.coll != TC_COLL_ALLREDUCE) {
+		memcpy(io->out, io->in, m); /* allgather, alltoall: the own block */
+	}
+	if (err)
+		return err;
+	/* Release: this rank is done with call k (its reads of the peers'
+	 * buffers and flags); pairs with the acquire load of
+	 * tc__shm_await_word() in a peer's tc__shm_fill(). */
+	atomic_store_explicit(&slots[c.me].done, c.run | (c.k + 1), memory_order_release);
+	proc->clock = tc__sat_add(c.cmax, e->makespan);
+	proc->stats.rounds += (uint64_t)e->s->nrounds;
+	proc->ncalls++;
+	return TC_OK;
+}

@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lib/coll/shm.h - the machine's own algorithms (TC__ALG_SHM, the `shm`
+ * and `shm_flag` lines of algorithms.def) run natively: every rank reads
+ * what it needs straight out of its peers' buffers, or out of their
+ * cache-line flags, instead of receiving messages over the channels.
+ *
+ * Each of these algorithms has a schedule like any other (one round of
+ * direct transfers, two for allreduce `shm`), which the prediction, the
+ * simulator's checks and emulated runs use, so their modelled and emulated
+ * times mean what they mean for every algorithm.  Only a native run takes
+ * the path below (tc__shm_exec, called by lib/coll/coll.c instead of the
+ * schedule's executor).
+ *
+ * The flags.  Every rank owns a slot of two blocks of 128 bytes, one per
+ * parity of its collective call number k (proc->ncalls).  Block k & 1
+ * carries a step word, published with release order, and the call's data
+ * for the readers: the rank's logical clock at the start, the call's
+ * signature, its IN and OUT pointers, and up to TC__SHM_INLINE bytes of
+ * payload (a small call's data travel in the flag's lines: one cache miss
+ * per peer, no copy out of the user's buffers, no wait for the readers).
+ * The step word packs the team's start (16 bits, so that a value left by
+ * an earlier run never passes), 8 bits of the call's signature, k and a
+ * phase; a rank's steps only grow during a run, and "peer reached (k, ph)"
+ * is a comparison.  A peer whose step for call k carries another
+ * signature makes another call: TC_EMISMATCH, and the team is aborted.
+ *
+ * When a block may be rewritten: the peers read a rank's block of call L
+ * during their own call L only, and every rank stores, at the end of each
+ * of these calls, that it is done with it (its `done` word).  A rank
+ * rewrites block k & 1 once every peer is done with L, the last call that
+ * wrote that block: known without a look where it saw every peer reach a
+ * later step (a flat call after L: every peer at (j, 1) is done with every
+ * call before j), otherwise read from the peers' done words (a bcast's
+ * root, which waits for nobody when the message is small).  No call
+ * waits for a peer's later call, so whatever runs in between (other
+ * collectives, point-to-point) cannot deadlock it.
+ *
+ * Waiting: spin, then yield (the team's policy and thresholds); a waiter
+ * never parks, since nothing rings a doorbell when a flag changes.  It
+ * observes the team's abort and timeout as every wait does.  Not used in
+ * emulated mode (the schedule's messages carry the model's delays there).
+ * TC_ALG_AUTO takes these algorithms only on native teams with a CPU per
+ * rank (tc__shm_pick, lib/coll/machine.c); named, they run anywhere their
+ * registry line allows (the complete graph), also on oversubscribed teams.
+ *
+ * The logical clock: every rank's clock becomes the latest start clock it
+ * saw (its own and those of the peers it read) plus the schedule's
+ * makespan: exact when the ranks enter the call with equal clocks and idle
+ * ports, as a prediction assumes; no earlier than the exact clock's start
+ * otherwise.
+ *
+ * Not installed; called by each rank's own thread.
+ */
+#ifndef TC_COLL_SHM_H
+#define TC_COLL_SHM_H
+
+#include <stdalign.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "coll/cache.h"
+
+/* Payload bytes a flag's block carries (the rest of its 128 bytes is the
+ * step word, clock, signature and pointers). */
+#define TC__SHM_INLINE 88u
+
+struct tc__shm_block {
+	alignas(128) _Atomic uint64_t step;
+	tc_time_t clock;
+	uint64_t sig;
+	const void *in;
+	void *out;
+	unsigned char data[TC__SHM_INLINE];
+};
+_Static_assert(sizeof(struct tc__shm_block) == 128, "a flag's block is two cache lines");
+
+/* What a rank knows of its peers, kept in its own slot (never read by
+ * them), for the run `run`: the last call every peer is known to be done
+ * with, and the last call that wrote each block (-1: none). */
+struct tc__shm_own {
+	alignas(128) uint64_t run;
+	int64_t seen_done;
+	int64_t last_written[2];
+};
+
+struct tc__shm_slot {
+	struct tc__shm_block b[2];
+	struct tc__shm_own own;
+	/* The run's bits and 1 + the last call this rank is done with
+	 * (written at the end of each of these calls, release). */
+	alignas(128) _Atomic uint64_t done;
+};
+
+/* The team's p slots, zeroed, in whole cache lines; NULL when out of
+ * memory.  Freed with free(). */
+struct tc__shm_slot *tc__shm_slots_new(int p);
+
+/* Runs entry e's algorithm (TC__ALG_SHM) natively on the calling rank with
+ * the call's buffers io, over the team's slots.  Returns 0, TC_EMISMATCH
+ * (the team is aborted), TC_EABORTED, TC_ETIMEDOUT. */
+int tc__shm_exec(struct tc_proc *proc, struct tc__shm_slot *slots, const struct tc__centry *e,
+                 const struct tc__exec_io *io);
+
+#endif /* TC_COLL_SHM_H */

@@ -1,0 +1,352 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The machine's own algorithms (`shm`, `shm_flag`: lib/coll/shm.h): every
+ * one against the sequential reference of tests/common/coll_ref for every p
+ * of the matrix on the complete graph, on threads and on fibres, natively
+ * (the flags and the peers' buffers) and emulated (their schedules), in
+ * place and not, several sizes (in the flags and through the buffers) and
+ * roots, back to back; interleaved with the other collectives' algorithms
+ * and with each other (the flags' reuse); their modelled time against the
+ * prediction; AUTO's rule (taken on native teams with a CPU per rank only);
+ * a mismatched call.
+ */
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "coll_ref.h"
+#include "topocoll.h"
+#include "util.h"
+
+struct shm_alg {
+	enum tc_coll coll;
+	const char *alg;
+};
+
+static const struct shm_alg shm_algs[] = {
+	{TC_COLL_BCAST, "shm"},     {TC_COLL_ALLREDUCE, "shm"}, {TC_COLL_ALLREDUCE, "shm_flag"},
+	{TC_COLL_BARRIER, "shm"},   {TC_COLL_ALLGATHER, "shm"}, {TC_COLL_ALLTOALL, "shm"},
+};
+#define NSHM ((int)(sizeof shm_algs / sizeof shm_algs[0]))
+
+static struct tc_team *shm_team(int p, enum tc_exec exec, enum tc_mode mode)
+{
+	char spec[32];
+	snprintf(spec, sizeof spec, "complete:%d", p);
+	struct tc_team_config cfg;
+	tc_team_config_default(&cfg);
+	cfg.topology = spec;
+	cfg.exec = exec;
+	cfg.mode = mode;
+	cfg.timeout_ms = 60000;
+	if (mode == TC_MODE_EMULATED) {
+		cfg.model.ts_ns = 2000;
+		cfg.model.tw_ns = 0.01;
+	}
+	struct tc_team *team = NULL;
+	int err = tc_team_create(&cfg, &team);
+	cr_assert_eq(err, 0, "%s: %s", spec, tc_strerror(err));
+	return team;
+}
+
+/* Every shm algorithm on complete:p, the sizes and options of the case
+ * list, each case `iters` calls back to back. */
+static void run_all(int p, enum tc_exec exec, enum tc_mode mode, const size_t *counts, int ncounts)
+{
+	struct tc_team *team = shm_team(p, exec, mode);
+	char msg[256];
+	for (int a = 0; a < NSHM; a++)
+		for (int ci = 0; ci < ncounts; ci++)
+			for (int ip = 0; ip < 2; ip++) {
+				const struct shm_alg *s = &shm_algs[a];
+				if (s->coll == TC_COLL_BARRIER && (ci || ip))
+					continue;
+				if (ip && s->coll == TC_COLL_ALLTOALL)
+					continue; /* no in-place alltoall */
+				struct ct_case c = {.coll = s->coll, .alg = s->alg, .count = counts[ci],
+				                    .dt = ci & 1 ? TC_DOUBLE : TC_INT32, .op = TC_OP_SUM,
+				                    .root = ip ? p - 1 : 0, .in_place = ip, .iters = 3,
+				                    .seed = (uint64_t)(a * 100 + ci)};
+				if (s->coll == TC_COLL_BCAST)
+					c.dt = TC_BYTE;
+				int err = ct_run(team, &c, msg, sizeof msg);
+				cr_assert_eq(err, 0, "p=%d %s %s exec %d mode %d count %zu ip %d: %s", p,
+				             tc_coll_name(s->coll), s->alg, (int)exec, (int)mode, counts[ci],
+				             ip, msg);
+			}
+	tc_team_destroy(team);
+}
+
+/* In the flags (<= 88 bytes), just above, through the buffers. */
+static const size_t counts_small[] = {0, 1, 7, 22, 23, 250};
+static const size_t counts_large[] = {1, 1000};
+
+Test(shm, results_threads, .timeout = 600)
+{
+	for (int k = 0; k < TC_TEST_NPS; k++) {
+		int p = tc_test_ps[k];
+		if (p > 16)
+			run_all(p, TC_EXEC_THREADS, TC_MODE_NATIVE, counts_large, 2);
+		else
+			run_all(p, TC_EXEC_THREADS, TC_MODE_NATIVE, counts_small, 6);
+	}
+}
+
+Test(shm, results_fibres, .timeout = 600)
+{
+	for (int k = 0; k < TC_TEST_NPS; k++) {
+		int p = tc_test_ps[k];
+		if (p > 16)
+			run_all(p, TC_EXEC_FIBRES, TC_MODE_NATIVE, counts_large, 2);
+		else
+			run_all(p, TC_EXEC_FIBRES, TC_MODE_NATIVE, counts_small, 6);
+	}
+}
+
+/* The schedules (emulated mode runs them, not the flags). */
+Test(shm, results_emulated, .timeout = 300)
+{
+	static const int ps[] = {1, 2, 3, 5};
+	for (int k = 0; k < 4; k++)
+		run_all(ps[k], TC_EXEC_AUTO, TC_MODE_EMULATED, counts_large, 2);
+}
+
+/* A large case: 1 MiB per rank through the buffers. */
+Test(shm, one_mebibyte, .timeout = 300)
+{
+	struct tc_team *team = shm_team(3, TC_EXEC_THREADS, TC_MODE_NATIVE);
+	char msg[256];
+	for (int a = 0; a < NSHM; a++) {
+		struct ct_case c = {.coll = shm_algs[a].coll, .alg = shm_algs[a].alg,
+		                    .count = shm_algs[a].coll == TC_COLL_ALLTOALL ? 1000 : 131072,
+		                    .dt = TC_DOUBLE, .op = TC_OP_SUM, .root = 1, .iters = 2};
+		cr_assert_eq(ct_run(team, &c, msg, sizeof msg), 0, "%s %s: %s",
+		             tc_coll_name(c.coll), c.alg, msg);
+	}
+	tc_team_destroy(team);
+}
+
+/* ---- interleaved calls: the flags' reuse ------------------------------------ */
+
+struct mix_arg {
+	atomic_int bad;
+	char msg[160];
+};
+
+static void mix_fail(struct mix_arg *a, const char *what, int me, int it, int err)
+{
+	if (atomic_fetch_add(&a->bad, 1) == 0)
+		snprintf(a->msg, sizeof a->msg, "rank %d iter %d %s: %s", me, it, what,
+		         err ? tc_strerror(err) : "wrong result");
+}
+
+/* Small broadcasts from rotating roots (the root waits for nobody) between
+ * flat calls, other algorithms and point-to-point: every block is
+ * rewritten only once every peer is done with it. */
+static int mix_fn(struct tc_proc *proc, void *argp)
+{
+	struct mix_arg *a = argp;
+	const int p = tc_size(proc), me = tc_rank(proc);
+	struct tc_coll_opts shm = {.alg = "shm"}, flag = {.alg = "shm_flag"},
+	                    diss = {.alg = "dissemination"}, bin = {.alg = "binomial"};
+	int64_t v[3], sum[3];
+	unsigned char *in = malloc(200), *out = malloc(200 * (size_t)p);
+	for (int it = 0; it < 60 && !atomic_load(&a->bad); it++) {
+		const int root = it % p;
+		int64_t b = me == root ? it * 7 + root : -1;
+		int err = tc_bcast(proc, &b, 1, TC_INT64, root, &shm);
+		if (err || b != it * 7 + root)
+			mix_fail(a, "bcast shm", me, it, err);
+		if (it % 3 == 0 && (err = tc_barrier(proc, &diss)))
+			mix_fail(a, "barrier dissemination", me, it, err);
+		for (int j = 0; j < 3; j++)
+			v[j] = (int64_t)(me + 1) * (it + j);
+		err = tc_allreduce(proc, v, sum, 3, TC_INT64, TC_OP_SUM, it & 1 ? &shm : &flag);
+		for (int j = 0; j < 3 && !err; j++)
+			if (sum[j] != (int64_t)p * (p + 1) / 2 * (it + j))
+				err = -1;
+		if (err)
+			mix_fail(a, "allreduce", me, it, err > 0 ? 0 : err < -1 ? err : 0);
+		b = me == root ? it : -1;
+		if ((err = tc_bcast(proc, &b, 1, TC_INT64, root, &bin)) || b != it)
+			mix_fail(a, "bcast binomial", me, it, err);
+		const size_t n = it & 2 ? 200 : 8;
+		memset(in, me + it, n);
+		if ((err = tc_allgather(proc, in, out, n, TC_BYTE, &shm)))
+			mix_fail(a, "allgather shm", me, it, err);
+		for (int r = 0; r < p && !err; r++)
+			if (out[(size_t)r * n] != (unsigned char)(r + it) ||
+			    out[(size_t)r * n + n - 1] != (unsigned char)(r + it)) {
+				mix_fail(a, "allgather shm", me, it, 0);
+				break;
+			}
+		if (p > 1 && it % 5 == 0) {
+			int peer = me ^ 1, x = me;
+			int y = -1;
+			if (peer < p && (err = tc_sendrecv(proc, peer, &x, sizeof x, peer, &y, sizeof y,
+			                                   NULL)))
+				mix_fail(a, "sendrecv", me, it, err);
+		}
+		if (it % 4 == 1 && (err = tc_barrier(proc, &shm)))
+			mix_fail(a, "barrier shm", me, it, err);
+	}
+	free(in);
+	free(out);
+	return 0;
+}
+
+Test(shm, interleaved, .timeout = 300)
+{
+	static const int ps[] = {2, 3, 5, 8, 16};
+	for (int k = 0; k < 5; k++)
+		for (int fib = 0; fib < 2; fib++) {
+			struct tc_team *team = shm_team(ps[k], fib ? TC_EXEC_FIBRES : TC_EXEC_THREADS,
+			                                TC_MODE_NATIVE);
+			for (int run = 0; run < 2; run++) { /* a second run of the same team */
+				struct mix_arg a = {.bad = 0};
+				cr_assert_eq(tc_run(team, mix_fn, &a), 0);
+				cr_assert_eq(atomic_load(&a.bad), 0, "p=%d fibres %d run %d: %s", ps[k],
+				             fib, run, a.msg);
+			}
+			tc_team_destroy(team);
+		}
+}
+
+/* ---- modelled time, AUTO, mismatch ---------------------------------------- */
+
+struct auto_arg {
+	const char *alg;   /* NULL: AUTO */
+	enum tc_coll coll;
+	size_t bytes;
+	char got[32];
+	uint64_t modelled_ps;
+	int err;
+};
+
+static int auto_fn(struct tc_proc *proc, void *argp)
+{
+	struct auto_arg *a = argp;
+	const int p = tc_size(proc);
+	unsigned char *in = calloc(a->bytes * (size_t)p + 8, 1);
+	unsigned char *out = calloc(a->bytes * (size_t)p + 8, 1);
+	struct tc_coll_opts o = {.alg = a->alg};
+	size_t n = a->bytes;
+	int err = 0;
+	switch (a->coll) {
+	case TC_COLL_BCAST: err = tc_bcast(proc, out, n, TC_BYTE, 0, &o); break;
+	case TC_COLL_ALLREDUCE: err = tc_allreduce(proc, in, out, n / 8, TC_DOUBLE, TC_OP_SUM, &o); break;
+	case TC_COLL_BARRIER: err = tc_barrier(proc, &o); break;
+	case TC_COLL_ALLGATHER: err = tc_allgather(proc, in, out, n, TC_BYTE, &o); break;
+	case TC_COLL_ALLTOALL: err = tc_alltoall(proc, in, out, n, TC_BYTE, &o); break;
+	default: err = TC_EINVAL; break;
+	}
+	if (tc_rank(proc) == 0) {
+		struct tc_coll_info info;
+		tc_last_coll(proc, &info);
+		snprintf(a->got, sizeof a->got, "%s", info.algorithm ? info.algorithm : "-");
+		a->modelled_ps = (uint64_t)info.modelled_ps;
+		a->err = err;
+	}
+	free(in);
+	free(out);
+	return 0;
+}
+
+/* A native run's modelled time is the schedule's (the ranks start
+ * together): the prediction's, and tc_last_coll's. */
+Test(shm, modelled_equals_prediction, .timeout = 120)
+{
+	static const int ps[] = {2, 5};
+	for (int k = 0; k < 2; k++) {
+		struct tc_team *team = shm_team(ps[k], TC_EXEC_THREADS, TC_MODE_NATIVE);
+		for (int i = 0; i < NSHM; i++) {
+			struct auto_arg a = {.alg = shm_algs[i].alg, .coll = shm_algs[i].coll,
+			                     .bytes = 64};
+			cr_assert_eq(tc_run(team, auto_fn, &a), 0);
+			cr_assert_eq(a.err, 0, "%s", tc_strerror(a.err));
+			struct tc_prediction pr;
+			struct tc_model md;
+			tc_model_default(&md);
+			cr_assert_eq(tc_predict(tc_team_topo(team), &md, a.coll, a.alg,
+			                        a.coll == TC_COLL_BARRIER ? 0 : 64,
+			                        a.coll == TC_COLL_ALLREDUCE ? 8 : 1, 0, 0, &pr), 0);
+			cr_assert_eq(a.modelled_ps, (uint64_t)pr.modelled_ps, "p=%d %s %s", ps[k],
+			             tc_coll_name(a.coll), a.alg);
+			struct tc_run_info ri;
+			tc_team_last_run(team, &ri);
+			cr_assert_eq((uint64_t)ri.makespan_ps, (uint64_t)pr.modelled_ps, "p=%d %s %s",
+			             ps[k], tc_coll_name(a.coll), a.alg);
+		}
+		tc_team_destroy(team);
+	}
+}
+
+/* AUTO takes them on a native team with a CPU per rank, never on an
+ * emulated or oversubscribed one (nor in a prediction). */
+Test(shm, auto_rule, .timeout = 120)
+{
+	static const enum tc_coll colls[] = {TC_COLL_BCAST, TC_COLL_ALLREDUCE, TC_COLL_BARRIER,
+	                                     TC_COLL_ALLGATHER, TC_COLL_ALLTOALL};
+	for (int mode = 0; mode < 3; mode++) {
+		int p = mode == 2 ? 64 : 2;
+		struct tc_team *team = shm_team(p, TC_EXEC_AUTO,
+		                                mode == 1 ? TC_MODE_EMULATED : TC_MODE_NATIVE);
+		struct tc_team_info info;
+		tc_team_get_info(team, &info);
+		for (int c = 0; c < 5; c++)
+			for (int big = 0; big < 2; big++) {
+				struct auto_arg a = {.coll = colls[c], .bytes = big ? 65536 : 8};
+				cr_assert_eq(tc_run(team, auto_fn, &a), 0);
+				cr_assert_eq(a.err, 0);
+				const int shm = !strncmp(a.got, "shm", 3);
+				if (mode == 0 && !info.oversubscribed) {
+					const char *want = colls[c] == TC_COLL_ALLREDUCE && !big ? "shm_flag"
+					                                                          : "shm";
+					cr_assert_str_eq(a.got, want, "%s %zu B", tc_coll_name(colls[c]),
+					                 a.bytes);
+				} else {
+					cr_assert_not(shm, "mode %d %s: %s", mode, tc_coll_name(colls[c]), a.got);
+				}
+				struct tc_prediction pr;
+				struct tc_model md;
+				tc_model_default(&md);
+				cr_assert_eq(tc_predict(tc_team_topo(team), &md, colls[c], NULL, 8,
+				                        colls[c] == TC_COLL_ALLREDUCE ? 8 : 1, 0, 0, &pr), 0);
+				cr_assert(strncmp(pr.algorithm, "shm", 3), "predicted %s", pr.algorithm);
+			}
+		tc_team_destroy(team);
+	}
+}
+
+/* Rank 0 broadcasts while the others gather: the gatherers fail with a
+ * mismatch (or the abort it causes), none hangs; the root of a small
+ * broadcast waits for nobody and may return first (as an eager send). */
+static int mismatch_fn(struct tc_proc *proc, void *argp)
+{
+	atomic_int *bad = argp;
+	struct tc_coll_opts o = {.alg = "shm"};
+	unsigned char buf[64] = {0}, out[64 * 8];
+	int err = tc_rank(proc) == 0 ? tc_bcast(proc, buf, 8, TC_BYTE, 0, &o)
+	                             : tc_allgather(proc, buf, out, 8, TC_BYTE, &o);
+	if (err != TC_EMISMATCH && err != TC_EABORTED && (err || tc_rank(proc) != 0))
+		atomic_fetch_add(bad, 1);
+	return 0;
+}
+
+Test(shm, mismatched_call, .timeout = 120)
+{
+	char spec[] = "complete:3";
+	struct tc_team_config cfg;
+	tc_team_config_default(&cfg);
+	cfg.topology = spec;
+	cfg.timeout_ms = 3000;
+	struct tc_team *team = NULL;
+	cr_assert_eq(tc_team_create(&cfg, &team), 0);
+	atomic_int bad = 0;
+	int err = tc_run(team, mismatch_fn, &bad);
+	cr_assert(err == 0 || err == TC_EABORTED || err == TC_EMISMATCH, "%s", tc_strerror(err));
+	cr_assert_eq(atomic_load(&bad), 0);
+	tc_team_destroy(team);
+}
