@@ -253,6 +253,8 @@ static void bc_run_cases(const char *spec, const struct tc_model *md, const stru
 static void bcast_results_p(int p)
 {
 	static const size_t counts[] = {0, 1, 7, 64, 1000};
+	if (tc_test_p_skipped(p))
+		return;
 	char specs[16][32];
 	int ns = tc_test_specs_for(p, specs, 16);
 	int roots[3];
@@ -586,6 +588,8 @@ static int rd_fn(struct tc_proc *proc, void *argp)
 static void reduce_results_p(int p)
 {
 	static const size_t counts[] = {1, 7, 64, 1000};
+	if (tc_test_p_skipped(p))
+		return;
 	char specs[16][32];
 	int ns = tc_test_specs_for(p, specs, 16);
 	int roots[3];

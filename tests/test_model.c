@@ -20,6 +20,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "coll/coll_internal.h"
 #include "harness.h"
 #include "p2p/p2p.h"
 #include "sched/exec.h"
@@ -1223,4 +1224,98 @@ Test(model, closed_form_without_schedule_at_hypercube_20, .timeout = 120)
 		cr_assert(strstr(tc_error_detail(), refused[i]), "%s", tc_error_detail());
 	}
 	tc_topo_destroy(t);
+}
+
+/* A prediction over the simulator's limit that the closed form answers
+ * generates no schedule at all (not even up to the limit, half a second at
+ * 2^20 transfers): the registry's bound of the schedule's size
+ * (tc__sched_size_lb, lib/coll/size.c) refuses it first.  Counted by
+ * tc__sched_generated(), never timed. */
+Test(model, closed_form_prediction_generates_no_schedule, .timeout = 120)
+{
+	struct tc_model md;
+	tc_model_default(&md);
+	static const char *const specs[] = {"hypercube:11", "hypercube:13", "hypercube:16",
+	                                    "complete:4096", "torus:64x64"};
+	static const char *const algs[] = {"auto", "hypercube", "mesh", "ecube", "direct"};
+	int answered = 0;
+	for (size_t i = 0; i < sizeof specs / sizeof *specs; i++) {
+		struct tc_topo *t;
+		cr_assert_eq(tc_topo_parse(specs[i], &t), 0);
+		for (size_t j = 0; j < sizeof algs / sizeof *algs; j++) {
+			/* (Past 46340 ranks only hypercube's schedule can exist:
+			 * the others' refusal is closed_form_without_schedule_at_
+			 * hypercube_20's.) */
+			if (strcmp(algs[j], "auto") &&
+			    (tc_alg_applies(t, &md, TC_COLL_ALLTOALL, algs[j]) != 0 ||
+			     (tc_topo_nodes(t) > 46340 && strcmp(algs[j], "hypercube"))))
+				continue;
+			struct tc_call call = {.coll = TC_COLL_ALLTOALL, .alg = algs[j], .bytes = 8,
+			                       .esize = 8};
+			struct tc_prediction pr;
+			const long long before = tc__sched_generated();
+			cr_assert_eq(tc_predict_call(t, &md, &call, &pr), 0, "%s %s: %s", specs[i],
+			             algs[j], tc_error_detail());
+			cr_assert_eq(pr.simulated, 0, "%s %s", specs[i], algs[j]);
+			cr_assert_eq(pr.transfers, -1, "%s %s", specs[i], algs[j]);
+			cr_assert_eq(tc__sched_generated(), before, "%s %s: %lld schedules generated",
+			             specs[i], algs[j], tc__sched_generated() - before);
+			cr_assert_eq(pr.modelled_ps, (tc_time_t)llround(pr.formula_ns * 1000),
+			             "%s %s", specs[i], algs[j]);
+			answered++;
+		}
+		tc_topo_destroy(t);
+	}
+	cr_assert_geq(answered, 10);
+	/* A small team is still simulated (and its schedule generated). */
+	struct tc_topo *t;
+	cr_assert_eq(tc_topo_parse("hypercube:4", &t), 0);
+	struct tc_call call = {.coll = TC_COLL_ALLTOALL, .alg = "hypercube", .bytes = 8, .esize = 8};
+	struct tc_prediction pr;
+	const long long before = tc__sched_generated();
+	cr_assert_eq(tc_predict_call(t, &md, &call, &pr), 0);
+	cr_assert_eq(pr.simulated, 1);
+	cr_assert_gt(tc__sched_generated(), before);
+	tc_topo_destroy(t);
+}
+
+/* The bound of a schedule's size known before generating it never exceeds
+ * the transfers its generator emits: every algorithm with a bound, on every
+ * topology of the matrix, sizes 0 and 8. */
+Test(model, schedule_size_bounds_hold, .timeout = 120)
+{
+	struct tc_model md;
+	tc_model_default(&md);
+	int checked = 0;
+	for (int k = 0; k < TC_TEST_NPS; k++) {
+		const int p = tc_test_ps[k];
+		char specs[16][32];
+		const int ns = tc_test_specs_for(p, specs, 16);
+		for (int si = 0; si < ns; si++) {
+			struct tc_topo *t;
+			cr_assert_eq(tc_topo_parse(specs[si], &t), 0, "%s", specs[si]);
+			for (int i = 0; i < tc__nalgs; i++)
+				for (uint64_t bytes = 0; bytes <= 8; bytes += 8) {
+					const struct tc__alg *a = &tc__algs[i];
+					struct tc__gen g = {.coll = a->coll, .t = t, .p = p, .bytes = bytes,
+					                    .esize = 8, .md = &md, .me = -1};
+					const int64_t lb = tc__sched_size_lb(a, &g);
+					if (lb == 0 || tc__alg_check_quiet(a, &g))
+						continue;
+					struct tc__sched sc;
+					int err = tc__coll_generate(a, &g, &sc);
+					if (err == TC_ENOTSUP)
+						continue;
+					cr_assert_eq(err, 0, "%s %s on %s", tc_coll_name(a->coll), a->name,
+					             specs[si]);
+					cr_assert_geq(sc.nx, lb, "%s %s on %s, %d B: %d transfers, bound %lld",
+					              tc_coll_name(a->coll), a->name, specs[si], (int)bytes,
+					              sc.nx, (long long)lb);
+					tc__sched_free(&sc);
+					checked++;
+				}
+			tc_topo_destroy(t);
+		}
+	}
+	cr_assert_gt(checked, 20);
 }

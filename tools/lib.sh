@@ -42,3 +42,9 @@ tc_setup() {
 		meson setup "$dir" "$@" >/dev/null
 	fi
 }
+
+tc_install_format() {
+	# clang-format for tools/check-format (.clang-format is written for
+	# version 14, Debian's and Ubuntu's clang-format of that release).
+	tc_install clang-format
+}

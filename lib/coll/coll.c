@@ -240,6 +240,9 @@ int tc__coll_generate(const struct tc__alg *a, const struct tc__gen *g, struct t
 	int err = tc__alg_check(a, g);
 	if (err)
 		return err;
+	if (g->max_x > 0 && tc__sched_size_lb(a, g) > g->max_x)
+		return TC__ELIMIT; /* known to be over: not generated (size.c) */
+	tc__sched_generated_add();
 	if (!(a->flags & TC__ALG_DUAL)) {
 		err = tc__sched_init(s, g->p);
 		if (err)

@@ -37,8 +37,17 @@ const struct tc__alg *tc__alg_find(enum tc_coll coll, const char *name);
  * when it reads IN itself); of a count (b->count_only), the same count.
  * Returns 0 or TC_ENOMEM. */
 int tc__dual(const struct tc__sched *b, int copy, int root, uint64_t m, struct tc__sched *s);
-/* Generates a's schedule for g (the dual of the bcast for TC__ALG_DUAL). */
+/* Generates a's schedule for g (the dual of the bcast for TC__ALG_DUAL).
+ * TC__ELIMIT at once, generating nothing, when tc__sched_size_lb() is over
+ * g->max_x. */
 int tc__coll_generate(const struct tc__alg *a, const struct tc__gen *g, struct tc__sched *s);
+/* A lower bound of the transfers of a's schedule for g, known without
+ * generating it (lib/coll/size.c); 0 where none is known. */
+int64_t tc__sched_size_lb(const struct tc__alg *a, const struct tc__gen *g);
+/* How many schedules tc__coll_generate() has started to generate in this
+ * process (the tests' check that a closed-form prediction builds none). */
+long long tc__sched_generated(void);
+void tc__sched_generated_add(void);
 /* Picks the algorithm (name, or "auto"/NULL: cheapest predicted) and returns
  * its schedule in *s (caller frees) and its makespan.  TC_EALG, TC_ENOTSUP;
  * TC__ELIMIT when the schedule is over g's limits (g->max_x): then *alg is

@@ -5,14 +5,44 @@
 #define TC_TESTS_UTIL_H
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "topocoll.h"
 
-/* The p values of the test matrix (STYLE.md). */
+/* The p values of the test matrix (STYLE.md), in increasing order. */
 static const int tc_test_ps[] = {1, 2, 3, 4, 5, 7, 8, 13, 16, 31, 32, 64};
-#define TC_TEST_NPS ((int)(sizeof tc_test_ps / sizeof tc_test_ps[0]))
+
+/* The largest team size a run covers: TC_TEST_PMAX when set, else every p.
+ * The plain build runs the whole matrix; ./tools/test's sanitizer stages
+ * (whose bugs do not depend on the team's size past a few ranks) and its
+ * fibre stage (larger teams than CPUs already ran on fibres) set it. */
+static inline int tc_test_pmax(void)
+{
+	const char *s = getenv("TC_TEST_PMAX");
+	int v = s ? atoi(s) : 0;
+	return v > 0 ? v : 1 << 30;
+}
+
+/* Whether a test that names its team size p skips it (tc_test_pmax()). */
+static inline bool tc_test_p_skipped(int p)
+{
+	return p > tc_test_pmax();
+}
+
+/* How many entries of tc_test_ps the run covers: those up to
+ * tc_test_pmax(), at least the first. */
+static inline int tc_test_nps(void)
+{
+	const int all = (int)(sizeof tc_test_ps / sizeof tc_test_ps[0]);
+	int n = 1;
+	while (n < all && tc_test_ps[n] <= tc_test_pmax())
+		n++;
+	return n;
+}
+#define TC_TEST_NPS tc_test_nps()
 
 /* Writes the specs of every topology kind that admits p nodes into
  * specs[0..n) (each up to 32 chars); returns n. */
