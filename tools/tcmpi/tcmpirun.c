@@ -20,6 +20,7 @@
  * usage error, 1 when the program cannot be loaded or the team created.
  */
 #include <dlfcn.h>
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -138,6 +139,20 @@ static int load_copies(const char *path, int p, void **entry, void **handles)
 	close(fd);
 	if (img == MAP_FAILED)
 		return cli_fail("tcmpirun: cannot read %s", path);
+	/* Only the bytes the loader reads go into the copies: the ELF header
+	 * and the segments, not the debug information and section headers
+	 * after them (most of a program built with -g). */
+	const Elf64_Ehdr *eh = img;
+	if (n >= sizeof *eh && !memcmp(eh->e_ident, ELFMAG, SELFMAG) &&
+	    eh->e_ident[EI_CLASS] == ELFCLASS64 && eh->e_phoff + (size_t)eh->e_phnum * sizeof(Elf64_Phdr) <= n) {
+		size_t need = eh->e_phoff + (size_t)eh->e_phnum * sizeof(Elf64_Phdr);
+		const Elf64_Phdr *ph = (const Elf64_Phdr *)((const char *)img + eh->e_phoff);
+		for (int k = 0; k < eh->e_phnum; k++)
+			if (ph[k].p_offset + ph[k].p_filesz > need)
+				need = ph[k].p_offset + ph[k].p_filesz;
+		if (need < n)
+			n = need;
+	}
 	int rc = CLI_OK;
 	for (int r = 0; r < p && rc == CLI_OK; r++) {
 		char name[32], fdpath[64];
@@ -176,7 +191,7 @@ static int load_copies(const char *path, int p, void **entry, void **handles)
 	for (int k = 0; k < nfds; k++)
 		close(fds[k]);
 	free(fds);
-	munmap(img, n);
+	munmap(img, (size_t)st.st_size);
 	return rc;
 }
 
