@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tools/tcmpi/shim.h - internals of the MPI layer (libtcmpi.a).
+ *
+ * The layer is a static archive linked into every program by tcmpicc, so
+ * that each rank's private copy of the program has its own copy of the
+ * layer's state too: the variables below are per rank without thread- or
+ * fibre-local storage.  Everything here is hidden in the program
+ * (tcmpicc links with --exclude-libs); only the MPI functions the program
+ * calls, and tcmpi_rank_main, are reached from outside.
+ */
+#ifndef TCMPI_SHIM_H
+#define TCMPI_SHIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <topocoll.h>
+
+#include "launch.h"
+#include "mpi.h"
+
+/* This rank's hand-over from tcmpirun (NULL before tcmpi_rank_main). */
+extern struct tcmpi_launch *tcmpi__self;
+extern int tcmpi__initialized, tcmpi__finalized;
+
+/* One contiguous run of bytes of a datatype's element, at off from its
+ * start. */
+struct tcmpi__block {
+	MPI_Aint off;
+	size_t len;
+};
+
+struct tcmpi__dtype {
+	int used;
+	int committed;
+	size_t size;          /* bytes of data in one element */
+	MPI_Aint lb, extent;  /* as MPI_Type_get_extent */
+	MPI_Aint true_lb, true_extent;
+	int nblocks;
+	struct tcmpi__block *blocks; /* one element, merged, in type order */
+	int basic;            /* the predefined type every byte belongs to, or 0 */
+	int combiner;
+	int contig;           /* one block, at 0, of extent bytes */
+	char name[MPI_MAX_OBJECT_NAME];
+};
+
+/* Datatypes (shim_dtype.c). */
+void tcmpi__dtype_setup(void);
+/* The datatype of a handle, committed or predefined, or NULL. */
+const struct tcmpi__dtype *tcmpi__dt(MPI_Datatype dt);
+/* Packs count elements at buf into out (count * size bytes); unpacks. */
+void tcmpi__pack(const void *buf, size_t count, const struct tcmpi__dtype *t, void *out);
+void tcmpi__unpack(const void *in, size_t count, const struct tcmpi__dtype *t, void *buf);
+/* The topocoll datatype of a predefined type whose elements topocoll
+ * reduces, or -1. */
+int tcmpi__tc_dtype(MPI_Datatype dt);
+
+/* Operators (shim_op.c).  inout = in (op) inout on count elements of dt. */
+int tcmpi__reduce_local(const void *in, void *inout, size_t count, MPI_Datatype dt, MPI_Op op);
+int tcmpi__op_valid(MPI_Op op);
+int tcmpi__op_commutative(MPI_Op op);
+/* The topocoll operator and options that reduce dt by op in place of the
+ * layer, 0; or -1 when the layer must reduce itself. */
+int tcmpi__op_native(MPI_Op op, MPI_Datatype dt, enum tc_op *tcop, struct tc_user_op *user);
+
+/* Communicators (shim_core.c). */
+struct tcmpi__comm {
+	int used;
+	int self;             /* a communicator of the calling rank alone */
+	MPI_Errhandler errh;
+	char name[MPI_MAX_OBJECT_NAME];
+};
+struct tcmpi__comm *tcmpi__comm(MPI_Comm c);
+int tcmpi__comm_size(const struct tcmpi__comm *c);
+int tcmpi__comm_rank(const struct tcmpi__comm *c);
+
+/* Errors: records "fn: message", then applies comm's error handler
+ * (MPI_COMM_NULL: MPI_COMM_WORLD's): ends the run (MPI_ERRORS_ARE_FATAL,
+ * MPI_ERRORS_ABORT) or returns code (MPI_ERRORS_RETURN). */
+int tcmpi__error(MPI_Comm comm, int code, const char *fn, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* A topocoll error of a call on comm, as an MPI error (tcmpi__error). */
+int tcmpi__tc_error(MPI_Comm comm, int tcerr, const char *fn);
+/* Fails unless MPI is initialized and not finalized. */
+int tcmpi__check_init(const char *fn);
+/* The stub of every function the layer does not implement. */
+int tcmpi__unsupported(const char *fn);
+/* Ends the calling rank with status (exit(), MPI_Abort, a fatal error):
+ * aborts the team first when abort_team. */
+_Noreturn void tcmpi__end_rank(int status, int abort_team);
+
+/* --report counters around a collective. */
+double tcmpi__now_ns(void);
+void tcmpi__count(enum tcmpi_coll c, double t0_ns, double model_ns);
+
+/* Scratch memory; NULL only when out of memory. */
+void *tcmpi__alloc(size_t n);
+
+#endif /* TCMPI_SHIM_H */

@@ -1,0 +1,523 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tools/tcmpi/shim_core.c - the rank's entry point, MPI_Init/Finalize,
+ * communicators, error handlers, timers and the --report counters.
+ *
+ * Every variable here is per rank: each rank runs its own copy of the
+ * program and of this layer (shim.h).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "shim.h"
+
+struct tcmpi_launch *tcmpi__self;
+int tcmpi__initialized, tcmpi__finalized;
+static jmp_buf end_jmp;
+static int end_status;
+static char last_error[MPI_MAX_ERROR_STRING];
+
+#define NCOMMS 64
+static struct tcmpi__comm comms[NCOMMS] = {
+	[1] = {1, 0, MPI_ERRORS_ARE_FATAL, "MPI_COMM_WORLD"},
+	[2] = {1, 1, MPI_ERRORS_ARE_FATAL, "MPI_COMM_SELF"},
+};
+
+extern int main(int argc, char **argv);
+
+/* Exported: tcmpirun calls it once per rank (launch.h). */
+__attribute__((visibility("default"))) int tcmpi_rank_main(struct tcmpi_launch *l);
+int tcmpi_rank_main(struct tcmpi_launch *l)
+{
+	if (!l || l->abi != TCMPI_LAUNCH_ABI)
+		return 127;
+	tcmpi__self = l;
+	if (setjmp(end_jmp) == 0)
+		end_status = main(l->argc, l->argv);
+	l->finalized = tcmpi__finalized;
+	return end_status;
+}
+
+_Noreturn void tcmpi__end_rank(int status, int abort_team)
+{
+	if (abort_team && tcmpi__self) {
+		int expect = 0;
+		if (atomic_compare_exchange_strong(&tcmpi__self->shared->aborted, &expect, 1))
+			atomic_store(&tcmpi__self->shared->abort_code, status);
+		tc_team_abort(tcmpi__self->shared->team);
+	}
+	end_status = status;
+	longjmp(end_jmp, 1);
+}
+
+void *tcmpi__alloc(size_t n)
+{
+	return malloc(n ? n : 1);
+}
+
+double tcmpi__now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+void tcmpi__count(enum tcmpi_coll c, double t0_ns, double model_ns)
+{
+	struct tcmpi_stats *s = tcmpi__self ? tcmpi__self->stats : NULL;
+	if (!s)
+		return;
+	s->calls[c]++;
+	s->wall_ns[c] += tcmpi__now_ns() - t0_ns;
+	s->model_ns[c] += model_ns;
+}
+
+/* ---------------------------------------------------------------------
+ * Errors.
+ */
+static MPI_Errhandler errh_of(MPI_Comm comm)
+{
+	struct tcmpi__comm *c = tcmpi__comm(comm);
+	return c ? c->errh : comms[1].errh;
+}
+
+int tcmpi__error(MPI_Comm comm, int code, const char *fn, const char *fmt, ...)
+{
+	int n = snprintf(last_error, sizeof last_error, "%s: ", fn);
+	va_list ap;
+	va_start(ap, fmt);
+	if (n > 0 && (size_t)n < sizeof last_error)
+		vsnprintf(last_error + n, sizeof last_error - (size_t)n, fmt, ap);
+	va_end(ap);
+	if (errh_of(comm) == MPI_ERRORS_RETURN)
+		return code;
+	int rank = tcmpi__self ? tc_rank(tcmpi__self->proc) : -1;
+	/* A rank failing only because another one aborted the run says nothing
+	 * more: the first failure has been reported. */
+	if (!(tcmpi__self && atomic_load(&tcmpi__self->shared->aborted)))
+		fprintf(stderr, "tcmpi: rank %d: %s (MPI error class %d); aborting the run\n",
+		        rank, last_error, code);
+	tcmpi__end_rank(code ? code : 1, 1);
+}
+
+int tcmpi__tc_error(MPI_Comm comm, int err, const char *fn)
+{
+	int code;
+	switch (err) {
+	case TC_EROOT: code = MPI_ERR_ROOT; break;
+	case TC_ERANK: case TC_ENOTNEIGHBOR: case TC_ESELF: code = MPI_ERR_RANK; break;
+	case TC_ENULLBUF: code = MPI_ERR_BUFFER; break;
+	case TC_EOVERFLOW: code = MPI_ERR_COUNT; break;
+	case TC_ETRUNCATE: code = MPI_ERR_TRUNCATE; break;
+	case TC_ENOMEM: code = MPI_ERR_NO_MEM; break;
+	case TC_ENOTSUP: code = MPI_ERR_UNSUPPORTED_OPERATION; break;
+	case TC_EABORTED: code = MPI_ERR_PROC_ABORTED; break;
+	case TC_EINVAL: code = MPI_ERR_ARG; break;
+	default: code = MPI_ERR_OTHER; break;
+	}
+	const char *d = tc_error_detail();
+	return tcmpi__error(comm, code, fn, "%s%s%s", tc_strerror(err), d && *d ? ": " : "",
+	                    d ? d : "");
+}
+
+int tcmpi__check_init(const char *fn)
+{
+	if (!tcmpi__self)
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_OTHER, fn,
+		                    "the program was not started by tcmpirun");
+	if (!tcmpi__initialized || tcmpi__finalized)
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_OTHER, fn, "called %s MPI_Init",
+		                    tcmpi__finalized ? "after MPI_Finalize" : "before");
+	return MPI_SUCCESS;
+}
+
+int tcmpi__unsupported(const char *fn)
+{
+	return tcmpi__error(MPI_COMM_NULL, MPI_ERR_UNSUPPORTED_OPERATION, fn,
+	                    "not supported by topocoll's MPI layer (docs/mpi-programs.md)");
+}
+
+int MPI_Error_class(int errorcode, int *errorclass)
+{
+	if (!errorclass || errorcode < 0 || errorcode > MPI_ERR_LASTCODE)
+		return MPI_ERR_ARG;
+	*errorclass = errorcode;
+	return MPI_SUCCESS;
+}
+
+int MPI_Error_string(int errorcode, char *string, int *resultlen)
+{
+	static const char *const names[] = {
+		[MPI_SUCCESS] = "no error", [MPI_ERR_BUFFER] = "invalid buffer",
+		[MPI_ERR_COUNT] = "invalid count", [MPI_ERR_TYPE] = "invalid datatype",
+		[MPI_ERR_TAG] = "invalid tag", [MPI_ERR_COMM] = "invalid communicator",
+		[MPI_ERR_RANK] = "invalid rank", [MPI_ERR_REQUEST] = "invalid request",
+		[MPI_ERR_ROOT] = "invalid root", [MPI_ERR_OP] = "invalid operator",
+		[MPI_ERR_ARG] = "invalid argument", [MPI_ERR_TRUNCATE] = "message truncated",
+		[MPI_ERR_OTHER] = "other error", [MPI_ERR_INTERN] = "internal error",
+		[MPI_ERR_NO_MEM] = "out of memory",
+		[MPI_ERR_UNSUPPORTED_OPERATION] = "unsupported operation",
+		[MPI_ERR_PROC_ABORTED] = "the run was aborted by another rank",
+	};
+	if (!string || !resultlen)
+		return MPI_ERR_ARG;
+	const char *s = errorcode >= 0 && errorcode < (int)(sizeof names / sizeof names[0]) &&
+	                                names[errorcode]
+	                        ? names[errorcode]
+	                        : "unknown error";
+	/* With the message of the last error raised here. */
+	if (last_error[0] && errorcode != MPI_SUCCESS)
+		snprintf(string, MPI_MAX_ERROR_STRING, "%s (last: %.400s)", s, last_error);
+	else
+		snprintf(string, MPI_MAX_ERROR_STRING, "%s", s);
+	*resultlen = (int)strlen(string);
+	return MPI_SUCCESS;
+}
+
+int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
+{
+	struct tcmpi__comm *c = tcmpi__comm(comm);
+	if (!c)
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_COMM, __func__, "invalid communicator %d",
+		                    comm);
+	if (errhandler != MPI_ERRORS_ARE_FATAL && errhandler != MPI_ERRORS_RETURN &&
+	    errhandler != MPI_ERRORS_ABORT)
+		return tcmpi__error(comm, MPI_ERR_ARG, __func__,
+		                    "only MPI_ERRORS_ARE_FATAL, MPI_ERRORS_ABORT and "
+		                    "MPI_ERRORS_RETURN are supported");
+	c->errh = errhandler;
+	return MPI_SUCCESS;
+}
+
+int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
+{
+	struct tcmpi__comm *c = tcmpi__comm(comm);
+	if (!c || !errhandler)
+		return tcmpi__error(comm, MPI_ERR_ARG, __func__, "invalid communicator or NULL");
+	*errhandler = c->errh;
+	return MPI_SUCCESS;
+}
+
+int MPI_Errhandler_free(MPI_Errhandler *errhandler)
+{
+	if (!errhandler)
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_ARG, __func__, "NULL errhandler");
+	*errhandler = MPI_ERRHANDLER_NULL;
+	return MPI_SUCCESS;
+}
+
+/* ---------------------------------------------------------------------
+ * Start and end.
+ */
+int MPI_Init(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+	if (!tcmpi__self) {
+		fprintf(stderr, "tcmpi: MPI_Init: this program was built with tcmpicc; "
+		                "run it with tcmpirun -np P PROGRAM\n");
+		exit(1);
+	}
+	if (tcmpi__initialized)
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_OTHER, __func__, "called twice");
+	tcmpi__dtype_setup();
+	tcmpi__initialized = 1;
+	return MPI_SUCCESS;
+}
+
+int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+	int rc = MPI_Init(argc, argv);
+	/* Each rank is one thread or fibre running its own copy of the program;
+	 * more threads of one rank calling MPI are not supported. */
+	if (rc == MPI_SUCCESS && provided)
+		*provided = required < MPI_THREAD_SERIALIZED ? required : MPI_THREAD_SERIALIZED;
+	return rc;
+}
+
+int MPI_Finalize(void)
+{
+	int rc = tcmpi__check_init(__func__);
+	if (rc)
+		return rc;
+	/* MPI_Finalize is collective: no rank leaves while another still
+	 * needs it. */
+	rc = tc_barrier(tcmpi__self->proc, NULL);
+	tcmpi__finalized = 1;
+	return rc ? tcmpi__tc_error(MPI_COMM_WORLD, rc, __func__) : MPI_SUCCESS;
+}
+
+int MPI_Initialized(int *flag)
+{
+	if (!flag)
+		return MPI_ERR_ARG;
+	*flag = tcmpi__initialized;
+	return MPI_SUCCESS;
+}
+
+int MPI_Finalized(int *flag)
+{
+	if (!flag)
+		return MPI_ERR_ARG;
+	*flag = tcmpi__finalized;
+	return MPI_SUCCESS;
+}
+
+int MPI_Abort(MPI_Comm comm, int errorcode)
+{
+	(void)comm;
+	int rank = tcmpi__self ? tc_rank(tcmpi__self->proc) : -1;
+	fprintf(stderr, "tcmpi: rank %d called MPI_Abort(%d)\n", rank, errorcode);
+	tcmpi__end_rank(errorcode ? errorcode : 1, 1);
+}
+
+int MPI_Query_thread(int *provided)
+{
+	if (!provided)
+		return MPI_ERR_ARG;
+	*provided = MPI_THREAD_SERIALIZED;
+	return MPI_SUCCESS;
+}
+
+int MPI_Is_thread_main(int *flag)
+{
+	if (!flag)
+		return MPI_ERR_ARG;
+	*flag = 1;
+	return MPI_SUCCESS;
+}
+
+double MPI_Wtime(void)
+{
+	double origin = tcmpi__self ? tcmpi__self->shared->wtime_origin : 0.0;
+	return tcmpi__now_ns() * 1e-9 - origin;
+}
+
+double MPI_Wtick(void)
+{
+	struct timespec ts;
+	clock_getres(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+int MPI_Get_processor_name(char *name, int *resultlen)
+{
+	if (!name || !resultlen)
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_ARG, __func__, "NULL argument");
+	char host[MPI_MAX_PROCESSOR_NAME - 16];
+	if (gethostname(host, sizeof host) != 0)
+		snprintf(host, sizeof host, "localhost");
+	host[sizeof host - 1] = '\0';
+	int rank = tcmpi__self ? tc_rank(tcmpi__self->proc) : 0;
+	*resultlen = snprintf(name, MPI_MAX_PROCESSOR_NAME, "%s:rank%d", host, rank);
+	return MPI_SUCCESS;
+}
+
+int MPI_Get_version(int *version, int *subversion)
+{
+	if (!version || !subversion)
+		return MPI_ERR_ARG;
+	*version = MPI_VERSION;
+	*subversion = MPI_SUBVERSION;
+	return MPI_SUCCESS;
+}
+
+int MPI_Get_library_version(char *version, int *resultlen)
+{
+	if (!version || !resultlen)
+		return MPI_ERR_ARG;
+	*resultlen = snprintf(version, MPI_MAX_LIBRARY_VERSION_STRING,
+	                      "topocoll %s MPI layer (tcmpi): a subset of MPI %d.%d",
+	                      TC_VERSION_STRING, MPI_VERSION, MPI_SUBVERSION);
+	return MPI_SUCCESS;
+}
+
+/* ---------------------------------------------------------------------
+ * Communicators: MPI_COMM_WORLD (the team), MPI_COMM_SELF, and duplicates
+ * of either.  Splitting into sub-teams is not available yet.
+ */
+struct tcmpi__comm *tcmpi__comm(MPI_Comm c)
+{
+	if (c <= 0 || c >= NCOMMS || !comms[c].used)
+		return NULL;
+	return &comms[c];
+}
+
+int tcmpi__comm_size(const struct tcmpi__comm *c)
+{
+	return c->self ? 1 : tc_size(tcmpi__self->proc);
+}
+
+int tcmpi__comm_rank(const struct tcmpi__comm *c)
+{
+	return c->self ? 0 : tc_rank(tcmpi__self->proc);
+}
+
+#define COMM_OR_FAIL(c, comm)                                                              \
+	int rc_ = tcmpi__check_init(__func__);                                             \
+	if (rc_)                                                                           \
+		return rc_;                                                                \
+	struct tcmpi__comm *c = tcmpi__comm(comm);                                         \
+	if (!c)                                                                            \
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_COMM, __func__,                 \
+		                    "invalid communicator %d", (int)(comm))
+
+int MPI_Comm_rank(MPI_Comm comm, int *rank)
+{
+	COMM_OR_FAIL(c, comm);
+	if (!rank)
+		return tcmpi__error(comm, MPI_ERR_ARG, __func__, "NULL rank");
+	*rank = tcmpi__comm_rank(c);
+	return MPI_SUCCESS;
+}
+
+int MPI_Comm_size(MPI_Comm comm, int *size)
+{
+	COMM_OR_FAIL(c, comm);
+	if (!size)
+		return tcmpi__error(comm, MPI_ERR_ARG, __func__, "NULL size");
+	*size = tcmpi__comm_size(c);
+	return MPI_SUCCESS;
+}
+
+int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
+{
+	COMM_OR_FAIL(a, comm1);
+	struct tcmpi__comm *b = tcmpi__comm(comm2);
+	if (!b || !result)
+		return tcmpi__error(comm1, MPI_ERR_COMM, __func__, "invalid communicator %d",
+		                    comm2);
+	if (comm1 == comm2)
+		*result = MPI_IDENT;
+	else if (a->self == b->self || tcmpi__comm_size(a) == 1)
+		*result = MPI_CONGRUENT;
+	else
+		*result = MPI_UNEQUAL;
+	return MPI_SUCCESS;
+}
+
+static int comm_new(const struct tcmpi__comm *from, MPI_Comm *out, const char *fn)
+{
+	for (int i = 3; i < NCOMMS; i++)
+		if (!comms[i].used) {
+			comms[i] = *from;
+			snprintf(comms[i].name, sizeof comms[i].name, "%s", "");
+			*out = i;
+			return MPI_SUCCESS;
+		}
+	return tcmpi__error(MPI_COMM_WORLD, MPI_ERR_NO_MEM, fn, "more than %d communicators",
+	                    NCOMMS - 3);
+}
+
+/* A duplicate shares the team of its parent: its collectives are ordered
+ * with the parent's, which MPI programs keep consistent across ranks; its
+ * point-to-point messages are not kept apart from the parent's (topocoll
+ * has no contexts yet). */
+int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
+{
+	COMM_OR_FAIL(c, comm);
+	if (!newcomm)
+		return tcmpi__error(comm, MPI_ERR_ARG, __func__, "NULL newcomm");
+	if (!c->self) {
+		int rc = tc_barrier(tcmpi__self->proc, NULL);
+		if (rc)
+			return tcmpi__tc_error(comm, rc, __func__);
+	}
+	return comm_new(c, newcomm, __func__);
+}
+
+int MPI_Comm_free(MPI_Comm *comm)
+{
+	if (!comm)
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_ARG, __func__, "NULL comm");
+	COMM_OR_FAIL(c, *comm);
+	if (*comm == MPI_COMM_WORLD || *comm == MPI_COMM_SELF)
+		return tcmpi__error(*comm, MPI_ERR_COMM, __func__,
+		                    "MPI_COMM_WORLD and MPI_COMM_SELF cannot be freed");
+	c->used = 0;
+	*comm = MPI_COMM_NULL;
+	return MPI_SUCCESS;
+}
+
+/* Splits into the communicators that need no sub-team: every rank of one
+ * colour (keys in rank order: a duplicate), or every rank alone (like
+ * MPI_COMM_SELF), or MPI_UNDEFINED everywhere.  Other splits need
+ * topocoll's sub-teams. */
+int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
+{
+	COMM_OR_FAIL(c, comm);
+	if (!newcomm)
+		return tcmpi__error(comm, MPI_ERR_ARG, __func__, "NULL newcomm");
+	if (c->self) {
+		*newcomm = MPI_COMM_NULL;
+		return color == MPI_UNDEFINED ? MPI_SUCCESS : comm_new(c, newcomm, __func__);
+	}
+	int p = tc_size(tcmpi__self->proc);
+	int32_t mine[2] = {color, key};
+	int32_t *all = tcmpi__alloc(sizeof mine * (size_t)p);
+	if (!all)
+		return tcmpi__error(comm, MPI_ERR_NO_MEM, __func__, "out of memory");
+	int rc = tc_allgather(tcmpi__self->proc, mine, all, 2, TC_INT32, NULL);
+	if (rc) {
+		free(all);
+		return tcmpi__tc_error(comm, rc, __func__);
+	}
+	int same = 1, distinct = 1, undef = 1;
+	for (int i = 0; i < p; i++) {
+		same &= all[2 * i] == all[0] && (i == 0 || all[2 * i + 1] >= all[2 * i - 1]);
+		undef &= all[2 * i] == MPI_UNDEFINED;
+		for (int j = 0; j < i && distinct; j++)
+			distinct = all[2 * i] != all[2 * j] || all[2 * i] == MPI_UNDEFINED;
+	}
+	free(all);
+	*newcomm = MPI_COMM_NULL;
+	if (undef || color == MPI_UNDEFINED)
+		return undef || distinct ? MPI_SUCCESS
+		                         : tcmpi__error(comm, MPI_ERR_UNSUPPORTED_OPERATION, __func__,
+		                                        "splitting into sub-communicators "
+		                                        "of several ranks needs sub-teams, "
+		                                        "not available yet");
+	if (same)
+		return comm_new(c, newcomm, __func__);
+	if (distinct) {
+		struct tcmpi__comm self = comms[MPI_COMM_SELF];
+		self.errh = c->errh;
+		return comm_new(&self, newcomm, __func__);
+	}
+	return tcmpi__error(comm, MPI_ERR_UNSUPPORTED_OPERATION, __func__,
+	                    "splitting into sub-communicators of several ranks (or reordering "
+	                    "ranks by key) needs sub-teams, not available yet");
+}
+
+int MPI_Comm_set_name(MPI_Comm comm, const char *name)
+{
+	COMM_OR_FAIL(c, comm);
+	if (!name)
+		return tcmpi__error(comm, MPI_ERR_ARG, __func__, "NULL name");
+	snprintf(c->name, sizeof c->name, "%s", name);
+	return MPI_SUCCESS;
+}
+
+int MPI_Comm_get_name(MPI_Comm comm, char *name, int *resultlen)
+{
+	COMM_OR_FAIL(c, comm);
+	if (!name || !resultlen)
+		return tcmpi__error(comm, MPI_ERR_ARG, __func__, "NULL argument");
+	*resultlen = snprintf(name, MPI_MAX_OBJECT_NAME, "%s", c->name);
+	return MPI_SUCCESS;
+}
+
+int MPI_Comm_test_inter(MPI_Comm comm, int *flag)
+{
+	COMM_OR_FAIL(c, comm);
+	(void)c;
+	if (!flag)
+		return tcmpi__error(comm, MPI_ERR_ARG, __func__, "NULL flag");
+	*flag = 0;
+	return MPI_SUCCESS;
+}

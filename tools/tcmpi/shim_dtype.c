@@ -1,0 +1,601 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tools/tcmpi/shim_dtype.c - MPI datatypes: the predefined ones and the
+ * derived ones (contiguous, vector, hvector, indexed, hindexed, indexed
+ * block, struct, resized, dup), flattened at construction into the runs of
+ * bytes of one element (type-map order, adjacent runs merged).  Collectives
+ * pack a non-contiguous buffer into one contiguous run before calling
+ * topocoll and unpack after; a contiguous one is passed as it is.
+ */
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "shim.h"
+
+static struct tcmpi__dtype *dts;
+static int ndts;
+
+struct pair_fi { float a; int b; };
+struct pair_di { double a; int b; };
+struct pair_li { long a; int b; };
+struct pair_ii { int a; int b; };
+struct pair_si { short a; int b; };
+struct pair_ldi { long double a; int b; };
+
+/* Predefined datatypes, by handle: name, bytes, topocoll datatype (-1:
+ * reduced by the layer itself), and for the pair types the offset of the
+ * int and the struct's size. */
+static const struct {
+	const char *name;
+	size_t size;
+	int tc;
+	size_t pair_off, pair_extent;
+} predef[TCMPI_DT_PREDEFINED] = {
+#define INTDT(s, signed_) ((s) == 1 ? (signed_ ? TC_INT8 : TC_UINT8)                       \
+	                   : (s) == 2 ? (signed_ ? TC_INT16 : TC_UINT16)                   \
+	                   : (s) == 4 ? (signed_ ? TC_INT32 : TC_UINT32)                   \
+	                   : (signed_ ? TC_INT64 : TC_UINT64))
+	[MPI_CHAR] = {"MPI_CHAR", 1, TC_INT8, 0, 0},
+	[MPI_SIGNED_CHAR] = {"MPI_SIGNED_CHAR", 1, TC_INT8, 0, 0},
+	[MPI_UNSIGNED_CHAR] = {"MPI_UNSIGNED_CHAR", 1, TC_UINT8, 0, 0},
+	[MPI_BYTE] = {"MPI_BYTE", 1, TC_UINT8, 0, 0},
+	[MPI_SHORT] = {"MPI_SHORT", sizeof(short), INTDT(sizeof(short), 1), 0, 0},
+	[MPI_UNSIGNED_SHORT] = {"MPI_UNSIGNED_SHORT", sizeof(short), INTDT(sizeof(short), 0), 0, 0},
+	[MPI_INT] = {"MPI_INT", sizeof(int), INTDT(sizeof(int), 1), 0, 0},
+	[MPI_UNSIGNED] = {"MPI_UNSIGNED", sizeof(int), INTDT(sizeof(int), 0), 0, 0},
+	[MPI_LONG] = {"MPI_LONG", sizeof(long), INTDT(sizeof(long), 1), 0, 0},
+	[MPI_UNSIGNED_LONG] = {"MPI_UNSIGNED_LONG", sizeof(long), INTDT(sizeof(long), 0), 0, 0},
+	[MPI_LONG_LONG_INT] = {"MPI_LONG_LONG_INT", sizeof(long long), TC_INT64, 0, 0},
+	[MPI_UNSIGNED_LONG_LONG] = {"MPI_UNSIGNED_LONG_LONG", sizeof(long long), TC_UINT64, 0, 0},
+	[MPI_FLOAT] = {"MPI_FLOAT", sizeof(float), TC_FLOAT, 0, 0},
+	[MPI_DOUBLE] = {"MPI_DOUBLE", sizeof(double), TC_DOUBLE, 0, 0},
+	[MPI_LONG_DOUBLE] = {"MPI_LONG_DOUBLE", sizeof(long double), -1, 0, 0},
+	[MPI_WCHAR] = {"MPI_WCHAR", 4, TC_INT32, 0, 0},
+	[MPI_C_BOOL] = {"MPI_C_BOOL", sizeof(_Bool), -1, 0, 0},
+	[MPI_INT8_T] = {"MPI_INT8_T", 1, TC_INT8, 0, 0},
+	[MPI_INT16_T] = {"MPI_INT16_T", 2, TC_INT16, 0, 0},
+	[MPI_INT32_T] = {"MPI_INT32_T", 4, TC_INT32, 0, 0},
+	[MPI_INT64_T] = {"MPI_INT64_T", 8, TC_INT64, 0, 0},
+	[MPI_UINT8_T] = {"MPI_UINT8_T", 1, TC_UINT8, 0, 0},
+	[MPI_UINT16_T] = {"MPI_UINT16_T", 2, TC_UINT16, 0, 0},
+	[MPI_UINT32_T] = {"MPI_UINT32_T", 4, TC_UINT32, 0, 0},
+	[MPI_UINT64_T] = {"MPI_UINT64_T", 8, TC_UINT64, 0, 0},
+	[MPI_AINT] = {"MPI_AINT", sizeof(MPI_Aint), INTDT(sizeof(MPI_Aint), 1), 0, 0},
+	[MPI_OFFSET] = {"MPI_OFFSET", sizeof(MPI_Offset), TC_INT64, 0, 0},
+	[MPI_COUNT] = {"MPI_COUNT", sizeof(MPI_Count), TC_INT64, 0, 0},
+	[MPI_PACKED] = {"MPI_PACKED", 1, TC_UINT8, 0, 0},
+	[MPI_C_FLOAT_COMPLEX] = {"MPI_C_FLOAT_COMPLEX", 2 * sizeof(float), -1, 0, 0},
+	[MPI_C_DOUBLE_COMPLEX] = {"MPI_C_DOUBLE_COMPLEX", 2 * sizeof(double), -1, 0, 0},
+	[MPI_C_LONG_DOUBLE_COMPLEX] = {"MPI_C_LONG_DOUBLE_COMPLEX", 2 * sizeof(long double), -1,
+	                               0, 0},
+	[MPI_FLOAT_INT] = {"MPI_FLOAT_INT", sizeof(float), -1, offsetof(struct pair_fi, b),
+	                   sizeof(struct pair_fi)},
+	[MPI_DOUBLE_INT] = {"MPI_DOUBLE_INT", sizeof(double), -1, offsetof(struct pair_di, b),
+	                    sizeof(struct pair_di)},
+	[MPI_LONG_INT] = {"MPI_LONG_INT", sizeof(long), -1, offsetof(struct pair_li, b),
+	                  sizeof(struct pair_li)},
+	[MPI_2INT] = {"MPI_2INT", sizeof(int), -1, offsetof(struct pair_ii, b),
+	              sizeof(struct pair_ii)},
+	[MPI_SHORT_INT] = {"MPI_SHORT_INT", sizeof(short), -1, offsetof(struct pair_si, b),
+	                   sizeof(struct pair_si)},
+	[MPI_LONG_DOUBLE_INT] = {"MPI_LONG_DOUBLE_INT", sizeof(long double), -1,
+	                         offsetof(struct pair_ldi, b), sizeof(struct pair_ldi)},
+#undef INTDT
+};
+
+static int grow(int need)
+{
+	if (need <= ndts)
+		return 0;
+	int n = ndts ? ndts * 2 : 64;
+	while (n < need)
+		n *= 2;
+	struct tcmpi__dtype *d = realloc(dts, sizeof *d * (size_t)n);
+	if (!d)
+		return -1;
+	memset(d + ndts, 0, sizeof *d * (size_t)(n - ndts));
+	dts = d;
+	ndts = n;
+	return 0;
+}
+
+static int add_block(struct tcmpi__dtype *t, MPI_Aint off, size_t len, int *cap)
+{
+	if (len == 0)
+		return 0;
+	if (t->nblocks > 0) {
+		struct tcmpi__block *b = &t->blocks[t->nblocks - 1];
+		if (b->off + (MPI_Aint)b->len == off) {
+			b->len += len;
+			return 0;
+		}
+	}
+	if (t->nblocks == *cap) {
+		int n = *cap ? *cap * 2 : 4;
+		struct tcmpi__block *nb = realloc(t->blocks, sizeof *nb * (size_t)n);
+		if (!nb)
+			return -1;
+		t->blocks = nb;
+		*cap = n;
+	}
+	t->blocks[t->nblocks++] = (struct tcmpi__block){off, len};
+	return 0;
+}
+
+void tcmpi__dtype_setup(void)
+{
+	if (grow(TCMPI_DT_PREDEFINED) != 0)
+		return;
+	for (int i = 1; i < TCMPI_DT_PREDEFINED; i++) {
+		struct tcmpi__dtype *t = &dts[i];
+		int cap = 0;
+		t->used = t->committed = 1;
+		t->basic = i;
+		t->combiner = MPI_COMBINER_NAMED;
+		add_block(t, 0, predef[i].size, &cap);
+		t->size = predef[i].size;
+		t->extent = (MPI_Aint)predef[i].size;
+		if (predef[i].pair_off) {
+			add_block(t, (MPI_Aint)predef[i].pair_off, sizeof(int), &cap);
+			t->size += sizeof(int);
+			t->extent = (MPI_Aint)predef[i].pair_extent;
+		}
+		t->true_extent = t->nblocks ? t->blocks[t->nblocks - 1].off +
+		                                      (MPI_Aint)t->blocks[t->nblocks - 1].len
+		                            : 0;
+		t->contig = t->nblocks == 1 && t->true_extent == t->extent;
+		snprintf(t->name, sizeof t->name, "%s", predef[i].name);
+	}
+}
+
+const struct tcmpi__dtype *tcmpi__dt(MPI_Datatype dt)
+{
+	if (dt <= 0 || dt >= ndts || !dts[dt].used || !dts[dt].committed)
+		return NULL;
+	return &dts[dt];
+}
+
+static struct tcmpi__dtype *dt_any(MPI_Datatype dt)
+{
+	if (dt <= 0 || dt >= ndts || !dts[dt].used)
+		return NULL;
+	return &dts[dt];
+}
+
+int tcmpi__tc_dtype(MPI_Datatype dt)
+{
+	return dt > 0 && dt < TCMPI_DT_PREDEFINED ? predef[dt].tc : -1;
+}
+
+void tcmpi__pack(const void *buf, size_t count, const struct tcmpi__dtype *t, void *out)
+{
+	unsigned char *o = out;
+	for (size_t e = 0; e < count; e++) {
+		uintptr_t base = (uintptr_t)buf + (uintptr_t)((MPI_Aint)e * t->extent);
+		for (int b = 0; b < t->nblocks; b++) {
+			memcpy(o, (const void *)(base + (uintptr_t)t->blocks[b].off), t->blocks[b].len);
+			o += t->blocks[b].len;
+		}
+	}
+}
+
+void tcmpi__unpack(const void *in, size_t count, const struct tcmpi__dtype *t, void *buf)
+{
+	const unsigned char *i = in;
+	for (size_t e = 0; e < count; e++) {
+		uintptr_t base = (uintptr_t)buf + (uintptr_t)((MPI_Aint)e * t->extent);
+		for (int b = 0; b < t->nblocks; b++) {
+			memcpy((void *)(base + (uintptr_t)t->blocks[b].off), i, t->blocks[b].len);
+			i += t->blocks[b].len;
+		}
+	}
+}
+
+/* ---------------------------------------------------------------------
+ * Constructors: n[k] elements of types[k] at byte displacement disp[k]
+ * (stride: each element one extent of its type further), for k < count.
+ */
+static int build(int count, const size_t *n, const MPI_Aint *disp, const MPI_Datatype *types,
+                 int combiner, MPI_Datatype *out, const char *fn)
+{
+	int rc = tcmpi__check_init(fn);
+	if (rc)
+		return rc;
+	if (count < 0 || !out)
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_ARG, fn, "negative count or NULL newtype");
+	for (int k = 0; k < count; k++)
+		if (!dt_any(types[k]))
+			return tcmpi__error(MPI_COMM_NULL, MPI_ERR_TYPE, fn, "invalid datatype %d",
+			                    types[k]);
+	int h = 0;
+	for (int i = TCMPI_DT_PREDEFINED; i < ndts && !h; i++)
+		if (!dts[i].used)
+			h = i;
+	if (!h) {
+		h = ndts > TCMPI_DT_PREDEFINED ? ndts : TCMPI_DT_PREDEFINED;
+		if (grow(h + 1) != 0)
+			return tcmpi__error(MPI_COMM_NULL, MPI_ERR_NO_MEM, fn, "out of memory");
+	}
+	struct tcmpi__dtype t = {.used = 1, .combiner = combiner};
+	int cap = 0, first = 1;
+	MPI_Aint lb = 0, ub = 0;
+	t.basic = -1;
+	for (int k = 0; k < count; k++) {
+		const struct tcmpi__dtype *o = dt_any(types[k]);
+		for (size_t e = 0; e < n[k]; e++) {
+			MPI_Aint at = disp[k] + (MPI_Aint)e * o->extent;
+			for (int b = 0; b < o->nblocks; b++)
+				if (add_block(&t, at + o->blocks[b].off, o->blocks[b].len, &cap) != 0) {
+					free(t.blocks);
+					return tcmpi__error(MPI_COMM_NULL, MPI_ERR_NO_MEM, fn,
+					                    "out of memory");
+				}
+			t.size += o->size;
+			if (first || at + o->lb < lb)
+				lb = at + o->lb;
+			if (first || at + o->lb + o->extent > ub)
+				ub = at + o->lb + o->extent;
+			first = 0;
+		}
+		if (n[k])
+			t.basic = t.basic == -1 || t.basic == o->basic ? o->basic : 0;
+	}
+	if (t.basic == -1)
+		t.basic = 0;
+	t.lb = lb;
+	t.extent = ub - lb;
+	MPI_Aint tlo = 0, thi = 0;
+	for (int b = 0; b < t.nblocks; b++) {
+		MPI_Aint lo = t.blocks[b].off, hi = lo + (MPI_Aint)t.blocks[b].len;
+		if (b == 0 || lo < tlo)
+			tlo = lo;
+		if (b == 0 || hi > thi)
+			thi = hi;
+	}
+	t.true_lb = tlo;
+	t.true_extent = thi - tlo;
+	t.contig = t.nblocks == 1 && t.blocks[0].off == 0 && t.lb == 0 &&
+	           (MPI_Aint)t.blocks[0].len == t.extent;
+	if (t.nblocks == 0)
+		t.contig = 1;
+	dts[h] = t;
+	*out = h;
+	return MPI_SUCCESS;
+}
+
+int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+	if (count < 0)
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_COUNT, __func__, "negative count");
+	size_t n = (size_t)count;
+	MPI_Aint d = 0;
+	return build(1, &n, &d, &oldtype, MPI_COMBINER_CONTIGUOUS, newtype, __func__);
+}
+
+static int hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+                   MPI_Datatype *newtype, int combiner, const char *fn)
+{
+	if (count < 0 || blocklength < 0)
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_COUNT, fn, "negative count or blocklength");
+	size_t *n = tcmpi__alloc(sizeof *n * (size_t)count);
+	MPI_Aint *d = tcmpi__alloc(sizeof *d * (size_t)count);
+	MPI_Datatype *t = tcmpi__alloc(sizeof *t * (size_t)count);
+	int rc;
+	if (!n || !d || !t) {
+		rc = tcmpi__error(MPI_COMM_NULL, MPI_ERR_NO_MEM, fn, "out of memory");
+	} else {
+		for (int i = 0; i < count; i++) {
+			n[i] = (size_t)blocklength;
+			d[i] = (MPI_Aint)i * stride;
+			t[i] = oldtype;
+		}
+		rc = build(count, n, d, t, combiner, newtype, fn);
+	}
+	free(n);
+	free(d);
+	free(t);
+	return rc;
+}
+
+int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype,
+                    MPI_Datatype *newtype)
+{
+	const struct tcmpi__dtype *o = dt_any(oldtype);
+	if (!o)
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_TYPE, __func__, "invalid datatype %d",
+		                    oldtype);
+	return hvector(count, blocklength, (MPI_Aint)stride * o->extent, oldtype, newtype,
+	               MPI_COMBINER_VECTOR, __func__);
+}
+
+int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+                            MPI_Datatype *newtype)
+{
+	return hvector(count, blocklength, stride, oldtype, newtype, MPI_COMBINER_HVECTOR,
+	               __func__);
+}
+
+/* Indexed forms: displacements in extents of oldtype (scale) or bytes. */
+static int indexed(int count, const int *bls, int bl_all, const void *displs, int bytes,
+                   const MPI_Datatype *types, MPI_Datatype oldtype, MPI_Datatype *newtype,
+                   int combiner, const char *fn)
+{
+	if (count < 0 || (count > 0 && (!displs || (!bls && bl_all < 0))))
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_ARG, fn,
+		                    "negative count or NULL array");
+	size_t *n = tcmpi__alloc(sizeof *n * (size_t)count);
+	MPI_Aint *d = tcmpi__alloc(sizeof *d * (size_t)count);
+	MPI_Datatype *t = tcmpi__alloc(sizeof *t * (size_t)count);
+	int rc = MPI_SUCCESS;
+	if (!n || !d || !t)
+		rc = tcmpi__error(MPI_COMM_NULL, MPI_ERR_NO_MEM, fn, "out of memory");
+	for (int i = 0; i < count && rc == MPI_SUCCESS; i++) {
+		t[i] = types ? types[i] : oldtype;
+		const struct tcmpi__dtype *o = dt_any(t[i]);
+		int bl = bls ? bls[i] : bl_all;
+		if (!o)
+			rc = tcmpi__error(MPI_COMM_NULL, MPI_ERR_TYPE, fn, "invalid datatype %d", t[i]);
+		else if (bl < 0)
+			rc = tcmpi__error(MPI_COMM_NULL, MPI_ERR_COUNT, fn, "negative block length");
+		else {
+			n[i] = (size_t)bl;
+			d[i] = bytes ? ((const MPI_Aint *)displs)[i]
+			             : (MPI_Aint)((const int *)displs)[i] * o->extent;
+		}
+	}
+	if (rc == MPI_SUCCESS)
+		rc = build(count, n, d, t, combiner, newtype, fn);
+	free(n);
+	free(d);
+	free(t);
+	return rc;
+}
+
+int MPI_Type_indexed(int count, const int array_of_blocklengths[],
+                     const int array_of_displacements[], MPI_Datatype oldtype,
+                     MPI_Datatype *newtype)
+{
+	return indexed(count, array_of_blocklengths, -1, array_of_displacements, 0, NULL, oldtype,
+	               newtype, MPI_COMBINER_INDEXED, __func__);
+}
+
+int MPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
+                             const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
+                             MPI_Datatype *newtype)
+{
+	return indexed(count, array_of_blocklengths, -1, array_of_displacements, 1, NULL, oldtype,
+	               newtype, MPI_COMBINER_HINDEXED, __func__);
+}
+
+int MPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[],
+                                  MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+	return indexed(count, NULL, blocklength, array_of_displacements, 0, NULL, oldtype, newtype,
+	               MPI_COMBINER_INDEXED_BLOCK, __func__);
+}
+
+int MPI_Type_create_hindexed_block(int count, int blocklength,
+                                   const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
+                                   MPI_Datatype *newtype)
+{
+	return indexed(count, NULL, blocklength, array_of_displacements, 1, NULL, oldtype, newtype,
+	               MPI_COMBINER_HINDEXED_BLOCK, __func__);
+}
+
+int MPI_Type_create_struct(int count, const int array_of_block_lengths[],
+                           const MPI_Aint array_of_displacements[],
+                           const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
+{
+	if (count > 0 && !array_of_types)
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_ARG, __func__, "NULL array_of_types");
+	return indexed(count, array_of_block_lengths, -1, array_of_displacements, 1,
+	               array_of_types, MPI_DATATYPE_NULL, newtype, MPI_COMBINER_STRUCT, __func__);
+}
+
+int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
+                            MPI_Datatype *newtype)
+{
+	size_t n = 1;
+	MPI_Aint d = 0;
+	int rc = build(1, &n, &d, &oldtype, MPI_COMBINER_RESIZED, newtype, __func__);
+	if (rc == MPI_SUCCESS) {
+		struct tcmpi__dtype *t = &dts[*newtype];
+		t->lb = lb;
+		t->extent = extent;
+		t->contig = t->nblocks == 1 && t->blocks[0].off == 0 && lb == 0 &&
+		            (MPI_Aint)t->blocks[0].len == extent;
+	}
+	return rc;
+}
+
+int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+	int rc = MPI_Type_create_resized(oldtype, 0, 0, newtype);
+	if (rc == MPI_SUCCESS) {
+		const struct tcmpi__dtype *o = dt_any(oldtype);
+		struct tcmpi__dtype *t = &dts[*newtype];
+		t->lb = o->lb;
+		t->extent = o->extent;
+		t->contig = o->contig;
+		t->combiner = MPI_COMBINER_DUP;
+		t->committed = o->committed;
+	}
+	return rc;
+}
+
+int MPI_Type_commit(MPI_Datatype *datatype)
+{
+	struct tcmpi__dtype *t = datatype ? dt_any(*datatype) : NULL;
+	if (!t)
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_TYPE, __func__, "invalid datatype");
+	t->committed = 1;
+	return MPI_SUCCESS;
+}
+
+int MPI_Type_free(MPI_Datatype *datatype)
+{
+	struct tcmpi__dtype *t = datatype ? dt_any(*datatype) : NULL;
+	if (!t)
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_TYPE, __func__, "invalid datatype");
+	if (*datatype < TCMPI_DT_PREDEFINED)
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_TYPE, __func__,
+		                    "%s is predefined and cannot be freed", t->name);
+	free(t->blocks);
+	memset(t, 0, sizeof *t);
+	*datatype = MPI_DATATYPE_NULL;
+	return MPI_SUCCESS;
+}
+
+int MPI_Type_size(MPI_Datatype datatype, int *size)
+{
+	const struct tcmpi__dtype *t = dt_any(datatype);
+	if (!t || !size)
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_TYPE, __func__, "invalid datatype %d",
+		                    datatype);
+	*size = t->size > (size_t)INT32_MAX ? MPI_UNDEFINED : (int)t->size;
+	return MPI_SUCCESS;
+}
+
+int MPI_Type_size_c(MPI_Datatype datatype, MPI_Count *size)
+{
+	const struct tcmpi__dtype *t = dt_any(datatype);
+	if (!t || !size)
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_TYPE, __func__, "invalid datatype %d",
+		                    datatype);
+	*size = (MPI_Count)t->size;
+	return MPI_SUCCESS;
+}
+
+int MPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
+{
+	return MPI_Type_size_c(datatype, size);
+}
+
+int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
+{
+	const struct tcmpi__dtype *t = dt_any(datatype);
+	if (!t || !lb || !extent)
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_TYPE, __func__, "invalid datatype %d",
+		                    datatype);
+	*lb = t->lb;
+	*extent = t->extent;
+	return MPI_SUCCESS;
+}
+
+int MPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
+{
+	MPI_Aint l = 0, e = 0;
+	int rc = MPI_Type_get_extent(datatype, &l, &e);
+	if (rc == MPI_SUCCESS && lb && extent) {
+		*lb = l;
+		*extent = e;
+	}
+	return rc;
+}
+
+int MPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
+{
+	return MPI_Type_get_extent_c(datatype, lb, extent);
+}
+
+int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent)
+{
+	const struct tcmpi__dtype *t = dt_any(datatype);
+	if (!t || !true_lb || !true_extent)
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_TYPE, __func__, "invalid datatype %d",
+		                    datatype);
+	*true_lb = t->true_lb;
+	*true_extent = t->true_extent;
+	return MPI_SUCCESS;
+}
+
+int MPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
+{
+	const struct tcmpi__dtype *t = dt_any(datatype);
+	if (!t || !type_name || !resultlen)
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_TYPE, __func__, "invalid datatype %d",
+		                    datatype);
+	*resultlen = snprintf(type_name, MPI_MAX_OBJECT_NAME, "%s", t->name);
+	return MPI_SUCCESS;
+}
+
+int MPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
+{
+	struct tcmpi__dtype *t = dt_any(datatype);
+	if (!t || !type_name)
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_TYPE, __func__, "invalid datatype %d",
+		                    datatype);
+	snprintf(t->name, sizeof t->name, "%s", type_name);
+	return MPI_SUCCESS;
+}
+
+int MPI_Get_address(const void *location, MPI_Aint *address)
+{
+	if (!address)
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_ARG, __func__, "NULL address");
+	*address = (MPI_Aint)(uintptr_t)location;
+	return MPI_SUCCESS;
+}
+
+MPI_Aint MPI_Aint_add(MPI_Aint base, MPI_Aint disp)
+{
+	return (MPI_Aint)((uintptr_t)base + (uintptr_t)disp);
+}
+
+MPI_Aint MPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2)
+{
+	return (MPI_Aint)((uintptr_t)addr1 - (uintptr_t)addr2);
+}
+
+int MPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
+{
+	const struct tcmpi__dtype *t = dt_any(datatype);
+	if (!t || !status || !count)
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_ARG, __func__, "invalid argument");
+	if (t->size == 0)
+		*count = 0;
+	else if ((size_t)status->tcmpi_count % t->size)
+		*count = MPI_UNDEFINED;
+	else
+		*count = (int)((size_t)status->tcmpi_count / t->size);
+	return MPI_SUCCESS;
+}
+
+int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
+{
+	const struct tcmpi__dtype *t = dt_any(datatype);
+	if (!t || !size || incount < 0)
+		return tcmpi__error(comm, MPI_ERR_ARG, __func__, "invalid argument");
+	*size = (int)((size_t)incount * t->size);
+	return MPI_SUCCESS;
+}
+
+int MPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize,
+             int *position, MPI_Comm comm)
+{
+	const struct tcmpi__dtype *t = tcmpi__dt(datatype);
+	if (!t || !position || incount < 0)
+		return tcmpi__error(comm, MPI_ERR_ARG, __func__, "invalid argument");
+	size_t n = (size_t)incount * t->size;
+	if (*position < 0 || (size_t)*position + n > (size_t)outsize)
+		return tcmpi__error(comm, MPI_ERR_TRUNCATE, __func__, "%zu bytes do not fit", n);
+	tcmpi__pack(inbuf, (size_t)incount, t, (char *)outbuf + *position);
+	*position += (int)n;
+	return MPI_SUCCESS;
+}
+
+int MPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount,
+               MPI_Datatype datatype, MPI_Comm comm)
+{
+	const struct tcmpi__dtype *t = tcmpi__dt(datatype);
+	if (!t || !position || outcount < 0)
+		return tcmpi__error(comm, MPI_ERR_ARG, __func__, "invalid argument");
+	size_t n = (size_t)outcount * t->size;
+	if (*position < 0 || (size_t)*position + n > (size_t)insize)
+		return tcmpi__error(comm, MPI_ERR_TRUNCATE, __func__, "%zu bytes are not there", n);
+	tcmpi__unpack((const char *)inbuf + *position, (size_t)outcount, t, outbuf);
+	*position += (int)n;
+	return MPI_SUCCESS;
+}

@@ -1,0 +1,380 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tools/tcmpi/shim_op.c - MPI reduction operators: the predefined ones on
+ * every predefined datatype they apply to (MINLOC and MAXLOC on the pair
+ * types), user operators (MPI_Op_create), MPI_Reduce_local.
+ *
+ * Where topocoll has the datatype and the operator (or the operator is a
+ * user one on such a datatype) collectives reduce inside topocoll
+ * (tcmpi__op_native); everything else is reduced here, on packed data
+ * (reduce_packed), by the collectives' own fallback (shim_coll.c).
+ */
+#include <complex.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "shim.h"
+
+#define NUSER 64
+static struct {
+	int used;
+	MPI_User_function *fn;
+	MPI_User_function_c *fn_c;
+	int commute;
+} user_ops[NUSER];
+
+static const enum tc_op tc_of[TCMPI_OP_PREDEFINED] = {
+	[MPI_MAX] = TC_OP_MAX, [MPI_MIN] = TC_OP_MIN, [MPI_SUM] = TC_OP_SUM,
+	[MPI_PROD] = TC_OP_PROD, [MPI_LAND] = TC_OP_LAND, [MPI_BAND] = TC_OP_BAND,
+	[MPI_LOR] = TC_OP_LOR, [MPI_BOR] = TC_OP_BOR, [MPI_BXOR] = TC_OP_BXOR,
+	[MPI_LXOR] = TC_OP_COUNT, [MPI_MINLOC] = TC_OP_COUNT, [MPI_MAXLOC] = TC_OP_COUNT,
+	[MPI_REPLACE] = TC_OP_COUNT, [MPI_NO_OP] = TC_OP_COUNT,
+};
+
+static const char *const op_names[TCMPI_OP_PREDEFINED] = {
+	"MPI_OP_NULL", "MPI_MAX", "MPI_MIN", "MPI_SUM", "MPI_PROD", "MPI_LAND", "MPI_BAND",
+	"MPI_LOR", "MPI_BOR", "MPI_LXOR", "MPI_BXOR", "MPI_MINLOC", "MPI_MAXLOC", "MPI_REPLACE",
+	"MPI_NO_OP",
+};
+
+static int is_user(MPI_Op op)
+{
+	return op >= 32 && op < 32 + NUSER && user_ops[op - 32].used;
+}
+
+int tcmpi__op_valid(MPI_Op op)
+{
+	return (op > 0 && op < TCMPI_OP_PREDEFINED) || is_user(op);
+}
+
+int tcmpi__op_commutative(MPI_Op op)
+{
+	return is_user(op) ? user_ops[op - 32].commute : 1;
+}
+
+/* The MPI datatype and operator of the reduction in progress, for the
+ * adapter topocoll calls: a rank makes one collective at a time. */
+static struct {
+	MPI_Op op;
+	MPI_Datatype dt;
+} current;
+
+static void user_adapter(const void *in, void *inout, size_t count, enum tc_dtype dt, void *ctx)
+{
+	(void)dt;
+	(void)ctx;
+	int u = current.op - 32;
+	MPI_Datatype mdt = current.dt;
+	if (user_ops[u].fn) {
+		int len = (int)count;
+		user_ops[u].fn((void *)(uintptr_t)in, inout, &len, &mdt);
+	} else {
+		MPI_Count len = (MPI_Count)count;
+		user_ops[u].fn_c((void *)(uintptr_t)in, inout, &len, &mdt);
+	}
+}
+
+int tcmpi__op_native(MPI_Op op, MPI_Datatype dt, enum tc_op *tcop, struct tc_user_op *user)
+{
+	int tdt = tcmpi__tc_dtype(dt);
+	if (tdt < 0)
+		return -1;
+	if (is_user(op)) {
+		current.op = op;
+		current.dt = dt;
+		*tcop = TC_OP_USER;
+		*user = (struct tc_user_op){user_adapter, NULL, user_ops[op - 32].commute};
+		return 0;
+	}
+	if (op <= 0 || op >= TCMPI_OP_PREDEFINED || tc_of[op] == TC_OP_COUNT)
+		return -1;
+	int fp = tdt == TC_FLOAT || tdt == TC_DOUBLE;
+	if (fp && op != MPI_MAX && op != MPI_MIN && op != MPI_SUM && op != MPI_PROD)
+		return -1;
+	*tcop = tc_of[op];
+	return 0;
+}
+
+/* ---------------------------------------------------------------------
+ * Kernels the layer runs itself.
+ */
+#define ARITH(T, in, io, n, op)                                                            \
+	do {                                                                               \
+		const T *a_ = (const T *)(in);                                             \
+		T *b_ = (T *)(io);                                                         \
+		for (size_t i_ = 0; i_ < (n); i_++)                                        \
+			switch (op) {                                                      \
+			case MPI_SUM: b_[i_] = a_[i_] + b_[i_]; break;                    \
+			case MPI_PROD: b_[i_] = a_[i_] * b_[i_]; break;                   \
+			default: return -1;                                                \
+			}                                                                  \
+	} while (0)
+#define ORDER(T, in, io, n, op)                                                            \
+	do {                                                                               \
+		const T *a_ = (const T *)(in);                                             \
+		T *b_ = (T *)(io);                                                         \
+		for (size_t i_ = 0; i_ < (n); i_++)                                        \
+			switch (op) {                                                      \
+			case MPI_SUM: b_[i_] = a_[i_] + b_[i_]; break;                    \
+			case MPI_PROD: b_[i_] = a_[i_] * b_[i_]; break;                   \
+			case MPI_MAX: b_[i_] = a_[i_] > b_[i_] ? a_[i_] : b_[i_]; break;  \
+			case MPI_MIN: b_[i_] = a_[i_] < b_[i_] ? a_[i_] : b_[i_]; break;  \
+			default: return -1;                                                \
+			}                                                                  \
+	} while (0)
+/* MINLOC/MAXLOC on packed pairs: value then int, no padding. */
+#define LOC(T, in, io, n, op)                                                              \
+	do {                                                                               \
+		const unsigned char *a_ = (const unsigned char *)(in);                     \
+		unsigned char *b_ = (unsigned char *)(io);                                 \
+		for (size_t i_ = 0; i_ < (n); i_++) {                                      \
+			T va, vb;                                                          \
+			int ia, ib;                                                        \
+			size_t at_ = i_ * (sizeof(T) + sizeof(int));                      \
+			memcpy(&va, a_ + at_, sizeof va);                                  \
+			memcpy(&ia, a_ + at_ + sizeof(T), sizeof ia);                      \
+			memcpy(&vb, b_ + at_, sizeof vb);                                  \
+			memcpy(&ib, b_ + at_ + sizeof(T), sizeof ib);                      \
+			int take = (op) == MPI_MINLOC ? (va < vb || (va == vb && ia < ib))   \
+			                              : (va > vb || (va == vb && ia < ib));  \
+			if ((op) != MPI_MINLOC && (op) != MPI_MAXLOC)                      \
+				return -1;                                                 \
+			if (take)                                                          \
+				memcpy(b_ + at_, a_ + at_, sizeof(T) + sizeof(int));       \
+		}                                                                          \
+	} while (0)
+
+/* inout = in (op) inout on n packed elements of the predefined type dt
+ * with a predefined operator; -1: the operator does not apply to dt. */
+static int reduce_predef(const void *in, void *inout, size_t n, MPI_Datatype dt, MPI_Op op)
+{
+	if (op == MPI_NO_OP)
+		return 0;
+	const struct tcmpi__dtype *t = tcmpi__dt(dt);
+	if (op == MPI_REPLACE) {
+		memcpy(inout, in, n * t->size);
+		return 0;
+	}
+	int tdt = tcmpi__tc_dtype(dt);
+	if (tdt >= 0 && tc_of[op] != TC_OP_COUNT)
+		return tc_reduce_local(in, inout, n, (enum tc_dtype)tdt, tc_of[op], NULL) == 0 ? 0
+		                                                                            : -1;
+	if (op == MPI_LXOR && (tdt >= 0 || dt == MPI_C_BOOL)) {
+		if (tdt == TC_FLOAT || tdt == TC_DOUBLE)
+			return -1;
+		const unsigned char *a = in;
+		unsigned char *b = inout;
+		size_t s = t->size;
+		for (size_t i = 0; i < n; i++) {
+			int x = 0, y = 0;
+			for (size_t k = 0; k < s; k++) {
+				x |= a[i * s + k] != 0;
+				y |= b[i * s + k] != 0;
+			}
+			memset(b + i * s, 0, s);
+			/* A true value of 1 in the element's low-order byte (little
+			 * endian) or high-order one (big endian). */
+			unsigned v = 1;
+			int little = *(unsigned char *)&v == 1;
+			b[i * s + (little ? 0 : s - 1)] = (unsigned char)(x != y);
+		}
+		return 0;
+	}
+	switch (dt) {
+	case MPI_C_BOOL: {
+		const bool *a = in;
+		bool *b = inout;
+		for (size_t i = 0; i < n; i++)
+			switch (op) {
+			case MPI_LAND: b[i] = a[i] && b[i]; break;
+			case MPI_LOR: b[i] = a[i] || b[i]; break;
+			default: return -1;
+			}
+		return 0;
+	}
+	case MPI_LONG_DOUBLE: ORDER(long double, in, inout, n, op); return 0;
+	case MPI_C_FLOAT_COMPLEX: ARITH(float complex, in, inout, n, op); return 0;
+	case MPI_C_DOUBLE_COMPLEX: ARITH(double complex, in, inout, n, op); return 0;
+	case MPI_C_LONG_DOUBLE_COMPLEX: ARITH(long double complex, in, inout, n, op); return 0;
+	case MPI_FLOAT_INT: LOC(float, in, inout, n, op); return 0;
+	case MPI_DOUBLE_INT: LOC(double, in, inout, n, op); return 0;
+	case MPI_LONG_INT: LOC(long, in, inout, n, op); return 0;
+	case MPI_2INT: LOC(int, in, inout, n, op); return 0;
+	case MPI_SHORT_INT: LOC(short, in, inout, n, op); return 0;
+	case MPI_LONG_DOUBLE_INT: LOC(long double, in, inout, n, op); return 0;
+	default: return -1;
+	}
+}
+
+/* inout = in (op) inout on count packed elements of dt. */
+int tcmpi__reduce_local(const void *in, void *inout, size_t count, MPI_Datatype dt, MPI_Op op)
+{
+	const struct tcmpi__dtype *t = tcmpi__dt(dt);
+	if (!t)
+		return MPI_ERR_TYPE;
+	if (!tcmpi__op_valid(op))
+		return MPI_ERR_OP;
+	if (!is_user(op)) {
+		/* A derived type of one predefined type reduces as that type. */
+		const struct tcmpi__dtype *b = t->basic > 0 ? tcmpi__dt(t->basic) : NULL;
+		if (!b || b->size == 0)
+			return MPI_ERR_OP;
+		return reduce_predef(in, inout, count * (t->size / b->size), t->basic, op) == 0
+		               ? MPI_SUCCESS
+		               : MPI_ERR_OP;
+	}
+	int u = op - 32;
+	if (t->contig) {
+		MPI_Datatype mdt = dt;
+		if (user_ops[u].fn) {
+			int len = (int)count;
+			user_ops[u].fn((void *)(uintptr_t)in, inout, &len, &mdt);
+		} else {
+			MPI_Count len = (MPI_Count)count;
+			user_ops[u].fn_c((void *)(uintptr_t)in, inout, &len, &mdt);
+		}
+		return MPI_SUCCESS;
+	}
+	/* A user operator sees the datatype's own layout: unpack both, apply,
+	 * pack the result. */
+	size_t span = count * (size_t)t->extent + (size_t)(t->true_lb > 0 ? 0 : -t->true_lb) +
+	              (size_t)t->true_extent;
+	unsigned char *a = calloc(1, span ? span : 1), *b = calloc(1, span ? span : 1);
+	if (!a || !b) {
+		free(a);
+		free(b);
+		return MPI_ERR_NO_MEM;
+	}
+	MPI_Aint shift = t->true_lb < 0 ? -t->true_lb : 0;
+	tcmpi__unpack(in, count, t, a + shift);
+	tcmpi__unpack(inout, count, t, b + shift);
+	MPI_Datatype mdt = dt;
+	if (user_ops[u].fn) {
+		int len = (int)count;
+		user_ops[u].fn(a + shift, b + shift, &len, &mdt);
+	} else {
+		MPI_Count len = (MPI_Count)count;
+		user_ops[u].fn_c(a + shift, b + shift, &len, &mdt);
+	}
+	tcmpi__pack(b + shift, count, t, inout);
+	free(a);
+	free(b);
+	return MPI_SUCCESS;
+}
+
+static int op_create(MPI_User_function *fn, MPI_User_function_c *fn_c, int commute, MPI_Op *op,
+                     const char *name)
+{
+	if ((!fn && !fn_c) || !op)
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_ARG, name, "NULL function or op");
+	for (int i = 0; i < NUSER; i++)
+		if (!user_ops[i].used) {
+			user_ops[i].used = 1;
+			user_ops[i].fn = fn;
+			user_ops[i].fn_c = fn_c;
+			user_ops[i].commute = commute != 0;
+			*op = 32 + i;
+			return MPI_SUCCESS;
+		}
+	return tcmpi__error(MPI_COMM_NULL, MPI_ERR_NO_MEM, name, "more than %d operators", NUSER);
+}
+
+int MPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
+{
+	return op_create(user_fn, NULL, commute, op, __func__);
+}
+
+int MPI_Op_create_c(MPI_User_function_c *user_fn, int commute, MPI_Op *op)
+{
+	return op_create(NULL, user_fn, commute, op, __func__);
+}
+
+int MPI_Op_free(MPI_Op *op)
+{
+	if (!op || !is_user(*op))
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_OP, __func__,
+		                    "not an operator made by MPI_Op_create");
+	user_ops[*op - 32].used = 0;
+	*op = MPI_OP_NULL;
+	return MPI_SUCCESS;
+}
+
+int MPI_Op_commutative(MPI_Op op, int *commute)
+{
+	if (!tcmpi__op_valid(op) || !commute)
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_OP, __func__, "invalid operator %d", op);
+	*commute = tcmpi__op_commutative(op);
+	return MPI_SUCCESS;
+}
+
+static int reduce_local_api(const void *inbuf, void *inoutbuf, size_t count,
+                            MPI_Datatype datatype, MPI_Op op, const char *fn)
+{
+	int rc = tcmpi__check_init(fn);
+	if (rc)
+		return rc;
+	const struct tcmpi__dtype *t = tcmpi__dt(datatype);
+	if (!t)
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_TYPE, fn, "invalid datatype %d", datatype);
+	if (!tcmpi__op_valid(op))
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_OP, fn, "invalid operator %d", op);
+	if (t->contig || is_user(op)) {
+		if (!t->contig) {
+			/* user operators take the layout as it is */
+			MPI_Datatype mdt = datatype;
+			int u = op - 32;
+			if (user_ops[u].fn) {
+				int len = (int)count;
+				user_ops[u].fn((void *)(uintptr_t)inbuf, inoutbuf, &len, &mdt);
+			} else {
+				MPI_Count len = (MPI_Count)count;
+				user_ops[u].fn_c((void *)(uintptr_t)inbuf, inoutbuf, &len, &mdt);
+			}
+			return MPI_SUCCESS;
+		}
+		rc = tcmpi__reduce_local(inbuf, inoutbuf, count, datatype, op);
+	} else {
+		void *a = tcmpi__alloc(count * t->size), *b = tcmpi__alloc(count * t->size);
+		if (!a || !b) {
+			rc = MPI_ERR_NO_MEM;
+		} else {
+			tcmpi__pack(inbuf, count, t, a);
+			tcmpi__pack(inoutbuf, count, t, b);
+			rc = tcmpi__reduce_local(a, b, count, datatype, op);
+			if (rc == MPI_SUCCESS)
+				tcmpi__unpack(b, count, t, inoutbuf);
+		}
+		free(a);
+		free(b);
+	}
+	if (rc)
+		return tcmpi__error(MPI_COMM_NULL, rc, fn, "%s does not apply to %s",
+		                    op > 0 && op < TCMPI_OP_PREDEFINED ? op_names[op] : "the operator",
+		                    t->name);
+	return MPI_SUCCESS;
+}
+
+int MPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype,
+                     MPI_Op op)
+{
+	if (count < 0)
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_COUNT, __func__, "negative count");
+	return reduce_local_api(inbuf, inoutbuf, (size_t)count, datatype, op, __func__);
+}
+
+int MPI_Reduce_local_c(const void *inbuf, void *inoutbuf, MPI_Count count,
+                       MPI_Datatype datatype, MPI_Op op)
+{
+	if (count < 0)
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_COUNT, __func__, "negative count");
+	return reduce_local_api(inbuf, inoutbuf, (size_t)count, datatype, op, __func__);
+}
+
+/* The operator's name for messages. */
+const char *tcmpi__op_name(MPI_Op op);
+const char *tcmpi__op_name(MPI_Op op)
+{
+	return op > 0 && op < TCMPI_OP_PREDEFINED ? op_names[op] : "a user operator";
+}
