@@ -32,6 +32,7 @@
 
 #include "base/error_detail.h"
 #include "p2p/p2p.h"
+#include "sched/exec.h"
 
 /* The step word: [63:48] the team's start, [47:40] the signature, [39:2]
  * the call, [1:0] the phase. */
@@ -408,16 +409,9 @@ int tc__shm_exec(struct tc_proc *proc, struct tc__shm_slot *slots, const struct 
 	c.sig8 = (c.sig & 0xff) << 40;
 	proc->cur_call = io->call ? io->call : "collective";
 	proc->cur_alg = io->alg;
-	/* The call's signature where the peers' mismatch probes look
-	 * (lib/sched/exec.c, tc__plan_exec, does the same). */
-	const bool check = team->check;
-	proc->coll_sig = check ? (io->sig ^ (uint64_t)(unsigned)io->tag * 0x9e3779b97f4a7c15ull) | 1
-	                       : 0;
-	proc->coll_seq = proc->ncalls;
-	if (check) /* relaxed: one self-contained word, read by peers' probes */
-		atomic_store_explicit(&proc->calls_seen[proc->ncalls % TC__CALLS_SEEN],
-		                      tc__call_seen(proc->ncalls, proc->coll_sig),
-		                      memory_order_relaxed);
+	/* The call's signature where the peers' mismatch probes look, as for
+	 * a schedule run over the channels. */
+	tc__exec_begin(proc, io);
 	const uint64_t m = c.m = e->key.bytes;
 	c.esize = e->key.esize;
 	int err = TC_OK;

@@ -125,6 +125,23 @@ static bool tc__creq_dropped(const struct tc_proc *proc, const struct tc__creq *
 	return op->queued && op->gen != proc->ext_gen;
 }
 
+/* Runs the head h until it leaves the queue (the blocking way when it has
+ * not started).  Returns 0, or the error that ended its wait (abort,
+ * timeout): the head then ends with it. */
+static int tc__xq_advance(struct tc_proc *proc, struct tc__creq *h)
+{
+	if (!h->running) {
+		tc__xq_run_head(proc, h);
+		return TC_OK;
+	}
+	int err = tc__progress_wait(proc, tc__xq_head_left, h);
+	if (err && tc__xq_head(proc) == h) {
+		TC__ON_OP_CLOCK(proc, h, tc__run_fail(proc, h->run, err));
+		tc__xq_pop(proc, h, tc__exec_end(proc, err));
+	}
+	return err;
+}
+
 static int tc__xq_wait(struct tc_proc *proc, void *reqp)
 {
 	struct tc__req *req = reqp;
@@ -132,20 +149,9 @@ static int tc__xq_wait(struct tc_proc *proc, void *reqp)
 	if (tc__creq_dropped(proc, op))
 		return TC_EABORTED; /* forgotten by a reset after an abort */
 	while (req->state != TC__REQ_DONE) {
-		struct tc__creq *h = tc__xq_head(proc);
-		if (!h->running) {
-			tc__xq_run_head(proc, h);
-			continue;
-		}
-		int err = tc__progress_wait(proc, tc__xq_head_left, h);
-		if (err) {
-			/* The head's wait failed (abort, timeout): it ends so. */
-			if (tc__xq_head(proc) == h) {
-				TC__ON_OP_CLOCK(proc, h, tc__run_fail(proc, h->run, err));
-				tc__xq_pop(proc, h, tc__exec_end(proc, err));
-			}
+		int err = tc__xq_advance(proc, tc__xq_head(proc));
+		if (err)
 			return err;
-		}
 	}
 	return TC_OK;
 }
@@ -245,18 +251,9 @@ int tc__creq_drain(struct tc_proc *proc)
 {
 	struct tc__creq *h;
 	while ((h = tc__xq_head(proc))) {
-		if (!h->running) {
-			tc__xq_run_head(proc, h);
-			continue;
-		}
-		int err = tc__progress_wait(proc, tc__xq_head_left, h);
-		if (err) {
-			if (tc__xq_head(proc) == h) {
-				TC__ON_OP_CLOCK(proc, h, tc__run_fail(proc, h->run, err));
-				tc__xq_pop(proc, h, tc__exec_end(proc, err));
-			}
+		int err = tc__xq_advance(proc, h);
+		if (err)
 			return err;
-		}
 	}
 	return TC_OK;
 }
