@@ -4,12 +4,14 @@
  * collective with a request form against the sequential reference of
  * tests/common/coll_ref.c, all of them outstanding at once on one team and
  * completed in an order of each rank's own (shuffled), persistent requests
- * started many times with new inputs, a blocking collective behind
+ * started many times with new inputs, the variable-count calls (against
+ * their definitions), a blocking collective behind
  * outstanding ones, progress made by tests alone, misuse (a request waited
  * twice, started or freed while active), a peer that never joins (a clear
  * error, no hang), and tc_self().  Threads, or fibres with TC_EXEC=fibres.
  */
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -426,5 +428,294 @@ Test(nbc, blocking_behind_outstanding_on_one_rank_only, .timeout = 120)
 	int err = tc_run(team, behind_one_side_rank, &bad);
 	cr_assert_eq(err, 0, "%s", tc_strerror(err));
 	cr_assert_eq(atomic_load(&bad), 0);
+	tc_team_destroy(team);
+}
+
+/* ---- the variable-count calls as requests ---- */
+
+enum { V_AGV, V_GV, V_SV, V_A2AV, NV };
+#define V_POISON 0xa5a5a5a5u
+
+/* Elements rank i sends to rank k (zeros included), as each call allows. */
+static size_t vcnt(int kind, int root, int i, int k, int count)
+{
+	const size_t same = (size_t)((i * 3) % (count + 1));
+	const size_t c = (size_t)((i * 3 + k * 5) % (count + 1));
+	switch (kind) {
+	case V_AGV: return same;
+	case V_GV: return k == root ? same : 0;
+	case V_SV: return i == root ? c : 0;
+	default: return c;
+	}
+}
+
+/* Element j of the block rank i sends to rank k. */
+static uint32_t vval(int kind, int i, int k, size_t j, unsigned seed)
+{
+	if (kind == V_AGV || kind == V_GV)
+		k = 0; /* one block for everybody */
+	return seed * 2654435761u + (uint32_t)i * 1000003u + (uint32_t)k * 7919u +
+	       (uint32_t)j * 13u + 1u;
+}
+
+struct vslot {
+	int kind;
+	size_t *sc, *sd, *rc, *rd;
+	uint32_t *sb, *rb;
+	size_t slen, rlen;
+};
+
+/* Rank me's counts and displacements (gaps between the blocks). */
+static void vlayout(struct vslot *x, int p, int me, int root, int count)
+{
+	size_t s = 1, r = 2;
+	for (int k = 0; k < p; k++) {
+		x->sc[k] = vcnt(x->kind, root, me, k, count);
+		x->sd[k] = s;
+		s += x->sc[k] + 1;
+		x->rc[k] = vcnt(x->kind, root, k, me, count);
+		x->rd[k] = r;
+		r += x->rc[k] + 2;
+	}
+	x->slen = s + 1;
+	x->rlen = r + 1;
+}
+
+static int vcall(struct tc_proc *proc, struct vslot *x, int root, tc_request *req,
+                 int persistent)
+{
+#define V_FORM(name, ...)                                                                  \
+	(persistent ? tc_##name##_init(proc, __VA_ARGS__, NULL, req)                           \
+	            : tc_i##name(proc, __VA_ARGS__, NULL, req))
+	switch (x->kind) {
+	case V_AGV:
+		return V_FORM(allgatherv, x->sb + x->sd[0], x->sc[0], x->rb, x->rc, x->rd, TC_UINT32);
+	case V_GV:
+		return V_FORM(gatherv, x->sb + x->sd[root], x->sc[root], x->rb, x->rc, x->rd,
+		              TC_UINT32, root);
+	case V_SV:
+		return V_FORM(scatterv, x->sb, x->sc, x->sd, x->rb + x->rd[root], x->rc[root],
+		              TC_UINT32, root);
+	default:
+		return V_FORM(alltoallv, x->sb, x->sc, x->sd, x->rb, x->rc, x->rd, TC_UINT32);
+	}
+#undef V_FORM
+}
+
+static void vfill(struct vslot *x, int p, int me, unsigned seed)
+{
+	for (size_t j = 0; j < x->slen; j++)
+		x->sb[j] = V_POISON;
+	for (int k = 0; k < p; k++)
+		for (size_t j = 0; j < x->sc[k]; j++)
+			x->sb[x->sd[k] + j] = vval(x->kind, me, k, j, seed);
+	for (size_t j = 0; j < x->rlen; j++)
+		x->rb[j] = V_POISON;
+}
+
+/* The receive buffer against the definitions: the blocks where they go,
+ * the gaps untouched. */
+static int vcheck(const struct vslot *x, int p, int me, int root, unsigned seed)
+{
+	size_t j = 0;
+	for (int i = 0; i < p; i++) {
+		const bool gets = x->kind == V_AGV || x->kind == V_A2AV ||
+		                  (x->kind == V_GV && me == root) || (x->kind == V_SV && i == root);
+		for (; j < x->rd[i]; j++)
+			if (x->rb[j] != V_POISON)
+				return 0;
+		for (size_t e = 0; e < x->rc[i]; e++, j++)
+			if (x->rb[j] != (gets ? vval(x->kind, i, me, e, seed) : V_POISON))
+				return 0;
+	}
+	for (; j < x->rlen; j++)
+		if (x->rb[j] != V_POISON)
+			return 0;
+	return 1;
+}
+
+static const char *const vnames[NV] = {"allgatherv", "gatherv", "scatterv", "alltoallv"};
+
+static void vfail(struct batch *b, const char *what, int rank, int k)
+{
+	if (atomic_fetch_add(&b->failures, 1) == 0)
+		snprintf(b->msg, sizeof b->msg, "rank %d, %s: %s (%s)", rank,
+		         k >= 0 && k < NV ? vnames[k] : "allreduce", what, tc_error_detail());
+}
+
+/* Every v-call and an allreduce outstanding at once, completed in a shuffled
+ * order (mode 0 waits, 1 one waitall, 2 test loops); persistent: made once,
+ * started b->iters times with new contents.  The count arrays are
+ * overwritten as soon as each call returns (they are read then). */
+static int vbatch_rank(struct tc_proc *proc, void *arg)
+{
+	struct batch *b = arg;
+	const int p = tc_size(proc), me = tc_rank(proc), root = p - 1;
+	struct vslot xs[NV];
+	tc_request reqs[NV + 1];
+	int order[NV + 1];
+	int64_t v = 0, sum = 0;
+	uint64_t rng = 0x2545f4914f6cdd1dull * (uint64_t)(me + 1);
+	for (int k = 0; k < NV; k++) {
+		struct vslot *x = &xs[k];
+		x->kind = k;
+		x->sc = calloc((size_t)p, sizeof(size_t));
+		x->sd = calloc((size_t)p, sizeof(size_t));
+		x->rc = calloc((size_t)p, sizeof(size_t));
+		x->rd = calloc((size_t)p, sizeof(size_t));
+		vlayout(x, p, me, root, b->count);
+		x->sb = malloc(x->slen * sizeof(uint32_t));
+		x->rb = malloc(x->rlen * sizeof(uint32_t));
+	}
+	for (int it = 0; it < b->iters && !atomic_load(&b->failures); it++) {
+		const unsigned seed = 77u * (unsigned)it + 5u;
+		for (int k = 0; k <= NV; k++) {
+			int err;
+			if (k == NV) { /* a fixed-count call among them */
+				v = me + it;
+				err = b->persistent && it ? TC_OK
+				      : b->persistent
+				              ? tc_allreduce_init(proc, &v, &sum, 1, TC_INT64, TC_OP_SUM,
+				                                  NULL, &reqs[k])
+				              : tc_iallreduce(proc, &v, &sum, 1, TC_INT64, TC_OP_SUM, NULL,
+				                              &reqs[k]);
+			} else {
+				struct vslot *x = &xs[k];
+				vlayout(x, p, me, root, b->count);
+				vfill(x, p, me, seed);
+				err = b->persistent && it ? TC_OK
+				                          : vcall(proc, x, root, &reqs[k], b->persistent);
+				for (int j = 0; j < p; j++) /* read at the call: not used since */
+					x->sc[j] = x->sd[j] = x->rc[j] = SIZE_MAX / 3;
+			}
+			if (!err && b->persistent)
+				err = tc_start(proc, &reqs[k]);
+			if (err) {
+				vfail(b, tc_strerror(err), me, k);
+				return err;
+			}
+			order[k] = k;
+		}
+		for (int i = NV; i > 0; i--) {
+			int j = (int)(tc_test_rand(&rng) % (uint64_t)(i + 1)), t = order[i];
+			order[i] = order[j];
+			order[j] = t;
+		}
+		if (b->mode == 1) {
+			int err = tc_waitall(proc, NV + 1, reqs);
+			if (err)
+				vfail(b, tc_strerror(err), me, -1);
+		} else {
+			for (int i = 0; i <= NV; i++) {
+				int err, done = 0;
+				if (b->mode == 2) {
+					do
+						err = tc_test(proc, &reqs[order[i]], &done);
+					while (!done && !err);
+				} else {
+					err = tc_wait(proc, &reqs[order[i]], NULL);
+				}
+				if (err)
+					vfail(b, tc_strerror(err), me, order[i]);
+			}
+		}
+		if (sum != (int64_t)p * (p - 1) / 2 + (int64_t)p * it)
+			vfail(b, "allreduce result", me, NV);
+		for (int k = 0; k < NV; k++) {
+			vlayout(&xs[k], p, me, root, b->count);
+			if (!vcheck(&xs[k], p, me, root, seed))
+				vfail(b, "result differs from the definition", me, k);
+		}
+	}
+	for (int k = 0; k <= NV; k++) {
+		if (b->persistent && tc_request_free(proc, &reqs[k]))
+			vfail(b, "tc_request_free", me, k);
+		if (k == NV)
+			break;
+		free(xs[k].sc);
+		free(xs[k].sd);
+		free(xs[k].rc);
+		free(xs[k].rd);
+		free(xs[k].sb);
+		free(xs[k].rb);
+	}
+	return 0;
+}
+
+static void run_vbatch(const char *spec, int count, int persistent, int iters, int mode)
+{
+	char msg[256];
+	struct tc_team *team = ct_team(spec, NULL, msg, sizeof msg);
+	cr_assert_not_null(team, "%s", msg);
+	struct batch b = {.count = count, .persistent = persistent, .iters = iters, .mode = mode};
+	int err = tc_run(team, vbatch_rank, &b);
+	cr_assert_eq(atomic_load(&b.failures), 0, "%s count %d: %s", spec, count, b.msg);
+	cr_assert_eq(err, 0, "%s: %s", spec, tc_strerror(err));
+	tc_team_destroy(team);
+}
+
+Test(nbc, vcount_outstanding, .timeout = 300)
+{
+	for (int s = 0; s < NSPECS; s++)
+		for (int mode = 0; mode < 3; mode++)
+			run_vbatch(specs[s], mode == 2 ? 0 : 6, 0, 2, mode);
+}
+
+Test(persistent, vcount_restarted, .timeout = 300)
+{
+	for (int s = 0; s < NSPECS; s++)
+		run_vbatch(specs[s], 5, 1, 4, s % 3);
+}
+
+/* Counts that disagree: every rank's wait says TC_EMISMATCH, nothing is
+ * written, and a persistent request fails so at every start. */
+static int vmismatch_rank(struct tc_proc *proc, void *arg)
+{
+	struct misuse *m = arg;
+	const int p = tc_size(proc), me = tc_rank(proc);
+	struct vslot x = {.kind = V_A2AV};
+	x.sc = calloc((size_t)p, sizeof(size_t));
+	x.sd = calloc((size_t)p, sizeof(size_t));
+	x.rc = calloc((size_t)p, sizeof(size_t));
+	x.rd = calloc((size_t)p, sizeof(size_t));
+	vlayout(&x, p, me, 0, 4);
+	x.sb = malloc((x.slen + 1) * sizeof(uint32_t));
+	x.rb = malloc((x.rlen + 1) * sizeof(uint32_t));
+	if (me == 1)
+		x.rc[0]++; /* expects one more element from rank 0 than it sends */
+	x.rlen++;
+	vfill(&x, p, me, 1);
+	tc_request r;
+	EXPECT(m, vcall(proc, &x, 0, &r, 0) == 0, "start");
+	EXPECT(m, tc_wait(proc, &r, NULL) == TC_EMISMATCH, "nonblocking wait");
+	EXPECT(m, vcall(proc, &x, 0, &r, 1) == 0, "init");
+	for (int i = 0; i < 2; i++) {
+		EXPECT(m, tc_start(proc, &r) == 0, "start");
+		EXPECT(m, tc_wait(proc, &r, NULL) == TC_EMISMATCH, "persistent wait");
+	}
+	EXPECT(m, tc_request_free(proc, &r) == 0, "free");
+	for (size_t j = 0; j < x.rlen; j++)
+		EXPECT(m, x.rb[j] == V_POISON, "written after a failed agreement");
+	/* The blocking call after them still agrees. */
+	x.rc[0] -= me == 1;
+	EXPECT(m, tc_alltoallv(proc, x.sb, x.sc, x.sd, x.rb, x.rc, x.rd, TC_UINT32, NULL) == 0,
+	       "blocking alltoallv after the failed ones");
+	free(x.sc);
+	free(x.sd);
+	free(x.rc);
+	free(x.rd);
+	free(x.sb);
+	free(x.rb);
+	return 0;
+}
+
+Test(nbc, vcount_mismatch, .timeout = 120)
+{
+	char msg[256];
+	struct tc_team *team = ct_team("ring:4", NULL, msg, sizeof msg);
+	cr_assert_not_null(team, "%s", msg);
+	struct misuse m = {0};
+	cr_assert_eq(tc_run(team, vmismatch_rank, &m), 0);
+	cr_assert_eq(atomic_load(&m.failures), 0, "%s", m.msg);
 	tc_team_destroy(team);
 }

@@ -356,8 +356,16 @@ TC_API int tc_alltoallv(struct tc_proc *proc, const void *sbuf, const size_t *sc
  * or test, or a persistent one not started) gives TC_EINVAL from a wait or
  * test, with tc_error_detail() saying so; tc_cancel does not apply to them
  * (TC_EINVAL).  Buffers and opts->user_op are borrowed until the request
- * completes (persistent: until tc_request_free).  Not in these forms yet:
- * tc_multicast and the variable-count calls.
+ * completes (persistent: until tc_request_free).
+ *
+ * The variable-count calls (tc_iallgatherv, tc_allgatherv_init, ...) read
+ * their counts and displacements when called (the arrays may be reused at
+ * once); their run is two steps, the agreement on the counts and then the
+ * data, each advanced like any other call.  A persistent one agrees once,
+ * at its first start (a failed agreement, TC_EMISMATCH or a rank's
+ * argument error, is retried and failed again at each start), and then
+ * runs only the data's plan, made once.  Not in these forms yet:
+ * tc_multicast.
  */
 #define TC__COLL_REQ_FORMS(name, ...)                                                      \
 	TC_API int tc_i##name(__VA_ARGS__, tc_request *req);                                      \
@@ -390,6 +398,18 @@ TC__COLL_REQ_FORMS(gray2binary, struct tc_proc *proc, const void *sbuf, void *rb
                    size_t count, enum tc_dtype dt, const struct tc_coll_opts *opts)
 TC__COLL_REQ_FORMS(binary2gray, struct tc_proc *proc, const void *sbuf, void *rbuf,
                    size_t count, enum tc_dtype dt, const struct tc_coll_opts *opts)
+TC__COLL_REQ_FORMS(allgatherv, struct tc_proc *proc, const void *sbuf, size_t scount,
+                   void *rbuf, const size_t *rcounts, const size_t *displs, enum tc_dtype dt,
+                   const struct tc_coll_opts *opts)
+TC__COLL_REQ_FORMS(gatherv, struct tc_proc *proc, const void *sbuf, size_t scount, void *rbuf,
+                   const size_t *rcounts, const size_t *displs, enum tc_dtype dt, int root,
+                   const struct tc_coll_opts *opts)
+TC__COLL_REQ_FORMS(scatterv, struct tc_proc *proc, const void *sbuf, const size_t *scounts,
+                   const size_t *displs, void *rbuf, size_t rcount, enum tc_dtype dt, int root,
+                   const struct tc_coll_opts *opts)
+TC__COLL_REQ_FORMS(alltoallv, struct tc_proc *proc, const void *sbuf, const size_t *scounts,
+                   const size_t *sdispls, void *rbuf, const size_t *rcounts,
+                   const size_t *rdispls, enum tc_dtype dt, const struct tc_coll_opts *opts)
 #undef TC__COLL_REQ_FORMS
 
 /* Starts an inactive persistent request (tc_NAME_init) once.  Returns 0;

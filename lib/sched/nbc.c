@@ -75,6 +75,21 @@ static bool tc__xq_begin(struct tc_proc *proc, struct tc__creq *op)
 	return true;
 }
 
+/* op's plan ended with *err: true when op goes on with a next plan (its
+ * then hook set it), false when it is done (*err: how). */
+static bool tc__xq_then(struct tc_proc *proc, struct tc__creq *op, int *err)
+{
+	if (*err || !op->then)
+		return false;
+	int r = op->then(proc, op);
+	if (r == 1) {
+		op->running = 0;
+		return true;
+	}
+	*err = r;
+	return false;
+}
+
 /* Steps the queue: the head, and the next ones as the head completes.
  * may_block: emulated deadlines are slept to. */
 static void tc__xq_drive(struct tc_proc *proc, bool may_block)
@@ -90,7 +105,10 @@ static void tc__xq_drive(struct tc_proc *proc, bool may_block)
 		TC__ON_OP_CLOCK(proc, op, done = tc__run_step(proc, op->run, may_block));
 		if (!done)
 			break;
-		tc__xq_pop(proc, op, tc__exec_end(proc, tc__run_err(op->run)));
+		int err = tc__exec_end(proc, tc__run_err(op->run));
+		if (tc__xq_then(proc, op, &err))
+			continue;
+		tc__xq_pop(proc, op, err);
 	}
 	proc->ext_busy = 0;
 }
@@ -115,7 +133,9 @@ static void tc__xq_run_head(struct tc_proc *proc, struct tc__creq *op)
 	}
 	int err;
 	proc->ext_busy = 1; /* its own waits must not step the queue */
-	TC__ON_OP_CLOCK(proc, op, err = tc__plan_exec(proc, op->s, op->pl, &op->io));
+	do
+		TC__ON_OP_CLOCK(proc, op, err = tc__plan_exec(proc, op->s, op->pl, &op->io));
+	while (tc__xq_then(proc, op, &err));
 	proc->ext_busy = 0;
 	tc__xq_pop(proc, op, err);
 }

@@ -42,6 +42,12 @@ struct tc__creq {
 	/* Set up at every start (the layer above: the input copies a
 	 * collective makes); returns 0 or an error (nothing queued then). */
 	int (*prepare)(struct tc__creq *op);
+	/* Optional: called when op's plan has completed without error; may set
+	 * op's s, pl and io to the plan that follows (a call made of phases:
+	 * the v-calls' agreement, then their data) and return 1, and op stays
+	 * the head and runs it; returns 0 (op done) or an error (op done with
+	 * it). */
+	int (*then)(struct tc_proc *proc, struct tc__creq *op);
 	/* Frees the operation (and what holds it). */
 	void (*release)(struct tc__creq *op);
 	struct tc__run *run;  /* tc__run_size() bytes */

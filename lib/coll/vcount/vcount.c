@@ -23,11 +23,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/error_detail.h"
 #include "coll/coll_internal.h"
 #include "coll/vcount/vcount.h"
 #include "core/internal.h"
 #include "sched/exec.h"
 #include "sched/nbc.h"
+#include "p2p/p2p.h"
+#include "p2p/request.h"
 
 enum { TC__V_SEND = 0, TC__V_SOFF, TC__V_RECV, TC__V_ROFF, TC__V_N };
 
@@ -154,14 +157,15 @@ int tc__vmatrix_of_call(enum tc_coll coll, int p, int root, size_t esize, const 
 	return TC_OK;
 }
 
-int tc__vcoll(struct tc_proc *proc, const struct tc__vcall *v, const struct tc_coll_opts *opts)
+/* The checks every rank makes alike before the agreement (datatype,
+ * algorithm, root, in place): 0 or the code, returned at once. */
+static int tc__v_check(struct tc_proc *proc, const struct tc__vcall *v,
+                       const struct tc_coll_opts *opts)
 {
 	if (!proc)
 		return TC_EINVAL;
-	struct tc_team *team = proc->team;
-	const int p = team->p, me = proc->rank;
-	const size_t es = tc_dtype_size(v->dt);
-	if (!es)
+	const int p = proc->team->p;
+	if (!tc_dtype_size(v->dt))
 		return TC_EINVAL;
 	/* The registry's algorithms of the collective (only `pairwise`). */
 	if (opts && opts->alg && strcmp(opts->alg, "auto") &&
@@ -172,22 +176,27 @@ int tc__vcoll(struct tc_proc *proc, const struct tc__vcall *v, const struct tc_c
 		return TC_EROOT;
 	if (v->sbuf == TC_IN_PLACE || v->rbuf == (void *)TC_IN_PLACE)
 		return TC_EINVAL; /* not supported by the v-calls */
+	if (atomic_load_explicit(&proc->team->aborted, memory_order_relaxed))
+		return TC_EABORTED;
+	return TC_OK;
+}
+
+/* This rank's row of v ([4][p] numbers, zeroed by the caller).  An error
+ * only this rank can see (its arrays, its sizes, a NULL buffer) is written
+ * into the row instead (UINT64_MAX, then the code), so that the agreement
+ * tells every rank and they all return it rather than wait. */
+static void tc__v_row(struct tc_proc *proc, const struct tc__vcall *v, uint64_t *row)
+{
+	const int p = proc->team->p, me = proc->rank;
+	const size_t es = tc_dtype_size(v->dt);
 	const bool root = me == v->root;
 	/* The arrays this rank must pass. */
 	const bool need_rc = v->kind == TC__V_ALLGATHERV || v->kind == TC__V_ALLTOALLV ||
 	                     (v->kind == TC__V_GATHERV && root);
 	const bool need_sc = v->kind == TC__V_ALLTOALLV || (v->kind == TC__V_SCATTERV && root);
-	if (atomic_load_explicit(&team->aborted, memory_order_relaxed))
-		return TC_EABORTED;
-	/* Errors only this rank can see (its arrays) go through the exchange. */
 	const bool arrays = !(need_rc && (!v->rcounts || !v->rdispls)) &&
 	                    !(need_sc && (!v->scounts || !v->sdispls));
-
-	/* This rank's row: [4][p] numbers.  Then everybody's. */
-	size_t rowb = (size_t)TC__V_N * (size_t)p * sizeof(uint64_t);
-	uint64_t *row = calloc((size_t)TC__V_N * (size_t)p, sizeof *row);
-	uint64_t *all = malloc(rowb * (size_t)p);
-	int err = !row || !all ? TC_ENOMEM : arrays ? TC_OK : TC_EINVAL;
+	int err = arrays ? TC_OK : TC_EINVAL;
 	uint64_t *snd = row, *soff = row + p, *rcv = row + 2 * p, *roff = row + 3 * p;
 	uint64_t stotal = 0, rtotal = 0;
 	for (int j = 0; j < p && !err; j++) {
@@ -217,28 +226,20 @@ int tc__vcoll(struct tc_proc *proc, const struct tc__vcall *v, const struct tc_c
 	}
 	if (!err && ((stotal && !v->sbuf) || (rtotal && !v->rbuf)))
 		err = TC_ENULLBUF;
-	/* An argument error of this rank is told to the others through the
-	 * exchange (its row: UINT64_MAX, then the code), so that every rank
-	 * returns the same code rather than waiting for it. */
-	int local_err = err;
-	if (!row || !all) {
-		free(row);
-		free(all);
-		return TC_ENOMEM;
-	}
-	if (local_err) {
-		memset(row, 0, rowb);
+	if (err) {
+		memset(row, 0, (size_t)TC__V_N * (size_t)p * sizeof *row);
 		row[0] = UINT64_MAX;
-		row[1] = (uint64_t)-local_err;
+		row[1] = (uint64_t)-err;
 	}
-	err = tc__v_exchange(proc, row, all, rowb);
-	if (err)
-		goto out;
-	if (local_err) {
-		err = local_err;
-		goto out;
-	}
-	/* Every rank checks the same matrix, so they agree on the outcome. */
+}
+
+/* The outcome of the agreement, the same on every rank (every rank checks
+ * the same matrix): 0, a rank's argument error, or TC_EMISMATCH when what
+ * i sends to j is not what j expects from i.  *tag: the data's tag (the
+ * v-call's kind and a hash of the matrix). */
+static int tc__v_agree(const uint64_t *all, int p, enum tc__vkind kind, int *tag)
+{
+	int err = TC_OK;
 	for (int i = 0; i < p && !err; i++) {
 		const uint64_t *ri = all + (size_t)i * TC__V_N * (size_t)p;
 		if (ri[0] == UINT64_MAX)
@@ -252,54 +253,231 @@ int tc__vcoll(struct tc_proc *proc, const struct tc__vcall *v, const struct tc_c
 				err = TC_EMISMATCH;
 		}
 	}
-	if (err)
-		goto out;
-	struct tc__vmatrix mx = {.p = p, .rows = all, .stride = TC__V_N * (size_t)p};
-	/* The signature: the v-call's kind and a hash of the matrix. */
-	uint64_t h = 1469598103934665603ull ^ (uint64_t)v->kind;
-	for (size_t k = 0; k < (size_t)p * TC__V_N * (size_t)p; k += TC__V_N)
+	uint64_t h = 1469598103934665603ull ^ (uint64_t)kind;
+	for (size_t k = 0; !err && k < (size_t)p * TC__V_N * (size_t)p; k += TC__V_N)
 		h = (h ^ all[k]) * 1099511628211ull;
-	err = tc__v_run(proc, &mx, v->sbuf, v->rbuf, (int)(0x8000u | (unsigned)(h & 0x7fffu) | 1u));
-out:
+	*tag = (int)(0x8000u | (unsigned)(h & 0x7fffu) | 1u);
+	return err;
+}
+
+int tc__vcoll(struct tc_proc *proc, const struct tc__vcall *v, const struct tc_coll_opts *opts)
+{
+	int err = tc__v_check(proc, v, opts);
+	if (err)
+		return err;
+	const int p = proc->team->p;
+	/* This rank's row: [4][p] numbers.  Then everybody's. */
+	size_t rowb = (size_t)TC__V_N * (size_t)p * sizeof(uint64_t);
+	uint64_t *row = calloc((size_t)TC__V_N * (size_t)p, sizeof *row);
+	uint64_t *all = malloc(rowb * (size_t)p);
+	if (!row || !all) {
+		free(row);
+		free(all);
+		return TC_ENOMEM;
+	}
+	tc__v_row(proc, v, row);
+	err = tc__v_exchange(proc, row, all, rowb);
+	int tag = 0;
+	if (!err)
+		err = tc__v_agree(all, p, v->kind, &tag);
+	if (!err) {
+		struct tc__vmatrix mx = {.p = p, .rows = all, .stride = TC__V_N * (size_t)p};
+		err = tc__v_run(proc, &mx, v->sbuf, v->rbuf, tag);
+	}
 	free(row);
 	free(all);
 	return err;
 }
 
-int tc_allgatherv(struct tc_proc *proc, const void *sbuf, size_t scount, void *rbuf,
-                  const size_t *rcounts, const size_t *displs, enum tc_dtype dt,
-                  const struct tc_coll_opts *opts)
+/* ---- the v-calls as requests (lib/sched/nbc.h) --------------------------- */
+
+/* A v-call as a request: two plans one after the other, the agreement (the
+ * exchange of the rows) and then the data's, built from the agreed matrix
+ * when the agreement completes.  A persistent one keeps its row (the counts
+ * read at init) and, once agreed, the data's schedule and plan: its later
+ * starts run only those. */
+struct tc__vop {
+	struct tc__creq x;
+	enum tc__vkind kind;
+	const void *sbuf;
+	void *rbuf;
+	uint64_t *row, *all;
+	struct tc__sched xs, ds; /* the agreement's and the data's */
+	struct tc__plan *xpl, *dpl;
+	bool have_xs, have_ds, agreed;
+	int tag;
+	struct tc__run *run_mem;
+};
+
+static void tc__vop_release(struct tc__creq *x)
 {
-	struct tc__vcall v = {.kind = TC__V_ALLGATHERV, .sbuf = sbuf, .scount = scount,
-	                      .rbuf = rbuf, .rcounts = rcounts, .rdispls = displs, .dt = dt};
-	return tc__vcoll(proc, &v, opts);
+	struct tc__vop *o = (struct tc__vop *)x;
+	if (o->xpl)
+		tc__plan_free(o->xpl);
+	if (o->dpl)
+		tc__plan_free(o->dpl);
+	if (o->have_xs)
+		tc__sched_free(&o->xs);
+	if (o->have_ds)
+		tc__sched_free(&o->ds);
+	free(o->row);
+	free(o->all);
+	free(o);
 }
 
-int tc_gatherv(struct tc_proc *proc, const void *sbuf, size_t scount, void *rbuf,
-               const size_t *rcounts, const size_t *displs, enum tc_dtype dt, int root,
-               const struct tc_coll_opts *opts)
+static void tc__vop_data(struct tc__vop *o)
 {
-	struct tc__vcall v = {.kind = TC__V_GATHERV, .sbuf = sbuf, .scount = scount, .rbuf = rbuf,
-	                      .rcounts = rcounts, .rdispls = displs, .dt = dt, .root = root};
-	return tc__vcoll(proc, &v, opts);
+	o->x.s = &o->ds;
+	o->x.pl = o->dpl;
+	o->x.io = (struct tc__exec_io){.in = o->sbuf, .out = o->rbuf, .tag = o->tag,
+	                               .call = tc_coll_name(tc__vcolls[o->kind]),
+	                               .alg = "pairwise"};
 }
 
-int tc_scatterv(struct tc_proc *proc, const void *sbuf, const size_t *scounts,
-                const size_t *displs, void *rbuf, size_t rcount, enum tc_dtype dt, int root,
-                const struct tc_coll_opts *opts)
+static int tc__vop_prepare(struct tc__creq *x)
 {
-	struct tc__vcall v = {.kind = TC__V_SCATTERV, .sbuf = sbuf, .scounts = scounts,
-	                      .sdispls = displs, .rbuf = rbuf, .rcount = rcount, .dt = dt,
-	                      .root = root};
-	return tc__vcoll(proc, &v, opts);
+	struct tc__vop *o = (struct tc__vop *)x;
+	if (o->agreed) {
+		tc__vop_data(o);
+		return TC_OK;
+	}
+	o->x.s = &o->xs;
+	o->x.pl = o->xpl;
+	o->x.io = (struct tc__exec_io){.in = o->row, .out = o->all, .tag = 0x8000 | 0x4001,
+	                               .call = tc_coll_name(tc__vcolls[o->kind]),
+	                               .alg = "pairwise"};
+	return TC_OK;
 }
 
-int tc_alltoallv(struct tc_proc *proc, const void *sbuf, const size_t *scounts,
-                 const size_t *sdispls, void *rbuf, const size_t *rcounts,
-                 const size_t *rdispls, enum tc_dtype dt, const struct tc_coll_opts *opts)
+/* The agreement done: the data's plan follows (built here, once). */
+static int tc__vop_then(struct tc_proc *proc, struct tc__creq *x)
 {
-	struct tc__vcall v = {.kind = TC__V_ALLTOALLV, .sbuf = sbuf, .scounts = scounts,
-	                      .sdispls = sdispls, .rbuf = rbuf, .rcounts = rcounts,
-	                      .rdispls = rdispls, .dt = dt};
-	return tc__vcoll(proc, &v, opts);
+	struct tc__vop *o = (struct tc__vop *)x;
+	if (o->x.s == &o->ds)
+		return TC_OK; /* the data moved: done */
+	const int p = proc->team->p;
+	int err = tc__v_agree(o->all, p, o->kind, &o->tag);
+	if (err)
+		return err;
+	struct tc__vmatrix mx = {.p = p, .rows = o->all, .stride = TC__V_N * (size_t)p};
+	err = tc__gen_vcount_pairwise(proc->team->topo, &mx, &o->ds);
+	if (err)
+		return err;
+	o->have_ds = true;
+	err = tc__plan_build(proc, &o->ds, NULL, 0, &o->dpl);
+	if (err)
+		return err;
+	o->agreed = true;
+	proc->last_alg = "pairwise";
+	proc->last_rounds = o->ds.nrounds;
+	struct tc__sim sim;
+	proc->last_modelled = 0;
+	if (!tc__sched_simulate(&o->ds, proc->team->topo, &proc->team->model, &sim)) {
+		proc->last_modelled = sim.makespan;
+		tc__sim_free(&sim);
+	}
+	tc__vop_data(o);
+	return 1;
 }
+
+/* The request form of v: started (persistent 0) or bound inactive. */
+static int tc__vcoll_req(struct tc_proc *proc, const struct tc__vcall *v,
+                         const struct tc_coll_opts *opts, tc_request *req, int persistent)
+{
+	if (!req)
+		return TC_EINVAL;
+	/* not started until it is: a wait on it says TC_EINVAL */
+	memset(tc__req(req), 0, sizeof(struct tc__req));
+	int err = tc__v_check(proc, v, opts);
+	if (err)
+		return err;
+	if (proc->team->engine_run) {
+		tc__set_detail("%s: nonblocking and persistent collectives do not run on a team "
+		               "over MPI processes (docs/mpi.md)", tc_coll_name(tc__vcolls[v->kind]));
+		return TC_ENOTSUP;
+	}
+	const int p = proc->team->p;
+	const size_t head = (sizeof(struct tc__vop) + 63) / 64 * 64;
+	struct tc__vop *o = calloc(1, head + tc__run_size());
+	if (!o)
+		return TC_ENOMEM;
+	o->kind = v->kind;
+	o->sbuf = v->sbuf;
+	o->rbuf = v->rbuf;
+	o->x.persistent = persistent;
+	o->x.prepare = tc__vop_prepare;
+	o->x.then = tc__vop_then;
+	o->x.release = tc__vop_release;
+	o->x.run = (struct tc__run *)(void *)((char *)o + head);
+	const size_t rowb = (size_t)TC__V_N * (size_t)p * sizeof(uint64_t);
+	o->row = calloc((size_t)TC__V_N * (size_t)p, sizeof *o->row);
+	o->all = malloc(rowb * (size_t)p);
+	err = !o->row || !o->all ? TC_ENOMEM : TC_OK;
+	if (!err) {
+		tc__v_row(proc, v, o->row);
+		struct tc__vmatrix mx = {.p = p, .uniform = rowb};
+		err = tc__gen_vcount_pairwise(proc->team->topo, &mx, &o->xs);
+		o->have_xs = !err;
+	}
+	if (!err)
+		err = tc__plan_build(proc, &o->xs, NULL, 0, &o->xpl);
+	if (err) {
+		tc__vop_release(&o->x);
+		return err;
+	}
+	if (persistent) {
+		tc__creq_bind(&o->x, req);
+		return TC_OK;
+	}
+	err = tc__creq_start(proc, &o->x, req);
+	if (err) {
+		tc__req(req)->state = TC__REQ_IDLE; /* a wait says TC_EINVAL */
+		tc__vop_release(&o->x);
+	}
+	return err;
+}
+
+/* Each v-call three ways: blocking (tc_NAME), nonblocking (tc_iNAME) and
+ * persistent (tc_NAME_init), from one list of their arguments. */
+#define TC__VCOLL3(name, params, ...)                                                          \
+	int tc_##name params                                                                     \
+	{                                                                                        \
+		const struct tc__vcall v = __VA_ARGS__;                                              \
+		return tc__vcoll(proc, &v, opts);                                                    \
+	}                                                                                        \
+	int tc_i##name(TC__VUNPAREN params, tc_request *req)                                     \
+	{                                                                                        \
+		const struct tc__vcall v = __VA_ARGS__;                                              \
+		return tc__vcoll_req(proc, &v, opts, req, 0);                                        \
+	}                                                                                        \
+	int tc_##name##_init(TC__VUNPAREN params, tc_request *req)                               \
+	{                                                                                        \
+		const struct tc__vcall v = __VA_ARGS__;                                              \
+		return tc__vcoll_req(proc, &v, opts, req, 1);                                        \
+	}
+#define TC__VUNPAREN(...) __VA_ARGS__
+
+TC__VCOLL3(allgatherv,
+           (struct tc_proc * proc, const void *sbuf, size_t scount, void *rbuf,
+            const size_t *rcounts, const size_t *displs, enum tc_dtype dt,
+            const struct tc_coll_opts *opts),
+           {.kind = TC__V_ALLGATHERV, .sbuf = sbuf, .scount = scount, .rbuf = rbuf,
+            .rcounts = rcounts, .rdispls = displs, .dt = dt})
+TC__VCOLL3(gatherv,
+           (struct tc_proc * proc, const void *sbuf, size_t scount, void *rbuf,
+            const size_t *rcounts, const size_t *displs, enum tc_dtype dt, int root,
+            const struct tc_coll_opts *opts),
+           {.kind = TC__V_GATHERV, .sbuf = sbuf, .scount = scount, .rbuf = rbuf,
+            .rcounts = rcounts, .rdispls = displs, .dt = dt, .root = root})
+TC__VCOLL3(scatterv,
+           (struct tc_proc * proc, const void *sbuf, const size_t *scounts, const size_t *displs,
+            void *rbuf, size_t rcount, enum tc_dtype dt, int root,
+            const struct tc_coll_opts *opts),
+           {.kind = TC__V_SCATTERV, .sbuf = sbuf, .scounts = scounts, .sdispls = displs,
+            .rbuf = rbuf, .rcount = rcount, .dt = dt, .root = root})
+TC__VCOLL3(alltoallv,
+           (struct tc_proc * proc, const void *sbuf, const size_t *scounts,
+            const size_t *sdispls, void *rbuf, const size_t *rcounts, const size_t *rdispls,
+            enum tc_dtype dt, const struct tc_coll_opts *opts),
+           {.kind = TC__V_ALLTOALLV, .sbuf = sbuf, .scounts = scounts, .sdispls = sdispls,
+            .rbuf = rbuf, .rcounts = rcounts, .rdispls = rdispls, .dt = dt})
