@@ -71,7 +71,8 @@ static int start_call(struct tcmpi__req *q, const struct icall *a, int p, int r,
 	(void)p;
 	(void)r;
 	switch (a->which) {
-	case IC_BARRIER: return ps ? tc_barrier_init(pr, o, tr) : tc_ibarrier(pr, o, tr);
+	case IC_BARRIER:
+		return ps ? tc_barrier_init(pr, o, tr) : tc_ibarrier(pr, o, tr);
 	case IC_BCAST:
 		return ps ? tc_bcast_init(pr, a->rbuf, rb, TC_BYTE, a->root, o, tr)
 		          : tc_ibcast(pr, a->rbuf, rb, TC_BYTE, a->root, o, tr);
@@ -97,8 +98,7 @@ static int start_call(struct tcmpi__req *q, const struct icall *a, int p, int r,
 		return ps ? tc_gather_init(pr, s, a->rbuf, sb, TC_BYTE, a->root, o, tr)
 		          : tc_igather(pr, s, a->rbuf, sb, TC_BYTE, a->root, o, tr);
 	case IC_SCATTER:
-		return ps ? tc_scatter_init(pr, a->sbuf, scat_r, rb ? rb : sb, TC_BYTE, a->root, o,
-		                            tr)
+		return ps ? tc_scatter_init(pr, a->sbuf, scat_r, rb ? rb : sb, TC_BYTE, a->root, o, tr)
 		          : tc_iscatter(pr, a->sbuf, scat_r, rb ? rb : sb, TC_BYTE, a->root, o, tr);
 	case IC_ALLTOALL:
 		return ps ? tc_alltoall_init(pr, s, a->rbuf, rb, TC_BYTE, o, tr)
@@ -115,15 +115,13 @@ static int icall(const struct icall *a)
 		return rc;
 	struct tcmpi__comm *c = tcmpi__comm(a->comm);
 	if (!c)
-		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_COMM, fn, "invalid communicator %d",
-		                    a->comm);
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_COMM, fn, "invalid communicator %d", a->comm);
 	MPI_Comm comm = a->comm;
 	if (!a->req)
 		return tcmpi__error(comm, MPI_ERR_REQUEST, fn, "NULL request");
 	int p = tcmpi__comm_size(c), r = tcmpi__comm_rank(c);
 	if (has_root(a->which) && (a->root < 0 || a->root >= p))
-		return tcmpi__error(comm, MPI_ERR_ROOT, fn, "root %d out of range 0..%d", a->root,
-		                    p - 1);
+		return tcmpi__error(comm, MPI_ERR_ROOT, fn, "root %d out of range 0..%d", a->root, p - 1);
 	/* The sides this rank uses, and their bytes per rank. */
 	int uses_s = a->which != IC_BARRIER && a->which != IC_BCAST &&
 	             !(a->which == IC_SCATTER && r != a->root) && a->sbuf != MPI_IN_PLACE;
@@ -208,8 +206,7 @@ int MPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request)
 	ICALL(.which = IC_BARRIER, .comm = comm, .req = request, .persistent = 1);
 }
 
-int MPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
-               MPI_Request *request)
+int MPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request)
 {
 	ICALL(.which = IC_BCAST, .rbuf = buffer, .rcount = count, .rtype = datatype, .root = root,
 	      .comm = comm, .req = request);
@@ -223,39 +220,36 @@ int MPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MPI
 	      .comm = comm, .req = request, .persistent = 1);
 }
 
-#define RED_FORMS(name, Name, WHICH)                                                             \
-	int MPI_I##name(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,   \
-	                MPI_Op op, MPI_Comm comm, MPI_Request *request)                        \
-	{                                                                                      \
-		ICALL(.which = WHICH, .sbuf = sendbuf, .rbuf = recvbuf, .scount = count,       \
-		      .rcount = count, .stype = datatype, .rtype = datatype, .op = op,         \
-		      .comm = comm, .req = request);                                           \
-	}                                                                                      \
-	int MPI_##Name##_init(const void *sendbuf, void *recvbuf, int count,                   \
-	                      MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,  \
-	                      MPI_Request *request)                                            \
-	{                                                                                      \
-		(void)info;                                                                    \
-		ICALL(.which = WHICH, .sbuf = sendbuf, .rbuf = recvbuf, .scount = count,       \
-		      .rcount = count, .stype = datatype, .rtype = datatype, .op = op,         \
-		      .comm = comm, .req = request, .persistent = 1);                          \
+#define RED_FORMS(name, Name, WHICH)                                                                \
+	int MPI_I##name(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,       \
+	                MPI_Op op, MPI_Comm comm, MPI_Request *request)                             \
+	{                                                                                           \
+		ICALL(.which = WHICH, .sbuf = sendbuf, .rbuf = recvbuf, .scount = count,            \
+		      .rcount = count, .stype = datatype, .rtype = datatype, .op = op,              \
+		      .comm = comm, .req = request);                                                \
+	}                                                                                           \
+	int MPI_##Name##_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, \
+	                      MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)        \
+	{                                                                                           \
+		(void)info;                                                                         \
+		ICALL(.which = WHICH, .sbuf = sendbuf, .rbuf = recvbuf, .scount = count,            \
+		      .rcount = count, .stype = datatype, .rtype = datatype, .op = op,              \
+		      .comm = comm, .req = request, .persistent = 1);                               \
 	}
 RED_FORMS(allreduce, Allreduce, IC_ALLREDUCE)
 RED_FORMS(scan, Scan, IC_SCAN)
 RED_FORMS(exscan, Exscan, IC_EXSCAN)
 
 int MPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
-                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
-                              MPI_Request *request)
+                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
 	ICALL(.which = IC_REDUCE_SCATTER_BLOCK, .sbuf = sendbuf, .rbuf = recvbuf,
 	      .scount = recvcount, .rcount = recvcount, .stype = datatype, .rtype = datatype,
 	      .op = op, .comm = comm, .req = request);
 }
 
-int MPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvcount,
-                                  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
-                                  MPI_Info info, MPI_Request *request)
+int MPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype,
+                                  MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
 	(void)info;
 	ICALL(.which = IC_REDUCE_SCATTER_BLOCK, .sbuf = sendbuf, .rbuf = recvbuf,
@@ -271,8 +265,8 @@ int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
 	      .comm = comm, .req = request);
 }
 
-int MPI_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
-                    MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+int MPI_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                    int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
 	(void)info;
 	ICALL(.which = IC_REDUCE, .sbuf = sendbuf, .rbuf = recvbuf, .scount = count,
@@ -280,44 +274,43 @@ int MPI_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype 
 	      .comm = comm, .req = request, .persistent = 1);
 }
 
-#define MOVE_FORMS(name, Name, WHICH)                                                            \
-	int MPI_I##name(const void *sendbuf, int sendcount, MPI_Datatype sendtype,             \
-	                void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,    \
-	                MPI_Request *request)                                                  \
-	{                                                                                      \
-		ICALL(.which = WHICH, .sbuf = sendbuf, .rbuf = recvbuf, .scount = sendcount,   \
-		      .rcount = recvcount, .stype = sendtype, .rtype = recvtype, .comm = comm, \
-		      .req = request);                                                         \
-	}                                                                                      \
-	int MPI_##Name##_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,       \
-	                      void *recvbuf, int recvcount, MPI_Datatype recvtype,             \
-	                      MPI_Comm comm, MPI_Info info, MPI_Request *request)              \
-	{                                                                                      \
-		(void)info;                                                                    \
-		ICALL(.which = WHICH, .sbuf = sendbuf, .rbuf = recvbuf, .scount = sendcount,   \
-		      .rcount = recvcount, .stype = sendtype, .rtype = recvtype, .comm = comm, \
-		      .req = request, .persistent = 1);                                        \
+#define MOVE_FORMS(name, Name, WHICH)                                                              \
+	int MPI_I##name(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,  \
+	                int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) \
+	{                                                                                          \
+		ICALL(.which = WHICH, .sbuf = sendbuf, .rbuf = recvbuf, .scount = sendcount,       \
+		      .rcount = recvcount, .stype = sendtype, .rtype = recvtype, .comm = comm,     \
+		      .req = request);                                                             \
+	}                                                                                          \
+	int MPI_##Name##_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,           \
+	                      void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,  \
+	                      MPI_Info info, MPI_Request *request)                                 \
+	{                                                                                          \
+		(void)info;                                                                        \
+		ICALL(.which = WHICH, .sbuf = sendbuf, .rbuf = recvbuf, .scount = sendcount,       \
+		      .rcount = recvcount, .stype = sendtype, .rtype = recvtype, .comm = comm,     \
+		      .req = request, .persistent = 1);                                            \
 	}
 MOVE_FORMS(allgather, Allgather, IC_ALLGATHER)
 MOVE_FORMS(alltoall, Alltoall, IC_ALLTOALL)
 
-#define ROOTED_FORMS(name, Name, WHICH)                                                          \
-	int MPI_I##name(const void *sendbuf, int sendcount, MPI_Datatype sendtype,             \
-	                void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,         \
-	                MPI_Comm comm, MPI_Request *request)                                   \
-	{                                                                                      \
-		ICALL(.which = WHICH, .sbuf = sendbuf, .rbuf = recvbuf, .scount = sendcount,   \
-		      .rcount = recvcount, .stype = sendtype, .rtype = recvtype, .root = root, \
-		      .comm = comm, .req = request);                                           \
-	}                                                                                      \
-	int MPI_##Name##_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,       \
-	                      void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,   \
-	                      MPI_Comm comm, MPI_Info info, MPI_Request *request)              \
-	{                                                                                      \
-		(void)info;                                                                    \
-		ICALL(.which = WHICH, .sbuf = sendbuf, .rbuf = recvbuf, .scount = sendcount,   \
-		      .rcount = recvcount, .stype = sendtype, .rtype = recvtype, .root = root, \
-		      .comm = comm, .req = request, .persistent = 1);                          \
+#define ROOTED_FORMS(name, Name, WHICH)                                                           \
+	int MPI_I##name(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, \
+	                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,            \
+	                MPI_Request *request)                                                     \
+	{                                                                                         \
+		ICALL(.which = WHICH, .sbuf = sendbuf, .rbuf = recvbuf, .scount = sendcount,      \
+		      .rcount = recvcount, .stype = sendtype, .rtype = recvtype, .root = root,    \
+		      .comm = comm, .req = request);                                              \
+	}                                                                                         \
+	int MPI_##Name##_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,          \
+	                      void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,      \
+	                      MPI_Comm comm, MPI_Info info, MPI_Request *request)                 \
+	{                                                                                         \
+		(void)info;                                                                       \
+		ICALL(.which = WHICH, .sbuf = sendbuf, .rbuf = recvbuf, .scount = sendcount,      \
+		      .rcount = recvcount, .stype = sendtype, .rtype = recvtype, .root = root,    \
+		      .comm = comm, .req = request, .persistent = 1);                             \
 	}
 ROOTED_FORMS(gather, Gather, IC_GATHER)
 ROOTED_FORMS(scatter, Scatter, IC_SCATTER)

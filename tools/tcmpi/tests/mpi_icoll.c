@@ -14,14 +14,14 @@
 
 static int fails, rank;
 
-#define CHECK(cond, ...)                                                                   \
-	do {                                                                               \
-		if (!(cond)) {                                                             \
-			fails++;                                                           \
-			printf("rank %d: line %d: ", rank, __LINE__);                      \
-			printf(__VA_ARGS__);                                               \
-			printf("\n");                                                      \
-		}                                                                          \
+#define CHECK(cond, ...)                                              \
+	do {                                                          \
+		if (!(cond)) {                                        \
+			fails++;                                      \
+			printf("rank %d: line %d: ", rank, __LINE__); \
+			printf(__VA_ARGS__);                          \
+			printf("\n");                                 \
+		}                                                     \
 	} while (0)
 
 static void run(MPI_Comm comm, const char *name)
@@ -56,8 +56,7 @@ static void run(MPI_Comm comm, const char *name)
 	CHECK(sc == (long)(r + 1) * (r + 2) / 2, "%s Iscan %ld", name, sc);
 	for (int i = 0; i < p; i++) {
 		CHECK(aa[2 * i] == i && aa[2 * i + 1] == 7 * i, "%s Iallgather [%d]", name, i);
-		CHECK(r != 0 || (ga[2 * i] == i && ga[2 * i + 1] == 7 * i), "%s Igather [%d]", name,
-		      i);
+		CHECK(r != 0 || (ga[2 * i] == i && ga[2 * i + 1] == 7 * i), "%s Igather [%d]", name, i);
 		CHECK(tr[i] == 100 * i + r, "%s Ialltoall [%d] = %d", name, i, tr[i]);
 	}
 
@@ -135,7 +134,10 @@ int main(int argc, char **argv)
 	MPI_Error_class(rc, &cls);
 	CHECK(cls == MPI_ERR_UNSUPPORTED_OPERATION, "Iallgatherv: error %d", rc);
 	/* A reduction the layer makes itself has no nonblocking form. */
-	struct { double v; int i; } mi = {1.0, rank}, mo;
+	struct {
+		double v;
+		int i;
+	} mi = {1.0, rank}, mo;
 	rc = MPI_Iallreduce(&mi, &mo, 1, MPI_DOUBLE_INT, MPI_MINLOC, MPI_COMM_WORLD, &q);
 	MPI_Error_class(rc, &cls);
 	CHECK(cls == MPI_ERR_UNSUPPORTED_OPERATION, "Iallreduce MINLOC: error %d", rc);

@@ -14,14 +14,14 @@
 
 static int fails, rank, size;
 
-#define CHECK(cond, ...)                                                                   \
-	do {                                                                               \
-		if (!(cond)) {                                                             \
-			fails++;                                                           \
-			printf("rank %d: line %d: ", rank, __LINE__);                      \
-			printf(__VA_ARGS__);                                               \
-			printf("\n");                                                      \
-		}                                                                          \
+#define CHECK(cond, ...)                                              \
+	do {                                                          \
+		if (!(cond)) {                                        \
+			fails++;                                      \
+			printf("rank %d: line %d: ", rank, __LINE__); \
+			printf(__VA_ARGS__);                          \
+			printf("\n");                                 \
+		}                                                     \
 	} while (0)
 
 /* Every rank sends rank 0 two messages, tag 2 then tag 1; rank 0 takes
@@ -133,8 +133,7 @@ static void ring(void)
 	int flag = 0;
 	while (!flag)
 		MPI_Testall(2, q, &flag, MPI_STATUSES_IGNORE);
-	CHECK(w == left && q[0] == MPI_REQUEST_NULL && q[1] == MPI_REQUEST_NULL, "Testall: %ld",
-	      w);
+	CHECK(w == left && q[0] == MPI_REQUEST_NULL && q[1] == MPI_REQUEST_NULL, "Testall: %ld", w);
 	MPI_Irecv(&w, 1, MPI_LONG, MPI_ANY_SOURCE, 10, MPI_COMM_WORLD, &q[0]);
 	v = -rank;
 	MPI_Send(&v, 1, MPI_LONG, right, 10, MPI_COMM_WORLD);

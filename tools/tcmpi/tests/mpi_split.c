@@ -11,14 +11,14 @@
 
 static int fails, rank, size;
 
-#define CHECK(cond, ...)                                                                   \
-	do {                                                                               \
-		if (!(cond)) {                                                             \
-			fails++;                                                           \
-			printf("rank %d: line %d: ", rank, __LINE__);                      \
-			printf(__VA_ARGS__);                                               \
-			printf("\n");                                                      \
-		}                                                                          \
+#define CHECK(cond, ...)                                              \
+	do {                                                          \
+		if (!(cond)) {                                        \
+			fails++;                                      \
+			printf("rank %d: line %d: ", rank, __LINE__); \
+			printf(__VA_ARGS__);                          \
+			printf("\n");                                 \
+		}                                                     \
 	} while (0)
 
 int main(int argc, char **argv)
@@ -58,8 +58,7 @@ int main(int argc, char **argv)
 	if (hp > 1) {
 		int right = (hr + 1) % hp, left = (hr + hp - 1) % hp, got = -1;
 		MPI_Status st;
-		MPI_Sendrecv(&rank, 1, MPI_INT, right, 5, &got, 1, MPI_INT, MPI_ANY_SOURCE, 5, half,
-		             &st);
+		MPI_Sendrecv(&rank, 1, MPI_INT, right, 5, &got, 1, MPI_INT, MPI_ANY_SOURCE, 5, half, &st);
 		CHECK(st.MPI_SOURCE == left && got == last - 2 * left, "half ring: %d from %d", got,
 		      st.MPI_SOURCE);
 	}
