@@ -68,12 +68,45 @@ int tcmpi__op_native(MPI_Op op, MPI_Datatype dt, enum tc_op *tcop, struct tc_use
 struct tcmpi__comm {
 	int used;
 	int self;             /* a communicator of the calling rank alone */
+	struct tc_proc *proc; /* the rank's proc in the communicator's team
+	                         (NULL when self) */
+	int sub;              /* proc is of a sub-team the communicator owns */
 	MPI_Errhandler errh;
 	char name[MPI_MAX_OBJECT_NAME];
 };
 struct tcmpi__comm *tcmpi__comm(MPI_Comm c);
 int tcmpi__comm_size(const struct tcmpi__comm *c);
 int tcmpi__comm_rank(const struct tcmpi__comm *c);
+
+/* Requests (shim_p2p.c): a message, or a collective, nonblocking or
+ * persistent.  The handle is an index; the request never moves. */
+enum { TCMPI_REQ_SEND = 1, TCMPI_REQ_RECV, TCMPI_REQ_COLL };
+struct tcmpi__req {
+	int kind;
+	int persistent;
+	int active;           /* the tc request is started and not completed */
+	int done;             /* complete without a tc request (MPI_PROC_NULL, a
+	                         communicator of one rank), or 2: tc request
+	                         complete, MPI request not yet */
+	int tcrc;             /* the tc request's outcome when done == 2 */
+	int peer, tag;
+	MPI_Comm comm;
+	struct tc_proc *proc;
+	tc_request tr;
+	void *tmp;            /* packed receive side (unpacked into ubuf) */
+	void *tmp2;           /* packed send side (packed from sbuf at start) */
+	void *ubuf;
+	const void *sbuf;
+	size_t ucount;
+	const struct tcmpi__dtype *t;
+	const void *lsrc;     /* the call on a communicator of one rank: */
+	void *ldst;           /* lbytes copied from lsrc to ldst at the start */
+	size_t lbytes;
+	struct tc_user_op user; /* borrowed by the tc request */
+	struct tc_coll_opts opts;
+};
+struct tcmpi__req *tcmpi__req_new(MPI_Comm comm, int kind, MPI_Request *h, const char *fn);
+void tcmpi__req_drop(MPI_Request *h);
 
 /* Errors: records "fn: message", then applies comm's error handler
  * (MPI_COMM_NULL: MPI_COMM_WORLD's): ends the run (MPI_ERRORS_ARE_FATAL,

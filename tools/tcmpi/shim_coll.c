@@ -21,14 +21,23 @@
 
 const char *tcmpi__op_name(MPI_Op op);
 
-#define PROC (tcmpi__self->proc)
+/* The proc of the communicator of the call under way (coll_comm). */
+static struct tc_proc *coll_proc;
+#define PROC (coll_proc)
+
+static struct tcmpi__comm *coll_comm(MPI_Comm comm)
+{
+	struct tcmpi__comm *c = tcmpi__comm(comm);
+	coll_proc = c ? c->proc : NULL;
+	return c;
+}
 
 /* A collective's prologue: initialised, valid communicator (c, p, r). */
 #define COLL_BEGIN(comm)                                                                   \
 	int rc = tcmpi__check_init(__func__);                                              \
 	if (rc)                                                                            \
 		return rc;                                                                 \
-	struct tcmpi__comm *c = tcmpi__comm(comm);                                         \
+	struct tcmpi__comm *c = coll_comm(comm);                                         \
 	if (!c)                                                                            \
 		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_COMM, __func__,                 \
 		                    "invalid communicator %d", (int)(comm));               \
@@ -125,7 +134,7 @@ static int bcast(void *buf, size_t count, MPI_Datatype datatype, int root, MPI_C
 	int rc = tcmpi__check_init(fn);
 	if (rc)
 		return rc;
-	struct tcmpi__comm *c = tcmpi__comm(comm);
+	struct tcmpi__comm *c = coll_comm(comm);
 	if (!c)
 		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_COMM, fn, "invalid communicator %d", comm);
 	int p = tcmpi__comm_size(c), r = tcmpi__comm_rank(c);
@@ -195,7 +204,7 @@ static int reduction(const void *sbuf, void *rbuf, size_t count, MPI_Datatype dt
 	int rc = tcmpi__check_init(fn);
 	if (rc)
 		return rc;
-	struct tcmpi__comm *c = tcmpi__comm(comm);
+	struct tcmpi__comm *c = coll_comm(comm);
 	if (!c)
 		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_COMM, fn, "invalid communicator %d", comm);
 	int p = tcmpi__comm_size(c), r = tcmpi__comm_rank(c);
@@ -319,7 +328,7 @@ static int reduce_scatter(const void *sbuf, void *rbuf, const size_t *counts, si
 	int rc = tcmpi__check_init(fn);
 	if (rc)
 		return rc;
-	struct tcmpi__comm *c = tcmpi__comm(comm);
+	struct tcmpi__comm *c = coll_comm(comm);
 	if (!c)
 		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_COMM, fn, "invalid communicator %d", comm);
 	int p = tcmpi__comm_size(c), r = tcmpi__comm_rank(c);
@@ -391,7 +400,7 @@ int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[
 	int rc = tcmpi__check_init(__func__);
 	if (rc)
 		return rc;
-	struct tcmpi__comm *c = tcmpi__comm(comm);
+	struct tcmpi__comm *c = coll_comm(comm);
 	if (!c || !recvcounts)
 		return tcmpi__error(comm, MPI_ERR_ARG, __func__, "invalid communicator or NULL "
 		                                                 "recvcounts");
@@ -426,7 +435,7 @@ static int blocks(const void *sbuf, size_t scount, MPI_Datatype stype, void *rbu
 	int rc = tcmpi__check_init(fn);
 	if (rc)
 		return rc;
-	struct tcmpi__comm *c = tcmpi__comm(comm);
+	struct tcmpi__comm *c = coll_comm(comm);
 	if (!c)
 		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_COMM, fn, "invalid communicator %d", comm);
 	int p = tcmpi__comm_size(c), r = tcmpi__comm_rank(c);
@@ -623,7 +632,7 @@ static int vcoll(const void *sbuf, const void *scounts, const void *sdispls,
 	int rc = tcmpi__check_init(fn);
 	if (rc)
 		return rc;
-	struct tcmpi__comm *c = tcmpi__comm(comm);
+	struct tcmpi__comm *c = coll_comm(comm);
 	if (!c)
 		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_COMM, fn, "invalid communicator %d", comm);
 	int p = tcmpi__comm_size(c), r = tcmpi__comm_rank(c);

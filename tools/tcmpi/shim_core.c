@@ -24,8 +24,8 @@ static char last_error[MPI_MAX_ERROR_STRING];
 
 #define NCOMMS 64
 static struct tcmpi__comm comms[NCOMMS] = {
-	[1] = {1, 0, MPI_ERRORS_ARE_FATAL, "MPI_COMM_WORLD"},
-	[2] = {1, 1, MPI_ERRORS_ARE_FATAL, "MPI_COMM_SELF"},
+	[1] = {1, 0, NULL, 0, MPI_ERRORS_ARE_FATAL, "MPI_COMM_WORLD"},
+	[2] = {1, 1, NULL, 0, MPI_ERRORS_ARE_FATAL, "MPI_COMM_SELF"},
 };
 
 extern int main(int argc, char **argv);
@@ -37,6 +37,7 @@ int tcmpi_rank_main(struct tcmpi_launch *l)
 	if (!l || l->abi != TCMPI_LAUNCH_ABI)
 		return 127;
 	tcmpi__self = l;
+	comms[MPI_COMM_WORLD].proc = l->proc;
 	if (setjmp(end_jmp) == 0)
 		end_status = main(l->argc, l->argv);
 	l->finalized = tcmpi__finalized;
@@ -350,12 +351,12 @@ struct tcmpi__comm *tcmpi__comm(MPI_Comm c)
 
 int tcmpi__comm_size(const struct tcmpi__comm *c)
 {
-	return c->self ? 1 : tc_size(tcmpi__self->proc);
+	return c->self ? 1 : tc_size(c->proc);
 }
 
 int tcmpi__comm_rank(const struct tcmpi__comm *c)
 {
-	return c->self ? 0 : tc_rank(tcmpi__self->proc);
+	return c->self ? 0 : tc_rank(c->proc);
 }
 
 #define COMM_OR_FAIL(c, comm)                                                              \
@@ -385,19 +386,43 @@ int MPI_Comm_size(MPI_Comm comm, int *size)
 	return MPI_SUCCESS;
 }
 
+/* The rank in MPI_COMM_WORLD of rank r of c. */
+static int world_rank(const struct tcmpi__comm *c, int r)
+{
+	if (c->self)
+		return tc_rank(tcmpi__self->proc);
+	for (const struct tc_team *t = tc_proc_team(c->proc); t && tc_team_parent(t);
+	     t = tc_team_parent(t))
+		r = tc_team_parent_rank(t, r);
+	return r;
+}
+
 int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
 {
 	COMM_OR_FAIL(a, comm1);
 	struct tcmpi__comm *b = tcmpi__comm(comm2);
 	if (!b || !result)
-		return tcmpi__error(comm1, MPI_ERR_COMM, __func__, "invalid communicator %d",
+		return tcmpi__error(comm1, MPI_ERR_COMM, __func__, "invalid communicator %d or NULL",
 		                    comm2);
-	if (comm1 == comm2)
+	int p = tcmpi__comm_size(a);
+	if (comm1 == comm2) {
 		*result = MPI_IDENT;
-	else if (a->self == b->self || tcmpi__comm_size(a) == 1)
-		*result = MPI_CONGRUENT;
-	else
+		return MPI_SUCCESS;
+	}
+	if (p != tcmpi__comm_size(b)) {
 		*result = MPI_UNEQUAL;
+		return MPI_SUCCESS;
+	}
+	/* Same ranks in the same order: congruent; the same set: similar. */
+	int congruent = 1, similar = 1;
+	for (int i = 0; i < p; i++) {
+		int w = world_rank(a, i), found = 0;
+		congruent &= w == world_rank(b, i);
+		for (int j = 0; j < p && !found; j++)
+			found = w == world_rank(b, j);
+		similar &= found;
+	}
+	*result = congruent ? MPI_CONGRUENT : similar ? MPI_SIMILAR : MPI_UNEQUAL;
 	return MPI_SUCCESS;
 }
 
@@ -406,6 +431,7 @@ static int comm_new(const struct tcmpi__comm *from, MPI_Comm *out, const char *f
 	for (int i = 3; i < NCOMMS; i++)
 		if (!comms[i].used) {
 			comms[i] = *from;
+			comms[i].sub = 0;
 			snprintf(comms[i].name, sizeof comms[i].name, "%s", "");
 			*out = i;
 			return MPI_SUCCESS;
@@ -414,21 +440,46 @@ static int comm_new(const struct tcmpi__comm *from, MPI_Comm *out, const char *f
 	                    NCOMMS - 3);
 }
 
-/* A duplicate shares the team of its parent: its collectives are ordered
- * with the parent's, which MPI programs keep consistent across ranks; its
- * point-to-point messages are not kept apart from the parent's (topocoll
- * has no contexts yet). */
+/* A communicator of a new sub-team (proc, NULL: none), with c's error
+ * handler. */
+static int comm_sub(const struct tcmpi__comm *c, struct tc_proc *proc, MPI_Comm *out,
+                    const char *fn)
+{
+	*out = MPI_COMM_NULL;
+	if (!proc)
+		return MPI_SUCCESS;
+	int rc = comm_new(c, out, fn);
+	if (rc) {
+		(void)tc_team_free(proc);
+		return rc;
+	}
+	comms[*out].self = 0;
+	comms[*out].proc = proc;
+	/* Every rank has its new team in hand before any starts a call on it:
+	 * without this barrier, a first collective on a new sub-team on
+	 * fibres was seen to fail as a mismatch in the machine's own barrier
+	 * (p = 2, mpi_coll's duplicate). */
+	int rc2 = tc_barrier(proc, NULL);
+	if (rc2)
+		return tcmpi__tc_error(MPI_COMM_WORLD, rc2, fn);
+	comms[*out].sub = 1;
+	return MPI_SUCCESS;
+}
+
+/* A duplicate is a sub-team of the same ranks and topology with a context
+ * of its own: its messages and collectives never match its parent's. */
 int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 {
 	COMM_OR_FAIL(c, comm);
 	if (!newcomm)
 		return tcmpi__error(comm, MPI_ERR_ARG, __func__, "NULL newcomm");
-	if (!c->self) {
-		int rc = tc_barrier(tcmpi__self->proc, NULL);
-		if (rc)
-			return tcmpi__tc_error(comm, rc, __func__);
-	}
-	return comm_new(c, newcomm, __func__);
+	if (c->self)
+		return comm_new(c, newcomm, __func__);
+	struct tc_proc *np = NULL;
+	int rc = tc_team_dup(c->proc, &np);
+	if (rc)
+		return tcmpi__tc_error(comm, rc, __func__);
+	return comm_sub(c, np, newcomm, __func__);
 }
 
 int MPI_Comm_free(MPI_Comm *comm)
@@ -439,59 +490,35 @@ int MPI_Comm_free(MPI_Comm *comm)
 	if (*comm == MPI_COMM_WORLD || *comm == MPI_COMM_SELF)
 		return tcmpi__error(*comm, MPI_ERR_COMM, __func__,
 		                    "MPI_COMM_WORLD and MPI_COMM_SELF cannot be freed");
+	if (c->sub) {
+		int rc = tc_team_free(c->proc);
+		if (rc)
+			return tcmpi__tc_error(*comm, rc, __func__);
+	}
 	c->used = 0;
 	*comm = MPI_COMM_NULL;
 	return MPI_SUCCESS;
 }
 
-/* Splits into the communicators that need no sub-team: every rank of one
- * colour (keys in rank order: a duplicate), or every rank alone (like
- * MPI_COMM_SELF), or MPI_UNDEFINED everywhere.  Other splits need
- * topocoll's sub-teams. */
+/* The ranks of one colour form a sub-team of the communicator's team,
+ * ordered by key, ties by rank, over the topology that team induces. */
 int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 {
 	COMM_OR_FAIL(c, comm);
 	if (!newcomm)
 		return tcmpi__error(comm, MPI_ERR_ARG, __func__, "NULL newcomm");
+	if (color < 0 && color != MPI_UNDEFINED)
+		return tcmpi__error(comm, MPI_ERR_ARG, __func__, "negative colour %d", color);
 	if (c->self) {
 		*newcomm = MPI_COMM_NULL;
 		return color == MPI_UNDEFINED ? MPI_SUCCESS : comm_new(c, newcomm, __func__);
 	}
-	int p = tc_size(tcmpi__self->proc);
-	int32_t mine[2] = {color, key};
-	int32_t *all = tcmpi__alloc(sizeof mine * (size_t)p);
-	if (!all)
-		return tcmpi__error(comm, MPI_ERR_NO_MEM, __func__, "out of memory");
-	int rc = tc_allgather(tcmpi__self->proc, mine, all, 2, TC_INT32, NULL);
-	if (rc) {
-		free(all);
+	struct tc_proc *np = NULL;
+	int rc = tc_team_split(c->proc, color == MPI_UNDEFINED ? TC_UNDEFINED : color, key, NULL,
+	                       &np);
+	if (rc)
 		return tcmpi__tc_error(comm, rc, __func__);
-	}
-	int same = 1, distinct = 1, undef = 1;
-	for (int i = 0; i < p; i++) {
-		same &= all[2 * i] == all[0] && (i == 0 || all[2 * i + 1] >= all[2 * i - 1]);
-		undef &= all[2 * i] == MPI_UNDEFINED;
-		for (int j = 0; j < i && distinct; j++)
-			distinct = all[2 * i] != all[2 * j] || all[2 * i] == MPI_UNDEFINED;
-	}
-	free(all);
-	*newcomm = MPI_COMM_NULL;
-	if (undef || color == MPI_UNDEFINED)
-		return undef || distinct ? MPI_SUCCESS
-		                         : tcmpi__error(comm, MPI_ERR_UNSUPPORTED_OPERATION, __func__,
-		                                        "splitting into sub-communicators "
-		                                        "of several ranks needs sub-teams, "
-		                                        "not available yet");
-	if (same)
-		return comm_new(c, newcomm, __func__);
-	if (distinct) {
-		struct tcmpi__comm self = comms[MPI_COMM_SELF];
-		self.errh = c->errh;
-		return comm_new(&self, newcomm, __func__);
-	}
-	return tcmpi__error(comm, MPI_ERR_UNSUPPORTED_OPERATION, __func__,
-	                    "splitting into sub-communicators of several ranks (or reordering "
-	                    "ranks by key) needs sub-teams, not available yet");
+	return comm_sub(c, np, newcomm, __func__);
 }
 
 int MPI_Comm_set_name(MPI_Comm comm, const char *name)

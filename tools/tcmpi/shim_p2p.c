@@ -1,20 +1,24 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tools/tcmpi/shim_p2p.c - MPI_Send, MPI_Recv, MPI_Sendrecv between ranks
- * the topology links (every pair on the default complete:P).
+ * tools/tcmpi/shim_p2p.c - point-to-point messages (MPI_Send, MPI_Recv,
+ * MPI_Isend, MPI_Irecv, MPI_Sendrecv, MPI_Probe, MPI_Iprobe) over
+ * topocoll's tagged any-rank messages, and the requests of the layer
+ * (MPI_Wait, MPI_Waitall, MPI_Waitany, MPI_Test, MPI_Testall, MPI_Start,
+ * MPI_Startall, MPI_Request_free) for messages and collectives alike.
  *
- * topocoll's point-to-point messages have no tags and name their source:
- * a receive takes the next message from that rank, whatever the tag (the
- * status reports the tag asked for, 0 for MPI_ANY_TAG).  MPI_ANY_SOURCE,
- * tag matching and sends to ranks that are not neighbours come with
- * topocoll's any-rank tagged messages: the seam is recv_from() below.
+ * A communicator is a team and the calling rank's proc in it, so ranks and
+ * the matching of messages are the communicator's own (topocoll keeps the
+ * messages of different teams apart as MPI's contexts do).  MPI_ANY_SOURCE
+ * and MPI_ANY_TAG map onto TC_ANY_SOURCE and TC_ANY_TAG; a message reaches
+ * any rank, a neighbour or not.  A buffer whose datatype is not contiguous
+ * travels packed.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "shim.h"
 
-static int check(MPI_Comm comm, int peer, int any_ok, const char *fn, struct tcmpi__comm **out)
+static int check(MPI_Comm comm, int peer, int is_recv, const char *fn, struct tcmpi__comm **out)
 {
 	int rc = tcmpi__check_init(fn);
 	if (rc)
@@ -23,19 +27,27 @@ static int check(MPI_Comm comm, int peer, int any_ok, const char *fn, struct tcm
 	if (!c)
 		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_COMM, fn, "invalid communicator %d", comm);
 	int p = tcmpi__comm_size(c);
-	if (peer == MPI_ANY_SOURCE && any_ok)
-		return tcmpi__error(comm, MPI_ERR_UNSUPPORTED_OPERATION, fn,
-		                    "MPI_ANY_SOURCE needs any-rank messages, not available yet");
-	if (peer != MPI_PROC_NULL && (peer < 0 || peer >= p))
+	if (peer == MPI_PROC_NULL || (peer == MPI_ANY_SOURCE && is_recv)) {
+		*out = c;
+		return MPI_SUCCESS;
+	}
+	if (peer < 0 || peer >= p)
 		return tcmpi__error(comm, MPI_ERR_RANK, fn, "rank %d out of range 0..%d", peer, p - 1);
-	if (c->self && peer == 0)
+	if (peer == tcmpi__comm_rank(c))
 		return tcmpi__error(comm, MPI_ERR_UNSUPPORTED_OPERATION, fn,
-		                    "messages to oneself are not supported");
-	if (peer == tcmpi__comm_rank(c) && peer != MPI_PROC_NULL)
-		return tcmpi__error(comm, MPI_ERR_UNSUPPORTED_OPERATION, fn,
-		                    "messages to oneself are not supported");
+		                    "messages to oneself (rank %d) are not supported", peer);
 	*out = c;
 	return MPI_SUCCESS;
+}
+
+static int tc_src(int source)
+{
+	return source == MPI_ANY_SOURCE ? TC_ANY_SOURCE : source;
+}
+
+static int tc_tag(int tag)
+{
+	return tag == MPI_ANY_TAG ? TC_ANY_TAG : tag;
 }
 
 static void set_status(MPI_Status *st, int src, int tag, size_t bytes)
@@ -43,12 +55,447 @@ static void set_status(MPI_Status *st, int src, int tag, size_t bytes)
 	if (st == MPI_STATUS_IGNORE || !st)
 		return;
 	st->MPI_SOURCE = src;
-	st->MPI_TAG = tag == MPI_ANY_TAG ? 0 : tag;
+	st->MPI_TAG = tag;
 	st->MPI_ERROR = MPI_SUCCESS;
 	st->tcmpi_cancelled = 0;
 	st->tcmpi_count = (MPI_Count)bytes;
 }
 
+static int check_args(const struct tcmpi__dtype *t, int count, int tag, int is_recv,
+                      MPI_Comm comm, const char *fn)
+{
+	if (!t)
+		return tcmpi__error(comm, MPI_ERR_TYPE, fn, "invalid or uncommitted datatype");
+	if (count < 0)
+		return tcmpi__error(comm, MPI_ERR_COUNT, fn, "negative count %d", count);
+	if (tag < 0 && !(is_recv && tag == MPI_ANY_TAG))
+		return tcmpi__error(comm, MPI_ERR_TAG, fn, "invalid tag %d", tag);
+	return MPI_SUCCESS;
+}
+
+/* ---------------------------------------------------------------------
+ * Requests: handles 1.. index a table of pointers to requests, each
+ * allocated alone so that the tc_request inside never moves while active.
+ */
+static struct tcmpi__req **reqs;
+static int nreqs;
+
+struct tcmpi__req *tcmpi__req_new(MPI_Comm comm, int kind, MPI_Request *h, const char *fn)
+{
+	int i;
+	for (i = 0; i < nreqs && reqs[i]; i++)
+		;
+	if (i == nreqs) {
+		int n = nreqs ? 2 * nreqs : 64;
+		struct tcmpi__req **g = realloc(reqs, sizeof *g * (size_t)n);
+		if (!g)
+			goto nomem;
+		memset(g + nreqs, 0, sizeof *g * (size_t)(n - nreqs));
+		reqs = g;
+		nreqs = n;
+	}
+	reqs[i] = calloc(1, sizeof *reqs[i]);
+	if (!reqs[i])
+		goto nomem;
+	reqs[i]->kind = kind;
+	reqs[i]->comm = comm;
+	*h = i + 1;
+	return reqs[i];
+nomem:
+	(void)tcmpi__error(comm, MPI_ERR_NO_MEM, fn, "out of memory for a request");
+	return NULL;
+}
+
+static struct tcmpi__req *req_of(MPI_Request h)
+{
+	return h >= 1 && h <= nreqs ? reqs[h - 1] : NULL;
+}
+
+void tcmpi__req_drop(MPI_Request *h)
+{
+	struct tcmpi__req *q = req_of(*h);
+	if (q) {
+		free(q->tmp);
+		free(q->tmp2);
+		free(q);
+		reqs[*h - 1] = NULL;
+	}
+	*h = MPI_REQUEST_NULL;
+}
+
+int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+              MPI_Comm comm, MPI_Request *request)
+{
+	struct tcmpi__comm *c;
+	int rc = check(comm, dest, 0, __func__, &c);
+	if (rc)
+		return rc;
+	const struct tcmpi__dtype *t = tcmpi__dt(datatype);
+	if ((rc = check_args(t, count, tag, 0, comm, __func__)))
+		return rc;
+	if (!request)
+		return tcmpi__error(comm, MPI_ERR_REQUEST, __func__, "NULL request");
+	struct tcmpi__req *q = tcmpi__req_new(comm, TCMPI_REQ_SEND, request, __func__);
+	if (!q)
+		return MPI_ERR_NO_MEM;
+	q->peer = dest;
+	q->tag = tag;
+	if (dest == MPI_PROC_NULL) {
+		q->done = 1;
+		return MPI_SUCCESS;
+	}
+	const void *b = buf;
+	if (!t->contig) {
+		b = q->tmp = tcmpi__alloc((size_t)count * t->size);
+		if (!q->tmp) {
+			tcmpi__req_drop(request);
+			return tcmpi__error(comm, MPI_ERR_NO_MEM, __func__, "out of memory");
+		}
+		tcmpi__pack(buf, (size_t)count, t, q->tmp);
+	}
+	q->proc = c->proc;
+	int tcrc = tc_isend_tag(c->proc, dest, tag, b, (size_t)count * t->size, &q->tr);
+	if (tcrc) {
+		tcmpi__req_drop(request);
+		return tcmpi__tc_error(comm, tcrc, __func__);
+	}
+	q->active = 1;
+	return MPI_SUCCESS;
+}
+
+int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+              MPI_Request *request)
+{
+	struct tcmpi__comm *c;
+	int rc = check(comm, source, 1, __func__, &c);
+	if (rc)
+		return rc;
+	const struct tcmpi__dtype *t = tcmpi__dt(datatype);
+	if ((rc = check_args(t, count, tag, 1, comm, __func__)))
+		return rc;
+	if (!request)
+		return tcmpi__error(comm, MPI_ERR_REQUEST, __func__, "NULL request");
+	struct tcmpi__req *q = tcmpi__req_new(comm, TCMPI_REQ_RECV, request, __func__);
+	if (!q)
+		return MPI_ERR_NO_MEM;
+	q->peer = source;
+	q->tag = MPI_ANY_TAG;
+	if (source == MPI_PROC_NULL) {
+		q->done = 1;
+		return MPI_SUCCESS;
+	}
+	void *b = buf;
+	if (!t->contig) {
+		b = q->tmp = tcmpi__alloc((size_t)count * t->size);
+		if (!q->tmp) {
+			tcmpi__req_drop(request);
+			return tcmpi__error(comm, MPI_ERR_NO_MEM, __func__, "out of memory");
+		}
+		q->ubuf = buf;
+		q->t = t;
+	}
+	q->proc = c->proc;
+	int tcrc = tc_irecv_tag(c->proc, tc_src(source), tc_tag(tag), b, (size_t)count * t->size,
+	                        &q->tr);
+	if (tcrc) {
+		tcmpi__req_drop(request);
+		return tcmpi__tc_error(comm, tcrc, __func__);
+	}
+	q->active = 1;
+	return MPI_SUCCESS;
+}
+
+/* After the tc request of q completed with tcrc: its status, the unpacked
+ * data; MPI_SUCCESS or the error (reported on q's communicator). */
+static int req_finish(struct tcmpi__req *q, int tcrc, MPI_Status *st, const char *fn)
+{
+	tc_status ts = {0};
+	q->active = 0;
+	if (q->kind == TCMPI_REQ_COLL) {
+		if (q->tmp && !tcrc && q->t)
+			tcmpi__unpack(q->tmp, q->ucount, q->t, q->ubuf);
+		set_status(st, MPI_ANY_SOURCE, MPI_ANY_TAG, 0);
+		return tcrc ? tcmpi__tc_error(q->comm, tcrc, fn) : MPI_SUCCESS;
+	}
+	if (tc_request_status(&q->tr, &ts) != 0)
+		ts.bytes = 0;
+	if (tcrc)
+		return tcmpi__tc_error(q->comm, tcrc, fn);
+	if (q->kind == TCMPI_REQ_RECV && q->tmp) {
+		size_t sz = q->t->size ? q->t->size : 1;
+		tcmpi__unpack(q->tmp, ts.bytes / sz, q->t, q->ubuf);
+	}
+	if (q->kind == TCMPI_REQ_RECV)
+		set_status(st, ts.source, ts.tag, ts.bytes);
+	else
+		set_status(st, q->peer, q->tag, ts.bytes);
+	return MPI_SUCCESS;
+}
+
+/* Completes handle *h after req_finish: frees it unless persistent. */
+static void req_release(MPI_Request *h)
+{
+	struct tcmpi__req *q = req_of(*h);
+	if (q && !q->persistent)
+		tcmpi__req_drop(h);
+	else if (q)
+		q->done = 0;
+}
+
+static void empty_status(MPI_Status *st)
+{
+	set_status(st, MPI_ANY_SOURCE, MPI_ANY_TAG, 0);
+}
+
+/* Tests one request without blocking: *flag = 1 when complete (status
+ * filled, handle released). */
+static int test_one(MPI_Request *h, int *flag, MPI_Status *st, const char *fn)
+{
+	struct tcmpi__req *q = req_of(*h);
+	*flag = 1;
+	if (!q || (!q->active && !q->done)) {
+		/* MPI_REQUEST_NULL or an inactive persistent request. */
+		empty_status(st);
+		return MPI_SUCCESS;
+	}
+	int rc = MPI_SUCCESS;
+	if (q->active) {
+		int done = 0;
+		int tcrc = tc_test(q->proc, &q->tr, &done);
+		if (!done) {
+			*flag = 0;
+			return MPI_SUCCESS;
+		}
+		rc = req_finish(q, tcrc, st, fn);
+	} else {
+		set_status(st, MPI_PROC_NULL, MPI_ANY_TAG, 0);
+	}
+	req_release(h);
+	return rc;
+}
+
+static int wait_one(MPI_Request *h, MPI_Status *st, const char *fn)
+{
+	struct tcmpi__req *q = req_of(*h);
+	if (!q || (!q->active && !q->done)) {
+		empty_status(st);
+		return MPI_SUCCESS;
+	}
+	int rc = MPI_SUCCESS;
+	if (q->active)
+		rc = req_finish(q, tc_wait(q->proc, &q->tr, NULL), st, fn);
+	else
+		set_status(st, MPI_PROC_NULL, MPI_ANY_TAG, 0);
+	req_release(h);
+	return rc;
+}
+
+static int check_req(MPI_Request *h, const char *fn)
+{
+	int rc = tcmpi__check_init(fn);
+	if (rc)
+		return rc;
+	if (!h)
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_REQUEST, fn, "NULL request");
+	if (*h != MPI_REQUEST_NULL && !req_of(*h))
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_REQUEST, fn, "invalid request %d", *h);
+	return MPI_SUCCESS;
+}
+
+static MPI_Status *nth(MPI_Status *sts, int i)
+{
+	return sts == MPI_STATUSES_IGNORE || !sts ? MPI_STATUS_IGNORE : &sts[i];
+}
+
+int MPI_Wait(MPI_Request *request, MPI_Status *status)
+{
+	int rc = check_req(request, __func__);
+	return rc ? rc : wait_one(request, status, __func__);
+}
+
+int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
+{
+	int rc = check_req(request, __func__);
+	if (rc)
+		return rc;
+	if (!flag)
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_ARG, __func__, "NULL flag");
+	return test_one(request, flag, status, __func__);
+}
+
+static int check_reqs(int count, MPI_Request *a, const char *fn)
+{
+	if (count < 0 || (count > 0 && !a))
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_ARG, fn, "invalid count %d or NULL array",
+		                    count);
+	for (int i = 0; i < count; i++) {
+		int rc = check_req(&a[i], fn);
+		if (rc)
+			return rc;
+	}
+	return tcmpi__check_init(fn);
+}
+
+int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status *array_of_statuses)
+{
+	int rc = check_reqs(count, array_of_requests, __func__), first = MPI_SUCCESS;
+	if (rc)
+		return rc;
+	for (int i = 0; i < count; i++) {
+		rc = wait_one(&array_of_requests[i], nth(array_of_statuses, i), __func__);
+		if (rc && !first)
+			first = rc;
+	}
+	return first;
+}
+
+int MPI_Testall(int count, MPI_Request array_of_requests[], int *flag,
+                MPI_Status *array_of_statuses)
+{
+	int rc = check_reqs(count, array_of_requests, __func__);
+	if (rc)
+		return rc;
+	if (!flag)
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_ARG, __func__, "NULL flag");
+	/* Completes the requests only when every one is done: the tc requests
+	 * that finish meanwhile keep their outcome in the request (done). */
+	int all = 1;
+	for (int i = 0; i < count; i++) {
+		struct tcmpi__req *q = req_of(array_of_requests[i]);
+		if (!q || !q->active)
+			continue;
+		int done = 0;
+		q->tcrc = tc_test(q->proc, &q->tr, &done);
+		if (done) {
+			q->active = 0;
+			q->done = 2; /* tc request complete, MPI request not yet */
+		} else {
+			all = 0;
+		}
+	}
+	*flag = all;
+	if (!all)
+		return MPI_SUCCESS;
+	int first = MPI_SUCCESS;
+	for (int i = 0; i < count; i++) {
+		struct tcmpi__req *q = req_of(array_of_requests[i]);
+		MPI_Status *st = nth(array_of_statuses, i);
+		if (!q || !q->done) {
+			empty_status(st);
+			continue;
+		}
+		if (q->done == 2)
+			rc = req_finish(q, q->tcrc, st, __func__);
+		else
+			set_status(st, MPI_PROC_NULL, MPI_ANY_TAG, 0);
+		req_release(&array_of_requests[i]);
+		if (rc && !first)
+			first = rc;
+	}
+	return first;
+}
+
+static int any(int count, MPI_Request a[], int *index, int *flag, MPI_Status *status, int block,
+               const char *fn)
+{
+	int rc = check_reqs(count, a, fn);
+	if (rc)
+		return rc;
+	if (!index || (!block && !flag))
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_ARG, fn, "NULL index or flag");
+	for (;;) {
+		int live = 0;
+		for (int i = 0; i < count; i++) {
+			struct tcmpi__req *q = req_of(a[i]);
+			if (!q || (!q->active && !q->done))
+				continue;
+			live = 1;
+			int f = 0;
+			rc = test_one(&a[i], &f, status, fn);
+			if (f || rc) {
+				*index = i;
+				if (flag)
+					*flag = 1;
+				return rc;
+			}
+		}
+		if (!live || !block) {
+			*index = MPI_UNDEFINED;
+			if (flag)
+				*flag = !live;
+			empty_status(status);
+			return MPI_SUCCESS;
+		}
+		tc_yield(tcmpi__self->proc);
+	}
+}
+
+int MPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Status *status)
+{
+	return any(count, array_of_requests, index, NULL, status, 1, __func__);
+}
+
+int MPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *flag,
+                MPI_Status *status)
+{
+	return any(count, array_of_requests, index, flag, status, 0, __func__);
+}
+
+int MPI_Start(MPI_Request *request)
+{
+	int rc = check_req(request, __func__);
+	if (rc)
+		return rc;
+	struct tcmpi__req *q = req_of(*request);
+	if (!q || !q->persistent)
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_REQUEST, __func__,
+		                    "not a persistent request");
+	if (q->active)
+		return tcmpi__error(q->comm, MPI_ERR_REQUEST, __func__, "request already active");
+	if (!q->proc) { /* a communicator of one rank: complete at once */
+		if (q->lbytes && q->lsrc != q->ldst)
+			memmove(q->ldst, q->lsrc, q->lbytes);
+		q->done = 1;
+		return MPI_SUCCESS;
+	}
+	int tcrc = tc_start(q->proc, &q->tr);
+	if (tcrc)
+		return tcmpi__tc_error(q->comm, tcrc, __func__);
+	q->active = 1;
+	return MPI_SUCCESS;
+}
+
+int MPI_Startall(int count, MPI_Request array_of_requests[])
+{
+	int rc = check_reqs(count, array_of_requests, __func__);
+	for (int i = 0; i < count && !rc; i++)
+		rc = MPI_Start(&array_of_requests[i]);
+	return rc;
+}
+
+int MPI_Request_free(MPI_Request *request)
+{
+	int rc = check_req(request, __func__);
+	if (rc)
+		return rc;
+	struct tcmpi__req *q = req_of(*request);
+	if (!q)
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_REQUEST, __func__,
+		                    "MPI_REQUEST_NULL given");
+	if (q->active) {
+		/* MPI lets a program free an active request: it completes on its
+		 * own.  The layer completes it here. */
+		rc = req_finish(q, tc_wait(q->proc, &q->tr, NULL), MPI_STATUS_IGNORE, __func__);
+	}
+	if (q->persistent && q->proc)
+		(void)tc_request_free(q->proc, &q->tr);
+	tcmpi__req_drop(request);
+	return rc;
+}
+
+/* ---------------------------------------------------------------------
+ * Blocking calls.
+ */
 int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
 	struct tcmpi__comm *c;
@@ -56,9 +503,8 @@ int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int ta
 	if (rc)
 		return rc;
 	const struct tcmpi__dtype *t = tcmpi__dt(datatype);
-	if (!t || count < 0 || tag < 0)
-		return tcmpi__error(comm, !t ? MPI_ERR_TYPE : count < 0 ? MPI_ERR_COUNT : MPI_ERR_TAG,
-		                    __func__, "invalid datatype, count or tag");
+	if ((rc = check_args(t, count, tag, 0, comm, __func__)))
+		return rc;
 	if (dest == MPI_PROC_NULL)
 		return MPI_SUCCESS;
 	void *tmp = NULL;
@@ -69,7 +515,7 @@ int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int ta
 			return tcmpi__error(comm, MPI_ERR_NO_MEM, __func__, "out of memory");
 		tcmpi__pack(buf, (size_t)count, t, tmp);
 	}
-	int tcrc = tc_send(tcmpi__self->proc, dest, b, (size_t)count * t->size);
+	int tcrc = tc_send_tag(c->proc, dest, tag, b, (size_t)count * t->size);
 	free(tmp);
 	return tcrc ? tcmpi__tc_error(comm, tcrc, __func__) : MPI_SUCCESS;
 }
@@ -82,27 +528,27 @@ int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, M
 	if (rc)
 		return rc;
 	const struct tcmpi__dtype *t = tcmpi__dt(datatype);
-	if (!t || count < 0 || (tag < 0 && tag != MPI_ANY_TAG))
-		return tcmpi__error(comm, !t ? MPI_ERR_TYPE : count < 0 ? MPI_ERR_COUNT : MPI_ERR_TAG,
-		                    __func__, "invalid datatype, count or tag");
+	if ((rc = check_args(t, count, tag, 1, comm, __func__)))
+		return rc;
 	if (source == MPI_PROC_NULL) {
 		set_status(status, MPI_PROC_NULL, MPI_ANY_TAG, 0);
 		return MPI_SUCCESS;
 	}
-	size_t cap = (size_t)count * t->size, got = 0;
+	size_t cap = (size_t)count * t->size;
 	void *tmp = NULL, *b = buf;
 	if (!t->contig) {
 		b = tmp = tcmpi__alloc(cap);
 		if (!tmp)
 			return tcmpi__error(comm, MPI_ERR_NO_MEM, __func__, "out of memory");
 	}
-	int tcrc = tc_recv(tcmpi__self->proc, source, b, cap, &got);
+	tc_status ts = {0};
+	int tcrc = tc_recv_tag(c->proc, tc_src(source), tc_tag(tag), b, cap, &ts);
 	if (!tcrc && tmp)
-		tcmpi__unpack(tmp, got / (t->size ? t->size : 1), t, buf);
+		tcmpi__unpack(tmp, ts.bytes / (t->size ? t->size : 1), t, buf);
 	free(tmp);
 	if (tcrc)
 		return tcmpi__tc_error(comm, tcrc, __func__);
-	set_status(status, source, tag, got);
+	set_status(status, ts.source, ts.tag, ts.bytes);
 	return MPI_SUCCESS;
 }
 
@@ -110,38 +556,23 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int 
                  void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
                  MPI_Comm comm, MPI_Status *status)
 {
-	struct tcmpi__comm *c;
-	int rc = check(comm, dest, 0, __func__, &c);
-	if (!rc)
-		rc = check(comm, source, 1, __func__, &c);
+	/* A receive posted first, then the send: no deadlock whatever the
+	 * sizes, tags and wildcards. */
+	MPI_Request r[2];
+	int rc = MPI_Irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, &r[0]);
 	if (rc)
 		return rc;
-	const struct tcmpi__dtype *st = tcmpi__dt(sendtype), *rt = tcmpi__dt(recvtype);
-	if (!st || !rt || sendcount < 0 || recvcount < 0 || sendtag < 0 ||
-	    (recvtag < 0 && recvtag != MPI_ANY_TAG))
-		return tcmpi__error(comm, MPI_ERR_ARG, __func__, "invalid datatype, count or tag");
-	if (dest == MPI_PROC_NULL)
-		return MPI_Recv(recvbuf, recvcount, recvtype, source, recvtag, comm, status);
-	if (source == MPI_PROC_NULL) {
-		set_status(status, MPI_PROC_NULL, MPI_ANY_TAG, 0);
-		return MPI_Send(sendbuf, sendcount, sendtype, dest, sendtag, comm);
+	rc = MPI_Isend(sendbuf, sendcount, sendtype, dest, sendtag, comm, &r[1]);
+	if (rc) {
+		struct tcmpi__req *q = req_of(r[0]);
+		if (q && q->active) {
+			(void)tc_cancel(q->proc, &q->tr);
+			(void)tc_wait(q->proc, &q->tr, NULL);
+		}
+		tcmpi__req_drop(&r[0]);
+		return rc;
 	}
-	size_t sbytes = (size_t)sendcount * st->size, cap = (size_t)recvcount * rt->size, got = 0;
-	void *stmp = tcmpi__alloc(sbytes), *rtmp = tcmpi__alloc(cap);
-	if (!stmp || !rtmp) {
-		free(stmp);
-		free(rtmp);
-		return tcmpi__error(comm, MPI_ERR_NO_MEM, __func__, "out of memory");
-	}
-	/* Packed copies on both sides: tc_sendrecv refuses overlapping buffers. */
-	tcmpi__pack(sendbuf, (size_t)sendcount, st, stmp);
-	int tcrc = tc_sendrecv(tcmpi__self->proc, dest, stmp, sbytes, source, rtmp, cap, &got);
-	if (!tcrc)
-		tcmpi__unpack(rtmp, got / (rt->size ? rt->size : 1), rt, recvbuf);
-	free(stmp);
-	free(rtmp);
-	if (tcrc)
-		return tcmpi__tc_error(comm, tcrc, __func__);
-	set_status(status, source, recvtag, got);
-	return MPI_SUCCESS;
+	rc = wait_one(&r[1], MPI_STATUS_IGNORE, __func__);
+	int rc2 = wait_one(&r[0], status, __func__);
+	return rc ? rc : rc2;
 }
