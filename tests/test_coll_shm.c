@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "harness.h"
 #include "coll_ref.h"
@@ -347,6 +348,52 @@ Test(shm, mismatched_call, .timeout = 120)
 	atomic_int bad = 0;
 	int err = tc_run(team, mismatch_fn, &bad);
 	cr_assert(err == 0 || err == TC_EABORTED || err == TC_EMISMATCH, "%s", tc_strerror(err));
+	cr_assert_eq(atomic_load(&bad), 0);
+	tc_team_destroy(team);
+}
+
+/* The first call on a new sub-team, one rank late: the other must wait
+ * for it, not take the late rank's untouched flags for a word of another
+ * call. */
+static int late_on_dup_rank(struct tc_proc *proc, void *arg)
+{
+	atomic_int *bad = arg;
+	for (int it = 0; it < 5; it++) {
+		struct tc_proc *dup = NULL;
+		int err = tc_team_dup(proc, &dup);
+		if (!err && tc_rank(proc) == 1) {
+			struct timespec ts = {0, 30 * 1000 * 1000};
+			nanosleep(&ts, NULL);
+		}
+		if (!err)
+			err = tc_barrier(dup, NULL);
+		struct tc_coll_info info = {0};
+		if (!err)
+			tc_last_coll(dup, &info);
+		if (!err && (!info.algorithm || strcmp(info.algorithm, "shm") != 0))
+			err = TC_EINVAL; /* not the algorithm this test is about */
+		if (dup && tc_team_free(dup) && !err)
+			err = TC_EINVAL;
+		if (err) {
+			atomic_fetch_add(bad, 1);
+			return err;
+		}
+	}
+	return 0;
+}
+
+Test(shm, first_call_on_a_sub_team_one_rank_late, .timeout = 120)
+{
+	struct tc_team_config cfg;
+	tc_team_config_default(&cfg);
+	cfg.topology = "complete:2";
+	cfg.exec = TC_EXEC_THREADS;
+	cfg.timeout_ms = 20000;
+	struct tc_team *team = NULL;
+	cr_assert_eq(tc_team_create(&cfg, &team), 0);
+	atomic_int bad = 0;
+	int err = tc_run(team, late_on_dup_rank, &bad);
+	cr_assert_eq(err, 0, "%s: %s", tc_strerror(err), tc_error_detail());
 	cr_assert_eq(atomic_load(&bad), 0);
 	tc_team_destroy(team);
 }

@@ -61,10 +61,12 @@ if [ -z "$others" ] && [ "$public" -gt 0 ]; then
 else
 	not_ok "exports only public tc_ functions" "$others"
 fi
-# Every exported function is declared in an installed header.
+# Every exported function is declared in an installed header (as the
+# compiler reads it: some declarations are written by a macro).
 incdir=$(dirname "$(find "$tmp/root" -name topocoll.h | head -n 1)")
+decls=$(printf '#include <topocoll.h>\n' | ${CC:-cc} -E -P -I"$incdir" - 2>/dev/null)
 undeclared=$(printf '%s\n' "$syms" | while read -r s; do
-	grep -rqw -- "$s" "$incdir/topocoll.h" "$incdir/topocoll" || echo "$s"; done)
+	grep -qw -- "$s" <<<"$decls" || echo "$s"; done)
 if [ -z "$undeclared" ]; then ok "every exported function is in the installed headers"
 else not_ok "every exported function is in the installed headers" "$undeclared"; fi
 
