@@ -298,7 +298,8 @@ static size_t crossover(int reps, int *monotone)
 	struct tc_team *td = team_of("chain:2", TC_WAIT_AUTO);
 	struct tc_team_info info;
 	tc_team_get_info(td, &info);
-	unsigned char *a = aligned_alloc(4096, (size_t)64 << 10), *b = aligned_alloc(4096, (size_t)64 << 10);
+	unsigned char *a = aligned_alloc(4096, (size_t)64 << 10),
+	              *b = aligned_alloc(4096, (size_t)64 << 10);
 	memset(a, 1, (size_t)64 << 10);
 	memset(b, 2, (size_t)64 << 10);
 	double st[NS], sc[NS], df[NS];
@@ -324,11 +325,11 @@ static size_t crossover(int reps, int *monotone)
 	for (int i = NS - 1; i >= 0 && sc[i] < st[i]; i--)
 		cross = sz[i];
 	*monotone = 1;
-	printf("%-10s %12s %12s %8s %14s\n", "bytes", "streamed", "single copy", "ratio",
-	       "default");
+	printf("%-10s %12s %12s %8s %14s\n", "bytes", "streamed", "single copy", "ratio", "default");
 	for (int i = 0; i < NS; i++) {
-		printf("%-10zu %10.1fns %10.1fns %8.2f %12.1fns%s\n", sz[i], st[i], sc[i], sc[i] / st[i],
-		       df[i], i && df[i] < 0.95 * df[i - 1] ? "  (below the smaller size)" : "");
+		printf("%-10zu %10.1fns %10.1fns %8.2f %12.1fns%s\n", sz[i], st[i], sc[i],
+		       sc[i] / st[i], df[i],
+		       i && df[i] < 0.95 * df[i - 1] ? "  (below the smaller size)" : "");
 		if (i && df[i] < 0.95 * df[i - 1])
 			*monotone = 0;
 	}
@@ -373,7 +374,8 @@ int main(int argc, char **argv)
 	int monotone = 0;
 	if (only_cross) {
 		size_t cross = crossover(reps, &monotone);
-		printf("{\"crossover_bytes\": %zu, \"monotone\": %s}\n", cross, monotone ? "true" : "false");
+		printf("{\"crossover_bytes\": %zu, \"monotone\": %s}\n", cross,
+		       monotone ? "true" : "false");
 		return 0;
 	}
 	const long lat_iters = quick ? 20000 : 100000;
@@ -445,9 +447,9 @@ int main(int argc, char **argv)
 		tc_team_get_info(ring, &info);
 		char name[64];
 		snprintf(name, sizeof name, "ring:64 token round trips (%s)", pol_name[pol]);
-		printf("%-34s %10.0f/s  cpu/wall %.2f (cpus %d, spin %llu ns, yield %llu ns)\n", name,
-		       (double)ra.rounds / wall, cpu / wall, info.cpus, (unsigned long long)info.spin_ns,
-		       (unsigned long long)info.yield_ns);
+		printf("%-34s %10.0f/s  cpu/wall %.2f (cpus %d, spin %llu ns, yield %llu ns)\n",
+		       name, (double)ra.rounds / wall, cpu / wall, info.cpus,
+		       (unsigned long long)info.spin_ns, (unsigned long long)info.yield_ns);
 		if (pol == TC_WAIT_AUTO) {
 			rt_per_s = (double)ra.rounds / wall;
 			cpu_wall = cpu / wall;

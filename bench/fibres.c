@@ -71,7 +71,7 @@ enum { MAX_BATCHES = 256 };
 
 struct fpair {
 	struct tc__fibre main, *a, *b;
-	long n;          /* round trips per batch */
+	long n; /* round trips per batch */
 	int batches;
 	double t[MAX_BATCHES];
 };
@@ -135,8 +135,8 @@ struct kpair {
 	_Atomic int turn;         /* yield: whose turn */
 	long n;                   /* round trips per batch */
 	int batches;
-	int yield;                /* 0: futex, 1: sched_yield */
-	double t[MAX_BATCHES];    /* player 0's batch times */
+	int yield;             /* 0: futex, 1: sched_yield */
+	double t[MAX_BATCHES]; /* player 0's batch times */
 };
 
 static void futex_wait(_Atomic uint32_t *w)
@@ -211,11 +211,11 @@ static double kernel_handoff_ns(long n, int batches, int yield)
 enum { CHUNKS = 5 };
 
 struct cjob {
-	int kind;          /* 0 token, 1 barrier, 2 allreduce */
-	const char *alg;   /* NULL: AUTO */
-	long calls;        /* per chunk */
-	double t[CHUNKS];  /* rank 0's chunk times, ns */
-	char chosen[64];   /* the algorithm that ran (rank 0) */
+	int kind;         /* 0 token, 1 barrier, 2 allreduce */
+	const char *alg;  /* NULL: AUTO */
+	long calls;       /* per chunk */
+	double t[CHUNKS]; /* rank 0's chunk times, ns */
+	char chosen[64];  /* the algorithm that ran (rank 0) */
 	int err;
 };
 
@@ -326,15 +326,15 @@ static int coll_main(const int *ps, int nps, int reps, int waits_only)
 		struct cjob lj = {.kind = 1, .alg = "linear", .calls = 400};
 		double lin = coll_time(specs[0], &lj, reps, NULL);
 		double pass = lin / (2.0 * (double)per_cpu);
-		printf("%-4d %-14s %-10s %-16s %12.1f  one hop: a wait and an 8-byte message\n", p, ring,
-		       "token", "-", hop);
+		printf("%-4d %-14s %-10s %-16s %12.1f  one hop: a wait and an 8-byte message\n", p,
+		       ring, "token", "-", hop);
 		printf("%-4d %-14s %-10s %-16s %12.1f  per rank and level of waits (linear barrier / "
 		       "(2 x %ld ranks per CPU))\n",
 		       p, specs[0], "pass", "linear", pass, per_cpu);
 		if (jl < sizeof json - 256)
 			jl += (size_t)snprintf(json + jl, sizeof json - jl,
-			                       "%s{\"p\":%d,\"token_hop_ns\":%.1f,\"pass_ns\":%.1f", jl ? "," : "",
-			                       p, hop, pass);
+			                       "%s{\"p\":%d,\"token_hop_ns\":%.1f,\"pass_ns\":%.1f",
+			                       jl ? "," : "", p, hop, pass);
 		for (int s = 0; s < nspecs && !waits_only; s++)
 			for (int kind = 1; kind <= 2; kind++) {
 				enum tc_coll coll = kind == 1 ? TC_COLL_BARRIER : TC_COLL_ALLREDUCE;
@@ -344,15 +344,18 @@ static int coll_main(const int *ps, int nps, int reps, int waits_only)
 				double best = -1;
 				const char *best_name = "-";
 				for (int i = 0; tc_alg_name(coll, i); i++) {
-					struct cjob nj = {.kind = kind, .alg = tc_alg_name(coll, i), .calls = aj.calls};
+					struct cjob nj = {.kind = kind,
+					                  .alg = tc_alg_name(coll, i),
+					                  .calls = aj.calls};
 					double thi = 0, t = coll_time(specs[s], &nj, reps, &thi);
 					if (t < 0) {
-						printf("%-4d %-14s %-10s %-16s %12s  (%s)\n", p, specs[s], cname,
-						       nj.alg, "-", tc_err_name((int)-t));
+						printf("%-4d %-14s %-10s %-16s %12s  (%s)\n", p,
+						       specs[s], cname, nj.alg, "-",
+						       tc_err_name((int)-t));
 						continue;
 					}
-					printf("%-4d %-14s %-10s %-16s %12.1f  (max %.1f)\n", p, specs[s], cname, nj.alg,
-					       t, thi);
+					printf("%-4d %-14s %-10s %-16s %12.1f  (max %.1f)\n", p,
+					       specs[s], cname, nj.alg, t, thi);
 					if (best < 0 || t < best) {
 						best = t;
 						best_name = nj.alg;
@@ -360,20 +363,20 @@ static int coll_main(const int *ps, int nps, int reps, int waits_only)
 				}
 				printf("%-4d %-14s %-10s %-16s %12.1f  (max %.1f) AUTO chose %s; best named %s "
 				       "(%.1f): AUTO/best %.2f\n",
-				       p, specs[s], cname, "auto", at, ahi, aj.chosen, best_name, best,
-				       best > 0 ? at / best : 0.0);
+				       p, specs[s], cname, "auto", at, ahi, aj.chosen, best_name,
+				       best, best > 0 ? at / best : 0.0);
 				fflush(stdout);
 				if (jl < sizeof json - 256)
 					jl += (size_t)snprintf(json + jl, sizeof json - jl,
 					                       ",\"%s %s\":{\"auto_ns\":%.1f,\"auto_alg\":\"%s\","
 					                       "\"best_ns\":%.1f,\"best_alg\":\"%s\"}",
-					                       specs[s], cname, at, aj.chosen, best, best_name);
+					                       specs[s], cname, at, aj.chosen, best,
+					                       best_name);
 			}
 		if (jl < sizeof json - 4)
 			jl += (size_t)snprintf(json + jl, sizeof json - jl, "}");
 	}
-	printf("{\"bench\":\"fibres_coll\",\"cpus\":%ld,\"reps\":%d,\"rows\":[%s]}\n", cpus, reps,
-	       json);
+	printf("{\"bench\":\"fibres_coll\",\"cpus\":%ld,\"reps\":%d,\"rows\":[%s]}\n", cpus, reps, json);
 	return 0;
 }
 
@@ -390,7 +393,8 @@ int main(int argc, char **argv)
 				if (!p_set)
 					nps = 0;
 				p_set = 1;
-				for (char *t = strtok(argv[++i], ","); t && nps < 16; t = strtok(NULL, ","))
+				for (char *t = strtok(argv[++i], ","); t && nps < 16;
+				     t = strtok(NULL, ","))
 					ps[nps++] = atoi(t);
 			} else if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
 				reps = atoi(argv[++i]) > 0 ? atoi(argv[i]) : 1;
@@ -438,7 +442,8 @@ int main(int argc, char **argv)
 	       the_cpu, runs);
 	printf("%-22s %10s %20s %8s\n", "hand-off", "ns", "range", "ratio");
 	for (int k = 0; k < 3; k++)
-		printf("%-22s %10.1f %9.1f-%-10.1f %8.1f\n", names[k], med[k], lo[k], hi[k], med[k] / med[0]);
+		printf("%-22s %10.1f %9.1f-%-10.1f %8.1f\n", names[k], med[k], lo[k], hi[k],
+		       med[k] / med[0]);
 	printf("# goal: a fibre switch <= 20 ns: %s\n", med[0] <= 20.0 ? "met" : "NOT met");
 	printf("{\"bench\":\"fibres\",\"runs\":%d,\"cpu\":%d,"
 	       "\"fibre_switch_ns\":{\"median\":%.2f,\"min\":%.2f,\"max\":%.2f},"

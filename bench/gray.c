@@ -38,8 +38,8 @@
 
 #include "topocoll.h"
 
-#define IPSC2_TS_NS 350000.0            /* Intel: target zero-byte latency */
-#define IPSC2_TW_NS (1e9 / 2.8e6)       /* Intel: 2.8 MB/s per direction */
+#define IPSC2_TS_NS 350000.0      /* Intel: target zero-byte latency */
+#define IPSC2_TW_NS (1e9 / 2.8e6) /* Intel: 2.8 MB/s per direction */
 #define MAX_SIZES 16
 #define NALG 3
 
@@ -115,14 +115,15 @@ static double break_even(const size_t *K, int nk, const double *a, const double 
 		double d0 = b[i - 1] - a[i - 1], d1 = b[i] - a[i];
 		if (isfinite(d0) && isfinite(d1) && d0 > 0 && d1 <= 0) {
 			double f = d0 / (d0 - d1);
-			return exp(log((double)K[i - 1]) + f * (log((double)K[i]) - log((double)K[i - 1])));
+			return exp(log((double)K[i - 1]) +
+			           f * (log((double)K[i]) - log((double)K[i - 1])));
 		}
 	}
 	return NAN;
 }
 
-static int write_plot(const char *svg, const size_t *K, int nk, struct cell c[NDIM][NALG][MAX_SIZES],
-                      int emulated, double ts, double tw)
+static int write_plot(const char *svg, const size_t *K, int nk,
+                      struct cell c[NDIM][NALG][MAX_SIZES], int emulated, double ts, double tw)
 {
 	char base[1024], path[1100];
 	snprintf(base, sizeof base, "%s", svg);
@@ -148,12 +149,13 @@ static int write_plot(const char *svg, const size_t *K, int nk, struct cell c[ND
 	f = fopen(path, "w");
 	if (!f)
 		return -1;
-	fprintf(f, "set terminal svg size 1200,420 dynamic font 'sans,11'\n"
-	           "set output '%s'\n"
-	           "set multiplot layout 1,%d title 'Gray-to-binary on an n-cube, iPSC/2 model "
-	           "(tau %.0f us, t_c %.3f us/B): lines modelled, points emulated'\n"
-	           "set logscale xy\nset xlabel 'K (bytes per node)'\nset ylabel 'time (ms)'\n"
-	           "set key top left\nset grid\n",
+	fprintf(f,
+	        "set terminal svg size 1200,420 dynamic font 'sans,11'\n"
+	        "set output '%s'\n"
+	        "set multiplot layout 1,%d title 'Gray-to-binary on an n-cube, iPSC/2 model "
+	        "(tau %.0f us, t_c %.3f us/B): lines modelled, points emulated'\n"
+	        "set logscale xy\nset xlabel 'K (bytes per node)'\nset ylabel 'time (ms)'\n"
+	        "set key top left\nset grid\n",
 	        svg, NDIM, ts / 1e3, tw / 1e3);
 	for (int d = 0; d < NDIM; d++) {
 		fprintf(f, "set title 'n = %d (%d nodes)'\nplot ", dims[d], 1 << dims[d]);
@@ -172,8 +174,9 @@ static int write_plot(const char *svg, const size_t *K, int nk, struct cell c[ND
 	char cmd[2300];
 	snprintf(cmd, sizeof cmd, "gnuplot '%s' 2>/dev/null", path);
 	if (system("command -v gnuplot >/dev/null 2>&1") != 0) {
-		fprintf(stderr, "gray: gnuplot not found (apt-get install gnuplot-nox); wrote %s.dat "
-		                "and %s.gp\n",
+		fprintf(stderr,
+		        "gray: gnuplot not found (apt-get install gnuplot-nox); wrote %s.dat "
+		        "and %s.gp\n",
 		        base, base);
 		return 1;
 	}
@@ -259,13 +262,16 @@ int main(int argc, char **argv)
 		for (int a = 0; a < NALG; a++)
 			for (int k = 0; k < nk; k++) {
 				struct cell *x = &c[d][a][k];
-				struct tc_call call = {.coll = TC_COLL_GRAY2BINARY, .alg = algs[a],
-				                       .bytes = K[k], .esize = 1};
+				struct tc_call call = {.coll = TC_COLL_GRAY2BINARY,
+				                       .alg = algs[a],
+				                       .bytes = K[k],
+				                       .esize = 1};
 				struct tc_prediction pr;
 				int err = tc_predict_call(t, &md, &call, &pr);
 				if (err) {
 					missing++;
-					printf("%-3d %8zu %-4s %s\n", dims[d], K[k], algs[a], tc_err_name(err));
+					printf("%-3d %8zu %-4s %s\n", dims[d], K[k], algs[a],
+					       tc_err_name(err));
 					continue;
 				}
 				x->ok = 1;
@@ -275,9 +281,10 @@ int main(int argc, char **argv)
 				x->emulated_ns = emul ? emulate(team, algs[a], K[k], reps) : NAN;
 				if (emul && !isfinite(x->emulated_ns))
 					failures++;
-				printf("%-3d %8zu %-4s %14.3f %14.3f %14.3f %14.3f %8.3f\n", dims[d], K[k],
-				       algs[a], x->modelled_ns / 1e6, x->formula_ns / 1e6, x->emulated_ns / 1e6,
-				       x->bound_ns / 1e6, x->emulated_ns / x->modelled_ns);
+				printf("%-3d %8zu %-4s %14.3f %14.3f %14.3f %14.3f %8.3f\n",
+				       dims[d], K[k], algs[a], x->modelled_ns / 1e6,
+				       x->formula_ns / 1e6, x->emulated_ns / 1e6, x->bound_ns / 1e6,
+				       x->emulated_ns / x->modelled_ns);
 				fflush(stdout);
 			}
 		tc_team_destroy(team);
@@ -285,15 +292,16 @@ int main(int argc, char **argv)
 	}
 
 	/* Speedups at 64 KiB and break-even points. */
-	printf("\n%-3s %12s %12s %12s %10s | %12s %12s %12s %12s\n", "n", "GB3/GB1 mod",
-	       "GB3/GB1 emu", "paper meas.", "2(n-1)/n", "K* formula", "K* modelled", "K* emulated",
-	       "paper");
+	printf("\n%-3s %12s %12s %12s %10s | %12s %12s %12s %12s\n", "n", "GB3/GB1 mod", "GB3/GB1 emu",
+	       "paper meas.", "2(n-1)/n", "K* formula", "K* modelled", "K* emulated", "paper");
 	double sp_mod[NDIM], sp_emu[NDIM], be_f[NDIM], be_m[NDIM], be_e[NDIM];
 	for (int d = 0; d < NDIM; d++) {
 		int n = dims[d], last = nk - 1;
 		const struct cell *g1 = c[d][0], *g3 = c[d][2];
-		sp_mod[d] = g1[last].ok && g3[last].ok ? g1[last].modelled_ns / g3[last].modelled_ns : NAN;
-		sp_emu[d] = g1[last].ok && g3[last].ok ? g1[last].emulated_ns / g3[last].emulated_ns : NAN;
+		sp_mod[d] = g1[last].ok && g3[last].ok ? g1[last].modelled_ns / g3[last].modelled_ns
+		                                       : NAN;
+		sp_emu[d] = g1[last].ok && g3[last].ok ? g1[last].emulated_ns / g3[last].emulated_ns
+		                                       : NAN;
 		be_f[d] = n > 2 && tw > 0 ? ts / (tw * (n / 2.0 - 1)) : NAN;
 		double m1[MAX_SIZES], m3[MAX_SIZES], e1[MAX_SIZES], e3[MAX_SIZES];
 		for (int k = 0; k < nk; k++) {
@@ -304,9 +312,9 @@ int main(int argc, char **argv)
 		}
 		be_m[d] = break_even(K, nk, m1, m3);
 		be_e[d] = break_even(K, nk, e1, e3);
-		printf("%-3d %12.3f %12.3f %12.2f %10.3f | %10.0f B %10.0f B %10.0f B %s\n", n, sp_mod[d],
-		       sp_emu[d], paper_speedup[d], 2.0 * (n - 1) / n, be_f[d], be_m[d], be_e[d],
-		       n == 6 ? "485 B measured, 1.4 KB predicted" : "-");
+		printf("%-3d %12.3f %12.3f %12.2f %10.3f | %10.0f B %10.0f B %10.0f B %s\n", n,
+		       sp_mod[d], sp_emu[d], paper_speedup[d], 2.0 * (n - 1) / n, be_f[d], be_m[d],
+		       be_e[d], n == 6 ? "485 B measured, 1.4 KB predicted" : "-");
 	}
 
 	if (csv) {
@@ -320,7 +328,8 @@ int main(int argc, char **argv)
 			for (int a = 0; a < NALG; a++)
 				for (int k = 0; k < nk; k++)
 					if (c[d][a][k].ok)
-						fprintf(f, "%d,%zu,%s,%.1f,%.1f,%.1f,%.1f\n", dims[d], K[k], algs[a],
+						fprintf(f, "%d,%zu,%s,%.1f,%.1f,%.1f,%.1f\n",
+						        dims[d], K[k], algs[a],
 						        c[d][a][k].modelled_ns, c[d][a][k].formula_ns,
 						        c[d][a][k].emulated_ns, c[d][a][k].bound_ns);
 		fclose(f);

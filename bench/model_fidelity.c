@@ -109,8 +109,8 @@
 #define TW_NS 1.0        /* t_w, ns per byte */
 #define MSG_BYTES 8192u  /* m */
 #define TOLERANCE 0.10
-#define MAX_HALVINGS 10  /* t_s down to about 1 us */
-#define MAX_DOUBLINGS 7  /* t_s up to 128 ms */
+#define MAX_HALVINGS 10 /* t_s down to about 1 us */
+#define MAX_DOUBLINGS 7 /* t_s up to 128 ms */
 
 enum kind {
 	K_EXCHANGE,
@@ -126,8 +126,8 @@ enum kind {
 	K_WAKE,
 };
 
-static const char *kind_name[] = {"exchange", "relay_sf", "linear_sf", "linear_ct", "bcast",
-                                  "reduce",   "allreduce", "barrier",  "start",     "wake"};
+static const char *kind_name[] = {"exchange", "relay_sf",  "linear_sf", "linear_ct", "bcast",
+                                  "reduce",   "allreduce", "barrier",   "start",     "wake"};
 
 struct job {
 	enum kind kind;
@@ -135,7 +135,7 @@ struct job {
 	double ts_ns;
 	int *path; /* relay: the route from 0 to the farthest rank */
 	int hops;
-	int err;   /* first error a rank saw */
+	int err; /* first error a rank saw */
 };
 
 static int quick, reps = 3;
@@ -392,12 +392,12 @@ static unsigned nat_topo_mask; /* chain 1, complete 2, hypercube 4 */
 
 struct nat_arg {
 	int coll, p;
-	size_t bytes;                       /* m: per rank, or per block */
-	unsigned char *(*buf)[2];           /* per rank: send, receive */
-	int calls;                          /* calls per run: the first, then the timed */
+	size_t bytes;             /* m: per rank, or per block */
+	unsigned char *(*buf)[2]; /* per rank: send, receive */
+	int calls;                /* calls per run: the first, then the timed */
 	double (*t0)[NAT_MAX_CALLS], (*t1)[NAT_MAX_CALLS]; /* per rank */
-	int *err;                           /* per rank: its first error */
-	char (*detail)[160];                /* per rank: tc_error_detail() of it */
+	int *err;                                          /* per rank: its first error */
+	char (*detail)[160];                               /* per rank: tc_error_detail() of it */
 	tc_time_t modelled_ps;
 	const char *alg;
 };
@@ -436,12 +436,24 @@ static int nat_fn(struct tc_proc *proc, void *argp)
 			break;
 		a->t0[me][k] = nat_now();
 		switch (a->coll) {
-		case 0: err = tc_bcast(proc, sb, n, TC_DOUBLE, 0, NULL); break;
-		case 1: err = tc_reduce(proc, sb, rb, n, TC_DOUBLE, TC_OP_SUM, 0, NULL); break;
-		case 2: err = tc_allreduce(proc, sb, rb, n, TC_DOUBLE, TC_OP_SUM, NULL); break;
-		case 3: err = tc_allgather(proc, sb, rb, n, TC_DOUBLE, NULL); break;
-		case 4: err = tc_alltoall(proc, sb, rb, n, TC_DOUBLE, NULL); break;
-		default: err = tc_reduce_scatter(proc, sb, rb, n, TC_DOUBLE, TC_OP_SUM, NULL); break;
+		case 0:
+			err = tc_bcast(proc, sb, n, TC_DOUBLE, 0, NULL);
+			break;
+		case 1:
+			err = tc_reduce(proc, sb, rb, n, TC_DOUBLE, TC_OP_SUM, 0, NULL);
+			break;
+		case 2:
+			err = tc_allreduce(proc, sb, rb, n, TC_DOUBLE, TC_OP_SUM, NULL);
+			break;
+		case 3:
+			err = tc_allgather(proc, sb, rb, n, TC_DOUBLE, NULL);
+			break;
+		case 4:
+			err = tc_alltoall(proc, sb, rb, n, TC_DOUBLE, NULL);
+			break;
+		default:
+			err = tc_reduce_scatter(proc, sb, rb, n, TC_DOUBLE, TC_OP_SUM, NULL);
+			break;
 		}
 		a->t1[me][k] = nat_now();
 	}
@@ -478,9 +490,8 @@ static void nat_cal_line(const struct tc_calibration *cal)
 {
 	printf("# calibration: line t_s %.1f ns, t_w %.4g ns/B, t_c %.4g ns/B (R^2 %.3f, worst %.0f%%); "
 	       "piecewise R^2 %.4f, worst %.1f%%, o_call %.0f ns;",
-	       cal->ts_ns, cal->tw_ns_per_byte, cal->tc_ns_per_byte, cal->r2,
-	       100 * cal->max_rel_residual, cal->piecewise.r2, 100 * cal->piecewise.max_rel_residual,
-	       cal->call_ns);
+	       cal->ts_ns, cal->tw_ns_per_byte, cal->tc_ns_per_byte, cal->r2, 100 * cal->max_rel_residual,
+	       cal->piecewise.r2, 100 * cal->piecewise.max_rel_residual, cal->call_ns);
 	for (int k = 0; k < cal->nsegments; k++)
 		printf(" [%zu..%zu B: %.0f ns + %.4g ns/B]", cal->segments[k].lo_bytes,
 		       cal->segments[k].hi_bytes, cal->segments[k].fit.ts_ns,
@@ -541,9 +552,9 @@ static void nat_row(const struct nat_case *e, int sweeps, int header)
 {
 	int n = sweeps ? sweeps : 1;
 	if (header)
-		printf("%-10s %-12s %10s %14s %14s %9s %19s %14s %9s %12s %9s\n", "coll", "algorithm",
-		       "bytes", "predicted_ns", "measured_ns", "rel_err", sweeps ? "range" : "",
-		       "line_pred_ns", "line_err", "first_ns", "flat_err");
+		printf("%-10s %-12s %10s %14s %14s %9s %19s %14s %9s %12s %9s\n", "coll",
+		       "algorithm", "bytes", "predicted_ns", "measured_ns", "rel_err",
+		       sweeps ? "range" : "", "line_pred_ns", "line_err", "first_ns", "flat_err");
 	if (e->skipped) {
 		printf("%-10s %-12s %10zu  skipped: a buffer of %d blocks above %zu MiB\n",
 		       nat_names[e->coll], "-", e->bytes, e->p, NAT_BUF_CAP >> 20);
@@ -556,9 +567,8 @@ static void nat_row(const struct nat_case *e, int sweeps, int header)
 		         100 * nat_max(e->rel, n));
 	printf("%-10s %-12s %10zu %14.0f %14.0f %+8.1f%% %19s %14.0f %+8.1f%% %12.0f %+8.1f%%\n",
 	       nat_names[e->coll], e->alg ? e->alg : "?", e->bytes, nat_median(e->pred, n),
-	       nat_median(e->meas, n), 100 * nat_median(e->rel, n), range,
-	       nat_median(e->line, n), 100 * nat_median(e->lrel, n), nat_median(e->cold, n),
-	       100 * nat_median(e->frel, n));
+	       nat_median(e->meas, n), 100 * nat_median(e->rel, n), range, nat_median(e->line, n),
+	       100 * nat_median(e->lrel, n), nat_median(e->cold, n), 100 * nat_median(e->frel, n));
 	fflush(stdout);
 }
 
@@ -626,12 +636,14 @@ static int native_main(int nreps, int recal, int sweeps, const int *pl, int np)
 	}
 	int nteams = nat_teams(pl, np, tmask, spec, tp);
 	if (!nteams) {
-		fprintf(stderr, "model_fidelity: --native: no team (the hypercube needs a power of two)\n");
+		fprintf(stderr,
+		        "model_fidelity: --native: no team (the hypercube needs a power of two)\n");
 		return 2;
 	}
 	for (int t = 0; t < nteams; t++)
 		if (tp[t] > NAT_MAX_P) {
-			fprintf(stderr, "model_fidelity: --native: p = %d is above %d\n", tp[t], NAT_MAX_P);
+			fprintf(stderr, "model_fidelity: --native: p = %d is above %d\n", tp[t],
+			        NAT_MAX_P);
 			return 2;
 		}
 	if (!nnat_sizes)
@@ -692,7 +704,8 @@ static int native_main(int nreps, int recal, int sweeps, const int *pl, int np)
 		size_t cap = (size_t)p * maxm;
 		if (cap > NAT_BUF_CAP)
 			cap = maxm > NAT_BUF_CAP ? maxm : NAT_BUF_CAP;
-		if ((err = tc_team_create(&cfg, &team)) != 0 || (err = tc_topo_parse(spec[t], &topo)) != 0) {
+		if ((err = tc_team_create(&cfg, &team)) != 0 ||
+		    (err = tc_topo_parse(spec[t], &topo)) != 0) {
 			fprintf(stderr, "model_fidelity: team %s: %s\n", spec[t], tc_strerror(err));
 			tc_team_destroy(team);
 			break;
@@ -724,7 +737,8 @@ static int native_main(int nreps, int recal, int sweeps, const int *pl, int np)
 					tc_team_destroy(team);
 					cfg.model = md;
 					if ((err = tc_team_create(&cfg, &team)) != 0) {
-						fprintf(stderr, "model_fidelity: team: %s\n", tc_strerror(err));
+						fprintf(stderr, "model_fidelity: team: %s\n",
+						        tc_strerror(err));
 						team = NULL;
 						break;
 					}
@@ -768,7 +782,9 @@ static int native_main(int nreps, int recal, int sweeps, const int *pl, int np)
 								v[nv++] = t1 - t0;
 						}
 					}
-					struct tc_call call = {.coll = coll, .alg = a.alg, .bytes = m,
+					struct tc_call call = {.coll = coll,
+					                       .alg = a.alg,
+					                       .bytes = m,
 					                       .esize = sizeof(double)};
 					double pred = NAN, share = 0, sync = 0;
 					int seg = -1;
@@ -778,18 +794,20 @@ static int native_main(int nreps, int recal, int sweeps, const int *pl, int np)
 							detail = a.detail[q];
 					if (!err) {
 						what = "prediction";
-						err = tc_calibration_predict(&cal, topo, &call, NULL, &seg, &pred);
+						err = tc_calibration_predict(&cal, topo, &call,
+						                             NULL, &seg, &pred);
 						if (!err)
-							err = tc_calibration_concurrency_ns(&cal, topo, &call, &share,
+							err = tc_calibration_concurrency_ns(&cal, topo,
+							                                    &call, &share,
 							                                    &sync);
 						detail = err ? tc_error_detail() : "";
 					}
 					if (err) {
 						/* Recorded as failed (a limit, say): the next
 						 * cases still run. */
-						printf("%-10s %-12s %10zu  failed (%s): %s%s%s\n", nat_names[c],
-						       a.alg ? a.alg : "-", m, what, tc_err_name(err),
-						       *detail ? ": " : "", detail);
+						printf("%-10s %-12s %10zu  failed (%s): %s%s%s\n",
+						       nat_names[c], a.alg ? a.alg : "-", m, what,
+						       tc_err_name(err), *detail ? ": " : "", detail);
 						fflush(stdout);
 						e->failed = err;
 						err = 0;
@@ -797,7 +815,8 @@ static int native_main(int nreps, int recal, int sweeps, const int *pl, int np)
 					}
 					qsort(v, (size_t)nv, sizeof *v, cmp_double);
 					qsort(first, NAT_RUNS, sizeof *first, cmp_double);
-					if (!e->alg || (a.alg && strcmp(e->alg, a.alg) && e->alg != nat_mixed))
+					if (!e->alg ||
+					    (a.alg && strcmp(e->alg, a.alg) && e->alg != nat_mixed))
 						e->alg = sw == 0 ? a.alg : nat_mixed;
 					e->seg = seg;
 					e->pred[sw] = pred;
@@ -808,10 +827,12 @@ static int native_main(int nreps, int recal, int sweeps, const int *pl, int np)
 					e->share[sw] = share;
 					e->sync[sw] = sync;
 					e->flat[sw] = pred - share - sync;
-					e->frel[sw] = e->flat[sw] > 0 ? (e->meas[sw] - e->flat[sw]) / e->flat[sw]
+					e->frel[sw] = e->flat[sw] > 0 ? (e->meas[sw] - e->flat[sw]) /
+					                                        e->flat[sw]
 					                              : NAN;
-					e->lrel[sw] =
-					    e->line[sw] > 0 ? (e->meas[sw] - e->line[sw]) / e->line[sw] : NAN;
+					e->lrel[sw] = e->line[sw] > 0 ? (e->meas[sw] - e->line[sw]) /
+					                                        e->line[sw]
+					                              : NAN;
 					sw_within += fabs(e->rel[sw]) <= 0.15;
 					sw_worst = fmax(sw_worst, fabs(e->rel[sw]));
 					if (sweeps == 1)
@@ -821,8 +842,8 @@ static int native_main(int nreps, int recal, int sweeps, const int *pl, int np)
 				cj++;
 			}
 			if (sweeps > 1 && !err) {
-				printf("# sweep %d: %d of %d within 15%%, worst %+.1f%%\n", sw + 1, sw_within,
-				       ncolls * nsz, 100 * sw_worst);
+				printf("# sweep %d: %d of %d within 15%%, worst %+.1f%%\n", sw + 1,
+				       sw_within, ncolls * nsz, 100 * sw_worst);
 				fflush(stdout);
 			}
 		}
@@ -862,8 +883,8 @@ static int native_main(int nreps, int recal, int sweeps, const int *pl, int np)
 				jl += (size_t)snprintf(json + jl, sizeof json - jl,
 				                       "%s{\"coll\": \"%s\", \"p\": %d, \"topology\": \"%s\", "
 				                       "\"bytes\": %zu, \"error\": \"%s\", \"rel_err\": null}",
-				                       jl ? ", " : "", nat_names[e->coll], e->p, e->topo,
-				                       e->bytes, tc_err_name(e->failed));
+				                       jl ? ", " : "", nat_names[e->coll], e->p,
+				                       e->topo, e->bytes, tc_err_name(e->failed));
 			continue;
 		}
 		double rel = nat_median(e->rel, sweeps), lrel = nat_median(e->lrel, sweeps);
@@ -880,19 +901,21 @@ static int native_main(int nreps, int recal, int sweeps, const int *pl, int np)
 		if (sweeps > 1)
 			nat_row(e, sweeps, i == 0 || e->topo != cs[i - 1].topo);
 		if (jl < sizeof json - 512)
-			jl += (size_t)snprintf(
-			    json + jl, sizeof json - jl,
-			    "%s{\"coll\": \"%s\", \"p\": %d, \"topology\": \"%s\", \"algorithm\": \"%s\", "
-			    "\"bytes\": %zu, \"segment\": %d, "
-			    "\"predicted_ns\": %.1f, \"measured_ns\": %.1f, \"rel_err\": %.4f, "
-			    "\"rel_err_min\": %.4f, \"rel_err_max\": %.4f, \"line_predicted_ns\": %.1f, "
-			    "\"line_rel_err\": %.4f, \"first_call_ns\": %.1f, \"flat_predicted_ns\": %.1f, "
-			    "\"flat_rel_err\": %.4f, \"share_ns\": %.1f, \"sync_ns\": %.1f}",
-			    jl ? ", " : "", nat_names[e->coll], e->p, e->topo, e->alg ? e->alg : "?",
-			    e->bytes, e->seg, nat_median(e->pred, sweeps), nat_median(e->meas, sweeps), rel,
-			    nat_min(e->rel, sweeps), nat_max(e->rel, sweeps), nat_median(e->line, sweeps),
-			    lrel, nat_median(e->cold, sweeps), nat_median(e->flat, sweeps), frel,
-			    nat_median(e->share, sweeps), nat_median(e->sync, sweeps));
+			jl += (size_t)
+			        snprintf(json + jl, sizeof json - jl,
+			                 "%s{\"coll\": \"%s\", \"p\": %d, \"topology\": \"%s\", \"algorithm\": \"%s\", "
+			                 "\"bytes\": %zu, \"segment\": %d, "
+			                 "\"predicted_ns\": %.1f, \"measured_ns\": %.1f, \"rel_err\": %.4f, "
+			                 "\"rel_err_min\": %.4f, \"rel_err_max\": %.4f, \"line_predicted_ns\": %.1f, "
+			                 "\"line_rel_err\": %.4f, \"first_call_ns\": %.1f, \"flat_predicted_ns\": %.1f, "
+			                 "\"flat_rel_err\": %.4f, \"share_ns\": %.1f, \"sync_ns\": %.1f}",
+			                 jl ? ", " : "", nat_names[e->coll], e->p, e->topo,
+			                 e->alg ? e->alg : "?", e->bytes, e->seg,
+			                 nat_median(e->pred, sweeps), nat_median(e->meas, sweeps),
+			                 rel, nat_min(e->rel, sweeps), nat_max(e->rel, sweeps),
+			                 nat_median(e->line, sweeps), lrel,
+			                 nat_median(e->cold, sweeps), nat_median(e->flat, sweeps), frel,
+			                 nat_median(e->share, sweeps), nat_median(e->sync, sweeps));
 	}
 	printf("{\"cases\": [%s], \"sweeps\": %d, \"recal\": %s, \"ts_ns\": %.2f, "
 	       "\"tw_ns_per_byte\": %.5f, "
@@ -901,10 +924,9 @@ static int native_main(int nreps, int recal, int sweeps, const int *pl, int np)
 	       "\"skipped\": %d, \"failed\": %d, \"worst_rel_error\": %.4f, "
 	       "\"line_within_15pct\": %d, \"line_worst_rel_error\": %.4f, \"within_20pct\": %d, "
 	       "\"flat_within_15pct\": %d, \"flat_within_20pct\": %d, \"concurrency_ranks\": %d}\n",
-	       json, sweeps, recal ? "true" : "false", cfg.model.ts_ns, cfg.model.tw_ns,
-	       cfg.model.tc_ns, cal.call_ns, cal.r2, cal.piecewise.r2, within, within25, of, skipped,
-	       nfailed, worst, line_within, line_worst, within20, flat_within, flat_within20,
-	       cal.conc_ranks);
+	       json, sweeps, recal ? "true" : "false", cfg.model.ts_ns, cfg.model.tw_ns, cfg.model.tc_ns,
+	       cal.call_ns, cal.r2, cal.piecewise.r2, within, within25, of, skipped, nfailed, worst,
+	       line_within, line_worst, within20, flat_within, flat_within20, cal.conc_ranks);
 	return 0;
 }
 
@@ -915,9 +937,9 @@ static int native_main(int nreps, int recal, int sweeps, const int *pl, int np)
 
 static int nps = 4, nts; /* --p, --ts */
 static int ps[MAX_PS] = {2, 8, 16, 64};
-static double ts_list[MAX_TS]; /* --ts, descending */
+static double ts_list[MAX_TS];                    /* --ts, descending */
 static unsigned case_mask = (1u << K_NKINDS) - 1; /* --case */
-static unsigned topo_mask = 7;                     /* --topo: ring 1, torus 2, hypercube 4 */
+static unsigned topo_mask = 7;                    /* --topo: ring 1, torus 2, hypercube 4 */
 
 /* A number with an optional unit (ns, us, ms), in ns; < 0: not one. */
 static double parse_ns(const char *s)
@@ -1005,8 +1027,8 @@ static void diagnostics(int p, const char *spec, double ts)
 	for (int k = K_START; k <= K_WAKE; k++) {
 		struct result r = run_case(spec, (enum kind)k, ts);
 		if (!r.rc)
-			printf("%-4d %-14s %-10s %12.1f %12.1f %9s  (diagnostic: lateness %.1f us)\n", p,
-			       spec, kind_name[k], r.model_ns / 1e3, r.wall_ns / 1e3, "",
+			printf("%-4d %-14s %-10s %12.1f %12.1f %9s  (diagnostic: lateness %.1f us)\n",
+			       p, spec, kind_name[k], r.model_ns / 1e3, r.wall_ns / 1e3, "",
 			       (r.wall_ns - r.model_ns) / 1e3);
 	}
 }
@@ -1111,25 +1133,28 @@ int main(int argc, char **argv)
 				bad = !native || each_item(bytes_args[k], add_nat_size);
 		}
 		if (bad) {
-			fprintf(stderr, "usage: model_fidelity [--quick] [--reps N] [--settle US] "
-			                "[--native [--no-recal] [--sweeps K] [--bytes LIST]]\n"
-			                "       [--p LIST] [--ts LIST] [--case LIST] [--topo LIST]\n"
-			                "  --p 64,256   the team sizes (default 2,8,16,64; --native: 2)\n"
-			                "  --ts 1ms,250us,100us   run every case at each t_s (ns, us, "
-			                "ms) instead of halving from 1 ms\n"
-			                "  --case exchange,allreduce   --topo ring,torus,hypercube\n"
-			                "  --native: --case bcast,reduce,allreduce,allgather,alltoall,"
-			                "reduce_scatter\n"
-			                "            --topo chain,complete,hypercube   --bytes 8,64K,1M "
-			                "(multiples of 8, up to 64M)\n");
+			fprintf(stderr,
+			        "usage: model_fidelity [--quick] [--reps N] [--settle US] "
+			        "[--native [--no-recal] [--sweeps K] [--bytes LIST]]\n"
+			        "       [--p LIST] [--ts LIST] [--case LIST] [--topo LIST]\n"
+			        "  --p 64,256   the team sizes (default 2,8,16,64; --native: 2)\n"
+			        "  --ts 1ms,250us,100us   run every case at each t_s (ns, us, "
+			        "ms) instead of halving from 1 ms\n"
+			        "  --case exchange,allreduce   --topo ring,torus,hypercube\n"
+			        "  --native: --case bcast,reduce,allreduce,allgather,alltoall,"
+			        "reduce_scatter\n"
+			        "            --topo chain,complete,hypercube   --bytes 8,64K,1M "
+			        "(multiples of 8, up to 64M)\n");
 			return 2;
 		}
 	}
 	if (!sweeps)
 		sweeps = quick ? 1 : 5;
 	if (native)
-		return native_main(reps_set ? reps : quick ? 5 : 21, recal, sweeps, p_set ? ps : NULL,
-		                   p_set ? nps : 0);
+		return native_main(reps_set ? reps
+		                   : quick  ? 5
+		                            : 21,
+		                   recal, sweeps, p_set ? ps : NULL, p_set ? nps : 0);
 	if (quick && !reps_set)
 		reps = 1;
 	qsort(ts_list, (size_t)nts, sizeof *ts_list, cmp_double_desc);
@@ -1139,8 +1164,7 @@ int main(int argc, char **argv)
 
 	printf("# model_fidelity: emulated wall time vs modelled time, t_s = %.0f ns, "
 	       "t_w = %.0f ns/B, m = %u B, median of %d run%s, settle %.0f us\n",
-	       nts ? ts_list[0] : TS0_NS, TW_NS, MSG_BYTES, reps, reps > 1 ? "s" : "",
-	       settle_ns / 1e3);
+	       nts ? ts_list[0] : TS0_NS, TW_NS, MSG_BYTES, reps, reps > 1 ? "s" : "", settle_ns / 1e3);
 	printf("%-4s %-14s %-10s %12s %12s %9s\n", "p", "topology", "case", "modelled_us",
 	       "emulated_us", "rel_err");
 	/* The JSON's sweep: the worst |error| of each p at each listed t_s. */
@@ -1156,7 +1180,8 @@ int main(int argc, char **argv)
 		max_err_p[pi] = 0;
 		min_ts[pi] = NAN;
 		if (sl < sizeof sweep - 64)
-			sl += (size_t)snprintf(sweep + sl, sizeof sweep - sl, "%s\"%d\": {", pi ? ", " : "", p);
+			sl += (size_t)snprintf(sweep + sl, sizeof sweep - sl, "%s\"%d\": {",
+			                       pi ? ", " : "", p);
 		/* Levels: the --ts list, or t_s halved from 1 ms. */
 		int nlevels = nts ? nts : (quick ? 2 : MAX_HALVINGS) + 1, ok_so_far = 1;
 		double ts = TS0_NS;
@@ -1175,16 +1200,17 @@ int main(int argc, char **argv)
 					int av = available((enum kind)k, topos[s]);
 					if (av) {
 						if (level == 0) {
-							printf("%-4d %-14s %-10s %12s %12s %9s  (%s)\n", p, specs[s],
-							       kind_name[k], "-", "-", "skipped", tc_err_name(av));
+							printf("%-4d %-14s %-10s %12s %12s %9s  (%s)\n",
+							       p, specs[s], kind_name[k], "-", "-",
+							       "skipped", tc_err_name(av));
 							skipped++;
 						}
 						continue;
 					}
 					struct result r = run_case(specs[s], (enum kind)k, ts);
 					if (r.rc) {
-						printf("%-4d %-14s %-10s failed: %s\n", p, specs[s], kind_name[k],
-						       tc_strerror(r.rc));
+						printf("%-4d %-14s %-10s failed: %s\n", p, specs[s],
+						       kind_name[k], tc_strerror(r.rc));
 						failures++;
 						worst = INFINITY;
 						continue;
@@ -1195,8 +1221,9 @@ int main(int argc, char **argv)
 						worst_topo = specs[s];
 					}
 					if (print)
-						printf("%-4d %-14s %-10s %12.1f %12.1f %+8.1f%%\n", p, specs[s],
-						       kind_name[k], r.model_ns / 1e3, r.wall_ns / 1e3, 100 * r.err);
+						printf("%-4d %-14s %-10s %12.1f %12.1f %+8.1f%%\n",
+						       p, specs[s], kind_name[k], r.model_ns / 1e3,
+						       r.wall_ns / 1e3, 100 * r.err);
 					fflush(stdout);
 					if (level == 0) {
 						cases++;
@@ -1210,11 +1237,12 @@ int main(int argc, char **argv)
 			if (level == 0)
 				diagnostics(p, specs[0], ts);
 			if (sl < sizeof sweep - 64)
-				sl += (size_t)snprintf(sweep + sl, sizeof sweep - sl, "%s\"%.0f\": %.4f",
-				                       level ? ", " : "", ts, isinf(worst) ? -1.0 : worst);
+				sl += (size_t)snprintf(sweep + sl, sizeof sweep - sl,
+				                       "%s\"%.0f\": %.4f", level ? ", " : "", ts,
+				                       isinf(worst) ? -1.0 : worst);
 			if (worst > TOLERANCE) {
-				printf("# p=%d: t_s = %.0f ns misses %.0f%%: %s on %s at %+.1f%%\n", p, ts,
-				       100 * TOLERANCE, worst_case, worst_topo, 100 * worst);
+				printf("# p=%d: t_s = %.0f ns misses %.0f%%: %s on %s at %+.1f%%\n",
+				       p, ts, 100 * TOLERANCE, worst_case, worst_topo, 100 * worst);
 				ok_so_far = 0;
 				if (!nts)
 					break;
@@ -1222,7 +1250,8 @@ int main(int argc, char **argv)
 				if (nts)
 					printf("# p=%d: t_s = %.0f ns: every case within %.0f%% (worst %s on %s "
 					       "at %.1f%%)\n",
-					       p, ts, 100 * TOLERANCE, worst_case, worst_topo, 100 * worst);
+					       p, ts, 100 * TOLERANCE, worst_case, worst_topo,
+					       100 * worst);
 				if (ok_so_far)
 					min_ts[pi] = ts;
 			}
@@ -1236,7 +1265,8 @@ int main(int argc, char **argv)
 			int failing[3][K_NKINDS], nfail = 0;
 			for (int s = 0; s < nspecs; s++)
 				for (int k = 0; k < K_NKINDS; k++)
-					if ((failing[s][k] = topo_selected(specs[s]) && (case_mask & (1u << k)) &&
+					if ((failing[s][k] = topo_selected(specs[s]) &&
+					                     (case_mask & (1u << k)) &&
 					                     available((enum kind)k, topos[s]) == 0))
 						nfail++;
 			ts = TS0_NS;
@@ -1256,8 +1286,8 @@ int main(int argc, char **argv)
 					min_ts[pi] = ts;
 			}
 			if (nfail) {
-				printf("# p=%d: no t_s up to %.0f ns keeps every case within %.0f%%:", p, ts,
-				       100 * TOLERANCE);
+				printf("# p=%d: no t_s up to %.0f ns keeps every case within %.0f%%:", p,
+				       ts, 100 * TOLERANCE);
 				for (int s = 0; s < nspecs; s++)
 					for (int k = 0; k < K_NKINDS; k++)
 						if (failing[s][k])
@@ -1269,7 +1299,8 @@ int main(int argc, char **argv)
 				       p, 100 * TOLERANCE, min_ts[pi]);
 			}
 		} else if (isnan(min_ts[pi])) {
-			printf("# p=%d: the largest listed t_s already misses %.0f%%\n", p, 100 * TOLERANCE);
+			printf("# p=%d: the largest listed t_s already misses %.0f%%\n", p,
+			       100 * TOLERANCE);
 		} else {
 			printf("# p=%d: smallest t_s with every case within %.0f%%: %.0f ns%s\n", p,
 			       100 * TOLERANCE, min_ts[pi], nts ? " (of the listed ones)" : "");
@@ -1278,8 +1309,8 @@ int main(int argc, char **argv)
 			tc_topo_destroy(topos[s]);
 	}
 
-	printf("{\"cases\": %d, \"skipped\": %d, \"failures\": %d, \"max_rel_error\": %.4f, ", cases,
-	       skipped, failures, max_err);
+	printf("{\"cases\": %d, \"skipped\": %d, \"failures\": %d, \"max_rel_error\": %.4f, ",
+	       cases, skipped, failures, max_err);
 	for (int pi = 0; pi < nps; pi++)
 		if (ps[pi] == 64 || ps[pi] == 256) {
 			printf("\"max_rel_error_p%d\": %.4f, ", ps[pi], max_err_p[pi]);

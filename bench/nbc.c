@@ -172,7 +172,10 @@ int main(int argc, char **argv)
 				continue;
 			}
 			/* Passes of the computation: about the allreduce's time. */
-			struct arg g = {.reps = 1, .passes = 1, .t_comm = buf, .t_comp = buf + reps,
+			struct arg g = {.reps = 1,
+			                .passes = 1,
+			                .t_comm = buf,
+			                .t_comp = buf + reps,
 			                .t_both = buf + 2 * reps};
 			int err = tc_run(team, overlap_rank, &g);
 			if (!err && g.t_comp[0] > 0)
@@ -189,8 +192,8 @@ int main(int argc, char **argv)
 			}
 			double c = median(g.t_comm, reps), k = median(g.t_comp, reps),
 			       b = median(g.t_both, reps);
-			printf("overlap,%s,%d,%.3f,%.3f,%.3f,%.2f\n", e ? "fibres" : "threads", p, c * 1e3,
-			       k * 1e3, b * 1e3, b / (c > k ? c : k));
+			printf("overlap,%s,%d,%.3f,%.3f,%.3f,%.2f\n", e ? "fibres" : "threads", p,
+			       c * 1e3, k * 1e3, b * 1e3, b / (c > k ? c : k));
 			tc_team_destroy(team);
 		}
 		free(pl);

@@ -43,7 +43,7 @@ static double peak_mb(void)
 
 struct ctx {
 	int reps;
-	pthread_barrier_t bar;  /* threads; fibres use tc_barrier */
+	pthread_barrier_t bar; /* threads; fibres use tc_barrier */
 	int fibres;
 	double *first, *cached; /* per rank */
 	int err;
@@ -134,8 +134,7 @@ static int one(int d, int reps)
 	tc_model_default(&md);
 	struct tc_prediction pr;
 	t0 = now_s();
-	err = tc_predict(tc_team_topo(t), tc_team_model(t), TC_COLL_ALLREDUCE, NULL, 8, 8, 0, 0,
-	                 &pr);
+	err = tc_predict(tc_team_topo(t), tc_team_model(t), TC_COLL_ALLREDUCE, NULL, 8, 8, 0, 0, &pr);
 	double predict = now_s() - t0, m_all = peak_mb();
 	printf("%-14s %6d %9.3f %9.3f %10.3f %10.1f %9.3f %9.0f %9.0f %9.0f %8.2f  %s\n", spec, p,
 	       create, first, cached * 1e3, (double)info.sched_cache_bytes / 1024, predict,

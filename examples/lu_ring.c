@@ -141,8 +141,8 @@ static void update_from(const struct lu *m, double *col, int nloc, int from, con
 /* Sends bytes of buf to dst: blocking (V_BLOCKING: the rank's clock moves on
  * by t_s + m t_w, as in slide 51), or started with tc_isend (*busy set: the
  * caller waits for req before buf is reused). */
-static int send_pivot(struct tc_proc *proc, const struct lu *m, int dst, const double *buf,
-                      int len, tc_request *req, int *busy)
+static int send_pivot(struct tc_proc *proc, const struct lu *m, int dst, const double *buf, int len,
+                      tc_request *req, int *busy)
 {
 	if (m->variant == V_BLOCKING)
 		return tc_send(proc, dst, buf, (size_t)len * sizeof *buf);
@@ -192,8 +192,8 @@ static int lu_ring(struct tc_proc *proc, void *arg)
 				if (!err)
 					err = finish(proc, &own, &own_busy);
 				if (!err && p > 1)
-					err = send_pivot(proc, m, right, ck + k + 1, n - k - 1, &own,
-					                 &own_busy);
+					err = send_pivot(proc, m, right, ck + k + 1, n - k - 1,
+					                 &own, &own_busy);
 			}
 			mult = ck + k + 1;
 			next++;
@@ -203,10 +203,11 @@ static int lu_ring(struct tc_proc *proc, void *arg)
 			if (!err) /* rbuf[b] is free once pivot k - 2's forward is done */
 				err = finish(proc, &fwd[b], &fwd_busy[b]);
 			if (!err)
-				err = tc_recv(proc, left, rbuf[b], (size_t)(n - k - 1) * sizeof *rbuf[b],
-				              NULL);
+				err = tc_recv(proc, left, rbuf[b],
+				              (size_t)(n - k - 1) * sizeof *rbuf[b], NULL);
 			if (!err && right != owner)
-				err = send_pivot(proc, m, right, rbuf[b], n - k - 1, &fwd[b], &fwd_busy[b]);
+				err = send_pivot(proc, m, right, rbuf[b], n - k - 1, &fwd[b],
+				                 &fwd_busy[b]);
 			mult = rbuf[b];
 		}
 		if (err)
@@ -284,7 +285,8 @@ static int run_team(const char *topo, int p, const struct tc_model *md, enum tc_
 			break;
 		double d = max_rel_diff(m->f, fref, len);
 		if (d > 1e-12) {
-			fprintf(stderr, "lu_ring: n = %d (%s): factors differ from the sequential LU by %g\n",
+			fprintf(stderr,
+			        "lu_ring: n = %d (%s): factors differ from the sequential LU by %g\n",
 			        m->n, variant_name[m->variant], d);
 			err = TC_EINVAL;
 			break;
@@ -386,13 +388,13 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (df)
-		fprintf(df, "# lu_ring --p %d --ts %g --tw %g: n, then efficiency modelled, "
-		            "emulated, measured of blocking, overlap, lookahead (9 columns), then "
-		            "the gain of lookahead over blocking and over overlap, each modelled, "
-		            "emulated, measured\n",
+		fprintf(df,
+		        "# lu_ring --p %d --ts %g --tw %g: n, then efficiency modelled, "
+		        "emulated, measured of blocking, overlap, lookahead (9 columns), then "
+		        "the gain of lookahead over blocking and over overlap, each modelled, "
+		        "emulated, measured\n",
 		        p, md.ts_ns, md.tw_ns);
-	printf("lu_ring on %s, t_s = %g ns, t_w = %g ns/B; times in us\n", topo, md.ts_ns,
-	       md.tw_ns);
+	printf("lu_ring on %s, t_s = %g ns, t_w = %g ns/B; times in us\n", topo, md.ts_ns, md.tw_ns);
 	int failed = 0;
 	for (int t = 0; t < nn; t++) {
 		int n = ns[t];
@@ -413,8 +415,8 @@ int main(int argc, char **argv)
 		for (int j = 0; j < n; j++)
 			for (int i = 0; i < n; i++) {
 				s = s * 1664525u + 1013904223u;
-				a[(size_t)j * n + i] = (double)(s >> 8) / (double)(1u << 24) * 2 - 1 +
-				                       (i == j ? n : 0);
+				a[(size_t)j * n + i] = (double)(s >> 8) / (double)(1u << 24) * 2 -
+				                       1 + (i == j ? n : 0);
 			}
 		uint64_t seq = UINT64_MAX;
 		for (int rep = 0; rep < reps; rep++) {
@@ -456,8 +458,9 @@ int main(int argc, char **argv)
 				fprintf(df, " %.4f %.4f %.4f", work / (p * mo), work / (p * em),
 				        (double)seq / (p * me));
 			if (r[v][0].modelled_ns != r[v][1].modelled_ns) {
-				fprintf(stderr, "lu_ring: n = %d (%s): the logical clock differs between "
-				                "the native and the emulated run\n",
+				fprintf(stderr,
+				        "lu_ring: n = %d (%s): the logical clock differs between "
+				        "the native and the emulated run\n",
 				        n, variant_name[v]);
 				failed = 1;
 			}
@@ -483,8 +486,8 @@ int main(int argc, char **argv)
 			       "measured %.3f\n",
 			       o[2], o[1], o[0]);
 			if (df)
-				fprintf(df, " %.4f %.4f %.4f %.4f %.4f %.4f\n", g[2], g[1], g[0], o[2], o[1],
-				        o[0]);
+				fprintf(df, " %.4f %.4f %.4f %.4f %.4f %.4f\n", g[2], g[1], g[0],
+				        o[2], o[1], o[0]);
 		}
 		if (!(res < 1e-12)) {
 			fprintf(stderr, "lu_ring: n = %d: residual %g too large\n", n, res);

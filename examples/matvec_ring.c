@@ -126,7 +126,7 @@ static int matvec(struct tc_proc *proc, void *arg)
 
 struct run {
 	struct tc_model model; /* the team's (tc_team_model): the source's formula uses it */
-	uint64_t wall_ns; /* minimum over the reps */
+	uint64_t wall_ns;      /* minimum over the reps */
 	double modelled_ns;
 };
 
@@ -151,8 +151,8 @@ static int run_team(const char *topo, int p, const struct tc_model *md, enum tc_
 		if (err)
 			break;
 		if (memcmp(m->y, yref, (size_t)m->n * sizeof *yref) != 0) {
-			fprintf(stderr, "matvec_ring: n = %d: y differs from the sequential product\n",
-			        m->n);
+			fprintf(stderr,
+			        "matvec_ring: n = %d: y differs from the sequential product\n", m->n);
 			err = TC_EINVAL;
 			break;
 		}
@@ -217,8 +217,9 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (df)
-		fprintf(df, "# matvec_ring --p %d --ts %g --tw %g: n, efficiency modelled, "
-		            "emulated, measured\n",
+		fprintf(df,
+		        "# matvec_ring --p %d --ts %g --tw %g: n, efficiency modelled, "
+		        "emulated, measured\n",
 		        p, md.ts_ns, md.tw_ns);
 	printf("matvec_ring on %s, t_s = %g ns, t_w = %g ns/B (t_w' = %g ns per double)\n", topo,
 	       md.ts_ns, md.tw_ns, 8 * md.tw_ns);
@@ -228,7 +229,8 @@ int main(int argc, char **argv)
 	for (int k = 0; k < nn; k++) {
 		int n = ns[k];
 		if (n < p || n % p) {
-			fprintf(stderr, "matvec_ring: n = %d is not a positive multiple of p = %d\n", n, p);
+			fprintf(stderr,
+			        "matvec_ring: n = %d is not a positive multiple of p = %d\n", n, p);
 			failed = 1;
 			continue;
 		}
@@ -272,10 +274,11 @@ int main(int argc, char **argv)
 			double comp = (double)r * r * ta;
 			double formula = p * (comp > comm ? comp : comm);
 			double work = (double)n * n * ta;
-			printf("%6d %5d %7.3f %12.0f %12.0f %12.0f %12.0f %12.0f %6.3f %6.3f %6.3f\n", n,
-			       r, ta, formula, nat.modelled_ns, (double)emu.wall_ns, (double)nat.wall_ns,
-			       (double)seq, work / (p * nat.modelled_ns),
-			       work / (p * (double)emu.wall_ns), (double)seq / (p * (double)nat.wall_ns));
+			printf("%6d %5d %7.3f %12.0f %12.0f %12.0f %12.0f %12.0f %6.3f %6.3f %6.3f\n",
+			       n, r, ta, formula, nat.modelled_ns, (double)emu.wall_ns,
+			       (double)nat.wall_ns, (double)seq, work / (p * nat.modelled_ns),
+			       work / (p * (double)emu.wall_ns),
+			       (double)seq / (p * (double)nat.wall_ns));
 			if (df)
 				fprintf(df, "%d %.4f %.4f %.4f\n", n, work / (p * nat.modelled_ns),
 				        work / (p * (double)emu.wall_ns),
@@ -285,8 +288,9 @@ int main(int argc, char **argv)
 			 * steps may be off by (2 + 8 r) 0.5 ps. */
 			if (fabs(nat.modelled_ns - formula) > p * (2.0 + 8.0 * r) * 0.5e-3 + 1e-9 ||
 			    nat.modelled_ns != emu.modelled_ns) {
-				fprintf(stderr, "matvec_ring: n = %d: modelled %.3f ns (emulated %.3f) "
-				                "!= [Goubault-ring]'s %.3f ns\n",
+				fprintf(stderr,
+				        "matvec_ring: n = %d: modelled %.3f ns (emulated %.3f) "
+				        "!= [Goubault-ring]'s %.3f ns\n",
 				        n, nat.modelled_ns, emu.modelled_ns, formula);
 				failed = 1;
 			}
@@ -295,6 +299,7 @@ int main(int argc, char **argv)
 	}
 	if (df)
 		fclose(df);
-	printf("%s\n", failed ? "FAILED" : "ok: y = A x exactly, modelled time = [Goubault-ring]'s formula");
+	printf("%s\n", failed ? "FAILED"
+	                      : "ok: y = A x exactly, modelled time = [Goubault-ring]'s formula");
 	return failed;
 }

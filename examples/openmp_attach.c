@@ -114,11 +114,10 @@ int main(int argc, char **argv)
 	double t_omp = omp_get_wtime() - t0;
 	bad |= sum != expect;
 
-	printf("openmp_attach: sum of %ld int64 over %d OpenMP threads, %d repetitions\n", n, p,
-	       reps);
+	printf("openmp_attach: sum of %ld int64 over %d OpenMP threads, %d repetitions\n", n, p, reps);
 	printf("  topocoll on %s (tc_allreduce %s, modelled %.0f ns): %.2f us per reduction\n",
-	       spec, info.algorithm ? info.algorithm : "?",
-	       (double)info.modelled_ps / TC_PS_PER_NS, t_tc / reps * 1e6);
+	       spec, info.algorithm ? info.algorithm : "?", (double)info.modelled_ps / TC_PS_PER_NS,
+	       t_tc / reps * 1e6);
 	printf("  OpenMP reduction(+ : sum):                        %.2f us per reduction\n",
 	       t_omp / reps * 1e6);
 	printf("  sums: topocoll %s, OpenMP %lld, closed form %lld\n", bad ? "WRONG" : "ok",

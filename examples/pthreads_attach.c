@@ -32,7 +32,7 @@ struct shared {
 	struct tc_team *team;
 	int p;
 	long base;
-	int64_t *out;   /* the packed items: worker t writes [offset, offset + c_t) */
+	int64_t *out; /* the packed items: worker t writes [offset, offset + c_t) */
 	long capacity;
 };
 
@@ -175,7 +175,8 @@ int main(int argc, char **argv)
 			failed = 1;
 		for (long i = 0; i < c && !failed; i++)
 			if (s.out[off + i] != item(t, i)) {
-				fprintf(stderr, "pthreads_attach: item %ld of worker %d misplaced\n", i, t);
+				fprintf(stderr,
+				        "pthreads_attach: item %ld of worker %d misplaced\n", i, t);
 				failed = 1;
 			}
 		off += c;
@@ -189,8 +190,7 @@ int main(int argc, char **argv)
 	printf("pthreads_attach: %d pthreads on %s packed %ld items (%ld..%ld per worker); "
 	       "token round the ring = %lld\n",
 	       p, spec, total, cmin, cmax, (long long)w[0].token);
-	printf("%s\n",
-	       failed ? "FAILED" : "ok: offsets, total, items and token as computed sequentially");
+	printf("%s\n", failed ? "FAILED" : "ok: offsets, total, items and token as computed sequentially");
 	tc_team_destroy(s.team);
 	free(s.out);
 	free(w);

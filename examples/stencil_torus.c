@@ -224,8 +224,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "stencil_torus: %s: %s\n", spec, tc_strerror(err));
 		return 1;
 	}
-	struct st s = {.g = g, .rr = rr, .cc = cc, .sweeps = sweeps,
-	               .cell_ns = (double)seq / ((double)len * sweeps), .grid = grid,
+	struct st s = {.g = g,
+	               .rr = rr,
+	               .cc = cc,
+	               .sweeps = sweeps,
+	               .cell_ns = (double)seq / ((double)len * sweeps),
+	               .grid = grid,
 	               .residual = res};
 	err = tc_run(team, stencil, &s);
 	struct tc_run_info ri;
@@ -242,7 +246,8 @@ int main(int argc, char **argv)
 		}
 		for (int it = 0; it < sweeps; it++)
 			if (fabs(res[it] - rref[it]) > 1e-10 * fabs(rref[it]) + 1e-300) {
-				fprintf(stderr, "stencil_torus: sweep %d: residual %.17g, sequential %.17g\n",
+				fprintf(stderr,
+				        "stencil_torus: sweep %d: residual %.17g, sequential %.17g\n",
 				        it, res[it], rref[it]);
 				failed = 1;
 				break;
@@ -255,8 +260,7 @@ int main(int argc, char **argv)
 		       (double)seq, s.cell_ns, (double)ri.wall_ns,
 		       (double)ri.makespan_ps / TC_PS_PER_NS);
 	}
-	printf("%s\n", failed ? "FAILED"
-	                      : "ok: grid = sequential sweeps bit for bit, residuals agree");
+	printf("%s\n", failed ? "FAILED" : "ok: grid = sequential sweeps bit for bit, residuals agree");
 	free(grid), free(ref), free(res), free(rref);
 	return failed;
 }

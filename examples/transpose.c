@@ -36,10 +36,10 @@
 
 struct tr {
 	int n, b;
-	const char *alg;      /* NULL: AUTO */
-	int bad;              /* ranks that found a wrong element (written by each rank
+	const char *alg;          /* NULL: AUTO */
+	int bad;                  /* ranks that found a wrong element (written by each rank
 	                         to its own slot, read after tc_run) */
-	int *wrong;           /* p flags */
+	int *wrong;               /* p flags */
 	struct tc_coll_info info; /* rank 0's */
 };
 
@@ -61,15 +61,15 @@ static int transpose(struct tc_proc *proc, void *arg)
 		for (int c = 0; c < b; c++)
 			for (int r = 0; r < b; r++)
 				sbuf[j * blk + (size_t)c * b + r] =
-				    (double)((long)(i * b + r) * n + (long)j * b + c);
+				        (double)((long)(i * b + r) * n + (long)j * b + c);
 	struct tc_coll_opts o = {.alg = t->alg};
 	int err = tc_alltoall(proc, sbuf, rbuf, blk, TC_DOUBLE, &o);
 	if (!err) {
 		/* Block from rank j is (A_ji)^T = block (i, j) of A^T. */
 		for (int j = 0; j < p; j++)
 			for (int c = 0; c < b; c++)
-				memcpy(rows + (size_t)c * n + (size_t)j * b, rbuf + j * blk + (size_t)c * b,
-				       (size_t)b * sizeof *rows);
+				memcpy(rows + (size_t)c * n + (size_t)j * b,
+				       rbuf + j * blk + (size_t)c * b, (size_t)b * sizeof *rows);
 		int wrong = 0;
 		for (int c = 0; c < b && !wrong; c++)
 			for (int col = 0; col < n; col++)

@@ -11,7 +11,8 @@
 #include <cstdio>
 #include <vector>
 
-namespace {
+namespace
+{
 
 const int P = 4;
 const size_t N = 1000;
@@ -68,7 +69,6 @@ int main()
 		std::fprintf(stderr, "cxx_allreduce: %d wrong results\n", bad.load());
 	if (err || bad.load())
 		return 1;
-	std::printf("cxx_allreduce: p = %d allreduce of %zu doubles and a ring exchange: ok\n", P,
-	            N);
+	std::printf("cxx_allreduce: p = %d allreduce of %zu doubles and a ring exchange: ok\n", P, N);
 	return 0;
 }

@@ -35,10 +35,10 @@ static uint64_t take(struct in *in, int bytes)
 	return v;
 }
 
-static const char *const topos[] = {"complete:1", "complete:5", "ring:6", "chain:7",
-                                    "star:4",     "tree:2:9",   "hypercube:3", "hypercube:4",
-                                    "mesh:3x4",   "torus:4x4",  "torus:2x2x2", "mesh:1x1",
-                                    "ring:2",     "complete:16", "tree:3:13", "mesh:2x3"};
+static const char *const topos[] = {"complete:1", "complete:5",  "ring:6",      "chain:7",
+                                    "star:4",     "tree:2:9",    "hypercube:3", "hypercube:4",
+                                    "mesh:3x4",   "torus:4x4",   "torus:2x2x2", "mesh:1x1",
+                                    "ring:2",     "complete:16", "tree:3:13",   "mesh:2x3"};
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

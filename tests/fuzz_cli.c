@@ -20,8 +20,8 @@
 /* The subcommand table of tools/topocoll.c (which has main()): the help
  * texts are all the case parser asks of it. */
 const struct cli_cmd cli_cmds[] = {
-	{"predict", cmd_predict, "", predict_help},
-	{NULL, NULL, NULL, NULL},
+        {"predict", cmd_predict, "", predict_help},
+        {NULL, NULL, NULL, NULL},
 };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

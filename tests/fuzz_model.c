@@ -43,8 +43,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				abort();
 			static const enum tc_coll colls[] = {TC_COLL_BCAST, TC_COLL_ALLREDUCE};
 			for (int c = 0; c < 2; c++) {
-				struct tc_call call = {.coll = colls[c], .bytes = (size_t)bytes,
-				                       .esize = 1, .packets = m.packets};
+				struct tc_call call = {.coll = colls[c],
+				                       .bytes = (size_t)bytes,
+				                       .esize = 1,
+				                       .packets = m.packets};
 				struct tc_prediction pr;
 				int err = tc_predict_call(t, &m.md, &call, &pr);
 				if (err && err != TC_ELIMIT && err != TC_EOVERFLOW && err != TC_ENOTSUP)

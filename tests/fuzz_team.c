@@ -34,8 +34,8 @@ static uint64_t take(struct in *in, int bytes)
 	return v;
 }
 
-static const char *const topos[] = {"ring:4", "complete:3", "hypercube:2", "mesh:2x3",
-                                    "torus:3x3", "tree:2:5",  "star:6",      "chain:1"};
+static const char *const topos[] = {"ring:4",    "complete:3", "hypercube:2", "mesh:2x3",
+                                    "torus:3x3", "tree:2:5",   "star:6",      "chain:1"};
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -79,8 +79,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint64_t *u64[] = {&cfg.spin_ns, &cfg.yield_ns, &cfg.timeout_ms};
 	for (int i = 0; i < 3; i++)
 		*u64[i] = (f & (1u << 13)) ? take(&in, 8) : take(&in, 2);
-	size_t *sz[] = {&cfg.ring_bytes, &cfg.packet_bytes, &cfg.single_copy_min,
-	                &cfg.stack_bytes, &cfg.trace_events};
+	size_t *sz[] = {&cfg.ring_bytes, &cfg.packet_bytes, &cfg.single_copy_min, &cfg.stack_bytes,
+	                &cfg.trace_events};
 	for (int i = 0; i < 5; i++)
 		*sz[i] = (size_t)((f & (1u << 14)) ? take(&in, 8) : take(&in, 3));
 

@@ -215,7 +215,8 @@ static void draw_plan(struct plan *pl, int p, uint64_t *s, int inject)
 	}
 	pl->op[pl->nsteps - 1] = OP_BARRIER;
 	pl->inject = inject;
-	pl->victim = inject == INJ_NONE || inject == INJ_ABORT_OUTSIDE ? -1 : (int)(rnd(s) % (uint64_t)p);
+	pl->victim =
+	        inject == INJ_NONE || inject == INJ_ABORT_OUTSIDE ? -1 : (int)(rnd(s) % (uint64_t)p);
 	pl->step = (int)(rnd(s) % (uint64_t)pl->nsteps);
 }
 

@@ -56,10 +56,10 @@ static uint64_t fnv(const void *p, size_t n)
 /* ---- random collectives at p = 64 ---------------------------------------- */
 
 static const enum tc_coll sc_colls[] = {
-	TC_COLL_BCAST,   TC_COLL_REDUCE,  TC_COLL_ALLREDUCE,   TC_COLL_BARRIER,
-	TC_COLL_ALLGATHER, TC_COLL_REDUCE_SCATTER, TC_COLL_SCAN, TC_COLL_EXSCAN,
-	TC_COLL_SCATTER, TC_COLL_GATHER,  TC_COLL_ALLTOALL,    TC_COLL_SHIFT,
-	TC_COLL_GRAY2BINARY, TC_COLL_BINARY2GRAY, TC_COLL_MULTICAST,
+        TC_COLL_BCAST,       TC_COLL_REDUCE,         TC_COLL_ALLREDUCE, TC_COLL_BARRIER,
+        TC_COLL_ALLGATHER,   TC_COLL_REDUCE_SCATTER, TC_COLL_SCAN,      TC_COLL_EXSCAN,
+        TC_COLL_SCATTER,     TC_COLL_GATHER,         TC_COLL_ALLTOALL,  TC_COLL_SHIFT,
+        TC_COLL_GRAY2BINARY, TC_COLL_BINARY2GRAY,    TC_COLL_MULTICAST,
 };
 enum { SC_NCOLLS = sizeof sc_colls / sizeof sc_colls[0], SC_MAXALG = 32 };
 static const size_t sc_counts[] = {0, 1, 2, 7, 16, 64, 300};
@@ -71,8 +71,8 @@ struct sc_arg {
 	/* Per collective: the algorithms that apply (names), and their count. */
 	const char *algs[SC_NCOLLS][SC_MAXALG];
 	int nalgs[SC_NCOLLS];
-	_Atomic int bad;       /* results that differed */
-	_Atomic int errs;      /* calls that failed */
+	_Atomic int bad;  /* results that differed */
+	_Atomic int errs; /* calls that failed */
 	_Atomic long checked;
 	char msg[256];
 };
@@ -92,7 +92,7 @@ static void sc_draw(const struct sc_arg *a, uint64_t *s, int p, struct ct_case *
 	static const struct {
 		enum tc_dtype dt;
 		enum tc_op op;
-	} combos[] = {{TC_INT32, TC_OP_SUM}, {TC_INT64, TC_OP_MAX}, {TC_UINT8, TC_OP_BXOR},
+	} combos[] = {{TC_INT32, TC_OP_SUM},  {TC_INT64, TC_OP_MAX}, {TC_UINT8, TC_OP_BXOR},
 	              {TC_DOUBLE, TC_OP_SUM}, {TC_FLOAT, TC_OP_MIN}, {TC_UINT64, TC_OP_BAND}};
 	int ci = (int)(tc_test_rand(s) % (sizeof combos / sizeof combos[0]));
 	c->dt = combos[ci].dt;
@@ -134,13 +134,15 @@ static int sc_fn(struct tc_proc *proc, void *argp)
 		int err = ct_call(proc, &c, s, r);
 		if (err) {
 			if (!a->errs++)
-				snprintf(a->msg, sizeof a->msg, "call %d %s/%s count %zu: rank %d: %s", i,
-				         tc_coll_name(c.coll), c.alg ? c.alg : "auto", c.count, me,
-				         tc_err_name(err));
+				snprintf(a->msg, sizeof a->msg, "call %d %s/%s count %zu: rank %d: %s",
+				         i, tc_coll_name(c.coll), c.alg ? c.alg : "auto", c.count,
+				         me, tc_err_name(err));
 		} else if (ct_expect(&c, p, me, e) == 0 && fnv(r, rb) != fnv(e, rb)) {
 			if (!a->bad++)
-				snprintf(a->msg, sizeof a->msg, "call %d %s/%s count %zu root %d: rank %d: wrong result",
-				         i, tc_coll_name(c.coll), c.alg ? c.alg : "auto", c.count, c.root, me);
+				snprintf(a->msg, sizeof a->msg,
+				         "call %d %s/%s count %zu root %d: rank %d: wrong result",
+				         i, tc_coll_name(c.coll), c.alg ? c.alg : "auto", c.count,
+				         c.root, me);
 		}
 		a->checked++;
 		free(s);
@@ -215,7 +217,8 @@ static void *ch_producer(void *argp)
 		buf[0] = (uint64_t)i;
 		for (size_t w = 1; w < words; w++)
 			buf[w] = tc_test_rand(&s);
-		struct tc__pkt_hdr h = {.len = (uint32_t)(words * 8), .flags = TC__PKT_FIRST | TC__PKT_LAST,
+		struct tc__pkt_hdr h = {.len = (uint32_t)(words * 8),
+		                        .flags = TC__PKT_FIRST | TC__PKT_LAST,
 		                        .total = words * 8};
 		while (!tc__chan_try_push(&a->ch, &h, buf, words * 8))
 			sched_yield();

@@ -28,26 +28,49 @@
 static void hand_made(struct tc_calibration *c)
 {
 	memset(c, 0, sizeof *c);
-	c->all = (struct tc_calibration_fit){.npoints = 18, .ts_ns = 120, .tw_ns_per_byte = 0.1,
-	                                     .r2 = 0.9, .max_rel_residual = 0.4};
+	c->all = (struct tc_calibration_fit){.npoints = 18,
+	                                     .ts_ns = 120,
+	                                     .tw_ns_per_byte = 0.1,
+	                                     .r2 = 0.9,
+	                                     .max_rel_residual = 0.4};
 	c->ts_ns = 120;
 	c->tw_ns_per_byte = 0.1;
 	c->tc_ns_per_byte = 0.04;
 	c->call_ns = 50;
 	c->nsegments = 3;
-	c->segments[0] = (struct tc_calibration_segment){
-	        .lo_bytes = 8, .hi_bytes = 512, .first = 0, .npoints = 7, .single_copy = 0,
-	        .cache_level = 1,
-	        .fit = {.npoints = 7, .ts_ns = 100, .tw_ns_per_byte = 0.2, .r2 = 1, .max_rel_residual = 0}};
-	c->segments[1] = (struct tc_calibration_segment){
-	        .lo_bytes = 1024, .hi_bytes = 16384, .first = 7, .npoints = 5, .single_copy = 1,
-	        .cache_level = 1,
-	        .fit = {.npoints = 5, .ts_ns = 150, .tw_ns_per_byte = 0.1, .r2 = 1, .max_rel_residual = 0}};
-	c->segments[2] = (struct tc_calibration_segment){
-	        .lo_bytes = 32768, .hi_bytes = 1 << 20, .first = 12, .npoints = 6, .single_copy = 1,
-	        .cache_level = 2,
-	        .fit = {.npoints = 6, .ts_ns = -500, .tw_ns_per_byte = 0.12, .r2 = 1,
-	                .max_rel_residual = 0}};
+	c->segments[0] = (struct tc_calibration_segment){.lo_bytes = 8,
+	                                                 .hi_bytes = 512,
+	                                                 .first = 0,
+	                                                 .npoints = 7,
+	                                                 .single_copy = 0,
+	                                                 .cache_level = 1,
+	                                                 .fit = {.npoints = 7,
+	                                                         .ts_ns = 100,
+	                                                         .tw_ns_per_byte = 0.2,
+	                                                         .r2 = 1,
+	                                                         .max_rel_residual = 0}};
+	c->segments[1] = (struct tc_calibration_segment){.lo_bytes = 1024,
+	                                                 .hi_bytes = 16384,
+	                                                 .first = 7,
+	                                                 .npoints = 5,
+	                                                 .single_copy = 1,
+	                                                 .cache_level = 1,
+	                                                 .fit = {.npoints = 5,
+	                                                         .ts_ns = 150,
+	                                                         .tw_ns_per_byte = 0.1,
+	                                                         .r2 = 1,
+	                                                         .max_rel_residual = 0}};
+	c->segments[2] = (struct tc_calibration_segment){.lo_bytes = 32768,
+	                                                 .hi_bytes = 1 << 20,
+	                                                 .first = 12,
+	                                                 .npoints = 6,
+	                                                 .single_copy = 1,
+	                                                 .cache_level = 2,
+	                                                 .fit = {.npoints = 6,
+	                                                         .ts_ns = -500,
+	                                                         .tw_ns_per_byte = 0.12,
+	                                                         .r2 = 1,
+	                                                         .max_rel_residual = 0}};
 }
 
 Test(calibrate, model_of_a_size, .timeout = 10)
@@ -59,8 +82,8 @@ Test(calibrate, model_of_a_size, .timeout = 10)
 	static const struct {
 		size_t bytes;
 		int seg;
-	} want[] = {{0, 0}, {8, 0}, {512, 0}, {1000, 0}, {1024, 1}, {16384, 1}, {20000, 1},
-	            {32768, 2}, {(size_t)1 << 30, 2}};
+	} want[] = {{0, 0},     {8, 0},     {512, 0},   {1000, 0},           {1024, 1},
+	            {16384, 1}, {20000, 1}, {32768, 2}, {(size_t)1 << 30, 2}};
 	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
 		cr_assert_eq(tc_calibration_model(&c, want[i].bytes, &md, &seg), 0);
 		cr_assert_eq(seg, want[i].seg, "%zu B: segment %d", want[i].bytes, seg);
@@ -130,7 +153,9 @@ Test(calibrate, calibrated_prediction, .timeout = 30)
 				             tc_coll_name(colls[ci]), sizes[si], seg, seg2);
 				cr_assert_str_eq(pr.algorithm, first.algorithm);
 				if (!strcmp(topos[ti], "chain:2")) /* messages of m bytes */
-					cr_assert_eq(seg, sizes[si] < 1024 ? 0 : sizes[si] < 32768 ? 1 : 2);
+					cr_assert_eq(seg, sizes[si] < 1024    ? 0
+					                  : sizes[si] < 32768 ? 1
+					                                      : 2);
 				call.alg = pr.algorithm;
 				cr_assert_eq(tc_predict_call(t, &md, &call, &ref), 0);
 				cr_assert_eq(ref.modelled_ps, pr.modelled_ps);
@@ -143,9 +168,9 @@ Test(calibrate, calibrated_prediction, .timeout = 30)
 					md.tc_ns = md.tc_ns > md.tw_ns ? md.tc_ns - md.tw_ns : 0;
 					cr_assert_eq(tc_predict_call(t, &md, &call, &ref), 0);
 				}
-				cr_assert_lt(fabs(ns - ((double)ref.modelled_ps / TC_PS_PER_NS + 50.0)), 1e-6,
-				             "%s %s %zu B: %.3f ns", topos[ti], tc_coll_name(colls[ci]),
-				             sizes[si], ns);
+				cr_assert_lt(fabs(ns - ((double)ref.modelled_ps / TC_PS_PER_NS + 50.0)),
+				             1e-6, "%s %s %zu B: %.3f ns", topos[ti],
+				             tc_coll_name(colls[ci]), sizes[si], ns);
 				cr_assert_gt(pr.modelled_ps, 0);
 			}
 		/* t_copy: the most bytes one rank copies locally (allgather:
@@ -165,10 +190,12 @@ Test(calibrate, calibrated_prediction, .timeout = 30)
 			cr_assert_eq(tc_schedule_call(t, &md, &ag, &tr, &n), 0);
 			uint64_t own[8] = {0}, most = 0;
 			for (int i = 0; i < n; i++)
-				if (tr[i].src == tr[i].dst && !tr[i].combine && (own[tr[i].src] += tr[i].bytes) > most)
+				if (tr[i].src == tr[i].dst && !tr[i].combine &&
+				    (own[tr[i].src] += tr[i].bytes) > most)
 					most = own[tr[i].src];
 			tc_schedule_free(tr);
-			cr_assert_geq(most, (uint64_t)4096, "%s: a rank copies its own block", topos[ti]);
+			cr_assert_geq(most, (uint64_t)4096, "%s: a rank copies its own block",
+			              topos[ti]);
 			cr_assert_lt(fabs(ns - ((double)pr.modelled_ps / TC_PS_PER_NS + 50.0 +
 			                        0.01 * (double)most)),
 			             1e-6, "%.3f ns", ns);
@@ -366,16 +393,18 @@ Test(calibrate, concurrency_pieces, .timeout = 10)
 		size_t m;
 		double s;
 	} share[] = {
-		{1, (size_t)4 << 20, 1.0},   {2, (size_t)4 << 20, 1.0},
-		{4, (size_t)4 << 20, 2.0 * 20 / 30},          /* 1.333 */
-		{8, (size_t)4 << 20, 4.0 * 20 / 40},          /* 2 */
-		{16, (size_t)4 << 20, 8.0 * 20 / 40},         /* 4 */
-		{12, (size_t)4 << 20, 6.0 * 20 / 40},         /* B(12) = 40: 3 */
-		{32, (size_t)4 << 20, 16.0 * 20 / 40},        /* beyond 16: B(16) */
-		{16, (size_t)64 << 10, 1.0}, {3, (size_t)64 << 10, 1.0}, /* B grows as k */
-		{16, (size_t)8 << 10, 1.0},                   /* below 64 KiB: its row */
-		{16, (size_t)64 << 20, 4.0},                  /* above 4 MiB: its row */
-		{16, (size_t)512 << 10, 8.0 * 20 / 100},      /* log2 midway: B = 100: 1.6 */
+	        {1, (size_t)4 << 20, 1.0},
+	        {2, (size_t)4 << 20, 1.0},
+	        {4, (size_t)4 << 20, 2.0 * 20 / 30},   /* 1.333 */
+	        {8, (size_t)4 << 20, 4.0 * 20 / 40},   /* 2 */
+	        {16, (size_t)4 << 20, 8.0 * 20 / 40},  /* 4 */
+	        {12, (size_t)4 << 20, 6.0 * 20 / 40},  /* B(12) = 40: 3 */
+	        {32, (size_t)4 << 20, 16.0 * 20 / 40}, /* beyond 16: B(16) */
+	        {16, (size_t)64 << 10, 1.0},
+	        {3, (size_t)64 << 10, 1.0},              /* B grows as k */
+	        {16, (size_t)8 << 10, 1.0},              /* below 64 KiB: its row */
+	        {16, (size_t)64 << 20, 4.0},             /* above 4 MiB: its row */
+	        {16, (size_t)512 << 10, 8.0 * 20 / 100}, /* log2 midway: B = 100: 1.6 */
 	};
 	for (size_t i = 0; i < sizeof share / sizeof share[0]; i++) {
 		double s = tc_calibration_share(&c, share[i].k, share[i].m);
@@ -385,8 +414,9 @@ Test(calibrate, concurrency_pieces, .timeout = 10)
 	static const struct {
 		int q;
 		double rho;
-	} sync[] = {{1, 0}, {2, 0}, {3, 50 * (1.5849625007211563 - 1)}, {4, 50}, {8, 100},
-	            {12, 100 + 100 * (3.5849625007211563 - 3)}, {16, 200}, {64, 200}};
+	} sync[] = {{1, 0},    {2, 0},   {3, 50 * (1.5849625007211563 - 1)},
+	            {4, 50},   {8, 100}, {12, 100 + 100 * (3.5849625007211563 - 3)},
+	            {16, 200}, {64, 200}};
 	for (size_t i = 0; i < sizeof sync / sizeof sync[0]; i++) {
 		double r = tc_calibration_sync_ns(&c, sync[i].q);
 		cr_assert(fabs(r - sync[i].rho) < 1e-9, "rho(%d) = %.6f, not %.6f", sync[i].q, r,
@@ -430,16 +460,15 @@ Test(calibrate, concurrency_of_a_schedule, .timeout = 30)
 		enum tc_coll coll;
 		double share, sync;
 	} cases[] = {
-		{"ring:16", "ring", TC_COLL_ALLGATHER, 15 * (double)m * tw * (4.0 - 1), 15 * 200.0},
-		{"hypercube:4", "hypercube", TC_COLL_BCAST,
-		 (double)m * tw * ((2.0 * 20 / 30 - 1) + (4.0 * 20 / 40 - 1)), 0 + 50 + 100 + 200.0},
-		{"chain:2", "linear", TC_COLL_BCAST, 0, 0},
+	        {"ring:16", "ring", TC_COLL_ALLGATHER, 15 * (double)m * tw * (4.0 - 1), 15 * 200.0},
+	        {"hypercube:4", "hypercube", TC_COLL_BCAST,
+	         (double)m * tw * ((2.0 * 20 / 30 - 1) + (4.0 * 20 / 40 - 1)), 0 + 50 + 100 + 200.0},
+	        {"chain:2", "linear", TC_COLL_BCAST, 0, 0},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		struct tc_topo *t = NULL;
 		cr_assert_eq(tc_topo_parse(cases[i].topo, &t), 0);
-		struct tc_call call = {.coll = cases[i].coll, .alg = cases[i].alg, .bytes = m,
-		                       .esize = 8};
+		struct tc_call call = {.coll = cases[i].coll, .alg = cases[i].alg, .bytes = m, .esize = 8};
 		double share = -1, sync = -1, with = 0, without = 0;
 		int err = tc_calibration_concurrency_ns(&c, t, &call, &share, &sync);
 		cr_assert_eq(err, 0, "%s %s: %s", cases[i].topo, cases[i].alg, tc_strerror(err));
@@ -535,7 +564,7 @@ Test(calibrate, line_fit_is_non_negative, .timeout = 10)
 	for (int i = 0; i < 3; i++)
 		y[i] = 1000 + 2 * x[i];
 	tc__cal_line_fit(x, y, 3, &f);
-	cr_assert(fabs(f.ts_ns - 1000) < 1e-6 && fabs(f.tw_ns_per_byte - 2) < 1e-12, "t_s %g t_w %g",
-	          f.ts_ns, f.tw_ns_per_byte);
+	cr_assert(fabs(f.ts_ns - 1000) < 1e-6 && fabs(f.tw_ns_per_byte - 2) < 1e-12,
+	          "t_s %g t_w %g", f.ts_ns, f.tw_ns_per_byte);
 	cr_assert(fabs(f.r2 - 1) < 1e-12);
 }

@@ -28,7 +28,9 @@ Test(chan, ring_wraps_and_keeps_packets_whole, .timeout = 30)
 		size_t len = tc_test_rand(&seed) % sizeof in;
 		for (size_t i = 0; i < len; i++)
 			in[i] = (unsigned char)(it + i * 31);
-		struct tc__pkt_hdr h = {.len = (uint32_t)len, .flags = TC__PKT_FIRST, .total = len,
+		struct tc__pkt_hdr h = {.len = (uint32_t)len,
+		                        .flags = TC__PKT_FIRST,
+		                        .total = len,
 		                        .clock = it};
 		cr_assert_eq(tc__chan_try_push(&ch, &h, in, len), 1);
 		struct tc__pkt_hdr g;
@@ -74,7 +76,8 @@ Test(chan, pieces_at_every_offset_across_the_wrap, .timeout = 30)
 			for (size_t n = 0; off + n <= len; n += 1 + n / 3) {
 				memset(out, 0xAA, n + 1);
 				tc__chan_copy_out(&ch, off, out, n);
-				cr_assert_eq(memcmp(in + off, out, n), 0, "lap %d off %zu n %zu", lap, off, n);
+				cr_assert_eq(memcmp(in + off, out, n), 0, "lap %d off %zu n %zu",
+				             lap, off, n);
 				cr_assert_eq(out[n], 0xAA, "wrote past the end");
 			}
 		tc__chan_pop(&ch, len);

@@ -51,8 +51,8 @@ static int expect_applies(const char *alg, const struct tc_topo *t)
 	if (!strcmp(alg, "shm")) /* shared memory: the complete graph */
 		return COLL == TC_COLL_ALLGATHER && k == TC_TOPO_COMPLETE;
 	if (!strcmp(alg, "direct")) /* where the seeds' algorithms do not reach */
-		return COLL == TC_COLL_REDUCE_SCATTER || k == TC_TOPO_COMPLETE || k == TC_TOPO_STAR ||
-		       k == TC_TOPO_TREE;
+		return COLL == TC_COLL_REDUCE_SCATTER || k == TC_TOPO_COMPLETE ||
+		       k == TC_TOPO_STAR || k == TC_TOPO_TREE;
 	cr_assert(0, "unknown algorithm %s", alg);
 	return 0;
 }
@@ -107,8 +107,11 @@ static int run_spec(const char *alg, const char *spec, const struct tc_model *md
 	int n = 0;
 	for (int si = 0; si < nsizes; si++)
 		for (int k = 0; k < variety; k++) {
-			struct ct_case c = {.coll = COLL, .alg = alg, .count = sizes[si],
-			                    .in_place = (si + k) % 2, .iters = k ? 1 : 2,
+			struct ct_case c = {.coll = COLL,
+			                    .alg = alg,
+			                    .count = sizes[si],
+			                    .in_place = (si + k) % 2,
+			                    .iters = k ? 1 : 2,
 			                    .seed = (uint64_t)(si * 31 + k + 7)};
 #if IS_REDUCING
 			/* Only direct is rank-ordered (and AUTO, which picks it for a
@@ -158,7 +161,7 @@ Test(SUITE, results_auto, .timeout = 300)
  * all ports too. */
 Test(SUITE, results_other_models, .timeout = 300)
 {
-	static const char *const specs[] = {"chain:5", "ring:4", "mesh:3x4", "torus:3x3",
+	static const char *const specs[] = {"chain:5",    "ring:4",   "mesh:3x4",    "torus:3x3",
 	                                    "mesh:2x2x2", "mesh:1x7", "hypercube:3", "complete:8"};
 	struct tc_model md;
 	tc_model_default(&md);
@@ -172,8 +175,8 @@ Test(SUITE, results_other_models, .timeout = 300)
 /* A few cases on p <= 4 (also run under ThreadSanitizer). */
 Test(SUITE, small_p, .timeout = 120)
 {
-	static const char *const specs[] = {"ring:3", "chain:4", "mesh:2x2", "hypercube:2",
-	                                    "complete:1", "torus:1x2"};
+	static const char *const specs[] = {"ring:3",      "chain:4",    "mesh:2x2",
+	                                    "hypercube:2", "complete:1", "torus:1x2"};
 	static const size_t sz[] = {0, 5};
 	for (int i = 0; i < nalgs(); i++)
 		for (size_t s = 0; s < sizeof specs / sizeof specs[0]; s++)
@@ -184,8 +187,8 @@ Test(SUITE, small_p, .timeout = 120)
 /* One large count (1 << 16 elements) at p = 2 .. 4. */
 Test(SUITE, large_count, .timeout = 300)
 {
-	static const char *const specs[] = {"complete:2", "ring:3", "chain:3", "mesh:2x2",
-	                                    "hypercube:2", "torus:1x3"};
+	static const char *const specs[] = {"complete:2", "ring:3",      "chain:3",
+	                                    "mesh:2x2",   "hypercube:2", "torus:1x3"};
 	static const size_t sz[] = {1u << 16};
 	for (int i = 0; i < nalgs(); i++)
 		for (size_t s = 0; s < sizeof specs / sizeof specs[0]; s++)
@@ -234,15 +237,14 @@ static void model_n(int i, struct tc_model *md)
 	}
 }
 
-static double seed_ns1(const char *alg, const struct tc_topo *t, const struct tc_model *md,
-                       double m);
+static double seed_ns1(const char *alg, const struct tc_topo *t, const struct tc_model *md, double m);
 
 /* The seed's closed forms ([Barnat-IB109]), in ns, computed here; NAN where the
  * seed states none for this topology and model.  A message costs
  * t_s + b t_w (+ t_h under CT: one link per message), every combined byte
  * t_c. */
-static double seed_ns(const char *alg, const struct tc_topo *t, const struct tc_model *md,
-                      double m, double *modelled)
+static double seed_ns(const char *alg, const struct tc_topo *t, const struct tc_model *md, double m,
+                      double *modelled)
 {
 	*modelled = NAN;
 	double v = seed_ns1(alg, t, md, m);
@@ -254,13 +256,11 @@ static double seed_ns(const char *alg, const struct tc_topo *t, const struct tc_
 	int p = tc_topo_nodes(t);
 	if (!strcmp(alg, "chain") && md->duplex == TC_DUPLEX_HALF && p >= 2 && !isnan(v))
 		*modelled = (double)((3 * p - 1) / 2) *
-		            (md->ts_ns + (md->switching == TC_SWITCH_CT ? md->th_ns : 0) +
-		             m * md->tw_ns);
+		            (md->ts_ns + (md->switching == TC_SWITCH_CT ? md->th_ns : 0) + m * md->tw_ns);
 	return v;
 }
 
-static double seed_ns1(const char *alg, const struct tc_topo *t, const struct tc_model *md,
-                       double m)
+static double seed_ns1(const char *alg, const struct tc_topo *t, const struct tc_model *md, double m)
 {
 	int p = tc_topo_nodes(t);
 	enum tc_topo_kind k = tc_topo_kind(t);
@@ -362,34 +362,32 @@ static void cost_check(const char *alg, const char *spec, int mi, size_t m, int 
 	/* (linear: rank 0 receives p - 1 in round 0 and sends p - 1 in round 1.) */
 	long serial = direct && p > 1 ? 2L * p * (p - 2) : linear && p > 1 ? 2L * (p - 2) : 0;
 	if (md.ports == TC_PORTS_ONE && strcmp(alg, "chain") && strcmp(alg, "mesh"))
-		cr_assert_eq(pr.oneport_violations, serial,
-		             "%s %s: one-port", alg, spec);
+		cr_assert_eq(pr.oneport_violations, serial, "%s %s: one-port", alg, spec);
 	/* The term t_w m (p - 1) is always there ([Barnat-IB109]) under one port; with
 	 * all ports direct receives over several links at once. */
 	if (md.ports == TC_PORTS_ONE || !direct)
-		cr_assert_geq(pr.modelled_ps,
-		              (tc_time_t)llround(md.tw_ns * (double)m * (p - 1) * 1000),
+		cr_assert_geq(pr.modelled_ps, (tc_time_t)llround(md.tw_ns * (double)m * (p - 1) * 1000),
 		              "%s %s model %d: below t_w m (p - 1)", alg, spec, mi);
 	if (!isnan(want)) {
 		cr_assert_eq(pr.modelled_ps, (tc_time_t)llround(exact * 1000),
-		             "%s %s model %d m %zu: modelled %lld ps, seed %.1f ns", alg, spec, mi, m,
-		             (long long)pr.modelled_ps, want);
+		             "%s %s model %d m %zu: modelled %lld ps, seed %.1f ns", alg, spec, mi,
+		             m, (long long)pr.modelled_ps, want);
 		cr_assert(!isnan(pr.formula_ns), "%s %s model %d: no formula", alg, spec, mi);
 	} else {
-		cr_assert(!seed_states, "%s %s model %d: the source's formula should apply", alg, spec,
-		          mi);
+		cr_assert(!seed_states, "%s %s model %d: the source's formula should apply", alg,
+		          spec, mi);
 	}
 	if (!isnan(pr.formula_ns)) {
 		cr_assert_eq((tc_time_t)llround(pr.formula_ns * 1000),
 		             isnan(exact) ? pr.modelled_ps : (tc_time_t)llround(want * 1000),
-		             "%s %s model %d m %zu: formula %.1f ns, modelled %lld ps", alg, spec, mi, m,
-		             pr.formula_ns, (long long)pr.modelled_ps);
+		             "%s %s model %d m %zu: formula %.1f ns, modelled %lld ps", alg, spec,
+		             mi, m, pr.formula_ns, (long long)pr.modelled_ps);
 	}
 	if (k == TC_TOPO_HYPERCUBE || k == TC_TOPO_MESH || k == TC_TOPO_TORUS) {
 		cr_assert(!isnan(pr.lower_bound_ns), "%s %s model %d: no lower bound", alg, spec, mi);
 		cr_assert_leq((tc_time_t)llround(pr.lower_bound_ns * 1000), pr.modelled_ps,
-		              "%s %s model %d m %zu: lower bound %.1f ns above modelled %lld ps", alg,
-		              spec, mi, m, pr.lower_bound_ns, (long long)pr.modelled_ps);
+		              "%s %s model %d m %zu: lower bound %.1f ns above modelled %lld ps",
+		              alg, spec, mi, m, pr.lower_bound_ns, (long long)pr.modelled_ps);
 	}
 	tc_topo_destroy(t);
 }
@@ -422,7 +420,8 @@ Test(SUITE, cost_seed_formulas, .timeout = 120)
 				                                  "tree:2:%d", "tree:3:%d"};
 				for (int f = 0; f < 5; f++) {
 					snprintf(spec, sizeof spec, fmt[f], p);
-					cost_check("direct", spec, mi, m, full && (p <= 2 || (f == 0 && p == 3)));
+					cost_check("direct", spec, mi, m,
+					           full && (p <= 2 || (f == 0 && p == 3)));
 					/* linear: rank 0 the hub of a star (or p <= 2). */
 					cost_check("linear", spec, mi, m, !all && (f == 2 || p <= 2));
 				}
@@ -441,9 +440,11 @@ Test(SUITE, cost_seed_formulas, .timeout = 120)
 				snprintf(spec, sizeof spec, "torus:%dx%d", a, a);
 				cost_check("mesh", spec, mi, m, full || (all && a >= 3) || a == 1);
 			}
-			static const char *const grids[] = {"mesh:2x2", "mesh:3x3", "mesh:4x4", "mesh:2x8",
-			                                    "torus:2x5", "torus:3x4", "mesh:4x4x4",
-			                                    "torus:2x2x2", "torus:4x4x4", "mesh:1x13",
+			static const char *const grids[] = {"mesh:2x2",    "mesh:3x3",
+			                                    "mesh:4x4",    "mesh:2x8",
+			                                    "torus:2x5",   "torus:3x4",
+			                                    "mesh:4x4x4",  "torus:2x2x2",
+			                                    "torus:4x4x4", "mesh:1x13",
 			                                    "torus:3x3x2"};
 			for (size_t g = 0; g < sizeof grids / sizeof grids[0]; g++) {
 				cost_check("mesh", grids[g], mi, m, 0);
@@ -455,9 +456,9 @@ Test(SUITE, cost_seed_formulas, .timeout = 120)
 /* AUTO never predicts more than any algorithm that applies. */
 Test(SUITE, cost_auto, .timeout = 120)
 {
-	static const char *const specs[] = {"ring:5", "ring:8", "chain:6", "complete:8",
-	                                    "hypercube:4", "mesh:4x4", "torus:3x5", "torus:2x2x2",
-	                                    "complete:1"};
+	static const char *const specs[] = {"ring:5",     "ring:8",      "chain:6",
+	                                    "complete:8", "hypercube:4", "mesh:4x4",
+	                                    "torus:3x5",  "torus:2x2x2", "complete:1"};
 	for (int mi = 0; mi < NMODELS; mi++)
 		for (size_t s = 0; s < sizeof specs / sizeof specs[0]; s++) {
 			struct tc_topo *t;
@@ -469,8 +470,8 @@ Test(SUITE, cost_auto, .timeout = 120)
 			int any = 0;
 			for (int i = 0; i < nalgs(); i++)
 				any |= !tc_alg_applies(t, &md, COLL, tc_alg_name(COLL, i));
-			cr_assert_eq(tc_predict_call(t, &md, &call, &au), any ? 0 : TC_ENOTSUP, "%s",
-			             specs[s]);
+			cr_assert_eq(tc_predict_call(t, &md, &call, &au), any ? 0 : TC_ENOTSUP,
+			             "%s", specs[s]);
 			for (int i = 0; i < nalgs(); i++) {
 				call.alg = tc_alg_name(COLL, i);
 				if (tc_alg_applies(t, &md, COLL, call.alg))
@@ -485,8 +486,9 @@ Test(SUITE, cost_auto, .timeout = 120)
 				    strcmp(au.algorithm, "direct") && strcmp(au.algorithm, "linear"))
 					continue;
 				cr_assert_eq(tc_predict_call(t, &md, &call, &pr), 0);
-				cr_assert_leq(au.modelled_ps, pr.modelled_ps, "%s model %d: auto (%s) above %s",
-				              specs[s], mi, au.algorithm, call.alg);
+				cr_assert_leq(au.modelled_ps, pr.modelled_ps,
+				              "%s model %d: auto (%s) above %s", specs[s], mi,
+				              au.algorithm, call.alg);
 			}
 			tc_topo_destroy(t);
 		}
@@ -511,12 +513,12 @@ Test(SUITE, auto_star_tree_chain, .timeout = 60)
 				struct tc_model md;
 				model_n(mi, &md);
 				struct tc_prediction pr;
-				cr_assert_eq(tc_predict(t, &md, COLL, NULL, 64, 8, 0, 0, &pr), 0, "%s",
-				             specs[s]);
+				cr_assert_eq(tc_predict(t, &md, COLL, NULL, 64, 8, 0, 0, &pr), 0,
+				             "%s", specs[s]);
 				/* (allgather: linear, the other fallback, where cheaper.) */
 				if (s < 3 || IS_REDUCING)
 					cr_assert(!strcmp(pr.algorithm, "direct") ||
-					          (!IS_REDUCING && !strcmp(pr.algorithm, "linear")),
+					                  (!IS_REDUCING && !strcmp(pr.algorithm, "linear")),
 					          "%s model %d: %s", specs[s], mi, pr.algorithm);
 			}
 			tc_topo_destroy(t);
@@ -558,10 +560,9 @@ static int clk_fn(struct tc_proc *proc, void *argp)
 
 Test(SUITE, run_equals_prediction, .timeout = 120)
 {
-	static const char *const specs[] = {"chain:5",     "ring:4",     "mesh:3x4",
-	                                    "torus:3x3",   "hypercube:3", "complete:4",
-	                                    "mesh:2x2x2",  "ring:2",     "star:5",
-	                                    "tree:2:6"};
+	static const char *const specs[] = {"chain:5",     "ring:4",     "mesh:3x4",   "torus:3x3",
+	                                    "hypercube:3", "complete:4", "mesh:2x2x2", "ring:2",
+	                                    "star:5",      "tree:2:6"};
 	for (int mi = 0; mi < NMODELS; mi++)
 		for (size_t s = 0; s < sizeof specs / sizeof specs[0]; s++)
 			for (int i = 0; i < nalgs(); i++) {
@@ -576,15 +577,19 @@ Test(SUITE, run_equals_prediction, .timeout = 120)
 					continue;
 				}
 				struct tc_prediction pr;
-				cr_assert_eq(tc_predict(tc_team_topo(t), &md, COLL, a.alg, 100, 4, 0, 0, &pr), 0);
+				cr_assert_eq(tc_predict(tc_team_topo(t), &md, COLL, a.alg, 100, 4,
+				                        0, 0, &pr),
+				             0);
 				cr_assert_eq(tc_run(t, clk_fn, &a), 0);
 				tc_time_t mx = 0;
 				for (int r = 0; r < tc_team_size(t); r++) {
-					cr_assert_eq(a.err[r], 0, "%s %s: %s", a.alg, specs[s], tc_err_name(a.err[r]));
+					cr_assert_eq(a.err[r], 0, "%s %s: %s", a.alg, specs[s],
+					             tc_err_name(a.err[r]));
 					mx = a.clock[r] > mx ? a.clock[r] : mx;
 				}
-				cr_assert_eq(mx, pr.modelled_ps, "%s %s model %d: run %lld ps, predicted %lld",
-				             a.alg, specs[s], mi, (long long)mx, (long long)pr.modelled_ps);
+				cr_assert_eq(mx, pr.modelled_ps,
+				             "%s %s model %d: run %lld ps, predicted %lld", a.alg,
+				             specs[s], mi, (long long)mx, (long long)pr.modelled_ps);
 				tc_team_destroy(t);
 			}
 }

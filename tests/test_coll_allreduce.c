@@ -51,8 +51,7 @@ static struct tc_team *make_team_cfg(const char *spec, const struct tc_model *md
 	return team;
 }
 
-static struct tc_team *make_team_model(const char *spec, const struct tc_model *md,
-                                       uint64_t timeout_ms)
+static struct tc_team *make_team_model(const char *spec, const struct tc_model *md, uint64_t timeout_ms)
 {
 	return make_team_cfg(spec, md, timeout_ms, TC_WAIT_AUTO);
 }
@@ -77,11 +76,11 @@ static int applies(const struct tc_topo *t, enum tc_coll coll, const char *alg)
 	int p = tc_topo_nodes(t);
 	/* A Hamiltonian ring: a 2-D torus, a 2-D mesh with an even side and
 	 * no side of 1, a 1-D torus, any grid of at most two nodes. */
-	int grid_ring = nd && (p <= 2 || (k == TC_TOPO_TORUS && nd <= 2) ||
-	                       (nd == 2 && dims[0] > 1 && dims[1] > 1 &&
-	                        (dims[0] % 2 == 0 || dims[1] % 2 == 0)));
-	int ring_ok = k == TC_TOPO_RING || k == TC_TOPO_COMPLETE || k == TC_TOPO_HYPERCUBE ||
-	              grid_ring;
+	int grid_ring =
+	        nd &&
+	        (p <= 2 || (k == TC_TOPO_TORUS && nd <= 2) ||
+	         (nd == 2 && dims[0] > 1 && dims[1] > 1 && (dims[0] % 2 == 0 || dims[1] % 2 == 0)));
+	int ring_ok = k == TC_TOPO_RING || k == TC_TOPO_COMPLETE || k == TC_TOPO_HYPERCUBE || grid_ring;
 	if (coll == TC_COLL_ALLREDUCE && !strcmp(alg, "ring"))
 		cr_assert_eq(err == 0, ring_ok,
 		             "ring applies exactly to ring, complete, hypercube and the grids "
@@ -93,7 +92,6 @@ static int applies(const struct tc_topo *t, enum tc_coll coll, const char *alg)
 		cr_assert_eq(err, 0, "%s applies to every topology", alg);
 	return err == 0;
 }
-
 
 static uint64_t mix(uint64_t a, uint64_t b, uint64_t c)
 {
@@ -111,12 +109,12 @@ static const struct {
 	enum tc_op op;
 	const char *name;
 } combos[NCOMBOS] = {
-	{TC_INT32, TC_OP_SUM, "int32 sum"},
-	{TC_UINT64, TC_OP_BXOR, "uint64 bxor"},
-	{TC_DOUBLE, TC_OP_SUM, "double sum (dyadic: exact)"},
-	{TC_DOUBLE, TC_OP_SUM, "double sum (rounding)"},
-	{TC_DOUBLE, TC_OP_MAX, "double max"},
-	{TC_INT8, TC_OP_MIN, "int8 min"},
+        {TC_INT32, TC_OP_SUM, "int32 sum"},
+        {TC_UINT64, TC_OP_BXOR, "uint64 bxor"},
+        {TC_DOUBLE, TC_OP_SUM, "double sum (dyadic: exact)"},
+        {TC_DOUBLE, TC_OP_SUM, "double sum (rounding)"},
+        {TC_DOUBLE, TC_OP_MAX, "double max"},
+        {TC_INT8, TC_OP_MIN, "int8 min"},
 };
 
 /* Element j of rank r's contribution. */
@@ -274,8 +272,8 @@ static int res_fn(struct tc_proc *proc, void *argp)
 			memset(rbuf, 0xa5, n * es + 1);
 			int err = tc_allreduce(proc, sbuf, rbuf, n, combos[c].dt, combos[c].op, &opts);
 			if (err) {
-				FAIL(&a->f, "%s %s p=%d n=%zu %s: rank %d: %s", a->alg, a->spec, a->p, n,
-				     combos[c].name, me, tc_err_name(err));
+				FAIL(&a->f, "%s %s p=%d n=%zu %s: rank %d: %s", a->alg, a->spec,
+				     a->p, n, combos[c].name, me, tc_err_name(err));
 				tc_team_abort(tc_proc_team(proc)); /* nobody waits for us */
 				goto out;
 			}
@@ -288,13 +286,15 @@ static int res_fn(struct tc_proc *proc, void *argp)
 					memcpy(&got, rbuf + 8 * j, 8);
 					memcpy(&want, ref + 8 * j, 8);
 					if (!(fabs(got - want) <= a->tol[si][j]))
-						FAIL(&a->f, "%s %s p=%d n=%zu %s: rank %d elem %zu: %.17g vs %.17g",
-						     a->alg, a->spec, a->p, n, combos[c].name, me, j, got, want);
+						FAIL(&a->f,
+						     "%s %s p=%d n=%zu %s: rank %d elem %zu: %.17g vs %.17g",
+						     a->alg, a->spec, a->p, n, combos[c].name, me,
+						     j, got, want);
 				}
 				a->hash[si * a->p + me] = fnv(rbuf, n * es);
 			} else if (n && memcmp(rbuf, ref, n * es)) {
-				FAIL(&a->f, "%s %s p=%d n=%zu %s: rank %d differs from the reference", a->alg,
-				     a->spec, a->p, n, combos[c].name, me);
+				FAIL(&a->f, "%s %s p=%d n=%zu %s: rank %d differs from the reference",
+				     a->alg, a->spec, a->p, n, combos[c].name, me);
 			}
 			if (c != C_I32_SUM && c != C_DBL_SUM_ROUND)
 				continue;
@@ -304,14 +304,14 @@ static int res_fn(struct tc_proc *proc, void *argp)
 			memcpy(rbuf, sbuf, n * es);
 			err = tc_allreduce(proc, TC_IN_PLACE, rbuf, n, combos[c].dt, combos[c].op, &opts);
 			if (err || (n && memcmp(rbuf, first, n * es)))
-				FAIL(&a->f, "%s %s p=%d n=%zu %s: rank %d: in place %s / differs", a->alg,
-				     a->spec, a->p, n, combos[c].name, me, tc_err_name(err));
+				FAIL(&a->f, "%s %s p=%d n=%zu %s: rank %d: in place %s / differs",
+				     a->alg, a->spec, a->p, n, combos[c].name, me, tc_err_name(err));
 			/* And with the same buffer passed twice (not TC_IN_PLACE). */
 			memcpy(rbuf, sbuf, n * es);
 			err = tc_allreduce(proc, rbuf, rbuf, n, combos[c].dt, combos[c].op, &opts);
 			if (err || (n && memcmp(rbuf, first, n * es)))
-				FAIL(&a->f, "%s %s p=%d n=%zu %s: rank %d: aliased %s / differs", a->alg,
-				     a->spec, a->p, n, combos[c].name, me, tc_err_name(err));
+				FAIL(&a->f, "%s %s p=%d n=%zu %s: rank %d: aliased %s / differs",
+				     a->alg, a->spec, a->p, n, combos[c].name, me, tc_err_name(err));
 		}
 	}
 out:
@@ -351,7 +351,8 @@ static void results_p(const char *alg, int p, char specs[][32], int ns, int nsz)
 				reference(c, p, n, a->seed, a->ref[c][si], NULL);
 			}
 			a->tol[si] = malloc((n + 1) * sizeof(double));
-			reference(C_DBL_SUM_ROUND, p, n, a->seed, a->ref[C_DBL_SUM_ROUND][si], a->tol[si]);
+			reference(C_DBL_SUM_ROUND, p, n, a->seed, a->ref[C_DBL_SUM_ROUND][si],
+			          a->tol[si]);
 		}
 		a->hash = calloc((size_t)(nsz * p), sizeof *a->hash);
 		uint64_t *prev = calloc((size_t)nsz, sizeof *prev);
@@ -367,8 +368,8 @@ static void results_p(const char *alg, int p, char specs[][32], int ns, int nsz)
 			if (single_copy_min && p > 1) {
 				struct tc_stats st;
 				tc_team_stats(team, &st);
-				cr_assert_gt(st.single_copy, 0, "%s %s: no single-copy message", alg,
-				             specs[i]);
+				cr_assert_gt(st.single_copy, 0, "%s %s: no single-copy message",
+				             alg, specs[i]);
 			}
 			cr_assert_eq(atomic_load(&a->f.n), 0, "%d failures, first: %s",
 			             atomic_load(&a->f.n), a->f.msg);
@@ -384,8 +385,9 @@ static void results_p(const char *alg, int p, char specs[][32], int ns, int nsz)
 			                 strcmp(alg, "mesh");
 			     si++) {
 				if (prev[si])
-					cr_assert_eq(prev[si], a->hash[si * p], "%s %s n=%zu: topology changed the bits",
-					             alg, specs[i], a->sizes[si]);
+					cr_assert_eq(prev[si], a->hash[si * p],
+					             "%s %s n=%zu: topology changed the bits", alg,
+					             specs[i], a->sizes[si]);
 				prev[si] = a->hash[si * p];
 			}
 			tc_team_destroy(team);
@@ -621,14 +623,17 @@ Test(allreduce, noncommutative_user_op, .timeout = 120)
 				}
 				if (p >= 2 && n >= 7)
 					cr_assert_gt(differs, 0, "the order matters on these data");
-				static const char *const names[] = {"reduce_bcast", "auto", "hypercube", "ring"};
+				static const char *const names[] = {"reduce_bcast", "auto",
+				                                    "hypercube", "ring"};
 				for (int ai = 0; ai < 4; ai++) {
-					struct nc_arg a = {.alg = names[ai], .n = n, .want = want,
+					struct nc_arg a = {.alg = names[ai],
+					                   .n = n,
+					                   .want = want,
 					                   .expect_err = ai >= 2 ? TC_ENOTSUP : 0};
 					int err = tc_run(team, nc_fn, &a);
 					cr_assert_eq(err, 0, "%s: %s", specs[i], tc_strerror(err));
-					cr_assert_eq(atomic_load(&a.f.n), 0, "%s p=%d n=%zu: %s", specs[i], p, n,
-					             a.f.msg);
+					cr_assert_eq(atomic_load(&a.f.n), 0, "%s p=%d n=%zu: %s",
+					             specs[i], p, n, a.f.msg);
 				}
 				free(want);
 			}
@@ -696,11 +701,13 @@ Test(allreduce, operand_convention, .timeout = 60)
 				cr_assert_eq(tc_run(team, conv_fn, &a), 0);
 				cr_assert_eq(atomic_load(&a.f.n), 0, "%s: %s", specs[i], a.f.msg);
 				for (int r = 1; r < p; r++)
-					cr_assert_eq(hash[r], hash[0], "%s %s: rank %d computed another order",
+					cr_assert_eq(hash[r], hash[0],
+					             "%s %s: rank %d computed another order",
 					             specs[i], algs[ai], r);
 				int ordered = ai == 2 || ai == 3 || (ai == 0 && (p & (p - 1)) == 0);
 				if (ordered)
-					cr_assert_eq(hash[0], hwant, "%s %s: not in rank order", specs[i], algs[ai]);
+					cr_assert_eq(hash[0], hwant, "%s %s: not in rank order",
+					             specs[i], algs[ai]);
 			}
 			tc_team_destroy(team);
 		}
@@ -710,7 +717,6 @@ Test(allreduce, operand_convention, .timeout = 60)
 /* ---- barrier ------------------------------------------------------------------- */
 
 #define BARRIER_ITERS 12
-
 
 Test(barrier, synchronises, .timeout = 120)
 {
@@ -723,7 +729,8 @@ Test(barrier, synchronises, .timeout = 120)
 			struct tc_team *team = make_team(specs[i]);
 			for (int ai = 0; ai < 3; ai++) {
 				if (ai < 2)
-					cr_assert(applies(tc_team_topo(team), TC_COLL_BARRIER, bar_algs[ai]));
+					cr_assert(applies(tc_team_topo(team), TC_COLL_BARRIER,
+					                  bar_algs[ai]));
 				struct bar_arg a = {.alg = bar_algs[ai], .iters = BARRIER_ITERS};
 				int err = tc_run(team, bar_fn, &a);
 				cr_assert_eq(err, 0, "%s: %s", specs[i], tc_strerror(err));
@@ -845,41 +852,56 @@ Test(model, closed_forms, .timeout = 60)
 						for (long long es = 1; es <= 8; es *= 8) {
 							long long m = counts[ci] * es;
 							struct tc_prediction pr;
-							int err = tc_predict(t, &md, TC_COLL_ALLREDUCE, algs[a], (size_t)m,
+							int err = tc_predict(t, &md, TC_COLL_ALLREDUCE,
+							                     algs[a], (size_t)m,
 							                     (size_t)es, 0, 0, &pr);
-							cr_assert_eq(err, 0, "%s %s: %s", spec, algs[a], tc_strerror(err));
+							cr_assert_eq(err, 0, "%s %s: %s", spec,
+							             algs[a], tc_strerror(err));
 							cr_assert_str_eq(pr.algorithm, algs[a]);
 							/* linear is routed on hypercubes beyond Q_1 */
-							int routed = !strcmp(algs[a], "linear") && kind == 1 && p > 2;
-							long long want = routed ? -1 : closed_form(algs[a], p, m, es, ct);
+							int routed = !strcmp(algs[a], "linear") &&
+							             kind == 1 && p > 2;
+							long long want =
+							        routed ? -1
+							               : closed_form(algs[a], p, m,
+							                             es, ct);
 							if (want >= 0) {
-								cr_assert_eq(pr.modelled_ps, want, "%s %s m=%lld ct=%d: %lld",
-								             spec, algs[a], m, ct, (long long)pr.modelled_ps);
+								cr_assert_eq(pr.modelled_ps, want,
+								             "%s %s m=%lld ct=%d: %lld",
+								             spec, algs[a], m, ct,
+								             (long long)pr.modelled_ps);
 								checked++;
 							}
 							/* The formula of the registry agrees wherever it
 							 * gives a number. */
 							if (!isnan(pr.formula_ns))
-								cr_assert_eq(llround(pr.formula_ns * 1000.0), pr.modelled_ps,
-								             "%s %s m=%lld ct=%d: formula %.3f", spec, algs[a], m,
-								             ct, pr.formula_ns);
+								cr_assert_eq(llround(pr.formula_ns * 1000.0),
+								             pr.modelled_ps,
+								             "%s %s m=%lld ct=%d: formula %.3f",
+								             spec, algs[a], m, ct,
+								             pr.formula_ns);
 							else
-								cr_assert(routed || (!strcmp(algs[a], "reduce_bcast") && (p & (p - 1))),
-								          "%s %s: NAN formula", spec, algs[a]);
+								cr_assert(routed || (!strcmp(algs[a], "reduce_bcast") &&
+								                     (p & (p - 1))),
+								          "%s %s: NAN formula",
+								          spec, algs[a]);
 							/* linear: rank 0's port serialises its p-1 transfers */
 							cr_assert_eq(pr.oneport_violations,
-							             !strcmp(algs[a], "linear") && p > 1 ? 2L * (p - 2) : 0L);
+							             !strcmp(algs[a], "linear") && p > 1
+							                     ? 2L * (p - 2)
+							                     : 0L);
 						}
 				static const char *const bar[] = {"dissemination", "allreduce"};
 				for (int a = 0; a < 2; a++) {
 					struct tc_prediction pr;
-					int err = tc_predict(t, &md, TC_COLL_BARRIER, bar[a], 0, 1, 0, 0, &pr);
+					int err = tc_predict(t, &md, TC_COLL_BARRIER, bar[a], 0, 1,
+					                     0, 0, &pr);
 					cr_assert_eq(err, 0);
 					long long want = closed_form(bar[a], p, 0, 1, ct);
 					if (kind == 1 && a == 0 && p > 2) /* routed on the hypercube */
 						continue;
-					cr_assert_eq(pr.modelled_ps, want, "%s barrier %s ct=%d: %lld", spec, bar[a],
-					             ct, (long long)pr.modelled_ps);
+					cr_assert_eq(pr.modelled_ps, want, "%s barrier %s ct=%d: %lld",
+					             spec, bar[a], ct, (long long)pr.modelled_ps);
 					cr_assert_eq(llround(pr.formula_ns * 1000.0), pr.modelled_ps);
 					checked++;
 				}
@@ -908,12 +930,16 @@ Test(model, ring_embeddings_and_seed_formula, .timeout = 30)
 		cr_assert_eq(tc_topo_parse(b, &tb), 0);
 		for (long long m = 0; m <= 4096; m += 512) {
 			struct tc_prediction pa, pb, ph;
-			cr_assert_eq(tc_predict(ta, &md, TC_COLL_ALLREDUCE, "ring", (size_t)m, 1, 0, 0, &pa), 0);
-			cr_assert_eq(tc_predict(tb, &md, TC_COLL_ALLREDUCE, "ring", (size_t)m, 1, 0, 0, &pb), 0);
+			cr_assert_eq(tc_predict(ta, &md, TC_COLL_ALLREDUCE, "ring", (size_t)m, 1, 0,
+			                        0, &pa),
+			             0);
+			cr_assert_eq(tc_predict(tb, &md, TC_COLL_ALLREDUCE, "ring", (size_t)m, 1, 0,
+			                        0, &pb),
+			             0);
 			cr_assert_eq(pa.modelled_ps, pb.modelled_ps);
 			cr_assert_eq(pb.contention, 0, "the Gray-code ring uses distinct links");
-			cr_assert_eq(tc_predict(tb, &md, TC_COLL_ALLREDUCE, "hypercube", (size_t)m, 1, 0, 0,
-			                        &ph),
+			cr_assert_eq(tc_predict(tb, &md, TC_COLL_ALLREDUCE, "hypercube", (size_t)m,
+			                        1, 0, 0, &ph),
 			             0);
 			cr_assert_eq(ph.modelled_ps, d * (TS + m * TW)); /* (t_s + m t_w) log p */
 			cr_assert_eq(ph.rounds, d);
@@ -963,9 +989,9 @@ static int one_fn(struct tc_proc *proc, void *argp)
 
 Test(model, run_equals_prediction, .timeout = 120)
 {
-	static const char *const specs[] = {"complete:6", "ring:7",   "chain:5",    "star:6",
-	                                    "tree:2:7",   "mesh:3x4", "torus:2x2x2", "hypercube:3",
-	                                    "complete:13"};
+	static const char *const specs[] = {"complete:6",  "ring:7",      "chain:5",
+	                                    "star:6",      "tree:2:7",    "mesh:3x4",
+	                                    "torus:2x2x2", "hypercube:3", "complete:13"};
 	static const size_t ns[] = {0, 5, 300};
 	for (int ct = 0; ct < 2; ct++) {
 		struct tc_model md;
@@ -974,9 +1000,10 @@ Test(model, run_equals_prediction, .timeout = 120)
 			struct tc_team *team = make_team_model(specs[i], &md, 60000);
 			const struct tc_topo *t = tc_team_topo(team);
 			for (int a = 0; a < NALGS + 3; a++) {
-				const char *alg = a < NALGS ? algs[a] : a == NALGS ? "auto"
-				                                      : a == NALGS + 1 ? "dissemination"
-				                                                       : "allreduce";
+				const char *alg = a < NALGS        ? algs[a]
+				                  : a == NALGS     ? "auto"
+				                  : a == NALGS + 1 ? "dissemination"
+				                                   : "allreduce";
 				enum tc_coll coll = a <= NALGS ? TC_COLL_ALLREDUCE : TC_COLL_BARRIER;
 				for (int si = 0; si < (coll == TC_COLL_BARRIER ? 1 : 3); si++) {
 					struct tc_prediction pr;
@@ -986,18 +1013,22 @@ Test(model, run_equals_prediction, .timeout = 120)
 					cr_assert_eq(err, 0);
 					struct one_arg o = {.coll = coll, .alg = alg, .n = ns[si]};
 					cr_assert_eq(tc_run(team, one_fn, &o), 0);
-					cr_assert_eq(atomic_load(&o.f.n), 0, "%s %s: %s", specs[i], alg, o.f.msg);
+					cr_assert_eq(atomic_load(&o.f.n), 0, "%s %s: %s", specs[i],
+					             alg, o.f.msg);
 					/* AUTO on a team with more ranks than CPUs
 					 * prices the machine, not the model (the
 					 * predictor does not): predict what it ran. */
 					if (!strcmp(alg, "auto"))
-						cr_assert_eq(tc_predict(t, &md, coll, o.ran, ns[si] * 8, 8, 0, 0, &pr),
+						cr_assert_eq(tc_predict(t, &md, coll, o.ran,
+						                        ns[si] * 8, 8, 0, 0, &pr),
 						             0);
 					struct tc_run_info ri;
 					tc_team_last_run(team, &ri);
-					cr_assert_eq(ri.makespan_ps, pr.modelled_ps, "%s %s n=%zu ct=%d: run %lld, "
-					             "predicted %lld", specs[i], alg, ns[si], ct,
-					             (long long)ri.makespan_ps, (long long)pr.modelled_ps);
+					cr_assert_eq(ri.makespan_ps, pr.modelled_ps,
+					             "%s %s n=%zu ct=%d: run %lld, "
+					             "predicted %lld",
+					             specs[i], alg, ns[si], ct, (long long)ri.makespan_ps,
+					             (long long)pr.modelled_ps);
 					cr_assert_eq(o.modelled, pr.modelled_ps);
 				}
 			}
@@ -1025,20 +1056,26 @@ Test(auto, picks_the_cheapest, .timeout = 60)
 					enum tc_coll coll = c ? TC_COLL_BARRIER : TC_COLL_ALLREDUCE;
 					for (int si = 0; si < (c ? 1 : 5); si++) {
 						struct tc_prediction best, pr;
-						cr_assert_eq(tc_predict(t, &md, coll, NULL, ns[si], 8, 0, 0, &best), 0);
+						cr_assert_eq(tc_predict(t, &md, coll, NULL, ns[si],
+						                        8, 0, 0, &best),
+						             0);
 						const char *name;
 						int found = 0;
-						for (int j = 0; (name = tc_alg_name(coll, j)) != NULL; j++) {
+						for (int j = 0;
+						     (name = tc_alg_name(coll, j)) != NULL; j++) {
 							/* shm: AUTO weighs it on native teams with a CPU
 							 * per rank only, never in a prediction. */
 							if (!strncmp(name, "shm", 3))
 								continue;
-							int err = tc_predict(t, &md, coll, name, ns[si], 8, 0, 0, &pr);
+							int err = tc_predict(t, &md, coll, name,
+							                     ns[si], 8, 0, 0, &pr);
 							if (err == TC_ENOTSUP)
 								continue;
 							cr_assert_eq(err, 0);
-							cr_assert_leq(best.modelled_ps, pr.modelled_ps, "%s %s: auto %s > %s",
-							              specs[i], tc_coll_name(coll), best.algorithm, name);
+							cr_assert_leq(best.modelled_ps, pr.modelled_ps,
+							              "%s %s: auto %s > %s",
+							              specs[i], tc_coll_name(coll),
+							              best.algorithm, name);
 							found += !strcmp(name, best.algorithm);
 						}
 						cr_assert_eq(found, 1);
@@ -1122,7 +1159,8 @@ Test(auto, oversubscribed_teams_price_the_machine, .timeout = 120)
 				/* Emulated: the model's delays are the point. */
 				struct tc_prediction pr;
 				cr_assert_eq(tc_predict(tc_team_topo(team), &cfg.model, TC_COLL_ALLREDUCE,
-				                        NULL, ns[si] * 8, 8, 0, 0, &pr), 0);
+				                        NULL, ns[si] * 8, 8, 0, 0, &pr),
+				             0);
 				cr_assert_str_eq(a.alg, pr.algorithm, "emulated, %zu doubles", ns[si]);
 			} else if (si < 2) {
 				/* Little data: one flat gather and release beats
@@ -1144,12 +1182,12 @@ struct err_arg {
 	struct failure f;
 };
 
-#define EXPECT(call, code)                                                           \
-	do {                                                                         \
-		int e_ = (call);                                                     \
-		if (e_ != (code))                                                    \
-			FAIL(&a->f, "rank %d: %s gave %s, not %s", me, #call,        \
-			     tc_err_name(e_), tc_err_name(code));                    \
+#define EXPECT(call, code)                                                                     \
+	do {                                                                                   \
+		int e_ = (call);                                                               \
+		if (e_ != (code))                                                              \
+			FAIL(&a->f, "rank %d: %s gave %s, not %s", me, #call, tc_err_name(e_), \
+			     tc_err_name(code));                                               \
 	} while (0)
 
 static int err_fn(struct tc_proc *proc, void *argp)
@@ -1265,13 +1303,12 @@ static int tiny_fn(struct tc_proc *proc, void *argp)
 
 Test(allreduce, tiny_plans_match_the_general_executor, .timeout = 120)
 {
-	static const char *const specs[] = {"complete:2", "complete:5", "hypercube:3", "ring:6",
-	                                    "star:5"};
+	static const char *const specs[] = {"complete:2", "complete:5", "hypercube:3", "ring:6", "star:5"};
 	static const struct {
 		int coll;
 		const char *alg;
-	} cases[] = {{0, "dissemination"}, {0, "linear"}, {1, "hypercube"}, {1, "linear"},
-	             {1, "reduce_bcast"}, {1, "ring"}};
+	} cases[] = {{0, "dissemination"}, {0, "linear"},       {1, "hypercube"},
+	             {1, "linear"},        {1, "reduce_bcast"}, {1, "ring"}};
 	int compared = 0;
 	for (size_t si = 0; si < sizeof specs / sizeof specs[0]; si++)
 		for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++)
@@ -1308,28 +1345,33 @@ Test(allreduce, tiny_plans_match_the_general_executor, .timeout = 120)
 					if (err == TC_ENOTSUP)
 						ok = 0; /* the algorithm does not apply here */
 					else
-						cr_assert_eq(err, 0, "%s %s: %s", specs[si], cases[ci].alg,
-						             tc_strerror(err));
+						cr_assert_eq(err, 0, "%s %s: %s", specs[si],
+						             cases[ci].alg, tc_strerror(err));
 					tc_team_destroy(team);
 				}
 				int p = 0;
 				for (; ok && p < run[0]->p; p++) {
 					const struct tiny_arg *u = run[0], *t = run[1];
-					cr_assert_eq(u->out[p], t->out[p], "%s %s rank %d: result", specs[si],
-					             cases[ci].alg, p);
-					cr_assert_eq(u->clock[p], t->clock[p], "%s %s rank %d: clock %lld, traced %lld",
-					             specs[si], cases[ci].alg, p, (long long)u->clock[p],
-					             (long long)t->clock[p]);
+					cr_assert_eq(u->out[p], t->out[p], "%s %s rank %d: result",
+					             specs[si], cases[ci].alg, p);
+					cr_assert_eq(u->clock[p], t->clock[p],
+					             "%s %s rank %d: clock %lld, traced %lld",
+					             specs[si], cases[ci].alg, p,
+					             (long long)u->clock[p], (long long)t->clock[p]);
 					const struct tc_stats *a = &u->st[p], *b = &t->st[p];
-					cr_assert(a->msgs_sent == b->msgs_sent && a->msgs_recv == b->msgs_recv &&
-					              a->bytes_sent == b->bytes_sent &&
-					              a->bytes_recv == b->bytes_recv && a->rounds == b->rounds &&
-					              a->transfers_sent == b->transfers_sent &&
-					              a->transfers_recv == b->transfers_recv &&
-					              a->forwarded == b->forwarded && a->hops == b->hops &&
-					              a->busy_ps == b->busy_ps && a->packets_sent == b->packets_sent &&
-					              a->single_copy == b->single_copy,
-					          "%s %s rank %d: statistics differ", specs[si], cases[ci].alg, p);
+					cr_assert(a->msgs_sent == b->msgs_sent &&
+					                  a->msgs_recv == b->msgs_recv &&
+					                  a->bytes_sent == b->bytes_sent &&
+					                  a->bytes_recv == b->bytes_recv &&
+					                  a->rounds == b->rounds &&
+					                  a->transfers_sent == b->transfers_sent &&
+					                  a->transfers_recv == b->transfers_recv &&
+					                  a->forwarded == b->forwarded &&
+					                  a->hops == b->hops && a->busy_ps == b->busy_ps &&
+					                  a->packets_sent == b->packets_sent &&
+					                  a->single_copy == b->single_copy,
+					          "%s %s rank %d: statistics differ", specs[si],
+					          cases[ci].alg, p);
 				}
 				compared += p;
 				free(run[0]);
@@ -1354,7 +1396,8 @@ static int mm_fn(struct tc_proc *proc, void *argp)
 	double x[16] = {0};
 	struct tc_coll_opts o = {.alg = a->alg};
 	if (a->kind == MM_COUNT)
-		a->rc[me] = tc_allreduce(proc, TC_IN_PLACE, x, me == 0 ? 8 : 16, TC_DOUBLE, TC_OP_SUM, &o);
+		a->rc[me] =
+		        tc_allreduce(proc, TC_IN_PLACE, x, me == 0 ? 8 : 16, TC_DOUBLE, TC_OP_SUM, &o);
 	else if (me == 0)
 		a->rc[me] = tc_barrier(proc, NULL);
 	else
@@ -1364,7 +1407,7 @@ static int mm_fn(struct tc_proc *proc, void *argp)
 
 Test(errors, mismatched_calls, .timeout = 120)
 {
-	static const char *const specs[] = {"complete:2", "complete:4", "ring:5",   "ring:8",
+	static const char *const specs[] = {"complete:2", "complete:4",  "ring:5", "ring:8",
 	                                    "mesh:2x3",   "hypercube:3", "star:7", "chain:4"};
 	static const char *const mm_algs[] = {"hypercube", "ring", "reduce_bcast", "auto"};
 	int runs = 0;
@@ -1382,8 +1425,8 @@ Test(errors, mismatched_calls, .timeout = 120)
 				int mismatch = 0;
 				for (int r = 0; r < p; r++) {
 					cr_assert(a.rc[r] == TC_EMISMATCH || a.rc[r] == TC_EABORTED,
-					          "%s %s kind %d: rank %d returned %s", specs[i], mm_algs[ai], kind, r,
-					          tc_err_name(a.rc[r]));
+					          "%s %s kind %d: rank %d returned %s", specs[i],
+					          mm_algs[ai], kind, r, tc_err_name(a.rc[r]));
 					mismatch += a.rc[r] == TC_EMISMATCH;
 				}
 				cr_assert_gt(mismatch, 0, "someone saw the mismatch");
@@ -1453,9 +1496,9 @@ Test(errors, failed_call_frees_buffers_at_once, .timeout = 120)
  * three dimensions. */
 static void grid_results(const char *alg)
 {
-	static const char *const shapes[] = {"mesh:2x2", "torus:2x3", "mesh:2x3", "torus:3x3",
-	                                     "mesh:3x3", "torus:3x5", "mesh:3x5", "mesh:3x4",
-	                                     "mesh:4x3", "torus:5x2", "torus:1x5", "mesh:1x5",
+	static const char *const shapes[] = {"mesh:2x2",    "torus:2x3",  "mesh:2x3",  "torus:3x3",
+	                                     "mesh:3x3",    "torus:3x5",  "mesh:3x5",  "mesh:3x4",
+	                                     "mesh:4x3",    "torus:5x2",  "torus:1x5", "mesh:1x5",
 	                                     "torus:2x2x2", "mesh:2x3x2", "mesh:4x4"};
 	for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
 		struct tc_topo *t;
@@ -1488,7 +1531,7 @@ Test(allreduce, results_grids_threads_and_fibres, .timeout = 600)
 Test(allreduce, ring_on_grids_is_a_ring)
 {
 	static const char *const shapes[] = {"torus:3x3", "torus:3x5", "torus:5x4", "mesh:3x4",
-	                                     "mesh:4x5", "mesh:2x7", "torus:2x2"};
+	                                     "mesh:4x5",  "mesh:2x7",  "torus:2x2"};
 	struct tc_model md;
 	tc_model_default(&md);
 	for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {

@@ -66,9 +66,12 @@ static void run_matrix(int p, const size_t *counts, int ncounts, int iters)
 				cr_assert(team, "%s", msg);
 			}
 			for (int ci = 0; ci < ncounts; ci++, k++) {
-				struct ct_case c = {.coll = TC_COLL_ALLTOALL, .alg = alg,
-				                    .count = counts[ci], .dt = ct_dtypes[k % ct_ndtypes],
-				                    .in_place = (k / 2) % 2, .iters = iters,
+				struct ct_case c = {.coll = TC_COLL_ALLTOALL,
+				                    .alg = alg,
+				                    .count = counts[ci],
+				                    .dt = ct_dtypes[k % ct_ndtypes],
+				                    .in_place = (k / 2) % 2,
+				                    .iters = iters,
 				                    .seed = (uint64_t)k + 1};
 				cr_assert_eq(ct_run(team, &c, msg, sizeof msg), 0, "%s %s count %zu: %s",
 				             specs[si], alg ? alg : "auto", counts[ci], msg);
@@ -140,8 +143,8 @@ static long long f_hypercube(int p, long long m, long long ts, long long tw, lon
 	return d * (ts + th + tw * m * p / 2) * 1000; /* (t_s + t_w m p/2) log p */
 }
 
-static long long f_ecube(int p, int complete, long long m, long long ts, long long tw,
-                         long long th, int ct)
+static long long f_ecube(int p, int complete, long long m, long long ts, long long tw, long long th,
+                         int ct)
 {
 	/* step i: one message over popcount(i) links (1 on a complete graph) */
 	long long t = 0;
@@ -165,12 +168,15 @@ static long long f_direct(int p, int all, long long m, long long ts, long long t
 
 Test(model, seed_formulas, .timeout = 120)
 {
-	static const char *const specs[] = {
-	        "ring:1",      "ring:2",      "ring:3",       "ring:7",       "ring:16",
-	        "complete:5",  "complete:8",  "complete:13",  "hypercube:1",  "hypercube:3",
-	        "hypercube:5", "torus:1x1",   "torus:2x2",    "torus:3x3",    "torus:4x4",
-	        "torus:8x8",   "torus:3x5",   "torus:2x2x2",  "torus:4x4x4",  "torus:2x7",
-	        "mesh:2x2",    "mesh:2x2x2",  "mesh:1x2",     "complete:1",   "complete:2"};
+	static const char *const specs[] = {"ring:1",      "ring:2",      "ring:3",
+	                                    "ring:7",      "ring:16",     "complete:5",
+	                                    "complete:8",  "complete:13", "hypercube:1",
+	                                    "hypercube:3", "hypercube:5", "torus:1x1",
+	                                    "torus:2x2",   "torus:3x3",   "torus:4x4",
+	                                    "torus:8x8",   "torus:3x5",   "torus:2x2x2",
+	                                    "torus:4x4x4", "torus:2x7",   "mesh:2x2",
+	                                    "mesh:2x2x2",  "mesh:1x2",    "complete:1",
+	                                    "complete:2"};
 	static const long long ms[] = {0, 1, 8, 1000};
 	static const long long par[][3] = {{1000, 2, 0}, {500, 1, 50}, {7, 3, 11}};
 	int checked = 0;
@@ -186,47 +192,56 @@ Test(model, seed_formulas, .timeout = 120)
 			for (int pw = 0; pw < 2; pw++)
 				for (int sw = 0; sw < 2; sw++)
 					for (int mi = 0; mi < 4; mi++) {
-						long long ts = par[pi][0], tw = par[pi][1], th = par[pi][2];
+						long long ts = par[pi][0], tw = par[pi][1],
+						          th = par[pi][2];
 						long long m = ms[mi];
-						struct tc_model md = ct_model((double)ts, (double)tw, (double)th,
-						                              pw ? TC_PORTS_ALL : TC_PORTS_ONE,
-						                              TC_DUPLEX_FULL, sw ? TC_SWITCH_CT
-						                                                 : TC_SWITCH_SF);
+						struct tc_model md =
+						        ct_model((double)ts, (double)tw, (double)th,
+						                 pw ? TC_PORTS_ALL : TC_PORTS_ONE,
+						                 TC_DUPLEX_FULL,
+						                 sw ? TC_SWITCH_CT : TC_SWITCH_SF);
 						long long thc = sw ? th : 0; /* t_h of a neighbour message */
 						for (int a = 0; tc_alg_name(TC_COLL_ALLTOALL, a); a++) {
-							const char *alg = tc_alg_name(TC_COLL_ALLTOALL, a);
+							const char *alg =
+							        tc_alg_name(TC_COLL_ALLTOALL, a);
 							if (tc_alg_applies(t, &md, TC_COLL_ALLTOALL, alg))
 								continue;
 							struct tc_prediction pr;
-							cr_assert_eq(predict(t, &md, alg, (size_t)m, &pr), 0);
+							cr_assert_eq(predict(t, &md, alg, (size_t)m, &pr),
+							             0);
 							long long want;
 							if (!strcmp(alg, "ring"))
 								want = f_ring(p, m, ts, tw, thc);
 							else if (!strcmp(alg, "mesh"))
-								want = f_mesh(nd, dims, p, m, ts, tw, thc);
+								want = f_mesh(nd, dims, p, m, ts,
+								              tw, thc);
 							else if (!strcmp(alg, "hypercube"))
 								want = f_hypercube(p, m, ts, tw, thc);
-							else if (!strcmp(alg, "direct") || !strcmp(alg, "shm")) {
+							else if (!strcmp(alg, "direct") ||
+							         !strcmp(alg, "shm")) {
 								/* shm: direct's round, read from the
 								 * peers' buffers (complete graph only). */
 								if (tc_topo_props(t)->diameter > 1) {
-									cr_assert(isnan(pr.formula_ns), "%s", specs[si]);
+									cr_assert(isnan(pr.formula_ns),
+									          "%s", specs[si]);
 									continue;
 								}
 								want = f_direct(p, pw, m, ts, tw, thc);
-							}
-							else
-								want = f_ecube(p, kind == TC_TOPO_COMPLETE, m, ts, tw, th,
-								               sw);
+							} else
+								want = f_ecube(p, kind == TC_TOPO_COMPLETE,
+								               m, ts, tw, th, sw);
 							cr_assert_eq((long long)pr.modelled_ps, want,
-							             "%s %s m=%lld par %d ports %d ct %d: %lld", specs[si],
-							             alg, m, pi, pw, sw, (long long)pr.modelled_ps);
-							cr_assert(!isnan(pr.formula_ns), "%s %s", specs[si], alg);
-							cr_assert_eq(llround(pr.formula_ns * 1000.0), want, "%s %s",
-							             specs[si], alg);
+							             "%s %s m=%lld par %d ports %d ct %d: %lld",
+							             specs[si], alg, m, pi, pw, sw,
+							             (long long)pr.modelled_ps);
+							cr_assert(!isnan(pr.formula_ns), "%s %s",
+							          specs[si], alg);
+							cr_assert_eq(llround(pr.formula_ns * 1000.0),
+							             want, "%s %s", specs[si], alg);
 							/* direct: p - 1 sends and receives per rank in its
 							 * round, serialised by the one port. */
-							const int dround = !strcmp(alg, "direct") || !strcmp(alg, "shm");
+							const int dround = !strcmp(alg, "direct") ||
+							                   !strcmp(alg, "shm");
 							cr_assert_eq(pr.oneport_violations,
 							             dround && !pw && p > 1
 							                     ? 2LL * p * (p - 2)
@@ -273,8 +288,8 @@ Test(model, seed_formulas, .timeout = 120)
 			if (tc_alg_applies(t, &md, TC_COLL_ALLTOALL, alg) == 0) {
 				cr_assert_eq(predict(t, &md, alg, 16, &pr), 0);
 				if (!isnan(pr.formula_ns))
-					cr_assert_eq(llround(pr.formula_ns * 1000.0), pr.modelled_ps,
-					             "%s %s", specs[si], alg);
+					cr_assert_eq(llround(pr.formula_ns * 1000.0),
+					             pr.modelled_ps, "%s %s", specs[si], alg);
 				int exact = !strcmp(alg, "ring") && p >= 3;
 				if (!strcmp(alg, "mesh") && kind == TC_TOPO_TORUS) {
 					exact = 1;
@@ -362,12 +377,13 @@ Test(model, lower_bound, .timeout = 60)
 				 * then the contention is there. */
 				if (!strcmp(alg, "direct") &&
 				    pr.lower_bound_ns * 1000.0 > (double)pr.modelled_ps + 0.5) {
-					cr_assert_gt(pr.contention, 0, "%s direct: below the bound", specs[si]);
+					cr_assert_gt(pr.contention, 0, "%s direct: below the bound",
+					             specs[si]);
 					continue;
 				}
 				cr_assert_leq(pr.lower_bound_ns * 1000.0, (double)pr.modelled_ps + 0.5,
-				              "%s %s: bound %.1f ns, modelled %lld ps", specs[si], alg,
-				              pr.lower_bound_ns, (long long)pr.modelled_ps);
+				              "%s %s: bound %.1f ns, modelled %lld ps", specs[si],
+				              alg, pr.lower_bound_ns, (long long)pr.modelled_ps);
 				seen++;
 			}
 		}
@@ -387,9 +403,9 @@ Test(auto, never_above_an_algorithm, .timeout = 60)
 			cr_assert_eq(tc_topo_parse(specs[si], &t), 0);
 			for (int sw = 0; sw < 2; sw++)
 				for (size_t m = 1; m <= 4096; m *= 64) {
-					struct tc_model md = ct_model(100, 2, 10, TC_PORTS_ONE,
-					                              TC_DUPLEX_FULL,
-					                              sw ? TC_SWITCH_CT : TC_SWITCH_SF);
+					struct tc_model md =
+					        ct_model(100, 2, 10, TC_PORTS_ONE, TC_DUPLEX_FULL,
+					                 sw ? TC_SWITCH_CT : TC_SWITCH_SF);
 					struct tc_prediction au, pr;
 					int err = predict(t, &md, NULL, m, &au);
 					int any = 0;
@@ -401,15 +417,16 @@ Test(auto, never_above_an_algorithm, .timeout = 60)
 						cr_assert_eq(err, 0, "%s", specs[si]);
 						/* direct is a fallback (TC__ALG_FALLBACK): AUTO
 						 * takes it only where nothing else applies. */
-						if (!strcmp(alg, "direct") && strcmp(au.algorithm, "direct"))
+						if (!strcmp(alg, "direct") &&
+						    strcmp(au.algorithm, "direct"))
 							continue;
 						/* shm: AUTO weighs it on native teams with a CPU
 						 * per rank only, never in a prediction. */
 						if (!strcmp(alg, "shm"))
 							continue;
 						cr_assert_eq(predict(t, &md, alg, m, &pr), 0);
-						cr_assert_leq(au.modelled_ps, pr.modelled_ps, "%s %s m=%zu",
-						              specs[si], alg, m);
+						cr_assert_leq(au.modelled_ps, pr.modelled_ps,
+						              "%s %s m=%zu", specs[si], alg, m);
 					}
 					if (!any)
 						cr_assert_eq(err, TC_ENOTSUP, "%s", specs[si]);
@@ -446,7 +463,7 @@ static int err_fn(struct tc_proc *proc, void *argp)
 	        {sbuf, NULL, 1, &none, TC_ENULLBUF},
 	        {sbuf, rbuf, SIZE_MAX / 2, &none, TC_EOVERFLOW},
 	        {sbuf, rbuf, 1, &bad, TC_EALG},
-	        {sbuf, rbuf, 1, &star, TC_ENOTSUP}, /* mesh on a ring */
+	        {sbuf, rbuf, 1, &star, TC_ENOTSUP},                /* mesh on a ring */
 	        {sbuf, sbuf + 1, 1, &none, p > 1 ? TC_EINVAL : 0}, /* aliased */
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {

@@ -23,9 +23,7 @@
 static const char *const algs[] = {"linear"};
 #define NALGS 1
 
-
-static struct tc_team *make_team(const char *spec, enum tc_wait_policy wait,
-                                 const struct tc_model *md)
+static struct tc_team *make_team(const char *spec, enum tc_wait_policy wait, const struct tc_model *md)
 {
 	struct tc_team_config cfg;
 	tc_team_config_default(&cfg);
@@ -43,7 +41,6 @@ static struct tc_team *make_team(const char *spec, enum tc_wait_policy wait,
 /* ---- 1. the guarantee -------------------------------------------------------- */
 
 #define ITERS 12
-
 
 static void check_barrier(const char *spec, const char *alg, enum tc_wait_policy wait, int iters)
 {
@@ -131,31 +128,39 @@ Test(barrier, closed_forms, .timeout = 120)
 				for (int p = 1; p <= 70; p++)
 					for (int kind = 0; kind < 3; kind++) {
 						char spec[32];
-						snprintf(spec, sizeof spec, kind == 0 ? "complete:%d"
-						                            : kind == 1 ? "star:%d"
-						                                        : "ring:%d",
+						snprintf(spec, sizeof spec,
+						         kind == 0   ? "complete:%d"
+						         : kind == 1 ? "star:%d"
+						                     : "ring:%d",
 						         p);
 						struct tc_topo *t;
 						cr_assert_eq(tc_topo_parse(spec, &t), 0);
 						struct tc_prediction pr;
-						int err = tc_predict(t, &md, TC_COLL_BARRIER, "linear", 0, 1, 0, 0, &pr);
+						int err = tc_predict(t, &md, TC_COLL_BARRIER,
+						                     "linear", 0, 1, 0, 0, &pr);
 						cr_assert_eq(err, 0, "%s: %s", spec, tc_strerror(err));
 						cr_assert_str_eq(pr.algorithm, "linear");
 						cr_assert_eq(pr.rounds, p > 1 ? 2 : 0);
 						cr_assert_eq(pr.messages, 2L * (p - 1));
 						if (kind < 2 || p <= 3) { /* every rank a neighbour of 0 */
-							long long want = linear_closed_form(p, ct, allport);
-							cr_assert_eq(pr.modelled_ps, want, "%s ct=%d all=%d half=%d: %lld",
-							             spec, ct, allport, half, (long long)pr.modelled_ps);
-							cr_assert_eq(llround(pr.formula_ns * 1000.0), want,
-							             "%s: formula %.3f", spec, pr.formula_ns);
+							long long want =
+							        linear_closed_form(p, ct, allport);
+							cr_assert_eq(pr.modelled_ps, want,
+							             "%s ct=%d all=%d half=%d: %lld",
+							             spec, ct, allport, half,
+							             (long long)pr.modelled_ps);
+							cr_assert_eq(llround(pr.formula_ns * 1000.0),
+							             want, "%s: formula %.3f", spec,
+							             pr.formula_ns);
 							/* Rank 0 takes p-1 transfers in each round:
 							 * one port serialises them. */
-							long viol = allport || p < 2 ? 0L : 2L * (p - 2);
+							long viol = allport || p < 2 ? 0L
+							                             : 2L * (p - 2);
 							cr_assert_eq(pr.oneport_violations, viol);
 							checked++;
 						} else {
-							cr_assert(isnan(pr.formula_ns), "%s: routed, no closed form", spec);
+							cr_assert(isnan(pr.formula_ns),
+							          "%s: routed, no closed form", spec);
 						}
 						tc_topo_destroy(t);
 					}
@@ -198,8 +203,8 @@ Test(barrier, run_equals_prediction, .timeout = 120)
 			cr_assert_eq(tc_run(team, one_fn, &arg), 0);
 			cr_assert_eq(atomic_load(&arg.f.n), 0, "%s: %s", specs[i], arg.f.msg);
 			struct tc_prediction pr;
-			cr_assert_eq(tc_predict(tc_team_topo(team), &md, TC_COLL_BARRIER, algs[a], 0, 1, 0,
-			                        0, &pr),
+			cr_assert_eq(tc_predict(tc_team_topo(team), &md, TC_COLL_BARRIER, algs[a],
+			                        0, 1, 0, 0, &pr),
 			             0);
 			cr_assert_eq(arg.modelled, pr.modelled_ps, "%s %s", specs[i], algs[a]);
 			tc_team_destroy(team);

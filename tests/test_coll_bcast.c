@@ -31,8 +31,8 @@
 #include "util.h"
 
 enum { A_HYPERCUBE, A_BINOMIAL, A_LINEAR, A_RING, A_PIPE, A_RING_RD, A_MESH, A_DOT, NALG };
-static const char *const alg_name[NALG] = {"hypercube", "binomial", "linear",  "ring",
-                                           "ring_pipelined", "ring_rd", "mesh", "dot_allport"};
+static const char *const alg_name[NALG] = {"hypercube",      "binomial", "linear", "ring",
+                                           "ring_pipelined", "ring_rd",  "mesh",   "dot_allport"};
 
 /* Model constants: t_s = 1000 ns, t_w = 2 ns/B, t_h = 50 ns (cut-through),
  * t_c = 0.5 ns/B (reductions). */
@@ -73,8 +73,8 @@ static int applies(int a, const struct tc_topo *t, int allport)
 	case A_MESH:
 		return k == TC_TOPO_MESH || k == TC_TOPO_TORUS;
 	case A_DOT:
-		return allport && (k == TC_TOPO_MESH || k == TC_TOPO_TORUS || k == TC_TOPO_HYPERCUBE ||
-		                   k == TC_TOPO_RING || k == TC_TOPO_CHAIN);
+		return allport && (k == TC_TOPO_MESH || k == TC_TOPO_TORUS ||
+		                   k == TC_TOPO_HYPERCUBE || k == TC_TOPO_RING || k == TC_TOPO_CHAIN);
 	}
 	return 0;
 }
@@ -201,7 +201,8 @@ static int bc_fn(struct tc_proc *proc, void *argp)
 		int rc = tc_bcast(proc, buf, k->count, TC_INT32, k->root, &o);
 		if (rc != k->expect) {
 			fail_note(&a->f, "%s count %zu root %d rank %d: rc %d (%s), expected %d",
-			          alg_name[k->alg], k->count, k->root, me, rc, tc_strerror(rc), k->expect);
+			          alg_name[k->alg], k->count, k->root, me, rc, tc_strerror(rc),
+			          k->expect);
 			if (rc == TC_EABORTED || rc == TC_ETIMEDOUT || rc == TC_EMISMATCH)
 				break;
 			continue;
@@ -215,8 +216,8 @@ static int bc_fn(struct tc_proc *proc, void *argp)
 				break;
 			}
 		if (buf[k->count] != 0xDEADBEEFu)
-			fail_note(&a->f, "%s count %zu rank %d: wrote past the end", alg_name[k->alg],
-			          k->count, me);
+			fail_note(&a->f, "%s count %zu rank %d: wrote past the end",
+			          alg_name[k->alg], k->count, me);
 		struct tc_coll_info info;
 		tc_last_coll(proc, &info);
 		if (!info.algorithm || strcmp(info.algorithm, alg_name[k->alg]))
@@ -228,8 +229,7 @@ static int bc_fn(struct tc_proc *proc, void *argp)
 }
 
 /* Runs the cases on one team and asserts that nothing failed. */
-static void bc_run_cases(const char *spec, const struct tc_model *md, const struct bc_case *cs,
-                         int ncs)
+static void bc_run_cases(const char *spec, const struct tc_model *md, const struct bc_case *cs, int ncs)
 {
 	struct tc_team *team = team_new(spec, md);
 	struct bc_run a = {.cs = cs, .ncs = ncs};
@@ -268,8 +268,8 @@ static void bcast_results_p(int p)
 			if (allport && !applies(A_DOT, t, 1))
 				continue;
 			struct tc_model md =
-			    make_model(allport ? TC_PORTS_ALL : TC_PORTS_ONE,
-			               (s + p + pass) % 2 ? TC_SWITCH_CT : TC_SWITCH_SF, 0.0);
+			        make_model(allport ? TC_PORTS_ALL : TC_PORTS_ONE,
+			                   (s + p + pass) % 2 ? TC_SWITCH_CT : TC_SWITCH_SF, 0.0);
 			int n = 0;
 			for (int a = 0; a < NALG; a++) {
 				if (allport && a != A_DOT)
@@ -339,8 +339,9 @@ Test(bcast_results, one_mib, .timeout = 120)
 				for (int a = 0; a < NALG; a++)
 					if (applies(a, t, allport) && (!allport || a == A_DOT))
 						cs[n++] = (struct bc_case){a, count, p / 2, 0, 0};
-				struct tc_model md = make_model(allport ? TC_PORTS_ALL : TC_PORTS_ONE,
-				                                s % 2 ? TC_SWITCH_CT : TC_SWITCH_SF, 0.0);
+				struct tc_model md =
+				        make_model(allport ? TC_PORTS_ALL : TC_PORTS_ONE,
+				                   s % 2 ? TC_SWITCH_CT : TC_SWITCH_SF, 0.0);
 				bc_run_cases(specs[s], &md, cs, n);
 			}
 			tc_topo_destroy(t);
@@ -383,14 +384,14 @@ struct rd_case {
 
 static enum tc_dtype kind_dt(int k)
 {
-	static const enum tc_dtype dt[NK] = {TC_INT32, TC_INT64, TC_UINT8, TC_DOUBLE,
+	static const enum tc_dtype dt[NK] = {TC_INT32,  TC_INT64,  TC_UINT8,  TC_DOUBLE,
 	                                     TC_DOUBLE, TC_UINT64, TC_DOUBLE, TC_UINT64};
 	return dt[k];
 }
 
 static enum tc_op kind_op(int k)
 {
-	static const enum tc_op op[NK] = {TC_OP_SUM, TC_OP_SUM, TC_OP_SUM, TC_OP_MAX,
+	static const enum tc_op op[NK] = {TC_OP_SUM, TC_OP_SUM,  TC_OP_SUM, TC_OP_MAX,
 	                                  TC_OP_MIN, TC_OP_BXOR, TC_OP_SUM, TC_OP_USER};
 	return op[k];
 }
@@ -516,9 +517,10 @@ static int rd_fn(struct tc_proc *proc, void *argp)
 		int rc = tc_reduce(proc, send, root ? rb : NULL, k->count, dt, kind_op(k->kind),
 		                   k->root, &o);
 		if (rc != k->expect) {
-			fail_note(&a->f, "reduce %s kind %d count %zu root %d rank %d: rc %d (%s), expected %d",
-			          alg_name[k->alg], k->kind, k->count, k->root, me, rc, tc_strerror(rc),
-			          k->expect);
+			fail_note(&a->f,
+			          "reduce %s kind %d count %zu root %d rank %d: rc %d (%s), expected %d",
+			          alg_name[k->alg], k->kind, k->count, k->root, me, rc,
+			          tc_strerror(rc), k->expect);
 			if (rc == TC_EABORTED || rc == TC_ETIMEDOUT || rc == TC_EMISMATCH)
 				break;
 			continue;
@@ -528,8 +530,8 @@ static int rd_fn(struct tc_proc *proc, void *argp)
 		if (k->kind == K_SUM_D) { /* the same call again: bit for bit */
 			if (root && k->in_place)
 				memcpy(r2, sb, bytes);
-			rc = tc_reduce(proc, root && k->in_place ? TC_IN_PLACE : sb, root ? r2 : NULL,
-			               k->count, dt, kind_op(k->kind), k->root, &o);
+			rc = tc_reduce(proc, root && k->in_place ? TC_IN_PLACE : sb,
+			               root ? r2 : NULL, k->count, dt, kind_op(k->kind), k->root, &o);
 			if (rc)
 				fail_note(&a->f, "reduce %s again: rc %d", alg_name[k->alg], rc);
 			else if (root && memcmp(r2, rb, bytes))
@@ -560,7 +562,8 @@ static int rd_fn(struct tc_proc *proc, void *argp)
 					mag += fabs(w);
 				}
 				if (!(fabs(x - y) <= 1e-13 * mag * p)) {
-					fail_note(&a->f, "reduce %s sum double p %d root %d element %zu: %.17g vs %.17g",
+					fail_note(&a->f,
+					          "reduce %s sum double p %d root %d element %zu: %.17g vs %.17g",
 					          alg_name[k->alg], p, k->root, i, x, y);
 					break;
 				}
@@ -606,17 +609,26 @@ static void reduce_results_p(int p)
 				if (allport && a != A_DOT)
 					continue;
 				if (!applies(a, t, allport)) {
-					cs[n] = (struct rd_case){a, K_SUM_I32, 0, 0, 0, 7, TC_ENOTSUP, n};
+					cs[n] = (struct rd_case){a, K_SUM_I32, 0,          0,
+					                         0, 7,         TC_ENOTSUP, n};
 					n++;
 					continue;
 				}
-				cs[n] = (struct rd_case){a, K_SUM_I32, roots[nr - 1], 0, 0, 0, 0, n};
+				cs[n] = (struct rd_case){a, K_SUM_I32, roots[nr - 1], 0, 0, 0,
+				                         0, n};
 				n++;
 				for (int r = 0; r < nr; r++)
 					for (int k = 0; k < NK; k++) {
-						int expect = k == K_USER && a != A_LINEAR ? TC_ENOTSUP : 0;
-						cs[n] = (struct rd_case){a, k, roots[r], n % 2, 0, counts[(r + k) % 4],
-						                         expect, n};
+						int expect = k == K_USER && a != A_LINEAR ? TC_ENOTSUP
+						                                          : 0;
+						cs[n] = (struct rd_case){a,
+						                         k,
+						                         roots[r],
+						                         n % 2,
+						                         0,
+						                         counts[(r + k) % 4],
+						                         expect,
+						                         n};
 						n++;
 					}
 				if (a == A_BINOMIAL) {
@@ -625,10 +637,11 @@ static void reduce_results_p(int p)
 				}
 			}
 			struct tc_model md =
-			    make_model(allport ? TC_PORTS_ALL : TC_PORTS_ONE,
-			               (s + p) % 2 ? TC_SWITCH_CT : TC_SWITCH_SF, TC_NS);
+			        make_model(allport ? TC_PORTS_ALL : TC_PORTS_ONE,
+			                   (s + p) % 2 ? TC_SWITCH_CT : TC_SWITCH_SF, TC_NS);
 			struct tc_team *team = team_new(specs[s], &md);
-			uint64_t *h1 = calloc((size_t)n, sizeof *h1), *h2 = calloc((size_t)n, sizeof *h2);
+			uint64_t *h1 = calloc((size_t)n, sizeof *h1),
+			         *h2 = calloc((size_t)n, sizeof *h2);
 			for (int pass = 0; pass < 2; pass++) {
 				struct rd_run run = {.cs = cs, .ncs = n, .hash = pass ? h2 : h1};
 				for (int c = 0; c < n; c++)
@@ -638,8 +651,8 @@ static void reduce_results_p(int p)
 				if (getenv("TC_TEST_VERBOSE"))
 					fprintf(stderr, "reduce %s: %d calls per rank\n", specs[s], n);
 				cr_assert_eq(err, 0, "%s: tc_run: %s", specs[s], tc_strerror(err));
-				cr_assert_eq(atomic_load(&run.f.n), 0, "%s: %ld failures, first: %s", specs[s],
-				             atomic_load(&run.f.n), run.f.what);
+				cr_assert_eq(atomic_load(&run.f.n), 0, "%s: %ld failures, first: %s",
+				             specs[s], atomic_load(&run.f.n), run.f.what);
 				if (pass == 0) { /* the second run: SUM double only */
 					int m = 0;
 					for (int c = 0; c < n; c++)
@@ -651,8 +664,8 @@ static void reduce_results_p(int p)
 				}
 			}
 			for (int c = 0; c < n; c++)
-				cr_assert_eq(h1[c], h2[c], "%s: %s sum double root %d: runs differ", specs[s],
-				             alg_name[cs[c].alg], cs[c].root);
+				cr_assert_eq(h1[c], h2[c], "%s: %s sum double root %d: runs differ",
+				             specs[s], alg_name[cs[c].alg], cs[c].root);
 			free(h1);
 			free(h2);
 			tc_team_destroy(team);
@@ -698,7 +711,7 @@ static struct q q_of(const struct tc_model *md)
 {
 	struct q q = {(int64_t)llround(md->ts_ns * 1000), (int64_t)llround(md->tw_ns * 1000),
 	              (int64_t)llround(md->th_ns * 1000), (int64_t)llround(md->tc_ns * 1000),
-	              md->switching == TC_SWITCH_CT, md->ports == TC_PORTS_ALL};
+	              md->switching == TC_SWITCH_CT,      md->ports == TC_PORTS_ALL};
 	return q;
 }
 
@@ -830,7 +843,8 @@ static int64_t expect_bcast(int alg, const struct tc_topo *t, const struct q *q,
 			int nd = shape(t, root, z, a);
 			int wrap = k == TC_TOPO_TORUS || k == TC_TOPO_RING;
 			for (int i = 0; i < nd; i++)
-				exc += wrap ? z[i] / 2 : (a[i] > z[i] - 1 - a[i] ? a[i] : z[i] - 1 - a[i]);
+				exc += wrap ? z[i] / 2
+				            : (a[i] > z[i] - 1 - a[i] ? a[i] : z[i] - 1 - a[i]);
 		}
 		return exc * L1;
 	}
@@ -1002,16 +1016,16 @@ static int contention_free(int alg)
 
 static long ncase;
 
-static void time_case(const char *spec, const struct tc_topo *t, const struct tc_model *md,
-                      int alg, enum tc_coll coll, uint64_t m, uint64_t es, int root, int packets)
+static void time_case(const char *spec, const struct tc_topo *t, const struct tc_model *md, int alg,
+                      enum tc_coll coll, uint64_t m, uint64_t es, int root, int packets)
 {
 	struct q q = q_of(md);
 	int p = tc_topo_nodes(t);
 	int ok = applies(alg, t, md->ports == TC_PORTS_ALL);
 	struct tc_prediction pr;
 	int rc = tc_predict(t, md, coll, alg_name[alg], m, es, root, packets, &pr);
-	cr_assert_eq(rc, ok ? 0 : TC_ENOTSUP, "%s %s on %s: rc %d", tc_coll_name(coll), alg_name[alg],
-	             spec, rc);
+	cr_assert_eq(rc, ok ? 0 : TC_ENOTSUP, "%s %s on %s: rc %d", tc_coll_name(coll),
+	             alg_name[alg], spec, rc);
 	if (!ok)
 		return;
 	ncase++;
@@ -1029,20 +1043,22 @@ static void time_case(const char *spec, const struct tc_topo *t, const struct tc
 	(void)sw;
 	(void)pt;
 	if (want >= 0)
-		cr_assert_eq(pr.modelled_ps, want, "%s %s on %s (%s %s) m %lu root %d r %ld: %ld ps, want %ld",
-		             tc_coll_name(coll), alg_name[alg], spec, pt, sw, (unsigned long)m, root,
-		             (long)r, (long)pr.modelled_ps, (long)want);
+		cr_assert_eq(pr.modelled_ps, want,
+		             "%s %s on %s (%s %s) m %lu root %d r %ld: %ld ps, want %ld",
+		             tc_coll_name(coll), alg_name[alg], spec, pt, sw, (unsigned long)m,
+		             root, (long)r, (long)pr.modelled_ps, (long)want);
 	if (coll == TC_COLL_REDUCE && alg == A_DOT) /* one combine per step at least */
-		cr_assert_geq(pr.modelled_ps,
-		              expect_bcast(alg, t, &q, m, es, root, 0) +
-		                  (int64_t)m * q.tc * (expect_bcast(alg, t, &q, m, es, root, 0) /
-		                                       (msg(&q, m, 1) ? msg(&q, m, 1) : 1)));
+		cr_assert_geq(pr.modelled_ps, expect_bcast(alg, t, &q, m, es, root, 0) +
+		                                      (int64_t)m * q.tc *
+		                                              (expect_bcast(alg, t, &q, m, es, root, 0) /
+		                                               (msg(&q, m, 1) ? msg(&q, m, 1) : 1)));
 	int claim = formula_claim(alg, coll, t, md, m, es, root, r);
 	int64_t f = (int64_t)llround(pr.formula_ns * 1000.0);
 	if (claim == 1)
-		cr_assert_eq(f, pr.modelled_ps, "%s %s on %s (%s %s) m %lu root %d: formula %ld ps, modelled %ld",
-		             tc_coll_name(coll), alg_name[alg], spec, pt, sw, (unsigned long)m, root,
-		             (long)f, (long)pr.modelled_ps);
+		cr_assert_eq(f, pr.modelled_ps,
+		             "%s %s on %s (%s %s) m %lu root %d: formula %ld ps, modelled %ld",
+		             tc_coll_name(coll), alg_name[alg], spec, pt, sw, (unsigned long)m,
+		             root, (long)f, (long)pr.modelled_ps);
 	else if (claim == 0)
 		cr_assert_geq(f, pr.modelled_ps, "%s %s on %s: formula below the modelled time",
 		              tc_coll_name(coll), alg_name[alg], spec);
@@ -1053,8 +1069,9 @@ static void time_case(const char *spec, const struct tc_topo *t, const struct tc
 		if (alg != A_LINEAR)
 			cr_assert_eq(pr.oneport_violations, 0, "%s on %s: 1-port", alg_name[alg], spec);
 		if (contention_free(alg))
-			cr_assert_eq(pr.contention, 0, "%s on %s (%s %s) root %d m %lu: %ld conflicts",
-			             alg_name[alg], spec, pt, sw, root, (unsigned long)m, pr.contention);
+			cr_assert_eq(pr.contention, 0,
+			             "%s on %s (%s %s) root %d m %lu: %ld conflicts", alg_name[alg],
+			             spec, pt, sw, root, (unsigned long)m, pr.contention);
 	}
 }
 
@@ -1063,8 +1080,7 @@ static void time_case(const char *spec, const struct tc_topo *t, const struct tc
 static const uint64_t tm_bytes[] = {0, 8, 1000, 4096};
 static const uint64_t tm_es[] = {1, 8, 4, 8};
 
-static void time_all(enum tc_coll coll, const struct tc_model *mds, int nmd, const int *ps,
-                     int nps)
+static void time_all(enum tc_coll coll, const struct tc_model *mds, int nmd, const int *ps, int nps)
 {
 	for (int k = 0; k < nps; k++) {
 		int p = ps[k];
@@ -1078,11 +1094,12 @@ static void time_all(enum tc_coll coll, const struct tc_model *mds, int nmd, con
 				for (int a = 0; a < NALG; a++)
 					for (int b = 0; b < 4; b++)
 						for (int r = 0; r < 4; r++) {
-							time_case(specs[s], t, &mds[i], a, coll, tm_bytes[b], tm_es[b],
-							          roots[r], 0);
+							time_case(specs[s], t, &mds[i], a, coll,
+							          tm_bytes[b], tm_es[b], roots[r], 0);
 							if (a == A_PIPE && tm_bytes[b] == 1000)
 								for (int pk = 3; pk <= 10; pk++)
-									time_case(specs[s], t, &mds[i], a, coll, 1000, 4,
+									time_case(specs[s], t, &mds[i],
+									          a, coll, 1000, 4,
 									          roots[r], pk);
 						}
 			tc_topo_destroy(t);
@@ -1133,34 +1150,34 @@ Test(bcast_time, seed_examples, .timeout = 30)
 		int root, packets;
 		long long ps;
 	} c[] = {
-	    /* hypercube d (t_s + m t_w): 5 (1000 + 2000) ns */
-	    {"hypercube:5", "hypercube", &sf, 1000, 7, 0, 5 * 3000000LL},
-	    /* ring (p-1)(t_s + m t_w) */
-	    {"ring:8", "ring", &sf, 1000, 3, 0, 7 * 3000000LL},
-	    /* ring under CT: (p-1)(t_s + m t_w + t_h) */
-	    {"ring:8", "ring", &ct, 1000, 3, 0, 7 * 3050000LL},
-	    /* pipelined (p-2+r)(t_s + (m/r) t_w): 8 + 4 - 2 = 10 rounds of 1000 + 500 ns */
-	    {"ring:8", "ring_pipelined", &sf, 1000, 0, 4, 10 * 1500000LL},
-	    /* Gray-code ring on Q_3, r = 2: 8 (1000 + 1000) ns */
-	    {"hypercube:3", "ring_pipelined", &sf, 1000, 6, 2, 8 * 2000000LL},
-	    /* ring_rd SF: p-1 links; CT: ceil(log 13) = 4 start-ups + 12 t_h */
-	    {"ring:13", "ring_rd", &sf, 1000, 4, 0, 12 * 3000000LL},
-	    {"ring:13", "ring_rd", &ct, 1000, 4, 0, 4 * 3000000LL + 12 * 50000LL},
-	    /* chain from the middle, CT ([KKA-I] (c)): 3 start-ups + max(3, 3) t_h */
-	    {"chain:7", "ring_rd", &ct, 1000, 3, 0, 3 * 3000000LL + 3 * 50000LL},
-	    /* mesh 4x4 from a corner, SF: 3 + 3 links; CT: 2 log sqrt(16) = 4 steps */
-	    {"mesh:4x4", "mesh", &sf, 1000, 0, 0, 6 * 3000000LL},
-	    {"mesh:4x4", "mesh", &ct, 1000, 0, 0, 4 * 3000000LL + 6 * 50000LL},
-	    /* torus 4x4, CT: 4 steps + (3 + 3) t_h */
-	    {"torus:4x4", "mesh", &ct, 1000, 5, 0, 4 * 3000000LL + 6 * 50000LL},
-	    /* all-port DOT: exc = 2 + 2 on mesh 5x5 from the centre */
-	    {"mesh:5x5", "dot_allport", &all, 1000, 12, 0, 4 * 3000000LL},
-	    /* all-port SBT on Q_4: n steps */
-	    {"hypercube:4", "dot_allport", &all, 1000, 9, 0, 4 * 3000000LL},
-	    /* linear on the complete graph: (p-1)(t_s + m t_w) */
-	    {"complete:6", "linear", &sf, 1000, 2, 0, 5 * 3000000LL},
-	    /* binomial on the complete graph: ceil(log 6) = 3 steps */
-	    {"complete:6", "binomial", &sf, 1000, 2, 0, 3 * 3000000LL},
+	        /* hypercube d (t_s + m t_w): 5 (1000 + 2000) ns */
+	        {"hypercube:5", "hypercube", &sf, 1000, 7, 0, 5 * 3000000LL},
+	        /* ring (p-1)(t_s + m t_w) */
+	        {"ring:8", "ring", &sf, 1000, 3, 0, 7 * 3000000LL},
+	        /* ring under CT: (p-1)(t_s + m t_w + t_h) */
+	        {"ring:8", "ring", &ct, 1000, 3, 0, 7 * 3050000LL},
+	        /* pipelined (p-2+r)(t_s + (m/r) t_w): 8 + 4 - 2 = 10 rounds of 1000 + 500 ns */
+	        {"ring:8", "ring_pipelined", &sf, 1000, 0, 4, 10 * 1500000LL},
+	        /* Gray-code ring on Q_3, r = 2: 8 (1000 + 1000) ns */
+	        {"hypercube:3", "ring_pipelined", &sf, 1000, 6, 2, 8 * 2000000LL},
+	        /* ring_rd SF: p-1 links; CT: ceil(log 13) = 4 start-ups + 12 t_h */
+	        {"ring:13", "ring_rd", &sf, 1000, 4, 0, 12 * 3000000LL},
+	        {"ring:13", "ring_rd", &ct, 1000, 4, 0, 4 * 3000000LL + 12 * 50000LL},
+	        /* chain from the middle, CT ([KKA-I] (c)): 3 start-ups + max(3, 3) t_h */
+	        {"chain:7", "ring_rd", &ct, 1000, 3, 0, 3 * 3000000LL + 3 * 50000LL},
+	        /* mesh 4x4 from a corner, SF: 3 + 3 links; CT: 2 log sqrt(16) = 4 steps */
+	        {"mesh:4x4", "mesh", &sf, 1000, 0, 0, 6 * 3000000LL},
+	        {"mesh:4x4", "mesh", &ct, 1000, 0, 0, 4 * 3000000LL + 6 * 50000LL},
+	        /* torus 4x4, CT: 4 steps + (3 + 3) t_h */
+	        {"torus:4x4", "mesh", &ct, 1000, 5, 0, 4 * 3000000LL + 6 * 50000LL},
+	        /* all-port DOT: exc = 2 + 2 on mesh 5x5 from the centre */
+	        {"mesh:5x5", "dot_allport", &all, 1000, 12, 0, 4 * 3000000LL},
+	        /* all-port SBT on Q_4: n steps */
+	        {"hypercube:4", "dot_allport", &all, 1000, 9, 0, 4 * 3000000LL},
+	        /* linear on the complete graph: (p-1)(t_s + m t_w) */
+	        {"complete:6", "linear", &sf, 1000, 2, 0, 5 * 3000000LL},
+	        /* binomial on the complete graph: ceil(log 6) = 3 steps */
+	        {"complete:6", "binomial", &sf, 1000, 2, 0, 3 * 3000000LL},
 	};
 	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
 		struct tc_topo *t = NULL;
@@ -1169,8 +1186,8 @@ Test(bcast_time, seed_examples, .timeout = 30)
 		int rc = tc_predict(t, c[i].md, TC_COLL_BCAST, c[i].alg, c[i].m, 1, c[i].root,
 		                    c[i].packets, &pr);
 		cr_assert_eq(rc, 0, "%s %s: %d", c[i].spec, c[i].alg, rc);
-		cr_assert_eq(pr.modelled_ps, c[i].ps, "%s %s: %ld ps, want %lld", c[i].spec, c[i].alg,
-		             (long)pr.modelled_ps, c[i].ps);
+		cr_assert_eq(pr.modelled_ps, c[i].ps, "%s %s: %ld ps, want %lld", c[i].spec,
+		             c[i].alg, (long)pr.modelled_ps, c[i].ps);
 		tc_topo_destroy(t);
 	}
 }
@@ -1191,8 +1208,8 @@ static int one_fn(struct tc_proc *proc, void *argp)
 	int32_t *buf = calloc(a->count + 1, sizeof *buf), *out = calloc(a->count + 1, sizeof *out);
 	struct tc_coll_opts o = {.alg = alg_name[a->alg]};
 	int rc = a->coll == TC_COLL_BCAST
-	             ? tc_bcast(proc, buf, a->count, TC_INT32, a->root, &o)
-	             : tc_reduce(proc, buf, out, a->count, TC_INT32, TC_OP_SUM, a->root, &o);
+	                 ? tc_bcast(proc, buf, a->count, TC_INT32, a->root, &o)
+	                 : tc_reduce(proc, buf, out, a->count, TC_INT32, TC_OP_SUM, a->root, &o);
 	struct tc_coll_info info;
 	tc_last_coll(proc, &info);
 	if (tc_rank(proc) == a->root) {
@@ -1206,8 +1223,8 @@ static int one_fn(struct tc_proc *proc, void *argp)
 
 Test(bcast_time, run_equals_prediction, .timeout = 120)
 {
-	static const char *specs[] = {"ring:7", "chain:6", "hypercube:3", "mesh:3x4", "torus:3x3",
-	                              "complete:5", "star:6", "tree:2:7"};
+	static const char *specs[] = {"ring:7",    "chain:6",    "hypercube:3", "mesh:3x4",
+	                              "torus:3x3", "complete:5", "star:6",      "tree:2:7"};
 	struct tc_model mds[3] = {make_model(TC_PORTS_ONE, TC_SWITCH_SF, TC_NS),
 	                          make_model(TC_PORTS_ONE, TC_SWITCH_CT, TC_NS),
 	                          make_model(TC_PORTS_ALL, TC_SWITCH_CT, TC_NS)};
@@ -1222,19 +1239,25 @@ Test(bcast_time, run_equals_prediction, .timeout = 120)
 				if (!applies(a, t, i == 2) || (i == 2) != (a == A_DOT))
 					continue;
 				for (int c = 0; c < 2; c++) {
-					struct one_call oc = {c ? TC_COLL_REDUCE : TC_COLL_BCAST, a, p / 2, 250, -1, 0};
+					struct one_call oc = {c ? TC_COLL_REDUCE : TC_COLL_BCAST,
+					                      a,
+					                      p / 2,
+					                      250,
+					                      -1,
+					                      0};
 					struct tc_prediction pr;
-					cr_assert_eq(tc_predict(t, &mds[i], oc.coll, alg_name[a], 1000, 4, oc.root, 0,
-					                        &pr),
+					cr_assert_eq(tc_predict(t, &mds[i], oc.coll, alg_name[a],
+					                        1000, 4, oc.root, 0, &pr),
 					             0);
 					int err = tc_run(team, one_fn, &oc);
-					cr_assert_eq(err, 0, "%s %s: %s", specs[s], alg_name[a], tc_strerror(err));
+					cr_assert_eq(err, 0, "%s %s: %s", specs[s], alg_name[a],
+					             tc_strerror(err));
 					struct tc_run_info ri;
 					tc_team_last_run(team, &ri);
 					cr_assert_eq(ri.makespan_ps, pr.modelled_ps,
-					             "%s %s %s: run %ld ps, predicted %ld", specs[s],
-					             tc_coll_name(oc.coll), alg_name[a], (long)ri.makespan_ps,
-					             (long)pr.modelled_ps);
+					             "%s %s %s: run %ld ps, predicted %ld",
+					             specs[s], tc_coll_name(oc.coll), alg_name[a],
+					             (long)ri.makespan_ps, (long)pr.modelled_ps);
 					cr_assert_eq(oc.last, pr.modelled_ps);
 					runs++;
 				}
@@ -1265,31 +1288,41 @@ Test(auto_select, no_slower_than_any, .timeout = 120)
 			for (int i = 0; i < 3; i++)
 				for (int c = 0; c < 2; c++)
 					for (size_t b = 0; b < 4; b++)
-						for (int root = 0; root < p; root += p > 1 ? p - 1 : 1) {
-							enum tc_coll coll = c ? TC_COLL_REDUCE : TC_COLL_BCAST;
+						for (int root = 0; root<p; root += p> 1 ? p - 1 : 1) {
+							enum tc_coll coll =
+							        c ? TC_COLL_REDUCE : TC_COLL_BCAST;
 							struct tc_prediction au, pr;
-							cr_assert_eq(tc_predict(t, &mds[i], coll, NULL, bytes[b], 8, root, 0,
-							                        &au),
+							cr_assert_eq(tc_predict(t, &mds[i], coll,
+							                        NULL, bytes[b], 8,
+							                        root, 0, &au),
 							             0);
 							int found = 0, n = 0;
 							for (int a = 0; a < NALG; a++) {
-								int rc = tc_predict(t, &mds[i], coll, alg_name[a], bytes[b], 8,
+								int rc = tc_predict(t, &mds[i], coll,
+								                    alg_name[a],
+								                    bytes[b], 8,
 								                    root, 0, &pr);
 								if (rc == TC_ENOTSUP)
 									continue;
 								cr_assert_eq(rc, 0);
 								n++;
-								cr_assert_leq(au.modelled_ps, pr.modelled_ps,
+								cr_assert_leq(au.modelled_ps,
+								              pr.modelled_ps,
 								              "%s %s %zu B root %d: auto %s %ld ps > %s %ld ps",
-								              specs[s], tc_coll_name(coll), bytes[b], root,
-								              au.algorithm, (long)au.modelled_ps, alg_name[a],
+								              specs[s],
+								              tc_coll_name(coll),
+								              bytes[b], root, au.algorithm,
+								              (long)au.modelled_ps,
+								              alg_name[a],
 								              (long)pr.modelled_ps);
 								if (!strcmp(au.algorithm, alg_name[a]))
-									found = pr.modelled_ps == au.modelled_ps;
+									found = pr.modelled_ps ==
+									        au.modelled_ps;
 							}
 							cr_assert_geq(n, 2, "%s: linear and binomial apply everywhere",
 							              specs[s]);
-							cr_assert(found, "%s: auto picked %s", specs[s], au.algorithm);
+							cr_assert(found, "%s: auto picked %s",
+							          specs[s], au.algorithm);
 						}
 			tc_topo_destroy(t);
 		}

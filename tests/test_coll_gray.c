@@ -35,8 +35,7 @@ static int predict(const struct tc_topo *t, const struct tc_model *md, enum tc_c
 
 /* Runs every algorithm that applies under md (and AUTO) on every topology of
  * p, for both collectives, with the given counts. */
-static void run_matrix(int p, const struct tc_model *md, const size_t *counts, int ncounts,
-                       int iters)
+static void run_matrix(int p, const struct tc_model *md, const size_t *counts, int ncounts, int iters)
 {
 	char specs[NSPECS][32];
 	int ns = tc_test_specs_for(p, specs, NSPECS);
@@ -59,7 +58,8 @@ static void run_matrix(int p, const struct tc_model *md, const size_t *counts, i
 						if (!tc_alg_applies(t, md, coll, tc_alg_name(coll, b)))
 							ap = 0;
 				if (p & (p - 1))
-					cr_assert_eq(ap, TC_ENOTSUP, "%s %s", specs[si], alg ? alg : "auto");
+					cr_assert_eq(ap, TC_ENOTSUP, "%s %s", specs[si],
+					             alg ? alg : "auto");
 				int err = predict(t, md, coll, alg, 24, 8, &pr);
 				/* The registry's restrictions are what the generator accepts. */
 				cr_assert_eq(err, ap, "%s %s: predict %d, applies %d", specs[si],
@@ -73,13 +73,17 @@ static void run_matrix(int p, const struct tc_model *md, const size_t *counts, i
 					cr_assert(team, "%s", msg);
 				}
 				for (int c = 0; c < ncounts; c++, k++) {
-					struct ct_case cs = {.coll = coll, .alg = alg, .count = counts[c],
+					struct ct_case cs = {.coll = coll,
+					                     .alg = alg,
+					                     .count = counts[c],
 					                     .dt = ct_dtypes[k % ct_ndtypes],
-					                     .in_place = (k / 2) % 2, .iters = iters,
+					                     .in_place = (k / 2) % 2,
+					                     .iters = iters,
 					                     .seed = (uint64_t)k + 1};
 					cr_assert_eq(ct_run(team, &cs, msg, sizeof msg), 0,
 					             "%s %s %s count %zu: %s", specs[si],
-					             tc_coll_name(coll), alg ? alg : "auto", counts[c], msg);
+					             tc_coll_name(coll), alg ? alg : "auto",
+					             counts[c], msg);
 				}
 			}
 		}
@@ -171,17 +175,17 @@ static long long f_gb3(int n, long long half, long long ts, long long tw, long l
  * esize t_c / 2 above the source's real-K/2 formula (below it for GB2, n = 2). */
 /* One case of seed_formulas: gb1, gb2, gb3 of both collectives on the
  * n-cube t, count elements of es bytes, the model's parameters in ns. */
-static void check_formulas(const struct tc_topo *t, int n, const long long par[3], int sw,
-                           int pw, long long cnt, long long es)
+static void check_formulas(const struct tc_topo *t, int n, const long long par[3], int sw, int pw,
+                           long long cnt, long long es)
 {
 	static const char *const algs[] = {"gb1", "gb2", "gb3"};
 	const long long ts = par[0], tw = par[1], th = par[2], thc = sw ? th : 0;
 	const long long K = cnt * es;
 	const long long big = (cnt + 1) / 2 * es; /* part 0 */
 	const long long small = cnt / 2 * es;     /* part 1 */
-	struct tc_model md = ct_model((double)ts, (double)tw, (double)th,
-	                              pw ? TC_PORTS_ALL : TC_PORTS_ONE, TC_DUPLEX_FULL,
-	                              sw ? TC_SWITCH_CT : TC_SWITCH_SF);
+	struct tc_model md =
+	        ct_model((double)ts, (double)tw, (double)th, pw ? TC_PORTS_ALL : TC_PORTS_ONE,
+	                 TC_DUPLEX_FULL, sw ? TC_SWITCH_CT : TC_SWITCH_SF);
 	for (int c = 0; c < 2; c++)
 		for (int a = 0; a < 3; a++) {
 			struct tc_prediction pr;
@@ -207,8 +211,8 @@ static void check_formulas(const struct tc_topo *t, int n, const long long par[3
 			/* the source's formula, or the documented odd-half difference */
 			cr_assert_eq(want - seed, cnt % 2 && n > 1 ? odd : 0);
 			cr_assert(!isnan(pr.formula_ns));
-			cr_assert_eq(llround(pr.formula_ns * 1000.0), seed, "hypercube:%d %s K=%lld", n,
-			             algs[a], K);
+			cr_assert_eq(llround(pr.formula_ns * 1000.0), seed,
+			             "hypercube:%d %s K=%lld", n, algs[a], K);
 			if (!pw)
 				cr_assert_eq(pr.oneport_violations, 0);
 		}
@@ -230,8 +234,8 @@ Test(model, seed_formulas, .timeout = 120)
 				for (int pw = 0; pw < 2; pw++)
 					for (size_t ci = 0; ci < sizeof counts / sizeof *counts; ci++)
 						for (int ei = 0; ei < 2; ei++, checked++)
-							check_formulas(t, n, par[pi], sw, pw, counts[ci],
-							               esizes[ei]);
+							check_formulas(t, n, par[pi], sw, pw,
+							               counts[ci], esizes[ei]);
 		/* Half duplex: an exchange's two directions share the port. */
 		struct tc_model md = ct_model(100, 2, 0, TC_PORTS_ONE, TC_DUPLEX_HALF, TC_SWITCH_SF);
 		struct tc_prediction pr;
@@ -279,12 +283,16 @@ Test(model, lower_bound, .timeout = 60)
 						if (tc_alg_applies(t, &md, colls[c], alg))
 							continue;
 						struct tc_prediction pr;
-						cr_assert_eq(predict(t, &md, colls[c], alg, (size_t)K, 1, &pr), 0);
-						cr_assert_eq(pr.lower_bound_ns, bound, "%s %s K=%lld: %.1f",
-						             spec, alg, K, pr.lower_bound_ns);
+						cr_assert_eq(predict(t, &md, colls[c], alg,
+						                     (size_t)K, 1, &pr),
+						             0);
+						cr_assert_eq(pr.lower_bound_ns, bound,
+						             "%s %s K=%lld: %.1f", spec, alg, K,
+						             pr.lower_bound_ns);
 						cr_assert_leq(bound * 1000.0, (double)pr.modelled_ps,
 						              "%s %s K=%lld", spec, alg, K);
-						cr_assert_eq(pr.oneport_violations, 0, "%s %s", spec, alg);
+						cr_assert_eq(pr.oneport_violations, 0, "%s %s",
+						             spec, alg);
 						seen++;
 					}
 			}
@@ -305,7 +313,9 @@ Test(model, nearest_neighbour, .timeout = 60)
 		cr_assert_eq(tc_topo_parse(spec, &t), 0);
 		for (int c = 0; c < 2; c++)
 			for (int a = 0; a < 3; a++) {
-				struct tc_call call = {.coll = colls[c], .alg = algs[a], .bytes = 64,
+				struct tc_call call = {.coll = colls[c],
+				                       .alg = algs[a],
+				                       .bytes = 64,
 				                       .esize = 1};
 				struct tc_transfer *x;
 				int nx;
@@ -317,9 +327,10 @@ Test(model, nearest_neighbour, .timeout = 60)
 						continue;
 					}
 					remote++;
-					cr_assert_eq(x[i].hops, 1, "%s %s: %d -> %d", spec, algs[a], x[i].src,
-					             x[i].dst);
-					cr_assert_eq(__builtin_popcount((unsigned)(x[i].src ^ x[i].dst)), 1);
+					cr_assert_eq(x[i].hops, 1, "%s %s: %d -> %d", spec, algs[a],
+					             x[i].src, x[i].dst);
+					cr_assert_eq(__builtin_popcount((unsigned)(x[i].src ^ x[i].dst)),
+					             1);
 				}
 				/* gb2 and gb3: every node moves a half in every step */
 				if (n >= 2 && a == 1)
@@ -347,8 +358,8 @@ Test(model, direct_edge_disjoint, .timeout = 120)
 			for (int c = 0; c < 2; c++) {
 				struct tc_prediction pr;
 				cr_assert_eq(predict(t, &md, colls[c], "direct", 64, 1, &pr), 0);
-				cr_assert_eq(pr.contention, 0, "%s %s: %ld", spec, tc_coll_name(colls[c]),
-				             pr.contention);
+				cr_assert_eq(pr.contention, 0, "%s %s: %ld", spec,
+				             tc_coll_name(colls[c]), pr.contention);
 				/* CT: tau + K t_c + (n - 1) t_h */
 				long long want = n <= 1 ? 0 : (100 + 64 * 2 + (n - 1) * 10) * 1000LL;
 				cr_assert_eq((long long)pr.modelled_ps, want, "%s", spec);
@@ -416,12 +427,14 @@ Test(model, direct3_cost, .timeout = 60)
 		cr_assert_leq(chain, 2 * n - 1);
 		for (int pi = 0; pi < 3; pi++)
 			for (size_t ki = 0; ki < sizeof counts / sizeof *counts; ki++) {
-				long long ts = par[pi][0], tw = par[pi][1], th = par[pi][2], K = counts[ki];
-				struct tc_model md = ct_model((double)ts, (double)tw, (double)th,
-				                              TC_PORTS_ALL, TC_DUPLEX_FULL, TC_SWITCH_CT);
+				long long ts = par[pi][0], tw = par[pi][1], th = par[pi][2],
+				          K = counts[ki];
+				struct tc_model md =
+				        ct_model((double)ts, (double)tw, (double)th, TC_PORTS_ALL,
+				                 TC_DUPLEX_FULL, TC_SWITCH_CT);
 				struct tc_prediction pr;
-				cr_assert_eq(predict(t, &md, TC_COLL_GRAY2BINARY, "direct3", (size_t)K, 1,
-				                     &pr),
+				cr_assert_eq(predict(t, &md, TC_COLL_GRAY2BINARY, "direct3",
+				                     (size_t)K, 1, &pr),
 				             0);
 				cr_assert(isnan(pr.formula_ns));
 				cr_assert_eq(pr.contention, 0);
@@ -434,13 +447,14 @@ Test(model, direct3_cost, .timeout = 60)
 				}
 				if (K % 3 == 0) {
 					long long want = (2 * (ts + K / 3 * tw) + chain * th) * 1000;
-					cr_assert_eq(got, want, "%s K=%lld par %d: %lld", spec, K, pi, got);
+					cr_assert_eq(got, want, "%s K=%lld par %d: %lld", spec, K,
+					             pi, got);
 					if (th == 0) /* the source's 2 tau + 2K/3 t_c */
 						cr_assert_eq(got, (2 * ts + 2 * K / 3 * tw) * 1000);
 				} else if (th == 0) {
 					long long s0 = K / 3 + 1, s1 = K / 3 + (K % 3 > 1);
-					cr_assert_eq(got, (2 * ts + (s0 + s1) * tw) * 1000, "%s K=%lld: %lld",
-					             spec, K, got);
+					cr_assert_eq(got, (2 * ts + (s0 + s1) * tw) * 1000,
+					             "%s K=%lld: %lld", spec, K, got);
 				}
 			}
 		tc_topo_destroy(t);
@@ -468,8 +482,8 @@ Test(model, gb3_steps, .timeout = 60)
 				continue;
 			cr_assert(x[i].round >= 0 && x[i].round < 3, "round %d", x[i].round);
 			maxr = x[i].round > maxr ? x[i].round : maxr;
-			cr_assert_eq(x[i].src ^ x[i].dst, 1 << dims[x[i].round], "round %d: %d -> %d",
-			             x[i].round, x[i].src, x[i].dst);
+			cr_assert_eq(x[i].src ^ x[i].dst, 1 << dims[x[i].round],
+			             "round %d: %d -> %d", x[i].round, x[i].src, x[i].dst);
 			cr_assert_eq(x[i].bytes, 32);
 			cr_assert_eq(x[i].src_off, x[i].dst_off);
 			sent[x[i].round][x[i].src]++;
@@ -498,9 +512,11 @@ Test(auto, never_above_an_algorithm, .timeout = 60)
 			for (int mi = 0; mi < 4; mi++)
 				for (size_t m = 1; m <= 4096; m *= 64)
 					for (int c = 0; c < 2; c++) {
-						struct tc_model md = ct_model(
-						        100, 2, 10, mi & 1 ? TC_PORTS_ALL : TC_PORTS_ONE,
-						        TC_DUPLEX_FULL, mi & 2 ? TC_SWITCH_CT : TC_SWITCH_SF);
+						struct tc_model md =
+						        ct_model(100, 2, 10,
+						                 mi & 1 ? TC_PORTS_ALL : TC_PORTS_ONE,
+						                 TC_DUPLEX_FULL,
+						                 mi & 2 ? TC_SWITCH_CT : TC_SWITCH_SF);
 						struct tc_prediction au, pr;
 						int err = predict(t, &md, colls[c], NULL, m, 1, &au);
 						int any = 0;
@@ -510,9 +526,11 @@ Test(auto, never_above_an_algorithm, .timeout = 60)
 								continue;
 							any = 1;
 							cr_assert_eq(err, 0, "%s", specs[si]);
-							cr_assert_eq(predict(t, &md, colls[c], alg, m, 1, &pr), 0);
-							cr_assert_leq(au.modelled_ps, pr.modelled_ps, "%s %s m=%zu",
-							              specs[si], alg, m);
+							cr_assert_eq(predict(t, &md, colls[c], alg,
+							                     m, 1, &pr),
+							             0);
+							cr_assert_leq(au.modelled_ps, pr.modelled_ps,
+							              "%s %s m=%zu", specs[si], alg, m);
 						}
 						if (!any)
 							cr_assert_eq(err, TC_ENOTSUP, "%s", specs[si]);
@@ -608,10 +626,11 @@ Test(errors, arguments, .timeout = 60)
 				             pow2 ? 0 : TC_ENOTSUP, "%s", np2[i]);
 				for (int a = 0; tc_alg_name(colls[c], a); a++) {
 					const char *alg = tc_alg_name(colls[c], a);
-					int want = !pow2 ? TC_ENOTSUP
-					                 : !strcmp(alg, "direct3") && !pw ? TC_ENOTSUP : 0;
-					cr_assert_eq(predict(t, &md, colls[c], alg, 8, 1, &pr), want, "%s %s",
-					             np2[i], alg);
+					int want = !pow2                            ? TC_ENOTSUP
+					           : !strcmp(alg, "direct3") && !pw ? TC_ENOTSUP
+					                                            : 0;
+					cr_assert_eq(predict(t, &md, colls[c], alg, 8, 1, &pr),
+					             want, "%s %s", np2[i], alg);
 				}
 				cr_assert_eq(predict(t, &md, colls[c], "nope", 8, 1, &pr), TC_EALG);
 			}

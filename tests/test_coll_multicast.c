@@ -99,19 +99,23 @@ static void run_p(int p, int full)
 			int sizes[5] = {0, 1, 2, p / 2, p};
 			for (int ri = 0; ri < nroots; ri++)
 				for (int zi = 0; zi < 5; zi++) {
-					int root = ri == 2 ? (int)(tc_test_rand(&rs) % (uint64_t)p) : roots[ri];
+					int root = ri == 2 ? (int)(tc_test_rand(&rs) % (uint64_t)p)
+					                   : roots[ri];
 					int mem[MAXP];
 					int with_root = (int)(tc_test_rand(&rs) & 1);
 					int nm = rand_set(&rs, p, root, sizes[zi], with_root, mem);
 					size_t count = counts[(ri + zi) % ncounts];
 					if (zi == 4 && ri == 0)
 						count = counts[ncounts - 1];
-					struct ct_case c = {.coll = TC_COLL_MULTICAST, .alg = alg,
+					struct ct_case c = {.coll = TC_COLL_MULTICAST,
+					                    .alg = alg,
 					                    .count = count,
 					                    .dt = ct_dtypes[(zi + ri) % ct_ndtypes],
-					                    .root = root, .iters = 1 + (zi == 2),
+					                    .root = root,
+					                    .iters = 1 + (zi == 2),
 					                    .seed = (uint64_t)(p * 131 + zi),
-					                    .members = mem, .nmembers = nm};
+					                    .members = mem,
+					                    .nmembers = nm};
 					cr_assert_eq(ct_run(t, &c, msg, sizeof msg), 0,
 					             "%s %s root %d |M| %d count %zu: %s", specs[si],
 					             alg ? alg : "auto", root, nm, count, msg);
@@ -153,9 +157,15 @@ Test(multicast, large, .timeout = 60)
 			tc_topo_destroy(topo);
 			if (!ok)
 				continue;
-			struct ct_case c = {.coll = TC_COLL_MULTICAST, .alg = alg, .count = 1 << 16,
-			                    .dt = TC_DOUBLE, .root = 0, .iters = 1, .seed = 3,
-			                    .members = mem, .nmembers = 2};
+			struct ct_case c = {.coll = TC_COLL_MULTICAST,
+			                    .alg = alg,
+			                    .count = 1 << 16,
+			                    .dt = TC_DOUBLE,
+			                    .root = 0,
+			                    .iters = 1,
+			                    .seed = 3,
+			                    .members = mem,
+			                    .nmembers = 2};
 			cr_assert_eq(ct_run(t, &c, msg, sizeof msg), 0, "%s %s: %s", specs[si],
 			             alg ? alg : "auto", msg);
 		}
@@ -168,8 +178,13 @@ Test(multicast, large, .timeout = 60)
 static int predict(const struct tc_topo *t, const struct tc_model *md, const char *alg,
                    size_t bytes, int root, const int *mem, int nm, struct tc_prediction *pr)
 {
-	struct tc_call call = {.coll = TC_COLL_MULTICAST, .alg = alg, .bytes = bytes, .esize = 1,
-	                       .root = root, .members = mem, .nmembers = nm};
+	struct tc_call call = {.coll = TC_COLL_MULTICAST,
+	                       .alg = alg,
+	                       .bytes = bytes,
+	                       .esize = 1,
+	                       .root = root,
+	                       .members = mem,
+	                       .nmembers = nm};
 	return tc_predict_call(t, md, &call, pr);
 }
 
@@ -199,12 +214,14 @@ Test(multicast, restrictions_rounds_auto, .timeout = 60)
 					int app = tc_alg_applies(t, &md, TC_COLL_MULTICAST, alg);
 					struct tc_prediction pr;
 					int err = predict(t, &md, alg, 100, root, mem, nm, &pr);
-					cr_assert_eq(err, app, "%s %s: applies %d, predicts %d", specs[si],
-					             alg, app, err);
+					cr_assert_eq(err, app, "%s %s: applies %d, predicts %d",
+					             specs[si], alg, app, err);
 					int expect = !strcmp(alg, "linear") ? 0
-					             : !strcmp(alg, "hypercube") ? (k == TC_TOPO_HYPERCUBE && pow2 ? 0 : TC_ENOTSUP)
-					             : !strcmp(alg, "mesh") ? (k == TC_TOPO_MESH ? 0 : TC_ENOTSUP)
-					             : app;
+					             : !strcmp(alg, "hypercube")
+					                     ? (k == TC_TOPO_HYPERCUBE && pow2 ? 0 : TC_ENOTSUP)
+					             : !strcmp(alg, "mesh")
+					                     ? (k == TC_TOPO_MESH ? 0 : TC_ENOTSUP)
+					                     : app;
 					cr_assert_eq(app, expect, "%s %s", specs[si], alg);
 					if (err)
 						continue;
@@ -219,8 +236,8 @@ Test(multicast, restrictions_rounds_auto, .timeout = 60)
 					cr_assert_eq(pr.nodup_violations, 0);
 					cr_assert_eq(pr.noho_violations, 0);
 					cr_assert_eq(pr.oneport_violations, 0);
-					cr_assert(au.modelled_ps <= pr.modelled_ps, "%s: auto above %s",
-					          specs[si], alg);
+					cr_assert(au.modelled_ps <= pr.modelled_ps,
+					          "%s: auto above %s", specs[si], alg);
 				}
 			}
 			tc_topo_destroy(t);
@@ -270,9 +287,9 @@ struct expect {
 	int dist[MAXP][MAXP];
 	long long a, th; /* ps */
 	int ct, steps;
-	long long end;   /* the latest rank's clock */
-	long H_full;     /* CT: largest H among ranks with `steps` transfers */
-	long sf_path;    /* SF: largest links + holder sends */
+	long long end;       /* the latest rank's clock */
+	long H_full;         /* CT: largest H among ranks with `steps` transfers */
+	long sf_path;        /* SF: largest links + holder sends */
 	long long short_end; /* latest end among ranks with fewer transfers */
 };
 
@@ -325,8 +342,8 @@ static void models(struct tc_model *mds, int *n)
 /* Checks one case of hypercube or mesh against the recomputed chain;
  * counts the cases where the closed form is below the modelled time. */
 static void check_cost(const char *spec, const struct tc_topo *t, const struct tc_model *md,
-                       const char *alg, int root, const int *mem, int nm, size_t m,
-                       long *below, long *lb_over)
+                       const char *alg, int root, const int *mem, int nm, size_t m, long *below,
+                       long *lb_over)
 {
 	(void)spec; /* in messages only (unused by the plain race build) */
 	int c[MAXP], h = 0, p = tc_topo_nodes(t);
@@ -347,19 +364,16 @@ static void check_cost(const char *spec, const struct tc_topo *t, const struct t
 	walk(&E, 0, n - 1, h, 0, 0, 0, 0);
 	struct tc_prediction pr;
 	cr_assert_eq(predict(t, md, alg, m, root, mem, nm, &pr), 0);
-	cr_assert_eq(pr.modelled_ps, E.end, "%s %s root %d |M| %d: modelled %lld, chain %lld",
-	             spec, alg, root, n - 1, (long long)pr.modelled_ps, E.end);
+	cr_assert_eq(pr.modelled_ps, E.end, "%s %s root %d |M| %d: modelled %lld, chain %lld", spec,
+	             alg, root, n - 1, (long long)pr.modelled_ps, E.end);
 	/* the closed form: steps (t_s + m t_w) + path t_h (CT), path (t_s + m t_w) (SF) */
-	long long form = n == 1 ? 0
-	                 : E.ct ? E.steps * E.a + E.H_full * E.th
-	                        : E.sf_path * E.a;
+	long long form = n == 1 ? 0 : E.ct ? E.steps * E.a + E.H_full * E.th : E.sf_path * E.a;
 	cr_assert(fabs(pr.formula_ns * 1000 - (double)form) <= 1e-6 * (double)form + 1e-3,
-	          "%s %s root %d |M| %d: formula %.3f ns, expected %lld ps", spec, alg, root,
-	          n - 1, pr.formula_ns, form);
+	          "%s %s root %d |M| %d: formula %.3f ns, expected %lld ps", spec, alg, root, n - 1,
+	          pr.formula_ns, form);
 	if (E.end != form) {
 		/* only under CT, when a rank with fewer transfers ends later */
-		cr_assert(E.ct && E.short_end == E.end && E.end > form, "%s %s root %d", spec, alg,
-		          root);
+		cr_assert(E.ct && E.short_end == E.end && E.end > form, "%s %s root %d", spec, alg, root);
 		(*below)++;
 	}
 	/* The bound (lib/coll/predict.c: Lemma 5's rho and exc, combined as
@@ -371,17 +385,18 @@ static void check_cost(const char *spec, const struct tc_topo *t, const struct t
 	          (long long)pr.modelled_ps);
 	/* Lemma 6: dimension-ordered chains give edge-disjoint paths */
 	if (E.ct && md->ports == TC_PORTS_ONE)
-		cr_assert_eq(pr.contention, 0, "%s %s root %d |M| %d: contention in round %d",
-		             spec, alg, root, n - 1, pr.contention_round);
+		cr_assert_eq(pr.contention, 0, "%s %s root %d |M| %d: contention in round %d", spec,
+		             alg, root, n - 1, pr.contention_round);
 }
 
 Test(multicast, cost_and_lemma6, .timeout = 60)
 {
-	static const char *const specs[] = {
-		"hypercube:1", "hypercube:2", "hypercube:3", "hypercube:4", "hypercube:5",
-		"hypercube:6", "hypercube:7", "hypercube:8", "mesh:4x4",    "mesh:5x3",
-		"mesh:8x8",    "mesh:3x3x3",  "mesh:1x7",    "mesh:13x1",   "mesh:4x4x4",
-		"mesh:2x3x2x2"};
+	static const char *const specs[] = {"hypercube:1", "hypercube:2", "hypercube:3",
+	                                    "hypercube:4", "hypercube:5", "hypercube:6",
+	                                    "hypercube:7", "hypercube:8", "mesh:4x4",
+	                                    "mesh:5x3",    "mesh:8x8",    "mesh:3x3x3",
+	                                    "mesh:1x7",    "mesh:13x1",   "mesh:4x4x4",
+	                                    "mesh:2x3x2x2"};
 	struct tc_model mds[10];
 	int nmd;
 	models(mds, &nmd);
@@ -407,7 +422,8 @@ Test(multicast, cost_and_lemma6, .timeout = 60)
 		tc_topo_destroy(t);
 	}
 	printf("multicast cost: %ld cases, closed form below modelled in %ld, Lemma 5 bound "
-	       "above modelled in %ld\n", cases, below, lb_over);
+	       "above modelled in %ld\n",
+	       cases, below, lb_over);
 }
 
 /* ---- errors -------------------------------------------------------------------- */

@@ -22,11 +22,13 @@
 #include "util.h"
 
 /* The collectives that have request forms. */
-static const enum tc_coll colls[] = {
-        TC_COLL_BCAST,   TC_COLL_REDUCE,  TC_COLL_ALLREDUCE, TC_COLL_BARRIER,
-        TC_COLL_ALLGATHER, TC_COLL_REDUCE_SCATTER, TC_COLL_SCAN, TC_COLL_EXSCAN,
-        TC_COLL_SCATTER, TC_COLL_GATHER,  TC_COLL_ALLTOALL,  TC_COLL_SHIFT,
-        TC_COLL_GRAY2BINARY, TC_COLL_BINARY2GRAY};
+static const enum tc_coll colls[] = {TC_COLL_BCAST,       TC_COLL_REDUCE,
+                                     TC_COLL_ALLREDUCE,   TC_COLL_BARRIER,
+                                     TC_COLL_ALLGATHER,   TC_COLL_REDUCE_SCATTER,
+                                     TC_COLL_SCAN,        TC_COLL_EXSCAN,
+                                     TC_COLL_SCATTER,     TC_COLL_GATHER,
+                                     TC_COLL_ALLTOALL,    TC_COLL_SHIFT,
+                                     TC_COLL_GRAY2BINARY, TC_COLL_BINARY2GRAY};
 #define NCOLLS ((int)(sizeof colls / sizeof colls[0]))
 
 /* The request form of case c (persistent: the _init one). */
@@ -38,26 +40,40 @@ static int call_req(struct tc_proc *proc, const struct ct_case *c, const void *s
 	const enum tc_dtype dt = c->dt;
 	const enum tc_op op = c->op;
 	const int root = c->root;
-#define TC_FORM(name, ...)                                                                 \
-	(persistent ? tc_##name##_init(proc, __VA_ARGS__, &o, req)                             \
+#define TC_FORM(name, ...)                                         \
+	(persistent ? tc_##name##_init(proc, __VA_ARGS__, &o, req) \
 	            : tc_i##name(proc, __VA_ARGS__, &o, req))
 	switch (c->coll) {
-	case TC_COLL_BCAST: return TC_FORM(bcast, r, n, dt, root);
-	case TC_COLL_REDUCE: return TC_FORM(reduce, s, r, n, dt, op, root);
-	case TC_COLL_ALLREDUCE: return TC_FORM(allreduce, s, r, n, dt, op);
+	case TC_COLL_BCAST:
+		return TC_FORM(bcast, r, n, dt, root);
+	case TC_COLL_REDUCE:
+		return TC_FORM(reduce, s, r, n, dt, op, root);
+	case TC_COLL_ALLREDUCE:
+		return TC_FORM(allreduce, s, r, n, dt, op);
 	case TC_COLL_BARRIER:
 		return persistent ? tc_barrier_init(proc, &o, req) : tc_ibarrier(proc, &o, req);
-	case TC_COLL_ALLGATHER: return TC_FORM(allgather, s, r, n, dt);
-	case TC_COLL_REDUCE_SCATTER: return TC_FORM(reduce_scatter, s, r, n, dt, op);
-	case TC_COLL_SCAN: return TC_FORM(scan, s, r, n, dt, op);
-	case TC_COLL_EXSCAN: return TC_FORM(exscan, s, r, n, dt, op);
-	case TC_COLL_SCATTER: return TC_FORM(scatter, s, r, n, dt, root);
-	case TC_COLL_GATHER: return TC_FORM(gather, s, r, n, dt, root);
-	case TC_COLL_ALLTOALL: return TC_FORM(alltoall, s, r, n, dt);
-	case TC_COLL_SHIFT: return TC_FORM(shift, s, r, n, dt, c->q);
-	case TC_COLL_GRAY2BINARY: return TC_FORM(gray2binary, s, r, n, dt);
-	case TC_COLL_BINARY2GRAY: return TC_FORM(binary2gray, s, r, n, dt);
-	default: return TC_EINVAL;
+	case TC_COLL_ALLGATHER:
+		return TC_FORM(allgather, s, r, n, dt);
+	case TC_COLL_REDUCE_SCATTER:
+		return TC_FORM(reduce_scatter, s, r, n, dt, op);
+	case TC_COLL_SCAN:
+		return TC_FORM(scan, s, r, n, dt, op);
+	case TC_COLL_EXSCAN:
+		return TC_FORM(exscan, s, r, n, dt, op);
+	case TC_COLL_SCATTER:
+		return TC_FORM(scatter, s, r, n, dt, root);
+	case TC_COLL_GATHER:
+		return TC_FORM(gather, s, r, n, dt, root);
+	case TC_COLL_ALLTOALL:
+		return TC_FORM(alltoall, s, r, n, dt);
+	case TC_COLL_SHIFT:
+		return TC_FORM(shift, s, r, n, dt, c->q);
+	case TC_COLL_GRAY2BINARY:
+		return TC_FORM(gray2binary, s, r, n, dt);
+	case TC_COLL_BINARY2GRAY:
+		return TC_FORM(binary2gray, s, r, n, dt);
+	default:
+		return TC_EINVAL;
 	}
 #undef TC_FORM
 }
@@ -72,10 +88,10 @@ struct slot {
 };
 
 struct batch {
-	int count;          /* elements per block */
+	int count; /* elements per block */
 	int persistent;
 	int iters;
-	int mode;           /* 0 waits in a shuffled order, 1 waitall, 2 test loops */
+	int mode;            /* 0 waits in a shuffled order, 1 waitall, 2 test loops */
 	int blocking_behind; /* a blocking allreduce after starting them */
 	atomic_int failures;
 	char msg[256];
@@ -121,9 +137,12 @@ static int batch_rank(struct tc_proc *proc, void *arg)
 		memset(x, 0, sizeof *x);
 		const enum tc_coll k = colls[i];
 		const bool reduces = tc_coll_flags(k) & TC_CF_REDUCES;
-		x->c = (struct ct_case){.coll = k, .count = (size_t)b->count,
+		x->c = (struct ct_case){.coll = k,
+		                        .count = (size_t)b->count,
 		                        .dt = reduces ? TC_INT64 : TC_INT32,
-		                        .op = TC_OP_SUM, .root = p > 1 ? 1 : 0, .q = 1};
+		                        .op = TC_OP_SUM,
+		                        .root = p > 1 ? 1 : 0,
+		                        .q = 1};
 		x->sb = ct_sbytes(&x->c, p, me);
 		x->rb = ct_rbytes(&x->c, p, me);
 		x->s = malloc(x->sb + 1);
@@ -193,8 +212,8 @@ static int batch_rank(struct tc_proc *proc, void *arg)
 				fail(b, "result differs from the reference", me, order[k]);
 	}
 	for (int i = 0; i < NCOLLS; i++) {
-		if (b->persistent && (pow2 || (colls[i] != TC_COLL_GRAY2BINARY &&
-		                               colls[i] != TC_COLL_BINARY2GRAY))) {
+		if (b->persistent &&
+		    (pow2 || (colls[i] != TC_COLL_GRAY2BINARY && colls[i] != TC_COLL_BINARY2GRAY))) {
 			int err = tc_request_free(proc, &xs[i].req);
 			if (err)
 				fail(b, "tc_request_free", me, i);
@@ -206,13 +225,15 @@ static int batch_rank(struct tc_proc *proc, void *arg)
 	return 0;
 }
 
-static void run_batch(const char *spec, int count, int persistent, int iters, int mode,
-                      int blocking_behind)
+static void run_batch(const char *spec, int count, int persistent, int iters, int mode, int blocking_behind)
 {
 	char msg[256];
 	struct tc_team *team = ct_team(spec, NULL, msg, sizeof msg);
 	cr_assert_not_null(team, "%s", msg);
-	struct batch b = {.count = count, .persistent = persistent, .iters = iters, .mode = mode,
+	struct batch b = {.count = count,
+	                  .persistent = persistent,
+	                  .iters = iters,
+	                  .mode = mode,
 	                  .blocking_behind = blocking_behind};
 	int err = tc_run(team, batch_rank, &b);
 	cr_assert_eq(atomic_load(&b.failures), 0, "%s count %d: %s", spec, count, b.msg);
@@ -220,7 +241,7 @@ static void run_batch(const char *spec, int count, int persistent, int iters, in
 	tc_team_destroy(team);
 }
 
-static const char *specs[] = {"complete:1", "complete:2", "ring:3", "hypercube:2",
+static const char *specs[] = {"complete:1", "complete:2", "ring:3",      "hypercube:2",
                               "ring:5",     "torus:2x4",  "hypercube:3", "chain:7"};
 #define NSPECS ((int)(sizeof specs / sizeof specs[0]))
 
@@ -268,11 +289,11 @@ struct misuse {
 	char msg[256];
 };
 
-#define EXPECT(m, cond, what)                                                              \
-	do {                                                                                   \
-		if (!(cond) && atomic_fetch_add(&(m)->failures, 1) == 0)                           \
-			snprintf((m)->msg, sizeof (m)->msg, "rank %d: %s (%s)", tc_rank(proc), what,   \
-			         tc_error_detail());                                                    \
+#define EXPECT(m, cond, what)                                                                 \
+	do {                                                                                  \
+		if (!(cond) && atomic_fetch_add(&(m)->failures, 1) == 0)                      \
+			snprintf((m)->msg, sizeof(m)->msg, "rank %d: %s (%s)", tc_rank(proc), \
+			         what, tc_error_detail());                                    \
 	} while (0)
 
 static int misuse_rank(struct tc_proc *proc, void *arg)
@@ -302,8 +323,7 @@ static int misuse_rank(struct tc_proc *proc, void *arg)
 	EXPECT(m, tc_request_free(proc, &q) == 0, "free");
 	EXPECT(m, tc_request_free(proc, &q) == TC_EINVAL, "second free");
 	/* An argument error starts nothing: the wait says so. */
-	EXPECT(m, tc_iallreduce(proc, &v, &out, 1, (enum tc_dtype)999, TC_OP_SUM, NULL, &r) ==
-	                  TC_EINVAL,
+	EXPECT(m, tc_iallreduce(proc, &v, &out, 1, (enum tc_dtype)999, TC_OP_SUM, NULL, &r) == TC_EINVAL,
 	       "bad datatype");
 	EXPECT(m, tc_wait(proc, &r, NULL) == TC_EINVAL, "wait on a request whose start failed");
 	return 0;
@@ -442,10 +462,14 @@ static size_t vcnt(int kind, int root, int i, int k, int count)
 	const size_t same = (size_t)((i * 3) % (count + 1));
 	const size_t c = (size_t)((i * 3 + k * 5) % (count + 1));
 	switch (kind) {
-	case V_AGV: return same;
-	case V_GV: return k == root ? same : 0;
-	case V_SV: return i == root ? c : 0;
-	default: return c;
+	case V_AGV:
+		return same;
+	case V_GV:
+		return k == root ? same : 0;
+	case V_SV:
+		return i == root ? c : 0;
+	default:
+		return c;
 	}
 }
 
@@ -454,8 +478,7 @@ static uint32_t vval(int kind, int i, int k, size_t j, unsigned seed)
 {
 	if (kind == V_AGV || kind == V_GV)
 		k = 0; /* one block for everybody */
-	return seed * 2654435761u + (uint32_t)i * 1000003u + (uint32_t)k * 7919u +
-	       (uint32_t)j * 13u + 1u;
+	return seed * 2654435761u + (uint32_t)i * 1000003u + (uint32_t)k * 7919u + (uint32_t)j * 13u + 1u;
 }
 
 struct vslot {
@@ -481,11 +504,10 @@ static void vlayout(struct vslot *x, int p, int me, int root, int count)
 	x->rlen = r + 1;
 }
 
-static int vcall(struct tc_proc *proc, struct vslot *x, int root, tc_request *req,
-                 int persistent)
+static int vcall(struct tc_proc *proc, struct vslot *x, int root, tc_request *req, int persistent)
 {
-#define V_FORM(name, ...)                                                                  \
-	(persistent ? tc_##name##_init(proc, __VA_ARGS__, NULL, req)                           \
+#define V_FORM(name, ...)                                            \
+	(persistent ? tc_##name##_init(proc, __VA_ARGS__, NULL, req) \
 	            : tc_i##name(proc, __VA_ARGS__, NULL, req))
 	switch (x->kind) {
 	case V_AGV:
@@ -574,17 +596,17 @@ static int vbatch_rank(struct tc_proc *proc, void *arg)
 			if (k == NV) { /* a fixed-count call among them */
 				v = me + it;
 				err = b->persistent && it ? TC_OK
-				      : b->persistent
-				              ? tc_allreduce_init(proc, &v, &sum, 1, TC_INT64, TC_OP_SUM,
-				                                  NULL, &reqs[k])
-				              : tc_iallreduce(proc, &v, &sum, 1, TC_INT64, TC_OP_SUM, NULL,
-				                              &reqs[k]);
+				      : b->persistent ? tc_allreduce_init(proc, &v, &sum, 1, TC_INT64,
+				                                          TC_OP_SUM, NULL, &reqs[k])
+				                      : tc_iallreduce(proc, &v, &sum, 1, TC_INT64,
+				                                      TC_OP_SUM, NULL, &reqs[k]);
 			} else {
 				struct vslot *x = &xs[k];
 				vlayout(x, p, me, root, b->count);
 				vfill(x, p, me, seed);
-				err = b->persistent && it ? TC_OK
-				                          : vcall(proc, x, root, &reqs[k], b->persistent);
+				err = b->persistent && it
+				              ? TC_OK
+				              : vcall(proc, x, root, &reqs[k], b->persistent);
 				for (int j = 0; j < p; j++) /* read at the call: not used since */
 					x->sc[j] = x->sd[j] = x->rc[j] = SIZE_MAX / 3;
 			}

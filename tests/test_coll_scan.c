@@ -49,8 +49,8 @@ static int applies(const struct tc_topo *t, enum tc_coll coll, const char *alg)
 	int g = tc_predict_call(t, &md, &call, &pr);
 	cr_assert(a == 0 || a == TC_ENOTSUP, "%s: %s", alg, tc_strerror(a));
 	cr_assert(g == 0 || g == TC_ENOTSUP, "%s: %s", alg, tc_strerror(g));
-	cr_assert_eq(a, g, "%s on %d nodes: tc_alg_applies %d, generator %d", alg,
-	             tc_topo_nodes(t), a, g);
+	cr_assert_eq(a, g, "%s on %d nodes: tc_alg_applies %d, generator %d", alg, tc_topo_nodes(t),
+	             a, g);
 	cr_assert_eq(a == 0, expect_applies(t, alg), "%s on %d nodes (kind %d)", alg,
 	             tc_topo_nodes(t), (int)tc_topo_kind(t));
 	if (g == 0) {
@@ -67,11 +67,16 @@ static void run(struct tc_team *team, const char *spec, enum tc_coll coll, const
 {
 	(void)spec; /* in messages only (unused where cr_assert drops them) */
 	char msg[256];
-	struct ct_case c = {.coll = coll, .alg = alg, .count = count,
-	                    .dt = ct_combos[combo].dt, .op = ct_combos[combo].op,
-	                    .in_place = in_place, .iters = iters, .seed = count * 31 + 7};
-	cr_assert_eq(ct_run(team, &c, msg, sizeof msg), 0, "%s %s %s count %zu %s%s: %s",
-	             spec, tc_coll_name(coll), alg ? alg : "auto", count, ct_combos[combo].name,
+	struct ct_case c = {.coll = coll,
+	                    .alg = alg,
+	                    .count = count,
+	                    .dt = ct_combos[combo].dt,
+	                    .op = ct_combos[combo].op,
+	                    .in_place = in_place,
+	                    .iters = iters,
+	                    .seed = count * 31 + 7};
+	cr_assert_eq(ct_run(team, &c, msg, sizeof msg), 0, "%s %s %s count %zu %s%s: %s", spec,
+	             tc_coll_name(coll), alg ? alg : "auto", count, ct_combos[combo].name,
 	             in_place ? " in place" : "", msg);
 }
 
@@ -119,12 +124,13 @@ static void results(const char *alg_filter, int pmin, int pmax)
 						if (p <= 4) {
 							/* every combo, in place and not */
 							for (int cb = 0; cb < ct_ncombos; cb++)
-								run(team, specs[si], coll, alg, counts[k], cb,
-								    (cb + k) & 1, 1);
+								run(team, specs[si], coll, alg,
+								    counts[k], cb, (cb + k) & 1, 1);
 						} else {
 							/* two combos a count, rotating; affine always */
 							int cb = (k + si + ci) % (ct_ncombos - 1);
-							run(team, specs[si], coll, alg, counts[k], cb, k & 1, 1);
+							run(team, specs[si], coll, alg, counts[k],
+							    cb, k & 1, 1);
 							run(team, specs[si], coll, alg, counts[k],
 							    ct_ncombos - 1, !(k & 1), 1);
 						}
@@ -141,8 +147,7 @@ static void results(const char *alg_filter, int pmin, int pmax)
 
 Test(scan, small_p, .timeout = 120)
 {
-	static const char *const specs[] = {"complete:1", "ring:2", "hypercube:2", "chain:3",
-	                                    "star:4"};
+	static const char *const specs[] = {"complete:1", "ring:2", "hypercube:2", "chain:3", "star:4"};
 	for (int si = 0; si < 5; si++) {
 		char msg[256];
 		struct tc_team *team = ct_team(specs[si], NULL, msg, sizeof msg);
@@ -315,27 +320,32 @@ Test(model, closed_forms, .timeout = 120)
 						struct tc_model md;
 						model_k(k, &md);
 						for (int mi = 0; mi < 4; mi++) {
-							struct tc_call call = {.coll = colls[ci], .alg = alg,
+							struct tc_call call = {.coll = colls[ci],
+							                       .alg = alg,
 							                       .bytes = (size_t)ms[mi],
 							                       .esize = 8};
 							struct tc_prediction pr;
-							cr_assert_eq(tc_predict_call(t, &md, &call, &pr), 0);
+							cr_assert_eq(tc_predict_call(t, &md, &call, &pr),
+							             0);
 							int f;
-							int64_t want = closed_form(t, &md, colls[ci], alg,
-							                           ms[mi], &f);
+							int64_t want = closed_form(t, &md, colls[ci],
+							                           alg, ms[mi], &f);
 							cr_assert_eq(pr.modelled_ps, want,
 							             "%s %s %s model %d m %lld: %lld ps, want %lld",
-							             specs[si], tc_coll_name(colls[ci]), alg, k,
-							             (long long)ms[mi],
-							             (long long)pr.modelled_ps, (long long)want);
+							             specs[si], tc_coll_name(colls[ci]),
+							             alg, k, (long long)ms[mi],
+							             (long long)pr.modelled_ps,
+							             (long long)want);
 							if (f)
-								cr_assert_eq(llround(pr.formula_ns * 1000.0), want,
-								             "%s %s %s model %d: formula %f",
-								             specs[si], tc_coll_name(colls[ci]),
+								cr_assert_eq(llround(pr.formula_ns * 1000.0),
+								             want, "%s %s %s model %d: formula %f",
+								             specs[si],
+								             tc_coll_name(colls[ci]),
 								             alg, k, pr.formula_ns);
 							else
-								cr_assert(isnan(pr.formula_ns), "%s %s %s model %d",
-								          specs[si], tc_coll_name(colls[ci]),
+								cr_assert(isnan(pr.formula_ns),
+								          "%s %s %s model %d", specs[si],
+								          tc_coll_name(colls[ci]),
 								          alg, k);
 							cr_assert_eq(pr.oneport_violations, 0);
 						}
@@ -362,22 +372,25 @@ Test(auto, picks_the_cheapest, .timeout = 60)
 					for (int mi = 0; mi < 4; mi++) {
 						struct tc_model md;
 						model_k(k, &md);
-						struct tc_call call = {.coll = colls[ci], .bytes = ms[mi],
+						struct tc_call call = {.coll = colls[ci],
+						                       .bytes = ms[mi],
 						                       .esize = 8};
 						struct tc_prediction best, pr;
-						cr_assert_eq(tc_predict_call(t, &md, &call, &best), 0,
-						             "%s", specs[si]);
+						cr_assert_eq(tc_predict_call(t, &md, &call, &best),
+						             0, "%s", specs[si]);
 						const char *alg;
-						for (int ai = 0; (alg = tc_alg_name(colls[ci], ai)); ai++) {
+						for (int ai = 0; (alg = tc_alg_name(colls[ci], ai));
+						     ai++) {
 							call.alg = alg;
 							int err = tc_predict_call(t, &md, &call, &pr);
 							if (err == TC_ENOTSUP)
 								continue;
 							cr_assert_eq(err, 0);
 							cr_assert_leq(best.modelled_ps, pr.modelled_ps,
-							              "%s %s: auto %s above %s", specs[si],
-							              tc_coll_name(colls[ci]), best.algorithm,
-							              alg);
+							              "%s %s: auto %s above %s",
+							              specs[si],
+							              tc_coll_name(colls[ci]),
+							              best.algorithm, alg);
 						}
 					}
 			tc_topo_destroy(t);
@@ -392,10 +405,10 @@ struct err_arg {
 	char msg[256];
 };
 
-#define EFAIL(a, ...)                                                                    \
-	do {                                                                             \
-		if (atomic_fetch_add(&(a)->nfail, 1) == 0)                               \
-			snprintf((a)->msg, sizeof(a)->msg, __VA_ARGS__);                 \
+#define EFAIL(a, ...)                                                    \
+	do {                                                             \
+		if (atomic_fetch_add(&(a)->nfail, 1) == 0)               \
+			snprintf((a)->msg, sizeof(a)->msg, __VA_ARGS__); \
 	} while (0)
 
 /* Every rank makes the same bad calls: each must return the code and write
@@ -525,8 +538,7 @@ static int null0_fn(struct tc_proc *proc, void *argp)
 
 Test(exscan, rank0_null_rbuf, .timeout = 60)
 {
-	static const char *const specs[] = {"complete:1", "ring:2", "hypercube:3", "chain:5",
-	                                    "mesh:2x3"};
+	static const char *const specs[] = {"complete:1", "ring:2", "hypercube:3", "chain:5", "mesh:2x3"};
 	for (int si = 0; si < 5; si++) {
 		char msg[256];
 		struct tc_team *team = ct_team(specs[si], NULL, msg, sizeof msg);

@@ -24,8 +24,7 @@ static const enum tc_coll colls[] = {TC_COLL_SCATTER, TC_COLL_GATHER};
 
 /* Runs every algorithm of both collectives on spec (model md or default)
  * for the given counts and roots, in place and not. */
-static void run_spec(const char *spec, const struct tc_model *md, const size_t *counts, int nc,
-                     int ndt)
+static void run_spec(const char *spec, const struct tc_model *md, const size_t *counts, int nc, int ndt)
 {
 	char msg[512];
 	struct tc_team *t = ct_team(spec, md, msg, sizeof msg);
@@ -51,15 +50,20 @@ static void run_spec(const char *spec, const struct tc_model *md, const size_t *
 						 * root does not pass). */
 						if (ip && colls[ci] == TC_COLL_SCATTER)
 							continue;
-						struct ct_case c = {
-						    .coll = colls[ci], .alg = alg, .count = counts[k],
-						    .dt = ct_dtypes[(k + ri + ip) % ndt], .root = roots[ri],
-						    .in_place = ip, .iters = 2,
-						    .seed = (uint64_t)(p * 131 + k * 7 + ri)};
+						struct ct_case c = {.coll = colls[ci],
+						                    .alg = alg,
+						                    .count = counts[k],
+						                    .dt = ct_dtypes[(k + ri + ip) % ndt],
+						                    .root = roots[ri],
+						                    .in_place = ip,
+						                    .iters = 2,
+						                    .seed = (uint64_t)(p * 131 +
+						                                       k * 7 + ri)};
 						cr_assert_eq(ct_run(t, &c, msg, sizeof msg), 0,
-						             "%s %s/%s count %zu root %d in_place %d: %s", spec,
-						             tc_coll_name(colls[ci]), alg ? alg : "auto",
-						             counts[k], roots[ri], ip, msg);
+						             "%s %s/%s count %zu root %d in_place %d: %s",
+						             spec, tc_coll_name(colls[ci]),
+						             alg ? alg : "auto", counts[k],
+						             roots[ri], ip, msg);
 					}
 		}
 	}
@@ -153,7 +157,7 @@ static int ip_fn(struct tc_proc *proc, void *argp)
 
 Test(scatter, in_place, .timeout = 120)
 {
-	static const char *const specs[] = {"complete:1", "ring:2", "ring:5", "hypercube:3",
+	static const char *const specs[] = {"complete:1", "ring:2",     "ring:5",     "hypercube:3",
 	                                    "mesh:2x3",   "complete:8", "hypercube:4"};
 	struct tc_model all, one;
 	tc_model_default(&all);
@@ -174,7 +178,8 @@ Test(scatter, in_place, .timeout = 120)
 				for (int ri = 0; ri < 3; ri++) {
 					struct ip_arg a = {.alg = alg, .root = roots[ri], .count = 5};
 					cr_assert_eq(tc_run(t, ip_fn, &a), 0);
-					cr_assert_eq(atomic_load(&a.f.n), 0, "%s: %s", specs[si], a.f.msg);
+					cr_assert_eq(atomic_load(&a.f.n), 0, "%s: %s", specs[si],
+					             a.f.msg);
 				}
 			}
 			tc_team_destroy(t);
@@ -219,13 +224,15 @@ Test(scatter, restrictions, .timeout = 60)
 						const char *alg = tc_alg_name(colls[ci], ai);
 						int ap = tc_alg_applies(t, mds[mi], colls[ci], alg);
 						struct tc_prediction pr;
-						int err = tc_predict(t, mds[mi], colls[ci], alg, 8, 1, p - 1,
-						                     0, &pr);
-						cr_assert_eq(ap == 0, err == 0, "%s %s: applies %d, predict %s",
+						int err = tc_predict(t, mds[mi], colls[ci], alg, 8,
+						                     1, p - 1, 0, &pr);
+						cr_assert_eq(ap == 0, err == 0,
+						             "%s %s: applies %d, predict %s",
 						             specs[i], alg, ap, tc_strerror(err));
 						int want = 1;
 						if (!strcmp(alg, "ring"))
-							want = k == TC_TOPO_RING || k == TC_TOPO_COMPLETE ||
+							want = k == TC_TOPO_RING ||
+							       k == TC_TOPO_COMPLETE ||
 							       k == TC_TOPO_HYPERCUBE;
 						else if (!strcmp(alg, "hypercube"))
 							want = pow2 && (k == TC_TOPO_HYPERCUBE ||
@@ -247,8 +254,8 @@ static tc_time_t ps_of(double ns)
 	return (tc_time_t)llround(ns * 1000.0);
 }
 
-static void predict(const char *spec, const struct tc_model *md, enum tc_coll coll,
-                    const char *alg, size_t m, int root, struct tc_prediction *pr)
+static void predict(const char *spec, const struct tc_model *md, enum tc_coll coll, const char *alg,
+                    size_t m, int root, struct tc_prediction *pr)
 {
 	struct tc_topo *t;
 	cr_assert_eq(tc_topo_parse(spec, &t), 0, "%s", spec);
@@ -291,9 +298,11 @@ Test(cost, closed_forms, .timeout = 120)
 				for (int si = 0; si < 2; si++)
 					for (int ci = 0; ci < 2; ci++) {
 						struct tc_prediction pr;
-						predict(s[si], &md, colls[ci], "hypercube", ms[k], p / 2, &pr);
-						cr_assert_eq(pr.modelled_ps, ps_of(want), "%s m %zu: %lld", s[si],
-						             ms[k], (long long)pr.modelled_ps);
+						predict(s[si], &md, colls[ci], "hypercube", ms[k],
+						        p / 2, &pr);
+						cr_assert_eq(pr.modelled_ps, ps_of(want),
+						             "%s m %zu: %lld", s[si], ms[k],
+						             (long long)pr.modelled_ps);
 						cr_assert(fabs(pr.formula_ns - want) < 1e-6);
 					}
 			}
@@ -314,9 +323,11 @@ Test(cost, closed_forms, .timeout = 120)
 					for (int ci = 0; ci < 2; ci++)
 						for (int root = 0; root < p; root += p / 2 + 1) {
 							struct tc_prediction pr;
-							predict(s[si], &md, colls[ci], "ring", ms[k], root, &pr);
+							predict(s[si], &md, colls[ci], "ring",
+							        ms[k], root, &pr);
 							cr_assert_eq(pr.modelled_ps, ps_of(want),
-							             "%s root %d m %zu: %lld", s[si], root, ms[k],
+							             "%s root %d m %zu: %lld",
+							             s[si], root, ms[k],
 							             (long long)pr.modelled_ps);
 							cr_assert(fabs(pr.formula_ns - want) < 1e-6);
 						}
@@ -356,17 +367,19 @@ Test(cost, closed_forms, .timeout = 120)
 				for (int ci = 0; ci < 2; ci++)
 					for (int root = 0; root < p; root += p / 2 + 1) {
 						struct tc_prediction pr;
-						predict(s, &ap, colls[ci], "tree_allport", ms[k], root, &pr);
+						predict(s, &ap, colls[ci], "tree_allport", ms[k],
+						        root, &pr);
 						cr_assert(fabs(pr.formula_ns - want) < 1e-6);
 						if (ap.switching == TC_SWITCH_SF) {
 							cr_assert_eq(pr.modelled_ps, ps_of(want),
-							             "%s root %d m %zu: %lld", s, root, ms[k],
-							             (long long)pr.modelled_ps);
+							             "%s root %d m %zu: %lld", s, root,
+							             ms[k], (long long)pr.modelled_ps);
 						} else {
 							/* CT: a port is free after t_s + m t_w, the
 							 * t_h of successive sends overlap (header of
 							 * scatter_tree_allport.c). */
-							double lo = ((p - 1 + d - 1) / d) * (ts + m * tw) + th;
+							double lo =
+							        ((p - 1 + d - 1) / d) * (ts + m * tw) + th;
 							cr_assert_leq(pr.modelled_ps, ps_of(want));
 							cr_assert_geq(pr.modelled_ps, ps_of(lo));
 						}
@@ -401,18 +414,24 @@ Test(cost, gather_equals_scatter, .timeout = 120)
 							continue;
 						struct tc_prediction a, b;
 						int root = ps[i] / 2;
-						predict(specs[si], &md, TC_COLL_SCATTER, alg, 24, root, &a);
-						predict(specs[si], &md, TC_COLL_GATHER, alg, 24, root, &b);
+						predict(specs[si], &md, TC_COLL_SCATTER, alg, 24,
+						        root, &a);
+						predict(specs[si], &md, TC_COLL_GATHER, alg, 24,
+						        root, &b);
 						/* linear routed: the reversed one-round schedule
 						 * overlaps differently (scatter_linear.c). */
-						if (strcmp(alg, "linear") || tc_topo_kind(t) == TC_TOPO_COMPLETE)
-							cr_assert_eq(a.modelled_ps, b.modelled_ps, "%s %s", specs[si],
-							             alg);
+						if (strcmp(alg, "linear") ||
+						    tc_topo_kind(t) == TC_TOPO_COMPLETE)
+							cr_assert_eq(a.modelled_ps, b.modelled_ps,
+							             "%s %s", specs[si], alg);
 						else
-							cr_assert_leq(b.modelled_ps, ps_of(b.formula_ns) + 1, "%s",
+							cr_assert_leq(b.modelled_ps,
+							              ps_of(b.formula_ns) + 1, "%s",
 							              specs[si]);
-						cr_assert_eq(a.nodup_violations, 0, "%s %s", specs[si], alg);
-						cr_assert_eq(a.noho_violations, 0, "%s %s", specs[si], alg);
+						cr_assert_eq(a.nodup_violations, 0, "%s %s",
+						             specs[si], alg);
+						cr_assert_eq(a.noho_violations, 0, "%s %s",
+						             specs[si], alg);
 					}
 					tc_topo_destroy(t);
 				}
@@ -442,10 +461,13 @@ Test(cost, lower_bound, .timeout = 60)
 							continue;
 						struct tc_prediction pr;
 						predict(specs[si], &md, colls[ci], alg, 16, 0, &pr);
-						cr_assert(!isnan(pr.lower_bound_ns), "%s %s", specs[si], alg);
-						cr_assert_leq(ps_of(pr.lower_bound_ns), pr.modelled_ps + 1,
-						              "%s %s %s: bound %g > %lld", specs[si],
-						              tc_coll_name(colls[ci]), alg, pr.lower_bound_ns,
+						cr_assert(!isnan(pr.lower_bound_ns), "%s %s",
+						          specs[si], alg);
+						cr_assert_leq(ps_of(pr.lower_bound_ns),
+						              pr.modelled_ps + 1,
+						              "%s %s %s: bound %g > %lld",
+						              specs[si], tc_coll_name(colls[ci]),
+						              alg, pr.lower_bound_ns,
 						              (long long)pr.modelled_ps);
 					}
 				tc_topo_destroy(t);
@@ -475,8 +497,8 @@ Test(cost, auto_is_cheapest, .timeout = 60)
 							continue;
 						struct tc_prediction pr;
 						predict(specs[si], &md, colls[ci], alg, 40, 1, &pr);
-						cr_assert_leq(au.modelled_ps, pr.modelled_ps, "%s %s", specs[si],
-						              alg);
+						cr_assert_leq(au.modelled_ps, pr.modelled_ps,
+						              "%s %s", specs[si], alg);
 					}
 					tc_topo_destroy(t);
 				}
@@ -490,12 +512,12 @@ struct err_arg {
 	struct failure f;
 };
 
-#define EXPECT(call, code)                                                           \
-	do {                                                                         \
-		int e_ = (call);                                                     \
-		if (e_ != (code))                                                    \
-			FAIL(&a->f, "rank %d: %s gave %s, not %s", me, #call,        \
-			     tc_err_name(e_), tc_err_name(code));                    \
+#define EXPECT(call, code)                                                                     \
+	do {                                                                                   \
+		int e_ = (call);                                                               \
+		if (e_ != (code))                                                              \
+			FAIL(&a->f, "rank %d: %s gave %s, not %s", me, #call, tc_err_name(e_), \
+			     tc_err_name(code));                                               \
 	} while (0)
 
 static int err_fn(struct tc_proc *proc, void *argp)
@@ -568,13 +590,7 @@ Test(errors, arguments, .timeout = 60)
  * the library (a separate script building the trees from the header's
  * rule). */
 static const long comb_paths[7][6] = {
-    {0},
-    {1},
-    {2, 3},
-    {3, 5, 6},
-    {4, 7, 9, 10},
-    {7, 13, 16, 18, 19},
-    {11, 21, 26, 29, 31, 32},
+        {0}, {1}, {2, 3}, {3, 5, 6}, {4, 7, 9, 10}, {7, 13, 16, 18, 19}, {11, 21, 26, 29, 31, 32},
 };
 
 /* The combining variant's closed form (its header): max_h (h (t_s + t_h)
@@ -601,8 +617,7 @@ static void comb_model(struct tc_model *md, int i, int hd)
 
 /* Runs tree_allport_comb alone (and AUTO when auto_too) on Q_d under md:
  * scatter and gather, roots 0, p-1, p/2, 5 mod p, in place (gather) and not. */
-static void run_comb(int d, const struct tc_model *md, const size_t *counts, int nc,
-                     int auto_too)
+static void run_comb(int d, const struct tc_model *md, const size_t *counts, int nc, int auto_too)
 {
 	char spec[32], msg[512];
 	snprintf(spec, sizeof spec, "hypercube:%d", d);
@@ -618,15 +633,20 @@ static void run_comb(int d, const struct tc_model *md, const size_t *counts, int
 						if (ip && colls[ci] == TC_COLL_SCATTER)
 							continue;
 						const char *alg = ai ? NULL : "tree_allport_comb";
-						struct ct_case c = {
-						    .coll = colls[ci], .alg = alg, .count = counts[k],
-						    .dt = ct_dtypes[(k + ri + ip) % ct_ndtypes],
-						    .root = roots[ri], .in_place = ip, .iters = 2,
-						    .seed = (uint64_t)(p * 17 + k * 5 + ri)};
+						struct ct_case c = {.coll = colls[ci],
+						                    .alg = alg,
+						                    .count = counts[k],
+						                    .dt = ct_dtypes[(k + ri + ip) % ct_ndtypes],
+						                    .root = roots[ri],
+						                    .in_place = ip,
+						                    .iters = 2,
+						                    .seed = (uint64_t)(p * 17 +
+						                                       k * 5 + ri)};
 						cr_assert_eq(ct_run(t, &c, msg, sizeof msg), 0,
-						             "%s %s/%s count %zu root %d in_place %d: %s", spec,
-						             tc_coll_name(colls[ci]), alg ? alg : "auto",
-						             counts[k], roots[ri], ip, msg);
+						             "%s %s/%s count %zu root %d in_place %d: %s",
+						             spec, tc_coll_name(colls[ci]),
+						             alg ? alg : "auto", counts[k],
+						             roots[ri], ip, msg);
 					}
 	tc_team_destroy(t);
 }
@@ -674,7 +694,8 @@ Test(scatter, comb_restrictions, .timeout = 60)
 				cr_assert_eq(tc_alg_applies(t, &md, colls[ci], "tree_allport_comb"),
 				             comb ? 0 : TC_ENOTSUP);
 				struct tc_prediction pr;
-				int err = tc_predict(t, &md, colls[ci], "tree_allport_comb", 8, 1, 0, 0, &pr);
+				int err = tc_predict(t, &md, colls[ci], "tree_allport_comb", 8, 1,
+				                     0, 0, &pr);
 				cr_assert_eq(err, comb ? 0 : TC_ENOTSUP, "%s %d: %s", spec, comb,
 				             tc_strerror(err));
 				cr_assert_eq(tc_predict(t, &md, colls[ci], NULL, 0, 1, 0, 0, &pr), 0);
@@ -705,14 +726,15 @@ Test(cost, comb_closed_form, .timeout = 120)
 					for (int root = 0; root < p; root += p / 4 + 1)
 						for (int ci = 0; ci < 2; ci++) {
 							struct tc_prediction pr;
-							predict(s, &md, colls[ci], "tree_allport_comb", ms[k], root,
-							        &pr);
+							predict(s, &md, colls[ci], "tree_allport_comb",
+							        ms[k], root, &pr);
 							cr_assert_eq(pr.modelled_ps, ps_of(want),
-							             "%s %s root %d m %zu model %d/%d: %lld != %g", s,
-							             tc_coll_name(colls[ci]), root, ms[k], mi, hd,
+							             "%s %s root %d m %zu model %d/%d: %lld != %g",
+							             s, tc_coll_name(colls[ci]),
+							             root, ms[k], mi, hd,
 							             (long long)pr.modelled_ps, want);
-							cr_assert(fabs(pr.formula_ns - want) < 1e-6, "%s: %g", s,
-							          pr.formula_ns);
+							cr_assert(fabs(pr.formula_ns - want) < 1e-6,
+							          "%s: %g", s, pr.formula_ns);
 							/* Lemma 8: rho_OAB t_s + ceil((p-1)/n) m t_w + [WH]
 							 * n t_h; rho_OAB = n under SF (Lemma 2: exc),
 							 * ceil(log_{n+1} 2^n) under WH (Lemma 4). */
@@ -720,22 +742,28 @@ Test(cost, comb_closed_form, .timeout = 120)
 							if (ct)
 								for (rho = 0; pow(d + 1, rho) < p; rho++)
 									;
-							double lb = d ? rho * md.ts_ns + d * (ct ? md.th_ns : 0.0) +
-							                    ((p - 1 + d - 1) / d) * m * md.tw_ns
-							              : 0.0;
+							double lb =
+							        d ? rho * md.ts_ns +
+							                        d * (ct ? md.th_ns : 0.0) +
+							                        ((p - 1 + d - 1) / d) *
+							                                m * md.tw_ns
+							          : 0.0;
 							/* The reported bound holds for every algorithm
 							 * (tc_lower_bound_any), so at most Lemma 8's. */
-							cr_assert(pr.lower_bound_ns <= lb + 1e-6, "%s %s m %zu model %d/%d: bound %g, Lemma 8 %g",
-							          s, tc_coll_name(colls[ci]), ms[k], mi, hd,
-							          pr.lower_bound_ns, lb);
-							cr_assert_leq(ps_of(pr.lower_bound_ns), pr.modelled_ps);
+							cr_assert(pr.lower_bound_ns <= lb + 1e-6,
+							          "%s %s m %zu model %d/%d: bound %g, Lemma 8 %g",
+							          s, tc_coll_name(colls[ci]), ms[k],
+							          mi, hd, pr.lower_bound_ns, lb);
+							cr_assert_leq(ps_of(pr.lower_bound_ns),
+							              pr.modelled_ps);
 							cr_assert_eq(pr.contention, 0, "%s", s);
 							cr_assert_eq(pr.oneport_violations, 0);
 							if (ci == 0) {
 								cr_assert_eq(pr.nodup_violations, 0);
 								cr_assert_eq(pr.noho_violations, 0);
 								cr_assert_eq(pr.messages, p - 1, "%s", s);
-								cr_assert_eq(pr.rounds, d ? d + 1 : 1, "%s", s);
+								cr_assert_eq(pr.rounds,
+								             d ? d + 1 : 1, "%s", s);
 							}
 						}
 				}
@@ -768,13 +796,15 @@ Test(cost, comb_auto, .timeout = 120)
 							if (tc_alg_applies(t, &md, colls[ci], alg))
 								continue;
 							predict(s, &md, colls[ci], alg, ms[k], 1, &pr);
-							cr_assert_leq(au.modelled_ps, pr.modelled_ps, "%s %s m %zu", s,
-							              alg, ms[k]);
+							cr_assert_leq(au.modelled_ps, pr.modelled_ps,
+							              "%s %s m %zu", s, alg, ms[k]);
 						}
 						predict(s, &md, colls[ci], "tree_allport", ms[k], 1, &tr);
-						predict(s, &md, colls[ci], "tree_allport_comb", ms[k], 1, &co);
-						tc_time_t lo = tr.modelled_ps < co.modelled_ps ? tr.modelled_ps
-						                                               : co.modelled_ps;
+						predict(s, &md, colls[ci], "tree_allport_comb",
+						        ms[k], 1, &co);
+						tc_time_t lo = tr.modelled_ps < co.modelled_ps
+						                       ? tr.modelled_ps
+						                       : co.modelled_ps;
 						cr_assert_leq(au.modelled_ps, lo);
 					}
 				tc_topo_destroy(t);

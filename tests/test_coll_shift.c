@@ -27,16 +27,19 @@
 static int predict(const struct tc_topo *t, const struct tc_model *md, const char *alg,
                    size_t bytes, long q, struct tc_prediction *pr)
 {
-	struct tc_call c = {.coll = TC_COLL_SHIFT, .alg = alg, .bytes = bytes, .esize = 1,
-	                    .q = q};
+	struct tc_call c = {.coll = TC_COLL_SHIFT, .alg = alg, .bytes = bytes, .esize = 1, .q = q};
 	return tc_predict_call(t, md, &c, pr);
 }
 
 static int predict_r(const struct tc_topo *t, const struct tc_model *md, const char *alg,
                      size_t bytes, long q, int shift_ring, struct tc_prediction *pr)
 {
-	struct tc_call c = {.coll = TC_COLL_SHIFT, .alg = alg, .bytes = bytes, .esize = 1,
-	                    .q = q, .shift_ring = shift_ring};
+	struct tc_call c = {.coll = TC_COLL_SHIFT,
+	                    .alg = alg,
+	                    .bytes = bytes,
+	                    .esize = 1,
+	                    .q = q,
+	                    .shift_ring = shift_ring};
 	return tc_predict_call(t, md, &c, pr);
 }
 
@@ -137,7 +140,8 @@ static void run_matrix(int p, const size_t *counts, int ncounts, int iters, int 
 			int nq = q_values(p, &rs, qs);
 			for (int qi = 0; qi < nq; qi++) {
 				cr_assert_eq(predict(t, &md, alg, 8, qs[qi], &pr), 0);
-				int revisit = !strcmp(pr.algorithm, "torus") && torus_revisits(t, qs[qi]);
+				int revisit =
+				        !strcmp(pr.algorithm, "torus") && torus_revisits(t, qs[qi]);
 				cr_assert_eq(pr.nodup_violations > 0, revisit, "%s %s q %d: %ld",
 				             specs[si], pr.algorithm, qs[qi], pr.nodup_violations);
 				cr_assert_eq(pr.noho_violations, 0, "%s %s q %d", specs[si],
@@ -154,11 +158,14 @@ static void run_matrix(int p, const size_t *counts, int ncounts, int iters, int 
 					continue;
 				for (int ci = 0; ci < (small ? ncounts : 1); ci++, k++) {
 					size_t count = counts[small ? ci : k % ncounts];
-					struct ct_case c = {.coll = TC_COLL_SHIFT, .alg = alg,
+					struct ct_case c = {.coll = TC_COLL_SHIFT,
+					                    .alg = alg,
 					                    .count = count,
 					                    .dt = ct_dtypes[k % ct_ndtypes],
-					                    .in_place = (k / 2) % 2, .iters = iters,
-					                    .seed = (uint64_t)k + 1, .q = qs[qi]};
+					                    .in_place = (k / 2) % 2,
+					                    .iters = iters,
+					                    .seed = (uint64_t)k + 1,
+					                    .q = qs[qi]};
 					cr_assert_eq(ct_run(team, &c, msg, sizeof msg), 0,
 					             "%s %s q %d count %zu: %s", specs[si],
 					             alg ? alg : "auto", qs[qi], count, msg);
@@ -217,8 +224,7 @@ static long long f_ring(int p, long q, long long m, long long ts, long long tw, 
 /* [Gergel-shift]'s (3.19) torus: row shift the shorter way, the compensation step
  * when the row shift is not 0 (and there is a next row), the column shift
  * the shorter way; ps. */
-static long long f_torus(int rows, int cols, long q, long long m, long long ts, long long tw,
-                         long long th)
+static long long f_torus(int rows, int cols, long q, long long m, long long ts, long long tw, long long th)
 {
 	long s = mod_p(q, (long)rows * cols);
 	long qr = s % cols, qc = s / cols;
@@ -239,8 +245,7 @@ static int gamma_of(long q)
 
 /* [Gergel-shift]'s (3.21): one message over d - gamma(q) links; under SF the
  * same routes store and forward at every link; ps. */
-static long long f_ct(int d, long q, long long m, long long ts, long long tw, long long th,
-                      int ct)
+static long long f_ct(int d, long q, long long m, long long ts, long long tw, long long th, int ct)
 {
 	long s = mod_p(q, 1L << d);
 	if (s == 0)
@@ -251,10 +256,11 @@ static long long f_ct(int d, long q, long long m, long long ts, long long tw, lo
 
 Test(model, closed_forms, .timeout = 120)
 {
-	static const char *const specs[] = {"ring:1",  "ring:2",      "ring:5",      "ring:8",
-	                                    "ring:13", "complete:7",  "complete:16", "torus:4x4",
-	                                    "torus:3x5", "torus:1x7", "torus:4x8",   "torus:8x8",
-	                                    "torus:2x3", "hypercube:1", "hypercube:3",
+	static const char *const specs[] = {"ring:1",      "ring:2",      "ring:5",
+	                                    "ring:8",      "ring:13",     "complete:7",
+	                                    "complete:16", "torus:4x4",   "torus:3x5",
+	                                    "torus:1x7",   "torus:4x8",   "torus:8x8",
+	                                    "torus:2x3",   "hypercube:1", "hypercube:3",
 	                                    "hypercube:6"};
 	static const long long ms[] = {0, 1, 100, 4096};
 	int seen = 0;
@@ -267,13 +273,13 @@ Test(model, closed_forms, .timeout = 120)
 		for (int ports = 0; ports < 2; ports++)
 			for (int sw = 0; sw < 2; sw++) {
 				const long long ts = 150, tw = 3, th = 20;
-				struct tc_model md = ct_model((double)ts, (double)tw, (double)th,
-				                              ports ? TC_PORTS_ALL : TC_PORTS_ONE,
-				                              TC_DUPLEX_FULL,
-				                              sw ? TC_SWITCH_CT : TC_SWITCH_SF);
+				struct tc_model md =
+				        ct_model((double)ts, (double)tw, (double)th,
+				                 ports ? TC_PORTS_ALL : TC_PORTS_ONE,
+				                 TC_DUPLEX_FULL, sw ? TC_SWITCH_CT : TC_SWITCH_SF);
 				const long long h = sw ? th : 0;
-				long qs[] = {0, 1, -1, 2, 3, p / 2, p - 1, 5, -5, 2L * p + 3,
-				             LONG_MAX, LONG_MIN};
+				long qs[] = {0,     1, -1, 2,          3,        p / 2,
+				             p - 1, 5, -5, 2L * p + 3, LONG_MAX, LONG_MIN};
 				for (int a = 0; tc_alg_name(TC_COLL_SHIFT, a); a++) {
 					const char *alg = tc_alg_name(TC_COLL_SHIFT, a);
 					if (tc_alg_applies(t, &md, TC_COLL_SHIFT, alg) ||
@@ -286,14 +292,15 @@ Test(model, closed_forms, .timeout = 120)
 							if (!strcmp(alg, "ring"))
 								want = f_ring(p, q, m, ts, tw, h);
 							else if (!strcmp(alg, "torus"))
-								want = f_torus(dims[0], dims[1], q, m, ts,
-								               tw, h);
+								want = f_torus(dims[0], dims[1], q,
+								               m, ts, tw, h);
 							else if (!strcmp(alg, "hypercube_ct"))
 								want = f_ct(nd, q, m, ts, tw, th, sw);
 							else
 								cr_assert(0, "no closed form for %s", alg);
 							struct tc_prediction pr;
-							cr_assert_eq(predict(t, &md, alg, (size_t)m, q, &pr),
+							cr_assert_eq(predict(t, &md, alg, (size_t)m,
+							                     q, &pr),
 							             0);
 							cr_assert_eq(pr.modelled_ps, want,
 							             "%s %s ports %d sw %d q %ld m %lld: "
@@ -301,9 +308,9 @@ Test(model, closed_forms, .timeout = 120)
 							             specs[si], alg, ports, sw, q, m,
 							             (long long)pr.modelled_ps, want);
 							cr_assert(!isnan(pr.formula_ns));
-							cr_assert_eq(pr.formula_ns * 1000.0, (double)want,
-							             "%s %s formula %.1f", specs[si], alg,
-							             pr.formula_ns);
+							cr_assert_eq(pr.formula_ns * 1000.0,
+							             (double)want, "%s %s formula %.1f",
+							             specs[si], alg, pr.formula_ns);
 							cr_assert_eq(pr.contention, 0, "%s %s q %ld",
 							             specs[si], alg, q);
 							if (!isnan(pr.lower_bound_ns))
@@ -352,7 +359,8 @@ Test(model, gamma_claim, .timeout = 120)
 			for (int q = 0; q < p; q++) {
 				struct tc_prediction pr;
 				cr_assert_eq(predict(t, &md, "hypercube_ct", 64, q, &pr), 0);
-				long long want = q ? (100 + 2 * 64 + 10LL * (d - gamma_of(q))) * 1000 : 0;
+				long long want =
+				        q ? (100 + 2 * 64 + 10LL * (d - gamma_of(q))) * 1000 : 0;
 				cr_assert_eq(pr.modelled_ps, want, "d %d q %d: %lld", d, q,
 				             (long long)pr.modelled_ps);
 				cr_assert_eq(pr.contention, 0, "d %d q %d: link %d -> %d", d, q,
@@ -371,8 +379,7 @@ Test(model, long_q, .timeout = 60)
 		struct tc_topo *t;
 		cr_assert_eq(tc_topo_parse(specs[si], &t), 0);
 		const long p = tc_topo_nodes(t);
-		struct tc_model md = ct_model(100, 2, 10, TC_PORTS_ONE, TC_DUPLEX_FULL,
-		                              TC_SWITCH_SF);
+		struct tc_model md = ct_model(100, 2, 10, TC_PORTS_ONE, TC_DUPLEX_FULL, TC_SWITCH_SF);
 		const long qs[] = {LONG_MAX, LONG_MIN, LONG_MIN + 1};
 		for (int a = -1; a < 0 || tc_alg_name(TC_COLL_SHIFT, a); a++) {
 			const char *alg = a < 0 ? NULL : tc_alg_name(TC_COLL_SHIFT, a);
@@ -405,9 +412,9 @@ Test(auto, never_above_an_algorithm, .timeout = 60)
 			for (int sw = 0; sw < 2; sw++)
 				for (size_t m = 1; m <= 4096; m *= 64)
 					for (long q = -1; q <= ps[pi] / 2 + 1; q += 2) {
-						struct tc_model md = ct_model(
-						        100, 2, 10, TC_PORTS_ONE, TC_DUPLEX_FULL,
-						        sw ? TC_SWITCH_CT : TC_SWITCH_SF);
+						struct tc_model md =
+						        ct_model(100, 2, 10, TC_PORTS_ONE, TC_DUPLEX_FULL,
+						                 sw ? TC_SWITCH_CT : TC_SWITCH_SF);
 						struct tc_prediction au, pr;
 						cr_assert_eq(predict(t, &md, NULL, m, q, &au), 0);
 						for (int a = 0; tc_alg_name(TC_COLL_SHIFT, a); a++) {
@@ -421,8 +428,8 @@ Test(auto, never_above_an_algorithm, .timeout = 60)
 							    strcmp(au.algorithm, "direct"))
 								continue;
 							cr_assert_leq(au.modelled_ps, pr.modelled_ps,
-							              "%s %s m=%zu q %ld", specs[si], alg,
-							              m, q);
+							              "%s %s m=%zu q %ld",
+							              specs[si], alg, m, q);
 						}
 					}
 			tc_topo_destroy(t);
@@ -465,7 +472,8 @@ Test(shift_ring, results, .timeout = 120)
 			cr_assert_eq(err, want, "%s %s: %d", specs[si], alg ? alg : "auto", err);
 			if (err)
 				continue;
-			const int qs[] = {0, 1, -1, 2, 3, p / 2, p - 1, p + 5, -7, INT_MAX, INT_MIN};
+			const int qs[] = {0,     1,     -1, 2,       3,      p / 2,
+			                  p - 1, p + 5, -7, INT_MAX, INT_MIN};
 			const int nq = (int)(sizeof qs / sizeof *qs);
 			for (int qi = 0; qi < nq; qi++) {
 				cr_assert_eq(predict_r(t, &md, alg, 8, qs[qi], 1, &pr), 0);
@@ -476,15 +484,19 @@ Test(shift_ring, results, .timeout = 120)
 				size_t count = counts[k % 5];
 				if (p > 16 && count > 64)
 					count = 64;
-				struct ct_case c = {.coll = TC_COLL_SHIFT, .alg = alg, .count = count,
+				struct ct_case c = {.coll = TC_COLL_SHIFT,
+				                    .alg = alg,
+				                    .count = count,
 				                    .dt = ct_dtypes[k % ct_ndtypes],
-				                    .in_place = (k / 2) % 2, .iters = 1,
-				                    .seed = (uint64_t)k + 1, .q = qs[qi],
+				                    .in_place = (k / 2) % 2,
+				                    .iters = 1,
+				                    .seed = (uint64_t)k + 1,
+				                    .q = qs[qi],
 				                    .shift_ring = cube ? 2 : 1};
 				k++;
 				cr_assert_eq(ct_run(team, &c, msg, sizeof msg), 0,
-				             "%s %s q %d count %zu: %s", specs[si], alg ? alg : "auto",
-				             qs[qi], count, msg);
+				             "%s %s q %d count %zu: %s", specs[si],
+				             alg ? alg : "auto", qs[qi], count, msg);
 			}
 		}
 		tc_team_destroy(team);
@@ -552,18 +564,20 @@ Test(shift_ring, cost, .timeout = 120)
 				             i ? 2 : 1, "d %d i %d j %d", d, i, j);
 		for (int ports = 0; ports < 2; ports++)
 			for (int sw = 0; sw < 2; sw++) {
-				struct tc_model md = ct_model((double)ts, (double)tw, (double)th,
-				                              ports ? TC_PORTS_ALL : TC_PORTS_ONE,
-				                              TC_DUPLEX_FULL,
-				                              sw ? TC_SWITCH_CT : TC_SWITCH_SF);
+				struct tc_model md =
+				        ct_model((double)ts, (double)tw, (double)th,
+				                 ports ? TC_PORTS_ALL : TC_PORTS_ONE,
+				                 TC_DUPLEX_FULL, sw ? TC_SWITCH_CT : TC_SWITCH_SF);
 				for (int q = 0; q < p; q += d <= 6 ? 1 : 7)
 					for (size_t mi = 0; mi < sizeof ms / sizeof *ms; mi++) {
 						const long long m = ms[mi], u = ts + tw * m;
 						const int fl = (q & 1) + 2 * popc((unsigned)q >> 1);
 						const int fs = popc((unsigned)q);
-						const long long fwd = (sw ? fs * u + fl * th : fl * u) * 1000;
+						const long long fwd =
+						        (sw ? fs * u + fl * th : fl * u) * 1000;
 						const long long bw = (sw ? bstages[q] * u + blinks[q] * th
-						                         : blinks[q] * u) * 1000;
+						                         : blinks[q] * u) *
+						                     1000;
 						const long s = lmin(q, p - q);
 						const long long ring = s * (u + (sw ? th : 0)) * 1000;
 						/* [Barnat-IB109]'s bounds (SF) */
@@ -571,33 +585,36 @@ Test(shift_ring, cost, .timeout = 120)
 						cr_assert_leq(blinks[q] * u, d * u, "d %d q %d", d, q);
 						cr_assert_leq(bstages[q], (d + 1) / 2, "d %d q %d", d, q);
 						cr_assert_leq(bw, fwd);
-						const char *algs[] = {"hypercube_gray", "hypercube_gray_bw",
-						                      "ring"};
+						const char *algs[] = {"hypercube_gray",
+						                      "hypercube_gray_bw", "ring"};
 						const long long want[] = {fwd, bw, ring};
 						for (int a = 0; a < 3; a++) {
 							struct tc_prediction pr;
-							cr_assert_eq(predict_r(t, &md, algs[a], (size_t)m, q,
-							                       1, &pr),
+							cr_assert_eq(predict_r(t, &md, algs[a],
+							                       (size_t)m, q, 1, &pr),
 							             0);
 							cr_assert_eq(pr.modelled_ps, want[a],
 							             "d %d %s ports %d sw %d q %d m %lld: "
 							             "%lld ps, want %lld",
 							             d, algs[a], ports, sw, q, m,
-							             (long long)pr.modelled_ps, want[a]);
+							             (long long)pr.modelled_ps,
+							             want[a]);
 							if (!isnan(pr.formula_ns))
 								cr_assert_eq(pr.formula_ns * 1000.0,
-								             (double)want[a], "d %d %s q %d",
-								             d, algs[a], q);
+								             (double)want[a],
+								             "d %d %s q %d", d,
+								             algs[a], q);
 							else
-								cr_assert(!strcmp(algs[a], "ring") && p == 2 &&
-								          !ports);
-							cr_assert_eq(pr.contention, 0, "d %d %s q %d", d,
-							             algs[a], q);
+								cr_assert(!strcmp(algs[a], "ring") &&
+								          p == 2 && !ports);
+							cr_assert_eq(pr.contention, 0,
+							             "d %d %s q %d", d, algs[a], q);
 							seen++;
 						}
 						/* AUTO with shift_ring is never above any of them */
 						struct tc_prediction au;
-						cr_assert_eq(predict_r(t, &md, NULL, (size_t)m, q, 1, &au), 0);
+						cr_assert_eq(predict_r(t, &md, NULL, (size_t)m, q, 1, &au),
+						             0);
 						cr_assert_leq(au.modelled_ps, bw);
 						cr_assert_leq(au.modelled_ps, ring);
 					}

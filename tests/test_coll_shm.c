@@ -27,8 +27,8 @@ struct shm_alg {
 };
 
 static const struct shm_alg shm_algs[] = {
-	{TC_COLL_BCAST, "shm"},     {TC_COLL_ALLREDUCE, "shm"}, {TC_COLL_ALLREDUCE, "shm_flag"},
-	{TC_COLL_BARRIER, "shm"},   {TC_COLL_ALLGATHER, "shm"}, {TC_COLL_ALLTOALL, "shm"},
+        {TC_COLL_BCAST, "shm"},   {TC_COLL_ALLREDUCE, "shm"}, {TC_COLL_ALLREDUCE, "shm_flag"},
+        {TC_COLL_BARRIER, "shm"}, {TC_COLL_ALLGATHER, "shm"}, {TC_COLL_ALLTOALL, "shm"},
 };
 #define NSHM ((int)(sizeof shm_algs / sizeof shm_algs[0]))
 
@@ -66,16 +66,21 @@ static void run_all(int p, enum tc_exec exec, enum tc_mode mode, const size_t *c
 					continue;
 				if (ip && s->coll == TC_COLL_ALLTOALL)
 					continue; /* no in-place alltoall */
-				struct ct_case c = {.coll = s->coll, .alg = s->alg, .count = counts[ci],
-				                    .dt = ci & 1 ? TC_DOUBLE : TC_INT32, .op = TC_OP_SUM,
-				                    .root = ip ? p - 1 : 0, .in_place = ip, .iters = 3,
+				struct ct_case c = {.coll = s->coll,
+				                    .alg = s->alg,
+				                    .count = counts[ci],
+				                    .dt = ci & 1 ? TC_DOUBLE : TC_INT32,
+				                    .op = TC_OP_SUM,
+				                    .root = ip ? p - 1 : 0,
+				                    .in_place = ip,
+				                    .iters = 3,
 				                    .seed = (uint64_t)(a * 100 + ci)};
 				if (s->coll == TC_COLL_BCAST)
 					c.dt = TC_BYTE;
 				int err = ct_run(team, &c, msg, sizeof msg);
-				cr_assert_eq(err, 0, "p=%d %s %s exec %d mode %d count %zu ip %d: %s", p,
-				             tc_coll_name(s->coll), s->alg, (int)exec, (int)mode, counts[ci],
-				             ip, msg);
+				cr_assert_eq(err, 0, "p=%d %s %s exec %d mode %d count %zu ip %d: %s",
+				             p, tc_coll_name(s->coll), s->alg, (int)exec, (int)mode,
+				             counts[ci], ip, msg);
 			}
 	tc_team_destroy(team);
 }
@@ -120,9 +125,13 @@ Test(shm, one_mebibyte, .timeout = 300)
 	struct tc_team *team = shm_team(3, TC_EXEC_THREADS, TC_MODE_NATIVE);
 	char msg[256];
 	for (int a = 0; a < NSHM; a++) {
-		struct ct_case c = {.coll = shm_algs[a].coll, .alg = shm_algs[a].alg,
+		struct ct_case c = {.coll = shm_algs[a].coll,
+		                    .alg = shm_algs[a].alg,
 		                    .count = shm_algs[a].coll == TC_COLL_ALLTOALL ? 1000 : 131072,
-		                    .dt = TC_DOUBLE, .op = TC_OP_SUM, .root = 1, .iters = 2};
+		                    .dt = TC_DOUBLE,
+		                    .op = TC_OP_SUM,
+		                    .root = 1,
+		                    .iters = 2};
 		cr_assert_eq(ct_run(team, &c, msg, sizeof msg), 0, "%s %s: %s",
 		             tc_coll_name(c.coll), c.alg, msg);
 	}
@@ -186,8 +195,8 @@ static int mix_fn(struct tc_proc *proc, void *argp)
 		if (p > 1 && it % 5 == 0) {
 			int peer = me ^ 1, x = me;
 			int y = -1;
-			if (peer < p && (err = tc_sendrecv(proc, peer, &x, sizeof x, peer, &y, sizeof y,
-			                                   NULL)))
+			if (peer < p &&
+			    (err = tc_sendrecv(proc, peer, &x, sizeof x, peer, &y, sizeof y, NULL)))
 				mix_fail(a, "sendrecv", me, it, err);
 		}
 		if (it % 4 == 1 && (err = tc_barrier(proc, &shm)))
@@ -203,13 +212,13 @@ Test(shm, interleaved, .timeout = 300)
 	static const int ps[] = {2, 3, 5, 8, 16};
 	for (int k = 0; k < 5; k++)
 		for (int fib = 0; fib < 2; fib++) {
-			struct tc_team *team = shm_team(ps[k], fib ? TC_EXEC_FIBRES : TC_EXEC_THREADS,
-			                                TC_MODE_NATIVE);
+			struct tc_team *team =
+			        shm_team(ps[k], fib ? TC_EXEC_FIBRES : TC_EXEC_THREADS, TC_MODE_NATIVE);
 			for (int run = 0; run < 2; run++) { /* a second run of the same team */
 				struct mix_arg a = {.bad = 0};
 				cr_assert_eq(tc_run(team, mix_fn, &a), 0);
-				cr_assert_eq(atomic_load(&a.bad), 0, "p=%d fibres %d run %d: %s", ps[k],
-				             fib, run, a.msg);
+				cr_assert_eq(atomic_load(&a.bad), 0, "p=%d fibres %d run %d: %s",
+				             ps[k], fib, run, a.msg);
 			}
 			tc_team_destroy(team);
 		}
@@ -218,7 +227,7 @@ Test(shm, interleaved, .timeout = 300)
 /* ---- modelled time, AUTO, mismatch ---------------------------------------- */
 
 struct auto_arg {
-	const char *alg;   /* NULL: AUTO */
+	const char *alg; /* NULL: AUTO */
 	enum tc_coll coll;
 	size_t bytes;
 	char got[32];
@@ -236,12 +245,24 @@ static int auto_fn(struct tc_proc *proc, void *argp)
 	size_t n = a->bytes;
 	int err = 0;
 	switch (a->coll) {
-	case TC_COLL_BCAST: err = tc_bcast(proc, out, n, TC_BYTE, 0, &o); break;
-	case TC_COLL_ALLREDUCE: err = tc_allreduce(proc, in, out, n / 8, TC_DOUBLE, TC_OP_SUM, &o); break;
-	case TC_COLL_BARRIER: err = tc_barrier(proc, &o); break;
-	case TC_COLL_ALLGATHER: err = tc_allgather(proc, in, out, n, TC_BYTE, &o); break;
-	case TC_COLL_ALLTOALL: err = tc_alltoall(proc, in, out, n, TC_BYTE, &o); break;
-	default: err = TC_EINVAL; break;
+	case TC_COLL_BCAST:
+		err = tc_bcast(proc, out, n, TC_BYTE, 0, &o);
+		break;
+	case TC_COLL_ALLREDUCE:
+		err = tc_allreduce(proc, in, out, n / 8, TC_DOUBLE, TC_OP_SUM, &o);
+		break;
+	case TC_COLL_BARRIER:
+		err = tc_barrier(proc, &o);
+		break;
+	case TC_COLL_ALLGATHER:
+		err = tc_allgather(proc, in, out, n, TC_BYTE, &o);
+		break;
+	case TC_COLL_ALLTOALL:
+		err = tc_alltoall(proc, in, out, n, TC_BYTE, &o);
+		break;
+	default:
+		err = TC_EINVAL;
+		break;
 	}
 	if (tc_rank(proc) == 0) {
 		struct tc_coll_info info;
@@ -263,8 +284,7 @@ Test(shm, modelled_equals_prediction, .timeout = 120)
 	for (int k = 0; k < 2; k++) {
 		struct tc_team *team = shm_team(ps[k], TC_EXEC_THREADS, TC_MODE_NATIVE);
 		for (int i = 0; i < NSHM; i++) {
-			struct auto_arg a = {.alg = shm_algs[i].alg, .coll = shm_algs[i].coll,
-			                     .bytes = 64};
+			struct auto_arg a = {.alg = shm_algs[i].alg, .coll = shm_algs[i].coll, .bytes = 64};
 			cr_assert_eq(tc_run(team, auto_fn, &a), 0);
 			cr_assert_eq(a.err, 0, "%s", tc_strerror(a.err));
 			struct tc_prediction pr;
@@ -272,13 +292,14 @@ Test(shm, modelled_equals_prediction, .timeout = 120)
 			tc_model_default(&md);
 			cr_assert_eq(tc_predict(tc_team_topo(team), &md, a.coll, a.alg,
 			                        a.coll == TC_COLL_BARRIER ? 0 : 64,
-			                        a.coll == TC_COLL_ALLREDUCE ? 8 : 1, 0, 0, &pr), 0);
+			                        a.coll == TC_COLL_ALLREDUCE ? 8 : 1, 0, 0, &pr),
+			             0);
 			cr_assert_eq(a.modelled_ps, (uint64_t)pr.modelled_ps, "p=%d %s %s", ps[k],
 			             tc_coll_name(a.coll), a.alg);
 			struct tc_run_info ri;
 			tc_team_last_run(team, &ri);
-			cr_assert_eq((uint64_t)ri.makespan_ps, (uint64_t)pr.modelled_ps, "p=%d %s %s",
-			             ps[k], tc_coll_name(a.coll), a.alg);
+			cr_assert_eq((uint64_t)ri.makespan_ps, (uint64_t)pr.modelled_ps,
+			             "p=%d %s %s", ps[k], tc_coll_name(a.coll), a.alg);
 		}
 		tc_team_destroy(team);
 	}
@@ -292,8 +313,8 @@ Test(shm, auto_rule, .timeout = 120)
 	                                     TC_COLL_ALLGATHER, TC_COLL_ALLTOALL};
 	for (int mode = 0; mode < 3; mode++) {
 		int p = mode == 2 ? 64 : 2;
-		struct tc_team *team = shm_team(p, TC_EXEC_AUTO,
-		                                mode == 1 ? TC_MODE_EMULATED : TC_MODE_NATIVE);
+		struct tc_team *team =
+		        shm_team(p, TC_EXEC_AUTO, mode == 1 ? TC_MODE_EMULATED : TC_MODE_NATIVE);
 		struct tc_team_info info;
 		tc_team_get_info(team, &info);
 		for (int c = 0; c < 5; c++)
@@ -303,18 +324,21 @@ Test(shm, auto_rule, .timeout = 120)
 				cr_assert_eq(a.err, 0);
 				const int shm = !strncmp(a.got, "shm", 3);
 				if (mode == 0 && !info.oversubscribed) {
-					const char *want = colls[c] == TC_COLL_ALLREDUCE && !big ? "shm_flag"
-					                                                          : "shm";
-					cr_assert_str_eq(a.got, want, "%s %zu B", tc_coll_name(colls[c]),
-					                 a.bytes);
+					const char *want = colls[c] == TC_COLL_ALLREDUCE && !big
+					                           ? "shm_flag"
+					                           : "shm";
+					cr_assert_str_eq(a.got, want, "%s %zu B",
+					                 tc_coll_name(colls[c]), a.bytes);
 				} else {
-					cr_assert_not(shm, "mode %d %s: %s", mode, tc_coll_name(colls[c]), a.got);
+					cr_assert_not(shm, "mode %d %s: %s", mode,
+					              tc_coll_name(colls[c]), a.got);
 				}
 				struct tc_prediction pr;
 				struct tc_model md;
 				tc_model_default(&md);
 				cr_assert_eq(tc_predict(tc_team_topo(team), &md, colls[c], NULL, 8,
-				                        colls[c] == TC_COLL_ALLREDUCE ? 8 : 1, 0, 0, &pr), 0);
+				                        colls[c] == TC_COLL_ALLREDUCE ? 8 : 1, 0, 0, &pr),
+				             0);
 				cr_assert(strncmp(pr.algorithm, "shm", 3), "predicted %s", pr.algorithm);
 			}
 		tc_team_destroy(team);

@@ -21,7 +21,8 @@
 #include "util.h"
 
 enum { AGV, GV, SV, A2AV, NKINDS };
-static const char *const kind_names[] __attribute__((unused)) = {"allgatherv", "gatherv", "scatterv", "alltoallv"};
+static const char *const kind_names[]
+        __attribute__((unused)) = {"allgatherv", "gatherv", "scatterv", "alltoallv"};
 
 #define POISON 0xdeadbeefu
 
@@ -35,14 +36,14 @@ static uint32_t val(int i, int k, size_t j, int kind)
 
 struct vcase {
 	int kind, p, root;
-	size_t *cnt;        /* p x p: elements i sends to k */
-	int bad;            /* 0 ok; 1: rank 1 expects one more element from 0;
+	size_t *cnt; /* p x p: elements i sends to k */
+	int bad;     /* 0 ok; 1: rank 1 expects one more element from 0;
 	                       2: rank 0's count overflows; 3: in place; 4: bad alg;
 	                       5: missing array at rank 0 */
 	atomic_int nfail;
 	char msg[200];
-	int *errs;          /* per rank */
-	uint32_t **rb;      /* per rank receive buffer */
+	int *errs;     /* per rank */
+	uint32_t **rb; /* per rank receive buffer */
 	size_t *rlen;
 };
 
@@ -107,18 +108,18 @@ static int fn(struct tc_proc *proc, void *arg)
 	case GV:
 		if (v->bad == 2 && r == 0)
 			sc[root] = SIZE_MAX / 2;
-		err = tc_gatherv(proc, s == sb ? sb + sd[root] : s, sc[root], rb, r == root && !miss ? rc : NULL,
-		                 r == root ? rd : NULL, TC_UINT32, root, &o);
+		err = tc_gatherv(proc, s == sb ? sb + sd[root] : s, sc[root], rb,
+		                 r == root && !miss ? rc : NULL, r == root ? rd : NULL, TC_UINT32,
+		                 root, &o);
 		break;
 	case SV:
 		if (v->bad == 2 && r == 0)
 			rc[root] = SIZE_MAX / 2;
-		err = tc_scatterv(proc, s, r == root && !miss ? sc : NULL,
-		                  r == root ? sd : NULL, rb + rd[root], rc[root], TC_UINT32, root, &o);
+		err = tc_scatterv(proc, s, r == root && !miss ? sc : NULL, r == root ? sd : NULL,
+		                  rb + rd[root], rc[root], TC_UINT32, root, &o);
 		break;
 	default:
-		err = tc_alltoallv(proc, s, miss ? NULL : sc, sd, rb, rc, rd,
-		                   TC_UINT32, &o);
+		err = tc_alltoallv(proc, s, miss ? NULL : sc, sd, rb, rc, rd, TC_UINT32, &o);
 		break;
 	}
 	v->errs[r] = err;
@@ -148,8 +149,7 @@ static void expect(const struct vcase *v, int r, uint32_t *e, size_t len)
 	}
 }
 
-static void run_case(struct tc_team *team, int kind, int root, uint64_t seed, int bad,
-                     size_t maxc)
+static void run_case(struct tc_team *team, int kind, int root, uint64_t seed, int bad, size_t maxc)
 {
 	int p = tc_team_size(team);
 	struct vcase v = {.kind = kind, .p = p, .root = root, .bad = bad};
@@ -160,7 +160,9 @@ static void run_case(struct tc_team *team, int kind, int root, uint64_t seed, in
 	for (int i = 0; i < p; i++) {
 		size_t c0 = (size_t)(tc_test_rand(&seed) % (maxc + 1));
 		for (int k = 0; k < p; k++) {
-			size_t c = kind == AGV || kind == GV ? c0 : (size_t)(tc_test_rand(&seed) % (maxc + 1));
+			size_t c = kind == AGV || kind == GV
+			                   ? c0
+			                   : (size_t)(tc_test_rand(&seed) % (maxc + 1));
 			if ((kind == GV && k != root) || (kind == SV && i != root))
 				c = 0;
 			v.cnt[(size_t)i * (size_t)p + (size_t)k] = c;
@@ -176,8 +178,8 @@ static void run_case(struct tc_team *team, int kind, int root, uint64_t seed, in
 	cr_assert(err == 0 || bad, "%s p=%d: tc_run %s", kind_names[kind], p, tc_err_name(err));
 	static const int want[] = {0, TC_EMISMATCH, TC_EOVERFLOW, TC_EINVAL, TC_EALG, TC_EINVAL};
 	for (int r = 0; r < p; r++) {
-		cr_assert_eq(v.errs[r], want[bad], "%s p=%d bad=%d rank %d: %s", kind_names[kind], p,
-		             bad, r, tc_err_name(v.errs[r]));
+		cr_assert_eq(v.errs[r], want[bad], "%s p=%d bad=%d rank %d: %s", kind_names[kind],
+		             p, bad, r, tc_err_name(v.errs[r]));
 		uint32_t *e = malloc(v.rlen[r] * 4);
 		expect(&v, r, e, v.rlen[r]);
 		for (size_t j = 0; j < v.rlen[r]; j++)
@@ -213,7 +215,8 @@ static void matrix(int pmax)
 			struct tc_team *t = team_for(specs[si]);
 			for (int k = 0; k < NKINDS; k++)
 				for (int root = 0; root < p; root += (p > 2 ? p - 1 : 1))
-					run_case(t, k, root, (uint64_t)(p * 100 + si * 10 + k + root) + 1, 0,
+					run_case(t, k, root,
+					         (uint64_t)(p * 100 + si * 10 + k + root) + 1, 0,
 					         p > 16 ? 9 : 70);
 			tc_team_destroy(t);
 		}
@@ -246,14 +249,17 @@ Test(vcount, errors_on_every_rank, .timeout = 300)
 
 /* ---- prediction (tc_predict_call, tc_schedule_call) ------------------------ */
 
-static const enum tc_coll vcolls[NKINDS] = {TC_COLL_ALLGATHERV, TC_COLL_GATHERV,
-                                            TC_COLL_SCATTERV, TC_COLL_ALLTOALLV};
+static const enum tc_coll vcolls[NKINDS] = {TC_COLL_ALLGATHERV, TC_COLL_GATHERV, TC_COLL_SCATTERV,
+                                            TC_COLL_ALLTOALLV};
 
 /* The tc_call of kind with counts c (p numbers) or matrix c (p * p). */
 static struct tc_call vcall(int kind, const size_t *c, size_t esize, int root)
 {
-	return (struct tc_call){.coll = vcolls[kind], .alg = "pairwise", .esize = esize,
-	                        .root = root, .counts = kind == A2AV ? NULL : c,
+	return (struct tc_call){.coll = vcolls[kind],
+	                        .alg = "pairwise",
+	                        .esize = esize,
+	                        .root = root,
+	                        .counts = kind == A2AV ? NULL : c,
 	                        .matrix = kind == A2AV ? c : NULL};
 }
 
@@ -272,7 +278,9 @@ Test(vcount, predict_equal_counts_closed_form, .timeout = 60)
 	static const struct {
 		double ts, tw, th;
 		enum tc_switching sw;
-	} ms[] = {{1000, 2, 0, TC_SWITCH_SF}, {50, 0.5, 7, TC_SWITCH_CT}, {0, 1, 3, TC_SWITCH_SF},
+	} ms[] = {{1000, 2, 0, TC_SWITCH_SF},
+	          {50, 0.5, 7, TC_SWITCH_CT},
+	          {0, 1, 3, TC_SWITCH_SF},
 	          {330, 0.25, 11, TC_SWITCH_CT}};
 	static const size_t counts[] = {0, 1, 7, 64, 1000};
 	for (int pi = 0; pi < (int)(sizeof ps / sizeof ps[0]); pi++) {
@@ -293,24 +301,28 @@ Test(vcount, predict_equal_counts_closed_form, .timeout = 60)
 					int root = (k == GV || k == SV) ? p / 2 : 0;
 					struct tc_call call = vcall(k, c, es, root);
 					struct tc_prediction pr;
-					cr_assert_eq(tc_predict_call(t, &md, &call, &pr), 0, "%s p=%d",
-					             kind_names[k], p);
+					cr_assert_eq(tc_predict_call(t, &md, &call, &pr), 0,
+					             "%s p=%d", kind_names[k], p);
 					double hop = ms[mi].ts + m * ms[mi].tw +
 					             (ms[mi].sw == TC_SWITCH_CT ? ms[mi].th : 0);
 					double want_ns = m ? (p - 1) * hop : 0;
 					/* Cut-through: a gatherv's (scatterv's) root streams its
 					 * blocks through its port, t_h paid once (vcount.h); the
 					 * formula is NAN there. */
-					const bool root_ct = (k == GV || k == SV) && ms[mi].sw == TC_SWITCH_CT;
+					const bool root_ct =
+					        (k == GV || k == SV) && ms[mi].sw == TC_SWITCH_CT;
 					if (root_ct && m && p > 1)
-						want_ns = (p - 1) * (ms[mi].ts + m * ms[mi].tw) + ms[mi].th;
+						want_ns = (p - 1) * (ms[mi].ts + m * ms[mi].tw) +
+						          ms[mi].th;
 					cr_assert_eq(pr.modelled_ps, (tc_time_t)llround(want_ns * 1000),
-					             "%s p=%d m=%g model %d: %lld ps, want %.0f", kind_names[k],
-					             p, m, mi, (long long)pr.modelled_ps, want_ns * 1000);
-					cr_assert(root_ct && p > 1 && m ? isnan(pr.formula_ns)
-					                           : fabs(pr.formula_ns - want_ns) <= 1e-9 * want_ns,
-					          "%s p=%d m=%g: formula %g, want %g", kind_names[k], p, m,
-					          pr.formula_ns, want_ns);
+					             "%s p=%d m=%g model %d: %lld ps, want %.0f",
+					             kind_names[k], p, m, mi,
+					             (long long)pr.modelled_ps, want_ns * 1000);
+					cr_assert(root_ct && p > 1 && m
+					                  ? isnan(pr.formula_ns)
+					                  : fabs(pr.formula_ns - want_ns) <= 1e-9 * want_ns,
+					          "%s p=%d m=%g: formula %g, want %g",
+					          kind_names[k], p, m, pr.formula_ns, want_ns);
 					cr_assert_str_eq(pr.algorithm, "pairwise");
 					cr_assert(isnan(pr.lower_bound_ns) && pr.lower_bound_steps == -1);
 					cr_assert_eq(pr.oneport_violations, 0);
@@ -418,10 +430,18 @@ static int last_fn(struct tc_proc *proc, void *arg)
 	uint32_t *sb = calloc(s + 1, 4), *rb = calloc(q + 1, 4);
 	int err;
 	switch (L->kind) {
-	case AGV: err = tc_allgatherv(proc, sb, sc[0], rb, rc, rd, TC_UINT32, NULL); break;
-	case GV: err = tc_gatherv(proc, sb, sc[1], rb, rc, rd, TC_UINT32, 1, NULL); break;
-	case SV: err = tc_scatterv(proc, sb, sc, sd, rb, rc[1], TC_UINT32, 1, NULL); break;
-	default: err = tc_alltoallv(proc, sb, sc, sd, rb, rc, rd, TC_UINT32, NULL); break;
+	case AGV:
+		err = tc_allgatherv(proc, sb, sc[0], rb, rc, rd, TC_UINT32, NULL);
+		break;
+	case GV:
+		err = tc_gatherv(proc, sb, sc[1], rb, rc, rd, TC_UINT32, 1, NULL);
+		break;
+	case SV:
+		err = tc_scatterv(proc, sb, sc, sd, rb, rc[1], TC_UINT32, 1, NULL);
+		break;
+	default:
+		err = tc_alltoallv(proc, sb, sc, sd, rb, rc, rd, TC_UINT32, NULL);
+		break;
 	}
 	struct tc_coll_info info;
 	tc_last_coll(proc, &info);
@@ -461,11 +481,11 @@ Test(vcount, run_matches_prediction, .timeout = 60)
 			struct tc_prediction pr;
 			cr_assert_eq(tc_predict_call(t, &md, &c, &pr), 0);
 			for (int r = 0; r < p; r++) {
-				cr_assert_eq(L.errs[r], 0, "%s on %s rank %d: %s", kind_names[k], specs[si],
-				             r, tc_err_name(L.errs[r]));
-				cr_assert_eq(L.modelled[r], pr.modelled_ps, "%s on %s rank %d: %lld vs %lld",
-				             kind_names[k], specs[si], r, (long long)L.modelled[r],
-				             (long long)pr.modelled_ps);
+				cr_assert_eq(L.errs[r], 0, "%s on %s rank %d: %s", kind_names[k],
+				             specs[si], r, tc_err_name(L.errs[r]));
+				cr_assert_eq(L.modelled[r], pr.modelled_ps,
+				             "%s on %s rank %d: %lld vs %lld", kind_names[k], specs[si],
+				             r, (long long)L.modelled[r], (long long)pr.modelled_ps);
 			}
 			free(L.cnt);
 		}
@@ -528,8 +548,9 @@ Test(vcount, predict_errors_and_registry, .timeout = 60)
 		cr_assert_eq(tc_coll_parse(kind_names[k], &back), 0);
 		cr_assert_eq(back, vcolls[k]);
 		cr_assert(tc_coll_flags(vcolls[k]) & TC_CF_VCOUNT);
-		static const char *const specs[] = {"ring:5", "chain:3", "mesh:2x3", "torus:3x3",
-		                                    "hypercube:3", "star:6", "tree:2:7", "complete:1"};
+		static const char *const specs[] = {"ring:5",    "chain:3",     "mesh:2x3",
+		                                    "torus:3x3", "hypercube:3", "star:6",
+		                                    "tree:2:7",  "complete:1"};
 		for (int si = 0; si < 8; si++) {
 			struct tc_topo *u = topo(specs[si]);
 			for (int port = 0; port < 2; port++) {

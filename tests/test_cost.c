@@ -45,13 +45,13 @@ static struct tc_model std_md(enum tc_switching sw)
 	return mk(100, 2, 5, 3, sw);
 }
 
-#define ASSERT_NEAR(a, b)                                                                     \
-	cr_assert(fabs((double)(a) - (double)(b)) <= 1e-9 * (1.0 + fabs((double)(b))),          \
+#define ASSERT_NEAR(a, b)                                                              \
+	cr_assert(fabs((double)(a) - (double)(b)) <= 1e-9 * (1.0 + fabs((double)(b))), \
 	          "%s = %.17g, expected %.17g", #a, (double)(a), (double)(b))
 
 /* bound <= cost, up to rounding. */
-#define ASSERT_LE_COST(bound, cost)                                                           \
-	cr_assert((bound) <= (cost) * (1.0 + 1e-12) + 1e-9, "bound %.17g > cost %.17g (%s)",   \
+#define ASSERT_LE_COST(bound, cost)                                                          \
+	cr_assert((bound) <= (cost) * (1.0 + 1e-12) + 1e-9, "bound %.17g > cost %.17g (%s)", \
 	          (double)(bound), (double)(cost), #cost)
 
 static int popc(unsigned long x)
@@ -194,13 +194,13 @@ Test(bcast, r_opt_brute_force)
 	const int ps[] = {3, 4, 5, 8, 17, 64};
 	const double ms[] = {1, 2, 3, 10, 100, 1000, 4096};
 	const double par[][4] = {{100, 2, 0, 0}, {1000, 1, 0, 0}, {1, 1, 0, 0},   {0, 1, 0, 0},
-	                         {50, 0, 0, 0},  {40, 2, 10, 0}, {7, 0.3, 2, 5}, {100, 2, 5, 3}};
+	                         {50, 0, 0, 0},  {40, 2, 10, 0},  {7, 0.3, 2, 5}, {100, 2, 5, 3}};
 	for (size_t a = 0; a < sizeof ps / sizeof ps[0]; a++)
 		for (size_t b = 0; b < sizeof ms / sizeof ms[0]; b++)
 			for (size_t c = 0; c < sizeof par / sizeof par[0]; c++)
 				for (int sw = 0; sw < 2; sw++) {
-					struct tc_model md = mk(par[c][0], par[c][1], par[c][2], par[c][3],
-					                        sw ? CT : SF);
+					struct tc_model md = mk(par[c][0], par[c][1], par[c][2],
+					                        par[c][3], sw ? CT : SF);
 					int p = ps[a];
 					double m = ms[b];
 					long rmax = (long)m;
@@ -216,7 +216,8 @@ Test(bcast, r_opt_brute_force)
 						bestr = u < bestr ? u : bestr;
 					}
 					ASSERT_LE_COST(tc_cost_bcast_ring_pipelined(&md, p, m, r), best);
-					ASSERT_LE_COST(tc_cost_reduce_ring_pipelined(&md, p, m, rr), bestr);
+					ASSERT_LE_COST(tc_cost_reduce_ring_pipelined(&md, p, m, rr),
+					               bestr);
 					/* the real optimum is never above the integer one */
 					ASSERT_LE_COST(tc_cost_bcast_ring_pipelined_opt(&md, p, m), best);
 				}
@@ -458,7 +459,8 @@ Test(scatter, formulas)
 	cr_assert(isnan(tc_cost_scatter_tree_allport(&sf, 12, 1000)));
 	/* gather is the dual, same cost */
 	for (int p = 1; p <= 64; p *= 2) {
-		cr_assert_eq(tc_cost_gather_hypercube(&ct, p, 1000), tc_cost_scatter_hypercube(&ct, p, 1000));
+		cr_assert_eq(tc_cost_gather_hypercube(&ct, p, 1000),
+		             tc_cost_scatter_hypercube(&ct, p, 1000));
 		cr_assert_eq(tc_cost_gather_tree_allport(&ct, p, 1000),
 		             tc_cost_scatter_tree_allport(&ct, p, 1000));
 		cr_assert_eq(tc_cost_gather_ring(&ct, p, 1000), tc_cost_scatter_ring(&ct, p, 1000));
@@ -1126,7 +1128,7 @@ Test(bounds, errors)
 /* ---- lower bounds never exceed the cost of an algorithm ------------------ */
 
 static const double lb_params[][4] = {
-	{100, 2, 5, 3}, {1000, 1, 0, 0}, {1, 10, 50, 1}, {0, 1, 1, 0}, {10, 0, 3, 0},
+        {100, 2, 5, 3}, {1000, 1, 0, 0}, {1, 10, 50, 1}, {0, 1, 1, 0}, {10, 0, 3, 0},
 };
 static const double lb_sizes[] = {0, 1, 1000};
 
@@ -1168,7 +1170,8 @@ Test(bounds, below_hypercube_algorithms)
 				ASSERT_LE_COST(oab, tc_cost_bcast_binomial(&md, p, m, NULL));
 				ASSERT_LE_COST(oab, tc_cost_reduce_hypercube(&md, p, m));
 				ASSERT_LE_COST(lbt(TC_LB_OAB, TC_TOPO_HYPERCUBE, 1, d, 0, m, ap),
-				               tc_cost_bcast_dot_allport(&ap, TC_TOPO_HYPERCUBE, 1, d, 0, m));
+				               tc_cost_bcast_dot_allport(&ap, TC_TOPO_HYPERCUBE, 1,
+				                                         d, 0, m));
 				/* all-port non-combining trees: Lemma 1 / 7 hold with equality under SF */
 				ASSERT_LE_COST(lbt(TC_LB_OAS, TC_TOPO_HYPERCUBE, 1, d, 0, m, ap),
 				               tc_cost_scatter_tree_allport(&ap, p, m));
@@ -1215,7 +1218,8 @@ Test(bounds, below_ring_chain_complete_algorithms)
 					ASSERT_LE_COST(lbt(TC_LB_AAB, TC_TOPO_RING, 1, d, -1, m, md),
 					               tc_cost_allgather_ring(&md, p, m));
 					if (md.combining)
-						ASSERT_LE_COST(lbt(TC_LB_AAS, TC_TOPO_RING, 1, d, -1, m, md),
+						ASSERT_LE_COST(lbt(TC_LB_AAS, TC_TOPO_RING, 1, d,
+						                   -1, m, md),
 						               tc_cost_alltoall_ring(&md, p, m));
 				}
 				/* the source's chain allgather under either duplex */
@@ -1254,9 +1258,11 @@ Test(bounds, below_mesh_torus_algorithms)
 					enum tc_topo_kind kind = k ? TC_TOPO_TORUS : TC_TOPO_MESH;
 					for (int r = 0; r < n; r++) {
 						ASSERT_LE_COST(lbt(TC_LB_OAB, kind, nd, dims, r, m, md),
-						               tc_cost_bcast_mesh(&md, kind, nd, dims, r, m));
+						               tc_cost_bcast_mesh(&md, kind, nd,
+						                                  dims, r, m));
 						ASSERT_LE_COST(lbt(TC_LB_OAB, kind, nd, dims, r, m, ap),
-						               tc_cost_bcast_dot_allport(&ap, kind, nd, dims, r, m));
+						               tc_cost_bcast_dot_allport(&ap, kind, nd,
+						                                         dims, r, m));
 					}
 					if (md.combining && md.duplex == TC_DUPLEX_FULL) {
 						ASSERT_LE_COST(lbt(TC_LB_AAB, kind, nd, dims, -1, m, md),
@@ -1286,20 +1292,21 @@ Test(bounds, monotone_in_the_model)
 		for (size_t c = 0; c < 4; c++)
 			for (int sw = 0; sw < 2; sw++) {
 				struct tc_model one = noncomb(mk(100, 2, 0, 0, sw ? CT : SF));
-				struct tc_lower_bound a = lb(cs[c], topos[t].kind, topos[t].nd, topos[t].dims,
-				                             -1, 1000, one);
-				struct tc_lower_bound b = lb(cs[c], topos[t].kind, topos[t].nd, topos[t].dims,
-				                             -1, 1000, allport(one));
+				struct tc_lower_bound a = lb(cs[c], topos[t].kind, topos[t].nd,
+				                             topos[t].dims, -1, 1000, one);
+				struct tc_lower_bound b = lb(cs[c], topos[t].kind, topos[t].nd,
+				                             topos[t].dims, -1, 1000, allport(one));
 				cr_assert_leq(b.steps, a.steps);
 				ASSERT_LE_COST(b.time_ns, a.time_ns);
 				struct tc_model comb = one;
 				comb.combining = 1;
-				struct tc_lower_bound cb =
-				    lb(cs[c], topos[t].kind, topos[t].nd, topos[t].dims, -1, 1000, comb);
+				struct tc_lower_bound cb = lb(cs[c], topos[t].kind, topos[t].nd,
+				                              topos[t].dims, -1, 1000, comb);
 				ASSERT_LE_COST(cb.time_ns, a.time_ns);
 				/* the root-less bound holds for every root */
 				struct tc_lb_graph g;
-				int rc = tc_lb_graph_metrics(topos[t].kind, topos[t].nd, topos[t].dims, -1, &g);
+				int rc = tc_lb_graph_metrics(topos[t].kind, topos[t].nd,
+				                             topos[t].dims, -1, &g);
 				cr_assert_eq(rc, 0);
 				for (int r = 0; r < g.nodes; r++)
 					ASSERT_LE_COST(a.time_ns, lbt(cs[c], topos[t].kind, topos[t].nd,
@@ -1491,7 +1498,9 @@ Test(cost, shm_closed_forms)
 					const double m = ms[mi], th = sw ? md.th_ns : 0;
 					const double L = md.ts_ns + m * md.tw_ns, L0 = md.ts_ns;
 					double round = p == 1 ? 0 : all ? L + th : (p - 1) * L + th;
-					double round0 = p == 1 ? 0 : all ? L0 + th : (p - 1) * L0 + th;
+					double round0 = p == 1 ? 0
+					                : all  ? L0 + th
+					                       : (p - 1) * L0 + th;
 					ASSERT_NEAR(tc_cost_allgather_shm(&md, p, m), round);
 					ASSERT_NEAR(tc_cost_alltoall_shm(&md, p, m), round);
 					ASSERT_NEAR(tc_cost_bcast_shm(&md, p, m), round);

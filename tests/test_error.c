@@ -11,7 +11,7 @@ Test(error, every_code_has_a_distinct_name_and_message)
 {
 	int codes[] = {
 #define X(name, val, msg) TC_##name,
-		TC_ERRNO_MAP(X)
+	        TC_ERRNO_MAP(X)
 #undef X
 	};
 	int n = (int)(sizeof codes / sizeof codes[0]);
@@ -46,10 +46,10 @@ static int create_with(void (*edit)(struct tc_team_config *))
 	return err;
 }
 
-#define EDIT(name, body)                                                             \
-	static void edit_##name(struct tc_team_config *c)                            \
-	{                                                                            \
-		body;                                                                \
+#define EDIT(name, body)                                  \
+	static void edit_##name(struct tc_team_config *c) \
+	{                                                 \
+		body;                                     \
 	}
 EDIT(none, (void)c)
 EDIT(p_not_topology, c->p = 5)
@@ -65,7 +65,7 @@ EDIT(tw_nan, c->model.tw_ns = NAN)
 EDIT(th_inf, c->model.th_ns = INFINITY)
 EDIT(tc_huge, c->model.tc_ns = 1e10)
 EDIT(ports_bad, c->model.ports = (enum tc_ports)2)
-EDIT(duplex_bad, c->model.duplex = (enum tc_duplex)-1)
+EDIT(duplex_bad, c->model.duplex = (enum tc_duplex) - 1)
 EDIT(switching_bad, c->model.switching = (enum tc_switching)7)
 EDIT(mu_huge, (c->model.mu = SIZE_MAX, c->model.switching = TC_SWITCH_CT))
 EDIT(wait_bad, c->wait = (enum tc_wait_policy)9)
@@ -85,34 +85,34 @@ Test(error, team_config_rows, .timeout = 30)
 		void (*edit)(struct tc_team_config *);
 		int code;
 	} rows[] = {
-		{"valid", edit_none, 0},
-		{"p is not the topology's node count", edit_p_not_topology, TC_EINVAL},
-		{"hypercube:3 with p 6", edit_hypercube_p, TC_EINVAL},
-		{"no topology and p 0", edit_no_topology_no_p, TC_EINVAL},
-		{"no topology and p < 0", edit_no_topology_p_neg, TC_EINVAL},
-		{"no topology and p above the maximum", edit_no_topology_p_huge, TC_ETOPO},
-		{"spec without a size", edit_bad_spec, TC_ETOPO},
-		{"unknown topology kind", edit_bad_spec_kind, TC_ETOPO},
-		{"topology above the maximum size", edit_spec_too_big, TC_ETOPO},
-		{"model: negative t_s", edit_ts_neg, TC_EINVAL},
-		{"model: t_w NaN", edit_tw_nan, TC_EINVAL},
-		{"model: t_h infinite", edit_th_inf, TC_EINVAL},
-		{"model: t_c out of range", edit_tc_huge, TC_EINVAL},
-		{"model: ports", edit_ports_bad, TC_EINVAL},
-		{"model: duplex", edit_duplex_bad, TC_EINVAL},
-		{"model: switching", edit_switching_bad, TC_EINVAL},
-		/* was taken: a routed cut-through bcast then moved nothing, TC_OK */
-		{"model: mu above TC_MAX_MESSAGE", edit_mu_huge, TC_EINVAL},
-		{"wait policy", edit_wait_bad, TC_EINVAL},
-		{"mode", edit_mode_bad, TC_EINVAL},
-		{"ring_bytes below two lines", edit_ring_tiny, TC_EINVAL},
-		{"ring_bytes above 1 GiB", edit_ring_huge, TC_EINVAL},
-		{"packet_bytes above the ring's payload", edit_packet_over_ring, TC_EINVAL},
-		{"trace_events above 2^32", edit_trace_huge, TC_EINVAL},
-		{"stack_bytes below PTHREAD_STACK_MIN", edit_stack_tiny, TC_EINVAL},
-		/* 2^32 events of every rank: refused before allocating (was malloc'ed) */
-		{"trace buffers above the memory available", edit_trace_terabytes, TC_ELIMIT},
-		{"timeout_ms whose nanoseconds wrap: forever", edit_timeout_huge, 0},
+	        {"valid", edit_none, 0},
+	        {"p is not the topology's node count", edit_p_not_topology, TC_EINVAL},
+	        {"hypercube:3 with p 6", edit_hypercube_p, TC_EINVAL},
+	        {"no topology and p 0", edit_no_topology_no_p, TC_EINVAL},
+	        {"no topology and p < 0", edit_no_topology_p_neg, TC_EINVAL},
+	        {"no topology and p above the maximum", edit_no_topology_p_huge, TC_ETOPO},
+	        {"spec without a size", edit_bad_spec, TC_ETOPO},
+	        {"unknown topology kind", edit_bad_spec_kind, TC_ETOPO},
+	        {"topology above the maximum size", edit_spec_too_big, TC_ETOPO},
+	        {"model: negative t_s", edit_ts_neg, TC_EINVAL},
+	        {"model: t_w NaN", edit_tw_nan, TC_EINVAL},
+	        {"model: t_h infinite", edit_th_inf, TC_EINVAL},
+	        {"model: t_c out of range", edit_tc_huge, TC_EINVAL},
+	        {"model: ports", edit_ports_bad, TC_EINVAL},
+	        {"model: duplex", edit_duplex_bad, TC_EINVAL},
+	        {"model: switching", edit_switching_bad, TC_EINVAL},
+	        /* was taken: a routed cut-through bcast then moved nothing, TC_OK */
+	        {"model: mu above TC_MAX_MESSAGE", edit_mu_huge, TC_EINVAL},
+	        {"wait policy", edit_wait_bad, TC_EINVAL},
+	        {"mode", edit_mode_bad, TC_EINVAL},
+	        {"ring_bytes below two lines", edit_ring_tiny, TC_EINVAL},
+	        {"ring_bytes above 1 GiB", edit_ring_huge, TC_EINVAL},
+	        {"packet_bytes above the ring's payload", edit_packet_over_ring, TC_EINVAL},
+	        {"trace_events above 2^32", edit_trace_huge, TC_EINVAL},
+	        {"stack_bytes below PTHREAD_STACK_MIN", edit_stack_tiny, TC_EINVAL},
+	        /* 2^32 events of every rank: refused before allocating (was malloc'ed) */
+	        {"trace buffers above the memory available", edit_trace_terabytes, TC_ELIMIT},
+	        {"timeout_ms whose nanoseconds wrap: forever", edit_timeout_huge, 0},
 	};
 	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
 		int err = create_with(rows[i].edit);

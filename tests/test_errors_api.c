@@ -22,8 +22,8 @@
 #include "topocoll.h"
 #include "coll_check.h"
 
-#define NB 64            /* int32 elements of each buffer */
-#define FILL 0x5a5a5a5a  /* what the buffers hold before a row */
+#define NB 64           /* int32 elements of each buffer */
+#define FILL 0x5a5a5a5a /* what the buffers hold before a row */
 
 struct bufs {
 	int me, p;
@@ -44,14 +44,14 @@ struct row {
 	int code_root;   /* non-zero: rank 0's code */
 };
 
-#define ROW(name, expr)                                                              \
-	static int row_##name(struct tc_proc *proc, struct bufs *b)                  \
-	{                                                                            \
-		const int me = b->me, p = b->p;                                      \
-		(void)me;                                                            \
-		(void)p;                                                             \
-		(void)proc;                                                          \
-		return (expr);                                                       \
+#define ROW(name, expr)                                             \
+	static int row_##name(struct tc_proc *proc, struct bufs *b) \
+	{                                                           \
+		const int me = b->me, p = b->p;                     \
+		(void)me;                                           \
+		(void)p;                                            \
+		(void)proc;                                         \
+		return (expr);                                      \
 	}
 
 static const struct tc_coll_opts o_badalg = {.alg = "no_such_algorithm"};
@@ -71,7 +71,7 @@ static const struct tc_coll_opts o_nofn = {.user_op = &nofn_op};
 
 #define I32 TC_INT32
 #define BADDT ((enum tc_dtype)TC_DTYPE_COUNT)
-#define NEGDT ((enum tc_dtype)-1)
+#define NEGDT ((enum tc_dtype) - 1)
 #define SUM TC_OP_SUM
 #define IP TC_IN_PLACE
 /* count * 4 wraps size_t; count * 4 just above TC_MAX_MESSAGE. */
@@ -92,14 +92,13 @@ ROW(bcast_dtype_neg, tc_bcast(proc, b->r, 4, NEGDT, 0, NULL))
 ROW(allgather_dtype_count, tc_allgather(proc, b->s, b->r, 1, BADDT, NULL))
 ROW(allgatherv_dtype_count, tc_allgatherv(proc, b->s, 1, b->r, NULL, NULL, BADDT, NULL))
 ROW(allreduce_op_count, tc_allreduce(proc, b->s, b->r, 4, I32, TC_OP_COUNT, NULL))
-ROW(allreduce_op_neg, tc_allreduce(proc, b->s, b->r, 4, I32, (enum tc_op)-1, NULL))
+ROW(allreduce_op_neg, tc_allreduce(proc, b->s, b->r, 4, I32, (enum tc_op) - 1, NULL))
 ROW(allreduce_bxor_double, tc_allreduce(proc, b->d, b->d + 8, 4, TC_DOUBLE, TC_OP_BXOR, NULL))
 ROW(reduce_land_float, tc_reduce(proc, b->s, b->r, 4, TC_FLOAT, TC_OP_LAND, 0, NULL))
 ROW(scan_band_double, tc_scan(proc, b->d, b->d + 8, 4, TC_DOUBLE, TC_OP_BAND, NULL))
 ROW(allreduce_user_no_op, tc_allreduce(proc, b->s, b->r, 4, I32, TC_OP_USER, NULL))
 ROW(allreduce_user_no_fn, tc_allreduce(proc, b->s, b->r, 4, I32, TC_OP_USER, &o_nofn))
-ROW(allreduce_noncommutative_unordered,
-    tc_allreduce(proc, b->s, b->r, 4, I32, TC_OP_USER, &o_nc_hc))
+ROW(allreduce_noncommutative_unordered, tc_allreduce(proc, b->s, b->r, 4, I32, TC_OP_USER, &o_nc_hc))
 /* ---- NULL buffers with count > 0 (and count 0 needs none) ----------------------- */
 ROW(allreduce_null_sbuf, tc_allreduce(proc, NULL, b->r, 4, I32, SUM, NULL))
 ROW(allreduce_null_rbuf, tc_allreduce(proc, b->s, NULL, 4, I32, SUM, NULL))
@@ -120,9 +119,9 @@ ROW(bcast_over_max_message, tc_bcast(proc, b->r, BIG, I32, 0, NULL))
 ROW(allgather_p_blocks_over, tc_allgather(proc, b->s, b->r, BIG / 2, I32, NULL))
 ROW(alltoall_p_blocks_over, tc_alltoall(proc, b->s, b->r, BIG / 2, I32, NULL))
 ROW(multicast_count_wraps, tc_multicast(proc, b->r, WRAP, I32, 0, NULL, 0, NULL))
-ROW(allgatherv_count_over, tc_allgatherv(proc, b->s, BIG, b->r,
-                                         (size_t[8]){BIG, BIG, BIG, BIG, BIG, BIG, BIG, BIG},
-                                         (size_t[8]){0}, I32, NULL))
+ROW(allgatherv_count_over,
+    tc_allgatherv(proc, b->s, BIG, b->r, (size_t[8]){BIG, BIG, BIG, BIG, BIG, BIG, BIG, BIG},
+                  (size_t[8]){0}, I32, NULL))
 /* ---- aliasing without TC_IN_PLACE, partial overlap, TC_IN_PLACE misuse ------------ */
 ROW(allreduce_alias, tc_allreduce(proc, b->r, b->r, 4, I32, SUM, NULL))
 ROW(allreduce_overlap, tc_allreduce(proc, b->r, b->r + 2, 4, I32, SUM, NULL))
@@ -138,7 +137,7 @@ ROW(bcast_buf_in_place, tc_bcast(proc, (void *)IP, 4, I32, 0, NULL))
 ROW(allreduce_rbuf_in_place, tc_allreduce(proc, b->s, (void *)IP, 4, I32, SUM, NULL))
 ROW(multicast_buf_in_place, tc_multicast(proc, (void *)IP, 4, I32, 0, NULL, 0, NULL))
 ROW(allgatherv_in_place, tc_allgatherv(proc, IP, 1, b->r, (size_t[8]){1, 1, 1, 1, 1, 1, 1, 1},
-                                         (size_t[8]){0, 1, 2, 3, 4, 5, 6, 7}, I32, NULL))
+                                       (size_t[8]){0, 1, 2, 3, 4, 5, 6, 7}, I32, NULL))
 /* ---- algorithm, options, topology restrictions ---------------------------------- */
 ROW(allreduce_unknown_alg, tc_allreduce(proc, b->s, b->r, 4, I32, SUM, &o_badalg))
 ROW(barrier_unknown_alg, tc_barrier(proc, &o_badalg))
@@ -175,8 +174,7 @@ ROW(recv_null_buf, tc_recv(proc, (me + 1) % p, NULL, 4, NULL))
 ROW(send_over_max_message, tc_send(proc, (me + 1) % p, b->s, TC_MAX_MESSAGE + 1))
 ROW(isend_null_request, tc_isend(proc, (me + 1) % p, b->s, 4, NULL))
 ROW(sendrecv_alias, tc_sendrecv(proc, (me + 1) % p, b->r, 16, (me + p - 1) % p, b->r, 16, NULL))
-ROW(sendrecv_overlap, tc_sendrecv(proc, (me + 1) % p, b->r, 16, (me + p - 1) % p, b->r + 2, 16,
-                                  NULL))
+ROW(sendrecv_overlap, tc_sendrecv(proc, (me + 1) % p, b->r, 16, (me + p - 1) % p, b->r + 2, 16, NULL))
 
 /* Truncation: a message larger than the receive buffer is refused whole
  * (nothing written, it stays queued, its size reported) and a larger buffer
@@ -194,8 +192,7 @@ static int row_recv_truncate(struct tc_proc *proc, struct bufs *b)
 	size_t size = 0;
 	int code = tc_recv(proc, left, b->r, 4 * sizeof(int32_t), &size);
 	if (size != sizeof msg)
-		FAIL(b->f, "%s: rank %d: size %zu reported, not %zu", b->row, b->me, size,
-		     sizeof msg);
+		FAIL(b->f, "%s: rank %d: size %zu reported, not %zu", b->row, b->me, size, sizeof msg);
 	err = tc_recv(proc, left, got, sizeof got, &size);
 	if (err || size != sizeof msg || got[7] != left * 100 + 7)
 		FAIL(b->f, "%s: rank %d: the message after the truncation: %s", b->row, b->me,
@@ -245,95 +242,104 @@ static void check_reduce_alias(struct bufs *b)
 		sum_check(b, 0, b->p);
 }
 
-#define R(name, code) {#name, row_##name, code, NULL, 0}
-#define RC(name, check) {#name, row_##name, 0, check, 0}
-#define R0(name, code, root_code) {#name, row_##name, code, NULL, root_code}
+#define R(name, code)                            \
+	{                                        \
+#name, row_##name, code, NULL, 0 \
+	}
+#define RC(name, check)                        \
+	{                                      \
+#name, row_##name, 0, check, 0 \
+	}
+#define R0(name, code, root_code)                        \
+	{                                                \
+#name, row_##name, code, NULL, root_code \
+	}
 static const struct row rows[] = {
-	R(bcast_root_p, TC_EROOT),
-	R(bcast_root_neg, TC_EROOT),
-	R(reduce_root_p, TC_EROOT),
-	R(scatter_root_p, TC_EROOT),
-	R(gather_root_neg, TC_EROOT),
-	R(multicast_root_p, TC_EROOT),
-	R(gatherv_root_p, TC_EROOT),
-	R(allreduce_dtype_count, TC_EINVAL),
-	R(bcast_dtype_neg, TC_EINVAL),
-	R(allgather_dtype_count, TC_EINVAL),
-	R(allgatherv_dtype_count, TC_EINVAL),
-	R(allreduce_op_count, TC_EINVAL),
-	R(allreduce_op_neg, TC_EINVAL),
-	R(allreduce_bxor_double, TC_ENOTSUP),
-	R(reduce_land_float, TC_ENOTSUP),
-	R(scan_band_double, TC_ENOTSUP),
-	R(allreduce_user_no_op, TC_EINVAL),
-	R(allreduce_user_no_fn, TC_EINVAL),
-	R(allreduce_noncommutative_unordered, TC_ENOTSUP),
-	R(allreduce_null_sbuf, TC_ENULLBUF),
-	R(allreduce_null_rbuf, TC_ENULLBUF),
-	R(allreduce_in_place_null, TC_ENULLBUF),
-	R(bcast_null, TC_ENULLBUF),
-	R(allgather_null_rbuf, TC_ENULLBUF),
-	R(alltoall_null_sbuf, TC_ENULLBUF),
-	R(shift_null_rbuf, TC_ENULLBUF),
-	/* Only the root uses the buffer: TC_ENULLBUF there, agreed as TC_EMISMATCH. */
-	R0(multicast_null_root_buf, TC_EMISMATCH, TC_ENULLBUF),
-	R(allgatherv_null_rbuf, TC_ENULLBUF),
-	R(allreduce_count0_null, 0),
-	R(bcast_count0_null, 0),
-	R(allreduce_count_wraps, TC_EOVERFLOW),
-	R(allreduce_count_max, TC_EOVERFLOW),
-	R(bcast_over_max_message, TC_EOVERFLOW),
-	R(allgather_p_blocks_over, TC_EOVERFLOW),
-	R(alltoall_p_blocks_over, TC_EOVERFLOW),
-	R(multicast_count_wraps, TC_EOVERFLOW),
-	R(allgatherv_count_over, TC_EOVERFLOW),
-	RC(allreduce_alias, check_allreduce_alias),
-	RC(allreduce_overlap, check_allreduce_overlap),
-	RC(scan_alias, check_scan_alias),
-	RC(shift_alias, check_shift_alias),
-	RC(reduce_alias, check_reduce_alias),
-	R(allgather_alias, TC_EINVAL),
-	R(allgather_overlap, TC_EINVAL),
-	R(alltoall_alias, TC_EINVAL),
-	R(alltoall_overlap, TC_EINVAL),
-	R(reduce_scatter_overlap, TC_EINVAL),
-	R(bcast_buf_in_place, TC_EINVAL),
-	R(allreduce_rbuf_in_place, TC_EINVAL),
-	R(multicast_buf_in_place, TC_EINVAL),
-	R(allgatherv_in_place, TC_EINVAL),
-	R(allreduce_unknown_alg, TC_EALG),
-	R(barrier_unknown_alg, TC_EALG),
-	R(allgatherv_unknown_alg, TC_EALG),
-	R(allreduce_negative_packets, TC_EINVAL),
-	R(bcast_alg_not_for_topology, TC_ENOTSUP),
-	R(gray2binary_p_not_pow2, TC_ENOTSUP),
-	R(multicast_member_p, TC_ERANK),
-	R(multicast_member_dup, TC_EINVAL),
-	R(multicast_members_null, TC_EINVAL),
-	R(multicast_nmembers_neg, TC_EINVAL),
-	R(allgatherv_counts_null, TC_EINVAL),
-	R(alltoallv_in_place, TC_EINVAL),
-	R(allreduce_null_proc, TC_EINVAL),
-	R(multicast_null_proc, TC_EINVAL),
-	R(shift_null_proc, TC_EINVAL),
-	R(allgatherv_null_proc, TC_EINVAL),
-	R(send_null_proc, TC_EINVAL),
-	R(wait_null_proc, TC_EINVAL),
-	R(send_rank_p, TC_ERANK),
-	R(send_rank_neg, TC_ERANK),
-	R(recv_rank_p, TC_ERANK),
-	R(send_self, TC_ESELF),
-	R(send_negative_tag, TC_EINVAL),
-	R(send_any_tag, TC_EINVAL),
-	R(recv_negative_tag, TC_EINVAL),
-	R(send_any_source, TC_ERANK),
-	R(send_null_buf, TC_ENULLBUF),
-	R(recv_null_buf, TC_ENULLBUF),
-	R(send_over_max_message, TC_EOVERFLOW),
-	R(isend_null_request, TC_EINVAL),
-	R(sendrecv_alias, TC_EINVAL),
-	R(sendrecv_overlap, TC_EINVAL),
-	R(recv_truncate, TC_ETRUNCATE),
+        R(bcast_root_p, TC_EROOT),
+        R(bcast_root_neg, TC_EROOT),
+        R(reduce_root_p, TC_EROOT),
+        R(scatter_root_p, TC_EROOT),
+        R(gather_root_neg, TC_EROOT),
+        R(multicast_root_p, TC_EROOT),
+        R(gatherv_root_p, TC_EROOT),
+        R(allreduce_dtype_count, TC_EINVAL),
+        R(bcast_dtype_neg, TC_EINVAL),
+        R(allgather_dtype_count, TC_EINVAL),
+        R(allgatherv_dtype_count, TC_EINVAL),
+        R(allreduce_op_count, TC_EINVAL),
+        R(allreduce_op_neg, TC_EINVAL),
+        R(allreduce_bxor_double, TC_ENOTSUP),
+        R(reduce_land_float, TC_ENOTSUP),
+        R(scan_band_double, TC_ENOTSUP),
+        R(allreduce_user_no_op, TC_EINVAL),
+        R(allreduce_user_no_fn, TC_EINVAL),
+        R(allreduce_noncommutative_unordered, TC_ENOTSUP),
+        R(allreduce_null_sbuf, TC_ENULLBUF),
+        R(allreduce_null_rbuf, TC_ENULLBUF),
+        R(allreduce_in_place_null, TC_ENULLBUF),
+        R(bcast_null, TC_ENULLBUF),
+        R(allgather_null_rbuf, TC_ENULLBUF),
+        R(alltoall_null_sbuf, TC_ENULLBUF),
+        R(shift_null_rbuf, TC_ENULLBUF),
+        /* Only the root uses the buffer: TC_ENULLBUF there, agreed as TC_EMISMATCH. */
+        R0(multicast_null_root_buf, TC_EMISMATCH, TC_ENULLBUF),
+        R(allgatherv_null_rbuf, TC_ENULLBUF),
+        R(allreduce_count0_null, 0),
+        R(bcast_count0_null, 0),
+        R(allreduce_count_wraps, TC_EOVERFLOW),
+        R(allreduce_count_max, TC_EOVERFLOW),
+        R(bcast_over_max_message, TC_EOVERFLOW),
+        R(allgather_p_blocks_over, TC_EOVERFLOW),
+        R(alltoall_p_blocks_over, TC_EOVERFLOW),
+        R(multicast_count_wraps, TC_EOVERFLOW),
+        R(allgatherv_count_over, TC_EOVERFLOW),
+        RC(allreduce_alias, check_allreduce_alias),
+        RC(allreduce_overlap, check_allreduce_overlap),
+        RC(scan_alias, check_scan_alias),
+        RC(shift_alias, check_shift_alias),
+        RC(reduce_alias, check_reduce_alias),
+        R(allgather_alias, TC_EINVAL),
+        R(allgather_overlap, TC_EINVAL),
+        R(alltoall_alias, TC_EINVAL),
+        R(alltoall_overlap, TC_EINVAL),
+        R(reduce_scatter_overlap, TC_EINVAL),
+        R(bcast_buf_in_place, TC_EINVAL),
+        R(allreduce_rbuf_in_place, TC_EINVAL),
+        R(multicast_buf_in_place, TC_EINVAL),
+        R(allgatherv_in_place, TC_EINVAL),
+        R(allreduce_unknown_alg, TC_EALG),
+        R(barrier_unknown_alg, TC_EALG),
+        R(allgatherv_unknown_alg, TC_EALG),
+        R(allreduce_negative_packets, TC_EINVAL),
+        R(bcast_alg_not_for_topology, TC_ENOTSUP),
+        R(gray2binary_p_not_pow2, TC_ENOTSUP),
+        R(multicast_member_p, TC_ERANK),
+        R(multicast_member_dup, TC_EINVAL),
+        R(multicast_members_null, TC_EINVAL),
+        R(multicast_nmembers_neg, TC_EINVAL),
+        R(allgatherv_counts_null, TC_EINVAL),
+        R(alltoallv_in_place, TC_EINVAL),
+        R(allreduce_null_proc, TC_EINVAL),
+        R(multicast_null_proc, TC_EINVAL),
+        R(shift_null_proc, TC_EINVAL),
+        R(allgatherv_null_proc, TC_EINVAL),
+        R(send_null_proc, TC_EINVAL),
+        R(wait_null_proc, TC_EINVAL),
+        R(send_rank_p, TC_ERANK),
+        R(send_rank_neg, TC_ERANK),
+        R(recv_rank_p, TC_ERANK),
+        R(send_self, TC_ESELF),
+        R(send_negative_tag, TC_EINVAL),
+        R(send_any_tag, TC_EINVAL),
+        R(recv_negative_tag, TC_EINVAL),
+        R(send_any_source, TC_ERANK),
+        R(send_null_buf, TC_ENULLBUF),
+        R(recv_null_buf, TC_ENULLBUF),
+        R(send_over_max_message, TC_EOVERFLOW),
+        R(isend_null_request, TC_EINVAL),
+        R(sendrecv_alias, TC_EINVAL),
+        R(sendrecv_overlap, TC_EINVAL),
+        R(recv_truncate, TC_ETRUNCATE),
 };
 #define NROWS ((int)(sizeof rows / sizeof rows[0]))
 
@@ -372,8 +378,7 @@ static int table_fn(struct tc_proc *proc, void *argp)
 			rw->check(b);
 		} else if (rw->code) {
 			for (int i = 0; i < NB; i++)
-				if (b->s[i] != FILL + b->me || b->r[i] != FILL + b->me ||
-				    b->d[i] != 0.5) {
+				if (b->s[i] != FILL + b->me || b->r[i] != FILL + b->me || b->d[i] != 0.5) {
 					FAIL(&a->f, "%s: rank %d: element %d written", rw->name,
 					     b->me, i);
 					break;
@@ -584,8 +589,7 @@ Test(errors_api, inapplicable_algorithm_names_the_restriction)
 	const char *d = tc_error_detail();
 	cr_assert(strstr(d, "algorithm 'ring' of allreduce does not apply to mesh:3x5"), "%s", d);
 	cr_assert(strstr(d, "even side"), "%s", d);
-	cr_assert(strstr(d, "algorithms that apply: hypercube, mesh, reduce_bcast, linear"), "%s",
-	          d);
+	cr_assert(strstr(d, "algorithms that apply: hypercube, mesh, reduce_bcast, linear"), "%s", d);
 	tc_topo_destroy(t);
 	cr_assert_eq(tc_topo_parse("complete:4", &t), 0);
 	cr_assert_eq(tc_alg_applies(t, &md, TC_COLL_BCAST, "ring_rd"), TC_ENOTSUP);
@@ -647,9 +651,8 @@ static void same_code_every_run(const char *spec, enum tc_exec exec, int which, 
 		int err = tc_run(team, same_fn, &a);
 		cr_assert_eq(err, want, "%s run %d: tc_run %s", spec, run, tc_err_name(err));
 		for (int r = 0; r < p; r++)
-			cr_assert_eq(atomic_load(&a.rc[r]), want, "%s run %d: rank %d: %s, not %s",
-			             spec, run, r, tc_err_name(atomic_load(&a.rc[r])),
-			             tc_err_name(want));
+			cr_assert_eq(atomic_load(&a.rc[r]), want, "%s run %d: rank %d: %s, not %s", spec,
+			             run, r, tc_err_name(atomic_load(&a.rc[r])), tc_err_name(want));
 	}
 	tc_team_destroy(team);
 }

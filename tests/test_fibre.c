@@ -249,9 +249,9 @@ Test(fibre, floating_point_control, .timeout = 60)
 /* ---- deep recursion, stack overflow ----------------------------------- */
 
 struct deep {
-	uintptr_t top;     /* an address near the top of the fibre's stack */
-	size_t limit;      /* recurse until this many bytes are in use */
-	size_t used;       /* the most reached */
+	uintptr_t top; /* an address near the top of the fibre's stack */
+	size_t limit;  /* recurse until this many bytes are in use */
+	size_t used;   /* the most reached */
 	unsigned long sum;
 };
 
@@ -337,7 +337,7 @@ Test(fibre, guard_page_reported, .timeout = 60)
 	cr_assert(WIFSIGNALED(status), "child status %#x, said: %s", status, msg);
 	cr_assert_eq(WTERMSIG(status), SIGABRT);
 	cr_assert_not_null(strstr(msg, "topocoll: fibre stack overflow (stack size 16384 bytes; "
-	                                "raise it with TC_FIBRE_STACK"),
+	                               "raise it with TC_FIBRE_STACK"),
 	                   "said: %s", msg);
 }
 

@@ -62,9 +62,14 @@ static void every_collective(const char *spec)
 		if ((c == TC_COLL_GRAY2BINARY || c == TC_COLL_BINARY2GRAY) &&
 		    strncmp(spec, "hypercube:", 10))
 			continue; /* hypercubes only */
-		struct ct_case cs = {.coll = (enum tc_coll)c, .count = 3, .dt = TC_INT64,
-		                     .op = TC_OP_SUM, .root = p / 3, .iters = 2,
-		                     .seed = (uint64_t)c * 31 + (uint64_t)p, .q = p > 1 ? 1 : 0};
+		struct ct_case cs = {.coll = (enum tc_coll)c,
+		                     .count = 3,
+		                     .dt = TC_INT64,
+		                     .op = TC_OP_SUM,
+		                     .root = p / 3,
+		                     .iters = 2,
+		                     .seed = (uint64_t)c * 31 + (uint64_t)p,
+		                     .q = p > 1 ? 1 : 0};
 		if (f & TC_CF_MEMBERS) {
 			cs.members = members;
 			cs.nmembers = p > 1 && members[0] != members[1] ? 2 : 1;
@@ -78,8 +83,8 @@ static void every_collective(const char *spec)
 Test(fibre_ranks, every_collective_small_p, .timeout = 300)
 {
 	force_fibres();
-	static const char *const specs[] = {"complete:1", "complete:2", "ring:3",  "complete:5",
-	                                    "hypercube:3", "ring:13", "mesh:4x4", "complete:31"};
+	static const char *const specs[] = {"complete:1",  "complete:2", "ring:3",   "complete:5",
+	                                    "hypercube:3", "ring:13",    "mesh:4x4", "complete:31"};
 	for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++)
 		every_collective(specs[i]);
 }
@@ -99,8 +104,12 @@ Test(fibre_ranks, allreduce_p4096, .timeout = 600)
 	char msg[512];
 	struct tc_team *t = ct_team("hypercube:12", NULL, msg, sizeof msg);
 	cr_assert(t, "%s", msg);
-	struct ct_case cs = {.coll = TC_COLL_ALLREDUCE, .count = 1, .dt = TC_DOUBLE,
-	                     .op = TC_OP_SUM, .iters = 2, .seed = 7};
+	struct ct_case cs = {.coll = TC_COLL_ALLREDUCE,
+	                     .count = 1,
+	                     .dt = TC_DOUBLE,
+	                     .op = TC_OP_SUM,
+	                     .iters = 2,
+	                     .seed = 7};
 	cr_assert_eq(ct_run(t, &cs, msg, sizeof msg), 0, "%s", msg);
 	tc_team_destroy(t);
 }
@@ -457,8 +466,7 @@ Test(fibre_ranks, auto_prices_fibre_waits, .timeout = 60)
 	sched_setaffinity(0, sizeof old, &old);
 	cr_assert_eq(cf, ct);
 	uint64_t per_cpu = (uint64_t)((64 + cf - 1) / cf);
-	cr_assert_eq(lf, per_cpu * TC__FIBRE_WAIT_NS, "fibres: %llu ns a level",
-	             (unsigned long long)lf);
+	cr_assert_eq(lf, per_cpu * TC__FIBRE_WAIT_NS, "fibres: %llu ns a level", (unsigned long long)lf);
 	cr_assert_eq(lt, per_cpu * TC__SWITCH_NS, "threads: %llu ns a level", (unsigned long long)lt);
 	cr_assert_lt(lf, lt);
 	if (cf == 2) {

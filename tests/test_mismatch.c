@@ -28,7 +28,7 @@ struct mm_arg {
 	struct ct_case c, odd; /* the others' call, the odd rank's */
 	int odd_rank;
 	int rc[64], rc2[64];
-	int bad[64];          /* returned success with a wrong result */
+	int bad[64]; /* returned success with a wrong result */
 };
 
 static int mm_fn(struct tc_proc *proc, void *argp)
@@ -74,10 +74,10 @@ static int two_algs(struct tc_team *team, enum tc_coll coll, const char **a0, co
 }
 
 static const enum tc_coll mm_colls[] = {
-	TC_COLL_BCAST,   TC_COLL_REDUCE,  TC_COLL_ALLREDUCE,   TC_COLL_BARRIER,
-	TC_COLL_ALLGATHER, TC_COLL_REDUCE_SCATTER, TC_COLL_SCAN, TC_COLL_EXSCAN,
-	TC_COLL_SCATTER, TC_COLL_GATHER,  TC_COLL_ALLTOALL,    TC_COLL_SHIFT,
-	TC_COLL_GRAY2BINARY, TC_COLL_BINARY2GRAY, TC_COLL_MULTICAST,
+        TC_COLL_BCAST,       TC_COLL_REDUCE,         TC_COLL_ALLREDUCE, TC_COLL_BARRIER,
+        TC_COLL_ALLGATHER,   TC_COLL_REDUCE_SCATTER, TC_COLL_SCAN,      TC_COLL_EXSCAN,
+        TC_COLL_SCATTER,     TC_COLL_GATHER,         TC_COLL_ALLTOALL,  TC_COLL_SHIFT,
+        TC_COLL_GRAY2BINARY, TC_COLL_BINARY2GRAY,    TC_COLL_MULTICAST,
 };
 
 static bool reduces(enum tc_coll c)
@@ -104,8 +104,13 @@ static int mm_case(const char *spec, enum tc_coll coll, int kind)
 	const int p = tc_team_size(team);
 	static const int members[] = {0, 2};
 	struct mm_arg *a = calloc(1, sizeof *a);
-	a->c = (struct ct_case){.coll = coll, .count = 5, .dt = TC_INT32, .op = TC_OP_SUM,
-	                        .root = 0, .seed = 7, .q = 1};
+	a->c = (struct ct_case){.coll = coll,
+	                        .count = 5,
+	                        .dt = TC_INT32,
+	                        .op = TC_OP_SUM,
+	                        .root = 0,
+	                        .seed = 7,
+	                        .q = 1};
 	if (coll == TC_COLL_MULTICAST) {
 		a->c.members = members;
 		a->c.nmembers = 2;
@@ -148,8 +153,8 @@ static int mm_case(const char *spec, enum tc_coll coll, int kind)
 	if (getenv("MM_SURVEY")) {
 		fprintf(stderr, "%s %s %s:", spec, tc_coll_name(coll), mm_names[kind]);
 		for (int r = 0; r < p; r++)
-			fprintf(stderr, " %s/%s%s", tc_err_name(a->rc[r]) + 3, tc_err_name(a->rc2[r]) + 3,
-			        a->bad[r] ? "!" : "");
+			fprintf(stderr, " %s/%s%s", tc_err_name(a->rc[r]) + 3,
+			        tc_err_name(a->rc2[r]) + 3, a->bad[r] ? "!" : "");
 		fprintf(stderr, "\n");
 		goto skip;
 	}
@@ -159,8 +164,8 @@ static int mm_case(const char *spec, enum tc_coll coll, int kind)
 	int seen = 0;
 	for (int r = 0; r < p; r++) {
 		cr_assert(a->rc[r] == 0 || a->rc[r] == TC_EMISMATCH || a->rc[r] == TC_EABORTED,
-		          "%s %s %s: rank %d returned %s", spec, tc_coll_name(coll), mm_names[kind], r,
-		          tc_err_name(a->rc[r]));
+		          "%s %s %s: rank %d returned %s", spec, tc_coll_name(coll), mm_names[kind],
+		          r, tc_err_name(a->rc[r]));
 		cr_assert(a->rc2[r] == 0 || a->rc2[r] == TC_EMISMATCH || a->rc2[r] == TC_EABORTED,
 		          "%s %s %s: rank %d's barrier returned %s", spec, tc_coll_name(coll),
 		          mm_names[kind], r, tc_err_name(a->rc2[r]));
@@ -247,8 +252,8 @@ Test(mismatch, bcast_roots, .timeout = 120)
 		cr_assert_eq(tc_run(team, bc_fn, &a), 0);
 		int mism = 0;
 		for (int r = 0; r < 4; r++) {
-			cr_assert(a.rc[r] == TC_EMISMATCH || a.rc[r] == TC_EABORTED, "rank %d: %s", r,
-			          tc_err_name(a.rc[r]));
+			cr_assert(a.rc[r] == TC_EMISMATCH || a.rc[r] == TC_EABORTED, "rank %d: %s",
+			          r, tc_err_name(a.rc[r]));
 			mism += a.rc[r] == TC_EMISMATCH;
 		}
 		cr_assert_gt(mism, 0);
@@ -403,8 +408,7 @@ static int sk_fn(struct tc_proc *proc, void *argp)
 
 /* Runs the case on spec under exec with rank odd skipping (how); asserts
  * that nobody hung and somebody saw it. */
-static void sk_case(const char *spec, enum tc_exec exec, const struct ct_case *c, int odd,
-                    int how)
+static void sk_case(const char *spec, enum tc_exec exec, const struct ct_case *c, int odd, int how)
 {
 	struct tc_team_config cfg;
 	tc_team_config_default(&cfg);
@@ -422,7 +426,9 @@ static void sk_case(const char *spec, enum tc_exec exec, const struct ct_case *c
 	cr_assert(!guarded_run(team, sk_fn, a, 20),
 	          "%s %s %zu B, rank %d %s (%s): hung (aborted by the test's guard)", spec, what,
 	          c->count * tc_dtype_size(c->dt), odd,
-	          how == SK_RETURN ? "returns" : how == SK_BARRIER ? "calls barrier" : "reduces",
+	          how == SK_RETURN    ? "returns"
+	          : how == SK_BARRIER ? "calls barrier"
+	                              : "reduces",
 	          ex);
 	int mism = 0;
 	for (int r = 0; r < p; r++) {
@@ -446,8 +452,10 @@ Test(mismatch, skipped_large_bcast_pair, .timeout = 300)
 	for (int e = 0; e < 2; e++)
 		for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
 			for (int how = SK_RETURN; how <= SK_BARRIER; how++) {
-				struct ct_case c = {.coll = TC_COLL_BCAST, .count = sizes[i],
-				                    .dt = TC_UINT8, .seed = 3};
+				struct ct_case c = {.coll = TC_COLL_BCAST,
+				                    .count = sizes[i],
+				                    .dt = TC_UINT8,
+				                    .seed = 3};
 				sk_case("complete:2", sk_execs[e], &c, 1, how);
 			}
 }
@@ -459,8 +467,7 @@ Test(mismatch, bcast_against_reduce, .timeout = 300)
 	static const char *const specs[] = {"complete:10", "complete:12", "complete:16"};
 	for (int e = 0; e < 2; e++)
 		for (size_t i = 0; i < sizeof specs / sizeof *specs; i++) {
-			struct ct_case c = {.coll = TC_COLL_BCAST, .count = 1200, .dt = TC_UINT8,
-			                    .seed = 3};
+			struct ct_case c = {.coll = TC_COLL_BCAST, .count = 1200, .dt = TC_UINT8, .seed = 3};
 			int p = atoi(strchr(specs[i], ':') + 1);
 			sk_case(specs[i], sk_execs[e], &c, p - 1, SK_REDUCE);
 		}
@@ -471,15 +478,18 @@ Test(mismatch, bcast_against_reduce, .timeout = 300)
 Test(mismatch, skipped_large_calls, .timeout = 600)
 {
 	static const char *const specs[] = {"complete:4", "ring:5", "hypercube:3"};
-	static const enum tc_coll colls[] = {TC_COLL_BCAST, TC_COLL_SCAN, TC_COLL_EXSCAN,
-	                                     TC_COLL_SCATTER};
+	static const enum tc_coll colls[] = {TC_COLL_BCAST, TC_COLL_SCAN, TC_COLL_EXSCAN, TC_COLL_SCATTER};
 	for (int e = 0; e < 2; e++)
 		for (size_t i = 0; i < sizeof specs / sizeof *specs; i++)
 			for (size_t k = 0; k < sizeof colls / sizeof *colls; k++) {
-				struct ct_case c = {.coll = colls[k], .count = 2400, .dt = TC_UINT8,
-				                    .op = TC_OP_SUM, .seed = 3};
+				struct ct_case c = {.coll = colls[k],
+				                    .count = 2400,
+				                    .dt = TC_UINT8,
+				                    .op = TC_OP_SUM,
+				                    .seed = 3};
 				int p = specs[i][0] == 'r' ? 5 : specs[i][0] == 'h' ? 8 : 4;
 				for (int odd = 0; odd < p; odd++)
-					sk_case(specs[i], sk_execs[e], &c, odd, odd % 2 ? SK_BARRIER : SK_RETURN);
+					sk_case(specs[i], sk_execs[e], &c, odd,
+					        odd % 2 ? SK_BARRIER : SK_RETURN);
 			}
 }

@@ -35,10 +35,22 @@
 #define TH 50000LL   /* ps */
 #define TC 3000LL    /* ps per byte combined */
 
-static tc_time_t Lt(uint64_t m) { return TS + (tc_time_t)m * TW; }
-static tc_time_t SFt(uint64_t m, int l) { return (tc_time_t)l * Lt(m); }
-static tc_time_t CTt(uint64_t m, int l) { return Lt(m) + (tc_time_t)l * TH; }
-static tc_time_t maxt(tc_time_t a, tc_time_t b) { return a > b ? a : b; }
+static tc_time_t Lt(uint64_t m)
+{
+	return TS + (tc_time_t)m * TW;
+}
+static tc_time_t SFt(uint64_t m, int l)
+{
+	return (tc_time_t)l * Lt(m);
+}
+static tc_time_t CTt(uint64_t m, int l)
+{
+	return Lt(m) + (tc_time_t)l * TH;
+}
+static tc_time_t maxt(tc_time_t a, tc_time_t b)
+{
+	return a > b ? a : b;
+}
 
 static struct tc_model mdl(enum tc_ports ports, enum tc_duplex dx, enum tc_switching sw)
 {
@@ -96,7 +108,7 @@ static unsigned char src_data[1 << 16];
 
 struct nbr_ctx {
 	struct rec rec;
-	int mode;          /* 0: exchange with partner[r]; 1: with every neighbour */
+	int mode; /* 0: exchange with partner[r]; 1: with every neighbour */
 	const int *partner;
 	size_t m;
 };
@@ -109,8 +121,8 @@ static int nbr_fn(struct tc_proc *proc, void *arg)
 		if (c->partner[r] >= 0) {
 			unsigned char *rb = malloc(c->m + 1);
 			size_t got = 0;
-			err = tc_sendrecv(proc, c->partner[r], src_data, c->m, c->partner[r], rb, c->m,
-			                  &got);
+			err = tc_sendrecv(proc, c->partner[r], src_data, c->m, c->partner[r], rb,
+			                  c->m, &got);
 			if (!err && got != c->m)
 				err = TC_EINVAL;
 			free(rb);
@@ -158,8 +170,7 @@ static void matching(const struct tc_topo *t, int *partner)
  * directions); one-port: the k-th send starts at kL, so the message of v
  * arrives at (index of u among v's neighbours + 1) L, and the receives take
  * the port in order of arrival, each L, after the sends under half duplex. */
-static tc_time_t all_nbrs_expected(const struct tc_topo *t, int u, size_t m, int ports_all,
-                                   int half)
+static tc_time_t all_nbrs_expected(const struct tc_topo *t, int u, size_t m, int ports_all, int half)
 {
 	const int *nb;
 	int deg = tc_topo_neighbors(t, u, &nb);
@@ -191,8 +202,9 @@ Test(model, neighbour_exchange_closed_form, .timeout = 240)
 		for (int s = 0; s < ns; s++)
 			for (int mi = 0; mi < 4; mi++) {
 				int ports_all = mi & 1, half = mi >> 1;
-				struct tc_model md = mdl(ports_all ? TC_PORTS_ALL : TC_PORTS_ONE,
-				                         half ? TC_DUPLEX_HALF : TC_DUPLEX_FULL, TC_SWITCH_SF);
+				struct tc_model md =
+				        mdl(ports_all ? TC_PORTS_ALL : TC_PORTS_ONE,
+				            half ? TC_DUPLEX_HALF : TC_DUPLEX_FULL, TC_SWITCH_SF);
 				struct tc_team *team = team_new(specs[s], &md, TC_MODE_NATIVE);
 				const struct tc_topo *t = tc_team_topo(team);
 				int p = tc_topo_nodes(t), partner[MAXP];
@@ -203,7 +215,8 @@ Test(model, neighbour_exchange_closed_form, .timeout = 240)
 					for (int u = 0; u < p; u++) {
 						/* Full duplex: both directions at once; half: one
 						 * after the other, whatever the ports. */
-						tc_time_t want = partner[u] < 0 ? 0 : (half ? 2 : 1) * Lt(ms[k]);
+						tc_time_t want =
+						        partner[u] < 0 ? 0 : (half ? 2 : 1) * Lt(ms[k]);
 						cr_assert_eq(c.rec.clock[u], want,
 						             "%s ports=%d half=%d m=%zu rank %d: %lld != %lld",
 						             specs[s], ports_all, half, ms[k], u,
@@ -216,7 +229,8 @@ Test(model, neighbour_exchange_closed_form, .timeout = 240)
 					struct nbr_ctx a = {.mode = 1, .m = ms[k]};
 					run(team, nbr_fn, &a, specs[s]);
 					for (int u = 0; u < p; u++) {
-						tc_time_t want = all_nbrs_expected(t, u, ms[k], ports_all, half);
+						tc_time_t want = all_nbrs_expected(t, u, ms[k],
+						                                   ports_all, half);
 						cr_assert_eq(a.rec.clock[u], want,
 						             "%s all nbrs ports=%d half=%d m=%zu rank %d: %lld != %lld",
 						             specs[s], ports_all, half, ms[k], u,
@@ -234,7 +248,7 @@ struct sched_ctx {
 	struct rec rec;
 	const struct tc__sched *s;
 	uint64_t max_bytes;
-	int reps;            /* runs of the schedule in one SPMD call */
+	int reps;             /* runs of the schedule in one SPMD call */
 	uint64_t jitter_seed; /* non-zero: random physical delays */
 };
 
@@ -282,8 +296,12 @@ static struct tc__sched one_round(int p)
 
 static void add_xfer(struct tc__sched *s, int src, int dst, uint64_t bytes, int op)
 {
-	struct tc__xfer x = {.src = src, .dst = dst, .sbuf = TC__BUF_IN, .rbuf = TC__BUF_OUT,
-	                     .op = (uint8_t)op, .bytes = bytes};
+	struct tc__xfer x = {.src = src,
+	                     .dst = dst,
+	                     .sbuf = TC__BUF_IN,
+	                     .rbuf = TC__BUF_OUT,
+	                     .op = (uint8_t)op,
+	                     .bytes = bytes};
 	cr_assert_eq(tc__sched_add(s, &x), 0);
 }
 
@@ -297,8 +315,8 @@ Test(model, routed_sf_and_ct_closed_form, .timeout = 240)
 		int ns = tc_test_specs_for(p, specs, 16);
 		for (int s = 0; s < ns; s++)
 			for (int ct = 0; ct < 2; ct++) {
-				struct tc_model md =
-				        mdl(TC_PORTS_ONE, TC_DUPLEX_FULL, ct ? TC_SWITCH_CT : TC_SWITCH_SF);
+				struct tc_model md = mdl(TC_PORTS_ONE, TC_DUPLEX_FULL,
+				                         ct ? TC_SWITCH_CT : TC_SWITCH_SF);
 				struct tc_team *team = team_new(specs[s], &md, TC_MODE_NATIVE);
 				const struct tc_topo *t = tc_team_topo(team);
 				int dist[MAXP][MAXP];
@@ -319,11 +337,15 @@ Test(model, routed_sf_and_ct_closed_form, .timeout = 240)
 					struct sched_ctx c1 = {.s = &one, .max_bytes = m};
 					run(team, sched_fn, &c1, specs[s]);
 					for (int u = 0; u < p; u++) {
-						tc_time_t want = u == 0 ? Lt(m) : u == far ? T_OF(dist[0][far]) : 0;
+						tc_time_t want = u == 0     ? Lt(m)
+						                 : u == far ? T_OF(dist[0][far])
+						                            : 0;
 						cr_assert_eq(c1.rec.clock[u], want,
-						             "%s %s m=%llu 0->%d rank %d: %lld != %lld", specs[s],
-						             ct ? "ct" : "sf", (unsigned long long)m, far, u,
-						             (long long)c1.rec.clock[u], (long long)want);
+						             "%s %s m=%llu 0->%d rank %d: %lld != %lld",
+						             specs[s], ct ? "ct" : "sf",
+						             (unsigned long long)m, far, u,
+						             (long long)c1.rec.clock[u],
+						             (long long)want);
 					}
 					tc__sched_free(&one);
 
@@ -342,11 +364,14 @@ Test(model, routed_sf_and_ct_closed_form, .timeout = 240)
 						run(team, sched_fn, &c2, specs[s]);
 						for (int u = 0; u < p; u++) {
 							int from = (u + p - q) % p;
-							tc_time_t want = maxt(Lt(m), T_OF(dist[from][u]));
+							tc_time_t want =
+							        maxt(Lt(m), T_OF(dist[from][u]));
 							cr_assert_eq(c2.rec.clock[u], want,
 							             "%s %s m=%llu shift %d rank %d: %lld != %lld",
-							             specs[s], ct ? "ct" : "sf", (unsigned long long)m, q,
-							             u, (long long)c2.rec.clock[u], (long long)want);
+							             specs[s], ct ? "ct" : "sf",
+							             (unsigned long long)m, q, u,
+							             (long long)c2.rec.clock[u],
+							             (long long)want);
 						}
 						tc__sched_free(&perm);
 					}
@@ -382,7 +407,7 @@ static int bcast_fn(struct tc_proc *proc, void *arg)
 
 Test(model, routed_linear_bcast_closed_form, .timeout = 120)
 {
-	static const char *specs[] = {"ring:2", "ring:7", "chain:6", "mesh:3x4", "torus:3x3",
+	static const char *specs[] = {"ring:2",      "ring:7", "chain:6",  "mesh:3x4",  "torus:3x3",
 	                              "hypercube:3", "star:6", "tree:2:9", "complete:5"};
 	for (size_t si = 0; si < sizeof specs / sizeof specs[0]; si++)
 		for (int ct = 0; ct < 2; ct++) {
@@ -396,7 +421,7 @@ Test(model, routed_linear_bcast_closed_form, .timeout = 120)
 				tc_team_destroy(team); /* not provided by this build */
 				continue;
 			}
-			for (int root = 0; root < p; root += p / 2 > 0 ? p / 2 : 1)
+			for (int root = 0; root<p; root += p / 2> 0 ? p / 2 : 1)
 				for (size_t m = 0; m <= 10000; m = m ? m * 100 : 1) {
 					int dist[MAXP];
 					tc_test_bfs(t, root, dist);
@@ -404,19 +429,22 @@ Test(model, routed_linear_bcast_closed_form, .timeout = 120)
 					run(team, bcast_fn, &c, specs[si]);
 					for (int k = 0; k < p - 1; k++) {
 						int v = k < root ? root - 1 - k : k + 1;
-						tc_time_t want = (tc_time_t)k * Lt(m) +
-						                 (ct ? CTt(m, dist[v]) : SFt(m, dist[v]));
-						cr_assert_eq(c.rec.clock[v], want, "%s %s root %d m=%zu rank %d",
+						tc_time_t want =
+						        (tc_time_t)k * Lt(m) +
+						        (ct ? CTt(m, dist[v]) : SFt(m, dist[v]));
+						cr_assert_eq(c.rec.clock[v], want,
+						             "%s %s root %d m=%zu rank %d",
 						             specs[si], ct ? "ct" : "sf", root, m, v);
 					}
 					cr_assert_eq(c.rec.clock[root], (tc_time_t)(p - 1) * Lt(m));
 					/* The prediction without threads agrees. */
 					struct tc_run_info ri;
 					tc_team_last_run(team, &ri);
-					cr_assert_eq(tc_predict(t, &md, TC_COLL_BCAST, "linear", m, 1, root, 0, &pr),
+					cr_assert_eq(tc_predict(t, &md, TC_COLL_BCAST, "linear", m,
+					                        1, root, 0, &pr),
 					             0);
-					cr_assert_eq(pr.modelled_ps, ri.makespan_ps, "%s predict vs run",
-					             specs[si]);
+					cr_assert_eq(pr.modelled_ps, ri.makespan_ps,
+					             "%s predict vs run", specs[si]);
 				}
 			tc_team_destroy(team);
 		}
@@ -451,8 +479,8 @@ static struct tc__sched random_sched(int p, uint64_t *seed, uint64_t *max_bytes)
 
 Test(model, prediction_equals_real_run, .timeout = 240)
 {
-	static const char *specs[] = {"ring:7", "chain:5", "mesh:3x4", "torus:3x3", "hypercube:3",
-	                              "star:6", "tree:2:10", "complete:5"};
+	static const char *specs[] = {"ring:7",      "chain:5", "mesh:3x4",  "torus:3x3",
+	                              "hypercube:3", "star:6",  "tree:2:10", "complete:5"};
 	uint64_t seed = 0x5eed;
 	for (size_t si = 0; si < sizeof specs / sizeof specs[0]; si++)
 		for (int mi = 0; mi < 8; mi++) {
@@ -477,7 +505,8 @@ Test(model, prediction_equals_real_run, .timeout = 240)
 				for (int u = 0; u < p; u++) {
 					cr_assert_eq(c1.rec.clock[u], sim.clock[u],
 					             "%s model %d trial %d rank %d: run %lld, predicted %lld",
-					             specs[si], mi, trial, u, (long long)c1.rec.clock[u],
+					             specs[si], mi, trial, u,
+					             (long long)c1.rec.clock[u],
 					             (long long)sim.clock[u]);
 					cr_assert_geq(c.rec.clock[u], c1.rec.clock[u]);
 				}
@@ -499,8 +528,14 @@ struct star_ctx {
 };
 
 #define STAR_P 9
-static tc_time_t star_delay(int v) { return (tc_time_t)((v * 37) % 4) * 500000; }
-static size_t star_bytes(int v) { return (size_t)(v % 3) * 100 + (v == 5 ? 20000 : 0); }
+static tc_time_t star_delay(int v)
+{
+	return (tc_time_t)((v * 37) % 4) * 500000;
+}
+static size_t star_bytes(int v)
+{
+	return (size_t)(v % 3) * 100 + (v == 5 ? 20000 : 0);
+}
 
 static int star_fn(struct tc_proc *proc, void *arg)
 {
@@ -628,13 +663,16 @@ Test(model, deterministic_clocks_over_repeated_runs, .timeout = 120)
 		uint64_t seed = 42 + (uint64_t)ct, maxb;
 		struct tc__sched s = random_sched(12, &seed, &maxb);
 		for (int k = 0; k < 5; k++) {
-			struct sched_ctx c = {.s = &s, .max_bytes = maxb, .reps = 3,
+			struct sched_ctx c = {.s = &s,
+			                      .max_bytes = maxb,
+			                      .reps = 3,
 			                      .jitter_seed = run_seed + 200 + (uint64_t)k};
 			run(team, sched_fn, &c, "torus:3x4");
 			if (k == 0)
 				first = c.rec;
 			for (int u = 0; u < 12; u++)
-				cr_assert_eq(c.rec.clock[u], first.clock[u], "sched run %d rank %d", k, u);
+				cr_assert_eq(c.rec.clock[u], first.clock[u], "sched run %d rank %d",
+				             k, u);
 		}
 		tc__sched_free(&s);
 		tc_team_destroy(team);
@@ -848,8 +886,8 @@ Test(model, calibration_combine_caches_and_shape, .timeout = 120)
 	/* Sizes the combine and the copy touch grow 64-fold: neither may
 	 * shrink below a quarter (a coarse bound that load cannot break:
 	 * noise only lengthens a fastest sample). */
-	cr_assert_geq(cal.points[1].min_ns, cal.points[0].min_ns / 4, "%g ns at 64 KiB, %g at 1 KiB",
-	              cal.points[1].min_ns, cal.points[0].min_ns);
+	cr_assert_geq(cal.points[1].min_ns, cal.points[0].min_ns / 4,
+	              "%g ns at 64 KiB, %g at 1 KiB", cal.points[1].min_ns, cal.points[0].min_ns);
 	cr_assert_geq(cal.points[1].combine_ns, cal.points[0].combine_ns / 4);
 	/* Two points: the line goes through both, so it holds up to the last. */
 	cr_assert_eq(cal.hockney_max_bytes, (size_t)64 << 10);
@@ -961,8 +999,7 @@ Test(model, contention_found_on_colliding_pattern, .timeout = 60)
 	if (rc != TC_ENOTSUP && rc != TC_EALG) {
 		cr_assert_eq(rc, 0);
 		cr_assert_gt(pr.contention, 0);
-		cr_assert_eq(tc_predict(cube, &md, TC_COLL_ALLREDUCE, "hypercube", 800, 8, 0, 0, &pr),
-		             0);
+		cr_assert_eq(tc_predict(cube, &md, TC_COLL_ALLREDUCE, "hypercube", 800, 8, 0, 0, &pr), 0);
 		cr_assert_eq(pr.contention, 0);
 	}
 	tc_topo_destroy(ring);
@@ -981,8 +1018,9 @@ Test(model, no_contention_on_ecube_permutations, .timeout = 60)
 		int p = 1 << d;
 		for (int q = 1; q < p; q++)
 			for (int mi = 0; mi < 4; mi++) {
-				struct tc_model md = mdl(mi & 1 ? TC_PORTS_ALL : TC_PORTS_ONE, TC_DUPLEX_FULL,
-				                         mi & 2 ? TC_SWITCH_CT : TC_SWITCH_SF);
+				struct tc_model md =
+				        mdl(mi & 1 ? TC_PORTS_ALL : TC_PORTS_ONE, TC_DUPLEX_FULL,
+				            mi & 2 ? TC_SWITCH_CT : TC_SWITCH_SF);
 				struct tc__sched s = one_round(p);
 				for (int i = 0; i < p; i++)
 					add_xfer(&s, i, i ^ q, 4096, TC__XOP_COPY);
@@ -1012,7 +1050,8 @@ Test(model, checker_flags_one_port_violation, .timeout = 30)
 {
 	struct tc_topo *t = topo("complete:4");
 	for (int all = 0; all < 2; all++) {
-		struct tc_model md = mdl(all ? TC_PORTS_ALL : TC_PORTS_ONE, TC_DUPLEX_FULL, TC_SWITCH_SF);
+		struct tc_model md =
+		        mdl(all ? TC_PORTS_ALL : TC_PORTS_ONE, TC_DUPLEX_FULL, TC_SWITCH_SF);
 		/* Rank 0 sources two transfers in one round. */
 		struct tc__sched s = one_round(4);
 		add_xfer(&s, 0, 1, 10, TC__XOP_COPY);
@@ -1050,12 +1089,18 @@ Test(model, checker_flags_one_port_violation, .timeout = 30)
 static int lb_pattern(enum tc_coll c)
 {
 	switch (c) {
-	case TC_COLL_BCAST: case TC_COLL_REDUCE: case TC_COLL_ALLREDUCE:
-	case TC_COLL_BARRIER: case TC_COLL_SCAN: case TC_COLL_EXSCAN:
+	case TC_COLL_BCAST:
+	case TC_COLL_REDUCE:
+	case TC_COLL_ALLREDUCE:
+	case TC_COLL_BARRIER:
+	case TC_COLL_SCAN:
+	case TC_COLL_EXSCAN:
 		return 0;
-	case TC_COLL_SCATTER: case TC_COLL_GATHER:
+	case TC_COLL_SCATTER:
+	case TC_COLL_GATHER:
 		return 1;
-	case TC_COLL_ALLGATHER: case TC_COLL_REDUCE_SCATTER:
+	case TC_COLL_ALLGATHER:
+	case TC_COLL_REDUCE_SCATTER:
 		return 2;
 	case TC_COLL_ALLTOALL:
 		return 3;
@@ -1070,8 +1115,7 @@ static int lb_pattern(enum tc_coll c)
  * max(ceil(log_{r'+1} p) t_s, E t_s + (m/r) t_w (SF) or t_s + (m/r) t_w +
  * E t_h (CT), t_s + (V/r) t_w).
  */
-static double lb_expected(const struct tc_topo *t, const struct tc_model *md, int pat,
-                          int root, double m)
+static double lb_expected(const struct tc_topo *t, const struct tc_model *md, int pat, int root, double m)
 {
 	int p = tc_topo_nodes(t);
 	if (p == 1)
@@ -1098,9 +1142,8 @@ static double lb_expected(const struct tc_topo *t, const struct tc_model *md, in
 		steps++;
 	long e = pat == 0 ? (root >= 0 ? exc_root : rad) : pat == 1 ? exc_root : diam;
 	double lat = (double)steps * md->ts_ns;
-	double dst = md->switching == TC_SWITCH_CT
-	                     ? md->ts_ns + m / r * md->tw_ns + (double)e * md->th_ns
-	                     : (double)e * md->ts_ns + m / r * md->tw_ns;
+	double dst = md->switching == TC_SWITCH_CT ? md->ts_ns + m / r * md->tw_ns + (double)e * md->th_ns
+	                                           : (double)e * md->ts_ns + m / r * md->tw_ns;
 	double v = pat == 0 ? m / r : pat == 1 ? (p - 1) * m / r_root : (p - 1) * m / r;
 	double vol = md->ts_ns + v * md->tw_ns;
 	return fmax(lat, fmax(dst, vol));
@@ -1137,40 +1180,58 @@ Test(model, lower_bound_holds_for_every_algorithm, .timeout = 300)
 				for (int ai = 0; (alg = tc_alg_name((enum tc_coll)c, ai)); ai++)
 					for (size_t zi = 0; zi < sizeof sizes / sizeof sizes[0]; zi++)
 						for (int mi = 0; mi < 3; mi++) {
-							int root = tc_coll_flags((enum tc_coll)c) & TC_CF_ROOTED ? p - 1 : -1;
-							struct tc_call call = {
-								.coll = (enum tc_coll)c, .alg = alg, .bytes = sizes[zi],
-								.esize = 8, .root = root < 0 ? 0 : root, .q = 1,
-								.members = members, .nmembers = p};
+							int root = tc_coll_flags((enum tc_coll)c) & TC_CF_ROOTED
+							                   ? p - 1
+							                   : -1;
+							struct tc_call call = {.coll = (enum tc_coll)c,
+							                       .alg = alg,
+							                       .bytes = sizes[zi],
+							                       .esize = 8,
+							                       .root = root < 0 ? 0 : root,
+							                       .q = 1,
+							                       .members = members,
+							                       .nmembers = p};
 							if (c == TC_COLL_BARRIER)
 								call.bytes = 0;
 							struct tc_prediction pr;
-							int err = tc_predict_call(t, &models[mi], &call, &pr);
+							int err = tc_predict_call(t, &models[mi],
+							                          &call, &pr);
 							if (err == TC_ENOTSUP || err == TC_ELIMIT)
 								continue;
 							cr_assert_eq(err, 0, "%s %s %s: %s", specs[si],
-							             tc_coll_name((enum tc_coll)c), alg, tc_strerror(err));
+							             tc_coll_name((enum tc_coll)c),
+							             alg, tc_strerror(err));
 							int pat = lb_pattern((enum tc_coll)c);
 							if (strncmp(specs[si], "tree", 4) == 0) {
-								cr_assert(isnan(pr.lower_bound_ns) || pat < 0);
+								cr_assert(isnan(pr.lower_bound_ns) ||
+								          pat < 0);
 								if (isnan(pr.lower_bound_ns))
 									continue;
 							}
-							cr_assert(!isnan(pr.lower_bound_ns), "%s %s %s: no bound",
-							          specs[si], tc_coll_name((enum tc_coll)c), alg);
+							cr_assert(!isnan(pr.lower_bound_ns),
+							          "%s %s %s: no bound", specs[si],
+							          tc_coll_name((enum tc_coll)c), alg);
 							if (pat >= 0) {
-								double want = lb_expected(t, &models[mi], pat, root,
-								                          (double)call.bytes);
-								cr_assert(fabs(pr.lower_bound_ns - want) <= 1e-9 * want + 1e-6,
+								double want =
+								        lb_expected(t, &models[mi],
+								                    pat, root,
+								                    (double)call.bytes);
+								cr_assert(fabs(pr.lower_bound_ns - want) <=
+								                  1e-9 * want + 1e-6,
 								          "%s %s %s m %zu model %d: bound %.3f, want %.3f",
-								          specs[si], tc_coll_name((enum tc_coll)c), alg,
-								          call.bytes, mi, pr.lower_bound_ns, want);
+								          specs[si],
+								          tc_coll_name((enum tc_coll)c),
+								          alg, call.bytes, mi,
+								          pr.lower_bound_ns, want);
 							}
-							cr_assert(pr.lower_bound_ns * 1000 <= (double)pr.modelled_ps + 1,
+							cr_assert(pr.lower_bound_ns * 1000 <=
+							                  (double)pr.modelled_ps + 1,
 							          "%s %s %s m %zu model %d: modelled %lld ps below the "
 							          "bound %.3f ns",
-							          specs[si], tc_coll_name((enum tc_coll)c), alg,
-							          call.bytes, mi, (long long)pr.modelled_ps,
+							          specs[si],
+							          tc_coll_name((enum tc_coll)c),
+							          alg, call.bytes, mi,
+							          (long long)pr.modelled_ps,
 							          pr.lower_bound_ns);
 							checked++;
 						}
@@ -1200,8 +1261,7 @@ Test(model, closed_form_without_schedule_at_hypercube_20, .timeout = 120)
 	const double want = d * (md.ts_ns + md.tw_ns * m * p / 2);
 	static const char *const algs[] = {"hypercube", "auto"};
 	for (int i = 0; i < 2; i++) {
-		struct tc_call call = {.coll = TC_COLL_ALLTOALL, .alg = algs[i], .bytes = 8,
-		                       .esize = 8};
+		struct tc_call call = {.coll = TC_COLL_ALLTOALL, .alg = algs[i], .bytes = 8, .esize = 8};
 		struct tc_prediction pr;
 		cr_assert_eq(tc_predict_call(t, &md, &call, &pr), 0, "%s: %s", algs[i],
 		             tc_error_detail());
@@ -1215,8 +1275,7 @@ Test(model, closed_form_without_schedule_at_hypercube_20, .timeout = 120)
 	}
 	static const char *const refused[] = {"ecube", "ring"};
 	for (int i = 0; i < 2; i++) {
-		struct tc_call call = {.coll = TC_COLL_ALLTOALL, .alg = refused[i], .bytes = 8,
-		                       .esize = 8};
+		struct tc_call call = {.coll = TC_COLL_ALLTOALL, .alg = refused[i], .bytes = 8, .esize = 8};
 		struct tc_prediction pr;
 		cr_assert_eq(tc_predict_call(t, &md, &call, &pr), TC_ELIMIT, "%s", refused[i]);
 		cr_assert(strstr(tc_error_detail(), "at most 46340 ranks"), "%s: '%s'", refused[i],
@@ -1250,7 +1309,9 @@ Test(model, closed_form_prediction_generates_no_schedule, .timeout = 120)
 			    (tc_alg_applies(t, &md, TC_COLL_ALLTOALL, algs[j]) != 0 ||
 			     (tc_topo_nodes(t) > 46340 && strcmp(algs[j], "hypercube"))))
 				continue;
-			struct tc_call call = {.coll = TC_COLL_ALLTOALL, .alg = algs[j], .bytes = 8,
+			struct tc_call call = {.coll = TC_COLL_ALLTOALL,
+			                       .alg = algs[j],
+			                       .bytes = 8,
 			                       .esize = 8};
 			struct tc_prediction pr;
 			const long long before = tc__sched_generated();
@@ -1297,8 +1358,13 @@ Test(model, schedule_size_bounds_hold, .timeout = 120)
 			for (int i = 0; i < tc__nalgs; i++)
 				for (uint64_t bytes = 0; bytes <= 8; bytes += 8) {
 					const struct tc__alg *a = &tc__algs[i];
-					struct tc__gen g = {.coll = a->coll, .t = t, .p = p, .bytes = bytes,
-					                    .esize = 8, .md = &md, .me = -1};
+					struct tc__gen g = {.coll = a->coll,
+					                    .t = t,
+					                    .p = p,
+					                    .bytes = bytes,
+					                    .esize = 8,
+					                    .md = &md,
+					                    .me = -1};
 					const int64_t lb = tc__sched_size_lb(a, &g);
 					if (lb == 0 || tc__alg_check_quiet(a, &g))
 						continue;
@@ -1306,11 +1372,12 @@ Test(model, schedule_size_bounds_hold, .timeout = 120)
 					int err = tc__coll_generate(a, &g, &sc);
 					if (err == TC_ENOTSUP)
 						continue;
-					cr_assert_eq(err, 0, "%s %s on %s", tc_coll_name(a->coll), a->name,
-					             specs[si]);
-					cr_assert_geq(sc.nx, lb, "%s %s on %s, %d B: %d transfers, bound %lld",
-					              tc_coll_name(a->coll), a->name, specs[si], (int)bytes,
-					              sc.nx, (long long)lb);
+					cr_assert_eq(err, 0, "%s %s on %s", tc_coll_name(a->coll),
+					             a->name, specs[si]);
+					cr_assert_geq(sc.nx, lb,
+					              "%s %s on %s, %d B: %d transfers, bound %lld",
+					              tc_coll_name(a->coll), a->name, specs[si],
+					              (int)bytes, sc.nx, (long long)lb);
 					tc__sched_free(&sc);
 					checked++;
 				}

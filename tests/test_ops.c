@@ -22,56 +22,55 @@
 
 #define NELEM 67
 
-static const enum tc_op builtin_ops[] = {TC_OP_SUM,  TC_OP_PROD, TC_OP_MIN,
-                                         TC_OP_MAX,  TC_OP_BAND, TC_OP_BOR,
-                                         TC_OP_BXOR, TC_OP_LAND, TC_OP_LOR};
+static const enum tc_op builtin_ops[] = {TC_OP_SUM, TC_OP_PROD, TC_OP_MIN,  TC_OP_MAX, TC_OP_BAND,
+                                         TC_OP_BOR, TC_OP_BXOR, TC_OP_LAND, TC_OP_LOR};
 #define NOPS ((int)(sizeof builtin_ops / sizeof builtin_ops[0]))
 
 /* ---- the scalar reference ------------------------------------------------ */
 
 /* One element, integer types: u is the unsigned type of the same width, s the
  * type itself (for the comparisons). */
-#define REF_INT(s, u)                                                                  \
-	static void ref_##s(enum tc_op op, const void *inp, const void *iop, void *outp)  \
-	{                                                                              \
-		s a, b;                                                                    \
-		memcpy(&a, inp, sizeof a);                                                 \
-		memcpy(&b, iop, sizeof b);                                                 \
-		u ua, ub, r = 0;                                                           \
-		memcpy(&ua, &a, sizeof ua);                                                \
-		memcpy(&ub, &b, sizeof ub);                                                \
-		switch (op) {                                                              \
-		case TC_OP_SUM:                                                            \
-			r = (u)((uintmax_t)ua + (uintmax_t)ub);                                \
-			break;                                                                 \
-		case TC_OP_PROD:                                                           \
-			r = (u)((uintmax_t)ua * (uintmax_t)ub);                                \
-			break;                                                                 \
-		case TC_OP_MIN:                                                            \
-			memcpy(&r, a <= b ? &a : &b, sizeof r);                                \
-			break;                                                                 \
-		case TC_OP_MAX:                                                            \
-			memcpy(&r, a >= b ? &a : &b, sizeof r);                                \
-			break;                                                                 \
-		case TC_OP_BAND:                                                           \
-			r = ua & ub;                                                           \
-			break;                                                                 \
-		case TC_OP_BOR:                                                            \
-			r = ua | ub;                                                           \
-			break;                                                                 \
-		case TC_OP_BXOR:                                                           \
-			r = ua ^ ub;                                                           \
-			break;                                                                 \
-		case TC_OP_LAND:                                                           \
-			r = (ua != 0 && ub != 0) ? 1 : 0;                                      \
-			break;                                                                 \
-		case TC_OP_LOR:                                                            \
-			r = (ua != 0 || ub != 0) ? 1 : 0;                                      \
-			break;                                                                 \
-		default:                                                                   \
-			cr_assert(0, "no reference for op %d", (int)op);                       \
-		}                                                                          \
-		memcpy(outp, &r, sizeof r);                                                \
+#define REF_INT(s, u)                                                                    \
+	static void ref_##s(enum tc_op op, const void *inp, const void *iop, void *outp) \
+	{                                                                                \
+		s a, b;                                                                  \
+		memcpy(&a, inp, sizeof a);                                               \
+		memcpy(&b, iop, sizeof b);                                               \
+		u ua, ub, r = 0;                                                         \
+		memcpy(&ua, &a, sizeof ua);                                              \
+		memcpy(&ub, &b, sizeof ub);                                              \
+		switch (op) {                                                            \
+		case TC_OP_SUM:                                                          \
+			r = (u)((uintmax_t)ua + (uintmax_t)ub);                          \
+			break;                                                           \
+		case TC_OP_PROD:                                                         \
+			r = (u)((uintmax_t)ua * (uintmax_t)ub);                          \
+			break;                                                           \
+		case TC_OP_MIN:                                                          \
+			memcpy(&r, a <= b ? &a : &b, sizeof r);                          \
+			break;                                                           \
+		case TC_OP_MAX:                                                          \
+			memcpy(&r, a >= b ? &a : &b, sizeof r);                          \
+			break;                                                           \
+		case TC_OP_BAND:                                                         \
+			r = ua & ub;                                                     \
+			break;                                                           \
+		case TC_OP_BOR:                                                          \
+			r = ua | ub;                                                     \
+			break;                                                           \
+		case TC_OP_BXOR:                                                         \
+			r = ua ^ ub;                                                     \
+			break;                                                           \
+		case TC_OP_LAND:                                                         \
+			r = (ua != 0 && ub != 0) ? 1 : 0;                                \
+			break;                                                           \
+		case TC_OP_LOR:                                                          \
+			r = (ua != 0 || ub != 0) ? 1 : 0;                                \
+			break;                                                           \
+		default:                                                                 \
+			cr_assert(0, "no reference for op %d", (int)op);                 \
+		}                                                                        \
+		memcpy(outp, &r, sizeof r);                                              \
 	}
 
 REF_INT(int8_t, uint8_t)
@@ -83,29 +82,29 @@ REF_INT(uint16_t, uint16_t)
 REF_INT(uint32_t, uint32_t)
 REF_INT(uint64_t, uint64_t)
 
-#define REF_FLT(t)                                                                     \
-	static void ref_##t(enum tc_op op, const void *inp, const void *iop, void *outp)  \
-	{                                                                              \
-		t a, b, r = 0;                                                             \
-		memcpy(&a, inp, sizeof a);                                                 \
-		memcpy(&b, iop, sizeof b);                                                 \
-		switch (op) {                                                              \
-		case TC_OP_SUM:                                                            \
-			r = a + b;                                                             \
-			break;                                                                 \
-		case TC_OP_PROD:                                                           \
-			r = a * b;                                                             \
-			break;                                                                 \
-		case TC_OP_MIN:                                                            \
-			r = a <= b ? a : b;                                                    \
-			break;                                                                 \
-		case TC_OP_MAX:                                                            \
-			r = a >= b ? a : b;                                                    \
-			break;                                                                 \
-		default:                                                                   \
-			cr_assert(0, "no float reference for op %d", (int)op);                 \
-		}                                                                          \
-		memcpy(outp, &r, sizeof r);                                                \
+#define REF_FLT(t)                                                                       \
+	static void ref_##t(enum tc_op op, const void *inp, const void *iop, void *outp) \
+	{                                                                                \
+		t a, b, r = 0;                                                           \
+		memcpy(&a, inp, sizeof a);                                               \
+		memcpy(&b, iop, sizeof b);                                               \
+		switch (op) {                                                            \
+		case TC_OP_SUM:                                                          \
+			r = a + b;                                                       \
+			break;                                                           \
+		case TC_OP_PROD:                                                         \
+			r = a * b;                                                       \
+			break;                                                           \
+		case TC_OP_MIN:                                                          \
+			r = a <= b ? a : b;                                              \
+			break;                                                           \
+		case TC_OP_MAX:                                                          \
+			r = a >= b ? a : b;                                              \
+			break;                                                           \
+		default:                                                                 \
+			cr_assert(0, "no float reference for op %d", (int)op);           \
+		}                                                                        \
+		memcpy(outp, &r, sizeof r);                                              \
 	}
 
 REF_FLT(float)
@@ -234,7 +233,8 @@ Test(ops, every_dtype_and_op, .timeout = 30)
 	for (int dt = 0; dt < TC_DTYPE_COUNT; dt++)
 		for (int k = 0; k < NOPS; k++)
 			for (uint64_t s = 1; s <= 8; s++)
-				check_builtin((enum tc_dtype)dt, builtin_ops[k], 0x9e3779b97f4a7c15ull * s);
+				check_builtin((enum tc_dtype)dt, builtin_ops[k],
+				              0x9e3779b97f4a7c15ull * s);
 }
 
 /* Every pair of edge values, both orders. */
@@ -254,11 +254,12 @@ Test(ops, edge_pairs, .timeout = 30)
 					unsigned char io[8], want[8];
 					memcpy(io, edge + b * es, es);
 					ref_of((enum tc_dtype)dt)(op, edge + a * es, edge + b * es, want);
-					cr_assert_eq(tc_reduce_local(edge + a * es, io, 1, (enum tc_dtype)dt,
-					                             op, NULL),
+					cr_assert_eq(tc_reduce_local(edge + a * es, io, 1,
+					                             (enum tc_dtype)dt, op, NULL),
 					             0);
 					cr_assert(!memcmp(io, want, es), "%s %s edge %d (op) %d",
-					          tc_dtype_name((enum tc_dtype)dt), tc_op_name(op), a, b);
+					          tc_dtype_name((enum tc_dtype)dt), tc_op_name(op),
+					          a, b);
 				}
 		}
 	}
@@ -296,9 +297,9 @@ Test(ops, errors, .timeout = 10)
 {
 	int32_t a[4] = {1, 2, 3, 4}, b[4] = {5, 6, 7, 8};
 	cr_assert_eq(tc_reduce_local(a, b, 4, TC_DTYPE_COUNT, TC_OP_SUM, NULL), TC_EINVAL);
-	cr_assert_eq(tc_reduce_local(a, b, 4, (enum tc_dtype)-1, TC_OP_SUM, NULL), TC_EINVAL);
+	cr_assert_eq(tc_reduce_local(a, b, 4, (enum tc_dtype) - 1, TC_OP_SUM, NULL), TC_EINVAL);
 	cr_assert_eq(tc_reduce_local(a, b, 4, TC_INT32, TC_OP_COUNT, NULL), TC_EINVAL);
-	cr_assert_eq(tc_reduce_local(a, b, 4, TC_INT32, (enum tc_op)-1, NULL), TC_EINVAL);
+	cr_assert_eq(tc_reduce_local(a, b, 4, TC_INT32, (enum tc_op) - 1, NULL), TC_EINVAL);
 	cr_assert_eq(tc_reduce_local(a, b, 4, TC_INT32, TC_OP_USER, NULL), TC_EINVAL);
 	struct tc_user_op nofn = {.fn = NULL};
 	cr_assert_eq(tc_reduce_local(a, b, 4, TC_INT32, TC_OP_USER, &nofn), TC_EINVAL);

@@ -76,7 +76,8 @@ static void walk_all(size_t bytes, enum tc_wait_policy pol)
 		int ns = tc_test_specs_for(p, specs, 16);
 		for (int i = 0; i < ns; i++) {
 			struct tc_team *team = make_team(specs[i], pol);
-			struct tour_arg a = {.walk = malloc((size_t)(2 * p) * sizeof(int)), .bytes = bytes};
+			struct tour_arg a = {.walk = malloc((size_t)(2 * p) * sizeof(int)),
+			                     .bytes = bytes};
 			a.len = tc_test_tour(tc_team_topo(team), a.walk);
 			cr_assert_eq(a.len, 2 * p - 1, "%s: tour covers every node", specs[i]);
 			int err = tc_run(team, tour_fn, &a);
@@ -134,7 +135,8 @@ static int xchg_fn(struct tc_proc *proc, void *argp)
 		fill(sb + (size_t)i * a->bytes, a->bytes, me, nb[i]);
 		err = tc_isend(proc, nb[i], sb + (size_t)i * a->bytes, a->bytes, &reqs[2 * i]);
 		if (!err)
-			err = tc_irecv(proc, nb[i], rb + (size_t)i * a->bytes, a->bytes, &reqs[2 * i + 1]);
+			err = tc_irecv(proc, nb[i], rb + (size_t)i * a->bytes, a->bytes,
+			               &reqs[2 * i + 1]);
 	}
 	if (!err)
 		err = tc_waitall(proc, 2 * deg, reqs);
@@ -515,7 +517,8 @@ Test(p2p, user_and_collective_messages_on_one_link, .timeout = 300)
 	for (int exec = 0; exec < 2; exec++)
 		for (int check = 0; check < (scaled ? 1 : 2); check++)
 			for (int streamed = 0; streamed < 2; streamed++)
-				for (size_t i = scaled; i < sizeof sizes / sizeof *sizes; i += scaled ? 3 : 1)
+				for (size_t i = scaled; i < sizeof sizes / sizeof *sizes;
+				     i += scaled ? 3 : 1)
 					for (int order = 0; order < 2; order++) {
 						struct tc_team_config cfg;
 						tc_team_config_default(&cfg);
@@ -533,17 +536,19 @@ Test(p2p, user_and_collective_messages_on_one_link, .timeout = 300)
 							cr_assert_eq(a.rc_coll[r], 0,
 							             "%zu B order %d check %d streamed %d exec %d "
 							             "rank %d: allreduce %s",
-							             sizes[i], order, !check, streamed, exec, r,
+							             sizes[i], order, !check,
+							             streamed, exec, r,
 							             tc_err_name(a.rc_coll[r]));
 							cr_assert_eq(a.sum[r], 3);
 							cr_assert_eq(a.rc[r], 0,
 							             "%zu B order %d check %d streamed %d exec %d "
 							             "rank %d: %s",
-							             sizes[i], order, !check, streamed, exec, r,
-							             tc_err_name(a.rc[r]));
+							             sizes[i], order, !check, streamed,
+							             exec, r, tc_err_name(a.rc[r]));
 						}
 						cr_assert_eq(a.got[1], sizes[i]);
-						cr_assert(!a.bad[1], "%zu B order %d: wrong bytes", sizes[i], order);
+						cr_assert(!a.bad[1], "%zu B order %d: wrong bytes",
+						          sizes[i], order);
 						tc_team_destroy(team);
 					}
 }

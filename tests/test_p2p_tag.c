@@ -66,7 +66,9 @@ static int pairs_fn(struct tc_proc *proc, void *argp)
 			int s = mode == 2 ? TC_ANY_SOURCE : src;
 			int t = mode == 0 ? tag_of(src, me) : TC_ANY_TAG;
 			srcof[k] = s;
-			err = err ? err : tc_irecv_tag(proc, s, t, rb + (size_t)k * a->bytes, a->bytes, &req[k]);
+			err = err ? err
+			          : tc_irecv_tag(proc, s, t, rb + (size_t)k * a->bytes, a->bytes,
+			                         &req[k]);
 			k++;
 		}
 	for (int j = 1; j <= n; j++) {
@@ -74,7 +76,8 @@ static int pairs_fn(struct tc_proc *proc, void *argp)
 		unsigned char *m = sb + (size_t)(j - 1) * a->bytes;
 		for (size_t b = 0; b < a->bytes; b++)
 			m[b] = pat(me, dst, tag_of(me, dst), b);
-		err = err ? err : tc_isend_tag(proc, dst, tag_of(me, dst), m, a->bytes, &req[n + j - 1]);
+		err = err ? err
+		          : tc_isend_tag(proc, dst, tag_of(me, dst), m, a->bytes, &req[n + j - 1]);
 	}
 	if (!err)
 		err = tc_waitall(proc, 2 * n, req);
@@ -115,10 +118,10 @@ static void pairs_on(const int *ps, int nps, const size_t *sizes, int nsz)
 					struct tc_team *team = make(specs[i], ex[e], 2048);
 					struct pairs_arg a = {.bytes = sizes[z]};
 					int err = tc_run(team, pairs_fn, &a);
-					cr_assert_eq(err, 0, "%s %zu B exec %d: %s", specs[i], sizes[z], e,
-					             tc_strerror(err));
-					cr_assert_eq(atomic_load(&a.bad), 0, "%s %zu B exec %d", specs[i],
-					             sizes[z], e);
+					cr_assert_eq(err, 0, "%s %zu B exec %d: %s", specs[i],
+					             sizes[z], e, tc_strerror(err));
+					cr_assert_eq(atomic_load(&a.bad), 0, "%s %zu B exec %d",
+					             specs[i], sizes[z], e);
 					tc_team_destroy(team);
 				}
 			}
@@ -273,7 +276,7 @@ static int trunc_fn(struct tc_proc *proc, void *argp)
 	if (me == 1 || me == p - 1) { /* a neighbour of 0 and a routed sender */
 		for (int i = 0; i < 3000; i++)
 			big[i] = (char)(i + me);
-		int err = tc_send_tag(proc, 0, 9, big, 100); /* copied */
+		int err = tc_send_tag(proc, 0, 9, big, 100);           /* copied */
 		return err ? err : tc_send_tag(proc, 0, 9, big, 3000); /* single copy */
 	}
 	if (me != 0)
@@ -293,7 +296,8 @@ static int trunc_fn(struct tc_proc *proc, void *argp)
 					return -200;
 			/* Still queued: a large enough buffer takes it. */
 			err = tc_recv_tag(proc, srcs[s], TC_ANY_TAG, big, sizeof big, &st);
-			if (err || st.bytes != sizes[z] || big[sizes[z] - 1] != (char)(sizes[z] - 1 + srcs[s]))
+			if (err || st.bytes != sizes[z] ||
+			    big[sizes[z] - 1] != (char)(sizes[z] - 1 + srcs[s]))
 				return -300 - 10 * s - z;
 		}
 	return 0;

@@ -133,8 +133,8 @@ Test(place, ranks_run_where_reported, .timeout = 60)
 	if (info.exec == TC_EXEC_THREADS) {
 		cr_assert_eq(tc_run(t, where_fn, &w), 0);
 		for (int r = 0; r < p; r++)
-			cr_assert_eq(w.cpu[r], info.place[r].pu, "rank %d on CPU %d, placed on %d", r,
-			             w.cpu[r], info.place[r].pu);
+			cr_assert_eq(w.cpu[r], info.place[r].pu, "rank %d on CPU %d, placed on %d",
+			             r, w.cpu[r], info.place[r].pu);
 	}
 	/* Cores first: the first ranks up to the cores each have a core of
 	 * their own (on a machine with SMT siblings in the affinity set). */
@@ -146,7 +146,7 @@ Test(place, ranks_run_where_reported, .timeout = 60)
 	CPU_ZERO(&set);
 	cr_assert_eq(sched_getaffinity(0, sizeof set, &set), 0);
 	for (int r = 0; r < p; r++)
-		cr_assert(CPU_ISSET(info.place[r].pu, &set), "rank %d on CPU %d, outside the set", r,
-		          info.place[r].pu);
+		cr_assert(CPU_ISSET(info.place[r].pu, &set), "rank %d on CPU %d, outside the set",
+		          r, info.place[r].pu);
 	tc_team_destroy(t);
 }

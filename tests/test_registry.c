@@ -26,8 +26,8 @@ Test(registry, collective_names_round_trip, .timeout = 30)
 		cr_assert_eq(tc_coll_parse(n, &back), 0, "%s", n);
 		cr_assert_eq((int)back, c, "%s", n);
 		/* Shape 0 is one block in and one out on every rank. */
-		cr_assert(c == TC_COLL_SHIFT || c == TC_COLL_GRAY2BINARY || c == TC_COLL_BINARY2GRAY ||
-		                  tc_coll_flags((enum tc_coll)c) != 0u,
+		cr_assert(c == TC_COLL_SHIFT || c == TC_COLL_GRAY2BINARY ||
+		                  c == TC_COLL_BINARY2GRAY || tc_coll_flags((enum tc_coll)c) != 0u,
 		          "%s has no shape", n);
 		cr_assert_not_null(tc_alg_name((enum tc_coll)c, 0), "%s has no algorithm", n);
 	}
@@ -84,23 +84,31 @@ Test(registry, restriction_tokens_match_the_generators, .timeout = 300)
 						static const size_t eights[16 * 16] = {
 #define E8 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8
 #define E8x16 E8, E8, E8, E8, E8, E8, E8, E8, E8, E8, E8, E8, E8, E8, E8, E8
-							E8x16};
+						        E8x16};
 #undef E8x16
 #undef E8
-						const bool v = tc_coll_flags((enum tc_coll)c) & TC_CF_VCOUNT;
-						struct tc_call call = {
-							.coll = (enum tc_coll)c, .alg = n, .bytes = 64, .esize = 8,
-							.counts = v && c != TC_COLL_ALLTOALLV ? eights : NULL,
-							.matrix = c == TC_COLL_ALLTOALLV ? eights : NULL};
+						const bool v = tc_coll_flags((enum tc_coll)c) &
+						               TC_CF_VCOUNT;
+						struct tc_call call = {.coll = (enum tc_coll)c,
+						                       .alg = n,
+						                       .bytes = 64,
+						                       .esize = 8,
+						                       .counts = v && c != TC_COLL_ALLTOALLV
+						                                         ? eights
+						                                         : NULL,
+						                       .matrix = c == TC_COLL_ALLTOALLV
+						                                         ? eights
+						                                         : NULL};
 						struct tc_prediction pr;
 						int err = tc_predict_call(t, &md, &call, &pr);
 						cr_assert(err == 0 || err == TC_ENOTSUP, "%s %s on %s: %s",
-						          tc_coll_name((enum tc_coll)c), n, specs[si],
-						          tc_err_name(err));
-						cr_assert_eq(ap, err, "%s %s on %s (%s): tokens say %s, generator %s",
-						             tc_coll_name((enum tc_coll)c), n, specs[si],
-						             port ? "all-port" : "one-port", tc_err_name(ap),
-						             tc_err_name(err));
+						          tc_coll_name((enum tc_coll)c), n,
+						          specs[si], tc_err_name(err));
+						cr_assert_eq(ap, err,
+						             "%s %s on %s (%s): tokens say %s, generator %s",
+						             tc_coll_name((enum tc_coll)c), n,
+						             specs[si], port ? "all-port" : "one-port",
+						             tc_err_name(ap), tc_err_name(err));
 						checked++;
 					}
 				}
@@ -184,16 +192,19 @@ static void exact_formula_case(const struct reg_case *c, void *arg)
 		return;
 	for (size_t k = 0; k < sizeof ms / sizeof ms[0]; k++)
 		for (int root = 0; root < 2; root++) {
-			struct tc_call call = {.coll = c->a->coll, .alg = c->a->name, .bytes = ms[k],
-			                       .esize = 8, .root = root ? c->p - 1 : 0,
+			struct tc_call call = {.coll = c->a->coll,
+			                       .alg = c->a->name,
+			                       .bytes = ms[k],
+			                       .esize = 8,
+			                       .root = root ? c->p - 1 : 0,
 			                       .q = root ? 1 : c->p / 2};
 			struct tc_prediction pr;
 			if (tc_predict_call(c->t, c->md, &call, &pr) || isnan(pr.formula_ns))
 				continue;
 			cr_assert_eq((tc_time_t)llround(pr.formula_ns * 1000), pr.modelled_ps,
 			             "%s %s on %s model %d m %zu root %d: formula %.3f ns, modelled %lld ps",
-			             tc_coll_name(c->a->coll), c->a->name, c->spec, c->mi, ms[k], call.root,
-			             pr.formula_ns, (long long)pr.modelled_ps);
+			             tc_coll_name(c->a->coll), c->a->name, c->spec, c->mi, ms[k],
+			             call.root, pr.formula_ns, (long long)pr.modelled_ps);
 			(*checked)++;
 		}
 }
@@ -256,9 +267,9 @@ static const struct tc__alg *full_choice(const struct tc__gen *g, tc_time_t *bes
  * models. */
 Test(registry, auto_by_closed_forms_is_auto_by_simulation, .timeout = 300)
 {
-	static const char *const specs[] = {"complete:8", "ring:7", "hypercube:4", "torus:4x4",
-	                                    "mesh:3x5", "star:6", "chain:5", "hypercube:6",
-	                                    "ring:64", "complete:1"};
+	static const char *const specs[] = {"complete:8", "ring:7",    "hypercube:4", "torus:4x4",
+	                                    "mesh:3x5",   "star:6",    "chain:5",     "hypercube:6",
+	                                    "ring:64",    "complete:1"};
 	static const size_t ms[] = {0, 8, 1024, 65536};
 	long checked = 0;
 	for (size_t si = 0; si < sizeof specs / sizeof specs[0]; si++) {
@@ -269,13 +280,19 @@ Test(registry, auto_by_closed_forms_is_auto_by_simulation, .timeout = 300)
 			struct tc_model md;
 			reg_model(mi, &md);
 			for (int c = 0; c < TC_COLL_COUNT; c++) {
-				if (c == TC_COLL_MULTICAST || (tc_coll_flags((enum tc_coll)c) & TC_CF_VCOUNT))
+				if (c == TC_COLL_MULTICAST ||
+				    (tc_coll_flags((enum tc_coll)c) & TC_CF_VCOUNT))
 					continue; /* need a member set, counts: their suites */
 				for (size_t k = 0; k < sizeof ms / sizeof ms[0]; k++)
 					for (int machine = 0; machine < 2; machine++) {
-						struct tc__gen g = {.coll = (enum tc_coll)c, .t = t, .p = p,
-						                    .bytes = ms[k], .esize = 8,
-						                    .root = p > 1, .md = &md, .me = -1,
+						struct tc__gen g = {.coll = (enum tc_coll)c,
+						                    .t = t,
+						                    .p = p,
+						                    .bytes = ms[k],
+						                    .esize = 8,
+						                    .root = p > 1,
+						                    .md = &md,
+						                    .me = -1,
 						                    .q = p > 1 ? 1 : 0};
 						if (machine) {
 							g.cpus = 2;
@@ -287,19 +304,21 @@ Test(registry, auto_by_closed_forms_is_auto_by_simulation, .timeout = 300)
 						struct tc__sched s;
 						tc_time_t ms_ps;
 						int err = tc__coll_select(&g, NULL, 0, &got, &s, &ms_ps);
-						cr_assert_eq(err, want ? 0 : TC_ENOTSUP, "%s %s: %s",
-						             tc_coll_name(g.coll), specs[si], tc_err_name(err));
+						cr_assert_eq(err, want ? 0 : TC_ENOTSUP,
+						             "%s %s: %s", tc_coll_name(g.coll),
+						             specs[si], tc_err_name(err));
 						if (!want)
 							continue;
 						cr_assert_eq(got, want,
 						             "%s on %s model %d m %zu%s: auto %s, full %s",
-						             tc_coll_name(g.coll), specs[si], mi, ms[k],
-						             machine ? " (machine)" : "", got->name, want->name);
+						             tc_coll_name(g.coll), specs[si], mi,
+						             ms[k], machine ? " (machine)" : "",
+						             got->name, want->name);
 						/* The time reported is the model's, simulated. */
 						struct tc__sim sim;
 						cr_assert_eq(tc__sched_simulate(&s, t, &md, &sim), 0);
-						cr_assert_eq(ms_ps, sim.makespan, "%s %s", tc_coll_name(g.coll),
-						             got->name);
+						cr_assert_eq(ms_ps, sim.makespan, "%s %s",
+						             tc_coll_name(g.coll), got->name);
 						tc__sim_free(&sim);
 						tc__sched_free(&s);
 						checked++;
@@ -319,12 +338,18 @@ static void reduce_reads_in_case(const struct reg_case *c, void *arg)
 		return;
 	for (size_t k = 0; k < sizeof ms / sizeof ms[0]; k++)
 		for (int root = 0; root < 2; root++) {
-			struct tc__gen g = {.coll = TC_COLL_REDUCE, .t = c->t, .p = c->p, .bytes = ms[k],
-			                    .esize = 8, .root = root ? c->p - 1 : 0, .md = c->md,
+			struct tc__gen g = {.coll = TC_COLL_REDUCE,
+			                    .t = c->t,
+			                    .p = c->p,
+			                    .bytes = ms[k],
+			                    .esize = 8,
+			                    .root = root ? c->p - 1 : 0,
+			                    .md = c->md,
 			                    .me = -1};
 			struct tc__sched s;
 			cr_assert_eq(tc__coll_generate(c->a, &g, &s), 0);
-			cr_assert_eq(s.reads_in, c->p > 1, "reduce %s on %s model %d m %zu root %d: reads_in %d",
+			cr_assert_eq(s.reads_in, c->p > 1,
+			             "reduce %s on %s model %d m %zu root %d: reads_in %d",
 			             c->a->name, c->spec, c->mi, ms[k], g.root, s.reads_in);
 			/* IN is read, never written; the root never sends. */
 			for (int x = 0; x < s.nx; x++) {

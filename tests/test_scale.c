@@ -36,10 +36,8 @@ static void thousand(const char *spec, int grid)
 	cr_assert(t, "%s", msg);
 	struct ct_case cs[] = {
 	        {.coll = TC_COLL_BARRIER, .iters = 2, .seed = 1},
-	        {.coll = TC_COLL_ALLREDUCE, .count = 1, .dt = TC_DOUBLE, .op = TC_OP_SUM,
-	         .iters = 2, .seed = 2},
-	        {.coll = TC_COLL_ALLREDUCE, .count = 1000, .dt = TC_INT64, .op = TC_OP_MAX,
-	         .seed = 3},
+	        {.coll = TC_COLL_ALLREDUCE, .count = 1, .dt = TC_DOUBLE, .op = TC_OP_SUM, .iters = 2, .seed = 2},
+	        {.coll = TC_COLL_ALLREDUCE, .count = 1000, .dt = TC_INT64, .op = TC_OP_MAX, .seed = 3},
 	};
 	for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++)
 		cr_assert_eq(ct_run(t, &cs[i], msg, sizeof msg), 0, "%s case %zu: %s", spec, i, msg);
@@ -53,8 +51,8 @@ static void thousand(const char *spec, int grid)
 	 * grid's routed schedules (linear's routes of ~sqrt(p) hops) stay
 	 * within p^1.5, far below p^2. */
 	double bound = grid ? 4096.0 * p * sqrt(p) / 32 : 512.0 * plogp;
-	cr_assert_leq((double)info.sched_cache_bytes, bound, "%s: cache %zu bytes, bound %.0f", spec,
-	              info.sched_cache_bytes, bound);
+	cr_assert_leq((double)info.sched_cache_bytes, bound, "%s: cache %zu bytes, bound %.0f",
+	              spec, info.sched_cache_bytes, bound);
 	/* The team: a channel per arc (p log p on the hypercube, 4 p on the
 	 * torus) of at most 64 KiB, and a few lines per rank. */
 	cr_assert_leq((double)info.channels, grid ? 4.0 * p : plogp, "%s: %ld channels", spec,
@@ -85,8 +83,7 @@ Test(scale, ring_1024, .timeout = 300)
 	struct tc_team *t = ct_team("ring:1024", NULL, msg, sizeof msg);
 	cr_assert(t, "%s", msg);
 	struct ct_case b = {.coll = TC_COLL_BARRIER, .seed = 4};
-	struct ct_case a = {.coll = TC_COLL_ALLREDUCE, .count = 1, .dt = TC_DOUBLE,
-	                    .op = TC_OP_SUM, .seed = 5};
+	struct ct_case a = {.coll = TC_COLL_ALLREDUCE, .count = 1, .dt = TC_DOUBLE, .op = TC_OP_SUM, .seed = 5};
 	cr_assert_eq(ct_run(t, &b, msg, sizeof msg), 0, "%s", msg);
 	cr_assert_eq(ct_run(t, &a, msg, sizeof msg), 0, "%s", msg);
 	tc_team_destroy(t);
@@ -101,8 +98,11 @@ Test(scale, cache_bounded, .timeout = 120)
 	struct tc_team *t = ct_team("hypercube:3", NULL, msg, sizeof msg);
 	cr_assert(t, "%s", msg);
 	for (int n = 1; n <= 100; n++) {
-		struct ct_case c = {.coll = TC_COLL_ALLREDUCE, .count = (size_t)n, .dt = TC_INT32,
-		                    .op = TC_OP_SUM, .seed = (uint64_t)n};
+		struct ct_case c = {.coll = TC_COLL_ALLREDUCE,
+		                    .count = (size_t)n,
+		                    .dt = TC_INT32,
+		                    .op = TC_OP_SUM,
+		                    .seed = (uint64_t)n};
 		cr_assert_eq(ct_run(t, &c, msg, sizeof msg), 0, "count %d: %s", n, msg);
 	}
 	struct tc_team_info info;
@@ -125,8 +125,7 @@ Test(scale, impossible_team_fails_first, .timeout = 30)
 	struct tc_team *t = NULL;
 	long rss0 = max_rss_kb();
 	cr_assert_eq(tc_team_create(&cfg, &t), TC_ELIMIT);
-	cr_assert_lt(max_rss_kb() - rss0, 64L << 10, "the refusal allocated %ld KB",
-	             max_rss_kb() - rss0);
+	cr_assert_lt(max_rss_kb() - rss0, 64L << 10, "the refusal allocated %ld KB", max_rss_kb() - rss0);
 	cr_assert_null(t);
 	cr_assert(strstr(tc_error_detail(), "memory available"), "%s", tc_error_detail());
 	cr_assert_str_eq(tc_err_name(TC_ELIMIT), "TC_ELIMIT");

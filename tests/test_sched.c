@@ -30,9 +30,18 @@
 #define TC 3000LL    /* ps per byte */
 
 /* The closed forms of the file header, in ps. */
-static tc_time_t Lt(uint64_t m) { return TS + (tc_time_t)m * TW; }
-static tc_time_t SFt(uint64_t m, int l) { return (tc_time_t)l * (TS + (tc_time_t)m * TW); }
-static tc_time_t CTt(uint64_t m, int l) { return TS + (tc_time_t)m * TW + (tc_time_t)l * TH; }
+static tc_time_t Lt(uint64_t m)
+{
+	return TS + (tc_time_t)m * TW;
+}
+static tc_time_t SFt(uint64_t m, int l)
+{
+	return (tc_time_t)l * (TS + (tc_time_t)m * TW);
+}
+static tc_time_t CTt(uint64_t m, int l)
+{
+	return TS + (tc_time_t)m * TW + (tc_time_t)l * TH;
+}
 
 /* The test model: t_s 1000 ns, t_w 2 ns/B, t_h 50 ns, t_c 3 ns/B. */
 static struct tc_model mdl(enum tc_ports ports, enum tc_duplex dx, enum tc_switching sw)
@@ -60,8 +69,7 @@ static struct tc_topo *topo(const char *spec)
 }
 
 /* Appends src -> dst (IN -> OUT) carrying pieces [lo, lo + n). */
-static void add(struct tc__sched *s, int src, int dst, uint64_t bytes, int op, int32_t lo,
-                int32_t n)
+static void add(struct tc__sched *s, int src, int dst, uint64_t bytes, int op, int32_t lo, int32_t n)
 {
 	struct tc__xfer x;
 	memset(&x, 0, sizeof x);
@@ -183,9 +191,9 @@ Test(sched, builder_errors_are_sticky)
 	const struct {
 		int src, dst, sbuf, rbuf, op, lo, n;
 	} bad[] = {
-		{-1, 0, 0, 0, 0, 0, 0}, {0, 3, 0, 0, 0, 0, 0}, {0, 1, 3, 0, 0, 0, 0},
-		{0, 1, 0, 7, 0, 0, 0},  {0, 1, 0, 0, 3, 0, 0}, {0, 1, 0, 0, 0, -1, 1},
-		{0, 1, 0, 0, 0, 0, -2},
+	        {-1, 0, 0, 0, 0, 0, 0}, {0, 3, 0, 0, 0, 0, 0}, {0, 1, 3, 0, 0, 0, 0},
+	        {0, 1, 0, 7, 0, 0, 0},  {0, 1, 0, 0, 3, 0, 0}, {0, 1, 0, 0, 0, -1, 1},
+	        {0, 1, 0, 0, 0, 0, -2},
 	};
 	for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
 		cr_assert_eq(tc__sched_init(&s, 3), 0);
@@ -287,8 +295,9 @@ Test(sched, neighbour_exchange_full_and_half_duplex)
 						struct tc__sched s;
 						struct tc__sim out;
 						struct tc_model md =
-							mdl(ports[pi], half ? TC_DUPLEX_HALF : TC_DUPLEX_FULL,
-							    TC_SWITCH_SF);
+						        mdl(ports[pi],
+						            half ? TC_DUPLEX_HALF : TC_DUPLEX_FULL,
+						            TC_SWITCH_SF);
 						cr_assert_eq(tc__sched_init(&s, p), 0);
 						for (int u = 0; u < p; u++)
 							add(&s, u, u ^ (1 << k), m, TC__XOP_COPY, 0, 0);
@@ -314,8 +323,8 @@ Test(sched, neighbour_exchange_full_and_half_duplex)
 	for (int half = 0; half < 2; half++) {
 		struct tc__sched s;
 		struct tc__sim out;
-		struct tc_model md = mdl(TC_PORTS_ONE, half ? TC_DUPLEX_HALF : TC_DUPLEX_FULL,
-		                         TC_SWITCH_CT);
+		struct tc_model md =
+		        mdl(TC_PORTS_ONE, half ? TC_DUPLEX_HALF : TC_DUPLEX_FULL, TC_SWITCH_CT);
 		cr_assert_eq(tc__sched_init(&s, 8), 0);
 		for (int u = 0; u < 8; u++)
 			add(&s, u, u ^ 1, 100, TC__XOP_COPY, 0, 0);
@@ -331,8 +340,8 @@ Test(sched, neighbour_exchange_full_and_half_duplex)
 
 Test(sched, routed_pairs_sf_and_ct)
 {
-	const char *specs[] = {"ring:9", "mesh:3x4", "torus:4x4", "hypercube:4",
-	                       "tree:2:15", "star:7", "chain:6", "complete:5"};
+	const char *specs[] = {"ring:9",    "mesh:3x4", "torus:4x4", "hypercube:4",
+	                       "tree:2:15", "star:7",   "chain:6",   "complete:5"};
 	const uint64_t m = 100;
 	for (size_t k = 0; k < sizeof specs / sizeof specs[0]; k++) {
 		struct tc_topo *t = topo(specs[k]);
@@ -358,7 +367,8 @@ Test(sched, routed_pairs_sf_and_ct)
 						/* SF: l (t_s + m t_w); CT: t_s + m t_w + l t_h */
 						tc_time_t want = ct ? TS + (tc_time_t)m * TW + l * TH
 						                    : l * (TS + (tc_time_t)m * TW);
-						cr_assert_eq(out.clock[v], want, "%s %d->%d", specs[k], u, v);
+						cr_assert_eq(out.clock[v], want, "%s %d->%d",
+						             specs[k], u, v);
 						cr_assert_eq(out.clock[u], Lt(m)); /* sender done */
 						cr_assert_eq(out.makespan, want > Lt(m) ? want : Lt(m));
 						cr_assert_eq(out.messages, 1);
@@ -386,7 +396,7 @@ Test(sched, one_port_serialises_sends_and_receives)
 		struct tc__sched s;
 		struct tc__sim out;
 		struct tc_model md =
-			mdl(all ? TC_PORTS_ALL : TC_PORTS_ONE, TC_DUPLEX_FULL, TC_SWITCH_SF);
+		        mdl(all ? TC_PORTS_ALL : TC_PORTS_ONE, TC_DUPLEX_FULL, TC_SWITCH_SF);
 		/* The hub sends to its 3 neighbours in one round. */
 		cr_assert_eq(tc__sched_init(&s, 4), 0);
 		for (int v = 1; v <= 3; v++)
@@ -510,8 +520,8 @@ Test(sched, hypercube_broadcast_is_clean)
 		for (int sw = 0; sw < 2; sw++) {
 			struct tc__sched s;
 			struct tc__sim out;
-			struct tc_model md = mdl(TC_PORTS_ONE, TC_DUPLEX_FULL,
-			                         sw ? TC_SWITCH_CT : TC_SWITCH_SF);
+			struct tc_model md =
+			        mdl(TC_PORTS_ONE, TC_DUPLEX_FULL, sw ? TC_SWITCH_CT : TC_SWITCH_SF);
 			hcube_bcast(&s, d, 256);
 			sim(&s, t, &md, &out);
 			/* SF: d (t_s + m t_w).  CT: a sender is done after L but its
@@ -579,7 +589,7 @@ Test(sched, nodup_noho_counts_bad_schedules)
 	/* Ranges: rank 4 starts with [10, 14). */
 	cr_assert_eq(tc__sched_init(&s, 8), 0);
 	cr_assert_eq(tc__sched_initial(&s, 4, 10, 4), 0);
-	add(&s, 0, 4, 8, TC__XOP_COPY, 8, 4);  /* 8..11: 10, 11 NOHO */
+	add(&s, 0, 4, 8, TC__XOP_COPY, 8, 4); /* 8..11: 10, 11 NOHO */
 	cr_assert_eq(tc__sched_round(&s), 0);
 	add(&s, 5, 4, 8, TC__XOP_COPY, 9, 7);  /* 9..15: 9 dup; 10..13 NOHO */
 	add(&s, 6, 4, 8, TC__XOP_COPY, 15, 5); /* 15..19: 15 dup */
@@ -660,8 +670,7 @@ Test(sched, contention_chain_ct)
 	for (int ct = 0; ct < 2; ct++) {
 		struct tc__sched s;
 		struct tc__sim out;
-		struct tc_model md =
-			mdl(TC_PORTS_ONE, TC_DUPLEX_FULL, ct ? TC_SWITCH_CT : TC_SWITCH_SF);
+		struct tc_model md = mdl(TC_PORTS_ONE, TC_DUPLEX_FULL, ct ? TC_SWITCH_CT : TC_SWITCH_SF);
 		cr_assert_eq(tc__sched_init(&s, 4), 0);
 		add(&s, 0, 3, 100, TC__XOP_COPY, 0, 0);
 		add(&s, 1, 2, 100, TC__XOP_COPY, 0, 0);
@@ -716,8 +725,7 @@ Test(sched, contention_mesh_same_hop)
 	for (int ct = 0; ct < 2; ct++) {
 		struct tc__sched s;
 		struct tc__sim out;
-		struct tc_model md =
-			mdl(TC_PORTS_ALL, TC_DUPLEX_FULL, ct ? TC_SWITCH_CT : TC_SWITCH_SF);
+		struct tc_model md = mdl(TC_PORTS_ALL, TC_DUPLEX_FULL, ct ? TC_SWITCH_CT : TC_SWITCH_SF);
 		cr_assert_eq(tc__sched_init(&s, 9), 0);
 		add(&s, 0, 5, 100, TC__XOP_COPY, 0, 0);
 		add(&s, 6, 4, 100, TC__XOP_COPY, 0, 0);
@@ -860,8 +868,10 @@ Test(sched, contention_against_pairwise_reference)
 								if (path[a][i] != path[b][j] ||
 								    path[a][i + 1] != path[b][j + 1])
 									continue;
-								tc_time_t a0 = i * (ct ? TH : len[a]), a1 = a0 + len[a];
-								tc_time_t b0 = j * (ct ? TH : len[b]), b1 = b0 + len[b];
+								tc_time_t a0 = i * (ct ? TH : len[a]),
+								          a1 = a0 + len[a];
+								tc_time_t b0 = j * (ct ? TH : len[b]),
+								          b1 = b0 + len[b];
 								if (a0 < b1 && b0 < a1)
 									want++;
 							}

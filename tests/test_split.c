@@ -146,7 +146,7 @@ Test(split, colour_key_reorders, .timeout = 300)
 
 struct induce_arg {
 	struct seen s;
-	int keep;         /* > 0: tc_team_split_dims(keep); 0: colour = rank < p/2 */
+	int keep;          /* > 0: tc_team_split_dims(keep); 0: colour = rank < p/2 */
 	const char *want0; /* the spec the sub-team of rank 0 gets */
 	const char *want1; /* ... of the last rank */
 };
@@ -193,22 +193,22 @@ Test(split, every_kind_induces, .timeout = 300)
 		int keep;
 		const char *want0, *want1;
 	} cases[] = {
-		{"complete:8", 0, "complete:4", "complete:4"},
-		{"ring:8", 0, "chain:4", "chain:4"},
-		{"chain:6", 0, "chain:3", "chain:3"},
-		{"hypercube:3", 0, "hypercube:2", "hypercube:2"},
-		{"hypercube:4", 5, "hypercube:2", "hypercube:2"},
-		{"hypercube:4", 8, "complete:2", "complete:2"},
-		{"mesh:3x4", 2, "chain:4", "chain:4"},
-		{"mesh:3x4", 1, "chain:3", "chain:3"},
-		{"torus:3x4", 2, "ring:4", "ring:4"},
-		{"torus:3x4", 1, "complete:3", "complete:3"}, /* a ring of 3 */
-		{"torus:3x4x5", 6, "torus:4x5", "torus:4x5"},
-		{"mesh:2x3x4", 5, "mesh:2x4", "mesh:2x4"},
-		/* Half of a star: the hub's half is a star, the other half has no
+	        {"complete:8", 0, "complete:4", "complete:4"},
+	        {"ring:8", 0, "chain:4", "chain:4"},
+	        {"chain:6", 0, "chain:3", "chain:3"},
+	        {"hypercube:3", 0, "hypercube:2", "hypercube:2"},
+	        {"hypercube:4", 5, "hypercube:2", "hypercube:2"},
+	        {"hypercube:4", 8, "complete:2", "complete:2"},
+	        {"mesh:3x4", 2, "chain:4", "chain:4"},
+	        {"mesh:3x4", 1, "chain:3", "chain:3"},
+	        {"torus:3x4", 2, "ring:4", "ring:4"},
+	        {"torus:3x4", 1, "complete:3", "complete:3"}, /* a ring of 3 */
+	        {"torus:3x4x5", 6, "torus:4x5", "torus:4x5"},
+	        {"mesh:2x3x4", 5, "mesh:2x4", "mesh:2x4"},
+	        /* Half of a star: the hub's half is a star, the other half has no
 		 * link of the parent's (a general subset). */
-		{"star:8", 0, "star:4", "complete:4"},
-		{"tree:2:6", 0, "star:3", "complete:3"},
+	        {"star:8", 0, "star:4", "complete:4"},
+	        {"tree:2:6", 0, "star:3", "complete:3"},
 	};
 	for (int e = 0; e < 2; e++)
 		for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
@@ -216,14 +216,14 @@ Test(split, every_kind_induces, .timeout = 300)
 			struct induce_arg a = {.keep = cases[i].keep};
 			int err = tc_run(t, induce_run, &a);
 			char what[96];
-			snprintf(what, sizeof what, "%s keep %d on %s", cases[i].spec, cases[i].keep,
-			         exec_names[e]);
+			snprintf(what, sizeof what, "%s keep %d on %s", cases[i].spec,
+			         cases[i].keep, exec_names[e]);
 			cr_assert_eq(err, 0, "%s: %s (%s)", what, tc_strerror(err), tc_error_detail());
 			check_seen(&a.s, tc_team_size(t), what);
 			const int p = tc_team_size(t);
 			cr_assert_str_eq(a.s.spec[0], cases[i].want0, "%s: rank 0's sub-team", what);
-			cr_assert_str_eq(a.s.spec[p - 1], cases[i].want1, "%s: rank %d's sub-team", what,
-			                 p - 1);
+			cr_assert_str_eq(a.s.spec[p - 1], cases[i].want1, "%s: rank %d's sub-team",
+			                 what, p - 1);
 			tc_team_destroy(t);
 		}
 }
@@ -263,8 +263,7 @@ static int rowcol_fn(struct tc_proc *proc, void *argp)
 	if (err)
 		return err;
 	sub_spec(rp, s->spec[me], sizeof s->spec[me]);
-	if (tc_rank(rp) != col || tc_rank(cp) != row || tc_size(rp) != cols ||
-	    tc_size(cp) != rows)
+	if (tc_rank(rp) != col || tc_rank(cp) != row || tc_size(rp) != cols || tc_size(cp) != rows)
 		return note(s, me, "row rank %d, column rank %d", tc_rank(rp), tc_rank(cp)), 0;
 	int64_t buf[RC_N], red[RC_N];
 	for (int it = 0; it < RC_ITERS && !err; it++) {
@@ -286,8 +285,9 @@ static int rowcol_fn(struct tc_proc *proc, void *argp)
 				for (int r = 0; r < rows; r++)
 					want += rc_val(it, r * cols + broot, i);
 				if (red[i] != want)
-					return note(s, me, "iteration %d: column reduce element %d", it,
-					            i), 0;
+					return note(s, me, "iteration %d: column reduce element %d",
+					            it, i),
+					       0;
 			}
 		if (it % 3 == 2) {
 			int64_t v = me, sum = 0;
@@ -299,7 +299,8 @@ static int rowcol_fn(struct tc_proc *proc, void *argp)
 	/* The rank's one clock went forward through all three teams. */
 	if (!err && (tc_clock(rp) != tc_clock(proc) || tc_clock(proc) <= 0))
 		return note(s, me, "clocks: row proc %d, rank %d", (int)(tc_clock(rp) / 1000),
-		            (int)(tc_clock(proc) / 1000)), 0;
+		            (int)(tc_clock(proc) / 1000)),
+		       0;
 	if (!err)
 		err = tc_team_free(rp);
 	if (!err)
@@ -392,8 +393,7 @@ Test(split, nested_and_dup, .timeout = 300)
 		struct tc_team *t = make("hypercube:4", execs[e], 60000);
 		struct seen s = {0};
 		int err = tc_run(t, nested_run, &s);
-		cr_assert_eq(err, 0, "%s: %s (%s)", exec_names[e], tc_strerror(err),
-		             tc_error_detail());
+		cr_assert_eq(err, 0, "%s: %s (%s)", exec_names[e], tc_strerror(err), tc_error_detail());
 		check_seen(&s, 16, exec_names[e]);
 		tc_team_destroy(t);
 	}
@@ -428,8 +428,7 @@ static int runs_fn(struct tc_proc *proc, void *argp)
 	if (!err && p > 1) {
 		const int k = tc_size(sub), r = tc_rank(sub);
 		int got = -1;
-		err = tc_sendrecv(sub, (r + 1) % k, &r, sizeof r, (r + k - 1) % k, &got, sizeof got,
-		                  NULL);
+		err = tc_sendrecv(sub, (r + 1) % k, &r, sizeof r, (r + k - 1) % k, &got, sizeof got, NULL);
 		if (!err && got != (r + k - 1) % k)
 			note(&a->s, me, "sendrecv got %d at %d", got, r);
 	}
@@ -469,10 +468,9 @@ Test(split, across_runs_named_topology, .timeout = 300)
 
 /* ---- misuse: clear errors, no hang ----------------------------------- */
 
-enum { BAD_OTHER_CALL, BAD_TWICE, BAD_COLOUR, BAD_TOPO_SIZE, BAD_TOPO_DIFFER, BAD_KEEP,
-       BAD_COUNT };
-static const char *const bad_names[] = {"another call", "split twice", "bad colour",
-                                        "topology of another size",
+enum { BAD_OTHER_CALL, BAD_TWICE, BAD_COLOUR, BAD_TOPO_SIZE, BAD_TOPO_DIFFER, BAD_KEEP, BAD_COUNT };
+static const char *const bad_names[] = {"another call",      "split twice",
+                                        "bad colour",        "topology of another size",
                                         "topologies differ", "keep differs"};
 
 struct bad_arg {
@@ -538,8 +536,8 @@ Test(split, disagreeing_ranks_fail_clearly, .timeout = 300)
 	for (int e = 0; e < 2; e++)
 		for (int kind = 0; kind < BAD_COUNT; kind++) {
 			/* The timeout is a guard: TC_ETIMEDOUT would be a hang. */
-			struct tc_team *t = make(kind == BAD_KEEP ? "torus:2x4" : "complete:8", execs[e],
-			                         60000);
+			struct tc_team *t =
+			        make(kind == BAD_KEEP ? "torus:2x4" : "complete:8", execs[e], 60000);
 			struct bad_arg a = {.kind = kind};
 			int err = tc_run(t, bad_fn, &a);
 			char what[64];
@@ -612,8 +610,8 @@ Test(split, absent_rank_times_out_named, .timeout = 300)
 		int timed_out = 0;
 		for (int r = 0; r < 4; r++)
 			if (r != 2) {
-				cr_assert(rc[r] == TC_ETIMEDOUT || rc[r] == TC_EABORTED, "%s: rank %d: %s",
-				          exec_names[e], r, tc_strerror(rc[r]));
+				cr_assert(rc[r] == TC_ETIMEDOUT || rc[r] == TC_EABORTED,
+				          "%s: rank %d: %s", exec_names[e], r, tc_strerror(rc[r]));
 				timed_out += rc[r] == TC_ETIMEDOUT;
 			}
 		cr_assert_gt(timed_out, 0, "%s", exec_names[e]);
@@ -693,8 +691,8 @@ static int emu_fn(struct tc_proc *proc, void *argp)
 			err = tc_barrier(proc, NULL);
 	}
 	if (!err && tc_clock(proc) < 5 * 1000 * TC_PS_PER_NS)
-		note(s, me, "clock %d ns after five rounds of t_s = 1 us", (int)(tc_clock(proc) / 1000),
-		     0);
+		note(s, me, "clock %d ns after five rounds of t_s = 1 us",
+		     (int)(tc_clock(proc) / 1000), 0);
 	return err;
 }
 

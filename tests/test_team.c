@@ -63,7 +63,8 @@ Test(team, sizes_from_1_to_1024_run, .timeout = 120)
 Test(team, memory_grows_with_links_not_p_squared, .timeout = 60)
 {
 	struct tc_team_info a, b, c;
-	struct tc_team *t1 = make("ring:256", 0), *t2 = make("ring:1024", 0), *t3 = make("hypercube:10", 0);
+	struct tc_team *t1 = make("ring:256", 0), *t2 = make("ring:1024", 0),
+	               *t3 = make("hypercube:10", 0);
 	tc_team_get_info(t1, &a);
 	tc_team_get_info(t2, &b);
 	tc_team_get_info(t3, &c);

@@ -207,8 +207,11 @@ static void run_attached(struct tc_team *t, int nthreads, int late_ms, struct at
 	pthread_barrier_t bar;
 	pthread_barrier_init(&bar, NULL, (unsigned)nthreads);
 	for (int r = 0; r < nthreads; r++) {
-		a[r] = (struct att_arg){.team = t, .rank = r, .nthreads = nthreads,
-		                        .bar = late_ms ? &bar : NULL, .late_ms = late_ms};
+		a[r] = (struct att_arg){.team = t,
+		                        .rank = r,
+		                        .nthreads = nthreads,
+		                        .bar = late_ms ? &bar : NULL,
+		                        .late_ms = late_ms};
 		pthread_create(&th[r], NULL, att_allreduce, &a[r]);
 	}
 	for (int r = 0; r < nthreads; r++)
@@ -474,15 +477,15 @@ Test(team_start, family_and_p)
 		int p;
 		const char *spec; /* what the team is built on */
 		int err;
-		const char *why;  /* a word of the detail on refusal */
+		const char *why; /* a word of the detail on refusal */
 	} cases[] = {
-		{"ring", 6, "ring:6", 0, NULL},
-		{"hypercube", 8, "hypercube:3", 0, NULL},
-		{"torus", 12, "torus:3x4", 0, NULL},
-		{"mesh", 16, "mesh:4x4", 0, NULL},
-		{"tree:2", 5, "tree:2:5", 0, NULL},
-		{"hypercube", 12, NULL, TC_ETOPO, "power of two"},
-		{"torus", 7, NULL, TC_ETOPO, "prime"},
+	        {"ring", 6, "ring:6", 0, NULL},
+	        {"hypercube", 8, "hypercube:3", 0, NULL},
+	        {"torus", 12, "torus:3x4", 0, NULL},
+	        {"mesh", 16, "mesh:4x4", 0, NULL},
+	        {"tree:2", 5, "tree:2:5", 0, NULL},
+	        {"hypercube", 12, NULL, TC_ETOPO, "power of two"},
+	        {"torus", 7, NULL, TC_ETOPO, "prime"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		struct tc_team_config cfg;

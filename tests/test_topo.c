@@ -64,10 +64,8 @@ static void check_structure(const struct tc_topo *t, int nsrc)
 	}
 	cr_assert_eq(pr->arcs, arcs, "%s: arcs %ld counted %ld", spec, pr->arcs, arcs);
 	cr_assert_eq(pr->links * 2, arcs, "%s", spec);
-	cr_assert_eq(pr->max_degree, maxd, "%s: max degree %d counted %d", spec,
-	             pr->max_degree, maxd);
-	cr_assert_eq(pr->min_degree, mind, "%s: min degree %d counted %d", spec,
-	             pr->min_degree, mind);
+	cr_assert_eq(pr->max_degree, maxd, "%s: max degree %d counted %d", spec, pr->max_degree, maxd);
+	cr_assert_eq(pr->min_degree, mind, "%s: min degree %d counted %d", spec, pr->min_degree, mind);
 	if (nsrc > p)
 		nsrc = p;
 	for (int s = 0; s < nsrc; s++) {
@@ -75,7 +73,8 @@ static void check_structure(const struct tc_topo *t, int nsrc)
 		cr_assert_geq(e, 0, "%s: disconnected", spec);
 		diam = e > diam ? e : diam;
 		for (int v = 0; v < p; v++)
-			cr_assert_eq(tc_topo_distance(t, s, v), dist[v], "%s: distance %d-%d", spec, s, v);
+			cr_assert_eq(tc_topo_distance(t, s, v), dist[v], "%s: distance %d-%d", spec,
+			             s, v);
 	}
 	if (nsrc == p)
 		cr_assert_eq(pr->diameter, diam, "%s: diameter %d, BFS %d", spec, pr->diameter, diam);
@@ -256,32 +255,19 @@ static const struct {
 	long bis;
 	int conn;
 } props_table[] = {
-	{"ring:1", 1, 0, 0, 0, 0, 0, 0},
-	{"ring:2", 2, 1, 1, 1, 1, 1, 1},
-	{"ring:3", 3, 3, 2, 2, 1, 2, 2},
-	{"ring:8", 8, 8, 2, 2, 4, 2, 2},
-	{"chain:1", 1, 0, 0, 0, 0, 0, 0},
-	{"chain:2", 2, 1, 1, 1, 1, 1, 1},
-	{"chain:5", 5, 4, 2, 1, 4, 1, 1},
-	{"mesh:3x3", 9, 12, 4, 2, 4, 4, 2},
-	{"mesh:4x4", 16, 24, 4, 2, 6, 4, 2},
-	{"mesh:2x3x4", 24, 46, 5, 3, 6, 6, 3},
-	{"torus:2x3x4", 24, 60, 5, 5, 4, 12, 5},
-	{"torus:4x4", 16, 32, 4, 4, 4, 8, 4},
-	{"torus:3x5", 15, 30, 4, 4, 3, 8, 4},
-	{"hypercube:0", 1, 0, 0, 0, 0, 0, 0},
-	{"hypercube:1", 2, 1, 1, 1, 1, 1, 1},
-	{"hypercube:2", 4, 4, 2, 2, 2, 2, 2},
-	{"hypercube:3", 8, 12, 3, 3, 3, 4, 3},
-	{"hypercube:4", 16, 32, 4, 4, 4, 8, 4},
-	{"star:1", 1, 0, 0, 0, 0, 0, 0},
-	{"star:2", 2, 1, 1, 1, 1, 1, 1},
-	{"star:9", 9, 8, 8, 1, 2, 4, 1},
-	{"tree:2:15", 15, 14, 3, 1, 6, 1, 1},
-	{"tree:3:10", 10, 9, 4, 1, 4, 2, 1},
-	{"complete:1", 1, 0, 0, 0, 0, 0, 0},
-	{"complete:2", 2, 1, 1, 1, 1, 1, 1},
-	{"complete:6", 6, 15, 5, 5, 1, 9, 5},
+        {"ring:1", 1, 0, 0, 0, 0, 0, 0},         {"ring:2", 2, 1, 1, 1, 1, 1, 1},
+        {"ring:3", 3, 3, 2, 2, 1, 2, 2},         {"ring:8", 8, 8, 2, 2, 4, 2, 2},
+        {"chain:1", 1, 0, 0, 0, 0, 0, 0},        {"chain:2", 2, 1, 1, 1, 1, 1, 1},
+        {"chain:5", 5, 4, 2, 1, 4, 1, 1},        {"mesh:3x3", 9, 12, 4, 2, 4, 4, 2},
+        {"mesh:4x4", 16, 24, 4, 2, 6, 4, 2},     {"mesh:2x3x4", 24, 46, 5, 3, 6, 6, 3},
+        {"torus:2x3x4", 24, 60, 5, 5, 4, 12, 5}, {"torus:4x4", 16, 32, 4, 4, 4, 8, 4},
+        {"torus:3x5", 15, 30, 4, 4, 3, 8, 4},    {"hypercube:0", 1, 0, 0, 0, 0, 0, 0},
+        {"hypercube:1", 2, 1, 1, 1, 1, 1, 1},    {"hypercube:2", 4, 4, 2, 2, 2, 2, 2},
+        {"hypercube:3", 8, 12, 3, 3, 3, 4, 3},   {"hypercube:4", 16, 32, 4, 4, 4, 8, 4},
+        {"star:1", 1, 0, 0, 0, 0, 0, 0},         {"star:2", 2, 1, 1, 1, 1, 1, 1},
+        {"star:9", 9, 8, 8, 1, 2, 4, 1},         {"tree:2:15", 15, 14, 3, 1, 6, 1, 1},
+        {"tree:3:10", 10, 9, 4, 1, 4, 2, 1},     {"complete:1", 1, 0, 0, 0, 0, 0, 0},
+        {"complete:2", 2, 1, 1, 1, 1, 1, 1},     {"complete:6", 6, 15, 5, 5, 1, 9, 5},
 };
 
 Test(topo, props_hand_table)
@@ -346,10 +332,10 @@ static void check_conn_only(const char *spec)
 Test(topo, connectivity_maxflow_medium)
 {
 	static const char *const specs[] = {
-		"mesh:8x8",   "mesh:5x7",    "mesh:4x4x4", "mesh:1x40",  "mesh:2x31",
-		"torus:8x8",  "torus:3x3x7", "torus:2x31", "torus:2x2x2x2x2x2", "torus:5x1x9",
-		"ring:64",    "chain:64",    "star:64",    "tree:2:64",  "tree:3:50",
-		"tree:63:64", "hypercube:5", "hypercube:6", "complete:40", "torus:2x3x2x5",
+	        "mesh:8x8",   "mesh:5x7",    "mesh:4x4x4",  "mesh:1x40",         "mesh:2x31",
+	        "torus:8x8",  "torus:3x3x7", "torus:2x31",  "torus:2x2x2x2x2x2", "torus:5x1x9",
+	        "ring:64",    "chain:64",    "star:64",     "tree:2:64",         "tree:3:50",
+	        "tree:63:64", "hypercube:5", "hypercube:6", "complete:40",       "torus:2x3x2x5",
 	};
 	for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++)
 		check_conn_only(specs[i]);
@@ -364,18 +350,26 @@ Test(topo, props_large_bfs)
 		long bis; /* -1: not checked here */
 		int conn;
 	} cases[] = {
-		{"ring:1000", 2, 2},         {"ring:1023", 2, 2},
-		{"chain:1024", 1, 1},        {"star:1000", 500, 1},
-		{"mesh:32x32", 32, 2},       {"mesh:31x33", 32, 2},
-		{"mesh:7x11x13", 77 + 8, 3},     {"mesh:4x4x4x4x4", 256, 5},
-		{"torus:32x32", 64, 4},      {"torus:31x33", 64, 4},
-		{"torus:5x7x9", 2 * 35 + 2 * 5 + 2, 6},
-		{"torus:2x2x2x2x2x2x2x2", 128, 8},
-		{"torus:3x1x5x1x7", 2 * 15 + 2 * 3 + 2, 6},
-		{"hypercube:10", 512, 10},   {"tree:2:1023", 1, 1},
-		{"tree:3:1000", -1, 1},      {"tree:7:1000", -1, 1},
-		{"tree:1:700", 1, 1},        {"tree:999:1000", 500, 1},
-		{"complete:200", 100 * 100, 199},
+	        {"ring:1000", 2, 2},
+	        {"ring:1023", 2, 2},
+	        {"chain:1024", 1, 1},
+	        {"star:1000", 500, 1},
+	        {"mesh:32x32", 32, 2},
+	        {"mesh:31x33", 32, 2},
+	        {"mesh:7x11x13", 77 + 8, 3},
+	        {"mesh:4x4x4x4x4", 256, 5},
+	        {"torus:32x32", 64, 4},
+	        {"torus:31x33", 64, 4},
+	        {"torus:5x7x9", 2 * 35 + 2 * 5 + 2, 6},
+	        {"torus:2x2x2x2x2x2x2x2", 128, 8},
+	        {"torus:3x1x5x1x7", 2 * 15 + 2 * 3 + 2, 6},
+	        {"hypercube:10", 512, 10},
+	        {"tree:2:1023", 1, 1},
+	        {"tree:3:1000", -1, 1},
+	        {"tree:7:1000", -1, 1},
+	        {"tree:1:700", 1, 1},
+	        {"tree:999:1000", 500, 1},
+	        {"complete:200", 100 * 100, 199},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		struct tc_topo *t = make(cases[i].spec);
@@ -394,7 +388,7 @@ Test(topo, props_huge_counts)
 {
 	static const char *const specs[] = {"mesh:1024x1024", "torus:16x16x16x16x16",
 	                                    "tree:2:1048576", "star:1048576",
-	                                    "hypercube:16", "ring:1048576"};
+	                                    "hypercube:16",   "ring:1048576"};
 	for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
 		struct tc_topo *t = make(specs[i]);
 		check_structure(t, 0);
@@ -413,11 +407,9 @@ Test(topo, large_specs_have_their_link_counts)
 		const char *spec;
 		long links;
 	} cases[] = {
-		{"complete:1024", 1024L * 1023 / 2},
-		{"hypercube:10", 10L * 1024 / 2},
-		{"torus:32x32", 2L * 32 * 32},
-		{"mesh:32x32", 2L * 32 * 31},
-		{"tree:4:4096", 4096 - 1},
+	        {"complete:1024", 1024L * 1023 / 2}, {"hypercube:10", 10L * 1024 / 2},
+	        {"torus:32x32", 2L * 32 * 32},       {"mesh:32x32", 2L * 32 * 31},
+	        {"tree:4:4096", 4096 - 1},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		struct tc_topo *t = make(cases[i].spec);
@@ -452,8 +444,8 @@ static void check_routes(const char *spec)
 		tc_test_bfs(t, src, dist);
 		for (int dst = 0; dst < p; dst++) {
 			int hops = tc_topo_route(t, src, dst, path, p + 1);
-			cr_assert_eq(hops, dist[dst], "%s: route %d->%d has %d hops, BFS %d", spec, src,
-			             dst, hops, dist[dst]);
+			cr_assert_eq(hops, dist[dst], "%s: route %d->%d has %d hops, BFS %d", spec,
+			             src, dst, hops, dist[dst]);
 			cr_assert_eq(tc_topo_route(t, src, dst, NULL, 0), hops);
 			cr_assert_eq(tc_topo_distance(t, src, dst), hops);
 			cr_assert_eq(path[0], src);
@@ -461,14 +453,15 @@ static void check_routes(const char *spec)
 			int lastdim = 0;
 			for (int i = 0; i < hops; i++) {
 				int a = path[i], b = path[i + 1];
-				cr_assert_geq(tc_topo_neighbor_index(t, a, b), 0, "%s: %d-%d not a link", spec,
-				              a, b);
-				cr_assert_eq(tc_topo_next_hop(t, a, dst), b, "%s: next_hop(%d,%d)", spec, a,
-				             dst);
+				cr_assert_geq(tc_topo_neighbor_index(t, a, b), 0,
+				              "%s: %d-%d not a link", spec, a, b);
+				cr_assert_eq(tc_topo_next_hop(t, a, dst), b, "%s: next_hop(%d,%d)",
+				             spec, a, dst);
 				switch (kind) {
 				case TC_TOPO_HYPERCUBE: {
 					unsigned diff = (unsigned)(a ^ dst);
-					cr_assert_eq((unsigned)(a ^ b), diff & (0u - diff), "%s: e-cube", spec);
+					cr_assert_eq((unsigned)(a ^ b), diff & (0u - diff),
+					             "%s: e-cube", spec);
 					break;
 				}
 				case TC_TOPO_RING: {
@@ -481,7 +474,8 @@ static void check_routes(const char *spec)
 					cr_assert_eq(b, a < dst ? a + 1 : a - 1);
 					break;
 				case TC_TOPO_STAR:
-					cr_assert(a == 0 || b == 0, "%s: %d-%d avoids the hub", spec, a, b);
+					cr_assert(a == 0 || b == 0, "%s: %d-%d avoids the hub",
+					          spec, a, b);
 					break;
 				case TC_TOPO_COMPLETE:
 					cr_assert_eq(hops, 1);
@@ -499,7 +493,8 @@ static void check_routes(const char *spec)
 				}
 				case TC_TOPO_MESH:
 				case TC_TOPO_TORUS: {
-					int ca[TC_TOPO_MAX_DIMS], cb[TC_TOPO_MAX_DIMS], cd[TC_TOPO_MAX_DIMS];
+					int ca[TC_TOPO_MAX_DIMS], cb[TC_TOPO_MAX_DIMS],
+					        cd[TC_TOPO_MAX_DIMS];
 					int moved = -1;
 					cr_assert_eq(tc_topo_coords(t, a, ca), 0);
 					cr_assert_eq(tc_topo_coords(t, b, cb), 0);
@@ -507,20 +502,25 @@ static void check_routes(const char *spec)
 					for (int j = 0; j < nd; j++) {
 						if (ca[j] == cb[j])
 							continue;
-						cr_assert_eq(moved, -1, "%s: two dimensions in one hop", spec);
+						cr_assert_eq(moved, -1,
+						             "%s: two dimensions in one hop", spec);
 						moved = j;
 					}
-					cr_assert_geq(moved, lastdim, "%s: dimension order %d->%d", spec, src,
-					              dst);
+					cr_assert_geq(moved, lastdim, "%s: dimension order %d->%d",
+					              spec, src, dst);
 					for (int j = 0; j < moved; j++)
-						cr_assert_eq(ca[j], cd[j], "%s: dimension %d not done", spec, j);
+						cr_assert_eq(ca[j], cd[j],
+						             "%s: dimension %d not done", spec, j);
 					int d = dims[moved], c = ca[moved], e = cd[moved];
 					if (kind == TC_TOPO_MESH) {
 						cr_assert_eq(cb[moved], c < e ? c + 1 : c - 1);
 					} else {
 						int fwd = (e - c + d) % d;
-						cr_assert_eq(cb[moved], fwd <= d - fwd ? (c + 1) % d : (c + d - 1) % d,
-						             "%s: torus direction %d->%d", spec, src, dst);
+						cr_assert_eq(cb[moved],
+						             fwd <= d - fwd ? (c + 1) % d
+						                            : (c + d - 1) % d,
+						             "%s: torus direction %d->%d", spec,
+						             src, dst);
 					}
 					lastdim = moved;
 					break;
@@ -538,13 +538,13 @@ static void check_routes(const char *spec)
 Test(topo, routes_all_pairs)
 {
 	static const char *const specs[] = {
-		"ring:1",      "ring:2",      "ring:3",      "ring:4",     "ring:7",
-		"ring:16",     "chain:1",     "chain:7",     "mesh:4x5",   "mesh:3x1x4",
-		"mesh:2x3x4",  "mesh:1",      "mesh:9",      "torus:4x6",  "torus:3x5",
-		"torus:2x3x4", "torus:4x4x4", "torus:1x6",   "torus:2",    "torus:8x1x3",
-		"hypercube:0", "hypercube:1", "hypercube:3", "hypercube:6", "star:1",
-		"star:9",      "tree:2:20",   "tree:3:40",   "tree:1:10",  "tree:5:30",
-		"tree:2:63",   "tree:9:9",    "complete:1",  "complete:10", "mesh:2x2x2x2x2",
+	        "ring:1",      "ring:2",      "ring:3",      "ring:4",      "ring:7",
+	        "ring:16",     "chain:1",     "chain:7",     "mesh:4x5",    "mesh:3x1x4",
+	        "mesh:2x3x4",  "mesh:1",      "mesh:9",      "torus:4x6",   "torus:3x5",
+	        "torus:2x3x4", "torus:4x4x4", "torus:1x6",   "torus:2",     "torus:8x1x3",
+	        "hypercube:0", "hypercube:1", "hypercube:3", "hypercube:6", "star:1",
+	        "star:9",      "tree:2:20",   "tree:3:40",   "tree:1:10",   "tree:5:30",
+	        "tree:2:63",   "tree:9:9",    "complete:1",  "complete:10", "mesh:2x2x2x2x2",
 	};
 	for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++)
 		check_routes(specs[i]);
@@ -689,22 +689,22 @@ Test(topo, parse_valid)
 		enum tc_topo_kind kind;
 		int nodes;
 	} ok[] = {
-		{"complete:6", "complete:6", TC_TOPO_COMPLETE, 6},
-		{"ring:8", "ring:8", TC_TOPO_RING, 8},
-		{"chain:5", "chain:5", TC_TOPO_CHAIN, 5},
-		{"mesh:4x4", "mesh:4x4", TC_TOPO_MESH, 16},
-		{"mesh:7", "mesh:7", TC_TOPO_MESH, 7},
-		{"mesh:1x1x1x1x1x1x1x2", "mesh:1x1x1x1x1x1x1x2", TC_TOPO_MESH, 2},
-		{"torus:2x3x4", "torus:2x3x4", TC_TOPO_TORUS, 24},
-		{"hypercube:0", "hypercube:0", TC_TOPO_HYPERCUBE, 1},
-		{"hypercube:5", "hypercube:5", TC_TOPO_HYPERCUBE, 32},
-		{"hypercube:20", "hypercube:20", TC_TOPO_HYPERCUBE, 1 << 20},
-		{"star:9", "star:9", TC_TOPO_STAR, 9},
-		{"tree:2:15", "tree:2:15", TC_TOPO_TREE, 15},
-		{"tree:100:3", "tree:100:3", TC_TOPO_TREE, 3},
-		{"ring:007", "ring:7", TC_TOPO_RING, 7},
-		{"mesh:1024x1024", "mesh:1024x1024", TC_TOPO_MESH, 1 << 20},
-		{"ring:1048576", "ring:1048576", TC_TOPO_RING, 1 << 20},
+	        {"complete:6", "complete:6", TC_TOPO_COMPLETE, 6},
+	        {"ring:8", "ring:8", TC_TOPO_RING, 8},
+	        {"chain:5", "chain:5", TC_TOPO_CHAIN, 5},
+	        {"mesh:4x4", "mesh:4x4", TC_TOPO_MESH, 16},
+	        {"mesh:7", "mesh:7", TC_TOPO_MESH, 7},
+	        {"mesh:1x1x1x1x1x1x1x2", "mesh:1x1x1x1x1x1x1x2", TC_TOPO_MESH, 2},
+	        {"torus:2x3x4", "torus:2x3x4", TC_TOPO_TORUS, 24},
+	        {"hypercube:0", "hypercube:0", TC_TOPO_HYPERCUBE, 1},
+	        {"hypercube:5", "hypercube:5", TC_TOPO_HYPERCUBE, 32},
+	        {"hypercube:20", "hypercube:20", TC_TOPO_HYPERCUBE, 1 << 20},
+	        {"star:9", "star:9", TC_TOPO_STAR, 9},
+	        {"tree:2:15", "tree:2:15", TC_TOPO_TREE, 15},
+	        {"tree:100:3", "tree:100:3", TC_TOPO_TREE, 3},
+	        {"ring:007", "ring:7", TC_TOPO_RING, 7},
+	        {"mesh:1024x1024", "mesh:1024x1024", TC_TOPO_MESH, 1 << 20},
+	        {"ring:1048576", "ring:1048576", TC_TOPO_RING, 1 << 20},
 	};
 	char buf[64];
 
@@ -727,17 +727,69 @@ Test(topo, parse_valid)
 Test(topo, parse_invalid)
 {
 	static const char *const bad[] = {
-		"", "ring", "ring:", "ring:0", "ring:-1", "ring:+3", "ring: 3", "ring:3 ",
-		" ring:3", "ring:3x", "ring:3:4", "RING:3", "rings:3", "ring;3", "ring:3.0",
-		"ring:1048577", "ring:99999999999999999999", "ring:2147483648", "ring:4294967297",
-		"mesh:", "mesh:x", "mesh:4x", "mesh:x4", "mesh:4xx4", "mesh:4x0", "mesh:0x4",
-		"mesh:4X4", "mesh:4*4", "mesh:100000x100000", "mesh:2x2x2x2x2x2x2x2x2",
-		"mesh:1024x1025", "mesh:65536x65536x65536", "mesh:4x-4", "torus:", "torus:3x",
-		"torus:2147483647x2147483647", "hypercube:21", "hypercube:-1", "hypercube:",
-		"hypercube:1x1", "hypercube:100", "star:0", "star:", "tree:2", "tree:2:",
-		"tree:0:5", "tree::5", "tree:2:0", "tree:2:5:", "tree:2:5x", "tree:-2:5",
-		"tree:2:1048577", "tree:99999999999:3", "complete:0", "complete:", "complete",
-		"chain:0", "chain:1e3", "chain:0x10", ":", "x", "ring:\t3", "ring:3\n",
+	        "",
+	        "ring",
+	        "ring:",
+	        "ring:0",
+	        "ring:-1",
+	        "ring:+3",
+	        "ring: 3",
+	        "ring:3 ",
+	        " ring:3",
+	        "ring:3x",
+	        "ring:3:4",
+	        "RING:3",
+	        "rings:3",
+	        "ring;3",
+	        "ring:3.0",
+	        "ring:1048577",
+	        "ring:99999999999999999999",
+	        "ring:2147483648",
+	        "ring:4294967297",
+	        "mesh:",
+	        "mesh:x",
+	        "mesh:4x",
+	        "mesh:x4",
+	        "mesh:4xx4",
+	        "mesh:4x0",
+	        "mesh:0x4",
+	        "mesh:4X4",
+	        "mesh:4*4",
+	        "mesh:100000x100000",
+	        "mesh:2x2x2x2x2x2x2x2x2",
+	        "mesh:1024x1025",
+	        "mesh:65536x65536x65536",
+	        "mesh:4x-4",
+	        "torus:",
+	        "torus:3x",
+	        "torus:2147483647x2147483647",
+	        "hypercube:21",
+	        "hypercube:-1",
+	        "hypercube:",
+	        "hypercube:1x1",
+	        "hypercube:100",
+	        "star:0",
+	        "star:",
+	        "tree:2",
+	        "tree:2:",
+	        "tree:0:5",
+	        "tree::5",
+	        "tree:2:0",
+	        "tree:2:5:",
+	        "tree:2:5x",
+	        "tree:-2:5",
+	        "tree:2:1048577",
+	        "tree:99999999999:3",
+	        "complete:0",
+	        "complete:",
+	        "complete",
+	        "chain:0",
+	        "chain:1e3",
+	        "chain:0x10",
+	        ":",
+	        "x",
+	        "ring:\t3",
+	        "ring:3\n",
 	};
 	struct tc_topo *sentinel = (struct tc_topo *)&sentinel, *t = sentinel;
 
@@ -758,8 +810,8 @@ Test(topo, parse_invalid)
 Test(topo, parse_random_strings)
 {
 	/* Mutations of valid specs and random bytes: must only fail cleanly. */
-	static const char *const seeds[] = {"ring:8", "mesh:4x4", "torus:2x3x4", "tree:2:15",
-	                                    "hypercube:5", "star:9", "complete:6", "chain:5"};
+	static const char *const seeds[] = {"ring:8",      "mesh:4x4", "torus:2x3x4", "tree:2:15",
+	                                    "hypercube:5", "star:9",   "complete:6",  "chain:5"};
 	static const char alphabet[] = "0123456789x:-+ ringmeshtoruscompletetreechainstarhypercube";
 	unsigned long long s = 12345;
 	char buf[40];
@@ -772,7 +824,8 @@ Test(topo, parse_random_strings)
 		for (int m = 0; m < 1 + (int)(s >> 60 & 3); m++) {
 			s = s * 6364136223846793005ull + 1442695040888963407ull;
 			size_t pos = (size_t)(s >> 33) % (n + 1);
-			char ch = (s >> 20 & 7) == 0 ? (char)(s >> 40) : alphabet[(s >> 40) % (sizeof alphabet - 1)];
+			char ch = (s >> 20 & 7) == 0 ? (char)(s >> 40)
+			                             : alphabet[(s >> 40) % (sizeof alphabet - 1)];
 			if ((s >> 13 & 1) && n + 1 < sizeof buf) { /* insert */
 				memmove(buf + pos + 1, buf + pos, n - pos + 1);
 				buf[pos] = ch;
@@ -854,15 +907,23 @@ Test(topo, parse_family_and_p)
 		int p;
 		const char *want;
 	} ok[] = {
-		{"ring", 8, "ring:8"},           {"chain", 5, "chain:5"},
-		{"complete", 6, "complete:6"},   {"star", 9, "star:9"},
-		{"hypercube", 16, "hypercube:4"}, {"hypercube", 1, "hypercube:0"},
-		{"mesh", 16, "mesh:4x4"},         {"torus", 12, "torus:3x4"},
-		{"mesh", 24, "mesh:4x6"},         {"torus", 1, "torus:1x1"},
-		{"tree", 15, "tree:2:15"},        {"tree:3", 10, "tree:3:10"},
-		{"ring:8", 8, "ring:8"},          {"torus:3x5", 15, "torus:3x5"},
-		{"tree:2:7", 0, "tree:2:7"},      {NULL, 4, "complete:4"},
-		{"mesh:2x3", 0, "mesh:2x3"},
+	        {"ring", 8, "ring:8"},
+	        {"chain", 5, "chain:5"},
+	        {"complete", 6, "complete:6"},
+	        {"star", 9, "star:9"},
+	        {"hypercube", 16, "hypercube:4"},
+	        {"hypercube", 1, "hypercube:0"},
+	        {"mesh", 16, "mesh:4x4"},
+	        {"torus", 12, "torus:3x4"},
+	        {"mesh", 24, "mesh:4x6"},
+	        {"torus", 1, "torus:1x1"},
+	        {"tree", 15, "tree:2:15"},
+	        {"tree:3", 10, "tree:3:10"},
+	        {"ring:8", 8, "ring:8"},
+	        {"torus:3x5", 15, "torus:3x5"},
+	        {"tree:2:7", 0, "tree:2:7"},
+	        {NULL, 4, "complete:4"},
+	        {"mesh:2x3", 0, "mesh:2x3"},
 	};
 	for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
 		struct tc_topo *t = NULL;
@@ -879,23 +940,23 @@ Test(topo, parse_family_and_p)
 		int p, err;
 		const char *says;
 	} bad[] = {
-		{"hypercube", 12, TC_ETOPO, "hypercube needs p a power of two, got 12"},
-		{"torus", 7, TC_ETOPO, "prime 7"},
-		{"ring", 0, TC_ETOPO, "needs its size"},
-		{"ring:8", 12, TC_EINVAL, "p = 12 does not fit ring:8 (8 nodes)"},
-		{"torus:4x4", 15, TC_EINVAL, "16 nodes"},
-		{"tree:8", 0, TC_ETOPO, "the form is tree:K:P"},
-		{"tree:0", 5, TC_ETOPO, "arity K is at least 1"},
-		{"complete:1048576", 0, TC_ENOMEM, "at most 8192 nodes"},
-		{"complete:8193", 0, TC_ENOMEM, "at most 8192 nodes"},
-		{"complete", TC_TOPO_MAX_COMPLETE + 1, TC_ENOMEM, "at most 8192 nodes"},
-		{"ring:1048577", 0, TC_ETOPO, "at most 1048576"},
-		{"ring", TC_TOPO_MAX_NODES + 1, TC_ETOPO, "at most 1048576"},
-		{"hypercube:21", 0, TC_ETOPO, "D <= 20"},
-		{"mesh:0x4", 0, TC_ETOPO, "at least 1"},
-		{"ring:8x", 0, TC_ETOPO, "unexpected 'x'"},
-		{"rings", 4, TC_ETOPO, "unknown topology"},
-		{"ring", -1, TC_EINVAL, "p < 0"},
+	        {"hypercube", 12, TC_ETOPO, "hypercube needs p a power of two, got 12"},
+	        {"torus", 7, TC_ETOPO, "prime 7"},
+	        {"ring", 0, TC_ETOPO, "needs its size"},
+	        {"ring:8", 12, TC_EINVAL, "p = 12 does not fit ring:8 (8 nodes)"},
+	        {"torus:4x4", 15, TC_EINVAL, "16 nodes"},
+	        {"tree:8", 0, TC_ETOPO, "the form is tree:K:P"},
+	        {"tree:0", 5, TC_ETOPO, "arity K is at least 1"},
+	        {"complete:1048576", 0, TC_ENOMEM, "at most 8192 nodes"},
+	        {"complete:8193", 0, TC_ENOMEM, "at most 8192 nodes"},
+	        {"complete", TC_TOPO_MAX_COMPLETE + 1, TC_ENOMEM, "at most 8192 nodes"},
+	        {"ring:1048577", 0, TC_ETOPO, "at most 1048576"},
+	        {"ring", TC_TOPO_MAX_NODES + 1, TC_ETOPO, "at most 1048576"},
+	        {"hypercube:21", 0, TC_ETOPO, "D <= 20"},
+	        {"mesh:0x4", 0, TC_ETOPO, "at least 1"},
+	        {"ring:8x", 0, TC_ETOPO, "unexpected 'x'"},
+	        {"rings", 4, TC_ETOPO, "unknown topology"},
+	        {"ring", -1, TC_EINVAL, "p < 0"},
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		struct tc_topo *t = NULL;

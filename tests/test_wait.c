@@ -32,7 +32,7 @@ static int long_fn(struct tc_proc *proc, void *argp)
 	unsigned char *buf = malloc(LONG_BYTES);
 	uint64_t token = 0;
 	if (!buf)
-		return TC_ENOMEM; /* a failing rank aborts the team: no hang */
+		return TC_ENOMEM;   /* a failing rank aborts the team: no hang */
 	memset(buf, 0, LONG_BYTES); /* no page faults inside the copy */
 	int err = 0;
 	for (int k = 0; k < LONG_REPS && !err; k++) {
@@ -68,7 +68,7 @@ Test(wait, sender_keeps_its_cpu_while_the_peer_copies, .timeout = 60)
 	struct tc_team_config cfg;
 	tc_team_config_default(&cfg);
 	cfg.topology = "chain:2";
-	cfg.timeout_ms = 10000; /* a hang fails with a message, not the suite's timeout */
+	cfg.timeout_ms = 10000;     /* a hang fails with a message, not the suite's timeout */
 	cfg.exec = TC_EXEC_THREADS; /* the spin of a thread with a core of its own */
 	struct tc_team *team = NULL;
 	cr_assert_eq(tc_team_create(&cfg, &team), 0);
@@ -82,7 +82,6 @@ Test(wait, sender_keeps_its_cpu_while_the_peer_copies, .timeout = 60)
 	int err = tc_run(team, long_fn, &a);
 	cr_assert_not(atomic_load(&a.bad), "rank 1 received the wrong data");
 	cr_assert_eq(err, 0, "%s", tc_strerror(err));
-	cr_assert_leq(a.sleeps, LONG_REPS - 3, "the sender slept in %d of %d sends", a.sleeps,
-	             LONG_REPS);
+	cr_assert_leq(a.sleeps, LONG_REPS - 3, "the sender slept in %d of %d sends", a.sleeps, LONG_REPS);
 	tc_team_destroy(team);
 }

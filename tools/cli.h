@@ -52,8 +52,8 @@ int cmd_sweep(int argc, char **argv);
 int cmd_steps(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
-extern const char predict_help[], run_help[], topo_help[], sweep_help[], steps_help[],
-	trace_help[], calibrate_help[];
+extern const char predict_help[], run_help[], topo_help[], sweep_help[], steps_help[], trace_help[],
+        calibrate_help[];
 
 /* ---- option parsing ---------------------------------------------------- */
 
@@ -109,17 +109,17 @@ void cli_model_init(struct cli_model *m);
  */
 int cli_model_opt(int argc, char **argv, int *i, struct cli_model *m);
 /* The model options, for help texts. */
-#define CLI_MODEL_HELP                                                                   \
-	"model options (defaults in brackets):\n"                                           \
-	"  --ts NS           start-up time per message, ns [1000]\n"                         \
-	"  --tw NS           transfer time per byte, ns [1]\n"                               \
-	"  --th NS           time per hop (cut-through), ns [0]\n"                           \
-	"  --tc NS           combine time per byte of a reduction, ns [0]\n"                 \
-	"  --mu BYTES        packet size mu [runtime default]\n"                             \
-	"  --ports one|all   1-port or all-port nodes [one]\n"                               \
-	"  --duplex full|half  links [full]\n"                                               \
-	"  --switching sf|ct   store-and-forward or cut-through (wormhole) [sf]\n"           \
-	"  --combining on|off  nodes may merge packets [on]\n"                               \
+#define CLI_MODEL_HELP                                                             \
+	"model options (defaults in brackets):\n"                                  \
+	"  --ts NS           start-up time per message, ns [1000]\n"               \
+	"  --tw NS           transfer time per byte, ns [1]\n"                     \
+	"  --th NS           time per hop (cut-through), ns [0]\n"                 \
+	"  --tc NS           combine time per byte of a reduction, ns [0]\n"       \
+	"  --mu BYTES        packet size mu [runtime default]\n"                   \
+	"  --ports one|all   1-port or all-port nodes [one]\n"                     \
+	"  --duplex full|half  links [full]\n"                                     \
+	"  --switching sf|ct   store-and-forward or cut-through (wormhole) [sf]\n" \
+	"  --combining on|off  nodes may merge packets [on]\n"                     \
 	"  --packets R       ring_pipelined: number of packets [r_opt]\n"
 /* Writes the model as a JSON object under key "model". */
 struct cli_json;
@@ -207,8 +207,7 @@ int cli_op(const char *s, enum tc_op *out);
  * applicable, root out of range, ...  Usage errors return CLI_USAGE, others
  * CLI_FAIL.
  */
-int cli_coll_error(int err, enum tc_coll coll, const char *alg, const struct tc_topo *t,
-                   int root);
+int cli_coll_error(int err, enum tc_coll coll, const char *alg, const struct tc_topo *t, int root);
 
 /* Lower bounds for topology t, --coll name of the bound, [KKA-I].  Returns 0
  * or a TC_E* code (TC_ENOTSUP for trees). */
@@ -232,7 +231,7 @@ struct cli_json {
 	int nl_depth;  /* elements at this depth start on a new line (0: never) */
 };
 void cli_json_init(struct cli_json *w, FILE *f);
-void cli_json_obj(struct cli_json *w, const char *key);  /* key NULL in arrays */
+void cli_json_obj(struct cli_json *w, const char *key); /* key NULL in arrays */
 void cli_json_arr(struct cli_json *w, const char *key);
 void cli_json_end_obj(struct cli_json *w);
 void cli_json_end_arr(struct cli_json *w);
@@ -277,7 +276,7 @@ int cli_render(const char *dot_text, size_t len, const char *fmt, const char *fi
 /* ---- progress ---------------------------------------------------------- */
 
 struct cli_progress {
-	int tty;   /* stderr is a terminal: one bar redrawn in place */
+	int tty; /* stderr is a terminal: one bar redrawn in place */
 	int quiet;
 	long total, done;
 	long last_s; /* when the last plain line was written (s) */
@@ -290,30 +289,30 @@ void cli_progress_end(struct cli_progress *pg);
 
 struct cli_run_args {
 	enum tc_coll coll;
-	const char *alg;     /* NULL or "auto": the library's choice */
-	uint64_t bytes;      /* per rank */
+	const char *alg; /* NULL or "auto": the library's choice */
+	uint64_t bytes;  /* per rank */
 	enum tc_dtype dt;
 	enum tc_op op;
 	int root;
-	long q;              /* shift */
-	int shift_ring;      /* shift: q along the topology's ring */
-	int gray_ring;       /* ... which is the Gray code (a hypercube) */
-	const int *members;  /* multicast (NULL: every rank) */
+	long q;             /* shift */
+	int shift_ring;     /* shift: q along the topology's ring */
+	int gray_ring;      /* ... which is the Gray code (a hypercube) */
+	const int *members; /* multicast (NULL: every rank) */
 	int nmembers;
-	int repeat;          /* timed runs (median) */
-	int warmup;          /* untimed runs first */
+	int repeat; /* timed runs (median) */
+	int warmup; /* untimed runs first */
 	int packets;
-	int emulated;         /* the team runs in TC_MODE_EMULATED */
+	int emulated;          /* the team runs in TC_MODE_EMULATED */
 	const size_t *vcounts; /* the v-collectives: their counts (cli_vcounts_parse;
 	                          bytes is not used) */
-	int calls;           /* timed calls back to back in each run; 0: native,
+	int calls;             /* timed calls back to back in each run; 0: native,
 	                        batches of 1, 1, 2, 4, ... calls (a barrier of
 	                        the tool between two) until their time reaches
 	                        CLI_RUN_CALLS_BUDGET_NS or CLI_RUN_CALLS_MAX
 	                        calls (warm-up runs: 1); emulated: 1 */
-	int warmup_calls;    /* untimed calls at the start of each run; -1: one
+	int warmup_calls;      /* untimed calls at the start of each run; -1: one
 	                        when a run has several timed calls */
-	int in_place;        /* sbuf TC_IN_PLACE (cli_run_in_place says where) */
+	int in_place;          /* sbuf TC_IN_PLACE (cli_run_in_place says where) */
 };
 
 /* The automatic number of calls per timed run (calls 0): a budget, a cap. */
@@ -321,25 +320,25 @@ struct cli_run_args {
 #define CLI_RUN_CALLS_MAX 1000
 
 struct cli_run_result {
-	int verified;           /* every timed and warm-up run gave the reference */
+	int verified; /* every timed and warm-up run gave the reference */
 	int runs;
-	double measured_ns;     /* median over the timed runs */
+	double measured_ns; /* median over the timed runs */
 	double measured_min_ns, measured_max_ns;
-	double modelled_ns;     /* tc_team_last_run makespan of the last run */
+	double modelled_ns;      /* tc_team_last_run makespan of the last run */
 	double coll_modelled_ns; /* tc_last_coll modelled_ps (rank 0) */
-	int rounds;             /* tc_last_coll */
-	const char *algorithm;  /* tc_last_coll (static string of the registry) */
-	struct tc_stats stats;  /* team totals of the last run over its calls */
-	int mismatch_rank;      /* first rank with a wrong result, -1 if none */
-	int barrier_early;      /* barrier: a rank left before all had entered */
-	int alg_disagree;       /* ranks report different algorithms */
+	int rounds;              /* tc_last_coll */
+	const char *algorithm;   /* tc_last_coll (static string of the registry) */
+	struct tc_stats stats;   /* team totals of the last run over its calls */
+	int mismatch_rank;       /* first rank with a wrong result, -1 if none */
+	int barrier_early;       /* barrier: a rank left before all had entered */
+	int alg_disagree;        /* ranks report different algorithms */
 	uint64_t mismatch_elem;
-	int calls;              /* timed calls per run (after the automatic choice) */
-	int warmup_calls;       /* warm-up calls per run (the same) */
-	double call_avg_ns;     /* every timed call of every run: their time / their number */
+	int calls;          /* timed calls per run (after the automatic choice) */
+	int warmup_calls;   /* warm-up calls per run (the same) */
+	double call_avg_ns; /* every timed call of every run: their time / their number */
 	double call_min_ns, call_max_ns; /* the fastest and slowest call: from the
 	                           first rank's entry to the last rank's exit */
-	double run_modelled_ns; /* the makespan of the last run (all its calls) */
+	double run_modelled_ns;          /* the makespan of the last run (all its calls) */
 };
 
 /*

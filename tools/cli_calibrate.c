@@ -11,64 +11,63 @@
 #include "topocoll/calibrate.h"
 
 const char calibrate_help[] =
-	"usage: topocoll calibrate [--min-bytes N] [--max-bytes N] [--points K]\n"
-	"                          [--reps R] [--regime all|stream|single_copy]\n"
-	"                          [--mode native|emulated] [--json] [--plot FILE]\n"
-	"                          [options]\n"
-	"\n"
-	"Measures the native channels between two pinned threads by ping-pong over\n"
-	"a range of sizes and fits the Hockney model t_s + m t_w by least squares on\n"
-	"relative residuals; prints t_s, t_w, R^2, the worst relative residual, the\n"
-	"fits of the two transfer paths (streamed through the ring below the\n"
-	"single-copy threshold, copied once above it) and every point.  Natively\n"
-	"it also fits t_c, the time per byte combined by a reduction (double sum),\n"
-	"and says up to which size the line holds (every residual within 15%)\n"
-	"beside the CPU's cache sizes.  The fitted values can be passed to the\n"
-	"other commands as --ts, --tw and --tc.\n"
-	"The calibrated model (what run --calibrated and bench model --native\n"
-	"predict with): a line per segment of sizes, the segments split where the\n"
-	"path or the cache level holding a round trip's buffers changes (at least\n"
-	"3 points each), judged on every point (R^2, worst residual); o_call,\n"
-	"the cost of a collective call beyond its messages (an 8-byte allreduce\n"
-	"after a barrier, measured minus predicted); and t_copy, the time per byte\n"
-	"of a local copy (a rank's own block, free in the model).\n"
-	"  --min-bytes N     smallest size [8]\n"
-	"  --max-bytes N     largest size [4M; at most 64M]\n"
-	"  --points K        sizes, spaced geometrically [one per power of two]\n"
-	"  --reps R          samples per size, the median is kept [15]\n"
-	"  --regime R        which fit is reported as ts_ns / tw_ns_per_byte:\n"
-	"                    all points, stream or single_copy [all]\n"
-	"  --mode M          native [default], or emulated: calibrate an emulated\n"
-	"                    team against the model options (--ts, --tw) to check\n"
-	"                    the fit\n"
-	"  --no-pin          do not pin the threads\n"
-	"  --copiers N       concurrency: a team of at most N ranks, one per CPU,\n"
-	"                    measures cache-line hand-offs by distance, the\n"
-	"                    aggregate copy bandwidth of 1..N copiers and the cost\n"
-	"                    of a synchronised round as ranks grow [the CPUs]\n"
-	"  --no-concurrency  do not measure concurrency (the pair's model alone)\n"
-	"  --single-copy-min N  the team's single-copy threshold: messages of N\n"
-	"                    bytes and more are copied once, smaller ones\n"
-	"                    streamed; never: stream everything [library default]\n"
-	"  --json            one JSON object: ts_ns, tw_ns_per_byte, tc_ns_per_byte,\n"
-	"                    r2, max_rel_residual, hockney_max_bytes, caches, fits\n"
-	"                    (all, stream, single_copy, combine, copy), piecewise,\n"
-	"                    segments, call_ns (o_call), tcopy_ns_per_byte, points,\n"
-	"                    machine (structure, placement), concurrency; format 2\n"
-	"  --plot FILE       one-way time against bytes, log-log (.svg or .png):\n"
-	"                    measured points of each path, the fitted lines and\n"
-	"                    segments, the\n"
-	"                    cache sizes; writes FILE's data (.dat) and script\n"
-	"                    (.gp) beside it and runs gnuplot (gnuplot-nox)\n"
-	"  model options (--ts, --tw, ...) as for predict; used with --mode emulated\n"
-	"examples:\n"
-	"  topocoll calibrate\n"
-	"  topocoll calibrate --json --max-bytes 16M\n"
-	"  topocoll calibrate --plot calibrate.svg\n"
-	"  topocoll calibrate --mode emulated --ts 20000 --tw 2 --max-bytes 64K\n";
+        "usage: topocoll calibrate [--min-bytes N] [--max-bytes N] [--points K]\n"
+        "                          [--reps R] [--regime all|stream|single_copy]\n"
+        "                          [--mode native|emulated] [--json] [--plot FILE]\n"
+        "                          [options]\n"
+        "\n"
+        "Measures the native channels between two pinned threads by ping-pong over\n"
+        "a range of sizes and fits the Hockney model t_s + m t_w by least squares on\n"
+        "relative residuals; prints t_s, t_w, R^2, the worst relative residual, the\n"
+        "fits of the two transfer paths (streamed through the ring below the\n"
+        "single-copy threshold, copied once above it) and every point.  Natively\n"
+        "it also fits t_c, the time per byte combined by a reduction (double sum),\n"
+        "and says up to which size the line holds (every residual within 15%)\n"
+        "beside the CPU's cache sizes.  The fitted values can be passed to the\n"
+        "other commands as --ts, --tw and --tc.\n"
+        "The calibrated model (what run --calibrated and bench model --native\n"
+        "predict with): a line per segment of sizes, the segments split where the\n"
+        "path or the cache level holding a round trip's buffers changes (at least\n"
+        "3 points each), judged on every point (R^2, worst residual); o_call,\n"
+        "the cost of a collective call beyond its messages (an 8-byte allreduce\n"
+        "after a barrier, measured minus predicted); and t_copy, the time per byte\n"
+        "of a local copy (a rank's own block, free in the model).\n"
+        "  --min-bytes N     smallest size [8]\n"
+        "  --max-bytes N     largest size [4M; at most 64M]\n"
+        "  --points K        sizes, spaced geometrically [one per power of two]\n"
+        "  --reps R          samples per size, the median is kept [15]\n"
+        "  --regime R        which fit is reported as ts_ns / tw_ns_per_byte:\n"
+        "                    all points, stream or single_copy [all]\n"
+        "  --mode M          native [default], or emulated: calibrate an emulated\n"
+        "                    team against the model options (--ts, --tw) to check\n"
+        "                    the fit\n"
+        "  --no-pin          do not pin the threads\n"
+        "  --copiers N       concurrency: a team of at most N ranks, one per CPU,\n"
+        "                    measures cache-line hand-offs by distance, the\n"
+        "                    aggregate copy bandwidth of 1..N copiers and the cost\n"
+        "                    of a synchronised round as ranks grow [the CPUs]\n"
+        "  --no-concurrency  do not measure concurrency (the pair's model alone)\n"
+        "  --single-copy-min N  the team's single-copy threshold: messages of N\n"
+        "                    bytes and more are copied once, smaller ones\n"
+        "                    streamed; never: stream everything [library default]\n"
+        "  --json            one JSON object: ts_ns, tw_ns_per_byte, tc_ns_per_byte,\n"
+        "                    r2, max_rel_residual, hockney_max_bytes, caches, fits\n"
+        "                    (all, stream, single_copy, combine, copy), piecewise,\n"
+        "                    segments, call_ns (o_call), tcopy_ns_per_byte, points,\n"
+        "                    machine (structure, placement), concurrency; format 2\n"
+        "  --plot FILE       one-way time against bytes, log-log (.svg or .png):\n"
+        "                    measured points of each path, the fitted lines and\n"
+        "                    segments, the\n"
+        "                    cache sizes; writes FILE's data (.dat) and script\n"
+        "                    (.gp) beside it and runs gnuplot (gnuplot-nox)\n"
+        "  model options (--ts, --tw, ...) as for predict; used with --mode emulated\n"
+        "examples:\n"
+        "  topocoll calibrate\n"
+        "  topocoll calibrate --json --max-bytes 16M\n"
+        "  topocoll calibrate --plot calibrate.svg\n"
+        "  topocoll calibrate --mode emulated --ts 20000 --tw 2 --max-bytes 64K\n";
 
-static const char *const handoff_names[TC_HANDOFF_CLASSES] = {"smt", "cache", "package",
-                                                               "remote"};
+static const char *const handoff_names[TC_HANDOFF_CLASSES] = {"smt", "cache", "package", "remote"};
 static const char *const place_sources[] = {"affinity", "hwloc", "hwloc-xml"};
 
 /* The placement a team of every CPU gets (topocoll/team.h) and the
@@ -103,13 +102,14 @@ static void machine_text(const struct tc_calibration *c)
 		printf("machine (%s): %d CPUs here; %d PUs, %d cores, %d packages, %d NUMA nodes, "
 		       "%d cache domains (L%d); caches L1d %zu KiB x %d, L2 %zu KiB x %d, L3 %zu KiB x %d\n",
 		       place_sources[in.place_source], in.cpus, in.pus, in.cores, in.packages,
-		       in.numa_nodes, in.cache_domains, in.cache_domain_level, in.cache_bytes[0] >> 10,
-		       in.cache_count[0], in.cache_bytes[1] >> 10, in.cache_count[1],
-		       in.cache_bytes[2] >> 10, in.cache_count[2]);
+		       in.numa_nodes, in.cache_domains, in.cache_domain_level,
+		       in.cache_bytes[0] >> 10, in.cache_count[0], in.cache_bytes[1] >> 10,
+		       in.cache_count[1], in.cache_bytes[2] >> 10, in.cache_count[2]);
 		printf("placement (rank: CPU/core/smt/cache/NUMA/package):");
 		for (int r = 0; r < in.p; r++)
-			printf(" %d:%d/%d/%d/%d/%d/%d", r, in.place[r].pu, in.place[r].core, in.place[r].smt,
-			       in.place[r].cache, in.place[r].numa, in.place[r].package);
+			printf(" %d:%d/%d/%d/%d/%d/%d", r, in.place[r].pu, in.place[r].core,
+			       in.place[r].smt, in.place[r].cache, in.place[r].numa,
+			       in.place[r].package);
 		printf("\n");
 		tc_team_destroy(t);
 	}
@@ -192,7 +192,8 @@ static void machine_json(struct cli_json *w, const struct tc_calibration *c)
 				cli_json_uint(w, "bytes", c->copy_sizes[s]);
 				cli_json_int(w, "copiers", c->copiers[k]);
 				cli_json_num(w, "aggregate_bytes_per_ns", c->copy_bytes_per_ns[s][k]);
-				cli_json_num(w, "share", tc_calibration_share(c, c->copiers[k], c->copy_sizes[s]));
+				cli_json_num(w, "share",
+				             tc_calibration_share(c, c->copiers[k], c->copy_sizes[s]));
 				cli_json_end_obj(w);
 			}
 		cli_json_end_arr(w);
@@ -267,11 +268,11 @@ static int calibrate_plot(const char *file, const struct tc_calibration *c)
 	fprintf(fg, "# topocoll calibrate plot: gnuplot %s\n", gp);
 	fprintf(fg, svg ? "set terminal svg size 1000,650 dynamic background rgb 'white'\n"
 	                : "set terminal pngcairo size 1000,650\n");
-	fprintf(fg, "set output '%s'\nset logscale xy\nset grid\nset key left top noenhanced\n",
-	        file);
+	fprintf(fg, "set output '%s'\nset logscale xy\nset grid\nset key left top noenhanced\n", file);
 	fprintf(fg, "set xlabel 'message bytes m'\nset ylabel 'one-way time (ns)'\n");
-	fprintf(fg, "set title \"calibrate: t_s %.1f ns, t_w %.4g ns/B, R^2 %.4f, worst residual "
-	            "%.1f%%\" noenhanced\n",
+	fprintf(fg,
+	        "set title \"calibrate: t_s %.1f ns, t_w %.4g ns/B, R^2 %.4f, worst residual "
+	        "%.1f%%\" noenhanced\n",
 	        c->ts_ns, c->tw_ns_per_byte, c->r2, 100 * c->max_rel_residual);
 	static const char *const lv[3] = {"L1d", "L2", "L3"};
 	for (int k = 0; k < 3; k++)
@@ -281,13 +282,15 @@ static int calibrate_plot(const char *file, const struct tc_calibration *c)
 			        "set arrow from first %zu, graph 0 to first %zu, graph 1 nohead dt 2 lw 1.5 "
 			        "lc rgb '#707070'\n"
 			        "set label '%s / 2' at %zu, graph 0.95 right offset -0.5,0\n",
-			        c->cache_bytes[k] / 2, c->cache_bytes[k] / 2, lv[k], c->cache_bytes[k] / 2);
+			        c->cache_bytes[k] / 2, c->cache_bytes[k] / 2, lv[k],
+			        c->cache_bytes[k] / 2);
 	fprintf(fg, "set xrange [%g:%g]\n", (double)c->points[0].bytes / 1.5,
 	        (double)c->points[c->npoints - 1].bytes * 1.5);
-	fprintf(fg, "plot '%s' using 1:($2==$2 ? $2 : $3):4:5 with yerrorbars pt 0 lc rgb '#aaaaaa' "
-	            "title 'min..max', \\\n"
-	            "  '' using 1:2 with points pt 7 ps 1.2 lc 1 title 'streamed', \\\n"
-	            "  '' using 1:3 with points pt 5 ps 1.2 lc 2 title 'single copy'",
+	fprintf(fg,
+	        "plot '%s' using 1:($2==$2 ? $2 : $3):4:5 with yerrorbars pt 0 lc rgb '#aaaaaa' "
+	        "title 'min..max', \\\n"
+	        "  '' using 1:2 with points pt 7 ps 1.2 lc 1 title 'streamed', \\\n"
+	        "  '' using 1:3 with points pt 5 ps 1.2 lc 2 title 'single copy'",
 	        dat);
 	const struct tc_calibration_fit *fits[3] = {&c->all, &c->stream, &c->single_copy};
 	static const char *const names[3] = {"all", "stream", "single_copy"};
@@ -389,7 +392,8 @@ int cmd_calibrate(int argc, char **argv)
 			else if (!strcmp(v, "single_copy"))
 				co.regime = TC_CALIBRATE_SINGLE_COPY;
 			else
-				return cli_usage("--regime: expected all, stream or single_copy, got '%s'", v);
+				return cli_usage("--regime: expected all, stream or single_copy, got '%s'",
+				                 v);
 		} else if ((r = cli_opt(argc, argv, &i, "--mode", &v)) != 0) {
 			if (r != 1)
 				return r;
@@ -500,9 +504,8 @@ int cmd_calibrate(int argc, char **argv)
 	       c.mode == TC_MODE_EMULATED ? "emulated" : "native", regime);
 	printf("  t_s  %.1f ns\n  t_w  %.4g ns/B  (%.3g GB/s)\n  R^2  %.4f, worst relative residual "
 	       "%.1f%%\n",
-	       c.ts_ns, c.tw_ns_per_byte,
-	       c.tw_ns_per_byte > 0 ? 1 / c.tw_ns_per_byte : INFINITY, c.r2,
-	       100 * c.max_rel_residual);
+	       c.ts_ns, c.tw_ns_per_byte, c.tw_ns_per_byte > 0 ? 1 / c.tw_ns_per_byte : INFINITY,
+	       c.r2, 100 * c.max_rel_residual);
 	printf("fits (single-copy threshold %s):\n", cli_bytes(c.single_copy_min, b1, sizeof b1));
 	fit_text("all", &c.all);
 	fit_text("stream", &c.stream);
@@ -528,7 +531,8 @@ int cmd_calibrate(int argc, char **argv)
 		char name[64];
 		snprintf(name, sizeof name, "%s..%s %s %s", cli_size_str(g->lo_bytes, b1, sizeof b1),
 		         cli_size_str(g->hi_bytes, b2, sizeof b2), seg_path(g),
-		         g->cache_level < 0 ? "mixed" : lv[(unsigned)g->cache_level <= 4 ? g->cache_level : 0]);
+		         g->cache_level < 0 ? "mixed"
+		                            : lv[(unsigned)g->cache_level <= 4 ? g->cache_level : 0]);
 		printf("  %d %-26s %3d points  t_s %9.1f ns  t_w %8.4g ns/B  R^2 %.4f  worst residual "
 		       "%.1f%%  exchange %.2fx one-way\n",
 		       k, name, g->fit.npoints, g->fit.ts_ns, g->fit.tw_ns_per_byte, g->fit.r2,
@@ -566,7 +570,8 @@ int cmd_calibrate(int argc, char **argv)
 		printf("  %10s %12s %12s %12s %8.1f%% %-11s %5s %12s %4d %7.1f%% %12s\n",
 		       cli_size_str(q->bytes, b1, sizeof b1), cli_time(q->one_way_ns, b2),
 		       cli_time(q->min_ns, b3), cli_time(q->max_ns, b4), 100 * q->residual,
-		       q->single_copy ? "single-copy" : "stream", lv[(unsigned)q->cache_level <= 4 ? q->cache_level : 0],
+		       q->single_copy ? "single-copy" : "stream",
+		       lv[(unsigned)q->cache_level <= 4 ? q->cache_level : 0],
 		       isfinite(q->combine_ns) ? cli_time(q->combine_ns, b5) : "-", q->segment,
 		       100 * q->seg_residual,
 		       isfinite(q->exchange_ns) ? cli_time(q->exchange_ns, b6) : "-");

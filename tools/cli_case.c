@@ -63,11 +63,11 @@ int cli_case_parse(const char *cmd, int argc, char **argv, unsigned flags, struc
 			cs->shift_ring = 1;
 			continue;
 		}
-		static const char *const names[] = {"--topo", "--coll", "--alg", "--bytes",
-		                                    "--root", "--dtype", "--op", "--p",
+		static const char *const names[] = {"--topo", "--coll",    "--alg",   "--bytes",
+		                                    "--root", "--dtype",   "--op",    "--p",
 		                                    "--q",    "--members", "--counts"};
-		const char **slots[] = {&topo,  &coll, &alg,  &bytes, &root, &dtype,
-		                        &op,    &pstr, &qstr, &mstr,  &cstr};
+		const char **slots[] = {&topo, &coll, &alg,  &bytes, &root, &dtype,
+		                        &op,   &pstr, &qstr, &mstr,  &cstr};
 		for (int k = 0; k < 11 && !slot; k++) {
 			if (k == 6 && !(flags & CLI_CASE_DATA))
 				continue;
@@ -137,8 +137,8 @@ int cli_case_parse(const char *cmd, int argc, char **argv, unsigned flags, struc
 		return CLI_USAGE;
 	size_t es = tc_dtype_size(cs->dt);
 	if (cs->bytes % es)
-		return cli_usage("--bytes %s is not a multiple of the size of %s (%zu bytes)", bytes,
-		                 tc_dtype_name(cs->dt), es);
+		return cli_usage("--bytes %s is not a multiple of the size of %s (%zu bytes)",
+		                 bytes, tc_dtype_name(cs->dt), es);
 	cs->op = TC_OP_SUM;
 	if (op && cli_op(op, &cs->op))
 		return CLI_USAGE;
@@ -159,8 +159,9 @@ int cli_case_parse(const char *cmd, int argc, char **argv, unsigned flags, struc
 		} else if (strcmp(alg, "auto")) {
 			if (cli_alg_index(cs->coll, alg) < 0) {
 				char list[512];
-				return cli_usage("unknown algorithm '%s' for %s (available: %s)", alg,
-				                 tc_coll_name(cs->coll), cli_alg_list(cs->coll, list, sizeof list));
+				return cli_usage("unknown algorithm '%s' for %s (available: %s)",
+				                 alg, tc_coll_name(cs->coll),
+				                 cli_alg_list(cs->coll, list, sizeof list));
 			}
 			cs->alg = alg;
 		}
@@ -201,7 +202,7 @@ int cli_case_parse(const char *cmd, int argc, char **argv, unsigned flags, struc
 	if (cf & TC_CF_VCOUNT) {
 		int n = tc_topo_nodes(cs->t);
 		cs->vcounts = cstr ? NULL : cli_vcounts_uniform(cs->coll, n, (size_t)(cs->bytes / es));
-		int st = cstr ? cli_vcounts_parse(cstr, cs->coll, n, es, &cs->vcounts)
+		int st = cstr          ? cli_vcounts_parse(cstr, cs->coll, n, es, &cs->vcounts)
 		         : cs->vcounts ? CLI_OK
 		                       : cli_fail("out of memory");
 		if (st) {
@@ -229,8 +230,8 @@ void cli_case_args_print(const struct cli_case *cs)
 		printf(", q %ld%s", cs->q, cs->shift_ring ? " along the ring" : "");
 	if (cf & TC_CF_VCOUNT) {
 		char b[160];
-		printf(", counts %s", cli_vcounts_str(cs->coll, tc_topo_nodes(cs->t), cs->vcounts, b,
-		                                      sizeof b));
+		printf(", counts %s",
+		       cli_vcounts_str(cs->coll, tc_topo_nodes(cs->t), cs->vcounts, b, sizeof b));
 	}
 	if (cf & TC_CF_MEMBERS) {
 		printf(", members ");
@@ -249,10 +250,15 @@ void cli_case_args_print(const struct cli_case *cs)
 
 struct tc_call cli_case_call(const struct cli_case *cs, const char *alg)
 {
-	struct tc_call call = {.coll = cs->coll, .alg = alg, .bytes = cs->bytes,
-	                       .esize = tc_dtype_size(cs->dt), .root = cs->root,
-	                       .packets = cs->model.packets, .q = cs->q,
-	                       .members = cs->members, .nmembers = cs->nmembers,
+	struct tc_call call = {.coll = cs->coll,
+	                       .alg = alg,
+	                       .bytes = cs->bytes,
+	                       .esize = tc_dtype_size(cs->dt),
+	                       .root = cs->root,
+	                       .packets = cs->model.packets,
+	                       .q = cs->q,
+	                       .members = cs->members,
+	                       .nmembers = cs->nmembers,
 	                       .shift_ring = cs->shift_ring};
 	return cli_vcall(call, cs->vcounts);
 }

@@ -10,20 +10,20 @@
 #include "cli.h"
 
 struct cli_case {
-	struct tc_topo *t;   /* owned (cli_case_free) */
+	struct tc_topo *t; /* owned (cli_case_free) */
 	enum tc_coll coll;
-	const char *alg;     /* NULL: auto */
-	int all;             /* --alg all */
-	uint64_t bytes;      /* m: one block per rank (a p-block buffer holds p m) */
+	const char *alg; /* NULL: auto */
+	int all;         /* --alg all */
+	uint64_t bytes;  /* m: one block per rank (a p-block buffer holds p m) */
 	int root;
 	enum tc_dtype dt;
 	enum tc_op op;
 	struct cli_model model;
-	long q;              /* --q (shift) */
-	int shift_ring;      /* --along-ring (shift) */
-	int *members;        /* --members (multicast; owned); NULL: every rank */
+	long q;         /* --q (shift) */
+	int shift_ring; /* --along-ring (shift) */
+	int *members;   /* --members (multicast; owned); NULL: every rank */
 	int nmembers;
-	size_t *vcounts;     /* --counts (v-collectives; owned): p or p x p
+	size_t *vcounts; /* --counts (v-collectives; owned): p or p x p
 	                        elements (cli.h); bytes is then the largest
 	                        block's bytes */
 };

@@ -33,11 +33,14 @@ static void fill(void *buf, size_t n, enum tc_dtype dt, int r)
 	for (size_t i = 0; i < n; i++) {
 		int v = (int)((size_t)(r * 7) + i) % 13 + 1;
 		switch (dt) {
-#define FILL(name, type)                                                                 \
-	case TC_##name: ((type *)buf)[i] = (type)v; break;
+#define FILL(name, type)                    \
+	case TC_##name:                     \
+		((type *)buf)[i] = (type)v; \
+		break;
 			TC_DTYPE_MAP(FILL)
 #undef FILL
-		default: break;
+		default:
+			break;
 		}
 	}
 }
@@ -52,56 +55,88 @@ struct mpi_call {
 static int call(struct tc_proc *proc, const struct mpi_call *c, const void *s, void *r)
 {
 	const struct cli_case *cs = c->cs;
-	struct tc_coll_opts o = {.alg = c->alg, .packets = cs->model.packets,
-	                         .shift_ring = cs->shift_ring};
+	struct tc_coll_opts o = {.alg = c->alg, .packets = cs->model.packets, .shift_ring = cs->shift_ring};
 	switch (cs->coll) {
-	case TC_COLL_BCAST: return tc_bcast(proc, r, c->count, cs->dt, cs->root, &o);
-	case TC_COLL_REDUCE: return tc_reduce(proc, s, r, c->count, cs->dt, cs->op, cs->root, &o);
-	case TC_COLL_ALLREDUCE: return tc_allreduce(proc, s, r, c->count, cs->dt, cs->op, &o);
-	case TC_COLL_BARRIER: return tc_barrier(proc, &o);
-	case TC_COLL_ALLGATHER: return tc_allgather(proc, s, r, c->count, cs->dt, &o);
+	case TC_COLL_BCAST:
+		return tc_bcast(proc, r, c->count, cs->dt, cs->root, &o);
+	case TC_COLL_REDUCE:
+		return tc_reduce(proc, s, r, c->count, cs->dt, cs->op, cs->root, &o);
+	case TC_COLL_ALLREDUCE:
+		return tc_allreduce(proc, s, r, c->count, cs->dt, cs->op, &o);
+	case TC_COLL_BARRIER:
+		return tc_barrier(proc, &o);
+	case TC_COLL_ALLGATHER:
+		return tc_allgather(proc, s, r, c->count, cs->dt, &o);
 	case TC_COLL_REDUCE_SCATTER:
 		return tc_reduce_scatter(proc, s, r, c->count, cs->dt, cs->op, &o);
-	case TC_COLL_SCAN: return tc_scan(proc, s, r, c->count, cs->dt, cs->op, &o);
-	case TC_COLL_EXSCAN: return tc_exscan(proc, s, r, c->count, cs->dt, cs->op, &o);
-	case TC_COLL_SCATTER: return tc_scatter(proc, s, r, c->count, cs->dt, cs->root, &o);
-	case TC_COLL_GATHER: return tc_gather(proc, s, r, c->count, cs->dt, cs->root, &o);
-	case TC_COLL_ALLTOALL: return tc_alltoall(proc, s, r, c->count, cs->dt, &o);
-	case TC_COLL_SHIFT: return tc_shift(proc, s, r, c->count, cs->dt, (int)cs->q, &o);
-	case TC_COLL_GRAY2BINARY: return tc_gray2binary(proc, s, r, c->count, cs->dt, &o);
-	case TC_COLL_BINARY2GRAY: return tc_binary2gray(proc, s, r, c->count, cs->dt, &o);
-	default: return TC_ENOTSUP;
+	case TC_COLL_SCAN:
+		return tc_scan(proc, s, r, c->count, cs->dt, cs->op, &o);
+	case TC_COLL_EXSCAN:
+		return tc_exscan(proc, s, r, c->count, cs->dt, cs->op, &o);
+	case TC_COLL_SCATTER:
+		return tc_scatter(proc, s, r, c->count, cs->dt, cs->root, &o);
+	case TC_COLL_GATHER:
+		return tc_gather(proc, s, r, c->count, cs->dt, cs->root, &o);
+	case TC_COLL_ALLTOALL:
+		return tc_alltoall(proc, s, r, c->count, cs->dt, &o);
+	case TC_COLL_SHIFT:
+		return tc_shift(proc, s, r, c->count, cs->dt, (int)cs->q, &o);
+	case TC_COLL_GRAY2BINARY:
+		return tc_gray2binary(proc, s, r, c->count, cs->dt, &o);
+	case TC_COLL_BINARY2GRAY:
+		return tc_binary2gray(proc, s, r, c->count, cs->dt, &o);
+	default:
+		return TC_ENOTSUP;
 	}
 }
 
 static MPI_Datatype mpi_type(enum tc_dtype dt)
 {
 	switch (dt) {
-	case TC_INT8: return MPI_INT8_T;
-	case TC_INT16: return MPI_INT16_T;
-	case TC_INT32: return MPI_INT32_T;
-	case TC_INT64: return MPI_INT64_T;
-	case TC_UINT8: return MPI_UINT8_T;
-	case TC_UINT16: return MPI_UINT16_T;
-	case TC_UINT32: return MPI_UINT32_T;
-	case TC_UINT64: return MPI_UINT64_T;
-	case TC_FLOAT: return MPI_FLOAT;
-	case TC_DOUBLE: return MPI_DOUBLE;
-	default: return MPI_BYTE;
+	case TC_INT8:
+		return MPI_INT8_T;
+	case TC_INT16:
+		return MPI_INT16_T;
+	case TC_INT32:
+		return MPI_INT32_T;
+	case TC_INT64:
+		return MPI_INT64_T;
+	case TC_UINT8:
+		return MPI_UINT8_T;
+	case TC_UINT16:
+		return MPI_UINT16_T;
+	case TC_UINT32:
+		return MPI_UINT32_T;
+	case TC_UINT64:
+		return MPI_UINT64_T;
+	case TC_FLOAT:
+		return MPI_FLOAT;
+	case TC_DOUBLE:
+		return MPI_DOUBLE;
+	default:
+		return MPI_BYTE;
 	}
 }
 
 static MPI_Op mpi_op(enum tc_op op)
 {
 	switch (op) {
-	case TC_OP_SUM: return MPI_SUM;
-	case TC_OP_PROD: return MPI_PROD;
-	case TC_OP_MIN: return MPI_MIN;
-	case TC_OP_MAX: return MPI_MAX;
-	case TC_OP_BAND: return MPI_BAND;
-	case TC_OP_BOR: return MPI_BOR;
-	case TC_OP_BXOR: return MPI_BXOR;
-	default: return MPI_OP_NULL;
+	case TC_OP_SUM:
+		return MPI_SUM;
+	case TC_OP_PROD:
+		return MPI_PROD;
+	case TC_OP_MIN:
+		return MPI_MIN;
+	case TC_OP_MAX:
+		return MPI_MAX;
+	case TC_OP_BAND:
+		return MPI_BAND;
+	case TC_OP_BOR:
+		return MPI_BOR;
+	case TC_OP_BXOR:
+		return MPI_BXOR;
+	default:
+		return MPI_OP_NULL;
 	}
 }
 
@@ -112,19 +147,30 @@ static int mpi_own(const struct mpi_call *c, const void *s, void *r, MPI_Comm co
 	const int n = (int)c->count;
 	const MPI_Datatype t = mpi_type(cs->dt);
 	switch (cs->coll) {
-	case TC_COLL_BCAST: return MPI_Bcast(r, n, t, cs->root, comm);
-	case TC_COLL_REDUCE: return MPI_Reduce(s, r, n, t, mpi_op(cs->op), cs->root, comm);
-	case TC_COLL_ALLREDUCE: return MPI_Allreduce(s, r, n, t, mpi_op(cs->op), comm);
-	case TC_COLL_BARRIER: return MPI_Barrier(comm);
-	case TC_COLL_ALLGATHER: return MPI_Allgather(s, n, t, r, n, t, comm);
+	case TC_COLL_BCAST:
+		return MPI_Bcast(r, n, t, cs->root, comm);
+	case TC_COLL_REDUCE:
+		return MPI_Reduce(s, r, n, t, mpi_op(cs->op), cs->root, comm);
+	case TC_COLL_ALLREDUCE:
+		return MPI_Allreduce(s, r, n, t, mpi_op(cs->op), comm);
+	case TC_COLL_BARRIER:
+		return MPI_Barrier(comm);
+	case TC_COLL_ALLGATHER:
+		return MPI_Allgather(s, n, t, r, n, t, comm);
 	case TC_COLL_REDUCE_SCATTER:
 		return MPI_Reduce_scatter_block(s, r, n, t, mpi_op(cs->op), comm);
-	case TC_COLL_SCAN: return MPI_Scan(s, r, n, t, mpi_op(cs->op), comm);
-	case TC_COLL_EXSCAN: return MPI_Exscan(s, r, n, t, mpi_op(cs->op), comm);
-	case TC_COLL_SCATTER: return MPI_Scatter(s, n, t, r, n, t, cs->root, comm);
-	case TC_COLL_GATHER: return MPI_Gather(s, n, t, r, n, t, cs->root, comm);
-	case TC_COLL_ALLTOALL: return MPI_Alltoall(s, n, t, r, n, t, comm);
-	default: return MPI_ERR_OTHER;
+	case TC_COLL_SCAN:
+		return MPI_Scan(s, r, n, t, mpi_op(cs->op), comm);
+	case TC_COLL_EXSCAN:
+		return MPI_Exscan(s, r, n, t, mpi_op(cs->op), comm);
+	case TC_COLL_SCATTER:
+		return MPI_Scatter(s, n, t, r, n, t, cs->root, comm);
+	case TC_COLL_GATHER:
+		return MPI_Gather(s, n, t, r, n, t, cs->root, comm);
+	case TC_COLL_ALLTOALL:
+		return MPI_Alltoall(s, n, t, r, n, t, comm);
+	default:
+		return MPI_ERR_OTHER;
 	}
 }
 
@@ -202,8 +248,12 @@ int cli_run_mpi(const struct cli_case *cs, const struct cli_mpi_opts *mo, int ar
 	const unsigned f = tc_coll_flags(cs->coll);
 	const size_t es = tc_dtype_size(cs->dt);
 	struct mpi_call c = {.cs = cs, .count = (size_t)cs->bytes / es, .alg = cs->alg};
-	c.sbytes = (f & TC_CF_NO_SEND) ? 0 : (f & TC_CF_SEND_P) ? cs->bytes * (size_t)np : cs->bytes;
-	c.rbytes = (f & TC_CF_NO_DATA) ? 0 : (f & TC_CF_RECV_P) ? cs->bytes * (size_t)np : cs->bytes;
+	c.sbytes = (f & TC_CF_NO_SEND)  ? 0
+	           : (f & TC_CF_SEND_P) ? cs->bytes * (size_t)np
+	                                : cs->bytes;
+	c.rbytes = (f & TC_CF_NO_DATA)  ? 0
+	           : (f & TC_CF_RECV_P) ? cs->bytes * (size_t)np
+	                                : cs->bytes;
 	if (cs->coll == TC_COLL_BCAST)
 		c.rbytes = cs->bytes;
 
@@ -220,7 +270,8 @@ int cli_run_mpi(const struct cli_case *cs, const struct cli_mpi_opts *mo, int ar
 	unsigned char *all = NULL, *thr = NULL;
 	if (err) {
 		if (me == 0)
-			status = cli_fail("run: --engine mpi: %s (%s)", tc_strerror(err), tc_error_detail());
+			status = cli_fail("run: --engine mpi: %s (%s)", tc_strerror(err),
+			                  tc_error_detail());
 		goto out;
 	}
 	fill(s, c.sbytes / es, cs->dt, me);
@@ -254,8 +305,8 @@ int cli_run_mpi(const struct cli_case *cs, const struct cli_mpi_opts *mo, int ar
 	MPI_Allreduce(&err, &any, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
 	if (any) {
 		if (me == 0 || err)
-			status = cli_fail("run: --engine mpi: process %d: %s (%s)", me, tc_strerror(err ? err : any),
-			                  tc_error_detail());
+			status = cli_fail("run: --engine mpi: process %d: %s (%s)", me,
+			                  tc_strerror(err ? err : any), tc_error_detail());
 		goto out;
 	}
 	char vers[MPI_MAX_LIBRARY_VERSION_STRING] = "";
@@ -274,7 +325,7 @@ int cli_run_mpi(const struct cli_case *cs, const struct cli_mpi_opts *mo, int ar
 		       (unsigned long long)cs->bytes, tc_dtype_name(cs->dt), ci.algorithm,
 		       cs->alg ? "" : " (auto)");
 		printf("result     %s\n", same ? "every process's buffer equals the thread engine's"
-		                              : "DIFFERS from the thread engine's");
+		                               : "DIFFERS from the thread engine's");
 	}
 	if (!same)
 		status = CLI_FAIL;
@@ -318,7 +369,8 @@ int cli_run_mpi(const struct cli_case *cs, const struct cli_mpi_opts *mo, int ar
 			start += 2000000u; /* 2 ms for the slowest to get there */
 			tc_time_t c0 = tc_clock(proc);
 			if ((tc_time_t)start * 1000 > c0)
-				err = tc_clock_advance(proc, (double)((tc_time_t)start * 1000 - c0) / 1000.0);
+				err = tc_clock_advance(proc, (double)((tc_time_t)start * 1000 - c0) /
+				                                     1000.0);
 			c0 = tc_clock(proc);
 			if (!err)
 				err = call(proc, &c, s, r);

@@ -7,11 +7,11 @@
 #include "cli_coll.h"
 
 struct cli_mpi_opts {
-	int direct;      /* --route direct */
-	int emulated;    /* --mode emulated */
-	int vs_mpi;      /* --vs-mpi: MPI's own collective beside ours */
-	long calls;      /* per timed run (<= 0: by size) */
-	long repeat;     /* timed runs */
+	int direct;   /* --route direct */
+	int emulated; /* --mode emulated */
+	int vs_mpi;   /* --vs-mpi: MPI's own collective beside ours */
+	long calls;   /* per timed run (<= 0: by size) */
+	long repeat;  /* timed runs */
 	long timeout_ms;
 };
 

@@ -10,63 +10,63 @@
 #include "cli_coll.h"
 
 const char predict_help[] =
-	"usage: topocoll predict --topo SPEC --coll C [--alg A|all] [--bytes N] [options]\n"
-	"\n"
-	"Predicts a collective without running threads: generates the algorithm's\n"
-	"schedule, applies the logical clock of the model and the checker, and\n"
-	"prints the modelled time, the source's closed form and a lower bound valid\n"
-	"for every algorithm.  Over the simulator's limit: the exact closed form\n"
-	"alone (not counted or checked), or a refusal naming the limit.\n"
-	"  --topo SPEC       topology: ring:16, mesh:4x4, torus:4x4, hypercube:4,\n"
-	"                    chain:P, star:P, tree:K:P, complete:P; or a family\n"
-	"                    (ring, hypercube, torus, ...) with --p P\n"
-	"  --p P             node count (with a family, or to check a full SPEC)\n"
-	"  --coll C          @COLLS@\n"
-	"  --alg A           an algorithm of the registry, auto (the cheapest\n"
-	"                    predicted, default) or all (one line per algorithm that\n"
-	"                    applies; the others are listed after the table):\n"
-	"                    @ALGS@\n"
-	"  --bytes N         m, the block of one rank: what each rank contributes,\n"
-	"                    or gets from each rank (a buffer of p blocks, as\n"
-	"                    allgather's result or alltoall's buffers, holds p m):\n"
-	"                    0, 8, 4K, 16M, 1Mi (K = Ki = 1024); not needed for\n"
-	"                    barrier\n"
-	"  --root R          root of a rooted collective [0]: @ROOTED@\n"
-	"  --q Q             the shift: rank i's block goes to rank (i + Q) mod p, any\n"
-	"                    Q (negative: the other way) [0]\n"
-	"  --along-ring      the shift counts positions along the topology's ring\n"
-	"                    (a hypercube's is the Gray code: rank G(i) sends to\n"
-	"                    G(i + Q)), as [Barnat-IB109] and [Gergel-shift] shift on a hypercube\n"
-	"  --members LIST    the multicast's destinations: ranks and ranges, e.g.\n"
-	"                    1,4,6-9 (the root may be listed) [every rank]\n"
-	"  --counts LIST     the v-collectives' elements (of --dtype) of each block,\n"
-	"                    every buffer packed in rank order: p numbers for\n"
-	"                    allgatherv, gatherv, scatterv (rank i's block: what it\n"
-	"                    contributes, or gets from the root), p x p row-major\n"
-	"                    for alltoallv (row i: what rank i sends to each rank);\n"
-	"                    or uniform:N (every block N) or ramp (rank i's block\n"
-	"                    i + 1; alltoallv: i to j, i + j + 1).  Instead,\n"
-	"                    --bytes N: every block N bytes\n"
-	"  --dtype T         element type [double, or byte when N is not a multiple of 8]\n"
-	"  --json            one JSON object (an array of them with --alg all):\n"
-	"                    modelled_ns, formula_ns, lower_bound_ns (null when none\n"
-	"                    applies), lower_bound_steps, rounds, transfers,\n"
-	"                    simulated (false: over the simulator's limit, modelled\n"
-	"                    by the closed form: see not_counted), messages,\n"
-	"                    hop_messages, bytes (end-to-end bytes moved),\n"
-	"                    msg_bytes (N), algorithm, the checker's counts and the\n"
-	"                    model\n" CLI_MODEL_HELP "examples:\n"
-	"  topocoll predict --topo hypercube:10 --coll bcast --alg hypercube \\\n"
-	"      --bytes 4096 --ts 1000 --tw 0.5 --th 10 --ports one --switching sf --json\n"
-	"  topocoll predict --topo ring:16 --coll bcast --alg all --bytes 1M\n"
-	"  topocoll predict --topo torus --p 64 --coll allreduce --bytes 64K \\\n"
-	"      --switching ct --th 50\n"
-	"  topocoll predict --topo ring:8 --coll allgather --alg ring --bytes 1K --json\n"
-	"  topocoll predict --topo ring:5 --coll allgatherv --counts 1,2,3,4,5\n";
+        "usage: topocoll predict --topo SPEC --coll C [--alg A|all] [--bytes N] [options]\n"
+        "\n"
+        "Predicts a collective without running threads: generates the algorithm's\n"
+        "schedule, applies the logical clock of the model and the checker, and\n"
+        "prints the modelled time, the source's closed form and a lower bound valid\n"
+        "for every algorithm.  Over the simulator's limit: the exact closed form\n"
+        "alone (not counted or checked), or a refusal naming the limit.\n"
+        "  --topo SPEC       topology: ring:16, mesh:4x4, torus:4x4, hypercube:4,\n"
+        "                    chain:P, star:P, tree:K:P, complete:P; or a family\n"
+        "                    (ring, hypercube, torus, ...) with --p P\n"
+        "  --p P             node count (with a family, or to check a full SPEC)\n"
+        "  --coll C          @COLLS@\n"
+        "  --alg A           an algorithm of the registry, auto (the cheapest\n"
+        "                    predicted, default) or all (one line per algorithm that\n"
+        "                    applies; the others are listed after the table):\n"
+        "                    @ALGS@\n"
+        "  --bytes N         m, the block of one rank: what each rank contributes,\n"
+        "                    or gets from each rank (a buffer of p blocks, as\n"
+        "                    allgather's result or alltoall's buffers, holds p m):\n"
+        "                    0, 8, 4K, 16M, 1Mi (K = Ki = 1024); not needed for\n"
+        "                    barrier\n"
+        "  --root R          root of a rooted collective [0]: @ROOTED@\n"
+        "  --q Q             the shift: rank i's block goes to rank (i + Q) mod p, any\n"
+        "                    Q (negative: the other way) [0]\n"
+        "  --along-ring      the shift counts positions along the topology's ring\n"
+        "                    (a hypercube's is the Gray code: rank G(i) sends to\n"
+        "                    G(i + Q)), as [Barnat-IB109] and [Gergel-shift] shift on a hypercube\n"
+        "  --members LIST    the multicast's destinations: ranks and ranges, e.g.\n"
+        "                    1,4,6-9 (the root may be listed) [every rank]\n"
+        "  --counts LIST     the v-collectives' elements (of --dtype) of each block,\n"
+        "                    every buffer packed in rank order: p numbers for\n"
+        "                    allgatherv, gatherv, scatterv (rank i's block: what it\n"
+        "                    contributes, or gets from the root), p x p row-major\n"
+        "                    for alltoallv (row i: what rank i sends to each rank);\n"
+        "                    or uniform:N (every block N) or ramp (rank i's block\n"
+        "                    i + 1; alltoallv: i to j, i + j + 1).  Instead,\n"
+        "                    --bytes N: every block N bytes\n"
+        "  --dtype T         element type [double, or byte when N is not a multiple of 8]\n"
+        "  --json            one JSON object (an array of them with --alg all):\n"
+        "                    modelled_ns, formula_ns, lower_bound_ns (null when none\n"
+        "                    applies), lower_bound_steps, rounds, transfers,\n"
+        "                    simulated (false: over the simulator's limit, modelled\n"
+        "                    by the closed form: see not_counted), messages,\n"
+        "                    hop_messages, bytes (end-to-end bytes moved),\n"
+        "                    msg_bytes (N), algorithm, the checker's counts and the\n"
+        "                    model\n" CLI_MODEL_HELP "examples:\n"
+        "  topocoll predict --topo hypercube:10 --coll bcast --alg hypercube \\\n"
+        "      --bytes 4096 --ts 1000 --tw 0.5 --th 10 --ports one --switching sf --json\n"
+        "  topocoll predict --topo ring:16 --coll bcast --alg all --bytes 1M\n"
+        "  topocoll predict --topo torus --p 64 --coll allreduce --bytes 64K \\\n"
+        "      --switching ct --th 50\n"
+        "  topocoll predict --topo ring:8 --coll allgather --alg ring --bytes 1K --json\n"
+        "  topocoll predict --topo ring:5 --coll allgatherv --counts 1,2,3,4,5\n";
 
 /* What a prediction by the closed form alone leaves out. */
-#define CLI_NOT_COUNTED                                                                     \
-	"rounds, transfers, messages, hops, bytes and the checks: closed form only (the "   \
+#define CLI_NOT_COUNTED                                                                   \
+	"rounds, transfers, messages, hops, bytes and the checks: closed form only (the " \
 	"schedule is over the simulator's limit, and is not built to count them)"
 
 void cli_prediction_json(struct cli_json *w, const struct tc_prediction *pr)
@@ -161,8 +161,7 @@ static void predict_text_one(const struct cli_case *cs, const struct tc_predicti
 		return;
 	}
 	printf("rounds           %d\n", pr->rounds);
-	printf("messages         %ld end-to-end, %ld link crossings\n", pr->messages,
-	       pr->hop_messages);
+	printf("messages         %ld end-to-end, %ld link crossings\n", pr->messages, pr->hop_messages);
 	printf("bytes moved      %llu\n", (unsigned long long)pr->bytes);
 	printf("checker          1-port violations %ld, NODUP %ld, NOHO %ld, contention %ld\n",
 	       pr->oneport_violations, pr->nodup_violations, pr->noho_violations, pr->contention);
@@ -202,8 +201,8 @@ void cli_prediction_row(const struct tc_prediction *pr)
 	printf("%-15s %14s %14s %8s %14s %7s %9s %9s %s\n", pr->algorithm, cli_num(mod, b1),
 	       isfinite(pr->formula_ns) ? cli_num(pr->formula_ns, b2) : "-",
 	       cli_vs_formula(mod, pr->formula_ns, b4),
-	       isfinite(pr->lower_bound_ns) ? cli_num(pr->lower_bound_ns, b3) : "-", r, msg,
-	       hops, checks);
+	       isfinite(pr->lower_bound_ns) ? cli_num(pr->lower_bound_ns, b3) : "-", r, msg, hops,
+	       checks);
 }
 
 int cmd_predict(int argc, char **argv)

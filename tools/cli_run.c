@@ -25,60 +25,59 @@
 #include "cli_mpi.h"
 
 const char run_help[] =
-	"usage: topocoll run --topo SPEC --coll C [--alg A] [--bytes N] [options]\n"
-	"\n"
-	"Creates a team of p threads joined by the topology's channels, runs the\n"
-	"collective for real, checks every rank's result against a sequential\n"
-	"reference computed by the tool from the collective's MPI definition\n"
-	"(every receive buffer, and nothing written where the collective writes\n"
-	"nothing), and prints the measured time beside the modelled time, the\n"
-	"closed form and the lower bound.  Exit status 1 when a result is wrong.\n"
-	"  --topo SPEC --p P --coll C --alg A --bytes N --root R --q Q --along-ring\n"
-	"  --members LIST --counts LIST --dtype T\n"
-	"                    as for topocoll predict (--alg all is not accepted;\n"
-	"                    with more ranks than CPUs, native, auto prices this\n"
-	"                    machine instead of the model: the output says what ran)\n"
-	"  --op OP           sum prod min max band bor bxor land lor [sum]; only for\n"
-	"                    the reducing collectives (@REDUCING@)\n"
-	"  --mode M          native: channels at full speed; emulated: every message\n"
-	"                    takes the model's time in wall-clock time [native]\n"
-	"  --repeat N        timed runs, the median is reported [1]\n"
-	"  --warmup N        untimed runs first [1 native, 0 emulated]\n"
-	"  --calls N         native: calls back to back per run, timed together\n"
-	"                    [as many as fit in 10 ms, at most 1000]\n"
-	"  --warmup-calls N  native: untimed calls first in each run [1]\n"
-	"  --in-place        send buffer TC_IN_PLACE (allreduce, reduce, allgather,\n"
-	"                    gather, scan, shift, gray2binary, binary2gray)\n"
-	"  --wait W          how ranks wait: auto spin yield block [auto]\n"
-	"  --no-pin          do not pin the threads to CPUs\n"
-	"  --timeout MS      a wait longer than this fails the run [60000; 0: never]\n"
-	"  --stack BYTES     each rank's thread's stack, e.g. 256K for p = 4096\n"
-	"                    [the system's default, often 8M]\n"
-	"  --calibrated      native: calibrate this machine first (about a second)\n"
-	"                    and model with it (t_s, t_w of the block's segment, t_c;\n"
-	"                    the prediction adds o_call, a call's cost beyond its\n"
-	"                    messages); it ignores oversubscription\n"
-	"  --json            one JSON object: measured_ns, modelled_ns, algorithm,\n"
-	"                    verified, call_avg_ns, busbw_gbps, model_source, ...\n"
-	"measured: per call, median of the runs; native: from every rank ready (a\n"
-	"tool barrier) to the last rank's last call's end, over the calls; emulated:\n"
-	"from logical time 0 to the last rank's end.  A run's first and last call\n"
-	"are checked; stats per call.\n"
-	"algbw, busbw: nccl-tests' definitions, GB/s.\n"
-	"modelled: under the model named beside it (native: the default or given\n"
-	"model, not this machine's, unless --calibrated); the run's largest logical\n"
-	"clock (tc_team_last_run) over its calls; for the v-collectives that holds\n"
-	"the ranks' agreement on the counts, the next line the data's schedule alone\n"
-	"(as predicted, compared with the formula).\n" CLI_MODEL_HELP
-	"examples:\n"
-	"  topocoll run --topo ring:16 --coll allreduce --alg ring --bytes 8192 \\\n"
-	"      --root 0 --mode emulated --ts 50000 --tw 1 --json\n"
-	"  topocoll run --topo hypercube:3 --coll bcast --bytes 1M --repeat 10\n"
-	"  topocoll run --topo torus:4x4 --coll reduce --bytes 4K --dtype int32 \\\n"
-	"      --op max --root 5\n"
-	"  topocoll run --coll allgather --alg ring --topo ring:8 --bytes 1K --mode emulated\n"
-	"  topocoll run --topo torus:3x3 --coll alltoallv --counts ramp --dtype int32\n"
-	"  topocoll run --topo chain:2 --coll allreduce --bytes 64K --repeat 9 --calibrated\n";
+        "usage: topocoll run --topo SPEC --coll C [--alg A] [--bytes N] [options]\n"
+        "\n"
+        "Creates a team of p threads joined by the topology's channels, runs the\n"
+        "collective for real, checks every rank's result against a sequential\n"
+        "reference computed by the tool from the collective's MPI definition\n"
+        "(every receive buffer, and nothing written where the collective writes\n"
+        "nothing), and prints the measured time beside the modelled time, the\n"
+        "closed form and the lower bound.  Exit status 1 when a result is wrong.\n"
+        "  --topo SPEC --p P --coll C --alg A --bytes N --root R --q Q --along-ring\n"
+        "  --members LIST --counts LIST --dtype T\n"
+        "                    as for topocoll predict (--alg all is not accepted;\n"
+        "                    with more ranks than CPUs, native, auto prices this\n"
+        "                    machine instead of the model: the output says what ran)\n"
+        "  --op OP           sum prod min max band bor bxor land lor [sum]; only for\n"
+        "                    the reducing collectives (@REDUCING@)\n"
+        "  --mode M          native: channels at full speed; emulated: every message\n"
+        "                    takes the model's time in wall-clock time [native]\n"
+        "  --repeat N        timed runs, the median is reported [1]\n"
+        "  --warmup N        untimed runs first [1 native, 0 emulated]\n"
+        "  --calls N         native: calls back to back per run, timed together\n"
+        "                    [as many as fit in 10 ms, at most 1000]\n"
+        "  --warmup-calls N  native: untimed calls first in each run [1]\n"
+        "  --in-place        send buffer TC_IN_PLACE (allreduce, reduce, allgather,\n"
+        "                    gather, scan, shift, gray2binary, binary2gray)\n"
+        "  --wait W          how ranks wait: auto spin yield block [auto]\n"
+        "  --no-pin          do not pin the threads to CPUs\n"
+        "  --timeout MS      a wait longer than this fails the run [60000; 0: never]\n"
+        "  --stack BYTES     each rank's thread's stack, e.g. 256K for p = 4096\n"
+        "                    [the system's default, often 8M]\n"
+        "  --calibrated      native: calibrate this machine first (about a second)\n"
+        "                    and model with it (t_s, t_w of the block's segment, t_c;\n"
+        "                    the prediction adds o_call, a call's cost beyond its\n"
+        "                    messages); it ignores oversubscription\n"
+        "  --json            one JSON object: measured_ns, modelled_ns, algorithm,\n"
+        "                    verified, call_avg_ns, busbw_gbps, model_source, ...\n"
+        "measured: per call, median of the runs; native: from every rank ready (a\n"
+        "tool barrier) to the last rank's last call's end, over the calls; emulated:\n"
+        "from logical time 0 to the last rank's end.  A run's first and last call\n"
+        "are checked; stats per call.\n"
+        "algbw, busbw: nccl-tests' definitions, GB/s.\n"
+        "modelled: under the model named beside it (native: the default or given\n"
+        "model, not this machine's, unless --calibrated); the run's largest logical\n"
+        "clock (tc_team_last_run) over its calls; for the v-collectives that holds\n"
+        "the ranks' agreement on the counts, the next line the data's schedule alone\n"
+        "(as predicted, compared with the formula).\n" CLI_MODEL_HELP "examples:\n"
+        "  topocoll run --topo ring:16 --coll allreduce --alg ring --bytes 8192 \\\n"
+        "      --root 0 --mode emulated --ts 50000 --tw 1 --json\n"
+        "  topocoll run --topo hypercube:3 --coll bcast --bytes 1M --repeat 10\n"
+        "  topocoll run --topo torus:4x4 --coll reduce --bytes 4K --dtype int32 \\\n"
+        "      --op max --root 5\n"
+        "  topocoll run --coll allgather --alg ring --topo ring:8 --bytes 1K --mode emulated\n"
+        "  topocoll run --topo torus:3x3 --coll alltoallv --counts ramp --dtype int32\n"
+        "  topocoll run --topo chain:2 --coll allreduce --bytes 64K --repeat 9 --calibrated\n";
 
 /* ---- inputs and the reference ------------------------------------------ */
 
@@ -180,8 +179,7 @@ static int64_t sext(uint64_t v, size_t es)
 }
 
 /* Rank r's contribution at element i: exact under any combination order. */
-static void gen_input(unsigned char *buf, size_t count, enum tc_dtype dt, enum tc_op op, int r,
-                      int p)
+static void gen_input(unsigned char *buf, size_t count, enum tc_dtype dt, enum tc_op op, int r, int p)
 {
 	size_t es = tc_dtype_size(dt);
 	int sg = is_signed(dt) || is_float(dt);
@@ -307,7 +305,7 @@ struct run_ctx {
 	_Atomic int bar_sleepers; /* ranks asleep in tool_barrier */
 	_Atomic int failed;       /* a rank failed: tool_barrier lets all go */
 	int fibres;               /* the team runs its ranks as fibres */
-	_Atomic int arrived; /* barrier check */
+	_Atomic int arrived;      /* barrier check */
 	_Atomic int barrier_bad;
 	/* The v-collectives: rank r's counts and displacements (elements). */
 	size_t **vsc, **vsd, **vrc, **vrd;
@@ -440,8 +438,7 @@ static void prep_buffers(struct run_ctx *c, int r, int poison)
 }
 
 /* Call k of the run on this rank (sbuf TC_IN_PLACE where asked). */
-static int call_coll(struct run_ctx *c, struct tc_proc *proc, const struct tc_coll_opts *opts,
-                     int k)
+static int call_coll(struct run_ctx *c, struct tc_proc *proc, const struct tc_coll_opts *opts, int k)
 {
 	const struct cli_run_args *a = c->a;
 	int r = tc_rank(proc);
@@ -491,8 +488,7 @@ static int call_coll(struct run_ctx *c, struct tc_proc *proc, const struct tc_co
 		err = tc_binary2gray(proc, in, out, c->count, a->dt, opts);
 		break;
 	case TC_COLL_MULTICAST:
-		err = tc_multicast(proc, out, c->count, a->dt, a->root, a->members, a->nmembers,
-		                   opts);
+		err = tc_multicast(proc, out, c->count, a->dt, a->root, a->members, a->nmembers, opts);
 		break;
 	case TC_COLL_ALLGATHERV:
 		err = tc_allgatherv(proc, in, c->vsc[r][0], out, c->vrc[r], c->vrd[r], a->dt, opts);
@@ -506,8 +502,7 @@ static int call_coll(struct run_ctx *c, struct tc_proc *proc, const struct tc_co
 		                  a->root, opts);
 		break;
 	case TC_COLL_ALLTOALLV:
-		err = tc_alltoallv(proc, in, c->vsc[r], c->vsd[r], out, c->vrc[r], c->vrd[r], a->dt,
-		                   opts);
+		err = tc_alltoallv(proc, in, c->vsc[r], c->vsd[r], out, c->vrc[r], c->vrd[r], a->dt, opts);
 		break;
 	case TC_COLL_BARRIER:
 		/* Release: this rank's arrival is visible to whoever leaves the
@@ -566,8 +561,7 @@ static int run_rank(struct tc_proc *proc, void *arg)
 	struct run_ctx *c = arg;
 	const struct cli_run_args *a = c->a;
 	int r = tc_rank(proc);
-	struct tc_coll_opts opts = {.alg = a->alg, .packets = a->packets,
-	                            .shift_ring = a->shift_ring};
+	struct tc_coll_opts opts = {.alg = a->alg, .packets = a->packets, .shift_ring = a->shift_ring};
 	int err = 0;
 	const int bar = !c->emulated; /* emulated: the logical time 0 is the start */
 	tc_proc_stats_reset(proc);
@@ -938,10 +932,12 @@ int cli_run_coll(struct tc_team *team, const struct cli_run_args *a, struct cli_
 	/* Per call: the run's totals over its calls (the counts of a call
 	 * are the same in every call; the waits an average). */
 	tc_team_stats(team, &res->stats);
-	uint64_t *st[] = {&res->stats.msgs_sent, &res->stats.bytes_sent, &res->stats.msgs_recv,
-	                  &res->stats.bytes_recv, &res->stats.packets_sent, &res->stats.single_copy,
-	                  &res->stats.waits_blocked, &res->stats.rounds, &res->stats.transfers_sent,
-	                  &res->stats.transfers_recv, &res->stats.forwarded, &res->stats.hops};
+	uint64_t *st[] = {&res->stats.msgs_sent,      &res->stats.bytes_sent,
+	                  &res->stats.msgs_recv,      &res->stats.bytes_recv,
+	                  &res->stats.packets_sent,   &res->stats.single_copy,
+	                  &res->stats.waits_blocked,  &res->stats.rounds,
+	                  &res->stats.transfers_sent, &res->stats.transfers_recv,
+	                  &res->stats.forwarded,      &res->stats.hops};
 	for (size_t i = 0; i < sizeof st / sizeof st[0]; i++)
 		*st[i] /= (uint64_t)run_calls;
 	res->stats.busy_ps /= run_calls;
@@ -987,8 +983,8 @@ struct run_opts {
 	int in_place;
 	/* --engine threads|mpi, --route forward|direct, --vs-mpi: docs/mpi.md
 	 * (run_help is at the 4095 characters a C99 string may hold). */
-	int engine_mpi;   /* --engine mpi (tools/cli_mpi.c) */
-	int direct;       /* --route direct */
+	int engine_mpi; /* --engine mpi (tools/cli_mpi.c) */
+	int direct;     /* --route direct */
 	int vs_mpi;
 };
 
@@ -1078,8 +1074,8 @@ static uint64_t run_mem_limit(void)
 int cli_run_wrong(const char *cmd, const struct cli_run_result *rr)
 {
 	if (rr->mismatch_rank >= 0)
-		return cli_fail("%s: wrong result on rank %d at element %llu", cmd, rr->mismatch_rank,
-		                (unsigned long long)rr->mismatch_elem);
+		return cli_fail("%s: wrong result on rank %d at element %llu", cmd,
+		                rr->mismatch_rank, (unsigned long long)rr->mismatch_elem);
 	if (rr->barrier_early)
 		return cli_fail("%s: a rank left the barrier before every rank had entered it", cmd);
 	return cli_fail("%s: the ranks report different algorithms", cmd);
@@ -1154,11 +1150,11 @@ static const char *model_source(const struct tc_model *md, int calibrated)
 	if (calibrated)
 		return "calibrated";
 	return md->ts_ns == d.ts_ns && md->tw_ns == d.tw_ns && md->th_ns == d.th_ns &&
-	               md->tc_ns == d.tc_ns && md->mu == d.mu && md->ports == d.ports &&
-	               md->duplex == d.duplex && md->switching == d.switching &&
-	               md->combining == d.combining
-	           ? "default"
-	           : "options";
+	                       md->tc_ns == d.tc_ns && md->mu == d.mu && md->ports == d.ports &&
+	                       md->duplex == d.duplex && md->switching == d.switching &&
+	                       md->combining == d.combining
+	               ? "default"
+	               : "options";
 }
 
 /* "default model (t_s 1000 ns, t_w 1 ns/B)", the parameters that price a
@@ -1179,8 +1175,7 @@ static const char *model_desc(const struct tc_model *md, const char *src, char *
 	return buf;
 }
 
-int cli_busbw(enum tc_coll c, int p, uint64_t m, double t_ns, double *algbw, double *busbw,
-              double *factor)
+int cli_busbw(enum tc_coll c, int p, uint64_t m, double t_ns, double *algbw, double *busbw, double *factor)
 {
 	double s, f;
 	switch (c) {
@@ -1213,8 +1208,7 @@ int cli_busbw(enum tc_coll c, int p, uint64_t m, double t_ns, double *algbw, dou
 int cmd_run(int argc, char **argv)
 {
 	struct cli_case cs;
-	struct run_opts o = {.repeat = 1, .warmup = -1, .timeout_ms = 60000, .calls = -1,
-	                     .warmup_calls = -1};
+	struct run_opts o = {.repeat = 1, .warmup = -1, .timeout_ms = 60000, .calls = -1, .warmup_calls = -1};
 	int json = 0;
 	int err = cli_case_parse("run", argc, argv, CLI_CASE_DATA, &cs, &json, run_extra, &o);
 	if (err)
@@ -1224,8 +1218,10 @@ int cmd_run(int argc, char **argv)
 	int p = tc_topo_nodes(cs.t);
 	const int vc = !!(tc_coll_flags(cs.coll) & TC_CF_VCOUNT);
 	if (o.engine_mpi) {
-		const struct cli_mpi_opts mo = {.direct = o.direct, .emulated = o.emulated,
-		                                .vs_mpi = o.vs_mpi, .calls = o.calls,
+		const struct cli_mpi_opts mo = {.direct = o.direct,
+		                                .emulated = o.emulated,
+		                                .vs_mpi = o.vs_mpi,
+		                                .calls = o.calls,
 		                                .repeat = o.repeat > 1 ? o.repeat : 5,
 		                                .timeout_ms = o.timeout_ms};
 		status = cli_run_mpi(&cs, &mo, argc, argv);
@@ -1249,8 +1245,7 @@ int cmd_run(int argc, char **argv)
 		                   o.calls, p, (unsigned long long)(((uint64_t)1 << 26) / (uint64_t)p));
 		goto out;
 	}
-	if ((status = vc ? cli_run_check_memory_v(p, cs.coll, cs.root, cs.vcounts,
-	                                          tc_dtype_size(cs.dt))
+	if ((status = vc ? cli_run_check_memory_v(p, cs.coll, cs.root, cs.vcounts, tc_dtype_size(cs.dt))
 	                 : cli_run_check_memory(p, cs.coll, cs.bytes)) != 0)
 		goto out;
 
@@ -1267,7 +1262,8 @@ int cmd_run(int argc, char **argv)
 		memset(&co, 0, sizeof co);
 		co.no_pin = o.no_pin;
 		if (cs.bytes > ((uint64_t)4 << 20))
-			co.max_bytes = cs.bytes < ((uint64_t)64 << 20) ? (size_t)cs.bytes : (size_t)64 << 20;
+			co.max_bytes = cs.bytes < ((uint64_t)64 << 20) ? (size_t)cs.bytes
+			                                               : (size_t)64 << 20;
 		err = tc_model_calibrate(&co, &cal);
 		if (err) {
 			status = cli_fail("run: calibration failed: %s", tc_strerror(err));
@@ -1308,29 +1304,39 @@ int cmd_run(int argc, char **argv)
 		 * hint says how, and never proposes what was given. */
 		const char *hint = !strstr(tc_error_detail(), "stack") ? ""
 		                   : !o.stack_bytes ? " (here: --stack BYTES, e.g. --stack 256K)"
-		                   : o.stack_bytes > 64 * 1024 ? " (here: a --stack below the one given, at least 64K)"
-		                                               : "";
-		status = err == TC_EINVAL ? cli_usage("run: the team rejects this configuration: %s",
-		                                      *tc_error_detail() ? tc_error_detail()
-		                                                         : tc_strerror(err))
-		         : err == TC_ELIMIT ? cli_fail("run: cannot create the team: %s%s", tc_error_detail(),
-		                                       hint)
-		                            : cli_fail("run: cannot create the team: %s", tc_strerror(err));
+		                   : o.stack_bytes > 64 * 1024
+		                           ? " (here: a --stack below the one given, at least 64K)"
+		                           : "";
+		status = err == TC_EINVAL
+		                 ? cli_usage("run: the team rejects this configuration: %s",
+		                             *tc_error_detail() ? tc_error_detail() : tc_strerror(err))
+		         : err == TC_ELIMIT
+		                 ? cli_fail("run: cannot create the team: %s%s", tc_error_detail(), hint)
+		                 : cli_fail("run: cannot create the team: %s", tc_strerror(err));
 		goto out;
 	}
-	struct cli_run_args ra = {.coll = cs.coll, .alg = cs.alg, .bytes = cs.bytes, .dt = cs.dt,
-	                          .op = cs.op, .root = cs.root, .q = cs.q,
+	struct cli_run_args ra = {.coll = cs.coll,
+	                          .alg = cs.alg,
+	                          .bytes = cs.bytes,
+	                          .dt = cs.dt,
+	                          .op = cs.op,
+	                          .root = cs.root,
+	                          .q = cs.q,
 	                          .shift_ring = cs.shift_ring,
 	                          .gray_ring = cs.shift_ring && tc_topo_kind(cs.t) == TC_TOPO_HYPERCUBE,
 	                          .members = cs.members,
-	                          .nmembers = cs.nmembers, .repeat = (int)o.repeat,
+	                          .nmembers = cs.nmembers,
+	                          .repeat = (int)o.repeat,
 	                          .warmup = (int)(o.warmup >= 0 ? o.warmup : !o.emulated),
-	                          .packets = cs.model.packets, .emulated = o.emulated,
+	                          .packets = cs.model.packets,
+	                          .emulated = o.emulated,
 	                          .vcounts = cs.vcounts,
-	                          .calls = o.emulated ? 1 : o.calls > 0 ? (int)o.calls : 0,
+	                          .calls = o.emulated    ? 1
+	                                   : o.calls > 0 ? (int)o.calls
+	                                                 : 0,
 	                          .warmup_calls = o.warmup_calls >= 0 ? (int)o.warmup_calls
-	                                          : o.emulated         ? 0
-	                                                               : -1,
+	                                          : o.emulated        ? 0
+	                                                              : -1,
 	                          .in_place = o.in_place};
 	struct cli_run_result rr;
 	err = cli_run_coll(team, &ra, &rr);
@@ -1344,8 +1350,8 @@ int cmd_run(int argc, char **argv)
 	const double vs_ns = vc ? rr.coll_modelled_ns : rr.modelled_ns;
 	struct tc_team_info ti;
 	tc_team_get_info(team, &ti);
-	double err_pct = rr.modelled_ns > 0 ? 100 * (rr.measured_ns - rr.modelled_ns) / rr.modelled_ns
-	                                    : NAN;
+	double err_pct =
+	        rr.modelled_ns > 0 ? 100 * (rr.measured_ns - rr.modelled_ns) / rr.modelled_ns : NAN;
 	/* --calibrated: measured against the prediction with this machine's
 	 * parameters (that of the algorithm that ran: the model picked it). */
 	double pred_ns = (double)pr.modelled_ps / TC_PS_PER_NS;
@@ -1369,8 +1375,8 @@ int cmd_run(int argc, char **argv)
 	char mdesc[160], mnote[256] = "";
 	model_desc(&cs.model.md, msrc, mdesc, sizeof mdesc);
 	if (!o.emulated && !o.calibrated)
-		snprintf(mnote, sizeof mnote, "the %s, not this machine's: --calibrated measures it",
-		         mdesc);
+		snprintf(mnote, sizeof mnote,
+		         "the %s, not this machine's: --calibrated measures it", mdesc);
 	else if (o.calibrated && ti.oversubscribed)
 		snprintf(mnote, sizeof mnote,
 		         "%d ranks on %d CPUs: the calibrated model prices messages as if every rank "
@@ -1486,8 +1492,8 @@ int cmd_run(int argc, char **argv)
 			       "ns/B; o_call %.0f ns (piecewise fit R^2 %.3f, worst residual %.0f%%)\n",
 			       cal_seg, cli_size_str(g->lo_bytes, b1, sizeof b1),
 			       cli_size_str(g->hi_bytes, b2, sizeof b2), g->fit.ts_ns,
-			       g->fit.tw_ns_per_byte, cs.model.md.tc_ns, cal.call_ns, cal.piecewise.r2,
-			       100 * cal.piecewise.max_rel_residual);
+			       g->fit.tw_ns_per_byte, cs.model.md.tc_ns, cal.call_ns,
+			       cal.piecewise.r2, 100 * cal.piecewise.max_rel_residual);
 			printf("predicted        %s  with them (measured %+.1f%%)\n",
 			       cli_time(pred_ns, b1), cal_pct);
 			if (*mnote)

@@ -32,38 +32,38 @@
 #include "cli_coll.h"
 
 const char steps_help[] =
-	"usage: topocoll steps --topo SPEC --coll C --alg A [--bytes N] [--root R]\n"
-	"                      [--dot DIR [--png|--svg]] [--json] [options]\n"
-	"\n"
-	"Shows a collective round by round, like the figures of the sources: for each\n"
-	"round the messages (source, destination, elements, route) and then what\n"
-	"every node holds: one character per group of elements, '#' complete (the\n"
-	"broadcast data, or every rank's contribution combined), '.' nothing, a\n"
-	"digit 1-9 the number of contributions combined so far (+ for more).\n"
-	"Collectives whose send and receive buffers differ in shape (p blocks, or\n"
-	"some ranks only) show each rank's buffers, IN (send), OUT (receive) and\n"
-	"TMP (the algorithm's scratch), a character per block of a p-block buffer:\n"
-	"the rank whose data it holds (0-9a-zA-Z; a reduction: contributions\n"
-	"combined), and each transfer's source and destination buffers.\n"
-	"At most 64 nodes.\n"
-	"  --topo SPEC --p P --coll C --alg A --root R --q Q --along-ring\n"
-	"  --members LIST --counts LIST --dtype T\n"
-	"                    as for predict\n"
-	"  --bytes N         the block m per rank [8 x p: one double per rank; with\n"
-	"                    a buffer of p blocks, 8: one double per block; the\n"
-	"                    v-collectives: every block 8 x p unless --counts]\n"
-	"  --dot DIR         write DIR/round_000.dot, ... (one Graphviz file per\n"
-	"                    round; round_init.dot is the start): nodes labelled\n"
-	"                    with what they hold, links carrying a message in red\n"
-	"                    with its content\n"
-	"  --png, --svg      also render every file with Graphviz (apt-get install\n"
-	"                    graphviz)\n"
-	"  --json            the rounds as JSON: transfers and holdings per round\n" CLI_MODEL_HELP
-	"examples:\n"
-	"  topocoll steps --topo hypercube:3 --coll bcast --alg hypercube\n"
-	"  topocoll steps --topo ring:8 --coll allreduce --alg ring --dot steps --png\n"
-	"  topocoll steps --topo mesh:3x3 --coll reduce --alg mesh --root 4\n"
-	"  topocoll steps --topo ring:8 --coll allgather --alg ring\n";
+        "usage: topocoll steps --topo SPEC --coll C --alg A [--bytes N] [--root R]\n"
+        "                      [--dot DIR [--png|--svg]] [--json] [options]\n"
+        "\n"
+        "Shows a collective round by round, like the figures of the sources: for each\n"
+        "round the messages (source, destination, elements, route) and then what\n"
+        "every node holds: one character per group of elements, '#' complete (the\n"
+        "broadcast data, or every rank's contribution combined), '.' nothing, a\n"
+        "digit 1-9 the number of contributions combined so far (+ for more).\n"
+        "Collectives whose send and receive buffers differ in shape (p blocks, or\n"
+        "some ranks only) show each rank's buffers, IN (send), OUT (receive) and\n"
+        "TMP (the algorithm's scratch), a character per block of a p-block buffer:\n"
+        "the rank whose data it holds (0-9a-zA-Z; a reduction: contributions\n"
+        "combined), and each transfer's source and destination buffers.\n"
+        "At most 64 nodes.\n"
+        "  --topo SPEC --p P --coll C --alg A --root R --q Q --along-ring\n"
+        "  --members LIST --counts LIST --dtype T\n"
+        "                    as for predict\n"
+        "  --bytes N         the block m per rank [8 x p: one double per rank; with\n"
+        "                    a buffer of p blocks, 8: one double per block; the\n"
+        "                    v-collectives: every block 8 x p unless --counts]\n"
+        "  --dot DIR         write DIR/round_000.dot, ... (one Graphviz file per\n"
+        "                    round; round_init.dot is the start): nodes labelled\n"
+        "                    with what they hold, links carrying a message in red\n"
+        "                    with its content\n"
+        "  --png, --svg      also render every file with Graphviz (apt-get install\n"
+        "                    graphviz)\n"
+        "  --json            the rounds as JSON: transfers and holdings per round\n" CLI_MODEL_HELP
+        "examples:\n"
+        "  topocoll steps --topo hypercube:3 --coll bcast --alg hypercube\n"
+        "  topocoll steps --topo ring:8 --coll allreduce --alg ring --dot steps --png\n"
+        "  topocoll steps --topo mesh:3x3 --coll reduce --alg mesh --root 4\n"
+        "  topocoll steps --topo ring:8 --coll allgather --alg ring\n";
 
 struct steps_opts {
 	const char *dir;
@@ -116,8 +116,8 @@ static const char *const steps_buf_name[STEPS_NBUF] = {"IN", "OUT", "TMP"};
 
 struct steps {
 	int p;
-	int bufs;        /* 1: one buffer per rank (the sources' pictures); 3: IN OUT TMP */
-	int reduces;     /* per-buffer view: cells count contributions */
+	int bufs;    /* 1: one buffer per rank (the sources' pictures); 3: IN OUT TMP */
+	int reduces; /* per-buffer view: cells count contributions */
 	size_t es;
 	size_t nel[STEPS_NBUF];     /* elements of each buffer (the largest rank's) */
 	int ncell[STEPS_NBUF];      /* characters per buffer */
@@ -136,8 +136,7 @@ static int steps_buf(const struct steps *st, int b)
 
 static char steps_rank_char(int r)
 {
-	static const char digits[] =
-		"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+	static const char digits[] = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
 	return r < 62 ? digits[r] : '+';
 }
 
@@ -162,11 +161,12 @@ static void steps_cells_buf(const struct steps *st, int b, int r, char *out)
 		}
 		if (st->bufs > 1 && !st->reduces) /* data: the rank it came from */
 			out[c] = none ? '.'
-			         : __builtin_popcountll(same) == 1 ? steps_rank_char(__builtin_ctzll(same))
-			                                           : '*';
+			         : __builtin_popcountll(same) == 1
+			                 ? steps_rank_char(__builtin_ctzll(same))
+			                 : '*';
 		else
-			out[c] = all    ? '#'
-			         : none ? '.'
+			out[c] = all         ? '#'
+			         : none      ? '.'
 			         : minc == 0 ? '+'
 			         : minc < 10 ? (char)('0' + minc)
 			                     : '+';
@@ -189,8 +189,7 @@ static void steps_cells(const struct steps *st, int r, char *out, size_t len, co
 			continue;
 		char cells[80];
 		steps_cells_buf(st, b, r, cells);
-		n += (size_t)snprintf(out + n, len - n, "%s%s %s", n ? sep : "", steps_buf_name[b],
-		                      cells);
+		n += (size_t)snprintf(out + n, len - n, "%s%s %s", n ? sep : "", steps_buf_name[b], cells);
 	}
 }
 
@@ -230,8 +229,7 @@ static uint64_t steps_content(const struct steps *st, const struct tc_transfer *
 }
 
 static int steps_write_dot(const struct tc_topo *t, const struct steps *st, const char *dir,
-                           const char *name, const char *title, char **arc_label,
-                           const char *fmt)
+                           const char *name, const char *title, char **arc_label, const char *fmt)
 {
 	int p = st->p;
 	char **labels = calloc((size_t)p, sizeof *labels);
@@ -409,8 +407,8 @@ int cmd_steps(int argc, char **argv)
 	if (st.bufs == 1) {
 		for (int r = 0; r < p; r++)
 			for (size_t e = 0; e < count; e++)
-				st.hold[0][(size_t)r * count + e] = bc ? (r == cs.root ? st.full : 0)
-				                                       : (uint64_t)1 << r;
+				st.hold[0][(size_t)r * count + e] =
+				        bc ? (r == cs.root ? st.full : 0) : (uint64_t)1 << r;
 	} else {
 		/* IN holds the rank's data (scatter's root: block j is rank j's);
 		 * OUT and TMP nothing.  A rank has the buffers its shape gives it,
@@ -426,8 +424,9 @@ int cmd_steps(int argc, char **argv)
 			for (size_t e = 0; u[0] && e < st.nel[0]; e++) {
 				int from = cf & TC_CF_SEND_ROOT && count ? (int)(e / count) : r;
 				if ((cf & TC_CF_VCOUNT) && (cf & TC_CF_SEND_ROOT)) /* block j: rank j's */
-					for (from = 0; from < p - 1 &&
-					               cli_v_soff(cs.coll, p, cs.root, cs.vcounts, r, from + 1) <= e;
+					for (from = 0;
+					     from < p - 1 && cli_v_soff(cs.coll, p, cs.root,
+					                                cs.vcounts, r, from + 1) <= e;
 					     from++)
 						;
 				st.hold[0][(size_t)r * st.nel[0] + e] = (uint64_t)1 << from;
@@ -465,8 +464,8 @@ int cmd_steps(int argc, char **argv)
 	} else {
 		if (cf & TC_CF_VCOUNT)
 			printf("%s %s on %s, blocks up to %s (%zu %s)", tc_coll_name(cs.coll),
-			       pr.algorithm, cli_topo_name(cs.t), cli_bytes(cs.bytes, b1, sizeof b1),
-			       count, tc_dtype_name(cs.dt));
+			       pr.algorithm, cli_topo_name(cs.t),
+			       cli_bytes(cs.bytes, b1, sizeof b1), count, tc_dtype_name(cs.dt));
 		else
 			printf("%s %s on %s, %s%s per rank (%zu %s)", tc_coll_name(cs.coll),
 			       pr.algorithm, cli_topo_name(cs.t), cli_bytes(cs.bytes, b1, sizeof b1),
@@ -498,8 +497,8 @@ int cmd_steps(int argc, char **argv)
 		}
 	}
 	if (o.dir) {
-		snprintf(title, sizeof title, "%s %s on %s: start", tc_coll_name(cs.coll), pr.algorithm,
-		         cli_topo_name(cs.t));
+		snprintf(title, sizeof title, "%s %s on %s: start", tc_coll_name(cs.coll),
+		         pr.algorithm, cli_topo_name(cs.t));
 		if ((status = steps_write_dot(cs.t, &st, o.dir, "round_init", title, arc_label, o.fmt)))
 			goto out;
 	}
@@ -533,8 +532,9 @@ int cmd_steps(int argc, char **argv)
 			cli_json_num(&w, "end_ns", (double)t1 / TC_PS_PER_NS);
 			cli_json_arr(&w, "transfers");
 		} else {
-			printf("\nround %d: %ld message%s, %s .. %s\n", r, msgs, msgs == 1 ? "" : "s",
-			       cli_time((double)t0 / TC_PS_PER_NS, b1), cli_time((double)t1 / TC_PS_PER_NS, b2));
+			printf("\nround %d: %ld message%s, %s .. %s\n", r, msgs,
+			       msgs == 1 ? "" : "s", cli_time((double)t0 / TC_PS_PER_NS, b1),
+			       cli_time((double)t1 / TC_PS_PER_NS, b2));
 		}
 		for (int k = a; k < b; k++) {
 			const struct tc_transfer *y = &x[k];
@@ -548,12 +548,15 @@ int cmd_steps(int argc, char **argv)
 				         (unsigned long long)e0, (unsigned long long)e1);
 			else if (e1 == e0 + 1)
 				snprintf(rng, sizeof rng, "%s[%llu] to %s[%llu]",
-				         steps_buf_name[steps_buf(&st, y->src_buf)], (unsigned long long)e0,
-				         steps_buf_name[steps_buf(&st, y->dst_buf)], (unsigned long long)d0);
+				         steps_buf_name[steps_buf(&st, y->src_buf)],
+				         (unsigned long long)e0,
+				         steps_buf_name[steps_buf(&st, y->dst_buf)],
+				         (unsigned long long)d0);
 			else
 				snprintf(rng, sizeof rng, "%s[%llu..%llu) to %s[%llu..%llu)",
-				         steps_buf_name[steps_buf(&st, y->src_buf)], (unsigned long long)e0,
-				         (unsigned long long)e1, steps_buf_name[steps_buf(&st, y->dst_buf)],
+				         steps_buf_name[steps_buf(&st, y->src_buf)],
+				         (unsigned long long)e0, (unsigned long long)e1,
+				         steps_buf_name[steps_buf(&st, y->dst_buf)],
 				         (unsigned long long)d0, (unsigned long long)d1);
 			set_str(steps_content(&st, y), set, sizeof set);
 			int hops = y->hops;
@@ -568,7 +571,8 @@ int cmd_steps(int argc, char **argv)
 				}
 				size_t n = 0;
 				for (int q = 0; q < np && n < sizeof route; q++)
-					n += (size_t)snprintf(route + n, sizeof route - n, q ? "-%d" : "%d", path[q]);
+					n += (size_t)snprintf(route + n, sizeof route - n,
+					                      q ? "-%d" : "%d", path[q]);
 				char lab[128];
 				snprintf(lab, sizeof lab, "%d>%d %s%s%s", y->src, y->dst, rng,
 				         bc ? "" : " {", bc ? "" : set);
@@ -600,12 +604,14 @@ int cmd_steps(int argc, char **argv)
 				cli_json_uint(&w, "bytes", y->bytes);
 				cli_json_uint(&w, "src_off", y->src_off);
 				cli_json_uint(&w, "dst_off", y->dst_off);
-				cli_json_str(&w, "src_buf", y->src_buf >= 0 && y->src_buf < STEPS_NBUF
-				                                    ? steps_buf_name[y->src_buf]
-				                                    : NULL);
-				cli_json_str(&w, "dst_buf", y->dst_buf >= 0 && y->dst_buf < STEPS_NBUF
-				                                    ? steps_buf_name[y->dst_buf]
-				                                    : NULL);
+				cli_json_str(&w, "src_buf",
+				             y->src_buf >= 0 && y->src_buf < STEPS_NBUF
+				                     ? steps_buf_name[y->src_buf]
+				                     : NULL);
+				cli_json_str(&w, "dst_buf",
+				             y->dst_buf >= 0 && y->dst_buf < STEPS_NBUF
+				                     ? steps_buf_name[y->dst_buf]
+				                     : NULL);
 				cli_json_num(&w, "start_ns", (double)y->start_ps / TC_PS_PER_NS);
 				cli_json_num(&w, "arrival_ns", (double)y->arrival_ps / TC_PS_PER_NS);
 				cli_json_arr(&w, "route");
@@ -615,15 +621,15 @@ int cmd_steps(int argc, char **argv)
 				cli_json_str(&w, "contributions", set);
 				cli_json_end_obj(&w);
 			} else if (y->src == y->dst) {
-				printf("  %3d local %s elements %s\n", y->src, y->combine ? "combine" : "copy",
-				       rng);
+				printf("  %3d local %s elements %s\n", y->src,
+				       y->combine ? "combine" : "copy", rng);
 			} else {
 				if (st.token)
 					printf("  %3d -> %-3d token", y->src, y->dst);
 				else
 					printf("  %3d -> %-3d %s %s, elements %s", y->src, y->dst,
-					       y->combine ? "combine" : "copy", cli_bytes(y->bytes, b1, sizeof b1),
-					       rng);
+					       y->combine ? "combine" : "copy",
+					       cli_bytes(y->bytes, b1, sizeof b1), rng);
 				if (!bc)
 					printf(" of {%s}", set);
 				if (hops > 1)
@@ -674,7 +680,8 @@ int cmd_steps(int argc, char **argv)
 			char name[32];
 			snprintf(name, sizeof name, "round_%03d", r);
 			snprintf(title, sizeof title, "%s %s on %s: round %d of %d (%ld messages)",
-			         tc_coll_name(cs.coll), pr.algorithm, cli_topo_name(cs.t), r, nrounds, msgs);
+			         tc_coll_name(cs.coll), pr.algorithm, cli_topo_name(cs.t), r,
+			         nrounds, msgs);
 			if ((status = steps_write_dot(cs.t, &st, o.dir, name, title, arc_label, o.fmt)))
 				goto out;
 		}

@@ -15,65 +15,64 @@
 #include "cli_coll.h"
 
 const char sweep_help[] =
-	"usage: topocoll sweep --topo LIST --coll LIST [--p LIST] [--bytes LIST]\n"
-	"                      [--alg LIST|all|auto] [--mode LIST] [--csv|--json]\n"
-	"                      [--plot FILE.png|FILE.svg] [options]\n"
-	"\n"
-	"Predicts (and with --mode native or emulated, runs and checks) every\n"
-	"combination of topology, collective, algorithm, size and mode, printing\n"
-	"one row per case as it completes.  Algorithms that do not apply to a\n"
-	"topology are skipped and counted.  Progress goes to stderr: a bar on a\n"
-	"terminal, one line per case otherwise (--quiet: none).\n"
-	"  --topo LIST       comma-separated specs (ring:16, torus:4x4) or families\n"
-	"                    (ring, chain, complete, star, hypercube, mesh, torus,\n"
-	"                    tree:K) that take each p of --p\n"
-	"  --p LIST          node counts for the families: 8,16 or LO:HI (doubling)\n"
-	"                    or LO:HI:F (times F)\n"
-	"  --coll LIST       @COLLS@\n"
-	"  --alg LIST        algorithm names, all (default) or auto\n"
-	"  --bytes LIST      block sizes m per rank (as for predict): 8,1K or LO:HI\n"
-	"                    (doubling: 8:16M) or LO:HI:F; not needed for barrier;\n"
-	"                    the v-collectives: every block m (equal counts), their\n"
-	"                    modelled time the data's schedule (as predicted)\n"
-	"  --mode LIST       predict (default), native, emulated: predict only\n"
-	"                    predicts; the others also run the collective for real\n"
-	"  --root R --dtype T --op OP   as for topocoll run; the root goes to the\n"
-	"                    rooted collectives, the operator to the reducing ones\n"
-	"  --q Q --along-ring --members LIST   as for topocoll run: the shift's q, the\n"
-	"                    multicast's member set (default: every rank of each\n"
-	"                    topology)\n"
-	"  --repeat N --warmup N --wait W --no-pin --timeout MS   as for run\n"
-	"  --csv             CSV on stdout: topology,p,coll,algorithm,mode,bytes,\n"
-	"                    measured_ns,modelled_ns,formula_ns,lower_bound_ns,\n"
-	"                    rounds,messages, the model (ts_ns,tw_ns_per_byte,th_ns,\n"
-	"                    tc_ns_per_byte,mu,ports,duplex,switching,combining,\n"
-	"                    packets), command (the command line), verified (empty\n"
-	"                    where not measured)\n"
-	"  --json            a JSON array, one object per case, each with the model\n"
-	"                    and the command line\n"
-	"  --plot FILE       time against bytes (against p when p varies and the\n"
-	"                    size does not), log-log, one colour, dash and point\n"
-	"                    shape per algorithm: modelled lines, measured points\n"
-	"                    (native: filled circles, emulated: filled squares), the\n"
-	"                    model and the command line written on it and in FILE's\n"
-	"                    data (.dat) and\n"
-	"                    script (.gp) beside it and runs gnuplot (apt-get install\n"
-	"                    gnuplot-nox; without it the data and script are still\n"
-	"                    written and the exit status is 1)\n"
-	"  --quiet           no progress on stderr\n" CLI_MODEL_HELP
-	"examples:\n"
-	"  topocoll sweep --topo hypercube:6 --coll bcast --bytes 8:16M --plot bcast.png\n"
-	"  topocoll sweep --topo ring,torus,hypercube --p 16,64 --coll allreduce \\\n"
-	"      --bytes 1K:1M:4 --csv > allreduce.csv\n"
-	"  topocoll sweep --topo ring:8 --coll bcast,reduce --bytes 64:64K:8 \\\n"
-	"      --mode predict,native --repeat 3 --plot ring8.svg\n";
+        "usage: topocoll sweep --topo LIST --coll LIST [--p LIST] [--bytes LIST]\n"
+        "                      [--alg LIST|all|auto] [--mode LIST] [--csv|--json]\n"
+        "                      [--plot FILE.png|FILE.svg] [options]\n"
+        "\n"
+        "Predicts (and with --mode native or emulated, runs and checks) every\n"
+        "combination of topology, collective, algorithm, size and mode, printing\n"
+        "one row per case as it completes.  Algorithms that do not apply to a\n"
+        "topology are skipped and counted.  Progress goes to stderr: a bar on a\n"
+        "terminal, one line per case otherwise (--quiet: none).\n"
+        "  --topo LIST       comma-separated specs (ring:16, torus:4x4) or families\n"
+        "                    (ring, chain, complete, star, hypercube, mesh, torus,\n"
+        "                    tree:K) that take each p of --p\n"
+        "  --p LIST          node counts for the families: 8,16 or LO:HI (doubling)\n"
+        "                    or LO:HI:F (times F)\n"
+        "  --coll LIST       @COLLS@\n"
+        "  --alg LIST        algorithm names, all (default) or auto\n"
+        "  --bytes LIST      block sizes m per rank (as for predict): 8,1K or LO:HI\n"
+        "                    (doubling: 8:16M) or LO:HI:F; not needed for barrier;\n"
+        "                    the v-collectives: every block m (equal counts), their\n"
+        "                    modelled time the data's schedule (as predicted)\n"
+        "  --mode LIST       predict (default), native, emulated: predict only\n"
+        "                    predicts; the others also run the collective for real\n"
+        "  --root R --dtype T --op OP   as for topocoll run; the root goes to the\n"
+        "                    rooted collectives, the operator to the reducing ones\n"
+        "  --q Q --along-ring --members LIST   as for topocoll run: the shift's q, the\n"
+        "                    multicast's member set (default: every rank of each\n"
+        "                    topology)\n"
+        "  --repeat N --warmup N --wait W --no-pin --timeout MS   as for run\n"
+        "  --csv             CSV on stdout: topology,p,coll,algorithm,mode,bytes,\n"
+        "                    measured_ns,modelled_ns,formula_ns,lower_bound_ns,\n"
+        "                    rounds,messages, the model (ts_ns,tw_ns_per_byte,th_ns,\n"
+        "                    tc_ns_per_byte,mu,ports,duplex,switching,combining,\n"
+        "                    packets), command (the command line), verified (empty\n"
+        "                    where not measured)\n"
+        "  --json            a JSON array, one object per case, each with the model\n"
+        "                    and the command line\n"
+        "  --plot FILE       time against bytes (against p when p varies and the\n"
+        "                    size does not), log-log, one colour, dash and point\n"
+        "                    shape per algorithm: modelled lines, measured points\n"
+        "                    (native: filled circles, emulated: filled squares), the\n"
+        "                    model and the command line written on it and in FILE's\n"
+        "                    data (.dat) and\n"
+        "                    script (.gp) beside it and runs gnuplot (apt-get install\n"
+        "                    gnuplot-nox; without it the data and script are still\n"
+        "                    written and the exit status is 1)\n"
+        "  --quiet           no progress on stderr\n" CLI_MODEL_HELP "examples:\n"
+        "  topocoll sweep --topo hypercube:6 --coll bcast --bytes 8:16M --plot bcast.png\n"
+        "  topocoll sweep --topo ring,torus,hypercube --p 16,64 --coll allreduce \\\n"
+        "      --bytes 1K:1M:4 --csv > allreduce.csv\n"
+        "  topocoll sweep --topo ring:8 --coll bcast,reduce --bytes 64:64K:8 \\\n"
+        "      --mode predict,native --repeat 3 --plot ring8.svg\n";
 
 #define SWEEP_MAX_LIST 64
 #define SWEEP_MAX_SIZES 256
 
 /* LIST of sizes or counts: items v or LO:HI[:F]. */
-static int sweep_values(const char *what, const char *list, int counts, uint64_t max,
-                        uint64_t *out, int cap, int *n)
+static int sweep_values(const char *what, const char *list, int counts, uint64_t max, uint64_t *out,
+                        int cap, int *n)
 {
 	char buf[1024];
 	char *items[SWEEP_MAX_SIZES];
@@ -141,13 +140,13 @@ struct sweep_row {
 	const char *topo; /* canonical spec (owned by the sweep) */
 	int p;
 	enum tc_coll coll;
-	const char *alg;  /* registry string */
-	int mode;         /* 0 predict, 1 native, 2 emulated */
+	const char *alg; /* registry string */
+	int mode;        /* 0 predict, 1 native, 2 emulated */
 	uint64_t bytes;
 	double measured_ns, modelled_ns, formula_ns, lower_bound_ns;
 	int rounds;
 	long messages;
-	int verified;     /* -1: not run */
+	int verified;      /* -1: not run */
 	const char *error; /* a run that failed (static string), else NULL */
 };
 
@@ -155,7 +154,7 @@ static const char *const sweep_modes[] = {"predict", "native", "emulated"};
 
 /* What reproduces a sweep's rows: the command line and the model. */
 struct sweep_meta {
-	const char *command;       /* "topocoll sweep ...", shell-quoted */
+	const char *command; /* "topocoll sweep ...", shell-quoted */
 	const struct cli_model *m;
 };
 
@@ -172,8 +171,8 @@ static void sweep_csv_meta(const struct sweep_meta *meta)
 {
 	const struct tc_model *md = &meta->m->md;
 	char b[4][32];
-	printf(",%s,%s,%s,%s,%zu,%s,%s,%s,%s,%d,\"", cli_num(md->ts_ns, b[0]), cli_num(md->tw_ns, b[1]),
-	       cli_num(md->th_ns, b[2]), cli_num(md->tc_ns, b[3]), md->mu,
+	printf(",%s,%s,%s,%s,%zu,%s,%s,%s,%s,%d,\"", cli_num(md->ts_ns, b[0]),
+	       cli_num(md->tw_ns, b[1]), cli_num(md->th_ns, b[2]), cli_num(md->tc_ns, b[3]), md->mu,
 	       md->ports == TC_PORTS_ALL ? "all" : "one", md->duplex == TC_DUPLEX_HALF ? "half" : "full",
 	       md->switching == TC_SWITCH_CT ? "ct" : "sf", md->combining ? "on" : "off",
 	       meta->m->packets);
@@ -209,8 +208,7 @@ static void sweep_csv_row(const struct sweep_row *r, const struct sweep_meta *me
 	fflush(stdout);
 }
 
-static void sweep_json_row(struct cli_json *w, const struct sweep_row *r,
-                           const struct sweep_meta *meta)
+static void sweep_json_row(struct cli_json *w, const struct sweep_row *r, const struct sweep_meta *meta)
 {
 	cli_json_obj(w, NULL);
 	cli_json_str(w, "topology", r->topo);
@@ -239,9 +237,9 @@ static void sweep_json_row(struct cli_json *w, const struct sweep_row *r,
 
 static void sweep_text_header(void)
 {
-	printf("%-14s %5s %-11s %-15s %-8s %9s %11s %11s %11s %11s %6s %s\n", "topology", "p", "coll",
-	       "algorithm", "mode", "bytes", "measured", "modelled", "formula", "lower bd", "rounds",
-	       "ok");
+	printf("%-14s %5s %-11s %-15s %-8s %9s %11s %11s %11s %11s %6s %s\n", "topology", "p",
+	       "coll", "algorithm", "mode", "bytes", "measured", "modelled", "formula", "lower bd",
+	       "rounds", "ok");
 }
 
 static void sweep_text_row(const struct sweep_row *r)
@@ -251,7 +249,10 @@ static void sweep_text_row(const struct sweep_row *r)
 	       tc_coll_name(r->coll), r->alg, sweep_modes[r->mode], cli_size_str(r->bytes, b[0], 32),
 	       cli_time(r->measured_ns, b[1]), cli_time(r->modelled_ns, b[2]),
 	       cli_time(r->formula_ns, b[3]), cli_time(r->lower_bound_ns, b[4]), r->rounds,
-	       r->error ? r->error : r->verified < 0 ? "-" : r->verified ? "yes" : "WRONG");
+	       r->error          ? r->error
+	       : r->verified < 0 ? "-"
+	       : r->verified     ? "yes"
+	                         : "WRONG");
 	fflush(stdout);
 }
 
@@ -288,8 +289,7 @@ static int series_cmp(const void *x, const void *y)
  * x is p; each algorithm its colour, dash and point shape, so that equal
  * times stay visible.  The data and the script record the command line and
  * the model; the picture names the model. */
-static int sweep_plot(const char *file, const struct sweep_row *rows, int n,
-                      const struct sweep_meta *meta)
+static int sweep_plot(const char *file, const struct sweep_row *rows, int n, const struct sweep_meta *meta)
 {
 	size_t fl = strlen(file);
 	int svg = fl > 4 && !strcmp(file + fl - 4, ".svg");
@@ -488,15 +488,17 @@ static int sweep_plot(const char *file, const struct sweep_row *rows, int n,
 	fprintf(fg, "plot \\\n");
 	for (int sx = 0; sx < nser; sx++) {
 		/* Open shapes, the earlier series larger: equal points nest. */
-		fprintf(fg, "  '%s' index %d using 1:2 with linespoints lc %d dt %d pt %d ps %.2g lw 2 "
-		            "title '%s'",
-		        dat, sx, color[sx], dash[sx], pt[sx], 1 + 0.35 * ((nser - 1 - sx) % 6), titles[sx]);
+		fprintf(fg,
+		        "  '%s' index %d using 1:2 with linespoints lc %d dt %d pt %d ps %.2g lw 2 "
+		        "title '%s'",
+		        dat, sx, color[sx], dash[sx], pt[sx], 1 + 0.35 * ((nser - 1 - sx) % 6),
+		        titles[sx]);
 		if (has_meas[1])
-			fprintf(fg, ", \\\n  '' index %d using 1:3 with points lc %d pt 7 notitle", sx,
-			        color[sx]);
+			fprintf(fg, ", \\\n  '' index %d using 1:3 with points lc %d pt 7 notitle",
+			        sx, color[sx]);
 		if (has_meas[2])
-			fprintf(fg, ", \\\n  '' index %d using 1:4 with points lc %d pt 5 notitle", sx,
-			        color[sx]);
+			fprintf(fg, ", \\\n  '' index %d using 1:4 with points lc %d pt 5 notitle",
+			        sx, color[sx]);
 		fprintf(fg, "%s\n", sx + 1 < nser ? ", \\" : "");
 	}
 	fclose(fg);
@@ -552,7 +554,8 @@ static void sweep_command(int argc, char **argv, char *buf, size_t len)
 		int plain = *a != '\0';
 		for (const char *c = a; *c; c++)
 			plain &= !!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-			                  "-_.,:/=+@%", *c);
+			                  "-_.,:/=+@%",
+			                  *c);
 		buf[o++] = ' ';
 		if (!plain)
 			buf[o++] = '\'';
@@ -586,11 +589,11 @@ int cmd_sweep(int argc, char **argv)
 	struct cli_model m;
 	cli_model_init(&m);
 	for (int i = 0; i < argc; i++) {
-		static const char *const names[] = {"--topo",  "--p",  "--coll", "--alg",
+		static const char *const names[] = {"--topo",  "--p",    "--coll", "--alg",
 		                                    "--bytes", "--mode", "--root", "--dtype",
 		                                    "--op",    "--plot", "--q",    "--members"};
-		const char **slots[] = {&o.topo,  &o.p,    &o.coll, &o.alg,  &o.bytes, &o.mode,
-		                        &o.root,  &o.dtype, &o.op,  &o.plot, &o.q,     &o.members};
+		const char **slots[] = {&o.topo, &o.p,     &o.coll, &o.alg,  &o.bytes, &o.mode,
+		                        &o.root, &o.dtype, &o.op,   &o.plot, &o.q,     &o.members};
 		const char *v;
 		int r, done = 0;
 		if (cli_is_help(argv[i])) {
@@ -649,7 +652,8 @@ int cmd_sweep(int argc, char **argv)
 			while (k < 4 && strcmp(v, wn[k]))
 				k++;
 			if (k == 4)
-				return cli_usage("--wait: expected auto, spin, yield or block, got '%s'", v);
+				return cli_usage("--wait: expected auto, spin, yield or block, got '%s'",
+				                 v);
 			o.wait = (enum tc_wait_policy)k;
 			continue;
 		} else if (r) {
@@ -707,8 +711,9 @@ int cmd_sweep(int argc, char **argv)
 				found |= cli_alg_index(colls[c], algs[k]) >= 0;
 			if (!found) {
 				char list[512];
-				return cli_usage("unknown algorithm '%s' for %s (available: %s)", algs[k],
-				                 tc_coll_name(colls[0]), cli_alg_list(colls[0], list, sizeof list));
+				return cli_usage("unknown algorithm '%s' for %s (available: %s)",
+				                 algs[k], tc_coll_name(colls[0]),
+				                 cli_alg_list(colls[0], list, sizeof list));
 			}
 		}
 	}
@@ -731,8 +736,7 @@ int cmd_sweep(int argc, char **argv)
 	sizes[0] = 0;
 	if (!o.bytes && !only_barrier)
 		return cli_usage("sweep: missing --bytes LIST (e.g. 8:16M, or 1K,64K)");
-	if (o.bytes && sweep_values("--bytes", o.bytes, 0, TC_MAX_MESSAGE, sizes, SWEEP_MAX_SIZES,
-	                            &nsize))
+	if (o.bytes && sweep_values("--bytes", o.bytes, 0, TC_MAX_MESSAGE, sizes, SWEEP_MAX_SIZES, &nsize))
 		return CLI_USAGE;
 	if (o.p && sweep_values("--p", o.p, 1, TC_TOPO_MAX_NODES, ps, SWEEP_MAX_LIST, &np))
 		return CLI_USAGE;
@@ -743,7 +747,8 @@ int cmd_sweep(int argc, char **argv)
 	for (int k = 0; dt_given && k < nsize; k++)
 		if (sizes[k] % tc_dtype_size(dt))
 			return cli_usage("--bytes %llu is not a multiple of the size of %s (%zu bytes)",
-			                 (unsigned long long)sizes[k], tc_dtype_name(dt), tc_dtype_size(dt));
+			                 (unsigned long long)sizes[k], tc_dtype_name(dt),
+			                 tc_dtype_size(dt));
 	enum tc_op op = TC_OP_SUM;
 	if (o.op && cli_op(o.op, &op))
 		return CLI_USAGE;
@@ -778,8 +783,8 @@ int cmd_sweep(int argc, char **argv)
 			}
 			names[nt] = strdup(cli_topo_name(topos[nt]));
 			if (root >= tc_topo_nodes(topos[nt])) {
-				status = cli_usage("root %ld out of range for %s (0..%d)", root, names[nt],
-				                   tc_topo_nodes(topos[nt]) - 1);
+				status = cli_usage("root %ld out of range for %s (0..%d)", root,
+				                   names[nt], tc_topo_nodes(topos[nt]) - 1);
 				nt++;
 				break;
 			}
@@ -792,7 +797,8 @@ int cmd_sweep(int argc, char **argv)
 	for (int k = 0; k < nt && status == CLI_OK && runs; k++)
 		for (int c = 0; c < ncoll && status == CLI_OK; c++)
 			for (int s = 0; s < nsize && status == CLI_OK; s++)
-				status = cli_run_check_memory(tc_topo_nodes(topos[k]), colls[c], sizes[s]);
+				status = cli_run_check_memory(tc_topo_nodes(topos[k]), colls[c],
+				                              sizes[s]);
 
 	/* The grid. */
 	long total = 0;
@@ -863,17 +869,22 @@ int cmd_sweep(int argc, char **argv)
 					}
 					struct tc_call call = {.coll = colls[c],
 					                       .alg = strcmp(alg, "auto") ? alg : NULL,
-					                       .bytes = bytes, .esize = tc_dtype_size(cdt),
-					                       .root = croot, .packets = m.packets, .q = q,
+					                       .bytes = bytes,
+					                       .esize = tc_dtype_size(cdt),
+					                       .root = croot,
+					                       .packets = m.packets,
+					                       .q = q,
 					                       .shift_ring = o.along_ring,
-					                       .members = members, .nmembers = nmembers};
+					                       .members = members,
+					                       .nmembers = nmembers};
 					call = cli_vcall(call, vcounts);
 					int err = tc_predict_call(topos[k], &m.md, &call, &pr);
 					for (int x = 0; x < nmode && status == CLI_OK; x++) {
 						char what[160];
 						char b[32];
-						snprintf(what, sizeof what, "%s %s %s %s %s", names[k],
-						         tc_coll_name(colls[c]), alg, cli_size_str(bytes, b, sizeof b),
+						snprintf(what, sizeof what, "%s %s %s %s %s",
+						         names[k], tc_coll_name(colls[c]), alg,
+						         cli_size_str(bytes, b, sizeof b),
 						         sweep_modes[modes[x]]);
 						cli_progress_step(&pg, what);
 						if (err == TC_ENOTSUP) {
@@ -881,16 +892,25 @@ int cmd_sweep(int argc, char **argv)
 							continue;
 						}
 						if (err) {
-							status = cli_coll_error(err, colls[c], alg, topos[k], croot);
+							status = cli_coll_error(err, colls[c], alg,
+							                        topos[k], croot);
 							break;
 						}
 						struct sweep_row *r = &rows[nrows];
-						*r = (struct sweep_row){
-							.topo = names[k], .p = p, .coll = colls[c], .alg = pr.algorithm,
-							.mode = modes[x], .bytes = bytes, .measured_ns = NAN,
-							.modelled_ns = (double)pr.modelled_ps / TC_PS_PER_NS,
-							.formula_ns = pr.formula_ns, .lower_bound_ns = pr.lower_bound_ns,
-							.rounds = pr.rounds, .messages = pr.messages, .verified = -1};
+						*r = (struct sweep_row){.topo = names[k],
+						                        .p = p,
+						                        .coll = colls[c],
+						                        .alg = pr.algorithm,
+						                        .mode = modes[x],
+						                        .bytes = bytes,
+						                        .measured_ns = NAN,
+						                        .modelled_ns = (double)pr.modelled_ps /
+						                                       TC_PS_PER_NS,
+						                        .formula_ns = pr.formula_ns,
+						                        .lower_bound_ns = pr.lower_bound_ns,
+						                        .rounds = pr.rounds,
+						                        .messages = pr.messages,
+						                        .verified = -1};
 						if (modes[x]) {
 							int mi = modes[x];
 							if (!teams[mi]) {
@@ -898,29 +918,42 @@ int cmd_sweep(int argc, char **argv)
 								tc_team_config_default(&cfg);
 								cfg.topology = names[k];
 								cfg.model = m.md;
-								cfg.mode = mi == 2 ? TC_MODE_EMULATED : TC_MODE_NATIVE;
+								cfg.mode = mi == 2 ? TC_MODE_EMULATED
+								                   : TC_MODE_NATIVE;
 								cfg.wait = o.wait;
 								cfg.no_pin = o.no_pin;
 								cfg.timeout_ms = (uint64_t)o.timeout_ms;
 								int e = tc_team_create(&cfg, &teams[mi]);
 								if (e) {
 									status = cli_fail("sweep: cannot create a team on %s: %s",
-									                  names[k], tc_strerror(e));
+									                  names[k],
+									                  tc_strerror(e));
 									break;
 								}
 							}
-							struct cli_run_args ra = {
-								.coll = colls[c], .alg = strcmp(alg, "auto") ? alg : NULL,
-								.bytes = bytes, .dt = cdt, .op = cop, .root = croot,
-								.q = q, .members = members, .nmembers = nmembers,
-								.shift_ring = o.along_ring,
-								.gray_ring = o.along_ring &&
-								             tc_topo_kind(topos[k]) == TC_TOPO_HYPERCUBE,
-								.repeat = (int)o.repeat,
-								.warmup = (int)(o.warmup >= 0 ? o.warmup : mi == 1),
-								.packets = m.packets, .emulated = mi == 2,
-								.vcounts = vcounts, .calls = mi == 2 ? 1 : 0,
-								.warmup_calls = mi == 1 ? -1 : 0};
+							struct cli_run_args ra =
+							        {.coll = colls[c],
+							         .alg = strcmp(alg, "auto") ? alg : NULL,
+							         .bytes = bytes,
+							         .dt = cdt,
+							         .op = cop,
+							         .root = croot,
+							         .q = q,
+							         .members = members,
+							         .nmembers = nmembers,
+							         .shift_ring = o.along_ring,
+							         .gray_ring = o.along_ring &&
+							                      tc_topo_kind(topos[k]) ==
+							                              TC_TOPO_HYPERCUBE,
+							         .repeat = (int)o.repeat,
+							         .warmup = (int)(o.warmup >= 0
+							                                 ? o.warmup
+							                                 : mi == 1),
+							         .packets = m.packets,
+							         .emulated = mi == 2,
+							         .vcounts = vcounts,
+							         .calls = mi == 2 ? 1 : 0,
+							         .warmup_calls = mi == 1 ? -1 : 0};
 							struct cli_run_result rr;
 							int e = cli_run_coll(teams[mi], &ra, &rr);
 							if (e) {
@@ -931,8 +964,10 @@ int cmd_sweep(int argc, char **argv)
 								r->measured_ns = rr.measured_ns;
 								/* A v-call's schedule, without the
 								 * agreement of its counts. */
-								r->modelled_ns = cf & TC_CF_VCOUNT ? rr.coll_modelled_ns
-								                                   : rr.modelled_ns;
+								r->modelled_ns =
+								        cf & TC_CF_VCOUNT
+								                ? rr.coll_modelled_ns
+								                : rr.modelled_ns;
 								r->verified = rr.verified;
 								r->rounds = rr.rounds;
 								wrong += !rr.verified;
@@ -961,8 +996,8 @@ int cmd_sweep(int argc, char **argv)
 	if (status == CLI_OK && nrows == 0)
 		status = cli_usage("sweep: no algorithm applies to any case (%d skipped)", skipped);
 	if (status == CLI_OK && !o.quiet && skipped)
-		fprintf(stderr, "sweep: %d rows, %d cases skipped (algorithm not applicable)\n", nrows,
-		        skipped);
+		fprintf(stderr, "sweep: %d rows, %d cases skipped (algorithm not applicable)\n",
+		        nrows, skipped);
 	if (status == CLI_OK && o.plot)
 		status = sweep_plot(o.plot, rows, nrows, &meta);
 	if (status == CLI_OK && (wrong || failed))

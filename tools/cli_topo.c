@@ -10,33 +10,33 @@
 #include "cli.h"
 
 const char topo_help[] =
-	"usage: topocoll topo SPEC [--json] [--route SRC DST] [--dot] [--png FILE]\n"
-	"                     [--svg FILE] [--bytes M] [model options]\n"
-	"       topocoll topo SPEC SPEC...\n"
-	"\n"
-	"Prints the properties of a topology: nodes, links, degree, diameter,\n"
-	"bisection width, arc connectivity, and [KKA-I]'s lower bounds (steps, work\n"
-	"and time) for one-to-all broadcast, all-to-all broadcast, scatter and\n"
-	"all-to-all scatter under 1-port and all-port; with several SPECs, one table\n"
-	"row of properties each.\n"
-	"  SPEC            complete:P ring:P chain:P mesh:AxB[x..] torus:AxB[x..]\n"
-	"                  hypercube:D star:P tree:K:P\n"
-	"  --json          one JSON object (keys nodes, links, degree, diameter,\n"
-	"                  bisection_width, arc_connectivity, lower_bounds)\n"
-	"  --route S D     the deterministic route from S to D (red in pictures)\n"
-	"  --dot           the graph in Graphviz dot, with a layout for its kind\n"
-	"  --png FILE      render the graph with Graphviz (apt-get install graphviz)\n"
-	"  --svg FILE      same, as SVG\n"
-	"  --bytes M       message (block) size of the lower bounds' time [1]\n"
-	"  the model options of topocoll predict (--ts, --tw, --th, --switching,\n"
-	"  --duplex, --combining) set the lower bounds' time; --ports is ignored:\n"
-	"  both 1-port and all-port are shown\n"
-	"examples:\n"
-	"  topocoll topo hypercube:4\n"
-	"  topocoll topo torus:4x4 --json\n"
-	"  topocoll topo mesh:3x5 --route 0 14\n"
-	"  topocoll topo torus:4x4 --route 0 10 --svg torus.svg\n"
-	"  topocoll topo ring:16 mesh:4x4 hypercube:4\n";
+        "usage: topocoll topo SPEC [--json] [--route SRC DST] [--dot] [--png FILE]\n"
+        "                     [--svg FILE] [--bytes M] [model options]\n"
+        "       topocoll topo SPEC SPEC...\n"
+        "\n"
+        "Prints the properties of a topology: nodes, links, degree, diameter,\n"
+        "bisection width, arc connectivity, and [KKA-I]'s lower bounds (steps, work\n"
+        "and time) for one-to-all broadcast, all-to-all broadcast, scatter and\n"
+        "all-to-all scatter under 1-port and all-port; with several SPECs, one table\n"
+        "row of properties each.\n"
+        "  SPEC            complete:P ring:P chain:P mesh:AxB[x..] torus:AxB[x..]\n"
+        "                  hypercube:D star:P tree:K:P\n"
+        "  --json          one JSON object (keys nodes, links, degree, diameter,\n"
+        "                  bisection_width, arc_connectivity, lower_bounds)\n"
+        "  --route S D     the deterministic route from S to D (red in pictures)\n"
+        "  --dot           the graph in Graphviz dot, with a layout for its kind\n"
+        "  --png FILE      render the graph with Graphviz (apt-get install graphviz)\n"
+        "  --svg FILE      same, as SVG\n"
+        "  --bytes M       message (block) size of the lower bounds' time [1]\n"
+        "  the model options of topocoll predict (--ts, --tw, --th, --switching,\n"
+        "  --duplex, --combining) set the lower bounds' time; --ports is ignored:\n"
+        "  both 1-port and all-port are shown\n"
+        "examples:\n"
+        "  topocoll topo hypercube:4\n"
+        "  topocoll topo torus:4x4 --json\n"
+        "  topocoll topo mesh:3x5 --route 0 14\n"
+        "  topocoll topo torus:4x4 --route 0 10 --svg torus.svg\n"
+        "  topocoll topo ring:16 mesh:4x4 hypercube:4\n";
 
 /* Several specs: one table row each. */
 static int topo_table(int n, char **specs)
@@ -160,11 +160,13 @@ void cli_topo_dot(FILE *f, const struct tc_topo *t, const struct cli_dot *d)
 			fprintf(f, "  %d -- %d", u, v);
 			if (fw || bw) {
 				fprintf(f, " [color=red, penwidth=2.5, dir=%s",
-				        fw && bw ? "both" : fw ? "forward" : "back");
+				        fw && bw ? "both"
+				        : fw     ? "forward"
+				                 : "back");
 				if ((fw && *fw) || (bw && *bw)) {
 					char lab[512];
-					snprintf(lab, sizeof lab, "%s%s%s", fw ? fw : "", fw && bw && *fw && *bw ? "\n" : "",
-					         bw ? bw : "");
+					snprintf(lab, sizeof lab, "%s%s%s", fw ? fw : "",
+					         fw && bw && *fw && *bw ? "\n" : "", bw ? bw : "");
 					fprintf(f, ", label=");
 					cli_json_quote(f, lab);
 				}
@@ -240,10 +242,10 @@ static const struct {
 	enum tc_lb_coll c;
 	const char *name, *seed;
 } topo_lbs[] = {
-	{TC_LB_OAB, "bcast", "one-to-all broadcast"},
-	{TC_LB_AAB, "allgather", "all-to-all broadcast"},
-	{TC_LB_OAS, "scatter", "one-to-all scatter"},
-	{TC_LB_AAS, "alltoall", "all-to-all scatter"},
+        {TC_LB_OAB, "bcast", "one-to-all broadcast"},
+        {TC_LB_AAB, "allgather", "all-to-all broadcast"},
+        {TC_LB_OAS, "scatter", "one-to-all scatter"},
+        {TC_LB_AAS, "alltoall", "all-to-all scatter"},
 };
 
 /* Lower bounds under 1-port and all-port; returns 0 or TC_ENOTSUP (trees). */
@@ -282,9 +284,11 @@ int cmd_topo(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--dot")) {
 			dot = 1;
 		} else if (!strcmp(argv[i], "--route")) {
-			if (i + 2 >= argc || cli_parse_long("--route", argv[i + 1], 0, TC_TOPO_MAX_NODES, &rs) ||
+			if (i + 2 >= argc ||
+			    cli_parse_long("--route", argv[i + 1], 0, TC_TOPO_MAX_NODES, &rs) ||
 			    cli_parse_long("--route", argv[i + 2], 0, TC_TOPO_MAX_NODES, &rd))
-				return i + 2 >= argc ? cli_usage("--route needs two node numbers") : CLI_USAGE;
+				return i + 2 >= argc ? cli_usage("--route needs two node numbers")
+				                     : CLI_USAGE;
 			i += 2;
 		} else if ((r = cli_opt(argc, argv, &i, "--png", &v)) != 0) {
 			if (r != 1)
@@ -407,8 +411,8 @@ int cmd_topo(int argc, char **argv)
 			       m.md.switching == TC_SWITCH_CT ? "cut-through" : "store-and-forward",
 			       m.md.combining ? ", combining" : ", non-combining");
 			printf("  %-32s %16s %16s\n", "", "1-port", "all-port");
-			printf("  %-32s %6s %9s %6s %9s %14s\n", "collective", "steps", "time", "steps",
-			       "time", "work");
+			printf("  %-32s %6s %9s %6s %9s %14s\n", "collective", "steps", "time",
+			       "steps", "time", "work");
 			for (int k = 0; k < 4; k++) {
 				char t0[32], t1[32], nm[64];
 				snprintf(nm, sizeof nm, "%s (%s)", topo_lbs[k].name, topo_lbs[k].seed);

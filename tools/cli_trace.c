@@ -21,29 +21,29 @@
 #include "cli_coll.h"
 
 const char trace_help[] =
-	"usage: topocoll trace --topo SPEC --coll C [--alg A] [--bytes N] [--out FILE]\n"
-	"                      [--clock logical|wall] [--mode native|emulated] [options]\n"
-	"\n"
-	"Runs one collective for real with event recording and writes Chrome\n"
-	"trace-event JSON: a process per virtual processor with tracks for send,\n"
-	"receive, forward, combine and wait slices, and a flow arrow per message\n"
-	"from its send through its forwards to its receive.  Open the file in\n"
-	"https://ui.perfetto.dev or chrome://tracing.  The result is checked as by\n"
-	"topocoll run (exit status 1 if wrong).\n"
-	"  --topo SPEC --p P --coll C --alg A --bytes N --root R --q Q --along-ring\n"
-	"  --members LIST --counts LIST\n"
-	"  --dtype T --op OP\n"
-	"                    as for topocoll run\n"
-	"  --out FILE        write the trace to FILE (default: stdout)\n"
-	"  --clock C         logical: the model's logical clock (deterministic) or\n"
-	"                    wall: wall-clock time since the run's start [logical]\n"
-	"  --mode M          native or emulated [native]\n"
-	"  --events N        per-rank event buffer [enough for the schedule]\n"
-	"  --timeout MS      as for run [60000]\n" CLI_MODEL_HELP "examples:\n"
-	"  topocoll trace --topo hypercube:3 --coll allreduce --bytes 4K --out ar.json\n"
-	"  topocoll trace --topo ring:8 --coll bcast --alg ring_pipelined --bytes 64K \\\n"
-	"      --mode emulated --ts 20000 --clock wall --out bcast.json\n"
-	"  topocoll trace --topo ring:5 --coll alltoallv --counts ramp --out a2av.json\n";
+        "usage: topocoll trace --topo SPEC --coll C [--alg A] [--bytes N] [--out FILE]\n"
+        "                      [--clock logical|wall] [--mode native|emulated] [options]\n"
+        "\n"
+        "Runs one collective for real with event recording and writes Chrome\n"
+        "trace-event JSON: a process per virtual processor with tracks for send,\n"
+        "receive, forward, combine and wait slices, and a flow arrow per message\n"
+        "from its send through its forwards to its receive.  Open the file in\n"
+        "https://ui.perfetto.dev or chrome://tracing.  The result is checked as by\n"
+        "topocoll run (exit status 1 if wrong).\n"
+        "  --topo SPEC --p P --coll C --alg A --bytes N --root R --q Q --along-ring\n"
+        "  --members LIST --counts LIST\n"
+        "  --dtype T --op OP\n"
+        "                    as for topocoll run\n"
+        "  --out FILE        write the trace to FILE (default: stdout)\n"
+        "  --clock C         logical: the model's logical clock (deterministic) or\n"
+        "                    wall: wall-clock time since the run's start [logical]\n"
+        "  --mode M          native or emulated [native]\n"
+        "  --events N        per-rank event buffer [enough for the schedule]\n"
+        "  --timeout MS      as for run [60000]\n" CLI_MODEL_HELP "examples:\n"
+        "  topocoll trace --topo hypercube:3 --coll allreduce --bytes 4K --out ar.json\n"
+        "  topocoll trace --topo ring:8 --coll bcast --alg ring_pipelined --bytes 64K \\\n"
+        "      --mode emulated --ts 20000 --clock wall --out bcast.json\n"
+        "  topocoll trace --topo ring:5 --coll alltoallv --counts ramp --out a2av.json\n";
 
 struct trace_opts {
 	const char *out;
@@ -175,14 +175,24 @@ int cmd_trace(int argc, char **argv)
 		                  err == TC_ELIMIT ? tc_error_detail() : tc_strerror(err));
 		goto out;
 	}
-	struct cli_run_args ra = {.coll = cs.coll, .alg = cs.alg, .bytes = cs.bytes, .dt = cs.dt,
-	                          .op = cs.op, .root = cs.root, .q = cs.q,
+	struct cli_run_args ra = {.coll = cs.coll,
+	                          .alg = cs.alg,
+	                          .bytes = cs.bytes,
+	                          .dt = cs.dt,
+	                          .op = cs.op,
+	                          .root = cs.root,
+	                          .q = cs.q,
 	                          .shift_ring = cs.shift_ring,
 	                          .gray_ring = cs.shift_ring && tc_topo_kind(cs.t) == TC_TOPO_HYPERCUBE,
 	                          .members = cs.members,
-	                          .nmembers = cs.nmembers, .repeat = 1, .warmup = 0,
-	                          .packets = cs.model.packets, .emulated = o.emulated,
-	                          .vcounts = cs.vcounts, .calls = 1, .warmup_calls = 0};
+	                          .nmembers = cs.nmembers,
+	                          .repeat = 1,
+	                          .warmup = 0,
+	                          .packets = cs.model.packets,
+	                          .emulated = o.emulated,
+	                          .vcounts = cs.vcounts,
+	                          .calls = 1,
+	                          .warmup_calls = 0};
 	struct cli_run_result rr;
 	err = cli_run_coll(team, &ra, &rr);
 	if (err) {
@@ -216,8 +226,11 @@ int cmd_trace(int argc, char **argv)
 				continue;
 			double t0 = o.wall ? (double)e->wt0 / 1e3 : (double)e->lt0 / 1e6;
 			double t1 = o.wall ? (double)e->wt1 / 1e3 : (double)e->lt1 / 1e6;
-			sl[ns++] = (struct slice){.rank = r, .kind = e->kind, .ts = t0,
-			                          .dur = t1 > t0 ? t1 - t0 : 0, .e = e};
+			sl[ns++] = (struct slice){.rank = r,
+			                          .kind = e->kind,
+			                          .ts = t0,
+			                          .dur = t1 > t0 ? t1 - t0 : 0,
+			                          .e = e};
 		}
 	}
 	qsort(sl, (size_t)ns, sizeof *sl, slice_cmp);
@@ -263,27 +276,33 @@ int cmd_trace(int argc, char **argv)
 	cli_json_quote(f, rr.algorithm ? rr.algorithm : "?");
 	fprintf(f, ", \"algorithm_requested\": ");
 	cli_json_quote(f, chosen ? "auto" : cs.alg);
-	fprintf(f, ", \"clock\": \"%s\", \"mode\": \"%s\", \"verified\": %s, \"modelled_ns\": %s, "
-	           "\"events\": %ld, \"dropped\": %llu},\n\"traceEvents\": [\n",
+	fprintf(f,
+	        ", \"clock\": \"%s\", \"mode\": \"%s\", \"verified\": %s, \"modelled_ns\": %s, "
+	        "\"events\": %ld, \"dropped\": %llu},\n\"traceEvents\": [\n",
 	        o.wall ? "wall" : "logical", o.emulated ? "emulated" : "native",
 	        rr.verified ? "true" : "false", cli_num(rr.modelled_ns, b1), ns,
 	        (unsigned long long)dropped);
 	/* Metadata: names and order of processes and tracks. */
 	for (int r = 0; r < p; r++) {
-		fprintf(f, "{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": %d, \"args\": {\"name\": "
-		           "\"rank %d\"}},\n",
+		fprintf(f,
+		        "{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": %d, \"args\": {\"name\": "
+		        "\"rank %d\"}},\n",
 		        r, r);
-		fprintf(f, "{\"ph\": \"M\", \"name\": \"process_sort_index\", \"pid\": %d, \"args\": "
-		           "{\"sort_index\": %d}},\n",
+		fprintf(f,
+		        "{\"ph\": \"M\", \"name\": \"process_sort_index\", \"pid\": %d, \"args\": "
+		        "{\"sort_index\": %d}},\n",
 		        r, r);
 		for (int k = 0; k < TRACE_KINDS; k++)
 			for (int l = 0; l < (maxlane[k] ? maxlane[k] : 1); l++) {
 				int tid = k * TRACE_LANES + l;
-				fprintf(f, "{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": %d, \"tid\": %d, "
-				           "\"args\": {\"name\": \"%s%s\"}},\n",
-				        r, tid, kind_name[k], l ? (char[8]){' ', (char)('1' + l % 9), 0} : "");
-				fprintf(f, "{\"ph\": \"M\", \"name\": \"thread_sort_index\", \"pid\": %d, "
-				           "\"tid\": %d, \"args\": {\"sort_index\": %d}},\n",
+				fprintf(f,
+				        "{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": %d, \"tid\": %d, "
+				        "\"args\": {\"name\": \"%s%s\"}},\n",
+				        r, tid, kind_name[k],
+				        l ? (char[8]){' ', (char)('1' + l % 9), 0} : "");
+				fprintf(f,
+				        "{\"ph\": \"M\", \"name\": \"thread_sort_index\", \"pid\": %d, "
+				        "\"tid\": %d, \"args\": {\"sort_index\": %d}},\n",
 				        r, tid, tid);
 			}
 	}
@@ -310,17 +329,18 @@ int cmd_trace(int argc, char **argv)
 			snprintf(name, sizeof name, "wait round %d", e->round);
 			break;
 		}
-		ev_common(f, "X", name, kind_name[e->kind], s->rank, e->kind * TRACE_LANES + s->lane,
-		          s->ts);
+		ev_common(f, "X", name, kind_name[e->kind], s->rank,
+		          e->kind * TRACE_LANES + s->lane, s->ts);
 		fprintf(f, ", \"dur\": %s, \"args\": {\"round\": %d, \"call\": %llu, \"bytes\": %llu",
 		        cli_num(s->dur, b2), e->round, (unsigned long long)e->call,
 		        (unsigned long long)e->bytes);
 		if (e->xfer >= 0)
-			fprintf(f, ", \"xfer\": %d, \"src\": %d, \"dst\": %d, \"peer\": %d", e->xfer, e->src,
-			        e->dst, e->peer);
+			fprintf(f, ", \"xfer\": %d, \"src\": %d, \"dst\": %d, \"peer\": %d",
+			        e->xfer, e->src, e->dst, e->peer);
 		fprintf(f, ", \"logical_ns\": [%s, %s], \"wall_ns\": [%llu, %llu]}},\n",
-		        cli_num((double)e->lt0 / TC_PS_PER_NS, b1), cli_num((double)e->lt1 / TC_PS_PER_NS, b2),
-		        (unsigned long long)e->wt0, (unsigned long long)e->wt1);
+		        cli_num((double)e->lt0 / TC_PS_PER_NS, b1),
+		        cli_num((double)e->lt1 / TC_PS_PER_NS, b2), (unsigned long long)e->wt0,
+		        (unsigned long long)e->wt1);
 		if (e->xfer >= 0 && e->src != e->dst &&
 		    (e->kind == TC_EV_SEND || e->kind == TC_EV_RECV || e->kind == TC_EV_FORWARD))
 			fl[nflow++] = &sl[i];
@@ -341,9 +361,10 @@ int cmd_trace(int argc, char **argv)
 				const char *ph = k == i ? "s" : k == j - 1 ? "f" : "t";
 				char name[64];
 				snprintf(name, sizeof name, "msg %d->%d", s->e->src, s->e->dst);
-				ev_common(f, ph, name, "message", s->rank, s->e->kind * TRACE_LANES + s->lane,
-				          s->ts);
-				fprintf(f, ", \"id\": %llu%s},\n", id, k == j - 1 ? ", \"bp\": \"e\"" : "");
+				ev_common(f, ph, name, "message", s->rank,
+				          s->e->kind * TRACE_LANES + s->lane, s->ts);
+				fprintf(f, ", \"id\": %llu%s},\n", id,
+				        k == j - 1 ? ", \"bp\": \"e\"" : "");
 			}
 			flows++;
 		}

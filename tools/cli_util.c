@@ -130,11 +130,20 @@ int cli_parse_size(const char *what, const char *s, uint64_t max, uint64_t *out)
 	}
 	int shift = 0;
 	switch (*p | 0x20) {
-	case 'k': shift = 10; break;
-	case 'm': shift = 20; break;
-	case 'g': shift = 30; break;
-	case 't': shift = 40; break;
-	default: break;
+	case 'k':
+		shift = 10;
+		break;
+	case 'm':
+		shift = 20;
+		break;
+	case 'g':
+		shift = 30;
+		break;
+	case 't':
+		shift = 40;
+		break;
+	default:
+		break;
 	}
 	if (shift) {
 		p++;
@@ -440,7 +449,8 @@ int cli_parse_members(const char *s, int p, int **out, int *n)
 		if (lo < 0 || hi >= p) {
 			free(seen);
 			free(m);
-			return cli_usage("--members: rank %ld out of range (0..%d)", lo < 0 ? lo : hi, p - 1);
+			return cli_usage("--members: rank %ld out of range (0..%d)",
+			                 lo < 0 ? lo : hi, p - 1);
 		}
 		for (long v = lo; v <= hi; v++) {
 			if (seen[v]) {
@@ -474,12 +484,16 @@ int cli_perm_source(enum tc_coll c, int p, long q, int gray_ring, int r)
 	switch (c) {
 	case TC_COLL_SHIFT:
 		if (gray_ring)
-			return (int)tc_gray((uint32_t)(((long)tc_gray_inverse((uint32_t)r) - q % p) % p + p) %
-			                    (uint32_t)p);
+			return (int)tc_gray(
+			        (uint32_t)(((long)tc_gray_inverse((uint32_t)r) - q % p) % p + p) %
+			        (uint32_t)p);
 		return (int)((((long)r - q % p) % p + p) % p);
-	case TC_COLL_GRAY2BINARY: return (int)tc_gray((uint32_t)r);
-	case TC_COLL_BINARY2GRAY: return (int)tc_gray_inverse((uint32_t)r);
-	default: return r;
+	case TC_COLL_GRAY2BINARY:
+		return (int)tc_gray((uint32_t)r);
+	case TC_COLL_BINARY2GRAY:
+		return (int)tc_gray_inverse((uint32_t)r);
+	default:
+		return r;
 	}
 }
 
@@ -605,8 +619,7 @@ int cli_op(const char *s, enum tc_op *out)
 	return cli_usage("--op: unknown operator '%s' (available: %s)", s, list);
 }
 
-int cli_coll_error(int err, enum tc_coll coll, const char *alg, const struct tc_topo *t,
-                   int root)
+int cli_coll_error(int err, enum tc_coll coll, const char *alg, const struct tc_topo *t, int root)
 {
 	char list[512];
 	const char *cn = tc_coll_name(coll);

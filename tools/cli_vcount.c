@@ -29,8 +29,8 @@ int cli_vcounts_parse(const char *s, enum tc_coll c, int p, size_t es, size_t **
 	const uint64_t max = TC_MAX_MESSAGE / es;
 	if (!strncmp(s, "uniform:", 8)) {
 		long x;
-		if (cli_parse_long("--counts uniform:N", s + 8, 0, (long)(max < LONG_MAX ? max : LONG_MAX),
-		                   &x)) {
+		if (cli_parse_long("--counts uniform:N", s + 8, 0,
+		                   (long)(max < LONG_MAX ? max : LONG_MAX), &x)) {
 			free(v);
 			return CLI_USAGE;
 		}
@@ -56,7 +56,8 @@ int cli_vcounts_parse(const char *s, enum tc_coll c, int p, size_t es, size_t **
 		int k = given == n ? cli_split(buf, items, (int)n) : 0;
 		int st = CLI_OK;
 		if (given != n)
-			st = cli_usage("--counts: %s on %d ranks takes %zu counts%s, got %zu", name, p, n,
+			st = cli_usage("--counts: %s on %d ranks takes %zu counts%s, got %zu", name,
+			               p, n,
 			               c == TC_COLL_ALLTOALLV ? " (p x p, row i: what rank i sends to each)"
 			                                      : " (one per rank)",
 			               given);
@@ -103,10 +104,14 @@ struct tc_call cli_vcall(struct tc_call call, const size_t *v)
 uint64_t cli_v_elems(enum tc_coll c, int p, int root, const size_t *v, int i, int j)
 {
 	switch (c) {
-	case TC_COLL_ALLGATHERV: return v[i];
-	case TC_COLL_GATHERV: return j == root ? v[i] : 0;
-	case TC_COLL_SCATTERV: return i == root ? v[j] : 0;
-	default: return v[(size_t)i * (size_t)p + (size_t)j];
+	case TC_COLL_ALLGATHERV:
+		return v[i];
+	case TC_COLL_GATHERV:
+		return j == root ? v[i] : 0;
+	case TC_COLL_SCATTERV:
+		return i == root ? v[j] : 0;
+	default:
+		return v[(size_t)i * (size_t)p + (size_t)j];
 	}
 }
 

@@ -14,38 +14,38 @@
 #include "cli.h"
 
 static const char main_help[] =
-	"usage: topocoll COMMAND [options]\n"
-	"\n"
-	"topocoll turns this machine into a small parallel computer with the network\n"
-	"of your choice and puts measured, emulated and modelled times side by side.\n"
-	"\n"
-	"commands:\n"
-	"  predict     cost of a collective from its schedule, without threads\n"
-	"  run         run a collective for real, check it, time it\n"
-	"  sweep       predict or run over sizes, p, topologies, algorithms; CSV,\n"
-	"              JSON and gnuplot plots\n"
-	"  topo        properties, lower bounds, routes and pictures of a topology\n"
-	"  steps       a collective round by round: ASCII and Graphviz pictures\n"
-	"  trace       Chrome trace-event JSON of one run (Perfetto, chrome://tracing)\n"
-	"  calibrate   fit t_s and t_w of this machine's channels\n"
-	"  help-all    every help text (--markdown: docs/cli.md)\n"
-	"  version     print the version\n"
-	"\n"
-	"collectives: @COLLS@\n"
-	"\n"
-	"topocoll COMMAND --help shows the options and examples of each command.\n"
-	"Options are written --name VALUE or --name=VALUE.  Sizes take binary\n"
-	"suffixes: 4K = 4Ki = 4KiB = 4096, 16M, 1G.  Times are in nanoseconds.\n"
-	"Exit status: 0 ok, 1 failure while running (including a wrong result),\n"
-	"2 usage error (unknown option, topology, algorithm; an algorithm that does\n"
-	"not apply; a bad size); errors are one line on stderr.\n";
+        "usage: topocoll COMMAND [options]\n"
+        "\n"
+        "topocoll turns this machine into a small parallel computer with the network\n"
+        "of your choice and puts measured, emulated and modelled times side by side.\n"
+        "\n"
+        "commands:\n"
+        "  predict     cost of a collective from its schedule, without threads\n"
+        "  run         run a collective for real, check it, time it\n"
+        "  sweep       predict or run over sizes, p, topologies, algorithms; CSV,\n"
+        "              JSON and gnuplot plots\n"
+        "  topo        properties, lower bounds, routes and pictures of a topology\n"
+        "  steps       a collective round by round: ASCII and Graphviz pictures\n"
+        "  trace       Chrome trace-event JSON of one run (Perfetto, chrome://tracing)\n"
+        "  calibrate   fit t_s and t_w of this machine's channels\n"
+        "  help-all    every help text (--markdown: docs/cli.md)\n"
+        "  version     print the version\n"
+        "\n"
+        "collectives: @COLLS@\n"
+        "\n"
+        "topocoll COMMAND --help shows the options and examples of each command.\n"
+        "Options are written --name VALUE or --name=VALUE.  Sizes take binary\n"
+        "suffixes: 4K = 4Ki = 4KiB = 4096, 16M, 1G.  Times are in nanoseconds.\n"
+        "Exit status: 0 ok, 1 failure while running (including a wrong result),\n"
+        "2 usage error (unknown option, topology, algorithm; an algorithm that does\n"
+        "not apply; a bad size); errors are one line on stderr.\n";
 
 static const char help_all_help[] =
-	"usage: topocoll help-all [--markdown]\n"
-	"\n"
-	"Prints the help of topocoll and of every command; with --markdown, the\n"
-	"Markdown page docs/cli.md is generated from (topocoll help-all --markdown >\n"
-	"docs/cli.md).\n";
+        "usage: topocoll help-all [--markdown]\n"
+        "\n"
+        "Prints the help of topocoll and of every command; with --markdown, the\n"
+        "Markdown page docs/cli.md is generated from (topocoll help-all --markdown >\n"
+        "docs/cli.md).\n";
 
 static int cmd_help_all(int argc, char **argv);
 
@@ -61,8 +61,8 @@ static void cli_limit_memory(void)
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 	return;
 #elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) ||                 \
-	__has_feature(memory_sanitizer)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
+        __has_feature(memory_sanitizer)
 	return;
 #endif
 #endif
@@ -81,15 +81,15 @@ static void cli_limit_memory(void)
 }
 
 const struct cli_cmd cli_cmds[] = {
-	{"predict", cmd_predict, "cost of a collective without threads", predict_help},
-	{"run", cmd_run, "run a collective for real, check it, time it", run_help},
-	{"sweep", cmd_sweep, "predict or run over a grid of cases", sweep_help},
-	{"topo", cmd_topo, "properties, lower bounds, routes and pictures", topo_help},
-	{"steps", cmd_steps, "a collective round by round", steps_help},
-	{"trace", cmd_trace, "Chrome trace-event JSON of one run", trace_help},
-	{"calibrate", cmd_calibrate, "fit t_s and t_w of the channels", calibrate_help},
-	{"help-all", cmd_help_all, "every help text", help_all_help},
-	{NULL, NULL, NULL, NULL},
+        {"predict", cmd_predict, "cost of a collective without threads", predict_help},
+        {"run", cmd_run, "run a collective for real, check it, time it", run_help},
+        {"sweep", cmd_sweep, "predict or run over a grid of cases", sweep_help},
+        {"topo", cmd_topo, "properties, lower bounds, routes and pictures", topo_help},
+        {"steps", cmd_steps, "a collective round by round", steps_help},
+        {"trace", cmd_trace, "Chrome trace-event JSON of one run", trace_help},
+        {"calibrate", cmd_calibrate, "fit t_s and t_w of the channels", calibrate_help},
+        {"help-all", cmd_help_all, "every help text", help_all_help},
+        {NULL, NULL, NULL, NULL},
 };
 
 static int cmd_help_all(int argc, char **argv)

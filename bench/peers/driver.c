@@ -65,8 +65,7 @@
 
 enum { IMPL_OURS, IMPL_OPENMP, IMPL_OPENMPI, IMPL_MPICH, NIMPL };
 static const char *const impl_name[NIMPL] = {"ours", "openmp", "openmpi", "mpich"};
-static const char *const impl_prog[NIMPL] = {"peer_ours", "peer_openmp", "peer_openmpi",
-                                             "peer_mpich"};
+static const char *const impl_prog[NIMPL] = {"peer_ours", "peer_openmp", "peer_openmpi", "peer_mpich"};
 static const char *const impl_launcher[NIMPL] = {NULL, NULL, "mpirun.openmpi", "mpiexec.mpich"};
 
 static const int group_p[] = {2, 8, 16, 64};
@@ -77,8 +76,8 @@ static char dir[4096];
 static int ncpu;
 static int reps = 5;
 static double budget_dedicated_ms = 30, budget_oversub_ms = 60;
-static double limit_s = 240;      /* stop starting repetitions after this */
-static double allowance_s = 25;   /* per implementation and p */
+static double limit_s = 240;    /* stop starting repetitions after this */
+static double allowance_s = 25; /* per implementation and p */
 static int available[NIMPL];
 static int want_markdown;
 static const char *case_filter; /* --case: NULL for every case */
@@ -568,10 +567,11 @@ static void report(void)
 					continue;
 				}
 				if (o.ok)
-					printf(" %8s %8s %6.3gx |", human(b.wall, b1), human(b.cpu, b2),
-					       o.wall / b.wall);
+					printf(" %8s %8s %6.3gx |", human(b.wall, b1),
+					       human(b.cpu, b2), o.wall / b.wall);
 				else
-					printf(" %8s %8s %7s |", human(b.wall, b1), human(b.cpu, b2), "-");
+					printf(" %8s %8s %7s |", human(b.wall, b1),
+					       human(b.cpu, b2), "-");
 			}
 			printf("\n");
 		}
@@ -609,8 +609,9 @@ static void goal(const char *what, enum pr_kind kind, int p, size_t bytes, int p
 	struct best b = best_of(peer, kind, p, bytes, NULL);
 	char b1[16], b2[16];
 	if (!o.ok || !b.ok) {
-		printf("  %-52s ours %-8s %-7s %-8s: not measured\n", what, o.ok ? human(o.wall, b1) : "n/a",
-		       impl_name[peer], b.ok ? human(b.wall, b2) : "n/a");
+		printf("  %-52s ours %-8s %-7s %-8s: not measured\n", what,
+		       o.ok ? human(o.wall, b1) : "n/a", impl_name[peer],
+		       b.ok ? human(b.wall, b2) : "n/a");
 		return;
 	}
 	int met = strict ? o.wall < factor * b.wall : o.wall <= factor * b.wall;
@@ -623,7 +624,7 @@ static void goals(void)
 	/* The goals are all on barrier and allreduce: none when --case or --p
 	 * leaves them out. */
 	struct pr_case ar = {PR_ALLREDUCE, 8}, big = {PR_ALLREDUCE, (size_t)8 << 20},
-		       ba = {PR_BARRIER, 0};
+	               ba = {PR_BARRIER, 0};
 	int any = 0;
 	for (int g = 0; g < NGROUP; g++)
 		any |= selected(g, &ar) || selected(g, &ba) || (g == 0 && selected(g, &big));
@@ -632,8 +633,7 @@ static void goals(void)
 	printf("\ngoals (ours is the best topology of each case):\n");
 	goal("p=2 allreduce 1 double <= 0.5x Open MPI", PR_ALLREDUCE, 2, 8, IMPL_OPENMPI, 0.5, 0);
 	goal("p=2 allreduce 1 double <= OpenMP", PR_ALLREDUCE, 2, 8, IMPL_OPENMP, 1, 0);
-	goal("p=2 allreduce 1 Mi doubles <= OpenMP", PR_ALLREDUCE, 2, (size_t)8 << 20, IMPL_OPENMP,
-	     1, 0);
+	goal("p=2 allreduce 1 Mi doubles <= OpenMP", PR_ALLREDUCE, 2, (size_t)8 << 20, IMPL_OPENMP, 1, 0);
 	goal("p=2 barrier <= OpenMP", PR_BARRIER, 2, 0, IMPL_OPENMP, 1, 0);
 	for (int g = 1; g < NGROUP; g++)
 		for (int i = 1; i < NIMPL; i++) {
@@ -667,10 +667,12 @@ static void markdown(void)
 			if (!selected(g, c))
 				continue;
 			struct best o = best_of(IMPL_OURS, c->kind, p, c->bytes, NULL);
-			printf("| %s | %d | %s | ", pr_kind_name[c->kind], p, size_str(c->bytes, b1, sizeof b1));
+			printf("| %s | %d | %s | ", pr_kind_name[c->kind], p,
+			       size_str(c->bytes, b1, sizeof b1));
 			if (o.ok)
-				printf("%s / %s (%s%s%s) |", human(o.wall, b2), human(o.cpu, b3), o.r->variant,
-				       strcmp(o.r->note, "-") ? ", " : "", strcmp(o.r->note, "-") ? o.r->note : "");
+				printf("%s / %s (%s%s%s) |", human(o.wall, b2), human(o.cpu, b3),
+				       o.r->variant, strcmp(o.r->note, "-") ? ", " : "",
+				       strcmp(o.r->note, "-") ? o.r->note : "");
 			else
 				printf("n/a (%s) |", ours_missing(&o));
 			for (int i = 1; i < NIMPL; i++) {
@@ -680,8 +682,8 @@ static void markdown(void)
 					continue;
 				}
 				int named = strcmp(b.r->variant, "mpi") && strcmp(b.r->variant, "omp");
-				printf(" %s / %s%s%s%s |", human(b.wall, b2), human(b.cpu, b3), named ? " (" : "",
-				       named ? b.r->variant : "", named ? ")" : "");
+				printf(" %s / %s%s%s%s |", human(b.wall, b2), human(b.cpu, b3),
+				       named ? " (" : "", named ? b.r->variant : "", named ? ")" : "");
 				if (o.ok)
 					printf(" %s |", ratio_str(o.wall / b.wall, b4, sizeof b4));
 				else
@@ -704,16 +706,18 @@ static void variants(void)
 			const struct pr_case *c = &cases[ci];
 			if (!selected(g, c))
 				continue;
-			printf("  %-9s p=%-2d %-6s", pr_kind_name[c->kind], p, size_str(c->bytes, b1, sizeof b1));
+			printf("  %-9s p=%-2d %-6s", pr_kind_name[c->kind], p,
+			       size_str(c->bytes, b1, sizeof b1));
 			for (int i = 0; i < NIMPL; i++)
 				for (int k = 0; k < nrecs; k++) {
 					const struct rec *r = &recs[k];
-					if (r->impl != i || r->kind != c->kind || r->p != p || r->bytes != c->bytes)
+					if (r->impl != i || r->kind != c->kind || r->p != p ||
+					    r->bytes != c->bytes)
 						continue;
 					if (r->n)
-						printf(" | %s %s %s %s (%d)", impl_name[i], r->variant,
-						       human(median(r->wall, r->n), b2), human(median(r->cpu, r->n), b3),
-						       r->n);
+						printf(" | %s %s %s %s (%d)", impl_name[i],
+						       r->variant, human(median(r->wall, r->n), b2),
+						       human(median(r->cpu, r->n), b3), r->n);
 					else
 						printf(" | %s %s %s", impl_name[i], r->variant, r->note);
 				}
@@ -740,8 +744,8 @@ static void json_lines(void)
 				struct best b = best_of(i, c->kind, p, c->bytes, NULL);
 				if (i == IMPL_OPENMP && pr_is_p2p(c))
 					continue; /* OpenMP has no point-to-point */
-				printf("{\"case\": \"%s\", \"p\": %d, \"bytes\": %zu", pr_kind_name[c->kind], p,
-				       c->bytes);
+				printf("{\"case\": \"%s\", \"p\": %d, \"bytes\": %zu",
+				       pr_kind_name[c->kind], p, c->bytes);
 				json_num("ours_ns", o.ok ? o.wall : NAN);
 				json_num("ours_cpu_ns", o.ok ? o.cpu : NAN);
 				if (o.ok) {
@@ -803,8 +807,7 @@ int main(int argc, char **argv)
 				want_p[g] = 1;
 			}
 			ps_given = 1;
-		}
-		else if (!strcmp(argv[i], "--quick")) {
+		} else if (!strcmp(argv[i], "--quick")) {
 			reps = 3;
 			budget_dedicated_ms = 15;
 			budget_oversub_ms = 30;
@@ -825,8 +828,9 @@ int main(int argc, char **argv)
 		for (int g = 0; g < NGROUP; g++)
 			any |= want_p[g] && nselected(g) > 0;
 		if (!any) {
-			fprintf(stderr, "peers: --case %s selects no case (known: barrier, bcast, "
-			                "allreduce, latency, bandwidth, allgather, alltoall, or NAME:BYTES)\n",
+			fprintf(stderr,
+			        "peers: --case %s selects no case (known: barrier, bcast, "
+			        "allreduce, latency, bandwidth, allgather, alltoall, or NAME:BYTES)\n",
 			        case_filter);
 			return 2;
 		}
@@ -862,7 +866,8 @@ int main(int argc, char **argv)
 	printf("# load average before: %.2f\n", l0);
 	if (l0 > 0.5 * ncpu)
 		printf("# WARNING: the machine is busy (load average %.2f on %d CPUs): other work "
-		       "shares the CPUs and skews every figure\n", l0, ncpu);
+		       "shares the CPUs and skews every figure\n",
+		       l0, ncpu);
 	printf("# peers: %d CPUs; p = 2 (one rank per core) and 8, 16, 64 (%s); up to %d "
 	       "repetitions; %g ms (p <= CPUs) or %g ms of operations per case and run\n",
 	       ncpu, 64 > ncpu ? "oversubscribed" : "not oversubscribed here", reps,

@@ -41,20 +41,20 @@ static int run_chunk(const struct pr_case *c, long n, void *buf, void *in, void 
 			err = MPI_Allreduce(in, out, (int)count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
 			break;
 		case PR_ALLGATHER:
-			err = MPI_Allgather(buf, (int)c->bytes, MPI_BYTE, rbuf, (int)c->bytes, MPI_BYTE,
-			                    MPI_COMM_WORLD);
+			err = MPI_Allgather(buf, (int)c->bytes, MPI_BYTE, rbuf, (int)c->bytes,
+			                    MPI_BYTE, MPI_COMM_WORLD);
 			break;
 		case PR_ALLTOALL:
-			err = MPI_Alltoall(buf, (int)c->bytes, MPI_BYTE, rbuf, (int)c->bytes, MPI_BYTE,
-			                   MPI_COMM_WORLD);
+			err = MPI_Alltoall(buf, (int)c->bytes, MPI_BYTE, rbuf, (int)c->bytes,
+			                   MPI_BYTE, MPI_COMM_WORLD);
 			break;
 		case PR_LATENCY:
 		case PR_BANDWIDTH:
 			if (me == 0) {
 				err = MPI_Send(buf, (int)c->bytes, MPI_BYTE, 1, 0, MPI_COMM_WORLD);
 				if (err == MPI_SUCCESS)
-					err = MPI_Recv(buf, (int)c->bytes, MPI_BYTE, 1, 0, MPI_COMM_WORLD,
-					               MPI_STATUS_IGNORE);
+					err = MPI_Recv(buf, (int)c->bytes, MPI_BYTE, 1, 0,
+					               MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 			} else if (me == 1) {
 				err = MPI_Recv(buf, (int)c->bytes, MPI_BYTE, 0, 0, MPI_COMM_WORLD,
 				               MPI_STATUS_IGNORE);

@@ -73,9 +73,18 @@ static double **inputs;
 static unsigned char *gath[2];          /* allgather "copy", alltoall "copy" */
 static const unsigned char **send_ptrs; /* allgather/alltoall "ptr" */
 
-enum design { D_PLAIN, D_COPY, D_PTR, D_REDUCTION, D_DIRECT, D_AG_COPY, D_AG_PTR, D_A2A_COPY,
-	      D_A2A_PTR };
-static const char *const design_name[] = {"omp",  "copy", "ptr", "reduction", "direct",
+enum design {
+	D_PLAIN,
+	D_COPY,
+	D_PTR,
+	D_REDUCTION,
+	D_DIRECT,
+	D_AG_COPY,
+	D_AG_PTR,
+	D_A2A_COPY,
+	D_A2A_PTR
+};
+static const char *const design_name[] = {"omp",  "copy", "ptr",  "reduction", "direct",
                                           "copy", "ptr",  "copy", "ptr"};
 
 /* The array reduction of one call into the shared accumulator acc (an
@@ -94,8 +103,8 @@ __attribute__((noinline)) static void reduce_into(double *acc, size_t m, int nth
 
 /* One chunk of n calls (inside the parallel region); k0 numbers the calls
  * so that the rotations continue across chunks. */
-static void run_chunk(const struct pr_case *c, enum design d, long n, long k0,
-                      unsigned char *buf, double *out, unsigned char *rbuf)
+static void run_chunk(const struct pr_case *c, enum design d, long n, long k0, unsigned char *buf,
+                      double *out, unsigned char *rbuf)
 {
 	const int me = omp_get_thread_num(), nth = omp_get_num_threads();
 	const size_t m = c->bytes / sizeof(double), b = c->bytes;
@@ -142,7 +151,8 @@ static void run_chunk(const struct pr_case *c, enum design d, long n, long k0,
 				z = acc1;
 				break;
 			}
-			size_t lo = m * (size_t)me / (size_t)nth, hi = m * (size_t)(me + 1) / (size_t)nth;
+			size_t lo = m * (size_t)me / (size_t)nth,
+			       hi = m * (size_t)(me + 1) / (size_t)nth;
 			memset(z + lo, 0, (hi - lo) * sizeof(double));
 			break;
 		}

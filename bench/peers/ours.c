@@ -30,13 +30,13 @@
 struct shared {
 	const struct pr_case *c;
 	double budget;
-	pthread_barrier_t bar;         /* threads; fibres use tc_barrier */
+	pthread_barrier_t bar; /* threads; fibres use tc_barrier */
 	int fibres;
 	struct pr_chunk slot[2][MAXP]; /* by chunk parity: read after the barrier */
 	struct pr_plan result;         /* rank 0's plan */
 	char alg[64];
-	int err;                       /* first error (topocoll code) */
-	int bad;                       /* a rank saw a wrong result */
+	int err; /* first error (topocoll code) */
+	int bad; /* a rank saw a wrong result */
 };
 
 /* Between chunks (untimed): a kernel-level barrier on threads, as

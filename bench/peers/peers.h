@@ -36,8 +36,15 @@
 #include <sys/resource.h>
 #include <time.h>
 
-enum pr_kind { PR_BARRIER, PR_BCAST, PR_ALLREDUCE, PR_LATENCY, PR_BANDWIDTH, PR_ALLGATHER,
-	       PR_ALLTOALL };
+enum pr_kind {
+	PR_BARRIER,
+	PR_BCAST,
+	PR_ALLREDUCE,
+	PR_LATENCY,
+	PR_BANDWIDTH,
+	PR_ALLGATHER,
+	PR_ALLTOALL
+};
 
 static const char *const pr_kind_name[] = {"barrier",   "bcast",     "allreduce", "latency",
                                            "bandwidth", "allgather", "alltoall"};
@@ -51,32 +58,32 @@ struct pr_case {
 
 /* Dedicated: p = 2, one rank per core. */
 static const struct pr_case pr_cases_dedicated[] = {
-	{PR_BARRIER, 0},
-	{PR_BCAST, 8},
-	{PR_BCAST, (size_t)64 << 10},
-	{PR_BCAST, (size_t)1 << 20},
-	{PR_ALLREDUCE, 8},
-	{PR_ALLREDUCE, (size_t)8 << 10},
-	{PR_ALLREDUCE, (size_t)512 << 10},
-	{PR_ALLREDUCE, (size_t)8 << 20},
-	{PR_LATENCY, 8},
-	{PR_BANDWIDTH, (size_t)1 << 20},
-	{PR_BANDWIDTH, (size_t)16 << 20},
-	{PR_ALLGATHER, 8},
-	{PR_ALLGATHER, (size_t)64 << 10},
-	{PR_ALLTOALL, 8},
-	{PR_ALLTOALL, (size_t)4 << 10},
+        {PR_BARRIER, 0},
+        {PR_BCAST, 8},
+        {PR_BCAST, (size_t)64 << 10},
+        {PR_BCAST, (size_t)1 << 20},
+        {PR_ALLREDUCE, 8},
+        {PR_ALLREDUCE, (size_t)8 << 10},
+        {PR_ALLREDUCE, (size_t)512 << 10},
+        {PR_ALLREDUCE, (size_t)8 << 20},
+        {PR_LATENCY, 8},
+        {PR_BANDWIDTH, (size_t)1 << 20},
+        {PR_BANDWIDTH, (size_t)16 << 20},
+        {PR_ALLGATHER, 8},
+        {PR_ALLGATHER, (size_t)64 << 10},
+        {PR_ALLTOALL, 8},
+        {PR_ALLTOALL, (size_t)4 << 10},
 };
 
 /* Oversubscribed: p > cores. */
 static const struct pr_case pr_cases_oversub[] = {
-	{PR_BARRIER, 0},
-	{PR_ALLREDUCE, 8},
-	{PR_ALLREDUCE, (size_t)8 << 10},
-	{PR_ALLGATHER, 8},
-	{PR_ALLGATHER, (size_t)64 << 10},
-	{PR_ALLTOALL, 8},
-	{PR_ALLTOALL, (size_t)4 << 10},
+        {PR_BARRIER, 0},
+        {PR_ALLREDUCE, 8},
+        {PR_ALLREDUCE, (size_t)8 << 10},
+        {PR_ALLGATHER, 8},
+        {PR_ALLGATHER, (size_t)64 << 10},
+        {PR_ALLTOALL, 8},
+        {PR_ALLTOALL, (size_t)4 << 10},
 };
 
 #define PR_NELEM(a) ((int)(sizeof(a) / sizeof((a)[0])))
@@ -182,13 +189,13 @@ static inline void pr_chunk_exclude(struct pr_chunk *c)
 }
 
 struct pr_plan {
-	double budget;  /* ns of counted chunks to aim for */
-	int measuring;  /* 0: warming up */
-	long n;         /* operations of the chunk to run next */
-	long iters;     /* counted operations */
-	double span;    /* counted ns */
-	double cpu;     /* counted CPU ns */
-	double spent;   /* every chunk's span, counted or not */
+	double budget; /* ns of counted chunks to aim for */
+	int measuring; /* 0: warming up */
+	long n;        /* operations of the chunk to run next */
+	long iters;    /* counted operations */
+	double span;   /* counted ns */
+	double cpu;    /* counted CPU ns */
+	double spent;  /* every chunk's span, counted or not */
 };
 
 static inline void pr_plan_init(struct pr_plan *pl, double budget_ns)
@@ -257,11 +264,9 @@ static inline void pr_print(const struct pr_case *c, int p, const char *variant,
 	fflush(stdout);
 }
 
-static inline void pr_print_error(const struct pr_case *c, int p, const char *variant,
-                                  const char *what)
+static inline void pr_print_error(const struct pr_case *c, int p, const char *variant, const char *what)
 {
-	printf("R %s %d %zu %s nan nan 0 error:%s\n", pr_kind_name[c->kind], p, c->bytes, variant,
-	       what);
+	printf("R %s %d %zu %s nan nan 0 error:%s\n", pr_kind_name[c->kind], p, c->bytes, variant, what);
 	fflush(stdout);
 }
 
@@ -370,9 +375,8 @@ static inline void pr_buffers(const struct pr_case *c, int p, int me, unsigned c
  * of case c on p ranks: the root's bytes after a broadcast, the sums after
  * an allreduce, every rank's block in rank order after an allgather, block
  * me of every rank in rank order after an alltoall. */
-static inline int pr_wrong_result(const struct pr_case *c, int p, int me,
-                                  const unsigned char *buf, const double *out,
-                                  const unsigned char *rbuf)
+static inline int pr_wrong_result(const struct pr_case *c, int p, int me, const unsigned char *buf,
+                                  const double *out, const unsigned char *rbuf)
 {
 	int bad = 0;
 	if (c->kind == PR_BCAST)

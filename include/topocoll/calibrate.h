@@ -207,33 +207,33 @@ enum tc_calibrate_regime {
 /* Options; zero-initialise (or pass NULL to tc_model_calibrate) for the
  * defaults given in brackets. */
 struct tc_calibrate_opts {
-	size_t min_bytes;     /* smallest size [8]; 0 means the default, so a
+	size_t min_bytes;                /* smallest size [8]; 0 means the default, so a
 	                         0-byte point is never measured */
-	size_t max_bytes;     /* largest size [4 MiB, so that the points of
+	size_t max_bytes;                /* largest size [4 MiB, so that the points of
 	                         1 MiB and above, past a 1 MiB L2, form a segment
 	                         of their own]; at most 64 MiB (each rank holds
 	                         one buffer of this size) */
-	int npoints;          /* sizes, spaced geometrically from min to max and
+	int npoints;                     /* sizes, spaced geometrically from min to max and
 	                         rounded to whole bytes (duplicates dropped)
 	                         [one per power of two, min and max included];
 	                         at most TC_CALIBRATE_MAX_POINTS */
-	int reps;             /* samples per size; the median is kept [15] */
-	int warmup;           /* unmeasured round trips before each size [4] */
-	uint64_t sample_ns;   /* native: a sample times enough round trips to
+	int reps;                        /* samples per size; the median is kept [15] */
+	int warmup;                      /* unmeasured round trips before each size [4] */
+	uint64_t sample_ns;              /* native: a sample times enough round trips to
 	                         last about this long, to rise above the clock's
 	                         resolution [20000]; emulated: one round trip */
 	enum tc_calibrate_regime regime; /* the top-level fit [ALL] */
-	int mode;             /* enum tc_mode: TC_MODE_NATIVE [default], or
+	int mode;                        /* enum tc_mode: TC_MODE_NATIVE [default], or
 	                         TC_MODE_EMULATED to calibrate an emulated team
 	                         against `model` (for testing the fit) */
-	struct tc_model model; /* the emulated team's model (ignored in native
+	struct tc_model model;           /* the emulated team's model (ignored in native
 	                          mode); zero t_s and t_w are taken as given */
-	size_t single_copy_min; /* the team's single-copy threshold [0: the
+	size_t single_copy_min;          /* the team's single-copy threshold [0: the
 	                           library default]; SIZE_MAX: always stream */
-	int no_pin;           /* non-zero: do not pin the two ranks */
-	uint64_t timeout_ms;  /* a rank waiting longer fails with TC_ETIMEDOUT
+	int no_pin;                      /* non-zero: do not pin the two ranks */
+	uint64_t timeout_ms;             /* a rank waiting longer fails with TC_ETIMEDOUT
 	                         [0: 60000] */
-	int max_copiers;      /* concurrency (top of the file): at most this
+	int max_copiers;                 /* concurrency (top of the file): at most this
 	                         many ranks [0: the process's CPUs, at most
 	                         TC_CALIBRATE_MAX_COPIERS]; -1: not measured */
 };
@@ -255,34 +255,34 @@ enum tc_calibrate_handoff {
 /* One size measured. */
 struct tc_calibration_point {
 	size_t bytes;
-	double one_way_ns;    /* median over the samples of half a round trip
+	double one_way_ns;   /* median over the samples of half a round trip
 	                         (emulated: the fastest sample) */
-	double min_ns;        /* fastest sample */
-	double max_ns;        /* slowest sample */
-	int single_copy;      /* moved by the single-copy path (native) */
-	double residual;      /* (one_way_ns - fit) / one_way_ns against the
+	double min_ns;       /* fastest sample */
+	double max_ns;       /* slowest sample */
+	int single_copy;     /* moved by the single-copy path (native) */
+	double residual;     /* (one_way_ns - fit) / one_way_ns against the
 	                         top-level fit */
-	double combine_ns;    /* tc_reduce_local of bytes / 8 doubles (sum) on
+	double combine_ns;   /* tc_reduce_local of bytes / 8 doubles (sum) on
 	                         rank 0, median; NAN below 8 bytes or emulated */
-	int cache_level;      /* smallest cache level of rank 0's CPU holding
+	int cache_level;     /* smallest cache level of rank 0's CPU holding
 	                         2 x bytes (1, 2, 3), 4: above the last level, 0:
 	                         the sizes are unknown; a level exactly 2 x
 	                         bytes large does not hold them (it holds the
 	                         ring, the stacks and the channel's state too:
 	                         16 KiB on a 32 KiB L1d costs per byte what
 	                         32 KiB does, as measured) */
-	int segment;          /* index of its segment in the piecewise fit */
-	double seg_residual;  /* (one_way_ns - its segment's line) / one_way_ns */
-	double exchange_ns;   /* native: median time of a tc_sendrecv of bytes
+	int segment;         /* index of its segment in the piecewise fit */
+	double seg_residual; /* (one_way_ns - its segment's line) / one_way_ns */
+	double exchange_ns;  /* native: median time of a tc_sendrecv of bytes
 	                         both ways at once (calibrate.h); NAN emulated */
-	double copy_ns;       /* native: memcpy of bytes on rank 0 between two
+	double copy_ns;      /* native: memcpy of bytes on rank 0 between two
 	                         buffers it has just written, median; NAN
 	                         emulated */
 };
 
 /* One least-squares fit (see the header comment). */
 struct tc_calibration_fit {
-	int npoints;          /* points it was made on; 0 or 1: no fit, and the
+	int npoints; /* points it was made on; 0 or 1: no fit, and the
 	                         doubles below are NAN */
 	double ts_ns;
 	double tw_ns_per_byte;
@@ -292,12 +292,12 @@ struct tc_calibration_fit {
 
 /* One segment of the piecewise fit: consecutive points. */
 struct tc_calibration_segment {
-	size_t lo_bytes, hi_bytes; /* its first and last point */
-	int first, npoints;        /* its points: points[first .. first+npoints) */
-	int single_copy;           /* path of its points; -1: both (merged) */
-	int cache_level;           /* cache level of its points; -1: several */
+	size_t lo_bytes, hi_bytes;     /* its first and last point */
+	int first, npoints;            /* its points: points[first .. first+npoints) */
+	int single_copy;               /* path of its points; -1: both (merged) */
+	int cache_level;               /* cache level of its points; -1: several */
 	struct tc_calibration_fit fit; /* its line (npoints, t_s, t_w, r2, worst) */
-	double exchange_ratio;     /* median of exchange_ns / one_way_ns over its
+	double exchange_ratio;         /* median of exchange_ns / one_way_ns over its
 	                              points (NAN: not measured); charged to
 	                              copying exchanges by the calibrated
 	                              prediction of a single-copy segment */
@@ -317,7 +317,7 @@ struct tc_calibration {
 	/* t_c: the fit of the combine times (ts_ns: fixed cost per call,
 	 * tw_ns_per_byte: t_c); npoints 0 in emulated mode. */
 	struct tc_calibration_fit combine;
-	double tc_ns_per_byte;  /* combine.tw_ns_per_byte */
+	double tc_ns_per_byte; /* combine.tw_ns_per_byte */
 	/* Data cache sizes of the CPU (L1d, L2, L3; 0: unknown) and the largest
 	 * size up to which every residual is within TC_CALIBRATE_RESIDUAL_OK
 	 * (0: not even the smallest). */
@@ -346,19 +346,19 @@ struct tc_calibration {
 	double tcopy_ns_per_byte; /* copy.tw_ns_per_byte */
 	/* Concurrency (top of the file); conc_ranks 0: not measured (emulated,
 	 * max_copiers -1, one CPU), every charge then 0. */
-	int conc_ranks;          /* K: the ranks of the concurrency team */
+	int conc_ranks;                        /* K: the ranks of the concurrency team */
 	double handoff_ns[TC_HANDOFF_CLASSES]; /* one way; NAN: no such rank */
 	int handoff_rank[TC_HANDOFF_CLASSES];  /* the rank measured, -1: none */
-	double handoff_pair_ns;  /* ranks 0 and 1 (the pair of the channel fit) */
+	double handoff_pair_ns;                /* ranks 0 and 1 (the pair of the channel fit) */
 	int ncopy_sizes;
 	size_t copy_sizes[TC_CALIBRATE_COPY_SIZES]; /* increasing */
 	int ncopiers;
-	int copiers[TC_CALIBRATE_MAX_COPIERS];      /* increasing, from 1 */
+	int copiers[TC_CALIBRATE_MAX_COPIERS]; /* increasing, from 1 */
 	double copy_bytes_per_ns[TC_CALIBRATE_COPY_SIZES][TC_CALIBRATE_MAX_COPIERS];
-	                         /* B(k, m), aggregate; [size][copier count] */
+	/* B(k, m), aggregate; [size][copier count] */
 	int nsync;
-	int sync_ranks[TC_CALIBRATE_MAX_SYNC];      /* q, increasing, from 2 */
-	double sync_ns[TC_CALIBRATE_MAX_SYNC];      /* R(q): time per round */
+	int sync_ranks[TC_CALIBRATE_MAX_SYNC]; /* q, increasing, from 2 */
+	double sync_ns[TC_CALIBRATE_MAX_SYNC]; /* R(q): time per round */
 };
 
 /*
@@ -403,8 +403,7 @@ struct tc_prediction;
  * Thread-safe; cal is borrowed.
  */
 TC_API int tc_calibration_model(const struct tc_calibration *cal, size_t bytes,
-                                struct tc_model *out,
-                                int *segment);
+                                struct tc_model *out, int *segment);
 
 /*
  * The calibrated prediction of a call on topology t: tc_predict_call()
@@ -423,8 +422,7 @@ TC_API int tc_calibration_model(const struct tc_calibration *cal, size_t bytes,
  */
 TC_API int tc_calibration_predict(const struct tc_calibration *cal, const struct tc_topo *t,
                                   const struct tc_call *call, struct tc_prediction *pr,
-                                  int *segment,
-                                  double *ns);
+                                  int *segment, double *ns);
 
 /*
  * The concurrency model's pieces (top of the file), for pricing rounds on a
@@ -459,8 +457,7 @@ TC_API int tc_calibration_round_ns(const struct tc_calibration *cal, int k, size
  * Thread-safe; every pointer is borrowed.
  */
 TC_API int tc_calibration_concurrency_ns(const struct tc_calibration *cal, const struct tc_topo *t,
-                                         const struct tc_call *call, double *share_ns,
-                                         double *sync_ns);
+                                         const struct tc_call *call, double *share_ns, double *sync_ns);
 
 #ifdef __cplusplus
 }

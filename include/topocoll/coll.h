@@ -61,44 +61,44 @@ extern "C" {
 struct tc_proc;
 
 /* X(NAME, C type) */
-#define TC_DTYPE_MAP(X)                                                              \
-	X(INT8, int8_t)                                                                  \
-	X(INT16, int16_t)                                                                \
-	X(INT32, int32_t)                                                                \
-	X(INT64, int64_t)                                                                \
-	X(UINT8, uint8_t)                                                                \
-	X(UINT16, uint16_t)                                                              \
-	X(UINT32, uint32_t)                                                              \
-	X(UINT64, uint64_t)                                                              \
-	X(FLOAT, float)                                                                  \
-	X(DOUBLE, double)                                                                \
+#define TC_DTYPE_MAP(X)     \
+	X(INT8, int8_t)     \
+	X(INT16, int16_t)   \
+	X(INT32, int32_t)   \
+	X(INT64, int64_t)   \
+	X(UINT8, uint8_t)   \
+	X(UINT16, uint16_t) \
+	X(UINT32, uint32_t) \
+	X(UINT64, uint64_t) \
+	X(FLOAT, float)     \
+	X(DOUBLE, double)   \
 	X(BYTE, unsigned char)
 
 enum tc_dtype {
 #define TC__DT_ENUM(name, type) TC_##name,
 	TC_DTYPE_MAP(TC__DT_ENUM)
 #undef TC__DT_ENUM
-	TC_DTYPE_COUNT
+	        TC_DTYPE_COUNT
 };
 
 /* X(NAME, name) */
-#define TC_OP_MAP(X)                                                                 \
-	X(SUM, sum)                                                                      \
-	X(PROD, prod)                                                                    \
-	X(MIN, min)                                                                      \
-	X(MAX, max)                                                                      \
-	X(BAND, band)                                                                    \
-	X(BOR, bor)                                                                      \
-	X(BXOR, bxor)                                                                    \
-	X(LAND, land)                                                                    \
-	X(LOR, lor)                                                                      \
+#define TC_OP_MAP(X)  \
+	X(SUM, sum)   \
+	X(PROD, prod) \
+	X(MIN, min)   \
+	X(MAX, max)   \
+	X(BAND, band) \
+	X(BOR, bor)   \
+	X(BXOR, bxor) \
+	X(LAND, land) \
+	X(LOR, lor)   \
 	X(USER, user)
 
 enum tc_op {
 #define TC__OP_ENUM(name, lname) TC_OP_##name,
 	TC_OP_MAP(TC__OP_ENUM)
 #undef TC__OP_ENUM
-	TC_OP_COUNT
+	        TC_OP_COUNT
 };
 
 /* A user-defined operator: inout[i] = in[i] (op) inout[i] for i < count.
@@ -122,18 +122,17 @@ TC_API const char *tc_op_name(enum tc_op op);       /* "sum", ...; NULL if unkno
  * Returns 0, TC_EINVAL, TC_ENOTSUP.
  */
 TC_API int tc_reduce_local(const void *in, void *inout, size_t count, enum tc_dtype dt,
-                           enum tc_op op,
-                           const struct tc_user_op *user);
+                           enum tc_op op, const struct tc_user_op *user);
 
 /* Per-call options; all-zero (or a NULL pointer) means the defaults. */
 struct tc_coll_opts {
-	const char *alg;       /* canonical algorithm name (DESIGN.md catalogue),
+	const char *alg; /* canonical algorithm name (DESIGN.md catalogue),
 	                          NULL or "auto": the cheapest predicted one
 	                          (priced on the machine when ranks outnumber
 	                          CPUs, see tc_predict) */
-	int packets;           /* ring_pipelined: packets r (0: r_opt of [Goubault-ring]) */
+	int packets;     /* ring_pipelined: packets r (0: r_opt of [Goubault-ring]) */
 	const struct tc_user_op *user_op; /* with TC_OP_USER */
-	int shift_ring;        /* tc_shift: q counts positions along the
+	int shift_ring;                   /* tc_shift: q counts positions along the
 	                          topology's ring (tc_shift) */
 };
 
@@ -145,21 +144,21 @@ struct tc_coll_opts {
  * A block is m = count elements; a buffer holds one block, or p blocks
  * (block i at offset i m) where a flag says so. */
 enum {
-	TC_CF_ROOTED = 1u << 0,     /* takes a root */
-	TC_CF_REDUCES = 1u << 1,    /* takes an operator */
-	TC_CF_SEND_P = 1u << 2,     /* the send buffer holds p blocks */
-	TC_CF_RECV_P = 1u << 3,     /* the receive buffer holds p blocks */
-	TC_CF_SEND_ROOT = 1u << 4,  /* only the root's send buffer is read */
-	TC_CF_RECV_ROOT = 1u << 5,  /* only the root's receive buffer is written */
-	TC_CF_NO_SEND = 1u << 6,    /* no send buffer (bcast: one buffer, the
+	TC_CF_ROOTED = 1u << 0,    /* takes a root */
+	TC_CF_REDUCES = 1u << 1,   /* takes an operator */
+	TC_CF_SEND_P = 1u << 2,    /* the send buffer holds p blocks */
+	TC_CF_RECV_P = 1u << 3,    /* the receive buffer holds p blocks */
+	TC_CF_SEND_ROOT = 1u << 4, /* only the root's send buffer is read */
+	TC_CF_RECV_ROOT = 1u << 5, /* only the root's receive buffer is written */
+	TC_CF_NO_SEND = 1u << 6,   /* no send buffer (bcast: one buffer, the
 	                               root's is the input) */
-	TC_CF_NO_DATA = 1u << 7,    /* no buffer at all (barrier) */
-	TC_CF_RECV_NOT0 = 1u << 8,  /* rank 0's receive buffer is left untouched
+	TC_CF_NO_DATA = 1u << 7,   /* no buffer at all (barrier) */
+	TC_CF_RECV_NOT0 = 1u << 8, /* rank 0's receive buffer is left untouched
 	                               (exscan) */
-	TC_CF_Q = 1u << 9,          /* takes a shift q (shift) */
-	TC_CF_MEMBERS = 1u << 10,   /* takes a member set; only the root's and the
+	TC_CF_Q = 1u << 9,         /* takes a shift q (shift) */
+	TC_CF_MEMBERS = 1u << 10,  /* takes a member set; only the root's and the
 	                               members' buffers are used (multicast) */
-	TC_CF_VCOUNT = 1u << 11,    /* variable counts (allgatherv, gatherv,
+	TC_CF_VCOUNT = 1u << 11,   /* variable counts (allgatherv, gatherv,
 	                               scatterv, alltoallv): the blocks' sizes
 	                               come from tc_call's counts or matrix, not
 	                               from m; the other flags say which buffers
@@ -196,8 +195,7 @@ TC_API int tc_bcast(struct tc_proc *proc, void *buf, size_t count, enum tc_dtype
 /* All-to-one reduction into rbuf at root (rbuf is ignored elsewhere and may
  * be NULL there); sbuf may be TC_IN_PLACE at the root. */
 TC_API int tc_reduce(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count,
-                     enum tc_dtype dt,
-                     enum tc_op op, int root, const struct tc_coll_opts *opts);
+                     enum tc_dtype dt, enum tc_op op, int root, const struct tc_coll_opts *opts);
 
 /* Reduction whose result every rank gets in rbuf; sbuf may be TC_IN_PLACE. */
 TC_API int tc_allreduce(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count,
@@ -228,8 +226,7 @@ TC_API int tc_reduce_scatter(struct tc_proc *proc, const void *sbuf, void *rbuf,
 /* Inclusive prefix reduction: rank i gets sbuf of ranks 0..i reduced, in
  * rank order. */
 TC_API int tc_scan(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count,
-                   enum tc_dtype dt,
-                   enum tc_op op, const struct tc_coll_opts *opts);
+                   enum tc_dtype dt, enum tc_op op, const struct tc_coll_opts *opts);
 /* Exclusive prefix reduction: rank i > 0 gets sbuf of ranks 0..i-1 reduced;
  * rank 0's rbuf is left untouched (and may be NULL). */
 TC_API int tc_exscan(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count,
@@ -264,8 +261,7 @@ TC_API int tc_alltoall(struct tc_proc *proc, const void *sbuf, void *rbuf, size_
  * topologies have no such ring (TC_ENOTSUP).
  */
 TC_API int tc_shift(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count,
-                    enum tc_dtype dt,
-                    int q, const struct tc_coll_opts *opts);
+                    enum tc_dtype dt, int q, const struct tc_coll_opts *opts);
 /*
  * [HJR-TR-20-92]'s permutations on p = 2^n ranks, with G(i) = i ^ (i >> 1) the
  * binary-reflected Gray code.  Gray-to-binary: block i of an array held in
@@ -367,11 +363,11 @@ TC_API int tc_alltoallv(struct tc_proc *proc, const void *sbuf, const size_t *sc
  * runs only the data's plan, made once.  Not in these forms yet:
  * tc_multicast.
  */
-#define TC__COLL_REQ_FORMS(name, ...)                                                      \
-	TC_API int tc_i##name(__VA_ARGS__, tc_request *req);                                      \
+#define TC__COLL_REQ_FORMS(name, ...)                        \
+	TC_API int tc_i##name(__VA_ARGS__, tc_request *req); \
 	TC_API int tc_##name##_init(__VA_ARGS__, tc_request *req);
-TC__COLL_REQ_FORMS(bcast, struct tc_proc *proc, void *buf, size_t count, enum tc_dtype dt,
-                   int root, const struct tc_coll_opts *opts)
+TC__COLL_REQ_FORMS(bcast, struct tc_proc *proc, void *buf, size_t count, enum tc_dtype dt, int root,
+                   const struct tc_coll_opts *opts)
 TC__COLL_REQ_FORMS(reduce, struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count,
                    enum tc_dtype dt, enum tc_op op, int root, const struct tc_coll_opts *opts)
 TC__COLL_REQ_FORMS(allreduce, struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count,
@@ -379,9 +375,8 @@ TC__COLL_REQ_FORMS(allreduce, struct tc_proc *proc, const void *sbuf, void *rbuf
 TC__COLL_REQ_FORMS(barrier, struct tc_proc *proc, const struct tc_coll_opts *opts)
 TC__COLL_REQ_FORMS(allgather, struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count,
                    enum tc_dtype dt, const struct tc_coll_opts *opts)
-TC__COLL_REQ_FORMS(reduce_scatter, struct tc_proc *proc, const void *sbuf, void *rbuf,
-                   size_t count, enum tc_dtype dt, enum tc_op op,
-                   const struct tc_coll_opts *opts)
+TC__COLL_REQ_FORMS(reduce_scatter, struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count,
+                   enum tc_dtype dt, enum tc_op op, const struct tc_coll_opts *opts)
 TC__COLL_REQ_FORMS(scan, struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count,
                    enum tc_dtype dt, enum tc_op op, const struct tc_coll_opts *opts)
 TC__COLL_REQ_FORMS(exscan, struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count,
@@ -394,12 +389,12 @@ TC__COLL_REQ_FORMS(alltoall, struct tc_proc *proc, const void *sbuf, void *rbuf,
                    enum tc_dtype dt, const struct tc_coll_opts *opts)
 TC__COLL_REQ_FORMS(shift, struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count,
                    enum tc_dtype dt, int q, const struct tc_coll_opts *opts)
-TC__COLL_REQ_FORMS(gray2binary, struct tc_proc *proc, const void *sbuf, void *rbuf,
-                   size_t count, enum tc_dtype dt, const struct tc_coll_opts *opts)
-TC__COLL_REQ_FORMS(binary2gray, struct tc_proc *proc, const void *sbuf, void *rbuf,
-                   size_t count, enum tc_dtype dt, const struct tc_coll_opts *opts)
-TC__COLL_REQ_FORMS(allgatherv, struct tc_proc *proc, const void *sbuf, size_t scount,
-                   void *rbuf, const size_t *rcounts, const size_t *displs, enum tc_dtype dt,
+TC__COLL_REQ_FORMS(gray2binary, struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count,
+                   enum tc_dtype dt, const struct tc_coll_opts *opts)
+TC__COLL_REQ_FORMS(binary2gray, struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count,
+                   enum tc_dtype dt, const struct tc_coll_opts *opts)
+TC__COLL_REQ_FORMS(allgatherv, struct tc_proc *proc, const void *sbuf, size_t scount, void *rbuf,
+                   const size_t *rcounts, const size_t *displs, enum tc_dtype dt,
                    const struct tc_coll_opts *opts)
 TC__COLL_REQ_FORMS(gatherv, struct tc_proc *proc, const void *sbuf, size_t scount, void *rbuf,
                    const size_t *rcounts, const size_t *displs, enum tc_dtype dt, int root,
@@ -408,8 +403,8 @@ TC__COLL_REQ_FORMS(scatterv, struct tc_proc *proc, const void *sbuf, const size_
                    const size_t *displs, void *rbuf, size_t rcount, enum tc_dtype dt, int root,
                    const struct tc_coll_opts *opts)
 TC__COLL_REQ_FORMS(alltoallv, struct tc_proc *proc, const void *sbuf, const size_t *scounts,
-                   const size_t *sdispls, void *rbuf, const size_t *rcounts,
-                   const size_t *rdispls, enum tc_dtype dt, const struct tc_coll_opts *opts)
+                   const size_t *sdispls, void *rbuf, const size_t *rcounts, const size_t *rdispls,
+                   enum tc_dtype dt, const struct tc_coll_opts *opts)
 #undef TC__COLL_REQ_FORMS
 
 /* Starts an inactive persistent request (tc_NAME_init) once.  Returns 0;
@@ -443,10 +438,10 @@ TC_API int tc_coll_parse(const char *name, enum tc_coll *out);
 
 struct tc_topo;
 struct tc_prediction {
-	const char *algorithm;   /* what ran (AUTO resolved) */
-	tc_time_t modelled_ps;   /* makespan of the schedule under the model */
-	double formula_ns;       /* the source's closed form (NAN: none) */
-	double lower_bound_ns;   /* the collective's lower bound under md, valid
+	const char *algorithm;  /* what ran (AUTO resolved) */
+	tc_time_t modelled_ps;  /* makespan of the schedule under the model */
+	double formula_ns;      /* the source's closed form (NAN: none) */
+	double lower_bound_ns;  /* the collective's lower bound under md, valid
 	                            for every algorithm however it cuts its data
 	                            (tc_lower_bound_any(); for a permutation the
 	                            longest route of a block, or [HJR-TR-20-92]'s
@@ -455,15 +450,15 @@ struct tc_prediction {
 	                            steps).  NAN: none applies (trees, and the
 	                            variable-count collectives: none known for
 	                            unequal blocks) */
-	long lower_bound_steps;  /* -1: none */
+	long lower_bound_steps; /* -1: none */
 	int rounds;
-	long messages;           /* end-to-end transfers */
-	long hop_messages;       /* link crossings */
-	uint64_t bytes;          /* end-to-end bytes */
+	long messages;     /* end-to-end transfers */
+	long hop_messages; /* link crossings */
+	uint64_t bytes;    /* end-to-end bytes */
 	long oneport_violations;
 	long nodup_violations;
 	long noho_violations;
-	long contention;         /* link conflicts (lib/sched) */
+	long contention; /* link conflicts (lib/sched) */
 	/* The first conflict, when contention > 0: the directed link, the two
 	 * transfers (schedule indices, as in tc_schedule) and the round. */
 	int contention_from, contention_to, contention_xa, contention_xb, contention_round;
@@ -473,7 +468,7 @@ struct tc_prediction {
 	 * rounds and transfers are -1 (not counted), the messages, bytes and
 	 * checker fields 0 (not run). */
 	int simulated;
-	long transfers;          /* in the schedule, local copies included */
+	long transfers; /* in the schedule, local copies included */
 };
 
 /*
@@ -484,19 +479,19 @@ struct tc_prediction {
  */
 struct tc_call {
 	enum tc_coll coll;
-	const char *alg;   /* canonical name; NULL or "auto": the cheapest */
-	size_t bytes;      /* m: bytes of one block (per rank; for allgather,
+	const char *alg;    /* canonical name; NULL or "auto": the cheapest */
+	size_t bytes;       /* m: bytes of one block (per rank; for allgather,
 	                      scatter, gather, alltoall, reduce_scatter the block
 	                      one rank holds for one other rank) */
-	size_t esize;      /* bytes of one element (0: 1) */
-	int root;          /* rooted collectives */
-	int packets;       /* ring_pipelined: packets r (0: r_opt) */
-	long q;            /* shift: any value, taken mod p */
+	size_t esize;       /* bytes of one element (0: 1) */
+	int root;           /* rooted collectives */
+	int packets;        /* ring_pipelined: packets r (0: r_opt) */
+	long q;             /* shift: any value, taken mod p */
 	const int *members; /* multicast: the member set (any order, the root
 	                       may be listed; duplicates or ranks out of range:
 	                       TC_EINVAL) */
 	int nmembers;
-	int shift_ring;    /* shift: q along the topology's ring (tc_shift) */
+	int shift_ring; /* shift: q along the topology's ring (tc_shift) */
 	/* The variable-count collectives (TC_CF_VCOUNT; bytes is ignored for
 	 * them, esize is the element size), in elements; displacements are
 	 * implied packed (a prediction does not depend on where the bytes sit):
@@ -548,14 +543,14 @@ TC_API int tc_alg_applies(const struct tc_topo *t, const struct tc_model *md, en
 /* One transfer of a collective's schedule (tc_schedule). */
 struct tc_transfer {
 	int round;
-	int src, dst;          /* ranks (src == dst: a local copy or combine) */
-	int hops;              /* links on its route (0 for local) */
-	int combine;           /* the receiver combines (reduction) */
+	int src, dst; /* ranks (src == dst: a local copy or combine) */
+	int hops;     /* links on its route (0 for local) */
+	int combine;  /* the receiver combines (reduction) */
 	uint64_t bytes;
 	uint64_t src_off, dst_off; /* byte offsets in the two ranks' buffers */
-	tc_time_t start_ps;    /* logical time it leaves src */
-	tc_time_t arrival_ps;  /* logical time it has fully arrived */
-	int src_buf, dst_buf;  /* 0: the send buffer, 1: the receive buffer,
+	tc_time_t start_ps;        /* logical time it leaves src */
+	tc_time_t arrival_ps;      /* logical time it has fully arrived */
+	int src_buf, dst_buf;      /* 0: the send buffer, 1: the receive buffer,
 	                          2: the algorithm's scratch */
 };
 

@@ -214,8 +214,7 @@ TC_API long tc_cost_bcast_binomial_steps(int p);
  * packet (mu = m).  md->ports is not consulted: the algorithm is all-port.
  */
 TC_API double tc_cost_bcast_dot_allport(const struct tc_model *md, enum tc_topo_kind kind,
-                                        int ndims,
-                                        const int *dims, int root, double m);
+                                        int ndims, const int *dims, int root, double m);
 
 /* ------------------------------------------------------------------------ */
 /* All-to-one reduce (reduce): the dual of each broadcast ([Barnat-IB109]), plus    */
@@ -251,8 +250,7 @@ TC_API double tc_cost_reduce_binomial(const struct tc_model *md, int p, double m
  * (the sources give no reduction cost for all-port trees).
  */
 TC_API double tc_cost_reduce_dot_allport(const struct tc_model *md, enum tc_topo_kind kind,
-                                         int ndims,
-                                         const int *dims, int root, double m);
+                                         int ndims, const int *dims, int root, double m);
 
 /* ------------------------------------------------------------------------ */
 /* Allreduce                                                                 */
@@ -294,8 +292,7 @@ TC_API double tc_cost_allreduce_ring(const struct tc_model *md, int p, double m)
  * (4 t_s (sqrt(p) - 1) + 2 t_w m (p-1)/p + ... on a square 2-D torus).
  * m/p is real; an implementation with unequal blocks pays ceil(m/p).
  */
-TC_API double tc_cost_allreduce_mesh(const struct tc_model *md, int ndims, const int *dims,
-                                     double m);
+TC_API double tc_cost_allreduce_mesh(const struct tc_model *md, int ndims, const int *dims, double m);
 /*
  * linear: every rank i > 0 sends its m bytes to rank 0, which combines them
  * in rank order and sends the result back to each (the naive all-to-one
@@ -313,8 +310,7 @@ TC_API double tc_cost_allreduce_linear(const struct tc_model *md, int p, double 
  *     T = 2 msg(1, s) + (p - 1) s t_c      (p >= 2; 0 for p = 1)
  * (its p - 1 parts arrive at the slice's owner at once, which combines
  * them one after the other).  The all-port form only (one port: NAN). */
-TC_API double tc_cost_allreduce_shm(const struct tc_model *md, int p, double count,
-                                    double esize);
+TC_API double tc_cost_allreduce_shm(const struct tc_model *md, int p, double count, double esize);
 /* shm_flag: every rank reads every rank's whole vector of m bytes at once
  * and combines them one after the other; all ports:
  *     T = msg(1, m) + (p - 1) m t_c        (p >= 2; 0 for p = 1).
@@ -341,8 +337,7 @@ TC_API long tc_cost_allgather_chain_steps(int p, enum tc_duplex duplex);
  *       = t_s sum_i (z_i - 1) + t_w m (p - 1)                 (SF)
  * which is [Barnat-IB109]'s 2 t_s (sqrt(p) - 1) + t_w m (p - 1) on a square 2-D mesh.
  */
-TC_API double tc_cost_allgather_mesh(const struct tc_model *md, int ndims, const int *dims,
-                                     double m);
+TC_API double tc_cost_allgather_mesh(const struct tc_model *md, int ndims, const int *dims, double m);
 /* hypercube: doubling ([Barnat-IB109]): sum_{i=1}^{d} msg(1, 2^{i-1} m)
  * = t_s log p + t_w m (p - 1). */
 TC_API double tc_cost_allgather_hypercube(const struct tc_model *md, int p, double m);
@@ -451,8 +446,7 @@ TC_API double tc_cost_alltoall_ring(const struct tc_model *md, int p, double m);
  * blocks of m p / z_i bytes ([Barnat-IB109]):
  *     T = sum_i (z_i - 1) t_s + (t_w m p / 2) sum_i (z_i - 1)   (SF)
  * = (2 t_s + t_w m p)(sqrt(p) - 1) on a square 2-D mesh. */
-TC_API double tc_cost_alltoall_mesh(const struct tc_model *md, int ndims, const int *dims,
-                                    double m);
+TC_API double tc_cost_alltoall_mesh(const struct tc_model *md, int ndims, const int *dims, double m);
 /* hypercube: dimension exchange ([Barnat-IB109]): d msg(1, m p / 2)
  * = (t_s + t_w m p/2) log p.  The local reshuffle the source mentions is not
  * costed. */
@@ -515,8 +509,7 @@ TC_API double tc_cost_shift_torus(const struct tc_model *md, int rows, int cols,
  */
 TC_API long tc_cost_shift_torus_steps(int rows, int cols, long q);
 /* tc_cost_shift_torus_steps() msg(1, m). */
-TC_API double tc_cost_shift_torus_q(const struct tc_model *md, int rows, int cols, long q,
-                                    double m);
+TC_API double tc_cost_shift_torus_q(const struct tc_model *md, int rows, int cols, long q, double m);
 
 /*
  * hypercube_gray: SF over the binary-reflected Gray-code ring; q written as a
@@ -528,8 +521,7 @@ TC_API double tc_cost_shift_torus_q(const struct tc_model *md, int rows, int col
  *     SF: H (t_s + m t_w)     CT: S (t_s + m t_w) + H t_h.
  * backward: non-zero to allow terms of either sign.
  */
-TC_API double tc_cost_shift_hypercube_gray(const struct tc_model *md, int p, double m,
-                                           int backward);
+TC_API double tc_cost_shift_hypercube_gray(const struct tc_model *md, int p, double m, int backward);
 /*
  * Links crossed, stage after stage, for a given q: forward, the binary digits
  * of q mod p (digit 0: 1 link, digit i >= 1: 2 links; at most 2d - 1,
@@ -656,16 +648,16 @@ struct tc_lower_bound {
  * tc_lower_bound()) and root (< 0: no particular root).
  */
 struct tc_lb_graph {
-	long nodes;           /* N */
-	long long links;      /* undirected links */
-	int min_degree;       /* delta */
-	int max_degree;       /* Delta */
-	int root_degree;      /* degree of root (Delta when root < 0) */
+	long nodes;      /* N */
+	long long links; /* undirected links */
+	int min_degree;  /* delta */
+	int max_degree;  /* Delta */
+	int root_degree; /* degree of root (Delta when root < 0) */
 	long diameter;
-	long exc;             /* exc(root, G); the radius when root < 0 */
-	long long dist_root;  /* sum_v dist(root, v); its minimum over roots when
+	long exc;            /* exc(root, G); the radius when root < 0 */
+	long long dist_root; /* sum_v dist(root, v); its minimum over roots when
 	                         root < 0 */
-	long long dist_all;   /* sum_{u, v} dist(u, v) */
+	long long dist_all;  /* sum_{u, v} dist(u, v) */
 };
 
 /* Fills *out.  0, TC_EINVAL (null pointer), TC_ETOPO (bad ndims or dims, more
@@ -733,8 +725,7 @@ TC_API int tc_lb_graph_metrics(enum tc_topo_kind kind, int ndims, const int *dim
 TC_API int tc_lower_bound(enum tc_lb_coll c, enum tc_topo_kind kind, int ndims, const int *dims,
                           double m, const struct tc_model *md, struct tc_lower_bound *out);
 TC_API int tc_lower_bound_root(enum tc_lb_coll c, enum tc_topo_kind kind, int ndims,
-                               const int *dims,
-                               int root, double m, const struct tc_model *md,
+                               const int *dims, int root, double m, const struct tc_model *md,
                                struct tc_lower_bound *out);
 
 /*
@@ -758,8 +749,7 @@ TC_API int tc_lower_bound_root(enum tc_lb_coll c, enum tc_topo_kind kind, int nd
  * Same arguments and errors as tc_lower_bound_root(); root < 0: no root.
  */
 TC_API int tc_lower_bound_any(enum tc_lb_coll c, enum tc_topo_kind kind, int ndims, const int *dims,
-                              int root, double m, const struct tc_model *md,
-                              struct tc_lower_bound *out);
+                              int root, double m, const struct tc_model *md, struct tc_lower_bound *out);
 
 /*
  * Multicast from s to |M| = nmembers destinations in a d-port WH network,

@@ -17,25 +17,25 @@ extern "C" {
 #endif
 
 /* X(NAME, value, message) */
-#define TC_ERRNO_MAP(X)                                                              \
-	X(EINVAL, -1, "invalid argument")                                                \
-	X(ENOMEM, -2, "out of memory")                                                   \
-	X(ERANK, -3, "rank out of range")                                                \
-	X(ENOTNEIGHBOR, -4, "peer is not a neighbour in the team's topology")            \
-	X(ETRUNCATE, -5, "message larger than the receive buffer (nothing received)")    \
-	X(ENULLBUF, -6, "null buffer with a non-zero size")                              \
-	X(EOVERFLOW, -7, "size or count overflow")                                       \
-	X(ENOTSUP, -8, "not supported for this topology, size or configuration")        \
-	X(ETOPO, -9, "malformed topology specification or size out of range")           \
-	X(EBUSY, -10, "rank already attached or team already running")                  \
-	X(ETIMEDOUT, -11, "timed out waiting for a peer")                                \
-	X(ESYS, -12, "system call failed (thread creation, affinity, futex)")            \
-	X(EABORTED, -13, "the team was aborted because another rank failed")             \
-	X(EMISMATCH, -14, "mismatched collective call (operation, root, size or type)") \
-	X(EROOT, -15, "root out of range")                                               \
-	X(ESELF, -16, "a rank cannot send to or receive from itself")                    \
-	X(EALG, -17, "unknown algorithm name")                                           \
-	X(EPENDING, -18, "operation still pending")                                      \
+#define TC_ERRNO_MAP(X)                                                                               \
+	X(EINVAL, -1, "invalid argument")                                                             \
+	X(ENOMEM, -2, "out of memory")                                                                \
+	X(ERANK, -3, "rank out of range")                                                             \
+	X(ENOTNEIGHBOR, -4, "peer is not a neighbour in the team's topology")                         \
+	X(ETRUNCATE, -5, "message larger than the receive buffer (nothing received)")                 \
+	X(ENULLBUF, -6, "null buffer with a non-zero size")                                           \
+	X(EOVERFLOW, -7, "size or count overflow")                                                    \
+	X(ENOTSUP, -8, "not supported for this topology, size or configuration")                      \
+	X(ETOPO, -9, "malformed topology specification or size out of range")                         \
+	X(EBUSY, -10, "rank already attached or team already running")                                \
+	X(ETIMEDOUT, -11, "timed out waiting for a peer")                                             \
+	X(ESYS, -12, "system call failed (thread creation, affinity, futex)")                         \
+	X(EABORTED, -13, "the team was aborted because another rank failed")                          \
+	X(EMISMATCH, -14, "mismatched collective call (operation, root, size or type)")               \
+	X(EROOT, -15, "root out of range")                                                            \
+	X(ESELF, -16, "a rank cannot send to or receive from itself")                                 \
+	X(EALG, -17, "unknown algorithm name")                                                        \
+	X(EPENDING, -18, "operation still pending")                                                   \
 	X(ELIMIT, -19, "over a limit (schedule size, memory, threads): tc_error_detail() says which") \
 	X(ECANCELED, -20, "request cancelled (tc_cancel)")
 

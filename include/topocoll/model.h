@@ -40,15 +40,15 @@ enum tc_switching {
 };
 
 struct tc_model {
-	double ts_ns;        /* t_s, start-up per message, ns */
-	double tw_ns;        /* t_w, per byte, ns */
-	double th_ns;        /* t_h, per hop (t_d in [KKA-I]), ns */
-	double tc_ns;        /* t_c, per byte combined by a reduction, ns */
-	size_t mu;           /* packet size in bytes (0: the runtime's default) */
+	double ts_ns; /* t_s, start-up per message, ns */
+	double tw_ns; /* t_w, per byte, ns */
+	double th_ns; /* t_h, per hop (t_d in [KKA-I]), ns */
+	double tc_ns; /* t_c, per byte combined by a reduction, ns */
+	size_t mu;    /* packet size in bytes (0: the runtime's default) */
 	enum tc_ports ports;
 	enum tc_duplex duplex;
 	enum tc_switching switching;
-	int combining;       /* non-zero: a node may merge packets for different
+	int combining; /* non-zero: a node may merge packets for different
 	                        destinations */
 };
 

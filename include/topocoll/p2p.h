@@ -130,8 +130,7 @@ TC_API int tc_recv(struct tc_proc *proc, int src, void *buf, size_t cap, size_t 
 /* Blocking receive of the first message from src (a rank or TC_ANY_SOURCE)
  * with tag tag (0..TC_TAG_MAX or TC_ANY_TAG).  *st (may be NULL) gets the
  * sender, the tag and the size (also on TC_ETRUNCATE, as above). */
-TC_API int tc_recv_tag(struct tc_proc *proc, int src, int tag, void *buf, size_t cap,
-                       tc_status *st);
+TC_API int tc_recv_tag(struct tc_proc *proc, int src, int tag, void *buf, size_t cap, tc_status *st);
 
 /* Sends to dst and receives from src at once (no deadlock when two ranks
  * exchange, whatever the sizes).  TC_EINVAL when sbuf and rbuf overlap
@@ -147,8 +146,7 @@ TC_API int tc_isend(struct tc_proc *proc, int dst, const void *buf, size_t bytes
 TC_API int tc_irecv(struct tc_proc *proc, int src, void *buf, size_t cap, tc_request *req);
 TC_API int tc_isend_tag(struct tc_proc *proc, int dst, int tag, const void *buf, size_t bytes,
                         tc_request *req);
-TC_API int tc_irecv_tag(struct tc_proc *proc, int src, int tag, void *buf, size_t cap,
-                        tc_request *req);
+TC_API int tc_irecv_tag(struct tc_proc *proc, int src, int tag, void *buf, size_t cap, tc_request *req);
 
 /* The status of a completed request (after tc_wait, tc_waitall or a
  * tc_test that said done, until the request is started again): 0 with *st

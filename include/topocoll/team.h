@@ -83,39 +83,39 @@ struct tc_team_config {
 	const char *topology; /* spec such as "ring:8" (topocoll/topo.h);
 	                         NULL: "complete:p".  Copied, not kept. */
 	enum tc_wait_policy wait;
-	uint64_t spin_ns;     /* TC_WAIT_AUTO: spin this long before yielding or
+	uint64_t spin_ns;       /* TC_WAIT_AUTO: spin this long before yielding or
 	                         blocking, or longer while a peer copies a long
 	                         message of ours (0: the default, see
 	                         tc_team_info) */
-	uint64_t yield_ns;    /* TC_WAIT_AUTO: yield this long before blocking
+	uint64_t yield_ns;      /* TC_WAIT_AUTO: yield this long before blocking
 	                         (0: the default) */
-	int no_pin;           /* non-zero: tc_run does not pin its threads */
-	size_t ring_bytes;    /* per channel, rounded up to a power of two
+	int no_pin;             /* non-zero: tc_run does not pin its threads */
+	size_t ring_bytes;      /* per channel, rounded up to a power of two
 	                         cache lines (0: default, shrinks for large teams) */
-	size_t packet_bytes;  /* mu: largest payload per packet (0: default) */
+	size_t packet_bytes;    /* mu: largest payload per packet (0: default) */
 	size_t single_copy_min; /* messages of at least this many bytes are
 	                           copied once, straight from the sender's buffer
 	                           (0: the default, 1 KiB; SIZE_MAX: always stream).
 	                           Collectives use the smaller of this and 1 KiB
 	                           (their receives are always posted in time) */
-	uint64_t timeout_ms;  /* a wait longer than this fails with TC_ETIMEDOUT,
+	uint64_t timeout_ms;    /* a wait longer than this fails with TC_ETIMEDOUT,
 	                         reports every rank's state (tc_team_set_watchdog)
 	                         and aborts the team (0: wait forever, or
 	                         TC_DEBUG_TIMEOUT_MS from the environment; over
 	                         584 years: none; a rank that never attached:
 	                         attach_timeout_ms) */
-	size_t stack_bytes;   /* stack of tc_run threads (0: system default) */
-	struct tc_model model; /* communication model (topocoll/model.h) */
+	size_t stack_bytes;     /* stack of tc_run threads (0: system default) */
+	struct tc_model model;  /* communication model (topocoll/model.h) */
 	enum tc_mode mode;
-	size_t trace_events;  /* per rank capacity of the event buffer of
+	size_t trace_events;        /* per rank capacity of the event buffer of
 	                         topocoll/trace.h (0: no tracing) */
-	int no_mismatch_check; /* non-zero: collectives' messages carry no call
+	int no_mismatch_check;      /* non-zero: collectives' messages carry no call
 	                          signature and nobody looks for another call's
 	                          messages (topocoll/coll.h, "Mismatched calls";
 	                          a mismatch may then hang or go unnoticed) */
-	enum tc_exec exec;    /* threads or fibres (enum tc_exec; stack_bytes is
+	enum tc_exec exec;          /* threads or fibres (enum tc_exec; stack_bytes is
 	                         then each fibre's stack, 0: 256 KiB) */
-	int run_unattached;   /* non-zero: tc_run runs only the ranks that no
+	int run_unattached;         /* non-zero: tc_run runs only the ranks that no
 	                         thread has attached (tc_attach), which take part
 	                         from their own threads: a team of fibre ranks
 	                         and attached kernel threads */
@@ -188,23 +188,23 @@ enum tc_place_source {
 
 struct tc_team_info {
 	int p;
-	long channels;          /* directed links = channels */
-	size_t memory_bytes;    /* everything the team allocated (a root team:
+	long channels;       /* directed links = channels */
+	size_t memory_bytes; /* everything the team allocated (a root team:
 	                           its sub-teams' too) */
-	size_t ring_bytes;      /* per channel */
-	size_t packet_bytes;    /* mu */
+	size_t ring_bytes;   /* per channel */
+	size_t packet_bytes; /* mu */
 	size_t single_copy_min;
 	enum tc_wait_policy wait; /* as configured */
-	uint64_t spin_ns;       /* resolved thresholds in force */
+	uint64_t spin_ns;         /* resolved thresholds in force */
 	uint64_t yield_ns;
-	int cpus;               /* CPUs in the process's affinity set */
-	int oversubscribed;     /* p > cpus */
-	int asym_fence;         /* waker side free of fences (membarrier) */
-	size_t sched_cache_bytes; /* the team's schedule cache: bytes held
+	int cpus;                     /* CPUs in the process's affinity set */
+	int oversubscribed;           /* p > cpus */
+	int asym_fence;               /* waker side free of fences (membarrier) */
+	size_t sched_cache_bytes;     /* the team's schedule cache: bytes held
 	                             (schedules, per-rank indices), bounded */
-	int sched_cache_entries;  /* distinct calls it holds */
-	enum tc_exec exec;        /* resolved: TC_EXEC_THREADS or TC_EXEC_FIBRES */
-	size_t fibre_stack_bytes; /* fibres: each rank's usable stack */
+	int sched_cache_entries;      /* distinct calls it holds */
+	enum tc_exec exec;            /* resolved: TC_EXEC_THREADS or TC_EXEC_FIBRES */
+	size_t fibre_stack_bytes;     /* fibres: each rank's usable stack */
 	size_t memory_estimate_bytes; /* what the team and a run of it hold at
 	                           most by tc_team_create's estimate, with its
 	                           margin: the figure checked against the memory
@@ -303,9 +303,9 @@ TC_API int tc_clock_advance(struct tc_proc *proc, double ns);
 
 /* What the last tc_run measured. */
 struct tc_run_info {
-	uint64_t wall_ns;       /* from the common start (epoch) to the last rank's end */
-	tc_time_t makespan_ps;  /* largest final logical clock over the ranks */
-	int mode;               /* enum tc_mode */
+	uint64_t wall_ns;      /* from the common start (epoch) to the last rank's end */
+	tc_time_t makespan_ps; /* largest final logical clock over the ranks */
+	int mode;              /* enum tc_mode */
 };
 TC_API void tc_team_last_run(const struct tc_team *team, struct tc_run_info *out);
 
@@ -360,9 +360,9 @@ TC_API void tc_team_set_watchdog(struct tc_team *team, tc_watchdog_fn fn, void *
 struct tc_stats {
 	uint64_t msgs_sent, bytes_sent;
 	uint64_t msgs_recv, bytes_recv;
-	uint64_t packets_sent; /* channel packets (a message is >= 1 packet) */
-	uint64_t single_copy;  /* messages moved by the single-copy path */
-	uint64_t waits_blocked; /* times the rank slept on its futex */
+	uint64_t packets_sent;   /* channel packets (a message is >= 1 packet) */
+	uint64_t single_copy;    /* messages moved by the single-copy path */
+	uint64_t waits_blocked;  /* times the rank slept on its futex */
 	uint64_t rounds;         /* collective rounds executed */
 	uint64_t transfers_sent; /* collective transfers sourced (end to end) */
 	uint64_t transfers_recv; /* collective transfers received (end to end) */

@@ -172,7 +172,10 @@ TC_API int tc_topo_coords(const struct tc_topo *t, int rank, int *coords);
 TC_API int tc_topo_rank_of(const struct tc_topo *t, const int *coords);
 
 /* Binary-reflected Gray code and its inverse: tc_gray_inverse(tc_gray(i)) == i. */
-static inline uint32_t tc_gray(uint32_t i) { return i ^ (i >> 1); }
+static inline uint32_t tc_gray(uint32_t i)
+{
+	return i ^ (i >> 1);
+}
 TC_API uint32_t tc_gray_inverse(uint32_t g);
 
 #ifdef __cplusplus

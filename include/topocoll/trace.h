@@ -32,11 +32,11 @@ enum tc_event_kind {
 };
 
 struct tc_event {
-	int kind;           /* enum tc_event_kind */
-	int round;          /* round of the collective */
-	int xfer;           /* transfer index in the schedule (-1 for WAIT) */
+	int kind;  /* enum tc_event_kind */
+	int round; /* round of the collective */
+	int xfer;  /* transfer index in the schedule (-1 for WAIT) */
 	int peer;
-	int src, dst;       /* the transfer's end points (-1 for WAIT) */
+	int src, dst; /* the transfer's end points (-1 for WAIT) */
 	uint64_t bytes;
 	uint64_t call;      /* which collective call of this rank (0, 1, ...) */
 	tc_time_t lt0, lt1; /* logical interval, ps */

@@ -100,35 +100,35 @@ struct tc__cal_ctl {
 
 struct tc__cal_ctx {
 	const size_t *sizes;
-	uint64_t *batch;       /* round trips per sample, per size */
+	uint64_t *batch; /* round trips per sample, per size */
 	int nsizes;
 	int reps;
 	int warmup;
 	uint64_t sample_ns;
 	int emulated;
-	unsigned char *buf[2]; /* one per rank, max_bytes each (emulated: sent
+	unsigned char *buf[2];     /* one per rank, max_bytes each (emulated: sent
 	                          and received; native: received into) */
-	unsigned char *sbuf[2]; /* native: each rank's send buffer, rewritten by
+	unsigned char *sbuf[2];    /* native: each rank's send buffer, rewritten by
 	                           its rank before every round trip */
-	double clock_ns;       /* native: the cost of an empty timed interval */
+	double clock_ns;           /* native: the cost of an empty timed interval */
 	unsigned char fill, fill1; /* native: the byte rank 0's (rank 1's) next
 	                              rewrite writes */
-	unsigned char *acc;    /* rank 0's accumulator for the combine samples */
-	double *combine;       /* nsizes x reps combine times, ns (native) */
-	double *copy;          /* nsizes x reps local copy times, ns (native) */
-	double *samples;       /* nsizes x reps one-way times, ns (rank 0);
+	unsigned char *acc;        /* rank 0's accumulator for the combine samples */
+	double *combine;           /* nsizes x reps combine times, ns (native) */
+	double *copy;              /* nsizes x reps local copy times, ns (native) */
+	double *samples;           /* nsizes x reps one-way times, ns (rank 0);
 	                          emulated: (wall end - logical start) / 2, until
 	                          the epoch estimate is subtracted after the run */
-	double *offs;          /* emulated: wall - clock right after the wake-ups
+	double *offs;              /* emulated: wall - clock right after the wake-ups
 	                          at both ends of every sample (rank 0) */
 	size_t noffs, offs_cap;
-	double *call_t[2][2];  /* native, o_call probe: [rank][start, end] of
+	double *call_t[2][2];   /* native, o_call probe: [rank][start, end] of
 	                          each timed call (CLOCK_MONOTONIC ns) */
-	int ncalls;            /* timed calls of the probe */
-	double *xch_t[2][2];   /* native, exchanges: [rank][start, end] of each
+	int ncalls;             /* timed calls of the probe */
+	double *xch_t[2][2];    /* native, exchanges: [rank][start, end] of each
 	                          sample, nsizes x reps */
 	size_t single_copy_min; /* the team's threshold (native batches) */
-	const char *call_alg;  /* the algorithm the probe's allreduce ran */
+	const char *call_alg;   /* the algorithm the probe's allreduce ran */
 };
 
 static uint64_t tc__cal_now(void)
@@ -173,8 +173,7 @@ static int tc__cal_batch_native(struct tc_proc *proc, struct tc__cal_ctx *c, siz
 }
 
 /* Rank 1's side of tc__cal_batch_native. */
-static int tc__cal_echo_native(struct tc_proc *proc, struct tc__cal_ctx *c, size_t bytes,
-                               uint64_t count)
+static int tc__cal_echo_native(struct tc_proc *proc, struct tc__cal_ctx *c, size_t bytes, uint64_t count)
 {
 	uint64_t ready = count;
 	memset(c->sbuf[1], c->fill1++, bytes);
@@ -209,8 +208,8 @@ static double tc__cal_clock_cost(void)
  * time (measured after the control message completed).  Emulated, *ns is
  * instead the wall time at the end minus the logical time at the start (the
  * caller subtracts the epoch estimate once the run is over). */
-static int tc__cal_batch(struct tc_proc *proc, struct tc__cal_ctx *c, size_t bytes,
-                         uint64_t count, double *ns)
+static int tc__cal_batch(struct tc_proc *proc, struct tc__cal_ctx *c, size_t bytes, uint64_t count,
+                         double *ns)
 {
 	struct tc__cal_ctl ctl = {.bytes = bytes, .count = count};
 	int err = tc_send(proc, 1, &ctl, sizeof ctl);
@@ -305,8 +304,7 @@ static void tc__cal_combine(struct tc__cal_ctx *c)
 /* Both ranks: count single allreduces of one double, each after a
  * tc_barrier, its start and end times kept per rank (the o_call probe;
  * timed = non-zero: the samples, else the warm-up). */
-static int tc__cal_allreduces(struct tc_proc *proc, struct tc__cal_ctx *c, uint64_t count,
-                              int timed)
+static int tc__cal_allreduces(struct tc_proc *proc, struct tc__cal_ctx *c, uint64_t count, int timed)
 {
 	const int me = tc_rank(proc);
 	double x = 1.0, y = 0.0;
@@ -514,8 +512,7 @@ static double tc__cal_y(const struct tc_calibration_point *pt, int combine, doub
 }
 
 /* The weighted residual sum of y ~ ts + tw x. */
-static double tc__cal_ssr(const double *x, const double *y, const double *w, int n, double ts,
-                          double tw)
+static double tc__cal_ssr(const double *x, const double *y, const double *w, int n, double ts, double tw)
 {
 	double ssr = 0;
 	for (int i = 0; i < n; i++) {
@@ -674,14 +671,16 @@ static void tc__cal_segments(struct tc_calibration *cal)
 			if (isfinite(cal->points[i].exchange_ns) && cal->points[i].one_way_ns > 0)
 				ratio[nr++] = cal->points[i].exchange_ns / cal->points[i].one_way_ns;
 		qsort(ratio, (size_t)nr, sizeof *ratio, tc__cal_cmp);
-		g->exchange_ratio = !nr ? NAN : nr % 2 ? ratio[nr / 2]
-		                                       : 0.5 * (ratio[nr / 2 - 1] + ratio[nr / 2]);
+		g->exchange_ratio = !nr      ? NAN
+		                    : nr % 2 ? ratio[nr / 2]
+		                             : 0.5 * (ratio[nr / 2 - 1] + ratio[nr / 2]);
 		for (int i = start[k]; i < start[k + 1]; i++) {
 			struct tc_calibration_point *pt = &cal->points[i];
 			double y = pt->one_way_ns > 1e-3 ? pt->one_way_ns : 1e-3;
 			pt->segment = k;
-			pt->seg_residual = (pt->one_way_ns - (g->fit.ts_ns + g->fit.tw_ns_per_byte *
-			                                                      (double)pt->bytes)) / y;
+			pt->seg_residual = (pt->one_way_ns -
+			                    (g->fit.ts_ns + g->fit.tw_ns_per_byte * (double)pt->bytes)) /
+			                   y;
 			if (!isfinite(pt->seg_residual))
 				continue;
 			sw += 1.0 / (y * y);
@@ -756,8 +755,8 @@ static void tc__cal_caches(size_t out[3])
 
 static int tc__cal_check(const struct tc_calibrate_opts *o)
 {
-	if (o->npoints < 0 || o->reps < 0 || o->warmup < 0 || o->npoints > TC_CALIBRATE_MAX_POINTS ||
-	    o->npoints == 1)
+	if (o->npoints < 0 || o->reps < 0 || o->warmup < 0 ||
+	    o->npoints > TC_CALIBRATE_MAX_POINTS || o->npoints == 1)
 		return TC_EINVAL;
 	if ((unsigned)o->regime > TC_CALIBRATE_SINGLE_COPY ||
 	    (o->mode != TC_MODE_NATIVE && o->mode != TC_MODE_EMULATED))
@@ -782,7 +781,9 @@ static int tc__cal_call_cost(struct tc_calibration *out, const struct tc__cal_ct
 	int err = tc_topo_parse("chain:2", &t);
 	if (err)
 		return err;
-	struct tc_call call = {.coll = TC_COLL_ALLREDUCE, .alg = c->call_alg, .bytes = sizeof(double),
+	struct tc_call call = {.coll = TC_COLL_ALLREDUCE,
+	                       .alg = c->call_alg,
+	                       .bytes = sizeof(double),
 	                       .esize = sizeof(double)};
 	double pred = NAN;
 	struct tc_calibration tmp = *out;
@@ -811,8 +812,7 @@ static int tc__cal_call_cost(struct tc_calibration *out, const struct tc__cal_ct
 /* The copy sizes: a cache-resident block, a larger one, a memory-sized one
  * (the last halved until K ranks' two buffers fit TC__CONC_MEM_CAP). */
 #define TC__CONC_MEM_CAP ((size_t)256 << 20)
-static const size_t tc__conc_sizes[TC_CALIBRATE_COPY_SIZES] = {(size_t)64 << 10,
-                                                               (size_t)512 << 10,
+static const size_t tc__conc_sizes[TC_CALIBRATE_COPY_SIZES] = {(size_t)64 << 10, (size_t)512 << 10,
                                                                (size_t)4 << 20};
 
 struct tc__conc_ctx {
@@ -829,8 +829,8 @@ struct tc__conc_ctx {
 	int nsync;
 	int sync_q[TC_CALIBRATE_MAX_SYNC];
 	double sync[TC_CALIBRATE_MAX_SYNC][TC__CONC_REPS]; /* per round, ns */
-	unsigned char **src, **dst; /* per rank, sizes[nsizes - 1] each */
-	double *d;                  /* per rank: its last timed interval */
+	unsigned char **src, **dst;                        /* per rank, sizes[nsizes - 1] each */
+	double *d;                                         /* per rank: its last timed interval */
 };
 
 /* Waits until the hand-off word holds v; TC_ETIMEDOUT after
@@ -873,8 +873,7 @@ static int tc__conc_handoff(struct tc_proc *proc, struct tc__conc_ctx *c, int i)
 			}
 		}
 		if (me == 0)
-			c->handoff[i][r] =
-			        (double)(tc__cal_now() - t0) / (2.0 * TC__CONC_HANDOFF_TRIPS);
+			c->handoff[i][r] = (double)(tc__cal_now() - t0) / (2.0 * TC__CONC_HANDOFF_TRIPS);
 	}
 	return err;
 }
@@ -924,8 +923,8 @@ static int tc__conc_spmd(struct tc_proc *proc, void *arg)
 			if (me < q) {
 				uint64_t t0 = tc__cal_now();
 				for (int k = 0; k < TC__CONC_SYNC_ROUNDS && !err; k++)
-					err = tc_sendrecv(proc, (me + 1) % q, &x, sizeof x, (me + q - 1) % q,
-					                  &y, sizeof y, NULL);
+					err = tc_sendrecv(proc, (me + 1) % q, &x, sizeof x,
+					                  (me + q - 1) % q, &y, sizeof y, NULL);
 				c->d[me] = (double)(tc__cal_now() - t0) / TC__CONC_SYNC_ROUNDS;
 			}
 			if (!err && (err = tc_barrier(proc, NULL)) == 0 && me == 0) {
@@ -1093,8 +1092,7 @@ double tc_calibration_sync_ns(const struct tc_calibration *cal, int q)
 	return tc__machine_sync_ns(cal, q);
 }
 
-int tc_calibration_round_ns(const struct tc_calibration *cal, int k, size_t bytes, int q,
-                            double *ns)
+int tc_calibration_round_ns(const struct tc_calibration *cal, int k, size_t bytes, int q, double *ns)
 {
 	struct tc_model md;
 	if (!ns)
@@ -1168,13 +1166,13 @@ int tc_model_calibrate(const struct tc_calibrate_opts *opts, struct tc_calibrati
 		return TC_EINVAL;
 
 	struct tc__cal_ctx c = {
-		.sizes = sizes,
-		.batch = batch,
-		.nsizes = nsizes,
-		.reps = o.reps ? o.reps : TC__CAL_REPS_DEFAULT,
-		.warmup = o.warmup ? o.warmup : TC__CAL_WARMUP_DEFAULT,
-		.sample_ns = o.sample_ns ? o.sample_ns : TC__CAL_SAMPLE_NS_DEFAULT,
-		.emulated = o.mode == TC_MODE_EMULATED,
+	        .sizes = sizes,
+	        .batch = batch,
+	        .nsizes = nsizes,
+	        .reps = o.reps ? o.reps : TC__CAL_REPS_DEFAULT,
+	        .warmup = o.warmup ? o.warmup : TC__CAL_WARMUP_DEFAULT,
+	        .sample_ns = o.sample_ns ? o.sample_ns : TC__CAL_SAMPLE_NS_DEFAULT,
+	        .emulated = o.mode == TC_MODE_EMULATED,
 	};
 	struct tc_team_config cfg;
 	tc_team_config_default(&cfg);
@@ -1204,7 +1202,8 @@ int tc_model_calibrate(const struct tc_calibrate_opts *opts, struct tc_calibrati
 		for (int r = 0; r < 2; r++)
 			for (int e = 0; e < 2; e++) {
 				c.call_t[r][e] = malloc((size_t)c.ncalls * sizeof(double));
-				c.xch_t[r][e] = malloc((size_t)nsizes * (size_t)c.reps * sizeof(double));
+				c.xch_t[r][e] =
+				        malloc((size_t)nsizes * (size_t)c.reps * sizeof(double));
 			}
 	}
 	if (c.emulated) { /* two per batch: reps samples and warmup warm-ups per size */
@@ -1212,9 +1211,9 @@ int tc_model_calibrate(const struct tc_calibrate_opts *opts, struct tc_calibrati
 		c.offs = malloc(c.offs_cap * sizeof *c.offs);
 	}
 	if (!c.buf[0] || !c.buf[1] || !c.samples || (c.emulated && !c.offs) ||
-	    (!c.emulated && (!c.acc || !c.combine || !c.copy || !c.sbuf[0] || !c.sbuf[1] || !c.call_t[0][0] || !c.call_t[0][1] ||
-	                     !c.call_t[1][0] || !c.call_t[1][1] || !c.xch_t[0][0] ||
-	                     !c.xch_t[0][1] || !c.xch_t[1][0] || !c.xch_t[1][1]))) {
+	    (!c.emulated && (!c.acc || !c.combine || !c.copy || !c.sbuf[0] || !c.sbuf[1] ||
+	                     !c.call_t[0][0] || !c.call_t[0][1] || !c.call_t[1][0] || !c.call_t[1][1] ||
+	                     !c.xch_t[0][0] || !c.xch_t[0][1] || !c.xch_t[1][0] || !c.xch_t[1][1]))) {
 		err = TC_ENOMEM;
 		goto done;
 	}
@@ -1261,7 +1260,9 @@ int tc_model_calibrate(const struct tc_calibrate_opts *opts, struct tc_calibrati
 		/* Native: the median.  Emulated: the fastest sample, the one a
 		 * loaded machine disturbed least (samples are never shortened,
 		 * see the top of the file). */
-		pt->one_way_ns = c.emulated ? s[0] : n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
+		pt->one_way_ns = c.emulated ? s[0]
+		                 : n % 2    ? s[n / 2]
+		                            : 0.5 * (s[n / 2 - 1] + s[n / 2]);
 		pt->min_ns = s[0];
 		pt->max_ns = s[n - 1];
 		pt->single_copy = sizes[i] >= info.single_copy_min;
@@ -1348,8 +1349,7 @@ done:
 	return err;
 }
 
-int tc_calibration_model(const struct tc_calibration *cal, size_t bytes, struct tc_model *out,
-                         int *segment)
+int tc_calibration_model(const struct tc_calibration *cal, size_t bytes, struct tc_model *out, int *segment)
 {
 	if (!cal || !out)
 		return TC_EINVAL;
@@ -1373,8 +1373,7 @@ int tc_calibration_model(const struct tc_calibration *cal, size_t bytes, struct 
 		double at = f->ts_ns + f->tw_ns_per_byte * (double)bytes;
 		out->tw_ns = at > 0 ? at / (double)bytes : 0;
 	}
-	out->tc_ns = isfinite(cal->tc_ns_per_byte) && cal->tc_ns_per_byte > 0 ? cal->tc_ns_per_byte
-	                                                                       : 0;
+	out->tc_ns = isfinite(cal->tc_ns_per_byte) && cal->tc_ns_per_byte > 0 ? cal->tc_ns_per_byte : 0;
 	out->th_ns = 0;
 	if (segment)
 		*segment = k;
@@ -1391,8 +1390,8 @@ int tc_calibration_model(const struct tc_calibration *cal, size_t bytes, struct 
 static bool tc__cal_reversed(const struct tc_transfer *tr, int n, int i, bool same_bytes)
 {
 	for (int j = 0; j < n; j++)
-		if (tr[j].round == tr[i].round && tr[j].src == tr[i].dst && tr[j].dst == tr[i].src &&
-		    (!same_bytes || tr[j].bytes == tr[i].bytes))
+		if (tr[j].round == tr[i].round && tr[j].src == tr[i].dst &&
+		    tr[j].dst == tr[i].src && (!same_bytes || tr[j].bytes == tr[i].bytes))
 			return true;
 	return false;
 }
@@ -1451,9 +1450,8 @@ static int tc__cal_predict(const struct tc_calibration *cal, const struct tc_top
 	/* The schedule's mean message may sit in another segment (a block of
 	 * m split in p parts, say): predict again under that one's model, once
 	 * (no iteration), the algorithm picked for the block kept. */
-	if (p.messages > 0 && !tc_calibration_model(cal, (size_t)(p.bytes / (uint64_t)p.messages),
-	                                            &md, &k2) &&
-	    k2 != k) {
+	if (p.messages > 0 &&
+	    !tc_calibration_model(cal, (size_t)(p.bytes / (uint64_t)p.messages), &md, &k2) && k2 != k) {
 		struct tc_call again = *call;
 		again.alg = p.algorithm;
 		k = k2;
@@ -1496,8 +1494,7 @@ static int tc__cal_predict(const struct tc_calibration *cal, const struct tc_top
 	if (!err && g && g->single_copy == 1) {
 		struct tc_model m1 = md;
 		struct tc_prediction p1;
-		if (isfinite(g->exchange_ratio) && g->exchange_ratio > 1 &&
-		    tc__cal_exchange_only(tr, n)) {
+		if (isfinite(g->exchange_ratio) && g->exchange_ratio > 1 && tc__cal_exchange_only(tr, n)) {
 			m1.tc_ns = 0;
 			if (!(err = tc_predict_call(t, &m1, &again, &p1)))
 				*ns += (g->exchange_ratio - 1) * (double)p1.modelled_ps / TC_PS_PER_NS;

@@ -47,8 +47,8 @@ struct tc__tentry {
 	struct tc__tentry *next;
 	struct tc__ckey key; /* the call (key.members is owned here) */
 	/* What it holds. */
-	int state;     /* 0 being built, 1 ready, < 0 the build's error */
-	int refs;      /* ranks' entries, plus one while in the table */
+	int state; /* 0 being built, 1 ready, < 0 the build's error */
+	int refs;  /* ranks' entries, plus one while in the table */
 	int in_table;
 	uint64_t stamp;
 	const struct tc__alg *alg;
@@ -92,8 +92,7 @@ static void tc__tcache_free(void *p)
 static size_t tc__tentry_size(const struct tc__tentry *e, int p)
 {
 	const struct tc__sched *s = &e->s;
-	size_t n = sizeof *e + (size_t)s->xcap * sizeof *s->x +
-	           (size_t)s->rcap * sizeof *s->round_at +
+	size_t n = sizeof *e + (size_t)s->xcap * sizeof *s->x + (size_t)s->rcap * sizeof *s->round_at +
 	           (s->init_lo ? 2 * (size_t)p * sizeof(int32_t) : 0) +
 	           (size_t)e->key.nmembers * sizeof(int);
 	if (e->at)
@@ -222,10 +221,16 @@ static int tc__tcache_get(struct tc_team *team, const struct tc__gen *g, const c
 	}
 	if (members)
 		memcpy(members, g->members, (size_t)g->nmembers * sizeof *members);
-	e->key = (struct tc__ckey){.coll = g->coll, .bytes = g->bytes, .esize = g->esize,
-	                           .root = g->root, .packets = g->packets, .ordered = ordered,
-	                           .q = g->q, .shift_ring = g->shift_ring,
-	                           .nmembers = g->nmembers, .members = members};
+	e->key = (struct tc__ckey){.coll = g->coll,
+	                           .bytes = g->bytes,
+	                           .esize = g->esize,
+	                           .root = g->root,
+	                           .packets = g->packets,
+	                           .ordered = ordered,
+	                           .q = g->q,
+	                           .shift_ring = g->shift_ring,
+	                           .nmembers = g->nmembers,
+	                           .members = members};
 	snprintf(e->key.name, sizeof e->key.name, "%s", key);
 	e->key.is_auto = !strcmp(e->key.name, "auto");
 	e->refs = 2; /* the table's and the builder's */
@@ -363,8 +368,14 @@ int tc__coll_plan(struct tc_proc *proc, const struct tc__gen *g, const char *nam
 			c->last = NULL;
 		tc__centry_clear(c, victim);
 	}
-	*victim = (struct tc__centry){.hold = hold, .used = 1, .stamp = ++c->clock, .key = te->key,
-	                              .alg = te->alg, .s = &te->s, .te = te, .plan = plan,
+	*victim = (struct tc__centry){.hold = hold,
+	                              .used = 1,
+	                              .stamp = ++c->clock,
+	                              .key = te->key,
+	                              .alg = te->alg,
+	                              .s = &te->s,
+	                              .te = te,
+	                              .plan = plan,
 	                              .makespan = te->makespan};
 	*out = c->last = victim;
 	return TC_OK;

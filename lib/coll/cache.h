@@ -21,9 +21,9 @@ struct tc__ckey {
 	uint64_t bytes, esize;
 	int root, packets, ordered;
 	int q, nmembers, shift_ring;
-	const int *members;       /* multicast: the team entry's copy */
-	char name[32];            /* the algorithm asked for, "auto" for AUTO */
-	int is_auto;              /* name is "auto" (a NULL name matches it) */
+	const int *members; /* multicast: the team entry's copy */
+	char name[32];      /* the algorithm asked for, "auto" for AUTO */
+	int is_auto;        /* name is "auto" (a NULL name matches it) */
 };
 
 /* An entry's plan and schedule, held by the entry and by the collective
@@ -39,17 +39,17 @@ struct tc__chold {
 
 /* A rank's entry for one distinct call. */
 struct tc__centry {
-	struct tc__chold *hold;   /* its plan and schedule (one reference) */
+	struct tc__chold *hold; /* its plan and schedule (one reference) */
 	int used;
 	uint64_t stamp;
-	struct tc__ckey key;      /* a copy of the team entry's */
+	struct tc__ckey key; /* a copy of the team entry's */
 	const struct tc__alg *alg;
 	const struct tc__sched *s; /* the team's schedule, read only */
-	struct tc__tentry *te;    /* holds it (a reference) */
-	struct tc__plan *plan;    /* this rank's */
+	struct tc__tentry *te;     /* holds it (a reference) */
+	struct tc__plan *plan;     /* this rank's */
 	tc_time_t makespan;
-	int tag, tag_op;          /* the call's tag for (datatype << 8 | op) + 1 = tag_op */
-	uint64_t sig;             /* and its 64-bit signature (lib/coll/coll.c) */
+	int tag, tag_op; /* the call's tag for (datatype << 8 | op) + 1 = tag_op */
+	uint64_t sig;    /* and its 64-bit signature (lib/coll/coll.c) */
 };
 
 /* The entry of call g (algorithm name, NULL or "auto": AUTO; ordered: a

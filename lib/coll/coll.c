@@ -27,7 +27,7 @@
 #include "p2p/request.h"
 
 const struct tc__alg tc__algs[] = {
-#define TC__ALG(coll, name, gen, formula, flags, req, topos)                                \
+#define TC__ALG(coll, name, gen, formula, flags, req, topos) \
 	{coll, #name, gen, formula, flags, req, topos},
 #include "coll/algorithms.def"
 #undef TC__ALG
@@ -36,9 +36,8 @@ const int tc__nalgs = (int)(sizeof tc__algs / sizeof tc__algs[0]);
 
 enum { TC__DUAL_NONE = -1, TC__DUAL_COPY = 1, TC__DUAL_COMBINE = 0 };
 const struct tc__coll_desc tc__colls[TC_COLL_COUNT] = {
-#define TC_COLL(NAME, name, shape, bound, dual_of, dual_op)                                 \
-	[TC_COLL_##NAME] = {#name, shape, TC__LB_COL_##bound, TC__DUAL_OF_##dual_of,            \
-	                    TC__DUAL_##dual_op},
+#define TC_COLL(NAME, name, shape, bound, dual_of, dual_op) \
+	[TC_COLL_##NAME] = {#name, shape, TC__LB_COL_##bound, TC__DUAL_OF_##dual_of, TC__DUAL_##dual_op},
 #define TC__LB_COL_OAB TC_LB_OAB
 #define TC__LB_COL_AAB TC_LB_AAB
 #define TC__LB_COL_OAS TC_LB_OAS
@@ -65,8 +64,7 @@ unsigned tc_coll_flags(enum tc_coll c)
 
 /* The first of a's registry restrictions (req) that g fails, in words
  * written into buf ("" when len is 0), or NULL when a applies. */
-static const char *tc__alg_fails(const struct tc__alg *a, const struct tc__gen *g, char *buf,
-                                 size_t len)
+static const char *tc__alg_fails(const struct tc__alg *a, const struct tc__gen *g, char *buf, size_t len)
 {
 	const enum tc_topo_kind kind = tc_topo_kind(g->t);
 	unsigned kinds = a->req & TC__R_KINDS;
@@ -105,8 +103,9 @@ static const char *tc__alg_fails(const struct tc__alg *a, const struct tc__gen *
 	}
 	if ((a->req & TC__R_CUBE_BY_RING) && kind == TC_TOPO_HYPERCUBE && !g->shift_ring) {
 		if (len)
-			snprintf(buf, len, "on a hypercube it shifts along the Gray-code ring only "
-			                   "(shift_ring)");
+			snprintf(buf, len,
+			         "on a hypercube it shifts along the Gray-code ring only "
+			         "(shift_ring)");
 		return len ? buf : "";
 	}
 	if ((a->req & TC__R_HRING) && !tc__hring_embeds(g->t)) {
@@ -148,17 +147,29 @@ int tc__alg_check_quiet(const struct tc__alg *a, const struct tc__gen *g)
 int tc__emit(struct tc__sched *s, int src, int dst, int sbuf, uint64_t soff, int rbuf,
              uint64_t roff, uint64_t bytes, int op)
 {
-	struct tc__xfer x = {.src = src, .dst = dst, .sbuf = (uint8_t)sbuf, .rbuf = (uint8_t)rbuf,
-	                     .op = (uint8_t)op, .soff = soff, .roff = roff, .bytes = bytes};
+	struct tc__xfer x = {.src = src,
+	                     .dst = dst,
+	                     .sbuf = (uint8_t)sbuf,
+	                     .rbuf = (uint8_t)rbuf,
+	                     .op = (uint8_t)op,
+	                     .soff = soff,
+	                     .roff = roff,
+	                     .bytes = bytes};
 	return tc__sched_add(s, &x);
 }
 
 int tc__emit_from(struct tc__sched *s, int src, int dst, int sbuf, uint64_t soff, int rbuf,
                   uint64_t roff, uint64_t bytes, int op, int abuf)
 {
-	struct tc__xfer x = {.src = src, .dst = dst, .sbuf = (uint8_t)sbuf, .rbuf = (uint8_t)rbuf,
-	                     .op = (uint8_t)op, .abuf = (uint8_t)(abuf == rbuf ? 0 : abuf + 1),
-	                     .soff = soff, .roff = roff, .bytes = bytes};
+	struct tc__xfer x = {.src = src,
+	                     .dst = dst,
+	                     .sbuf = (uint8_t)sbuf,
+	                     .rbuf = (uint8_t)rbuf,
+	                     .op = (uint8_t)op,
+	                     .abuf = (uint8_t)(abuf == rbuf ? 0 : abuf + 1),
+	                     .soff = soff,
+	                     .roff = roff,
+	                     .bytes = bytes};
 	return tc__sched_add(s, &x);
 }
 
@@ -230,8 +241,7 @@ int tc__pieces_p2(const struct tc__gen *g, const char *alg)
 	tc__set_detail("%s %s on %lld ranks: its schedule tracks p^2 = %lld blocks, over the "
 	               "limit of 2^31 - 1 (at most %lld ranks): choose another algorithm "
 	               "(--alg) or fewer ranks",
-	               tc_coll_name(g->coll), alg, (long long)p, (long long)(p * p),
-	               (long long)lim);
+	               tc_coll_name(g->coll), alg, (long long)p, (long long)(p * p), (long long)lim);
 	return TC_ELIMIT;
 }
 
@@ -294,13 +304,12 @@ struct tc__combine_ctx {
 	               4 or 8 bytes): no division on every combine's path */
 };
 
-#define TC__DT_POW2(name, type)                                                  \
+#define TC__DT_POW2(name, type) \
 	_Static_assert((sizeof(type) & (sizeof(type) - 1)) == 0, #name ": size a power of two");
 TC_DTYPE_MAP(TC__DT_POW2)
 #undef TC__DT_POW2
 
-static void tc__combine(void *out, const void *left, const void *right, size_t bytes,
-                        void *ctxp)
+static void tc__combine(void *out, const void *left, const void *right, size_t bytes, void *ctxp)
 {
 	const struct tc__combine_ctx *c = ctxp;
 	tc__reduce3(out, left, right, bytes >> c->eshift, c->dt, c->op, c->user);
@@ -311,8 +320,14 @@ static void tc__combine(void *out, const void *left, const void *right, size_t b
 static uint64_t tc__sig(const struct tc__gen *g, const struct tc__alg *a, int op)
 {
 	uint64_t h = TC__FNV_BASIS;
-	uint64_t v[] = {(uint64_t)g->coll, (uint64_t)(a - tc__algs), g->bytes, (uint64_t)g->root,
-	                (uint64_t)op, g->esize, (uint64_t)g->q, (uint64_t)g->nmembers,
+	uint64_t v[] = {(uint64_t)g->coll,
+	                (uint64_t)(a - tc__algs),
+	                g->bytes,
+	                (uint64_t)g->root,
+	                (uint64_t)op,
+	                g->esize,
+	                (uint64_t)g->q,
+	                (uint64_t)g->nmembers,
 	                (uint64_t)g->shift_ring};
 	for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
 		h = tc__fnv(h, v[i]);
@@ -372,8 +387,7 @@ static int tc__call_bufs(struct tc_proc *proc, const struct tc__call *c, tc__buf
 	 * ranks outside the set (they may forward), and at scatter's root in
 	 * place. */
 	void *out = c->recvs && !c->scatter_ip ? c->rbuf : NULL;
-	if (c->rbytes &&
-	    (c->scatter_ip || (!c->recvs && (f & (TC_CF_REDUCES | TC_CF_MEMBERS))))) {
+	if (c->rbytes && (c->scatter_ip || (!c->recvs && (f & (TC_CF_REDUCES | TC_CF_MEMBERS))))) {
 		out = get(ctx, TC__SLOT_OUT, c->rbytes);
 		if (!out)
 			return TC_ENOMEM;
@@ -512,10 +526,9 @@ struct tc__coll_extra {
 	int nmembers;
 };
 
-static int tc__coll_x(struct tc_proc *proc, enum tc_coll coll, const void *sbuf, void *rbuf,
-                      size_t count, enum tc_dtype dt, enum tc_op op, int root,
-                      const struct tc_coll_opts *opts, const struct tc__coll_extra *x,
-                      const struct tc__xreq *xr)
+static int tc__coll_x(struct tc_proc *proc, enum tc_coll coll, const void *sbuf, void *rbuf, size_t count,
+                      enum tc_dtype dt, enum tc_op op, int root, const struct tc_coll_opts *opts,
+                      const struct tc__coll_extra *x, const struct tc__xreq *xr)
 {
 	if (xr && !xr->req)
 		return TC_EINVAL;
@@ -555,12 +568,10 @@ static int tc__coll_x(struct tc_proc *proc, enum tc_coll coll, const void *sbuf,
 	}
 	/* What this rank reads and writes. */
 	const bool is_root = me == root;
-	const bool member =
-	        is_root || ((f & TC_CF_MEMBERS) && tc__in_set(me, x->members, x->nmembers));
+	const bool member = is_root || ((f & TC_CF_MEMBERS) && tc__in_set(me, x->members, x->nmembers));
 	const bool sends = !(f & TC_CF_NO_SEND) && (!(f & TC_CF_SEND_ROOT) || is_root);
 	const bool recvs = !(f & TC_CF_NO_DATA) && (!(f & TC_CF_RECV_ROOT) || is_root) &&
-	                   !((f & TC_CF_RECV_NOT0) && me == 0) &&
-	                   (!(f & TC_CF_MEMBERS) || member);
+	                   !((f & TC_CF_RECV_NOT0) && me == 0) && (!(f & TC_CF_MEMBERS) || member);
 	const size_t sbytes = (f & TC_CF_SEND_P) ? bytes * (size_t)p : bytes;
 	const size_t rbytes = (f & TC_CF_RECV_P) ? bytes * (size_t)p : bytes;
 	/* In place: sbuf == TC_IN_PLACE (the input is in rbuf), or, for
@@ -587,11 +598,19 @@ static int tc__coll_x(struct tc_proc *proc, enum tc_coll coll, const void *sbuf,
 	if (opts->packets < 0)
 		return TC_EINVAL;
 
-	struct tc__gen g = {.coll = coll, .t = team->topo, .p = p, .bytes = bytes,
-	                    .esize = es, .root = root, .md = &team->model,
-	                    .packets = opts->packets, .me = -1, .q = x->q,
+	struct tc__gen g = {.coll = coll,
+	                    .t = team->topo,
+	                    .p = p,
+	                    .bytes = bytes,
+	                    .esize = es,
+	                    .root = root,
+	                    .md = &team->model,
+	                    .packets = opts->packets,
+	                    .me = -1,
+	                    .q = x->q,
 	                    .shift_ring = x->shift_ring,
-	                    .members = x->members, .nmembers = x->nmembers};
+	                    .members = x->members,
+	                    .nmembers = x->nmembers};
 	int ordered = op == TC_OP_USER && !opts->user_op->commutative;
 	struct tc__centry *e;
 	int err = tc__coll_plan(proc, &g, opts->alg, ordered, &e);
@@ -604,10 +623,22 @@ static int tc__coll_x(struct tc_proc *proc, enum tc_coll coll, const void *sbuf,
 	if (atomic_load_explicit(&team->aborted, memory_order_relaxed))
 		return TC_EABORTED;
 
-	struct tc__call c = {.coll = coll, .f = f, .sbuf = sbuf, .rbuf = rbuf, .bytes = bytes,
-	                     .sbytes = sbytes, .rbytes = rbytes, .me = me, .root = root, .p = p,
-	                     .recvs = recvs, .sends = sends, .scatter_ip = scatter_ip,
-	                     .in_place = in_place, .s = e->s, .alg = e->alg};
+	struct tc__call c = {.coll = coll,
+	                     .f = f,
+	                     .sbuf = sbuf,
+	                     .rbuf = rbuf,
+	                     .bytes = bytes,
+	                     .sbytes = sbytes,
+	                     .rbytes = rbytes,
+	                     .me = me,
+	                     .root = root,
+	                     .p = p,
+	                     .recvs = recvs,
+	                     .sends = sends,
+	                     .scatter_ip = scatter_ip,
+	                     .in_place = in_place,
+	                     .s = e->s,
+	                     .alg = e->alg};
 	struct tc__combine_ctx cc = {dt, op, opts->user_op, __builtin_ctzll(es)};
 	/* The tag of the last op and datatype seen is kept (the entry's key
 	 * has the element size, not the type). */
@@ -617,15 +648,20 @@ static int tc__coll_x(struct tc_proc *proc, enum tc_coll coll, const void *sbuf,
 		e->tag = tc__tag(e->sig);
 		e->tag_op = tag_op;
 	}
-	struct tc__exec_io io = {.combine = tc__combine, .combine_ctx = &cc, .tag = e->tag,
-	                         .sig = e->sig, .call = tc_coll_name(coll),
-	                         .alg = e->alg->name, .user_code = op == TC_OP_USER};
+	struct tc__exec_io io = {.combine = tc__combine,
+	                         .combine_ctx = &cc,
+	                         .tag = e->tag,
+	                         .sig = e->sig,
+	                         .call = tc_coll_name(coll),
+	                         .alg = e->alg->name,
+	                         .user_code = op == TC_OP_USER};
 	proc->last_alg = e->alg->name;
 	proc->last_rounds = e->s->nrounds;
 	proc->last_modelled = e->makespan;
 	if (xr && team->engine_run) {
 		tc__set_detail("%s: nonblocking and persistent collectives do not run on a team "
-		               "over MPI processes (docs/mpi.md)", tc_coll_name(coll));
+		               "over MPI processes (docs/mpi.md)",
+		               tc_coll_name(coll));
 		return TC_ENOTSUP;
 	}
 	/* The machine's own algorithms run natively only as blocking calls
@@ -665,25 +701,24 @@ int tc__allgather_marked(struct tc_proc *proc, const void *sbuf, void *rbuf, siz
                          enum tc_dtype dt, int mark)
 {
 	const struct tc__coll_extra x = {.q = mark};
-	return tc__coll_x(proc, TC_COLL_ALLGATHER, sbuf, rbuf, count, dt, TC_OP_BOR, 0, NULL, &x,
-	                  NULL);
+	return tc__coll_x(proc, TC_COLL_ALLGATHER, sbuf, rbuf, count, dt, TC_OP_BOR, 0, NULL, &x, NULL);
 }
 
 /* Each collective three ways: blocking (tc_NAME), nonblocking (tc_iNAME)
  * and persistent (tc_NAME_init), from one list of their arguments. */
-#define TC__COLL3(name, NAME, params, sbuf, rbuf, count, dt, op, root)                         \
-	int tc_##name params                                                                     \
-	{                                                                                        \
+#define TC__COLL3(name, NAME, params, sbuf, rbuf, count, dt, op, root)                              \
+	int tc_##name params                                                                        \
+	{                                                                                           \
 		return tc__coll(proc, TC_COLL_##NAME, sbuf, rbuf, count, dt, op, root, opts, NULL); \
-	}                                                                                        \
-	int tc_i##name(TC__UNPAREN params, tc_request *req)                                      \
-	{                                                                                        \
-		const struct tc__xreq xr = {req, 0};                                                 \
+	}                                                                                           \
+	int tc_i##name(TC__UNPAREN params, tc_request *req)                                         \
+	{                                                                                           \
+		const struct tc__xreq xr = {req, 0};                                                \
 		return tc__coll(proc, TC_COLL_##NAME, sbuf, rbuf, count, dt, op, root, opts, &xr);  \
-	}                                                                                        \
-	int tc_##name##_init(TC__UNPAREN params, tc_request *req)                                \
-	{                                                                                        \
-		const struct tc__xreq xr = {req, 1};                                                 \
+	}                                                                                           \
+	int tc_##name##_init(TC__UNPAREN params, tc_request *req)                                   \
+	{                                                                                           \
+		const struct tc__xreq xr = {req, 1};                                                \
 		return tc__coll(proc, TC_COLL_##NAME, sbuf, rbuf, count, dt, op, root, opts, &xr);  \
 	}
 #define TC__UNPAREN(...) __VA_ARGS__
@@ -700,8 +735,8 @@ TC__COLL3(allreduce, ALLREDUCE,
           (struct tc_proc * proc, const void *sbuf, void *rbuf, size_t count, enum tc_dtype dt,
            enum tc_op op, const struct tc_coll_opts *opts),
           sbuf, rbuf, count, dt, op, 0)
-TC__COLL3(barrier, BARRIER, (struct tc_proc * proc, const struct tc_coll_opts *opts), NULL, NULL,
-          0, TC_BYTE, TC_OP_BOR, 0)
+TC__COLL3(barrier, BARRIER, (struct tc_proc * proc, const struct tc_coll_opts *opts), NULL, NULL, 0,
+          TC_BYTE, TC_OP_BOR, 0)
 TC__COLL3(allgather, ALLGATHER,
           (struct tc_proc * proc, const void *sbuf, void *rbuf, size_t count, enum tc_dtype dt,
            const struct tc_coll_opts *opts),
@@ -746,9 +781,8 @@ void tc_last_coll(const struct tc_proc *proc, struct tc_coll_info *out)
 	out->modelled_ps = proc->last_modelled;
 }
 
-static int tc__shift(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count,
-                     enum tc_dtype dt, int q, const struct tc_coll_opts *opts,
-                     const struct tc__xreq *xr)
+static int tc__shift(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count, enum tc_dtype dt,
+                     int q, const struct tc_coll_opts *opts, const struct tc__xreq *xr)
 {
 	if (!proc)
 		return TC_EINVAL;

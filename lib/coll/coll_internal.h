@@ -9,12 +9,12 @@
 /* A collective's line of topocoll/collectives.def. */
 struct tc__coll_desc {
 	const char *name;
-	unsigned flags;          /* TC_CF_* */
-	int bound;               /* the bound beside a prediction: an enum
+	unsigned flags; /* TC_CF_* */
+	int bound;      /* the bound beside a prediction: an enum
 	                            tc_lb_coll ([KKA-I]), TC__LB_PERM,
 	                            TC__LB_MC or TC__LB_NONE */
-	int dual_of;             /* enum tc_coll, or -1 */
-	int dual_copy;           /* the dual copies (IN and OUT swap roles)
+	int dual_of;    /* enum tc_coll, or -1 */
+	int dual_copy;  /* the dual copies (IN and OUT swap roles)
 	                            rather than combines */
 };
 extern const struct tc__coll_desc tc__colls[TC_COLL_COUNT];

@@ -200,7 +200,7 @@ int tc__dual(const struct tc__sched *b, int copy, int root, uint64_t m, struct t
 			y.soff = x->roff;
 			y.roff = x->soff;
 			y.abuf = 0;
-			y.op = copy               ? TC__XOP_COPY
+			y.op = copy            ? TC__XOP_COPY
 			       : y.src > y.dst ? TC__XOP_COMBINE_RIGHT
 			                       : TC__XOP_COMBINE_LEFT;
 			y.info_n = 0;

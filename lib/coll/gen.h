@@ -75,31 +75,31 @@ struct tc__gen {
 	enum tc_coll coll;
 	const struct tc_topo *t;
 	int p;
-	uint64_t bytes;  /* m: bytes per rank */
-	uint64_t esize;  /* element size */
+	uint64_t bytes; /* m: bytes per rank */
+	uint64_t esize; /* element size */
 	int root;
 	const struct tc_model *md;
-	int packets;     /* ring_pipelined: r (0: r_opt) */
-	uint64_t wait_ns; /* AUTO: price of one level of waits, tc__wait_level_ns()
+	int packets;        /* ring_pipelined: r (0: r_opt) */
+	uint64_t wait_ns;   /* AUTO: price of one level of waits, tc__wait_level_ns()
 	                     (0: none; the predictor leaves it 0) */
-	int shm;          /* AUTO: a native team with a CPU per rank, where it
+	int shm;            /* AUTO: a native team with a CPU per rank, where it
 	                     takes the machine's own algorithms (TC__ALG_SHM,
 	                     tc__shm_pick(); 0: never, also in the predictor) */
-	int cpus;         /* AUTO: the CPUs that a native team's ranks share when
+	int cpus;           /* AUTO: the CPUs that a native team's ranks share when
 	                     they outnumber them (0: a CPU per rank, an emulated
 	                     team, or the predictor) */
-	int me;           /* the rank building its plan, or -1 (prediction):
+	int me;             /* the rank building its plan, or -1 (prediction):
 	                     nothing may depend on it but what is local */
-	int q;            /* shift: q mod p, in [0, p) */
-	int shift_ring;   /* shift: q counts ring positions (tc__shift_dest) */
+	int q;              /* shift: q mod p, in [0, p) */
+	int shift_ring;     /* shift: q counts ring positions (tc__shift_dest) */
 	const int *members; /* multicast: the destinations, ascending, without
 	                       the root and without duplicates */
 	int nmembers;
-	int max_x, max_moving; /* limits of a schedule built to be priced or
+	int max_x, max_moving;         /* limits of a schedule built to be priced or
 	                          predicted (struct tc__sched; 0: none) */
-	long max_hops;    /* the limit on its link crossings, checked by
+	long max_hops;                 /* the limit on its link crossings, checked by
 	                     tc__coll_select for a named algorithm (0: none) */
-	int count_only;       /* count the transfers, store none */
+	int count_only;                /* count the transfers, store none */
 	const struct tc__vmatrix *vmx; /* the variable-count collectives
 	                                  (TC_CF_VCOUNT): who sends what to
 	                                  whom (lib/coll/vcount/vcount.h) */
@@ -125,10 +125,16 @@ static inline int tc__perm_dest(const struct tc__gen *g, int r)
 {
 	uint32_t d;
 	switch (g->coll) {
-	case TC_COLL_SHIFT: return tc__shift_dest(g, r);
-	case TC_COLL_GRAY2BINARY: d = tc_gray_inverse((uint32_t)r); break;
-	case TC_COLL_BINARY2GRAY: d = tc_gray((uint32_t)r); break;
-	default: return r;
+	case TC_COLL_SHIFT:
+		return tc__shift_dest(g, r);
+	case TC_COLL_GRAY2BINARY:
+		d = tc_gray_inverse((uint32_t)r);
+		break;
+	case TC_COLL_BINARY2GRAY:
+		d = tc_gray((uint32_t)r);
+		break;
+	default:
+		return r;
 	}
 	return d < (uint32_t)g->p ? (int)d : -1;
 }
@@ -157,10 +163,10 @@ typedef int (*tc__gen_fn)(const struct tc__gen *g, struct tc__sched *s);
 typedef double (*tc__formula_fn)(const struct tc__gen *g);
 
 enum {
-	TC__ALG_DUAL = 1u << 0,    /* the dual (collectives.def) of the generator
+	TC__ALG_DUAL = 1u << 0,     /* the dual (collectives.def) of the generator
 	                              of the same name of the dual_of collective */
-	TC__ALG_ORDERED = 1u << 1, /* combines in rank order (non-commutative ops) */
-	TC__ALG_SPLITS = 1u << 2,  /* splits the message (packets, blocks): the
+	TC__ALG_ORDERED = 1u << 1,  /* combines in rank order (non-commutative ops) */
+	TC__ALG_SPLITS = 1u << 2,   /* splits the message (packets, blocks): the
 	                              unsplit-message lower bounds of [KKA-I] do
 	                              not apply */
 	TC__ALG_FALLBACK = 1u << 4, /* AUTO prices it by the model only where
@@ -209,14 +215,14 @@ enum {
 	/* the Hamiltonian rings of lib/topo/embed.h */
 	TC__R_RINGS = TC__R_RING | TC__R_COMPLETE | TC__R_HYPERCUBE,
 	TC__R_GRIDS = TC__R_MESH | TC__R_TORUS,
-	TC__R_POW2 = 1u << 16,    /* p a power of two */
-	TC__R_ALLPORT = 1u << 17, /* the all-port model */
-	TC__R_ONEPORT = 1u << 18, /* the one-port model */
-	TC__R_2D = 1u << 19,      /* two dimensions (a 2-D mesh or torus) */
+	TC__R_POW2 = 1u << 16,         /* p a power of two */
+	TC__R_ALLPORT = 1u << 17,      /* the all-port model */
+	TC__R_ONEPORT = 1u << 18,      /* the one-port model */
+	TC__R_2D = 1u << 19,           /* two dimensions (a 2-D mesh or torus) */
 	TC__R_CUBE_BY_RING = 1u << 20, /* on a hypercube only with shift_ring
 	                                  (a shift along its Gray-code ring) */
-	TC__R_COMBINING = 1u << 21, /* the combining model (md->combining) */
-	TC__R_HRING = 1u << 22, /* a Hamiltonian ring (tc__hring_embeds(),
+	TC__R_COMBINING = 1u << 21,    /* the combining model (md->combining) */
+	TC__R_HRING = 1u << 22,        /* a Hamiltonian ring (tc__hring_embeds(),
 	                           lib/topo/embed.h): narrows a mesh or torus
 	                           of the listed kinds to those with one */
 };
@@ -231,8 +237,8 @@ struct tc__alg {
 	const char *topologies; /* where it applies, for --help and the README */
 };
 
-#define TC__ALG(coll, name, gen, formula, flags, req, topos)                         \
-	int gen(const struct tc__gen *g, struct tc__sched *s);                       \
+#define TC__ALG(coll, name, gen, formula, flags, req, topos)   \
+	int gen(const struct tc__gen *g, struct tc__sched *s); \
 	double formula(const struct tc__gen *g);
 #include "coll/algorithms.def"
 #undef TC__ALG
@@ -265,8 +271,8 @@ void tc__block(uint64_t bytes, uint64_t esize, int nblk, int k, uint64_t *off, u
 /* Recursive halving on positions [lo, hi] held by h: emits through
  * emit(ctx, from, to) the transfers of round `depth` (bcast_ring_rd.c; shared
  * with bcast_mesh.c, which runs it on every line of a dimension). */
-int tc__rd_halving_round(int lo, int hi, int h, int depth,
-                         int (*emit)(void *ctx, int from, int to), void *ctx);
+int tc__rd_halving_round(int lo, int hi, int h, int depth, int (*emit)(void *ctx, int from, int to),
+                         void *ctx);
 
 /* The checker numbers the p^2 blocks of an alltoall or a reduce_scatter
  * (piece o p + j) in an int32: 0 when p^2 fits, else TC_ELIMIT with

@@ -93,15 +93,14 @@ double tc__machine_round_ns(const struct tc_calibration *cal, const struct tc_mo
 
 int tc__shm_team(const struct tc_team *team)
 {
-	return !team->emulate && !team->engine_run && team->p <= team->cpus &&
-	       team->wait != TC_WAIT_BLOCK;
+	return !team->emulate && !team->engine_run && team->p <= team->cpus && team->wait != TC_WAIT_BLOCK;
 }
 
 const struct tc__alg *tc__shm_pick(const struct tc__gen *g, int need_ordered)
 {
 	if (!g->shm || need_ordered)
 		return NULL;
-	const char *want = g->coll != TC_COLL_ALLREDUCE ? "shm"
+	const char *want = g->coll != TC_COLL_ALLREDUCE   ? "shm"
 	                   : g->bytes <= TC__SHM_FLAT_MAX ? "shm_flag"
 	                                                  : "shm";
 	const struct tc__alg *a = tc__alg_find(g->coll, want);

@@ -21,8 +21,8 @@
 size_t tc_dtype_size(enum tc_dtype dt)
 {
 	switch (dt) {
-#define TC__DT_SIZE(name, type)                                                      \
-	case TC_##name:                                                              \
+#define TC__DT_SIZE(name, type) \
+	case TC_##name:         \
 		return sizeof(type);
 		TC_DTYPE_MAP(TC__DT_SIZE)
 #undef TC__DT_SIZE
@@ -33,7 +33,7 @@ size_t tc_dtype_size(enum tc_dtype dt)
 
 const char *tc_dtype_name(enum tc_dtype dt)
 {
-	static const char *names[] = {"int8", "int16", "int32", "int64", "uint8", "uint16",
+	static const char *names[] = {"int8",   "int16",  "int32", "int64",  "uint8", "uint16",
 	                              "uint32", "uint64", "float", "double", "byte"};
 	_Static_assert(sizeof names / sizeof names[0] == TC_DTYPE_COUNT, "one name per datatype");
 	return (unsigned)dt < TC_DTYPE_COUNT ? names[dt] : NULL;
@@ -42,8 +42,8 @@ const char *tc_dtype_name(enum tc_dtype dt)
 const char *tc_op_name(enum tc_op op)
 {
 	switch (op) {
-#define TC__OP_NAME(name, lname)                                                     \
-	case TC_OP_##name:                                                           \
+#define TC__OP_NAME(name, lname) \
+	case TC_OP_##name:       \
 		return #lname;
 		TC_OP_MAP(TC__OP_NAME)
 #undef TC__OP_NAME
@@ -54,7 +54,7 @@ const char *tc_op_name(enum tc_op op)
 
 #define TC__K_SUM(a, b) ((a) + (b))
 /* Times 1u: a uint16_t product would otherwise be done in (signed) int. */
-#define TC__K_PROD(a, b) ((a) * 1u * (b))
+#define TC__K_PROD(a, b) ((a)*1u * (b))
 #define TC__K_MIN(a, b) ((b) < (a) ? (b) : (a))
 #define TC__K_MAX(a, b) ((b) > (a) ? (b) : (a))
 #define TC__K_BAND(a, b) ((a) & (b))
@@ -68,58 +68,57 @@ const char *tc_op_name(enum tc_op op)
  * a third array; partial overlap is not allowed.  Each case gets its own loop
  * with restrict pointers so that the compiler vectorises all three.
  */
-#define TC__KERNEL_BODY(type, K)                                                     \
-	if (a_ == b_) { /* x op x: every pointer may alias */                        \
-		const type *a = a_;                                                  \
-		type *o = out_;                                                      \
-		for (size_t i = 0; i < n; i++)                                       \
-			o[i] = (type)K(a[i], a[i]);                                  \
-	} else if (out_ == b_) {                                                     \
-		const type *restrict a = a_;                                         \
-		type *restrict io = out_;                                            \
-		for (size_t i = 0; i < n; i++)                                       \
-			io[i] = (type)K(a[i], io[i]);                                \
-	} else if (out_ == a_) {                                                     \
-		const type *restrict b = b_;                                         \
-		type *restrict io = out_;                                            \
-		for (size_t i = 0; i < n; i++)                                       \
-			io[i] = (type)K(io[i], b[i]);                                \
-	} else {                                                                     \
-		const type *restrict a = a_, *restrict b = b_;                       \
-		type *restrict o = out_;                                             \
-		for (size_t i = 0; i < n; i++)                                       \
-			o[i] = (type)K(a[i], b[i]);                                  \
+#define TC__KERNEL_BODY(type, K)                               \
+	if (a_ == b_) { /* x op x: every pointer may alias */  \
+		const type *a = a_;                            \
+		type *o = out_;                                \
+		for (size_t i = 0; i < n; i++)                 \
+			o[i] = (type)K(a[i], a[i]);            \
+	} else if (out_ == b_) {                               \
+		const type *restrict a = a_;                   \
+		type *restrict io = out_;                      \
+		for (size_t i = 0; i < n; i++)                 \
+			io[i] = (type)K(a[i], io[i]);          \
+	} else if (out_ == a_) {                               \
+		const type *restrict b = b_;                   \
+		type *restrict io = out_;                      \
+		for (size_t i = 0; i < n; i++)                 \
+			io[i] = (type)K(io[i], b[i]);          \
+	} else {                                               \
+		const type *restrict a = a_, *restrict b = b_; \
+		type *restrict o = out_;                       \
+		for (size_t i = 0; i < n; i++)                 \
+			o[i] = (type)K(a[i], b[i]);            \
 	}
 
-#define TC__KERNEL(tname, type, oname)                                               \
-	static void tc__k_##tname##_##oname(void *out_, const void *a_, const void *b_,  \
-	                                    size_t n)                                \
-	{                                                                            \
-		TC__KERNEL_BODY(type, TC__K_##oname)                                 \
+#define TC__KERNEL(tname, type, oname)                                                            \
+	static void tc__k_##tname##_##oname(void *out_, const void *a_, const void *b_, size_t n) \
+	{                                                                                         \
+		TC__KERNEL_BODY(type, TC__K_##oname)                                              \
 	}
 
-#define TC__INT_KERNELS(tname, type)                                                 \
-	TC__KERNEL(tname, type, SUM)                                                 \
-	TC__KERNEL(tname, type, PROD)                                                \
-	TC__KERNEL(tname, type, MIN)                                                 \
-	TC__KERNEL(tname, type, MAX)                                                 \
-	TC__KERNEL(tname, type, BAND)                                                \
-	TC__KERNEL(tname, type, BOR)                                                 \
-	TC__KERNEL(tname, type, BXOR)                                                \
-	TC__KERNEL(tname, type, LAND)                                                \
+#define TC__INT_KERNELS(tname, type)  \
+	TC__KERNEL(tname, type, SUM)  \
+	TC__KERNEL(tname, type, PROD) \
+	TC__KERNEL(tname, type, MIN)  \
+	TC__KERNEL(tname, type, MAX)  \
+	TC__KERNEL(tname, type, BAND) \
+	TC__KERNEL(tname, type, BOR)  \
+	TC__KERNEL(tname, type, BXOR) \
+	TC__KERNEL(tname, type, LAND) \
 	TC__KERNEL(tname, type, LOR)
-#define TC__UINT_PART_KERNELS(tname, type)                                           \
-	TC__KERNEL(tname, type, SUM)                                                 \
-	TC__KERNEL(tname, type, PROD)                                                \
-	TC__KERNEL(tname, type, BAND)                                                \
-	TC__KERNEL(tname, type, BOR)                                                 \
-	TC__KERNEL(tname, type, BXOR)                                                \
-	TC__KERNEL(tname, type, LAND)                                                \
+#define TC__UINT_PART_KERNELS(tname, type) \
+	TC__KERNEL(tname, type, SUM)       \
+	TC__KERNEL(tname, type, PROD)      \
+	TC__KERNEL(tname, type, BAND)      \
+	TC__KERNEL(tname, type, BOR)       \
+	TC__KERNEL(tname, type, BXOR)      \
+	TC__KERNEL(tname, type, LAND)      \
 	TC__KERNEL(tname, type, LOR)
-#define TC__FLT_KERNELS(tname, type)                                                 \
-	TC__KERNEL(tname, type, SUM)                                                 \
-	TC__KERNEL(tname, type, PROD)                                                \
-	TC__KERNEL(tname, type, MIN)                                                 \
+#define TC__FLT_KERNELS(tname, type)  \
+	TC__KERNEL(tname, type, SUM)  \
+	TC__KERNEL(tname, type, PROD) \
+	TC__KERNEL(tname, type, MIN)  \
 	TC__KERNEL(tname, type, MAX)
 
 /* Unsigned arithmetic wraps; signed sums and products are done in the
@@ -137,11 +136,10 @@ TC__FLT_KERNELS(FLOAT, float)
 TC__FLT_KERNELS(DOUBLE, double)
 
 /* Signed min and max must compare as signed. */
-#define TC__SKERNEL(tname, type, oname)                                              \
-	static void tc__k_##tname##_##oname##_S(void *out_, const void *a_, const void *b_, \
-	                                        size_t n)                            \
-	{                                                                            \
-		TC__KERNEL_BODY(type, TC__K_##oname)                                 \
+#define TC__SKERNEL(tname, type, oname)                                                               \
+	static void tc__k_##tname##_##oname##_S(void *out_, const void *a_, const void *b_, size_t n) \
+	{                                                                                             \
+		TC__KERNEL_BODY(type, TC__K_##oname)                                                  \
 	}
 TC__SKERNEL(INT8, int8_t, MIN)
 TC__SKERNEL(INT8, int8_t, MAX)
@@ -154,22 +152,31 @@ TC__SKERNEL(INT64, int64_t, MAX)
 
 typedef void (*tc__kernel)(void *out, const void *a, const void *b, size_t n);
 
-#define TC__INT_ROW(t) {tc__k_##t##_SUM, tc__k_##t##_PROD, tc__k_##t##_MIN, tc__k_##t##_MAX,   \
-	                 tc__k_##t##_BAND, tc__k_##t##_BOR, tc__k_##t##_BXOR, tc__k_##t##_LAND,  \
-	                 tc__k_##t##_LOR}
-#define TC__SINT_ROW(t) {tc__k_##t##_SUM, tc__k_##t##_PROD, tc__k_##t##_MIN_S, tc__k_##t##_MAX_S, \
-	                  tc__k_##t##_BAND, tc__k_##t##_BOR, tc__k_##t##_BXOR, tc__k_##t##_LAND,    \
-	                  tc__k_##t##_LOR}
-#define TC__FLT_ROW(t) {tc__k_##t##_SUM, tc__k_##t##_PROD, tc__k_##t##_MIN, tc__k_##t##_MAX,   \
-	                 NULL, NULL, NULL, NULL, NULL}
+#define TC__INT_ROW(t)                                                                         \
+	{                                                                                      \
+		tc__k_##t##_SUM, tc__k_##t##_PROD, tc__k_##t##_MIN, tc__k_##t##_MAX,           \
+		        tc__k_##t##_BAND, tc__k_##t##_BOR, tc__k_##t##_BXOR, tc__k_##t##_LAND, \
+		        tc__k_##t##_LOR                                                        \
+	}
+#define TC__SINT_ROW(t)                                                                        \
+	{                                                                                      \
+		tc__k_##t##_SUM, tc__k_##t##_PROD, tc__k_##t##_MIN_S, tc__k_##t##_MAX_S,       \
+		        tc__k_##t##_BAND, tc__k_##t##_BOR, tc__k_##t##_BXOR, tc__k_##t##_LAND, \
+		        tc__k_##t##_LOR                                                        \
+	}
+#define TC__FLT_ROW(t)                                                                           \
+	{                                                                                        \
+		tc__k_##t##_SUM, tc__k_##t##_PROD, tc__k_##t##_MIN, tc__k_##t##_MAX, NULL, NULL, \
+		        NULL, NULL, NULL                                                         \
+	}
 
 static const tc__kernel tc__kernels[TC_DTYPE_COUNT][TC_OP_USER] = {
-	[TC_INT8] = TC__SINT_ROW(INT8),   [TC_INT16] = TC__SINT_ROW(INT16),
-	[TC_INT32] = TC__SINT_ROW(INT32), [TC_INT64] = TC__SINT_ROW(INT64),
-	[TC_UINT8] = TC__INT_ROW(UINT8),  [TC_UINT16] = TC__INT_ROW(UINT16),
-	[TC_UINT32] = TC__INT_ROW(UINT32), [TC_UINT64] = TC__INT_ROW(UINT64),
-	[TC_FLOAT] = TC__FLT_ROW(FLOAT),  [TC_DOUBLE] = TC__FLT_ROW(DOUBLE),
-	[TC_BYTE] = TC__INT_ROW(BYTE),
+        [TC_INT8] = TC__SINT_ROW(INT8),    [TC_INT16] = TC__SINT_ROW(INT16),
+        [TC_INT32] = TC__SINT_ROW(INT32),  [TC_INT64] = TC__SINT_ROW(INT64),
+        [TC_UINT8] = TC__INT_ROW(UINT8),   [TC_UINT16] = TC__INT_ROW(UINT16),
+        [TC_UINT32] = TC__INT_ROW(UINT32), [TC_UINT64] = TC__INT_ROW(UINT64),
+        [TC_FLOAT] = TC__FLT_ROW(FLOAT),   [TC_DOUBLE] = TC__FLT_ROW(DOUBLE),
+        [TC_BYTE] = TC__INT_ROW(BYTE),
 };
 
 int tc__op_check(enum tc_dtype dt, enum tc_op op)

@@ -73,8 +73,15 @@ static int tc__pred_args(const struct tc_topo *t, const struct tc_model *md,
 	}
 	if (f & TC_CF_NO_DATA)
 		bytes = 0;
-	*g = (struct tc__gen){.coll = c->coll, .t = t, .p = p, .bytes = bytes, .esize = esize,
-	                      .root = root, .md = md, .packets = c->packets, .me = -1};
+	*g = (struct tc__gen){.coll = c->coll,
+	                      .t = t,
+	                      .p = p,
+	                      .bytes = bytes,
+	                      .esize = esize,
+	                      .root = root,
+	                      .md = md,
+	                      .packets = c->packets,
+	                      .me = -1};
 	if (f & TC_CF_Q) {
 		g->q = (int)(((c->q % p) + p) % p);
 		g->shift_ring = !!c->shift_ring;
@@ -85,8 +92,7 @@ static int tc__pred_args(const struct tc_topo *t, const struct tc_model *md,
 		mem->canon = malloc((size_t)(c->nmembers ? c->nmembers : 1) * sizeof *mem->canon);
 		if (!mem->canon)
 			return TC_ENOMEM;
-		int err = tc__members_canon(p, root, c->members, c->nmembers, mem->canon,
-		                            &g->nmembers);
+		int err = tc__members_canon(p, root, c->members, c->nmembers, mem->canon, &g->nmembers);
 		/* A member out of range is a bad member set like a duplicate
 		 * (struct tc_call): TC_EINVAL, not the live call's TC_ERANK. */
 		if (err == TC_ERANK)
@@ -105,16 +111,14 @@ static int tc__pred_args(const struct tc_topo *t, const struct tc_model *md,
 	return TC_OK;
 }
 
-int tc_alg_applies(const struct tc_topo *t, const struct tc_model *md, enum tc_coll coll,
-                   const char *alg)
+int tc_alg_applies(const struct tc_topo *t, const struct tc_model *md, enum tc_coll coll, const char *alg)
 {
 	if (!t || !md || !alg || (unsigned)coll >= TC_COLL_COUNT)
 		return TC_EINVAL;
 	const struct tc__alg *a = tc__alg_find(coll, alg);
 	if (!a)
 		return TC_EALG;
-	struct tc__gen g = {.coll = coll, .t = t, .p = tc_topo_nodes(t), .esize = 1, .md = md,
-	                    .me = -1};
+	struct tc__gen g = {.coll = coll, .t = t, .p = tc_topo_nodes(t), .esize = 1, .md = md, .me = -1};
 	return tc__alg_check(a, &g);
 }
 
@@ -220,8 +224,8 @@ static int tc__select_sim(const struct tc__gen *g0, const char *alg, int limit, 
 	return err;
 }
 
-int tc_schedule_call(const struct tc_topo *t, const struct tc_model *md,
-                     const struct tc_call *call, struct tc_transfer **out, int *n)
+int tc_schedule_call(const struct tc_topo *t, const struct tc_model *md, const struct tc_call *call,
+                     struct tc_transfer **out, int *n)
 {
 	struct tc__gen g;
 	if (!out || !n)
@@ -233,7 +237,8 @@ int tc_schedule_call(const struct tc_topo *t, const struct tc_model *md,
 	struct tc__sim sim;
 	tc_time_t exact;
 	if (!err)
-		err = tc__select_sim(&g, call->alg, TC__SCHEDULE_MAX_X, TC__SCHEDULE_MAX_HOPS, &a, &s, &sim, &exact);
+		err = tc__select_sim(&g, call->alg, TC__SCHEDULE_MAX_X, TC__SCHEDULE_MAX_HOPS, &a,
+		                     &s, &sim, &exact);
 	if (!err && exact >= 0) { /* every transfer is asked for */
 		tc__sched_free(&s);
 		err = tc__over_limit(&g, a, TC__SCHEDULE_MAX_X, TC__SCHEDULE_MAX_HOPS, "schedule listing");
@@ -252,12 +257,20 @@ int tc_schedule_call(const struct tc_topo *t, const struct tc_model *md,
 		for (int i = s.round_at[r]; i < s.round_at[r + 1]; i++) {
 			const struct tc__xfer *y = &s.x[i];
 			int hops = y->src == y->dst ? 0 : tc_topo_distance(t, y->src, y->dst);
-			x[i] = (struct tc_transfer){
-				.round = r, .src = y->src, .dst = y->dst, .hops = hops,
-				.combine = y->op != TC__XOP_COPY, .bytes = y->bytes,
-				.src_off = y->soff, .dst_off = y->roff, .arrival_ps = sim.arrival[i],
-				.src_buf = y->sbuf, .dst_buf = y->rbuf,
-				.start_ps = hops ? sim.arrival[i] - tc__xfer_time(&q, y->bytes, hops) : 0};
+			x[i] = (struct tc_transfer){.round = r,
+			                            .src = y->src,
+			                            .dst = y->dst,
+			                            .hops = hops,
+			                            .combine = y->op != TC__XOP_COPY,
+			                            .bytes = y->bytes,
+			                            .src_off = y->soff,
+			                            .dst_off = y->roff,
+			                            .arrival_ps = sim.arrival[i],
+			                            .src_buf = y->sbuf,
+			                            .dst_buf = y->rbuf,
+			                            .start_ps = hops ? sim.arrival[i] -
+			                                                        tc__xfer_time(&q, y->bytes, hops)
+			                                             : 0};
 		}
 	*out = x;
 	*n = s.nx;
@@ -267,12 +280,15 @@ done:
 	return err;
 }
 
-int tc_schedule(const struct tc_topo *t, const struct tc_model *md, enum tc_coll coll,
-                const char *alg, size_t bytes, size_t esize, int root, int packets,
-                struct tc_transfer **out, int *n)
+int tc_schedule(const struct tc_topo *t, const struct tc_model *md, enum tc_coll coll, const char *alg,
+                size_t bytes, size_t esize, int root, int packets, struct tc_transfer **out, int *n)
 {
-	struct tc_call c = {.coll = coll, .alg = alg, .bytes = bytes, .esize = esize,
-	                    .root = root, .packets = packets};
+	struct tc_call c = {.coll = coll,
+	                    .alg = alg,
+	                    .bytes = bytes,
+	                    .esize = esize,
+	                    .root = root,
+	                    .packets = packets};
 	if (!esize)
 		return TC_EINVAL;
 	return tc_schedule_call(t, md, &c, out, n);
@@ -283,12 +299,15 @@ void tc_schedule_free(struct tc_transfer *x)
 	free(x);
 }
 
-int tc_predict(const struct tc_topo *t, const struct tc_model *md, enum tc_coll coll,
-               const char *alg, size_t bytes, size_t esize, int root, int packets,
-               struct tc_prediction *out)
+int tc_predict(const struct tc_topo *t, const struct tc_model *md, enum tc_coll coll, const char *alg,
+               size_t bytes, size_t esize, int root, int packets, struct tc_prediction *out)
 {
-	struct tc_call c = {.coll = coll, .alg = alg, .bytes = bytes, .esize = esize,
-	                    .root = root, .packets = packets};
+	struct tc_call c = {.coll = coll,
+	                    .alg = alg,
+	                    .bytes = bytes,
+	                    .esize = esize,
+	                    .root = root,
+	                    .packets = packets};
 	if (!esize)
 		return TC_EINVAL;
 	return tc_predict_call(t, md, &c, out);
@@ -326,7 +345,8 @@ static void tc__special_bound(const struct tc__gen *g, struct tc_prediction *out
 			D = d > D ? d : D;
 		}
 		struct tc_lower_bound lb;
-		if (tc_lower_bound_multicast(g->nmembers, md->ports == TC_PORTS_ALL && maxdeg > 1 ? maxdeg : 1,
+		if (tc_lower_bound_multicast(g->nmembers,
+		                             md->ports == TC_PORTS_ALL && maxdeg > 1 ? maxdeg : 1,
 		                             D, m, md, &lb))
 			return;
 		steps = lb.steps;
@@ -356,8 +376,8 @@ static void tc__special_bound(const struct tc__gen *g, struct tc_prediction *out
 	out->lower_bound_steps = steps;
 }
 
-int tc_predict_call(const struct tc_topo *t, const struct tc_model *md,
-                    const struct tc_call *call, struct tc_prediction *out)
+int tc_predict_call(const struct tc_topo *t, const struct tc_model *md, const struct tc_call *call,
+                    struct tc_prediction *out)
 {
 	struct tc__gen g;
 	if (!out)
@@ -433,9 +453,8 @@ int tc_predict_call(const struct tc_topo *t, const struct tc_model *md,
 		dims[0] = p;
 	}
 	if (nd >= 1 && nd <= 32 &&
-	    !tc_lower_bound_any(lbk, kind, nd, dims,
-	                        (tc_coll_flags(coll) & TC_CF_ROOTED) ? root : -1, (double)bytes, md,
-	                        &lb)) {
+	    !tc_lower_bound_any(lbk, kind, nd, dims, (tc_coll_flags(coll) & TC_CF_ROOTED) ? root : -1,
+	                        (double)bytes, md, &lb)) {
 		out->lower_bound_ns = lb.time_ns;
 		out->lower_bound_steps = lb.steps;
 	}

@@ -123,8 +123,7 @@ struct tc__cand {
 
 /* The closed form of c under model md, in ps, or -1 where it is not the
  * exact modelled time (not TC__ALG_EXACT, or NAN). */
-static tc_time_t tc__exact_ps(const struct tc__alg *a, const struct tc__gen *g,
-                              const struct tc_model *md)
+static tc_time_t tc__exact_ps(const struct tc__alg *a, const struct tc__gen *g, const struct tc_model *md)
 {
 	if (!(a->flags & TC__ALG_EXACT))
 		return -1;
@@ -137,8 +136,7 @@ static tc_time_t tc__exact_ps(const struct tc__alg *a, const struct tc__gen *g,
 }
 
 /* Whether (score, idx) beats the best so far. */
-static bool tc__better(tc_time_t score, int idx, const struct tc__cand *best,
-                       tc_time_t best_score)
+static bool tc__better(tc_time_t score, int idx, const struct tc__cand *best, tc_time_t best_score)
 {
 	return !best || score < best_score || (score == best_score && idx < best->idx);
 }

@@ -59,7 +59,7 @@ struct tc__shm_ctx {
 	uint64_t src_off;  /* allgather, alltoall: where our block is in a peer's */
 	int small;         /* the data travel in the flags */
 	struct tc__waiter w;
-	int waiting;       /* w started */
+	int waiting;         /* w started */
 	uint64_t next_probe; /* w.waited at the next look at a peer's return */
 };
 
@@ -78,14 +78,13 @@ static void tc__shm_publish(struct tc__shm_ctx *c, int ph)
 	/* Release: publishes the block's data and, for the last phase, the
 	 * end of every read of the peers' buffers; pairs with the acquire
 	 * load of tc__shm_await() in the peers. */
-	atomic_store_explicit(&tc__shm_blk(c, c->me)->step, tc__shm_step(c, ph),
-	                      memory_order_release);
+	atomic_store_explicit(&tc__shm_blk(c, c->me)->step, tc__shm_step(c, ph), memory_order_release);
 }
 
 static int tc__shm_mismatch(struct tc__shm_ctx *c, int r)
 {
-	tc__set_detail("%s (%s): rank %d makes another collective call", c->io->call ? c->io->call
-	               : "collective", c->io->alg ? c->io->alg : "?", r);
+	tc__set_detail("%s (%s): rank %d makes another collective call",
+	               c->io->call ? c->io->call : "collective", c->io->alg ? c->io->alg : "?", r);
 	tc_team_abort(c->proc->team);
 	return TC_EMISMATCH;
 }
@@ -139,8 +138,7 @@ static int tc__shm_await_word(struct tc__shm_ctx *c, int r, const _Atomic uint64
 			const uint64_t seen = atomic_load_explicit(&n->calls_seen[c->k % TC__CALLS_SEEN],
 			                                           memory_order_relaxed);
 			if (atomic_load_explicit(&n->attached, memory_order_relaxed) &&
-			    (atomic_load_explicit(&n->ws.state, memory_order_acquire) ==
-			             TC__WS_RETURNED ||
+			    (atomic_load_explicit(&n->ws.state, memory_order_acquire) == TC__WS_RETURNED ||
 			     (c->proc->coll_sig && (seen >> 40) == (want >> 40) && seen != want))) {
 				uint64_t v = atomic_load_explicit(word, memory_order_acquire);
 				if (!((v & ~TC__SHM_RUN_MASK) == c->run && (v & TC__SHM_POS_MASK) >= pos))
@@ -172,8 +170,7 @@ static struct tc__shm_own *tc__shm_own(struct tc__shm_ctx *c)
 {
 	struct tc__shm_own *own = &c->slots[c->me].own;
 	if (own->run != c->run)
-		*own = (struct tc__shm_own){.run = c->run, .seen_done = -1,
-		                            .last_written = {-1, -1}};
+		*own = (struct tc__shm_own){.run = c->run, .seen_done = -1, .last_written = {-1, -1}};
 	return own;
 }
 
@@ -216,8 +213,7 @@ static int tc__shm_await_all(struct tc__shm_ctx *c, int ph, int last)
 /* This rank's block of call k, to be written once no peer reads it any
  * more: every peer done with L, the last call that wrote it (shm.h).  Known
  * from what this rank saw, or else read from the peers' done words. */
-static int tc__shm_fill(struct tc__shm_ctx *c, const void *in, void *out,
-                        struct tc__shm_block **bp)
+static int tc__shm_fill(struct tc__shm_ctx *c, const void *in, void *out, struct tc__shm_block **bp)
 {
 	struct tc__shm_own *own = tc__shm_own(c);
 	const int64_t last = own->last_written[c->k & 1];
@@ -344,8 +340,7 @@ static void tc__shm_reduce(const struct tc__shm_ctx *c, uint64_t off, uint64_t l
 	io->combine(out, (const unsigned char *)tc__shm_x(c, 0) + off,
 	            (const unsigned char *)tc__shm_x(c, 1) + off, len, io->combine_ctx);
 	for (int r = 2; r < c->p; r++)
-		io->combine(out, out, (const unsigned char *)tc__shm_x(c, r) + off, len,
-		            io->combine_ctx);
+		io->combine(out, out, (const unsigned char *)tc__shm_x(c, r) + off, len, io->combine_ctx);
 }
 
 /* allreduce shm: this rank's slice of everyone's IN, then the others'. */
@@ -401,8 +396,12 @@ int tc__shm_exec(struct tc_proc *proc, struct tc__shm_slot *slots, const struct 
                  const struct tc__exec_io *io)
 {
 	struct tc_team *team = proc->team;
-	struct tc__shm_ctx c = {.proc = proc, .slots = slots, .io = io, .p = team->p,
-	                        .me = proc->rank, .k = proc->ncalls,
+	struct tc__shm_ctx c = {.proc = proc,
+	                        .slots = slots,
+	                        .io = io,
+	                        .p = team->p,
+	                        .me = proc->rank,
+	                        .k = proc->ncalls,
 	                        .run = (team->start_ns & 0xffff) << 48,
 	                        .sig = io->sig ^ (uint64_t)(unsigned)io->tag,
 	                        .cmax = proc->clock};
@@ -417,15 +416,25 @@ int tc__shm_exec(struct tc_proc *proc, struct tc__shm_slot *slots, const struct 
 	int err = TC_OK;
 	if (c.p > 1) {
 		switch (e->key.coll) {
-		case TC_COLL_BARRIER: err = tc__shm_barrier(&c); break;
-		case TC_COLL_ALLGATHER: err = tc__shm_gather_all(&c, 0); break;
-		case TC_COLL_ALLTOALL: err = tc__shm_gather_all(&c, 1); break;
-		case TC_COLL_BCAST: err = tc__shm_bcast(&c, e->key.root); break;
+		case TC_COLL_BARRIER:
+			err = tc__shm_barrier(&c);
+			break;
+		case TC_COLL_ALLGATHER:
+			err = tc__shm_gather_all(&c, 0);
+			break;
+		case TC_COLL_ALLTOALL:
+			err = tc__shm_gather_all(&c, 1);
+			break;
+		case TC_COLL_BCAST:
+			err = tc__shm_bcast(&c, e->key.root);
+			break;
 		case TC_COLL_ALLREDUCE:
 			err = strcmp(e->alg->name, "shm") ? tc__shm_allreduce_flat(&c)
 			                                  : tc__shm_allreduce_slices(&c);
 			break;
-		default: err = TC_ENOTSUP; break;
+		default:
+			err = TC_ENOTSUP;
+			break;
 		}
 	} else if (m && e->key.coll != TC_COLL_BCAST && e->key.coll != TC_COLL_ALLREDUCE) {
 		memcpy(io->out, io->in, m); /* allgather, alltoall: the own block */

@@ -100,7 +100,8 @@ static int tc__split(struct tc_proc *proc, int colour, int key, const char *topo
 			err = TC_EINVAL;
 			tc__set_detail("tc_team_split: ranks 0 and %d made different splits "
 			               "(tc_team_split, tc_team_split_dims with other masks, "
-			               "tc_team_dup)", r);
+			               "tc_team_dup)",
+			               r);
 		}
 	}
 	int k = 0, at = -1;
@@ -112,7 +113,8 @@ static int tc__split(struct tc_proc *proc, int colour, int key, const char *topo
 			if (v[3] != mine[3]) {
 				err = TC_EINVAL;
 				tc__set_detail("tc_team_split: ranks %d and %d of colour %d name "
-				               "different topologies", me, r, colour);
+				               "different topologies",
+				               me, r, colour);
 				break;
 			}
 			mem[k++] = (struct tc__member){(int64_t)v[2], r};
@@ -158,7 +160,8 @@ static int tc__split(struct tc_proc *proc, int colour, int key, const char *topo
 			err = e;
 			if (r != me)
 				tc__set_detail("tc_team_split: rank %d could not make its colour's "
-				               "sub-team (%s)", r, tc_strerror(e));
+				               "sub-team (%s)",
+				               r, tc_strerror(e));
 			break;
 		}
 	}
@@ -178,8 +181,7 @@ done:
 	return err;
 }
 
-int tc_team_split(struct tc_proc *proc, int colour, int key, const char *topology,
-                  struct tc_proc **out)
+int tc_team_split(struct tc_proc *proc, int colour, int key, const char *topology, struct tc_proc **out)
 {
 	if (!proc)
 		return TC_EINVAL;
@@ -204,7 +206,8 @@ int tc_team_split_dims(struct tc_proc *proc, unsigned keep, struct tc_proc **out
 	if (kind != TC_TOPO_MESH && kind != TC_TOPO_TORUS && kind != TC_TOPO_HYPERCUBE) {
 		/* The same on every rank: nobody waits. */
 		tc__set_detail("tc_team_split_dims: the team's topology is a %s, not a mesh, "
-		               "torus or hypercube", tc_topo_kind_name(kind));
+		               "torus or hypercube",
+		               tc_topo_kind_name(kind));
 		if (out)
 			*out = NULL;
 		return TC_ENOTSUP;
@@ -215,7 +218,8 @@ int tc_team_split_dims(struct tc_proc *proc, unsigned keep, struct tc_proc **out
 	const int me = proc->rank;
 	if (!keep || (nd < 32 && keep >> nd)) {
 		tc__set_detail("tc_team_split_dims: keep 0x%x names no dimension or one the "
-		               "topology's %d lack", keep, nd);
+		               "topology's %d lack",
+		               keep, nd);
 		bad = TC_EINVAL;
 	} else if (kind == TC_TOPO_HYPERCUBE) {
 		colour = me & ~(int)keep;
@@ -227,8 +231,7 @@ int tc_team_split_dims(struct tc_proc *proc, unsigned keep, struct tc_proc **out
 				c[d] = 0;
 		colour = tc_topo_rank_of(t, c);
 	}
-	return tc__split(proc, bad ? 0 : colour, me, NULL, tc__split_hash("dims", keep), bad,
-	                 out);
+	return tc__split(proc, bad ? 0 : colour, me, NULL, tc__split_hash("dims", keep), bad, out);
 }
 
 int tc_team_free(struct tc_proc *proc)

@@ -36,7 +36,7 @@
 #define TC__BODY 56
 #define TC__HDR 32
 /* Bytes of payload that fit in a packet of n lines. */
-#define TC__PAYLOAD_IN_LINES(n) ((size_t)(n) * TC__BODY - TC__HDR)
+#define TC__PAYLOAD_IN_LINES(n) ((size_t)(n)*TC__BODY - TC__HDR)
 
 /*
  * Where a message stops being streamed through the ring and is copied once,
@@ -98,8 +98,8 @@ struct tc__doorbell;
 struct tc__chan {
 	/* Read-only after tc__chan_init(): read by both sides, never written. */
 	alignas(TC__LINE) struct tc__line *ring;
-	uint64_t mask;   /* N - 1 */
-	uint64_t nlines; /* N */
+	uint64_t mask;                /* N - 1 */
+	uint64_t nlines;              /* N */
 	struct tc__doorbell *cons_db; /* rung when data is published */
 	struct tc__doorbell *prod_db; /* rung when space is freed */
 	int src, dst;                 /* ranks at the two ends */
@@ -123,8 +123,7 @@ _Static_assert(offsetof(struct tc__chan, chead) - offsetof(struct tc__chan, tail
                "producer and consumer lines apart");
 _Static_assert(offsetof(struct tc__chan, head) - offsetof(struct tc__chan, chead) >= TC__LINE,
                "published head apart from the consumer's private line");
-_Static_assert(offsetof(struct tc__chan, want_space) - offsetof(struct tc__chan, want_data) >=
-                       TC__LINE,
+_Static_assert(offsetof(struct tc__chan, want_space) - offsetof(struct tc__chan, want_data) >= TC__LINE,
                "wait hints apart");
 
 /* Creates the ring: nlines must be a power of two >= 2.  Returns 0 or -1. */
@@ -159,8 +158,7 @@ static inline uint64_t tc__lines_for(size_t len)
  * the same pass as the line's body (tc__chan_try_push publishes them with
  * the first line's release store).  Producer only; off >= TC__HDR (the first
  * line's seq is the packet's publication, never written here). */
-static inline void tc__chan_put(struct tc__chan *ch, uint64_t pos, size_t off, const void *src,
-                                size_t len)
+static inline void tc__chan_put(struct tc__chan *ch, uint64_t pos, size_t off, const void *src, size_t len)
 {
 	const unsigned char *s = src;
 	uint64_t li = pos + off / TC__BODY;
@@ -195,8 +193,7 @@ static inline void tc__chan_put(struct tc__chan *ch, uint64_t pos, size_t off, c
  * prefetching a few lines ahead: the lines come from the producer's cache,
  * and asking for several at once overlaps their transfers. */
 #define TC__PREFETCH_LINES 4
-static inline void tc__chan_get(const struct tc__chan *ch, uint64_t pos, size_t off, void *dst,
-                                size_t len)
+static inline void tc__chan_get(const struct tc__chan *ch, uint64_t pos, size_t off, void *dst, size_t len)
 {
 	unsigned char *d = dst;
 	uint64_t li = pos + off / TC__BODY;

@@ -72,7 +72,7 @@ struct tc__far {
 	int tag;
 	_Atomic uint64_t claim; /* rendezvous: TC__CLAIM_* (lib/p2p/p2p.c) */
 	_Atomic int refs;
-	unsigned char data[];  /* eager: the message */
+	unsigned char data[]; /* eager: the message */
 };
 
 /* Drops one reference to n; frees it with the last.  Acq_rel: the last
@@ -84,16 +84,16 @@ static inline void tc__far_unref(struct tc__far *n)
 }
 
 struct tc__port {
-	struct tc__chan *out;  /* this proc -> neighbour */
-	struct tc__chan *in;   /* neighbour -> this proc */
-	struct tc__req *sq_head, *sq_tail; /* pending sends (both kinds), FIFO */
-	struct tc__req *rq_head, *rq_tail; /* pending receives of collective messages, FIFO */
+	struct tc__chan *out;                /* this proc -> neighbour */
+	struct tc__chan *in;                 /* neighbour -> this proc */
+	struct tc__req *sq_head, *sq_tail;   /* pending sends (both kinds), FIFO */
+	struct tc__req *rq_head, *rq_tail;   /* pending receives of collective messages, FIFO */
 	struct tc__req *urq_head, *urq_tail; /* pending point-to-point receives, FIFO */
 	struct tc__aside *ua_head, *ua_tail; /* point-to-point messages taken aside */
-	struct tc__req *rs_head; /* single-copy sends whose descriptor is in the
+	struct tc__req *rs_head;             /* single-copy sends whose descriptor is in the
 	                          channel, not yet seen complete (lib/p2p) */
-	int active;            /* listed in proc->active */
-	int hinted;            /* its wait hints raised (lib/p2p/p2p.c) */
+	int active;                          /* listed in proc->active */
+	int hinted;                          /* its wait hints raised (lib/p2p/p2p.c) */
 	int peer;
 };
 
@@ -121,21 +121,21 @@ struct tc_proc {
 	struct tc_team *team;
 	int rank;
 	int deg;
-	const int *nbrs;       /* sorted neighbour ranks (owned by the topology) */
+	const int *nbrs;        /* sorted neighbour ranks (owned by the topology) */
 	struct tc__port *ports; /* deg entries, same order as nbrs */
-	int *active;           /* indices of ports with pending requests */
+	int *active;            /* indices of ports with pending requests */
 	int nactive;
-	int npending_rndv;     /* own sends waiting for a receiver's copy */
-	uint64_t spin_until_ns; /* tc__now_ns() before which a wait keeps
+	int npending_rndv;        /* own sends waiting for a receiver's copy */
+	uint64_t spin_until_ns;   /* tc__now_ns() before which a wait keeps
 	                          spinning while npending_rndv: a peer may still
 	                          be copying a long single-copy send of ours
 	                          (lib/p2p/p2p.c) */
 	_Atomic int rndv_reading; /* inside another rank's buffer (single copy);
 	                             see tc__rndv_quiesce() */
-	uint64_t nposts;       /* requests posted so far (lib/p2p/progress.c) */
+	uint64_t nposts;          /* requests posted so far (lib/p2p/progress.c) */
 	_Atomic int attached;
 	_Atomic(uintptr_t) owner; /* the attached thread's token (tc_attach) */
-	_Atomic int joined;    /* attached (or run) since the team's last start:
+	_Atomic int joined;       /* attached (or run) since the team's last start:
 	                          written under the team's attach_mu, read
 	                          (relaxed) by the watchdog's report */
 	/* The call being made, for the watchdog: set by the proc's own thread
@@ -145,24 +145,24 @@ struct tc_proc {
 	int cur_round;
 	struct tc__wstate ws;
 	struct tc_stats stats;
-	tc_time_t clock;       /* logical clock, ps */
-	tc_time_t *res_free;   /* port resources (lib/model/clock.h) */
-	uint64_t wall_end_ns;  /* when the SPMD function returned */
+	tc_time_t clock;      /* logical clock, ps */
+	tc_time_t *res_free;  /* port resources (lib/model/clock.h) */
+	uint64_t wall_end_ns; /* when the SPMD function returned */
 	struct {
 		void *p;
 		size_t n;
 	} scratch[TC__SCRATCH_SLOTS]; /* grow-only buffers for the layers above */
-	void *ext;                     /* lib/coll's per-rank state (schedule cache) */
+	void *ext;                    /* lib/coll's per-rank state (schedule cache) */
 	void (*ext_free)(void *);
-	struct tc_event *ev;           /* trace buffer (topocoll/trace.h) */
+	struct tc_event *ev; /* trace buffer (topocoll/trace.h) */
 	int nev;
 	uint64_t ev_dropped;
-	uint64_t ncalls;               /* collective calls made by this rank */
+	uint64_t ncalls; /* collective calls made by this rank */
 	/* The collective call running (lib/sched/exec.c): its tag (0: none)
 	 * and 64-bit signature, which its messages carry (lib/p2p/p2p.h). */
 	int coll_tag;
 	uint64_t coll_sig;
-	uint64_t coll_seq;             /* its sequence number (ncalls at its start) */
+	uint64_t coll_seq; /* its sequence number (ncalls at its start) */
 	/* Requests completed by a layer above (lib/sched's collective
 	 * requests, kind TC__KIND_EXT of lib/p2p): how many are outstanding,
 	 * the progress step that layer installs (called by every progress of
@@ -176,14 +176,14 @@ struct tc_proc {
 	void (*ext_end)(struct tc_proc *proc, void *req, int status);
 	void *ext_queue;
 	uint64_t ext_gen; /* raised when the queue is dropped (an abort's reset) */
-	int scan_at;                   /* the next link tc__coll_scan looks at */
+	int scan_at;      /* the next link tc__coll_scan looks at */
 	/* The signatures of the last TC__CALLS_SEEN collective calls this rank
 	 * entered, each packed with its sequence number (tc__call_seen), for
 	 * the mismatch probe of a peer that waits on this rank (lib/p2p/
 	 * progress.c); written by the rank at each call's start, 0 at a start
 	 * of the team. */
 	_Atomic uint64_t calls_seen[8];
-	const char *last_alg;          /* the last collective (tc_last_coll) */
+	const char *last_alg; /* the last collective (tc_last_coll) */
 	int last_rounds;
 	tc_time_t last_modelled;
 	pthread_t thread;
@@ -193,16 +193,16 @@ struct tc_proc {
 	_Alignas(64) _Atomic(struct tc__far *) mail; /* pushed by any rank (a
 	                          Treiber stack, newest first), taken whole by
 	                          this proc's thread */
-	_Atomic uint32_t want_mail; /* wait hint: a sender rings db */
-	struct tc__far *fx_head, *fx_tail; /* taken from mail, not yet
+	_Atomic uint32_t want_mail;                  /* wait hint: a sender rings db */
+	struct tc__far *fx_head, *fx_tail;           /* taken from mail, not yet
 	                          received, in order of arrival */
-	struct tc__req *grq_head, *grq_tail; /* receives from a non-neighbour
+	struct tc__req *grq_head, *grq_tail;         /* receives from a non-neighbour
 	                          or from any source, in order of posting */
-	int nany;              /* receives from any source queued in grq */
-	int nfar_rndv;         /* own rendezvous sends to non-neighbours out */
+	int nany;                                    /* receives from any source queued in grq */
+	int nfar_rndv;            /* own rendezvous sends to non-neighbours out */
 	struct tc__far *far_sent; /* their nodes (snext) */
-	uint64_t useq;         /* point-to-point receives posted (matching order) */
-	int any_hinted;        /* every link's data hint raised for nany */
+	uint64_t useq;            /* point-to-point receives posted (matching order) */
+	int any_hinted;           /* every link's data hint raised for nany */
 	/* A sub-team's proc (lib/core/subteam.c): the root team's proc of the
 	 * same rank's thread, which holds the rank's clock between calls on
 	 * the sub-team (tc__clock_pull, tc__clock_push); NULL on a root team. */
@@ -213,11 +213,11 @@ struct tc_team {
 	int p;
 	struct tc_topo *topo;
 	struct tc_model model;
-	struct tc__mps mps;     /* the model in picoseconds */
+	struct tc__mps mps; /* the model in picoseconds */
 	bool emulate;
-	uint64_t epoch_ns;      /* wall-clock time of logical time 0 */
+	uint64_t epoch_ns; /* wall-clock time of logical time 0 */
 	struct tc_run_info last_run;
-	void *hot_store;        /* every rank's ports, active list and port
+	void *hot_store; /* every rank's ports, active list and port
 	                           resources, each rank's from a line of its own */
 	size_t hot_bytes;
 	struct tc__chan *chans; /* one per arc, CSR order of the topology */
@@ -225,7 +225,7 @@ struct tc_team {
 	struct tc_proc *procs;
 	size_t memory_bytes;
 	size_t ring_bytes;
-	size_t packet_bytes;    /* mu */
+	size_t packet_bytes; /* mu */
 	size_t single_copy_min;
 	enum tc_wait_policy wait;
 	uint64_t spin_ns, yield_ns;
@@ -238,46 +238,46 @@ struct tc_team {
 	uint64_t timeout_cfg_ns;
 	uint64_t attach_timeout_ns; /* 0: a missing rank does not shorten waits */
 	size_t stack_bytes;
-	enum tc_exec exec;      /* resolved: TC_EXEC_THREADS or TC_EXEC_FIBRES */
-	bool run_unattached;    /* tc_run leaves attached ranks to their threads */
-	size_t fibre_stack;     /* fibres: each rank's usable stack */
-	struct tc__runq *runq;    /* fibres: the last run's scheduler and
+	enum tc_exec exec;     /* resolved: TC_EXEC_THREADS or TC_EXEC_FIBRES */
+	bool run_unattached;   /* tc_run leaves attached ranks to their threads */
+	size_t fibre_stack;    /* fibres: each rank's usable stack */
+	struct tc__runq *runq; /* fibres: the last run's scheduler and
 	                             stacks, kept for the next (lib/fibre/runq.h) */
 	size_t trace_cap;
 	int cpus;
-	int *cpu_list;          /* CPUs in placement order (lib/core/place.h) */
-	struct tc__machine machine; /* the placement's machine (TC_HWLOC_XML's) */
+	int *cpu_list;               /* CPUs in placement order (lib/core/place.h) */
+	struct tc__machine machine;  /* the placement's machine (TC_HWLOC_XML's) */
 	struct tc_rank_place *place; /* p entries: rank r's slot r mod nslots */
 	bool no_pin;
-	bool may_block;         /* some rank may sleep: wakers must check hints */
-	bool asym_fence;        /* membarrier on the sleeper side, none on the
+	bool may_block;  /* some rank may sleep: wakers must check hints */
+	bool asym_fence; /* membarrier on the sleeper side, none on the
 	                           waker side (lib/core/wait.h) */
-	bool check;             /* mismatch detection (tc_team_config's
+	bool check;      /* mismatch detection (tc_team_config's
 	                           no_mismatch_check == 0; lib/sched/exec.c) */
 	_Atomic int aborted;
 	_Atomic int running;
 	_Atomic int first_err;
 	tc_spmd_fn fn;
 	void *fn_arg;
-	pthread_mutex_t gate_mu;  /* emulated start gate (tc_run) */
+	pthread_mutex_t gate_mu; /* emulated start gate (tc_run) */
 	pthread_cond_t gate_cv;
 	int gate_open;
 	/* Attaching and starting (tc_run, tc_attach, tc_detach): nattached and
 	 * the reset at a start are under attach_mu. */
 	pthread_mutex_t attach_mu;
 	int nattached;
-	int njoined;              /* ranks with joined set */
-	uint64_t start_ns;        /* when the team last started (tc__now_ns()) */
-	tc_watchdog_fn wd_fn;     /* NULL: stderr */
+	int njoined;          /* ranks with joined set */
+	uint64_t start_ns;    /* when the team last started (tc__now_ns()) */
+	tc_watchdog_fn wd_fn; /* NULL: stderr */
 	void *wd_arg;
-	_Atomic int wd_fired;     /* this run's report: 0 none, 1 being written, 2 out */
+	_Atomic int wd_fired; /* this run's report: 0 none, 1 being written, 2 out */
 	/* State the layers above keep per team (the collectives' schedule
 	 * cache, lib/coll/cache.c): created under shared_mu by its first
 	 * user, freed by shared_free after every rank's ext. */
 	pthread_mutex_t shared_mu;
 	void *shared;
 	void (*shared_free)(void *);
-	_Atomic size_t shared_bytes;  /* what it holds (tc_team_get_info) */
+	_Atomic size_t shared_bytes; /* what it holds (tc_team_get_info) */
 	_Atomic int shared_entries;
 	/* Sub-teams (tc_team_split, tc_team_dup; lib/core/subteam.c).  A root
 	 * team (tc_team_create) has parent == root == NULL and lists every
@@ -292,8 +292,7 @@ struct tc_team {
 	/* Another engine that runs the team's collective schedules, NULL for
 	 * the channels (lib/sched/exec.c): a team over MPI processes
 	 * (lib/mpi/) runs them with engine as its state.  Set at creation. */
-	int (*engine_run)(struct tc_proc *proc, const struct tc__sched *s,
-	                  const struct tc__exec_io *io);
+	int (*engine_run)(struct tc_proc *proc, const struct tc__sched *s, const struct tc__exec_io *io);
 	void *engine;
 };
 
@@ -443,6 +442,5 @@ static inline uint64_t tc__call_seen(uint64_t seq, uint64_t sig)
 {
 	return (uint64_t)1 << 63 | (seq & 0x7fffffu) << 40 | (sig & 0xffffffffffull);
 }
-
 
 #endif /* TC_CORE_INTERNAL_H */

@@ -31,8 +31,12 @@ static int tc__machine_plain(const cpu_set_t *allowed, struct tc__machine *m)
 		return TC_ENOMEM;
 	for (int c = 0; c < CPU_SETSIZE && m->nslots < n; c++)
 		if (CPU_ISSET(c, allowed))
-			m->slot[m->nslots++] = (struct tc_rank_place){
-			        .pu = c, .core = -1, .smt = -1, .cache = -1, .numa = -1, .package = -1};
+			m->slot[m->nslots++] = (struct tc_rank_place){.pu = c,
+			                                              .core = -1,
+			                                              .smt = -1,
+			                                              .cache = -1,
+			                                              .numa = -1,
+			                                              .package = -1};
 	m->pus = m->nslots;
 	return TC_OK;
 }
@@ -61,8 +65,7 @@ static int tc__numa_of(hwloc_topology_t topo, hwloc_obj_t pu)
 	return -1;
 }
 
-static int tc__machine_hwloc(hwloc_topology_t topo, const cpu_set_t *allowed,
-                             struct tc__machine *m)
+static int tc__machine_hwloc(hwloc_topology_t topo, const cpu_set_t *allowed, struct tc__machine *m)
 {
 	memset(m, 0, sizeof *m);
 	int npu = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PU);
@@ -92,27 +95,32 @@ static int tc__machine_hwloc(hwloc_topology_t topo, const cpu_set_t *allowed,
 	for (int s = 0; m->nslots < npu; s++) {
 		int added = 0;
 		for (int ci = 0; ci < m->cores; ci++) {
-			hwloc_obj_t core = ncore > 0
-			                       ? hwloc_get_obj_by_type(topo, HWLOC_OBJ_CORE, (unsigned)ci)
-			                       : hwloc_get_obj_by_type(topo, HWLOC_OBJ_PU, (unsigned)ci);
+			hwloc_obj_t core =
+			        ncore > 0 ? hwloc_get_obj_by_type(topo, HWLOC_OBJ_CORE, (unsigned)ci)
+			                  : hwloc_get_obj_by_type(topo, HWLOC_OBJ_PU, (unsigned)ci);
 			if (!core)
 				continue;
-			hwloc_obj_t pu = ncore > 0 ? hwloc_get_obj_inside_cpuset_by_type(
-			                                     topo, core->cpuset, HWLOC_OBJ_PU, (unsigned)s)
-			                           : (s == 0 ? core : NULL);
+			hwloc_obj_t pu =
+			        ncore > 0 ? hwloc_get_obj_inside_cpuset_by_type(topo, core->cpuset,
+			                                                        HWLOC_OBJ_PU,
+			                                                        (unsigned)s)
+			                  : (s == 0 ? core : NULL);
 			if (!pu)
 				continue;
 			added++;
 			if (allowed && ((int)pu->os_index >= CPU_SETSIZE ||
 			                !CPU_ISSET((int)pu->os_index, allowed)))
 				continue;
-			m->slot[m->nslots++] = (struct tc_rank_place){
-			        .pu = (int)pu->os_index,
-			        .core = ci,
-			        .smt = s,
-			        .cache = domain == HWLOC_OBJ_PU ? -1 : tc__ancestor(topo, pu, domain),
-			        .numa = tc__numa_of(topo, pu),
-			        .package = tc__ancestor(topo, pu, HWLOC_OBJ_PACKAGE)};
+			m->slot[m->nslots++] =
+			        (struct tc_rank_place){.pu = (int)pu->os_index,
+			                               .core = ci,
+			                               .smt = s,
+			                               .cache = domain == HWLOC_OBJ_PU
+			                                                ? -1
+			                                                : tc__ancestor(topo, pu, domain),
+			                               .numa = tc__numa_of(topo, pu),
+			                               .package = tc__ancestor(topo, pu,
+			                                                       HWLOC_OBJ_PACKAGE)};
 		}
 		if (!added)
 			break;
@@ -133,8 +141,7 @@ int tc__machine_probe(const cpu_set_t *allowed, const char *xml, struct tc__mach
 		err = TC_EINVAL;
 	}
 	if (!err && hwloc_topology_load(topo) != 0) {
-		tc__set_detail("hwloc: cannot load the topology%s%s", xml ? " of " : "",
-		               xml ? xml : "");
+		tc__set_detail("hwloc: cannot load the topology%s%s", xml ? " of " : "", xml ? xml : "");
 		err = TC_EINVAL;
 	}
 	if (!err)
@@ -149,8 +156,7 @@ int tc__machine_probe(const cpu_set_t *allowed, const char *xml, struct tc__mach
 	return err;
 #else
 	if (xml) {
-		tc__set_detail("TC_HWLOC_XML is set ('%s') but topocoll was built without hwloc",
-		               xml);
+		tc__set_detail("TC_HWLOC_XML is set ('%s') but topocoll was built without hwloc", xml);
 		memset(m, 0, sizeof *m);
 		return TC_EINVAL;
 	}

@@ -27,8 +27,8 @@
 
 struct tc__machine {
 	enum tc_place_source source;
-	int nslots;                  /* PUs in placement order */
-	struct tc_rank_place *slot;  /* nslots entries */
+	int nslots;                 /* PUs in placement order */
+	struct tc_rank_place *slot; /* nslots entries */
 	int pus, cores, packages, numa_nodes, cache_domains, cache_domain_level;
 	size_t cache_bytes[3];
 	int cache_count[3];

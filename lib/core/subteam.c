@@ -141,7 +141,7 @@ void tc__team_sub_start(struct tc_team *root, void (*reset_proc)(struct tc_proc 
 		const bool aborted = atomic_load(&s->aborted);
 		for (long i = 0; i < s->nchans; i++)
 			if (aborted || s->chans[i].tail != atomic_load_explicit(&s->chans[i].head,
-			                                                          memory_order_relaxed))
+			                                                        memory_order_relaxed))
 				tc__chan_reset(&s->chans[i]);
 		for (int r = 0; r < s->p; r++) {
 			reset_proc(&s->procs[r]);

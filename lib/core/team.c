@@ -226,12 +226,12 @@ static long long tc__proc_number(const char *path, const char *key)
 #define TC__RUN_FIXED_BYTES ((unsigned long long)32 << 20)
 
 struct tc__estimate {
-	unsigned long long chans;  /* structs, rings and their allocations' slack */
-	unsigned long long ranks;  /* procs, ports, the topology, a run's stacks,
+	unsigned long long chans; /* structs, rings and their allocations' slack */
+	unsigned long long ranks; /* procs, ports, the topology, a run's stacks,
 	                              scratch and plans */
 	unsigned long long trace;
-	unsigned long long sched;  /* a collective's schedules */
-	unsigned long long total;  /* the four, an eighth and the fixed part */
+	unsigned long long sched; /* a collective's schedules */
+	unsigned long long total; /* the four, an eighth and the fixed part */
 };
 
 static void tc__team_estimate(const struct tc_team *t, struct tc__estimate *e)
@@ -275,7 +275,8 @@ static int tc__team_fits(const struct tc_team *t)
 			k += snprintf(help + k, sizeof help - (size_t)k,
 			              ", smaller channels (ring_bytes, at least %d)", 2 * TC__LINE);
 		if (est.trace > need / 4)
-			snprintf(help + k, sizeof help - (size_t)k, ", fewer trace events "
+			snprintf(help + k, sizeof help - (size_t)k,
+			         ", fewer trace events "
 			         "(trace_events)");
 		tc__set_detail("a team of %d ranks would hold about %llu MB, %.1fx the %lld MB of "
 		               "memory available: %ld channels of %zu-byte rings %llu MB, the ranks "
@@ -283,16 +284,15 @@ static int tc__team_fits(const struct tc_team *t)
 		               "1/8 + %llu MB; try %s",
 		               t->p, need >> 20, (double)need / ((double)avail_kb * 1024),
 		               avail_kb >> 10, t->nchans, t->ring_bytes, est.chans >> 20,
-		               est.ranks >> 20, est.sched >> 20, parts, TC__RUN_FIXED_BYTES >> 20,
-		               help);
+		               est.ranks >> 20, est.sched >> 20, parts, TC__RUN_FIXED_BYTES >> 20, help);
 		return TC_ELIMIT;
 	}
 	long long tmax = tc__proc_number("/proc/sys/kernel/threads-max", NULL);
 	struct rlimit rl;
-	long long nproc = getrlimit(RLIMIT_NPROC, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
-	                                  geteuid() != 0
-	                          ? (long long)rl.rlim_cur
-	                          : -1;
+	long long nproc =
+	        getrlimit(RLIMIT_NPROC, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && geteuid() != 0
+	                ? (long long)rl.rlim_cur
+	                : -1;
 	long long lim = tmax > 0 && (nproc < 0 || tmax < nproc) ? tmax : nproc;
 	bool fibres = t->exec == TC_EXEC_FIBRES; /* one thread per CPU */
 	if (lim > 0 && (long long)p > lim && !fibres) {
@@ -320,8 +320,8 @@ static int tc__team_fits(const struct tc_team *t)
 		 * smaller stack size). */
 		bool stacks = p * stack > need / 2 && stack > (size_t)64 << 10;
 		char what[96];
-		snprintf(what, sizeof what, stacks ? "%d %s stacks of %zu KiB each (stack_bytes)"
-		                                   : "%d %ss (%zu KiB each)",
+		snprintf(what, sizeof what,
+		         stacks ? "%d %s stacks of %zu KiB each (stack_bytes)" : "%d %ss (%zu KiB each)",
 		         t->p, fibres ? "fibre" : "thread", stack >> 10);
 		tc__set_detail("a team of %d ranks needs %llu MB of address space; with the %llu MB "
 		               "in use that is %.1fx RLIMIT_AS (%llu MB): %llu MB for %s and %llu MB "
@@ -357,7 +357,8 @@ int tc_team_create(const struct tc_team_config *cfg, struct tc_team **out)
 	int err = TC_OK;
 	if (!cfg->topology && cfg->p < 1) {
 		tc__set_detail("tc_team_create: no topology and p = %d: give p >= 1 "
-		               "(a complete graph of p ranks) or a topology", cfg->p);
+		               "(a complete graph of p ranks) or a topology",
+		               cfg->p);
 		err = TC_EINVAL;
 		goto fail;
 	}
@@ -386,8 +387,7 @@ int tc_team_create(const struct tc_team_config *cfg, struct tc_team **out)
 	t->emulate = cfg->mode == TC_MODE_EMULATED;
 	t->wait = cfg->wait;
 	if (t->wait < TC_WAIT_AUTO || t->wait > TC_WAIT_BLOCK) {
-		tc__set_detail("tc_team_create: wait %d is not an enum tc_wait_policy",
-		               (int)cfg->wait);
+		tc__set_detail("tc_team_create: wait %d is not an enum tc_wait_policy", (int)cfg->wait);
 		err = TC_EINVAL;
 		goto fail;
 	}
@@ -444,8 +444,9 @@ int tc_team_create(const struct tc_team_config *cfg, struct tc_team **out)
 	t->exec = cfg->exec;
 	const char *ex = getenv("TC_EXEC");
 	if (t->exec == TC_EXEC_AUTO && ex)
-		t->exec = !strcmp(ex, "fibres") ? TC_EXEC_FIBRES
-		          : !strcmp(ex, "threads") ? TC_EXEC_THREADS : TC_EXEC_AUTO;
+		t->exec = !strcmp(ex, "fibres")    ? TC_EXEC_FIBRES
+		          : !strcmp(ex, "threads") ? TC_EXEC_THREADS
+		                                   : TC_EXEC_AUTO;
 	if (t->exec == TC_EXEC_AUTO)
 		t->exec = t->p > t->cpus ? TC_EXEC_FIBRES : TC_EXEC_THREADS;
 	t->run_unattached = cfg->run_unattached != 0;
@@ -453,7 +454,7 @@ int tc_team_create(const struct tc_team_config *cfg, struct tc_team **out)
 	 * SIGSEGV handler.) */
 	if (t->exec == TC_EXEC_FIBRES)
 		t->fibre_stack = tc__fibre_stack_size(cfg->stack_bytes ? cfg->stack_bytes
-		                                                      : TC__FIBRE_STACK_RANK);
+		                                                       : TC__FIBRE_STACK_RANK);
 
 	/* Waiting thresholds. */
 	bool oversub = t->p > t->cpus;
@@ -478,8 +479,8 @@ int tc_team_create(const struct tc_team_config *cfg, struct tc_team **out)
 	 * when ranks outnumber CPUs or always block (measured: a 64-rank
 	 * barrier with TC_WAIT_BLOCK takes 3.57 ms with it, 0.69 ms without),
 	 * nor on fibres, which park at every wait that a yield does not end. */
-	t->asym_fence = tc__asym_fence && !oversub && t->wait != TC_WAIT_BLOCK &&
-	                t->exec != TC_EXEC_FIBRES;
+	t->asym_fence =
+	        tc__asym_fence && !oversub && t->wait != TC_WAIT_BLOCK && t->exec != TC_EXEC_FIBRES;
 
 	/* Channels: one per arc, in the CSR order of the topology. */
 	t->nchans = tc_topo_props(t->topo)->arcs;
@@ -595,8 +596,7 @@ int tc_team_create(const struct tc_team_config *cfg, struct tc_team **out)
 	t->epoch_ns = tc__now_ns(); /* attached ranks' logical 0; tc_run sets its own */
 	t->memory_bytes = sizeof *t + (size_t)t->p * sizeof *t->procs +
 	                  (size_t)t->nchans * (sizeof *t->chans + t->ring_bytes) + t->hot_bytes +
-	                  (size_t)t->cpus * sizeof *t->cpu_list +
-	                  (size_t)t->p * sizeof *t->place +
+	                  (size_t)t->cpus * sizeof *t->cpu_list + (size_t)t->p * sizeof *t->place +
 	                  (size_t)t->p * t->trace_cap * sizeof(struct tc_event);
 	*out = t;
 	return TC_OK;
@@ -755,8 +755,7 @@ void *tc__scratch_grow(struct tc_proc *proc, int slot, size_t bytes)
 	return p;
 }
 
-int tc_trace_events(const struct tc_team *team, int rank, const struct tc_event **ev,
-                    uint64_t *dropped)
+int tc_trace_events(const struct tc_team *team, int rank, const struct tc_event **ev, uint64_t *dropped)
 {
 	if (!team || rank < 0 || rank >= team->p || !ev)
 		return TC_EINVAL;
@@ -868,8 +867,7 @@ int tc_clock_advance(struct tc_proc *proc, double ns)
 	tc__clock_push(proc);
 	tc__emulate_sync(proc);
 	/* Relaxed: a hint; an emulated sleep ends early on an abort. */
-	return atomic_load_explicit(&proc->team->aborted, memory_order_relaxed) ? TC_EABORTED
-	                                                                         : TC_OK;
+	return atomic_load_explicit(&proc->team->aborted, memory_order_relaxed) ? TC_EABORTED : TC_OK;
 }
 
 void tc_yield(struct tc_proc *proc)

@@ -76,7 +76,8 @@ void tc__doorbell_ring(struct tc__doorbell *db)
 		if (db->task)
 			tc__task_wake(db->task); /* we own the one wake-up (wait.h) */
 		else
-			futex_async((int32_t *)&db->word, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, 1, NULL, NULL, 0);
+			futex_async((int32_t *)&db->word, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, 1, NULL,
+			            NULL, 0);
 	}
 }
 

@@ -164,8 +164,11 @@ struct tc__waiter {
 static inline void tc__waiter_init(struct tc__waiter *w, enum tc_wait_policy pol, uint64_t spin_ns,
                                    uint64_t yield_ns, uint64_t timeout_ns)
 {
-	*w = (struct tc__waiter){.pol = pol, .spinning = true, .spin_ns = spin_ns,
-	                         .yield_ns = yield_ns, .timeout_ns = timeout_ns};
+	*w = (struct tc__waiter){.pol = pol,
+	                         .spinning = true,
+	                         .spin_ns = spin_ns,
+	                         .yield_ns = yield_ns,
+	                         .timeout_ns = timeout_ns};
 }
 
 /* The fast path of a round of waiting: true when the waiter is still

@@ -46,8 +46,8 @@ __attribute__((visibility("hidden"))) void tc__fibre_start(void); /* switch_<arc
 /* ---- the guard-page registry ------------------------------------------ */
 
 struct tc__guard {
-	_Atomic uintptr_t lo;  /* guard page address; 0: free slot */
-	_Atomic size_t stack;  /* the fibre's usable stack, for the report */
+	_Atomic uintptr_t lo; /* guard page address; 0: free slot */
+	_Atomic size_t stack; /* the fibre's usable stack, for the report */
 };
 struct tc__guards {
 	int cap;
@@ -56,7 +56,7 @@ struct tc__guards {
 
 static pthread_mutex_t tc__guard_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct tc__guards *_Atomic tc__guard_tab; /* never freed */
-static int *tc__guard_free;                       /* free slot indices */
+static int *tc__guard_free;                      /* free slot indices */
 static int tc__guard_nfree, tc__guard_used;
 static size_t tc__page;
 
@@ -78,11 +78,13 @@ static int tc__guard_add(uintptr_t lo, size_t stack)
 	} else {
 		if (!tab || tc__guard_used == tab->cap) {
 			int cap = tab ? 2 * tab->cap : 256;
-			struct tc__guards *grown = tc__map_rw(sizeof *grown + (size_t)cap * sizeof grown->slot[0]);
+			struct tc__guards *grown =
+			        tc__map_rw(sizeof *grown + (size_t)cap * sizeof grown->slot[0]);
 			int *fr = realloc(tc__guard_free, (size_t)cap * sizeof *fr);
 			if (!grown || !fr) {
 				if (grown)
-					munmap(grown, sizeof *grown + (size_t)cap * sizeof grown->slot[0]);
+					munmap(grown,
+					       sizeof *grown + (size_t)cap * sizeof grown->slot[0]);
 				if (fr)
 					tc__guard_free = fr;
 				goto out;
@@ -90,9 +92,11 @@ static int tc__guard_add(uintptr_t lo, size_t stack)
 			tc__guard_free = fr;
 			grown->cap = cap;
 			for (int k = 0; tab && k < tab->cap; k++) {
-				atomic_init(&grown->slot[k].lo, atomic_load_explicit(&tab->slot[k].lo, memory_order_relaxed));
+				atomic_init(&grown->slot[k].lo,
+				            atomic_load_explicit(&tab->slot[k].lo, memory_order_relaxed));
 				atomic_init(&grown->slot[k].stack,
-				            atomic_load_explicit(&tab->slot[k].stack, memory_order_relaxed));
+				            atomic_load_explicit(&tab->slot[k].stack,
+				                                 memory_order_relaxed));
 			}
 			/* Release: the copied slots before the table; pairs with the
 			 * handler's acquire load.  The old table stays mapped (a
@@ -230,7 +234,7 @@ int tc__fibre_thread_init(struct tc__fibre *self)
 #endif
 	stack_t cur;
 	if (sigaltstack(NULL, &cur) == 0 && !(cur.ss_flags & SS_DISABLE))
-		return TC_OK; /* the thread has one: ours would replace it */
+		return TC_OK;     /* the thread has one: ours would replace it */
 	size_t bytes = 64 * 1024; /* ample for the handler: a few hundred bytes */
 	if (bytes < (size_t)SIGSTKSZ)
 		bytes = (size_t)SIGSTKSZ;

@@ -68,16 +68,16 @@ struct tc__fibre;
 typedef void (*tc__fibre_fn)(struct tc__fibre *self, void *arg);
 
 struct tc__fibre {
-	void *sp;                /* saved stack pointer while not running */
-	struct tc__fibre *back;  /* the context switched to when fn returns */
+	void *sp;               /* saved stack pointer while not running */
+	struct tc__fibre *back; /* the context switched to when fn returns */
 	tc__fibre_fn fn;
 	void *arg;
-	void *map;               /* the mapping: guard page, then the stack */
+	void *map; /* the mapping: guard page, then the stack */
 	size_t map_bytes;
-	size_t stack_bytes;      /* usable, whole pages */
-	int slot;                /* guard-page registry slot (fibre.c), -1: none */
+	size_t stack_bytes; /* usable, whole pages */
+	int slot;           /* guard-page registry slot (fibre.c), -1: none */
 	bool done;
-	void *tsan;              /* ThreadSanitizer's fibre (TSan builds only) */
+	void *tsan; /* ThreadSanitizer's fibre (TSan builds only) */
 	/* AddressSanitizer builds only: the stack's bounds (a thread's own,
 	 * or the fibre's below its guard page) and the fake stack saved
 	 * while the context does not run. */

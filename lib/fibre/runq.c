@@ -38,14 +38,14 @@ struct tc__fcpu {
 	struct tc__task *rq_head, *rq_tail; /* ready FIFO: this thread only */
 	struct tc__task **heap;             /* timers, by deadline */
 	int nheap;
-	int nlive;                          /* tasks not finished */
-	int id;                             /* CPU number, -1: unpinned */
+	int nlive; /* tasks not finished */
+	int id;    /* CPU number, -1: unpinned */
 	pthread_t thread;
 	struct tc__runq *s;
 	/* Written by other threads. */
 	alignas(64) struct tc__task *_Atomic remote; /* made ready elsewhere: a
 	                                                LIFO list, see tc__pick */
-	alignas(64) _Atomic int32_t idle;   /* 1: sleeps (or is about to) on it */
+	alignas(64) _Atomic int32_t idle;            /* 1: sleeps (or is about to) on it */
 	char pad[64 - sizeof(int32_t)];
 };
 
@@ -86,7 +86,9 @@ enum {
 uint64_t tc__early_margin(void)
 {
 	uint64_t m = atomic_load_explicit(&tc__late_avg, memory_order_relaxed) + TC__EARLY_OVER_NS;
-	return m < TC__EARLY_MIN_NS ? TC__EARLY_MIN_NS : m > TC__EARLY_MAX_NS ? TC__EARLY_MAX_NS : m;
+	return m < TC__EARLY_MIN_NS   ? TC__EARLY_MIN_NS
+	       : m > TC__EARLY_MAX_NS ? TC__EARLY_MAX_NS
+	                              : m;
 }
 
 void tc__early_learn(uint64_t late)
@@ -404,8 +406,8 @@ static void tc__cpu_idle(struct tc__fcpu *c)
 			tsp = &ts;
 		}
 		/* Absolute CLOCK_MONOTONIC timeout (the bitset form). */
-		long rc = syscall(SYS_futex, &c->idle, FUTEX_WAIT_BITSET | FUTEX_PRIVATE_FLAG, 1, tsp,
-		                  NULL, FUTEX_BITSET_MATCH_ANY);
+		long rc = syscall(SYS_futex, &c->idle, FUTEX_WAIT_BITSET | FUTEX_PRIVATE_FLAG, 1,
+		                  tsp, NULL, FUTEX_BITSET_MATCH_ANY);
 		if (rc == -1 && errno == ETIMEDOUT) {
 			if (sweeping) {
 				tc__cpu_sweep(c);
@@ -478,8 +480,7 @@ static int tc__cpu_of(int i, int ntask, int ncpu)
 	return k;
 }
 
-int tc__runq_create(int ntask, int ncpu, const int *cpu_ids, size_t stack_bytes,
-                     struct tc__runq **out)
+int tc__runq_create(int ntask, int ncpu, const int *cpu_ids, size_t stack_bytes, struct tc__runq **out)
 {
 	if (ntask < 1 || ncpu < 1 || !out)
 		return TC_EINVAL;

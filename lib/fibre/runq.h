@@ -76,17 +76,17 @@ typedef void (*tc__task_fn)(struct tc__task *self, void *arg);
 
 struct tc__task {
 	struct tc__fibre *fibre;
-	struct tc__fcpu *cpu;         /* the CPU it runs on, for good */
-	struct tc__task *rnext;       /* in its CPU's remote list */
-	struct tc__task *next;        /* in its CPU's local FIFO */
+	struct tc__fcpu *cpu;   /* the CPU it runs on, for good */
+	struct tc__task *rnext; /* in its CPU's remote list */
+	struct tc__task *next;  /* in its CPU's local FIFO */
 	tc__task_fn fn;
 	void *arg;
-	uint64_t deadline;            /* timer: absolute, tc__now_ns() clock */
-	int heap_idx;                 /* in the timer heap; -1: not */
-	_Atomic int32_t *word;        /* block: CAS asleep -> awake on expiry (or the
+	uint64_t deadline;     /* timer: absolute, tc__now_ns() clock */
+	int heap_idx;          /* in the timer heap; -1: not */
+	_Atomic int32_t *word; /* block: CAS asleep -> awake on expiry (or the
 	                                 CPU's idle sweep, runq.c) */
 	int32_t asleep, awake;
-	int precise;                  /* the timer is tc__task_sleep_until's */
+	int precise; /* the timer is tc__task_sleep_until's */
 };
 
 struct tc__runq;
@@ -104,8 +104,7 @@ struct tc__runq;
  * tc__runq_run.  Returns 0, TC_EINVAL or TC_ENOMEM.  Freed with
  * tc__runq_destroy().
  */
-int tc__runq_create(int ntask, int ncpu, const int *cpu_ids, size_t stack_bytes,
-                     struct tc__runq **out);
+int tc__runq_create(int ntask, int ncpu, const int *cpu_ids, size_t stack_bytes, struct tc__runq **out);
 struct tc__task *tc__runq_task(struct tc__runq *s, int i);
 int tc__runq_ntask(const struct tc__runq *s);
 

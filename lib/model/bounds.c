@@ -21,7 +21,7 @@
 /* One factor of a product graph: a chain or a ring of z nodes, and the
  * coordinate a of the root in it (a < 0: no root). */
 struct factor {
-	long links;          /* links of the factor */
+	long links; /* links of the factor */
 	int deg_min, deg_max, deg_root;
 	long diam, exc;      /* exc(a), or the radius for a < 0 */
 	long long dist_root; /* sum_x dist(a, x), or its minimum over a */
@@ -218,8 +218,8 @@ static long long ceil_div(long long a, long long b)
  * Returns 0 with *g filled, 1 when *out is set already (one node: every
  * bound 0), or a TC_E* code. */
 static int tc__lb_start(enum tc_lb_coll c, enum tc_topo_kind kind, int ndims, const int *dims,
-                        int root, double m, const struct tc_model *md,
-                        struct tc_lower_bound *out, struct tc_lb_graph *g)
+                        int root, double m, const struct tc_model *md, struct tc_lower_bound *out,
+                        struct tc_lb_graph *g)
 {
 	if (md == NULL || out == NULL || dims == NULL || !(m >= 0.0))
 		return TC_EINVAL;
@@ -242,8 +242,7 @@ static long long llmax(long long a, long long b)
 }
 
 int tc_lower_bound_root(enum tc_lb_coll c, enum tc_topo_kind kind, int ndims, const int *dims,
-                        int root, double m, const struct tc_model *md,
-                        struct tc_lower_bound *out)
+                        int root, double m, const struct tc_model *md, struct tc_lower_bound *out)
 {
 	struct tc_lb_graph g;
 	int rc = tc__lb_start(c, kind, ndims, dims, root, m, md, out, &g);
@@ -296,8 +295,7 @@ int tc_lower_bound_root(enum tc_lb_coll c, enum tc_topo_kind kind, int ndims, co
 			if (w < (double)k)
 				w = (double)k;
 			b.steps = (long)(wh ? log_grow : llmax(log_grow, g.diameter));
-			b.time_ns = (double)b.steps * md->ts_ns + w * m * md->tw_ns +
-			            (double)b.path * th;
+			b.time_ns = (double)b.steps * md->ts_ns + w * m * md->tw_ns + (double)b.path * th;
 		} else {
 			long long s = llmax(k, ceil_div(b.work, cap));
 			if (!wh)
@@ -312,8 +310,8 @@ int tc_lower_bound_root(enum tc_lb_coll c, enum tc_topo_kind kind, int ndims, co
 	return 0;
 }
 
-int tc_lower_bound(enum tc_lb_coll c, enum tc_topo_kind kind, int ndims, const int *dims,
-                   double m, const struct tc_model *md, struct tc_lower_bound *out)
+int tc_lower_bound(enum tc_lb_coll c, enum tc_topo_kind kind, int ndims, const int *dims, double m,
+                   const struct tc_model *md, struct tc_lower_bound *out)
 {
 	return tc_lower_bound_root(c, kind, ndims, dims, -1, m, md, out);
 }
@@ -337,8 +335,7 @@ int tc_lower_bound(enum tc_lb_coll c, enum tc_topo_kind kind, int ndims, const i
  *   vol:  the bytes one port must carry: t_s + (V / r) t_w.
  */
 int tc_lower_bound_any(enum tc_lb_coll c, enum tc_topo_kind kind, int ndims, const int *dims,
-                       int root, double m, const struct tc_model *md,
-                       struct tc_lower_bound *out)
+                       int root, double m, const struct tc_model *md, struct tc_lower_bound *out)
 {
 	struct tc_lb_graph g;
 	int rc = tc__lb_start(c, kind, ndims, dims, root, m, md, out, &g);

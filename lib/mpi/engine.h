@@ -40,11 +40,11 @@ struct tc__mpi_hdr {
 };
 
 struct tc__mpi {
-	MPI_Comm comm;         /* collectives' messages (a duplicate) */
+	MPI_Comm comm; /* collectives' messages (a duplicate) */
 	int rank, size;
-	int forward;           /* TC_MPI_FORWARD */
-	int probe_ms;          /* idle time between looks for mismatches */
-	char host[64];         /* for the timeout report */
+	int forward;   /* TC_MPI_FORWARD */
+	int probe_ms;  /* idle time between looks for mismatches */
+	char host[64]; /* for the timeout report */
 	/* Grow-only scratch. */
 	unsigned char *stage;
 	size_t stage_cap;
@@ -55,12 +55,12 @@ struct tc__mpi {
 	size_t req_cap;
 	void *items;
 	size_t items_cap;
-	int *route;            /* a route's nodes (diameter + 1) */
+	int *route; /* a route's nodes (diameter + 1) */
 	/* Abort messages this process sent (completed or cancelled at
 	 * destroy) and the buffer they send. */
 	MPI_Request abort_req[64];
 	int nabort;
-	int told;              /* another process's abort was taken */
+	int told; /* another process's abort was taken */
 	int abort_buf;
 };
 

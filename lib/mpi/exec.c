@@ -49,16 +49,16 @@ enum { TC__MIT_SEND = 0, TC__MIT_RECV, TC__MIT_FWD };
 struct tc__mitem {
 	int kind;
 	int xi;
-	int from, to;      /* MPI ranks received from / sent to (-1: none) */
-	int parts;         /* messages: 1 (packed) or 2 (header, data) */
-	int rq;            /* its first request; a forward's sends follow its
+	int from, to;        /* MPI ranks received from / sent to (-1: none) */
+	int parts;           /* messages: 1 (packed) or 2 (header, data) */
+	int rq;              /* its first request; a forward's sends follow its
 	                      receives */
-	int open;          /* receive parts not complete */
-	int direct;        /* a split receive straight into its destination */
-	int suspect;       /* a probe saw another call's message from its
+	int open;            /* receive parts not complete */
+	int direct;          /* a split receive straight into its destination */
+	int suspect;         /* a probe saw another call's message from its
 	                      sender (tc__mpi_probe) */
-	int nbr, hops;     /* own sends: the first link, the route's length */
-	size_t soff;       /* staging: the header, then the data */
+	int nbr, hops;       /* own sends: the first link, the route's length */
+	size_t soff;         /* staging: the header, then the data */
 	unsigned char *data; /* where a receive's data lands */
 	tc_time_t arrival;
 };
@@ -171,8 +171,7 @@ static int tc__mpi_probe(struct tc__mpi *m, struct tc__mitem *it, int n)
 	MPI_Iprobe(MPI_ANY_SOURCE, TC__MPI_TAG_ABORT, m->comm, &flag, &st);
 	if (flag) {
 		int code = TC_EABORTED;
-		MPI_Recv(&code, 1, MPI_INT, st.MPI_SOURCE, TC__MPI_TAG_ABORT, m->comm,
-		         MPI_STATUS_IGNORE);
+		MPI_Recv(&code, 1, MPI_INT, st.MPI_SOURCE, TC__MPI_TAG_ABORT, m->comm, MPI_STATUS_IGNORE);
 		m->told = 1;
 		tc__set_detail("process %d failed its call (%s): this call is abandoned",
 		               st.MPI_SOURCE, tc_strerror(code));
@@ -238,19 +237,18 @@ static int tc__mpi_check(const struct tc__mitem *it, int part, const MPI_Status 
 }
 
 /* Posts a forwarded transfer's sends: what arrived, unchanged. */
-static int tc__mpi_forward(struct tc__mpi *m, const struct tc__mitem *it, uint64_t bytes,
-                           int tag, MPI_Request *req)
+static int tc__mpi_forward(struct tc__mpi *m, const struct tc__mitem *it, uint64_t bytes, int tag,
+                           MPI_Request *req)
 {
 	unsigned char *h = m->stage + it->soff;
 	int rc;
 	if (it->parts == 1)
-		return MPI_Isend(h, (int)(sizeof(struct tc__mpi_hdr) + bytes), MPI_BYTE, it->to, tag,
-		                 m->comm, &req[it->rq + 1]);
+		return MPI_Isend(h, (int)(sizeof(struct tc__mpi_hdr) + bytes), MPI_BYTE, it->to,
+		                 tag, m->comm, &req[it->rq + 1]);
 	rc = MPI_Isend(h, (int)sizeof(struct tc__mpi_hdr), MPI_BYTE, it->to, tag, m->comm,
 	               &req[it->rq + 2]);
 	if (rc == MPI_SUCCESS)
-		rc = MPI_Isend(it->data, (int)bytes, MPI_BYTE, it->to, tag, m->comm,
-		               &req[it->rq + 3]);
+		rc = MPI_Isend(it->data, (int)bytes, MPI_BYTE, it->to, tag, m->comm, &req[it->rq + 3]);
 	return rc;
 }
 
@@ -318,8 +316,8 @@ static int tc__mpi_wait(struct tc_proc *proc, const struct tc__sched *s, struct 
 			}
 			if (x->kind == TC__MIT_SEND || q >= x->rq + x->parts)
 				continue; /* a send */
-			int err = tc__mpi_check(x, q - x->rq, &st[k], m->stage, s->x[x->xi].bytes, sig,
-			                        seq);
+			int err = tc__mpi_check(x, q - x->rq, &st[k], m->stage, s->x[x->xi].bytes,
+			                        sig, seq);
 			if (err)
 				return err;
 			if (--x->open)
@@ -398,8 +396,7 @@ static int tc__mpi_on_route(struct tc__mpi *m, const struct tc_topo *t, const st
 }
 
 /* The node before the destination on the route of x. */
-static int tc__mpi_on_route_last(struct tc__mpi *m, const struct tc_topo *t,
-                                 const struct tc__xfer *x)
+static int tc__mpi_on_route_last(struct tc__mpi *m, const struct tc_topo *t, const struct tc__xfer *x)
 {
 	int hops = tc_topo_route(t, x->src, x->dst, m->route, tc_topo_props(t)->diameter + 1);
 	return hops >= 1 ? m->route[hops - 1] : x->src;
@@ -459,9 +456,8 @@ static int tc__mpi_items(struct tc_proc *proc, const struct tc__sched *s, int r,
 
 /* Round r's data: received (staged) and local transfers in schedule order;
  * every combine costs m t_c. */
-static void tc__mpi_apply(struct tc_proc *proc, const struct tc__sched *s, int r,
-                          unsigned char **bufs, const struct tc__mitem *it, int n,
-                          const struct tc__exec_io *io)
+static void tc__mpi_apply(struct tc_proc *proc, const struct tc__sched *s, int r, unsigned char **bufs,
+                          const struct tc__mitem *it, int n, const struct tc__exec_io *io)
 {
 	struct tc__mpi *m = proc->team->engine;
 	const struct tc__mps *q = &proc->team->mps;
@@ -503,9 +499,8 @@ static void tc__mpi_apply(struct tc_proc *proc, const struct tc__sched *s, int r
 }
 
 /* One round: items, posts, the wait, the clock, the data. */
-static int tc__mpi_round(struct tc_proc *proc, const struct tc__sched *s, int r,
-                         unsigned char **bufs, const struct tc__exec_io *io, uint64_t sig,
-                         uint64_t seq)
+static int tc__mpi_round(struct tc_proc *proc, const struct tc__sched *s, int r, unsigned char **bufs,
+                         const struct tc__exec_io *io, uint64_t sig, uint64_t seq)
 {
 	struct tc__mpi *m = proc->team->engine;
 	const struct tc__mps *q = &proc->team->mps;
@@ -551,12 +546,13 @@ static int tc__mpi_round(struct tc_proc *proc, const struct tc__sched *s, int r,
 			const struct tc__xfer *x = &s->x[y->xi];
 			tc_time_t done;
 			y->arrival = tc__clock_send(q, proc->clock,
-			                            &proc->res_free[tc__res_send(q, y->nbr)], x->bytes,
-			                            y->hops, &done);
+			                            &proc->res_free[tc__res_send(q, y->nbr)],
+			                            x->bytes, y->hops, &done);
 			send_done = tc__max_time(send_done, done);
 			proc->stats.transfers_sent++;
 			proc->stats.hops += (uint64_t)y->hops;
-			proc->stats.busy_ps = tc__sat_add(proc->stats.busy_ps, tc__link_time(q, x->bytes));
+			proc->stats.busy_ps =
+			        tc__sat_add(proc->stats.busy_ps, tc__link_time(q, x->bytes));
 		}
 	}
 	/* Receives first, then sends. */
@@ -571,8 +567,8 @@ static int tc__mpi_round(struct tc_proc *proc, const struct tc__sched *s, int r,
 		y->open = y->parts;
 		if (y->parts == 1) {
 			y->data = h + sizeof(struct tc__mpi_hdr);
-			rc = MPI_Irecv(h, (int)(sizeof(struct tc__mpi_hdr) + x->bytes), MPI_BYTE, y->from,
-			               tag, m->comm, &m->req[y->rq]);
+			rc = MPI_Irecv(h, (int)(sizeof(struct tc__mpi_hdr) + x->bytes), MPI_BYTE,
+			               y->from, tag, m->comm, &m->req[y->rq]);
 			continue;
 		}
 		y->data = y->direct ? bufs[x->rbuf] + x->roff : h + 64;
@@ -595,8 +591,8 @@ static int tc__mpi_round(struct tc_proc *proc, const struct tc__sched *s, int r,
 		if (y->parts == 1) {
 			if (x->bytes)
 				memcpy(h + sizeof hd, src, x->bytes);
-			rc = MPI_Isend(h, (int)(sizeof hd + x->bytes), MPI_BYTE, y->to, tag, m->comm,
-			               &m->req[y->rq]);
+			rc = MPI_Isend(h, (int)(sizeof hd + x->bytes), MPI_BYTE, y->to, tag,
+			               m->comm, &m->req[y->rq]);
 			continue;
 		}
 		rc = MPI_Isend(h, (int)sizeof hd, MPI_BYTE, y->to, tag, m->comm, &m->req[y->rq]);
@@ -629,12 +625,13 @@ static int tc__mpi_round(struct tc_proc *proc, const struct tc__sched *s, int r,
 	for (int k = 0; k < nr; k++) {
 		const struct tc__mitem *y = &it[order[k].i];
 		const struct tc__xfer *x = &s->x[y->xi];
-		const int nbr = tc_topo_neighbor_index(proc->team->topo, proc->rank,
-		                                       m->forward ? y->from
-		                                                  : tc__mpi_on_route_last(
-		                                                            m, proc->team->topo, x));
-		tc_time_t fin = tc__clock_recv(q, y->arrival, &proc->res_free[tc__res_recv(q, nbr)],
-		                               x->bytes);
+		const int nbr =
+		        tc_topo_neighbor_index(proc->team->topo, proc->rank,
+		                               m->forward
+		                                       ? y->from
+		                                       : tc__mpi_on_route_last(m, proc->team->topo, x));
+		tc_time_t fin =
+		        tc__clock_recv(q, y->arrival, &proc->res_free[tc__res_recv(q, nbr)], x->bytes);
 		proc->clock = tc__max_time(proc->clock, fin);
 		proc->stats.transfers_recv++;
 		proc->stats.busy_ps = tc__sat_add(proc->stats.busy_ps, tc__link_time(q, x->bytes));

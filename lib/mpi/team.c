@@ -37,8 +37,8 @@ static uint64_t tc__mpi_cfg_hash(const struct tc_team_config *c, const struct tc
 	const struct tc_model *md = &c->model;
 	double v[] = {md->ts_ns, md->tw_ns, md->th_ns, md->tc_ns};
 	h = tc__mpi_hash(h, v, sizeof v);
-	int e[] = {(int)md->ports, (int)md->duplex, (int)md->switching, md->combining,
-	           (int)c->mode, c->no_mismatch_check, (int)o->route};
+	int e[] = {(int)md->ports, (int)md->duplex,      (int)md->switching, md->combining,
+	           (int)c->mode,   c->no_mismatch_check, (int)o->route};
 	h = tc__mpi_hash(h, e, sizeof e);
 	uint64_t w[] = {(uint64_t)md->mu, c->timeout_ms, (uint64_t)c->packet_bytes};
 	return tc__mpi_hash(h, w, sizeof w);
@@ -112,9 +112,8 @@ static void tc__mpi_free(struct tc__mpi *m)
 	free(m);
 }
 
-int tc_team_create_mpi(MPI_Comm comm, const struct tc_team_config *cfg,
-                       const struct tc_mpi_opts *opts, struct tc_team **team_out,
-                       struct tc_proc **proc_out)
+int tc_team_create_mpi(MPI_Comm comm, const struct tc_team_config *cfg, const struct tc_mpi_opts *opts,
+                       struct tc_team **team_out, struct tc_proc **proc_out)
 {
 	int init = 0, fin = 0;
 	if (!team_out || !proc_out)
@@ -124,8 +123,9 @@ int tc_team_create_mpi(MPI_Comm comm, const struct tc_team_config *cfg,
 	MPI_Initialized(&init);
 	MPI_Finalized(&fin);
 	if (!init || fin) {
-		tc__set_detail("tc_team_create_mpi: MPI is %s", fin ? "finalized" : "not initialised "
-		                                                                    "(MPI_Init first)");
+		tc__set_detail("tc_team_create_mpi: MPI is %s", fin ? "finalized"
+		                                                    : "not initialised "
+		                                                      "(MPI_Init first)");
 		return TC_EINVAL;
 	}
 	if (comm == MPI_COMM_NULL) {
@@ -149,11 +149,13 @@ int tc_team_create_mpi(MPI_Comm comm, const struct tc_team_config *cfg,
 	struct tc__mpi *m = NULL;
 	if ((unsigned)o.route > TC_MPI_DIRECT) {
 		tc__set_detail("tc_team_create_mpi: route %d is neither TC_MPI_FORWARD nor "
-		               "TC_MPI_DIRECT", (int)o.route);
+		               "TC_MPI_DIRECT",
+		               (int)o.route);
 		err = TC_EINVAL;
 	} else if (c.p && c.p != size) {
 		tc__set_detail("tc_team_create_mpi: p = %d, but the communicator has %d processes "
-		               "(give p = 0 or %d)", c.p, size, size);
+		               "(give p = 0 or %d)",
+		               c.p, size, size);
 		err = TC_EINVAL;
 	}
 	if (!err) {
@@ -164,7 +166,8 @@ int tc_team_create_mpi(MPI_Comm comm, const struct tc_team_config *cfg,
 	}
 	if (!err && tc_topo_nodes(team->topo) != size) {
 		tc__set_detail("tc_team_create_mpi: the topology has %d nodes, the communicator "
-		               "%d processes", tc_topo_nodes(team->topo), size);
+		               "%d processes",
+		               tc_topo_nodes(team->topo), size);
 		err = TC_EINVAL;
 	}
 	if (!err && !(m = calloc(1, sizeof *m)))
@@ -222,8 +225,12 @@ uint64_t tc_mpi_epoch_ns(const struct tc_team *team)
 
 int tc_mpi_launched(void)
 {
-	static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMI_RANK",
-	                                   "PMIX_RANK", "MPI_LOCALNRANKS", "HYDRA_CONTROL_FD"};
+	static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE",
+	                                   "PMI_SIZE",
+	                                   "PMI_RANK",
+	                                   "PMIX_RANK",
+	                                   "MPI_LOCALNRANKS",
+	                                   "HYDRA_CONTROL_FD"};
 	for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
 		if (getenv(vars[i]))
 			return 1;

@@ -284,8 +284,7 @@ static inline int tc__pkt_utag(const struct tc__chan *ch, const struct tc__pkt_h
 /* Whether a message from src with tag tag matches the receive r. */
 static inline bool tc__umatch(const struct tc__req *r, int src, int tag)
 {
-	return (r->usrc == TC_ANY_SOURCE || r->usrc == src) &&
-	       (r->utag == TC_ANY_TAG || r->utag == tag);
+	return (r->usrc == TC_ANY_SOURCE || r->usrc == src) && (r->utag == TC_ANY_TAG || r->utag == tag);
 }
 
 /* Whether a message taken aside still has packets in the channel. */
@@ -567,8 +566,7 @@ static struct tc__req *tc__earliest(struct tc_proc *proc, struct tc__port *port,
 }
 
 /* Takes a matched receive out of its queue (grq or its port's). */
-static void tc__urecv_unlink(struct tc_proc *proc, struct tc__port *port, struct tc__req *r,
-                             bool in_grq)
+static void tc__urecv_unlink(struct tc_proc *proc, struct tc__port *port, struct tc__req *r, bool in_grq)
 {
 	if (!in_grq) {
 		tc__unlink(&port->urq_head, &port->urq_tail, r);
@@ -1000,8 +998,8 @@ static int tc__check_peer(const struct tc_proc *proc, int peer, bool recv, int *
 }
 
 /* tag: a send's (>= 0) or a receive's (>= 0 or TC_ANY_TAG). */
-static int tc__check_args(const struct tc_proc *proc, int peer, bool recv, int tag,
-                          const void *buf, size_t bytes, const struct tc__req *req, int *nbr)
+static int tc__check_args(const struct tc_proc *proc, int peer, bool recv, int tag, const void *buf,
+                          size_t bytes, const struct tc__req *req, int *nbr)
 {
 	if (!proc || !req)
 		return TC_EINVAL;
@@ -1017,8 +1015,8 @@ static int tc__check_args(const struct tc_proc *proc, int peer, bool recv, int t
 	if (bytes > TC_MAX_MESSAGE)
 		return TC_EOVERFLOW;
 	if (tag < 0 && !(recv && tag == TC_ANY_TAG)) {
-		tc__set_detail("%s tag %d: a tag is 0..TC_TAG_MAX%s", recv ? "receive" : "send", tag,
-		               recv ? " or TC_ANY_TAG" : "");
+		tc__set_detail("%s tag %d: a tag is 0..TC_TAG_MAX%s", recv ? "receive" : "send",
+		               tag, recv ? " or TC_ANY_TAG" : "");
 		return TC_EINVAL;
 	}
 	int err = tc__check_peer(proc, peer, recv, nbr);
@@ -1211,8 +1209,7 @@ static void tc__irecv_checked(struct tc_proc *proc, int src, int nbr, int tag, v
 	tc__progress_any(proc);
 }
 
-int tc_isend_tag(struct tc_proc *proc, int dst, int tag, const void *buf, size_t bytes,
-                 tc_request *handle)
+int tc_isend_tag(struct tc_proc *proc, int dst, int tag, const void *buf, size_t bytes, tc_request *handle)
 {
 	struct tc__req *req = tc__req(handle);
 	int nbr = -1;
@@ -1229,8 +1226,7 @@ int tc_isend(struct tc_proc *proc, int dst, const void *buf, size_t bytes, tc_re
 	return tc_isend_tag(proc, dst, 0, buf, bytes, handle);
 }
 
-int tc_irecv_tag(struct tc_proc *proc, int src, int tag, void *buf, size_t cap,
-                 tc_request *handle)
+int tc_irecv_tag(struct tc_proc *proc, int src, int tag, void *buf, size_t cap, tc_request *handle)
 {
 	struct tc__req *req = tc__req(handle);
 	int nbr = -1;
@@ -1291,8 +1287,7 @@ static void tc__post_recv_with(struct tc_proc *proc, int nbr, void *buf, size_t 
 	tc__enqueue_recv(proc, &proc->ports[nbr], req);
 }
 
-void tc__post_recv(struct tc_proc *proc, int nbr, void *buf, size_t cap, int tag,
-                   tc_request *req)
+void tc__post_recv(struct tc_proc *proc, int nbr, void *buf, size_t cap, int tag, tc_request *req)
 {
 	tc__post_recv_with(proc, nbr, buf, cap, tag, NULL, NULL, false, tc__req(req));
 }
@@ -1305,16 +1300,18 @@ void tc__post_recv_direct(struct tc_proc *proc, int nbr, size_t bytes, int tag,
 }
 
 /* tc__send_eager with the first packet's aux given (a user message's tag). */
-static inline bool tc__send_eager_aux(struct tc_proc *proc, int nbr, const void *buf,
-                                      size_t bytes, int tag, uint64_t aux, tc_time_t arrival,
-                                      size_t single_copy_min)
+static inline bool tc__send_eager_aux(struct tc_proc *proc, int nbr, const void *buf, size_t bytes,
+                                      int tag, uint64_t aux, tc_time_t arrival, size_t single_copy_min)
 {
 	struct tc_team *t = proc->team;
 	struct tc__port *port = &proc->ports[nbr];
 	if (port->sq_head || bytes > t->packet_bytes || bytes >= single_copy_min)
 		return false;
-	struct tc__pkt_hdr h = {.len = (uint32_t)bytes, .flags = TC__PKT_FIRST | TC__PKT_LAST,
-	                        .kind = (uint16_t)tag, .total = bytes, .clock = arrival,
+	struct tc__pkt_hdr h = {.len = (uint32_t)bytes,
+	                        .flags = TC__PKT_FIRST | TC__PKT_LAST,
+	                        .kind = (uint16_t)tag,
+	                        .total = bytes,
+	                        .clock = arrival,
 	                        .aux = aux};
 	if (!tc__chan_try_push(port->out, &h, buf, bytes))
 		return false;
@@ -1332,8 +1329,8 @@ bool tc__send_eager(struct tc_proc *proc, int nbr, const void *buf, size_t bytes
 	                          (tag & TC__MSG_COLL) ? proc->coll_sig : 0, arrival, single_copy_min);
 }
 
-int tc__recv_eager(struct tc_proc *proc, int nbr, void *buf, size_t cap, int tag,
-                   size_t *received, tc_time_t *arrival)
+int tc__recv_eager(struct tc_proc *proc, int nbr, void *buf, size_t cap, int tag, size_t *received,
+                   tc_time_t *arrival)
 {
 	struct tc__port *port = &proc->ports[nbr];
 	struct tc__chan *ch = port->in;
@@ -1527,9 +1524,8 @@ static int tc__waitall_as(struct tc_proc *proc, int n, tc_request *reqs, const c
 	/* The layer above's requests first, by their own waits. */
 	for (int i = 0; i < n; i++) {
 		struct tc__req *r = tc__req(&reqs[i]);
-		int err = r->kind == TC__KIND_EXT && r->state != TC__REQ_DONE
-		                  ? proc->ext_wait(proc, r)
-		                  : TC_OK;
+		int err = r->kind == TC__KIND_EXT && r->state != TC__REQ_DONE ? proc->ext_wait(proc, r)
+		                                                              : TC_OK;
 		if (err)
 			return tc__wait_failed(proc, n, reqs, err);
 	}
@@ -1660,8 +1656,7 @@ int tc_cancel(struct tc_proc *proc, tc_request *handle)
 		req->clocked = 1;
 		return TC_OK;
 	}
-	if (req->state == TC__REQ_RNDV_WAIT && !tc__aborted(proc) &&
-	    !tc__coll_kind((unsigned)req->tag)) {
+	if (req->state == TC__REQ_RNDV_WAIT && !tc__aborted(proc) && !tc__coll_kind((unsigned)req->tag)) {
 		struct tc__chan *ch = proc->ports[req->nbr].out;
 		uint64_t open = TC__CLAIM_OPEN;
 		/* Acquire: pairs with the consumer's release store of head in
@@ -1752,7 +1747,8 @@ static int tc__recv_as(struct tc_proc *proc, int src, int tag, void *buf, size_t
 				 * (the consumer's own view: nothing else reads it). */
 				struct tc__pkt_hdr h;
 				if (!tc__chan_peek(ch, &h)) {
-					if (proc->ports[nbr].urq_head || proc->ports[nbr].ua_head || proc->nany)
+					if (proc->ports[nbr].urq_head || proc->ports[nbr].ua_head ||
+					    proc->nany)
 						break;
 					continue;
 				}
@@ -1793,8 +1789,8 @@ int tc_recv_tag(struct tc_proc *proc, int src, int tag, void *buf, size_t cap, t
 	return tc__recv_as(proc, src, tag, buf, cap, NULL, st, "tc_recv_tag");
 }
 
-int tc_sendrecv(struct tc_proc *proc, int dst, const void *sbuf, size_t sbytes, int src,
-                void *rbuf, size_t rcap, size_t *received)
+int tc_sendrecv(struct tc_proc *proc, int dst, const void *sbuf, size_t sbytes, int src, void *rbuf,
+                size_t rcap, size_t *received)
 {
 	tc_request reqs[2];
 	int nbr;

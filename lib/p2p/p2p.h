@@ -71,8 +71,7 @@ void tc__progress_timed_out(struct tc_proc *proc, uint64_t waited_ns);
  */
 void tc__post_send(struct tc_proc *proc, int nbr, const void *buf, size_t bytes, int tag,
                    tc_time_t arrival, tc_request *req);
-void tc__post_recv(struct tc_proc *proc, int nbr, void *buf, size_t cap, int tag,
-                   tc_request *req);
+void tc__post_recv(struct tc_proc *proc, int nbr, void *buf, size_t cap, int tag, tc_request *req);
 /* The same, for a message of exactly bytes bytes that the sender sends by
  * single copy (bytes >= the team's single_copy_min): deliver(req, src,
  * bytes) consumes it from the sender's buffer in place of a copy (req's
@@ -118,14 +117,13 @@ static inline size_t tc__coll_single_copy_min(const struct tc_team *t)
 enum { TC__EAGER_SPINS = 512 };
 static inline int tc__eager_polls(const struct tc_team *t)
 {
-	return t->p <= t->cpus && t->wait != TC_WAIT_BLOCK && t->wait != TC_WAIT_YIELD
-	               ? TC__EAGER_SPINS
-	               : 1;
+	return t->p <= t->cpus && t->wait != TC_WAIT_BLOCK && t->wait != TC_WAIT_YIELD ? TC__EAGER_SPINS
+	                                                                               : 1;
 }
 bool tc__send_eager(struct tc_proc *proc, int nbr, const void *buf, size_t bytes, int tag,
                     tc_time_t arrival, size_t single_copy_min);
-int tc__recv_eager(struct tc_proc *proc, int nbr, void *buf, size_t cap, int tag,
-                   size_t *received, tc_time_t *arrival);
+int tc__recv_eager(struct tc_proc *proc, int nbr, void *buf, size_t cap, int tag, size_t *received,
+                   tc_time_t *arrival);
 
 /*
  * Mismatch detection off the expected links: looks at the next message of

@@ -78,8 +78,7 @@ void tc__progress_timed_out(struct tc_proc *proc, uint64_t waited_ns)
 static bool tc__probe_ours(const struct tc_proc *proc, const struct tc__port *port)
 {
 	for (const struct tc__req *r = port->rs_head; r; r = r->next)
-		if (r->tag == proc->coll_tag &&
-		    !atomic_load_explicit(&r->rndv_done, memory_order_acquire))
+		if (r->tag == proc->coll_tag && !atomic_load_explicit(&r->rndv_done, memory_order_acquire))
 			return true;
 	for (const struct tc__req *r = port->rq_head; r; r = r->next)
 		if (r->tag == proc->coll_tag)
@@ -150,7 +149,7 @@ int tc__progress_wait(struct tc_proc *proc, tc__cond_fn cond, void *ctx)
 	struct tc_team *team = proc->team;
 	struct tc__waiter w;
 	tc__waiter_init(&w, team->wait, team->spin_ns, team->yield_ns, team->timeout_ns);
-	bool shown = false; /* published for the watchdog (tc__ws_publish) */
+	bool shown = false;                 /* published for the watchdog (tc__ws_publish) */
 	uint64_t next_probe = TC__PROBE_NS; /* w.waited of the next probe */
 	/* A fibre never spins: its peer may be a fibre of its own CPU, which
 	 * runs only when we yield or park (lib/core/team.c, fibres). */

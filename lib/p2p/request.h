@@ -36,27 +36,27 @@ struct tc__req {
 	int kind;
 	int state;
 	int status;
-	int clocked;     /* applied to the rank's logical clock */
-	int tag;         /* what the message belongs to (user or a collective) */
-	int single_copy; /* send: by single copy rather than streamed */
+	int clocked;           /* applied to the rank's logical clock */
+	int tag;               /* what the message belongs to (user or a collective) */
+	int single_copy;       /* send: by single copy rather than streamed */
 	_Atomic int rndv_done; /* single copy: set by the receiver */
 	/* lib/sched receives: takes a single-copy message straight from the
 	 * sender's buffer instead of copying it to rbuf (tc__post_recv_direct). */
 	void (*deliver)(tc_request *req, const void *src, size_t bytes);
 	void *deliver_ctx;
-	int copy_first;  /* deliver from a copy, not the sender's buffer */
+	int copy_first;        /* deliver from a copy, not the sender's buffer */
 	uint64_t tested_since; /* tc_test: first poll that found it not done (ns; 0: none) */
-	uint64_t rndv_pos; /* single-copy send: its descriptor's line in the channel */
+	uint64_t rndv_pos;     /* single-copy send: its descriptor's line in the channel */
 	/* TC__KIND_EXT: the layer above's operation (lib/sched's collective
 	 * request); its completion sets state, status and clocked. */
 	void *ext;
 	/* Point-to-point matching (lib/p2p/p2p.c). */
-	int utag;        /* send: its tag; receive: the tag it takes (or TC_ANY_TAG) */
-	int usrc;        /* receive: the source it takes (or TC_ANY_SOURCE) */
-	int st_src, st_tag; /* receive: the matched message's sender and tag */
-	int rnbr;        /* receive: the neighbour index of its last link (clock) */
-	int far;         /* receive: queued in tc_proc.grq; send: routed (mailbox) */
-	uint64_t seq;    /* receive: posting order among the proc's receives */
+	int utag;              /* send: its tag; receive: the tag it takes (or TC_ANY_TAG) */
+	int usrc;              /* receive: the source it takes (or TC_ANY_SOURCE) */
+	int st_src, st_tag;    /* receive: the matched message's sender and tag */
+	int rnbr;              /* receive: the neighbour index of its last link (clock) */
+	int far;               /* receive: queued in tc_proc.grq; send: routed (mailbox) */
+	uint64_t seq;          /* receive: posting order among the proc's receives */
 	struct tc__far *fnode; /* routed rendezvous send: its node */
 };
 

@@ -25,7 +25,8 @@ struct tc__text {
 #if defined(__GNUC__)
 __attribute__((format(printf, 2, 3)))
 #endif
-static void tc__text_add(struct tc__text *b, const char *fmt, ...)
+static void
+tc__text_add(struct tc__text *b, const char *fmt, ...)
 {
 	if (!b->p || b->n >= b->cap)
 		return;
@@ -118,8 +119,7 @@ void tc__watchdog_fire(struct tc_proc *proc, uint64_t waited_ns)
 		             "  %d rank%s never attached (%.1f s after the team started; "
 		             "attach_timeout_ms %.0f): fewer threads attached than the team's "
 		             "%d ranks?",
-		             missing, missing == 1 ? "" : "s",
-		             (double)(tc__now_ns() - t->start_ns) / 1e9,
+		             missing, missing == 1 ? "" : "s", (double)(tc__now_ns() - t->start_ns) / 1e9,
 		             (double)t->attach_timeout_ns / 1e6, t->p);
 	tc__text_add(&b, "  Every rank:\n");
 	for (int r = 0; r < t->p; r++)

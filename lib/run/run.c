@@ -215,7 +215,7 @@ static int tc__run_fibres(struct tc_team *t, const int *run, int n)
 		tc__runq_destroy(s);
 		t->runq = NULL;
 		err = tc__runq_create(n, n < t->cpus ? n : t->cpus, t->no_pin ? NULL : t->cpu_list,
-		                       t->fibre_stack, &s);
+		                      t->fibre_stack, &s);
 		if (err)
 			return err;
 		t->runq = s;
@@ -337,7 +337,8 @@ int tc_run(struct tc_team *t, tc_spmd_fn fn, void *arg)
 	t->gate_open = 0;
 	int err = TC_OK;
 	if (n)
-		err = t->exec == TC_EXEC_FIBRES ? tc__run_fibres(t, run, n) : tc__run_threads(t, run, n);
+		err = t->exec == TC_EXEC_FIBRES ? tc__run_fibres(t, run, n)
+		                                : tc__run_threads(t, run, n);
 	if (!err)
 		err = atomic_load(&t->first_err);
 	t->last_run.mode = t->emulate ? TC_MODE_EMULATED : TC_MODE_NATIVE;

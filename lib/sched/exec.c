@@ -38,15 +38,15 @@ struct tc__round {
 	const struct tc__pitem *it; /* this round's items */
 	struct tc__istate *st;
 	tc_request *req;
-	unsigned char **bufs;       /* IN, OUT, TMP, STAGE base pointers */
+	unsigned char **bufs; /* IN, OUT, TMP, STAGE base pointers */
 	int n;
-	int unposted;               /* out-items not yet posted */
-	int recvs_posted;           /* in-items posted: forwards may go */
-	int first_open;             /* items before it are complete */
+	int unposted;                /* out-items not yet posted */
+	int recvs_posted;            /* in-items posted: forwards may go */
+	int first_open;              /* items before it are complete */
 	unsigned char *port_blocked; /* per neighbour, scratch of one scan */
 	int deg;
 	int tag;
-	int polls;                  /* looks at the round (tc__round_done) */
+	int polls; /* looks at the round (tc__round_done) */
 	int err;
 };
 
@@ -120,13 +120,12 @@ static void tc__round_eager(struct tc_proc *proc, struct tc__round *rd, int spin
 			left++;
 			continue;
 		}
-		if (tc__send_eager(proc, x->nbr, tc__ptr(rd, x), x->len, rd->tag, rd->st[i].arrival,
-		                   scm)) {
+		if (tc__send_eager(proc, x->nbr, tc__ptr(rd, x), x->len, rd->tag, rd->st[i].arrival, scm)) {
 			q->state = TC__REQ_DONE;
 			q->status = TC_OK;
 		} else {
-			tc__post_send(proc, x->nbr, tc__ptr(rd, x), x->len, rd->tag, rd->st[i].arrival,
-			              &rd->req[i]);
+			tc__post_send(proc, x->nbr, tc__ptr(rd, x), x->len, rd->tag,
+			              rd->st[i].arrival, &rd->req[i]);
 		}
 		rd->st[i].posted = 1;
 		rd->unposted--;
@@ -218,9 +217,15 @@ static void tc__trace_round(struct tc_proc *proc, const struct tc__sched *s,
 		const struct tc__xfer *y = &s->x[x->xi];
 		tc_time_t L = tc__link_time(q, y->bytes);
 		tc_time_t start = rd->st[i].arrival - tc__xfer_time(q, y->bytes, x->hops);
-		struct tc_event e = {.round = r, .xfer = x->xi, .peer = proc->nbrs[x->nbr],
-		                     .src = y->src, .dst = y->dst, .bytes = y->bytes,
-		                     .call = proc->ncalls, .wt0 = w0, .wt1 = w1};
+		struct tc_event e = {.round = r,
+		                     .xfer = x->xi,
+		                     .peer = proc->nbrs[x->nbr],
+		                     .src = y->src,
+		                     .dst = y->dst,
+		                     .bytes = y->bytes,
+		                     .call = proc->ncalls,
+		                     .wt0 = w0,
+		                     .wt1 = w1};
 		if (x->kind == TC__IT_SEND) {
 			e.kind = TC_EV_SEND;
 			e.lt0 = start;
@@ -273,8 +278,7 @@ static tc_time_t tc__item_received(struct tc_proc *proc, const struct tc__sched 
 {
 	const struct tc__mps *q = &proc->team->mps;
 	const struct tc__xfer *y = &s->x[x->xi];
-	tc_time_t fin = tc__clock_recv(q, arrival, &proc->res_free[tc__res_recv(q, x->nbr)],
-	                               y->bytes);
+	tc_time_t fin = tc__clock_recv(q, arrival, &proc->res_free[tc__res_recv(q, x->nbr)], y->bytes);
 	proc->clock = tc__max_time(proc->clock, fin);
 	proc->stats.transfers_recv++;
 	proc->stats.busy_ps = tc__sat_add(proc->stats.busy_ps, tc__link_time(q, y->bytes));
@@ -286,8 +290,7 @@ static tc_time_t tc__item_received(struct tc_proc *proc, const struct tc__sched 
  * clock at the start of the round (trace only). */
 static void tc__round_apply(struct tc_proc *proc, const struct tc__sched *s,
                             const struct tc__plan *pl, int r, unsigned char **bufs,
-                            const struct tc__pitem *it, const struct tc__exec_io *io,
-                            uint64_t w_start)
+                            const struct tc__pitem *it, const struct tc__exec_io *io, uint64_t w_start)
 {
 	struct tc_team *team = proc->team;
 	const struct tc__mps *q = &team->mps;
@@ -313,16 +316,26 @@ static void tc__round_apply(struct tc_proc *proc, const struct tc__sched *s,
 			else
 				io->combine(to, other, from, x->bytes, io->combine_ctx);
 			if (proc->ev) {
-				struct tc_event e = {TC_EV_COMBINE, r, a->xi, x->src, x->src, x->dst,
-				                     x->bytes, proc->ncalls, proc->clock,
-				                     tc__sat_add(proc->clock, tc__combine_time(q, x->bytes)), w0,
+				struct tc_event e = {TC_EV_COMBINE,
+				                     r,
+				                     a->xi,
+				                     x->src,
+				                     x->src,
+				                     x->dst,
+				                     x->bytes,
+				                     proc->ncalls,
+				                     proc->clock,
+				                     tc__sat_add(proc->clock,
+				                                 tc__combine_time(q, x->bytes)),
+				                     w0,
 				                     tc__wall(team)};
 				tc__trace(proc, &e);
 			}
 		}
 		if (x->op != TC__XOP_COPY) {
 			proc->clock = tc__sat_add(proc->clock, tc__combine_time(q, x->bytes));
-			proc->stats.busy_ps = tc__sat_add(proc->stats.busy_ps, tc__combine_time(q, x->bytes));
+			proc->stats.busy_ps =
+			        tc__sat_add(proc->stats.busy_ps, tc__combine_time(q, x->bytes));
 		}
 	}
 }
@@ -483,9 +496,14 @@ static void tc__run_round_begin(struct tc_proc *proc, struct tc__run *run)
 	struct tc__istate *st = run->st;
 	tc_request *req = run->req;
 	struct tc__round *rd = &run->rd;
-	*rd = (struct tc__round){.it = pl->it + pl->it_at[r], .st = st, .req = req,
-	                         .bufs = run->bufs, .n = pl->it_at[r + 1] - pl->it_at[r],
-	                         .port_blocked = run->blocked, .deg = proc->deg, .tag = tag};
+	*rd = (struct tc__round){.it = pl->it + pl->it_at[r],
+	                         .st = st,
+	                         .req = req,
+	                         .bufs = run->bufs,
+	                         .n = pl->it_at[r + 1] - pl->it_at[r],
+	                         .port_blocked = run->blocked,
+	                         .deg = proc->deg,
+	                         .tag = tag};
 	run->c_start = proc->clock;
 	run->w_start = proc->ev ? tc__wall(proc->team) : 0;
 	/* (The other fields of st[i] are set before they are read.) */
@@ -550,9 +568,18 @@ static void tc__run_round_end(struct tc_proc *proc, struct tc__run *run)
 		const struct tc__xfer *x = &s->x[rd->it[i].xi];
 		tc_time_t fin = tc__item_received(proc, s, &rd->it[i], tc__req(&run->req[i])->clock);
 		if (proc->ev) {
-			struct tc_event e = {TC_EV_RECV, r, rd->it[i].xi, x->src, x->src, x->dst,
-			                     x->bytes, proc->ncalls, fin - tc__link_time(q, x->bytes),
-			                     fin, run->w_start, w_end};
+			struct tc_event e = {TC_EV_RECV,
+			                     r,
+			                     rd->it[i].xi,
+			                     x->src,
+			                     x->src,
+			                     x->dst,
+			                     x->bytes,
+			                     proc->ncalls,
+			                     fin - tc__link_time(q, x->bytes),
+			                     fin,
+			                     run->w_start,
+			                     w_end};
 			tc__trace(proc, &e);
 		}
 	}
@@ -560,8 +587,10 @@ static void tc__run_round_end(struct tc_proc *proc, struct tc__run *run)
 	if (rd->n) {
 		proc->stats.rounds++;
 		if (proc->ev) {
-			struct tc_event e = {TC_EV_WAIT, r, -1, -1, -1, -1, 0, proc->ncalls, run->c_start,
-			                     proc->clock, run->w_start, w_end};
+			struct tc_event e =
+			        {TC_EV_WAIT,   r,    -1,           -1,           -1,
+			         -1,           0,    proc->ncalls, run->c_start, proc->clock,
+			         run->w_start, w_end};
 			tc__trace(proc, &e);
 		}
 	}
@@ -572,17 +601,17 @@ int tc__run_start(struct tc_proc *proc, struct tc__run *run, const struct tc__sc
                   const struct tc__plan *pl, const struct tc__exec_io *io)
 {
 	size_t mi = (size_t)pl->max_round_items + 1;
-	*run = (struct tc__run){.s = s, .pl = pl, .io = io,
+	*run = (struct tc__run){.s = s,
+	                        .pl = pl,
+	                        .io = io,
 	                        .bufs = {(unsigned char *)(uintptr_t)io->in, io->out, NULL, NULL}};
-	if (s->tmp_bytes &&
-	    !(run->bufs[TC__BUF_TMP] = tc__scratch(proc, TC__SCR_TMP, s->tmp_bytes)))
+	if (s->tmp_bytes && !(run->bufs[TC__BUF_TMP] = tc__scratch(proc, TC__SCR_TMP, s->tmp_bytes)))
 		return TC_ENOMEM;
 	if (pl->stage_max &&
 	    !(run->bufs[TC__BUF_STAGE] = tc__scratch(proc, TC__SCR_STAGE, pl->stage_max)))
 		return TC_ENOMEM;
 	run->req = tc__scratch(proc, TC__SCR_REQS, mi * sizeof *run->req);
-	run->st = tc__scratch(proc, TC__SCR_STATE,
-	                      mi * (sizeof *run->st + sizeof(struct tc__arr_idx)));
+	run->st = tc__scratch(proc, TC__SCR_STATE, mi * (sizeof *run->st + sizeof(struct tc__arr_idx)));
 	run->blocked = tc__scratch(proc, TC__SCR_PORTS, (size_t)proc->deg + 1);
 	if (!run->req || !run->st || !run->blocked)
 		return TC_ENOMEM;
@@ -664,8 +693,8 @@ static int tc__plan_run(struct tc_proc *proc, const struct tc__sched *s, const s
 		 * instructions). */
 		unsigned char *bufs[4] = {(unsigned char *)(uintptr_t)io->in, io->out, NULL, NULL};
 		tc_request *req = tc__scratch(proc, TC__SCR_REQS, 2 * sizeof *req);
-		if (!req || (s->tmp_bytes &&
-		             !(bufs[TC__BUF_TMP] = tc__scratch(proc, TC__SCR_TMP, s->tmp_bytes))) ||
+		if (!req ||
+		    (s->tmp_bytes && !(bufs[TC__BUF_TMP] = tc__scratch(proc, TC__SCR_TMP, s->tmp_bytes))) ||
 		    (pl->stage_max &&
 		     !(bufs[TC__BUF_STAGE] = tc__scratch(proc, TC__SCR_STAGE, pl->stage_max))))
 			return TC_ENOMEM;
@@ -700,13 +729,11 @@ void tc__exec_begin(struct tc_proc *proc, const struct tc__exec_io *io)
 {
 	const bool check = proc->team->check;
 	proc->coll_tag = check ? TC__MSG_COLL | (int)(proc->ncalls & TC__MSG_SEQ) : io->tag;
-	proc->coll_sig = check ? (io->sig ^ (uint64_t)(unsigned)io->tag * 0x9e3779b97f4a7c15ull) | 1
-	                       : 0;
+	proc->coll_sig = check ? (io->sig ^ (uint64_t)(unsigned)io->tag * 0x9e3779b97f4a7c15ull) | 1 : 0;
 	proc->coll_seq = proc->ncalls;
 	if (check) /* relaxed: one self-contained word, read by peers' probes */
 		atomic_store_explicit(&proc->calls_seen[proc->ncalls % TC__CALLS_SEEN],
-		                      tc__call_seen(proc->ncalls, proc->coll_sig),
-		                      memory_order_relaxed);
+		                      tc__call_seen(proc->ncalls, proc->coll_sig), memory_order_relaxed);
 }
 
 int tc__exec_end(struct tc_proc *proc, int err)

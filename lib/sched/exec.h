@@ -30,17 +30,16 @@
 
 /* out = left (+) right over `bytes` bytes; out may be left or right
  * (exactly) or a third region. */
-typedef void (*tc__combine_fn)(void *out, const void *left, const void *right, size_t bytes,
-                               void *ctx);
+typedef void (*tc__combine_fn)(void *out, const void *left, const void *right, size_t bytes, void *ctx);
 
 struct tc__exec_io {
 	const void *in;         /* TC__BUF_IN */
 	void *out;              /* TC__BUF_OUT */
 	tc__combine_fn combine; /* needed when the schedule combines */
 	void *combine_ctx;
-	int tag;                /* the collective call's tag (with mismatch
+	int tag;      /* the collective call's tag (with mismatch
 	                           detection off, the whole signature) */
-	uint64_t sig;           /* its 64-bit signature (0: the tag alone);
+	uint64_t sig; /* its 64-bit signature (0: the tag alone);
 	                           see tc__plan_exec() */
 	/* For the watchdog's report (NULL: "collective"); and whether combine
 	 * runs user code (a user operator: then never on a sender's buffer,

@@ -120,8 +120,7 @@ static void tc__one_visit(void *ctx, int r, int i)
 	o->x[o->n++] = i;
 }
 
-int tc__sched_rank_xfers(const struct tc__sched *s, const struct tc_topo *t, int rank, int **xp,
-                         int *np)
+int tc__sched_rank_xfers(const struct tc__sched *s, const struct tc_topo *t, int rank, int **xp, int *np)
 {
 	int *path = malloc((size_t)s->p * sizeof *path);
 	struct tc__one o = {.rank = rank, .err = path ? 0 : TC_ENOMEM};

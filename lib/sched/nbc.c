@@ -42,13 +42,13 @@ static void tc__xq_pop(struct tc_proc *proc, struct tc__creq *op, int err)
 }
 
 /* Runs f(proc, op) on op's clock instead of the proc's. */
-#define TC__ON_OP_CLOCK(proc, op, stmt)                                                      \
-	do {                                                                                   \
-		tc_time_t user_clock_ = (proc)->clock;                                             \
-		(proc)->clock = (op)->clock;                                                       \
-		stmt;                                                                              \
-		(op)->clock = (proc)->clock;                                                       \
-		(proc)->clock = user_clock_;                                                       \
+#define TC__ON_OP_CLOCK(proc, op, stmt)                \
+	do {                                           \
+		tc_time_t user_clock_ = (proc)->clock; \
+		(proc)->clock = (op)->clock;           \
+		stmt;                                  \
+		(op)->clock = (proc)->clock;           \
+		(proc)->clock = user_clock_;           \
 	} while (0)
 
 static bool tc__team_aborted(const struct tc_proc *proc)
@@ -288,8 +288,11 @@ int tc__exec_ordered(struct tc_proc *proc, const struct tc__sched *s, const stru
 {
 	if (!tc__creq_pending(proc))
 		return tc__plan_exec(proc, s, pl, io);
-	struct tc__creq op = {.s = s, .pl = pl, .io = *io, .release = tc__creq_free,
-	                     .run = malloc(tc__run_size())};
+	struct tc__creq op = {.s = s,
+	                      .pl = pl,
+	                      .io = *io,
+	                      .release = tc__creq_free,
+	                      .run = malloc(tc__run_size())};
 	if (!op.run)
 		return TC_ENOMEM;
 	return tc__creq_run(proc, &op);

@@ -30,15 +30,15 @@
 
 struct tc__creq {
 	struct tc__creq *next; /* in the proc's queue */
-	tc_request *req;      /* the request it completes, while active */
+	tc_request *req;       /* the request it completes, while active */
 	const struct tc__sched *s;
 	const struct tc__plan *pl;
 	struct tc__exec_io io;
-	int persistent;       /* kept (and restartable) after its wait */
-	int active;           /* started, not yet ended by a wait or test */
-	int queued, running;  /* in the queue; its plan started */
-	uint64_t gen;         /* the proc's ext_gen when queued */
-	tc_time_t clock;      /* its own logical clock */
+	int persistent;      /* kept (and restartable) after its wait */
+	int active;          /* started, not yet ended by a wait or test */
+	int queued, running; /* in the queue; its plan started */
+	uint64_t gen;        /* the proc's ext_gen when queued */
+	tc_time_t clock;     /* its own logical clock */
 	/* Set up at every start (the layer above: the input copies a
 	 * collective makes); returns 0 or an error (nothing queued then). */
 	int (*prepare)(struct tc__creq *op);
@@ -50,7 +50,7 @@ struct tc__creq {
 	int (*then)(struct tc_proc *proc, struct tc__creq *op);
 	/* Frees the operation (and what holds it). */
 	void (*release)(struct tc__creq *op);
-	struct tc__run *run;  /* tc__run_size() bytes */
+	struct tc__run *run; /* tc__run_size() bytes */
 };
 
 /* Starts op on proc as request req: op's schedule, plan and io are set

@@ -194,18 +194,25 @@ int tc__plan_build(struct tc_proc *proc, const struct tc__sched *s, const int *m
 				plen = (x->bytes + TC__MAX_PACKETS - 1) / TC__MAX_PACKETS;
 			uint64_t npk = split ? (x->bytes + plen - 1) / plen : 1;
 			if (x->src == me) {
-				struct tc__pitem p = {.kind = TC__IT_SEND, .xi = i, .hops = hops,
+				struct tc__pitem p = {.kind = TC__IT_SEND,
+				                      .xi = i,
+				                      .hops = hops,
 				                      .nbr = tc_topo_neighbor_index(t, me, path[1]),
-				                      .buf = x->sbuf, .boff = x->soff};
+				                      .buf = x->sbuf,
+				                      .boff = x->soff};
 				err = tc__pb_packets(&b, p, x->bytes, plen, npk);
 			}
 			for (int h = 1; h < hops && !err; h++) {
 				if (path[h] != me)
 					continue;
 				int first = b.n;
-				struct tc__pitem in = {.kind = TC__IT_FWD_IN, .xi = i, .hop = h, .hops = hops,
+				struct tc__pitem in = {.kind = TC__IT_FWD_IN,
+				                       .xi = i,
+				                       .hop = h,
+				                       .hops = hops,
 				                       .nbr = tc_topo_neighbor_index(t, me, path[h - 1]),
-				                       .buf = TC__BUF_STAGE, .boff = stage};
+				                       .buf = TC__BUF_STAGE,
+				                       .boff = stage};
 				struct tc__pitem fo = in;
 				fo.kind = TC__IT_FWD_OUT;
 				fo.nbr = tc_topo_neighbor_index(t, me, path[h + 1]);
@@ -233,9 +240,12 @@ int tc__plan_build(struct tc_proc *proc, const struct tc__sched *s, const int *m
 				bool direct = combine && !clash && hops == 1 && npk == 1 &&
 				              x->bytes >= tc__coll_single_copy_min(team) && x->bytes;
 				bool staged = clash || (combine && !direct);
-				struct tc__pitem p = {.kind = TC__IT_RECV, .xi = i, .hops = hops,
+				struct tc__pitem p = {.kind = TC__IT_RECV,
+				                      .xi = i,
+				                      .hops = hops,
 				                      .nbr = tc_topo_neighbor_index(t, me, path[hops - 1]),
-				                      .staged = staged, .direct = direct,
+				                      .staged = staged,
+				                      .direct = direct,
 				                      .buf = staged ? TC__BUF_STAGE : x->rbuf,
 				                      .boff = staged ? stage : x->roff};
 				int first = b.n;

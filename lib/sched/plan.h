@@ -43,16 +43,16 @@ enum { TC__MAX_PACKETS = 4096 };
 
 struct tc__pitem {
 	int kind;
-	int xi;          /* transfer index in the schedule */
-	int nbr;         /* neighbour index of the link */
-	int link;        /* forwarded out-item: its in-item (index in the plan) */
-	int chunk;       /* packet number */
-	int hop, hops;   /* position on the route (forwards), route length */
-	int buf;         /* TC__BUF_IN / OUT / TMP, or TC__BUF_STAGE */
-	int staged;      /* receive landing in staging */
-	int direct;      /* receive combined out of the sender's buffer */
-	uint64_t boff;   /* offset of the packet in buf */
-	uint64_t len;    /* bytes of the packet */
+	int xi;        /* transfer index in the schedule */
+	int nbr;       /* neighbour index of the link */
+	int link;      /* forwarded out-item: its in-item (index in the plan) */
+	int chunk;     /* packet number */
+	int hop, hops; /* position on the route (forwards), route length */
+	int buf;       /* TC__BUF_IN / OUT / TMP, or TC__BUF_STAGE */
+	int staged;    /* receive landing in staging */
+	int direct;    /* receive combined out of the sender's buffer */
+	uint64_t boff; /* offset of the packet in buf */
+	uint64_t len;  /* bytes of the packet */
 };
 
 /* A transfer whose data this rank applies at the end of its round. */
@@ -80,8 +80,7 @@ struct tc__plan {
  * only own sends and receives, each one packet below the single-copy size,
  * at most one send and one receive per link (so that taking messages as
  * they come keeps every link's order). */
-static inline unsigned char tc__round_simple(const struct tc_team *team, const struct tc__pitem *it,
-                                             int n)
+static inline unsigned char tc__round_simple(const struct tc_team *team, const struct tc__pitem *it, int n)
 {
 	if (n > 8)
 		return 0;

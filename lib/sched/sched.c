@@ -96,8 +96,7 @@ int tc__sched_round(struct tc__sched *s)
 		s->nrounds++;
 		return 0;
 	}
-	int rc = tc__grow((void **)&s->round_at, &s->rcap, s->nrounds + 2,
-	                  sizeof *s->round_at);
+	int rc = tc__grow((void **)&s->round_at, &s->rcap, s->nrounds + 2, sizeof *s->round_at);
 	if (rc)
 		return tc__sched_fail(s, rc);
 	s->nrounds++;

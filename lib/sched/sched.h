@@ -40,9 +40,9 @@
 enum tc__buf { TC__BUF_IN = 0, TC__BUF_OUT = 1, TC__BUF_TMP = 2 };
 
 enum tc__xop {
-	TC__XOP_COPY = 0,        /* dst region = received bytes */
-	TC__XOP_COMBINE_LEFT,    /* dst region = received (+) other operand */
-	TC__XOP_COMBINE_RIGHT,   /* dst region = other operand (+) received */
+	TC__XOP_COPY = 0,      /* dst region = received bytes */
+	TC__XOP_COMBINE_LEFT,  /* dst region = received (+) other operand */
+	TC__XOP_COMBINE_RIGHT, /* dst region = other operand (+) received */
 };
 
 struct tc__xfer {
@@ -68,28 +68,28 @@ struct tc__sched {
 	int nrounds;
 	int nx;
 	int xcap, rcap;
-	int *round_at;           /* transfers of round r: x[round_at[r] .. round_at[r+1]) */
+	int *round_at; /* transfers of round r: x[round_at[r] .. round_at[r+1]) */
 	struct tc__xfer *x;
-	uint64_t tmp_bytes;      /* scratch per rank */
-	int reads_in;            /* a reduction's schedule that reads each rank's
+	uint64_t tmp_bytes; /* scratch per rank */
+	int reads_in;       /* a reduction's schedule that reads each rank's
 	                            contribution from IN itself (lib/coll/dual.c) */
 	/* Checker: the pieces of information each rank holds before round 0,
 	 * [init_lo[r], init_lo[r] + init_n[r]); NULL when untracked. */
 	int32_t *init_lo, *init_n;
-	int err;                 /* sticky: first error while building */
+	int err; /* sticky: first error while building */
 	/* Limits of a schedule built only to be priced (AUTO): 0 means none.
 	 * Past max_x transfers, or max_moving rounds that move data, the
 	 * build stops with the sticky error TC__ELIMIT. */
 	int max_x, max_moving;
-	int nmoving;             /* rounds so far with a transfer between ranks */
-	int moving_round;        /* 1 + the last round counted in nmoving */
+	int nmoving;      /* rounds so far with a transfer between ranks */
+	int moving_round; /* 1 + the last round counted in nmoving */
 	/* Count only (set after tc__sched_init): transfers are checked and
 	 * counted, not stored (x, init_lo stay NULL), and rounds counted in
 	 * nrounds without round_at, to say how large a schedule over the
 	 * limits would be (its memory stays constant however many rounds);
 	 * max_x, when set, bounds the count (TC__ELIMIT past it). */
 	int count_only;
-	int64_t counted;         /* transfers, count_only */
+	int64_t counted; /* transfers, count_only */
 };
 
 /* The sticky error of a schedule that went over its limits (never returned
@@ -116,24 +116,23 @@ int tc__sched_initial(struct tc__sched *s, int r, int32_t lo, int32_t n);
  */
 int tc__sched_index(const struct tc__sched *s, const struct tc_topo *t, int **at, int **x);
 /* The same for one rank, by a scan of the whole schedule. */
-int tc__sched_rank_xfers(const struct tc__sched *s, const struct tc_topo *t, int rank, int **x,
-                         int *n);
+int tc__sched_rank_xfers(const struct tc__sched *s, const struct tc_topo *t, int rank, int **x, int *n);
 
 /* One link busy with two transfers at overlapping logical times. */
 struct tc__contention {
 	int round;
-	int from, to;     /* the directed link */
-	int xa, xb;       /* indices of the two transfers in s->x */
+	int from, to; /* the directed link */
+	int xa, xb;   /* indices of the two transfers in s->x */
 };
 
 struct tc__sim {
-	tc_time_t makespan;  /* largest final clock over the ranks (ps) */
-	tc_time_t *clock;    /* per rank final clock (p entries, owned) */
-	tc_time_t *arrival;  /* per transfer logical arrival (nx entries, owned;
+	tc_time_t makespan; /* largest final clock over the ranks (ps) */
+	tc_time_t *clock;   /* per rank final clock (p entries, owned) */
+	tc_time_t *arrival; /* per transfer logical arrival (nx entries, owned;
 	                        0 for local transfers) */
-	long messages;       /* end-to-end transfers (local ones excluded) */
-	long hop_messages;   /* link crossings */
-	uint64_t bytes;      /* end-to-end bytes */
+	long messages;      /* end-to-end transfers (local ones excluded) */
+	long hop_messages;  /* link crossings */
+	uint64_t bytes;     /* end-to-end bytes */
 	int rounds;
 	/* Checker. */
 	long oneport_violations; /* a rank sourcing or receiving two transfers

@@ -83,13 +83,13 @@ struct tc__simctx {
 	struct tc__mps q;
 	int p;
 	long narcs;
-	long *arc_off;       /* p + 1: first arc id of each node (CSR order) */
-	long *res_off;       /* p + 1: first resource of each node */
-	tc_time_t *res;      /* res_off[p] port resources, free-at times */
-	tc_time_t *arr;      /* per transfer: arrival */
-	tc_time_t *done;     /* per transfer: sender done */
-	int32_t *last;       /* per transfer: the node before dst on the route */
-	int *route;          /* route buffer, rcap nodes */
+	long *arc_off;   /* p + 1: first arc id of each node (CSR order) */
+	long *res_off;   /* p + 1: first resource of each node */
+	tc_time_t *res;  /* res_off[p] port resources, free-at times */
+	tc_time_t *arr;  /* per transfer: arrival */
+	tc_time_t *done; /* per transfer: sender done */
+	int32_t *last;   /* per transfer: the node before dst on the route */
+	int *route;      /* route buffer, rcap nodes */
 	int rcap;
 	struct tc__rcv *rcv; /* receives of one round */
 	int *nsend, *nrecv;  /* per rank counters for the 1-port check */
@@ -130,8 +130,7 @@ void tc__sim_free(struct tc__sim *sim)
 /* Checks the schedule against the topology; returns 0 or TC_EINVAL (or the
  * schedule's sticky build error).  Sets *maxround to the largest round size
  * and *ntracked to the number of non-local transfers carrying pieces. */
-static int tc__validate(const struct tc__sched *s, const struct tc_topo *t, int *maxround,
-                        size_t *ntracked)
+static int tc__validate(const struct tc__sched *s, const struct tc_topo *t, int *maxround, size_t *ntracked)
 {
 	if (s->err)
 		return s->err;
@@ -155,8 +154,8 @@ static int tc__validate(const struct tc__sched *s, const struct tc_topo *t, int 
 	for (int i = 0; i < s->nx; i++) {
 		const struct tc__xfer *x = &s->x[i];
 		if (x->src < 0 || x->src >= s->p || x->dst < 0 || x->dst >= s->p ||
-		    x->sbuf > TC__BUF_TMP || x->rbuf > TC__BUF_TMP || x->op > TC__XOP_COMBINE_RIGHT ||
-		    x->info_lo < 0 || x->info_n < 0)
+		    x->sbuf > TC__BUF_TMP || x->rbuf > TC__BUF_TMP ||
+		    x->op > TC__XOP_COMBINE_RIGHT || x->info_lo < 0 || x->info_n < 0)
 			return TC_EINVAL;
 		if (x->src != x->dst && x->info_n > 0)
 			(*ntracked)++;
@@ -307,8 +306,9 @@ static int tc__run_round(struct tc__simctx *c, struct tc__sim *out, int r)
 		tc_time_t fin = tc__clock_recv(&c->q, c->arr[i], rf, x->bytes);
 		clock[x->dst] = tc__max_time(clock[x->dst], fin);
 		if (x->info_n > 0)
-			c->pcs[c->npcs++] = (struct tc__pcs){
-				.dst = x->dst, .lo = x->info_lo, .hi = (int64_t)x->info_lo + x->info_n};
+			c->pcs[c->npcs++] = (struct tc__pcs){.dst = x->dst,
+			                                     .lo = x->info_lo,
+			                                     .hi = (int64_t)x->info_lo + x->info_n};
 	}
 	for (int i = lo; i < hi; i++) {
 		const struct tc__xfer *x = &s->x[i];
@@ -395,9 +395,8 @@ static void tc__heap_pop(struct tc__busy *h, int *n)
  * the pairs it reports, and reports stop after the first 64 (the count does
  * not need to look at the pairs: it is the heap's size).
  */
-static void tc__sweep_link(const struct tc__sched *s, struct tc__sim *out,
-                           const struct tc__hop *h, int n, struct tc__busy *heap, int from,
-                           int to)
+static void tc__sweep_link(const struct tc__sched *s, struct tc__sim *out, const struct tc__hop *h,
+                           int n, struct tc__busy *heap, int from, int to)
 {
 	int nh = 0;
 	for (int k = 0; k < n; k++) {
@@ -407,8 +406,12 @@ static void tc__sweep_link(const struct tc__sched *s, struct tc__sim *out,
 		for (int j = 0; j < nh && out->ncontention < TC__SIM_MAX_CONTENTION; j++) {
 			int xa = heap[j].xfer < h[k].xfer ? heap[j].xfer : h[k].xfer;
 			int xb = heap[j].xfer < h[k].xfer ? h[k].xfer : heap[j].xfer;
-			out->contention[out->ncontention++] = (struct tc__contention){
-				.round = tc__round_of(s, xb), .from = from, .to = to, .xa = xa, .xb = xb};
+			out->contention[out->ncontention++] =
+			        (struct tc__contention){.round = tc__round_of(s, xb),
+			                                .from = from,
+			                                .to = to,
+			                                .xa = xa,
+			                                .xb = xb};
 		}
 		tc__heap_push(heap, &nh, (struct tc__busy){.b = h[k].b, .xfer = h[k].xfer});
 	}
@@ -465,13 +468,13 @@ static int tc__contention(struct tc__simctx *c, struct tc__sim *out)
 				size_t end = cnt[c->arc_off[u] + j];
 				if (end - beg > 1) {
 					qsort(by + beg, end - beg, sizeof *by, tc__hop_cmp);
-					tc__sweep_link(c->s, out, by + beg, (int)(end - beg), heap, u, nb[j]);
+					tc__sweep_link(c->s, out, by + beg, (int)(end - beg), heap,
+					               u, nb[j]);
 				}
 				beg = end;
 			}
 		}
-		qsort(out->contention, (size_t)out->ncontention, sizeof *out->contention,
-		      tc__cont_cmp);
+		qsort(out->contention, (size_t)out->ncontention, sizeof *out->contention, tc__cont_cmp);
 	}
 	rc = 0;
 out:
@@ -574,8 +577,8 @@ int tc__sched_simulate(const struct tc__sched *s, const struct tc_topo *t,
 	c.nrecv = calloc((size_t)c.p, sizeof *c.nrecv);
 	c.pcs = malloc((ntracked ? ntracked : 1) * sizeof *c.pcs);
 	out->clock = calloc((size_t)c.p, sizeof *out->clock);
-	if (c.arr == NULL || c.done == NULL || c.last == NULL || c.rcv == NULL ||
-	    c.nsend == NULL || c.nrecv == NULL || c.pcs == NULL || out->clock == NULL)
+	if (c.arr == NULL || c.done == NULL || c.last == NULL || c.rcv == NULL || c.nsend == NULL ||
+	    c.nrecv == NULL || c.pcs == NULL || out->clock == NULL)
 		goto fail;
 
 	out->rounds = s->nrounds;

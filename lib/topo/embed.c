@@ -6,8 +6,7 @@
 
 int tc__ring_embeds(const struct tc_topo *t)
 {
-	return t->kind == TC_TOPO_RING || t->kind == TC_TOPO_COMPLETE ||
-	       t->kind == TC_TOPO_HYPERCUBE;
+	return t->kind == TC_TOPO_RING || t->kind == TC_TOPO_COMPLETE || t->kind == TC_TOPO_HYPERCUBE;
 }
 
 int tc__ring_node(const struct tc_topo *t, int pos)

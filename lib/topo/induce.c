@@ -12,8 +12,7 @@
 
 /* Whether the topology of spec has exactly the links of t among members
  * (arcs: the subgraph's arc count). */
-static int tc__matches(const char *spec, const struct tc_topo *t, const int *members,
-                       long arcs)
+static int tc__matches(const char *spec, const struct tc_topo *t, const int *members, long arcs)
 {
 	struct tc_topo *c;
 	int err = tc_topo_parse(spec, &c);
@@ -30,8 +29,7 @@ static int tc__matches(const char *spec, const struct tc_topo *t, const int *mem
 	return ok;
 }
 
-int tc__topo_induce(const struct tc_topo *t, const int *members, int k, char *spec,
-                    size_t len)
+int tc__topo_induce(const struct tc_topo *t, const int *members, int k, char *spec, size_t len)
 {
 	const int n = tc_topo_nodes(t);
 	int *pos = malloc((size_t)n * sizeof *pos);
@@ -51,12 +49,12 @@ int tc__topo_induce(const struct tc_topo *t, const int *members, int k, char *sp
 	/* Candidates, best connected first. */
 	char cand[64];
 	int r = 0;
-#define TRY(...)                                                                              \
-	do {                                                                                  \
-		snprintf(cand, sizeof cand, __VA_ARGS__);                                     \
-		r = tc__matches(cand, t, members, arcs);                                 \
-		if (r)                                                                        \
-			goto out;                                                             \
+#define TRY(...)                                          \
+	do {                                              \
+		snprintf(cand, sizeof cand, __VA_ARGS__); \
+		r = tc__matches(cand, t, members, arcs);  \
+		if (r)                                    \
+			goto out;                         \
 	} while (0)
 	if (k <= TC_TOPO_MAX_COMPLETE && arcs == (long)k * (k - 1))
 		TRY("complete:%d", k);

@@ -21,7 +21,6 @@
  * "complete:k", whose links other than t's cross t's routes); TC_ENOMEM;
  * TC_ELIMIT when none matches and k is over TC_TOPO_MAX_COMPLETE.
  */
-int tc__topo_induce(const struct tc_topo *t, const int *members, int k, char *spec,
-                    size_t len);
+int tc__topo_induce(const struct tc_topo *t, const int *members, int k, char *spec, size_t len);
 
 #endif

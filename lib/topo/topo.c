@@ -16,10 +16,10 @@
 #include "topocoll/error.h"
 
 static const char *const tc__kind_names[] = {
-	[TC_TOPO_COMPLETE] = "complete", [TC_TOPO_RING] = "ring",
-	[TC_TOPO_CHAIN] = "chain",       [TC_TOPO_MESH] = "mesh",
-	[TC_TOPO_TORUS] = "torus",       [TC_TOPO_HYPERCUBE] = "hypercube",
-	[TC_TOPO_STAR] = "star",         [TC_TOPO_TREE] = "tree",
+        [TC_TOPO_COMPLETE] = "complete", [TC_TOPO_RING] = "ring",
+        [TC_TOPO_CHAIN] = "chain",       [TC_TOPO_MESH] = "mesh",
+        [TC_TOPO_TORUS] = "torus",       [TC_TOPO_HYPERCUBE] = "hypercube",
+        [TC_TOPO_STAR] = "star",         [TC_TOPO_TREE] = "tree",
 };
 
 const char *tc_topo_kind_name(enum tc_topo_kind kind)
@@ -181,8 +181,7 @@ out:
  * Validates kind and parameters and fills kind, p, ndims, dims, stride, param
  * and arity.  Returns 0 or TC_ETOPO.
  */
-static int tc__topo_setup(struct tc_topo *t, enum tc_topo_kind kind, int ndims,
-                          const int *dims, int arity)
+static int tc__topo_setup(struct tc_topo *t, enum tc_topo_kind kind, int ndims, const int *dims, int arity)
 {
 	t->kind = kind;
 	switch (kind) {
@@ -209,8 +208,7 @@ static int tc__topo_setup(struct tc_topo *t, enum tc_topo_kind kind, int ndims,
 		return 0;
 	}
 	case TC_TOPO_HYPERCUBE:
-		if (ndims != 1 || dims[0] < 0 || dims[0] > 30 ||
-		    (1L << dims[0]) > TC_TOPO_MAX_NODES)
+		if (ndims != 1 || dims[0] < 0 || dims[0] > 30 || (1L << dims[0]) > TC_TOPO_MAX_NODES)
 			return TC_ETOPO;
 		t->param = dims[0];
 		t->p = 1 << dims[0];
@@ -237,8 +235,7 @@ static int tc__topo_setup(struct tc_topo *t, enum tc_topo_kind kind, int ndims,
 	return TC_ETOPO;
 }
 
-int tc_topo_create(enum tc_topo_kind kind, int ndims, const int *dims, int arity,
-                   struct tc_topo **out)
+int tc_topo_create(enum tc_topo_kind kind, int ndims, const int *dims, int arity, struct tc_topo **out)
 {
 	struct tc_topo *t;
 	int err;
@@ -252,8 +249,7 @@ int tc_topo_create(enum tc_topo_kind kind, int ndims, const int *dims, int arity
 	if (err)
 		goto fail;
 	/* The complete graph is refused before anything quadratic is done. */
-	if (kind == TC_TOPO_COMPLETE &&
-	    (long)t->p * (t->p - 1) > TC__TOPO_MAX_ARCS) {
+	if (kind == TC_TOPO_COMPLETE && (long)t->p * (t->p - 1) > TC__TOPO_MAX_ARCS) {
 		err = TC_ENOMEM;
 		goto fail;
 	}
@@ -291,8 +287,7 @@ int tc_topo_spec(const struct tc_topo *t, char *buf, size_t len)
 	case TC_TOPO_MESH:
 	case TC_TOPO_TORUS:
 		for (int i = 0; i < t->ndims; i++)
-			n += snprintf(tmp + n, sizeof tmp - (size_t)n, "%s%d",
-			              i ? "x" : "", t->dims[i]);
+			n += snprintf(tmp + n, sizeof tmp - (size_t)n, "%s%d", i ? "x" : "", t->dims[i]);
 		break;
 	case TC_TOPO_TREE:
 		n += snprintf(tmp + n, sizeof tmp - (size_t)n, "%d:%d", t->arity, t->p);

@@ -27,14 +27,14 @@
 
 struct tc_topo {
 	enum tc_topo_kind kind;
-	int p;                          /* nodes */
-	int ndims;                      /* mesh/torus: dimensions; ring/chain: 1 */
-	int dims[TC_TOPO_MAX_DIMS];     /* mesh/torus sizes; ring/chain: {P} */
-	int stride[TC_TOPO_MAX_DIMS];   /* mesh/torus: rank step of each dimension */
-	int param;                      /* P, or D for the hypercube */
-	int arity;                      /* tree: K; 0 otherwise */
-	size_t *off;                    /* p + 1 offsets into adj (CSR) */
-	int *adj;                       /* sorted neighbour lists, props.arcs ints */
+	int p;                        /* nodes */
+	int ndims;                    /* mesh/torus: dimensions; ring/chain: 1 */
+	int dims[TC_TOPO_MAX_DIMS];   /* mesh/torus sizes; ring/chain: {P} */
+	int stride[TC_TOPO_MAX_DIMS]; /* mesh/torus: rank step of each dimension */
+	int param;                    /* P, or D for the hypercube */
+	int arity;                    /* tree: K; 0 otherwise */
+	size_t *off;                  /* p + 1 offsets into adj (CSR) */
+	int *adj;                     /* sorted neighbour lists, props.arcs ints */
 	struct tc_topo_props props;
 };
 

@@ -27,9 +27,8 @@
 #include "topo/topo_internal.h"
 #include "topocoll/error.h"
 
-_Static_assert((long long)TC_TOPO_MAX_COMPLETE * (TC_TOPO_MAX_COMPLETE - 1) <= TC__TOPO_MAX_ARCS &&
-                       (long long)(TC_TOPO_MAX_COMPLETE + 1) * TC_TOPO_MAX_COMPLETE >
-                               TC__TOPO_MAX_ARCS,
+_Static_assert((long long)TC_TOPO_MAX_COMPLETE *(TC_TOPO_MAX_COMPLETE - 1) <= TC__TOPO_MAX_ARCS &&
+                       (long long)(TC_TOPO_MAX_COMPLETE + 1) * TC_TOPO_MAX_COMPLETE > TC__TOPO_MAX_ARCS,
                "TC_TOPO_MAX_COMPLETE is the largest complete graph within the arc limit");
 
 /* Reads a decimal number at *s; returns 0 and advances *s, 1 when there is
@@ -60,16 +59,20 @@ static const struct {
 	enum tc_topo_kind kind;
 	const char *form; /* the spec's form, for messages */
 } tc__spec_kinds[] = {
-	{"complete", TC_TOPO_COMPLETE, "complete:P"}, {"ring", TC_TOPO_RING, "ring:P"},
-	{"chain", TC_TOPO_CHAIN, "chain:P"},          {"mesh", TC_TOPO_MESH, "mesh:AxB..."},
-	{"torus", TC_TOPO_TORUS, "torus:AxB..."},     {"hypercube", TC_TOPO_HYPERCUBE, "hypercube:D"},
-	{"star", TC_TOPO_STAR, "star:P"},             {"tree", TC_TOPO_TREE, "tree:K:P"},
+        {"complete", TC_TOPO_COMPLETE, "complete:P"},
+        {"ring", TC_TOPO_RING, "ring:P"},
+        {"chain", TC_TOPO_CHAIN, "chain:P"},
+        {"mesh", TC_TOPO_MESH, "mesh:AxB..."},
+        {"torus", TC_TOPO_TORUS, "torus:AxB..."},
+        {"hypercube", TC_TOPO_HYPERCUBE, "hypercube:D"},
+        {"star", TC_TOPO_STAR, "star:P"},
+        {"tree", TC_TOPO_TREE, "tree:K:P"},
 };
 #define TC__NKINDS (int)(sizeof tc__spec_kinds / sizeof tc__spec_kinds[0])
 
 /* Writes a message into why (when not NULL) and returns err. */
 static int tc__why(int err, char *why, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+        __attribute__((format(printf, 4, 5)));
 static int tc__why(int err, char *why, size_t len, const char *fmt, ...)
 {
 	if (why && len) {
@@ -131,8 +134,8 @@ static int tc__family_spec(int k, int arity, int p, char *buf, size_t blen, char
 static int tc__bad_num(int c, const char *spec, const char *what, int k, char *why, size_t len)
 {
 	if (c == 2)
-		return tc__why(TC_ETOPO, why, len, "'%s': the %s is too large (at most %d nodes)", spec,
-		               what, TC_TOPO_MAX_NODES);
+		return tc__why(TC_ETOPO, why, len, "'%s': the %s is too large (at most %d nodes)",
+		               spec, what, TC_TOPO_MAX_NODES);
 	return tc__why(TC_ETOPO, why, len, "'%s': expected the %s, a decimal number (the form is %s)",
 	               spec, what, tc__spec_kinds[k].form);
 }
@@ -153,8 +156,8 @@ static int tc__parse_full(const char *spec, int k, const char *s, struct tc_topo
 	case TC_TOPO_TORUS:
 		for (;;) {
 			if (ndims == TC_TOPO_MAX_DIMS)
-				return tc__why(TC_ETOPO, why, len, "'%s': at most %d dimensions", spec,
-				               TC_TOPO_MAX_DIMS);
+				return tc__why(TC_ETOPO, why, len, "'%s': at most %d dimensions",
+				               spec, TC_TOPO_MAX_DIMS);
 			if ((c = tc__parse_num(&s, &dims[ndims])))
 				return tc__bad_num(c, spec, "side", k, why, len);
 			if (dims[ndims] < 1)
@@ -185,21 +188,22 @@ static int tc__parse_full(const char *spec, int k, const char *s, struct tc_topo
 		/* fall through */
 	default:
 		if ((c = tc__parse_num(&s, &dims[0])))
-			return tc__bad_num(c, spec, kind == TC_TOPO_HYPERCUBE ? "dimension D" : "node count P",
+			return tc__bad_num(c, spec,
+			                   kind == TC_TOPO_HYPERCUBE ? "dimension D" : "node count P",
 			                   k, why, len);
 		ndims = 1;
 		if (kind == TC_TOPO_HYPERCUBE) {
 			if (dims[0] > 20 || (1 << dims[0]) > TC_TOPO_MAX_NODES)
 				return tc__why(TC_ETOPO, why, len,
-				               "'%s': hypercube:D has 2^D nodes, at most %d (D <= 20)", spec,
-				               TC_TOPO_MAX_NODES);
+				               "'%s': hypercube:D has 2^D nodes, at most %d (D <= 20)",
+				               spec, TC_TOPO_MAX_NODES);
 			break;
 		}
 		if (dims[0] < 1)
 			return tc__why(TC_ETOPO, why, len, "'%s': the node count is at least 1", spec);
 		if (dims[0] > TC_TOPO_MAX_NODES)
-			return tc__why(TC_ETOPO, why, len, "'%s' has too many nodes: at most %d", spec,
-			               TC_TOPO_MAX_NODES);
+			return tc__why(TC_ETOPO, why, len, "'%s' has too many nodes: at most %d",
+			               spec, TC_TOPO_MAX_NODES);
 		if (kind == TC_TOPO_COMPLETE && dims[0] > TC_TOPO_MAX_COMPLETE)
 			return tc__why(TC_ENOMEM, why, len,
 			               "'%s': a complete graph has at most %d nodes (its p(p-1) "
@@ -254,8 +258,8 @@ int tc_topo_parse_p(const char *spec, int p, struct tc_topo **out, char *why, si
 			if (rest) /* tree:K: explained by the full parse */
 				return tc__parse_full(spec, k, rest, out, why, len);
 			return tc__why(TC_ETOPO, why, len,
-			               "topology '%s' needs its size: the form is %s, or give p", spec,
-			               tc__spec_kinds[k].form);
+			               "topology '%s' needs its size: the form is %s, or give p",
+			               spec, tc__spec_kinds[k].form);
 		}
 		if (arity < 1)
 			return tc__why(TC_ETOPO, why, len, "'%s': the arity K is at least 1", spec);

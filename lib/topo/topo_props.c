@@ -224,8 +224,7 @@ out:
  * enough nodes.  Descendants of w at each relative depth are consecutive
  * ranks, so the scan is O(n[w]).
  */
-static long tc__tree_fill(const struct tc_topo *t, const int *n, unsigned char *in, int w,
-                          long need)
+static long tc__tree_fill(const struct tc_topo *t, const int *n, unsigned char *in, int w, long need)
 {
 	const long long k = t->arity, p = t->p;
 	long long a = w, b = w;
@@ -364,8 +363,7 @@ static long tc__grid_bisection(const struct tc_topo *t, unsigned mask, long *mem
 		else if (d == 2)
 			c = q;
 		else
-			c = d % 2 == 0 ? 2 * q
-			               : 2 * q + tc__grid_bisection(t, mask & ~(1u << i), memo);
+			c = d % 2 == 0 ? 2 * q : 2 * q + tc__grid_bisection(t, mask & ~(1u << i), memo);
 		if (best < 0 || c < best)
 			best = c;
 	}

@@ -185,8 +185,8 @@ int tc_topo_coords(const struct tc_topo *t, int rank, int *coords)
 {
 	if (!t || !coords)
 		return TC_EINVAL;
-	if (t->kind != TC_TOPO_MESH && t->kind != TC_TOPO_TORUS &&
-	    t->kind != TC_TOPO_RING && t->kind != TC_TOPO_CHAIN)
+	if (t->kind != TC_TOPO_MESH && t->kind != TC_TOPO_TORUS && t->kind != TC_TOPO_RING &&
+	    t->kind != TC_TOPO_CHAIN)
 		return TC_ENOTSUP;
 	if (rank < 0 || rank >= t->p)
 		return TC_ERANK;
@@ -201,8 +201,8 @@ int tc_topo_rank_of(const struct tc_topo *t, const int *coords)
 
 	if (!t || !coords)
 		return TC_EINVAL;
-	if (t->kind != TC_TOPO_MESH && t->kind != TC_TOPO_TORUS &&
-	    t->kind != TC_TOPO_RING && t->kind != TC_TOPO_CHAIN)
+	if (t->kind != TC_TOPO_MESH && t->kind != TC_TOPO_TORUS && t->kind != TC_TOPO_RING &&
+	    t->kind != TC_TOPO_CHAIN)
 		return TC_ENOTSUP;
 	for (int i = 0; i < t->ndims; i++) {
 		if (coords[i] < 0 || coords[i] >= t->dims[i])

@@ -21,11 +21,11 @@ struct failure {
 	char msg[256];
 };
 
-#define FAIL(f, ...)                                                                 \
-	do {                                                                         \
-		atomic_fetch_add(&(f)->n, 1);                                        \
-		if (!atomic_exchange(&(f)->taken, 1))                                \
-			snprintf((f)->msg, sizeof (f)->msg, __VA_ARGS__);            \
+#define FAIL(f, ...)                                                     \
+	do {                                                             \
+		atomic_fetch_add(&(f)->n, 1);                            \
+		if (!atomic_exchange(&(f)->taken, 1))                    \
+			snprintf((f)->msg, sizeof(f)->msg, __VA_ARGS__); \
 	} while (0)
 
 /* The barrier checker: every rank counts itself in before each of `iters`
@@ -56,8 +56,8 @@ static inline int bar_fn(struct tc_proc *proc, void *argp)
 			return 0;
 		}
 		if (v < (it + 1) * p || v >= (it + 2) * p)
-			FAIL(&a->f, "%s: rank %d left barrier %d with %d arrivals (p = %d)", a->alg, me,
-			     it, v, p);
+			FAIL(&a->f, "%s: rank %d left barrier %d with %d arrivals (p = %d)", a->alg,
+			     me, it, v, p);
 	}
 	return 0;
 }

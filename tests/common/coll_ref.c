@@ -10,13 +10,13 @@
 #include "util.h"
 
 const struct ct_combo ct_combos[] = {
-	{TC_INT32, TC_OP_SUM, "int32 sum"},
-	{TC_UINT64, TC_OP_BXOR, "uint64 bxor"},
-	{TC_DOUBLE, TC_OP_SUM, "double sum (exact)"},
-	{TC_DOUBLE, TC_OP_MAX, "double max"},
-	{TC_INT8, TC_OP_MIN, "int8 min"},
-	{TC_UINT16, TC_OP_PROD, "uint16 prod"},
-	{TC_UINT64, CT_OP_AFFINE, "affine maps (non-commutative)"},
+        {TC_INT32, TC_OP_SUM, "int32 sum"},
+        {TC_UINT64, TC_OP_BXOR, "uint64 bxor"},
+        {TC_DOUBLE, TC_OP_SUM, "double sum (exact)"},
+        {TC_DOUBLE, TC_OP_MAX, "double max"},
+        {TC_INT8, TC_OP_MIN, "int8 min"},
+        {TC_UINT16, TC_OP_PROD, "uint16 prod"},
+        {TC_UINT64, CT_OP_AFFINE, "affine maps (non-commutative)"},
 };
 const int ct_ncombos = (int)(sizeof ct_combos / sizeof ct_combos[0]);
 const enum tc_dtype ct_dtypes[] = {TC_BYTE, TC_INT16, TC_FLOAT, TC_DOUBLE, TC_UINT64};
@@ -98,11 +98,20 @@ static void combine(const struct ct_case *c, void *acc, const void *x)
 			b = fb;
 		}
 		switch (c->op) {
-		case TC_OP_SUM: a = a + b; break;
-		case TC_OP_PROD: a = a * b; break;
-		case TC_OP_MIN: a = b < a ? b : a; break;
-		case TC_OP_MAX: a = b > a ? b : a; break;
-		default: break;
+		case TC_OP_SUM:
+			a = a + b;
+			break;
+		case TC_OP_PROD:
+			a = a * b;
+			break;
+		case TC_OP_MIN:
+			a = b < a ? b : a;
+			break;
+		case TC_OP_MAX:
+			a = b > a ? b : a;
+			break;
+		default:
+			break;
 		}
 		if (dt == TC_DOUBLE) {
 			memcpy(acc, &a, 8);
@@ -121,16 +130,35 @@ static void combine(const struct ct_case *c, void *acc, const void *x)
 	int64_t sb = (int64_t)(ub << (64 - 8 * es)) >> (64 - 8 * es);
 	uint64_t v = 0;
 	switch (c->op) {
-	case TC_OP_SUM: v = ua + ub; break;
-	case TC_OP_PROD: v = ua * ub; break;
-	case TC_OP_MIN: v = sgn ? (uint64_t)(sb < sa ? sb : sa) : (ub < ua ? ub : ua); break;
-	case TC_OP_MAX: v = sgn ? (uint64_t)(sb > sa ? sb : sa) : (ub > ua ? ub : ua); break;
-	case TC_OP_BAND: v = ua & ub; break;
-	case TC_OP_BOR: v = ua | ub; break;
-	case TC_OP_BXOR: v = ua ^ ub; break;
-	case TC_OP_LAND: v = ua && ub; break;
-	case TC_OP_LOR: v = ua || ub; break;
-	default: break;
+	case TC_OP_SUM:
+		v = ua + ub;
+		break;
+	case TC_OP_PROD:
+		v = ua * ub;
+		break;
+	case TC_OP_MIN:
+		v = sgn ? (uint64_t)(sb < sa ? sb : sa) : (ub < ua ? ub : ua);
+		break;
+	case TC_OP_MAX:
+		v = sgn ? (uint64_t)(sb > sa ? sb : sa) : (ub > ua ? ub : ua);
+		break;
+	case TC_OP_BAND:
+		v = ua & ub;
+		break;
+	case TC_OP_BOR:
+		v = ua | ub;
+		break;
+	case TC_OP_BXOR:
+		v = ua ^ ub;
+		break;
+	case TC_OP_LAND:
+		v = ua && ub;
+		break;
+	case TC_OP_LOR:
+		v = ua || ub;
+		break;
+	default:
+		break;
 	}
 	memcpy(acc, &v, es);
 }
@@ -224,8 +252,10 @@ int ct_expect(const struct ct_case *c, int p, int r, void *outp)
 	case TC_COLL_GRAY2BINARY:
 	case TC_COLL_BINARY2GRAY:
 		from = c->coll == TC_COLL_SHIFT && c->shift_ring == 2
-		               ? (int)ref_gray((unsigned)((((long)ref_gray_inverse((unsigned)r) - c->q) % p + p) % p))
-		       : c->coll == TC_COLL_SHIFT ? (int)((((long)r - c->q) % p + p) % p)
+		               ? (int)ref_gray(
+		                         (unsigned)((((long)ref_gray_inverse((unsigned)r) - c->q) % p + p) %
+		                                    p))
+		       : c->coll == TC_COLL_SHIFT       ? (int)((((long)r - c->q) % p + p) % p)
 		       : c->coll == TC_COLL_GRAY2BINARY ? (int)ref_gray((unsigned)r)
 		                                        : (int)ref_gray_inverse((unsigned)r);
 		for (size_t j = 0; j < n; j++)
@@ -278,34 +308,45 @@ int ct_call(struct tc_proc *proc, const struct ct_case *c, const void *sbuf, voi
 		o.user_op = &affine_op;
 	}
 	int root = c->root, me = tc_rank(proc);
-	const void *s = c->in_place && (!(shape(c) & TC_CF_ROOTED) || me == root) ? TC_IN_PLACE
-	                                                                            : sbuf;
+	const void *s = c->in_place && (!(shape(c) & TC_CF_ROOTED) || me == root) ? TC_IN_PLACE : sbuf;
 	switch (c->coll) {
-	case TC_COLL_BCAST: return tc_bcast(proc, rbuf, c->count, c->dt, root, &o);
-	case TC_COLL_REDUCE: return tc_reduce(proc, s, rbuf, c->count, c->dt, op, root, &o);
-	case TC_COLL_ALLREDUCE: return tc_allreduce(proc, s, rbuf, c->count, c->dt, op, &o);
-	case TC_COLL_BARRIER: return tc_barrier(proc, &o);
-	case TC_COLL_ALLGATHER: return tc_allgather(proc, s, rbuf, c->count, c->dt, &o);
+	case TC_COLL_BCAST:
+		return tc_bcast(proc, rbuf, c->count, c->dt, root, &o);
+	case TC_COLL_REDUCE:
+		return tc_reduce(proc, s, rbuf, c->count, c->dt, op, root, &o);
+	case TC_COLL_ALLREDUCE:
+		return tc_allreduce(proc, s, rbuf, c->count, c->dt, op, &o);
+	case TC_COLL_BARRIER:
+		return tc_barrier(proc, &o);
+	case TC_COLL_ALLGATHER:
+		return tc_allgather(proc, s, rbuf, c->count, c->dt, &o);
 	case TC_COLL_REDUCE_SCATTER:
 		return tc_reduce_scatter(proc, s, rbuf, c->count, c->dt, op, &o);
-	case TC_COLL_SCAN: return tc_scan(proc, s, rbuf, c->count, c->dt, op, &o);
-	case TC_COLL_EXSCAN: return tc_exscan(proc, s, rbuf, c->count, c->dt, op, &o);
+	case TC_COLL_SCAN:
+		return tc_scan(proc, s, rbuf, c->count, c->dt, op, &o);
+	case TC_COLL_EXSCAN:
+		return tc_exscan(proc, s, rbuf, c->count, c->dt, op, &o);
 	case TC_COLL_SCATTER:
 		/* In place at the root: rbuf is TC_IN_PLACE, sbuf the data. */
-		return tc_scatter(proc, sbuf,
-		                  c->in_place && me == root ? (void *)TC_IN_PLACE : rbuf, c->count,
-		                  c->dt, root, &o);
-	case TC_COLL_GATHER: return tc_gather(proc, s, rbuf, c->count, c->dt, root, &o);
-	case TC_COLL_ALLTOALL: return tc_alltoall(proc, s, rbuf, c->count, c->dt, &o);
-	case TC_COLL_SHIFT: return tc_shift(proc, s, rbuf, c->count, c->dt, c->q, &o);
-	case TC_COLL_GRAY2BINARY: return tc_gray2binary(proc, s, rbuf, c->count, c->dt, &o);
-	case TC_COLL_BINARY2GRAY: return tc_binary2gray(proc, s, rbuf, c->count, c->dt, &o);
+		return tc_scatter(proc, sbuf, c->in_place && me == root ? (void *)TC_IN_PLACE : rbuf,
+		                  c->count, c->dt, root, &o);
+	case TC_COLL_GATHER:
+		return tc_gather(proc, s, rbuf, c->count, c->dt, root, &o);
+	case TC_COLL_ALLTOALL:
+		return tc_alltoall(proc, s, rbuf, c->count, c->dt, &o);
+	case TC_COLL_SHIFT:
+		return tc_shift(proc, s, rbuf, c->count, c->dt, c->q, &o);
+	case TC_COLL_GRAY2BINARY:
+		return tc_gray2binary(proc, s, rbuf, c->count, c->dt, &o);
+	case TC_COLL_BINARY2GRAY:
+		return tc_binary2gray(proc, s, rbuf, c->count, c->dt, &o);
 	case TC_COLL_MULTICAST:
 		/* Outside the set, odd ranks pass their buffer (it must stay
 		 * untouched), even ones NULL. */
 		return tc_multicast(proc, mc_member(c, me) || me % 2 ? rbuf : NULL, c->count, c->dt,
 		                    root, c->members, c->nmembers, &o);
-	default: return TC_EINVAL;
+	default:
+		return TC_EINVAL;
 	}
 }
 
@@ -326,11 +367,11 @@ struct ct_run {
 	char msg[256];
 };
 
-#define CT_FAIL(R, ...)                                                                  \
-	do {                                                                             \
-		atomic_fetch_add(&(R)->nfail, 1);                                        \
-		if (!atomic_exchange(&(R)->taken, 1))                                    \
-			snprintf((R)->msg, sizeof(R)->msg, __VA_ARGS__);                 \
+#define CT_FAIL(R, ...)                                                  \
+	do {                                                             \
+		atomic_fetch_add(&(R)->nfail, 1);                        \
+		if (!atomic_exchange(&(R)->taken, 1))                    \
+			snprintf((R)->msg, sizeof(R)->msg, __VA_ARGS__); \
 	} while (0)
 
 static int guards_ok(const unsigned char *raw, size_t n)
@@ -409,7 +450,8 @@ static int ct_rank_fn(struct tc_proc *proc, void *arg)
 				i++;
 			size_t es = tc_dtype_size(c->dt);
 			CT_FAIL(R, "rank %d, call %d: byte %zu (element %zu, block %zu) is %02x, want %02x",
-			        r, it, i, i / es, c->count ? i / es / c->count : 0, rb[i], k->expect[i]);
+			        r, it, i, i / es, c->count ? i / es / c->count : 0, rb[i],
+			        k->expect[i]);
 		}
 		if (k->salloc && memcmp(s, k->sorig, k->salloc))
 			CT_FAIL(R, "rank %d, call %d: the send buffer was written", r, it);

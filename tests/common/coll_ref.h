@@ -25,21 +25,21 @@
 
 struct ct_case {
 	enum tc_coll coll;
-	const char *alg;         /* NULL: auto */
-	size_t count;            /* elements per block */
+	const char *alg; /* NULL: auto */
+	size_t count;    /* elements per block */
 	enum tc_dtype dt;
-	enum tc_op op;           /* reducing collectives: a TC_OP_* or CT_OP_AFFINE
+	enum tc_op op; /* reducing collectives: a TC_OP_* or CT_OP_AFFINE
 	                            (with TC_UINT64) */
 	int root;
-	int in_place;            /* TC_IN_PLACE where the collective allows it
+	int in_place; /* TC_IN_PLACE where the collective allows it
 	                            (at the root only for rooted ones) */
-	int iters;               /* back-to-back calls (0: 1), each checked */
+	int iters;    /* back-to-back calls (0: 1), each checked */
 	uint64_t seed;
-	int q;                   /* shift */
-	int shift_ring;          /* shift along the ring: 1 ring or complete graph
+	int q;              /* shift */
+	int shift_ring;     /* shift along the ring: 1 ring or complete graph
 	                            (positions are ranks), 2 hypercube (position i
 	                            is rank G(i)) */
-	const int *members;      /* multicast: the set as passed (any order) */
+	const int *members; /* multicast: the set as passed (any order) */
 	int nmembers;
 };
 

@@ -32,22 +32,21 @@ void tc_test_register(const char *suite, const char *name, tc_test_fn fn);
 void tc_test_msg(const char *fmt, ...);
 
 #define Test(...) TC__TEST(__VA_ARGS__, 0)
-#define TC__TEST(suite, name, ...)                                                 \
-	static void suite##_##name(void);                                              \
-	__attribute__((constructor)) static void suite##_##name##_reg(void)            \
-	{                                                                              \
-		tc_test_register(#suite, #name, suite##_##name);                           \
-	}                                                                              \
+#define TC__TEST(suite, name, ...)                                          \
+	static void suite##_##name(void);                                   \
+	__attribute__((constructor)) static void suite##_##name##_reg(void) \
+	{                                                                   \
+		tc_test_register(#suite, #name, suite##_##name);            \
+	}                                                                   \
 	static void suite##_##name(void)
 
-#define TC__CHECK(cond, text, ...)                                                 \
-	do {                                                                           \
-		if (!(cond)) {                                                             \
-			fprintf(stderr, "%s:%d: assertion failed: %s\n", __FILE__, __LINE__,  \
-			        text);                                                         \
-			tc_test_msg(__VA_ARGS__);                                              \
-			abort();                                                               \
-		}                                                                          \
+#define TC__CHECK(cond, text, ...)                                                                  \
+	do {                                                                                        \
+		if (!(cond)) {                                                                      \
+			fprintf(stderr, "%s:%d: assertion failed: %s\n", __FILE__, __LINE__, text); \
+			tc_test_msg(__VA_ARGS__);                                                   \
+			abort();                                                                    \
+		}                                                                                   \
 	} while (0)
 #define TC__A1(c, ...) TC__CHECK(c, #c, __VA_ARGS__)
 #define TC__A2(a, b, op, ...) TC__CHECK((a)op(b), #a " " #op " " #b, __VA_ARGS__)

@@ -49,10 +49,10 @@ static inline int tc_test_nps(void)
 static inline int tc_test_specs_for(int p, char specs[][32], int max)
 {
 	int n = 0;
-#define ADD(...)                                                                     \
-	do {                                                                         \
-		if (n < max)                                                         \
-			snprintf(specs[n++], 32, __VA_ARGS__);                       \
+#define ADD(...)                                               \
+	do {                                                   \
+		if (n < max)                                   \
+			snprintf(specs[n++], 32, __VA_ARGS__); \
 	} while (0)
 	ADD("complete:%d", p);
 	ADD("ring:%d", p);

@@ -68,8 +68,7 @@ static uint64_t now_ns(void)
 }
 
 static struct tc_team *make_team(const char *spec, const struct tc_model *md, enum tc_mode mode,
-                                 uint64_t timeout_ms, enum tc_mpi_route route,
-                                 struct tc_proc **proc)
+                                 uint64_t timeout_ms, enum tc_mpi_route route, struct tc_proc **proc)
 {
 	struct tc_team_config c;
 	tc_team_config_default(&c);
@@ -137,7 +136,8 @@ static void mode_coll(enum tc_mpi_route route)
 		struct tc_team *t = make_team(specs[k], NULL, TC_MODE_NATIVE, 20000, route, &proc);
 		if (!check(t != NULL, "%s: team created", specs[k]))
 			continue;
-		const struct tc_model md = ct_model(1000, 1, 0, TC_PORTS_ONE, TC_DUPLEX_FULL, TC_SWITCH_SF);
+		const struct tc_model md =
+		        ct_model(1000, 1, 0, TC_PORTS_ONE, TC_DUPLEX_FULL, TC_SWITCH_SF);
 		struct tc_topo *topo;
 		tc_topo_parse(specs[k], &topo);
 		int passed = 0, failed = 0;
@@ -150,11 +150,16 @@ static void mode_coll(enum tc_mpi_route route)
 				if (alg && tc_alg_applies(topo, &md, (enum tc_coll)coll, alg))
 					continue;
 				for (int big = 0; big < nbig; big++) {
-					struct ct_case c = {.coll = (enum tc_coll)coll, .alg = alg,
-					                    .count = big ? 1600 : 5, .dt = TC_INT32,
-					                    .op = TC_OP_SUM, .root = np - 1, .q = 1,
+					struct ct_case c = {.coll = (enum tc_coll)coll,
+					                    .alg = alg,
+					                    .count = big ? 1600 : 5,
+					                    .dt = TC_INT32,
+					                    .op = TC_OP_SUM,
+					                    .root = np - 1,
+					                    .q = 1,
 					                    .seed = 7 + (uint64_t)coll,
-					                    .members = members, .nmembers = np > 1 ? 2 : 1};
+					                    .members = members,
+					                    .nmembers = np > 1 ? 2 : 1};
 					char why[256] = "";
 					int ok = run_case(proc, &c, why, sizeof why), all = 0;
 					MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
@@ -167,11 +172,12 @@ static void mode_coll(enum tc_mpi_route route)
 					failed++;
 					if (!first[0])
 						snprintf(first, sizeof first, "%s %s count %zu: %s",
-						         tc_coll_name(c.coll), alg ? alg : "auto", c.count,
-						         why[0] ? why : "(on another rank)");
+						         tc_coll_name(c.coll), alg ? alg : "auto",
+						         c.count, why[0] ? why : "(on another rank)");
 					if (ok == 0)
-						fprintf(stderr, "# %s %s %s count %zu: %s\n", specs[k],
-						        tc_coll_name(c.coll), alg ? alg : "auto", c.count, why);
+						fprintf(stderr, "# %s %s %s count %zu: %s\n",
+						        specs[k], tc_coll_name(c.coll),
+						        alg ? alg : "auto", c.count, why);
 				}
 			}
 		}
@@ -205,13 +211,17 @@ static int call_red(struct tc_proc *proc, enum tc_coll coll, const char *alg, co
 {
 	struct tc_coll_opts o = {.alg = alg};
 	switch (coll) {
-	case TC_COLL_ALLREDUCE: return tc_allreduce(proc, in, out, n, TC_DOUBLE, TC_OP_SUM, &o);
-	case TC_COLL_REDUCE: return tc_reduce(proc, in, out, n, TC_DOUBLE, TC_OP_SUM, 0, &o);
-	case TC_COLL_SCAN: return tc_scan(proc, in, out, n, TC_DOUBLE, TC_OP_SUM, &o);
+	case TC_COLL_ALLREDUCE:
+		return tc_allreduce(proc, in, out, n, TC_DOUBLE, TC_OP_SUM, &o);
+	case TC_COLL_REDUCE:
+		return tc_reduce(proc, in, out, n, TC_DOUBLE, TC_OP_SUM, 0, &o);
+	case TC_COLL_SCAN:
+		return tc_scan(proc, in, out, n, TC_DOUBLE, TC_OP_SUM, &o);
 	case TC_COLL_REDUCE_SCATTER:
 		return tc_reduce_scatter(proc, in, out, n / (size_t)tc_size(proc), TC_DOUBLE,
 		                         TC_OP_SUM, &o);
-	default: return TC_EINVAL;
+	default:
+		return TC_EINVAL;
 	}
 }
 
@@ -246,8 +256,8 @@ static void mode_threads(void)
 	const size_t n = (size_t)np * 700; /* 5.6 KB per rank at np 1 */
 	for (int k = 0; k < nsp; k++) {
 		struct tc_proc *proc;
-		struct tc_team *t = make_team(specs[k], NULL, TC_MODE_NATIVE, 20000, TC_MPI_FORWARD,
-		                              &proc);
+		struct tc_team *t =
+		        make_team(specs[k], NULL, TC_MODE_NATIVE, 20000, TC_MPI_FORWARD, &proc);
 		if (!check(t != NULL, "%s: team created", specs[k]))
 			continue;
 		struct tc_team *tt = NULL;
@@ -278,16 +288,20 @@ static void mode_threads(void)
 					int terr = tt ? tc_run(tt, thr_fn, &ta) : TC_ENOMEM;
 					/* reduce: only the root's result is defined; reduce_scatter:
 					 * each rank's block */
-					size_t cmp = colls[ci] == TC_COLL_REDUCE_SCATTER ? n / (size_t)np : n;
+					size_t cmp = colls[ci] == TC_COLL_REDUCE_SCATTER
+					                     ? n / (size_t)np
+					                     : n;
 					for (int r = 0; r < np && ok; r++) {
 						if (colls[ci] == TC_COLL_REDUCE && r != 0)
 							continue;
-						ok = !terr && !memcmp(all + (size_t)r * n, thr + (size_t)r * n,
+						ok = !terr && !memcmp(all + (size_t)r * n,
+						                      thr + (size_t)r * n,
 						                      cmp * sizeof(double));
 					}
 					if (!ok && !first[0])
 						snprintf(first, sizeof first, "%s %s (thread run: %s)",
-						         tc_coll_name(colls[ci]), alg, tc_strerror(terr));
+						         tc_coll_name(colls[ci]), alg,
+						         tc_strerror(terr));
 				}
 				if (!any && err == 0)
 					ncase++;
@@ -295,7 +309,8 @@ static void mode_threads(void)
 					ok = 0;
 					if (me == 0 && !first[0])
 						snprintf(first, sizeof first, "%s %s: %s",
-						         tc_coll_name(colls[ci]), alg, tc_strerror(err));
+						         tc_coll_name(colls[ci]), alg,
+						         tc_strerror(err));
 				}
 				same &= ok;
 				free(in);
@@ -320,8 +335,8 @@ static void mode_emulated(void)
 	const struct tc_model md = ct_model(2000000, 1, 0, TC_PORTS_ONE, TC_DUPLEX_FULL, TC_SWITCH_SF);
 	for (int route = 0; route < 2; route++) {
 		struct tc_proc *proc;
-		struct tc_team *t = make_team(spec, &md, TC_MODE_EMULATED, 60000,
-		                              (enum tc_mpi_route)route, &proc);
+		struct tc_team *t =
+		        make_team(spec, &md, TC_MODE_EMULATED, 60000, (enum tc_mpi_route)route, &proc);
 		if (!check(t != NULL, "%s emulated: team created", spec))
 			continue;
 		double v[4] = {1, 2, 3, (double)me}, w[4];
@@ -339,8 +354,9 @@ static void mode_emulated(void)
 		 * clock at the end is at least epoch + this process's clock. */
 		uint64_t epoch = tc_mpi_epoch_ns(t);
 		int ok = !err && !perr && (uint64_t)(end - epoch) + 100000u >= (uint64_t)(clk / 1000);
-		check(ok, "%s emulated %s: no process done before epoch + its clock "
-		          "(%.3f ms wall, %.3f ms modelled)",
+		check(ok,
+		      "%s emulated %s: no process done before epoch + its clock "
+		      "(%.3f ms wall, %.3f ms modelled)",
 		      spec, route ? "direct" : "forward", (double)(end - epoch) / 1e6,
 		      (double)clk / 1e9);
 		check(!perr && mx == pr.modelled_ps, "%s emulated %s: makespan %lld ps = prediction %lld",
@@ -415,8 +431,10 @@ static void mode_early(void)
 	int ok = np == 1 || me == np - 1 ? err == 0 : (err == TC_ETIMEDOUT || err == TC_EABORTED);
 	if (!ok)
 		fprintf(stderr, "# rank %d: %s after %.2f s\n", me, tc_strerror(err), s);
-	check(ok, "%s: process %d returns early: the others fail with TC_ETIMEDOUT or "
-	          "TC_EABORTED", spec, np - 1);
+	check(ok,
+	      "%s: process %d returns early: the others fail with TC_ETIMEDOUT or "
+	      "TC_EABORTED",
+	      spec, np - 1);
 	tc_team_destroy_mpi(t);
 }
 

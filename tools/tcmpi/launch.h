@@ -23,30 +23,30 @@ struct tc_team;
 #define TCMPI_LAUNCH_ABI 1
 
 /* The collectives counted by --report, X(NAME, "MPI name"). */
-#define TCMPI_COLL_MAP(X)                                                                  \
-	X(BARRIER, "MPI_Barrier")                                                          \
-	X(BCAST, "MPI_Bcast")                                                              \
-	X(REDUCE, "MPI_Reduce")                                                            \
-	X(ALLREDUCE, "MPI_Allreduce")                                                      \
-	X(GATHER, "MPI_Gather")                                                            \
-	X(GATHERV, "MPI_Gatherv")                                                          \
-	X(SCATTER, "MPI_Scatter")                                                          \
-	X(SCATTERV, "MPI_Scatterv")                                                        \
-	X(ALLGATHER, "MPI_Allgather")                                                      \
-	X(ALLGATHERV, "MPI_Allgatherv")                                                    \
-	X(ALLTOALL, "MPI_Alltoall")                                                        \
-	X(ALLTOALLV, "MPI_Alltoallv")                                                      \
-	X(ALLTOALLW, "MPI_Alltoallw")                                                      \
-	X(REDUCE_SCATTER, "MPI_Reduce_scatter")                                            \
-	X(REDUCE_SCATTER_BLOCK, "MPI_Reduce_scatter_block")                                \
-	X(SCAN, "MPI_Scan")                                                                \
+#define TCMPI_COLL_MAP(X)                                   \
+	X(BARRIER, "MPI_Barrier")                           \
+	X(BCAST, "MPI_Bcast")                               \
+	X(REDUCE, "MPI_Reduce")                             \
+	X(ALLREDUCE, "MPI_Allreduce")                       \
+	X(GATHER, "MPI_Gather")                             \
+	X(GATHERV, "MPI_Gatherv")                           \
+	X(SCATTER, "MPI_Scatter")                           \
+	X(SCATTERV, "MPI_Scatterv")                         \
+	X(ALLGATHER, "MPI_Allgather")                       \
+	X(ALLGATHERV, "MPI_Allgatherv")                     \
+	X(ALLTOALL, "MPI_Alltoall")                         \
+	X(ALLTOALLV, "MPI_Alltoallv")                       \
+	X(ALLTOALLW, "MPI_Alltoallw")                       \
+	X(REDUCE_SCATTER, "MPI_Reduce_scatter")             \
+	X(REDUCE_SCATTER_BLOCK, "MPI_Reduce_scatter_block") \
+	X(SCAN, "MPI_Scan")                                 \
 	X(EXSCAN, "MPI_Exscan")
 
 enum tcmpi_coll {
 #define TCMPI__COLL_ENUM(name, mpi) TCMPI_COLL_##name,
 	TCMPI_COLL_MAP(TCMPI__COLL_ENUM)
 #undef TCMPI__COLL_ENUM
-	TCMPI_COLL_COUNT
+	        TCMPI_COLL_COUNT
 };
 
 /* One rank's counters for --report: calls, wall-clock time inside them
@@ -68,13 +68,13 @@ struct tcmpi_shared {
 };
 
 struct tcmpi_launch {
-	int abi;               /* TCMPI_LAUNCH_ABI */
-	struct tc_proc *proc;  /* the rank (valid for the call) */
+	int abi;              /* TCMPI_LAUNCH_ABI */
+	struct tc_proc *proc; /* the rank (valid for the call) */
 	int argc;
-	char **argv;           /* this rank's own argv array (argc + 1 entries) */
+	char **argv; /* this rank's own argv array (argc + 1 entries) */
 	struct tcmpi_shared *shared;
 	struct tcmpi_stats *stats; /* this rank's, or NULL without --report */
-	int finalized;         /* out: the rank called MPI_Finalize */
+	int finalized;             /* out: the rank called MPI_Finalize */
 };
 
 /* The entry point every program built by tcmpicc exports: runs the copy's

@@ -34,14 +34,14 @@ struct tcmpi__block {
 struct tcmpi__dtype {
 	int used;
 	int committed;
-	size_t size;          /* bytes of data in one element */
-	MPI_Aint lb, extent;  /* as MPI_Type_get_extent */
+	size_t size;         /* bytes of data in one element */
+	MPI_Aint lb, extent; /* as MPI_Type_get_extent */
 	MPI_Aint true_lb, true_extent;
 	int nblocks;
 	struct tcmpi__block *blocks; /* one element, merged, in type order */
-	int basic;            /* the predefined type every byte belongs to, or 0 */
+	int basic;                   /* the predefined type every byte belongs to, or 0 */
 	int combiner;
-	int contig;           /* one block, at 0, of extent bytes */
+	int contig; /* one block, at 0, of extent bytes */
 	char name[MPI_MAX_OBJECT_NAME];
 };
 
@@ -84,23 +84,23 @@ enum { TCMPI_REQ_SEND = 1, TCMPI_REQ_RECV, TCMPI_REQ_COLL };
 struct tcmpi__req {
 	int kind;
 	int persistent;
-	int active;           /* the tc request is started and not completed */
-	int done;             /* complete without a tc request (MPI_PROC_NULL, a
+	int active; /* the tc request is started and not completed */
+	int done;   /* complete without a tc request (MPI_PROC_NULL, a
 	                         communicator of one rank), or 2: tc request
 	                         complete, MPI request not yet */
-	int tcrc;             /* the tc request's outcome when done == 2 */
+	int tcrc;   /* the tc request's outcome when done == 2 */
 	int peer, tag;
 	MPI_Comm comm;
 	struct tc_proc *proc;
 	tc_request tr;
-	void *tmp;            /* packed receive side (unpacked into ubuf) */
-	void *tmp2;           /* packed send side (packed from sbuf at start) */
+	void *tmp;  /* packed receive side (unpacked into ubuf) */
+	void *tmp2; /* packed send side (packed from sbuf at start) */
 	void *ubuf;
 	const void *sbuf;
 	size_t ucount;
 	const struct tcmpi__dtype *t;
-	const void *lsrc;     /* the call on a communicator of one rank: */
-	void *ldst;           /* lbytes copied from lsrc to ldst at the start */
+	const void *lsrc; /* the call on a communicator of one rank: */
+	void *ldst;       /* lbytes copied from lsrc to ldst at the start */
 	size_t lbytes;
 	struct tc_user_op user; /* borrowed by the tc request */
 	struct tc_coll_opts opts;
@@ -112,7 +112,7 @@ void tcmpi__req_drop(MPI_Request *h);
  * (MPI_COMM_NULL: MPI_COMM_WORLD's): ends the run (MPI_ERRORS_ARE_FATAL,
  * MPI_ERRORS_ABORT) or returns code (MPI_ERRORS_RETURN). */
 int tcmpi__error(MPI_Comm comm, int code, const char *fn, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+        __attribute__((format(printf, 4, 5)));
 /* A topocoll error of a call on comm, as an MPI error (tcmpi__error). */
 int tcmpi__tc_error(MPI_Comm comm, int tcerr, const char *fn);
 /* Fails unless MPI is initialized and not finalized. */

@@ -33,34 +33,32 @@ static struct tcmpi__comm *coll_comm(MPI_Comm comm)
 }
 
 /* A collective's prologue: initialised, valid communicator (c, p, r). */
-#define COLL_BEGIN(comm)                                                                   \
-	int rc = tcmpi__check_init(__func__);                                              \
-	if (rc)                                                                            \
-		return rc;                                                                 \
-	struct tcmpi__comm *c = coll_comm(comm);                                         \
-	if (!c)                                                                            \
-		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_COMM, __func__,                 \
-		                    "invalid communicator %d", (int)(comm));               \
-	int p = tcmpi__comm_size(c), r = tcmpi__comm_rank(c);                              \
-	(void)p;                                                                           \
-	(void)r;                                                                           \
+#define COLL_BEGIN(comm)                                                     \
+	int rc = tcmpi__check_init(__func__);                                \
+	if (rc)                                                              \
+		return rc;                                                   \
+	struct tcmpi__comm *c = coll_comm(comm);                             \
+	if (!c)                                                              \
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_COMM, __func__,   \
+		                    "invalid communicator %d", (int)(comm)); \
+	int p = tcmpi__comm_size(c), r = tcmpi__comm_rank(c);                \
+	(void)p;                                                             \
+	(void)r;                                                             \
 	double t0 = tcmpi__now_ns()
 
-#define DT_OR_FAIL(t, dt, comm)                                                            \
-	const struct tcmpi__dtype *t = tcmpi__dt(dt);                                      \
-	if (!t)                                                                            \
-		return tcmpi__error(comm, MPI_ERR_TYPE, __func__,                          \
-		                    "invalid or uncommitted datatype %d", (int)(dt))
+#define DT_OR_FAIL(t, dt, comm)                                                                 \
+	const struct tcmpi__dtype *t = tcmpi__dt(dt);                                           \
+	if (!t)                                                                                 \
+	return tcmpi__error(comm, MPI_ERR_TYPE, __func__, "invalid or uncommitted datatype %d", \
+	                    (int)(dt))
 
-#define COUNT_OR_FAIL(n, comm)                                                             \
-	if ((n) < 0)                                                                       \
-		return tcmpi__error(comm, MPI_ERR_COUNT, __func__, "negative count %lld",  \
-		                    (long long)(n))
+#define COUNT_OR_FAIL(n, comm) \
+	if ((n) < 0)           \
+	return tcmpi__error(comm, MPI_ERR_COUNT, __func__, "negative count %lld", (long long)(n))
 
-#define ROOT_OR_FAIL(root, comm)                                                           \
-	if ((root) < 0 || (root) >= p)                                                     \
-		return tcmpi__error(comm, MPI_ERR_ROOT, __func__,                          \
-		                    "root %d out of range 0..%d", (root), p - 1)
+#define ROOT_OR_FAIL(root, comm)       \
+	if ((root) < 0 || (root) >= p) \
+	return tcmpi__error(comm, MPI_ERR_ROOT, __func__, "root %d out of range 0..%d", (root), p - 1)
 
 static double model_ns(void)
 {
@@ -76,20 +74,19 @@ static int done(MPI_Comm comm, int tcrc, int mpirc, enum tcmpi_coll which, doubl
 	if (tcrc)
 		return tcmpi__tc_error(comm, tcrc, fn);
 	if (mpirc)
-		return tcmpi__error(comm, mpirc, fn, "%s", mpirc == MPI_ERR_NO_MEM ? "out of memory"
-		                                      : mpirc == MPI_ERR_TRUNCATE
-		                                              ? "the send and receive sides "
-		                                                "differ in bytes"
-		                                              : "the operator does not apply "
-		                                                "to the datatype");
+		return tcmpi__error(comm, mpirc, fn, "%s",
+		                    mpirc == MPI_ERR_NO_MEM     ? "out of memory"
+		                    : mpirc == MPI_ERR_TRUNCATE ? "the send and receive sides "
+		                                                  "differ in bytes"
+		                                                : "the operator does not apply "
+		                                                  "to the datatype");
 	tcmpi__count(which, t0, p > 1 ? model_ns() : 0.0);
 	return MPI_SUCCESS;
 }
 
 /* count elements of t at buf as bytes: buf itself when t is contiguous,
  * else packed into a new *tmp.  NULL only when out of memory. */
-static const void *in_bytes(const void *buf, size_t count, const struct tcmpi__dtype *t,
-                            void **tmp)
+static const void *in_bytes(const void *buf, size_t count, const struct tcmpi__dtype *t, void **tmp)
 {
 	*tmp = NULL;
 	if (t->contig)
@@ -124,12 +121,10 @@ static void out_done(void *tmp, size_t count, const struct tcmpi__dtype *t, void
 int MPI_Barrier(MPI_Comm comm)
 {
 	COLL_BEGIN(comm);
-	return done(comm, p > 1 ? tc_barrier(PROC, NULL) : 0, 0, TCMPI_COLL_BARRIER, t0, p,
-	            __func__);
+	return done(comm, p > 1 ? tc_barrier(PROC, NULL) : 0, 0, TCMPI_COLL_BARRIER, t0, p, __func__);
 }
 
-static int bcast(void *buf, size_t count, MPI_Datatype datatype, int root, MPI_Comm comm,
-                 const char *fn)
+static int bcast(void *buf, size_t count, MPI_Datatype datatype, int root, MPI_Comm comm, const char *fn)
 {
 	int rc = tcmpi__check_init(fn);
 	if (rc)
@@ -184,8 +179,8 @@ enum red { RED_ALL, RED_ROOT, RED_SCAN, RED_EXSCAN };
 
 /* Folds p packed contributions of n elements (stride bytes apart) of ranks
  * lo..hi-1 in rank order into out. */
-static int fold(const unsigned char *all, size_t stride, int lo, int hi, size_t n,
-                MPI_Datatype dt, MPI_Op op, void *out)
+static int fold(const unsigned char *all, size_t stride, int lo, int hi, size_t n, MPI_Datatype dt,
+                MPI_Op op, void *out)
 {
 	if (hi <= lo)
 		return MPI_SUCCESS;
@@ -301,8 +296,7 @@ int MPI_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Dataty
 	                 TCMPI_COLL_REDUCE, __func__);
 }
 
-int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-             MPI_Comm comm)
+int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
 	COUNT_OR_FAIL(count, comm);
 	return reduction(sendbuf, recvbuf, (size_t)count, datatype, op, 0, RED_SCAN, comm,
@@ -365,8 +359,8 @@ static int reduce_scatter(const void *sbuf, void *rbuf, const size_t *counts, si
 		unsigned char *all = NULL;
 		if (p > 1 && t->contig && tcmpi__op_native(op, dt, &tcop, &user) == 0) {
 			struct tc_coll_opts o = {.user_op = tcop == TC_OP_USER ? &user : NULL};
-			tcrc = tc_allreduce(PROC, in, whole, total, (enum tc_dtype)tcmpi__tc_dtype(dt),
-			                    tcop, &o);
+			tcrc = tc_allreduce(PROC, in, whole, total,
+			                    (enum tc_dtype)tcmpi__tc_dtype(dt), tcop, &o);
 		} else if ((all = tcmpi__alloc(total * t->size * (size_t)p)) == NULL) {
 			mrc = MPI_ERR_NO_MEM;
 		} else {
@@ -402,8 +396,9 @@ int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[
 		return rc;
 	struct tcmpi__comm *c = coll_comm(comm);
 	if (!c || !recvcounts)
-		return tcmpi__error(comm, MPI_ERR_ARG, __func__, "invalid communicator or NULL "
-		                                                 "recvcounts");
+		return tcmpi__error(comm, MPI_ERR_ARG, __func__,
+		                    "invalid communicator or NULL "
+		                    "recvcounts");
 	int p = tcmpi__comm_size(c);
 	size_t *n = tcmpi__alloc(sizeof *n * (size_t)p);
 	if (!n)
@@ -429,8 +424,8 @@ int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[
 enum shape { SH_GATHER, SH_SCATTER, SH_ALLGATHER, SH_ALLTOALL };
 
 static int blocks(const void *sbuf, size_t scount, MPI_Datatype stype, void *rbuf, size_t rcount,
-                  MPI_Datatype rtype, int root, enum shape sh, MPI_Comm comm,
-                  enum tcmpi_coll which, const char *fn)
+                  MPI_Datatype rtype, int root, enum shape sh, MPI_Comm comm, enum tcmpi_coll which,
+                  const char *fn)
 {
 	int rc = tcmpi__check_init(fn);
 	if (rc)
@@ -495,10 +490,18 @@ static int blocks(const void *sbuf, size_t scount, MPI_Datatype stype, void *rbu
 		memcpy(d, s, blk);
 	} else {
 		switch (sh) {
-		case SH_GATHER: tcrc = tc_gather(PROC, s, d, blk, TC_BYTE, root, NULL); break;
-		case SH_SCATTER: tcrc = tc_scatter(PROC, s, d, blk, TC_BYTE, root, NULL); break;
-		case SH_ALLGATHER: tcrc = tc_allgather(PROC, s, d, blk, TC_BYTE, NULL); break;
-		case SH_ALLTOALL: tcrc = tc_alltoall(PROC, s, d, blk, TC_BYTE, NULL); break;
+		case SH_GATHER:
+			tcrc = tc_gather(PROC, s, d, blk, TC_BYTE, root, NULL);
+			break;
+		case SH_SCATTER:
+			tcrc = tc_scatter(PROC, s, d, blk, TC_BYTE, root, NULL);
+			break;
+		case SH_ALLGATHER:
+			tcrc = tc_allgather(PROC, s, d, blk, TC_BYTE, NULL);
+			break;
+		case SH_ALLTOALL:
+			tcrc = tc_alltoall(PROC, s, d, blk, TC_BYTE, NULL);
+			break;
 		}
 	}
 	if (tcrc)
@@ -539,8 +542,8 @@ int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 {
 	COUNT_OR_FAIL(sendcount, comm);
 	COUNT_OR_FAIL(recvcount, comm);
-	return blocks(sendbuf, (size_t)sendcount, sendtype, recvbuf, (size_t)recvcount, recvtype,
-	              0, SH_ALLGATHER, comm, TCMPI_COLL_ALLGATHER, __func__);
+	return blocks(sendbuf, (size_t)sendcount, sendtype, recvbuf, (size_t)recvcount, recvtype, 0,
+	              SH_ALLGATHER, comm, TCMPI_COLL_ALLGATHER, __func__);
 }
 
 int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -548,8 +551,8 @@ int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 {
 	COUNT_OR_FAIL(sendcount, comm);
 	COUNT_OR_FAIL(recvcount, comm);
-	return blocks(sendbuf, (size_t)sendcount, sendtype, recvbuf, (size_t)recvcount, recvtype,
-	              0, SH_ALLTOALL, comm, TCMPI_COLL_ALLTOALL, __func__);
+	return blocks(sendbuf, (size_t)sendcount, sendtype, recvbuf, (size_t)recvcount, recvtype, 0,
+	              SH_ALLTOALL, comm, TCMPI_COLL_ALLTOALL, __func__);
 }
 
 /* ---------------------------------------------------------------------
@@ -572,8 +575,8 @@ static void vside_free(struct vside *v)
 /* ints: counts/displs are int arrays (else MPI_Count / MPI_Aint);
  * types NULL: every block of type one, displs in its extents. */
 static int vside_make(struct vside *v, int p, const void *counts, const void *displs, int ints,
-                      int bytes_displ, const MPI_Datatype *types, MPI_Datatype one,
-                      const void *buf, int pack)
+                      int bytes_displ, const MPI_Datatype *types, MPI_Datatype one, const void *buf,
+                      int pack)
 {
 	memset(v, 0, sizeof *v);
 	v->bytes = tcmpi__alloc(sizeof(size_t) * (size_t)p);
@@ -606,9 +609,8 @@ static int vside_make(struct vside *v, int p, const void *counts, const void *di
 	return MPI_SUCCESS;
 }
 
-static void vside_unpack(const struct vside *v, int p, const void *counts, const void *displs,
-                         int ints, int bytes_displ, const MPI_Datatype *types, MPI_Datatype one,
-                         void *buf)
+static void vside_unpack(const struct vside *v, int p, const void *counts, const void *displs, int ints,
+                         int bytes_displ, const MPI_Datatype *types, MPI_Datatype one, void *buf)
 {
 	for (int i = 0; i < p; i++) {
 		const struct tcmpi__dtype *t = tcmpi__dt(types ? types[i] : one);
@@ -623,11 +625,10 @@ enum vshape { V_GATHER, V_SCATTER, V_ALLGATHER, V_ALLTOALL };
 
 /* One implementation of the v and w forms.  The single-block side of
  * gatherv/scatterv/allgatherv is given as count and type with p = 1. */
-static int vcoll(const void *sbuf, const void *scounts, const void *sdispls,
-                 const MPI_Datatype *stypes, MPI_Datatype stype, void *rbuf, const void *rcounts,
-                 const void *rdispls, const MPI_Datatype *rtypes, MPI_Datatype rtype, int ints,
-                 int bytes_displ, int root, enum vshape sh, MPI_Comm comm, enum tcmpi_coll which,
-                 const char *fn)
+static int vcoll(const void *sbuf, const void *scounts, const void *sdispls, const MPI_Datatype *stypes,
+                 MPI_Datatype stype, void *rbuf, const void *rcounts, const void *rdispls,
+                 const MPI_Datatype *rtypes, MPI_Datatype rtype, int ints, int bytes_displ,
+                 int root, enum vshape sh, MPI_Comm comm, enum tcmpi_coll which, const char *fn)
 {
 	int rc = tcmpi__check_init(fn);
 	if (rc)
@@ -649,18 +650,18 @@ static int vcoll(const void *sbuf, const void *scounts, const void *sdispls,
 	int mrc = 0, tcrc = 0;
 	static const int zero = 0;
 	if (uses_s)
-		mrc = vside_make(&s, sp ? p : 1, scounts, sp ? sdispls : &zero, ints,
-		                 bytes_displ, stypes, stype, sbuf, 1);
+		mrc = vside_make(&s, sp ? p : 1, scounts, sp ? sdispls : &zero, ints, bytes_displ,
+		                 stypes, stype, sbuf, 1);
 	if (!mrc && uses_r)
-		mrc = vside_make(&d, rp ? p : 1, rcounts, rp ? rdispls : &zero, ints,
-		                 bytes_displ, rtypes, rtype, rbuf, 0);
+		mrc = vside_make(&d, rp ? p : 1, rcounts, rp ? rdispls : &zero, ints, bytes_displ,
+		                 rtypes, rtype, rbuf, 0);
 	if (mrc) {
 		vside_free(&s);
 		vside_free(&d);
 		if (mrc == MPI_ERR_NO_MEM)
 			return done(comm, 0, mrc, which, t0, p, fn);
-		return tcmpi__error(comm, mrc, fn, "%s", mrc == MPI_ERR_TYPE ? "invalid datatype"
-		                                                             : "negative count");
+		return tcmpi__error(comm, mrc, fn, "%s",
+		                    mrc == MPI_ERR_TYPE ? "invalid datatype" : "negative count");
 	}
 	if (p == 1) {
 		if (s.total != d.total)
@@ -674,16 +675,16 @@ static int vcoll(const void *sbuf, const void *scounts, const void *sdispls,
 			                  uses_r ? d.off : NULL, TC_BYTE, root, NULL);
 			break;
 		case V_SCATTER:
-			tcrc = tc_scatterv(PROC, s.packed, uses_s ? s.bytes : NULL,
-			                   uses_s ? s.off : NULL, d.packed, d.total, TC_BYTE, root, NULL);
+			tcrc = tc_scatterv(PROC, s.packed, uses_s ? s.bytes : NULL, uses_s ? s.off : NULL,
+			                   d.packed, d.total, TC_BYTE, root, NULL);
 			break;
 		case V_ALLGATHER:
-			tcrc = tc_allgatherv(PROC, s.packed, s.total, d.packed, d.bytes, d.off, TC_BYTE,
-			                     NULL);
+			tcrc = tc_allgatherv(PROC, s.packed, s.total, d.packed, d.bytes, d.off,
+			                     TC_BYTE, NULL);
 			break;
 		case V_ALLTOALL:
-			tcrc = tc_alltoallv(PROC, s.packed, s.bytes, s.off, d.packed, d.bytes, d.off,
-			                    TC_BYTE, NULL);
+			tcrc = tc_alltoallv(PROC, s.packed, s.bytes, s.off, d.packed, d.bytes,
+			                    d.off, TC_BYTE, NULL);
 			break;
 		}
 	}
@@ -703,25 +704,23 @@ int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 	             recvtype, 1, 0, root, V_GATHER, comm, TCMPI_COLL_GATHERV, __func__);
 }
 
-int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
-                 MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                 int root, MPI_Comm comm)
+int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+                 void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
 	return vcoll(sendbuf, sendcounts, displs, NULL, sendtype, recvbuf, &recvcount, NULL, NULL,
 	             recvtype, 1, 0, root, V_SCATTER, comm, TCMPI_COLL_SCATTERV, __func__);
 }
 
 int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                   const int recvcounts[], const int displs[], MPI_Datatype recvtype,
-                   MPI_Comm comm)
+                   const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
 	return vcoll(sendbuf, &sendcount, NULL, NULL, sendtype, recvbuf, recvcounts, displs, NULL,
 	             recvtype, 1, 0, 0, V_ALLGATHER, comm, TCMPI_COLL_ALLGATHERV, __func__);
 }
 
 int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                  MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
-                  const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+                  MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
+                  MPI_Datatype recvtype, MPI_Comm comm)
 {
 	return vcoll(sendbuf, sendcounts, sdispls, NULL, sendtype, recvbuf, recvcounts, rdispls,
 	             NULL, recvtype, 1, 0, 0, V_ALLTOALL, comm, TCMPI_COLL_ALLTOALLV, __func__);

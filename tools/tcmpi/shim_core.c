@@ -24,8 +24,8 @@ static char last_error[MPI_MAX_ERROR_STRING];
 
 #define NCOMMS 64
 static struct tcmpi__comm comms[NCOMMS] = {
-	[1] = {1, 0, NULL, 0, MPI_ERRORS_ARE_FATAL, "MPI_COMM_WORLD"},
-	[2] = {1, 1, NULL, 0, MPI_ERRORS_ARE_FATAL, "MPI_COMM_SELF"},
+        [1] = {1, 0, NULL, 0, MPI_ERRORS_ARE_FATAL, "MPI_COMM_WORLD"},
+        [2] = {1, 1, NULL, 0, MPI_ERRORS_ARE_FATAL, "MPI_COMM_SELF"},
 };
 
 extern int main(int argc, char **argv);
@@ -101,8 +101,8 @@ int tcmpi__error(MPI_Comm comm, int code, const char *fn, const char *fmt, ...)
 	/* A rank failing only because another one aborted the run says nothing
 	 * more: the first failure has been reported. */
 	if (!(tcmpi__self && atomic_load(&tcmpi__self->shared->aborted)))
-		fprintf(stderr, "tcmpi: rank %d: %s (MPI error class %d); aborting the run\n",
-		        rank, last_error, code);
+		fprintf(stderr, "tcmpi: rank %d: %s (MPI error class %d); aborting the run\n", rank,
+		        last_error, code);
 	tcmpi__end_rank(code ? code : 1, 1);
 }
 
@@ -110,20 +110,41 @@ int tcmpi__tc_error(MPI_Comm comm, int err, const char *fn)
 {
 	int code;
 	switch (err) {
-	case TC_EROOT: code = MPI_ERR_ROOT; break;
-	case TC_ERANK: case TC_ENOTNEIGHBOR: case TC_ESELF: code = MPI_ERR_RANK; break;
-	case TC_ENULLBUF: code = MPI_ERR_BUFFER; break;
-	case TC_EOVERFLOW: code = MPI_ERR_COUNT; break;
-	case TC_ETRUNCATE: code = MPI_ERR_TRUNCATE; break;
-	case TC_ENOMEM: code = MPI_ERR_NO_MEM; break;
-	case TC_ENOTSUP: code = MPI_ERR_UNSUPPORTED_OPERATION; break;
-	case TC_EABORTED: code = MPI_ERR_PROC_ABORTED; break;
-	case TC_EINVAL: code = MPI_ERR_ARG; break;
-	default: code = MPI_ERR_OTHER; break;
+	case TC_EROOT:
+		code = MPI_ERR_ROOT;
+		break;
+	case TC_ERANK:
+	case TC_ENOTNEIGHBOR:
+	case TC_ESELF:
+		code = MPI_ERR_RANK;
+		break;
+	case TC_ENULLBUF:
+		code = MPI_ERR_BUFFER;
+		break;
+	case TC_EOVERFLOW:
+		code = MPI_ERR_COUNT;
+		break;
+	case TC_ETRUNCATE:
+		code = MPI_ERR_TRUNCATE;
+		break;
+	case TC_ENOMEM:
+		code = MPI_ERR_NO_MEM;
+		break;
+	case TC_ENOTSUP:
+		code = MPI_ERR_UNSUPPORTED_OPERATION;
+		break;
+	case TC_EABORTED:
+		code = MPI_ERR_PROC_ABORTED;
+		break;
+	case TC_EINVAL:
+		code = MPI_ERR_ARG;
+		break;
+	default:
+		code = MPI_ERR_OTHER;
+		break;
 	}
 	const char *d = tc_error_detail();
-	return tcmpi__error(comm, code, fn, "%s%s%s", tc_strerror(err), d && *d ? ": " : "",
-	                    d ? d : "");
+	return tcmpi__error(comm, code, fn, "%s%s%s", tc_strerror(err), d && *d ? ": " : "", d ? d : "");
 }
 
 int tcmpi__check_init(const char *fn)
@@ -154,16 +175,23 @@ int MPI_Error_class(int errorcode, int *errorclass)
 int MPI_Error_string(int errorcode, char *string, int *resultlen)
 {
 	static const char *const names[] = {
-		[MPI_SUCCESS] = "no error", [MPI_ERR_BUFFER] = "invalid buffer",
-		[MPI_ERR_COUNT] = "invalid count", [MPI_ERR_TYPE] = "invalid datatype",
-		[MPI_ERR_TAG] = "invalid tag", [MPI_ERR_COMM] = "invalid communicator",
-		[MPI_ERR_RANK] = "invalid rank", [MPI_ERR_REQUEST] = "invalid request",
-		[MPI_ERR_ROOT] = "invalid root", [MPI_ERR_OP] = "invalid operator",
-		[MPI_ERR_ARG] = "invalid argument", [MPI_ERR_TRUNCATE] = "message truncated",
-		[MPI_ERR_OTHER] = "other error", [MPI_ERR_INTERN] = "internal error",
-		[MPI_ERR_NO_MEM] = "out of memory",
-		[MPI_ERR_UNSUPPORTED_OPERATION] = "unsupported operation",
-		[MPI_ERR_PROC_ABORTED] = "the run was aborted by another rank",
+	        [MPI_SUCCESS] = "no error",
+	        [MPI_ERR_BUFFER] = "invalid buffer",
+	        [MPI_ERR_COUNT] = "invalid count",
+	        [MPI_ERR_TYPE] = "invalid datatype",
+	        [MPI_ERR_TAG] = "invalid tag",
+	        [MPI_ERR_COMM] = "invalid communicator",
+	        [MPI_ERR_RANK] = "invalid rank",
+	        [MPI_ERR_REQUEST] = "invalid request",
+	        [MPI_ERR_ROOT] = "invalid root",
+	        [MPI_ERR_OP] = "invalid operator",
+	        [MPI_ERR_ARG] = "invalid argument",
+	        [MPI_ERR_TRUNCATE] = "message truncated",
+	        [MPI_ERR_OTHER] = "other error",
+	        [MPI_ERR_INTERN] = "internal error",
+	        [MPI_ERR_NO_MEM] = "out of memory",
+	        [MPI_ERR_UNSUPPORTED_OPERATION] = "unsupported operation",
+	        [MPI_ERR_PROC_ABORTED] = "the run was aborted by another rank",
 	};
 	if (!string || !resultlen)
 		return MPI_ERR_ARG;
@@ -184,8 +212,8 @@ int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
 {
 	struct tcmpi__comm *c = tcmpi__comm(comm);
 	if (!c)
-		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_COMM, __func__, "invalid communicator %d",
-		                    comm);
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_COMM, __func__,
+		                    "invalid communicator %d", comm);
 	if (errhandler != MPI_ERRORS_ARE_FATAL && errhandler != MPI_ERRORS_RETURN &&
 	    errhandler != MPI_ERRORS_ABORT)
 		return tcmpi__error(comm, MPI_ERR_ARG, __func__,
@@ -359,14 +387,14 @@ int tcmpi__comm_rank(const struct tcmpi__comm *c)
 	return c->self ? 0 : tc_rank(c->proc);
 }
 
-#define COMM_OR_FAIL(c, comm)                                                              \
-	int rc_ = tcmpi__check_init(__func__);                                             \
-	if (rc_)                                                                           \
-		return rc_;                                                                \
-	struct tcmpi__comm *c = tcmpi__comm(comm);                                         \
-	if (!c)                                                                            \
-		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_COMM, __func__,                 \
-		                    "invalid communicator %d", (int)(comm))
+#define COMM_OR_FAIL(c, comm)                                                                 \
+	int rc_ = tcmpi__check_init(__func__);                                                \
+	if (rc_)                                                                              \
+		return rc_;                                                                   \
+	struct tcmpi__comm *c = tcmpi__comm(comm);                                            \
+	if (!c)                                                                               \
+	return tcmpi__error(MPI_COMM_NULL, MPI_ERR_COMM, __func__, "invalid communicator %d", \
+	                    (int)(comm))
 
 int MPI_Comm_rank(MPI_Comm comm, int *rank)
 {
@@ -402,8 +430,8 @@ int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
 	COMM_OR_FAIL(a, comm1);
 	struct tcmpi__comm *b = tcmpi__comm(comm2);
 	if (!b || !result)
-		return tcmpi__error(comm1, MPI_ERR_COMM, __func__, "invalid communicator %d or NULL",
-		                    comm2);
+		return tcmpi__error(comm1, MPI_ERR_COMM, __func__,
+		                    "invalid communicator %d or NULL", comm2);
 	int p = tcmpi__comm_size(a);
 	if (comm1 == comm2) {
 		*result = MPI_IDENT;
@@ -436,14 +464,12 @@ static int comm_new(const struct tcmpi__comm *from, MPI_Comm *out, const char *f
 			*out = i;
 			return MPI_SUCCESS;
 		}
-	return tcmpi__error(MPI_COMM_WORLD, MPI_ERR_NO_MEM, fn, "more than %d communicators",
-	                    NCOMMS - 3);
+	return tcmpi__error(MPI_COMM_WORLD, MPI_ERR_NO_MEM, fn, "more than %d communicators", NCOMMS - 3);
 }
 
 /* A communicator of a new sub-team (proc, NULL: none), with c's error
  * handler. */
-static int comm_sub(const struct tcmpi__comm *c, struct tc_proc *proc, MPI_Comm *out,
-                    const char *fn)
+static int comm_sub(const struct tcmpi__comm *c, struct tc_proc *proc, MPI_Comm *out, const char *fn)
 {
 	*out = MPI_COMM_NULL;
 	if (!proc)
@@ -514,8 +540,7 @@ int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 		return color == MPI_UNDEFINED ? MPI_SUCCESS : comm_new(c, newcomm, __func__);
 	}
 	struct tc_proc *np = NULL;
-	int rc = tc_team_split(c->proc, color == MPI_UNDEFINED ? TC_UNDEFINED : color, key, NULL,
-	                       &np);
+	int rc = tc_team_split(c->proc, color == MPI_UNDEFINED ? TC_UNDEFINED : color, key, NULL, &np);
 	if (rc)
 		return tcmpi__tc_error(comm, rc, __func__);
 	return comm_sub(c, np, newcomm, __func__);

@@ -17,12 +17,30 @@
 static struct tcmpi__dtype *dts;
 static int ndts;
 
-struct pair_fi { float a; int b; };
-struct pair_di { double a; int b; };
-struct pair_li { long a; int b; };
-struct pair_ii { int a; int b; };
-struct pair_si { short a; int b; };
-struct pair_ldi { long double a; int b; };
+struct pair_fi {
+	float a;
+	int b;
+};
+struct pair_di {
+	double a;
+	int b;
+};
+struct pair_li {
+	long a;
+	int b;
+};
+struct pair_ii {
+	int a;
+	int b;
+};
+struct pair_si {
+	short a;
+	int b;
+};
+struct pair_ldi {
+	long double a;
+	int b;
+};
 
 /* Predefined datatypes, by handle: name, bytes, topocoll datatype (-1:
  * reduced by the layer itself), and for the pair types the offset of the
@@ -33,55 +51,54 @@ static const struct {
 	int tc;
 	size_t pair_off, pair_extent;
 } predef[TCMPI_DT_PREDEFINED] = {
-#define INTDT(s, signed_) ((s) == 1 ? (signed_ ? TC_INT8 : TC_UINT8)                       \
-	                   : (s) == 2 ? (signed_ ? TC_INT16 : TC_UINT16)                   \
-	                   : (s) == 4 ? (signed_ ? TC_INT32 : TC_UINT32)                   \
-	                   : (signed_ ? TC_INT64 : TC_UINT64))
-	[MPI_CHAR] = {"MPI_CHAR", 1, TC_INT8, 0, 0},
-	[MPI_SIGNED_CHAR] = {"MPI_SIGNED_CHAR", 1, TC_INT8, 0, 0},
-	[MPI_UNSIGNED_CHAR] = {"MPI_UNSIGNED_CHAR", 1, TC_UINT8, 0, 0},
-	[MPI_BYTE] = {"MPI_BYTE", 1, TC_UINT8, 0, 0},
-	[MPI_SHORT] = {"MPI_SHORT", sizeof(short), INTDT(sizeof(short), 1), 0, 0},
-	[MPI_UNSIGNED_SHORT] = {"MPI_UNSIGNED_SHORT", sizeof(short), INTDT(sizeof(short), 0), 0, 0},
-	[MPI_INT] = {"MPI_INT", sizeof(int), INTDT(sizeof(int), 1), 0, 0},
-	[MPI_UNSIGNED] = {"MPI_UNSIGNED", sizeof(int), INTDT(sizeof(int), 0), 0, 0},
-	[MPI_LONG] = {"MPI_LONG", sizeof(long), INTDT(sizeof(long), 1), 0, 0},
-	[MPI_UNSIGNED_LONG] = {"MPI_UNSIGNED_LONG", sizeof(long), INTDT(sizeof(long), 0), 0, 0},
-	[MPI_LONG_LONG_INT] = {"MPI_LONG_LONG_INT", sizeof(long long), TC_INT64, 0, 0},
-	[MPI_UNSIGNED_LONG_LONG] = {"MPI_UNSIGNED_LONG_LONG", sizeof(long long), TC_UINT64, 0, 0},
-	[MPI_FLOAT] = {"MPI_FLOAT", sizeof(float), TC_FLOAT, 0, 0},
-	[MPI_DOUBLE] = {"MPI_DOUBLE", sizeof(double), TC_DOUBLE, 0, 0},
-	[MPI_LONG_DOUBLE] = {"MPI_LONG_DOUBLE", sizeof(long double), -1, 0, 0},
-	[MPI_WCHAR] = {"MPI_WCHAR", 4, TC_INT32, 0, 0},
-	[MPI_C_BOOL] = {"MPI_C_BOOL", sizeof(_Bool), -1, 0, 0},
-	[MPI_INT8_T] = {"MPI_INT8_T", 1, TC_INT8, 0, 0},
-	[MPI_INT16_T] = {"MPI_INT16_T", 2, TC_INT16, 0, 0},
-	[MPI_INT32_T] = {"MPI_INT32_T", 4, TC_INT32, 0, 0},
-	[MPI_INT64_T] = {"MPI_INT64_T", 8, TC_INT64, 0, 0},
-	[MPI_UINT8_T] = {"MPI_UINT8_T", 1, TC_UINT8, 0, 0},
-	[MPI_UINT16_T] = {"MPI_UINT16_T", 2, TC_UINT16, 0, 0},
-	[MPI_UINT32_T] = {"MPI_UINT32_T", 4, TC_UINT32, 0, 0},
-	[MPI_UINT64_T] = {"MPI_UINT64_T", 8, TC_UINT64, 0, 0},
-	[MPI_AINT] = {"MPI_AINT", sizeof(MPI_Aint), INTDT(sizeof(MPI_Aint), 1), 0, 0},
-	[MPI_OFFSET] = {"MPI_OFFSET", sizeof(MPI_Offset), TC_INT64, 0, 0},
-	[MPI_COUNT] = {"MPI_COUNT", sizeof(MPI_Count), TC_INT64, 0, 0},
-	[MPI_PACKED] = {"MPI_PACKED", 1, TC_UINT8, 0, 0},
-	[MPI_C_FLOAT_COMPLEX] = {"MPI_C_FLOAT_COMPLEX", 2 * sizeof(float), -1, 0, 0},
-	[MPI_C_DOUBLE_COMPLEX] = {"MPI_C_DOUBLE_COMPLEX", 2 * sizeof(double), -1, 0, 0},
-	[MPI_C_LONG_DOUBLE_COMPLEX] = {"MPI_C_LONG_DOUBLE_COMPLEX", 2 * sizeof(long double), -1,
-	                               0, 0},
-	[MPI_FLOAT_INT] = {"MPI_FLOAT_INT", sizeof(float), -1, offsetof(struct pair_fi, b),
-	                   sizeof(struct pair_fi)},
-	[MPI_DOUBLE_INT] = {"MPI_DOUBLE_INT", sizeof(double), -1, offsetof(struct pair_di, b),
-	                    sizeof(struct pair_di)},
-	[MPI_LONG_INT] = {"MPI_LONG_INT", sizeof(long), -1, offsetof(struct pair_li, b),
-	                  sizeof(struct pair_li)},
-	[MPI_2INT] = {"MPI_2INT", sizeof(int), -1, offsetof(struct pair_ii, b),
-	              sizeof(struct pair_ii)},
-	[MPI_SHORT_INT] = {"MPI_SHORT_INT", sizeof(short), -1, offsetof(struct pair_si, b),
-	                   sizeof(struct pair_si)},
-	[MPI_LONG_DOUBLE_INT] = {"MPI_LONG_DOUBLE_INT", sizeof(long double), -1,
-	                         offsetof(struct pair_ldi, b), sizeof(struct pair_ldi)},
+#define INTDT(s, signed_)                              \
+	((s) == 1   ? (signed_ ? TC_INT8 : TC_UINT8)   \
+	 : (s) == 2 ? (signed_ ? TC_INT16 : TC_UINT16) \
+	 : (s) == 4 ? (signed_ ? TC_INT32 : TC_UINT32) \
+	            : (signed_ ? TC_INT64 : TC_UINT64))
+        [MPI_CHAR] = {"MPI_CHAR", 1, TC_INT8, 0, 0},
+        [MPI_SIGNED_CHAR] = {"MPI_SIGNED_CHAR", 1, TC_INT8, 0, 0},
+        [MPI_UNSIGNED_CHAR] = {"MPI_UNSIGNED_CHAR", 1, TC_UINT8, 0, 0},
+        [MPI_BYTE] = {"MPI_BYTE", 1, TC_UINT8, 0, 0},
+        [MPI_SHORT] = {"MPI_SHORT", sizeof(short), INTDT(sizeof(short), 1), 0, 0},
+        [MPI_UNSIGNED_SHORT] = {"MPI_UNSIGNED_SHORT", sizeof(short), INTDT(sizeof(short), 0), 0, 0},
+        [MPI_INT] = {"MPI_INT", sizeof(int), INTDT(sizeof(int), 1), 0, 0},
+        [MPI_UNSIGNED] = {"MPI_UNSIGNED", sizeof(int), INTDT(sizeof(int), 0), 0, 0},
+        [MPI_LONG] = {"MPI_LONG", sizeof(long), INTDT(sizeof(long), 1), 0, 0},
+        [MPI_UNSIGNED_LONG] = {"MPI_UNSIGNED_LONG", sizeof(long), INTDT(sizeof(long), 0), 0, 0},
+        [MPI_LONG_LONG_INT] = {"MPI_LONG_LONG_INT", sizeof(long long), TC_INT64, 0, 0},
+        [MPI_UNSIGNED_LONG_LONG] = {"MPI_UNSIGNED_LONG_LONG", sizeof(long long), TC_UINT64, 0, 0},
+        [MPI_FLOAT] = {"MPI_FLOAT", sizeof(float), TC_FLOAT, 0, 0},
+        [MPI_DOUBLE] = {"MPI_DOUBLE", sizeof(double), TC_DOUBLE, 0, 0},
+        [MPI_LONG_DOUBLE] = {"MPI_LONG_DOUBLE", sizeof(long double), -1, 0, 0},
+        [MPI_WCHAR] = {"MPI_WCHAR", 4, TC_INT32, 0, 0},
+        [MPI_C_BOOL] = {"MPI_C_BOOL", sizeof(_Bool), -1, 0, 0},
+        [MPI_INT8_T] = {"MPI_INT8_T", 1, TC_INT8, 0, 0},
+        [MPI_INT16_T] = {"MPI_INT16_T", 2, TC_INT16, 0, 0},
+        [MPI_INT32_T] = {"MPI_INT32_T", 4, TC_INT32, 0, 0},
+        [MPI_INT64_T] = {"MPI_INT64_T", 8, TC_INT64, 0, 0},
+        [MPI_UINT8_T] = {"MPI_UINT8_T", 1, TC_UINT8, 0, 0},
+        [MPI_UINT16_T] = {"MPI_UINT16_T", 2, TC_UINT16, 0, 0},
+        [MPI_UINT32_T] = {"MPI_UINT32_T", 4, TC_UINT32, 0, 0},
+        [MPI_UINT64_T] = {"MPI_UINT64_T", 8, TC_UINT64, 0, 0},
+        [MPI_AINT] = {"MPI_AINT", sizeof(MPI_Aint), INTDT(sizeof(MPI_Aint), 1), 0, 0},
+        [MPI_OFFSET] = {"MPI_OFFSET", sizeof(MPI_Offset), TC_INT64, 0, 0},
+        [MPI_COUNT] = {"MPI_COUNT", sizeof(MPI_Count), TC_INT64, 0, 0},
+        [MPI_PACKED] = {"MPI_PACKED", 1, TC_UINT8, 0, 0},
+        [MPI_C_FLOAT_COMPLEX] = {"MPI_C_FLOAT_COMPLEX", 2 * sizeof(float), -1, 0, 0},
+        [MPI_C_DOUBLE_COMPLEX] = {"MPI_C_DOUBLE_COMPLEX", 2 * sizeof(double), -1, 0, 0},
+        [MPI_C_LONG_DOUBLE_COMPLEX] = {"MPI_C_LONG_DOUBLE_COMPLEX", 2 * sizeof(long double), -1, 0, 0},
+        [MPI_FLOAT_INT] = {"MPI_FLOAT_INT", sizeof(float), -1, offsetof(struct pair_fi, b),
+                           sizeof(struct pair_fi)},
+        [MPI_DOUBLE_INT] = {"MPI_DOUBLE_INT", sizeof(double), -1, offsetof(struct pair_di, b),
+                            sizeof(struct pair_di)},
+        [MPI_LONG_INT] = {"MPI_LONG_INT", sizeof(long), -1, offsetof(struct pair_li, b),
+                          sizeof(struct pair_li)},
+        [MPI_2INT] = {"MPI_2INT", sizeof(int), -1, offsetof(struct pair_ii, b), sizeof(struct pair_ii)},
+        [MPI_SHORT_INT] = {"MPI_SHORT_INT", sizeof(short), -1, offsetof(struct pair_si, b),
+                           sizeof(struct pair_si)},
+        [MPI_LONG_DOUBLE_INT] = {"MPI_LONG_DOUBLE_INT", sizeof(long double), -1,
+                                 offsetof(struct pair_ldi, b), sizeof(struct pair_ldi)},
 #undef INTDT
 };
 
@@ -299,13 +316,11 @@ static int hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype old
 	return rc;
 }
 
-int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype,
-                    MPI_Datatype *newtype)
+int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
 	const struct tcmpi__dtype *o = dt_any(oldtype);
 	if (!o)
-		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_TYPE, __func__, "invalid datatype %d",
-		                    oldtype);
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_TYPE, __func__, "invalid datatype %d", oldtype);
 	return hvector(count, blocklength, (MPI_Aint)stride * o->extent, oldtype, newtype,
 	               MPI_COMBINER_VECTOR, __func__);
 }
@@ -313,8 +328,7 @@ int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype
 int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
                             MPI_Datatype *newtype)
 {
-	return hvector(count, blocklength, stride, oldtype, newtype, MPI_COMBINER_HVECTOR,
-	               __func__);
+	return hvector(count, blocklength, stride, oldtype, newtype, MPI_COMBINER_HVECTOR, __func__);
 }
 
 /* Indexed forms: displacements in extents of oldtype (scale) or bytes. */
@@ -323,8 +337,7 @@ static int indexed(int count, const int *bls, int bl_all, const void *displs, in
                    int combiner, const char *fn)
 {
 	if (count < 0 || (count > 0 && (!displs || (!bls && bl_all < 0))))
-		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_ARG, fn,
-		                    "negative count or NULL array");
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_ARG, fn, "negative count or NULL array");
 	size_t *n = tcmpi__alloc(sizeof *n * (size_t)count);
 	MPI_Aint *d = tcmpi__alloc(sizeof *d * (size_t)count);
 	MPI_Datatype *t = tcmpi__alloc(sizeof *t * (size_t)count);
@@ -354,8 +367,7 @@ static int indexed(int count, const int *bls, int bl_all, const void *displs, in
 }
 
 int MPI_Type_indexed(int count, const int array_of_blocklengths[],
-                     const int array_of_displacements[], MPI_Datatype oldtype,
-                     MPI_Datatype *newtype)
+                     const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
 	return indexed(count, array_of_blocklengths, -1, array_of_displacements, 0, NULL, oldtype,
 	               newtype, MPI_COMBINER_INDEXED, __func__);
@@ -376,9 +388,8 @@ int MPI_Type_create_indexed_block(int count, int blocklength, const int array_of
 	               MPI_COMBINER_INDEXED_BLOCK, __func__);
 }
 
-int MPI_Type_create_hindexed_block(int count, int blocklength,
-                                   const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
-                                   MPI_Datatype *newtype)
+int MPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint array_of_displacements[],
+                                   MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
 	return indexed(count, NULL, blocklength, array_of_displacements, 1, NULL, oldtype, newtype,
 	               MPI_COMBINER_HINDEXED_BLOCK, __func__);
@@ -390,12 +401,11 @@ int MPI_Type_create_struct(int count, const int array_of_block_lengths[],
 {
 	if (count > 0 && !array_of_types)
 		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_ARG, __func__, "NULL array_of_types");
-	return indexed(count, array_of_block_lengths, -1, array_of_displacements, 1,
-	               array_of_types, MPI_DATATYPE_NULL, newtype, MPI_COMBINER_STRUCT, __func__);
+	return indexed(count, array_of_block_lengths, -1, array_of_displacements, 1, array_of_types,
+	               MPI_DATATYPE_NULL, newtype, MPI_COMBINER_STRUCT, __func__);
 }
 
-int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
-                            MPI_Datatype *newtype)
+int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *newtype)
 {
 	size_t n = 1;
 	MPI_Aint d = 0;

@@ -38,8 +38,9 @@ static _Noreturn void end(int status, const char *how)
 	fflush(NULL);
 	int mid = tcmpi__initialized && !tcmpi__finalized;
 	if (mid && tcmpi__self && !atomic_load(&tcmpi__self->shared->aborted))
-		fprintf(stderr, "tcmpi: rank %d called %s(%d) between MPI_Init and MPI_Finalize; "
-		                "aborting the run\n",
+		fprintf(stderr,
+		        "tcmpi: rank %d called %s(%d) between MPI_Init and MPI_Finalize; "
+		        "aborting the run\n",
 		        tc_rank(tcmpi__self->proc), how, status);
 	if (!tcmpi__self) {
 		fprintf(stderr, "tcmpi: %s(%d) outside tcmpirun\n", how, status);
@@ -160,8 +161,7 @@ static int getopt_any(int argc, char *const argv[], const char *optstring, const
 		os++;
 	int colon = *os == ':';
 	if (pos == 0) {
-		if (optind >= argc || !argv[optind] || argv[optind][0] != '-' ||
-		    argv[optind][1] == '\0')
+		if (optind >= argc || !argv[optind] || argv[optind][0] != '-' || argv[optind][1] == '\0')
 			return -1;
 		if (strcmp(argv[optind], "--") == 0) {
 			optind++;
@@ -208,8 +208,7 @@ static int getopt_any(int argc, char *const argv[], const char *optstring, const
 			optind++;
 			pos = 0;
 			if (opterr && !colon)
-				fprintf(stderr, "%s: option requires an argument -- '%c'\n", argv[0],
-				        ch);
+				fprintf(stderr, "%s: option requires an argument -- '%c'\n", argv[0], ch);
 			return colon ? ':' : '?';
 		}
 		pos = 0;
@@ -225,8 +224,8 @@ int getopt(int argc, char *const argv[], const char *optstring)
 	return getopt_any(argc, argv, optstring, NULL, NULL, 0);
 }
 
-int getopt_long(int argc, char *const argv[], const char *optstring,
-                const struct option *longopts, int *longindex)
+int getopt_long(int argc, char *const argv[], const char *optstring, const struct option *longopts,
+                int *longindex)
 {
 	return getopt_any(argc, argv, optstring, longopts, longindex, 0);
 }

@@ -26,17 +26,17 @@ static struct {
 } user_ops[NUSER];
 
 static const enum tc_op tc_of[TCMPI_OP_PREDEFINED] = {
-	[MPI_MAX] = TC_OP_MAX, [MPI_MIN] = TC_OP_MIN, [MPI_SUM] = TC_OP_SUM,
-	[MPI_PROD] = TC_OP_PROD, [MPI_LAND] = TC_OP_LAND, [MPI_BAND] = TC_OP_BAND,
-	[MPI_LOR] = TC_OP_LOR, [MPI_BOR] = TC_OP_BOR, [MPI_BXOR] = TC_OP_BXOR,
-	[MPI_LXOR] = TC_OP_COUNT, [MPI_MINLOC] = TC_OP_COUNT, [MPI_MAXLOC] = TC_OP_COUNT,
-	[MPI_REPLACE] = TC_OP_COUNT, [MPI_NO_OP] = TC_OP_COUNT,
+        [MPI_MAX] = TC_OP_MAX,       [MPI_MIN] = TC_OP_MIN,      [MPI_SUM] = TC_OP_SUM,
+        [MPI_PROD] = TC_OP_PROD,     [MPI_LAND] = TC_OP_LAND,    [MPI_BAND] = TC_OP_BAND,
+        [MPI_LOR] = TC_OP_LOR,       [MPI_BOR] = TC_OP_BOR,      [MPI_BXOR] = TC_OP_BXOR,
+        [MPI_LXOR] = TC_OP_COUNT,    [MPI_MINLOC] = TC_OP_COUNT, [MPI_MAXLOC] = TC_OP_COUNT,
+        [MPI_REPLACE] = TC_OP_COUNT, [MPI_NO_OP] = TC_OP_COUNT,
 };
 
 static const char *const op_names[TCMPI_OP_PREDEFINED] = {
-	"MPI_OP_NULL", "MPI_MAX", "MPI_MIN", "MPI_SUM", "MPI_PROD", "MPI_LAND", "MPI_BAND",
-	"MPI_LOR", "MPI_BOR", "MPI_LXOR", "MPI_BXOR", "MPI_MINLOC", "MPI_MAXLOC", "MPI_REPLACE",
-	"MPI_NO_OP",
+        "MPI_OP_NULL", "MPI_MAX",    "MPI_MIN",    "MPI_SUM",     "MPI_PROD",
+        "MPI_LAND",    "MPI_BAND",   "MPI_LOR",    "MPI_BOR",     "MPI_LXOR",
+        "MPI_BXOR",    "MPI_MINLOC", "MPI_MAXLOC", "MPI_REPLACE", "MPI_NO_OP",
 };
 
 static int is_user(MPI_Op op)
@@ -100,50 +100,64 @@ int tcmpi__op_native(MPI_Op op, MPI_Datatype dt, enum tc_op *tcop, struct tc_use
 /* ---------------------------------------------------------------------
  * Kernels the layer runs itself.
  */
-#define ARITH(T, in, io, n, op)                                                            \
-	do {                                                                               \
-		const T *a_ = (const T *)(in);                                             \
-		T *b_ = (T *)(io);                                                         \
-		for (size_t i_ = 0; i_ < (n); i_++)                                        \
-			switch (op) {                                                      \
-			case MPI_SUM: b_[i_] = a_[i_] + b_[i_]; break;                    \
-			case MPI_PROD: b_[i_] = a_[i_] * b_[i_]; break;                   \
-			default: return -1;                                                \
-			}                                                                  \
+#define ARITH(T, in, io, n, op)                           \
+	do {                                              \
+		const T *a_ = (const T *)(in);            \
+		T *b_ = (T *)(io);                        \
+		for (size_t i_ = 0; i_ < (n); i_++)       \
+			switch (op) {                     \
+			case MPI_SUM:                     \
+				b_[i_] = a_[i_] + b_[i_]; \
+				break;                    \
+			case MPI_PROD:                    \
+				b_[i_] = a_[i_] * b_[i_]; \
+				break;                    \
+			default:                          \
+				return -1;                \
+			}                                 \
 	} while (0)
-#define ORDER(T, in, io, n, op)                                                            \
-	do {                                                                               \
-		const T *a_ = (const T *)(in);                                             \
-		T *b_ = (T *)(io);                                                         \
-		for (size_t i_ = 0; i_ < (n); i_++)                                        \
-			switch (op) {                                                      \
-			case MPI_SUM: b_[i_] = a_[i_] + b_[i_]; break;                    \
-			case MPI_PROD: b_[i_] = a_[i_] * b_[i_]; break;                   \
-			case MPI_MAX: b_[i_] = a_[i_] > b_[i_] ? a_[i_] : b_[i_]; break;  \
-			case MPI_MIN: b_[i_] = a_[i_] < b_[i_] ? a_[i_] : b_[i_]; break;  \
-			default: return -1;                                                \
-			}                                                                  \
+#define ORDER(T, in, io, n, op)                                             \
+	do {                                                                \
+		const T *a_ = (const T *)(in);                              \
+		T *b_ = (T *)(io);                                          \
+		for (size_t i_ = 0; i_ < (n); i_++)                         \
+			switch (op) {                                       \
+			case MPI_SUM:                                       \
+				b_[i_] = a_[i_] + b_[i_];                   \
+				break;                                      \
+			case MPI_PROD:                                      \
+				b_[i_] = a_[i_] * b_[i_];                   \
+				break;                                      \
+			case MPI_MAX:                                       \
+				b_[i_] = a_[i_] > b_[i_] ? a_[i_] : b_[i_]; \
+				break;                                      \
+			case MPI_MIN:                                       \
+				b_[i_] = a_[i_] < b_[i_] ? a_[i_] : b_[i_]; \
+				break;                                      \
+			default:                                            \
+				return -1;                                  \
+			}                                                   \
 	} while (0)
 /* MINLOC/MAXLOC on packed pairs: value then int, no padding. */
-#define LOC(T, in, io, n, op)                                                              \
-	do {                                                                               \
-		const unsigned char *a_ = (const unsigned char *)(in);                     \
-		unsigned char *b_ = (unsigned char *)(io);                                 \
-		for (size_t i_ = 0; i_ < (n); i_++) {                                      \
-			T va, vb;                                                          \
-			int ia, ib;                                                        \
-			size_t at_ = i_ * (sizeof(T) + sizeof(int));                      \
-			memcpy(&va, a_ + at_, sizeof va);                                  \
-			memcpy(&ia, a_ + at_ + sizeof(T), sizeof ia);                      \
-			memcpy(&vb, b_ + at_, sizeof vb);                                  \
-			memcpy(&ib, b_ + at_ + sizeof(T), sizeof ib);                      \
-			int take = (op) == MPI_MINLOC ? (va < vb || (va == vb && ia < ib))   \
-			                              : (va > vb || (va == vb && ia < ib));  \
-			if ((op) != MPI_MINLOC && (op) != MPI_MAXLOC)                      \
-				return -1;                                                 \
-			if (take)                                                          \
-				memcpy(b_ + at_, a_ + at_, sizeof(T) + sizeof(int));       \
-		}                                                                          \
+#define LOC(T, in, io, n, op)                                                               \
+	do {                                                                                \
+		const unsigned char *a_ = (const unsigned char *)(in);                      \
+		unsigned char *b_ = (unsigned char *)(io);                                  \
+		for (size_t i_ = 0; i_ < (n); i_++) {                                       \
+			T va, vb;                                                           \
+			int ia, ib;                                                         \
+			size_t at_ = i_ * (sizeof(T) + sizeof(int));                        \
+			memcpy(&va, a_ + at_, sizeof va);                                   \
+			memcpy(&ia, a_ + at_ + sizeof(T), sizeof ia);                       \
+			memcpy(&vb, b_ + at_, sizeof vb);                                   \
+			memcpy(&ib, b_ + at_ + sizeof(T), sizeof ib);                       \
+			int take = (op) == MPI_MINLOC ? (va < vb || (va == vb && ia < ib))  \
+			                              : (va > vb || (va == vb && ia < ib)); \
+			if ((op) != MPI_MINLOC && (op) != MPI_MAXLOC)                       \
+				return -1;                                                  \
+			if (take)                                                           \
+				memcpy(b_ + at_, a_ + at_, sizeof(T) + sizeof(int));        \
+		}                                                                           \
 	} while (0)
 
 /* inout = in (op) inout on n packed elements of the predefined type dt
@@ -159,8 +173,7 @@ static int reduce_predef(const void *in, void *inout, size_t n, MPI_Datatype dt,
 	}
 	int tdt = tcmpi__tc_dtype(dt);
 	if (tdt >= 0 && tc_of[op] != TC_OP_COUNT)
-		return tc_reduce_local(in, inout, n, (enum tc_dtype)tdt, tc_of[op], NULL) == 0 ? 0
-		                                                                            : -1;
+		return tc_reduce_local(in, inout, n, (enum tc_dtype)tdt, tc_of[op], NULL) == 0 ? 0 : -1;
 	if (op == MPI_LXOR && (tdt >= 0 || dt == MPI_C_BOOL)) {
 		if (tdt == TC_FLOAT || tdt == TC_DOUBLE)
 			return -1;
@@ -188,23 +201,49 @@ static int reduce_predef(const void *in, void *inout, size_t n, MPI_Datatype dt,
 		bool *b = inout;
 		for (size_t i = 0; i < n; i++)
 			switch (op) {
-			case MPI_LAND: b[i] = a[i] && b[i]; break;
-			case MPI_LOR: b[i] = a[i] || b[i]; break;
-			default: return -1;
+			case MPI_LAND:
+				b[i] = a[i] && b[i];
+				break;
+			case MPI_LOR:
+				b[i] = a[i] || b[i];
+				break;
+			default:
+				return -1;
 			}
 		return 0;
 	}
-	case MPI_LONG_DOUBLE: ORDER(long double, in, inout, n, op); return 0;
-	case MPI_C_FLOAT_COMPLEX: ARITH(float complex, in, inout, n, op); return 0;
-	case MPI_C_DOUBLE_COMPLEX: ARITH(double complex, in, inout, n, op); return 0;
-	case MPI_C_LONG_DOUBLE_COMPLEX: ARITH(long double complex, in, inout, n, op); return 0;
-	case MPI_FLOAT_INT: LOC(float, in, inout, n, op); return 0;
-	case MPI_DOUBLE_INT: LOC(double, in, inout, n, op); return 0;
-	case MPI_LONG_INT: LOC(long, in, inout, n, op); return 0;
-	case MPI_2INT: LOC(int, in, inout, n, op); return 0;
-	case MPI_SHORT_INT: LOC(short, in, inout, n, op); return 0;
-	case MPI_LONG_DOUBLE_INT: LOC(long double, in, inout, n, op); return 0;
-	default: return -1;
+	case MPI_LONG_DOUBLE:
+		ORDER(long double, in, inout, n, op);
+		return 0;
+	case MPI_C_FLOAT_COMPLEX:
+		ARITH(float complex, in, inout, n, op);
+		return 0;
+	case MPI_C_DOUBLE_COMPLEX:
+		ARITH(double complex, in, inout, n, op);
+		return 0;
+	case MPI_C_LONG_DOUBLE_COMPLEX:
+		ARITH(long double complex, in, inout, n, op);
+		return 0;
+	case MPI_FLOAT_INT:
+		LOC(float, in, inout, n, op);
+		return 0;
+	case MPI_DOUBLE_INT:
+		LOC(double, in, inout, n, op);
+		return 0;
+	case MPI_LONG_INT:
+		LOC(long, in, inout, n, op);
+		return 0;
+	case MPI_2INT:
+		LOC(int, in, inout, n, op);
+		return 0;
+	case MPI_SHORT_INT:
+		LOC(short, in, inout, n, op);
+		return 0;
+	case MPI_LONG_DOUBLE_INT:
+		LOC(long double, in, inout, n, op);
+		return 0;
+	default:
+		return -1;
 	}
 }
 
@@ -309,8 +348,8 @@ int MPI_Op_commutative(MPI_Op op, int *commute)
 	return MPI_SUCCESS;
 }
 
-static int reduce_local_api(const void *inbuf, void *inoutbuf, size_t count,
-                            MPI_Datatype datatype, MPI_Op op, const char *fn)
+static int reduce_local_api(const void *inbuf, void *inoutbuf, size_t count, MPI_Datatype datatype,
+                            MPI_Op op, const char *fn)
 {
 	int rc = tcmpi__check_init(fn);
 	if (rc)
@@ -356,16 +395,15 @@ static int reduce_local_api(const void *inbuf, void *inoutbuf, size_t count,
 	return MPI_SUCCESS;
 }
 
-int MPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype,
-                     MPI_Op op)
+int MPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype, MPI_Op op)
 {
 	if (count < 0)
 		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_COUNT, __func__, "negative count");
 	return reduce_local_api(inbuf, inoutbuf, (size_t)count, datatype, op, __func__);
 }
 
-int MPI_Reduce_local_c(const void *inbuf, void *inoutbuf, MPI_Count count,
-                       MPI_Datatype datatype, MPI_Op op)
+int MPI_Reduce_local_c(const void *inbuf, void *inoutbuf, MPI_Count count, MPI_Datatype datatype,
+                       MPI_Op op)
 {
 	if (count < 0)
 		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_COUNT, __func__, "negative count");

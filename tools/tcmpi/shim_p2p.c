@@ -61,8 +61,8 @@ static void set_status(MPI_Status *st, int src, int tag, size_t bytes)
 	st->tcmpi_count = (MPI_Count)bytes;
 }
 
-static int check_args(const struct tcmpi__dtype *t, int count, int tag, int is_recv,
-                      MPI_Comm comm, const char *fn)
+static int check_args(const struct tcmpi__dtype *t, int count, int tag, int is_recv, MPI_Comm comm,
+                      const char *fn)
 {
 	if (!t)
 		return tcmpi__error(comm, MPI_ERR_TYPE, fn, "invalid or uncommitted datatype");
@@ -123,8 +123,8 @@ void tcmpi__req_drop(MPI_Request *h)
 	*h = MPI_REQUEST_NULL;
 }
 
-int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-              MPI_Comm comm, MPI_Request *request)
+int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+              MPI_Request *request)
 {
 	struct tcmpi__comm *c;
 	int rc = check(comm, dest, 0, __func__, &c);
@@ -195,8 +195,7 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
 		q->t = t;
 	}
 	q->proc = c->proc;
-	int tcrc = tc_irecv_tag(c->proc, tc_src(source), tc_tag(tag), b, (size_t)count * t->size,
-	                        &q->tr);
+	int tcrc = tc_irecv_tag(c->proc, tc_src(source), tc_tag(tag), b, (size_t)count * t->size, &q->tr);
 	if (tcrc) {
 		tcmpi__req_drop(request);
 		return tcmpi__tc_error(comm, tcrc, __func__);
@@ -326,8 +325,8 @@ int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 static int check_reqs(int count, MPI_Request *a, const char *fn)
 {
 	if (count < 0 || (count > 0 && !a))
-		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_ARG, fn, "invalid count %d or NULL array",
-		                    count);
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_ARG, fn,
+		                    "invalid count %d or NULL array", count);
 	for (int i = 0; i < count; i++) {
 		int rc = check_req(&a[i], fn);
 		if (rc)
@@ -349,8 +348,7 @@ int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status *array_of
 	return first;
 }
 
-int MPI_Testall(int count, MPI_Request array_of_requests[], int *flag,
-                MPI_Status *array_of_statuses)
+int MPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Status *array_of_statuses)
 {
 	int rc = check_reqs(count, array_of_requests, __func__);
 	if (rc)
@@ -435,8 +433,7 @@ int MPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Stat
 	return any(count, array_of_requests, index, NULL, status, 1, __func__);
 }
 
-int MPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *flag,
-                MPI_Status *status)
+int MPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *flag, MPI_Status *status)
 {
 	return any(count, array_of_requests, index, flag, status, 0, __func__);
 }
@@ -448,8 +445,7 @@ int MPI_Start(MPI_Request *request)
 		return rc;
 	struct tcmpi__req *q = req_of(*request);
 	if (!q || !q->persistent)
-		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_REQUEST, __func__,
-		                    "not a persistent request");
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_REQUEST, __func__, "not a persistent request");
 	if (q->active)
 		return tcmpi__error(q->comm, MPI_ERR_REQUEST, __func__, "request already active");
 	if (!q->proc) { /* a communicator of one rank: complete at once */
@@ -480,8 +476,7 @@ int MPI_Request_free(MPI_Request *request)
 		return rc;
 	struct tcmpi__req *q = req_of(*request);
 	if (!q)
-		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_REQUEST, __func__,
-		                    "MPI_REQUEST_NULL given");
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_REQUEST, __func__, "MPI_REQUEST_NULL given");
 	if (q->active) {
 		/* MPI lets a program free an active request: it completes on its
 		 * own.  The layer completes it here. */

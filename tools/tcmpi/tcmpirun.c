@@ -36,22 +36,22 @@
 #include "launch.h"
 
 static const char usage_text[] =
-	"usage: tcmpirun -np P [options] PROGRAM [ARGS...]\n"
-	"Runs an MPI program built with tcmpicc, one private copy of it per rank,\n"
-	"its ranks the threads or fibres of a topocoll team.\n"
-	"options:\n"
-	"  -np P, -n P       ranks\n"
-	"  --topo SPEC       topology [complete:P]\n"
-	"  --exec threads|fibres  how ranks run [fibres when P exceeds the CPUs]\n"
-	"  --mode native|emulated  links at full speed, or at the model's pace [native]\n"
-	"  --report          at the end, per collective: calls, measured and\n"
-	"                    modelled time per call (stderr)\n"
-	"  --stack BYTES     each rank's stack on fibres [256K]\n"
-	"  --timeout MS      a wait longer than this aborts the run [none]\n"
-	"  --verbose         the load time and memory of the copies (stderr)\n" CLI_MODEL_HELP;
+        "usage: tcmpirun -np P [options] PROGRAM [ARGS...]\n"
+        "Runs an MPI program built with tcmpicc, one private copy of it per rank,\n"
+        "its ranks the threads or fibres of a topocoll team.\n"
+        "options:\n"
+        "  -np P, -n P       ranks\n"
+        "  --topo SPEC       topology [complete:P]\n"
+        "  --exec threads|fibres  how ranks run [fibres when P exceeds the CPUs]\n"
+        "  --mode native|emulated  links at full speed, or at the model's pace [native]\n"
+        "  --report          at the end, per collective: calls, measured and\n"
+        "                    modelled time per call (stderr)\n"
+        "  --stack BYTES     each rank's stack on fibres [256K]\n"
+        "  --timeout MS      a wait longer than this aborts the run [none]\n"
+        "  --verbose         the load time and memory of the copies (stderr)\n" CLI_MODEL_HELP;
 
 struct run {
-	void **entry;            /* per rank: tcmpi_rank_main of its copy */
+	void **entry; /* per rank: tcmpi_rank_main of its copy */
 	int argc;
 	char **argv;
 	struct tcmpi_shared shared;
@@ -70,12 +70,12 @@ static int rank_fn(struct tc_proc *proc, void *arg)
 	}
 	memcpy(argv, run->argv, sizeof *argv * (size_t)(run->argc + 1));
 	struct tcmpi_launch l = {
-		.abi = TCMPI_LAUNCH_ABI,
-		.proc = proc,
-		.argc = run->argc,
-		.argv = argv,
-		.shared = &run->shared,
-		.stats = run->stats ? &run->stats[r] : NULL,
+	        .abi = TCMPI_LAUNCH_ABI,
+	        .proc = proc,
+	        .argc = run->argc,
+	        .argv = argv,
+	        .shared = &run->shared,
+	        .stats = run->stats ? &run->stats[r] : NULL,
 	};
 	tcmpi_rank_main_fn fn;
 	memcpy(&fn, &run->entry[r], sizeof fn);
@@ -144,7 +144,8 @@ static int load_copies(const char *path, int p, void **entry, void **handles)
 	 * after them (most of a program built with -g). */
 	const Elf64_Ehdr *eh = img;
 	if (n >= sizeof *eh && !memcmp(eh->e_ident, ELFMAG, SELFMAG) &&
-	    eh->e_ident[EI_CLASS] == ELFCLASS64 && eh->e_phoff + (size_t)eh->e_phnum * sizeof(Elf64_Phdr) <= n) {
+	    eh->e_ident[EI_CLASS] == ELFCLASS64 &&
+	    eh->e_phoff + (size_t)eh->e_phnum * sizeof(Elf64_Phdr) <= n) {
 		size_t need = eh->e_phoff + (size_t)eh->e_phnum * sizeof(Elf64_Phdr);
 		const Elf64_Phdr *ph = (const Elf64_Phdr *)((const char *)img + eh->e_phoff);
 		for (int k = 0; k < eh->e_phnum; k++)
@@ -199,13 +200,12 @@ static void report(const struct tcmpi_stats *s, int p)
 {
 	static const char *const names[] = {
 #define TCMPI__COLL_NAME(name, mpi) mpi,
-		TCMPI_COLL_MAP(TCMPI__COLL_NAME)
+	        TCMPI_COLL_MAP(TCMPI__COLL_NAME)
 #undef TCMPI__COLL_NAME
 	};
 	fprintf(stderr, "tcmpirun: report (per call: the slowest rank's mean; modelled: "
 	                "topocoll's model of the collectives that ran)\n");
-	fprintf(stderr, "%-26s %10s %16s %16s\n", "collective", "calls", "measured_us",
-	        "modelled_us");
+	fprintf(stderr, "%-26s %10s %16s %16s\n", "collective", "calls", "measured_us", "modelled_us");
 	for (int c = 0; c < TCMPI_COLL_COUNT; c++) {
 		uint64_t calls = 0;
 		double wall = 0, model = 0;

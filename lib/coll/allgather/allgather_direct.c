@@ -51,10 +51,15 @@ int tc__gen_allgather_direct(const struct tc__gen *g, struct tc__sched *s)
 		err = tc__allgather_own(g, s);
 	for (int k = 1; k < p && !err; k++)
 		for (int i = 0; i < p && !err; i++) {
-			struct tc__xfer x = {.src = i, .dst = (i + k) % p, .sbuf = TC__BUF_IN,
-			                     .rbuf = TC__BUF_OUT, .op = TC__XOP_COPY,
-			                     .info_lo = i, .info_n = 1,
-			                     .roff = (uint64_t)i * m, .bytes = m};
+			struct tc__xfer x = {.src = i,
+			                     .dst = (i + k) % p,
+			                     .sbuf = TC__BUF_IN,
+			                     .rbuf = TC__BUF_OUT,
+			                     .op = TC__XOP_COPY,
+			                     .info_lo = i,
+			                     .info_n = 1,
+			                     .roff = (uint64_t)i * m,
+			                     .bytes = m};
 			err = tc__sched_add(s, &x);
 		}
 	return err;

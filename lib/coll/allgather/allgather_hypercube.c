@@ -40,12 +40,16 @@ int tc__gen_allgather_hypercube(const struct tc__gen *g, struct tc__sched *s)
 		const int n = 1 << k;
 		for (int v = 0; v < p && !err; v++) {
 			const int lo = v & ~(n - 1);
-			struct tc__xfer x = {.src = v, .dst = v ^ n,
+			struct tc__xfer x = {.src = v,
+			                     .dst = v ^ n,
 			                     .sbuf = k ? TC__BUF_OUT : TC__BUF_IN,
-			                     .rbuf = TC__BUF_OUT, .op = TC__XOP_COPY,
-			                     .info_lo = lo, .info_n = n,
+			                     .rbuf = TC__BUF_OUT,
+			                     .op = TC__XOP_COPY,
+			                     .info_lo = lo,
+			                     .info_n = n,
 			                     .soff = k ? (uint64_t)lo * m : 0,
-			                     .roff = (uint64_t)lo * m, .bytes = (uint64_t)n * m};
+			                     .roff = (uint64_t)lo * m,
+			                     .bytes = (uint64_t)n * m};
 			err = tc__sched_add(s, &x);
 		}
 	}

@@ -43,16 +43,27 @@ int tc__gen_allgather_linear(const struct tc__gen *g, struct tc__sched *s)
 	if (!err)
 		err = tc__allgather_own(g, s);
 	for (int i = 1; i < p && !err; i++) {
-		struct tc__xfer x = {.src = i, .dst = 0, .sbuf = TC__BUF_IN, .rbuf = TC__BUF_OUT,
-		                     .op = TC__XOP_COPY, .info_lo = i, .info_n = 1,
-		                     .roff = (uint64_t)i * m, .bytes = m};
+		struct tc__xfer x = {.src = i,
+		                     .dst = 0,
+		                     .sbuf = TC__BUF_IN,
+		                     .rbuf = TC__BUF_OUT,
+		                     .op = TC__XOP_COPY,
+		                     .info_lo = i,
+		                     .info_n = 1,
+		                     .roff = (uint64_t)i * m,
+		                     .bytes = m};
 		err = tc__sched_add(s, &x);
 	}
 	if (!err && p > 1)
 		err = tc__sched_round(s);
 	for (int i = 1; i < p && !err; i++) {
-		struct tc__xfer x = {.src = 0, .dst = i, .sbuf = TC__BUF_OUT, .rbuf = TC__BUF_OUT,
-		                     .op = TC__XOP_COPY, .info_lo = 0, .info_n = p,
+		struct tc__xfer x = {.src = 0,
+		                     .dst = i,
+		                     .sbuf = TC__BUF_OUT,
+		                     .rbuf = TC__BUF_OUT,
+		                     .op = TC__XOP_COPY,
+		                     .info_lo = 0,
+		                     .info_n = p,
 		                     .bytes = (uint64_t)p * m};
 		err = tc__sched_add(s, &x);
 	}

@@ -47,8 +47,7 @@ static void tc__dims_by_stride(const struct tc__grid *gr, int *ord)
 		}
 }
 
-int tc__allgather_lines(const struct tc__gen *g, struct tc__sched *s, const struct tc__grid *gr,
-                        int chain)
+int tc__allgather_lines(const struct tc__gen *g, struct tc__sched *s, const struct tc__grid *gr, int chain)
 {
 	const int p = g->p;
 	const uint64_t m = g->bytes;
@@ -79,7 +78,8 @@ int tc__allgather_lines(const struct tc__gen *g, struct tc__sched *s, const stru
 					grp[n++] = ((c - t) % z + z) % z;
 				} else {
 					const int u = half ? t / 2 : t;
-					const int right = !half || t % 2 == 0, left = !half || t % 2 == 1;
+					const int right = !half || t % 2 == 0,
+					          left = !half || t % 2 == 1;
 					if (right && c + 1 < z && c - u >= 0) {
 						to[n] = c + 1;
 						grp[n++] = c - u;
@@ -92,12 +92,16 @@ int tc__allgather_lines(const struct tc__gen *g, struct tc__sched *s, const stru
 				for (int k = 0; k < n && !err; k++) {
 					const int lo = g0 + grp[k] * S;
 					const int first = nround == 0; /* the own block, still in IN */
-					struct tc__xfer x = {
-						.src = v, .dst = tc__grid_set(gr, v, i, to[k]),
-						.sbuf = first ? TC__BUF_IN : TC__BUF_OUT,
-						.rbuf = TC__BUF_OUT, .op = TC__XOP_COPY, .info_lo = lo,
-						.info_n = S, .soff = first ? 0 : (uint64_t)lo * m,
-						.roff = (uint64_t)lo * m, .bytes = (uint64_t)S * m};
+					struct tc__xfer x = {.src = v,
+					                     .dst = tc__grid_set(gr, v, i, to[k]),
+					                     .sbuf = first ? TC__BUF_IN : TC__BUF_OUT,
+					                     .rbuf = TC__BUF_OUT,
+					                     .op = TC__XOP_COPY,
+					                     .info_lo = lo,
+					                     .info_n = S,
+					                     .soff = first ? 0 : (uint64_t)lo * m,
+					                     .roff = (uint64_t)lo * m,
+					                     .bytes = (uint64_t)S * m};
 					err = tc__sched_add(s, &x);
 				}
 			}

@@ -33,8 +33,7 @@ int tc__allgather_own(const struct tc__gen *g, struct tc__sched *s)
 	for (int v = 0; v < g->p && !err; v++)
 		err = tc__sched_initial(s, v, v, 1);
 	for (int v = 0; v < g->p && !err; v++)
-		err = tc__emit(s, v, v, TC__BUF_IN, 0, TC__BUF_OUT, (uint64_t)v * m, m,
-		               TC__XOP_COPY);
+		err = tc__emit(s, v, v, TC__BUF_IN, 0, TC__BUF_OUT, (uint64_t)v * m, m, TC__XOP_COPY);
 	return err;
 }
 
@@ -54,11 +53,16 @@ int tc__gen_allgather_ring(const struct tc__gen *g, struct tc__sched *s)
 			int src = tc__ring_node(g->t, i), dst = tc__ring_node(g->t, i + 1);
 			int owner = tc__ring_node(g->t, i - st);
 			uint64_t off = (uint64_t)owner * m;
-			struct tc__xfer x = {.src = src, .dst = dst,
+			struct tc__xfer x = {.src = src,
+			                     .dst = dst,
 			                     .sbuf = st ? TC__BUF_OUT : TC__BUF_IN,
-			                     .rbuf = TC__BUF_OUT, .op = TC__XOP_COPY,
-			                     .info_lo = owner, .info_n = 1,
-			                     .soff = st ? off : 0, .roff = off, .bytes = m};
+			                     .rbuf = TC__BUF_OUT,
+			                     .op = TC__XOP_COPY,
+			                     .info_lo = owner,
+			                     .info_n = 1,
+			                     .soff = st ? off : 0,
+			                     .roff = off,
+			                     .bytes = m};
 			err = tc__sched_add(s, &x);
 		}
 	}

@@ -86,8 +86,12 @@ int tc__gen_allreduce_hypercube(const struct tc__gen *g, struct tc__sched *s)
 			int u = v ^ (1 << j);
 			/* The partial results: IN before any combine, then what
 			 * the previous round wrote. */
-			int sb = j ? tc__hc_dest(k, j - 1) : v < q ? tc__hc_dest(k, -1) : TC__BUF_IN;
-			int ab = j ? tc__hc_dest(k, j - 1) : u < q ? tc__hc_dest(k, -1) : TC__BUF_IN;
+			int sb = j       ? tc__hc_dest(k, j - 1)
+			         : v < q ? tc__hc_dest(k, -1)
+			                 : TC__BUF_IN;
+			int ab = j       ? tc__hc_dest(k, j - 1)
+			         : u < q ? tc__hc_dest(k, -1)
+			                 : TC__BUF_IN;
 			/* At u, v's data is the left operand when v is the lower. */
 			err = tc__emit_from(s, v, u, sb, 0, tc__hc_dest(k, j), 0, m,
 			                    v < u ? TC__XOP_COMBINE_LEFT : TC__XOP_COMBINE_RIGHT, ab);
@@ -117,8 +121,8 @@ static int tc__hc_neighbours_only(const struct tc_topo *t, int p, int n)
 double tc__f_allreduce_hypercube(const struct tc__gen *g)
 {
 	const int p = g->p;
-	if (p > 1 && (g->md->duplex != TC_DUPLEX_FULL ||
-	              !tc__hc_neighbours_only(g->t, p, tc__pow2_floor(p))))
+	if (p > 1 &&
+	    (g->md->duplex != TC_DUPLEX_FULL || !tc__hc_neighbours_only(g->t, p, tc__pow2_floor(p))))
 		return NAN;
 	return tc_cost_allreduce_hypercube_fold(g->md, p, (double)g->bytes);
 }

@@ -46,8 +46,8 @@
 /* Copies schedule b (one part, generated on blocks of B bytes) into s,
  * rewritten as the header says: part 0 the reduce-scatter, part 1 the
  * allgather; every region clipped to [0, m). */
-static int tc__ar_mesh_replay(const struct tc__sched *b, struct tc__sched *s, int part,
-                              uint64_t B, uint64_t m)
+static int tc__ar_mesh_replay(const struct tc__sched *b, struct tc__sched *s, int part, uint64_t B,
+                              uint64_t m)
 {
 	int err = 0;
 	for (int r = 0; r < b->nrounds && !err; r++) {

@@ -86,8 +86,7 @@ static int tc__ar_ring_exact(const struct tc__gen *g)
 {
 	const struct tc_model *md = g->md;
 	return tc__hring_embeds(g->t) &&
-	       (g->p == 1 || md->duplex == TC_DUPLEX_FULL ||
-	        (md->ports == TC_PORTS_ALL && g->p >= 3));
+	       (g->p == 1 || md->duplex == TC_DUPLEX_FULL || (md->ports == TC_PORTS_ALL && g->p >= 3));
 }
 
 double tc__f_allreduce_ring(const struct tc__gen *g)

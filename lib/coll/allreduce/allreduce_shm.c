@@ -67,6 +67,5 @@ double tc__f_allreduce_shm(const struct tc__gen *g)
 {
 	if (g->md->duplex != TC_DUPLEX_FULL || g->md->ports != TC_PORTS_ALL)
 		return NAN;
-	return tc_cost_allreduce_shm(g->md, g->p, (double)(g->bytes / g->esize),
-	                             (double)g->esize);
+	return tc_cost_allreduce_shm(g->md, g->p, (double)(g->bytes / g->esize), (double)g->esize);
 }

@@ -53,14 +53,20 @@ int tc__gen_alltoall_direct(const struct tc__gen *g, struct tc__sched *s)
 	for (int v = 0; v < p && !err; v++)
 		err = tc__sched_initial(s, v, v * p, p);
 	for (int v = 0; v < p && !err; v++)
-		err = tc__emit(s, v, v, TC__BUF_IN, (uint64_t)v * m, TC__BUF_OUT, (uint64_t)v * m, m,
-		               TC__XOP_COPY);
+		err = tc__emit(s, v, v, TC__BUF_IN, (uint64_t)v * m, TC__BUF_OUT, (uint64_t)v * m,
+		               m, TC__XOP_COPY);
 	for (int k = 1; k < p && !err; k++)
 		for (int i = 0; i < p && !err; i++) {
 			const int j = (i + k) % p;
-			struct tc__xfer x = {.src = i, .dst = j, .sbuf = TC__BUF_IN, .rbuf = TC__BUF_OUT,
-			                     .op = TC__XOP_COPY, .info_lo = i * p + j, .info_n = 1,
-			                     .soff = (uint64_t)j * m, .roff = (uint64_t)i * m,
+			struct tc__xfer x = {.src = i,
+			                     .dst = j,
+			                     .sbuf = TC__BUF_IN,
+			                     .rbuf = TC__BUF_OUT,
+			                     .op = TC__XOP_COPY,
+			                     .info_lo = i * p + j,
+			                     .info_n = 1,
+			                     .soff = (uint64_t)j * m,
+			                     .roff = (uint64_t)i * m,
 			                     .bytes = m};
 			err = tc__sched_add(s, &x);
 		}

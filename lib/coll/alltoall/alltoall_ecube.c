@@ -52,10 +52,15 @@ int tc__gen_alltoall_ecube(const struct tc__gen *g, struct tc__sched *s)
 			err = tc__sched_round(s);
 		for (int v = 0; v < p && !err; v++) {
 			int w = v ^ i;
-			struct tc__xfer x = {.src = v, .dst = w, .sbuf = TC__BUF_IN,
-			                     .rbuf = TC__BUF_OUT, .op = TC__XOP_COPY,
-			                     .info_lo = v * p + w, .info_n = 1,
-			                     .soff = (uint64_t)w * m, .roff = (uint64_t)v * m,
+			struct tc__xfer x = {.src = v,
+			                     .dst = w,
+			                     .sbuf = TC__BUF_IN,
+			                     .rbuf = TC__BUF_OUT,
+			                     .op = TC__XOP_COPY,
+			                     .info_lo = v * p + w,
+			                     .info_n = 1,
+			                     .soff = (uint64_t)w * m,
+			                     .roff = (uint64_t)v * m,
 			                     .bytes = m};
 			err = tc__sched_add(s, &x);
 		}

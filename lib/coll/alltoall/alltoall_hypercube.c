@@ -49,8 +49,7 @@ int tc__gen_alltoall_hypercube(const struct tc__gen *g, struct tc__sched *s)
 				succ[v] = v ^ (1 << k);
 				digit[v] = (v >> k) & 1;
 			}
-			ph[k] = (struct tc__a2a_phase){.len = 2, .stride = 1 << k, .succ = succ,
-			                               .digit = digit};
+			ph[k] = (struct tc__a2a_phase){.len = 2, .stride = 1 << k, .succ = succ, .digit = digit};
 		}
 		err = tc__a2a_lines(g, s, d, ph);
 	}

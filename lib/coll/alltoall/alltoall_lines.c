@@ -9,9 +9,8 @@
 
 /* Local copies of the super-block of digit c between OUT slots and a packed
  * super-block at (buf, off): to_out = 0 packs OUT -> buf, 1 unpacks. */
-static int tc__a2a_runs(struct tc__sched *s, const struct tc__gen *g,
-                        const struct tc__a2a_phase *ph, int v, int c, int buf, uint64_t off,
-                        int to_out)
+static int tc__a2a_runs(struct tc__sched *s, const struct tc__gen *g, const struct tc__a2a_phase *ph,
+                        int v, int c, int buf, uint64_t off, int to_out)
 {
 	const uint64_t m = g->bytes, run = (uint64_t)ph->stride * m;
 	const int nhi = g->p / (ph->len * ph->stride);
@@ -45,8 +44,7 @@ static int tc__a2a_pack(struct tc__sched *s, const struct tc__gen *g,
 	return err;
 }
 
-int tc__a2a_lines(const struct tc__gen *g, struct tc__sched *s, int nph,
-                  const struct tc__a2a_phase *ph)
+int tc__a2a_lines(const struct tc__gen *g, struct tc__sched *s, int nph, const struct tc__a2a_phase *ph)
 {
 	const int p = g->p;
 	const uint64_t m = g->bytes;
@@ -77,8 +75,7 @@ int tc__a2a_lines(const struct tc__gen *g, struct tc__sched *s, int nph,
 	int *orig = pred + p;
 	int err = tc__sched_round(s);
 	for (int v = 0; v < p && !err; v++)
-		err = tc__emit(s, v, v, TC__BUF_IN, 0, TC__BUF_OUT, 0, (uint64_t)p * m,
-		               TC__XOP_COPY);
+		err = tc__emit(s, v, v, TC__BUF_IN, 0, TC__BUF_OUT, 0, (uint64_t)p * m, TC__XOP_COPY);
 	for (int v = 0; v < p && !err && track; v++)
 		err = tc__sched_initial(s, v, v * p, p);
 	int t = 0; /* global step: sends from region t % 2 */
@@ -100,17 +97,22 @@ int tc__a2a_lines(const struct tc__gen *g, struct tc__sched *s, int nph,
 			err = tc__sched_round(s);
 			for (int v = 0; v < p && !err; v++) {
 				const int o = orig[v]; /* the origin of v's message */
-				struct tc__xfer x = {.src = v, .dst = f->succ[v], .sbuf = TC__BUF_TMP,
-				                     .rbuf = TC__BUF_TMP, .op = TC__XOP_COPY,
+				struct tc__xfer x = {.src = v,
+				                     .dst = f->succ[v],
+				                     .sbuf = TC__BUF_TMP,
+				                     .rbuf = TC__BUF_TMP,
+				                     .op = TC__XOP_COPY,
 				                     .info_lo = track ? o * p + st : 0,
 				                     .info_n = track ? len - st : 0,
-				                     .soff = from, .roff = to,
+				                     .soff = from,
+				                     .roff = to,
 				                     .bytes = (uint64_t)(len - st) * sb};
 				err = tc__sched_add(s, &x);
 			}
 			/* Unpack the super-block addressed to each receiver. */
 			for (int v = 0; v < p && !err; v++)
-				err = tc__a2a_runs(s, g, f, v, f->digit[pred[orig[v]]], TC__BUF_TMP, to, 1);
+				err = tc__a2a_runs(s, g, f, v, f->digit[pred[orig[v]]], TC__BUF_TMP,
+				                   to, 1);
 			for (int v = 0; v < p; v++)
 				orig[v] = pred[orig[v]];
 		}

@@ -45,7 +45,6 @@ struct tc__a2a_phase {
 
 /* Emits the all-to-all personalised exchange of g over the phases
  * ph[0..nph), in order.  Returns 0 or TC_ENOMEM. */
-int tc__a2a_lines(const struct tc__gen *g, struct tc__sched *s, int nph,
-                  const struct tc__a2a_phase *ph);
+int tc__a2a_lines(const struct tc__gen *g, struct tc__sched *s, int nph, const struct tc__a2a_phase *ph);
 
 #endif /* TC_COLL_ALLTOALL_LINES_H */

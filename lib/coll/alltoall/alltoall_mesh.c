@@ -58,8 +58,10 @@ int tc__gen_alltoall_mesh(const struct tc__gen *g, struct tc__sched *s)
 				digit[v] = tc__grid_coord(&gr, v, i);
 				succ[v] = tc__grid_set(&gr, v, i, (digit[v] + 1) % gr.dims[i]);
 			}
-			ph[i] = (struct tc__a2a_phase){.len = gr.dims[i], .stride = gr.stride[i],
-			                               .succ = succ, .digit = digit};
+			ph[i] = (struct tc__a2a_phase){.len = gr.dims[i],
+			                               .stride = gr.stride[i],
+			                               .succ = succ,
+			                               .digit = digit};
 		}
 		err = tc__a2a_lines(g, s, gr.nd, ph);
 	}
@@ -79,8 +81,7 @@ static int tc__a2a_mesh_exact(const struct tc__gen *g, struct tc__grid *gr)
 	for (int i = 0; i < gr->nd; i++) {
 		if (!gr->wrap && gr->dims[i] > 2)
 			return 0;
-		if (md->duplex != TC_DUPLEX_FULL &&
-		    (md->ports != TC_PORTS_ALL || gr->dims[i] == 2))
+		if (md->duplex != TC_DUPLEX_FULL && (md->ports != TC_PORTS_ALL || gr->dims[i] == 2))
 			return 0;
 	}
 	return 1;

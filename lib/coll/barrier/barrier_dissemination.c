@@ -37,8 +37,7 @@ int tc__gen_barrier_dissemination(const struct tc__gen *g, struct tc__sched *s)
 	for (int h = 1; h < p && !err; h <<= 1) {
 		err = tc__sched_round(s);
 		for (int i = 0; i < p && !err; i++)
-			err = tc__emit(s, i, (i + h) % p, TC__BUF_OUT, 0, TC__BUF_OUT, 0, 0,
-			               TC__XOP_COPY);
+			err = tc__emit(s, i, (i + h) % p, TC__BUF_OUT, 0, TC__BUF_OUT, 0, 0, TC__XOP_COPY);
 	}
 	return err;
 }

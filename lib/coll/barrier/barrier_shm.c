@@ -27,8 +27,7 @@ int tc__gen_barrier_shm(const struct tc__gen *g, struct tc__sched *s)
 	int err = tc__sched_round(s);
 	for (int k = 1; k < p && !err; k++)
 		for (int i = 0; i < p && !err; i++)
-			err = tc__emit(s, i, (i + k) % p, TC__BUF_OUT, 0, TC__BUF_OUT, 0, 0,
-			               TC__XOP_COPY);
+			err = tc__emit(s, i, (i + k) % p, TC__BUF_OUT, 0, TC__BUF_OUT, 0, 0, TC__XOP_COPY);
 	return err;
 }
 

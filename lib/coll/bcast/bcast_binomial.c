@@ -46,9 +46,13 @@ int tc__gen_bcast_binomial(const struct tc__gen *g, struct tc__sched *s)
 	for (int b = top >> 1; b >= 1 && !err; b >>= 1) {
 		err = tc__sched_round(s);
 		for (int v = 0; v + b < p && !err; v += 2 * b) {
-			struct tc__xfer x = {.src = (v + g->root) % p, .dst = (v + b + g->root) % p,
-			                     .sbuf = TC__BUF_OUT, .rbuf = TC__BUF_OUT,
-			                     .op = TC__XOP_COPY, .info_lo = 0, .info_n = 1,
+			struct tc__xfer x = {.src = (v + g->root) % p,
+			                     .dst = (v + b + g->root) % p,
+			                     .sbuf = TC__BUF_OUT,
+			                     .rbuf = TC__BUF_OUT,
+			                     .op = TC__XOP_COPY,
+			                     .info_lo = 0,
+			                     .info_n = 1,
 			                     .bytes = g->bytes};
 			err = tc__sched_add(s, &x);
 		}

@@ -119,9 +119,14 @@ int tc__gen_bcast_dot_allport(const struct tc__gen *g, struct tc__sched *s)
 						continue;
 					if (nn == 0)
 						err = tc__sched_round(s);
-					struct tc__xfer x = {.src = u, .dst = v, .sbuf = TC__BUF_OUT,
-					                     .rbuf = TC__BUF_OUT, .op = TC__XOP_COPY,
-					                     .info_lo = 0, .info_n = 1, .bytes = g->bytes};
+					struct tc__xfer x = {.src = u,
+					                     .dst = v,
+					                     .sbuf = TC__BUF_OUT,
+					                     .rbuf = TC__BUF_OUT,
+					                     .op = TC__XOP_COPY,
+					                     .info_lo = 0,
+					                     .info_n = 1,
+					                     .bytes = g->bytes};
 					if (!err)
 						err = tc__sched_add(s, &x);
 					dim[v] = (signed char)j;

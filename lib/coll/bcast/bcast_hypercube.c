@@ -34,9 +34,13 @@ int tc__gen_bcast_hypercube(const struct tc__gen *g, struct tc__sched *s)
 			/* v is a virtid; the node is v ^ root. */
 			if ((v & mask) || (v & (1 << i)))
 				continue;
-			struct tc__xfer x = {.src = v ^ g->root, .dst = (v ^ (1 << i)) ^ g->root,
-			                     .sbuf = TC__BUF_OUT, .rbuf = TC__BUF_OUT,
-			                     .op = TC__XOP_COPY, .info_lo = 0, .info_n = 1,
+			struct tc__xfer x = {.src = v ^ g->root,
+			                     .dst = (v ^ (1 << i)) ^ g->root,
+			                     .sbuf = TC__BUF_OUT,
+			                     .rbuf = TC__BUF_OUT,
+			                     .op = TC__XOP_COPY,
+			                     .info_lo = 0,
+			                     .info_n = 1,
 			                     .bytes = g->bytes};
 			err = tc__sched_add(s, &x);
 		}

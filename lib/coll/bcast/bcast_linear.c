@@ -49,9 +49,14 @@ int tc__gen_bcast_linear(const struct tc__gen *g, struct tc__sched *s)
 	if (!err && g->p > 1)
 		err = tc__sched_round(s);
 	for (int k = 0; k < g->p - 1 && !err; k++) {
-		struct tc__xfer x = {.src = g->root, .dst = tc__linear_dst(g->root, k),
-		                     .sbuf = TC__BUF_OUT, .rbuf = TC__BUF_OUT, .op = TC__XOP_COPY,
-		                     .info_lo = 0, .info_n = 1, .bytes = g->bytes};
+		struct tc__xfer x = {.src = g->root,
+		                     .dst = tc__linear_dst(g->root, k),
+		                     .sbuf = TC__BUF_OUT,
+		                     .rbuf = TC__BUF_OUT,
+		                     .op = TC__XOP_COPY,
+		                     .info_lo = 0,
+		                     .info_n = 1,
+		                     .bytes = g->bytes};
 		err = tc__sched_add(s, &x);
 	}
 	return err;

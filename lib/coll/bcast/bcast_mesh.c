@@ -50,9 +50,14 @@ static int tc__mesh_emit(void *ctxp, int from, int to)
 		from = (from + c->a) % c->z;
 		to = (to + c->a) % c->z;
 	}
-	struct tc__xfer x = {.src = c->base + from * c->stride, .dst = c->base + to * c->stride,
-	                     .sbuf = TC__BUF_OUT, .rbuf = TC__BUF_OUT, .op = TC__XOP_COPY,
-	                     .info_lo = 0, .info_n = 1, .bytes = c->g->bytes};
+	struct tc__xfer x = {.src = c->base + from * c->stride,
+	                     .dst = c->base + to * c->stride,
+	                     .sbuf = TC__BUF_OUT,
+	                     .rbuf = TC__BUF_OUT,
+	                     .op = TC__XOP_COPY,
+	                     .info_lo = 0,
+	                     .info_n = 1,
+	                     .bytes = c->g->bytes};
 	return tc__sched_add(c->s, &x);
 }
 

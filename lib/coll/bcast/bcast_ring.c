@@ -35,9 +35,13 @@ int tc__gen_bcast_ring(const struct tc__gen *g, struct tc__sched *s)
 	for (int i = 0; i < p - 1 && !err; i++) {
 		err = tc__sched_round(s);
 		struct tc__xfer x = {.src = tc__ring_node(g->t, r0 + i),
-		                     .dst = tc__ring_node(g->t, r0 + i + 1), .sbuf = TC__BUF_OUT,
-		                     .rbuf = TC__BUF_OUT, .op = TC__XOP_COPY, .info_lo = 0,
-		                     .info_n = 1, .bytes = g->bytes};
+		                     .dst = tc__ring_node(g->t, r0 + i + 1),
+		                     .sbuf = TC__BUF_OUT,
+		                     .rbuf = TC__BUF_OUT,
+		                     .op = TC__XOP_COPY,
+		                     .info_lo = 0,
+		                     .info_n = 1,
+		                     .bytes = g->bytes};
 		if (!err)
 			err = tc__sched_add(s, &x);
 	}

@@ -80,9 +80,14 @@ int tc__gen_bcast_ring_pipelined(const struct tc__gen *g, struct tc__sched *s)
 			tc__block(g->bytes, g->esize, (int)r, (int)j, &off, &len);
 			struct tc__xfer x = {.src = tc__ring_node(g->t, (int)((r0 + i) % p)),
 			                     .dst = tc__ring_node(g->t, (int)((r0 + i + 1) % p)),
-			                     .sbuf = TC__BUF_OUT, .rbuf = TC__BUF_OUT,
-			                     .op = TC__XOP_COPY, .info_lo = (int32_t)j, .info_n = 1,
-			                     .soff = off, .roff = off, .bytes = len};
+			                     .sbuf = TC__BUF_OUT,
+			                     .rbuf = TC__BUF_OUT,
+			                     .op = TC__XOP_COPY,
+			                     .info_lo = (int32_t)j,
+			                     .info_n = 1,
+			                     .soff = off,
+			                     .roff = off,
+			                     .bytes = len};
 			err = tc__sched_add(s, &x);
 		}
 	}

@@ -55,8 +55,8 @@
  * depth-first order (the holder's half first).  Returns 0 or the first error
  * of emit.  Shared with bcast_mesh.c (declared in gen.h).
  */
-int tc__rd_halving_round(int lo, int hi, int h, int depth,
-                         int (*emit)(void *ctx, int from, int to), void *ctx)
+int tc__rd_halving_round(int lo, int hi, int h, int depth, int (*emit)(void *ctx, int from, int to),
+                         void *ctx)
 {
 	int n = hi - lo + 1, k = n / 2;
 	if (n < 2)
@@ -87,8 +87,13 @@ static int tc__rd_emit(void *ctxp, int from, int to)
 {
 	struct tc__rd_ctx *c = ctxp;
 	int p = c->g->p, off = c->ring ? c->g->root : 0;
-	struct tc__xfer x = {.src = (from + off) % p, .dst = (to + off) % p, .sbuf = TC__BUF_OUT,
-	                     .rbuf = TC__BUF_OUT, .op = TC__XOP_COPY, .info_lo = 0, .info_n = 1,
+	struct tc__xfer x = {.src = (from + off) % p,
+	                     .dst = (to + off) % p,
+	                     .sbuf = TC__BUF_OUT,
+	                     .rbuf = TC__BUF_OUT,
+	                     .op = TC__XOP_COPY,
+	                     .info_lo = 0,
+	                     .info_n = 1,
 	                     .bytes = c->g->bytes};
 	return tc__sched_add(c->s, &x);
 }

@@ -30,9 +30,14 @@ int tc__gen_bcast_shm(const struct tc__gen *g, struct tc__sched *s)
 	if (!err)
 		err = tc__sched_initial(s, root, 0, 1);
 	for (int k = 1; k < p && !err; k++) {
-		struct tc__xfer x = {.src = root, .dst = (root + k) % p, .sbuf = TC__BUF_OUT,
-		                     .rbuf = TC__BUF_OUT, .op = TC__XOP_COPY, .info_lo = 0,
-		                     .info_n = 1, .bytes = g->bytes};
+		struct tc__xfer x = {.src = root,
+		                     .dst = (root + k) % p,
+		                     .sbuf = TC__BUF_OUT,
+		                     .rbuf = TC__BUF_OUT,
+		                     .op = TC__XOP_COPY,
+		                     .info_lo = 0,
+		                     .info_n = 1,
+		                     .bytes = g->bytes};
 		err = tc__sched_add(s, &x);
 	}
 	return err;

@@ -50,12 +50,19 @@
  */
 #include "coll/gen.h"
 
-static int add(struct tc__sched *s, int src, int dst, int sbuf, int rbuf, int piece,
-               uint64_t off, uint64_t len)
+static int add(struct tc__sched *s, int src, int dst, int sbuf, int rbuf, int piece, uint64_t off,
+               uint64_t len)
 {
-	struct tc__xfer x = {.src = src, .dst = dst, .sbuf = (uint8_t)sbuf, .rbuf = (uint8_t)rbuf,
-	                     .op = TC__XOP_COPY, .info_lo = piece, .info_n = 1,
-	                     .soff = off, .roff = off, .bytes = len};
+	struct tc__xfer x = {.src = src,
+	                     .dst = dst,
+	                     .sbuf = (uint8_t)sbuf,
+	                     .rbuf = (uint8_t)rbuf,
+	                     .op = TC__XOP_COPY,
+	                     .info_lo = piece,
+	                     .info_n = 1,
+	                     .soff = off,
+	                     .roff = off,
+	                     .bytes = len};
 	return tc__sched_add(s, &x);
 }
 

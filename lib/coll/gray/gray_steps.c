@@ -49,10 +49,16 @@ int tc__gray_exchanges(const struct tc__gen *g, struct tc__sched *s, int nparts,
 				continue;
 			uint64_t off, len;
 			tc__block(g->bytes, g->esize, nparts, j, &off, &len);
-			struct tc__xfer x = {.src = v, .dst = v, .sbuf = TC__BUF_IN,
-			                     .rbuf = TC__BUF_OUT, .op = TC__XOP_COPY,
-			                     .info_lo = v * nparts + j, .info_n = track,
-			                     .soff = off, .roff = off, .bytes = len};
+			struct tc__xfer x = {.src = v,
+			                     .dst = v,
+			                     .sbuf = TC__BUF_IN,
+			                     .rbuf = TC__BUF_OUT,
+			                     .op = TC__XOP_COPY,
+			                     .info_lo = v * nparts + j,
+			                     .info_n = track,
+			                     .soff = off,
+			                     .roff = off,
+			                     .bytes = len};
 			err = tc__sched_add(s, &x);
 		}
 	for (int k = 0; k < nsteps && !err; k++) {
@@ -65,10 +71,16 @@ int tc__gray_exchanges(const struct tc__gen *g, struct tc__sched *s, int nparts,
 			int w = v ^ (1 << dim), a = v * nparts + j, b = w * nparts + j;
 			uint64_t off, len;
 			tc__block(g->bytes, g->esize, nparts, j, &off, &len);
-			struct tc__xfer x = {.src = v, .dst = w, .sbuf = loc[a],
+			struct tc__xfer x = {.src = v,
+			                     .dst = w,
+			                     .sbuf = loc[a],
 			                     .rbuf = last[b] == k ? TC__BUF_OUT : TC__BUF_TMP,
-			                     .op = TC__XOP_COPY, .info_lo = org[a], .info_n = track,
-			                     .soff = off, .roff = off, .bytes = len};
+			                     .op = TC__XOP_COPY,
+			                     .info_lo = org[a],
+			                     .info_n = track,
+			                     .soff = off,
+			                     .roff = off,
+			                     .bytes = len};
 			err = tc__sched_add(s, &x);
 		}
 		/* the exchanges are swaps; receives land at the end of the round */
@@ -97,13 +109,11 @@ int tc__gray_exchanges(const struct tc__gen *g, struct tc__sched *s, int nparts,
 	return err;
 }
 
-double tc__gray_formula(const struct tc__gen *g,
-                        double (*g2b)(const struct tc_model *, int, double),
+double tc__gray_formula(const struct tc__gen *g, double (*g2b)(const struct tc_model *, int, double),
                         double (*b2g)(const struct tc_model *, int, double))
 {
 	const int n = tc__log2_exact(g->p);
-	if (tc_topo_kind(g->t) != TC_TOPO_HYPERCUBE ||
-	    (n > 1 && g->md->duplex != TC_DUPLEX_FULL))
+	if (tc_topo_kind(g->t) != TC_TOPO_HYPERCUBE || (n > 1 && g->md->duplex != TC_DUPLEX_FULL))
 		return NAN;
 	return (g->coll == TC_COLL_BINARY2GRAY ? b2g : g2b)(g->md, n, (double)g->bytes);
 }

@@ -50,8 +50,7 @@ int tc__gray_exchanges(const struct tc__gen *g, struct tc__sched *s, int nparts,
 /* The closed forms of [HJR-TR-20-92] for g's collective and n: NAN off the
  * hypercube and with half-duplex ports (an exchange's two directions then
  * share the port or the link and take twice as long). */
-double tc__gray_formula(const struct tc__gen *g,
-                        double (*g2b)(const struct tc_model *, int, double),
+double tc__gray_formula(const struct tc__gen *g, double (*g2b)(const struct tc_model *, int, double),
                         double (*b2g)(const struct tc_model *, int, double));
 
 #endif /* TC_COLL_GRAY_STEPS_H */

@@ -14,16 +14,21 @@ static int tc__mc_partner(int lo, int hi, int h)
 	return h < mid ? mid : mid - 1;
 }
 
-static int tc__mc_round(const struct tc__gen *g, struct tc__sched *s, const int *c, int lo,
-                        int hi, int h, int depth)
+static int tc__mc_round(const struct tc__gen *g, struct tc__sched *s, const int *c, int lo, int hi,
+                        int h, int depth)
 {
 	if (hi <= lo)
 		return 0;
 	int to = tc__mc_partner(lo, hi, h);
 	if (depth == 0) {
-		struct tc__xfer x = {.src = c[h], .dst = c[to], .sbuf = TC__BUF_OUT,
-		                     .rbuf = TC__BUF_OUT, .op = TC__XOP_COPY, .info_lo = 0,
-		                     .info_n = 1, .bytes = g->bytes};
+		struct tc__xfer x = {.src = c[h],
+		                     .dst = c[to],
+		                     .sbuf = TC__BUF_OUT,
+		                     .rbuf = TC__BUF_OUT,
+		                     .op = TC__XOP_COPY,
+		                     .info_lo = 0,
+		                     .info_n = 1,
+		                     .bytes = g->bytes};
 		return tc__sched_add(s, &x);
 	}
 	int mid = lo + (hi - lo + 2) / 2;
@@ -82,8 +87,7 @@ long tc__mc_chain_path(const struct tc__gen *g, const int *c, int n, int hpos)
 {
 	if (n < 2)
 		return -1;
-	struct tc__mc_walk w = {.g = g, .c = c, .steps = tc__log2_ceil(n), .ct_path = 0,
-	                        .sf_path = 0};
+	struct tc__mc_walk w = {.g = g, .c = c, .steps = tc__log2_ceil(n), .ct_path = 0, .sf_path = 0};
 	tc__mc_walk(&w, 0, n - 1, hpos, 0, 0, 0);
 	return g->md->switching == TC_SWITCH_CT ? w.ct_path : w.sf_path;
 }

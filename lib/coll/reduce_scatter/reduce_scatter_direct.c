@@ -54,13 +54,18 @@
 #include "coll/gen.h"
 
 /* Transfer i -> j of block j (piece i p + j) into j's OUT. */
-static int tc__rs_direct_xfer(struct tc__sched *s, int p, uint64_t m, int i, int j, int op,
-                              int abuf)
+static int tc__rs_direct_xfer(struct tc__sched *s, int p, uint64_t m, int i, int j, int op, int abuf)
 {
-	struct tc__xfer x = {.src = i, .dst = j, .sbuf = TC__BUF_IN, .rbuf = TC__BUF_OUT,
-	                     .op = (uint8_t)op, .abuf = (uint8_t)(abuf == TC__BUF_OUT ? 0 : abuf + 1),
-	                     .info_lo = i * p + j, .info_n = 1,
-	                     .soff = (uint64_t)j * m, .bytes = m};
+	struct tc__xfer x = {.src = i,
+	                     .dst = j,
+	                     .sbuf = TC__BUF_IN,
+	                     .rbuf = TC__BUF_OUT,
+	                     .op = (uint8_t)op,
+	                     .abuf = (uint8_t)(abuf == TC__BUF_OUT ? 0 : abuf + 1),
+	                     .info_lo = i * p + j,
+	                     .info_n = 1,
+	                     .soff = (uint64_t)j * m,
+	                     .bytes = m};
 	return tc__sched_add(s, &x);
 }
 
@@ -70,8 +75,7 @@ int tc__gen_reduce_scatter_direct(const struct tc__gen *g, struct tc__sched *s)
 	const uint64_t m = g->bytes;
 	int err = tc__sched_round(s);
 	if (p == 1)
-		return err ? err
-		           : tc__emit(s, 0, 0, TC__BUF_IN, 0, TC__BUF_OUT, 0, m, TC__XOP_COPY);
+		return err ? err : tc__emit(s, 0, 0, TC__BUF_IN, 0, TC__BUF_OUT, 0, m, TC__XOP_COPY);
 	if (!err)
 		err = tc__pieces_p2(g, "direct");
 	for (int v = 0; v < p && !err; v++)
@@ -83,8 +87,8 @@ int tc__gen_reduce_scatter_direct(const struct tc__gen *g, struct tc__sched *s)
 			if (k == 1) {
 				err = tc__rs_direct_xfer(s, p, m, i, j, TC__XOP_COPY, TC__BUF_OUT);
 				if (!err) /* o_j = x_j^{j-1} (+) x_j^j */
-					err = tc__emit(s, j, j, TC__BUF_IN, (uint64_t)j * m, TC__BUF_OUT, 0, m,
-					               TC__XOP_COMBINE_RIGHT);
+					err = tc__emit(s, j, j, TC__BUF_IN, (uint64_t)j * m,
+					               TC__BUF_OUT, 0, m, TC__XOP_COMBINE_RIGHT);
 			} else {
 				err = tc__rs_direct_xfer(s, p, m, i, j, TC__XOP_COMBINE_LEFT, TC__BUF_OUT);
 			}

@@ -44,8 +44,8 @@ int tc__gen_reduce_scatter_hypercube(const struct tc__gen *g, struct tc__sched *
 		for (int v = 0; v < p && !err; v++) {
 			const int w = v ^ n;
 			const uint64_t off = (uint64_t)(w & ~(n - 1)) * m;
-			err = tc__emit_from(s, v, w, first ? TC__BUF_IN : TC__BUF_TMP, off, TC__BUF_TMP,
-			                    off, (uint64_t)n * m,
+			err = tc__emit_from(s, v, w, first ? TC__BUF_IN : TC__BUF_TMP, off,
+			                    TC__BUF_TMP, off, (uint64_t)n * m,
 			                    v < w ? TC__XOP_COMBINE_LEFT : TC__XOP_COMBINE_RIGHT,
 			                    first ? TC__BUF_IN : TC__BUF_TMP);
 		}

@@ -88,7 +88,8 @@ int tc__gen_reduce_scatter_mesh(const struct tc__gen *g, struct tc__sched *s)
 					sb[n++] = t ? TC__BUF_TMP : cur;
 				} else {
 					const int u = half ? t / 2 : t;
-					const int right = !half || t % 2 == 0, left = !half || t % 2 == 1;
+					const int right = !half || t % 2 == 0,
+					          left = !half || t % 2 == 1;
 					/* Partial for j = c + (z-1-u) rightwards, c - (z-1-u)
 					 * leftwards: a stream's first node sends its own. */
 					if (right && c + 1 < z && c + (z - 1 - u) <= z - 1) {

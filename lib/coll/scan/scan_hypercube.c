@@ -64,12 +64,18 @@
 #include "coll/gen.h"
 
 /* Appends a transfer carrying pieces [lo, lo + n) (checker). */
-static int tc__scan_hc_send(struct tc__sched *s, int src, int dst, int sbuf, uint64_t m,
-                            int lo, int n)
+static int tc__scan_hc_send(struct tc__sched *s, int src, int dst, int sbuf, uint64_t m, int lo, int n)
 {
-	struct tc__xfer x = {.src = src, .dst = dst, .sbuf = (uint8_t)sbuf,
-	                     .rbuf = TC__BUF_TMP, .op = TC__XOP_COPY, .info_lo = lo,
-	                     .info_n = n, .soff = 0, .roff = m, .bytes = m};
+	struct tc__xfer x = {.src = src,
+	                     .dst = dst,
+	                     .sbuf = (uint8_t)sbuf,
+	                     .rbuf = TC__BUF_TMP,
+	                     .op = TC__XOP_COPY,
+	                     .info_lo = lo,
+	                     .info_n = n,
+	                     .soff = 0,
+	                     .roff = m,
+	                     .bytes = m};
 	return tc__sched_add(s, &x);
 }
 

@@ -66,11 +66,17 @@ static int tc__scan_ring(const struct tc__gen *g, struct tc__sched *s, int ex)
 		/* What rank i-1 forwards: its IN (rank 0), else its prefix
 		 * including itself (OUT for scan, TMP for exscan). */
 		const int sb = i == 1 ? TC__BUF_IN : ex ? TC__BUF_TMP : TC__BUF_OUT;
-		struct tc__xfer x = {.src = i - 1, .dst = i, .sbuf = (uint8_t)sb,
+		struct tc__xfer x = {.src = i - 1,
+		                     .dst = i,
+		                     .sbuf = (uint8_t)sb,
 		                     .rbuf = TC__BUF_OUT,
 		                     .op = ex ? TC__XOP_COPY : TC__XOP_COMBINE_LEFT,
-		                     .abuf = ex ? 0 : 1 + TC__BUF_IN, .info_lo = 0, .info_n = i,
-		                     .soff = 0, .roff = 0, .bytes = m};
+		                     .abuf = ex ? 0 : 1 + TC__BUF_IN,
+		                     .info_lo = 0,
+		                     .info_n = i,
+		                     .soff = 0,
+		                     .roff = 0,
+		                     .bytes = m};
 		if (!err)
 			err = tc__sched_add(s, &x);
 		if (ex && i < p - 1 && !err)

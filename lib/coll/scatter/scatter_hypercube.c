@@ -48,12 +48,15 @@ int tc__gen_scatter_hypercube(const struct tc__gen *g, struct tc__sched *s)
 		int low = (1 << (i + 1)) - 1, n = 1 << i;
 		for (int v = 0; v < p && !err; v += low + 1) {
 			int b = ((v ^ n) ^ root) & ~(n - 1);
-			struct tc__xfer x = {.src = v ^ root, .dst = (v ^ n) ^ root,
+			struct tc__xfer x = {.src = v ^ root,
+			                     .dst = (v ^ n) ^ root,
 			                     .sbuf = v ? TC__BUF_TMP : TC__BUF_IN,
 			                     .soff = (uint64_t)(v ? b % half : b) * m,
 			                     .rbuf = i ? TC__BUF_TMP : TC__BUF_OUT,
 			                     .roff = i ? (uint64_t)(b % half) * m : 0,
-			                     .op = TC__XOP_COPY, .info_lo = b, .info_n = n,
+			                     .op = TC__XOP_COPY,
+			                     .info_lo = b,
+			                     .info_n = n,
 			                     .bytes = (uint64_t)n * m};
 			err = tc__sched_add(s, &x);
 		}
@@ -64,8 +67,7 @@ int tc__gen_scatter_hypercube(const struct tc__gen *g, struct tc__sched *s)
 		int r = v ^ root;
 		err = v ? tc__emit(s, r, r, TC__BUF_TMP, (uint64_t)(r % half) * m, TC__BUF_OUT, 0,
 		                   m, TC__XOP_COPY)
-		        : tc__emit(s, r, r, TC__BUF_IN, (uint64_t)r * m, TC__BUF_OUT, 0, m,
-		                   TC__XOP_COPY);
+		        : tc__emit(s, r, r, TC__BUF_IN, (uint64_t)r * m, TC__BUF_OUT, 0, m, TC__XOP_COPY);
 	}
 	return err;
 }

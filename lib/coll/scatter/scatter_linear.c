@@ -49,9 +49,15 @@ int tc__gen_scatter_linear(const struct tc__gen *g, struct tc__sched *s)
 		               0, m, TC__XOP_COPY);
 	for (int k = 0; k < g->p - 1 && !err; k++) {
 		int j = tc__scatter_linear_dst(g->root, k);
-		struct tc__xfer x = {.src = g->root, .dst = j, .sbuf = TC__BUF_IN,
-		                     .rbuf = TC__BUF_OUT, .op = TC__XOP_COPY, .info_lo = j,
-		                     .info_n = 1, .soff = (uint64_t)j * m, .bytes = m};
+		struct tc__xfer x = {.src = g->root,
+		                     .dst = j,
+		                     .sbuf = TC__BUF_IN,
+		                     .rbuf = TC__BUF_OUT,
+		                     .op = TC__XOP_COPY,
+		                     .info_lo = j,
+		                     .info_n = 1,
+		                     .soff = (uint64_t)j * m,
+		                     .bytes = m};
 		err = tc__sched_add(s, &x);
 	}
 	return err;

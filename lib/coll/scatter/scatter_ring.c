@@ -55,12 +55,16 @@ int tc__gen_scatter_ring(const struct tc__gen *g, struct tc__sched *s)
 			int src = tc__ring_node(g->t, r0 + i), dst = tc__ring_node(g->t, r0 + i + 1);
 			int j = tc__ring_node(g->t, r0 + p - 1 + i - k);
 			int last = k == p - 2; /* the block reaches its owner */
-			struct tc__xfer x = {.src = src, .dst = dst, .op = TC__XOP_COPY,
+			struct tc__xfer x = {.src = src,
+			                     .dst = dst,
+			                     .op = TC__XOP_COPY,
 			                     .sbuf = i ? TC__BUF_TMP : TC__BUF_IN,
 			                     .soff = i ? (uint64_t)((k - 1) & 1) * m : (uint64_t)j * m,
 			                     .rbuf = last ? TC__BUF_OUT : TC__BUF_TMP,
 			                     .roff = last ? 0 : (uint64_t)(k & 1) * m,
-			                     .info_lo = j, .info_n = 1, .bytes = m};
+			                     .info_lo = j,
+			                     .info_n = 1,
+			                     .bytes = m};
 			err = tc__sched_add(s, &x);
 		}
 	}

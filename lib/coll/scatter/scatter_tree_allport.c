@@ -102,8 +102,7 @@ int tc__gen_scatter_tree_allport(const struct tc__gen *g, struct tc__sched *s)
 {
 	const int p = g->p, root = g->root, d = tc__log2_exact(p);
 	const uint64_t m = g->bytes;
-	if (d < 0 || d > 16 || tc_topo_kind(g->t) != TC_TOPO_HYPERCUBE ||
-	    g->md->ports != TC_PORTS_ALL)
+	if (d < 0 || d > 16 || tc_topo_kind(g->t) != TC_TOPO_HYPERCUBE || g->md->ports != TC_PORTS_ALL)
 		return TC_ENOTSUP;
 	int err = tc__sched_initial(s, root, 0, p);
 	if (!err)
@@ -132,15 +131,18 @@ int tc__gen_scatter_tree_allport(const struct tc__gen *g, struct tc__sched *s)
 				continue;
 			for (int u = v, j = h; j >= 0; j--, u = par[u])
 				path[j] = u; /* path[0] = 0, the root */
-			int j = t - k; /* the hop path[j] -> path[j+1] */
+			int j = t - k;       /* the hop path[j] -> path[j+1] */
 			int last = j + 1 == h;
-			struct tc__xfer x = {.src = path[j] ^ root, .dst = path[j + 1] ^ root,
+			struct tc__xfer x = {.src = path[j] ^ root,
+			                     .dst = path[j + 1] ^ root,
 			                     .sbuf = j ? TC__BUF_TMP : TC__BUF_IN,
 			                     .soff = j ? (uint64_t)((t - 1) & 1) * m
 			                               : (uint64_t)(v ^ root) * m,
 			                     .rbuf = last ? TC__BUF_OUT : TC__BUF_TMP,
 			                     .roff = last ? 0 : (uint64_t)(t & 1) * m,
-			                     .op = TC__XOP_COPY, .info_lo = v ^ root, .info_n = 1,
+			                     .op = TC__XOP_COPY,
+			                     .info_lo = v ^ root,
+			                     .info_n = 1,
 			                     .bytes = m};
 			err = tc__sched_add(s, &x);
 		}

@@ -127,18 +127,23 @@ int tc__gen_scatter_tree_allport_comb(const struct tc__gen *g, struct tc__sched 
 			if (__builtin_popcount((unsigned)c) != h)
 				continue;
 			int v = par[c], base = v ? pre[v] : 1, leaf = sub[c] == 1;
-			struct tc__xfer x = {.src = v ^ root, .dst = c ^ root, .sbuf = TC__BUF_TMP,
+			struct tc__xfer x = {.src = v ^ root,
+			                     .dst = c ^ root,
+			                     .sbuf = TC__BUF_TMP,
 			                     .soff = (uint64_t)(pre[c] - base) * m,
-			                     .rbuf = leaf ? TC__BUF_OUT : TC__BUF_TMP, .roff = 0,
-			                     .op = TC__XOP_COPY, .info_lo = leaf ? c ^ root : 0,
-			                     .info_n = leaf, .bytes = (uint64_t)sub[c] * m};
+			                     .rbuf = leaf ? TC__BUF_OUT : TC__BUF_TMP,
+			                     .roff = 0,
+			                     .op = TC__XOP_COPY,
+			                     .info_lo = leaf ? c ^ root : 0,
+			                     .info_n = leaf,
+			                     .bytes = (uint64_t)sub[c] * m};
 			err = tc__sched_add(s, &x);
 		}
 		/* The senders' own blocks: TMP is not written this round. */
 		for (int v = 1; v < p && !err; v++)
 			if (__builtin_popcount((unsigned)v) == h - 1 && sub[v] > 1)
-				err = tc__emit(s, v ^ root, v ^ root, TC__BUF_TMP, 0, TC__BUF_OUT, 0, m,
-				               TC__XOP_COPY);
+				err = tc__emit(s, v ^ root, v ^ root, TC__BUF_TMP, 0, TC__BUF_OUT,
+				               0, m, TC__XOP_COPY);
 	}
 	free(w);
 	return err;

@@ -33,8 +33,13 @@ int tc__gen_perm_direct(const struct tc__gen *g, struct tc__sched *s)
 		int d = tc__perm_dest(g, r);
 		if (d < 0)
 			return TC_ENOTSUP;
-		struct tc__xfer x = {.src = r, .dst = d, .sbuf = TC__BUF_IN, .rbuf = TC__BUF_OUT,
-		                     .op = TC__XOP_COPY, .info_lo = r, .info_n = 1,
+		struct tc__xfer x = {.src = r,
+		                     .dst = d,
+		                     .sbuf = TC__BUF_IN,
+		                     .rbuf = TC__BUF_OUT,
+		                     .op = TC__XOP_COPY,
+		                     .info_lo = r,
+		                     .info_n = 1,
 		                     .bytes = g->bytes};
 		err = tc__sched_add(s, &x);
 	}

@@ -44,8 +44,8 @@
 
 /* One step: every block held by a rank whose column is below cmax moves by
  * dir along grid dimension dim (1: along its row, 0: along its column). */
-static int step(struct tc__shift_walk *w, struct tc__sched *s, const struct tc__grid *gr,
-                int dim, int dir, int cmax, int first)
+static int step(struct tc__shift_walk *w, struct tc__sched *s, const struct tc__grid *gr, int dim,
+                int dir, int cmax, int first)
 {
 	int err = tc__shift_walk_round(w, s, first);
 	const int n = gr->dims[dim];

@@ -18,8 +18,8 @@
 struct tc__shift_walk {
 	int p;
 	uint64_t m;
-	int *left;          /* receives still to come, per rank */
-	int *org, *norg;    /* origin of the block a rank holds (before, after the round) */
+	int *left;           /* receives still to come, per rank */
+	int *org, *norg;     /* origin of the block a rank holds (before, after the round) */
 	uint8_t *buf, *nbuf; /* the buffer holding it */
 };
 
@@ -75,12 +75,16 @@ static inline int tc__shift_walk_round(struct tc__shift_walk *w, struct tc__sche
 }
 
 /* The block held by src moves to its neighbour dst in the current round. */
-static inline int tc__shift_walk_move(struct tc__shift_walk *w, struct tc__sched *s, int src,
-                                      int dst)
+static inline int tc__shift_walk_move(struct tc__shift_walk *w, struct tc__sched *s, int src, int dst)
 {
 	int rbuf = (w->left[dst] & 1) ? TC__BUF_OUT : TC__BUF_TMP;
-	struct tc__xfer x = {.src = src, .dst = dst, .sbuf = w->buf[src], .rbuf = (uint8_t)rbuf,
-	                     .op = TC__XOP_COPY, .info_lo = w->org[src], .info_n = 1,
+	struct tc__xfer x = {.src = src,
+	                     .dst = dst,
+	                     .sbuf = w->buf[src],
+	                     .rbuf = (uint8_t)rbuf,
+	                     .op = TC__XOP_COPY,
+	                     .info_lo = w->org[src],
+	                     .info_n = 1,
 	                     .bytes = w->m};
 	w->left[dst]--;
 	w->norg[dst] = w->org[src];

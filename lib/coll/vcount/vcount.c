@@ -46,8 +46,7 @@ static int tc__v_region(size_t n, size_t off, size_t es, uint64_t *bytes, uint64
 }
 
 /* Runs the pairwise schedule of mx on this rank. */
-static int tc__v_run(struct tc_proc *proc, const struct tc__vmatrix *mx, const void *in,
-                     void *out, int tag)
+static int tc__v_run(struct tc_proc *proc, const struct tc__vmatrix *mx, const void *in, void *out, int tag)
 {
 	struct tc__sched s;
 	int err = tc__gen_vcount_pairwise(proc->team->topo, mx, &s);
@@ -77,16 +76,14 @@ static int tc__v_run(struct tc_proc *proc, const struct tc__vmatrix *mx, const v
 
 /* Every rank's row of rowb bytes into all (p rows): the same pairwise
  * schedule with equal blocks, so that it works on every topology. */
-static int tc__v_exchange(struct tc_proc *proc, const uint64_t *row, uint64_t *all,
-                          size_t rowb)
+static int tc__v_exchange(struct tc_proc *proc, const uint64_t *row, uint64_t *all, size_t rowb)
 {
 	struct tc__vmatrix mx = {.p = proc->team->p, .uniform = rowb};
 	return tc__v_run(proc, &mx, row, all, 0x8000 | 0x4001);
 }
 
-static const enum tc_coll tc__vcolls[] = {
-	[TC__V_ALLGATHERV] = TC_COLL_ALLGATHERV, [TC__V_GATHERV] = TC_COLL_GATHERV,
-	[TC__V_SCATTERV] = TC_COLL_SCATTERV, [TC__V_ALLTOALLV] = TC_COLL_ALLTOALLV};
+static const enum tc_coll tc__vcolls[] =
+        {[TC__V_ALLGATHERV] = TC_COLL_ALLGATHERV, [TC__V_GATHERV] = TC_COLL_GATHERV, [TC__V_SCATTERV] = TC_COLL_SCATTERV, [TC__V_ALLTOALLV] = TC_COLL_ALLTOALLV};
 
 int tc__vmatrix_of_call(enum tc_coll coll, int p, int root, size_t esize, const size_t *counts,
                         const size_t *matrix, struct tc__vmatrix *mx, uint64_t **rows)
@@ -159,8 +156,7 @@ int tc__vmatrix_of_call(enum tc_coll coll, int p, int root, size_t esize, const 
 
 /* The checks every rank makes alike before the agreement (datatype,
  * algorithm, root, in place): 0 or the code, returned at once. */
-static int tc__v_check(struct tc_proc *proc, const struct tc__vcall *v,
-                       const struct tc_coll_opts *opts)
+static int tc__v_check(struct tc_proc *proc, const struct tc__vcall *v, const struct tc_coll_opts *opts)
 {
 	if (!proc)
 		return TC_EINVAL;
@@ -329,7 +325,9 @@ static void tc__vop_data(struct tc__vop *o)
 {
 	o->x.s = &o->ds;
 	o->x.pl = o->dpl;
-	o->x.io = (struct tc__exec_io){.in = o->sbuf, .out = o->rbuf, .tag = o->tag,
+	o->x.io = (struct tc__exec_io){.in = o->sbuf,
+	                               .out = o->rbuf,
+	                               .tag = o->tag,
 	                               .call = tc_coll_name(tc__vcolls[o->kind]),
 	                               .alg = "pairwise"};
 }
@@ -343,7 +341,9 @@ static int tc__vop_prepare(struct tc__creq *x)
 	}
 	o->x.s = &o->xs;
 	o->x.pl = o->xpl;
-	o->x.io = (struct tc__exec_io){.in = o->row, .out = o->all, .tag = 0x8000 | 0x4001,
+	o->x.io = (struct tc__exec_io){.in = o->row,
+	                               .out = o->all,
+	                               .tag = 0x8000 | 0x4001,
 	                               .call = tc_coll_name(tc__vcolls[o->kind]),
 	                               .alg = "pairwise"};
 	return TC_OK;
@@ -393,7 +393,8 @@ static int tc__vcoll_req(struct tc_proc *proc, const struct tc__vcall *v,
 		return err;
 	if (proc->team->engine_run) {
 		tc__set_detail("%s: nonblocking and persistent collectives do not run on a team "
-		               "over MPI processes (docs/mpi.md)", tc_coll_name(tc__vcolls[v->kind]));
+		               "over MPI processes (docs/mpi.md)",
+		               tc_coll_name(tc__vcolls[v->kind]));
 		return TC_ENOTSUP;
 	}
 	const int p = proc->team->p;
@@ -439,45 +440,65 @@ static int tc__vcoll_req(struct tc_proc *proc, const struct tc__vcall *v,
 
 /* Each v-call three ways: blocking (tc_NAME), nonblocking (tc_iNAME) and
  * persistent (tc_NAME_init), from one list of their arguments. */
-#define TC__VCOLL3(name, params, ...)                                                          \
-	int tc_##name params                                                                     \
-	{                                                                                        \
-		const struct tc__vcall v = __VA_ARGS__;                                              \
-		return tc__vcoll(proc, &v, opts);                                                    \
-	}                                                                                        \
-	int tc_i##name(TC__VUNPAREN params, tc_request *req)                                     \
-	{                                                                                        \
-		const struct tc__vcall v = __VA_ARGS__;                                              \
-		return tc__vcoll_req(proc, &v, opts, req, 0);                                        \
-	}                                                                                        \
-	int tc_##name##_init(TC__VUNPAREN params, tc_request *req)                               \
-	{                                                                                        \
-		const struct tc__vcall v = __VA_ARGS__;                                              \
-		return tc__vcoll_req(proc, &v, opts, req, 1);                                        \
+#define TC__VCOLL3(name, params, ...)                              \
+	int tc_##name params                                       \
+	{                                                          \
+		const struct tc__vcall v = __VA_ARGS__;            \
+		return tc__vcoll(proc, &v, opts);                  \
+	}                                                          \
+	int tc_i##name(TC__VUNPAREN params, tc_request *req)       \
+	{                                                          \
+		const struct tc__vcall v = __VA_ARGS__;            \
+		return tc__vcoll_req(proc, &v, opts, req, 0);      \
+	}                                                          \
+	int tc_##name##_init(TC__VUNPAREN params, tc_request *req) \
+	{                                                          \
+		const struct tc__vcall v = __VA_ARGS__;            \
+		return tc__vcoll_req(proc, &v, opts, req, 1);      \
 	}
 #define TC__VUNPAREN(...) __VA_ARGS__
 
 TC__VCOLL3(allgatherv,
-           (struct tc_proc * proc, const void *sbuf, size_t scount, void *rbuf,
-            const size_t *rcounts, const size_t *displs, enum tc_dtype dt,
-            const struct tc_coll_opts *opts),
-           {.kind = TC__V_ALLGATHERV, .sbuf = sbuf, .scount = scount, .rbuf = rbuf,
-            .rcounts = rcounts, .rdispls = displs, .dt = dt})
+           (struct tc_proc * proc, const void *sbuf, size_t scount, void *rbuf, const size_t *rcounts,
+            const size_t *displs, enum tc_dtype dt, const struct tc_coll_opts *opts),
+           {.kind = TC__V_ALLGATHERV,
+            .sbuf = sbuf,
+            .scount = scount,
+            .rbuf = rbuf,
+            .rcounts = rcounts,
+            .rdispls = displs,
+            .dt = dt})
 TC__VCOLL3(gatherv,
-           (struct tc_proc * proc, const void *sbuf, size_t scount, void *rbuf,
-            const size_t *rcounts, const size_t *displs, enum tc_dtype dt, int root,
-            const struct tc_coll_opts *opts),
-           {.kind = TC__V_GATHERV, .sbuf = sbuf, .scount = scount, .rbuf = rbuf,
-            .rcounts = rcounts, .rdispls = displs, .dt = dt, .root = root})
+           (struct tc_proc * proc, const void *sbuf, size_t scount, void *rbuf, const size_t *rcounts,
+            const size_t *displs, enum tc_dtype dt, int root, const struct tc_coll_opts *opts),
+           {.kind = TC__V_GATHERV,
+            .sbuf = sbuf,
+            .scount = scount,
+            .rbuf = rbuf,
+            .rcounts = rcounts,
+            .rdispls = displs,
+            .dt = dt,
+            .root = root})
 TC__VCOLL3(scatterv,
            (struct tc_proc * proc, const void *sbuf, const size_t *scounts, const size_t *displs,
-            void *rbuf, size_t rcount, enum tc_dtype dt, int root,
-            const struct tc_coll_opts *opts),
-           {.kind = TC__V_SCATTERV, .sbuf = sbuf, .scounts = scounts, .sdispls = displs,
-            .rbuf = rbuf, .rcount = rcount, .dt = dt, .root = root})
+            void *rbuf, size_t rcount, enum tc_dtype dt, int root, const struct tc_coll_opts *opts),
+           {.kind = TC__V_SCATTERV,
+            .sbuf = sbuf,
+            .scounts = scounts,
+            .sdispls = displs,
+            .rbuf = rbuf,
+            .rcount = rcount,
+            .dt = dt,
+            .root = root})
 TC__VCOLL3(alltoallv,
-           (struct tc_proc * proc, const void *sbuf, const size_t *scounts,
-            const size_t *sdispls, void *rbuf, const size_t *rcounts, const size_t *rdispls,
-            enum tc_dtype dt, const struct tc_coll_opts *opts),
-           {.kind = TC__V_ALLTOALLV, .sbuf = sbuf, .scounts = scounts, .sdispls = sdispls,
-            .rbuf = rbuf, .rcounts = rcounts, .rdispls = rdispls, .dt = dt})
+           (struct tc_proc * proc, const void *sbuf, const size_t *scounts, const size_t *sdispls,
+            void *rbuf, const size_t *rcounts, const size_t *rdispls, enum tc_dtype dt,
+            const struct tc_coll_opts *opts),
+           {.kind = TC__V_ALLTOALLV,
+            .sbuf = sbuf,
+            .scounts = scounts,
+            .sdispls = sdispls,
+            .rbuf = rbuf,
+            .rcounts = rcounts,
+            .rdispls = rdispls,
+            .dt = dt})

@@ -35,7 +35,7 @@ struct tc__vmatrix {
 	int p;
 	const uint64_t *rows;
 	size_t stride;
-	uint64_t uniform;  /* rows and blocks NULL: every rank sends `uniform`
+	uint64_t uniform; /* rows and blocks NULL: every rank sends `uniform`
 	                      bytes from offset 0 to every rank, which stores
 	                      rank i's at i uniform (an allgather of any topology) */
 	/* rows NULL, blocks not: the 2p numbers of a predicted allgatherv,
@@ -94,8 +94,7 @@ static inline uint64_t tc__vm_block(const struct tc__vmatrix *mx, int i, int j, 
  * holds.  Cost: sum over rounds of the slowest transfer; for equal blocks
  * of m bytes on a complete graph tc_cost_alltoall_pairwise()
  * (include/topocoll/cost.h).  Any topology. */
-int tc__gen_vcount_pairwise(const struct tc_topo *t, const struct tc__vmatrix *mx,
-                            struct tc__sched *s);
+int tc__gen_vcount_pairwise(const struct tc_topo *t, const struct tc__vmatrix *mx, struct tc__sched *s);
 
 /*
  * The v-collectives in the registry (algorithms.def, `pairwise` of

@@ -36,8 +36,7 @@ static int tc__vcount_emit(const struct tc__vmatrix *mx, struct tc__sched *s)
 	return err ? err : s->err;
 }
 
-int tc__gen_vcount_pairwise(const struct tc_topo *t, const struct tc__vmatrix *mx,
-                            struct tc__sched *s)
+int tc__gen_vcount_pairwise(const struct tc_topo *t, const struct tc__vmatrix *mx, struct tc__sched *s)
 {
 	int err = tc__sched_init(s, mx->p);
 	if (err)

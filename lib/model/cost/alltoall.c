@@ -13,8 +13,7 @@ double tc_cost_alltoall_ring(const struct tc_model *md, int p, double m)
 	if (!tc__cost_ok_args(md, p, m))
 		return NAN;
 	/* sum_{i=1}^{p-1} msg(1, m (p-i)) */
-	return (double)(p - 1) * tc__cost_start(md) +
-	       md->tw_ns * m * (double)p * (double)(p - 1) / 2.0;
+	return (double)(p - 1) * tc__cost_start(md) + md->tw_ns * m * (double)p * (double)(p - 1) / 2.0;
 }
 
 double tc_cost_alltoall_mesh(const struct tc_model *md, int ndims, const int *dims, double m)

@@ -9,8 +9,7 @@
 #include "cost_impl.h"
 
 /* sum_k msg(hops[k], m) (+ m t_c each when comb), k < count. */
-static double routed_sum(const struct tc_model *md, long count, double m, const int *hops,
-                         int comb)
+static double routed_sum(const struct tc_model *md, long count, double m, const int *hops, int comb)
 {
 	double t = 0.0;
 	for (long k = 0; k < count; k++) {
@@ -143,7 +142,7 @@ static long halving_hops(long lo, long hi, long h)
 	long oth = own == lo ? lo + own_n : lo;
 	long d = h > nh ? h - nh : nh - h;
 	return d + tc__cost_lmax(halving_hops(own, own + own_n - 1, h),
-	                halving_hops(oth, oth + (n - own_n) - 1, nh));
+	                         halving_hops(oth, oth + (n - own_n) - 1, nh));
 }
 
 /* One chain (1-D mesh) of z nodes from coordinate a. */
@@ -163,8 +162,8 @@ double tc_cost_bcast_chain_rd(const struct tc_model *md, int p, int root, double
 
 /* Sum over the dimensions of ring_rd (torus) or chain_rd (mesh); the number
  * of combine steps is added with weight comb_bytes t_c. */
-static double mesh_rd(const struct tc_model *md, enum tc_topo_kind kind, int ndims,
-                      const int *dims, int root, double m, int comb)
+static double mesh_rd(const struct tc_model *md, enum tc_topo_kind kind, int ndims, const int *dims,
+                      int root, double m, int comb)
 {
 	if (md == NULL || !tc__cost_ok_m(m) || (kind != TC_TOPO_MESH && kind != TC_TOPO_TORUS))
 		return NAN;

@@ -14,8 +14,7 @@ double tc_cost_reduce_scatter_ring(const struct tc_model *md, int p, double m)
 	return isnan(t) ? NAN : t + m * (double)(p - 1) * md->tc_ns;
 }
 
-double tc_cost_reduce_scatter_mesh(const struct tc_model *md, int ndims, const int *dims,
-                                   double m)
+double tc_cost_reduce_scatter_mesh(const struct tc_model *md, int ndims, const int *dims, double m)
 {
 	double t = tc_cost_allgather_mesh(md, ndims, dims, m);
 	if (isnan(t))

@@ -34,8 +34,7 @@ double tc_cost_scatter_tree_allport(const struct tc_model *md, int p, double m)
 	return (double)steps * tc__cost_nb(md, m);
 }
 
-double tc_cost_scatter_tree_allport_comb(const struct tc_model *md, int p, double m,
-                                         const long *path_blocks)
+double tc_cost_scatter_tree_allport_comb(const struct tc_model *md, int p, double m, const long *path_blocks)
 {
 	int d = tc__cost_log2_exact(p);
 	if (!tc__cost_ok_args(md, p, m) || d < 0)
@@ -74,8 +73,7 @@ double tc_cost_gather_tree_allport(const struct tc_model *md, int p, double m)
 	return tc_cost_scatter_tree_allport(md, p, m);
 }
 
-double tc_cost_gather_tree_allport_comb(const struct tc_model *md, int p, double m,
-                                        const long *path_blocks)
+double tc_cost_gather_tree_allport_comb(const struct tc_model *md, int p, double m, const long *path_blocks)
 {
 	return tc_cost_scatter_tree_allport_comb(md, p, m, path_blocks);
 }

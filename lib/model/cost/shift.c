@@ -106,8 +106,7 @@ long tc_cost_shift_hypercube_gray_hops(int p, long q, int backward)
 	return (long)((s & 1UL) + 2UL * (unsigned long)popcount_l(s >> 1));
 }
 
-double tc_cost_shift_hypercube_gray_q(const struct tc_model *md, int p, long q, double m,
-                                      int backward)
+double tc_cost_shift_hypercube_gray_q(const struct tc_model *md, int p, long q, double m, int backward)
 {
 	int d = tc__cost_log2_exact(p);
 	if (!tc__cost_ok_args(md, p, m) || d < 0)

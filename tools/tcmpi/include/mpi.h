@@ -62,14 +62,17 @@ typedef struct tcmpi_t_pvar *MPI_T_pvar_handle;
 typedef struct tcmpi_t_pvar_session *MPI_T_pvar_session;
 typedef struct tcmpi_t_event_instance *MPI_T_event_instance;
 typedef struct tcmpi_t_event_registration *MPI_T_event_registration;
-typedef enum { MPI_T_CB_REQUIRE_NONE, MPI_T_CB_REQUIRE_MPI_RESTRICTED,
-	       MPI_T_CB_REQUIRE_THREAD_SAFE, MPI_T_CB_REQUIRE_ASYNC_SIGNAL_SAFE } MPI_T_cb_safety;
+typedef enum {
+	MPI_T_CB_REQUIRE_NONE,
+	MPI_T_CB_REQUIRE_MPI_RESTRICTED,
+	MPI_T_CB_REQUIRE_THREAD_SAFE,
+	MPI_T_CB_REQUIRE_ASYNC_SIGNAL_SAFE
+} MPI_T_cb_safety;
 typedef enum { MPI_T_SOURCE_ORDERED, MPI_T_SOURCE_UNORDERED } MPI_T_source_order;
 
 /* Callbacks. */
 typedef void MPI_User_function(void *invec, void *inoutvec, int *len, MPI_Datatype *datatype);
-typedef void MPI_User_function_c(void *invec, void *inoutvec, MPI_Count *len,
-                                 MPI_Datatype *datatype);
+typedef void MPI_User_function_c(void *invec, void *inoutvec, MPI_Count *len, MPI_Datatype *datatype);
 typedef int MPI_Comm_copy_attr_function(MPI_Comm, int, void *, void *, void *, int *);
 typedef int MPI_Comm_delete_attr_function(MPI_Comm, int, void *, void *);
 typedef int MPI_Type_copy_attr_function(MPI_Datatype, int, void *, void *, void *, int *);
@@ -86,10 +89,9 @@ typedef int MPI_Grequest_query_function(void *, MPI_Status *);
 typedef int MPI_Grequest_free_function(void *);
 typedef int MPI_Grequest_cancel_function(void *, int);
 typedef int MPI_Datarep_extent_function(MPI_Datatype, MPI_Aint *, void *);
-typedef int MPI_Datarep_conversion_function(void *, MPI_Datatype, int, void *, MPI_Offset,
-                                            void *);
-typedef int MPI_Datarep_conversion_function_c(void *, MPI_Datatype, MPI_Count, void *,
-                                              MPI_Offset, void *);
+typedef int MPI_Datarep_conversion_function(void *, MPI_Datatype, int, void *, MPI_Offset, void *);
+typedef int MPI_Datarep_conversion_function_c(void *, MPI_Datatype, MPI_Count, void *, MPI_Offset,
+                                              void *);
 typedef void MPI_T_event_cb_function(MPI_T_event_instance, MPI_T_event_registration,
                                      MPI_T_cb_safety, void *);
 typedef void MPI_T_event_free_cb_function(MPI_T_event_registration, MPI_T_cb_safety, void *);

@@ -12,14 +12,14 @@
 
 static int fails, rank, size;
 
-#define CHECK(cond, ...)                                                                   \
-	do {                                                                               \
-		if (!(cond)) {                                                             \
-			fails++;                                                           \
-			printf("rank %d: line %d: ", rank, __LINE__);                      \
-			printf(__VA_ARGS__);                                               \
-			printf("\n");                                                      \
-		}                                                                          \
+#define CHECK(cond, ...)                                              \
+	do {                                                          \
+		if (!(cond)) {                                        \
+			fails++;                                      \
+			printf("rank %d: line %d: ", rank, __LINE__); \
+			printf(__VA_ARGS__);                          \
+			printf("\n");                                 \
+		}                                                     \
 	} while (0)
 
 /* A non-commutative user operator: 2x2 integer matrix product, stored
@@ -73,7 +73,10 @@ static void run(MPI_Comm comm)
 	int lx = r % 2, ly;
 	MPI_Allreduce(&lx, &ly, 1, MPI_INT, MPI_LXOR, comm);
 	CHECK(ly == (p / 2) % 2, "lxor %d", ly);
-	struct { double v; int i; } mine = {(double)((r * 7) % p), r}, best;
+	struct {
+		double v;
+		int i;
+	} mine = {(double)((r * 7) % p), r}, best;
 	MPI_Allreduce(&mine, &best, 1, MPI_DOUBLE_INT, MPI_MINLOC, comm);
 	CHECK(best.v == 0 && best.i == 0, "minloc %g at %d", best.v, best.i);
 	MPI_Allreduce(&mine, &best, 1, MPI_DOUBLE_INT, MPI_MAXLOC, comm);
@@ -197,8 +200,8 @@ static void run(MPI_Comm comm)
 	MPI_Alltoallv(sv, sc, sd, MPI_INT, rv, rcv, rd, MPI_INT, comm);
 	for (int j = 0; j < p; j++)
 		for (int k = 0; k < rcv[j]; k++)
-			CHECK(rv[rd[j] + k] == 1000 * j + 10 * r + k, "alltoallv from %d [%d] = %d", j,
-			      k, rv[rd[j] + k]);
+			CHECK(rv[rd[j] + k] == 1000 * j + 10 * r + k, "alltoallv from %d [%d] = %d",
+			      j, k, rv[rd[j] + k]);
 	/* alltoallw with byte displacements and the same data. */
 	MPI_Datatype *ty = malloc(sizeof(MPI_Datatype) * (size_t)p);
 	for (int j = 0; j < p; j++) {

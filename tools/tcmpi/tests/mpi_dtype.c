@@ -10,14 +10,14 @@
 #include <string.h>
 
 static int fails, rank;
-#define CHECK(cond, ...)                                                                   \
-	do {                                                                               \
-		if (!(cond)) {                                                             \
-			fails++;                                                           \
-			printf("rank %d: line %d: ", rank, __LINE__);                      \
-			printf(__VA_ARGS__);                                               \
-			printf("\n");                                                      \
-		}                                                                          \
+#define CHECK(cond, ...)                                              \
+	do {                                                          \
+		if (!(cond)) {                                        \
+			fails++;                                      \
+			printf("rank %d: line %d: ", rank, __LINE__); \
+			printf(__VA_ARGS__);                          \
+			printf("\n");                                 \
+		}                                                     \
 	} while (0)
 
 struct particle {
@@ -50,8 +50,8 @@ int main(int argc, char **argv)
 	MPI_Bcast(&m[0][2], 1, col, 0, MPI_COMM_WORLD);
 	for (int i = 0; i < 4; i++)
 		for (int j = 0; j < 5; j++)
-			CHECK(m[i][j] == (rank == 0 || j == 2 ? 10 * i + j : -1), "bcast column [%d][%d] = %g",
-			      i, j, m[i][j]);
+			CHECK(m[i][j] == (rank == 0 || j == 2 ? 10 * i + j : -1),
+			      "bcast column [%d][%d] = %g", i, j, m[i][j]);
 	/* Every rank's column 1 gathered as rows of contiguous doubles. */
 	double rows[64][4];
 	for (int i = 0; i < 4; i++)
@@ -75,8 +75,8 @@ int main(int argc, char **argv)
 	MPI_Type_commit(&pt2);
 	MPI_Type_size(pt2, &sz);
 	MPI_Type_get_extent(pt2, &lb, &ext);
-	CHECK(sz == 3 * 8 + 1 + 4 && ext == (MPI_Aint)sizeof(struct particle), "struct size %d extent %ld",
-	      sz, (long)ext);
+	CHECK(sz == 3 * 8 + 1 + 4 && ext == (MPI_Aint)sizeof(struct particle),
+	      "struct size %d extent %ld", sz, (long)ext);
 	MPI_Type_set_name(pt2, "particle");
 	char name[MPI_MAX_OBJECT_NAME];
 	int len;
@@ -118,8 +118,7 @@ int main(int argc, char **argv)
 		for (int i = 0; i < 6; i++)
 			CHECK(got[i] == from * 10 + want[i], "indexed sendrecv [%d] = %d", i, got[i]);
 		MPI_Get_count(&st, MPI_INT, &cnt);
-		CHECK(cnt == 6 && st.MPI_SOURCE == from, "status count %d source %d", cnt,
-		      st.MPI_SOURCE);
+		CHECK(cnt == 6 && st.MPI_SOURCE == from, "status count %d source %d", cnt, st.MPI_SOURCE);
 	}
 	/* MPI_Pack / MPI_Unpack round trip. */
 	char buf[256];

@@ -33,10 +33,17 @@ int main(int argc, char **argv)
 	int n = 0, verbose = 0, x = 0, c;
 	while ((c = getopt(argc, argv, "n:vx:")) != -1)
 		switch (c) {
-		case 'n': n = atoi(optarg); break;
-		case 'v': verbose = 1; break;
-		case 'x': x = atoi(optarg); break;
-		default: fails++;
+		case 'n':
+			n = atoi(optarg);
+			break;
+		case 'v':
+			verbose = 1;
+			break;
+		case 'x':
+			x = atoi(optarg);
+			break;
+		default:
+			fails++;
 		}
 	if (n != 5 || !verbose || x != 3 || optind != argc - 1) {
 		printf("rank %d: getopt n=%d v=%d x=%d optind=%d\n", rank, n, verbose, x, optind);
