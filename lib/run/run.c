@@ -97,6 +97,11 @@ static void tc__team_start(struct tc_team *t)
 		tc__proc_seq_reset(pr);
 		atomic_store_explicit(&pr->db.word, TC__DB_AWAKE, memory_order_relaxed);
 		atomic_store_explicit(&pr->joined, 0, memory_order_relaxed);
+		/* Not "returned" from the last run: a rank whose thread has
+		 * not begun yet must not look, to a peer's mismatch probe,
+		 * like one that returned without making the call. */
+		atomic_store_explicit(&pr->ws.state, TC__WS_OUTSIDE, memory_order_relaxed);
+		atomic_store_explicit(&pr->ws.call, NULL, memory_order_relaxed);
 	}
 	t->njoined = 0;
 	t->start_ns = tc__now_ns();
