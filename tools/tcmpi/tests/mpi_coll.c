@@ -10,17 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int fails, rank, size;
-
-#define CHECK(cond, ...)                                              \
-	do {                                                          \
-		if (!(cond)) {                                        \
-			fails++;                                      \
-			printf("rank %d: line %d: ", rank, __LINE__); \
-			printf(__VA_ARGS__);                          \
-			printf("\n");                                 \
-		}                                                     \
-	} while (0)
+#include "check.h"
 
 /* A non-commutative user operator: 2x2 integer matrix product, stored
  * row-major as 4 ints. */

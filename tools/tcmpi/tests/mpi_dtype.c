@@ -9,16 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static int fails, rank;
-#define CHECK(cond, ...)                                              \
-	do {                                                          \
-		if (!(cond)) {                                        \
-			fails++;                                      \
-			printf("rank %d: line %d: ", rank, __LINE__); \
-			printf(__VA_ARGS__);                          \
-			printf("\n");                                 \
-		}                                                     \
-	} while (0)
+#include "check.h"
 
 struct particle {
 	double x[3];

@@ -12,17 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int fails, rank;
-
-#define CHECK(cond, ...)                                              \
-	do {                                                          \
-		if (!(cond)) {                                        \
-			fails++;                                      \
-			printf("rank %d: line %d: ", rank, __LINE__); \
-			printf(__VA_ARGS__);                          \
-			printf("\n");                                 \
-		}                                                     \
-	} while (0)
+#include "check.h"
 
 static void run(MPI_Comm comm, const char *name)
 {

@@ -12,17 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int fails, rank, size;
-
-#define CHECK(cond, ...)                                              \
-	do {                                                          \
-		if (!(cond)) {                                        \
-			fails++;                                      \
-			printf("rank %d: line %d: ", rank, __LINE__); \
-			printf(__VA_ARGS__);                          \
-			printf("\n");                                 \
-		}                                                     \
-	} while (0)
+#include "check.h"
 
 /* Every rank sends rank 0 two messages, tag 2 then tag 1; rank 0 takes
  * tag 1 from each sender first (a later message overtakes on its tag),

@@ -9,17 +9,7 @@
 #include <mpi.h>
 #include <stdio.h>
 
-static int fails, rank, size;
-
-#define CHECK(cond, ...)                                              \
-	do {                                                          \
-		if (!(cond)) {                                        \
-			fails++;                                      \
-			printf("rank %d: line %d: ", rank, __LINE__); \
-			printf(__VA_ARGS__);                          \
-			printf("\n");                                 \
-		}                                                     \
-	} while (0)
+#include "check.h"
 
 int main(int argc, char **argv)
 {
