@@ -32,19 +32,21 @@ static struct tcmpi__comm *coll_comm(MPI_Comm comm)
 	return c;
 }
 
-/* A collective's prologue: initialised, valid communicator (c, p, r). */
-#define COLL_BEGIN(comm)                                                     \
-	int rc = tcmpi__check_init(__func__);                                \
-	if (rc)                                                              \
-		return rc;                                                   \
-	struct tcmpi__comm *c = coll_comm(comm);                             \
-	if (!c)                                                              \
-		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_COMM, __func__,   \
-		                    "invalid communicator %d", (int)(comm)); \
-	int p = tcmpi__comm_size(c), r = tcmpi__comm_rank(c);                \
-	(void)p;                                                             \
-	(void)r;                                                             \
+/* A collective's prologue: initialised, valid communicator (c, p, r), the
+ * start time t0; errors name fn. */
+#define COLL_BEGIN_AS(comm, fn)                                                                 \
+	int rc = tcmpi__check_init(fn);                                                         \
+	if (rc)                                                                                 \
+		return rc;                                                                      \
+	struct tcmpi__comm *c = coll_comm(comm);                                                \
+	if (!c)                                                                                 \
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_COMM, fn, "invalid communicator %d", \
+		                    (int)(comm));                                               \
+	int p = tcmpi__comm_size(c), r = tcmpi__comm_rank(c);                                   \
+	(void)p;                                                                                \
+	(void)r;                                                                                \
 	double t0 = tcmpi__now_ns()
+#define COLL_BEGIN(comm) COLL_BEGIN_AS(comm, __func__)
 
 #define DT_OR_FAIL(t, dt, comm)                                                                 \
 	const struct tcmpi__dtype *t = tcmpi__dt(dt);                                           \
@@ -126,14 +128,7 @@ int MPI_Barrier(MPI_Comm comm)
 
 static int bcast(void *buf, size_t count, MPI_Datatype datatype, int root, MPI_Comm comm, const char *fn)
 {
-	int rc = tcmpi__check_init(fn);
-	if (rc)
-		return rc;
-	struct tcmpi__comm *c = coll_comm(comm);
-	if (!c)
-		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_COMM, fn, "invalid communicator %d", comm);
-	int p = tcmpi__comm_size(c), r = tcmpi__comm_rank(c);
-	double t0 = tcmpi__now_ns();
+	COLL_BEGIN_AS(comm, fn);
 	const struct tcmpi__dtype *t = tcmpi__dt(datatype);
 	if (!t)
 		return tcmpi__error(comm, MPI_ERR_TYPE, fn, "invalid datatype %d", datatype);
@@ -196,14 +191,7 @@ static int fold(const unsigned char *all, size_t stride, int lo, int hi, size_t 
 static int reduction(const void *sbuf, void *rbuf, size_t count, MPI_Datatype dt, MPI_Op op,
                      int root, enum red kind, MPI_Comm comm, enum tcmpi_coll which, const char *fn)
 {
-	int rc = tcmpi__check_init(fn);
-	if (rc)
-		return rc;
-	struct tcmpi__comm *c = coll_comm(comm);
-	if (!c)
-		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_COMM, fn, "invalid communicator %d", comm);
-	int p = tcmpi__comm_size(c), r = tcmpi__comm_rank(c);
-	double t0 = tcmpi__now_ns();
+	COLL_BEGIN_AS(comm, fn);
 	const struct tcmpi__dtype *t = tcmpi__dt(dt);
 	if (!t)
 		return tcmpi__error(comm, MPI_ERR_TYPE, fn, "invalid datatype %d", dt);
@@ -319,14 +307,7 @@ static int reduce_scatter(const void *sbuf, void *rbuf, const size_t *counts, si
                           MPI_Datatype dt, MPI_Op op, MPI_Comm comm, enum tcmpi_coll which,
                           const char *fn)
 {
-	int rc = tcmpi__check_init(fn);
-	if (rc)
-		return rc;
-	struct tcmpi__comm *c = coll_comm(comm);
-	if (!c)
-		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_COMM, fn, "invalid communicator %d", comm);
-	int p = tcmpi__comm_size(c), r = tcmpi__comm_rank(c);
-	double t0 = tcmpi__now_ns();
+	COLL_BEGIN_AS(comm, fn);
 	const struct tcmpi__dtype *t = tcmpi__dt(dt);
 	if (!t)
 		return tcmpi__error(comm, MPI_ERR_TYPE, fn, "invalid datatype %d", dt);
@@ -427,14 +408,7 @@ static int blocks(const void *sbuf, size_t scount, MPI_Datatype stype, void *rbu
                   MPI_Datatype rtype, int root, enum shape sh, MPI_Comm comm, enum tcmpi_coll which,
                   const char *fn)
 {
-	int rc = tcmpi__check_init(fn);
-	if (rc)
-		return rc;
-	struct tcmpi__comm *c = coll_comm(comm);
-	if (!c)
-		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_COMM, fn, "invalid communicator %d", comm);
-	int p = tcmpi__comm_size(c), r = tcmpi__comm_rank(c);
-	double t0 = tcmpi__now_ns();
+	COLL_BEGIN_AS(comm, fn);
 	int rooted = sh == SH_GATHER || sh == SH_SCATTER;
 	if (rooted && (root < 0 || root >= p))
 		return tcmpi__error(comm, MPI_ERR_ROOT, fn, "root %d out of range 0..%d", root, p - 1);
@@ -630,14 +604,7 @@ static int vcoll(const void *sbuf, const void *scounts, const void *sdispls, con
                  const MPI_Datatype *rtypes, MPI_Datatype rtype, int ints, int bytes_displ,
                  int root, enum vshape sh, MPI_Comm comm, enum tcmpi_coll which, const char *fn)
 {
-	int rc = tcmpi__check_init(fn);
-	if (rc)
-		return rc;
-	struct tcmpi__comm *c = coll_comm(comm);
-	if (!c)
-		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_COMM, fn, "invalid communicator %d", comm);
-	int p = tcmpi__comm_size(c), r = tcmpi__comm_rank(c);
-	double t0 = tcmpi__now_ns();
+	COLL_BEGIN_AS(comm, fn);
 	int rooted = sh == V_GATHER || sh == V_SCATTER;
 	if (rooted && (root < 0 || root >= p))
 		return tcmpi__error(comm, MPI_ERR_ROOT, fn, "root %d out of range 0..%d", root, p - 1);
