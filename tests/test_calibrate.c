@@ -370,6 +370,13 @@ static void hand_made_concurrency(struct tc_calibration *c)
 		c->copy_bytes_per_ns[0][i] = b0[i];
 		c->copy_bytes_per_ns[1][i] = b1[i];
 	}
+	/* Hand-offs: the pair 50 ns, the shared cache 60 ns, across caches
+	 * 80 ns, no SMT sibling and one package. */
+	c->handoff_pair_ns = 50;
+	c->handoff_ns[0] = NAN;
+	c->handoff_ns[1] = 60;
+	c->handoff_ns[2] = 80;
+	c->handoff_ns[3] = NAN;
 	c->nsync = 4;
 	static const int q[4] = {2, 4, 8, 16};
 	static const double r[4] = {100, 150, 200, 300};
@@ -464,6 +471,9 @@ Test(calibrate, concurrency_of_a_schedule, .timeout = 30)
 	        {"hypercube:4", "hypercube", TC_COLL_BCAST,
 	         (double)m * tw * ((2.0 * 20 / 30 - 1) + (4.0 * 20 / 40 - 1)), 0 + 50 + 100 + 200.0},
 	        {"chain:2", "linear", TC_COLL_BCAST, 0, 0},
+	        /* One round in which every rank takes 15 blocks: all 15 are
+	         * slowed, not the largest alone. */
+	        {"complete:16", "direct", TC_COLL_ALLTOALL, 15 * (double)m * tw * (4.0 - 1), 200.0},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		struct tc_topo *t = NULL;
@@ -483,6 +493,61 @@ Test(calibrate, concurrency_of_a_schedule, .timeout = 30)
 		          cases[i].topo, with, without + share + sync);
 		cr_assert_eq(tc_calibration_concurrency_ns(&flat, t, &call, &share, &sync), 0);
 		cr_assert(share == 0 && sync == 0);
+		tc_topo_destroy(t);
+	}
+}
+
+/* The machine's own algorithms are priced as the reader copies (calibrate.c's
+ * shared-memory price): a round costs R(q) plus, for its busiest reader, a
+ * hand-off and a copy at its share of the bandwidth per block it reads
+ * (combines: the slower of the copy and m t_c), plus o_call and the local
+ * copies at t_copy.  Each case below is that sum worked out by hand from
+ * the tables of hand_made_concurrency(). */
+Test(calibrate, shared_memory_rounds, .timeout = 30)
+{
+	struct tc_calibration c;
+	hand_made_concurrency(&c);
+	c.tcopy_ns_per_byte = 0.01;
+	const double big = (double)(4 << 20), small = 65536;
+	struct {
+		const char *topo, *alg;
+		enum tc_coll coll;
+		size_t bytes;
+		double ns;
+	} cases[] = {
+	        /* 15 readers of the root's 4 MiB at once, B(15, 4 MiB) = 40 B/ns
+	         * (the row saturates from k = 8); q = 16: R = 300, h = 80. */
+	        {"complete:16", "shm", TC_COLL_BCAST, 4 << 20, 50 + 300 + 80 + big * 15 / 40},
+	        /* 4 readers of 3 blocks of 64 KiB each, B(4, 64 KiB) = 40 B/ns;
+	         * R(4) = 150; the own block copied locally at t_copy. */
+	        {"complete:4", "shm", TC_COLL_ALLGATHER, 65536,
+	         50 + 150 + 3 * (80 + small * 4 / 40) + small * 0.01},
+	        /* p = 2: one reader per rank, priced as two at once
+	         * (B(2, 64 KiB) = 20 B/ns), the pair's hand-off and R(2). */
+	        {"complete:2", "shm", TC_COLL_ALLTOALL, 65536,
+	         50 + 100 + (50 + small * 2 / 20) + small * 0.01},
+	        /* 8 B from each of 4 ranks, combined in rank order: rank 1
+	         * copies 0's, combines its own locally (8 t_c) and 2's and 3's;
+	         * a read is 8 * 4 / B(4, 8 B) = 0.8 ns > 8 t_c = 0.32 ns. */
+	        {"complete:4", "shm_flag", TC_COLL_ALLREDUCE, 8,
+	         50 + 150 + 3 * (80 + 0.8) + 8 * 0.04 + 8 * 0.01},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct tc_topo *t = NULL;
+		cr_assert_eq(tc_topo_parse(cases[i].topo, &t), 0);
+		struct tc_call call = {.coll = cases[i].coll,
+		                       .alg = cases[i].alg,
+		                       .bytes = cases[i].bytes,
+		                       .esize = 8};
+		double ns = 0;
+		int err = tc_calibration_predict(&c, t, &call, NULL, NULL, &ns);
+		cr_assert_eq(err, 0, "%s %s: %s", cases[i].topo, cases[i].alg, tc_strerror(err));
+		cr_assert(fabs(ns - cases[i].ns) <= 1e-9 * cases[i].ns, "%s %s %s: %.3f ns, not %.3f",
+		          cases[i].topo, cases[i].alg, tc_coll_name(cases[i].coll), ns, cases[i].ns);
+		/* The concurrency is inside the price: no charge beside it. */
+		double share = -1, sync = -1;
+		cr_assert_eq(tc_calibration_concurrency_ns(&c, t, &call, &share, &sync), 0);
+		cr_assert(share == 0 && sync == 0, "%s: share %.3f sync %.3f", cases[i].alg, share, sync);
 		tc_topo_destroy(t);
 	}
 }

@@ -158,16 +158,21 @@
  *             the right, from the left) many times over; the median time
  *             per round, sync_ns.
  * The calibrated prediction charges them (tc_calibration_concurrency_ns):
- * a round whose transfers k ranks receive at once, the largest m bytes,
- * among q distinct ranks, costs beyond the pair model
- *   m t_w (s(k, m) - 1) + rho(q),
+ * a round whose transfers k ranks receive at once, the largest m bytes, the
+ * busiest receiver v bytes in all, among q distinct ranks, costs beyond the
+ * pair model
+ *   v t_w (s(k, m) - 1) + rho(q),
  * with s(k, m) = max(1, (k / 2) B(2, m) / B(k, m)) for k > 2, else 1
  * (tc_calibration_share: the pair's one-way and exchange times already
  * describe up to two copies at once), B interpolated linearly in log2 m
  * between copy_sizes and in k between the measured counts (clamped at the
  * ends), t_w the prediction's segment's; and rho(q) = max(0, R(q) - R(2))
  * (tc_calibration_sync_ns), R interpolated linearly in log2 q and clamped.
- * At p = 2 both are 0: the pair's prediction is unchanged.
+ * At p = 2 both are 0: the pair's prediction is unchanged.  The machine's
+ * own algorithms (`shm`, where the reader copies) are priced instead, when
+ * the tables exist, as rounds of R(q) plus the busiest reader's hand-offs
+ * and copies at its share of the bandwidth (docs/calibration.md, "The
+ * machine's own algorithms"); no charge is added to that.
  *
  * Native times on a shared VM drift (DESIGN.md: the core-to-core cache-line
  * latency jumps from ~34 ns to ~160 ns for seconds at a time); repeat a
@@ -449,10 +454,12 @@ TC_API int tc_calibration_round_ns(const struct tc_calibration *cal, int k, size
  * prediction of a call on topology t (call->alg as run; AUTO: the pair's
  * choice): over the rounds of its schedule (tc_schedule_call under the
  * segment model of the call's block), *share_ns gets the sum of
- * m_r t_w (s(k_r, m_r) - 1) and *sync_ns the sum of rho(q_r), where k_r is
- * the number of ranks receiving in round r, m_r its largest transfer and
- * q_r the ranks it involves (local copies do not count).  Either pointer may
- * be NULL.  Both 0 when the calibration has no concurrency measurement.
+ * v_r t_w (s(k_r, m_r) - 1) and *sync_ns the sum of rho(q_r), where k_r is
+ * the number of ranks receiving in round r, m_r its largest transfer, v_r
+ * the most bytes one rank receives in it and q_r the ranks it involves
+ * (local copies do not count).  Either pointer may be NULL.  Both 0 when
+ * the calibration has no concurrency measurement, and for the machine's own
+ * algorithms, whose price holds the concurrency.
  * Returns 0, TC_EINVAL, TC_ENOMEM, or what tc_schedule_call() returns.
  * Thread-safe; every pointer is borrowed.
  */

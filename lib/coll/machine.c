@@ -80,6 +80,40 @@ double tc__machine_sync_ns(const struct tc_calibration *cal, int q)
 	return isfinite(r) && r > 0 ? r : 0.0;
 }
 
+double tc__machine_copy_ns(const struct tc_calibration *cal, int k, size_t bytes)
+{
+	if (!cal || cal->conc_ranks < 2 || cal->ncopiers < 1 || cal->ncopy_sizes < 1)
+		return NAN;
+	if (bytes == 0)
+		return 0.0;
+	int c = k > 2 ? k : 2;
+	double b = tc__machine_bw(cal, c, bytes);
+	return b > 0 && isfinite(b) ? (double)bytes * (double)c / b : NAN;
+}
+
+double tc__machine_r_ns(const struct tc_calibration *cal, int q)
+{
+	if (!cal || cal->conc_ranks < 2 || cal->nsync < 1 || cal->sync_ranks[0] != 2)
+		return NAN;
+	double xs[TC_CALIBRATE_MAX_SYNC];
+	int n = cal->nsync < TC_CALIBRATE_MAX_SYNC ? cal->nsync : TC_CALIBRATE_MAX_SYNC;
+	for (int i = 0; i < n; i++)
+		xs[i] = log2((double)(cal->sync_ranks[i] > 0 ? cal->sync_ranks[i] : 1));
+	return tc__machine_interp(xs, cal->sync_ns, n, log2((double)(q > 2 ? q : 2)));
+}
+
+double tc__machine_handoff_ns(const struct tc_calibration *cal, int q)
+{
+	if (!cal || cal->conc_ranks < 2)
+		return NAN;
+	double h = cal->handoff_pair_ns;
+	if (q > 2)
+		for (int c = 0; c < TC_HANDOFF_CLASSES; c++)
+			if (isfinite(cal->handoff_ns[c]) && !(cal->handoff_ns[c] <= h))
+				h = cal->handoff_ns[c];
+	return isfinite(h) && h > 0 ? h : NAN;
+}
+
 double tc__machine_round_ns(const struct tc_calibration *cal, const struct tc_model *seg, int k,
                             size_t bytes, int q)
 {

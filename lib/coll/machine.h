@@ -115,6 +115,24 @@ double tc__machine_sync_ns(const struct tc_calibration *cal, int q);
 double tc__machine_round_ns(const struct tc_calibration *cal, const struct tc_model *seg, int k,
                             size_t bytes, int q);
 
+/*
+ * The pieces of a shared-memory round (the machine's own algorithms,
+ * TC__ALG_SHM: the reader copies, so a rank's reads serialise while the
+ * readers run at once; lib/calibrate/predict.c prices their schedules):
+ * - tc__machine_copy_ns(cal, k, m): the time one of k ranks copying at once
+ *   takes to read m bytes another rank has just written, m max(k, 2) /
+ *   B(max(k, 2), m) (B(1, m) measures a rank reading its own fresh data,
+ *   which no such read does); 0 for m = 0;
+ * - tc__machine_r_ns(cal, q): R(q), the time of a synchronised round among
+ *   q ranks (q < 2 as 2), interpolated in log2 q and clamped;
+ * - tc__machine_handoff_ns(cal, q): one cache line's hand-off, the pair's
+ *   for q <= 2, else the farthest distance class the machine has.
+ * NAN without the tables (or cal NULL).  Pure; thread-safe.
+ */
+double tc__machine_copy_ns(const struct tc_calibration *cal, int k, size_t bytes);
+double tc__machine_r_ns(const struct tc_calibration *cal, int q);
+double tc__machine_handoff_ns(const struct tc_calibration *cal, int q);
+
 /* Whether TC_ALG_AUTO takes the machine's own algorithms (TC__ALG_SHM,
  * lib/coll/shm.h) on this team: native, every rank a CPU of its own (not
  * oversubscribed), a waiting policy that may spin.  There a flag hand-off

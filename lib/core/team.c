@@ -30,24 +30,33 @@
  * says why). */
 #define TC__SINGLE_COPY_DEFAULT TC__CHAN_SINGLE_COPY_MIN
 /*
- * Waiting thresholds.  A sleep and wake-up costs 20-30 us on these VMs, so a
- * rank that has its own core spins about that long before it sleeps (the
- * classic competitive rule: never waste more than the sleep would cost).  When
- * ranks outnumber CPUs a spinning rank steals the CPU from the rank it waits
- * for, so it never spins: it yields (sched_yield hands the core to a runnable
- * peer for about a context switch, 1-3 us) for up to 1 ms, then sleeps.  The
- * 1 ms is measured: a dissemination barrier of 64 ranks on 2 cores takes
- * 742 us with 50 us of yielding, 433 us with 300 us and 333 us with 1 ms
- * (futex wake-ups of 64 threads cost more than the yields they replace); a
- * rank with nothing to do still sleeps after 1 ms.  One wait is known to
- * end: a rank with its own core whose long single-copy message a peer is
- * copying spins for as long as the copy can take (lib/p2p/p2p.c; a 1 MiB
- * broadcast at p = 2 slept in ~10% of its calls after 20 us, each sleep
- * a wake-up on the critical path).
+ * Waiting thresholds.  A sleep and wake-up costs 20-30 us on a 2-CPU VM, so a
+ * rank that has its own core spins about that long (the classic competitive
+ * rule: never waste more than the sleep would cost), then yields: on a core
+ * of its own sched_yield returns at once, so yielding is a spin that hands
+ * the core to any other runnable thread.  It yields for up to 1 ms before it
+ * sleeps, because on a VM with many CPUs a sleep costs far more than on two:
+ * on a 16-CPU KVM guest, a ring allreduce of 64 KiB at p = 16 (30 rounds)
+ * took 2.5-3.3 ms per call when waiting ranks slept after 20 us of yielding
+ * and 66 us when they kept yielding (54 us spinning): a vCPU that halts is
+ * not running when its rank is awaited, and every round behind it waits.
+ * When ranks outnumber CPUs a spinning rank steals the CPU from the rank it
+ * waits for, so it never spins: it yields (sched_yield hands the core to a
+ * runnable peer for about a context switch, 1-3 us) for up to 1 ms, then
+ * sleeps.  The 1 ms is measured: a dissemination barrier of 64 ranks on 2
+ * cores takes 742 us with 50 us of yielding, 433 us with 300 us and 333 us
+ * with 1 ms (futex wake-ups of 64 threads cost more than the yields they
+ * replace); a rank with nothing to do still sleeps after 1 ms.  One wait is
+ * known to end: a rank with its own core whose long single-copy message a
+ * peer is copying spins for as long as the copy can take (lib/p2p/p2p.c; a
+ * 1 MiB broadcast at p = 2 slept in ~10% of its calls after 20 us, each
+ * sleep a wake-up on the critical path).
  */
 #define TC__SPIN_NS_DEFAULT 20000u
-#define TC__YIELD_NS_DEDICATED 20000u
+#define TC__YIELD_NS_DEDICATED 1000000u
 #define TC__YIELD_NS_OVERSUB 1000000u
+/* The largest team that gets the asymmetric fence (tc_team_create). */
+#define TC__ASYM_FENCE_MAX_P 4
 /*
  * Fibres (README "Fibres"): a fibre never spins (its peer may be a fibre of
  * the same CPU, which cannot run meanwhile); a yield switches to the CPU's
@@ -474,13 +483,18 @@ int tc_team_create(const struct tc_team_config *cfg, struct tc_team **out)
 	if (t->wait == TC_WAIT_BLOCK)
 		t->yield_ns = 0;
 	t->may_block = t->wait == TC_WAIT_AUTO || t->wait == TC_WAIT_BLOCK;
-	/* The asymmetric fence makes every sleep cost a membarrier (IPIs to
-	 * the other CPUs, VM exits here): worth it when sleeps are rare, not
-	 * when ranks outnumber CPUs or always block (measured: a 64-rank
-	 * barrier with TC_WAIT_BLOCK takes 3.57 ms with it, 0.69 ms without),
-	 * nor on fibres, which park at every wait that a yield does not end. */
-	t->asym_fence =
-	        tc__asym_fence && !oversub && t->wait != TC_WAIT_BLOCK && t->exec != TC_EXEC_FIBRES;
+	/* The asymmetric fence makes every sleep cost a membarrier (an IPI to
+	 * every other CPU that runs one of our threads; VM exits on a VM):
+	 * worth it when sleeps are rare and the team spans few CPUs, not when
+	 * ranks outnumber CPUs or always block (measured: a 64-rank barrier
+	 * with TC_WAIT_BLOCK takes 3.57 ms with it, 0.69 ms without), nor on
+	 * fibres, which park at every wait that a yield does not end, nor on
+	 * many CPUs: on a 16-CPU KVM guest a ring allreduce of 64 KiB at
+	 * p = 16 whose ranks slept 3 times per call took 2.5-3.3 ms with it,
+	 * and 0.38 ms without it when they slept at every wait (TC_WAIT_BLOCK,
+	 * ~500 sleeps per call). */
+	t->asym_fence = tc__asym_fence && !oversub && t->p <= TC__ASYM_FENCE_MAX_P &&
+	                t->wait != TC_WAIT_BLOCK && t->exec != TC_EXEC_FIBRES;
 
 	/* Channels: one per arc, in the CSR order of the topology. */
 	t->nchans = tc_topo_props(t->topo)->arcs;
