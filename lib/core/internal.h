@@ -20,8 +20,9 @@
 #include "model/clock.h"
 
 struct tc__runq;
-struct tc__sched;   /* lib/sched/sched.h */
-struct tc__exec_io; /* lib/sched/exec.h */
+struct tc__sched;      /* lib/sched/sched.h */
+struct tc__exec_io;    /* lib/sched/exec.h */
+struct tc__p2p_engine; /* lib/p2p/p2p.h */
 #include "topocoll.h"
 
 /* n rounded up to whole cache lines. */
@@ -294,6 +295,9 @@ struct tc_team {
 	 * (lib/mpi/) runs them with engine as its state.  Set at creation. */
 	int (*engine_run)(struct tc_proc *proc, const struct tc__sched *s, const struct tc__exec_io *io);
 	void *engine;
+	/* The engine of its point-to-point calls (lib/p2p/p2p.h), NULL for
+	 * the channels.  Set at creation. */
+	const struct tc__p2p_engine *p2p_engine;
 };
 
 /* The team whose runs a team's ranks belong to: itself, or a sub-team's

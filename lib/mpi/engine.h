@@ -12,6 +12,8 @@
 #include <stdint.h>
 
 #include "core/internal.h"
+#include "p2p/p2p.h"
+#include "p2p/request.h"
 #include "sched/exec.h"
 #include "topocoll/mpi.h"
 
@@ -61,7 +63,43 @@ struct tc__mpi {
 	MPI_Request abort_req[64];
 	int nabort;
 	int told; /* another process's abort was taken */
+	int sent; /* this process's abort was sent */
 	int abort_buf;
+	/* Point-to-point (lib/mpi/p2p.c): headers (and packed messages) on
+	 * pcomm under the caller's tag, split messages' data on dcomm under
+	 * the sender's count of its split messages to that process (dseq). */
+	MPI_Comm pcomm, dcomm;
+	int tag_ub;                     /* pcomm's MPI_TAG_UB */
+	uint32_t *dseq;                 /* per destination */
+	struct tc__mpi_p2p *free_slots; /* a request's MPI side, reused */
+	struct tc__mpi_p2p *live;       /* slots of requests not complete */
+	struct tc__mpi_p2p *held;       /* messages a receive left (truncated), in order */
+	struct tc__mpi_p2p *orphans;    /* slots of retired requests MPI may still use */
+};
+
+/* A point-to-point message's header, before its data (packed) or alone
+ * (split: the data follows on dcomm). */
+struct tc__mpi_p2p_hdr {
+	int64_t arrival; /* logical arrival (ps) */
+	uint64_t bytes;
+	uint32_t dseq; /* split: the data message's tag on dcomm */
+	uint32_t split;
+};
+/* Point-to-point messages up to this size travel packed behind their
+ * header: every receive's staging holds a header and this much, so that
+ * no message is ever longer than the MPI receive posted for it. */
+enum { TC__MPI_P2P_PACK = 1024 };
+
+/* One point-to-point request's MPI side (req->ext), or a message a
+ * receive left (held). */
+struct tc__mpi_p2p {
+	struct tc__mpi_p2p *next, *prev;
+	struct tc__req *req;
+	MPI_Request hq, dq; /* header (or packed) message, data message */
+	int phase;          /* receive: 0 header awaited, 1 data awaited */
+	int src, tag;       /* held: the message's sender and tag */
+	struct tc__mpi_p2p_hdr h;
+	unsigned char stage[sizeof(struct tc__mpi_p2p_hdr) + TC__MPI_P2P_PACK];
 };
 
 /* team->engine_run of a team over MPI. */
@@ -69,5 +107,14 @@ int tc__mpi_run(struct tc_proc *proc, const struct tc__sched *s, const struct tc
 
 /* Marks the team aborted here and tells every other process (once). */
 void tc__mpi_abort(struct tc_team *team, int code);
+
+/* An abort another process sent, if one has come: its code (taken, m->told
+ * set, the detail says who), else 0. */
+int tc__mpi_take_abort(struct tc__mpi *m);
+
+/* team->p2p_engine of a team over MPI (lib/mpi/p2p.c), and the release of
+ * its point-to-point state at destruction. */
+extern const struct tc__p2p_engine tc__mpi_p2p;
+void tc__mpi_p2p_free(struct tc__mpi *m);
 
 #endif /* TC_MPI_ENGINE_H */

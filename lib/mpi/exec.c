@@ -143,8 +143,10 @@ void tc__mpi_abort(struct tc_team *team, int code)
 {
 	struct tc__mpi *m = team->engine;
 	/* Relaxed: only this thread uses a team over MPI. */
-	if (atomic_exchange_explicit(&team->aborted, 1, memory_order_relaxed))
+	atomic_store_explicit(&team->aborted, 1, memory_order_relaxed);
+	if (m->sent || m->told)
 		return;
+	m->sent = 1;
 	m->abort_buf = code;
 	for (int r = 0; r < m->size; r++) {
 		if (r == m->rank)
@@ -164,19 +166,28 @@ void tc__mpi_abort(struct tc_team *team, int code)
  * another call from a process whose message this one still waits for (its
  * message of this round would have been taken first, MPI matching in
  * order: the peer made another call).  Returns 0 or the error. */
-static int tc__mpi_probe(struct tc__mpi *m, struct tc__mitem *it, int n)
+int tc__mpi_take_abort(struct tc__mpi *m)
 {
 	int flag = 0;
 	MPI_Status st;
 	MPI_Iprobe(MPI_ANY_SOURCE, TC__MPI_TAG_ABORT, m->comm, &flag, &st);
-	if (flag) {
-		int code = TC_EABORTED;
-		MPI_Recv(&code, 1, MPI_INT, st.MPI_SOURCE, TC__MPI_TAG_ABORT, m->comm, MPI_STATUS_IGNORE);
-		m->told = 1;
-		tc__set_detail("process %d failed its call (%s): this call is abandoned",
-		               st.MPI_SOURCE, tc_strerror(code));
+	if (!flag)
+		return 0;
+	int code = TC_EABORTED;
+	MPI_Recv(&code, 1, MPI_INT, st.MPI_SOURCE, TC__MPI_TAG_ABORT, m->comm, MPI_STATUS_IGNORE);
+	m->told = 1;
+	tc__set_detail("process %d failed its call (%s): this call is abandoned", st.MPI_SOURCE,
+	               tc_strerror(code));
+	return code ? code : TC_EABORTED;
+}
+
+static int tc__mpi_probe(struct tc__mpi *m, struct tc__mitem *it, int n)
+{
+	int flag = 0;
+	MPI_Status st;
+	int code = tc__mpi_take_abort(m);
+	if (code)
 		return code == TC_EMISMATCH ? TC_EMISMATCH : TC_EABORTED;
-	}
 	for (int i = 0; i < n; i++) {
 		if (!it[i].open || it[i].open < it[i].parts)
 			continue; /* nothing, or its data part only, awaited */

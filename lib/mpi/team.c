@@ -7,7 +7,8 @@
  * Each process holds an ordinary team of p ranks (the topology, the model,
  * the schedule cache and its own rank's proc) and runs only its own rank;
  * the team's engine_run hook sends the collectives' schedules to
- * lib/mpi/exec.c instead of the channels.  AUTO prices the model only
+ * lib/mpi/exec.c instead of the channels, and its p2p_engine the
+ * point-to-point calls to lib/mpi/p2p.c.  AUTO prices the model only
  * (team->cpus = p: no pricing of shared CPUs, which would depend on each
  * process's affinity), so every process makes the same choice.
  */
@@ -101,8 +102,13 @@ static void tc__mpi_free(struct tc__mpi *m)
 			MPI_Request_free(&m->abort_req[i]);
 		}
 	}
+	tc__mpi_p2p_free(m);
 	if (m->comm != MPI_COMM_NULL)
 		MPI_Comm_free(&m->comm);
+	if (m->pcomm != MPI_COMM_NULL)
+		MPI_Comm_free(&m->pcomm);
+	if (m->dcomm != MPI_COMM_NULL)
+		MPI_Comm_free(&m->dcomm);
 	free(m->stage);
 	free(m->tmp);
 	free(m->req);
@@ -173,16 +179,29 @@ int tc_team_create_mpi(MPI_Comm comm, const struct tc_team_config *cfg, const st
 	if (!err && !(m = calloc(1, sizeof *m)))
 		err = TC_ENOMEM;
 	if (m) {
-		m->comm = MPI_COMM_NULL;
+		m->comm = m->pcomm = m->dcomm = MPI_COMM_NULL;
+		m->dseq = calloc((size_t)size, sizeof *m->dseq);
+		if (!m->dseq)
+			err = TC_ENOMEM;
 		m->route = malloc(((size_t)tc_topo_props(team->topo)->diameter + 2) * sizeof(int));
 		if (!m->route)
 			err = TC_ENOMEM;
 	}
 	err = tc__mpi_agree(comm, err, h);
+	/* Three duplicates: the collectives', the point-to-point headers'
+	 * and the split point-to-point messages' data (lib/mpi/p2p.c), so
+	 * that no message of one is ever matched by a receive of another. */
 	if (!err && (MPI_Comm_dup(comm, &m->comm) != MPI_SUCCESS ||
-	             MPI_Comm_set_errhandler(m->comm, MPI_ERRORS_RETURN) != MPI_SUCCESS)) {
+	             MPI_Comm_set_errhandler(m->comm, MPI_ERRORS_RETURN) != MPI_SUCCESS ||
+	             MPI_Comm_dup(m->comm, &m->pcomm) != MPI_SUCCESS ||
+	             MPI_Comm_dup(m->comm, &m->dcomm) != MPI_SUCCESS)) {
 		tc__set_detail("tc_team_create_mpi: duplicating the communicator failed");
 		err = TC_ESYS;
+	}
+	if (!err) {
+		int *ub = NULL, flag = 0;
+		MPI_Comm_get_attr(m->pcomm, MPI_TAG_UB, &ub, &flag);
+		m->tag_ub = flag && ub ? *ub : 32767;
 	}
 	uint64_t epoch = 0;
 	if (!err)
@@ -203,6 +222,7 @@ int tc_team_create_mpi(MPI_Comm comm, const struct tc_team_config *cfg, const st
 	team->epoch_ns = epoch;
 	team->engine = m;
 	team->engine_run = tc__mpi_run;
+	team->p2p_engine = &tc__mpi_p2p;
 	*team_out = team;
 	*proc_out = &team->procs[rank];
 	return TC_OK;
@@ -215,6 +235,7 @@ void tc_team_destroy_mpi(struct tc_team *team)
 	tc__mpi_free(team->engine);
 	team->engine = NULL;
 	team->engine_run = NULL;
+	team->p2p_engine = NULL;
 	tc_team_destroy(team);
 }
 

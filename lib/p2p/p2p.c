@@ -59,6 +59,11 @@
  * reversed as it is taken.  Receives from a non-neighbour or from any
  * source wait in the proc's grq.
  *
+ * Another engine: a team whose ranks are not threads of this process (a
+ * team over MPI processes) has a p2p_engine (lib/p2p/p2p.h) that moves its
+ * messages; the arguments, the clock rules and the emulated waits stay
+ * here, and none of the channels' paths is taken.
+ *
  * Fast paths: a message of one packet on a link with nothing queued needs no
  * request at all (tc__send_eager, tc__recv_eager: blocking tc_send/tc_recv
  * and the executor's small rounds), and the executor's "direct" receives
@@ -886,6 +891,13 @@ static void tc__retire(struct tc_proc *proc, struct tc__req *req, int status)
 	}
 	if (req->state == TC__REQ_DONE || req->state == TC__REQ_IDLE)
 		return;
+	if (proc->team->p2p_engine) {
+		proc->team->p2p_engine->retire(proc, req, status);
+		req->state = TC__REQ_DONE;
+		req->status = status;
+		req->clocked = 1;
+		return;
+	}
 	if (req->nbr >= 0 && req->nbr < proc->deg) {
 		struct tc__port *port = &proc->ports[req->nbr];
 		bool was = req->kind == TC__KIND_SEND ? tc__unlink(&port->sq_head, &port->sq_tail, req)
@@ -1003,13 +1015,6 @@ static int tc__check_args(const struct tc_proc *proc, int peer, bool recv, int t
 {
 	if (!proc || !req)
 		return TC_EINVAL;
-	if (proc->team->engine) {
-		/* A team over MPI processes (lib/mpi/): its peers are in other
-		 * processes, which these channels do not reach. */
-		tc__set_detail("point-to-point messages between the processes of a team over MPI "
-		               "are not supported (collectives are; docs/mpi.md)");
-		return TC_ENOTSUP;
-	}
 	if (!buf && bytes)
 		return TC_ENULLBUF;
 	if (bytes > TC_MAX_MESSAGE)
@@ -1166,11 +1171,44 @@ static int tc__isend_far(struct tc_proc *proc, int dst, int tag, const void *buf
 	return TC_OK;
 }
 
+/* A send on a team whose point-to-point engine is another's (team->
+ * p2p_engine): charged as on the channels (a routed one over its route),
+ * the port's resource kept only when the engine started it. */
+static int tc__isend_engine(struct tc_proc *proc, int dst, int nbr, int tag, const void *buf,
+                            size_t bytes, struct tc__req *req)
+{
+	struct tc_team *t = proc->team;
+	struct tc__mps *q = &t->mps;
+	tc__req_init(proc, req, TC__KIND_SEND, dst, nbr, bytes);
+	req->sbuf = buf;
+	req->rbuf = NULL;
+	req->utag = tag;
+	req->far = nbr < 0;
+	int first = nbr;
+	if (nbr < 0) {
+		req->hops = tc_topo_distance(t->topo, proc->rank, dst);
+		first = tc_topo_neighbor_index(t->topo, proc->rank,
+		                               tc_topo_next_hop(t->topo, proc->rank, dst));
+	}
+	tc_time_t res = proc->res_free[tc__res_send(q, first)];
+	req->clock = tc__clock_send(q, proc->clock, &res, bytes, req->hops, &req->done_at);
+	int err = t->p2p_engine->isend(proc, req);
+	if (err) {
+		req->state = TC__REQ_IDLE;
+		return err;
+	}
+	proc->res_free[tc__res_send(q, first)] = res;
+	proc->nposts++;
+	return TC_OK;
+}
+
 /* tc_isend and tc_irecv once the arguments are checked (nbr: dst's or
  * src's neighbour index; -1: routed, or from any source). */
 static int tc__isend_checked(struct tc_proc *proc, int dst, int nbr, int tag, const void *buf,
                              size_t bytes, struct tc__req *req)
 {
+	if (proc->team->p2p_engine)
+		return tc__isend_engine(proc, dst, nbr, tag, buf, bytes, req);
 	if (nbr < 0)
 		return tc__isend_far(proc, dst, tag, buf, bytes, req);
 	tc__req_init(proc, req, TC__KIND_SEND, dst, nbr, bytes);
@@ -1184,16 +1222,25 @@ static int tc__isend_checked(struct tc_proc *proc, int dst, int nbr, int tag, co
 	return TC_OK;
 }
 
-static void tc__irecv_checked(struct tc_proc *proc, int src, int nbr, int tag, void *buf,
-                              size_t cap, struct tc__req *req)
+static int tc__irecv_checked(struct tc_proc *proc, int src, int nbr, int tag, void *buf, size_t cap,
+                             struct tc__req *req)
 {
 	tc__req_init(proc, req, TC__KIND_RECV, src, nbr, cap);
 	req->sbuf = NULL;
 	req->rbuf = buf;
 	req->utag = tag;
+	if (proc->team->p2p_engine) {
+		req->far = nbr < 0;
+		int err = proc->team->p2p_engine->irecv(proc, req);
+		if (err)
+			req->state = TC__REQ_IDLE;
+		else
+			proc->nposts++;
+		return err;
+	}
 	if (nbr >= 0) {
 		tc__enqueue_recv(proc, &proc->ports[nbr], req);
-		return;
+		return TC_OK;
 	}
 	/* From a non-neighbour or from any source: grq. */
 	req->far = 1;
@@ -1207,6 +1254,7 @@ static void tc__irecv_checked(struct tc_proc *proc, int src, int nbr, int tag, v
 		proc->nany++;
 	proc->nposts++;
 	tc__progress_any(proc);
+	return TC_OK;
 }
 
 int tc_isend_tag(struct tc_proc *proc, int dst, int tag, const void *buf, size_t bytes, tc_request *handle)
@@ -1232,7 +1280,7 @@ int tc_irecv_tag(struct tc_proc *proc, int src, int tag, void *buf, size_t cap, 
 	int nbr = -1;
 	int err = tc__check_args(proc, src, true, tag, buf, cap, req, &nbr);
 	if (!err)
-		tc__irecv_checked(proc, src, nbr, tag, buf, cap, req);
+		err = tc__irecv_checked(proc, src, nbr, tag, buf, cap, req);
 	else if (req)
 		req->state = TC__REQ_IDLE;
 	return err;
@@ -1360,6 +1408,14 @@ int tc__recv_eager(struct tc_proc *proc, int nbr, void *buf, size_t cap, int tag
  * done. */
 static bool tc__complete(struct tc_proc *proc, struct tc__req *req)
 {
+	const struct tc__p2p_engine *e = proc->team->p2p_engine;
+	if (e && req->kind != TC__KIND_EXT) {
+		/* The receive rule's port: the last link of the sender's route. */
+		if (e->test(proc, req) && req->kind == TC__KIND_RECV && !req->clocked &&
+		    req->nbr < 0 && req->st_src >= 0)
+			req->rnbr = tc__last_link(proc, req->st_src);
+		return req->state == TC__REQ_DONE;
+	}
 	if (req->state == TC__REQ_RNDV_WAIT &&
 	    /* Acquire: pairs with the receiver's release store; its copy out of
 	     * our buffer is finished. */
@@ -1455,6 +1511,13 @@ static int tc__wait_failed_one(struct tc_proc *proc, struct tc__req *req, int er
 	return err;
 }
 
+/* The progress-wait of the team's point-to-point engine. */
+static int tc__wait_cond(struct tc_proc *proc, tc__cond_fn cond, void *ctx)
+{
+	const struct tc__p2p_engine *e = proc->team->p2p_engine;
+	return e ? e->wait(proc, cond, ctx) : tc__progress_wait(proc, cond, ctx);
+}
+
 /* Names the wait about to start for the watchdog (not a collective's). */
 static void tc__wait_named(struct tc_proc *proc, const char *call)
 {
@@ -1468,7 +1531,7 @@ static int tc__wait_as(struct tc_proc *proc, struct tc__req *req, size_t *receiv
 {
 	if (!tc__complete(proc, req)) {
 		tc__wait_named(proc, call);
-		int err = tc__progress_wait(proc, tc__cond_one, req);
+		int err = tc__wait_cond(proc, tc__cond_one, req);
 		if (err)
 			return tc__wait_failed_one(proc, req, err);
 	}
@@ -1531,7 +1594,7 @@ static int tc__waitall_as(struct tc_proc *proc, int n, tc_request *reqs, const c
 	}
 	if (!tc__cond_all(proc, &rs)) {
 		tc__wait_named(proc, call);
-		int err = tc__progress_wait(proc, tc__cond_all, &rs);
+		int err = tc__wait_cond(proc, tc__cond_all, &rs);
 		if (err)
 			return tc__wait_failed(proc, n, reqs, err);
 	}
@@ -1638,6 +1701,8 @@ int tc_cancel(struct tc_proc *proc, tc_request *handle)
 	}
 	if (req->state == TC__REQ_DONE || tc__complete(proc, req))
 		return TC_OK; /* too late to cancel, and nothing to do */
+	if (proc->team->p2p_engine)
+		return proc->team->p2p_engine->cancel(proc, req);
 	/* Before an abort only what no peer has taken: a queued receive that
 	 * no packet has been matched to, a queued send none of whose packets
 	 * is in the channel, a point-to-point single-copy send whose
@@ -1695,7 +1760,7 @@ static int tc__send_as(struct tc_proc *proc, int dst, int tag, const void *buf, 
 	int err = tc__check_args(proc, dst, false, tag, buf, bytes, &req, &nbr);
 	if (err)
 		return err;
-	if (nbr >= 0) {
+	if (nbr >= 0 && !proc->team->p2p_engine) {
 		/* The send rule on a copy of the port's resource: it stands only
 		 * if the message goes now (otherwise tc_isend() applies it). */
 		struct tc__mps *q = &proc->team->mps;
@@ -1735,7 +1800,7 @@ static int tc__recv_as(struct tc_proc *proc, int src, int tag, void *buf, size_t
 	int err = tc__check_args(proc, src, true, tag, buf, cap, &req, &nbr);
 	if (err)
 		return err;
-	if (nbr >= 0) {
+	if (nbr >= 0 && !proc->team->p2p_engine) {
 		int spins = proc->nactive ? 1 : tc__eager_polls(proc->team);
 		struct tc__chan *ch = proc->ports[nbr].in;
 		size_t got;
@@ -1772,7 +1837,9 @@ static int tc__recv_as(struct tc_proc *proc, int src, int tag, void *buf, size_t
 			return TC_OK;
 		}
 	}
-	tc__irecv_checked(proc, src, nbr, tag, buf, cap, &req);
+	err = tc__irecv_checked(proc, src, nbr, tag, buf, cap, &req);
+	if (err)
+		return err;
 	err = tc__wait_as(proc, &req, received, call);
 	if (st)
 		tc_request_status(tc__req_handle(&req), st);

@@ -62,6 +62,35 @@ int tc__progress_wait(struct tc_proc *proc, tc__cond_fn cond, void *ctx);
 void tc__progress_timed_out(struct tc_proc *proc, uint64_t waited_ns);
 
 /*
+ * Another engine for a team's point-to-point calls (team->p2p_engine;
+ * NULL: the channels): a team over MPI processes installs one
+ * (lib/mpi/p2p.c).  lib/p2p still checks the arguments, initialises the
+ * request (peer, neighbour index nbr or -1, utag, buffer, size; a send's
+ * logical arrival clock, done_at and hops, charged over the route as on the
+ * channels) and applies the clock rules and the emulated wait when it
+ * completes; the engine moves the data:
+ *   isend, irecv  start req: 0, or an error (tc_error_detail() says why)
+ *                 with nothing sent or received;
+ *   test          progress; true once req is complete: state TC__REQ_DONE,
+ *                 status, and for a receive received, st_src, st_tag and
+ *                 clock (the message's logical arrival);
+ *   wait          as tc__progress_wait (cond calls test);
+ *   cancel        tc_cancel of a request not complete;
+ *   retire        ends a request that a failed wait leaves (its buffer no
+ *                 longer used by the engine).
+ * Called from the proc's own thread only.
+ */
+struct tc__req;
+struct tc__p2p_engine {
+	int (*isend)(struct tc_proc *proc, struct tc__req *req);
+	int (*irecv)(struct tc_proc *proc, struct tc__req *req);
+	bool (*test)(struct tc_proc *proc, struct tc__req *req);
+	int (*wait)(struct tc_proc *proc, tc__cond_fn cond, void *ctx);
+	int (*cancel)(struct tc_proc *proc, struct tc__req *req);
+	void (*retire)(struct tc_proc *proc, struct tc__req *req, int status);
+};
+
+/*
  * Raw point-to-point for the layers above (lib/sched): no argument checks, no
  * clock rule (the caller computed the arrival time, and the request is not
  * applied to the clock when it completes); sends go by single copy from

@@ -19,8 +19,18 @@
  *                  its logical clock, and the clocks are the prediction's;
  *   mismatch       process 0 calls another size, or another collective:
  *                  every process fails with TC_EMISMATCH, then the team
- *                  refuses further calls (TC_EABORTED); point-to-point
- *                  calls are refused (TC_ENOTSUP);
+ *                  refuses further calls (TC_EABORTED);
+ *   p2p            the examples' point-to-point patterns (ring_sum's chain
+ *                  of tc_recv/tc_send, a blocking ring shift, matvec_ring's
+ *                  tc_isend/tc_irecv rotation with tc_waitall and tc_wait,
+ *                  packed and split sizes, tags out of order, truncation,
+ *                  a routed message) on ring:P: the results, and every
+ *                  rank's logical clock equal to a team of threads'
+ *                  running the same function (rank 0 runs it); receives
+ *                  from any source, tc_cancel, and the argument errors of
+ *                  threads;
+ *   p2p:emulated   the same with t_s = 1 ms: no receive done before
+ *                  epoch + its logical clock;
  *   early          the last process returns before a collective: the
  *                  others fail with TC_ETIMEDOUT or TC_EABORTED within the
  *                  team's timeout, none hangs.
@@ -399,17 +409,287 @@ static void mode_mismatch(void)
 		      kind ? "; the root told now: TC_EMISMATCH" : "");
 		tc_team_destroy_mpi(t);
 	}
-	/* Point-to-point between processes: refused, with its reason. */
-	struct tc_proc *proc;
-	struct tc_team *t = make_team(spec, NULL, TC_MODE_NATIVE, 30000, TC_MPI_FORWARD, &proc);
-	if (!check(t != NULL, "%s p2p: team created", spec))
+}
+
+/* What one rank of p2p_pattern got (a team of threads fills all p). */
+struct p2p_out {
+	long sum;      /* ring_sum's running sum */
+	long shifted;  /* the left neighbour's value, by a blocking shift */
+	double rot[2]; /* matvec_ring's rotation: the sum of every block seen */
+	int tags_ok, trunc_ok, routed_ok;
+	int err;         /* the first call that failed */
+	tc_time_t clock; /* the logical clock at the end */
+	int late;        /* emulated: a receive done before epoch + its clock */
+};
+
+#define P2P_TRY(call)                                                                          \
+	do {                                                                                   \
+		int e_ = (call);                                                               \
+		if (e_ && !o->err) {                                                           \
+			o->err = e_;                                                           \
+			fprintf(stderr, "# rank %d: %s: %s (%s)\n", r, #call, tc_strerror(e_), \
+			        tc_error_detail());                                            \
+		}                                                                              \
+	} while (0)
+
+/* Emulated teams: right after a receive, the wall clock is at least
+ * epoch + the rank's logical clock (epoch 0: not checked).  Not after a
+ * send: a send's port time enters the clock without a wait, as on
+ * threads. */
+static uint64_t p2p_epoch;
+static void p2p_after_recv(struct tc_proc *proc, struct p2p_out *o)
+{
+	if (!p2p_epoch)
 		return;
-	int v = 0;
-	tc_request q;
-	int e1 = tc_send(proc, (me + 1) % np, &v, sizeof v);
-	int e2 = tc_irecv(proc, (me + np - 1) % np, &v, sizeof v, &q);
-	check(np == 1 || (e1 == TC_ENOTSUP && e2 == TC_ENOTSUP && strstr(tc_error_detail(), "MPI")),
-	      "%s: tc_send and tc_irecv between processes: TC_ENOTSUP, named", spec);
+	uint64_t t = now_ns() - p2p_epoch;
+	if (t + 100000u < (uint64_t)(tc_clock(proc) / 1000))
+		o->late = 1;
+}
+
+/* The examples' patterns on a ring (examples/ring_sum.c, matvec_ring.c),
+ * the same function on threads and on processes. */
+static int p2p_pattern(struct tc_proc *proc, void *argp)
+{
+	const int r = tc_rank(proc), p = tc_size(proc);
+	struct p2p_out *o = (struct p2p_out *)argp + r;
+	memset(o, 0, sizeof *o);
+	const int left = (r + p - 1) % p, right = (r + 1) % p;
+	/* ring_sum: a chain from 0 to p - 1. */
+	long sum = 0;
+	if (r > 0)
+		P2P_TRY(tc_recv(proc, r - 1, &sum, sizeof sum, NULL));
+	p2p_after_recv(proc, o);
+	sum += r;
+	if (r < p - 1)
+		P2P_TRY(tc_send(proc, r + 1, &sum, sizeof sum));
+	o->sum = sum;
+	if (p == 1)
+		goto out;
+	/* A blocking shift to the right: even ranks send first. */
+	long v = 10L * r, got = -1;
+	if (r % 2 == 0)
+		P2P_TRY(tc_send(proc, right, &v, sizeof v));
+	P2P_TRY(tc_recv(proc, left, &got, sizeof got, NULL));
+	p2p_after_recv(proc, o);
+	if (r % 2 != 0)
+		P2P_TRY(tc_send(proc, right, &v, sizeof v));
+	o->shifted = got;
+	/* matvec_ring: p steps of isend right, irecv left, waitall; 4
+	 * doubles (packed) and 1000 (split); the second with tc_wait each. */
+	static const size_t nb[2] = {4, 1000};
+	for (int k = 0; k < 2; k++) {
+		double *cur = malloc(nb[k] * sizeof *cur), *next = malloc(nb[k] * sizeof *next);
+		for (size_t i = 0; i < nb[k]; i++)
+			cur[i] = 1000.0 * r + (double)i;
+		for (int step = 0; step < p; step++) {
+			tc_request q[2];
+			P2P_TRY(tc_isend(proc, right, cur, nb[k] * sizeof *cur, &q[0]));
+			P2P_TRY(tc_irecv(proc, left, next, nb[k] * sizeof *next, &q[1]));
+			if (k == 0) {
+				P2P_TRY(tc_waitall(proc, 2, q));
+				p2p_after_recv(proc, o);
+			} else {
+				size_t n = 0;
+				P2P_TRY(tc_wait(proc, &q[1], &n));
+				p2p_after_recv(proc, o);
+				P2P_TRY(tc_wait(proc, &q[0], NULL));
+				if (n != nb[k] * sizeof *next)
+					P2P_TRY(TC_EINVAL);
+			}
+			for (size_t i = 0; i < nb[k]; i++)
+				o->rot[k] += next[i];
+			double *t = cur;
+			cur = next;
+			next = t;
+		}
+		free(cur);
+		free(next);
+	}
+	/* Tags: 7 then 8 to the right; taken 8 first. */
+	int a = 70 + r, b = 80 + r, ga = -1, gb = -1;
+	tc_request q8;
+	tc_status st;
+	P2P_TRY(tc_send_tag(proc, right, 7, &a, sizeof a));
+	P2P_TRY(tc_send_tag(proc, right, 8, &b, sizeof b));
+	P2P_TRY(tc_irecv_tag(proc, left, 8, &gb, sizeof gb, &q8));
+	P2P_TRY(tc_recv_tag(proc, left, 7, &ga, sizeof ga, &st));
+	P2P_TRY(tc_wait(proc, &q8, NULL));
+	o->tags_ok = ga == 70 + left && gb == 80 + left && st.tag == 7 && st.source == left;
+	/* Truncation: 16 bytes into 8, then into 16; 5000 into 2500, then
+	 * into 5000 (the message is kept for the next receive). */
+	static const size_t tb[2] = {16, 5000};
+	o->trunc_ok = 1;
+	for (int k = 0; k < 2; k++) {
+		unsigned char *sb = malloc(tb[k]), *rb = calloc(1, tb[k]);
+		for (size_t i = 0; i < tb[k]; i++)
+			sb[i] = (unsigned char)(r + i);
+		tc_request qs;
+		P2P_TRY(tc_isend(proc, right, sb, tb[k], &qs));
+		size_t n = 0;
+		int e = tc_recv(proc, left, rb, tb[k] / 2, &n);
+		o->trunc_ok &= e == TC_ETRUNCATE && n == tb[k];
+		P2P_TRY(tc_recv(proc, left, rb, tb[k], &n));
+		P2P_TRY(tc_wait(proc, &qs, NULL));
+		for (size_t i = 0; i < tb[k]; i++)
+			o->trunc_ok &= rb[i] == (unsigned char)(left + i);
+		free(sb);
+		free(rb);
+	}
+	/* A routed message: 0 to p/2, not a neighbour from p = 4 on. */
+	o->routed_ok = 1;
+	if (p >= 4) {
+		double big[700];
+		if (r == 0) {
+			for (int i = 0; i < 700; i++)
+				big[i] = i;
+			P2P_TRY(tc_send_tag(proc, p / 2, 3, big, sizeof big));
+		} else if (r == p / 2) {
+			P2P_TRY(tc_recv_tag(proc, 0, 3, big, sizeof big, &st));
+			p2p_after_recv(proc, o);
+			o->routed_ok = st.source == 0 && st.tag == 3 && big[699] == 699;
+		}
+	}
+out:
+	o->clock = tc_clock(proc);
+	return o->err;
+}
+
+/* After the pattern (not in the clocks: the order of receives from any
+ * source is the machine's): every rank sends its rank to 0 with tag r, 0
+ * takes them from any source; tc_cancel of a receive nothing matches;
+ * the argument errors.  Returns 1 when all held here. */
+static int p2p_more(struct tc_proc *proc, int codes[4])
+{
+	const int r = tc_rank(proc), p = tc_size(proc);
+	int ok = 1;
+	if (r != 0) {
+		ok &= tc_send_tag(proc, 0, r, &r, sizeof r) == 0;
+	} else {
+		long seen = 0;
+		for (int k = 1; k < p; k++) {
+			int v = -1;
+			tc_status st;
+			ok &= tc_recv_tag(proc, TC_ANY_SOURCE, TC_ANY_TAG, &v, sizeof v, &st) == 0;
+			ok &= st.source == v && st.tag == v && st.bytes == sizeof v;
+			seen += v;
+		}
+		ok &= seen == (long)p * (p - 1) / 2;
+	}
+	int dummy = 0;
+	if (p > 1) {
+		tc_request q;
+		ok &= tc_irecv_tag(proc, (r + 1) % p, 4242, &dummy, sizeof dummy, &q) == 0;
+		ok &= tc_cancel(proc, &q) == 0 && tc_wait(proc, &q, NULL) == TC_ECANCELED;
+	}
+	codes[0] = tc_send(proc, r, &dummy, sizeof dummy);
+	codes[1] = tc_send(proc, p, &dummy, sizeof dummy);
+	codes[2] = tc_send_tag(proc, (r + 1) % p, -5, &dummy, sizeof dummy);
+	codes[3] = tc_recv(proc, -7, &dummy, sizeof dummy, NULL);
+	return ok;
+}
+
+struct p2p_thr {
+	struct p2p_out *out;
+	int (*codes)[4];
+	int *more_ok;
+};
+
+static int p2p_thr_fn(struct tc_proc *proc, void *argp)
+{
+	struct p2p_thr *a = argp;
+	int err = p2p_pattern(proc, a->out);
+	a->more_ok[tc_rank(proc)] = p2p_more(proc, a->codes[tc_rank(proc)]);
+	return err;
+}
+
+static void mode_p2p(int emulated)
+{
+	char spec[32];
+	snprintf(spec, sizeof spec, "ring:%d", np);
+	const struct tc_model md =
+	        emulated ? ct_model(1000000, 1, 0, TC_PORTS_ONE, TC_DUPLEX_FULL, TC_SWITCH_SF)
+	                 : ct_model(1000, 1, 50, TC_PORTS_ONE, TC_DUPLEX_FULL, TC_SWITCH_SF);
+	const char *what = emulated ? "p2p emulated" : "p2p";
+	struct tc_proc *proc;
+	struct tc_team *t = make_team(spec, &md, emulated ? TC_MODE_EMULATED : TC_MODE_NATIVE,
+	                              30000, TC_MPI_FORWARD, &proc);
+	if (!check(t != NULL, "%s %s: team created", spec, what))
+		return;
+	struct p2p_out *mine = calloc((size_t)np, sizeof *mine);
+	p2p_epoch = emulated ? tc_mpi_epoch_ns(t) : 0;
+	int err = p2p_pattern(proc, mine);
+	p2p_epoch = 0;
+	struct p2p_out o = mine[me];
+	int codes[4];
+	int more_ok = p2p_more(proc, codes);
+	struct p2p_out *all = calloc((size_t)np, sizeof *all);
+	MPI_Gather(&o, (int)sizeof o, MPI_BYTE, all, (int)sizeof o, MPI_BYTE, 0, MPI_COMM_WORLD);
+	/* The thread engine's, on rank 0: the same function, configuration
+	 * and model. */
+	struct p2p_out *thr = calloc((size_t)np, sizeof *thr);
+	int(*tcodes)[4] = calloc((size_t)np, sizeof *tcodes);
+	int *tmore = calloc((size_t)np, sizeof *tmore);
+	int terr = 0;
+	if (me == 0 && !emulated) {
+		struct tc_team_config c;
+		tc_team_config_default(&c);
+		c.topology = spec;
+		c.model = md;
+		c.timeout_ms = 30000;
+		struct tc_team *tt = NULL;
+		terr = tc_team_create(&c, &tt);
+		struct p2p_thr a = {thr, tcodes, tmore};
+		if (!terr)
+			terr = tc_run(tt, p2p_thr_fn, &a);
+		tc_team_destroy(tt);
+	}
+	int ok = !err && o.sum == (long)me * (me + 1) / 2 &&
+	         (np == 1 || o.shifted == 10L * ((me + np - 1) % np));
+	check(ok, "%s %s: ring_sum's chain and a blocking shift by tc_send/tc_recv", spec, what);
+	double want[2] = {0, 0};
+	for (int q = 0; q < np && np > 1; q++)
+		for (int k = 0; k < 2; k++)
+			for (size_t i = 0; i < (k ? 1000u : 4u); i++)
+				want[k] += 1000.0 * q + (double)i;
+	check(np == 1 || (o.rot[0] == want[0] && o.rot[1] == want[1]),
+	      "%s %s: matvec_ring's rotation by tc_isend/tc_irecv and tc_waitall (32 B), tc_wait "
+	      "(8000 B)",
+	      spec, what);
+	check(np == 1 || (o.tags_ok && o.trunc_ok && o.routed_ok),
+	      "%s %s: tags out of order, TC_ETRUNCATE then the message (16 B, 5000 B), a routed "
+	      "message",
+	      spec, what);
+	check(more_ok, "%s %s: receives from any source with their status, tc_cancel", spec, what);
+	if (emulated) {
+		check(!o.late, "%s %s: no receive done before epoch + its logical clock (%.3f ms)",
+		      spec, what, (double)o.clock / 1e9);
+	} else {
+		int same = !terr;
+		for (int q = 0; me == 0 && q < np; q++) {
+			if (all[q].clock != thr[q].clock || all[q].sum != thr[q].sum ||
+			    all[q].rot[1] != thr[q].rot[1] || !tmore[q])
+				same = 0;
+			if (all[q].clock != thr[q].clock)
+				fprintf(stderr, "# rank %d: clock %lld over MPI, %lld on threads\n",
+				        q, (long long)all[q].clock, (long long)thr[q].clock);
+		}
+		check(same,
+		      "%s %s: results and every rank's logical clock equal the thread engine's "
+		      "(rank %d: %lld ps)",
+		      spec, what, np - 1, me == 0 ? (long long)all[np - 1].clock : 0LL);
+		int codes_same = 1;
+		if (me == 0)
+			for (int k = 0; k < 4; k++)
+				codes_same &= codes[k] == tcodes[0][k] && codes[k] != 0;
+		check(codes_same,
+		      "%s %s: to itself, to rank p, tag -5, from -7: the thread engine's errors",
+		      spec, what);
+	}
+	free(mine);
+	free(all);
+	free(thr);
+	free(tcodes);
+	free(tmore);
 	tc_team_destroy_mpi(t);
 }
 
@@ -463,7 +743,11 @@ int main(int argc, char **argv)
 			 * (docs/mpi.md). */
 			MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
 			mode_mismatch();
-		} else if (!strcmp(mode, "early"))
+		} else if (!strcmp(mode, "p2p"))
+			mode_p2p(0);
+		else if (!strcmp(mode, "p2p:emulated"))
+			mode_p2p(1);
+		else if (!strcmp(mode, "early"))
 			mode_early();
 		else
 			check(0, "unknown mode %s", mode);
