@@ -127,13 +127,13 @@ static int tc__p2p_isend(struct tc_proc *proc, struct tc__req *req)
 	if (!h.split) {
 		if (n)
 			memcpy(s->stage + sizeof h, req->sbuf, n);
-		rc = MPI_Isend(s->stage, (int)(sizeof h + n), MPI_BYTE, req->peer, req->utag, m->pcomm,
-		               &s->hq);
+		rc = MPI_Isend(s->stage, (int)(sizeof h + n), MPI_BYTE, req->peer, req->utag,
+		               m->pcomm, &s->hq);
 	} else {
 		rc = MPI_Isend(s->stage, (int)sizeof h, MPI_BYTE, req->peer, req->utag, m->pcomm, &s->hq);
 		if (rc == MPI_SUCCESS)
-			rc = MPI_Isend(req->sbuf, (int)n, MPI_BYTE, req->peer, (int)h.dseq, m->dcomm,
-			               &s->dq);
+			rc = MPI_Isend(req->sbuf, (int)n, MPI_BYTE, req->peer, (int)h.dseq,
+			               m->dcomm, &s->dq);
 	}
 	err = tc__mpi_posted(rc, "send");
 	if (err) {
