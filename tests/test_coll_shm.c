@@ -318,13 +318,15 @@ Test(shm, auto_rule, .timeout = 120)
 		struct tc_team_info info;
 		tc_team_get_info(team, &info);
 		for (int c = 0; c < 5; c++)
-			for (int big = 0; big < 2; big++) {
-				struct auto_arg a = {.coll = colls[c], .bytes = big ? 65536 : 8};
+			for (int big = 0; big < 3; big++) {
+				/* p = 2: whole vectors up to 8 KiB (machine.c). */
+				static const size_t sizes[3] = {8, 8192, 65536};
+				struct auto_arg a = {.coll = colls[c], .bytes = sizes[big]};
 				cr_assert_eq(tc_run(team, auto_fn, &a), 0);
 				cr_assert_eq(a.err, 0);
 				const int shm = !strncmp(a.got, "shm", 3);
 				if (mode == 0 && !info.oversubscribed) {
-					const char *want = colls[c] == TC_COLL_ALLREDUCE && !big
+					const char *want = colls[c] == TC_COLL_ALLREDUCE && big < 2
 					                           ? "shm_flag"
 					                           : "shm";
 					cr_assert_str_eq(a.got, want, "%s %zu B",
