@@ -5,7 +5,9 @@
  * of the matrix on the complete graph, on threads and on fibres, natively
  * (the flags and the peers' buffers) and emulated (their schedules), in
  * place and not, several sizes (in the flags and through the buffers) and
- * roots, back to back; interleaved with the other collectives' algorithms
+ * roots, back to back; alltoall and allgather on both sides of the flag's
+ * and the area's bounds, back to back with data that change at every call;
+ * interleaved with the other collectives' algorithms
  * and with each other (the flags' reuse); their modelled time against the
  * prediction; AUTO's rule (taken on native teams with a CPU per rank only);
  * a mismatched call.
@@ -85,7 +87,8 @@ static void run_all(int p, enum tc_exec exec, enum tc_mode mode, const size_t *c
 	tc_team_destroy(team);
 }
 
-/* In the flags (<= 88 bytes), just above, through the buffers. */
+/* In the flags (<= 88 bytes), just above (in the areas, up to 1 KiB),
+ * through the buffers. */
 static const size_t counts_small[] = {0, 1, 7, 22, 23, 250};
 static const size_t counts_large[] = {1, 1000};
 
@@ -222,6 +225,163 @@ Test(shm, interleaved, .timeout = 300)
 			}
 			tc_team_destroy(team);
 		}
+}
+
+/* ---- alltoall and allgather across the flag's and the area's bounds --------- */
+
+/* The published bytes (alltoall p m, allgather m) a flag carries, and the
+ * output (p m) for which they travel through the ranks' areas beyond that
+ * (lib/coll/shm.h: TC__SHM_INLINE, TC__SHM_AREA). */
+enum { FLAG_BYTES = 88, AREA_BYTES = 1024 };
+
+struct a2a_arg {
+	int nsizes;
+	size_t sizes[8]; /* alltoall block bytes */
+	atomic_int bad;
+	char msg[200];
+};
+
+/* Byte i of rank r's block for rank j at call it: every call's data differ,
+ * so that a block read from a parity's earlier call shows. */
+static unsigned char a2a_byte(int r, int j, size_t i, int it)
+{
+	return (unsigned char)(r * 131 + j * 31 + (int)i * 7 + it * 17 + (int)(i >> 8) * 3 + 1);
+}
+
+static void a2a_fail(struct a2a_arg *a, const char *what, int me, int it, size_t m, int err)
+{
+	if (atomic_fetch_add(&a->bad, 1) == 0)
+		snprintf(a->msg, sizeof a->msg, "rank %d call %d %s m=%zu: %s", me, it, what, m,
+		         err ? tc_strerror(err) : "wrong result");
+}
+
+/* One call, checked: alltoall (a2a) or allgather of m bytes per block;
+ * OUT has guard bytes on either side.  Returns 0 or -1. */
+static int a2a_call(struct tc_proc *proc, struct a2a_arg *a, int a2a, size_t m, int it,
+                    unsigned char *in, unsigned char *out)
+{
+	const int p = tc_size(proc), me = tc_rank(proc);
+	const size_t nout = (size_t)p * m;
+	for (int j = 0; j < (a2a ? p : 1); j++)
+		for (size_t i = 0; i < m; i++)
+			in[(size_t)j * m + i] = a2a_byte(me, a2a ? j : 0, i, it);
+	memset(out, 0xa5, nout + 128);
+	struct tc_coll_opts o = {.alg = "shm"};
+	int err = a2a ? tc_alltoall(proc, in, out + 64, m, TC_BYTE, &o)
+	              : tc_allgather(proc, in, out + 64, m, TC_BYTE, &o);
+	const char *what = a2a ? "alltoall" : "allgather";
+	if (err) {
+		a2a_fail(a, what, me, it, m, err);
+		return -1;
+	}
+	for (int r = 0; r < p; r++)
+		for (size_t i = 0; i < m; i++)
+			if (out[64 + (size_t)r * m + i] != a2a_byte(r, a2a ? me : 0, i, it)) {
+				a2a_fail(a, what, me, it, m, 0);
+				return -1;
+			}
+	for (size_t i = 0; i < 64; i++)
+		if (out[i] != 0xa5 || out[64 + nout + i] != 0xa5) {
+			a2a_fail(a, "guard byte written by", me, it, m, 0);
+			return -1;
+		}
+	for (int j = 0; j < (a2a ? p : 1); j++)
+		for (size_t i = 0; i < m; i++)
+			if (in[(size_t)j * m + i] != a2a_byte(me, a2a ? j : 0, i, it)) {
+				a2a_fail(a, "input written by", me, it, m, 0);
+				return -1;
+			}
+	return 0;
+}
+
+/* Each size 6 calls back to back (a parity's data rewritten while a late
+ * reader may still read the other's), then the sizes in turn, so that the
+ * flag, the area and IN follow each other; allgathers in between. */
+static int a2a_fn(struct tc_proc *proc, void *argp)
+{
+	struct a2a_arg *a = argp;
+	const int p = tc_size(proc);
+	size_t most = 0;
+	for (int s = 0; s < a->nsizes; s++)
+		most = a->sizes[s] > most ? a->sizes[s] : most;
+	if (most < AREA_BYTES + 1)
+		most = AREA_BYTES + 1;
+	unsigned char *in = malloc((size_t)p * most + 1), *out = malloc((size_t)p * most + 129);
+	int it = 0;
+	for (int s = 0; s < a->nsizes && !atomic_load(&a->bad); s++)
+		for (int n = 0; n < 6; n++, it++)
+			if (a2a_call(proc, a, 1, a->sizes[s], it, in, out))
+				goto done;
+	const size_t ag[] = {FLAG_BYTES, FLAG_BYTES + 1, AREA_BYTES / (size_t)p,
+	                     AREA_BYTES / (size_t)p + 1};
+	for (int n = 0; n < 4 * a->nsizes && !atomic_load(&a->bad); n++, it++) {
+		if (a2a_call(proc, a, 1, a->sizes[n % a->nsizes], it, in, out))
+			goto done;
+		if (n % 3 == 0 && a2a_call(proc, a, 0, ag[n / 3 % 4], it, in, out))
+			goto done;
+	}
+done:
+	free(in);
+	free(out);
+	return 0;
+}
+
+/* The alltoall block sizes of team size p: nothing, a byte, the most the
+ * flag carries and one more, the most the area holds and one more, and a
+ * size through IN. */
+static int a2a_sizes(int p, size_t *sizes)
+{
+	const size_t want[] = {0,
+	                       1,
+	                       FLAG_BYTES / p,
+	                       FLAG_BYTES / p + 1,
+	                       AREA_BYTES / p,
+	                       AREA_BYTES / p + 1,
+	                       2 * AREA_BYTES / p + 3};
+	int n = 0;
+	for (int i = 0; i < 7; i++) {
+		int dup = 0;
+		for (int j = 0; j < n; j++)
+			dup |= sizes[j] == want[i];
+		if (!dup)
+			sizes[n++] = want[i];
+	}
+	return n;
+}
+
+static void a2a_bounds(const int *ps, int nps, int execs)
+{
+	for (int k = 0; k < nps; k++) {
+		if (tc_test_p_skipped(ps[k]))
+			continue;
+		for (int fib = 0; fib < 2; fib++) {
+			if (!(execs & (1 << fib)))
+				continue;
+			struct tc_team *team =
+			        shm_team(ps[k], fib ? TC_EXEC_FIBRES : TC_EXEC_THREADS, TC_MODE_NATIVE);
+			for (int run = 0; run < 2; run++) { /* a second run of the same team */
+				struct a2a_arg a = {.bad = 0};
+				a.nsizes = a2a_sizes(ps[k], a.sizes);
+				cr_assert_eq(tc_run(team, a2a_fn, &a), 0);
+				cr_assert_eq(atomic_load(&a.bad), 0, "p=%d fibres %d run %d: %s",
+				             ps[k], fib, run, a.msg);
+			}
+			tc_team_destroy(team);
+		}
+	}
+}
+
+/* Every p of the matrix, threads and fibres. */
+Test(shm, alltoall_bounds, .timeout = 600)
+{
+	a2a_bounds(tc_test_ps, TC_TEST_NPS, 3);
+}
+
+/* The same on small teams of threads (the race suite runs this one). */
+Test(shm, alltoall_bounds_small_p, .timeout = 300)
+{
+	static const int ps[] = {2, 3, 5, 8};
+	a2a_bounds(ps, 4, 1);
 }
 
 /* ---- modelled time, AUTO, mismatch ---------------------------------------- */

@@ -7,11 +7,14 @@
  * so that the ranks do not all read the same peer first):
  *   barrier   publish (k, 1); wait for every (k, 1).
  *   allgather small (m <= TC__SHM_INLINE): the block in the flag; publish
- *             (k, 1); read every peer's flag.  Else: publish IN; wait for
- *             each peer's (k, 1) and copy its block out of its IN; publish
- *             (k, 2); wait for every (k, 2) (nobody reads our IN after).
- *   alltoall  as allgather, block me of every peer's IN (all p blocks in
- *             the flag when p m <= TC__SHM_INLINE).
+ *             (k, 1); read every peer's flag.  Medium (p m <= TC__SHM_AREA):
+ *             the same with the block in this rank's area of parity k & 1.
+ *             Else: publish IN; wait for each peer's (k, 1) and copy its
+ *             block out of its IN; publish (k, 2); wait for every (k, 2)
+ *             (nobody reads our IN after).
+ *   alltoall  as allgather, block me of every peer's IN, flag or area (the
+ *             p blocks published, p m bytes, decide which; the own block is
+ *             not copied there, nobody reads it).
  *   bcast     small: the root writes the data into its flag and returns;
  *             a non-root waits for it, copies, publishes (k, 2).  Else the
  *             root publishes its buffer and waits for every (k, 2).
@@ -57,7 +60,8 @@ struct tc__shm_ctx {
 	tc_time_t cmax;    /* the latest start clock seen */
 	uint64_t m, esize; /* the call's bytes (per rank) and element size */
 	uint64_t src_off;  /* allgather, alltoall: where our block is in a peer's */
-	int small;         /* the data travel in the flags */
+	int small;         /* the data travel in the flags or the areas */
+	int in_area;       /* allgather, alltoall: in the areas, not the flags */
 	struct tc__waiter w;
 	int waiting;         /* w started */
 	uint64_t next_probe; /* w.waited at the next look at a peer's return */
@@ -91,11 +95,17 @@ static int tc__shm_mismatch(struct tc__shm_ctx *c, int r)
 
 struct tc__shm_slot *tc__shm_slots_new(int p)
 {
-	size_t n = (size_t)p * sizeof(struct tc__shm_slot);
-	struct tc__shm_slot *s = aligned_alloc(128, n);
+	const size_t n = (size_t)p * sizeof(struct tc__shm_slot);
+	struct tc__shm_slot *s = aligned_alloc(128, n + (size_t)p * 2 * TC__SHM_AREA);
 	if (s)
 		memset(s, 0, n);
 	return s;
+}
+
+/* Rank r's area of call k's parity. */
+static unsigned char *tc__shm_area(const struct tc__shm_ctx *c, int r)
+{
+	return (unsigned char *)(c->slots + c->p) + ((size_t)r * 2 + (c->k & 1)) * TC__SHM_AREA;
 }
 
 /* Waits until *word reaches pos (the run's bits equal, the low 40 at
@@ -264,12 +274,14 @@ static int tc__shm_barrier(struct tc__shm_ctx *c)
 	return tc__shm_read_all(c, NULL);
 }
 
-/* allgather and alltoall: rank r's block m of OUT, out of r's flag or IN
- * (alltoall: block me of r's p blocks). */
+/* allgather and alltoall: rank r's block m of OUT, out of r's flag, area
+ * or IN (alltoall: block me of r's p blocks). */
 static void tc__shm_got_block(struct tc__shm_ctx *c, int r)
 {
 	const struct tc__shm_block *pb = tc__shm_blk(c, r);
-	const unsigned char *src = c->small ? pb->data : (const unsigned char *)pb->in;
+	const unsigned char *src = c->in_area ? tc__shm_area(c, r)
+	                           : c->small ? pb->data
+	                                      : (const unsigned char *)pb->in;
 	if (c->m)
 		memcpy((unsigned char *)c->io->out + (uint64_t)r * c->m, src + c->src_off, c->m);
 }
@@ -282,13 +294,23 @@ static int tc__shm_gather_all(struct tc__shm_ctx *c, int a2a)
 	if (m)
 		memcpy((unsigned char *)c->io->out + (uint64_t)c->me * m, in + c->src_off, m);
 	const uint64_t published = a2a ? (uint64_t)c->p * m : m;
-	c->small = published <= TC__SHM_INLINE;
+	c->in_area = published > TC__SHM_INLINE && (uint64_t)c->p * m <= TC__SHM_AREA;
+	c->small = published <= TC__SHM_INLINE || c->in_area;
 	struct tc__shm_block *b;
 	int err = tc__shm_fill(c, in, c->io->out, &b);
 	if (err)
 		return err;
-	if (c->small && published)
-		memcpy(b->data, in, published);
+	if (c->small && m) {
+		/* The block's data (once every peer is done with this parity,
+		 * tc__shm_fill()); alltoall's own block stays out. */
+		unsigned char *dst = c->in_area ? tc__shm_area(c, c->me) : b->data;
+		if (a2a) {
+			memcpy(dst, in, c->src_off);
+			memcpy(dst + c->src_off + m, in + c->src_off + m, published - c->src_off - m);
+		} else {
+			memcpy(dst, in, m);
+		}
+	}
 	tc__shm_publish(c, 1);
 	err = tc__shm_read_all(c, tc__shm_got_block);
 	if (err || c->small || !m)

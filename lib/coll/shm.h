@@ -19,6 +19,14 @@
  * signature, its IN and OUT pointers, and up to TC__SHM_INLINE bytes of
  * payload (a small call's data travel in the flag's lines: one cache miss
  * per peer, no copy out of the user's buffers, no wait for the readers).
+ * Behind the p slots every rank owns an area of TC__SHM_AREA bytes per
+ * parity, for the allgather and alltoall calls whose published data (m,
+ * p m) exceed the flag and whose output (p m) fits there: the rank copies
+ * its input into its area of parity k & 1, and the readers copy out of
+ * it, so that the call needs no wait for the readers either (they would
+ * otherwise read the caller's input buffer, which it may change once the
+ * call returns).  The area of a parity is rewritten under the rule of the
+ * flag's block of the same parity, below.
  * The step word packs the team's start (16 bits, so that a value left by
  * an earlier run never passes), 8 bits of the call's signature, k and a
  * phase; a rank's steps only grow during a run, and "peer reached (k, ph)"
@@ -65,6 +73,21 @@
  * step word, clock, signature and pointers). */
 #define TC__SHM_INLINE 88u
 
+/* Bytes of a rank's area of one parity, and the bound on the output of an
+ * allgather or alltoall (p m bytes) whose data beyond the flag's travel
+ * through the areas rather than the input buffers.  The area saves the
+ * wait for every reader, one synchronisation of the team; but its lines,
+ * held by the readers of the call before the last, move to the publisher
+ * and then to the readers again at every call (a reader copies (p - 1) m
+ * bytes out of the areas), where the readers of an unchanged input buffer
+ * keep its lines in their caches: a cost that grows with p m while the
+ * saving does not.  Measured between two CPUs (complete:2, 9 runs each),
+ * alltoall m = 64: 0.66-0.67 us against 0.83-0.87 through IN, m = 512:
+ * 0.69-0.78 against 0.84-0.90, m = 768 even, m = 1024 (beyond the bound)
+ * 1.05 against 0.93-1.03; allgather m = 512: 0.73-0.76 against 0.84-0.91,
+ * m = 1024 0.97-1.08 against 0.90-0.92.  16 lines, below that crossover. */
+#define TC__SHM_AREA 1024u
+
 struct tc__shm_block {
 	alignas(128) _Atomic uint64_t step;
 	tc_time_t clock;
@@ -91,9 +114,13 @@ struct tc__shm_slot {
 	 * (written at the end of each of these calls, release). */
 	alignas(128) _Atomic uint64_t done;
 };
+_Static_assert(sizeof(struct tc__shm_slot) % 128 == 0 && TC__SHM_AREA % 128 == 0,
+               "the slots and the areas behind them are whole pairs of cache lines");
 
-/* The team's p slots, zeroed, in whole cache lines; NULL when out of
- * memory.  Freed with free(). */
+/* The team's p slots, zeroed, in whole cache lines, followed by the p
+ * ranks' areas (2 TC__SHM_AREA bytes each, whole cache lines, not
+ * cleared: only read where a call wrote them); NULL when out of memory.
+ * Freed with free(). */
 struct tc__shm_slot *tc__shm_slots_new(int p);
 
 /* Runs entry e's algorithm (TC__ALG_SHM) natively on the calling rank with

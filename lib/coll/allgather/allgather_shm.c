@@ -13,14 +13,16 @@
  * says it is there, then waits until every peer is done with its own IN (a
  * second flag) - one copy per block, no channel, two flag hand-offs per
  * peer.  A block of at most TC__SHM_INLINE bytes travels in the flag's
- * cache lines instead, and the second flag is not needed.
+ * cache lines instead, one with p m <= TC__SHM_AREA (1 KiB) in the rank's
+ * own area (double-buffered like the flag), and the second flag is not
+ * needed.
  *
  * Cost (tc_cost_allgather_shm): all ports, one message time
  * t_s + m t_w (+ t_h); one port, the direct round's p - 1 serialised sends.
  * NAN under half duplex.
  * Restrictions: the complete graph (every pair shares memory).
- * Memory: none besides the buffers (and the team's flags: 384 bytes per
- * rank).
+ * Memory: none besides the buffers (and the team's flags and areas: 512 +
+ * 2 TC__SHM_AREA bytes per rank).
  *
  * Trace, p = 3: as allgather `direct`:
  *   local  0: b0, 1: b1, 2: b2 (IN -> OUT)

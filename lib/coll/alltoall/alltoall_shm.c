@@ -11,13 +11,16 @@
  * flag and copies block `me` out of every peer's IN as soon as the peer's
  * flag says it is there, then waits until every peer is done with its IN.
  * When all p blocks fit in TC__SHM_INLINE bytes they travel in the flag's
- * cache lines instead, and the second wait is not needed.
+ * cache lines instead, when they fit in TC__SHM_AREA bytes (p m <= 1 KiB:
+ * 8-byte blocks up to p = 128) in the rank's own area, double-buffered like
+ * the flag; either way the second wait is not needed (the next call but
+ * one that rewrites them waits, where it has not seen every peer done).
  *
  * Cost (tc_cost_alltoall_shm): all ports, one message time t_s + m t_w
  * (+ t_h); one port, the direct round's p - 1 serialised sends.  NAN under
  * half duplex.
  * Restrictions: the complete graph (every pair shares memory).
- * Memory: none besides the buffers and the team's flags.
+ * Memory: none besides the buffers and the team's flags and areas.
  *
  * Trace, p = 3 (b_ij: rank i's block for j):
  *   local  0: b00, 1: b11, 2: b22
