@@ -154,9 +154,11 @@
  *             collective's single copy), after a barrier; B = k m / the
  *             slowest copier's time, median of the samples, in bytes/ns;
  *   sync      the time of one synchronised round among q = 2, 4, 8, ..., K
- *             ranks: q ranks pass 8 bytes round a ring (tc_sendrecv to
- *             the right, from the left) many times over; the median time
- *             per round, sync_ns.
+ *             ranks: each round every rank sends 8 bytes d ranks to its
+ *             right and receives from d to its left (tc_sendrecv), d the
+ *             distances of a dissemination, 1, 2, 4, ... < q in turn, so
+ *             that a round's partners span the team as a hypercube's do;
+ *             many rounds; the median time per round, sync_ns.
  * The calibrated prediction charges them (tc_calibration_concurrency_ns):
  * a round whose transfers k ranks receive at once, the largest m bytes, the
  * busiest receiver v bytes in all, among q distinct ranks, costs beyond the

@@ -921,10 +921,18 @@ static int tc__conc_spmd(struct tc_proc *proc, void *arg)
 			if ((err = tc_barrier(proc, NULL)) != 0)
 				break;
 			if (me < q) {
+				/* The distances of a dissemination, 1, 2, 4, ... < q in
+				 * turn: a round's partners span the team, as a hypercube's
+				 * or a tree's do, not only next-door CPUs. */
+				int lg = 0;
+				while ((1 << lg) < q)
+					lg++;
 				uint64_t t0 = tc__cal_now();
-				for (int k = 0; k < TC__CONC_SYNC_ROUNDS && !err; k++)
-					err = tc_sendrecv(proc, (me + 1) % q, &x, sizeof x,
-					                  (me + q - 1) % q, &y, sizeof y, NULL);
+				for (int k = 0; k < TC__CONC_SYNC_ROUNDS && !err; k++) {
+					const int d = (1 << (k % lg)) % q;
+					err = tc_sendrecv(proc, (me + d) % q, &x, sizeof x, (me + q - d) % q,
+					                  &y, sizeof y, NULL);
+				}
 				c->d[me] = (double)(tc__cal_now() - t0) / TC__CONC_SYNC_ROUNDS;
 			}
 			if (!err && (err = tc_barrier(proc, NULL)) == 0 && me == 0) {
