@@ -123,10 +123,10 @@ static void sized_on(const int *ps, int nps)
 					struct tc_team *team = make(specs[i], execs[e], 2048, 60000);
 					struct sized_arg a = {.mode = mode};
 					int err = tc_run(team, sized_fn, &a);
-					cr_assert_eq(err, 0, "%s exec %d mode %d: %s", specs[i], e, mode,
-					             tc_strerror(err));
-					cr_assert_eq(atomic_load(&a.bad), 0, "%s exec %d mode %d", specs[i],
-					             e, mode);
+					cr_assert_eq(err, 0, "%s exec %d mode %d: %s", specs[i], e,
+					             mode, tc_strerror(err));
+					cr_assert_eq(atomic_load(&a.bad), 0, "%s exec %d mode %d",
+					             specs[i], e, mode);
 					tc_team_destroy(team);
 				}
 		}
@@ -187,21 +187,21 @@ static int order_fn(struct tc_proc *proc, void *argp)
 	/* One step: probe (src, tag) twice, check, receive with the same
 	 * arguments, check the receive took the probed message.  Returns the
 	 * index received, or a negative error. */
-#define STEP(SRC, TAG, CAP, OUT)                                                            \
-	do {                                                                                   \
-		tc_status p1, p2, rs;                                                          \
+#define STEP(SRC, TAG, CAP, OUT)                                                                    \
+	do {                                                                                        \
+		tc_status p1, p2, rs;                                                               \
 		int e1 = tc_probe(proc, (SRC), (TAG), &p1), e2 = tc_probe(proc, (SRC), (TAG), &p2); \
-		if (e1 || e2)                                                                  \
-			return e1 ? e1 : e2;                                                   \
-		if (p1.source != p2.source || p1.tag != p2.tag || p1.bytes != p2.bytes)        \
-			return -10;                                                            \
-		int er = tc_recv_tag(proc, (SRC), (TAG), buf, (CAP), &rs);                     \
-		int v = -1;                                                                    \
-		memcpy(&v, buf, sizeof v);                                                     \
-		if (er || rs.source != p1.source || rs.tag != p1.tag || rs.bytes != p1.bytes ||  \
-		    v != order_index(p1.bytes) || v % 4 != p1.tag)                             \
-			return er ? er : -11;                                                  \
-		(OUT) = rs;                                                                 \
+		if (e1 || e2)                                                                       \
+			return e1 ? e1 : e2;                                                        \
+		if (p1.source != p2.source || p1.tag != p2.tag || p1.bytes != p2.bytes)             \
+			return -10;                                                                 \
+		int er = tc_recv_tag(proc, (SRC), (TAG), buf, (CAP), &rs);                          \
+		int v = -1;                                                                         \
+		memcpy(&v, buf, sizeof v);                                                          \
+		if (er || rs.source != p1.source || rs.tag != p1.tag || rs.bytes != p1.bytes ||     \
+		    v != order_index(p1.bytes) || v % 4 != p1.tag)                                  \
+			return er ? er : -11;                                                       \
+		(OUT) = rs;                                                                         \
 	} while (0)
 	for (int s = 0; s < 2; s++)
 		for (int i = 3; i < ORDER_N; i += 4) {
@@ -312,8 +312,8 @@ Test(probe, iprobe_no_then_yes_small, .timeout = 300)
 			for (int z = 0; z < 2; z++) {
 				struct tc_team *team = make(specs[i], execs[e], 2048, 60000);
 				int err = tc_run(team, iprobe_fn, &sizes[z]);
-				cr_assert_eq(err, 0, "%s exec %d %zu B: %d %s", specs[i], e, sizes[z],
-				             err, tc_strerror(err));
+				cr_assert_eq(err, 0, "%s exec %d %zu B: %d %s", specs[i], e,
+				             sizes[z], err, tc_strerror(err));
 				tc_team_destroy(team);
 			}
 }

@@ -1895,8 +1895,7 @@ static void tc__probe_aside_hit(struct tc_proc *proc, struct tc__port *port,
 /* The first whole message of the port a probe for tag takes: the messages
  * aside, then the channel's, taken aside until one matches or one is not
  * whole yet.  Returns 1 (found), 0 (none yet) or TC_ENOMEM. */
-static int tc__probe_port(struct tc_proc *proc, struct tc__port *port, int tag,
-                          struct tc__probe_hit *hit)
+static int tc__probe_port(struct tc_proc *proc, struct tc__port *port, int tag, struct tc__probe_hit *hit)
 {
 	struct tc__chan *ch = port->in;
 	bool freed = false;

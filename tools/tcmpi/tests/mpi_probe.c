@@ -114,8 +114,7 @@ static void polled(void)
 		      st.MPI_TAG, bad);
 		if (size > 2) {
 			int w = s == left ? 0 : 1;
-			CHECK(st.MPI_TAG == next[w], "from %d: tag %d, want %d", s, st.MPI_TAG,
-			      next[w]);
+			CHECK(st.MPI_TAG == next[w], "from %d: tag %d, want %d", s, st.MPI_TAG, next[w]);
 			next[w]++;
 		}
 		free(b);
