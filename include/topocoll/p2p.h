@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * topocoll/p2p.h - point-to-point messages between any two ranks, with
- * tags: blocking and nonblocking sends and receives, requests, cancelling.
+ * tags: blocking and nonblocking sends and receives, probes, requests,
+ * cancelling.
  * Included by <topocoll.h>.
  *
  * Every call is made from the thread of the rank whose proc it takes
@@ -131,6 +132,35 @@ TC_API int tc_recv(struct tc_proc *proc, int src, void *buf, size_t cap, size_t 
  * with tag tag (0..TC_TAG_MAX or TC_ANY_TAG).  *st (may be NULL) gets the
  * sender, the tag and the size (also on TC_ETRUNCATE, as above). */
 TC_API int tc_recv_tag(struct tc_proc *proc, int src, int tag, void *buf, size_t cap, tc_status *st);
+
+/* Blocking probe (MPI_Probe): waits until a message from src (a rank or
+ * TC_ANY_SOURCE) with tag tag (0..TC_TAG_MAX or TC_ANY_TAG) can be
+ * received, and returns without receiving it; *st (may be NULL) gets its
+ * sender, tag and size (error 0), so that a buffer can be sized for it.
+ * The message is the one tc_recv_tag with the same src and tag would take
+ * next (the first of its sender, in order, that no receive already posted
+ * matches), and the next receive the rank posts takes exactly it when that
+ * receive asks for the probe's source or st->source and the probe's tag or
+ * st->tag, even from TC_ANY_SOURCE when another sender's message arrives
+ * in between.  Only a receive takes a message: probing twice finds the
+ * same one.  While it waits it makes progress as a blocking receive does
+ * (routed messages through this rank keep moving; on fibres the CPU's
+ * other ranks run); it does not advance the logical clock (the receive
+ * does).  A message behind a collective's on its link is found once the
+ * rank's own collective has taken that one (as a receive would take it).
+ * Errors: those of tc_recv_tag's arguments (buffer and size aside);
+ * TC_ETIMEDOUT when nothing matches within the team's timeout_ms (the
+ * watchdog's report; the team is aborted), TC_EABORTED, TC_ENOMEM (no
+ * memory to set a message aside to look behind it). */
+TC_API int tc_probe(struct tc_proc *proc, int src, int tag, tc_status *st);
+/* Nonblocking probe (MPI_Iprobe): *flag = 1 and *st (may be NULL) filled
+ * in as tc_probe's when such a message can be received now, else *flag = 0
+ * (also on error).  Makes progress once; on fibres a probe that finds
+ * nothing lets the CPU's other ranks run (tc_yield), so that a polling
+ * loop ends.  In emulated mode a message is found only once its modelled
+ * arrival has passed.  No timeout of its own (a polling loop is the
+ * program's).  Errors as tc_probe's, and TC_EINVAL for a NULL flag. */
+TC_API int tc_iprobe(struct tc_proc *proc, int src, int tag, int *flag, tc_status *st);
 
 /* Sends to dst and receives from src at once (no deadlock when two ranks
  * exchange, whatever the sizes).  TC_EINVAL when sbuf and rbuf overlap

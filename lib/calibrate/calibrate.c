@@ -930,8 +930,8 @@ static int tc__conc_spmd(struct tc_proc *proc, void *arg)
 				uint64_t t0 = tc__cal_now();
 				for (int k = 0; k < TC__CONC_SYNC_ROUNDS && !err; k++) {
 					const int d = (1 << (k % lg)) % q;
-					err = tc_sendrecv(proc, (me + d) % q, &x, sizeof x, (me + q - d) % q,
-					                  &y, sizeof y, NULL);
+					err = tc_sendrecv(proc, (me + d) % q, &x, sizeof x,
+					                  (me + q - d) % q, &y, sizeof y, NULL);
 				}
 				c->d[me] = (double)(tc__cal_now() - t0) / TC__CONC_SYNC_ROUNDS;
 			}

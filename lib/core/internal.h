@@ -204,6 +204,17 @@ struct tc_proc {
 	struct tc__far *far_sent; /* their nodes (snext) */
 	uint64_t useq;            /* point-to-point receives posted (matching order) */
 	int any_hinted;           /* every link's data hint raised for nany */
+	/* The message the last probe found (tc_probe, tc_iprobe: lib/p2p/
+	 * p2p.c, "Probing"), which the next point-to-point receive the proc
+	 * posts takes when it asks for it: an entry of port probed_nbr's
+	 * aside list, or (probed_nbr -1) a routed node of fx; NULL when none.
+	 * probed_src and probed_tag are the message's, probed_asked_src and
+	 * probed_asked_tag what the probe asked for. */
+	void *probed;
+	int probed_nbr, probed_src, probed_tag, probed_asked_src, probed_asked_tag;
+	/* A blocking probe's wait (tc__set_hints): 0 none; i + 1: port i's
+	 * data; -1: the mailbox; -2: every link and the mailbox. */
+	int probe_wait;
 	/* A sub-team's proc (lib/core/subteam.c): the root team's proc of the
 	 * same rank's thread, which holds the rank's clock between calls on
 	 * the sub-team (tc__clock_pull, tc__clock_push); NULL on a root team. */
@@ -433,6 +444,8 @@ static inline void tc__proc_clear_ports(struct tc_proc *pr)
 	pr->nany = 0;
 	pr->nfar_rndv = 0;
 	pr->any_hinted = 0;
+	pr->probed = NULL;
+	pr->probe_wait = 0;
 }
 
 /* An entry of tc_proc.calls_seen: a valid bit, 23 bits of the call's

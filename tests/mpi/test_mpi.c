@@ -660,6 +660,11 @@ static void mode_p2p(int emulated)
 	      "message",
 	      spec, what);
 	check(more_ok, "%s %s: receives from any source with their status, tc_cancel", spec, what);
+	int flag = 1;
+	tc_status pst;
+	check(tc_iprobe(proc, TC_ANY_SOURCE, TC_ANY_TAG, &flag, &pst) == TC_ENOTSUP && !flag &&
+	              tc_probe(proc, TC_ANY_SOURCE, TC_ANY_TAG, &pst) == TC_ENOTSUP,
+	      "%s %s: tc_probe and tc_iprobe refused with TC_ENOTSUP", spec, what);
 	if (emulated) {
 		check(!o.late, "%s %s: no receive done before epoch + its logical clock (%.3f ms)",
 		      spec, what, (double)o.clock / 1e9);

@@ -571,3 +571,64 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int 
 	int rc2 = wait_one(&r[0], status, __func__);
 	return rc ? rc : rc2;
 }
+
+/* ---------------------------------------------------------------------
+ * Probes: tc_probe and tc_iprobe find the message a receive with the
+ * same source and tag would take; the receive that follows with the
+ * status's source and tag (or the probe's) takes exactly it.
+ */
+static int probe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status, const char *fn)
+{
+	struct tcmpi__comm *c;
+	int rc = check(comm, source, 1, fn, &c);
+	if (rc)
+		return rc;
+	if (tag < 0 && tag != MPI_ANY_TAG)
+		return tcmpi__error(comm, MPI_ERR_TAG, fn, "invalid tag %d", tag);
+	if (flag)
+		*flag = 0;
+	if (source == MPI_PROC_NULL) {
+		/* MPI: at once, with source MPI_PROC_NULL, tag MPI_ANY_TAG and
+		 * count 0. */
+		if (flag)
+			*flag = 1;
+		set_status(status, MPI_PROC_NULL, MPI_ANY_TAG, 0);
+		return MPI_SUCCESS;
+	}
+	if (!c->proc) {
+		/* A communicator of the calling rank alone: no message can
+		 * come (messages to oneself are not supported). */
+		if (flag)
+			return MPI_SUCCESS;
+		return tcmpi__error(comm, MPI_ERR_UNSUPPORTED_OPERATION, fn,
+		                    "no message can reach a communicator of one rank "
+		                    "(messages to oneself are not supported): the probe would "
+		                    "wait forever");
+	}
+	tc_status ts = {0};
+	int found = 1;
+	int tcrc = flag ? tc_iprobe(c->proc, tc_src(source), tc_tag(tag), &found, &ts)
+	                : tc_probe(c->proc, tc_src(source), tc_tag(tag), &ts);
+	if (tcrc)
+		return tcmpi__tc_error(comm, tcrc, fn);
+	if (flag)
+		*flag = found;
+	if (found)
+		set_status(status, ts.source, ts.tag, ts.bytes);
+	return MPI_SUCCESS;
+}
+
+int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
+{
+	return probe(source, tag, comm, NULL, status, __func__);
+}
+
+int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
+{
+	int rc = tcmpi__check_init(__func__);
+	if (rc)
+		return rc;
+	if (!flag)
+		return tcmpi__error(comm, MPI_ERR_ARG, __func__, "NULL flag");
+	return probe(source, tag, comm, flag, status, __func__);
+}

@@ -4,7 +4,7 @@
 # test_tcmpi.sh TCMPIRUN BINDIR TCMPICC - TAP: the MPI layer's test
 # programs (BINDIR/*.so, built by tcmpicc) run by tcmpirun at several P on
 # threads and fibres: every collective validated, derived datatypes,
-# point-to-point messages with tags and wildcards, split and duplicated
+# point-to-point messages with tags and wildcards, probes, split and duplicated
 # communicators, nonblocking and persistent collectives,
 # per-rank globals and C library state, exit() ending a rank, an
 # unsupported function reported by name; and tcmpirun's own errors.
@@ -43,7 +43,7 @@ for exec in threads fibres; do
 			-np $p --exec $exec "$bin/mpi_dtype.so"
 	done
 	for p in 1 2 3 8; do
-		for t in mpi_p2p mpi_split mpi_icoll; do
+		for t in mpi_p2p mpi_split mpi_icoll mpi_probe; do
 			expect 0 "$t: p = [0-9]+: ok" "$t p=$p $exec" -- \
 				-np $p --exec $exec "$bin/$t.so"
 		done
@@ -68,11 +68,13 @@ done
 expect 0 'mpi_coll: p = 64: ok' "mpi_coll p=64 fibres" -- -np 64 --exec fibres "$bin/mpi_coll.so"
 expect 0 'mpi_coll: p = 16: ok' "mpi_coll p=16 hypercube" -- \
 	-np 16 --topo hypercube:4 --exec fibres "$bin/mpi_coll.so"
-for t in mpi_p2p mpi_split mpi_icoll; do
+for t in mpi_p2p mpi_split mpi_icoll mpi_probe; do
 	expect 0 "$t: p = 64: ok" "$t p=64 fibres" -- -np 64 --exec fibres "$bin/$t.so"
 done
 expect 0 'mpi_p2p: p = 16: ok' "mpi_p2p p=16 hypercube (messages routed)" -- \
 	-np 16 --topo hypercube:4 --exec fibres "$bin/mpi_p2p.so"
+expect 0 'mpi_probe: p = 16: ok' "mpi_probe p=16 hypercube (messages routed)" -- \
+	-np 16 --topo hypercube:4 --exec fibres "$bin/mpi_probe.so"
 expect 0 'mpi_icoll: p = 8: ok' "mpi_icoll p=8 ring, emulated" -- \
 	-np 8 --topo ring:8 --mode emulated --exec threads "$bin/mpi_icoll.so"
 expect 0 'mpi_globals: p = 64: ok' "mpi_globals p=64 fibres" -- \
