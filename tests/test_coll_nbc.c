@@ -340,6 +340,49 @@ Test(nbc, misuse, .timeout = 120)
 	tc_team_destroy(team);
 }
 
+/* Persistent requests a rank never frees, of a fixed-count and a
+ * variable-count collective, some started and completed once, some never:
+ * the team releases them when it is destroyed (the AddressSanitizer stage
+ * sees a release that touches freed memory; tc_team_destroy and a second
+ * team still work), and one freed by tc_request_free is not released
+ * again. */
+static int unfreed_rank(struct tc_proc *proc, void *arg)
+{
+	struct misuse *m = arg;
+	const int p = tc_size(proc);
+	int64_t v = tc_rank(proc), out = 0;
+	size_t counts[16], displs[16];
+	int32_t w = tc_rank(proc), got[16];
+	for (int i = 0; i < p; i++)
+		counts[i] = 1, displs[i] = (size_t)i;
+	tc_request q[4];
+	EXPECT(m, tc_allreduce_init(proc, &v, &out, 1, TC_INT64, TC_OP_SUM, NULL, &q[0]) == 0,
+	       "allreduce init");
+	EXPECT(m, tc_bcast_init(proc, &out, 1, TC_INT64, 0, NULL, &q[1]) == 0, "bcast init");
+	EXPECT(m, tc_allgatherv_init(proc, &w, 1, got, counts, displs, TC_INT32, NULL, &q[2]) == 0,
+	       "allgatherv init");
+	EXPECT(m, tc_allreduce_init(proc, &v, &out, 1, TC_INT64, TC_OP_SUM, NULL, &q[3]) == 0,
+	       "second allreduce init");
+	EXPECT(m, tc_start(proc, &q[0]) == 0 && tc_wait(proc, &q[0], NULL) == 0, "a start");
+	EXPECT(m, out == (int64_t)p * (p - 1) / 2, "result");
+	EXPECT(m, tc_request_free(proc, &q[3]) == 0, "one freed");
+	return 0;
+}
+
+Test(persistent, unfreed_released_with_the_team, .timeout = 120)
+{
+	for (int k = 0; k < 2; k++) {
+		char msg[256];
+		struct tc_team *team = ct_team(k ? "torus:2x3" : "ring:4", NULL, msg, sizeof msg);
+		cr_assert_not_null(team, "%s", msg);
+		struct misuse m = {0};
+		for (int run = 0; run < 2; run++)
+			cr_assert_eq(tc_run(team, unfreed_rank, &m), 0);
+		cr_assert_eq(atomic_load(&m.failures), 0, "%s", m.msg);
+		cr_assert_eq(tc_team_destroy(team), 0);
+	}
+}
+
 /* A peer that never joins: the outstanding call fails, clearly, and does
  * not hang (the peer returns: the probe or the timeout ends it). */
 static int lonely_rank(struct tc_proc *proc, void *arg)

@@ -502,7 +502,7 @@ static int tc__cop_new(struct tc_proc *proc, struct tc__centry *e, const struct 
 	if (!xr)
 		return tc__creq_run(proc, &o->x);
 	if (xr->persistent) {
-		tc__creq_bind(&o->x, xr->req);
+		tc__creq_keep(proc, &o->x, xr->req);
 		return TC_OK;
 	}
 	int err = tc__creq_start(proc, &o->x, xr->req);

@@ -117,6 +117,14 @@ struct tc__wstate {
 	_Atomic int pending;        /* requests queued on all ports */
 };
 
+/* Something a rank's caller made and is to free (a persistent collective
+ * request: lib/sched/nbc.c), linked into its proc so that the team frees
+ * what the caller did not (tc_team_destroy). */
+struct tc__owned {
+	struct tc__owned *next, *prev;
+	void (*release)(struct tc__owned *o);
+};
+
 struct tc_proc {
 	struct tc__doorbell db; /* first: its own cache line */
 	struct tc_team *team;
@@ -176,8 +184,9 @@ struct tc_proc {
 	int (*ext_wait)(struct tc_proc *proc, void *req);
 	void (*ext_end)(struct tc_proc *proc, void *req, int status);
 	void *ext_queue;
-	uint64_t ext_gen; /* raised when the queue is dropped (an abort's reset) */
-	int scan_at;      /* the next link tc__coll_scan looks at */
+	struct tc__owned *owned; /* what the team frees with it (struct tc__owned) */
+	uint64_t ext_gen;        /* raised when the queue is dropped (an abort's reset) */
+	int scan_at;             /* the next link tc__coll_scan looks at */
 	/* The signatures of the last TC__CALLS_SEEN collective calls this rank
 	 * entered, each packed with its sequence number (tc__call_seen), for
 	 * the mismatch probe of a peer that waits on this rank (lib/p2p/

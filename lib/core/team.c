@@ -163,6 +163,14 @@ void tc__team_free(struct tc_team *t)
 		for (long i = 0; i < t->nchans; i++)
 			tc__chan_fini(&t->chans[i]);
 	free(t->chans);
+	/* What the ranks' callers left, first: it may hold cache entries. */
+	if (t->procs)
+		for (int r = 0; r < t->p; r++)
+			while (t->procs[r].owned) {
+				struct tc__owned *o = t->procs[r].owned;
+				t->procs[r].owned = o->next;
+				o->release(o);
+			}
 	if (t->procs)
 		for (int r = 0; r < t->p; r++) {
 			if (t->procs[r].ports)

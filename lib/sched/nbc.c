@@ -14,6 +14,7 @@
  */
 #include "sched/nbc.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -218,6 +219,38 @@ void tc__creq_bind(struct tc__creq *op, tc_request *handle)
 	req->ext = op;
 }
 
+static void tc__creq_owned_release(struct tc__owned *o)
+{
+	struct tc__creq *op = (struct tc__creq *)(void *)((char *)o - offsetof(struct tc__creq, own));
+	op->release(op);
+}
+
+void tc__creq_keep(struct tc_proc *proc, struct tc__creq *op, tc_request *req)
+{
+	tc__creq_bind(op, req);
+	op->owner = proc;
+	op->own.release = tc__creq_owned_release;
+	op->own.prev = NULL;
+	op->own.next = proc->owned;
+	if (proc->owned)
+		proc->owned->prev = &op->own;
+	proc->owned = &op->own;
+}
+
+/* Takes a kept op out of its proc's owned list. */
+static void tc__creq_unkeep(struct tc__creq *op)
+{
+	if (!op->owner)
+		return;
+	if (op->own.prev)
+		op->own.prev->next = op->own.next;
+	else
+		op->owner->owned = op->own.next;
+	if (op->own.next)
+		op->own.next->prev = op->own.prev;
+	op->owner = NULL;
+}
+
 int tc__creq_start(struct tc_proc *proc, struct tc__creq *op, tc_request *handle)
 {
 	if (op->active) {
@@ -330,6 +363,7 @@ int tc_request_free(struct tc_proc *proc, tc_request *req)
 		return TC_EPENDING;
 	}
 	tc__req(req)->ext = NULL;
+	tc__creq_unkeep(op);
 	op->release(op);
 	return TC_OK;
 }

@@ -51,6 +51,10 @@ struct tc__creq {
 	/* Frees the operation (and what holds it). */
 	void (*release)(struct tc__creq *op);
 	struct tc__run *run; /* tc__run_size() bytes */
+	/* A persistent op: in its proc's owned list until tc_request_free
+	 * (or the team's destruction) releases it. */
+	struct tc__owned own;
+	struct tc_proc *owner;
 };
 
 /* Starts op on proc as request req: op's schedule, plan and io are set
@@ -62,6 +66,9 @@ struct tc__creq {
 int tc__creq_start(struct tc_proc *proc, struct tc__creq *op, tc_request *req);
 /* Makes req a persistent request for op, inactive (tc_start starts it). */
 void tc__creq_bind(struct tc__creq *op, tc_request *req);
+/* tc__creq_bind for a persistent op of proc, which proc's team releases if
+ * tc_request_free does not. */
+void tc__creq_keep(struct tc_proc *proc, struct tc__creq *op, tc_request *req);
 /* Whether proc has started collective calls still running or queued (a
  * blocking collective then queues behind them: tc__creq_run). */
 static inline bool tc__creq_pending(const struct tc_proc *proc)

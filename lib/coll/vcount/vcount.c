@@ -427,7 +427,7 @@ static int tc__vcoll_req(struct tc_proc *proc, const struct tc__vcall *v,
 		return err;
 	}
 	if (persistent) {
-		tc__creq_bind(&o->x, req);
+		tc__creq_keep(proc, &o->x, req);
 		return TC_OK;
 	}
 	err = tc__creq_start(proc, &o->x, req);
