@@ -40,6 +40,8 @@
  *   measured  wall time of the native run (the real computation);
  *   eff_*     efficiency: operations x t_a / (p x modelled or emulated time),
  *             and the measured sequential time / (p x measured time);
+ *   checksum  sum of the factors' entries f[k] (k mod 7 + 1), column-major,
+ *             to compare with other versions (examples/mpi/lu_ring.c);
  * and the look-ahead's gain (time of blocking or overlap / time of lookahead)
  * predicted by the model beside the emulated and measured ones.  Wall times are
  * the minimum over --reps runs.
@@ -300,6 +302,17 @@ static int run_team(const char *topo, int p, const struct tc_model *md, enum tc_
 	return err;
 }
 
+/* A checksum of the factors, printed so that other versions' results can
+ * be compared (examples/mpi/lu_ring.c): sum of f[k] (k mod 7 + 1), f
+ * column-major, summed in that order. */
+static double checksum(const double *f, size_t len)
+{
+	double s = 0;
+	for (size_t k = 0; k < len; k++)
+		s += f[k] * (double)(k % 7 + 1);
+	return s;
+}
+
 /* max|A - L U| / max|A|, f holding L (unit, below) and U (on and above). */
 static double residual(const double *a, const double *f, int n)
 {
@@ -435,8 +448,8 @@ int main(int argc, char **argv)
 		double work = ops * ta;
 		printf("n = %d: t_a = %.3f ns, sequential %.1f, residual %.2e\n", n, ta,
 		       (double)seq / 1e3, res);
-		printf("  %-10s %10s %10s %10s %7s %7s %7s\n", "variant", "modelled", "emulated",
-		       "measured", "eff_mo", "eff_em", "eff_me");
+		printf("  %-10s %10s %10s %10s %7s %7s %7s %20s\n", "variant", "modelled",
+		       "emulated", "measured", "eff_mo", "eff_em", "eff_me", "checksum");
 		struct lu m = {.n = n, .ta_ns = ta, .a = a, .f = f};
 		struct run r[V_COUNT][2]; /* [variant][native, emulated] */
 		int err = 0;
@@ -451,9 +464,9 @@ int main(int argc, char **argv)
 				break;
 			double mo = r[v][0].modelled_ns, em = (double)r[v][1].wall_ns;
 			double me = (double)r[v][0].wall_ns;
-			printf("  %-10s %10.1f %10.1f %10.1f %7.3f %7.3f %7.3f\n", variant_name[v],
-			       mo / 1e3, em / 1e3, me / 1e3, work / (p * mo), work / (p * em),
-			       (double)seq / (p * me));
+			printf("  %-10s %10.1f %10.1f %10.1f %7.3f %7.3f %7.3f %20.17g\n",
+			       variant_name[v], mo / 1e3, em / 1e3, me / 1e3, work / (p * mo),
+			       work / (p * em), (double)seq / (p * me), checksum(m.f, len));
 			if (df)
 				fprintf(df, " %.4f %.4f %.4f", work / (p * mo), work / (p * em),
 				        (double)seq / (p * me));

@@ -20,7 +20,9 @@
  * where t_s and t_w come from the team's model (tc_team_model); the program
  * checks that the logical clock equals it (up to the picosecond rounding of the
  * charges) and that y equals the sequential product exactly (integer-valued
- * entries, so every sum is exact whatever the order).  Efficiency is the
+ * entries, so every sum is exact whatever the order); it prints a checksum
+ * of y (sum of y[i] (i mod 7 + 1)) to compare with other versions
+ * (examples/mpi/matvec_ring.c).  Efficiency is the
  * sequential time over p times the parallel time: n^2 t_a / (p T) in the
  * model, which tends to 1 as n grows (slide 35), and the sequential product's
  * measured time over p times the run's wall time for the emulated and the
@@ -59,6 +61,16 @@ struct mv {
 	double *y;       /* n: rank q writes only its block */
 	double ta_ns;    /* charged per multiply-add */
 };
+
+/* A checksum of y, printed so that other versions' results can be
+ * compared (examples/mpi/matvec_ring.c): sum of y[i] (i mod 7 + 1), exact. */
+static double checksum(const double *y, int n)
+{
+	double s = 0;
+	for (int i = 0; i < n; i++)
+		s += y[i] * (i % 7 + 1);
+	return s;
+}
 
 static uint64_t now_ns(void)
 {
@@ -223,8 +235,9 @@ int main(int argc, char **argv)
 		        p, md.ts_ns, md.tw_ns);
 	printf("matvec_ring on %s, t_s = %g ns, t_w = %g ns/B (t_w' = %g ns per double)\n", topo,
 	       md.ts_ns, md.tw_ns, 8 * md.tw_ns);
-	printf("%6s %5s %7s %12s %12s %12s %12s %12s %6s %6s %6s\n", "n", "r", "t_a", "seed003_ns",
-	       "modelled_ns", "emulated_ns", "measured_ns", "seq_ns", "eff_mo", "eff_em", "eff_me");
+	printf("%6s %5s %7s %12s %12s %12s %12s %12s %6s %6s %6s %20s\n", "n", "r", "t_a",
+	       "seed003_ns", "modelled_ns", "emulated_ns", "measured_ns", "seq_ns", "eff_mo",
+	       "eff_em", "eff_me", "checksum");
 	int failed = 0;
 	for (int k = 0; k < nn; k++) {
 		int n = ns[k];
@@ -274,11 +287,12 @@ int main(int argc, char **argv)
 			double comp = (double)r * r * ta;
 			double formula = p * (comp > comm ? comp : comm);
 			double work = (double)n * n * ta;
-			printf("%6d %5d %7.3f %12.0f %12.0f %12.0f %12.0f %12.0f %6.3f %6.3f %6.3f\n",
+			printf("%6d %5d %7.3f %12.0f %12.0f %12.0f %12.0f %12.0f %6.3f %6.3f %6.3f "
+			       "%20.17g\n",
 			       n, r, ta, formula, nat.modelled_ns, (double)emu.wall_ns,
 			       (double)nat.wall_ns, (double)seq, work / (p * nat.modelled_ns),
 			       work / (p * (double)emu.wall_ns),
-			       (double)seq / (p * (double)nat.wall_ns));
+			       (double)seq / (p * (double)nat.wall_ns), checksum(y, n));
 			if (df)
 				fprintf(df, "%d %.4f %.4f %.4f\n", n, work / (p * nat.modelled_ns),
 				        work / (p * (double)emu.wall_ns),

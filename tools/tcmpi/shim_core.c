@@ -327,6 +327,23 @@ double MPI_Wtime(void)
 	return tcmpi__now_ns() * 1e-9 - origin;
 }
 
+int TCMPI_Compute_ns(double ns)
+{
+	int rc = tcmpi__check_init(__func__);
+	if (rc)
+		return rc;
+	if (!(ns >= 0 && ns <= 1e15)) /* negative, NaN, infinite or too long */
+		return tcmpi__error(MPI_COMM_WORLD, MPI_ERR_ARG, __func__,
+		                    "%g ns: the time charged must be in 0 .. 1e15 ns", ns);
+	rc = tc_clock_advance(tcmpi__self->proc, ns);
+	return rc ? tcmpi__tc_error(MPI_COMM_WORLD, rc, __func__) : MPI_SUCCESS;
+}
+
+double TCMPI_Clock_ns(void)
+{
+	return tcmpi__self ? (double)tc_clock(tcmpi__self->proc) / TC_PS_PER_NS : 0.0;
+}
+
 double MPI_Wtick(void)
 {
 	struct timespec ts;

@@ -367,6 +367,17 @@ typedef void MPI_T_event_dropped_cb_function(MPI_Count, MPI_T_event_registration
 #include "mpi_functions.def"
 #undef TCMPI_FN
 
+/* topocoll's extensions (not MPI; a program tests `#ifdef TCMPI`).
+ * TCMPI_Compute_ns charges ns nanoseconds of computation to the calling
+ * rank's logical clock (tc_clock_advance): the modelled time counts the
+ * computation as a tc_* program's does, and an emulated run waits it out.
+ * A negative or non-finite ns fails with MPI_ERR_ARG.  TCMPI_Clock_ns is
+ * the calling rank's logical clock (tc_clock) in nanoseconds, 0 at the
+ * start of the run: the largest over the ranks at the end of a program
+ * part is that part's modelled time when the ranks started it together. */
+int TCMPI_Compute_ns(double ns);
+double TCMPI_Clock_ns(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -48,6 +48,10 @@ for exec in threads fibres; do
 				-np $p --exec $exec "$bin/$t.so"
 		done
 	done
+	for p in 1 2 4; do
+		expect 0 'mpi_clock: p = [0-9]+: ok' "mpi_clock p=$p $exec" -- \
+			-np $p --exec $exec "$bin/mpi_clock.so"
+	done
 	for p in 1 4 16; do
 		expect 0 'mpi_globals: p = [0-9]+: ok' "mpi_globals p=$p $exec" -- \
 			-np $p --exec $exec "$bin/mpi_globals.so" -n 5 -v -x 3 extra
