@@ -97,7 +97,7 @@
  * without waiting for its readers (two synchronisations instead of three);
  * the price is one more copy of the slice (buffer to OUT) while it is in
  * the owner's cache, and up to 2 TC__SHM_SLICE bytes per rank.  Measured
- * between two CPUs of a loaded 2-CPU machine (complete:2, 12 runs each,
+ * between two CPUs of a loaded 2-CPU machine (complete:2, 10-12 runs each,
  * median of the runs' medians): 8 KiB 2.42 us against 4.01 through OUT,
  * 64 KiB 27.6 against 31.6, 1 MiB (512 KiB slices) 445 against 496 but
  * within the runs' spread.  64 KiB: a slice a core's L2 keeps. */
