@@ -8,10 +8,13 @@
  * roots, back to back; alltoall and allgather on both sides of the flag's
  * and the area's bounds, back to back with data that change at every call;
  * interleaved with the other collectives' algorithms
- * and with each other (the flags' reuse); their modelled time against the
+ * and with each other (the flags' reuse); allreduce by slices with its
+ * buffers overwritten right after every return, slices in the library's
+ * buffers and in OUT; their modelled time against the
  * prediction; AUTO's rule (taken on native teams with a CPU per rank only);
  * a mismatched call.
  */
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -382,6 +385,146 @@ Test(shm, alltoall_bounds_small_p, .timeout = 300)
 {
 	static const int ps[] = {2, 3, 5, 8};
 	a2a_bounds(ps, 4, 1);
+}
+
+/* ---- allreduce by slices: buffers reused right after the return ------------ */
+
+/* The largest slice (bytes) an owner keeps in its slice buffer rather than
+ * its OUT (lib/coll/shm.h: TC__SHM_SLICE). */
+enum { SLICE_BYTES = 65536 };
+
+struct ar_arg {
+	int nsizes;
+	size_t counts[8]; /* doubles per rank */
+	int iters;        /* calls per size, back to back */
+	atomic_int bad;
+	char msg[200];
+};
+
+/* Element i of rank r's input at call it: inexact quotients of changing
+ * magnitude, so that a sum in another order, or an element of another
+ * call, shows in the bits. */
+static double ar_x(int r, size_t i, int it)
+{
+	return (double)((r * 131 + (int)(i % 4093) * 7 + it * 17) % 1009 + 1) /
+	       (double)(r % 7 + 3) * (double)(1 << ((r + it) % 9));
+}
+
+static void ar_fail(struct ar_arg *a, const char *what, int me, int it, size_t n, size_t at, int err)
+{
+	if (atomic_fetch_add(&a->bad, 1) == 0)
+		snprintf(a->msg, sizeof a->msg, "rank %d call %d %s count %zu (element %zu): %s",
+		         me, it, what, n, at, err ? tc_strerror(err) : "wrong result");
+}
+
+/* Every size `iters` calls back to back, alternately in place, with one
+ * pair of buffers: right after each return the rank checks OUT against
+ * the sum in rank order, bit for bit, and overwrites IN and OUT at once (a
+ * peer still reading either would copy the new bytes); one rank per call
+ * enters late.  Then the sizes in turn, so that slices in the buffers and
+ * in OUT follow each other. */
+static int ar_fn(struct tc_proc *proc, void *argp)
+{
+	struct ar_arg *a = argp;
+	const int p = tc_size(proc), me = tc_rank(proc);
+	size_t most = 0;
+	for (int s = 0; s < a->nsizes; s++)
+		most = a->counts[s] > most ? a->counts[s] : most;
+	double *in = malloc((most + 1) * sizeof *in), *out = malloc((most + 1) * sizeof *out);
+	const struct tc_coll_opts o = {.alg = "shm"};
+	const int ncalls = a->nsizes * a->iters * 2;
+	for (int it = 0; it < ncalls && !atomic_load(&a->bad); it++) {
+		const int phase2 = it >= ncalls / 2;
+		const size_t n = a->counts[phase2 ? it % a->nsizes : it / a->iters % a->nsizes];
+		const int ip = it & 1;
+		double *src = ip ? out : in;
+		for (size_t i = 0; i < n; i++)
+			src[i] = ar_x(me, i, it);
+		if (!ip)
+			for (size_t i = 0; i < n; i++)
+				out[i] = -1.0;
+		if (me == it % p)
+			for (int y = 0; y < 3; y++)
+				sched_yield();
+		int err = tc_allreduce(proc, ip ? TC_IN_PLACE : in, out, n, TC_DOUBLE, TC_OP_SUM, &o);
+		if (err) {
+			ar_fail(a, "allreduce", me, it, n, 0, err);
+			break;
+		}
+		size_t bad_at = n;
+		for (size_t i = 0; i < n && bad_at == n; i++) {
+			double want = ar_x(0, i, it);
+			for (int r = 1; r < p; r++)
+				want = want + ar_x(r, i, it);
+			if (memcmp(&want, &out[i], sizeof want))
+				bad_at = i;
+		}
+		if (bad_at != n) {
+			ar_fail(a, ip ? "allreduce in place" : "allreduce", me, it, n, bad_at, 0);
+			break;
+		}
+		/* The caller owns both buffers again. */
+		memset(in, 0x5a, (most + 1) * sizeof *in);
+		memset(out, 0xa5, (most + 1) * sizeof *out);
+	}
+	free(in);
+	free(out);
+	return 0;
+}
+
+/* The counts of team size p: empty slices (count < p), small slices, the
+ * largest slice at the bound of the slice buffer and an element above it
+ * for rank 0 only (owners of both kinds in one call), every slice above
+ * it; the large ones only on small teams. */
+static int ar_counts(int p, size_t *counts)
+{
+	const size_t per = SLICE_BYTES / sizeof(double);
+	int n = 0;
+	counts[n++] = 0;
+	counts[n++] = 1;
+	counts[n++] = (size_t)p + 3;
+	counts[n++] = 1000;
+	if (p <= 5) {
+		counts[n++] = (size_t)p * per;
+		counts[n++] = (size_t)p * per + 1;
+		counts[n++] = 2 * (size_t)p * per + 5;
+	}
+	return n;
+}
+
+static void ar_reuse(const int *ps, int nps, int execs, int iters)
+{
+	for (int k = 0; k < nps; k++) {
+		if (tc_test_p_skipped(ps[k]))
+			continue;
+		for (int fib = 0; fib < 2; fib++) {
+			if (!(execs & (1 << fib)))
+				continue;
+			struct tc_team *team =
+			        shm_team(ps[k], fib ? TC_EXEC_FIBRES : TC_EXEC_THREADS, TC_MODE_NATIVE);
+			for (int run = 0; run < 2; run++) { /* a second run of the same team */
+				struct ar_arg a = {.bad = 0, .iters = iters};
+				a.nsizes = ar_counts(ps[k], a.counts);
+				cr_assert_eq(tc_run(team, ar_fn, &a), 0);
+				cr_assert_eq(atomic_load(&a.bad), 0, "p=%d fibres %d run %d: %s",
+				             ps[k], fib, run, a.msg);
+			}
+			tc_team_destroy(team);
+		}
+	}
+}
+
+/* Every p of the matrix, threads and fibres. */
+Test(shm, allreduce_reuse, .timeout = 600)
+{
+	ar_reuse(tc_test_ps, TC_TEST_NPS, 3, 4);
+}
+
+/* Small teams of threads, more calls (the race suite runs this one). */
+Test(shm, allreduce_reuse_small_p, .timeout = 300)
+{
+	static const int ps[] = {2, 3, 5};
+	ar_reuse(ps, 3, 1, 8);
 }
 
 /* ---- modelled time, AUTO, mismatch ---------------------------------------- */

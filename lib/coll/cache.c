@@ -61,6 +61,7 @@ struct tc__tentry {
 struct tc__tcache {
 	pthread_cond_t cv;
 	struct tc__shm_slot *shm; /* the flags of the machine's own algorithms */
+	int shm_p;                /* their number */
 	struct tc__tentry *head;
 	int n;
 	size_t bytes;
@@ -85,7 +86,7 @@ static void tc__tcache_free(void *p)
 		tc__tentry_free(e);
 	}
 	pthread_cond_destroy(&c->cv);
-	free(c->shm);
+	tc__shm_slots_free(c->shm, c->shm_p);
 	free(c);
 }
 
@@ -172,8 +173,10 @@ static int tc__tcache_get(struct tc_team *team, const struct tc__gen *g, const c
 	struct tc__tcache *c = team->shared;
 	if (!c) {
 		c = calloc(1, sizeof *c);
-		if (c)
+		if (c) {
 			c->shm = tc__shm_slots_new(team->p);
+			c->shm_p = team->p;
+		}
 		if (!c || !c->shm) {
 			free(c);
 			pthread_mutex_unlock(&team->shared_mu);

@@ -18,10 +18,15 @@
  *   bcast     small: the root writes the data into its flag and returns;
  *             a non-root waits for it, copies, publishes (k, 2).  Else the
  *             root publishes its buffer and waits for every (k, 2).
- *   allreduce shm: publish IN and OUT; wait for every (k, 1); reduce this
- *             rank's slice of every IN in rank order into OUT; publish
- *             (k, 2); wait for each (k, 2) and copy the peer's slice out of
- *             its OUT; publish (k, 3); wait for every (k, 3).
+ *   allreduce shm: publish IN and where this rank's slice will lie (its
+ *             slice buffer of parity k & 1 when the slice is at most
+ *             TC__SHM_SLICE, else OUT); wait for every (k, 1); reduce
+ *             this rank's slice of every IN in rank order there; publish
+ *             (k, 2); copy it to OUT; wait for each (k, 2) (the peer's
+ *             reads of our IN are over) and copy the peer's slice.  Two
+ *             synchronisations: a slice in the buffer is library memory,
+ *             nobody reads the caller's buffers after.  A slice in OUT:
+ *             publish done and wait for every peer's done (a third).
  *   allreduce shm_flag: every rank reduces the whole vector, in rank
  *             order, from the flags (small) or from the peers' IN (then a
  *             phase (k, 2) as allgather).
@@ -63,6 +68,7 @@ struct tc__shm_ctx {
 	int small;         /* the data travel in the flags or the areas */
 	int in_area;       /* allgather, alltoall: in the areas, not the flags */
 	struct tc__waiter w;
+	int done;            /* this rank's done word says call k */
 	int waiting;         /* w started */
 	uint64_t next_probe; /* w.waited at the next look at a peer's return */
 };
@@ -100,6 +106,17 @@ struct tc__shm_slot *tc__shm_slots_new(int p)
 	if (s)
 		memset(s, 0, n);
 	return s;
+}
+
+void tc__shm_slots_free(struct tc__shm_slot *slots, int p)
+{
+	if (!slots)
+		return;
+	for (int r = 0; r < p; r++) {
+		free(slots[r].own.slices[0]);
+		free(slots[r].own.slices[1]);
+	}
+	free(slots);
 }
 
 /* Rank r's area of call k's parity. */
@@ -180,7 +197,11 @@ static struct tc__shm_own *tc__shm_own(struct tc__shm_ctx *c)
 {
 	struct tc__shm_own *own = &c->slots[c->me].own;
 	if (own->run != c->run)
-		*own = (struct tc__shm_own){.run = c->run, .seen_done = -1, .last_written = {-1, -1}};
+		*own = (struct tc__shm_own){.run = c->run,
+		                            .seen_done = -1,
+		                            .last_written = {-1, -1},
+		                            .slices = {own->slices[0], own->slices[1]},
+		                            .slices_cap = {own->slices_cap[0], own->slices_cap[1]}};
 	return own;
 }
 
@@ -352,11 +373,11 @@ static const void *tc__shm_x(const struct tc__shm_ctx *c, int r)
 	return c->small ? (const void *)tc__shm_blk(c, r)->data : tc__shm_blk(c, r)->in;
 }
 
-/* out[off, off + len) = x_0 + x_1 + ... + x_{p-1} there, in rank order. */
-static void tc__shm_reduce(const struct tc__shm_ctx *c, uint64_t off, uint64_t len)
+/* out[0, len) = x_0 + x_1 + ... + x_{p-1} at [off, off + len), in rank
+ * order. */
+static void tc__shm_reduce(const struct tc__shm_ctx *c, unsigned char *out, uint64_t off, uint64_t len)
 {
 	const struct tc__exec_io *io = c->io;
-	unsigned char *out = (unsigned char *)io->out + off;
 	if (!len)
 		return;
 	io->combine(out, (const unsigned char *)tc__shm_x(c, 0) + off,
@@ -365,33 +386,80 @@ static void tc__shm_reduce(const struct tc__shm_ctx *c, uint64_t off, uint64_t l
 		io->combine(out, out, (const unsigned char *)tc__shm_x(c, r) + off, len, io->combine_ctx);
 }
 
-/* allreduce shm: this rank's slice of everyone's IN, then the others'. */
+/* This rank's slice buffer of call k's parity, of at least len bytes:
+ * (re)allocated when smaller, which no peer reads then (tc__shm_fill():
+ * every peer is done with the last call of this parity); NULL when out of
+ * memory. */
+static unsigned char *tc__shm_slice_buf(struct tc__shm_ctx *c, uint64_t len)
+{
+	struct tc__shm_own *own = tc__shm_own(c);
+	const unsigned par = (unsigned)(c->k & 1);
+	if (own->slices_cap[par] < len) {
+		free(own->slices[par]);
+		const size_t cap = (len + 127) & ~(size_t)127;
+		own->slices[par] = aligned_alloc(128, cap);
+		own->slices_cap[par] = own->slices[par] ? cap : 0;
+	}
+	return own->slices[par];
+}
+
+/* Marks this rank done with call k (its reads of the peers' buffers and
+ * flags are over). */
+static void tc__shm_done(struct tc__shm_ctx *c)
+{
+	/* Release: pairs with the acquire load of tc__shm_await_word() in a
+	 * peer's tc__shm_fill() or tc__shm_allreduce_slices(). */
+	atomic_store_explicit(&c->slots[c->me].done, c->run | (c->k + 1), memory_order_release);
+	c->done = 1;
+}
+
+/* allreduce shm: this rank's slice of everyone's IN, then the others'.
+ * The reduced slice goes where the peers copy it from: this rank's slice
+ * buffer of the call's parity where it fits (rewritten at a later call of
+ * that parity only once every peer is done with this one, as the block,
+ * tc__shm_fill()), else OUT.  IN is free once every peer has reached
+ * (k, 2), which this rank waits for to copy the peers' slices; so with the
+ * slice in the buffer it returns then.  With the slice in OUT, which the
+ * caller may change after the return, it first waits until every peer is
+ * done with the call (its done word).  The choice is each rank's own: a
+ * rank's readers find the slice through its block (`out`). */
 static int tc__shm_allreduce_slices(struct tc__shm_ctx *c)
 {
 	const int p = c->p, me = c->me;
 	unsigned char *out = c->io->out;
+	uint64_t off, len;
+	tc__block(c->m, c->esize, p, me, &off, &len);
 	struct tc__shm_block *b;
 	int err = tc__shm_fill(c, c->io->in, out, &b);
 	if (err)
 		return err;
+	unsigned char *mine = len && len <= TC__SHM_SLICE ? tc__shm_slice_buf(c, len) : NULL;
+	b->out = mine ? mine : out + off;
 	tc__shm_publish(c, 1);
 	if ((err = tc__shm_read_all(c, NULL)))
 		return err;
-	uint64_t off, len;
-	tc__block(c->m, c->esize, p, me, &off, &len);
-	tc__shm_reduce(c, off, len);
+	tc__shm_reduce(c, b->out, off, len);
 	tc__shm_publish(c, 2);
+	if (mine)
+		memcpy(out + off, mine, len);
 	for (int i = 1; i < p && !err; i++) {
 		const int r = (me + i) % p;
+		uint64_t roff, rlen;
 		err = tc__shm_await(c, r, 2);
-		tc__block(c->m, c->esize, p, r, &off, &len);
-		if (!err && len)
-			memcpy(out + off, (const unsigned char *)tc__shm_blk(c, r)->out + off, len);
+		tc__block(c->m, c->esize, p, r, &roff, &rlen);
+		if (!err && rlen)
+			memcpy(out + roff, tc__shm_blk(c, r)->out, rlen);
 	}
-	if (err)
-		return err;
-	tc__shm_publish(c, 3);
-	return tc__shm_await_all(c, 3, 1);
+	if (err || mine || !len)
+		return err; /* nobody reads OUT */
+	tc__shm_done(c);
+	for (int i = 1; i < p; i++) {
+		const int r = (me + i) % p;
+		if ((err = tc__shm_await_word(c, r, &c->slots[r].done, c->k + 1, 0)))
+			return err;
+	}
+	tc__shm_seen_done(c, (int64_t)c->k);
+	return TC_OK;
 }
 
 /* allreduce shm_flag: the whole vector from every rank, in rank order. */
@@ -407,7 +475,7 @@ static int tc__shm_allreduce_flat(struct tc__shm_ctx *c)
 	tc__shm_publish(c, 1);
 	if ((err = tc__shm_read_all(c, NULL)))
 		return err;
-	tc__shm_reduce(c, 0, c->m);
+	tc__shm_reduce(c, c->io->out, 0, c->m);
 	if (c->small)
 		return TC_OK;
 	tc__shm_publish(c, 2);
@@ -463,10 +531,8 @@ int tc__shm_exec(struct tc_proc *proc, struct tc__shm_slot *slots, const struct 
 	}
 	if (err)
 		return err;
-	/* Release: this rank is done with call k (its reads of the peers'
-	 * buffers and flags); pairs with the acquire load of
-	 * tc__shm_await_word() in a peer's tc__shm_fill(). */
-	atomic_store_explicit(&slots[c.me].done, c.run | (c.k + 1), memory_order_release);
+	if (!c.done)
+		tc__shm_done(&c);
 	proc->clock = tc__sat_add(c.cmax, e->makespan);
 	proc->stats.rounds += (uint64_t)e->s->nrounds;
 	proc->ncalls++;

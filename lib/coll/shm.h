@@ -26,7 +26,9 @@
  * it, so that the call needs no wait for the readers either (they would
  * otherwise read the caller's input buffer, which it may change once the
  * call returns).  The area of a parity is rewritten under the rule of the
- * flag's block of the same parity, below.
+ * flag's block of the same parity, below.  So is a rank's slice buffer of
+ * that parity (allreduce `shm`, TC__SHM_SLICE): its reduced slice, which
+ * the peers copy out of it instead of the rank's OUT.
  * The step word packs the team's start (16 bits, so that a value left by
  * an earlier run never passes), 8 bits of the call's signature, k and a
  * phase; a rank's steps only grow during a run, and "peer reached (k, ph)"
@@ -88,23 +90,42 @@
  * m = 1024 0.97-1.08 against 0.90-0.92.  16 lines, below that crossover. */
 #define TC__SHM_AREA 1024u
 
+/* allreduce `shm`: the largest slice (bytes) that its owner publishes in
+ * its slice buffer of the call's parity, library memory, rather than in
+ * its OUT.  The readers then copy out of memory the caller does not own,
+ * and the owner returns as soon as it has copied the others' slices,
+ * without waiting for its readers (two synchronisations instead of three);
+ * the price is one more copy of the slice (buffer to OUT) while it is in
+ * the owner's cache, and up to 2 TC__SHM_SLICE bytes per rank.  Measured
+ * between two CPUs of a loaded 2-CPU machine (complete:2, 10-12 runs each,
+ * median of the runs' medians): 8 KiB 2.42 us against 4.01 through OUT,
+ * 64 KiB 27.6 against 31.6, 1 MiB (512 KiB slices) 445 against 496 but
+ * within the runs' spread.  64 KiB: a slice a core's L2 keeps. */
+#define TC__SHM_SLICE (64u * 1024u)
+
 struct tc__shm_block {
 	alignas(128) _Atomic uint64_t step;
 	tc_time_t clock;
 	uint64_t sig;
 	const void *in;
-	void *out;
+	void *out; /* allreduce `shm`: where the rank's reduced slice lies */
 	unsigned char data[TC__SHM_INLINE];
 };
 _Static_assert(sizeof(struct tc__shm_block) == 128, "a flag's block is two cache lines");
 
 /* What a rank knows of its peers, kept in its own slot (never read by
  * them), for the run `run`: the last call every peer is known to be done
- * with, and the last call that wrote each block (-1: none). */
+ * with, and the last call that wrote each block (-1: none).  And, kept
+ * across runs, its slice buffer of each parity (allreduce `shm`):
+ * slices_cap bytes (at most TC__SHM_SLICE rounded up to a cache line; NULL
+ * and 0 until a call needs it), written by this rank, read by the peers
+ * through its block, freed with the slots. */
 struct tc__shm_own {
 	alignas(128) uint64_t run;
 	int64_t seen_done;
 	int64_t last_written[2];
+	unsigned char *slices[2];
+	size_t slices_cap[2];
 };
 
 struct tc__shm_slot {
@@ -120,8 +141,9 @@ _Static_assert(sizeof(struct tc__shm_slot) % 128 == 0 && TC__SHM_AREA % 128 == 0
 /* The team's p slots, zeroed, in whole cache lines, followed by the p
  * ranks' areas (2 TC__SHM_AREA bytes each, whole cache lines, not
  * cleared: only read where a call wrote them); NULL when out of memory.
- * Freed with free(). */
+ * Freed with tc__shm_slots_free(), once no rank runs a call on them. */
 struct tc__shm_slot *tc__shm_slots_new(int p);
+void tc__shm_slots_free(struct tc__shm_slot *slots, int p);
 
 /* Runs entry e's algorithm (TC__ALG_SHM) natively on the calling rank with
  * the call's buffers io, over the team's slots.  Returns 0, TC_EMISMATCH

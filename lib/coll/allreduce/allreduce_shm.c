@@ -16,8 +16,13 @@
  *            local copy), every later one combined as the right operand,
  *            OUT_j = ((x_0 + x_1) + x_2) ... (rank order, as the native run)
  *   round 1  j sends its reduced slice to every other rank (OUT to OUT).
- * Native run (lib/coll/shm.c): flags at the start, after the slices and at
- * the end; nothing is copied through a channel.
+ * Native run (lib/coll/shm.c): flags at the start and after the slices;
+ * an owner keeps its reduced slice in library memory (up to TC__SHM_SLICE
+ * bytes, lib/coll/shm.h) from which the others copy it, so that a rank
+ * returns as soon as it has every slice: after it, nobody reads its IN or
+ * OUT.  A larger slice is read out of the owner's OUT, and the owner waits
+ * until every reader is done (a third synchronisation).  Nothing is
+ * copied through a channel.
  *
  * Cost (tc_cost_allreduce_shm), under all ports (every transfer its own
  * link): with the largest slice s = ceil(count / p) esize,
