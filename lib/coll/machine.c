@@ -125,7 +125,8 @@ double tc__machine_round_ns(const struct tc_calibration *cal, const struct tc_mo
  * rather than by slices (`shm`) up to TC__SHM_FLAT_MAX bytes, or while the
  * p - 1 vectors a rank reads hold at most TC__SHM_FLAT_READ bytes: at p = 2
  * on a 16-CPU KVM guest, 8 KiB took 1.29 us whole and 2.39 us by slices
- * (whose three flag phases cost more than the halved reads save). */
+ * when `shm` synchronised three times per call (it now does twice up to
+ * 64 KiB slices; the bound has not been measured again there). */
 #define TC__SHM_FLAT_MAX 4096u
 #define TC__SHM_FLAT_READ 8192u
 
