@@ -5,7 +5,9 @@
  * tests/common/coll_ref.c, all of them outstanding at once on one team and
  * completed in an order of each rank's own (shuffled), persistent requests
  * started many times with new inputs, the variable-count calls (against
- * their definitions), a blocking collective behind
+ * their definitions), the multicast's (against the blocking multicast,
+ * on several member sets, and its agreement's failures), a blocking
+ * collective behind
  * outstanding ones, progress made by tests alone, misuse (a request waited
  * twice, started or freed while active), a peer that never joins (a clear
  * error, no hang), and tc_self().  Threads, or fibres with TC_EXEC=fibres.
@@ -781,6 +783,208 @@ Test(nbc, vcount_mismatch, .timeout = 120)
 	cr_assert_not_null(team, "%s", msg);
 	struct misuse m = {0};
 	cr_assert_eq(tc_run(team, vmismatch_rank, &m), 0);
+	cr_assert_eq(atomic_load(&m.failures), 0, "%s", m.msg);
+	tc_team_destroy(team);
+}
+
+/* ---- multicast ---- */
+
+/* Member set k of NM on p ranks, root first or not in it: every rank, none,
+ * the odd ranks, the last half in reverse.  Returns its size. */
+#define NM 4
+static int mset(int k, int p, int *m)
+{
+	int n = 0;
+	for (int i = 0; i < p; i++) {
+		int j = k == 3 ? p - 1 - i : i;
+		if (k == 0 || (k == 2 && j % 2) || (k == 3 && j >= p / 2))
+			m[n++] = j;
+	}
+	return n;
+}
+
+static void mfail(struct batch *b, const char *what, int rank, int k)
+{
+	if (atomic_fetch_add(&b->failures, 1) == 0)
+		snprintf(b->msg, sizeof b->msg, "rank %d, %s %d: %s (%s)", rank,
+		         k < NM ? "multicast set" : "allreduce", k, what, tc_error_detail());
+}
+
+static int mroot(int k, int p)
+{
+	return (k * 5 + 1) % p;
+}
+
+static void mfill(uint32_t *b, size_t n, int me, int k, int it)
+{
+	for (size_t j = 0; j < n; j++)
+		b[j] = (uint32_t)(1000003u * (unsigned)it + 7919u * (unsigned)k +
+		                  31u * (unsigned)me + (unsigned)j);
+}
+
+/* Every member set's multicast outstanding at once with an allreduce,
+ * completed in a shuffled order (persistent: made once, started b->iters
+ * times with new contents), each buffer against the blocking multicast's
+ * result of the same call.  Member lists are overwritten after each call
+ * (they are read there). */
+static int mbatch_rank(struct tc_proc *proc, void *arg)
+{
+	struct batch *b = arg;
+	const int p = tc_size(proc), me = tc_rank(proc);
+	const size_t n = (size_t)b->count;
+	uint32_t *buf[NM], *ref[NM];
+	int *mem[NM], nm[NM];
+	tc_request reqs[NM + 1];
+	int order[NM + 1];
+	int64_t v = 0, sum = 0;
+	uint64_t rng = 0x9e3779b97f4a7c15ull * (uint64_t)(me + 1);
+	for (int k = 0; k < NM; k++) {
+		buf[k] = malloc((n + 1) * sizeof(uint32_t));
+		ref[k] = malloc((n + 1) * sizeof(uint32_t));
+		mem[k] = malloc((size_t)p * sizeof(int));
+	}
+	for (int it = 0; it < b->iters && !atomic_load(&b->failures); it++) {
+		for (int k = 0; k <= NM; k++) {
+			int err = TC_OK;
+			if (k == NM) {
+				v = me + it;
+				if (!b->persistent || !it)
+					err = b->persistent
+					              ? tc_allreduce_init(proc, &v, &sum, 1, TC_INT64,
+					                                  TC_OP_SUM, NULL, &reqs[k])
+					              : tc_iallreduce(proc, &v, &sum, 1, TC_INT64,
+					                              TC_OP_SUM, NULL, &reqs[k]);
+			} else {
+				mfill(buf[k], n + 1, me, k, it);
+				nm[k] = mset(k, p, mem[k]);
+				if (!b->persistent || !it)
+					err = b->persistent
+					              ? tc_multicast_init(proc, buf[k], n, TC_UINT32,
+					                                  mroot(k, p), mem[k],
+					                                  nm[k], NULL, &reqs[k])
+					              : tc_imulticast(proc, buf[k], n, TC_UINT32,
+					                              mroot(k, p), mem[k], nm[k],
+					                              NULL, &reqs[k]);
+				for (int i = 0; i < nm[k]; i++)
+					mem[k][i] = -5; /* read at the call: not used since */
+			}
+			if (!err && b->persistent)
+				err = tc_start(proc, &reqs[k]);
+			if (err) {
+				mfail(b, tc_strerror(err), me, k);
+				return err;
+			}
+			order[k] = k;
+		}
+		for (int i = NM; i > 0; i--) {
+			int j = (int)(tc_test_rand(&rng) % (uint64_t)(i + 1)), t = order[i];
+			order[i] = order[j];
+			order[j] = t;
+		}
+		for (int i = 0; i <= NM; i++) {
+			int err, done = 0;
+			if (b->mode == 2) {
+				do
+					err = tc_test(proc, &reqs[order[i]], &done);
+				while (!done && !err);
+			} else {
+				err = tc_wait(proc, &reqs[order[i]], NULL);
+			}
+			if (err)
+				mfail(b, tc_strerror(err), me, order[i]);
+		}
+		if (sum != (int64_t)p * (p - 1) / 2 + (int64_t)p * it)
+			mfail(b, "allreduce result", me, NM);
+		for (int k = 0; k < NM; k++) {
+			mfill(ref[k], n + 1, me, k, it);
+			nm[k] = mset(k, p, mem[k]);
+			int err = tc_multicast(proc, ref[k], n, TC_UINT32, mroot(k, p), mem[k],
+			                       nm[k], NULL);
+			if (err)
+				mfail(b, "blocking multicast", me, k);
+			else if (memcmp(buf[k], ref[k], (n + 1) * sizeof(uint32_t)))
+				mfail(b, "multicast differs from the blocking one", me, k);
+		}
+	}
+	for (int k = 0; k <= NM; k++) {
+		if (b->persistent && tc_request_free(proc, &reqs[k]))
+			mfail(b, "tc_request_free", me, k);
+		if (k < NM) {
+			free(buf[k]);
+			free(ref[k]);
+			free(mem[k]);
+		}
+	}
+	return 0;
+}
+
+static void run_mbatch(const char *spec, int count, int persistent, int iters, int mode)
+{
+	char msg[256];
+	struct tc_team *team = ct_team(spec, NULL, msg, sizeof msg);
+	cr_assert_not_null(team, "%s", msg);
+	struct batch b = {.count = count, .persistent = persistent, .iters = iters, .mode = mode};
+	int err = tc_run(team, mbatch_rank, &b);
+	cr_assert_eq(atomic_load(&b.failures), 0, "%s count %d: %s", spec, count, b.msg);
+	cr_assert_eq(err, 0, "%s: %s", spec, tc_strerror(err));
+	tc_team_destroy(team);
+}
+
+Test(nbc, multicast_outstanding, .timeout = 300)
+{
+	for (int s = 0; s < NSPECS; s++)
+		for (int mode = 0; mode < 3; mode += 2)
+			run_mbatch(specs[s], mode == 2 ? 0 : 37, 0, 2, mode);
+}
+
+Test(persistent, multicast_restarted, .timeout = 300)
+{
+	for (int s = 0; s < NSPECS; s++)
+		run_mbatch(specs[s], 9, 1, 3, s % 2 ? 2 : 0);
+}
+
+/* One rank's bad list (a duplicate) and, then, lists that differ: the bad
+ * rank's wait says TC_EINVAL and the others' TC_EMISMATCH, nothing is
+ * written, at every start of a persistent request; a good multicast after
+ * them agrees. */
+static int mmismatch_rank(struct tc_proc *proc, void *arg)
+{
+	struct misuse *m = arg;
+	const int p = tc_size(proc), me = tc_rank(proc);
+	int mem[2] = {1, me == 2 ? 1 : 2};
+	uint32_t x = 77;
+	tc_request r;
+	const int want = me == 2 ? TC_EINVAL : TC_EMISMATCH;
+	EXPECT(m, tc_imulticast(proc, &x, 1, TC_UINT32, 0, mem, 2, NULL, &r) == 0, "start");
+	EXPECT(m, tc_wait(proc, &r, NULL) == want, "nonblocking wait, bad list");
+	EXPECT(m, tc_multicast_init(proc, &x, 1, TC_UINT32, 0, mem, 2, NULL, &r) == 0, "init");
+	for (int i = 0; i < 2; i++) {
+		EXPECT(m, tc_start(proc, &r) == 0, "start");
+		EXPECT(m, tc_wait(proc, &r, NULL) == want, "persistent wait, bad list");
+	}
+	EXPECT(m, tc_request_free(proc, &r) == 0, "free");
+	mem[1] = me == 3 ? 3 : 2; /* a good list, not the others' */
+	EXPECT(m, tc_imulticast(proc, &x, 1, TC_UINT32, 0, mem, 2, NULL, &r) == 0, "start");
+	EXPECT(m, tc_wait(proc, &r, NULL) == TC_EMISMATCH, "nonblocking wait, lists differ");
+	EXPECT(m, x == 77, "written after a failed agreement");
+	EXPECT(m, tc_wait(proc, &r, NULL) == TC_EINVAL, "a request waited twice");
+	mem[1] = 2;
+	if (me == 0)
+		x = 5;
+	EXPECT(m, tc_imulticast(proc, &x, 1, TC_UINT32, 0, mem, 2, NULL, &r) == 0, "start");
+	EXPECT(m, tc_wait(proc, &r, NULL) == 0, "a good multicast after them");
+	EXPECT(m, x == (me <= 2 ? 5u : 77u), "the good multicast's result");
+	(void)p;
+	return 0;
+}
+
+Test(nbc, multicast_mismatch, .timeout = 120)
+{
+	char msg[256];
+	struct tc_team *team = ct_team("ring:4", NULL, msg, sizeof msg);
+	cr_assert_not_null(team, "%s", msg);
+	struct misuse m = {0};
+	cr_assert_eq(tc_run(team, mmismatch_rank, &m), 0);
 	cr_assert_eq(atomic_load(&m.failures), 0, "%s", m.msg);
 	tc_team_destroy(team);
 }

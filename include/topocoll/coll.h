@@ -290,6 +290,24 @@ TC_API int tc_binary2gray(struct tc_proc *proc, const void *sbuf, void *rbuf, si
  */
 TC_API int tc_multicast(struct tc_proc *proc, void *buf, size_t count, enum tc_dtype dt, int root,
                         const int *members, int nmembers, const struct tc_coll_opts *opts);
+/* tc_multicast's nonblocking and persistent forms (below: "Nonblocking
+ * and persistent collectives"): the member list is read at the call (it
+ * may be reused at once), buf is borrowed until the request completes
+ * (persistent: until tc_request_free).  The call's run is two steps, the
+ * agreement and then the data, each advanced like any other call; a
+ * persistent request agrees once, at its first start (a failed agreement
+ * is retried, and fails again, at each start), and then runs only the
+ * data's plan, made at the call.  A rank's own argument error (a bad list,
+ * root, buffer, datatype or size) is returned by its wait, TC_EMISMATCH by
+ * the others', as tc_multicast returns them; NULL proc or req, TC_ENOMEM,
+ * and TC_ENOTSUP on a team over MPI processes are returned at once, the
+ * request not started. */
+TC_API int tc_imulticast(struct tc_proc *proc, void *buf, size_t count, enum tc_dtype dt, int root,
+                         const int *members, int nmembers, const struct tc_coll_opts *opts,
+                         tc_request *req);
+TC_API int tc_multicast_init(struct tc_proc *proc, void *buf, size_t count, enum tc_dtype dt,
+                             int root, const int *members, int nmembers,
+                             const struct tc_coll_opts *opts, tc_request *req);
 
 /*
  * The variable-count forms (MPI's "v" calls): counts and displacements in
@@ -360,8 +378,9 @@ TC_API int tc_alltoallv(struct tc_proc *proc, const void *sbuf, const size_t *sc
  * data, each advanced like any other call.  A persistent one agrees once,
  * at its first start (a failed agreement, TC_EMISMATCH or a rank's
  * argument error, is retried and failed again at each start), and then
- * runs only the data's plan, made once.  Not in these forms yet:
- * tc_multicast.
+ * runs only the data's plan, made once.  tc_imulticast and
+ * tc_multicast_init (declared with tc_multicast) run likewise: the
+ * agreement on the root and member set, then the data.
  */
 #define TC__COLL_REQ_FORMS(name, ...)                        \
 	TC_API int tc_i##name(__VA_ARGS__, tc_request *req); \

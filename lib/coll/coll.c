@@ -430,10 +430,13 @@ static int tc__call_bufs(struct tc_proc *proc, const struct tc__call *c, tc__buf
 	return TC_OK;
 }
 
-/* A collective request: nonblocking (xr->persistent 0) or persistent. */
+/* A collective request: nonblocking (xr->persistent 0) or persistent; or,
+ * built set, an operation made and handed back in *built, neither started
+ * nor bound (a phase of a call made of several: tc_imulticast). */
 struct tc__xreq {
 	tc_request *req;
 	int persistent;
+	struct tc__creq **built;
 };
 
 /* What a collective request holds: the queue's operation (lib/sched/
@@ -499,6 +502,10 @@ static int tc__cop_new(struct tc_proc *proc, struct tc__centry *e, const struct 
 	o->x.prepare = tc__cop_prepare;
 	o->x.release = tc__cop_release;
 	o->x.run = (struct tc__run *)(void *)((char *)o + head);
+	if (xr && xr->built) {
+		*xr->built = &o->x;
+		return TC_OK;
+	}
 	if (!xr)
 		return tc__creq_run(proc, &o->x);
 	if (xr->persistent) {
@@ -713,12 +720,12 @@ int tc__allgather_marked(struct tc_proc *proc, const void *sbuf, void *rbuf, siz
 	}                                                                                           \
 	int tc_i##name(TC__UNPAREN params, tc_request *req)                                         \
 	{                                                                                           \
-		const struct tc__xreq xr = {req, 0};                                                \
+		const struct tc__xreq xr = {req, 0, NULL};                                          \
 		return tc__coll(proc, TC_COLL_##NAME, sbuf, rbuf, count, dt, op, root, opts, &xr);  \
 	}                                                                                           \
 	int tc_##name##_init(TC__UNPAREN params, tc_request *req)                                   \
 	{                                                                                           \
-		const struct tc__xreq xr = {req, 1};                                                \
+		const struct tc__xreq xr = {req, 1, NULL};                                          \
 		return tc__coll(proc, TC_COLL_##NAME, sbuf, rbuf, count, dt, op, root, opts, &xr);  \
 	}
 #define TC__UNPAREN(...) __VA_ARGS__
@@ -801,14 +808,14 @@ int tc_shift(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count, e
 int tc_ishift(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count, enum tc_dtype dt,
               int q, const struct tc_coll_opts *opts, tc_request *req)
 {
-	const struct tc__xreq xr = {req, 0};
+	const struct tc__xreq xr = {req, 0, NULL};
 	return tc__shift(proc, sbuf, rbuf, count, dt, q, opts, &xr);
 }
 
 int tc_shift_init(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count,
                   enum tc_dtype dt, int q, const struct tc_coll_opts *opts, tc_request *req)
 {
-	const struct tc__xreq xr = {req, 1};
+	const struct tc__xreq xr = {req, 1, NULL};
 	return tc__shift(proc, sbuf, rbuf, count, dt, q, opts, &xr);
 }
 
@@ -822,12 +829,15 @@ int tc_shift_init(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t cou
  * nothing; a bad list (or another argument error of one rank: NULL buffer,
  * datatype, size) fails on its rank with its own code, elsewhere with
  * TC_EMISMATCH.
+ *
+ * tc__mcast_input() makes this rank's part: the canonical set (*canon,
+ * freed by the caller, and *n), the hash *h (0 when bad) and, returned, the
+ * rank's own argument error or TC_OK.
  */
-int tc_multicast(struct tc_proc *proc, void *buf, size_t count, enum tc_dtype dt, int root,
-                 const int *members, int nmembers, const struct tc_coll_opts *opts)
+static int tc__mcast_input(struct tc_proc *proc, void *buf, size_t count, enum tc_dtype dt, int root,
+                           const int *members, int nmembers, const struct tc_coll_opts *opts,
+                           int **canon_out, int *n_out, uint64_t *h_out)
 {
-	if (!proc)
-		return TC_EINVAL;
 	const int p = proc->team->p;
 	int *canon = NULL, n = 0;
 	int bad = nmembers < 0 || nmembers > p ? TC_EINVAL : TC_OK;
@@ -866,6 +876,20 @@ int tc_multicast(struct tc_proc *proc, void *buf, size_t count, enum tc_dtype dt
 		h = tc__fnv(h, (uint64_t)(unsigned char)*s);
 	if (bad)
 		h = 0; /* and ~h is 0 too below: no agreement with any good list */
+	*canon_out = canon;
+	*n_out = bad ? 0 : n;
+	*h_out = h;
+	return bad;
+}
+
+int tc_multicast(struct tc_proc *proc, void *buf, size_t count, enum tc_dtype dt, int root,
+                 const int *members, int nmembers, const struct tc_coll_opts *opts)
+{
+	if (!proc)
+		return TC_EINVAL;
+	int *canon, n;
+	uint64_t h;
+	int bad = tc__mcast_input(proc, buf, count, dt, root, members, nmembers, opts, &canon, &n, &h);
 	uint64_t v[2] = {h, bad ? 0 : ~h};
 	const struct tc_coll_opts ao = {0};
 	int err = tc_allreduce(proc, TC_IN_PLACE, v, 2, TC_UINT64, TC_OP_BAND, &ao);
@@ -880,4 +904,137 @@ int tc_multicast(struct tc_proc *proc, void *buf, size_t count, enum tc_dtype dt
 	}
 	free(canon);
 	return err;
+}
+
+/*
+ * The multicast as a request: two phases one after the other, each an
+ * operation of its own made at the call (lib/sched/nbc.h), the agreement's
+ * allreduce of (h, ~h) and then the data's multicast.  A persistent one
+ * agrees once, at its first start (a failed agreement is retried and fails
+ * again at each start), and then runs only the data's plan.  A rank whose
+ * own arguments are bad takes part in the agreement and its wait returns
+ * their error.
+ */
+struct tc__mop {
+	struct tc__creq x;
+	struct tc__creq *agree, *data; /* data NULL when bad */
+	uint64_t h, v[2];
+	int bad;
+	bool agreed, in_data;
+};
+
+static void tc__mop_release(struct tc__creq *x)
+{
+	struct tc__mop *o = (struct tc__mop *)x;
+	if (o->agree)
+		o->agree->release(o->agree);
+	if (o->data)
+		o->data->release(o->data);
+	free(o);
+}
+
+/* x runs phase ph (prepared for this start). */
+static int tc__mop_phase(struct tc__mop *o, struct tc__creq *ph)
+{
+	int err = ph->prepare(ph);
+	if (err)
+		return err;
+	o->x.s = ph->s;
+	o->x.pl = ph->pl;
+	o->x.io = ph->io;
+	o->in_data = ph == o->data;
+	return TC_OK;
+}
+
+static int tc__mop_prepare(struct tc__creq *x)
+{
+	struct tc__mop *o = (struct tc__mop *)x;
+	if (o->agreed)
+		return tc__mop_phase(o, o->data);
+	o->v[0] = o->h;
+	o->v[1] = o->bad ? 0 : ~o->h;
+	return tc__mop_phase(o, o->agree);
+}
+
+static int tc__mop_then(struct tc_proc *proc, struct tc__creq *x)
+{
+	struct tc__mop *o = (struct tc__mop *)x;
+	(void)proc;
+	if (o->in_data)
+		return TC_OK; /* the data moved: done */
+	if (o->bad)
+		return o->bad;
+	if (o->v[0] != o->h || o->v[1] != ~o->h) {
+		tc__set_detail("multicast: the ranks' roots, member sets, counts, datatypes or "
+		               "algorithms differ");
+		return TC_EMISMATCH;
+	}
+	o->agreed = true;
+	int err = tc__mop_phase(o, o->data);
+	return err ? err : 1;
+}
+
+static int tc__multicast_req(struct tc_proc *proc, void *buf, size_t count, enum tc_dtype dt,
+                             int root, const int *members, int nmembers,
+                             const struct tc_coll_opts *opts, tc_request *req, int persistent)
+{
+	if (!proc || !req)
+		return TC_EINVAL;
+	/* not started until it is: a wait on it says TC_EINVAL */
+	memset(tc__req(req), 0, sizeof(struct tc__req));
+	const size_t head = (sizeof(struct tc__mop) + 63) / 64 * 64;
+	struct tc__mop *o = calloc(1, head + tc__run_size());
+	if (!o)
+		return TC_ENOMEM;
+	o->x.persistent = persistent;
+	o->x.prepare = tc__mop_prepare;
+	o->x.then = tc__mop_then;
+	o->x.release = tc__mop_release;
+	o->x.run = (struct tc__run *)(void *)((char *)o + head);
+	int *canon, n;
+	o->bad = tc__mcast_input(proc, buf, count, dt, root, members, nmembers, opts, &canon, &n, &o->h);
+	const struct tc_coll_opts ao = {0};
+	const struct tc__coll_extra none = {0};
+	struct tc__xreq xr = {req, persistent, &o->agree};
+	int err = tc__coll_x(proc, TC_COLL_ALLREDUCE, TC_IN_PLACE, o->v, 2, TC_UINT64, TC_OP_BAND,
+	                     0, &ao, &none, &xr);
+	if (!err && !o->bad) {
+		/* The data's plan, made now: a failure here is this rank's
+		 * argument error, reported after the agreement as the blocking
+		 * call does. */
+		const struct tc__coll_extra x = {.members = canon, .nmembers = n};
+		xr.built = &o->data;
+		o->bad = tc__coll_x(proc, TC_COLL_MULTICAST, NULL, buf, count, dt, TC_OP_BOR, root,
+		                    opts, &x, &xr);
+		if (o->bad)
+			o->h = 0;
+	}
+	free(canon);
+	memset(tc__req(req), 0, sizeof(struct tc__req));
+	if (err) {
+		tc__mop_release(&o->x);
+		return err;
+	}
+	if (persistent) {
+		tc__creq_keep(proc, &o->x, req);
+		return TC_OK;
+	}
+	err = tc__creq_start(proc, &o->x, req);
+	if (err) {
+		tc__req(req)->state = TC__REQ_IDLE; /* a wait says TC_EINVAL */
+		tc__mop_release(&o->x);
+	}
+	return err;
+}
+
+int tc_imulticast(struct tc_proc *proc, void *buf, size_t count, enum tc_dtype dt, int root,
+                  const int *members, int nmembers, const struct tc_coll_opts *opts, tc_request *req)
+{
+	return tc__multicast_req(proc, buf, count, dt, root, members, nmembers, opts, req, 0);
+}
+
+int tc_multicast_init(struct tc_proc *proc, void *buf, size_t count, enum tc_dtype dt, int root,
+                      const int *members, int nmembers, const struct tc_coll_opts *opts, tc_request *req)
+{
+	return tc__multicast_req(proc, buf, count, dt, root, members, nmembers, opts, req, 1);
 }

@@ -104,9 +104,16 @@ struct tcmpi__req {
 	size_t lbytes;
 	struct tc_user_op user; /* borrowed by the tc request */
 	struct tc_coll_opts opts;
+	struct tcmpi__vreq *v; /* a variable-count collective's sides, or NULL */
 };
 struct tcmpi__req *tcmpi__req_new(MPI_Comm comm, int kind, MPI_Request *h, const char *fn);
 void tcmpi__req_drop(MPI_Request *h);
+/* A variable-count collective's request (shim_icoll.c): at each start,
+ * packs its send side (and on a communicator of one rank, moves the data
+ * and completes); at completion, unpacks its receive side; frees it. */
+void tcmpi__vreq_start(struct tcmpi__req *q);
+void tcmpi__vreq_finish(struct tcmpi__req *q);
+void tcmpi__vreq_free(struct tcmpi__vreq *v);
 
 /* Errors: records "fn: message", then applies comm's error handler
  * (MPI_COMM_NULL: MPI_COMM_WORLD's): ends the run (MPI_ERRORS_ARE_FATAL,

@@ -9,12 +9,17 @@
  * they must be contiguous (every predefined datatype and contiguous derived
  * ones), and a reduction's operator must be one topocoll applies to the
  * datatype (tcmpi__op_native); anything else fails with
- * MPI_ERR_UNSUPPORTED_OPERATION and a message saying why.  The
- * variable-count calls (MPI_Iallgatherv, MPI_Igatherv, MPI_Iscatterv,
- * MPI_Ialltoallv, MPI_Ireduce_scatter, the w forms, their _init) have no
- * request form in topocoll: they are unsupported.
+ * MPI_ERR_UNSUPPORTED_OPERATION and a message saying why.
+ *
+ * The variable-count calls (MPI_Iallgatherv, MPI_Igatherv, MPI_Iscatterv,
+ * MPI_Ialltoallv, MPI_Ialltoallw, their _init) run over tc_iallgatherv,
+ * tc_allgatherv_init, ...: they take any committed datatype, as the
+ * blocking v-calls do (a non-contiguous side is packed at each start and
+ * unpacked at completion).  MPI_Ireduce_scatter has no request form here
+ * (unsupported).
  */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "shim.h"
@@ -314,3 +319,375 @@ MOVE_FORMS(alltoall, Alltoall, IC_ALLTOALL)
 	}
 ROOTED_FORMS(gather, Gather, IC_GATHER)
 ROOTED_FORMS(scatter, Scatter, IC_SCATTER)
+
+/* ---------------------------------------------------------------------
+ * The variable-count forms.  Each side of the call (what this rank sends,
+ * what it receives) is n blocks, n = p or 1, block i being counts[i]
+ * elements of types[i] at displacement displs[i] (in the type's extents,
+ * or in bytes for the w form).  topocoll moves bytes (TC_BYTE): its count
+ * and displacement arrays are the blocks' bytes and byte offsets, made
+ * once at the call and kept in the request with the datatypes' handles.
+ * A side whose blocks are all contiguous at non-negative offsets is passed
+ * to topocoll as the user's buffer itself; any other is packed into a
+ * buffer of the request (the send side at each start, tcmpi__vreq_start)
+ * or received into one and unpacked at completion (tcmpi__vreq_finish).
+ */
+enum ivshape { IV_GATHER, IV_SCATTER, IV_ALLGATHER, IV_ALLTOALL };
+
+struct ivside {
+	int n;      /* blocks */
+	int packed; /* through buf rather than the user's buffer */
+	void *user; /* the user's buffer */
+	MPI_Datatype *types;
+	size_t *counts;      /* elements per block */
+	MPI_Aint *at;        /* byte displacement of each block in user */
+	size_t *bytes, *off; /* what topocoll gets, in bytes */
+	unsigned char *buf;  /* the packed side (packed) */
+	size_t total;
+};
+
+struct tcmpi__vreq {
+	struct ivside s, d;
+	int uses_s, uses_r;
+};
+
+static void ivside_free(struct ivside *v)
+{
+	free(v->types);
+	free(v->counts);
+	free(v->at);
+	free(v->bytes);
+	free(v->off);
+	free(v->buf);
+}
+
+void tcmpi__vreq_free(struct tcmpi__vreq *v)
+{
+	if (!v)
+		return;
+	ivside_free(&v->s);
+	ivside_free(&v->d);
+	free(v);
+}
+
+/* The side of n blocks; counts and displs int arrays, displs NULL: one
+ * block at 0; types NULL: every block of type one.  MPI_SUCCESS, or the
+ * MPI error with *what saying what was wrong. */
+static int ivside_make(struct ivside *v, int n, const void *buf, const int *counts, const int *displs,
+                       const MPI_Datatype *types, MPI_Datatype one, int bytes_displ, const char **what)
+{
+	size_t un = (size_t)n;
+	v->n = n;
+	v->user = (void *)(uintptr_t)buf;
+	v->types = tcmpi__alloc(sizeof *v->types * un);
+	v->counts = tcmpi__alloc(sizeof *v->counts * un);
+	v->at = tcmpi__alloc(sizeof *v->at * un);
+	v->bytes = tcmpi__alloc(sizeof *v->bytes * un);
+	v->off = tcmpi__alloc(sizeof *v->off * un);
+	if (!v->types || !v->counts || !v->at || !v->bytes || !v->off) {
+		*what = "out of memory";
+		return MPI_ERR_NO_MEM;
+	}
+	if (!counts || (n > 1 && !displs)) {
+		*what = "NULL count or displacement array";
+		return MPI_ERR_ARG;
+	}
+	for (int i = 0; i < n; i++) {
+		v->types[i] = types ? types[i] : one;
+		const struct tcmpi__dtype *t = tcmpi__dt(v->types[i]);
+		if (!t) {
+			*what = "invalid or uncommitted datatype";
+			return MPI_ERR_TYPE;
+		}
+		if (counts[i] < 0) {
+			*what = "negative count";
+			return MPI_ERR_COUNT;
+		}
+		MPI_Aint d = displs ? displs[i] : 0;
+		v->counts[i] = (size_t)counts[i];
+		v->at[i] = bytes_displ ? d : d * t->extent;
+		v->bytes[i] = v->counts[i] * t->size;
+		v->off[i] = v->total;
+		v->total += v->bytes[i];
+		if (!t->contig || v->at[i] < 0)
+			v->packed = 1;
+	}
+	if (!v->packed) {
+		for (int i = 0; i < n; i++)
+			v->off[i] = (size_t)v->at[i];
+		return MPI_SUCCESS;
+	}
+	v->buf = tcmpi__alloc(v->total);
+	if (!v->buf) {
+		*what = "out of memory";
+		return MPI_ERR_NO_MEM;
+	}
+	return MPI_SUCCESS;
+}
+
+/* The side's bytes as topocoll takes them. */
+static void *ivside_ptr(const struct ivside *v)
+{
+	return v->packed ? (void *)v->buf : v->user;
+}
+
+static void ivside_pack(struct ivside *v)
+{
+	for (int i = 0; i < v->n && v->packed; i++) {
+		const struct tcmpi__dtype *t = tcmpi__dt(v->types[i]);
+		if (t)
+			tcmpi__pack((const unsigned char *)v->user + v->at[i], v->counts[i], t,
+			            v->buf + v->off[i]);
+	}
+}
+
+static void ivside_unpack(struct ivside *v)
+{
+	for (int i = 0; i < v->n && v->packed; i++) {
+		const struct tcmpi__dtype *t = tcmpi__dt(v->types[i]);
+		if (t)
+			tcmpi__unpack(v->buf + v->off[i], v->counts[i], t,
+			              (unsigned char *)v->user + v->at[i]);
+	}
+}
+
+void tcmpi__vreq_start(struct tcmpi__req *q)
+{
+	struct tcmpi__vreq *v = q->v;
+	if (v->uses_s)
+		ivside_pack(&v->s);
+	if (q->proc)
+		return;
+	/* One rank: its one send block is its one receive block (the sizes
+	 * were checked at the call). */
+	const unsigned char *from = (const unsigned char *)ivside_ptr(&v->s) + v->s.off[0];
+	unsigned char *to = (unsigned char *)ivside_ptr(&v->d) + v->d.off[0];
+	if (v->s.bytes[0])
+		memmove(to, from, v->s.bytes[0]);
+	ivside_unpack(&v->d);
+	q->done = 1;
+}
+
+void tcmpi__vreq_finish(struct tcmpi__req *q)
+{
+	if (q->v->uses_r)
+		ivside_unpack(&q->v->d);
+}
+
+struct ivcall {
+	enum ivshape sh;
+	const void *sbuf;
+	const int *scounts, *sdispls;
+	const MPI_Datatype *stypes;
+	MPI_Datatype stype;
+	void *rbuf;
+	const int *rcounts, *rdispls;
+	const MPI_Datatype *rtypes;
+	MPI_Datatype rtype;
+	int bytes_displ; /* the w form */
+	int root;
+	MPI_Comm comm;
+	int persistent;
+	MPI_Request *req;
+	const char *fn;
+};
+
+static int ivstart(struct tcmpi__req *q, const struct ivcall *a)
+{
+	struct tc_proc *pr = q->proc;
+	struct tcmpi__vreq *v = q->v;
+	struct ivside *s = &v->s, *d = &v->d;
+	const void *sp = v->uses_s ? ivside_ptr(s) : NULL;
+	void *rp = v->uses_r ? ivside_ptr(d) : NULL;
+	const struct tc_coll_opts *o = NULL;
+	tc_request *tr = &q->tr;
+	int ps = a->persistent;
+	switch (a->sh) {
+	case IV_GATHER: {
+		const size_t *rc = v->uses_r ? d->bytes : NULL, *rd = v->uses_r ? d->off : NULL;
+		return ps ? tc_gatherv_init(pr, sp, s->bytes[0], rp, rc, rd, TC_BYTE, a->root, o, tr)
+		          : tc_igatherv(pr, sp, s->bytes[0], rp, rc, rd, TC_BYTE, a->root, o, tr);
+	}
+	case IV_SCATTER: {
+		const size_t *sc = v->uses_s ? s->bytes : NULL, *sd = v->uses_s ? s->off : NULL;
+		return ps ? tc_scatterv_init(pr, sp, sc, sd, rp, d->bytes[0], TC_BYTE, a->root, o, tr)
+		          : tc_iscatterv(pr, sp, sc, sd, rp, d->bytes[0], TC_BYTE, a->root, o, tr);
+	}
+	case IV_ALLGATHER:
+		return ps ? tc_allgatherv_init(pr, sp, s->bytes[0], rp, d->bytes, d->off, TC_BYTE, o, tr)
+		          : tc_iallgatherv(pr, sp, s->bytes[0], rp, d->bytes, d->off, TC_BYTE, o, tr);
+	case IV_ALLTOALL:
+		return ps ? tc_alltoallv_init(pr, sp, s->bytes, s->off, rp, d->bytes, d->off,
+		                              TC_BYTE, o, tr)
+		          : tc_ialltoallv(pr, sp, s->bytes, s->off, rp, d->bytes, d->off, TC_BYTE, o, tr);
+	}
+	return TC_EINVAL;
+}
+
+static int ivcall(const struct ivcall *a)
+{
+	const char *fn = a->fn;
+	int rc = tcmpi__check_init(fn);
+	if (rc)
+		return rc;
+	struct tcmpi__comm *c = tcmpi__comm(a->comm);
+	if (!c)
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_COMM, fn, "invalid communicator %d", a->comm);
+	MPI_Comm comm = a->comm;
+	if (!a->req)
+		return tcmpi__error(comm, MPI_ERR_REQUEST, fn, "NULL request");
+	int p = tcmpi__comm_size(c), r = tcmpi__comm_rank(c);
+	int rooted = a->sh == IV_GATHER || a->sh == IV_SCATTER;
+	if (rooted && (a->root < 0 || a->root >= p))
+		return tcmpi__error(comm, MPI_ERR_ROOT, fn, "root %d out of range 0..%d", a->root, p - 1);
+	if (a->sbuf == MPI_IN_PLACE || a->rbuf == MPI_IN_PLACE)
+		return tcmpi__error(comm, MPI_ERR_UNSUPPORTED_OPERATION, fn,
+		                    "MPI_IN_PLACE is not supported in the v and w forms yet");
+	struct tcmpi__vreq *v = calloc(1, sizeof *v);
+	if (!v)
+		return tcmpi__error(comm, MPI_ERR_NO_MEM, fn, "out of memory");
+	int sn = a->sh == IV_SCATTER || a->sh == IV_ALLTOALL ? p : 1;
+	int rn = a->sh == IV_SCATTER ? 1 : p;
+	v->uses_s = !(a->sh == IV_SCATTER && r != a->root);
+	v->uses_r = !(a->sh == IV_GATHER && r != a->root);
+	const char *what = NULL;
+	int mrc = MPI_SUCCESS;
+	if (v->uses_s)
+		mrc = ivside_make(&v->s, sn, a->sbuf, a->scounts, sn > 1 ? a->sdispls : NULL,
+		                  a->stypes, a->stype, a->bytes_displ, &what);
+	if (!mrc && v->uses_r)
+		mrc = ivside_make(&v->d, rn, a->rbuf, a->rcounts, rn > 1 ? a->rdispls : NULL,
+		                  a->rtypes, a->rtype, a->bytes_displ, &what);
+	/* One rank: the call is a copy of its one block. */
+	int local = !c->proc || p == 1;
+	if (!mrc && local && v->s.bytes[0] != v->d.bytes[0]) {
+		mrc = MPI_ERR_TRUNCATE;
+		what = "the send and receive sides differ in bytes";
+	}
+	if (mrc) {
+		tcmpi__vreq_free(v);
+		return tcmpi__error(comm, mrc, fn, "%s", what);
+	}
+	struct tcmpi__req *q = tcmpi__req_new(comm, TCMPI_REQ_COLL, a->req, fn);
+	if (!q) {
+		tcmpi__vreq_free(v);
+		return MPI_ERR_NO_MEM;
+	}
+	q->v = v;
+	q->persistent = a->persistent;
+	if (local) {
+		if (!a->persistent)
+			tcmpi__vreq_start(q);
+		return MPI_SUCCESS;
+	}
+	q->proc = c->proc;
+	if (!a->persistent && v->uses_s)
+		ivside_pack(&v->s);
+	int tcrc = ivstart(q, a);
+	if (tcrc) {
+		tcmpi__req_drop(a->req);
+		return tcmpi__tc_error(comm, tcrc, fn);
+	}
+	q->active = !a->persistent;
+	return MPI_SUCCESS;
+}
+
+#define IVCALL(...) return ivcall(&(struct ivcall){__VA_ARGS__, .fn = __func__})
+
+int MPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                 const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                 MPI_Comm comm, MPI_Request *request)
+{
+	IVCALL(.sh = IV_GATHER, .sbuf = sendbuf, .scounts = &sendcount, .stype = sendtype,
+	       .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = displs, .rtype = recvtype,
+	       .root = root, .comm = comm, .req = request);
+}
+
+int MPI_Gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                     const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                     MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	(void)info;
+	IVCALL(.sh = IV_GATHER, .sbuf = sendbuf, .scounts = &sendcount, .stype = sendtype,
+	       .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = displs, .rtype = recvtype,
+	       .root = root, .comm = comm, .req = request, .persistent = 1);
+}
+
+int MPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[],
+                  MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                  int root, MPI_Comm comm, MPI_Request *request)
+{
+	IVCALL(.sh = IV_SCATTER, .sbuf = sendbuf, .scounts = sendcounts, .sdispls = displs,
+	       .stype = sendtype, .rbuf = recvbuf, .rcounts = &recvcount, .rtype = recvtype,
+	       .root = root, .comm = comm, .req = request);
+}
+
+int MPI_Scatterv_init(const void *sendbuf, const int sendcounts[], const int displs[],
+                      MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                      int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	(void)info;
+	IVCALL(.sh = IV_SCATTER, .sbuf = sendbuf, .scounts = sendcounts, .sdispls = displs,
+	       .stype = sendtype, .rbuf = recvbuf, .rcounts = &recvcount, .rtype = recvtype,
+	       .root = root, .comm = comm, .req = request, .persistent = 1);
+}
+
+int MPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                    const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                    MPI_Comm comm, MPI_Request *request)
+{
+	IVCALL(.sh = IV_ALLGATHER, .sbuf = sendbuf, .scounts = &sendcount, .stype = sendtype,
+	       .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = displs, .rtype = recvtype,
+	       .comm = comm, .req = request);
+}
+
+int MPI_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                        const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                        MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+	(void)info;
+	IVCALL(.sh = IV_ALLGATHER, .sbuf = sendbuf, .scounts = &sendcount, .stype = sendtype,
+	       .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = displs, .rtype = recvtype,
+	       .comm = comm, .req = request, .persistent = 1);
+}
+
+int MPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                   MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                   const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+	IVCALL(.sh = IV_ALLTOALL, .sbuf = sendbuf, .scounts = sendcounts, .sdispls = sdispls,
+	       .stype = sendtype, .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = rdispls,
+	       .rtype = recvtype, .comm = comm, .req = request);
+}
+
+int MPI_Alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                       MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                       const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                       MPI_Request *request)
+{
+	(void)info;
+	IVCALL(.sh = IV_ALLTOALL, .sbuf = sendbuf, .scounts = sendcounts, .sdispls = sdispls,
+	       .stype = sendtype, .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = rdispls,
+	       .rtype = recvtype, .comm = comm, .req = request, .persistent = 1);
+}
+
+int MPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                   const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                   const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                   MPI_Request *request)
+{
+	IVCALL(.sh = IV_ALLTOALL, .sbuf = sendbuf, .scounts = sendcounts, .sdispls = sdispls,
+	       .stypes = sendtypes, .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = rdispls,
+	       .rtypes = recvtypes, .bytes_displ = 1, .comm = comm, .req = request);
+}
+
+int MPI_Alltoallw_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                       const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                       const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                       MPI_Info info, MPI_Request *request)
+{
+	(void)info;
+	IVCALL(.sh = IV_ALLTOALL, .sbuf = sendbuf, .scounts = sendcounts, .sdispls = sdispls,
+	       .stypes = sendtypes, .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = rdispls,
+	       .rtypes = recvtypes, .bytes_displ = 1, .comm = comm, .req = request, .persistent = 1);
+}

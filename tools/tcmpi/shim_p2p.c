@@ -117,6 +117,7 @@ void tcmpi__req_drop(MPI_Request *h)
 	if (q) {
 		free(q->tmp);
 		free(q->tmp2);
+		tcmpi__vreq_free(q->v);
 		free(q);
 		reqs[*h - 1] = NULL;
 	}
@@ -213,6 +214,8 @@ static int req_finish(struct tcmpi__req *q, int tcrc, MPI_Status *st, const char
 	if (q->kind == TCMPI_REQ_COLL) {
 		if (q->tmp && !tcrc && q->t)
 			tcmpi__unpack(q->tmp, q->ucount, q->t, q->ubuf);
+		if (q->v && !tcrc)
+			tcmpi__vreq_finish(q);
 		set_status(st, MPI_ANY_SOURCE, MPI_ANY_TAG, 0);
 		return tcrc ? tcmpi__tc_error(q->comm, tcrc, fn) : MPI_SUCCESS;
 	}
@@ -448,6 +451,8 @@ int MPI_Start(MPI_Request *request)
 		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_REQUEST, __func__, "not a persistent request");
 	if (q->active)
 		return tcmpi__error(q->comm, MPI_ERR_REQUEST, __func__, "request already active");
+	if (q->v)
+		tcmpi__vreq_start(q);
 	if (!q->proc) { /* a communicator of one rank: complete at once */
 		if (q->lbytes && q->lsrc != q->ldst)
 			memmove(q->ldst, q->lsrc, q->lbytes);

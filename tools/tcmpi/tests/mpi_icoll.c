@@ -3,9 +3,12 @@
  * mpi_icoll.c - nonblocking (MPI_I...) and persistent (..._init,
  * MPI_Start, MPI_Startall) collectives of the MPI layer, each result
  * checked, on MPI_COMM_WORLD, a split communicator and MPI_COMM_SELF; a
- * nonblocking call overlapping point-to-point messages; a variable-count
- * nonblocking call reported as unsupported by name.  Exit status 0 when
- * all hold; each failure printed.
+ * nonblocking call overlapping point-to-point messages; the variable-count
+ * forms (MPI_Igatherv, MPI_Iscatterv, MPI_Iallgatherv, MPI_Ialltoallv,
+ * MPI_Ialltoallw and their _init), contiguous and strided, several
+ * outstanding and persistent ones restarted, each against the blocking
+ * call's result; MPI_Ireduce_scatter reported as unsupported by name.
+ * Exit status 0 when all hold; each failure printed.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -89,6 +92,311 @@ static void run(MPI_Comm comm, const char *name)
 	free(tr);
 }
 
+/* ---------------------------------------------------------------------
+ * The variable-count forms against the blocking ones.  Block counts are
+ * 0, 1 or 2 ints, placed in reverse rank order with a gap of one int
+ * after each, so that displacements matter and gaps must stay untouched.
+ */
+enum vkind {
+	K_GATHERV,
+	K_SCATTERV,
+	K_ALLGATHERV,
+	K_ALLTOALLV,
+	K_ALLTOALLW,
+	K_ALLGATHERV_STRIDED,
+	K_GATHERV_STRIDED,
+	NKINDS
+};
+static const char *const kname[NKINDS] = {"gatherv",
+                                          "scatterv",
+                                          "allgatherv",
+                                          "alltoallv",
+                                          "alltoallw",
+                                          "allgatherv strided send",
+                                          "gatherv strided receive"};
+
+/* An int with the extent of two: every other int of a buffer. */
+static MPI_Datatype strided;
+
+struct vcase {
+	int kind, p, r, root;
+	int *scnt, *sdsp, *rcnt, *rdsp; /* p entries each */
+	int scount, rcount;
+	MPI_Datatype *sts, *rts; /* the w form's */
+	int *sb, *rb, *ref;      /* len ints each */
+	int len;
+};
+
+/* The ints rank i sends rank j, for counts of variant ci. */
+static int vcnt(int i, int j, int ci)
+{
+	return (i + 2 * j + ci) % 3;
+}
+
+static int vval(int i, int j, int k, int it)
+{
+	return 100000 * it + 1000 * i + 10 * j + k;
+}
+
+/* Displacements of p blocks of cnt[i] * scale ints in reverse order, each
+ * followed by a gap of one int; the ints they span. */
+static int rev_displs(int p, const int *cnt, int scale, int *dsp)
+{
+	int off = 0;
+	for (int i = p - 1; i >= 0; i--) {
+		dsp[i] = off;
+		off += cnt[i] * scale + 1;
+	}
+	return off;
+}
+
+static void vsetup(struct vcase *c, int kind, MPI_Comm comm, int ci)
+{
+	memset(c, 0, sizeof *c);
+	c->kind = kind;
+	MPI_Comm_size(comm, &c->p);
+	MPI_Comm_rank(comm, &c->r);
+	int p = c->p, r = c->r;
+	c->root = kind == K_SCATTERV ? 0 : p - 1;
+	size_t n = (size_t)p;
+	c->scnt = calloc(n, sizeof(int));
+	c->sdsp = calloc(n, sizeof(int));
+	c->rcnt = calloc(n, sizeof(int));
+	c->rdsp = calloc(n, sizeof(int));
+	c->sts = calloc(n, sizeof(MPI_Datatype));
+	c->rts = calloc(n, sizeof(MPI_Datatype));
+	c->len = 8 * p + 8;
+	c->sb = malloc(sizeof(int) * (size_t)c->len);
+	c->rb = malloc(sizeof(int) * (size_t)c->len);
+	c->ref = malloc(sizeof(int) * (size_t)c->len);
+	for (int i = 0; i < p; i++) {
+		switch (kind) {
+		case K_SCATTERV:
+			c->scnt[i] = vcnt(0, i, ci);
+			break;
+		case K_ALLTOALLV:
+		case K_ALLTOALLW:
+			c->scnt[i] = vcnt(r, i, ci);
+			c->rcnt[i] = vcnt(i, r, ci);
+			break;
+		default:
+			c->rcnt[i] = vcnt(i, 0, ci);
+		}
+		c->sts[i] = i % 2 ? strided : MPI_INT;
+		c->rts[i] = MPI_INT;
+	}
+	c->scount = vcnt(r, 0, ci);
+	c->rcount = vcnt(0, r, ci);
+	rev_displs(p, c->scnt, kind == K_ALLTOALLW ? 2 : 1, c->sdsp);
+	rev_displs(p, c->rcnt, 1, c->rdsp);
+	if (kind == K_ALLTOALLW)
+		for (int i = 0; i < p; i++) {
+			c->sdsp[i] *= (int)sizeof(int);
+			c->rdsp[i] *= (int)sizeof(int);
+		}
+	if (kind == K_GATHERV_STRIDED)
+		rev_displs(p, c->rcnt, 1, c->rdsp); /* in extents of strided */
+}
+
+static void vfree(struct vcase *c)
+{
+	free(c->scnt);
+	free(c->sdsp);
+	free(c->rcnt);
+	free(c->rdsp);
+	free(c->sts);
+	free(c->rts);
+	free(c->sb);
+	free(c->rb);
+	free(c->ref);
+}
+
+/* The send buffer for values of round it; the receive buffers cleared. */
+static void vfill(struct vcase *c, int it)
+{
+	for (int i = 0; i < c->len; i++) {
+		c->sb[i] = -3;
+		c->rb[i] = c->ref[i] = -7;
+	}
+	int r = c->r;
+	switch (c->kind) {
+	case K_SCATTERV:
+		for (int j = 0; j < c->p; j++)
+			for (int k = 0; k < c->scnt[j]; k++)
+				c->sb[c->sdsp[j] + k] = vval(r, j, k, it);
+		break;
+	case K_ALLTOALLV:
+	case K_ALLTOALLW:
+		for (int j = 0; j < c->p; j++) {
+			int w = c->kind == K_ALLTOALLW;
+			int at = w ? c->sdsp[j] / (int)sizeof(int) : c->sdsp[j];
+			int step = w && j % 2 ? 2 : 1;
+			for (int k = 0; k < c->scnt[j]; k++)
+				c->sb[at + step * k] = vval(r, j, k, it);
+		}
+		break;
+	case K_ALLGATHERV_STRIDED:
+		for (int k = 0; k < c->scount; k++)
+			c->sb[2 * k] = vval(r, 0, k, it);
+		break;
+	default:
+		for (int k = 0; k < c->scount; k++)
+			c->sb[k] = vval(r, 0, k, it);
+	}
+}
+
+/* The nonblocking (persistent: _init) form into c->rb. */
+static int vstart(struct vcase *c, MPI_Comm comm, int persistent, MPI_Request *q)
+{
+	const MPI_Info in = MPI_INFO_NULL;
+	switch (c->kind) {
+	case K_GATHERV:
+		return persistent ? MPI_Gatherv_init(c->sb, c->scount, MPI_INT, c->rb, c->rcnt,
+		                                     c->rdsp, MPI_INT, c->root, comm, in, q)
+		                  : MPI_Igatherv(c->sb, c->scount, MPI_INT, c->rb, c->rcnt, c->rdsp,
+		                                 MPI_INT, c->root, comm, q);
+	case K_GATHERV_STRIDED:
+		return persistent ? MPI_Gatherv_init(c->sb, c->scount, MPI_INT, c->rb, c->rcnt,
+		                                     c->rdsp, strided, c->root, comm, in, q)
+		                  : MPI_Igatherv(c->sb, c->scount, MPI_INT, c->rb, c->rcnt, c->rdsp,
+		                                 strided, c->root, comm, q);
+	case K_SCATTERV:
+		return persistent ? MPI_Scatterv_init(c->sb, c->scnt, c->sdsp, MPI_INT, c->rb,
+		                                      c->rcount, MPI_INT, c->root, comm, in, q)
+		                  : MPI_Iscatterv(c->sb, c->scnt, c->sdsp, MPI_INT, c->rb,
+		                                  c->rcount, MPI_INT, c->root, comm, q);
+	case K_ALLGATHERV:
+		return persistent ? MPI_Allgatherv_init(c->sb, c->scount, MPI_INT, c->rb, c->rcnt,
+		                                        c->rdsp, MPI_INT, comm, in, q)
+		                  : MPI_Iallgatherv(c->sb, c->scount, MPI_INT, c->rb, c->rcnt,
+		                                    c->rdsp, MPI_INT, comm, q);
+	case K_ALLGATHERV_STRIDED:
+		return persistent ? MPI_Allgatherv_init(c->sb, c->scount, strided, c->rb, c->rcnt,
+		                                        c->rdsp, MPI_INT, comm, in, q)
+		                  : MPI_Iallgatherv(c->sb, c->scount, strided, c->rb, c->rcnt,
+		                                    c->rdsp, MPI_INT, comm, q);
+	case K_ALLTOALLV:
+		return persistent ? MPI_Alltoallv_init(c->sb, c->scnt, c->sdsp, MPI_INT, c->rb,
+		                                       c->rcnt, c->rdsp, MPI_INT, comm, in, q)
+		                  : MPI_Ialltoallv(c->sb, c->scnt, c->sdsp, MPI_INT, c->rb, c->rcnt,
+		                                   c->rdsp, MPI_INT, comm, q);
+	case K_ALLTOALLW:
+		return persistent ? MPI_Alltoallw_init(c->sb, c->scnt, c->sdsp, c->sts, c->rb,
+		                                       c->rcnt, c->rdsp, c->rts, comm, in, q)
+		                  : MPI_Ialltoallw(c->sb, c->scnt, c->sdsp, c->sts, c->rb, c->rcnt,
+		                                   c->rdsp, c->rts, comm, q);
+	}
+	return MPI_ERR_ARG;
+}
+
+/* The blocking form into c->ref. */
+static int vblocking(struct vcase *c, MPI_Comm comm)
+{
+	switch (c->kind) {
+	case K_GATHERV:
+	case K_GATHERV_STRIDED:
+		return MPI_Gatherv(c->sb, c->scount, MPI_INT, c->ref, c->rcnt, c->rdsp,
+		                   c->kind == K_GATHERV ? MPI_INT : strided, c->root, comm);
+	case K_SCATTERV:
+		return MPI_Scatterv(c->sb, c->scnt, c->sdsp, MPI_INT, c->ref, c->rcount, MPI_INT,
+		                    c->root, comm);
+	case K_ALLGATHERV:
+	case K_ALLGATHERV_STRIDED:
+		return MPI_Allgatherv(c->sb, c->scount, c->kind == K_ALLGATHERV ? MPI_INT : strided,
+		                      c->ref, c->rcnt, c->rdsp, MPI_INT, comm);
+	case K_ALLTOALLV:
+		return MPI_Alltoallv(c->sb, c->scnt, c->sdsp, MPI_INT, c->ref, c->rcnt, c->rdsp,
+		                     MPI_INT, comm);
+	case K_ALLTOALLW:
+		return MPI_Alltoallw(c->sb, c->scnt, c->sdsp, c->sts, c->ref, c->rcnt, c->rdsp,
+		                     c->rts, comm);
+	}
+	return MPI_ERR_ARG;
+}
+
+/* c->rb against the blocking call's result, and a block of it against the
+ * values sent (so that both cannot be wrong alike). */
+static void vcheck(struct vcase *c, const char *name, const char *how, int it)
+{
+	int bad = -1;
+	for (int i = 0; i < c->len && bad < 0; i++)
+		if (c->rb[i] != c->ref[i])
+			bad = i;
+	CHECK(bad < 0, "%s %s %s round %d: [%d] = %d, blocking %d", name, how, kname[c->kind], it,
+	      bad, bad < 0 ? 0 : c->rb[bad], bad < 0 ? 0 : c->ref[bad]);
+	int from = c->p - 1, want = -1, got = -1;
+	switch (c->kind) {
+	case K_ALLGATHERV:
+		if (c->rcnt[from] > 0)
+			got = c->rb[c->rdsp[from]], want = vval(from, 0, 0, it);
+		break;
+	case K_ALLTOALLV:
+		if (c->rcnt[from] > 0)
+			got = c->rb[c->rdsp[from]], want = vval(from, c->r, 0, it);
+		break;
+	case K_SCATTERV:
+		if (c->rcount > 0)
+			got = c->rb[0], want = vval(0, c->r, 0, it);
+		break;
+	}
+	CHECK(got == want, "%s %s %s round %d: %d, sent %d", name, how, kname[c->kind], it, got, want);
+}
+
+static void vcalls(MPI_Comm comm, const char *name)
+{
+	struct vcase c[NKINDS];
+	MPI_Request q[NKINDS];
+	/* Nonblocking: all kinds outstanding at once, completed in reverse
+	 * order (Wait) or in any order (Waitany), for two sets of counts. */
+	for (int ci = 0; ci < 2; ci++) {
+		for (int k = 0; k < NKINDS; k++) {
+			vsetup(&c[k], k, comm, ci);
+			vfill(&c[k], ci);
+			int rc = vstart(&c[k], comm, 0, &q[k]);
+			CHECK(rc == MPI_SUCCESS, "%s I%s: error %d", name, kname[k], rc);
+		}
+		if (ci == 0) {
+			for (int k = NKINDS - 1; k >= 0; k--)
+				MPI_Wait(&q[k], MPI_STATUS_IGNORE);
+		} else {
+			for (int left = NKINDS; left > 0; left--) {
+				int idx = -1;
+				MPI_Waitany(NKINDS, q, &idx, MPI_STATUS_IGNORE);
+				CHECK(idx >= 0 && idx < NKINDS, "%s Waitany index %d", name, idx);
+			}
+		}
+		for (int k = 0; k < NKINDS; k++) {
+			CHECK(q[k] == MPI_REQUEST_NULL, "%s I%s request not freed", name, kname[k]);
+			vblocking(&c[k], comm);
+			vcheck(&c[k], name, "nonblocking", ci);
+			vfree(&c[k]);
+		}
+	}
+	/* Persistent: made once, started three times with new data, all
+	 * outstanding at once. */
+	for (int k = 0; k < NKINDS; k++) {
+		vsetup(&c[k], k, comm, 1);
+		int rc = vstart(&c[k], comm, 1, &q[k]);
+		CHECK(rc == MPI_SUCCESS, "%s %s_init: error %d", name, kname[k], rc);
+	}
+	for (int it = 0; it < 3; it++) {
+		for (int k = 0; k < NKINDS; k++)
+			vfill(&c[k], it);
+		MPI_Startall(NKINDS, q);
+		MPI_Waitall(NKINDS, q, MPI_STATUSES_IGNORE);
+		for (int k = 0; k < NKINDS; k++) {
+			CHECK(q[k] != MPI_REQUEST_NULL, "%s %s_init freed by completion", name,
+			      kname[k]);
+			vblocking(&c[k], comm);
+			vcheck(&c[k], name, "persistent", it);
+		}
+	}
+	for (int k = 0; k < NKINDS; k++) {
+		MPI_Request_free(&q[k]);
+		vfree(&c[k]);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	MPI_Init(&argc, &argv);
@@ -100,6 +408,12 @@ int main(int argc, char **argv)
 	MPI_Comm half;
 	MPI_Comm_split(MPI_COMM_WORLD, rank < size / 2, rank, &half);
 	run(half, "half");
+	MPI_Type_create_resized(MPI_INT, 0, 2 * sizeof(int), &strided);
+	MPI_Type_commit(&strided);
+	vcalls(MPI_COMM_WORLD, "world");
+	vcalls(MPI_COMM_SELF, "self");
+	vcalls(half, "half");
+	MPI_Type_free(&strided);
 
 	/* A nonblocking allreduce while the ranks exchange messages. */
 	if (size > 1) {
@@ -112,17 +426,20 @@ int main(int argc, char **argv)
 		CHECK(t == size - 1 && got == (rank + size - 1) % size, "overlap: %d %d", t, got);
 	}
 
-	/* The variable-count forms are not available: reported by name. */
+	/* MPI_Ireduce_scatter has no nonblocking form: reported by name. */
 	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-	int cnt = 1, disp = 0, one = 0, out = 0;
+	int one = 0, out = 0;
+	int *cnts = calloc((size_t)size, sizeof(int));
 	MPI_Request q;
-	int rc = MPI_Iallgatherv(&one, 1, MPI_INT, &out, &cnt, &disp, MPI_INT, MPI_COMM_WORLD, &q);
+	int rc = MPI_Ireduce_scatter(&one, &out, cnts, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &q);
+	free(cnts);
 	char msg[MPI_MAX_ERROR_STRING] = "";
 	int len = 0;
 	MPI_Error_string(rc, msg, &len);
 	int cls = -1;
 	MPI_Error_class(rc, &cls);
-	CHECK(cls == MPI_ERR_UNSUPPORTED_OPERATION, "Iallgatherv: error %d", rc);
+	CHECK(cls == MPI_ERR_UNSUPPORTED_OPERATION && strstr(msg, "MPI_Ireduce_scatter"),
+	      "Ireduce_scatter: error %d (%s)", rc, msg);
 	/* A reduction the layer makes itself has no nonblocking form. */
 	struct {
 		double v;
