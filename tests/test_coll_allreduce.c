@@ -354,8 +354,10 @@ static void results_p(const char *alg, int p, char specs[][32], int ns, int nsz)
 			reference(C_DBL_SUM_ROUND, p, n, a->seed, a->ref[C_DBL_SUM_ROUND][si],
 			          a->tol[si]);
 		}
-		a->hash = calloc((size_t)(nsz * p), sizeof *a->hash);
-		uint64_t *prev = calloc((size_t)nsz, sizeof *prev);
+		/* nsz and p are positive (the callers' constants and matrix). */
+		const size_t nsz_u = nsz > 0 ? (size_t)nsz : 1, p_u = p > 0 ? (size_t)p : 1;
+		a->hash = calloc(nsz_u * p_u, sizeof *a->hash);
+		uint64_t *prev = calloc(nsz_u, sizeof *prev);
 		for (int i = 0; i < ns; i++) {
 			struct tc_team *team = make_team(specs[i]);
 			if (!applies(tc_team_topo(team), TC_COLL_ALLREDUCE, alg)) {

@@ -348,7 +348,7 @@ int tc__coll_plan(struct tc_proc *proc, const struct tc__gen *g, const char *nam
 			victim = e;
 	}
 #undef TC__HIT
-	struct tc__tentry *te;
+	struct tc__tentry *te = NULL;
 	int err = tc__tcache_get(proc->team, g, key, ordered, &te);
 	if (err)
 		return err;
