@@ -321,8 +321,7 @@ int main(int argc, char **argv)
 			res = residual(a, fref, n);
 			printf("n = %d: t_a = %.3f ns, sequential %.1f, residual %.2e\n", n, ta,
 			       seq * 1e6, res);
-			printf("  %-10s %10s %10s %20s\n", "variant", "modelled", "measured",
-			       "checksum");
+			printf("  %-10s %10s %10s %20s\n", "variant", "modelled", "measured", "checksum");
 			if (!(res < 1e-12)) {
 				fprintf(stderr, "lu_ring: n = %d: residual %g too large\n", n, res);
 				failed = 1;

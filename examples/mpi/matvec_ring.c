@@ -215,8 +215,7 @@ int main(int argc, char **argv)
 				modelled = tmax[1] - tmax[2];
 		}
 		/* y's blocks to rank 0 (rank q's is y[0..r)). */
-		MPI_Gather(q == 0 ? MPI_IN_PLACE : y, r, MPI_DOUBLE, y, r, MPI_DOUBLE, 0,
-		           MPI_COMM_WORLD);
+		MPI_Gather(q == 0 ? MPI_IN_PLACE : y, r, MPI_DOUBLE, y, r, MPI_DOUBLE, 0, MPI_COMM_WORLD);
 		if (q == 0) {
 			if (memcmp(y, yref, (size_t)n * sizeof *y) != 0) {
 				fprintf(stderr,
