@@ -508,16 +508,7 @@ static int tc__cop_new(struct tc_proc *proc, struct tc__centry *e, const struct 
 	}
 	if (!xr)
 		return tc__creq_run(proc, &o->x);
-	if (xr->persistent) {
-		tc__creq_keep(proc, &o->x, xr->req);
-		return TC_OK;
-	}
-	int err = tc__creq_start(proc, &o->x, xr->req);
-	if (err) {
-		tc__req(xr->req)->state = TC__REQ_IDLE; /* a wait says TC_EINVAL */
-		tc__cop_release(&o->x);
-	}
-	return err;
+	return tc__creq_launch(proc, &o->x, xr->req, xr->persistent);
 }
 
 /*
@@ -1015,16 +1006,7 @@ static int tc__multicast_req(struct tc_proc *proc, void *buf, size_t count, enum
 		tc__mop_release(&o->x);
 		return err;
 	}
-	if (persistent) {
-		tc__creq_keep(proc, &o->x, req);
-		return TC_OK;
-	}
-	err = tc__creq_start(proc, &o->x, req);
-	if (err) {
-		tc__req(req)->state = TC__REQ_IDLE; /* a wait says TC_EINVAL */
-		tc__mop_release(&o->x);
-	}
-	return err;
+	return tc__creq_launch(proc, &o->x, req, persistent);
 }
 
 int tc_imulticast(struct tc_proc *proc, void *buf, size_t count, enum tc_dtype dt, int root,

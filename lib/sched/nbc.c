@@ -237,6 +237,20 @@ void tc__creq_keep(struct tc_proc *proc, struct tc__creq *op, tc_request *req)
 	proc->owned = &op->own;
 }
 
+int tc__creq_launch(struct tc_proc *proc, struct tc__creq *op, tc_request *req, int persistent)
+{
+	if (persistent) {
+		tc__creq_keep(proc, op, req);
+		return TC_OK;
+	}
+	int err = tc__creq_start(proc, op, req);
+	if (err) {
+		tc__req(req)->state = TC__REQ_IDLE; /* a wait says TC_EINVAL */
+		op->release(op);
+	}
+	return err;
+}
+
 /* Takes a kept op out of its proc's owned list. */
 static void tc__creq_unkeep(struct tc__creq *op)
 {

@@ -69,6 +69,10 @@ void tc__creq_bind(struct tc__creq *op, tc_request *req);
 /* tc__creq_bind for a persistent op of proc, which proc's team releases if
  * tc_request_free does not. */
 void tc__creq_keep(struct tc_proc *proc, struct tc__creq *op, tc_request *req);
+/* A new op as request req: kept inactive (persistent) or started; when the
+ * start fails, op is released and a wait on req says TC_EINVAL.  Returns 0
+ * or what tc__creq_start returns. */
+int tc__creq_launch(struct tc_proc *proc, struct tc__creq *op, tc_request *req, int persistent);
 /* Whether proc has started collective calls still running or queued (a
  * blocking collective then queues behind them: tc__creq_run). */
 static inline bool tc__creq_pending(const struct tc_proc *proc)

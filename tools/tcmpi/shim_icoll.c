@@ -112,21 +112,36 @@ static int start_call(struct tcmpi__req *q, const struct icall *a, int p, int r,
 	return TC_EINVAL;
 }
 
-static int icall(const struct icall *a)
+/* The prologue of every request form: the layer initialised, comm a
+ * communicator, req not NULL, root (when rooted) in range; *c gets the
+ * communicator, *p and *r its size and this rank.  MPI_SUCCESS or the
+ * error (reported). */
+static int icall_begin(const char *fn, MPI_Comm comm, const MPI_Request *req, int rooted, int root,
+                       struct tcmpi__comm **c, int *p, int *r)
 {
-	const char *fn = a->fn;
 	int rc = tcmpi__check_init(fn);
 	if (rc)
 		return rc;
-	struct tcmpi__comm *c = tcmpi__comm(a->comm);
-	if (!c)
-		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_COMM, fn, "invalid communicator %d", a->comm);
-	MPI_Comm comm = a->comm;
-	if (!a->req)
+	if (!(*c = tcmpi__comm(comm)))
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_COMM, fn, "invalid communicator %d", comm);
+	if (!req)
 		return tcmpi__error(comm, MPI_ERR_REQUEST, fn, "NULL request");
-	int p = tcmpi__comm_size(c), r = tcmpi__comm_rank(c);
-	if (has_root(a->which) && (a->root < 0 || a->root >= p))
-		return tcmpi__error(comm, MPI_ERR_ROOT, fn, "root %d out of range 0..%d", a->root, p - 1);
+	*p = tcmpi__comm_size(*c);
+	*r = tcmpi__comm_rank(*c);
+	if (rooted && (root < 0 || root >= *p))
+		return tcmpi__error(comm, MPI_ERR_ROOT, fn, "root %d out of range 0..%d", root, *p - 1);
+	return MPI_SUCCESS;
+}
+
+static int icall(const struct icall *a)
+{
+	const char *fn = a->fn;
+	const MPI_Comm comm = a->comm;
+	struct tcmpi__comm *c;
+	int p, r;
+	int rc = icall_begin(fn, comm, a->req, has_root(a->which), a->root, &c, &p, &r);
+	if (rc)
+		return rc;
 	/* The sides this rank uses, and their bytes per rank. */
 	int uses_s = a->which != IC_BARRIER && a->which != IC_BCAST &&
 	             !(a->which == IC_SCATTER && r != a->root) && a->sbuf != MPI_IN_PLACE;
@@ -527,19 +542,13 @@ static int ivstart(struct tcmpi__req *q, const struct ivcall *a)
 static int ivcall(const struct ivcall *a)
 {
 	const char *fn = a->fn;
-	int rc = tcmpi__check_init(fn);
+	const MPI_Comm comm = a->comm;
+	const int rooted = a->sh == IV_GATHER || a->sh == IV_SCATTER;
+	struct tcmpi__comm *c;
+	int p, r;
+	int rc = icall_begin(fn, comm, a->req, rooted, a->root, &c, &p, &r);
 	if (rc)
 		return rc;
-	struct tcmpi__comm *c = tcmpi__comm(a->comm);
-	if (!c)
-		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_COMM, fn, "invalid communicator %d", a->comm);
-	MPI_Comm comm = a->comm;
-	if (!a->req)
-		return tcmpi__error(comm, MPI_ERR_REQUEST, fn, "NULL request");
-	int p = tcmpi__comm_size(c), r = tcmpi__comm_rank(c);
-	int rooted = a->sh == IV_GATHER || a->sh == IV_SCATTER;
-	if (rooted && (a->root < 0 || a->root >= p))
-		return tcmpi__error(comm, MPI_ERR_ROOT, fn, "root %d out of range 0..%d", a->root, p - 1);
 	if (a->sbuf == MPI_IN_PLACE || a->rbuf == MPI_IN_PLACE)
 		return tcmpi__error(comm, MPI_ERR_UNSUPPORTED_OPERATION, fn,
 		                    "MPI_IN_PLACE is not supported in the v and w forms yet");

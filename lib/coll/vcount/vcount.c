@@ -426,16 +426,7 @@ static int tc__vcoll_req(struct tc_proc *proc, const struct tc__vcall *v,
 		tc__vop_release(&o->x);
 		return err;
 	}
-	if (persistent) {
-		tc__creq_keep(proc, &o->x, req);
-		return TC_OK;
-	}
-	err = tc__creq_start(proc, &o->x, req);
-	if (err) {
-		tc__req(req)->state = TC__REQ_IDLE; /* a wait says TC_EINVAL */
-		tc__vop_release(&o->x);
-	}
-	return err;
+	return tc__creq_launch(proc, &o->x, req, persistent);
 }
 
 /* Each v-call three ways: blocking (tc_NAME), nonblocking (tc_iNAME) and
