@@ -84,7 +84,8 @@ static _Atomic uint64_t tc__late_avg = 15000;
  * sleep does, so on many CPUs the margin must cover the tail, not the mean:
  * on a 16-CPU KVM guest, p = 64 fibres, the ranks of a 1 ms sleep returned
  * 23 us late on average and an exchange at t_s = 100 us took 28-55% longer
- * than modelled with the mean alone. */
+ * than modelled with the mean alone, and still 45-53% with this margin:
+ * there the rest of the lateness is not the timers'. */
 static _Atomic uint64_t tc__late_dev = 3000;
 static double tc__late_tail;
 static pthread_once_t tc__late_once = PTHREAD_ONCE_INIT;
