@@ -124,85 +124,91 @@ void tcmpi__req_drop(MPI_Request *h)
 	*h = MPI_REQUEST_NULL;
 }
 
+/* The start of MPI_Isend and MPI_Irecv: the arguments checked, a request of
+ * kind for peer made (its tag: tag for a send, MPI_ANY_TAG until a receive
+ * completes), and, for a datatype that is not contiguous, its staging
+ * buffer q->tmp of count elements.  A request to MPI_PROC_NULL is done at
+ * once (q->done).  MPI_SUCCESS with *c, *t and *q set, or the error
+ * (reported; no request left). */
+static int req_begin(MPI_Comm comm, int peer, int is_recv, MPI_Datatype datatype, int count,
+                     int tag, MPI_Request *request, const char *fn, struct tcmpi__comm **c,
+                     const struct tcmpi__dtype **t, struct tcmpi__req **q)
+{
+	int rc = check(comm, peer, is_recv, fn, c);
+	if (rc)
+		return rc;
+	*t = tcmpi__dt(datatype);
+	if ((rc = check_args(*t, count, tag, is_recv, comm, fn)))
+		return rc;
+	if (!request)
+		return tcmpi__error(comm, MPI_ERR_REQUEST, fn, "NULL request");
+	*q = tcmpi__req_new(comm, is_recv ? TCMPI_REQ_RECV : TCMPI_REQ_SEND, request, fn);
+	if (!*q)
+		return MPI_ERR_NO_MEM;
+	(*q)->peer = peer;
+	(*q)->tag = is_recv ? MPI_ANY_TAG : tag;
+	if (peer == MPI_PROC_NULL) {
+		(*q)->done = 1;
+		return MPI_SUCCESS;
+	}
+	if (!(*t)->contig && !((*q)->tmp = tcmpi__alloc((size_t)count * (*t)->size))) {
+		tcmpi__req_drop(request);
+		return tcmpi__error(comm, MPI_ERR_NO_MEM, fn, "out of memory");
+	}
+	(*q)->proc = (*c)->proc;
+	return MPI_SUCCESS;
+}
+
+/* The end of MPI_Isend and MPI_Irecv: q active once its tc request is
+ * posted (tcrc 0), else dropped and the error reported. */
+static int req_posted(MPI_Comm comm, struct tcmpi__req *q, MPI_Request *request, int tcrc, const char *fn)
+{
+	if (tcrc) {
+		tcmpi__req_drop(request);
+		return tcmpi__tc_error(comm, tcrc, fn);
+	}
+	q->active = 1;
+	return MPI_SUCCESS;
+}
+
 int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
               MPI_Request *request)
 {
 	struct tcmpi__comm *c;
-	int rc = check(comm, dest, 0, __func__, &c);
-	if (rc)
+	const struct tcmpi__dtype *t;
+	struct tcmpi__req *q;
+	int rc = req_begin(comm, dest, 0, datatype, count, tag, request, __func__, &c, &t, &q);
+	if (rc || q->done)
 		return rc;
-	const struct tcmpi__dtype *t = tcmpi__dt(datatype);
-	if ((rc = check_args(t, count, tag, 0, comm, __func__)))
-		return rc;
-	if (!request)
-		return tcmpi__error(comm, MPI_ERR_REQUEST, __func__, "NULL request");
-	struct tcmpi__req *q = tcmpi__req_new(comm, TCMPI_REQ_SEND, request, __func__);
-	if (!q)
-		return MPI_ERR_NO_MEM;
-	q->peer = dest;
-	q->tag = tag;
-	if (dest == MPI_PROC_NULL) {
-		q->done = 1;
-		return MPI_SUCCESS;
-	}
 	const void *b = buf;
-	if (!t->contig) {
-		b = q->tmp = tcmpi__alloc((size_t)count * t->size);
-		if (!q->tmp) {
-			tcmpi__req_drop(request);
-			return tcmpi__error(comm, MPI_ERR_NO_MEM, __func__, "out of memory");
-		}
+	if (q->tmp) {
 		tcmpi__pack(buf, (size_t)count, t, q->tmp);
+		b = q->tmp;
 	}
-	q->proc = c->proc;
-	int tcrc = tc_isend_tag(c->proc, dest, tag, b, (size_t)count * t->size, &q->tr);
-	if (tcrc) {
-		tcmpi__req_drop(request);
-		return tcmpi__tc_error(comm, tcrc, __func__);
-	}
-	q->active = 1;
-	return MPI_SUCCESS;
+	return req_posted(comm, q, request,
+	                  tc_isend_tag(c->proc, dest, tag, b, (size_t)count * t->size, &q->tr),
+	                  __func__);
 }
 
 int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
               MPI_Request *request)
 {
 	struct tcmpi__comm *c;
-	int rc = check(comm, source, 1, __func__, &c);
-	if (rc)
+	const struct tcmpi__dtype *t;
+	struct tcmpi__req *q;
+	int rc = req_begin(comm, source, 1, datatype, count, tag, request, __func__, &c, &t, &q);
+	if (rc || q->done)
 		return rc;
-	const struct tcmpi__dtype *t = tcmpi__dt(datatype);
-	if ((rc = check_args(t, count, tag, 1, comm, __func__)))
-		return rc;
-	if (!request)
-		return tcmpi__error(comm, MPI_ERR_REQUEST, __func__, "NULL request");
-	struct tcmpi__req *q = tcmpi__req_new(comm, TCMPI_REQ_RECV, request, __func__);
-	if (!q)
-		return MPI_ERR_NO_MEM;
-	q->peer = source;
-	q->tag = MPI_ANY_TAG;
-	if (source == MPI_PROC_NULL) {
-		q->done = 1;
-		return MPI_SUCCESS;
-	}
 	void *b = buf;
-	if (!t->contig) {
-		b = q->tmp = tcmpi__alloc((size_t)count * t->size);
-		if (!q->tmp) {
-			tcmpi__req_drop(request);
-			return tcmpi__error(comm, MPI_ERR_NO_MEM, __func__, "out of memory");
-		}
+	if (q->tmp) {
+		b = q->tmp;
 		q->ubuf = buf;
 		q->t = t;
 	}
-	q->proc = c->proc;
-	int tcrc = tc_irecv_tag(c->proc, tc_src(source), tc_tag(tag), b, (size_t)count * t->size, &q->tr);
-	if (tcrc) {
-		tcmpi__req_drop(request);
-		return tcmpi__tc_error(comm, tcrc, __func__);
-	}
-	q->active = 1;
-	return MPI_SUCCESS;
+	return req_posted(comm, q, request,
+	                  tc_irecv_tag(c->proc, tc_src(source), tc_tag(tag), b,
+	                               (size_t)count * t->size, &q->tr),
+	                  __func__);
 }
 
 /* After the tc request of q completed with tcrc: its status, the unpacked
