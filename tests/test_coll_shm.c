@@ -95,26 +95,26 @@ static void run_all(int p, enum tc_exec exec, enum tc_mode mode, const size_t *c
 static const size_t counts_small[] = {0, 1, 7, 22, 23, 250};
 static const size_t counts_large[] = {1, 1000};
 
-Test(shm, results_threads, .timeout = 600)
+/* Every p of the matrix, natively, on exec. */
+static void run_matrix(enum tc_exec exec)
 {
 	for (int k = 0; k < TC_TEST_NPS; k++) {
 		int p = tc_test_ps[k];
 		if (p > 16)
-			run_all(p, TC_EXEC_THREADS, TC_MODE_NATIVE, counts_large, 2);
+			run_all(p, exec, TC_MODE_NATIVE, counts_large, 2);
 		else
-			run_all(p, TC_EXEC_THREADS, TC_MODE_NATIVE, counts_small, 6);
+			run_all(p, exec, TC_MODE_NATIVE, counts_small, 6);
 	}
+}
+
+Test(shm, results_threads, .timeout = 600)
+{
+	run_matrix(TC_EXEC_THREADS);
 }
 
 Test(shm, results_fibres, .timeout = 600)
 {
-	for (int k = 0; k < TC_TEST_NPS; k++) {
-		int p = tc_test_ps[k];
-		if (p > 16)
-			run_all(p, TC_EXEC_FIBRES, TC_MODE_NATIVE, counts_large, 2);
-		else
-			run_all(p, TC_EXEC_FIBRES, TC_MODE_NATIVE, counts_small, 6);
-	}
+	run_matrix(TC_EXEC_FIBRES);
 }
 
 /* The schedules (emulated mode runs them, not the flags). */
