@@ -227,7 +227,10 @@ static int batch_rank(struct tc_proc *proc, void *arg)
 	return 0;
 }
 
-static void run_batch(const char *spec, int count, int persistent, int iters, int mode, int blocking_behind)
+/* One team of spec running fn (batch_rank, vbatch_rank, mbatch_rank) over a
+ * struct batch of these settings; every rank's failures reported. */
+static void run_with(tc_spmd_fn fn, const char *spec, int count, int persistent, int iters,
+                     int mode, int blocking_behind)
 {
 	char msg[256];
 	struct tc_team *team = ct_team(spec, NULL, msg, sizeof msg);
@@ -237,10 +240,15 @@ static void run_batch(const char *spec, int count, int persistent, int iters, in
 	                  .iters = iters,
 	                  .mode = mode,
 	                  .blocking_behind = blocking_behind};
-	int err = tc_run(team, batch_rank, &b);
+	int err = tc_run(team, fn, &b);
 	cr_assert_eq(atomic_load(&b.failures), 0, "%s count %d: %s", spec, count, b.msg);
 	cr_assert_eq(err, 0, "%s: %s", spec, tc_strerror(err));
 	tc_team_destroy(team);
+}
+
+static void run_batch(const char *spec, int count, int persistent, int iters, int mode, int blocking_behind)
+{
+	run_with(batch_rank, spec, count, persistent, iters, mode, blocking_behind);
 }
 
 static const char *specs[] = {"complete:1", "complete:2", "ring:3",      "hypercube:2",
@@ -711,14 +719,7 @@ static int vbatch_rank(struct tc_proc *proc, void *arg)
 
 static void run_vbatch(const char *spec, int count, int persistent, int iters, int mode)
 {
-	char msg[256];
-	struct tc_team *team = ct_team(spec, NULL, msg, sizeof msg);
-	cr_assert_not_null(team, "%s", msg);
-	struct batch b = {.count = count, .persistent = persistent, .iters = iters, .mode = mode};
-	int err = tc_run(team, vbatch_rank, &b);
-	cr_assert_eq(atomic_load(&b.failures), 0, "%s count %d: %s", spec, count, b.msg);
-	cr_assert_eq(err, 0, "%s: %s", spec, tc_strerror(err));
-	tc_team_destroy(team);
+	run_with(vbatch_rank, spec, count, persistent, iters, mode, 0);
 }
 
 Test(nbc, vcount_outstanding, .timeout = 300)
@@ -920,14 +921,7 @@ static int mbatch_rank(struct tc_proc *proc, void *arg)
 
 static void run_mbatch(const char *spec, int count, int persistent, int iters, int mode)
 {
-	char msg[256];
-	struct tc_team *team = ct_team(spec, NULL, msg, sizeof msg);
-	cr_assert_not_null(team, "%s", msg);
-	struct batch b = {.count = count, .persistent = persistent, .iters = iters, .mode = mode};
-	int err = tc_run(team, mbatch_rank, &b);
-	cr_assert_eq(atomic_load(&b.failures), 0, "%s count %d: %s", spec, count, b.msg);
-	cr_assert_eq(err, 0, "%s: %s", spec, tc_strerror(err));
-	tc_team_destroy(team);
+	run_with(mbatch_rank, spec, count, persistent, iters, mode, 0);
 }
 
 Test(nbc, multicast_outstanding, .timeout = 300)
