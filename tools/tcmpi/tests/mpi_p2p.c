@@ -6,8 +6,8 @@
  * MPI_Wait, MPI_Waitall, MPI_Waitany, MPI_Test and MPI_Testall, a strided
  * datatype, MPI_Sendrecv around a ring, MPI_PROC_NULL, messages to oneself
  * (MPI_Send before its receive, Irecv then Send, Isend then Recv,
- * MPI_Sendrecv, a probe, a strided datatype; MPI_COMM_SELF refused by
- * name).  Exit status 0 when all hold; each failure printed.
+ * MPI_Sendrecv, a probe, a strided datatype, a split communicator;
+ * MPI_COMM_SELF refused by name).  Exit status 0 when all hold; each failure printed.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -215,6 +215,17 @@ static void to_self(void)
 	MPI_Recv(&b, 1, MPI_INT, st.MPI_SOURCE, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 	MPI_Iprobe(rank, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st);
 	CHECK(!flag, "self: Iprobe after the receive found a message");
+	/* On a split communicator (a sub-team, of one rank at p = 2). */
+	MPI_Comm half;
+	int hr = -1;
+	MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
+	MPI_Comm_rank(half, &hr);
+	b = -1;
+	MPI_Send(&a, 1, MPI_INT, hr, 3, half);
+	MPI_Recv(&b, 1, MPI_INT, MPI_ANY_SOURCE, 3, half, &st);
+	CHECK(b == a && st.MPI_SOURCE == hr, "self: on a split communicator: %d from %d", b,
+	      st.MPI_SOURCE);
+	MPI_Comm_free(&half);
 	/* MPI_COMM_SELF has no team: refused by name. */
 	MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
 	int rc = MPI_Send(&a, 1, MPI_INT, 0, 0, MPI_COMM_SELF), cls = -1;
