@@ -75,8 +75,8 @@ static int buffered_fn(struct tc_proc *proc, void *argp)
 	            st.bytes != n || !same(r, me, 3, n)))
 		rc = -2;
 	for (int tag = 1; tag <= 2 && !rc; tag++)
-		if (tc_recv_tag(proc, TC_ANY_SOURCE, TC_ANY_TAG, r, n, &st) != 0 || st.source != me ||
-		    st.tag != tag || st.bytes != n || !same(r, me, tag, n))
+		if (tc_recv_tag(proc, TC_ANY_SOURCE, TC_ANY_TAG, r, n, &st) != 0 ||
+		    st.source != me || st.tag != tag || st.bytes != n || !same(r, me, tag, n))
 			rc = -3 - tag;
 	/* No link crossed: the model charges nothing. */
 	if (!rc && tc_clock(proc) != c0)
@@ -124,15 +124,18 @@ static int mix_fn(struct tc_proc *proc, void *argp)
 	fill(s4, me, 4, n);
 	fill(s9, me, 9, n);
 	/* Posted first: from oneself with tag 4; from any source with tag 9. */
-	if (tc_irecv_tag(proc, me, 4, r4, n, &q[0]) || tc_irecv_tag(proc, TC_ANY_SOURCE, 9, r9, n, &q[1]))
+	if (tc_irecv_tag(proc, me, 4, r4, n, &q[0]) ||
+	    tc_irecv_tag(proc, TC_ANY_SOURCE, 9, r9, n, &q[1]))
 		rc = -1;
 	if (!rc && (tc_isend_tag(proc, me, 9, s9, n, &q[2]) || tc_isend_tag(proc, me, 4, s4, n, &q[3])))
 		rc = -2;
 	if (!rc && tc_waitall(proc, 4, q))
 		rc = -3;
-	if (!rc && (tc_request_status(&q[0], &st) || st.source != me || st.tag != 4 || !same(r4, me, 4, n)))
+	if (!rc &&
+	    (tc_request_status(&q[0], &st) || st.source != me || st.tag != 4 || !same(r4, me, 4, n)))
 		rc = -4;
-	if (!rc && (tc_request_status(&q[1], &st) || st.source != me || st.tag != 9 || !same(r9, me, 9, n)))
+	if (!rc &&
+	    (tc_request_status(&q[1], &st) || st.source != me || st.tag != 9 || !same(r9, me, 9, n)))
 		rc = -5;
 	/* A neighbour's message and one to oneself, both tag 9, taken by
 	 * source (oneself first, though the neighbour's may be there first). */
@@ -145,7 +148,8 @@ static int mix_fn(struct tc_proc *proc, void *argp)
 			rc = -6;
 		if (!rc && (tc_isend_tag(proc, right, 9, m, n, &q[0]) || tc_send_tag(proc, me, 9, s9, n)))
 			rc = -6;
-		if (!rc && (tc_recv_tag(proc, me, 9, r9, n, &st) || st.source != me || !same(r9, me, 9, n)))
+		if (!rc &&
+		    (tc_recv_tag(proc, me, 9, r9, n, &st) || st.source != me || !same(r9, me, 9, n)))
 			rc = -7;
 		if (!rc && (tc_recv_tag(proc, TC_ANY_SOURCE, 9, rn, n, &st) || st.source != left ||
 		            !same(rn, left, 9, n)))
@@ -177,9 +181,9 @@ static int mix_fn(struct tc_proc *proc, void *argp)
 		rc = -16; /* taken */
 	/* Truncation: a message to oneself larger than the receive stays for
 	 * a larger one. */
-	if (!rc && n && (tc_send_tag(proc, me, 6, s4, n) ||
-	                 tc_recv_tag(proc, me, 6, r4, n - 1, &st) != TC_ETRUNCATE ||
-	                 tc_recv_tag(proc, me, 6, r4, n, &st) || !same(r4, me, 4, n)))
+	if (!rc && n &&
+	    (tc_send_tag(proc, me, 6, s4, n) || tc_recv_tag(proc, me, 6, r4, n - 1, &st) != TC_ETRUNCATE ||
+	     tc_recv_tag(proc, me, 6, r4, n, &st) || !same(r4, me, 4, n)))
 		rc = -17;
 	free(s4);
 	free(s9);
