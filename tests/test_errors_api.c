@@ -164,7 +164,7 @@ ROW(wait_null_proc, tc_wait(NULL, NULL, NULL))
 ROW(send_rank_p, tc_send(proc, p, b->s, 4))
 ROW(send_rank_neg, tc_send(proc, -1, b->s, 4))
 ROW(recv_rank_p, tc_recv(proc, p, b->r, 4, NULL))
-ROW(send_self, tc_send(proc, me, b->s, 4))
+ROW(send_self_negative_tag, tc_send_tag(proc, me, -3, b->s, 4))
 ROW(send_negative_tag, tc_send_tag(proc, (me + 2) % p, -3, b->s, 4))
 ROW(send_any_tag, tc_send_tag(proc, (me + 1) % p, TC_ANY_TAG, b->s, 4))
 ROW(recv_negative_tag, tc_recv_tag(proc, (me + 2) % p, -3, b->r, 4, NULL))
@@ -328,7 +328,7 @@ static const struct row rows[] = {
         R(send_rank_p, TC_ERANK),
         R(send_rank_neg, TC_ERANK),
         R(recv_rank_p, TC_ERANK),
-        R(send_self, TC_ESELF),
+        R(send_self_negative_tag, TC_EINVAL),
         R(send_negative_tag, TC_EINVAL),
         R(send_any_tag, TC_EINVAL),
         R(recv_negative_tag, TC_EINVAL),

@@ -202,7 +202,7 @@ static int errors_fn(struct tc_proc *proc, void *argp)
 			return -100;
 		if (tc_send(proc, 6, buf, 8) != TC_ERANK || tc_send(proc, -1, buf, 8) != TC_ERANK)
 			return -101;
-		if (tc_send(proc, 0, buf, 8) != TC_ESELF)
+		if (tc_send_tag(proc, 0, -1, buf, 8) != TC_EINVAL) /* to oneself: checked alike */
 			return -102;
 		if (tc_send(proc, 1, NULL, 8) != TC_ENULLBUF)
 			return -103;
@@ -211,7 +211,7 @@ static int errors_fn(struct tc_proc *proc, void *argp)
 		if (tc_recv(proc, 1, NULL, 8, &got) != TC_ENULLBUF)
 			return -105;
 		if (tc_recv_tag(proc, 6, 0, buf, 8, NULL) != TC_ERANK ||
-		    tc_recv_tag(proc, 0, 0, buf, 8, NULL) != TC_ESELF)
+		    tc_recv_tag(proc, 0, -7, buf, 8, NULL) != TC_EINVAL)
 			return -106;
 		if (tc_isend(proc, 1, buf, 8, NULL) != TC_EINVAL)
 			return -107;

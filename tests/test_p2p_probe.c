@@ -415,7 +415,7 @@ static int args_fn(struct tc_proc *proc, void *argp)
 	(void)argp;
 	int flag = 7, p = tc_size(proc), me = tc_rank(proc);
 	tc_status st;
-	if (tc_probe(proc, p, 0, &st) != TC_ERANK || tc_probe(proc, me, 0, &st) != TC_ESELF ||
+	if (tc_probe(proc, p, 0, &st) != TC_ERANK || tc_probe(proc, me, -5, &st) != TC_EINVAL ||
 	    tc_probe(proc, (me + 1) % p, -5, &st) != TC_EINVAL ||
 	    tc_iprobe(proc, (me + 1) % p, 0, NULL, &st) != TC_EINVAL ||
 	    tc_iprobe(proc, -7, 0, &flag, &st) != TC_ERANK || flag != 0 ||

@@ -74,8 +74,20 @@ struct tc_proc;
  * and routes cost a look at the queues, and a message that arrives before
  * a receive that matches it is kept aside (a streamed one copied).
  *
+ * Messages to oneself (peer is the caller, as MPI allows): delivered
+ * through the rank's own queue of messages, matched with tags, wildcards
+ * and probes like any other, in the order sent.  Such a send copies the
+ * message whatever its size and is complete at once, so a blocking send
+ * to oneself never waits for its receive (MPI's standard mode may buffer;
+ * here it always does; TC_ENOMEM when the copy finds no memory).  No link
+ * is crossed and the model charges nothing: the message arrives at the
+ * sender's logical clock.  A blocking receive from oneself with no such
+ * message sent waits, as in MPI, until timeout_ms.  On a team over MPI
+ * processes (topocoll/mpi.h) the MPI library delivers them, and a send
+ * buffers as that library's standard mode does.
+ *
  * Errors common to every call: TC_ERANK (peer out of range, or
- * TC_ANY_SOURCE given to a send), TC_ESELF (peer is the caller), TC_EINVAL
+ * TC_ANY_SOURCE given to a send), TC_EINVAL
  * (a tag below 0 other than TC_ANY_TAG on a receive, or any tag below 0 on
  * a send: tc_error_detail() names it), TC_ENULLBUF (NULL buffer with a
  * non-zero size), TC_EOVERFLOW (size above TC_MAX_MESSAGE), TC_ENOMEM (no

@@ -672,6 +672,8 @@ static bool tc__pull_user(struct tc_proc *proc, struct tc__port *port)
 static int tc__last_link(const struct tc_proc *proc, int src)
 {
 	const struct tc_team *t = proc->team;
+	if (src == proc->rank)
+		return -1; /* a message to oneself: no link (tc__req_clock) */
 	if (!t->mps.ports_all)
 		return 0;
 	int cur = src;
@@ -1008,8 +1010,10 @@ static int tc__check_peer(const struct tc_proc *proc, int peer, bool recv, int *
 	}
 	if (peer < 0 || peer >= t->p)
 		return TC_ERANK;
-	if (peer == proc->rank)
-		return TC_ESELF;
+	if (peer == proc->rank) {
+		*nbr = -1; /* a message to oneself: tc__isend_self() */
+		return TC_OK;
+	}
 	*nbr = tc_topo_neighbor_index(t->topo, proc->rank, peer);
 	return TC_OK;
 }
@@ -1185,6 +1189,62 @@ static int tc__isend_far(struct tc_proc *proc, int dst, int tag, const void *buf
 	return TC_OK;
 }
 
+/*
+ * A message to oneself (dst is the caller; arguments checked).  It is
+ * copied, whatever its size, into a node appended to the proc's list of
+ * routed messages taken (fx), where the receives from the proc itself or
+ * from any source find it as they find a routed message (tags, wildcards,
+ * probes, order of sending).  So the send is complete at once: a blocking
+ * send to oneself never waits for its receive (MPI's standard mode may
+ * buffer, and here always does), at the cost of one copy in and one out.
+ * No link is crossed, and the model charges nothing: the message arrives
+ * at the sender's clock, with no hop and no port (tc__req_clock).
+ * TC_ENOMEM: nothing sent, req not started.
+ */
+static int tc__isend_self(struct tc_proc *proc, int tag, const void *buf, size_t bytes,
+                          struct tc__req *req)
+{
+	struct tc__far *n = malloc(sizeof *n + bytes);
+	if (!n) {
+		tc__set_detail("no memory for a copy of a message of %zu bytes to oneself (rank %d)",
+		               bytes, proc->rank);
+		req->state = TC__REQ_IDLE;
+		return TC_ENOMEM;
+	}
+	tc__req_init(proc, req, TC__KIND_SEND, proc->rank, -1, bytes);
+	req->single_copy = 0;
+	req->sbuf = buf;
+	req->rbuf = NULL;
+	req->utag = tag;
+	req->far = 1;
+	req->hops = 0;
+	req->clock = proc->clock;
+	req->done_at = proc->clock;
+	n->next = NULL;
+	n->snext = NULL;
+	n->sreq = NULL;
+	n->src = proc->rank;
+	n->tag = tag;
+	n->total = bytes;
+	n->clock = proc->clock;
+	atomic_init(&n->claim, TC__CLAIM_OPEN);
+	atomic_init(&n->refs, 1);
+	if (bytes)
+		memcpy(n->data, buf, bytes);
+	/* Only this proc's thread touches fx: no ordering needed.  Behind
+	 * the messages already taken, so a receive matches the proc's own
+	 * messages in the order they were sent. */
+	if (proc->fx_tail)
+		proc->fx_tail->next = n;
+	else
+		proc->fx_head = n;
+	proc->fx_tail = n;
+	proc->nposts++;
+	tc__send_done(proc, req);
+	tc__pull_far(proc); /* a receive already posted takes it now */
+	return TC_OK;
+}
+
 /* A send on a team whose point-to-point engine is another's (team->
  * p2p_engine): charged as on the channels (a routed one over its route),
  * the port's resource kept only when the engine started it. */
@@ -1198,6 +1258,19 @@ static int tc__isend_engine(struct tc_proc *proc, int dst, int nbr, int tag, con
 	req->rbuf = NULL;
 	req->utag = tag;
 	req->far = nbr < 0;
+	if (dst == proc->rank) {
+		/* To oneself: the engine's MPI delivers it; no link, no charge
+		 * (as tc__isend_self). */
+		req->hops = 0;
+		req->clock = req->done_at = proc->clock;
+		int err = t->p2p_engine->isend(proc, req);
+		if (err) {
+			req->state = TC__REQ_IDLE;
+			return err;
+		}
+		proc->nposts++;
+		return TC_OK;
+	}
 	int first = nbr;
 	if (nbr < 0) {
 		req->hops = tc_topo_distance(t->topo, proc->rank, dst);
@@ -1223,6 +1296,8 @@ static int tc__isend_checked(struct tc_proc *proc, int dst, int nbr, int tag, co
 {
 	if (proc->team->p2p_engine)
 		return tc__isend_engine(proc, dst, nbr, tag, buf, bytes, req);
+	if (dst == proc->rank)
+		return tc__isend_self(proc, tag, buf, bytes, req);
 	if (nbr < 0)
 		return tc__isend_far(proc, dst, tag, buf, bytes, req);
 	tc__req_init(proc, req, TC__KIND_SEND, dst, nbr, bytes);
@@ -1481,8 +1556,12 @@ static void tc__req_clock(struct tc_proc *proc, struct tc__req *req)
 {
 	if (req->state != TC__REQ_DONE || req->clocked)
 		return;
-	if (req->kind == TC__KIND_SEND)
+	if (req->kind == TC__KIND_SEND && req->peer == proc->rank)
+		proc->clock = tc__max_time(proc->clock, req->done_at); /* to oneself: no link */
+	else if (req->kind == TC__KIND_SEND)
 		tc__clock_sent(proc, req->done_at, req->hops, req->bytes);
+	else if (req->status == TC_OK && req->st_src == proc->rank)
+		proc->clock = tc__max_time(proc->clock, req->clock);
 	else if (req->status == TC_OK)
 		tc__clock_received(proc, req->rnbr, req->clock, req->received);
 	req->clocked = 1;

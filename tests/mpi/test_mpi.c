@@ -581,7 +581,25 @@ static int p2p_more(struct tc_proc *proc, int codes[4])
 		ok &= tc_irecv_tag(proc, (r + 1) % p, 4242, &dummy, sizeof dummy, &q) == 0;
 		ok &= tc_cancel(proc, &q) == 0 && tc_wait(proc, &q, NULL) == TC_ECANCELED;
 	}
-	codes[0] = tc_send(proc, r, &dummy, sizeof dummy);
+	/* Messages to oneself: a small blocking send before its receive,
+	 * 40000 bytes by tc_isend then tc_recv from any source. */
+	int self_in = 100 + r, self_out = -1;
+	tc_status sst;
+	ok &= tc_send_tag(proc, r, 9, &self_in, sizeof self_in) == 0;
+	ok &= tc_recv_tag(proc, r, 9, &self_out, sizeof self_out, &sst) == 0 &&
+	      self_out == self_in && sst.source == r && sst.tag == 9;
+	enum { SELF_BIG = 10000 };
+	int *sb = malloc(sizeof(int) * SELF_BIG), *rb = calloc(SELF_BIG, sizeof(int));
+	for (int i = 0; i < SELF_BIG; i++)
+		sb[i] = r * 3 + i;
+	tc_request sq;
+	ok &= sb && rb && tc_isend_tag(proc, r, 10, sb, sizeof(int) * SELF_BIG, &sq) == 0;
+	ok &= tc_recv_tag(proc, TC_ANY_SOURCE, 10, rb, sizeof(int) * SELF_BIG, &sst) == 0 &&
+	      tc_wait(proc, &sq, NULL) == 0 && sst.source == r &&
+	      rb[SELF_BIG - 1] == r * 3 + SELF_BIG - 1;
+	free(sb);
+	free(rb);
+	codes[0] = tc_send_tag(proc, r, -3, &dummy, sizeof dummy);
 	codes[1] = tc_send(proc, p, &dummy, sizeof dummy);
 	codes[2] = tc_send_tag(proc, (r + 1) % p, -5, &dummy, sizeof dummy);
 	codes[3] = tc_recv(proc, -7, &dummy, sizeof dummy, NULL);
@@ -659,7 +677,8 @@ static void mode_p2p(int emulated)
 	      "%s %s: tags out of order, TC_ETRUNCATE then the message (16 B, 5000 B), a routed "
 	      "message",
 	      spec, what);
-	check(more_ok, "%s %s: receives from any source with their status, tc_cancel", spec, what);
+	check(more_ok, "%s %s: receives from any source with their status, tc_cancel, messages to oneself",
+	      spec, what);
 	int flag = 1;
 	tc_status pst;
 	check(tc_iprobe(proc, TC_ANY_SOURCE, TC_ANY_TAG, &flag, &pst) == TC_ENOTSUP && !flag &&
@@ -687,7 +706,8 @@ static void mode_p2p(int emulated)
 			for (int k = 0; k < 4; k++)
 				codes_same &= codes[k] == tcodes[0][k] && codes[k] != 0;
 		check(codes_same,
-		      "%s %s: to itself, to rank p, tag -5, from -7: the thread engine's errors",
+		      "%s %s: to itself with tag -3, to rank p, tag -5, from -7: the thread engine's "
+		      "errors",
 		      spec, what);
 	}
 	free(mine);

@@ -87,14 +87,17 @@ struct tcmpi__req {
 	int active; /* the tc request is started and not completed */
 	int done;   /* complete without a tc request (MPI_PROC_NULL, a
 	                         communicator of one rank), or 2: tc request
-	                         complete, MPI request not yet */
+	                         complete, MPI request not yet, or 3: complete
+	                         without a tc request, its status the source
+	                         peer, tag and ucount bytes (MPI_Imrecv) */
 	int tcrc;   /* the tc request's outcome when done == 2 */
 	int peer, tag;
 	MPI_Comm comm;
 	struct tc_proc *proc;
 	tc_request tr;
-	void *tmp;  /* packed receive side (unpacked into ubuf) */
-	void *tmp2; /* packed send side (packed from sbuf at start) */
+	void *tmp;   /* packed receive side (unpacked into ubuf) */
+	size_t toff; /* a collective's: where in tmp the part for ubuf begins */
+	void *tmp2;  /* packed send side (packed from sbuf at start) */
 	void *ubuf;
 	const void *sbuf;
 	size_t ucount;

@@ -15,8 +15,11 @@
  * MPI_Ialltoallv, MPI_Ialltoallw, their _init) run over tc_iallgatherv,
  * tc_allgatherv_init, ...: they take any committed datatype, as the
  * blocking v-calls do (a non-contiguous side is packed at each start and
- * unpacked at completion).  MPI_Ireduce_scatter has no request form here
- * (unsupported).
+ * unpacked at completion).  MPI_Ireduce_scatter and
+ * MPI_Reduce_scatter_init (recvcounts per rank) are the block form's
+ * when the counts are equal, otherwise an allreduce of the whole vector
+ * into the request's buffer, of which the rank's part is copied out at
+ * each completion (the blocking MPI_Reduce_scatter's way, shim_coll.c).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -275,6 +278,105 @@ int MPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvco
 	ICALL(.which = IC_REDUCE_SCATTER_BLOCK, .sbuf = sendbuf, .rbuf = recvbuf,
 	      .scount = recvcount, .rcount = recvcount, .stype = datatype, .rtype = datatype,
 	      .op = op, .comm = comm, .req = request, .persistent = 1);
+}
+
+/* MPI_Ireduce_scatter and MPI_Reduce_scatter_init: equal counts go to
+ * the block form (tc_ireduce_scatter); others to tc_iallreduce (or
+ * tc_allreduce_init) of the sum of the counts into q->tmp, of which
+ * req_finish (shim_p2p.c) copies this rank's part (at q->toff) to recvbuf.
+ * MPI_IN_PLACE: the whole vector is in recvbuf, read by the allreduce and
+ * overwritten only at completion.  The block form's restrictions hold
+ * (contiguous datatype, an operator topocoll applies). */
+static int ireduce_scatter(const void *sbuf, void *rbuf, const int *counts, MPI_Datatype dt,
+                           MPI_Op op, MPI_Comm comm, int persistent, MPI_Request *req, const char *fn)
+{
+	struct tcmpi__comm *c;
+	int p, r;
+	int rc = icall_begin(fn, comm, req, 0, 0, &c, &p, &r);
+	if (rc)
+		return rc;
+	if (!counts)
+		return tcmpi__error(comm, MPI_ERR_ARG, fn, "NULL recvcounts");
+	size_t total = 0, before = 0;
+	int equal = 1;
+	for (int i = 0; i < p; i++) {
+		if (counts[i] < 0)
+			return tcmpi__error(comm, MPI_ERR_COUNT, fn, "negative recvcounts[%d] = %d",
+			                    i, counts[i]);
+		if (i < r)
+			before += (size_t)counts[i];
+		total += (size_t)counts[i];
+		equal &= counts[i] == counts[0];
+	}
+	if (equal)
+		return icall(&(struct icall){.which = IC_REDUCE_SCATTER_BLOCK,
+		                             .sbuf = sbuf,
+		                             .rbuf = rbuf,
+		                             .scount = counts[0],
+		                             .rcount = counts[0],
+		                             .stype = dt,
+		                             .rtype = dt,
+		                             .op = op,
+		                             .comm = comm,
+		                             .persistent = persistent,
+		                             .req = req,
+		                             .fn = fn});
+	/* Several ranks (one rank's counts are equal). */
+	const struct tcmpi__dtype *t = tcmpi__dt(dt);
+	if (!t)
+		return tcmpi__error(comm, MPI_ERR_TYPE, fn, "invalid or uncommitted datatype");
+	if (!t->contig)
+		return tcmpi__error(comm, MPI_ERR_UNSUPPORTED_OPERATION, fn,
+		                    "a datatype that is not contiguous (the nonblocking and "
+		                    "persistent forms take contiguous buffers only)");
+	if (!tcmpi__op_valid(op))
+		return tcmpi__error(comm, MPI_ERR_OP, fn, "invalid operator %d", op);
+	enum tc_op tcop = TC_OP_SUM;
+	struct tc_user_op user;
+	int tdt = tcmpi__tc_dtype(dt);
+	if (tdt < 0 || tcmpi__op_native(op, dt, &tcop, &user) != 0)
+		return tcmpi__error(comm, MPI_ERR_UNSUPPORTED_OPERATION, fn,
+		                    "this operator on this datatype is reduced by the MPI layer "
+		                    "itself, which has no nonblocking form: use the blocking call");
+	struct tcmpi__req *q = tcmpi__req_new(comm, TCMPI_REQ_COLL, req, fn);
+	if (!q)
+		return MPI_ERR_NO_MEM;
+	q->persistent = persistent;
+	q->user = user;
+	q->opts.user_op = tcop == TC_OP_USER ? &q->user : NULL;
+	if (!(q->tmp = tcmpi__alloc(total * t->size))) {
+		tcmpi__req_drop(req);
+		return tcmpi__error(comm, MPI_ERR_NO_MEM, fn, "out of memory");
+	}
+	q->toff = before * t->size;
+	q->ucount = (size_t)counts[r];
+	q->t = t;
+	q->ubuf = rbuf;
+	q->proc = c->proc;
+	const void *s = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
+	enum tc_dtype d = (enum tc_dtype)tdt;
+	int tcrc = persistent ? tc_allreduce_init(c->proc, s, q->tmp, total, d, tcop, &q->opts, &q->tr)
+	                      : tc_iallreduce(c->proc, s, q->tmp, total, d, tcop, &q->opts, &q->tr);
+	if (tcrc) {
+		tcmpi__req_drop(req);
+		return tcmpi__tc_error(comm, tcrc, fn);
+	}
+	q->active = !persistent;
+	return MPI_SUCCESS;
+}
+
+int MPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+	return ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, 0, request, __func__);
+}
+
+int MPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                            MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                            MPI_Request *request)
+{
+	(void)info;
+	return ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, 1, request, __func__);
 }
 
 int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,

@@ -10,8 +10,16 @@
  * the matching of messages are the communicator's own (topocoll keeps the
  * messages of different teams apart as MPI's contexts do).  MPI_ANY_SOURCE
  * and MPI_ANY_TAG map onto TC_ANY_SOURCE and TC_ANY_TAG; a message reaches
- * any rank, a neighbour or not.  A buffer whose datatype is not contiguous
- * travels packed.
+ * any rank, a neighbour or not, the caller itself included (buffered:
+ * MPI_Send to oneself returns before the receive is posted; not on a
+ * communicator of one rank, which has no team).  A buffer whose datatype
+ * is not contiguous travels packed.
+ *
+ * Matched probes (MPI_Mprobe, MPI_Improbe, MPI_Mrecv, MPI_Imrecv): the
+ * probe receives the message it found at once into a buffer of its own
+ * (topocoll's probe keeps the message found for the receive that asks for
+ * its source and tag), so that no other receive or probe can match it;
+ * MPI_Mrecv and MPI_Imrecv copy it out.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -33,9 +41,11 @@ static int check(MPI_Comm comm, int peer, int is_recv, const char *fn, struct tc
 	}
 	if (peer < 0 || peer >= p)
 		return tcmpi__error(comm, MPI_ERR_RANK, fn, "rank %d out of range 0..%d", peer, p - 1);
-	if (peer == tcmpi__comm_rank(c))
+	if (peer == tcmpi__comm_rank(c) && !c->proc)
 		return tcmpi__error(comm, MPI_ERR_UNSUPPORTED_OPERATION, fn,
-		                    "messages to oneself (rank %d) are not supported", peer);
+		                    "messages on a communicator of one rank (MPI_COMM_SELF, or a "
+		                    "split or dup of one rank) are not supported: send to oneself "
+		                    "on a communicator of several ranks");
 	*out = c;
 	return MPI_SUCCESS;
 }
@@ -219,7 +229,7 @@ static int req_finish(struct tcmpi__req *q, int tcrc, MPI_Status *st, const char
 	q->active = 0;
 	if (q->kind == TCMPI_REQ_COLL) {
 		if (q->tmp && !tcrc && q->t)
-			tcmpi__unpack(q->tmp, q->ucount, q->t, q->ubuf);
+			tcmpi__unpack((unsigned char *)q->tmp + q->toff, q->ucount, q->t, q->ubuf);
 		if (q->v && !tcrc)
 			tcmpi__vreq_finish(q);
 		set_status(st, MPI_ANY_SOURCE, MPI_ANY_TAG, 0);
@@ -255,6 +265,16 @@ static void empty_status(MPI_Status *st)
 	set_status(st, MPI_ANY_SOURCE, MPI_ANY_TAG, 0);
 }
 
+/* The status of a request complete without a tc request (q->done 1 or
+ * 3). */
+static void done_status(const struct tcmpi__req *q, MPI_Status *st)
+{
+	if (q->done == 3)
+		set_status(st, q->peer, q->tag, q->ucount);
+	else
+		set_status(st, MPI_PROC_NULL, MPI_ANY_TAG, 0);
+}
+
 /* Tests one request without blocking: *flag = 1 when complete (status
  * filled, handle released). */
 static int test_one(MPI_Request *h, int *flag, MPI_Status *st, const char *fn)
@@ -276,7 +296,7 @@ static int test_one(MPI_Request *h, int *flag, MPI_Status *st, const char *fn)
 		}
 		rc = req_finish(q, tcrc, st, fn);
 	} else {
-		set_status(st, MPI_PROC_NULL, MPI_ANY_TAG, 0);
+		done_status(q, st);
 	}
 	req_release(h);
 	return rc;
@@ -293,7 +313,7 @@ static int wait_one(MPI_Request *h, MPI_Status *st, const char *fn)
 	if (q->active)
 		rc = req_finish(q, tc_wait(q->proc, &q->tr, NULL), st, fn);
 	else
-		set_status(st, MPI_PROC_NULL, MPI_ANY_TAG, 0);
+		done_status(q, st);
 	req_release(h);
 	return rc;
 }
@@ -394,7 +414,7 @@ int MPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Statu
 		if (q->done == 2)
 			rc = req_finish(q, q->tcrc, st, __func__);
 		else
-			set_status(st, MPI_PROC_NULL, MPI_ANY_TAG, 0);
+			done_status(q, st);
 		req_release(&array_of_requests[i]);
 		if (rc && !first)
 			first = rc;
@@ -608,12 +628,12 @@ static int probe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *stat
 	}
 	if (!c->proc) {
 		/* A communicator of the calling rank alone: no message can
-		 * come (messages to oneself are not supported). */
+		 * come (messages on it are not supported). */
 		if (flag)
 			return MPI_SUCCESS;
 		return tcmpi__error(comm, MPI_ERR_UNSUPPORTED_OPERATION, fn,
 		                    "no message can reach a communicator of one rank "
-		                    "(messages to oneself are not supported): the probe would "
+		                    "(messages on it are not supported): the probe would "
 		                    "wait forever");
 	}
 	tc_status ts = {0};
@@ -642,4 +662,205 @@ int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status
 	if (!flag)
 		return tcmpi__error(comm, MPI_ERR_ARG, __func__, "NULL flag");
 	return probe(source, tag, comm, flag, status, __func__);
+}
+
+/* ---------------------------------------------------------------------
+ * Matched probes: a message handle (MPI_Message) 2.. indexes a table of
+ * messages received by the probe; MPI_MESSAGE_NULL (0) and
+ * MPI_MESSAGE_NO_PROC (1) are none.
+ */
+struct tcmpi__msg {
+	void *data; /* the message's bytes (NULL when empty) */
+	size_t bytes;
+	int src, tag;
+	MPI_Comm comm;
+};
+static struct tcmpi__msg **msgs;
+static int nmsgs;
+
+enum { MSG_FIRST = 2 };
+
+static struct tcmpi__msg *msg_of(MPI_Message h)
+{
+	return h >= MSG_FIRST && h - MSG_FIRST < nmsgs ? msgs[h - MSG_FIRST] : NULL;
+}
+
+/* A new message slot, or -1 (out of memory). */
+static int msg_slot(void)
+{
+	int i;
+	for (i = 0; i < nmsgs && msgs[i]; i++)
+		;
+	if (i == nmsgs) {
+		int n = nmsgs ? 2 * nmsgs : 16;
+		struct tcmpi__msg **g = realloc(msgs, sizeof *g * (size_t)n);
+		if (!g)
+			return -1;
+		memset(g + nmsgs, 0, sizeof *g * (size_t)(n - nmsgs));
+		msgs = g;
+		nmsgs = n;
+	}
+	return (msgs[i] = calloc(1, sizeof *msgs[i])) ? i : -1;
+}
+
+static void msg_drop(MPI_Message *h)
+{
+	struct tcmpi__msg *m = msg_of(*h);
+	if (m) {
+		free(m->data);
+		free(m);
+		msgs[*h - MSG_FIRST] = NULL;
+	}
+	*h = MPI_MESSAGE_NULL;
+}
+
+/* MPI_Mprobe (flag NULL) and MPI_Improbe: the probe, then the receive of
+ * exactly the message found (topocoll's probe keeps it for the receive
+ * that asks for its source and tag) into the message's own buffer. */
+static int mprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
+                  MPI_Status *status, const char *fn)
+{
+	if (!message)
+		return tcmpi__error(comm, MPI_ERR_ARG, fn, "NULL message");
+	*message = MPI_MESSAGE_NULL;
+	if (source == MPI_PROC_NULL) {
+		int rc = check(comm, source, 1, fn, &(struct tcmpi__comm *){NULL});
+		if (rc)
+			return rc;
+		if (flag)
+			*flag = 1;
+		*message = MPI_MESSAGE_NO_PROC;
+		set_status(status, MPI_PROC_NULL, MPI_ANY_TAG, 0);
+		return MPI_SUCCESS;
+	}
+	MPI_Status ps;
+	int rc = probe(source, tag, comm, flag, &ps, fn);
+	if (rc || (flag && !*flag))
+		return rc;
+	struct tcmpi__comm *c = tcmpi__comm(comm);
+	size_t bytes = (size_t)ps.tcmpi_count;
+	int i = msg_slot();
+	void *data = bytes ? malloc(bytes) : NULL;
+	if (i < 0 || (bytes && !data)) {
+		free(data);
+		if (i >= 0) {
+			free(msgs[i]);
+			msgs[i] = NULL;
+		}
+		/* The message stays queued: a later receive takes it. */
+		if (flag)
+			*flag = 0;
+		return tcmpi__error(comm, MPI_ERR_NO_MEM, fn,
+		                    "out of memory for a message of %zu bytes", bytes);
+	}
+	tc_status ts = {0};
+	int tcrc = tc_recv_tag(c->proc, ps.MPI_SOURCE, ps.MPI_TAG, data, bytes, &ts);
+	if (!tcrc && (ts.source != ps.MPI_SOURCE || ts.tag != ps.MPI_TAG || ts.bytes != bytes))
+		tcrc = TC_EINVAL; /* never: the probe's message is the receive's */
+	if (tcrc) {
+		free(data);
+		free(msgs[i]);
+		msgs[i] = NULL;
+		if (flag)
+			*flag = 0;
+		return tcmpi__tc_error(comm, tcrc, fn);
+	}
+	*msgs[i] =
+	        (struct tcmpi__msg){.data = data, .bytes = bytes, .src = ts.source, .tag = ts.tag, .comm = comm};
+	*message = MSG_FIRST + i;
+	set_status(status, ts.source, ts.tag, bytes);
+	return MPI_SUCCESS;
+}
+
+int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
+{
+	return mprobe(source, tag, comm, NULL, message, status, __func__);
+}
+
+int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status)
+{
+	int rc = tcmpi__check_init(__func__);
+	if (rc)
+		return rc;
+	if (!flag)
+		return tcmpi__error(comm, MPI_ERR_ARG, __func__, "NULL flag");
+	*flag = 0;
+	return mprobe(source, tag, comm, flag, message, status, __func__);
+}
+
+/* MPI_Mrecv and MPI_Imrecv: the message *message copied out into count
+ * elements of type at buf; *message becomes MPI_MESSAGE_NULL.  *src, *tag
+ * and *bytes get its status.  MPI_ERR_TRUNCATE when it does not fit (the
+ * message is consumed, nothing written). */
+static int mrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message, int *src, int *tag,
+                 size_t *bytes, const char *fn)
+{
+	int rc = tcmpi__check_init(fn);
+	if (rc)
+		return rc;
+	if (!message)
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_ARG, fn, "NULL message");
+	if (*message == MPI_MESSAGE_NO_PROC) {
+		*message = MPI_MESSAGE_NULL;
+		*src = MPI_PROC_NULL;
+		*tag = MPI_ANY_TAG;
+		*bytes = 0;
+		return MPI_SUCCESS;
+	}
+	struct tcmpi__msg *m = msg_of(*message);
+	if (!m)
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_ARG, fn,
+		                    "invalid message %d (MPI_MESSAGE_NULL, or already received)",
+		                    *message);
+	const struct tcmpi__dtype *t = tcmpi__dt(type);
+	if ((rc = check_args(t, count, 0, 1, m->comm, fn)))
+		return rc;
+	*src = m->src;
+	*tag = m->tag;
+	*bytes = m->bytes;
+	MPI_Comm comm = m->comm;
+	size_t cap = (size_t)count * t->size;
+	if (m->bytes > cap) {
+		msg_drop(message);
+		return tcmpi__error(comm, MPI_ERR_TRUNCATE, fn,
+		                    "a message of %zu bytes into a buffer of %zu bytes", *bytes, cap);
+	}
+	if (m->bytes)
+		tcmpi__unpack(m->data, m->bytes / (t->size ? t->size : 1), t, buf);
+	msg_drop(message);
+	return MPI_SUCCESS;
+}
+
+int MPI_Mrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message, MPI_Status *status)
+{
+	int src, tag;
+	size_t bytes;
+	int rc = mrecv(buf, count, type, message, &src, &tag, &bytes, __func__);
+	if (!rc)
+		set_status(status, src, tag, bytes);
+	return rc;
+}
+
+int MPI_Imrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message, MPI_Request *request)
+{
+	int rc = tcmpi__check_init(__func__);
+	if (rc)
+		return rc;
+	if (!request)
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_REQUEST, __func__, "NULL request");
+	const struct tcmpi__msg *m = message ? msg_of(*message) : NULL;
+	MPI_Comm comm = m ? m->comm : MPI_COMM_WORLD;
+	int src, tag;
+	size_t bytes;
+	if ((rc = mrecv(buf, count, type, message, &src, &tag, &bytes, __func__)))
+		return rc;
+	/* The data are in place already: a request complete at once. */
+	struct tcmpi__req *q = tcmpi__req_new(comm, TCMPI_REQ_RECV, request, __func__);
+	if (!q)
+		return MPI_ERR_NO_MEM;
+	q->peer = src;
+	q->tag = tag;
+	q->ucount = bytes;
+	q->done = 3;
+	return MPI_SUCCESS;
 }

@@ -4,8 +4,10 @@
  * order, MPI_ANY_SOURCE and MPI_ANY_TAG with the status they fill in,
  * MPI_Get_count, messages to every rank, nonblocking calls completed by
  * MPI_Wait, MPI_Waitall, MPI_Waitany, MPI_Test and MPI_Testall, a strided
- * datatype, MPI_Sendrecv around a ring, MPI_PROC_NULL.  Exit status 0 when
- * all hold; each failure printed.
+ * datatype, MPI_Sendrecv around a ring, MPI_PROC_NULL, messages to oneself
+ * (MPI_Send before its receive, Irecv then Send, Isend then Recv,
+ * MPI_Sendrecv, a probe, a strided datatype, a split communicator;
+ * MPI_COMM_SELF refused by name).  Exit status 0 when all hold; each failure printed.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -160,6 +162,79 @@ static void proc_null(void)
 	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 }
 
+/* Messages to oneself on MPI_COMM_WORLD: a blocking send before its
+ * receive (buffered, small and large), a receive posted first, Isend then
+ * Recv, MPI_Sendrecv, probes and wildcards; on MPI_COMM_SELF an error
+ * that says so. */
+static void to_self(void)
+{
+	enum { BIG = 100000 };
+	int *big = malloc(sizeof(int) * BIG), *got = malloc(sizeof(int) * BIG);
+	for (int i = 0; i < BIG; i++)
+		big[i] = rank * 7 + i;
+	int a = 10 + rank, b = -1, n = -1;
+	MPI_Status st;
+	/* Standard-mode sends with no receive posted yet: they return. */
+	MPI_Send(&a, 1, MPI_INT, rank, 4, MPI_COMM_WORLD);
+	MPI_Send(big, BIG, MPI_INT, rank, 5, MPI_COMM_WORLD);
+	big[0] = -1; /* the send's buffer is free again */
+	MPI_Recv(got, BIG, MPI_INT, rank, 5, MPI_COMM_WORLD, &st);
+	MPI_Get_count(&st, MPI_INT, &n);
+	CHECK(n == BIG && got[0] == rank * 7 && got[BIG - 1] == rank * 7 + BIG - 1 &&
+	              st.MPI_SOURCE == rank && st.MPI_TAG == 5,
+	      "self: large Send then Recv: count %d, source %d tag %d", n, st.MPI_SOURCE, st.MPI_TAG);
+	MPI_Recv(&b, 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
+	CHECK(b == a && st.MPI_SOURCE == rank && st.MPI_TAG == 4, "self: Send then Recv(ANY): %d", b);
+	/* The receive first. */
+	MPI_Request q[2];
+	b = -1;
+	MPI_Irecv(&b, 1, MPI_INT, rank, 6, MPI_COMM_WORLD, &q[0]);
+	MPI_Send(&a, 1, MPI_INT, rank, 6, MPI_COMM_WORLD);
+	MPI_Wait(&q[0], &st);
+	CHECK(b == a && st.MPI_SOURCE == rank && st.MPI_TAG == 6, "self: Irecv then Send: %d", b);
+	/* Isend then Recv, Waitall. */
+	b = -1;
+	MPI_Isend(&a, 1, MPI_INT, rank, 7, MPI_COMM_WORLD, &q[1]);
+	MPI_Recv(&b, 1, MPI_INT, rank, 7, MPI_COMM_WORLD, &st);
+	MPI_Wait(&q[1], MPI_STATUS_IGNORE);
+	CHECK(b == a && st.MPI_TAG == 7, "self: Isend then Recv: %d", b);
+	/* Sendrecv with oneself, a strided send type. */
+	MPI_Datatype every_other;
+	MPI_Type_vector(4, 1, 2, MPI_INT, &every_other);
+	MPI_Type_commit(&every_other);
+	int sv[8] = {1, -1, 2, -1, 3, -1, 4, -1}, rv[4] = {0};
+	MPI_Sendrecv(sv, 1, every_other, rank, 8, rv, 4, MPI_INT, rank, 8, MPI_COMM_WORLD, &st);
+	CHECK(rv[0] == 1 && rv[3] == 4 && st.MPI_SOURCE == rank, "self: Sendrecv %d %d", rv[0], rv[3]);
+	MPI_Type_free(&every_other);
+	/* Probes find it; Iprobe finds nothing after it is taken. */
+	int flag = 0;
+	MPI_Send(&a, 1, MPI_INT, rank, 9, MPI_COMM_WORLD);
+	MPI_Iprobe(rank, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st);
+	CHECK(flag && st.MPI_TAG == 9 && st.MPI_SOURCE == rank, "self: Iprobe flag %d", flag);
+	MPI_Probe(MPI_ANY_SOURCE, 9, MPI_COMM_WORLD, &st);
+	MPI_Recv(&b, 1, MPI_INT, st.MPI_SOURCE, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+	MPI_Iprobe(rank, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st);
+	CHECK(!flag, "self: Iprobe after the receive found a message");
+	/* On a split communicator (a sub-team, of one rank at p = 2). */
+	MPI_Comm half;
+	int hr = -1;
+	MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
+	MPI_Comm_rank(half, &hr);
+	b = -1;
+	MPI_Send(&a, 1, MPI_INT, hr, 3, half);
+	MPI_Recv(&b, 1, MPI_INT, MPI_ANY_SOURCE, 3, half, &st);
+	CHECK(b == a && st.MPI_SOURCE == hr, "self: on a split communicator: %d from %d", b,
+	      st.MPI_SOURCE);
+	MPI_Comm_free(&half);
+	/* MPI_COMM_SELF has no team: refused by name. */
+	MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+	int rc = MPI_Send(&a, 1, MPI_INT, 0, 0, MPI_COMM_SELF), cls = -1;
+	MPI_Error_class(rc, &cls);
+	CHECK(cls == MPI_ERR_UNSUPPORTED_OPERATION, "self: Send on MPI_COMM_SELF: error %d", rc);
+	free(big);
+	free(got);
+}
+
 int main(int argc, char **argv)
 {
 	MPI_Init(&argc, &argv);
@@ -170,6 +245,7 @@ int main(int argc, char **argv)
 	all_to_all_nonblocking();
 	ring();
 	proc_null();
+	to_self();
 	int total = 0;
 	MPI_Allreduce(&fails, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
 	if (rank == 0 && total == 0)

@@ -4,8 +4,12 @@
  * does not know, from MPI_ANY_SOURCE, received into buffers sized by
  * MPI_Get_count on the probe's status; the order of probes equal to the
  * order of receives per source; MPI_Iprobe polling until a message comes;
- * MPI_PROC_NULL and MPI_COMM_SELF.  Exit status 0 when all hold; each
- * failure printed.
+ * MPI_PROC_NULL and MPI_COMM_SELF; matched probes (MPI_Mprobe, MPI_Improbe,
+ * MPI_Mrecv, MPI_Imrecv): every rank sends every other, each receiver holds
+ * two probed messages at once while it and the others go on probing, and
+ * each Mrecv gets exactly its probe's message; MPI_MESSAGE_NO_PROC,
+ * MPI_MESSAGE_NULL, truncation, a message to oneself.  Exit status 0 when
+ * all hold; each failure printed.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -185,6 +189,134 @@ static void proc_null_and_self(void)
 	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 }
 
+/* A matched probe's status: another rank's, its next tag in the order
+ * sent (want[src], counted). */
+static void check_order(const MPI_Status *st, int *want, const char *how)
+{
+	int s = st->MPI_SOURCE;
+	int ok = s >= 0 && s < size && s != rank && st->MPI_TAG == want[s];
+	CHECK(ok, "%s: source %d tag %d out of order", how, s, st->MPI_TAG);
+	if (ok)
+		want[s]++;
+}
+
+/* A received message of a matched probe checked against its status: its
+ * size and contents. */
+static void check_matched(const int *b, const MPI_Status *st, const char *how)
+{
+	int n = -1, s = st->MPI_SOURCE, k = st->MPI_TAG;
+	MPI_Get_count(st, MPI_INT, &n);
+	CHECK(s >= 0 && s < size && n == len_of(s, k), "%s: source %d tag %d count %d", how, s, k, n);
+	if (s < 0 || s >= size || n != len_of(s, k))
+		return;
+	int bad = 0;
+	for (int i = 0; i < n && !bad; i++)
+		bad = b[i] != elem(s, k, i);
+	CHECK(!bad, "%s: contents of message %d from %d", how, k, s);
+}
+
+static void matched(void)
+{
+	int nmsg = (size - 1) * ROUNDS;
+	MPI_Request *sq = malloc(sizeof *sq * (size_t)(nmsg + 1));
+	int **sb = malloc(sizeof *sb * (size_t)(nmsg + 1));
+	int ns = 0;
+	for (int k = 0; k < ROUNDS; k++)
+		for (int j = 1; j < size; j++) {
+			int d = (rank + j) % size, n = len_of(rank, k);
+			sb[ns] = malloc(sizeof(int) * (size_t)n + 1);
+			for (int i = 0; i < n; i++)
+				sb[ns][i] = elem(rank, k, i);
+			MPI_Isend(sb[ns], n, MPI_INT, d, k, MPI_COMM_WORLD, &sq[ns]);
+			ns++;
+		}
+	int *want = calloc((size_t)size, sizeof(int));
+	for (int got = 0; got < nmsg;) {
+		MPI_Message m1, m2 = MPI_MESSAGE_NULL;
+		MPI_Status s1, s2, s3;
+		int flag = 0, n1 = 0, n2 = 0;
+		MPI_Mprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &m1, &s1);
+		CHECK(m1 != MPI_MESSAGE_NULL && m1 != MPI_MESSAGE_NO_PROC, "Mprobe gave no message");
+		MPI_Get_count(&s1, MPI_INT, &n1);
+		int *b1 = malloc(sizeof(int) * (size_t)n1 + 1), *b2 = NULL;
+		check_order(&s1, want, "Mprobe");
+		if (got + 1 < nmsg) {
+			/* A second one from any source, while the first is held:
+			 * never the first again. */
+			while (!flag) {
+				int f = 0;
+				MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &f, &s3);
+				MPI_Improbe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &m2, &s2);
+			}
+			check_order(&s2, want, "Improbe");
+			MPI_Get_count(&s2, MPI_INT, &n2);
+			b2 = malloc(sizeof(int) * (size_t)n2 + 1);
+			/* The second first. */
+			MPI_Status r2;
+			MPI_Mrecv(b2, n2, MPI_INT, &m2, &r2);
+			CHECK(m2 == MPI_MESSAGE_NULL, "Mrecv left the message handle set");
+			CHECK(r2.MPI_SOURCE == s2.MPI_SOURCE && r2.MPI_TAG == s2.MPI_TAG,
+			      "Mrecv status %d/%d, probe's %d/%d", r2.MPI_SOURCE, r2.MPI_TAG,
+			      s2.MPI_SOURCE, s2.MPI_TAG);
+			check_matched(b2, &r2, "Improbe+Mrecv");
+			got++;
+		}
+		MPI_Request rq;
+		MPI_Status r1;
+		MPI_Imrecv(b1, n1, MPI_INT, &m1, &rq);
+		MPI_Wait(&rq, &r1);
+		CHECK(r1.MPI_SOURCE == s1.MPI_SOURCE && r1.MPI_TAG == s1.MPI_TAG,
+		      "Imrecv status %d/%d, probe's %d/%d", r1.MPI_SOURCE, r1.MPI_TAG,
+		      s1.MPI_SOURCE, s1.MPI_TAG);
+		check_matched(b1, &r1, "Mprobe+Imrecv");
+		got++;
+		free(b1);
+		free(b2);
+	}
+	MPI_Waitall(ns, sq, MPI_STATUSES_IGNORE);
+	for (int i = 0; i < ns; i++)
+		free(sb[i]);
+	free(sb);
+	free(sq);
+	free(want);
+
+	/* MPI_PROC_NULL, MPI_MESSAGE_NULL, nothing there, truncation, oneself. */
+	MPI_Message m;
+	MPI_Status st;
+	int flag = 0, x = 5;
+	MPI_Mprobe(MPI_PROC_NULL, 0, MPI_COMM_WORLD, &m, &st);
+	CHECK(m == MPI_MESSAGE_NO_PROC && st.MPI_SOURCE == MPI_PROC_NULL, "Mprobe MPI_PROC_NULL");
+	MPI_Mrecv(&x, 1, MPI_INT, &m, &st);
+	CHECK(m == MPI_MESSAGE_NULL && st.MPI_SOURCE == MPI_PROC_NULL &&
+	              st.MPI_TAG == MPI_ANY_TAG && x == 5,
+	      "Mrecv MPI_MESSAGE_NO_PROC");
+	MPI_Improbe(MPI_PROC_NULL, 0, MPI_COMM_WORLD, &flag, &m, &st);
+	CHECK(flag && m == MPI_MESSAGE_NO_PROC, "Improbe MPI_PROC_NULL");
+	MPI_Request rq;
+	MPI_Imrecv(&x, 1, MPI_INT, &m, &rq);
+	MPI_Wait(&rq, &st);
+	CHECK(st.MPI_SOURCE == MPI_PROC_NULL && x == 5, "Imrecv MPI_MESSAGE_NO_PROC");
+	MPI_Improbe(MPI_ANY_SOURCE, 77, MPI_COMM_WORLD, &flag, &m, &st);
+	CHECK(!flag && m == MPI_MESSAGE_NULL, "Improbe found a message of tag 77");
+	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+	int rc = MPI_Mrecv(&x, 1, MPI_INT, &m, &st), cls = -1;
+	MPI_Error_class(rc, &cls);
+	CHECK(cls == MPI_ERR_ARG, "Mrecv of MPI_MESSAGE_NULL: error %d", rc);
+	int two[2] = {rank, -rank};
+	MPI_Send(two, 2, MPI_INT, rank, 12, MPI_COMM_WORLD);
+	MPI_Mprobe(rank, 12, MPI_COMM_WORLD, &m, &st);
+	CHECK(st.MPI_SOURCE == rank && st.MPI_TAG == 12, "Mprobe of a message to oneself");
+	rc = MPI_Mrecv(&x, 1, MPI_INT, &m, &st);
+	MPI_Error_class(rc, &cls);
+	CHECK(cls == MPI_ERR_TRUNCATE && m == MPI_MESSAGE_NULL, "Mrecv too small: error %d", rc);
+	MPI_Send(two, 2, MPI_INT, rank, 13, MPI_COMM_WORLD);
+	MPI_Mprobe(MPI_ANY_SOURCE, 13, MPI_COMM_WORLD, &m, &st);
+	int back[2] = {0};
+	MPI_Mrecv(back, 2, MPI_INT, &m, &st);
+	CHECK(back[0] == rank && back[1] == -rank, "Mrecv of a message to oneself");
+	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+}
+
 int main(int argc, char **argv)
 {
 	MPI_Init(&argc, &argv);
@@ -197,6 +329,8 @@ int main(int argc, char **argv)
 	by_tag();
 	MPI_Barrier(MPI_COMM_WORLD);
 	proc_null_and_self();
+	MPI_Barrier(MPI_COMM_WORLD);
+	matched();
 	int total = 0;
 	MPI_Allreduce(&fails, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
 	if (rank == 0 && total == 0)
