@@ -62,11 +62,11 @@ struct route_arg {
 	const struct tc_model *md;
 	double margin_ns; /* logical time left for the allreduce that syncs */
 	int emulated;
-	char spec[32];                /* the sub-team's topology (sub-rank 0) */
-	tc_time_t start[MAXK];        /* each root's common start S */
-	tc_time_t end[MAXK][MAXK];    /* [root][sub-rank]: clock after the bcast */
-	tc_time_t predicted[MAXK];    /* tc_predict_call on the sub-team's topology */
-	tc_time_t p2p_start, p2p_end; /* sub-rank k-1's receive from sub-rank 0 */
+	char spec[32];                 /* the sub-team's topology (sub-rank 0) */
+	tc_time_t start[MAXK];         /* each root's common start S */
+	tc_time_t end[MAXK][MAXK];     /* [root][sub-rank]: clock after the bcast */
+	tc_time_t predicted[MAXK];     /* tc_predict_call on the sub-team's topology */
+	tc_time_t p2p_start, p2p_end;  /* sub-rank k-1's receive from sub-rank 0 */
 	uint64_t wall_end[MAXK][MAXK]; /* emulated: CLOCK_MONOTONIC after the bcast */
 	int rc[MAXP];
 	char why[MAXP][128];
@@ -80,8 +80,10 @@ static uint64_t now_ns(void)
 }
 
 /* Brings every rank of sub to one clock S (returned): the latest clock
- * plus a margin longer than the allreduce that finds it. */
-static int sync_clocks(struct tc_proc *proc, struct tc_proc *sub, double margin_ns, tc_time_t *S)
+ * plus a margin longer than the allreduce that finds it.  Advanced on the
+ * sub-team's proc, which takes the rank's clock first: its point-to-point
+ * calls start from there. */
+static int sync_clocks(struct tc_proc *sub, double margin_ns, tc_time_t *S)
 {
 	int64_t c = tc_clock(sub), mx = 0;
 	int err = tc_allreduce(sub, &c, &mx, 1, TC_INT64, TC_OP_MAX, NULL);
@@ -91,7 +93,7 @@ static int sync_clocks(struct tc_proc *proc, struct tc_proc *sub, double margin_
 	tc_time_t now = tc_clock(sub);
 	if (now > *S)
 		return TC_ETIMEDOUT; /* the margin was too short: reported as such */
-	return tc_clock_advance(proc, (double)(*S - now) / TC_PS_PER_NS);
+	return tc_clock_advance(sub, (double)(*S - now) / TC_PS_PER_NS);
 }
 
 static int route_fn(struct tc_proc *proc, void *argp)
@@ -116,7 +118,7 @@ static int route_fn(struct tc_proc *proc, void *argp)
 	const struct tc_coll_opts lin = {.alg = "linear"};
 	for (int root = 0; !err && root < a->k; root++) {
 		tc_time_t S;
-		err = sync_clocks(proc, sub, a->margin_ns, &S);
+		err = sync_clocks(sub, a->margin_ns, &S);
 		if (err)
 			break;
 		a->start[root] = S;
@@ -133,14 +135,14 @@ static int route_fn(struct tc_proc *proc, void *argp)
 			snprintf(a->why[me], sizeof a->why[me], "root %d: data not delivered", root);
 		if (tc_rank(sub) == 0) {
 			struct tc_prediction pr;
-			int e = tc_predict(tc_team_topo(st), a->md, TC_COLL_BCAST, "linear", a->m, 1,
-			                   root, 0, &pr);
+			int e = tc_predict(tc_team_topo(st), a->md, TC_COLL_BCAST, "linear", a->m,
+			                   1, root, 0, &pr);
 			a->predicted[root] = e ? -1 : pr.modelled_ps;
 		}
 	}
 	/* Point-to-point between the first and the last member. */
 	if (!err && a->k > 1) {
-		err = sync_clocks(proc, sub, a->margin_ns, &a->p2p_start);
+		err = sync_clocks(sub, a->margin_ns, &a->p2p_start);
 		if (!err && tc_rank(sub) == 0)
 			err = tc_send(sub, a->k - 1, buf, a->m);
 		else if (!err && tc_rank(sub) == a->k - 1) {
@@ -211,7 +213,8 @@ static void check_subset(const char *spec, const int *mem, int k, const char *wa
 		/* Emulated: no member's bcast ends before epoch + its clock, and
 		 * the epoch is after t0. */
 		for (int i = 0; mode == TC_MODE_EMULATED && i < k; i++)
-			cr_assert_geq(a.wall_end[root][i] - t0, (uint64_t)(a.end[root][i] / TC_PS_PER_NS),
+			cr_assert_geq(a.wall_end[root][i] - t0,
+			              (uint64_t)(a.end[root][i] / TC_PS_PER_NS),
 			              "%s on %s, root %d: sub-rank %d took the data %llu ns after "
 			              "the start, before its arrival at %lld ns",
 			              spec, exec_names[e], root, i,
