@@ -8,7 +8,8 @@
  * (a row of a torus, a sub-cube of a hypercube) are charged as before.
  *
  * Every expected time is computed here from the parent's hop counts
- * (tc_topo_distance on the parent) and the clock rules of docs/design.md:
+ * (tc_topo_distance on the parent) and the clock rules of docs/design.md,
+ * also for a dup of the sub-team and a split of it (weights compose):
  * the linear broadcast's root sends to root-1, ..., 0, root+1, ..., k-1
  * back to back, its j-th send (j from 0) starting at j L and arriving
  * T(m, h_j) later, so the makespan is max((k-1) L, max_j (j L + T(m, h_j)))
@@ -62,11 +63,14 @@ struct route_arg {
 	const struct tc_model *md;
 	double margin_ns; /* logical time left for the allreduce that syncs */
 	int emulated;
-	char spec[32];                 /* the sub-team's topology (sub-rank 0) */
-	tc_time_t start[MAXK];         /* each root's common start S */
-	tc_time_t end[MAXK][MAXK];     /* [root][sub-rank]: clock after the bcast */
-	tc_time_t predicted[MAXK];     /* tc_predict_call on the sub-team's topology */
-	tc_time_t p2p_start, p2p_end;  /* sub-rank k-1's receive from sub-rank 0 */
+	char spec[32];                /* the sub-team's topology (sub-rank 0) */
+	tc_time_t start[MAXK];        /* each root's common start S */
+	tc_time_t end[MAXK][MAXK];    /* [root][sub-rank]: clock after the bcast */
+	tc_time_t predicted[MAXK];    /* tc_predict_call on the sub-team's topology */
+	tc_time_t p2p_start, p2p_end; /* sub-rank k-1's receive from sub-rank 0 */
+	/* The linear broadcast from sub-rank 0 on a dup of the sub-team, and on
+	 * the sub-team split again without its sub-rank 1 (k >= 3). */
+	tc_time_t dup_start, dup_end[MAXK], nest_start, nest_end[MAXK];
 	uint64_t wall_end[MAXK][MAXK]; /* emulated: CLOCK_MONOTONIC after the bcast */
 	int rc[MAXP];
 	char why[MAXP][128];
@@ -151,6 +155,30 @@ static int route_fn(struct tc_proc *proc, void *argp)
 			a->p2p_end = tc_clock(sub);
 		}
 	}
+	/* A dup, and a split of the sub-team, are charged by the same routes. */
+	struct tc_proc *dup = NULL, *nest = NULL;
+	if (!err)
+		err = tc_team_dup(sub, &dup);
+	if (!err)
+		err = sync_clocks(dup, a->margin_ns, &a->dup_start);
+	if (!err)
+		err = tc_bcast(dup, buf, a->m, TC_BYTE, 0, &lin);
+	if (!err) {
+		a->dup_end[tc_rank(dup)] = tc_clock(dup);
+		err = tc_team_free(dup);
+	}
+	const int sr = tc_rank(sub);
+	if (!err && a->k >= 3)
+		err = tc_team_split(sub, sr == 1 ? TC_UNDEFINED : 0, sr, NULL, &nest);
+	if (!err && nest) {
+		err = sync_clocks(nest, a->margin_ns, &a->nest_start);
+		if (!err)
+			err = tc_bcast(nest, buf, a->m, TC_BYTE, 0, &lin);
+		if (!err) {
+			a->nest_end[tc_rank(nest)] = tc_clock(nest);
+			err = tc_team_free(nest);
+		}
+	}
 	free(buf);
 	if (!err)
 		err = tc_team_free(sub);
@@ -210,16 +238,39 @@ static void check_subset(const char *spec, const int *mem, int k, const char *wa
 		             "%s %s, root %d: tc_predict_call on the sub-team's topology gives "
 		             "%lld ps, the parent's routes %lld",
 		             spec, sw, root, (long long)a.predicted[root], (long long)want);
-		/* Emulated: no member's bcast ends before epoch + its clock, and
-		 * the epoch is after t0. */
+		/* Emulated: no member takes the data before epoch + its clock (a
+		 * receive's completion; the root only sends), and the epoch is
+		 * after t0. */
 		for (int i = 0; mode == TC_MODE_EMULATED && i < k; i++)
-			cr_assert_geq(a.wall_end[root][i] - t0,
-			              (uint64_t)(a.end[root][i] / TC_PS_PER_NS),
-			              "%s on %s, root %d: sub-rank %d took the data %llu ns after "
-			              "the start, before its arrival at %lld ns",
-			              spec, exec_names[e], root, i,
-			              (unsigned long long)(a.wall_end[root][i] - t0),
-			              (long long)(a.end[root][i] / TC_PS_PER_NS));
+			if (i != root)
+				cr_assert_geq(a.wall_end[root][i] - t0,
+				              (uint64_t)(a.end[root][i] / TC_PS_PER_NS),
+				              "%s on %s, root %d: sub-rank %d took the data %llu ns after "
+				              "the start, before its arrival at %lld ns",
+				              spec, exec_names[e], root, i,
+				              (unsigned long long)(a.wall_end[root][i] - t0),
+				              (long long)(a.end[root][i] / TC_PS_PER_NS));
+	}
+	tc_time_t mk = 0, want = bcast_linear_ps(pt, md, mem, k, 0, a.m);
+	for (int i = 0; i < k; i++)
+		if (a.dup_end[i] - a.dup_start > mk)
+			mk = a.dup_end[i] - a.dup_start;
+	cr_assert_eq(mk, want, "%s %s on %s: a dup's makespan %lld ps, the parent's routes give %lld",
+	             spec, sw, exec_names[e], (long long)mk, (long long)want);
+	if (k >= 3) {
+		int nm[MAXK];
+		nm[0] = mem[0];
+		for (int i = 2; i < k; i++)
+			nm[i - 1] = mem[i];
+		mk = 0;
+		want = bcast_linear_ps(pt, md, nm, k - 1, 0, a.m);
+		for (int i = 0; i < k - 1; i++)
+			if (a.nest_end[i] - a.nest_start > mk)
+				mk = a.nest_end[i] - a.nest_start;
+		cr_assert_eq(mk, want,
+		             "%s %s on %s: a split of the sub-team: makespan %lld ps, the parent's "
+		             "routes give %lld",
+		             spec, sw, exec_names[e], (long long)mk, (long long)want);
 	}
 	int h = tc_topo_distance(pt, mem[0], mem[k - 1]);
 	cr_assert_eq(a.p2p_end - a.p2p_start, xfer_ps(md, a.m, h),
