@@ -563,7 +563,8 @@ TC_API int tc_alg_applies(const struct tc_topo *t, const struct tc_model *md, en
 struct tc_transfer {
 	int round;
 	int src, dst; /* ranks (src == dst: a local copy or combine) */
-	int hops;     /* links on its route (0 for local) */
+	int hops;     /* links on its route (0 for local); on a sub-team's
+	                 topology, the parent's links they stand for */
 	int combine;  /* the receiver combines (reduction) */
 	uint64_t bytes;
 	uint64_t src_off, dst_off; /* byte offsets in the two ranks' buffers */

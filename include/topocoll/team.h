@@ -398,14 +398,22 @@ TC_API void tc_proc_stats_reset(struct tc_proc *proc);
  *
  * The model: a sub-team keeps the parent's model, mode, rings, packet and
  * single-copy sizes, waiting policy, threads or fibres, timeout, mismatch
- * check and watchdog (no trace buffers).  Each of its links is charged as
- * one link (T(m, 1) per hop of its own routes), so the sub-teams the parent
- * induces are charged exactly as the parent's links; a link that is no
- * link of the parent (a general subset, a named topology) is charged as
- * one link too, not as the parent's route it stands for.  Its port
- * resources are its own (its messages and the parent's do not queue for
- * one port), and so are its statistics (tc_proc_stats, tc_team_stats).  The rank's logical clock is one: a collective on a sub-team
- * starts from the rank's clock and leaves it where the call ended
+ * check and watchdog (no trace buffers).  Each of its links stands for the
+ * parent's route between the parent ranks of its ends and is charged as
+ * that route: a link of the parent as one link, so the sub-teams the
+ * parent induces (rows, columns, sub-cubes) are charged exactly as the
+ * parent's links; any other link (a general subset's complete graph, a
+ * named topology's extra links) as the parent's hops between its ends, h
+ * (t_s + m t_w) under store-and-forward, t_s + m t_w + h t_h under
+ * cut-through, in the logical clock, in emulated mode's waits, in
+ * point-to-point calls and in tc_predict_call on the sub-team's topology
+ * (tc_team_topo), which then reports no closed form (formula_ns NAN).  Two
+ * of its messages crossing one link of the parent at once are not charged
+ * for it (the model charges no contention).  Its port resources are its
+ * own (its messages and the parent's do not queue for one port), and so
+ * are its statistics (tc_proc_stats, tc_team_stats; hops counts the
+ * parent's links).  The rank's logical clock is one: a collective on a
+ * sub-team starts from the rank's clock and leaves it where the call ended
  * (tc_clock of either proc); a point-to-point call on a sub-team's proc
  * advances that proc's clock, which the rank's clock takes at the proc's
  * next collective.

@@ -9,6 +9,7 @@
 #include "coll/vcount/vcount.h"
 #include "base/error_detail.h"
 #include "model/clock.h"
+#include "topo/charge.h"
 
 const char *tc_alg_name(enum tc_coll coll, int i)
 {
@@ -256,7 +257,7 @@ int tc_schedule_call(const struct tc_topo *t, const struct tc_model *md, const s
 	for (int r = 0; r < s.nrounds; r++)
 		for (int i = s.round_at[r]; i < s.round_at[r + 1]; i++) {
 			const struct tc__xfer *y = &s.x[i];
-			int hops = y->src == y->dst ? 0 : tc_topo_distance(t, y->src, y->dst);
+			int hops = y->src == y->dst ? 0 : tc__topo_charge(t, y->src, y->dst);
 			x[i] = (struct tc_transfer){.round = r,
 			                            .src = y->src,
 			                            .dst = y->dst,
@@ -405,7 +406,9 @@ int tc_predict_call(const struct tc_topo *t, const struct tc_model *md, const st
 	out->simulated = exact < 0;
 	out->transfers = exact < 0 ? s.nx : -1;
 	out->modelled_ps = exact < 0 ? sim.makespan : exact;
-	out->formula_ns = a->formula(&g);
+	/* The closed forms count every link as one: none on a sub-team's
+	 * links that stand for longer routes (lib/topo/charge.h). */
+	out->formula_ns = tc__topo_weighted(t) ? NAN : a->formula(&g);
 	out->rounds = exact < 0 ? sim.rounds : -1;
 	out->messages = sim.messages;
 	out->hop_messages = sim.hop_messages;

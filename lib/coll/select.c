@@ -26,6 +26,7 @@
 #include "coll/machine.h"
 #include "base/error_detail.h"
 #include "core/internal.h"
+#include "topo/charge.h"
 
 /* Levels of waiting of a schedule (lib/coll/machine.h, tc__wait_level_ns()):
  * over the rounds that move anything, the longest route of the round in
@@ -122,10 +123,12 @@ struct tc__cand {
 };
 
 /* The closed form of c under model md, in ps, or -1 where it is not the
- * exact modelled time (not TC__ALG_EXACT, or NAN). */
+ * exact modelled time (not TC__ALG_EXACT, NAN, or a topology whose links
+ * weigh more than one link: lib/topo/charge.h; the closed forms count a
+ * link as one). */
 static tc_time_t tc__exact_ps(const struct tc__alg *a, const struct tc__gen *g, const struct tc_model *md)
 {
-	if (!(a->flags & TC__ALG_EXACT))
+	if (!(a->flags & TC__ALG_EXACT) || tc__topo_weighted(g->t))
 		return -1;
 	struct tc__gen gm = *g;
 	gm.md = md;

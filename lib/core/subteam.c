@@ -8,6 +8,10 @@
  * resetting and marking ranks returned is driven by lib/run/run.c through
  * the calls here.
  *
+ * Its topology's links are weighed by the parent's routes between their
+ * ends (lib/topo/charge.h): what the clock charges a message of the
+ * sub-team is what the parent's network would carry.
+ *
  * Every sub-team is listed on its root (the team tc_team_create made), in
  * creation order, under the root's sub_mu: an abort of any of them aborts
  * the root and all of them (lib/core/team.c), a start of the root resets
@@ -19,6 +23,7 @@
 
 #include "base/error_detail.h"
 #include "core/internal.h"
+#include "topo/charge.h"
 
 int tc__team_sub_create(struct tc_team *parent, const char *spec, const int *parent_rank, int k,
                         struct tc_team **out)
@@ -47,6 +52,14 @@ int tc__team_sub_create(struct tc_team *parent, const char *spec, const int *par
 		return TC_ENOMEM;
 	}
 	memcpy(t->parent_rank, parent_rank, (size_t)k * sizeof *parent_rank);
+	/* Each link is the parent's route between its ends' parent ranks, and
+	 * is charged as such: 1 for the parent's own links (an induced
+	 * topology), the route's charge for the others (lib/topo/charge.h). */
+	err = tc__topo_weigh(t->topo, parent->topo, parent_rank);
+	if (err) {
+		tc__team_free(t);
+		return err;
+	}
 	/* The parent's resolved policy, not one resolved again for k ranks:
 	 * the sub-team's ranks share the root's CPUs with all its ranks.
 	 * cpus is set so that "p <= cpus" (a CPU per rank: spin, poll the

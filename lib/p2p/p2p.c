@@ -51,7 +51,9 @@
  * as a struct tc__far pushed onto the receiver's mailbox, a Treiber stack
  * that any rank pushes and its owner takes whole (tc__pull_far), while the
  * model charges its route (hops, the first link's send port, the last
- * link's receive port).  Below single_copy_min the node holds a copy and
+ * link's receive port).  A hop is charged as its link's weight
+ * (lib/topo/charge.h): one link on a team's own topology, the parent's
+ * route on a sub-team's general subset, for neighbours too.  Below single_copy_min the node holds a copy and
  * the send is complete at once; from it on the receiver copies out of the
  * sender's buffer, with the claim word and abort handshake of single-copy
  * descriptors (tc__rndv_quiesce then waits for every rank, not only the
@@ -78,6 +80,7 @@
 #include "p2p/p2p.h"
 #include "p2p/request.h"
 #include "base/error_detail.h"
+#include "topo/charge.h"
 
 static inline void tc__activate(struct tc_proc *proc, struct tc__port *port)
 {
@@ -1147,7 +1150,7 @@ static int tc__isend_far(struct tc_proc *proc, int dst, int tag, const void *buf
 	req->rbuf = NULL;
 	req->utag = tag;
 	req->far = 1;
-	req->hops = tc_topo_distance(t->topo, proc->rank, dst);
+	req->hops = tc__topo_charge(t->topo, proc->rank, dst);
 	int first = tc_topo_neighbor_index(t->topo, proc->rank,
 	                                   tc_topo_next_hop(t->topo, proc->rank, dst));
 	struct tc__mps *q = &t->mps;
@@ -1272,8 +1275,10 @@ static int tc__isend_engine(struct tc_proc *proc, int dst, int nbr, int tag, con
 		return TC_OK;
 	}
 	int first = nbr;
+	if (nbr >= 0)
+		req->hops = tc__topo_link_charge(t->topo, proc->rank, nbr);
 	if (nbr < 0) {
-		req->hops = tc_topo_distance(t->topo, proc->rank, dst);
+		req->hops = tc__topo_charge(t->topo, proc->rank, dst);
 		first = tc_topo_neighbor_index(t->topo, proc->rank,
 		                               tc_topo_next_hop(t->topo, proc->rank, dst));
 	}
@@ -1304,6 +1309,7 @@ static int tc__isend_checked(struct tc_proc *proc, int dst, int nbr, int tag, co
 	req->sbuf = buf;
 	req->rbuf = NULL;
 	req->utag = tag;
+	req->hops = tc__topo_link_charge(proc->team->topo, proc->rank, nbr);
 	struct tc__mps *q = &proc->team->mps;
 	req->clock = tc__clock_send(q, proc->clock, &proc->res_free[tc__res_send(q, nbr)], bytes,
 	                            req->hops, &req->done_at);
@@ -1862,11 +1868,12 @@ static int tc__send_as(struct tc_proc *proc, int dst, int tag, const void *buf, 
 		 * if the message goes now (otherwise tc_isend() applies it). */
 		struct tc__mps *q = &proc->team->mps;
 		tc_time_t res = proc->res_free[tc__res_send(q, nbr)], done;
-		tc_time_t arrival = tc__clock_send(q, proc->clock, &res, bytes, 1, &done);
+		const int hops = tc__topo_link_charge(proc->team->topo, proc->rank, nbr);
+		tc_time_t arrival = tc__clock_send(q, proc->clock, &res, bytes, hops, &done);
 		if (tc__send_eager_aux(proc, nbr, buf, bytes, TC__MSG_USER, (uint64_t)(unsigned)tag,
 		                       arrival, proc->team->single_copy_min)) {
 			proc->res_free[tc__res_send(q, nbr)] = res;
-			tc__clock_sent(proc, done, 1, bytes);
+			tc__clock_sent(proc, done, hops, bytes);
 			return TC_OK;
 		}
 	}

@@ -216,7 +216,7 @@ static void tc__trace_round(struct tc_proc *proc, const struct tc__sched *s,
 			continue;
 		const struct tc__xfer *y = &s->x[x->xi];
 		tc_time_t L = tc__link_time(q, y->bytes);
-		tc_time_t start = rd->st[i].arrival - tc__xfer_time(q, y->bytes, x->hops);
+		tc_time_t start = rd->st[i].arrival - tc__xfer_time(q, y->bytes, x->charge);
 		struct tc_event e = {.round = r,
 		                     .xfer = x->xi,
 		                     .peer = proc->nbrs[x->nbr],
@@ -233,7 +233,7 @@ static void tc__trace_round(struct tc_proc *proc, const struct tc__sched *s,
 			/* Hop h of the route: store-and-forward sends it on once it
 			 * has all arrived, cut-through t_h after its head did. */
 			e.kind = TC_EV_FORWARD;
-			e.lt0 = start + (tc_time_t)x->hop * (q->ct ? q->th : L);
+			e.lt0 = start + (tc_time_t)x->at * (q->ct ? q->th : L);
 		}
 		e.lt1 = e.lt0 + L;
 		tc__trace(proc, &e);
@@ -263,10 +263,10 @@ static tc_time_t tc__item_sent(struct tc_proc *proc, const struct tc__sched *s,
 	const struct tc__xfer *y = &s->x[x->xi];
 	tc_time_t done;
 	tc_time_t arrival = tc__clock_send(q, proc->clock, &proc->res_free[tc__res_send(q, x->nbr)],
-	                                   y->bytes, x->hops, &done);
+	                                   y->bytes, x->charge, &done);
 	*send_done = tc__max_time(*send_done, done);
 	proc->stats.transfers_sent++;
-	proc->stats.hops += (uint64_t)x->hops;
+	proc->stats.hops += (uint64_t)x->charge;
 	proc->stats.busy_ps = tc__sat_add(proc->stats.busy_ps, tc__link_time(q, y->bytes));
 	return arrival;
 }

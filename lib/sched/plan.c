@@ -6,6 +6,7 @@
  * cut-through transfers and the rounds that may run eagerly.
  */
 #include "sched/plan.h"
+#include "topo/charge.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,19 @@ static int tc__xroute(const struct tc_topo *t, const struct tc__xfer *x, int *pa
 		return 1;
 	}
 	return tc_topo_route(t, x->src, x->dst, path, cap);
+}
+
+/* The charge of path[0..hops]'s first `upto` links (all of them when
+ * upto < 0): what the clock charges for them (lib/topo/charge.h). */
+static int tc__path_charge(const struct tc_topo *t, const int *path, int hops, int upto)
+{
+	const int n = upto < 0 ? hops : upto;
+	if (!tc__topo_weighted(t))
+		return n;
+	int c = 0;
+	for (int h = 0; h < n; h++)
+		c += tc__topo_link_charge(t, path[h], tc_topo_neighbor_index(t, path[h], path[h + 1]));
+	return c;
 }
 
 /* Whether another transfer of its round touches the regions that
@@ -184,6 +198,7 @@ int tc__plan_build(struct tc_proc *proc, const struct tc__sched *s, const int *m
 			if (x->src != me && x->dst != me && tc_topo_neighbor_index(t, x->src, x->dst) >= 0)
 				continue;
 			int hops = tc__xroute(t, x, path, team->p);
+			int charge = tc__path_charge(t, path, hops, -1);
 			bool split = q->ct && hops > 1 && pl->chunk && x->bytes > pl->chunk;
 			uint64_t plen = split ? pl->chunk : x->bytes;
 			/* At most TC__MAX_PACKETS packets per transfer: a tiny mu
@@ -197,6 +212,7 @@ int tc__plan_build(struct tc_proc *proc, const struct tc__sched *s, const int *m
 				struct tc__pitem p = {.kind = TC__IT_SEND,
 				                      .xi = i,
 				                      .hops = hops,
+				                      .charge = charge,
 				                      .nbr = tc_topo_neighbor_index(t, me, path[1]),
 				                      .buf = x->sbuf,
 				                      .boff = x->soff};
@@ -210,6 +226,8 @@ int tc__plan_build(struct tc_proc *proc, const struct tc__sched *s, const int *m
 				                       .xi = i,
 				                       .hop = h,
 				                       .hops = hops,
+				                       .charge = charge,
+				                       .at = tc__path_charge(t, path, hops, h),
 				                       .nbr = tc_topo_neighbor_index(t, me, path[h - 1]),
 				                       .buf = TC__BUF_STAGE,
 				                       .boff = stage};
@@ -243,6 +261,7 @@ int tc__plan_build(struct tc_proc *proc, const struct tc__sched *s, const int *m
 				struct tc__pitem p = {.kind = TC__IT_RECV,
 				                      .xi = i,
 				                      .hops = hops,
+				                      .charge = charge,
 				                      .nbr = tc_topo_neighbor_index(t, me, path[hops - 1]),
 				                      .staged = staged,
 				                      .direct = direct,

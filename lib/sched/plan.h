@@ -48,6 +48,9 @@ struct tc__pitem {
 	int link;      /* forwarded out-item: its in-item (index in the plan) */
 	int chunk;     /* packet number */
 	int hop, hops; /* position on the route (forwards), route length */
+	int charge;    /* the route's charge in links (lib/topo/charge.h):
+	                  hops, or the parent's on a sub-team's general subset */
+	int at;        /* forwards: the charge of the route's links before hop */
 	int buf;       /* TC__BUF_IN / OUT / TMP, or TC__BUF_STAGE */
 	int staged;    /* receive landing in staging */
 	int direct;    /* receive combined out of the sender's buffer */

@@ -47,6 +47,7 @@
 
 #include "model/clock.h"
 #include "sched/sched.h"
+#include "topo/charge.h"
 #include "topocoll/error.h"
 
 /* Most contentions stored in tc__sim.contention (all are counted). */
@@ -223,8 +224,11 @@ static int tc__hop_push(struct tc__simctx *c, long link, int xfer, tc_time_t a, 
 
 /* Step 1 of a round for transfer i (non-local): routes it, posts the send
  * on the source's port, records arrival, sender completion, the last hop's
- * origin and the link occupations.  Routes are shortest paths, so the
- * route's hop count is tc_topo_distance(src, dst). */
+ * origin and the link occupations.  The transfer is charged as its route's
+ * links' weights (lib/topo/charge.h): its hop count on a team's own
+ * topology, the parent's hops on a sub-team's general subset; a link of
+ * weight w is held from the time the route's earlier links let the data
+ * reach it, and link crossings count weights. */
 static int tc__sim_send(struct tc__simctx *c, struct tc__sim *out, int i)
 {
 	const tc_time_t *clock = out->clock;
@@ -237,23 +241,36 @@ static int tc__sim_send(struct tc__simctx *c, struct tc__sim *out, int i)
 	int nbr = tc_topo_neighbor_index(c->t, x->src, c->route[1]);
 	if (nbr < 0)
 		return TC_EINVAL;
+	const int weighted = tc__topo_weighted(c->t);
+	int w = l;
+	if (weighted) {
+		w = 0;
+		for (int k = 0; k < l; k++) {
+			int j = tc_topo_neighbor_index(c->t, c->route[k], c->route[k + 1]);
+			if (j < 0)
+				return TC_EINVAL;
+			w += tc__topo_link_charge(c->t, c->route[k], j);
+		}
+	}
 	tc_time_t *rf = &c->res[c->res_off[x->src] + tc__res_send(&c->q, nbr)];
-	c->arr[i] = tc__clock_send(&c->q, clock[x->src], rf, x->bytes, l, &c->done[i]);
+	c->arr[i] = tc__clock_send(&c->q, clock[x->src], rf, x->bytes, w, &c->done[i]);
 	c->last[i] = c->route[l - 1];
-	out->hop_messages += l;
+	out->hop_messages += w;
 
-	tc_time_t start = c->arr[i] - tc__xfer_time(&c->q, x->bytes, l);
+	tc_time_t start = c->arr[i] - tc__xfer_time(&c->q, x->bytes, w);
 	tc_time_t L = tc__link_time(&c->q, x->bytes);
 	tc_time_t step = c->q.ct ? c->q.th : L;
+	int before = 0; /* weight of the route's links before hop k */
 	for (int k = 0; k < l; k++) {
 		int j = tc_topo_neighbor_index(c->t, c->route[k], c->route[k + 1]);
 		if (j < 0)
 			return TC_EINVAL;
 		/* Saturating: times at TC__TIME_MAX (absurd models) stay there. */
-		tc_time_t a = tc__sat_add(start, tc__sat_mul((uint64_t)k, step));
+		tc_time_t a = tc__sat_add(start, tc__sat_mul((uint64_t)before, step));
 		int rc = tc__hop_push(c, c->arc_off[c->route[k]] + j, i, a, tc__sat_add(a, L));
 		if (rc)
 			return rc;
+		before += weighted ? tc__topo_link_charge(c->t, c->route[k], j) : 1;
 	}
 	return 0;
 }

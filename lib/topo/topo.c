@@ -272,6 +272,7 @@ void tc_topo_destroy(struct tc_topo *t)
 		return;
 	free(t->off);
 	free(t->adj);
+	free(t->wt);
 	free(t);
 }
 

@@ -35,6 +35,9 @@ struct tc_topo {
 	int arity;                    /* tree: K; 0 otherwise */
 	size_t *off;                  /* p + 1 offsets into adj (CSR) */
 	int *adj;                     /* sorted neighbour lists, props.arcs ints */
+	int *wt;                      /* per arc, beside adj: its weight in links
+	                                 of the network underneath (charge.h);
+	                                 NULL: every link weighs 1 */
 	struct tc_topo_props props;
 };
 

@@ -16,9 +16,13 @@
  * from there, so every route is a shortest path and route(src) is src
  * followed by route(next_hop(src)).  next_hop() costs O(dimensions) (O(depth)
  * <= 20 steps on a tree with K >= 2); route() costs O(hops).
+ * The charges of routes over weighted links (lib/topo/charge.h) are at the
+ * end: the same walk, summing the weights.
  */
 #include <stddef.h>
+#include <stdlib.h>
 
+#include "topo/charge.h"
 #include "topo/topo_internal.h"
 #include "topocoll/error.h"
 
@@ -222,4 +226,53 @@ uint32_t tc_gray_inverse(uint32_t g)
 	g ^= g >> 8;
 	g ^= g >> 16;
 	return g;
+}
+
+/* ---- charges (lib/topo/charge.h) ---------------------------------------- */
+
+int tc__topo_weighted(const struct tc_topo *t)
+{
+	return t->wt != NULL;
+}
+
+int tc__topo_link_charge(const struct tc_topo *t, int u, int nbr)
+{
+	return t->wt ? t->wt[t->off[u] + (size_t)nbr] : 1;
+}
+
+int tc__topo_charge(const struct tc_topo *t, int u, int v)
+{
+	if (!t->wt)
+		return tc__distance(t, u, v);
+	int c = 0;
+	while (u != v) {
+		int n = tc__next_hop(t, u, v);
+		c += tc__topo_link_charge(t, u, tc_topo_neighbor_index(t, u, n));
+		u = n;
+	}
+	return c;
+}
+
+int tc__topo_weigh(struct tc_topo *t, const struct tc_topo *parent, const int *members)
+{
+	if (!t || !parent || !members || t->wt)
+		return TC_EINVAL;
+	for (int u = 0; u < t->p; u++)
+		if (members[u] < 0 || members[u] >= parent->p)
+			return TC_EINVAL;
+	const size_t arcs = t->off[t->p];
+	int *wt = malloc((arcs ? arcs : 1) * sizeof *wt);
+	if (!wt)
+		return TC_ENOMEM;
+	int heavy = 0;
+	for (int u = 0; u < t->p; u++)
+		for (size_t i = t->off[u]; i < t->off[u + 1]; i++) {
+			wt[i] = tc__topo_charge(parent, members[u], members[t->adj[i]]);
+			heavy |= wt[i] != 1;
+		}
+	if (heavy)
+		t->wt = wt;
+	else
+		free(wt);
+	return TC_OK;
 }
