@@ -64,6 +64,16 @@ int tcmpi__op_commutative(MPI_Op op);
  * layer, 0; or -1 when the layer must reduce itself. */
 int tcmpi__op_native(MPI_Op op, MPI_Datatype dt, enum tc_op *tcop, struct tc_user_op *user);
 
+/* A communicator's Cartesian topology (shim_cart.c): ndims sides and
+ * periodic flags, ranks in row-major order (the last dimension fastest). */
+#define TCMPI_MAX_DIMS TC_TOPO_MAX_DIMS
+struct tcmpi__cart {
+	int on; /* the communicator has one (MPI_Topo_test: MPI_CART) */
+	int ndims;
+	int dims[TCMPI_MAX_DIMS];
+	int periods[TCMPI_MAX_DIMS];
+};
+
 /* Communicators (shim_core.c). */
 struct tcmpi__comm {
 	int used;
@@ -73,10 +83,17 @@ struct tcmpi__comm {
 	int sub;              /* proc is of a sub-team the communicator owns */
 	MPI_Errhandler errh;
 	char name[MPI_MAX_OBJECT_NAME];
+	struct tcmpi__cart cart; /* kept by MPI_Comm_dup, by no other call */
 };
 struct tcmpi__comm *tcmpi__comm(MPI_Comm c);
 int tcmpi__comm_size(const struct tcmpi__comm *c);
 int tcmpi__comm_rank(const struct tcmpi__comm *c);
+/* A new communicator like c (its error handler; a communicator of the
+ * calling rank alone when c is), without topology: *out, or an error. */
+int tcmpi__comm_new(const struct tcmpi__comm *c, MPI_Comm *out, const char *fn);
+/* A new communicator like c of the sub-team whose proc is proc (NULL:
+ * *out = MPI_COMM_NULL), which it owns from then on, even on error. */
+int tcmpi__comm_sub(const struct tcmpi__comm *c, struct tc_proc *proc, MPI_Comm *out, const char *fn);
 
 /* Requests (shim_p2p.c): a message, or a collective, nonblocking or
  * persistent.  The handle is an index; the request never moves. */

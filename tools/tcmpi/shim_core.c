@@ -384,8 +384,9 @@ int MPI_Get_library_version(char *version, int *resultlen)
 }
 
 /* ---------------------------------------------------------------------
- * Communicators: MPI_COMM_WORLD (the team), MPI_COMM_SELF, and duplicates
- * of either.  Splitting into sub-teams is not available yet.
+ * Communicators: MPI_COMM_WORLD (the team), MPI_COMM_SELF, and the
+ * sub-teams made from them (duplicates, splits; Cartesian ones in
+ * shim_cart.c).
  */
 struct tcmpi__comm *tcmpi__comm(MPI_Comm c)
 {
@@ -477,6 +478,7 @@ static int comm_new(const struct tcmpi__comm *from, MPI_Comm *out, const char *f
 		if (!comms[i].used) {
 			comms[i] = *from;
 			comms[i].sub = 0;
+			comms[i].cart.on = 0;
 			snprintf(comms[i].name, sizeof comms[i].name, "%s", "");
 			*out = i;
 			return MPI_SUCCESS;
@@ -516,13 +518,14 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 	COMM_OR_FAIL(c, comm);
 	if (!newcomm)
 		return tcmpi__error(comm, MPI_ERR_ARG, __func__, "NULL newcomm");
-	if (c->self)
-		return comm_new(c, newcomm, __func__);
 	struct tc_proc *np = NULL;
-	int rc = tc_team_dup(c->proc, &np);
+	int rc = c->self ? MPI_SUCCESS : tc_team_dup(c->proc, &np);
 	if (rc)
 		return tcmpi__tc_error(comm, rc, __func__);
-	return comm_sub(c, np, newcomm, __func__);
+	rc = c->self ? comm_new(c, newcomm, __func__) : comm_sub(c, np, newcomm, __func__);
+	if (rc == MPI_SUCCESS)
+		comms[*newcomm].cart = c->cart; /* a duplicate keeps the topology */
+	return rc;
 }
 
 int MPI_Comm_free(MPI_Comm *comm)
@@ -589,4 +592,14 @@ int MPI_Comm_test_inter(MPI_Comm comm, int *flag)
 		return tcmpi__error(comm, MPI_ERR_ARG, __func__, "NULL flag");
 	*flag = 0;
 	return MPI_SUCCESS;
+}
+
+int tcmpi__comm_new(const struct tcmpi__comm *c, MPI_Comm *out, const char *fn)
+{
+	return comm_new(c, out, fn);
+}
+
+int tcmpi__comm_sub(const struct tcmpi__comm *c, struct tc_proc *proc, MPI_Comm *out, const char *fn)
+{
+	return comm_sub(c, proc, out, fn);
 }

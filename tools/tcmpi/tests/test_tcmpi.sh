@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 #
-# test_tcmpi.sh TCMPIRUN BINDIR TCMPICC - TAP: the MPI layer's test
+# test_tcmpi.sh TCMPIRUN BINDIR TCMPICC [TOPOCOLL] - TAP: the MPI layer's test
 # programs (BINDIR/*.so, built by tcmpicc) run by tcmpirun at several P on
 # threads and fibres: every collective validated, derived datatypes,
 # point-to-point messages with tags and wildcards, probes, split and duplicated
-# communicators, nonblocking and persistent collectives,
-# per-rank globals and C library state, exit() ending a rank, an
+# communicators, nonblocking and persistent collectives, Cartesian
+# communicators (with TOPOCOLL, the topocoll CLI: a grid's broadcast modelled
+# as topocoll predicts it on that mesh or torus), per-rank globals and C library state, exit() ending a rank, an
 # unsupported function reported by name; and tcmpirun's own errors.
 set -u
 run=${1:?usage: test_tcmpi.sh tcmpirun bindir tcmpicc}
 bin=${2:?}
 tcmpicc=${3:?}
+cli=${4:-}
 n=0
 nfail=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
@@ -48,6 +50,10 @@ for exec in threads fibres; do
 				-np $p --exec $exec "$bin/$t.so"
 		done
 	done
+	for p in 1 4 6 12; do
+		expect 0 'mpi_cart: p = [0-9]+: ok' "mpi_cart p=$p $exec" -- \
+			-np $p --exec $exec "$bin/mpi_cart.so"
+	done
 	for p in 1 2 4; do
 		expect 0 'mpi_clock: p = [0-9]+: ok' "mpi_clock p=$p $exec" -- \
 			-np $p --exec $exec "$bin/mpi_clock.so"
@@ -75,6 +81,43 @@ expect 0 'mpi_coll: p = 16: ok' "mpi_coll p=16 hypercube" -- \
 for t in mpi_p2p mpi_split mpi_icoll mpi_probe; do
 	expect 0 "$t: p = 64: ok" "$t p=64 fibres" -- -np 64 --exec fibres "$bin/$t.so"
 done
+expect 0 'mpi_cart: p = 64: ok' "mpi_cart p=64 fibres" -- -np 64 --exec fibres "$bin/mpi_cart.so"
+# A grid's collectives run on its mesh or torus: the modelled time of a
+# broadcast and of an alltoall on a 4x4 grid over complete:16 is topocoll's
+# prediction for mesh:4x4 or torus:4x4 (the three alltoall predictions
+# differ, so the match names the topology).
+if [ -n "$cli" ]; then
+	model="--ts 1000 --tw 1"
+	predict() { # TOPO COLL: the modelled ns of 4096 bytes
+		"$cli" predict --topo "$1" --coll "$2" --bytes 4096 $model --json 2>&1 |
+			sed -n 's/.*"modelled_ns": *\([0-9.e+]*\).*/\1/p' | head -n 1
+	}
+	a_mesh=$(predict mesh:4x4 alltoall)
+	a_torus=$(predict torus:4x4 alltoall)
+	a_complete=$(predict complete:16 alltoall)
+	if [ -n "$a_mesh" ] && [ "$a_mesh" != "$a_torus" ] && [ "$a_torus" != "$a_complete" ] &&
+		[ "$a_mesh" != "$a_complete" ]; then
+		ok "alltoall predictions differ: mesh $a_mesh, torus $a_torus, complete $a_complete ns"
+	else
+		not_ok "alltoall predictions: mesh '$a_mesh', torus '$a_torus', complete '$a_complete' ns"
+	fi
+	for shape in torus mesh; do
+		out=$(timeout 300 "$run" --timeout 60000 -np 16 --exec fibres $model --report \
+			"$bin/mpi_cart.so" model 4096 $shape 2>&1)
+		for c in bcast alltoall; do
+			want=$(predict $shape:4x4 $c)
+			got=$(printf '%s\n' "$out" | awk -v c="$c" \
+				'tolower($1) == "mpi_" c { printf "%.0f\n", $4 * 1000 }')
+			if printf '%s\n' "$out" | grep -q 'mpi_cart: bcast and alltoall .*: ok' &&
+				[ -n "$want" ] && [ -n "$got" ] && awk -v a="$got" -v b="$want" \
+				'BEGIN { d = a - b; exit !(d < 1 && d > -1 && b > 0) }'; then
+				ok "$c on a $shape:4x4 grid modelled as topocoll predicts: $got ns"
+			else
+				not_ok "$c on a $shape:4x4 grid: modelled '$got' ns, predicted '$want' ns" "$out"
+			fi
+		done
+	done
+fi
 expect 0 'mpi_p2p: p = 16: ok' "mpi_p2p p=16 hypercube (messages routed)" -- \
 	-np 16 --topo hypercube:4 --exec fibres "$bin/mpi_p2p.so"
 expect 0 'mpi_probe: p = 16: ok' "mpi_probe p=16 hypercube (messages routed)" -- \
