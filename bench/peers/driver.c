@@ -668,7 +668,7 @@ static void goals(void)
 	goal("p=2 allreduce 1 Mi doubles <= OpenMP", PR_ALLREDUCE, 2, (size_t)8 << 20, IMPL_OPENMP, 1, 0);
 	goal("p=2 barrier <= OpenMP", PR_BARRIER, 2, 0, IMPL_OPENMP, 1, 0);
 	for (int g = 1; g < NGROUP; g++)
-		for (int i = 1; i < NIMPL; i++) {
+		for (int i = 1; i < NPEER; i++) {
 			char what[96];
 			snprintf(what, sizeof what, "p=%d allreduce 1 double < %s", group_p[g],
 			         impl_name[i]);
