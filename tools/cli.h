@@ -32,6 +32,11 @@
 
 /* One line "topocoll: MESSAGE" on stderr; return CLI_USAGE / CLI_FAIL. */
 int cli_usage(const char *fmt, ...) CLI_PRINTF(1, 2);
+/* Non-zero: cli_usage and cli_fail print nothing (the processes of an MPI
+ * job other than process 0, which speaks for them all). */
+extern int cli_msg_quiet;
+/* Whether a command line asks for --engine mpi (never with --help). */
+int cli_wants_mpi(int argc, char **argv);
 int cli_fail(const char *fmt, ...) CLI_PRINTF(1, 2);
 
 /* ---- subcommands ------------------------------------------------------- */
@@ -339,6 +344,8 @@ struct cli_run_result {
 	double call_min_ns, call_max_ns; /* the fastest and slowest call: from the
 	                           first rank's entry to the last rank's exit */
 	double run_modelled_ns;          /* the makespan of the last run (all its calls) */
+	int processes; /* over MPI (cli_mpi_run_coll): the processes that ran their
+	                  rank; 0 on threads */
 };
 
 /*
@@ -348,6 +355,23 @@ struct cli_run_result {
  * Inputs must be valid: bytes a multiple of the datatype size.
  */
 int cli_run_coll(struct tc_team *team, const struct cli_run_args *a, struct cli_run_result *r);
+/*
+ * One rank of cli_run_coll's case outside tc_run: the rank a process of a
+ * team over MPI runs (tools/cli_mpi.c), with the same inputs and the same
+ * reference.  cli_rank_run_new builds every rank's inputs and rank r's
+ * expected result (NULL: out of memory); cli_rank_run_prep readies the
+ * buffers before call k (poison: the receive buffer set to the complement
+ * of its expected bytes, as before a run's first call); cli_rank_run_call
+ * makes call k on proc (tc_last_coll tells what ran); cli_rank_run_check
+ * gives the first wrong element of the receive buffer, -1 when it is
+ * right.  A barrier is not checked for early leavers here.
+ */
+struct cli_rank_run;
+struct cli_rank_run *cli_rank_run_new(const struct cli_run_args *a, int p, int r);
+void cli_rank_run_prep(struct cli_rank_run *x, int poison);
+int cli_rank_run_call(struct cli_rank_run *x, struct tc_proc *proc, int k);
+long long cli_rank_run_check(const struct cli_rank_run *x);
+void cli_rank_run_free(struct cli_rank_run *x);
 /* Whether collective c takes TC_IN_PLACE as its send buffer in cli_run_coll
  * (allreduce, reduce, allgather, gather, scan, shift, gray2binary,
  * binary2gray); the list for messages into buf. */

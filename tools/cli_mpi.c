@@ -1,15 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tools/cli_mpi.c - `topocoll run --engine mpi` (topocoll-mpi, which
- * topocoll starts: tools/cli_mpi_exec.c): the case run by a team
+ * tools/cli_mpi.c - `topocoll run|sweep|trace --engine mpi` (topocoll-mpi,
+ * which topocoll starts: tools/cli_mpi_exec.c).  run: the case run by a team
  * over the processes of an MPI job (topocoll/mpi.h, docs/mpi.md), started
  * as `mpirun -np P topocoll run --engine mpi --topo SPEC:P ...`.  Process
  * 0 prints: the result checked against the same call on a team of threads
  * (every process's buffer), the measured time per call, the modelled
  * time, with --mode emulated the emulated time of one call against it,
  * and with --vs-mpi the MPI library's own collective of the same shape
- * timed the same way.
+ * timed the same way.  sweep and trace: a team over the job's processes
+ * in place of a team of threads (cli_mpi_team), the case run on it by
+ * every process (cli_mpi_run_coll) and the events gathered to process 0
+ * (cli_mpi_gather_events); process 0 prints.
  */
+#include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -401,4 +406,336 @@ out:
 	tc_team_destroy_mpi(team);
 	MPI_Finalize();
 	return status;
+}
+
+/* ---- sweep and trace over MPI ------------------------------------------ */
+
+int cli_mpi_begin(const char *cmd, int argc, char **argv, int *me, int *np)
+{
+	(void)argc;
+	(void)argv;
+	if (!tc_mpi_launched())
+		return cli_usage("%s: --engine mpi: this process was not started by an MPI launcher; "
+		                 "start it as: mpirun -np P topocoll %s --engine mpi --topo SPEC ... "
+		                 "(P processes, the topology's node count)",
+		                 cmd, cmd);
+	MPI_Init(NULL, NULL);
+	MPI_Comm_rank(MPI_COMM_WORLD, me);
+	MPI_Comm_size(MPI_COMM_WORLD, np);
+	if (*me != 0) {
+		fflush(stdout);
+		if (!freopen("/dev/null", "w", stdout))
+			fclose(stdout);
+		cli_msg_quiet = 1;
+	}
+	return CLI_OK;
+}
+
+int cli_mpi_end(int status)
+{
+	int worst = status;
+	MPI_Allreduce(&status, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+	fflush(stdout);
+	MPI_Finalize();
+	return worst;
+}
+
+/* The teams of cli_mpi_team and this process's rank of each. */
+#define CLI_MPI_TEAMS 8
+static struct {
+	struct tc_team *team;
+	struct tc_proc *proc;
+} mpi_teams[CLI_MPI_TEAMS];
+
+static struct tc_proc *proc_of(const struct tc_team *team)
+{
+	for (int i = 0; i < CLI_MPI_TEAMS; i++)
+		if (team && mpi_teams[i].team == team)
+			return mpi_teams[i].proc;
+	return NULL;
+}
+
+int cli_mpi_team(const struct tc_team_config *cfg, int direct, struct tc_team **team)
+{
+	*team = NULL;
+	int slot = 0;
+	while (slot < CLI_MPI_TEAMS && mpi_teams[slot].team)
+		slot++;
+	if (slot == CLI_MPI_TEAMS)
+		return TC_ELIMIT; /* the same everywhere: no process calls MPI */
+	struct tc_mpi_opts opts = {.route = direct ? TC_MPI_DIRECT : TC_MPI_FORWARD};
+	struct tc_proc *proc = NULL;
+	int err = tc_team_create_mpi(MPI_COMM_WORLD, cfg, &opts, team, &proc);
+	if (!err) {
+		mpi_teams[slot].team = *team;
+		mpi_teams[slot].proc = proc;
+	}
+	return err;
+}
+
+void cli_mpi_team_destroy(struct tc_team *team)
+{
+	for (int i = 0; i < CLI_MPI_TEAMS; i++)
+		if (team && mpi_teams[i].team == team)
+			mpi_teams[i].team = NULL, mpi_teams[i].proc = NULL;
+	tc_team_destroy_mpi(team);
+}
+
+/* The error of the lowest process that has one (every process gets it),
+ * or 0. */
+static int agree_err(int err)
+{
+	int me, who, first = INT_MAX;
+	MPI_Comm_rank(MPI_COMM_WORLD, &me);
+	who = err ? me : INT_MAX;
+	MPI_Allreduce(&who, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+	if (first == INT_MAX)
+		return 0;
+	int e = err;
+	MPI_Bcast(&e, 1, MPI_INT, first, MPI_COMM_WORLD);
+	return e;
+}
+
+/* Raises every process's logical clock to the largest of them and floor;
+ * *c0 is that common start.  Emulated: waits for it. */
+static int align_clock(struct tc_proc *proc, tc_time_t floor, tc_time_t *c0)
+{
+	tc_time_t c = tc_clock(proc), mx = 0;
+	if (c < floor)
+		c = floor;
+	MPI_Allreduce(&c, &mx, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
+	*c0 = mx;
+	tc_time_t now = tc_clock(proc);
+	return mx > now ? tc_clock_advance(proc, (double)(mx - now) / 1000.0) : 0;
+}
+
+static uint64_t str_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (; s && *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+static int cmp_double(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+	return (a > b) - (a < b);
+}
+
+int cli_mpi_run_coll(struct tc_team *team, const struct cli_run_args *a, struct cli_run_result *res)
+{
+	int me, np;
+	MPI_Comm_rank(MPI_COMM_WORLD, &me);
+	MPI_Comm_size(MPI_COMM_WORLD, &np);
+	memset(res, 0, sizeof *res);
+	res->mismatch_rank = -1;
+	struct tc_proc *proc = proc_of(team);
+	const int nrun = a->repeat > 0 ? a->repeat : 1;
+	const int total = (a->warmup > 0 ? a->warmup : 0) + nrun;
+	const int auto_calls = a->calls <= 0 && !a->emulated;
+	struct cli_rank_run *x = proc ? cli_rank_run_new(a, np, me) : NULL;
+	double *meas = calloc((size_t)nrun, sizeof *meas);
+	int err = agree_err(!proc ? TC_EINVAL : !x || !meas ? TC_ENOMEM : 0);
+	struct tc_coll_info ci = {0};
+	long long bad = -1;
+	double call_sum = 0;
+	long call_n = 0;
+	res->verified = 1;
+	res->call_min_ns = INFINITY;
+	for (int k = 0; k < total && !err; k++) {
+		const int timed = k >= total - nrun;
+		int wcalls = 0, done = 0, kk = 0;
+		tc_time_t c0 = 0;
+		double m = 0;
+		if (a->emulated) {
+			/* One call, every process starting at a logical time no
+			 * wall clock has passed yet (2 ms for the slowest to get
+			 * there). */
+			const uint64_t epoch = tc_mpi_epoch_ns(team);
+			const tc_time_t floor = (tc_time_t)(mono_ns() - epoch + 2000000u) * 1000;
+			err = align_clock(proc, floor, &c0);
+			cli_rank_run_prep(x, 1);
+			if (!err)
+				err = cli_rank_run_call(x, proc, kk++);
+			if (!err && bad < 0)
+				bad = cli_rank_run_check(x);
+			int64_t v[2] = {(int64_t)(mono_ns() - epoch), err != 0}, mx[2];
+			MPI_Allreduce(v, mx, 2, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
+			if (mx[1] && (err = agree_err(err)))
+				break;
+			m = (double)mx[0] - (double)c0 / 1000.0;
+			done = 1;
+		} else {
+			const int calls = a->calls > 0 ? a->calls : 1;
+			const int batches = auto_calls && timed;
+			wcalls = a->warmup_calls < 0 ? batches || calls > 1 : a->warmup_calls;
+			err = align_clock(proc, 0, &c0);
+			cli_rank_run_prep(x, 1);
+			for (; kk < wcalls && !err; kk++) {
+				if (kk)
+					cli_rank_run_prep(x, 0);
+				err = cli_rank_run_call(x, proc, kk);
+				if (!err && kk == 0 && bad < 0)
+					bad = cli_rank_run_check(x);
+			}
+			if ((err = agree_err(err)))
+				break;
+			/* Batches of 1, 1, 2, 4, ... calls until their time
+			 * reaches the budget (as cli_run_coll), else one. */
+			int batch = batches ? 1 : calls;
+			double timed_ns = 0;
+			while (batch > 0 && !err) {
+				MPI_Barrier(MPI_COMM_WORLD);
+				const uint64_t t0 = mono_ns();
+				for (int j = 0; j < batch && !err; j++, kk++) {
+					if (kk)
+						cli_rank_run_prep(x, 0);
+					err = cli_rank_run_call(x, proc, kk);
+					if (!err && kk == 0 && bad < 0)
+						bad = cli_rank_run_check(x);
+				}
+				int64_t v[3] = {-(int64_t)t0, (int64_t)mono_ns(), err != 0}, mx[3];
+				MPI_Allreduce(v, mx, 3, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
+				if (mx[2] && (err = agree_err(err)))
+					break;
+				timed_ns += (double)(mx[1] + mx[0]);
+				done += batch;
+				if (!batches)
+					break;
+				batch = timed_ns >= CLI_RUN_CALLS_BUDGET_NS || done >= CLI_RUN_CALLS_MAX
+				                ? 0
+				        : done < CLI_RUN_CALLS_MAX - done ? done
+				                                          : CLI_RUN_CALLS_MAX - done;
+			}
+			if (err)
+				break;
+			m = timed_ns / done;
+		}
+		res->runs++;
+		/* The last call's result, the first wrong process, the
+		 * algorithm's agreement, the largest clock. */
+		if (bad < 0)
+			bad = cli_rank_run_check(x);
+		tc_last_coll(proc, &ci);
+		int who = bad >= 0 ? me : INT_MAX, first = INT_MAX;
+		MPI_Allreduce(&who, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+		if (first != INT_MAX && res->mismatch_rank < 0) {
+			long long el = bad;
+			MPI_Bcast(&el, 1, MPI_LONG_LONG, first, MPI_COMM_WORLD);
+			res->mismatch_rank = first;
+			res->mismatch_elem = (uint64_t)el;
+			res->verified = 0;
+		}
+		uint64_t h[2] = {str_hash(ci.algorithm), ~str_hash(ci.algorithm)}, hm[2];
+		tc_time_t cl = tc_clock(proc), cm = 0;
+		MPI_Allreduce(h, hm, 2, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+		MPI_Allreduce(&cl, &cm, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
+		if (hm[0] != h[0] || hm[1] != h[1]) {
+			res->alg_disagree = 1;
+			res->verified = 0;
+		}
+		res->run_modelled_ns = (double)(cm - c0) / TC_PS_PER_NS;
+		res->modelled_ns = res->run_modelled_ns / (wcalls + done);
+		res->calls = done;
+		res->warmup_calls = wcalls;
+		if (timed) {
+			meas[k - (total - nrun)] = m;
+			call_sum += m * done;
+			call_n += done;
+			res->call_min_ns = fmin(res->call_min_ns, m);
+			res->call_max_ns = fmax(res->call_max_ns, m);
+		}
+		bad = -1;
+	}
+	if (!err) {
+		qsort(meas, (size_t)nrun, sizeof *meas, cmp_double);
+		res->measured_ns = nrun % 2 ? meas[nrun / 2] : (meas[nrun / 2 - 1] + meas[nrun / 2]) / 2;
+		res->measured_min_ns = meas[0];
+		res->measured_max_ns = meas[nrun - 1];
+		res->call_avg_ns = call_n ? call_sum / (double)call_n : NAN;
+		res->coll_modelled_ns = (double)ci.modelled_ps / TC_PS_PER_NS;
+		res->rounds = ci.rounds;
+		res->algorithm = ci.algorithm;
+		int ran = res->runs > 0;
+		MPI_Allreduce(&ran, &res->processes, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+	}
+	free(meas);
+	cli_rank_run_free(x);
+	return err;
+}
+
+int cli_mpi_gather_events(struct tc_team *team, struct tc_event ***ev, int **n, uint64_t *dropped)
+{
+	int me, np;
+	MPI_Comm_rank(MPI_COMM_WORLD, &me);
+	MPI_Comm_size(MPI_COMM_WORLD, &np);
+	*ev = NULL;
+	*n = NULL;
+	*dropped = 0;
+	const struct tc_event *mine = NULL;
+	uint64_t d = 0, dsum = 0;
+	int k = tc_trace_events(team, me, &mine, &d);
+	if (k < 0)
+		k = 0;
+	/* Bytes, as MPI counts them: at most INT_MAX per process. */
+	const int esz = (int)sizeof(struct tc_event);
+	if (k > INT_MAX / esz)
+		k = INT_MAX / esz;
+	int *cnt = NULL, *bc = NULL, *displ = NULL;
+	unsigned char *all = NULL;
+	int err = 0;
+	if (me == 0) {
+		cnt = calloc((size_t)np, sizeof *cnt);
+		bc = calloc((size_t)np, sizeof *bc);
+		displ = calloc((size_t)np, sizeof *displ);
+		if (!cnt || !bc || !displ)
+			err = TC_ENOMEM;
+	}
+	if ((err = agree_err(err)))
+		goto out;
+	MPI_Gather(&k, 1, MPI_INT, cnt, 1, MPI_INT, 0, MPI_COMM_WORLD);
+	MPI_Reduce(&d, &dsum, 1, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+	size_t sum = 0;
+	if (me == 0) {
+		for (int r = 0; r < np; r++) {
+			bc[r] = cnt[r] * esz;
+			displ[r] = (int)sum;
+			sum += (size_t)bc[r];
+		}
+		if (sum > INT_MAX || !(all = malloc(sum ? sum : 1)))
+			err = TC_ENOMEM;
+	}
+	if ((err = agree_err(err)))
+		goto out;
+	MPI_Gatherv(mine, k * esz, MPI_BYTE, all, bc, displ, MPI_BYTE, 0, MPI_COMM_WORLD);
+	if (me == 0) {
+		struct tc_event **e = calloc((size_t)np, sizeof *e);
+		for (int r = 0; e && r < np; r++) {
+			e[r] = malloc((size_t)bc[r] + 1);
+			if (!e[r]) {
+				for (int j = 0; j < r; j++)
+					free(e[j]);
+				free(e);
+				e = NULL;
+				break;
+			}
+			memcpy(e[r], all + displ[r], (size_t)bc[r]);
+		}
+		if (!e) {
+			err = TC_ENOMEM;
+		} else {
+			*ev = e;
+			*n = cnt;
+			cnt = NULL;
+			*dropped = dsum;
+		}
+	}
+	err = agree_err(err);
+out:
+	free(cnt);
+	free(bc);
+	free(displ);
+	free(all);
+	return err;
 }

@@ -309,6 +309,7 @@ struct run_ctx {
 	_Atomic int barrier_bad;
 	/* The v-collectives: rank r's counts and displacements (elements). */
 	size_t **vsc, **vsd, **vrc, **vrd;
+	int solo; /* one rank of the case, outside tc_run (cli_rank_run) */
 };
 
 static uint64_t now_ns(void)
@@ -511,7 +512,8 @@ static int call_coll(struct run_ctx *c, struct tc_proc *proc, const struct tc_co
 		err = tc_barrier(proc, opts);
 		/* Acquire: pairs with the other ranks' release increments. */
 		/* Every rank has entered barrier k: k + 1 arrivals each. */
-		if (!err && atomic_load_explicit(&c->arrived, memory_order_acquire) < (k + 1) * c->p)
+		if (!err && !c->solo &&
+		    atomic_load_explicit(&c->arrived, memory_order_acquire) < (k + 1) * c->p)
 			atomic_store_explicit(&c->barrier_bad, 1, memory_order_relaxed);
 		break;
 	default:
@@ -746,12 +748,70 @@ static int v_arrays(struct run_ctx *c, const struct cli_run_args *a)
 	return 0;
 }
 
+/* Every rank's input and expected receive buffer (ranks expecting what an
+ * earlier rank expects share its copy: exp_own[r] == 0), and the receive
+ * buffers; c->a, c->p, c->count, c->in and c->out (zeroed) set.  0, or -1
+ * when out of memory (what was allocated is in c, exp and exp_own). */
+static int ctx_data(struct run_ctx *c, unsigned char **exp, unsigned char *exp_own, size_t *rlen)
+{
+	const struct cli_run_args *a = c->a;
+	const int p = c->p;
+	const size_t es = tc_dtype_size(a->dt);
+	const unsigned flags = tc_coll_flags(a->coll);
+	int reduces = !!(flags & TC_CF_REDUCES);
+	const int v = !!(flags & TC_CF_VCOUNT);
+	if (v && v_arrays(c, a))
+		return -1;
+	for (int r = 0; r < p; r++) {
+		size_t il = (size_t)input_bytes(a, p, r);
+		rlen[r] = v ? (size_t)(cli_v_recv_elems(a->coll, p, a->root, a->vcounts, r) * es)
+		            : (size_t)cli_recv_bytes(a->coll, p, a->root, r, a->bytes);
+		if (!cli_takes_part(a->coll, a->root, a->members, a->nmembers, r))
+			rlen[r] = 0; /* a multicast's non-member passes no buffer */
+		if (il && !(c->in[r] = malloc(il)))
+			return -1;
+		if (rlen[r] && !(c->out[r] = malloc(rlen[r])))
+			return -1;
+		if (!il)
+			continue;
+		if (reduces)
+			gen_input(c->in[r], il / es, a->dt, a->op, r, p);
+		else
+			for (size_t i = 0; i < il; i++)
+				c->in[r][i] = (unsigned char)mix(((uint64_t)r << 40) ^ i);
+	}
+	/* The references. */
+	for (int r = 0; r < p; r++) {
+		if (!rlen[r])
+			continue;
+		unsigned char *e = malloc(rlen[r]);
+		if (!e)
+			return -1;
+		if (flags & TC_CF_RECV_NOT0 && r == 0) {
+			for (size_t i = 0; i < rlen[r]; i++) /* untouched: a guard pattern */
+				e[i] = (unsigned char)mix(((uint64_t)0xabcdu << 40) ^ i);
+		} else {
+			ref_result(a, p, r, c->in, c->count, e);
+		}
+		int r0 = 0;
+		while (r0 < r && !(exp[r0] && exp_own[r0]))
+			r0++;
+		if (r0 < r && rlen[r0] == rlen[r] && !memcmp(exp[r0], e, rlen[r])) {
+			free(e);
+			exp[r] = exp[r0];
+		} else {
+			exp[r] = e;
+			exp_own[r] = 1;
+		}
+	}
+	return 0;
+}
+
 int cli_run_coll(struct tc_team *team, const struct cli_run_args *a, struct cli_run_result *res)
 {
 	int p = tc_team_size(team);
 	size_t es = tc_dtype_size(a->dt);
 	size_t bytes = (size_t)a->bytes;
-	unsigned flags = tc_coll_flags(a->coll);
 	struct run_ctx c = {.a = a, .p = p, .count = bytes / es};
 	memset(res, 0, sizeof *res);
 	res->mismatch_rank = -1;
@@ -788,52 +848,8 @@ int cli_run_coll(struct tc_team *team, const struct cli_run_args *a, struct cli_
 	if (!c.in || !c.out || !exp || !exp_own || !rlen || !c.t0 || !c.t1 || !c.info || !meas ||
 	    !c.first_bad)
 		goto out;
-	int reduces = !!(flags & TC_CF_REDUCES);
-	const int v = !!(flags & TC_CF_VCOUNT);
-	if (v && v_arrays(&c, a))
+	if (ctx_data(&c, exp, exp_own, rlen))
 		goto out;
-	for (int r = 0; r < p; r++) {
-		size_t il = (size_t)input_bytes(a, p, r);
-		rlen[r] = v ? (size_t)(cli_v_recv_elems(a->coll, p, a->root, a->vcounts, r) * es)
-		            : (size_t)cli_recv_bytes(a->coll, p, a->root, r, a->bytes);
-		if (!cli_takes_part(a->coll, a->root, a->members, a->nmembers, r))
-			rlen[r] = 0; /* a multicast's non-member passes no buffer */
-		if (il && !(c.in[r] = malloc(il)))
-			goto out;
-		if (rlen[r] && !(c.out[r] = malloc(rlen[r])))
-			goto out;
-		if (!il)
-			continue;
-		if (reduces)
-			gen_input(c.in[r], il / es, a->dt, a->op, r, p);
-		else
-			for (size_t i = 0; i < il; i++)
-				c.in[r][i] = (unsigned char)mix(((uint64_t)r << 40) ^ i);
-	}
-	/* The references. */
-	for (int r = 0; r < p; r++) {
-		if (!rlen[r])
-			continue;
-		unsigned char *e = malloc(rlen[r]);
-		if (!e)
-			goto out;
-		if (flags & TC_CF_RECV_NOT0 && r == 0) {
-			for (size_t i = 0; i < rlen[r]; i++) /* untouched: a guard pattern */
-				e[i] = (unsigned char)mix(((uint64_t)0xabcdu << 40) ^ i);
-		} else {
-			ref_result(a, p, r, c.in, c.count, e);
-		}
-		int r0 = 0;
-		while (r0 < r && !(exp[r0] && exp_own[r0]))
-			r0++;
-		if (r0 < r && rlen[r0] == rlen[r] && !memcmp(exp[r0], e, rlen[r])) {
-			free(e);
-			exp[r] = exp[r0];
-		} else {
-			exp[r] = e;
-			exp_own[r] = 1;
-		}
-	}
 
 	res->verified = 1;
 	res->call_min_ns = INFINITY;
@@ -967,6 +983,91 @@ out:
 		free(varr[k]);
 	}
 	return err;
+}
+
+/* ---- one rank of a case, outside tc_run ------------------------------- */
+
+struct cli_rank_run {
+	struct run_ctx c;
+	int r;
+	unsigned char **exp, *exp_own;
+	size_t *rlen;
+	struct tc_coll_opts opts;
+};
+
+void cli_rank_run_free(struct cli_rank_run *x)
+{
+	if (!x)
+		return;
+	const int p = x->c.p;
+	for (int r = 0; x->c.in && r < p; r++)
+		free(x->c.in[r]);
+	for (int r = 0; x->c.out && r < p; r++)
+		free(x->c.out[r]);
+	for (int r = 0; x->exp && x->exp_own && r < p; r++)
+		if (x->exp_own[r])
+			free(x->exp[r]);
+	size_t **varr[4] = {x->c.vsc, x->c.vsd, x->c.vrc, x->c.vrd};
+	for (int k = 0; k < 4; k++) {
+		for (int r = 0; varr[k] && r < p; r++)
+			free(varr[k][r]);
+		free(varr[k]);
+	}
+	free(x->exp);
+	free(x->exp_own);
+	free(x->rlen);
+	free(x->c.in);
+	free(x->c.out);
+	free(x);
+}
+
+struct cli_rank_run *cli_rank_run_new(const struct cli_run_args *a, int p, int r)
+{
+	struct cli_rank_run *x = calloc(1, sizeof *x);
+	if (!x)
+		return NULL;
+	x->r = r;
+	x->c.a = a;
+	x->c.p = p;
+	x->c.count = (size_t)a->bytes / tc_dtype_size(a->dt);
+	x->c.emulated = a->emulated;
+	x->c.solo = 1;
+	x->c.in = calloc((size_t)p, sizeof *x->c.in);
+	x->c.out = calloc((size_t)p, sizeof *x->c.out);
+	x->exp = calloc((size_t)p, sizeof *x->exp);
+	x->exp_own = calloc((size_t)p, 1);
+	x->rlen = calloc((size_t)p, sizeof *x->rlen);
+	x->c.exp = x->exp;
+	x->c.rlen = x->rlen;
+	x->opts = (struct tc_coll_opts){.alg = a->alg, .packets = a->packets, .shift_ring = a->shift_ring};
+	if (!x->c.in || !x->c.out || !x->exp || !x->exp_own || !x->rlen ||
+	    ctx_data(&x->c, x->exp, x->exp_own, x->rlen)) {
+		cli_rank_run_free(x);
+		return NULL;
+	}
+	return x;
+}
+
+void cli_rank_run_prep(struct cli_rank_run *x, int poison)
+{
+	prep_buffers(&x->c, x->r, poison);
+}
+
+int cli_rank_run_call(struct cli_rank_run *x, struct tc_proc *proc, int k)
+{
+	return call_coll(&x->c, proc, &x->opts, k);
+}
+
+long long cli_rank_run_check(const struct cli_rank_run *x)
+{
+	const int r = x->r;
+	const unsigned char *o = x->c.out[r], *e = x->exp[r];
+	if (!o || !memcmp(o, e, x->rlen[r]))
+		return -1;
+	size_t i = 0;
+	while (o[i] == e[i])
+		i++;
+	return (long long)(i / tc_dtype_size(x->c.a->dt));
 }
 
 /* ---- topocoll run ------------------------------------------------------ */

@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "cli_coll.h"
+#include "cli_mpi.h"
 
 const char sweep_help[] =
         "usage: topocoll sweep --topo LIST --coll LIST [--p LIST] [--bytes LIST]\n"
@@ -43,6 +44,8 @@ const char sweep_help[] =
         "                    multicast's member set (default: every rank of each\n"
         "                    topology)\n"
         "  --repeat N --warmup N --wait W --no-pin --timeout MS   as for run\n"
+        "  --engine mpi --route forward|direct   runs on the processes of an MPI\n"
+        "                    job (mpirun -np P; P-node topologies; docs/mpi.md)\n"
         "  --csv             CSV on stdout: topology,p,coll,algorithm,mode,bytes,\n"
         "                    measured_ns,modelled_ns,formula_ns,lower_bound_ns,\n"
         "                    rounds,messages, the model (ts_ns,tw_ns_per_byte,th_ns,\n"
@@ -148,6 +151,7 @@ struct sweep_row {
 	long messages;
 	int verified;      /* -1: not run */
 	const char *error; /* a run that failed (static string), else NULL */
+	int processes;     /* --engine mpi: the processes that ran their rank */
 };
 
 static const char *const sweep_modes[] = {"predict", "native", "emulated"};
@@ -229,6 +233,8 @@ static void sweep_json_row(struct cli_json *w, const struct sweep_row *r, const 
 		cli_json_bool(w, "verified", r->verified);
 	if (r->error)
 		cli_json_str(w, "error", r->error);
+	if (r->processes)
+		cli_json_int(w, "processes", r->processes);
 	cli_model_json(w, meta->m);
 	cli_json_str(w, "command", meta->command);
 	cli_json_end_obj(w);
@@ -581,11 +587,14 @@ struct sweep_opts {
 	long repeat, warmup, timeout_ms;
 	enum tc_wait_policy wait;
 	int no_pin;
+	int engine_mpi, direct; /* --engine mpi, --route direct (docs/mpi.md) */
 };
 
-int cmd_sweep(int argc, char **argv)
+/* mpi: started as topocoll-mpi with --engine mpi, process me of np (the
+ * other processes print nothing: cli_mpi_begin). */
+static int sweep_main(int argc, char **argv, int mpi, int me, int np_mpi)
 {
-	struct sweep_opts o = {.repeat = 1, .warmup = -1, .timeout_ms = 60000};
+	struct sweep_opts o = {.repeat = 1, .warmup = -1, .timeout_ms = 60000, .quiet = me != 0};
 	struct cli_model m;
 	cli_model_init(&m);
 	for (int i = 0; i < argc; i++) {
@@ -646,6 +655,20 @@ int cmd_sweep(int argc, char **argv)
 		}
 		if (done)
 			continue;
+		if ((r = cli_opt(argc, argv, &i, "--engine", &v)) == 1) {
+			if (cli_choice("--engine", v, "threads", "mpi", &o.engine_mpi))
+				return CLI_USAGE;
+			continue;
+		} else if (r) {
+			return r;
+		}
+		if ((r = cli_opt(argc, argv, &i, "--route", &v)) == 1) {
+			if (cli_choice("--route", v, "forward", "direct", &o.direct))
+				return CLI_USAGE;
+			continue;
+		} else if (r) {
+			return r;
+		}
 		if ((r = cli_opt(argc, argv, &i, "--wait", &v)) == 1) {
 			static const char *const wn[] = {"auto", "spin", "yield", "block"};
 			int k = 0;
@@ -740,6 +763,8 @@ int cmd_sweep(int argc, char **argv)
 		return CLI_USAGE;
 	if (o.p && sweep_values("--p", o.p, 1, TC_TOPO_MAX_NODES, ps, SWEEP_MAX_LIST, &np))
 		return CLI_USAGE;
+	if (mpi && !o.p) /* over MPI, a family is sized by the job */
+		ps[np++] = (uint64_t)np_mpi;
 	enum tc_dtype dt = TC_DOUBLE;
 	int dt_given = o.dtype != NULL;
 	if (dt_given && cli_dtype(o.dtype, &dt))
@@ -794,6 +819,12 @@ int cmd_sweep(int argc, char **argv)
 	int runs = 0;
 	for (int k = 0; k < nmode; k++)
 		runs |= modes[k] != 0;
+	for (int k = 0; k < nt && status == CLI_OK && runs && mpi; k++)
+		if (tc_topo_nodes(topos[k]) != np_mpi)
+			status = cli_usage("sweep: --engine mpi: %s has %d nodes but the launcher started "
+			                   "%d processes (mpirun -np %d, or topologies of %d nodes)",
+			                   names[k], tc_topo_nodes(topos[k]), np_mpi,
+			                   tc_topo_nodes(topos[k]), np_mpi);
 	for (int k = 0; k < nt && status == CLI_OK && runs; k++)
 		for (int c = 0; c < ncoll && status == CLI_OK; c++)
 			for (int s = 0; s < nsize && status == CLI_OK; s++)
@@ -923,7 +954,10 @@ int cmd_sweep(int argc, char **argv)
 								cfg.wait = o.wait;
 								cfg.no_pin = o.no_pin;
 								cfg.timeout_ms = (uint64_t)o.timeout_ms;
-								int e = tc_team_create(&cfg, &teams[mi]);
+								int e = mpi ? cli_mpi_team(&cfg, o.direct,
+								                           &teams[mi])
+								            : tc_team_create(&cfg,
+								                             &teams[mi]);
 								if (e) {
 									status = cli_fail("sweep: cannot create a team on %s: %s",
 									                  names[k],
@@ -955,7 +989,9 @@ int cmd_sweep(int argc, char **argv)
 							         .calls = mi == 2 ? 1 : 0,
 							         .warmup_calls = mi == 1 ? -1 : 0};
 							struct cli_run_result rr;
-							int e = cli_run_coll(teams[mi], &ra, &rr);
+							int e = mpi ? cli_mpi_run_coll(teams[mi],
+							                               &ra, &rr)
+							            : cli_run_coll(teams[mi], &ra, &rr);
 							if (e) {
 								r->error = tc_err_name(e);
 								r->verified = 0;
@@ -970,6 +1006,7 @@ int cmd_sweep(int argc, char **argv)
 								                : rr.modelled_ns;
 								r->verified = rr.verified;
 								r->rounds = rr.rounds;
+								r->processes = rr.processes;
 								wrong += !rr.verified;
 							}
 						}
@@ -987,8 +1024,12 @@ int cmd_sweep(int argc, char **argv)
 				}
 			}
 		}
-		for (int x = 0; x < 3; x++)
-			tc_team_destroy(teams[x]);
+		for (int x = 0; x < 3; x++) {
+			if (mpi)
+				cli_mpi_team_destroy(teams[x]);
+			else
+				tc_team_destroy(teams[x]);
+		}
 	}
 	cli_progress_end(&pg);
 	if (o.json && status != CLI_USAGE && (status == CLI_OK || nrows))
@@ -998,7 +1039,7 @@ int cmd_sweep(int argc, char **argv)
 	if (status == CLI_OK && !o.quiet && skipped)
 		fprintf(stderr, "sweep: %d rows, %d cases skipped (algorithm not applicable)\n",
 		        nrows, skipped);
-	if (status == CLI_OK && o.plot)
+	if (status == CLI_OK && o.plot && me == 0)
 		status = sweep_plot(o.plot, rows, nrows, &meta);
 	if (status == CLI_OK && (wrong || failed))
 		status = cli_fail("sweep: %d cases gave a wrong result, %d runs failed", wrong, failed);
@@ -1009,4 +1050,15 @@ int cmd_sweep(int argc, char **argv)
 		free(names[k]);
 	}
 	return status;
+}
+
+int cmd_sweep(int argc, char **argv)
+{
+	if (!cli_wants_mpi(argc, argv))
+		return sweep_main(argc, argv, 0, 0, 1);
+	int me = 0, np = 1;
+	int status = cli_mpi_begin("sweep", argc, argv, &me, &np);
+	if (status)
+		return status;
+	return cli_mpi_end(sweep_main(argc, argv, 1, me, np));
 }

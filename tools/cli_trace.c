@@ -19,6 +19,7 @@
 
 #include "cli.h"
 #include "cli_coll.h"
+#include "cli_mpi.h"
 
 const char trace_help[] =
         "usage: topocoll trace --topo SPEC --coll C [--alg A] [--bytes N] [--out FILE]\n"
@@ -39,11 +40,19 @@ const char trace_help[] =
         "                    wall: wall-clock time since the run's start [logical]\n"
         "  --mode M          native or emulated [native]\n"
         "  --events N        per-rank event buffer [enough for the schedule]\n"
-        "  --timeout MS      as for run [60000]\n" CLI_MODEL_HELP "examples:\n"
+        "  --timeout MS      as for run [60000]\n"
+        "  --engine E        threads, or mpi: the ranks are the processes of an MPI\n"
+        "                    job (mpirun -np P topocoll trace --engine mpi, --topo of\n"
+        "                    P nodes); process 0 gathers every process's events and\n"
+        "                    writes the trace [threads]\n"
+        "  --route R         --engine mpi: forward (hop by hop) or direct [forward]\n" CLI_MODEL_HELP
+        "examples:\n"
         "  topocoll trace --topo hypercube:3 --coll allreduce --bytes 4K --out ar.json\n"
         "  topocoll trace --topo ring:8 --coll bcast --alg ring_pipelined --bytes 64K \\\n"
         "      --mode emulated --ts 20000 --clock wall --out bcast.json\n"
-        "  topocoll trace --topo ring:5 --coll alltoallv --counts ramp --out a2av.json\n";
+        "  topocoll trace --topo ring:5 --coll alltoallv --counts ramp --out a2av.json\n"
+        "  mpirun -np 4 topocoll trace --engine mpi --topo ring:4 --coll allreduce \\\n"
+        "      --bytes 1K --clock wall --out ar-mpi.json\n";
 
 struct trace_opts {
 	const char *out;
@@ -51,6 +60,7 @@ struct trace_opts {
 	int emulated;
 	long events;
 	long timeout_ms;
+	int engine_mpi, direct; /* --engine mpi, --route direct (docs/mpi.md) */
 };
 
 static int trace_extra(int argc, char **argv, int *i, void *ctx)
@@ -85,6 +95,14 @@ static int trace_extra(int argc, char **argv, int *i, void *ctx)
 		return r;
 	if ((r = cli_opt(argc, argv, i, "--timeout", &v)) == 1)
 		return cli_parse_long("--timeout", v, 0, 86400000, &o->timeout_ms) ? CLI_USAGE : 1;
+	if (r)
+		return r;
+	if ((r = cli_opt(argc, argv, i, "--engine", &v)) == 1)
+		return cli_choice("--engine", v, "threads", "mpi", &o->engine_mpi) ? CLI_USAGE : 1;
+	if (r)
+		return r;
+	if ((r = cli_opt(argc, argv, i, "--route", &v)) == 1)
+		return cli_choice("--route", v, "forward", "direct", &o->direct) ? CLI_USAGE : 1;
 	return r;
 }
 
@@ -139,7 +157,9 @@ static void ev_common(FILE *f, const char *ph, const char *name, const char *cat
 	        cli_num(ts, b));
 }
 
-int cmd_trace(int argc, char **argv)
+/* mpi: started as topocoll-mpi with --engine mpi, process me of np_mpi
+ * (the other processes print nothing: cli_mpi_begin). */
+static int trace_main(int argc, char **argv, int mpi, int me, int np_mpi)
 {
 	struct cli_case cs;
 	struct trace_opts o = {.timeout_ms = 60000};
@@ -151,7 +171,15 @@ int cmd_trace(int argc, char **argv)
 	struct slice *sl = NULL;
 	struct slice **fl = NULL;
 	FILE *f = NULL;
+	struct tc_event **gev = NULL; /* over MPI: every process's events (process 0) */
+	int *gn = NULL;
 	int p = tc_topo_nodes(cs.t);
+	if (mpi && p != np_mpi) {
+		status = cli_usage("trace: --engine mpi: --topo %s has %d nodes but the launcher "
+		                   "started %d processes (mpirun -np %d, or --topo for %d)",
+		                   cli_topo_name(cs.t), p, np_mpi, p, np_mpi);
+		goto out;
+	}
 	if ((status = tc_coll_flags(cs.coll) & TC_CF_VCOUNT
 	                      ? cli_run_check_memory_v(p, cs.coll, cs.root, cs.vcounts,
 	                                               tc_dtype_size(cs.dt))
@@ -169,7 +197,7 @@ int cmd_trace(int argc, char **argv)
 	cfg.mode = o.emulated ? TC_MODE_EMULATED : TC_MODE_NATIVE;
 	cfg.timeout_ms = (uint64_t)o.timeout_ms;
 	cfg.trace_events = (size_t)cap;
-	err = tc_team_create(&cfg, &team);
+	err = mpi ? cli_mpi_team(&cfg, o.direct, &team) : tc_team_create(&cfg, &team);
 	if (err) {
 		status = cli_fail("trace: cannot create the team: %s",
 		                  err == TC_ELIMIT ? tc_error_detail() : tc_strerror(err));
@@ -194,19 +222,28 @@ int cmd_trace(int argc, char **argv)
 	                          .calls = 1,
 	                          .warmup_calls = 0};
 	struct cli_run_result rr;
-	err = cli_run_coll(team, &ra, &rr);
+	err = mpi ? cli_mpi_run_coll(team, &ra, &rr) : cli_run_coll(team, &ra, &rr);
 	if (err) {
 		status = cli_coll_error(err, cs.coll, cs.alg, cs.t, cs.root);
 		goto out;
 	}
 
-	/* Collect the slices. */
+	/* Collect the slices: each rank's events, over MPI each process's,
+	 * gathered to process 0, which writes the trace. */
 	long n = 0;
 	uint64_t dropped = 0;
+	if (mpi && (err = cli_mpi_gather_events(team, &gev, &gn, &dropped)) != 0) {
+		status = cli_fail("trace: --engine mpi: gathering the events: %s", tc_strerror(err));
+		goto out;
+	}
+	if (me != 0) {
+		status = rr.verified ? CLI_OK : CLI_FAIL;
+		goto out;
+	}
 	for (int r = 0; r < p; r++) {
 		const struct tc_event *ev;
 		uint64_t d = 0;
-		int k = tc_trace_events(team, r, &ev, &d);
+		int k = mpi ? gn[r] : tc_trace_events(team, r, &ev, &d);
 		n += k > 0 ? k : 0;
 		dropped += d;
 	}
@@ -218,8 +255,8 @@ int cmd_trace(int argc, char **argv)
 	}
 	long ns = 0;
 	for (int r = 0; r < p; r++) {
-		const struct tc_event *ev;
-		int k = tc_trace_events(team, r, &ev, NULL);
+		const struct tc_event *ev = mpi ? gev[r] : NULL;
+		int k = mpi ? gn[r] : tc_trace_events(team, r, &ev, NULL);
 		for (int j = 0; j < k; j++) {
 			const struct tc_event *e = &ev[j];
 			if (e->kind < 0 || e->kind >= TRACE_KINDS)
@@ -276,6 +313,10 @@ int cmd_trace(int argc, char **argv)
 	cli_json_quote(f, rr.algorithm ? rr.algorithm : "?");
 	fprintf(f, ", \"algorithm_requested\": ");
 	cli_json_quote(f, chosen ? "auto" : cs.alg);
+	if (mpi)
+		fprintf(f, ", \"engine\": \"mpi\", \"processes\": %d", rr.processes);
+	else
+		fprintf(f, ", \"engine\": \"threads\"");
 	fprintf(f,
 	        ", \"clock\": \"%s\", \"mode\": \"%s\", \"verified\": %s, \"modelled_ns\": %s, "
 	        "\"events\": %ld, \"dropped\": %llu},\n\"traceEvents\": [\n",
@@ -401,7 +442,25 @@ out:
 		fclose(f);
 	free(sl);
 	free(fl);
-	tc_team_destroy(team);
+	for (int r = 0; gev && r < p; r++)
+		free(gev[r]);
+	free(gev);
+	free(gn);
+	if (mpi)
+		cli_mpi_team_destroy(team);
+	else
+		tc_team_destroy(team);
 	cli_case_free(&cs);
 	return status;
+}
+
+int cmd_trace(int argc, char **argv)
+{
+	if (!cli_wants_mpi(argc, argv))
+		return trace_main(argc, argv, 0, 0, 1);
+	int me = 0, np = 1;
+	int status = cli_mpi_begin("trace", argc, argv, &me, &np);
+	if (status)
+		return status;
+	return cli_mpi_end(trace_main(argc, argv, 1, me, np));
 }

@@ -17,8 +17,12 @@
 
 /* ---- errors ------------------------------------------------------------ */
 
+int cli_msg_quiet;
+
 static int cli_vmsg(int status, const char *fmt, va_list ap)
 {
+	if (cli_msg_quiet)
+		return status;
 	fputs("topocoll: ", stderr);
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
@@ -66,6 +70,19 @@ int cli_opt(int argc, char **argv, int *i, const char *name, const char **val)
 		return cli_usage("%s needs a value", name);
 	*val = argv[++*i];
 	return 1;
+}
+
+int cli_wants_mpi(int argc, char **argv)
+{
+	int mpi = 0;
+	for (int i = 0; i < argc; i++) {
+		if (cli_is_help(argv[i]))
+			return 0;
+		if (!strcmp(argv[i], "--engine=mpi") ||
+		    (!strcmp(argv[i], "--engine") && i + 1 < argc && !strcmp(argv[i + 1], "mpi")))
+			mpi = 1;
+	}
+	return mpi;
 }
 
 int cli_unknown(const char *cmd, const char *arg)

@@ -38,5 +38,33 @@ tc_build_peers() {
 		fi
 		tc_peers_cc "$d/peer_$mpi" "$cc" -O3 $warn bench/peers/mpi.c ||
 			{ echo "peers: $cc failed: the $mpi peer is skipped" >&2; rm -f "$d/peer_$mpi"; }
+		tc_build_ours_mpi "$b" "$mpi" "$cc"
 	done
+}
+
+# tc_build_ours_mpi BUILD_DIR MPI CC: peer_ours_MPI, ours over that MPI
+# (bench/peers/mpi.c with -DPEERS_OURS_MPI), linked with the build's static
+# topocoll and its MPI engine built against MPI: lib/mpi's internal library
+# when the build's mpi_impl is MPI, its MPICH twin for mpich beside Open MPI.
+# Skipped, said, when the build has no MPI engine for it.
+tc_build_ours_mpi() {
+	local b=$1 mpi=$2 cc=$3 d=$1/peers impl eng
+	impl=$(python3 -c 'import json,sys
+for o in json.load(open(sys.argv[1])):
+    if o["name"] == "mpi_impl": print(o["value"])' "$b/meson-info/intro-buildoptions.json" 2>/dev/null || true)
+	if [ "$impl" = "$mpi" ]; then
+		eng=$b/lib/mpi/libtopocoll_mpi_internal.a
+	else
+		eng=$b/lib/mpi/libtopocoll_mpich_internal.a
+		[ "$mpi" = mpich ] || eng=
+	fi
+	if [ -z "$eng" ] || [ ! -f "$eng" ] || [ ! -f "$b/libtopocoll_internal.a" ]; then
+		echo "peers: no topocoll over $mpi in $b: ours over $mpi is skipped" >&2
+		rm -f "$d/peer_ours_$mpi"
+		return 0
+	fi
+	PEERS_LIB=$eng tc_peers_cc "$d/peer_ours_$mpi" "$cc" -O3 $warn -DPEERS_OURS_MPI -Iinclude \
+		bench/peers/mpi.c "$eng" "$b/libtopocoll_internal.a" \
+		$(pkg-config --libs liburcu) $(pkg-config --libs hwloc 2>/dev/null) -lpthread -lm ||
+		{ echo "peers: ours over $mpi failed to build: skipped" >&2; rm -f "$d/peer_ours_$mpi"; }
 }

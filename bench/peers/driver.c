@@ -32,8 +32,12 @@
  *
  * Usage: peers [--dir DIR] [--reps N] [--quick] [--limit SECONDS] [--only NAME]
  *              [--case LIST] [--p LIST] [--markdown]
- *   DIR holds peer_ours, peer_openmp, peer_openmpi, peer_mpich (default: the
- *   driver's own directory); a missing program or launcher skips that peer.
+ *   DIR holds peer_ours, peer_openmp, peer_openmpi, peer_mpich and ours over
+ *   each MPI, peer_ours_openmpi and peer_ours_mpich (default: the driver's
+ *   own directory); a missing program or launcher skips that peer.  --only
+ *   openmpi or mpich keeps ours over that MPI too.
+ * Ours over MPI (a team over MPI_COMM_WORLD) is launched exactly as that
+ * MPI's own peer and reported in a table of its own beside MPI's figures.
  *   --case: comma-separated cases, "allgather" or "allgather:8" (bytes as in
  *   the JSON), passed to the programs as -c; --p: comma-separated team sizes
  *   among 2, 8, 16, 64; --markdown: the table again in Markdown.
@@ -63,10 +67,33 @@
 
 #include "peers.h"
 
-enum { IMPL_OURS, IMPL_OPENMP, IMPL_OPENMPI, IMPL_MPICH, NIMPL };
-static const char *const impl_name[NIMPL] = {"ours", "openmp", "openmpi", "mpich"};
-static const char *const impl_prog[NIMPL] = {"peer_ours", "peer_openmp", "peer_openmpi", "peer_mpich"};
-static const char *const impl_launcher[NIMPL] = {NULL, NULL, "mpirun.openmpi", "mpiexec.mpich"};
+/* The peers (NPEER: ours on threads and the three others), then ours over
+ * each MPI (a team over MPI_COMM_WORLD, bench/peers/mpi.c -DPEERS_OURS_MPI),
+ * launched as that MPI's own peer is. */
+enum {
+	IMPL_OURS,
+	IMPL_OPENMP,
+	IMPL_OPENMPI,
+	IMPL_MPICH,
+	NPEER,
+	IMPL_OURS_OPENMPI = NPEER,
+	IMPL_OURS_MPICH,
+	NIMPL
+};
+static const char *const impl_name[NIMPL] = {"ours",  "openmp",       "openmpi",
+                                             "mpich", "ours-openmpi", "ours-mpich"};
+static const char *const impl_prog[NIMPL] = {"peer_ours",  "peer_openmp",       "peer_openmpi",
+                                             "peer_mpich", "peer_ours_openmpi", "peer_ours_mpich"};
+static const char *const impl_launcher[NIMPL] =
+        {NULL, NULL, "mpirun.openmpi", "mpiexec.mpich", "mpirun.openmpi", "mpiexec.mpich"};
+
+/* The MPI whose launcher runs impl (IMPL_OPENMPI, IMPL_MPICH), or -1. */
+static int impl_mpi(int impl)
+{
+	return impl == IMPL_OPENMPI || impl == IMPL_OURS_OPENMPI ? IMPL_OPENMPI
+	       : impl == IMPL_MPICH || impl == IMPL_OURS_MPICH   ? IMPL_MPICH
+	                                                         : -1;
+}
 
 static const int group_p[] = {2, 8, 16, 64};
 #define NGROUP PR_NELEM(group_p)
@@ -275,6 +302,7 @@ static void command(int impl, int p, double budget_ms, struct argv_buf *a, struc
 		arg(env, "OMP_STACKSIZE=256M");
 		break;
 	case IMPL_OPENMPI:
+	case IMPL_OURS_OPENMPI:
 		arg(a, "mpirun.openmpi");
 		if (geteuid() == 0)
 			arg(a, "--allow-run-as-root");
@@ -295,6 +323,7 @@ static void command(int impl, int p, double budget_ms, struct argv_buf *a, struc
 		}
 		break;
 	case IMPL_MPICH:
+	case IMPL_OURS_MPICH:
 		arg(a, "mpiexec.mpich");
 		arg(a, "-n");
 		arg(a, "%d", p);
@@ -541,7 +570,7 @@ static void report(void)
 	char b1[32], b2[16], b3[16], b4[16];
 	printf("\n%-9s %3s %6s | %8s %8s %-12s %-13s %8s |", "case", "p", "size", "ours", "cpu",
 	       "topology", "algorithm", "complete");
-	for (int i = 1; i < NIMPL; i++)
+	for (int i = 1; i < NPEER; i++)
 		printf(" %-8s %8s %7s |", impl_name[i], "cpu", "ratio");
 	printf("\n");
 	for (int g = 0; g < NGROUP; g++) {
@@ -559,7 +588,7 @@ static void report(void)
 			       size_str(c->bytes, b1, sizeof b1), o.ok ? human(o.wall, b2) : "n/a",
 			       human(o.cpu, b3), o.ok ? o.r->variant : ours_missing(&o),
 			       o.ok ? o.r->note : "", human(oc.wall, b4));
-			for (int i = 1; i < NIMPL; i++) {
+			for (int i = 1; i < NPEER; i++) {
 				struct best b = best_of(i, c->kind, p, c->bytes, NULL);
 				if (!b.ok) {
 					const char *why = peer_missing(i, g, &b);
@@ -581,7 +610,10 @@ static void report(void)
 	       "ours/peer, < 1 is ours faster; complete: ours on complete:p; size: allgather "
 	       "the block of each rank, alltoall the block of each rank for each rank; ours n/a: "
 	       "the error, TC_ENOTSUP when no algorithm exists yet)\n");
-	printf("repetitions (ours, openmp, openmpi, mpich) per p:");
+	printf("repetitions (");
+	for (int i = 0; i < NIMPL; i++)
+		printf("%s%s", i ? ", " : "", impl_name[i]);
+	printf(") per p:");
 	for (int g = 0; g < NGROUP; g++) {
 		if (!want_p[g])
 			continue;
@@ -636,7 +668,7 @@ static void goals(void)
 	goal("p=2 allreduce 1 Mi doubles <= OpenMP", PR_ALLREDUCE, 2, (size_t)8 << 20, IMPL_OPENMP, 1, 0);
 	goal("p=2 barrier <= OpenMP", PR_BARRIER, 2, 0, IMPL_OPENMP, 1, 0);
 	for (int g = 1; g < NGROUP; g++)
-		for (int i = 1; i < NIMPL; i++) {
+		for (int i = 1; i < NPEER; i++) {
 			char what[96];
 			snprintf(what, sizeof what, "p=%d allreduce 1 double < %s", group_p[g],
 			         impl_name[i]);
@@ -675,7 +707,7 @@ static void markdown(void)
 				       strcmp(o.r->note, "-") ? o.r->note : "");
 			else
 				printf("n/a (%s) |", ours_missing(&o));
-			for (int i = 1; i < NIMPL; i++) {
+			for (int i = 1; i < NPEER; i++) {
 				struct best b = best_of(i, c->kind, p, c->bytes, NULL);
 				if (!b.ok) {
 					printf(" - | |");
@@ -726,6 +758,56 @@ static void variants(void)
 	}
 }
 
+/* Ours over each MPI against that MPI's own collectives: the same
+ * launcher and placement, the same cases; nothing when neither was run. */
+static void ours_mpi_report(void)
+{
+	const int mine[2] = {IMPL_OURS_OPENMPI, IMPL_OURS_MPICH}, own[2] = {IMPL_OPENMPI, IMPL_MPICH};
+	if (!available[IMPL_OURS_OPENMPI] && !available[IMPL_OURS_MPICH]) {
+		printf("\nours over MPI: not run (%s; %s)\n", why_missing[IMPL_OURS_OPENMPI],
+		       why_missing[IMPL_OURS_MPICH]);
+		return;
+	}
+	char b1[32], b2[16], b3[16];
+	printf("\nours over MPI against MPI's own (the same launcher and placement; ours: a team "
+	       "over the processes, complete:p, auto):\n");
+	printf("%-9s %3s %6s |", "case", "p", "size");
+	for (int m = 0; m < 2; m++)
+		printf(" %-12s %-13s %8s %7s |", impl_name[mine[m]], "algorithm", impl_name[own[m]],
+		       "ratio");
+	printf("\n");
+	for (int g = 0; g < NGROUP; g++) {
+		int p = group_p[g], n;
+		const struct pr_case *cases = pr_cases(p, &n);
+		for (int ci = 0; ci < n; ci++) {
+			const struct pr_case *c = &cases[ci];
+			if (!selected(g, c))
+				continue;
+			printf("%-9s %3d %6s |", pr_kind_name[c->kind], p,
+			       size_str(c->bytes, b1, sizeof b1));
+			for (int m = 0; m < 2; m++) {
+				struct best o = best_of(mine[m], c->kind, p, c->bytes, NULL);
+				struct best b = best_of(own[m], c->kind, p, c->bytes, NULL);
+				if (!o.ok) {
+					printf(" %-12.12s %-13s %8s %7s |",
+					       peer_missing(mine[m], g, &o), "",
+					       b.ok ? human(b.wall, b3) : "-", "-");
+					continue;
+				}
+				printf(" %-12s %-13s %8s ", human(o.wall, b2), o.r->note,
+				       b.ok ? human(b.wall, b3) : "-");
+				if (b.ok)
+					printf("%6.3gx |", o.wall / b.wall);
+				else
+					printf("%7s |", "-");
+			}
+			printf("\n");
+		}
+	}
+	printf("(time per operation, median of the repetitions; ratio = ours over MPI / MPI's "
+	       "own, < 1 is ours faster)\n");
+}
+
 static void json_lines(void)
 {
 	printf("\n");
@@ -740,7 +822,7 @@ static void json_lines(void)
 			char cname[32];
 			snprintf(cname, sizeof cname, "complete:%d", p);
 			struct best oc = best_of(IMPL_OURS, c->kind, p, c->bytes, cname);
-			for (int i = 1; i < NIMPL; i++) {
+			for (int i = 1; i < NPEER; i++) {
 				struct best b = best_of(i, c->kind, p, c->bytes, NULL);
 				if (i == IMPL_OPENMP && pr_is_p2p(c))
 					continue; /* OpenMP has no point-to-point */
@@ -763,6 +845,39 @@ static void json_lines(void)
 					json_str("peer_variant", b.r->variant);
 				else
 					json_str("peer_error", peer_missing(i, g, &b));
+				if (o.ok && b.ok)
+					printf(", \"ratio\": %.4f", o.wall / b.wall);
+				else
+					printf(", \"ratio\": null");
+				printf(", \"reps\": [%d, %d]}\n", o.ok ? o.n : 0, b.ok ? b.n : 0);
+			}
+		}
+	}
+}
+
+/* One JSON line per case and MPI that ours ran over. */
+static void json_lines_ours_mpi(void)
+{
+	const int mine[2] = {IMPL_OURS_OPENMPI, IMPL_OURS_MPICH}, own[2] = {IMPL_OPENMPI, IMPL_MPICH};
+	for (int g = 0; g < NGROUP; g++) {
+		int p = group_p[g], n;
+		const struct pr_case *cases = pr_cases(p, &n);
+		for (int ci = 0; ci < n; ci++) {
+			const struct pr_case *c = &cases[ci];
+			if (!selected(g, c))
+				continue;
+			for (int m = 0; m < 2; m++) {
+				if (!available[mine[m]])
+					continue;
+				struct best o = best_of(mine[m], c->kind, p, c->bytes, NULL);
+				struct best b = best_of(own[m], c->kind, p, c->bytes, NULL);
+				printf("{\"case\": \"%s\", \"p\": %d, \"bytes\": %zu",
+				       pr_kind_name[c->kind], p, c->bytes);
+				json_str("ours_over", impl_name[own[m]]);
+				json_num("ours_mpi_ns", o.ok ? o.wall : NAN);
+				json_num("ours_mpi_cpu_ns", o.ok ? o.cpu : NAN);
+				json_str("algorithm", o.ok ? o.r->note : peer_missing(mine[m], g, &o));
+				json_num("mpi_ns", b.ok ? b.wall : NAN);
 				if (o.ok && b.ok)
 					printf(", \"ratio\": %.4f", o.wall / b.wall);
 				else
@@ -853,7 +968,8 @@ int main(int argc, char **argv)
 			available[i] = 0;
 			snprintf(why_missing[i], sizeof why_missing[i], "no %s", impl_launcher[i]);
 		}
-		if (only && i != IMPL_OURS && strcmp(only, impl_name[i])) {
+		if (only && i != IMPL_OURS && strcmp(only, impl_name[i]) &&
+		    (impl_mpi(i) < 0 || strcmp(only, impl_name[impl_mpi(i)]))) {
 			available[i] = 0;
 			snprintf(why_missing[i], sizeof why_missing[i], "not selected");
 		}
@@ -935,11 +1051,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, "peers: repetition %d done at %.0f s\n", r + 1, now_s() - t0);
 	}
 	report();
+	ours_mpi_report();
 	goals();
 	if (want_markdown)
 		markdown();
 	variants();
 	json_lines();
+	json_lines_ours_mpi();
 	printf("# peers: measured in %.0f s\n", now_s() - t0);
 	return 0;
 }

@@ -10,6 +10,15 @@
  * rank 0 prints the sums.
  * Usage: mpirun -np P peer_mpi [-b BUDGET_MS] [-c CASE] [-v]  (-p is ignored:
  * the team is MPI_COMM_WORLD)
+ *
+ * Built with -DPEERS_OURS_MPI (peer_ours_openmpi, peer_ours_mpich, linked
+ * with the topocoll over MPI of the build: topocoll/mpi.h), the same
+ * program runs topocoll's collectives on a team over MPI_COMM_WORLD
+ * instead (complete:P, TC_ALG_AUTO, forwarded routing; tc_barrier,
+ * tc_bcast, tc_allreduce, tc_allgather, tc_alltoall and a tc_send/tc_recv
+ * ping-pong with the same buffers): ours over MPI, under the same launcher
+ * and placement as MPI's own.  Its variant is the topology, its note the
+ * algorithm AUTO chose.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -23,6 +32,56 @@
 #include "peers.h"
 
 static int me, np;
+
+#ifdef PEERS_OURS_MPI
+#include "topocoll/mpi.h"
+
+static struct tc_proc *proc;
+static char variant[32] = "mpi";
+static struct tc_coll_info info;
+
+/* One chunk of n operations of case c on the team over MPI. */
+static int run_chunk(const struct pr_case *c, long n, void *buf, void *in, void *out, void *rbuf)
+{
+	int err = 0;
+	size_t count = c->bytes / sizeof(double);
+	for (long i = 0; i < n && !err; i++) {
+		switch (c->kind) {
+		case PR_BARRIER:
+			err = tc_barrier(proc, NULL);
+			break;
+		case PR_BCAST:
+			err = tc_bcast(proc, buf, c->bytes, TC_BYTE, 0, NULL);
+			break;
+		case PR_ALLREDUCE:
+			err = tc_allreduce(proc, in, out, count, TC_DOUBLE, TC_OP_SUM, NULL);
+			break;
+		case PR_ALLGATHER:
+			err = tc_allgather(proc, buf, rbuf, c->bytes, TC_BYTE, NULL);
+			break;
+		case PR_ALLTOALL:
+			err = tc_alltoall(proc, buf, rbuf, c->bytes, TC_BYTE, NULL);
+			break;
+		case PR_LATENCY:
+		case PR_BANDWIDTH:
+			if (me == 0) {
+				err = tc_send(proc, 1, buf, c->bytes);
+				if (!err)
+					err = tc_recv(proc, 1, buf, c->bytes, NULL);
+			} else if (me == 1) {
+				err = tc_recv(proc, 0, buf, c->bytes, NULL);
+				if (!err)
+					err = tc_send(proc, 0, buf, c->bytes);
+			}
+			break;
+		}
+	}
+	if (!err && !pr_is_p2p(c))
+		tc_last_coll(proc, &info);
+	return err;
+}
+#else
+static const char variant[] = "mpi";
 
 /* One chunk of n operations of case c. */
 static int run_chunk(const struct pr_case *c, long n, void *buf, void *in, void *out, void *rbuf)
@@ -66,6 +125,7 @@ static int run_chunk(const struct pr_case *c, long n, void *buf, void *in, void 
 	}
 	return err;
 }
+#endif
 
 /* Combines every rank's chunk in one collective (not timed). */
 static struct pr_chunk combine(const struct pr_chunk *mine)
@@ -87,7 +147,7 @@ static void run_case(const struct pr_case *c, const struct pr_args *a)
 {
 	if (pr_is_p2p(c) && np < 2) {
 		if (me == 0)
-			pr_print_error(c, np, "mpi", "needs-2-ranks");
+			pr_print_error(c, np, variant, "needs-2-ranks");
 		return;
 	}
 	unsigned char *buf, *rbuf;
@@ -118,13 +178,18 @@ static void run_case(const struct pr_case *c, const struct pr_args *a)
 	int bad = !err && pr_wrong_result(c, np, me, buf, out, rbuf);
 	int anybad = 0;
 	MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+	const char *note = "-";
+#ifdef PEERS_OURS_MPI
+	if (!pr_is_p2p(c) && info.algorithm)
+		note = info.algorithm;
+#endif
 	if (me == 0) {
 		if (err)
-			pr_print_error(c, np, "mpi", "mpi-error");
+			pr_print_error(c, np, variant, "mpi-error");
 		else if (anybad)
-			pr_print_error(c, np, "mpi", "wrong-result");
+			pr_print_error(c, np, variant, "wrong-result");
 		else
-			pr_print(c, np, "mpi", &pl, "-");
+			pr_print(c, np, variant, &pl, note);
 	}
 	free(buf);
 	free(in);
@@ -151,11 +216,30 @@ int main(int argc, char **argv)
 				k += snprintf(cpus + k, sizeof cpus - (size_t)k, "%d,", c);
 		fprintf(stderr, "rank %d of %d: cpus %s\n", me, np, cpus);
 	}
+#ifdef PEERS_OURS_MPI
+	struct tc_team_config cfg;
+	tc_team_config_default(&cfg);
+	snprintf(variant, sizeof variant, "complete:%d", np);
+	cfg.topology = variant;
+	cfg.timeout_ms = 60000;
+	struct tc_team *team = NULL;
+	int terr = tc_team_create_mpi(MPI_COMM_WORLD, &cfg, NULL, &team, &proc);
+	if (terr) {
+		if (me == 0)
+			fprintf(stderr, "peer_ours_mpi: tc_team_create_mpi: %s (%s)\n",
+			        tc_strerror(terr), tc_error_detail());
+		MPI_Finalize();
+		return 1;
+	}
+#endif
 	int n;
 	const struct pr_case *cases = pr_cases(np, &n);
 	for (int i = 0; i < n; i++)
 		if (pr_case_selected(&cases[i], a.filter))
 			run_case(&cases[i], &a);
+#ifdef PEERS_OURS_MPI
+	tc_team_destroy_mpi(team);
+#endif
 	MPI_Finalize();
 	return 0;
 }

@@ -54,7 +54,9 @@ struct tc_mpi_opts {
  * tc_team_create (NULL: the defaults, a complete graph); its p is 0 or
  * the communicator's size, and the topology must have that many nodes
  * ("ring" alone, a family, is sized by it).  tc_run's fields (threads,
- * pinning, stacks, fibres, tracing) are ignored.  opts may be NULL.
+ * pinning, stacks, fibres) are ignored; with trace_events, each process
+ * records its own rank's events (tc_trace_events of its rank, wall times
+ * since the agreed epoch, tc_mpi_epoch_ns).  opts may be NULL.
  * *team is owned by the caller until tc_team_destroy_mpi(); *proc is this
  * process's rank, valid as long as the team.  comm is duplicated (the
  * caller keeps and frees its own) and its error handler on the duplicate

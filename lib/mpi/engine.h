@@ -112,6 +112,18 @@ void tc__mpi_abort(struct tc_team *team, int code);
  * set, the detail says who), else 0. */
 int tc__mpi_take_abort(struct tc__mpi *m);
 
+/* The events of a round (lib/mpi/trace.c), when the team records them
+ * (proc->ev): a send or forward of transfer xi (peer: the process it went
+ * to; arrival: the whole transfer's at its destination), a receive complete
+ * at fin, then the combines from the clock after the receives (from) and
+ * the round's wait from c0; w0, w1: the round's wall interval. */
+void tc__mpi_trace_out(struct tc_proc *proc, const struct tc__sched *s, int r, int xi, int peer,
+                       tc_time_t arrival, uint64_t w0, uint64_t w1);
+void tc__mpi_trace_recv(struct tc_proc *proc, const struct tc__sched *s, int r, int xi,
+                        tc_time_t fin, uint64_t w0, uint64_t w1);
+void tc__mpi_trace_end(struct tc_proc *proc, const struct tc__sched *s, int r, tc_time_t c0,
+                       tc_time_t from, uint64_t w0, uint64_t w1);
+
 /* team->p2p_engine of a team over MPI (lib/mpi/p2p.c), and the release of
  * its point-to-point state at destruction. */
 extern const struct tc__p2p_engine tc__mpi_p2p;

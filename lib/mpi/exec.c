@@ -515,6 +515,8 @@ static int tc__mpi_round(struct tc_proc *proc, const struct tc__sched *s, int r,
 {
 	struct tc__mpi *m = proc->team->engine;
 	const struct tc__mps *q = &proc->team->mps;
+	const tc_time_t c0 = proc->clock; /* trace only */
+	const uint64_t w0 = proc->ev ? tc__wall(proc->team) : 0;
 	size_t need = 0;
 	int n = tc__mpi_items(proc, s, r, bufs, &need);
 	if (n < 0)
@@ -623,6 +625,10 @@ static int tc__mpi_round(struct tc_proc *proc, const struct tc__sched *s, int r,
 		return err;
 	}
 
+	const uint64_t w1 = proc->ev ? tc__wall(proc->team) : 0;
+	for (int i = 0; proc->ev && i < n; i++)
+		if (it[i].kind != TC__MIT_RECV)
+			tc__mpi_trace_out(proc, s, r, it[i].xi, it[i].to, it[i].arrival, w0, w1);
 	/* The clock: own sends, then own receives in order of arrival (ties
 	 * by schedule order), then the combines in schedule order. */
 	proc->clock = send_done;
@@ -646,8 +652,13 @@ static int tc__mpi_round(struct tc_proc *proc, const struct tc__sched *s, int r,
 		proc->clock = tc__max_time(proc->clock, fin);
 		proc->stats.transfers_recv++;
 		proc->stats.busy_ps = tc__sat_add(proc->stats.busy_ps, tc__link_time(q, x->bytes));
+		if (proc->ev)
+			tc__mpi_trace_recv(proc, s, r, y->xi, fin, w0, w1);
 	}
+	const tc_time_t c_recv = proc->clock; /* trace only */
 	tc__mpi_apply(proc, s, r, bufs, it, n, io);
+	if (proc->ev && n)
+		tc__mpi_trace_end(proc, s, r, c0, c_recv, w0, w1);
 	if (n)
 		proc->stats.rounds++;
 	/* Emulated: a process that received waits until the model delivered

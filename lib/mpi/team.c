@@ -166,7 +166,6 @@ int tc_team_create_mpi(MPI_Comm comm, const struct tc_team_config *cfg, const st
 	}
 	if (!err) {
 		c.p = size;
-		c.trace_events = 0;
 		c.run_unattached = 0;
 		err = tc_team_create(&c, &team);
 	}
