@@ -12,6 +12,7 @@
  * twice, started or freed while active), a peer that never joins (a clear
  * error, no hang), and tc_self().  Threads, or fibres with TC_EXEC=fibres.
  */
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -981,4 +982,109 @@ Test(nbc, multicast_mismatch, .timeout = 120)
 	cr_assert_eq(tc_run(team, mmismatch_rank, &m), 0);
 	cr_assert_eq(atomic_load(&m.failures), 0, "%s", m.msg);
 	tc_team_destroy(team);
+}
+
+/* ---- tests that help the ranks of their CPU ---- */
+
+/* Each rank starts an allreduce, then tests it at most TESTS_MAX times
+ * (the computation between two tests, which makes no call into the
+ * library, is left out: on fibres it changes nothing of who runs when),
+ * and waits if it is still not done.  On fibres sharing one CPU, a rank's
+ * round needs its partners' progress, and a partner fibre makes some only
+ * inside the library: a test that found nothing done progresses the
+ * requests of the CPU's fibres suspended in their own test, so that the
+ * whole allreduce advances at every test, not one round of one rank at
+ * each. */
+enum { TESTS_MAX = 64, HELP_COUNT = 1000 };
+
+struct helped {
+	atomic_int bad;
+	int tests[64]; /* per rank: the tests its request took (0: waited) */
+};
+
+static int helped_rank(struct tc_proc *proc, void *arg)
+{
+	struct helped *h = arg;
+	const int me = tc_rank(proc), p = tc_size(proc);
+	int64_t *in = malloc(HELP_COUNT * sizeof *in), *out = malloc(HELP_COUNT * sizeof *out);
+	if (!in || !out) {
+		atomic_fetch_add(&h->bad, 1);
+		free(in);
+		free(out);
+		return TC_ENOMEM;
+	}
+	for (int i = 0; i < HELP_COUNT; i++)
+		in[i] = (int64_t)me * HELP_COUNT + i;
+	tc_request r;
+	int err = tc_iallreduce(proc, in, out, HELP_COUNT, TC_INT64, TC_OP_SUM, NULL, &r);
+	int done = 0, n = 0;
+	while (!err && !done && n < TESTS_MAX) {
+		err = tc_test(proc, &r, &done);
+		n++;
+	}
+	if (!err && !done)
+		err = tc_wait(proc, &r, NULL);
+	h->tests[me] = done ? n : 0;
+	for (int i = 0; i < HELP_COUNT && !err; i++)
+		if (out[i] != (int64_t)HELP_COUNT * p * (p - 1) / 2 + (int64_t)p * i)
+			err = TC_EINVAL;
+	if (err)
+		atomic_fetch_add(&h->bad, 1);
+	free(in);
+	free(out);
+	return err;
+}
+
+/* Runs helped_rank on spec with exec, the process on one CPU; the most
+ * tests a rank took (TESTS_MAX + 1: one waited). */
+static int helped_run(const char *spec, enum tc_exec exec)
+{
+	cpu_set_t old, one;
+	cr_assert_eq(sched_getaffinity(0, sizeof old, &old), 0);
+	CPU_ZERO(&one);
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &old)) {
+			CPU_SET(c, &one);
+			break;
+		}
+	cr_assert_eq(sched_setaffinity(0, sizeof one, &one), 0);
+	struct tc_team_config cfg;
+	tc_team_config_default(&cfg);
+	cfg.topology = spec;
+	cfg.exec = exec;
+	cfg.timeout_ms = 60000;
+	struct tc_team *team = NULL;
+	cr_assert_eq(tc_team_create(&cfg, &team), 0);
+	struct helped h = {0};
+	cr_assert_eq(tc_run(team, helped_rank, &h), 0, "%s: %s", spec, tc_error_detail());
+	cr_assert_eq(atomic_load(&h.bad), 0, "%s: results", spec);
+	int most = 0;
+	for (int i = 0; i < tc_team_size(team); i++) {
+		int t = h.tests[i] ? h.tests[i] : TESTS_MAX + 1;
+		most = t > most ? t : most;
+	}
+	tc_team_destroy(team);
+	sched_setaffinity(0, sizeof old, &old);
+	return most;
+}
+
+static const char *const helped_specs[] = {"ring:8", "hypercube:3", "complete:8", "torus:4x4"};
+
+/* Fibres of one CPU: every rank's request is done by its second test (its
+ * first finds the later ranks not started yet), whatever the number of
+ * rounds. */
+Test(nbc, test_helps_the_cpus_fibres, .timeout = 120)
+{
+	for (int s = 0; s < 4; s++) {
+		int most = helped_run(helped_specs[s], TC_EXEC_FIBRES);
+		cr_assert_leq(most, 2, "%s: a rank took %d tests", helped_specs[s], most);
+	}
+}
+
+/* Threads: the same program completes with the right results (how many
+ * tests it takes is the kernel's scheduling). */
+Test(nbc, test_loop_on_one_cpu_threads, .timeout = 120)
+{
+	for (int s = 0; s < 4; s++)
+		helped_run(helped_specs[s], TC_EXEC_THREADS);
 }

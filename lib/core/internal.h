@@ -184,6 +184,11 @@ struct tc_proc {
 	int (*ext_wait)(struct tc_proc *proc, void *req);
 	void (*ext_end)(struct tc_proc *proc, void *req, int status);
 	void *ext_queue;
+	/* Suspended in tc_test's yield on a fibre: the CPU's list of such
+	 * procs (lib/p2p/progress.c, tc__test_yield), which other fibres of
+	 * the CPU progress; test_helped: one is progressing it now. */
+	struct tc_proc *test_next;
+	int test_helped;
 	struct tc__owned *owned; /* what the team frees with it (struct tc__owned) */
 	uint64_t ext_gen;        /* raised when the queue is dropped (an abort's reset) */
 	int scan_at;             /* the next link tc__coll_scan looks at */

@@ -1753,6 +1753,10 @@ int tc_test(struct tc_proc *proc, tc_request *handle, int *done)
 		return tc__inactive("tc_test", req);
 	tc__progress(proc);
 	*done = tc__complete(proc, req);
+	/* On a fibre: the CPU's fibres waiting in a test, perhaps the peers
+	 * this request waits for, are progressed too (lib/p2p/progress.c). */
+	if (!*done && proc->db.task && tc__test_help(proc))
+		*done = tc__complete(proc, req);
 	if (*done && req->kind == TC__KIND_EXT) {
 		int status = req->status;
 		proc->ext_end(proc, req, status);
@@ -1767,7 +1771,7 @@ int tc_test(struct tc_proc *proc, tc_request *handle, int *done)
 	if (proc->db.task) {
 		/* A fibre polling in a loop would keep its peer, perhaps a fibre
 		 * of the same CPU, from ever running: let the CPU's others run. */
-		tc__yield();
+		tc__test_yield(proc);
 	}
 	if (tc__aborted(proc)) {
 		/* No progress will ever be made: the request is dead, and a

@@ -232,6 +232,13 @@ void tc__watchdog_fire(struct tc_proc *proc, uint64_t waited_ns);
 /* Progress on every port with pending requests (lib/p2p); none once the
  * team is aborted. */
 void tc__progress(struct tc_proc *proc);
+/* On a fibre, in tc_test (lib/p2p/progress.c): tc__test_help progresses
+ * the procs of the CPU's other fibres suspended in tc_test, and proc
+ * again, as long as any of them moves; true if one did.  tc__test_yield
+ * yields to the CPU's other fibres with proc in that list meanwhile.  The
+ * calling fibre's own proc only. */
+bool tc__test_help(struct tc_proc *proc);
+void tc__test_yield(struct tc_proc *proc);
 /* Raise the wait hints of every channel the proc is waiting on (lib/p2p);
  * up == false lowers them again. */
 void tc__set_hints(struct tc_proc *proc, bool up);

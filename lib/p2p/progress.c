@@ -227,3 +227,77 @@ int tc__progress_wait(struct tc_proc *proc, tc__cond_fn cond, void *ctx)
 		tc__set_hints(proc, false);
 	}
 }
+
+/*
+ * The fibres of one CPU help one another in tc_test.  A fibre runs only
+ * while the one before it on its CPU calls into the library, so a fibre
+ * that computes between tests makes progress only at its own tests; a
+ * round of a collective needs its partners' progress, and a chain of
+ * rounds across the fibres of a CPU would advance by one rank's round per
+ * test.  So the procs whose fibre is suspended in tc_test's yield are kept
+ * in a list of their CPU (a thread-local: a CPU's fibres share its kernel
+ * thread and never leave it, lib/fibre/runq.h), and a test that finds its
+ * request not done progresses every one of them, and itself, again as long
+ * as one of them moved (a round ended, a request was posted, a collective
+ * request completed): then the CPU's part of every outstanding request has
+ * gone as far as it can before the next fibre runs.
+ *
+ * Why it is safe: such a fibre is suspended at the end of tc_test, after
+ * its own progress and before it looks at anything else, on this kernel
+ * thread (nothing runs beside it); test_helped keeps two helpers off one
+ * proc, ext_busy a step of its queue from re-entering (lib/sched/nbc.c).
+ * The progress does not yield, except a failed round's quiesce after an
+ * abort (tc__rndv_quiesce); the list may then change under the helper,
+ * which starts over (tc__parked_gen).
+ */
+static _Thread_local struct tc_proc *tc__parked;
+static _Thread_local unsigned tc__parked_gen;
+
+/* A mark of proc's progress: changes when a round ends, a request is
+ * posted or a collective request completes. */
+static uint64_t tc__moved_mark(const struct tc_proc *proc)
+{
+	return proc->stats.rounds + proc->nposts + (uint64_t)(unsigned)proc->ext_pending;
+}
+
+bool tc__test_help(struct tc_proc *proc)
+{
+	bool any = false, moved = true;
+	while (moved) {
+		moved = false;
+		unsigned gen = tc__parked_gen;
+		for (struct tc_proc *q = tc__parked; q; q = q->test_next) {
+			if (q->test_helped)
+				continue;
+			uint64_t m = tc__moved_mark(q);
+			q->test_helped = 1;
+			tc__progress(q);
+			q->test_helped = 0;
+			moved |= tc__moved_mark(q) != m;
+			if (gen != tc__parked_gen) {
+				moved = true; /* the list changed: start over */
+				break;
+			}
+		}
+		if (moved) {
+			any = true;
+			tc__progress(proc);
+		}
+	}
+	return any;
+}
+
+void tc__test_yield(struct tc_proc *proc)
+{
+	proc->test_next = tc__parked;
+	tc__parked = proc;
+	tc__parked_gen++;
+	tc__yield();
+	struct tc_proc **pp = &tc__parked;
+	while (*pp && *pp != proc)
+		pp = &(*pp)->test_next;
+	if (*pp)
+		*pp = proc->test_next;
+	proc->test_next = NULL;
+	tc__parked_gen++;
+}
