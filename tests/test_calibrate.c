@@ -531,6 +531,21 @@ Test(calibrate, shared_memory_rounds, .timeout = 30)
 	         * a read is 8 * 4 / B(4, 8 B) = 0.8 ns > 8 t_c = 0.32 ns. */
 	        {"complete:4", "shm_flag", TC_COLL_ALLREDUCE, 8,
 	         50 + 150 + 3 * (80 + 0.8) + 8 * 0.04 + 8 * 0.01},
+	        /* scatter: 3 readers of one block of the root's each, B(3, 64 KiB)
+	         * = 30 B/ns (midway between k = 2 and 4); the root's own block
+	         * copied locally. */
+	        {"complete:4", "shm", TC_COLL_SCATTER, 65536,
+	         50 + 150 + 80 + small * 3 / 30 + small * 0.01},
+	        /* gather: the root reads 3 blocks, one reader (priced as two at
+	         * once, B(2, 64 KiB) = 20 B/ns). */
+	        {"complete:4", "shm", TC_COLL_GATHER, 65536,
+	         50 + 150 + 3 * (80 + small * 2 / 20) + small * 0.01},
+	        /* reduce_scatter: 4 readers of 3 blocks each, B(4, 64 KiB) = 40
+	         * B/ns, a read (6553.6 ns) slower than its combine (64 KiB t_c
+	         * = 2621.44 ns); ranks 1-3 combine their own block locally, rank
+	         * 0 copies it (at t_copy). */
+	        {"complete:4", "shm", TC_COLL_REDUCE_SCATTER, 65536,
+	         50 + 150 + 3 * (80 + small * 4 / 40) + small * 0.04 + small * 0.01},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		struct tc_topo *t = NULL;

@@ -49,7 +49,7 @@ static int expect_applies(const char *alg, const struct tc_topo *t)
 	if (!strcmp(alg, "linear")) /* gather to rank 0 and release: any topology */
 		return COLL == TC_COLL_ALLGATHER;
 	if (!strcmp(alg, "shm")) /* shared memory: the complete graph */
-		return COLL == TC_COLL_ALLGATHER && k == TC_TOPO_COMPLETE;
+		return k == TC_TOPO_COMPLETE;
 	if (!strcmp(alg, "direct")) /* where the seeds' algorithms do not reach */
 		return COLL == TC_COLL_REDUCE_SCATTER || k == TC_TOPO_COMPLETE ||
 		       k == TC_TOPO_STAR || k == TC_TOPO_TREE;
@@ -114,10 +114,11 @@ static int run_spec(const char *alg, const char *spec, const struct tc_model *md
 			                    .iters = k ? 1 : 2,
 			                    .seed = (uint64_t)(si * 31 + k + 7)};
 #if IS_REDUCING
-			/* Only direct is rank-ordered (and AUTO, which picks it for a
-			 * non-commutative operator): the other algorithms get the
-			 * commutative combos only (CT_OP_AFFINE is last). */
-			int ordered = !alg || !strcmp(alg, "direct");
+			/* Only direct and shm are rank-ordered (and AUTO, which
+			 * picks one of them for a non-commutative operator): the
+			 * other algorithms get the commutative combos only
+			 * (CT_OP_AFFINE is last). */
+			int ordered = !alg || !strcmp(alg, "direct") || !strcmp(alg, "shm");
 			int ci = ordered && (si + k) % 2 ? ct_ncombos - 1 : (si + k) % (ct_ncombos - 1);
 			c.dt = ct_combos[ci].dt;
 			c.op = ct_combos[ci].op;
@@ -643,9 +644,10 @@ static int err_fn(struct tc_proc *proc, void *argp)
 			bad |= 1 << 7;
 	bad |= (call(proc, NULL, NULL, 0, NULL) != 0) << 8;
 #if IS_REDUCING
-	/* Only direct combines in rank order: a non-commutative operator is
-	 * refused by name by the others (writing nothing), and AUTO takes
-	 * direct (the results test checks its rank-ordered products). */
+	/* Only direct and shm combine in rank order: a non-commutative
+	 * operator is refused by name by the others (writing nothing; shm
+	 * by the topology, ring:3), and AUTO takes direct (the results test
+	 * checks its rank-ordered products). */
 	struct tc_user_op nc = {.fn = nc_fn, .commutative = 0};
 	for (int i = 0; tc_alg_name(COLL, i); i++) {
 		struct tc_coll_opts o = {.alg = tc_alg_name(COLL, i), .user_op = &nc};

@@ -12,7 +12,10 @@
  * buffers overwritten right after every return, slices in the library's
  * buffers and in OUT; their modelled time against the
  * prediction; AUTO's rule (taken on native teams with a CPU per rank only);
- * a mismatched call.
+ * a mismatched call.  gather, scatter and reduce_scatter also with every
+ * root of small teams, reduce_scatter with a non-commutative operator and
+ * with inexact double sums compared bit for bit with the sum in rank
+ * order, their buffers overwritten right after every return.
  */
 #include <sched.h>
 #include <stdatomic.h>
@@ -34,6 +37,7 @@ struct shm_alg {
 static const struct shm_alg shm_algs[] = {
         {TC_COLL_BCAST, "shm"},   {TC_COLL_ALLREDUCE, "shm"}, {TC_COLL_ALLREDUCE, "shm_flag"},
         {TC_COLL_BARRIER, "shm"}, {TC_COLL_ALLGATHER, "shm"}, {TC_COLL_ALLTOALL, "shm"},
+        {TC_COLL_GATHER, "shm"},  {TC_COLL_SCATTER, "shm"},   {TC_COLL_REDUCE_SCATTER, "shm"},
 };
 #define NSHM ((int)(sizeof shm_algs / sizeof shm_algs[0]))
 
@@ -76,7 +80,7 @@ static void run_all(int p, enum tc_exec exec, enum tc_mode mode, const size_t *c
 				                    .count = counts[ci],
 				                    .dt = ci & 1 ? TC_DOUBLE : TC_INT32,
 				                    .op = TC_OP_SUM,
-				                    .root = ip ? p - 1 : 0,
+				                    .root = ip ? p - 1 : ci % p,
 				                    .in_place = ip,
 				                    .iters = 3,
 				                    .seed = (uint64_t)(a * 100 + ci)};
@@ -86,6 +90,14 @@ static void run_all(int p, enum tc_exec exec, enum tc_mode mode, const size_t *c
 				cr_assert_eq(err, 0, "p=%d %s %s exec %d mode %d count %zu ip %d: %s",
 				             p, tc_coll_name(s->coll), s->alg, (int)exec, (int)mode,
 				             counts[ci], ip, msg);
+				if (s->coll != TC_COLL_REDUCE_SCATTER)
+					continue;
+				/* Rank-ordered: a non-commutative operator. */
+				c.dt = TC_UINT64;
+				c.op = CT_OP_AFFINE;
+				err = ct_run(team, &c, msg, sizeof msg);
+				cr_assert_eq(err, 0, "p=%d %s affine exec %d mode %d count %zu ip %d: %s",
+				             p, s->alg, (int)exec, (int)mode, counts[ci], ip, msg);
 			}
 	tc_team_destroy(team);
 }
@@ -527,16 +539,194 @@ Test(shm, allreduce_reuse_small_p, .timeout = 300)
 	ar_reuse(ps, 3, 1, 8);
 }
 
+/* ---- gather, scatter, reduce_scatter: buffers reused right after the return */
+
+struct rooted_arg {
+	int nsizes;
+	size_t counts[10]; /* doubles per block */
+	int iters;         /* rounds over the sizes */
+	atomic_int bad;
+	char msg[200];
+};
+
+static void rooted_fail(struct rooted_arg *a, const char *what, int me, int it, size_t n, int root, int err)
+{
+	if (atomic_fetch_add(&a->bad, 1) == 0)
+		snprintf(a->msg, sizeof a->msg, "rank %d call %d %s count %zu root %d: %s", me, it,
+		         what, n, root, err ? tc_strerror(err) : "wrong result");
+}
+
+/* Every size, each of the three collectives with a rotating root,
+ * alternately in place: right after each return the rank checks OUT (the
+ * reduce_scatter's block against the sum in rank order of ar_x()'s
+ * inexact values, bit for bit) and overwrites IN and OUT at once, so that
+ * a peer still reading either would copy the new bytes; one rank per call
+ * enters late.  Element i of rank r's p blocks at call it: ar_x(r, i, it). */
+static int rooted_fn(struct tc_proc *proc, void *argp)
+{
+	struct rooted_arg *a = argp;
+	const int p = tc_size(proc), me = tc_rank(proc);
+	size_t most = 0;
+	for (int s = 0; s < a->nsizes; s++)
+		most = a->counts[s] > most ? a->counts[s] : most;
+	const size_t cap = (most * (size_t)p + 1) * sizeof(double);
+	double *in = malloc(cap), *out = malloc(cap);
+	const struct tc_coll_opts o = {.alg = "shm"};
+	int it = 0;
+	for (int round = 0; round < a->iters; round++)
+		for (int s = 0; s < a->nsizes; s++)
+			for (int k = 0; k < 3 && !atomic_load(&a->bad); k++, it++) {
+				const size_t n = a->counts[s], np = n * (size_t)p;
+				const int root = it % p, ip = (it / 3) & 1;
+				const int is_root = me == root;
+				for (size_t i = 0; i < np; i++)
+					in[i] = ar_x(me, i, it);
+				for (size_t i = 0; i < np; i++)
+					out[i] = -1.0;
+				if (me == (it + 1) % p)
+					for (int y = 0; y < 3; y++)
+						sched_yield();
+				int err;
+				const char *what;
+				if (k == 0) {
+					what = "gather";
+					/* In place: the root's block already in OUT. */
+					if (ip && is_root)
+						memcpy(out + (size_t)root * n, in, n * sizeof *in);
+					err = tc_gather(proc, ip && is_root ? TC_IN_PLACE : in, out,
+					                n, TC_DOUBLE, root, &o);
+				} else if (k == 1) {
+					what = "scatter";
+					err = tc_scatter(proc, is_root ? in : NULL,
+					                 ip && is_root ? (void *)TC_IN_PLACE : out,
+					                 n, TC_DOUBLE, root, &o);
+				} else {
+					what = "reduce_scatter";
+					if (ip)
+						memcpy(out, in, np * sizeof *in);
+					err = tc_reduce_scatter(proc, ip ? TC_IN_PLACE : in, out, n,
+					                        TC_DOUBLE, TC_OP_SUM, &o);
+				}
+				if (err) {
+					rooted_fail(a, what, me, it, n, root, err);
+					break;
+				}
+				int ok = 1;
+				if (k == 0 && is_root) {
+					for (int r = 0; r < p && ok; r++)
+						for (size_t i = 0; i < n && ok; i++) {
+							const double want = ar_x(r, i, it);
+							ok = !memcmp(&want, &out[(size_t)r * n + i],
+							             sizeof want);
+						}
+				} else if (k == 1 && !(ip && is_root)) {
+					for (size_t i = 0; i < n && ok; i++) {
+						const double want = ar_x(root, (size_t)me * n + i, it);
+						ok = !memcmp(&want, &out[i], sizeof want);
+					}
+				} else if (k == 2) {
+					for (size_t i = 0; i < n && ok; i++) {
+						const size_t at = (size_t)me * n + i;
+						double want = ar_x(0, at, it);
+						for (int r = 1; r < p; r++)
+							want = want + ar_x(r, at, it);
+						ok = !memcmp(&want, &out[i], sizeof want);
+					}
+				}
+				if (!ok) {
+					rooted_fail(a, what, me, it, n, root, 0);
+					break;
+				}
+				/* The caller owns both buffers again. */
+				memset(in, 0x5a, cap);
+				memset(out, 0xa5, cap);
+			}
+	free(in);
+	free(out);
+	return 0;
+}
+
+/* The block counts (doubles) of team size p: nothing, one, the most the
+ * flag carries and one more (gather publishes a block, scatter and
+ * reduce_scatter p blocks), the most the areas hold (p blocks of 1 KiB
+ * in all) and one more, and a size through the buffers. */
+static int rooted_counts(int p, size_t *counts)
+{
+	const size_t flag = FLAG_BYTES / sizeof(double), area = AREA_BYTES / sizeof(double);
+	const size_t want[] = {0,
+	                       1,
+	                       flag,
+	                       flag + 1,
+	                       flag / (size_t)p,
+	                       flag / (size_t)p + 1,
+	                       area / (size_t)p,
+	                       area / (size_t)p + 1,
+	                       2 * area / (size_t)p + 3};
+	int n = 0;
+	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+		int dup = 0;
+		for (int j = 0; j < n; j++)
+			dup |= counts[j] == want[i];
+		if (!dup)
+			counts[n++] = want[i];
+	}
+	return n;
+}
+
+static void rooted_reuse(const int *ps, int nps, int execs, int iters)
+{
+	for (int k = 0; k < nps; k++) {
+		if (tc_test_p_skipped(ps[k]))
+			continue;
+		for (int fib = 0; fib < 2; fib++) {
+			if (!(execs & (1 << fib)))
+				continue;
+			struct tc_team *team =
+			        shm_team(ps[k], fib ? TC_EXEC_FIBRES : TC_EXEC_THREADS, TC_MODE_NATIVE);
+			for (int run = 0; run < 2; run++) { /* a second run of the same team */
+				struct rooted_arg a = {.bad = 0, .iters = iters};
+				a.nsizes = rooted_counts(ps[k], a.counts);
+				cr_assert_eq(tc_run(team, rooted_fn, &a), 0);
+				cr_assert_eq(atomic_load(&a.bad), 0, "p=%d fibres %d run %d: %s",
+				             ps[k], fib, run, a.msg);
+			}
+			tc_team_destroy(team);
+		}
+	}
+}
+
+/* Every p of the matrix, threads and fibres. */
+Test(shm, rooted_reuse, .timeout = 600)
+{
+	rooted_reuse(tc_test_ps, TC_TEST_NPS, 3, 2);
+}
+
+/* Small teams of threads, more calls (the race suite runs this one). */
+Test(shm, rooted_reuse_small_p, .timeout = 300)
+{
+	static const int ps[] = {2, 3, 5};
+	rooted_reuse(ps, 3, 1, 4);
+}
+
 /* ---- modelled time, AUTO, mismatch ---------------------------------------- */
 
 struct auto_arg {
 	const char *alg; /* NULL: AUTO */
 	enum tc_coll coll;
+	int ordered; /* reduce_scatter: a non-commutative operator */
 	size_t bytes;
 	char got[32];
 	uint64_t modelled_ps;
 	int err;
 };
+
+/* x (+) y = x: associative, not commutative. */
+static void first_fn(const void *in, void *inout, size_t count, enum tc_dtype dt, void *ctx)
+{
+	(void)ctx;
+	memcpy(inout, in, count * tc_dtype_size(dt));
+}
+static const struct tc_user_op first_op = {first_fn, NULL, 0};
 
 static int auto_fn(struct tc_proc *proc, void *argp)
 {
@@ -562,6 +752,17 @@ static int auto_fn(struct tc_proc *proc, void *argp)
 		break;
 	case TC_COLL_ALLTOALL:
 		err = tc_alltoall(proc, in, out, n, TC_BYTE, &o);
+		break;
+	case TC_COLL_GATHER:
+		err = tc_gather(proc, in, out, n, TC_BYTE, 0, &o);
+		break;
+	case TC_COLL_SCATTER:
+		err = tc_scatter(proc, in, out, n, TC_BYTE, 0, &o);
+		break;
+	case TC_COLL_REDUCE_SCATTER:
+		o.user_op = a->ordered ? &first_op : NULL;
+		err = tc_reduce_scatter(proc, in, out, n / 8, TC_DOUBLE,
+		                        a->ordered ? TC_OP_USER : TC_OP_SUM, &o);
 		break;
 	default:
 		err = TC_EINVAL;
@@ -595,7 +796,10 @@ Test(shm, modelled_equals_prediction, .timeout = 120)
 			tc_model_default(&md);
 			cr_assert_eq(tc_predict(tc_team_topo(team), &md, a.coll, a.alg,
 			                        a.coll == TC_COLL_BARRIER ? 0 : 64,
-			                        a.coll == TC_COLL_ALLREDUCE ? 8 : 1, 0, 0, &pr),
+			                        a.coll == TC_COLL_ALLREDUCE || a.coll == TC_COLL_REDUCE_SCATTER
+			                                ? 8
+			                                : 1,
+			                        0, 0, &pr),
 			             0);
 			cr_assert_eq(a.modelled_ps, (uint64_t)pr.modelled_ps, "p=%d %s %s", ps[k],
 			             tc_coll_name(a.coll), a.alg);
@@ -612,15 +816,18 @@ Test(shm, modelled_equals_prediction, .timeout = 120)
  * emulated or oversubscribed one (nor in a prediction). */
 Test(shm, auto_rule, .timeout = 120)
 {
-	static const enum tc_coll colls[] = {TC_COLL_BCAST, TC_COLL_ALLREDUCE, TC_COLL_BARRIER,
-	                                     TC_COLL_ALLGATHER, TC_COLL_ALLTOALL};
+	static const enum tc_coll colls[] = {TC_COLL_BCAST,    TC_COLL_ALLREDUCE,
+	                                     TC_COLL_BARRIER,  TC_COLL_ALLGATHER,
+	                                     TC_COLL_ALLTOALL, TC_COLL_GATHER,
+	                                     TC_COLL_SCATTER,  TC_COLL_REDUCE_SCATTER};
+	const int ncolls = (int)(sizeof colls / sizeof colls[0]);
 	for (int mode = 0; mode < 3; mode++) {
 		int p = mode == 2 ? 64 : 2;
 		struct tc_team *team =
 		        shm_team(p, TC_EXEC_AUTO, mode == 1 ? TC_MODE_EMULATED : TC_MODE_NATIVE);
 		struct tc_team_info info;
 		tc_team_get_info(team, &info);
-		for (int c = 0; c < 5; c++)
+		for (int c = 0; c < ncolls; c++)
 			for (int big = 0; big < 3; big++) {
 				/* p = 2: whole vectors up to 8 KiB (machine.c). */
 				static const size_t sizes[3] = {8, 8192, 65536};
@@ -642,10 +849,22 @@ Test(shm, auto_rule, .timeout = 120)
 				struct tc_model md;
 				tc_model_default(&md);
 				cr_assert_eq(tc_predict(tc_team_topo(team), &md, colls[c], NULL, 8,
-				                        colls[c] == TC_COLL_ALLREDUCE ? 8 : 1, 0, 0, &pr),
+				                        colls[c] == TC_COLL_ALLREDUCE || colls[c] == TC_COLL_REDUCE_SCATTER
+				                                ? 8
+				                                : 1,
+				                        0, 0, &pr),
 				             0);
 				cr_assert(strncmp(pr.algorithm, "shm", 3), "predicted %s", pr.algorithm);
 			}
+		/* reduce_scatter `shm` is rank-ordered: AUTO takes it for a
+		 * non-commutative operator too. */
+		struct auto_arg a = {.coll = TC_COLL_REDUCE_SCATTER, .ordered = 1, .bytes = 64};
+		cr_assert_eq(tc_run(team, auto_fn, &a), 0);
+		cr_assert_eq(a.err, 0, "%s", tc_strerror(a.err));
+		if (mode == 0 && !info.oversubscribed)
+			cr_assert_str_eq(a.got, "shm");
+		else
+			cr_assert(strncmp(a.got, "shm", 3), "mode %d: %s", mode, a.got);
 		tc_team_destroy(team);
 	}
 }

@@ -1481,8 +1481,9 @@ Test(cost, reduce_scatter_direct)
 
 /* The machine's own algorithms (shm): one round on the complete graph,
  * computed here from the model.  All ports: one message time (allgather,
- * alltoall, bcast, barrier), plus the (p - 1) combines of the whole vector
- * (allreduce shm_flag) or two message times of the largest slice and its
+ * alltoall, bcast, scatter, gather, barrier), plus the (p - 1) combines of
+ * the whole vector (allreduce shm_flag, reduce_scatter's block) or two
+ * message times of the largest slice and its
  * combines (allreduce shm); one port: the p - 1 sends back to back. */
 Test(cost, shm_closed_forms)
 {
@@ -1504,14 +1505,22 @@ Test(cost, shm_closed_forms)
 					ASSERT_NEAR(tc_cost_allgather_shm(&md, p, m), round);
 					ASSERT_NEAR(tc_cost_alltoall_shm(&md, p, m), round);
 					ASSERT_NEAR(tc_cost_bcast_shm(&md, p, m), round);
+					/* scatter: the root's p - 1 blocks; gather: its
+					 * p - 1 receives (the dual round). */
+					ASSERT_NEAR(tc_cost_scatter_shm(&md, p, m), round);
+					ASSERT_NEAR(tc_cost_gather_shm(&md, p, m), round);
 					ASSERT_NEAR(tc_cost_barrier_shm(&md, p), round0);
 					if (!all) {
 						cr_assert(isnan(tc_cost_allreduce_shm_flag(&md, p, m)));
 						cr_assert(isnan(tc_cost_allreduce_shm(&md, p, m / 8, 8)));
+						cr_assert(isnan(tc_cost_reduce_scatter_shm(&md, p, m)));
 						continue;
 					}
 					double flag = p == 1 ? 0 : L + th + (p - 1) * m * md.tc_ns;
 					ASSERT_NEAR(tc_cost_allreduce_shm_flag(&md, p, m), flag);
+					/* reduce_scatter: each owner's p - 1 parts of m
+					 * bytes at once, combined one after the other. */
+					ASSERT_NEAR(tc_cost_reduce_scatter_shm(&md, p, m), flag);
 					/* count elements of 8 bytes: the largest slice. */
 					double count = floor(m / 8), s = 8 * ceil(count / p);
 					double slices = p == 1 ? 0
@@ -1522,4 +1531,7 @@ Test(cost, shm_closed_forms)
 	struct tc_model md = std_md(SF);
 	cr_assert(isnan(tc_cost_allgather_shm(&md, 0, 8)));
 	cr_assert(isnan(tc_cost_allreduce_shm(&md, 2, -1, 8)));
+	cr_assert(isnan(tc_cost_scatter_shm(&md, 0, 8)));
+	cr_assert(isnan(tc_cost_gather_shm(NULL, 2, 8)));
+	cr_assert(isnan(tc_cost_reduce_scatter_shm(&md, 2, NAN)));
 }

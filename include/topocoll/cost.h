@@ -370,6 +370,12 @@ TC_API double tc_cost_reduce_scatter_hypercube(const struct tc_model *md, int p,
  * sends each other rank its block of m bytes, plus the p - 1 blocks every
  * rank combines into its own: tc_cost_direct_round() + m (p - 1) t_c. */
 TC_API double tc_cost_reduce_scatter_direct(const struct tc_model *md, int p, double m);
+/* shm: every rank reduces its own block of m bytes straight out of every
+ * rank's buffer, in rank order, one round on the complete graph; all ports
+ * (its p - 1 parts arrive at once, combined one after the other):
+ *     T = msg(1, m) + (p - 1) m t_c        (p >= 2; 0 for p = 1).
+ * The all-port form only (one port: NAN). */
+TC_API double tc_cost_reduce_scatter_shm(const struct tc_model *md, int p, double m);
 
 /* ------------------------------------------------------------------------ */
 /* Prefix sums (scan, exscan)                                                */
@@ -429,12 +435,20 @@ TC_API double tc_cost_scatter_tree_allport(const struct tc_model *md, int p, dou
 TC_API double tc_cost_scatter_tree_allport_comb(const struct tc_model *md, int p, double m,
                                                 const long *path_blocks);
 
+/* shm: every rank reads its block straight out of the root's buffer, one
+ * round on the complete graph: tc_cost_direct_round() (all ports msg(1, m);
+ * one port, the root's p - 1 sends back to back, (p - 2)(t_s + m t_w) +
+ * msg(1, m)).  gather shm (the root reads every rank's block) costs the
+ * same: its p - 1 receives at once, or back to back under one port. */
+TC_API double tc_cost_scatter_shm(const struct tc_model *md, int p, double m);
+
 TC_API double tc_cost_gather_linear(const struct tc_model *md, int p, double m, const int *hops);
 TC_API double tc_cost_gather_ring(const struct tc_model *md, int p, double m);
 TC_API double tc_cost_gather_hypercube(const struct tc_model *md, int p, double m);
 TC_API double tc_cost_gather_tree_allport(const struct tc_model *md, int p, double m);
 TC_API double tc_cost_gather_tree_allport_comb(const struct tc_model *md, int p, double m,
                                                const long *path_blocks);
+TC_API double tc_cost_gather_shm(const struct tc_model *md, int p, double m);
 
 /* ------------------------------------------------------------------------ */
 /* All-to-all personalised (alltoall)                                        */

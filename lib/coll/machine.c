@@ -137,12 +137,14 @@ int tc__shm_team(const struct tc_team *team)
 
 const struct tc__alg *tc__shm_pick(const struct tc__gen *g, int need_ordered)
 {
-	if (!g->shm || need_ordered)
+	if (!g->shm)
 		return NULL;
 	const char *want = g->coll != TC_COLL_ALLREDUCE ? "shm"
 	                   : g->bytes <= TC__SHM_FLAT_MAX || g->bytes * (size_t)(g->p - 1) <= TC__SHM_FLAT_READ
 	                           ? "shm_flag"
 	                           : "shm";
 	const struct tc__alg *a = tc__alg_find(g->coll, want);
-	return a && (a->flags & TC__ALG_SHM) && !tc__alg_check_quiet(a, g) ? a : NULL;
+	if (!a || !(a->flags & TC__ALG_SHM) || (need_ordered && !(a->flags & TC__ALG_ORDERED)))
+		return NULL;
+	return tc__alg_check_quiet(a, g) ? NULL : a;
 }

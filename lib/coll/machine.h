@@ -145,7 +145,8 @@ int tc__shm_team(const struct tc_team *team);
 
 /* The algorithm AUTO takes for call g on a team where tc__shm_team() holds
  * (g->shm): the collective's TC__ALG_SHM algorithm that applies, or NULL
- * (none applies, or the call needs a rank-ordered algorithm).  allreduce:
+ * (none applies, or the call needs a rank-ordered algorithm and it is not
+ * TC__ALG_ORDERED).  allreduce:
  * `shm_flag` (every rank reduces the whole vector: one or two flag phases)
  * up to TC__SHM_FLAT_MAX bytes, `shm` (slices: three phases, 1/p of the
  * combining each) above.  The one place that decides. */

@@ -30,6 +30,13 @@
  *   allreduce shm_flag: every rank reduces the whole vector, in rank
  *             order, from the flags (small) or from the peers' IN (then a
  *             phase (k, 2) as allgather).
+ *   scatter   as bcast, the root's p blocks (p m bytes) in its flag, its
+ *             area (p m <= TC__SHM_AREA) or IN; a non-root copies block me.
+ *   gather    every rank's block as allgather's (flag, area or IN); the
+ *             root reads them all; where they were in IN, it publishes
+ *             (k, 2), which the others wait for; else they return at once.
+ *   reduce_scatter shm: as alltoall, but every rank reduces block me of
+ *             the p contributions, in rank order, into OUT.
  * The reductions are in rank order, (..((x_0 + x_1) + x_2) ..), on every
  * rank: every rank gets the same bits.
  */
@@ -307,6 +314,33 @@ static void tc__shm_got_block(struct tc__shm_ctx *c, int r)
 		memcpy((unsigned char *)c->io->out + (uint64_t)r * c->m, src + c->src_off, c->m);
 }
 
+/* Where the call's published bytes travel: the flag (at most
+ * TC__SHM_INLINE), this rank's area (the call's output of p m bytes at
+ * most TC__SHM_AREA), else the caller's buffer. */
+static void tc__shm_route(struct tc__shm_ctx *c, uint64_t published)
+{
+	c->in_area = published > TC__SHM_INLINE && (uint64_t)c->p * c->m <= TC__SHM_AREA;
+	c->small = published <= TC__SHM_INLINE || c->in_area;
+}
+
+/* Copies the published bytes of in into this rank's flag b or area, once
+ * tc__shm_fill() has said that no peer reads them any more: `published`
+ * bytes, less the block of m at c->src_off where skip is set (this rank's
+ * own, which no peer reads). */
+static void tc__shm_put(struct tc__shm_ctx *c, struct tc__shm_block *b, const unsigned char *in,
+                        uint64_t published, int skip)
+{
+	if (!c->small || !published)
+		return;
+	unsigned char *dst = c->in_area ? tc__shm_area(c, c->me) : b->data;
+	if (skip) {
+		memcpy(dst, in, c->src_off);
+		memcpy(dst + c->src_off + c->m, in + c->src_off + c->m, published - c->src_off - c->m);
+	} else {
+		memcpy(dst, in, published);
+	}
+}
+
 static int tc__shm_gather_all(struct tc__shm_ctx *c, int a2a)
 {
 	const uint64_t m = c->m;
@@ -315,23 +349,12 @@ static int tc__shm_gather_all(struct tc__shm_ctx *c, int a2a)
 	if (m)
 		memcpy((unsigned char *)c->io->out + (uint64_t)c->me * m, in + c->src_off, m);
 	const uint64_t published = a2a ? (uint64_t)c->p * m : m;
-	c->in_area = published > TC__SHM_INLINE && (uint64_t)c->p * m <= TC__SHM_AREA;
-	c->small = published <= TC__SHM_INLINE || c->in_area;
+	tc__shm_route(c, published);
 	struct tc__shm_block *b;
 	int err = tc__shm_fill(c, in, c->io->out, &b);
 	if (err)
 		return err;
-	if (c->small && m) {
-		/* The block's data (once every peer is done with this parity,
-		 * tc__shm_fill()); alltoall's own block stays out. */
-		unsigned char *dst = c->in_area ? tc__shm_area(c, c->me) : b->data;
-		if (a2a) {
-			memcpy(dst, in, c->src_off);
-			memcpy(dst + c->src_off + m, in + c->src_off + m, published - c->src_off - m);
-		} else {
-			memcpy(dst, in, m);
-		}
-	}
+	tc__shm_put(c, b, in, published, a2a); /* alltoall's own block stays out */
 	tc__shm_publish(c, 1);
 	err = tc__shm_read_all(c, tc__shm_got_block);
 	if (err || c->small || !m)
@@ -365,12 +388,76 @@ static int tc__shm_bcast(struct tc__shm_ctx *c, int root)
 	return TC_OK;
 }
 
-/* Rank r's contribution to a reduction: our own IN, or r's flag or IN. */
+/* scatter: the root's p blocks published (flag, area or IN); every other
+ * rank copies its own out and says so, which the root waits for unless
+ * they were in the flag or the area (as bcast). */
+static int tc__shm_scatter(struct tc__shm_ctx *c, int root)
+{
+	const uint64_t m = c->m, pm = (uint64_t)c->p * m;
+	tc__shm_route(c, pm);
+	if (c->me == root) {
+		const unsigned char *in = c->io->in;
+		struct tc__shm_block *b;
+		int err = tc__shm_fill(c, in, c->io->out, &b);
+		if (err)
+			return err;
+		c->src_off = (uint64_t)root * m;
+		if (m)
+			memcpy(c->io->out, in + c->src_off, m);
+		tc__shm_put(c, b, in, pm, 1);
+		tc__shm_publish(c, 1);
+		return c->small || !m ? TC_OK : tc__shm_await_all(c, 2, 1);
+	}
+	/* A non-root writes no data of its own, only its step. */
+	int err = tc__shm_await_data(c, root, 1);
+	if (err)
+		return err;
+	const struct tc__shm_block *rb = tc__shm_blk(c, root);
+	const unsigned char *src = c->in_area ? tc__shm_area(c, root)
+	                           : c->small ? rb->data
+	                                      : (const unsigned char *)rb->in;
+	if (m)
+		memcpy(c->io->out, src + (uint64_t)c->me * m, m);
+	tc__shm_publish(c, 2);
+	return TC_OK;
+}
+
+/* gather: every rank's block published (flag, area or IN), the root
+ * copies them all; a rank whose block is in its flag or area returns at
+ * once, one whose IN the root reads waits for the root's (k, 2). */
+static int tc__shm_gather(struct tc__shm_ctx *c, int root)
+{
+	const uint64_t m = c->m;
+	const unsigned char *in = c->io->in;
+	c->src_off = 0;
+	tc__shm_route(c, m);
+	struct tc__shm_block *b;
+	int err = tc__shm_fill(c, in, c->io->out, &b);
+	if (err)
+		return err;
+	if (c->me != root) {
+		tc__shm_put(c, b, in, m, 0);
+		tc__shm_publish(c, 1);
+		return c->small ? TC_OK : tc__shm_await_data(c, root, 2);
+	}
+	if (m)
+		memcpy((unsigned char *)c->io->out + (uint64_t)root * m, in, m);
+	tc__shm_publish(c, 1);
+	err = tc__shm_read_all(c, tc__shm_got_block);
+	if (!err && !c->small)
+		tc__shm_publish(c, 2); /* every IN read */
+	return err;
+}
+
+/* Rank r's contribution to a reduction: our own IN, or r's area, flag or
+ * IN. */
 static const void *tc__shm_x(const struct tc__shm_ctx *c, int r)
 {
 	if (r == c->me)
 		return c->io->in;
-	return c->small ? (const void *)tc__shm_blk(c, r)->data : tc__shm_blk(c, r)->in;
+	return c->in_area ? (const void *)tc__shm_area(c, r)
+	       : c->small ? (const void *)tc__shm_blk(c, r)->data
+	                  : tc__shm_blk(c, r)->in;
 }
 
 /* out[0, len) = x_0 + x_1 + ... + x_{p-1} at [off, off + len), in rank
@@ -482,6 +569,30 @@ static int tc__shm_allreduce_flat(struct tc__shm_ctx *c)
 	return tc__shm_await_all(c, 2, 1);
 }
 
+/* reduce_scatter shm: block `me` of everyone's IN (or of the p blocks in
+ * their flags or areas, the own block left out), reduced in rank order
+ * into OUT; a second synchronisation where the peers read our IN. */
+static int tc__shm_reduce_scatter(struct tc__shm_ctx *c)
+{
+	const uint64_t m = c->m, pm = (uint64_t)c->p * m;
+	const unsigned char *in = c->io->in;
+	c->src_off = (uint64_t)c->me * m;
+	tc__shm_route(c, pm);
+	struct tc__shm_block *b;
+	int err = tc__shm_fill(c, in, c->io->out, &b);
+	if (err)
+		return err;
+	tc__shm_put(c, b, in, pm, 1);
+	tc__shm_publish(c, 1);
+	if ((err = tc__shm_read_all(c, NULL)))
+		return err;
+	tc__shm_reduce(c, c->io->out, c->src_off, m);
+	if (c->small || !m)
+		return TC_OK;
+	tc__shm_publish(c, 2);
+	return tc__shm_await_all(c, 2, 1);
+}
+
 int tc__shm_exec(struct tc_proc *proc, struct tc__shm_slot *slots, const struct tc__centry *e,
                  const struct tc__exec_io *io)
 {
@@ -518,6 +629,15 @@ int tc__shm_exec(struct tc_proc *proc, struct tc__shm_slot *slots, const struct 
 		case TC_COLL_BCAST:
 			err = tc__shm_bcast(&c, e->key.root);
 			break;
+		case TC_COLL_SCATTER:
+			err = tc__shm_scatter(&c, e->key.root);
+			break;
+		case TC_COLL_GATHER:
+			err = tc__shm_gather(&c, e->key.root);
+			break;
+		case TC_COLL_REDUCE_SCATTER:
+			err = tc__shm_reduce_scatter(&c);
+			break;
 		case TC_COLL_ALLREDUCE:
 			err = strcmp(e->alg->name, "shm") ? tc__shm_allreduce_flat(&c)
 			                                  : tc__shm_allreduce_slices(&c);
@@ -527,7 +647,7 @@ int tc__shm_exec(struct tc_proc *proc, struct tc__shm_slot *slots, const struct 
 			break;
 		}
 	} else if (m && e->key.coll != TC_COLL_BCAST && e->key.coll != TC_COLL_ALLREDUCE) {
-		memcpy(io->out, io->in, m); /* allgather, alltoall: the own block */
+		memcpy(io->out, io->in, m); /* the own block */
 	}
 	if (err)
 		return err;

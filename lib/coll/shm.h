@@ -20,8 +20,9 @@
  * payload (a small call's data travel in the flag's lines: one cache miss
  * per peer, no copy out of the user's buffers, no wait for the readers).
  * Behind the p slots every rank owns an area of TC__SHM_AREA bytes per
- * parity, for the allgather and alltoall calls whose published data (m,
- * p m) exceed the flag and whose output (p m) fits there: the rank copies
+ * parity, for the allgather, alltoall, gather, scatter and reduce_scatter
+ * calls whose published data (m, p m) exceed the flag and whose p m bytes
+ * fit there: the rank copies
  * its input into its area of parity k & 1, and the readers copy out of
  * it, so that the call needs no wait for the readers either (they would
  * otherwise read the caller's input buffer, which it may change once the

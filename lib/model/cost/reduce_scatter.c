@@ -34,3 +34,12 @@ double tc_cost_reduce_scatter_direct(const struct tc_model *md, int p, double m)
 		return NAN;
 	return tc_cost_direct_round(md, p, m) + m * (p - 1) * md->tc_ns;
 }
+
+double tc_cost_reduce_scatter_shm(const struct tc_model *md, int p, double m)
+{
+	if (!tc__cost_ok_args(md, p, m) || md->ports != TC_PORTS_ALL)
+		return NAN;
+	if (p == 1)
+		return 0.0;
+	return tc_cost_p2p(md, 1, m) + (p - 1) * m * md->tc_ns;
+}

@@ -77,3 +77,13 @@ double tc_cost_gather_tree_allport_comb(const struct tc_model *md, int p, double
 {
 	return tc_cost_scatter_tree_allport_comb(md, p, m, path_blocks);
 }
+
+double tc_cost_scatter_shm(const struct tc_model *md, int p, double m)
+{
+	return tc_cost_direct_round(md, p, m);
+}
+
+double tc_cost_gather_shm(const struct tc_model *md, int p, double m)
+{
+	return tc_cost_scatter_shm(md, p, m);
+}
