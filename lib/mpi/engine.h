@@ -28,11 +28,16 @@ enum {
 	TC__MPI_SEQ_BITS = 4,
 	TC__MPI_XI_BITS = 11,
 };
-/* Payloads up to this size travel in one message behind their header
- * (packed through staging); larger ones as a header message and a data
- * message straight from the source region (and, where nothing else of
- * the round touches it, straight into the destination). */
+/* Every transfer is one message: its header, then its data.  Payloads
+ * up to this size are packed behind the header through staging; larger
+ * ones are sent with a derived datatype that holds the header (in
+ * staging) and the data in its source region, and received the same way
+ * straight into their destination where nothing else of the round
+ * touches it (else into staging). */
 enum { TC__MPI_SPLIT = 4096 };
+/* Compiled schedules (lib/mpi/exec.c) a team over MPI keeps. */
+enum { TC__MPI_PLANS = 8 };
+struct tc__mplan;
 
 /* What every message of a collective carries before its data. */
 struct tc__mpi_hdr {
@@ -55,8 +60,8 @@ struct tc__mpi {
 	MPI_Request *req;
 	int *idx;
 	size_t req_cap;
-	void *items;
-	size_t items_cap;
+	struct tc__mplan *plans[TC__MPI_PLANS];
+	uint64_t plan_stamp;
 	int *route; /* a route's nodes (diameter + 1) */
 	/* Abort messages this process sent (completed or cancelled at
 	 * destroy) and the buffer they send. */
@@ -104,6 +109,10 @@ struct tc__mpi_p2p {
 
 /* team->engine_run of a team over MPI. */
 int tc__mpi_run(struct tc_proc *proc, const struct tc__sched *s, const struct tc__exec_io *io);
+
+/* Releases the compiled schedules (their datatypes): before the
+ * communicator goes. */
+void tc__mpi_exec_free(struct tc__mpi *m);
 
 /* Marks the team aborted here and tells every other process (once). */
 void tc__mpi_abort(struct tc_team *team, int code);

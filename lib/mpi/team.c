@@ -103,6 +103,7 @@ static void tc__mpi_free(struct tc__mpi *m)
 		}
 	}
 	tc__mpi_p2p_free(m);
+	tc__mpi_exec_free(m);
 	if (m->comm != MPI_COMM_NULL)
 		MPI_Comm_free(&m->comm);
 	if (m->pcomm != MPI_COMM_NULL)
@@ -113,7 +114,6 @@ static void tc__mpi_free(struct tc__mpi *m)
 	free(m->tmp);
 	free(m->req);
 	free(m->idx);
-	free(m->items);
 	free(m->route);
 	free(m);
 }
