@@ -49,9 +49,11 @@ struct tc__mpi_hdr {
 struct tc__mpi {
 	MPI_Comm comm; /* collectives' messages (a duplicate) */
 	int rank, size;
-	int forward;   /* TC_MPI_FORWARD */
-	int probe_ms;  /* idle time between looks for mismatches */
-	char host[64]; /* for the timeout report */
+	int forward;      /* TC_MPI_FORWARD */
+	int probe_ms;     /* idle time between looks for mismatches */
+	uint64_t spin_ns; /* idle time a wait spins before it yields: 0 where
+	                     this host's processes outnumber its CPUs */
+	char host[64];    /* for the timeout report */
 	/* Grow-only scratch. */
 	unsigned char *stage;
 	size_t stage_cap;

@@ -292,16 +292,28 @@ static int tc__mpi_wait(struct tc_proc *proc, const struct tc__sched *s, struct 
 	const uint64_t probe_ns = (uint64_t)m->probe_ms * 1000000u;
 	MPI_Status *st = (MPI_Status *)(void *)(m->idx + m->req_cap);
 	uint64_t t0 = 0, last = 0, next_probe = 0;
-	int left = nreq, idle = 0;
+	int left = nreq, idle = 0, spin = m->spin_ns > 0 && !proc->team->emulate;
 	while (left > 0) {
 		/* One MPI_Testsome per poll (one progress call).  A failed
 		 * request (truncation: a mismatched call) is in its status;
 		 * MPICH raises it on MPI_COMM_WORLD's handler rather than the
 		 * team communicator's (docs/mpi.md). */
-		int out = 0;
-		int rc = MPI_Testsome(nreq, m->req, &out, m->idx, st);
-		if (out == MPI_UNDEFINED)
-			out = 0;
+		int out = 0, rc;
+		if (nreq == 1) {
+			/* One request (a round of one transfer): MPI_Test, with
+			 * its result as MPI_Testsome gives it. */
+			rc = MPI_Test(&m->req[0], &out, &st[0]);
+			m->idx[0] = 0;
+			if (rc != MPI_SUCCESS) {
+				out = 1;
+				st[0].MPI_ERROR = rc;
+				rc = MPI_ERR_IN_STATUS;
+			}
+		} else {
+			rc = MPI_Testsome(nreq, m->req, &out, m->idx, st);
+			if (out == MPI_UNDEFINED)
+				out = 0;
+		}
 		if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) {
 			tc__set_detail("MPI_Testsome failed (MPI error %d)", rc);
 			return TC_ESYS;
@@ -341,18 +353,24 @@ static int tc__mpi_wait(struct tc_proc *proc, const struct tc__sched *s, struct 
 		if (out) {
 			idle = 0;
 			last = 0;
+			spin = m->spin_ns > 0 && !proc->team->emulate;
 			continue;
 		}
 		if (++idle < 64)
 			continue;
-		/* Idle: the clock every 64 polls; yield to the other processes
-		 * (they may share this CPU), or in emulated mode sleep 20 us, so
-		 * that a process whose model time has come is not kept off its
-		 * CPU by spinning ones. */
-		if (proc->team->emulate)
-			nanosleep(&(struct timespec){.tv_nsec = 20000}, NULL);
-		else
-			sched_yield();
+		/* Idle: the clock every 64 polls.  Where this host has a CPU
+		 * for each of its processes, spin for spin_ns since the last
+		 * progress (as MPI's own waits do); past that, or where the
+		 * processes share CPUs, yield to the others after each poll,
+		 * or in emulated mode sleep 20 us, so that a process whose
+		 * model time has come is not kept off its CPU by spinning
+		 * ones. */
+		if (!spin) {
+			if (proc->team->emulate)
+				nanosleep(&(struct timespec){.tv_nsec = 20000}, NULL);
+			else
+				sched_yield();
+		}
 		if (idle % 64)
 			continue;
 		uint64_t now = tc__now_ns();
@@ -360,6 +378,7 @@ static int tc__mpi_wait(struct tc_proc *proc, const struct tc__sched *s, struct 
 			t0 = now;
 		if (!last)
 			last = now, next_probe = now + probe_ns;
+		spin = !proc->team->emulate && now - last < m->spin_ns;
 		if (now >= next_probe) {
 			next_probe = now + probe_ns;
 			int err = tc__mpi_probe(m, it, n);
