@@ -57,7 +57,7 @@ struct tc__mitem {
 	int kind;
 	int xi;
 	int from, to;      /* MPI ranks received from / sent to (-1: none) */
-	int rq;            /* its request in the round; a forward's send: rq + 1 */
+	int rq;            /* its request in the call; a forward's send: rq + 1 */
 	int move;          /* TC__MMOVE_* */
 	int nbr, hops;     /* own sends: the first link, the route's length;
 	                       own receives: nbr, the link it arrives on */
@@ -70,11 +70,17 @@ struct tc__mitem {
 };
 
 /* A round of the compiled schedule: items it0 .. it0 + n, requests
- * nreq (each request's item at rqi[rq0 + k]), and the transfers this
- * process applies (ap[2 * (ap0 + k)]: the transfer, and its item or -1
- * for a local one), in schedule order. */
+ * rq0 .. rq0 + nreq of the call (each request's item at rqi[rq]), the
+ * transfers this process applies (ap[2 * (ap0 + k)]: the transfer, and
+ * its item or -1 for a local one), in schedule order; nwait receives
+ * (own and forwarded) that the round waits for.  Sends are not waited
+ * for at the end of their round: their staging is the round's own, and
+ * a round that writes a region an earlier send still reads in place
+ * first waits for every send (drain), as does the end of the call, and
+ * one that writes what its own sends read waits for them (sync). */
 struct tc__mround {
-	int it0, n, nreq, rq0, ap0, nap, nrecv;
+	int it0, n, nreq, rq0, ap0, nap, nrecv, nwait, drain;
+	int sync; /* writes what its own sends read in place: waits for them */
 };
 
 /* A schedule compiled for this process and one set of buffers: its items
@@ -94,6 +100,7 @@ struct tc__mplan {
 	struct tc__mitem *it;
 	int nit;
 	int *rqi, *ap;
+	int nreq; /* the call's */
 };
 
 static inline size_t tc__up64(size_t n)
@@ -282,27 +289,35 @@ static void tc__mpi_report(struct tc_proc *proc, const struct tc__mitem *it, int
 		fprintf(stderr, "topocoll: timeout: %s\n", tc_error_detail());
 }
 
-/* Waits for the round's requests; forwards as their messages arrive. */
-static int tc__mpi_wait(struct tc_proc *proc, const struct tc__sched *s, struct tc__mitem *it,
-                        int n, int nreq, const int *req_item, int r, const struct tc__exec_io *io,
-                        uint64_t sig, uint64_t seq)
+/* Waits until the receives of round r (items it[0 .. n)) have completed,
+ * and with all set until every request in [lo, hi) has, testing them all;
+ * forwards as their messages arrive. */
+static int tc__mpi_wait(struct tc_proc *proc, struct tc__mplan *pl, struct tc__mitem *it, int n,
+                        int lo, int hi, int all, int r, const struct tc__exec_io *io, uint64_t sig,
+                        uint64_t seq)
 {
 	struct tc__mpi *m = proc->team->engine;
+	const struct tc__sched *s = pl->s;
 	const uint64_t timeout = proc->team->timeout_cfg_ns;
 	const uint64_t probe_ns = (uint64_t)m->probe_ms * 1000000u;
 	MPI_Status *st = (MPI_Status *)(void *)(m->idx + m->req_cap);
 	uint64_t t0 = 0, last = 0, next_probe = 0;
-	int left = nreq, idle = 0, spin = m->spin_ns > 0 && !proc->team->emulate;
-	while (left > 0) {
+	int idle = 0, spin = m->spin_ns > 0 && !proc->team->emulate;
+	int rleft = 0, pending = 0;
+	for (int i = 0; i < n; i++)
+		rleft += it[i].kind != TC__MIT_SEND;
+	for (int q = lo; q < hi; q++)
+		pending += m->req[q] != MPI_REQUEST_NULL;
+	while (rleft > 0 || (all && pending > 0)) {
 		/* One MPI_Testsome per poll (one progress call).  A failed
 		 * request (truncation: a mismatched call) is in its status;
 		 * MPICH raises it on MPI_COMM_WORLD's handler rather than the
 		 * team communicator's (docs/mpi.md). */
 		int out = 0, rc;
-		if (nreq == 1) {
-			/* One request (a round of one transfer): MPI_Test, with
-			 * its result as MPI_Testsome gives it. */
-			rc = MPI_Test(&m->req[0], &out, &st[0]);
+		if (hi - lo == 1) {
+			/* One request: MPI_Test, with its result as
+			 * MPI_Testsome gives it. */
+			rc = MPI_Test(&m->req[lo], &out, &st[0]);
 			m->idx[0] = 0;
 			if (rc != MPI_SUCCESS) {
 				out = 1;
@@ -310,7 +325,7 @@ static int tc__mpi_wait(struct tc_proc *proc, const struct tc__sched *s, struct 
 				rc = MPI_ERR_IN_STATUS;
 			}
 		} else {
-			rc = MPI_Testsome(nreq, m->req, &out, m->idx, st);
+			rc = MPI_Testsome(hi - lo, m->req + lo, &out, m->idx, st);
 			if (out == MPI_UNDEFINED)
 				out = 0;
 		}
@@ -319,9 +334,9 @@ static int tc__mpi_wait(struct tc_proc *proc, const struct tc__sched *s, struct 
 			return TC_ESYS;
 		}
 		for (int k = 0; k < out; k++) {
-			const int q = m->idx[k], i = req_item[q];
-			struct tc__mitem *x = &it[i];
-			left--;
+			const int q = lo + m->idx[k];
+			struct tc__mitem *x = &pl->it[pl->rqi[q]];
+			pending--;
 			if (rc != MPI_SUCCESS && st[k].MPI_ERROR != MPI_SUCCESS) {
 				int cls = 0;
 				MPI_Error_class(st[k].MPI_ERROR, &cls);
@@ -338,6 +353,7 @@ static int tc__mpi_wait(struct tc_proc *proc, const struct tc__sched *s, struct 
 			if (err)
 				return err;
 			x->open = 0;
+			rleft--;
 			struct tc__mpi_hdr h;
 			memcpy(&h, m->stage + x->soff, sizeof h);
 			x->arrival = h.arrival;
@@ -347,6 +363,7 @@ static int tc__mpi_wait(struct tc_proc *proc, const struct tc__sched *s, struct 
 				              x->to, tc__mpi_tag(seq, x->xi), m->comm,
 				              &m->req[x->rq + 1]) != MPI_SUCCESS)
 					return TC_ESYS;
+				pending++;
 				proc->stats.forwarded++;
 			}
 		}
@@ -470,14 +487,15 @@ static int tc__mpi_type(const unsigned char *hdr, const unsigned char *data, uin
 	return TC_OK;
 }
 
-/* Round r's items into pl->it from pl->nit on; their staging from 0. */
+/* Round r's items into pl->it from pl->nit on; their staging from
+ * *stage_need on (each round its own: sends outlive their round). */
 static int tc__mplan_round(struct tc_proc *proc, const struct tc__sched *s, int r,
                            unsigned char **bufs, struct tc__mplan *pl, size_t *stage_need)
 {
 	struct tc__mpi *m = proc->team->engine;
 	const struct tc_topo *t = proc->team->topo;
 	const int me = proc->rank;
-	size_t need = 0;
+	size_t need = *stage_need;
 	for (int xi = s->round_at[r]; xi < s->round_at[r + 1]; xi++) {
 		const struct tc__xfer *x = &s->x[xi];
 		if (x->src == x->dst)
@@ -550,26 +568,61 @@ static int tc__mplan_build(struct tc_proc *proc, const struct tc__sched *s, unsi
 		memcpy(pl->x, s->x, (size_t)nx * sizeof *pl->x);
 	memcpy(pl->round_at, s->round_at, (size_t)(nr + 1) * sizeof *pl->round_at);
 	memcpy(pl->bufs, bufs, sizeof pl->bufs);
-	size_t stage = 64;
-	int nreq_max = 1, rq = 0, ap = 0;
+	size_t need = 0;
+	int rq = 0, ap = 0, npend = 0;
+	/* The source regions of in-place sends not yet drained. */
+	struct {
+		const unsigned char *p;
+		uint64_t n;
+	} *pend = malloc((size_t)(nx ? nx : 1) * sizeof *pend);
+	if (!pend) {
+		tc__mplan_free(pl);
+		return TC_ENOMEM;
+	}
 	for (int r = 0; r < nr; r++) {
 		struct tc__mround *R = &pl->r[r];
-		size_t need = 0;
+		/* A round that writes what an earlier send may still read
+		 * waits for the sends first. */
+		for (int xi = s->round_at[r]; xi < s->round_at[r + 1] && npend && !R->drain; xi++) {
+			const struct tc__xfer *x = &s->x[xi];
+			if (x->dst != me)
+				continue;
+			for (int k = 0; k < npend && !R->drain; k++)
+				R->drain = tc__overlap(bufs[x->rbuf] + x->roff, x->bytes, pend[k].p,
+				                       pend[k].n);
+		}
+		if (R->drain)
+			npend = 0;
 		R->it0 = pl->nit;
 		tc__mplan_round(proc, s, r, bufs, pl, &need);
 		R->n = pl->nit - R->it0;
-		stage = need > stage ? need : stage;
 		R->rq0 = rq;
 		for (int i = R->it0; i < pl->nit; i++) {
 			struct tc__mitem *y = &pl->it[i];
-			y->rq = rq - R->rq0;
-			pl->rqi[rq++] = i - R->it0;
+			const struct tc__xfer *x = &s->x[y->xi];
+			y->rq = rq;
+			pl->rqi[rq++] = i;
 			if (y->kind == TC__MIT_FWD)
-				pl->rqi[rq++] = i - R->it0;
+				pl->rqi[rq++] = i;
 			R->nrecv += y->kind == TC__MIT_RECV;
+			R->nwait += y->kind != TC__MIT_SEND;
+			if (y->kind == TC__MIT_SEND && y->move == TC__MMOVE_TYPE) {
+				pend[npend].p = bufs[x->sbuf] + x->soff;
+				pend[npend++].n = x->bytes;
+			}
 		}
 		R->nreq = rq - R->rq0;
-		nreq_max = R->nreq > nreq_max ? R->nreq : nreq_max;
+		/* Its own in-place sends against what it writes. */
+		for (int xi = s->round_at[r]; xi < s->round_at[r + 1] && npend && !R->sync; xi++) {
+			const struct tc__xfer *x = &s->x[xi];
+			if (x->dst != me)
+				continue;
+			for (int k = 0; k < npend && !R->sync; k++)
+				R->sync = tc__overlap(bufs[x->rbuf] + x->roff, x->bytes, pend[k].p,
+				                      pend[k].n);
+		}
+		if (R->sync)
+			npend = 0;
 		/* What this process applies: received, not in place, and local. */
 		R->ap0 = ap;
 		int k = R->it0;
@@ -592,10 +645,12 @@ static int tc__mplan_build(struct tc_proc *proc, const struct tc__sched *s, unsi
 		}
 		R->nap = ap - R->ap0;
 	}
-	int err = tc__grow((void **)&m->stage, &m->stage_cap, stage);
+	free(pend);
+	pl->nreq = rq;
+	int err = tc__grow((void **)&m->stage, &m->stage_cap, need > 64 ? need : 64);
 	/* Requests, then their indices and statuses (tc__mpi_wait). */
-	if (!err && m->req_cap < (size_t)nreq_max + 1) {
-		size_t c = ((size_t)nreq_max + 16) & ~(size_t)7; /* statuses 8-aligned */
+	if (!err && m->req_cap < (size_t)rq + 1) {
+		size_t c = ((size_t)rq + 16) & ~(size_t)7; /* statuses 8-aligned */
 		void *a = realloc(m->req, c * sizeof(MPI_Request));
 		if (a)
 			m->req = a;
@@ -698,8 +753,8 @@ static void tc__mpi_apply(struct tc_proc *proc, const struct tc__mplan *pl,
 }
 
 /* One round: posts, the wait, the clock, the data. */
-static int tc__mpi_round(struct tc_proc *proc, struct tc__mplan *pl, int r, unsigned char **bufs,
-                         const struct tc__exec_io *io, uint64_t sig, uint64_t seq)
+static int tc__mpi_round(struct tc_proc *proc, struct tc__mplan *pl, int r, int lo,
+                         unsigned char **bufs, const struct tc__exec_io *io, uint64_t sig, uint64_t seq)
 {
 	struct tc__mpi *m = proc->team->engine;
 	const struct tc__mps *q = &proc->team->mps;
@@ -725,7 +780,7 @@ static int tc__mpi_round(struct tc_proc *proc, struct tc__mplan *pl, int r, unsi
 		proc->stats.busy_ps = tc__sat_add(proc->stats.busy_ps, tc__link_time(q, x->bytes));
 	}
 	for (int i = 0; i < nreq; i++)
-		m->req[i] = MPI_REQUEST_NULL;
+		m->req[R->rq0 + i] = MPI_REQUEST_NULL;
 	/* Receives first, then sends: one message each. */
 	int rc = MPI_SUCCESS;
 	for (int i = 0; i < n && rc == MPI_SUCCESS; i++) {
@@ -765,12 +820,10 @@ static int tc__mpi_round(struct tc_proc *proc, struct tc__mplan *pl, int r, unsi
 		tc__set_detail("posting round %d's messages failed (MPI error %d)", r, rc);
 		err = TC_ESYS;
 	}
-	if (!err && nreq)
-		err = tc__mpi_wait(proc, pl->s, it, n, nreq, pl->rqi + R->rq0, r, io, sig, seq);
-	if (err) {
-		tc__mpi_drop(m->req, nreq);
-		return err;
-	}
+	if (!err && (R->nwait || R->sync))
+		err = tc__mpi_wait(proc, pl, it, n, lo, R->rq0 + nreq, R->sync, r, io, sig, seq);
+	if (err)
+		return err; /* the caller drops the requests */
 
 	/* The clock: own sends, then own receives in order of arrival (ties
 	 * by schedule order), then the combines in schedule order. */
@@ -818,8 +871,25 @@ int tc__mpi_run(struct tc_proc *proc, const struct tc__sched *s, const struct tc
 	}
 	if (!err)
 		err = tc__mplan_get(proc, s, bufs, &pl);
-	for (int r = 0; r < s->nrounds && !err; r++)
-		err = tc__mpi_round(proc, pl, r, bufs, io, sig, seq);
+	/* Requests from lo on may still be open: sends of earlier rounds. */
+	int lo = 0, hi = 0, r = 0;
+	for (; r < s->nrounds && !err; r++) {
+		const struct tc__mround *R = &pl->r[r];
+		if (R->drain && lo < R->rq0) {
+			err = tc__mpi_wait(proc, pl, NULL, 0, lo, R->rq0, 1, r, io, sig, seq);
+			if (err)
+				break;
+			lo = R->rq0;
+		}
+		hi = R->rq0 + R->nreq;
+		err = tc__mpi_round(proc, pl, r, lo, bufs, io, sig, seq);
+		if (!err && R->sync)
+			lo = R->rq0 + R->nreq;
+	}
+	if (!err && pl->nreq > lo)
+		err = tc__mpi_wait(proc, pl, NULL, 0, lo, pl->nreq, 1, r - 1, io, sig, seq);
+	if (err && hi > lo)
+		tc__mpi_drop(m->req + lo, hi - lo);
 	if (err) {
 		/* An abort another process sent is not sent on. */
 		if (m->told)
