@@ -28,11 +28,16 @@ enum {
 	TC__MPI_SEQ_BITS = 4,
 	TC__MPI_XI_BITS = 11,
 };
-/* Payloads up to this size travel in one message behind their header
- * (packed through staging); larger ones as a header message and a data
- * message straight from the source region (and, where nothing else of
- * the round touches it, straight into the destination). */
+/* Every transfer is one message: its header, then its data.  Payloads
+ * up to this size are packed behind the header through staging; larger
+ * ones are sent with a derived datatype that holds the header (in
+ * staging) and the data in its source region, and received the same way
+ * straight into their destination where nothing else of the round
+ * touches it (else into staging). */
 enum { TC__MPI_SPLIT = 4096 };
+/* Compiled schedules (lib/mpi/exec.c) a team over MPI keeps. */
+enum { TC__MPI_PLANS = 8 };
+struct tc__mplan;
 
 /* What every message of a collective carries before its data. */
 struct tc__mpi_hdr {
@@ -44,9 +49,11 @@ struct tc__mpi_hdr {
 struct tc__mpi {
 	MPI_Comm comm; /* collectives' messages (a duplicate) */
 	int rank, size;
-	int forward;   /* TC_MPI_FORWARD */
-	int probe_ms;  /* idle time between looks for mismatches */
-	char host[64]; /* for the timeout report */
+	int forward;      /* TC_MPI_FORWARD */
+	int probe_ms;     /* idle time between looks for mismatches */
+	uint64_t spin_ns; /* idle time a wait spins before it yields: 0 where
+	                     this host's processes outnumber its CPUs */
+	char host[64];    /* for the timeout report */
 	/* Grow-only scratch. */
 	unsigned char *stage;
 	size_t stage_cap;
@@ -55,8 +62,8 @@ struct tc__mpi {
 	MPI_Request *req;
 	int *idx;
 	size_t req_cap;
-	void *items;
-	size_t items_cap;
+	struct tc__mplan *plans[TC__MPI_PLANS];
+	uint64_t plan_stamp;
 	int *route; /* a route's nodes (diameter + 1) */
 	/* Abort messages this process sent (completed or cancelled at
 	 * destroy) and the buffer they send. */
@@ -105,6 +112,10 @@ struct tc__mpi_p2p {
 /* team->engine_run of a team over MPI. */
 int tc__mpi_run(struct tc_proc *proc, const struct tc__sched *s, const struct tc__exec_io *io);
 
+/* Releases the compiled schedules (their datatypes): before the
+ * communicator goes. */
+void tc__mpi_exec_free(struct tc__mpi *m);
+
 /* Marks the team aborted here and tells every other process (once). */
 void tc__mpi_abort(struct tc_team *team, int code);
 
@@ -116,13 +127,14 @@ int tc__mpi_take_abort(struct tc__mpi *m);
  * (proc->ev): a send or forward of transfer xi (peer: the process it went
  * to; arrival: the whole transfer's at its destination), a receive complete
  * at fin, then the combines from the clock after the receives (from) and
- * the round's wait from c0; w0, w1: the round's wall interval. */
-void tc__mpi_trace_out(struct tc_proc *proc, const struct tc__sched *s, int r, int xi, int peer,
+ * the round's wait from c0; w0, w1: the round's wall interval.  xs and
+ * round_at: the call's transfers and rounds, as the schedule has them. */
+void tc__mpi_trace_out(struct tc_proc *proc, const struct tc__xfer *xs, int r, int xi, int peer,
                        tc_time_t arrival, uint64_t w0, uint64_t w1);
-void tc__mpi_trace_recv(struct tc_proc *proc, const struct tc__sched *s, int r, int xi,
+void tc__mpi_trace_recv(struct tc_proc *proc, const struct tc__xfer *xs, int r, int xi,
                         tc_time_t fin, uint64_t w0, uint64_t w1);
-void tc__mpi_trace_end(struct tc_proc *proc, const struct tc__sched *s, int r, tc_time_t c0,
-                       tc_time_t from, uint64_t w0, uint64_t w1);
+void tc__mpi_trace_end(struct tc_proc *proc, const struct tc__xfer *xs, const int *round_at, int r,
+                       tc_time_t c0, tc_time_t from, uint64_t w0, uint64_t w1);
 
 /* team->p2p_engine of a team over MPI (lib/mpi/p2p.c), and the release of
  * its point-to-point state at destruction. */

@@ -45,37 +45,67 @@
 
 enum { TC__MIT_SEND = 0, TC__MIT_RECV, TC__MIT_FWD };
 
-/* One transfer this process takes part in this round. */
+/* How a message's data moves: packed behind its header through staging
+ * (one contiguous message), or in place (a derived datatype holding the
+ * header in staging and the data in its source or destination region). */
+enum { TC__MMOVE_PACK = 0, TC__MMOVE_TYPE };
+
+/* One transfer this process takes part in, in one round: what is fixed
+ * by the schedule and the buffers (compiled once, struct tc__mplan), then
+ * the state of one run. */
 struct tc__mitem {
 	int kind;
 	int xi;
-	int from, to;        /* MPI ranks received from / sent to (-1: none) */
-	int parts;           /* messages: 1 (packed) or 2 (header, data) */
-	int rq;              /* its first request; a forward's sends follow its
-	                      receives */
-	int open;            /* receive parts not complete */
-	int direct;          /* a split receive straight into its destination */
-	int suspect;         /* a probe saw another call's message from its
-	                      sender (tc__mpi_probe) */
-	int nbr, hops;       /* own sends: the first link, the route's length */
-	size_t soff;         /* staging: the header, then the data */
-	unsigned char *data; /* where a receive's data lands */
+	int from, to;      /* MPI ranks received from / sent to (-1: none) */
+	int rq;            /* its request in the call; a forward's send: rq + 1 */
+	int move;          /* TC__MMOVE_* */
+	int nbr, hops;     /* own sends: the first link, the route's length;
+	                       own receives: nbr, the link it arrives on */
+	size_t soff;       /* staging: the header, then (packed) the data */
+	MPI_Datatype type; /* TC__MMOVE_TYPE: header and data (MPI_BOTTOM) */
+	int open;          /* a receive not complete */
+	int suspect;       /* a probe saw another call's message from its
+	                       sender (tc__mpi_probe) */
 	tc_time_t arrival;
+};
+
+/* A round of the compiled schedule: items it0 .. it0 + n, requests
+ * rq0 .. rq0 + nreq of the call (each request's item at rqi[rq]), the
+ * transfers this process applies (ap[2 * (ap0 + k)]: the transfer, and
+ * its item or -1 for a local one), in schedule order; nwait receives
+ * (own and forwarded) that the round waits for.  Sends are not waited
+ * for at the end of their round: their staging is the round's own, and
+ * a round that writes a region an earlier send still reads in place
+ * first waits for every send (drain), as does the end of the call, and
+ * one that writes what its own sends read waits for them (sync). */
+struct tc__mround {
+	int it0, n, nreq, rq0, ap0, nap, nrecv, nwait, drain;
+	int sync; /* writes what its own sends read in place: waits for them */
+};
+
+/* A schedule compiled for this process and one set of buffers: its items
+ * and datatypes, so that a call repeated with the same buffers builds
+ * nothing.  Found again by the schedule's content (a copy), not its
+ * address alone: a schedule freed and another built at its address is
+ * told apart. */
+struct tc__mplan {
+	const struct tc__sched *s;
+	int nx, nrounds;
+	struct tc__xfer *x;
+	int *round_at;
+	unsigned char *bufs[3];
+	unsigned char *stage; /* the staging the datatypes point into */
+	uint64_t stamp;
+	struct tc__mround *r;
+	struct tc__mitem *it;
+	int nit;
+	int *rqi, *ap;
+	int nreq; /* the call's */
 };
 
 static inline size_t tc__up64(size_t n)
 {
 	return (n + 63) & ~(size_t)63;
-}
-
-/* Staging bytes of one item: packed, the header and the data together;
- * split, the header on a line of its own then the data (none when it goes
- * straight to its destination or comes from its source). */
-static size_t tc__mitem_stage(const struct tc__mitem *it, uint64_t bytes)
-{
-	if (it->parts == 1)
-		return tc__up64(sizeof(struct tc__mpi_hdr) + bytes);
-	return 64 + (it->kind == TC__MIT_SEND || it->direct ? 0 : tc__up64(bytes));
 }
 
 static int tc__grow(void **p, size_t *cap, size_t need)
@@ -189,8 +219,8 @@ static int tc__mpi_probe(struct tc__mpi *m, struct tc__mitem *it, int n)
 	if (code)
 		return code == TC_EMISMATCH ? TC_EMISMATCH : TC_EABORTED;
 	for (int i = 0; i < n; i++) {
-		if (!it[i].open || it[i].open < it[i].parts)
-			continue; /* nothing, or its data part only, awaited */
+		if (!it[i].open)
+			continue;
 		MPI_Iprobe(it[i].from, MPI_ANY_TAG, m->comm, &flag, &st);
 		if (!flag || st.MPI_TAG == TC__MPI_TAG_ABORT)
 			continue;
@@ -206,61 +236,38 @@ static int tc__mpi_probe(struct tc__mpi *m, struct tc__mitem *it, int n)
 			it[i].suspect = 1;
 			continue;
 		}
-		{
-			tc__set_detail("process %d sent a message of another collective call "
-			               "(tag %d) while this one waits for its transfer %d",
-			               it[i].from, st.MPI_TAG, it[i].xi);
-			return TC_EMISMATCH;
-		}
+		tc__set_detail("process %d sent a message of another collective call "
+		               "(tag %d) while this one waits for its transfer %d",
+		               it[i].from, st.MPI_TAG, it[i].xi);
+		return TC_EMISMATCH;
 	}
 	return TC_OK;
 }
 
-/* Whether a receive part is the message expected: its size, and for the
- * header its call. */
-static int tc__mpi_check(const struct tc__mitem *it, int part, const MPI_Status *st,
+/* Whether a received message is the one expected: its size and its
+ * header's call. */
+static int tc__mpi_check(const struct tc__mitem *it, const MPI_Status *st,
                          const unsigned char *stage, uint64_t bytes, uint64_t sig, uint64_t seq)
 {
 	int cnt = -1;
 	MPI_Get_count(st, MPI_BYTE, &cnt);
-	const size_t want = it->parts == 1 ? sizeof(struct tc__mpi_hdr) + bytes
-	                    : part == 0    ? sizeof(struct tc__mpi_hdr)
-	                                   : bytes;
+	const size_t want = sizeof(struct tc__mpi_hdr) + bytes;
 	if (cnt < 0 || (size_t)cnt != want) {
 		tc__set_detail("transfer %d from process %d: %d bytes where %zu were expected "
 		               "(another collective call, or other sizes)",
 		               it->xi, it->from, cnt, want);
 		return TC_EMISMATCH;
 	}
-	if (part == 0) {
-		struct tc__mpi_hdr h;
-		memcpy(&h, stage + it->soff, sizeof h);
-		if (h.sig != sig || h.seq != seq) {
-			tc__set_detail("transfer %d from process %d belongs to another collective "
-			               "call (call %llu, signature %016llx; this one: %llu, %016llx)",
-			               it->xi, it->from, (unsigned long long)h.seq,
-			               (unsigned long long)h.sig, (unsigned long long)seq,
-			               (unsigned long long)sig);
-			return TC_EMISMATCH;
-		}
+	struct tc__mpi_hdr h;
+	memcpy(&h, stage + it->soff, sizeof h);
+	if (h.sig != sig || h.seq != seq) {
+		tc__set_detail("transfer %d from process %d belongs to another collective "
+		               "call (call %llu, signature %016llx; this one: %llu, %016llx)",
+		               it->xi, it->from, (unsigned long long)h.seq, (unsigned long long)h.sig,
+		               (unsigned long long)seq, (unsigned long long)sig);
+		return TC_EMISMATCH;
 	}
 	return TC_OK;
-}
-
-/* Posts a forwarded transfer's sends: what arrived, unchanged. */
-static int tc__mpi_forward(struct tc__mpi *m, const struct tc__mitem *it, uint64_t bytes, int tag,
-                           MPI_Request *req)
-{
-	unsigned char *h = m->stage + it->soff;
-	int rc;
-	if (it->parts == 1)
-		return MPI_Isend(h, (int)(sizeof(struct tc__mpi_hdr) + bytes), MPI_BYTE, it->to,
-		                 tag, m->comm, &req[it->rq + 1]);
-	rc = MPI_Isend(h, (int)sizeof(struct tc__mpi_hdr), MPI_BYTE, it->to, tag, m->comm,
-	               &req[it->rq + 2]);
-	if (rc == MPI_SUCCESS)
-		rc = MPI_Isend(it->data, (int)bytes, MPI_BYTE, it->to, tag, m->comm, &req[it->rq + 3]);
-	return rc;
 }
 
 static void tc__mpi_report(struct tc_proc *proc, const struct tc__mitem *it, int n, int r,
@@ -282,40 +289,54 @@ static void tc__mpi_report(struct tc_proc *proc, const struct tc__mitem *it, int
 		fprintf(stderr, "topocoll: timeout: %s\n", tc_error_detail());
 }
 
-/* Waits for the round's n items; forwards as their data arrive. */
-static int tc__mpi_wait(struct tc_proc *proc, const struct tc__sched *s, struct tc__mitem *it,
-                        int n, int nreq, int *req_item, int r, const struct tc__exec_io *io,
-                        uint64_t sig, uint64_t seq)
+/* Waits until the receives of round r (items it[0 .. n)) have completed,
+ * and with all set until every request in [lo, hi) has, testing them all;
+ * forwards as their messages arrive. */
+static int tc__mpi_wait(struct tc_proc *proc, struct tc__mplan *pl, struct tc__mitem *it, int n,
+                        int lo, int hi, int all, int r, const struct tc__exec_io *io, uint64_t sig,
+                        uint64_t seq)
 {
 	struct tc__mpi *m = proc->team->engine;
+	const struct tc__sched *s = pl->s;
 	const uint64_t timeout = proc->team->timeout_cfg_ns;
 	const uint64_t probe_ns = (uint64_t)m->probe_ms * 1000000u;
 	MPI_Status *st = (MPI_Status *)(void *)(m->idx + m->req_cap);
 	uint64_t t0 = 0, last = 0, next_probe = 0;
-	int left = 0, idle = 0;
-	for (int i = 0; i < nreq; i++)
-		left += m->req[i] != MPI_REQUEST_NULL;
-	/* Forwards' sends are posted later: count them now. */
+	int idle = 0, spin = m->spin_ns > 0 && !proc->team->emulate;
+	int rleft = 0, pending = 0;
 	for (int i = 0; i < n; i++)
-		if (it[i].kind == TC__MIT_FWD)
-			left += it[i].parts;
-	while (left > 0) {
+		rleft += it[i].kind != TC__MIT_SEND;
+	for (int q = lo; q < hi; q++)
+		pending += m->req[q] != MPI_REQUEST_NULL;
+	while (rleft > 0 || (all && pending > 0)) {
 		/* One MPI_Testsome per poll (one progress call).  A failed
 		 * request (truncation: a mismatched call) is in its status;
 		 * MPICH raises it on MPI_COMM_WORLD's handler rather than the
 		 * team communicator's (docs/mpi.md). */
-		int out = 0;
-		int rc = MPI_Testsome(nreq, m->req, &out, m->idx, st);
-		if (out == MPI_UNDEFINED)
-			out = 0;
+		int out = 0, rc;
+		if (hi - lo == 1) {
+			/* One request: MPI_Test, with its result as
+			 * MPI_Testsome gives it. */
+			rc = MPI_Test(&m->req[lo], &out, &st[0]);
+			m->idx[0] = 0;
+			if (rc != MPI_SUCCESS) {
+				out = 1;
+				st[0].MPI_ERROR = rc;
+				rc = MPI_ERR_IN_STATUS;
+			}
+		} else {
+			rc = MPI_Testsome(hi - lo, m->req + lo, &out, m->idx, st);
+			if (out == MPI_UNDEFINED)
+				out = 0;
+		}
 		if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) {
 			tc__set_detail("MPI_Testsome failed (MPI error %d)", rc);
 			return TC_ESYS;
 		}
 		for (int k = 0; k < out; k++) {
-			const int q = m->idx[k], i = req_item[q];
-			struct tc__mitem *x = &it[i];
-			left--;
+			const int q = lo + m->idx[k];
+			struct tc__mitem *x = &pl->it[pl->rqi[q]];
+			pending--;
 			if (rc != MPI_SUCCESS && st[k].MPI_ERROR != MPI_SUCCESS) {
 				int cls = 0;
 				MPI_Error_class(st[k].MPI_ERROR, &cls);
@@ -325,39 +346,48 @@ static int tc__mpi_wait(struct tc_proc *proc, const struct tc__sched *s, struct 
 				                                       : "MPI failed");
 				return cls == MPI_ERR_TRUNCATE ? TC_EMISMATCH : TC_ESYS;
 			}
-			if (x->kind == TC__MIT_SEND || q >= x->rq + x->parts)
+			if (x->kind == TC__MIT_SEND || q != x->rq)
 				continue; /* a send */
-			int err = tc__mpi_check(x, q - x->rq, &st[k], m->stage, s->x[x->xi].bytes,
-			                        sig, seq);
+			const uint64_t bytes = s->x[x->xi].bytes;
+			int err = tc__mpi_check(x, &st[k], m->stage, bytes, sig, seq);
 			if (err)
 				return err;
-			if (--x->open)
-				continue;
+			x->open = 0;
+			rleft--;
 			struct tc__mpi_hdr h;
 			memcpy(&h, m->stage + x->soff, sizeof h);
 			x->arrival = h.arrival;
 			if (x->kind == TC__MIT_FWD) {
-				int tag = tc__mpi_tag(seq, x->xi);
-				if (tc__mpi_forward(m, x, s->x[x->xi].bytes, tag, m->req) != MPI_SUCCESS)
+				/* What arrived, unchanged. */
+				if (MPI_Isend(m->stage + x->soff, (int)(sizeof h + bytes), MPI_BYTE,
+				              x->to, tc__mpi_tag(seq, x->xi), m->comm,
+				              &m->req[x->rq + 1]) != MPI_SUCCESS)
 					return TC_ESYS;
+				pending++;
 				proc->stats.forwarded++;
 			}
 		}
 		if (out) {
 			idle = 0;
 			last = 0;
+			spin = m->spin_ns > 0 && !proc->team->emulate;
 			continue;
 		}
 		if (++idle < 64)
 			continue;
-		/* Idle: the clock every 64 polls; yield to the other processes
-		 * (they may share this CPU), or in emulated mode sleep 20 us, so
-		 * that a process whose model time has come is not kept off its
-		 * CPU by spinning ones. */
-		if (proc->team->emulate)
-			nanosleep(&(struct timespec){.tv_nsec = 20000}, NULL);
-		else
-			sched_yield();
+		/* Idle: the clock every 64 polls.  Where this host has a CPU
+		 * for each of its processes, spin for spin_ns since the last
+		 * progress (as MPI's own waits do); past that, or where the
+		 * processes share CPUs, yield to the others after each poll,
+		 * or in emulated mode sleep 20 us, so that a process whose
+		 * model time has come is not kept off its CPU by spinning
+		 * ones. */
+		if (!spin) {
+			if (proc->team->emulate)
+				nanosleep(&(struct timespec){.tv_nsec = 20000}, NULL);
+			else
+				sched_yield();
+		}
 		if (idle % 64)
 			continue;
 		uint64_t now = tc__now_ns();
@@ -365,6 +395,7 @@ static int tc__mpi_wait(struct tc_proc *proc, const struct tc__sched *s, struct 
 			t0 = now;
 		if (!last)
 			last = now, next_probe = now + probe_ns;
+		spin = !proc->team->emulate && now - last < m->spin_ns;
 		if (now >= next_probe) {
 			next_probe = now + probe_ns;
 			int err = tc__mpi_probe(m, it, n);
@@ -413,40 +444,81 @@ static int tc__mpi_on_route_last(struct tc__mpi *m, const struct tc_topo *t, con
 	return hops >= 1 ? m->route[hops - 1] : x->src;
 }
 
-/* Builds round r's items; returns their number or a negative error. */
-static int tc__mpi_items(struct tc_proc *proc, const struct tc__sched *s, int r,
-                         unsigned char **bufs, size_t *stage_need)
+/* ---- compiled schedules ------------------------------------------------- */
+
+static void tc__mplan_free(struct tc__mplan *pl)
+{
+	if (!pl)
+		return;
+	for (int i = 0; i < pl->nit; i++)
+		if (pl->it[i].type != MPI_DATATYPE_NULL)
+			MPI_Type_free(&pl->it[i].type);
+	free(pl->x);
+	free(pl->round_at);
+	free(pl->r);
+	free(pl->it);
+	free(pl->rqi);
+	free(pl->ap);
+	free(pl);
+}
+
+void tc__mpi_exec_free(struct tc__mpi *m)
+{
+	for (int i = 0; i < TC__MPI_PLANS; i++) {
+		tc__mplan_free(m->plans[i]);
+		m->plans[i] = NULL;
+	}
+}
+
+/* Header (in staging) and data (in place) as one datatype on MPI_BOTTOM. */
+static int tc__mpi_type(const unsigned char *hdr, const unsigned char *data, uint64_t bytes,
+                        MPI_Datatype *out)
+{
+	MPI_Aint d[2];
+	int len[2] = {(int)sizeof(struct tc__mpi_hdr), (int)bytes};
+	MPI_Datatype ty[2] = {MPI_BYTE, MPI_BYTE};
+	if (MPI_Get_address(hdr, &d[0]) != MPI_SUCCESS || MPI_Get_address(data, &d[1]) != MPI_SUCCESS ||
+	    MPI_Type_create_struct(2, len, d, ty, out) != MPI_SUCCESS)
+		return TC_ESYS;
+	if (MPI_Type_commit(out) != MPI_SUCCESS) {
+		MPI_Type_free(out);
+		return TC_ESYS;
+	}
+	return TC_OK;
+}
+
+/* Round r's items into pl->it from pl->nit on; their staging from
+ * *stage_need on (each round its own: sends outlive their round). */
+static int tc__mplan_round(struct tc_proc *proc, const struct tc__sched *s, int r,
+                           unsigned char **bufs, struct tc__mplan *pl, size_t *stage_need)
 {
 	struct tc__mpi *m = proc->team->engine;
 	const struct tc_topo *t = proc->team->topo;
 	const int me = proc->rank;
-	const int nx = s->round_at[r + 1] - s->round_at[r];
-	if (tc__grow(&m->items, &m->items_cap, (size_t)(nx ? nx : 1) * sizeof(struct tc__mitem)))
-		return TC_ENOMEM;
-	struct tc__mitem *it = m->items;
-	int n = 0;
-	size_t need = 0;
+	size_t need = *stage_need;
 	for (int xi = s->round_at[r]; xi < s->round_at[r + 1]; xi++) {
 		const struct tc__xfer *x = &s->x[xi];
 		if (x->src == x->dst)
 			continue; /* local: applied at the end of the round */
-		struct tc__mitem *y = &it[n];
+		struct tc__mitem *y = &pl->it[pl->nit];
 		const bool near = tc_topo_neighbor_index(t, x->src, x->dst) >= 0;
-		y->parts = x->bytes > TC__MPI_SPLIT ? 2 : 1;
-		y->direct = 0;
-		y->suspect = 0;
-		y->from = y->to = -1;
-		y->xi = xi;
+		const bool big = x->bytes > TC__MPI_SPLIT;
+		*y = (struct tc__mitem){.xi = xi, .from = -1, .to = -1, .type = MPI_DATATYPE_NULL};
 		if (x->src == me) {
 			y->kind = TC__MIT_SEND;
 			y->to = m->forward && !near ? tc_topo_next_hop(t, me, x->dst) : x->dst;
 			y->hops = near ? 1 : tc_topo_distance(t, me, x->dst);
 			y->nbr = tc_topo_neighbor_index(t, me, tc_topo_next_hop(t, me, x->dst));
+			y->move = big ? TC__MMOVE_TYPE : TC__MMOVE_PACK;
 		} else if (x->dst == me) {
 			y->kind = TC__MIT_RECV;
 			y->from = m->forward && !near ? tc__mpi_on_route_last(m, t, x) : x->src;
-			y->direct = y->parts == 2 && x->op == TC__XOP_COPY &&
-			            tc__may_land(s, me, r, xi, bufs);
+			y->nbr = tc_topo_neighbor_index(t, me,
+			                                m->forward ? y->from
+			                                           : tc__mpi_on_route_last(m, t, x));
+			y->move = big && x->op == TC__XOP_COPY && tc__may_land(s, me, r, xi, bufs)
+			                  ? TC__MMOVE_TYPE
+			                  : TC__MMOVE_PACK;
 		} else if (m->forward && !near) {
 			int next = -1, prev = tc__mpi_on_route(m, t, x, me, &next);
 			if (prev < 0)
@@ -454,43 +526,214 @@ static int tc__mpi_items(struct tc_proc *proc, const struct tc__sched *s, int r,
 			y->kind = TC__MIT_FWD;
 			y->from = prev;
 			y->to = next;
+			y->move = TC__MMOVE_PACK;
 		} else {
 			continue;
 		}
 		y->soff = need;
-		need += tc__mitem_stage(y, x->bytes);
-		n++;
+		need += y->move == TC__MMOVE_PACK ? tc__up64(sizeof(struct tc__mpi_hdr) + x->bytes) : 64;
+		pl->nit++;
 	}
 	*stage_need = need;
-	return n;
+	return TC_OK;
 }
+
+/* Compiles s for this process and bufs (staging grown to what it needs,
+ * so that its datatypes point into the staging every run uses). */
+static int tc__mplan_build(struct tc_proc *proc, const struct tc__sched *s, unsigned char **bufs,
+                           struct tc__mplan **out)
+{
+	struct tc__mpi *m = proc->team->engine;
+	const int me = proc->rank;
+	const int nr = s->nrounds, nx = s->nx;
+	struct tc__mplan *pl = calloc(1, sizeof *pl);
+	if (!pl)
+		return TC_ENOMEM;
+	pl->s = s;
+	pl->nx = nx;
+	pl->nrounds = nr;
+	pl->x = malloc((size_t)(nx ? nx : 1) * sizeof *pl->x);
+	pl->round_at = malloc((size_t)(nr + 1) * sizeof *pl->round_at);
+	pl->r = calloc((size_t)(nr ? nr : 1), sizeof *pl->r);
+	/* At most every transfer is an item; at most two requests and one
+	 * application each. */
+	pl->it = malloc((size_t)(nx ? nx : 1) * sizeof *pl->it);
+	pl->rqi = malloc((size_t)(nx ? nx : 1) * 2 * sizeof *pl->rqi);
+	pl->ap = malloc((size_t)(nx ? nx : 1) * 2 * sizeof *pl->ap);
+	if (!pl->x || !pl->round_at || !pl->r || !pl->it || !pl->rqi || !pl->ap) {
+		tc__mplan_free(pl);
+		return TC_ENOMEM;
+	}
+	if (nx)
+		memcpy(pl->x, s->x, (size_t)nx * sizeof *pl->x);
+	memcpy(pl->round_at, s->round_at, (size_t)(nr + 1) * sizeof *pl->round_at);
+	memcpy(pl->bufs, bufs, sizeof pl->bufs);
+	size_t need = 0;
+	int rq = 0, ap = 0, npend = 0;
+	/* The source regions of in-place sends not yet drained. */
+	struct {
+		const unsigned char *p;
+		uint64_t n;
+	} *pend = malloc((size_t)(nx ? nx : 1) * sizeof *pend);
+	if (!pend) {
+		tc__mplan_free(pl);
+		return TC_ENOMEM;
+	}
+	for (int r = 0; r < nr; r++) {
+		struct tc__mround *R = &pl->r[r];
+		/* A round that writes what an earlier send may still read
+		 * waits for the sends first. */
+		for (int xi = s->round_at[r]; xi < s->round_at[r + 1] && npend && !R->drain; xi++) {
+			const struct tc__xfer *x = &s->x[xi];
+			if (x->dst != me)
+				continue;
+			for (int k = 0; k < npend && !R->drain; k++)
+				R->drain = tc__overlap(bufs[x->rbuf] + x->roff, x->bytes, pend[k].p,
+				                       pend[k].n);
+		}
+		if (R->drain)
+			npend = 0;
+		R->it0 = pl->nit;
+		tc__mplan_round(proc, s, r, bufs, pl, &need);
+		R->n = pl->nit - R->it0;
+		R->rq0 = rq;
+		for (int i = R->it0; i < pl->nit; i++) {
+			struct tc__mitem *y = &pl->it[i];
+			const struct tc__xfer *x = &s->x[y->xi];
+			y->rq = rq;
+			pl->rqi[rq++] = i;
+			if (y->kind == TC__MIT_FWD)
+				pl->rqi[rq++] = i;
+			R->nrecv += y->kind == TC__MIT_RECV;
+			R->nwait += y->kind != TC__MIT_SEND;
+			if (y->kind == TC__MIT_SEND && y->move == TC__MMOVE_TYPE) {
+				pend[npend].p = bufs[x->sbuf] + x->soff;
+				pend[npend++].n = x->bytes;
+			}
+		}
+		R->nreq = rq - R->rq0;
+		/* Its own in-place sends against what it writes. */
+		for (int xi = s->round_at[r]; xi < s->round_at[r + 1] && npend && !R->sync; xi++) {
+			const struct tc__xfer *x = &s->x[xi];
+			if (x->dst != me)
+				continue;
+			for (int k = 0; k < npend && !R->sync; k++)
+				R->sync = tc__overlap(bufs[x->rbuf] + x->roff, x->bytes, pend[k].p,
+				                      pend[k].n);
+		}
+		if (R->sync)
+			npend = 0;
+		/* What this process applies: received, not in place, and local. */
+		R->ap0 = ap;
+		int k = R->it0;
+		for (int xi = s->round_at[r]; xi < s->round_at[r + 1]; xi++) {
+			const struct tc__xfer *x = &s->x[xi];
+			if (x->dst != me)
+				continue;
+			int item = -1;
+			if (x->src != me) {
+				while (k < pl->nit &&
+				       (pl->it[k].xi != xi || pl->it[k].kind != TC__MIT_RECV))
+					k++;
+				if (k == pl->nit || pl->it[k].move == TC__MMOVE_TYPE)
+					continue;
+				item = k - R->it0;
+			}
+			pl->ap[2 * ap] = xi;
+			pl->ap[2 * ap + 1] = item;
+			ap++;
+		}
+		R->nap = ap - R->ap0;
+	}
+	free(pend);
+	pl->nreq = rq;
+	int err = tc__grow((void **)&m->stage, &m->stage_cap, need > 64 ? need : 64);
+	/* Requests, then their indices and statuses (tc__mpi_wait). */
+	if (!err && m->req_cap < (size_t)rq + 1) {
+		size_t c = ((size_t)rq + 16) & ~(size_t)7; /* statuses 8-aligned */
+		void *a = realloc(m->req, c * sizeof(MPI_Request));
+		if (a)
+			m->req = a;
+		void *b = a ? realloc(m->idx, c * (sizeof(int) + sizeof(MPI_Status))) : NULL;
+		if (b) {
+			m->idx = b;
+			m->req_cap = c;
+		}
+		err = a && b ? TC_OK : TC_ENOMEM;
+	}
+	pl->stage = m->stage;
+	for (int i = 0; i < pl->nit && !err; i++) {
+		struct tc__mitem *y = &pl->it[i];
+		if (y->move != TC__MMOVE_TYPE)
+			continue;
+		const struct tc__xfer *x = &s->x[y->xi];
+		const unsigned char *data =
+		        y->kind == TC__MIT_SEND ? bufs[x->sbuf] + x->soff : bufs[x->rbuf] + x->roff;
+		err = tc__mpi_type(m->stage + y->soff, data, x->bytes, &y->type);
+		if (err)
+			tc__set_detail("building the datatype of transfer %d failed", y->xi);
+	}
+	if (err) {
+		tc__mplan_free(pl);
+		return err;
+	}
+	*out = pl;
+	return TC_OK;
+}
+
+/* The compiled s for bufs: found, or built in place of the least recently
+ * used. */
+static int tc__mplan_get(struct tc_proc *proc, const struct tc__sched *s, unsigned char **bufs,
+                         struct tc__mplan **out)
+{
+	struct tc__mpi *m = proc->team->engine;
+	int old = 0;
+	for (int i = 0; i < TC__MPI_PLANS; i++) {
+		struct tc__mplan *pl = m->plans[i];
+		if (!pl) {
+			old = i;
+			break;
+		}
+		if (pl->s == s && pl->nx == s->nx && pl->nrounds == s->nrounds &&
+		    pl->stage == m->stage && !memcmp(pl->bufs, bufs, sizeof pl->bufs) &&
+		    !memcmp(pl->round_at, s->round_at, (size_t)(s->nrounds + 1) * sizeof(int)) &&
+		    (!s->nx || !memcmp(pl->x, s->x, (size_t)s->nx * sizeof *s->x))) {
+			pl->stamp = ++m->plan_stamp;
+			*out = pl;
+			return TC_OK;
+		}
+		if (pl->stamp < m->plans[old]->stamp)
+			old = i;
+	}
+	struct tc__mplan *pl;
+	int err = tc__mplan_build(proc, s, bufs, &pl);
+	if (err)
+		return err;
+	/* The build may have moved the staging: plans pointing into the old
+	 * one are found no more (their stage differs) and age out. */
+	tc__mplan_free(m->plans[old]);
+	m->plans[old] = pl;
+	pl->stamp = ++m->plan_stamp;
+	*out = pl;
+	return TC_OK;
+}
+
+/* ---- running ------------------------------------------------------------- */
 
 /* Round r's data: received (staged) and local transfers in schedule order;
  * every combine costs m t_c. */
-static void tc__mpi_apply(struct tc_proc *proc, const struct tc__sched *s, int r, unsigned char **bufs,
-                          const struct tc__mitem *it, int n, const struct tc__exec_io *io)
+static void tc__mpi_apply(struct tc_proc *proc, const struct tc__mplan *pl,
+                          const struct tc__mround *R, unsigned char **bufs,
+                          const struct tc__mitem *it, const struct tc__exec_io *io)
 {
 	struct tc__mpi *m = proc->team->engine;
 	const struct tc__mps *q = &proc->team->mps;
-	const int me = proc->rank;
-	int k = 0;
-	for (int xi = s->round_at[r]; xi < s->round_at[r + 1]; xi++) {
-		const struct tc__xfer *x = &s->x[xi];
-		if (x->dst != me)
-			continue;
-		const unsigned char *from;
-		if (x->src == me) {
-			from = bufs[x->sbuf] + x->soff;
-		} else {
-			while (k < n && (it[k].xi != xi || it[k].kind != TC__MIT_RECV))
-				k++;
-			if (k == n)
-				continue;
-			const struct tc__mitem *y = &it[k];
-			if (y->direct)
-				continue; /* already in place */
-			from = y->parts == 1 ? m->stage + y->soff + sizeof(struct tc__mpi_hdr) : y->data;
-		}
+	for (int k = 0; k < R->nap; k++) {
+		const int *a = &pl->ap[2 * (R->ap0 + k)];
+		const struct tc__xfer *x = &pl->x[a[0]];
+		const unsigned char *from =
+		        a[1] < 0 ? bufs[x->sbuf] + x->soff
+		                 : m->stage + it[a[1]].soff + sizeof(struct tc__mpi_hdr);
 		unsigned char *to = bufs[x->rbuf] + x->roff;
 		if (x->op == TC__XOP_COPY) {
 			if (to != from && x->bytes)
@@ -509,131 +752,92 @@ static void tc__mpi_apply(struct tc_proc *proc, const struct tc__sched *s, int r
 	}
 }
 
-/* One round: items, posts, the wait, the clock, the data. */
-static int tc__mpi_round(struct tc_proc *proc, const struct tc__sched *s, int r, unsigned char **bufs,
-                         const struct tc__exec_io *io, uint64_t sig, uint64_t seq)
+/* One round: posts, the wait, the clock, the data. */
+static int tc__mpi_round(struct tc_proc *proc, struct tc__mplan *pl, int r, int lo,
+                         unsigned char **bufs, const struct tc__exec_io *io, uint64_t sig, uint64_t seq)
 {
 	struct tc__mpi *m = proc->team->engine;
 	const struct tc__mps *q = &proc->team->mps;
+	const struct tc__mround *R = &pl->r[r];
+	const struct tc__xfer *xs = pl->x;
+	struct tc__mitem *it = pl->it + R->it0;
+	const int n = R->n, nreq = R->nreq;
 	const tc_time_t c0 = proc->clock; /* trace only */
 	const uint64_t w0 = proc->ev ? tc__wall(proc->team) : 0;
-	size_t need = 0;
-	int n = tc__mpi_items(proc, s, r, bufs, &need);
-	if (n < 0)
-		return n;
-	if (tc__grow((void **)&m->stage, &m->stage_cap, need ? need : 64))
-		return TC_ENOMEM;
-	struct tc__mitem *it = m->items;
-	int nreq = 0;
-	for (int i = 0; i < n; i++) {
-		it[i].rq = nreq;
-		nreq += it[i].kind == TC__MIT_FWD ? 2 * it[i].parts : it[i].parts;
-	}
-	/* Requests, then their indices and statuses (tc__mpi_wait), then
-	 * each request's item. */
-	size_t per = sizeof(MPI_Request) + sizeof(int) + sizeof(MPI_Status) + sizeof(int);
-	if (m->req_cap < (size_t)nreq + 1) {
-		size_t c = ((size_t)nreq + 16) & ~(size_t)7; /* statuses 8-aligned */
-		void *a = realloc(m->req, c * sizeof(MPI_Request));
-		if (!a)
-			return TC_ENOMEM;
-		m->req = a;
-		void *b = realloc(m->idx, c * (per - sizeof(MPI_Request)));
-		if (!b)
-			return TC_ENOMEM;
-		m->idx = b;
-		m->req_cap = c;
-	}
-	int *req_item = (int *)(void *)((MPI_Status *)(void *)(m->idx + m->req_cap) + m->req_cap);
-	for (int i = 0; i < nreq; i++)
-		m->req[i] = MPI_REQUEST_NULL;
 
 	/* Own sends' logical arrivals, in schedule order, from the clock at
 	 * the start of the round. */
 	tc_time_t send_done = proc->clock;
 	for (int i = 0; i < n; i++) {
 		struct tc__mitem *y = &it[i];
-		for (int k = 0; k < (y->kind == TC__MIT_FWD ? 2 : 1) * y->parts; k++)
-			req_item[y->rq + k] = i;
-		if (y->kind == TC__MIT_SEND) {
-			const struct tc__xfer *x = &s->x[y->xi];
-			tc_time_t done;
-			y->arrival = tc__clock_send(q, proc->clock,
-			                            &proc->res_free[tc__res_send(q, y->nbr)],
-			                            x->bytes, y->hops, &done);
-			send_done = tc__max_time(send_done, done);
-			proc->stats.transfers_sent++;
-			proc->stats.hops += (uint64_t)y->hops;
-			proc->stats.busy_ps =
-			        tc__sat_add(proc->stats.busy_ps, tc__link_time(q, x->bytes));
-		}
+		if (y->kind != TC__MIT_SEND)
+			continue;
+		const struct tc__xfer *x = &xs[y->xi];
+		tc_time_t done;
+		y->arrival = tc__clock_send(q, proc->clock, &proc->res_free[tc__res_send(q, y->nbr)],
+		                            x->bytes, y->hops, &done);
+		send_done = tc__max_time(send_done, done);
+		proc->stats.transfers_sent++;
+		proc->stats.hops += (uint64_t)y->hops;
+		proc->stats.busy_ps = tc__sat_add(proc->stats.busy_ps, tc__link_time(q, x->bytes));
 	}
-	/* Receives first, then sends. */
+	for (int i = 0; i < nreq; i++)
+		m->req[R->rq0 + i] = MPI_REQUEST_NULL;
+	/* Receives first, then sends: one message each. */
 	int rc = MPI_SUCCESS;
 	for (int i = 0; i < n && rc == MPI_SUCCESS; i++) {
 		struct tc__mitem *y = &it[i];
 		if (y->kind == TC__MIT_SEND)
 			continue;
-		const struct tc__xfer *x = &s->x[y->xi];
+		const uint64_t bytes = xs[y->xi].bytes;
 		const int tag = tc__mpi_tag(seq, y->xi);
-		unsigned char *h = m->stage + y->soff;
-		y->open = y->parts;
-		if (y->parts == 1) {
-			y->data = h + sizeof(struct tc__mpi_hdr);
-			rc = MPI_Irecv(h, (int)(sizeof(struct tc__mpi_hdr) + x->bytes), MPI_BYTE,
-			               y->from, tag, m->comm, &m->req[y->rq]);
-			continue;
-		}
-		y->data = y->direct ? bufs[x->rbuf] + x->roff : h + 64;
-		rc = MPI_Irecv(h, (int)sizeof(struct tc__mpi_hdr), MPI_BYTE, y->from, tag, m->comm,
-		               &m->req[y->rq]);
-		if (rc == MPI_SUCCESS)
-			rc = MPI_Irecv(y->data, (int)x->bytes, MPI_BYTE, y->from, tag, m->comm,
-			               &m->req[y->rq + 1]);
+		y->open = 1;
+		y->suspect = 0;
+		if (y->move == TC__MMOVE_TYPE)
+			rc = MPI_Irecv(MPI_BOTTOM, 1, y->type, y->from, tag, m->comm, &m->req[y->rq]);
+		else
+			rc = MPI_Irecv(m->stage + y->soff, (int)(sizeof(struct tc__mpi_hdr) + bytes),
+			               MPI_BYTE, y->from, tag, m->comm, &m->req[y->rq]);
 	}
 	for (int i = 0; i < n && rc == MPI_SUCCESS; i++) {
 		struct tc__mitem *y = &it[i];
 		if (y->kind != TC__MIT_SEND)
 			continue;
-		const struct tc__xfer *x = &s->x[y->xi];
+		const struct tc__xfer *x = &xs[y->xi];
 		const int tag = tc__mpi_tag(seq, y->xi);
 		unsigned char *h = m->stage + y->soff;
-		const unsigned char *src = bufs[x->sbuf] + x->soff;
 		struct tc__mpi_hdr hd = {.arrival = y->arrival, .sig = sig, .seq = seq};
 		memcpy(h, &hd, sizeof hd);
-		if (y->parts == 1) {
-			if (x->bytes)
-				memcpy(h + sizeof hd, src, x->bytes);
-			rc = MPI_Isend(h, (int)(sizeof hd + x->bytes), MPI_BYTE, y->to, tag,
-			               m->comm, &m->req[y->rq]);
+		if (y->move == TC__MMOVE_TYPE) {
+			rc = MPI_Isend(MPI_BOTTOM, 1, y->type, y->to, tag, m->comm, &m->req[y->rq]);
 			continue;
 		}
-		rc = MPI_Isend(h, (int)sizeof hd, MPI_BYTE, y->to, tag, m->comm, &m->req[y->rq]);
-		if (rc == MPI_SUCCESS)
-			rc = MPI_Isend(src, (int)x->bytes, MPI_BYTE, y->to, tag, m->comm,
-			               &m->req[y->rq + 1]);
+		if (x->bytes)
+			memcpy(h + sizeof hd, bufs[x->sbuf] + x->soff, x->bytes);
+		rc = MPI_Isend(h, (int)(sizeof hd + x->bytes), MPI_BYTE, y->to, tag, m->comm,
+		               &m->req[y->rq]);
 	}
 	int err = TC_OK;
 	if (rc != MPI_SUCCESS) {
 		tc__set_detail("posting round %d's messages failed (MPI error %d)", r, rc);
 		err = TC_ESYS;
 	}
-	if (!err && nreq)
-		err = tc__mpi_wait(proc, s, it, n, nreq, req_item, r, io, sig, seq);
-	if (err) {
-		tc__mpi_drop(m->req, nreq);
-		return err;
-	}
+	if (!err && (R->nwait || R->sync))
+		err = tc__mpi_wait(proc, pl, it, n, lo, R->rq0 + nreq, R->sync, r, io, sig, seq);
+	if (err)
+		return err; /* the caller drops the requests */
 
 	const uint64_t w1 = proc->ev ? tc__wall(proc->team) : 0;
 	for (int i = 0; proc->ev && i < n; i++)
 		if (it[i].kind != TC__MIT_RECV)
-			tc__mpi_trace_out(proc, s, r, it[i].xi, it[i].to, it[i].arrival, w0, w1);
+			tc__mpi_trace_out(proc, xs, r, it[i].xi, it[i].to, it[i].arrival, w0, w1);
 	/* The clock: own sends, then own receives in order of arrival (ties
 	 * by schedule order), then the combines in schedule order. */
 	proc->clock = send_done;
-	struct tc__marr *order = (struct tc__marr *)(void *)m->idx; /* free again */
+	struct tc__marr one, *order = &one;
 	int nr = 0;
+	if (R->nrecv > 1)
+		order = (struct tc__marr *)(void *)m->idx; /* free again */
 	for (int i = 0; i < n; i++)
 		if (it[i].kind == TC__MIT_RECV)
 			order[nr++] = (struct tc__marr){it[i].arrival, i};
@@ -641,24 +845,19 @@ static int tc__mpi_round(struct tc_proc *proc, const struct tc__sched *s, int r,
 		qsort(order, (size_t)nr, sizeof *order, tc__marr_cmp);
 	for (int k = 0; k < nr; k++) {
 		const struct tc__mitem *y = &it[order[k].i];
-		const struct tc__xfer *x = &s->x[y->xi];
-		const int nbr =
-		        tc_topo_neighbor_index(proc->team->topo, proc->rank,
-		                               m->forward
-		                                       ? y->from
-		                                       : tc__mpi_on_route_last(m, proc->team->topo, x));
+		const uint64_t bytes = xs[y->xi].bytes;
 		tc_time_t fin =
-		        tc__clock_recv(q, y->arrival, &proc->res_free[tc__res_recv(q, nbr)], x->bytes);
+		        tc__clock_recv(q, y->arrival, &proc->res_free[tc__res_recv(q, y->nbr)], bytes);
 		proc->clock = tc__max_time(proc->clock, fin);
 		proc->stats.transfers_recv++;
-		proc->stats.busy_ps = tc__sat_add(proc->stats.busy_ps, tc__link_time(q, x->bytes));
+		proc->stats.busy_ps = tc__sat_add(proc->stats.busy_ps, tc__link_time(q, bytes));
 		if (proc->ev)
-			tc__mpi_trace_recv(proc, s, r, y->xi, fin, w0, w1);
+			tc__mpi_trace_recv(proc, xs, r, y->xi, fin, w0, w1);
 	}
 	const tc_time_t c_recv = proc->clock; /* trace only */
-	tc__mpi_apply(proc, s, r, bufs, it, n, io);
+	tc__mpi_apply(proc, pl, R, bufs, it, io);
 	if (proc->ev && n)
-		tc__mpi_trace_end(proc, s, r, c0, c_recv, w0, w1);
+		tc__mpi_trace_end(proc, xs, pl->round_at, r, c0, c_recv, w0, w1);
 	if (n)
 		proc->stats.rounds++;
 	/* Emulated: a process that received waits until the model delivered
@@ -675,21 +874,40 @@ int tc__mpi_run(struct tc_proc *proc, const struct tc__sched *s, const struct tc
 	const uint64_t seq = proc->ncalls;
 	const uint64_t sig = (io->sig ? io->sig : (uint64_t)(unsigned)io->tag) ^ 0x746f706f636f6c6cull;
 	unsigned char *bufs[3] = {(unsigned char *)(uintptr_t)io->in, io->out, NULL};
+	struct tc__mplan *pl = NULL;
+	int err = TC_OK;
 	if (s->tmp_bytes) {
-		if (tc__grow((void **)&m->tmp, &m->tmp_cap, s->tmp_bytes))
-			return TC_ENOMEM;
+		err = tc__grow((void **)&m->tmp, &m->tmp_cap, s->tmp_bytes);
 		bufs[TC__BUF_TMP] = m->tmp;
 	}
-	for (int r = 0; r < s->nrounds; r++) {
-		int err = tc__mpi_round(proc, s, r, bufs, io, sig, seq);
-		if (err) {
-			/* An abort another process sent is not sent on. */
-			if (m->told)
-				atomic_store_explicit(&team->aborted, 1, memory_order_relaxed);
-			else
-				tc__mpi_abort(team, err);
-			return err;
+	if (!err)
+		err = tc__mplan_get(proc, s, bufs, &pl);
+	/* Requests from lo on may still be open: sends of earlier rounds. */
+	int lo = 0, hi = 0, r = 0;
+	for (; r < s->nrounds && !err; r++) {
+		const struct tc__mround *R = &pl->r[r];
+		if (R->drain && lo < R->rq0) {
+			err = tc__mpi_wait(proc, pl, NULL, 0, lo, R->rq0, 1, r, io, sig, seq);
+			if (err)
+				break;
+			lo = R->rq0;
 		}
+		hi = R->rq0 + R->nreq;
+		err = tc__mpi_round(proc, pl, r, lo, bufs, io, sig, seq);
+		if (!err && R->sync)
+			lo = R->rq0 + R->nreq;
+	}
+	if (!err && pl->nreq > lo)
+		err = tc__mpi_wait(proc, pl, NULL, 0, lo, pl->nreq, 1, r - 1, io, sig, seq);
+	if (err && hi > lo)
+		tc__mpi_drop(m->req + lo, hi - lo);
+	if (err) {
+		/* An abort another process sent is not sent on. */
+		if (m->told)
+			atomic_store_explicit(&team->aborted, 1, memory_order_relaxed);
+		else
+			tc__mpi_abort(team, err);
+		return err;
 	}
 	proc->ncalls++;
 	return TC_OK;

@@ -71,7 +71,7 @@ static int tc__mpi_agree(MPI_Comm comm, int err, uint64_t h)
  * clocks plus 1 ms where they all share one host (one CLOCK_MONOTONIC),
  * else each process's own clock plus 1 ms (clocks of different hosts are
  * not comparable: the barrier's skew is the error then). */
-static int tc__mpi_epoch(MPI_Comm comm, int size, uint64_t *epoch)
+static int tc__mpi_epoch(MPI_Comm comm, int size, uint64_t *epoch, int *local)
 {
 	MPI_Comm node;
 	int nsize = 0;
@@ -79,6 +79,7 @@ static int tc__mpi_epoch(MPI_Comm comm, int size, uint64_t *epoch)
 		return TC_ESYS;
 	MPI_Comm_size(node, &nsize);
 	MPI_Comm_free(&node);
+	*local = nsize;
 	int one = nsize == size, all = 0;
 	if (MPI_Allreduce(&one, &all, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS ||
 	    MPI_Barrier(comm) != MPI_SUCCESS)
@@ -103,6 +104,7 @@ static void tc__mpi_free(struct tc__mpi *m)
 		}
 	}
 	tc__mpi_p2p_free(m);
+	tc__mpi_exec_free(m);
 	if (m->comm != MPI_COMM_NULL)
 		MPI_Comm_free(&m->comm);
 	if (m->pcomm != MPI_COMM_NULL)
@@ -113,7 +115,6 @@ static void tc__mpi_free(struct tc__mpi *m)
 	free(m->tmp);
 	free(m->req);
 	free(m->idx);
-	free(m->items);
 	free(m->route);
 	free(m);
 }
@@ -203,8 +204,9 @@ int tc_team_create_mpi(MPI_Comm comm, const struct tc_team_config *cfg, const st
 		m->tag_ub = flag && ub ? *ub : 32767;
 	}
 	uint64_t epoch = 0;
+	int local = size;
 	if (!err)
-		err = tc__mpi_epoch(m->comm, size, &epoch);
+		err = tc__mpi_epoch(m->comm, size, &epoch, &local);
 	if (err) {
 		tc__mpi_free(m);
 		if (team)
@@ -215,6 +217,8 @@ int tc_team_create_mpi(MPI_Comm comm, const struct tc_team_config *cfg, const st
 	m->size = size;
 	m->forward = o.route == TC_MPI_FORWARD;
 	m->probe_ms = 10;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	m->spin_ns = cpus > 0 && local <= cpus ? 50000u : 0;
 	if (gethostname(m->host, sizeof m->host - 1))
 		snprintf(m->host, sizeof m->host, "?");
 	team->cpus = team->p; /* AUTO prices the model only: the same everywhere */

@@ -14,13 +14,13 @@
 /* A send (its source) or a forward (a process on its route) of transfer xi
  * in round r: peer the process it went to, arrival the logical arrival of
  * the whole transfer at its destination. */
-void tc__mpi_trace_out(struct tc_proc *proc, const struct tc__sched *s, int r, int xi, int peer,
+void tc__mpi_trace_out(struct tc_proc *proc, const struct tc__xfer *xs, int r, int xi, int peer,
                        tc_time_t arrival, uint64_t w0, uint64_t w1)
 {
 	struct tc__mpi *m = proc->team->engine;
 	const struct tc__mps *q = &proc->team->mps;
 	const struct tc_topo *t = proc->team->topo;
-	const struct tc__xfer *x = &s->x[xi];
+	const struct tc__xfer *x = &xs[xi];
 	const int me = proc->rank;
 	int hops = tc_topo_neighbor_index(t, x->src, x->dst) >= 0
 	                   ? 1
@@ -53,10 +53,10 @@ void tc__mpi_trace_out(struct tc_proc *proc, const struct tc__sched *s, int r, i
 }
 
 /* A receive of transfer xi in round r, complete at logical time fin. */
-void tc__mpi_trace_recv(struct tc_proc *proc, const struct tc__sched *s, int r, int xi,
+void tc__mpi_trace_recv(struct tc_proc *proc, const struct tc__xfer *xs, int r, int xi,
                         tc_time_t fin, uint64_t w0, uint64_t w1)
 {
-	const struct tc__xfer *x = &s->x[xi];
+	const struct tc__xfer *x = &xs[xi];
 	struct tc_event e = {.kind = TC_EV_RECV,
 	                     .round = r,
 	                     .xfer = xi,
@@ -75,12 +75,12 @@ void tc__mpi_trace_recv(struct tc_proc *proc, const struct tc__sched *s, int r, 
 /* Round r's combines, in schedule order from logical time from (the clock
  * after the receives), and its wait, from c0 (the clock at the round's
  * start) to the clock now. */
-void tc__mpi_trace_end(struct tc_proc *proc, const struct tc__sched *s, int r, tc_time_t c0,
-                       tc_time_t from, uint64_t w0, uint64_t w1)
+void tc__mpi_trace_end(struct tc_proc *proc, const struct tc__xfer *xs, const int *round_at, int r,
+                       tc_time_t c0, tc_time_t from, uint64_t w0, uint64_t w1)
 {
 	const struct tc__mps *q = &proc->team->mps;
-	for (int xi = s->round_at[r]; xi < s->round_at[r + 1]; xi++) {
-		const struct tc__xfer *x = &s->x[xi];
+	for (int xi = round_at[r]; xi < round_at[r + 1]; xi++) {
+		const struct tc__xfer *x = &xs[xi];
 		if (x->dst != proc->rank || x->op == TC__XOP_COPY)
 			continue;
 		const tc_time_t to = tc__sat_add(from, tc__combine_time(q, x->bytes));

@@ -63,15 +63,15 @@ static int grid_check(MPI_Comm comm, int ndims, const int dims[], const int peri
                       int *n, const char *fn)
 {
 	if (ndims < 0 || ndims > TCMPI_MAX_DIMS)
-		return tcmpi__error(comm, MPI_ERR_DIMS, fn, "ndims %d: 0 .. %d are supported", ndims,
-		                    TCMPI_MAX_DIMS);
+		return tcmpi__error(comm, MPI_ERR_DIMS, fn, "ndims %d: 0 .. %d are supported",
+		                    ndims, TCMPI_MAX_DIMS);
 	if (ndims > 0 && (!dims || !periods))
 		return tcmpi__error(comm, MPI_ERR_ARG, fn, "NULL dims or periods");
 	long long prod = 1;
 	for (int i = 0; i < ndims; i++) {
 		if (dims[i] < 1)
-			return tcmpi__error(comm, MPI_ERR_DIMS, fn, "dims[%d] = %d: every side is >= 1",
-			                    i, dims[i]);
+			return tcmpi__error(comm, MPI_ERR_DIMS, fn,
+			                    "dims[%d] = %d: every side is >= 1", i, dims[i]);
 		prod *= dims[i];
 		if (prod > size)
 			break;
@@ -321,8 +321,8 @@ int MPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coor
 		return rc;
 	const struct tcmpi__cart *k = &c->cart;
 	if (maxdims < k->ndims)
-		return tcmpi__error(comm, MPI_ERR_ARG, __func__, "maxdims %d below the %d dimensions",
-		                    maxdims, k->ndims);
+		return tcmpi__error(comm, MPI_ERR_ARG, __func__,
+		                    "maxdims %d below the %d dimensions", maxdims, k->ndims);
 	if (k->ndims > 0 && (!dims || !periods || !coords))
 		return tcmpi__error(comm, MPI_ERR_ARG, __func__, "NULL dims, periods or coords");
 	for (int i = 0; i < k->ndims; i++) {
@@ -343,11 +343,11 @@ int MPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
 	const struct tcmpi__cart *k = &c->cart;
 	int p = tcmpi__comm_size(c);
 	if (rank < 0 || rank >= p)
-		return tcmpi__error(comm, MPI_ERR_RANK, __func__, "rank %d out of range 0..%d", rank,
-		                    p - 1);
+		return tcmpi__error(comm, MPI_ERR_RANK, __func__, "rank %d out of range 0..%d",
+		                    rank, p - 1);
 	if (maxdims < k->ndims)
-		return tcmpi__error(comm, MPI_ERR_ARG, __func__, "maxdims %d below the %d dimensions",
-		                    maxdims, k->ndims);
+		return tcmpi__error(comm, MPI_ERR_ARG, __func__,
+		                    "maxdims %d below the %d dimensions", maxdims, k->ndims);
 	if (k->ndims > 0 && !coords)
 		return tcmpi__error(comm, MPI_ERR_ARG, __func__, "NULL coords");
 	if (k->ndims > 0)

@@ -59,8 +59,7 @@ static void dims_cases(void)
 		int d[4];
 		memcpy(d, cases[i].in, sizeof d);
 		int rc = MPI_Dims_create(cases[i].nnodes, cases[i].ndims, d);
-		CHECK(rc == MPI_SUCCESS, "Dims_create(%d, %d): %d", cases[i].nnodes, cases[i].ndims,
-		      rc);
+		CHECK(rc == MPI_SUCCESS, "Dims_create(%d, %d): %d", cases[i].nnodes, cases[i].ndims, rc);
 		for (int j = 0; rc == MPI_SUCCESS && j < cases[i].ndims; j++)
 			CHECK(d[j] == cases[i].want[j], "Dims_create(%d, %d) [%d] = %d, want %d",
 			      cases[i].nnodes, cases[i].ndims, j, d[j], cases[i].want[j]);
@@ -105,8 +104,8 @@ static void grid(int n, int nd, const int per[])
 	MPI_Cartdim_get(cart, &k);
 	MPI_Comm_size(cart, &cp);
 	MPI_Comm_rank(cart, &cr);
-	CHECK(st == MPI_CART && k == nd && cp == n && cr == rank, "Topo_test %d ndims %d size %d rank %d",
-	      st, k, cp, cr);
+	CHECK(st == MPI_CART && k == nd && cp == n && cr == rank,
+	      "Topo_test %d ndims %d size %d rank %d", st, k, cp, cr);
 	/* Row-major, the last dimension fastest. */
 	int want[3], stride[3], gd[3], gp[3], gc[3];
 	for (int i = nd - 1, r = rank, s = 1; i >= 0; i--) {
@@ -189,8 +188,8 @@ static void grid(int n, int nd, const int per[])
 	MPI_Comm_split(cart, 0, rank, &split);
 	MPI_Topo_test(split, &st);
 	MPI_Comm_compare(cart, split, &cmp);
-	CHECK(st == MPI_UNDEFINED && cmp == MPI_CONGRUENT, "split of a grid: Topo_test %d compare %d",
-	      st, cmp);
+	CHECK(st == MPI_UNDEFINED && cmp == MPI_CONGRUENT,
+	      "split of a grid: Topo_test %d compare %d", st, cmp);
 	MPI_Comm_free(&split);
 	MPI_Comm dup;
 	MPI_Comm_dup(cart, &dup);
@@ -218,8 +217,8 @@ static void grid(int n, int nd, const int per[])
 		MPI_Comm_rank(sub, &sr);
 		MPI_Cartdim_get(sub, &sk);
 		int wp = keep < nd ? dims[keep] : 1, wr = keep < nd ? want[keep] : 0;
-		CHECK(sp == wp && sr == wr && sk == (keep < nd), "Cart_sub(%d): size %d rank %d ndims %d",
-		      keep, sp, sr, sk);
+		CHECK(sp == wp && sr == wr && sk == (keep < nd),
+		      "Cart_sub(%d): size %d rank %d ndims %d", keep, sp, sr, sk);
 		if (keep < nd) {
 			int sd, spr, sc;
 			MPI_Cart_get(sub, 1, &sd, &spr, &sc);
@@ -263,11 +262,9 @@ static void grid_errors(void)
 	CHECK(st == MPI_UNDEFINED, "Topo_test of the world: %d", st);
 	CHECK(failed_with(MPI_Cartdim_get(MPI_COMM_WORLD, &k), MPI_ERR_TOPOLOGY, "MPI_Cartdim_get"),
 	      "Cartdim_get of the world");
-	CHECK(failed_with(MPI_Cart_coords(MPI_COMM_WORLD, 0, 2, c), MPI_ERR_TOPOLOGY,
-	                  "MPI_Cart_coords"),
+	CHECK(failed_with(MPI_Cart_coords(MPI_COMM_WORLD, 0, 2, c), MPI_ERR_TOPOLOGY, "MPI_Cart_coords"),
 	      "Cart_coords of the world");
-	CHECK(failed_with(MPI_Cart_shift(MPI_COMM_WORLD, 0, 1, &s, &d), MPI_ERR_TOPOLOGY,
-	                  "MPI_Cart_shift"),
+	CHECK(failed_with(MPI_Cart_shift(MPI_COMM_WORLD, 0, 1, &s, &d), MPI_ERR_TOPOLOGY, "MPI_Cart_shift"),
 	      "Cart_shift of the world");
 	/* A one-dimensional grid of every rank: bad direction, rank,
 	 * maxdims. */
@@ -307,8 +304,7 @@ static void split_type(void)
 	MPI_Comm_rank(sh, &sr);
 	CHECK(sp == size && sr == size - 1 - rank, "shared: size %d rank %d", sp, sr);
 	MPI_Comm_compare(MPI_COMM_WORLD, sh, &cmp);
-	CHECK(cmp == (size == 1 ? MPI_CONGRUENT : MPI_SIMILAR), "compare world and reversed: %d",
-	      cmp);
+	CHECK(cmp == (size == 1 ? MPI_CONGRUENT : MPI_SIMILAR), "compare world and reversed: %d", cmp);
 	int sum = 0;
 	MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, sh);
 	CHECK(sum == size * (size - 1) / 2, "Allreduce on shared: %d", sum);
@@ -327,8 +323,7 @@ static void split_type(void)
 		MPI_Comm_size(none, &sp);
 		CHECK(sp == (size + 1) / 2, "even ranks: %d", sp);
 		MPI_Comm_compare(MPI_COMM_WORLD, none, &cmp);
-		CHECK(cmp == (size == 1 ? MPI_CONGRUENT : MPI_UNEQUAL), "compare with evens: %d",
-		      cmp);
+		CHECK(cmp == (size == 1 ? MPI_CONGRUENT : MPI_UNEQUAL), "compare with evens: %d", cmp);
 		MPI_Comm_free(&none);
 	}
 	CHECK(failed_with(MPI_Comm_split_type(MPI_COMM_WORLD, 12345, 0, MPI_INFO_NULL, &none),
@@ -361,8 +356,7 @@ static int model_run(int bytes, int periodic)
 	MPI_Comm cart;
 	MPI_Cart_create(MPI_COMM_WORLD, 2, dims, per, 0, &cart);
 	size_t n = (size_t)bytes * (size_t)size;
-	unsigned char *buf = calloc((size_t)bytes + 1, 1), *out = malloc(n + 1),
-	              *in = malloc(n + 1);
+	unsigned char *buf = calloc((size_t)bytes + 1, 1), *out = malloc(n + 1), *in = malloc(n + 1);
 	if (!buf || !out || !in) {
 		fails++;
 		printf("rank %d: out of memory\n", rank);
