@@ -3,7 +3,8 @@
  * mpi_globals.c - global and static variables, and the C library state a
  * program keeps per process (getopt, rand), stay per rank: each rank
  * writes its own values, the ranks meet, each must still see its own.
- * The argument strings are the rank's own: a rank writing into them (as
+ * strtok's position is the rank's own across a call that lets the other
+ * ranks run.  The argument strings are the rank's own: a rank writing into them (as
  * strtok on an option's value does) does not change another rank's.
  * Also sleep() (on fibres it must let the other ranks run).
  * Run as: mpi_globals -n 5 -v -x 3 extra
@@ -77,6 +78,21 @@ int main(int argc, char **argv)
 	}
 	if (!operand_was_extra || operand[0] != 'a' + rank % 26 || strcmp(operand + 1, "xtra")) {
 		printf("rank %d: argument strings shared: \"%s\"\n", rank, operand);
+		fails++;
+	}
+	/* strtok: each rank starts on its own string, the ranks meet, each
+	 * goes on in its own. */
+	char line[32];
+	snprintf(line, sizeof line, "r%d:mid:end%d", rank, rank);
+	char *t1 = strtok(line, ":");
+	MPI_Barrier(MPI_COMM_WORLD);
+	char *t2 = strtok(NULL, ":");
+	char *t3 = strtok(NULL, ":");
+	char want3[16];
+	snprintf(want3, sizeof want3, "end%d", rank);
+	if (!t1 || t1 != line || !t2 || strcmp(t2, "mid") || !t3 || strcmp(t3, want3) ||
+	    strtok(NULL, ":")) {
+		printf("rank %d: strtok went on in another rank's string\n", rank);
 		fails++;
 	}
 	/* rand: the same seed gives the same sequence on every rank. */
