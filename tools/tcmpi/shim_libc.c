@@ -14,6 +14,7 @@
  *     operand, as with POSIXLY_CORRECT; "--" ends them);
  *   - rand, srand, random, srandom: the C library's generator (random_r)
  *     on a state of the copy's own, so each rank gets glibc's sequence;
+ *   - strtok: strtok_r on a position of the copy's own;
  *   - sleep, usleep, nanosleep: on fibres they let the CPU's other ranks
  *     run until the time is over instead of blocking them.
  * Calls made from inside the C library (or other libraries) still reach
@@ -272,6 +273,17 @@ int rand(void)
 void srand(unsigned seed)
 {
 	rnd_seed(seed);
+}
+
+/* ---------------------------------------------------------------------
+ * strtok: the C library keeps one position per process, which ranks
+ * parsing their options at the same time would share.
+ */
+static char *tok_pos;
+
+char *strtok(char *restrict str, const char *restrict delim)
+{
+	return strtok_r(str, delim, &tok_pos);
 }
 
 /* ---------------------------------------------------------------------

@@ -63,12 +63,23 @@ static int rank_fn(struct tc_proc *proc, void *arg)
 {
 	struct run *run = arg;
 	int r = tc_rank(proc);
-	char **argv = malloc(sizeof *argv * (size_t)(run->argc + 1));
+	/* The rank's own argv, strings included: a program may write into
+	 * its arguments (strtok on an option's value), as a process may. */
+	size_t chars = 0;
+	for (int i = 0; i < run->argc; i++)
+		chars += strlen(run->argv[i]) + 1;
+	char **argv = malloc(sizeof *argv * (size_t)(run->argc + 1) + chars);
 	if (!argv) {
 		run->status[r] = 1;
 		return TC_ENOMEM;
 	}
-	memcpy(argv, run->argv, sizeof *argv * (size_t)(run->argc + 1));
+	char *s = (char *)(argv + run->argc + 1);
+	for (int i = 0; i < run->argc; i++) {
+		size_t n = strlen(run->argv[i]) + 1;
+		argv[i] = memcpy(s, run->argv[i], n);
+		s += n;
+	}
+	argv[run->argc] = NULL;
 	struct tcmpi_launch l = {
 	        .abi = TCMPI_LAUNCH_ABI,
 	        .proc = proc,

@@ -3,12 +3,16 @@
  * mpi_globals.c - global and static variables, and the C library state a
  * program keeps per process (getopt, rand), stay per rank: each rank
  * writes its own values, the ranks meet, each must still see its own.
+ * strtok's position is the rank's own across a call that lets the other
+ * ranks run.  The argument strings are the rank's own: a rank writing into them (as
+ * strtok on an option's value does) does not change another rank's.
  * Also sleep() (on fibres it must let the other ranks run).
  * Run as: mpi_globals -n 5 -v -x 3 extra
  */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 int counter;
@@ -50,6 +54,11 @@ int main(int argc, char **argv)
 		fails++;
 	}
 
+	/* The operand "extra": each rank writes its own letter into it. */
+	char *operand = argv[argc - 1];
+	int operand_was_extra = !strcmp(operand, "extra");
+	operand[0] = (char)('a' + rank % 26);
+
 	counter = rank;
 	hidden += rank;
 	for (int i = 0; i < 4096; i++)
@@ -65,6 +74,25 @@ int main(int argc, char **argv)
 	if (counter != rank || hidden != 42 + rank || table[4095] != rank * 1000.0 + 4095 ||
 	    bump() != rank + 2) {
 		printf("rank %d: globals overwritten: counter %d hidden %d\n", rank, counter, hidden);
+		fails++;
+	}
+	if (!operand_was_extra || operand[0] != 'a' + rank % 26 || strcmp(operand + 1, "xtra")) {
+		printf("rank %d: argument strings shared: \"%s\"\n", rank, operand);
+		fails++;
+	}
+	/* strtok: each rank starts on its own string, the ranks meet, each
+	 * goes on in its own. */
+	char line[32];
+	snprintf(line, sizeof line, "r%d:mid:end%d", rank, rank);
+	char *t1 = strtok(line, ":");
+	MPI_Barrier(MPI_COMM_WORLD);
+	char *t2 = strtok(NULL, ":");
+	char *t3 = strtok(NULL, ":");
+	char want3[16];
+	snprintf(want3, sizeof want3, "end%d", rank);
+	if (!t1 || t1 != line || !t2 || strcmp(t2, "mid") || !t3 || strcmp(t3, want3) ||
+	    strtok(NULL, ":")) {
+		printf("rank %d: strtok went on in another rank's string\n", rank);
 		fails++;
 	}
 	/* rand: the same seed gives the same sequence on every rank. */
