@@ -52,6 +52,33 @@ struct tc__centry {
 	uint64_t sig;    /* and its 64-bit signature (lib/coll/coll.c) */
 };
 
+/* A rank's last blocking call made through the collective entry
+ * (lib/coll/coll.c), as given and as its checks found it: the same call
+ * again, its arguments equal, skips the checks and the lookup and runs e.
+ * e is NULL when there is none; the cache clears it when it evicts e.
+ * Calls with a user operator, a member set or a shift are not kept. */
+struct tc__cmemo {
+	struct tc__centry *e;
+	enum tc_coll coll;
+	enum tc_dtype dt;
+	enum tc_op op;
+	int root, packets;
+	size_t count;
+	const void *sbuf;
+	void *rbuf;
+	const char *alg; /* opts->alg (its text is compared again) */
+	/* What the checks derived: the root as used, sizes, roles. */
+	int root_used;
+	size_t es, bytes, sbytes, rbytes;
+	bool sends, recvs, scatter_ip, in_place;
+};
+
+/* proc's memo, NULL before its first collective call. */
+static inline struct tc__cmemo *tc__coll_memo(const struct tc_proc *proc)
+{
+	return proc->ext; /* the rank's cache (cache.c) begins with it */
+}
+
 /* The entry of call g (algorithm name, NULL or "auto": AUTO; ordered: a
  * non-commutative operator) for proc's rank, with its plan.  Returns 0,
  * TC_ENOMEM or the selection's error (TC_EALG, TC_ENOTSUP, ...), the same

@@ -524,6 +524,40 @@ struct tc__coll_extra {
 	int nmembers;
 };
 
+/* The generator's view of a call (its schedule's key and signature). */
+static struct tc__gen tc__coll_gen(const struct tc_team *team, enum tc_coll coll, size_t bytes,
+                                   size_t es, int root, int packets, const struct tc__coll_extra *x)
+{
+	return (struct tc__gen){.coll = coll,
+	                        .t = team->topo,
+	                        .p = team->p,
+	                        .bytes = bytes,
+	                        .esize = es,
+	                        .root = root,
+	                        .md = &team->model,
+	                        .packets = packets,
+	                        .me = -1,
+	                        .q = x->q,
+	                        .shift_ring = x->shift_ring,
+	                        .members = x->members,
+	                        .nmembers = x->nmembers};
+}
+
+/* Whether the blocking call is the one m keeps: every argument equal (the
+ * algorithm's name by its text too), so that its checks, which depend on
+ * nothing else, would find what they found then. */
+static bool tc__memo_hit(const struct tc__cmemo *m, enum tc_coll coll, const void *sbuf, void *rbuf,
+                         size_t count, enum tc_dtype dt, enum tc_op op, int root,
+                         const struct tc_coll_opts *opts, const struct tc__coll_extra *x)
+{
+	const char *alg = opts ? opts->alg : NULL;
+	const int packets = opts ? opts->packets : 0;
+	return m && m->e && m->coll == coll && m->count == count && m->sbuf == sbuf &&
+	       m->rbuf == rbuf && m->dt == dt && m->op == op && m->root == root &&
+	       m->packets == packets && m->alg == alg && !x->nmembers && !x->q && !x->shift_ring &&
+	       (!alg || !strncmp(m->e->key.name, alg, sizeof m->e->key.name));
+}
+
 static int tc__coll_x(struct tc_proc *proc, enum tc_coll coll, const void *sbuf, void *rbuf, size_t count,
                       enum tc_dtype dt, enum tc_op op, int root, const struct tc_coll_opts *opts,
                       const struct tc__coll_extra *x, const struct tc__xreq *xr)
@@ -540,80 +574,112 @@ static int tc__coll_x(struct tc_proc *proc, enum tc_coll coll, const void *sbuf,
 	struct tc_coll_opts none = {0};
 	if (!opts)
 		opts = &none;
-	size_t es = tc_dtype_size(dt);
-	if (!es)
-		return TC_EINVAL;
-	if (f & TC_CF_REDUCES) {
-		if ((unsigned)op >= TC_OP_COUNT)
-			return TC_EINVAL;
-		if (op == TC_OP_USER && (!opts->user_op || !opts->user_op->fn))
-			return TC_EINVAL;
-		if (op != TC_OP_USER && tc__op_check(dt, op))
-			return TC_ENOTSUP;
-	} else {
-		op = TC_OP_BOR; /* not used: the tag ignores what the call has no use for */
-	}
-	if (count > TC_MAX_MESSAGE / es)
-		return TC_EOVERFLOW;
-	size_t bytes = count * es;
-	if ((f & (TC_CF_SEND_P | TC_CF_RECV_P)) && bytes > TC_MAX_MESSAGE / (size_t)p)
-		return TC_EOVERFLOW;
-	if (f & TC_CF_ROOTED) {
-		if (root < 0 || root >= p)
-			return TC_EROOT;
-	} else {
-		root = 0;
-	}
-	/* What this rank reads and writes. */
-	const bool is_root = me == root;
-	const bool member = is_root || ((f & TC_CF_MEMBERS) && tc__in_set(me, x->members, x->nmembers));
-	const bool sends = !(f & TC_CF_NO_SEND) && (!(f & TC_CF_SEND_ROOT) || is_root);
-	const bool recvs = !(f & TC_CF_NO_DATA) && (!(f & TC_CF_RECV_ROOT) || is_root) &&
-	                   !((f & TC_CF_RECV_NOT0) && me == 0) && (!(f & TC_CF_MEMBERS) || member);
-	const size_t sbytes = (f & TC_CF_SEND_P) ? bytes * (size_t)p : bytes;
-	const size_t rbytes = (f & TC_CF_RECV_P) ? bytes * (size_t)p : bytes;
-	/* In place: sbuf == TC_IN_PLACE (the input is in rbuf), or, for
-	 * scatter's root, rbuf == TC_IN_PLACE (its block stays in sbuf). */
-	const bool scatter_ip = coll == TC_COLL_SCATTER && rbuf == (void *)TC_IN_PLACE;
-	const bool in_place = sbuf == TC_IN_PLACE || scatter_ip;
-	if (rbuf == (void *)TC_IN_PLACE && !scatter_ip)
-		return TC_EINVAL; /* not a buffer (only scatter's root takes it there) */
-	if (in_place) {
-		if ((f & (TC_CF_NO_SEND | TC_CF_NO_DATA)) || (coll == TC_COLL_SCATTER) != scatter_ip)
-			return TC_EINVAL;
-		if ((f & TC_CF_ROOTED) && !is_root)
-			return TC_EINVAL; /* only the root may (MPI) */
-	}
-	if (bytes && recvs && !scatter_ip && !rbuf)
-		return TC_ENULLBUF;
-	if (bytes && sends && !in_place && !sbuf)
-		return TC_ENULLBUF;
-	if (bytes && sends && in_place && !scatter_ip && !rbuf)
-		return TC_ENULLBUF; /* the input is in rbuf (exscan's rank 0 too) */
-	if (bytes && sends && recvs && !in_place && (f & (TC_CF_SEND_P | TC_CF_RECV_P)) &&
-	    tc__overlaps(sbuf, sbytes, rbuf, rbytes))
-		return TC_EINVAL; /* aliased p-block buffers without TC_IN_PLACE */
-	if (opts->packets < 0)
-		return TC_EINVAL;
-
-	struct tc__gen g = {.coll = coll,
-	                    .t = team->topo,
-	                    .p = p,
-	                    .bytes = bytes,
-	                    .esize = es,
-	                    .root = root,
-	                    .md = &team->model,
-	                    .packets = opts->packets,
-	                    .me = -1,
-	                    .q = x->q,
-	                    .shift_ring = x->shift_ring,
-	                    .members = x->members,
-	                    .nmembers = x->nmembers};
-	int ordered = op == TC_OP_USER && !opts->user_op->commutative;
+	struct tc__cmemo *memo = xr ? NULL : tc__coll_memo(proc);
 	struct tc__centry *e;
-	int err = tc__coll_plan(proc, &g, opts->alg, ordered, &e);
-	if (err)
-		return err;
+	size_t es, bytes, sbytes, rbytes;
+	bool sends, recvs, scatter_ip, in_place;
+	int err;
+	if (tc__memo_hit(memo, coll, sbuf, rbuf, count, dt, op, root, opts, x)) {
+		/* The same blocking call as the last one: checked then. */
+		e = memo->e;
+		if (!(f & TC_CF_REDUCES))
+			op = TC_OP_BOR;
+		root = memo->root_used;
+		es = memo->es;
+		bytes = memo->bytes;
+		sbytes = memo->sbytes;
+		rbytes = memo->rbytes;
+		sends = memo->sends;
+		recvs = memo->recvs;
+		scatter_ip = memo->scatter_ip;
+		in_place = memo->in_place;
+	} else {
+		const enum tc_op op_given = op;
+		const int root_given = root;
+		es = tc_dtype_size(dt);
+		if (!es)
+			return TC_EINVAL;
+		if (f & TC_CF_REDUCES) {
+			if ((unsigned)op >= TC_OP_COUNT)
+				return TC_EINVAL;
+			if (op == TC_OP_USER && (!opts->user_op || !opts->user_op->fn))
+				return TC_EINVAL;
+			if (op != TC_OP_USER && tc__op_check(dt, op))
+				return TC_ENOTSUP;
+		} else {
+			op = TC_OP_BOR; /* not used: the tag ignores what the call has no use for */
+		}
+		if (count > TC_MAX_MESSAGE / es)
+			return TC_EOVERFLOW;
+		bytes = count * es;
+		if ((f & (TC_CF_SEND_P | TC_CF_RECV_P)) && bytes > TC_MAX_MESSAGE / (size_t)p)
+			return TC_EOVERFLOW;
+		if (f & TC_CF_ROOTED) {
+			if (root < 0 || root >= p)
+				return TC_EROOT;
+		} else {
+			root = 0;
+		}
+		/* What this rank reads and writes. */
+		const bool is_root = me == root;
+		const bool member =
+		        is_root || ((f & TC_CF_MEMBERS) && tc__in_set(me, x->members, x->nmembers));
+		sends = !(f & TC_CF_NO_SEND) && (!(f & TC_CF_SEND_ROOT) || is_root);
+		recvs = !(f & TC_CF_NO_DATA) && (!(f & TC_CF_RECV_ROOT) || is_root) &&
+		        !((f & TC_CF_RECV_NOT0) && me == 0) && (!(f & TC_CF_MEMBERS) || member);
+		sbytes = (f & TC_CF_SEND_P) ? bytes * (size_t)p : bytes;
+		rbytes = (f & TC_CF_RECV_P) ? bytes * (size_t)p : bytes;
+		/* In place: sbuf == TC_IN_PLACE (the input is in rbuf), or, for
+		 * scatter's root, rbuf == TC_IN_PLACE (its block stays in sbuf). */
+		scatter_ip = coll == TC_COLL_SCATTER && rbuf == (void *)TC_IN_PLACE;
+		in_place = sbuf == TC_IN_PLACE || scatter_ip;
+		if (rbuf == (void *)TC_IN_PLACE && !scatter_ip)
+			return TC_EINVAL; /* not a buffer (only scatter's root takes it there) */
+		if (in_place) {
+			if ((f & (TC_CF_NO_SEND | TC_CF_NO_DATA)) || (coll == TC_COLL_SCATTER) != scatter_ip)
+				return TC_EINVAL;
+			if ((f & TC_CF_ROOTED) && !is_root)
+				return TC_EINVAL; /* only the root may (MPI) */
+		}
+		if (bytes && recvs && !scatter_ip && !rbuf)
+			return TC_ENULLBUF;
+		if (bytes && sends && !in_place && !sbuf)
+			return TC_ENULLBUF;
+		if (bytes && sends && in_place && !scatter_ip && !rbuf)
+			return TC_ENULLBUF; /* the input is in rbuf (exscan's rank 0 too) */
+		if (bytes && sends && recvs && !in_place && (f & (TC_CF_SEND_P | TC_CF_RECV_P)) &&
+		    tc__overlaps(sbuf, sbytes, rbuf, rbytes))
+			return TC_EINVAL; /* aliased p-block buffers without TC_IN_PLACE */
+		if (opts->packets < 0)
+			return TC_EINVAL;
+
+		const struct tc__gen g = tc__coll_gen(team, coll, bytes, es, root, opts->packets, x);
+		const int ordered = op == TC_OP_USER && !opts->user_op->commutative;
+		err = tc__coll_plan(proc, &g, opts->alg, ordered, &e);
+		if (err)
+			return err;
+		memo = xr ? NULL : tc__coll_memo(proc); /* made by the first call */
+		if (memo && op != TC_OP_USER && !x->nmembers && !x->q && !x->shift_ring)
+			*memo = (struct tc__cmemo){.e = e,
+			                           .coll = coll,
+			                           .dt = dt,
+			                           .op = op_given,
+			                           .root = root_given,
+			                           .packets = opts->packets,
+			                           .count = count,
+			                           .sbuf = sbuf,
+			                           .rbuf = rbuf,
+			                           .alg = opts->alg,
+			                           .root_used = root,
+			                           .es = es,
+			                           .bytes = bytes,
+			                           .sbytes = sbytes,
+			                           .rbytes = rbytes,
+			                           .sends = sends,
+			                           .recvs = recvs,
+			                           .scatter_ip = scatter_ip,
+			                           .in_place = in_place};
+	}
 	/* Only now, after every check of the arguments and of the algorithm
 	 * (the plan is a pure function of the call): ranks given the same bad
 	 * call all return its code, whichever of them fails first and aborts
@@ -642,6 +708,7 @@ static int tc__coll_x(struct tc_proc *proc, enum tc_coll coll, const void *sbuf,
 	 * has the element size, not the type). */
 	const int tag_op = ((int)dt << 8 | (int)op) + 1;
 	if (e->tag_op != tag_op) {
+		const struct tc__gen g = tc__coll_gen(team, coll, bytes, es, root, opts->packets, x);
 		e->sig = tc__sig(&g, e->alg, tag_op);
 		e->tag = tc__tag(e->sig);
 		e->tag_op = tag_op;
@@ -650,7 +717,7 @@ static int tc__coll_x(struct tc_proc *proc, enum tc_coll coll, const void *sbuf,
 	                         .combine_ctx = &cc,
 	                         .tag = e->tag,
 	                         .sig = e->sig,
-	                         .call = tc_coll_name(coll),
+	                         .call = tc__colls[coll].name,
 	                         .alg = e->alg->name,
 	                         .user_code = op == TC_OP_USER};
 	proc->last_alg = e->alg->name;
