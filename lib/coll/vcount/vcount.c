@@ -56,11 +56,12 @@ static const enum tc_coll tc__vcolls[] =
  * tc__coll_select(), priced as for the fixed-count collectives: by the model,
  * or on the machine where the ranks outnumber the CPUs).  *alg gets the
  * registry's name; *makespan the modelled time.  The agreement's exchange
- * (agreement true: equal rows, its modelled time unused) takes its
- * algorithm by rule, without pricing: direct where the ranks share CPUs
- * (the same transfers as pairwise, one level of waits instead of p - 1,
- * which is what AUTO's machine pricing finds), pairwise elsewhere (no
- * shared links under the model). */
+ * (agreement true: equal rows, its modelled time unused) and AUTO where
+ * the ranks share CPUs take their algorithm by rule, without pricing:
+ * direct where the ranks share CPUs (the same transfers as pairwise, one
+ * level of waits instead of p - 1, which is what the machine's pricing
+ * finds, at a third of the work per call and rank: the matrix is new with
+ * every call), pairwise elsewhere (no shared links under the model). */
 static int tc__v_sched(struct tc_proc *proc, const struct tc__vmatrix *mx, enum tc_coll coll,
                        int root, const char *name, bool agreement, struct tc__sched *s,
                        const char **alg, tc_time_t *makespan)
@@ -78,10 +79,16 @@ static int tc__v_sched(struct tc_proc *proc, const struct tc__vmatrix *mx, enum 
 	                    .cpus = tc__shared_cpus(team)};
 	const struct tc__alg *a = NULL;
 	int err;
-	if (agreement) {
+	const bool by_rule = agreement || (g.cpus && (!name || !strcmp(name, "auto")));
+	if (by_rule) {
 		a = tc__alg_find(coll, g.cpus ? "direct" : "pairwise");
 		err = a ? tc__coll_generate(a, &g, s) : TC_EALG;
 		*makespan = 0;
+		struct tc__sim sim;
+		if (!err && !agreement && !tc__sched_simulate(s, team->topo, &team->model, &sim)) {
+			*makespan = sim.makespan;
+			tc__sim_free(&sim);
+		}
 	} else {
 		err = tc__coll_select(&g, name, 0, &a, s, makespan);
 	}

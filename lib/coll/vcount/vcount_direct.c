@@ -88,8 +88,7 @@ double tc__f_vcount_direct(const struct tc__gen *g)
 	}
 	if (!m)
 		return 0;
-	if (busiest != p - 1 || tc_topo_props(g->t)->diameter > 1 ||
-	    g->md->duplex != TC_DUPLEX_FULL)
+	if (busiest != p - 1 || tc_topo_props(g->t)->diameter > 1 || g->md->duplex != TC_DUPLEX_FULL)
 		return NAN;
 	return tc_cost_direct_round(g->md, p, (double)m);
 }
