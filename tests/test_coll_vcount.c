@@ -36,8 +36,10 @@ static uint32_t val(int i, int k, size_t j, int kind)
 
 struct vcase {
 	int kind, p, root;
-	size_t *cnt; /* p x p: elements i sends to k */
-	int bad;     /* 0 ok; 1: rank 1 expects one more element from 0;
+	size_t *cnt;     /* p x p: elements i sends to k */
+	const char *alg; /* the algorithm asked for (NULL: AUTO) */
+	const char *ran; /* rank 0's tc_last_coll() algorithm */
+	int bad;         /* 0 ok; 1: rank 1 expects one more element from 0;
 	                       2: rank 0's count overflows; 3: in place; 4: bad alg;
 	                       5: missing array at rank 0 */
 	atomic_int nfail;
@@ -95,7 +97,7 @@ static int fn(struct tc_proc *proc, void *arg)
 	/* bad 5: a missing array where one is needed (at the root for the
 	 * rooted calls, which need none elsewhere). */
 	const int miss = v->bad == 5 && r == (v->kind == GV || v->kind == SV ? v->root : 0);
-	struct tc_coll_opts o = {.alg = v->bad == 4 ? "nope" : NULL};
+	struct tc_coll_opts o = {.alg = v->bad == 4 ? "nope" : v->alg};
 	const void *s = v->bad == 3 ? TC_IN_PLACE : sb;
 	int root = v->root, err;
 	switch (v->kind) {
@@ -123,6 +125,11 @@ static int fn(struct tc_proc *proc, void *arg)
 		break;
 	}
 	v->errs[r] = err;
+	if (r == 0 && !err) {
+		struct tc_coll_info info;
+		tc_last_coll(proc, &info);
+		v->ran = info.algorithm;
+	}
 	free(sc);
 	free(sd);
 	free(rc);
@@ -149,10 +156,11 @@ static void expect(const struct vcase *v, int r, uint32_t *e, size_t len)
 	}
 }
 
-static void run_case(struct tc_team *team, int kind, int root, uint64_t seed, int bad, size_t maxc)
+static void run_case_alg(struct tc_team *team, int kind, int root, uint64_t seed, int bad,
+                         size_t maxc, const char *alg)
 {
 	int p = tc_team_size(team);
-	struct vcase v = {.kind = kind, .p = p, .root = root, .bad = bad};
+	struct vcase v = {.kind = kind, .p = p, .root = root, .bad = bad, .alg = alg};
 	v.cnt = calloc((size_t)p * (size_t)p, sizeof *v.cnt);
 	v.errs = calloc((size_t)p, sizeof *v.errs);
 	v.rb = calloc((size_t)p, sizeof *v.rb);
@@ -188,10 +196,19 @@ static void run_case(struct tc_team *team, int kind, int root, uint64_t seed, in
 		free(e);
 		free(v.rb[r]);
 	}
+	if (!bad && alg)
+		cr_assert_str_eq(v.ran, alg, "%s p=%d", kind_names[kind], p);
+	if (!bad && !alg)
+		cr_assert(!strcmp(v.ran, "pairwise") || !strcmp(v.ran, "direct"), "%s", v.ran);
 	free(v.cnt);
 	free(v.errs);
 	free(v.rb);
 	free(v.rlen);
+}
+
+static void run_case(struct tc_team *team, int kind, int root, uint64_t seed, int bad, size_t maxc)
+{
+	run_case_alg(team, kind, root, seed, bad, maxc, NULL);
 }
 
 static struct tc_team *team_for(const char *spec)
@@ -231,6 +248,43 @@ Test(vcount, small_p, .timeout = 120)
 Test(vcount, results, .timeout = 600)
 {
 	matrix(64);
+}
+
+/* Every algorithm of the registry (and AUTO) on threads and on fibres:
+ * random counts with zeros, and every count zero, over every topology kind of a few p (64 on fibres only: 64 threads on
+ * the test machines' few CPUs would only be slower). */
+Test(vcount, algorithms_threads_and_fibres, .timeout = 600)
+{
+	static const int ps[] = {1, 2, 3, 5, 8, 13, 64};
+	static const char *const algs[] = {"pairwise", "direct", NULL};
+	for (int ex = 0; ex < 2; ex++)
+		for (int pi = 0; pi < (int)(sizeof ps / sizeof ps[0]); pi++) {
+			const int p = ps[pi];
+			if (tc_test_p_skipped(p) || (p > 13 && ex == 0))
+				continue;
+			char specs[16][32];
+			int ns = tc_test_specs_for(p, specs, 16);
+			for (int si = 0; si<ns; si += p> 8 ? 4 : 1) {
+				struct tc_team_config cfg;
+				tc_team_config_default(&cfg);
+				cfg.topology = specs[si];
+				cfg.timeout_ms = 60000;
+				cfg.exec = ex ? TC_EXEC_FIBRES : TC_EXEC_THREADS;
+				struct tc_team *t;
+				cr_assert_eq(tc_team_create(&cfg, &t), 0, "%s", specs[si]);
+				for (int a = 0; a < 3; a++)
+					for (int k = 0; k < NKINDS; k++) {
+						const int root = p > 1 ? (k + a) % p : 0;
+						const uint64_t seed =
+						        (uint64_t)(p * 1000 + si * 100 + a * 10 + k) + 3;
+						/* uneven with zeros; then every count zero */
+						run_case_alg(t, k, root, seed, 0, p > 13 ? 5 : 40,
+						             algs[a]);
+						run_case_alg(t, k, root, seed, 0, 0, algs[a]);
+					}
+				tc_team_destroy(t);
+			}
+		}
 }
 
 Test(vcount, errors_on_every_rank, .timeout = 300)
@@ -338,6 +392,91 @@ Test(vcount, predict_equal_counts_closed_form, .timeout = 60)
 	}
 }
 
+/* direct, equal counts on a complete graph, full duplex: one port, the p - 1
+ * messages through the busiest port back to back, t_h once (cut-through):
+ * (p - 2)(t_s + m t_w) + t_s + m t_w + t_h; all ports, one message time
+ * t_s + m t_w + t_h; computed here.  Half duplex and unequal counts: no
+ * closed form.  Priced by the model, AUTO keeps pairwise (direct is a
+ * fallback). */
+Test(vcount, predict_direct_closed_form, .timeout = 60)
+{
+	static const int ps[] = {1, 2, 3, 4, 5, 7, 8, 13, 16, 31};
+	static const struct {
+		double ts, tw, th;
+		enum tc_switching sw;
+	} ms[] = {{1000, 2, 0, TC_SWITCH_SF},
+	          {50, 0.5, 7, TC_SWITCH_CT},
+	          {0, 1, 3, TC_SWITCH_SF},
+	          {330, 0.25, 11, TC_SWITCH_CT}};
+	static const size_t counts[] = {0, 1, 7, 64, 1000};
+	for (int pi = 0; pi < (int)(sizeof ps / sizeof ps[0]); pi++) {
+		int p = ps[pi];
+		char spec[32];
+		snprintf(spec, sizeof spec, "complete:%d", p);
+		struct tc_topo *t = topo(spec);
+		size_t *c = malloc((size_t)p * (size_t)p * sizeof *c);
+		for (int mi = 0; mi < (int)(sizeof ms / sizeof ms[0]); mi++)
+			for (int port = 0; port < 3; port++) {
+				struct tc_model md =
+				        ct_model(ms[mi].ts, ms[mi].tw, ms[mi].th,
+				                 port == 1 ? TC_PORTS_ALL : TC_PORTS_ONE,
+				                 port == 2 ? TC_DUPLEX_HALF : TC_DUPLEX_FULL, ms[mi].sw);
+				for (int ci = 0; ci < (int)(sizeof counts / sizeof counts[0]); ci++)
+					for (int k = 0; k < NKINDS; k++) {
+						for (int i = 0; i < p * p; i++)
+							c[i] = counts[ci];
+						const size_t es = 4;
+						const double m = (double)(counts[ci] * es);
+						int root = (k == GV || k == SV) ? p / 2 : 0;
+						struct tc_call call = vcall(k, c, es, root);
+						call.alg = "direct";
+						struct tc_prediction pr;
+						cr_assert_eq(tc_predict_call(t, &md, &call, &pr), 0,
+						             "%s p=%d", kind_names[k], p);
+						cr_assert_str_eq(pr.algorithm, "direct");
+						cr_assert_eq(pr.rounds, 1);
+						const double l = ms[mi].ts + m * ms[mi].tw;
+						const double msg =
+						        l + (ms[mi].sw == TC_SWITCH_CT ? ms[mi].th : 0);
+						double want_ns = port == 1 ? msg : (p - 2) * l + msg;
+						if (!m || p == 1)
+							want_ns = 0;
+						if (port == 2 && want_ns) {
+							cr_assert(isnan(pr.formula_ns),
+							          "%s p=%d half", kind_names[k], p);
+							continue;
+						}
+						cr_assert_eq(pr.modelled_ps,
+						             (tc_time_t)llround(want_ns * 1000),
+						             "%s p=%d m=%g model %d port %d: %lld ps, want "
+						             "%.0f",
+						             kind_names[k], p, m, mi, port,
+						             (long long)pr.modelled_ps, want_ns * 1000);
+						cr_assert(fabs(pr.formula_ns - want_ns) <= 1e-9 * want_ns,
+						          "%s p=%d m=%g port %d: formula %g, want %g",
+						          kind_names[k], p, m, port, pr.formula_ns,
+						          want_ns);
+						/* AUTO, priced by the model: pairwise. */
+						call.alg = NULL;
+						cr_assert_eq(tc_predict_call(t, &md, &call, &pr), 0);
+						cr_assert_str_eq(pr.algorithm, "pairwise");
+					}
+			}
+		free(c);
+		tc_topo_destroy(t);
+	}
+	/* Unequal counts: no closed form. */
+	struct tc_model md = ct_model(100, 1, 0, TC_PORTS_ONE, TC_DUPLEX_FULL, TC_SWITCH_SF);
+	struct tc_topo *t3 = topo("complete:3");
+	size_t agv[] = {1, 2, 3};
+	struct tc_call call = vcall(AGV, agv, 4, 0);
+	call.alg = "direct";
+	struct tc_prediction pr;
+	cr_assert_eq(tc_predict_call(t3, &md, &call, &pr), 0);
+	cr_assert(isnan(pr.formula_ns));
+	tc_topo_destroy(t3);
+}
+
 /* Unequal counts, by hand (t_s 100 ns, t_w 1 ns/B, SF, one-port, full
  * duplex, complete graphs).  The pairwise rounds: k = 1 .. p-1, i -> i+k. */
 Test(vcount, predict_unequal_counts_by_hand, .timeout = 60)
@@ -411,6 +550,8 @@ struct lastrun {
 	int kind;
 	size_t *cnt; /* p x p elements i -> k */
 	tc_time_t modelled[64];
+	const char *alg[64]; /* what AUTO ran (the machine's pricing may differ
+	                        from the predictor's model) */
 	int errs[64];
 };
 
@@ -447,6 +588,7 @@ static int last_fn(struct tc_proc *proc, void *arg)
 	tc_last_coll(proc, &info);
 	L->errs[r] = err;
 	L->modelled[r] = info.modelled_ps;
+	L->alg[r] = info.algorithm;
 	free(sb);
 	free(rb);
 	return 0;
@@ -478,9 +620,11 @@ Test(vcount, run_matches_prediction, .timeout = 60)
 			}
 			cr_assert_eq(tc_run(team, last_fn, &L), 0);
 			struct tc_call c = vcall(k, k == A2AV ? L.cnt : counts, 4, 1);
+			c.alg = L.alg[0];
 			struct tc_prediction pr;
 			cr_assert_eq(tc_predict_call(t, &md, &c, &pr), 0);
 			for (int r = 0; r < p; r++) {
+				cr_assert_str_eq(L.alg[r], L.alg[0]);
 				cr_assert_eq(L.errs[r], 0, "%s on %s rank %d: %s", kind_names[k],
 				             specs[si], r, tc_err_name(L.errs[r]));
 				cr_assert_eq(L.modelled[r], pr.modelled_ps,
@@ -541,9 +685,10 @@ Test(vcount, predict_errors_and_registry, .timeout = 60)
 		m = c;
 		m.alg = "ring";
 		cr_assert_eq(tc_predict_call(t, &md, &m, &pr), TC_EALG);
-		/* The registry lists pairwise, which applies everywhere. */
+		/* The registry lists pairwise and direct, which apply everywhere. */
 		cr_assert_str_eq(tc_alg_name(vcolls[k], 0), "pairwise");
-		cr_assert_null(tc_alg_name(vcolls[k], 1));
+		cr_assert_str_eq(tc_alg_name(vcolls[k], 1), "direct");
+		cr_assert_null(tc_alg_name(vcolls[k], 2));
 		enum tc_coll back;
 		cr_assert_eq(tc_coll_parse(kind_names[k], &back), 0);
 		cr_assert_eq(back, vcolls[k]);
@@ -556,6 +701,8 @@ Test(vcount, predict_errors_and_registry, .timeout = 60)
 			for (int port = 0; port < 2; port++) {
 				md.ports = port ? TC_PORTS_ALL : TC_PORTS_ONE;
 				cr_assert_eq(tc_alg_applies(u, &md, vcolls[k], "pairwise"), 0, "%s",
+				             specs[si]);
+				cr_assert_eq(tc_alg_applies(u, &md, vcolls[k], "direct"), 0, "%s",
 				             specs[si]);
 				cr_assert_eq(tc_alg_applies(u, &md, vcolls[k], "ring"), TC_EALG);
 			}

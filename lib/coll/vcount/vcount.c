@@ -9,11 +9,14 @@
  * schedule must be the same on every rank, so the call first makes the
  * whole picture common: every rank contributes one row of 4p numbers (bytes
  * and offset of its block for each destination, bytes and offset of what it
- * takes from each source) to an exchange of equal rows (the same pairwise
- * schedule, which applies to every topology).  Every rank then checks the same p x p matrix: what i sends to
+ * takes from each source) to an exchange of equal rows (an allgatherv of
+ * equal blocks: pairwise, or direct's one round where the ranks share CPUs;
+ * both apply to every topology).  Every rank then checks the same p x p matrix: what i sends to
  * j must be what j expects from i, or the call fails with TC_EMISMATCH on
  * every rank and nothing is written.  The schedule is then a pure function
- * of the matrix (vcount_pairwise.c), built, planned and run for this call
+ * of the matrix and of the algorithm (vcount_pairwise.c, vcount_direct.c;
+ * AUTO as for the other collectives, lib/coll/select.c), built, planned and
+ * run for this call
  * (not cached: the counts usually change from call to call).
  *
  * Cost: one exchange of 32 p bytes per rank, plus O(p^2) work per rank to
@@ -25,6 +28,7 @@
 
 #include "base/error_detail.h"
 #include "coll/coll_internal.h"
+#include "coll/machine.h"
 #include "coll/vcount/vcount.h"
 #include "core/internal.h"
 #include "sched/exec.h"
@@ -45,11 +49,64 @@ static int tc__v_region(size_t n, size_t off, size_t es, uint64_t *bytes, uint64
 	return TC_OK;
 }
 
-/* Runs the pairwise schedule of mx on this rank. */
-static int tc__v_run(struct tc_proc *proc, const struct tc__vmatrix *mx, const void *in, void *out, int tag)
+static const enum tc_coll tc__vcolls[] =
+        {[TC__V_ALLGATHERV] = TC_COLL_ALLGATHERV, [TC__V_GATHERV] = TC_COLL_GATHERV, [TC__V_SCATTERV] = TC_COLL_SCATTERV, [TC__V_ALLTOALLV] = TC_COLL_ALLTOALLV};
+
+/* The schedule of mx for this team: algorithm name (NULL or "auto": AUTO,
+ * tc__coll_select(), priced as for the fixed-count collectives: by the model,
+ * or on the machine where the ranks outnumber the CPUs).  *alg gets the
+ * registry's name; *makespan the modelled time.  The agreement's exchange
+ * (agreement true: equal rows, its modelled time unused) and AUTO where
+ * the ranks share CPUs take their algorithm by rule, without pricing:
+ * direct where the ranks share CPUs (the same transfers as pairwise, one
+ * level of waits instead of p - 1, which is what the machine's pricing
+ * finds, at a third of the work per call and rank: the matrix is new with
+ * every call), pairwise elsewhere (no shared links under the model). */
+static int tc__v_sched(struct tc_proc *proc, const struct tc__vmatrix *mx, enum tc_coll coll,
+                       int root, const char *name, bool agreement, struct tc__sched *s,
+                       const char **alg, tc_time_t *makespan)
+{
+	struct tc_team *team = proc->team;
+	struct tc__gen g = {.coll = coll,
+	                    .t = team->topo,
+	                    .p = team->p,
+	                    .esize = 1,
+	                    .root = root,
+	                    .md = &team->model,
+	                    .me = -1,
+	                    .vmx = mx,
+	                    .wait_ns = tc__wait_level_ns(team),
+	                    .cpus = tc__shared_cpus(team)};
+	const struct tc__alg *a = NULL;
+	int err;
+	const bool by_rule = agreement || (g.cpus && (!name || !strcmp(name, "auto")));
+	if (by_rule) {
+		a = tc__alg_find(coll, g.cpus ? "direct" : "pairwise");
+		err = a ? tc__coll_generate(a, &g, s) : TC_EALG;
+		*makespan = 0;
+		struct tc__sim sim;
+		if (!err && !agreement && !tc__sched_simulate(s, team->topo, &team->model, &sim)) {
+			*makespan = sim.makespan;
+			tc__sim_free(&sim);
+		}
+	} else {
+		err = tc__coll_select(&g, name, 0, &a, s, makespan);
+	}
+	if (err == TC__ELIMIT) /* a limit of pricing only: no such limit here */
+		err = TC_ELIMIT;
+	if (!err)
+		*alg = a->name;
+	return err;
+}
+
+/* Runs the schedule of mx (algorithm name, NULL: AUTO) on this rank. */
+static int tc__v_run(struct tc_proc *proc, const struct tc__vmatrix *mx, enum tc_coll coll,
+                     int root, const char *name, bool agreement, const void *in, void *out, int tag)
 {
 	struct tc__sched s;
-	int err = tc__gen_vcount_pairwise(proc->team->topo, mx, &s);
+	const char *alg = NULL;
+	tc_time_t makespan = 0;
+	int err = tc__v_sched(proc, mx, coll, root, name, agreement, &s, &alg, &makespan);
 	if (err)
 		return err;
 	struct tc__plan *plan;
@@ -61,29 +118,22 @@ static int tc__v_run(struct tc_proc *proc, const struct tc__vmatrix *mx, const v
 		                             : tc__exec_ordered(proc, &s, plan, &io);
 		tc__clock_push(proc);
 		tc__plan_free(plan);
-		proc->last_alg = "pairwise";
+		proc->last_alg = alg;
 		proc->last_rounds = s.nrounds;
-		struct tc__sim sim;
-		proc->last_modelled = 0;
-		if (!tc__sched_simulate(&s, proc->team->topo, &proc->team->model, &sim)) {
-			proc->last_modelled = sim.makespan;
-			tc__sim_free(&sim);
-		}
+		proc->last_modelled = makespan;
 	}
 	tc__sched_free(&s);
 	return err;
 }
 
-/* Every rank's row of rowb bytes into all (p rows): the same pairwise
- * schedule with equal blocks, so that it works on every topology. */
+/* Every rank's row of rowb bytes into all (p rows): the matrix of equal
+ * blocks, chosen by AUTO as an allgatherv's (pairwise or direct, both of
+ * which apply to every topology). */
 static int tc__v_exchange(struct tc_proc *proc, const uint64_t *row, uint64_t *all, size_t rowb)
 {
 	struct tc__vmatrix mx = {.p = proc->team->p, .uniform = rowb};
-	return tc__v_run(proc, &mx, row, all, 0x8000 | 0x4001);
+	return tc__v_run(proc, &mx, TC_COLL_ALLGATHERV, 0, NULL, true, row, all, 0x8000 | 0x4001);
 }
-
-static const enum tc_coll tc__vcolls[] =
-        {[TC__V_ALLGATHERV] = TC_COLL_ALLGATHERV, [TC__V_GATHERV] = TC_COLL_GATHERV, [TC__V_SCATTERV] = TC_COLL_SCATTERV, [TC__V_ALLTOALLV] = TC_COLL_ALLTOALLV};
 
 int tc__vmatrix_of_call(enum tc_coll coll, int p, int root, size_t esize, const size_t *counts,
                         const size_t *matrix, struct tc__vmatrix *mx, uint64_t **rows)
@@ -163,7 +213,7 @@ static int tc__v_check(struct tc_proc *proc, const struct tc__vcall *v, const st
 	const int p = proc->team->p;
 	if (!tc_dtype_size(v->dt))
 		return TC_EINVAL;
-	/* The registry's algorithms of the collective (only `pairwise`). */
+	/* The registry's algorithms of the collective. */
 	if (opts && opts->alg && strcmp(opts->alg, "auto") &&
 	    !tc__alg_find(tc__vcolls[v->kind], opts->alg))
 		return TC_EALG;
@@ -278,7 +328,8 @@ int tc__vcoll(struct tc_proc *proc, const struct tc__vcall *v, const struct tc_c
 		err = tc__v_agree(all, p, v->kind, &tag);
 	if (!err) {
 		struct tc__vmatrix mx = {.p = p, .rows = all, .stride = TC__V_N * (size_t)p};
-		err = tc__v_run(proc, &mx, v->sbuf, v->rbuf, tag);
+		err = tc__v_run(proc, &mx, tc__vcolls[v->kind], v->root, opts ? opts->alg : NULL,
+		                false, v->sbuf, v->rbuf, tag);
 	}
 	free(row);
 	free(all);
@@ -302,6 +353,9 @@ struct tc__vop {
 	struct tc__plan *xpl, *dpl;
 	bool have_xs, have_ds, agreed;
 	int tag;
+	int root;
+	const char *alg;  /* the registry's name asked for, NULL: AUTO */
+	const char *xalg; /* the agreement's algorithm */
 	struct tc__run *run_mem;
 };
 
@@ -321,7 +375,7 @@ static void tc__vop_release(struct tc__creq *x)
 	free(o);
 }
 
-static void tc__vop_data(struct tc__vop *o)
+static void tc__vop_data(struct tc__vop *o, const char *alg)
 {
 	o->x.s = &o->ds;
 	o->x.pl = o->dpl;
@@ -329,14 +383,14 @@ static void tc__vop_data(struct tc__vop *o)
 	                               .out = o->rbuf,
 	                               .tag = o->tag,
 	                               .call = tc_coll_name(tc__vcolls[o->kind]),
-	                               .alg = "pairwise"};
+	                               .alg = alg};
 }
 
 static int tc__vop_prepare(struct tc__creq *x)
 {
 	struct tc__vop *o = (struct tc__vop *)x;
 	if (o->agreed) {
-		tc__vop_data(o);
+		tc__vop_data(o, o->x.io.alg);
 		return TC_OK;
 	}
 	o->x.s = &o->xs;
@@ -345,7 +399,7 @@ static int tc__vop_prepare(struct tc__creq *x)
 	                               .out = o->all,
 	                               .tag = 0x8000 | 0x4001,
 	                               .call = tc_coll_name(tc__vcolls[o->kind]),
-	                               .alg = "pairwise"};
+	                               .alg = o->xalg};
 	return TC_OK;
 }
 
@@ -360,7 +414,9 @@ static int tc__vop_then(struct tc_proc *proc, struct tc__creq *x)
 	if (err)
 		return err;
 	struct tc__vmatrix mx = {.p = p, .rows = o->all, .stride = TC__V_N * (size_t)p};
-	err = tc__gen_vcount_pairwise(proc->team->topo, &mx, &o->ds);
+	const char *alg = NULL;
+	tc_time_t makespan = 0;
+	err = tc__v_sched(proc, &mx, tc__vcolls[o->kind], o->root, o->alg, false, &o->ds, &alg, &makespan);
 	if (err)
 		return err;
 	o->have_ds = true;
@@ -368,15 +424,10 @@ static int tc__vop_then(struct tc_proc *proc, struct tc__creq *x)
 	if (err)
 		return err;
 	o->agreed = true;
-	proc->last_alg = "pairwise";
+	proc->last_alg = alg;
 	proc->last_rounds = o->ds.nrounds;
-	struct tc__sim sim;
-	proc->last_modelled = 0;
-	if (!tc__sched_simulate(&o->ds, proc->team->topo, &proc->team->model, &sim)) {
-		proc->last_modelled = sim.makespan;
-		tc__sim_free(&sim);
-	}
-	tc__vop_data(o);
+	proc->last_modelled = makespan;
+	tc__vop_data(o, alg);
 	return 1;
 }
 
@@ -403,6 +454,13 @@ static int tc__vcoll_req(struct tc_proc *proc, const struct tc__vcall *v,
 	if (!o)
 		return TC_ENOMEM;
 	o->kind = v->kind;
+	o->root = v->root;
+	/* The registry's name (static), not the caller's string: a persistent
+	 * request outlives opts. */
+	const struct tc__alg *named = opts && opts->alg && strcmp(opts->alg, "auto")
+	                                      ? tc__alg_find(tc__vcolls[v->kind], opts->alg)
+	                                      : NULL;
+	o->alg = named ? named->name : NULL;
 	o->sbuf = v->sbuf;
 	o->rbuf = v->rbuf;
 	o->x.persistent = persistent;
@@ -417,7 +475,8 @@ static int tc__vcoll_req(struct tc_proc *proc, const struct tc__vcall *v,
 	if (!err) {
 		tc__v_row(proc, v, o->row);
 		struct tc__vmatrix mx = {.p = p, .uniform = rowb};
-		err = tc__gen_vcount_pairwise(proc->team->topo, &mx, &o->xs);
+		tc_time_t xspan = 0;
+		err = tc__v_sched(proc, &mx, TC_COLL_ALLGATHERV, 0, NULL, true, &o->xs, &o->xalg, &xspan);
 		o->have_xs = !err;
 	}
 	if (!err)

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* lib/coll/vcount/vcount.h - the variable-count collectives' call and matrix
- * (vcount.c), and their schedule generator (vcount_pairwise.c). */
+ * (vcount.c), and their schedule generators (vcount_pairwise.c, p rounds;
+ * vcount_direct.c, the same transfers in one round: its contract and closed
+ * form in its header). */
 #ifndef TC_COLL_VCOUNT_H
 #define TC_COLL_VCOUNT_H
 
@@ -116,6 +118,8 @@ int tc__gen_vcount_pairwise(const struct tc_topo *t, const struct tc__vmatrix *m
 struct tc__gen;
 int tc__gen_vcount(const struct tc__gen *g, struct tc__sched *s);
 double tc__f_vcount_pairwise(const struct tc__gen *g);
+int tc__gen_vcount_direct(const struct tc__gen *g, struct tc__sched *s);
+double tc__f_vcount_direct(const struct tc__gen *g);
 
 /*
  * The matrix of a predicted v-call (struct tc_call's counts and matrix, in
