@@ -723,12 +723,6 @@ static int tc__coll_x(struct tc_proc *proc, enum tc_coll coll, const void *sbuf,
 	proc->last_alg = e->alg->name;
 	proc->last_rounds = e->s->nrounds;
 	proc->last_modelled = e->makespan;
-	if (xr && team->engine_run) {
-		tc__set_detail("%s: nonblocking and persistent collectives do not run on a team "
-		               "over MPI processes (docs/mpi.md)",
-		               tc_coll_name(coll));
-		return TC_ENOTSUP;
-	}
 	/* The machine's own algorithms run natively only as blocking calls
 	 * (a nonblocking one runs their schedule over the channels; MPI's
 	 * rule that a blocking call matches only blocking ones makes every

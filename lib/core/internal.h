@@ -23,6 +23,7 @@ struct tc__runq;
 struct tc__sched;      /* lib/sched/sched.h */
 struct tc__exec_io;    /* lib/sched/exec.h */
 struct tc__p2p_engine; /* lib/p2p/p2p.h */
+struct tc__engine_nbc; /* below */
 #include "topocoll.h"
 
 /* n rounded up to whole cache lines. */
@@ -191,6 +192,7 @@ struct tc_proc {
 	int test_helped;
 	struct tc__owned *owned; /* what the team frees with it (struct tc__owned) */
 	uint64_t ext_gen;        /* raised when the queue is dropped (an abort's reset) */
+	tc_time_t ext_clock;     /* the end of the last call that left the queue */
 	int scan_at;             /* the next link tc__coll_scan looks at */
 	/* The signatures of the last TC__CALLS_SEEN collective calls this rank
 	 * entered, each packed with its sequence number (tc__call_seen), for
@@ -323,6 +325,24 @@ struct tc_team {
 	/* The engine of its point-to-point calls (lib/p2p/p2p.h), NULL for
 	 * the channels.  Set at creation. */
 	const struct tc__p2p_engine *p2p_engine;
+	/* With engine_run: how that engine runs the collective requests of
+	 * lib/sched/nbc.c (NULL: the channels' state machine).  Set at
+	 * creation. */
+	const struct tc__engine_nbc *engine_nbc;
+};
+
+/* A collective request's plan run by another engine than the channels
+ * (team->engine_nbc), one at a time per proc as lib/sched/nbc.h orders
+ * them: start makes its state *st (its first round posted); step
+ * advances it without blocking, or with block until it ends, and returns
+ * true when it has ended (*err: 0 or how it failed: the engine has then
+ * aborted the team and released st); fail ends it early (a wait that
+ * failed: err says why) and releases st. */
+struct tc__engine_nbc {
+	int (*start)(struct tc_proc *proc, const struct tc__sched *s, const struct tc__exec_io *io,
+	             void **st);
+	bool (*step)(struct tc_proc *proc, void *st, bool block, int *err);
+	void (*fail)(struct tc_proc *proc, void *st, int err);
 };
 
 /* The team whose runs a team's ranks belong to: itself, or a sub-team's

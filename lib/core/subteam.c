@@ -159,6 +159,7 @@ void tc__team_sub_start(struct tc_team *root, void (*reset_proc)(struct tc_proc 
 		for (int r = 0; r < s->p; r++) {
 			reset_proc(&s->procs[r]);
 			s->procs[r].clock = 0;
+			s->procs[r].ext_clock = 0;
 		}
 		s->epoch_ns = root->epoch_ns;
 		atomic_store(&s->aborted, 0);

@@ -109,6 +109,121 @@ struct tc__mpi_p2p {
 	unsigned char stage[sizeof(struct tc__mpi_p2p_hdr) + TC__MPI_P2P_PACK];
 };
 
+/* ---- compiled schedules (lib/mpi/exec.c) and their runs ---------------- */
+
+enum { TC__MIT_SEND = 0, TC__MIT_RECV, TC__MIT_FWD };
+
+/* How a message's data moves: packed behind its header through staging
+ * (one contiguous message), or in place (a derived datatype holding the
+ * header in staging and the data in its source or destination region). */
+enum { TC__MMOVE_PACK = 0, TC__MMOVE_TYPE };
+
+/* One transfer this process takes part in, in one round: what is fixed
+ * by the schedule and the buffers (compiled once, struct tc__mplan), then
+ * the state of one run. */
+struct tc__mitem {
+	int kind;
+	int xi;
+	int from, to;      /* MPI ranks received from / sent to (-1: none) */
+	int rq;            /* its request in the call; a forward's send: rq + 1 */
+	int move;          /* TC__MMOVE_* */
+	int nbr, hops;     /* own sends: the first link, the route's length;
+	                       own receives: nbr, the link it arrives on */
+	size_t soff;       /* staging: the header, then (packed) the data */
+	MPI_Datatype type; /* TC__MMOVE_TYPE: header and data (MPI_BOTTOM) */
+	int open;          /* a receive not complete */
+	int suspect;       /* a probe saw another call's message from its
+	                       sender (tc__mpi_probe) */
+	tc_time_t arrival;
+};
+
+/* A round of the compiled schedule: items it0 .. it0 + n, requests
+ * rq0 .. rq0 + nreq of the call (each request's item at rqi[rq]), the
+ * transfers this process applies (ap[2 * (ap0 + k)]: the transfer, and
+ * its item or -1 for a local one), in schedule order; nwait receives
+ * (own and forwarded) that the round waits for.  Sends are not waited
+ * for at the end of their round: their staging is the round's own, and
+ * a round that writes a region an earlier send still reads in place
+ * first waits for every send (drain), as does the end of the call, and
+ * one that writes what its own sends read waits for them (sync). */
+struct tc__mround {
+	int it0, n, nreq, rq0, ap0, nap, nrecv, nwait, drain;
+	int sync; /* writes what its own sends read in place: waits for them */
+};
+
+/* A schedule compiled for this process and one set of buffers: its items
+ * and datatypes, so that a call repeated with the same buffers builds
+ * nothing.  Found again by the schedule's content (a copy), not its
+ * address alone: a schedule freed and another built at its address is
+ * told apart. */
+struct tc__mplan {
+	const struct tc__sched *s;
+	int nx, nrounds;
+	struct tc__xfer *x;
+	int *round_at;
+	unsigned char *bufs[3];
+	unsigned char *stage; /* the staging the datatypes point into */
+	uint64_t stamp;
+	struct tc__mround *r;
+	struct tc__mitem *it;
+	int nit;
+	int *rqi, *ap;
+	int nreq; /* the call's */
+};
+
+/* A call's run: its number, signature, buffers and compiled schedule
+ * (tc__mpi_begin). */
+struct tc__mcall {
+	uint64_t seq, sig;
+	unsigned char *bufs[3];
+	struct tc__mplan *pl;
+};
+
+/* A posted round (tc__mpi_post), for its end (tc__mpi_finish). */
+struct tc__mpost {
+	tc_time_t send_done; /* the clock after the round's own sends */
+	tc_time_t c0;        /* the clock at its start (trace) */
+	uint64_t w0;         /* its wall start (trace) */
+};
+
+/* Sets up a call of s (its number: proc->ncalls, taken when it completes). */
+int tc__mpi_begin(struct tc_proc *proc, const struct tc__sched *s, const struct tc__exec_io *io,
+                  struct tc__mcall *c);
+/* Round r: its own sends' logical arrivals from the clock now, its
+ * receives, then its sends posted. */
+int tc__mpi_post(struct tc_proc *proc, struct tc__mplan *pl, int r, unsigned char **bufs,
+                 uint64_t sig, uint64_t seq, struct tc__mpost *ps);
+/* Round r once its receives have completed: the clock (own sends, then
+ * the receives in order of arrival), the received and local transfers
+ * applied in schedule order, the emulated wait. */
+void tc__mpi_finish(struct tc_proc *proc, struct tc__mplan *pl, int r, unsigned char **bufs,
+                    const struct tc__exec_io *io, const struct tc__mpost *ps);
+/* Receives among items it[0 .. n) still open; *pending: requests of
+ * [lo, hi) not complete. */
+int tc__mpi_left(struct tc_proc *proc, const struct tc__mitem *it, int n, int lo, int hi, int *pending);
+/* One MPI_Testsome over requests [lo, hi): completed receives checked and
+ * taken (forwards sent on), *rleft and *pending counted down (*pending up
+ * for a forward's send); *progress: how many completed.  0 or the error. */
+int tc__mpi_poll(struct tc_proc *proc, struct tc__mplan *pl, int lo, int hi, uint64_t sig,
+                 uint64_t seq, int *rleft, int *pending, int *progress);
+/* Polls until items it[0 .. n) have all arrived (and with all set every
+ * request of [lo, hi) has completed), with the team's timeout (a report
+ * naming round r) and the probe for other calls' messages. */
+int tc__mpi_wait(struct tc_proc *proc, struct tc__mplan *pl, struct tc__mitem *it, int n, int lo,
+                 int hi, int all, int r, const struct tc__exec_io *io, uint64_t sig, uint64_t seq);
+/* An abort from another process, or another call's message from one whose
+ * message items it[0 .. n) still wait for: the error, else 0. */
+int tc__mpi_probe(struct tc__mpi *m, struct tc__mitem *it, int n);
+/* The timeout report of round r (stderr or the team's watchdog hook). */
+void tc__mpi_report(struct tc_proc *proc, const struct tc__mitem *it, int n, int r,
+                    const struct tc__exec_io *io, uint64_t waited_ns);
+/* A call failed with err: requests [lo, hi) dropped, the team aborted here
+ * and every other process told (unless another told us).  Returns err. */
+int tc__mpi_fail(struct tc_proc *proc, int lo, int hi, int err);
+
+/* Collective requests (lib/mpi/nbc.c): team->engine_nbc. */
+extern const struct tc__engine_nbc tc__mpi_nbc;
+
 /* team->engine_run of a team over MPI. */
 int tc__mpi_run(struct tc_proc *proc, const struct tc__sched *s, const struct tc__exec_io *io);
 

@@ -43,66 +43,6 @@
 #include "base/error_detail.h"
 #include "sched/sched.h"
 
-enum { TC__MIT_SEND = 0, TC__MIT_RECV, TC__MIT_FWD };
-
-/* How a message's data moves: packed behind its header through staging
- * (one contiguous message), or in place (a derived datatype holding the
- * header in staging and the data in its source or destination region). */
-enum { TC__MMOVE_PACK = 0, TC__MMOVE_TYPE };
-
-/* One transfer this process takes part in, in one round: what is fixed
- * by the schedule and the buffers (compiled once, struct tc__mplan), then
- * the state of one run. */
-struct tc__mitem {
-	int kind;
-	int xi;
-	int from, to;      /* MPI ranks received from / sent to (-1: none) */
-	int rq;            /* its request in the call; a forward's send: rq + 1 */
-	int move;          /* TC__MMOVE_* */
-	int nbr, hops;     /* own sends: the first link, the route's length;
-	                       own receives: nbr, the link it arrives on */
-	size_t soff;       /* staging: the header, then (packed) the data */
-	MPI_Datatype type; /* TC__MMOVE_TYPE: header and data (MPI_BOTTOM) */
-	int open;          /* a receive not complete */
-	int suspect;       /* a probe saw another call's message from its
-	                       sender (tc__mpi_probe) */
-	tc_time_t arrival;
-};
-
-/* A round of the compiled schedule: items it0 .. it0 + n, requests
- * rq0 .. rq0 + nreq of the call (each request's item at rqi[rq]), the
- * transfers this process applies (ap[2 * (ap0 + k)]: the transfer, and
- * its item or -1 for a local one), in schedule order; nwait receives
- * (own and forwarded) that the round waits for.  Sends are not waited
- * for at the end of their round: their staging is the round's own, and
- * a round that writes a region an earlier send still reads in place
- * first waits for every send (drain), as does the end of the call, and
- * one that writes what its own sends read waits for them (sync). */
-struct tc__mround {
-	int it0, n, nreq, rq0, ap0, nap, nrecv, nwait, drain;
-	int sync; /* writes what its own sends read in place: waits for them */
-};
-
-/* A schedule compiled for this process and one set of buffers: its items
- * and datatypes, so that a call repeated with the same buffers builds
- * nothing.  Found again by the schedule's content (a copy), not its
- * address alone: a schedule freed and another built at its address is
- * told apart. */
-struct tc__mplan {
-	const struct tc__sched *s;
-	int nx, nrounds;
-	struct tc__xfer *x;
-	int *round_at;
-	unsigned char *bufs[3];
-	unsigned char *stage; /* the staging the datatypes point into */
-	uint64_t stamp;
-	struct tc__mround *r;
-	struct tc__mitem *it;
-	int nit;
-	int *rqi, *ap;
-	int nreq; /* the call's */
-};
-
 static inline size_t tc__up64(size_t n)
 {
 	return (n + 63) & ~(size_t)63;
@@ -211,7 +151,7 @@ int tc__mpi_take_abort(struct tc__mpi *m)
 	return code ? code : TC_EABORTED;
 }
 
-static int tc__mpi_probe(struct tc__mpi *m, struct tc__mitem *it, int n)
+int tc__mpi_probe(struct tc__mpi *m, struct tc__mitem *it, int n)
 {
 	int flag = 0;
 	MPI_Status st;
@@ -270,8 +210,8 @@ static int tc__mpi_check(const struct tc__mitem *it, const MPI_Status *st,
 	return TC_OK;
 }
 
-static void tc__mpi_report(struct tc_proc *proc, const struct tc__mitem *it, int n, int r,
-                           const struct tc__exec_io *io, uint64_t waited_ns)
+void tc__mpi_report(struct tc_proc *proc, const struct tc__mitem *it, int n, int r,
+                    const struct tc__exec_io *io, uint64_t waited_ns)
 {
 	struct tc__mpi *m = proc->team->engine;
 	char who[256];
@@ -289,26 +229,25 @@ static void tc__mpi_report(struct tc_proc *proc, const struct tc__mitem *it, int
 		fprintf(stderr, "topocoll: timeout: %s\n", tc_error_detail());
 }
 
-/* Waits until the receives of round r (items it[0 .. n)) have completed,
- * and with all set until every request in [lo, hi) has, testing them all;
- * forwards as their messages arrive. */
-static int tc__mpi_wait(struct tc_proc *proc, struct tc__mplan *pl, struct tc__mitem *it, int n,
-                        int lo, int hi, int all, int r, const struct tc__exec_io *io, uint64_t sig,
-                        uint64_t seq)
+int tc__mpi_left(struct tc_proc *proc, const struct tc__mitem *it, int n, int lo, int hi, int *pending)
+{
+	const struct tc__mpi *m = proc->team->engine;
+	int rleft = 0;
+	for (int i = 0; i < n; i++)
+		rleft += it[i].kind != TC__MIT_SEND && it[i].open;
+	*pending = 0;
+	for (int q = lo; q < hi; q++)
+		*pending += m->req[q] != MPI_REQUEST_NULL;
+	return rleft;
+}
+
+int tc__mpi_poll(struct tc_proc *proc, struct tc__mplan *pl, int lo, int hi, uint64_t sig,
+                 uint64_t seq, int *rleft, int *pending, int *progress)
 {
 	struct tc__mpi *m = proc->team->engine;
 	const struct tc__sched *s = pl->s;
-	const uint64_t timeout = proc->team->timeout_cfg_ns;
-	const uint64_t probe_ns = (uint64_t)m->probe_ms * 1000000u;
 	MPI_Status *st = (MPI_Status *)(void *)(m->idx + m->req_cap);
-	uint64_t t0 = 0, last = 0, next_probe = 0;
-	int idle = 0, spin = m->spin_ns > 0 && !proc->team->emulate;
-	int rleft = 0, pending = 0;
-	for (int i = 0; i < n; i++)
-		rleft += it[i].kind != TC__MIT_SEND;
-	for (int q = lo; q < hi; q++)
-		pending += m->req[q] != MPI_REQUEST_NULL;
-	while (rleft > 0 || (all && pending > 0)) {
+	{
 		/* One MPI_Testsome per poll (one progress call).  A failed
 		 * request (truncation: a mismatched call) is in its status;
 		 * MPICH raises it on MPI_COMM_WORLD's handler rather than the
@@ -336,7 +275,7 @@ static int tc__mpi_wait(struct tc_proc *proc, struct tc__mplan *pl, struct tc__m
 		for (int k = 0; k < out; k++) {
 			const int q = lo + m->idx[k];
 			struct tc__mitem *x = &pl->it[pl->rqi[q]];
-			pending--;
+			(*pending)--;
 			if (rc != MPI_SUCCESS && st[k].MPI_ERROR != MPI_SUCCESS) {
 				int cls = 0;
 				MPI_Error_class(st[k].MPI_ERROR, &cls);
@@ -353,7 +292,7 @@ static int tc__mpi_wait(struct tc_proc *proc, struct tc__mplan *pl, struct tc__m
 			if (err)
 				return err;
 			x->open = 0;
-			rleft--;
+			(*rleft)--;
 			struct tc__mpi_hdr h;
 			memcpy(&h, m->stage + x->soff, sizeof h);
 			x->arrival = h.arrival;
@@ -363,10 +302,33 @@ static int tc__mpi_wait(struct tc_proc *proc, struct tc__mplan *pl, struct tc__m
 				              x->to, tc__mpi_tag(seq, x->xi), m->comm,
 				              &m->req[x->rq + 1]) != MPI_SUCCESS)
 					return TC_ESYS;
-				pending++;
+				(*pending)++;
 				proc->stats.forwarded++;
 			}
 		}
+		*progress = out;
+	}
+	return TC_OK;
+}
+
+/* Waits until the receives of round r (items it[0 .. n)) have completed,
+ * and with all set until every request in [lo, hi) has, testing them all;
+ * forwards as their messages arrive. */
+int tc__mpi_wait(struct tc_proc *proc, struct tc__mplan *pl, struct tc__mitem *it, int n, int lo,
+                 int hi, int all, int r, const struct tc__exec_io *io, uint64_t sig, uint64_t seq)
+{
+	struct tc__mpi *m = proc->team->engine;
+	const uint64_t timeout = proc->team->timeout_cfg_ns;
+	const uint64_t probe_ns = (uint64_t)m->probe_ms * 1000000u;
+	uint64_t t0 = 0, last = 0, next_probe = 0;
+	int idle = 0, spin = m->spin_ns > 0 && !proc->team->emulate;
+	int pending = 0;
+	int rleft = tc__mpi_left(proc, it, n, lo, hi, &pending);
+	while (rleft > 0 || (all && pending > 0)) {
+		int out = 0;
+		int err = tc__mpi_poll(proc, pl, lo, hi, sig, seq, &rleft, &pending, &out);
+		if (err)
+			return err;
 		if (out) {
 			idle = 0;
 			last = 0;
@@ -752,9 +714,8 @@ static void tc__mpi_apply(struct tc_proc *proc, const struct tc__mplan *pl,
 	}
 }
 
-/* One round: posts, the wait, the clock, the data. */
-static int tc__mpi_round(struct tc_proc *proc, struct tc__mplan *pl, int r, int lo,
-                         unsigned char **bufs, const struct tc__exec_io *io, uint64_t sig, uint64_t seq)
+int tc__mpi_post(struct tc_proc *proc, struct tc__mplan *pl, int r, unsigned char **bufs,
+                 uint64_t sig, uint64_t seq, struct tc__mpost *ps)
 {
 	struct tc__mpi *m = proc->team->engine;
 	const struct tc__mps *q = &proc->team->mps;
@@ -762,8 +723,8 @@ static int tc__mpi_round(struct tc_proc *proc, struct tc__mplan *pl, int r, int 
 	const struct tc__xfer *xs = pl->x;
 	struct tc__mitem *it = pl->it + R->it0;
 	const int n = R->n, nreq = R->nreq;
-	const tc_time_t c0 = proc->clock; /* trace only */
-	const uint64_t w0 = proc->ev ? tc__wall(proc->team) : 0;
+	ps->c0 = proc->clock;
+	ps->w0 = proc->ev ? tc__wall(proc->team) : 0;
 
 	/* Own sends' logical arrivals, in schedule order, from the clock at
 	 * the start of the round. */
@@ -817,16 +778,25 @@ static int tc__mpi_round(struct tc_proc *proc, struct tc__mplan *pl, int r, int 
 		rc = MPI_Isend(h, (int)(sizeof hd + x->bytes), MPI_BYTE, y->to, tag, m->comm,
 		               &m->req[y->rq]);
 	}
-	int err = TC_OK;
+	ps->send_done = send_done;
 	if (rc != MPI_SUCCESS) {
 		tc__set_detail("posting round %d's messages failed (MPI error %d)", r, rc);
-		err = TC_ESYS;
+		return TC_ESYS;
 	}
-	if (!err && (R->nwait || R->sync))
-		err = tc__mpi_wait(proc, pl, it, n, lo, R->rq0 + nreq, R->sync, r, io, sig, seq);
-	if (err)
-		return err; /* the caller drops the requests */
+	return TC_OK;
+}
 
+void tc__mpi_finish(struct tc_proc *proc, struct tc__mplan *pl, int r, unsigned char **bufs,
+                    const struct tc__exec_io *io, const struct tc__mpost *ps)
+{
+	struct tc__mpi *m = proc->team->engine;
+	const struct tc__mps *q = &proc->team->mps;
+	const struct tc__mround *R = &pl->r[r];
+	const struct tc__xfer *xs = pl->x;
+	struct tc__mitem *it = pl->it + R->it0;
+	const int n = R->n;
+	const tc_time_t c0 = ps->c0, send_done = ps->send_done; /* c0: trace only */
+	const uint64_t w0 = ps->w0;
 	const uint64_t w1 = proc->ev ? tc__wall(proc->team) : 0;
 	for (int i = 0; proc->ev && i < n; i++)
 		if (it[i].kind != TC__MIT_RECV)
@@ -864,24 +834,65 @@ static int tc__mpi_round(struct tc_proc *proc, struct tc__mplan *pl, int r, int 
 	 * it (and its combines are done); a pure sender runs on. */
 	if (nr && proc->team->emulate)
 		tc__emulate_sync(proc);
+}
+
+/* One round: posts, the wait, the clock, the data. */
+static int tc__mpi_round(struct tc_proc *proc, struct tc__mplan *pl, int r, int lo,
+                         unsigned char **bufs, const struct tc__exec_io *io, uint64_t sig, uint64_t seq)
+{
+	const struct tc__mround *R = &pl->r[r];
+	struct tc__mpost ps;
+	int err = tc__mpi_post(proc, pl, r, bufs, sig, seq, &ps);
+	if (!err && (R->nwait || R->sync))
+		err = tc__mpi_wait(proc, pl, pl->it + R->it0, R->n, lo, R->rq0 + R->nreq, R->sync,
+		                   r, io, sig, seq);
+	if (err)
+		return err; /* the caller drops the requests */
+	tc__mpi_finish(proc, pl, r, bufs, io, &ps);
 	return TC_OK;
+}
+
+int tc__mpi_begin(struct tc_proc *proc, const struct tc__sched *s, const struct tc__exec_io *io,
+                  struct tc__mcall *c)
+{
+	struct tc__mpi *m = proc->team->engine;
+	c->seq = proc->ncalls;
+	c->sig = (io->sig ? io->sig : (uint64_t)(unsigned)io->tag) ^ 0x746f706f636f6c6cull;
+	c->bufs[0] = (unsigned char *)(uintptr_t)io->in;
+	c->bufs[1] = io->out;
+	c->bufs[2] = NULL;
+	c->pl = NULL;
+	int err = TC_OK;
+	if (s->tmp_bytes) {
+		err = tc__grow((void **)&m->tmp, &m->tmp_cap, s->tmp_bytes);
+		c->bufs[TC__BUF_TMP] = m->tmp;
+	}
+	if (!err)
+		err = tc__mplan_get(proc, s, c->bufs, &c->pl);
+	return err;
+}
+
+int tc__mpi_fail(struct tc_proc *proc, int lo, int hi, int err)
+{
+	struct tc_team *team = proc->team;
+	struct tc__mpi *m = team->engine;
+	if (hi > lo)
+		tc__mpi_drop(m->req + lo, hi - lo);
+	/* An abort another process sent is not sent on. */
+	if (m->told)
+		atomic_store_explicit(&team->aborted, 1, memory_order_relaxed);
+	else
+		tc__mpi_abort(team, err);
+	return err;
 }
 
 int tc__mpi_run(struct tc_proc *proc, const struct tc__sched *s, const struct tc__exec_io *io)
 {
-	struct tc_team *team = proc->team;
-	struct tc__mpi *m = team->engine;
-	const uint64_t seq = proc->ncalls;
-	const uint64_t sig = (io->sig ? io->sig : (uint64_t)(unsigned)io->tag) ^ 0x746f706f636f6c6cull;
-	unsigned char *bufs[3] = {(unsigned char *)(uintptr_t)io->in, io->out, NULL};
-	struct tc__mplan *pl = NULL;
-	int err = TC_OK;
-	if (s->tmp_bytes) {
-		err = tc__grow((void **)&m->tmp, &m->tmp_cap, s->tmp_bytes);
-		bufs[TC__BUF_TMP] = m->tmp;
-	}
-	if (!err)
-		err = tc__mplan_get(proc, s, bufs, &pl);
+	struct tc__mcall c;
+	int err = tc__mpi_begin(proc, s, io, &c);
+	struct tc__mplan *pl = c.pl;
+	unsigned char **bufs = c.bufs;
+	const uint64_t sig = c.sig, seq = c.seq;
 	/* Requests from lo on may still be open: sends of earlier rounds. */
 	int lo = 0, hi = 0, r = 0;
 	for (; r < s->nrounds && !err; r++) {
@@ -899,16 +910,8 @@ int tc__mpi_run(struct tc_proc *proc, const struct tc__sched *s, const struct tc
 	}
 	if (!err && pl->nreq > lo)
 		err = tc__mpi_wait(proc, pl, NULL, 0, lo, pl->nreq, 1, r - 1, io, sig, seq);
-	if (err && hi > lo)
-		tc__mpi_drop(m->req + lo, hi - lo);
-	if (err) {
-		/* An abort another process sent is not sent on. */
-		if (m->told)
-			atomic_store_explicit(&team->aborted, 1, memory_order_relaxed);
-		else
-			tc__mpi_abort(team, err);
-		return err;
-	}
+	if (err)
+		return tc__mpi_fail(proc, lo, hi, err);
 	proc->ncalls++;
 	return TC_OK;
 }

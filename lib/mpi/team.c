@@ -225,6 +225,7 @@ int tc_team_create_mpi(MPI_Comm comm, const struct tc_team_config *cfg, const st
 	team->epoch_ns = epoch;
 	team->engine = m;
 	team->engine_run = tc__mpi_run;
+	team->engine_nbc = &tc__mpi_nbc;
 	team->p2p_engine = &tc__mpi_p2p;
 	*team_out = team;
 	*proc_out = &team->procs[rank];
@@ -238,6 +239,7 @@ void tc_team_destroy_mpi(struct tc_team *team)
 	tc__mpi_free(team->engine);
 	team->engine = NULL;
 	team->engine_run = NULL;
+	team->engine_nbc = NULL;
 	team->p2p_engine = NULL;
 	tc_team_destroy(team);
 }

@@ -132,6 +132,7 @@ static void tc__team_join(struct tc_team *t, int r)
 static void tc__proc_clock_reset(struct tc_proc *proc)
 {
 	proc->clock = 0;
+	proc->ext_clock = 0;
 	proc->cur_call = proc->cur_alg = NULL;
 	proc->cur_round = -1;
 	atomic_store_explicit(&proc->ws.state, TC__WS_OUTSIDE, memory_order_relaxed);

@@ -10,7 +10,11 @@
  * blocking way (tc__plan_exec: the speed of a blocking call, tiny plans
  * included), and steps a running one with the wait's progress-wait
  * (ext_wait), so that a request waited for as soon as it is started costs
- * what the blocking call costs.
+ * what the blocking call costs.  On a team with another engine
+ * (team->engine_nbc: a team over MPI processes) that engine starts, steps
+ * and fails the head, a head not started runs as its blocking call
+ * (team->engine_run), and a wait for a running head finishes it with the
+ * engine's own blocking wait.
  */
 #include "sched/nbc.h"
 
@@ -36,6 +40,8 @@ static void tc__xq_pop(struct tc_proc *proc, struct tc__creq *op, int err)
 	op->queued = op->running = 0;
 	if (op->next && op->next->clock < op->clock)
 		op->next->clock = op->clock;
+	/* One started later (before this one's wait) starts no earlier. */
+	proc->ext_clock = op->clock;
 	op->next = NULL;
 	struct tc__req *q = tc__req(op->req);
 	q->status = err;
@@ -66,6 +72,16 @@ static bool tc__xq_begin(struct tc_proc *proc, struct tc__creq *op)
 		return false;
 	}
 	int err;
+	const struct tc__engine_nbc *en = proc->team->engine_nbc;
+	if (en) {
+		TC__ON_OP_CLOCK(proc, op, err = en->start(proc, op->s, &op->io, &op->est));
+		if (err) {
+			tc__xq_pop(proc, op, err);
+			return false;
+		}
+		op->running = 1;
+		return true;
+	}
 	tc__exec_begin(proc, &op->io);
 	TC__ON_OP_CLOCK(proc, op, err = tc__run_start(proc, op->run, op->s, op->pl, &op->io));
 	if (err) {
@@ -103,10 +119,16 @@ static void tc__xq_drive(struct tc_proc *proc, bool may_block)
 		if (!op->running && !tc__xq_begin(proc, op))
 			continue;
 		bool done;
-		TC__ON_OP_CLOCK(proc, op, done = tc__run_step(proc, op->run, may_block));
+		int err = TC_OK;
+		const struct tc__engine_nbc *en = proc->team->engine_nbc;
+		if (en)
+			TC__ON_OP_CLOCK(proc, op, done = en->step(proc, op->est, false, &err));
+		else
+			TC__ON_OP_CLOCK(proc, op, done = tc__run_step(proc, op->run, may_block));
 		if (!done)
 			break;
-		int err = tc__exec_end(proc, tc__run_err(op->run));
+		if (!en)
+			err = tc__exec_end(proc, tc__run_err(op->run));
 		if (tc__xq_then(proc, op, &err))
 			continue;
 		tc__xq_pop(proc, op, err);
@@ -135,7 +157,10 @@ static void tc__xq_run_head(struct tc_proc *proc, struct tc__creq *op)
 	int err;
 	proc->ext_busy = 1; /* its own waits must not step the queue */
 	do
-		TC__ON_OP_CLOCK(proc, op, err = tc__plan_exec(proc, op->s, op->pl, &op->io));
+		if (proc->team->engine_run) /* the engine's blocking call */
+			TC__ON_OP_CLOCK(proc, op, err = proc->team->engine_run(proc, op->s, &op->io));
+		else
+			TC__ON_OP_CLOCK(proc, op, err = tc__plan_exec(proc, op->s, op->pl, &op->io));
 	while (tc__xq_then(proc, op, &err));
 	proc->ext_busy = 0;
 	tc__xq_pop(proc, op, err);
@@ -153,6 +178,18 @@ static int tc__xq_advance(struct tc_proc *proc, struct tc__creq *h)
 {
 	if (!h->running) {
 		tc__xq_run_head(proc, h);
+		return TC_OK;
+	}
+	const struct tc__engine_nbc *en = proc->team->engine_nbc;
+	if (en) {
+		/* The engine's own wait (timeout, probes) to the head's end;
+		 * an error has ended it (the team aborted). */
+		int err = TC_OK;
+		proc->ext_busy = 1;
+		TC__ON_OP_CLOCK(proc, h, en->step(proc, h->est, true, &err));
+		proc->ext_busy = 0;
+		if (!tc__xq_then(proc, h, &err))
+			tc__xq_pop(proc, h, err);
 		return TC_OK;
 	}
 	int err = tc__progress_wait(proc, tc__xq_head_left, h);
@@ -188,7 +225,9 @@ static void tc__xq_end(struct tc_proc *proc, void *reqp, int status)
 		struct tc__creq **pp = (struct tc__creq **)&proc->ext_queue;
 		while (*pp != op)
 			pp = &(*pp)->next;
-		if (op->running) {
+		if (op->running && proc->team->engine_nbc) {
+			TC__ON_OP_CLOCK(proc, op, proc->team->engine_nbc->fail(proc, op->est, status));
+		} else if (op->running) {
 			TC__ON_OP_CLOCK(proc, op, tc__run_fail(proc, op->run, status));
 			proc->coll_tag = 0;
 		}
@@ -286,7 +325,9 @@ int tc__creq_start(struct tc_proc *proc, struct tc__creq *op, tc_request *handle
 	op->active = op->queued = 1;
 	op->running = 0;
 	op->gen = proc->ext_gen;
-	op->clock = proc->clock;
+	/* From the rank's clock, or the end of the call before it if later
+	 * (still queued: raised when that one leaves; done: ext_clock). */
+	op->clock = tc__max_time(proc->clock, proc->ext_clock);
 	op->next = NULL;
 	struct tc__creq **pp = (struct tc__creq **)&proc->ext_queue;
 	while (*pp)

@@ -15,7 +15,8 @@
  * done.  Requests may be waited for in any order.
  *
  * Clocks: an operation has a logical clock of its own, the proc's at its
- * start (or the end of the operation before it in the queue, if later);
+ * start (or the end of the operation before it, if later, whether that
+ * one is still queued or has completed unwaited: proc->ext_clock);
  * its rounds advance that clock, not the proc's, so that computation
  * charged between the start and the wait (tc_clock_advance) overlaps it;
  * the wait raises the proc's clock to the operation's end.
@@ -51,6 +52,7 @@ struct tc__creq {
 	/* Frees the operation (and what holds it). */
 	void (*release)(struct tc__creq *op);
 	struct tc__run *run; /* tc__run_size() bytes */
+	void *est;           /* running on team->engine_nbc: its state */
 	/* A persistent op: in its proc's owned list until tc_request_free
 	 * (or the team's destruction) releases it. */
 	struct tc__owned own;

@@ -33,7 +33,17 @@
  *                  epoch + its logical clock;
  *   early          the last process returns before a collective: the
  *                  others fail with TC_ETIMEDOUT or TC_EABORTED within the
- *                  team's timeout, none hangs.
+ *                  team's timeout, none hangs;
+ *   nbc            tc_iallreduce, tc_ibcast, tc_iallgather outstanding
+ *                  together, waited for in reverse or tested in a shuffled
+ *                  order of each rank's own: the sequential reference, the
+ *                  blocking calls' results bit for bit and their logical
+ *                  clock; 40 outstanding (more than the tags' call
+ *                  numbers) with a blocking call among them;
+ *   persistent     the same calls made once with tc_*_init, started five
+ *                  times (tc_waitall, or tc_test in reverse), then freed:
+ *                  reference, blocking results and clocks, TC_EPENDING of
+ *                  a start while active.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -743,6 +753,323 @@ static void mode_early(void)
 	tc_team_destroy_mpi(t);
 }
 
+/* ---- nbc, persistent ------------------------------------------------------ */
+
+/* The calls of the nbc and persistent modes: call k is, by k mod 4, an
+ * int64 allreduce, an int64 bcast from a root that moves, an int64
+ * allgather, a double allreduce of rounding sums (bit for bit against the
+ * blocking call). */
+enum { NB_CALLS = 8 };
+
+struct nb_call {
+	int64_t *in, *out; /* out: bcast's buffer */
+	double *din, *dout;
+};
+
+static int nb_root(int k)
+{
+	return (k / 4 + 1) % np;
+}
+
+static void nb_fill(struct nb_call *c, int k, size_t n, int iter)
+{
+	for (size_t i = 0; i < n; i++)
+		c->in[i] = (int64_t)me * 1000003 + (int64_t)i * 7 + k + iter * 11;
+	if (k % 4 == 1)
+		for (size_t i = 0; i < n; i++)
+			c->out[i] = me == nb_root(k) ? c->in[i] : -1;
+	if (k % 4 == 3) {
+		rough_input(me + 100 * k + 1000 * iter, c->din, n);
+		memset(c->dout, 0, n * sizeof *c->dout);
+	}
+}
+
+static void nb_alloc(struct nb_call *c, size_t n)
+{
+	for (int k = 0; k < NB_CALLS; k++) {
+		c[k].in = malloc(n * sizeof(int64_t));
+		c[k].out = calloc(n * (size_t)np, sizeof(int64_t));
+		c[k].din = malloc(n * sizeof(double));
+		c[k].dout = calloc(n, sizeof(double));
+	}
+}
+
+static void nb_free(struct nb_call *c)
+{
+	for (int k = 0; k < NB_CALLS; k++) {
+		free(c[k].in);
+		free(c[k].out);
+		free(c[k].din);
+		free(c[k].dout);
+	}
+}
+
+/* Call k blocking (req NULL), nonblocking or persistent (init). */
+static int nb_call(struct tc_proc *proc, struct nb_call *c, int k, size_t n, tc_request *req, int init)
+{
+	switch (k % 4) {
+	case 0:
+		return !req ? tc_allreduce(proc, c->in, c->out, n, TC_INT64, TC_OP_SUM, NULL)
+		       : init ? tc_allreduce_init(proc, c->in, c->out, n, TC_INT64, TC_OP_SUM, NULL, req)
+		              : tc_iallreduce(proc, c->in, c->out, n, TC_INT64, TC_OP_SUM, NULL, req);
+	case 1:
+		return !req   ? tc_bcast(proc, c->out, n, TC_INT64, nb_root(k), NULL)
+		       : init ? tc_bcast_init(proc, c->out, n, TC_INT64, nb_root(k), NULL, req)
+		              : tc_ibcast(proc, c->out, n, TC_INT64, nb_root(k), NULL, req);
+	case 2:
+		return !req   ? tc_allgather(proc, c->in, c->out, n, TC_INT64, NULL)
+		       : init ? tc_allgather_init(proc, c->in, c->out, n, TC_INT64, NULL, req)
+		              : tc_iallgather(proc, c->in, c->out, n, TC_INT64, NULL, req);
+	default:
+		return !req   ? tc_allreduce(proc, c->din, c->dout, n, TC_DOUBLE, TC_OP_SUM, NULL)
+		       : init ? tc_allreduce_init(proc, c->din, c->dout, n, TC_DOUBLE, TC_OP_SUM,
+		                                  NULL, req)
+		              : tc_iallreduce(proc, c->din, c->dout, n, TC_DOUBLE, TC_OP_SUM, NULL, req);
+	}
+}
+
+/* Whether call k's int64 result is the sequential one. */
+static int nb_ref_ok(const struct nb_call *c, int k, size_t n, int iter)
+{
+	for (size_t i = 0; i < n; i++) {
+		const int64_t base = (int64_t)i * 7 + k + iter * 11;
+		switch (k % 4) {
+		case 0:
+			if (c->out[i] != 1000003 * (int64_t)np * (np - 1) / 2 + (int64_t)np * base)
+				return 0;
+			break;
+		case 1:
+			if (c->out[i] != (int64_t)nb_root(k) * 1000003 + base)
+				return 0;
+			break;
+		case 2:
+			for (int r = 0; r < np; r++)
+				if (c->out[(size_t)r * n + i] != (int64_t)r * 1000003 + base)
+					return 0;
+			break;
+		default:
+			break;
+		}
+	}
+	return 1;
+}
+
+/* A permutation of 0 .. n-1 of this rank's own. */
+static void nb_shuffle(int *o, int n, uint64_t seed)
+{
+	for (int i = 0; i < n; i++)
+		o[i] = i;
+	for (int i = n - 1; i > 0; i--) {
+		int j = (int)(tc_test_rand(&seed) % (uint64_t)(i + 1));
+		int t = o[i];
+		o[i] = o[j];
+		o[j] = t;
+	}
+}
+
+/* The NB_CALLS calls: blocking (how 0), started and waited for in reverse
+ * order (1), or tested in a shuffled order until all are done (2). */
+static int nb_run(struct tc_proc *proc, struct nb_call *c, size_t n, int how, int iter)
+{
+	tc_request req[NB_CALLS];
+	for (int k = 0; k < NB_CALLS; k++)
+		nb_fill(&c[k], k, n, iter);
+	int err = 0;
+	for (int k = 0; k < NB_CALLS && !err; k++)
+		err = nb_call(proc, &c[k], k, n, how ? &req[k] : NULL, 0);
+	if (err || !how)
+		return err;
+	if (how == 1) {
+		for (int k = NB_CALLS - 1; k >= 0 && !err; k--)
+			err = tc_wait(proc, &req[k], NULL);
+		return err;
+	}
+	int order[NB_CALLS], done[NB_CALLS] = {0}, left = NB_CALLS;
+	nb_shuffle(order, NB_CALLS, 0x5eedull + (uint64_t)me * 977 + (uint64_t)iter);
+	while (left && !err)
+		for (int i = 0; i < NB_CALLS && !err; i++) {
+			int k = order[i], d = 0;
+			if (done[k])
+				continue;
+			err = tc_test(proc, &req[k], &d);
+			if (d) {
+				done[k] = 1;
+				left--;
+			}
+		}
+	return err;
+}
+
+static void mode_nbc(void)
+{
+	char ring[32];
+	snprintf(ring, sizeof ring, "ring:%d", np);
+	const char *specs[] = {ring, "complete"};
+	const size_t sizes[] = {5, 1600};
+	for (int si = 0; si < 2; si++) {
+		struct tc_proc *pa, *pb;
+		struct tc_team *ta =
+		        make_team(specs[si], NULL, TC_MODE_NATIVE, 20000, TC_MPI_FORWARD, &pa);
+		struct tc_team *tb =
+		        make_team(specs[si], NULL, TC_MODE_NATIVE, 20000, TC_MPI_FORWARD, &pb);
+		if (!check(ta && tb, "%s: teams created", specs[si]))
+			continue;
+		for (int zi = 0; zi < 2; zi++) {
+			const size_t n = sizes[zi];
+			struct nb_call a[NB_CALLS], b[NB_CALLS];
+			nb_alloc(a, n);
+			nb_alloc(b, n);
+			for (int how = 1; how <= 2; how++) {
+				int ea = nb_run(pa, a, n, 0, how);
+				int eb = nb_run(pb, b, n, how, how);
+				int ref = !ea && !eb, same = ref;
+				for (int k = 0; k < NB_CALLS && ref; k++) {
+					ref = nb_ref_ok(&b[k], k, n, how);
+					same = !memcmp(a[k].out, b[k].out,
+					               n * (size_t)np * sizeof(int64_t)) &&
+					       !memcmp(a[k].dout, b[k].dout, n * sizeof(double));
+					ref &= same;
+				}
+				check(ref, "%s n=%zu: %d nonblocking calls %s: the sequential reference%s%s",
+				      specs[si], n, NB_CALLS,
+				      how == 1 ? "waited in reverse" : "tested shuffled",
+				      ea || eb ? ": " : "", ea || eb ? tc_strerror(ea ? ea : eb) : "");
+				check(same, "%s n=%zu: nonblocking (%s) results bit for bit the blocking calls'",
+				      specs[si], n, how == 1 ? "reverse waits" : "shuffled tests");
+				check(tc_clock(pa) == tc_clock(pb),
+				      "%s n=%zu: clock after the calls %lld ps = the blocking calls' %lld",
+				      specs[si], n, (long long)tc_clock(pb), (long long)tc_clock(pa));
+			}
+			nb_free(a);
+			nb_free(b);
+		}
+		/* A call stepped to its end by tests of another request, a
+		 * second one started before the first is waited for: the
+		 * clock of the blocking calls in turn. */
+		{
+			int64_t v[64], w[64], u = me, uo = 0;
+			for (int i = 0; i < 64; i++)
+				v[i] = me + i;
+			tc_time_t a0 = tc_clock(pa), b0 = tc_clock(pb);
+			int e1 = tc_allreduce(pa, v, w, 64, TC_INT64, TC_OP_SUM, NULL);
+			if (!e1)
+				e1 = tc_allreduce(pa, &u, &uo, 1, TC_INT64, TC_OP_SUM, NULL);
+			tc_request ra, rb;
+			int e2 = tc_iallreduce(pb, v, w, 64, TC_INT64, TC_OP_SUM, NULL, &ra);
+			/* Tests of a receive nobody sends to step the call. */
+			char never;
+			tc_request rr;
+			if (!e2)
+				e2 = tc_irecv_tag(pb, (me + 1) % np, 77, &never, 1, &rr);
+			for (int i = 0; i < 20 && !e2; i++) {
+				int flag = 0;
+				e2 = tc_test(pb, &rr, &flag);
+				MPI_Barrier(MPI_COMM_WORLD);
+			}
+			if (!e2 && !(e2 = tc_cancel(pb, &rr)))
+				e2 = tc_wait(pb, &rr, NULL) == TC_ECANCELED ? 0 : TC_EINVAL;
+			if (!e2)
+				e2 = tc_iallreduce(pb, &u, &uo, 1, TC_INT64, TC_OP_SUM, NULL, &rb);
+			if (!e2)
+				e2 = tc_wait(pb, &rb, NULL);
+			if (!e2)
+				e2 = tc_wait(pb, &ra, NULL);
+			check(!e1 && !e2 && tc_clock(pb) - b0 == tc_clock(pa) - a0,
+			      "%s: calls stepped by tests of another request: clock +%lld ps, "
+			      "blocking +%lld%s%s",
+			      specs[si], (long long)(tc_clock(pb) - b0), (long long)(tc_clock(pa) - a0),
+			      e1 || e2 ? ": " : "", e1 || e2 ? tc_error_detail() : "");
+		}
+		/* More outstanding than the tags' 16 call numbers, a blocking call
+		 * queued behind them, completed by one tc_waitall. */
+		enum { MANY = 40 };
+		int64_t in[MANY][3], out[MANY][3], bin[3] = {me, 1, 2}, bout[3] = {0};
+		tc_request rq[MANY];
+		int err = 0;
+		for (int k = 0; k < MANY && !err; k++) {
+			for (int i = 0; i < 3; i++)
+				in[k][i] = (int64_t)me * 31 + k * 3 + i;
+			err = tc_iallreduce(pb, in[k], out[k], 3, TC_INT64, TC_OP_SUM, NULL, &rq[k]);
+			if (!err && k == MANY / 2)
+				err = tc_allreduce(pb, bin, bout, 3, TC_INT64, TC_OP_SUM, NULL);
+		}
+		if (!err)
+			err = tc_waitall(pb, MANY, rq);
+		int ok = !err && bout[0] == (int64_t)np * (np - 1) / 2 && bout[2] == 2 * np;
+		for (int k = 0; k < MANY && ok; k++)
+			for (int i = 0; i < 3; i++)
+				ok &= out[k][i] ==
+				      31 * (int64_t)np * (np - 1) / 2 + (int64_t)np * (k * 3 + i);
+		check(ok,
+		      "%s: %d outstanding tc_iallreduce and a blocking call among them: the "
+		      "reference%s%s",
+		      specs[si], MANY, err ? ": " : "", err ? tc_strerror(err) : "");
+		tc_team_destroy_mpi(ta);
+		tc_team_destroy_mpi(tb);
+	}
+}
+
+static void mode_persistent(void)
+{
+	char ring[32];
+	snprintf(ring, sizeof ring, "ring:%d", np);
+	const size_t n = 1600;
+	struct tc_proc *pa, *pb;
+	struct tc_team *ta = make_team(ring, NULL, TC_MODE_NATIVE, 20000, TC_MPI_FORWARD, &pa);
+	struct tc_team *tb = make_team(ring, NULL, TC_MODE_NATIVE, 20000, TC_MPI_FORWARD, &pb);
+	if (!check(ta && tb, "%s: teams created", ring))
+		return;
+	struct nb_call a[NB_CALLS], b[NB_CALLS];
+	nb_alloc(a, n);
+	nb_alloc(b, n);
+	tc_request req[NB_CALLS];
+	int err = 0, ninit = 0;
+	for (int k = 0; k < NB_CALLS && !err; k++, ninit++)
+		err = nb_call(pb, &b[k], k, n, &req[k], 1);
+	int ref = !err, same = !err, clocks = !err, pend = 1;
+	for (int iter = 0; iter < 5 && !err; iter++) {
+		for (int k = 0; k < NB_CALLS; k++) {
+			nb_fill(&a[k], k, n, iter);
+			nb_fill(&b[k], k, n, iter);
+		}
+		for (int k = 0; k < NB_CALLS && !err; k++)
+			err = nb_call(pa, &a[k], k, n, NULL, 0);
+		for (int k = 0; k < NB_CALLS && !err; k++)
+			err = tc_start(pb, &req[k]);
+		if (!err && iter == 0)
+			pend = tc_start(pb, &req[0]) == TC_EPENDING;
+		if (!err && iter % 2 == 0) {
+			err = tc_waitall(pb, NB_CALLS, req);
+		} else {
+			for (int k = NB_CALLS - 1; k >= 0 && !err; k--) {
+				int d = 0;
+				while (!err && !d)
+					err = tc_test(pb, &req[k], &d);
+			}
+		}
+		for (int k = 0; k < NB_CALLS && !err; k++) {
+			ref &= nb_ref_ok(&b[k], k, n, iter);
+			same &= !memcmp(a[k].out, b[k].out, n * (size_t)np * sizeof(int64_t)) &&
+			        !memcmp(a[k].dout, b[k].dout, n * sizeof(double));
+		}
+		clocks &= tc_clock(pa) == tc_clock(pb);
+	}
+	check(!err && ref, "%s: %d persistent calls started 5 times: the sequential reference%s%s",
+	      ring, NB_CALLS, err ? ": " : "", err ? tc_strerror(err) : "");
+	check(!err && same, "%s: persistent results bit for bit the blocking calls'", ring);
+	check(!err && clocks, "%s: clock after each start's waits = the blocking calls' (%lld ps)",
+	      ring, (long long)tc_clock(pb));
+	check(pend, "%s: tc_start of an active request: TC_EPENDING", ring);
+	int ferr = 0;
+	for (int k = 0; k < ninit; k++)
+		ferr |= tc_request_free(pb, &req[k]);
+	check(!ferr, "%s: tc_request_free of every persistent request", ring);
+	nb_free(a);
+	nb_free(b);
+	tc_team_destroy_mpi(ta);
+	tc_team_destroy_mpi(tb);
+}
+
 int main(int argc, char **argv)
 {
 	MPI_Init(&argc, &argv);
@@ -774,6 +1101,10 @@ int main(int argc, char **argv)
 			mode_p2p(1);
 		else if (!strcmp(mode, "early"))
 			mode_early();
+		else if (!strcmp(mode, "nbc"))
+			mode_nbc();
+		else if (!strcmp(mode, "persistent"))
+			mode_persistent();
 		else
 			check(0, "unknown mode %s", mode);
 	}

@@ -114,8 +114,11 @@ static int tc__v_run(struct tc_proc *proc, const struct tc__vmatrix *mx, enum tc
 	if (!err) {
 		struct tc__exec_io io = {.in = in, .out = out, .tag = tag};
 		tc__clock_pull(proc); /* a sub-team's proc: the rank's clock */
-		err = proc->team->engine_run ? proc->team->engine_run(proc, &s, &io)
-		                             : tc__exec_ordered(proc, &s, plan, &io);
+		/* Behind the started requests when there are any (queued, the
+		 * queue runs it on the team's engine). */
+		err = proc->team->engine_run && !tc__creq_pending(proc)
+		              ? proc->team->engine_run(proc, &s, &io)
+		              : tc__exec_ordered(proc, &s, plan, &io);
 		tc__clock_push(proc);
 		tc__plan_free(plan);
 		proc->last_alg = alg;
@@ -442,12 +445,6 @@ static int tc__vcoll_req(struct tc_proc *proc, const struct tc__vcall *v,
 	int err = tc__v_check(proc, v, opts);
 	if (err)
 		return err;
-	if (proc->team->engine_run) {
-		tc__set_detail("%s: nonblocking and persistent collectives do not run on a team "
-		               "over MPI processes (docs/mpi.md)",
-		               tc_coll_name(tc__vcolls[v->kind]));
-		return TC_ENOTSUP;
-	}
 	const int p = proc->team->p;
 	const size_t head = (sizeof(struct tc__vop) + 63) / 64 * 64;
 	struct tc__vop *o = calloc(1, head + tc__run_size());
