@@ -84,6 +84,10 @@ struct tcmpi__comm {
 	MPI_Errhandler errh;
 	char name[MPI_MAX_OBJECT_NAME];
 	struct tcmpi__cart cart; /* kept by MPI_Comm_dup, by no other call */
+	/* A communicator of one rank (self): its messages sent and not yet
+	 * received, and its receives posted and not yet matched (shim_p2p.c);
+	 * NULL until its first message. */
+	struct tcmpi__selfq *selfq;
 };
 struct tcmpi__comm *tcmpi__comm(MPI_Comm c);
 int tcmpi__comm_size(const struct tcmpi__comm *c);
@@ -94,6 +98,10 @@ int tcmpi__comm_new(const struct tcmpi__comm *c, MPI_Comm *out, const char *fn);
 /* A new communicator like c of the sub-team whose proc is proc (NULL:
  * *out = MPI_COMM_NULL), which it owns from then on, even on error. */
 int tcmpi__comm_sub(const struct tcmpi__comm *c, struct tc_proc *proc, MPI_Comm *out, const char *fn);
+/* Frees the messages a communicator of one rank holds (shim_p2p.c): at
+ * MPI_Comm_free and MPI_Finalize.  Receives still posted on it stay
+ * pending (they can never complete) and no longer refer to it. */
+void tcmpi__selfq_free(struct tcmpi__comm *c);
 
 /* Requests (shim_p2p.c): a message, or a collective, nonblocking or
  * persistent.  The handle is an index; the request never moves. */
@@ -125,6 +133,13 @@ struct tcmpi__req {
 	struct tc_user_op user; /* borrowed by the tc request */
 	struct tc_coll_opts opts;
 	struct tcmpi__vreq *v; /* a variable-count collective's sides, or NULL */
+	/* A receive on a communicator of one rank (shim_p2p.c): */
+	int selfpend;             /* posted, no message matched yet */
+	int orphan;               /* freed by MPI_Request_free while pending */
+	int selferr;              /* its outcome when done == 3 (MPI_ERR_TRUNCATE) */
+	int stag;                 /* the tag it asks for (or MPI_ANY_TAG) */
+	size_t cap;               /* bytes it can take */
+	struct tcmpi__req *snext; /* the next receive posted on the communicator */
 };
 struct tcmpi__req *tcmpi__req_new(MPI_Comm comm, int kind, MPI_Request *h, const char *fn);
 void tcmpi__req_drop(MPI_Request *h);

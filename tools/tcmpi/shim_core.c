@@ -277,6 +277,9 @@ int MPI_Finalize(void)
 	/* MPI_Finalize is collective: no rank leaves while another still
 	 * needs it. */
 	rc = tc_barrier(tcmpi__self->proc, NULL);
+	for (int i = 0; i < NCOMMS; i++)
+		if (comms[i].used)
+			tcmpi__selfq_free(&comms[i]);
 	tcmpi__finalized = 1;
 	return rc ? tcmpi__tc_error(MPI_COMM_WORLD, rc, __func__) : MPI_SUCCESS;
 }
@@ -478,6 +481,7 @@ static int comm_new(const struct tcmpi__comm *from, MPI_Comm *out, const char *f
 		if (!comms[i].used) {
 			comms[i] = *from;
 			comms[i].sub = 0;
+			comms[i].selfq = NULL;
 			comms[i].cart.on = 0;
 			snprintf(comms[i].name, sizeof comms[i].name, "%s", "");
 			*out = i;
@@ -541,6 +545,7 @@ int MPI_Comm_free(MPI_Comm *comm)
 		if (rc)
 			return tcmpi__tc_error(*comm, rc, __func__);
 	}
+	tcmpi__selfq_free(c);
 	c->used = 0;
 	*comm = MPI_COMM_NULL;
 	return MPI_SUCCESS;

@@ -11,9 +11,10 @@
  * messages of different teams apart as MPI's contexts do).  MPI_ANY_SOURCE
  * and MPI_ANY_TAG map onto TC_ANY_SOURCE and TC_ANY_TAG; a message reaches
  * any rank, a neighbour or not, the caller itself included (buffered:
- * MPI_Send to oneself returns before the receive is posted; not on a
- * communicator of one rank, which has no team).  A buffer whose datatype
- * is not contiguous travels packed.
+ * MPI_Send to oneself returns before the receive is posted).  A
+ * communicator of one rank has no team: its messages are queued by the
+ * layer itself (below, "Communicators of one rank").  A buffer whose
+ * datatype is not contiguous travels packed.
  *
  * Matched probes (MPI_Mprobe, MPI_Improbe, MPI_Mrecv, MPI_Imrecv): the
  * probe receives the message it found at once into a buffer of its own
@@ -41,11 +42,6 @@ static int check(MPI_Comm comm, int peer, int is_recv, const char *fn, struct tc
 	}
 	if (peer < 0 || peer >= p)
 		return tcmpi__error(comm, MPI_ERR_RANK, fn, "rank %d out of range 0..%d", peer, p - 1);
-	if (peer == tcmpi__comm_rank(c) && !c->proc)
-		return tcmpi__error(comm, MPI_ERR_UNSUPPORTED_OPERATION, fn,
-		                    "messages on a communicator of one rank (MPI_COMM_SELF, or a "
-		                    "split or dup of one rank) are not supported: send to oneself "
-		                    "on a communicator of several ranks");
 	*out = c;
 	return MPI_SUCCESS;
 }
@@ -121,10 +117,14 @@ static struct tcmpi__req *req_of(MPI_Request h)
 	return h >= 1 && h <= nreqs ? reqs[h - 1] : NULL;
 }
 
+static void self_unpost(struct tcmpi__req *q);
+
 void tcmpi__req_drop(MPI_Request *h)
 {
 	struct tcmpi__req *q = req_of(*h);
 	if (q) {
+		if (q->selfpend)
+			self_unpost(q);
 		free(q->tmp);
 		free(q->tmp2);
 		tcmpi__vreq_free(q->v);
@@ -132,6 +132,216 @@ void tcmpi__req_drop(MPI_Request *h)
 		reqs[*h - 1] = NULL;
 	}
 	*h = MPI_REQUEST_NULL;
+}
+
+/* ---------------------------------------------------------------------
+ * Communicators of one rank (MPI_COMM_SELF, its duplicates and splits)
+ * have no team: their messages stay in the layer.  Every message on such
+ * a communicator comes from the calling rank, so a send is buffered at
+ * once: it completes the first posted receive whose tag matches, or joins
+ * the queue of unmatched messages; a receive takes the first queued
+ * message whose tag matches, or is posted.  Matching thus follows the
+ * order of sending and of posting, as MPI's.  A blocking receive or probe
+ * that finds nothing, and a wait on a receive still posted, could only be
+ * satisfied by a send of the calling rank, which is blocked in the call:
+ * they fail at once with MPI_ERR_OTHER naming the deadlock (MPI would
+ * wait forever).  The queues are the rank's alone (the layer is one copy
+ * per rank, a rank one thread or fibre): nothing is locked.
+ */
+struct self_msg {
+	struct self_msg *next;
+	int tag;
+	size_t bytes;
+	void *data; /* packed; NULL when empty */
+};
+struct tcmpi__selfq {
+	struct self_msg *msgs, **mtail;     /* unmatched, in order of sending */
+	struct tcmpi__req *posted, **ptail; /* posted receives, in order */
+};
+
+static int tag_match(int want, int tag)
+{
+	return want == MPI_ANY_TAG || want == tag;
+}
+
+/* c's queues, made on first use; NULL only when out of memory. */
+static struct tcmpi__selfq *selfq_of(struct tcmpi__comm *c)
+{
+	if (!c->selfq && (c->selfq = calloc(1, sizeof *c->selfq))) {
+		c->selfq->mtail = &c->selfq->msgs;
+		c->selfq->ptail = &c->selfq->posted;
+	}
+	return c->selfq;
+}
+
+/* The first queued message of c whose tag matches tag, or NULL; taken
+ * out of the queue when take. */
+static struct self_msg *self_find(struct tcmpi__comm *c, int tag, int take)
+{
+	struct tcmpi__selfq *sq = c->selfq;
+	if (!sq)
+		return NULL;
+	for (struct self_msg **pp = &sq->msgs; *pp; pp = &(*pp)->next) {
+		struct self_msg *m = *pp;
+		if (!tag_match(tag, m->tag))
+			continue;
+		if (take) {
+			*pp = m->next;
+			if (sq->mtail == &m->next)
+				sq->mtail = pp;
+		}
+		return m;
+	}
+	return NULL;
+}
+
+/* bytes packed at in into count elements of t at buf (bytes / t->size
+ * elements). */
+static void self_unpack(const void *in, size_t bytes, const struct tcmpi__dtype *t, void *buf)
+{
+	if (!bytes)
+		return;
+	if (t->contig)
+		memcpy(buf, in, bytes);
+	else
+		tcmpi__unpack(in, bytes / (t->size ? t->size : 1), t, buf);
+}
+
+/* Completes receive q with a message of tag and bytes packed at data:
+ * done (status source 0), or MPI_ERR_TRUNCATE when it does not fit
+ * (nothing written; the caller leaves the message queued, as a too small
+ * receive on a team does).  A request freed by the program is freed
+ * here. */
+static void self_deliver(struct tcmpi__req *q, int tag, const void *data, size_t bytes)
+{
+	q->selfpend = 0;
+	q->snext = NULL;
+	q->peer = 0;
+	q->tag = tag;
+	q->ucount = bytes;
+	q->done = 3;
+	if (bytes > q->cap)
+		q->selferr = MPI_ERR_TRUNCATE;
+	else
+		self_unpack(data, bytes, q->t, q->ubuf);
+	if (q->orphan) {
+		free(q->tmp);
+		free(q);
+	}
+}
+
+/* A send of bytes packed at data with tag on c (of one rank): to the
+ * first posted receive that matches, or queued (copied).  MPI_SUCCESS
+ * or the error (reported as fn's). */
+static int self_send(struct tcmpi__comm *c, MPI_Comm comm, int tag, const void *data, size_t bytes,
+                     const char *fn)
+{
+	struct tcmpi__selfq *sq = selfq_of(c);
+	if (!sq)
+		return tcmpi__error(comm, MPI_ERR_NO_MEM, fn, "out of memory for a message");
+	for (struct tcmpi__req **pp = &sq->posted; *pp; pp = &(*pp)->snext) {
+		struct tcmpi__req *q = *pp;
+		if (!tag_match(q->stag, tag))
+			continue;
+		*pp = q->snext;
+		if (sq->ptail == &q->snext)
+			sq->ptail = pp;
+		int fits = bytes <= q->cap;
+		self_deliver(q, tag, data, bytes);
+		if (fits)
+			return MPI_SUCCESS;
+		break; /* truncated: the message stays queued */
+	}
+	struct self_msg *m = calloc(1, sizeof *m);
+	void *copy = bytes ? malloc(bytes) : NULL;
+	if (!m || (bytes && !copy)) {
+		free(m);
+		free(copy);
+		return tcmpi__error(comm, MPI_ERR_NO_MEM, fn,
+		                    "out of memory for a message of %zu bytes", bytes);
+	}
+	if (bytes)
+		memcpy(copy, data, bytes);
+	*m = (struct self_msg){.tag = tag, .bytes = bytes, .data = copy};
+	*sq->mtail = m;
+	sq->mtail = &m->next;
+	return MPI_SUCCESS;
+}
+
+/* The receive q on c (of one rank): takes the first queued message that
+ * matches q->stag, or is posted (q->selfpend).  MPI_SUCCESS or the error
+ * (reported as fn's). */
+static int self_irecv(struct tcmpi__comm *c, MPI_Comm comm, struct tcmpi__req *q, const char *fn)
+{
+	const struct self_msg *m = self_find(c, q->stag, 0);
+	if (m && m->bytes > q->cap) { /* truncated: the message stays queued */
+		self_deliver(q, m->tag, m->data, m->bytes);
+		return MPI_SUCCESS;
+	}
+	struct self_msg *t = m ? self_find(c, q->stag, 1) : NULL;
+	if (t) {
+		self_deliver(q, t->tag, t->data, t->bytes);
+		free(t->data);
+		free(t);
+		return MPI_SUCCESS;
+	}
+	struct tcmpi__selfq *sq = selfq_of(c);
+	if (!sq)
+		return tcmpi__error(comm, MPI_ERR_NO_MEM, fn, "out of memory for a receive");
+	q->selfpend = 1;
+	q->snext = NULL;
+	*sq->ptail = q;
+	sq->ptail = &q->snext;
+	return MPI_SUCCESS;
+}
+
+/* Takes posted receive q out of its communicator's list (if there). */
+static void self_unpost(struct tcmpi__req *q)
+{
+	struct tcmpi__comm *c = tcmpi__comm(q->comm);
+	struct tcmpi__selfq *sq = c ? c->selfq : NULL;
+	for (struct tcmpi__req **pp = sq ? &sq->posted : NULL; pp && *pp; pp = &(*pp)->snext)
+		if (*pp == q) {
+			*pp = q->snext;
+			if (sq->ptail == &q->snext)
+				sq->ptail = pp;
+			break;
+		}
+	q->snext = NULL;
+}
+
+void tcmpi__selfq_free(struct tcmpi__comm *c)
+{
+	struct tcmpi__selfq *sq = c->selfq;
+	if (!sq)
+		return;
+	for (struct self_msg *m = sq->msgs, *n; m; m = n) {
+		n = m->next;
+		free(m->data);
+		free(m);
+	}
+	for (struct tcmpi__req *q = sq->posted, *n; q; q = n) {
+		n = q->snext;
+		q->snext = NULL;
+		if (q->orphan) {
+			free(q->tmp);
+			free(q);
+		}
+		/* else: stays pending; waiting on it reports the deadlock. */
+	}
+	free(sq);
+	c->selfq = NULL;
+}
+
+/* The error of a call that would wait forever on a communicator of one
+ * rank. */
+static int self_deadlock(MPI_Comm comm, int source, int tag, const char *fn)
+{
+	return tcmpi__error(comm, MPI_ERR_OTHER, fn,
+	                    "no message with source %d and tag %d is queued on a communicator of "
+	                    "one rank, and only the calling rank could send one: the call would "
+	                    "wait forever (deadlock)",
+	                    source, tag);
 }
 
 /* The start of MPI_Isend and MPI_Irecv: the arguments checked, a request of
@@ -195,6 +405,16 @@ int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
 		tcmpi__pack(buf, (size_t)count, t, q->tmp);
 		b = q->tmp;
 	}
+	if (!c->proc) { /* one rank: buffered, complete at once */
+		if ((rc = self_send(c, comm, tag, b, (size_t)count * t->size, __func__))) {
+			tcmpi__req_drop(request);
+			return rc;
+		}
+		q->peer = dest;
+		q->ucount = (size_t)count * t->size;
+		q->done = 3;
+		return MPI_SUCCESS;
+	}
 	return req_posted(comm, q, request,
 	                  tc_isend_tag(c->proc, dest, tag, b, (size_t)count * t->size, &q->tr),
 	                  __func__);
@@ -210,6 +430,17 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
 	if (rc || q->done)
 		return rc;
 	void *b = buf;
+	if (!c->proc) { /* one rank: a queued message, or posted */
+		free(q->tmp);
+		q->tmp = NULL;
+		q->ubuf = buf;
+		q->t = t;
+		q->cap = (size_t)count * t->size;
+		q->stag = tag;
+		if ((rc = self_irecv(c, comm, q, __func__)))
+			tcmpi__req_drop(request);
+		return rc;
+	}
 	if (q->tmp) {
 		b = q->tmp;
 		q->ubuf = buf;
@@ -267,12 +498,17 @@ static void empty_status(MPI_Status *st)
 
 /* The status of a request complete without a tc request (q->done 1 or
  * 3). */
-static void done_status(const struct tcmpi__req *q, MPI_Status *st)
+static int done_status(const struct tcmpi__req *q, MPI_Status *st, const char *fn)
 {
 	if (q->done == 3)
 		set_status(st, q->peer, q->tag, q->ucount);
 	else
 		set_status(st, MPI_PROC_NULL, MPI_ANY_TAG, 0);
+	if (q->done == 3 && q->selferr)
+		return tcmpi__error(q->comm, q->selferr, fn,
+		                    "a message of %zu bytes into a buffer of %zu bytes", q->ucount,
+		                    q->cap);
+	return MPI_SUCCESS;
 }
 
 /* Tests one request without blocking: *flag = 1 when complete (status
@@ -281,6 +517,10 @@ static int test_one(MPI_Request *h, int *flag, MPI_Status *st, const char *fn)
 {
 	struct tcmpi__req *q = req_of(*h);
 	*flag = 1;
+	if (q && q->selfpend) { /* a receive on a communicator of one rank */
+		*flag = 0;
+		return MPI_SUCCESS;
+	}
 	if (!q || (!q->active && !q->done)) {
 		/* MPI_REQUEST_NULL or an inactive persistent request. */
 		empty_status(st);
@@ -296,7 +536,7 @@ static int test_one(MPI_Request *h, int *flag, MPI_Status *st, const char *fn)
 		}
 		rc = req_finish(q, tcrc, st, fn);
 	} else {
-		done_status(q, st);
+		rc = done_status(q, st, fn);
 	}
 	req_release(h);
 	return rc;
@@ -305,6 +545,8 @@ static int test_one(MPI_Request *h, int *flag, MPI_Status *st, const char *fn)
 static int wait_one(MPI_Request *h, MPI_Status *st, const char *fn)
 {
 	struct tcmpi__req *q = req_of(*h);
+	if (q && q->selfpend)
+		return self_deadlock(q->comm, q->peer, q->stag, fn);
 	if (!q || (!q->active && !q->done)) {
 		empty_status(st);
 		return MPI_SUCCESS;
@@ -313,7 +555,7 @@ static int wait_one(MPI_Request *h, MPI_Status *st, const char *fn)
 	if (q->active)
 		rc = req_finish(q, tc_wait(q->proc, &q->tr, NULL), st, fn);
 	else
-		done_status(q, st);
+		rc = done_status(q, st, fn);
 	req_release(h);
 	return rc;
 }
@@ -389,6 +631,8 @@ int MPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Statu
 	int all = 1;
 	for (int i = 0; i < count; i++) {
 		struct tcmpi__req *q = req_of(array_of_requests[i]);
+		if (q && q->selfpend)
+			all = 0;
 		if (!q || !q->active)
 			continue;
 		int done = 0;
@@ -414,7 +658,7 @@ int MPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Statu
 		if (q->done == 2)
 			rc = req_finish(q, q->tcrc, st, __func__);
 		else
-			done_status(q, st);
+			rc = done_status(q, st, __func__);
 		req_release(&array_of_requests[i]);
 		if (rc && !first)
 			first = rc;
@@ -431,9 +675,11 @@ static int any(int count, MPI_Request a[], int *index, int *flag, MPI_Status *st
 	if (!index || (!block && !flag))
 		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_ARG, fn, "NULL index or flag");
 	for (;;) {
-		int live = 0;
+		int live = 0, pend = -1;
 		for (int i = 0; i < count; i++) {
 			struct tcmpi__req *q = req_of(a[i]);
+			if (q && q->selfpend && pend < 0)
+				pend = i;
 			if (!q || (!q->active && !q->done))
 				continue;
 			live = 1;
@@ -446,6 +692,13 @@ static int any(int count, MPI_Request a[], int *index, int *flag, MPI_Status *st
 				return rc;
 			}
 		}
+		if (!live && block && pend >= 0) {
+			/* Only receives on communicators of one rank remain. */
+			struct tcmpi__req *q = req_of(a[pend]);
+			return self_deadlock(q->comm, q->peer, q->stag, fn);
+		}
+		if (pend >= 0)
+			live = 1;
 		if (!live || !block) {
 			*index = MPI_UNDEFINED;
 			if (flag)
@@ -508,6 +761,15 @@ int MPI_Request_free(MPI_Request *request)
 	struct tcmpi__req *q = req_of(*request);
 	if (!q)
 		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_REQUEST, __func__, "MPI_REQUEST_NULL given");
+	if (q->selfpend) {
+		/* A posted receive on a communicator of one rank: it stays posted
+		 * and is freed when a send completes it (or with its
+		 * communicator). */
+		q->orphan = 1;
+		reqs[*request - 1] = NULL;
+		*request = MPI_REQUEST_NULL;
+		return MPI_SUCCESS;
+	}
 	if (q->active) {
 		/* MPI lets a program free an active request: it completes on its
 		 * own.  The layer completes it here. */
@@ -541,6 +803,11 @@ int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int ta
 			return tcmpi__error(comm, MPI_ERR_NO_MEM, __func__, "out of memory");
 		tcmpi__pack(buf, (size_t)count, t, tmp);
 	}
+	if (!c->proc) { /* one rank: buffered */
+		rc = self_send(c, comm, tag, b, (size_t)count * t->size, __func__);
+		free(tmp);
+		return rc;
+	}
 	int tcrc = tc_send_tag(c->proc, dest, tag, b, (size_t)count * t->size);
 	free(tmp);
 	return tcrc ? tcmpi__tc_error(comm, tcrc, __func__) : MPI_SUCCESS;
@@ -561,6 +828,21 @@ int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, M
 		return MPI_SUCCESS;
 	}
 	size_t cap = (size_t)count * t->size;
+	if (!c->proc) { /* one rank: the first queued message that matches */
+		const struct self_msg *p = self_find(c, tag, 0);
+		if (!p)
+			return self_deadlock(comm, source, tag, __func__);
+		if (p->bytes > cap) /* the message stays queued */
+			return tcmpi__error(comm, MPI_ERR_TRUNCATE, __func__,
+			                    "a message of %zu bytes into a buffer of %zu bytes",
+			                    p->bytes, cap);
+		struct self_msg *m = self_find(c, tag, 1);
+		self_unpack(m->data, m->bytes, t, buf);
+		set_status(status, 0, m->tag, m->bytes);
+		free(m->data);
+		free(m);
+		return MPI_SUCCESS;
+	}
 	void *tmp = NULL, *b = buf;
 	if (!t->contig) {
 		b = tmp = tcmpi__alloc(cap);
@@ -626,15 +908,14 @@ static int probe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *stat
 		set_status(status, MPI_PROC_NULL, MPI_ANY_TAG, 0);
 		return MPI_SUCCESS;
 	}
-	if (!c->proc) {
-		/* A communicator of the calling rank alone: no message can
-		 * come (messages on it are not supported). */
+	if (!c->proc) { /* one rank: the first queued message that matches */
+		const struct self_msg *m = self_find(c, tag, 0);
+		if (!m)
+			return flag ? MPI_SUCCESS : self_deadlock(comm, source, tag, fn);
 		if (flag)
-			return MPI_SUCCESS;
-		return tcmpi__error(comm, MPI_ERR_UNSUPPORTED_OPERATION, fn,
-		                    "no message can reach a communicator of one rank "
-		                    "(messages on it are not supported): the probe would "
-		                    "wait forever");
+			*flag = 1;
+		set_status(status, 0, m->tag, m->bytes);
+		return MPI_SUCCESS;
 	}
 	tc_status ts = {0};
 	int found = 1;
@@ -740,6 +1021,20 @@ static int mprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *me
 	struct tcmpi__comm *c = tcmpi__comm(comm);
 	size_t bytes = (size_t)ps.tcmpi_count;
 	int i = msg_slot();
+	if (!c->proc && i >= 0) {
+		/* One rank: the probe's message (the first queued with its
+		 * tag) moves from the queue into the message handle. */
+		struct self_msg *m = self_find(c, ps.MPI_TAG, 1);
+		*msgs[i] = (struct tcmpi__msg){.data = m->data,
+		                               .bytes = m->bytes,
+		                               .src = 0,
+		                               .tag = m->tag,
+		                               .comm = comm};
+		free(m);
+		*message = MSG_FIRST + i;
+		set_status(status, 0, ps.MPI_TAG, bytes);
+		return MPI_SUCCESS;
+	}
 	void *data = bytes ? malloc(bytes) : NULL;
 	if (i < 0 || (bytes && !data)) {
 		free(data);

@@ -4,7 +4,7 @@
  * does not know, from MPI_ANY_SOURCE, received into buffers sized by
  * MPI_Get_count on the probe's status; the order of probes equal to the
  * order of receives per source; MPI_Iprobe polling until a message comes;
- * MPI_PROC_NULL and MPI_COMM_SELF; matched probes (MPI_Mprobe, MPI_Improbe,
+ * MPI_PROC_NULL and MPI_COMM_SELF (a deadlock when nothing is queued); matched probes (MPI_Mprobe, MPI_Improbe,
  * MPI_Mrecv, MPI_Imrecv): every rank sends every other, each receiver holds
  * two probed messages at once while it and the others go on probing, and
  * each Mrecv gets exactly its probe's message; MPI_MESSAGE_NO_PROC,
@@ -175,11 +175,26 @@ static void proc_null_and_self(void)
 	flag = 1;
 	MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_SELF, &flag, MPI_STATUS_IGNORE);
 	CHECK(!flag, "iprobe on MPI_COMM_SELF found a message");
+	/* Nothing queued on a communicator of one rank: a blocking probe
+	 * fails as a deadlock. */
 	MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
-	int rc = MPI_Probe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_SELF, &st);
-	CHECK(rc != MPI_SUCCESS, "probe on MPI_COMM_SELF returned");
+	int rc = MPI_Probe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_SELF, &st), cls = -1;
+	MPI_Error_class(rc, &cls);
+	CHECK(cls == MPI_ERR_OTHER, "probe on MPI_COMM_SELF with nothing sent: error %d", rc);
+	/* A message to oneself on MPI_COMM_SELF: found, then taken. */
+	int v[2] = {rank, -rank}, back[2] = {0, 0};
+	MPI_Send(v, 2, MPI_INT, 0, 4, MPI_COMM_SELF);
+	MPI_Probe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_SELF, &st);
+	MPI_Get_count(&st, MPI_INT, &n);
+	CHECK(st.MPI_SOURCE == 0 && st.MPI_TAG == 4 && n == 2,
+	      "probe on MPI_COMM_SELF: source %d tag %d count %d", st.MPI_SOURCE, st.MPI_TAG, n);
+	MPI_Message m = MPI_MESSAGE_NULL;
+	MPI_Mprobe(0, 4, MPI_COMM_SELF, &m, &st);
+	MPI_Mrecv(back, 2, MPI_INT, &m, &st);
+	CHECK(back[0] == rank && back[1] == -rank, "Mrecv on MPI_COMM_SELF: %d %d", back[0], back[1]);
+	MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_SELF, &flag, MPI_STATUS_IGNORE);
+	CHECK(!flag, "iprobe on MPI_COMM_SELF found a message after the Mrecv");
 	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-	int cls = -1;
 	rc = MPI_Iprobe(size, 0, MPI_COMM_WORLD, &flag, &st);
 	MPI_Error_class(rc, &cls);
 	CHECK(cls == MPI_ERR_RANK, "iprobe of rank %d: error %d", size, rc);

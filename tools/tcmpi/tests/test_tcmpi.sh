@@ -67,6 +67,9 @@ for exec in threads fibres; do
 	expect 4 'called exit\(4\) between MPI_Init and MPI_Finalize' \
 		"exit(4) before MPI_Finalize aborts the run, $exec" -- \
 		-np 4 --exec $exec "$bin/mpi_exit.so" early
+	expect 16 'MPI_Recv: .*communicator of one rank.*deadlock' \
+		"MPI_Recv on MPI_COMM_SELF with nothing sent ends the run, $exec" -- \
+		-np 2 --exec $exec "$bin/mpi_p2p.so" deadlock
 	expect 0 'mpi_unsupported: ok: .*MPI_Win_create' \
 		"unsupported function returns MPI_ERR_UNSUPPORTED_OPERATION, $exec" -- \
 		-np 3 --exec $exec "$bin/mpi_unsupported.so"
