@@ -10,7 +10,7 @@ tc_peers_cc() {
 	# tc_peers_cc OUT CC FLAGS... : compiles when OUT is out of date.
 	local out=$1 src stale=0
 	shift
-	for src in bench/peers/*.c bench/peers/peers.h bench/peers/build.sh "$PEERS_LIB"; do
+	for src in bench/peers/*.c bench/peers/*.h bench/peers/build.sh "$PEERS_LIB"; do
 		[ "$src" -nt "$out" ] && stale=1
 	done
 	[ -x "$out" ] && [ "$stale" -eq 0 ] && return 0

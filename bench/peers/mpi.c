@@ -35,6 +35,7 @@ static int me, np;
 
 #ifdef PEERS_OURS_MPI
 #include "topocoll/mpi.h"
+#include "tc_ops.h"
 
 static struct tc_proc *proc;
 static char variant[32] = "mpi";
@@ -43,39 +44,7 @@ static struct tc_coll_info info;
 /* One chunk of n operations of case c on the team over MPI. */
 static int run_chunk(const struct pr_case *c, long n, void *buf, void *in, void *out, void *rbuf)
 {
-	int err = 0;
-	size_t count = c->bytes / sizeof(double);
-	for (long i = 0; i < n && !err; i++) {
-		switch (c->kind) {
-		case PR_BARRIER:
-			err = tc_barrier(proc, NULL);
-			break;
-		case PR_BCAST:
-			err = tc_bcast(proc, buf, c->bytes, TC_BYTE, 0, NULL);
-			break;
-		case PR_ALLREDUCE:
-			err = tc_allreduce(proc, in, out, count, TC_DOUBLE, TC_OP_SUM, NULL);
-			break;
-		case PR_ALLGATHER:
-			err = tc_allgather(proc, buf, rbuf, c->bytes, TC_BYTE, NULL);
-			break;
-		case PR_ALLTOALL:
-			err = tc_alltoall(proc, buf, rbuf, c->bytes, TC_BYTE, NULL);
-			break;
-		case PR_LATENCY:
-		case PR_BANDWIDTH:
-			if (me == 0) {
-				err = tc_send(proc, 1, buf, c->bytes);
-				if (!err)
-					err = tc_recv(proc, 1, buf, c->bytes, NULL);
-			} else if (me == 1) {
-				err = tc_recv(proc, 0, buf, c->bytes, NULL);
-				if (!err)
-					err = tc_send(proc, 0, buf, c->bytes);
-			}
-			break;
-		}
-	}
+	int err = pr_tc_ops(proc, me, c, n, buf, in, out, rbuf);
 	if (!err && !pr_is_p2p(c))
 		tc_last_coll(proc, &info);
 	return err;

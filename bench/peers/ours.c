@@ -24,6 +24,7 @@
 
 #include "peers.h"
 #include "topocoll.h"
+#include "tc_ops.h"
 
 #define MAXP 1024
 
@@ -53,40 +54,7 @@ static void pr_sync(struct shared *sh, struct tc_proc *proc)
 static int run_chunk(struct tc_proc *proc, const struct pr_case *c, long n, void *buf,
                      const double *in, double *out, void *rbuf)
 {
-	int me = tc_rank(proc), err = 0;
-	size_t count = c->bytes / sizeof(double);
-	for (long i = 0; i < n && !err; i++) {
-		switch (c->kind) {
-		case PR_BARRIER:
-			err = tc_barrier(proc, NULL);
-			break;
-		case PR_BCAST:
-			err = tc_bcast(proc, buf, c->bytes, TC_BYTE, 0, NULL);
-			break;
-		case PR_ALLREDUCE:
-			err = tc_allreduce(proc, in, out, count, TC_DOUBLE, TC_OP_SUM, NULL);
-			break;
-		case PR_ALLGATHER:
-			err = tc_allgather(proc, buf, rbuf, c->bytes, TC_BYTE, NULL);
-			break;
-		case PR_ALLTOALL:
-			err = tc_alltoall(proc, buf, rbuf, c->bytes, TC_BYTE, NULL);
-			break;
-		case PR_LATENCY:
-		case PR_BANDWIDTH:
-			if (me == 0) {
-				err = tc_send(proc, 1, buf, c->bytes);
-				if (!err)
-					err = tc_recv(proc, 1, buf, c->bytes, NULL);
-			} else if (me == 1) {
-				err = tc_recv(proc, 0, buf, c->bytes, NULL);
-				if (!err)
-					err = tc_send(proc, 0, buf, c->bytes);
-			}
-			break;
-		}
-	}
-	return err;
+	return pr_tc_ops(proc, tc_rank(proc), c, n, buf, in, out, rbuf);
 }
 
 static int case_fn(struct tc_proc *proc, void *argp)

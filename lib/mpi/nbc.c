@@ -65,8 +65,7 @@ static int tc__mnbc_ready(struct tc_proc *proc, struct tc__mnbc *q, struct tc__m
 	int pending = 0, out = 0;
 	int rleft = tc__mpi_left(proc, it, n, lo, hi, &pending);
 	if (rleft > 0 || (all && pending > 0)) {
-		int err = tc__mpi_poll(proc, q->c.pl, lo, hi, q->c.sig, q->c.seq, &rleft, &pending,
-		                       &out);
+		int err = tc__mpi_poll(proc, q->c.pl, lo, hi, q->c.sig, q->c.seq, &rleft, &pending, &out);
 		if (err)
 			return err;
 	}
