@@ -405,13 +405,40 @@ Test(shm, alltoall_bounds_small_p, .timeout = 300)
  * its OUT (lib/coll/shm.h: TC__SHM_SLICE). */
 enum { SLICE_BYTES = 65536 };
 
-struct ar_arg {
+/* The argument of the reuse tests (allreduce; gather, scatter,
+ * reduce_scatter): sizes, calls, the first failure. */
+struct reuse_arg {
 	int nsizes;
-	size_t counts[8]; /* doubles per rank */
-	int iters;        /* calls per size, back to back */
+	size_t counts[10]; /* doubles per rank or per block */
+	int iters;         /* calls per size, or rounds over the sizes */
 	atomic_int bad;
 	char msg[200];
 };
+
+/* Runs fn over teams of every p of ps (threads: execs bit 0, fibres: bit 1),
+ * twice per team, with the sizes counts_of gives for p. */
+static void reuse_teams(const int *ps, int nps, int execs, int iters,
+                        int (*fn)(struct tc_proc *, void *), int (*counts_of)(int, size_t *))
+{
+	for (int k = 0; k < nps; k++) {
+		if (tc_test_p_skipped(ps[k]))
+			continue;
+		for (int fib = 0; fib < 2; fib++) {
+			if (!(execs & (1 << fib)))
+				continue;
+			struct tc_team *team =
+			        shm_team(ps[k], fib ? TC_EXEC_FIBRES : TC_EXEC_THREADS, TC_MODE_NATIVE);
+			for (int run = 0; run < 2; run++) { /* a second run of the same team */
+				struct reuse_arg a = {.bad = 0, .iters = iters};
+				a.nsizes = counts_of(ps[k], a.counts);
+				cr_assert_eq(tc_run(team, fn, &a), 0);
+				cr_assert_eq(atomic_load(&a.bad), 0, "p=%d fibres %d run %d: %s",
+				             ps[k], fib, run, a.msg);
+			}
+			tc_team_destroy(team);
+		}
+	}
+}
 
 /* Element i of rank r's input at call it: inexact quotients of changing
  * magnitude, so that a sum in another order, or an element of another
@@ -422,7 +449,7 @@ static double ar_x(int r, size_t i, int it)
 	       (double)(r % 7 + 3) * (double)(1 << ((r + it) % 9));
 }
 
-static void ar_fail(struct ar_arg *a, const char *what, int me, int it, size_t n, size_t at, int err)
+static void ar_fail(struct reuse_arg *a, const char *what, int me, int it, size_t n, size_t at, int err)
 {
 	if (atomic_fetch_add(&a->bad, 1) == 0)
 		snprintf(a->msg, sizeof a->msg, "rank %d call %d %s count %zu (element %zu): %s",
@@ -437,7 +464,7 @@ static void ar_fail(struct ar_arg *a, const char *what, int me, int it, size_t n
  * in OUT follow each other. */
 static int ar_fn(struct tc_proc *proc, void *argp)
 {
-	struct ar_arg *a = argp;
+	struct reuse_arg *a = argp;
 	const int p = tc_size(proc), me = tc_rank(proc);
 	size_t most = 0;
 	for (int s = 0; s < a->nsizes; s++)
@@ -506,24 +533,7 @@ static int ar_counts(int p, size_t *counts)
 
 static void ar_reuse(const int *ps, int nps, int execs, int iters)
 {
-	for (int k = 0; k < nps; k++) {
-		if (tc_test_p_skipped(ps[k]))
-			continue;
-		for (int fib = 0; fib < 2; fib++) {
-			if (!(execs & (1 << fib)))
-				continue;
-			struct tc_team *team =
-			        shm_team(ps[k], fib ? TC_EXEC_FIBRES : TC_EXEC_THREADS, TC_MODE_NATIVE);
-			for (int run = 0; run < 2; run++) { /* a second run of the same team */
-				struct ar_arg a = {.bad = 0, .iters = iters};
-				a.nsizes = ar_counts(ps[k], a.counts);
-				cr_assert_eq(tc_run(team, ar_fn, &a), 0);
-				cr_assert_eq(atomic_load(&a.bad), 0, "p=%d fibres %d run %d: %s",
-				             ps[k], fib, run, a.msg);
-			}
-			tc_team_destroy(team);
-		}
-	}
+	reuse_teams(ps, nps, execs, iters, ar_fn, ar_counts);
 }
 
 /* Every p of the matrix, threads and fibres. */
@@ -541,15 +551,7 @@ Test(shm, allreduce_reuse_small_p, .timeout = 300)
 
 /* ---- gather, scatter, reduce_scatter: buffers reused right after the return */
 
-struct rooted_arg {
-	int nsizes;
-	size_t counts[10]; /* doubles per block */
-	int iters;         /* rounds over the sizes */
-	atomic_int bad;
-	char msg[200];
-};
-
-static void rooted_fail(struct rooted_arg *a, const char *what, int me, int it, size_t n, int root, int err)
+static void rooted_fail(struct reuse_arg *a, const char *what, int me, int it, size_t n, int root, int err)
 {
 	if (atomic_fetch_add(&a->bad, 1) == 0)
 		snprintf(a->msg, sizeof a->msg, "rank %d call %d %s count %zu root %d: %s", me, it,
@@ -564,7 +566,7 @@ static void rooted_fail(struct rooted_arg *a, const char *what, int me, int it, 
  * enters late.  Element i of rank r's p blocks at call it: ar_x(r, i, it). */
 static int rooted_fn(struct tc_proc *proc, void *argp)
 {
-	struct rooted_arg *a = argp;
+	struct reuse_arg *a = argp;
 	const int p = tc_size(proc), me = tc_rank(proc);
 	size_t most = 0;
 	for (int s = 0; s < a->nsizes; s++)
@@ -675,24 +677,7 @@ static int rooted_counts(int p, size_t *counts)
 
 static void rooted_reuse(const int *ps, int nps, int execs, int iters)
 {
-	for (int k = 0; k < nps; k++) {
-		if (tc_test_p_skipped(ps[k]))
-			continue;
-		for (int fib = 0; fib < 2; fib++) {
-			if (!(execs & (1 << fib)))
-				continue;
-			struct tc_team *team =
-			        shm_team(ps[k], fib ? TC_EXEC_FIBRES : TC_EXEC_THREADS, TC_MODE_NATIVE);
-			for (int run = 0; run < 2; run++) { /* a second run of the same team */
-				struct rooted_arg a = {.bad = 0, .iters = iters};
-				a.nsizes = rooted_counts(ps[k], a.counts);
-				cr_assert_eq(tc_run(team, rooted_fn, &a), 0);
-				cr_assert_eq(atomic_load(&a.bad), 0, "p=%d fibres %d run %d: %s",
-				             ps[k], fib, run, a.msg);
-			}
-			tc_team_destroy(team);
-		}
-	}
+	reuse_teams(ps, nps, execs, iters, rooted_fn, rooted_counts);
 }
 
 /* Every p of the matrix, threads and fibres. */
