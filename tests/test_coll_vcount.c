@@ -324,52 +324,55 @@ static struct tc_topo *topo(const char *spec)
 	return t;
 }
 
+/* The closed-form tests' team sizes, models (t_s, t_w, t_h in ns and the
+ * switching) and counts per block. */
+static const int cf_ps[] = {1, 2, 3, 4, 5, 7, 8, 13, 16, 31};
+static const struct {
+	double ts, tw, th;
+	enum tc_switching sw;
+} cf_ms[] = {{1000, 2, 0, TC_SWITCH_SF},
+             {50, 0.5, 7, TC_SWITCH_CT},
+             {0, 1, 3, TC_SWITCH_SF},
+             {330, 0.25, 11, TC_SWITCH_CT}};
+static const size_t cf_counts[] = {0, 1, 7, 64, 1000};
+
 /* Equal counts on a complete graph: the pairwise header's (p-1)(t_s + m t_w)
  * (plus t_h per message under cut-through: one link), computed here. */
 Test(vcount, predict_equal_counts_closed_form, .timeout = 60)
 {
-	static const int ps[] = {1, 2, 3, 4, 5, 7, 8, 13, 16, 31};
-	static const struct {
-		double ts, tw, th;
-		enum tc_switching sw;
-	} ms[] = {{1000, 2, 0, TC_SWITCH_SF},
-	          {50, 0.5, 7, TC_SWITCH_CT},
-	          {0, 1, 3, TC_SWITCH_SF},
-	          {330, 0.25, 11, TC_SWITCH_CT}};
-	static const size_t counts[] = {0, 1, 7, 64, 1000};
-	for (int pi = 0; pi < (int)(sizeof ps / sizeof ps[0]); pi++) {
-		int p = ps[pi];
+	for (int pi = 0; pi < (int)(sizeof cf_ps / sizeof cf_ps[0]); pi++) {
+		int p = cf_ps[pi];
 		char spec[32];
 		snprintf(spec, sizeof spec, "complete:%d", p);
 		struct tc_topo *t = topo(spec);
 		size_t *c = malloc((size_t)p * (size_t)p * sizeof *c);
-		for (int mi = 0; mi < (int)(sizeof ms / sizeof ms[0]); mi++) {
-			struct tc_model md = ct_model(ms[mi].ts, ms[mi].tw, ms[mi].th, TC_PORTS_ONE,
-			                              TC_DUPLEX_FULL, ms[mi].sw);
-			for (int ci = 0; ci < (int)(sizeof counts / sizeof counts[0]); ci++)
+		for (int mi = 0; mi < (int)(sizeof cf_ms / sizeof cf_ms[0]); mi++) {
+			struct tc_model md = ct_model(cf_ms[mi].ts, cf_ms[mi].tw, cf_ms[mi].th,
+			                              TC_PORTS_ONE, TC_DUPLEX_FULL, cf_ms[mi].sw);
+			for (int ci = 0; ci < (int)(sizeof cf_counts / sizeof cf_counts[0]); ci++)
 				for (int k = 0; k < NKINDS; k++) {
 					for (int i = 0; i < p * p; i++)
-						c[i] = counts[ci];
+						c[i] = cf_counts[ci];
 					const size_t es = 4;
-					const double m = (double)(counts[ci] * es);
+					const double m = (double)(cf_counts[ci] * es);
 					int root = (k == GV || k == SV) ? p / 2 : 0;
 					struct tc_call call = vcall(k, c, es, root);
 					struct tc_prediction pr;
 					cr_assert_eq(tc_predict_call(t, &md, &call, &pr), 0,
 					             "%s p=%d", kind_names[k], p);
-					double hop = ms[mi].ts + m * ms[mi].tw +
-					             (ms[mi].sw == TC_SWITCH_CT ? ms[mi].th : 0);
+					double hop = cf_ms[mi].ts + m * cf_ms[mi].tw +
+					             (cf_ms[mi].sw == TC_SWITCH_CT ? cf_ms[mi].th : 0);
 					double want_ns = m ? (p - 1) * hop : 0;
 					/* Cut-through: a gatherv's (scatterv's) root streams its
 					 * blocks through its port, t_h paid once (vcount.h); the
 					 * formula is NAN there. */
 					const bool root_ct =
-					        (k == GV || k == SV) && ms[mi].sw == TC_SWITCH_CT;
+					        (k == GV || k == SV) && cf_ms[mi].sw == TC_SWITCH_CT;
 					if (root_ct && m && p > 1)
-						want_ns = (p - 1) * (ms[mi].ts + m * ms[mi].tw) +
-						          ms[mi].th;
+						want_ns = (p - 1) * (cf_ms[mi].ts + m * cf_ms[mi].tw) +
+						          cf_ms[mi].th;
 					cr_assert_eq(pr.modelled_ps, (tc_time_t)llround(want_ns * 1000),
-					             "%s p=%d m=%g model %d: %lld ps, want %.0f",
+					             "%s p=%d m=%g model %d: %lld cf_ps, want %.0f",
 					             kind_names[k], p, m, mi,
 					             (long long)pr.modelled_ps, want_ns * 1000);
 					cr_assert(root_ct && p > 1 && m
@@ -400,33 +403,25 @@ Test(vcount, predict_equal_counts_closed_form, .timeout = 60)
  * fallback). */
 Test(vcount, predict_direct_closed_form, .timeout = 60)
 {
-	static const int ps[] = {1, 2, 3, 4, 5, 7, 8, 13, 16, 31};
-	static const struct {
-		double ts, tw, th;
-		enum tc_switching sw;
-	} ms[] = {{1000, 2, 0, TC_SWITCH_SF},
-	          {50, 0.5, 7, TC_SWITCH_CT},
-	          {0, 1, 3, TC_SWITCH_SF},
-	          {330, 0.25, 11, TC_SWITCH_CT}};
-	static const size_t counts[] = {0, 1, 7, 64, 1000};
-	for (int pi = 0; pi < (int)(sizeof ps / sizeof ps[0]); pi++) {
-		int p = ps[pi];
+	for (int pi = 0; pi < (int)(sizeof cf_ps / sizeof cf_ps[0]); pi++) {
+		int p = cf_ps[pi];
 		char spec[32];
 		snprintf(spec, sizeof spec, "complete:%d", p);
 		struct tc_topo *t = topo(spec);
 		size_t *c = malloc((size_t)p * (size_t)p * sizeof *c);
-		for (int mi = 0; mi < (int)(sizeof ms / sizeof ms[0]); mi++)
+		for (int mi = 0; mi < (int)(sizeof cf_ms / sizeof cf_ms[0]); mi++)
 			for (int port = 0; port < 3; port++) {
 				struct tc_model md =
-				        ct_model(ms[mi].ts, ms[mi].tw, ms[mi].th,
+				        ct_model(cf_ms[mi].ts, cf_ms[mi].tw, cf_ms[mi].th,
 				                 port == 1 ? TC_PORTS_ALL : TC_PORTS_ONE,
-				                 port == 2 ? TC_DUPLEX_HALF : TC_DUPLEX_FULL, ms[mi].sw);
-				for (int ci = 0; ci < (int)(sizeof counts / sizeof counts[0]); ci++)
+				                 port == 2 ? TC_DUPLEX_HALF : TC_DUPLEX_FULL,
+				                 cf_ms[mi].sw);
+				for (int ci = 0; ci < (int)(sizeof cf_counts / sizeof cf_counts[0]); ci++)
 					for (int k = 0; k < NKINDS; k++) {
 						for (int i = 0; i < p * p; i++)
-							c[i] = counts[ci];
+							c[i] = cf_counts[ci];
 						const size_t es = 4;
-						const double m = (double)(counts[ci] * es);
+						const double m = (double)(cf_counts[ci] * es);
 						int root = (k == GV || k == SV) ? p / 2 : 0;
 						struct tc_call call = vcall(k, c, es, root);
 						call.alg = "direct";
@@ -435,9 +430,10 @@ Test(vcount, predict_direct_closed_form, .timeout = 60)
 						             "%s p=%d", kind_names[k], p);
 						cr_assert_str_eq(pr.algorithm, "direct");
 						cr_assert_eq(pr.rounds, 1);
-						const double l = ms[mi].ts + m * ms[mi].tw;
-						const double msg =
-						        l + (ms[mi].sw == TC_SWITCH_CT ? ms[mi].th : 0);
+						const double l = cf_ms[mi].ts + m * cf_ms[mi].tw;
+						const double msg = l + (cf_ms[mi].sw == TC_SWITCH_CT
+						                                ? cf_ms[mi].th
+						                                : 0);
 						double want_ns = port == 1 ? msg : (p - 2) * l + msg;
 						if (!m || p == 1)
 							want_ns = 0;
@@ -448,7 +444,7 @@ Test(vcount, predict_direct_closed_form, .timeout = 60)
 						}
 						cr_assert_eq(pr.modelled_ps,
 						             (tc_time_t)llround(want_ns * 1000),
-						             "%s p=%d m=%g model %d port %d: %lld ps, want "
+						             "%s p=%d m=%g model %d port %d: %lld cf_ps, want "
 						             "%.0f",
 						             kind_names[k], p, m, mi, port,
 						             (long long)pr.modelled_ps, want_ns * 1000);
