@@ -87,6 +87,15 @@ TC_API void tc_team_destroy_mpi(struct tc_team *team);
 TC_API uint64_t tc_mpi_epoch_ns(const struct tc_team *team);
 
 /*
+ * The MPI messages this process has sent on for routed transfers of
+ * collectives that pass through it (TC_MPI_FORWARD), over the team's
+ * life: one per transfer under a store-and-forward model, one per packet
+ * under a cut-through one (docs/mpi.md).  0 for NULL or a team not made
+ * by tc_team_create_mpi.
+ */
+TC_API uint64_t tc_mpi_forwarded_msgs(const struct tc_team *team);
+
+/*
  * Whether this process was started by an MPI launcher (mpirun, mpiexec,
  * srun: their environment variables), so that MPI_Init would join a job
  * of several processes rather than make one of its own.  Callable before

@@ -35,6 +35,9 @@ enum {
  * straight into their destination where nothing else of the round
  * touches it (else into staging). */
 enum { TC__MPI_SPLIT = 4096 };
+/* A forwarded transfer under a cut-through model travels in at most this
+ * many packets: a packet carries max(mu, bytes / TC__MPI_PACKETS). */
+enum { TC__MPI_PACKETS = 64 };
 /* Compiled schedules (lib/mpi/exec.c) a team over MPI keeps. */
 enum { TC__MPI_PLANS = 8 };
 struct tc__mplan;
@@ -49,11 +52,13 @@ struct tc__mpi_hdr {
 struct tc__mpi {
 	MPI_Comm comm; /* collectives' messages (a duplicate) */
 	int rank, size;
-	int forward;      /* TC_MPI_FORWARD */
-	int probe_ms;     /* idle time between looks for mismatches */
-	uint64_t spin_ns; /* idle time a wait spins before it yields: 0 where
+	int forward;       /* TC_MPI_FORWARD */
+	size_t packet;     /* cut-through model: a packet's payload (mu), else 0 */
+	uint64_t fwd_msgs; /* messages forwarded (a packet each), all calls */
+	int probe_ms;      /* idle time between looks for mismatches */
+	uint64_t spin_ns;  /* idle time a wait spins before it yields: 0 where
 	                     this host's processes outnumber its CPUs */
-	char host[64];    /* for the timeout report */
+	char host[64];     /* for the timeout report */
 	/* Grow-only scratch. */
 	unsigned char *stage;
 	size_t stage_cap;
@@ -125,7 +130,13 @@ struct tc__mitem {
 	int kind;
 	int xi;
 	int from, to;      /* MPI ranks received from / sent to (-1: none) */
-	int rq;            /* its request in the call; a forward's send: rq + 1 */
+	int rq;            /* its first request in the call: requests rq ..
+	                       rq + npk - 1 carry its packets (received, or
+	                       sent by its source); a forward's sends follow */
+	int npk;           /* packets (1: one message) */
+	size_t psz;        /* npk > 1: a packet's payload */
+	int left;          /* packets still to be received */
+	int fwd;           /* a forward: packets sent on (in order) */
 	int move;          /* TC__MMOVE_* */
 	int nbr, hops;     /* own sends: the first link, the route's length;
 	                       own receives: nbr, the link it arrives on */
@@ -185,6 +196,22 @@ struct tc__mpost {
 	tc_time_t c0;        /* the clock at its start (trace) */
 	uint64_t w0;         /* its wall start (trace) */
 };
+
+/* Packet k of item y (transfer of bytes) in its staging: offset and length
+ * (packet 0 starts with the header). */
+static inline void tc__mpi_packet(const struct tc__mitem *y, uint64_t bytes, int k, size_t *off,
+                                  size_t *len)
+{
+	const size_t h = sizeof(struct tc__mpi_hdr);
+	if (y->npk <= 1) {
+		*off = 0;
+		*len = h + bytes;
+		return;
+	}
+	const size_t a = (size_t)k * y->psz, b = a + y->psz < bytes ? a + y->psz : bytes;
+	*off = k ? h + a : 0;
+	*len = h + b - *off;
+}
 
 /* Sets up a call of s (its number: proc->ncalls, taken when it completes). */
 int tc__mpi_begin(struct tc_proc *proc, const struct tc__sched *s, const struct tc__exec_io *io,

@@ -16,7 +16,10 @@
  *   3. waits for all of them (MPI_Testsome), sending each forwarded
  *      transfer on, unchanged, as soon as it has all arrived
  *      (store-and-forward, TC_MPI_FORWARD; with TC_MPI_DIRECT a routed
- *      transfer is one message from its source to its destination);
+ *      transfer is one message from its source to its destination).
+ *      Under a cut-through model a forwarded transfer of more than one
+ *      packet travels in packets (the header in the first), each process
+ *      on its route sending each packet on as it arrives, in order;
  *   4. takes its receives into its clock in order of arrival, then applies
  *      the received and its local transfers in schedule order: copies, and
  *      combines that cost m t_c; a local transfer reads its source now.
@@ -168,8 +171,9 @@ int tc__mpi_probe(struct tc__mpi *m, struct tc__mitem *it, int n)
 		 * (MPI_Testsome has not said so yet); and a message matched
 		 * but still arriving may complete later: only the same sight
 		 * at two probes in a row, our receive still open, counts. */
-		int done = 0;
-		MPI_Request_get_status(m->req[it[i].rq], &done, MPI_STATUS_IGNORE);
+		int done = 1;
+		for (int k = 0; k < it[i].npk && done; k++)
+			MPI_Request_get_status(m->req[it[i].rq + k], &done, MPI_STATUS_IGNORE);
 		if (done)
 			continue;
 		if (!it[i].suspect) {
@@ -187,17 +191,18 @@ int tc__mpi_probe(struct tc__mpi *m, struct tc__mitem *it, int n)
 /* Whether a received message is the one expected: its size and its
  * header's call. */
 static int tc__mpi_check(const struct tc__mitem *it, const MPI_Status *st,
-                         const unsigned char *stage, uint64_t bytes, uint64_t sig, uint64_t seq)
+                         const unsigned char *stage, size_t want, int hdr, uint64_t sig, uint64_t seq)
 {
 	int cnt = -1;
 	MPI_Get_count(st, MPI_BYTE, &cnt);
-	const size_t want = sizeof(struct tc__mpi_hdr) + bytes;
 	if (cnt < 0 || (size_t)cnt != want) {
 		tc__set_detail("transfer %d from process %d: %d bytes where %zu were expected "
 		               "(another collective call, or other sizes)",
 		               it->xi, it->from, cnt, want);
 		return TC_EMISMATCH;
 	}
+	if (!hdr)
+		return TC_OK; /* a packet after the first: data alone */
 	struct tc__mpi_hdr h;
 	memcpy(&h, stage + it->soff, sizeof h);
 	if (h.sig != sig || h.seq != seq) {
@@ -285,25 +290,45 @@ int tc__mpi_poll(struct tc_proc *proc, struct tc__mplan *pl, int lo, int hi, uin
 				                                       : "MPI failed");
 				return cls == MPI_ERR_TRUNCATE ? TC_EMISMATCH : TC_ESYS;
 			}
-			if (x->kind == TC__MIT_SEND || q != x->rq)
+			const int pk = q - x->rq;
+			if (x->kind == TC__MIT_SEND || pk >= x->npk)
 				continue; /* a send */
 			const uint64_t bytes = s->x[x->xi].bytes;
-			int err = tc__mpi_check(x, &st[k], m->stage, bytes, sig, seq);
+			size_t off, len;
+			tc__mpi_packet(x, bytes, pk, &off, &len);
+			int err = tc__mpi_check(x, &st[k], m->stage, len, pk == 0, sig, seq);
 			if (err)
 				return err;
-			x->open = 0;
-			(*rleft)--;
-			struct tc__mpi_hdr h;
-			memcpy(&h, m->stage + x->soff, sizeof h);
-			x->arrival = h.arrival;
-			if (x->kind == TC__MIT_FWD) {
-				/* What arrived, unchanged. */
-				if (MPI_Isend(m->stage + x->soff, (int)(sizeof h + bytes), MPI_BYTE,
-				              x->to, tc__mpi_tag(seq, x->xi), m->comm,
-				              &m->req[x->rq + 1]) != MPI_SUCCESS)
+			if (pk == 0) {
+				struct tc__mpi_hdr h;
+				memcpy(&h, m->stage + x->soff, sizeof h);
+				x->arrival = h.arrival;
+			}
+			if (--x->left == 0) {
+				x->open = 0;
+				(*rleft)--;
+			}
+		}
+		/* Forwards: what arrived, unchanged, packet by packet in order
+		 * (the next process's receives match them in that order), once
+		 * every packet this poll completed has been checked. */
+		for (int k = 0; k < out; k++) {
+			const int q = lo + m->idx[k];
+			struct tc__mitem *x = &pl->it[pl->rqi[q]];
+			if (x->kind != TC__MIT_FWD)
+				continue;
+			const uint64_t bytes = s->x[x->xi].bytes;
+			while (x->fwd < x->npk && m->req[x->rq + x->fwd] == MPI_REQUEST_NULL) {
+				size_t off, len;
+				tc__mpi_packet(x, bytes, x->fwd, &off, &len);
+				if (MPI_Isend(m->stage + x->soff + off, (int)len, MPI_BYTE, x->to,
+				              tc__mpi_tag(seq, x->xi), m->comm,
+				              &m->req[x->rq + x->npk + x->fwd]) != MPI_SUCCESS)
 					return TC_ESYS;
 				(*pending)++;
-				proc->stats.forwarded++;
+				m->fwd_msgs++;
+				if (x->fwd++ == 0)
+					proc->stats.forwarded++;
 			}
 		}
 		*progress = out;
@@ -492,6 +517,16 @@ static int tc__mplan_round(struct tc_proc *proc, const struct tc__sched *s, int 
 		} else {
 			continue;
 		}
+		/* Cut-through: a routed transfer over one packet travels in
+		 * packets (at most TC__MPI_PACKETS), forwarded one by one. */
+		y->npk = 1;
+		if (m->forward && !near && m->packet && x->bytes > m->packet) {
+			size_t psz = (size_t)((x->bytes + TC__MPI_PACKETS - 1) / TC__MPI_PACKETS);
+			y->psz = psz > m->packet ? psz : m->packet;
+			y->npk = (int)((x->bytes + y->psz - 1) / y->psz);
+			if (y->npk > 1)
+				y->move = TC__MMOVE_PACK;
+		}
 		y->soff = need;
 		need += y->move == TC__MMOVE_PACK ? tc__up64(sizeof(struct tc__mpi_hdr) + x->bytes) : 64;
 		pl->nit++;
@@ -520,7 +555,8 @@ static int tc__mplan_build(struct tc_proc *proc, const struct tc__sched *s, unsi
 	/* At most every transfer is an item; at most two requests and one
 	 * application each. */
 	pl->it = malloc((size_t)(nx ? nx : 1) * sizeof *pl->it);
-	pl->rqi = malloc((size_t)(nx ? nx : 1) * 2 * sizeof *pl->rqi);
+	size_t rqi_cap = (size_t)(nx ? nx : 1) * 2 * sizeof *pl->rqi;
+	pl->rqi = malloc(rqi_cap);
 	pl->ap = malloc((size_t)(nx ? nx : 1) * 2 * sizeof *pl->ap);
 	if (!pl->x || !pl->round_at || !pl->r || !pl->it || !pl->rqi || !pl->ap) {
 		tc__mplan_free(pl);
@@ -562,9 +598,15 @@ static int tc__mplan_build(struct tc_proc *proc, const struct tc__sched *s, unsi
 		for (int i = R->it0; i < pl->nit; i++) {
 			struct tc__mitem *y = &pl->it[i];
 			const struct tc__xfer *x = &s->x[y->xi];
+			const int nq = y->npk * (y->kind == TC__MIT_FWD ? 2 : 1);
+			if (tc__grow((void **)&pl->rqi, &rqi_cap,
+			             ((size_t)rq + (size_t)nq) * sizeof *pl->rqi)) {
+				free(pend);
+				tc__mplan_free(pl);
+				return TC_ENOMEM;
+			}
 			y->rq = rq;
-			pl->rqi[rq++] = i;
-			if (y->kind == TC__MIT_FWD)
+			for (int k = 0; k < nq; k++)
 				pl->rqi[rq++] = i;
 			R->nrecv += y->kind == TC__MIT_RECV;
 			R->nwait += y->kind != TC__MIT_SEND;
@@ -754,11 +796,18 @@ int tc__mpi_post(struct tc_proc *proc, struct tc__mplan *pl, int r, unsigned cha
 		const int tag = tc__mpi_tag(seq, y->xi);
 		y->open = 1;
 		y->suspect = 0;
-		if (y->move == TC__MMOVE_TYPE)
+		y->left = y->npk;
+		y->fwd = 0;
+		if (y->move == TC__MMOVE_TYPE) {
 			rc = MPI_Irecv(MPI_BOTTOM, 1, y->type, y->from, tag, m->comm, &m->req[y->rq]);
-		else
-			rc = MPI_Irecv(m->stage + y->soff, (int)(sizeof(struct tc__mpi_hdr) + bytes),
-			               MPI_BYTE, y->from, tag, m->comm, &m->req[y->rq]);
+			continue;
+		}
+		for (int k = 0; k < y->npk && rc == MPI_SUCCESS; k++) {
+			size_t off, len;
+			tc__mpi_packet(y, bytes, k, &off, &len);
+			rc = MPI_Irecv(m->stage + y->soff + off, (int)len, MPI_BYTE, y->from, tag,
+			               m->comm, &m->req[y->rq + k]);
+		}
 	}
 	for (int i = 0; i < n && rc == MPI_SUCCESS; i++) {
 		struct tc__mitem *y = &it[i];
@@ -775,8 +824,12 @@ int tc__mpi_post(struct tc_proc *proc, struct tc__mplan *pl, int r, unsigned cha
 		}
 		if (x->bytes)
 			memcpy(h + sizeof hd, bufs[x->sbuf] + x->soff, x->bytes);
-		rc = MPI_Isend(h, (int)(sizeof hd + x->bytes), MPI_BYTE, y->to, tag, m->comm,
-		               &m->req[y->rq]);
+		for (int k = 0; k < y->npk && rc == MPI_SUCCESS; k++) {
+			size_t off, len;
+			tc__mpi_packet(y, x->bytes, k, &off, &len);
+			rc = MPI_Isend(h + off, (int)len, MPI_BYTE, y->to, tag, m->comm,
+			               &m->req[y->rq + k]);
+		}
 	}
 	ps->send_done = send_done;
 	if (rc != MPI_SUCCESS) {

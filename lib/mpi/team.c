@@ -216,6 +216,9 @@ int tc_team_create_mpi(MPI_Comm comm, const struct tc_team_config *cfg, const st
 	m->rank = rank;
 	m->size = size;
 	m->forward = o.route == TC_MPI_FORWARD;
+	/* The packet of the channels' cut-through (lib/sched/plan.c). */
+	if (team->mps.ct)
+		m->packet = team->model.mu ? team->model.mu : team->packet_bytes;
 	m->probe_ms = 10;
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	m->spin_ns = cpus > 0 && local <= cpus ? 50000u : 0;
@@ -242,6 +245,12 @@ void tc_team_destroy_mpi(struct tc_team *team)
 	team->engine_nbc = NULL;
 	team->p2p_engine = NULL;
 	tc_team_destroy(team);
+}
+
+uint64_t tc_mpi_forwarded_msgs(const struct tc_team *team)
+{
+	const struct tc__mpi *m = team ? team->engine : NULL;
+	return m ? m->fwd_msgs : 0;
 }
 
 uint64_t tc_mpi_epoch_ns(const struct tc_team *team)

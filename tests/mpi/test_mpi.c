@@ -11,6 +11,11 @@
  *                  sequential reference (tests/common/coll_ref.c), with
  *                  routed transfers forwarded hop by hop (default) or
  *                  direct;
+ *   ct             routed transfers forwarded in packets under a
+ *                  cut-through model (ring:P, chain:P; linear bcast,
+ *                  scatter, gather, allgather, allreduce): against the
+ *                  reference, bit for bit against threads (results and
+ *                  clocks), and the messages each forwarded transfer took;
  *   threads        order-sensitive double sums (inputs whose sums round)
  *                  of every reducing algorithm, bit for bit against the
  *                  same call on a team of threads (rank 0 runs it), and
@@ -1070,6 +1075,172 @@ static void mode_persistent(void)
 	tc_team_destroy_mpi(tb);
 }
 
+/* Cut-through forwarding: one case on a team of threads (rank 0), every
+ * rank's result at r * rb and its clock's advance over the call. */
+struct ctf_arg {
+	const struct ct_case *c;
+	size_t rb;
+	unsigned char *out;
+	tc_time_t *adv;
+};
+
+static int ctf_fn(struct tc_proc *proc, void *argp)
+{
+	struct ctf_arg *a = argp;
+	const int r = tc_rank(proc), p = tc_size(proc);
+	const struct ct_case *c = a->c;
+	size_t sb = ct_sbytes(c, p, r), es = tc_dtype_size(c->dt);
+	unsigned char *s = malloc(sb + 1), *out = a->out + (size_t)r * a->rb;
+	for (size_t i = 0; i < sb / es; i++)
+		ct_input(c, r, i, s + i * es);
+	memset(out, 0x5a, a->rb);
+	if (c->coll == TC_COLL_BCAST && r == c->root)
+		for (size_t i = 0; i < c->count; i++)
+			ct_input(c, r, i, out + i * es);
+	tc_time_t t0 = tc_clock(proc);
+	int err = ct_call(proc, c, s, out);
+	a->adv[r] = tc_clock(proc) - t0;
+	free(s);
+	return err;
+}
+
+/* ct: routed transfers forwarded under a cut-through model with 512-byte
+ * packets, on ring:P and chain:P: linear broadcasts, scatter, gather and
+ * allgather, allreduce of 1600 int32 (routed transfers of 6400 B: 13
+ * packets) and a broadcast of 16000 (64 packets of 1000 B: the cap), against the reference and bit for bit (results and
+ * every rank's logical clock) against a team of threads; the processes on
+ * the routes sent each routed transfer on in that many messages (the
+ * engine's count), and under the same model but store-and-forward in one. */
+static void mode_ct(void)
+{
+	char ring[32], chain[32];
+	snprintf(ring, sizeof ring, "ring:%d", np);
+	snprintf(chain, sizeof chain, "chain:%d", np);
+	const char *specs[] = {ring, chain};
+	static const struct {
+		enum tc_coll coll;
+		const char *alg;
+		int root;
+		size_t count;
+		int packets; /* per forwarded transfer (0: at least 13) */
+	} cases[] = {
+	        {TC_COLL_BCAST, "linear", 0, 1600, 13},
+	        {TC_COLL_BCAST, "linear", 1, 1600, 13},
+	        {TC_COLL_SCATTER, "linear", 0, 1600, 13},
+	        {TC_COLL_GATHER, "linear", 2, 1600, 13},
+	        {TC_COLL_ALLGATHER, "linear", 0, 1600, 0},
+	        {TC_COLL_ALLREDUCE, "linear", 1, 1600, 13},
+	        /* 64000 B: 64 packets of 1000 B, not 125 of 512. */
+	        {TC_COLL_BCAST, "linear", 0, 16000, 64},
+	};
+	for (int sw = 0; sw < 2; sw++)
+		for (int k = 0; k < 2; k++) {
+			struct tc_model md = ct_model(1000, 1, 10, TC_PORTS_ONE, TC_DUPLEX_FULL,
+			                              sw ? TC_SWITCH_SF : TC_SWITCH_CT);
+			md.mu = 512;
+			const char *swn = sw ? "store-and-forward" : "cut-through";
+			for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
+				/* Fresh teams: every clock starts at 0 on both. */
+				struct tc_proc *proc;
+				struct tc_team *t = make_team(specs[k], &md, TC_MODE_NATIVE, 20000,
+				                              TC_MPI_FORWARD, &proc);
+				if (!check(t != NULL, "%s %s: team created", specs[k], swn))
+					continue;
+				struct tc_team *tt = NULL;
+				if (me == 0) {
+					struct tc_team_config tc;
+					tc_team_config_default(&tc);
+					tc.topology = specs[k];
+					tc.p = np;
+					tc.model = md;
+					tc.timeout_ms = 20000;
+					tc_team_create(&tc, &tt);
+				}
+				struct ct_case c = {.coll = cases[ci].coll,
+				                    .alg = cases[ci].alg,
+				                    .count = cases[ci].count,
+				                    .dt = TC_INT32,
+				                    .op = TC_OP_SUM,
+				                    .root = cases[ci].root % np,
+				                    .seed = 7 + ci};
+				struct tc_stats st0, st1;
+				tc_proc_stats(proc, &st0);
+				const uint64_t f0 = tc_mpi_forwarded_msgs(t);
+				const tc_time_t t0 = tc_clock(proc);
+				char why[200] = "";
+				int ok = run_case(proc, &c, why, sizeof why);
+				const tc_time_t adv = tc_clock(proc) - t0;
+				tc_proc_stats(proc, &st1);
+				uint64_t fw[2] = {st1.forwarded - st0.forwarded,
+				                  tc_mpi_forwarded_msgs(t) - f0},
+				         tot[2] = {0, 0};
+				MPI_Allreduce(fw, tot, 2, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+				/* The results and clocks against a team of threads. */
+				size_t rb = 0;
+				for (int r = 0; r < np; r++)
+					if (ct_rbytes(&c, np, r) > rb)
+						rb = ct_rbytes(&c, np, r);
+				unsigned char *mine = malloc(rb + 1), *all = NULL, *thr = NULL;
+				tc_time_t *advs = NULL, *tadv = NULL;
+				memset(mine, 0, rb + 1);
+				if (ok == 1) {
+					/* run_case frees its buffers: the call again. */
+					size_t sb = ct_sbytes(&c, np, me), es = tc_dtype_size(c.dt);
+					unsigned char *sbuf = malloc(sb + 1);
+					for (size_t i = 0; i < sb / es; i++)
+						ct_input(&c, me, i, sbuf + i * es);
+					memset(mine, 0x5a, rb);
+					if (c.coll == TC_COLL_BCAST && me == c.root)
+						for (size_t i = 0; i < c.count; i++)
+							ct_input(&c, me, i, mine + i * es);
+					if (ct_call(proc, &c, sbuf, mine))
+						ok = 0;
+					free(sbuf);
+				}
+				if (me == 0) {
+					all = malloc((size_t)np * rb + 1);
+					thr = malloc((size_t)np * rb + 1);
+					advs = calloc((size_t)np, sizeof *advs);
+					tadv = calloc((size_t)np, sizeof *tadv);
+				}
+				MPI_Gather(mine, (int)rb, MPI_BYTE, all, (int)rb, MPI_BYTE, 0,
+				           MPI_COMM_WORLD);
+				MPI_Gather(&adv, (int)sizeof adv, MPI_BYTE, advs, (int)sizeof adv,
+				           MPI_BYTE, 0, MPI_COMM_WORLD);
+				int same = 1;
+				if (me == 0) {
+					struct ctf_arg a = {&c, rb, thr, tadv};
+					int terr = tt ? tc_run(tt, ctf_fn, &a) : TC_ENOMEM;
+					same = !terr && !memcmp(all, thr, (size_t)np * rb) &&
+					       !memcmp(advs, tadv, (size_t)np * sizeof *advs);
+					if (!same && !why[0])
+						snprintf(why, sizeof why, "differs from threads (%s)",
+						         tc_strerror(terr));
+				}
+				MPI_Bcast(&same, 1, MPI_INT, 0, MPI_COMM_WORLD);
+				/* Packets of 512 B: a transfer of 1600 int32 in 13;
+				 * allgather's bcast of P blocks in more. */
+				const int pk = sw ? 1 : cases[ci].packets;
+				const bool msgs = pk ? tot[1] == (uint64_t)pk * tot[0]
+				                     : tot[1] >= 13 * tot[0];
+				check(ok == 1 && same && tot[0] > 0 && msgs,
+				      "%s %s %s %s root %d: reference and threads%s, %llu routed "
+				      "transfers forwarded in %llu messages%s%s",
+				      specs[k], swn, tc_coll_name(c.coll), c.alg ? c.alg : "auto",
+				      c.root, same ? "" : " (differs)", (unsigned long long)tot[0],
+				      (unsigned long long)tot[1], why[0] ? ": " : "", why);
+				free(mine);
+				free(all);
+				free(thr);
+				free(advs);
+				free(tadv);
+				if (tt)
+					tc_team_destroy(tt);
+				tc_team_destroy_mpi(t);
+			}
+		}
+}
+
 int main(int argc, char **argv)
 {
 	MPI_Init(&argc, &argv);
@@ -1085,6 +1256,8 @@ int main(int argc, char **argv)
 			mode_coll(TC_MPI_DIRECT);
 		else if (!strcmp(mode, "threads"))
 			mode_threads();
+		else if (!strcmp(mode, "ct"))
+			mode_ct();
 		else if (!strcmp(mode, "emulated"))
 			mode_emulated();
 		else if (!strcmp(mode, "mismatch")) {
