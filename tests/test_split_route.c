@@ -125,7 +125,8 @@ static int route_fn(struct tc_proc *proc, void *argp)
 		err = sync_clocks(sub, a->margin_ns, &S);
 		if (err)
 			break;
-		a->start[root] = S;
+		if (tc_rank(sub) == 0) /* the same S on every member */
+			a->start[root] = S;
 		if (tc_clock(sub) != S)
 			snprintf(a->why[me], sizeof a->why[me], "clock %lld, not S = %lld",
 			         (long long)tc_clock(sub), (long long)S);
@@ -146,7 +147,10 @@ static int route_fn(struct tc_proc *proc, void *argp)
 	}
 	/* Point-to-point between the first and the last member. */
 	if (!err && a->k > 1) {
-		err = sync_clocks(sub, a->margin_ns, &a->p2p_start);
+		tc_time_t S;
+		err = sync_clocks(sub, a->margin_ns, &S);
+		if (!err && tc_rank(sub) == 0)
+			a->p2p_start = S;
 		if (!err && tc_rank(sub) == 0)
 			err = tc_send(sub, a->k - 1, buf, a->m);
 		else if (!err && tc_rank(sub) == a->k - 1) {
@@ -159,8 +163,11 @@ static int route_fn(struct tc_proc *proc, void *argp)
 	struct tc_proc *dup = NULL, *nest = NULL;
 	if (!err)
 		err = tc_team_dup(sub, &dup);
+	tc_time_t S_dup;
 	if (!err)
-		err = sync_clocks(dup, a->margin_ns, &a->dup_start);
+		err = sync_clocks(dup, a->margin_ns, &S_dup);
+	if (!err && tc_rank(dup) == 0)
+		a->dup_start = S_dup;
 	if (!err)
 		err = tc_bcast(dup, buf, a->m, TC_BYTE, 0, &lin);
 	if (!err) {
@@ -171,7 +178,10 @@ static int route_fn(struct tc_proc *proc, void *argp)
 	if (!err && a->k >= 3)
 		err = tc_team_split(sub, sr == 1 ? TC_UNDEFINED : 0, sr, NULL, &nest);
 	if (!err && nest) {
-		err = sync_clocks(nest, a->margin_ns, &a->nest_start);
+		tc_time_t S_nest;
+		err = sync_clocks(nest, a->margin_ns, &S_nest);
+		if (!err && tc_rank(nest) == 0)
+			a->nest_start = S_nest;
 		if (!err)
 			err = tc_bcast(nest, buf, a->m, TC_BYTE, 0, &lin);
 		if (!err) {
