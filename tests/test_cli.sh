@@ -467,8 +467,9 @@ json_case "predict gatherv --bytes: every block of that size" \
 	predict --topo star:6 --coll gatherv --bytes 16 --root 3 --json
 for topo in ring:5 torus:3x3 hypercube:3 star:4 ring:1; do
 	for mode in native emulated; do
+		# AUTO: pairwise under the model, direct where native ranks share CPUs
 		json_case "run alltoallv --counts ramp on $topo ($mode) is verified, its schedule as predicted" \
-			"d['verified'] is True and d['algorithm'] == 'pairwise' and d['coll_modelled_ns'] == d['predicted_ns']" \
+			"d['verified'] is True and d['algorithm'] in ('pairwise', 'direct') and d['coll_modelled_ns'] == d['predicted_ns']" \
 			run --topo $topo --coll alltoallv --counts ramp --dtype int32 --mode $mode --timeout 20000 --json
 	done
 done

@@ -1445,6 +1445,15 @@ int cmd_run(int argc, char **argv)
 		status = cli_coll_error(err, cs.coll, cs.alg, cs.t, cs.root);
 		goto out;
 	}
+	/* AUTO on ranks that share CPUs may take another algorithm than the
+	 * model's (a v-call takes `direct` there): the prediction, formula
+	 * and bound reported are those of the algorithm that ran. */
+	if (rr.algorithm && pr.algorithm && strcmp(rr.algorithm, pr.algorithm)) {
+		struct cli_case ran = cs;
+		ran.alg = rr.algorithm;
+		if ((status = cli_case_predict(&ran, &pr)) != 0)
+			goto out;
+	}
 	/* A v-call agrees on its counts (an exchange) before its schedule:
 	 * the run's makespan holds both, the prediction and the formula the
 	 * schedule (tc_last_coll) only. */

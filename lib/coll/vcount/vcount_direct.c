@@ -59,15 +59,17 @@ int tc__gen_vcount_direct(const struct tc__gen *g, struct tc__sched *s)
 	return err ? err : s->err;
 }
 
-double tc__f_vcount_direct(const struct tc__gen *g)
+/* The block size m where tc_cost_direct_round() is g's modelled time: every
+ * non-empty block between two different ranks of the same m bytes, some
+ * rank sending (or receiving) p - 1 blocks, one a slot, on a graph of
+ * diameter 1 under full duplex; 0 when nothing moves, -1 where the closed
+ * form does not hold. */
+static int64_t tc__vcount_direct_block(const struct tc__gen *g)
 {
 	const struct tc__vmatrix *mx = g->vmx;
 	const int p = g->p;
 	if (!mx || p == 1)
 		return 0;
-	/* Every non-empty block between two different ranks of the same m
-	 * bytes, and every slot k = 1 .. p-1 moving one at least: then some
-	 * rank sends (or receives) p - 1 blocks, one a slot. */
 	uint64_t m = 0;
 	int busiest = 0; /* the most blocks a rank sends or receives */
 	for (int i = 0; i < p; i++) {
@@ -78,7 +80,7 @@ double tc__f_vcount_direct(const struct tc__gen *g)
 			uint64_t so, ro, b = tc__vm_block(mx, i, j, &so, &ro);
 			uint64_t c = tc__vm_block(mx, j, i, &so, &ro);
 			if ((b && m && b != m) || (c && m && c != m))
-				return NAN;
+				return -1;
 			m = b ? b : c ? c : m;
 			out += b != 0;
 			in += c != 0;
@@ -89,6 +91,14 @@ double tc__f_vcount_direct(const struct tc__gen *g)
 	if (!m)
 		return 0;
 	if (busiest != p - 1 || tc_topo_props(g->t)->diameter > 1 || g->md->duplex != TC_DUPLEX_FULL)
-		return NAN;
-	return tc_cost_direct_round(g->md, p, (double)m);
+		return -1;
+	return (int64_t)m;
+}
+
+double tc__f_vcount_direct(const struct tc__gen *g)
+{
+	int64_t m = tc__vcount_direct_block(g);
+	if (m <= 0)
+		return m < 0 ? NAN : 0; /* no closed form; nothing moves */
+	return tc_cost_direct_round(g->md, g->p, (double)m);
 }
