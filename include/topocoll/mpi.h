@@ -74,6 +74,15 @@ TC_API int tc_team_create_mpi(MPI_Comm comm, const struct tc_team_config *cfg,
  * Frees a team made by tc_team_create_mpi (NULL: nothing): its
  * communicator, buffers and requests.  Local: no process waits for
  * another; messages of a failed call that were never taken are cancelled.
+ * Collective requests of this process still running or queued (started
+ * by tc_iNAME or tc_start, not completed) are ended as a failed call is:
+ * the running call's messages are dropped and the other processes told
+ * (their part of it fails with TC_EABORTED, or TC_ETIMEDOUT); those
+ * requests, and persistent ones not freed, are released with the team
+ * (never wait for them afterwards).  A team whose messages may still be
+ * on their way (a call failed or was abandoned, point-to-point requests
+ * or messages left) keeps its three communicators until MPI_Finalize, so
+ * that they never reach a later team.
  * Never tc_team_destroy() on such a team (its MPI state would leak).
  */
 TC_API void tc_team_destroy_mpi(struct tc_team *team);

@@ -8,6 +8,7 @@
 #define TC_MPI_ENGINE_H
 
 #include <mpi.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -87,6 +88,8 @@ struct tc__mpi {
 	struct tc__mpi_p2p *live;       /* slots of requests not complete */
 	struct tc__mpi_p2p *held;       /* messages a receive left (truncated), in order */
 	struct tc__mpi_p2p *orphans;    /* slots of retired requests MPI may still use */
+	int probe_src, probe_tag;       /* the last probe that found nothing (report) */
+	struct tc__mpi *kept_next;      /* kept after its team (lib/mpi/team.c) */
 };
 
 /* A point-to-point message's header, before its data (packed) or alone
@@ -279,8 +282,9 @@ void tc__mpi_trace_end(struct tc_proc *proc, const struct tc__xfer *xs, const in
                        tc_time_t c0, tc_time_t from, uint64_t w0, uint64_t w1);
 
 /* team->p2p_engine of a team over MPI (lib/mpi/p2p.c), and the release of
- * its point-to-point state at destruction. */
+ * its point-to-point state at destruction (keep: the slots MPI may still
+ * read, m->orphans, are kept with m). */
 extern const struct tc__p2p_engine tc__mpi_p2p;
-void tc__mpi_p2p_free(struct tc__mpi *m);
+void tc__mpi_p2p_free(struct tc__mpi *m, bool keep);
 
 #endif /* TC_MPI_ENGINE_H */

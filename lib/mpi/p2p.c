@@ -23,6 +23,15 @@
  * split, still in MPI).  A message goes directly to its destination,
  * whether or not a neighbour (its route is charged by the model only).
  *
+ * Probes (tc_probe, tc_iprobe) look at the messages held first, then ask
+ * MPI for the next message of pcomm that no posted receive has matched
+ * (MPI_Improbe, the matched probe): that message is received at once
+ * (MPI_Mrecv of its header and packed data, never more than a staging)
+ * and held, last, so that no other receive or probe can take it from
+ * MPI in between and the receive that asks for it takes exactly it; its
+ * size is the header's (the payload's), its data, when split, still in
+ * MPI under its own tag on dcomm.
+ *
  * Waits poll (MPI_Test through the requests' test), yield the CPU (in
  * emulated mode sleep 20 us) when idle, look for another process's abort,
  * and time out after the team's timeout_ms: the report names the process,
@@ -300,6 +309,69 @@ static bool tc__p2p_test(struct tc_proc *proc, struct tc__req *req)
 	return true;
 }
 
+/* Whether a probe for (src, tag) takes a message from msrc with mtag. */
+static bool tc__probe_matches(int src, int tag, int msrc, int mtag)
+{
+	return (src == TC_ANY_SOURCE || src == msrc) && (tag == TC_ANY_TAG || tag == mtag);
+}
+
+/* The probe's look (see the head of this file): 1 with *st and *clock,
+ * 0 when no message matches yet, or an error. */
+static int tc__p2p_iprobe(struct tc_proc *proc, int src, int tag, tc_status *st, tc_time_t *clock)
+{
+	struct tc__mpi *m = tc__mpi_of(proc);
+	if (tag > m->tag_ub) {
+		tc__set_detail("probe tag %d: over MPI a tag is at most %d (MPI_TAG_UB)", tag, m->tag_ub);
+		return TC_EINVAL;
+	}
+	struct tc__mpi_p2p *s = m->held, **tail = &m->held;
+	for (; s && !tc__probe_matches(src, tag, s->src, s->tag); s = s->next)
+		tail = &s->next;
+	if (!s) {
+		while (*tail)
+			tail = &(*tail)->next;
+		/* The slot first: a message matched by MPI_Improbe must be
+		 * received. */
+		if (!(s = tc__slot_get(m))) {
+			tc__set_detail("probe: no memory for a message's header");
+			return TC_ENOMEM;
+		}
+		int flag = 0;
+		MPI_Message msg = MPI_MESSAGE_NULL;
+		MPI_Status ms;
+		int rc = MPI_Improbe(src == TC_ANY_SOURCE ? MPI_ANY_SOURCE : src,
+		                     tag == TC_ANY_TAG ? MPI_ANY_TAG : tag, m->pcomm, &flag, &msg, &ms);
+		if (rc == MPI_SUCCESS && flag)
+			rc = MPI_Mrecv(s->stage, (int)sizeof s->stage, MPI_BYTE, &msg, &ms);
+		if (rc != MPI_SUCCESS || !flag) {
+			tc__slot_put(m, s);
+			m->probe_src = src;
+			m->probe_tag = tag;
+			return rc == MPI_SUCCESS ? 0 : tc__mpi_posted(rc, "probe");
+		}
+		int cnt = -1;
+		MPI_Get_count(&ms, MPI_BYTE, &cnt);
+		if (cnt < (int)sizeof s->h) {
+			tc__set_detail("a message of %d bytes from process %d is no point-to-point "
+			               "message of this library",
+			               cnt, ms.MPI_SOURCE);
+			tc__slot_put(m, s);
+			return TC_EMISMATCH;
+		}
+		memcpy(&s->h, s->stage, sizeof s->h);
+		s->src = ms.MPI_SOURCE;
+		s->tag = ms.MPI_TAG;
+		s->next = NULL;
+		*tail = s;
+	}
+	memset(st, 0, sizeof *st);
+	st->source = s->src;
+	st->tag = s->tag;
+	st->bytes = (size_t)s->h.bytes;
+	*clock = s->h.arrival;
+	return 1;
+}
+
 /* The timeout's report: this process, its host, what it waits for. */
 static void tc__p2p_report(struct tc_proc *proc, uint64_t waited_ns)
 {
@@ -315,6 +387,17 @@ static void tc__p2p_report(struct tc_proc *proc, uint64_t waited_ns)
 		else
 			k += (size_t)snprintf(who + k, sizeof who - k, "%s%d (%s)", k ? ", " : "",
 			                      r->peer, snd ? "send" : "receive");
+	}
+	if (proc->cur_call && !strcmp(proc->cur_call, "tc_probe") && k < sizeof who - 48) {
+		if (m->probe_src == TC_ANY_SOURCE)
+			k += (size_t)snprintf(who + k, sizeof who - k, "%sany", k ? ", " : "");
+		else
+			k += (size_t)snprintf(who + k, sizeof who - k, "%s%d", k ? ", " : "",
+			                      m->probe_src);
+		if (m->probe_tag == TC_ANY_TAG)
+			k += (size_t)snprintf(who + k, sizeof who - k, " (probe, any tag)");
+		else
+			k += (size_t)snprintf(who + k, sizeof who - k, " (probe, tag %d)", m->probe_tag);
 	}
 	tc__set_detail("%s: process %d on %s waited %llu ms for process(es) %s",
 	               proc->cur_call ? proc->cur_call : "point-to-point", m->rank, m->host,
@@ -457,6 +540,7 @@ const struct tc__p2p_engine tc__mpi_p2p = {
         .wait = tc__p2p_wait,
         .cancel = tc__p2p_cancel,
         .retire = tc__p2p_retire,
+        .iprobe = tc__p2p_iprobe,
 };
 
 static void tc__slots_free(struct tc__mpi_p2p *s)
@@ -468,7 +552,7 @@ static void tc__slots_free(struct tc__mpi_p2p *s)
 	}
 }
 
-void tc__mpi_p2p_free(struct tc__mpi *m)
+void tc__mpi_p2p_free(struct tc__mpi *m, bool keep)
 {
 	/* Requests still live belong to calls never completed: let them go
 	 * as a failed wait does. */
@@ -478,9 +562,12 @@ void tc__mpi_p2p_free(struct tc__mpi *m)
 		tc__slot_drop(m, s, s->req && s->req->kind == TC__KIND_SEND);
 	}
 	tc__slots_free(m->held);
-	tc__slots_free(m->orphans);
+	if (!keep) {
+		tc__slots_free(m->orphans);
+		m->orphans = NULL;
+	}
 	tc__slots_free(m->free_slots);
-	m->held = m->orphans = m->free_slots = NULL;
+	m->held = m->free_slots = NULL;
 	free(m->dseq);
 	m->dseq = NULL;
 }

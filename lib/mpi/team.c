@@ -12,6 +12,9 @@
  * (team->cpus = p: no pricing of shared CPUs, which would depend on each
  * process's affinity), so every process makes the same choice.
  */
+#include <pthread.h>
+#include <sched.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +22,7 @@
 
 #include "base/error_detail.h"
 #include "mpi/engine.h"
+#include "sched/nbc.h"
 
 /* FNV-1a over bytes: the configuration every process must agree on. */
 static uint64_t tc__mpi_hash(uint64_t h, const void *p, size_t n)
@@ -91,20 +95,53 @@ static int tc__mpi_epoch(MPI_Comm comm, int size, uint64_t *epoch, int *local)
 	return TC_OK;
 }
 
-static void tc__mpi_free(struct tc__mpi *m)
+/* The engines of teams destroyed with messages possibly on their way
+ * (tc_team_destroy_mpi): their communicators, and the buffers that MPI
+ * may still write (staging, scratch) or read (the send slots of retired
+ * point-to-point requests), kept until the process ends. */
+static pthread_mutex_t tc__mpi_kept_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct tc__mpi *tc__mpi_kept;
+
+/* keep: m's communicators and the buffers MPI may still use are kept
+ * (tc__mpi_kept), the rest freed. */
+static void tc__mpi_free(struct tc__mpi *m, bool keep)
 {
 	if (!m)
 		return;
+	/* The aborts this process sent: small (eager) sends, complete
+	 * without their receiver; given up to 100 ms before they are
+	 * cancelled, so that a team destroyed in the middle of a call still
+	 * tells the others. */
+	const uint64_t t0 = tc__now_ns();
 	for (int i = 0; i < m->nabort; i++) {
 		int done = 0;
 		MPI_Test(&m->abort_req[i], &done, MPI_STATUS_IGNORE);
+		while (!done && tc__now_ns() - t0 < 100000000u) {
+			sched_yield();
+			MPI_Test(&m->abort_req[i], &done, MPI_STATUS_IGNORE);
+		}
 		if (!done) {
 			MPI_Cancel(&m->abort_req[i]);
 			MPI_Request_free(&m->abort_req[i]);
 		}
 	}
-	tc__mpi_p2p_free(m);
+	tc__mpi_p2p_free(m, keep);
 	tc__mpi_exec_free(m);
+	free(m->req);
+	free(m->idx);
+	free(m->route);
+	m->req = NULL;
+	m->idx = NULL;
+	m->route = NULL;
+	if (keep) {
+		/* A receive MPI could not cancel may still write the staging
+		 * or the scratch, a retired send read its slot. */
+		pthread_mutex_lock(&tc__mpi_kept_mu);
+		m->kept_next = tc__mpi_kept;
+		tc__mpi_kept = m;
+		pthread_mutex_unlock(&tc__mpi_kept_mu);
+		return;
+	}
 	if (m->comm != MPI_COMM_NULL)
 		MPI_Comm_free(&m->comm);
 	if (m->pcomm != MPI_COMM_NULL)
@@ -113,9 +150,6 @@ static void tc__mpi_free(struct tc__mpi *m)
 		MPI_Comm_free(&m->dcomm);
 	free(m->stage);
 	free(m->tmp);
-	free(m->req);
-	free(m->idx);
-	free(m->route);
 	free(m);
 }
 
@@ -208,7 +242,7 @@ int tc_team_create_mpi(MPI_Comm comm, const struct tc_team_config *cfg, const st
 	if (!err)
 		err = tc__mpi_epoch(m->comm, size, &epoch, &local);
 	if (err) {
-		tc__mpi_free(m);
+		tc__mpi_free(m, false);
 		if (team)
 			tc_team_destroy(team);
 		return err;
@@ -239,7 +273,23 @@ void tc_team_destroy_mpi(struct tc_team *team)
 {
 	if (!team)
 		return;
-	tc__mpi_free(team->engine);
+	struct tc__mpi *m = team->engine;
+	/* Collective calls started and not complete: the running one is
+	 * failed here (its MPI requests dropped, the other processes told,
+	 * as when a call fails) before its staging and communicator go; the
+	 * operations are released with the team. */
+	if (m)
+		tc__creq_abandon(&team->procs[m->rank], TC_EABORTED);
+	/* Messages of this team may still be on their way when a call
+	 * failed or was abandoned, or point-to-point requests or messages
+	 * were left: its communicators are then kept, so that an MPI that
+	 * gives a freed communicator's context to a later one (MPICH does)
+	 * never delivers them to a later team, and so are the buffers MPI
+	 * may still use (a receive Open MPI could not cancel went on writing
+	 * the staging).  Relaxed: only this thread uses the team. */
+	const bool keep = m && (atomic_load_explicit(&team->aborted, memory_order_relaxed) ||
+	                        m->live || m->held || m->orphans);
+	tc__mpi_free(m, keep);
 	team->engine = NULL;
 	team->engine_run = NULL;
 	team->engine_nbc = NULL;

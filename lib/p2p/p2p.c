@@ -2213,24 +2213,49 @@ static bool tc__cond_probe(struct tc_proc *proc, void *ctx)
 	return k != 0;
 }
 
-/* A team whose point-to-point engine is another's (over MPI) has no probe
- * yet. */
-static int tc__probe_engine(const struct tc_proc *proc, const char *call)
+/* A probe on a team whose point-to-point engine is another's (over MPI):
+ * the engine's look (tc__p2p_engine's iprobe), which keeps the message it
+ * finds for the receive that takes it, and for tc_probe the engine's wait
+ * (its timeout's report and abort) until it finds one. */
+struct tc__eprobe {
+	int src, tag, err;
+	tc_status st;
+	tc_time_t clock;
+};
+
+static bool tc__cond_eprobe(struct tc_proc *proc, void *ctx)
 {
-	if (!proc->team->p2p_engine)
-		return TC_OK;
-	tc__set_detail("%s: probing is not supported on a team over MPI processes (docs/mpi.md)", call);
-	return TC_ENOTSUP;
+	struct tc__eprobe *w = ctx;
+	int k = proc->team->p2p_engine->iprobe(proc, w->src, w->tag, &w->st, &w->clock);
+	if (k < 0)
+		w->err = k;
+	return k != 0;
+}
+
+static int tc__probe_engine(struct tc_proc *proc, int src, int tag, tc_status *st)
+{
+	struct tc__eprobe w = {.src = src, .tag = tag};
+	if (!tc__cond_eprobe(proc, &w)) {
+		tc__wait_named(proc, "tc_probe");
+		int err = proc->team->p2p_engine->wait(proc, tc__cond_eprobe, &w);
+		if (err)
+			return err;
+	}
+	if (w.err)
+		return w.err;
+	if (st)
+		*st = w.st;
+	return TC_OK;
 }
 
 int tc_probe(struct tc_proc *proc, int src, int tag, tc_status *st)
 {
 	int nbr = -1;
 	int err = tc__check_call(proc, src, true, tag, NULL, 0, &nbr);
-	if (!err)
-		err = tc__probe_engine(proc, "tc_probe");
 	if (err)
 		return err;
+	if (proc->team->p2p_engine)
+		return tc__probe_engine(proc, src, tag, st);
 	proc->probed = NULL;
 	struct tc__probe_wait w = {.src = src, .nbr = nbr, .tag = tag};
 	tc__progress(proc);
@@ -2254,13 +2279,24 @@ int tc_iprobe(struct tc_proc *proc, int src, int tag, int *flag, tc_status *st)
 		*flag = 0;
 	int nbr = -1;
 	int err = tc__check_call(proc, src, true, tag, NULL, 0, &nbr);
-	if (!err)
-		err = tc__probe_engine(proc, "tc_iprobe");
 	if (err)
 		return err;
 	if (!flag) {
 		tc__set_detail("tc_iprobe: flag is NULL");
 		return TC_EINVAL;
+	}
+	if (proc->team->p2p_engine) {
+		struct tc__eprobe w = {.src = src, .tag = tag};
+		if (!tc__cond_eprobe(proc, &w))
+			return w.err;
+		/* Emulated time: not before the model has delivered it (the
+		 * engine keeps it meanwhile). */
+		if (proc->team->emulate && (tc_time_t)tc__wall(proc->team) * TC_PS_PER_NS < w.clock)
+			return TC_OK;
+		if (st)
+			*st = w.st;
+		*flag = 1;
+		return TC_OK;
 	}
 	proc->probed = NULL;
 	tc__progress(proc);

@@ -77,7 +77,13 @@ void tc__progress_timed_out(struct tc_proc *proc, uint64_t waited_ns);
  *   wait          as tc__progress_wait (cond calls test);
  *   cancel        tc_cancel of a request not complete;
  *   retire        ends a request that a failed wait leaves (its buffer no
- *                 longer used by the engine).
+ *                 longer used by the engine);
+ *   iprobe        one look for the message a receive from src (a rank or
+ *                 TC_ANY_SOURCE) with tag (or TC_ANY_TAG) would take next,
+ *                 no posted receive matching it: 1 with *st (sender, tag,
+ *                 payload size) and *clock (its logical arrival), the
+ *                 message kept for the receive that takes it; 0 when none
+ *                 has come; or an error (tc_error_detail() says why).
  * Called from the proc's own thread only.
  */
 struct tc__req;
@@ -88,6 +94,7 @@ struct tc__p2p_engine {
 	int (*wait)(struct tc_proc *proc, tc__cond_fn cond, void *ctx);
 	int (*cancel)(struct tc_proc *proc, struct tc__req *req);
 	void (*retire)(struct tc_proc *proc, struct tc__req *req, int status);
+	int (*iprobe)(struct tc_proc *proc, int src, int tag, tc_status *st, tc_time_t *clock);
 };
 
 /*

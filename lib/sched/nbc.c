@@ -214,6 +214,8 @@ static int tc__xq_wait(struct tc_proc *proc, void *reqp)
 	return TC_OK;
 }
 
+static void tc__creq_unkeep(struct tc__creq *op);
+
 /* A wait or test is done with req (status: its outcome). */
 static void tc__xq_end(struct tc_proc *proc, void *reqp, int status)
 {
@@ -243,6 +245,7 @@ static void tc__xq_end(struct tc_proc *proc, void *reqp, int status)
 	req->state = TC__REQ_IDLE;
 	if (!op->persistent) {
 		req->ext = NULL;
+		tc__creq_unkeep(op);
 		op->release(op);
 	}
 }
@@ -264,9 +267,9 @@ static void tc__creq_owned_release(struct tc__owned *o)
 	op->release(op);
 }
 
-void tc__creq_keep(struct tc_proc *proc, struct tc__creq *op, tc_request *req)
+/* op into proc's owned list: the team releases it if nothing else does. */
+static void tc__creq_own(struct tc_proc *proc, struct tc__creq *op)
 {
-	tc__creq_bind(op, req);
 	op->owner = proc;
 	op->own.release = tc__creq_owned_release;
 	op->own.prev = NULL;
@@ -274,6 +277,12 @@ void tc__creq_keep(struct tc_proc *proc, struct tc__creq *op, tc_request *req)
 	if (proc->owned)
 		proc->owned->prev = &op->own;
 	proc->owned = &op->own;
+}
+
+void tc__creq_keep(struct tc_proc *proc, struct tc__creq *op, tc_request *req)
+{
+	tc__creq_bind(op, req);
+	tc__creq_own(proc, op);
 }
 
 int tc__creq_launch(struct tc_proc *proc, struct tc__creq *op, tc_request *req, int persistent)
@@ -286,8 +295,12 @@ int tc__creq_launch(struct tc_proc *proc, struct tc__creq *op, tc_request *req, 
 	if (err) {
 		tc__req(req)->state = TC__REQ_IDLE; /* a wait says TC_EINVAL */
 		op->release(op);
+		return err;
 	}
-	return err;
+	/* Until the wait or test that completes it releases it: a request
+	 * never waited for is the team's to release. */
+	tc__creq_own(proc, op);
+	return TC_OK;
 }
 
 /* Takes a kept op out of its proc's owned list. */
@@ -364,6 +377,24 @@ int tc__creq_drain(struct tc_proc *proc)
 			return err;
 	}
 	return TC_OK;
+}
+
+void tc__creq_abandon(struct tc_proc *proc, int status)
+{
+	struct tc__creq *op;
+	while ((op = tc__xq_head(proc))) {
+		if (op->running && proc->team->engine_nbc) {
+			TC__ON_OP_CLOCK(proc, op, proc->team->engine_nbc->fail(proc, op->est, status));
+		} else if (op->running) {
+			TC__ON_OP_CLOCK(proc, op, tc__run_fail(proc, op->run, status));
+			proc->coll_tag = 0;
+		}
+		proc->ext_queue = op->next;
+		proc->ext_pending--;
+		op->next = NULL;
+		op->queued = op->running = 0;
+	}
+	proc->ext_gen++;
 }
 
 static void tc__creq_free(struct tc__creq *op)

@@ -90,6 +90,13 @@ int tc__creq_run(struct tc_proc *proc, struct tc__creq *op);
  * requests stay for their waits to retire).  Returns 0, or the error that
  * ended the wait (abort, timeout). */
 int tc__creq_drain(struct tc_proc *proc);
+/* The team is going with collective calls of proc started and not
+ * completed: the running call is failed with status (its messages
+ * dropped; on a team with another engine, that engine's fail, which tells
+ * the other processes) and every call leaves the queue.  Their requests are never touched (their storage
+ * may be gone); the operations stay in proc's owned list, which the team
+ * releases. */
+void tc__creq_abandon(struct tc_proc *proc, int status);
 /* tc__plan_exec(), queued behind the started requests when there are
  * any (a blocking call of the layer above that has no request form). */
 int tc__exec_ordered(struct tc_proc *proc, const struct tc__sched *s, const struct tc__plan *pl,

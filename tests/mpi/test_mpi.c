@@ -33,9 +33,12 @@
  *                  rank's logical clock equal to a team of threads'
  *                  running the same function (rank 0 runs it); receives
  *                  from any source, tc_cancel, and the argument errors of
- *                  threads;
+ *                  threads; tc_probe sizing messages of every sender
+ *                  (packed and split) for the receive that takes them,
+ *                  tc_iprobe no then yes, tags told apart;
  *   p2p:emulated   the same with t_s = 1 ms: no receive done before
- *                  epoch + its logical clock;
+ *                  epoch + its logical clock, no tc_iprobe finding a
+ *                  message before it either;
  *   early          the last process returns before a collective: the
  *                  others fail with TC_ETIMEDOUT or TC_EABORTED within the
  *                  team's timeout, none hangs;
@@ -48,7 +51,13 @@
  *   persistent     the same calls made once with tc_*_init, started five
  *                  times (tc_waitall, or tc_test in reverse), then freed:
  *                  reference, blocking results and clocks, TC_EPENDING of
- *                  a start while active.
+ *                  a start while active;
+ *   destroy        teams destroyed with nonblocking and persistent calls
+ *                  outstanding: the others told (TC_EABORTED), a fresh
+ *                  team afterwards right;
+ *   probe:timeout  a tc_probe nothing matches: TC_ETIMEDOUT within the
+ *                  team's timeout (the report names the probe), the team
+ *                  aborted everywhere.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -635,6 +644,190 @@ static int p2p_thr_fn(struct tc_proc *proc, void *argp)
 	return err;
 }
 
+/* tc_probe (any source, any tag) for every message of the others: each
+ * process sends message k (tag k) of size_of_probe() to every other one,
+ * then probes and receives them into buffers of exactly the probed size,
+ * with the probe's wildcards (mode 0) or the status's source and tag
+ * (mode 1); per sender the tags come in order.  Returns 0 when all held. */
+static size_t size_of_probe(int src, int dst, int k)
+{
+	static const size_t base[4] = {0, 9, 700, 5000}; /* packed, and split from 1 KiB */
+	return base[k] + (size_t)((src * 7 + dst * 3) % 5);
+}
+
+static int probe_sized(struct tc_proc *proc, int mode)
+{
+	const int p = tc_size(proc), r = tc_rank(proc), n = (p - 1) * 4;
+	if (p == 1)
+		return 0;
+	tc_request *req = calloc((size_t)n, sizeof *req);
+	unsigned char **out = calloc((size_t)n, sizeof *out);
+	int *next = calloc((size_t)p, sizeof *next), k = 0, bad = 0, err = 0;
+	/* Every process done with the messages of the mode before. */
+	MPI_Barrier(MPI_COMM_WORLD);
+	for (int j = 1; j < p && !err; j++) {
+		const int dst = (r + j) % p;
+		for (int t = 0; t < 4 && !err; t++, k++) {
+			const size_t z = size_of_probe(r, dst, t);
+			out[k] = malloc(z + 1);
+			for (size_t i = 0; i < z; i++)
+				out[k][i] = (unsigned char)(r * 31 + t * 17 + (int)i);
+			err = tc_isend_tag(proc, dst, t, out[k], z, &req[k]);
+		}
+	}
+	for (int m = 0; m < n && !err && !bad; m++) {
+		tc_status st, rs;
+		err = tc_probe(proc, TC_ANY_SOURCE, TC_ANY_TAG, &st);
+		if (err)
+			break;
+		const int s = st.source;
+		if (s < 0 || s >= p || s == r || st.tag != next[s] || st.error ||
+		    st.bytes != size_of_probe(s, r, st.tag)) {
+			fprintf(stderr, "# rank %d: probe: source %d tag %d (%d next) %zu B\n", r,
+			        s, st.tag, s >= 0 && s < p ? next[s] : -1, st.bytes);
+			bad = 1;
+			break;
+		}
+		unsigned char *b = malloc(st.bytes + 1);
+		err = mode ? tc_recv_tag(proc, s, st.tag, b, st.bytes, &rs)
+		           : tc_recv_tag(proc, TC_ANY_SOURCE, TC_ANY_TAG, b, st.bytes, &rs);
+		if (!err && (rs.source != s || rs.tag != st.tag || rs.bytes != st.bytes))
+			bad = 1;
+		for (size_t i = 0; !err && i < st.bytes; i++)
+			if (b[i] != (unsigned char)(s * 31 + st.tag * 17 + (int)i)) {
+				bad = 1;
+				break;
+			}
+		free(b);
+		next[s]++;
+	}
+	if (!err)
+		err = tc_waitall(proc, n, req);
+	if (err)
+		fprintf(stderr, "# rank %d: probe: %s (%s)\n", r, tc_strerror(err), tc_error_detail());
+	for (int i = 0; i < n; i++)
+		free(out[i]);
+	free(out);
+	free(next);
+	free(req);
+	return bad || err;
+}
+
+/* tc_iprobe says no while nothing of the tag is there (a message of
+ * another tag is), then yes once its sender has sent it; a probe twice
+ * finds the same message; the left neighbour's message of tag 6 (2000 B,
+ * split) and of tag 7.  Returns 1 when all held. */
+static int probe_look(struct tc_proc *proc)
+{
+	const int p = tc_size(proc), r = tc_rank(proc);
+	if (p == 1)
+		return 1;
+	const int right = (r + 1) % p, left = (r + p - 1) % p;
+	int ok = 1, flag = 1;
+	static unsigned char big[2000], got[2000];
+	for (size_t i = 0; i < sizeof big; i++)
+		big[i] = (unsigned char)(r + i);
+	int seven = 700 + r;
+	ok &= tc_send_tag(proc, right, 7, &seven, sizeof seven) == 0;
+	MPI_Barrier(MPI_COMM_WORLD); /* tag 7 sent everywhere, tag 6 not yet */
+	tc_status st, st2;
+	/* Tag 7 is there (MPI delivers it on its own time: poll). */
+	const uint64_t t0 = now_ns();
+	do
+		ok &= tc_iprobe(proc, left, 7, &flag, &st) == 0;
+	while (ok && !flag && now_ns() - t0 < 10000000000ull);
+	ok &= flag && st.source == left && st.tag == 7 && st.bytes == sizeof seven;
+	flag = 1;
+	ok &= tc_iprobe(proc, left, 6, &flag, &st) == 0 && !flag;
+	ok &= tc_iprobe(proc, TC_ANY_SOURCE, 5, &flag, &st) == 0 && !flag;
+	MPI_Barrier(MPI_COMM_WORLD);
+	tc_request q;
+	ok &= tc_isend_tag(proc, right, 6, big, sizeof big, &q) == 0;
+	ok &= tc_probe(proc, left, 6, &st) == 0 && tc_probe(proc, TC_ANY_SOURCE, 6, &st2) == 0;
+	ok &= st.source == left && st.tag == 6 && st.bytes == sizeof big && st2.source == left &&
+	      st2.tag == 6 && st2.bytes == sizeof big;
+	/* Any tag from the left: tag 7 came first. */
+	ok &= tc_probe(proc, left, TC_ANY_TAG, &st) == 0 && st.tag == 7;
+	int v = -1;
+	ok &= tc_recv_tag(proc, left, TC_ANY_TAG, &v, sizeof v, &st) == 0 && v == 700 + left &&
+	      st.tag == 7;
+	ok &= tc_recv_tag(proc, TC_ANY_SOURCE, 6, got, sizeof got, &st) == 0 &&
+	      st.bytes == sizeof got && got[1999] == (unsigned char)(left + 1999);
+	ok &= tc_wait(proc, &q, NULL) == 0;
+	ok &= tc_iprobe(proc, TC_ANY_SOURCE, TC_ANY_TAG, &flag, &st) == 0 && !flag;
+	return ok;
+}
+
+/* Emulated, on a fresh team (every clock at 0): the left neighbour's
+ * message found by tc_iprobe no earlier than epoch + its logical arrival
+ * (the clock after its receive, before the send's wait). */
+static int probe_emulated(const char *spec, const struct tc_model *md)
+{
+	struct tc_proc *proc;
+	struct tc_team *t = make_team(spec, md, TC_MODE_EMULATED, 30000, TC_MPI_FORWARD, &proc);
+	if (!t)
+		return 0;
+	const uint64_t epoch = tc_mpi_epoch_ns(t);
+	const int p = tc_size(proc), r = tc_rank(proc);
+	int v = r, w = -1, flag = 0, ok = p > 1;
+	tc_status st;
+	tc_request q;
+	ok &= tc_isend_tag(proc, (r + 1) % p, 11, &v, sizeof v, &q) == 0;
+	const uint64_t t0 = now_ns();
+	while (ok && !flag && now_ns() - t0 < 20000000000ull)
+		ok &= tc_iprobe(proc, (r + p - 1) % p, 11, &flag, &st) == 0;
+	const uint64_t found = now_ns() - epoch;
+	ok &= flag && tc_recv_tag(proc, (r + p - 1) % p, 11, &w, sizeof w, NULL) == 0 &&
+	      w == (r + p - 1) % p;
+	const tc_time_t arrival = tc_clock(proc);
+	ok &= tc_wait(proc, &q, NULL) == 0;
+	if (ok && found + 100000u < (uint64_t)(arrival / 1000)) {
+		fprintf(stderr, "# rank %d: found at %llu ns, arrival %lld ps\n", r,
+		        (unsigned long long)found, (long long)arrival);
+		ok = 0;
+	}
+	tc_team_destroy_mpi(t);
+	return ok;
+}
+
+/* A probe nothing matches, on a team of a 300 ms timeout: TC_ETIMEDOUT on
+ * every process (or TC_EABORTED where another's abort came first), the
+ * report (the watchdog's) naming tc_probe, and the team aborted. */
+static void probe_report(void *arg, const char *report)
+{
+	if (strstr(report, "tc_probe") && strstr(report, "(probe, tag 4)"))
+		*(int *)arg = 1;
+}
+
+static void mode_probe_timeout(void)
+{
+	char spec[32];
+	snprintf(spec, sizeof spec, "ring:%d", np);
+	struct tc_proc *proc;
+	struct tc_team *t = make_team(spec, NULL, TC_MODE_NATIVE, 300, TC_MPI_FORWARD, &proc);
+	if (!check(t != NULL, "%s probe timeout: team created", spec))
+		return;
+	int seen = 0;
+	tc_team_set_watchdog(t, probe_report, &seen);
+	tc_status st;
+	/* A message of another tag: no match either. */
+	int x = 1;
+	int err = tc_send_tag(proc, (me + 1) % np, 3, &x, sizeof x);
+	const uint64_t t0 = now_ns();
+	if (!err)
+		err = tc_probe(proc, me == 0 ? (np - 1) : TC_ANY_SOURCE, 4, &st);
+	const uint64_t waited = now_ns() - t0;
+	int timed = err == TC_ETIMEDOUT && seen, ok = err == TC_ETIMEDOUT || err == TC_EABORTED;
+	int any = 0;
+	MPI_Allreduce(&timed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+	const int after = tc_probe(proc, TC_ANY_SOURCE, 3, &st);
+	check(ok && any && waited < 10000000000ull && after == TC_EABORTED,
+	      "%s: a probe nothing matches: TC_ETIMEDOUT (report names tc_probe and its tag) or "
+	      "TC_EABORTED everywhere, then TC_EABORTED (here %s after %.0f ms)",
+	      spec, tc_strerror(err), (double)waited / 1e6);
+	tc_team_destroy_mpi(t);
+}
+
 static void mode_p2p(int emulated)
 {
 	char spec[32];
@@ -694,11 +887,24 @@ static void mode_p2p(int emulated)
 	      spec, what);
 	check(more_ok, "%s %s: receives from any source with their status, tc_cancel, messages to oneself",
 	      spec, what);
-	int flag = 1;
-	tc_status pst;
-	check(tc_iprobe(proc, TC_ANY_SOURCE, TC_ANY_TAG, &flag, &pst) == TC_ENOTSUP && !flag &&
-	              tc_probe(proc, TC_ANY_SOURCE, TC_ANY_TAG, &pst) == TC_ENOTSUP,
-	      "%s %s: tc_probe and tc_iprobe refused with TC_ENOTSUP", spec, what);
+	if (!emulated) {
+		int bad = 0;
+		for (int mode = 0; mode < 2; mode++)
+			bad |= probe_sized(proc, mode);
+		check(!bad,
+		      "%s %s: tc_probe from any source sizes every message (0 to 5000 B, tags in "
+		      "order per sender), the receive takes exactly it (wildcards, the status's "
+		      "source and tag)",
+		      spec, what);
+		check(probe_look(proc),
+		      "%s %s: tc_iprobe no then yes, tags told apart, probing twice "
+		      "finds the same message",
+		      spec, what);
+	} else {
+		check(np == 1 || probe_emulated(spec, &md),
+		      "%s %s: tc_iprobe finds a message no earlier than epoch + its arrival", spec,
+		      what);
+	}
 	if (emulated) {
 		check(!o.late, "%s %s: no receive done before epoch + its logical clock (%.3f ms)",
 		      spec, what, (double)o.clock / 1e9);
@@ -1075,6 +1281,85 @@ static void mode_persistent(void)
 	tc_team_destroy_mpi(tb);
 }
 
+/* destroy: teams destroyed with collective requests not complete.
+ * Process 0 starts tc_iallreduce and a persistent call behind it, and
+ * destroys its team at once, before the others start theirs: their wait
+ * fails with TC_EABORTED (the destruction told them), well before the
+ * team's 5 s timeout, and they destroy theirs with the persistent request
+ * still queued.  Then every process destroys a team holding a call still
+ * outstanding, one completed and never waited for, and a persistent
+ * request never freed; a fresh team afterwards computes the reference.
+ * (That nothing of them stays allocated: under valgrind, docs/mpi.md.) */
+static void mode_destroy(void)
+{
+	char spec[32];
+	snprintf(spec, sizeof spec, "ring:%d", np);
+	enum { N = 1600 };
+	int64_t *in = malloc(N * sizeof *in), *out = calloc(N, sizeof *out),
+	        *out2 = calloc(N, sizeof *out2);
+	for (int i = 0; i < N; i++)
+		in[i] = (int64_t)me * 1000 + i;
+	const struct tc_coll_opts ring = {.alg = "ring"};
+	struct tc_proc *proc;
+	struct tc_team *t;
+	if (np > 1) {
+		t = make_team(spec, NULL, TC_MODE_NATIVE, 5000, TC_MPI_FORWARD, &proc);
+		if (!check(t != NULL, "%s destroy: team created", spec))
+			goto out;
+		tc_request a, b;
+		int err = 0, werr = 0;
+		if (me != 0)
+			MPI_Barrier(MPI_COMM_WORLD);
+		const uint64_t t0 = now_ns();
+		err = tc_iallreduce(proc, in, out, N, TC_INT64, TC_OP_SUM, &ring, &a);
+		if (!err)
+			err = tc_allreduce_init(proc, in, out2, N, TC_INT64, TC_OP_SUM, &ring, &b);
+		if (!err)
+			err = tc_start(proc, &b);
+		if (me == 0) {
+			tc_team_destroy_mpi(t);
+			MPI_Barrier(MPI_COMM_WORLD);
+		} else {
+			werr = tc_wait(proc, &a, NULL);
+			tc_team_destroy_mpi(t);
+		}
+		const uint64_t waited = now_ns() - t0;
+		check(!err && (me == 0 || werr == TC_EABORTED) && waited < 4000000000u,
+		      "%s: process 0 destroys its team with tc_iallreduce and a started persistent "
+		      "call outstanding: the others' wait TC_EABORTED (here %s after %.0f ms)",
+		      spec, tc_strerror(werr), (double)waited / 1e6);
+	}
+	t = make_team(spec, NULL, TC_MODE_NATIVE, 5000, TC_MPI_FORWARD, &proc);
+	if (!check(t != NULL, "%s destroy: team created", spec))
+		goto out;
+	tc_request c, d, e;
+	int err = tc_iallreduce(proc, in, out, N, TC_INT64, TC_OP_SUM, &ring, &c);
+	if (!err) /* runs after c: c completes, never waited for */
+		err = tc_allreduce(proc, in, out2, N, TC_INT64, TC_OP_SUM, &ring);
+	if (!err)
+		err = tc_iallreduce(proc, in, out, N, TC_INT64, TC_OP_SUM, &ring, &d);
+	if (!err)
+		err = tc_allreduce_init(proc, in, out2, N, TC_INT64, TC_OP_SUM, NULL, &e);
+	tc_team_destroy_mpi(t);
+	MPI_Barrier(MPI_COMM_WORLD);
+	t = make_team(spec, NULL, TC_MODE_NATIVE, 5000, TC_MPI_FORWARD, &proc);
+	int ok = t != NULL && !err;
+	if (t) {
+		ok &= tc_allreduce(proc, in, out, N, TC_INT64, TC_OP_SUM, &ring) == 0;
+		for (int i = 0; i < N && ok; i++)
+			ok &= out[i] == 1000 * (int64_t)np * (np - 1) / 2 + (int64_t)np * i;
+		tc_team_destroy_mpi(t);
+	}
+	check(ok,
+	      "%s: every process destroys a team with a call outstanding, one never waited for "
+	      "and a persistent request never freed; a fresh team then computes the reference",
+	      spec);
+out:
+	free(in);
+	free(out);
+	free(out2);
+}
+
 /* Cut-through forwarding: one case on a team of threads (rank 0), every
  * rank's result at r * rb and its clock's advance over the call. */
 struct ctf_arg {
@@ -1278,6 +1563,10 @@ int main(int argc, char **argv)
 			mode_nbc();
 		else if (!strcmp(mode, "persistent"))
 			mode_persistent();
+		else if (!strcmp(mode, "destroy"))
+			mode_destroy();
+		else if (!strcmp(mode, "probe:timeout"))
+			mode_probe_timeout();
 		else
 			check(0, "unknown mode %s", mode);
 	}
