@@ -1086,7 +1086,7 @@ static int mprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *me
 		set_status(status, MPI_PROC_NULL, MPI_ANY_TAG, 0);
 		return MPI_SUCCESS;
 	}
-	MPI_Status ps;
+	MPI_Status ps = {0};
 	int rc = probe(source, tag, comm, flag, &ps, fn);
 	if (rc || (flag && !*flag))
 		return rc;

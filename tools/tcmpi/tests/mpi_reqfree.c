@@ -78,8 +78,8 @@ int main(int argc, char **argv)
 		CHECK(got[0] == (0 ^ left) && got[BIG - 1] == ((BIG - 1) ^ left),
 		      "world: a freed large send: %d %d", got[0], got[BIG - 1]);
 		int ack = 1, ackd = 0;
-		MPI_Sendrecv(&ack, 1, MPI_INT, left, 42, &ackd, 1, MPI_INT, right, 42, MPI_COMM_WORLD,
-		             &st);
+		MPI_Sendrecv(&ack, 1, MPI_INT, left, 42, &ackd, 1, MPI_INT, right, 42,
+		             MPI_COMM_WORLD, &st);
 		CHECK(ackd == 1, "world: ack %d", ackd);
 		free(big);
 		free(got);
