@@ -140,9 +140,14 @@ struct tcmpi__req {
 	int stag;                 /* the tag it asks for (or MPI_ANY_TAG) */
 	size_t cap;               /* bytes it can take */
 	struct tcmpi__req *snext; /* the next receive posted on the communicator */
+	struct tcmpi__req *onext; /* the next request freed while active */
 };
 struct tcmpi__req *tcmpi__req_new(MPI_Comm comm, int kind, MPI_Request *h, const char *fn);
 void tcmpi__req_drop(MPI_Request *h);
+/* Completes the requests freed by MPI_Request_free while active
+ * (MPI_Finalize): a receive no message has reached is cancelled, any other
+ * waited for. */
+void tcmpi__orphans_end(void);
 /* A variable-count collective's request (shim_icoll.c): at each start,
  * packs its send side (and on a communicator of one rank, moves the data
  * and completes); at completion, unpacks its receive side; frees it. */

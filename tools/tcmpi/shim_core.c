@@ -277,6 +277,7 @@ int MPI_Finalize(void)
 	/* MPI_Finalize is collective: no rank leaves while another still
 	 * needs it. */
 	rc = tc_barrier(tcmpi__self->proc, NULL);
+	tcmpi__orphans_end();
 	for (int i = 0; i < NCOMMS; i++)
 		if (comms[i].used)
 			tcmpi__selfq_free(&comms[i]);

@@ -291,7 +291,7 @@ static int ireduce_scatter(const void *sbuf, void *rbuf, const int *counts, MPI_
                            MPI_Op op, MPI_Comm comm, int persistent, MPI_Request *req, const char *fn)
 {
 	struct tcmpi__comm *c;
-	int p, r;
+	int p = 0, r = 0;
 	int rc = icall_begin(fn, comm, req, 0, 0, &c, &p, &r);
 	if (rc)
 		return rc;

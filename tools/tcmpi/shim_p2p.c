@@ -85,9 +85,14 @@ static int check_args(const struct tcmpi__dtype *t, int count, int tag, int is_r
  */
 static struct tcmpi__req **reqs;
 static int nreqs;
+static struct tcmpi__req *orphans; /* freed while active (below) */
+
+static void orphans_poll(int end);
 
 struct tcmpi__req *tcmpi__req_new(MPI_Comm comm, int kind, MPI_Request *h, const char *fn)
 {
+	if (orphans)
+		orphans_poll(0);
 	int i;
 	for (i = 0; i < nreqs && reqs[i]; i++)
 		;
@@ -753,6 +758,68 @@ int MPI_Startall(int count, MPI_Request array_of_requests[])
 	return rc;
 }
 
+/* ---------------------------------------------------------------------
+ * Requests freed while active.  MPI lets a program free a request it will
+ * not wait for (MPI_Request_free): the operation goes on and completes on
+ * its own, and the program learns of it by other means (a reply, a
+ * barrier).  Waiting for it in MPI_Request_free would block, for ever
+ * when the matching send is the caller's own later one or comes after a
+ * collective the caller has yet to join.  Such a request leaves the
+ * handle table for this list; it is looked at without blocking whenever a
+ * request is made or freed, and finished (a receive's packed data
+ * unpacked; errors are not reported: no handle is left to report them on)
+ * and freed once its tc request has completed.  MPI_Finalize completes
+ * or cancels the ones left (tcmpi__orphans_end).
+ */
+
+/* Finishes orphan q, whose tc request completed with tcrc, and frees it. */
+static void orphan_free(struct tcmpi__req *q, int tcrc)
+{
+	if (!tcrc && q->kind == TCMPI_REQ_RECV && q->tmp) {
+		tc_status ts = {0};
+		size_t sz = q->t->size ? q->t->size : 1;
+		if (tc_request_status(&q->tr, &ts) == 0)
+			tcmpi__unpack(q->tmp, ts.bytes / sz, q->t, q->ubuf);
+	} else if (!tcrc && q->kind == TCMPI_REQ_COLL) {
+		if (q->tmp && q->t)
+			tcmpi__unpack((unsigned char *)q->tmp + q->toff, q->ucount, q->t, q->ubuf);
+		if (q->v)
+			tcmpi__vreq_finish(q);
+	}
+	if (q->persistent && q->proc)
+		(void)tc_request_free(q->proc, &q->tr);
+	free(q->tmp);
+	free(q->tmp2);
+	tcmpi__vreq_free(q->v);
+	free(q);
+}
+
+/* Frees the orphans whose tc request has completed; with end, completes
+ * the others first: a receive no message has reached is cancelled, any
+ * other request waited for. */
+static void orphans_poll(int end)
+{
+	for (struct tcmpi__req **pp = &orphans; *pp;) {
+		struct tcmpi__req *q = *pp;
+		tc_status ts;
+		if (tc_request_status(&q->tr, &ts) == TC_EPENDING) {
+			if (!end) {
+				pp = &q->onext;
+				continue;
+			}
+			if (q->kind != TCMPI_REQ_COLL)
+				(void)tc_cancel(q->proc, &q->tr);
+		}
+		*pp = q->onext;
+		orphan_free(q, tc_wait(q->proc, &q->tr, NULL));
+	}
+}
+
+void tcmpi__orphans_end(void)
+{
+	orphans_poll(1);
+}
+
 int MPI_Request_free(MPI_Request *request)
 {
 	int rc = check_req(request, __func__);
@@ -771,9 +838,14 @@ int MPI_Request_free(MPI_Request *request)
 		return MPI_SUCCESS;
 	}
 	if (q->active) {
-		/* MPI lets a program free an active request: it completes on its
-		 * own.  The layer completes it here. */
-		rc = req_finish(q, tc_wait(q->proc, &q->tr, NULL), MPI_STATUS_IGNORE, __func__);
+		/* It goes on without its handle: an orphan. */
+		q->active = 0;
+		q->onext = orphans;
+		orphans = q;
+		reqs[*request - 1] = NULL;
+		*request = MPI_REQUEST_NULL;
+		orphans_poll(0);
+		return MPI_SUCCESS;
 	}
 	if (q->persistent && q->proc)
 		(void)tc_request_free(q->proc, &q->tr);
@@ -1014,7 +1086,7 @@ static int mprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *me
 		set_status(status, MPI_PROC_NULL, MPI_ANY_TAG, 0);
 		return MPI_SUCCESS;
 	}
-	MPI_Status ps;
+	MPI_Status ps = {0};
 	int rc = probe(source, tag, comm, flag, &ps, fn);
 	if (rc || (flag && !*flag))
 		return rc;

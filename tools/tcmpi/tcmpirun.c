@@ -23,6 +23,7 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,6 +103,31 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* CPU time of the process so far (user and system), seconds. */
+static double cpu_s(void)
+{
+	struct rusage ru;
+	if (getrusage(RUSAGE_SELF, &ru) != 0)
+		return 0;
+	return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+	       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
+}
+
+/* Proportional set size of the process, kB (Pss: a page that n mappings
+ * share counts 1/n in each; VmRSS counts it in each), or 0. */
+static long pss_kb(void)
+{
+	FILE *f = fopen("/proc/self/smaps_rollup", "r");
+	char line[256];
+	long kb = 0;
+	while (f && fgets(line, sizeof line, f))
+		if (sscanf(line, "Pss: %ld", &kb) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return kb;
+}
+
 /* Resident memory of the process, kB (VmRSS), or 0. */
 static long rss_kb(void)
 {
@@ -116,11 +142,92 @@ static long rss_kb(void)
 	return kb;
 }
 
+/* The read-only segments of a program (its code, constants, symbol and
+ * relocation tables): the same bytes in every copy, which the loader
+ * never writes (no text relocations), so that every copy can map the
+ * first copy's pages of them.  Page-aligned ranges of the image and of
+ * the load address; a page that is also part of a writable segment (in
+ * memory or in the file) is left out. */
+enum { MAX_SHARED = 8 };
+struct ro_range {
+	size_t off, vaddr, len;
+	size_t poff, plen; /* the part of the copy's file to drop: no page a
+	                      writable segment maps */
+	int prot;
+};
+
+static int shared_ranges(const void *img, size_t n, struct ro_range *out)
+{
+	const Elf64_Ehdr *eh = img;
+	if (n < sizeof *eh || memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh->e_phoff + (size_t)eh->e_phnum * sizeof(Elf64_Phdr) > n)
+		return 0;
+	const Elf64_Phdr *ph = (const Elf64_Phdr *)((const char *)img + eh->e_phoff);
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+	/* Text relocations would make the copies' code differ. */
+	for (int k = 0; k < eh->e_phnum; k++) {
+		if (ph[k].p_type != PT_DYNAMIC || ph[k].p_offset + ph[k].p_filesz > n)
+			continue;
+		const Elf64_Dyn *d = (const Elf64_Dyn *)((const char *)img + ph[k].p_offset);
+		for (size_t j = 0; j < ph[k].p_filesz / sizeof *d && d[j].d_tag != DT_NULL; j++)
+			if (d[j].d_tag == DT_TEXTREL ||
+			    (d[j].d_tag == DT_FLAGS && (d[j].d_un.d_val & DF_TEXTREL)))
+				return 0;
+	}
+	int nr = 0;
+	for (int k = 0; k < eh->e_phnum && nr < MAX_SHARED; k++) {
+		const Elf64_Phdr *s = &ph[k];
+		if (s->p_type != PT_LOAD || (s->p_flags & PF_W) || s->p_memsz != s->p_filesz ||
+		    s->p_offset % pg != s->p_vaddr % pg || s->p_offset + s->p_filesz > n)
+			continue;
+		size_t v0 = s->p_vaddr / pg * pg, v1 = (s->p_vaddr + s->p_memsz + pg - 1) / pg * pg;
+		size_t o0 = s->p_offset / pg * pg, o1 = o0 + (v1 - v0);
+		size_t p0 = o0, p1 = o1;
+		int clash = 0;
+		for (int j = 0; j < eh->e_phnum; j++) {
+			const Elf64_Phdr *w = &ph[j];
+			if (w->p_type != PT_LOAD || !(w->p_flags & PF_W))
+				continue;
+			size_t wv0 = w->p_vaddr / pg * pg,
+			       wv1 = (w->p_vaddr + w->p_memsz + pg - 1) / pg * pg;
+			size_t wo0 = w->p_offset / pg * pg,
+			       wo1 = (w->p_offset + w->p_filesz + pg - 1) / pg * pg;
+			if (v0 < wv1 && wv0 < v1)
+				clash = 1;
+			/* A file page the writable segment maps too (the linker
+			 * lets segments share a page of the file) stays. */
+			if (wo0 < p1 && p1 <= wo1)
+				p1 = wo0 > p0 ? wo0 : p0;
+			if (wo0 <= p0 && p0 < wo1)
+				p0 = wo1 < p1 ? wo1 : p1;
+			if (p0 < wo0 && wo1 < p1)
+				p1 = wo0; /* inside: keep the part before it */
+		}
+		if (clash)
+			continue;
+		out[nr++] = (struct ro_range){
+		        .off = o0,
+		        .vaddr = v0,
+		        .len = v1 - v0,
+		        .poff = p0,
+		        .plen = p1 - p0,
+		        .prot = ((s->p_flags & PF_R) ? PROT_READ : 0) |
+		                ((s->p_flags & PF_X) ? PROT_EXEC : 0),
+		};
+	}
+	return nr;
+}
+
 /* Loads p private copies of the program: each written into a memfd and
  * dlopened from there.  The memfds stay open until every copy is loaded:
  * the dynamic loader recognises an object by its path, and a closed fd's
  * number (so its /proc/self/fd path) would come back for the next copy,
- * which would then be the same object. */
+ * which would then be the same object.  Once a copy is loaded, its
+ * read-only segments are mapped again from the first copy's memfd and
+ * their pages dropped from its own (shared_ranges): the copies share one
+ * copy of the code and constants, each keeps its own data. */
+static long memfd_kb; /* memory the copies' memfds hold after loading */
+
 static int load_copies(const char *path, int p, void **entry, void **handles)
 {
 	struct rlimit rl;
@@ -165,6 +272,8 @@ static int load_copies(const char *path, int p, void **entry, void **handles)
 		if (need < n)
 			n = need;
 	}
+	struct ro_range ro[MAX_SHARED];
+	int nro = shared_ranges(img, n, ro);
 	int rc = CLI_OK;
 	for (int r = 0; r < p && rc == CLI_OK; r++) {
 		char name[32], fdpath[64];
@@ -199,9 +308,43 @@ static int load_copies(const char *path, int p, void **entry, void **handles)
 			break;
 		}
 		entry[r] = sym;
+		struct link_map *lm = NULL;
+		if (r > 0 && nro && dlinfo(handles[r], RTLD_DI_LINKMAP, &lm) == 0 && lm)
+			for (int k = 0, e; k < nro; k = e) {
+				/* Adjacent ranges in one call (each call that
+				 * replaces mapped pages flushes the TLB), then
+				 * each its own protection. */
+				size_t len = ro[k].len;
+				int prot = ro[k].prot;
+				for (e = k + 1; e < nro && ro[e].vaddr == ro[k].vaddr + len &&
+				                ro[e].off == ro[k].off + len;
+				     e++) {
+					len += ro[e].len;
+					prot |= ro[e].prot;
+				}
+				char *at = (char *)lm->l_addr + ro[k].vaddr;
+				if (mmap(at, len, prot, MAP_PRIVATE | MAP_FIXED, fds[0],
+				         (off_t)ro[k].off) != at) {
+					rc = cli_fail("tcmpirun: cannot map copy %d of %s: %s", r,
+					              path, strerror(errno));
+					break;
+				}
+				for (int j = k; j < e; j++)
+					if (ro[j].prot != prot)
+						mprotect(at + (ro[j].vaddr - ro[k].vaddr),
+						         ro[j].len, ro[j].prot);
+				for (int j = k; j < e; j++)
+					if (ro[j].plen)
+						(void)fallocate(m, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+						                (off_t)ro[j].poff, (off_t)ro[j].plen);
+			}
 	}
-	for (int k = 0; k < nfds; k++)
+	for (int k = 0; k < nfds; k++) {
+		struct stat ms;
+		if (fstat(fds[k], &ms) == 0)
+			memfd_kb += (long)ms.st_blocks / 2;
 		close(fds[k]);
+	}
 	free(fds);
 	munmap(img, (size_t)st.st_size);
 	return rc;
@@ -299,35 +442,42 @@ int main(int argc, char **argv)
 	cfg.model = model.md;
 	cfg.stack_bytes = (size_t)stack;
 	cfg.timeout_ms = timeout;
-	struct tc_team *team = NULL;
-	int err = tc_team_create(&cfg, &team);
-	if (err)
-		return cli_fail("tcmpirun: cannot create the team (%s): %s%s%s", topo,
-		                tc_strerror(err), *tc_error_detail() ? ": " : "", tc_error_detail());
-
 	struct run run = {.argc = argc - i, .argv = argv + i};
 	void **handles = calloc((size_t)p, sizeof *handles);
 	run.entry = calloc((size_t)p, sizeof *run.entry);
 	run.status = calloc((size_t)p, sizeof *run.status);
 	run.stats = want_report ? calloc((size_t)p, sizeof *run.stats) : NULL;
-	if (!handles || !run.entry || !run.status || (want_report && !run.stats)) {
-		tc_team_destroy(team);
+	if (!handles || !run.entry || !run.status || (want_report && !run.stats))
 		return cli_fail("tcmpirun: out of memory");
-	}
+	/* The copies are loaded before the team starts its threads: the
+	 * loader's mappings then change the address space of one thread,
+	 * without interrupting other CPUs to flush their TLBs. */
 	long rss0 = rss_kb();
-	double t0 = now_s();
+	double t0 = now_s(), c0 = cpu_s();
 	int rc = load_copies(argv[i], (int)p, run.entry, handles);
-	double t1 = now_s();
+	double t1 = now_s(), c1 = cpu_s();
 	long rss1 = rss_kb();
+	if (rc != CLI_OK)
+		return rc;
+	struct tc_team *team = NULL;
+	double tt0 = now_s();
+	int err = tc_team_create(&cfg, &team);
+	double tt1 = now_s();
+	if (err)
+		return cli_fail("tcmpirun: cannot create the team (%s): %s%s%s", topo,
+		                tc_strerror(err), *tc_error_detail() ? ": " : "", tc_error_detail());
 	struct tc_team_info info;
 	tc_team_get_info(team, &info);
 	if (verbose && rc == CLI_OK)
 		fprintf(stderr,
-		        "tcmpirun: loaded %ld copies of %s in %.1f ms (%.1f us per rank); "
-		        "resident memory +%ld kB (%.1f kB per rank); team %s, %zu kB; %s\n",
-		        p, argv[i], (t1 - t0) * 1e3, (t1 - t0) * 1e6 / (double)p, rss1 - rss0,
-		        (double)(rss1 - rss0) / (double)p, topo, info.memory_bytes / 1024,
-		        info.exec == TC_EXEC_FIBRES ? "fibres" : "threads");
+		        "tcmpirun: loaded %ld copies of %s in %.1f ms (%.1f us per rank; CPU "
+		        "%.1f us per rank); resident memory +%ld kB (%.1f kB per rank); team %s, "
+		        "%zu kB, made in %.1f ms; %s; the memfds hold %ld kB (%.1f kB per rank)\n",
+		        p, argv[i], (t1 - t0) * 1e3, (t1 - t0) * 1e6 / (double)p,
+		        (c1 - c0) * 1e6 / (double)p, rss1 - rss0, (double)(rss1 - rss0) / (double)p,
+		        topo, info.memory_bytes / 1024, (tt1 - tt0) * 1e3,
+		        info.exec == TC_EXEC_FIBRES ? "fibres" : "threads", memfd_kb,
+		        (double)memfd_kb / (double)p);
 	if (rc == CLI_OK) {
 		run.shared.team = team;
 		run.shared.report = want_report;
@@ -344,7 +494,10 @@ int main(int argc, char **argv)
 				rc = cli_fail("tcmpirun: %s", tc_strerror(err));
 		}
 		if (verbose)
-			fprintf(stderr, "tcmpirun: resident memory at the end %ld kB\n", rss_kb());
+			fprintf(stderr,
+			        "tcmpirun: resident memory at the end %ld kB (VmRSS), %ld kB "
+			        "(Pss)\n",
+			        rss_kb(), pss_kb());
 		if (want_report)
 			report(run.stats, (int)p);
 	}

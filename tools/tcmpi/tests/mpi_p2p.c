@@ -382,15 +382,12 @@ static void one_rank(MPI_Comm c, const char *name, int nothing)
 	MPI_Wait(&q[0], &st);
 	CHECK(dv[0] == 1 && dv[6] == 4 && dv[1] == 0 && st.MPI_TAG == 15,
 	      "%s: Imrecv into a strided type: %d %d", name, dv[0], dv[6]);
-	if (nothing) {
-		/* A freed posted receive is still completed by a later send
-		 * (on a team, MPI_Request_free waits for its receive). */
-		b = -1;
-		MPI_Irecv(&b, 1, MPI_INT, 0, 16, c, &q[0]);
-		MPI_Request_free(&q[0]);
-		MPI_Send(&a, 1, MPI_INT, 0, 16, c);
-		CHECK(b == a && q[0] == MPI_REQUEST_NULL, "%s: a freed Irecv: %d", name, b);
-	}
+	/* A freed posted receive is still completed by a later send. */
+	b = -1;
+	MPI_Irecv(&b, 1, MPI_INT, 0, 16, c, &q[0]);
+	MPI_Request_free(&q[0]);
+	MPI_Send(&a, 1, MPI_INT, 0, 16, c);
+	CHECK(b == a && q[0] == MPI_REQUEST_NULL, "%s: a freed Irecv: %d", name, b);
 	/* A large message, and an empty one. */
 	enum { BIG = 50000 };
 	int *big = malloc(sizeof(int) * BIG), *got = calloc(BIG, sizeof(int));

@@ -54,6 +54,10 @@ for exec in threads fibres; do
 		expect 0 'mpi_cart: p = [0-9]+: ok' "mpi_cart p=$p $exec" -- \
 			-np $p --exec $exec "$bin/mpi_cart.so"
 	done
+	for p in 1 2 5; do
+		expect 0 'mpi_reqfree: p = [0-9]+: ok' "mpi_reqfree p=$p $exec" -- \
+			-np $p --exec $exec --timeout 20000 "$bin/mpi_reqfree.so"
+	done
 	for p in 1 2 4; do
 		expect 0 'mpi_clock: p = [0-9]+: ok' "mpi_clock p=$p $exec" -- \
 			-np $p --exec $exec "$bin/mpi_clock.so"
