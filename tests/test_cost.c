@@ -1568,10 +1568,9 @@ Test(cost, shm_tree_closed_forms)
 				for (int j = 0; j < q; j++)
 					g = size[j] > g ? size[j] : g;
 				const double msg = md.ts_ns + m * md.tw_ns + (sw ? md.th_ns : 0);
-				double want = p == 1 ? 0
-				              : q == 1
-				                      ? 2 * msg + (p - 1) * m * md.tc_ns
-				                      : 3 * msg + (g - 1 + q - 1) * m * md.tc_ns;
+				double want = p == 1   ? 0
+				              : q == 1 ? 2 * msg + (p - 1) * m * md.tc_ns
+				                       : 3 * msg + (g - 1 + q - 1) * m * md.tc_ns;
 				ASSERT_NEAR(tc_cost_allreduce_shm_tree(&md, p, m, 8), want);
 				if (m == 0)
 					ASSERT_NEAR(tc_cost_barrier_shm_tree(&md, p, 8), want);
@@ -1583,7 +1582,8 @@ Test(cost, shm_tree_closed_forms)
 				cr_assert_eq(tc_topo_parse(spec, &t), 0);
 				struct tc_prediction pr;
 				const enum tc_coll coll = m ? TC_COLL_ALLREDUCE : TC_COLL_BARRIER;
-				cr_assert_eq(tc_predict(t, &md, coll, "shm_tree", (size_t)m, 8, 0, 0, &pr), 0);
+				cr_assert_eq(tc_predict(t, &md, coll, "shm_tree", (size_t)m, 8, 0, 0, &pr),
+				             0);
 				ASSERT_NEAR((double)pr.modelled_ps / 1000.0, want);
 				tc_topo_destroy(t);
 			}
