@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The machine's own algorithms (`shm`, `shm_flag`: lib/coll/shm.h): every
+ * The machine's own algorithms (`shm`, `shm_flag`, `shm_tree`:
+ * lib/coll/shm.h): every
  * one against the sequential reference of tests/common/coll_ref for every p
  * of the matrix on the complete graph, on threads and on fibres, natively
  * (the flags and the peers' buffers) and emulated (their schedules), in
@@ -15,7 +16,10 @@
  * a mismatched call.  gather, scatter and reduce_scatter also with every
  * root of small teams, reduce_scatter with a non-commutative operator and
  * with inexact double sums compared bit for bit with the sum in rank
- * order, their buffers overwritten right after every return.
+ * order, their buffers overwritten right after every return.  shm_tree:
+ * its groups without a known structure and on the two cache domains of
+ * tests/data/2socket-16core.xml, and its runs on those groups (threads,
+ * fibres, a non-commutative operator); vectors beyond a cache line refused.
  */
 #include <sched.h>
 #include <stdatomic.h>
@@ -25,6 +29,7 @@
 #include <time.h>
 
 #include "harness.h"
+#include "coll/shm.h"
 #include "coll_ref.h"
 #include "topocoll.h"
 #include "util.h"
@@ -35,10 +40,19 @@ struct shm_alg {
 };
 
 static const struct shm_alg shm_algs[] = {
-        {TC_COLL_BCAST, "shm"},   {TC_COLL_ALLREDUCE, "shm"}, {TC_COLL_ALLREDUCE, "shm_flag"},
-        {TC_COLL_BARRIER, "shm"}, {TC_COLL_ALLGATHER, "shm"}, {TC_COLL_ALLTOALL, "shm"},
-        {TC_COLL_GATHER, "shm"},  {TC_COLL_SCATTER, "shm"},   {TC_COLL_REDUCE_SCATTER, "shm"},
+        {TC_COLL_BCAST, "shm"},          {TC_COLL_ALLREDUCE, "shm"},
+        {TC_COLL_ALLREDUCE, "shm_flag"}, {TC_COLL_BARRIER, "shm"},
+        {TC_COLL_ALLGATHER, "shm"},      {TC_COLL_ALLTOALL, "shm"},
+        {TC_COLL_GATHER, "shm"},         {TC_COLL_SCATTER, "shm"},
+        {TC_COLL_REDUCE_SCATTER, "shm"}, {TC_COLL_BARRIER, "shm_tree"},
+        {TC_COLL_ALLREDUCE, "shm_tree"},
 };
+
+/* allreduce shm_tree: vectors of at most a cache line (64 bytes). */
+static int small_only(const struct shm_alg *s)
+{
+	return s->coll == TC_COLL_ALLREDUCE && !strcmp(s->alg, "shm_tree");
+}
 #define NSHM ((int)(sizeof shm_algs / sizeof shm_algs[0]))
 
 static struct tc_team *shm_team(int p, enum tc_exec exec, enum tc_mode mode)
@@ -86,14 +100,18 @@ static void run_all(int p, enum tc_exec exec, enum tc_mode mode, const size_t *c
 				                    .seed = (uint64_t)(a * 100 + ci)};
 				if (s->coll == TC_COLL_BCAST)
 					c.dt = TC_BYTE;
+				if (small_only(s) && c.count * tc_dtype_size(c.dt) > 64)
+					c.count = 64 / tc_dtype_size(c.dt); /* its largest */
 				int err = ct_run(team, &c, msg, sizeof msg);
 				cr_assert_eq(err, 0, "p=%d %s %s exec %d mode %d count %zu ip %d: %s",
 				             p, tc_coll_name(s->coll), s->alg, (int)exec, (int)mode,
 				             counts[ci], ip, msg);
-				if (s->coll != TC_COLL_REDUCE_SCATTER)
+				if (s->coll != TC_COLL_REDUCE_SCATTER && !small_only(s))
 					continue;
 				/* Rank-ordered: a non-commutative operator. */
 				c.dt = TC_UINT64;
+				if (small_only(s) && c.count > 8)
+					c.count = 8;
 				c.op = CT_OP_AFFINE;
 				err = ct_run(team, &c, msg, sizeof msg);
 				cr_assert_eq(err, 0, "p=%d %s affine exec %d mode %d count %zu ip %d: %s",
@@ -143,6 +161,8 @@ Test(shm, one_mebibyte, .timeout = 300)
 	struct tc_team *team = shm_team(3, TC_EXEC_THREADS, TC_MODE_NATIVE);
 	char msg[256];
 	for (int a = 0; a < NSHM; a++) {
+		if (small_only(&shm_algs[a]))
+			continue;
 		struct ct_case c = {.coll = shm_algs[a].coll,
 		                    .alg = shm_algs[a].alg,
 		                    .count = shm_algs[a].coll == TC_COLL_ALLTOALL ? 1000 : 131072,
@@ -178,7 +198,8 @@ static int mix_fn(struct tc_proc *proc, void *argp)
 	struct mix_arg *a = argp;
 	const int p = tc_size(proc), me = tc_rank(proc);
 	struct tc_coll_opts shm = {.alg = "shm"}, flag = {.alg = "shm_flag"},
-	                    diss = {.alg = "dissemination"}, bin = {.alg = "binomial"};
+	                    tree = {.alg = "shm_tree"}, diss = {.alg = "dissemination"},
+	                    bin = {.alg = "binomial"};
 	int64_t v[3], sum[3];
 	unsigned char *in = malloc(200), *out = malloc(200 * (size_t)p);
 	for (int it = 0; it < 60 && !atomic_load(&a->bad); it++) {
@@ -191,7 +212,10 @@ static int mix_fn(struct tc_proc *proc, void *argp)
 			mix_fail(a, "barrier dissemination", me, it, err);
 		for (int j = 0; j < 3; j++)
 			v[j] = (int64_t)(me + 1) * (it + j);
-		err = tc_allreduce(proc, v, sum, 3, TC_INT64, TC_OP_SUM, it & 1 ? &shm : &flag);
+		err = tc_allreduce(proc, v, sum, 3, TC_INT64, TC_OP_SUM,
+		                   it % 3 == 2 ? &tree
+		                   : it & 1    ? &shm
+		                               : &flag);
 		for (int j = 0; j < 3 && !err; j++)
 			if (sum[j] != (int64_t)p * (p + 1) / 2 * (it + j))
 				err = -1;
@@ -219,6 +243,8 @@ static int mix_fn(struct tc_proc *proc, void *argp)
 		}
 		if (it % 4 == 1 && (err = tc_barrier(proc, &shm)))
 			mix_fail(a, "barrier shm", me, it, err);
+		if (it % 4 == 3 && (err = tc_barrier(proc, &tree)))
+			mix_fail(a, "barrier shm_tree", me, it, err);
 	}
 	free(in);
 	free(out);
@@ -769,8 +795,8 @@ static int auto_fn(struct tc_proc *proc, void *argp)
  * together): the prediction's, and tc_last_coll's. */
 Test(shm, modelled_equals_prediction, .timeout = 120)
 {
-	static const int ps[] = {2, 5};
-	for (int k = 0; k < 2; k++) {
+	static const int ps[] = {2, 5, 13}; /* 13: two groups of shm_tree */
+	for (int k = 0; k < 3; k++) {
 		struct tc_team *team = shm_team(ps[k], TC_EXEC_THREADS, TC_MODE_NATIVE);
 		for (int i = 0; i < NSHM; i++) {
 			struct auto_arg a = {.alg = shm_algs[i].alg, .coll = shm_algs[i].coll, .bytes = 64};
@@ -928,5 +954,181 @@ Test(shm, first_call_on_a_sub_team_one_rank_late, .timeout = 120)
 	int err = tc_run(team, late_on_dup_rank, &bad);
 	cr_assert_eq(err, 0, "%s: %s", tc_strerror(err), tc_error_detail());
 	cr_assert_eq(atomic_load(&bad), 0);
+	tc_team_destroy(team);
+}
+
+/* ---- shm_tree: the groups of the cache domains ------------------------------ */
+
+/* Rank r's group [lo, hi) by tc__shm_tree_group() of place. */
+static void tree_group(const struct tc_rank_place *place, int p, int r, int *lo, int *hi)
+{
+	*lo = *hi = -1;
+	tc__shm_tree_group(place, p, r, lo, hi);
+	cr_assert(*lo >= 0 && *lo <= r && r < *hi && *hi <= p, "p=%d rank %d: [%d, %d)", p, r, *lo, *hi);
+}
+
+/* Without a known structure (no placement, a domain unknown, one domain
+ * for all): ceil(p / 8) groups of consecutive ranks, sizes within one. */
+Test(shm, tree_groups_unknown_structure, .timeout = 30)
+{
+	struct tc_rank_place place[70];
+	for (int p = 1; p <= 70; p++)
+		for (int kind = 0; kind < 3; kind++) {
+			for (int r = 0; r < p; r++)
+				place[r] = (struct tc_rank_place){
+				        .cache = kind == 1 && r == p / 2 ? -1 : 0};
+			const int q = (p + 7) / 8;
+			int groups = 0, smallest = p, largest = 0;
+			for (int s = 0, lo, hi; s < p; s = hi, groups++) {
+				tree_group(kind ? place : NULL, p, s, &lo, &hi);
+				cr_assert_eq(lo, s, "p=%d: a group starts at %d", p, s);
+				for (int r = lo; r < hi; r++) {
+					int l2, h2;
+					tree_group(kind ? place : NULL, p, r, &l2, &h2);
+					cr_assert(l2 == lo && h2 == hi, "p=%d rank %d", p, r);
+				}
+				smallest = hi - lo < smallest ? hi - lo : smallest;
+				largest = hi - lo > largest ? hi - lo : largest;
+			}
+			cr_assert_eq(groups, q, "p=%d kind %d: %d groups", p, kind, groups);
+			cr_assert(largest <= 8 && largest - smallest <= 1, "p=%d: sizes %d..%d", p,
+			          smallest, largest);
+		}
+}
+
+/* The machine of tests/data/2socket-16core.xml (two L3 domains of 8 cores,
+ * SMT siblings after every core): rank r of a team of p is on domain
+ * (r mod 32) / 8 mod 2, so the groups are the runs of 8 ranks. */
+static const int xml_ps[] = {12, 16, 40};
+
+static struct tc_team *xml_team(int p, enum tc_exec exec)
+{
+	const char *dir = getenv("TC_TEST_DATA");
+	cr_assert(dir, "TC_TEST_DATA is not set (run through meson test)");
+	char path[1024], spec[32];
+	snprintf(path, sizeof path, "%s/2socket-16core.xml", dir);
+	snprintf(spec, sizeof spec, "complete:%d", p);
+	setenv("TC_HWLOC_XML", path, 1);
+	struct tc_team_config cfg;
+	tc_team_config_default(&cfg);
+	cfg.topology = spec;
+	cfg.exec = exec;
+	cfg.no_pin = 1;
+	cfg.timeout_ms = 60000;
+	struct tc_team *team = NULL;
+	int err = tc_team_create(&cfg, &team);
+	unsetenv("TC_HWLOC_XML");
+	if (err) { /* built without hwloc: the file cannot be read */
+		cr_assert_eq(err, TC_EINVAL, "%s", tc_strerror(err));
+		return NULL;
+	}
+	return team;
+}
+
+Test(shm, tree_groups_from_xml, .timeout = 60)
+{
+	for (int k = 0; k < 3; k++) {
+		const int p = xml_ps[k];
+		struct tc_team *team = xml_team(p, TC_EXEC_AUTO);
+		if (!team)
+			return;
+		struct tc_team_info info;
+		tc_team_get_info(team, &info);
+		cr_assert_eq(info.cache_domains, 2);
+		for (int r = 0; r < p; r++) {
+			int lo, hi;
+			tree_group(info.place, p, r, &lo, &hi);
+			/* Runs of 8 (the last one of 12 is 8..11). */
+			const int want_lo = r / 8 * 8, want_hi = want_lo + 8 < p ? want_lo + 8 : p;
+			cr_assert(lo == want_lo && hi == want_hi, "p=%d rank %d: [%d, %d), not [%d, %d)",
+			          p, r, lo, hi, want_lo, want_hi);
+		}
+		tc_team_destroy(team);
+	}
+	/* A domain of 20 consecutive ranks: three groups of 6, 7, 7. */
+	struct tc_rank_place place[24];
+	for (int r = 0; r < 24; r++)
+		place[r] = (struct tc_rank_place){.cache = r < 20 ? 0 : 1};
+	static const int starts[] = {0, 6, 13, 20, 24};
+	for (int g = 0; g < 4; g++)
+		for (int r = starts[g]; r < starts[g + 1]; r++) {
+			int lo, hi;
+			tree_group(place, 24, r, &lo, &hi);
+			cr_assert(lo == starts[g] && hi == starts[g + 1], "rank %d: [%d, %d)", r, lo, hi);
+		}
+}
+
+/* Natively on that placement (groups other than the schedule's at p = 12,
+ * 40), threads and fibres: the barrier and allreduce against the sequential
+ * reference, with a non-commutative operator, and the modelled time still
+ * the schedule's. */
+Test(shm, tree_on_cache_domains, .timeout = 600)
+{
+	char msg[256];
+	for (int k = 0; k < 3; k++)
+		for (int fib = 0; fib < 2; fib++) {
+			const int p = xml_ps[k];
+			struct tc_team *team = xml_team(p, fib ? TC_EXEC_FIBRES : TC_EXEC_THREADS);
+			if (!team)
+				return;
+			static const struct {
+				enum tc_coll coll;
+				size_t count;
+				enum tc_dtype dt;
+				enum tc_op op;
+			} cases[] = {{TC_COLL_BARRIER, 0, TC_INT32, TC_OP_SUM},
+			             {TC_COLL_ALLREDUCE, 1, TC_DOUBLE, TC_OP_SUM},
+			             {TC_COLL_ALLREDUCE, 16, TC_INT32, TC_OP_SUM},
+			             {TC_COLL_ALLREDUCE, 8, TC_UINT64, CT_OP_AFFINE},
+			             {TC_COLL_ALLREDUCE, 3, TC_INT64, TC_OP_MAX}};
+			for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+				for (int ip = 0; ip < 2; ip++) {
+					struct ct_case c = {.coll = cases[i].coll,
+					                    .alg = "shm_tree",
+					                    .count = cases[i].count,
+					                    .dt = cases[i].dt,
+					                    .op = cases[i].op,
+					                    .in_place = ip,
+					                    .iters = 4,
+					                    .seed = (uint64_t)(k * 10 + i)};
+					int err = ct_run(team, &c, msg, sizeof msg);
+					cr_assert_eq(err, 0, "p=%d fibres %d case %zu ip %d: %s", p,
+					             fib, i, ip, msg);
+				}
+			struct auto_arg a = {.alg = "shm_tree", .coll = TC_COLL_ALLREDUCE, .bytes = 64};
+			cr_assert_eq(tc_run(team, auto_fn, &a), 0);
+			cr_assert_eq(a.err, 0, "%s", tc_strerror(a.err));
+			struct tc_prediction pr;
+			struct tc_model md;
+			tc_model_default(&md);
+			cr_assert_eq(tc_predict(tc_team_topo(team), &md, TC_COLL_ALLREDUCE,
+			                        "shm_tree", 64, 8, 0, 0, &pr),
+			             0);
+			cr_assert_eq(a.modelled_ps, (uint64_t)pr.modelled_ps, "p=%d", p);
+			tc_team_destroy(team);
+		}
+}
+
+/* Beyond a cache line: refused with a message, never a wrong result. */
+static int big_fn(struct tc_proc *proc, void *argp)
+{
+	int *got = argp;
+	double x[9] = {0}, y[9];
+	struct tc_coll_opts o = {.alg = "shm_tree"};
+	int err = tc_allreduce(proc, x, y, 9, TC_DOUBLE, TC_OP_SUM, &o);
+	if (tc_rank(proc) == 0) {
+		*got = err;
+		if (!strstr(tc_error_detail(), "64"))
+			*got = 1;
+	}
+	return 0;
+}
+
+Test(shm, tree_allreduce_too_big, .timeout = 60)
+{
+	struct tc_team *team = shm_team(3, TC_EXEC_THREADS, TC_MODE_NATIVE);
+	int got = 0;
+	tc_run(team, big_fn, &got);
+	cr_assert_eq(got, TC_ENOTSUP, "%d: %s", got, got < 0 ? tc_strerror(got) : "no detail");
 	tc_team_destroy(team);
 }

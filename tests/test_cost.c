@@ -17,8 +17,10 @@
 #include "harness.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 
+#include "topocoll/coll.h"
 #include "topocoll/cost.h"
 #include "topocoll/error.h"
 #include "topocoll/model.h"
@@ -1534,4 +1536,61 @@ Test(cost, shm_closed_forms)
 	cr_assert(isnan(tc_cost_scatter_shm(&md, 0, 8)));
 	cr_assert(isnan(tc_cost_gather_shm(NULL, 2, 8)));
 	cr_assert(isnan(tc_cost_reduce_scatter_shm(&md, 2, NAN)));
+}
+
+/* shm_tree (barrier and allreduce): q = ceil(p / f) groups whose sizes
+ * differ by at most one, counted here by dealing the p ranks out; three
+ * message times with two groups or more (members to leader, leaders among
+ * themselves, leader to members), two with one, and the combines of the
+ * largest group then of the q group results.  Worked values with the
+ * standard model (t_s 100, t_w 2, t_h 5, t_c 3), all ports: p = 17, m = 64
+ * (groups of 6, 6, 5): 3 (100 + 128) + (5 + 2) 64 * 3 = 2028 (SF);
+ * p = 8, m = 8: 2 (100 + 16) + 7 * 8 * 3 = 400.  The simulator of the
+ * schedule gives the same (tc_predict on complete:p). */
+Test(cost, shm_tree_closed_forms)
+{
+	struct tc_model all = std_md(SF);
+	all.ports = TC_PORTS_ALL;
+	ASSERT_NEAR(tc_cost_allreduce_shm_tree(&all, 17, 64, 8), 2028.0);
+	ASSERT_NEAR(tc_cost_allreduce_shm_tree(&all, 8, 8, 8), 400.0);
+	ASSERT_NEAR(tc_cost_barrier_shm_tree(&all, 16, 8), 300.0);
+	ASSERT_NEAR(tc_cost_barrier_shm_tree(&all, 1, 8), 0.0);
+	static const double ms[] = {0, 8, 64};
+	for (int sw = 0; sw < 2; sw++)
+		for (int p = 1; p <= 70; p++)
+			for (size_t mi = 0; mi < 3; mi++) {
+				struct tc_model md = std_md(sw ? CT : SF);
+				md.ports = TC_PORTS_ALL;
+				const double m = ms[mi];
+				int size[16] = {0}, q = (p + 7) / 8, g = 0;
+				for (int r = 0; r < p; r++)
+					size[r % q]++;
+				for (int j = 0; j < q; j++)
+					g = size[j] > g ? size[j] : g;
+				const double msg = md.ts_ns + m * md.tw_ns + (sw ? md.th_ns : 0);
+				double want = p == 1   ? 0
+				              : q == 1 ? 2 * msg + (p - 1) * m * md.tc_ns
+				                       : 3 * msg + (g - 1 + q - 1) * m * md.tc_ns;
+				ASSERT_NEAR(tc_cost_allreduce_shm_tree(&md, p, m, 8), want);
+				if (m == 0)
+					ASSERT_NEAR(tc_cost_barrier_shm_tree(&md, p, 8), want);
+				if (p % 3 && p != 64)
+					continue; /* the simulator on a sample of p */
+				char spec[32];
+				snprintf(spec, sizeof spec, "complete:%d", p);
+				struct tc_topo *t = NULL;
+				cr_assert_eq(tc_topo_parse(spec, &t), 0);
+				struct tc_prediction pr;
+				const enum tc_coll coll = m ? TC_COLL_ALLREDUCE : TC_COLL_BARRIER;
+				cr_assert_eq(tc_predict(t, &md, coll, "shm_tree", (size_t)m, 8, 0, 0, &pr),
+				             0);
+				ASSERT_NEAR((double)pr.modelled_ps / 1000.0, want);
+				tc_topo_destroy(t);
+			}
+	struct tc_model one = std_md(SF);
+	cr_assert(isnan(tc_cost_allreduce_shm_tree(&one, 4, 8, 8)));
+	cr_assert(isnan(tc_cost_barrier_shm_tree(&one, 4, 8)));
+	cr_assert(isnan(tc_cost_allreduce_shm_tree(&all, 4, 8, 1)));
+	cr_assert(isnan(tc_cost_allreduce_shm_tree(&all, 0, 8, 8)));
+	cr_assert(isnan(tc_cost_allreduce_shm_tree(NULL, 4, 8, 8)));
 }

@@ -316,6 +316,17 @@ TC_API double tc_cost_allreduce_shm(const struct tc_model *md, int p, double cou
  *     T = msg(1, m) + (p - 1) m t_c        (p >= 2; 0 for p = 1).
  * The all-port form only (one port: NAN). */
 TC_API double tc_cost_allreduce_shm_flag(const struct tc_model *md, int p, double m);
+/* shm_tree: the p ranks in q = ceil(p / f) groups of consecutive ranks, of
+ * at most fanin = f ranks each and sizes differing by at most one (the
+ * largest g = ceil(p / q)); every member's m bytes go to its group's leader
+ * (its first rank), which reduces them; the leaders exchange their groups'
+ * results and each reduces them in rank order; each leader sends the result
+ * to its members.  All ports, full duplex:
+ *     T = 3 msg(1, m) + (g - 1 + q - 1) m t_c      (q >= 2)
+ *     T = 2 msg(1, m) + (p - 1) m t_c              (2 <= p <= f: one group)
+ * and 0 for p = 1.  The all-port form only (one port: NAN); NAN for
+ * fanin < 2. */
+TC_API double tc_cost_allreduce_shm_tree(const struct tc_model *md, int p, double m, int fanin);
 
 /* ------------------------------------------------------------------------ */
 /* All-to-all broadcast (allgather)                                          */
@@ -635,6 +646,12 @@ TC_API double tc_cost_barrier_linear(const struct tc_model *md, int p, double m)
  * empty messages on the complete graph: tc_cost_direct_round() at m = 0
  * (all ports msg(1, 0); one port (p - 2) t_s + msg(1, 0)). */
 TC_API double tc_cost_barrier_shm(const struct tc_model *md, int p);
+/* shm_tree: tc_cost_allreduce_shm_tree() of empty messages: members to
+ * their group's leader, the leaders among themselves, the leaders back to
+ * their members; all ports, full duplex: 3 msg(1, 0) when p > fanin,
+ * 2 msg(1, 0) for 2 <= p <= fanin, 0 for p = 1.  NAN under one port and
+ * for fanin < 2. */
+TC_API double tc_cost_barrier_shm_tree(const struct tc_model *md, int p, int fanin);
 
 /* ------------------------------------------------------------------------ */
 /* Lower bounds ([KKA-I], lemmas 1, 2, 4, 5, 7, 8)                          */

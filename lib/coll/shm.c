@@ -37,8 +37,14 @@
  *             (k, 2), which the others wait for; else they return at once.
  *   reduce_scatter shm: as alltoall, but every rank reduces block me of
  *             the p contributions, in rank order, into OUT.
+ *   barrier, allreduce shm_tree: members signal their group's leader in
+ *             their flags (the vector in the flag's data), the leaders
+ *             synchronise flat and release their members with their own
+ *             flag (tc__shm_tree()).
  * The reductions are in rank order, (..((x_0 + x_1) + x_2) ..), on every
- * rank: every rank gets the same bits.
+ * rank: every rank gets the same bits (shm_tree: the groups' results in
+ * rank order, ((x_0 + x_1) + ...) + ((x_8 + x_9) + ...), the same bits on
+ * every rank).
  */
 #include "coll/shm.h"
 
@@ -593,6 +599,137 @@ static int tc__shm_reduce_scatter(struct tc__shm_ctx *c)
 	return tc__shm_await_all(c, 2, 1);
 }
 
+/* ---- shm_tree: groups, leaders, release ----------------------------------- */
+
+/* Whether place describes two cache domains or more among ranks [0, p). */
+static int tc__shm_tree_known(const struct tc_rank_place *place, int p)
+{
+	if (!place)
+		return 0;
+	int two = 0;
+	for (int r = 0; r < p; r++) {
+		if (place[r].cache < 0)
+			return 0;
+		two |= place[r].cache != place[0].cache;
+	}
+	return two;
+}
+
+/* tc__shm_tree_group() with known = tc__shm_tree_known(place, p). */
+static void tc__shm_tree_span(const struct tc_rank_place *place, int known, int p, int r, int *lo,
+                              int *hi)
+{
+	int a = 0, b = p;
+	if (known) {
+		for (a = r; a > 0 && place[a - 1].cache == place[r].cache; a--)
+			;
+		for (b = r + 1; b < p && place[b].cache == place[r].cache; b++)
+			;
+	}
+	/* Group j of the run [a, b) of n ranks: [a + j n / c, a + (j + 1) n / c). */
+	const int64_t n = b - a, cnt = (n + TC__SHM_TREE_FANIN - 1) / TC__SHM_TREE_FANIN, x = r - a;
+	int64_t j = x * cnt / n;
+	while ((j + 1) * n / cnt <= x)
+		j++;
+	while (j * n / cnt > x)
+		j--;
+	*lo = a + (int)(j * n / cnt);
+	*hi = a + (int)((j + 1) * n / cnt);
+}
+
+void tc__shm_tree_group(const struct tc_rank_place *place, int p, int r, int *lo, int *hi)
+{
+	tc__shm_tree_span(place, tc__shm_tree_known(place, p), p, r, lo, hi);
+}
+
+/* Where a leader's flag carries the team's latest start clock for its
+ * members (after the result of at most TC__SHM_TREE_MAX bytes). */
+#define TC__SHM_TREE_CLOCK (TC__SHM_INLINE - sizeof(tc_time_t))
+_Static_assert(TC__SHM_TREE_MAX <= TC__SHM_TREE_CLOCK, "the result and the clock share the flag");
+_Static_assert(TC__SHM_TREE_MAX <= TC__SHM_AREA, "a group's partial result fits its leader's area");
+
+/* barrier (reduce = 0) and allreduce shm_tree, call k, the group [lo, hi)
+ * of this rank (tc__shm_tree_group() of the team's placement):
+ *   member  its vector in its flag; publish (k, 1); wait for the leader's
+ *           (k, 3); the result and the team's latest start clock out of
+ *           the leader's flag.
+ *   leader  wait for each member's (k, 1), reducing its group's vectors in
+ *           rank order (x_lo + x_lo+1) + ... into its area; with one group,
+ *           straight into OUT and on to the release.  Else the group's
+ *           latest start clock in its block; publish (k, 2); wait for every
+ *           leader's (k, 2), in rank order, reducing their areas into OUT;
+ *           then the result and the team's clock into its flag; publish
+ *           (k, 3), which releases its members.
+ * A leader's (k, 3) implies every leader's (k, 2), hence every rank's
+ * (k, 1): every rank is done with the calls before k (the rule of
+ * tc__shm_fill()).  The leader writes its area and clock before (k, 2) and
+ * its flag's data before (k, 3), each read by others only after it. */
+static int tc__shm_tree(struct tc__shm_ctx *c, int reduce)
+{
+	const struct tc__exec_io *io = c->io;
+	const struct tc_rank_place *place = c->proc->team->place;
+	const int known = tc__shm_tree_known(place, c->p);
+	const uint64_t m = reduce ? c->m : 0;
+	if (m > TC__SHM_TREE_MAX)
+		return TC_ENOTSUP; /* the generator refuses it first */
+	int lo, hi;
+	tc__shm_tree_span(place, known, c->p, c->me, &lo, &hi);
+	struct tc__shm_block *b;
+	int err = tc__shm_fill(c, io->in, io->out, &b);
+	if (err)
+		return err;
+	if (c->me != lo) {
+		if (m)
+			memcpy(b->data, io->in, m);
+		tc__shm_publish(c, 1);
+		if ((err = tc__shm_await_data(c, lo, 3)))
+			return err;
+		const struct tc__shm_block *lb = tc__shm_blk(c, lo);
+		tc_time_t t;
+		memcpy(&t, lb->data + TC__SHM_TREE_CLOCK, sizeof t);
+		if (t > c->cmax)
+			c->cmax = t;
+		if (m)
+			memcpy(io->out, lb->data, m);
+		tc__shm_seen_done(c, (int64_t)c->k - 1);
+		return TC_OK;
+	}
+	const int one = lo == 0 && hi == c->p;
+	unsigned char *part = one ? io->out : tc__shm_area(c, c->me);
+	if (m)
+		memcpy(part, io->in, m);
+	for (int r = lo + 1; r < hi; r++) {
+		if ((err = tc__shm_await_data(c, r, 1)))
+			return err;
+		if (m)
+			io->combine(part, part, tc__shm_blk(c, r)->data, m, io->combine_ctx);
+	}
+	if (!one) {
+		b->clock = c->cmax;
+		tc__shm_publish(c, 2);
+		int l, h;
+		for (int s = 0; s < c->p; s = h) {
+			tc__shm_tree_span(place, known, c->p, s, &l, &h);
+			const unsigned char *x = part;
+			if (l != c->me) {
+				if ((err = tc__shm_await_data(c, l, 2)))
+					return err;
+				x = tc__shm_area(c, l);
+			}
+			if (m && s == 0)
+				memcpy(io->out, x, m);
+			else if (m)
+				io->combine(io->out, io->out, x, m, io->combine_ctx);
+		}
+	}
+	if (m)
+		memcpy(b->data, io->out, m);
+	memcpy(b->data + TC__SHM_TREE_CLOCK, &c->cmax, sizeof c->cmax);
+	tc__shm_publish(c, 3);
+	tc__shm_seen_done(c, (int64_t)c->k - 1);
+	return TC_OK;
+}
+
 int tc__shm_exec(struct tc_proc *proc, struct tc__shm_slot *slots, const struct tc__centry *e,
                  const struct tc__exec_io *io)
 {
@@ -618,7 +755,8 @@ int tc__shm_exec(struct tc_proc *proc, struct tc__shm_slot *slots, const struct 
 	if (c.p > 1) {
 		switch (e->key.coll) {
 		case TC_COLL_BARRIER:
-			err = tc__shm_barrier(&c);
+			err = strcmp(e->alg->name, "shm_tree") ? tc__shm_barrier(&c)
+			                                       : tc__shm_tree(&c, 0);
 			break;
 		case TC_COLL_ALLGATHER:
 			err = tc__shm_gather_all(&c, 0);
@@ -639,8 +777,9 @@ int tc__shm_exec(struct tc_proc *proc, struct tc__shm_slot *slots, const struct 
 			err = tc__shm_reduce_scatter(&c);
 			break;
 		case TC_COLL_ALLREDUCE:
-			err = strcmp(e->alg->name, "shm") ? tc__shm_allreduce_flat(&c)
-			                                  : tc__shm_allreduce_slices(&c);
+			err = !strcmp(e->alg->name, "shm")        ? tc__shm_allreduce_slices(&c)
+			      : !strcmp(e->alg->name, "shm_tree") ? tc__shm_tree(&c, 1)
+			                                          : tc__shm_allreduce_flat(&c);
 			break;
 		default:
 			err = TC_ENOTSUP;

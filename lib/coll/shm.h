@@ -104,6 +104,19 @@
  * within the runs' spread.  64 KiB: a slice a core's L2 keeps. */
 #define TC__SHM_SLICE (64u * 1024u)
 
+/* `shm_tree` (barrier, allreduce): the most ranks of a group, whose first
+ * rank (its leader) reads their flags.  8: the cores of a common cache
+ * domain (a chiplet's L3, a small socket), so that on such machines the
+ * groups are the domains; where the structure is unknown or one domain
+ * holds every rank, groups of at most 8 consecutive ranks.  Not measured
+ * against other fan-ins on a many-core machine. */
+#define TC__SHM_TREE_FANIN 8
+
+/* `shm_tree` allreduce: the largest vector (bytes), a cache line's worth;
+ * the leader's result travels in its flag's data, the group's partial
+ * result in its area. */
+#define TC__SHM_TREE_MAX 64u
+
 struct tc__shm_block {
 	alignas(128) _Atomic uint64_t step;
 	tc_time_t clock;
@@ -145,6 +158,25 @@ _Static_assert(sizeof(struct tc__shm_slot) % 128 == 0 && TC__SHM_AREA % 128 == 0
  * Freed with tc__shm_slots_free(), once no rank runs a call on them. */
 struct tc__shm_slot *tc__shm_slots_new(int p);
 void tc__shm_slots_free(struct tc__shm_slot *slots, int p);
+
+struct tc_rank_place;
+
+/* `shm_tree`: the group [*lo, *hi) of rank r among p.  The ranks are cut
+ * into runs of consecutive ranks of one cache domain (place[r].cache,
+ * tc_team_info.place), each run into ceil(n / TC__SHM_TREE_FANIN) groups of
+ * consecutive ranks whose sizes differ by at most one; where place is NULL,
+ * a rank's domain is unknown (< 0) or every rank is in one domain, the
+ * whole team is one run (the schedule's groups, which the prediction uses).
+ * A group's first rank is its leader.  Pure function; O(p). */
+void tc__shm_tree_group(const struct tc_rank_place *place, int p, int r, int *lo, int *hi);
+
+struct tc__gen;
+struct tc__sched;
+
+/* `shm_tree`'s schedule for vectors of m bytes (m = 0: the barrier's empty
+ * messages) over the groups of a team of unknown structure
+ * (lib/coll/allreduce/allreduce_shm_tree.c).  0 or TC_ENOMEM. */
+int tc__gen_shm_tree(const struct tc__gen *g, struct tc__sched *s, uint64_t m);
 
 /* Runs entry e's algorithm (TC__ALG_SHM) natively on the calling rank with
  * the call's buffers io, over the team's slots.  Returns 0, TC_EMISMATCH

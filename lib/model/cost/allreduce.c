@@ -83,3 +83,13 @@ double tc_cost_allreduce_shm_flag(const struct tc_model *md, int p, double m)
 		return 0.0;
 	return tc_cost_p2p(md, 1, m) + (p - 1) * m * md->tc_ns;
 }
+
+double tc_cost_allreduce_shm_tree(const struct tc_model *md, int p, double m, int fanin)
+{
+	if (!tc__cost_ok_args(md, p, m) || md->ports != TC_PORTS_ALL || fanin < 2)
+		return NAN;
+	if (p == 1)
+		return 0.0;
+	const long q = ((long)p + fanin - 1) / fanin, g = ((long)p + q - 1) / q;
+	return (q > 1 ? 3 : 2) * tc_cost_p2p(md, 1, m) + (double)(g - 1 + q - 1) * m * md->tc_ns;
+}

@@ -49,3 +49,8 @@ double tc_cost_barrier_shm(const struct tc_model *md, int p)
 {
 	return tc_cost_direct_round(md, p, 0.0);
 }
+
+double tc_cost_barrier_shm_tree(const struct tc_model *md, int p, int fanin)
+{
+	return tc_cost_allreduce_shm_tree(md, p, 0.0, fanin);
+}
