@@ -44,7 +44,7 @@ static struct tc_coll_info info;
 /* One chunk of n operations of case c on the team over MPI. */
 static int run_chunk(const struct pr_case *c, long n, void *buf, void *in, void *out, void *rbuf)
 {
-	int err = pr_tc_ops(proc, me, c, n, buf, in, out, rbuf);
+	int err = pr_tc_ops(proc, me, c, n, buf, in, out, rbuf, NULL);
 	if (!err && !pr_is_p2p(c))
 		tc_last_coll(proc, &info);
 	return err;

@@ -11,6 +11,10 @@
  * power of two and on the ring (p >= 3), one team per topology; the variant
  * of the result line is the topology, the note the algorithm AUTO chose
  * (read after the case's own calls, before the untimed synchronisation).
+ * The barrier and allreduce of at most PR_SHM_TREE_MAX bytes also run
+ * `shm_tree` by name on the complete graph from p = 4 (variant
+ * "complete:P/shm_tree"), which AUTO does not choose: a run on many cores
+ * shows whether the cache-domain tree beats the flat flags.
  * A collective that has no algorithm for a topology yet fails its case
  * with the error (e.g. error:TC_ENOTSUP); the driver shows it as
  * unavailable.  Point-to-point runs on complete:2.  Every rank is a thread: CPU time is
@@ -27,9 +31,11 @@
 #include "tc_ops.h"
 
 #define MAXP 1024
+#define PR_SHM_TREE_MAX 64 /* shm_tree's largest allreduce, bytes (docs/algorithms.md) */
 
 struct shared {
 	const struct pr_case *c;
+	const struct tc_coll_opts *opts; /* NULL: AUTO */
 	double budget;
 	pthread_barrier_t bar; /* threads; fibres use tc_barrier */
 	int fibres;
@@ -51,10 +57,10 @@ static void pr_sync(struct shared *sh, struct tc_proc *proc)
 		pthread_barrier_wait(&sh->bar);
 }
 
-static int run_chunk(struct tc_proc *proc, const struct pr_case *c, long n, void *buf,
+static int run_chunk(struct tc_proc *proc, const struct shared *sh, long n, void *buf,
                      const double *in, double *out, void *rbuf)
 {
-	return pr_tc_ops(proc, tc_rank(proc), c, n, buf, in, out, rbuf);
+	return pr_tc_ops(proc, tc_rank(proc), sh->c, n, buf, in, out, rbuf, sh->opts);
 }
 
 static int case_fn(struct tc_proc *proc, void *argp)
@@ -77,7 +83,7 @@ static int case_fn(struct tc_proc *proc, void *argp)
 		struct pr_chunk *mine = &sh->slot[k & 1][me];
 		mine->start = pr_now_ns();
 		double c0 = pr_cpu_ns(RUSAGE_THREAD);
-		mine->err = run_chunk(proc, c, n, buf, in, out, rbuf);
+		mine->err = run_chunk(proc, sh, n, buf, in, out, rbuf);
 		mine->end = pr_now_ns();
 		mine->cpu = pr_cpu_ns(RUSAGE_THREAD) - c0;
 		if (!mine->err && !pr_is_p2p(c))
@@ -128,15 +134,21 @@ static struct tc_team *team_of(const char *spec)
 	return t;
 }
 
-static void run_case(const struct pr_case *c, int p, const char *spec, double budget)
+/* Case c on a team of topology spec, with the algorithm alg (NULL: AUTO);
+ * the result line's variant is spec, or "spec/alg". */
+static void run_case(const struct pr_case *c, int p, const char *spec, const char *alg, double budget)
 {
+	char variant[32];
+	snprintf(variant, sizeof variant, "%s%s%s", spec, alg ? "/" : "", alg ? alg : "");
 	struct tc_team *t = team_of(spec);
 	if (!t) {
-		pr_print_error(c, p, spec, "team");
+		pr_print_error(c, p, variant, "team");
 		return;
 	}
+	struct tc_coll_opts opts = {.alg = alg};
 	struct shared *sh = calloc(1, sizeof *sh);
 	sh->c = c;
+	sh->opts = alg ? &opts : NULL;
 	sh->budget = budget;
 	pthread_barrier_init(&sh->bar, NULL, (unsigned)p);
 	struct tc_team_info ti;
@@ -146,11 +158,11 @@ static void run_case(const struct pr_case *c, int p, const char *spec, double bu
 	if (!err)
 		err = sh->err;
 	if (err)
-		pr_print_error(c, p, spec, tc_err_name(err));
+		pr_print_error(c, p, variant, tc_err_name(err));
 	else if (sh->bad)
-		pr_print_error(c, p, spec, "wrong-result");
+		pr_print_error(c, p, variant, "wrong-result");
 	else
-		pr_print(c, p, spec, &sh->result, sh->alg);
+		pr_print(c, p, variant, &sh->result, sh->alg);
 	pthread_barrier_destroy(&sh->bar);
 	free(sh);
 	tc_team_destroy(t);
@@ -195,11 +207,15 @@ int main(int argc, char **argv)
 			continue;
 		if (pr_is_p2p(c)) {
 			if (a.p == 2)
-				run_case(c, 2, "complete:2", a.budget_ns);
+				run_case(c, 2, "complete:2", NULL, a.budget_ns);
 			continue;
 		}
 		for (int s = 0; s < nspec; s++)
-			run_case(c, a.p, specs[s], a.budget_ns);
+			run_case(c, a.p, specs[s], NULL, a.budget_ns);
+		int tree = c->kind == PR_BARRIER ||
+		           (c->kind == PR_ALLREDUCE && c->bytes <= PR_SHM_TREE_MAX);
+		if (tree && a.p >= 4)
+			run_case(c, a.p, specs[0], "shm_tree", a.budget_ns);
 	}
 	return 0;
 }

@@ -8,28 +8,29 @@
 #ifndef PEERS_TC_OPS_H
 #define PEERS_TC_OPS_H
 
-/* Case c's operation n times on proc (rank me): 0 or the first error. */
+/* Case c's operation n times on proc (rank me) with the collective options
+ * opts (NULL: AUTO): 0 or the first error. */
 static int pr_tc_ops(struct tc_proc *proc, int me, const struct pr_case *c, long n, void *buf,
-                     const void *in, void *out, void *rbuf)
+                     const void *in, void *out, void *rbuf, const struct tc_coll_opts *opts)
 {
 	int err = 0;
 	size_t count = c->bytes / sizeof(double);
 	for (long i = 0; i < n && !err; i++) {
 		switch (c->kind) {
 		case PR_BARRIER:
-			err = tc_barrier(proc, NULL);
+			err = tc_barrier(proc, opts);
 			break;
 		case PR_BCAST:
-			err = tc_bcast(proc, buf, c->bytes, TC_BYTE, 0, NULL);
+			err = tc_bcast(proc, buf, c->bytes, TC_BYTE, 0, opts);
 			break;
 		case PR_ALLREDUCE:
-			err = tc_allreduce(proc, in, out, count, TC_DOUBLE, TC_OP_SUM, NULL);
+			err = tc_allreduce(proc, in, out, count, TC_DOUBLE, TC_OP_SUM, opts);
 			break;
 		case PR_ALLGATHER:
-			err = tc_allgather(proc, buf, rbuf, c->bytes, TC_BYTE, NULL);
+			err = tc_allgather(proc, buf, rbuf, c->bytes, TC_BYTE, opts);
 			break;
 		case PR_ALLTOALL:
-			err = tc_alltoall(proc, buf, rbuf, c->bytes, TC_BYTE, NULL);
+			err = tc_alltoall(proc, buf, rbuf, c->bytes, TC_BYTE, opts);
 			break;
 		case PR_LATENCY:
 		case PR_BANDWIDTH:
