@@ -36,6 +36,13 @@ enum {
  * straight into their destination where nothing else of the round
  * touches it (else into staging). */
 enum { TC__MPI_SPLIT = 4096 };
+/* A packed message whose payload is at most this size is sent with
+ * MPI_Send, which leaves no request to test and free: Open MPI and MPICH
+ * send a message this small eagerly (their shared-memory eager limits are
+ * 4 KiB and more), so MPI_Send returns once it is copied out.  (Only where
+ * the receiver has stopped taking messages and MPI's buffers for it are
+ * full would it wait, without the team's timeout.) */
+enum { TC__MPI_EAGER = 1024 };
 /* A forwarded transfer under a cut-through model travels in at most this
  * many packets: a packet carries max(mu, bytes / TC__MPI_PACKETS). */
 enum { TC__MPI_PACKETS = 64 };
@@ -141,6 +148,8 @@ struct tc__mitem {
 	int left;          /* packets still to be received */
 	int fwd;           /* a forward: packets sent on (in order) */
 	int move;          /* TC__MMOVE_* */
+	int eager;         /* an own send of one packed message of at most
+	                       TC__MPI_EAGER bytes: MPI_Send, no request */
 	int nbr, hops;     /* own sends: the first link, the route's length;
 	                       own receives: nbr, the link it arrives on */
 	size_t soff;       /* staging: the header, then (packed) the data */
@@ -163,6 +172,8 @@ struct tc__mitem {
 struct tc__mround {
 	int it0, n, nreq, rq0, ap0, nap, nrecv, nwait, drain;
 	int sync; /* writes what its own sends read in place: waits for them */
+	int lean; /* eager sends and at most one receive, packed in one
+	             message (tc__mpi_lean) */
 };
 
 /* A schedule compiled for this process and one set of buffers: its items
@@ -182,7 +193,9 @@ struct tc__mplan {
 	struct tc__mitem *it;
 	int nit;
 	int *rqi, *ap;
-	int nreq; /* the call's */
+	int nreq;  /* the call's */
+	int nsreq; /* requests of its sends and forwards (not eager) */
+	int lean;  /* every round lean */
 };
 
 /* A call's run: its number, signature, buffers and compiled schedule

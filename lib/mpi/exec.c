@@ -8,11 +8,12 @@
  *      from its clock at the start of the round (the rules of
  *      lib/model/clock.h, as lib/sched/exec.c does);
  *   2. posts an MPI_Irecv for every transfer it receives or forwards, then
- *      an MPI_Isend for every transfer it sends: a header (struct
- *      tc__mpi_hdr: logical arrival, the call's signature and number) and
- *      the data, packed into one message up to TC__MPI_SPLIT bytes, else
- *      two (the data straight from its region, and received straight into
- *      its destination where nothing else of the round touches that);
+ *      an MPI_Isend for every transfer it sends (MPI_Send up to
+ *      TC__MPI_EAGER bytes): a header (struct tc__mpi_hdr: logical
+ *      arrival, the call's signature and number) and the data, packed into
+ *      one message up to TC__MPI_SPLIT bytes, else a derived datatype (the
+ *      data straight from its region, and received straight into its
+ *      destination where nothing else of the round touches that);
  *   3. waits for all of them (MPI_Testsome), sending each forwarded
  *      transfer on, unchanged, as soon as it has all arrived
  *      (store-and-forward, TC_MPI_FORWARD; with TC_MPI_DIRECT a routed
@@ -23,6 +24,10 @@
  *   4. takes its receives into its clock in order of arrival, then applies
  *      the received and its local transfers in schedule order: copies, and
  *      combines that cost m t_c; a local transfer reads its source now.
+ * A call whose rounds all have eager sends and at most one receive, packed
+ * (bcast, allreduce and the like of small messages), runs each round
+ * through tc__mpi_lean: the same steps without the bookkeeping for many
+ * requests, the receive tested in place before the general wait.
  * Sends read their sources as they were at the start of the round: the
  * small ones are packed then, and no large one's source is written before
  * the round's sends have completed.
@@ -527,6 +532,8 @@ static int tc__mplan_round(struct tc_proc *proc, const struct tc__sched *s, int 
 			if (y->npk > 1)
 				y->move = TC__MMOVE_PACK;
 		}
+		y->eager = y->kind == TC__MIT_SEND && y->move == TC__MMOVE_PACK && y->npk == 1 &&
+		           x->bytes <= TC__MPI_EAGER;
 		y->soff = need;
 		need += y->move == TC__MMOVE_PACK ? tc__up64(sizeof(struct tc__mpi_hdr) + x->bytes) : 64;
 		pl->nit++;
@@ -610,6 +617,10 @@ static int tc__mplan_build(struct tc_proc *proc, const struct tc__sched *s, unsi
 				pl->rqi[rq++] = i;
 			R->nrecv += y->kind == TC__MIT_RECV;
 			R->nwait += y->kind != TC__MIT_SEND;
+			if (y->kind == TC__MIT_FWD)
+				pl->nsreq += y->npk;
+			else if (y->kind == TC__MIT_SEND && !y->eager)
+				pl->nsreq += nq;
 			if (y->kind == TC__MIT_SEND && y->move == TC__MMOVE_TYPE) {
 				pend[npend].p = bufs[x->sbuf] + x->soff;
 				pend[npend++].n = x->bytes;
@@ -648,7 +659,15 @@ static int tc__mplan_build(struct tc_proc *proc, const struct tc__sched *s, unsi
 			ap++;
 		}
 		R->nap = ap - R->ap0;
+		R->lean = !R->drain && !R->sync && R->nrecv == R->nwait && R->nrecv <= 1;
+		for (int i = R->it0; i < pl->nit && R->lean; i++)
+			R->lean = pl->it[i].kind == TC__MIT_SEND
+			                  ? pl->it[i].eager
+			                  : pl->it[i].move == TC__MMOVE_PACK && pl->it[i].npk == 1;
 	}
+	pl->lean = 1;
+	for (int r = 0; r < nr; r++)
+		pl->lean &= pl->r[r].lean;
 	free(pend);
 	pl->nreq = rq;
 	int err = tc__grow((void **)&m->stage, &m->stage_cap, need > 64 ? need : 64);
@@ -824,6 +843,12 @@ int tc__mpi_post(struct tc_proc *proc, struct tc__mplan *pl, int r, unsigned cha
 		}
 		if (x->bytes)
 			memcpy(h + sizeof hd, bufs[x->sbuf] + x->soff, x->bytes);
+		if (y->eager) {
+			/* Small: MPI_Send, which buffers it and returns (eager),
+			 * without a request to test and free. */
+			rc = MPI_Send(h, (int)(sizeof hd + x->bytes), MPI_BYTE, y->to, tag, m->comm);
+			continue;
+		}
 		for (int k = 0; k < y->npk && rc == MPI_SUCCESS; k++) {
 			size_t off, len;
 			tc__mpi_packet(y, x->bytes, k, &off, &len);
@@ -905,6 +930,110 @@ static int tc__mpi_round(struct tc_proc *proc, struct tc__mplan *pl, int r, int 
 	return TC_OK;
 }
 
+/* A lean round (struct tc__mround's lean) of a call that records no trace:
+ * what tc__mpi_round does, without its bookkeeping for many receives,
+ * forwards and requests that outlive the round.  The receive is posted,
+ * the sends go out with MPI_Send, then the receive is tested up to 64
+ * times before the wait of any round (tc__mpi_wait: its timeout and
+ * probes) takes over.  The clock, the data and the emulated wait are those
+ * of tc__mpi_post and tc__mpi_finish for one receive. */
+static int tc__mpi_lean(struct tc_proc *proc, struct tc__mplan *pl, int r, unsigned char **bufs,
+                        const struct tc__exec_io *io, uint64_t sig, uint64_t seq)
+{
+	struct tc__mpi *m = proc->team->engine;
+	const struct tc__mps *q = &proc->team->mps;
+	const struct tc__mround *R = &pl->r[r];
+	const struct tc__xfer *xs = pl->x;
+	struct tc__mitem *it = pl->it + R->it0, *in = NULL;
+	const size_t h = sizeof(struct tc__mpi_hdr);
+	tc_time_t send_done = proc->clock;
+	for (int i = 0; i < R->n; i++) {
+		struct tc__mitem *y = &it[i];
+		if (y->kind != TC__MIT_SEND) {
+			in = y;
+			continue;
+		}
+		const struct tc__xfer *x = &xs[y->xi];
+		tc_time_t done;
+		y->arrival = tc__clock_send(q, proc->clock, &proc->res_free[tc__res_send(q, y->nbr)],
+		                            x->bytes, y->hops, &done);
+		send_done = tc__max_time(send_done, done);
+		proc->stats.transfers_sent++;
+		proc->stats.hops += (uint64_t)y->hops;
+		proc->stats.busy_ps = tc__sat_add(proc->stats.busy_ps, tc__link_time(q, x->bytes));
+	}
+	for (int i = 0; i < R->nreq; i++)
+		m->req[R->rq0 + i] = MPI_REQUEST_NULL;
+	int rc = MPI_SUCCESS;
+	if (in) {
+		in->open = 1;
+		in->suspect = 0;
+		in->left = 1;
+		in->fwd = 0;
+		rc = MPI_Irecv(m->stage + in->soff, (int)(h + xs[in->xi].bytes), MPI_BYTE, in->from,
+		               tc__mpi_tag(seq, in->xi), m->comm, &m->req[in->rq]);
+	}
+	for (int i = 0; i < R->n && rc == MPI_SUCCESS; i++) {
+		const struct tc__mitem *y = &it[i];
+		if (y->kind != TC__MIT_SEND)
+			continue;
+		const struct tc__xfer *x = &xs[y->xi];
+		unsigned char *hp = m->stage + y->soff;
+		const struct tc__mpi_hdr hd = {.arrival = y->arrival, .sig = sig, .seq = seq};
+		memcpy(hp, &hd, h);
+		if (x->bytes)
+			memcpy(hp + h, bufs[x->sbuf] + x->soff, x->bytes);
+		rc = MPI_Send(hp, (int)(h + x->bytes), MPI_BYTE, y->to, tc__mpi_tag(seq, y->xi), m->comm);
+	}
+	if (rc != MPI_SUCCESS) {
+		tc__set_detail("posting round %d's messages failed (MPI error %d)", r, rc);
+		return TC_ESYS;
+	}
+	proc->clock = send_done;
+	if (!in)
+		goto apply;
+	MPI_Status st;
+	int done = 0;
+	for (int k = 0; k < 64 && !done; k++) {
+		rc = MPI_Test(&m->req[in->rq], &done, &st);
+		if (rc != MPI_SUCCESS) {
+			int cls = 0;
+			MPI_Error_class(rc, &cls);
+			tc__set_detail("transfer %d from process %d: %s", in->xi, in->from,
+			               cls == MPI_ERR_TRUNCATE ? "longer than expected (another "
+			                                         "collective call, or other sizes)"
+			                                       : "MPI failed");
+			return cls == MPI_ERR_TRUNCATE ? TC_EMISMATCH : TC_ESYS;
+		}
+	}
+	const uint64_t bytes = xs[in->xi].bytes;
+	if (done) {
+		int err = tc__mpi_check(in, &st, m->stage, h + bytes, 1, sig, seq);
+		if (err)
+			return err;
+		struct tc__mpi_hdr hd;
+		memcpy(&hd, m->stage + in->soff, h);
+		in->arrival = hd.arrival;
+		in->open = 0;
+	} else {
+		int err = tc__mpi_wait(proc, pl, it, R->n, R->rq0, R->rq0 + R->nreq, 0, r, io, sig, seq);
+		if (err)
+			return err;
+	}
+	const tc_time_t fin =
+	        tc__clock_recv(q, in->arrival, &proc->res_free[tc__res_recv(q, in->nbr)], bytes);
+	proc->clock = tc__max_time(proc->clock, fin);
+	proc->stats.transfers_recv++;
+	proc->stats.busy_ps = tc__sat_add(proc->stats.busy_ps, tc__link_time(q, bytes));
+apply:
+	tc__mpi_apply(proc, pl, R, bufs, it, io);
+	if (R->n)
+		proc->stats.rounds++;
+	if (in && proc->team->emulate)
+		tc__emulate_sync(proc);
+	return TC_OK;
+}
+
 int tc__mpi_begin(struct tc_proc *proc, const struct tc__sched *s, const struct tc__exec_io *io,
                   struct tc__mcall *c)
 {
@@ -948,6 +1077,18 @@ int tc__mpi_run(struct tc_proc *proc, const struct tc__sched *s, const struct tc
 	const uint64_t sig = c.sig, seq = c.seq;
 	/* Requests from lo on may still be open: sends of earlier rounds. */
 	int lo = 0, hi = 0, r = 0;
+	if (!err && pl->lean && !proc->ev) {
+		/* No request outlives its round. */
+		for (; r < s->nrounds && !err; r++) {
+			lo = pl->r[r].rq0;
+			hi = lo + pl->r[r].nreq;
+			err = tc__mpi_lean(proc, pl, r, bufs, io, sig, seq);
+		}
+		if (err)
+			return tc__mpi_fail(proc, lo, hi, err);
+		proc->ncalls++;
+		return TC_OK;
+	}
 	for (; r < s->nrounds && !err; r++) {
 		const struct tc__mround *R = &pl->r[r];
 		if (R->drain && lo < R->rq0) {
@@ -961,7 +1102,7 @@ int tc__mpi_run(struct tc_proc *proc, const struct tc__sched *s, const struct tc
 		if (!err && R->sync)
 			lo = R->rq0 + R->nreq;
 	}
-	if (!err && pl->nreq > lo)
+	if (!err && pl->nsreq && pl->nreq > lo)
 		err = tc__mpi_wait(proc, pl, NULL, 0, lo, pl->nreq, 1, r - 1, io, sig, seq);
 	if (err)
 		return tc__mpi_fail(proc, lo, hi, err);
