@@ -251,9 +251,11 @@ static int tc__tcache_get(struct tc_team *team, const struct tc__gen *g, const c
 	pthread_mutex_lock(&team->shared_mu);
 	e->state = err ? err : 1;
 	if (err) {
-		/* Leaves the table at once: a later call builds again. */
+		/* Leaves the table at once: a later call builds again.  The
+		 * builder's reference first (the table's keeps e alive), then
+		 * the table's with the unlink. */
+		e->refs--;
 		tc__tentry_unlink(team, c, e);
-		tc__tentry_unref(e);
 	} else {
 		e->size = tc__tentry_size(e, team->p);
 		c->bytes += e->size;
