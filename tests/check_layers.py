@@ -86,21 +86,25 @@ def symbols(lib, objdir):
                 rel = os.path.relpath(os.path.join(root, name), lib)
                 want['lib_' + rel.replace(os.sep, '_') + '.o'] = layer_of(
                     os.path.join(root, name), lib)
-    for o in sorted(os.listdir(objdir)):
-        if o not in want:
+    objs = [o for o in sorted(os.listdir(objdir)) if o in want]
+    if not objs:
+        return
+    # One nm for every object (-A: each line starts with "object: ").
+    out = subprocess.run(['nm', '-P', '-A'] + objs, cwd=objdir,
+                         check=True, capture_output=True, text=True).stdout
+    syms = {o: (set(), set()) for o in objs}
+    for line in out.splitlines():
+        o, _, rest = line.partition(': ')
+        f = rest.split()
+        if o not in syms or len(f) < 2:
             continue
-        out = subprocess.run(['nm', '-P', os.path.join(objdir, o)],
-                             check=True, capture_output=True, text=True).stdout
-        defined, used = set(), set()
-        for line in out.splitlines():
-            f = line.split()
-            if len(f) < 2:
-                continue
-            if f[1] == 'U':
-                used.add(f[0])
-            elif f[1] in 'TDBRVWGS':
-                defined.add(f[0])
-        yield want[o], defined, used
+        defined, used = syms[o]
+        if f[1] == 'U':
+            used.add(f[0])
+        elif f[1] in 'TDBRVWGS':
+            defined.add(f[0])
+    for o in objs:
+        yield want[o], syms[o][0], syms[o][1]
 
 
 def circles(edges):

@@ -22,15 +22,9 @@ shift 2
 extra=("$@") # --prebuilt: BUNDLE_BUILD_DIR is a finished build, taken as it is
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-n=0 nfail=0
+. "$(cd "$(dirname "$0")" && pwd)/tap.sh" # ok, not_ok, skip, check; n, nfail
 
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() {
-	n=$((n + 1)); nfail=$((nfail + 1)); echo "not ok $n - $1"
-	[ $# -gt 1 ] && printf '%s\n' "$2" | sed 's/^/# /' | head -40
-	return 0
-}
-check() { # check NAME COMMAND...: ok when the command succeeds
+check() { # check NAME COMMAND...: ok when the command succeeds (not tap.sh's check)
 	local name=$1 out
 	shift
 	if out=$("$@" 2>&1); then ok "$name"; else not_ok "$name" "$out"; fi

@@ -24,34 +24,13 @@ esac
 here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-n=0
-nfail=0
+. "$here/tap.sh" # ok, not_ok, skip, check; n, nfail
 PY=$(command -v python3 || true)
+# The interpreter itself, not a version manager's wrapper script (pyenv's
+# shim costs a shell and a second Python start at every call).
+[ -n "$PY" ] && PY=$("$PY" -c 'import sys; print(sys.executable)' 2>/dev/null || echo "$PY")
 [ -n "${TC_TEST_NO_PYTHON:-}" ] && PY=   # to exercise the skips
 
-ok() {
-	n=$((n + 1))
-	echo "ok $n - $1"
-}
-not_ok() {
-	n=$((n + 1))
-	nfail=$((nfail + 1))
-	echo "not ok $n - $1"
-	shift
-	local l
-	for l in "$@"; do
-		printf '%s\n' "$l" | sed 's/^/# /'
-	done
-}
-skip() {
-	n=$((n + 1))
-	echo "ok $n - $1 # SKIP $2"
-}
-check() { # check DESC CONDITION-STATUS [diagnostic...]
-	local d=$1 st=$2
-	shift 2
-	if [ "$st" -eq 0 ]; then ok "$d"; else not_ok "$d" "$@"; fi
-}
 
 # run_cli ARGS...: runs the tool; sets rc, out (file), err (file).
 out=$tmp/out
@@ -532,7 +511,11 @@ for topo in hypercube:3 ring:6; do
 			skip "run every $coll algorithm on $topo" "python3 not found"
 			continue
 		fi
-		for a in $("$PY" -c 'import json,sys; print(" ".join(x["algorithm"] for x in json.load(open(sys.argv[1]))))' "$tmp/algs"); do
+		# The names, one object per line (no Python start per collective).
+		algs=$(sed -n 's/.*"algorithm": "\([^"]*\)".*/\1/p' "$tmp/algs")
+		[ -n "$algs" ] || not_ok "predict --alg all --json on $topo names the $coll algorithms" \
+			"$(head -c 600 "$tmp/algs")"
+		for a in $algs; do
 			# shellcheck disable=SC2086
 			json_case "run $coll $a on $topo (float sum) is verified" "d['verified'] is True and d['algorithm'] == '$a'" \
 				run --topo "$topo" --coll "$coll" --alg "$a" --bytes 4K --dtype float $extra --timeout 20000 --json

@@ -15,15 +15,7 @@ src=${1:?usage: test_install.sh srcdir builddir}
 build=${2:?usage: test_install.sh srcdir builddir}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/topocoll-install.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
-n=0
-nfail=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() {
-	n=$((n + 1)); nfail=$((nfail + 1)); echo "not ok $n - $1"
-	[ -n "${2:-}" ] && printf '%s\n' "$2" | sed 's/^/# /'
-	return 0
-}
-skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
+. "$(cd "$(dirname "$0")" && pwd)/tap.sh" # ok, not_ok, skip, check; n, nfail
 
 if out=$(DESTDIR="$tmp/root" meson install -C "$build" --no-rebuild 2>&1); then
 	ok "meson install into a temporary folder"

@@ -13,7 +13,47 @@
 #include "topocoll.h"
 
 /* The p values of the test matrix (STYLE.md), in increasing order. */
-static const int tc_test_ps[] = {1, 2, 3, 4, 5, 7, 8, 13, 16, 31, 32, 64};
+static const int tc_test_ps_all[] = {1, 2, 3, 4, 5, 7, 8, 13, 16, 31, 32, 64};
+#define TC_TEST_PS_ALL ((int)(sizeof tc_test_ps_all / sizeof tc_test_ps_all[0]))
+
+/* The entries of the matrix a run covers, in order: those that TC_TEST_PS
+ * (a comma-separated list of p) names when it is set, else all of them.
+ * ./tools/test's main stage leaves out p = 31 and 32, whose code paths
+ * (prime and not, power of two and not, grids) p = 7, 13, 16 and 64 take. */
+static struct {
+	int ps[TC_TEST_PS_ALL];
+	int n;
+	pthread_once_t once;
+} tc_test_matrix_ = {.once = PTHREAD_ONCE_INIT};
+
+static inline void tc_test_matrix_init_(void)
+{
+	const char *s = getenv("TC_TEST_PS");
+	for (int i = 0; i < TC_TEST_PS_ALL; i++) {
+		int p = tc_test_ps_all[i];
+		bool named = !s || !*s;
+		for (const char *c = s; c && *c && !named;) {
+			char *end;
+			long v = strtol(c, &end, 10);
+			if (end == c)
+				break;
+			named = v == p;
+			c = *end == ',' ? end + 1 : end;
+		}
+		if (named)
+			tc_test_matrix_.ps[tc_test_matrix_.n++] = p;
+	}
+	if (!tc_test_matrix_.n) /* nothing of the matrix named: its first p */
+		tc_test_matrix_.ps[tc_test_matrix_.n++] = tc_test_ps_all[0];
+}
+
+static inline const int *tc_test_ps_run(void)
+{
+	pthread_once(&tc_test_matrix_.once, tc_test_matrix_init_);
+	return tc_test_matrix_.ps;
+}
+/* tc_test_ps[k], k < TC_TEST_NPS: the k-th p of the run's matrix. */
+#define tc_test_ps (tc_test_ps_run())
 
 /* The largest team size a run covers: TC_TEST_PMAX when set, else every p.
  * The plain build runs the whole matrix; ./tools/test's sanitizer stages
@@ -36,9 +76,9 @@ static inline bool tc_test_p_skipped(int p)
  * tc_test_pmax(), at least the first. */
 static inline int tc_test_nps(void)
 {
-	const int all = (int)(sizeof tc_test_ps / sizeof tc_test_ps[0]);
+	const int *ps = tc_test_ps_run();
 	int n = 1;
-	while (n < all && tc_test_ps[n] <= tc_test_pmax())
+	while (n < tc_test_matrix_.n && ps[n] <= tc_test_pmax())
 		n++;
 	return n;
 }

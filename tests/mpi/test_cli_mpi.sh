@@ -31,29 +31,8 @@ launch=("$@")
 [ "${#launch[@]}" -gt 0 ] || { echo "Bail out! no launcher"; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-n=0
-nfail=0
+. "$(cd "$(dirname "$0")/.." && pwd)/tap.sh" # ok, not_ok, skip, check; n, nfail
 PY=$(command -v python3 || true)
-
-ok() {
-	n=$((n + 1))
-	echo "ok $n - $1"
-}
-not_ok() {
-	n=$((n + 1))
-	nfail=$((nfail + 1))
-	echo "not ok $n - $1"
-	shift
-	local l
-	for l in "$@"; do
-		printf '%s\n' "$l" | sed 's/^/# /'
-	done
-}
-check() { # check DESC STATUS [diagnostic...]
-	local d=$1 st=$2
-	shift 2
-	if [ "$st" -eq 0 ]; then ok "$d"; else not_ok "$d" "$@"; fi
-}
 out=$tmp/out
 err=$tmp/err
 mpi2() { # mpi2 ARGS...: topocoll ARGS on 2 processes

@@ -15,14 +15,8 @@ run=${1:?usage: test_mpi_examples.sh tcmpirun mpibindir matvec_ring lu_ring}
 bin=${2:?}
 matvec=${3:?}
 lu=${4:?}
-n=0
-nfail=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() {
-	n=$((n + 1)); nfail=$((nfail + 1)); echo "not ok $n - $1"
-	[ -n "${2:-}" ] && printf '%s\n' "$2" | tail -n 20 | sed 's/^/# /'
-	return 0
-}
+TAP_DIAG_LINES=20
+. "$(cd "$(dirname "$0")/../../../tests" && pwd)/tap.sh" # ok, not_ok, skip, check; n, nfail
 # col TEXT KEY NAME: the field under the header NAME in the row whose first
 # field is KEY (the header is the line whose first field is "n" or
 # "variant").

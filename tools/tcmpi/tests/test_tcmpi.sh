@@ -14,14 +14,8 @@ run=${1:?usage: test_tcmpi.sh tcmpirun bindir tcmpicc}
 bin=${2:?}
 tcmpicc=${3:?}
 cli=${4:-}
-n=0
-nfail=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() {
-	n=$((n + 1)); nfail=$((nfail + 1)); echo "not ok $n - $1"
-	[ -n "${2:-}" ] && printf '%s\n' "$2" | tail -n 20 | sed 's/^/# /'
-	return 0
-}
+TAP_DIAG_LINES=20
+. "$(cd "$(dirname "$0")/../../../tests" && pwd)/tap.sh" # ok, not_ok, skip, check; n, nfail
 # expect STATUS PATTERN NAME -- tcmpirun arguments: the run's exit status
 # must be STATUS and its output must match PATTERN (grep -E).
 expect() {
