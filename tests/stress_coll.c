@@ -97,6 +97,11 @@ static void sc_draw(const struct sc_arg *a, uint64_t *s, int p, struct ct_case *
 	int ci = (int)(tc_test_rand(s) % (sizeof combos / sizeof combos[0]));
 	c->dt = combos[ci].dt;
 	c->op = combos[ci].op;
+	/* allreduce shm_tree takes at most a cache line (64 bytes,
+	 * docs/algorithms.md); a larger call runs AUTO instead. */
+	if (c->alg && c->coll == TC_COLL_ALLREDUCE && !strcmp(c->alg, "shm_tree") &&
+	    c->count * tc_dtype_size(c->dt) > 64)
+		c->alg = NULL;
 	c->root = (int)(tc_test_rand(s) % (unsigned)p);
 	c->q = (int)(tc_test_rand(s) % (unsigned)(2 * p)) - p / 2;
 	if (c->coll == TC_COLL_MULTICAST) {
