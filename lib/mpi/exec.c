@@ -743,6 +743,21 @@ static int tc__mplan_get(struct tc_proc *proc, const struct tc__sched *s, unsign
 
 /* ---- running ------------------------------------------------------------- */
 
+/* Send y of transfer x leaves at the clock of its round's start: its
+ * logical arrival, the link's next free time and the counters; returns
+ * send_done raised to the time the send is done. */
+static inline tc_time_t tc__mpi_stamp(struct tc_proc *proc, const struct tc__mps *q,
+                                      struct tc__mitem *y, const struct tc__xfer *x, tc_time_t send_done)
+{
+	tc_time_t done;
+	y->arrival = tc__clock_send(q, proc->clock, &proc->res_free[tc__res_send(q, y->nbr)],
+	                            x->bytes, y->hops, &done);
+	proc->stats.transfers_sent++;
+	proc->stats.hops += (uint64_t)y->hops;
+	proc->stats.busy_ps = tc__sat_add(proc->stats.busy_ps, tc__link_time(q, x->bytes));
+	return tc__max_time(send_done, done);
+}
+
 /* Round r's data: received (staged) and local transfers in schedule order;
  * every combine costs m t_c. */
 static void tc__mpi_apply(struct tc_proc *proc, const struct tc__mplan *pl,
@@ -790,19 +805,9 @@ int tc__mpi_post(struct tc_proc *proc, struct tc__mplan *pl, int r, unsigned cha
 	/* Own sends' logical arrivals, in schedule order, from the clock at
 	 * the start of the round. */
 	tc_time_t send_done = proc->clock;
-	for (int i = 0; i < n; i++) {
-		struct tc__mitem *y = &it[i];
-		if (y->kind != TC__MIT_SEND)
-			continue;
-		const struct tc__xfer *x = &xs[y->xi];
-		tc_time_t done;
-		y->arrival = tc__clock_send(q, proc->clock, &proc->res_free[tc__res_send(q, y->nbr)],
-		                            x->bytes, y->hops, &done);
-		send_done = tc__max_time(send_done, done);
-		proc->stats.transfers_sent++;
-		proc->stats.hops += (uint64_t)y->hops;
-		proc->stats.busy_ps = tc__sat_add(proc->stats.busy_ps, tc__link_time(q, x->bytes));
-	}
+	for (int i = 0; i < n; i++)
+		if (it[i].kind == TC__MIT_SEND)
+			send_done = tc__mpi_stamp(proc, q, &it[i], &xs[it[i].xi], send_done);
 	for (int i = 0; i < nreq; i++)
 		m->req[R->rq0 + i] = MPI_REQUEST_NULL;
 	/* Receives first, then sends: one message each. */
@@ -948,19 +953,10 @@ static int tc__mpi_lean(struct tc_proc *proc, struct tc__mplan *pl, int r, unsig
 	const size_t h = sizeof(struct tc__mpi_hdr);
 	tc_time_t send_done = proc->clock;
 	for (int i = 0; i < R->n; i++) {
-		struct tc__mitem *y = &it[i];
-		if (y->kind != TC__MIT_SEND) {
-			in = y;
-			continue;
-		}
-		const struct tc__xfer *x = &xs[y->xi];
-		tc_time_t done;
-		y->arrival = tc__clock_send(q, proc->clock, &proc->res_free[tc__res_send(q, y->nbr)],
-		                            x->bytes, y->hops, &done);
-		send_done = tc__max_time(send_done, done);
-		proc->stats.transfers_sent++;
-		proc->stats.hops += (uint64_t)y->hops;
-		proc->stats.busy_ps = tc__sat_add(proc->stats.busy_ps, tc__link_time(q, x->bytes));
+		if (it[i].kind != TC__MIT_SEND)
+			in = &it[i];
+		else
+			send_done = tc__mpi_stamp(proc, q, &it[i], &xs[it[i].xi], send_done);
 	}
 	for (int i = 0; i < R->nreq; i++)
 		m->req[R->rq0 + i] = MPI_REQUEST_NULL;
