@@ -8,7 +8,10 @@
  *   2. the algorithm's name is compared by its text, not its pointer;
  *   3. bad arguments after repeated good calls still get their codes, and a
  *      datatype of the same size changes the result and the call's tag;
- *   4. mismatch detection after repeated calls still reports another call.
+ *   4. mismatch detection after repeated calls still reports another call;
+ *   5. calls that alternate (a barrier before each broadcast, as benchmarks
+ *      time them), each kept in a memo of its own, still see a change of
+ *      root or buffer, bad arguments, and an eviction of either entry.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -197,5 +200,57 @@ Test(memo, mismatch_after_hits, .timeout = 120)
 		mismatched += m.rc[r] == TC_EMISMATCH;
 	}
 	cr_assert_gt(mismatched, 0);
+	tc_team_destroy(team);
+}
+
+/* Barrier and broadcast in turn, both kept: the broadcast's root and
+ * buffer change between rounds, a bad root between good calls gets its
+ * code, nonblocking calls evict both entries in between, and a third
+ * collective in the loop displaces neither result. */
+static int alternate_rank(struct tc_proc *proc, void *argp)
+{
+	struct memo_res *res = argp;
+	const int me = tc_rank(proc);
+	int64_t a[4], b[4], in = me + 1, out = 0;
+	for (int k = 0; k < 12; k++) {
+		const int root = k / 3 % P; /* the same root three times, then the next */
+		int64_t *buf = k % 2 ? a : b;
+		if (tc_barrier(proc, NULL))
+			res->bad[me] = 1;
+		for (int i = 0; i < 4; i++)
+			buf[i] = me == root ? 100 * k + i : -1;
+		if (tc_bcast(proc, buf, 4, TC_INT64, root, NULL))
+			res->bad[me] = 2;
+		for (int i = 0; i < 4; i++)
+			if (buf[i] != 100 * k + i)
+				res->bad[me] = 3;
+		if (k == 4 && tc_bcast(proc, buf, 4, TC_INT64, P, NULL) != TC_EROOT)
+			res->bad[me] = 4;
+		if (k == 7) {
+			/* Nonblocking calls of other sizes evict both entries. */
+			for (int n = 5; n < 16; n++) {
+				tc_request r;
+				int64_t s[16] = {0}, t[16];
+				if (tc_iallreduce(proc, s, t, (size_t)n, TC_INT64, TC_OP_SUM, NULL, &r) ||
+				    tc_wait(proc, &r, NULL))
+					res->bad[me] = 5;
+			}
+		}
+		if (k == 9) {
+			out = 0;
+			if (tc_allreduce(proc, &in, &out, 1, TC_INT64, TC_OP_SUM, NULL) || out != 10)
+				res->bad[me] = 6;
+		}
+	}
+	return 0;
+}
+
+Test(memo, alternating_calls, .timeout = 120)
+{
+	struct tc_team *team = memo_team(10000);
+	struct memo_res res = {{0}};
+	cr_assert_eq(tc_run(team, alternate_rank, &res), 0);
+	for (int r = 0; r < P; r++)
+		cr_assert_eq(res.bad[r], 0, "rank %d: step %d", r, res.bad[r]);
 	tc_team_destroy(team);
 }

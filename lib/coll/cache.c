@@ -279,7 +279,7 @@ static void tc__tcache_release(struct tc_team *team, struct tc__tentry *e)
 /* ---- the per-rank cache -------------------------------------------------- */
 
 struct tc__ccache {
-	struct tc__cmemo memo; /* first: tc__coll_memo() */
+	struct tc__cmemo memo[TC__MEMOS]; /* first: tc__coll_memo() */
 	struct tc_team *team;
 	struct tc__shm_slot *shm; /* the team's (tc__tcache), once known */
 	uint64_t clock;
@@ -372,8 +372,9 @@ int tc__coll_plan(struct tc_proc *proc, const struct tc__gen *g, const char *nam
 	if (victim->used) {
 		if (c->last == victim)
 			c->last = NULL;
-		if (c->memo.e == victim)
-			c->memo.e = NULL;
+		for (int k = 0; k < TC__MEMOS; k++)
+			if (c->memo[k].e == victim)
+				c->memo[k].e = NULL;
 		tc__centry_clear(c, victim);
 	}
 	*victim = (struct tc__centry){.hold = hold,

@@ -52,11 +52,15 @@ struct tc__centry {
 	uint64_t sig;    /* and its 64-bit signature (lib/coll/coll.c) */
 };
 
-/* A rank's last blocking call made through the collective entry
+/* One of a rank's last blocking calls made through the collective entry
  * (lib/coll/coll.c), as given and as its checks found it: the same call
  * again, its arguments equal, skips the checks and the lookup and runs e.
  * e is NULL when there is none; the cache clears it when it evicts e.
- * Calls with a user operator, a member set or a shift are not kept. */
+ * Calls with a user operator, a member set or a shift are not kept.  A
+ * rank keeps TC__MEMOS of them, of different collectives: a loop that
+ * alternates two calls (a barrier before each timed call, as benchmarks
+ * time) hits both. */
+#define TC__MEMOS 2
 struct tc__cmemo {
 	struct tc__centry *e;
 	enum tc_coll coll;
@@ -73,7 +77,7 @@ struct tc__cmemo {
 	bool sends, recvs, scatter_ip, in_place;
 };
 
-/* proc's memo, NULL before its first collective call. */
+/* proc's TC__MEMOS memos, NULL before its first collective call. */
 static inline struct tc__cmemo *tc__coll_memo(const struct tc_proc *proc)
 {
 	return proc->ext; /* the rank's cache (cache.c) begins with it */

@@ -574,13 +574,16 @@ static int tc__coll_x(struct tc_proc *proc, enum tc_coll coll, const void *sbuf,
 	struct tc_coll_opts none = {0};
 	if (!opts)
 		opts = &none;
-	struct tc__cmemo *memo = xr ? NULL : tc__coll_memo(proc);
+	struct tc__cmemo *memos = xr ? NULL : tc__coll_memo(proc), *memo = NULL;
 	struct tc__centry *e;
 	size_t es, bytes, sbytes, rbytes;
 	bool sends, recvs, scatter_ip, in_place;
 	int err;
-	if (tc__memo_hit(memo, coll, sbuf, rbuf, count, dt, op, root, opts, x)) {
-		/* The same blocking call as the last one: checked then. */
+	for (int k = 0; memos && k < TC__MEMOS && !memo; k++)
+		if (tc__memo_hit(&memos[k], coll, sbuf, rbuf, count, dt, op, root, opts, x))
+			memo = &memos[k];
+	if (memo) {
+		/* The same blocking call as one of the last: checked then. */
 		e = memo->e;
 		if (!(f & TC_CF_REDUCES))
 			op = TC_OP_BOR;
@@ -658,8 +661,18 @@ static int tc__coll_x(struct tc_proc *proc, enum tc_coll coll, const void *sbuf,
 		err = tc__coll_plan(proc, &g, opts->alg, ordered, &e);
 		if (err)
 			return err;
-		memo = xr ? NULL : tc__coll_memo(proc); /* made by the first call */
-		if (memo && op != TC_OP_USER && !x->nmembers && !x->q && !x->shift_ring)
+		memos = xr ? NULL : tc__coll_memo(proc); /* made by the first call */
+		if (memos && op != TC_OP_USER && !x->nmembers && !x->q && !x->shift_ring) {
+			/* The memo of the same collective, else the first: the
+			 * other collective kept moves to the second. */
+			memo = &memos[0];
+			for (int k = 0; k < TC__MEMOS; k++)
+				if (memos[k].e && memos[k].coll == coll)
+					memo = &memos[k];
+			if (memo == &memos[0] && memos[0].e && memos[0].coll != coll) {
+				memmove(&memos[1], &memos[0], sizeof memos[0] * (TC__MEMOS - 1));
+				memo = &memos[0];
+			}
 			*memo = (struct tc__cmemo){.e = e,
 			                           .coll = coll,
 			                           .dt = dt,
@@ -679,6 +692,7 @@ static int tc__coll_x(struct tc_proc *proc, enum tc_coll coll, const void *sbuf,
 			                           .recvs = recvs,
 			                           .scatter_ip = scatter_ip,
 			                           .in_place = in_place};
+		}
 	}
 	/* Only now, after every check of the arguments and of the algorithm
 	 * (the plan is a pure function of the call): ranks given the same bad

@@ -23,6 +23,9 @@
 /* This rank's hand-over from tcmpirun (NULL before tcmpi_rank_main). */
 extern struct tcmpi_launch *tcmpi__self;
 extern int tcmpi__initialized, tcmpi__finalized;
+/* 1 from MPI_Init to MPI_Finalize in a rank started by tcmpirun: what
+ * tcmpi__check_init() proves, read in one load on every call. */
+extern int tcmpi__live;
 
 /* One contiguous run of bytes of a datatype's element, at off from its
  * start. */
@@ -45,10 +48,17 @@ struct tcmpi__dtype {
 	char name[MPI_MAX_OBJECT_NAME];
 };
 
-/* Datatypes (shim_dtype.c). */
+/* Datatypes (shim_dtype.c): the table by handle, tcmpi__ndts entries. */
 void tcmpi__dtype_setup(void);
+extern struct tcmpi__dtype *tcmpi__dts;
+extern int tcmpi__ndts;
 /* The datatype of a handle, committed or predefined, or NULL. */
-const struct tcmpi__dtype *tcmpi__dt(MPI_Datatype dt);
+static inline const struct tcmpi__dtype *tcmpi__dt(MPI_Datatype dt)
+{
+	if (dt <= 0 || dt >= tcmpi__ndts || !tcmpi__dts[dt].used || !tcmpi__dts[dt].committed)
+		return NULL;
+	return &tcmpi__dts[dt];
+}
 /* Packs count elements at buf into out (count * size bytes); unpacks. */
 void tcmpi__pack(const void *buf, size_t count, const struct tcmpi__dtype *t, void *out);
 void tcmpi__unpack(const void *in, size_t count, const struct tcmpi__dtype *t, void *buf);
@@ -88,10 +98,28 @@ struct tcmpi__comm {
 	 * received, and its receives posted and not yet matched (shim_p2p.c);
 	 * NULL until its first message. */
 	struct tcmpi__selfq *selfq;
+	/* The rank's size and rank in it: 1 and 0 when self, else proc's
+	 * (set with proc, read on every call). */
+	int size, rank;
 };
-struct tcmpi__comm *tcmpi__comm(MPI_Comm c);
-int tcmpi__comm_size(const struct tcmpi__comm *c);
-int tcmpi__comm_rank(const struct tcmpi__comm *c);
+/* The communicators by handle (shim_core.c). */
+#define TCMPI_NCOMMS 64
+extern struct tcmpi__comm tcmpi__comms[TCMPI_NCOMMS];
+/* The communicator of a handle in use, or NULL. */
+static inline struct tcmpi__comm *tcmpi__comm(MPI_Comm c)
+{
+	if (c <= 0 || c >= TCMPI_NCOMMS || !tcmpi__comms[c].used)
+		return NULL;
+	return &tcmpi__comms[c];
+}
+static inline int tcmpi__comm_size(const struct tcmpi__comm *c)
+{
+	return c->size;
+}
+static inline int tcmpi__comm_rank(const struct tcmpi__comm *c)
+{
+	return c->rank;
+}
 /* A new communicator like c (its error handler; a communicator of the
  * calling rank alone when c is), without topology: *out, or an error. */
 int tcmpi__comm_new(const struct tcmpi__comm *c, MPI_Comm *out, const char *fn);
@@ -162,8 +190,13 @@ int tcmpi__error(MPI_Comm comm, int code, const char *fn, const char *fmt, ...)
         __attribute__((format(printf, 4, 5)));
 /* A topocoll error of a call on comm, as an MPI error (tcmpi__error). */
 int tcmpi__tc_error(MPI_Comm comm, int tcerr, const char *fn);
-/* Fails unless MPI is initialized and not finalized. */
-int tcmpi__check_init(const char *fn);
+/* Fails unless MPI is initialized and not finalized: the failure's
+ * error and message (tcmpi__check_init() calls it when tcmpi__live is 0). */
+int tcmpi__check_init_fail(const char *fn);
+static inline int tcmpi__check_init(const char *fn)
+{
+	return __builtin_expect(tcmpi__live, 1) ? MPI_SUCCESS : tcmpi__check_init_fail(fn);
+}
 /* The stub of every function the layer does not implement. */
 int tcmpi__unsupported(const char *fn);
 /* Ends the calling rank with status (exit(), MPI_Abort, a fatal error):

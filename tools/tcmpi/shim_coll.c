@@ -21,31 +21,45 @@
 
 const char *tcmpi__op_name(MPI_Op op);
 
-/* The proc of the communicator of the call under way (coll_comm). */
+/* The proc of the communicator of the call under way (COLL_BEGIN_AS). */
 static struct tc_proc *coll_proc;
 #define PROC (coll_proc)
 
-static struct tcmpi__comm *coll_comm(MPI_Comm comm)
+/* The communicator of a call, NULL when MPI is not initialised (or
+ * finalised) or the handle is none in use: one load and a few compares on
+ * the path every call takes, with the checks' order and errors of
+ * coll_bad() when it fails. */
+static inline struct tcmpi__comm *coll_comm(MPI_Comm comm)
 {
-	struct tcmpi__comm *c = tcmpi__comm(comm);
-	coll_proc = c ? c->proc : NULL;
-	return c;
+	return __builtin_expect(tcmpi__live, 1) ? tcmpi__comm(comm) : NULL;
+}
+
+/* Why coll_comm() gave NULL, as an MPI error naming fn. */
+static int coll_bad(MPI_Comm comm, const char *fn)
+{
+	int rc = tcmpi__check_init(fn);
+	if (rc)
+		return rc;
+	return tcmpi__error(MPI_COMM_NULL, MPI_ERR_COMM, fn, "invalid communicator %d", (int)comm);
+}
+
+/* The --report counters' start: a clock read only under --report. */
+static inline double coll_t0(void)
+{
+	return __builtin_expect(tcmpi__self->stats != NULL, 0) ? tcmpi__now_ns() : 0.0;
 }
 
 /* A collective's prologue: initialised, valid communicator (c, p, r), the
  * start time t0; errors name fn. */
-#define COLL_BEGIN_AS(comm, fn)                                                                 \
-	int rc = tcmpi__check_init(fn);                                                         \
-	if (rc)                                                                                 \
-		return rc;                                                                      \
-	struct tcmpi__comm *c = coll_comm(comm);                                                \
-	if (!c)                                                                                 \
-		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_COMM, fn, "invalid communicator %d", \
-		                    (int)(comm));                                               \
-	int p = tcmpi__comm_size(c), r = tcmpi__comm_rank(c);                                   \
-	(void)p;                                                                                \
-	(void)r;                                                                                \
-	double t0 = tcmpi__self->stats ? tcmpi__now_ns() : 0.0
+#define COLL_BEGIN_AS(comm, fn)                               \
+	struct tcmpi__comm *c = coll_comm(comm);              \
+	if (__builtin_expect(!c, 0))                          \
+		return coll_bad(comm, fn);                    \
+	coll_proc = c->proc;                                  \
+	int p = tcmpi__comm_size(c), r = tcmpi__comm_rank(c); \
+	(void)p;                                              \
+	(void)r;                                              \
+	double t0 = coll_t0()
 #define COLL_BEGIN(comm) COLL_BEGIN_AS(comm, __func__)
 
 #define DT_OR_FAIL(t, dt, comm)                                                                 \
@@ -73,16 +87,16 @@ static double model_ns(void)
 static int done(MPI_Comm comm, int tcrc, int mpirc, enum tcmpi_coll which, double t0, int p,
                 const char *fn)
 {
-	if (tcrc)
+	if (__builtin_expect(tcrc, 0))
 		return tcmpi__tc_error(comm, tcrc, fn);
-	if (mpirc)
+	if (__builtin_expect(mpirc, 0))
 		return tcmpi__error(comm, mpirc, fn, "%s",
 		                    mpirc == MPI_ERR_NO_MEM     ? "out of memory"
 		                    : mpirc == MPI_ERR_TRUNCATE ? "the send and receive sides "
 		                                                  "differ in bytes"
 		                                                : "the operator does not apply "
 		                                                  "to the datatype");
-	if (tcmpi__self->stats) /* --report */
+	if (__builtin_expect(tcmpi__self->stats != NULL, 0)) /* --report */
 		tcmpi__count(which, t0, p > 1 ? model_ns() : 0.0);
 	return MPI_SUCCESS;
 }
@@ -123,11 +137,17 @@ static void out_done(void *tmp, size_t count, const struct tcmpi__dtype *t, void
  */
 int MPI_Barrier(MPI_Comm comm)
 {
+	struct tcmpi__comm *fc = coll_comm(comm);
+	if (fc && fc->size > 1 && !tcmpi__self->stats) { /* the common call */
+		int tcrc = tc_barrier(fc->proc, NULL);
+		return __builtin_expect(tcrc, 0) ? tcmpi__tc_error(comm, tcrc, __func__) : MPI_SUCCESS;
+	}
 	COLL_BEGIN(comm);
 	return done(comm, p > 1 ? tc_barrier(PROC, NULL) : 0, 0, TCMPI_COLL_BARRIER, t0, p, __func__);
 }
 
-static int bcast(void *buf, size_t count, MPI_Datatype datatype, int root, MPI_Comm comm, const char *fn)
+static __attribute__((noinline)) int bcast(void *buf, size_t count, MPI_Datatype datatype, int root,
+                                           MPI_Comm comm, const char *fn)
 {
 	COLL_BEGIN_AS(comm, fn);
 	const struct tcmpi__dtype *t = tcmpi__dt(datatype);
@@ -137,35 +157,50 @@ static int bcast(void *buf, size_t count, MPI_Datatype datatype, int root, MPI_C
 		return tcmpi__error(comm, MPI_ERR_ROOT, fn, "root %d out of range 0..%d", root, p - 1);
 	if (p == 1)
 		return done(comm, 0, 0, TCMPI_COLL_BCAST, t0, p, fn);
-	void *tmp = NULL;
-	void *b = buf;
-	if (!t->contig) {
-		tmp = tcmpi__alloc(count * t->size);
-		if (!tmp)
-			return done(comm, 0, MPI_ERR_NO_MEM, TCMPI_COLL_BCAST, t0, p, fn);
-		if (r == root)
-			tcmpi__pack(buf, count, t, tmp);
-		b = tmp;
-	}
-	int tcrc = tc_bcast(PROC, b, count * t->size, TC_BYTE, root, NULL);
-	if (tmp && r != root && !tcrc)
+	if (t->contig) /* the buffer as it is */
+		return done(comm, tc_bcast(PROC, buf, count * t->size, TC_BYTE, root, NULL), 0,
+		            TCMPI_COLL_BCAST, t0, p, fn);
+	/* Packed: the root packs, the others unpack what arrives. */
+	void *tmp = tcmpi__alloc(count * t->size);
+	if (!tmp)
+		return done(comm, 0, MPI_ERR_NO_MEM, TCMPI_COLL_BCAST, t0, p, fn);
+	if (r == root)
+		tcmpi__pack(buf, count, t, tmp);
+	int tcrc = tc_bcast(PROC, tmp, count * t->size, TC_BYTE, root, NULL);
+	if (r != root && !tcrc)
 		tcmpi__unpack(tmp, count, t, buf);
 	free(tmp);
 	return done(comm, tcrc, 0, TCMPI_COLL_BCAST, t0, p, fn);
+}
+
+/* The common broadcast, or bcast() for the rest: p > 1, no --report, a
+ * valid contiguous datatype, the root in range: the checks bcast() makes
+ * hold on this path, and the buffer goes to topocoll as it is. */
+static inline __attribute__((always_inline)) int bcast_fast(void *buf, size_t count, MPI_Datatype dt,
+                                                            int root, MPI_Comm comm, const char *fn)
+{
+	struct tcmpi__comm *c = coll_comm(comm);
+	const struct tcmpi__dtype *t;
+	if (c && c->size > 1 && !tcmpi__self->stats && root >= 0 && root < c->size &&
+	    (t = tcmpi__dt(dt)) != NULL && t->contig) {
+		int tcrc = tc_bcast(c->proc, buf, count * t->size, TC_BYTE, root, NULL);
+		return __builtin_expect(tcrc, 0) ? tcmpi__tc_error(comm, tcrc, fn) : MPI_SUCCESS;
+	}
+	return bcast(buf, count, dt, root, comm, fn);
 }
 
 int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
 	if (count < 0)
 		return tcmpi__error(comm, MPI_ERR_COUNT, __func__, "negative count");
-	return bcast(buffer, (size_t)count, datatype, root, comm, __func__);
+	return bcast_fast(buffer, (size_t)count, datatype, root, comm, __func__);
 }
 
 int MPI_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
 	if (count < 0)
 		return tcmpi__error(comm, MPI_ERR_COUNT, __func__, "negative count");
-	return bcast(buffer, (size_t)count, datatype, root, comm, __func__);
+	return bcast_fast(buffer, (size_t)count, datatype, root, comm, __func__);
 }
 
 /* ---------------------------------------------------------------------
@@ -189,8 +224,9 @@ static int fold(const unsigned char *all, size_t stride, int lo, int hi, size_t 
 	return MPI_SUCCESS;
 }
 
-static int reduction(const void *sbuf, void *rbuf, size_t count, MPI_Datatype dt, MPI_Op op,
-                     int root, enum red kind, MPI_Comm comm, enum tcmpi_coll which, const char *fn)
+static __attribute__((noinline)) int reduction(const void *sbuf, void *rbuf, size_t count,
+                                               MPI_Datatype dt, MPI_Op op, int root, enum red kind,
+                                               MPI_Comm comm, enum tcmpi_coll which, const char *fn)
 {
 	COLL_BEGIN_AS(comm, fn);
 	const struct tcmpi__dtype *t = tcmpi__dt(dt);
@@ -253,51 +289,109 @@ static int reduction(const void *sbuf, void *rbuf, size_t count, MPI_Datatype dt
 	return done(comm, tcrc, mrc, which, t0, p, fn);
 }
 
+/* The topocoll operator and datatype of a predefined operator on a
+ * predefined datatype that topocoll reduces, as tcmpi__op_native() and
+ * tcmpi__tc_dtype() find them, 0; else -1.  Both are constant for a
+ * pair, so the last pair's are kept (op 0: none yet). */
+static int red_native(MPI_Op op, MPI_Datatype dt, enum tc_op *tcop, enum tc_dtype *tdt)
+{
+	static struct {
+		MPI_Op op;
+		MPI_Datatype dt;
+		enum tc_op tcop;
+		enum tc_dtype tdt;
+	} last;
+	if (op == last.op && dt == last.dt) {
+		*tcop = last.tcop;
+		*tdt = last.tdt;
+		return 0;
+	}
+	struct tc_user_op user;
+	if (op <= 0 || op >= TCMPI_OP_PREDEFINED || dt <= 0 || dt >= TCMPI_DT_PREDEFINED ||
+	    tcmpi__op_native(op, dt, tcop, &user) != 0)
+		return -1;
+	*tdt = (enum tc_dtype)tcmpi__tc_dtype(dt);
+	last.op = op;
+	last.dt = dt;
+	last.tcop = *tcop;
+	last.tdt = *tdt;
+	return 0;
+}
+
+/* The common reduction, or reduction() for the rest: p > 1, no --report,
+ * a predefined operator and datatype that topocoll reduces, the root in
+ * range; the checks reduction() makes hold on this path (the datatype is
+ * valid, the operator too, MPI_IN_PLACE only where MPI allows it). */
+static inline __attribute__((always_inline)) int
+reduction_fast(const void *sbuf, void *rbuf, size_t count, MPI_Datatype dt, MPI_Op op, int root,
+               enum red kind, MPI_Comm comm, enum tcmpi_coll which, const char *fn)
+{
+	struct tcmpi__comm *c = coll_comm(comm);
+	enum tc_op tcop;
+	enum tc_dtype tdt;
+	if (c && c->size > 1 && !tcmpi__self->stats && red_native(op, dt, &tcop, &tdt) == 0 &&
+	    (kind != RED_ROOT ||
+	     (root >= 0 && root < c->size && (sbuf != MPI_IN_PLACE || c->rank == root)))) {
+		const void *s = sbuf == MPI_IN_PLACE ? TC_IN_PLACE : sbuf;
+		int tcrc;
+		if (kind == RED_ALL)
+			tcrc = tc_allreduce(c->proc, s, rbuf, count, tdt, tcop, NULL);
+		else if (kind == RED_ROOT)
+			tcrc = tc_reduce(c->proc, s, rbuf, count, tdt, tcop, root, NULL);
+		else if (kind == RED_SCAN)
+			tcrc = tc_scan(c->proc, s, rbuf, count, tdt, tcop, NULL);
+		else
+			tcrc = tc_exscan(c->proc, s, rbuf, count, tdt, tcop, NULL);
+		return __builtin_expect(tcrc, 0) ? tcmpi__tc_error(comm, tcrc, fn) : MPI_SUCCESS;
+	}
+	return reduction(sbuf, rbuf, count, dt, op, root, kind, comm, which, fn);
+}
+
 int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                   MPI_Comm comm)
 {
 	COUNT_OR_FAIL(count, comm);
-	return reduction(sendbuf, recvbuf, (size_t)count, datatype, op, 0, RED_ALL, comm,
-	                 TCMPI_COLL_ALLREDUCE, __func__);
+	return reduction_fast(sendbuf, recvbuf, (size_t)count, datatype, op, 0, RED_ALL, comm,
+	                      TCMPI_COLL_ALLREDUCE, __func__);
 }
 
 int MPI_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
                     MPI_Op op, MPI_Comm comm)
 {
 	COUNT_OR_FAIL(count, comm);
-	return reduction(sendbuf, recvbuf, (size_t)count, datatype, op, 0, RED_ALL, comm,
-	                 TCMPI_COLL_ALLREDUCE, __func__);
+	return reduction_fast(sendbuf, recvbuf, (size_t)count, datatype, op, 0, RED_ALL, comm,
+	                      TCMPI_COLL_ALLREDUCE, __func__);
 }
 
 int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                int root, MPI_Comm comm)
 {
 	COUNT_OR_FAIL(count, comm);
-	return reduction(sendbuf, recvbuf, (size_t)count, datatype, op, root, RED_ROOT, comm,
-	                 TCMPI_COLL_REDUCE, __func__);
+	return reduction_fast(sendbuf, recvbuf, (size_t)count, datatype, op, root, RED_ROOT, comm,
+	                      TCMPI_COLL_REDUCE, __func__);
 }
 
 int MPI_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
                  MPI_Op op, int root, MPI_Comm comm)
 {
 	COUNT_OR_FAIL(count, comm);
-	return reduction(sendbuf, recvbuf, (size_t)count, datatype, op, root, RED_ROOT, comm,
-	                 TCMPI_COLL_REDUCE, __func__);
+	return reduction_fast(sendbuf, recvbuf, (size_t)count, datatype, op, root, RED_ROOT, comm,
+	                      TCMPI_COLL_REDUCE, __func__);
 }
 
 int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
 	COUNT_OR_FAIL(count, comm);
-	return reduction(sendbuf, recvbuf, (size_t)count, datatype, op, 0, RED_SCAN, comm,
-	                 TCMPI_COLL_SCAN, __func__);
+	return reduction_fast(sendbuf, recvbuf, (size_t)count, datatype, op, 0, RED_SCAN, comm,
+	                      TCMPI_COLL_SCAN, __func__);
 }
 
 int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                MPI_Comm comm)
 {
 	COUNT_OR_FAIL(count, comm);
-	return reduction(sendbuf, recvbuf, (size_t)count, datatype, op, 0, RED_EXSCAN, comm,
-	                 TCMPI_COLL_EXSCAN, __func__);
+	return reduction_fast(sendbuf, recvbuf, (size_t)count, datatype, op, 0, RED_EXSCAN, comm,
+	                      TCMPI_COLL_EXSCAN, __func__);
 }
 
 /* Reduce-scatter with counts[i] elements for rank i: an allreduce of the
@@ -376,7 +470,7 @@ int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[
 	int rc = tcmpi__check_init(__func__);
 	if (rc)
 		return rc;
-	struct tcmpi__comm *c = coll_comm(comm);
+	struct tcmpi__comm *c = tcmpi__comm(comm);
 	if (!c || !recvcounts)
 		return tcmpi__error(comm, MPI_ERR_ARG, __func__,
 		                    "invalid communicator or NULL "
@@ -405,9 +499,10 @@ int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[
  */
 enum shape { SH_GATHER, SH_SCATTER, SH_ALLGATHER, SH_ALLTOALL };
 
-static int blocks(const void *sbuf, size_t scount, MPI_Datatype stype, void *rbuf, size_t rcount,
-                  MPI_Datatype rtype, int root, enum shape sh, MPI_Comm comm, enum tcmpi_coll which,
-                  const char *fn)
+static __attribute__((noinline)) int blocks(const void *sbuf, size_t scount, MPI_Datatype stype,
+                                            void *rbuf, size_t rcount, MPI_Datatype rtype, int root,
+                                            enum shape sh, MPI_Comm comm, enum tcmpi_coll which,
+                                            const char *fn)
 {
 	COLL_BEGIN_AS(comm, fn);
 	int rooted = sh == SH_GATHER || sh == SH_SCATTER;
@@ -494,13 +589,52 @@ out:
 	return done(comm, tcrc, mrc, which, t0, p, fn);
 }
 
+/* The common call, or blocks() for the rest: p > 1, no --report, no
+ * MPI_IN_PLACE, the root in range, valid contiguous datatypes of equal
+ * bytes per block on the sides this rank uses: the checks blocks()
+ * makes hold on this path, and the buffers go to topocoll as they are. */
+static inline __attribute__((always_inline)) int blocks_fast(const void *sbuf, size_t scount,
+                                                             MPI_Datatype stype, void *rbuf,
+                                                             size_t rcount, MPI_Datatype rtype,
+                                                             int root, enum shape sh, MPI_Comm comm,
+                                                             enum tcmpi_coll which, const char *fn)
+{
+	struct tcmpi__comm *c = coll_comm(comm);
+	if (c && c->size > 1 && !tcmpi__self->stats && sbuf != MPI_IN_PLACE && rbuf != MPI_IN_PLACE) {
+		const int p = c->size, r = c->rank;
+		const int rooted = sh == SH_GATHER || sh == SH_SCATTER;
+		const int uses_s = !(sh == SH_SCATTER && r != root);
+		const int uses_r = !(sh == SH_GATHER && r != root);
+		const struct tcmpi__dtype *st = uses_s ? tcmpi__dt(stype) : NULL;
+		const struct tcmpi__dtype *rt = uses_r ? tcmpi__dt(rtype) : NULL;
+		const size_t sb = st ? scount * st->size : 0, rb = rt ? rcount * rt->size : 0;
+		if ((!rooted || (root >= 0 && root < p)) && (!uses_s || (st && st->contig)) &&
+		    (!uses_r || (rt && rt->contig)) && (!st || !rt || sb == rb)) {
+			const void *s = uses_s ? sbuf : NULL;
+			void *d = uses_r ? rbuf : NULL;
+			const size_t blk = rt ? rb : sb;
+			int tcrc;
+			if (sh == SH_GATHER)
+				tcrc = tc_gather(c->proc, s, d, blk, TC_BYTE, root, NULL);
+			else if (sh == SH_SCATTER)
+				tcrc = tc_scatter(c->proc, s, d, blk, TC_BYTE, root, NULL);
+			else if (sh == SH_ALLGATHER)
+				tcrc = tc_allgather(c->proc, s, d, blk, TC_BYTE, NULL);
+			else
+				tcrc = tc_alltoall(c->proc, s, d, blk, TC_BYTE, NULL);
+			return __builtin_expect(tcrc, 0) ? tcmpi__tc_error(comm, tcrc, fn) : MPI_SUCCESS;
+		}
+	}
+	return blocks(sbuf, scount, stype, rbuf, rcount, rtype, root, sh, comm, which, fn);
+}
+
 int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
 	COUNT_OR_FAIL(sendcount, comm);
 	COUNT_OR_FAIL(recvcount, comm);
-	return blocks(sendbuf, (size_t)sendcount, sendtype, recvbuf, (size_t)recvcount, recvtype,
-	              root, SH_GATHER, comm, TCMPI_COLL_GATHER, __func__);
+	return blocks_fast(sendbuf, (size_t)sendcount, sendtype, recvbuf, (size_t)recvcount,
+	                   recvtype, root, SH_GATHER, comm, TCMPI_COLL_GATHER, __func__);
 }
 
 int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -508,8 +642,8 @@ int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 {
 	COUNT_OR_FAIL(sendcount, comm);
 	COUNT_OR_FAIL(recvcount, comm);
-	return blocks(sendbuf, (size_t)sendcount, sendtype, recvbuf, (size_t)recvcount, recvtype,
-	              root, SH_SCATTER, comm, TCMPI_COLL_SCATTER, __func__);
+	return blocks_fast(sendbuf, (size_t)sendcount, sendtype, recvbuf, (size_t)recvcount,
+	                   recvtype, root, SH_SCATTER, comm, TCMPI_COLL_SCATTER, __func__);
 }
 
 int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -517,8 +651,8 @@ int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 {
 	COUNT_OR_FAIL(sendcount, comm);
 	COUNT_OR_FAIL(recvcount, comm);
-	return blocks(sendbuf, (size_t)sendcount, sendtype, recvbuf, (size_t)recvcount, recvtype, 0,
-	              SH_ALLGATHER, comm, TCMPI_COLL_ALLGATHER, __func__);
+	return blocks_fast(sendbuf, (size_t)sendcount, sendtype, recvbuf, (size_t)recvcount,
+	                   recvtype, 0, SH_ALLGATHER, comm, TCMPI_COLL_ALLGATHER, __func__);
 }
 
 int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -526,8 +660,8 @@ int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 {
 	COUNT_OR_FAIL(sendcount, comm);
 	COUNT_OR_FAIL(recvcount, comm);
-	return blocks(sendbuf, (size_t)sendcount, sendtype, recvbuf, (size_t)recvcount, recvtype, 0,
-	              SH_ALLTOALL, comm, TCMPI_COLL_ALLTOALL, __func__);
+	return blocks_fast(sendbuf, (size_t)sendcount, sendtype, recvbuf, (size_t)recvcount,
+	                   recvtype, 0, SH_ALLTOALL, comm, TCMPI_COLL_ALLTOALL, __func__);
 }
 
 /* ---------------------------------------------------------------------

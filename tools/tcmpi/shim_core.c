@@ -17,15 +17,15 @@
 #include "shim.h"
 
 struct tcmpi_launch *tcmpi__self;
-int tcmpi__initialized, tcmpi__finalized;
+int tcmpi__initialized, tcmpi__finalized, tcmpi__live;
 static jmp_buf end_jmp;
 static int end_status;
 static char last_error[MPI_MAX_ERROR_STRING];
 
-#define NCOMMS 64
-static struct tcmpi__comm comms[NCOMMS] = {
-        [1] = {1, 0, NULL, 0, MPI_ERRORS_ARE_FATAL, "MPI_COMM_WORLD"},
-        [2] = {1, 1, NULL, 0, MPI_ERRORS_ARE_FATAL, "MPI_COMM_SELF"},
+#define NCOMMS TCMPI_NCOMMS
+struct tcmpi__comm tcmpi__comms[NCOMMS] = {
+        [1] = {.used = 1, .errh = MPI_ERRORS_ARE_FATAL, .name = "MPI_COMM_WORLD"},
+        [2] = {.used = 1, .self = 1, .errh = MPI_ERRORS_ARE_FATAL, .name = "MPI_COMM_SELF", .size = 1},
 };
 
 extern int main(int argc, char **argv);
@@ -37,7 +37,9 @@ int tcmpi_rank_main(struct tcmpi_launch *l)
 	if (!l || l->abi != TCMPI_LAUNCH_ABI)
 		return 127;
 	tcmpi__self = l;
-	comms[MPI_COMM_WORLD].proc = l->proc;
+	tcmpi__comms[MPI_COMM_WORLD].proc = l->proc;
+	tcmpi__comms[MPI_COMM_WORLD].size = tc_size(l->proc);
+	tcmpi__comms[MPI_COMM_WORLD].rank = tc_rank(l->proc);
 	if (setjmp(end_jmp) == 0)
 		end_status = main(l->argc, l->argv);
 	l->finalized = tcmpi__finalized;
@@ -84,7 +86,7 @@ void tcmpi__count(enum tcmpi_coll c, double t0_ns, double model_ns)
 static MPI_Errhandler errh_of(MPI_Comm comm)
 {
 	struct tcmpi__comm *c = tcmpi__comm(comm);
-	return c ? c->errh : comms[1].errh;
+	return c ? c->errh : tcmpi__comms[1].errh;
 }
 
 int tcmpi__error(MPI_Comm comm, int code, const char *fn, const char *fmt, ...)
@@ -147,7 +149,7 @@ int tcmpi__tc_error(MPI_Comm comm, int err, const char *fn)
 	return tcmpi__error(comm, code, fn, "%s%s%s", tc_strerror(err), d && *d ? ": " : "", d ? d : "");
 }
 
-int tcmpi__check_init(const char *fn)
+int tcmpi__check_init_fail(const char *fn)
 {
 	if (!tcmpi__self)
 		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_OTHER, fn,
@@ -256,6 +258,7 @@ int MPI_Init(int *argc, char ***argv)
 		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_OTHER, __func__, "called twice");
 	tcmpi__dtype_setup();
 	tcmpi__initialized = 1;
+	tcmpi__live = 1;
 	return MPI_SUCCESS;
 }
 
@@ -279,9 +282,10 @@ int MPI_Finalize(void)
 	rc = tc_barrier(tcmpi__self->proc, NULL);
 	tcmpi__orphans_end();
 	for (int i = 0; i < NCOMMS; i++)
-		if (comms[i].used)
-			tcmpi__selfq_free(&comms[i]);
+		if (tcmpi__comms[i].used)
+			tcmpi__selfq_free(&tcmpi__comms[i]);
 	tcmpi__finalized = 1;
+	tcmpi__live = 0;
 	return rc ? tcmpi__tc_error(MPI_COMM_WORLD, rc, __func__) : MPI_SUCCESS;
 }
 
@@ -392,23 +396,6 @@ int MPI_Get_library_version(char *version, int *resultlen)
  * sub-teams made from them (duplicates, splits; Cartesian ones in
  * shim_cart.c).
  */
-struct tcmpi__comm *tcmpi__comm(MPI_Comm c)
-{
-	if (c <= 0 || c >= NCOMMS || !comms[c].used)
-		return NULL;
-	return &comms[c];
-}
-
-int tcmpi__comm_size(const struct tcmpi__comm *c)
-{
-	return c->self ? 1 : tc_size(c->proc);
-}
-
-int tcmpi__comm_rank(const struct tcmpi__comm *c)
-{
-	return c->self ? 0 : tc_rank(c->proc);
-}
-
 #define COMM_OR_FAIL(c, comm)                                                                 \
 	int rc_ = tcmpi__check_init(__func__);                                                \
 	if (rc_)                                                                              \
@@ -479,12 +466,12 @@ int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
 static int comm_new(const struct tcmpi__comm *from, MPI_Comm *out, const char *fn)
 {
 	for (int i = 3; i < NCOMMS; i++)
-		if (!comms[i].used) {
-			comms[i] = *from;
-			comms[i].sub = 0;
-			comms[i].selfq = NULL;
-			comms[i].cart.on = 0;
-			snprintf(comms[i].name, sizeof comms[i].name, "%s", "");
+		if (!tcmpi__comms[i].used) {
+			tcmpi__comms[i] = *from;
+			tcmpi__comms[i].sub = 0;
+			tcmpi__comms[i].selfq = NULL;
+			tcmpi__comms[i].cart.on = 0;
+			snprintf(tcmpi__comms[i].name, sizeof tcmpi__comms[i].name, "%s", "");
 			*out = i;
 			return MPI_SUCCESS;
 		}
@@ -503,8 +490,10 @@ static int comm_sub(const struct tcmpi__comm *c, struct tc_proc *proc, MPI_Comm 
 		(void)tc_team_free(proc);
 		return rc;
 	}
-	comms[*out].self = 0;
-	comms[*out].proc = proc;
+	tcmpi__comms[*out].self = 0;
+	tcmpi__comms[*out].proc = proc;
+	tcmpi__comms[*out].size = tc_size(proc);
+	tcmpi__comms[*out].rank = tc_rank(proc);
 	/* Every rank has its new team in hand before any starts a call on it:
 	 * without this barrier, a first collective on a new sub-team on
 	 * fibres was seen to fail as a mismatch in the machine's own barrier
@@ -512,7 +501,7 @@ static int comm_sub(const struct tcmpi__comm *c, struct tc_proc *proc, MPI_Comm 
 	int rc2 = tc_barrier(proc, NULL);
 	if (rc2)
 		return tcmpi__tc_error(MPI_COMM_WORLD, rc2, fn);
-	comms[*out].sub = 1;
+	tcmpi__comms[*out].sub = 1;
 	return MPI_SUCCESS;
 }
 
@@ -529,7 +518,7 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 		return tcmpi__tc_error(comm, rc, __func__);
 	rc = c->self ? comm_new(c, newcomm, __func__) : comm_sub(c, np, newcomm, __func__);
 	if (rc == MPI_SUCCESS)
-		comms[*newcomm].cart = c->cart; /* a duplicate keeps the topology */
+		tcmpi__comms[*newcomm].cart = c->cart; /* a duplicate keeps the topology */
 	return rc;
 }
 

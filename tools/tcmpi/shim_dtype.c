@@ -14,8 +14,8 @@
 
 #include "shim.h"
 
-static struct tcmpi__dtype *dts;
-static int ndts;
+struct tcmpi__dtype *tcmpi__dts;
+int tcmpi__ndts;
 
 struct pair_fi {
 	float a;
@@ -104,17 +104,17 @@ static const struct {
 
 static int grow(int need)
 {
-	if (need <= ndts)
+	if (need <= tcmpi__ndts)
 		return 0;
-	int n = ndts ? ndts * 2 : 64;
+	int n = tcmpi__ndts ? tcmpi__ndts * 2 : 64;
 	while (n < need)
 		n *= 2;
-	struct tcmpi__dtype *d = realloc(dts, sizeof *d * (size_t)n);
+	struct tcmpi__dtype *d = realloc(tcmpi__dts, sizeof *d * (size_t)n);
 	if (!d)
 		return -1;
-	memset(d + ndts, 0, sizeof *d * (size_t)(n - ndts));
-	dts = d;
-	ndts = n;
+	memset(d + tcmpi__ndts, 0, sizeof *d * (size_t)(n - tcmpi__ndts));
+	tcmpi__dts = d;
+	tcmpi__ndts = n;
 	return 0;
 }
 
@@ -146,7 +146,7 @@ void tcmpi__dtype_setup(void)
 	if (grow(TCMPI_DT_PREDEFINED) != 0)
 		return;
 	for (int i = 1; i < TCMPI_DT_PREDEFINED; i++) {
-		struct tcmpi__dtype *t = &dts[i];
+		struct tcmpi__dtype *t = &tcmpi__dts[i];
 		int cap = 0;
 		t->used = t->committed = 1;
 		t->basic = i;
@@ -167,18 +167,11 @@ void tcmpi__dtype_setup(void)
 	}
 }
 
-const struct tcmpi__dtype *tcmpi__dt(MPI_Datatype dt)
-{
-	if (dt <= 0 || dt >= ndts || !dts[dt].used || !dts[dt].committed)
-		return NULL;
-	return &dts[dt];
-}
-
 static struct tcmpi__dtype *dt_any(MPI_Datatype dt)
 {
-	if (dt <= 0 || dt >= ndts || !dts[dt].used)
+	if (dt <= 0 || dt >= tcmpi__ndts || !tcmpi__dts[dt].used)
 		return NULL;
-	return &dts[dt];
+	return &tcmpi__dts[dt];
 }
 
 int tcmpi__tc_dtype(MPI_Datatype dt)
@@ -227,11 +220,11 @@ static int build(int count, const size_t *n, const MPI_Aint *disp, const MPI_Dat
 			return tcmpi__error(MPI_COMM_NULL, MPI_ERR_TYPE, fn, "invalid datatype %d",
 			                    types[k]);
 	int h = 0;
-	for (int i = TCMPI_DT_PREDEFINED; i < ndts && !h; i++)
-		if (!dts[i].used)
+	for (int i = TCMPI_DT_PREDEFINED; i < tcmpi__ndts && !h; i++)
+		if (!tcmpi__dts[i].used)
 			h = i;
 	if (!h) {
-		h = ndts > TCMPI_DT_PREDEFINED ? ndts : TCMPI_DT_PREDEFINED;
+		h = tcmpi__ndts > TCMPI_DT_PREDEFINED ? tcmpi__ndts : TCMPI_DT_PREDEFINED;
 		if (grow(h + 1) != 0)
 			return tcmpi__error(MPI_COMM_NULL, MPI_ERR_NO_MEM, fn, "out of memory");
 	}
@@ -277,7 +270,7 @@ static int build(int count, const size_t *n, const MPI_Aint *disp, const MPI_Dat
 	           (MPI_Aint)t.blocks[0].len == t.extent;
 	if (t.nblocks == 0)
 		t.contig = 1;
-	dts[h] = t;
+	tcmpi__dts[h] = t;
 	*out = h;
 	return MPI_SUCCESS;
 }
@@ -411,7 +404,7 @@ int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, 
 	MPI_Aint d = 0;
 	int rc = build(1, &n, &d, &oldtype, MPI_COMBINER_RESIZED, newtype, __func__);
 	if (rc == MPI_SUCCESS) {
-		struct tcmpi__dtype *t = &dts[*newtype];
+		struct tcmpi__dtype *t = &tcmpi__dts[*newtype];
 		t->lb = lb;
 		t->extent = extent;
 		t->contig = t->nblocks == 1 && t->blocks[0].off == 0 && lb == 0 &&
@@ -425,7 +418,7 @@ int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 	int rc = MPI_Type_create_resized(oldtype, 0, 0, newtype);
 	if (rc == MPI_SUCCESS) {
 		const struct tcmpi__dtype *o = dt_any(oldtype);
-		struct tcmpi__dtype *t = &dts[*newtype];
+		struct tcmpi__dtype *t = &tcmpi__dts[*newtype];
 		t->lb = o->lb;
 		t->extent = o->extent;
 		t->contig = o->contig;

@@ -52,6 +52,13 @@ for exec in threads fibres; do
 		expect 0 'mpi_reqfree: p = [0-9]+: ok' "mpi_reqfree p=$p $exec" -- \
 			-np $p --exec $exec --timeout 20000 "$bin/mpi_reqfree.so"
 	done
+	for p in 1 2 5; do
+		expect 0 'mpi_collerr: p = [0-9]+: ok' "mpi_collerr p=$p $exec" -- \
+			-np $p --exec $exec "$bin/mpi_collerr.so"
+	done
+	expect 16 'MPI_Bcast: called before MPI_Init' \
+		"MPI_Bcast before MPI_Init ends the run, $exec" -- \
+		-np 2 --exec $exec "$bin/mpi_collerr.so" preinit
 	for p in 1 2 4; do
 		expect 0 'mpi_clock: p = [0-9]+: ok' "mpi_clock p=$p $exec" -- \
 			-np $p --exec $exec "$bin/mpi_clock.so"
@@ -129,6 +136,8 @@ expect 0 'mpi_globals: p = 64: ok' "mpi_globals p=64 fibres" -- \
 	-np 64 --exec fibres "$bin/mpi_globals.so" -n 5 -v -x 3 extra
 expect 0 'MPI_Allreduce +[0-9]+ ' "--report lists the collectives, emulated" -- \
 	-np 4 --mode emulated --ts 200 --report "$bin/mpi_dtype.so"
+expect 0 'MPI_Scatter +[0-9]+ ' "--report with errors returned, native" -- \
+	-np 3 --report "$bin/mpi_collerr.so"
 # tcmpirun's errors.
 expect 2 'np P is required' "no -np" -- "$bin/mpi_coll.so"
 expect 1 'cannot open' "missing program" -- -np 2 /nonexistent/program.so
