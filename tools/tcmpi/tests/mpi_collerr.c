@@ -118,8 +118,7 @@ int main(int argc, char **argv)
 	expect_err(MPI_Reduce(a, b, 1, MPI_CHAR, MPI_SUM, p, MPI_COMM_WORLD), MPI_ERR_ROOT,
 	           "MPI_Reduce", "reduce root p");
 	if (p > 1)
-		expect_err(MPI_Reduce(MPI_IN_PLACE, b, 1, MPI_CHAR, MPI_SUM, r == 0 ? 1 : 0,
-		                      MPI_COMM_WORLD),
+		expect_err(MPI_Reduce(MPI_IN_PLACE, b, 1, MPI_CHAR, MPI_SUM, r == 0 ? 1 : 0, MPI_COMM_WORLD),
 		           MPI_ERR_BUFFER, "MPI_Reduce", "reduce in place off the root");
 	good(MPI_COMM_WORLD, p, r);
 	expect_err(MPI_Gather(a, 1, MPI_CHAR, b, 1, MPI_CHAR, p, MPI_COMM_WORLD), MPI_ERR_ROOT,
