@@ -301,6 +301,161 @@ Test(vcount, errors_on_every_rank, .timeout = 300)
 	tc_team_destroy(t);
 }
 
+/* ---- the same counts again ------------------------------------------------- */
+
+/* One alltoallv of a rank in the test of calls repeated: counts
+ * (i + w k) % 5 from i to k, rank `shifted`'s send blocks one gap further
+ * apart (its row alone changes), its buffers and their check. */
+struct again_call {
+	size_t sc[16], sd[16], rc[16], rd[16];
+	uint32_t sb[512], rb[512];
+};
+
+static size_t again_cnt(int i, int k, int w)
+{
+	return (size_t)((i + w * k) % 5);
+}
+
+static void again_setup(struct again_call *c, int r, int p, int w, int shifted)
+{
+	size_t so = 1, ro = 2;
+	for (int k = 0; k < p; k++) {
+		c->sc[k] = again_cnt(r, k, w);
+		c->sd[k] = so;
+		so += c->sc[k] + (r == shifted ? 4 : 2);
+		c->rc[k] = again_cnt(k, r, w);
+		c->rd[k] = ro;
+		ro += c->rc[k] + 3;
+	}
+	for (size_t j = 0; j < 512; j++)
+		c->sb[j] = c->rb[j] = POISON;
+	for (int k = 0; k < p; k++)
+		for (size_t j = 0; j < c->sc[k]; j++)
+			c->sb[c->sd[k] + j] = val(r, k, j, A2AV);
+}
+
+/* 0 when c's receive buffer holds every block in place and nothing else. */
+static int again_check(const struct again_call *c, int r, int p)
+{
+	uint32_t want[512];
+	for (size_t j = 0; j < 512; j++)
+		want[j] = POISON;
+	for (int i = 0; i < p; i++)
+		for (size_t j = 0; j < c->rc[i]; j++)
+			want[c->rd[i] + j] = val(i, r, j, A2AV);
+	return memcmp(want, c->rb, sizeof want) != 0;
+}
+
+struct again {
+	atomic_int nfail;
+	char msg[240];
+};
+
+#define AGAIN_EXPECT(a, cond, ...)                                       \
+	do {                                                             \
+		if (!(cond) && atomic_fetch_add(&(a)->nfail, 1) == 0)    \
+			snprintf((a)->msg, sizeof(a)->msg, __VA_ARGS__); \
+	} while (0)
+
+/* A blocking alltoallv (weights w, rank `shifted`'s sends spread); returns
+ * the messages this rank sent in it. */
+static uint64_t again_blocking(struct tc_proc *proc, struct again *a, int w, int shifted, const char *what)
+{
+	const int r = tc_rank(proc), p = tc_size(proc);
+	struct again_call c;
+	again_setup(&c, r, p, w, shifted);
+	struct tc_stats s0, s1;
+	tc_proc_stats(proc, &s0);
+	int err = tc_alltoallv(proc, c.sb, c.sc, c.sd, c.rb, c.rc, c.rd, TC_UINT32, NULL);
+	tc_proc_stats(proc, &s1);
+	AGAIN_EXPECT(a, !err, "%s: rank %d: %s", what, r, tc_err_name(err));
+	AGAIN_EXPECT(a, err || !again_check(&c, r, p), "%s: rank %d: wrong data", what, r);
+	return s1.msgs_sent - s0.msgs_sent;
+}
+
+static int again_fn(struct tc_proc *proc, void *arg)
+{
+	struct again *a = arg;
+	const int r = tc_rank(proc), p = tc_size(proc);
+	/* The same counts again: the rows are not exchanged again (fewer
+	 * messages: p > 1 sends rows and data, then flags and data). */
+	uint64_t first = again_blocking(proc, a, 1, -1, "first");
+	uint64_t again = again_blocking(proc, a, 1, -1, "again");
+	AGAIN_EXPECT(a, p == 1 || again < first, "rank %d sent %llu messages again, %llu first", r,
+	             (unsigned long long)again, (unsigned long long)first);
+	/* Other counts, then the first ones back. */
+	again_blocking(proc, a, 2, -1, "other counts");
+	again_blocking(proc, a, 1, -1, "first counts back");
+	/* Only rank 0's row changes (its send displacements): it must be
+	 * seen, and kept. */
+	uint64_t moved = again_blocking(proc, a, 1, 0, "rank 0's sends moved");
+	uint64_t kept = again_blocking(proc, a, 1, 0, "rank 0's sends moved, again");
+	AGAIN_EXPECT(a, p == 1 || kept < moved, "rank %d: a changed row not exchanged", r);
+	/* Nonblocking, three at once (same, other, same), and persistent. */
+	struct again_call c[3];
+	tc_request q[3];
+	for (int i = 0; i < 3; i++) {
+		again_setup(&c[i], r, p, i == 1 ? 3 : 1, 0);
+		int err = tc_ialltoallv(proc, c[i].sb, c[i].sc, c[i].sd, c[i].rb, c[i].rc, c[i].rd,
+		                        TC_UINT32, NULL, &q[i]);
+		AGAIN_EXPECT(a, !err, "ialltoallv %d: rank %d: %s", i, r, tc_err_name(err));
+	}
+	int err = tc_waitall(proc, 3, q);
+	AGAIN_EXPECT(a, !err, "waitall: rank %d: %s", r, tc_err_name(err));
+	for (int i = 0; i < 3; i++)
+		AGAIN_EXPECT(a, err || !again_check(&c[i], r, p),
+		             "ialltoallv %d: rank %d: wrong data", i, r);
+	again_setup(&c[0], r, p, 4, -1);
+	err = tc_alltoallv_init(proc, c[0].sb, c[0].sc, c[0].sd, c[0].rb, c[0].rc, c[0].rd,
+	                        TC_UINT32, NULL, &q[0]);
+	for (int k = 0; k < 3 && !err; k++) {
+		for (size_t j = 0; j < 512; j++)
+			c[0].rb[j] = POISON;
+		if (!(err = tc_start(proc, &q[0])))
+			err = tc_wait(proc, &q[0], NULL);
+		AGAIN_EXPECT(a, err || !again_check(&c[0], r, p), "persistent start %d: rank %d", k, r);
+	}
+	AGAIN_EXPECT(a, !err, "persistent: rank %d: %s", r, tc_err_name(err));
+	tc_request_free(proc, &q[0]);
+	again_blocking(proc, a, 4, -1, "the persistent call's counts, blocking");
+	/* Counts that disagree after the same counts: the rows are exchanged
+	 * and every rank fails. */
+	if (p > 1) {
+		struct again_call d;
+		again_setup(&d, r, p, 1, -1);
+		if (r == 1)
+			d.rc[0]++;
+		err = tc_alltoallv(proc, d.sb, d.sc, d.sd, d.rb, d.rc, d.rd, TC_UINT32, NULL);
+		AGAIN_EXPECT(a, err == TC_EMISMATCH, "disagreeing counts: rank %d: %s", r,
+		             tc_err_name(err));
+	}
+	return 0;
+}
+
+/* A loop of v-calls with the same counts skips the exchange of the rows,
+ * and any rank's change (counts or displacements) is seen: threads and
+ * fibres, several topologies. */
+Test(vcount, same_counts_again, .timeout = 300)
+{
+	static const char *const specs[] = {"complete:1",  "ring:2",    "ring:5",
+	                                    "hypercube:3", "torus:3x4", "complete:16"};
+	for (int ex = 0; ex < 2; ex++)
+		for (size_t si = 0; si < sizeof specs / sizeof specs[0]; si++) {
+			struct tc_team_config cfg;
+			tc_team_config_default(&cfg);
+			cfg.topology = specs[si];
+			cfg.timeout_ms = 60000;
+			cfg.exec = ex ? TC_EXEC_FIBRES : TC_EXEC_AUTO;
+			struct tc_team *t;
+			cr_assert_eq(tc_team_create(&cfg, &t), 0, "%s", specs[si]);
+			struct again a = {0};
+			int err = tc_run(t, again_fn, &a);
+			cr_assert(err == 0 && a.nfail == 0, "%s (%s): %s %s", specs[si],
+			          ex ? "fibres" : "auto", tc_err_name(err), a.msg);
+			tc_team_destroy(t);
+		}
+}
+
 /* ---- prediction (tc_predict_call, tc_schedule_call) ------------------------ */
 
 static const enum tc_coll vcolls[NKINDS] = {TC_COLL_ALLGATHERV, TC_COLL_GATHERV, TC_COLL_SCATTERV,

@@ -35,6 +35,7 @@
 #include "coll/cache.h"
 #include "coll/machine.h"
 #include "coll/shm.h"
+#include "coll/vcount/vcount.h"
 #include "fibre/runq.h"
 
 #define TC__CACHE 8                          /* per rank */
@@ -74,6 +75,7 @@ static void tc__tentry_free(struct tc__tentry *e)
 	free(e->at);
 	free(e->mine);
 	free((int *)e->key.members);
+	free((uint64_t *)e->key.vm_rows);
 	free(e);
 }
 
@@ -95,7 +97,8 @@ static size_t tc__tentry_size(const struct tc__tentry *e, int p)
 	const struct tc__sched *s = &e->s;
 	size_t n = sizeof *e + (size_t)s->xcap * sizeof *s->x + (size_t)s->rcap * sizeof *s->round_at +
 	           (s->init_lo ? 2 * (size_t)p * sizeof(int32_t) : 0) +
-	           (size_t)e->key.nmembers * sizeof(int);
+	           (size_t)e->key.nmembers * sizeof(int) +
+	           tc__vm_words(e->key.vm_rows ? e->key.vm_p : 0, e->key.vm_stride) * sizeof(uint64_t);
 	if (e->at)
 		n += ((size_t)p + 1 + (size_t)e->at[p]) * sizeof(int);
 	return n;
@@ -138,6 +141,18 @@ static void tc__tcache_trim(struct tc_team *team, struct tc__tcache *c)
 	}
 }
 
+/* Whether k's matrix is m (both none for the fixed-count calls).  The
+ * rows are compared whole once the hashes agree. */
+static bool tc__vkey_eq(const struct tc__ckey *k, const struct tc__vmatrix *m)
+{
+	if (!m)
+		return !k->has_vm;
+	if (!k->has_vm || k->vm_p != m->p || k->vm_stride != m->stride ||
+	    k->vm_uniform != m->uniform || k->vm_hash != m->hash || !k->vm_rows != !m->rows)
+		return false;
+	return !m->rows || !memcmp(k->vm_rows, m->rows, tc__vm_words(m->p, m->stride) * sizeof *m->rows);
+}
+
 /* Whether k is the key of call g asking for algorithm name (NULL: AUTO)
  * with a non-commutative operator or not (ordered). */
 static inline bool tc__ckey_eq(const struct tc__ckey *k, const struct tc__gen *g, const char *name,
@@ -147,7 +162,7 @@ static inline bool tc__ckey_eq(const struct tc__ckey *k, const struct tc__gen *g
 	       k->root == g->root && k->packets == g->packets && k->ordered == ordered &&
 	       k->q == g->q && k->shift_ring == g->shift_ring && k->nmembers == g->nmembers &&
 	       (!g->nmembers || !memcmp(k->members, g->members, (size_t)g->nmembers * sizeof(int))) &&
-	       (name ? !strncmp(k->name, name, sizeof k->name) : k->is_auto);
+	       (name ? !strncmp(k->name, name, sizeof k->name) : k->is_auto) && tc__vkey_eq(k, g->vmx);
 }
 
 /* Builds e (outside the lock): the decision, the schedule, the index. */
@@ -224,6 +239,19 @@ static int tc__tcache_get(struct tc_team *team, const struct tc__gen *g, const c
 	}
 	if (members)
 		memcpy(members, g->members, (size_t)g->nmembers * sizeof *members);
+	const struct tc__vmatrix *vm = g->vmx;
+	uint64_t *vrows = NULL;
+	if (vm && vm->rows) {
+		size_t nw = tc__vm_words(vm->p, vm->stride);
+		vrows = malloc(nw * sizeof *vrows);
+		if (!vrows) {
+			free(e);
+			free(members);
+			pthread_mutex_unlock(&team->shared_mu);
+			return TC_ENOMEM;
+		}
+		memcpy(vrows, vm->rows, nw * sizeof *vrows);
+	}
 	e->key = (struct tc__ckey){.coll = g->coll,
 	                           .bytes = g->bytes,
 	                           .esize = g->esize,
@@ -233,7 +261,13 @@ static int tc__tcache_get(struct tc_team *team, const struct tc__gen *g, const c
 	                           .q = g->q,
 	                           .shift_ring = g->shift_ring,
 	                           .nmembers = g->nmembers,
-	                           .members = members};
+	                           .members = members,
+	                           .has_vm = vm != NULL,
+	                           .vm_p = vm ? vm->p : 0,
+	                           .vm_stride = vm ? vm->stride : 0,
+	                           .vm_uniform = vm ? vm->uniform : 0,
+	                           .vm_hash = vm ? vm->hash : 0,
+	                           .vm_rows = vrows};
 	snprintf(e->key.name, sizeof e->key.name, "%s", key);
 	e->key.is_auto = !strcmp(e->key.name, "auto");
 	e->refs = 2; /* the table's and the builder's */
@@ -246,6 +280,12 @@ static int tc__tcache_get(struct tc_team *team, const struct tc__gen *g, const c
 
 	struct tc__gen gm = *g;
 	gm.members = members;
+	struct tc__vmatrix vmc;
+	if (vm) {
+		vmc = *vm;
+		vmc.rows = vrows;
+		gm.vmx = &vmc;
+	}
 	int err = tc__tentry_build(team, e, &gm, key, ordered);
 
 	pthread_mutex_lock(&team->shared_mu);
@@ -285,6 +325,8 @@ struct tc__ccache {
 	uint64_t clock;
 	struct tc__centry *last; /* the entry of the last call */
 	struct tc__centry e[TC__CACHE];
+	void *vstate; /* tc__coll_vstate() */
+	void (*vstate_free)(void *);
 };
 
 struct tc__chold *tc__chold_get(struct tc__centry *e)
@@ -312,26 +354,46 @@ static void tc__centry_clear(struct tc__ccache *c, struct tc__centry *e)
 static void tc__ccache_free(void *p)
 {
 	struct tc__ccache *c = p;
+	if (c->vstate)
+		c->vstate_free(c->vstate);
 	for (int i = 0; i < TC__CACHE; i++)
 		if (c->e[i].used)
 			tc__centry_clear(c, &c->e[i]);
 	free(c);
 }
 
-int tc__coll_plan(struct tc_proc *proc, const struct tc__gen *g, const char *name, int ordered,
-                  struct tc__centry **out)
+/* proc's cache, made at its first use; NULL when out of memory. */
+static struct tc__ccache *tc__ccache_of(struct tc_proc *proc)
 {
 	struct tc__ccache *c = proc->ext;
 	if (!c) {
 		/* Cache lines of its own: read on every call. */
 		c = aligned_alloc(TC__LINE, tc__line_up(sizeof *c));
 		if (!c)
-			return TC_ENOMEM;
+			return NULL;
 		memset(c, 0, sizeof *c);
 		c->team = proc->team;
 		proc->ext = c;
 		proc->ext_free = tc__ccache_free;
 	}
+	return c;
+}
+
+void **tc__coll_vstate(struct tc_proc *proc, void (*free_fn)(void *))
+{
+	struct tc__ccache *c = tc__ccache_of(proc);
+	if (!c)
+		return NULL;
+	c->vstate_free = free_fn;
+	return &c->vstate;
+}
+
+int tc__coll_plan(struct tc_proc *proc, const struct tc__gen *g, const char *name, int ordered,
+                  struct tc__centry **out)
+{
+	struct tc__ccache *c = tc__ccache_of(proc);
+	if (!c)
+		return TC_ENOMEM;
 	const char *key = name ? name : "auto";
 #define TC__HIT(e) ((e)->used && tc__ckey_eq(&(e)->key, g, name, ordered))
 	/* A loop of one collective hits the entry of the last call. */

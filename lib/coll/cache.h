@@ -22,8 +22,15 @@ struct tc__ckey {
 	int root, packets, ordered;
 	int q, nmembers, shift_ring;
 	const int *members; /* multicast: the team entry's copy */
-	char name[32];      /* the algorithm asked for, "auto" for AUTO */
-	int is_auto;        /* name is "auto" (a NULL name matches it) */
+	/* A v-call's agreed matrix (lib/coll/vcount/vcount.h): whether there
+	 * is one, its ranks, stride and uniform block, a hash of its rows and
+	 * the team entry's copy of them (p stride numbers, or none). */
+	int has_vm, vm_p;
+	size_t vm_stride;
+	uint64_t vm_uniform, vm_hash;
+	const uint64_t *vm_rows;
+	char name[32]; /* the algorithm asked for, "auto" for AUTO */
+	int is_auto;   /* name is "auto" (a NULL name matches it) */
 };
 
 /* An entry's plan and schedule, held by the entry and by the collective
@@ -94,6 +101,16 @@ int tc__coll_plan(struct tc_proc *proc, const struct tc__gen *g, const char *nam
  * its end. */
 struct tc__chold *tc__chold_get(struct tc__centry *e);
 void tc__chold_put(struct tc__chold *h);
+/* One more reference to h (one rank's: its own thread). */
+static inline struct tc__chold *tc__chold_ref(struct tc__chold *h)
+{
+	h->refs++;
+	return h;
+}
+/* A slot of proc's cache for the v-calls' state (lib/coll/vcount/vcount.c),
+ * NULL at first; free_fn frees what it holds with the cache, before the
+ * cache's entries.  NULL when out of memory. */
+void **tc__coll_vstate(struct tc_proc *proc, void (*free_fn)(void *));
 
 /* The team's flags for the machine's own algorithms (lib/coll/shm.h),
  * known to proc's rank once tc__coll_plan() has returned an entry. */

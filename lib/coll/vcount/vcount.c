@@ -15,28 +15,33 @@
  * j must be what j expects from i, or the call fails with TC_EMISMATCH on
  * every rank and nothing is written.  The schedule is then a pure function
  * of the matrix and of the algorithm (vcount_pairwise.c, vcount_direct.c;
- * AUTO as for the other collectives, lib/coll/select.c), built, planned and
- * run for this call
- * (not cached: the counts usually change from call to call).
+ * AUTO as for the other collectives, lib/coll/select.c).  Schedules go
+ * through the collectives' caches (lib/coll/cache.h) keyed by the agreed
+ * matrix: a call with the same counts as an earlier one (a loop, the
+ * agreement's own exchange every time) runs the team's schedule and the
+ * rank's plan from then, and a new matrix is decided, built and simulated
+ * once for the team, each rank planning its own share.  Matrices of more
+ * than TC__V_CACHE_WORDS numbers (p > 256) are built by every rank for
+ * the call instead.
  *
  * Cost: one exchange of 32 p bytes per rank, plus O(p^2) work per rank to
- * check the matrix and build the schedule; fine for the team sizes the
- * v-calls are used with here (p <= a few hundred).
+ * check and compare the matrix; fine for the team sizes the v-calls are
+ * used with here (p <= a few hundred).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/error_detail.h"
+#include "coll/cache.h"
 #include "coll/coll_internal.h"
 #include "coll/machine.h"
 #include "coll/vcount/vcount.h"
+#include "coll/vcount/vplan.h"
 #include "core/internal.h"
 #include "sched/exec.h"
 #include "sched/nbc.h"
 #include "p2p/p2p.h"
 #include "p2p/request.h"
-
-enum { TC__V_SEND = 0, TC__V_SOFF, TC__V_RECV, TC__V_ROFF, TC__V_N };
 
 /* Whether off + n elements of es bytes stay within TC_MAX_MESSAGE bytes;
  * sets *bytes and *boff. */
@@ -52,90 +57,12 @@ static int tc__v_region(size_t n, size_t off, size_t es, uint64_t *bytes, uint64
 static const enum tc_coll tc__vcolls[] =
         {[TC__V_ALLGATHERV] = TC_COLL_ALLGATHERV, [TC__V_GATHERV] = TC_COLL_GATHERV, [TC__V_SCATTERV] = TC_COLL_SCATTERV, [TC__V_ALLTOALLV] = TC_COLL_ALLTOALLV};
 
-/* The schedule of mx for this team: algorithm name (NULL or "auto": AUTO,
- * tc__coll_select(), priced as for the fixed-count collectives: by the model,
- * or on the machine where the ranks outnumber the CPUs).  *alg gets the
- * registry's name; *makespan the modelled time.  The agreement's exchange
- * (agreement true: equal rows, its modelled time unused) and AUTO where
- * the ranks share CPUs take their algorithm by rule, without pricing:
- * direct where the ranks share CPUs (the same transfers as pairwise, one
- * level of waits instead of p - 1, which is what the machine's pricing
- * finds, at a third of the work per call and rank: the matrix is new with
- * every call), pairwise elsewhere (no shared links under the model). */
-static int tc__v_sched(struct tc_proc *proc, const struct tc__vmatrix *mx, enum tc_coll coll,
-                       int root, const char *name, bool agreement, struct tc__sched *s,
-                       const char **alg, tc_time_t *makespan)
+/* The registry's name of the algorithm asked for (the checks made sure it
+ * exists), NULL for AUTO. */
+static const char *tc__v_named(enum tc__vkind kind, const char *alg)
 {
-	struct tc_team *team = proc->team;
-	struct tc__gen g = {.coll = coll,
-	                    .t = team->topo,
-	                    .p = team->p,
-	                    .esize = 1,
-	                    .root = root,
-	                    .md = &team->model,
-	                    .me = -1,
-	                    .vmx = mx,
-	                    .wait_ns = tc__wait_level_ns(team),
-	                    .cpus = tc__shared_cpus(team)};
-	const struct tc__alg *a = NULL;
-	int err;
-	const bool by_rule = agreement || (g.cpus && (!name || !strcmp(name, "auto")));
-	if (by_rule) {
-		a = tc__alg_find(coll, g.cpus ? "direct" : "pairwise");
-		err = a ? tc__coll_generate(a, &g, s) : TC_EALG;
-		*makespan = 0;
-		struct tc__sim sim;
-		if (!err && !agreement && !tc__sched_simulate(s, team->topo, &team->model, &sim)) {
-			*makespan = sim.makespan;
-			tc__sim_free(&sim);
-		}
-	} else {
-		err = tc__coll_select(&g, name, 0, &a, s, makespan);
-	}
-	if (err == TC__ELIMIT) /* a limit of pricing only: no such limit here */
-		err = TC_ELIMIT;
-	if (!err)
-		*alg = a->name;
-	return err;
-}
-
-/* Runs the schedule of mx (algorithm name, NULL: AUTO) on this rank. */
-static int tc__v_run(struct tc_proc *proc, const struct tc__vmatrix *mx, enum tc_coll coll,
-                     int root, const char *name, bool agreement, const void *in, void *out, int tag)
-{
-	struct tc__sched s;
-	const char *alg = NULL;
-	tc_time_t makespan = 0;
-	int err = tc__v_sched(proc, mx, coll, root, name, agreement, &s, &alg, &makespan);
-	if (err)
-		return err;
-	struct tc__plan *plan;
-	err = tc__plan_build(proc, &s, NULL, 0, &plan);
-	if (!err) {
-		struct tc__exec_io io = {.in = in, .out = out, .tag = tag};
-		tc__clock_pull(proc); /* a sub-team's proc: the rank's clock */
-		/* Behind the started requests when there are any (queued, the
-		 * queue runs it on the team's engine). */
-		err = proc->team->engine_run && !tc__creq_pending(proc)
-		              ? proc->team->engine_run(proc, &s, &io)
-		              : tc__exec_ordered(proc, &s, plan, &io);
-		tc__clock_push(proc);
-		tc__plan_free(plan);
-		proc->last_alg = alg;
-		proc->last_rounds = s.nrounds;
-		proc->last_modelled = makespan;
-	}
-	tc__sched_free(&s);
-	return err;
-}
-
-/* Every rank's row of rowb bytes into all (p rows): the matrix of equal
- * blocks, chosen by AUTO as an allgatherv's (pairwise or direct, both of
- * which apply to every topology). */
-static int tc__v_exchange(struct tc_proc *proc, const uint64_t *row, uint64_t *all, size_t rowb)
-{
-	struct tc__vmatrix mx = {.p = proc->team->p, .uniform = rowb};
-	return tc__v_run(proc, &mx, TC_COLL_ALLGATHERV, 0, NULL, true, row, all, 0x8000 | 0x4001);
+	const struct tc__alg *a = alg && strcmp(alg, "auto") ? tc__alg_find(tc__vcolls[kind], alg) : NULL;
+	return a ? a->name : NULL;
 }
 
 int tc__vmatrix_of_call(enum tc_coll coll, int p, int root, size_t esize, const size_t *counts,
@@ -325,15 +252,37 @@ int tc__vcoll(struct tc_proc *proc, const struct tc__vcall *v, const struct tc_c
 		return TC_ENOMEM;
 	}
 	tc__v_row(proc, v, row);
-	err = tc__v_exchange(proc, row, all, rowb);
+	const char *name = tc__v_named(v->kind, opts ? opts->alg : NULL);
 	int tag = 0;
-	if (!err)
-		err = tc__v_agree(all, p, v->kind, &tag);
-	if (!err) {
-		struct tc__vmatrix mx = {.p = p, .rows = all, .stride = TC__V_N * (size_t)p};
-		err = tc__v_run(proc, &mx, tc__vcolls[v->kind], v->root, opts ? opts->alg : NULL,
-		                false, v->sbuf, v->rbuf, tag);
+	struct tc__vplan dp = {0};
+	bool same = false;
+	if (tc__v_keeps(p)) {
+		/* The same matrix as the last call's, on every rank? */
+		uint64_t flags[2], *fall = malloc(2 * sizeof *fall * (size_t)p);
+		struct tc__vplan fp;
+		err = fall ? tc__v_flags(proc, v->kind, v->root, name, row, flags, &dp, &tag) : TC_ENOMEM;
+		if (!err && !(err = tc__v_flags_plan(proc, &fp))) {
+			err = tc__v_run_plan(proc, &fp, flags, fall, 0x8000 | 0x4001);
+			tc__v_plan_free(&fp);
+		}
+		same = !err && tc__v_flags_same(fall, p);
+		free(fall);
+		if (!same)
+			tc__v_plan_free(&dp);
 	}
+	if (!err && !same) {
+		err = tc__v_exchange(proc, row, all, rowb);
+		if (!err)
+			err = tc__v_agree(all, p, v->kind, &tag);
+		struct tc__vmatrix mx = {.p = p, .rows = all, .stride = TC__V_N * (size_t)p};
+		if (!err)
+			err = tc__v_plan(proc, &mx, tc__vcolls[v->kind], v->root, name, false, &dp);
+		if (!err)
+			tc__v_remember(proc, v->kind, v->root, name, &dp, tag);
+	}
+	if (!err)
+		err = tc__v_run_plan(proc, &dp, v->sbuf, v->rbuf, tag);
+	tc__v_plan_free(&dp);
 	free(row);
 	free(all);
 	return err;
@@ -352,10 +301,16 @@ struct tc__vop {
 	const void *sbuf;
 	void *rbuf;
 	uint64_t *row, *all;
-	struct tc__sched xs, ds; /* the agreement's and the data's */
-	struct tc__plan *xpl, *dpl;
-	bool have_xs, have_ds, agreed;
+	struct tc__vplan xp, dp; /* the agreement's and the data's */
+	/* The check for the same matrix (where the rows are kept): its plan,
+	 * this rank's flags and everybody's, the last call's plan held. */
+	struct tc__vplan fp, prev;
+	uint64_t flags[2], *fall;
+	int prev_tag;
+	bool checking; /* the check is the phase that runs */
+	bool agreed;
 	int tag;
+	struct tc_proc *proc;
 	int root;
 	const char *alg;  /* the registry's name asked for, NULL: AUTO */
 	const char *xalg; /* the agreement's algorithm */
@@ -365,28 +320,38 @@ struct tc__vop {
 static void tc__vop_release(struct tc__creq *x)
 {
 	struct tc__vop *o = (struct tc__vop *)x;
-	if (o->xpl)
-		tc__plan_free(o->xpl);
-	if (o->dpl)
-		tc__plan_free(o->dpl);
-	if (o->have_xs)
-		tc__sched_free(&o->xs);
-	if (o->have_ds)
-		tc__sched_free(&o->ds);
+	tc__v_plan_free(&o->xp);
+	tc__v_plan_free(&o->dp);
+	tc__v_plan_free(&o->fp);
+	tc__v_plan_free(&o->prev);
 	free(o->row);
 	free(o->all);
+	free(o->fall);
 	free(o);
 }
 
 static void tc__vop_data(struct tc__vop *o, const char *alg)
 {
-	o->x.s = &o->ds;
-	o->x.pl = o->dpl;
+	o->x.s = o->dp.s;
+	o->x.pl = o->dp.pl;
 	o->x.io = (struct tc__exec_io){.in = o->sbuf,
 	                               .out = o->rbuf,
 	                               .tag = o->tag,
 	                               .call = tc_coll_name(tc__vcolls[o->kind]),
 	                               .alg = alg};
+}
+
+/* The exchange of the rows as the phase that runs. */
+static void tc__vop_rows(struct tc__vop *o)
+{
+	o->checking = false;
+	o->x.s = o->xp.s;
+	o->x.pl = o->xp.pl;
+	o->x.io = (struct tc__exec_io){.in = o->row,
+	                               .out = o->all,
+	                               .tag = 0x8000 | 0x4001,
+	                               .call = tc_coll_name(tc__vcolls[o->kind]),
+	                               .alg = o->xalg};
 }
 
 static int tc__vop_prepare(struct tc__creq *x)
@@ -396,41 +361,60 @@ static int tc__vop_prepare(struct tc__creq *x)
 		tc__vop_data(o, o->x.io.alg);
 		return TC_OK;
 	}
-	o->x.s = &o->xs;
-	o->x.pl = o->xpl;
-	o->x.io = (struct tc__exec_io){.in = o->row,
-	                               .out = o->all,
+	tc__v_plan_free(&o->prev);
+	if (!o->fp.s) {
+		tc__vop_rows(o);
+		return TC_OK;
+	}
+	/* The flags against the last call of the kind when this one starts
+	 * (the plan they name is held: it may be replaced before the check
+	 * ends by a call started earlier). */
+	int err = tc__v_flags(o->proc, o->kind, o->root, o->alg, o->row, o->flags, &o->prev, &o->prev_tag);
+	if (err)
+		return err;
+	o->checking = true;
+	o->x.s = o->fp.s;
+	o->x.pl = o->fp.pl;
+	o->x.io = (struct tc__exec_io){.in = o->flags,
+	                               .out = o->fall,
 	                               .tag = 0x8000 | 0x4001,
 	                               .call = tc_coll_name(tc__vcolls[o->kind]),
-	                               .alg = o->xalg};
+	                               .alg = o->fp.alg};
 	return TC_OK;
 }
 
-/* The agreement done: the data's plan follows (built here, once). */
+/* The check done: the data's plan, or the exchange of the rows; those
+ * agreed: the data's plan (built here, once). */
 static int tc__vop_then(struct tc_proc *proc, struct tc__creq *x)
 {
 	struct tc__vop *o = (struct tc__vop *)x;
-	if (o->x.s == &o->ds)
+	if (o->agreed)
 		return TC_OK; /* the data moved: done */
 	const int p = proc->team->p;
-	int err = tc__v_agree(o->all, p, o->kind, &o->tag);
-	if (err)
-		return err;
-	struct tc__vmatrix mx = {.p = p, .rows = o->all, .stride = TC__V_N * (size_t)p};
-	const char *alg = NULL;
-	tc_time_t makespan = 0;
-	err = tc__v_sched(proc, &mx, tc__vcolls[o->kind], o->root, o->alg, false, &o->ds, &alg, &makespan);
-	if (err)
-		return err;
-	o->have_ds = true;
-	err = tc__plan_build(proc, &o->ds, NULL, 0, &o->dpl);
-	if (err)
-		return err;
+	if (o->checking) {
+		if (!tc__v_flags_same(o->fall, p)) {
+			tc__v_plan_free(&o->prev);
+			tc__vop_rows(o);
+			return 1;
+		}
+		o->dp = o->prev;
+		o->prev = (struct tc__vplan){0};
+		o->tag = o->prev_tag;
+	} else {
+		int err = tc__v_agree(o->all, p, o->kind, &o->tag);
+		if (err)
+			return err;
+		struct tc__vmatrix mx = {.p = p, .rows = o->all, .stride = TC__V_N * (size_t)p};
+		err = tc__v_plan(proc, &mx, tc__vcolls[o->kind], o->root, o->alg, false, &o->dp);
+		if (err)
+			return err;
+		tc__v_remember(proc, o->kind, o->root, o->alg, &o->dp, o->tag);
+	}
 	o->agreed = true;
-	proc->last_alg = alg;
-	proc->last_rounds = o->ds.nrounds;
-	proc->last_modelled = makespan;
-	tc__vop_data(o, alg);
+	proc->last_alg = o->dp.alg;
+	proc->last_rounds = o->dp.s->nrounds;
+	proc->last_modelled = o->dp.makespan;
+	tc__vop_data(o, o->dp.alg);
 	return 1;
 }
 
@@ -452,6 +436,7 @@ static int tc__vcoll_req(struct tc_proc *proc, const struct tc__vcall *v,
 		return TC_ENOMEM;
 	o->kind = v->kind;
 	o->root = v->root;
+	o->proc = proc;
 	/* The registry's name (static), not the caller's string: a persistent
 	 * request outlives opts. */
 	const struct tc__alg *named = opts && opts->alg && strcmp(opts->alg, "auto")
@@ -472,12 +457,13 @@ static int tc__vcoll_req(struct tc_proc *proc, const struct tc__vcall *v,
 	if (!err) {
 		tc__v_row(proc, v, o->row);
 		struct tc__vmatrix mx = {.p = p, .uniform = rowb};
-		tc_time_t xspan = 0;
-		err = tc__v_sched(proc, &mx, TC_COLL_ALLGATHERV, 0, NULL, true, &o->xs, &o->xalg, &xspan);
-		o->have_xs = !err;
+		err = tc__v_plan(proc, &mx, TC_COLL_ALLGATHERV, 0, NULL, true, &o->xp);
+		o->xalg = o->xp.alg;
 	}
-	if (!err)
-		err = tc__plan_build(proc, &o->xs, NULL, 0, &o->xpl);
+	if (!err && tc__v_keeps(p)) {
+		o->fall = malloc(2 * sizeof *o->fall * (size_t)p);
+		err = o->fall ? tc__v_flags_plan(proc, &o->fp) : TC_ENOMEM;
+	}
 	if (err) {
 		tc__vop_release(&o->x);
 		return err;

@@ -13,6 +13,9 @@
 #include "topocoll.h"
 
 enum tc__vkind { TC__V_ALLGATHERV, TC__V_GATHERV, TC__V_SCATTERV, TC__V_ALLTOALLV };
+/* A rank's row of the agreed matrix: four arrays of p numbers, in this
+ * order (struct tc__vmatrix). */
+enum { TC__V_SEND = 0, TC__V_SOFF, TC__V_RECV, TC__V_ROFF, TC__V_N };
 
 /* A v-call as the public functions take it (counts and displacements in
  * elements; the arrays a kind does not use are NULL). */
@@ -51,7 +54,26 @@ struct tc__vmatrix {
 	const uint64_t *blocks;
 	enum tc_coll coll;
 	int root;
+	uint64_t hash; /* of the rows (tc__vm_hash), for the schedule caches */
 };
+
+/* The numbers of p rows of stride (a matrix's rows). */
+static inline size_t tc__vm_words(int p, size_t stride)
+{
+	return (size_t)p * stride;
+}
+
+/* A hash of mx's rows (FNV-1a over the numbers; 0 without rows). */
+static inline uint64_t tc__vm_hash(const struct tc__vmatrix *mx)
+{
+	if (!mx->rows)
+		return 0;
+	uint64_t h = 1469598103934665603ull;
+	const size_t n = tc__vm_words(mx->p, mx->stride);
+	for (size_t k = 0; k < n; k++)
+		h = (h ^ mx->rows[k]) * 1099511628211ull;
+	return h;
+}
 
 /* What rank i sends to rank j under mx: bytes (0: nothing), the offset in
  * i's send buffer and in j's receive buffer. */
