@@ -1058,6 +1058,46 @@ Test(shm, tree_groups_from_xml, .timeout = 60)
 		}
 }
 
+/* The groups a team keeps (tc__shm_new(), derived once from its
+ * placement) are tc__shm_tree_group()'s: lead[] the leaders in rank order,
+ * group[r] rank r's, for no placement, the placement of the two-domain
+ * machine of 16 cores, and a domain of 20 ranks beside one of 4. */
+static void check_kept_groups(const struct tc_rank_place *place, int p)
+{
+	struct tc__shm *shm = tc__shm_new(p, place);
+	cr_assert(shm, "p=%d: out of memory", p);
+	int j = 0;
+	for (int s = 0, lo, hi; s < p; s = hi, j++) {
+		tree_group(place, p, s, &lo, &hi);
+		cr_assert(j < shm->ngroups && shm->lead[j] == lo && shm->lead[j + 1] == hi,
+		          "p=%d group %d: not [%d, %d)", p, j, lo, hi);
+		for (int r = lo; r < hi; r++)
+			cr_assert_eq(shm->group[r], j, "p=%d rank %d", p, r);
+	}
+	cr_assert_eq(shm->ngroups, j, "p=%d: %d groups, not %d", p, shm->ngroups, j);
+	cr_assert_eq(shm->lead[j], p);
+	tc__shm_free(shm);
+}
+
+Test(shm, tree_groups_kept_with_team, .timeout = 60)
+{
+	for (int p = 1; p <= 70; p++)
+		check_kept_groups(NULL, p);
+	struct tc_rank_place place[24];
+	for (int r = 0; r < 24; r++)
+		place[r] = (struct tc_rank_place){.cache = r < 20 ? 0 : 1};
+	check_kept_groups(place, 24);
+	for (int k = 0; k < 3; k++) {
+		struct tc_team *team = xml_team(xml_ps[k], TC_EXEC_AUTO);
+		if (!team)
+			return;
+		struct tc_team_info info;
+		tc_team_get_info(team, &info);
+		check_kept_groups(info.place, xml_ps[k]);
+		tc_team_destroy(team);
+	}
+}
+
 /* Natively on that placement (groups other than the schedule's at p = 12,
  * 40), threads and fibres: the barrier and allreduce against the sequential
  * reference, with a non-commutative operator, and the modelled time still

@@ -60,8 +60,7 @@ struct tc__tentry {
 
 struct tc__tcache {
 	pthread_cond_t cv;
-	struct tc__shm_slot *shm; /* the flags of the machine's own algorithms */
-	int shm_p;                /* their number */
+	struct tc__shm *shm; /* the flags and groups of the machine's own algorithms */
 	struct tc__tentry *head;
 	int n;
 	size_t bytes;
@@ -86,7 +85,7 @@ static void tc__tcache_free(void *p)
 		tc__tentry_free(e);
 	}
 	pthread_cond_destroy(&c->cv);
-	tc__shm_slots_free(c->shm, c->shm_p);
+	tc__shm_free(c->shm);
 	free(c);
 }
 
@@ -174,8 +173,7 @@ static int tc__tcache_get(struct tc_team *team, const struct tc__gen *g, const c
 	if (!c) {
 		c = calloc(1, sizeof *c);
 		if (c) {
-			c->shm = tc__shm_slots_new(team->p);
-			c->shm_p = team->p;
+			c->shm = tc__shm_new(team->p, team->place);
 		}
 		if (!c || !c->shm) {
 			free(c);
@@ -281,7 +279,7 @@ static void tc__tcache_release(struct tc_team *team, struct tc__tentry *e)
 struct tc__ccache {
 	struct tc__cmemo memo; /* first: tc__coll_memo() */
 	struct tc_team *team;
-	struct tc__shm_slot *shm; /* the team's (tc__tcache), once known */
+	const struct tc__shm *shm; /* the team's (tc__tcache), once known */
 	uint64_t clock;
 	struct tc__centry *last; /* the entry of the last call */
 	struct tc__centry e[TC__CACHE];
@@ -389,7 +387,7 @@ int tc__coll_plan(struct tc_proc *proc, const struct tc__gen *g, const char *nam
 	return TC_OK;
 }
 
-struct tc__shm_slot *tc__coll_shm_slots(const struct tc_proc *proc)
+const struct tc__shm *tc__coll_shm(const struct tc_proc *proc)
 {
 	const struct tc__ccache *c = proc->ext;
 	return c ? c->shm : NULL;

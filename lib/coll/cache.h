@@ -91,9 +91,10 @@ int tc__coll_plan(struct tc_proc *proc, const struct tc__gen *g, const char *nam
 struct tc__chold *tc__chold_get(struct tc__centry *e);
 void tc__chold_put(struct tc__chold *h);
 
-/* The team's flags for the machine's own algorithms (lib/coll/shm.h),
- * known to proc's rank once tc__coll_plan() has returned an entry. */
-struct tc__shm_slot;
-struct tc__shm_slot *tc__coll_shm_slots(const struct tc_proc *proc);
+/* The team's flags and groups for the machine's own algorithms
+ * (lib/coll/shm.h), known to proc's rank once tc__coll_plan() has returned
+ * an entry. */
+struct tc__shm;
+const struct tc__shm *tc__coll_shm(const struct tc_proc *proc);
 
 #endif /* TC_COLL_CACHE_H */
