@@ -35,6 +35,7 @@
 #include "coll/cache.h"
 #include "coll/machine.h"
 #include "coll/shm.h"
+#include "topocoll/calibrate.h"
 #include "fibre/runq.h"
 
 #define TC__CACHE 8                          /* per rank */
@@ -158,6 +159,10 @@ static int tc__tentry_build(struct tc_team *team, struct tc__tentry *e, const st
 	gw.wait_ns = tc__wait_level_ns(team);
 	gw.cpus = tc__shared_cpus(team);
 	gw.shm = tc__shm_team(team);
+	if (gw.shm && team->cal && team->cal->conc_ranks >= 2) {
+		gw.cal = team->cal;
+		gw.place = team->place;
+	}
 	int err = tc__coll_select(&gw, name, ordered, &e->alg, &e->s, &e->makespan);
 	if (err)
 		return err;

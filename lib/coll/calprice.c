@@ -251,9 +251,9 @@ static int tc__cal_shm_ns(const struct tc_calibration *cal, const struct tc_tran
 	return TC_OK;
 }
 
-int tc__cal_price(const struct tc_calibration *cal, const struct tc_topo *t, const struct tc_call *call,
-                  const struct tc_rank_place *place, struct tc_prediction *pr, int *segment,
-                  double *ns, double *share, double *sync)
+int tc__cal_price(const struct tc_calibration *cal, const struct tc_topo *t,
+                  const struct tc_call *call, const struct tc_rank_place *place,
+                  struct tc_prediction *pr, int *segment, double *ns, double *share, double *sync)
 {
 	struct tc_prediction p;
 	struct tc_model md;
@@ -341,4 +341,3 @@ int tc__cal_price(const struct tc_calibration *cal, const struct tc_topo *t, con
 		*segment = k;
 	return TC_OK;
 }
-

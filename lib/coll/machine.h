@@ -179,7 +179,9 @@ int tc__shm_team(const struct tc_team *team);
  * TC__ALG_ORDERED).  allreduce:
  * `shm_flag` (every rank reduces the whole vector: one or two flag phases)
  * up to TC__SHM_FLAT_MAX bytes, `shm` (slices: three phases, 1/p of the
- * combining each) above.  The one place that decides. */
+ * combining each) above.  The one place that decides on a team
+ * without a calibration; a team carrying one prices every candidate
+ * instead (tc__coll_auto_cal, lib/coll/select.c). */
 struct tc__gen;
 struct tc__alg;
 const struct tc__alg *tc__shm_pick(const struct tc__gen *g, int need_ordered);

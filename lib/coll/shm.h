@@ -52,7 +52,8 @@
  * observes the team's abort and timeout as every wait does.  Not used in
  * emulated mode (the schedule's messages carry the model's delays there).
  * TC_ALG_AUTO takes these algorithms only on native teams with a CPU per
- * rank (tc__shm_pick, lib/coll/machine.c); named, they run anywhere their
+ * rank (tc__shm_pick, lib/coll/machine.c; on a team carrying a calibration,
+ * where their calibrated price is the lowest, lib/coll/select.c); named, they run anywhere their
  * registry line allows (the complete graph), also on oversubscribed teams.
  *
  * The logical clock: every rank's clock becomes the latest start clock it
