@@ -15,9 +15,8 @@
  * the predictor, which has no team, prices the model alone.  A native team
  * with a CPU per rank that carries a calibration prices every candidate
  * with the calibrated prediction on its placement (tc__coll_auto_cal).  The
- * choice is
- * a pure function of the arguments and of the team's configuration, so
- * every rank makes the same one.
+ * choice is a pure function of the arguments and of the team's
+ * configuration, so every rank makes the same one.
  */
 #include <limits.h>
 #include <math.h>
