@@ -648,3 +648,104 @@ Test(calibrate, line_fit_is_non_negative, .timeout = 10)
 	          "t_s %g t_w %g", f.ts_ns, f.tw_ns_per_byte);
 	cr_assert(fabs(f.r2 - 1) < 1e-12);
 }
+
+/* The hand-off by distance class from the placement: the concurrency
+ * tables above with an SMT sibling at 20 ns, the shared cache at 60 ns, no
+ * class measured across caches of one package and 400 ns across packages;
+ * 16 ranks on two packages of one cache domain of 8 cores each (ranks 0..7
+ * and 8..15), as tests/data/2socket-16core.xml places them.  The price of a
+ * shared-memory schedule is o_call (50) + per round R(q) + the busiest
+ * reader's hand-offs and copies (shared_memory_rounds above); a round's
+ * hand-off is that of its farthest pair's class. */
+static void two_packages(struct tc_rank_place *place, int p)
+{
+	for (int r = 0; r < p; r++)
+		place[r] = (struct tc_rank_place){.pu = r,
+		                                  .core = r,
+		                                  .cache = r / 8,
+		                                  .numa = r / 8,
+		                                  .package = r / 8};
+}
+
+static double predict_placed(const struct tc_calibration *c, const char *topo, enum tc_coll coll,
+                             const char *alg, size_t bytes, const struct tc_rank_place *place)
+{
+	struct tc_topo *t = NULL;
+	cr_assert_eq(tc_topo_parse(topo, &t), 0);
+	struct tc_call call = {.coll = coll, .alg = alg, .bytes = bytes, .esize = 8};
+	double ns = -1;
+	int err = tc_calibration_predict_placed(c, t, &call, place, NULL, NULL, &ns);
+	cr_assert_eq(err, 0, "%s %s: %s", topo, alg, tc_strerror(err));
+	tc_topo_destroy(t);
+	return ns;
+}
+
+Test(calibrate, handoff_by_class_from_placement, .timeout = 30)
+{
+	struct tc_calibration c;
+	hand_made_concurrency(&c);
+	c.handoff_ns[TC_HANDOFF_SMT] = 20;
+	c.handoff_ns[TC_HANDOFF_CACHE] = 60;
+	c.handoff_ns[TC_HANDOFF_PACKAGE] = NAN;
+	c.handoff_ns[TC_HANDOFF_REMOTE] = 400;
+	struct tc_rank_place place[16];
+	two_packages(place, 16);
+	const double r2 = 100, r16 = 300, hs = 20, hc = 60, hr = 400, call = 50;
+	struct {
+		const char *alg;
+		enum tc_coll coll;
+		size_t bytes;
+		const struct tc_rank_place *place;
+		double ns;
+	} cases[] = {
+	        /* shm_tree: members to their leader inside a domain (7 flags
+	         * read by the leader, q = 16), the two leaders across packages
+	         * (q = 2), each member reads its leader's release (q = 16). */
+	        {"shm_tree", TC_COLL_BARRIER, 0, place, call + (r16 + 7 * hc) + (r2 + hr) + (r16 + hc)},
+	        /* Without a placement: the farthest class in every round of
+	         * more than two ranks, the pair's (50 ns) among two. */
+	        {"shm_tree", TC_COLL_BARRIER, 0, NULL, call + (r16 + 7 * hr) + (r2 + 50) + (r16 + hr)},
+	        /* Flat: every rank reads 15 flags in one round, at the class of
+	         * the farthest pair, with or without the placement. */
+	        {"shm", TC_COLL_BARRIER, 0, place, call + r16 + 15 * hr},
+	        {"shm", TC_COLL_BARRIER, 0, NULL, call + r16 + 15 * hr},
+	        /* allreduce shm_tree of 8 bytes (one double): a read of 8 bytes
+	         * by one of k readers costs 8 max(k, 2) / B(k, 64 KiB) (below
+	         * the smallest size of the table: clamped), 0.8 ns for k = 2
+	         * (B = 20) and k = 14 (B = 140, midway between k = 8 and 16),
+	         * above its combine (8 t_c = 0.32 ns).  Round 0: each leader
+	         * reads and combines 7 members' flags (2 readers); round 1: the
+	         * leaders read each other's partial result (2 readers), leader
+	         * 8 also combines its own (0.32); round 2: 14 members read
+	         * their leader's result. */
+	        {"shm_tree", TC_COLL_ALLREDUCE, 8, place,
+	         call + (r16 + 7 * (hc + 0.8)) + (r2 + hr + 0.8 + 0.32) + (r16 + hc + 0.8)},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		double ns = predict_placed(&c, "complete:16", cases[i].coll, cases[i].alg,
+		                           cases[i].bytes, cases[i].place);
+		cr_assert(fabs(ns - cases[i].ns) <= 1e-9 * cases[i].ns,
+		          "case %zu %s %s: %.3f ns, not %.3f", i, tc_coll_name(cases[i].coll),
+		          cases[i].alg, ns, cases[i].ns);
+	}
+	/* Two ranks: the pair's class decides, a class not measured priced
+	 * as the next farther one that is. */
+	struct tc_rank_place two[2] = {{.core = 0, .cache = 0, .package = 0},
+	                               {.core = 0, .cache = 0, .package = 0, .smt = 1}};
+	cr_assert_float_eq(predict_placed(&c, "complete:2", TC_COLL_BARRIER, "shm", 0, two),
+	                   call + r2 + hs, 1e-9);
+	two[1] = (struct tc_rank_place){.core = 1, .cache = 0, .package = 0};
+	cr_assert_float_eq(predict_placed(&c, "complete:2", TC_COLL_BARRIER, "shm", 0, two),
+	                   call + r2 + hc, 1e-9);
+	two[1] = (struct tc_rank_place){.core = 1, .cache = 1, .package = 0};
+	cr_assert_float_eq(predict_placed(&c, "complete:2", TC_COLL_BARRIER, "shm", 0, two),
+	                   call + r2 + hr, 1e-9);
+	/* A core the placement does not know: as without a placement. */
+	two[1].core = -1;
+	cr_assert_float_eq(predict_placed(&c, "complete:2", TC_COLL_BARRIER, "shm", 0, two),
+	                   call + r2 + 50, 1e-9);
+	/* The price of every other algorithm ignores the placement. */
+	cr_assert_float_eq(predict_placed(&c, "complete:16", TC_COLL_BARRIER, "dissemination", 0, place),
+	                   predict_placed(&c, "complete:16", TC_COLL_BARRIER, "dissemination", 0, NULL),
+	                   1e-9);
+}

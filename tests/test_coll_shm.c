@@ -29,9 +29,12 @@
 #include <time.h>
 
 #include "harness.h"
+#include "coll/coll_internal.h"
+#include "coll/gen.h"
 #include "coll/shm.h"
 #include "coll_ref.h"
 #include "topocoll.h"
+#include "topocoll/calibrate.h"
 #include "util.h"
 
 struct shm_alg {
@@ -1058,6 +1061,46 @@ Test(shm, tree_groups_from_xml, .timeout = 60)
 		}
 }
 
+/* The groups a team keeps (tc__shm_new(), derived once from its
+ * placement) are tc__shm_tree_group()'s: lead[] the leaders in rank order,
+ * group[r] rank r's, for no placement, the placement of the two-domain
+ * machine of 16 cores, and a domain of 20 ranks beside one of 4. */
+static void check_kept_groups(const struct tc_rank_place *place, int p)
+{
+	struct tc__shm *shm = tc__shm_new(p, place);
+	cr_assert(shm, "p=%d: out of memory", p);
+	int j = 0;
+	for (int s = 0, lo, hi; s < p; s = hi, j++) {
+		tree_group(place, p, s, &lo, &hi);
+		cr_assert(j < shm->ngroups && shm->lead[j] == lo && shm->lead[j + 1] == hi,
+		          "p=%d group %d: not [%d, %d)", p, j, lo, hi);
+		for (int r = lo; r < hi; r++)
+			cr_assert_eq(shm->group[r], j, "p=%d rank %d", p, r);
+	}
+	cr_assert_eq(shm->ngroups, j, "p=%d: %d groups, not %d", p, shm->ngroups, j);
+	cr_assert_eq(shm->lead[j], p);
+	tc__shm_free(shm);
+}
+
+Test(shm, tree_groups_kept_with_team, .timeout = 60)
+{
+	for (int p = 1; p <= 70; p++)
+		check_kept_groups(NULL, p);
+	struct tc_rank_place place[24];
+	for (int r = 0; r < 24; r++)
+		place[r] = (struct tc_rank_place){.cache = r < 20 ? 0 : 1};
+	check_kept_groups(place, 24);
+	for (int k = 0; k < 3; k++) {
+		struct tc_team *team = xml_team(xml_ps[k], TC_EXEC_AUTO);
+		if (!team)
+			return;
+		struct tc_team_info info;
+		tc_team_get_info(team, &info);
+		check_kept_groups(info.place, xml_ps[k]);
+		tc_team_destroy(team);
+	}
+}
+
 /* Natively on that placement (groups other than the schedule's at p = 12,
  * 40), threads and fibres: the barrier and allreduce against the sequential
  * reference, with a non-commutative operator, and the modelled time still
@@ -1107,6 +1150,249 @@ Test(shm, tree_on_cache_domains, .timeout = 600)
 			cr_assert_eq(a.modelled_ps, (uint64_t)pr.modelled_ps, "p=%d", p);
 			tc_team_destroy(team);
 		}
+}
+
+/* ---- AUTO on a calibrated team -------------------------------------------- */
+
+/* A calibration written by hand: the channels one line, t_s ts ns and
+ * 0.2 ns/B, t_c 0.04 ns/B, o_call 50 ns; a copy bandwidth of 20 B/ns per
+ * copier at every size; a synchronised round R(q) = 100, 150, 200, 300 ns
+ * at q = 2, 4, 8, 16; the pair's hand-off and that of the shared cache hc,
+ * the SMT sibling's 20 ns, none measured across caches of one package, and
+ * hr across packages. */
+static void cal_by_hand(struct tc_calibration *c, double ts, double hc, double hr)
+{
+	memset(c, 0, sizeof *c);
+	c->all = (struct tc_calibration_fit){.npoints = 8, .ts_ns = ts, .tw_ns_per_byte = 0.2};
+	c->ts_ns = ts;
+	c->tw_ns_per_byte = 0.2;
+	c->nsegments = 1;
+	c->segments[0] = (struct tc_calibration_segment){.lo_bytes = 8,
+	                                                 .hi_bytes = 1 << 20,
+	                                                 .npoints = 8,
+	                                                 .single_copy = 0,
+	                                                 .fit = c->all};
+	c->segments[0].exchange_ratio = NAN;
+	c->tc_ns_per_byte = 0.04;
+	c->call_ns = 50;
+	c->tcopy_ns_per_byte = NAN;
+	c->conc_ranks = 16;
+	c->ncopy_sizes = 2;
+	c->copy_sizes[0] = 64 << 10;
+	c->copy_sizes[1] = 4 << 20;
+	c->ncopiers = 5;
+	static const int k[5] = {1, 2, 4, 8, 16};
+	for (int i = 0; i < 5; i++) {
+		c->copiers[i] = k[i];
+		c->copy_bytes_per_ns[0][i] = c->copy_bytes_per_ns[1][i] = 20.0 * k[i];
+	}
+	c->handoff_pair_ns = hc;
+	c->handoff_ns[TC_HANDOFF_SMT] = 20;
+	c->handoff_ns[TC_HANDOFF_CACHE] = hc;
+	c->handoff_ns[TC_HANDOFF_PACKAGE] = NAN;
+	c->handoff_ns[TC_HANDOFF_REMOTE] = hr;
+	c->nsync = 4;
+	static const int q[4] = {2, 4, 8, 16};
+	static const double r[4] = {100, 150, 200, 300};
+	for (int i = 0; i < 4; i++) {
+		c->sync_ranks[i] = q[i];
+		c->sync_ns[i] = r[i];
+	}
+}
+
+/* AUTO's choice for a call of `bytes` on a native team with a CPU per
+ * rank, placed as place, carrying cal (tc__coll_select() as the team's
+ * cache calls it: g.shm set, g.cal and g.place the team's). */
+static const char *auto_cal(const struct tc_topo *t, enum tc_coll coll, size_t bytes,
+                            const struct tc_calibration *cal, const struct tc_rank_place *place)
+{
+	struct tc_model md;
+	tc_model_default(&md);
+	struct tc__gen g = {.coll = coll,
+	                    .t = t,
+	                    .p = tc_topo_nodes(t),
+	                    .bytes = bytes,
+	                    .esize = 8,
+	                    .md = &md,
+	                    .shm = 1,
+	                    .cal = cal,
+	                    .place = place,
+	                    .me = -1};
+	const struct tc__alg *a = NULL;
+	struct tc__sched s;
+	tc_time_t ms = 0;
+	int err = tc__coll_select(&g, NULL, 0, &a, &s, &ms);
+	cr_assert_eq(err, 0, "%s: %s", tc_strerror(err), tc_error_detail());
+	tc__sched_free(&s);
+	return a->name;
+}
+
+/* The calibrated prices of barrier at p = 16 on the placement of
+ * tests/data/2socket-16core.xml (two packages of one cache domain of 8
+ * cores, ranks 0..7 and 8..15), channels at t_s = 1.5 us (docs/
+ * calibration.md gives the formulas):
+ *   shm       50 + R(16) + 15 h,               h the farthest pair's
+ *   shm_tree  50 + (R(16) + 7 hc) + (R(2) + hr) + (R(16) + hc)
+ *   dissemination and the others: 4 rounds or more of 1.5 us.
+ * Hand-offs across packages of 2 us, 60 ns inside a domain: the tree
+ * (3230 ns against 30350); uniform hand-offs of 40 ns: the flat one (950
+ * against 1110; the tree wins from 400 / 6 = 66.7 ns on).  Without a
+ * calibration AUTO takes `shm` (tc__shm_pick()).  Results stay right:
+ * tree_on_cache_domains runs shm_tree on these teams. */
+Test(shm, auto_calibrated_picks_by_handoff, .timeout = 60)
+{
+	struct tc_team *team = xml_team(16, TC_EXEC_AUTO);
+	if (!team)
+		return;
+	struct tc_team_info info;
+	tc_team_get_info(team, &info);
+	cr_assert_eq(info.cache_domains, 2);
+	struct tc_calibration far, flat;
+	cal_by_hand(&far, 1500, 60, 2000);
+	cal_by_hand(&flat, 1500, 40, 40);
+	const struct tc_topo *t = tc_team_topo(team);
+	cr_assert_str_eq(auto_cal(t, TC_COLL_BARRIER, 0, &far, info.place), "shm_tree");
+	cr_assert_str_eq(auto_cal(t, TC_COLL_BARRIER, 0, &flat, info.place), "shm");
+	cr_assert_str_eq(auto_cal(t, TC_COLL_ALLREDUCE, 8, &far, info.place), "shm_tree");
+	/* No placement: every round of more than two ranks pays the farthest
+	 * class, the tree's among two leaders the pair's: 50 + (300 + 7 x 2000)
+	 * + (100 + 60) + (300 + 2000) = 16810 ns, above dissemination's four
+	 * rounds of 1.5 us and rho(16) = 200 ns each (6850 ns). */
+	cr_assert_str_eq(auto_cal(t, TC_COLL_BARRIER, 0, &far, NULL), "dissemination");
+	/* Without a calibration: tc__shm_pick()'s rule. */
+	cr_assert_str_eq(auto_cal(t, TC_COLL_BARRIER, 0, NULL, info.place), "shm");
+	/* Beyond shm_tree's 64 bytes: not a candidate. */
+	cr_assert_str_neq(auto_cal(t, TC_COLL_ALLREDUCE, 1024, &far, info.place), "shm_tree");
+	tc_team_destroy(team);
+}
+
+/* A team of two ranks (a CPU each here) carrying a calibration: AUTO's
+ * choice follows it, and the results are the sequential reference's.
+ * Channels of 1 ns and 0.001 ns/B against a flag round of 140 ns: a
+ * channel algorithm; channels of 1.5 us: `shm`.  Without a calibration:
+ * `shm` whatever the channels. */
+static int cal_team(int p, const struct tc_calibration *cal, struct tc_team **out)
+{
+	char spec[32];
+	snprintf(spec, sizeof spec, "complete:%d", p);
+	struct tc_team_config cfg;
+	tc_team_config_default(&cfg);
+	cfg.topology = spec;
+	cfg.timeout_ms = 60000;
+	cfg.calibration = cal;
+	*out = NULL;
+	return tc_team_create(&cfg, out);
+}
+
+Test(shm, auto_calibrated_team_runs, .timeout = 120)
+{
+	struct tc_calibration cheap, dear;
+	cal_by_hand(&cheap, 1, 40, 40);
+	cheap.segments[0].fit.tw_ns_per_byte = cheap.all.tw_ns_per_byte = 0.001;
+	cheap.call_ns = 0;
+	cal_by_hand(&dear, 1500, 40, 40);
+	const struct tc_calibration *cals[3] = {NULL, &cheap, &dear};
+	char msg[256];
+	for (int k = 0; k < 3; k++) {
+		struct tc_team *team = NULL;
+		cr_assert_eq(cal_team(2, cals[k], &team), 0, "%s", tc_error_detail());
+		struct tc_team_info info;
+		tc_team_get_info(team, &info);
+		if (info.oversubscribed) { /* one CPU: the calibration is not used */
+			tc_team_destroy(team);
+			cr_skip_test("one CPU: the team is oversubscribed");
+		}
+		struct auto_arg a = {.alg = NULL, .coll = TC_COLL_BARRIER};
+		cr_assert_eq(tc_run(team, auto_fn, &a), 0);
+		cr_assert_eq(a.err, 0, "%s", tc_strerror(a.err));
+		if (k == 1)
+			cr_assert(strncmp(a.got, "shm", 3), "cheap channels: %s", a.got);
+		else
+			cr_assert_str_eq(a.got, "shm", "calibration %d", k);
+		static const struct {
+			enum tc_coll coll;
+			size_t count;
+			enum tc_dtype dt;
+			enum tc_op op;
+		} cases[] = {{TC_COLL_BARRIER, 0, TC_INT32, TC_OP_SUM},
+		             {TC_COLL_ALLREDUCE, 1, TC_DOUBLE, TC_OP_SUM},
+		             {TC_COLL_ALLREDUCE, 1000, TC_INT64, TC_OP_SUM},
+		             {TC_COLL_ALLREDUCE, 8, TC_UINT64, CT_OP_AFFINE},
+		             {TC_COLL_ALLGATHER, 7, TC_INT32, TC_OP_SUM},
+		             {TC_COLL_ALLTOALL, 64, TC_BYTE, TC_OP_SUM},
+		             {TC_COLL_BCAST, 1000, TC_BYTE, TC_OP_SUM}};
+		for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+			struct ct_case c = {.coll = cases[i].coll,
+			                    .count = cases[i].count,
+			                    .dt = cases[i].dt,
+			                    .op = cases[i].op,
+			                    .iters = 3,
+			                    .seed = (uint64_t)(k * 10 + i)};
+			int err = ct_run(team, &c, msg, sizeof msg);
+			cr_assert_eq(err, 0, "calibration %d case %zu: %s", k, i, msg);
+		}
+		tc_team_destroy(team);
+	}
+}
+
+/* A calibration that cannot be priced with: TC_EINVAL and a message naming
+ * the field, and no team. */
+Test(shm, auto_calibration_bad_input, .timeout = 30)
+{
+	static const struct {
+		const char *field;
+		int what;
+	} bad[] = {{"sync_ns[2]", 0},        {"ncopiers", 1},      {"segment 0", 2},
+	           {"copy_bytes_per_ns", 3}, {"handoff_ns[3]", 4}, {"copiers[1]", 5},
+	           {"nsegments", 6},         {"call_ns", 7},       {"handoff_pair_ns", 8}};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		struct tc_calibration c;
+		cal_by_hand(&c, 1500, 60, 2000);
+		switch (bad[i].what) {
+		case 0:
+			c.sync_ns[2] = NAN;
+			break;
+		case 1:
+			c.ncopiers = TC_CALIBRATE_MAX_COPIERS + 1;
+			break;
+		case 2:
+			c.segments[0].fit.ts_ns = NAN;
+			break;
+		case 3:
+			c.copy_bytes_per_ns[1][4] = -1;
+			break;
+		case 4:
+			c.handoff_ns[3] = INFINITY;
+			break;
+		case 5:
+			c.copiers[1] = 1;
+			break;
+		case 6:
+			c.nsegments = -1;
+			break;
+		case 7:
+			c.call_ns = -5;
+			break;
+		default:
+			c.handoff_pair_ns = NAN;
+			break;
+		}
+		struct tc_team *team = (struct tc_team *)&c;
+		int err = cal_team(2, &c, &team);
+		cr_assert_eq(err, TC_EINVAL, "%s: %s", bad[i].field, tc_strerror(err));
+		cr_assert_null(team, "%s", bad[i].field);
+		cr_assert(strstr(tc_error_detail(), bad[i].field), "%s: \"%s\"", bad[i].field,
+		          tc_error_detail());
+	}
+	/* Not measured is not bad: no concurrency tables, NAN t_c. */
+	struct tc_calibration c;
+	cal_by_hand(&c, 1500, 60, 2000);
+	c.conc_ranks = 0;
+	c.sync_ns[0] = NAN;
+	c.tc_ns_per_byte = NAN;
+	struct tc_team *team = NULL;
+	cr_assert_eq(cal_team(2, &c, &team), 0, "%s", tc_error_detail());
+	tc_team_destroy(team);
 }
 
 /* Beyond a cache line: refused with a message, never a wrong result. */

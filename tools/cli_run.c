@@ -1398,6 +1398,10 @@ int cmd_run(int argc, char **argv)
 	cfg.wait = o.wait;
 	cfg.no_pin = o.no_pin;
 	cfg.timeout_ms = (uint64_t)o.timeout_ms;
+	/* --calibrated: the team prices AUTO's candidates with it where its
+	 * ranks each have a CPU (tc_team_config.calibration). */
+	if (o.calibrated)
+		cfg.calibration = &cal;
 	cfg.stack_bytes = (size_t)o.stack_bytes;
 	err = tc_team_create(&cfg, &team);
 	if (err) {
@@ -1471,7 +1475,7 @@ int cmd_run(int argc, char **argv)
 		/* The calibrated prediction: the segment of the schedule's mean
 		 * message, plus o_call (tc_calibration_predict). */
 		struct tc_call call = cli_case_call(&cs, rr.algorithm);
-		err = tc_calibration_predict(&cal, cs.t, &call, NULL, &cal_seg, &pred_ns);
+		err = tc_calibration_predict_placed(&cal, cs.t, &call, ti.place, NULL, &cal_seg, &pred_ns);
 		if (!err) /* its concurrency charges (0 at p = 2), reported apart */
 			err = tc_calibration_concurrency_ns(&cal, cs.t, &call, &conc_share, &conc_sync);
 		if (err) {

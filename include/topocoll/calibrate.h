@@ -432,6 +432,26 @@ TC_API int tc_calibration_predict(const struct tc_calibration *cal, const struct
                                   int *segment, double *ns);
 
 /*
+ * tc_calibration_predict() of a call on a machine whose ranks sit as place
+ * says (tc_team_info.place of a team on t: tc_topo_nodes(t) entries; NULL:
+ * unknown, which is tc_calibration_predict()).  The placement changes the
+ * price of the machine's own algorithms only: each of their rounds pays the
+ * cache-line hand-off of the distance class of its farthest pair
+ * (handoff_ns[], enum tc_calibrate_handoff, a class not measured priced as
+ * the next farther one that is), where without a placement a round among
+ * more than two ranks pays the farthest class the machine has.  So the
+ * levels of `shm_tree` inside a cache domain pay that domain's hand-off and
+ * its leaders' level the one across caches or packages, while a flat `shm`
+ * round pays that of the team's farthest pair (docs/calibration.md, "The
+ * machine's own algorithms").  Returns what tc_calibration_predict()
+ * returns.  Thread-safe; every pointer is borrowed.
+ */
+struct tc_rank_place;
+TC_API int tc_calibration_predict_placed(const struct tc_calibration *cal, const struct tc_topo *t,
+                                         const struct tc_call *call, const struct tc_rank_place *place,
+                                         struct tc_prediction *pr, int *segment, double *ns);
+
+/*
  * The concurrency model's pieces (top of the file), for pricing rounds on a
  * native team whose ranks each have a CPU:
  * - tc_calibration_share(): s(k, m) >= 1, the factor by which k copies of

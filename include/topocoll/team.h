@@ -107,19 +107,19 @@ struct tc_team_config {
 	size_t stack_bytes;     /* stack of tc_run threads (0: system default) */
 	struct tc_model model;  /* communication model (topocoll/model.h) */
 	enum tc_mode mode;
-	size_t trace_events;        /* per rank capacity of the event buffer of
+	size_t trace_events;                      /* per rank capacity of the event buffer of
 	                         topocoll/trace.h (0: no tracing) */
-	int no_mismatch_check;      /* non-zero: collectives' messages carry no call
+	int no_mismatch_check;                    /* non-zero: collectives' messages carry no call
 	                          signature and nobody looks for another call's
 	                          messages (topocoll/coll.h, "Mismatched calls";
 	                          a mismatch may then hang or go unnoticed) */
-	enum tc_exec exec;          /* threads or fibres (enum tc_exec; stack_bytes is
+	enum tc_exec exec;                        /* threads or fibres (enum tc_exec; stack_bytes is
 	                         then each fibre's stack, 0: 256 KiB) */
-	int run_unattached;         /* non-zero: tc_run runs only the ranks that no
+	int run_unattached;                       /* non-zero: tc_run runs only the ranks that no
 	                         thread has attached (tc_attach), which take part
 	                         from their own threads: a team of fibre ranks
 	                         and attached kernel threads */
-	uint64_t attach_timeout_ms; /* while a rank of the team has not attached
+	uint64_t attach_timeout_ms;               /* while a rank of the team has not attached
 	                         since the team started (tc_attach: fewer
 	                         threads attach than p), a wait that starts
 	                         fails with TC_ETIMEDOUT after at most this long
@@ -129,6 +129,22 @@ struct tc_team_config {
 	                         attached, timeout_ms alone applies (to the waits
 	                         that start then).  tc_team_config_default: 10000
 	                         (10 s); 0: never */
+	const struct tc_calibration *calibration; /* this machine's calibration
+	                         (topocoll/calibrate.h, tc_model_calibrate), or
+	                         NULL.  Copied by tc_team_create, not kept.  On a
+	                         native team whose ranks each have a CPU
+	                         (tc_team_info.oversubscribed 0), TC_ALG_AUTO
+	                         prices every applicable algorithm, the machine's
+	                         own (`shm`, `shm_flag`, `shm_tree`) included,
+	                         with tc_calibration_predict_placed() on the
+	                         team's placement and takes the cheapest
+	                         (docs/calibration.md, "AUTO on a calibrated
+	                         team"); elsewhere, and with no concurrency
+	                         tables (conc_ranks < 2), it is ignored.  Not
+	                         passed on to sub-teams.  A calibration whose
+	                         counts are out of range, or whose lines,
+	                         tables or hand-offs are not finite positive
+	                         numbers where used: TC_EINVAL */
 };
 
 /* Fills cfg with the defaults: every field 0 but the model

@@ -951,21 +951,6 @@ static double tc__conc_median(double *v, int n)
 	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-/* The class of rank j's CPU seen from rank 0's (enum tc_calibrate_handoff),
- * -1 when the placement does not say. */
-static int tc__conc_class(const struct tc_rank_place *a, const struct tc_rank_place *b)
-{
-	if (a->core < 0 || b->core < 0)
-		return -1;
-	if (a->core == b->core)
-		return TC_HANDOFF_SMT;
-	if (a->cache >= 0 && a->cache == b->cache)
-		return TC_HANDOFF_CACHE;
-	if (a->package < 0 || a->package == b->package)
-		return TC_HANDOFF_PACKAGE;
-	return TC_HANDOFF_REMOTE;
-}
-
 /* Measures the concurrency tables into out (calibrate.h); out->conc_ranks
  * stays 0 when there is nothing to measure. */
 static int tc__cal_concurrency(const struct tc_calibrate_opts *o, struct tc_calibration *out)
@@ -1012,7 +997,7 @@ static int tc__cal_concurrency(const struct tc_calibrate_opts *o, struct tc_cali
 	/* The partners: rank 1 (the pair), then the first rank of each class. */
 	c->partner[c->npartners++] = 1;
 	for (int j = 1; j < K && info.place; j++) {
-		int cl = tc__conc_class(&info.place[0], &info.place[j]);
+		int cl = tc__place_class(&info.place[0], &info.place[j]);
 		if (cl >= 0 && out->handoff_rank[cl] < 0) {
 			out->handoff_rank[cl] = j;
 			if (j != 1)

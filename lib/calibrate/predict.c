@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * lib/calibrate/predict.c - the calibrated prediction: a calibration's model
- * of a message size, the pair's prediction of a call, and the concurrency
- * charges of its rounds (topocoll/calibrate.h; docs/calibration.md).  The
- * measuring and the fits are lib/calibrate/calibrate.c's.
+ * lib/calibrate/predict.c - the calibrated prediction's public functions
+ * (topocoll/calibrate.h; docs/calibration.md), on the price of
+ * lib/coll/calprice.c, which TC_ALG_AUTO shares.  The measuring and the
+ * fits are lib/calibrate/calibrate.c's.
  */
 #include "topocoll/calibrate.h"
 
@@ -39,309 +39,12 @@ int tc_calibration_round_ns(const struct tc_calibration *cal, int k, size_t byte
 	return TC_OK;
 }
 
-/* The concurrency charges of a schedule tr[0..n) over np ranks, at the
- * segment's t_w (calibrate.h). */
-static int tc__conc_terms(const struct tc_calibration *cal, const struct tc_transfer *tr, int n,
-                          int np, double tw, double *share, double *sync)
-{
-	*share = *sync = 0;
-	if (cal->conc_ranks < 2 || n < 1 || np < 3)
-		return TC_OK;
-	int *recv = calloc((size_t)np, sizeof *recv), *seen = calloc((size_t)np, sizeof *seen);
-	uint64_t *vol = calloc((size_t)np, sizeof *vol);
-	if (!recv || !seen || !vol) {
-		free(recv);
-		free(seen);
-		free(vol);
-		return TC_ENOMEM;
-	}
-	for (int i = 0; i < n;) {
-		int r = tr[i].round, stamp = i + 1, k = 0, q = 0;
-		uint64_t m = 0, v = 0;
-		for (; i < n && tr[i].round == r; i++) {
-			const struct tc_transfer *x = &tr[i];
-			if (x->src == x->dst || x->src < 0 || x->dst < 0 || x->src >= np || x->dst >= np)
-				continue;
-			if (recv[x->dst] != stamp)
-				recv[x->dst] = stamp, vol[x->dst] = 0, k++;
-			if (seen[x->src] != stamp)
-				seen[x->src] = stamp, q++;
-			if (seen[x->dst] != stamp)
-				seen[x->dst] = stamp, q++;
-			m = x->bytes > m ? x->bytes : m;
-			vol[x->dst] += x->bytes;
-			v = vol[x->dst] > v ? vol[x->dst] : v;
-		}
-		if (!q)
-			continue;
-		/* Every byte the busiest receiver takes in the round is slowed
-		 * by the k copies at once, at the share of its largest block. */
-		*share += (double)v * tw * (tc_calibration_share(cal, k, (size_t)m) - 1.0);
-		*sync += tc_calibration_sync_ns(cal, q);
-	}
-	free(recv);
-	free(seen);
-	free(vol);
-	return TC_OK;
-}
-
-int tc_calibration_model(const struct tc_calibration *cal, size_t bytes, struct tc_model *out, int *segment)
-{
-	if (!cal || !out)
-		return TC_EINVAL;
-	int k = 0;
-	while (k + 1 < cal->nsegments && cal->segments[k + 1].lo_bytes <= bytes)
-		k++;
-	const struct tc_calibration_fit *f =
-	        k < cal->nsegments && isfinite(cal->segments[k].fit.ts_ns) &&
-	                        isfinite(cal->segments[k].fit.tw_ns_per_byte)
-	                ? &cal->segments[k].fit
-	                : &cal->all;
-	if (!isfinite(f->ts_ns) || !isfinite(f->tw_ns_per_byte))
-		return TC_EINVAL;
-	tc_model_default(out);
-	out->ts_ns = f->ts_ns > 0 ? f->ts_ns : 0;
-	out->tw_ns = f->tw_ns_per_byte > 0 ? f->tw_ns_per_byte : 0;
-	/* A negative intercept (a segment of large sizes, steeper than its
-	 * start): t_s 0 and the t_w that keeps the line's time at this size,
-	 * rather than the line raised by |t_s| everywhere. */
-	if (f->ts_ns < 0 && bytes > 0) {
-		double at = f->ts_ns + f->tw_ns_per_byte * (double)bytes;
-		out->tw_ns = at > 0 ? at / (double)bytes : 0;
-	}
-	out->tc_ns = isfinite(cal->tc_ns_per_byte) && cal->tc_ns_per_byte > 0 ? cal->tc_ns_per_byte : 0;
-	out->th_ns = 0;
-	if (segment)
-		*segment = k;
-	return tc_model_check(out);
-}
-
-/* Calibrated prediction's shapes of a schedule (tr[0..n), tc_schedule_call);
- * schedules of more than TC__CAL_XCH_MAX transfers have neither (the tests
- * are quadratic; calibration is for a few ranks). */
-#define TC__CAL_XCH_MAX 4096
-
-/* Whether transfer i between two ranks has its reverse in its round (of the
- * same bytes when same_bytes). */
-static bool tc__cal_reversed(const struct tc_transfer *tr, int n, int i, bool same_bytes)
-{
-	for (int j = 0; j < n; j++)
-		if (tr[j].round == tr[i].round && tr[j].src == tr[i].dst &&
-		    tr[j].dst == tr[i].src && (!same_bytes || tr[j].bytes == tr[i].bytes))
-			return true;
-	return false;
-}
-
-/* Copying exchanges only: every transfer between two ranks copies (no
- * combine) and has its reverse (same bytes) in its round; at least one. */
-static bool tc__cal_exchange_only(const struct tc_transfer *tr, int n)
-{
-	int moving = 0;
-	if (n > TC__CAL_XCH_MAX)
-		return false;
-	for (int i = 0; i < n; i++) {
-		if (tr[i].src == tr[i].dst)
-			continue;
-		if (tr[i].combine || !tc__cal_reversed(tr, n, i, true))
-			return false;
-		moving++;
-	}
-	return moving > 0;
-}
-
-/* One-way combines: the schedule combines, and no combining message between
- * ranks has its reverse in its round (a reduce's tree, not an allreduce's
- * exchange). */
-static bool tc__cal_combines_one_way(const struct tc_transfer *tr, int n)
-{
-	int combines = 0;
-	if (n > TC__CAL_XCH_MAX)
-		return false;
-	for (int i = 0; i < n; i++) {
-		if (tr[i].src == tr[i].dst || !tr[i].combine)
-			continue;
-		if (tc__cal_reversed(tr, n, i, false))
-			return false;
-		combines++;
-	}
-	return combines > 0;
-}
-
-/*
- * The price of a schedule of the machine's own algorithms (TC__ALG_SHM) on
- * a native team whose ranks each have a CPU: there the reader copies (out of
- * the writer's buffer or flag), so a rank's reads in a round follow one
- * another while the readers run at once, every reader at its share of the
- * copy bandwidth.  A round r among q_r ranks, k_r of them reading, costs
- *   R(q_r) + max over readers d of sum over d's transfers x of
- *            (h + c(k_r, m_x))            (a copy)
- *            (h + max(c(k_r, m_x), m_x t_c))   (a combine: read and add)
- * plus m_x t_c for each local combine, with R(q) the calibrated synchronised
- * round, h a cache line's hand-off (the pair's at q = 2, else the farthest
- * class) and c(k, m) the time one of k readers at once takes for m bytes
- * (tc__machine_copy_ns); local copies are charged by the caller.  The
- * pair's one-port or all-port model describes neither: one port serialises
- * a broadcast's reads at the root, all ports lets a rank read its p - 1
- * blocks at once.  *ns gets NAN without the concurrency tables.
- */
-static int tc__cal_shm_ns(const struct tc_calibration *cal, const struct tc_transfer *tr, int n,
-                          int np, double tc, double *ns)
-{
-	*ns = NAN;
-	if (np < 1 || !isfinite(tc__machine_r_ns(cal, 2)) || !isfinite(tc__machine_copy_ns(cal, 2, 64)))
-		return TC_OK;
-	int *stamp = calloc((size_t)np, sizeof *stamp), *seen = calloc((size_t)np, sizeof *seen);
-	double *busy = calloc((size_t)np, sizeof *busy);
-	if (!stamp || !seen || !busy) {
-		free(stamp);
-		free(seen);
-		free(busy);
-		return TC_ENOMEM;
-	}
-	double total = 0;
-	for (int i = 0; i < n;) {
-		const int r = tr[i].round, id = i + 1, first = i;
-		int k = 0, q = 0;
-		for (; i < n && tr[i].round == r; i++) {
-			const struct tc_transfer *x = &tr[i];
-			if (x->src < 0 || x->dst < 0 || x->src >= np || x->dst >= np)
-				continue;
-			if (x->src != x->dst && stamp[x->dst] != id)
-				stamp[x->dst] = id, k++;
-			if (seen[x->src] != id)
-				seen[x->src] = id, q++;
-			if (seen[x->dst] != id)
-				seen[x->dst] = id, q++;
-		}
-		const double h = tc__machine_handoff_ns(cal, q);
-		double most = 0;
-		for (int j = first; j < i; j++) {
-			const struct tc_transfer *x = &tr[j];
-			if (x->src < 0 || x->dst < 0 || x->src >= np || x->dst >= np)
-				continue;
-			if (seen[x->dst] == id) /* the round's first charge to d */
-				seen[x->dst] = -id, busy[x->dst] = 0;
-			double t;
-			if (x->src == x->dst) {
-				t = x->combine ? (double)x->bytes * tc : 0;
-			} else {
-				t = tc__machine_copy_ns(cal, k, (size_t)x->bytes);
-				if (x->combine && (double)x->bytes * tc > t)
-					t = (double)x->bytes * tc;
-				t += isfinite(h) ? h : 0;
-			}
-			busy[x->dst] += t;
-			most = busy[x->dst] > most ? busy[x->dst] : most;
-		}
-		if (q)
-			total += tc__machine_r_ns(cal, q) + most;
-	}
-	free(stamp);
-	free(seen);
-	free(busy);
-	*ns = isfinite(total) ? total : NAN;
-	return TC_OK;
-}
-
-/* The calibrated prediction (calibrate.h) without the concurrency charges
- * in *ns; *share and *sync get them. */
-static int tc__cal_predict(const struct tc_calibration *cal, const struct tc_topo *t,
-                           const struct tc_call *call, struct tc_prediction *pr, int *segment,
-                           double *ns, double *share, double *sync)
-{
-	struct tc_prediction p;
-	struct tc_model md;
-	int k = 0, k2 = 0;
-	if (!ns || !call)
-		return TC_EINVAL;
-	int err = tc_calibration_model(cal, call->bytes, &md, &k);
-	if (!err)
-		err = tc_predict_call(t, &md, call, &p);
-	if (err)
-		return err;
-	/* The schedule's mean message may sit in another segment (a block of
-	 * m split in p parts, say): predict again under that one's model, once
-	 * (no iteration), the algorithm picked for the block kept. */
-	if (p.messages > 0 &&
-	    !tc_calibration_model(cal, (size_t)(p.bytes / (uint64_t)p.messages), &md, &k2) && k2 != k) {
-		struct tc_call again = *call;
-		again.alg = p.algorithm;
-		k = k2;
-		if ((err = tc_predict_call(t, &md, &again, &p)) != 0)
-			return err;
-	}
-	*ns = (double)p.modelled_ps / TC_PS_PER_NS + (isfinite(cal->call_ns) ? cal->call_ns : 0);
-	struct tc_call again = *call;
-	struct tc_transfer *tr = NULL;
-	int n = 0, np = tc_topo_nodes(t);
-	again.alg = p.algorithm;
-	uint64_t *mine = calloc((size_t)(np > 0 ? np : 1), sizeof *mine);
-	if (!mine)
-		return TC_ENOMEM;
-	err = tc_schedule_call(t, &md, &again, &tr, &n);
-	/* The schedule's local copies (a rank's own block), free in the model:
-	 * the most bytes one rank copies, at t_copy. */
-	uint64_t most = 0;
-	for (int i = 0; !err && i < n; i++)
-		if (tr[i].src == tr[i].dst && !tr[i].combine && tr[i].src >= 0 && tr[i].src < np &&
-		    (mine[tr[i].src] += tr[i].bytes) > most)
-			most = mine[tr[i].src];
-	if (!err && isfinite(cal->tcopy_ns_per_byte) && cal->tcopy_ns_per_byte > 0)
-		*ns += (double)most * cal->tcopy_ns_per_byte;
-	/* In a single-copy segment, what the channel does that the model does
-	 * not say:
-	 * - a copying exchange (every message between ranks has its reverse
-	 *   in its round): its transfers take the segment's measured exchange
-	 *   time, exchange_ratio one-way times (calibrate.h), where the
-	 *   model's full duplex charges one;
-	 * - one-way combines: each receive combines out of the sender's buffer
-	 *   as it reads it (lib/sched/exec.c's direct receives), one pass that
-	 *   costs the slower of the two, m max(t_w, t_c), where the model adds
-	 *   m t_w and m t_c: t_c less t_w.
-	 * A combining exchange (allreduce at p = 2) measures the model's sum:
-	 * both cores' passes at once. */
-	const struct tc__alg *alg = tc__alg_find(call->coll, p.algorithm);
-	double shm = NAN;
-	if (!err && alg && (alg->flags & TC__ALG_SHM))
-		err = tc__cal_shm_ns(cal, tr, n, np, md.tc_ns, &shm);
-	if (!err && isfinite(shm)) {
-		/* The shared-memory price replaces the pair's makespan and holds
-		 * the concurrency (above). */
-		*ns += shm - (double)p.modelled_ps / TC_PS_PER_NS;
-	} else if (!err) {
-		err = tc__conc_terms(cal, tr, n, np, md.tw_ns, share, sync);
-	}
-	const struct tc_calibration_segment *g = k < cal->nsegments ? &cal->segments[k] : NULL;
-	if (!err && !isfinite(shm) && g && g->single_copy == 1) {
-		struct tc_model m1 = md;
-		struct tc_prediction p1;
-		if (isfinite(g->exchange_ratio) && g->exchange_ratio > 1 && tc__cal_exchange_only(tr, n)) {
-			m1.tc_ns = 0;
-			if (!(err = tc_predict_call(t, &m1, &again, &p1)))
-				*ns += (g->exchange_ratio - 1) * (double)p1.modelled_ps / TC_PS_PER_NS;
-		} else if (md.tc_ns > 0 && tc__cal_combines_one_way(tr, n)) {
-			m1.tc_ns = md.tc_ns > md.tw_ns ? md.tc_ns - md.tw_ns : 0;
-			if (!(err = tc_predict_call(t, &m1, &again, &p1)))
-				*ns += (double)(p1.modelled_ps - p.modelled_ps) / TC_PS_PER_NS;
-		}
-	}
-	tc_schedule_free(tr);
-	free(mine);
-	if (err)
-		return err;
-	if (pr)
-		*pr = p;
-	if (segment)
-		*segment = k;
-	return TC_OK;
-}
-
 int tc_calibration_predict(const struct tc_calibration *cal, const struct tc_topo *t,
                            const struct tc_call *call, struct tc_prediction *pr, int *segment,
                            double *ns)
 {
 	double share = 0, sync = 0;
-	int err = tc__cal_predict(cal, t, call, pr, segment, ns, &share, &sync);
+	int err = tc__cal_price(cal, t, call, NULL, pr, segment, ns, &share, &sync);
 	if (!err)
 		*ns += share + sync;
 	return err;
@@ -351,7 +54,7 @@ int tc_calibration_concurrency_ns(const struct tc_calibration *cal, const struct
                                   const struct tc_call *call, double *share_ns, double *sync_ns)
 {
 	double ns, share = 0, sync = 0;
-	int err = tc__cal_predict(cal, t, call, NULL, NULL, &ns, &share, &sync);
+	int err = tc__cal_price(cal, t, call, NULL, NULL, NULL, &ns, &share, &sync);
 	if (err)
 		return err;
 	if (share_ns)
@@ -359,4 +62,15 @@ int tc_calibration_concurrency_ns(const struct tc_calibration *cal, const struct
 	if (sync_ns)
 		*sync_ns = sync;
 	return TC_OK;
+}
+
+int tc_calibration_predict_placed(const struct tc_calibration *cal, const struct tc_topo *t,
+                                  const struct tc_call *call, const struct tc_rank_place *place,
+                                  struct tc_prediction *pr, int *segment, double *ns)
+{
+	double share = 0, sync = 0;
+	int err = tc__cal_price(cal, t, call, place, pr, segment, ns, &share, &sync);
+	if (!err)
+		*ns += share + sync;
+	return err;
 }

@@ -36,6 +36,7 @@
 #include "coll/machine.h"
 #include "coll/shm.h"
 #include "coll/vcount/vcount.h"
+#include "topocoll/calibrate.h"
 #include "fibre/runq.h"
 
 #define TC__CACHE 8                          /* per rank */
@@ -61,8 +62,7 @@ struct tc__tentry {
 
 struct tc__tcache {
 	pthread_cond_t cv;
-	struct tc__shm_slot *shm; /* the flags of the machine's own algorithms */
-	int shm_p;                /* their number */
+	struct tc__shm *shm; /* the flags and groups of the machine's own algorithms */
 	struct tc__tentry *head;
 	int n;
 	size_t bytes;
@@ -88,7 +88,7 @@ static void tc__tcache_free(void *p)
 		tc__tentry_free(e);
 	}
 	pthread_cond_destroy(&c->cv);
-	tc__shm_slots_free(c->shm, c->shm_p);
+	tc__shm_free(c->shm);
 	free(c);
 }
 
@@ -174,6 +174,10 @@ static int tc__tentry_build(struct tc_team *team, struct tc__tentry *e, const st
 	gw.wait_ns = tc__wait_level_ns(team);
 	gw.cpus = tc__shared_cpus(team);
 	gw.shm = tc__shm_team(team);
+	if (gw.shm && team->cal && team->cal->conc_ranks >= 2) {
+		gw.cal = team->cal;
+		gw.place = team->place;
+	}
 	int err = tc__coll_select(&gw, name, ordered, &e->alg, &e->s, &e->makespan);
 	if (err)
 		return err;
@@ -189,8 +193,7 @@ static int tc__tcache_get(struct tc_team *team, const struct tc__gen *g, const c
 	if (!c) {
 		c = calloc(1, sizeof *c);
 		if (c) {
-			c->shm = tc__shm_slots_new(team->p);
-			c->shm_p = team->p;
+			c->shm = tc__shm_new(team->p, team->place);
 		}
 		if (!c || !c->shm) {
 			free(c);
@@ -321,7 +324,7 @@ static void tc__tcache_release(struct tc_team *team, struct tc__tentry *e)
 struct tc__ccache {
 	struct tc__cmemo memo[TC__MEMOS]; /* first: tc__coll_memo() */
 	struct tc_team *team;
-	struct tc__shm_slot *shm; /* the team's (tc__tcache), once known */
+	const struct tc__shm *shm; /* the team's (tc__tcache), once known */
 	uint64_t clock;
 	struct tc__centry *last; /* the entry of the last call */
 	struct tc__centry e[TC__CACHE];
@@ -452,7 +455,7 @@ int tc__coll_plan(struct tc_proc *proc, const struct tc__gen *g, const char *nam
 	return TC_OK;
 }
 
-struct tc__shm_slot *tc__coll_shm_slots(const struct tc_proc *proc)
+const struct tc__shm *tc__coll_shm(const struct tc_proc *proc)
 {
 	const struct tc__ccache *c = proc->ext;
 	return c ? c->shm : NULL;

@@ -112,9 +112,10 @@ static inline struct tc__chold *tc__chold_ref(struct tc__chold *h)
  * cache's entries.  NULL when out of memory. */
 void **tc__coll_vstate(struct tc_proc *proc, void (*free_fn)(void *));
 
-/* The team's flags for the machine's own algorithms (lib/coll/shm.h),
- * known to proc's rank once tc__coll_plan() has returned an entry. */
-struct tc__shm_slot;
-struct tc__shm_slot *tc__coll_shm_slots(const struct tc_proc *proc);
+/* The team's flags and groups for the machine's own algorithms
+ * (lib/coll/shm.h), known to proc's rank once tc__coll_plan() has returned
+ * an entry. */
+struct tc__shm;
+const struct tc__shm *tc__coll_shm(const struct tc_proc *proc);
 
 #endif /* TC_COLL_CACHE_H */

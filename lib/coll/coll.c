@@ -753,7 +753,7 @@ static int tc__coll_x(struct tc_proc *proc, enum tc_coll coll, const void *sbuf,
 		return err;
 	tc__clock_pull(proc); /* a sub-team's proc: the rank's clock */
 	if (shm)
-		err = tc__shm_exec(proc, tc__coll_shm_slots(proc), e, &io);
+		err = tc__shm_exec(proc, tc__coll_shm(proc), e, &io);
 	else if (team->engine_run)
 		err = team->engine_run(proc, e->s, &io);
 	else

@@ -70,6 +70,8 @@
 #include "topo/embed.h"
 
 struct tc__vmatrix;
+struct tc_calibration;
+struct tc_rank_place;
 
 struct tc__gen {
 	enum tc_coll coll;
@@ -79,20 +81,25 @@ struct tc__gen {
 	uint64_t esize; /* element size */
 	int root;
 	const struct tc_model *md;
-	int packets;        /* ring_pipelined: r (0: r_opt) */
-	uint64_t wait_ns;   /* AUTO: price of one level of waits, tc__wait_level_ns()
+	int packets;                       /* ring_pipelined: r (0: r_opt) */
+	uint64_t wait_ns;                  /* AUTO: price of one level of waits, tc__wait_level_ns()
 	                     (0: none; the predictor leaves it 0) */
-	int shm;            /* AUTO: a native team with a CPU per rank, where it
+	int shm;                           /* AUTO: a native team with a CPU per rank, where it
 	                     takes the machine's own algorithms (TC__ALG_SHM,
 	                     tc__shm_pick(); 0: never, also in the predictor) */
-	int cpus;           /* AUTO: the CPUs that a native team's ranks share when
+	int cpus;                          /* AUTO: the CPUs that a native team's ranks share when
 	                     they outnumber them (0: a CPU per rank, an emulated
 	                     team, or the predictor) */
-	int me;             /* the rank building its plan, or -1 (prediction):
+	const struct tc_calibration *cal;  /* AUTO: the team's calibration where it
+	                                       prices with it (g->shm and the
+	                                       concurrency tables; else NULL) */
+	const struct tc_rank_place *place; /* with cal: the team's placement, p
+	                                       entries (NULL: unknown) */
+	int me;                            /* the rank building its plan, or -1 (prediction):
 	                     nothing may depend on it but what is local */
-	int q;              /* shift: q mod p, in [0, p) */
-	int shift_ring;     /* shift: q counts ring positions (tc__shift_dest) */
-	const int *members; /* multicast: the destinations, ascending, without
+	int q;                             /* shift: q mod p, in [0, p) */
+	int shift_ring;                    /* shift: q counts ring positions (tc__shift_dest) */
+	const int *members;                /* multicast: the destinations, ascending, without
 	                       the root and without duplicates */
 	int nmembers;
 	int max_x, max_moving;         /* limits of a schedule built to be priced or

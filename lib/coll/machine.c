@@ -12,6 +12,7 @@
 
 #include "core/internal.h"
 #include "topocoll/calibrate.h"
+#include "topocoll/team.h"
 
 int tc__shared_cpus(const struct tc_team *team)
 {
@@ -112,6 +113,29 @@ double tc__machine_handoff_ns(const struct tc_calibration *cal, int q)
 			if (isfinite(cal->handoff_ns[c]) && !(cal->handoff_ns[c] <= h))
 				h = cal->handoff_ns[c];
 	return isfinite(h) && h > 0 ? h : NAN;
+}
+
+double tc__machine_handoff_class_ns(const struct tc_calibration *cal, int c)
+{
+	if (!cal || cal->conc_ranks < 2 || c < 0)
+		return NAN;
+	for (; c < TC_HANDOFF_CLASSES; c++)
+		if (isfinite(cal->handoff_ns[c]) && cal->handoff_ns[c] > 0)
+			return cal->handoff_ns[c];
+	return NAN;
+}
+
+int tc__place_class(const struct tc_rank_place *a, const struct tc_rank_place *b)
+{
+	if (a->core < 0 || b->core < 0)
+		return -1;
+	if (a->core == b->core)
+		return TC_HANDOFF_SMT;
+	if (a->cache >= 0 && a->cache == b->cache)
+		return TC_HANDOFF_CACHE;
+	if (a->package < 0 || a->package == b->package)
+		return TC_HANDOFF_PACKAGE;
+	return TC_HANDOFF_REMOTE;
 }
 
 double tc__machine_round_ns(const struct tc_calibration *cal, const struct tc_model *seg, int k,

@@ -126,12 +126,42 @@ double tc__machine_round_ns(const struct tc_calibration *cal, const struct tc_mo
  * - tc__machine_r_ns(cal, q): R(q), the time of a synchronised round among
  *   q ranks (q < 2 as 2), interpolated in log2 q and clamped;
  * - tc__machine_handoff_ns(cal, q): one cache line's hand-off, the pair's
- *   for q <= 2, else the farthest distance class the machine has.
+ *   for q <= 2, else the farthest distance class the machine has;
+ * - tc__machine_handoff_class_ns(cal, c): the hand-off of distance class c
+ *   (enum tc_calibrate_handoff), or where that class was not measured the
+ *   next farther class's that was; NAN when none was.
  * NAN without the tables (or cal NULL).  Pure; thread-safe.
  */
 double tc__machine_copy_ns(const struct tc_calibration *cal, int k, size_t bytes);
 double tc__machine_r_ns(const struct tc_calibration *cal, int q);
 double tc__machine_handoff_ns(const struct tc_calibration *cal, int q);
+double tc__machine_handoff_class_ns(const struct tc_calibration *cal, int c);
+
+/* The distance class (enum tc_calibrate_handoff) between the CPUs of two
+ * ranks placed at a and b: SMT siblings (one core), one cache domain, one
+ * package, or across packages (an unknown package: the same); -1 when the
+ * placement does not say (a core unknown).  Pure. */
+struct tc_rank_place;
+int tc__place_class(const struct tc_rank_place *a, const struct tc_rank_place *b);
+
+/*
+ * The calibrated price of a call on topology t (lib/coll/calprice.c; the
+ * public tc_calibration_predict() and tc_calibration_predict_placed() are
+ * this with the two charges added): in *ns the pair's prediction under the
+ * calibrated model, o_call, local copies and the exchange or one-way
+ * combine corrections, or, for the machine's own algorithms with the
+ * concurrency tables, their shared-memory price (each round's hand-off
+ * from place, tc_calibration_predict_placed(); place NULL: unknown); in
+ * *share and *sync the concurrency charges of the other schedules (0
+ * otherwise); *pr and *segment (either may be NULL) as
+ * tc_calibration_predict().  Returns what that returns.  Thread-safe.
+ */
+struct tc_topo;
+struct tc_call;
+struct tc_prediction;
+int tc__cal_price(const struct tc_calibration *cal, const struct tc_topo *t,
+                  const struct tc_call *call, const struct tc_rank_place *place,
+                  struct tc_prediction *pr, int *segment, double *ns, double *share, double *sync);
 
 /* Whether TC_ALG_AUTO takes the machine's own algorithms (TC__ALG_SHM,
  * lib/coll/shm.h) on this team: native, every rank a CPU of its own (not
@@ -149,7 +179,9 @@ int tc__shm_team(const struct tc_team *team);
  * TC__ALG_ORDERED).  allreduce:
  * `shm_flag` (every rank reduces the whole vector: one or two flag phases)
  * up to TC__SHM_FLAT_MAX bytes, `shm` (slices: three phases, 1/p of the
- * combining each) above.  The one place that decides. */
+ * combining each) above.  The one place that decides on a team
+ * without a calibration; a team carrying one prices every candidate
+ * instead (tc__coll_auto_cal, lib/coll/select.c). */
 struct tc__gen;
 struct tc__alg;
 const struct tc__alg *tc__shm_pick(const struct tc__gen *g, int need_ordered);

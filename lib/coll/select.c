@@ -12,9 +12,11 @@
  * (a round, or a hop of a routed transfer) also costs every CPU a pass over
  * its ranks, tc__wait_level_ns() (lib/coll/machine.h), and the data are priced
  * as the shared CPUs move them, not as the model does (tc__machine_score);
- * the predictor, which has no team, prices the model alone.  The choice is
- * a pure function of the arguments and of the team's configuration, so
- * every rank makes the same one.
+ * the predictor, which has no team, prices the model alone.  A native team
+ * with a CPU per rank that carries a calibration prices every candidate
+ * with the calibrated prediction on its placement (tc__coll_auto_cal).  The
+ * choice is a pure function of the arguments and of the team's
+ * configuration, so every rank makes the same one.
  */
 #include <limits.h>
 #include <math.h>
@@ -27,6 +29,7 @@
 #include "base/error_detail.h"
 #include "core/internal.h"
 #include "topo/charge.h"
+#include "topocoll.h"
 
 /* Levels of waiting of a schedule (lib/coll/machine.h, tc__wait_level_ns()):
  * over the rounds that move anything, the longest route of the round in
@@ -320,6 +323,57 @@ static int tc__coll_auto(const struct tc__gen *g, int need_ordered, const struct
 	return err;
 }
 
+/*
+ * AUTO on a native team with a CPU per rank that carries a calibration
+ * (g->cal, tc_team_config.calibration): every algorithm of the collective
+ * that applies to the call (its registry line's restrictions; rank-ordered
+ * where the operator needs it), the machine's own (TC__ALG_SHM) and the
+ * fallbacks included, priced by the calibrated prediction on the team's
+ * placement (tc__cal_price(), lib/coll/calprice.c: the pair's prediction
+ * under the calibrated model with its concurrency charges, or the
+ * shared-memory price whose rounds pay their farthest pair's hand-off);
+ * the cheapest, the first in registry order on a tie.  NULL where none
+ * could be priced (a variable-count call, which the prediction's call does
+ * not carry here, or every price failed): the caller keeps the rule of an
+ * uncalibrated team.  Pure function of the call, the calibration and the
+ * placement: every rank picks alike.  TC_ENOMEM only.
+ */
+static int tc__coll_auto_cal(const struct tc__gen *g, int need_ordered, const struct tc__alg **out)
+{
+	*out = NULL;
+	if (g->vmx || g->p < 2)
+		return TC_OK;
+	double best = 0;
+	for (int i = 0; i < tc__nalgs; i++) {
+		const struct tc__alg *a = &tc__algs[i];
+		if (a->coll != g->coll || (need_ordered && !(a->flags & TC__ALG_ORDERED)) ||
+		    tc__alg_check_quiet(a, g))
+			continue;
+		struct tc_call call = {.coll = g->coll,
+		                       .alg = a->name,
+		                       .bytes = (size_t)g->bytes,
+		                       .esize = (size_t)g->esize,
+		                       .root = g->root,
+		                       .packets = g->packets,
+		                       .q = g->q,
+		                       .shift_ring = g->shift_ring,
+		                       .members = g->members,
+		                       .nmembers = g->nmembers};
+		double ns = NAN, share = 0, sync = 0;
+		int err = tc__cal_price(g->cal, g->t, &call, g->place, NULL, NULL, &ns, &share, &sync);
+		if (err == TC_ENOMEM)
+			return err;
+		const double t = ns + share + sync;
+		if (err || !isfinite(t))
+			continue; /* not for this call, or not priced: not a candidate */
+		if (!*out || t < best) {
+			*out = a;
+			best = t;
+		}
+	}
+	return TC_OK;
+}
+
 int tc__coll_select(const struct tc__gen *g, const char *name, int need_ordered,
                     const struct tc__alg **alg, struct tc__sched *s, tc_time_t *makespan)
 {
@@ -353,9 +407,18 @@ int tc__coll_select(const struct tc__gen *g, const char *name, int need_ordered,
 		*alg = a;
 		return TC_OK;
 	}
-	/* The machine's own algorithms: only where tc__shm_pick() says, and
-	 * there before every other (lib/coll/machine.h). */
-	const struct tc__alg *a = tc__shm_pick(g, need_ordered);
+	/* A calibrated team prices every candidate with its calibration
+	 * (tc__coll_auto_cal()); otherwise the machine's own algorithms only
+	 * where tc__shm_pick() says, and there before every other
+	 * (lib/coll/machine.h). */
+	const struct tc__alg *a = NULL;
+	if (g->cal && g->shm) {
+		int err = tc__coll_auto_cal(g, need_ordered, &a);
+		if (err)
+			return err;
+	}
+	if (!a)
+		a = tc__shm_pick(g, need_ordered);
 	if (a)
 		return tc__coll_select(g, a->name, need_ordered, alg, s, makespan);
 	return tc__coll_auto(g, need_ordered, alg, s, makespan);

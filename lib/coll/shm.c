@@ -68,6 +68,7 @@
 
 struct tc__shm_ctx {
 	struct tc_proc *proc;
+	const struct tc__shm *shm; /* the team's flags and groups */
 	struct tc__shm_slot *slots;
 	const struct tc__exec_io *io;
 	int p, me;
@@ -104,6 +105,10 @@ static void tc__shm_publish(struct tc__shm_ctx *c, int ph)
 	atomic_store_explicit(&tc__shm_blk(c, c->me)->step, tc__shm_step(c, ph), memory_order_release);
 }
 
+static int tc__shm_tree_known(const struct tc_rank_place *place, int p);
+static void tc__shm_tree_span(const struct tc_rank_place *place, int known, int p, int r, int *lo,
+                              int *hi);
+
 static int tc__shm_mismatch(struct tc__shm_ctx *c, int r)
 {
 	tc__set_detail("%s (%s): rank %d makes another collective call",
@@ -112,24 +117,48 @@ static int tc__shm_mismatch(struct tc__shm_ctx *c, int r)
 	return TC_EMISMATCH;
 }
 
-struct tc__shm_slot *tc__shm_slots_new(int p)
+struct tc__shm *tc__shm_new(int p, const struct tc_rank_place *place)
 {
 	const size_t n = (size_t)p * sizeof(struct tc__shm_slot);
-	struct tc__shm_slot *s = aligned_alloc(128, n + (size_t)p * 2 * TC__SHM_AREA);
-	if (s)
-		memset(s, 0, n);
-	return s;
+	struct tc__shm *shm = calloc(1, sizeof *shm);
+	if (!shm)
+		return NULL;
+	shm->p = p;
+	shm->slots = aligned_alloc(128, n + (size_t)p * 2 * TC__SHM_AREA);
+	shm->lead = malloc(((size_t)p + 1) * sizeof *shm->lead);
+	shm->group = malloc((size_t)p * sizeof *shm->group);
+	if (!shm->slots || !shm->lead || !shm->group) {
+		free(shm->slots);
+		free(shm->lead);
+		free(shm->group);
+		free(shm);
+		return NULL;
+	}
+	memset(shm->slots, 0, n);
+	/* Walking the groups from rank 0: O(p) per group's bounds, once. */
+	const int known = tc__shm_tree_known(place, p);
+	for (int s = 0, lo, hi; s < p; s = hi) {
+		tc__shm_tree_span(place, known, p, s, &lo, &hi);
+		for (int r = lo; r < hi; r++)
+			shm->group[r] = shm->ngroups;
+		shm->lead[shm->ngroups++] = lo;
+	}
+	shm->lead[shm->ngroups] = p;
+	return shm;
 }
 
-void tc__shm_slots_free(struct tc__shm_slot *slots, int p)
+void tc__shm_free(struct tc__shm *shm)
 {
-	if (!slots)
+	if (!shm)
 		return;
-	for (int r = 0; r < p; r++) {
-		free(slots[r].own.slices[0]);
-		free(slots[r].own.slices[1]);
+	for (int r = 0; r < shm->p; r++) {
+		free(shm->slots[r].own.slices[0]);
+		free(shm->slots[r].own.slices[1]);
 	}
-	free(slots);
+	free(shm->slots);
+	free(shm->lead);
+	free(shm->group);
+	free(shm);
 }
 
 /* Rank r's area of call k's parity. */
@@ -649,7 +678,8 @@ _Static_assert(TC__SHM_TREE_MAX <= TC__SHM_TREE_CLOCK, "the result and the clock
 _Static_assert(TC__SHM_TREE_MAX <= TC__SHM_AREA, "a group's partial result fits its leader's area");
 
 /* barrier (reduce = 0) and allreduce shm_tree, call k, the group [lo, hi)
- * of this rank (tc__shm_tree_group() of the team's placement):
+ * of this rank (the team's groups, struct tc__shm: tc__shm_tree_group() of
+ * its placement, derived once):
  *   member  its vector in its flag; publish (k, 1); wait for the leader's
  *           (k, 3); the result and the team's latest start clock out of
  *           the leader's flag.
@@ -667,13 +697,11 @@ _Static_assert(TC__SHM_TREE_MAX <= TC__SHM_AREA, "a group's partial result fits 
 static int tc__shm_tree(struct tc__shm_ctx *c, int reduce)
 {
 	const struct tc__exec_io *io = c->io;
-	const struct tc_rank_place *place = c->proc->team->place;
-	const int known = tc__shm_tree_known(place, c->p);
+	const struct tc__shm *shm = c->shm;
 	const uint64_t m = reduce ? c->m : 0;
 	if (m > TC__SHM_TREE_MAX)
 		return TC_ENOTSUP; /* the generator refuses it first */
-	int lo, hi;
-	tc__shm_tree_span(place, known, c->p, c->me, &lo, &hi);
+	const int grp = shm->group[c->me], lo = shm->lead[grp], hi = shm->lead[grp + 1];
 	struct tc__shm_block *b;
 	int err = tc__shm_fill(c, io->in, io->out, &b);
 	if (err)
@@ -707,16 +735,15 @@ static int tc__shm_tree(struct tc__shm_ctx *c, int reduce)
 	if (!one) {
 		b->clock = c->cmax;
 		tc__shm_publish(c, 2);
-		int l, h;
-		for (int s = 0; s < c->p; s = h) {
-			tc__shm_tree_span(place, known, c->p, s, &l, &h);
+		for (int j = 0; j < shm->ngroups; j++) {
+			const int l = shm->lead[j];
 			const unsigned char *x = part;
 			if (l != c->me) {
 				if ((err = tc__shm_await_data(c, l, 2)))
 					return err;
 				x = tc__shm_area(c, l);
 			}
-			if (m && s == 0)
+			if (m && j == 0)
 				memcpy(io->out, x, m);
 			else if (m)
 				io->combine(io->out, io->out, x, m, io->combine_ctx);
@@ -730,12 +757,13 @@ static int tc__shm_tree(struct tc__shm_ctx *c, int reduce)
 	return TC_OK;
 }
 
-int tc__shm_exec(struct tc_proc *proc, struct tc__shm_slot *slots, const struct tc__centry *e,
+int tc__shm_exec(struct tc_proc *proc, const struct tc__shm *shm, const struct tc__centry *e,
                  const struct tc__exec_io *io)
 {
 	struct tc_team *team = proc->team;
 	struct tc__shm_ctx c = {.proc = proc,
-	                        .slots = slots,
+	                        .shm = shm,
+	                        .slots = shm->slots,
 	                        .io = io,
 	                        .p = team->p,
 	                        .me = proc->rank,

@@ -52,7 +52,8 @@
  * observes the team's abort and timeout as every wait does.  Not used in
  * emulated mode (the schedule's messages carry the model's delays there).
  * TC_ALG_AUTO takes these algorithms only on native teams with a CPU per
- * rank (tc__shm_pick, lib/coll/machine.c); named, they run anywhere their
+ * rank (tc__shm_pick, lib/coll/machine.c; on a team carrying a calibration,
+ * where their calibrated price is the lowest, lib/coll/select.c); named, they run anywhere their
  * registry line allows (the complete graph), also on oversubscribed teams.
  *
  * The logical clock: every rank's clock becomes the latest start clock it
@@ -152,14 +153,31 @@ struct tc__shm_slot {
 _Static_assert(sizeof(struct tc__shm_slot) % 128 == 0 && TC__SHM_AREA % 128 == 0,
                "the slots and the areas behind them are whole pairs of cache lines");
 
-/* The team's p slots, zeroed, in whole cache lines, followed by the p
- * ranks' areas (2 TC__SHM_AREA bytes each, whole cache lines, not
- * cleared: only read where a call wrote them); NULL when out of memory.
- * Freed with tc__shm_slots_free(), once no rank runs a call on them. */
-struct tc__shm_slot *tc__shm_slots_new(int p);
-void tc__shm_slots_free(struct tc__shm_slot *slots, int p);
-
 struct tc_rank_place;
+
+/* A team's state for these algorithms: its flags and `shm_tree`'s groups,
+ * derived once from the team's placement when the team first runs a
+ * collective, written before any rank reads them and never changed. */
+struct tc__shm {
+	/* The p slots, zeroed, in whole cache lines, followed by the p ranks'
+	 * areas (2 TC__SHM_AREA bytes each, whole cache lines, not cleared:
+	 * only read where a call wrote them). */
+	struct tc__shm_slot *slots;
+	int p;
+	/* shm_tree's groups (tc__shm_tree_group() of the placement): group j
+	 * is the ranks [lead[j], lead[j + 1]), j < ngroups, lead[ngroups] = p;
+	 * group[r] is rank r's. */
+	int ngroups;
+	int *lead;
+	int *group;
+};
+
+/* The state of a team of p ranks placed as place (p entries, or NULL: the
+ * structure unknown); NULL when out of memory.  place is read during the
+ * call only.  Freed with tc__shm_free(), once no rank runs a call on it
+ * (NULL: nothing). */
+struct tc__shm *tc__shm_new(int p, const struct tc_rank_place *place);
+void tc__shm_free(struct tc__shm *shm);
 
 /* `shm_tree`: the group [*lo, *hi) of rank r among p.  The ranks are cut
  * into runs of consecutive ranks of one cache domain (place[r].cache,
@@ -179,9 +197,9 @@ struct tc__sched;
 int tc__gen_shm_tree(const struct tc__gen *g, struct tc__sched *s, uint64_t m);
 
 /* Runs entry e's algorithm (TC__ALG_SHM) natively on the calling rank with
- * the call's buffers io, over the team's slots.  Returns 0, TC_EMISMATCH
+ * the call's buffers io, over the team's state shm (its flags and groups).  Returns 0, TC_EMISMATCH
  * (the team is aborted), TC_EABORTED, TC_ETIMEDOUT. */
-int tc__shm_exec(struct tc_proc *proc, struct tc__shm_slot *slots, const struct tc__centry *e,
+int tc__shm_exec(struct tc_proc *proc, const struct tc__shm *shm, const struct tc__centry *e,
                  const struct tc__exec_io *io);
 
 #endif /* TC_COLL_SHM_H */

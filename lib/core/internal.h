@@ -276,6 +276,7 @@ struct tc_team {
 	int *cpu_list;               /* CPUs in placement order (lib/core/place.h) */
 	struct tc__machine machine;  /* the placement's machine (TC_HWLOC_XML's) */
 	struct tc_rank_place *place; /* p entries: rank r's slot r mod nslots */
+	struct tc_calibration *cal;  /* tc_team_config.calibration, copied; NULL */
 	bool no_pin;
 	bool may_block;  /* some rank may sleep: wakers must check hints */
 	bool asym_fence; /* membarrier on the sleeper side, none on the

@@ -6,8 +6,10 @@
  * lib/run/run.c; the watchdog's report is lib/p2p/watchdog.c.
  */
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +20,7 @@
 #include "base/error_detail.h"
 #include "core/internal.h"
 #include "fibre/runq.h"
+#include "topocoll/calibrate.h"
 
 /* Default ring: 16 KiB per channel while the rings of the team stay under
  * TC__RING_BUDGET, halving for larger teams down to TC__RING_MIN. */
@@ -190,11 +193,95 @@ void tc__team_free(struct tc_team *t)
 	free(t->cpu_list);
 	tc__machine_free(&t->machine);
 	free(t->place);
+	free(t->cal);
 	pthread_mutex_destroy(&t->attach_mu);
 	pthread_mutex_destroy(&t->gate_mu);
 	pthread_cond_destroy(&t->gate_cv);
 	tc_topo_destroy(t->topo);
 	free(t);
+}
+
+/* Whether x is a finite time or rate above 0. */
+static bool tc__cal_pos(double x)
+{
+	return isfinite(x) && x > 0;
+}
+
+/* Checks a calibration a team is to carry (tc_team_config.calibration): the
+ * counts within their arrays, some finite line, the lines of the segments
+ * finite, t_c, o_call and t_copy not negative or infinite (NAN: not
+ * measured), and where the concurrency tables exist (conc_ranks >= 2), the
+ * sizes, copier counts and ranks increasing and every bandwidth, round
+ * time and hand-off finite and positive (a class's hand-off may be NAN: no
+ * such rank).  TC_EINVAL with a message naming the field, else 0. */
+static int tc__cal_check(const struct tc_calibration *c)
+{
+#define TC__CAL_BAD(...)                                                     \
+	do {                                                                 \
+		tc__set_detail("tc_team_create: calibration: " __VA_ARGS__); \
+		return TC_EINVAL;                                            \
+	} while (0)
+	if (c->npoints < 0 || c->npoints > TC_CALIBRATE_MAX_POINTS)
+		TC__CAL_BAD("npoints %d is not in [0, %d]", c->npoints, TC_CALIBRATE_MAX_POINTS);
+	if (c->nsegments < 0 || c->nsegments > TC_CALIBRATE_MAX_SEGMENTS)
+		TC__CAL_BAD("nsegments %d is not in [0, %d]", c->nsegments, TC_CALIBRATE_MAX_SEGMENTS);
+	for (int k = 0; k < c->nsegments; k++)
+		if (!isfinite(c->segments[k].fit.ts_ns) || !isfinite(c->segments[k].fit.tw_ns_per_byte))
+			TC__CAL_BAD("segment %d's line (t_s %g ns, t_w %g ns/B) is not finite", k,
+			            c->segments[k].fit.ts_ns, c->segments[k].fit.tw_ns_per_byte);
+	if (!c->nsegments && (!isfinite(c->all.ts_ns) || !isfinite(c->all.tw_ns_per_byte)))
+		TC__CAL_BAD("no segment and no finite line (all: t_s %g ns, t_w %g ns/B)",
+		            c->all.ts_ns, c->all.tw_ns_per_byte);
+	const struct {
+		const char *name;
+		double v;
+	} opt[] = {{"tc_ns_per_byte", c->tc_ns_per_byte},
+	           {"call_ns", c->call_ns},
+	           {"tcopy_ns_per_byte", c->tcopy_ns_per_byte}};
+	for (size_t i = 0; i < sizeof opt / sizeof opt[0]; i++)
+		if (!isnan(opt[i].v) && !(isfinite(opt[i].v) && opt[i].v >= 0))
+			TC__CAL_BAD("%s %g is negative or infinite", opt[i].name, opt[i].v);
+	if (c->conc_ranks < 0 || c->conc_ranks > TC_CALIBRATE_MAX_COPIERS)
+		TC__CAL_BAD("conc_ranks %d is not in [0, %d]", c->conc_ranks, TC_CALIBRATE_MAX_COPIERS);
+	if (c->conc_ranks < 2)
+		return TC_OK; /* no tables: nothing of them is read */
+	if (c->ncopy_sizes < 1 || c->ncopy_sizes > TC_CALIBRATE_COPY_SIZES)
+		TC__CAL_BAD("ncopy_sizes %d is not in [1, %d]", c->ncopy_sizes, TC_CALIBRATE_COPY_SIZES);
+	if (c->ncopiers < 1 || c->ncopiers > TC_CALIBRATE_MAX_COPIERS)
+		TC__CAL_BAD("ncopiers %d is not in [1, %d]", c->ncopiers, TC_CALIBRATE_MAX_COPIERS);
+	if (c->nsync < 1 || c->nsync > TC_CALIBRATE_MAX_SYNC)
+		TC__CAL_BAD("nsync %d is not in [1, %d]", c->nsync, TC_CALIBRATE_MAX_SYNC);
+	for (int s = 0; s < c->ncopy_sizes; s++)
+		if (!c->copy_sizes[s] || (s && c->copy_sizes[s] <= c->copy_sizes[s - 1]))
+			TC__CAL_BAD("copy_sizes[%d] = %zu: the sizes must increase from 1", s,
+			            c->copy_sizes[s]);
+	for (int i = 0; i < c->ncopiers; i++)
+		if (c->copiers[i] < 1 || (i && c->copiers[i] <= c->copiers[i - 1]))
+			TC__CAL_BAD("copiers[%d] = %d: the counts must increase from 1", i,
+			            c->copiers[i]);
+	for (int s = 0; s < c->ncopy_sizes; s++)
+		for (int i = 0; i < c->ncopiers; i++)
+			if (!tc__cal_pos(c->copy_bytes_per_ns[s][i]))
+				TC__CAL_BAD("copy_bytes_per_ns[%d][%d] = %g is not a finite bandwidth "
+				            "above 0",
+				            s, i, c->copy_bytes_per_ns[s][i]);
+	for (int i = 0; i < c->nsync; i++) {
+		if (c->sync_ranks[i] < 2 || (i && c->sync_ranks[i] <= c->sync_ranks[i - 1]) ||
+		    (!i && c->sync_ranks[0] != 2))
+			TC__CAL_BAD("sync_ranks[%d] = %d: the ranks must increase from 2", i,
+			            c->sync_ranks[i]);
+		if (!tc__cal_pos(c->sync_ns[i]))
+			TC__CAL_BAD("sync_ns[%d] = %g is not a finite time above 0", i, c->sync_ns[i]);
+	}
+	if (!tc__cal_pos(c->handoff_pair_ns))
+		TC__CAL_BAD("handoff_pair_ns %g is not a finite time above 0", c->handoff_pair_ns);
+	for (int k = 0; k < TC_HANDOFF_CLASSES; k++)
+		if (!isnan(c->handoff_ns[k]) && !tc__cal_pos(c->handoff_ns[k]))
+			TC__CAL_BAD("handoff_ns[%d] = %g is neither NAN (no such rank) nor a finite "
+			            "time above 0",
+			            k, c->handoff_ns[k]);
+	return TC_OK;
+#undef TC__CAL_BAD
 }
 
 /* A number from a /proc file, or -1. */
@@ -451,6 +538,16 @@ int tc_team_create(const struct tc_team_config *cfg, struct tc_team **out)
 	}
 	for (int r = 0; r < t->p; r++)
 		t->place[r] = t->machine.slot[r % t->machine.nslots];
+	if (cfg->calibration) {
+		if ((err = tc__cal_check(cfg->calibration)) != 0)
+			goto fail;
+		t->cal = malloc(sizeof *t->cal);
+		if (!t->cal) {
+			err = TC_ENOMEM;
+			goto fail;
+		}
+		memcpy(t->cal, cfg->calibration, sizeof *t->cal);
+	}
 
 	/* Threads or fibres: the config, TC_EXEC for AUTO, then the rule. */
 	if (cfg->exec > TC_EXEC_FIBRES) {
@@ -619,6 +716,7 @@ int tc_team_create(const struct tc_team_config *cfg, struct tc_team **out)
 	t->memory_bytes = sizeof *t + (size_t)t->p * sizeof *t->procs +
 	                  (size_t)t->nchans * (sizeof *t->chans + t->ring_bytes) + t->hot_bytes +
 	                  (size_t)t->cpus * sizeof *t->cpu_list + (size_t)t->p * sizeof *t->place +
+	                  (t->cal ? sizeof *t->cal : 0) +
 	                  (size_t)t->p * t->trace_cap * sizeof(struct tc_event);
 	*out = t;
 	return TC_OK;
