@@ -342,12 +342,8 @@ static void results_p(const char *alg, int p, char specs[][32], int ns, int nsz)
 		a->alg = alg;
 		a->p = p;
 		a->seed = 1000 + (uint64_t)p;
-		a->sizes = nsz == NSIZES ? sizes : (const size_t[]){0, 7, MAXN};
-		if (single_copy_min) { /* results_single_copy: 64 and MAXN only */
-			a->sizes = sizes + NSIZES - 2;
-			nsz = 2;
-		}
 		a->nsizes = nsz;
+		a->sizes = nsz == NSIZES ? sizes : (const size_t[]){0, 7, MAXN};
 		for (int si = 0; si < nsz; si++) {
 			size_t n = a->sizes[si];
 			for (int c = 0; c < NCOMBOS; c++) {
@@ -426,9 +422,7 @@ Test(allreduce, results_reduce_bcast, .timeout = 120)
 
 /* The same with every message from 64 bytes on sent by single copy: the
  * executor then combines the larger ones straight out of the sender's buffer
- * (lib/sched/exec.c, "direct" receives), and the results must not change.
- * Only the sizes 64 and MAXN: messages of 0, 1 and 7 elements (at most 56
- * bytes) stay under the threshold, the cases of the tests above. */
+ * (lib/sched/exec.c, "direct" receives), and the results must not change. */
 Test(allreduce, results_single_copy, .timeout = 120)
 {
 	single_copy_min = 64;
