@@ -327,6 +327,8 @@ static void results_p(const char *alg, int p, char specs[][32], int ns, int nsz)
 
 static void results(const char *alg, int lo, int hi, int nsz)
 {
+	if (hi > TC_TEST_NPS) /* the run's matrix (TC_TEST_PMAX, TC_TEST_PS) */
+		hi = TC_TEST_NPS;
 	for (int k = lo; k < hi; k++) {
 		char specs[16][32];
 		int ns = tc_test_specs_for(tc_test_ps[k], specs, 16);
