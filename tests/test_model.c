@@ -24,6 +24,7 @@
 #include "harness.h"
 #include "p2p/p2p.h"
 #include "sched/exec.h"
+#include "sched/plan.h"
 #include "sched/sched.h"
 #include "topocoll.h"
 #include "topocoll/calibrate.h"
@@ -303,6 +304,105 @@ static void add_xfer(struct tc__sched *s, int src, int dst, uint64_t bytes, int 
 	                     .op = (uint8_t)op,
 	                     .bytes = bytes};
 	cr_assert_eq(tc__sched_add(s, &x), 0);
+}
+
+/* ---- the order of a routed round's messages on each link ----------------- */
+
+#define LEG_P 12
+#define LEG_MAX 512
+
+/* Per rank and peer: the (transfer, packet) of its out-items to the peer
+ * and of its in-items from it, in plan order, and the out-items' legs. */
+struct legs {
+	const struct tc__sched *s;
+	int nout[LEG_P][LEG_P], nin[LEG_P][LEG_P];
+	int out[LEG_P][LEG_P][LEG_MAX][2], in[LEG_P][LEG_P][LEG_MAX][2];
+	int leg[LEG_P][LEG_P][LEG_MAX];
+	int err[LEG_P];
+};
+
+static int legs_fn(struct tc_proc *proc, void *arg)
+{
+	struct legs *L = arg;
+	const int me = tc_rank(proc);
+	const struct tc_topo *t = tc_team_topo(tc_proc_team(proc));
+	const int *nb;
+	tc_topo_neighbors(t, me, &nb);
+	struct tc__plan *pl;
+	L->err[me] = tc__plan_build(proc, L->s, NULL, 0, &pl);
+	if (L->err[me])
+		return 0;
+	for (int i = 0; i < pl->nitems; i++) {
+		const struct tc__pitem *x = &pl->it[i];
+		const int peer = nb[x->nbr];
+		const bool out = x->kind == TC__IT_SEND || x->kind == TC__IT_FWD_OUT;
+		int *n = out ? &L->nout[me][peer] : &L->nin[me][peer];
+		if (*n == LEG_MAX) {
+			L->err[me] = TC_ELIMIT;
+			break;
+		}
+		int(*slot)[2] = out ? L->out[me][peer] : L->in[me][peer];
+		slot[*n][0] = x->xi;
+		slot[*n][1] = x->chunk;
+		if (out)
+			L->leg[me][peer][*n] = x->kind == TC__IT_SEND ? 0 : x->hop;
+		(*n)++;
+	}
+	tc__plan_free(pl);
+	return 0;
+}
+
+/* A round of routed transfers (every ordered pair, in the order of a
+ * direct all-to-all: distance k = 1 .. p-1, then source): on every link
+ * the sender's out-items and the receiver's in-items name the same
+ * transfers in the same order (the channel matches them in order), and a
+ * link carries the own sends first, then the first forwards, and so on (a
+ * forward waiting for its data holds up no send behind it of an earlier
+ * leg).  Store-and-forward and cut-through packets. */
+Test(model, routed_round_links_in_leg_order, .timeout = 120)
+{
+	static const char *const specs[] = {"torus:3x4",   "mesh:3x4", "ring:12",
+	                                    "hypercube:3", "chain:5",  "tree:2:7"};
+	for (size_t si = 0; si < sizeof specs / sizeof specs[0]; si++)
+		for (int ct = 0; ct < 2; ct++) {
+			struct tc_model md =
+			        mdl(TC_PORTS_ALL, TC_DUPLEX_FULL, ct ? TC_SWITCH_CT : TC_SWITCH_SF);
+			md.mu = 64;
+			struct tc_team *team = team_new(specs[si], &md, TC_MODE_NATIVE);
+			const int p = tc_team_size(team);
+			cr_assert(p <= LEG_P);
+			struct tc__sched s = one_round(p);
+			for (int k = 1; k < p; k++)
+				for (int i = 0; i < p; i++)
+					add_xfer(&s, i, (i + k) % p, ct ? 200 : 8, TC__XOP_COPY);
+			struct legs *L = calloc(1, sizeof *L);
+			L->s = &s;
+			cr_assert_eq(tc_run(team, legs_fn, L), 0);
+			for (int a = 0; a < p; a++) {
+				cr_assert_eq(L->err[a], 0, "%s rank %d: %s", specs[si], a,
+				             tc_err_name(L->err[a]));
+				for (int b = 0; b < p; b++) {
+					cr_assert_eq(L->nout[a][b], L->nin[b][a],
+					             "%s %d -> %d: %d sent, %d taken", specs[si], a,
+					             b, L->nout[a][b], L->nin[b][a]);
+					for (int k = 0; k < L->nout[a][b]; k++) {
+						cr_assert(L->out[a][b][k][0] == L->in[b][a][k][0] &&
+						                  L->out[a][b][k][1] == L->in[b][a][k][1],
+						          "%s %d -> %d: message %d is transfer %d at one end, %d at the other",
+						          specs[si], a, b, k, L->out[a][b][k][0],
+						          L->in[b][a][k][0]);
+						cr_assert(k == 0 || L->leg[a][b][k - 1] <=
+						                            L->leg[a][b][k],
+						          "%s %d -> %d: message %d of leg %d after one of leg %d",
+						          specs[si], a, b, k, L->leg[a][b][k],
+						          L->leg[a][b][k - 1]);
+					}
+				}
+			}
+			free(L);
+			tc__sched_free(&s);
+			tc_team_destroy(team);
+		}
 }
 
 Test(model, routed_sf_and_ct_closed_form, .timeout = 240)

@@ -5,8 +5,10 @@
  * lib/sched/plan.h).
  *
  * An out-item is posted once it is ready and every earlier out-item on the
- * same link has been posted: each link then carries its messages in schedule
- * order, the order in which its receiver posted them.  Cut-through transfers
+ * same link has been posted: each link then carries its messages in the
+ * order of the plan's items, the order in which its receiver posted them
+ * (schedule order, or in a round with routed transfers the order of the
+ * legs of their routes, then schedule order: lib/sched/plan.c).  Cut-through transfers
  * of more than one hop travel as packets of `chunk` bytes, each forwarded as
  * soon as it arrives; all packets carry the logical arrival time of the whole
  * transfer, computed once by the source.
@@ -240,9 +242,11 @@ static void tc__trace_round(struct tc_proc *proc, const struct tc__sched *s,
 	}
 }
 
+/* A receive's arrival, its transfer (ties go in schedule order: a round's
+ * items are not, lib/sched/plan.c) and its item. */
 struct tc__arr_idx {
 	tc_time_t arrival;
-	int i;
+	int xi, i;
 };
 
 static int tc__arr_cmp(const void *pa, const void *pb)
@@ -250,7 +254,7 @@ static int tc__arr_cmp(const void *pa, const void *pb)
 	const struct tc__arr_idx *a = pa, *b = pb;
 	if (a->arrival != b->arrival)
 		return a->arrival < b->arrival ? -1 : 1;
-	return (a->i > b->i) - (a->i < b->i);
+	return (a->xi > b->xi) - (a->xi < b->xi);
 }
 
 /* The clock and statistics of an own send x (its first packet) in a round
@@ -560,7 +564,8 @@ static void tc__run_round_end(struct tc_proc *proc, struct tc__run *run)
 	int nr = 0;
 	for (int i = 0; i < rd->n; i++)
 		if (rd->it[i].kind == TC__IT_RECV && rd->it[i].chunk == 0)
-			run->order[nr++] = (struct tc__arr_idx){tc__req(&run->req[i])->clock, i};
+			run->order[nr++] =
+			        (struct tc__arr_idx){tc__req(&run->req[i])->clock, rd->it[i].xi, i};
 	if (nr > 1)
 		qsort(run->order, (size_t)nr, sizeof *run->order, tc__arr_cmp);
 	for (int k = 0; k < nr; k++) {

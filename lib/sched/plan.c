@@ -142,6 +142,87 @@ void tc__plan_free(struct tc__plan *pl)
 	free(pl);
 }
 
+/* The link of its route that item x crosses: 0 for an own send, h - 1 and h
+ * for the in- and out-item of a forward at hop h, hops - 1 for a receive. */
+static int tc__item_leg(const struct tc__pitem *x)
+{
+	switch (x->kind) {
+	case TC__IT_SEND:
+		return 0;
+	case TC__IT_FWD_IN:
+		return x->hop - 1;
+	case TC__IT_FWD_OUT:
+		return x->hop;
+	default:
+		return x->hops - 1;
+	}
+}
+
+struct tc__leg_key {
+	int leg, at;
+};
+
+static int tc__leg_cmp(const void *pa, const void *pb)
+{
+	const struct tc__leg_key *a = pa, *b = pb;
+	if (a->leg != b->leg)
+		return (a->leg > b->leg) - (a->leg < b->leg);
+	return (a->at > b->at) - (a->at < b->at);
+}
+
+/*
+ * A round's items with routed transfers, ordered by the leg of the route
+ * each crosses, then in schedule order: every link carries its messages in
+ * the order of its items (lib/sched/exec.c), and both of its ends order
+ * them by this same key, so the own sends go first on every link, then
+ * the first forwards, and so on.  In schedule order instead, a forward
+ * whose data has not arrived holds up every later message on its link,
+ * own sends included; the chains this makes across ranks cost a hand-off
+ * per link (a fibre's turn on its CPU, or a wake-up) where the leg order
+ * costs one per leg.  The logical clock does not depend on the order (each
+ * transfer's arrival is computed by its source; receives are ordered by
+ * arrival, ties by schedule order).  The items of one transfer's packets
+ * stay together and in order; the out-items' in-items and the applies'
+ * items are renumbered.
+ */
+static int tc__order_legs(struct tc__pbuild *b, int it0, int ap0)
+{
+	const int n = b->n - it0;
+	bool routed = false;
+	for (int i = 0; i < n && !routed; i++)
+		routed = b->it[it0 + i].hops > 1;
+	if (!routed)
+		return TC_OK;
+	struct tc__leg_key *key = malloc((size_t)n * sizeof *key);
+	struct tc__pitem *old = malloc((size_t)n * sizeof *old);
+	int *pos = malloc((size_t)n * sizeof *pos);
+	if (!key || !old || !pos) {
+		free(key);
+		free(old);
+		free(pos);
+		return TC_ENOMEM;
+	}
+	memcpy(old, b->it + it0, (size_t)n * sizeof *old);
+	for (int i = 0; i < n; i++)
+		key[i] = (struct tc__leg_key){tc__item_leg(&old[i]), i};
+	qsort(key, (size_t)n, sizeof *key, tc__leg_cmp);
+	for (int k = 0; k < n; k++)
+		pos[key[k].at] = k;
+	for (int k = 0; k < n; k++) {
+		struct tc__pitem x = old[key[k].at];
+		if (x.kind == TC__IT_FWD_OUT)
+			x.link = pos[x.link];
+		b->it[it0 + k] = x;
+	}
+	for (int a = ap0; a < b->na; a++)
+		if (b->ap[a].item >= 0)
+			b->ap[a].item = pos[b->ap[a].item];
+	free(key);
+	free(old);
+	free(pos);
+	return TC_OK;
+}
+
 int tc__plan_build(struct tc_proc *proc, const struct tc__sched *s, const int *mine, int nmine,
                    struct tc__plan **out)
 {
@@ -277,6 +358,8 @@ int tc__plan_build(struct tc_proc *proc, const struct tc__sched *s, const int *m
 		}
 		if (stage > pl->stage_max)
 			pl->stage_max = stage;
+		if (!err)
+			err = tc__order_legs(&b, pl->it_at[r], pl->ap_at[r]);
 		if (!err) {
 			const struct tc__pitem *it = b.it + pl->it_at[r];
 			const int n = b.n - pl->it_at[r];

@@ -84,8 +84,8 @@ void tc__v_plan_free(struct tc__vplan *vp)
 /* vp: the schedule of mx (algorithm name, NULL: AUTO) and this rank's plan.
  * The rule of tc__v_sched() names the algorithm where it applies, so that
  * the caches' key holds what was run. */
-int tc__v_plan(struct tc_proc *proc, const struct tc__vmatrix *mx, enum tc_coll coll,
-                      int root, const char *name, bool agreement, struct tc__vplan *vp)
+int tc__v_plan(struct tc_proc *proc, const struct tc__vmatrix *mx, enum tc_coll coll, int root,
+               const char *name, bool agreement, struct tc__vplan *vp)
 {
 	struct tc_team *team = proc->team;
 	*vp = (struct tc__vplan){0};
@@ -134,8 +134,7 @@ int tc__v_plan(struct tc_proc *proc, const struct tc__vmatrix *mx, enum tc_coll 
 }
 
 /* Runs vp on this rank. */
-int tc__v_run_plan(struct tc_proc *proc, const struct tc__vplan *vp, const void *in,
-                          void *out, int tag)
+int tc__v_run_plan(struct tc_proc *proc, const struct tc__vplan *vp, const void *in, void *out, int tag)
 {
 	int err;
 	struct tc__exec_io io = {.in = in, .out = out, .tag = tag};
@@ -239,7 +238,7 @@ int tc__v_flags_plan(struct tc_proc *proc, struct tc__vplan *fp)
  * flags[0] 1 when the row is its row of the memo's matrix, flags[1] that
  * matrix's hash; *prev the memo's plan, held (none when there is none). */
 int tc__v_flags(struct tc_proc *proc, enum tc__vkind kind, int root, const char *name,
-                       const uint64_t *row, uint64_t flags[2], struct tc__vplan *prev, int *tag)
+                const uint64_t *row, uint64_t flags[2], struct tc__vplan *prev, int *tag)
 {
 	*prev = (struct tc__vplan){0};
 	flags[0] = flags[1] = 0;
@@ -272,7 +271,7 @@ bool tc__v_flags_same(const uint64_t *all, int p)
 
 /* The kind's memo becomes dp (root, registry name, the data's tag). */
 void tc__v_remember(struct tc_proc *proc, enum tc__vkind kind, int root, const char *name,
-                           const struct tc__vplan *dp, int tag)
+                    const struct tc__vplan *dp, int tag)
 {
 	void **slot = tc__coll_vstate(proc, tc__vstate_free);
 	if (!slot || !*slot || !dp->hold)
@@ -282,4 +281,3 @@ void tc__v_remember(struct tc_proc *proc, enum tc__vkind kind, int root, const c
 	*m = (struct tc__vmemo){.dp = *dp, .root = root, .tag = tag, .name = name};
 	m->dp.hold = tc__chold_ref(dp->hold);
 }
-

@@ -39,8 +39,7 @@ void tc__v_plan_free(struct tc__vplan *vp);
 int tc__v_plan(struct tc_proc *proc, const struct tc__vmatrix *mx, enum tc_coll coll, int root,
                const char *name, bool agreement, struct tc__vplan *vp);
 /* Runs vp on this rank (tag: the data's); sets the rank's last-call info. */
-int tc__v_run_plan(struct tc_proc *proc, const struct tc__vplan *vp, const void *in, void *out,
-                   int tag);
+int tc__v_run_plan(struct tc_proc *proc, const struct tc__vplan *vp, const void *in, void *out, int tag);
 /* Every rank's row of rowb bytes into all (p rows). */
 int tc__v_exchange(struct tc_proc *proc, const uint64_t *row, uint64_t *all, size_t rowb);
 
