@@ -141,7 +141,7 @@ static int icall(const struct icall *a)
 	const char *fn = a->fn;
 	const MPI_Comm comm = a->comm;
 	struct tcmpi__comm *c;
-	int p, r;
+	int p = 0, r = 0; /* set by icall_begin unless it fails */
 	int rc = icall_begin(fn, comm, a->req, has_root(a->which), a->root, &c, &p, &r);
 	if (rc)
 		return rc;
@@ -647,7 +647,7 @@ static int ivcall(const struct ivcall *a)
 	const MPI_Comm comm = a->comm;
 	const int rooted = a->sh == IV_GATHER || a->sh == IV_SCATTER;
 	struct tcmpi__comm *c;
-	int p, r;
+	int p = 0, r = 0; /* set by icall_begin unless it fails */
 	int rc = icall_begin(fn, comm, a->req, rooted, a->root, &c, &p, &r);
 	if (rc)
 		return rc;
