@@ -68,6 +68,14 @@ void tc_test_msg(const char *fmt, ...);
 #define cr_assert_str_eq(...) TC__STREQ(__VA_ARGS__, 0)
 #define TC__STRNEQ(a, b, ...) TC__CHECK(strcmp((a), (b)) != 0, #a " != " #b, __VA_ARGS__)
 #define cr_assert_str_neq(...) TC__STRNEQ(__VA_ARGS__, 0)
+/* Criterion's skip: the test function returns, saying why (called from
+ * the test function itself, not from a function it calls). */
+#define cr_skip_test(...)                                   \
+	do {                                                \
+		fprintf(stderr, "%s: skipped: ", __func__); \
+		tc_test_msg(__VA_ARGS__, 0);                \
+		return;                                     \
+	} while (0)
 #endif
 
 #endif /* TC_TESTS_HARNESS_H */
