@@ -18,6 +18,30 @@
 #include "sched/exec.h"
 #include "sched/nbc.h"
 
+/* The generator's view of a v-call of mx on team (collective coll, root). */
+static struct tc__gen tc__v_gen(struct tc_team *team, enum tc_coll coll, int root,
+                                const struct tc__vmatrix *mx)
+{
+	return (struct tc__gen){.coll = coll,
+	                        .t = team->topo,
+	                        .p = team->p,
+	                        .esize = 1,
+	                        .root = root,
+	                        .md = &team->model,
+	                        .me = -1,
+	                        .vmx = mx};
+}
+
+/* The algorithm a v-call takes by rule (see tc__v_sched()), or NULL when
+ * it is named or priced. */
+static const char *tc__v_rule(const struct tc_team *team, const char *name, bool agreement)
+{
+	const int cpus = tc__shared_cpus(team);
+	if (agreement || (cpus && (!name || !strcmp(name, "auto"))))
+		return cpus ? "direct" : "pairwise";
+	return NULL;
+}
+
 /* The schedule of mx for this team: algorithm name (NULL or "auto": AUTO,
  * tc__coll_select(), priced as for the fixed-count collectives: by the model,
  * or on the machine where the ranks outnumber the CPUs).  *alg gets the
@@ -34,21 +58,14 @@ static int tc__v_sched(struct tc_proc *proc, const struct tc__vmatrix *mx, enum 
                        const char **alg, tc_time_t *makespan)
 {
 	struct tc_team *team = proc->team;
-	struct tc__gen g = {.coll = coll,
-	                    .t = team->topo,
-	                    .p = team->p,
-	                    .esize = 1,
-	                    .root = root,
-	                    .md = &team->model,
-	                    .me = -1,
-	                    .vmx = mx,
-	                    .wait_ns = tc__wait_level_ns(team),
-	                    .cpus = tc__shared_cpus(team)};
+	struct tc__gen g = tc__v_gen(team, coll, root, mx);
+	g.wait_ns = tc__wait_level_ns(team);
+	g.cpus = tc__shared_cpus(team);
 	const struct tc__alg *a = NULL;
 	int err;
-	const bool by_rule = agreement || (g.cpus && (!name || !strcmp(name, "auto")));
-	if (by_rule) {
-		a = tc__alg_find(coll, g.cpus ? "direct" : "pairwise");
+	const char *rule = tc__v_rule(team, name, agreement);
+	if (rule) {
+		a = tc__alg_find(coll, rule);
 		err = a ? tc__coll_generate(a, &g, s) : TC_EALG;
 		*makespan = 0;
 		struct tc__sim sim;
@@ -81,6 +98,24 @@ void tc__v_plan_free(struct tc__vplan *vp)
 	*vp = (struct tc__vplan){0};
 }
 
+/* vp: call g's entry in the collectives' caches (algorithm name, NULL:
+ * AUTO), held, with this rank's plan. */
+static int tc__v_cached(struct tc_proc *proc, const struct tc__gen *g, const char *name,
+                        struct tc__vplan *vp)
+{
+	struct tc__centry *e;
+	int err = tc__coll_plan(proc, g, name, 0, &e);
+	if (err)
+		return err == TC__ELIMIT ? TC_ELIMIT : err;
+	vp->hold = tc__chold_get(e);
+	vp->s = e->s;
+	vp->pl = e->plan;
+	vp->alg = e->alg->name;
+	vp->makespan = e->makespan;
+	vp->rows = e->key.vm_rows;
+	return TC_OK;
+}
+
 /* vp: the schedule of mx (algorithm name, NULL: AUTO) and this rank's plan.
  * The rule of tc__v_sched() names the algorithm where it applies, so that
  * the caches' key holds what was run. */
@@ -106,31 +141,11 @@ int tc__v_plan(struct tc_proc *proc, const struct tc__vmatrix *mx, enum tc_coll 
 	}
 	struct tc__vmatrix m = *mx;
 	m.hash = tc__vm_hash(&m);
-	const int cpus = tc__shared_cpus(team);
-	if (agreement || (cpus && (!name || !strcmp(name, "auto"))))
-		name = cpus ? "direct" : "pairwise";
-	struct tc__gen g = {.coll = coll,
-	                    .t = team->topo,
-	                    .p = team->p,
-	                    .esize = 1,
-	                    .root = root,
-	                    .md = &team->model,
-	                    .me = -1,
-	                    .vmx = &m};
-	struct tc__centry *e;
-	int err = tc__coll_plan(proc, &g, name, 0, &e);
-	if (err == TC__ELIMIT)
-		err = TC_ELIMIT;
-	if (err)
-		return err;
-	vp->hold = tc__chold_get(e);
-	vp->s = e->s;
-	vp->pl = e->plan;
-	vp->alg = e->alg->name;
-	vp->makespan = e->makespan;
-	vp->rows = e->key.vm_rows;
+	const char *rule = tc__v_rule(team, name, agreement);
+	const struct tc__gen g = tc__v_gen(team, coll, root, &m);
+	int err = tc__v_cached(proc, &g, rule ? rule : name, vp);
 	vp->hash = m.hash;
-	return TC_OK;
+	return err;
 }
 
 /* Runs vp on this rank. */
@@ -222,16 +237,8 @@ int tc__v_flags_plan(struct tc_proc *proc, struct tc__vplan *fp)
 	                          .esize = sizeof(uint64_t),
 	                          .md = &team->model,
 	                          .me = -1};
-	struct tc__centry *e;
 	*fp = (struct tc__vplan){0};
-	int err = tc__coll_plan(proc, &g, NULL, 0, &e);
-	if (err)
-		return err == TC__ELIMIT ? TC_ELIMIT : err;
-	fp->hold = tc__chold_get(e);
-	fp->s = e->s;
-	fp->pl = e->plan;
-	fp->alg = e->alg->name;
-	return TC_OK;
+	return tc__v_cached(proc, &g, NULL, fp);
 }
 
 /* This rank's flags for a call of kind (root, registry name) with row:
