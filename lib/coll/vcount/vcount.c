@@ -262,7 +262,7 @@ int tc__vcoll(struct tc_proc *proc, const struct tc__vcall *v, const struct tc_c
 		struct tc__vplan fp;
 		err = fall ? tc__v_flags(proc, v->kind, v->root, name, row, flags, &dp, &tag) : TC_ENOMEM;
 		if (!err && !(err = tc__v_flags_plan(proc, &fp))) {
-			err = tc__v_run_plan(proc, &fp, flags, fall, 0x8000 | 0x4001);
+			err = tc__v_run_plan(proc, &fp, flags, fall, TC__V_AGREE_TAG);
 			tc__v_plan_free(&fp);
 		}
 		same = !err && tc__v_flags_same(fall, p);
@@ -330,28 +330,30 @@ static void tc__vop_release(struct tc__creq *x)
 	free(o);
 }
 
-static void tc__vop_data(struct tc__vop *o, const char *alg)
+/* vp's plan as the phase that runs, from in to out with tag (alg: the
+ * algorithm it reports). */
+static void tc__vop_phase(struct tc__vop *o, const struct tc__vplan *vp, const void *in, void *out,
+                          int tag, const char *alg)
 {
-	o->x.s = o->dp.s;
-	o->x.pl = o->dp.pl;
-	o->x.io = (struct tc__exec_io){.in = o->sbuf,
-	                               .out = o->rbuf,
-	                               .tag = o->tag,
+	o->x.s = vp->s;
+	o->x.pl = vp->pl;
+	o->x.io = (struct tc__exec_io){.in = in,
+	                               .out = out,
+	                               .tag = tag,
 	                               .call = tc_coll_name(tc__vcolls[o->kind]),
 	                               .alg = alg};
+}
+
+static void tc__vop_data(struct tc__vop *o, const char *alg)
+{
+	tc__vop_phase(o, &o->dp, o->sbuf, o->rbuf, o->tag, alg);
 }
 
 /* The exchange of the rows as the phase that runs. */
 static void tc__vop_rows(struct tc__vop *o)
 {
 	o->checking = false;
-	o->x.s = o->xp.s;
-	o->x.pl = o->xp.pl;
-	o->x.io = (struct tc__exec_io){.in = o->row,
-	                               .out = o->all,
-	                               .tag = 0x8000 | 0x4001,
-	                               .call = tc_coll_name(tc__vcolls[o->kind]),
-	                               .alg = o->xalg};
+	tc__vop_phase(o, &o->xp, o->row, o->all, TC__V_AGREE_TAG, o->xalg);
 }
 
 static int tc__vop_prepare(struct tc__creq *x)
@@ -373,13 +375,7 @@ static int tc__vop_prepare(struct tc__creq *x)
 	if (err)
 		return err;
 	o->checking = true;
-	o->x.s = o->fp.s;
-	o->x.pl = o->fp.pl;
-	o->x.io = (struct tc__exec_io){.in = o->flags,
-	                               .out = o->fall,
-	                               .tag = 0x8000 | 0x4001,
-	                               .call = tc_coll_name(tc__vcolls[o->kind]),
-	                               .alg = o->fp.alg};
+	tc__vop_phase(o, &o->fp, o->flags, o->fall, TC__V_AGREE_TAG, o->fp.alg);
 	return TC_OK;
 }
 

@@ -185,7 +185,7 @@ static int tc__v_run(struct tc_proc *proc, const struct tc__vmatrix *mx, enum tc
 int tc__v_exchange(struct tc_proc *proc, const uint64_t *row, uint64_t *all, size_t rowb)
 {
 	struct tc__vmatrix mx = {.p = proc->team->p, .uniform = rowb};
-	return tc__v_run(proc, &mx, TC_COLL_ALLGATHERV, 0, NULL, true, row, all, 0x8000 | 0x4001);
+	return tc__v_run(proc, &mx, TC_COLL_ALLGATHERV, 0, NULL, true, row, all, TC__V_AGREE_TAG);
 }
 
 /*

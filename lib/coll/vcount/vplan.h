@@ -17,6 +17,10 @@
 struct tc__chold;
 struct tc__plan;
 
+/* The tag of a v-call's agreement: the check's exchange and the rows'
+ * (the data's tag is the matrix's, tc__v_agree in vcount.c). */
+#define TC__V_AGREE_TAG (0x8000 | 0x4001)
+
 /* A v-call's schedule and this rank's plan: the caches' (hold) or built
  * for the call (own). */
 struct tc__vplan {
