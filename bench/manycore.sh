@@ -28,8 +28,11 @@
 #               call of many back-to-back calls against the calibrated
 #               prediction, with and without its concurrency charges (the
 #               share of cases within 20% for each: docs/calibration.md),
-#               calibrated once per p (a case whose buffer of p
-#               blocks is above 16 MiB per rank is skipped);
+#               calibrated once per p; three sweeps of every case, each
+#               case's median of the three (a stall of the machine during
+#               one batch, 100 us calls where 2 us are usual, seen on a
+#               16-CPU guest, counts once); a case whose buffer of p
+#               blocks is above 16 MiB per rank is skipped;
 #   emulation   model_fidelity at p = CPUs and 4 x CPUs (fibres) with
 #               t_s = 1 ms, 250 us, 100 us: emulated wall time against the
 #               modelled time.
@@ -131,7 +134,7 @@ if [ "$quick" = 1 ]; then
 	share_peers=30 share_native=50 share_emu=20
 else
 	peers_args=(--reps 3)
-	native_args=(--sweeps 1 --no-recal --bytes 8,1K,64K,1M,4M)
+	native_args=(--sweeps 3 --no-recal --bytes 8,1K,64K,1M,4M)
 	emu_args=(--reps 3)
 	share_peers=30 share_native=45 share_emu=25
 fi

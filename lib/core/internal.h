@@ -288,9 +288,7 @@ struct tc_team {
 	_Atomic int first_err;
 	tc_spmd_fn fn;
 	void *fn_arg;
-	pthread_mutex_t gate_mu; /* emulated start gate (tc_run) */
-	pthread_cond_t gate_cv;
-	int gate_open;
+	_Atomic int gate_open; /* emulated start gate (tc_run), a futex word */
 	/* Attaching and starting (tc_run, tc_attach, tc_detach): nattached and
 	 * the reset at a start are under attach_mu. */
 	pthread_mutex_t attach_mu;

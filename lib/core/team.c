@@ -195,8 +195,6 @@ void tc__team_free(struct tc_team *t)
 	free(t->place);
 	free(t->cal);
 	pthread_mutex_destroy(&t->attach_mu);
-	pthread_mutex_destroy(&t->gate_mu);
-	pthread_cond_destroy(&t->gate_cv);
 	tc_topo_destroy(t->topo);
 	free(t);
 }
@@ -453,8 +451,6 @@ int tc_team_create(const struct tc_team_config *cfg, struct tc_team **out)
 	struct tc_team *t = calloc(1, sizeof *t);
 	if (!t)
 		return TC_ENOMEM;
-	pthread_mutex_init(&t->gate_mu, NULL);
-	pthread_cond_init(&t->gate_cv, NULL);
 	pthread_mutex_init(&t->shared_mu, NULL);
 	pthread_mutex_init(&t->attach_mu, NULL);
 	pthread_mutex_init(&t->sub_mu, NULL);

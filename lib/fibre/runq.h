@@ -155,8 +155,9 @@ void tc__task_sleep_until(struct tc__task *self, uint64_t deadline_ns);
  * lateness after their wake-up time, process-wide, plus 3 us (and, on more
  * than 4 CPUs, sqrt(2 ln CPUs) times their mean deviation: the latest of
  * the CPUs must wake in time, lib/fibre/runq.c), within
- * [2 us, 100 us]; tc__early_learn(late) adds a sample, counted up to twice
- * the margin plus 5 us (a preempted sleep, milliseconds on a loaded
+ * [2 us, 100 us] up to 4 CPUs and [2 us, 1 ms] beyond;
+ * tc__early_learn(late) adds a sample, counted up to twice the margin plus
+ * 5 us (a preempted sleep, milliseconds on a loaded
  * machine, must not inflate it).  Measured here: 19-20 us on a quiet
  * machine (12-17 us in a loop of sleeps), against which the first rank of
  * a deadline then runs 1-4 us late, not 20.  About the average, not a high

@@ -14,10 +14,14 @@
  * abort from outside cannot race with it: it hits the run in progress or,
  * between runs, is cleared by the next start.
  */
+#include <limits.h>
+#include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "base/error_detail.h"
 #include "core/internal.h"
@@ -144,6 +148,26 @@ static void tc__proc_clock_reset(struct tc_proc *proc)
 		proc->res_free[i] = 0;
 }
 
+/* The emulated start gate, a futex word: tc_run opens it once the epoch
+ * is set, and every waiter wakes at once.  (A condition variable and its
+ * mutex make the woken threads take the mutex one after the other, each
+ * hand-off the wake-up of a sleeping CPU: on a 16-CPU guest the last of 16
+ * fibre CPUs passed that gate 37 us after the epoch, and every rank of
+ * p = 64 started late by as much.) */
+static void tc__gate_wait(struct tc_team *t)
+{
+	/* Acquire: the epoch, written before the gate opens. */
+	while (!atomic_load_explicit(&t->gate_open, memory_order_acquire))
+		syscall(SYS_futex, &t->gate_open, FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0);
+}
+
+static void tc__gate_open(struct tc_team *t)
+{
+	/* Release: pairs with the acquire of tc__gate_wait(). */
+	atomic_store_explicit(&t->gate_open, 1, memory_order_release);
+	syscall(SYS_futex, &t->gate_open, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+
 static void *tc__rank_main(void *arg)
 {
 	struct tc_proc *proc = arg;
@@ -154,10 +178,7 @@ static void *tc__rank_main(void *arg)
 		/* Deadlines must be met to the microsecond: no timer slack. */
 		prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
 		/* The epoch is set once every thread exists (tc_run). */
-		pthread_mutex_lock(&t->gate_mu);
-		while (!t->gate_open)
-			pthread_cond_wait(&t->gate_cv, &t->gate_mu);
-		pthread_mutex_unlock(&t->gate_mu);
+		tc__gate_wait(t);
 		tc__emulate_sync(proc); /* everyone starts at the epoch */
 	}
 	if (!proc->db.task)
@@ -199,10 +220,7 @@ static void tc__fibre_cpu_start(void *arg)
 	if (!t->emulate)
 		return;
 	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0); /* the futex timeouts of the timers */
-	pthread_mutex_lock(&t->gate_mu);
-	while (!t->gate_open)
-		pthread_cond_wait(&t->gate_cv, &t->gate_mu);
-	pthread_mutex_unlock(&t->gate_mu);
+	tc__gate_wait(t);
 }
 
 /*
@@ -240,11 +258,8 @@ static int tc__run_fibres(struct tc_team *t, const int *run, int n)
 		tc_team_abort(t);
 	if (t->emulate) {
 		/* The CPU threads exist; a switch per rank is all a start costs. */
-		pthread_mutex_lock(&t->gate_mu);
 		t->epoch_ns = tc__now_ns() + 200000u + 2000u * (uint64_t)n / (uint64_t)t->cpus;
-		t->gate_open = 1;
-		pthread_cond_broadcast(&t->gate_cv);
-		pthread_mutex_unlock(&t->gate_mu);
+		tc__gate_open(t);
 	}
 	tc__runq_join(s);
 	/* Ranks on CPUs that never started did not run: no wall time, and their
@@ -281,11 +296,8 @@ static int tc__run_threads(struct tc_team *t, const int *run, int n)
 	}
 	pthread_attr_destroy(&attr);
 	if (t->emulate) {
-		pthread_mutex_lock(&t->gate_mu);
 		t->epoch_ns = tc__now_ns() + 200000u + 60000u * (uint64_t)n / (uint64_t)t->cpus;
-		t->gate_open = 1;
-		pthread_cond_broadcast(&t->gate_cv);
-		pthread_mutex_unlock(&t->gate_mu);
+		tc__gate_open(t);
 	}
 	for (int i = 0; i < started; i++)
 		pthread_join(t->procs[run[i]].thread, NULL);
@@ -340,7 +352,7 @@ int tc_run(struct tc_team *t, tc_spmd_fn fn, void *arg)
 	for (int i = 0; i < n; i++)
 		tc__proc_clock_reset(&t->procs[run[i]]);
 	t->epoch_ns = tc__now_ns();
-	t->gate_open = 0;
+	atomic_store_explicit(&t->gate_open, 0, memory_order_relaxed);
 	int err = TC_OK;
 	if (n)
 		err = t->exec == TC_EXEC_FIBRES ? tc__run_fibres(t, run, n)
