@@ -58,6 +58,9 @@ static int small_only(const struct shm_alg *s)
 }
 #define NSHM ((int)(sizeof shm_algs / sizeof shm_algs[0]))
 
+/* The spin of the teams shm_team() makes (0: the library's choice). */
+static uint64_t team_spin_ns;
+
 static struct tc_team *shm_team(int p, enum tc_exec exec, enum tc_mode mode)
 {
 	char spec[32];
@@ -68,6 +71,7 @@ static struct tc_team *shm_team(int p, enum tc_exec exec, enum tc_mode mode)
 	cfg.exec = exec;
 	cfg.mode = mode;
 	cfg.timeout_ms = 60000;
+	cfg.spin_ns = team_spin_ns;
 	if (mode == TC_MODE_EMULATED) {
 		cfg.model.ts_ns = 2000;
 		cfg.model.tw_ns = 0.01;
@@ -151,6 +155,19 @@ Test(shm, results_fibres, .timeout = 600)
 }
 
 /* The schedules (emulated mode runs them, not the flags). */
+/* The waits that look at every awaited peer's flag in each pass
+ * (lib/coll/shm.c, tc__shm_sweep) run where the waiters spin: every
+ * algorithm, native threads, with the team's spin set, at p = 3 and at
+ * p = 70 (the awaited peers in two words of the sweep's set; a team of
+ * more ranks than CPUs, which would not spin by default). */
+Test(shm, swept_waits, .timeout = 600)
+{
+	team_spin_ns = 20000;
+	run_all(3, TC_EXEC_THREADS, TC_MODE_NATIVE, counts_small, 6);
+	run_all(70, TC_EXEC_THREADS, TC_MODE_NATIVE, counts_large, 1);
+	team_spin_ns = 0;
+}
+
 Test(shm, results_emulated, .timeout = 300)
 {
 	static const int ps[] = {1, 2, 3, 5};
@@ -901,17 +918,23 @@ static int mismatch_fn(struct tc_proc *proc, void *argp)
 Test(shm, mismatched_call, .timeout = 120)
 {
 	char spec[] = "complete:3";
-	struct tc_team_config cfg;
-	tc_team_config_default(&cfg);
-	cfg.topology = spec;
-	cfg.timeout_ms = 3000;
-	struct tc_team *team = NULL;
-	cr_assert_eq(tc_team_create(&cfg, &team), 0);
-	atomic_int bad = 0;
-	int err = tc_run(team, mismatch_fn, &bad);
-	cr_assert(err == 0 || err == TC_EABORTED || err == TC_EMISMATCH, "%s", tc_strerror(err));
-	cr_assert_eq(atomic_load(&bad), 0);
-	tc_team_destroy(team);
+	/* The library's waits, then spinning ones, whose sweeps find the
+	 * root's flag of another call (tc__shm_sweep). */
+	for (int spin = 0; spin < 2; spin++) {
+		struct tc_team_config cfg;
+		tc_team_config_default(&cfg);
+		cfg.topology = spec;
+		cfg.timeout_ms = 3000;
+		cfg.spin_ns = spin ? 1000000 : 0;
+		struct tc_team *team = NULL;
+		cr_assert_eq(tc_team_create(&cfg, &team), 0);
+		atomic_int bad = 0;
+		int err = tc_run(team, mismatch_fn, &bad);
+		cr_assert(err == 0 || err == TC_EABORTED || err == TC_EMISMATCH, "spin %d: %s",
+		          spin, tc_strerror(err));
+		cr_assert_eq(atomic_load(&bad), 0, "spin %d", spin);
+		tc_team_destroy(team);
+	}
 }
 
 /* The first call on a new sub-team, one rank late: the other must wait
