@@ -98,7 +98,11 @@ int tc__shared_cpus(const struct tc_team *team);
  * - tc__machine_share(cal, k, m): s(k, m) = max(1, (k/2) B(2, m) / B(k, m))
  *   for k > 2, else 1 (and 1 without the tables or cal NULL); B, the
  *   aggregate copy bandwidth of k copiers, interpolated linearly in k and
- *   in log2 m, clamped at the tables' ends;
+ *   in log2 m, clamped at the tables' ends; for k >= 2 the counts from 2
+ *   on, their per-copier rates B(k, m) / k first made non-increasing in k
+ *   (the least-squares isotonic fit, pooling adjacent violators: a copier
+ *   more cannot make each faster, so a rate above a smaller count's is the
+ *   measurement's noise);
  * - tc__machine_sync_ns(cal, q): rho(q) = max(0, R(q) - R(2)), R the time
  *   of a synchronised round among q ranks, interpolated in log2 q, clamped;
  *   0 for q <= 2 or without the tables;
