@@ -450,8 +450,12 @@ Test(calibrate, concurrency_pieces, .timeout = 10)
  * allgather on ring:16 is 15 rounds in which all 16 ranks receive a block
  * (k = q = 16); a hypercube bcast on hypercube:4 is 4 rounds of 1, 2, 4, 8
  * transfers (k = 1, 2, 4, 8 receivers, q = 2, 4, 8, 16 ranks); at p = 2
- * both charges are 0.  tc_calibration_predict() is the pair's prediction
- * plus the two. */
+ * both charges are 0.  A round among q ranks is charged e(q) = R(q) less
+ * the pair's price of its 8-byte message (segment 0: 100 + 8 x 0.2 =
+ * 101.6 ns), at least 0, and the schedule e(2) less (o_call, measured on
+ * one round at p = 2, holds one): with R = 100, 150, 200, 300, e = 0,
+ * 48.4, 98.4, 198.4; with R = 160, 200, 260, 400, e = 58.4, 98.4, 158.4,
+ * 298.4.  tc_calibration_predict() is the pair's prediction plus the two. */
 Test(calibrate, concurrency_of_a_schedule, .timeout = 30)
 {
 	struct tc_calibration c, flat;
@@ -466,16 +470,26 @@ Test(calibrate, concurrency_of_a_schedule, .timeout = 30)
 		const char *topo, *alg;
 		enum tc_coll coll;
 		double share, sync;
+		int dear; /* the second R table */
 	} cases[] = {
-	        {"ring:16", "ring", TC_COLL_ALLGATHER, 15 * (double)m * tw * (4.0 - 1), 15 * 200.0},
+	        {"ring:16", "ring", TC_COLL_ALLGATHER, 15 * (double)m * tw * (4.0 - 1), 15 * 198.4, 0},
 	        {"hypercube:4", "hypercube", TC_COLL_BCAST,
-	         (double)m * tw * ((2.0 * 20 / 30 - 1) + (4.0 * 20 / 40 - 1)), 0 + 50 + 100 + 200.0},
-	        {"chain:2", "linear", TC_COLL_BCAST, 0, 0},
+	         (double)m * tw * ((2.0 * 20 / 30 - 1) + (4.0 * 20 / 40 - 1)),
+	         0 + 48.4 + 98.4 + 198.4, 0},
+	        {"chain:2", "linear", TC_COLL_BCAST, 0, 0, 0},
 	        /* One round in which every rank takes 15 blocks: all 15 are
 	         * slowed, not the largest alone. */
-	        {"complete:16", "direct", TC_COLL_ALLTOALL, 15 * (double)m * tw * (4.0 - 1), 200.0},
+	        {"complete:16", "direct", TC_COLL_ALLTOALL, 15 * (double)m * tw * (4.0 - 1), 198.4, 0},
+	        {"ring:16", "ring", TC_COLL_ALLGATHER, 15 * (double)m * tw * (4.0 - 1),
+	         15 * 298.4 - 58.4, 1},
+	        {"hypercube:4", "hypercube", TC_COLL_BCAST,
+	         (double)m * tw * ((2.0 * 20 / 30 - 1) + (4.0 * 20 / 40 - 1)), 98.4 + 158.4 + 298.4, 1},
+	        {"chain:2", "linear", TC_COLL_BCAST, 0, 0, 1},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		static const double dear[4] = {160, 200, 260, 400}, cheap[4] = {100, 150, 200, 300};
+		for (int j = 0; j < 4; j++)
+			c.sync_ns[j] = flat.sync_ns[j] = cases[i].dear ? dear[j] : cheap[j];
 		struct tc_topo *t = NULL;
 		cr_assert_eq(tc_topo_parse(cases[i].topo, &t), 0);
 		struct tc_call call = {.coll = cases[i].coll, .alg = cases[i].alg, .bytes = m, .esize = 8};

@@ -19,6 +19,30 @@
 #include "topocoll.h"
 #include "topocoll/calibrate.h"
 
+/* The last-level cache the calibration saw (its largest known cache
+ * size), 0 when unknown. */
+static size_t tc__cal_llc_bytes(const struct tc_calibration *cal)
+{
+	size_t b = 0;
+	for (int i = 0; i < 3; i++)
+		b = cal->cache_bytes[i] > b ? cal->cache_bytes[i] : b;
+	return b;
+}
+
+/* What a synchronised round among q ranks costs beyond the pair's price of
+ * its message: R(q) (8-byte exchanges, back to back, among q ranks) less
+ * the segment model's one-way time of 8 bytes, at least 0; 0 without the
+ * tables. */
+static double tc__cal_round_excess(const struct tc_calibration *cal, int q)
+{
+	struct tc_model m8;
+	double r = tc__machine_r_ns(cal, q);
+	if (!isfinite(r) || tc_calibration_model(cal, 8, &m8, NULL))
+		return 0;
+	double x = r - (m8.ts_ns + 8 * m8.tw_ns);
+	return x > 0 ? x : 0;
+}
+
 /* The concurrency charges of a schedule tr[0..n) over np ranks, at the
  * segment's t_w (calibrate.h). */
 static int tc__conc_terms(const struct tc_calibration *cal, const struct tc_transfer *tr, int n,
@@ -35,9 +59,10 @@ static int tc__conc_terms(const struct tc_calibration *cal, const struct tc_tran
 		free(vol);
 		return TC_ENOMEM;
 	}
+	const double llc = (double)tc__cal_llc_bytes(cal);
 	for (int i = 0; i < n;) {
 		int r = tr[i].round, stamp = i + 1, k = 0, q = 0;
-		uint64_t m = 0, v = 0;
+		uint64_t m = 0, v = 0, tot = 0;
 		for (; i < n && tr[i].round == r; i++) {
 			const struct tc_transfer *x = &tr[i];
 			if (x->src == x->dst || x->src < 0 || x->dst < 0 || x->src >= np || x->dst >= np)
@@ -49,16 +74,26 @@ static int tc__conc_terms(const struct tc_calibration *cal, const struct tc_tran
 			if (seen[x->dst] != stamp)
 				seen[x->dst] = stamp, q++;
 			m = x->bytes > m ? x->bytes : m;
+			tot += x->bytes;
 			vol[x->dst] += x->bytes;
 			v = vol[x->dst] > v ? vol[x->dst] : v;
 		}
 		if (!q)
 			continue;
 		/* Every byte the busiest receiver takes in the round is slowed
-		 * by the k copies at once, at the share of its largest block. */
+		 * by the k copies at once, at the share of its largest block, or
+		 * of the table's largest (memory-sized) block when the round's
+		 * bytes and their destinations exceed the last-level cache. */
+		const size_t big = cal->ncopy_sizes > 0 ? cal->copy_sizes[cal->ncopy_sizes - 1] : 0;
+		if (llc > 0 && 2.0 * (double)tot > llc && big > m)
+			m = big;
 		*share += (double)v * tw * (tc__machine_share(cal, k, (size_t)m) - 1.0);
-		*sync += tc__machine_sync_ns(cal, q);
+		*sync += tc__cal_round_excess(cal, q);
 	}
+	/* o_call holds one round's excess already (measured on one round at
+	 * p = 2). */
+	if (*sync > 0)
+		*sync = fmax(0, *sync - tc__cal_round_excess(cal, 2));
 	free(recv);
 	free(seen);
 	free(vol);
@@ -172,16 +207,6 @@ static double tc__cal_round_handoff(const struct tc_calibration *cal, const stru
 	}
 	double h = far >= 0 ? tc__machine_handoff_class_ns(cal, far) : NAN;
 	return isfinite(h) ? h : tc__machine_handoff_ns(cal, q);
-}
-
-/* The last-level cache the calibration saw (its largest known cache
- * size), 0 when unknown. */
-static size_t tc__cal_llc_bytes(const struct tc_calibration *cal)
-{
-	size_t b = 0;
-	for (int i = 0; i < 3; i++)
-		b = cal->cache_bytes[i] > b ? cal->cache_bytes[i] : b;
-	return b;
 }
 
 /*
