@@ -387,8 +387,8 @@ static void hand_made_concurrency(struct tc_calibration *c)
 }
 
 /* s(k, m) = max(1, (k / 2) B(2, m) / B(k, m)) for k > 2, B interpolated in
- * k and in log2 m; rho(q) = R(q) - R(2), interpolated in log2 q; both
- * clamped beyond the tables; the price of a round their sum with the
+ * k and in log2 m; rho(q) = R(q) less the pair's 8-byte message for q > 2,
+ * R interpolated in log2 q; both clamped beyond the tables; the price of a round their sum with the
  * segment's line. */
 Test(calibrate, concurrency_pieces, .timeout = 10)
 {
@@ -418,12 +418,19 @@ Test(calibrate, concurrency_pieces, .timeout = 10)
 		cr_assert(fabs(s - share[i].s) < 1e-9, "s(%d, %zu) = %.6f, not %.6f", share[i].k,
 		          share[i].m, s, share[i].s);
 	}
+	/* rho(q) = R(q) less the pair's 8-byte message (segment 0: 100 + 8 x
+	 * 0.2 = 101.6 ns) for q > 2. */
 	static const struct {
 		int q;
 		double rho;
-	} sync[] = {{1, 0},    {2, 0},   {3, 50 * (1.5849625007211563 - 1)},
-	            {4, 50},   {8, 100}, {12, 100 + 100 * (3.5849625007211563 - 3)},
-	            {16, 200}, {64, 200}};
+	} sync[] = {{1, 0},
+	            {2, 0},
+	            {3, 100 + 50 * (1.5849625007211563 - 1) - 101.6},
+	            {4, 150 - 101.6},
+	            {8, 200 - 101.6},
+	            {12, 200 + 100 * (3.5849625007211563 - 3) - 101.6},
+	            {16, 300 - 101.6},
+	            {64, 300 - 101.6}};
 	for (size_t i = 0; i < sizeof sync / sizeof sync[0]; i++) {
 		double r = tc_calibration_sync_ns(&c, sync[i].q);
 		cr_assert(fabs(r - sync[i].rho) < 1e-9, "rho(%d) = %.6f, not %.6f", sync[i].q, r,
@@ -432,11 +439,12 @@ Test(calibrate, concurrency_pieces, .timeout = 10)
 	/* 2 KiB: segment 1 (150 ns + 0.1 ns/B), B of the 64 KiB row: s = 1. */
 	double ns = -1;
 	cr_assert_eq(tc_calibration_round_ns(&c, 8, 2048, 8, &ns), 0);
-	cr_assert(fabs(ns - (150 + 2048 * 0.1 + 100)) < 1e-9, "round %.6f", ns);
+	cr_assert(fabs(ns - (150 + 2048 * 0.1 + 200 - 101.6)) < 1e-9, "round %.6f", ns);
 	struct tc_model md;
 	cr_assert_eq(tc_calibration_model(&c, big, &md, NULL), 0);
 	cr_assert_eq(tc_calibration_round_ns(&c, 16, big, 16, &ns), 0);
-	cr_assert(fabs(ns - (md.ts_ns + (double)big * md.tw_ns * 4 + 200)) < 1e-6, "round %.6f", ns);
+	cr_assert(fabs(ns - (md.ts_ns + (double)big * md.tw_ns * 4 + 300 - 101.6)) < 1e-6,
+	          "round %.6f", ns);
 	cr_assert_eq(tc_calibration_round_ns(&c, 16, big, 16, NULL), TC_EINVAL);
 	/* Without the measurement every charge is 0. */
 	c.conc_ranks = 0;

@@ -29,20 +29,6 @@ static size_t tc__cal_llc_bytes(const struct tc_calibration *cal)
 	return b;
 }
 
-/* What a synchronised round among q ranks costs beyond the pair's price of
- * its message: R(q) (8-byte exchanges, back to back, among q ranks) less
- * the segment model's one-way time of 8 bytes, at least 0; 0 without the
- * tables. */
-static double tc__cal_round_excess(const struct tc_calibration *cal, int q)
-{
-	struct tc_model m8;
-	double r = tc__machine_r_ns(cal, q);
-	if (!isfinite(r) || tc_calibration_model(cal, 8, &m8, NULL))
-		return 0;
-	double x = r - (m8.ts_ns + 8 * m8.tw_ns);
-	return x > 0 ? x : 0;
-}
-
 /* The concurrency charges of a schedule tr[0..n) over np ranks, at the
  * segment's t_w (calibrate.h). */
 static int tc__conc_terms(const struct tc_calibration *cal, const struct tc_transfer *tr, int n,
@@ -88,12 +74,12 @@ static int tc__conc_terms(const struct tc_calibration *cal, const struct tc_tran
 		if (llc > 0 && 2.0 * (double)tot > llc && big > m)
 			m = big;
 		*share += (double)v * tw * (tc__machine_share(cal, k, (size_t)m) - 1.0);
-		*sync += tc__cal_round_excess(cal, q);
+		*sync += tc__machine_round_excess(cal, q);
 	}
 	/* o_call holds one round's excess already (measured on one round at
 	 * p = 2). */
 	if (*sync > 0)
-		*sync = fmax(0, *sync - tc__cal_round_excess(cal, 2));
+		*sync = fmax(0, *sync - tc__machine_round_excess(cal, 2));
 	free(recv);
 	free(seen);
 	free(vol);

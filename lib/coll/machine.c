@@ -110,16 +110,19 @@ double tc__machine_share(const struct tc_calibration *cal, int k, size_t bytes)
 	return s > 1.0 ? s : 1.0;
 }
 
+double tc__machine_round_excess(const struct tc_calibration *cal, int q)
+{
+	struct tc_model m8;
+	double r = tc__machine_r_ns(cal, q);
+	if (!isfinite(r) || tc_calibration_model(cal, 8, &m8, NULL))
+		return 0.0;
+	double x = r - (m8.ts_ns + 8 * m8.tw_ns);
+	return isfinite(x) && x > 0 ? x : 0.0;
+}
+
 double tc__machine_sync_ns(const struct tc_calibration *cal, int q)
 {
-	if (!cal || cal->conc_ranks < 2 || q <= 2 || cal->nsync < 1 || cal->sync_ranks[0] != 2)
-		return 0.0;
-	double xs[TC_CALIBRATE_MAX_SYNC];
-	int n = cal->nsync < TC_CALIBRATE_MAX_SYNC ? cal->nsync : TC_CALIBRATE_MAX_SYNC;
-	for (int i = 0; i < n; i++)
-		xs[i] = log2((double)(cal->sync_ranks[i] > 0 ? cal->sync_ranks[i] : 1));
-	double r = tc__machine_interp(xs, cal->sync_ns, n, log2((double)q)) - cal->sync_ns[0];
-	return isfinite(r) && r > 0 ? r : 0.0;
+	return q > 2 ? tc__machine_round_excess(cal, q) : 0.0;
 }
 
 double tc__machine_copy_ns(const struct tc_calibration *cal, int k, size_t bytes)
