@@ -387,8 +387,8 @@ static void hand_made_concurrency(struct tc_calibration *c)
 }
 
 /* s(k, m) = max(1, (k / 2) B(2, m) / B(k, m)) for k > 2, B interpolated in
- * k and in log2 m; rho(q) = R(q) - R(2), interpolated in log2 q; both
- * clamped beyond the tables; the price of a round their sum with the
+ * k and in log2 m; rho(q) = R(q) less the pair's 8-byte message for q > 2,
+ * R interpolated in log2 q; both clamped beyond the tables; the price of a round their sum with the
  * segment's line. */
 Test(calibrate, concurrency_pieces, .timeout = 10)
 {
@@ -418,12 +418,19 @@ Test(calibrate, concurrency_pieces, .timeout = 10)
 		cr_assert(fabs(s - share[i].s) < 1e-9, "s(%d, %zu) = %.6f, not %.6f", share[i].k,
 		          share[i].m, s, share[i].s);
 	}
+	/* rho(q) = R(q) less the pair's 8-byte message (segment 0: 100 + 8 x
+	 * 0.2 = 101.6 ns) for q > 2. */
 	static const struct {
 		int q;
 		double rho;
-	} sync[] = {{1, 0},    {2, 0},   {3, 50 * (1.5849625007211563 - 1)},
-	            {4, 50},   {8, 100}, {12, 100 + 100 * (3.5849625007211563 - 3)},
-	            {16, 200}, {64, 200}};
+	} sync[] = {{1, 0},
+	            {2, 0},
+	            {3, 100 + 50 * (1.5849625007211563 - 1) - 101.6},
+	            {4, 150 - 101.6},
+	            {8, 200 - 101.6},
+	            {12, 200 + 100 * (3.5849625007211563 - 3) - 101.6},
+	            {16, 300 - 101.6},
+	            {64, 300 - 101.6}};
 	for (size_t i = 0; i < sizeof sync / sizeof sync[0]; i++) {
 		double r = tc_calibration_sync_ns(&c, sync[i].q);
 		cr_assert(fabs(r - sync[i].rho) < 1e-9, "rho(%d) = %.6f, not %.6f", sync[i].q, r,
@@ -432,11 +439,12 @@ Test(calibrate, concurrency_pieces, .timeout = 10)
 	/* 2 KiB: segment 1 (150 ns + 0.1 ns/B), B of the 64 KiB row: s = 1. */
 	double ns = -1;
 	cr_assert_eq(tc_calibration_round_ns(&c, 8, 2048, 8, &ns), 0);
-	cr_assert(fabs(ns - (150 + 2048 * 0.1 + 100)) < 1e-9, "round %.6f", ns);
+	cr_assert(fabs(ns - (150 + 2048 * 0.1 + 200 - 101.6)) < 1e-9, "round %.6f", ns);
 	struct tc_model md;
 	cr_assert_eq(tc_calibration_model(&c, big, &md, NULL), 0);
 	cr_assert_eq(tc_calibration_round_ns(&c, 16, big, 16, &ns), 0);
-	cr_assert(fabs(ns - (md.ts_ns + (double)big * md.tw_ns * 4 + 200)) < 1e-6, "round %.6f", ns);
+	cr_assert(fabs(ns - (md.ts_ns + (double)big * md.tw_ns * 4 + 300 - 101.6)) < 1e-6,
+	          "round %.6f", ns);
 	cr_assert_eq(tc_calibration_round_ns(&c, 16, big, 16, NULL), TC_EINVAL);
 	/* Without the measurement every charge is 0. */
 	c.conc_ranks = 0;
@@ -450,8 +458,12 @@ Test(calibrate, concurrency_pieces, .timeout = 10)
  * allgather on ring:16 is 15 rounds in which all 16 ranks receive a block
  * (k = q = 16); a hypercube bcast on hypercube:4 is 4 rounds of 1, 2, 4, 8
  * transfers (k = 1, 2, 4, 8 receivers, q = 2, 4, 8, 16 ranks); at p = 2
- * both charges are 0.  tc_calibration_predict() is the pair's prediction
- * plus the two. */
+ * both charges are 0.  A round among q ranks is charged e(q) = R(q) less
+ * the pair's price of its 8-byte message (segment 0: 100 + 8 x 0.2 =
+ * 101.6 ns), at least 0, and the schedule e(2) less (o_call, measured on
+ * one round at p = 2, holds one): with R = 100, 150, 200, 300, e = 0,
+ * 48.4, 98.4, 198.4; with R = 160, 200, 260, 400, e = 58.4, 98.4, 158.4,
+ * 298.4.  tc_calibration_predict() is the pair's prediction plus the two. */
 Test(calibrate, concurrency_of_a_schedule, .timeout = 30)
 {
 	struct tc_calibration c, flat;
@@ -466,16 +478,26 @@ Test(calibrate, concurrency_of_a_schedule, .timeout = 30)
 		const char *topo, *alg;
 		enum tc_coll coll;
 		double share, sync;
+		int dear; /* the second R table */
 	} cases[] = {
-	        {"ring:16", "ring", TC_COLL_ALLGATHER, 15 * (double)m * tw * (4.0 - 1), 15 * 200.0},
+	        {"ring:16", "ring", TC_COLL_ALLGATHER, 15 * (double)m * tw * (4.0 - 1), 15 * 198.4, 0},
 	        {"hypercube:4", "hypercube", TC_COLL_BCAST,
-	         (double)m * tw * ((2.0 * 20 / 30 - 1) + (4.0 * 20 / 40 - 1)), 0 + 50 + 100 + 200.0},
-	        {"chain:2", "linear", TC_COLL_BCAST, 0, 0},
+	         (double)m * tw * ((2.0 * 20 / 30 - 1) + (4.0 * 20 / 40 - 1)),
+	         0 + 48.4 + 98.4 + 198.4, 0},
+	        {"chain:2", "linear", TC_COLL_BCAST, 0, 0, 0},
 	        /* One round in which every rank takes 15 blocks: all 15 are
 	         * slowed, not the largest alone. */
-	        {"complete:16", "direct", TC_COLL_ALLTOALL, 15 * (double)m * tw * (4.0 - 1), 200.0},
+	        {"complete:16", "direct", TC_COLL_ALLTOALL, 15 * (double)m * tw * (4.0 - 1), 198.4, 0},
+	        {"ring:16", "ring", TC_COLL_ALLGATHER, 15 * (double)m * tw * (4.0 - 1),
+	         15 * 298.4 - 58.4, 1},
+	        {"hypercube:4", "hypercube", TC_COLL_BCAST,
+	         (double)m * tw * ((2.0 * 20 / 30 - 1) + (4.0 * 20 / 40 - 1)), 98.4 + 158.4 + 298.4, 1},
+	        {"chain:2", "linear", TC_COLL_BCAST, 0, 0, 1},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		static const double dear[4] = {160, 200, 260, 400}, cheap[4] = {100, 150, 200, 300};
+		for (int j = 0; j < 4; j++)
+			c.sync_ns[j] = flat.sync_ns[j] = cases[i].dear ? dear[j] : cheap[j];
 		struct tc_topo *t = NULL;
 		cr_assert_eq(tc_topo_parse(cases[i].topo, &t), 0);
 		struct tc_call call = {.coll = cases[i].coll, .alg = cases[i].alg, .bytes = m, .esize = 8};
@@ -500,7 +522,7 @@ Test(calibrate, concurrency_of_a_schedule, .timeout = 30)
 /* The machine's own algorithms are priced as the reader copies (calibrate.c's
  * shared-memory price): a round costs R(q) plus, for its busiest reader, a
  * hand-off and a copy at its share of the bandwidth per block it reads
- * (combines: the slower of the copy and m t_c), plus o_call and the local
+ * (combines: the copy, then m t_c to add it), plus o_call and the local
  * copies at t_copy.  Each case below is that sum worked out by hand from
  * the tables of hand_made_concurrency(). */
 Test(calibrate, shared_memory_rounds, .timeout = 30)
@@ -527,10 +549,11 @@ Test(calibrate, shared_memory_rounds, .timeout = 30)
 	        {"complete:2", "shm", TC_COLL_ALLTOALL, 65536,
 	         50 + 100 + (50 + small * 2 / 20) + small * 0.01},
 	        /* 8 B from each of 4 ranks, combined in rank order: rank 1
-	         * copies 0's, combines its own locally (8 t_c) and 2's and 3's;
-	         * a read is 8 * 4 / B(4, 8 B) = 0.8 ns > 8 t_c = 0.32 ns. */
+	         * copies 0's, combines its own locally (8 t_c) and 2's and 3's
+	         * as read (0.8 ns each: 8 * 4 / B(4, 8 B)) then added (8 t_c =
+	         * 0.32 ns each); rank 0 combines all three it reads: the same. */
 	        {"complete:4", "shm_flag", TC_COLL_ALLREDUCE, 8,
-	         50 + 150 + 3 * (80 + 0.8) + 8 * 0.04 + 8 * 0.01},
+	         50 + 150 + 3 * (80 + 0.8) + 3 * 8 * 0.04 + 8 * 0.01},
 	        /* scatter: 3 readers of one block of the root's each, B(3, 64 KiB)
 	         * = 30 B/ns (midway between k = 2 and 4); the root's own block
 	         * copied locally. */
@@ -541,11 +564,12 @@ Test(calibrate, shared_memory_rounds, .timeout = 30)
 	        {"complete:4", "shm", TC_COLL_GATHER, 65536,
 	         50 + 150 + 3 * (80 + small * 2 / 20) + small * 0.01},
 	        /* reduce_scatter: 4 readers of 3 blocks each, B(4, 64 KiB) = 40
-	         * B/ns, a read (6553.6 ns) slower than its combine (64 KiB t_c
-	         * = 2621.44 ns); ranks 1-3 combine their own block locally, rank
-	         * 0 copies it (at t_copy). */
+	         * B/ns (a read 6553.6 ns), each combined after its read (64 KiB
+	         * t_c = 2621.44 ns) but rank 1-3's first, block 0, copied; ranks
+	         * 1-3 combine their own block locally, rank 0 copies it (at
+	         * t_copy): three combines for every rank. */
 	        {"complete:4", "shm", TC_COLL_REDUCE_SCATTER, 65536,
-	         50 + 150 + 3 * (80 + small * 4 / 40) + small * 0.04 + small * 0.01},
+	         50 + 150 + 3 * (80 + small * 4 / 40) + 3 * small * 0.04 + small * 0.01},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		struct tc_topo *t = NULL;
@@ -565,6 +589,88 @@ Test(calibrate, shared_memory_rounds, .timeout = 30)
 		cr_assert(share == 0 && sync == 0, "%s: share %.3f sync %.3f", cases[i].alg, share, sync);
 		tc_topo_destroy(t);
 	}
+}
+
+/* A copier count's per-copier rate B(k, m) / k above a smaller count's is
+ * noise (one copier more cannot make each faster): the rates from k = 2 on
+ * are pooled into their non-increasing least-squares fit before B is
+ * interpolated.  64 KiB row B = 10, 20, 60, 80, 160 at k = 1, 2, 4, 8, 16:
+ * rates 10, 15, 10, 10 from k = 2, pooled 12.5, 12.5, 10, 10, so B = 25,
+ * 50, 80, 160; 4 MiB row B = 10, 20, 40, 40, 100: rates 10, 10, 5, 6.25,
+ * pooled 10, 10, 5.625, 5.625, so B = 20, 40, 45, 90. */
+Test(calibrate, copy_rates_pooled_non_increasing, .timeout = 10)
+{
+	struct tc_calibration c;
+	hand_made_concurrency(&c);
+	static const double b0[5] = {10, 20, 60, 80, 160}, b1[5] = {10, 20, 40, 40, 100};
+	for (int i = 0; i < 5; i++) {
+		c.copy_bytes_per_ns[0][i] = b0[i];
+		c.copy_bytes_per_ns[1][i] = b1[i];
+	}
+	const size_t small = (size_t)64 << 10, big = (size_t)4 << 20;
+	static const struct {
+		int k;
+		int row;
+		double s;
+	} share[] = {
+	        {4, 0, 2.0 * 25 / 50},    /* 1: not the raw 2 * 20 / 60 */
+	        {8, 0, 4.0 * 25 / 80},    /* 1.25 */
+	        {16, 0, 8.0 * 25 / 160},  /* 1.25 */
+	        {16, 1, 8.0 * 20 / 90},   /* 1.778: not the raw 8 * 20 / 100 */
+	        {12, 1, 6.0 * 20 / 67.5}, /* B(12) midway between 45 and 90 */
+	        {8, 1, 4.0 * 20 / 45},    /* 1.778 */
+	        {4, 1, 2.0 * 20 / 40},    /* 1 */
+	};
+	for (size_t i = 0; i < sizeof share / sizeof share[0]; i++) {
+		size_t m = share[i].row ? big : small;
+		double s = tc_calibration_share(&c, share[i].k, m);
+		double want = share[i].s > 1 ? share[i].s : 1;
+		cr_assert(fabs(s - want) < 1e-9, "s(%d, %zu) = %.6f, not %.6f", share[i].k, m, s, want);
+	}
+	/* The shared-memory price reads at the pooled B too: allgather on
+	 * complete:4, 3 blocks of 64 KiB per reader at B(4) = 50 B/ns. */
+	c.tcopy_ns_per_byte = 0.01;
+	struct tc_topo *t = NULL;
+	cr_assert_eq(tc_topo_parse("complete:4", &t), 0);
+	struct tc_call call = {.coll = TC_COLL_ALLGATHER, .alg = "shm", .bytes = small, .esize = 8};
+	double ns = 0, want = 50 + 150 + 3 * (80 + (double)small * 4 / 50) + (double)small * 0.01;
+	cr_assert_eq(tc_calibration_predict(&c, t, &call, NULL, NULL, &ns), 0);
+	cr_assert(fabs(ns - want) <= 1e-9 * want, "%.3f ns, not %.3f", ns, want);
+	tc_topo_destroy(t);
+}
+
+/* A shared-memory round whose reads and their destinations together (2
+ * bytes per byte read, every reader at once) exceed the last-level cache
+ * comes from memory: each read is priced at the table's largest block's
+ * bandwidth.  allgather of 64 KiB on complete:16 moves 16 x 15 x 64 KiB
+ * (30 MiB with the destinations): with an 8 MiB last level each read costs
+ * 64 KiB x 16 / B(16, 4 MiB) = 40 B/ns, with a 64 MiB one 64 KiB x 16 /
+ * B(16, 64 KiB) = 160 B/ns. */
+Test(calibrate, shared_memory_round_beyond_last_cache, .timeout = 10)
+{
+	struct tc_calibration c;
+	hand_made_concurrency(&c);
+	c.tcopy_ns_per_byte = 0.01;
+	const double small = 65536;
+	struct tc_topo *t = NULL;
+	cr_assert_eq(tc_topo_parse("complete:16", &t), 0);
+	struct tc_call call = {.coll = TC_COLL_ALLGATHER, .alg = "shm", .bytes = 65536, .esize = 8};
+	static const struct {
+		size_t llc;
+		double bw;
+	} cases[] = {{(size_t)8 << 20, 40}, {(size_t)64 << 20, 160}, {0, 160}};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		c.cache_bytes[0] = 32 << 10;
+		c.cache_bytes[1] = cases[i].llc ? (size_t)1 << 20 : 0;
+		c.cache_bytes[2] = cases[i].llc;
+		if (!cases[i].llc)
+			c.cache_bytes[0] = 0; /* unknown: the block's own row */
+		double ns = 0, want = 50 + 300 + 15 * (80 + small * 16 / cases[i].bw) + small * 0.01;
+		cr_assert_eq(tc_calibration_predict(&c, t, &call, NULL, NULL, &ns), 0);
+		cr_assert(fabs(ns - want) <= 1e-9 * want, "llc %zu: %.3f ns, not %.3f",
+		          cases[i].llc, ns, want);
+	}
+	tc_topo_destroy(t);
 }
 
 /* Natively (values are noise; the shape is not): segments by path, the
@@ -713,13 +819,13 @@ Test(calibrate, handoff_by_class_from_placement, .timeout = 30)
 	         * by one of k readers costs 8 max(k, 2) / B(k, 64 KiB) (below
 	         * the smallest size of the table: clamped), 0.8 ns for k = 2
 	         * (B = 20) and k = 14 (B = 140, midway between k = 8 and 16),
-	         * above its combine (8 t_c = 0.32 ns).  Round 0: each leader
-	         * reads and combines 7 members' flags (2 readers); round 1: the
-	         * leaders read each other's partial result (2 readers), leader
-	         * 8 also combines its own (0.32); round 2: 14 members read
-	         * their leader's result. */
+	         * and a combine adds 8 t_c = 0.32 ns after its read.  Round 0:
+	         * each leader reads and combines 7 members' flags (2 readers);
+	         * round 1: the leaders read each other's partial result (2
+	         * readers), leader 8 also combines its own (0.32); round 2: 14
+	         * members read their leader's result. */
 	        {"shm_tree", TC_COLL_ALLREDUCE, 8, place,
-	         call + (r16 + 7 * (hc + 0.8)) + (r2 + hr + 0.8 + 0.32) + (r16 + hc + 0.8)},
+	         call + (r16 + 7 * (hc + 0.8 + 0.32)) + (r2 + hr + 0.8 + 0.32) + (r16 + hc + 0.8)},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		double ns = predict_placed(&c, "complete:16", cases[i].coll, cases[i].alg,

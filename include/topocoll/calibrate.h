@@ -148,11 +148,13 @@
  *             machine has no such rank, or hwloc does not say), half the
  *             median of batches of round trips on one atomic word;
  *   copy      the aggregate copy bandwidth B(k, m) of k = 1 .. K ranks
- *             copying at once, for m in copy_sizes (a cache-resident and a
- *             memory-sized block): rank i copies m bytes that rank
- *             (i + 1) mod k has just written into a buffer of its own (a
- *             collective's single copy), after a barrier; B = k m / the
- *             slowest copier's time, median of the samples, in bytes/ns;
+ *             copying at once, for m in copy_sizes (64 KiB, 512 KiB and a
+ *             memory-sized block: at least 4 MiB, and K blocks larger than
+ *             the last-level cache, at most 32 MiB): rank i copies m bytes
+ *             that rank (i + 1) mod k has just written into a buffer of its
+ *             own (a collective's single copy), after a barrier; B = k m /
+ *             the slowest copier's time, median of the samples after one
+ *             untimed copy, in bytes/ns;
  *   sync      the time of one synchronised round among q = 2, 4, 8, ..., K
  *             ranks: each round every rank sends 8 bytes d ranks to its
  *             right and receives from d to its left (tc_sendrecv), d the
@@ -163,18 +165,28 @@
  * a round whose transfers k ranks receive at once, the largest m bytes, the
  * busiest receiver v bytes in all, among q distinct ranks, costs beyond the
  * pair model
- *   v t_w (s(k, m) - 1) + rho(q),
- * with s(k, m) = max(1, (k / 2) B(2, m) / B(k, m)) for k > 2, else 1
- * (tc_calibration_share: the pair's one-way and exchange times already
- * describe up to two copies at once), B interpolated linearly in log2 m
- * between copy_sizes and in k between the measured counts (clamped at the
- * ends), t_w the prediction's segment's; and rho(q) = max(0, R(q) - R(2))
- * (tc_calibration_sync_ns), R interpolated linearly in log2 q and clamped.
+ *   v t_w (s(k, m) - 1) + e(q),
+ * and the schedule e(2) less (the sum at least 0: o_call, measured on one
+ * round at p = 2, holds one round's excess), with s(k, m) = max(1, (k / 2)
+ * B(2, m) / B(k, m)) for k > 2, else 1 (tc_calibration_share: the pair's
+ * one-way and exchange times already describe up to two copies at once),
+ * B interpolated linearly in log2 m between copy_sizes and in k between
+ * the measured counts (clamped at the ends; for k >= 2 the per-copier
+ * rates B / k of each size from k = 2 on first replaced by their
+ * non-increasing least-squares fit: a copier more cannot make each faster,
+ * so a rate above a smaller count's is noise), m taken as the largest
+ * copy size when the round's bytes, twice (their destinations), exceed the
+ * last-level cache (cache_bytes), t_w the prediction's segment's; and
+ * e(q) = max(0, R(q) - (t_s + 8 t_w)), the synchronised round less the
+ * segment model's 8-byte message, R interpolated linearly in log2 q and
+ * clamped (tc_calibration_sync_ns() is e(q) for q > 2).
  * At p = 2 both are 0: the pair's prediction is unchanged.  The machine's
  * own algorithms (`shm`, where the reader copies) are priced instead, when
  * the tables exist, as rounds of R(q) plus the busiest reader's hand-offs
- * and copies at its share of the bandwidth (docs/calibration.md, "The
- * machine's own algorithms"); no charge is added to that.
+ * and copies at its share of the bandwidth, a combine's read followed by
+ * its add at t_c, the memory-sized block's bandwidth where the round's data
+ * exceed the last-level cache (docs/calibration.md, "The machine's own
+ * algorithms"); no charge is added to that.
  *
  * Native times on a shared VM drift (DESIGN.md: the core-to-core cache-line
  * latency jumps from ~34 ns to ~160 ns for seconds at a time); repeat a
@@ -373,8 +385,9 @@ struct tc_calibration {
  * opts may be NULL (every default).  *out is filled on success; on error its
  * contents are unspecified.  Takes about reps x npoints x (sample_ns + a
  * round trip) plus the team's start, and the concurrency team's tables
- * (3 sizes x the copier counts x 7 copies, log2 K rings of 200 rounds, the
- * hand-offs): 1-3 s with the defaults natively; in emulated mode every round trip costs 2 (t_s + m t_w) of wall
+ * (3 sizes x the copier counts x 8 copies, the largest block
+ * memory-sized, log2 K rings of 200 rounds, the hand-offs): 1-4 s with the
+ * defaults natively; in emulated mode every round trip costs 2 (t_s + m t_w) of wall
  * time.
  *
  * Errors: TC_EINVAL (out NULL; min_bytes > max_bytes; max_bytes above
@@ -458,7 +471,8 @@ TC_API int tc_calibration_predict_placed(const struct tc_calibration *cal, const
  *   m bytes at once stretch each one's time per byte; 1 for k <= 2, for no
  *   measurement, or cal NULL;
  * - tc_calibration_sync_ns(): rho(q) >= 0, what a synchronised round among
- *   q ranks costs beyond the pair's; 0 for q <= 2 or no measurement;
+ *   q ranks costs beyond the pair's price of its 8-byte message (e(q) at
+ *   the top of the file); 0 for q <= 2 or no measurement;
  * - tc_calibration_round_ns(): the whole price of one round of k transfers
  *   received at once, the largest of m bytes, among q ranks:
  *   t_s + m t_w s(k, m) + rho(q) under tc_calibration_model() of m (in
@@ -476,7 +490,8 @@ TC_API int tc_calibration_round_ns(const struct tc_calibration *cal, int k, size
  * prediction of a call on topology t (call->alg as run; AUTO: the pair's
  * choice): over the rounds of its schedule (tc_schedule_call under the
  * segment model of the call's block), *share_ns gets the sum of
- * v_r t_w (s(k_r, m_r) - 1) and *sync_ns the sum of rho(q_r), where k_r is
+ * v_r t_w (s(k_r, m_r) - 1) and *sync_ns the sum of e(q_r) less e(2)
+ * (at least 0; the top of the file), where k_r is
  * the number of ranks receiving in round r, m_r its largest transfer, v_r
  * the most bytes one rank receives in it and q_r the ranks it involves
  * (local copies do not count).  Either pointer may be NULL.  Both 0 when

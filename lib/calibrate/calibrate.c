@@ -809,9 +809,14 @@ static int tc__cal_call_cost(struct tc_calibration *out, const struct tc__cal_ct
 #define TC__CONC_SYNC_ROUNDS 200
 #define TC__CONC_SPIN_YIELD 4096u
 #define TC__CONC_WAIT_NS 5000000000u
-/* The copy sizes: a cache-resident block, a larger one, a memory-sized one
- * (the last halved until K ranks' two buffers fit TC__CONC_MEM_CAP). */
-#define TC__CONC_MEM_CAP ((size_t)256 << 20)
+/* The copy sizes: a cache-resident block, a larger one, a memory-sized one:
+ * at least the last of tc__conc_sizes, and so large that K copiers' sources
+ * alone exceed the last-level cache (a 300 MiB L3 holds 16 copiers' 4 MiB
+ * twice over), at most TC__CONC_BIG_MAX (a large shared L3 seen by few
+ * CPUs, a VM's, is not worth seconds of copying), halved until K ranks' two
+ * buffers fit TC__CONC_MEM_CAP and a quarter of the machine's memory. */
+#define TC__CONC_MEM_CAP ((size_t)1 << 30)
+#define TC__CONC_BIG_MAX ((size_t)32 << 20)
 static const size_t tc__conc_sizes[TC_CALIBRATE_COPY_SIZES] = {(size_t)64 << 10, (size_t)512 << 10,
                                                                (size_t)4 << 20};
 
@@ -891,9 +896,13 @@ static int tc__conc_spmd(struct tc_proc *proc, void *arg)
 		if (!(err = tc_barrier(proc, NULL)) && (me == 0 || me == c->partner[i]))
 			err = tc__conc_handoff(proc, c, i);
 	}
+	/* Each (size, copiers) pair first copies once untimed (r = -1): the
+	 * first copy of a size met cold destinations and a core that had been
+	 * waiting (one copier of 64 KiB measured half the rate of each of
+	 * two). */
 	for (int s = 0; s < c->nsizes && !err; s++)
 		for (int ki = 0; ki < c->ncopiers && !err; ki++)
-			for (int r = 0; r < TC__CONC_REPS && !err; r++) {
+			for (int r = -1; r < TC__CONC_REPS && !err; r++) {
 				const int k = c->copiers[ki];
 				const size_t m = c->sizes[s];
 				if (me < k)
@@ -907,7 +916,7 @@ static int tc__conc_spmd(struct tc_proc *proc, void *arg)
 				}
 				if ((err = tc_barrier(proc, NULL)) != 0)
 					break;
-				if (me == 0) {
+				if (me == 0 && r >= 0) {
 					double w = 0;
 					for (int q = 0; q < k; q++)
 						w = fmax(w, c->d[q]);
@@ -1004,8 +1013,16 @@ static int tc__cal_concurrency(const struct tc_calibrate_opts *o, struct tc_cali
 				c->partner[c->npartners++] = j;
 		}
 	}
-	size_t big = tc__conc_sizes[TC_CALIBRATE_COPY_SIZES - 1];
-	while (big > tc__conc_sizes[0] && 2 * (size_t)K * big > TC__CONC_MEM_CAP)
+	size_t big = tc__conc_sizes[TC_CALIBRATE_COPY_SIZES - 1], llc = 0, mem_cap = TC__CONC_MEM_CAP;
+	for (int i = 0; i < 3; i++)
+		llc = out->cache_bytes[i] > llc ? out->cache_bytes[i] : llc;
+	if (llc / (size_t)K >= big)
+		big = (llc / (size_t)K / ((size_t)1 << 20) + 1) << 20; /* whole MiB above */
+	big = big < TC__CONC_BIG_MAX ? big : TC__CONC_BIG_MAX;
+	long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+	if (pages > 0 && psize > 0 && (size_t)pages / 4 < mem_cap / (size_t)psize)
+		mem_cap = (size_t)pages / 4 * (size_t)psize;
+	while (big > tc__conc_sizes[0] && 2 * (size_t)K * big > mem_cap)
 		big /= 2;
 	for (int s = 0; s < TC_CALIBRATE_COPY_SIZES; s++) {
 		size_t m = s == TC_CALIBRATE_COPY_SIZES - 1 ? big : tc__conc_sizes[s];

@@ -19,6 +19,16 @@
 #include "topocoll.h"
 #include "topocoll/calibrate.h"
 
+/* The last-level cache the calibration saw (its largest known cache
+ * size), 0 when unknown. */
+static size_t tc__cal_llc_bytes(const struct tc_calibration *cal)
+{
+	size_t b = 0;
+	for (int i = 0; i < 3; i++)
+		b = cal->cache_bytes[i] > b ? cal->cache_bytes[i] : b;
+	return b;
+}
+
 /* The concurrency charges of a schedule tr[0..n) over np ranks, at the
  * segment's t_w (calibrate.h). */
 static int tc__conc_terms(const struct tc_calibration *cal, const struct tc_transfer *tr, int n,
@@ -35,9 +45,10 @@ static int tc__conc_terms(const struct tc_calibration *cal, const struct tc_tran
 		free(vol);
 		return TC_ENOMEM;
 	}
+	const double llc = (double)tc__cal_llc_bytes(cal);
 	for (int i = 0; i < n;) {
 		int r = tr[i].round, stamp = i + 1, k = 0, q = 0;
-		uint64_t m = 0, v = 0;
+		uint64_t m = 0, v = 0, tot = 0;
 		for (; i < n && tr[i].round == r; i++) {
 			const struct tc_transfer *x = &tr[i];
 			if (x->src == x->dst || x->src < 0 || x->dst < 0 || x->src >= np || x->dst >= np)
@@ -49,16 +60,26 @@ static int tc__conc_terms(const struct tc_calibration *cal, const struct tc_tran
 			if (seen[x->dst] != stamp)
 				seen[x->dst] = stamp, q++;
 			m = x->bytes > m ? x->bytes : m;
+			tot += x->bytes;
 			vol[x->dst] += x->bytes;
 			v = vol[x->dst] > v ? vol[x->dst] : v;
 		}
 		if (!q)
 			continue;
 		/* Every byte the busiest receiver takes in the round is slowed
-		 * by the k copies at once, at the share of its largest block. */
+		 * by the k copies at once, at the share of its largest block, or
+		 * of the table's largest (memory-sized) block when the round's
+		 * bytes and their destinations exceed the last-level cache. */
+		const size_t big = cal->ncopy_sizes > 0 ? cal->copy_sizes[cal->ncopy_sizes - 1] : 0;
+		if (llc > 0 && 2.0 * (double)tot > llc && big > m)
+			m = big;
 		*share += (double)v * tw * (tc__machine_share(cal, k, (size_t)m) - 1.0);
-		*sync += tc__machine_sync_ns(cal, q);
+		*sync += tc__machine_round_excess(cal, q);
 	}
+	/* o_call holds one round's excess already (measured on one round at
+	 * p = 2). */
+	if (*sync > 0)
+		*sync = fmax(0, *sync - tc__machine_round_excess(cal, 2));
 	free(recv);
 	free(seen);
 	free(vol);
@@ -182,12 +203,18 @@ static double tc__cal_round_handoff(const struct tc_calibration *cal, const stru
  * copy bandwidth.  A round r among q_r ranks, k_r of them reading, costs
  *   R(q_r) + max over readers d of sum over d's transfers x of
  *            (h + c(k_r, m_x))            (a copy)
- *            (h + max(c(k_r, m_x), m_x t_c))   (a combine: read and add)
+ *            (h + c(k_r, m_x) + m_x t_c)  (a combine: read, then add)
  * plus m_x t_c for each local combine, with R(q) the calibrated synchronised
  * round, h a cache line's hand-off (tc__cal_round_handoff(): with a
  * placement, the class of the round's farthest pair; without, the pair's at
- * q = 2, else the farthest class) and c(k, m) the time one of k readers at once takes for m bytes
- * (tc__machine_copy_ns); local copies are charged by the caller.  The
+ * q = 2, else the farthest class) and c(k, m) the time one of k readers at
+ * once takes for m bytes (tc__machine_copy_ns), at the table's largest
+ * block's bandwidth instead when the round's reads and their destinations
+ * together (2 bytes per byte read) exceed the last-level cache
+ * (cache_bytes): then they come from memory, which a block that fits the
+ * caches alone does not measure.  t_c is measured on data in the combining
+ * core's cache, so a combine out of another's buffer pays the read besides.
+ * Local copies are charged by the caller.  The
  * pair's one-port or all-port model describes neither: one port serialises
  * a broadcast's reads at the root, all ports lets a rank read its p - 1
  * blocks at once.  *ns gets NAN without the concurrency tables.
@@ -207,6 +234,7 @@ static int tc__cal_shm_ns(const struct tc_calibration *cal, const struct tc_tran
 		return TC_ENOMEM;
 	}
 	double total = 0;
+	const double llc = (double)tc__cal_llc_bytes(cal);
 	for (int i = 0; i < n;) {
 		const int r = tr[i].round, id = i + 1, first = i;
 		int k = 0, q = 0;
@@ -222,6 +250,15 @@ static int tc__cal_shm_ns(const struct tc_calibration *cal, const struct tc_tran
 				seen[x->dst] = id, q++;
 		}
 		const double h = tc__cal_round_handoff(cal, tr + first, i - first, np, place, q);
+		/* The round's reads and their destinations, all at once: where
+		 * they exceed the last-level cache, they come from memory, and
+		 * every read is priced at the table's largest (memory-sized)
+		 * block. */
+		double foot = 0;
+		for (int j = first; j < i; j++)
+			if (tr[j].src != tr[j].dst)
+				foot += 2.0 * (double)tr[j].bytes;
+		const bool mem = llc > 0 && foot > llc;
 		double most = 0;
 		for (int j = first; j < i; j++) {
 			const struct tc_transfer *x = &tr[j];
@@ -233,9 +270,15 @@ static int tc__cal_shm_ns(const struct tc_calibration *cal, const struct tc_tran
 			if (x->src == x->dst) {
 				t = x->combine ? (double)x->bytes * tc : 0;
 			} else {
-				t = tc__machine_copy_ns(cal, k, (size_t)x->bytes);
-				if (x->combine && (double)x->bytes * tc > t)
-					t = (double)x->bytes * tc;
+				/* A combine reads the block so, then adds it: t_c
+				 * is measured on data in the combining core's own
+				 * cache, the read out of another's is the copy. */
+				const size_t big = cal->copy_sizes[cal->ncopy_sizes - 1];
+				t = mem && big > 0 ? tc__machine_copy_ns(cal, k, big) *
+				                             (double)x->bytes / (double)big
+				                   : tc__machine_copy_ns(cal, k, (size_t)x->bytes);
+				if (x->combine)
+					t += (double)x->bytes * tc;
 				t += isfinite(h) ? h : 0;
 			}
 			busy[x->dst] += t;

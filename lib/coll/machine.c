@@ -43,17 +43,58 @@ static double tc__machine_interp(const double *x, const double *y, int n, double
 	return y[n - 1];
 }
 
-/* B(k, m): in k at each size, then in log2 m between the sizes. */
+/* The per-copier rates b(k) = B(k, m) / k of one size's row, for the
+ * copier counts k >= 2 (ks[], increasing), made non-increasing in k by the
+ * least-squares isotonic fit (pool adjacent violators): one copier more
+ * cannot make each copier faster, so a rate above a smaller count's is the
+ * measurement's noise (a copier started late, alone on the bus), and the
+ * fit pools it with its neighbours instead of trusting one sample.  In
+ * place; n rates; entries not finite or not positive were left out by the
+ * caller. */
+static void tc__machine_isotonic(double *b, int n)
+{
+	double sum[TC_CALIBRATE_MAX_COPIERS];
+	int len[TC_CALIBRATE_MAX_COPIERS], nb = 0;
+	for (int i = 0; i < n; i++) {
+		sum[nb] = b[i];
+		len[nb++] = 1;
+		/* A block above its predecessor's mean violates the order: merge. */
+		while (nb > 1 && sum[nb - 1] / len[nb - 1] > sum[nb - 2] / len[nb - 2]) {
+			sum[nb - 2] += sum[nb - 1];
+			len[nb - 2] += len[nb - 1];
+			nb--;
+		}
+	}
+	for (int j = 0, i = 0; j < nb; j++)
+		for (int e = 0; e < len[j]; e++)
+			b[i++] = sum[j] / len[j];
+}
+
+/* B(k, m): in k at each size (for k >= 2 the counts from 2 on, their
+ * per-copier rates made non-increasing, above), then in log2 m between the
+ * sizes. */
 static double tc__machine_bw(const struct tc_calibration *cal, int k, size_t m)
 {
 	double xs[TC_CALIBRATE_COPY_SIZES], bs[TC_CALIBRATE_COPY_SIZES], ks[TC_CALIBRATE_MAX_COPIERS];
+	double rate[TC_CALIBRATE_MAX_COPIERS];
 	int n = cal->ncopiers < TC_CALIBRATE_MAX_COPIERS ? cal->ncopiers : TC_CALIBRATE_MAX_COPIERS;
 	int ns = cal->ncopy_sizes < TC_CALIBRATE_COPY_SIZES ? cal->ncopy_sizes : TC_CALIBRATE_COPY_SIZES;
-	for (int i = 0; i < n; i++)
-		ks[i] = cal->copiers[i];
 	for (int s = 0; s < ns; s++) {
 		xs[s] = log2((double)(cal->copy_sizes[s] ? cal->copy_sizes[s] : 1));
-		bs[s] = tc__machine_interp(ks, cal->copy_bytes_per_ns[s], n, (double)k);
+		int nk = 0;
+		for (int i = 0; i < n; i++) {
+			double v = cal->copy_bytes_per_ns[s][i];
+			if ((cal->copiers[i] >= 2 || k < 2) && cal->copiers[i] > 0 && v > 0 &&
+			    isfinite(v)) {
+				ks[nk] = cal->copiers[i];
+				rate[nk++] = v / cal->copiers[i];
+			}
+		}
+		if (k >= 2)
+			tc__machine_isotonic(rate, nk);
+		for (int i = 0; i < nk; i++)
+			rate[i] *= ks[i]; /* back to B, interpolated in k */
+		bs[s] = tc__machine_interp(ks, rate, nk, (double)k);
 	}
 	return tc__machine_interp(xs, bs, ns, log2((double)(m ? m : 1)));
 }
@@ -69,16 +110,19 @@ double tc__machine_share(const struct tc_calibration *cal, int k, size_t bytes)
 	return s > 1.0 ? s : 1.0;
 }
 
+double tc__machine_round_excess(const struct tc_calibration *cal, int q)
+{
+	struct tc_model m8;
+	double r = tc__machine_r_ns(cal, q);
+	if (!isfinite(r) || tc_calibration_model(cal, 8, &m8, NULL))
+		return 0.0;
+	double x = r - (m8.ts_ns + 8 * m8.tw_ns);
+	return isfinite(x) && x > 0 ? x : 0.0;
+}
+
 double tc__machine_sync_ns(const struct tc_calibration *cal, int q)
 {
-	if (!cal || cal->conc_ranks < 2 || q <= 2 || cal->nsync < 1 || cal->sync_ranks[0] != 2)
-		return 0.0;
-	double xs[TC_CALIBRATE_MAX_SYNC];
-	int n = cal->nsync < TC_CALIBRATE_MAX_SYNC ? cal->nsync : TC_CALIBRATE_MAX_SYNC;
-	for (int i = 0; i < n; i++)
-		xs[i] = log2((double)(cal->sync_ranks[i] > 0 ? cal->sync_ranks[i] : 1));
-	double r = tc__machine_interp(xs, cal->sync_ns, n, log2((double)q)) - cal->sync_ns[0];
-	return isfinite(r) && r > 0 ? r : 0.0;
+	return q > 2 ? tc__machine_round_excess(cal, q) : 0.0;
 }
 
 double tc__machine_copy_ns(const struct tc_calibration *cal, int k, size_t bytes)

@@ -98,10 +98,18 @@ int tc__shared_cpus(const struct tc_team *team);
  * - tc__machine_share(cal, k, m): s(k, m) = max(1, (k/2) B(2, m) / B(k, m))
  *   for k > 2, else 1 (and 1 without the tables or cal NULL); B, the
  *   aggregate copy bandwidth of k copiers, interpolated linearly in k and
- *   in log2 m, clamped at the tables' ends;
- * - tc__machine_sync_ns(cal, q): rho(q) = max(0, R(q) - R(2)), R the time
- *   of a synchronised round among q ranks, interpolated in log2 q, clamped;
- *   0 for q <= 2 or without the tables;
+ *   in log2 m, clamped at the tables' ends; for k >= 2 the counts from 2
+ *   on, their per-copier rates B(k, m) / k first made non-increasing in k
+ *   (the least-squares isotonic fit, pooling adjacent violators: a copier
+ *   more cannot make each faster, so a rate above a smaller count's is the
+ *   measurement's noise);
+ * - tc__machine_round_excess(cal, q): e(q) = max(0, R(q) - (t_s + 8 t_w)),
+ *   R the time of a synchronised round among q ranks (8-byte exchanges,
+ *   back to back; q < 2 as 2), interpolated in log2 q, clamped, less the
+ *   price of its 8-byte message under tc_calibration_model() of 8 bytes;
+ *   0 without the tables;
+ * - tc__machine_sync_ns(cal, q): rho(q) = e(q) for q > 2, else 0 (the pair
+ *   fit and o_call describe two ranks);
  * - tc__machine_round_ns(cal, seg, k, m, q): one round of k transfers
  *   received at once, the largest of m bytes, among q ranks, under the
  *   pair's model seg (tc_calibration_model() of m):
@@ -111,6 +119,7 @@ int tc__shared_cpus(const struct tc_team *team);
 struct tc_calibration;
 struct tc_model;
 double tc__machine_share(const struct tc_calibration *cal, int k, size_t bytes);
+double tc__machine_round_excess(const struct tc_calibration *cal, int q);
 double tc__machine_sync_ns(const struct tc_calibration *cal, int q);
 double tc__machine_round_ns(const struct tc_calibration *cal, const struct tc_model *seg, int k,
                             size_t bytes, int q);
