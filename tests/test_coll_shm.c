@@ -1254,12 +1254,13 @@ static const char *auto_cal(const struct tc_topo *t, enum tc_coll coll, size_t b
  * tests/data/2socket-16core.xml (two packages of one cache domain of 8
  * cores, ranks 0..7 and 8..15), channels at t_s = 1.5 us (docs/
  * calibration.md gives the formulas):
- *   shm       50 + R(16) + 15 h,               h the farthest pair's
+ *   shm       50 + R(16) + 2 h,   h the farthest pair's (15 flags swept,
+ *                                 in waves of 10)
  *   shm_tree  50 + (R(16) + 7 hc) + (R(2) + hr) + (R(16) + hc)
  *   dissemination and the others: 4 rounds or more of 1.5 us.
  * Hand-offs across packages of 2 us, 60 ns inside a domain: the tree
- * (3230 ns against 30350); uniform hand-offs of 40 ns: the flat one (950
- * against 1110; the tree wins from 400 / 6 = 66.7 ns on).  Without a
+ * (3230 ns against 4350); uniform hand-offs of 40 ns: the flat one (430
+ * against 1110).  Without a
  * calibration AUTO takes `shm` (tc__shm_pick()).  Results stay right:
  * tree_on_cache_domains runs shm_tree on these teams. */
 Test(shm, auto_calibrated_picks_by_handoff, .timeout = 60)
@@ -1280,8 +1281,9 @@ Test(shm, auto_calibrated_picks_by_handoff, .timeout = 60)
 	/* No placement: every round of more than two ranks pays the farthest
 	 * class, the tree's among two leaders the pair's: 50 + (300 + 7 x 2000)
 	 * + (100 + 60) + (300 + 2000) = 16810 ns, above dissemination's four
-	 * rounds of 1.5 us and rho(16) = 200 ns each (6850 ns). */
-	cr_assert_str_eq(auto_cal(t, TC_COLL_BARRIER, 0, &far, NULL), "dissemination");
+	 * rounds of 1.5 us and rho(16) = 200 ns each (6850 ns), itself above
+	 * the flat 50 + 300 + 2 x 2000 = 4350 ns. */
+	cr_assert_str_eq(auto_cal(t, TC_COLL_BARRIER, 0, &far, NULL), "shm");
 	/* Without a calibration: tc__shm_pick()'s rule. */
 	cr_assert_str_eq(auto_cal(t, TC_COLL_BARRIER, 0, NULL, info.place), "shm");
 	/* Beyond shm_tree's 64 bytes: not a candidate. */
@@ -1439,5 +1441,31 @@ Test(shm, tree_allreduce_too_big, .timeout = 60)
 	int got = 0;
 	tc_run(team, big_fn, &got);
 	cr_assert_eq(got, TC_ENOTSUP, "%d: %s", got, got < 0 ? tc_strerror(got) : "no detail");
+	tc_team_destroy(team);
+}
+
+/* Every rank of a refused call gets the refusal's words, not only the one
+ * that built the team's entry for it while the others waited for it
+ * (lib/coll/cache.c): each rank, many calls, each call's entry built anew
+ * (a failed one leaves the team's table). */
+static int big_every_rank(struct tc_proc *proc, void *argp)
+{
+	atomic_int *bad = argp;
+	double x[9] = {0}, y[9];
+	struct tc_coll_opts o = {.alg = "shm_tree"};
+	for (int i = 0; i < 200; i++) {
+		int err = tc_allreduce(proc, x, y, 9, TC_DOUBLE, TC_OP_SUM, &o);
+		if (err != TC_ENOTSUP || !strstr(tc_error_detail(), "64"))
+			atomic_fetch_add(bad, 1);
+	}
+	return 0;
+}
+
+Test(shm, refusal_detail_on_every_rank, .timeout = 60)
+{
+	struct tc_team *team = shm_team(8, TC_EXEC_THREADS, TC_MODE_NATIVE);
+	atomic_int bad = 0;
+	tc_run(team, big_every_rank, &bad);
+	cr_assert_eq(atomic_load(&bad), 0, "%d calls without the refusal's detail", atomic_load(&bad));
 	tc_team_destroy(team);
 }

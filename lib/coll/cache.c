@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/error_detail.h"
 #include "coll/cache.h"
 #include "coll/machine.h"
 #include "coll/shm.h"
@@ -49,8 +50,9 @@ struct tc__tentry {
 	struct tc__tentry *next;
 	struct tc__ckey key; /* the call (key.members is owned here) */
 	/* What it holds. */
-	int state; /* 0 being built, 1 ready, < 0 the build's error */
-	int refs;  /* ranks' entries, plus one while in the table */
+	int state;    /* 0 being built, 1 ready, < 0 the build's error */
+	char *detail; /* that error's tc_error_detail(), for the ranks that waited */
+	int refs;     /* ranks' entries, plus one while in the table */
 	int in_table;
 	uint64_t stamp;
 	const struct tc__alg *alg;
@@ -76,6 +78,7 @@ static void tc__tentry_free(struct tc__tentry *e)
 	free(e->mine);
 	free((int *)e->key.members);
 	free((uint64_t *)e->key.vm_rows);
+	free(e->detail);
 	free(e);
 }
 
@@ -224,6 +227,8 @@ static int tc__tcache_get(struct tc_team *team, const struct tc__gen *g, const c
 		while (e->state == 0)
 			pthread_cond_wait(&c->cv, &team->shared_mu);
 		int err = e->state < 0 ? e->state : TC_OK;
+		if (err && e->detail)
+			tc__set_detail("%s", e->detail); /* the builder's words */
 		if (err)
 			tc__tentry_unref(e);
 		else
@@ -290,8 +295,10 @@ static int tc__tcache_get(struct tc_team *team, const struct tc__gen *g, const c
 		gm.vmx = &vmc;
 	}
 	int err = tc__tentry_build(team, e, &gm, key, ordered);
+	char *detail = err && *tc_error_detail() ? strdup(tc_error_detail()) : NULL;
 
 	pthread_mutex_lock(&team->shared_mu);
+	e->detail = detail;
 	e->state = err ? err : 1;
 	if (err) {
 		/* Leaves the table at once: a later call builds again.  The

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "coll/coll_internal.h"
 #include "coll/gen.h"
@@ -214,22 +215,35 @@ static double tc__cal_round_handoff(const struct tc_calibration *cal, const stru
  * (cache_bytes): then they come from memory, which a block that fits the
  * caches alone does not measure.  t_c is measured on data in the combining
  * core's cache, so a combine out of another's buffer pays the read besides.
- * Local copies are charged by the caller.  The
+ * Local copies are charged by the caller.  With swept waits (swept: every
+ * algorithm but shm_tree, whose leaders read their members' flags one at
+ * a time) a reader looks at all the flags it awaits in each pass, so their
+ * misses overlap (lib/coll/shm.c, tc__shm_sweep()), as many at once as its
+ * core keeps misses in flight (TC__CAL_MISSES): a reader pays h at its
+ * first read of a round and at each TC__CAL_MISSES-th after, not at each.
+ * The
  * pair's one-port or all-port model describes neither: one port serialises
  * a broadcast's reads at the root, all ports lets a rank read its p - 1
  * blocks at once.  *ns gets NAN without the concurrency tables.
  */
+/* The cache-line misses a core keeps in flight, about: its line fill
+ * buffers (10-16 on x86 cores of the last decade).  A reader whose swept
+ * waits find many flags changed fetches their lines in waves of so many. */
+#define TC__CAL_MISSES 10
+
 static int tc__cal_shm_ns(const struct tc_calibration *cal, const struct tc_transfer *tr, int n,
-                          int np, const struct tc_rank_place *place, double tc, double *ns)
+                          int np, const struct tc_rank_place *place, double tc, bool swept, double *ns)
 {
 	*ns = NAN;
 	if (np < 1 || !isfinite(tc__machine_r_ns(cal, 2)) || !isfinite(tc__machine_copy_ns(cal, 2, 64)))
 		return TC_OK;
 	int *stamp = calloc((size_t)np, sizeof *stamp), *seen = calloc((size_t)np, sizeof *seen);
+	int *reads = calloc((size_t)np, sizeof *reads);
 	double *busy = calloc((size_t)np, sizeof *busy);
-	if (!stamp || !seen || !busy) {
+	if (!stamp || !seen || !reads || !busy) {
 		free(stamp);
 		free(seen);
+		free(reads);
 		free(busy);
 		return TC_ENOMEM;
 	}
@@ -279,7 +293,11 @@ static int tc__cal_shm_ns(const struct tc_calibration *cal, const struct tc_tran
 				                   : tc__machine_copy_ns(cal, k, (size_t)x->bytes);
 				if (x->combine)
 					t += (double)x->bytes * tc;
-				t += isfinite(h) ? h : 0;
+				if (stamp[x->dst] == id) /* d's first read of the round */
+					stamp[x->dst] = -id, reads[x->dst] = 0;
+				if (isfinite(h) && (!swept || reads[x->dst] % TC__CAL_MISSES == 0))
+					t += h;
+				reads[x->dst]++;
 			}
 			busy[x->dst] += t;
 			most = busy[x->dst] > most ? busy[x->dst] : most;
@@ -289,6 +307,7 @@ static int tc__cal_shm_ns(const struct tc_calibration *cal, const struct tc_tran
 	}
 	free(stamp);
 	free(seen);
+	free(reads);
 	free(busy);
 	*ns = isfinite(total) ? total : NAN;
 	return TC_OK;
@@ -306,6 +325,26 @@ int tc__cal_price(const struct tc_calibration *cal, const struct tc_topo *t,
 	int err = tc_calibration_model(cal, call->bytes, &md, &k);
 	if (!err)
 		err = tc_predict_call(t, &md, call, &p);
+	if (err == TC_ELIMIT && !(md.ts_ns > 0) && !call->packets && isfinite(cal->ts_ns) &&
+	    cal->ts_ns > 0 && isfinite(cal->tw_ns_per_byte) && cal->tw_ns_per_byte > 0) {
+		/* A segment fitted with no start-up time (clamped at 0) has no
+		 * best packet count: a pipeline's r_opt = sqrt((p - 2) m t_w /
+		 * t_s) is unbounded, and its schedule of a packet per element
+		 * exceeds the simulator.  The packets are then counted under the
+		 * whole range's line (ts_ns, tw_ns_per_byte), a first step that
+		 * the model of the mean packet's segment replaces. */
+		struct tc_model line = md;
+		line.ts_ns = cal->ts_ns;
+		line.tw_ns = cal->tw_ns_per_byte;
+		struct tc_call again = *call;
+		if (!(err = tc_predict_call(t, &line, call, &p)) && p.messages > 0) {
+			again.alg = p.algorithm;
+			err = tc_calibration_model(cal, (size_t)(p.bytes / (uint64_t)p.messages),
+			                           &md, &k);
+			if (!err)
+				err = tc_predict_call(t, &md, &again, &p);
+		}
+	}
 	if (err)
 		return err;
 	/* The schedule's mean message may sit in another segment (a block of
@@ -352,7 +391,8 @@ int tc__cal_price(const struct tc_calibration *cal, const struct tc_topo *t,
 	const struct tc__alg *alg = tc__alg_find(call->coll, p.algorithm);
 	double shm = NAN;
 	if (!err && alg && (alg->flags & TC__ALG_SHM))
-		err = tc__cal_shm_ns(cal, tr, n, np, place, md.tc_ns, &shm);
+		err = tc__cal_shm_ns(cal, tr, n, np, place, md.tc_ns,
+		                     strcmp(alg->name, "shm_tree") != 0, &shm);
 	if (!err && isfinite(shm)) {
 		/* The shared-memory price replaces the pair's makespan and holds
 		 * the concurrency (above). */
