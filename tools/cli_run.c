@@ -1378,6 +1378,13 @@ int cmd_run(int argc, char **argv)
 			status = cli_fail("run: the calibration fitted no line");
 			goto out;
 		}
+		/* A segment fitted with no start-up time (t_s clamped at 0,
+		 * as a 16-core guest's 1-4 MiB were) would make a pipeline
+		 * send a packet per element: the team's model, which counts
+		 * the packets, takes the whole range's t_s then (the
+		 * calibrated prediction does the same, docs/calibration.md). */
+		if (!(seg.ts_ns > 0) && isfinite(cal.ts_ns) && cal.ts_ns > 0)
+			seg.ts_ns = cal.ts_ns;
 		cs.model.md.ts_ns = seg.ts_ns;
 		cs.model.md.tw_ns = seg.tw_ns;
 		cs.model.md.tc_ns = seg.tc_ns;
