@@ -57,7 +57,8 @@
  * a cost of tc_run's start that no model of the channel contains; its
  * median is printed as first_ns;
  * predicted is the calibrated prediction, tc_calibration_predict() of the
- * algorithm that ran (the segment's model plus o_call); the line's
+ * algorithm that ran (the segment's model plus o_call; a ring_pipelined
+ * with the packets the run counted under the team's model, the line); the line's
  * prediction (tc_last_coll().modelled_ps, one t_s and t_w, no o_call) is
  * printed beside it for comparison, and so is the calibrated prediction
  * without its concurrency charges (flat_err; flat_predicted_ns, share_ns and
@@ -786,6 +787,13 @@ static int native_main(int nreps, int recal, int sweeps, const int *pl, int np)
 					                       .alg = a.alg,
 					                       .bytes = m,
 					                       .esize = sizeof(double)};
+					/* A pipeline counted its packets under the
+					 * team's model (the calibration's line): the
+					 * prediction prices those packets, not the ones
+					 * its segment's model would count. */
+					if (a.alg && !strcmp(a.alg, "ring_pipelined"))
+						call.packets =
+						        tc_cost_ring_r_opt(&cfg.model, p, (double)m);
 					double pred = NAN, share = 0, sync = 0;
 					int seg = -1;
 					const char *what = "run", *detail = "";

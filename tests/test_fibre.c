@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "fibre/fibre.h"
+#include "fibre/runq.h"
 #include "harness.h"
 #include "topocoll.h"
 
@@ -382,4 +383,36 @@ Test(fibre, stack_sizes, .timeout = 60)
 	struct tc__fibre main, *f;
 	cr_assert_eq(tc__fibre_create(NULL, 0, deep_fn, NULL, &f), TC_EINVAL);
 	cr_assert_eq(tc__fibre_create(&main, 0, NULL, NULL, &f), TC_EINVAL);
+}
+
+/* The margin by which a precise sleep wakes before its deadline
+ * (lib/fibre/runq.h): the mean lateness plus 3 us up to 4 CPUs, within
+ * 100 us; beyond, the mean plus sqrt(2 ln n) mean deviations and at least
+ * the recent peak plus 3 us, within 1 ms; a sample counts up to twice the
+ * margin plus 5 us. */
+Test(fibre, early_margin, .timeout = 10)
+{
+	/* 2 CPUs: 20 us wake-ups, then one of 10 ms (a preempted sleep). */
+	tc__early_reset(2);
+	for (int i = 0; i < 200; i++)
+		tc__early_learn(20000);
+	uint64_t m = tc__early_margin();
+	cr_assert(m >= 22000 && m <= 24000, "2 CPUs, 20 us wake-ups: %llu ns", (unsigned long long)m);
+	tc__early_learn(10000000);
+	m = tc__early_margin();
+	cr_assert(m < 40000, "one preempted sleep counts for at most 2 m + 5 us: %llu ns",
+	          (unsigned long long)m);
+	for (int i = 0; i < 500; i++)
+		tc__early_learn(400000);
+	cr_assert_eq(tc__early_margin(), 100000, "the bound up to 4 CPUs");
+	/* 16 CPUs: mostly 20 us, one wake-up in twenty 150 us. */
+	tc__early_reset(16);
+	for (int i = 0; i < 400; i++)
+		tc__early_learn(i % 20 == 19 ? 150000 : 20000);
+	m = tc__early_margin();
+	cr_assert(m >= 100000, "16 CPUs: the recent peak is covered: %llu ns", (unsigned long long)m);
+	for (int i = 0; i < 500; i++)
+		tc__early_learn(5000000);
+	cr_assert_eq(tc__early_margin(), 1000000, "the bound beyond 4 CPUs");
+	tc__early_reset(sysconf(_SC_NPROCESSORS_ONLN));
 }

@@ -153,8 +153,9 @@ void tc__task_sleep_until(struct tc__task *self, uint64_t deadline_ns);
  * lib/core/team.c) wakes before its deadline, to poll the rest:
  * tc__early_margin() is the running average (1/8 weight) of such sleeps'
  * lateness after their wake-up time, process-wide, plus 3 us (and, on more
- * than 4 CPUs, sqrt(2 ln CPUs) times their mean deviation: the latest of
- * the CPUs must wake in time, lib/fibre/runq.c), within
+ * than 4 CPUs, sqrt(2 ln CPUs) times their mean deviation, at least their
+ * recent peak: the latest of the CPUs must wake in time, lib/fibre/runq.c),
+ * within
  * [2 us, 100 us] up to 4 CPUs and [2 us, 1 ms] beyond;
  * tc__early_learn(late) adds a sample, counted up to twice the margin plus
  * 5 us (a preempted sleep, milliseconds on a loaded
@@ -172,5 +173,9 @@ void tc__task_sleep_until(struct tc__task *self, uint64_t deadline_ns);
  */
 uint64_t tc__early_margin(void);
 void tc__early_learn(uint64_t late_ns);
+/* Forgets what tc__early_learn() learned and takes the machine as having
+ * `cpus` CPUs online (tests: the margin of a 16-CPU machine on 2).  No
+ * precise sleep may run meanwhile. */
+void tc__early_reset(long cpus);
 
 #endif /* TC_FIBRE_SCHED_H */
