@@ -7,6 +7,7 @@
  * values kept across switches live in registers.
  */
 #include <fenv.h>
+#include <math.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -387,9 +388,8 @@ Test(fibre, stack_sizes, .timeout = 60)
 
 /* The margin by which a precise sleep wakes before its deadline
  * (lib/fibre/runq.h): the mean lateness plus 3 us up to 4 CPUs, within
- * 100 us; beyond, the mean plus sqrt(2 ln n) mean deviations and at least
- * the recent peak plus 3 us, within 1 ms; a sample counts up to twice the
- * margin plus 5 us. */
+ * 100 us; beyond, the mean plus sqrt(2 ln n) mean deviations, within 1 ms;
+ * a sample counts up to twice the margin plus 5 us. */
 Test(fibre, early_margin, .timeout = 10)
 {
 	/* 2 CPUs: 20 us wake-ups, then one of 10 ms (a preempted sleep). */
@@ -405,12 +405,15 @@ Test(fibre, early_margin, .timeout = 10)
 	for (int i = 0; i < 500; i++)
 		tc__early_learn(400000);
 	cr_assert_eq(tc__early_margin(), 100000, "the bound up to 4 CPUs");
-	/* 16 CPUs: mostly 20 us, one wake-up in twenty 150 us. */
+	/* 16 CPUs: wake-ups of 20 and 40 us in turn, mean 30 us, mean
+	 * deviation 10 us: 30 + 3 + sqrt(2 ln 16) 10 = 56.5 us. */
 	tc__early_reset(16);
 	for (int i = 0; i < 400; i++)
-		tc__early_learn(i % 20 == 19 ? 150000 : 20000);
+		tc__early_learn(i % 2 ? 40000 : 20000);
 	m = tc__early_margin();
-	cr_assert(m >= 100000, "16 CPUs: the recent peak is covered: %llu ns", (unsigned long long)m);
+	const double want = 33000 + sqrt(2 * log(16.0)) * 10000;
+	cr_assert(fabs((double)m - want) < 2500, "16 CPUs: %llu ns, not about %.0f",
+	          (unsigned long long)m, want);
 	for (int i = 0; i < 500; i++)
 		tc__early_learn(5000000);
 	cr_assert_eq(tc__early_margin(), 1000000, "the bound beyond 4 CPUs");

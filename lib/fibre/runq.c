@@ -87,14 +87,6 @@ static _Atomic uint64_t tc__late_avg = 15000;
  * than modelled with the mean alone, and still 45-53% with this margin:
  * there the rest of the lateness is not the timers'. */
 static _Atomic uint64_t tc__late_dev = 3000;
-/* On more than 4 CPUs, also their recent peak, which loses a 64th at each
- * sample (slowly enough that a wake-up late once in twenty, counted up to
- * twice the margin, raises it from one to the next): the margin covers it
- * too.  On a 16-CPU Firecracker guest
- * the wake-ups have a long tail that the mean and its deviation miss: the
- * 16 threads of a 1 ms sleep returned 15-98 us late with the margin of
- * those alone, the 16 CPUs of p = 64 fibres started 52-57 us late. */
-static _Atomic uint64_t tc__late_peak;
 static double tc__late_tail;
 static uint64_t tc__late_max;
 static pthread_once_t tc__late_once = PTHREAD_ONCE_INIT;
@@ -135,17 +127,13 @@ void tc__early_reset(long cpus)
 	tc__tail_set(cpus);
 	atomic_store(&tc__late_avg, 15000);
 	atomic_store(&tc__late_dev, 3000);
-	atomic_store(&tc__late_peak, 0);
 }
 
 uint64_t tc__early_margin(void)
 {
 	uint64_t m = atomic_load_explicit(&tc__late_avg, memory_order_relaxed) + TC__EARLY_OVER_NS;
-	const double tail = tc__tail_factor();
-	m += (uint64_t)(tail * (double)atomic_load_explicit(&tc__late_dev, memory_order_relaxed));
-	const uint64_t peak = atomic_load_explicit(&tc__late_peak, memory_order_relaxed);
-	if (tail > 0 && peak + TC__EARLY_OVER_NS > m)
-		m = peak + TC__EARLY_OVER_NS;
+	m += (uint64_t)(tc__tail_factor() *
+	                (double)atomic_load_explicit(&tc__late_dev, memory_order_relaxed));
 	return m < TC__EARLY_MIN_NS ? TC__EARLY_MIN_NS : m > tc__late_max ? tc__late_max : m;
 }
 
@@ -159,9 +147,6 @@ void tc__early_learn(uint64_t late)
 	uint64_t off = late > avg ? late - avg : avg - late;
 	atomic_store_explicit(&tc__late_avg, (7 * avg + late) / 8, memory_order_relaxed);
 	atomic_store_explicit(&tc__late_dev, (7 * dev + off) / 8, memory_order_relaxed);
-	const uint64_t peak = atomic_load_explicit(&tc__late_peak, memory_order_relaxed);
-	atomic_store_explicit(&tc__late_peak, late > peak - peak / 64 ? late : peak - peak / 64,
-	                      memory_order_relaxed);
 }
 
 /* ---- the timer heap (its CPU's thread only) --------------------------- */

@@ -153,9 +153,8 @@ void tc__task_sleep_until(struct tc__task *self, uint64_t deadline_ns);
  * lib/core/team.c) wakes before its deadline, to poll the rest:
  * tc__early_margin() is the running average (1/8 weight) of such sleeps'
  * lateness after their wake-up time, process-wide, plus 3 us (and, on more
- * than 4 CPUs, sqrt(2 ln CPUs) times their mean deviation, at least their
- * recent peak: the latest of the CPUs must wake in time, lib/fibre/runq.c),
- * within
+ * than 4 CPUs, sqrt(2 ln CPUs) times their mean deviation: the latest of
+ * the CPUs must wake in time, lib/fibre/runq.c), within
  * [2 us, 100 us] up to 4 CPUs and [2 us, 1 ms] beyond;
  * tc__early_learn(late) adds a sample, counted up to twice the margin plus
  * 5 us (a preempted sleep, milliseconds on a loaded
