@@ -13,7 +13,9 @@
  * buffers overwritten right after every return, slices in the library's
  * buffers and in OUT; their modelled time against the
  * prediction; AUTO's rule (taken on native teams with a CPU per rank only);
- * a mismatched call.  gather, scatter and reduce_scatter also with every
+ * a mismatched call; the swept waits on teams whose waiters spin (p = 3
+ * and 70); a refused call's detail on every rank.  gather, scatter and
+ * reduce_scatter also with every
  * root of small teams, reduce_scatter with a non-commutative operator and
  * with inexact double sums compared bit for bit with the sum in rank
  * order, their buffers overwritten right after every return.  shm_tree:
