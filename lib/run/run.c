@@ -149,11 +149,9 @@ static void tc__proc_clock_reset(struct tc_proc *proc)
 }
 
 /* The emulated start gate, a futex word: tc_run opens it once the epoch
- * is set, and every waiter wakes at once.  (A condition variable and its
- * mutex make the woken threads take the mutex one after the other, each
- * hand-off the wake-up of a sleeping CPU: on a 16-CPU guest the last of 16
- * fibre CPUs passed that gate 37 us after the epoch, and every rank of
- * p = 64 started late by as much.) */
+ * is set, and one call wakes every waiter (a condition variable's woken
+ * waiters take its mutex one after the other).  Each then sleeps to the
+ * epoch itself (tc__emulate_sync). */
 static void tc__gate_wait(struct tc_team *t)
 {
 	/* Acquire: the epoch, written before the gate opens. */
