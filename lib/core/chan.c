@@ -4,17 +4,15 @@
 
 #include <stdlib.h>
 
-int tc__chan_init(struct tc__chan *ch, uint64_t nlines, int src, int dst)
+int tc__chan_init_at(struct tc__chan *ch, struct tc__line *ring, uint64_t nlines, int src,
+                     int dst)
 {
-	if (nlines < 2 || (nlines & (nlines - 1)))
+	if (nlines < 2 || (nlines & (nlines - 1)) || !ring)
 		return -1;
 	memset(ch, 0, sizeof *ch);
 	/* Zeroed lines carry seq 0, which no position (seq = position + 1)
 	 * ever matches. */
-	ch->ring = aligned_alloc(TC__LINE, (size_t)nlines * TC__LINE);
-	if (!ch->ring)
-		return -1;
-	memset(ch->ring, 0, (size_t)nlines * TC__LINE);
+	ch->ring = ring;
 	ch->nlines = nlines;
 	ch->mask = nlines - 1;
 	ch->src = src;
@@ -22,9 +20,23 @@ int tc__chan_init(struct tc__chan *ch, uint64_t nlines, int src, int dst)
 	return 0;
 }
 
+int tc__chan_init(struct tc__chan *ch, uint64_t nlines, int src, int dst)
+{
+	if (nlines < 2 || (nlines & (nlines - 1)))
+		return -1;
+	struct tc__line *ring = aligned_alloc(TC__LINE, (size_t)nlines * TC__LINE);
+	if (!ring)
+		return -1;
+	memset(ring, 0, (size_t)nlines * TC__LINE);
+	tc__chan_init_at(ch, ring, nlines, src, dst);
+	ch->ring_owned = true;
+	return 0;
+}
+
 void tc__chan_fini(struct tc__chan *ch)
 {
-	free(ch->ring);
+	if (ch->ring_owned)
+		free(ch->ring);
 	ch->ring = NULL;
 }
 

@@ -28,6 +28,7 @@
 
 #include <stdalign.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -103,6 +104,7 @@ struct tc__chan {
 	struct tc__doorbell *cons_db; /* rung when data is published */
 	struct tc__doorbell *prod_db; /* rung when space is freed */
 	int src, dst;                 /* ranks at the two ends */
+	bool ring_owned;              /* tc__chan_init's ring, freed by tc__chan_fini */
 
 	/* Producer-private. */
 	alignas(TC__LINE) uint64_t tail; /* next line the producer writes */
@@ -128,6 +130,10 @@ _Static_assert(offsetof(struct tc__chan, want_space) - offsetof(struct tc__chan,
 
 /* Creates the ring: nlines must be a power of two >= 2.  Returns 0 or -1. */
 int tc__chan_init(struct tc__chan *ch, uint64_t nlines, int src, int dst);
+/* The same on a ring the caller owns: nlines zeroed lines at ring (a team's
+ * rings are one anonymous mapping, lib/core/team.c).  Returns 0 or -1. */
+int tc__chan_init_at(struct tc__chan *ch, struct tc__line *ring, uint64_t nlines, int src,
+                     int dst);
 void tc__chan_fini(struct tc__chan *ch);
 /* Empties a channel whose two sides are both quiescent (no thread inside). */
 void tc__chan_reset(struct tc__chan *ch);

@@ -250,6 +250,8 @@ struct tc_team {
 	size_t hot_bytes;
 	struct tc__chan *chans; /* one per arc, CSR order of the topology */
 	long nchans;
+	void *ring_store; /* every channel's ring: one anonymous mapping */
+	size_t ring_store_bytes;
 	struct tc_proc *procs;
 	size_t memory_bytes;
 	size_t ring_bytes;

@@ -11,6 +11,7 @@
 
 #ifdef TC_HAVE_HWLOC
 #include <hwloc.h>
+#include <pthread.h>
 #endif
 
 void tc__machine_free(struct tc__machine *m)
@@ -129,37 +130,73 @@ static int tc__machine_hwloc(hwloc_topology_t topo, const cpu_set_t *allowed, st
 }
 #endif
 
+#ifdef TC_HAVE_HWLOC
+/* This machine's topology, loaded once per process: a load reads a few
+ * hundred files of /sys and loads hwloc's plugins (about 15 ms, which was
+ * most of what creating a small team cost).  Read-only once loaded, and
+ * hwloc allows concurrent reads of a loaded topology; kept to the end of
+ * the process (the machine does not change; the affinity set, which may,
+ * is applied at each probe). */
+static hwloc_topology_t tc__here;
+static int tc__here_ok;
+static pthread_once_t tc__here_once = PTHREAD_ONCE_INIT;
+
+static void tc__here_load(void)
+{
+	if (hwloc_topology_init(&tc__here) != 0)
+		return;
+	if (hwloc_topology_load(tc__here) != 0) {
+		hwloc_topology_destroy(tc__here);
+		return;
+	}
+	tc__here_ok = 1;
+}
+
 int tc__machine_probe(const cpu_set_t *allowed, const char *xml, struct tc__machine *m)
 {
-#ifdef TC_HAVE_HWLOC
+	if (!xml) { /* this machine: the cached topology, else today's order */
+		pthread_once(&tc__here_once, tc__here_load);
+		if (tc__here_ok) {
+			int err = tc__machine_hwloc(tc__here, allowed, m);
+			if (!err) {
+				m->source = TC_PLACE_HWLOC;
+				return TC_OK;
+			}
+			tc__machine_free(m);
+			if (err == TC_ENOMEM)
+				return err;
+		}
+		return tc__machine_plain(allowed, m);
+	}
 	hwloc_topology_t topo;
 	if (hwloc_topology_init(&topo) != 0)
-		return xml ? TC_ENOMEM : tc__machine_plain(allowed, m);
+		return TC_ENOMEM;
 	int err = TC_OK;
-	if (xml && hwloc_topology_set_xml(topo, xml) != 0) {
+	if (hwloc_topology_set_xml(topo, xml) != 0) {
 		tc__set_detail("TC_HWLOC_XML: cannot read the hwloc XML file '%s'", xml);
 		err = TC_EINVAL;
 	}
 	if (!err && hwloc_topology_load(topo) != 0) {
-		tc__set_detail("hwloc: cannot load the topology%s%s", xml ? " of " : "", xml ? xml : "");
+		tc__set_detail("hwloc: cannot load the topology of %s", xml);
 		err = TC_EINVAL;
 	}
 	if (!err)
-		err = tc__machine_hwloc(topo, xml ? NULL : allowed, m);
+		err = tc__machine_hwloc(topo, NULL, m);
 	hwloc_topology_destroy(topo);
 	if (!err)
-		m->source = xml ? TC_PLACE_HWLOC_XML : TC_PLACE_HWLOC;
+		m->source = TC_PLACE_HWLOC_XML;
 	else
 		tc__machine_free(m);
-	if (err && !xml && err != TC_ENOMEM) /* this machine: today's order */
-		return tc__machine_plain(allowed, m);
 	return err;
+}
 #else
+int tc__machine_probe(const cpu_set_t *allowed, const char *xml, struct tc__machine *m)
+{
 	if (xml) {
 		tc__set_detail("TC_HWLOC_XML is set ('%s') but topocoll was built without hwloc", xml);
 		memset(m, 0, sizeof *m);
 		return TC_EINVAL;
 	}
 	return tc__machine_plain(allowed, m);
-#endif
 }
+#endif
