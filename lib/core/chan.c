@@ -4,8 +4,7 @@
 
 #include <stdlib.h>
 
-int tc__chan_init_at(struct tc__chan *ch, struct tc__line *ring, uint64_t nlines, int src,
-                     int dst)
+int tc__chan_init_at(struct tc__chan *ch, struct tc__line *ring, uint64_t nlines, int src, int dst)
 {
 	if (nlines < 2 || (nlines & (nlines - 1)) || !ring)
 		return -1;

@@ -132,8 +132,7 @@ _Static_assert(offsetof(struct tc__chan, want_space) - offsetof(struct tc__chan,
 int tc__chan_init(struct tc__chan *ch, uint64_t nlines, int src, int dst);
 /* The same on a ring the caller owns: nlines zeroed lines at ring (a team's
  * rings are one anonymous mapping, lib/core/team.c).  Returns 0 or -1. */
-int tc__chan_init_at(struct tc__chan *ch, struct tc__line *ring, uint64_t nlines, int src,
-                     int dst);
+int tc__chan_init_at(struct tc__chan *ch, struct tc__line *ring, uint64_t nlines, int src, int dst);
 void tc__chan_fini(struct tc__chan *ch);
 /* Empties a channel whose two sides are both quiescent (no thread inside). */
 void tc__chan_reset(struct tc__chan *ch);
