@@ -31,7 +31,7 @@
  * allowance for one p stops repeating (at least one repetition always runs).
  *
  * Usage: peers [--dir DIR] [--reps N] [--quick] [--limit SECONDS] [--only NAME]
- *              [--case LIST] [--p LIST] [--markdown]
+ *              [--case LIST] [--p LIST] [--markdown] [--write-inputs]
  *   DIR holds peer_ours, peer_openmp, peer_openmpi, peer_mpich and ours over
  *   each MPI, peer_ours_openmpi and peer_ours_mpich (default: the driver's
  *   own directory); a missing program or launcher skips that peer.  --only
@@ -40,7 +40,10 @@
  * MPI's own peer and reported in a table of its own beside MPI's figures.
  *   --case: comma-separated cases, "allgather" or "allgather:8" (bytes as in
  *   the JSON), passed to the programs as -c; --p: comma-separated team sizes
- *   among 2, 8, 16, 64; --markdown: the table again in Markdown.
+ *   among 2, 8, 16, 64; --markdown: the table again in Markdown;
+ *   --write-inputs: every rank of every peer writes its input before each
+ *   call (-w, pr_write_input in peers.h), as a program that computes its
+ *   inputs between calls; the header says so.
  * Cases: allgather's size is the block each rank contributes (each rank gets
  * p blocks), alltoall's the block from each rank to each rank.  A case ours
  * has no algorithm for yet (TC_ENOTSUP) is shown as n/a with the error.
@@ -108,6 +111,7 @@ static double allowance_s = 25; /* per implementation and p */
 static int available[NIMPL];
 static int want_markdown;
 static const char *case_filter; /* --case: NULL for every case */
+static int write_inputs;        /* --write-inputs: -w to every peer program */
 static int want_p[NGROUP];      /* --p: the team sizes to run */
 static char why_missing[NIMPL][128];
 
@@ -344,6 +348,8 @@ static void command(int impl, int p, double budget_ms, struct argv_buf *a, struc
 		arg(a, "-c");
 		arg(a, "%s", case_filter);
 	}
+	if (write_inputs)
+		arg(a, "-w");
 }
 
 static void print_command(int impl, int p)
@@ -909,6 +915,8 @@ int main(int argc, char **argv)
 			only = argv[++i];
 		else if (!strcmp(argv[i], "--markdown"))
 			want_markdown = 1;
+		else if (!strcmp(argv[i], "--write-inputs"))
+			write_inputs = 1;
 		else if (!strcmp(argv[i], "--case") && i + 1 < argc)
 			case_filter = argv[++i];
 		else if (!strcmp(argv[i], "--p") && i + 1 < argc) {
@@ -931,7 +939,7 @@ int main(int argc, char **argv)
 		} else {
 			fprintf(stderr, "usage: peers [--dir DIR] [--reps N] [--quick] [--limit SECONDS] "
 			                "[--only openmp|openmpi|mpich] [--case LIST] [--p LIST] "
-			                "[--markdown]\n");
+			                "[--markdown] [--write-inputs]\n");
 			return 2;
 		}
 	}
@@ -995,6 +1003,8 @@ int main(int argc, char **argv)
 				printf(" %d", group_p[g]);
 		printf("\n");
 	}
+	if (write_inputs)
+		printf("# written inputs: every rank writes its input before each call (-w)\n");
 	printf("# commands:\n");
 	for (int g = 0, shown = 0; g < NGROUP && shown < 2; g++) {
 		if (!want_p[g] || !nselected(g))

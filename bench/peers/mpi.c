@@ -58,6 +58,8 @@ static int run_chunk(const struct pr_case *c, long n, void *buf, void *in, void 
 	int err = MPI_SUCCESS;
 	size_t count = c->bytes / sizeof(double);
 	for (long i = 0; i < n && err == MPI_SUCCESS; i++) {
+		if (pr_write_inputs)
+			pr_write_input(c, np, me, buf, in);
 		switch (c->kind) {
 		case PR_BARRIER:
 			err = MPI_Barrier(MPI_COMM_WORLD);

@@ -110,6 +110,8 @@ static void run_chunk(const struct pr_case *c, enum design d, long n, long k0, u
 	const size_t m = c->bytes / sizeof(double), b = c->bytes;
 	const size_t row = (size_t)nth * b; /* p blocks */
 	for (long k = k0; k < k0 + n; k++) {
+		if (pr_write_inputs)
+			pr_write_input(c, nth, me, buf, c->kind == PR_ALLREDUCE ? inputs[me] : NULL);
 		switch (d) {
 		case D_PLAIN: { /* barrier */
 #pragma omp barrier

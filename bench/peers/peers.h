@@ -272,13 +272,16 @@ static inline void pr_print_error(const struct pr_case *c, int p, const char *va
 
 /* Command line shared by the programs: -p P, -b BUDGET_MS, -c CASES (filter:
  * a comma-separated list, pr_case_selected), -v (print where each rank
- * runs). */
+ * runs), -w (written inputs: pr_write_input before every call). */
 struct pr_args {
 	int p;
 	double budget_ns;
 	const char *filter;
 	int verbose;
 };
+
+/* -w, set by pr_parse_args before any rank runs, read-only after. */
+static int pr_write_inputs;
 
 static inline int pr_parse_args(int argc, char **argv, struct pr_args *a)
 {
@@ -295,8 +298,11 @@ static inline int pr_parse_args(int argc, char **argv, struct pr_args *a)
 			a->filter = argv[++i];
 		else if (!strcmp(argv[i], "-v"))
 			a->verbose = 1;
+		else if (!strcmp(argv[i], "-w"))
+			pr_write_inputs = 1;
 		else {
-			fprintf(stderr, "usage: %s [-p P] [-b BUDGET_MS] [-c CASE,...] [-v]\n", argv[0]);
+			fprintf(stderr, "usage: %s [-p P] [-b BUDGET_MS] [-c CASE,...] [-v] [-w]\n",
+			        argv[0]);
 			return -1;
 		}
 	}
@@ -391,6 +397,35 @@ static inline int pr_wrong_result(const struct pr_case *c, int p, int me, const 
 				bad |= rbuf[(size_t)r * c->bytes + i] !=
 				       pr_block_byte(r, c->kind == PR_ALLTOALL ? me : 0, i);
 	return bad;
+}
+
+/*
+ * -w: before every call rank me stores into every cache line of its input
+ * (the root's buffer of a broadcast, the allreduce's IN, the send buffer of
+ * an allgather or an alltoall), the values unchanged: the input is then in
+ * the rank's own cache and modified, as a program's inputs are when it
+ * computed them between calls.  Without it the inputs never change, and
+ * after the first call every core that read a peer's input keeps a copy,
+ * which favours the algorithms that read whole peer inputs (OpenMP's
+ * "direct", topocoll's shm_flag and hypercube) over those that read a
+ * slice of each (topocoll's shm).  The stores cost every peer the same:
+ * one per 64 bytes.
+ */
+static inline void pr_write_input(const struct pr_case *c, int p, int me, unsigned char *buf, double *in)
+{
+	unsigned char *x = NULL;
+	size_t n = 0;
+	if (c->kind == PR_BCAST && me == 0)
+		x = buf, n = c->bytes;
+	else if (c->kind == PR_ALLREDUCE)
+		x = (unsigned char *)in, n = c->bytes;
+	else if (c->kind == PR_ALLGATHER)
+		x = buf, n = c->bytes;
+	else if (c->kind == PR_ALLTOALL)
+		x = buf, n = (size_t)p * c->bytes;
+	volatile unsigned char *v = x;
+	for (size_t i = 0; i < n; i += 64)
+		v[i] = v[i];
 }
 
 #endif /* PEERS_H */

@@ -16,6 +16,8 @@ static int pr_tc_ops(struct tc_proc *proc, int me, const struct pr_case *c, long
 	int err = 0;
 	size_t count = c->bytes / sizeof(double);
 	for (long i = 0; i < n && !err; i++) {
+		if (pr_write_inputs)
+			pr_write_input(c, tc_size(proc), me, buf, (double *)(uintptr_t)in);
 		switch (c->kind) {
 		case PR_BARRIER:
 			err = tc_barrier(proc, opts);
