@@ -311,9 +311,10 @@ static long long tc__proc_number(const char *path, const char *key)
  * hints apart) beside its ring, and TC__RING_SLACK more (what its ring's
  * aligned allocation took when each ring was one; the rings are now one
  * mapping whose pages count once a channel touches them, so the estimate,
- * which counts them all, is the most a run can hold); the topology holds an arc's ints twice over; a rank
- * in a run touches a few KiB of stack (thread or fibre), its grow-only
- * scratch and its plans: 8-20 KiB each for an 8-byte allreduce,
+ * which counts them all, is the most a run can hold); the topology holds
+ * an arc's ints twice over; a rank in a run touches a few KiB of stack
+ * (thread or fibre), its grow-only scratch and its plans: 8-20 KiB each
+ * for an 8-byte allreduce,
  * TC__RUN_RANK_BYTES allowed.  A collective's first call builds and prices
  * schedules (AUTO weighs candidates of up to 2^20 transfers, lib/coll/
  * coll.c) and keeps one: a schedule of p^2 transfers, as an all-to-all's,
