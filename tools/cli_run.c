@@ -1382,7 +1382,9 @@ int cmd_run(int argc, char **argv)
 		 * as a 16-core guest's 1-4 MiB were) would make a pipeline
 		 * send a packet per element: the team's model, which counts
 		 * the packets, takes the whole range's t_s then (the
-		 * calibrated prediction does the same, docs/calibration.md). */
+		 * calibrated prediction counts the packets under the whole
+		 * range's line too, then prices them with the segment of the
+		 * mean packet: lib/coll/calprice.c, docs/calibration.md). */
 		if (!(seg.ts_ns > 0) && isfinite(cal.ts_ns) && cal.ts_ns > 0)
 			seg.ts_ns = cal.ts_ns;
 		cs.model.md.ts_ns = seg.ts_ns;

@@ -680,7 +680,6 @@ int tc_team_create(const struct tc_team_config *cfg, struct tc_team **out)
 		                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (t->ring_store == MAP_FAILED) {
 			t->ring_store = NULL;
-			t->nchans = 0;
 			err = TC_ENOMEM;
 			goto fail;
 		}
@@ -713,7 +712,6 @@ int tc_team_create(const struct tc_team_config *cfg, struct tc_team **out)
 			        (struct tc__line *)(void *)((unsigned char *)t->ring_store +
 			                                    (size_t)k * t->ring_bytes);
 			if (tc__chan_init_at(&t->chans[k], ring, nlines, u, pr->nbrs[i]) != 0) {
-				t->nchans = k; /* free only the rings made so far */
 				err = TC_ENOMEM;
 				goto fail;
 			}
