@@ -290,12 +290,129 @@ Test(shm, interleaved, .timeout = 300)
 		}
 }
 
-/* ---- alltoall and allgather across the flag's and the area's bounds --------- */
-
 /* The published bytes (alltoall p m, allgather m) a flag carries, and the
  * output (p m) for which they travel through the ranks' areas beyond that
  * (lib/coll/shm.h: TC__SHM_INLINE, TC__SHM_AREA). */
 enum { FLAG_BYTES = 88, AREA_BYTES = 1024 };
+
+/* ---- small broadcasts back to back: the root's ring ------------------------ */
+
+/* Byte i of a small broadcast's message at call it from root. */
+static unsigned char ring_byte(int it, size_t i, int root)
+{
+	return (unsigned char)(it * 31 + (int)i * 7 + root);
+}
+
+/* Runs of 5 TC__SHM_RING + 3 small broadcasts back to back from one root,
+ * every size up to the flag's, the root changing between runs with no
+ * other call between; each reader is late now and then (the root runs
+ * ahead of it, up to the ring's depth), and everyone overwrites its buffer
+ * right after each return, so that a reader copying an entry the root has
+ * rewritten, or a root rewriting an entry not yet read, shows. */
+static int ring_fn(struct tc_proc *proc, void *argp)
+{
+	struct mix_arg *a = argp;
+	const int p = tc_size(proc), me = tc_rank(proc);
+	const struct tc_coll_opts shm = {.alg = "shm"};
+	unsigned char buf[FLAG_BYTES];
+	const int run = 5 * TC__SHM_RING + 3;
+	for (int it = 0; it < 4 * run && !atomic_load(&a->bad); it++) {
+		const int root = (it / run) % p;
+		const size_t n = (size_t)(it * 13) % (FLAG_BYTES + 1);
+		for (size_t i = 0; i < n; i++)
+			buf[i] = me == root ? ring_byte(it, i, root) : 0xee;
+		if (me != root && it % 7 == me % 7) {
+			struct timespec ts = {0, 50 * 1000};
+			nanosleep(&ts, NULL);
+		}
+		int err = tc_bcast(proc, buf, n, TC_BYTE, root, &shm);
+		for (size_t i = 0; i < n && !err; i++)
+			if (buf[i] != ring_byte(it, i, root))
+				err = -1;
+		if (err) {
+			mix_fail(a, "bcast shm", me, it, err > 0 ? err : 0);
+			break;
+		}
+		memset(buf, 0x5a, sizeof buf);
+	}
+	return 0;
+}
+
+Test(shm, bcast_ring, .timeout = 300)
+{
+	for (int k = 0; k < TC_TEST_NPS; k++)
+		for (int fib = 0; fib < 2; fib++) {
+			struct tc_team *team =
+			        shm_team(tc_test_ps[k], fib ? TC_EXEC_FIBRES : TC_EXEC_THREADS,
+			                 TC_MODE_NATIVE);
+			for (int run = 0; run < 2; run++) { /* the entries of the run before */
+				struct mix_arg a = {.bad = 0};
+				cr_assert_eq(tc_run(team, ring_fn, &a), 0);
+				cr_assert_eq(atomic_load(&a.bad), 0, "p=%d fibres %d run %d: %s",
+				             tc_test_ps[k], fib, run, a.msg);
+			}
+			tc_team_destroy(team);
+		}
+}
+
+/* A small broadcast's root against a flat call, with the call checks off
+ * (no_mismatch_check) and the rank making the other call still in its
+ * SPMD function: the ring's entry and the block of the same call are all
+ * that tells the waiting ranks.  flip 0: rank 0 broadcasts, the others
+ * wait in a barrier for its block, then it waits until they have
+ * returned; flip 1: rank 0 waits in a barrier, the others wait for its
+ * ring's entry. */
+struct ring_mismatch_arg {
+	int flip;
+	atomic_int returned, bad;
+};
+
+static int ring_mismatch_fn(struct tc_proc *proc, void *argp)
+{
+	struct ring_mismatch_arg *a = argp;
+	const struct tc_coll_opts shm = {.alg = "shm"};
+	const int me = tc_rank(proc), p = tc_size(proc);
+	unsigned char b[8] = {0};
+	const int bcasts = (me == 0) != a->flip;
+	int err = bcasts ? tc_bcast(proc, b, sizeof b, TC_BYTE, 0, &shm) : tc_barrier(proc, &shm);
+	if (me == 0 && !a->flip) {
+		/* The root returned at once; it stays in the team until the
+		 * others have seen the other call. */
+		if (err)
+			atomic_fetch_add(&a->bad, 1);
+		for (int i = 0; i < 5000 && atomic_load(&a->returned) < p - 1; i++) {
+			struct timespec ts = {0, 1000 * 1000};
+			nanosleep(&ts, NULL);
+		}
+		return 0;
+	}
+	if (err != TC_EMISMATCH && err != TC_EABORTED)
+		atomic_fetch_add(&a->bad, 1);
+	atomic_fetch_add(&a->returned, 1);
+	return 0;
+}
+
+Test(shm, bcast_ring_mismatch, .timeout = 120)
+{
+	for (int flip = 0; flip < 2; flip++) {
+		struct tc_team_config cfg;
+		tc_team_config_default(&cfg);
+		cfg.topology = "complete:3";
+		cfg.timeout_ms = 20000;
+		cfg.no_mismatch_check = 1;
+		struct tc_team *team = NULL;
+		cr_assert_eq(tc_team_create(&cfg, &team), 0);
+		struct ring_mismatch_arg a = {.flip = flip};
+		const int err = tc_run(team, ring_mismatch_fn, &a);
+		cr_assert(err == 0 || err == TC_EABORTED || err == TC_EMISMATCH, "flip %d: %s",
+		          flip, tc_strerror(err));
+		cr_assert_eq(atomic_load(&a.bad), 0, "flip %d", flip);
+		cr_assert_eq(atomic_load(&a.returned), flip ? 3 : 2, "flip %d", flip);
+		tc_team_destroy(team);
+	}
+}
+
+/* ---- alltoall and allgather across the flag's and the area's bounds --------- */
 
 struct a2a_arg {
 	int nsizes;

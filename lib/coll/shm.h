@@ -19,6 +19,15 @@
  * signature, its IN and OUT pointers, and up to TC__SHM_INLINE bytes of
  * payload (a small call's data travel in the flag's lines: one cache miss
  * per peer, no copy out of the user's buffers, no wait for the readers).
+ * A small bcast's root writes its data, with the step word, clock and
+ * signature, into an entry of its ring instead (TC__SHM_RING blocks of the
+ * same shape, entry k mod TC__SHM_RING), under the same rule (below), so
+ * that a root of back-to-back small broadcasts reads its readers' done
+ * words once every few calls rather than at every other one.  A peer
+ * waiting for a rank's block of call k also looks, when it has waited
+ * long, at that rank's ring entry of call k, and a small bcast's reader
+ * at the root's block of call k: a call k there, and none in the word
+ * awaited, is another call (TC_EMISMATCH).
  * Behind the p slots every rank owns an area of TC__SHM_AREA bytes per
  * parity, for the allgather, alltoall, gather, scatter and reduce_scatter
  * calls whose published data (m, p m) exceed the flag and whose p m bytes
@@ -76,6 +85,18 @@
 /* Payload bytes a flag's block carries (the rest of its 128 bytes is the
  * step word, clock, signature and pointers). */
 #define TC__SHM_INLINE 88u
+
+/* The entries of a rank's ring, the flags of its small broadcasts as
+ * root: how many calls ahead of its slowest reader a root of back-to-back
+ * small broadcasts may run.  With the two blocks of the flag, a reader of
+ * call k - 2 late by one hand-off held the root of call k at every other
+ * call (complete:2, bcast of 8 bytes: 300-360 ns a call against 180 for
+ * the channels' ring of many packets). */
+#define TC__SHM_RING 8
+
+/* The entries after the one it read that a small bcast's reader prefetches
+ * (lib/coll/shm.c, tc__shm_bcast). */
+#define TC__SHM_RING_AHEAD 2u
 
 /* Bytes of a rank's area of one parity, and the bound on the output of an
  * allgather or alltoall (p m bytes) whose data beyond the flag's travel
@@ -139,12 +160,14 @@ struct tc__shm_own {
 	alignas(128) uint64_t run;
 	int64_t seen_done;
 	int64_t last_written[2];
+	int64_t ring_written[TC__SHM_RING];
 	unsigned char *slices[2];
 	size_t slices_cap[2];
 };
 
 struct tc__shm_slot {
 	struct tc__shm_block b[2];
+	struct tc__shm_block ring[TC__SHM_RING]; /* small bcasts as root */
 	struct tc__shm_own own;
 	/* The run's bits and 1 + the last call this rank is done with
 	 * (written at the end of each of these calls, release). */
