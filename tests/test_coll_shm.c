@@ -12,7 +12,8 @@
  * and with each other (the flags' reuse); allreduce by slices with its
  * buffers overwritten right after every return, slices in the library's
  * buffers and in OUT; their modelled time against the
- * prediction; AUTO's rule (taken on native teams with a CPU per rank only);
+ * prediction; AUTO's rule (taken on native teams with a CPU per rank, and
+ * for barrier, allgather and alltoall on oversubscribed teams of fibres);
  * a mismatched call; the swept waits on teams whose waiters spin (p = 3
  * and 70); a refused call's detail on every rank.  gather, scatter and
  * reduce_scatter also with every
@@ -962,8 +963,26 @@ Test(shm, modelled_equals_prediction, .timeout = 120)
 	}
 }
 
-/* AUTO takes them on a native team with a CPU per rank, never on an
- * emulated or oversubscribed one (nor in a prediction). */
+/* The algorithm AUTO should take for collective coll of `bytes` on a team
+ * (lib/coll/machine.c): NULL, none of the machine's own. */
+static const char *auto_rule_want(const struct tc_team_info *info, int emulated, enum tc_coll coll,
+                                  size_t bytes)
+{
+	if (emulated)
+		return NULL;
+	if (!info->oversubscribed)
+		return coll == TC_COLL_ALLREDUCE && bytes <= 8192 ? "shm_flag" : "shm";
+	if (info->exec == TC_EXEC_FIBRES &&
+	    (coll == TC_COLL_BARRIER || coll == TC_COLL_ALLGATHER || coll == TC_COLL_ALLTOALL))
+		return "shm";
+	return NULL;
+}
+
+/* AUTO takes them on a native team with a CPU per rank, and barrier,
+ * allgather and alltoall on an oversubscribed team of fibres; never on an
+ * emulated team, an oversubscribed one of threads, nor in a prediction.
+ * mode 0: p = 2, native; 1: p = 2, emulated; 2: p = 64, native (fibres
+ * where that oversubscribes the machine); 3: p = 64, threads. */
 Test(shm, auto_rule, .timeout = 120)
 {
 	static const enum tc_coll colls[] = {TC_COLL_BCAST,    TC_COLL_ALLREDUCE,
@@ -971,30 +990,26 @@ Test(shm, auto_rule, .timeout = 120)
 	                                     TC_COLL_ALLTOALL, TC_COLL_GATHER,
 	                                     TC_COLL_SCATTER,  TC_COLL_REDUCE_SCATTER};
 	const int ncolls = (int)(sizeof colls / sizeof colls[0]);
-	for (int mode = 0; mode < 3; mode++) {
-		int p = mode == 2 ? 64 : 2;
-		struct tc_team *team =
-		        shm_team(p, TC_EXEC_AUTO, mode == 1 ? TC_MODE_EMULATED : TC_MODE_NATIVE);
+	for (int mode = 0; mode < 4; mode++) {
+		int p = mode >= 2 ? 64 : 2;
+		struct tc_team *team = shm_team(p, mode == 3 ? TC_EXEC_THREADS : TC_EXEC_AUTO,
+		                                mode == 1 ? TC_MODE_EMULATED : TC_MODE_NATIVE);
 		struct tc_team_info info;
 		tc_team_get_info(team, &info);
 		for (int c = 0; c < ncolls; c++)
-			for (int big = 0; big < 3; big++) {
+			for (int big = 0; big < (mode == 3 ? 1 : 3); big++) { /* 64 threads: one size */
 				/* p = 2: whole vectors up to 8 KiB (machine.c). */
 				static const size_t sizes[3] = {8, 8192, 65536};
 				struct auto_arg a = {.coll = colls[c], .bytes = sizes[big]};
 				cr_assert_eq(tc_run(team, auto_fn, &a), 0);
 				cr_assert_eq(a.err, 0);
-				const int shm = !strncmp(a.got, "shm", 3);
-				if (mode == 0 && !info.oversubscribed) {
-					const char *want = colls[c] == TC_COLL_ALLREDUCE && big < 2
-					                           ? "shm_flag"
-					                           : "shm";
-					cr_assert_str_eq(a.got, want, "%s %zu B",
+				const char *want = auto_rule_want(&info, mode == 1, colls[c], a.bytes);
+				if (want)
+					cr_assert_str_eq(a.got, want, "mode %d %s %zu B", mode,
 					                 tc_coll_name(colls[c]), a.bytes);
-				} else {
-					cr_assert_not(shm, "mode %d %s: %s", mode,
-					              tc_coll_name(colls[c]), a.got);
-				}
+				else
+					cr_assert(strncmp(a.got, "shm", 3), "mode %d %s %zu B: %s",
+					          mode, tc_coll_name(colls[c]), a.bytes, a.got);
 				struct tc_prediction pr;
 				struct tc_model md;
 				tc_model_default(&md);
@@ -1011,7 +1026,7 @@ Test(shm, auto_rule, .timeout = 120)
 		struct auto_arg a = {.coll = TC_COLL_REDUCE_SCATTER, .ordered = 1, .bytes = 64};
 		cr_assert_eq(tc_run(team, auto_fn, &a), 0);
 		cr_assert_eq(a.err, 0, "%s", tc_strerror(a.err));
-		if (mode == 0 && !info.oversubscribed)
+		if (auto_rule_want(&info, mode == 1, TC_COLL_REDUCE_SCATTER, 64))
 			cr_assert_str_eq(a.got, "shm");
 		else
 			cr_assert(strncmp(a.got, "shm", 3), "mode %d: %s", mode, a.got);

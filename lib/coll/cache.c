@@ -177,7 +177,7 @@ static int tc__tentry_build(struct tc_team *team, struct tc__tentry *e, const st
 	gw.wait_ns = tc__wait_level_ns(team);
 	gw.cpus = tc__shared_cpus(team);
 	gw.shm = tc__shm_team(team);
-	if (gw.shm && team->cal && team->cal->conc_ranks >= 2) {
+	if (gw.shm == TC__SHM_CPUS && team->cal && team->cal->conc_ranks >= 2) {
 		gw.cal = team->cal;
 		gw.place = team->place;
 	}

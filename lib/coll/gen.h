@@ -84,9 +84,10 @@ struct tc__gen {
 	int packets;                       /* ring_pipelined: r (0: r_opt) */
 	uint64_t wait_ns;                  /* AUTO: price of one level of waits, tc__wait_level_ns()
 	                     (0: none; the predictor leaves it 0) */
-	int shm;                           /* AUTO: a native team with a CPU per rank, where it
-	                     takes the machine's own algorithms (TC__ALG_SHM,
-	                     tc__shm_pick(); 0: never, also in the predictor) */
+	int shm;                           /* AUTO: where it takes the machine's own algorithms
+	                     (TC__ALG_SHM, tc__shm_pick()): tc__shm_team(),
+	                     TC__SHM_CPUS or TC__SHM_FIBRES; TC__SHM_NONE (0):
+	                     never, also in the predictor */
 	int cpus;                          /* AUTO: the CPUs that a native team's ranks share when
 	                     they outnumber them (0: a CPU per rank, an emulated
 	                     team, or the predictor) */

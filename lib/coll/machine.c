@@ -200,12 +200,19 @@ double tc__machine_round_ns(const struct tc_calibration *cal, const struct tc_mo
 
 int tc__shm_team(const struct tc_team *team)
 {
-	return !team->emulate && !team->engine_run && team->p <= team->cpus && team->wait != TC_WAIT_BLOCK;
+	if (team->emulate || team->engine_run || team->wait == TC_WAIT_BLOCK)
+		return TC__SHM_NONE;
+	if (team->p <= team->cpus)
+		return TC__SHM_CPUS;
+	return team->exec == TC_EXEC_FIBRES ? TC__SHM_FIBRES : TC__SHM_NONE;
 }
 
 const struct tc__alg *tc__shm_pick(const struct tc__gen *g, int need_ordered)
 {
 	if (!g->shm)
+		return NULL;
+	if (g->shm == TC__SHM_FIBRES && g->coll != TC_COLL_BARRIER &&
+	    g->coll != TC_COLL_ALLGATHER && g->coll != TC_COLL_ALLTOALL)
 		return NULL;
 	const char *want = g->coll != TC_COLL_ALLREDUCE ? "shm"
 	                   : g->bytes <= TC__SHM_FLAT_MAX || g->bytes * (size_t)(g->p - 1) <= TC__SHM_FLAT_READ

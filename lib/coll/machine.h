@@ -173,19 +173,35 @@ int tc__cal_price(const struct tc_calibration *cal, const struct tc_topo *t,
                   struct tc_prediction *pr, int *segment, double *ns, double *share, double *sync);
 
 /* Whether TC_ALG_AUTO takes the machine's own algorithms (TC__ALG_SHM,
- * lib/coll/shm.h) on this team: native, every rank a CPU of its own (not
- * oversubscribed), a waiting policy that may spin.  There a flag hand-off
- * costs one cache-line transfer between CPUs and a copy runs at the
- * memory's speed, while a message through a channel costs a ring slot's
- * hand-offs and, from the single-copy threshold on, a descriptor and an
- * acknowledgement besides; waiters spin, so the flags need no doorbell.
+ * lib/coll/shm.h) on this team, and which of them:
+ *   TC__SHM_CPUS: native, every rank a CPU of its own (not
+ *     oversubscribed), a waiting policy that may spin.  There a flag
+ *     hand-off costs one cache-line transfer between CPUs and a copy runs
+ *     at the memory's speed, while a message through a channel costs a
+ *     ring slot's hand-offs and, from the single-copy threshold on, a
+ *     descriptor and an acknowledgement besides; waiters spin, so the flags
+ *     need no doorbell.  Every collective that has one.
+ *   TC__SHM_FIBRES: native, more ranks than CPUs, run as fibres, a policy
+ *     other than TC_WAIT_BLOCK.  A waiter yields to its CPU's next fibre
+ *     (a switch, no system call), and the ranks of a CPU run one after
+ *     another: one synchronisation of the team and each byte copied once
+ *     beat the channels' rounds, where every message waits for its
+ *     receiver's turn.  Measured on 2 CPUs (bench/peers, complete:p, p = 3,
+ *     4, 8, 16, 64): barrier, allgather and alltoall of 8 B to 64 KiB take
+ *     0.2-0.85 times the best of AUTO's channel algorithms on the complete
+ *     graph, the hypercube and the ring; allreduce does not (`shm` 1.6
+ *     times `reduce_bcast` on hypercube:6 at p = 64), nor was it kept for
+ *     the collectives not measured there.
+ *   TC__SHM_NONE: otherwise.
  * Thread-safe. */
+enum { TC__SHM_NONE, TC__SHM_CPUS, TC__SHM_FIBRES };
 int tc__shm_team(const struct tc_team *team);
 
-/* The algorithm AUTO takes for call g on a team where tc__shm_team() holds
- * (g->shm): the collective's TC__ALG_SHM algorithm that applies, or NULL
- * (none applies, or the call needs a rank-ordered algorithm and it is not
- * TC__ALG_ORDERED).  allreduce:
+/* The algorithm AUTO takes for call g on a team where tc__shm_team() is
+ * not TC__SHM_NONE (g->shm): the collective's TC__ALG_SHM algorithm that
+ * applies, or NULL (none applies, the call needs a rank-ordered algorithm
+ * and it is not TC__ALG_ORDERED, or a fibre team's collective is not
+ * barrier, allgather or alltoall).  allreduce:
  * `shm_flag` (every rank reduces the whole vector: one or two flag phases)
  * up to TC__SHM_FLAT_MAX bytes, `shm` (slices: three phases, 1/p of the
  * combining each) above.  The one place that decides on a team

@@ -60,10 +60,12 @@
  * never parks, since nothing rings a doorbell when a flag changes.  It
  * observes the team's abort and timeout as every wait does.  Not used in
  * emulated mode (the schedule's messages carry the model's delays there).
- * TC_ALG_AUTO takes these algorithms only on native teams with a CPU per
- * rank (tc__shm_pick, lib/coll/machine.c; on a team carrying a calibration,
- * where their calibrated price is the lowest, lib/coll/select.c); named, they run anywhere their
- * registry line allows (the complete graph), also on oversubscribed teams.
+ * TC_ALG_AUTO takes these algorithms on native teams with a CPU per rank
+ * (tc__shm_pick, lib/coll/machine.c; on a team carrying a calibration,
+ * where their calibrated price is the lowest, lib/coll/select.c), and the
+ * barrier, allgather and alltoall on native teams of fibres with more ranks
+ * than CPUs (tc__shm_team); named, they run anywhere their registry line
+ * allows (the complete graph), also on oversubscribed teams.
  *
  * The logical clock: every rank's clock becomes the latest start clock it
  * saw (its own and those of the peers it read) plus the schedule's

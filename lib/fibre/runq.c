@@ -39,8 +39,10 @@ struct tc__fcpu {
 	struct tc__task *rq_head, *rq_tail; /* ready FIFO: this thread only */
 	struct tc__task **heap;             /* timers, by deadline */
 	int nheap;
-	int nlive; /* tasks not finished */
-	int id;    /* CPU number, -1: unpinned */
+	int nlive;           /* tasks not finished */
+	int id;              /* CPU number, -1: unpinned */
+	unsigned yields;     /* tc__task_yield() calls, for the busy sweep */
+	uint64_t last_sweep; /* tc__mono_ns() of the last sweep (idle or busy) */
 	pthread_t thread;
 	struct tc__runq *s;
 	/* Written by other threads. */
@@ -348,9 +350,26 @@ void tc__task_block(struct tc__task *self, _Atomic int32_t *word, int32_t asleep
 	self->word = NULL;
 }
 
+/* The sweeps' period (tc__cpu_sweep()), and how often a yield looks at
+ * the clock for the busy sweep. */
+enum { TC__SWEEP_NS = 10 * 1000 * 1000, TC__SWEEP_YIELDS = 256 };
+static void tc__cpu_sweep(struct tc__fcpu *c);
+
 int tc__task_yield(struct tc__task *self)
 {
 	struct tc__fcpu *c = self->cpu;
+	/* The busy sweep: a CPU whose ready tasks only yield (waits that
+	 * nothing rings, as the machine's own algorithms' flags) is never
+	 * idle, so the idle sweep would never wake the tasks it keeps blocked
+	 * for their probes (tc__cpu_sweep()); every TC__SWEEP_NS a yield does
+	 * it instead. */
+	if (++c->yields % TC__SWEEP_YIELDS == 0) {
+		const uint64_t now = tc__mono_ns();
+		if (now - c->last_sweep >= TC__SWEEP_NS) {
+			c->last_sweep = now;
+			tc__cpu_sweep(c);
+		}
+	}
 	if (!c->rq_head && !atomic_load_explicit(&c->remote, memory_order_relaxed) &&
 	    (!c->nheap || c->heap[0]->deadline > tc__mono_ns()))
 		return 0;
@@ -391,7 +410,6 @@ void tc__task_sleep_until(struct tc__task *self, uint64_t deadline_ns)
  * a timer at every block: on fibres a timer is a heap insert and removal
  * per block and a clock read per switch, which took complete:64's barrier
  * from 14 to 18 us.  A CPU is idle only when all its tasks are blocked. */
-enum { TC__SWEEP_NS = 10 * 1000 * 1000 };
 static int tc__first_task(int k, int ntask, int ncpu);
 
 static void tc__cpu_sweep(struct tc__fcpu *c)
@@ -459,6 +477,7 @@ static void tc__cpu_idle(struct tc__fcpu *c)
 		                  tsp, NULL, FUTEX_BITSET_MATCH_ANY);
 		if (rc == -1 && errno == ETIMEDOUT) {
 			if (sweeping) {
+				c->last_sweep = tc__mono_ns();
 				tc__cpu_sweep(c);
 			} else if (precise) {
 				now = tc__mono_ns();
