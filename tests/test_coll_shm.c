@@ -971,7 +971,7 @@ static const char *auto_rule_want(const struct tc_team_info *info, int emulated,
 	if (emulated)
 		return NULL;
 	if (!info->oversubscribed)
-		return coll == TC_COLL_ALLREDUCE && bytes <= 8192 ? "shm_flag" : "shm";
+		return coll == TC_COLL_ALLREDUCE && (bytes <= 8192 || info->p == 2) ? "shm_flag" : "shm";
 	if (info->exec == TC_EXEC_FIBRES &&
 	    (coll == TC_COLL_BARRIER || coll == TC_COLL_ALLGATHER || coll == TC_COLL_ALLTOALL))
 		return "shm";
@@ -1114,6 +1114,83 @@ Test(shm, first_call_on_a_sub_team_one_rank_late, .timeout = 120)
 	int err = tc_run(team, late_on_dup_rank, &bad);
 	cr_assert_eq(err, 0, "%s: %s", tc_strerror(err), tc_error_detail());
 	cr_assert_eq(atomic_load(&bad), 0);
+	tc_team_destroy(team);
+}
+
+/* A sub-team kept across runs of its root: every start resets its call
+ * sequence, and the flags its ranks wrote in the run before must not pass
+ * for this run's.  Run 1 makes the sub-team and calls on it (the flags of
+ * calls 0, 1, 2 written); run 2, rank 1 enters late: rank 0's barrier
+ * must wait for it, and its broadcast must carry run 2's value. */
+struct across_arg {
+	int run;
+	struct tc_proc *dup[2];
+	uint64_t entered1, left0; /* run 2: rank 1 enters the barrier, rank 0 leaves it */
+	int64_t got0;             /* run 2: what rank 0 received */
+	atomic_int bad;
+};
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static int across_fn(struct tc_proc *proc, void *argp)
+{
+	struct across_arg *a = argp;
+	const struct tc_coll_opts shm = {.alg = "shm"};
+	const int me = tc_rank(proc);
+	int64_t v = me == 1 ? 100 * a->run : -1;
+	int err = 0;
+	if (a->run == 1) {
+		err = tc_team_dup(proc, &a->dup[me]);
+		if (!err)
+			err = tc_barrier(a->dup[me], &shm);
+		if (!err)
+			err = tc_bcast(a->dup[me], &v, 1, TC_INT64, 1, &shm);
+		if (!err)
+			err = tc_barrier(a->dup[me], &shm);
+	} else {
+		if (me == 1) {
+			struct timespec ts = {0, 30 * 1000 * 1000};
+			nanosleep(&ts, NULL);
+			a->entered1 = mono_ns();
+		}
+		err = tc_barrier(a->dup[me], &shm);
+		if (me == 0)
+			a->left0 = mono_ns();
+		if (!err)
+			err = tc_bcast(a->dup[me], &v, 1, TC_INT64, 1, &shm);
+		if (me == 0)
+			a->got0 = v;
+		if (!err)
+			err = tc_team_free(a->dup[me]);
+	}
+	if (err)
+		atomic_fetch_add(&a->bad, 1);
+	return 0;
+}
+
+Test(shm, sub_team_across_runs, .timeout = 60)
+{
+	struct tc_team_config cfg;
+	tc_team_config_default(&cfg);
+	cfg.topology = "complete:2";
+	cfg.exec = TC_EXEC_THREADS;
+	cfg.timeout_ms = 20000;
+	struct tc_team *team = NULL;
+	cr_assert_eq(tc_team_create(&cfg, &team), 0);
+	struct across_arg a = {.run = 1};
+	cr_assert_eq(tc_run(team, across_fn, &a), 0);
+	cr_assert_eq(atomic_load(&a.bad), 0, "run 1");
+	a.run = 2;
+	cr_assert_eq(tc_run(team, across_fn, &a), 0);
+	cr_assert_eq(atomic_load(&a.bad), 0, "run 2");
+	cr_assert(a.left0 >= a.entered1, "rank 0 left the barrier %.3f ms before rank 1 entered",
+	          (double)(a.entered1 - a.left0) / 1e6);
+	cr_assert_eq(a.got0, 200, "rank 0 received %lld", (long long)a.got0);
 	tc_team_destroy(team);
 }
 

@@ -95,6 +95,12 @@ static void tc__tcache_free(void *p)
 	free(c);
 }
 
+static void tc__tcache_start(void *p)
+{
+	struct tc__tcache *c = p;
+	tc__shm_restart(c->shm);
+}
+
 static size_t tc__tentry_size(const struct tc__tentry *e, int p)
 {
 	const struct tc__sched *s = &e->s;
@@ -206,6 +212,7 @@ static int tc__tcache_get(struct tc_team *team, const struct tc__gen *g, const c
 		pthread_cond_init(&c->cv, NULL);
 		team->shared = c;
 		team->shared_free = tc__tcache_free;
+		team->shared_start = tc__tcache_start;
 	}
 	struct tc__tentry *e = c->head;
 	while (e && !tc__ckey_eq(&e->key, g, key, ordered))

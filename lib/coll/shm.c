@@ -167,6 +167,21 @@ void tc__shm_free(struct tc__shm *shm)
 	free(shm);
 }
 
+void tc__shm_restart(struct tc__shm *shm)
+{
+	if (!shm)
+		return;
+	for (int r = 0; r < shm->p; r++) {
+		struct tc__shm_slot *s = &shm->slots[r];
+		atomic_store_explicit(&s->b[0].step, 0, memory_order_relaxed);
+		atomic_store_explicit(&s->b[1].step, 0, memory_order_relaxed);
+		for (int i = 0; i < TC__SHM_RING; i++)
+			atomic_store_explicit(&s->ring[i].step, 0, memory_order_relaxed);
+		atomic_store_explicit(&s->done, 0, memory_order_relaxed);
+		s->own.run = UINT64_MAX; /* never a run's bits: tc__shm_own() resets */
+	}
+}
+
 /* Rank r's area of call k's parity. */
 static unsigned char *tc__shm_area(const struct tc__shm_ctx *c, int r)
 {

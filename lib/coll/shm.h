@@ -39,9 +39,12 @@
  * flag's block of the same parity, below.  So is a rank's slice buffer of
  * that parity (allreduce `shm`, TC__SHM_SLICE): its reduced slice, which
  * the peers copy out of it instead of the rank's OUT.
- * The step word packs the team's start (16 bits, so that a value left by
- * an earlier run never passes), 8 bits of the call's signature, k and a
- * phase; a rank's steps only grow during a run, and "peer reached (k, ph)"
+ * The step word packs 16 bits of the team's start time (0 on a
+ * sub-team), 8 bits of the call's signature, k and a phase; every start
+ * of the team clears the step and done words (tc__shm_restart), so that a
+ * value left by an earlier run never passes (16 bits of a start time
+ * repeat once in 65536 runs, and a sub-team kept across runs starts its
+ * calls at 0 again); a rank's steps only grow during a run, and "peer reached (k, ph)"
  * is a comparison.  A peer whose step for call k carries another
  * signature makes another call: TC_EMISMATCH, and the team is aborted.
  *
@@ -203,6 +206,13 @@ struct tc__shm {
  * (NULL: nothing). */
 struct tc__shm *tc__shm_new(int p, const struct tc_rank_place *place);
 void tc__shm_free(struct tc__shm *shm);
+
+/* At a start of the team (no rank runs): every flag's step word and done
+ * word back to zero, what each rank knows of its peers forgotten.  A
+ * flag written in the run before would otherwise pass for one of this
+ * run's: a sub-team's run bits are always 0 and its call numbers start
+ * again at 0, and a root team's are 16 bits of its start time. */
+void tc__shm_restart(struct tc__shm *shm);
 
 /* `shm_tree`: the group [*lo, *hi) of rank r among p.  The ranks are cut
  * into runs of consecutive ranks of one cache domain (place[r].cache,

@@ -306,6 +306,11 @@ struct tc_team {
 	pthread_mutex_t shared_mu;
 	void *shared;
 	void (*shared_free)(void *);
+	/* Called with shared at every start of the team (tc_run, the first
+	 * tc_attach; a sub-team's at its root's), while no rank runs: what
+	 * the last run left there must not pass for this run's (the flags of
+	 * the machine's own algorithms, lib/coll/shm.h).  NULL: nothing. */
+	void (*shared_start)(void *);
 	_Atomic size_t shared_bytes; /* what it holds (tc_team_get_info) */
 	_Atomic int shared_entries;
 	/* Sub-teams (tc_team_split, tc_team_dup; lib/core/subteam.c).  A root

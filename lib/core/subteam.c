@@ -162,6 +162,8 @@ void tc__team_sub_start(struct tc_team *root, void (*reset_proc)(struct tc_proc 
 			s->procs[r].ext_clock = 0;
 		}
 		s->epoch_ns = root->epoch_ns;
+		if (s->shared && s->shared_start)
+			s->shared_start(s->shared);
 		atomic_store(&s->aborted, 0);
 		atomic_store(&s->wd_fired, 0);
 		atomic_store(&s->first_err, 0);

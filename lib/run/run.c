@@ -108,6 +108,8 @@ static void tc__team_start(struct tc_team *t)
 		atomic_store_explicit(&pr->ws.call, NULL, memory_order_relaxed);
 	}
 	t->njoined = 0;
+	if (t->shared && t->shared_start)
+		t->shared_start(t->shared);
 	t->start_ns = tc__now_ns();
 	tc__team_sub_start(t, tc__sub_proc_start);
 	atomic_store(&t->aborted, 0);
