@@ -971,7 +971,7 @@ static const char *auto_rule_want(const struct tc_team_info *info, int emulated,
 	if (emulated)
 		return NULL;
 	if (!info->oversubscribed)
-		return coll == TC_COLL_ALLREDUCE && (bytes <= 8192 || info->p == 2) ? "shm_flag" : "shm";
+		return coll == TC_COLL_ALLREDUCE && bytes <= 8192 ? "shm_flag" : "shm";
 	if (info->exec == TC_EXEC_FIBRES &&
 	    (coll == TC_COLL_BARRIER || coll == TC_COLL_ALLGATHER || coll == TC_COLL_ALLTOALL))
 		return "shm";

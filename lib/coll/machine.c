@@ -191,16 +191,17 @@ double tc__machine_round_ns(const struct tc_calibration *cal, const struct tc_mo
 
 /* allreduce: AUTO reduces the whole vector on every rank (`shm_flag`)
  * rather than by slices (`shm`) up to TC__SHM_FLAT_MAX bytes, or while the
- * p - 1 vectors a rank reads hold at most TC__SHM_FLAT_READ bytes, or at
- * any size for two ranks.  At p = 2 on a 16-CPU KVM guest, 8 KiB took
- * 1.29 us whole and 2.39 us by slices when `shm` synchronised three times
- * per call (it now does twice up to 64 KiB slices; the bound has not been
- * measured again there).  Two ranks on a 2-vCPU guest (tc_allreduce of
- * doubles back to back, two runs): 8 KiB 0.92-1.13 us whole against
- * 2.16-2.23 by slices, 64 KiB 2.3-2.4 against 9.1-9.4, 512 KiB 18-22
- * against 53-58, 8 MiB 540-590 against 760-810: a slice's rank reads as
- * many bytes, half of them just written in the peer's cache, and waits
- * for the peer once more. */
+ * p - 1 vectors a rank reads hold at most TC__SHM_FLAT_READ bytes: at p = 2
+ * on a 16-CPU KVM guest, 8 KiB took 1.29 us whole and 2.39 us by slices
+ * when `shm` synchronised three times per call (it now does twice up to
+ * 64 KiB slices; the bound has not been measured again there).
+ * Not beyond, even for two ranks, where the whole vector is the faster
+ * while the inputs stay unchanged between calls (2-vCPU guest, 512 KiB:
+ * 18-23 us against 48-58 by slices; 8 MiB 540-590 against 760-810) but
+ * the slower once every rank writes its input before each call, as a
+ * program does (bench/peers -w: 512 KiB 135-141 us against 85-92, 8 MiB
+ * 2.15-2.19 ms against 1.28-1.55): every line of the peer's input must
+ * then come from its cache, twice the slice's share. */
 #define TC__SHM_FLAT_MAX 4096u
 #define TC__SHM_FLAT_READ 8192u
 
@@ -221,8 +222,7 @@ const struct tc__alg *tc__shm_pick(const struct tc__gen *g, int need_ordered)
 	    g->coll != TC_COLL_ALLGATHER && g->coll != TC_COLL_ALLTOALL)
 		return NULL;
 	const char *want = g->coll != TC_COLL_ALLREDUCE ? "shm"
-	                   : g->p == 2 || g->bytes <= TC__SHM_FLAT_MAX ||
-	                                   g->bytes * (size_t)(g->p - 1) <= TC__SHM_FLAT_READ
+	                   : g->bytes <= TC__SHM_FLAT_MAX || g->bytes * (size_t)(g->p - 1) <= TC__SHM_FLAT_READ
 	                           ? "shm_flag"
 	                           : "shm";
 	const struct tc__alg *a = tc__alg_find(g->coll, want);

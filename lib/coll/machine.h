@@ -203,7 +203,7 @@ int tc__shm_team(const struct tc_team *team);
  * and it is not TC__ALG_ORDERED, or a fibre team's collective is not
  * barrier, allgather or alltoall).  allreduce:
  * `shm_flag` (every rank reduces the whole vector: one or two flag phases)
- * up to TC__SHM_FLAT_MAX bytes and for two ranks, `shm` (slices: three phases, 1/p of the
+ * up to TC__SHM_FLAT_MAX bytes, `shm` (slices: three phases, 1/p of the
  * combining each) above.  The one place that decides on a team
  * without a calibration; a team carrying one prices every candidate
  * instead (tc__coll_auto_cal, lib/coll/select.c). */
