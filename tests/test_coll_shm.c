@@ -1101,7 +1101,8 @@ static int late_on_dup_rank(struct tc_proc *proc, void *arg)
 	return 0;
 }
 
-Test(shm, first_call_on_a_sub_team_one_rank_late, .timeout = 120)
+/* Two ranks on threads, a wait that fails after 20 s instead of hanging. */
+static struct tc_team *pair_team(void)
 {
 	struct tc_team_config cfg;
 	tc_team_config_default(&cfg);
@@ -1110,6 +1111,12 @@ Test(shm, first_call_on_a_sub_team_one_rank_late, .timeout = 120)
 	cfg.timeout_ms = 20000;
 	struct tc_team *team = NULL;
 	cr_assert_eq(tc_team_create(&cfg, &team), 0);
+	return team;
+}
+
+Test(shm, first_call_on_a_sub_team_one_rank_late, .timeout = 120)
+{
+	struct tc_team *team = pair_team();
 	atomic_int bad = 0;
 	int err = tc_run(team, late_on_dup_rank, &bad);
 	cr_assert_eq(err, 0, "%s: %s", tc_strerror(err), tc_error_detail());
@@ -1175,13 +1182,7 @@ static int across_fn(struct tc_proc *proc, void *argp)
 
 Test(shm, sub_team_across_runs, .timeout = 60)
 {
-	struct tc_team_config cfg;
-	tc_team_config_default(&cfg);
-	cfg.topology = "complete:2";
-	cfg.exec = TC_EXEC_THREADS;
-	cfg.timeout_ms = 20000;
-	struct tc_team *team = NULL;
-	cr_assert_eq(tc_team_create(&cfg, &team), 0);
+	struct tc_team *team = pair_team();
 	struct across_arg a = {.run = 1};
 	cr_assert_eq(tc_run(team, across_fn, &a), 0);
 	cr_assert_eq(atomic_load(&a.bad), 0, "run 1");
