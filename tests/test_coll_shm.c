@@ -13,7 +13,8 @@
  * buffers overwritten right after every return, slices in the library's
  * buffers and in OUT; their modelled time against the
  * prediction; AUTO's rule (taken on native teams with a CPU per rank, and
- * for barrier, allgather and alltoall on oversubscribed teams of fibres);
+ * for barrier, allgather, alltoall, reduce_scatter and a small bcast on
+ * oversubscribed teams of fibres);
  * a mismatched call; the swept waits on teams whose waiters spin (p = 3
  * and 70); a refused call's detail on every rank.  gather, scatter and
  * reduce_scatter also with every
@@ -973,7 +974,8 @@ static const char *auto_rule_want(const struct tc_team_info *info, int emulated,
 	if (!info->oversubscribed)
 		return coll == TC_COLL_ALLREDUCE && bytes <= 8192 ? "shm_flag" : "shm";
 	if (info->exec == TC_EXEC_FIBRES &&
-	    (coll == TC_COLL_BARRIER || coll == TC_COLL_ALLGATHER || coll == TC_COLL_ALLTOALL))
+	    (coll == TC_COLL_BARRIER || (coll == TC_COLL_BCAST && bytes <= FLAG_BYTES) ||
+	     coll == TC_COLL_ALLGATHER || coll == TC_COLL_ALLTOALL || coll == TC_COLL_REDUCE_SCATTER))
 		return "shm";
 	return NULL;
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "coll/coll_internal.h"
+#include "coll/shm.h"
 
 #include "core/internal.h"
 #include "topocoll/calibrate.h"
@@ -219,7 +220,8 @@ const struct tc__alg *tc__shm_pick(const struct tc__gen *g, int need_ordered)
 	if (!g->shm)
 		return NULL;
 	if (g->shm == TC__SHM_FIBRES && g->coll != TC_COLL_BARRIER &&
-	    g->coll != TC_COLL_ALLGATHER && g->coll != TC_COLL_ALLTOALL)
+	    !(g->coll == TC_COLL_BCAST && g->bytes <= TC__SHM_INLINE) && g->coll != TC_COLL_ALLGATHER &&
+	    g->coll != TC_COLL_ALLTOALL && g->coll != TC_COLL_REDUCE_SCATTER)
 		return NULL;
 	const char *want = g->coll != TC_COLL_ALLREDUCE ? "shm"
 	                   : g->bytes <= TC__SHM_FLAT_MAX || g->bytes * (size_t)(g->p - 1) <= TC__SHM_FLAT_READ

@@ -189,9 +189,15 @@ int tc__cal_price(const struct tc_calibration *cal, const struct tc_topo *t,
  *     receiver's turn.  Measured on 2 CPUs (bench/peers, complete:p, p = 3,
  *     4, 8, 16, 64): barrier, allgather and alltoall of 8 B to 64 KiB take
  *     0.2-0.85 times the best of AUTO's channel algorithms on the complete
- *     graph, the hypercube and the ring; allreduce does not (`shm` 1.6
- *     times `reduce_bcast` on hypercube:6 at p = 64), nor was it kept for
- *     the collectives not measured there.
+ *     graph, the hypercube and the ring; bcast and reduce_scatter of 64 B
+ *     and 64 KiB 0.2-0.82 times (back-to-back calls, p = 8 and 64, one run
+ *     each).  With every rank writing its input before each call,
+ *     reduce_scatter of 64 KiB still 0.7-0.86 times, but bcast of 64 KiB at
+ *     p = 8 1.55 times (the readers copy out of the root's cache): bcast
+ *     only where the data travel in the root's ring (TC__SHM_INLINE bytes).
+ *     Not allreduce (`shm` 1.6 times `reduce_bcast` on hypercube:6 at
+ *     p = 64), nor gather and scatter, which lose at 64 B and p = 8 (1.9-2.5
+ *     times) though they win at 64 KiB.
  *   TC__SHM_NONE: otherwise.
  * Thread-safe. */
 enum { TC__SHM_NONE, TC__SHM_CPUS, TC__SHM_FIBRES };
@@ -201,7 +207,8 @@ int tc__shm_team(const struct tc_team *team);
  * not TC__SHM_NONE (g->shm): the collective's TC__ALG_SHM algorithm that
  * applies, or NULL (none applies, the call needs a rank-ordered algorithm
  * and it is not TC__ALG_ORDERED, or a fibre team's collective is not
- * barrier, allgather or alltoall).  allreduce:
+ * barrier, allgather, alltoall, reduce_scatter or a bcast of at most
+ * TC__SHM_INLINE bytes).  allreduce:
  * `shm_flag` (every rank reduces the whole vector: one or two flag phases)
  * up to TC__SHM_FLAT_MAX bytes, `shm` (slices: three phases, 1/p of the
  * combining each) above.  The one place that decides on a team

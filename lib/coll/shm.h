@@ -66,7 +66,8 @@
  * TC_ALG_AUTO takes these algorithms on native teams with a CPU per rank
  * (tc__shm_pick, lib/coll/machine.c; on a team carrying a calibration,
  * where their calibrated price is the lowest, lib/coll/select.c), and the
- * barrier, allgather and alltoall on native teams of fibres with more ranks
+ * barrier, allgather, alltoall, reduce_scatter and a bcast of at most
+ * TC__SHM_INLINE bytes on native teams of fibres with more ranks
  * than CPUs (tc__shm_team); named, they run anywhere their registry line
  * allows (the complete graph), also on oversubscribed teams.
  *
