@@ -215,13 +215,26 @@ int tc__shm_team(const struct tc_team *team)
 	return team->exec == TC_EXEC_FIBRES ? TC__SHM_FIBRES : TC__SHM_NONE;
 }
 
+/* The calls AUTO gives the machine's own algorithms on a team of fibres
+ * with more ranks than CPUs (tc__shm_team(), TC__SHM_FIBRES). */
+static int tc__shm_fibres_take(const struct tc__gen *g)
+{
+	switch (g->coll) {
+	case TC_COLL_BARRIER:
+	case TC_COLL_ALLGATHER:
+	case TC_COLL_ALLTOALL:
+	case TC_COLL_REDUCE_SCATTER:
+		return 1;
+	case TC_COLL_BCAST:
+		return g->bytes <= TC__SHM_INLINE; /* in the root's ring */
+	default:
+		return 0;
+	}
+}
+
 const struct tc__alg *tc__shm_pick(const struct tc__gen *g, int need_ordered)
 {
-	if (!g->shm)
-		return NULL;
-	if (g->shm == TC__SHM_FIBRES && g->coll != TC_COLL_BARRIER &&
-	    !(g->coll == TC_COLL_BCAST && g->bytes <= TC__SHM_INLINE) && g->coll != TC_COLL_ALLGATHER &&
-	    g->coll != TC_COLL_ALLTOALL && g->coll != TC_COLL_REDUCE_SCATTER)
+	if (!g->shm || (g->shm == TC__SHM_FIBRES && !tc__shm_fibres_take(g)))
 		return NULL;
 	const char *want = g->coll != TC_COLL_ALLREDUCE ? "shm"
 	                   : g->bytes <= TC__SHM_FLAT_MAX || g->bytes * (size_t)(g->p - 1) <= TC__SHM_FLAT_READ

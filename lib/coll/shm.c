@@ -93,9 +93,15 @@ struct tc__shm_ctx {
 	uint64_t next_probe; /* w.waited at the next look at a peer's return */
 };
 
+/* (k, ph): the position a step word of call k's phase ph compares by. */
+static uint64_t tc__shm_pos(const struct tc__shm_ctx *c, int ph)
+{
+	return (c->k & TC__SHM_CALL_MASK) << 2 | (uint64_t)ph;
+}
+
 static uint64_t tc__shm_step(const struct tc__shm_ctx *c, int ph)
 {
-	return c->run | c->sig8 | (c->k & TC__SHM_CALL_MASK) << 2 | (uint64_t)ph;
+	return c->run | c->sig8 | tc__shm_pos(c, ph);
 }
 
 static struct tc__shm_block *tc__shm_blk(const struct tc__shm_ctx *c, int r)
@@ -214,15 +220,12 @@ static int tc__shm_reached(const struct tc__shm_ctx *c, uint64_t v, uint64_t pos
 static int tc__shm_passed_by(const struct tc__shm_ctx *c, const _Atomic uint64_t *word,
                              const _Atomic uint64_t *alt, uint64_t pos)
 {
-	if (!alt)
-		return 0;
-	const uint64_t a = atomic_load_explicit(alt, memory_order_acquire);
 	/* Call k's first phase at least: a word never written (zero) says
 	 * (0, 0), which no rank publishes. */
-	if ((a & ~TC__SHM_RUN_MASK) != c->run || (a & TC__SHM_POS_MASK) < ((pos >> 2) << 2 | 1))
-		return 0;
-	const uint64_t v = atomic_load_explicit(word, memory_order_acquire);
-	return !((v & ~TC__SHM_RUN_MASK) == c->run && (v & TC__SHM_POS_MASK) >= pos);
+	return alt &&
+	       tc__shm_reached(c, atomic_load_explicit(alt, memory_order_acquire),
+	                       (pos >> 2) << 2 | 1, 0) &&
+	       !tc__shm_reached(c, atomic_load_explicit(word, memory_order_acquire), pos, 0);
 }
 
 static int tc__shm_await_word(struct tc__shm_ctx *c, int r, const _Atomic uint64_t *word,
@@ -262,8 +265,8 @@ static int tc__shm_await_word(struct tc__shm_ctx *c, int r, const _Atomic uint64
 			if (atomic_load_explicit(&n->attached, memory_order_relaxed) &&
 			    (atomic_load_explicit(&n->ws.state, memory_order_acquire) == TC__WS_RETURNED ||
 			     (c->proc->coll_sig && (seen >> 40) == (want >> 40) && seen != want))) {
-				uint64_t v = atomic_load_explicit(word, memory_order_acquire);
-				if (!((v & ~TC__SHM_RUN_MASK) == c->run && (v & TC__SHM_POS_MASK) >= pos))
+				if (!tc__shm_reached(c, atomic_load_explicit(word, memory_order_acquire),
+				                     pos, 0))
 					return tc__shm_mismatch(c, r);
 			}
 		}
@@ -290,7 +293,7 @@ static struct tc__shm_block *tc__shm_ring(const struct tc__shm_ctx *c, int r)
 static int tc__shm_await(struct tc__shm_ctx *c, int r, int ph)
 {
 	return tc__shm_await_word(c, r, &tc__shm_blk(c, r)->step, &tc__shm_ring(c, r)->step,
-	                          (c->k & TC__SHM_CALL_MASK) << 2 | (uint64_t)ph, 1);
+	                          tc__shm_pos(c, ph), 1);
 }
 
 /* What this rank knows of its peers (its own slot), reset at a new run. */
@@ -359,7 +362,7 @@ static int tc__shm_await_data(struct tc__shm_ctx *c, int r, int ph)
 static int tc__shm_sweep(struct tc__shm_ctx *c, int ph, int data, void (*got)(struct tc__shm_ctx *, int))
 {
 	const int p = c->p, sweep = p <= TC__SHM_SWEEP_MAX && c->proc->team->spin_ns;
-	const uint64_t pos = (c->k & TC__SHM_CALL_MASK) << 2 | (uint64_t)ph;
+	const uint64_t pos = tc__shm_pos(c, ph);
 	uint64_t left[TC__SHM_SWEEP_MAX / 64] = {0};
 	int nleft = p - 1, err;
 	for (int i = 1; sweep && i < p; i++)
@@ -547,7 +550,6 @@ static int tc__shm_bcast(struct tc__shm_ctx *c, int root)
 {
 	const uint64_t m = c->m;
 	const int small = m <= TC__SHM_INLINE;
-	const uint64_t pos1 = (c->k & TC__SHM_CALL_MASK) << 2 | 1;
 	if (c->me == root) {
 		struct tc__shm_block *b;
 		int err = tc__shm_claim(c, small, c->io->out, c->io->out, &b);
@@ -566,7 +568,8 @@ static int tc__shm_bcast(struct tc__shm_ctx *c, int root)
 	}
 	/* A non-root writes no data of its own, only its step. */
 	const struct tc__shm_block *rb = small ? tc__shm_ring(c, root) : tc__shm_blk(c, root);
-	int err = small ? tc__shm_await_word(c, root, &rb->step, &tc__shm_blk(c, root)->step, pos1, 1)
+	int err = small ? tc__shm_await_word(c, root, &rb->step, &tc__shm_blk(c, root)->step,
+	                                     tc__shm_pos(c, 1), 1)
 	                : tc__shm_await(c, root, 1);
 	if (!err)
 		err = tc__shm_take_from(c, root, rb);
