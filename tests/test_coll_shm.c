@@ -240,11 +240,11 @@ static int mix_fn(struct tc_proc *proc, void *argp)
 		                   it % 3 == 2 ? &tree
 		                   : it & 1    ? &shm
 		                               : &flag);
+		int wrong = 0;
 		for (int j = 0; j < 3 && !err; j++)
-			if (sum[j] != (int64_t)p * (p + 1) / 2 * (it + j))
-				err = -1;
-		if (err)
-			mix_fail(a, "allreduce", me, it, err > 0 ? 0 : err < -1 ? err : 0);
+			wrong |= sum[j] != (int64_t)p * (p + 1) / 2 * (it + j);
+		if (err || wrong)
+			mix_fail(a, "allreduce", me, it, err);
 		b = me == root ? it : -1;
 		if ((err = tc_bcast(proc, &b, 1, TC_INT64, root, &bin)) || b != it)
 			mix_fail(a, "bcast binomial", me, it, err);
@@ -327,12 +327,11 @@ static int ring_fn(struct tc_proc *proc, void *argp)
 			struct timespec ts = {0, 50 * 1000};
 			nanosleep(&ts, NULL);
 		}
-		int err = tc_bcast(proc, buf, n, TC_BYTE, root, &shm);
-		for (size_t i = 0; i < n && !err; i++)
-			if (buf[i] != ring_byte(it, i, root))
-				err = -1;
-		if (err) {
-			mix_fail(a, "bcast shm", me, it, err > 0 ? err : 0);
+		int err = tc_bcast(proc, buf, n, TC_BYTE, root, &shm), wrong = 0;
+		for (size_t i = 0; i < n && !err && !wrong; i++)
+			wrong = buf[i] != ring_byte(it, i, root);
+		if (err || wrong) {
+			mix_fail(a, "bcast shm", me, it, err);
 			break;
 		}
 		memset(buf, 0x5a, sizeof buf);
