@@ -53,8 +53,8 @@ struct tc__aside {
 };
 
 /*
- * A point-to-point message to a rank that is not a neighbour (lib/p2p/
- * p2p.c, "Routed messages"): pushed by its sender onto the receiver's
+ * A point-to-point message to a rank that is not a neighbour
+ * (lib/p2p/far.c): pushed by its sender onto the receiver's
  * mailbox (tc_proc.mail, many producers), then kept by the receiver in its
  * list of such messages (tc_proc.fx_head) until a receive matches it.
  * Eager (sreq NULL): the payload follows, owned by the receiver alone
@@ -72,7 +72,7 @@ struct tc__far {
 	int64_t clock;         /* its arrival time (logical, ps) */
 	int src;
 	int tag;
-	_Atomic uint64_t claim; /* rendezvous: TC__CLAIM_* (lib/p2p/p2p.c) */
+	_Atomic uint64_t claim; /* rendezvous: TC__CLAIM_* (lib/p2p/p2p_internal.h) */
 	_Atomic int refs;
 	unsigned char data[]; /* eager: the message */
 };
@@ -206,7 +206,7 @@ struct tc_proc {
 	pthread_t thread;
 	int run_err;
 	/* Point-to-point with ranks that are not neighbours, and receives
-	 * from any source (lib/p2p/p2p.c, "Routed messages"). */
+	 * from any source (lib/p2p/far.c). */
 	_Alignas(64) _Atomic(struct tc__far *) mail; /* pushed by any rank (a
 	                          Treiber stack, newest first), taken whole by
 	                          this proc's thread */
@@ -220,8 +220,8 @@ struct tc_proc {
 	struct tc__far *far_sent; /* their nodes (snext) */
 	uint64_t useq;            /* point-to-point receives posted (matching order) */
 	int any_hinted;           /* every link's data hint raised for nany */
-	/* The message the last probe found (tc_probe, tc_iprobe: lib/p2p/
-	 * p2p.c, "Probing"), which the next point-to-point receive the proc
+	/* The message the last probe found (tc_probe, tc_iprobe:
+	 * lib/p2p/probe.c), which the next point-to-point receive the proc
 	 * posts takes when it asks for it: an entry of port probed_nbr's
 	 * aside list, or (probed_nbr -1) a routed node of fx; NULL when none.
 	 * probed_src and probed_tag are the message's, probed_asked_src and

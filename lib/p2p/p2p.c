@@ -1,6 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * lib/p2p/p2p.c - point-to-point messages between neighbours.
+ * lib/p2p/p2p.c - point-to-point messages between neighbours: the
+ * channels' paths (a message's packets pushed and pulled, the messages set
+ * aside, the progress of the requests queued on the ports), the posting of
+ * requests and the blocking calls.  The other files of lib/p2p: far.c
+ * (routed messages, to ranks that are not neighbours, and messages to
+ * oneself), wait.c (tc_wait, tc_waitall, tc_test, tc_cancel: how a request
+ * ends), probe.c (tc_probe, tc_iprobe), progress.c (the progress-wait) and
+ * watchdog.c; p2p_internal.h is what the first four share.
  *
  * A message travels over the channel of its directed link as one or more
  * packets of at most mu payload bytes (the first carries the total size), or,
@@ -30,10 +37,10 @@
  *
  * A point-to-point single-copy descriptor carries a claim word (its 8-byte
  * payload): the receiver claims it before it reads the sender's buffer or
- * takes the descriptor aside, and tc_cancel cancels a descriptor nobody
- * has claimed (one compare-and-swap each, on the word in the channel's
- * line), so a receiver never reads a cancelled send and skips its
- * descriptor.
+ * takes the descriptor aside, and tc_cancel (lib/p2p/wait.c) cancels a
+ * descriptor nobody has claimed (one compare-and-swap each, on the word in
+ * the channel's line), so a receiver never reads a cancelled send and
+ * skips its descriptor.
  *
  * Tags (MPI's matching, topocoll/p2p.h): a point-to-point message carries
  * its tag (a streamed one in its first packet's aux, a single-copy
@@ -45,26 +52,15 @@
  * The head receive of the port whose message is at the channel's head
  * takes it straight from the channel (tc__pull_user).
  *
- * Routed messages: a message to a rank that is not a neighbour does not go
- * through the ranks of its route (they would have to be in the library to
- * forward it, and a rank blocked elsewhere would hold it up): it travels
- * as a struct tc__far pushed onto the receiver's mailbox, a Treiber stack
- * that any rank pushes and its owner takes whole (tc__pull_far), while the
- * model charges its route (hops, the first link's send port, the last
- * link's receive port).  A hop is charged as its link's weight
- * (lib/topo/charge.h): one link on a team's own topology, the parent's
- * route on a sub-team's general subset, for neighbours too.  Below single_copy_min the node holds a copy and
- * the send is complete at once; from it on the receiver copies out of the
- * sender's buffer, with the claim word and abort handshake of single-copy
- * descriptors (tc__rndv_quiesce then waits for every rank, not only the
- * neighbours).  Messages from one sender keep their order: the stack is
- * reversed as it is taken.  Receives from a non-neighbour or from any
- * source wait in the proc's grq.
+ * Routed messages: a message to a rank that is not a neighbour travels
+ * through the receiver's mailbox (lib/p2p/far.c).  Receives from a
+ * non-neighbour or from any source wait in the proc's grq.
  *
  * Another engine: a team whose ranks are not threads of this process (a
  * team over MPI processes) has a p2p_engine (lib/p2p/p2p.h) that moves its
- * messages; the arguments, the clock rules and the emulated waits stay
- * here, and none of the channels' paths is taken.
+ * messages; the arguments (here), the clock rules and the emulated waits
+ * (lib/p2p/wait.c) stay in lib/p2p, and none of the channels' paths is
+ * taken.
  *
  * Fast paths: a message of one packet on a link with nothing queued needs no
  * request at all (tc__send_eager, tc__recv_eager: blocking tc_send/tc_recv
@@ -78,6 +74,7 @@
 #include <string.h>
 
 #include "p2p/p2p.h"
+#include "p2p/p2p_internal.h"
 #include "p2p/request.h"
 #include "base/error_detail.h"
 #include "topo/charge.h"
@@ -100,7 +97,7 @@ static inline void tc__rs_link(struct tc__port *port, struct tc__req *req)
 	port->rs_head = req;
 }
 
-static void tc__rs_unlink(struct tc_proc *proc, struct tc__req *req)
+void tc__rs_unlink(struct tc_proc *proc, struct tc__req *req)
 {
 	if (req->nbr < 0)
 		return; /* a routed send: never listed */
@@ -128,26 +125,6 @@ static void tc__deactivate_at(struct tc_proc *proc, struct tc__port *port, int i
 	}
 }
 
-/* Which stream a packet kind or a request's tag belongs to. */
-static inline bool tc__coll_kind(unsigned kind)
-{
-	return (kind & TC__MSG_COLL) != 0;
-}
-
-/* The claim word of a point-to-point single-copy descriptor at line pos
- * of ch: its payload, at body offset TC__HDR of the first line (line offset
- * 40, 8-byte aligned).  Written by the producer's push (published with the
- * line), then only by compare-and-swap: the receiver's OPEN -> TAKEN
- * (tc__claim) against the sender's OPEN -> CANCELLED (tc_cancel).  Relaxed:
- * the two decide on one word, and neither reads anything the other
- * publishes through it (the buffer was published by the descriptor's
- * push, its release by rndv_done). */
-enum { TC__CLAIM_OPEN = 0, TC__CLAIM_TAKEN = 1, TC__CLAIM_CANCELLED = 2 };
-static inline _Atomic uint64_t *tc__claim_word(const struct tc__chan *ch, uint64_t pos)
-{
-	return (_Atomic uint64_t *)(void *)(ch->ring[pos & ch->mask].body + TC__HDR);
-}
-
 /* Consumer: whether the point-to-point descriptor at the channel's head
  * was cancelled by its sender (then it is only skipped). */
 static inline bool tc__cancelled(const struct tc__chan *ch)
@@ -170,19 +147,6 @@ static inline void tc__data_published(struct tc_team *t, struct tc__chan *ch)
 {
 	if (t->may_block)
 		tc__notify(&ch->want_data, ch->cons_db, t->asym_fence);
-}
-
-static inline void tc__space_freed(struct tc_team *t, struct tc__chan *ch)
-{
-	if (t->may_block)
-		tc__notify(&ch->want_space, ch->prod_db, t->asym_fence);
-}
-
-static void tc__send_done(struct tc_proc *proc, struct tc__req *req)
-{
-	req->state = TC__REQ_DONE;
-	proc->stats.msgs_sent++;
-	proc->stats.bytes_sent += req->bytes;
 }
 
 /* Pushes what fits of the send at the head of its port.  Returns true when
@@ -256,13 +220,6 @@ static bool tc__push_send(struct tc_proc *proc, struct tc__port *port, struct tc
 	return done;
 }
 
-static void tc__recv_done(struct tc_proc *proc, struct tc__req *req)
-{
-	req->state = TC__REQ_DONE;
-	proc->stats.msgs_recv++;
-	proc->stats.bytes_recv += req->received;
-}
-
 /* The signature a message's first packet (h, at the consumer's position in
  * ch) carries: in the payload of a single-copy descriptor, aux otherwise. */
 static inline uint64_t tc__pkt_sig(const struct tc__chan *ch, const struct tc__pkt_hdr *h)
@@ -295,15 +252,9 @@ static inline bool tc__umatch(const struct tc__req *r, int src, int tag)
 	return (r->usrc == TC_ANY_SOURCE || r->usrc == src) && (r->utag == TC_ANY_TAG || r->utag == tag);
 }
 
-/* Whether a message taken aside still has packets in the channel. */
-static inline bool tc__aside_partial(const struct tc__aside *a)
-{
-	return !a->sreq && a->have < a->total;
-}
-
 /* Copies the packets of the partial message at the tail of the port's
  * aside list that have arrived.  Returns true when it is complete. */
-static bool tc__aside_fill(struct tc__port *port, bool *freed)
+bool tc__aside_fill(struct tc__port *port, bool *freed)
 {
 	struct tc__aside *a = port->ua_tail;
 	struct tc__chan *ch = port->in;
@@ -325,7 +276,7 @@ static bool tc__aside_fill(struct tc__port *port, bool *freed)
  * Returns 1 when it is aside whole (or was a cancelled descriptor, only
  * skipped), 0 when more of its packets are to come, TC_ENOMEM (left in
  * place) when there is no memory for it. */
-static int tc__aside_take(struct tc__port *port, const struct tc__pkt_hdr *h, bool *freed)
+int tc__aside_take(struct tc__port *port, const struct tc__pkt_hdr *h, bool *freed)
 {
 	struct tc__chan *ch = port->in;
 	const bool rndv = (h->flags & TC__PKT_RNDV) != 0;
@@ -363,8 +314,8 @@ static int tc__aside_take(struct tc__port *port, const struct tc__pkt_hdr *h, bo
 /* The receive req (point-to-point) takes the message a set aside on its
  * port (complete; prev: the entry before it, or NULL).  req is then
  * complete; returns true when a stays aside (TC_ETRUNCATE). */
-static bool tc__recv_aside(struct tc_proc *proc, struct tc__port *port, struct tc__req *req,
-                           struct tc__aside *a, struct tc__aside *prev)
+bool tc__recv_aside(struct tc_proc *proc, struct tc__port *port, struct tc__req *req,
+                    struct tc__aside *a, struct tc__aside *prev)
 {
 	struct tc_team *t = proc->team;
 	req->received = a->total;
@@ -553,8 +504,7 @@ static bool tc__unlink(struct tc__req **head, struct tc__req **tail, struct tc__
  * the first match in the port's queue (for a neighbour's message; a
  * receive already streaming its message is not a candidate) or in grq,
  * whichever was posted first.  *in_grq says where it is. */
-static struct tc__req *tc__earliest(struct tc_proc *proc, struct tc__port *port, int src, int tag,
-                                    bool *in_grq)
+struct tc__req *tc__earliest(struct tc_proc *proc, struct tc__port *port, int src, int tag, bool *in_grq)
 {
 	struct tc__req *a = NULL, *b = NULL;
 	if (port)
@@ -574,7 +524,7 @@ static struct tc__req *tc__earliest(struct tc_proc *proc, struct tc__port *port,
 }
 
 /* Takes a matched receive out of its queue (grq or its port's). */
-static void tc__urecv_unlink(struct tc_proc *proc, struct tc__port *port, struct tc__req *r, bool in_grq)
+void tc__urecv_unlink(struct tc_proc *proc, struct tc__port *port, struct tc__req *r, bool in_grq)
 {
 	if (!in_grq) {
 		tc__unlink(&port->urq_head, &port->urq_tail, r);
@@ -666,130 +616,6 @@ static bool tc__pull_user(struct tc_proc *proc, struct tc__port *port)
 	}
 	if (freed)
 		tc__space_freed(proc->team, ch);
-	return any;
-}
-
-/* The neighbour index of the last link of the route from src to the proc
- * (the receive port a routed message uses); 0 when the model's ports do
- * not depend on it. */
-static int tc__last_link(const struct tc_proc *proc, int src)
-{
-	const struct tc_team *t = proc->team;
-	if (src == proc->rank)
-		return -1; /* a message to oneself: no link (tc__req_clock) */
-	if (!t->mps.ports_all)
-		return 0;
-	int cur = src;
-	for (int next; (next = tc_topo_next_hop(t->topo, cur, proc->rank)) != proc->rank;)
-		cur = next;
-	return tc_topo_neighbor_index(t->topo, proc->rank, cur);
-}
-
-/* The sender's side of a routed rendezvous node is done with it. */
-static void tc__far_sent_drop(struct tc_proc *proc, struct tc__far *n)
-{
-	for (struct tc__far **pp = &proc->far_sent; *pp; pp = &(*pp)->snext)
-		if (*pp == n) {
-			*pp = n->snext;
-			break;
-		}
-	proc->nfar_rndv--;
-	tc__far_unref(n);
-}
-
-/* The receive r takes the routed message n.  Returns 1 when n stays
- * (TC_ETRUNCATE; r complete), 0 when n was taken (r complete), -1 when
- * its sender cancelled it first (r still queued; n to be dropped). */
-static int tc__recv_far(struct tc_proc *proc, struct tc__req *r, struct tc__far *n)
-{
-	struct tc_team *t = proc->team;
-	if (n->sreq) {
-		uint64_t open = TC__CLAIM_OPEN;
-		if (n->total <= r->bytes &&
-		    !atomic_compare_exchange_strong_explicit(&n->claim, &open, TC__CLAIM_TAKEN,
-		                                             memory_order_relaxed, memory_order_relaxed))
-			return -1;
-	}
-	r->received = n->total;
-	r->clock = n->clock;
-	r->st_src = n->src;
-	r->st_tag = n->tag;
-	r->rnbr = tc__last_link(proc, n->src);
-	r->state = TC__REQ_DONE;
-	if (n->total > r->bytes) {
-		r->status = TC_ETRUNCATE; /* left for a larger buffer */
-		return 1;
-	}
-	if (!n->sreq) {
-		if (n->total)
-			memcpy(r->rbuf, n->data, n->total);
-	} else {
-		if (!tc__rndv_read_begin(proc)) {
-			r->status = TC_EABORTED; /* the sender may be gone */
-			return 0;
-		}
-		if (n->total)
-			memcpy(r->rbuf, n->sreq->sbuf, n->total);
-		/* Release: as in tc__pull_recv(); pairs with the acquire load in
-		 * tc__complete().  The request may be gone after this store. */
-		atomic_store_explicit(&n->sreq->rndv_done, 1, memory_order_release);
-		tc__rndv_read_end(proc);
-		if (t->may_block)
-			tc__doorbell_ring(&t->procs[n->src].db);
-		proc->stats.single_copy++;
-	}
-	tc__recv_done(proc, r);
-	return 0;
-}
-
-/* Takes the proc's mailbox whole and matches the routed messages, in order
- * of arrival, each to the earliest receive of grq it matches.  Returns true
- * when a receive completed. */
-static bool tc__pull_far(struct tc_proc *proc)
-{
-	/* Relaxed look first: the exchange writes a line the senders share. */
-	struct tc__far *n = NULL;
-	if (atomic_load_explicit(&proc->mail, memory_order_relaxed))
-		/* Acquire: pairs with the senders' release compare-and-swap in
-		 * tc__isend_far(); their nodes' contents are visible. */
-		n = atomic_exchange_explicit(&proc->mail, NULL, memory_order_acquire);
-	struct tc__far *fifo = NULL, *last = n;
-	while (n) { /* newest first: reversed into order of arrival */
-		struct tc__far *next = n->next;
-		n->next = fifo;
-		fifo = n;
-		n = next;
-	}
-	if (fifo) {
-		if (proc->fx_tail)
-			proc->fx_tail->next = fifo;
-		else
-			proc->fx_head = fifo;
-		proc->fx_tail = last;
-	}
-	bool any = false;
-	for (struct tc__far *m = proc->fx_head, *prev = NULL; m && proc->grq_head;) {
-		struct tc__far *next = m->next;
-		bool g;
-		struct tc__req *r = tc__earliest(proc, NULL, m->src, m->tag, &g);
-		int k = r ? tc__recv_far(proc, r, m) : 1;
-		if (r && k >= 0) {
-			tc__urecv_unlink(proc, NULL, r, true);
-			any = true;
-		}
-		if (k > 0) {
-			prev = m;
-		} else {
-			if (prev)
-				prev->next = next;
-			else
-				proc->fx_head = next;
-			if (proc->fx_tail == m)
-				proc->fx_tail = prev;
-			tc__far_unref(m);
-		}
-		m = next;
-	}
 	return any;
 }
 
@@ -886,7 +712,7 @@ static bool tc__unlink(struct tc__req **head, struct tc__req **tail, struct tc__
 	return false;
 }
 
-static void tc__retire(struct tc_proc *proc, struct tc__req *req, int status)
+void tc__retire(struct tc_proc *proc, struct tc__req *req, int status)
 {
 	if (req->kind == TC__KIND_EXT) {
 		/* The layer above ends it (and makes it inactive). */
@@ -1022,8 +848,8 @@ static int tc__check_peer(const struct tc_proc *proc, int peer, bool recv, int *
 }
 
 /* tag: a send's (>= 0) or a receive's or a probe's (>= 0 or TC_ANY_TAG). */
-static int tc__check_call(const struct tc_proc *proc, int peer, bool recv, int tag, const void *buf,
-                          size_t bytes, int *nbr)
+int tc__check_call(const struct tc_proc *proc, int peer, bool recv, int tag, const void *buf,
+                   size_t bytes, int *nbr)
 {
 	if (!proc)
 		return TC_EINVAL;
@@ -1053,8 +879,7 @@ static int tc__check_args(const struct tc_proc *proc, int peer, bool recv, int t
 	return tc__check_call(proc, peer, recv, tag, buf, bytes, nbr);
 }
 
-static void tc__req_init(struct tc_proc *proc, struct tc__req *req, int kind, int peer, int nbr,
-                         size_t bytes)
+void tc__req_init(struct tc_proc *proc, struct tc__req *req, int kind, int peer, int nbr, size_t bytes)
 {
 	req->single_copy = kind == TC__KIND_SEND && bytes >= proc->team->single_copy_min;
 	req->next = NULL;
@@ -1131,123 +956,6 @@ static void tc__enqueue_recv(struct tc_proc *proc, struct tc__port *port, struct
 	tc__activate(proc, port);
 }
 
-/* A routed send (dst no neighbour; arguments checked): its node onto
- * dst's mailbox, charged over the route.  TC_ENOMEM: nothing sent, req
- * not started. */
-static int tc__isend_far(struct tc_proc *proc, int dst, int tag, const void *buf, size_t bytes,
-                         struct tc__req *req)
-{
-	struct tc_team *t = proc->team;
-	const bool eager = bytes < t->single_copy_min;
-	struct tc__far *n = malloc(sizeof *n + (eager ? bytes : 0));
-	if (!n) {
-		tc__set_detail("no memory for a routed message of %zu bytes to rank %d", bytes, dst);
-		req->state = TC__REQ_IDLE;
-		return TC_ENOMEM;
-	}
-	tc__req_init(proc, req, TC__KIND_SEND, dst, -1, bytes);
-	req->sbuf = buf;
-	req->rbuf = NULL;
-	req->utag = tag;
-	req->far = 1;
-	req->hops = tc__topo_charge(t->topo, proc->rank, dst);
-	int first = tc_topo_neighbor_index(t->topo, proc->rank,
-	                                   tc_topo_next_hop(t->topo, proc->rank, dst));
-	struct tc__mps *q = &t->mps;
-	req->clock = tc__clock_send(q, proc->clock, &proc->res_free[tc__res_send(q, first)], bytes,
-	                            req->hops, &req->done_at);
-	n->src = proc->rank;
-	n->tag = tag;
-	n->total = bytes;
-	n->clock = req->clock;
-	atomic_init(&n->claim, TC__CLAIM_OPEN);
-	if (eager) {
-		if (bytes)
-			memcpy(n->data, buf, bytes);
-		n->sreq = NULL;
-		atomic_init(&n->refs, 1);
-		tc__send_done(proc, req);
-	} else {
-		n->sreq = req;
-		atomic_init(&n->refs, 2);
-		req->state = TC__REQ_RNDV_WAIT;
-		req->fnode = n;
-		n->snext = proc->far_sent;
-		proc->far_sent = n;
-		proc->npending_rndv++;
-		proc->nfar_rndv++;
-	}
-	proc->nposts++;
-	proc->stats.packets_sent++;
-	struct tc_proc *d = &t->procs[dst];
-	struct tc__far *head = atomic_load_explicit(&d->mail, memory_order_relaxed);
-	do
-		n->next = head;
-	/* Release: publishes the node (and, eager, its copy); pairs with the
-	 * acquire exchange in tc__pull_far(). */
-	while (!atomic_compare_exchange_weak_explicit(&d->mail, &head, n, memory_order_release,
-	                                              memory_order_relaxed));
-	if (t->may_block)
-		tc__notify(&d->want_mail, &d->db, t->asym_fence);
-	return TC_OK;
-}
-
-/*
- * A message to oneself (dst is the caller; arguments checked).  It is
- * copied, whatever its size, into a node appended to the proc's list of
- * routed messages taken (fx), where the receives from the proc itself or
- * from any source find it as they find a routed message (tags, wildcards,
- * probes, order of sending).  So the send is complete at once: a blocking
- * send to oneself never waits for its receive (MPI's standard mode may
- * buffer, and here always does), at the cost of one copy in and one out.
- * No link is crossed, and the model charges nothing: the message arrives
- * at the sender's clock, with no hop and no port (tc__req_clock).
- * TC_ENOMEM: nothing sent, req not started.
- */
-static int tc__isend_self(struct tc_proc *proc, int tag, const void *buf, size_t bytes,
-                          struct tc__req *req)
-{
-	struct tc__far *n = malloc(sizeof *n + bytes);
-	if (!n) {
-		tc__set_detail("no memory for a copy of a message of %zu bytes to oneself (rank %d)",
-		               bytes, proc->rank);
-		req->state = TC__REQ_IDLE;
-		return TC_ENOMEM;
-	}
-	tc__req_init(proc, req, TC__KIND_SEND, proc->rank, -1, bytes);
-	req->single_copy = 0;
-	req->sbuf = buf;
-	req->rbuf = NULL;
-	req->utag = tag;
-	req->far = 1;
-	req->hops = 0;
-	req->clock = proc->clock;
-	req->done_at = proc->clock;
-	n->next = NULL;
-	n->snext = NULL;
-	n->sreq = NULL;
-	n->src = proc->rank;
-	n->tag = tag;
-	n->total = bytes;
-	n->clock = proc->clock;
-	atomic_init(&n->claim, TC__CLAIM_OPEN);
-	atomic_init(&n->refs, 1);
-	if (bytes)
-		memcpy(n->data, buf, bytes);
-	/* Only this proc's thread touches fx: no ordering needed.  Behind
-	 * the messages already taken, so a receive matches the proc's own
-	 * messages in the order they were sent. */
-	if (proc->fx_tail)
-		proc->fx_tail->next = n;
-	else
-		proc->fx_head = n;
-	proc->fx_tail = n;
-	proc->nposts++;
-	tc__send_done(proc, req);
-	tc__pull_far(proc); /* a receive already posted takes it now */
-	return TC_OK;
-}
-
 /* A send on a team whose point-to-point engine is another's (team->
  * p2p_engine): charged as on the channels (a routed one over its route),
  * the port's resource kept only when the engine started it. */
@@ -1316,8 +1024,6 @@ static int tc__isend_checked(struct tc_proc *proc, int dst, int nbr, int tag, co
 	tc__enqueue_send(proc, &proc->ports[nbr], req);
 	return TC_OK;
 }
-
-static bool tc__take_probed(struct tc_proc *proc, struct tc__req *req);
 
 static int tc__irecv_checked(struct tc_proc *proc, int src, int nbr, int tag, void *buf, size_t cap,
                              struct tc__req *req)
@@ -1388,21 +1094,6 @@ int tc_irecv_tag(struct tc_proc *proc, int src, int tag, void *buf, size_t cap, 
 int tc_irecv(struct tc_proc *proc, int src, void *buf, size_t cap, tc_request *handle)
 {
 	return tc_irecv_tag(proc, src, TC_ANY_TAG, buf, cap, handle);
-}
-
-int tc_request_status(const tc_request *handle, tc_status *st)
-{
-	const struct tc__req *req = (const struct tc__req *)(const void *)handle;
-	if (!req || !st || req->state == TC__REQ_IDLE)
-		return TC_EINVAL;
-	if (req->state != TC__REQ_DONE)
-		return TC_EPENDING;
-	memset(st, 0, sizeof *st);
-	st->source = req->kind == TC__KIND_SEND ? req->peer : req->st_src;
-	st->tag = req->kind == TC__KIND_SEND ? req->utag : req->st_tag;
-	st->error = req->status;
-	st->bytes = req->kind == TC__KIND_SEND ? req->bytes : req->received;
-	return TC_OK;
 }
 
 void tc__post_send(struct tc_proc *proc, int nbr, const void *buf, size_t bytes, int tag,
@@ -1501,356 +1192,6 @@ int tc__recv_eager(struct tc_proc *proc, int nbr, void *buf, size_t cap, int tag
 	*received = h.total;
 	*arrival = h.clock;
 	return 1;
-}
-
-/* True when req is complete; finishes a single-copy send whose receiver is
- * done. */
-static bool tc__complete(struct tc_proc *proc, struct tc__req *req)
-{
-	const struct tc__p2p_engine *e = proc->team->p2p_engine;
-	if (e && req->kind != TC__KIND_EXT) {
-		/* The receive rule's port: the last link of the sender's route. */
-		if (e->test(proc, req) && req->kind == TC__KIND_RECV && !req->clocked &&
-		    req->nbr < 0 && req->st_src >= 0)
-			req->rnbr = tc__last_link(proc, req->st_src);
-		return req->state == TC__REQ_DONE;
-	}
-	if (req->state == TC__REQ_RNDV_WAIT &&
-	    /* Acquire: pairs with the receiver's release store; its copy out of
-	     * our buffer is finished. */
-	    atomic_load_explicit(&req->rndv_done, memory_order_acquire)) {
-		proc->npending_rndv--;
-		if (req->far)
-			tc__far_sent_drop(proc, req->fnode);
-		else
-			tc__rs_unlink(proc, req);
-		tc__send_done(proc, req);
-	}
-	return req->state == TC__REQ_DONE;
-}
-
-bool tc__req_complete(struct tc_proc *proc, tc_request *req)
-{
-	return tc__complete(proc, tc__req(req));
-}
-
-void tc__req_retire(struct tc_proc *proc, tc_request *req, int status)
-{
-	tc__retire(proc, tc__req(req), status);
-}
-
-/* Applies a completed request to the proc's logical clock (once). */
-/* A completed send's effect on the clock: the sender's port is done at
- * done_at. */
-static void tc__clock_sent(struct tc_proc *proc, tc_time_t done_at, int hops, size_t bytes)
-{
-	proc->clock = tc__max_time(proc->clock, done_at);
-	proc->stats.hops += (uint64_t)hops;
-	proc->stats.busy_ps = tc__sat_add(proc->stats.busy_ps, tc__link_time(&proc->team->mps, bytes));
-}
-
-/* A completed receive's: the receive rule on neighbour nbr's port. */
-static void tc__clock_received(struct tc_proc *proc, int nbr, tc_time_t arrival, size_t bytes)
-{
-	struct tc__mps *q = &proc->team->mps;
-	proc->stats.busy_ps = tc__sat_add(proc->stats.busy_ps, tc__link_time(q, bytes));
-	tc_time_t done = tc__clock_recv(q, arrival, &proc->res_free[tc__res_recv(q, nbr)], bytes);
-	proc->clock = tc__max_time(proc->clock, done);
-}
-
-static void tc__req_clock(struct tc_proc *proc, struct tc__req *req)
-{
-	if (req->state != TC__REQ_DONE || req->clocked)
-		return;
-	if (req->kind == TC__KIND_SEND && req->peer == proc->rank)
-		proc->clock = tc__max_time(proc->clock, req->done_at); /* to oneself: no link */
-	else if (req->kind == TC__KIND_SEND)
-		tc__clock_sent(proc, req->done_at, req->hops, req->bytes);
-	else if (req->status == TC_OK && req->st_src == proc->rank)
-		proc->clock = tc__max_time(proc->clock, req->clock);
-	else if (req->status == TC_OK)
-		tc__clock_received(proc, req->rnbr, req->clock, req->received);
-	req->clocked = 1;
-}
-
-static bool tc__cond_one(struct tc_proc *proc, void *ctx)
-{
-	return tc__complete(proc, ctx);
-}
-
-struct tc__reqs {
-	int n;
-	tc_request *reqs;
-};
-
-static bool tc__cond_all(struct tc_proc *proc, void *ctx)
-{
-	struct tc__reqs *rs = ctx;
-	bool all = true;
-	for (int i = 0; i < rs->n; i++)
-		all &= tc__complete(proc, tc__req(&rs->reqs[i]));
-	return all;
-}
-
-/* True when the team is aborted (relaxed: a hint; the single-copy reads
- * have their own handshake). */
-static inline bool tc__aborted(const struct tc_proc *proc)
-{
-	return atomic_load_explicit(&proc->team->aborted, memory_order_relaxed) != 0;
-}
-
-/* A wait ended by an abort or a timeout (err): its requests are dead, out
- * of their queues, no buffer of theirs read any more. */
-static int tc__wait_failed(struct tc_proc *proc, int n, tc_request *reqs, int err)
-{
-	for (int i = 0; i < n; i++)
-		tc__retire(proc, tc__req(&reqs[i]), err);
-	return err;
-}
-
-static int tc__wait_failed_one(struct tc_proc *proc, struct tc__req *req, int err)
-{
-	tc__retire(proc, req, err);
-	return err;
-}
-
-/* The progress-wait of the team's point-to-point engine. */
-static int tc__wait_cond(struct tc_proc *proc, tc__cond_fn cond, void *ctx)
-{
-	const struct tc__p2p_engine *e = proc->team->p2p_engine;
-	return e ? e->wait(proc, cond, ctx) : tc__progress_wait(proc, cond, ctx);
-}
-
-/* Names the wait about to start for the watchdog (not a collective's). */
-static void tc__wait_named(struct tc_proc *proc, const char *call)
-{
-	proc->cur_call = call;
-	proc->cur_alg = NULL;
-	proc->cur_round = -1;
-}
-
-/* tc_wait, naming the call for the watchdog. */
-static int tc__wait_as(struct tc_proc *proc, struct tc__req *req, size_t *received, const char *call)
-{
-	if (!tc__complete(proc, req)) {
-		tc__wait_named(proc, call);
-		int err = tc__wait_cond(proc, tc__cond_one, req);
-		if (err)
-			return tc__wait_failed_one(proc, req, err);
-	}
-	tc__req_clock(proc, req);
-	if (req->kind == TC__KIND_RECV)
-		tc__emulate_sync(proc); /* no message is taken before the model delivers it */
-	if (received)
-		*received = req->received;
-	return req->status;
-}
-
-/* A request that is not active: never started, or a collective request
- * already completed by a wait or test (then inactive until tc_start). */
-static int tc__inactive(const char *call, const struct tc__req *req)
-{
-	if (req->kind == TC__KIND_EXT)
-		tc__set_detail("%s: the collective request is not active (already completed by a "
-		               "wait or test, or a persistent one not started since)",
-		               call);
-	else
-		tc__set_detail("%s: the request was never started (or its start failed)", call);
-	return TC_EINVAL;
-}
-
-/* A layer above's request: its own wait (which may block on its emulated
- * deadlines), then its end. */
-static int tc__wait_ext(struct tc_proc *proc, struct tc__req *req)
-{
-	int err = req->state == TC__REQ_DONE ? TC_OK : proc->ext_wait(proc, req);
-	int status = err ? err : req->status;
-	proc->ext_end(proc, req, status);
-	return status;
-}
-
-int tc_wait(struct tc_proc *proc, tc_request *handle, size_t *received)
-{
-	struct tc__req *req = tc__req(handle);
-	if (!proc || !req)
-		return TC_EINVAL;
-	if (req->state == TC__REQ_IDLE)
-		return tc__inactive("tc_wait", req);
-	if (req->kind == TC__KIND_EXT) {
-		if (received)
-			*received = 0;
-		return tc__wait_ext(proc, req);
-	}
-	return tc__wait_as(proc, req, received, "tc_wait");
-}
-
-static int tc__waitall_as(struct tc_proc *proc, int n, tc_request *reqs, const char *call)
-{
-	struct tc__reqs rs = {n, reqs};
-	/* The layer above's requests first, by their own waits. */
-	for (int i = 0; i < n; i++) {
-		struct tc__req *r = tc__req(&reqs[i]);
-		int err = r->kind == TC__KIND_EXT && r->state != TC__REQ_DONE ? proc->ext_wait(proc, r)
-		                                                              : TC_OK;
-		if (err)
-			return tc__wait_failed(proc, n, reqs, err);
-	}
-	if (!tc__cond_all(proc, &rs)) {
-		tc__wait_named(proc, call);
-		int err = tc__wait_cond(proc, tc__cond_all, &rs);
-		if (err)
-			return tc__wait_failed(proc, n, reqs, err);
-	}
-	/* Clock: sends in any order, receives in order of arrival (ties by
-	 * position), whatever order they physically completed in. */
-	for (int i = 0; i < n; i++)
-		if (tc__req(&reqs[i])->kind == TC__KIND_SEND)
-			tc__req_clock(proc, tc__req(&reqs[i]));
-	for (;;) {
-		struct tc__req *next = NULL;
-		for (int i = 0; i < n; i++) {
-			struct tc__req *r = tc__req(&reqs[i]);
-			if (r->kind == TC__KIND_RECV && !r->clocked && r->status == TC_OK &&
-			    (!next || r->clock < next->clock))
-				next = r;
-		}
-		if (!next)
-			break;
-		tc__req_clock(proc, next);
-	}
-	for (int i = 0; i < n; i++)
-		if (tc__req(&reqs[i])->kind == TC__KIND_RECV) {
-			tc__emulate_sync(proc);
-			break;
-		}
-	int status = TC_OK;
-	for (int i = 0; i < n && !status; i++)
-		status = tc__req(&reqs[i])->status;
-	for (int i = 0; i < n; i++)
-		if (tc__req(&reqs[i])->kind == TC__KIND_EXT)
-			proc->ext_end(proc, tc__req(&reqs[i]), tc__req(&reqs[i])->status);
-	return status;
-}
-
-int tc_waitall(struct tc_proc *proc, int n, tc_request *reqs)
-{
-	if (!proc || n < 0 || (n && !reqs))
-		return TC_EINVAL;
-	/* A request that was never started (or whose start failed) would be
-	 * waited for forever, or report a stale status. */
-	for (int i = 0; i < n; i++)
-		if (tc__req(&reqs[i])->state == TC__REQ_IDLE)
-			return tc__inactive("tc_waitall", tc__req(&reqs[i]));
-	return tc__waitall_as(proc, n, reqs, "tc_waitall");
-}
-
-int tc_test(struct tc_proc *proc, tc_request *handle, int *done)
-{
-	struct tc__req *req = tc__req(handle);
-	if (!proc || !req || !done)
-		return TC_EINVAL;
-	if (req->state == TC__REQ_IDLE)
-		return tc__inactive("tc_test", req);
-	tc__progress(proc);
-	*done = tc__complete(proc, req);
-	/* On a fibre: the CPU's fibres waiting in a test, perhaps the peers
-	 * this request waits for, are progressed too (lib/p2p/progress.c). */
-	if (!*done && proc->db.task && tc__test_help(proc))
-		*done = tc__complete(proc, req);
-	if (*done && req->kind == TC__KIND_EXT) {
-		int status = req->status;
-		proc->ext_end(proc, req, status);
-		return status;
-	}
-	if (*done) {
-		tc__req_clock(proc, req);
-		if (req->kind == TC__KIND_RECV)
-			tc__emulate_sync(proc);
-		return req->status;
-	}
-	if (proc->db.task) {
-		/* A fibre polling in a loop would keep its peer, perhaps a fibre
-		 * of the same CPU, from ever running: let the CPU's others run. */
-		tc__test_yield(proc);
-	}
-	if (tc__aborted(proc)) {
-		/* No progress will ever be made: the request is dead, and a
-		 * test loop must end. */
-		*done = 1;
-		return tc__wait_failed_one(proc, req, TC_EABORTED);
-	}
-	/* The team's timeout bounds a polling loop as it bounds a wait: from
-	 * the first poll that found the request not done (the time between
-	 * polls counts; with no timeout, no clock is read). */
-	uint64_t limit = proc->team->timeout_ns;
-	if (limit) {
-		uint64_t now = tc__now_ns();
-		if (!req->tested_since)
-			req->tested_since = now;
-		else if (now - req->tested_since > limit) {
-			tc__wait_named(proc, "tc_test");
-			tc__progress_timed_out(proc, now - req->tested_since);
-			*done = 1;
-			return tc__wait_failed_one(proc, req, TC_ETIMEDOUT);
-		}
-	}
-	return TC_OK;
-}
-
-int tc_cancel(struct tc_proc *proc, tc_request *handle)
-{
-	struct tc__req *req = tc__req(handle);
-	if (!proc || !req || req->state == TC__REQ_IDLE)
-		return TC_EINVAL;
-	if (req->kind == TC__KIND_EXT) {
-		tc__set_detail("tc_cancel: a collective request cannot be cancelled (wait for it)");
-		return TC_EINVAL;
-	}
-	if (req->state == TC__REQ_DONE || tc__complete(proc, req))
-		return TC_OK; /* too late to cancel, and nothing to do */
-	if (proc->team->p2p_engine)
-		return proc->team->p2p_engine->cancel(proc, req);
-	/* Before an abort only what no peer has taken: a queued receive that
-	 * no packet has been matched to, a queued send none of whose packets
-	 * is in the channel, a point-to-point single-copy send whose
-	 * descriptor nobody has claimed.  After it, anything: no progress is
-	 * made any more, and tc__req_retire waits out a receiver copying. */
-	if (req->state == TC__REQ_RNDV_WAIT && req->far && !tc__aborted(proc)) {
-		uint64_t open = TC__CLAIM_OPEN;
-		if (!atomic_compare_exchange_strong_explicit(&req->fnode->claim, &open,
-		                                             TC__CLAIM_CANCELLED, memory_order_relaxed,
-		                                             memory_order_relaxed))
-			return TC_EPENDING; /* claimed: the receiver copies it */
-		proc->npending_rndv--;
-		tc__far_sent_drop(proc, req->fnode);
-		req->state = TC__REQ_DONE;
-		req->status = TC_ECANCELED;
-		req->clocked = 1;
-		return TC_OK;
-	}
-	if (req->state == TC__REQ_RNDV_WAIT && !tc__aborted(proc) && !tc__coll_kind((unsigned)req->tag)) {
-		struct tc__chan *ch = proc->ports[req->nbr].out;
-		uint64_t open = TC__CLAIM_OPEN;
-		/* Acquire: pairs with the consumer's release store of head in
-		 * tc__chan_pop(); a descriptor it popped was claimed (or
-		 * skipped: never ours to cancel twice).  Below head the line is
-		 * still the descriptor's: only we, its producer, overwrite it. */
-		if (atomic_load_explicit(&ch->head, memory_order_acquire) > req->rndv_pos ||
-		    !atomic_compare_exchange_strong_explicit(tc__claim_word(ch, req->rndv_pos), &open,
-		                                             TC__CLAIM_CANCELLED, memory_order_relaxed,
-		                                             memory_order_relaxed))
-			return TC_EPENDING; /* claimed: the receiver copies it */
-		proc->npending_rndv--;
-		tc__rs_unlink(proc, req);
-		req->state = TC__REQ_DONE;
-		req->status = TC_ECANCELED;
-		req->clocked = 1;
-		return TC_OK;
-	}
-	if (req->state != TC__REQ_QUEUED && !tc__aborted(proc))
-		return TC_EPENDING;
-	tc__retire(proc, req, TC_ECANCELED);
-	return TC_OK;
 }
 
 /*
@@ -1993,329 +1334,4 @@ int tc_sendrecv(struct tc_proc *proc, int dst, const void *sbuf, size_t sbytes, 
 	if (received)
 		*received = tc__req(&reqs[1])->received;
 	return err;
-}
-
-/*
- * Probing (tc_probe, tc_iprobe): the message that a receive with the same
- * source and tag would take, found without taking it.
- *
- * The candidates are the messages no posted receive takes: a port's
- * messages taken aside, the channel's next ones (taken aside one by one
- * until one matches, as a receive from any source takes them), and the
- * routed messages of the mailbox.  A message that a posted receive
- * matches is that receive's and is passed over.  Per source the first
- * candidate that matches is the probe's, as it is a receive's; across
- * sources (TC_ANY_SOURCE) the routed messages come first, then the links
- * in order.  Only a whole message is reported (a streamed one once all its
- * packets are aside), so that its size is known and the receive that takes
- * it never waits.
- *
- * From any source, a message of another sender may arrive between the
- * probe and the receive and come first in that order; so the proc keeps
- * the message found (proc->probed) for the next point-to-point receive it
- * posts, which takes it when it asks for it: from the probe's source or
- * the message's, with the probe's tag or the message's.  A receive asking
- * for more (another sender's or any tag of that sender) is left to the
- * ordinary matching: an earlier message of that sender may be its due.
- */
-
-/* A message found by a probe: its entry (struct tc__aside on port nbr, or
- * a routed struct tc__far with nbr -1), sender, tag, size and arrival. */
-struct tc__probe_hit {
-	void *msg;
-	int nbr;
-	int src, tag;
-	size_t bytes;
-	tc_time_t clock;
-};
-
-/* Whether a probe for tag takes the message from src with tag mtag: it
- * matches, and no posted receive does (port: the message's link, NULL for
- * a routed message). */
-static bool tc__probe_takes(struct tc_proc *proc, struct tc__port *port, int src, int mtag, int tag)
-{
-	bool in_grq;
-	return (tag == TC_ANY_TAG || mtag == tag) && !tc__earliest(proc, port, src, mtag, &in_grq);
-}
-
-static void tc__probe_aside_hit(struct tc_proc *proc, struct tc__port *port,
-                                const struct tc__aside *a, struct tc__probe_hit *hit)
-{
-	*hit = (struct tc__probe_hit){.msg = (void *)(uintptr_t)a,
-	                              .nbr = (int)(port - proc->ports),
-	                              .src = port->peer,
-	                              .tag = a->tag,
-	                              .bytes = a->total,
-	                              .clock = a->clock};
-}
-
-/* The first whole message of the port a probe for tag takes: the messages
- * aside, then the channel's, taken aside until one matches or one is not
- * whole yet.  Returns 1 (found), 0 (none yet) or TC_ENOMEM. */
-static int tc__probe_port(struct tc_proc *proc, struct tc__port *port, int tag, struct tc__probe_hit *hit)
-{
-	struct tc__chan *ch = port->in;
-	bool freed = false;
-	int found = 0;
-	if (port->ua_tail && tc__aside_partial(port->ua_tail))
-		tc__aside_fill(port, &freed);
-	for (struct tc__aside *a = port->ua_head; a && !found; a = a->next) {
-		if (tc__aside_partial(a))
-			goto out; /* the tail, its packets still coming */
-		if (tc__probe_takes(proc, port, port->peer, a->tag, tag)) {
-			tc__probe_aside_hit(proc, port, a, hit);
-			found = 1;
-		}
-	}
-	/* A receive streaming its message out of the channel: its packets
-	 * are at the head. */
-	if (found || (port->urq_head && port->urq_head->state == TC__REQ_STREAMING))
-		goto out;
-	for (;;) {
-		struct tc__pkt_hdr h;
-		if (!tc__chan_peek(ch, &h) || tc__coll_kind(h.kind) || !(h.flags & TC__PKT_FIRST))
-			break; /* nothing, or a collective's message: the collective's to take */
-		struct tc__aside *last = port->ua_tail;
-		int k = tc__aside_take(port, &h, &freed);
-		if (k < 0) {
-			tc__set_detail("no memory to set a message of %zu bytes from rank %d aside "
-			               "while probing",
-			               (size_t)h.total, port->peer);
-			found = k;
-			break;
-		}
-		if (port->ua_tail == last)
-			continue; /* a cancelled send, skipped */
-		if (!k)
-			break; /* its packets still coming: the ones behind it later */
-		if (tc__probe_takes(proc, port, port->peer, port->ua_tail->tag, tag)) {
-			tc__probe_aside_hit(proc, port, port->ua_tail, hit);
-			found = 1;
-			break;
-		}
-	}
-out:
-	if (freed)
-		tc__space_freed(proc->team, ch);
-	return found;
-}
-
-/* The first routed message from src (or any source) a probe for tag
- * takes, after taking the mailbox.  Returns 1 or 0. */
-static int tc__probe_far(struct tc_proc *proc, int src, int tag, struct tc__probe_hit *hit)
-{
-	tc__pull_far(proc);
-	for (struct tc__far *m = proc->fx_head; m; m = m->next) {
-		if (src != TC_ANY_SOURCE && m->src != src)
-			continue;
-		/* Relaxed: a look only; a send cancelled after it is found by
-		 * the receive's claim (tc__recv_far), which then matches anew. */
-		if (m->sreq && atomic_load_explicit(&m->claim, memory_order_relaxed) == TC__CLAIM_CANCELLED)
-			continue;
-		if (tc__probe_takes(proc, NULL, m->src, m->tag, tag)) {
-			*hit = (struct tc__probe_hit){.msg = m,
-			                              .nbr = -1,
-			                              .src = m->src,
-			                              .tag = m->tag,
-			                              .bytes = m->total,
-			                              .clock = m->clock};
-			return 1;
-		}
-	}
-	return 0;
-}
-
-/* A probe's look (src: a rank or TC_ANY_SOURCE; nbr: src's neighbour
- * index or -1).  Returns 1 with *hit, 0, or TC_ENOMEM. */
-static int tc__probe_find(struct tc_proc *proc, int src, int nbr, int tag, struct tc__probe_hit *hit)
-{
-	if (nbr >= 0)
-		return tc__probe_port(proc, &proc->ports[nbr], tag, hit);
-	int k = tc__probe_far(proc, src, tag, hit);
-	for (int i = 0; !k && src == TC_ANY_SOURCE && i < proc->deg; i++)
-		k = tc__probe_port(proc, &proc->ports[i], tag, hit);
-	return k;
-}
-
-/* The probe for (src, tag) found hit: kept for the next receive, and *st
- * (may be NULL) filled in. */
-static void tc__probe_found(struct tc_proc *proc, int src, int tag, const struct tc__probe_hit *hit,
-                            tc_status *st)
-{
-	proc->probed = hit->msg;
-	proc->probed_nbr = hit->nbr;
-	proc->probed_src = hit->src;
-	proc->probed_tag = hit->tag;
-	proc->probed_asked_src = src;
-	proc->probed_asked_tag = tag;
-	if (st) {
-		memset(st, 0, sizeof *st);
-		st->source = hit->src;
-		st->tag = hit->tag;
-		st->bytes = hit->bytes;
-	}
-}
-
-/* The receive req (set up, not queued) takes the message the last probe
- * found if it asks for it (see "Probing"); true when it did (req is then
- * complete, TC_ETRUNCATE included).  The probe's message is forgotten
- * either way: a receive from then on matches as usual. */
-static bool tc__take_probed(struct tc_proc *proc, struct tc__req *req)
-{
-	void *msg = proc->probed;
-	proc->probed = NULL;
-	if ((req->usrc != proc->probed_asked_src && req->usrc != proc->probed_src) ||
-	    (req->utag != proc->probed_asked_tag && req->utag != proc->probed_tag))
-		return false;
-	if (proc->probed_nbr >= 0) {
-		struct tc__port *port = &proc->ports[proc->probed_nbr];
-		struct tc__aside *prev = NULL, *a = port->ua_head;
-		for (; a && a != msg; a = a->next)
-			prev = a;
-		if (!a || tc__aside_partial(a))
-			return false;
-		tc__recv_aside(proc, port, req, a, prev);
-		proc->nposts++;
-		return true;
-	}
-	struct tc__far *prev = NULL, *m = proc->fx_head;
-	for (; m && m != msg; m = m->next)
-		prev = m;
-	if (!m)
-		return false;
-	int k = tc__recv_far(proc, req, m);
-	if (k <= 0) { /* taken, or cancelled by its sender: out of fx */
-		if (prev)
-			prev->next = m->next;
-		else
-			proc->fx_head = m->next;
-		if (proc->fx_tail == m)
-			proc->fx_tail = prev;
-		tc__far_unref(m);
-	}
-	if (k < 0)
-		return false; /* req untouched: matched as usual */
-	proc->nposts++;
-	return true;
-}
-
-struct tc__probe_wait {
-	int src, nbr, tag, err;
-	struct tc__probe_hit hit;
-};
-
-static bool tc__cond_probe(struct tc_proc *proc, void *ctx)
-{
-	struct tc__probe_wait *w = ctx;
-	int k = tc__probe_find(proc, w->src, w->nbr, w->tag, &w->hit);
-	if (k < 0)
-		w->err = k;
-	return k != 0;
-}
-
-/* A probe on a team whose point-to-point engine is another's (over MPI):
- * the engine's look (tc__p2p_engine's iprobe), which keeps the message it
- * finds for the receive that takes it, and for tc_probe the engine's wait
- * (its timeout's report and abort) until it finds one. */
-struct tc__eprobe {
-	int src, tag, err;
-	tc_status st;
-	tc_time_t clock;
-};
-
-static bool tc__cond_eprobe(struct tc_proc *proc, void *ctx)
-{
-	struct tc__eprobe *w = ctx;
-	int k = proc->team->p2p_engine->iprobe(proc, w->src, w->tag, &w->st, &w->clock);
-	if (k < 0)
-		w->err = k;
-	return k != 0;
-}
-
-static int tc__probe_engine(struct tc_proc *proc, int src, int tag, tc_status *st)
-{
-	struct tc__eprobe w = {.src = src, .tag = tag};
-	if (!tc__cond_eprobe(proc, &w)) {
-		tc__wait_named(proc, "tc_probe");
-		int err = proc->team->p2p_engine->wait(proc, tc__cond_eprobe, &w);
-		if (err)
-			return err;
-	}
-	if (w.err)
-		return w.err;
-	if (st)
-		*st = w.st;
-	return TC_OK;
-}
-
-int tc_probe(struct tc_proc *proc, int src, int tag, tc_status *st)
-{
-	int nbr = -1;
-	int err = tc__check_call(proc, src, true, tag, NULL, 0, &nbr);
-	if (err)
-		return err;
-	if (proc->team->p2p_engine)
-		return tc__probe_engine(proc, src, tag, st);
-	proc->probed = NULL;
-	struct tc__probe_wait w = {.src = src, .nbr = nbr, .tag = tag};
-	tc__progress(proc);
-	if (!tc__cond_probe(proc, &w)) {
-		tc__wait_named(proc, "tc_probe");
-		proc->probe_wait = nbr >= 0 ? nbr + 1 : src == TC_ANY_SOURCE ? -2 : -1;
-		err = tc__progress_wait(proc, tc__cond_probe, &w);
-		proc->probe_wait = 0;
-		if (err)
-			return err;
-	}
-	if (w.err)
-		return w.err;
-	tc__probe_found(proc, src, tag, &w.hit, st);
-	return TC_OK;
-}
-
-int tc_iprobe(struct tc_proc *proc, int src, int tag, int *flag, tc_status *st)
-{
-	if (flag)
-		*flag = 0;
-	int nbr = -1;
-	int err = tc__check_call(proc, src, true, tag, NULL, 0, &nbr);
-	if (err)
-		return err;
-	if (!flag) {
-		tc__set_detail("tc_iprobe: flag is NULL");
-		return TC_EINVAL;
-	}
-	if (proc->team->p2p_engine) {
-		struct tc__eprobe w = {.src = src, .tag = tag};
-		if (!tc__cond_eprobe(proc, &w))
-			return w.err;
-		/* Emulated time: not before the model has delivered it (the
-		 * engine keeps it meanwhile). */
-		if (proc->team->emulate && (tc_time_t)tc__wall(proc->team) * TC_PS_PER_NS < w.clock)
-			return TC_OK;
-		if (st)
-			*st = w.st;
-		*flag = 1;
-		return TC_OK;
-	}
-	proc->probed = NULL;
-	tc__progress(proc);
-	struct tc__probe_hit hit;
-	int k = tc__probe_find(proc, src, nbr, tag, &hit);
-	if (k < 0)
-		return k;
-	/* Emulated time: not before the model has delivered it. */
-	if (k && proc->team->emulate && (tc_time_t)tc__wall(proc->team) * TC_PS_PER_NS < hit.clock)
-		k = 0;
-	if (k) {
-		tc__probe_found(proc, src, tag, &hit, st);
-		*flag = 1;
-		return TC_OK;
-	}
-	if (proc->db.task) {
-		/* As tc_test: a fibre polling in a loop lets the CPU's other
-		 * ranks, perhaps the sender, run. */
-		tc__yield();
-	}
-	return TC_OK;
 }
