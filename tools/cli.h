@@ -290,7 +290,7 @@ void cli_progress_init(struct cli_progress *pg, long total, int quiet);
 void cli_progress_step(struct cli_progress *pg, const char *what);
 void cli_progress_end(struct cli_progress *pg);
 
-/* ---- the run engine (cli_run.c) ---------------------------------------- */
+/* ---- the run engine (cli_run_coll.c, cli_run.c) ------------------------ */
 
 struct cli_run_args {
 	enum tc_coll coll;
