@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * lib/calibrate/calibrate.c - Hockney fit of the native channels (contract in
- * include/topocoll/calibrate.h).
+ * include/topocoll/calibrate.h): the measuring on a chain:2 team and
+ * tc_model_calibrate, which runs it, fits the samples (lib/calibrate/fit.c)
+ * and measures the concurrency (lib/calibrate/concurrency.c).
  *
  * Protocol on a chain:2 team.  Rank 0 drives: a warm-up batch per size, then
  * `reps` passes over all the sizes (interleaved, so that a burst of noise on
@@ -37,20 +39,14 @@
  * TC__CAL_EMU_GAP_NS of logical time before each emulated sample, so that a
  * late wake-up is absorbed before the timed round trip starts.
  *
- * The fit is weighted least squares with weights 1 / y^2 on the medians
- * (header comment of calibrate.h): with w_i = 1/y_i^2, weighted means
- * xb = sum w x / sum w, yb = sum w y / sum w,
- *   t_w = sum w (x - xb)(y - yb) / sum w (x - xb)^2,   t_s = yb - t_w xb,
- * and r2 = 1 - sum w (y - f)^2 / sum w (y - yb)^2.
- *
  * Combine samples (t_c): after the ping-pong, rank 0 (pinned, the other
  * rank idle) times tc_reduce_local of bytes / 8 doubles (sum) from its
  * buffer into an accumulator of its own, in batches sized like the round
  * trips' (about sample_ns; one combine from single_copy_min on), both
  * buffers rewritten before each batch, reps passes over the sizes; the
  * median per size is fitted like the one-way times, on the combines of
- * 100 ns or more (TC__CAL_COPY_MIN_NS).  The local copies (t_copy) the same
- * way with memcpy.  Cache sizes come from sysconf
+ * 100 ns or more (TC__CAL_COPY_MIN_NS, lib/calibrate/fit.c).  The local
+ * copies (t_copy) the same way with memcpy.  Cache sizes come from sysconf
  * (_SC_LEVEL1_DCACHE_SIZE ...), else from
  * /sys/devices/system/cpu/cpu0/cache/index<k>/{level,type,size}.
  *
@@ -61,9 +57,6 @@
 #include "topocoll/calibrate.h"
 
 #include <math.h>
-#include <sched.h>
-#include <stdatomic.h>
-#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,8 +64,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "calibrate/calibrate_internal.h"
 #include "calibrate/fit.h"
-#include "coll/machine.h"
 #include "topocoll.h"
 
 #define TC__CAL_MIN_DEFAULT 8u
@@ -81,7 +74,6 @@
 #define TC__CAL_REPS_DEFAULT 15
 #define TC__CAL_WARMUP_DEFAULT 4
 #define TC__CAL_SAMPLE_NS_DEFAULT 20000u
-#define TC__CAL_TIMEOUT_DEFAULT 60000u
 /* Emulated: idle logical time before every sample, so that a late wake-up
  * (a loaded machine) is absorbed before the timed round trip starts. */
 #define TC__CAL_EMU_GAP_NS 500000.0
@@ -131,7 +123,7 @@ struct tc__cal_ctx {
 	const char *call_alg;   /* the algorithm the probe's allreduce ran */
 };
 
-static uint64_t tc__cal_now(void)
+uint64_t tc__cal_now(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -240,7 +232,7 @@ static int tc__cal_batch(struct tc_proc *proc, struct tc__cal_ctx *c, size_t byt
 
 /* memcpy through a volatile pointer: a batch of identical copies is not
  * merged into one. */
-static void *(*volatile tc__cal_memcpy)(void *, const void *, size_t) = memcpy;
+void *(*volatile tc__cal_memcpy)(void *, const void *, size_t) = memcpy;
 
 /* The combine samples (top of the file), then the local copy samples
  * (memcpy of bytes from rank 0's buffer into its accumulator); both
@@ -455,7 +447,7 @@ static int tc__cal_spmd(struct tc_proc *proc, void *arg)
 	return tc_rank(proc) == 0 ? tc__cal_rank0(proc, c) : tc__cal_rank1(proc, c);
 }
 
-static int tc__cal_cmp(const void *a, const void *b)
+int tc__cal_cmp(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
 	return (x > y) - (x < y);
@@ -496,221 +488,6 @@ static int tc__cal_sizes(size_t lo, size_t hi, int npoints, size_t *sizes)
 			sizes[n++] = s;
 	}
 	return n;
-}
-
-/* The y of a point a fit is made on: its one-way time, or (combine) its
- * combine time. */
-/* A copy or combine shorter than this is not fitted: the clock's cost and
- * resolution decide it (the smallest take a few ns), and it matters to a
- * prediction only where it is large. */
-#define TC__CAL_COPY_MIN_NS 100.0
-
-static double tc__cal_y(const struct tc_calibration_point *pt, int combine, double floor_ns)
-{
-	double y = combine == 2 ? pt->copy_ns : combine ? pt->combine_ns : pt->one_way_ns;
-	return y >= floor_ns ? y : NAN;
-}
-
-/* The weighted residual sum of y ~ ts + tw x. */
-static double tc__cal_ssr(const double *x, const double *y, const double *w, int n, double ts, double tw)
-{
-	double ssr = 0;
-	for (int i = 0; i < n; i++) {
-		double r = y[i] - (ts + tw * x[i]);
-		ssr += w[i] * r * r;
-	}
-	return ssr;
-}
-
-void tc__cal_line_fit(const double *x, const double *y, int n, struct tc_calibration_fit *f)
-{
-	f->ts_ns = f->tw_ns_per_byte = f->r2 = f->max_rel_residual = NAN;
-	f->npoints = n;
-	if (n < 2)
-		return;
-	double *w = malloc(sizeof *w * (size_t)n);
-	if (!w)
-		return;
-	double sw = 0, sx = 0, sy = 0;
-	for (int i = 0; i < n; i++) {
-		double yy = y[i] > 1e-3 ? y[i] : 1e-3;
-		w[i] = 1.0 / (yy * yy);
-		sw += w[i];
-		sx += w[i] * x[i];
-		sy += w[i] * y[i];
-	}
-	double xb = sx / sw, yb = sy / sw, sxx = 0, sxy = 0, syy = 0, swxx = 0, swxy = 0;
-	for (int i = 0; i < n; i++) {
-		double dx = x[i] - xb, dy = y[i] - yb;
-		sxx += w[i] * dx * dx;
-		sxy += w[i] * dx * dy;
-		syy += w[i] * dy * dy;
-		swxx += w[i] * x[i] * x[i];
-		swxy += w[i] * x[i] * y[i];
-	}
-	if (!(sxx > 0)) { /* one distinct size: no line */
-		free(w);
-		return;
-	}
-	/* Non-negative least squares for the two physical quantities: the
-	 * unconstrained line where both are >= 0; otherwise the optimum lies
-	 * on a boundary, a line through the origin (t_s = 0; its t_w >= 0 for
-	 * non-negative data) or a constant (t_w = 0, t_s the weighted mean):
-	 * the better of the two that are feasible. */
-	double tw = sxy / sxx, ts = yb - tw * xb;
-	if (!(ts >= 0 && tw >= 0)) {
-		double tw0 = swxx > 0 ? swxy / swxx : 0, ts1 = yb;
-		bool ok0 = tw0 >= 0, ok1 = ts1 >= 0;
-		double e0 = ok0 ? tc__cal_ssr(x, y, w, n, 0, tw0) : INFINITY;
-		double e1 = ok1 ? tc__cal_ssr(x, y, w, n, ts1, 0) : INFINITY;
-		if (ok0 && e0 <= e1)
-			ts = 0, tw = tw0;
-		else if (ok1)
-			ts = ts1, tw = 0;
-		else
-			ts = 0, tw = 0;
-	}
-	double ssr = tc__cal_ssr(x, y, w, n, ts, tw), worst = 0;
-	for (int i = 0; i < n; i++) {
-		double yy = y[i] > 1e-3 ? y[i] : 1e-3, r = y[i] - (ts + tw * x[i]);
-		if (fabs(r) / yy > worst)
-			worst = fabs(r) / yy;
-	}
-	free(w);
-	f->ts_ns = ts;
-	f->tw_ns_per_byte = tw;
-	f->r2 = syy > 0 ? 1.0 - ssr / syy : (ssr == 0 ? 1.0 : 0.0);
-	f->max_rel_residual = worst;
-}
-
-/* Weighted least squares over the points from..to-1 whose single_copy
- * equals want (-1: every point; -2: every point with a combine time, fitted
- * to it); see the top of the file. */
-static void tc__cal_fit_range(const struct tc_calibration *cal, int want, int from, int to,
-                              struct tc_calibration_fit *f)
-{
-	/* Combines and copies: only those of TC__CAL_COPY_MIN_NS or more, when
-	 * at least two are (else every one). */
-	double floor_ns = -INFINITY;
-	if (want <= -2) {
-		int above = 0;
-		for (int i = from; i < to; i++)
-			above += tc__cal_y(&cal->points[i], want == -2 ? 1 : 2, TC__CAL_COPY_MIN_NS) >= 0;
-		if (above >= 2)
-			floor_ns = TC__CAL_COPY_MIN_NS;
-	}
-	const int comb = want == -2 ? 1 : want == -3 ? 2 : 0;
-	int n = 0, cap = to > from ? to - from : 1;
-	double *x = malloc(sizeof *x * (size_t)cap * 2), *y = x ? x + cap : NULL;
-	f->ts_ns = f->tw_ns_per_byte = f->r2 = f->max_rel_residual = NAN;
-	f->npoints = 0;
-	if (!x)
-		return;
-	for (int i = from; i < to; i++) {
-		const struct tc_calibration_point *pt = &cal->points[i];
-		double v = tc__cal_y(pt, comb, floor_ns);
-		if ((want >= 0 && pt->single_copy != want) || !isfinite(v))
-			continue;
-		x[n] = (double)pt->bytes;
-		y[n++] = v;
-	}
-	tc__cal_line_fit(x, y, n, f);
-	free(x);
-}
-
-static void tc__cal_fit(const struct tc_calibration *cal, int want, struct tc_calibration_fit *f)
-{
-	tc__cal_fit_range(cal, want, 0, cal->npoints, f);
-}
-
-/* The piecewise fit (calibrate.h): runs of points with the same path and
- * cache level, a run of fewer than TC_CALIBRATE_SEGMENT_MIN points joined
- * to the segment before it (the first run to the one after it), a line per
- * segment, and every point judged against its own segment's line. */
-static void tc__cal_segments(struct tc_calibration *cal)
-{
-	int start[TC_CALIBRATE_MAX_POINTS + 1], nrun = 0;
-	for (int i = 0; i < cal->npoints; i++)
-		if (i == 0 || cal->points[i].single_copy != cal->points[i - 1].single_copy ||
-		    cal->points[i].cache_level != cal->points[i - 1].cache_level)
-			start[nrun++] = i;
-	start[nrun] = cal->npoints;
-	/* Join short runs (and, defensively, runs beyond the maximum) until
-	 * none is left: each join removes one boundary. */
-	for (int again = 1; again && nrun > 1;) {
-		again = 0;
-		for (int k = 0; k < nrun; k++) {
-			if (start[k + 1] - start[k] >= TC_CALIBRATE_SEGMENT_MIN &&
-			    nrun <= TC_CALIBRATE_MAX_SEGMENTS)
-				continue;
-			int drop = k > 0 ? k : 1; /* the boundary to remove */
-			memmove(&start[drop], &start[drop + 1], (size_t)(nrun - drop) * sizeof *start);
-			nrun--;
-			again = 1;
-			break;
-		}
-	}
-	cal->nsegments = nrun;
-	double sw = 0, swy = 0, ssr = 0;
-	int n = 0;
-	double worst = 0;
-	for (int k = 0; k < nrun; k++) {
-		struct tc_calibration_segment *g = &cal->segments[k];
-		const struct tc_calibration_point *a = &cal->points[start[k]];
-		const struct tc_calibration_point *b = &cal->points[start[k + 1] - 1];
-		g->first = start[k];
-		g->npoints = start[k + 1] - start[k];
-		g->lo_bytes = a->bytes;
-		g->hi_bytes = b->bytes;
-		g->single_copy = a->single_copy == b->single_copy ? a->single_copy : -1;
-		g->cache_level = a->cache_level == b->cache_level ? a->cache_level : -1;
-		tc__cal_fit_range(cal, -1, start[k], start[k + 1], &g->fit);
-		double ratio[TC_CALIBRATE_MAX_POINTS];
-		int nr = 0;
-		for (int i = start[k]; i < start[k + 1]; i++)
-			if (isfinite(cal->points[i].exchange_ns) && cal->points[i].one_way_ns > 0)
-				ratio[nr++] = cal->points[i].exchange_ns / cal->points[i].one_way_ns;
-		qsort(ratio, (size_t)nr, sizeof *ratio, tc__cal_cmp);
-		g->exchange_ratio = !nr      ? NAN
-		                    : nr % 2 ? ratio[nr / 2]
-		                             : 0.5 * (ratio[nr / 2 - 1] + ratio[nr / 2]);
-		for (int i = start[k]; i < start[k + 1]; i++) {
-			struct tc_calibration_point *pt = &cal->points[i];
-			double y = pt->one_way_ns > 1e-3 ? pt->one_way_ns : 1e-3;
-			pt->segment = k;
-			pt->seg_residual = (pt->one_way_ns -
-			                    (g->fit.ts_ns + g->fit.tw_ns_per_byte * (double)pt->bytes)) /
-			                   y;
-			if (!isfinite(pt->seg_residual))
-				continue;
-			sw += 1.0 / (y * y);
-			swy += pt->one_way_ns / (y * y);
-			ssr += pt->seg_residual * pt->seg_residual;
-			worst = fmax(worst, fabs(pt->seg_residual));
-			n++;
-		}
-	}
-	/* r2 of the weighted problem over every point, about the weighted mean
-	 * of all of them (as for a single line). */
-	struct tc_calibration_fit *f = &cal->piecewise;
-	f->npoints = n;
-	f->ts_ns = f->tw_ns_per_byte = NAN;
-	f->r2 = f->max_rel_residual = NAN;
-	cal->piecewise_max_bytes = 0;
-	if (n < 2)
-		return;
-	double yb = swy / sw, syy = 0;
-	for (int i = 0; i < cal->npoints; i++) {
-		const struct tc_calibration_point *pt = &cal->points[i];
-		double y = pt->one_way_ns > 1e-3 ? pt->one_way_ns : 1e-3;
-		if (isfinite(pt->seg_residual))
-			syy += (pt->one_way_ns - yb) * (pt->one_way_ns - yb) / (y * y);
-	}
-	f->r2 = syy > 0 ? 1.0 - ssr / syy : (ssr == 0 ? 1.0 : 0.0);
-	f->max_rel_residual = worst;
-	for (int i = 0;
-	     i < cal->npoints && fabs(cal->points[i].seg_residual) <= TC_CALIBRATE_RESIDUAL_OK; i++)
-		cal->piecewise_max_bytes = cal->points[i].bytes;
 }
 
 /* Data cache sizes (L1d, L2, L3) of the CPU: sysconf, else sysfs (cpu0). */
@@ -797,299 +574,6 @@ static int tc__cal_call_cost(struct tc_calibration *out, const struct tc__cal_ct
 	out->call_predicted_ns = pred;
 	out->call_ns = out->call_measured_ns > pred ? out->call_measured_ns - pred : 0;
 	return TC_OK;
-}
-
-/* ---- Concurrency (calibrate.h): hand-offs, shared bandwidth, rounds ---- */
-
-/* Round trips per hand-off sample, samples per figure, round trips per
- * sync sample, and how long a hand-off wait spins before it also yields
- * (a loaded machine: the partner may not be running) and gives up. */
-#define TC__CONC_HANDOFF_TRIPS 200
-#define TC__CONC_REPS 7
-#define TC__CONC_SYNC_ROUNDS 200
-#define TC__CONC_SPIN_YIELD 4096u
-#define TC__CONC_WAIT_NS 5000000000u
-/* The copy sizes: a cache-resident block, a larger one, a memory-sized one:
- * at least the last of tc__conc_sizes, and so large that K copiers' sources
- * alone exceed the last-level cache (a 300 MiB L3 holds 16 copiers' 4 MiB
- * twice over), at most TC__CONC_BIG_MAX (a large shared L3 seen by few
- * CPUs, a VM's, is not worth seconds of copying), halved until K ranks' two
- * buffers fit TC__CONC_MEM_CAP and a quarter of the machine's memory. */
-#define TC__CONC_MEM_CAP ((size_t)1 << 30)
-#define TC__CONC_BIG_MAX ((size_t)32 << 20)
-static const size_t tc__conc_sizes[TC_CALIBRATE_COPY_SIZES] = {(size_t)64 << 10, (size_t)512 << 10,
-                                                               (size_t)4 << 20};
-
-struct tc__conc_ctx {
-	_Alignas(64) _Atomic uint64_t line; /* the hand-off word */
-	_Alignas(64) int K;
-	int npartners;
-	int partner[TC_HANDOFF_CLASSES + 1];
-	double handoff[TC_HANDOFF_CLASSES + 1][TC__CONC_REPS]; /* one-way, ns */
-	int nsizes;
-	size_t sizes[TC_CALIBRATE_COPY_SIZES];
-	int ncopiers;
-	int copiers[TC_CALIBRATE_MAX_COPIERS];
-	double copy[TC_CALIBRATE_COPY_SIZES][TC_CALIBRATE_MAX_COPIERS][TC__CONC_REPS]; /* slowest, ns */
-	int nsync;
-	int sync_q[TC_CALIBRATE_MAX_SYNC];
-	double sync[TC_CALIBRATE_MAX_SYNC][TC__CONC_REPS]; /* per round, ns */
-	unsigned char **src, **dst;                        /* per rank, sizes[nsizes - 1] each */
-	double *d;                                         /* per rank: its last timed interval */
-};
-
-/* Waits until the hand-off word holds v; TC_ETIMEDOUT after
- * TC__CONC_WAIT_NS.  Acquire: pairs with the release store of the other
- * rank in tc__conc_handoff(). */
-static int tc__conc_wait(struct tc__conc_ctx *c, uint64_t v)
-{
-	uint64_t t0 = 0;
-	for (unsigned n = 1; atomic_load_explicit(&c->line, memory_order_acquire) != v; n++)
-		if (n % TC__CONC_SPIN_YIELD == 0) {
-			uint64_t now = tc__cal_now();
-			if (!t0)
-				t0 = now;
-			else if (now - t0 > TC__CONC_WAIT_NS)
-				return TC_ETIMEDOUT;
-			sched_yield();
-		}
-	return TC_OK;
-}
-
-/* Rank 0 and rank j pass the word back and forth: rank 0 writes odd
- * values, j even ones.  Rank 0 keeps the one-way time of each sample. */
-static int tc__conc_handoff(struct tc_proc *proc, struct tc__conc_ctx *c, int i)
-{
-	const int me = tc_rank(proc), j = c->partner[i];
-	int err = TC_OK;
-	uint64_t v = 0;
-	for (int r = 0; r < TC__CONC_REPS && !err; r++) {
-		uint64_t t0 = tc__cal_now();
-		for (int k = 0; k < TC__CONC_HANDOFF_TRIPS && !err; k++, v += 2) {
-			if (me == 0) {
-				/* Release: publishes the turn; pairs with the
-				 * acquire load in rank j's tc__conc_wait(). */
-				atomic_store_explicit(&c->line, v + 1, memory_order_release);
-				err = tc__conc_wait(c, v + 2);
-			} else if (me == j) {
-				if (!(err = tc__conc_wait(c, v + 1)))
-					/* Release: pairs with rank 0's acquire. */
-					atomic_store_explicit(&c->line, v + 2, memory_order_release);
-			}
-		}
-		if (me == 0)
-			c->handoff[i][r] = (double)(tc__cal_now() - t0) / (2.0 * TC__CONC_HANDOFF_TRIPS);
-	}
-	return err;
-}
-
-/* The whole concurrency team's script: every rank runs every phase,
- * phases separated by barriers. */
-static int tc__conc_spmd(struct tc_proc *proc, void *arg)
-{
-	struct tc__conc_ctx *c = arg;
-	const int me = tc_rank(proc);
-	int err = TC_OK;
-	for (int i = 0; i < c->npartners && !err; i++) {
-		if (me == 0)
-			atomic_store_explicit(&c->line, 0, memory_order_relaxed); /* the barrier orders it */
-		if (!(err = tc_barrier(proc, NULL)) && (me == 0 || me == c->partner[i]))
-			err = tc__conc_handoff(proc, c, i);
-	}
-	/* Each (size, copiers) pair first copies once untimed (r = -1): the
-	 * first copy of a size met cold destinations and a core that had been
-	 * waiting (one copier of 64 KiB measured half the rate of each of
-	 * two). */
-	for (int s = 0; s < c->nsizes && !err; s++)
-		for (int ki = 0; ki < c->ncopiers && !err; ki++)
-			for (int r = -1; r < TC__CONC_REPS && !err; r++) {
-				const int k = c->copiers[ki];
-				const size_t m = c->sizes[s];
-				if (me < k)
-					memset(c->src[me], (int)((r + s + ki) & 0xff), m);
-				if ((err = tc_barrier(proc, NULL)) != 0)
-					break;
-				if (me < k) {
-					uint64_t t0 = tc__cal_now();
-					tc__cal_memcpy(c->dst[me], c->src[(me + 1) % k], m);
-					c->d[me] = (double)(tc__cal_now() - t0);
-				}
-				if ((err = tc_barrier(proc, NULL)) != 0)
-					break;
-				if (me == 0 && r >= 0) {
-					double w = 0;
-					for (int q = 0; q < k; q++)
-						w = fmax(w, c->d[q]);
-					c->copy[s][ki][r] = w;
-				}
-			}
-	uint64_t x = (uint64_t)me, y = 0;
-	for (int i = 0; i < c->nsync && !err; i++)
-		for (int r = 0; r < TC__CONC_REPS && !err; r++) {
-			const int q = c->sync_q[i];
-			if ((err = tc_barrier(proc, NULL)) != 0)
-				break;
-			if (me < q) {
-				/* The distances of a dissemination, 1, 2, 4, ... < q in
-				 * turn: a round's partners span the team, as a hypercube's
-				 * or a tree's do, not only next-door CPUs. */
-				int lg = 0;
-				while ((1 << lg) < q)
-					lg++;
-				uint64_t t0 = tc__cal_now();
-				for (int k = 0; k < TC__CONC_SYNC_ROUNDS && !err; k++) {
-					const int d = (1 << (k % lg)) % q;
-					err = tc_sendrecv(proc, (me + d) % q, &x, sizeof x,
-					                  (me + q - d) % q, &y, sizeof y, NULL);
-				}
-				c->d[me] = (double)(tc__cal_now() - t0) / TC__CONC_SYNC_ROUNDS;
-			}
-			if (!err && (err = tc_barrier(proc, NULL)) == 0 && me == 0) {
-				double w = 0;
-				for (int k = 0; k < q; k++)
-					w = fmax(w, c->d[k]);
-				c->sync[i][r] = w;
-			}
-		}
-	return err;
-}
-
-static double tc__conc_median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof *v, tc__cal_cmp);
-	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-/* Measures the concurrency tables into out (calibrate.h); out->conc_ranks
- * stays 0 when there is nothing to measure. */
-static int tc__cal_concurrency(const struct tc_calibrate_opts *o, struct tc_calibration *out)
-{
-	for (int c = 0; c < TC_HANDOFF_CLASSES; c++) {
-		out->handoff_ns[c] = NAN;
-		out->handoff_rank[c] = -1;
-	}
-	out->handoff_pair_ns = NAN;
-	out->conc_ranks = 0;
-	if (o->max_copiers < 0 || o->mode == TC_MODE_EMULATED)
-		return TC_OK;
-	cpu_set_t set;
-	CPU_ZERO(&set);
-	int K = sched_getaffinity(getpid(), sizeof set, &set) == 0 ? CPU_COUNT(&set) : 0;
-	int cap = o->max_copiers ? o->max_copiers : TC_CALIBRATE_MAX_COPIERS;
-	K = K < cap ? K : cap;
-	K = K < TC_CALIBRATE_MAX_COPIERS ? K : TC_CALIBRATE_MAX_COPIERS;
-	if (K < 2)
-		return TC_OK;
-	/* Aligned for the hand-off word's own cache line. */
-	const size_t csize = (sizeof(struct tc__conc_ctx) + 63) / 64 * 64;
-	struct tc__conc_ctx *c = aligned_alloc(64, csize);
-	if (!c)
-		return TC_ENOMEM;
-	memset(c, 0, csize);
-	c->K = K;
-	char spec[32];
-	snprintf(spec, sizeof spec, "complete:%d", K);
-	struct tc_team_config cfg;
-	tc_team_config_default(&cfg);
-	cfg.p = K;
-	cfg.topology = spec;
-	cfg.no_pin = o->no_pin;
-	cfg.single_copy_min = o->single_copy_min;
-	cfg.timeout_ms = o->timeout_ms ? o->timeout_ms : TC__CAL_TIMEOUT_DEFAULT;
-	cfg.mode = TC_MODE_NATIVE;
-	struct tc_team *team = NULL;
-	int err = tc_team_create(&cfg, &team);
-	if (err)
-		goto done;
-	struct tc_team_info info;
-	tc_team_get_info(team, &info);
-	/* The partners: rank 1 (the pair), then the first rank of each class. */
-	c->partner[c->npartners++] = 1;
-	for (int j = 1; j < K && info.place; j++) {
-		int cl = tc__place_class(&info.place[0], &info.place[j]);
-		if (cl >= 0 && out->handoff_rank[cl] < 0) {
-			out->handoff_rank[cl] = j;
-			if (j != 1)
-				c->partner[c->npartners++] = j;
-		}
-	}
-	size_t big = tc__conc_sizes[TC_CALIBRATE_COPY_SIZES - 1], llc = 0, mem_cap = TC__CONC_MEM_CAP;
-	for (int i = 0; i < 3; i++)
-		llc = out->cache_bytes[i] > llc ? out->cache_bytes[i] : llc;
-	if (llc / (size_t)K >= big)
-		big = (llc / (size_t)K / ((size_t)1 << 20) + 1) << 20; /* whole MiB above */
-	big = big < TC__CONC_BIG_MAX ? big : TC__CONC_BIG_MAX;
-	long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
-	if (pages > 0 && psize > 0 && (size_t)pages / 4 < mem_cap / (size_t)psize)
-		mem_cap = (size_t)pages / 4 * (size_t)psize;
-	while (big > tc__conc_sizes[0] && 2 * (size_t)K * big > mem_cap)
-		big /= 2;
-	for (int s = 0; s < TC_CALIBRATE_COPY_SIZES; s++) {
-		size_t m = s == TC_CALIBRATE_COPY_SIZES - 1 ? big : tc__conc_sizes[s];
-		if (!c->nsizes || m > c->sizes[c->nsizes - 1])
-			c->sizes[c->nsizes++] = m;
-	}
-	/* Copier counts: every k up to 16, then steps of a quarter. */
-	for (int k = 1; k <= K; k = k < 16 ? k + 1 : k + k / 4)
-		c->copiers[c->ncopiers++] = k;
-	if (c->copiers[c->ncopiers - 1] != K)
-		c->copiers[c->ncopiers++] = K;
-	for (int q = 2; q <= K && c->nsync < TC_CALIBRATE_MAX_SYNC - 1; q *= 2)
-		c->sync_q[c->nsync++] = q;
-	if (c->sync_q[c->nsync - 1] != K)
-		c->sync_q[c->nsync++] = K;
-	c->src = calloc((size_t)K, sizeof *c->src);
-	c->dst = calloc((size_t)K, sizeof *c->dst);
-	c->d = calloc((size_t)K, sizeof *c->d);
-	if (!c->src || !c->dst || !c->d) {
-		err = TC_ENOMEM;
-		goto done;
-	}
-	for (int r = 0; r < K; r++) {
-		c->src[r] = malloc(big);
-		c->dst[r] = malloc(big);
-		if (!c->src[r] || !c->dst[r]) {
-			err = TC_ENOMEM;
-			goto done;
-		}
-		memset(c->src[r], 0x5a, big); /* every page touched before a sample */
-		memset(c->dst[r], 0xa5, big);
-	}
-	if ((err = tc_run(team, tc__conc_spmd, c)) != 0)
-		goto done;
-	out->conc_ranks = K;
-	out->handoff_pair_ns = tc__conc_median(c->handoff[0], TC__CONC_REPS);
-	for (int cl = 0; cl < TC_HANDOFF_CLASSES; cl++)
-		for (int i = 0; i < c->npartners; i++)
-			if (out->handoff_rank[cl] == c->partner[i])
-				out->handoff_ns[cl] = tc__conc_median(c->handoff[i], TC__CONC_REPS);
-	out->ncopy_sizes = c->nsizes;
-	out->ncopiers = c->ncopiers;
-	for (int s = 0; s < c->nsizes; s++) {
-		out->copy_sizes[s] = c->sizes[s];
-		for (int ki = 0; ki < c->ncopiers; ki++) {
-			double t = tc__conc_median(c->copy[s][ki], TC__CONC_REPS);
-			out->copiers[ki] = c->copiers[ki];
-			out->copy_bytes_per_ns[s][ki] =
-			        t > 0 ? (double)c->copiers[ki] * (double)c->sizes[s] / t : NAN;
-		}
-	}
-	out->nsync = c->nsync;
-	for (int i = 0; i < c->nsync; i++) {
-		out->sync_ranks[i] = c->sync_q[i];
-		out->sync_ns[i] = tc__conc_median(c->sync[i], TC__CONC_REPS);
-	}
-done:
-	tc_team_destroy(team);
-	for (int r = 0; c->src && r < K; r++)
-		free(c->src[r]);
-	for (int r = 0; c->dst && r < K; r++)
-		free(c->dst[r]);
-	free(c->src);
-	free(c->dst);
-	free(c->d);
-	free(c);
-	return err;
 }
 
 int tc_model_calibrate(const struct tc_calibrate_opts *opts, struct tc_calibration *out)

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* lib/calibrate/fit.h - the calibration's line fit (lib/calibrate/calibrate.c). */
+/* lib/calibrate/fit.h - the calibration's fits (lib/calibrate/fit.c). */
 #ifndef TC_CALIBRATE_FIT_H
 #define TC_CALIBRATE_FIT_H
 
@@ -14,5 +14,11 @@
  * are borrowed.
  */
 void tc__cal_line_fit(const double *x, const double *y, int n, struct tc_calibration_fit *f);
+
+/* The line fit of cal's points with single_copy want (-1: all, -2: combines, -3: copies). */
+void tc__cal_fit(const struct tc_calibration *cal, int want, struct tc_calibration_fit *f);
+
+/* The piecewise fit (calibrate.h): cal's segments and piecewise, each point's segment. */
+void tc__cal_segments(struct tc_calibration *cal);
 
 #endif /* TC_CALIBRATE_FIT_H */

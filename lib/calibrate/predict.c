@@ -2,8 +2,8 @@
 /*
  * lib/calibrate/predict.c - the calibrated prediction's public functions
  * (topocoll/calibrate.h; docs/calibration.md), on the price of
- * lib/coll/calprice.c, which TC_ALG_AUTO shares.  The measuring and the
- * fits are lib/calibrate/calibrate.c's.
+ * lib/coll/calprice.c, which TC_ALG_AUTO shares.  The measuring is
+ * lib/calibrate/calibrate.c's and concurrency.c's, the fits fit.c's.
  */
 #include "topocoll/calibrate.h"
 

@@ -16,7 +16,7 @@
 
 /*
  * What moving data costs on a machine of the kind topocoll runs on
- * (DESIGN.md's 2-vCPU VMs, the fits of lib/calibrate/calibrate.c): a
+ * (DESIGN.md's 2-vCPU VMs, the fits of lib/calibrate/fit.c): a
  * collective's one-packet message about 200 ns one way from call to call
  * (the channel's 100-160 ns plus a round's bookkeeping); a byte about
  * 0.15 ns, copied or combined once (single-copy fits 0.05-0.25 ns/B; memcpy

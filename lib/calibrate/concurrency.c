@@ -1,0 +1,316 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lib/calibrate/concurrency.c - the measurements of concurrency (contract
+ * in include/topocoll/calibrate.h): hand-offs, shared bandwidth, rounds.
+ * Natively, unless opts->max_copiers is -1, a complete:K team over the
+ * process's CPUs passes a cache line between rank 0 and rank 1, then the
+ * first rank of each distance class, copies blocks of three sizes with k
+ * concurrent copiers, and runs synchronised rounds among q ranks; rank 0
+ * keeps the median of each figure's samples.  tc_model_calibrate
+ * (lib/calibrate/calibrate.c) runs it once the pair's team is gone.
+ */
+#include "topocoll/calibrate.h"
+
+#include <math.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "calibrate/calibrate_internal.h"
+#include "coll/machine.h"
+#include "topocoll.h"
+
+/* Round trips per hand-off sample, samples per figure, round trips per
+ * sync sample, and how long a hand-off wait spins before it also yields
+ * (a loaded machine: the partner may not be running) and gives up. */
+#define TC__CONC_HANDOFF_TRIPS 200
+#define TC__CONC_REPS 7
+#define TC__CONC_SYNC_ROUNDS 200
+#define TC__CONC_SPIN_YIELD 4096u
+#define TC__CONC_WAIT_NS 5000000000u
+/* The copy sizes: a cache-resident block, a larger one, a memory-sized one:
+ * at least the last of tc__conc_sizes, and so large that K copiers' sources
+ * alone exceed the last-level cache (a 300 MiB L3 holds 16 copiers' 4 MiB
+ * twice over), at most TC__CONC_BIG_MAX (a large shared L3 seen by few
+ * CPUs, a VM's, is not worth seconds of copying), halved until K ranks' two
+ * buffers fit TC__CONC_MEM_CAP and a quarter of the machine's memory. */
+#define TC__CONC_MEM_CAP ((size_t)1 << 30)
+#define TC__CONC_BIG_MAX ((size_t)32 << 20)
+static const size_t tc__conc_sizes[TC_CALIBRATE_COPY_SIZES] = {(size_t)64 << 10, (size_t)512 << 10,
+                                                               (size_t)4 << 20};
+
+struct tc__conc_ctx {
+	_Alignas(64) _Atomic uint64_t line; /* the hand-off word */
+	_Alignas(64) int K;
+	int npartners;
+	int partner[TC_HANDOFF_CLASSES + 1];
+	double handoff[TC_HANDOFF_CLASSES + 1][TC__CONC_REPS]; /* one-way, ns */
+	int nsizes;
+	size_t sizes[TC_CALIBRATE_COPY_SIZES];
+	int ncopiers;
+	int copiers[TC_CALIBRATE_MAX_COPIERS];
+	double copy[TC_CALIBRATE_COPY_SIZES][TC_CALIBRATE_MAX_COPIERS][TC__CONC_REPS]; /* slowest, ns */
+	int nsync;
+	int sync_q[TC_CALIBRATE_MAX_SYNC];
+	double sync[TC_CALIBRATE_MAX_SYNC][TC__CONC_REPS]; /* per round, ns */
+	unsigned char **src, **dst;                        /* per rank, sizes[nsizes - 1] each */
+	double *d;                                         /* per rank: its last timed interval */
+};
+
+/* Waits until the hand-off word holds v; TC_ETIMEDOUT after
+ * TC__CONC_WAIT_NS.  Acquire: pairs with the release store of the other
+ * rank in tc__conc_handoff(). */
+static int tc__conc_wait(struct tc__conc_ctx *c, uint64_t v)
+{
+	uint64_t t0 = 0;
+	for (unsigned n = 1; atomic_load_explicit(&c->line, memory_order_acquire) != v; n++)
+		if (n % TC__CONC_SPIN_YIELD == 0) {
+			uint64_t now = tc__cal_now();
+			if (!t0)
+				t0 = now;
+			else if (now - t0 > TC__CONC_WAIT_NS)
+				return TC_ETIMEDOUT;
+			sched_yield();
+		}
+	return TC_OK;
+}
+
+/* Rank 0 and rank j pass the word back and forth: rank 0 writes odd
+ * values, j even ones.  Rank 0 keeps the one-way time of each sample. */
+static int tc__conc_handoff(struct tc_proc *proc, struct tc__conc_ctx *c, int i)
+{
+	const int me = tc_rank(proc), j = c->partner[i];
+	int err = TC_OK;
+	uint64_t v = 0;
+	for (int r = 0; r < TC__CONC_REPS && !err; r++) {
+		uint64_t t0 = tc__cal_now();
+		for (int k = 0; k < TC__CONC_HANDOFF_TRIPS && !err; k++, v += 2) {
+			if (me == 0) {
+				/* Release: publishes the turn; pairs with the
+				 * acquire load in rank j's tc__conc_wait(). */
+				atomic_store_explicit(&c->line, v + 1, memory_order_release);
+				err = tc__conc_wait(c, v + 2);
+			} else if (me == j) {
+				if (!(err = tc__conc_wait(c, v + 1)))
+					/* Release: pairs with rank 0's acquire. */
+					atomic_store_explicit(&c->line, v + 2, memory_order_release);
+			}
+		}
+		if (me == 0)
+			c->handoff[i][r] = (double)(tc__cal_now() - t0) / (2.0 * TC__CONC_HANDOFF_TRIPS);
+	}
+	return err;
+}
+
+/* The whole concurrency team's script: every rank runs every phase,
+ * phases separated by barriers. */
+static int tc__conc_spmd(struct tc_proc *proc, void *arg)
+{
+	struct tc__conc_ctx *c = arg;
+	const int me = tc_rank(proc);
+	int err = TC_OK;
+	for (int i = 0; i < c->npartners && !err; i++) {
+		if (me == 0)
+			atomic_store_explicit(&c->line, 0, memory_order_relaxed); /* the barrier orders it */
+		if (!(err = tc_barrier(proc, NULL)) && (me == 0 || me == c->partner[i]))
+			err = tc__conc_handoff(proc, c, i);
+	}
+	/* Each (size, copiers) pair first copies once untimed (r = -1): the
+	 * first copy of a size met cold destinations and a core that had been
+	 * waiting (one copier of 64 KiB measured half the rate of each of
+	 * two). */
+	for (int s = 0; s < c->nsizes && !err; s++)
+		for (int ki = 0; ki < c->ncopiers && !err; ki++)
+			for (int r = -1; r < TC__CONC_REPS && !err; r++) {
+				const int k = c->copiers[ki];
+				const size_t m = c->sizes[s];
+				if (me < k)
+					memset(c->src[me], (int)((r + s + ki) & 0xff), m);
+				if ((err = tc_barrier(proc, NULL)) != 0)
+					break;
+				if (me < k) {
+					uint64_t t0 = tc__cal_now();
+					tc__cal_memcpy(c->dst[me], c->src[(me + 1) % k], m);
+					c->d[me] = (double)(tc__cal_now() - t0);
+				}
+				if ((err = tc_barrier(proc, NULL)) != 0)
+					break;
+				if (me == 0 && r >= 0) {
+					double w = 0;
+					for (int q = 0; q < k; q++)
+						w = fmax(w, c->d[q]);
+					c->copy[s][ki][r] = w;
+				}
+			}
+	uint64_t x = (uint64_t)me, y = 0;
+	for (int i = 0; i < c->nsync && !err; i++)
+		for (int r = 0; r < TC__CONC_REPS && !err; r++) {
+			const int q = c->sync_q[i];
+			if ((err = tc_barrier(proc, NULL)) != 0)
+				break;
+			if (me < q) {
+				/* The distances of a dissemination, 1, 2, 4, ... < q in
+				 * turn: a round's partners span the team, as a hypercube's
+				 * or a tree's do, not only next-door CPUs. */
+				int lg = 0;
+				while ((1 << lg) < q)
+					lg++;
+				uint64_t t0 = tc__cal_now();
+				for (int k = 0; k < TC__CONC_SYNC_ROUNDS && !err; k++) {
+					const int d = (1 << (k % lg)) % q;
+					err = tc_sendrecv(proc, (me + d) % q, &x, sizeof x,
+					                  (me + q - d) % q, &y, sizeof y, NULL);
+				}
+				c->d[me] = (double)(tc__cal_now() - t0) / TC__CONC_SYNC_ROUNDS;
+			}
+			if (!err && (err = tc_barrier(proc, NULL)) == 0 && me == 0) {
+				double w = 0;
+				for (int k = 0; k < q; k++)
+					w = fmax(w, c->d[k]);
+				c->sync[i][r] = w;
+			}
+		}
+	return err;
+}
+
+static double tc__conc_median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof *v, tc__cal_cmp);
+	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* Measures the concurrency tables into out (calibrate.h); out->conc_ranks
+ * stays 0 when there is nothing to measure. */
+int tc__cal_concurrency(const struct tc_calibrate_opts *o, struct tc_calibration *out)
+{
+	for (int c = 0; c < TC_HANDOFF_CLASSES; c++) {
+		out->handoff_ns[c] = NAN;
+		out->handoff_rank[c] = -1;
+	}
+	out->handoff_pair_ns = NAN;
+	out->conc_ranks = 0;
+	if (o->max_copiers < 0 || o->mode == TC_MODE_EMULATED)
+		return TC_OK;
+	cpu_set_t set;
+	CPU_ZERO(&set);
+	int K = sched_getaffinity(getpid(), sizeof set, &set) == 0 ? CPU_COUNT(&set) : 0;
+	int cap = o->max_copiers ? o->max_copiers : TC_CALIBRATE_MAX_COPIERS;
+	K = K < cap ? K : cap;
+	K = K < TC_CALIBRATE_MAX_COPIERS ? K : TC_CALIBRATE_MAX_COPIERS;
+	if (K < 2)
+		return TC_OK;
+	/* Aligned for the hand-off word's own cache line. */
+	const size_t csize = (sizeof(struct tc__conc_ctx) + 63) / 64 * 64;
+	struct tc__conc_ctx *c = aligned_alloc(64, csize);
+	if (!c)
+		return TC_ENOMEM;
+	memset(c, 0, csize);
+	c->K = K;
+	char spec[32];
+	snprintf(spec, sizeof spec, "complete:%d", K);
+	struct tc_team_config cfg;
+	tc_team_config_default(&cfg);
+	cfg.p = K;
+	cfg.topology = spec;
+	cfg.no_pin = o->no_pin;
+	cfg.single_copy_min = o->single_copy_min;
+	cfg.timeout_ms = o->timeout_ms ? o->timeout_ms : TC__CAL_TIMEOUT_DEFAULT;
+	cfg.mode = TC_MODE_NATIVE;
+	struct tc_team *team = NULL;
+	int err = tc_team_create(&cfg, &team);
+	if (err)
+		goto done;
+	struct tc_team_info info;
+	tc_team_get_info(team, &info);
+	/* The partners: rank 1 (the pair), then the first rank of each class. */
+	c->partner[c->npartners++] = 1;
+	for (int j = 1; j < K && info.place; j++) {
+		int cl = tc__place_class(&info.place[0], &info.place[j]);
+		if (cl >= 0 && out->handoff_rank[cl] < 0) {
+			out->handoff_rank[cl] = j;
+			if (j != 1)
+				c->partner[c->npartners++] = j;
+		}
+	}
+	size_t big = tc__conc_sizes[TC_CALIBRATE_COPY_SIZES - 1], llc = 0, mem_cap = TC__CONC_MEM_CAP;
+	for (int i = 0; i < 3; i++)
+		llc = out->cache_bytes[i] > llc ? out->cache_bytes[i] : llc;
+	if (llc / (size_t)K >= big)
+		big = (llc / (size_t)K / ((size_t)1 << 20) + 1) << 20; /* whole MiB above */
+	big = big < TC__CONC_BIG_MAX ? big : TC__CONC_BIG_MAX;
+	long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+	if (pages > 0 && psize > 0 && (size_t)pages / 4 < mem_cap / (size_t)psize)
+		mem_cap = (size_t)pages / 4 * (size_t)psize;
+	while (big > tc__conc_sizes[0] && 2 * (size_t)K * big > mem_cap)
+		big /= 2;
+	for (int s = 0; s < TC_CALIBRATE_COPY_SIZES; s++) {
+		size_t m = s == TC_CALIBRATE_COPY_SIZES - 1 ? big : tc__conc_sizes[s];
+		if (!c->nsizes || m > c->sizes[c->nsizes - 1])
+			c->sizes[c->nsizes++] = m;
+	}
+	/* Copier counts: every k up to 16, then steps of a quarter. */
+	for (int k = 1; k <= K; k = k < 16 ? k + 1 : k + k / 4)
+		c->copiers[c->ncopiers++] = k;
+	if (c->copiers[c->ncopiers - 1] != K)
+		c->copiers[c->ncopiers++] = K;
+	for (int q = 2; q <= K && c->nsync < TC_CALIBRATE_MAX_SYNC - 1; q *= 2)
+		c->sync_q[c->nsync++] = q;
+	if (c->sync_q[c->nsync - 1] != K)
+		c->sync_q[c->nsync++] = K;
+	c->src = calloc((size_t)K, sizeof *c->src);
+	c->dst = calloc((size_t)K, sizeof *c->dst);
+	c->d = calloc((size_t)K, sizeof *c->d);
+	if (!c->src || !c->dst || !c->d) {
+		err = TC_ENOMEM;
+		goto done;
+	}
+	for (int r = 0; r < K; r++) {
+		c->src[r] = malloc(big);
+		c->dst[r] = malloc(big);
+		if (!c->src[r] || !c->dst[r]) {
+			err = TC_ENOMEM;
+			goto done;
+		}
+		memset(c->src[r], 0x5a, big); /* every page touched before a sample */
+		memset(c->dst[r], 0xa5, big);
+	}
+	if ((err = tc_run(team, tc__conc_spmd, c)) != 0)
+		goto done;
+	out->conc_ranks = K;
+	out->handoff_pair_ns = tc__conc_median(c->handoff[0], TC__CONC_REPS);
+	for (int cl = 0; cl < TC_HANDOFF_CLASSES; cl++)
+		for (int i = 0; i < c->npartners; i++)
+			if (out->handoff_rank[cl] == c->partner[i])
+				out->handoff_ns[cl] = tc__conc_median(c->handoff[i], TC__CONC_REPS);
+	out->ncopy_sizes = c->nsizes;
+	out->ncopiers = c->ncopiers;
+	for (int s = 0; s < c->nsizes; s++) {
+		out->copy_sizes[s] = c->sizes[s];
+		for (int ki = 0; ki < c->ncopiers; ki++) {
+			double t = tc__conc_median(c->copy[s][ki], TC__CONC_REPS);
+			out->copiers[ki] = c->copiers[ki];
+			out->copy_bytes_per_ns[s][ki] =
+			        t > 0 ? (double)c->copiers[ki] * (double)c->sizes[s] / t : NAN;
+		}
+	}
+	out->nsync = c->nsync;
+	for (int i = 0; i < c->nsync; i++) {
+		out->sync_ranks[i] = c->sync_q[i];
+		out->sync_ns[i] = tc__conc_median(c->sync[i], TC__CONC_REPS);
+	}
+done:
+	tc_team_destroy(team);
+	for (int r = 0; c->src && r < K; r++)
+		free(c->src[r]);
+	for (int r = 0; c->dst && r < K; r++)
+		free(c->dst[r]);
+	free(c->src);
+	free(c->dst);
+	free(c->d);
+	free(c);
+	return err;
+}
