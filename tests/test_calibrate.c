@@ -552,8 +552,8 @@ Test(calibrate, concurrency_of_a_schedule, .timeout = 30)
 	}
 }
 
-/* The machine's own algorithms are priced as the reader copies (calibrate.c's
- * shared-memory price): a round costs R(q) plus, for its busiest reader, a
+/* The machine's own algorithms are priced as the reader copies (the
+ * shared-memory price of lib/coll/calprice.c): a round costs R(q) plus, for its busiest reader, a
  * copy at its share of the bandwidth per block it reads (combines: the
  * copy, then m t_c to add it) and a hand-off per 10 blocks (its swept
  * waits fetch that many flags at once: one for the 3 reads of p = 4), plus
