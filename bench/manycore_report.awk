@@ -119,6 +119,16 @@ FILENAME ~ /emulation-p[0-9]+\.txt$/ {
 		nbuf = 0
 		next
 	}
+	# The floor's diagnostics (ring:p): "P ring:P start|wake MODEL EMULATED
+	# (diagnostic: lateness X us)", once per p.
+	if (($3 == "start" || $3 == "wake") && $0 ~ /diagnostic: lateness/) {
+		late = $0
+		sub(/^.*lateness /, "", late)
+		sub(/ us.*$/, "", late)
+		if (!($1 in fl_seen)) { fl_seen[$1] = 1; fl_p[++nfl] = $1 }
+		fl_late[$1, $3] = late
+		next
+	}
 	if ($0 !~ /^[0-9]+ +[a-z]/ || $0 ~ /diagnostic|skipped/)
 		next
 	if ($4 == "failed:") {
@@ -206,6 +216,10 @@ END {
 			(k > 1 ? ", " : ""), num(kk[1]), num(kk[2]), et_n[key], et_5[key], et_10[key], \
 			et_15[key], et_25[key], et_worst[key] == "failed" ? "null" : sprintf("%.4f", et_worst[key]) > json
 	}
+	printf "], \"floor\": [" > json
+	for (k = 1; k <= nfl; k++)
+		printf "%s{\"p\": %s, \"start_late_us\": %s, \"wake_late_us\": %s}", (k > 1 ? ", " : ""), \
+			num(fl_p[k]), num(fl_late[fl_p[k], "start"]), num(fl_late[fl_p[k], "wake"]) > json
 	printf "], \"of\": %d, \"within_5pct\": %d, \"within_10pct\": %d, \"within_15pct\": %d, " \
 		"\"within_25pct\": %d, \"share_15pct\": %s, \"share_25pct\": %s}", ne, e5, e10, e15, e25, \
 		share(e15, ne), share(e25, ne) > json
@@ -276,6 +290,15 @@ END {
 			mdpct(et_15[key], et_n[key]), mdpct(et_25[key], et_n[key]), \
 			et_worst[key] == "failed" ? "a run failed" : sprintf("%+.1f%%", 100 * et_worst[key]) > md
 	}
+	if (nfl) {
+		print "\n## The emulation's floor\n" > md
+		print "On ring:p, how late the last rank returns: `start`, every rank returns at once (the run's start after its epoch); `wake`, every rank sleeps to one deadline, then returns. A case's error at a small t_s is about this much.\n" > md
+		print "| p | start (us late) | wake (us late) |" > md
+		print "|---:|---:|---:|" > md
+		for (k = 1; k <= nfl; k++)
+			printf "| %s | %s | %s |\n", fl_p[k], fl_late[fl_p[k], "start"], \
+				fl_late[fl_p[k], "wake"] > md
+	}
 	print "\n## Emulation cases\n" > md
 	print "| p | topology | case | t_s | modelled (us) | emulated (us) | error |" > md
 	print "|---:|---|---|---:|---:|---:|---:|" > md
@@ -307,6 +330,9 @@ END {
 			ns(kk[2]), et_5[key], et_n[key], et_10[key], \
 			et_worst[key] == "failed" ? "(a run failed)" : sprintf("%+.1f%%", 100 * et_worst[key])
 	}
+	for (k = 1; k <= nfl; k++)
+		printf "  p=%-4s start %s us late, wake %s us late (ring:p, the emulation's floor)\n", \
+			fl_p[k], fl_late[fl_p[k], "start"], fl_late[fl_p[k], "wake"]
 	printf "peers: ours faster than OpenMP in %d of %d measured cases (%s%%)\n", pfast, pmeas, \
 		pct(pfast, pmeas)
 	for (k = 1; k <= np; k++)
