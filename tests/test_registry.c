@@ -261,7 +261,7 @@ static const struct tc__alg *full_choice(const struct tc__gen *g, tc_time_t *bes
 	return best;
 }
 
-/* AUTO by closed forms and bounds (lib/coll/coll.c, tc__coll_auto) picks
+/* AUTO by closed forms and bounds (lib/coll/select.c, tc__coll_auto) picks
  * what the full evaluation picks, priced by the model and on a machine of
  * 2 CPUs with 3 us levels: every collective, several topologies, sizes and
  * models. */

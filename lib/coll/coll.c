@@ -1,22 +1,21 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * lib/coll/coll.c - the collective entry points: argument checks, the
- * registry, generation (the duals: dual.c), the per-rank plan from the
- * cache (cache.c, which selects through select.c), and the call into the
- * executor.
+ * per-rank plan from the cache (cache.c, which selects through select.c,
+ * which generates through registry.c), the call's buffers, and the call
+ * into the executor, blocking or as a request.  Every collective call takes
+ * the path of tc__coll_x(), the shift's and the multicast's too (their own
+ * entry points: shift/shift.c, multicast/multicast.c).
  *
  * Cache: each rank keeps its own last TC__CACHE schedules (no sharing, no
  * locks); a hit costs a few comparisons.
  */
-#include <math.h>
 #include <stdbool.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "coll/cache.h"
 #include "coll/coll_internal.h"
-#include "base/error_detail.h"
 #include "coll/gen.h"
 #include "coll/machine.h"
 #include "coll/shm.h"
@@ -25,276 +24,6 @@
 #include "sched/nbc.h"
 #include "p2p/p2p.h"
 #include "p2p/request.h"
-
-const struct tc__alg tc__algs[] = {
-#define TC__ALG(coll, name, gen, formula, flags, req, topos) \
-	{coll, #name, gen, formula, flags, req, topos},
-#include "coll/algorithms.def"
-#undef TC__ALG
-};
-const int tc__nalgs = (int)(sizeof tc__algs / sizeof tc__algs[0]);
-
-enum { TC__DUAL_NONE = -1, TC__DUAL_COPY = 1, TC__DUAL_COMBINE = 0 };
-const struct tc__coll_desc tc__colls[TC_COLL_COUNT] = {
-#define TC_COLL(NAME, name, shape, bound, dual_of, dual_op) \
-	[TC_COLL_##NAME] = {#name, shape, TC__LB_COL_##bound, TC__DUAL_OF_##dual_of, TC__DUAL_##dual_op},
-#define TC__LB_COL_OAB TC_LB_OAB
-#define TC__LB_COL_AAB TC_LB_AAB
-#define TC__LB_COL_OAS TC_LB_OAS
-#define TC__LB_COL_AAS TC_LB_AAS
-#define TC__LB_COL_PERM TC__LB_PERM
-#define TC__LB_COL_MC TC__LB_MC
-#define TC__LB_COL_NONE TC__LB_NONE
-#define TC__DUAL_OF_NONE TC__DUAL_NONE
-#define TC__DUAL_OF_BCAST TC_COLL_BCAST
-#define TC__DUAL_OF_SCATTER TC_COLL_SCATTER
-#include "topocoll/collectives.def"
-#undef TC_COLL
-};
-
-const char *tc_coll_name(enum tc_coll c)
-{
-	return (unsigned)c < TC_COLL_COUNT ? tc__colls[c].name : NULL;
-}
-
-unsigned tc_coll_flags(enum tc_coll c)
-{
-	return (unsigned)c < TC_COLL_COUNT ? tc__colls[c].flags : 0;
-}
-
-/* The first of a's registry restrictions (req) that g fails, in words
- * written into buf ("" when len is 0), or NULL when a applies. */
-static const char *tc__alg_fails(const struct tc__alg *a, const struct tc__gen *g, char *buf, size_t len)
-{
-	const enum tc_topo_kind kind = tc_topo_kind(g->t);
-	unsigned kinds = a->req & TC__R_KINDS;
-	if (len)
-		buf[0] = '\0';
-	if (kinds && !(kinds & TC__R_KIND(kind))) {
-		if (len)
-			snprintf(buf, len, "it runs on %s (not %s)", a->topologies,
-			         tc_topo_kind_name(kind));
-		return len ? buf : "";
-	}
-	if ((a->req & TC__R_POW2) && tc__log2_exact(g->p) < 0) {
-		if (len)
-			snprintf(buf, len, "it needs p a power of two, not %d", g->p);
-		return len ? buf : "";
-	}
-	if ((a->req & TC__R_COMBINING) && !g->md->combining) {
-		if (len)
-			snprintf(buf, len, "it needs the combining model (combining is off)");
-		return len ? buf : "";
-	}
-	if ((a->req & TC__R_ALLPORT) && g->md->ports != TC_PORTS_ALL) {
-		if (len)
-			snprintf(buf, len, "it needs the all-port model (ports: one)");
-		return len ? buf : "";
-	}
-	if ((a->req & TC__R_ONEPORT) && g->md->ports != TC_PORTS_ONE) {
-		if (len)
-			snprintf(buf, len, "it needs the one-port model (ports: all)");
-		return len ? buf : "";
-	}
-	if ((a->req & TC__R_2D) && tc_topo_dims(g->t, NULL) != 2) {
-		if (len)
-			snprintf(buf, len, "it needs two dimensions, not %d", tc_topo_dims(g->t, NULL));
-		return len ? buf : "";
-	}
-	if ((a->req & TC__R_CUBE_BY_RING) && kind == TC_TOPO_HYPERCUBE && !g->shift_ring) {
-		if (len)
-			snprintf(buf, len,
-			         "on a hypercube it shifts along the Gray-code ring only "
-			         "(shift_ring)");
-		return len ? buf : "";
-	}
-	if ((a->req & TC__R_HRING) && !tc__hring_embeds(g->t)) {
-		if (len)
-			snprintf(buf, len,
-			         tc_topo_dims(g->t, NULL) > 2
-			                 ? "it needs a ring through every node, embedded in 2-D grids only"
-			                 : "it needs a ring through every node: a 2-D mesh has one only "
-			                   "with an even side and no side of 1");
-		return len ? buf : "";
-	}
-	return NULL;
-}
-
-int tc__alg_check(const struct tc__alg *a, const struct tc__gen *g)
-{
-	char why[160], list[160], spec[64];
-	if (!tc__alg_fails(a, g, why, sizeof why))
-		return TC_OK;
-	size_t n = 0;
-	list[0] = '\0';
-	for (int i = 0; i < tc__nalgs && n < sizeof list; i++) {
-		const struct tc__alg *b = &tc__algs[i];
-		if (b->coll == a->coll && !tc__alg_fails(b, g, NULL, 0))
-			n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", n ? ", " : "", b->name);
-	}
-	tc_topo_spec(g->t, spec, sizeof spec);
-	tc__set_detail("algorithm '%s' of %s does not apply to %s: %s; %s%s", a->name,
-	               tc_coll_name(a->coll), spec, why, n ? "algorithms that apply: " : "",
-	               n ? list : "no algorithm of it applies");
-	return TC_ENOTSUP;
-}
-
-int tc__alg_check_quiet(const struct tc__alg *a, const struct tc__gen *g)
-{
-	return tc__alg_fails(a, g, NULL, 0) ? TC_ENOTSUP : TC_OK;
-}
-
-int tc__emit(struct tc__sched *s, int src, int dst, int sbuf, uint64_t soff, int rbuf,
-             uint64_t roff, uint64_t bytes, int op)
-{
-	struct tc__xfer x = {.src = src,
-	                     .dst = dst,
-	                     .sbuf = (uint8_t)sbuf,
-	                     .rbuf = (uint8_t)rbuf,
-	                     .op = (uint8_t)op,
-	                     .soff = soff,
-	                     .roff = roff,
-	                     .bytes = bytes};
-	return tc__sched_add(s, &x);
-}
-
-int tc__emit_from(struct tc__sched *s, int src, int dst, int sbuf, uint64_t soff, int rbuf,
-                  uint64_t roff, uint64_t bytes, int op, int abuf)
-{
-	struct tc__xfer x = {.src = src,
-	                     .dst = dst,
-	                     .sbuf = (uint8_t)sbuf,
-	                     .rbuf = (uint8_t)rbuf,
-	                     .op = (uint8_t)op,
-	                     .abuf = (uint8_t)(abuf == rbuf ? 0 : abuf + 1),
-	                     .soff = soff,
-	                     .roff = roff,
-	                     .bytes = bytes};
-	return tc__sched_add(s, &x);
-}
-
-static int tc__int_cmp(const void *a, const void *b)
-{
-	int x = *(const int *)a, y = *(const int *)b;
-	return (x > y) - (x < y);
-}
-
-/* Whether rank r is in a canonical (ascending) member set. */
-static bool tc__in_set(int r, const int *members, int n)
-{
-	return n > 0 && bsearch(&r, members, (size_t)n, sizeof *members, tc__int_cmp);
-}
-
-/* One step of FNV-1a over 64-bit values: the call's tag and the multicast's
- * agreement hash. */
-#define TC__FNV_BASIS 1469598103934665603ull
-static uint64_t tc__fnv(uint64_t h, uint64_t v)
-{
-	return (h ^ v) * 1099511628211ull;
-}
-
-int tc__members_canon(int p, int root, const int *members, int n, int *out, int *nout)
-{
-	if (n < 0 || (n > 0 && !members))
-		return TC_EINVAL;
-	for (int i = 0; i < n; i++)
-		if (members[i] < 0 || members[i] >= p)
-			return TC_ERANK;
-	if (n) { /* out may be NULL then (UBSan: qsort's argument is nonnull) */
-		memcpy(out, members, (size_t)n * sizeof *out);
-		qsort(out, (size_t)n, sizeof *out, tc__int_cmp);
-	}
-	int k = 0;
-	for (int i = 0; i < n; i++) {
-		if (i && out[i] == out[i - 1])
-			return TC_EINVAL;
-		if (out[i] != root)
-			out[k++] = out[i];
-	}
-	*nout = k;
-	return TC_OK;
-}
-
-double tc__direct_round_ns(const struct tc__gen *g)
-{
-	if (g->p == 1)
-		return 0;
-	if (tc_topo_props(g->t)->diameter > 1 || g->md->duplex != TC_DUPLEX_FULL)
-		return NAN;
-	return tc_cost_direct_round(g->md, g->p, (double)g->bytes);
-}
-
-void tc__block(uint64_t bytes, uint64_t esize, int nblk, int k, uint64_t *off, uint64_t *len)
-{
-	uint64_t n = bytes / esize, q = n / (uint64_t)nblk, r = n % (uint64_t)nblk;
-	uint64_t uk = (uint64_t)k;
-	uint64_t first = uk * q + (uk < r ? uk : r);
-	*off = first * esize;
-	*len = (q + (uk < r ? 1 : 0)) * esize;
-}
-
-int tc__pieces_p2(const struct tc__gen *g, const char *alg)
-{
-	const int64_t p = g->p, lim = 46340; /* the largest p with p^2 <= INT32_MAX */
-	if (p <= lim)
-		return TC_OK;
-	tc__set_detail("%s %s on %lld ranks: its schedule tracks p^2 = %lld blocks, over the "
-	               "limit of 2^31 - 1 (at most %lld ranks): choose another algorithm "
-	               "(--alg) or fewer ranks",
-	               tc_coll_name(g->coll), alg, (long long)p, (long long)(p * p), (long long)lim);
-	return TC_ELIMIT;
-}
-
-int tc__coll_generate(const struct tc__alg *a, const struct tc__gen *g, struct tc__sched *s)
-{
-	int err = tc__alg_check(a, g);
-	if (err)
-		return err;
-	if (g->max_x > 0 && tc__sched_size_lb(a, g) > g->max_x)
-		return TC__ELIMIT; /* known to be over: not generated (size.c) */
-	tc__sched_generated_add();
-	if (!(a->flags & TC__ALG_DUAL)) {
-		err = tc__sched_init(s, g->p);
-		if (err)
-			return err;
-		s->max_x = g->max_x;
-		s->max_moving = g->max_moving;
-		s->count_only = g->count_only;
-		err = a->gen(g, s);
-		if (!err)
-			err = s->err;
-		if (err)
-			tc__sched_free(s);
-		return err;
-	}
-	const struct tc__coll_desc *cd = &tc__colls[g->coll];
-	struct tc__sched b;
-	struct tc__gen gb = *g;
-	gb.coll = (enum tc_coll)cd->dual_of;
-	err = tc__sched_init(&b, g->p);
-	if (err)
-		return err;
-	b.max_x = g->max_x;
-	b.max_moving = g->max_moving;
-	b.count_only = g->count_only;
-	err = a->gen(&gb, &b);
-	if (!err)
-		err = b.err;
-	if (!err)
-		err = tc__dual(&b, cd->dual_copy, g->root, g->bytes, s);
-	tc__sched_free(&b);
-	return err;
-}
-
-const struct tc__alg *tc__alg_find(enum tc_coll coll, const char *name)
-{
-	for (int i = 0; i < tc__nalgs; i++)
-		if (tc__algs[i].coll == coll && !strcmp(tc__algs[i].name, name))
-			return &tc__algs[i];
-	return NULL;
-}
-
-/* ---- entry points -------------------------------------------------------- */
 
 struct tc__combine_ctx {
 	enum tc_dtype dt;
@@ -430,15 +159,6 @@ static int tc__call_bufs(struct tc_proc *proc, const struct tc__call *c, tc__buf
 	return TC_OK;
 }
 
-/* A collective request: nonblocking (xr->persistent 0) or persistent; or,
- * built set, an operation made and handed back in *built, neither started
- * nor bound (a phase of a call made of several: tc_imulticast). */
-struct tc__xreq {
-	tc_request *req;
-	int persistent;
-	struct tc__creq **built;
-};
-
 /* What a collective request holds: the queue's operation (lib/sched/
  * nbc.h), the plan and schedule it runs (held: an eviction of the cache
  * entry leaves them), the call, its combine context, its own copies. */
@@ -511,19 +231,6 @@ static int tc__cop_new(struct tc_proc *proc, struct tc__centry *e, const struct 
 	return tc__creq_launch(proc, &o->x, xr->req, xr->persistent);
 }
 
-/*
- * Every collective's entry: the arguments checked from the collective's
- * shape (collectives.def), the schedule from the cache, the buffers set up,
- * the plan run.  sbuf and rbuf as the public calls take them (bcast: rbuf is
- * the buffer; barrier: neither).
- */
-struct tc__coll_extra {
-	int q;              /* shift: q mod p */
-	int shift_ring;     /* shift: along the topology's ring */
-	const int *members; /* multicast: canonical (tc__members_canon) */
-	int nmembers;
-};
-
 /* The generator's view of a call (its schedule's key and signature). */
 static struct tc__gen tc__coll_gen(const struct tc_team *team, enum tc_coll coll, size_t bytes,
                                    size_t es, int root, int packets, const struct tc__coll_extra *x)
@@ -558,9 +265,15 @@ static bool tc__memo_hit(const struct tc__cmemo *m, enum tc_coll coll, const voi
 	       (!alg || !strncmp(m->e->key.name, alg, sizeof m->e->key.name));
 }
 
-static int tc__coll_x(struct tc_proc *proc, enum tc_coll coll, const void *sbuf, void *rbuf, size_t count,
-                      enum tc_dtype dt, enum tc_op op, int root, const struct tc_coll_opts *opts,
-                      const struct tc__coll_extra *x, const struct tc__xreq *xr)
+/*
+ * Every collective's entry: the arguments checked from the collective's
+ * shape (collectives.def), the schedule from the cache, the buffers set up,
+ * the plan run.  sbuf and rbuf as the public calls take them (bcast: rbuf is
+ * the buffer; barrier: neither).
+ */
+int tc__coll_x(struct tc_proc *proc, enum tc_coll coll, const void *sbuf, void *rbuf, size_t count,
+               enum tc_dtype dt, enum tc_op op, int root, const struct tc_coll_opts *opts,
+               const struct tc__coll_extra *x, const struct tc__xreq *xr)
 {
 	if (xr && !xr->req)
 		return TC_EINVAL;
@@ -852,246 +565,4 @@ void tc_last_coll(const struct tc_proc *proc, struct tc_coll_info *out)
 	out->algorithm = proc->last_alg;
 	out->rounds = proc->last_rounds;
 	out->modelled_ps = proc->last_modelled;
-}
-
-static int tc__shift(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count, enum tc_dtype dt,
-                     int q, const struct tc_coll_opts *opts, const struct tc__xreq *xr)
-{
-	if (!proc)
-		return TC_EINVAL;
-	const long p = proc->team->p;
-	const struct tc__coll_extra x = {.q = (int)((((long)q % p) + p) % p),
-	                                 .shift_ring = opts && opts->shift_ring};
-	return tc__coll_x(proc, TC_COLL_SHIFT, sbuf, rbuf, count, dt, TC_OP_BOR, 0, opts, &x, xr);
-}
-
-int tc_shift(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count, enum tc_dtype dt,
-             int q, const struct tc_coll_opts *opts)
-{
-	return tc__shift(proc, sbuf, rbuf, count, dt, q, opts, NULL);
-}
-
-int tc_ishift(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count, enum tc_dtype dt,
-              int q, const struct tc_coll_opts *opts, tc_request *req)
-{
-	const struct tc__xreq xr = {req, 0, NULL};
-	return tc__shift(proc, sbuf, rbuf, count, dt, q, opts, &xr);
-}
-
-int tc_shift_init(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count,
-                  enum tc_dtype dt, int q, const struct tc_coll_opts *opts, tc_request *req)
-{
-	const struct tc__xreq xr = {req, 1, NULL};
-	return tc__shift(proc, sbuf, rbuf, count, dt, q, opts, &xr);
-}
-
-/*
- * The multicast's member set, checked here and agreed by every rank before
- * any data moves: each rank reduces its (root, set) to a 64-bit hash (a
- * rank whose own list is bad contributes a value no good list gives) and an
- * allreduce of (h, ~h) under band tells every rank whether all hashes were
- * equal (band(h) == ~band(~h) exactly then).  The hash covers the count,
- * datatype and algorithm name too ("auto" for none).  A failed agreement writes
- * nothing; a bad list (or another argument error of one rank: NULL buffer,
- * datatype, size) fails on its rank with its own code, elsewhere with
- * TC_EMISMATCH.
- *
- * tc__mcast_input() makes this rank's part: the canonical set (*canon,
- * freed by the caller, and *n), the hash *h (0 when bad) and, returned, the
- * rank's own argument error or TC_OK.
- */
-static int tc__mcast_input(struct tc_proc *proc, void *buf, size_t count, enum tc_dtype dt, int root,
-                           const int *members, int nmembers, const struct tc_coll_opts *opts,
-                           int **canon_out, int *n_out, uint64_t *h_out)
-{
-	const int p = proc->team->p;
-	int *canon = NULL, n = 0;
-	int bad = nmembers < 0 || nmembers > p ? TC_EINVAL : TC_OK;
-	if (!bad && nmembers > 0) {
-		canon = malloc((size_t)nmembers * sizeof *canon);
-		if (!canon)
-			bad = TC_ENOMEM; /* still agreed: nobody waits for this rank */
-	}
-	if (!bad && (root < 0 || root >= p))
-		bad = TC_EROOT;
-	if (!bad)
-		bad = tc__members_canon(p, root, members, nmembers, canon, &n);
-	/* The arguments that tc__coll_x() would refuse on this rank alone are
-	 * refused here, agreed: the others must not wait for it. */
-	const size_t es = tc_dtype_size(dt);
-	const int me = proc->rank;
-	if (!bad && !es)
-		bad = TC_EINVAL;
-	if (!bad && count > TC_MAX_MESSAGE / es)
-		bad = TC_EOVERFLOW;
-	if (!bad && count && !buf && (me == root || tc__in_set(me, canon, n)))
-		bad = TC_ENULLBUF;
-	if (!bad && buf == (void *)TC_IN_PLACE)
-		bad = TC_EINVAL;
-	if (!bad && opts && opts->packets < 0)
-		bad = TC_EINVAL;
-	uint64_t h = tc__fnv(TC__FNV_BASIS, (uint64_t)(uint32_t)root);
-	for (int i = 0; i < n; i++)
-		h = tc__fnv(h, (uint64_t)canon[i]);
-	h = tc__fnv(h, (uint64_t)n);
-	/* And the rest of the call, so that ranks outside the set, which may
-	 * move no data, take part in the mismatch detection too. */
-	h = tc__fnv(h, (uint64_t)count);
-	h = tc__fnv(h, (uint64_t)dt);
-	for (const char *s = opts && opts->alg ? opts->alg : "auto"; *s; s++)
-		h = tc__fnv(h, (uint64_t)(unsigned char)*s);
-	if (bad)
-		h = 0; /* and ~h is 0 too below: no agreement with any good list */
-	*canon_out = canon;
-	*n_out = bad ? 0 : n;
-	*h_out = h;
-	return bad;
-}
-
-int tc_multicast(struct tc_proc *proc, void *buf, size_t count, enum tc_dtype dt, int root,
-                 const int *members, int nmembers, const struct tc_coll_opts *opts)
-{
-	if (!proc)
-		return TC_EINVAL;
-	int *canon, n;
-	uint64_t h;
-	int bad = tc__mcast_input(proc, buf, count, dt, root, members, nmembers, opts, &canon, &n, &h);
-	uint64_t v[2] = {h, bad ? 0 : ~h};
-	const struct tc_coll_opts ao = {0};
-	int err = tc_allreduce(proc, TC_IN_PLACE, v, 2, TC_UINT64, TC_OP_BAND, &ao);
-	if (!err && bad)
-		err = bad;
-	else if (!err && (v[0] != h || v[1] != ~h))
-		err = TC_EMISMATCH;
-	if (!err) {
-		const struct tc__coll_extra x = {.members = canon, .nmembers = n};
-		err = tc__coll_x(proc, TC_COLL_MULTICAST, NULL, buf, count, dt, TC_OP_BOR, root,
-		                 opts, &x, NULL);
-	}
-	free(canon);
-	return err;
-}
-
-/*
- * The multicast as a request: two phases one after the other, each an
- * operation of its own made at the call (lib/sched/nbc.h), the agreement's
- * allreduce of (h, ~h) and then the data's multicast.  A persistent one
- * agrees once, at its first start (a failed agreement is retried and fails
- * again at each start), and then runs only the data's plan.  A rank whose
- * own arguments are bad takes part in the agreement and its wait returns
- * their error.
- */
-struct tc__mop {
-	struct tc__creq x;
-	struct tc__creq *agree, *data; /* data NULL when bad */
-	uint64_t h, v[2];
-	int bad;
-	bool agreed, in_data;
-};
-
-static void tc__mop_release(struct tc__creq *x)
-{
-	struct tc__mop *o = (struct tc__mop *)x;
-	if (o->agree)
-		o->agree->release(o->agree);
-	if (o->data)
-		o->data->release(o->data);
-	free(o);
-}
-
-/* x runs phase ph (prepared for this start). */
-static int tc__mop_phase(struct tc__mop *o, struct tc__creq *ph)
-{
-	int err = ph->prepare(ph);
-	if (err)
-		return err;
-	o->x.s = ph->s;
-	o->x.pl = ph->pl;
-	o->x.io = ph->io;
-	o->in_data = ph == o->data;
-	return TC_OK;
-}
-
-static int tc__mop_prepare(struct tc__creq *x)
-{
-	struct tc__mop *o = (struct tc__mop *)x;
-	if (o->agreed)
-		return tc__mop_phase(o, o->data);
-	o->v[0] = o->h;
-	o->v[1] = o->bad ? 0 : ~o->h;
-	return tc__mop_phase(o, o->agree);
-}
-
-static int tc__mop_then(struct tc_proc *proc, struct tc__creq *x)
-{
-	struct tc__mop *o = (struct tc__mop *)x;
-	(void)proc;
-	if (o->in_data)
-		return TC_OK; /* the data moved: done */
-	if (o->bad)
-		return o->bad;
-	if (o->v[0] != o->h || o->v[1] != ~o->h) {
-		tc__set_detail("multicast: the ranks' roots, member sets, counts, datatypes or "
-		               "algorithms differ");
-		return TC_EMISMATCH;
-	}
-	o->agreed = true;
-	int err = tc__mop_phase(o, o->data);
-	return err ? err : 1;
-}
-
-static int tc__multicast_req(struct tc_proc *proc, void *buf, size_t count, enum tc_dtype dt,
-                             int root, const int *members, int nmembers,
-                             const struct tc_coll_opts *opts, tc_request *req, int persistent)
-{
-	if (!proc || !req)
-		return TC_EINVAL;
-	/* not started until it is: a wait on it says TC_EINVAL */
-	memset(tc__req(req), 0, sizeof(struct tc__req));
-	const size_t head = (sizeof(struct tc__mop) + 63) / 64 * 64;
-	struct tc__mop *o = calloc(1, head + tc__run_size());
-	if (!o)
-		return TC_ENOMEM;
-	o->x.persistent = persistent;
-	o->x.prepare = tc__mop_prepare;
-	o->x.then = tc__mop_then;
-	o->x.release = tc__mop_release;
-	o->x.run = (struct tc__run *)(void *)((char *)o + head);
-	int *canon, n;
-	o->bad = tc__mcast_input(proc, buf, count, dt, root, members, nmembers, opts, &canon, &n, &o->h);
-	const struct tc_coll_opts ao = {0};
-	const struct tc__coll_extra none = {0};
-	struct tc__xreq xr = {req, persistent, &o->agree};
-	int err = tc__coll_x(proc, TC_COLL_ALLREDUCE, TC_IN_PLACE, o->v, 2, TC_UINT64, TC_OP_BAND,
-	                     0, &ao, &none, &xr);
-	if (!err && !o->bad) {
-		/* The data's plan, made now: a failure here is this rank's
-		 * argument error, reported after the agreement as the blocking
-		 * call does. */
-		const struct tc__coll_extra x = {.members = canon, .nmembers = n};
-		xr.built = &o->data;
-		o->bad = tc__coll_x(proc, TC_COLL_MULTICAST, NULL, buf, count, dt, TC_OP_BOR, root,
-		                    opts, &x, &xr);
-		if (o->bad)
-			o->h = 0;
-	}
-	free(canon);
-	memset(tc__req(req), 0, sizeof(struct tc__req));
-	if (err) {
-		tc__mop_release(&o->x);
-		return err;
-	}
-	return tc__creq_launch(proc, &o->x, req, persistent);
-}
-
-int tc_imulticast(struct tc_proc *proc, void *buf, size_t count, enum tc_dtype dt, int root,
-                  const int *members, int nmembers, const struct tc_coll_opts *opts, tc_request *req)
-{
-	return tc__multicast_req(proc, buf, count, dt, root, members, nmembers, opts, req, 0);
-}
-
-int tc_multicast_init(struct tc_proc *proc, void *buf, size_t count, enum tc_dtype dt, int root,
-                      const int *members, int nmembers, const struct tc_coll_opts *opts, tc_request *req)
-{
-	return tc__multicast_req(proc, buf, count, dt, root, members, nmembers, opts, req, 1);
 }

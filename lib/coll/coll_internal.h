@@ -1,8 +1,14 @@
 /* SPDX-License-Identifier: MIT */
-/* lib/coll/coll_internal.h - selection and generation, shared by the entry
- * points (coll.c) and the prediction API (predict.c). */
+/* lib/coll/coll_internal.h - the registry, selection and generation,
+ * shared by the entry points (coll.c, shift/shift.c, multicast/multicast.c)
+ * and the prediction API (predict.c); the path of every collective call
+ * (tc__coll_x, coll.c). */
 #ifndef TC_COLL_INTERNAL_H
 #define TC_COLL_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
 
 #include "coll/gen.h"
 
@@ -59,7 +65,7 @@ int tc__coll_select(const struct tc__gen *g, const char *name, int need_ordered,
 long tc__sched_crossings(const struct tc__sched *s, const struct tc_topo *t);
 
 /* AUTO's price of schedule s on a team whose ranks outnumber its g->cpus
- * CPUs, a level of waits costing g->wait_ns (lib/coll/coll.c), in ps. */
+ * CPUs, a level of waits costing g->wait_ns (lib/coll/select.c), in ps. */
 int tc__machine_score(const struct tc__sched *s, const struct tc__gen *g, tc_time_t *score);
 
 /* out = a (op) b element-wise, a the left operand, for a built-in operator
@@ -73,5 +79,49 @@ void tc__reduce3(void *out, const void *a, const void *b, size_t count, enum tc_
  * (the splits of lib/coll/split.c).  Arguments and errors as tc_allgather's. */
 int tc__allgather_marked(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count,
                          enum tc_dtype dt, int mark);
+
+/* What the shift and the multicast add to a call of tc__coll_x(). */
+struct tc__coll_extra {
+	int q;              /* shift: q mod p */
+	int shift_ring;     /* shift: along the topology's ring */
+	const int *members; /* multicast: canonical (tc__members_canon) */
+	int nmembers;
+};
+
+/* A collective request: nonblocking (xr->persistent 0) or persistent; or,
+ * built set, an operation made and handed back in *built, neither started
+ * nor bound (a phase of a call made of several: tc_imulticast). */
+struct tc__creq;
+struct tc__xreq {
+	tc_request *req;
+	int persistent;
+	struct tc__creq **built;
+};
+
+/* The path of every collective call (coll.c): blocking with xr NULL, else as xr's request. */
+int tc__coll_x(struct tc_proc *proc, enum tc_coll coll, const void *sbuf, void *rbuf, size_t count,
+               enum tc_dtype dt, enum tc_op op, int root, const struct tc_coll_opts *opts,
+               const struct tc__coll_extra *x, const struct tc__xreq *xr);
+
+/* The ascending order of ints, for qsort() and bsearch(). */
+static inline int tc__int_cmp(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+	return (x > y) - (x < y);
+}
+
+/* Whether rank r is in a canonical (ascending) member set. */
+static inline bool tc__in_set(int r, const int *members, int n)
+{
+	return n > 0 && bsearch(&r, members, (size_t)n, sizeof *members, tc__int_cmp);
+}
+
+/* One step of FNV-1a over 64-bit values: the call's tag and the multicast's
+ * agreement hash. */
+#define TC__FNV_BASIS 1469598103934665603ull
+static inline uint64_t tc__fnv(uint64_t h, uint64_t v)
+{
+	return (h ^ v) * 1099511628211ull;
+}
 
 #endif

@@ -2,7 +2,9 @@
 /*
  * lib/coll/gen.h - what an algorithm file provides: a schedule generator and
  * the source's closed form.  The registry (algorithms.def) lists them; dispatch,
- * names and the CLI list come from it (lib/coll/coll.c).
+ * names and the CLI list come from it (lib/coll/registry.c).  The functions
+ * the generators share are defined in lib/coll/gen.c, but for those whose
+ * comment names another file.
  *
  * Buffer convention of the generated schedules (lib/sched/sched.h):
  *   bcast      the data is in TC__BUF_OUT on every rank (the root's holds it
@@ -271,7 +273,8 @@ int tc__gen_linear_gather_release(const struct tc__gen *g, struct tc__sched *s, 
  * (shift_direct.c; also gray_direct.c's and hypercube_ct's schedule):
  * TC_ENOTSUP where a rank has no destination. */
 int tc__gen_perm_direct(const struct tc__gen *g, struct tc__sched *s);
-/* Whether every rank of [1, p) is a neighbour of rank 0 both ways. */
+/* Whether every rank of [1, p) is a neighbour of rank 0 both ways
+ * (allreduce_linear.c). */
 int tc__neighbours_of_0(const struct tc_topo *t, int p);
 /* Splits count elements into nblk blocks as evenly as possible; block k is
  * [*off, *off + *len) in bytes. */

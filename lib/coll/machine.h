@@ -2,7 +2,7 @@
 /*
  * lib/coll/machine.h - what the machine charges, where TC_ALG_AUTO must
  * price the machine rather than the model: on native teams whose ranks
- * outnumber the CPUs (lib/coll/coll.c, tc__machine_score).  The rates are
+ * outnumber the CPUs (lib/coll/select.c, tc__machine_score).  The rates are
  * guesses of the machine kind topocoll runs on, not calibrations.
  *
  * Not installed; every function is a pure function of the team's
@@ -73,7 +73,7 @@
  * schedule of many levels (dissemination: ceil(log2 p)) loses to a flatter
  * one with more, serialised messages (linear: 2 levels).  AUTO adds this to
  * the schedule's price at the machine's rates (tc__machine_score, lib/coll/
- * coll.c); on 2 CPUs that picks the linear barrier from p = 5 on and
+ * select.c); on 2 CPUs that picks the linear barrier from p = 5 on and
  * dissemination for p = 3, 4, as measured (p = 4: 6 against 8 us; p = 5: 15
  * against 10 us; p = 64: 420 against 100 us, dissemination first).  Pure
  * function of the team's configuration: every rank gets the same answer.
@@ -85,7 +85,7 @@ uint64_t tc__wait_level_ns(const struct tc_team *team);
 /* The CPUs a native team's ranks share when they outnumber them, else 0 (a
  * CPU per rank, or emulated: the model's delays are the point).  Where this
  * is not 0, the wall clock is the CPUs' work and TC_ALG_AUTO prices the
- * machine rather than the model (lib/coll/coll.c).  Thread-safe. */
+ * machine rather than the model (lib/coll/select.c).  Thread-safe. */
 int tc__shared_cpus(const struct tc_team *team);
 
 /*

@@ -317,7 +317,7 @@ static long long tc__proc_number(const char *path, const char *key)
  * for an 8-byte allreduce,
  * TC__RUN_RANK_BYTES allowed.  A collective's first call builds and prices
  * schedules (AUTO weighs candidates of up to 2^20 transfers, lib/coll/
- * coll.c) and keeps one: a schedule of p^2 transfers, as an all-to-all's,
+ * select.c) and keeps one: a schedule of p^2 transfers, as an all-to-all's,
  * at TC__SCHED_XFER_BYTES a transfer (schedule, simulation, per-rank
  * plans), up to AUTO's limit (ring:1024, an 8-byte allreduce by AUTO on
  * threads: 200 MB).  The figures were 99 MB for a team of complete:256

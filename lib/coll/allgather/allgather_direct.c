@@ -13,7 +13,7 @@
  * order, the k-th sends of all ranks go to distinct ranks: rank j receives
  * from j - k in the k-th slot, so no receive waits for the port.  One round
  * is also one level of waits, which AUTO prices on an oversubscribed team
- * (lib/coll/coll.c): the ring's p - 1 dependent steps become one.
+ * (lib/coll/select.c): the ring's p - 1 dependent steps become one.
  *
  * Cost, on a complete graph (or p <= 2), full duplex: tc_cost_direct_round()
  * (include/topocoll/cost.h), from these two cases:

@@ -6,7 +6,7 @@
  * with concatenation for the combine): every rank but 0 waits once, which
  * is what counts when ranks outnumber the CPUs (lib/coll/machine.h,
  * tc__wait_level_ns()), and AUTO's machine pricing (tc__machine_score,
- * lib/coll/coll.c) weighs it there against the p - 1 or log2 p levels of
+ * lib/coll/select.c) weighs it there against the p - 1 or log2 p levels of
  * the sources' algorithms.
  *
  * Round 0: every rank i > 0 sends its block to rank 0, which places it at

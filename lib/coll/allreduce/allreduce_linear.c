@@ -7,7 +7,7 @@
  * outnumber the CPUs (lib/coll/machine.h, tc__wait_level_ns()), and every
  * vector crosses the machine twice (2 (p-1) m bytes of copies and combines,
  * against p m log2 p for hypercube), which AUTO weighs there too
- * (tc__machine_score, lib/coll/coll.c).
+ * (tc__machine_score, lib/coll/select.c).
  *
  * Round 0: every rank i > 0 sends its vector to 0, which combines them in
  * rank order (a_0 (+) a_1, then (+) a_2, ...; rank-ordered, so the registry

@@ -34,9 +34,9 @@
  * tc_cost_reduce_ring_pipelined() with the same r, a combine added to each
  * packet step, exact when r divides n and p >= 3, one port, store-and-forward;
  * for p = 2 the only sender never combines: r (t_s + (m/r) t_w) + (m/r)
- * t_c.  The dual is generated from this broadcast generator (coll.c hides the
- * collective), so r_opt is the broadcast's, not tc_cost_ring_r_opt_reduce();
- * tc__f_reduce_ring_pipelined uses the same r.
+ * t_c.  The dual is generated from this broadcast generator (registry.c
+ * hides the collective), so r_opt is the broadcast's, not
+ * tc_cost_ring_r_opt_reduce(); tc__f_reduce_ring_pipelined uses the same r.
  * Checker: packet j is piece j; the root starts with pieces [0, r).
  * Restrictions: ring, complete and hypercube topologies, as bcast_ring.
  * Memory: none besides the buffer.
