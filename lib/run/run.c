@@ -175,6 +175,7 @@ static uint64_t tc__start_lead_ns(const struct tc_team *t, int waiters, int fibr
 	return TC__START_LEAD_NS +
 	       (TC__START_WAKE_NS * (uint64_t)waiters + TC__START_SWITCH_NS * (uint64_t)fibres) / cpus;
 }
+
 static void tc__gate_wait(struct tc_team *t)
 {
 	/* Acquire: the epoch, written before the gate opens. */
