@@ -155,24 +155,24 @@ static void tc__proc_clock_reset(struct tc_proc *proc)
  * waiters take its mutex one after the other).  Each then sleeps to the
  * epoch itself (tc__emulate_sync).
  *
- * The epoch lies TC__START_LEAD_NS after the opening, plus
+ * The epoch lies TC__START_AHEAD_NS after the opening, plus
  * TC__START_WAKE_NS for each thread waiting at the gate per CPU (a
  * waiter's CPU may be idle, and a guest's idle vCPU takes long to wake),
  * plus on fibres TC__START_SWITCH_NS for each rank per CPU (the CPU's
  * ranks start one after the other).  The fibres' CPU threads wait at the
  * gate as rank threads do: with 200 us + 2 us per rank per CPU, the fibre
  * CPUs of p = 64 on a 16-vCPU KVM guest started 52-57 us after the epoch
- * (about 260 us after the opening, the lead rank threads had there). */
-#define TC__START_LEAD_NS 200000u
+ * (about 260 us after the opening: as long as rank threads had there). */
+#define TC__START_AHEAD_NS 200000u
 #define TC__START_WAKE_NS 60000u
 #define TC__START_SWITCH_NS 2000u
 
-/* The lead for `waiters` threads at the gate and `fibres` ranks to switch
- * to (0 on threads). */
-static uint64_t tc__start_lead_ns(const struct tc_team *t, int waiters, int fibres)
+/* How long before the epoch the gate opens, for `waiters` threads at it
+ * and `fibres` ranks to switch to (0 on threads). */
+static uint64_t tc__start_ahead_ns(const struct tc_team *t, int waiters, int fibres)
 {
 	const uint64_t cpus = (uint64_t)t->cpus;
-	return TC__START_LEAD_NS +
+	return TC__START_AHEAD_NS +
 	       (TC__START_WAKE_NS * (uint64_t)waiters + TC__START_SWITCH_NS * (uint64_t)fibres) / cpus;
 }
 
@@ -280,7 +280,7 @@ static int tc__run_fibres(struct tc_team *t, const int *run, int n)
 		tc_team_abort(t);
 	if (t->emulate) {
 		/* The CPU threads exist and wait at the gate. */
-		t->epoch_ns = tc__now_ns() + tc__start_lead_ns(t, n < t->cpus ? n : t->cpus, n);
+		t->epoch_ns = tc__now_ns() + tc__start_ahead_ns(t, n < t->cpus ? n : t->cpus, n);
 		tc__gate_open(t);
 	}
 	tc__runq_join(s);
@@ -318,7 +318,7 @@ static int tc__run_threads(struct tc_team *t, const int *run, int n)
 	}
 	pthread_attr_destroy(&attr);
 	if (t->emulate) {
-		t->epoch_ns = tc__now_ns() + tc__start_lead_ns(t, n, 0);
+		t->epoch_ns = tc__now_ns() + tc__start_ahead_ns(t, n, 0);
 		tc__gate_open(t);
 	}
 	for (int i = 0; i < started; i++)
