@@ -93,8 +93,11 @@
  * (worst_by_ts in the JSON: the largest |error| of each p at each t_s);
  * --case LIST and --topo ring,torus,hypercube select cases.  The JSON gains
  * max_rel_error_p256 and min_ts_ns_p256 when p = 256 runs.
+ * --save-calibration FILE (native) appends each calibration made, raw, to
+ * FILE (nat_save_calibration: for recomputing the predictions elsewhere).
  * Usage: model_fidelity [--quick] [--reps N] [--settle US]
- *                       [--native [--no-recal] [--sweeps K] [--bytes LIST]]
+ *                       [--native [--no-recal] [--sweeps K] [--bytes LIST]
+ *                                 [--save-calibration FILE]]
  *                       [--p LIST] [--ts LIST] [--case LIST] [--topo LIST]
  */
 #include <math.h>
@@ -471,6 +474,26 @@ static int nat_fn(struct tc_proc *proc, void *argp)
 }
 
 /* Calibrates (8 B .. 4 MiB) and makes the line's t_s, t_w, t_c cfg's model. */
+/* --save-calibration FILE: every calibration the native mode makes is
+ * appended to it as it is in memory (struct tc_calibration, then the team's
+ * struct tc_model taken from it), so that the predictions of a run on
+ * another machine can be computed again here, against its measured times,
+ * by a program built from the same sources (the layout is this build's). */
+static const char *save_cal_path;
+
+static int nat_save_calibration(const struct tc_calibration *cal, const struct tc_model *md)
+{
+	if (!save_cal_path)
+		return 0;
+	FILE *f = fopen(save_cal_path, "ab");
+	int ok = f && fwrite(cal, sizeof *cal, 1, f) == 1 && fwrite(md, sizeof *md, 1, f) == 1;
+	if (f && fclose(f))
+		ok = 0;
+	if (!ok)
+		fprintf(stderr, "model_fidelity: --save-calibration %s: could not write\n", save_cal_path);
+	return ok ? 0 : 1;
+}
+
 static int nat_calibrate(struct tc_calibration *cal, struct tc_model *md)
 {
 	struct tc_calibrate_opts co;
@@ -484,7 +507,7 @@ static int nat_calibrate(struct tc_calibration *cal, struct tc_model *md)
 	md->ts_ns = cal->ts_ns > 0 ? cal->ts_ns : 0;
 	md->tw_ns = cal->tw_ns_per_byte > 0 ? cal->tw_ns_per_byte : 0;
 	md->tc_ns = isfinite(cal->tc_ns_per_byte) && cal->tc_ns_per_byte > 0 ? cal->tc_ns_per_byte : 0;
-	return 0;
+	return nat_save_calibration(cal, md);
 }
 
 static void nat_cal_line(const struct tc_calibration *cal)
@@ -1107,6 +1130,8 @@ int main(int argc, char **argv)
 			bad = sweeps < 1 || sweeps > NAT_MAX_SWEEPS;
 		} else if (!strcmp(argv[i], "--no-recal")) {
 			recal = 0;
+		} else if (!strcmp(argv[i], "--save-calibration") && i + 1 < argc) {
+			save_cal_path = argv[++i];
 		} else if (!strcmp(argv[i], "--p") && i + 1 < argc) {
 			if (!p_set)
 				nps = 0;
@@ -1143,8 +1168,8 @@ int main(int argc, char **argv)
 		if (bad) {
 			fprintf(stderr,
 			        "usage: model_fidelity [--quick] [--reps N] [--settle US] "
-			        "[--native [--no-recal] [--sweeps K] [--bytes LIST]]\n"
-			        "       [--p LIST] [--ts LIST] [--case LIST] [--topo LIST]\n"
+			        "[--native [--no-recal] [--sweeps K] [--bytes LIST]\n"
+			        "       [--save-calibration FILE]] [--p LIST] [--ts LIST] [--case LIST] [--topo LIST]\n"
 			        "  --p 64,256   the team sizes (default 2,8,16,64; --native: 2)\n"
 			        "  --ts 1ms,250us,100us   run every case at each t_s (ns, us, "
 			        "ms) instead of halving from 1 ms\n"
