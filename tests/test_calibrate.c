@@ -419,6 +419,16 @@ static void hand_made_concurrency(struct tc_calibration *c)
 	}
 }
 
+/* B at m between the hand-made table's two rows, b64 at 64 KiB and b4m at
+ * 4 MiB, linear in log2 m and clamped: where the price reads the table
+ * for a rank that takes in m bytes over the call. */
+static double b_at(double b64, double b4m, double m)
+{
+	double x = log2(m / 65536.0) / log2(64.0);
+	x = x < 0 ? 0 : x > 1 ? 1 : x;
+	return b64 + (b4m - b64) * x;
+}
+
 /* s(k, m) = max(1, (k / 2) B(2, m) / B(k, m)) for k > 2, B interpolated in
  * k and in log2 m; rho(q) = R(q) less the pair's 8-byte message for q > 2,
  * R interpolated in log2 q; both clamped beyond the tables; the price of a round their sum with the
@@ -506,7 +516,8 @@ Test(calibrate, concurrency_of_a_schedule, .timeout = 30)
 	const size_t m = (size_t)4 << 20;
 	struct tc_model md;
 	cr_assert_eq(tc_calibration_model(&c, m, &md, NULL), 0);
-	const double tw = md.tw_ns;
+	const double tw = md.tw_ns, tc = md.tc_ns;
+	cr_assert(tc > 0);
 	struct {
 		const char *topo, *alg;
 		enum tc_coll coll;
@@ -518,6 +529,12 @@ Test(calibrate, concurrency_of_a_schedule, .timeout = 30)
 	         (double)m * tw * ((2.0 * 20 / 30 - 1) + (4.0 * 20 / 40 - 1)),
 	         0 + 48.4 + 98.4 + 198.4, 0},
 	        {"chain:2", "linear", TC_COLL_BCAST, 0, 0, 0},
+	        /* Four rounds in which every rank takes m and combines it: the
+	         * combine, out of another rank's buffer, is slowed as the copy
+	         * is (the 16 MiB a rank takes in over the call read at the
+	         * 4 MiB row, where the table ends: s(16) = 4). */
+	        {"hypercube:4", "hypercube", TC_COLL_ALLREDUCE,
+	         4 * (double)m * (tw + tc) * (4.0 - 1), 4 * 198.4, 0},
 	        /* One round in which every rank takes 15 blocks: all 15 are
 	         * slowed, not the largest alone. */
 	        {"complete:16", "direct", TC_COLL_ALLTOALL, 15 * (double)m * tw * (4.0 - 1), 198.4, 0},
@@ -574,10 +591,11 @@ Test(calibrate, shared_memory_rounds, .timeout = 30)
 	        /* 15 readers of the root's 4 MiB at once, B(15, 4 MiB) = 40 B/ns
 	         * (the row saturates from k = 8); q = 16: R = 300, h = 80. */
 	        {"complete:16", "shm", TC_COLL_BCAST, 4 << 20, 50 + 300 + 80 + big * 15 / 40},
-	        /* 4 readers of 3 blocks of 64 KiB each, B(4, 64 KiB) = 40 B/ns;
-	         * R(4) = 150; the own block copied locally at t_copy. */
+	        /* 4 readers of 3 blocks of 64 KiB each, at B(4) of the 192 KiB
+	         * each reads in all (the cache unknown: no cap); R(4) = 150;
+	         * the own block copied locally at t_copy. */
 	        {"complete:4", "shm", TC_COLL_ALLGATHER, 65536,
-	         50 + 150 + 80 + 3 * (small * 4 / 40) + small * 0.01},
+	         50 + 150 + 80 + 3 * (small * 4 / b_at(40, 30, 3 * small)) + small * 0.01},
 	        /* p = 2: one reader per rank, priced as two at once
 	         * (B(2, 64 KiB) = 20 B/ns), the pair's hand-off and R(2). */
 	        {"complete:2", "shm", TC_COLL_ALLTOALL, 65536,
@@ -597,13 +615,14 @@ Test(calibrate, shared_memory_rounds, .timeout = 30)
 	         * once, B(2, 64 KiB) = 20 B/ns). */
 	        {"complete:4", "shm", TC_COLL_GATHER, 65536,
 	         50 + 150 + 80 + 3 * (small * 2 / 20) + small * 0.01},
-	        /* reduce_scatter: 4 readers of 3 blocks each, B(4, 64 KiB) = 40
-	         * B/ns (a read 6553.6 ns), each combined after its read (64 KiB
+	        /* reduce_scatter: 4 readers of 3 blocks each, at B(4) of 192
+	         * KiB (as allgather's), each combined after its read (64 KiB
 	         * t_c = 2621.44 ns) but rank 1-3's first, block 0, copied; ranks
 	         * 1-3 combine their own block locally, rank 0 copies it (at
 	         * t_copy): three combines for every rank. */
 	        {"complete:4", "shm", TC_COLL_REDUCE_SCATTER, 65536,
-	         50 + 150 + 80 + 3 * (small * 4 / 40) + 3 * small * 0.04 + small * 0.01},
+	         50 + 150 + 80 + 3 * (small * 4 / b_at(40, 30, 3 * small)) + 3 * small * 0.04 +
+	                 small * 0.01},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		struct tc_topo *t = NULL;
@@ -662,24 +681,28 @@ Test(calibrate, copy_rates_pooled_non_increasing, .timeout = 10)
 		cr_assert(fabs(s - want) < 1e-9, "s(%d, %zu) = %.6f, not %.6f", share[i].k, m, s, want);
 	}
 	/* The shared-memory price reads at the pooled B too: allgather on
-	 * complete:4, 3 blocks of 64 KiB per reader at B(4) = 50 B/ns. */
+	 * complete:4, 3 blocks of 64 KiB per reader at B(4) of the 192 KiB it
+	 * reads, between the pooled 50 (64 KiB) and 40 B/ns (4 MiB). */
 	c.tcopy_ns_per_byte = 0.01;
 	struct tc_topo *t = NULL;
 	cr_assert_eq(tc_topo_parse("complete:4", &t), 0);
 	struct tc_call call = {.coll = TC_COLL_ALLGATHER, .alg = "shm", .bytes = small, .esize = 8};
-	double ns = 0, want = 50 + 150 + 80 + 3 * ((double)small * 4 / 50) + (double)small * 0.01;
+	double ns = 0, want = 50 + 150 + 80 + 3 * ((double)small * 4 / b_at(50, 40, 3.0 * small)) +
+	                      (double)small * 0.01;
 	cr_assert_eq(tc_calibration_predict(&c, t, &call, NULL, NULL, &ns), 0);
 	cr_assert(fabs(ns - want) <= 1e-9 * want, "%.3f ns, not %.3f", ns, want);
 	tc_topo_destroy(t);
 }
 
-/* A shared-memory round whose reads and their destinations together (2
- * bytes per byte read, every reader at once) exceed the last-level cache
- * comes from memory: each read is priced at the table's largest block's
- * bandwidth.  allgather of 64 KiB on complete:16 moves 16 x 15 x 64 KiB
- * (30 MiB with the destinations): with an 8 MiB last level each read costs
- * 64 KiB x 16 / B(16, 4 MiB) = 40 B/ns, with a 64 MiB one 64 KiB x 16 /
- * B(16, 64 KiB) = 160 B/ns. */
+/* A call whose footprint (each buffer's span of offsets that its transfers
+ * touch, counted once) exceeds the last-level cache comes from memory: each
+ * read is priced at the table's largest block's bandwidth.  allgather of
+ * 64 KiB on complete:16 touches 16 source blocks and 16 receive buffers of
+ * 16 blocks, 17 MiB: with an 8 MiB last level each read costs 64 KiB x 16 /
+ * B(16, 4 MiB) = 40 B/ns; with a 64 MiB one the 960 KiB a reader takes in
+ * is priced at the largest block that 16 copiers hold in that cache (64
+ * KiB: 16 x 2 x 4 MiB do not fit), B(16, 64 KiB) = 160 B/ns; with the
+ * cache unknown at the row of 960 KiB itself. */
 Test(calibrate, shared_memory_round_beyond_last_cache, .timeout = 10)
 {
 	struct tc_calibration c;
@@ -689,21 +712,101 @@ Test(calibrate, shared_memory_round_beyond_last_cache, .timeout = 10)
 	struct tc_topo *t = NULL;
 	cr_assert_eq(tc_topo_parse("complete:16", &t), 0);
 	struct tc_call call = {.coll = TC_COLL_ALLGATHER, .alg = "shm", .bytes = 65536, .esize = 8};
-	static const struct {
+	const struct {
 		size_t llc;
 		double bw;
-	} cases[] = {{(size_t)8 << 20, 40}, {(size_t)64 << 20, 160}, {0, 160}};
+	} cases[] = {{(size_t)8 << 20, 40}, {(size_t)64 << 20, 160}, {0, b_at(160, 40, 15 * small)}};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		c.cache_bytes[0] = 32 << 10;
 		c.cache_bytes[1] = cases[i].llc ? (size_t)1 << 20 : 0;
 		c.cache_bytes[2] = cases[i].llc;
 		if (!cases[i].llc)
-			c.cache_bytes[0] = 0; /* unknown: the block's own row */
+			c.cache_bytes[0] = 0; /* unknown: the row of all a reader takes in */
 		/* 15 reads each, two hand-offs (a wave of 10 flags, then 5). */
 		double ns = 0, want = 50 + 300 + 2 * 80 + 15 * (small * 16 / cases[i].bw) + small * 0.01;
 		cr_assert_eq(tc_calibration_predict(&c, t, &call, NULL, NULL, &ns), 0);
 		cr_assert(fabs(ns - want) <= 1e-9 * want, "llc %zu: %.3f ns, not %.3f",
 		          cases[i].llc, ns, want);
+	}
+	tc_topo_destroy(t);
+}
+
+/* With rounds of flags measured (nflag), a round of the machine's own
+ * algorithms costs F(q) of its q ranks where it cost R(q), and a reader pays
+ * a hand-off for each block after its first (the flag round holds the
+ * first's) instead of one per wave of swept flags.  F = 60, 120, 200, 400
+ * ns at q = 2, 4, 8, 16; the cache unknown (no cap on a reader's row). */
+Test(calibrate, shared_memory_flag_rounds, .timeout = 10)
+{
+	struct tc_calibration c;
+	hand_made_concurrency(&c);
+	c.tcopy_ns_per_byte = 0.01;
+	static const double f[4] = {60, 120, 200, 400};
+	c.nflag = 4;
+	for (int i = 0; i < 4; i++)
+		c.flag_ns[i] = f[i];
+	const double small = 65536;
+	const struct {
+		const char *topo;
+		enum tc_coll coll;
+		size_t bytes;
+		double ns;
+	} cases[] = {
+	        /* 15 readers of the root's 8 bytes, B(15) = 150 B/ns (between
+	         * k = 8 and 16 on the 64 KiB row, below which it is clamped);
+	         * one block each: no hand-off beside the round. */
+	        {"complete:16", TC_COLL_BCAST, 8, 50 + 400 + 8.0 * 15 / 150},
+	        /* 3 blocks per reader: two hand-offs of the farthest class (80). */
+	        {"complete:4", TC_COLL_ALLGATHER, 65536,
+	         50 + 120 + 3 * (small * 4 / b_at(40, 30, 3 * small)) + 2 * 80 + small * 0.01},
+	        /* p = 2: one block, priced as two readers at once. */
+	        {"complete:2", TC_COLL_ALLTOALL, 65536, 50 + 60 + small * 2 / 20 + small * 0.01},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct tc_topo *t = NULL;
+		cr_assert_eq(tc_topo_parse(cases[i].topo, &t), 0);
+		struct tc_call call = {.coll = cases[i].coll,
+		                       .alg = "shm",
+		                       .bytes = cases[i].bytes,
+		                       .esize = 8};
+		double ns = 0;
+		cr_assert_eq(tc_calibration_predict(&c, t, &call, NULL, NULL, &ns), 0);
+		cr_assert(fabs(ns - cases[i].ns) <= 1e-9 * cases[i].ns, "%s %s: %.3f ns, not %.3f",
+		          cases[i].topo, tc_coll_name(cases[i].coll), ns, cases[i].ns);
+		tc_topo_destroy(t);
+	}
+}
+
+/* A channel schedule's share is read at the size of all a receiver takes
+ * in over the call, not at one round's block: the ring allgather of 64 KiB
+ * blocks on ring:16 brings each rank 960 KiB, one block a round.  With the
+ * cache unknown that is B's row at 960 KiB, s(16) = 8 B(2) / B(16) (B(2) =
+ * 20 B/ns on both rows); with a 64 MiB last level the 960 KiB stay in
+ * what 16 copiers hold there (64 KiB blocks: 16 x 2 x 4 MiB do not fit),
+ * s(16, 64 KiB) = 8 x 20 / 160 = 1: no share. */
+Test(calibrate, share_at_what_a_rank_takes_in, .timeout = 10)
+{
+	struct tc_calibration c;
+	hand_made_concurrency(&c);
+	const double m = 65536;
+	struct tc_model md;
+	cr_assert_eq(tc_calibration_model(&c, (size_t)m, &md, NULL), 0);
+	struct tc_topo *t = NULL;
+	cr_assert_eq(tc_topo_parse("ring:16", &t), 0);
+	struct tc_call call = {.coll = TC_COLL_ALLGATHER, .alg = "ring", .bytes = (size_t)m, .esize = 8};
+	const double s = 8.0 * 20 / b_at(160, 40, 15 * m);
+	const struct {
+		size_t llc;
+		double share;
+	} cases[] = {{0, 15 * m * md.tw_ns * (s - 1)}, {(size_t)64 << 20, 0}};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		c.cache_bytes[0] = cases[i].llc ? 32 << 10 : 0;
+		c.cache_bytes[1] = cases[i].llc ? (size_t)1 << 20 : 0;
+		c.cache_bytes[2] = cases[i].llc;
+		double share = -1, sync = -1;
+		cr_assert_eq(tc_calibration_concurrency_ns(&c, t, &call, &share, &sync), 0);
+		cr_assert(fabs(share - cases[i].share) <= 1e-9 * (1 + cases[i].share),
+		          "llc %zu: share %.3f, not %.3f", cases[i].llc, share, cases[i].share);
 	}
 	tc_topo_destroy(t);
 }
@@ -747,8 +850,10 @@ Test(calibrate, native_segments_and_call_cost, .timeout = 120)
 				cr_assert(c.copy_bytes_per_ns[s][k] > 0, "B[%d][%d]", s, k);
 		cr_assert(c.nsync >= 1 && c.sync_ranks[0] == 2 &&
 		          c.sync_ranks[c.nsync - 1] == c.conc_ranks);
+		cr_assert_eq(c.nflag, c.nsync);
 		for (int i = 0; i < c.nsync; i++)
-			cr_assert(isfinite(c.sync_ns[i]) && c.sync_ns[i] > 0);
+			cr_assert(isfinite(c.sync_ns[i]) && c.sync_ns[i] > 0 &&
+			          isfinite(c.flag_ns[i]) && c.flag_ns[i] > 0);
 		for (int k = 0; k < TC_HANDOFF_CLASSES; k++)
 			cr_assert(c.handoff_rank[k] < 0 ? isnan(c.handoff_ns[k]) : c.handoff_ns[k] > 0);
 	}

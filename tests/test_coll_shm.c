@@ -1580,9 +1580,10 @@ Test(shm, auto_calibration_bad_input, .timeout = 30)
 	static const struct {
 		const char *field;
 		int what;
-	} bad[] = {{"sync_ns[2]", 0},        {"ncopiers", 1},      {"segment 0", 2},
-	           {"copy_bytes_per_ns", 3}, {"handoff_ns[3]", 4}, {"copiers[1]", 5},
-	           {"nsegments", 6},         {"call_ns", 7},       {"handoff_pair_ns", 8}};
+	} bad[] = {{"sync_ns[2]", 0},        {"ncopiers", 1},        {"segment 0", 2},
+	           {"copy_bytes_per_ns", 3}, {"handoff_ns[3]", 4},   {"copiers[1]", 5},
+	           {"nsegments", 6},         {"call_ns", 7},         {"nflag", 8},
+	           {"flag_ns[1]", 9},        {"handoff_pair_ns", 10}};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		struct tc_calibration c;
 		cal_by_hand(&c, 1500, 60, 2000);
@@ -1610,6 +1611,14 @@ Test(shm, auto_calibration_bad_input, .timeout = 30)
 			break;
 		case 7:
 			c.call_ns = -5;
+			break;
+		case 8:
+			c.nflag = c.nsync + 1;
+			break;
+		case 9:
+			c.nflag = 2;
+			c.flag_ns[0] = 100;
+			c.flag_ns[1] = 0;
 			break;
 		default:
 			c.handoff_pair_ns = NAN;

@@ -136,6 +136,12 @@ static void machine_text(const struct tc_calibration *c)
 	for (int i = 0; i < c->nsync; i++)
 		printf(" %d:%.0f", c->sync_ranks[i], c->sync_ns[i]);
 	printf("\n");
+	if (c->nflag > 0) {
+		printf("  flags      ns per round of cache-line flags by ranks:");
+		for (int i = 0; i < c->nflag; i++)
+			printf(" %d:%.0f", c->sync_ranks[i], c->flag_ns[i]);
+		printf("\n");
+	}
 }
 
 static void machine_json(struct cli_json *w, const struct tc_calibration *c)
@@ -203,6 +209,8 @@ static void machine_json(struct cli_json *w, const struct tc_calibration *c)
 			cli_json_int(w, "ranks", c->sync_ranks[i]);
 			cli_json_num(w, "round_ns", c->sync_ns[i]);
 			cli_json_num(w, "extra_ns", tc_calibration_sync_ns(c, c->sync_ranks[i]));
+			if (i < c->nflag)
+				cli_json_num(w, "flag_round_ns", c->flag_ns[i]);
 			cli_json_end_obj(w);
 		}
 		cli_json_end_arr(w);

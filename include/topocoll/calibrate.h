@@ -148,9 +148,9 @@
  *             machine has no such rank, or hwloc does not say), half the
  *             median of batches of round trips on one atomic word;
  *   copy      the aggregate copy bandwidth B(k, m) of k = 1 .. K ranks
- *             copying at once, for m in copy_sizes (64 KiB, 512 KiB and a
- *             memory-sized block: at least 4 MiB, and K blocks larger than
- *             the last-level cache, at most 32 MiB): rank i copies m bytes
+ *             copying at once, for m in copy_sizes (64 KiB, 512 KiB, 4 MiB
+ *             and a memory-sized block: more than 4 MiB, K blocks larger
+ *             than the last-level cache, at most 32 MiB): rank i copies m bytes
  *             that rank (i + 1) mod k has just written into a buffer of its
  *             own (a collective's single copy), after a barrier; B = k m /
  *             the slowest copier's time, median of the samples after one
@@ -160,7 +160,13 @@
  *             right and receives from d to its left (tc_sendrecv), d the
  *             distances of a dissemination, 1, 2, 4, ... < q in turn, so
  *             that a round's partners span the team as a hypercube's do;
- *             many rounds; the median time per round, sync_ns.
+ *             200 rounds; each rank's median time per round (a stall of
+ *             the machine during a few rounds does not count), the
+ *             slowest rank's, median of the samples: sync_ns;
+ *   flag      the same for a round of cache-line flags among q ranks
+ *             (the machine's own algorithms synchronise so): each round
+ *             every rank writes its own flag and waits until every other
+ *             rank's shows the round; flag_ns.
  * The calibrated prediction charges them (tc_calibration_concurrency_ns):
  * a round whose transfers k ranks receive at once, the largest m bytes, the
  * busiest receiver v bytes in all, among q distinct ranks, costs beyond the
@@ -182,11 +188,13 @@
  * clamped (tc_calibration_sync_ns() is e(q) for q > 2).
  * At p = 2 both are 0: the pair's prediction is unchanged.  The machine's
  * own algorithms (`shm`, where the reader copies) are priced instead, when
- * the tables exist, as rounds of R(q) plus the busiest reader's hand-offs
- * and copies at its share of the bandwidth, a combine's read followed by
- * its add at t_c, the memory-sized block's bandwidth where the round's data
- * exceed the last-level cache (docs/calibration.md, "The machine's own
- * algorithms"); no charge is added to that.
+ * the tables exist, as rounds of flags (F(q) of a round whose readers each
+ * await every other rank, a pair's F(2) for one writer, linear in the
+ * writers between) plus the busiest reader's copies at its share of the
+ * bandwidth, at the size of all it reads in the round, a combine's read
+ * followed by its add at t_c, the memory-sized block's bandwidth where the
+ * round's data exceed the last-level cache (docs/calibration.md, "The
+ * machine's own algorithms"); no charge is added to that.
  *
  * Native times on a shared VM drift (DESIGN.md: the core-to-core cache-line
  * latency jumps from ~34 ns to ~160 ns for seconds at a time); repeat a
@@ -259,7 +267,7 @@ struct tc_calibrate_opts {
 
 /* Concurrency's tables (top of the file). */
 #define TC_CALIBRATE_MAX_COPIERS 64
-#define TC_CALIBRATE_COPY_SIZES 3
+#define TC_CALIBRATE_COPY_SIZES 4
 #define TC_CALIBRATE_MAX_SYNC 8
 
 /* The distance classes of the cache-line hand-off. */
@@ -378,6 +386,11 @@ struct tc_calibration {
 	int nsync;
 	int sync_ranks[TC_CALIBRATE_MAX_SYNC]; /* q, increasing, from 2 */
 	double sync_ns[TC_CALIBRATE_MAX_SYNC]; /* R(q): time per round */
+	/* F(q): a round of flags among sync_ranks[i] ranks (top of the file);
+	 * nflag 0: not measured (the machine's own algorithms are then priced
+	 * with R(q) and a hand-off instead). */
+	int nflag;
+	double flag_ns[TC_CALIBRATE_MAX_SYNC];
 };
 
 /*

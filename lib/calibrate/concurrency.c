@@ -4,8 +4,9 @@
  * in include/topocoll/calibrate.h): hand-offs, shared bandwidth, rounds.
  * Natively, unless opts->max_copiers is -1, a complete:K team over the
  * process's CPUs passes a cache line between rank 0 and rank 1, then the
- * first rank of each distance class, copies blocks of three sizes with k
- * concurrent copiers, and runs synchronised rounds among q ranks; rank 0
+ * first rank of each distance class, copies blocks of four sizes with k
+ * concurrent copiers, and runs synchronised rounds among q ranks, of
+ * messages and of cache-line flags; rank 0
  * keeps the median of each figure's samples.  tc_model_calibrate
  * (lib/calibrate/calibrate.c) runs it once the pair's team is gone.
  */
@@ -32,16 +33,20 @@
 #define TC__CONC_SYNC_ROUNDS 200
 #define TC__CONC_SPIN_YIELD 4096u
 #define TC__CONC_WAIT_NS 5000000000u
-/* The copy sizes: a cache-resident block, a larger one, a memory-sized one:
- * at least the last of tc__conc_sizes, and so large that K copiers' sources
- * alone exceed the last-level cache (a 300 MiB L3 holds 16 copiers' 4 MiB
- * twice over), at most TC__CONC_BIG_MAX (a large shared L3 seen by few
- * CPUs, a VM's, is not worth seconds of copying), halved until K ranks' two
- * buffers fit TC__CONC_MEM_CAP and a quarter of the machine's memory. */
+/* The copy sizes: blocks that fit a core's L1 and L2 caches (64 and 512
+ * KiB, source and destination), one that fits only a large shared cache
+ * (4 MiB: a 300 MiB L3 holds 16 copiers' two), and a memory-sized one: at
+ * least TC__CONC_BIG_MIN, and so large that K copiers' sources alone
+ * exceed the last-level cache, at most TC__CONC_BIG_MAX (a large shared L3
+ * seen by few CPUs, a VM's, is not worth seconds of copying), halved until
+ * K ranks' two buffers fit TC__CONC_MEM_CAP and a quarter of the machine's
+ * memory; the fixed sizes not below it are left out. */
 #define TC__CONC_MEM_CAP ((size_t)1 << 30)
 #define TC__CONC_BIG_MAX ((size_t)32 << 20)
-static const size_t tc__conc_sizes[TC_CALIBRATE_COPY_SIZES] = {(size_t)64 << 10, (size_t)512 << 10,
-                                                               (size_t)4 << 20};
+static const size_t tc__conc_sizes[TC_CALIBRATE_COPY_SIZES - 1] = {(size_t)64 << 10, (size_t)512 << 10,
+                                                                   (size_t)4 << 20};
+/* The smallest memory-sized block: above the last of tc__conc_sizes. */
+#define TC__CONC_BIG_MIN ((size_t)8 << 20)
 
 struct tc__conc_ctx {
 	_Alignas(64) _Atomic uint64_t line; /* the hand-off word */
@@ -57,9 +62,15 @@ struct tc__conc_ctx {
 	int nsync;
 	int sync_q[TC_CALIBRATE_MAX_SYNC];
 	double sync[TC_CALIBRATE_MAX_SYNC][TC__CONC_REPS]; /* per round, ns */
+	double flag[TC_CALIBRATE_MAX_SYNC][TC__CONC_REPS]; /* per round, ns */
 	unsigned char **src, **dst;                        /* per rank, sizes[nsizes - 1] each */
 	double *d;                                         /* per rank: its last timed interval */
+	uint64_t *stamps;                                  /* per rank, TC__CONC_SYNC_ROUNDS + 1 */
+	_Atomic uint64_t *flags;                           /* per rank, a cache line apart */
 };
+
+/* The stride of c->flags, in words: one cache line each. */
+#define TC__CONC_FLAG_STRIDE (64 / sizeof(uint64_t))
 
 /* Waits until the hand-off word holds v; TC_ETIMEDOUT after
  * TC__CONC_WAIT_NS.  Acquire: pairs with the release store of the other
@@ -104,6 +115,49 @@ static int tc__conc_handoff(struct tc_proc *proc, struct tc__conc_ctx *c, int i)
 			c->handoff[i][r] = (double)(tc__cal_now() - t0) / (2.0 * TC__CONC_HANDOFF_TRIPS);
 	}
 	return err;
+}
+
+static double tc__conc_median(double *v, int n);
+
+/* The median of a rank's intervals between its TC__CONC_SYNC_ROUNDS + 1
+ * stamps: the time per round that a stall of the machine during a few of
+ * them (a 16-vCPU guest's CPU not running for tens of microseconds) does
+ * not move, where the mean over the rounds would carry it. */
+static double tc__conc_round_median(const uint64_t *stamps)
+{
+	double v[TC__CONC_SYNC_ROUNDS];
+	for (int k = 0; k < TC__CONC_SYNC_ROUNDS; k++)
+		v[k] = (double)(stamps[k + 1] - stamps[k]);
+	return tc__conc_median(v, TC__CONC_SYNC_ROUNDS);
+}
+
+/* One round of flags among ranks 0 .. q-1: rank me publishes round v in
+ * its flag, then sweeps the others' until each shows v or more (as the
+ * machine's own algorithms wait: every flag still awaited looked at in
+ * each pass).  TC_ETIMEDOUT after TC__CONC_WAIT_NS. */
+static int tc__conc_flag_round(struct tc__conc_ctx *c, int me, int q, uint64_t v)
+{
+	/* Release: publishes the round; pairs with the acquire loads of the
+	 * other ranks' sweeps. */
+	atomic_store_explicit(&c->flags[(size_t)me * TC__CONC_FLAG_STRIDE], v, memory_order_release);
+	uint64_t t0 = 0;
+	for (unsigned n = 1;; n++) {
+		int left = 0;
+		for (int j = 0; j < q; j++)
+			left += j != me &&
+			        atomic_load_explicit(&c->flags[(size_t)j * TC__CONC_FLAG_STRIDE],
+			                             memory_order_acquire) < v;
+		if (!left)
+			return TC_OK;
+		if (n % TC__CONC_SPIN_YIELD == 0) {
+			uint64_t now = tc__cal_now();
+			if (!t0)
+				t0 = now;
+			else if (now - t0 > TC__CONC_WAIT_NS)
+				return TC_ETIMEDOUT;
+			sched_yield();
+		}
+	}
 }
 
 /* The whole concurrency team's script: every rank runs every phase,
@@ -159,19 +213,47 @@ static int tc__conc_spmd(struct tc_proc *proc, void *arg)
 				int lg = 0;
 				while ((1 << lg) < q)
 					lg++;
-				uint64_t t0 = tc__cal_now();
+				uint64_t *st = c->stamps + (size_t)me * (TC__CONC_SYNC_ROUNDS + 1);
+				st[0] = tc__cal_now();
 				for (int k = 0; k < TC__CONC_SYNC_ROUNDS && !err; k++) {
 					const int d = (1 << (k % lg)) % q;
 					err = tc_sendrecv(proc, (me + d) % q, &x, sizeof x,
 					                  (me + q - d) % q, &y, sizeof y, NULL);
+					st[k + 1] = tc__cal_now();
 				}
-				c->d[me] = (double)(tc__cal_now() - t0) / TC__CONC_SYNC_ROUNDS;
+				if (!err)
+					c->d[me] = tc__conc_round_median(st);
 			}
 			if (!err && (err = tc_barrier(proc, NULL)) == 0 && me == 0) {
 				double w = 0;
 				for (int k = 0; k < q; k++)
 					w = fmax(w, c->d[k]);
 				c->sync[i][r] = w;
+			}
+		}
+	/* Rounds of flags: every sample's rounds carry values above the last
+	 * sample's, so no flag needs resetting (every rank counts alike). */
+	uint64_t v = 0;
+	for (int i = 0; i < c->nsync && !err; i++)
+		for (int r = 0; r < TC__CONC_REPS && !err; r++, v += TC__CONC_SYNC_ROUNDS) {
+			const int q = c->sync_q[i];
+			if ((err = tc_barrier(proc, NULL)) != 0)
+				break;
+			if (me < q) {
+				uint64_t *st = c->stamps + (size_t)me * (TC__CONC_SYNC_ROUNDS + 1);
+				st[0] = tc__cal_now();
+				for (int k = 0; k < TC__CONC_SYNC_ROUNDS && !err; k++) {
+					err = tc__conc_flag_round(c, me, q, v + (uint64_t)k + 1);
+					st[k + 1] = tc__cal_now();
+				}
+				if (!err)
+					c->d[me] = tc__conc_round_median(st);
+			}
+			if (!err && (err = tc_barrier(proc, NULL)) == 0 && me == 0) {
+				double w = 0;
+				for (int k = 0; k < q; k++)
+					w = fmax(w, c->d[k]);
+				c->flag[i][r] = w;
 			}
 		}
 	return err;
@@ -193,6 +275,7 @@ int tc__cal_concurrency(const struct tc_calibrate_opts *o, struct tc_calibration
 	}
 	out->handoff_pair_ns = NAN;
 	out->conc_ranks = 0;
+	out->nflag = 0;
 	if (o->max_copiers < 0 || o->mode == TC_MODE_EMULATED)
 		return TC_OK;
 	cpu_set_t set;
@@ -236,7 +319,7 @@ int tc__cal_concurrency(const struct tc_calibrate_opts *o, struct tc_calibration
 				c->partner[c->npartners++] = j;
 		}
 	}
-	size_t big = tc__conc_sizes[TC_CALIBRATE_COPY_SIZES - 1], llc = 0, mem_cap = TC__CONC_MEM_CAP;
+	size_t big = TC__CONC_BIG_MIN, llc = 0, mem_cap = TC__CONC_MEM_CAP;
 	for (int i = 0; i < 3; i++)
 		llc = out->cache_bytes[i] > llc ? out->cache_bytes[i] : llc;
 	if (llc / (size_t)K >= big)
@@ -247,11 +330,9 @@ int tc__cal_concurrency(const struct tc_calibrate_opts *o, struct tc_calibration
 		mem_cap = (size_t)pages / 4 * (size_t)psize;
 	while (big > tc__conc_sizes[0] && 2 * (size_t)K * big > mem_cap)
 		big /= 2;
-	for (int s = 0; s < TC_CALIBRATE_COPY_SIZES; s++) {
-		size_t m = s == TC_CALIBRATE_COPY_SIZES - 1 ? big : tc__conc_sizes[s];
-		if (!c->nsizes || m > c->sizes[c->nsizes - 1])
-			c->sizes[c->nsizes++] = m;
-	}
+	for (int s = 0; s < TC_CALIBRATE_COPY_SIZES - 1 && tc__conc_sizes[s] < big; s++)
+		c->sizes[c->nsizes++] = tc__conc_sizes[s];
+	c->sizes[c->nsizes++] = big;
 	/* Copier counts: every k up to 16, then steps of a quarter. */
 	for (int k = 1; k <= K; k = k < 16 ? k + 1 : k + k / 4)
 		c->copiers[c->ncopiers++] = k;
@@ -264,7 +345,12 @@ int tc__cal_concurrency(const struct tc_calibrate_opts *o, struct tc_calibration
 	c->src = calloc((size_t)K, sizeof *c->src);
 	c->dst = calloc((size_t)K, sizeof *c->dst);
 	c->d = calloc((size_t)K, sizeof *c->d);
-	if (!c->src || !c->dst || !c->d) {
+	c->stamps = calloc((size_t)K * (TC__CONC_SYNC_ROUNDS + 1), sizeof *c->stamps);
+	c->flags = aligned_alloc(64, (size_t)K * 64);
+	if (c->flags)
+		for (size_t w = 0; w < (size_t)K * TC__CONC_FLAG_STRIDE; w++)
+			atomic_init(&c->flags[w], 0);
+	if (!c->src || !c->dst || !c->d || !c->stamps || !c->flags) {
 		err = TC_ENOMEM;
 		goto done;
 	}
@@ -301,7 +387,9 @@ int tc__cal_concurrency(const struct tc_calibrate_opts *o, struct tc_calibration
 	for (int i = 0; i < c->nsync; i++) {
 		out->sync_ranks[i] = c->sync_q[i];
 		out->sync_ns[i] = tc__conc_median(c->sync[i], TC__CONC_REPS);
+		out->flag_ns[i] = tc__conc_median(c->flag[i], TC__CONC_REPS);
 	}
+	out->nflag = c->nsync;
 done:
 	tc_team_destroy(team);
 	for (int r = 0; c->src && r < K; r++)
@@ -311,6 +399,8 @@ done:
 	free(c->src);
 	free(c->dst);
 	free(c->d);
+	free(c->stamps);
+	free(c->flags);
 	free(c);
 	return err;
 }

@@ -30,51 +30,134 @@ static size_t tc__cal_llc_bytes(const struct tc_calibration *cal)
 	return b;
 }
 
+/*
+ * Where a schedule's data live, for the copy table's price: the bytes the
+ * call touches, each buffer of each rank counted once over the span of its
+ * offsets that the transfers read or write (a block that every rank reads,
+ * an allgather's, counts once; the blocks of an alltoall each), and the
+ * bytes each rank receives over the whole call (vol[np]).  When the
+ * footprint exceeds the last-level cache the data come from memory: every
+ * read is priced at the table's memory-sized block (mem).  Otherwise a
+ * rank's reads are priced at the size of all it receives in the call,
+ * capped at the largest block of the table that the table's copiers, all
+ * at once, hold in the last-level cache (cached; no cap when the cache is
+ * unknown): what a rank takes in over the call is what stays in, or
+ * streams through, its caches (a pipeline's packets arrive one after
+ * another, but a 4 MiB vector of them passes through L3, not L1), and a
+ * footprint within the last level is read from there, not from memory.
+ * tc__cal_col() gives that size for a rank.
+ */
+struct tc__cal_data {
+	bool mem;      /* the footprint exceeds the last-level cache */
+	size_t big;    /* the table's memory-sized block (0: no table) */
+	size_t cached; /* its largest block held in that cache (0: no cap) */
+	uint64_t *vol; /* per rank, bytes received over the call */
+};
+
+static int tc__cal_data_init(const struct tc_calibration *cal, const struct tc_transfer *tr, int n,
+                             int np, struct tc__cal_data *d)
+{
+	const double llc = (double)tc__cal_llc_bytes(cal);
+	d->mem = false;
+	d->big = cal->ncopy_sizes > 0 ? cal->copy_sizes[cal->ncopy_sizes - 1] : 0;
+	/* The largest block whose copiers' two buffers, all of the table's
+	 * ranks at once, fit the last-level cache (none known: no cap). */
+	d->cached = 0;
+	for (int s = 0; llc > 0 && s < cal->ncopy_sizes; s++)
+		if (s == 0 || 2.0 * (double)cal->conc_ranks * (double)cal->copy_sizes[s] <= llc)
+			d->cached = cal->copy_sizes[s];
+	d->vol = calloc((size_t)(np > 0 ? np : 1), sizeof *d->vol);
+	uint64_t *lo = malloc((size_t)(np > 0 ? np : 1) * 3 * sizeof *lo);
+	uint64_t *hi = calloc((size_t)(np > 0 ? np : 1) * 3, sizeof *hi);
+	if (!d->vol || !lo || !hi) {
+		free(d->vol);
+		free(lo);
+		free(hi);
+		d->vol = NULL;
+		return TC_ENOMEM;
+	}
+	for (int i = 0; i < np * 3; i++)
+		lo[i] = UINT64_MAX;
+	for (int i = 0; i < n; i++) {
+		const struct tc_transfer *x = &tr[i];
+		if (x->src < 0 || x->dst < 0 || x->src >= np || x->dst >= np || !x->bytes)
+			continue;
+		if (x->src != x->dst)
+			d->vol[x->dst] += x->bytes;
+		const int end[2][3] = {{x->src, x->src_buf, 0}, {x->dst, x->dst_buf, 1}};
+		for (int e = 0; e < 2; e++) {
+			const int b = end[e][1] >= 0 && end[e][1] < 3 ? end[e][1] : 2;
+			const size_t at = (size_t)end[e][0] * 3 + (size_t)b;
+			const uint64_t off = e ? x->dst_off : x->src_off;
+			lo[at] = off < lo[at] ? off : lo[at];
+			hi[at] = off + x->bytes > hi[at] ? off + x->bytes : hi[at];
+		}
+	}
+	double foot = 0;
+	for (int i = 0; i < np * 3; i++)
+		if (hi[i] > lo[i])
+			foot += (double)(hi[i] - lo[i]);
+	d->mem = llc > 0 && foot > llc && d->big > 0;
+	free(lo);
+	free(hi);
+	return TC_OK;
+}
+
+/* The block size at which the copy table prices rank r's reads (above). */
+static size_t tc__cal_col(const struct tc__cal_data *d, int r, uint64_t bytes)
+{
+	if (d->mem)
+		return d->big;
+	uint64_t v = d->vol[r] > bytes ? d->vol[r] : bytes;
+	return d->cached > 0 && v > d->cached ? d->cached : (size_t)v;
+}
+
 /* The concurrency charges of a schedule tr[0..n) over np ranks, at the
- * segment's t_w (calibrate.h). */
+ * segment's t_w and t_c (calibrate.h). */
 static int tc__conc_terms(const struct tc_calibration *cal, const struct tc_transfer *tr, int n,
-                          int np, double tw, double *share, double *sync)
+                          int np, double tw, double tc, double *share, double *sync)
 {
 	*share = *sync = 0;
 	if (cal->conc_ranks < 2 || n < 1 || np < 3)
 		return TC_OK;
 	int *recv = calloc((size_t)np, sizeof *recv), *seen = calloc((size_t)np, sizeof *seen);
-	uint64_t *vol = calloc((size_t)np, sizeof *vol);
-	if (!recv || !seen || !vol) {
+	uint64_t *vol = calloc((size_t)np * 2, sizeof *vol), *cvol = vol + np;
+	struct tc__cal_data data = {0};
+	if (!recv || !seen || !vol || tc__cal_data_init(cal, tr, n, np, &data)) {
 		free(recv);
 		free(seen);
 		free(vol);
 		return TC_ENOMEM;
 	}
-	const double llc = (double)tc__cal_llc_bytes(cal);
 	for (int i = 0; i < n;) {
-		int r = tr[i].round, stamp = i + 1, k = 0, q = 0;
-		uint64_t m = 0, v = 0, tot = 0;
+		int r = tr[i].round, stamp = i + 1, k = 0, q = 0, busiest = -1;
+		uint64_t v = 0;
 		for (; i < n && tr[i].round == r; i++) {
 			const struct tc_transfer *x = &tr[i];
 			if (x->src == x->dst || x->src < 0 || x->dst < 0 || x->src >= np || x->dst >= np)
 				continue;
 			if (recv[x->dst] != stamp)
-				recv[x->dst] = stamp, vol[x->dst] = 0, k++;
+				recv[x->dst] = stamp, vol[x->dst] = 0, cvol[x->dst] = 0, k++;
+			if (x->combine)
+				cvol[x->dst] += x->bytes;
 			if (seen[x->src] != stamp)
 				seen[x->src] = stamp, q++;
 			if (seen[x->dst] != stamp)
 				seen[x->dst] = stamp, q++;
-			m = x->bytes > m ? x->bytes : m;
-			tot += x->bytes;
 			vol[x->dst] += x->bytes;
-			v = vol[x->dst] > v ? vol[x->dst] : v;
+			if (vol[x->dst] > v)
+				v = vol[x->dst], busiest = x->dst;
 		}
 		if (!q)
 			continue;
 		/* Every byte the busiest receiver takes in the round is slowed
-		 * by the k copies at once, at the share of its largest block, or
-		 * of the table's largest (memory-sized) block when the round's
-		 * bytes and their destinations exceed the last-level cache. */
-		const size_t big = cal->ncopy_sizes > 0 ? cal->copy_sizes[cal->ncopy_sizes - 1] : 0;
-		if (llc > 0 && 2.0 * (double)tot > llc && big > m)
-			m = big;
-		*share += (double)v * tw * (tc__machine_share(cal, k, (size_t)m) - 1.0);
+		 * by the k copies at once, at the share of the size where the
+		 * call's data live (tc__cal_col), and so is its combining of
+		 * them: a combine out of another rank's buffer moves the same
+		 * bytes through the shared caches as the copy. */
+		if (busiest >= 0)
+			*share += ((double)v * tw + (double)cvol[busiest] * tc) *
+			          (tc__machine_share(cal, k, tc__cal_col(&data, busiest, v)) - 1.0);
 		*sync += tc__machine_round_excess(cal, q);
 	}
 	/* o_call holds one round's excess already (measured on one round at
@@ -84,6 +167,7 @@ static int tc__conc_terms(const struct tc_calibration *cal, const struct tc_tran
 	free(recv);
 	free(seen);
 	free(vol);
+	free(data.vol);
 	return TC_OK;
 }
 
@@ -202,29 +286,30 @@ static double tc__cal_round_handoff(const struct tc_calibration *cal, const stru
  * the writer's buffer or flag), so a rank's reads in a round follow one
  * another while the readers run at once, every reader at its share of the
  * copy bandwidth.  A round r among q_r ranks, k_r of them reading, costs
- *   R(q_r) + max over readers d of sum over d's transfers x of
- *            (h + c(k_r, m_x))            (a copy)
- *            (h + c(k_r, m_x) + m_x t_c)  (a combine: read, then add)
- * plus m_x t_c for each local combine, with R(q) the calibrated synchronised
- * round, h a cache line's hand-off (tc__cal_round_handoff(): with a
- * placement, the class of the round's farthest pair; without, the pair's at
- * q = 2, else the farthest class) and c(k, m) the time one of k readers at
- * once takes for m bytes (tc__machine_copy_ns), at the table's largest
- * block's bandwidth instead when the round's reads and their destinations
- * together (2 bytes per byte read) exceed the last-level cache
- * (cache_bytes): then they come from memory, which a block that fits the
- * caches alone does not measure.  t_c is measured on data in the combining
- * core's cache, so a combine out of another's buffer pays the read besides.
- * Local copies are charged by the caller.  With swept waits (swept: every
- * algorithm but shm_tree, whose leaders read their members' flags one at
- * a time) a reader looks at all the flags it awaits in each pass, so their
- * misses overlap (lib/coll/shm.c, tc__shm_sweep()), as many at once as its
- * core keeps misses in flight (TC__CAL_MISSES): a reader pays h at its
- * first read of a round and at each TC__CAL_MISSES-th after, not at each.
- * The
- * pair's one-port or all-port model describes neither: one port serialises
- * a broadcast's reads at the root, all ports lets a rank read its p - 1
- * blocks at once.  *ns gets NAN without the concurrency tables.
+ *   F(q_r) + max over readers d of sum over d's transfers x of
+ *            (h_x + c(k_r, m_x))            (a copy)
+ *            (h_x + c(k_r, m_x) + m_x t_c)  (a combine: read, then add)
+ * plus m_x t_c for each local combine, with F(q) the calibrated round of
+ * cache-line flags among q ranks (each rank writes its flag and sweeps the
+ * others': what these algorithms do to synchronise), h_x a cache line's
+ * hand-off for each block after d's first (the flag round holds the
+ * first's; tc__cal_round_handoff(): with a placement, the class of the
+ * round's farthest pair; without, the pair's at q = 2, else the farthest
+ * class) and c(k, m) the time one of k readers at once takes for m bytes
+ * (tc__machine_copy_ns) at the bandwidth of the size where the call's data
+ * live (tc__cal_col: all that d reads in the call, or the memory-sized
+ * block's when the footprint exceeds the last-level cache).  t_c is
+ * measured on data in the combining core's cache, so a combine out of
+ * another's buffer pays the read besides.  Local copies are charged by the
+ * caller.  A calibration without the flag rounds (nflag 0) prices a round
+ * as R(q), the round of messages, and a reader's hand-offs as before them:
+ * with swept waits (swept: every algorithm but shm_tree, whose leaders read
+ * their members' flags one at a time) one at its first read of a round and
+ * at each TC__CAL_MISSES-th after, as many misses overlapping as its core
+ * keeps in flight (lib/coll/shm.c, tc__shm_sweep()).
+ * The pair's one-port or all-port model describes neither: one port
+ * serialises a broadcast's reads at the root, all ports lets a rank read its
+ * p - 1 blocks at once.  *ns gets NAN without the concurrency tables.
  */
 /* The cache-line misses a core keeps in flight, about: its line fill
  * buffers (10-16 on x86 cores of the last decade).  A reader whose swept
@@ -248,7 +333,17 @@ static int tc__cal_shm_ns(const struct tc_calibration *cal, const struct tc_tran
 		return TC_ENOMEM;
 	}
 	double total = 0;
-	const double llc = (double)tc__cal_llc_bytes(cal);
+	struct tc__cal_data data = {0};
+	if (tc__cal_data_init(cal, tr, n, np, &data)) {
+		free(stamp);
+		free(seen);
+		free(reads);
+		free(busy);
+		return TC_ENOMEM;
+	}
+	/* Rounds of flags measured (a calibration without them: rounds of
+	 * messages, R(q), and the readers' hand-offs as before). */
+	const bool flags = isfinite(tc__machine_flag_ns(cal, 2));
 	for (int i = 0; i < n;) {
 		const int r = tr[i].round, id = i + 1, first = i;
 		int k = 0, q = 0;
@@ -264,15 +359,6 @@ static int tc__cal_shm_ns(const struct tc_calibration *cal, const struct tc_tran
 				seen[x->dst] = id, q++;
 		}
 		const double h = tc__cal_round_handoff(cal, tr + first, i - first, np, place, q);
-		/* The round's reads and their destinations, all at once: where
-		 * they exceed the last-level cache, they come from memory, and
-		 * every read is priced at the table's largest (memory-sized)
-		 * block. */
-		double foot = 0;
-		for (int j = first; j < i; j++)
-			if (tr[j].src != tr[j].dst)
-				foot += 2.0 * (double)tr[j].bytes;
-		const bool mem = llc > 0 && foot > llc;
 		double most = 0;
 		for (int j = first; j < i; j++) {
 			const struct tc_transfer *x = &tr[j];
@@ -284,18 +370,22 @@ static int tc__cal_shm_ns(const struct tc_calibration *cal, const struct tc_tran
 			if (x->src == x->dst) {
 				t = x->combine ? (double)x->bytes * tc : 0;
 			} else {
-				/* A combine reads the block so, then adds it: t_c
-				 * is measured on data in the combining core's own
-				 * cache, the read out of another's is the copy. */
-				const size_t big = cal->copy_sizes[cal->ncopy_sizes - 1];
-				t = mem && big > 0 ? tc__machine_copy_ns(cal, k, big) *
-				                             (double)x->bytes / (double)big
-				                   : tc__machine_copy_ns(cal, k, (size_t)x->bytes);
+				const size_t at = tc__cal_col(&data, x->dst, x->bytes);
+				t = x->bytes ? tc__machine_copy_ns(cal, k, at) * (double)x->bytes /
+				                       (double)at
+				             : 0;
 				if (x->combine)
 					t += (double)x->bytes * tc;
 				if (stamp[x->dst] == id) /* d's first read of the round */
 					stamp[x->dst] = -id, reads[x->dst] = 0;
-				if (isfinite(h) && (!swept || reads[x->dst] % TC__CAL_MISSES == 0))
+				/* The flag round holds the hand-off of a reader's
+				 * first block; each further block (another rank's
+				 * lines, a copy of its own) pays one.  Without
+				 * flags measured: one at the first read and, with
+				 * swept waits, at each TC__CAL_MISSES-th. */
+				if (isfinite(h) &&
+				    (flags ? reads[x->dst] > 0
+				           : !swept || reads[x->dst] % TC__CAL_MISSES == 0))
 					t += h;
 				reads[x->dst]++;
 			}
@@ -303,8 +393,9 @@ static int tc__cal_shm_ns(const struct tc_calibration *cal, const struct tc_tran
 			most = busy[x->dst] > most ? busy[x->dst] : most;
 		}
 		if (q)
-			total += tc__machine_r_ns(cal, q) + most;
+			total += (flags ? tc__machine_flag_ns(cal, q) : tc__machine_r_ns(cal, q)) + most;
 	}
+	free(data.vol);
 	free(stamp);
 	free(seen);
 	free(reads);
@@ -398,7 +489,7 @@ int tc__cal_price(const struct tc_calibration *cal, const struct tc_topo *t,
 		 * the concurrency (above). */
 		*ns += shm - (double)p.modelled_ps / TC_PS_PER_NS;
 	} else if (!err) {
-		err = tc__conc_terms(cal, tr, n, np, md.tw_ns, share, sync);
+		err = tc__conc_terms(cal, tr, n, np, md.tw_ns, md.tc_ns, share, sync);
 	}
 	const struct tc_calibration_segment *g = k < cal->nsegments ? &cal->segments[k] : NULL;
 	if (!err && !isfinite(shm) && g && g->single_copy == 1) {

@@ -148,6 +148,18 @@ double tc__machine_r_ns(const struct tc_calibration *cal, int q)
 	return tc__machine_interp(xs, cal->sync_ns, n, log2((double)(q > 2 ? q : 2)));
 }
 
+double tc__machine_flag_ns(const struct tc_calibration *cal, int q)
+{
+	if (!cal || cal->conc_ranks < 2 || cal->nflag < 1 || cal->nflag > cal->nsync ||
+	    cal->sync_ranks[0] != 2)
+		return NAN;
+	double xs[TC_CALIBRATE_MAX_SYNC];
+	int n = cal->nflag < TC_CALIBRATE_MAX_SYNC ? cal->nflag : TC_CALIBRATE_MAX_SYNC;
+	for (int i = 0; i < n; i++)
+		xs[i] = log2((double)(cal->sync_ranks[i] > 0 ? cal->sync_ranks[i] : 1));
+	return tc__machine_interp(xs, cal->flag_ns, n, log2((double)(q > 2 ? q : 2)));
+}
+
 double tc__machine_handoff_ns(const struct tc_calibration *cal, int q)
 {
 	if (!cal || cal->conc_ranks < 2)

@@ -134,6 +134,8 @@ double tc__machine_round_ns(const struct tc_calibration *cal, const struct tc_mo
  *   which no such read does); 0 for m = 0;
  * - tc__machine_r_ns(cal, q): R(q), the time of a synchronised round among
  *   q ranks (q < 2 as 2), interpolated in log2 q and clamped;
+ * - tc__machine_flag_ns(cal, q): F(q), the same for a round of cache-line
+ *   flags (NAN when the calibration has none: nflag 0);
  * - tc__machine_handoff_ns(cal, q): one cache line's hand-off, the pair's
  *   for q <= 2, else the farthest distance class the machine has;
  * - tc__machine_handoff_class_ns(cal, c): the hand-off of distance class c
@@ -143,6 +145,7 @@ double tc__machine_round_ns(const struct tc_calibration *cal, const struct tc_mo
  */
 double tc__machine_copy_ns(const struct tc_calibration *cal, int k, size_t bytes);
 double tc__machine_r_ns(const struct tc_calibration *cal, int q);
+double tc__machine_flag_ns(const struct tc_calibration *cal, int q);
 double tc__machine_handoff_ns(const struct tc_calibration *cal, int q);
 double tc__machine_handoff_class_ns(const struct tc_calibration *cal, int c);
 

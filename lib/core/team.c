@@ -274,6 +274,11 @@ static int tc__cal_check(const struct tc_calibration *c)
 		if (!tc__cal_pos(c->sync_ns[i]))
 			TC__CAL_BAD("sync_ns[%d] = %g is not a finite time above 0", i, c->sync_ns[i]);
 	}
+	if (c->nflag < 0 || c->nflag > c->nsync)
+		TC__CAL_BAD("nflag %d is not in [0, nsync %d]", c->nflag, c->nsync);
+	for (int i = 0; i < c->nflag; i++)
+		if (!tc__cal_pos(c->flag_ns[i]))
+			TC__CAL_BAD("flag_ns[%d] = %g is not a finite time above 0", i, c->flag_ns[i]);
 	if (!tc__cal_pos(c->handoff_pair_ns))
 		TC__CAL_BAD("handoff_pair_ns %g is not a finite time above 0", c->handoff_pair_ns);
 	for (int k = 0; k < TC_HANDOFF_CLASSES; k++)
