@@ -168,10 +168,10 @@
  *             every rank writes its own flag and waits until every other
  *             rank's shows the round; flag_ns.
  * The calibrated prediction charges them (tc_calibration_concurrency_ns):
- * a round whose transfers k ranks receive at once, the largest m bytes, the
- * busiest receiver v bytes in all, among q distinct ranks, costs beyond the
- * pair model
- *   v t_w (s(k, m) - 1) + e(q),
+ * a round whose transfers k ranks receive at once, the busiest receiver v
+ * bytes in all (c of them combined), among q distinct ranks, costs beyond
+ * the pair model
+ *   (v t_w + c t_c) (s(k, m) - 1) + e(q),
  * and the schedule e(2) less (the sum at least 0: o_call, measured on one
  * round at p = 2, holds one round's excess), with s(k, m) = max(1, (k / 2)
  * B(2, m) / B(k, m)) for k > 2, else 1 (tc_calibration_share: the pair's
@@ -180,21 +180,22 @@
  * the measured counts (clamped at the ends; for k >= 2 the per-copier
  * rates B / k of each size from k = 2 on first replaced by their
  * non-increasing least-squares fit: a copier more cannot make each faster,
- * so a rate above a smaller count's is noise), m taken as the largest
- * copy size when the round's bytes, twice (their destinations), exceed the
- * last-level cache (cache_bytes), t_w the prediction's segment's; and
- * e(q) = max(0, R(q) - (t_s + 8 t_w)), the synchronised round less the
- * segment model's 8-byte message, R interpolated linearly in log2 q and
- * clamped (tc_calibration_sync_ns() is e(q) for q > 2).
+ * so a rate above a smaller count's is noise), m where the call's data
+ * live: all that the receiver takes in over the call, at most the largest
+ * copy size whose K copiers' two buffers fit the last-level cache
+ * (cache_bytes; no cap when it is unknown), or the memory-sized block when
+ * the call's footprint (each buffer's span of the offsets its transfers
+ * touch, counted once) exceeds that cache; t_w and t_c the prediction's
+ * segment's; and e(q) = max(0, R(q) - (t_s + 8 t_w)), the synchronised
+ * round less the segment model's 8-byte message, R interpolated linearly
+ * in log2 q and clamped (tc_calibration_sync_ns() is e(q) for q > 2).
  * At p = 2 both are 0: the pair's prediction is unchanged.  The machine's
  * own algorithms (`shm`, where the reader copies) are priced instead, when
- * the tables exist, as rounds of flags (F(q) of a round whose readers each
- * await every other rank, a pair's F(2) for one writer, linear in the
- * writers between) plus the busiest reader's copies at its share of the
- * bandwidth, at the size of all it reads in the round, a combine's read
- * followed by its add at t_c, the memory-sized block's bandwidth where the
- * round's data exceed the last-level cache (docs/calibration.md, "The
- * machine's own algorithms"); no charge is added to that.
+ * the tables exist, as rounds of flags, F(q) each, plus the busiest
+ * reader's copies at its share of the bandwidth where the call's data live
+ * (as above) and a hand-off for each block after its first, a combine's
+ * read followed by its add at t_c (docs/calibration.md, "The machine's own
+ * algorithms"); no charge is added to that.
  *
  * Native times on a shared VM drift (DESIGN.md: the core-to-core cache-line
  * latency jumps from ~34 ns to ~160 ns for seconds at a time); repeat a
