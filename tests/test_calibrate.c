@@ -71,6 +71,10 @@ static void hand_made(struct tc_calibration *c)
 	                                                         .tw_ns_per_byte = 0.12,
 	                                                         .r2 = 1,
 	                                                         .max_rel_residual = 0}};
+	/* Combining receives not measured (the tests that need them set
+	 * them). */
+	for (int k = 0; k < 3; k++)
+		c->segments[k].recv_tc_ns_per_byte = NAN;
 }
 
 /* A pipeline whose size falls in a segment fitted with no start-up time
@@ -253,7 +257,9 @@ Test(calibrate, calibrated_prediction, .timeout = 30)
  * both ways at once and copy takes exchange_ratio times the model's transfer
  * time; one-way (bcast), combining (allreduce), streamed (256 B) and
  * not-all-exchange (ring:5) schedules do not.  One-way combines (reduce) in
- * a single-copy segment cost m max(t_w, t_c).  Closed forms at p = 2, one
+ * a single-copy segment cost t_s + m (t_w + recv_tc) where the pair
+ * measured what combining adds to a receive, else m max(t_w, t_c).  Closed
+ * forms at p = 2, one
  * round of one message each way: t_s + m t_w (+ m t_c) of the segment. */
 Test(calibrate, exchanges_and_one_way_combines, .timeout = 30)
 {
@@ -301,6 +307,28 @@ Test(calibrate, exchanges_and_one_way_combines, .timeout = 30)
 		             tc_coll_name(slow[i].coll), ns, slow[i].want);
 	}
 	c.tc_ns_per_byte = 0.04;
+	/* A measured combining receive (recv_tc_ns_per_byte) replaces that
+	 * pass: the reduce's message costs t_s + m t_w + m recv_tc (0 too: a
+	 * combine hidden in the read); the streamed 256 B reduce keeps the
+	 * model's sum. */
+	static const struct {
+		double recv_tc;
+		size_t m;
+		double want;
+	} measured[] = {{0.07, 4096, 150 + 0.1 * 4096 + 0.07 * 4096 + 50},
+	                {0, 4096, 150 + 0.1 * 4096 + 50},
+	                {0.07, 256, 100 + 0.2 * 256 + 0.04 * 256 + 50}};
+	for (int i = 0; i < 3; i++) {
+		for (int k = 0; k < c.nsegments; k++)
+			c.segments[k].recv_tc_ns_per_byte = measured[i].recv_tc;
+		struct tc_call call = {.coll = TC_COLL_REDUCE, .bytes = measured[i].m, .esize = 8};
+		double ns = 0;
+		cr_assert_eq(tc_calibration_predict(&c, t2, &call, NULL, NULL, &ns), 0);
+		cr_assert_lt(fabs(ns - measured[i].want), 1e-3, "recv t_c %.2f, %zu B: %.3f ns, want %.3f",
+		             measured[i].recv_tc, measured[i].m, ns, measured[i].want);
+	}
+	for (int k = 0; k < c.nsegments; k++)
+		c.segments[k].recv_tc_ns_per_byte = NAN;
 	/* ring:5's allgather sends one way round the ring: the model alone. */
 	struct tc_call ag = {.coll = TC_COLL_ALLGATHER, .bytes = 4096, .esize = 8};
 	struct tc_prediction pr;
@@ -712,10 +740,15 @@ Test(calibrate, shared_memory_round_beyond_last_cache, .timeout = 10)
 	struct tc_topo *t = NULL;
 	cr_assert_eq(tc_topo_parse("complete:16", &t), 0);
 	struct tc_call call = {.coll = TC_COLL_ALLGATHER, .alg = "shm", .bytes = 65536, .esize = 8};
+	/* The own block copied locally: at t_copy, but from memory (the 8 MiB
+	 * case) at one of 16 copiers' share of the memory-sized block, 16 /
+	 * B(16, 4 MiB) = 0.4 ns/B. */
 	const struct {
 		size_t llc;
-		double bw;
-	} cases[] = {{(size_t)8 << 20, 40}, {(size_t)64 << 20, 160}, {0, b_at(160, 40, 15 * small)}};
+		double bw, local;
+	} cases[] = {{(size_t)8 << 20, 40, 16.0 / 40},
+	             {(size_t)64 << 20, 160, 0.01},
+	             {0, b_at(160, 40, 15 * small), 0.01}};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		c.cache_bytes[0] = 32 << 10;
 		c.cache_bytes[1] = cases[i].llc ? (size_t)1 << 20 : 0;
@@ -723,11 +756,28 @@ Test(calibrate, shared_memory_round_beyond_last_cache, .timeout = 10)
 		if (!cases[i].llc)
 			c.cache_bytes[0] = 0; /* unknown: the row of all a reader takes in */
 		/* 15 reads each, two hand-offs (a wave of 10 flags, then 5). */
-		double ns = 0, want = 50 + 300 + 2 * 80 + 15 * (small * 16 / cases[i].bw) + small * 0.01;
+		double ns = 0, want = 50 + 300 + 2 * 80 + 15 * (small * 16 / cases[i].bw) +
+		                      small * cases[i].local;
 		cr_assert_eq(tc_calibration_predict(&c, t, &call, NULL, NULL, &ns), 0);
 		cr_assert(fabs(ns - want) <= 1e-9 * want, "llc %zu: %.3f ns, not %.3f",
 		          cases[i].llc, ns, want);
 	}
+	tc_topo_destroy(t);
+	/* Within the last level but beyond a core's L2 (1 MiB): allgather of
+	 * 2 MiB blocks on complete:4 touches 40 MiB of a 64 MiB cache.  Every
+	 * read and the own block's local copy are priced at the largest row
+	 * that 16 copiers hold there (64 KiB), B(4) = 40 B/ns: 2 MiB x 4 / 40
+	 * a read, 4 / 40 ns/B the local copy (above t_copy); R(4) and one
+	 * hand-off. */
+	cr_assert_eq(tc_topo_parse("complete:4", &t), 0);
+	c.cache_bytes[0] = 32 << 10;
+	c.cache_bytes[1] = (size_t)1 << 20;
+	c.cache_bytes[2] = (size_t)64 << 20;
+	const double big = 2.0 * (1 << 20);
+	call.bytes = (size_t)big;
+	double ns = 0, want = 50 + 150 + 80 + 3 * (big * 4 / 40) + big * 4 / 40;
+	cr_assert_eq(tc_calibration_predict(&c, t, &call, NULL, NULL, &ns), 0);
+	cr_assert(fabs(ns - want) <= 1e-9 * want, "2 MiB on complete:4: %.3f ns, not %.3f", ns, want);
 	tc_topo_destroy(t);
 }
 
@@ -833,6 +883,12 @@ Test(calibrate, native_segments_and_call_cost, .timeout = 120)
 		cr_assert(isfinite(c.points[i].exchange_ns) && c.points[i].exchange_ns > 0);
 	for (int k = 0; k < c.nsegments; k++)
 		cr_assert(isfinite(c.segments[k].exchange_ratio) && c.segments[k].exchange_ratio > 0);
+	/* The combining receives: every point (64 B and up) and segment. */
+	for (int i = 0; i < c.npoints; i++)
+		cr_assert(isfinite(c.points[i].reduce_ns) && c.points[i].reduce_ns > 0);
+	for (int k = 0; k < c.nsegments; k++)
+		cr_assert(isfinite(c.segments[k].recv_tc_ns_per_byte) &&
+		          c.segments[k].recv_tc_ns_per_byte >= 0);
 	cr_assert(isfinite(c.call_measured_ns) && c.call_measured_ns > 0);
 	cr_assert_leq(c.copy.npoints, c.npoints);
 	cr_assert(c.copy.npoints < 2 || isfinite(c.tcopy_ns_per_byte));

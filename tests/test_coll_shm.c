@@ -1409,6 +1409,7 @@ static void cal_by_hand(struct tc_calibration *c, double ts, double hc, double h
 	                                                 .single_copy = 0,
 	                                                 .fit = c->all};
 	c->segments[0].exchange_ratio = NAN;
+	c->segments[0].recv_tc_ns_per_byte = NAN;
 	c->tc_ns_per_byte = 0.04;
 	c->call_ns = 50;
 	c->tcopy_ns_per_byte = NAN;
@@ -1580,10 +1581,18 @@ Test(shm, auto_calibration_bad_input, .timeout = 30)
 	static const struct {
 		const char *field;
 		int what;
-	} bad[] = {{"sync_ns[2]", 0},        {"ncopiers", 1},        {"segment 0", 2},
-	           {"copy_bytes_per_ns", 3}, {"handoff_ns[3]", 4},   {"copiers[1]", 5},
-	           {"nsegments", 6},         {"call_ns", 7},         {"nflag", 8},
-	           {"flag_ns[1]", 9},        {"handoff_pair_ns", 10}};
+	} bad[] = {{"sync_ns[2]", 0},
+	           {"ncopiers", 1},
+	           {"segment 0", 2},
+	           {"copy_bytes_per_ns", 3},
+	           {"handoff_ns[3]", 4},
+	           {"copiers[1]", 5},
+	           {"nsegments", 6},
+	           {"call_ns", 7},
+	           {"nflag", 8},
+	           {"flag_ns[1]", 9},
+	           {"recv_tc_ns_per_byte", 10},
+	           {"handoff_pair_ns", 11}};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		struct tc_calibration c;
 		cal_by_hand(&c, 1500, 60, 2000);
@@ -1619,6 +1628,9 @@ Test(shm, auto_calibration_bad_input, .timeout = 30)
 			c.nflag = 2;
 			c.flag_ns[0] = 100;
 			c.flag_ns[1] = 0;
+			break;
+		case 10:
+			c.segments[0].recv_tc_ns_per_byte = -0.5;
 			break;
 		default:
 			c.handoff_pair_ns = NAN;

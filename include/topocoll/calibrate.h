@@ -306,6 +306,11 @@ struct tc_calibration_point {
 	double copy_ns;      /* native: memcpy of bytes on rank 0 between two
 	                         buffers it has just written, median; NAN
 	                         emulated */
+	double reduce_ns;    /* native: median time of a tc_reduce of bytes / 8
+	                         doubles (sum) from rank 1 to rank 0, both
+	                         ranks writing their input first: one receive
+	                         that combines as it reads; NAN emulated or
+	                         below 8 bytes */
 };
 
 /* One least-squares fit (see the header comment). */
@@ -329,6 +334,13 @@ struct tc_calibration_segment {
 	                              points (NAN: not measured); charged to
 	                              copying exchanges by the calibrated
 	                              prediction of a single-copy segment */
+	double recv_tc_ns_per_byte;    /* what a receive that combines as it reads
+	                              adds per byte to a plain one: the median
+	                              over its points of max(0, reduce_ns -
+	                              call_ns - one_way_ns) / bytes (NAN: not
+	                              measured); the t_c of one-way combines in
+	                              the calibrated prediction of a single-copy
+	                              segment */
 };
 
 struct tc_calibration {

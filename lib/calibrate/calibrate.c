@@ -85,6 +85,7 @@ struct tc__cal_ctl {
 	uint64_t bytes; /* TC__CAL_CALL_PROBE: count allreduces instead */
 	uint64_t count; /* 0: stop */
 	uint64_t xch;   /* non-zero: one exchange of bytes, sample xch - 1 */
+	uint64_t red;   /* non-zero: one combining receive of bytes, sample red - 1 */
 };
 /* bytes of a control message asking for the o_call probe's warm-up (its
  * timed calls: | 1). */
@@ -119,6 +120,7 @@ struct tc__cal_ctx {
 	int ncalls;             /* timed calls of the probe */
 	double *xch_t[2][2];    /* native, exchanges: [rank][start, end] of each
 	                          sample, nsizes x reps */
+	double *red_t[2][2];    /* native, combining receives: as xch_t */
 	size_t single_copy_min; /* the team's threshold (native batches) */
 	const char *call_alg;   /* the algorithm the probe's allreduce ran */
 };
@@ -337,6 +339,31 @@ static int tc__cal_exchange(struct tc_proc *proc, struct tc__cal_ctx *c, size_t 
 	return err;
 }
 
+/* Both ranks: one combining receive sample (calibrate.h, reduce_ns): twice,
+ * both rewrite their input (doubles of one value, normal numbers: a
+ * denormal would slow the adds), a barrier, then a tc_reduce of bytes / 8
+ * doubles from rank 1 to rank 0; the second call's start and end are kept
+ * at index k.  The first is not timed: the samples take the sizes in turn,
+ * and the first call of a size after another plans its schedule (about
+ * 2 us on a 2-CPU VM), which back-to-back calls of one size do not. */
+static int tc__cal_reduce(struct tc_proc *proc, struct tc__cal_ctx *c, size_t bytes, size_t k)
+{
+	const int me = tc_rank(proc);
+	int err = TC_OK;
+	for (int pass = 0; pass < 2 && !err; pass++) {
+		memset(c->sbuf[me], 0x3f, bytes);
+		err = tc_barrier(proc, NULL);
+		uint64_t t0 = tc__cal_now();
+		if (!err)
+			err = tc_reduce(proc, c->sbuf[me], me == 0 ? c->buf[0] : NULL,
+			                bytes / sizeof(double), TC_DOUBLE, TC_OP_SUM, 0, NULL);
+		uint64_t t1 = tc__cal_now();
+		c->red_t[me][0][k] = (double)t0;
+		c->red_t[me][1][k] = (double)t1;
+	}
+	return err;
+}
+
 /* Rank 0: the o_call probe (calibrate.h): warm-up calls, then ncalls
  * timed ones; the main thread reads the times after the run. */
 static int tc__cal_call_probe(struct tc_proc *proc, struct tc__cal_ctx *c)
@@ -399,7 +426,18 @@ static int tc__cal_rank0(struct tc_proc *proc, struct tc__cal_ctx *c)
 			if (!err)
 				err = tc__cal_exchange(proc, c, c->sizes[i], k);
 		}
-	struct tc__cal_ctl stop = {0, 0, 0};
+	/* Combining receives, likewise (sizes of a double and more). */
+	for (int r = 0; r < c->reps && !err && !c->emulated; r++)
+		for (int i = 0; i < c->nsizes && !err; i++) {
+			size_t k = (size_t)i * (size_t)c->reps + (size_t)r;
+			if (c->sizes[i] < sizeof(double))
+				continue;
+			struct tc__cal_ctl ctl = {.bytes = c->sizes[i], .count = 1, .red = k + 1};
+			err = tc_send(proc, 1, &ctl, sizeof ctl);
+			if (!err)
+				err = tc__cal_reduce(proc, c, c->sizes[i], k);
+		}
+	struct tc__cal_ctl stop = {0, 0, 0, 0};
 	int err2 = tc_send(proc, 1, &stop, sizeof stop);
 	if (!err && !err2 && !c->emulated)
 		tc__cal_combine(c);
@@ -422,6 +460,11 @@ static int tc__cal_rank1(struct tc_proc *proc, struct tc__cal_ctx *c)
 		}
 		if (ctl.xch) {
 			if ((err = tc__cal_exchange(proc, c, (size_t)ctl.bytes, ctl.xch - 1)) != 0)
+				return err;
+			continue;
+		}
+		if (ctl.red) {
+			if ((err = tc__cal_reduce(proc, c, (size_t)ctl.bytes, ctl.red - 1)) != 0)
 				return err;
 			continue;
 		}
@@ -576,6 +619,30 @@ static int tc__cal_call_cost(struct tc_calibration *out, const struct tc__cal_ct
 	return TC_OK;
 }
 
+/* Each segment's recv_tc_ns_per_byte (calibrate.h): the median over its
+ * points of max(0, reduce_ns - call_ns - one_way_ns) / bytes.  A tc_reduce
+ * is a collective call, so its o_call is taken off, and so is the plain
+ * receive: what is left is what combining adds to it. */
+static void tc__cal_recv_combine(struct tc_calibration *out)
+{
+	const double call = isfinite(out->call_ns) ? out->call_ns : 0;
+	for (int k = 0; k < out->nsegments; k++) {
+		struct tc_calibration_segment *g = &out->segments[k];
+		double v[TC_CALIBRATE_MAX_POINTS];
+		int nv = 0;
+		for (int i = g->first; i < g->first + g->npoints && i < out->npoints; i++) {
+			const struct tc_calibration_point *pt = &out->points[i];
+			if (isfinite(pt->reduce_ns) && isfinite(pt->one_way_ns) && pt->bytes > 0)
+				v[nv++] = fmax(0, pt->reduce_ns - call - pt->one_way_ns) /
+				          (double)pt->bytes;
+		}
+		qsort(v, (size_t)nv, sizeof *v, tc__cal_cmp);
+		g->recv_tc_ns_per_byte = !nv      ? NAN
+		                         : nv % 2 ? v[nv / 2]
+		                                  : 0.5 * (v[nv / 2 - 1] + v[nv / 2]);
+	}
+}
+
 int tc_model_calibrate(const struct tc_calibrate_opts *opts, struct tc_calibration *out)
 {
 	struct tc_calibrate_opts o;
@@ -637,6 +704,8 @@ int tc_model_calibrate(const struct tc_calibrate_opts *opts, struct tc_calibrati
 				c.call_t[r][e] = malloc((size_t)c.ncalls * sizeof(double));
 				c.xch_t[r][e] =
 				        malloc((size_t)nsizes * (size_t)c.reps * sizeof(double));
+				c.red_t[r][e] =
+				        malloc((size_t)nsizes * (size_t)c.reps * sizeof(double));
 			}
 	}
 	if (c.emulated) { /* two per batch: reps samples and warmup warm-ups per size */
@@ -646,7 +715,8 @@ int tc_model_calibrate(const struct tc_calibrate_opts *opts, struct tc_calibrati
 	if (!c.buf[0] || !c.buf[1] || !c.samples || (c.emulated && !c.offs) ||
 	    (!c.emulated && (!c.acc || !c.combine || !c.copy || !c.sbuf[0] || !c.sbuf[1] ||
 	                     !c.call_t[0][0] || !c.call_t[0][1] || !c.call_t[1][0] || !c.call_t[1][1] ||
-	                     !c.xch_t[0][0] || !c.xch_t[0][1] || !c.xch_t[1][0] || !c.xch_t[1][1]))) {
+	                     !c.xch_t[0][0] || !c.xch_t[0][1] || !c.xch_t[1][0] || !c.xch_t[1][1] ||
+	                     !c.red_t[0][0] || !c.red_t[0][1] || !c.red_t[1][0] || !c.red_t[1][1]))) {
 		err = TC_ENOMEM;
 		goto done;
 	}
@@ -722,6 +792,17 @@ int tc_model_calibrate(const struct tc_calibrate_opts *opts, struct tc_calibrati
 			qsort(xs, (size_t)n, sizeof *xs, tc__cal_cmp);
 			pt->exchange_ns = n % 2 ? xs[n / 2] : 0.5 * (xs[n / 2 - 1] + xs[n / 2]);
 		}
+		pt->reduce_ns = NAN;
+		if (!c.emulated && sizes[i] >= sizeof(double)) {
+			double *xs = c.samples + (size_t)i * (size_t)c.reps; /* reused */
+			for (int r = 0; r < n; r++) {
+				size_t k = (size_t)i * (size_t)c.reps + (size_t)r;
+				xs[r] = fmax(c.red_t[0][1][k], c.red_t[1][1][k]) -
+				        fmax(c.red_t[0][0][k], c.red_t[1][0][k]);
+			}
+			qsort(xs, (size_t)n, sizeof *xs, tc__cal_cmp);
+			pt->reduce_ns = n % 2 ? xs[n / 2] : 0.5 * (xs[n / 2 - 1] + xs[n / 2]);
+		}
 		pt->cache_level = 0;
 		for (int k = 0; k < 3 && out->cache_bytes[k]; k++)
 			if (2 * sizes[i] < out->cache_bytes[k]) {
@@ -758,6 +839,8 @@ int tc_model_calibrate(const struct tc_calibrate_opts *opts, struct tc_calibrati
 	out->call_measured_ns = out->call_predicted_ns = NAN;
 	if (!c.emulated)
 		err = tc__cal_call_cost(out, &c);
+	if (!err && !c.emulated)
+		tc__cal_recv_combine(out);
 	/* The pair's team first: the concurrency team takes every CPU. */
 	tc_team_destroy(team);
 	team = NULL;
@@ -778,6 +861,7 @@ done:
 		for (int e = 0; e < 2; e++) {
 			free(c.call_t[r][e]);
 			free(c.xch_t[r][e]);
+			free(c.red_t[r][e]);
 		}
 	return err;
 }

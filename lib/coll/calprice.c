@@ -458,15 +458,38 @@ int tc__cal_price(const struct tc_calibration *cal, const struct tc_topo *t,
 	if (!mine)
 		return TC_ENOMEM;
 	err = tc_schedule_call(t, &md, &again, &tr, &n);
-	/* The schedule's local copies (a rank's own block), free in the model:
-	 * the most bytes one rank copies, at t_copy. */
+	/* The schedule's local copies (a rank's own block, a pack into
+	 * scratch), free in the model: the most bytes one rank copies, at
+	 * t_copy, measured on one core's own cached data.  Beyond two ranks,
+	 * where that rank's copies exceed its L2 or the call's footprint the
+	 * last-level cache, they run while every other rank copies too: at
+	 * one of p copiers' share of the table's bandwidth where the data live
+	 * (tc__cal_col's rule: the memory-sized block, or the rank's bytes up
+	 * to the largest block the cache holds for all), if that is slower.
+	 * (A hypercube alltoall of 1 MiB blocks on 16 ranks packs and unpacks
+	 * 80 MiB per rank: 2 ms at t_copy, 55-60 ms measured.) */
 	uint64_t most = 0;
 	for (int i = 0; !err && i < n; i++)
 		if (tr[i].src == tr[i].dst && !tr[i].combine && tr[i].src >= 0 && tr[i].src < np &&
 		    (mine[tr[i].src] += tr[i].bytes) > most)
 			most = mine[tr[i].src];
-	if (!err && isfinite(cal->tcopy_ns_per_byte) && cal->tcopy_ns_per_byte > 0)
-		*ns += (double)most * cal->tcopy_ns_per_byte;
+	if (!err && isfinite(cal->tcopy_ns_per_byte) && cal->tcopy_ns_per_byte > 0) {
+		double per = cal->tcopy_ns_per_byte;
+		struct tc__cal_data data = {0};
+		if (np > 2 && most > 0 && !(err = tc__cal_data_init(cal, tr, n, np, &data))) {
+			const size_t l2 = cal->cache_bytes[1];
+			const size_t col =
+			        data.mem ? data.big
+			        : l2 > 0 && most > l2
+			                ? (data.cached && most > data.cached ? data.cached : (size_t)most)
+			                : 0;
+			const double c = col ? tc__machine_copy_ns(cal, np, col) / (double)col : NAN;
+			if (isfinite(c) && c > per)
+				per = c;
+			free(data.vol);
+		}
+		*ns += (double)most * per;
+	}
 	/* In a single-copy segment, what the channel does that the model does
 	 * not say:
 	 * - a copying exchange (every message between ranks has its reverse
@@ -474,9 +497,11 @@ int tc__cal_price(const struct tc_calibration *cal, const struct tc_topo *t,
 	 *   time, exchange_ratio one-way times (calibrate.h), where the
 	 *   model's full duplex charges one;
 	 * - one-way combines: each receive combines out of the sender's buffer
-	 *   as it reads it (lib/sched/exec.c's direct receives), one pass that
-	 *   costs the slower of the two, m max(t_w, t_c), where the model adds
-	 *   m t_w and m t_c: t_c less t_w.
+	 *   as it reads it (lib/sched/exec.c's direct receives): the model adds
+	 *   m t_c to the receive's m t_w, where the pair measured what it adds,
+	 *   the segment's recv_tc_ns_per_byte (calibrate.h) per byte; without
+	 *   that (a calibration made before it was measured), one pass that
+	 *   costs the slower of the two, m max(t_w, t_c): t_c less t_w.
 	 * A combining exchange (allreduce at p = 2) measures the model's sum:
 	 * both cores' passes at once. */
 	const struct tc__alg *alg = tc__alg_find(call->coll, p.algorithm);
@@ -500,9 +525,16 @@ int tc__cal_price(const struct tc_calibration *cal, const struct tc_topo *t,
 			if (!(err = tc_predict_call(t, &m1, &again, &p1)))
 				*ns += (g->exchange_ratio - 1) * (double)p1.modelled_ps / TC_PS_PER_NS;
 		} else if (md.tc_ns > 0 && tc__cal_combines_one_way(tr, n)) {
-			m1.tc_ns = md.tc_ns > md.tw_ns ? md.tc_ns - md.tw_ns : 0;
-			if (!(err = tc_predict_call(t, &m1, &again, &p1)))
-				*ns += (double)(p1.modelled_ps - p.modelled_ps) / TC_PS_PER_NS;
+			if (isfinite(g->recv_tc_ns_per_byte) && g->recv_tc_ns_per_byte >= 0) {
+				/* Measured: what combining adds to a receive. */
+				m1.tc_ns = g->recv_tc_ns_per_byte;
+				if (!(err = tc_predict_call(t, &m1, &again, &p1)))
+					*ns += (double)(p1.modelled_ps - p.modelled_ps) / TC_PS_PER_NS;
+			} else {
+				m1.tc_ns = md.tc_ns > md.tw_ns ? md.tc_ns - md.tw_ns : 0;
+				if (!(err = tc_predict_call(t, &m1, &again, &p1)))
+					*ns += (double)(p1.modelled_ps - p.modelled_ps) / TC_PS_PER_NS;
+			}
 		}
 	}
 	tc_schedule_free(tr);

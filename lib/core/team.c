@@ -230,6 +230,13 @@ static int tc__cal_check(const struct tc_calibration *c)
 		if (!isfinite(c->segments[k].fit.ts_ns) || !isfinite(c->segments[k].fit.tw_ns_per_byte))
 			TC__CAL_BAD("segment %d's line (t_s %g ns, t_w %g ns/B) is not finite", k,
 			            c->segments[k].fit.ts_ns, c->segments[k].fit.tw_ns_per_byte);
+	for (int k = 0; k < c->nsegments; k++)
+		if (!isnan(c->segments[k].recv_tc_ns_per_byte) &&
+		    !(isfinite(c->segments[k].recv_tc_ns_per_byte) &&
+		      c->segments[k].recv_tc_ns_per_byte >= 0))
+			TC__CAL_BAD("segment %d's recv_tc_ns_per_byte %g is neither NAN (not measured) "
+			            "nor a finite time of 0 or more",
+			            k, c->segments[k].recv_tc_ns_per_byte);
 	if (!c->nsegments && (!isfinite(c->all.ts_ns) || !isfinite(c->all.tw_ns_per_byte)))
 		TC__CAL_BAD("no segment and no finite line (all: t_s %g ns, t_w %g ns/B)",
 		            c->all.ts_ns, c->all.tw_ns_per_byte);
