@@ -74,7 +74,7 @@ static void hand_made(struct tc_calibration *c)
 	/* Combining receives not measured (the tests that need them set
 	 * them). */
 	for (int k = 0; k < 3; k++)
-		c->segments[k].recv_tc_ns_per_byte = NAN;
+		c->segments[k].recv_ts_ns = c->segments[k].recv_tc_ns_per_byte = NAN;
 }
 
 /* A pipeline whose size falls in a segment fitted with no start-up time
@@ -257,8 +257,9 @@ Test(calibrate, calibrated_prediction, .timeout = 30)
  * both ways at once and copy takes exchange_ratio times the model's transfer
  * time; one-way (bcast), combining (allreduce), streamed (256 B) and
  * not-all-exchange (ring:5) schedules do not.  One-way combines (reduce) in
- * a single-copy segment cost t_s + m (t_w + recv_tc) where the pair
- * measured what combining adds to a receive, else m max(t_w, t_c).  Closed
+ * a single-copy segment cost t_s + recv_ts + m (t_w + recv_tc) where the
+ * pair measured what combining adds to a receive, else m max(t_w, t_c).
+ * Closed
  * forms at p = 2, one
  * round of one message each way: t_s + m t_w (+ m t_c) of the segment. */
 Test(calibrate, exchanges_and_one_way_combines, .timeout = 30)
@@ -307,28 +308,31 @@ Test(calibrate, exchanges_and_one_way_combines, .timeout = 30)
 		             tc_coll_name(slow[i].coll), ns, slow[i].want);
 	}
 	c.tc_ns_per_byte = 0.04;
-	/* A measured combining receive (recv_tc_ns_per_byte) replaces that
-	 * pass: the reduce's message costs t_s + m t_w + m recv_tc (0 too: a
-	 * combine hidden in the read); the streamed 256 B reduce keeps the
-	 * model's sum. */
+	/* A measured combining receive (recv_ts_ns, recv_tc_ns_per_byte)
+	 * replaces that pass: the reduce's message costs t_s + recv_ts + m t_w
+	 * + m recv_tc (0 too: a combine hidden in the read); the streamed
+	 * 256 B reduce keeps the model's sum. */
 	static const struct {
-		double recv_tc;
+		double recv_ts, recv_tc;
 		size_t m;
 		double want;
-	} measured[] = {{0.07, 4096, 150 + 0.1 * 4096 + 0.07 * 4096 + 50},
-	                {0, 4096, 150 + 0.1 * 4096 + 50},
-	                {0.07, 256, 100 + 0.2 * 256 + 0.04 * 256 + 50}};
+	} measured[] = {{30, 0.07, 4096, 150 + 30 + 0.1 * 4096 + 0.07 * 4096 + 50},
+	                {0, 0, 4096, 150 + 0.1 * 4096 + 50},
+	                {30, 0.07, 256, 100 + 0.2 * 256 + 0.04 * 256 + 50}};
 	for (int i = 0; i < 3; i++) {
-		for (int k = 0; k < c.nsegments; k++)
+		for (int k = 0; k < c.nsegments; k++) {
+			c.segments[k].recv_ts_ns = measured[i].recv_ts;
 			c.segments[k].recv_tc_ns_per_byte = measured[i].recv_tc;
+		}
 		struct tc_call call = {.coll = TC_COLL_REDUCE, .bytes = measured[i].m, .esize = 8};
 		double ns = 0;
 		cr_assert_eq(tc_calibration_predict(&c, t2, &call, NULL, NULL, &ns), 0);
-		cr_assert_lt(fabs(ns - measured[i].want), 1e-3, "recv t_c %.2f, %zu B: %.3f ns, want %.3f",
+		cr_assert_lt(fabs(ns - measured[i].want), 1e-3,
+		             "recv %.0f ns + %.2f ns/B, %zu B: %.3f ns, want %.3f", measured[i].recv_ts,
 		             measured[i].recv_tc, measured[i].m, ns, measured[i].want);
 	}
 	for (int k = 0; k < c.nsegments; k++)
-		c.segments[k].recv_tc_ns_per_byte = NAN;
+		c.segments[k].recv_ts_ns = c.segments[k].recv_tc_ns_per_byte = NAN;
 	/* ring:5's allgather sends one way round the ring: the model alone. */
 	struct tc_call ag = {.coll = TC_COLL_ALLGATHER, .bytes = 4096, .esize = 8};
 	struct tc_prediction pr;
@@ -888,7 +892,8 @@ Test(calibrate, native_segments_and_call_cost, .timeout = 120)
 		cr_assert(isfinite(c.points[i].reduce_ns) && c.points[i].reduce_ns > 0);
 	for (int k = 0; k < c.nsegments; k++)
 		cr_assert(isfinite(c.segments[k].recv_tc_ns_per_byte) &&
-		          c.segments[k].recv_tc_ns_per_byte >= 0);
+		          c.segments[k].recv_tc_ns_per_byte >= 0 &&
+		          isfinite(c.segments[k].recv_ts_ns) && c.segments[k].recv_ts_ns >= 0);
 	cr_assert(isfinite(c.call_measured_ns) && c.call_measured_ns > 0);
 	cr_assert_leq(c.copy.npoints, c.npoints);
 	cr_assert(c.copy.npoints < 2 || isfinite(c.tcopy_ns_per_byte));

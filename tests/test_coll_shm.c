@@ -1409,7 +1409,7 @@ static void cal_by_hand(struct tc_calibration *c, double ts, double hc, double h
 	                                                 .single_copy = 0,
 	                                                 .fit = c->all};
 	c->segments[0].exchange_ratio = NAN;
-	c->segments[0].recv_tc_ns_per_byte = NAN;
+	c->segments[0].recv_ts_ns = c->segments[0].recv_tc_ns_per_byte = NAN;
 	c->tc_ns_per_byte = 0.04;
 	c->call_ns = 50;
 	c->tcopy_ns_per_byte = NAN;

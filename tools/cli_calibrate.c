@@ -478,6 +478,7 @@ int cmd_calibrate(int argc, char **argv)
 			cli_json_num(&w, "r2", g->fit.r2);
 			cli_json_num(&w, "max_rel_residual", g->fit.max_rel_residual);
 			cli_json_num(&w, "exchange_ratio", g->exchange_ratio);
+			cli_json_num(&w, "recv_ts_ns", g->recv_ts_ns);
 			cli_json_num(&w, "recv_tc_ns_per_byte", g->recv_tc_ns_per_byte);
 			cli_json_end_obj(&w);
 		}
@@ -544,9 +545,10 @@ int cmd_calibrate(int argc, char **argv)
 		         g->cache_level < 0 ? "mixed"
 		                            : lv[(unsigned)g->cache_level <= 4 ? g->cache_level : 0]);
 		printf("  %d %-26s %3d points  t_s %9.1f ns  t_w %8.4g ns/B  R^2 %.4f  worst residual "
-		       "%.1f%%  exchange %.2fx one-way, combining receive +%.4g ns/B\n",
+		       "%.1f%%  exchange %.2fx one-way, combining receive +%.1f ns +%.4g ns/B\n",
 		       k, name, g->fit.npoints, g->fit.ts_ns, g->fit.tw_ns_per_byte, g->fit.r2,
-		       100 * g->fit.max_rel_residual, g->exchange_ratio, g->recv_tc_ns_per_byte);
+		       100 * g->fit.max_rel_residual, g->exchange_ratio, g->recv_ts_ns,
+		       g->recv_tc_ns_per_byte);
 	}
 	if (c.copy.npoints >= 2)
 		printf("  t_copy       %.4g ns/B local copy (a rank's own block; fixed %.1f ns, R^2 "

@@ -325,22 +325,24 @@ struct tc_calibration_fit {
 
 /* One segment of the piecewise fit: consecutive points. */
 struct tc_calibration_segment {
-	size_t lo_bytes, hi_bytes;     /* its first and last point */
-	int first, npoints;            /* its points: points[first .. first+npoints) */
-	int single_copy;               /* path of its points; -1: both (merged) */
-	int cache_level;               /* cache level of its points; -1: several */
-	struct tc_calibration_fit fit; /* its line (npoints, t_s, t_w, r2, worst) */
-	double exchange_ratio;         /* median of exchange_ns / one_way_ns over its
+	size_t lo_bytes, hi_bytes;              /* its first and last point */
+	int first, npoints;                     /* its points: points[first .. first+npoints) */
+	int single_copy;                        /* path of its points; -1: both (merged) */
+	int cache_level;                        /* cache level of its points; -1: several */
+	struct tc_calibration_fit fit;          /* its line (npoints, t_s, t_w, r2, worst) */
+	double exchange_ratio;                  /* median of exchange_ns / one_way_ns over its
 	                              points (NAN: not measured); charged to
 	                              copying exchanges by the calibrated
 	                              prediction of a single-copy segment */
-	double recv_tc_ns_per_byte;    /* what a receive that combines as it reads
-	                              adds per byte to a plain one: the median
-	                              over its points of max(0, reduce_ns -
-	                              call_ns - one_way_ns) / bytes (NAN: not
-	                              measured); the t_c of one-way combines in
-	                              the calibrated prediction of a single-copy
-	                              segment */
+	double recv_ts_ns, recv_tc_ns_per_byte; /* what a receive that combines as
+	                              it reads adds to a plain one: the line
+	                              fitted over its points to max(0,
+	                              reduce_ns - call_ns - one_way_ns) against
+	                              bytes, by least squares, slope and
+	                              intercept at least 0 (NAN: not measured);
+	                              the t_c of one-way combines and their
+	                              messages' extra start-up in the calibrated
+	                              prediction of a single-copy segment */
 };
 
 struct tc_calibration {

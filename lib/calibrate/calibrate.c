@@ -619,27 +619,38 @@ static int tc__cal_call_cost(struct tc_calibration *out, const struct tc__cal_ct
 	return TC_OK;
 }
 
-/* Each segment's recv_tc_ns_per_byte (calibrate.h): the median over its
- * points of max(0, reduce_ns - call_ns - one_way_ns) / bytes.  A tc_reduce
- * is a collective call, so its o_call is taken off, and so is the plain
- * receive: what is left is what combining adds to it. */
+/* Each segment's recv_ts_ns and recv_tc_ns_per_byte (calibrate.h): the
+ * least-squares line over its points of y = max(0, reduce_ns - call_ns -
+ * one_way_ns) against bytes, slope and intercept at least 0 (a negative
+ * slope: the mean as intercept; a negative intercept: the line through the
+ * origin).  A tc_reduce is a collective call, so its o_call is taken off,
+ * and so is the plain receive: what is left is what combining adds. */
 static void tc__cal_recv_combine(struct tc_calibration *out)
 {
 	const double call = isfinite(out->call_ns) ? out->call_ns : 0;
 	for (int k = 0; k < out->nsegments; k++) {
 		struct tc_calibration_segment *g = &out->segments[k];
-		double v[TC_CALIBRATE_MAX_POINTS];
-		int nv = 0;
+		double sx = 0, sy = 0, sxx = 0, sxy = 0;
+		int n = 0;
 		for (int i = g->first; i < g->first + g->npoints && i < out->npoints; i++) {
 			const struct tc_calibration_point *pt = &out->points[i];
-			if (isfinite(pt->reduce_ns) && isfinite(pt->one_way_ns) && pt->bytes > 0)
-				v[nv++] = fmax(0, pt->reduce_ns - call - pt->one_way_ns) /
-				          (double)pt->bytes;
+			if (!isfinite(pt->reduce_ns) || !isfinite(pt->one_way_ns))
+				continue;
+			const double x = (double)pt->bytes,
+			             y = fmax(0, pt->reduce_ns - call - pt->one_way_ns);
+			sx += x, sy += y, sxx += x * x, sxy += x * y, n++;
 		}
-		qsort(v, (size_t)nv, sizeof *v, tc__cal_cmp);
-		g->recv_tc_ns_per_byte = !nv      ? NAN
-		                         : nv % 2 ? v[nv / 2]
-		                                  : 0.5 * (v[nv / 2 - 1] + v[nv / 2]);
+		g->recv_ts_ns = g->recv_tc_ns_per_byte = NAN;
+		if (!n)
+			continue;
+		const double d = n * sxx - sx * sx;
+		double b = n > 1 && d > 0 ? (n * sxy - sx * sy) / d : 0, a = (sy - b * sx) / n;
+		if (b < 0)
+			b = 0, a = sy / n;
+		if (a < 0)
+			a = 0, b = sxx > 0 ? sxy / sxx : 0;
+		g->recv_ts_ns = a;
+		g->recv_tc_ns_per_byte = b;
 	}
 }
 

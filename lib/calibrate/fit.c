@@ -199,7 +199,7 @@ void tc__cal_segments(struct tc_calibration *cal)
 		g->exchange_ratio = !nr      ? NAN
 		                    : nr % 2 ? ratio[nr / 2]
 		                             : 0.5 * (ratio[nr / 2 - 1] + ratio[nr / 2]);
-		g->recv_tc_ns_per_byte = NAN; /* calibrate.c, once o_call is known */
+		g->recv_ts_ns = g->recv_tc_ns_per_byte = NAN; /* calibrate.c, once o_call is known */
 		for (int i = start[k]; i < start[k + 1]; i++) {
 			struct tc_calibration_point *pt = &cal->points[i];
 			double y = pt->one_way_ns > 1e-3 ? pt->one_way_ns : 1e-3;

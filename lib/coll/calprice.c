@@ -499,7 +499,8 @@ int tc__cal_price(const struct tc_calibration *cal, const struct tc_topo *t,
 	 * - one-way combines: each receive combines out of the sender's buffer
 	 *   as it reads it (lib/sched/exec.c's direct receives): the model adds
 	 *   m t_c to the receive's m t_w, where the pair measured what it adds,
-	 *   the segment's recv_tc_ns_per_byte (calibrate.h) per byte; without
+	 *   the segment's recv_ts_ns + m recv_tc_ns_per_byte (calibrate.h) a
+	 *   message; without
 	 *   that (a calibration made before it was measured), one pass that
 	 *   costs the slower of the two, m max(t_w, t_c): t_c less t_w.
 	 * A combining exchange (allreduce at p = 2) measures the model's sum:
@@ -525,8 +526,10 @@ int tc__cal_price(const struct tc_calibration *cal, const struct tc_topo *t,
 			if (!(err = tc_predict_call(t, &m1, &again, &p1)))
 				*ns += (g->exchange_ratio - 1) * (double)p1.modelled_ps / TC_PS_PER_NS;
 		} else if (md.tc_ns > 0 && tc__cal_combines_one_way(tr, n)) {
-			if (isfinite(g->recv_tc_ns_per_byte) && g->recv_tc_ns_per_byte >= 0) {
+			if (isfinite(g->recv_tc_ns_per_byte) && g->recv_tc_ns_per_byte >= 0 &&
+			    isfinite(g->recv_ts_ns) && g->recv_ts_ns >= 0) {
 				/* Measured: what combining adds to a receive. */
+				m1.ts_ns += g->recv_ts_ns;
 				m1.tc_ns = g->recv_tc_ns_per_byte;
 				if (!(err = tc_predict_call(t, &m1, &again, &p1)))
 					*ns += (double)(p1.modelled_ps - p.modelled_ps) / TC_PS_PER_NS;

@@ -230,13 +230,14 @@ static int tc__cal_check(const struct tc_calibration *c)
 		if (!isfinite(c->segments[k].fit.ts_ns) || !isfinite(c->segments[k].fit.tw_ns_per_byte))
 			TC__CAL_BAD("segment %d's line (t_s %g ns, t_w %g ns/B) is not finite", k,
 			            c->segments[k].fit.ts_ns, c->segments[k].fit.tw_ns_per_byte);
-	for (int k = 0; k < c->nsegments; k++)
-		if (!isnan(c->segments[k].recv_tc_ns_per_byte) &&
-		    !(isfinite(c->segments[k].recv_tc_ns_per_byte) &&
-		      c->segments[k].recv_tc_ns_per_byte >= 0))
-			TC__CAL_BAD("segment %d's recv_tc_ns_per_byte %g is neither NAN (not measured) "
-			            "nor a finite time of 0 or more",
-			            k, c->segments[k].recv_tc_ns_per_byte);
+	for (int k = 0; k < c->nsegments; k++) {
+		const double v[2] = {c->segments[k].recv_ts_ns, c->segments[k].recv_tc_ns_per_byte};
+		for (int j = 0; j < 2; j++)
+			if (!isnan(v[j]) && !(isfinite(v[j]) && v[j] >= 0))
+				TC__CAL_BAD("segment %d's %s %g is neither NAN (not measured) nor a "
+				            "finite value of 0 or more",
+				            k, j ? "recv_tc_ns_per_byte" : "recv_ts_ns", v[j]);
+	}
 	if (!c->nsegments && (!isfinite(c->all.ts_ns) || !isfinite(c->all.tw_ns_per_byte)))
 		TC__CAL_BAD("no segment and no finite line (all: t_s %g ns, t_w %g ns/B)",
 		            c->all.ts_ns, c->all.tw_ns_per_byte);
