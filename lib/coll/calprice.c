@@ -467,7 +467,7 @@ int tc__cal_price(const struct tc_calibration *cal, const struct tc_topo *t,
 	 * (tc__cal_col's rule: the memory-sized block, or the rank's bytes up
 	 * to the largest block the cache holds for all), if that is slower.
 	 * (A hypercube alltoall of 1 MiB blocks on 16 ranks packs and unpacks
-	 * 80 MiB per rank: 2 ms at t_copy, 55-60 ms measured.) */
+	 * 80 MiB per rank: 2 ms at t_copy, 43-60 ms measured on a 16-vCPU guest.) */
 	uint64_t most = 0;
 	for (int i = 0; !err && i < n; i++)
 		if (tr[i].src == tr[i].dst && !tr[i].combine && tr[i].src >= 0 && tr[i].src < np &&

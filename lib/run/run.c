@@ -163,7 +163,7 @@ static void tc__proc_clock_reset(struct tc_proc *proc)
  * gate as rank threads do: with 200 us + 2 us per rank per CPU, the fibre
  * CPUs of p = 64 on a 16-vCPU KVM guest started 52-57 us after the epoch
  * (about 260 us after the opening: as long as rank threads had there);
- * with this head start, 25-46 us after it in six runs there. */
+ * with this head start, 25-52 us after it in nine runs there. */
 #define TC__START_AHEAD_NS 200000u
 #define TC__START_WAKE_NS 60000u
 #define TC__START_SWITCH_NS 2000u
