@@ -619,6 +619,21 @@ static int tc__cal_call_cost(struct tc_calibration *out, const struct tc__cal_ct
 	return TC_OK;
 }
 
+/* The median over size i's n samples of a two-rank measurement whose
+ * [rank][start, end] times t holds (an exchange's, a combining receive's):
+ * the later end less the later start; uses c->samples' row i as scratch
+ * (its values are consumed by then). */
+static double tc__cal_paired_median(struct tc__cal_ctx *c, double *t[2][2], int i, int n)
+{
+	double *xs = c->samples + (size_t)i * (size_t)c->reps;
+	for (int r = 0; r < n; r++) {
+		size_t k = (size_t)i * (size_t)c->reps + (size_t)r;
+		xs[r] = fmax(t[0][1][k], t[1][1][k]) - fmax(t[0][0][k], t[1][0][k]);
+	}
+	qsort(xs, (size_t)n, sizeof *xs, tc__cal_cmp);
+	return n % 2 ? xs[n / 2] : 0.5 * (xs[n / 2 - 1] + xs[n / 2]);
+}
+
 /* Each segment's recv_ts_ns and recv_tc_ns_per_byte (calibrate.h): the
  * least-squares line over its points of y = max(0, reduce_ns - call_ns -
  * one_way_ns) against bytes, slope and intercept at least 0 (a negative
@@ -792,28 +807,10 @@ int tc_model_calibrate(const struct tc_calibrate_opts *opts, struct tc_calibrati
 			qsort(cs, (size_t)n, sizeof *cs, tc__cal_cmp);
 			pt->copy_ns = n % 2 ? cs[n / 2] : 0.5 * (cs[n / 2 - 1] + cs[n / 2]);
 		}
-		pt->exchange_ns = NAN;
-		if (!c.emulated) {
-			double *xs = c.samples + (size_t)i * (size_t)c.reps; /* reused */
-			for (int r = 0; r < n; r++) {
-				size_t k = (size_t)i * (size_t)c.reps + (size_t)r;
-				xs[r] = fmax(c.xch_t[0][1][k], c.xch_t[1][1][k]) -
-				        fmax(c.xch_t[0][0][k], c.xch_t[1][0][k]);
-			}
-			qsort(xs, (size_t)n, sizeof *xs, tc__cal_cmp);
-			pt->exchange_ns = n % 2 ? xs[n / 2] : 0.5 * (xs[n / 2 - 1] + xs[n / 2]);
-		}
-		pt->reduce_ns = NAN;
-		if (!c.emulated && sizes[i] >= sizeof(double)) {
-			double *xs = c.samples + (size_t)i * (size_t)c.reps; /* reused */
-			for (int r = 0; r < n; r++) {
-				size_t k = (size_t)i * (size_t)c.reps + (size_t)r;
-				xs[r] = fmax(c.red_t[0][1][k], c.red_t[1][1][k]) -
-				        fmax(c.red_t[0][0][k], c.red_t[1][0][k]);
-			}
-			qsort(xs, (size_t)n, sizeof *xs, tc__cal_cmp);
-			pt->reduce_ns = n % 2 ? xs[n / 2] : 0.5 * (xs[n / 2 - 1] + xs[n / 2]);
-		}
+		pt->exchange_ns = c.emulated ? NAN : tc__cal_paired_median(&c, c.xch_t, i, n);
+		pt->reduce_ns = c.emulated || sizes[i] < sizeof(double)
+		                        ? NAN
+		                        : tc__cal_paired_median(&c, c.red_t, i, n);
 		pt->cache_level = 0;
 		for (int k = 0; k < 3 && out->cache_bytes[k]; k++)
 			if (2 * sizes[i] < out->cache_bytes[k]) {

@@ -75,19 +75,30 @@ struct tc__conc_ctx {
 /* Waits until the hand-off word holds v; TC_ETIMEDOUT after
  * TC__CONC_WAIT_NS.  Acquire: pairs with the release store of the other
  * rank in tc__conc_handoff(). */
+/* A spinning wait's n-th pass: every TC__CONC_SPIN_YIELD passes it yields
+ * (a loaded machine: the partner may not be running), and it gives up with
+ * TC_ETIMEDOUT TC__CONC_WAIT_NS after the first such pass (*t0, 0 at the
+ * start). */
+static int tc__conc_patience(unsigned n, uint64_t *t0)
+{
+	if (n % TC__CONC_SPIN_YIELD)
+		return TC_OK;
+	uint64_t now = tc__cal_now();
+	if (!*t0)
+		*t0 = now;
+	else if (now - *t0 > TC__CONC_WAIT_NS)
+		return TC_ETIMEDOUT;
+	sched_yield();
+	return TC_OK;
+}
+
 static int tc__conc_wait(struct tc__conc_ctx *c, uint64_t v)
 {
 	uint64_t t0 = 0;
-	for (unsigned n = 1; atomic_load_explicit(&c->line, memory_order_acquire) != v; n++)
-		if (n % TC__CONC_SPIN_YIELD == 0) {
-			uint64_t now = tc__cal_now();
-			if (!t0)
-				t0 = now;
-			else if (now - t0 > TC__CONC_WAIT_NS)
-				return TC_ETIMEDOUT;
-			sched_yield();
-		}
-	return TC_OK;
+	int err = TC_OK;
+	for (unsigned n = 1; !err && atomic_load_explicit(&c->line, memory_order_acquire) != v; n++)
+		err = tc__conc_patience(n, &t0);
+	return err;
 }
 
 /* Rank 0 and rank j pass the word back and forth: rank 0 writes odd
@@ -149,15 +160,56 @@ static int tc__conc_flag_round(struct tc__conc_ctx *c, int me, int q, uint64_t v
 			                             memory_order_acquire) < v;
 		if (!left)
 			return TC_OK;
-		if (n % TC__CONC_SPIN_YIELD == 0) {
-			uint64_t now = tc__cal_now();
-			if (!t0)
-				t0 = now;
-			else if (now - t0 > TC__CONC_WAIT_NS)
-				return TC_ETIMEDOUT;
-			sched_yield();
-		}
+		int err = tc__conc_patience(n, &t0);
+		if (err)
+			return err;
 	}
+}
+
+/* The synchronised rounds (calibrate.h): for each q of sync_q, TC__CONC_REPS
+ * samples of TC__CONC_SYNC_ROUNDS rounds among ranks 0 .. q-1, of 8-byte
+ * messages (flags 0: tc_sendrecv with the partners of a dissemination,
+ * distances 1, 2, 4, ... < q in turn, so that a round's partners span the
+ * team, as a hypercube's or a tree's do, not only next-door CPUs) or of
+ * cache-line flags (flags 1: tc__conc_flag_round); a sample is the slowest
+ * rank's median round (tc__conc_round_median), kept by rank 0 in
+ * out[i][sample].  The flag rounds of every sample carry values above the
+ * last sample's, so no flag needs resetting (every rank counts alike). */
+static int tc__conc_rounds(struct tc_proc *proc, struct tc__conc_ctx *c, int flags,
+                           double (*out)[TC__CONC_REPS])
+{
+	const int me = tc_rank(proc);
+	uint64_t x = (uint64_t)me, y = 0, v = 0;
+	int err = TC_OK;
+	for (int i = 0; i < c->nsync && !err; i++)
+		for (int r = 0; r < TC__CONC_REPS && !err; r++, v += TC__CONC_SYNC_ROUNDS) {
+			const int q = c->sync_q[i];
+			if ((err = tc_barrier(proc, NULL)) != 0)
+				break;
+			if (me < q) {
+				int lg = 0;
+				while ((1 << lg) < q)
+					lg++;
+				uint64_t *st = c->stamps + (size_t)me * (TC__CONC_SYNC_ROUNDS + 1);
+				st[0] = tc__cal_now();
+				for (int k = 0; k < TC__CONC_SYNC_ROUNDS && !err; k++) {
+					const int d = (1 << (k % lg)) % q;
+					err = flags ? tc__conc_flag_round(c, me, q, v + (uint64_t)k + 1)
+					            : tc_sendrecv(proc, (me + d) % q, &x, sizeof x,
+					                          (me + q - d) % q, &y, sizeof y, NULL);
+					st[k + 1] = tc__cal_now();
+				}
+				if (!err)
+					c->d[me] = tc__conc_round_median(st);
+			}
+			if (!err && (err = tc_barrier(proc, NULL)) == 0 && me == 0) {
+				double w = 0;
+				for (int k = 0; k < q; k++)
+					w = fmax(w, c->d[k]);
+				out[i][r] = w;
+			}
+		}
+	return err;
 }
 
 /* The whole concurrency team's script: every rank runs every phase,
@@ -200,62 +252,10 @@ static int tc__conc_spmd(struct tc_proc *proc, void *arg)
 					c->copy[s][ki][r] = w;
 				}
 			}
-	uint64_t x = (uint64_t)me, y = 0;
-	for (int i = 0; i < c->nsync && !err; i++)
-		for (int r = 0; r < TC__CONC_REPS && !err; r++) {
-			const int q = c->sync_q[i];
-			if ((err = tc_barrier(proc, NULL)) != 0)
-				break;
-			if (me < q) {
-				/* The distances of a dissemination, 1, 2, 4, ... < q in
-				 * turn: a round's partners span the team, as a hypercube's
-				 * or a tree's do, not only next-door CPUs. */
-				int lg = 0;
-				while ((1 << lg) < q)
-					lg++;
-				uint64_t *st = c->stamps + (size_t)me * (TC__CONC_SYNC_ROUNDS + 1);
-				st[0] = tc__cal_now();
-				for (int k = 0; k < TC__CONC_SYNC_ROUNDS && !err; k++) {
-					const int d = (1 << (k % lg)) % q;
-					err = tc_sendrecv(proc, (me + d) % q, &x, sizeof x,
-					                  (me + q - d) % q, &y, sizeof y, NULL);
-					st[k + 1] = tc__cal_now();
-				}
-				if (!err)
-					c->d[me] = tc__conc_round_median(st);
-			}
-			if (!err && (err = tc_barrier(proc, NULL)) == 0 && me == 0) {
-				double w = 0;
-				for (int k = 0; k < q; k++)
-					w = fmax(w, c->d[k]);
-				c->sync[i][r] = w;
-			}
-		}
-	/* Rounds of flags: every sample's rounds carry values above the last
-	 * sample's, so no flag needs resetting (every rank counts alike). */
-	uint64_t v = 0;
-	for (int i = 0; i < c->nsync && !err; i++)
-		for (int r = 0; r < TC__CONC_REPS && !err; r++, v += TC__CONC_SYNC_ROUNDS) {
-			const int q = c->sync_q[i];
-			if ((err = tc_barrier(proc, NULL)) != 0)
-				break;
-			if (me < q) {
-				uint64_t *st = c->stamps + (size_t)me * (TC__CONC_SYNC_ROUNDS + 1);
-				st[0] = tc__cal_now();
-				for (int k = 0; k < TC__CONC_SYNC_ROUNDS && !err; k++) {
-					err = tc__conc_flag_round(c, me, q, v + (uint64_t)k + 1);
-					st[k + 1] = tc__cal_now();
-				}
-				if (!err)
-					c->d[me] = tc__conc_round_median(st);
-			}
-			if (!err && (err = tc_barrier(proc, NULL)) == 0 && me == 0) {
-				double w = 0;
-				for (int k = 0; k < q; k++)
-					w = fmax(w, c->d[k]);
-				c->flag[i][r] = w;
-			}
-		}
+	if (!err)
+		err = tc__conc_rounds(proc, c, 0, c->sync);
+	if (!err)
+		err = tc__conc_rounds(proc, c, 1, c->flag);
 	return err;
 }
 

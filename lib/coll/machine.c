@@ -137,27 +137,27 @@ double tc__machine_copy_ns(const struct tc_calibration *cal, int k, size_t bytes
 	return b > 0 && isfinite(b) ? (double)bytes * (double)c / b : NAN;
 }
 
-double tc__machine_r_ns(const struct tc_calibration *cal, int q)
+/* ys[0 .. n) at the team sizes sync_ranks[], interpolated in log2 q and
+ * clamped (q < 2 as 2); NAN without the tables or n < 1. */
+static double tc__machine_by_ranks(const struct tc_calibration *cal, int n, const double *ys, int q)
 {
-	if (!cal || cal->conc_ranks < 2 || cal->nsync < 1 || cal->sync_ranks[0] != 2)
+	if (!cal || cal->conc_ranks < 2 || n < 1 || n > cal->nsync || cal->sync_ranks[0] != 2)
 		return NAN;
 	double xs[TC_CALIBRATE_MAX_SYNC];
-	int n = cal->nsync < TC_CALIBRATE_MAX_SYNC ? cal->nsync : TC_CALIBRATE_MAX_SYNC;
+	n = n < TC_CALIBRATE_MAX_SYNC ? n : TC_CALIBRATE_MAX_SYNC;
 	for (int i = 0; i < n; i++)
 		xs[i] = log2((double)(cal->sync_ranks[i] > 0 ? cal->sync_ranks[i] : 1));
-	return tc__machine_interp(xs, cal->sync_ns, n, log2((double)(q > 2 ? q : 2)));
+	return tc__machine_interp(xs, ys, n, log2((double)(q > 2 ? q : 2)));
+}
+
+double tc__machine_r_ns(const struct tc_calibration *cal, int q)
+{
+	return cal ? tc__machine_by_ranks(cal, cal->nsync, cal->sync_ns, q) : NAN;
 }
 
 double tc__machine_flag_ns(const struct tc_calibration *cal, int q)
 {
-	if (!cal || cal->conc_ranks < 2 || cal->nflag < 1 || cal->nflag > cal->nsync ||
-	    cal->sync_ranks[0] != 2)
-		return NAN;
-	double xs[TC_CALIBRATE_MAX_SYNC];
-	int n = cal->nflag < TC_CALIBRATE_MAX_SYNC ? cal->nflag : TC_CALIBRATE_MAX_SYNC;
-	for (int i = 0; i < n; i++)
-		xs[i] = log2((double)(cal->sync_ranks[i] > 0 ? cal->sync_ranks[i] : 1));
-	return tc__machine_interp(xs, cal->flag_ns, n, log2((double)(q > 2 ? q : 2)));
+	return cal ? tc__machine_by_ranks(cal, cal->nflag, cal->flag_ns, q) : NAN;
 }
 
 double tc__machine_handoff_ns(const struct tc_calibration *cal, int q)
