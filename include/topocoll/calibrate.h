@@ -118,18 +118,31 @@
  *             allgather or alltoall) are free in the model, but at p = 2
  *             they cost about what the
  *             transfer does (allgather = tc_sendrecv + memcpy of the own
- *             block, measured within 3%).
+ *             block, measured within 3%);
+ *   reduce_ns, recv_ts_ns, recv_tc_ns_per_byte
+ *             what combining adds to a receive: a tc_reduce of each size
+ *             from rank 1 to rank 0, both writing their input first (the
+ *             second of two calls: the first of a size plans its
+ *             schedule), the median per point; per segment the line of
+ *             reduce_ns - call_ns - one_way_ns against bytes (slope and
+ *             intercept at least 0).
  * tc_calibration_model() gives the struct tc_model of the segment holding a
  * message size, tc_calibration_predict() the calibrated prediction of a
  * call: the schedule's makespan under the model of the segment holding its
  * mean message (bytes / messages), plus call_ns, plus t_copy times the most
- * bytes one rank copies locally in the schedule; when every message of the
+ * bytes one rank copies locally in the schedule (beyond two ranks, at one
+ * of p copiers' share of the copy table where that is slower: data beyond
+ * a core's L2 or a footprint beyond the last-level cache); when every message of the
  * schedule between ranks copies and has its reverse in its round (an
  * exchange: allgather and alltoall at p = 2) and the segment is single
  * copy, plus (exchange_ratio - 1) times the makespan without combines
  * (both directions at once contend for the cores' caches; a combining
  * exchange, allreduce at p = 2, measures what the model adds: its receives
- * combine out of the sender's buffer, a pass priced by t_c).  The top-level single line
+ * combine out of the sender's buffer, a pass priced by t_c); when the
+ * schedule's combines go one way (a reduce's tree or pipeline), t_c
+ * replaced by the segment's recv_tc_ns_per_byte and each message's start-up
+ * raised by recv_ts_ns (without them, NAN: t_c less t_w, the combine taken
+ * as hidden in the read).  The top-level single line
  * (regime) is kept: it is what --ts / --tw of the other commands take.
  * A per-round overhead is not fitted: every collective at p = 2 is one
  * round, so it cannot be told apart from o_call there.
@@ -413,8 +426,9 @@ struct tc_calibration {
  * opts may be NULL (every default).  *out is filled on success; on error its
  * contents are unspecified.  Takes about reps x npoints x (sample_ns + a
  * round trip) plus the team's start, and the concurrency team's tables
- * (3 sizes x the copier counts x 8 copies, the largest block
- * memory-sized, log2 K rings of 200 rounds, the hand-offs): 1-4 s with the
+ * (4 sizes x the copier counts x 8 copies, the largest block
+ * memory-sized, log2 K rings of 200 rounds of messages and as many of
+ * flags, the hand-offs): 1-4 s with the
  * defaults natively; in emulated mode every round trip costs 2 (t_s + m t_w) of wall
  * time.
  *
