@@ -84,11 +84,13 @@ static int tc__cal_data_init(const struct tc_calibration *cal, const struct tc_t
 			continue;
 		if (x->src != x->dst)
 			d->vol[x->dst] += x->bytes;
-		const int end[2][3] = {{x->src, x->src_buf, 0}, {x->dst, x->dst_buf, 1}};
+		/* Both ends: the source's buffer and offset, the destination's. */
+		const int rank[2] = {x->src, x->dst}, buf[2] = {x->src_buf, x->dst_buf};
+		const uint64_t offs[2] = {x->src_off, x->dst_off};
 		for (int e = 0; e < 2; e++) {
-			const int b = end[e][1] >= 0 && end[e][1] < 3 ? end[e][1] : 2;
-			const size_t at = (size_t)end[e][0] * 3 + (size_t)b;
-			const uint64_t off = e ? x->dst_off : x->src_off;
+			const int b = buf[e] >= 0 && buf[e] < 3 ? buf[e] : 2;
+			const size_t at = (size_t)rank[e] * 3 + (size_t)b;
+			const uint64_t off = offs[e];
 			lo[at] = off < lo[at] ? off : lo[at];
 			hi[at] = off + x->bytes > hi[at] ? off + x->bytes : hi[at];
 		}
