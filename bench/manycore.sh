@@ -40,8 +40,8 @@
 # tables), log.txt (everything printed) and each part's raw output
 # (peers.txt, native-pP.txt, emulation-pP.txt, calibrate.txt) and each
 # native p's calibration as the library held it (calibration-pP.bin: raw,
-# model_fidelity --save-calibration, for recomputing the predictions from
-# the same sources on another machine); prints the
+# model_fidelity --save-calibration: bench/replay_native prices the run's
+# cases again with a build of the same sources); prints the
 # summary: the share of native and emulated cases within 15% and 25% and
 # the share of peers cases where ours is faster than OpenMP.
 set -u

@@ -94,7 +94,7 @@
  * --case LIST and --topo ring,torus,hypercube select cases.  The JSON gains
  * max_rel_error_p256 and min_ts_ns_p256 when p = 256 runs.
  * --save-calibration FILE (native) appends each calibration made, raw, to
- * FILE (nat_save_calibration: for recomputing the predictions elsewhere).
+ * FILE (nat_save_calibration: bench/replay_native prices the run again).
  * Usage: model_fidelity [--quick] [--reps N] [--settle US]
  *                       [--native [--no-recal] [--sweeps K] [--bytes LIST]
  *                                 [--save-calibration FILE]]
@@ -478,7 +478,8 @@ static int nat_fn(struct tc_proc *proc, void *argp)
  * appended to it as it is in memory (struct tc_calibration, then the team's
  * struct tc_model taken from it), so that the predictions of a run on
  * another machine can be computed again here, against its measured times,
- * by a program built from the same sources (the layout is this build's). */
+ * by a program built from the same sources (the layout is this build's):
+ * bench/replay_native. */
 static const char *save_cal_path;
 
 static int nat_save_calibration(const struct tc_calibration *cal, const struct tc_model *md)

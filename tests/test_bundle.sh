@@ -52,6 +52,7 @@ else
 	exit 1
 fi
 for f in run env.sh manycore.sh manycore_report.awk tools/topocoll bench/model_fidelity \
+	bench/replay_native \
 	peers/peers peers/peer_ours peers/peer_openmp examples/ring_sum lib/libtopocoll.so.0; do
 	[ -e "$b/$f" ] || missing="${missing:-} $f"
 done
@@ -164,6 +165,21 @@ check "the emulation's floor measured" grep -qE '"floor": \[\{"p": 2, "start_lat
 check "peers cases measured against OpenMP" grep -qE '\{"case": "[a-z]+", "p": 2, "bytes": [0-9]+, "ours_ns": [0-9.eE+-]+, "openmp_ns": [0-9.eE+-]+, "ratio": [0-9.eE+-]+' "$j"
 check "report.md holds the summary table" grep -q '^| native fidelity' "$tmp/out/report.md"
 check "the summary prints the shares" grep -qE '^native fidelity: [0-9]+ of [0-9]+ cases within 15%' <<<"$out"
+# The native part kept its calibration: priced again from it by the bundle's
+# replay_native, every case gets the prediction the run recorded.
+replay=$("$b/bench/replay_native" "$tmp/out/calibration-p2.bin" "$tmp/out/native-p2.txt" 2>&1)
+if grep -qE '^\{"cases": ([1-9][0-9]*), .*"unchanged": \1, "skipped": 0\}$' <<<"$replay"; then
+	ok "replay_native prices the recorded native run as it was recorded"
+else
+	not_ok "replay_native prices the recorded native run as it was recorded" "$replay"
+fi
+replay=$("$b/bench/replay_native" "$tmp/out/native-p2.txt" "$tmp/out/native-p2.txt" 2>&1)
+rc=$?
+if [ $rc -eq 2 ] && grep -q "not a calibration of this build" <<<"$replay"; then
+	ok "replay_native refuses a file that is not a calibration: exit 2, says so"
+else
+	not_ok "replay_native refuses a file that is not a calibration: exit 2, says so" "rc=$rc $replay"
+fi
 
 echo "1..$n"
 [ $nfail -eq 0 ]
