@@ -127,7 +127,8 @@ int main(int argc, char **argv)
 		if (!field(c, end, "coll", coll_s, sizeof coll_s) ||
 		    !field(c, end, "topology", topo_s, sizeof topo_s) ||
 		    !field(c, end, "algorithm", alg_s, sizeof alg_s) ||
-		    !field(c, end, "bytes", buf, sizeof buf) || field(c, end, "error", failed, sizeof failed)) {
+		    !field(c, end, "bytes", buf, sizeof buf) ||
+		    field(c, end, "error", failed, sizeof failed)) {
 			skipped++;
 			continue;
 		}
