@@ -344,8 +344,9 @@ static int tc__cal_exchange(struct tc_proc *proc, struct tc__cal_ctx *c, size_t 
  * denormal would slow the adds), a barrier, then a tc_reduce of bytes / 8
  * doubles from rank 1 to rank 0; the second call's start and end are kept
  * at index k.  The first is not timed: the samples take the sizes in turn,
- * and the first call of a size after another plans its schedule (about
- * 2 us on a 2-CPU VM), which back-to-back calls of one size do not. */
+ * more of them than a rank's cache keeps calls (lib/coll/cache.c), so the
+ * first call of a size plans its schedule again (about 2 us on a 2-CPU
+ * VM), which a program's repeated calls do not. */
 static int tc__cal_reduce(struct tc_proc *proc, struct tc__cal_ctx *c, size_t bytes, size_t k)
 {
 	const int me = tc_rank(proc);
