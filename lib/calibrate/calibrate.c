@@ -497,6 +497,12 @@ int tc__cal_cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+double tc__cal_median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof *v, tc__cal_cmp);
+	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
 /* The sizes: npoints geometric steps from lo to hi, or (npoints 0) lo, the
  * powers of two strictly between, and hi.  Returns the number of distinct
  * sizes, or TC_EINVAL when there would be more than the maximum. */
@@ -596,8 +602,7 @@ static int tc__cal_call_cost(struct tc_calibration *out, const struct tc__cal_ct
 	for (int k = 0; k < n; k++)
 		v[k] = fmax(c->call_t[0][1][k], c->call_t[1][1][k]) -
 		       fmax(c->call_t[0][0][k], c->call_t[1][0][k]);
-	qsort(v, (size_t)n, sizeof *v, tc__cal_cmp);
-	out->call_measured_ns = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+	out->call_measured_ns = tc__cal_median(v, n);
 	struct tc_topo *t = NULL;
 	int err = tc_topo_parse("chain:2", &t);
 	if (err)
@@ -631,8 +636,7 @@ static double tc__cal_paired_median(struct tc__cal_ctx *c, double *t[2][2], int 
 		size_t k = (size_t)i * (size_t)c->reps + (size_t)r;
 		xs[r] = fmax(t[0][1][k], t[1][1][k]) - fmax(t[0][0][k], t[1][0][k]);
 	}
-	qsort(xs, (size_t)n, sizeof *xs, tc__cal_cmp);
-	return n % 2 ? xs[n / 2] : 0.5 * (xs[n / 2 - 1] + xs[n / 2]);
+	return tc__cal_median(xs, n);
 }
 
 /* Each segment's recv_ts_ns and recv_tc_ns_per_byte (calibrate.h): the
@@ -797,17 +801,11 @@ int tc_model_calibrate(const struct tc_calibrate_opts *opts, struct tc_calibrati
 		pt->max_ns = s[n - 1];
 		pt->single_copy = sizes[i] >= info.single_copy_min;
 		pt->combine_ns = NAN;
-		if (!c.emulated && sizes[i] >= sizeof(double)) {
-			double *cs = c.combine + (size_t)i * (size_t)c.reps;
-			qsort(cs, (size_t)n, sizeof *cs, tc__cal_cmp);
-			pt->combine_ns = n % 2 ? cs[n / 2] : 0.5 * (cs[n / 2 - 1] + cs[n / 2]);
-		}
+		if (!c.emulated && sizes[i] >= sizeof(double))
+			pt->combine_ns = tc__cal_median(c.combine + (size_t)i * (size_t)c.reps, n);
 		pt->copy_ns = NAN;
-		if (!c.emulated) {
-			double *cs = c.copy + (size_t)i * (size_t)c.reps;
-			qsort(cs, (size_t)n, sizeof *cs, tc__cal_cmp);
-			pt->copy_ns = n % 2 ? cs[n / 2] : 0.5 * (cs[n / 2 - 1] + cs[n / 2]);
-		}
+		if (!c.emulated)
+			pt->copy_ns = tc__cal_median(c.copy + (size_t)i * (size_t)c.reps, n);
 		pt->exchange_ns = c.emulated ? NAN : tc__cal_paired_median(&c, c.xch_t, i, n);
 		pt->reduce_ns = c.emulated || sizes[i] < sizeof(double)
 		                        ? NAN

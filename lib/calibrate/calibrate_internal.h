@@ -22,6 +22,8 @@ uint64_t tc__cal_now(void);
 extern void *(*volatile tc__cal_memcpy)(void *, const void *, size_t);
 /* qsort's comparison of two doubles, ascending (calibrate.c). */
 int tc__cal_cmp(const void *a, const void *b);
+/* The median of v[0 .. n), n >= 1, sorting v in place (calibrate.c). */
+double tc__cal_median(double *v, int n);
 /* Measures the concurrency tables into out; conc_ranks 0: none measured (concurrency.c). */
 int tc__cal_concurrency(const struct tc_calibrate_opts *o, struct tc_calibration *out);
 

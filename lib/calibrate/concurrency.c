@@ -128,8 +128,6 @@ static int tc__conc_handoff(struct tc_proc *proc, struct tc__conc_ctx *c, int i)
 	return err;
 }
 
-static double tc__conc_median(double *v, int n);
-
 /* The median of a rank's intervals between its TC__CONC_SYNC_ROUNDS + 1
  * stamps: the time per round that a stall of the machine during a few of
  * them (a 16-vCPU guest's CPU not running for tens of microseconds) does
@@ -139,13 +137,13 @@ static double tc__conc_round_median(const uint64_t *stamps)
 	double v[TC__CONC_SYNC_ROUNDS];
 	for (int k = 0; k < TC__CONC_SYNC_ROUNDS; k++)
 		v[k] = (double)(stamps[k + 1] - stamps[k]);
-	return tc__conc_median(v, TC__CONC_SYNC_ROUNDS);
+	return tc__cal_median(v, TC__CONC_SYNC_ROUNDS);
 }
 
 /* One round of flags among ranks 0 .. q-1: rank me publishes round v in
  * its flag, then sweeps the others' until each shows v or more (as the
- * machine's own algorithms wait: every flag still awaited looked at in
- * each pass).  TC_ETIMEDOUT after TC__CONC_WAIT_NS. */
+ * machine's own algorithms wait: every awaited flag looked at in each
+ * pass, so that their misses overlap).  TC_ETIMEDOUT after TC__CONC_WAIT_NS. */
 static int tc__conc_flag_round(struct tc__conc_ctx *c, int me, int q, uint64_t v)
 {
 	/* Release: publishes the round; pairs with the acquire loads of the
@@ -259,12 +257,6 @@ static int tc__conc_spmd(struct tc_proc *proc, void *arg)
 	return err;
 }
 
-static double tc__conc_median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof *v, tc__cal_cmp);
-	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 /* Measures the concurrency tables into out (calibrate.h); out->conc_ranks
  * stays 0 when there is nothing to measure. */
 int tc__cal_concurrency(const struct tc_calibrate_opts *o, struct tc_calibration *out)
@@ -367,17 +359,17 @@ int tc__cal_concurrency(const struct tc_calibrate_opts *o, struct tc_calibration
 	if ((err = tc_run(team, tc__conc_spmd, c)) != 0)
 		goto done;
 	out->conc_ranks = K;
-	out->handoff_pair_ns = tc__conc_median(c->handoff[0], TC__CONC_REPS);
+	out->handoff_pair_ns = tc__cal_median(c->handoff[0], TC__CONC_REPS);
 	for (int cl = 0; cl < TC_HANDOFF_CLASSES; cl++)
 		for (int i = 0; i < c->npartners; i++)
 			if (out->handoff_rank[cl] == c->partner[i])
-				out->handoff_ns[cl] = tc__conc_median(c->handoff[i], TC__CONC_REPS);
+				out->handoff_ns[cl] = tc__cal_median(c->handoff[i], TC__CONC_REPS);
 	out->ncopy_sizes = c->nsizes;
 	out->ncopiers = c->ncopiers;
 	for (int s = 0; s < c->nsizes; s++) {
 		out->copy_sizes[s] = c->sizes[s];
 		for (int ki = 0; ki < c->ncopiers; ki++) {
-			double t = tc__conc_median(c->copy[s][ki], TC__CONC_REPS);
+			double t = tc__cal_median(c->copy[s][ki], TC__CONC_REPS);
 			out->copiers[ki] = c->copiers[ki];
 			out->copy_bytes_per_ns[s][ki] =
 			        t > 0 ? (double)c->copiers[ki] * (double)c->sizes[s] / t : NAN;
@@ -386,8 +378,8 @@ int tc__cal_concurrency(const struct tc_calibrate_opts *o, struct tc_calibration
 	out->nsync = c->nsync;
 	for (int i = 0; i < c->nsync; i++) {
 		out->sync_ranks[i] = c->sync_q[i];
-		out->sync_ns[i] = tc__conc_median(c->sync[i], TC__CONC_REPS);
-		out->flag_ns[i] = tc__conc_median(c->flag[i], TC__CONC_REPS);
+		out->sync_ns[i] = tc__cal_median(c->sync[i], TC__CONC_REPS);
+		out->flag_ns[i] = tc__cal_median(c->flag[i], TC__CONC_REPS);
 	}
 	out->nflag = c->nsync;
 done:

@@ -195,10 +195,7 @@ void tc__cal_segments(struct tc_calibration *cal)
 		for (int i = start[k]; i < start[k + 1]; i++)
 			if (isfinite(cal->points[i].exchange_ns) && cal->points[i].one_way_ns > 0)
 				ratio[nr++] = cal->points[i].exchange_ns / cal->points[i].one_way_ns;
-		qsort(ratio, (size_t)nr, sizeof *ratio, tc__cal_cmp);
-		g->exchange_ratio = !nr      ? NAN
-		                    : nr % 2 ? ratio[nr / 2]
-		                             : 0.5 * (ratio[nr / 2 - 1] + ratio[nr / 2]);
+		g->exchange_ratio = nr ? tc__cal_median(ratio, nr) : NAN;
 		g->recv_ts_ns = g->recv_tc_ns_per_byte = NAN; /* calibrate.c, once o_call is known */
 		for (int i = start[k]; i < start[k + 1]; i++) {
 			struct tc_calibration_point *pt = &cal->points[i];
