@@ -115,17 +115,17 @@ static size_t tc__cal_col(const struct tc__cal_data *d, int r, uint64_t bytes)
 }
 
 /* The concurrency charges of a schedule tr[0..n) over np ranks, at the
- * segment's t_w and t_c (calibrate.h). */
+ * segment's t_w and t_c (calibrate.h), its data where data says. */
 static int tc__conc_terms(const struct tc_calibration *cal, const struct tc_transfer *tr, int n,
-                          int np, double tw, double tc, double *share, double *sync)
+                          int np, const struct tc__cal_data *data, double tw, double tc,
+                          double *share, double *sync)
 {
 	*share = *sync = 0;
 	if (cal->conc_ranks < 2 || n < 1 || np < 3)
 		return TC_OK;
 	int *recv = calloc((size_t)np, sizeof *recv), *seen = calloc((size_t)np, sizeof *seen);
 	uint64_t *vol = calloc((size_t)np * 2, sizeof *vol), *cvol = vol + np;
-	struct tc__cal_data data = {0};
-	if (!recv || !seen || !vol || tc__cal_data_init(cal, tr, n, np, &data)) {
+	if (!recv || !seen || !vol) {
 		free(recv);
 		free(seen);
 		free(vol);
@@ -159,7 +159,7 @@ static int tc__conc_terms(const struct tc_calibration *cal, const struct tc_tran
 		 * bytes through the shared caches as the copy. */
 		if (busiest >= 0)
 			*share += ((double)v * tw + (double)cvol[busiest] * tc) *
-			          (tc__machine_share(cal, k, tc__cal_col(&data, busiest, v)) - 1.0);
+			          (tc__machine_share(cal, k, tc__cal_col(data, busiest, v)) - 1.0);
 		*sync += tc__machine_round_excess(cal, q);
 	}
 	/* o_call holds one round's excess already (measured on one round at
@@ -169,7 +169,6 @@ static int tc__conc_terms(const struct tc_calibration *cal, const struct tc_tran
 	free(recv);
 	free(seen);
 	free(vol);
-	free(data.vol);
 	return TC_OK;
 }
 
@@ -319,10 +318,12 @@ static double tc__cal_round_handoff(const struct tc_calibration *cal, const stru
 #define TC__CAL_MISSES 10
 
 static int tc__cal_shm_ns(const struct tc_calibration *cal, const struct tc_transfer *tr, int n,
-                          int np, const struct tc_rank_place *place, double tc, bool swept, double *ns)
+                          int np, const struct tc__cal_data *data,
+                          const struct tc_rank_place *place, double tc, bool swept, double *ns)
 {
 	*ns = NAN;
-	if (np < 1 || !isfinite(tc__machine_r_ns(cal, 2)) || !isfinite(tc__machine_copy_ns(cal, 2, 64)))
+	if (np < 1 || !data->vol || !isfinite(tc__machine_r_ns(cal, 2)) ||
+	    !isfinite(tc__machine_copy_ns(cal, 2, 64)))
 		return TC_OK;
 	int *stamp = calloc((size_t)np, sizeof *stamp), *seen = calloc((size_t)np, sizeof *seen);
 	int *reads = calloc((size_t)np, sizeof *reads);
@@ -335,14 +336,6 @@ static int tc__cal_shm_ns(const struct tc_calibration *cal, const struct tc_tran
 		return TC_ENOMEM;
 	}
 	double total = 0;
-	struct tc__cal_data data = {0};
-	if (tc__cal_data_init(cal, tr, n, np, &data)) {
-		free(stamp);
-		free(seen);
-		free(reads);
-		free(busy);
-		return TC_ENOMEM;
-	}
 	/* Rounds of flags measured (a calibration without them: rounds of
 	 * messages, R(q), and the readers' hand-offs as before). */
 	const bool flags = isfinite(tc__machine_flag_ns(cal, 2));
@@ -372,7 +365,7 @@ static int tc__cal_shm_ns(const struct tc_calibration *cal, const struct tc_tran
 			if (x->src == x->dst) {
 				t = x->combine ? (double)x->bytes * tc : 0;
 			} else {
-				const size_t at = tc__cal_col(&data, x->dst, x->bytes);
+				const size_t at = tc__cal_col(data, x->dst, x->bytes);
 				t = x->bytes ? tc__machine_copy_ns(cal, k, at) * (double)x->bytes /
 				                       (double)at
 				             : 0;
@@ -397,7 +390,6 @@ static int tc__cal_shm_ns(const struct tc_calibration *cal, const struct tc_tran
 		if (q)
 			total += (flags ? tc__machine_flag_ns(cal, q) : tc__machine_r_ns(cal, q)) + most;
 	}
-	free(data.vol);
 	free(stamp);
 	free(seen);
 	free(reads);
@@ -460,6 +452,11 @@ int tc__cal_price(const struct tc_calibration *cal, const struct tc_topo *t,
 	if (!mine)
 		return TC_ENOMEM;
 	err = tc_schedule_call(t, &md, &again, &tr, &n);
+	/* Where the call's data live, for every price that reads the
+	 * concurrency tables below. */
+	struct tc__cal_data data = {0};
+	if (!err && cal->conc_ranks >= 2)
+		err = tc__cal_data_init(cal, tr, n, np, &data);
 	/* The schedule's local copies (a rank's own block, a pack into
 	 * scratch), free in the model: the most bytes one rank copies, at
 	 * t_copy, measured on one core's own cached data.  Beyond two ranks,
@@ -477,8 +474,7 @@ int tc__cal_price(const struct tc_calibration *cal, const struct tc_topo *t,
 			most = mine[tr[i].src];
 	if (!err && isfinite(cal->tcopy_ns_per_byte) && cal->tcopy_ns_per_byte > 0) {
 		double per = cal->tcopy_ns_per_byte;
-		struct tc__cal_data data = {0};
-		if (np > 2 && most > 0 && !(err = tc__cal_data_init(cal, tr, n, np, &data))) {
+		if (np > 2 && most > 0 && data.vol) {
 			const size_t l2 = cal->cache_bytes[1];
 			const size_t col =
 			        data.mem ? data.big
@@ -488,7 +484,6 @@ int tc__cal_price(const struct tc_calibration *cal, const struct tc_topo *t,
 			const double c = col ? tc__machine_copy_ns(cal, np, col) / (double)col : NAN;
 			if (isfinite(c) && c > per)
 				per = c;
-			free(data.vol);
 		}
 		*ns += (double)most * per;
 	}
@@ -510,14 +505,14 @@ int tc__cal_price(const struct tc_calibration *cal, const struct tc_topo *t,
 	const struct tc__alg *alg = tc__alg_find(call->coll, p.algorithm);
 	double shm = NAN;
 	if (!err && alg && (alg->flags & TC__ALG_SHM))
-		err = tc__cal_shm_ns(cal, tr, n, np, place, md.tc_ns,
+		err = tc__cal_shm_ns(cal, tr, n, np, &data, place, md.tc_ns,
 		                     strcmp(alg->name, "shm_tree") != 0, &shm);
 	if (!err && isfinite(shm)) {
 		/* The shared-memory price replaces the pair's makespan and holds
 		 * the concurrency (above). */
 		*ns += shm - (double)p.modelled_ps / TC_PS_PER_NS;
 	} else if (!err) {
-		err = tc__conc_terms(cal, tr, n, np, md.tw_ns, md.tc_ns, share, sync);
+		err = tc__conc_terms(cal, tr, n, np, &data, md.tw_ns, md.tc_ns, share, sync);
 	}
 	const struct tc_calibration_segment *g = k < cal->nsegments ? &cal->segments[k] : NULL;
 	if (!err && !isfinite(shm) && g && g->single_copy == 1) {
@@ -543,6 +538,7 @@ int tc__cal_price(const struct tc_calibration *cal, const struct tc_topo *t,
 		}
 	}
 	tc_schedule_free(tr);
+	free(data.vol);
 	free(mine);
 	if (err)
 		return err;
