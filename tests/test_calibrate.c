@@ -909,6 +909,16 @@ Test(calibrate, native_segments_and_call_cost, .timeout = 120)
 		for (int s = 0; s < c.ncopy_sizes; s++)
 			for (int k = 0; k < c.ncopiers; k++)
 				cr_assert(c.copy_bytes_per_ns[s][k] > 0, "B[%d][%d]", s, k);
+		/* The sizes: 64 KiB, 512 KiB and 4 MiB below the memory-sized
+		 * block (at least 8 MiB unless the memory is small), which
+		 * comes last. */
+		static const size_t fixed[3] = {(size_t)64 << 10, (size_t)512 << 10, (size_t)4 << 20};
+		const size_t big = c.copy_sizes[c.ncopy_sizes - 1];
+		for (int s = 0; s + 1 < c.ncopy_sizes; s++)
+			cr_assert(c.copy_sizes[s] == fixed[s] && c.copy_sizes[s] < big,
+			          "copy_sizes[%d] = %zu", s, c.copy_sizes[s]);
+		if (big >= ((size_t)8 << 20))
+			cr_assert_eq(c.ncopy_sizes, 4);
 		cr_assert(c.nsync >= 1 && c.sync_ranks[0] == 2 &&
 		          c.sync_ranks[c.nsync - 1] == c.conc_ranks);
 		cr_assert_eq(c.nflag, c.nsync);
