@@ -786,10 +786,15 @@ Test(calibrate, shared_memory_round_beyond_last_cache, .timeout = 10)
 }
 
 /* With rounds of flags measured (nflag), a round of the machine's own
- * algorithms costs F(q) of its q ranks where it cost R(q), and a reader pays
- * a hand-off for each block after its first (the flag round holds the
- * first's) instead of one per wave of swept flags.  F = 60, 120, 200, 400
- * ns at q = 2, 4, 8, 16; the cache unknown (no cap on a reader's row). */
+ * algorithms costs F(q) of its q ranks where it cost R(q).  A reader out of
+ * the writers' buffers pays a hand-off for each block after its first (the
+ * flag round holds the first's) instead of one per wave of swept flags,
+ * and the run's second synchronisation (the writers wait until their IN
+ * is read) a round more: F(q) where everyone waits, F(2) and the sweep's
+ * further waves where a bcast's root does.  A reader out of the flags or
+ * areas pays a hand-off per wave of ten lines beyond the flag's first.
+ * F = 60, 120, 200, 400 ns at q = 2, 4, 8, 16; the cache unknown (no cap
+ * on a reader's row). */
 Test(calibrate, shared_memory_flag_rounds, .timeout = 10)
 {
 	struct tc_calibration c;
@@ -810,11 +815,28 @@ Test(calibrate, shared_memory_flag_rounds, .timeout = 10)
 	         * k = 8 and 16 on the 64 KiB row, below which it is clamped);
 	         * one block each: no hand-off beside the round. */
 	        {"complete:16", TC_COLL_BCAST, 8, 50 + 400 + 8.0 * 15 / 150},
-	        /* 3 blocks per reader: two hand-offs of the farthest class (80). */
+	        /* 3 blocks per reader out of the writers' IN: two hand-offs of
+	         * the farthest class (80); a second round, after which the
+	         * writers may change IN. */
 	        {"complete:4", TC_COLL_ALLGATHER, 65536,
-	         50 + 120 + 3 * (small * 4 / b_at(40, 30, 3 * small)) + 2 * 80 + small * 0.01},
+	         50 + 2 * 120 + 3 * (small * 4 / b_at(40, 30, 3 * small)) + 2 * 80 + small * 0.01},
 	        /* p = 2: one block, priced as two readers at once. */
-	        {"complete:2", TC_COLL_ALLTOALL, 65536, 50 + 60 + small * 2 / 20 + small * 0.01},
+	        {"complete:2", TC_COLL_ALLTOALL, 65536, 50 + 2 * 60 + small * 2 / 20 + small * 0.01},
+	        /* 8 bytes in the flag's first line (its payload starts at byte
+	         * 40): the round brought them. */
+	        {"complete:4", TC_COLL_ALLGATHER, 8, 50 + 120 + 3 * (8.0 * 4 / 40) + 8 * 0.01},
+	        /* alltoall of 8 bytes among 8: the 64 published bytes in the
+	         * flag, reader d's at 40 + 8 d: readers 3..7 find theirs in the
+	         * second line, one miss per writer, 7 in one wave. */
+	        {"complete:8", TC_COLL_ALLTOALL, 8, 50 + 200 + 80 + 7 * (8.0 * 8 / 80) + 8 * 0.01},
+	        /* Among 16 the 128 bytes go to the areas: a line per writer, 15
+	         * misses in two waves. */
+	        {"complete:16", TC_COLL_ALLTOALL, 8, 50 + 400 + 2 * 80 + 15 * (8.0 * 16 / 160) + 8 * 0.01},
+	        /* A bcast of 1 KiB out of the root's IN: 3 readers at B(3) =
+	         * 30 B/ns; then the root awaits their flags, F(2). */
+	        {"complete:4", TC_COLL_BCAST, 1024, 50 + 120 + 1024.0 * 3 / 30 + 60},
+	        /* Among 16 the root sweeps 15 flags: F(2) and one more wave. */
+	        {"complete:16", TC_COLL_BCAST, 1024, 50 + 400 + 1024.0 * 15 / 150 + 60 + 80},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		struct tc_topo *t = NULL;

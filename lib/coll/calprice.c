@@ -17,6 +17,7 @@
 #include "coll/coll_internal.h"
 #include "coll/gen.h"
 #include "coll/machine.h"
+#include "coll/shm.h"
 #include "topocoll.h"
 #include "topocoll/calibrate.h"
 
@@ -281,79 +282,129 @@ static double tc__cal_round_handoff(const struct tc_calibration *cal, const stru
 	return isfinite(h) ? h : tc__machine_handoff_ns(cal, q);
 }
 
+/* The cache-line misses a core keeps in flight, about: its line fill
+ * buffers (10-16 on x86 cores of the last decade).  A reader whose swept
+ * waits find many flags changed fetches their lines in waves of so many. */
+#define TC__CAL_MISSES 10
+
+/* How a round's ranks meet: every rank awaits every other's flag (flat), the
+ * readers await one writer's (fan-out: a bcast's, a scatter's), or one
+ * reader awaits the writers' (fan-in: a gather's, the root's wait for a
+ * bcast's readers). */
+enum tc__cal_shape { TC__CAL_FLAT, TC__CAL_FAN_OUT, TC__CAL_FAN_IN };
+
+/* The synchronisation of such a round among q ranks, flags measured.  A
+ * flat round is F(q).  A fan-in's one reader sweeps q - 1 flags: F(2), and
+ * a hand-off h for each further wave of TC__CAL_MISSES of them.  A fan-out
+ * is priced as a flat round, though each reader awaits one flag: the
+ * writer's line goes to q - 1 readers at once, and on a 16-vCPU guest a
+ * bcast of 8 bytes (0.55-0.65 us at q = 4, 8 and 16) cost more than F(2)
+ * and o_call (0.33-0.48) and, up to q = 8, about F(q) and o_call. */
+static double tc__cal_sync_ns(const struct tc_calibration *cal, enum tc__cal_shape shape, int q, double h)
+{
+	if (shape != TC__CAL_FAN_IN || q <= 2)
+		return tc__machine_flag_ns(cal, q);
+	double f = tc__machine_flag_ns(cal, 2);
+	if (isfinite(h))
+		f += (double)((q - 2) / TC__CAL_MISSES) * h;
+	return f;
+}
+
 /*
  * The price of a schedule of the machine's own algorithms (TC__ALG_SHM) on
  * a native team whose ranks each have a CPU: there the reader copies (out of
  * the writer's buffer or flag), so a rank's reads in a round follow one
  * another while the readers run at once, every reader at its share of the
  * copy bandwidth.  A round r among q_r ranks, k_r of them reading, costs
- *   F(q_r) + max over readers d of sum over d's transfers x of
+ *   S_r + max over readers d of sum over d's transfers x of
  *            (h_x + c(k_r, m_x))            (a copy)
  *            (h_x + c(k_r, m_x) + m_x t_c)  (a combine: read, then add)
- * plus m_x t_c for each local combine, with F(q) the calibrated round of
- * cache-line flags among q ranks (each rank writes its flag and sweeps the
- * others': what these algorithms do to synchronise), h_x a cache line's
- * hand-off for each block after d's first (the flag round holds the
- * first's; tc__cal_round_handoff(): with a placement, the class of the
- * round's farthest pair; without, the pair's at q = 2, else the farthest
- * class) and c(k, m) the time one of k readers at once takes for m bytes
- * (tc__machine_copy_ns) at the bandwidth of the size where the call's data
- * live (tc__cal_col: all that d reads in the call, or the memory-sized
- * block's when the footprint exceeds the last-level cache).  t_c is
+ * plus m_x t_c for each local combine.  S_r is the round's synchronisation
+ * by its shape (tc__cal_sync_ns(): F(q_r), the calibrated round of
+ * cache-line flags among q_r ranks, each writing its flag and sweeping the
+ * others'; F(2) and the sweep's further waves where one reader awaits
+ * many).  c(k, m) is the time one of k readers at once takes for m
+ * bytes (tc__machine_copy_ns) at the bandwidth of the size where the call's
+ * data live (tc__cal_col: all that d reads in the call, or the memory-sized
+ * block's when the footprint exceeds the last-level cache); t_c is
  * measured on data in the combining core's cache, so a combine out of
- * another's buffer pays the read besides.  Local copies are charged by the
- * caller.  A calibration without the flag rounds (nflag 0) prices a round
- * as R(q), the round of messages, and a reader's hand-offs as before them:
- * with swept waits (swept: every algorithm but shm_tree, whose leaders read
- * their members' flags one at a time) one at its first read of a round and
- * at each TC__CAL_MISSES-th after, as many misses overlapping as its core
- * keeps in flight (lib/coll/shm.c, tc__shm_sweep()).
+ * another's buffer pays the read besides.  h_x, a cache line's hand-off
+ * (tc__cal_round_handoff(): with a placement, the class of the round's
+ * farthest pair; without, the pair's at q = 2, else the farthest class),
+ * follows where the run puts the data (tc__shm_via()):
+ * - in the writer's flag or area: the round brought the flag's first
+ *   line; every further line d reads (the payload's beyond that line, the
+ *   area's) is a miss, and d's misses overlap in waves of TC__CAL_MISSES,
+ *   one h per wave;
+ * - in its buffer: one h for each block after d's first.
+ * The run's synchronisations beyond the schedule's rounds (the readers
+ * done with IN: tc__shm_via()'s syncs) each cost the reverse of the data
+ * round's shape (the readers' flags to a bcast's root: a fan-in).  Local
+ * copies are charged by the caller.  A calibration without the flag
+ * rounds (nflag 0) prices a round as R(q), the round of messages, and a
+ * reader's hand-offs as before them: with swept waits (swept: every
+ * algorithm but shm_tree, whose leaders read their members' flags one at a
+ * time) one at its first read of a round and at each TC__CAL_MISSES-th
+ * after, as many misses overlapping as its core keeps in flight
+ * (lib/coll/shm.c, tc__shm_sweep()).
  * The pair's one-port or all-port model describes neither: one port
  * serialises a broadcast's reads at the root, all ports lets a rank read its
  * p - 1 blocks at once.  *ns gets NAN without the concurrency tables.
  */
-/* The cache-line misses a core keeps in flight, about: its line fill
- * buffers (10-16 on x86 cores of the last decade).  A reader whose swept
- * waits find many flags changed fetches their lines in waves of so many. */
-#define TC__CAL_MISSES 10
-
 static int tc__cal_shm_ns(const struct tc_calibration *cal, const struct tc_transfer *tr, int n,
-                          int np, const struct tc__cal_data *data,
-                          const struct tc_rank_place *place, double tc, bool swept, double *ns)
+                          int np, const struct tc__cal_data *data, const struct tc_rank_place *place,
+                          const struct tc_call *call, const char *alg, double tc, double *ns)
 {
 	*ns = NAN;
 	if (np < 1 || !data->vol || !isfinite(tc__machine_r_ns(cal, 2)) ||
 	    !isfinite(tc__machine_copy_ns(cal, 2, 64)))
 		return TC_OK;
-	int *stamp = calloc((size_t)np, sizeof *stamp), *seen = calloc((size_t)np, sizeof *seen);
-	int *reads = calloc((size_t)np, sizeof *reads);
-	double *busy = calloc((size_t)np, sizeof *busy);
-	if (!stamp || !seen || !reads || !busy) {
-		free(stamp);
-		free(seen);
-		free(reads);
-		free(busy);
-		return TC_ENOMEM;
-	}
-	double total = 0;
+	const bool swept = strcmp(alg, "shm_tree") != 0;
 	/* Rounds of flags measured (a calibration without them: rounds of
 	 * messages, R(q), and the readers' hand-offs as before). */
 	const bool flags = isfinite(tc__machine_flag_ns(cal, 2));
+	int syncs = 1;
+	const enum tc__shm_via via = tc__shm_via(call->coll, alg, np, call->bytes, &syncs);
+	/* alltoall, scatter, reduce_scatter: reader d's block is block d of
+	 * the writer's p. */
+	const bool by_reader = call->coll == TC_COLL_ALLTOALL || call->coll == TC_COLL_SCATTER ||
+	                       call->coll == TC_COLL_REDUCE_SCATTER;
+	int *stamp = calloc((size_t)np, sizeof *stamp), *seen = calloc((size_t)np, sizeof *seen);
+	int *wrote = calloc((size_t)np, sizeof *wrote);
+	int *reads = calloc((size_t)np, sizeof *reads), *lines = calloc((size_t)np, sizeof *lines);
+	double *busy = calloc((size_t)np, sizeof *busy);
+	if (!stamp || !seen || !wrote || !reads || !lines || !busy) {
+		free(stamp);
+		free(seen);
+		free(wrote);
+		free(reads);
+		free(lines);
+		free(busy);
+		return TC_ENOMEM;
+	}
+	double total = 0, h_last = NAN;
+	int rounds = 0, q_last = 0;
+	enum tc__cal_shape shape_last = TC__CAL_FLAT;
 	for (int i = 0; i < n;) {
 		const int r = tr[i].round, id = i + 1, first = i;
-		int k = 0, q = 0;
+		int k = 0, q = 0, w = 0;
 		for (; i < n && tr[i].round == r; i++) {
 			const struct tc_transfer *x = &tr[i];
 			if (x->src < 0 || x->dst < 0 || x->src >= np || x->dst >= np)
 				continue;
 			if (x->src != x->dst && stamp[x->dst] != id)
 				stamp[x->dst] = id, k++;
+			if (x->src != x->dst && wrote[x->src] != id)
+				wrote[x->src] = id, w++;
 			if (seen[x->src] != id)
 				seen[x->src] = id, q++;
 			if (seen[x->dst] != id)
 				seen[x->dst] = id, q++;
 		}
 		const double h = tc__cal_round_handoff(cal, tr + first, i - first, np, place, q);
+		const enum tc__cal_shape shape = w == 1 && k > 1   ? TC__CAL_FAN_OUT
+		                                 : k == 1 && w > 1 ? TC__CAL_FAN_IN
+		                                                   : TC__CAL_FLAT;
 		double most = 0;
 		for (int j = first; j < i; j++) {
 			const struct tc_transfer *x = &tr[j];
@@ -372,27 +423,50 @@ static int tc__cal_shm_ns(const struct tc_calibration *cal, const struct tc_tran
 				if (x->combine)
 					t += (double)x->bytes * tc;
 				if (stamp[x->dst] == id) /* d's first read of the round */
-					stamp[x->dst] = -id, reads[x->dst] = 0;
-				/* The flag round holds the hand-off of a reader's
-				 * first block; each further block (another rank's
-				 * lines, a copy of its own) pays one.  Without
-				 * flags measured: one at the first read and, with
-				 * swept waits, at each TC__CAL_MISSES-th. */
-				if (isfinite(h) &&
-				    (flags ? reads[x->dst] > 0
-				           : !swept || reads[x->dst] % TC__CAL_MISSES == 0))
+					stamp[x->dst] = -id, reads[x->dst] = 0, lines[x->dst] = 0;
+				if (flags && via != TC__SHM_VIA_IN) {
+					/* In the writer's flag (its payload after
+					 * TC__SHM_DATA_OFF; the first line is the
+					 * round's) or area. */
+					const uint64_t off =
+					        (by_reader ? (uint64_t)x->dst * x->bytes : 0) +
+					        (via == TC__SHM_VIA_FLAG ? TC__SHM_DATA_OFF : 0);
+					const uint64_t lo = off / 64, hi = (off + x->bytes - 1) / 64;
+					for (uint64_t l = lo; x->bytes && l <= hi; l++) {
+						if (via == TC__SHM_VIA_FLAG && l == 0)
+							continue;
+						if (isfinite(h) && lines[x->dst] % TC__CAL_MISSES == 0)
+							t += h;
+						lines[x->dst]++;
+					}
+				} else if (isfinite(h) &&
+				           (flags ? reads[x->dst] > 0
+				                  : !swept || reads[x->dst] % TC__CAL_MISSES == 0)) {
 					t += h;
+				}
 				reads[x->dst]++;
 			}
 			busy[x->dst] += t;
 			most = busy[x->dst] > most ? busy[x->dst] : most;
 		}
-		if (q)
-			total += (flags ? tc__machine_flag_ns(cal, q) : tc__machine_r_ns(cal, q)) + most;
+		if (q) {
+			total += (flags ? tc__cal_sync_ns(cal, shape, q, h) : tc__machine_r_ns(cal, q)) +
+			         most;
+			rounds++;
+			q_last = q, shape_last = shape, h_last = h;
+		}
+	}
+	if (flags && syncs > rounds && q_last) {
+		const enum tc__cal_shape back = shape_last == TC__CAL_FAN_OUT  ? TC__CAL_FAN_IN
+		                                : shape_last == TC__CAL_FAN_IN ? TC__CAL_FAN_OUT
+		                                                               : TC__CAL_FLAT;
+		total += (syncs - rounds) * tc__cal_sync_ns(cal, back, q_last, h_last);
 	}
 	free(stamp);
 	free(seen);
+	free(wrote);
 	free(reads);
+	free(lines);
 	free(busy);
 	*ns = isfinite(total) ? total : NAN;
 	return TC_OK;
@@ -505,8 +579,7 @@ int tc__cal_price(const struct tc_calibration *cal, const struct tc_topo *t,
 	const struct tc__alg *alg = tc__alg_find(call->coll, p.algorithm);
 	double shm = NAN;
 	if (!err && alg && (alg->flags & TC__ALG_SHM))
-		err = tc__cal_shm_ns(cal, tr, n, np, &data, place, md.tc_ns,
-		                     strcmp(alg->name, "shm_tree") != 0, &shm);
+		err = tc__cal_shm_ns(cal, tr, n, np, &data, place, &again, alg->name, md.tc_ns, &shm);
 	if (!err && isfinite(shm)) {
 		/* The shared-memory price replaces the pair's makespan and holds
 		 * the concurrency (above). */

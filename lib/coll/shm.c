@@ -500,10 +500,63 @@ static void tc__shm_got_block(struct tc__shm_ctx *c, int r)
 /* Where the call's published bytes travel: the flag (at most
  * TC__SHM_INLINE), this rank's area (the call's output of p m bytes at
  * most TC__SHM_AREA), else the caller's buffer. */
+static enum tc__shm_via tc__shm_route_of(int p, uint64_t m, uint64_t published)
+{
+	return published <= TC__SHM_INLINE       ? TC__SHM_VIA_FLAG
+	       : (uint64_t)p * m <= TC__SHM_AREA ? TC__SHM_VIA_AREA
+	                                         : TC__SHM_VIA_IN;
+}
+
 static void tc__shm_route(struct tc__shm_ctx *c, uint64_t published)
 {
-	c->in_area = published > TC__SHM_INLINE && (uint64_t)c->p * c->m <= TC__SHM_AREA;
-	c->small = published <= TC__SHM_INLINE || c->in_area;
+	const enum tc__shm_via v = tc__shm_route_of(c->p, c->m, published);
+	c->in_area = v == TC__SHM_VIA_AREA;
+	c->small = v != TC__SHM_VIA_IN;
+}
+
+enum tc__shm_via tc__shm_via(enum tc_coll coll, const char *alg, int p, uint64_t m, int *syncs)
+{
+	enum tc__shm_via v = TC__SHM_VIA_IN;
+	int n = 1;
+	const uint64_t pm = (uint64_t)(p > 0 ? p : 1) * m;
+	switch (coll) {
+	case TC_COLL_BARRIER:
+		v = TC__SHM_VIA_FLAG;
+		break;
+	case TC_COLL_ALLGATHER:
+	case TC_COLL_GATHER:
+		v = tc__shm_route_of(p, m, m);
+		break;
+	case TC_COLL_ALLTOALL:
+	case TC_COLL_SCATTER:
+	case TC_COLL_REDUCE_SCATTER:
+		v = tc__shm_route_of(p, m, pm);
+		break;
+	case TC_COLL_BCAST:
+		v = m <= TC__SHM_INLINE ? TC__SHM_VIA_FLAG : TC__SHM_VIA_IN;
+		break;
+	case TC_COLL_ALLREDUCE:
+		if (alg && !strcmp(alg, "shm")) {
+			/* The slices: a second synchronisation, and a third
+			 * where a slice exceeds its buffer (it lies in OUT). */
+			n = m / (uint64_t)(p > 0 ? p : 1) <= TC__SHM_SLICE ? 2 : 3;
+			v = TC__SHM_VIA_IN;
+		} else {
+			v = alg && !strcmp(alg, "shm_tree") ? TC__SHM_VIA_FLAG
+			    : m <= TC__SHM_INLINE           ? TC__SHM_VIA_FLAG
+			                                    : TC__SHM_VIA_IN;
+		}
+		break;
+	default:
+		break;
+	}
+	/* Readers of IN: a second synchronisation, after which the owner
+	 * may change it. */
+	if (v == TC__SHM_VIA_IN && n < 2 && m)
+		n = 2;
+	if (syncs)
+		*syncs = n;
+	return v;
 }
 
 /* Copies the published bytes of in into this rank's flag b or area, once

@@ -84,6 +84,7 @@
 
 #include <stdalign.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "coll/cache.h"
@@ -91,6 +92,11 @@
 /* Payload bytes a flag's block carries (the rest of its 128 bytes is the
  * step word, clock, signature and pointers). */
 #define TC__SHM_INLINE 88u
+
+/* Where that payload starts in the block: the first of its two cache
+ * lines holds the step word, clock, signature, pointers and the payload's
+ * first 24 bytes. */
+#define TC__SHM_DATA_OFF 40u
 
 /* The entries of a rank's ring, the flags of its small broadcasts as
  * root: how many calls ahead of its slowest reader a root of back-to-back
@@ -154,6 +160,7 @@ struct tc__shm_block {
 	unsigned char data[TC__SHM_INLINE];
 };
 _Static_assert(sizeof(struct tc__shm_block) == 128, "a flag's block is two cache lines");
+_Static_assert(offsetof(struct tc__shm_block, data) == TC__SHM_DATA_OFF, "TC__SHM_DATA_OFF");
 
 /* What a rank knows of its peers, kept in its own slot (never read by
  * them), for the run `run`: the last call every peer is known to be done
@@ -223,6 +230,21 @@ void tc__shm_restart(struct tc__shm *shm);
  * whole team is one run (the schedule's groups, which the prediction uses).
  * A group's first rank is its leader.  Pure function; O(p). */
 void tc__shm_tree_group(const struct tc_rank_place *place, int p, int r, int *lo, int *hi);
+
+/* Where a native call of these algorithms puts the bytes its readers
+ * take, by the rules of lib/coll/shm.c: in the writer's flag (its block's
+ * data, TC__SHM_INLINE bytes behind the step word, clock, signature and
+ * pointers, or a small bcast's ring entry of the same shape), in its area,
+ * or in the caller's buffer (IN, or a slice buffer: allreduce `shm`). */
+enum tc__shm_via { TC__SHM_VIA_FLAG, TC__SHM_VIA_AREA, TC__SHM_VIA_IN };
+
+/* Collective coll run as algorithm alg (its registry name) by p ranks on
+ * blocks of m bytes (the call's bytes per rank): where its data travel,
+ * and in *syncs (may be NULL) the synchronisations of the team it makes:
+ * 1, 2 where the readers copy out of IN (the owner waits until they are
+ * done), 3 for allreduce `shm` with a slice beyond TC__SHM_SLICE.  For the
+ * calibrated price (lib/coll/calprice.c).  Pure function. */
+enum tc__shm_via tc__shm_via(enum tc_coll coll, const char *alg, int p, uint64_t m, int *syncs);
 
 struct tc__gen;
 struct tc__sched;
