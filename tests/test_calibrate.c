@@ -783,6 +783,13 @@ Test(calibrate, shared_memory_round_beyond_last_cache, .timeout = 10)
 	cr_assert_eq(tc_calibration_predict(&c, t, &call, NULL, NULL, &ns), 0);
 	cr_assert(fabs(ns - want) <= 1e-9 * want, "2 MiB on complete:4: %.3f ns, not %.3f", ns, want);
 	tc_topo_destroy(t);
+	/* The same at p = 2: the read and the own block's copy at B(2) = 20
+	 * B/ns of that row, R(2) and the pair's hand-off. */
+	cr_assert_eq(tc_topo_parse("complete:2", &t), 0);
+	want = 50 + 100 + 50 + big * 2 / 20 + big * 2 / 20;
+	cr_assert_eq(tc_calibration_predict(&c, t, &call, NULL, NULL, &ns), 0);
+	cr_assert(fabs(ns - want) <= 1e-9 * want, "2 MiB on complete:2: %.3f ns, not %.3f", ns, want);
+	tc_topo_destroy(t);
 }
 
 /* With rounds of flags measured (nflag), a round of the machine's own

@@ -533,14 +533,17 @@ int tc__cal_price(const struct tc_calibration *cal, const struct tc_topo *t,
 		err = tc__cal_data_init(cal, tr, n, np, &data);
 	/* The schedule's local copies (a rank's own block, a pack into
 	 * scratch), free in the model: the most bytes one rank copies, at
-	 * t_copy, measured on one core's own cached data.  Beyond two ranks,
-	 * where that rank's copies exceed its L2 or the call's footprint the
-	 * last-level cache, they run while every other rank copies too: at
-	 * one of p copiers' share of the table's bandwidth where the data live
-	 * (tc__cal_col's rule: the memory-sized block, or the rank's bytes up
-	 * to the largest block the cache holds for all), if that is slower.
-	 * (A hypercube alltoall of 1 MiB blocks on 16 ranks packs and unpacks
-	 * 80 MiB per rank: 2 ms at t_copy, 43-60 ms measured on a 16-vCPU guest.) */
+	 * t_copy, measured on one core's own cached data.  Where that rank's
+	 * copies exceed its L2 or the call's footprint the last-level cache,
+	 * they run while every other rank copies too: at one of p copiers'
+	 * share of the table's bandwidth where the data live (tc__cal_col's
+	 * rule: the memory-sized block, or the rank's bytes up to the largest
+	 * block the cache holds for all), if that is slower.  (A hypercube
+	 * alltoall of 1 MiB blocks on 16 ranks packs and unpacks 80 MiB per
+	 * rank: 2 ms at t_copy, 43-60 ms measured on a 16-vCPU guest.  So at
+	 * p = 2 too: the allgathers and alltoalls of 4 MiB blocks took 1.4 to
+	 * 2.6 times their price with the own block at t_copy, on that guest
+	 * and on a 2-CPU VM.) */
 	uint64_t most = 0;
 	for (int i = 0; !err && i < n; i++)
 		if (tr[i].src == tr[i].dst && !tr[i].combine && tr[i].src >= 0 && tr[i].src < np &&
@@ -548,7 +551,7 @@ int tc__cal_price(const struct tc_calibration *cal, const struct tc_topo *t,
 			most = mine[tr[i].src];
 	if (!err && isfinite(cal->tcopy_ns_per_byte) && cal->tcopy_ns_per_byte > 0) {
 		double per = cal->tcopy_ns_per_byte;
-		if (np > 2 && most > 0 && data.vol) {
+		if (most > 0 && data.vol) {
 			const size_t l2 = cal->cache_bytes[1];
 			const size_t col =
 			        data.mem ? data.big
