@@ -799,7 +799,9 @@ Test(calibrate, shared_memory_round_beyond_last_cache, .timeout = 10)
  * and the run's second synchronisation (the writers wait until their IN
  * is read) a round more: F(q) where everyone waits, F(2) and the sweep's
  * further waves where a bcast's root does.  A reader out of the flags or
- * areas pays a hand-off per wave of ten lines beyond the flag's first.
+ * areas pays a hand-off per wave of ten lines beyond the flag's first; a
+ * reduction, which reads them after its sweep, (F(q) - F(2)) / (q - 2) a
+ * line.
  * F = 60, 120, 200, 400 ns at q = 2, 4, 8, 16; the cache unknown (no cap
  * on a reader's row). */
 Test(calibrate, shared_memory_flag_rounds, .timeout = 10)
@@ -839,6 +841,13 @@ Test(calibrate, shared_memory_flag_rounds, .timeout = 10)
 	        /* Among 16 the 128 bytes go to the areas: a line per writer, 15
 	         * misses in two waves. */
 	        {"complete:16", TC_COLL_ALLTOALL, 8, 50 + 400 + 2 * 80 + 15 * (8.0 * 16 / 160) + 8 * 0.01},
+	        /* reduce_scatter of 8 bytes among 16, the areas too: 15 lines
+	         * read after the sweep, in rank order, each at what a further
+	         * flag adds to the round, (F(16) - F(2)) / 14, besides the
+	         * reads; 15 combines of 8 bytes at t_c = 0.04 (rank 0 copies
+	         * its own block instead of its fifteenth, at t_copy). */
+	        {"complete:16", TC_COLL_REDUCE_SCATTER, 8,
+	         50 + 400 + 15 * ((400.0 - 60) / 14 + 8.0 * 16 / 160 + 8 * 0.04) + 8 * 0.01},
 	        /* A bcast of 1 KiB out of the root's IN: 3 readers at B(3) =
 	         * 30 B/ns; then the root awaits their flags, F(2). */
 	        {"complete:4", TC_COLL_BCAST, 1024, 50 + 120 + 1024.0 * 3 / 30 + 60},

@@ -334,8 +334,11 @@ static double tc__cal_sync_ns(const struct tc_calibration *cal, enum tc__cal_sha
  * follows where the run puts the data (tc__shm_via()):
  * - in the writer's flag or area: the round brought the flag's first
  *   line; every further line d reads (the payload's beyond that line, the
- *   area's) is a miss, and d's misses overlap in waves of TC__CAL_MISSES,
- *   one h per wave;
+ *   area's) is a miss.  A copy takes its block as the sweep finds the
+ *   writer's flag, so its misses overlap in waves of TC__CAL_MISSES, one h
+ *   per wave; a reduction reads its operands after the sweep, in rank
+ *   order, one line after another, each at what a further flag adds to
+ *   the calibrated round, (F(q) - F(2)) / (q - 2) (q > 2);
  * - in its buffer: one h for each block after d's first.
  * The run's synchronisations beyond the schedule's rounds (the readers
  * done with IN: tc__shm_via()'s syncs) each cost the reverse of the data
@@ -369,6 +372,9 @@ static int tc__cal_shm_ns(const struct tc_calibration *cal, const struct tc_tran
 	 * the writer's p. */
 	const bool by_reader = call->coll == TC_COLL_ALLTOALL || call->coll == TC_COLL_SCATTER ||
 	                       call->coll == TC_COLL_REDUCE_SCATTER;
+	/* reduce_scatter, allreduce: the reads follow the sweep (a copy's come
+	 * as it finds each flag). */
+	const bool reduces = call->coll == TC_COLL_REDUCE_SCATTER || call->coll == TC_COLL_ALLREDUCE;
 	int *stamp = calloc((size_t)np, sizeof *stamp), *seen = calloc((size_t)np, sizeof *seen);
 	int *wrote = calloc((size_t)np, sizeof *wrote);
 	int *reads = calloc((size_t)np, sizeof *reads), *lines = calloc((size_t)np, sizeof *lines);
@@ -402,6 +408,12 @@ static int tc__cal_shm_ns(const struct tc_calibration *cal, const struct tc_tran
 				seen[x->dst] = id, q++;
 		}
 		const double h = tc__cal_round_handoff(cal, tr + first, i - first, np, place, q);
+		/* A flag line more in a sweep of q: what F(q) adds to F(2) per
+		 * further flag. */
+		const double line =
+		        flags && q > 2 ? (tc__machine_flag_ns(cal, q) - tc__machine_flag_ns(cal, 2)) /
+		                                 (double)(q - 2)
+		                       : NAN;
 		const enum tc__cal_shape shape = w == 1 && k > 1   ? TC__CAL_FAN_OUT
 		                                 : k == 1 && w > 1 ? TC__CAL_FAN_IN
 		                                                   : TC__CAL_FLAT;
@@ -435,7 +447,10 @@ static int tc__cal_shm_ns(const struct tc_calibration *cal, const struct tc_tran
 					for (uint64_t l = lo; x->bytes && l <= hi; l++) {
 						if (via == TC__SHM_VIA_FLAG && l == 0)
 							continue;
-						if (isfinite(h) && lines[x->dst] % TC__CAL_MISSES == 0)
+						if (reduces && isfinite(line))
+							t += line;
+						else if (isfinite(h) &&
+						         lines[x->dst] % TC__CAL_MISSES == 0)
 							t += h;
 						lines[x->dst]++;
 					}
