@@ -140,22 +140,29 @@ static double tc__conc_round_median(const uint64_t *stamps)
 	return tc__cal_median(v, TC__CONC_SYNC_ROUNDS);
 }
 
-/* One round of flags among ranks 0 .. q-1: rank me publishes round v in
- * its flag, then sweeps the others' until each shows v or more (as the
- * machine's own algorithms wait: every awaited flag looked at in each
- * pass, so that their misses overlap).  TC_ETIMEDOUT after TC__CONC_WAIT_NS. */
+/* One round of flags among ranks 0 .. q-1 (q <= 64): rank me publishes
+ * round v in its flag, then sweeps the others' until each shows v or more,
+ * as the machine's own algorithms wait (lib/coll/shm.c, tc__shm_sweep):
+ * every flag still awaited looked at in each pass, so that their misses
+ * overlap, and a flag seen not again (a rank already in its next round
+ * has taken its line back; a look at it would be a miss the algorithms do
+ * not make).  TC_ETIMEDOUT after TC__CONC_WAIT_NS. */
+_Static_assert(TC_CALIBRATE_MAX_COPIERS <= 64, "a round's awaited flags are one word's bits");
+
 static int tc__conc_flag_round(struct tc__conc_ctx *c, int me, int q, uint64_t v)
 {
 	/* Release: publishes the round; pairs with the acquire loads of the
 	 * other ranks' sweeps. */
 	atomic_store_explicit(&c->flags[(size_t)me * TC__CONC_FLAG_STRIDE], v, memory_order_release);
+	uint64_t left = (q >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << q) - 1) & ~(UINT64_C(1) << me);
 	uint64_t t0 = 0;
 	for (unsigned n = 1;; n++) {
-		int left = 0;
-		for (int j = 0; j < q; j++)
-			left += j != me &&
-			        atomic_load_explicit(&c->flags[(size_t)j * TC__CONC_FLAG_STRIDE],
-			                             memory_order_acquire) < v;
+		for (uint64_t bits = left; bits; bits &= bits - 1) {
+			const int j = __builtin_ctzll(bits);
+			if (atomic_load_explicit(&c->flags[(size_t)j * TC__CONC_FLAG_STRIDE],
+			                         memory_order_acquire) >= v)
+				left &= ~(UINT64_C(1) << j);
+		}
 		if (!left)
 			return TC_OK;
 		int err = tc__conc_patience(n, &t0);
