@@ -409,11 +409,11 @@ static int tc__cal_shm_ns(const struct tc_calibration *cal, const struct tc_tran
 		}
 		const double h = tc__cal_round_handoff(cal, tr + first, i - first, np, place, q);
 		/* A flag line more in a sweep of q: what F(q) adds to F(2) per
-		 * further flag. */
-		const double line =
-		        flags && q > 2 ? (tc__machine_flag_ns(cal, q) - tc__machine_flag_ns(cal, 2)) /
-		                                 (double)(q - 2)
-		                       : NAN;
+		 * further flag (none where a noisy F(q) lies below F(2)). */
+		const double line = flags && q > 2 ? fmax(0.0, (tc__machine_flag_ns(cal, q) -
+		                                                tc__machine_flag_ns(cal, 2)) /
+		                                                       (double)(q - 2))
+		                                   : NAN;
 		const enum tc__cal_shape shape = w == 1 && k > 1   ? TC__CAL_FAN_OUT
 		                                 : k == 1 && w > 1 ? TC__CAL_FAN_IN
 		                                                   : TC__CAL_FLAT;
