@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bench/fidelity_native.h - the --native mode of bench/model_fidelity
+ * (bench/fidelity_native.c), and what both modes share.
+ */
+#ifndef FIDELITY_NATIVE_H
+#define FIDELITY_NATIVE_H
+
+/* The most --sweeps. */
+enum { FIDELITY_MAX_SWEEPS = 15 };
+
+/* Runs --native: reps calls per case (0: the default), the calibration
+ * made again before each collective (recal) or once, sweeps passes over
+ * the cases (0: the default), on the team sizes pl[0 .. np) (np 0:
+ * chain:2).  Prints the table and the JSON line; returns the exit status. */
+int fidelity_native_main(int nreps, int recal, int sweeps, const int *pl, int np);
+
+/* --case, --topo, --bytes items of --native: 0, or -1 when s names none
+ * (a size: bytes, or with K / M, a multiple of 8 up to 64 MiB). */
+int fidelity_native_add_coll(const char *s);
+int fidelity_native_add_topo(const char *s);
+int fidelity_native_add_size(const char *s);
+
+/* --case given: only the collectives it names, not the default five. */
+void fidelity_native_no_colls(void);
+
+/* --save-calibration FILE: every calibration made is appended, raw. */
+void fidelity_native_save_to(const char *path);
+
+/* qsort's order of doubles, increasing. */
+static inline int fidelity_cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+#endif /* FIDELITY_NATIVE_H */
