@@ -461,6 +461,12 @@ static double b_at(double b64, double b4m, double m)
 	return b64 + (b4m - b64) * x;
 }
 
+/* A local copy beyond two ranks on the hand-made tables: at t_copy, or at
+ * one of k copiers' share of the table where that is slower.  The 64 KiB
+ * row, which every copy of at most 64 KiB reads, gives each copier 10 B/ns
+ * from k = 2 on: 0.1 ns/B, against the tests' t_copy of 0.01. */
+#define LOCAL_SMALL 0.1
+
 /* s(k, m) = max(1, (k / 2) B(2, m) / B(k, m)) for k > 2, B interpolated in
  * k and in log2 m; rho(q) = R(q) less the pair's 8-byte message for q > 2,
  * R interpolated in log2 q; both clamped beyond the tables; the price of a round their sum with the
@@ -606,7 +612,7 @@ Test(calibrate, concurrency_of_a_schedule, .timeout = 30)
  * copy at its share of the bandwidth per block it reads (combines: the
  * copy, then m t_c to add it) and a hand-off per 10 blocks (its swept
  * waits fetch that many flags at once: one for the 3 reads of p = 4), plus
- * o_call and the local copies at t_copy.  Each case below is that sum worked out by hand from
+ * o_call and the local copies (LOCAL_SMALL).  Each case below is that sum worked out by hand from
  * the tables of hand_made_concurrency(). */
 Test(calibrate, shared_memory_rounds, .timeout = 30)
 {
@@ -625,9 +631,9 @@ Test(calibrate, shared_memory_rounds, .timeout = 30)
 	        {"complete:16", "shm", TC_COLL_BCAST, 4 << 20, 50 + 300 + 80 + big * 15 / 40},
 	        /* 4 readers of 3 blocks of 64 KiB each, at B(4) of the 192 KiB
 	         * each reads in all (the cache unknown: no cap); R(4) = 150;
-	         * the own block copied locally at t_copy. */
+	         * the own block copied locally (LOCAL_SMALL). */
 	        {"complete:4", "shm", TC_COLL_ALLGATHER, 65536,
-	         50 + 150 + 80 + 3 * (small * 4 / b_at(40, 30, 3 * small)) + small * 0.01},
+	         50 + 150 + 80 + 3 * (small * 4 / b_at(40, 30, 3 * small)) + small * LOCAL_SMALL},
 	        /* p = 2: one reader per rank, priced as two at once
 	         * (B(2, 64 KiB) = 20 B/ns), the pair's hand-off and R(2). */
 	        {"complete:2", "shm", TC_COLL_ALLTOALL, 65536,
@@ -637,24 +643,24 @@ Test(calibrate, shared_memory_rounds, .timeout = 30)
 	         * as read (0.8 ns each: 8 * 4 / B(4, 8 B)) then added (8 t_c =
 	         * 0.32 ns each); rank 0 combines all three it reads: the same. */
 	        {"complete:4", "shm_flag", TC_COLL_ALLREDUCE, 8,
-	         50 + 150 + 80 + 3 * 0.8 + 3 * 8 * 0.04 + 8 * 0.01},
+	         50 + 150 + 80 + 3 * 0.8 + 3 * 8 * 0.04 + 8 * LOCAL_SMALL},
 	        /* scatter: 3 readers of one block of the root's each, B(3, 64 KiB)
 	         * = 30 B/ns (midway between k = 2 and 4); the root's own block
 	         * copied locally. */
 	        {"complete:4", "shm", TC_COLL_SCATTER, 65536,
-	         50 + 150 + 80 + small * 3 / 30 + small * 0.01},
+	         50 + 150 + 80 + small * 3 / 30 + small * LOCAL_SMALL},
 	        /* gather: the root reads 3 blocks, one reader (priced as two at
 	         * once, B(2, 64 KiB) = 20 B/ns). */
 	        {"complete:4", "shm", TC_COLL_GATHER, 65536,
-	         50 + 150 + 80 + 3 * (small * 2 / 20) + small * 0.01},
+	         50 + 150 + 80 + 3 * (small * 2 / 20) + small * LOCAL_SMALL},
 	        /* reduce_scatter: 4 readers of 3 blocks each, at B(4) of 192
 	         * KiB (as allgather's), each combined after its read (64 KiB
 	         * t_c = 2621.44 ns) but rank 1-3's first, block 0, copied; ranks
-	         * 1-3 combine their own block locally, rank 0 copies it (at
-	         * t_copy): three combines for every rank. */
+	         * 1-3 combine their own block locally, rank 0 copies it
+	         * (LOCAL_SMALL): three combines for every rank. */
 	        {"complete:4", "shm", TC_COLL_REDUCE_SCATTER, 65536,
 	         50 + 150 + 80 + 3 * (small * 4 / b_at(40, 30, 3 * small)) + 3 * small * 0.04 +
-	                 small * 0.01},
+	                 small * LOCAL_SMALL},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		struct tc_topo *t = NULL;
@@ -714,13 +720,14 @@ Test(calibrate, copy_rates_pooled_non_increasing, .timeout = 10)
 	}
 	/* The shared-memory price reads at the pooled B too: allgather on
 	 * complete:4, 3 blocks of 64 KiB per reader at B(4) of the 192 KiB it
-	 * reads, between the pooled 50 (64 KiB) and 40 B/ns (4 MiB). */
+	 * reads, between the pooled 50 (64 KiB) and 40 B/ns (4 MiB), and the
+	 * own block's local copy at 4 / B(4, 64 KiB) = 4 / 50 ns/B. */
 	c.tcopy_ns_per_byte = 0.01;
 	struct tc_topo *t = NULL;
 	cr_assert_eq(tc_topo_parse("complete:4", &t), 0);
 	struct tc_call call = {.coll = TC_COLL_ALLGATHER, .alg = "shm", .bytes = small, .esize = 8};
 	double ns = 0, want = 50 + 150 + 80 + 3 * ((double)small * 4 / b_at(50, 40, 3.0 * small)) +
-	                      (double)small * 0.01;
+	                      (double)small * 4 / 50;
 	cr_assert_eq(tc_calibration_predict(&c, t, &call, NULL, NULL, &ns), 0);
 	cr_assert(fabs(ns - want) <= 1e-9 * want, "%.3f ns, not %.3f", ns, want);
 	tc_topo_destroy(t);
@@ -744,15 +751,15 @@ Test(calibrate, shared_memory_round_beyond_last_cache, .timeout = 10)
 	struct tc_topo *t = NULL;
 	cr_assert_eq(tc_topo_parse("complete:16", &t), 0);
 	struct tc_call call = {.coll = TC_COLL_ALLGATHER, .alg = "shm", .bytes = 65536, .esize = 8};
-	/* The own block copied locally: at t_copy, but from memory (the 8 MiB
+	/* The own block copied locally: at LOCAL_SMALL, but from memory (the 8 MiB
 	 * case) at one of 16 copiers' share of the memory-sized block, 16 /
 	 * B(16, 4 MiB) = 0.4 ns/B. */
 	const struct {
 		size_t llc;
 		double bw, local;
 	} cases[] = {{(size_t)8 << 20, 40, 16.0 / 40},
-	             {(size_t)64 << 20, 160, 0.01},
-	             {0, b_at(160, 40, 15 * small), 0.01}};
+	             {(size_t)64 << 20, 160, LOCAL_SMALL},
+	             {0, b_at(160, 40, 15 * small), LOCAL_SMALL}};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		c.cache_bytes[0] = 32 << 10;
 		c.cache_bytes[1] = cases[i].llc ? (size_t)1 << 20 : 0;
@@ -828,26 +835,27 @@ Test(calibrate, shared_memory_flag_rounds, .timeout = 10)
 	         * the farthest class (80); a second round, after which the
 	         * writers may change IN. */
 	        {"complete:4", TC_COLL_ALLGATHER, 65536,
-	         50 + 2 * 120 + 3 * (small * 4 / b_at(40, 30, 3 * small)) + 2 * 80 + small * 0.01},
+	         50 + 2 * 120 + 3 * (small * 4 / b_at(40, 30, 3 * small)) + 2 * 80 + small * LOCAL_SMALL},
 	        /* p = 2: one block, priced as two readers at once. */
 	        {"complete:2", TC_COLL_ALLTOALL, 65536, 50 + 2 * 60 + small * 2 / 20 + small * 0.01},
 	        /* 8 bytes in the flag's first line (its payload starts at byte
 	         * 40): the round brought them. */
-	        {"complete:4", TC_COLL_ALLGATHER, 8, 50 + 120 + 3 * (8.0 * 4 / 40) + 8 * 0.01},
+	        {"complete:4", TC_COLL_ALLGATHER, 8, 50 + 120 + 3 * (8.0 * 4 / 40) + 8 * LOCAL_SMALL},
 	        /* alltoall of 8 bytes among 8: the 64 published bytes in the
 	         * flag, reader d's at 40 + 8 d: readers 3..7 find theirs in the
 	         * second line, one miss per writer, 7 in one wave. */
-	        {"complete:8", TC_COLL_ALLTOALL, 8, 50 + 200 + 80 + 7 * (8.0 * 8 / 80) + 8 * 0.01},
+	        {"complete:8", TC_COLL_ALLTOALL, 8, 50 + 200 + 80 + 7 * (8.0 * 8 / 80) + 8 * LOCAL_SMALL},
 	        /* Among 16 the 128 bytes go to the areas: a line per writer, 15
 	         * misses in two waves. */
-	        {"complete:16", TC_COLL_ALLTOALL, 8, 50 + 400 + 2 * 80 + 15 * (8.0 * 16 / 160) + 8 * 0.01},
+	        {"complete:16", TC_COLL_ALLTOALL, 8,
+	         50 + 400 + 2 * 80 + 15 * (8.0 * 16 / 160) + 8 * LOCAL_SMALL},
 	        /* reduce_scatter of 8 bytes among 16, the areas too: 15 lines
 	         * read after the sweep, in rank order, each at what a further
 	         * flag adds to the round, (F(16) - F(2)) / 14, besides the
 	         * reads; 15 combines of 8 bytes at t_c = 0.04 (rank 0 copies
-	         * its own block instead of its fifteenth, at t_copy). */
+	         * its own block instead of its fifteenth, LOCAL_SMALL). */
 	        {"complete:16", TC_COLL_REDUCE_SCATTER, 8,
-	         50 + 400 + 15 * ((400.0 - 60) / 14 + 8.0 * 16 / 160 + 8 * 0.04) + 8 * 0.01},
+	         50 + 400 + 15 * ((400.0 - 60) / 14 + 8.0 * 16 / 160 + 8 * 0.04) + 8 * LOCAL_SMALL},
 	        /* A bcast of 1 KiB out of the root's IN: 3 readers at B(3) =
 	         * 30 B/ns; then the root awaits their flags, F(2). */
 	        {"complete:4", TC_COLL_BCAST, 1024, 50 + 120 + 1024.0 * 3 / 30 + 60},

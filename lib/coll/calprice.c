@@ -548,17 +548,21 @@ int tc__cal_price(const struct tc_calibration *cal, const struct tc_topo *t,
 		err = tc__cal_data_init(cal, tr, n, np, &data);
 	/* The schedule's local copies (a rank's own block, a pack into
 	 * scratch), free in the model: the most bytes one rank copies, at
-	 * t_copy, measured on one core's own cached data.  Where that rank's
-	 * copies exceed its L2 or the call's footprint the last-level cache,
-	 * they run while every other rank copies too: at one of p copiers'
-	 * share of the table's bandwidth where the data live (tc__cal_col's
-	 * rule: the memory-sized block, or the rank's bytes up to the largest
-	 * block the cache holds for all), if that is slower.  (A hypercube
-	 * alltoall of 1 MiB blocks on 16 ranks packs and unpacks 80 MiB per
-	 * rank: 2 ms at t_copy, 43-60 ms measured on a 16-vCPU guest.  So at
-	 * p = 2 too: the allgathers and alltoalls of 4 MiB blocks took 1.4 to
-	 * 2.6 times their price with the own block at t_copy, on that guest
-	 * and on a 2-CPU VM.) */
+	 * t_copy, measured on one core's own cached data.  They run while
+	 * every other rank copies too: at one of p copiers' share of the
+	 * table's bandwidth where the data live (tc__cal_col's rule: the
+	 * memory-sized block, or the rank's bytes up to the largest block the
+	 * cache holds for all), if that is slower, beyond two ranks, and at
+	 * two where that rank's copies exceed its L2 or the call's footprint
+	 * the last-level cache.  (A hypercube alltoall of 1 MiB blocks on 16
+	 * ranks packs and unpacks 80 MiB per rank: 2 ms at t_copy, 43-60 ms
+	 * measured on a 16-vCPU guest; of 64 KiB blocks on 8, 1.5 MiB per
+	 * rank within its L2, about 7-9 GB/s a core there, the table's rate,
+	 * not t_copy's 33.  At p = 2 the allgathers and alltoalls of 4 MiB
+	 * blocks took 1.4 to 2.6 times their price with the own block at
+	 * t_copy, on that guest and on a 2-CPU VM, while on the VM the table
+	 * put those of 64 KiB and 1 MiB, within a core's caches, 9-39% above
+	 * their time.) */
 	uint64_t most = 0;
 	for (int i = 0; !err && i < n; i++)
 		if (tr[i].src == tr[i].dst && !tr[i].combine && tr[i].src >= 0 && tr[i].src < np &&
@@ -570,7 +574,7 @@ int tc__cal_price(const struct tc_calibration *cal, const struct tc_topo *t,
 			const size_t l2 = cal->cache_bytes[1];
 			const size_t col =
 			        data.mem ? data.big
-			        : l2 > 0 && most > l2
+			        : np > 2 || (l2 > 0 && most > l2)
 			                ? (data.cached && most > data.cached ? data.cached : (size_t)most)
 			                : 0;
 			const double c = col ? tc__machine_copy_ns(cal, np, col) / (double)col : NAN;
