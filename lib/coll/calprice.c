@@ -298,8 +298,8 @@ enum tc__cal_shape { TC__CAL_FLAT, TC__CAL_FAN_OUT, TC__CAL_FAN_IN };
  * a hand-off h for each further wave of TC__CAL_MISSES of them.  A fan-out
  * is priced as a flat round, though each reader awaits one flag: the
  * writer's line goes to q - 1 readers at once, and on a 16-vCPU guest a
- * bcast of 8 bytes (0.55-0.65 us at q = 4, 8 and 16) cost more than F(2)
- * and o_call (0.33-0.48) and, up to q = 8, about F(q) and o_call. */
+ * bcast of 8 bytes (0.55-0.66 us at q = 4, 8 and 16) cost more than F(2)
+ * and o_call (0.28-0.43) and, up to q = 8, about F(q) and o_call. */
 static double tc__cal_sync_ns(const struct tc_calibration *cal, enum tc__cal_shape shape, int q, double h)
 {
 	if (shape != TC__CAL_FAN_IN || q <= 2)
