@@ -111,8 +111,16 @@ void tc__rs_unlink(struct tc_proc *proc, struct tc__req *req)
 }
 
 /* Takes an emptied port off the active list (i: its position there) and
- * lowers the wait hints a park raised on it: left raised, they would have
- * the peer ring our doorbell for nothing (spurious wake-ups). */
+ * lowers the wait hints a park raised for its queues: left raised, they
+ * would have the peer ring our doorbell for nothing (spurious wake-ups).
+ * Not the data hint that a wait beside them raised on the same link (a
+ * probe of that neighbour, a receive from any source, a collective that
+ * watches every link: tc__set_hints()): the port empties in the progress
+ * that a park makes after raising its hints, its own last send pushed
+ * out, and with that hint lowered the wait would sleep through the
+ * message it waits for (a tc_probe of the neighbour just sent a long
+ * message slept until the team's timeout, or for ever without one).
+ * tc__set_hints(proc, false) lowers that hint after the park. */
 static void tc__deactivate_at(struct tc_proc *proc, struct tc__port *port, int i)
 {
 	port->active = 0;
@@ -120,7 +128,10 @@ static void tc__deactivate_at(struct tc_proc *proc, struct tc__port *port, int i
 	if (port->hinted) {
 		/* Relaxed: a stale raised hint costs one spurious ring only. */
 		atomic_store_explicit(&port->out->want_space, 0, memory_order_relaxed);
-		atomic_store_explicit(&port->in->want_data, 0, memory_order_relaxed);
+		const bool watched = proc->any_hinted || tc__coll_watches_all(proc) ||
+		                     proc->probe_wait == (int)(port - proc->ports) + 1;
+		if (!watched)
+			atomic_store_explicit(&port->in->want_data, 0, memory_order_relaxed);
 		port->hinted = 0;
 	}
 }
