@@ -411,58 +411,68 @@ Test(abort, hints_lowered_when_a_port_empties, .timeout = 30)
 	tc_team_destroy(t);
 }
 
-/* A probe of a neighbour parks with the data hint of that link raised.  The
- * progress the park makes after raising it may push out the last packets
- * of a long send of ours to the same neighbour, which empties the port;
- * the port's own hints go down then, but the probe's must stay up, or the
- * neighbour's answer rings nobody and the probe sleeps until the team's
- * timeout (for ever without one).  What tc_probe and tc__progress_wait do,
- * step by step. */
-Test(abort, probe_hint_kept_when_its_port_empties, .timeout = 30)
+/* A probe of a neighbour parks with the data hint of that link raised, a
+ * receive from any source with every link's.  The progress the park makes
+ * after raising them may push out the last packets of a long send of ours
+ * to that neighbour, which empties the port; the port's own hints go down
+ * then, but the wait's must stay up, or the neighbour's message rings
+ * nobody and the wait sleeps until the team's timeout (for ever without
+ * one).  What tc_probe, tc_recv and tc__progress_wait do, step by step:
+ * mode 0 a probe of p1, mode 1 a receive from any source. */
+Test(abort, wait_hint_kept_when_its_port_empties, .timeout = 30)
 {
-	struct tc_team_config cfg;
-	tc_team_config_default(&cfg);
-	cfg.topology = "complete:2";
-	cfg.wait = TC_WAIT_BLOCK;       /* wakers look at the hints */
-	cfg.single_copy_min = SIZE_MAX; /* stream: a long send fills the ring */
-	struct tc_team *t = make_cfg(&cfg);
-	struct tc_proc *p0, *p1;
-	cr_assert_eq(tc_attach(t, 0, &p0), 0);
-	cr_assert_eq(tc_attach(t, 1, &p1), 0);
-	enum { LONG = 256 * 1024 };
-	unsigned char *a = calloc(1, LONG), *b = calloc(1, LONG);
-	cr_assert(a && b);
-	tc_request s, r;
-	cr_assert_eq(tc_isend(p0, 1, a, LONG, &s), 0);
-	cr_assert_eq(tc_irecv(p1, 0, b, LONG, &r), 0);
-	/* p0 probes p1 (port 0): hints up while its send is still queued. */
-	p0->probe_wait = 1;
-	tc__set_hints(p0, true);
-	int done = 0;
-	for (int k = 0; k < 1000000 && !done; k++) {
-		tc__progress(p1); /* takes what is in the ring */
-		tc__progress(p0); /* pushes more, the last packets at the end */
-		cr_assert_eq(tc_test(p1, &r, &done), 0);
+	for (int mode = 0; mode < 2; mode++) {
+		struct tc_team_config cfg;
+		tc_team_config_default(&cfg);
+		cfg.topology = "complete:2";
+		cfg.wait = TC_WAIT_BLOCK;       /* wakers look at the hints */
+		cfg.single_copy_min = SIZE_MAX; /* stream: a long send fills the ring */
+		struct tc_team *t = make_cfg(&cfg);
+		struct tc_proc *p0, *p1;
+		cr_assert_eq(tc_attach(t, 0, &p0), 0);
+		cr_assert_eq(tc_attach(t, 1, &p1), 0);
+		enum { LONG = 256 * 1024 };
+		unsigned char *a = calloc(1, LONG), *b = calloc(1, LONG);
+		cr_assert(a && b);
+		char x[3] = {0};
+		tc_request s, r, any;
+		cr_assert_eq(tc_isend(p0, 1, a, LONG, &s), 0);
+		cr_assert_eq(tc_irecv(p1, 0, b, LONG, &r), 0);
+		if (mode == 0)
+			p0->probe_wait = 1; /* p0 probes p1, its port 0 */
+		else
+			cr_assert_eq(tc_irecv(p0, TC_ANY_SOURCE, x, sizeof x, &any), 0);
+		/* Hints up while p0's send is still queued. */
+		tc__set_hints(p0, true);
+		int done = 0;
+		for (int k = 0; k < 1000000 && !done; k++) {
+			tc__progress(p1); /* takes what is in the ring */
+			tc__progress(p0); /* pushes more, the last packets at the end */
+			cr_assert_eq(tc_test(p1, &r, &done), 0);
+		}
+		cr_assert(done, "mode %d: the long message did not arrive", mode);
+		cr_assert_eq(p0->nactive, 0, "mode %d: the port did not empty", mode);
+		cr_assert_eq(atomic_load(&p0->ports[0].in->want_data), 1u,
+		             "mode %d: the wait's hint went down with the port's", mode);
+		/* So p1's message rings p0. */
+		atomic_store(&p0->db.word, TC__DB_AWAKE);
+		cr_assert_eq(tc_send(p1, 0, "abc", 3), 0);
+		cr_assert_neq(atomic_load(&p0->db.word), TC__DB_AWAKE, "mode %d", mode);
+		tc__set_hints(p0, false);
+		p0->probe_wait = 0;
+		cr_assert_eq(atomic_load(&p0->ports[0].in->want_data), 0u, "mode %d", mode);
+		if (mode == 0)
+			cr_assert_eq(tc_recv(p0, 1, x, sizeof x, NULL), 0);
+		else
+			cr_assert_eq(tc_wait(p0, &any, NULL), 0);
+		cr_assert_eq(memcmp(x, "abc", 3), 0, "mode %d", mode);
+		cr_assert_eq(tc_wait(p0, &s, NULL), 0);
+		free(a);
+		free(b);
+		cr_assert_eq(tc_detach(p0), 0);
+		cr_assert_eq(tc_detach(p1), 0);
+		tc_team_destroy(t);
 	}
-	cr_assert(done, "the long message did not arrive");
-	cr_assert_eq(p0->nactive, 0, "the port did not empty");
-	cr_assert_eq(atomic_load(&p0->ports[0].in->want_data), 1u,
-	             "the probe's hint went down with the port's");
-	/* So p1's answer rings p0. */
-	atomic_store(&p0->db.word, TC__DB_AWAKE);
-	cr_assert_eq(tc_send(p1, 0, "abc", 3), 0);
-	cr_assert_neq(atomic_load(&p0->db.word), TC__DB_AWAKE);
-	tc__set_hints(p0, false);
-	p0->probe_wait = 0;
-	cr_assert_eq(atomic_load(&p0->ports[0].in->want_data), 0u);
-	char x[3];
-	cr_assert_eq(tc_recv(p0, 1, x, sizeof x, NULL), 0);
-	cr_assert_eq(tc_wait(p0, &s, NULL), 0);
-	free(a);
-	free(b);
-	cr_assert_eq(tc_detach(p0), 0);
-	cr_assert_eq(tc_detach(p1), 0);
-	tc_team_destroy(t);
 }
 
 Test(abort, clock_advance_refuses_to_overflow, .timeout = 30)
