@@ -461,6 +461,21 @@ static double b_at(double b64, double b4m, double m)
 	return b64 + (b4m - b64) * x;
 }
 
+/* The calibrated price of one call (topology topo, algorithm alg, blocks
+ * of bytes, doubles) on ranks placed as place (NULL: unknown). */
+static double predict_placed(const struct tc_calibration *c, const char *topo, enum tc_coll coll,
+                             const char *alg, size_t bytes, const struct tc_rank_place *place)
+{
+	struct tc_topo *t = NULL;
+	cr_assert_eq(tc_topo_parse(topo, &t), 0);
+	struct tc_call call = {.coll = coll, .alg = alg, .bytes = bytes, .esize = 8};
+	double ns = -1;
+	int err = tc_calibration_predict_placed(c, t, &call, place, NULL, NULL, &ns);
+	cr_assert_eq(err, 0, "%s %s: %s", topo, alg, tc_strerror(err));
+	tc_topo_destroy(t);
+	return ns;
+}
+
 /* A local copy beyond two ranks on the hand-made tables: at t_copy, or at
  * one of k copiers' share of the table where that is slower.  The 64 KiB
  * row, which every copy of at most 64 KiB reads, gives each copier 10 B/ns
@@ -748,9 +763,6 @@ Test(calibrate, shared_memory_round_beyond_last_cache, .timeout = 10)
 	hand_made_concurrency(&c);
 	c.tcopy_ns_per_byte = 0.01;
 	const double small = 65536;
-	struct tc_topo *t = NULL;
-	cr_assert_eq(tc_topo_parse("complete:16", &t), 0);
-	struct tc_call call = {.coll = TC_COLL_ALLGATHER, .alg = "shm", .bytes = 65536, .esize = 8};
 	/* The own block copied locally: at LOCAL_SMALL, but from memory (the 8 MiB
 	 * case) at one of 16 copiers' share of the memory-sized block, 16 /
 	 * B(16, 4 MiB) = 0.4 ns/B. */
@@ -767,36 +779,30 @@ Test(calibrate, shared_memory_round_beyond_last_cache, .timeout = 10)
 		if (!cases[i].llc)
 			c.cache_bytes[0] = 0; /* unknown: the row of all a reader takes in */
 		/* 15 reads each, two hand-offs (a wave of 10 flags, then 5). */
-		double ns = 0, want = 50 + 300 + 2 * 80 + 15 * (small * 16 / cases[i].bw) +
-		                      small * cases[i].local;
-		cr_assert_eq(tc_calibration_predict(&c, t, &call, NULL, NULL, &ns), 0);
+		double want =
+		        50 + 300 + 2 * 80 + 15 * (small * 16 / cases[i].bw) + small * cases[i].local;
+		double ns = predict_placed(&c, "complete:16", TC_COLL_ALLGATHER, "shm", 65536, NULL);
 		cr_assert(fabs(ns - want) <= 1e-9 * want, "llc %zu: %.3f ns, not %.3f",
 		          cases[i].llc, ns, want);
 	}
-	tc_topo_destroy(t);
 	/* Within the last level but beyond a core's L2 (1 MiB): allgather of
 	 * 2 MiB blocks on complete:4 touches 40 MiB of a 64 MiB cache.  Every
 	 * read and the own block's local copy are priced at the largest row
 	 * that 16 copiers hold there (64 KiB), B(4) = 40 B/ns: 2 MiB x 4 / 40
 	 * a read, 4 / 40 ns/B the local copy (above t_copy); R(4) and one
 	 * hand-off. */
-	cr_assert_eq(tc_topo_parse("complete:4", &t), 0);
 	c.cache_bytes[0] = 32 << 10;
 	c.cache_bytes[1] = (size_t)1 << 20;
 	c.cache_bytes[2] = (size_t)64 << 20;
 	const double big = 2.0 * (1 << 20);
-	call.bytes = (size_t)big;
-	double ns = 0, want = 50 + 150 + 80 + 3 * (big * 4 / 40) + big * 4 / 40;
-	cr_assert_eq(tc_calibration_predict(&c, t, &call, NULL, NULL, &ns), 0);
+	double want = 50 + 150 + 80 + 3 * (big * 4 / 40) + big * 4 / 40;
+	double ns = predict_placed(&c, "complete:4", TC_COLL_ALLGATHER, "shm", (size_t)big, NULL);
 	cr_assert(fabs(ns - want) <= 1e-9 * want, "2 MiB on complete:4: %.3f ns, not %.3f", ns, want);
-	tc_topo_destroy(t);
 	/* The same at p = 2: the read and the own block's copy at B(2) = 20
 	 * B/ns of that row, R(2) and the pair's hand-off. */
-	cr_assert_eq(tc_topo_parse("complete:2", &t), 0);
 	want = 50 + 100 + 50 + big * 2 / 20 + big * 2 / 20;
-	cr_assert_eq(tc_calibration_predict(&c, t, &call, NULL, NULL, &ns), 0);
+	ns = predict_placed(&c, "complete:2", TC_COLL_ALLGATHER, "shm", (size_t)big, NULL);
 	cr_assert(fabs(ns - want) <= 1e-9 * want, "2 MiB on complete:2: %.3f ns, not %.3f", ns, want);
-	tc_topo_destroy(t);
 }
 
 /* With rounds of flags measured (nflag), a round of the machine's own
@@ -863,17 +869,9 @@ Test(calibrate, shared_memory_flag_rounds, .timeout = 10)
 	        {"complete:16", TC_COLL_BCAST, 1024, 50 + 400 + 1024.0 * 15 / 150 + 60 + 80},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		struct tc_topo *t = NULL;
-		cr_assert_eq(tc_topo_parse(cases[i].topo, &t), 0);
-		struct tc_call call = {.coll = cases[i].coll,
-		                       .alg = "shm",
-		                       .bytes = cases[i].bytes,
-		                       .esize = 8};
-		double ns = 0;
-		cr_assert_eq(tc_calibration_predict(&c, t, &call, NULL, NULL, &ns), 0);
+		double ns = predict_placed(&c, cases[i].topo, cases[i].coll, "shm", cases[i].bytes, NULL);
 		cr_assert(fabs(ns - cases[i].ns) <= 1e-9 * cases[i].ns, "%s %s: %.3f ns, not %.3f",
 		          cases[i].topo, tc_coll_name(cases[i].coll), ns, cases[i].ns);
-		tc_topo_destroy(t);
 	}
 }
 
@@ -1028,19 +1026,6 @@ static void two_packages(struct tc_rank_place *place, int p)
 		                                  .cache = r / 8,
 		                                  .numa = r / 8,
 		                                  .package = r / 8};
-}
-
-static double predict_placed(const struct tc_calibration *c, const char *topo, enum tc_coll coll,
-                             const char *alg, size_t bytes, const struct tc_rank_place *place)
-{
-	struct tc_topo *t = NULL;
-	cr_assert_eq(tc_topo_parse(topo, &t), 0);
-	struct tc_call call = {.coll = coll, .alg = alg, .bytes = bytes, .esize = 8};
-	double ns = -1;
-	int err = tc_calibration_predict_placed(c, t, &call, place, NULL, NULL, &ns);
-	cr_assert_eq(err, 0, "%s %s: %s", topo, alg, tc_strerror(err));
-	tc_topo_destroy(t);
-	return ns;
 }
 
 Test(calibrate, handoff_by_class_from_placement, .timeout = 30)
