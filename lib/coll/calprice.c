@@ -331,7 +331,7 @@ static double tc__cal_sync_ns(const struct tc_calibration *cal, enum tc__cal_sha
  * another's buffer pays the read besides.  h_x, a cache line's hand-off
  * (tc__cal_round_handoff(): with a placement, the class of the round's
  * farthest pair; without, the pair's at q = 2, else the farthest class),
- * follows where the run puts the data (tc__shm_via()):
+ * follows where the run puts the data (tc__shm_layout()):
  * - in the writer's flag or area: the round brought the flag's first
  *   line; every further line d reads (the payload's beyond that line, the
  *   area's) is a miss.  A copy takes its block as the sweep finds the
@@ -341,7 +341,7 @@ static double tc__cal_sync_ns(const struct tc_calibration *cal, enum tc__cal_sha
  *   the calibrated round, (F(q) - F(2)) / (q - 2) (q > 2);
  * - in its buffer: one h for each block after d's first.
  * The run's synchronisations beyond the schedule's rounds (the readers
- * done with IN: tc__shm_via()'s syncs) each cost the reverse of the data
+ * done with IN: tc__shm_layout()'s syncs) each cost the reverse of the data
  * round's shape (the readers' flags to a bcast's root: a fan-in).  Local
  * copies are charged by the caller.  A calibration without the flag
  * rounds (nflag 0) prices a round as R(q), the round of messages, and a
@@ -366,15 +366,8 @@ static int tc__cal_shm_ns(const struct tc_calibration *cal, const struct tc_tran
 	/* Rounds of flags measured (a calibration without them: rounds of
 	 * messages, R(q), and the readers' hand-offs as before). */
 	const bool flags = isfinite(tc__machine_flag_ns(cal, 2));
-	int syncs = 1;
-	const enum tc__shm_via via = tc__shm_via(call->coll, alg, np, call->bytes, &syncs);
-	/* alltoall, scatter, reduce_scatter: reader d's block is block d of
-	 * the writer's p. */
-	const bool by_reader = call->coll == TC_COLL_ALLTOALL || call->coll == TC_COLL_SCATTER ||
-	                       call->coll == TC_COLL_REDUCE_SCATTER;
-	/* reduce_scatter, allreduce: the reads follow the sweep (a copy's come
-	 * as it finds each flag). */
-	const bool reduces = call->coll == TC_COLL_REDUCE_SCATTER || call->coll == TC_COLL_ALLREDUCE;
+	const struct tc__shm_layout lay = tc__shm_layout(call->coll, alg, np, call->bytes);
+	const enum tc__shm_via via = lay.via;
 	int *stamp = calloc((size_t)np, sizeof *stamp), *seen = calloc((size_t)np, sizeof *seen);
 	int *wrote = calloc((size_t)np, sizeof *wrote);
 	int *reads = calloc((size_t)np, sizeof *reads), *lines = calloc((size_t)np, sizeof *lines);
@@ -441,13 +434,13 @@ static int tc__cal_shm_ns(const struct tc_calibration *cal, const struct tc_tran
 					 * TC__SHM_DATA_OFF; the first line is the
 					 * round's) or area. */
 					const uint64_t off =
-					        (by_reader ? (uint64_t)x->dst * x->bytes : 0) +
+					        (lay.per_reader ? (uint64_t)x->dst * x->bytes : 0) +
 					        (via == TC__SHM_VIA_FLAG ? TC__SHM_DATA_OFF : 0);
 					const uint64_t lo = off / 64, hi = (off + x->bytes - 1) / 64;
 					for (uint64_t l = lo; x->bytes && l <= hi; l++) {
 						if (via == TC__SHM_VIA_FLAG && l == 0)
 							continue;
-						if (reduces && isfinite(line))
+						if (lay.after_sweep && isfinite(line))
 							t += line;
 						else if (isfinite(h) &&
 						         lines[x->dst] % TC__CAL_MISSES == 0)
@@ -471,11 +464,11 @@ static int tc__cal_shm_ns(const struct tc_calibration *cal, const struct tc_tran
 			q_last = q, shape_last = shape, h_last = h;
 		}
 	}
-	if (flags && syncs > rounds && q_last) {
+	if (flags && lay.syncs > rounds && q_last) {
 		const enum tc__cal_shape back = shape_last == TC__CAL_FAN_OUT  ? TC__CAL_FAN_IN
 		                                : shape_last == TC__CAL_FAN_IN ? TC__CAL_FAN_OUT
 		                                                               : TC__CAL_FLAT;
-		total += (syncs - rounds) * tc__cal_sync_ns(cal, back, q_last, h_last);
+		total += (lay.syncs - rounds) * tc__cal_sync_ns(cal, back, q_last, h_last);
 	}
 	free(stamp);
 	free(seen);

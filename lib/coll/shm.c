@@ -514,37 +514,40 @@ static void tc__shm_route(struct tc__shm_ctx *c, uint64_t published)
 	c->small = v != TC__SHM_VIA_IN;
 }
 
-enum tc__shm_via tc__shm_via(enum tc_coll coll, const char *alg, int p, uint64_t m, int *syncs)
+struct tc__shm_layout tc__shm_layout(enum tc_coll coll, const char *alg, int p, uint64_t m)
 {
-	enum tc__shm_via v = TC__SHM_VIA_IN;
-	int n = 1;
+	struct tc__shm_layout l = {.via = TC__SHM_VIA_IN, .syncs = 1};
 	const uint64_t pm = (uint64_t)(p > 0 ? p : 1) * m;
 	switch (coll) {
 	case TC_COLL_BARRIER:
-		v = TC__SHM_VIA_FLAG;
+		l.via = TC__SHM_VIA_FLAG;
 		break;
 	case TC_COLL_ALLGATHER:
 	case TC_COLL_GATHER:
-		v = tc__shm_route_of(p, m, m);
+		l.via = tc__shm_route_of(p, m, m);
 		break;
+	case TC_COLL_REDUCE_SCATTER:
+		l.after_sweep = true; /* tc__shm_reduce_scatter */
+		                      /* fall through */
 	case TC_COLL_ALLTOALL:
 	case TC_COLL_SCATTER:
-	case TC_COLL_REDUCE_SCATTER:
-		v = tc__shm_route_of(p, m, pm);
+		l.via = tc__shm_route_of(p, m, pm);
+		l.per_reader = true;
 		break;
 	case TC_COLL_BCAST:
-		v = m <= TC__SHM_INLINE ? TC__SHM_VIA_FLAG : TC__SHM_VIA_IN;
+		l.via = m <= TC__SHM_INLINE ? TC__SHM_VIA_FLAG : TC__SHM_VIA_IN;
 		break;
 	case TC_COLL_ALLREDUCE:
+		l.after_sweep = true; /* tc__shm_reduce after tc__shm_read_all */
 		if (alg && !strcmp(alg, "shm")) {
 			/* The slices: a second synchronisation, and a third
 			 * where a slice exceeds its buffer (it lies in OUT). */
-			n = m / (uint64_t)(p > 0 ? p : 1) <= TC__SHM_SLICE ? 2 : 3;
-			v = TC__SHM_VIA_IN;
+			l.syncs = m / (uint64_t)(p > 0 ? p : 1) <= TC__SHM_SLICE ? 2 : 3;
+			l.via = TC__SHM_VIA_IN;
 		} else {
-			v = alg && !strcmp(alg, "shm_tree") ? TC__SHM_VIA_FLAG
-			    : m <= TC__SHM_INLINE           ? TC__SHM_VIA_FLAG
-			                                    : TC__SHM_VIA_IN;
+			l.via = alg && !strcmp(alg, "shm_tree") ? TC__SHM_VIA_FLAG
+			        : m <= TC__SHM_INLINE           ? TC__SHM_VIA_FLAG
+			                                        : TC__SHM_VIA_IN;
 		}
 		break;
 	default:
@@ -552,11 +555,9 @@ enum tc__shm_via tc__shm_via(enum tc_coll coll, const char *alg, int p, uint64_t
 	}
 	/* Readers of IN: a second synchronisation, after which the owner
 	 * may change it. */
-	if (v == TC__SHM_VIA_IN && n < 2 && m)
-		n = 2;
-	if (syncs)
-		*syncs = n;
-	return v;
+	if (l.via == TC__SHM_VIA_IN && l.syncs < 2 && m)
+		l.syncs = 2;
+	return l;
 }
 
 /* Copies the published bytes of in into this rank's flag b or area, once

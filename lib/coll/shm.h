@@ -84,6 +84,7 @@
 
 #include <stdalign.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -238,13 +239,27 @@ void tc__shm_tree_group(const struct tc_rank_place *place, int p, int r, int *lo
  * or in the caller's buffer (IN, or a slice buffer: allreduce `shm`). */
 enum tc__shm_via { TC__SHM_VIA_FLAG, TC__SHM_VIA_AREA, TC__SHM_VIA_IN };
 
-/* Collective coll run as algorithm alg (its registry name) by p ranks on
- * blocks of m bytes (the call's bytes per rank): where its data travel,
- * and in *syncs (may be NULL) the synchronisations of the team it makes:
- * 1, 2 where the readers copy out of IN (the owner waits until they are
- * done), 3 for allreduce `shm` with a slice beyond TC__SHM_SLICE.  For the
- * calibrated price (lib/coll/calprice.c).  Pure function. */
-enum tc__shm_via tc__shm_via(enum tc_coll coll, const char *alg, int p, uint64_t m, int *syncs);
+/* How a native call of these algorithms lays out and reads its data, by
+ * the rules of lib/coll/shm.c: for the calibrated price
+ * (lib/coll/calprice.c). */
+struct tc__shm_layout {
+	enum tc__shm_via via;
+	/* The synchronisations of the team it makes: 1, 2 where the readers
+	 * copy out of IN (the owner waits until they are done), 3 for
+	 * allreduce `shm` with a slice beyond TC__SHM_SLICE. */
+	int syncs;
+	/* Reader d's block is block d of the writer's p published (alltoall,
+	 * scatter, reduce_scatter); else every reader's is the same. */
+	bool per_reader;
+	/* The readers take their operands after the sweep of the flags, in
+	 * rank order (the reductions); else each block as its flag is found. */
+	bool after_sweep;
+};
+
+/* The layout of collective coll run as algorithm alg (its registry name)
+ * by p ranks on blocks of m bytes (the call's bytes per rank).  Pure
+ * function. */
+struct tc__shm_layout tc__shm_layout(enum tc_coll coll, const char *alg, int p, uint64_t m);
 
 struct tc__gen;
 struct tc__sched;
