@@ -108,7 +108,7 @@
 #define TC__SHM_RING 8
 
 /* The entries after the one it read that a small bcast's reader prefetches
- * (lib/coll/shm.c, tc__shm_bcast). */
+ * (lib/coll/shm_flat.c, tc__shm_bcast). */
 #define TC__SHM_RING_AHEAD 2u
 
 /* Bytes of a rank's area of one parity, and the bound on the output of an
@@ -233,14 +233,14 @@ void tc__shm_restart(struct tc__shm *shm);
 void tc__shm_tree_group(const struct tc_rank_place *place, int p, int r, int *lo, int *hi);
 
 /* Where a native call of these algorithms puts the bytes its readers
- * take, by the rules of lib/coll/shm.c: in the writer's flag (its block's
+ * take, by the rules of lib/coll/shm_flat.c: in the writer's flag (its block's
  * data, TC__SHM_INLINE bytes behind the step word, clock, signature and
  * pointers, or a small bcast's ring entry of the same shape), in its area,
  * or in the caller's buffer (IN, or a slice buffer: allreduce `shm`). */
 enum tc__shm_via { TC__SHM_VIA_FLAG, TC__SHM_VIA_AREA, TC__SHM_VIA_IN };
 
 /* How a native call of these algorithms lays out and reads its data, by
- * the rules of lib/coll/shm.c: for the calibrated price
+ * the rules of lib/coll/shm_flat.c: for the calibrated price
  * (lib/coll/calprice.c). */
 struct tc__shm_layout {
 	enum tc__shm_via via;

@@ -8,7 +8,7 @@
  *
  * Schedule (prediction, emulated runs): allgather `direct`'s one round on
  * the complete graph, rank i's block to i + 1, ..., i + p - 1 (mod p).
- * Native run (lib/coll/shm.c): each rank publishes its IN in its flag and
+ * Native run (lib/coll/shm_flat.c): each rank publishes its IN in its flag and
  * copies every peer's block out of the peer's IN as soon as the peer's flag
  * says it is there, then waits until every peer is done with its own IN (a
  * second flag) - one copy per block, no channel, two flag hand-offs per

@@ -16,7 +16,7 @@
  *            local copy), every later one combined as the right operand,
  *            OUT_j = ((x_0 + x_1) + x_2) ... (rank order, as the native run)
  *   round 1  j sends its reduced slice to every other rank (OUT to OUT).
- * Native run (lib/coll/shm.c): flags at the start and after the slices;
+ * Native run (lib/coll/shm_flat.c): flags at the start and after the slices;
  * an owner keeps its reduced slice in library memory (up to TC__SHM_SLICE
  * bytes, lib/coll/shm.h) from which the others copy it, so that a rank
  * returns as soon as it has every slice: after it, nobody reads its IN or

@@ -11,7 +11,7 @@
  * rank order r = 0, 1, ..., p - 1, r's IN to j's OUT, the first copied
  * (j = 0: a local copy), every later one combined as the right operand:
  * OUT_j = ((x_0 + x_1) + x_2) ... on every rank, the same bits.
- * Native run (lib/coll/shm.c): a vector of at most TC__SHM_INLINE bytes
+ * Native run (lib/coll/shm_flat.c): a vector of at most TC__SHM_INLINE bytes
  * goes into the rank's flag, which the others read after its step: one
  * hand-off per peer and no second phase (the flags are double-buffered by
  * the call's parity); a larger one is read out of the peers' IN, and every

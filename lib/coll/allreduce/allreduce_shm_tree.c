@@ -26,7 +26,7 @@
  * round 1 (q >= 2), every leader receives every leader's TMP in rank order
  * into its OUT, the first copied, the others combined as the right operand;
  * round 2, every leader's OUT to each of its members' OUT.
- * Native run (lib/coll/shm.c, tc__shm_tree()): the groups of the team's
+ * Native run (lib/coll/shm_tree.c, tc__shm_tree()): the groups of the team's
  * placement; a member's vector in its flag, a group's result in its
  * leader's area, the team's result in the leader's flag.
  *

@@ -7,7 +7,7 @@
  *
  * Schedule (prediction, emulated runs): alltoall `direct`'s one round on
  * the complete graph, block j of rank i to rank j, j = i + 1, ..., i + p - 1
- * (mod p).  Native run (lib/coll/shm.c): each rank publishes its IN in its
+ * (mod p).  Native run (lib/coll/shm_flat.c): each rank publishes its IN in its
  * flag and copies block `me` out of every peer's IN as soon as the peer's
  * flag says it is there, then waits until every peer is done with its IN.
  * When all p blocks fit in TC__SHM_INLINE bytes they travel in the flag's

@@ -8,7 +8,7 @@
  * Schedule (prediction, emulated runs): one round in which rank i sends an
  * empty message to i + 1, ..., i + p - 1 (mod p): every rank hears from
  * every other one, so none leaves before all have arrived.  Native run
- * (lib/coll/shm.c): rank i publishes its step (k, 1) in its flag and reads
+ * (lib/coll/shm_flat.c): rank i publishes its step (k, 1) in its flag and reads
  * the p - 1 other flags; no second phase (the flags are double-buffered by
  * the parity of the call).
  *

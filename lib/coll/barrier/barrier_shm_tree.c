@@ -13,7 +13,7 @@
  * ranks of sizes that differ by at most one; the first rank of each is its
  * leader.  The schedule knows no machine: it takes the groups of a team of
  * unknown structure, q = ceil(p / 8) groups of consecutive ranks.  Native
- * runs (lib/coll/shm.c, tc__shm_tree()) take the team's placement
+ * runs (lib/coll/shm_tree.c, tc__shm_tree()) take the team's placement
  * (tc_team_info.place): on a machine of two cache domains of 8 cores,
  * p = 16 makes the groups {0..7} and {8..15}, as the schedule does.
  *

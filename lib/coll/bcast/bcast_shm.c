@@ -6,7 +6,7 @@
  * root's buffer the same way).
  *
  * Schedule (prediction, emulated runs): the root sends to root + 1, ...,
- * root + p - 1 (mod p) in one round.  Native run (lib/coll/shm.c): a
+ * root + p - 1 (mod p) in one round.  Native run (lib/coll/shm_flat.c): a
  * message of at most TC__SHM_INLINE bytes travels in the root's flag: the
  * root writes it there and returns, every other rank copies it out (the
  * root's next call first waits until every rank is done with the one

@@ -17,7 +17,7 @@
  * copied (j = 0: a local copy), every later one combined as the right
  * operand; the executor combines a round's receives at its end in schedule
  * order (lib/sched/sched.h), which is this rank order.
- * Native run (lib/coll/shm.c): every rank publishes its IN, waits for every
+ * Native run (lib/coll/shm_flat.c): every rank publishes its IN, waits for every
  * peer's flag and reduces block `me` of every IN, in rank order, into OUT,
  * then says so and waits until every peer has (nobody reads its IN after).
  * When the p blocks fit in TC__SHM_INLINE bytes they travel in the rank's

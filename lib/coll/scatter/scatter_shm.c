@@ -13,7 +13,7 @@
  * + 1, ..., root + p - 1 (mod p), in one round (bcast_shm.c's round with a
  * block per destination).  Gather (the dual, TC__ALG_DUAL): every rank's IN
  * to its block of the root's OUT, received in one round.
- * Native run (lib/coll/shm.c):
+ * Native run (lib/coll/shm_flat.c):
  *   scatter  the root publishes its IN; every other rank copies block `me`
  *            out of it once the root's flag says it is there, and says so
  *            (a second flag), for which the root waits.  When the p blocks

@@ -1,0 +1,432 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lib/coll/shm_flat.c - the calls of the machine's own algorithms that
+ * synchronise the whole team at once (every algorithm but shm_tree, in
+ * lib/coll/shm_tree.c), on the flags' protocol of lib/coll/shm.c.
+ *
+ * Per collective, call k, rank `me`, peers r != me (visited from me + 1 on,
+ * so that the ranks do not all read the same peer first):
+ *   barrier   publish (k, 1); wait for every (k, 1).
+ *   allgather small (m <= TC__SHM_INLINE): the block in the flag; publish
+ *             (k, 1); read every peer's flag.  Medium (p m <= TC__SHM_AREA):
+ *             the same with the block in this rank's area of parity k & 1.
+ *             Else: publish IN; wait for each peer's (k, 1) and copy its
+ *             block out of its IN; publish (k, 2); wait for every (k, 2)
+ *             (nobody reads our IN after).
+ *   alltoall  as allgather, block me of every peer's IN, flag or area (the
+ *             p blocks published, p m bytes, decide which; the own block is
+ *             not copied there, nobody reads it).
+ *   bcast     small: the root writes the data into its ring's entry of
+ *             call k and returns; a non-root waits for it, copies,
+ *             publishes (k, 2).  Else the root publishes its buffer and
+ *             waits for every (k, 2).
+ *   allreduce shm: publish IN and where this rank's slice will lie (its
+ *             slice buffer of parity k & 1 when the slice is at most
+ *             TC__SHM_SLICE, else OUT); wait for every (k, 1); reduce
+ *             this rank's slice of every IN in rank order there; publish
+ *             (k, 2); copy it to OUT; wait for each (k, 2) (the peer's
+ *             reads of our IN are over) and copy the peer's slice.  Two
+ *             synchronisations: a slice in the buffer is library memory,
+ *             nobody reads the caller's buffers after.  A slice in OUT:
+ *             publish done and wait for every peer's done (a third).
+ *   allreduce shm_flag: every rank reduces the whole vector, in rank
+ *             order, from the flags (small) or from the peers' IN (then a
+ *             phase (k, 2) as allgather).
+ *   scatter   as bcast, the root's p blocks (p m bytes) in its flag, its
+ *             area (p m <= TC__SHM_AREA) or IN; a non-root copies block me.
+ *   gather    every rank's block as allgather's (flag, area or IN); the
+ *             root reads them all; where they were in IN, it publishes
+ *             (k, 2), which the others wait for; else they return at once.
+ *   reduce_scatter shm: as alltoall, but every rank reduces block me of
+ *             the p contributions, in rank order, into OUT.
+ *   barrier, allreduce shm_tree: members signal their group's leader in
+ *             their flags (the vector in the flag's data), the leaders
+ *             synchronise flat and release their members with their own
+ *             flag (tc__shm_tree()).
+ * The reductions are in rank order, (..((x_0 + x_1) + x_2) ..), on every
+ * rank: every rank gets the same bits (shm_tree: the groups' results in
+ * rank order, ((x_0 + x_1) + ...) + ((x_8 + x_9) + ...), the same bits on
+ * every rank).
+ */
+#include "coll/shm_run.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "sched/exec.h"
+
+/* ---- the collectives ---------------------------------------------------- */
+
+/* Every peer's (k, 1), with its block's data; calls got(c, r) after each
+ * (NULL: none). */
+static int tc__shm_read_all(struct tc__shm_ctx *c, void (*got)(struct tc__shm_ctx *, int))
+{
+	int err = tc__shm_sweep(c, 1, 1, got);
+	if (!err)
+		tc__shm_seen_done(c, (int64_t)c->k - 1);
+	return err;
+}
+
+int tc__shm_barrier(struct tc__shm_ctx *c)
+{
+	struct tc__shm_block *b;
+	int err = tc__shm_fill(c, NULL, NULL, &b);
+	if (err)
+		return err;
+	tc__shm_publish(c, 1);
+	return tc__shm_read_all(c, NULL);
+}
+
+/* allgather and alltoall: rank r's block m of OUT, out of r's flag, area
+ * or IN (alltoall: block me of r's p blocks). */
+static void tc__shm_got_block(struct tc__shm_ctx *c, int r)
+{
+	const struct tc__shm_block *pb = tc__shm_blk(c, r);
+	const unsigned char *src = c->in_area ? tc__shm_area(c, r)
+	                           : c->small ? pb->data
+	                                      : (const unsigned char *)pb->in;
+	if (c->m)
+		memcpy((unsigned char *)c->io->out + (uint64_t)r * c->m, src + c->src_off, c->m);
+}
+
+/* Where the call's published bytes travel: the flag (at most
+ * TC__SHM_INLINE), this rank's area (the call's output of p m bytes at
+ * most TC__SHM_AREA), else the caller's buffer. */
+static enum tc__shm_via tc__shm_route_of(int p, uint64_t m, uint64_t published)
+{
+	return published <= TC__SHM_INLINE       ? TC__SHM_VIA_FLAG
+	       : (uint64_t)p * m <= TC__SHM_AREA ? TC__SHM_VIA_AREA
+	                                         : TC__SHM_VIA_IN;
+}
+
+static void tc__shm_route(struct tc__shm_ctx *c, uint64_t published)
+{
+	const enum tc__shm_via v = tc__shm_route_of(c->p, c->m, published);
+	c->in_area = v == TC__SHM_VIA_AREA;
+	c->small = v != TC__SHM_VIA_IN;
+}
+
+struct tc__shm_layout tc__shm_layout(enum tc_coll coll, const char *alg, int p, uint64_t m)
+{
+	struct tc__shm_layout l = {.via = TC__SHM_VIA_IN, .syncs = 1};
+	const uint64_t pm = (uint64_t)(p > 0 ? p : 1) * m;
+	switch (coll) {
+	case TC_COLL_BARRIER:
+		l.via = TC__SHM_VIA_FLAG;
+		break;
+	case TC_COLL_ALLGATHER:
+	case TC_COLL_GATHER:
+		l.via = tc__shm_route_of(p, m, m);
+		break;
+	case TC_COLL_REDUCE_SCATTER:
+		l.after_sweep = true; /* tc__shm_reduce_scatter */
+		                      /* fall through */
+	case TC_COLL_ALLTOALL:
+	case TC_COLL_SCATTER:
+		l.via = tc__shm_route_of(p, m, pm);
+		l.per_reader = true;
+		break;
+	case TC_COLL_BCAST:
+		l.via = m <= TC__SHM_INLINE ? TC__SHM_VIA_FLAG : TC__SHM_VIA_IN;
+		break;
+	case TC_COLL_ALLREDUCE:
+		l.after_sweep = true; /* tc__shm_reduce after tc__shm_read_all */
+		if (alg && !strcmp(alg, "shm")) {
+			/* The slices: a second synchronisation, and a third
+			 * where a slice exceeds its buffer (it lies in OUT). */
+			l.syncs = m / (uint64_t)(p > 0 ? p : 1) <= TC__SHM_SLICE ? 2 : 3;
+			l.via = TC__SHM_VIA_IN;
+		} else {
+			l.via = alg && !strcmp(alg, "shm_tree") ? TC__SHM_VIA_FLAG
+			        : m <= TC__SHM_INLINE           ? TC__SHM_VIA_FLAG
+			                                        : TC__SHM_VIA_IN;
+		}
+		break;
+	default:
+		break;
+	}
+	/* Readers of IN: a second synchronisation, after which the owner
+	 * may change it. */
+	if (l.via == TC__SHM_VIA_IN && l.syncs < 2 && m)
+		l.syncs = 2;
+	return l;
+}
+
+/* Copies the published bytes of in into this rank's flag b or area, once
+ * tc__shm_fill() has said that no peer reads them any more: `published`
+ * bytes, less the block of m at c->src_off where skip is set (this rank's
+ * own, which no peer reads). */
+static void tc__shm_put(struct tc__shm_ctx *c, struct tc__shm_block *b, const unsigned char *in,
+                        uint64_t published, int skip)
+{
+	if (!c->small || !published)
+		return;
+	unsigned char *dst = c->in_area ? tc__shm_area(c, c->me) : b->data;
+	if (skip) {
+		memcpy(dst, in, c->src_off);
+		memcpy(dst + c->src_off + c->m, in + c->src_off + c->m, published - c->src_off - c->m);
+	} else {
+		memcpy(dst, in, published);
+	}
+}
+
+int tc__shm_gather_all(struct tc__shm_ctx *c, int a2a)
+{
+	const uint64_t m = c->m;
+	const unsigned char *in = c->io->in;
+	c->src_off = a2a ? (uint64_t)c->me * m : 0;
+	if (m)
+		memcpy((unsigned char *)c->io->out + (uint64_t)c->me * m, in + c->src_off, m);
+	const uint64_t published = a2a ? (uint64_t)c->p * m : m;
+	tc__shm_route(c, published);
+	struct tc__shm_block *b;
+	int err = tc__shm_fill(c, in, c->io->out, &b);
+	if (err)
+		return err;
+	tc__shm_put(c, b, in, published, a2a); /* alltoall's own block stays out */
+	tc__shm_publish(c, 1);
+	err = tc__shm_read_all(c, tc__shm_got_block);
+	if (err || c->small || !m)
+		return err;
+	tc__shm_publish(c, 2);
+	return tc__shm_await_all(c, 2, 1);
+}
+
+int tc__shm_bcast(struct tc__shm_ctx *c, int root)
+{
+	const uint64_t m = c->m;
+	const int small = m <= TC__SHM_INLINE;
+	if (c->me == root) {
+		struct tc__shm_block *b;
+		int err = tc__shm_claim(c, small, c->io->out, c->io->out, &b);
+		if (err)
+			return err;
+		if (!small) {
+			tc__shm_publish(c, 1);
+			return tc__shm_await_all(c, 2, 1);
+		}
+		if (m)
+			memcpy(b->data, c->io->out, m);
+		/* Release: the entry's data before its step, as
+		 * tc__shm_publish(). */
+		atomic_store_explicit(&b->step, tc__shm_step(c, 1), memory_order_release);
+		return TC_OK;
+	}
+	/* A non-root writes no data of its own, only its step. */
+	const struct tc__shm_block *rb = small ? tc__shm_ring(c, root) : tc__shm_blk(c, root);
+	int err = small ? tc__shm_await_word(c, root, &rb->step, &tc__shm_blk(c, root)->step,
+	                                     tc__shm_pos(c, 1), 1)
+	                : tc__shm_await(c, root, 1);
+	if (!err)
+		err = tc__shm_take_from(c, root, rb);
+	if (err)
+		return err;
+	if (m)
+		memcpy(c->io->out, small ? rb->data : (const unsigned char *)rb->in, m);
+	/* The root's next entries, in case more small broadcasts of it
+	 * follow: where it runs ahead, they are written already, and their
+	 * hand-offs overlap this call's end (complete:2, 8 bytes back to back:
+	 * 180 -> 105 ns a call; four entries ahead: 130-150). */
+	if (small)
+		for (unsigned a = 1; a <= TC__SHM_RING_AHEAD; a++)
+			__builtin_prefetch(&c->slots[root].ring[(c->k + a) % TC__SHM_RING], 0, 3);
+	tc__shm_publish(c, 2);
+	return TC_OK;
+}
+
+/* scatter: the root's p blocks published (flag, area or IN); every other
+ * rank copies its own out and says so, which the root waits for unless
+ * they were in the flag or the area (as bcast). */
+int tc__shm_scatter(struct tc__shm_ctx *c, int root)
+{
+	const uint64_t m = c->m, pm = (uint64_t)c->p * m;
+	tc__shm_route(c, pm);
+	if (c->me == root) {
+		const unsigned char *in = c->io->in;
+		struct tc__shm_block *b;
+		int err = tc__shm_fill(c, in, c->io->out, &b);
+		if (err)
+			return err;
+		c->src_off = (uint64_t)root * m;
+		if (m)
+			memcpy(c->io->out, in + c->src_off, m);
+		tc__shm_put(c, b, in, pm, 1);
+		tc__shm_publish(c, 1);
+		return c->small || !m ? TC_OK : tc__shm_await_all(c, 2, 1);
+	}
+	/* A non-root writes no data of its own, only its step. */
+	int err = tc__shm_await_data(c, root, 1);
+	if (err)
+		return err;
+	const struct tc__shm_block *rb = tc__shm_blk(c, root);
+	const unsigned char *src = c->in_area ? tc__shm_area(c, root)
+	                           : c->small ? rb->data
+	                                      : (const unsigned char *)rb->in;
+	if (m)
+		memcpy(c->io->out, src + (uint64_t)c->me * m, m);
+	tc__shm_publish(c, 2);
+	return TC_OK;
+}
+
+/* gather: every rank's block published (flag, area or IN), the root
+ * copies them all; a rank whose block is in its flag or area returns at
+ * once, one whose IN the root reads waits for the root's (k, 2). */
+int tc__shm_gather(struct tc__shm_ctx *c, int root)
+{
+	const uint64_t m = c->m;
+	const unsigned char *in = c->io->in;
+	c->src_off = 0;
+	tc__shm_route(c, m);
+	struct tc__shm_block *b;
+	int err = tc__shm_fill(c, in, c->io->out, &b);
+	if (err)
+		return err;
+	if (c->me != root) {
+		tc__shm_put(c, b, in, m, 0);
+		tc__shm_publish(c, 1);
+		return c->small ? TC_OK : tc__shm_await_data(c, root, 2);
+	}
+	if (m)
+		memcpy((unsigned char *)c->io->out + (uint64_t)root * m, in, m);
+	tc__shm_publish(c, 1);
+	err = tc__shm_read_all(c, tc__shm_got_block);
+	if (!err && !c->small)
+		tc__shm_publish(c, 2); /* every IN read */
+	return err;
+}
+
+/* Rank r's contribution to a reduction: our own IN, or r's area, flag or
+ * IN. */
+static const void *tc__shm_x(const struct tc__shm_ctx *c, int r)
+{
+	if (r == c->me)
+		return c->io->in;
+	return c->in_area ? (const void *)tc__shm_area(c, r)
+	       : c->small ? (const void *)tc__shm_blk(c, r)->data
+	                  : tc__shm_blk(c, r)->in;
+}
+
+/* out[0, len) = x_0 + x_1 + ... + x_{p-1} at [off, off + len), in rank
+ * order. */
+static void tc__shm_reduce(const struct tc__shm_ctx *c, unsigned char *out, uint64_t off, uint64_t len)
+{
+	const struct tc__exec_io *io = c->io;
+	if (!len)
+		return;
+	io->combine(out, (const unsigned char *)tc__shm_x(c, 0) + off,
+	            (const unsigned char *)tc__shm_x(c, 1) + off, len, io->combine_ctx);
+	for (int r = 2; r < c->p; r++)
+		io->combine(out, out, (const unsigned char *)tc__shm_x(c, r) + off, len, io->combine_ctx);
+}
+
+/* This rank's slice buffer of call k's parity, of at least len bytes:
+ * (re)allocated when smaller, which no peer reads then (tc__shm_fill():
+ * every peer is done with the last call of this parity); NULL when out of
+ * memory. */
+static unsigned char *tc__shm_slice_buf(struct tc__shm_ctx *c, uint64_t len)
+{
+	struct tc__shm_own *own = tc__shm_own(c);
+	const unsigned par = (unsigned)(c->k & 1);
+	if (own->slices_cap[par] < len) {
+		free(own->slices[par]);
+		const size_t cap = (len + 127) & ~(size_t)127;
+		own->slices[par] = aligned_alloc(128, cap);
+		own->slices_cap[par] = own->slices[par] ? cap : 0;
+	}
+	return own->slices[par];
+}
+
+/* allreduce shm: rank r's reduced slice into OUT. */
+static void tc__shm_got_slice(struct tc__shm_ctx *c, int r)
+{
+	uint64_t off, len;
+	tc__block(c->m, c->esize, c->p, r, &off, &len);
+	if (len)
+		memcpy((unsigned char *)c->io->out + off, tc__shm_blk(c, r)->out, len);
+}
+
+/* allreduce shm: this rank's slice of everyone's IN, then the others'.
+ * The reduced slice goes where the peers copy it from: this rank's slice
+ * buffer of the call's parity where it fits (rewritten at a later call of
+ * that parity only once every peer is done with this one, as the block,
+ * tc__shm_fill()), else OUT.  IN is free once every peer has reached
+ * (k, 2), which this rank waits for to copy the peers' slices; so with the
+ * slice in the buffer it returns then.  With the slice in OUT, which the
+ * caller may change after the return, it first waits until every peer is
+ * done with the call (its done word).  The choice is each rank's own: a
+ * rank's readers find the slice through its block (`out`). */
+int tc__shm_allreduce_slices(struct tc__shm_ctx *c)
+{
+	const int p = c->p, me = c->me;
+	unsigned char *out = c->io->out;
+	uint64_t off, len;
+	tc__block(c->m, c->esize, p, me, &off, &len);
+	struct tc__shm_block *b;
+	int err = tc__shm_fill(c, c->io->in, out, &b);
+	if (err)
+		return err;
+	unsigned char *mine = len && len <= TC__SHM_SLICE ? tc__shm_slice_buf(c, len) : NULL;
+	b->out = mine ? mine : out + off;
+	tc__shm_publish(c, 1);
+	if ((err = tc__shm_read_all(c, NULL)))
+		return err;
+	tc__shm_reduce(c, b->out, off, len);
+	tc__shm_publish(c, 2);
+	if (mine)
+		memcpy(out + off, mine, len);
+	err = tc__shm_sweep(c, 2, 0, tc__shm_got_slice);
+	if (err || mine || !len)
+		return err; /* nobody reads OUT */
+	tc__shm_done(c);
+	for (int i = 1; i < p; i++) {
+		const int r = (me + i) % p;
+		if ((err = tc__shm_await_word(c, r, &c->slots[r].done, NULL, c->k + 1, 0)))
+			return err;
+	}
+	tc__shm_seen_done(c, (int64_t)c->k);
+	return TC_OK;
+}
+
+/* allreduce shm_flag: the whole vector from every rank, in rank order. */
+int tc__shm_allreduce_flat(struct tc__shm_ctx *c)
+{
+	c->small = c->m <= TC__SHM_INLINE;
+	struct tc__shm_block *b;
+	int err = tc__shm_fill(c, c->io->in, c->io->out, &b);
+	if (err)
+		return err;
+	if (c->small && c->m)
+		memcpy(b->data, c->io->in, c->m);
+	tc__shm_publish(c, 1);
+	if ((err = tc__shm_read_all(c, NULL)))
+		return err;
+	tc__shm_reduce(c, c->io->out, 0, c->m);
+	if (c->small)
+		return TC_OK;
+	tc__shm_publish(c, 2);
+	return tc__shm_await_all(c, 2, 1);
+}
+
+/* reduce_scatter shm: block `me` of everyone's IN (or of the p blocks in
+ * their flags or areas, the own block left out), reduced in rank order
+ * into OUT; a second synchronisation where the peers read our IN. */
+int tc__shm_reduce_scatter(struct tc__shm_ctx *c)
+{
+	const uint64_t m = c->m, pm = (uint64_t)c->p * m;
+	const unsigned char *in = c->io->in;
+	c->src_off = (uint64_t)c->me * m;
+	tc__shm_route(c, pm);
+	struct tc__shm_block *b;
+	int err = tc__shm_fill(c, in, c->io->out, &b);
+	if (err)
+		return err;
+	tc__shm_put(c, b, in, pm, 1);
+	tc__shm_publish(c, 1);
+	if ((err = tc__shm_read_all(c, NULL)))
+		return err;
+	tc__shm_reduce(c, c->io->out, c->src_off, m);
+	if (c->small || !m)
+		return TC_OK;
+	tc__shm_publish(c, 2);
+	return tc__shm_await_all(c, 2, 1);
+}
