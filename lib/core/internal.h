@@ -322,6 +322,10 @@ struct tc_team {
 	int *parent_rank;
 	struct tc_team *sub_head, *sub_next;
 	pthread_mutex_t sub_mu;
+	/* sub_head != NULL, written under sub_mu at every change of the list:
+	 * a returning rank looks at it before taking sub_mu (lib/core/subteam.c,
+	 * tc__team_sub_returned). */
+	_Atomic bool has_subs;
 	_Atomic int sub_leaving; /* tc_team_free: members that have left */
 	/* Another engine that runs the team's collective schedules, NULL for
 	 * the channels (lib/sched/exec.c): a team over MPI processes
