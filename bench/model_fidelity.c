@@ -29,7 +29,8 @@
  * should lower.  When 1 ms already misses, t_s is doubled instead (up to
  * 128 ms), re-running only the cases still outside 10%, and the figure is
  * the first t_s at which all are within: then it is above 1 ms.  Two diagnostics per p show the emulation's floor on ring:p:
- * `start` (every rank returns at once: lateness of the common start) and
+ * `start` (every rank returns at once: the lateness of the common start,
+ * and of p ranks returning at one moment) and
  * `wake` (every rank charges t_s with tc_clock_advance and returns: p ranks
  * waking at one deadline).
  *
