@@ -92,7 +92,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		snprintf(cspec, sizeof cspec, "complete:%d", cfg.p);
 		s = cspec;
 	}
-	if (s && tc_topo_parse(s, &t) == 0) {
+	/* As tc_team_create parses it: a family ("mesh") sized by cfg.p. */
+	if (s && tc_topo_parse_p(s, cfg.p > 0 ? cfg.p : 0, &t, NULL, 0) == 0) {
 		const int n = tc_topo_nodes(t);
 		const double chans = (double)tc_topo_props(t)->arcs;
 		double ring = cfg.ring_bytes ? (double)cfg.ring_bytes : 65536;
