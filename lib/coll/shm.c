@@ -93,18 +93,6 @@ void tc__shm_restart(struct tc__shm *shm)
 	}
 }
 
-/* Whether the word v has reached pos (the run's bits equal, the low 40 at
- * least pos): 1, 0 not yet, -1 it carries another call k (with sig8, a word
- * of pos's call whose signature differs). */
-static int tc__shm_reached(const struct tc__shm_ctx *c, uint64_t v, uint64_t pos, int sig8)
-{
-	if ((v & ~TC__SHM_RUN_MASK) != c->run || (v & TC__SHM_POS_MASK) < pos)
-		return 0;
-	if (sig8 && (v & TC__SHM_POS_MASK) >> 2 == pos >> 2 && (v & TC__SHM_SIG_MASK) != c->sig8)
-		return -1;
-	return 1;
-}
-
 /* Whether rank r has passed call k (the call of pos) by another word than
  * the one awaited: alt, the word where its call k shows if it made
  * another kind of call (its block's step for a small bcast's ring entry,
@@ -123,7 +111,7 @@ static int tc__shm_passed_by(const struct tc__shm_ctx *c, const _Atomic uint64_t
 	       !tc__shm_reached(c, atomic_load_explicit(word, memory_order_acquire), pos, 0);
 }
 
-int tc__shm_await_word(struct tc__shm_ctx *c, int r, const _Atomic uint64_t *word,
+int tc__shm_await_wait(struct tc__shm_ctx *c, int r, const _Atomic uint64_t *word,
                        const _Atomic uint64_t *alt, uint64_t pos, int sig8)
 {
 	struct tc_team *team = c->proc->team;
@@ -176,61 +164,6 @@ int tc__shm_await_word(struct tc__shm_ctx *c, int r, const _Atomic uint64_t *wor
 			break;
 		}
 	}
-}
-
-/* Waits until rank r's step reaches (k, ph). */
-int tc__shm_await(struct tc__shm_ctx *c, int r, int ph)
-{
-	return tc__shm_await_word(c, r, &tc__shm_blk(c, r)->step, &tc__shm_ring(c, r)->step,
-	                          tc__shm_pos(c, ph), 1);
-}
-
-/* What this rank knows of its peers (its own slot), reset at a new run. */
-struct tc__shm_own *tc__shm_own(struct tc__shm_ctx *c)
-{
-	struct tc__shm_own *own = &c->slots[c->me].own;
-	if (own->run != c->run) {
-		*own = (struct tc__shm_own){.run = c->run,
-		                            .seen_done = -1,
-		                            .last_written = {-1, -1},
-		                            .slices = {own->slices[0], own->slices[1]},
-		                            .slices_cap = {own->slices_cap[0], own->slices_cap[1]}};
-		for (int i = 0; i < TC__SHM_RING; i++)
-			own->ring_written[i] = -1;
-	}
-	return own;
-}
-
-/* Every peer is done with call j (it reached a step after its reads). */
-void tc__shm_seen_done(struct tc__shm_ctx *c, int64_t j)
-{
-	struct tc__shm_own *own = tc__shm_own(c);
-	if (j > own->seen_done)
-		own->seen_done = j;
-}
-
-/* Rank r's block b of call k (or its ring's entry), which has reached this
- * call: checks its full signature and takes its clock. */
-int tc__shm_take_from(struct tc__shm_ctx *c, int r, const struct tc__shm_block *b)
-{
-	if (b->sig != c->sig)
-		return tc__shm_mismatch(c, r);
-	if (b->clock > c->cmax)
-		c->cmax = b->clock;
-	return TC_OK;
-}
-
-int tc__shm_take(struct tc__shm_ctx *c, int r)
-{
-	return tc__shm_take_from(c, r, tc__shm_blk(c, r));
-}
-
-/* Waits for r's (k, ph) and reads its block's clock (and checks its full
- * signature): for the blocks a peer wrote in full. */
-int tc__shm_await_data(struct tc__shm_ctx *c, int r, int ph)
-{
-	int err = tc__shm_await(c, r, ph);
-	return err ? err : tc__shm_take(c, r);
 }
 
 /* The most ranks whose flags a sweep watches together, and its passes
@@ -303,62 +236,30 @@ int tc__shm_await_all(struct tc__shm_ctx *c, int ph, int last)
 	return err;
 }
 
-/* This rank's block of call k (ring: its ring's entry of call k), to be
- * written once no peer reads it any more: every peer done with L, the last
- * call that wrote it (shm.h).  Known from what this rank saw, or else read
- * from the peers' done words. */
-int tc__shm_claim(struct tc__shm_ctx *c, int ring, const void *in, void *out, struct tc__shm_block **bp)
+/* tc__shm_claim()'s wait: every peer done with call `last`, read from
+ * their done words; own->seen_done then says what they say. */
+int tc__shm_claim_wait(struct tc__shm_ctx *c, struct tc__shm_own *own, int64_t last)
 {
-	struct tc__shm_own *own = tc__shm_own(c);
-	int64_t *written =
-	        ring ? &own->ring_written[c->k % TC__SHM_RING] : &own->last_written[c->k & 1];
-	const int64_t last = *written;
-	if (last >= 0 && own->seen_done < last) {
-		/* What the words say, not only what this call needs: a peer
-		 * usually is done with later calls too (a small bcast's reader
-		 * with the call before this one), and the next call of the
-		 * other parity then reads no word. */
-		uint64_t seen = UINT64_MAX;
-		for (int i = 1; i < c->p; i++) {
-			const int r = (c->me + i) % c->p;
-			int err = tc__shm_await_word(c, r, &c->slots[r].done, NULL,
-			                             (uint64_t)last + 1, 0);
-			if (err)
-				return err;
-			/* Acquire, as the wait's: the word only grows, and the
-			 * peer's reads of every call it says are done come
-			 * before this rank's later writes of their blocks. */
-			const uint64_t v =
-			        atomic_load_explicit(&c->slots[r].done, memory_order_acquire) &
-			        TC__SHM_POS_MASK;
-			if (v < seen)
-				seen = v;
-		}
-		own->seen_done = (int64_t)seen - 1;
+	/* What the words say, not only what this call needs: a peer usually
+	 * is done with later calls too (a small bcast's reader with the call
+	 * before this one), and the next call of the other parity then reads
+	 * no word. */
+	uint64_t seen = UINT64_MAX;
+	for (int i = 1; i < c->p; i++) {
+		const int r = (c->me + i) % c->p;
+		int err = tc__shm_await_word(c, r, &c->slots[r].done, NULL, (uint64_t)last + 1, 0);
+		if (err)
+			return err;
+		/* Acquire, as the wait's: the word only grows, and the peer's
+		 * reads of every call it says are done come before this rank's
+		 * later writes of their blocks. */
+		const uint64_t v = atomic_load_explicit(&c->slots[r].done, memory_order_acquire) &
+		                   TC__SHM_POS_MASK;
+		if (v < seen)
+			seen = v;
 	}
-	*written = (int64_t)c->k;
-	struct tc__shm_block *b = ring ? tc__shm_ring(c, c->me) : tc__shm_blk(c, c->me);
-	b->clock = c->proc->clock;
-	b->sig = c->sig;
-	b->in = in;
-	b->out = out;
-	*bp = b;
+	own->seen_done = (int64_t)seen - 1;
 	return TC_OK;
-}
-
-int tc__shm_fill(struct tc__shm_ctx *c, const void *in, void *out, struct tc__shm_block **bp)
-{
-	return tc__shm_claim(c, 0, in, out, bp);
-}
-
-/* Marks this rank done with call k (its reads of the peers' buffers and
- * flags are over). */
-void tc__shm_done(struct tc__shm_ctx *c)
-{
-	/* Release: pairs with the acquire load of tc__shm_await_word() in a
-	 * peer's tc__shm_fill() or tc__shm_allreduce_slices(). */
-	atomic_store_explicit(&c->slots[c->me].done, c->run | (c->k + 1), memory_order_release);
-	c->done = 1;
 }
 
 int tc__shm_exec(struct tc_proc *proc, const struct tc__shm *shm, const struct tc__centry *e,

@@ -10,6 +10,7 @@
 #define TC_COLL_SHM_RUN_H
 
 #include "coll/shm.h"
+#include "core/internal.h"
 #include "core/wait.h"
 
 /* The step word: [63:48] the team's start, [47:40] the signature, [39:2]
@@ -76,20 +77,81 @@ static inline struct tc__shm_block *tc__shm_ring(const struct tc__shm_ctx *c, in
 	return &c->slots[r].ring[c->k % TC__SHM_RING];
 }
 
+/* The protocol.  What a call does when the peers are where it needs them
+ * is inline here: a look at a word, a check of a block, a claim of its own
+ * block (a small bcast's 8 bytes cost about 70 ns a call between two CPUs,
+ * and each call out of line a few of them); the waits are in
+ * lib/coll/shm.c. */
+
 /* Aborts the team for rank r's other call k: TC_EMISMATCH. */
 int tc__shm_mismatch(struct tc__shm_ctx *c, int r);
+
+/* Whether the word v has reached pos (the run's bits equal, the low 40 at
+ * least pos): 1, 0 not yet, -1 it carries another call k (with sig8, a word
+ * of pos's call whose signature differs). */
+static inline int tc__shm_reached(const struct tc__shm_ctx *c, uint64_t v, uint64_t pos, int sig8)
+{
+	if ((v & ~TC__SHM_RUN_MASK) != c->run || (v & TC__SHM_POS_MASK) < pos)
+		return 0;
+	if (sig8 && (v & TC__SHM_POS_MASK) >> 2 == pos >> 2 && (v & TC__SHM_SIG_MASK) != c->sig8)
+		return -1;
+	return 1;
+}
+
+/* tc__shm_await_word()'s wait, once a first look found *word short of
+ * pos: spin, then yield, with the team's aborts, timeouts and probes. */
+int tc__shm_await_wait(struct tc__shm_ctx *c, int r, const _Atomic uint64_t *word,
+                       const _Atomic uint64_t *alt, uint64_t pos, int sig8);
 
 /* Waits until *word reaches pos (the run's bits equal, the low 40 at
  * least pos); with sig8, a word of call k (pos's call) must carry it; alt
  * (or NULL) the word where rank r's call k shows if it made another kind
  * of call.  0, TC_EMISMATCH (rank r makes another call k: the team is
  * aborted), TC_EABORTED, TC_ETIMEDOUT. */
-int tc__shm_await_word(struct tc__shm_ctx *c, int r, const _Atomic uint64_t *word,
-                       const _Atomic uint64_t *alt, uint64_t pos, int sig8);
+static inline int tc__shm_await_word(struct tc__shm_ctx *c, int r, const _Atomic uint64_t *word,
+                                     const _Atomic uint64_t *alt, uint64_t pos, int sig8)
+{
+	/* Acquire: pairs with the release stores of tc__shm_publish() and
+	 * tc__shm_exec() in rank r: its block's data, and its reads of our
+	 * buffers and flags, come before. */
+	const int got = tc__shm_reached(c, atomic_load_explicit(word, memory_order_acquire), pos, sig8);
+	if (got > 0)
+		return TC_OK;
+	return got < 0 ? tc__shm_mismatch(c, r) : tc__shm_await_wait(c, r, word, alt, pos, sig8);
+}
+
 /* Waits until rank r's step reaches (k, ph). */
-int tc__shm_await(struct tc__shm_ctx *c, int r, int ph);
-/* As tc__shm_await(), then takes r's block (tc__shm_take()). */
-int tc__shm_await_data(struct tc__shm_ctx *c, int r, int ph);
+static inline int tc__shm_await(struct tc__shm_ctx *c, int r, int ph)
+{
+	return tc__shm_await_word(c, r, &tc__shm_blk(c, r)->step, &tc__shm_ring(c, r)->step,
+	                          tc__shm_pos(c, ph), 1);
+}
+
+/* Rank r's block b of call k (or its ring's entry), which has reached this
+ * call: checks its full signature and takes its clock; tc__shm_take(): of
+ * its flag's block. */
+static inline int tc__shm_take_from(struct tc__shm_ctx *c, int r, const struct tc__shm_block *b)
+{
+	if (b->sig != c->sig)
+		return tc__shm_mismatch(c, r);
+	if (b->clock > c->cmax)
+		c->cmax = b->clock;
+	return TC_OK;
+}
+
+static inline int tc__shm_take(struct tc__shm_ctx *c, int r)
+{
+	return tc__shm_take_from(c, r, tc__shm_blk(c, r));
+}
+
+/* Waits for r's (k, ph) and reads its block's clock (and checks its full
+ * signature): for the blocks a peer wrote in full. */
+static inline int tc__shm_await_data(struct tc__shm_ctx *c, int r, int ph)
+{
+	int err = tc__shm_await(c, r, ph);
+	return err ? err : tc__shm_take(c, r);
+}
+
 /* Waits for every peer's (k, ph), sweeping their flags; with data, takes
  * each one's block; calls got(c, r) (NULL: none) for each as it arrives. */
 int tc__shm_sweep(struct tc__shm_ctx *c, int ph, int data, void (*got)(struct tc__shm_ctx *, int));
@@ -98,20 +160,75 @@ int tc__shm_sweep(struct tc__shm_ctx *c, int ph, int data, void (*got)(struct tc
 int tc__shm_await_all(struct tc__shm_ctx *c, int ph, int last);
 
 /* What this rank knows of its peers (its own slot), reset at a new run. */
-struct tc__shm_own *tc__shm_own(struct tc__shm_ctx *c);
-/* Every peer is done with call j. */
-void tc__shm_seen_done(struct tc__shm_ctx *c, int64_t j);
-/* Checks the signature of rank r's block b of call k and takes its clock;
- * tc__shm_take(): of its flag's block. */
-int tc__shm_take_from(struct tc__shm_ctx *c, int r, const struct tc__shm_block *b);
-int tc__shm_take(struct tc__shm_ctx *c, int r);
-/* This rank's block of call k (ring: its ring's entry) once no peer reads
- * it any more, its clock, signature and pointers written; tc__shm_fill():
- * the block. */
-int tc__shm_claim(struct tc__shm_ctx *c, int ring, const void *in, void *out, struct tc__shm_block **bp);
-int tc__shm_fill(struct tc__shm_ctx *c, const void *in, void *out, struct tc__shm_block **bp);
-/* Marks this rank done with call k (its done word). */
-void tc__shm_done(struct tc__shm_ctx *c);
+static inline struct tc__shm_own *tc__shm_own(struct tc__shm_ctx *c)
+{
+	struct tc__shm_own *own = &c->slots[c->me].own;
+	if (own->run != c->run) {
+		*own = (struct tc__shm_own){.run = c->run,
+		                            .seen_done = -1,
+		                            .last_written = {-1, -1},
+		                            .slices = {own->slices[0], own->slices[1]},
+		                            .slices_cap = {own->slices_cap[0], own->slices_cap[1]}};
+		for (int i = 0; i < TC__SHM_RING; i++)
+			own->ring_written[i] = -1;
+	}
+	return own;
+}
+
+/* Every peer is done with call j (it reached a step after its reads). */
+static inline void tc__shm_seen_done(struct tc__shm_ctx *c, int64_t j)
+{
+	struct tc__shm_own *own = tc__shm_own(c);
+	if (j > own->seen_done)
+		own->seen_done = j;
+}
+
+/* tc__shm_claim()'s wait: every peer done with call `last`, read from
+ * their done words; own->seen_done then says what they say. */
+int tc__shm_claim_wait(struct tc__shm_ctx *c, struct tc__shm_own *own, int64_t last);
+
+/* This rank's block of call k (ring: its ring's entry of call k), to be
+ * written once no peer reads it any more: every peer done with L, the last
+ * call that wrote it (shm.h).  Known from what this rank saw, or else read
+ * from the peers' done words.  Its clock, signature and pointers written;
+ * tc__shm_fill(): the block. */
+static inline int tc__shm_claim(struct tc__shm_ctx *c, int ring, const void *in, void *out,
+                                struct tc__shm_block **bp)
+{
+	struct tc__shm_own *own = tc__shm_own(c);
+	int64_t *written =
+	        ring ? &own->ring_written[c->k % TC__SHM_RING] : &own->last_written[c->k & 1];
+	const int64_t last = *written;
+	if (last >= 0 && own->seen_done < last) {
+		int err = tc__shm_claim_wait(c, own, last);
+		if (err)
+			return err;
+	}
+	*written = (int64_t)c->k;
+	struct tc__shm_block *b = ring ? tc__shm_ring(c, c->me) : tc__shm_blk(c, c->me);
+	b->clock = c->proc->clock;
+	b->sig = c->sig;
+	b->in = in;
+	b->out = out;
+	*bp = b;
+	return TC_OK;
+}
+
+static inline int tc__shm_fill(struct tc__shm_ctx *c, const void *in, void *out,
+                               struct tc__shm_block **bp)
+{
+	return tc__shm_claim(c, 0, in, out, bp);
+}
+
+/* Marks this rank done with call k (its reads of the peers' buffers and
+ * flags are over). */
+static inline void tc__shm_done(struct tc__shm_ctx *c)
+{
+	/* Release: pairs with the acquire load of tc__shm_await_word() in a
+	 * peer's tc__shm_fill() or tc__shm_allreduce_slices(). */
+	atomic_store_explicit(&c->slots[c->me].done, c->run | (c->k + 1), memory_order_release);
+	c->done = 1;
+}
 
 /* The calls (lib/coll/shm_flat.c): 0 or the first error of a wait. */
 int tc__shm_barrier(struct tc__shm_ctx *c);
