@@ -161,7 +161,7 @@ fi
 # Each section measured something: a case of it is there with its figures.
 check "native cases measured" grep -qE '\{"p": 2, "topology": "complete:2", "coll": "[a-z_]+", "bytes": [0-9]+, "algorithm": "[a-z_]+", "measured_ns": [0-9.eE+-]+' "$j"
 check "emulation cases measured" grep -qE '\{"p": 2, "topology": "[a-z:0-9x]+", "case": "[a-z_]+", "ts_ns": 1000000, "modelled_us": [0-9.eE+-]+, "emulated_us": [0-9.eE+-]+' "$j"
-check "the emulation's floor measured" grep -qE '"floor": \[\{"p": 2, "start_late_us": [0-9.]+, "wake_late_us": [0-9.]+\}' "$j"
+check "the emulation's floor measured" grep -qE '"floor": \[\{"p": 2, "start_late_us": [0-9.]+, "wake_late_us": [0-9.]+, "start_cpus_began_us": [0-9.]+\}' "$j"
 check "peers cases measured against OpenMP" grep -qE '\{"case": "[a-z]+", "p": 2, "bytes": [0-9]+, "ours_ns": [0-9.eE+-]+, "openmp_ns": [0-9.eE+-]+, "ratio": [0-9.eE+-]+' "$j"
 check "report.md holds the summary table" grep -q '^| native fidelity' "$tmp/out/report.md"
 check "the summary prints the shares" grep -qE '^native fidelity: [0-9]+ of [0-9]+ cases within 15%' <<<"$out"
