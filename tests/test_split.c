@@ -621,6 +621,47 @@ Test(split, absent_rank_times_out_named, .timeout = 300)
 	}
 }
 
+/* A sub-team's rank that returns from its SPMD function without the
+ * sub-team's collective: its sub-team peer, waiting in that collective,
+ * learns it (the rank is marked returned on every sub-team of the run)
+ * and fails with TC_EMISMATCH, long before the team's timeout; the other
+ * sub-team's barrier completes. */
+static int skip_fn(struct tc_proc *proc, void *argp)
+{
+	int *rc = argp;
+	const int me = tc_rank(proc);
+	struct tc_proc *sub;
+	int err = tc_team_split(proc, me % 2, me, NULL, &sub);
+	if (err || me == 0)
+		return rc[me] = err; /* rank 0 skips colour 0's barrier */
+	return rc[me] = tc_barrier(sub, NULL);
+}
+
+Test(split, skipped_sub_team_call_fails_its_peer, .timeout = 300)
+{
+	for (int e = 0; e < 2; e++) {
+		/* A timeout far beyond the mismatch probe's look (10 ms). */
+		struct tc_team *t = make("ring:4", execs[e], 60000);
+		int rc[4] = {-1, -1, -1, -1};
+		struct timespec t0, t1;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		int err = tc_run(t, skip_fn, rc);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		const double s =
+		        (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+		cr_assert_eq(err, TC_EMISMATCH, "%s: the run: %s", exec_names[e], tc_strerror(err));
+		cr_assert_eq(rc[0], 0, "%s: rank 0: %s", exec_names[e], tc_strerror(rc[0]));
+		cr_assert_eq(rc[2], TC_EMISMATCH, "%s: rank 2, its sub-team peer: %s",
+		             exec_names[e], tc_strerror(rc[2]));
+		cr_assert(rc[1] == 0 || rc[1] == TC_EABORTED, "%s: rank 1: %s", exec_names[e],
+		          tc_strerror(rc[1]));
+		cr_assert(rc[3] == 0 || rc[3] == TC_EABORTED, "%s: rank 3: %s", exec_names[e],
+		          tc_strerror(rc[3]));
+		cr_assert_lt(s, 30.0, "%s: %.1f s: found by the timeout, not the skip", exec_names[e], s);
+		tc_team_destroy(t);
+	}
+}
+
 /* A rank failing on a sub-team: the rank waiting on the other sub-team
  * and on the parent return TC_EABORTED, and the next run is clean. */
 static int abort_fn(struct tc_proc *proc, void *argp)
