@@ -178,7 +178,7 @@ void tc__team_sub_start(struct tc_team *root, void (*reset_proc)(struct tc_proc 
  * a CPU whose thread sleeps on a contended mutex runs none of its other
  * ranks meanwhile, and a guest's idle vCPU takes tens of microseconds to
  * wake: with 64 ranks on 16 vCPUs of a KVM guest the runs whose ranks all
- * returned at one deadline ended 35-70 us after it, those that ended with
+ * returned at one deadline ended 34-70 us after it, those that ended with
  * one rank within 10 us.  A sub-team of proc's was listed before proc's
  * tc_team_split returned (lib/coll/split.c: its maker lists it, then the
  * members learn of it), so the acquire load below sees has_subs set. */
