@@ -45,13 +45,6 @@ struct nat_arg {
 	const char *alg;
 };
 
-static double nat_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
 /* The bytes of a rank's send and receive buffers for m-byte blocks. */
 static void nat_extent(int coll, int p, size_t m, size_t *sbytes, size_t *rbytes)
 {
@@ -77,7 +70,7 @@ static int nat_fn(struct tc_proc *proc, void *argp)
 		memset(rb, 0, rbytes);
 		if ((err = tc_barrier(proc, NULL)) != 0)
 			break;
-		a->t0[me][k] = nat_now();
+		a->t0[me][k] = (double)fidelity_now_ns();
 		switch (a->coll) {
 		case 0:
 			err = tc_bcast(proc, sb, n, TC_DOUBLE, 0, NULL);
@@ -98,7 +91,7 @@ static int nat_fn(struct tc_proc *proc, void *argp)
 			err = tc_reduce_scatter(proc, sb, rb, n, TC_DOUBLE, TC_OP_SUM, NULL);
 			break;
 		}
-		a->t1[me][k] = nat_now();
+		a->t1[me][k] = (double)fidelity_now_ns();
 	}
 	a->err[me] = err;
 	if (err)
@@ -613,23 +606,13 @@ void fidelity_native_save_to(const char *path)
 
 int fidelity_native_add_coll(const char *s)
 {
-	for (int c = 0; c < NAT_COLLS; c++)
-		if (!strcmp(s, nat_names[c])) {
-			nat_coll_mask |= 1u << c;
-			return 0;
-		}
-	return -1;
+	return fidelity_mask_add(nat_names, NAT_COLLS, s, &nat_coll_mask);
 }
 
 int fidelity_native_add_topo(const char *s)
 {
 	static const char *const names[] = {"chain", "complete", "hypercube"};
-	for (int i = 0; i < 3; i++)
-		if (!strcmp(s, names[i])) {
-			nat_topo_mask |= 1u << i;
-			return 0;
-		}
-	return -1;
+	return fidelity_mask_add(names, 3, s, &nat_topo_mask);
 }
 
 int fidelity_native_add_size(const char *s)

@@ -6,6 +6,10 @@
 #ifndef FIDELITY_NATIVE_H
 #define FIDELITY_NATIVE_H
 
+#include <stdint.h>
+#include <string.h>
+#include <time.h>
+
 /* The most --sweeps. */
 enum { FIDELITY_MAX_SWEEPS = 15 };
 
@@ -32,6 +36,26 @@ static inline int fidelity_cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
 	return (x > y) - (x < y);
+}
+
+/* CLOCK_MONOTONIC in ns: the clock of the library's epochs. */
+static inline uint64_t fidelity_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* A --case or --topo item: sets bit i of *mask where s is names[i] (0),
+ * or names none of the n (-1). */
+static inline int fidelity_mask_add(const char *const *names, int n, const char *s, unsigned *mask)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(s, names[i])) {
+			*mask |= 1u << i;
+			return 0;
+		}
+	return -1;
 }
 
 #endif /* FIDELITY_NATIVE_H */

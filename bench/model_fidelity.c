@@ -184,13 +184,6 @@ static void shift_peers(const struct tc_topo *t, int r, int *right, int *left)
 	}
 }
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* *w = max(*w, v) (below: min over nonzero values where least is set). */
 static void atomic_extreme(_Atomic uint64_t *w, uint64_t v, int least)
 {
@@ -250,8 +243,8 @@ static int spmd(struct tc_proc *proc, void *arg)
 		 * returning at one moment adds. */
 		const int cpu = sched_getcpu();
 		if (cpu >= 0 && cpu < MAX_CPUS)
-			atomic_extreme(&j->first_on_cpu[cpu], mono_ns(), 1);
-		atomic_extreme(&j->last_return, mono_ns(), 0);
+			atomic_extreme(&j->first_on_cpu[cpu], fidelity_now_ns(), 1);
+		atomic_extreme(&j->last_return, fidelity_now_ns(), 0);
 		break;
 	}
 	case K_WAKE:
@@ -392,12 +385,10 @@ static double spawn_ns(int p)
 	double v[5];
 	int n = 5;
 	for (int i = 0; i < n; i++) {
-		struct timespec a, b;
-		clock_gettime(CLOCK_MONOTONIC, &a);
+		const uint64_t a = fidelity_now_ns();
 		struct job j = {.kind = K_START};
 		tc_run(team, spmd, &j);
-		clock_gettime(CLOCK_MONOTONIC, &b);
-		v[i] = (double)(b.tv_sec - a.tv_sec) * 1e9 + (double)(b.tv_nsec - a.tv_nsec);
+		v[i] = (double)(fidelity_now_ns() - a);
 	}
 	tc_team_destroy(team);
 	qsort(v, (size_t)n, sizeof *v, fidelity_cmp_double);
@@ -478,23 +469,13 @@ static int add_ts(const char *s)
 
 static int add_case(const char *s)
 {
-	for (int k = 0; k < K_NKINDS; k++)
-		if (!strcmp(s, kind_name[k])) {
-			case_mask |= 1u << k;
-			return 0;
-		}
-	return -1;
+	return fidelity_mask_add(kind_name, K_NKINDS, s, &case_mask);
 }
 
 static int add_topo(const char *s)
 {
 	static const char *const names[] = {"ring", "torus", "hypercube"};
-	for (int i = 0; i < 3; i++)
-		if (!strcmp(s, names[i])) {
-			topo_mask |= 1u << i;
-			return 0;
-		}
-	return -1;
+	return fidelity_mask_add(names, 3, s, &topo_mask);
 }
 
 static int cmp_double_desc(const void *a, const void *b)
