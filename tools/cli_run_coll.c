@@ -275,7 +275,7 @@ static void call_span(const struct run_ctx *c, int j, uint64_t *lo, uint64_t *hi
 
 /* The first call of the run, from poisoned buffers, is checked by each rank
  * at once (after its time was taken; later calls overwrite the result); the
- * last by the tool after the run. */
+ * last by the tool after the run (emulated, a run of one call: only then). */
 static void first_check(struct run_ctx *c, int r, int k)
 {
 	if (k == 0 && c->out[r] && memcmp(c->out[r], c->exp[r], c->rlen[r])) {
@@ -315,7 +315,11 @@ static int run_rank(struct tc_proc *proc, void *arg)
 	int err = 0;
 	const int bar = !c->emulated; /* emulated: the logical time 0 is the start */
 	tc_proc_stats_reset(proc);
-	prep_buffers(c, r, 1);
+	/* Emulated: the buffers were made ready before the run (its epoch is
+	 * logical time 0, and what a rank does before its first call would
+	 * count as the call's time). */
+	if (!c->emulated)
+		prep_buffers(c, r, 1);
 	if (bar && tool_barrier(c, proc))
 		return TC_EABORTED;
 	/* Warm-up calls, then the timed calls: one batch of c->calls, or
@@ -341,7 +345,10 @@ static int run_rank(struct tc_proc *proc, void *arg)
 			err = call_coll(c, proc, &opts, k);
 			c->t0[(size_t)r * (size_t)c->ccap + (size_t)(done + j)] = t;
 			c->t1[(size_t)r * (size_t)c->ccap + (size_t)(done + j)] = now_ns();
-			first_check(c, r, k);
+			/* Emulated, the last call: checked after the run (the
+			 * check would count as the call's time). */
+			if (!c->emulated || j + 1 < batch)
+				first_check(c, r, k);
 		}
 		done += batch;
 		if (!c->auto_calls || err || !bar)
@@ -531,9 +538,9 @@ int cli_run_coll(struct tc_team *team, const struct cli_run_args *a, struct cli_
 	int run_calls = 1;
 	int total = (a->warmup > 0 ? a->warmup : 0) + nrun;
 	for (int k = 0; k < total; k++) {
-		/* Each rank poisons its own buffers (prep_buffers): the bcast
-		 * root holds the data, every other output the complement of the
-		 * expected bytes. */
+		/* Each rank poisons its own buffers (prep_buffers; emulated,
+		 * this thread before the run): the bcast root holds the data,
+		 * every other output the complement of the expected bytes. */
 		const int timed_run = k >= total - nrun;
 		c.auto_calls = auto_calls && timed_run;
 		c.calls = a->calls > 0 ? a->calls : 1;
@@ -543,6 +550,9 @@ int cli_run_coll(struct tc_team *team, const struct cli_run_args *a, struct cli_
 			c.first_bad[r] = UINT64_MAX;
 		atomic_store(&c.arrived, 0);
 		atomic_store(&c.barrier_bad, 0);
+		if (c.emulated)
+			for (int r = 0; r < p; r++)
+				prep_buffers(&c, r, 1);
 		err = tc_run(team, run_rank, &c);
 		if (err)
 			goto out;

@@ -980,9 +980,8 @@ static int sweep_main(int argc, char **argv, int mpi, int me, int np_mpi)
 							                      tc_topo_kind(topos[k]) ==
 							                              TC_TOPO_HYPERCUBE,
 							         .repeat = (int)o.repeat,
-							         .warmup = (int)(o.warmup >= 0
-							                                 ? o.warmup
-							                                 : mi == 1),
+							         .warmup = (int)(o.warmup >= 0 ? o.warmup
+							                                       : 1),
 							         .packets = m.packets,
 							         .emulated = mi == 2,
 							         .vcounts = vcounts,
