@@ -35,7 +35,9 @@
 #               blocks is above 16 MiB per rank is skipped;
 #   emulation   model_fidelity at p = CPUs and 4 x CPUs (fibres) with
 #               t_s = 1 ms, 250 us, 100 us: emulated wall time against the
-#               modelled time.
+#               modelled time, the median of five runs (of three, one stall
+#               of a 16-CPU guest's vCPU, up to a millisecond, could decide
+#               a case).
 # Writes into the output dir: report.json (every figure), report.md (the
 # tables), log.txt (everything printed) and each part's raw output
 # (peers.txt, native-pP.txt, emulation-pP.txt, calibrate.txt) and each
@@ -138,7 +140,7 @@ if [ "$quick" = 1 ]; then
 else
 	peers_args=(--reps 3)
 	native_args=(--sweeps 3 --no-recal --bytes 8,1K,64K,1M,4M)
-	emu_args=(--reps 3)
+	emu_args=(--reps 5)
 	share_peers=30 share_native=45 share_emu=25
 fi
 [ ${#peers_p[@]} -gt 0 ] || peers_p=(2)
