@@ -54,6 +54,7 @@ struct tc__fcpu {
 
 struct tc__runq {
 	int ntask, ncpu, started, runs;
+	uint64_t idle_poll_ns; /* tc__runq_set_idle_poll */
 	struct tc__task *tasks;
 	struct tc__fcpu *cpus;
 	void (*on_start)(void *);
@@ -436,7 +437,10 @@ static void tc__cpu_sweep(struct tc__fcpu *c)
 static void tc__cpu_idle(struct tc__fcpu *c)
 {
 	uint64_t start = tc__mono_ns(), now = start;
-	uint64_t until = start + TC__IDLE_SPIN_NS, wake = 0, deadline = 0;
+	const uint64_t spin_end = start + TC__IDLE_SPIN_NS;
+	uint64_t until = spin_end, wake = 0, deadline = 0;
+	if (c->s->idle_poll_ns > TC__IDLE_SPIN_NS)
+		until = start + c->s->idle_poll_ns;
 	int precise = 0;
 	if (c->nheap) {
 		deadline = c->heap[0]->deadline;
@@ -450,9 +454,14 @@ static void tc__cpu_idle(struct tc__fcpu *c)
 		/* Relaxed: a look only (tc__pick takes the list). */
 		if (atomic_load_explicit(&c->remote, memory_order_relaxed))
 			return;
-		caa_cpu_relax();
-		if (k % 16 == 0)
+		if (now < spin_end || (wake && now >= wake)) {
+			caa_cpu_relax();
+			if (k % 16 == 0)
+				now = tc__mono_ns();
+		} else {
+			sched_yield(); /* the idle poll: a waiting thread may run */
 			now = tc__mono_ns();
+		}
 	}
 	if (c->nheap && c->heap[0]->deadline <= now)
 		return;
@@ -605,6 +614,11 @@ int tc__runq_ntask(const struct tc__runq *s)
 struct tc__task *tc__runq_task(struct tc__runq *s, int i)
 {
 	return &s->tasks[i];
+}
+
+void tc__runq_set_idle_poll(struct tc__runq *s, uint64_t ns)
+{
+	s->idle_poll_ns = ns;
 }
 
 int tc__runq_start(struct tc__runq *s, void (*on_start)(void *), void *arg)

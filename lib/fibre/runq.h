@@ -117,6 +117,11 @@ int tc__runq_ntask(const struct tc__runq *s);
  * (fn and arg as set then) on the stack it had, so a team keeps one
  * scheduler, and its stacks, from run to run (lib/run/run.c). */
 int tc__runq_start(struct tc__runq *s, void (*on_start)(void *), void *arg);
+/* How long an idle CPU keeps looking for work before it sleeps in the
+ * kernel (tc__cpu_idle, lib/fibre/runq.c): TC__IDLE_SPIN_NS spinning, then,
+ * up to ns in all, polling with sched_yield (0: none; set before
+ * tc__runq_start). */
+void tc__runq_set_idle_poll(struct tc__runq *s, uint64_t ns);
 /* Waits for the started CPUs' threads: every task of theirs has finished.
  * The scheduler's memory stays valid until tc__runq_destroy: a thread that
  * is not one of the CPUs may still be inside tc__task_wake of a task that

@@ -251,6 +251,12 @@ static void tc__fibre_cpu_start(void *arg)
  * threads, in blocks of consecutive ranks (lib/fibre/runq.h).  Emulated: the CPU threads wait at the gate, then
  * every rank sleeps in its CPU's timer queue until the epoch.
  */
+/* Emulated: an idle CPU thread polls this long before it sleeps in the
+ * kernel (tc__runq_set_idle_poll).  A message from another CPU then finds
+ * it running: the futex wake of a sleeping CPU took tens of microseconds to
+ * a millisecond on a 16-vCPU KVM guest, none of which the model charges. */
+#define TC__EMULATE_IDLE_POLL_NS 1000000u
+
 static int tc__run_fibres(struct tc_team *t, const int *run, int n)
 {
 	/* The scheduler of the last run, if it has the same shape: no stack
@@ -276,6 +282,7 @@ static int tc__run_fibres(struct tc_team *t, const int *run, int n)
 		pr->db.task = task;
 	}
 	tc__team_sub_tasks(t);
+	tc__runq_set_idle_poll(s, t->emulate ? TC__EMULATE_IDLE_POLL_NS : 0);
 	err = tc__runq_start(s, tc__fibre_cpu_start, t);
 	if (err)
 		tc_team_abort(t);
