@@ -394,8 +394,9 @@ void tc__task_sleep_until(struct tc__task *self, uint64_t deadline_ns)
 /* Nothing ready: first looks at the remote list for TC__IDLE_SPIN_NS (a
  * futex sleep and wake-up costs 20-30 us here, and much more when the
  * machine is loaded and the woken thread waits for a CPU: the competitive
- * rule, as a rank thread's spin), then sleeps until the earliest timer or
- * a remote wake-up.
+ * rule, as a rank thread's spin), then, up to the scheduler's idle_poll_ns
+ * (an emulated team's: tc__runq_set_idle_poll), with sched_yield between
+ * looks, then sleeps until the earliest timer or a remote wake-up.
  *
  * A precise timer (emulated time) first: the futex's timeout fires 12-17 us
  * late on this machine (median 16 us; in the benchmark's runs every CPU
