@@ -256,6 +256,10 @@ int cli_have_program(const char *prog);
 /* Runs argv[0] (searched on $PATH) with `input` on its stdin; returns its
  * exit status, or -1 if it could not be started. */
 int cli_pipe_to(char *const argv[], const char *input, size_t len);
+/* Runs gnuplot on the script gp, which draws file from the data in dat:
+ * CLI_OK, or CLI_FAIL (printed: gnuplot missing, with how to install it and
+ * run it by hand, or its failure). */
+int cli_gnuplot(const char *file, const char *gp, const char *dat);
 
 /* ---- Graphviz pictures (cli_topo.c) ------------------------------------ */
 

@@ -317,15 +317,7 @@ static int calibrate_plot(const char *file, const struct tc_calibration *c)
 	}
 	fprintf(fg, "\n");
 	fclose(fg);
-	if (!cli_have_program("gnuplot"))
-		return cli_fail("gnuplot is not installed, so no %s: sudo apt-get install gnuplot-nox, "
-		                "then gnuplot %s (the data are in %s)",
-		                file, gp, dat);
-	char *argv[] = {"gnuplot", gp, NULL};
-	int st = cli_pipe_to(argv, "", 0);
-	if (st != 0)
-		return cli_fail("gnuplot failed (status %d) on %s", st, gp);
-	return CLI_OK;
+	return cli_gnuplot(file, gp, dat);
 }
 
 int cmd_calibrate(int argc, char **argv)

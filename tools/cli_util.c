@@ -894,6 +894,19 @@ int cli_pipe_to(char *const argv[], const char *input, size_t len)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+int cli_gnuplot(const char *file, const char *gp, const char *dat)
+{
+	if (!cli_have_program("gnuplot"))
+		return cli_fail("gnuplot is not installed, so no %s: sudo apt-get install gnuplot-nox, "
+		                "then gnuplot %s (the data are in %s)",
+		                file, gp, dat);
+	char *argv[] = {"gnuplot", (char *)gp, NULL};
+	int st = cli_pipe_to(argv, "", 0);
+	if (st != 0)
+		return cli_fail("gnuplot failed (status %d) on %s", st, gp);
+	return CLI_OK;
+}
+
 /* ---- progress ---------------------------------------------------------- */
 
 void cli_progress_init(struct cli_progress *pg, long total, int quiet)
