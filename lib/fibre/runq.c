@@ -75,7 +75,7 @@ static uint64_t tc__mono_ns(void)
 /* ---- the margin of precise sleeps (runq.h) ------------------------------ */
 
 /* The running average of precise sleeps' lateness, process-wide: every CPU
- * thread of every team and every emulated rank thread (lib/core/team.c)
+ * thread of every team and every emulated rank thread (lib/core/clock.c)
  * sleeps on the same kernel timers, and a benchmark's teams live for a few
  * sleeps each, too few to learn it alone.  Relaxed: two threads that learn
  * at once may lose a sample, nothing else. */

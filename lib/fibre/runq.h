@@ -155,7 +155,7 @@ void tc__task_sleep_until(struct tc__task *self, uint64_t deadline_ns);
 /*
  * The margin by which a precise sleep (a fibre CPU's futex before a precise
  * timer, lib/fibre/runq.c; an emulated thread's clock_nanosleep,
- * lib/core/team.c) wakes before its deadline, to poll the rest:
+ * lib/core/clock.c) wakes before its deadline, to poll the rest:
  * tc__early_margin() is the running average (1/8 weight) of such sleeps'
  * lateness after their wake-up time, process-wide, plus 3 us (and, on more
  * than 4 CPUs, sqrt(2 ln CPUs) times their mean deviation: the latest of
