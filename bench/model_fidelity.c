@@ -242,9 +242,10 @@ static int spmd(struct tc_proc *proc, void *arg)
 		 * when the ranks returned: the start's own lateness, and what
 		 * returning at one moment adds. */
 		const int cpu = sched_getcpu();
+		const uint64_t now = fidelity_now_ns();
 		if (cpu >= 0 && cpu < MAX_CPUS)
-			atomic_extreme(&j->first_on_cpu[cpu], fidelity_now_ns(), 1);
-		atomic_extreme(&j->last_return, fidelity_now_ns(), 0);
+			atomic_extreme(&j->first_on_cpu[cpu], now, 1);
+		atomic_extreme(&j->last_return, now, 0);
 		break;
 	}
 	case K_WAKE:

@@ -345,9 +345,9 @@ static int run_rank(struct tc_proc *proc, void *arg)
 			err = call_coll(c, proc, &opts, k);
 			c->t0[(size_t)r * (size_t)c->ccap + (size_t)(done + j)] = t;
 			c->t1[(size_t)r * (size_t)c->ccap + (size_t)(done + j)] = now_ns();
-			/* Emulated, the last call: checked after the run (the
-			 * check would count as the call's time). */
-			if (!c->emulated || j + 1 < batch)
+			/* Emulated (one call a run): checked after the run, as
+			 * the check would count as the call's time. */
+			if (!c->emulated)
 				first_check(c, r, k);
 		}
 		done += batch;
