@@ -644,6 +644,16 @@ Test(calibrate, shared_memory_rounds, .timeout = 30)
 	        /* 15 readers of the root's 4 MiB at once, B(15, 4 MiB) = 40 B/ns
 	         * (the row saturates from k = 8); q = 16: R = 300, h = 80. */
 	        {"complete:16", "shm", TC_COLL_BCAST, 4 << 20, 50 + 300 + 80 + big * 15 / 40},
+	        /* Among 2 and 4 ranks the root copies each reader's tail
+	         * itself: a reader copies the first 5/9 of 64 KiB (36409
+	         * bytes rounded up to a cache line), priced as two copiers at
+	         * once (B(2, 64 KiB) = 20 B/ns), the pair's hand-off and
+	         * R(2); at p = 4 the first 15/19 (51740, rounded up), 3
+	         * readers at B(3, 64 KiB) = 30 B/ns. */
+	        {"complete:2", "shm", TC_COLL_BCAST, 65536, 50 + 100 + 50 + 36416.0 * 2 / 20},
+	        {"complete:4", "shm", TC_COLL_BCAST, 65536, 50 + 150 + 80 + 51776.0 * 3 / 30},
+	        /* Below 16 KiB it copies nothing. */
+	        {"complete:2", "shm", TC_COLL_BCAST, 16376, 50 + 100 + 50 + 16376.0 * 2 / 20},
 	        /* 4 readers of 3 blocks of 64 KiB each, at B(4) of the 192 KiB
 	         * each reads in all (the cache unknown: no cap); R(4) = 150;
 	         * the own block copied locally (LOCAL_SMALL). */

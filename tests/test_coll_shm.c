@@ -24,7 +24,12 @@
  * its groups without a known structure and on the two cache domains of
  * tests/data/2socket-16core.xml, and its runs on those groups (threads,
  * fibres, a non-commutative operator); vectors beyond a cache line refused.
+ * A bcast whose root copies part of the message into the readers'
+ * buffers: the split against its closed form, and its runs at p = 2-4
+ * with the buffers overwritten right after every return.
  */
+#include <inttypes.h>
+#include <math.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -857,6 +862,113 @@ Test(shm, rooted_reuse_small_p, .timeout = 300)
 {
 	static const int ps[] = {2, 3, 5};
 	rooted_reuse(ps, 3, 1, 4);
+}
+
+/* A bcast whose root copies the tail of each reader's message itself
+ * (lib/coll/shm_flat.c, tc__shm_bcast_cut()): the sizes on both sides of
+ * TC__SHM_HELP_MIN, one not a multiple of a cache line, one of 1 MiB and
+ * more; the root rotating, one rank late at each call; right after each
+ * return a rank checks its buffer and overwrites it, so that a root
+ * returning while a reader still copies, or a reader returning before the
+ * root's copy into its buffer is over, shows; a small allgather between
+ * the bcasts moves the flags' blocks on. */
+static const size_t help_bytes[] = {TC__SHM_HELP_MIN - 8, TC__SHM_HELP_MIN, TC__SHM_HELP_MIN + 8,
+                                    65536 + 40 + 3, ((size_t)1 << 20) + 24};
+#define NHELP (sizeof help_bytes / sizeof help_bytes[0])
+
+static unsigned char help_byte(int it, size_t i)
+{
+	return (unsigned char)((i * 131 + (size_t)it * 29 + i / 4096) % 251 + 1);
+}
+
+static int help_fn(struct tc_proc *proc, void *argp)
+{
+	struct reuse_arg *a = argp;
+	const int p = tc_size(proc), me = tc_rank(proc);
+	unsigned char *buf = malloc(help_bytes[NHELP - 1]);
+	uint64_t *ag = malloc((size_t)p * sizeof *ag);
+	const struct tc_coll_opts o = {.alg = "shm"};
+	int it = 0;
+	for (int round = 0; round < a->iters && buf && ag; round++)
+		for (size_t s = 0; s < NHELP && !atomic_load(&a->bad); s++, it++) {
+			const size_t n = help_bytes[s];
+			const int root = it % p;
+			for (size_t i = 0; i < n; i++)
+				buf[i] = me == root ? help_byte(it, i) : 0xee;
+			if (me == (it + 1) % p)
+				for (int y = 0; y < 3; y++)
+					sched_yield();
+			int err = tc_bcast(proc, buf, n, TC_BYTE, root, &o);
+			size_t bad = n;
+			for (size_t i = 0; !err && i < n && bad == n; i++)
+				if (buf[i] != help_byte(it, i))
+					bad = i;
+			if (err || bad < n) {
+				if (atomic_fetch_add(&a->bad, 1) == 0)
+					snprintf(a->msg, sizeof a->msg,
+					         "rank %d call %d bcast of %zu bytes from %d: %s at byte %zu",
+					         me, it, n, root, err ? tc_strerror(err) : "wrong", bad);
+				break;
+			}
+			memset(buf, 0x5a, n); /* the caller owns it again */
+			const uint64_t mine = (uint64_t)it << 8 | (uint64_t)me;
+			if ((err = tc_allgather(proc, &mine, ag, sizeof mine, TC_BYTE, &o)) != 0) {
+				if (atomic_fetch_add(&a->bad, 1) == 0)
+					snprintf(a->msg, sizeof a->msg, "rank %d call %d allgather: %s",
+					         me, it, tc_strerror(err));
+				break;
+			}
+			for (int r = 0; r < p; r++)
+				if (ag[r] != ((uint64_t)it << 8 | (uint64_t)r) &&
+				    atomic_fetch_add(&a->bad, 1) == 0)
+					snprintf(a->msg, sizeof a->msg,
+					         "rank %d call %d allgather: wrong", me, it);
+		}
+	if ((!buf || !ag) && atomic_fetch_add(&a->bad, 1) == 0)
+		snprintf(a->msg, sizeof a->msg, "out of memory");
+	free(buf);
+	free(ag);
+	return 0;
+}
+
+static int help_counts(int p, size_t *counts)
+{
+	(void)p;
+	counts[0] = 0; /* the sizes are help_bytes[] */
+	return 1;
+}
+
+/* The split's offset against its closed form, m 5 (p - 1) / (5 (p - 1) +
+ * 4) rounded up to a cache line, computed here in long double; none (m)
+ * outside 2 .. TC__SHM_HELP_MAX_P ranks or below TC__SHM_HELP_MIN bytes. */
+Test(shm, bcast_help_cut, .timeout = 30)
+{
+	static const uint64_t ms[] = {TC__SHM_HELP_MIN,         TC__SHM_HELP_MIN + 1,
+	                              65536 + 40 + 3,           (uint64_t)1 << 20,
+	                              ((uint64_t)1 << 20) + 24, (uint64_t)3 << 30,
+	                              ((uint64_t)1 << 40) + 777};
+	for (int p = 1; p <= TC__SHM_HELP_MAX_P + 2; p++)
+		for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++) {
+			const uint64_t m = ms[i], cut = tc__shm_bcast_cut(p, m);
+			if (p < 2 || p > TC__SHM_HELP_MAX_P) {
+				cr_assert_eq(cut, m, "p=%d m=%" PRIu64, p, m);
+				continue;
+			}
+			const long double n = 5.0L * (p - 1), x = (long double)m * n / (n + 4);
+			uint64_t want = (uint64_t)ceill(x / 64) * 64;
+			cr_assert_eq(cut, want, "p=%d m=%" PRIu64 ": %" PRIu64 ", not %" PRIu64, p,
+			             m, cut, want);
+			cr_assert(cut % 64 == 0 && cut > 0 && cut < m);
+		}
+	cr_assert_eq(tc__shm_bcast_cut(2, TC__SHM_HELP_MIN - 1), TC__SHM_HELP_MIN - 1);
+	cr_assert_eq(tc__shm_bcast_cut(3, 0), 0);
+}
+
+/* p = 5 is beyond the help: the same calls the plain way beside it. */
+Test(shm, bcast_helped_reuse, .timeout = 300)
+{
+	static const int ps[] = {2, 3, 4, 5};
+	reuse_teams(ps, 4, 3, 3, help_fn, help_counts);
 }
 
 /* ---- modelled time, AUTO, mismatch ---------------------------------------- */

@@ -319,7 +319,9 @@ static double tc__cal_sync_ns(const struct tc_calibration *cal, enum tc__cal_sha
  *   S_r + max over readers d of sum over d's transfers x of
  *            (h_x + c(k_r, m_x))            (a copy)
  *            (h_x + c(k_r, m_x) + m_x t_c)  (a combine: read, then add)
- * plus m_x t_c for each local combine.  S_r is the round's synchronisation
+ * plus m_x t_c for each local combine (m_x: the part of its block the
+ * reader copies itself, tc__shm_layout()'s reader_bytes; a bcast's root
+ * copies the rest at the same time, in as long).  S_r is the round's synchronisation
  * by its shape (tc__cal_sync_ns(): F(q_r), the calibrated round of
  * cache-line flags among q_r ranks, each writing its flag and sweeping the
  * others'; F(2) and the sweep's further waves where one reader awaits
@@ -422,9 +424,14 @@ static int tc__cal_shm_ns(const struct tc_calibration *cal, const struct tc_tran
 				t = x->combine ? (double)x->bytes * tc : 0;
 			} else {
 				const size_t at = tc__cal_col(data, x->dst, x->bytes);
-				t = x->bytes ? tc__machine_copy_ns(cal, k, at) * (double)x->bytes /
-				                       (double)at
-				             : 0;
+				/* The part the reader copies itself (a helped
+				 * bcast's head; the writer's copy of the rest
+				 * runs at the same time and takes as long). */
+				const double own = lay.reader_bytes < call->bytes
+				                           ? (double)x->bytes * (double)lay.reader_bytes /
+				                                     (double)call->bytes
+				                           : (double)x->bytes;
+				t = x->bytes ? tc__machine_copy_ns(cal, k, at) * own / (double)at : 0;
 				if (x->combine)
 					t += (double)x->bytes * tc;
 				if (stamp[x->dst] == id) /* d's first read of the round */

@@ -139,6 +139,21 @@
  * within the runs' spread.  64 KiB: a slice a core's L2 keeps. */
 #define TC__SHM_SLICE (64u * 1024u)
 
+/* bcast: the most ranks, and the fewest bytes, at which the root of a
+ * message beyond the flag copies part of it into the readers' buffers
+ * while they copy the rest out of its own (tc__shm_bcast_cut()), where it
+ * would only wait for them.  Measured between two CPUs (a 2-vCPU VM, two
+ * pinned threads copying back to back): 1 MiB 24-27 us a call with the
+ * reader copying it all, 15-17 with the root copying 40-50% of it; 64 KiB
+ * 1.6-1.7 against 1.0-1.1; 16 KiB 0.5 against 0.4; 4 KiB even.  The root's
+ * copies, remote writes, took about 1.25 times the reader's remote reads
+ * per byte.  With more readers each one's share of the root shrinks and
+ * the root's copies run one after another: 4 ranks, where the root copies
+ * about a fifth of each reader's message, is the most it is used for (not
+ * measured beyond 2). */
+#define TC__SHM_HELP_MAX_P 4
+#define TC__SHM_HELP_MIN (16u * 1024u)
+
 /* `shm_tree` (barrier, allreduce): the most ranks of a group, whose first
  * rank (its leader) reads their flags.  8: the cores of a common cache
  * domain (a chiplet's L3, a small socket), so that on such machines the
@@ -254,7 +269,19 @@ struct tc__shm_layout {
 	/* The readers take their operands after the sweep of the flags, in
 	 * rank order (the reductions); else each block as its flag is found. */
 	bool after_sweep;
+	/* The bytes of its block a reader copies itself: m, or less where the
+	 * writer copies the rest into the reader's buffer at the same time
+	 * (a bcast's root, tc__shm_bcast_cut()). */
+	uint64_t reader_bytes;
 };
+
+/* A bcast of m bytes among p ranks natively, of more than
+ * TC__SHM_INLINE bytes: the offset from which the root copies the message
+ * into each reader's OUT itself while the readers copy the bytes before it
+ * out of its buffer; m where it does not help (more than
+ * TC__SHM_HELP_MAX_P ranks, fewer than TC__SHM_HELP_MIN bytes).  A
+ * multiple of 64.  Pure function. */
+uint64_t tc__shm_bcast_cut(int p, uint64_t m);
 
 /* The layout of collective coll run as algorithm alg (its registry name)
  * by p ranks on blocks of m bytes (the call's bytes per rank).  Pure

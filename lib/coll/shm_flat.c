@@ -19,7 +19,14 @@
  *   bcast     small: the root writes the data into its ring's entry of
  *             call k and returns; a non-root waits for it, copies,
  *             publishes (k, 2).  Else the root publishes its buffer and
- *             waits for every (k, 2).
+ *             waits for every (k, 2).  Among a few ranks and from
+ *             TC__SHM_HELP_MIN bytes (tc__shm_bcast_cut()), the root,
+ *             which would only wait, copies the tail of the message into
+ *             each reader's buffer meanwhile: a reader publishes (k, 1)
+ *             with its OUT, copies the head out of the root's buffer,
+ *             publishes (k, 2) and waits for the root's (k, 2); the root
+ *             publishes (k, 1), copies each reader's tail as it finds its
+ *             (k, 1), publishes (k, 2) and waits for every (k, 2).
  *   allreduce shm: publish IN and where this rank's slice will lie (its
  *             slice buffer of parity k & 1 when the slice is at most
  *             TC__SHM_SLICE, else OUT); wait for every (k, 1); reduce
@@ -108,7 +115,7 @@ static void tc__shm_route(struct tc__shm_ctx *c, uint64_t published)
 
 struct tc__shm_layout tc__shm_layout(enum tc_coll coll, const char *alg, int p, uint64_t m)
 {
-	struct tc__shm_layout l = {.via = TC__SHM_VIA_IN, .syncs = 1};
+	struct tc__shm_layout l = {.via = TC__SHM_VIA_IN, .syncs = 1, .reader_bytes = m};
 	const uint64_t pm = (uint64_t)(p > 0 ? p : 1) * m;
 	switch (coll) {
 	case TC_COLL_BARRIER:
@@ -128,6 +135,7 @@ struct tc__shm_layout tc__shm_layout(enum tc_coll coll, const char *alg, int p, 
 		break;
 	case TC_COLL_BCAST:
 		l.via = m <= TC__SHM_INLINE ? TC__SHM_VIA_FLAG : TC__SHM_VIA_IN;
+		l.reader_bytes = tc__shm_bcast_cut(p, m);
 		break;
 	case TC_COLL_ALLREDUCE:
 		l.after_sweep = true; /* tc__shm_reduce after tc__shm_read_all */
@@ -192,15 +200,47 @@ int tc__shm_gather_all(struct tc__shm_ctx *c, int a2a)
 	return tc__shm_await_all(c, 2, 1);
 }
 
+uint64_t tc__shm_bcast_cut(int p, uint64_t m)
+{
+	if (p < 2 || p > TC__SHM_HELP_MAX_P || m < TC__SHM_HELP_MIN)
+		return m;
+	/* The root's pushes are remote writes, about 1.25 times a reader's
+	 * remote reads per byte (below): the root's p - 1 tails of m - cut
+	 * bytes at 1.25 take what a reader's head of cut bytes takes when
+	 * cut = m 5 (p - 1) / (5 (p - 1) + 4): the root copies 4/9 of the
+	 * message at p = 2, 4/19 of each reader's at p = 4. */
+	const uint64_t n = (uint64_t)(p - 1) * 5;
+	const uint64_t cut = (m / (n + 4) * n + (m % (n + 4)) * n / (n + 4) + 63) & ~UINT64_C(63);
+	return cut < m ? cut : m;
+}
+
+/* The root's share of a helped bcast: the tail of rank r's message,
+ * written straight into its OUT. */
+static void tc__shm_push_tail(struct tc__shm_ctx *c, int r)
+{
+	const uint64_t cut = tc__shm_bcast_cut(c->p, c->m);
+	memcpy((unsigned char *)tc__shm_blk(c, r)->out + cut,
+	       (const unsigned char *)c->io->out + cut, c->m - cut);
+}
+
 int tc__shm_bcast(struct tc__shm_ctx *c, int root)
 {
 	const uint64_t m = c->m;
 	const int small = m <= TC__SHM_INLINE;
+	const uint64_t cut = small ? m : tc__shm_bcast_cut(c->p, m);
 	if (c->me == root) {
 		struct tc__shm_block *b;
 		int err = tc__shm_claim(c, small, c->io->out, c->io->out, &b);
 		if (err)
 			return err;
+		if (!small && cut < m) {
+			tc__shm_publish(c, 1);
+			err = tc__shm_sweep(c, 1, 1, tc__shm_push_tail);
+			if (err)
+				return err;
+			tc__shm_publish(c, 2);
+			return tc__shm_await_all(c, 2, 1);
+		}
 		if (!small) {
 			tc__shm_publish(c, 1);
 			return tc__shm_await_all(c, 2, 1);
@@ -211,6 +251,20 @@ int tc__shm_bcast(struct tc__shm_ctx *c, int root)
 		 * tc__shm_publish(). */
 		atomic_store_explicit(&b->step, tc__shm_step(c, 1), memory_order_release);
 		return TC_OK;
+	}
+	if (cut < m) {
+		/* Helped: our OUT for the root, the head out of its buffer;
+		 * then its tail in our OUT. */
+		struct tc__shm_block *b;
+		int err = tc__shm_fill(c, NULL, c->io->out, &b);
+		if (err)
+			return err;
+		tc__shm_publish(c, 1);
+		if ((err = tc__shm_await_data(c, root, 1)) != 0)
+			return err;
+		memcpy(c->io->out, tc__shm_blk(c, root)->in, cut);
+		tc__shm_publish(c, 2);
+		return tc__shm_await(c, root, 2);
 	}
 	/* A non-root writes no data of its own, only its step. */
 	const struct tc__shm_block *rb = small ? tc__shm_ring(c, root) : tc__shm_blk(c, root);

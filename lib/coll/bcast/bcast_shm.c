@@ -11,7 +11,10 @@
  * root writes it there and returns, every other rank copies it out (the
  * root's next call first waits until every rank is done with the one
  * before last); a larger one is copied out of the root's buffer, and the
- * root waits until every rank has done so.
+ * root waits until every rank has done so.  Among at most 4 ranks, from
+ * 16 KiB, the root meanwhile copies the message's tail into each reader's
+ * buffer itself, and the readers copy only the head (tc__shm_bcast_cut()
+ * in lib/coll/shm.h).
  *
  * Cost (tc_cost_bcast_shm): all ports, one message time t_s + m t_w
  * (+ t_h); one port, the root's p - 1 serialised sends,
