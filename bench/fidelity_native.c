@@ -107,19 +107,18 @@ static int nat_fn(struct tc_proc *proc, void *argp)
 
 /* Calibrates (8 B .. 4 MiB) and makes the line's t_s, t_w, t_c cfg's model. */
 /* --save-calibration FILE: every calibration the native mode makes is
- * appended to it as it is in memory (struct tc_calibration, then the team's
- * struct tc_model taken from it), so that the predictions of a run on
- * another machine can be computed again here, against its measured times,
- * by a program built from the same sources (the layout is this build's):
- * bench/replay_native. */
+ * appended to it as text (tc_calibration_write()), so that the predictions
+ * of a run on another machine can be computed again here, against its
+ * measured times, by this build or a later one: bench/replay_native. */
 static const char *save_cal_path; /* --save-calibration */
 
 static int nat_save_calibration(const struct tc_calibration *cal, const struct tc_model *md)
 {
 	if (!save_cal_path)
 		return 0;
-	FILE *f = fopen(save_cal_path, "ab");
-	int ok = f && fwrite(cal, sizeof *cal, 1, f) == 1 && fwrite(md, sizeof *md, 1, f) == 1;
+	(void)md; /* the calibration's line: replay_native makes it again */
+	FILE *f = fopen(save_cal_path, "a");
+	int ok = f && tc_calibration_write(cal, f) == 0;
 	if (f && fclose(f))
 		ok = 0;
 	if (!ok)

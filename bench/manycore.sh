@@ -41,9 +41,9 @@
 # Writes into the output dir: report.json (every figure), report.md (the
 # tables), log.txt (everything printed) and each part's raw output
 # (peers.txt, native-pP.txt, emulation-pP.txt, calibrate.txt) and each
-# native p's calibration as the library held it (calibration-pP.bin: raw,
+# native p's calibration as the library held it (calibration-pP.cal: text,
 # model_fidelity --save-calibration: bench/replay_native prices the run's
-# cases again with a build of the same sources); prints the
+# cases again with this build or a later one); prints the
 # summary: the share of native and emulated cases within 15% and 25% and
 # the share of peers cases where ours is faster than OpenMP.
 set -u
@@ -81,7 +81,7 @@ aggregate=$here/manycore_report.awk
 [ -f "$aggregate" ] || { echo "manycore.sh: $aggregate not found" >&2; exit 2; }
 mkdir -p "$out" || exit 2
 out=$(cd "$out" && pwd)
-rm -f "$out"/peers.txt "$out"/native-p*.txt "$out"/calibration-p*.bin "$out"/emulation-p*.txt "$out"/calibrate.txt \
+rm -f "$out"/peers.txt "$out"/native-p*.txt "$out"/calibration-p*.cal "$out"/emulation-p*.txt "$out"/calibrate.txt \
 	"$out"/status.txt "$out"/report.json "$out"/report.md
 exec > >(tee "$out/log.txt") 2>&1
 
@@ -179,7 +179,7 @@ for i in "${!native_p[@]}"; do
 	share=$(share_of "$end_native" "$pp" "${native_p[@]:$i}")
 	run_part "native-p$pp" "$out/native-p$pp.txt" "$share" \
 		"$fidelity" --native --p "$pp" --case bcast,reduce,allreduce,allgather,alltoall,reduce_scatter \
-		--save-calibration "$out/calibration-p$pp.bin" "${native_args[@]}"
+		--save-calibration "$out/calibration-p$pp.cal" "${native_args[@]}"
 done
 
 for i in "${!emu_p[@]}"; do

@@ -4,20 +4,21 @@
  * cases of `model_fidelity --native` (its last line, the JSON object) against
  * the calibrated prediction of this build, from the calibration that run
  * made (`--save-calibration FILE`; the many-core report keeps one per p,
- * calibration-pP.bin beside native-pP.txt).  So a change of the calibrated
+ * calibration-pP.cal beside native-pP.txt).  So a change of the calibrated
  * model can be judged against a machine's measured times where the machine
  * is not at hand.
  *
  * Usage: replay_native CALIBRATION NATIVE_OUTPUT [--cases]
- *   CALIBRATION     the file --save-calibration wrote; its first record is
- *                   used (a run with --no-recal, as the report's, has one);
- *                   it must come from a build of the same sources (the
- *                   records are struct tc_calibration and struct tc_model
- *                   as that build laid them out: a file of another size per
- *                   record is refused)
+ *   CALIBRATION     the file --save-calibration wrote (text,
+ *                   tc_calibration_read()); its first record is used (a
+ *                   run with --no-recal, as the report's, has one); a
+ *                   record of an older build reads with the fields it
+ *                   lacks not measured
  *   NATIVE_OUTPUT   what that run printed (its last line starting with '{')
  *   --cases         a line per case: collective, topology, algorithm, bytes,
- *                   measured, recorded prediction, prediction now, error
+ *                   measured, recorded prediction, prediction now, the two
+ *                   concurrency charges in it (tc_calibration_concurrency_ns:
+ *                   share, sync), error
  * Prints the share of cases within 15%, 20% and 25% of the prediction now
  * and as recorded, then one JSON object: cases, within_15pct, within_20pct,
  * within_25pct, recorded_within_20pct, unchanged (cases whose prediction is
@@ -94,23 +95,22 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	struct tc_calibration cal;
-	struct tc_model md;
-	FILE *f = fopen(cal_path, "rb");
-	long size = -1;
-	if (f && !fseek(f, 0, SEEK_END))
-		size = ftell(f);
-	const long rec = (long)(sizeof cal + sizeof md);
-	if (!f || size < rec || size % rec || fseek(f, 0, SEEK_SET) ||
-	    fread(&cal, sizeof cal, 1, f) != 1 || fread(&md, sizeof md, 1, f) != 1) {
-		fprintf(stderr,
-		        "replay_native: %s: not a calibration of this build (%ld bytes; a record is "
-		        "%ld)\n",
-		        cal_path, size, rec);
-		if (f)
-			fclose(f);
+	FILE *f = fopen(cal_path, "r");
+	int err = f ? tc_calibration_read(f, &cal) : TC_ESYS;
+	if (f)
+		fclose(f);
+	if (err) {
+		fprintf(stderr, "replay_native: %s: %s%s%s\n", cal_path,
+		        f ? tc_strerror(err) : "cannot open", f ? ": " : "", f ? tc_error_detail() : "");
 		return 2;
 	}
-	fclose(f);
+	/* The team's model of the run: the calibration's line (model_fidelity
+	 * --native's nat_calibrate()). */
+	struct tc_model md;
+	tc_model_default(&md);
+	md.ts_ns = cal.ts_ns > 0 ? cal.ts_ns : 0;
+	md.tw_ns = cal.tw_ns_per_byte > 0 ? cal.tw_ns_per_byte : 0;
+	md.tc_ns = isfinite(cal.tc_ns_per_byte) && cal.tc_ns_per_byte > 0 ? cal.tc_ns_per_byte : 0;
 	char *json = last_json_line(out_path);
 	if (!json || !strstr(json, "\"cases\": [")) {
 		fprintf(stderr, "replay_native: %s: no native run's JSON line\n", out_path);
@@ -147,8 +147,10 @@ int main(int argc, char **argv)
 		 * run counted under the team's model (the calibration's line). */
 		if (!strcmp(alg_s, "ring_pipelined"))
 			call.packets = tc_cost_ring_r_opt(&md, tc_topo_nodes(t), (double)bytes);
-		double pred = NAN;
-		int err = tc_calibration_predict(&cal, t, &call, NULL, NULL, &pred);
+		double pred = NAN, share = NAN, sync = NAN;
+		err = tc_calibration_predict(&cal, t, &call, NULL, NULL, &pred);
+		if (!err)
+			err = tc_calibration_concurrency_ns(&cal, t, &call, &share, &sync);
 		tc_topo_destroy(t);
 		if (err || !(pred > 0)) {
 			skipped++;
@@ -162,8 +164,9 @@ int main(int argc, char **argv)
 		rec20 += fabs(rrel) <= 0.20;
 		if (cases_out)
 			printf("%-14s %-12s %-15s %9zu  measured %12.1f  recorded %12.1f  now %12.1f  "
-			       "%+7.1f%%\n",
-			       coll_s, topo_s, alg_s, bytes, measured, recorded, pred, 100 * rel);
+			       "share %10.1f  sync %7.1f  %+7.1f%%\n",
+			       coll_s, topo_s, alg_s, bytes, measured, recorded, pred, share, sync,
+			       100 * rel);
 	}
 	free(json);
 	printf("# %d cases (%d skipped): within 15%% %d, 20%% %d, 25%% %d of the prediction now; "

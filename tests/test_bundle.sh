@@ -167,7 +167,7 @@ check "report.md holds the summary table" grep -q '^| native fidelity' "$tmp/out
 check "the summary prints the shares" grep -qE '^native fidelity: [0-9]+ of [0-9]+ cases within 15%' <<<"$out"
 # The native part kept its calibration: priced again from it by the bundle's
 # replay_native, every case gets the prediction the run recorded.
-replay=$("$b/bench/replay_native" "$tmp/out/calibration-p2.bin" "$tmp/out/native-p2.txt" 2>&1)
+replay=$("$b/bench/replay_native" "$tmp/out/calibration-p2.cal" "$tmp/out/native-p2.txt" 2>&1)
 if grep -qE '^\{"cases": ([1-9][0-9]*), .*"unchanged": \1, "skipped": 0\}$' <<<"$replay"; then
 	ok "replay_native prices the recorded native run as it was recorded"
 else

@@ -743,6 +743,21 @@ json_case "run --calibrated: calibrates, predicts with the calibrated t_s, t_w, 
 	"d['verified'] is True and d['mode'] == 'native' and all(k in d['calibration'] for k in ('ts_ns', 'tw_ns_per_byte', 'tc_ns_per_byte', 'r2', 'max_rel_residual', 'hockney_max_bytes', 'piecewise_r2', 'segment', 'segment_ts_ns', 'segment_tw_ns_per_byte', 'call_ns')) and abs(d['model']['ts_ns'] - max(0, d['calibration']['segment_ts_ns'])) < 1e-3 and d['calibration']['call_ns'] >= 0 and abs(d['calibrated_predicted_ns'] - d['predicted_ns'] - d['calibration']['call_ns']) < 0.01 and d['predicted_ns'] > 0 and d['measured_ns'] > 0 and abs(d['calibrated_error_pct'] - 100 * (d['measured_ns'] - d['calibrated_predicted_ns']) / d['calibrated_predicted_ns']) < 1e-6 * max(1, abs(d['calibrated_error_pct']))" \
 	run --topo chain:2 --coll allreduce --bytes 1K --repeat 3 --calibrated --json
 usage_case "run --calibrated is for native mode" run --topo chain:2 --coll bcast --bytes 8 --mode emulated --calibrated
+# A calibration kept as text and used again: run --calibration reads the
+# file instead of measuring, and its figures are the file's.
+run_cli calibrate --min-bytes 512 --max-bytes 4K --reps 3 --save "$tmp/cal.txt" --json
+check "calibrate --save writes the calibration as text" \
+	"$([ "$rc" -eq 0 ] && head -1 "$tmp/cal.txt" | grep -qx 'topocoll-calibration 1' && tail -1 "$tmp/cal.txt" | grep -qx 'end' && grep -q '^npoints 4$' "$tmp/cal.txt"; echo $?)" "$(cat "$err")"
+saved_ts=$(sed -n 's/^ts_ns //p' "$tmp/cal.txt")
+json_case "run --calibration FILE: the file's calibration, not a new one" \
+	"d['verified'] is True and d['model_source'] == 'calibrated' and abs(d['calibration']['ts_ns'] - $saved_ts) < 1e-9 * max(1, abs($saved_ts))" \
+	run --topo chain:2 --coll allreduce --bytes 1K --repeat 3 --calibration "$tmp/cal.txt" --json
+printf 'topocoll-calibration 1\nts_nanos 3\nend\n' > "$tmp/badcal.txt"
+usage_case "run --calibration: a file that is not a calibration names the line" \
+	run --topo chain:2 --coll allreduce --bytes 1K --calibration "$tmp/badcal.txt"
+check "... and says which" "$(grep -q 'line 2: unknown field "ts_nanos"' "$err"; echo $?)" "$(cat "$err")"
+usage_case "run --calibration: a missing file" run --topo chain:2 --coll allreduce --bytes 1K --calibration "$tmp/none.txt"
+usage_case "calibrate --save: a file that cannot be written, before measuring" calibrate --save "$tmp/no/such/dir/cal.txt"
 if command -v gnuplot >/dev/null; then
 	run_cli calibrate --min-bytes 8 --max-bytes 4K --reps 3 --plot "$tmp/cal.svg"
 	check "calibrate --plot with gnuplot draws the SVG beside the table" \

@@ -3,6 +3,7 @@
  * tools/cli_calibrate.c - topocoll calibrate: t_s and t_w of this machine's
  * channels, fitted to ping-pong times (tc_model_calibrate).
  */
+#include <errno.h>
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -50,6 +51,8 @@ const char calibrate_help[] =
         "  --single-copy-min N  the team's single-copy threshold: messages of N\n"
         "                    bytes and more are copied once, smaller ones\n"
         "                    streamed; never: stream everything [library default]\n"
+        "  --save FILE       also write the calibration to FILE as text, for run\n"
+        "                    --calibration FILE here or on another machine\n"
         "  --json            one JSON object: ts_ns, tw_ns_per_byte, tc_ns_per_byte,\n"
         "                    r2, max_rel_residual, hockney_max_bytes, caches, fits\n"
         "                    (all, stream, single_copy, combine, copy), piecewise,\n"
@@ -327,7 +330,7 @@ int cmd_calibrate(int argc, char **argv)
 	struct cli_model m;
 	cli_model_init(&m);
 	int json = 0;
-	const char *plot = NULL;
+	const char *plot = NULL, *save = NULL;
 	for (int i = 0; i < argc; i++) {
 		const char *v;
 		int r;
@@ -336,6 +339,10 @@ int cmd_calibrate(int argc, char **argv)
 		if (cli_is_help(argv[i])) {
 			cli_help_print(stdout, calibrate_help);
 			return CLI_OK;
+		} else if ((r = cli_opt(argc, argv, &i, "--save", &v)) != 0) {
+			if (r != 1)
+				return r;
+			save = v;
 		} else if (!strcmp(argv[i], "--json")) {
 			json = 1;
 		} else if ((r = cli_opt(argc, argv, &i, "--plot", &v)) != 0) {
@@ -413,8 +420,19 @@ int cmd_calibrate(int argc, char **argv)
 	if (co.min_bytes && co.max_bytes && co.min_bytes > co.max_bytes)
 		return cli_usage("calibrate: --min-bytes is above --max-bytes");
 	co.model = m.md;
+	/* Opened first: a file that cannot be written fails before the
+	 * measurement, not after it. */
+	FILE *sf = save ? fopen(save, "w") : NULL;
+	if (save && !sf)
+		return cli_usage("--save: cannot write %s: %s", save, strerror(errno));
 	struct tc_calibration c;
 	int err = tc_model_calibrate(&co, &c);
+	if (!err && sf && (tc_calibration_write(&c, sf) || fflush(sf))) {
+		fclose(sf);
+		return cli_fail("--save: writing %s failed", save);
+	}
+	if (sf && fclose(sf) && !err)
+		return cli_fail("--save: writing %s failed", save);
 	if (err == TC_EINVAL)
 		return cli_usage("calibrate: the library rejects these options: %s", tc_strerror(err));
 	if (err)

@@ -5,6 +5,7 @@
  * reference computed by the tool (tools/cli_run_ref.c), its measured time
  * beside the modelled time and the source's formula.
  */
+#include <errno.h>
 #include <math.h>
 #include <string.h>
 #include <unistd.h>
@@ -47,6 +48,7 @@ const char run_help[] =
         "                    and model with it (t_s, t_w of the block's segment,\n"
         "                    t_c, o_call: a call's cost past its messages), AUTO\n"
         "                    too (a CPU per rank); ignores oversubscription\n"
+        "  --calibration F   as --calibrated, from F (calibrate --save F)\n"
         "  --json            one JSON object: measured_ns, modelled_ns, algorithm,\n"
         "                    verified, call_avg_ns, busbw_gbps, model_source, ...\n"
         "measured: per call, median of the runs; native: from every rank ready (a\n"
@@ -64,7 +66,6 @@ const char run_help[] =
         "  topocoll run --topo hypercube:3 --coll bcast --bytes 1M --repeat 10\n"
         "  topocoll run --topo torus:4x4 --coll reduce --bytes 4K --dtype int32 \\\n"
         "      --op max --root 5\n"
-        "  topocoll run --coll allgather --alg ring --topo ring:8 --bytes 1K --mode emulated\n"
         "  topocoll run --topo torus:3x3 --coll alltoallv --counts ramp --dtype int32\n"
         "  topocoll run --topo chain:2 --coll allreduce --bytes 64K --repeat 9 --calibrated\n";
 
@@ -78,6 +79,7 @@ struct run_opts {
 	int no_pin;
 	uint64_t stack_bytes;
 	int calibrated;
+	const char *cal_file;     /* --calibration: read, not measured */
 	long calls, warmup_calls; /* -1: the default */
 	int in_place;
 	/* --engine threads|mpi, --route forward|direct, --vs-mpi: docs/mpi.md
@@ -98,6 +100,13 @@ static int run_extra(int argc, char **argv, int *i, void *ctx)
 	}
 	if (!strcmp(argv[*i], "--calibrated")) {
 		o->calibrated = 1;
+		return 1;
+	}
+	if ((r = cli_opt(argc, argv, i, "--calibration", &v)) != 0) {
+		if (r != 1)
+			return r;
+		o->calibrated = 1;
+		o->cal_file = v;
 		return 1;
 	}
 	if (!strcmp(argv[*i], "--in-place")) {
@@ -357,16 +366,30 @@ int cmd_run(int argc, char **argv)
 			                   "--mode emulated");
 			goto out;
 		}
-		struct tc_calibrate_opts co;
-		memset(&co, 0, sizeof co);
-		co.no_pin = o.no_pin;
-		if (cs.bytes > ((uint64_t)4 << 20))
-			co.max_bytes = cs.bytes < ((uint64_t)64 << 20) ? (size_t)cs.bytes
-			                                               : (size_t)64 << 20;
-		err = tc_model_calibrate(&co, &cal);
-		if (err) {
-			status = cli_fail("run: calibration failed: %s", tc_strerror(err));
-			goto out;
+		if (o.cal_file) {
+			FILE *f = fopen(o.cal_file, "r");
+			err = f ? tc_calibration_read(f, &cal) : TC_ESYS;
+			if (f)
+				fclose(f);
+			if (err) {
+				status = cli_usage("run: --calibration %s: %s", o.cal_file,
+				                   !f                   ? strerror(errno)
+				                   : *tc_error_detail() ? tc_error_detail()
+				                                        : tc_strerror(err));
+				goto out;
+			}
+		} else {
+			struct tc_calibrate_opts co;
+			memset(&co, 0, sizeof co);
+			co.no_pin = o.no_pin;
+			if (cs.bytes > ((uint64_t)4 << 20))
+				co.max_bytes = cs.bytes < ((uint64_t)64 << 20) ? (size_t)cs.bytes
+				                                               : (size_t)64 << 20;
+			err = tc_model_calibrate(&co, &cal);
+			if (err) {
+				status = cli_fail("run: calibration failed: %s", tc_strerror(err));
+				goto out;
+			}
 		}
 		/* The model of the segment holding the block size (the
 		 * calibrated model, calibrate.h); the rest of the user's model

@@ -219,6 +219,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "topocoll/export.h"
 #include "topocoll/model.h"
@@ -544,6 +545,28 @@ TC_API int tc_calibration_round_ns(const struct tc_calibration *cal, int k, size
  */
 TC_API int tc_calibration_concurrency_ns(const struct tc_calibration *cal, const struct tc_topo *t,
                                          const struct tc_call *call, double *share_ns, double *sync_ns);
+
+/*
+ * A calibration as text, to keep it or to price runs with it on another
+ * machine (bench/replay_native; lib/calibrate/io.c gives the format: a
+ * line "key value" per field, between "topocoll-calibration VERSION" and
+ * "end", doubles that read back bit for bit).
+ * - tc_calibration_write(): appends one record of cal to f.  Returns 0,
+ *   TC_EINVAL (cal or f NULL) or TC_ESYS (a write failed).
+ * - tc_calibration_read(): reads the next record of f (lines starting
+ *   with '#' and blank lines skipped) into *out, up to its "end" line.  A
+ *   field the record lacks is "not measured": NAN, a count of 0, a
+ *   hand-off's rank -1; so a record written by an older build, before a
+ *   field was added, reads with that field absent.  Returns 0, TC_EINVAL
+ *   (f or out NULL; not a record; an unknown field, a value that is not
+ *   one of its field's type, a count beyond its array, a record without
+ *   its "end"; tc_error_detail() names the line), TC_ENOTSUP (a record of
+ *   a later version than this build reads), TC_ENOMEM, TC_ESYS (a read
+ *   failed).  *out is written only on success.
+ * Thread-safe for distinct files; cal is borrowed.
+ */
+TC_API int tc_calibration_write(const struct tc_calibration *cal, FILE *f);
+TC_API int tc_calibration_read(FILE *f, struct tc_calibration *out);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,431 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lib/calibrate/io.c - a calibration written as text and read back
+ * (tc_calibration_write, tc_calibration_read: topocoll/calibrate.h), so
+ * that a calibration made on one machine can price runs on another, and
+ * one made by an older build still reads once struct tc_calibration has
+ * grown.
+ *
+ * One record:
+ *   topocoll-calibration 1
+ *   ts_ns 309.60000000000002
+ *   points.0.bytes 8
+ *   segments.1.fit.tw_ns_per_byte 0.085360000000000005
+ *   copy_bytes_per_ns.2.15 140.30000000000001
+ *   ...
+ *   end
+ * a line per field, "key value", the key the field's name in the struct
+ * (members of a nested struct after a dot, array elements by their index);
+ * doubles with 17 significant digits (they read back bit for bit; "nan"
+ * where not measured), the arrays up to their count.  Lines starting with
+ * '#' and blank lines are skipped.  A reader takes every field it knows;
+ * a field the record lacks keeps its "not measured" value (NAN, a count
+ * of 0, a rank of -1), so a record of an older version describes what it
+ * measured and nothing more.  The version rises when a field changes
+ * meaning; a record of a later version than the build's is refused.
+ */
+#include "topocoll/calibrate.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error_detail.h"
+#include "topocoll.h"
+
+/* The version this build writes and the latest it reads. */
+#define TC__CAL_FILE_VERSION 1
+#define TC__CAL_FILE_MAGIC "topocoll-calibration"
+
+/* The longest key (segments.7.fit.max_rel_residual and the like). */
+#define TC__CAL_KEY_MAX 64
+
+/* A field added to the calibration must be added to tc__cal_visit() (and
+ * the sizes below with it): these fail to compile until then, on the
+ * x86-64 builds that CI runs. */
+#if defined(__x86_64__) && defined(__LP64__)
+_Static_assert(sizeof(struct tc_calibration) == 9896, "a field of tc_calibration not written");
+_Static_assert(sizeof(struct tc_calibration_point) == 96, "a field of a point not written");
+_Static_assert(sizeof(struct tc_calibration_segment) == 96, "a field of a segment not written");
+#endif
+
+enum tc__cal_type { TC__CAL_D, TC__CAL_I, TC__CAL_Z };
+
+/* One field: its key, its type and where it lies. */
+struct tc__cal_field {
+	char key[TC__CAL_KEY_MAX];
+	enum tc__cal_type type;
+	void *at;
+};
+
+/* A visit of the fields: in write order, each array up to its count
+ * (writing) or its capacity (reading, defaults). */
+struct tc__cal_visit {
+	int full;
+	int (*fn)(struct tc__cal_visit *v, const struct tc__cal_field *f);
+	/* the writer's file, the reader's table */
+	FILE *out;
+	struct tc__cal_field *fields;
+	int nfields, cap;
+};
+
+static int tc__cal_emit(struct tc__cal_visit *v, const char *key, enum tc__cal_type type, void *at)
+{
+	struct tc__cal_field f = {.type = type, .at = at};
+	if ((size_t)snprintf(f.key, sizeof f.key, "%s", key) >= sizeof f.key)
+		return TC_EINVAL; /* no key of the struct is that long */
+	return v->fn(v, &f);
+}
+
+#define TC__CAL_KEY(buf, ...) snprintf((buf), sizeof(buf), __VA_ARGS__)
+
+static int tc__cal_fit(struct tc__cal_visit *v, const char *pre, struct tc_calibration_fit *f)
+{
+	char k[TC__CAL_KEY_MAX];
+	int err = 0;
+	TC__CAL_KEY(k, "%s.npoints", pre);
+	err = err ? err : tc__cal_emit(v, k, TC__CAL_I, &f->npoints);
+	TC__CAL_KEY(k, "%s.ts_ns", pre);
+	err = err ? err : tc__cal_emit(v, k, TC__CAL_D, &f->ts_ns);
+	TC__CAL_KEY(k, "%s.tw_ns_per_byte", pre);
+	err = err ? err : tc__cal_emit(v, k, TC__CAL_D, &f->tw_ns_per_byte);
+	TC__CAL_KEY(k, "%s.r2", pre);
+	err = err ? err : tc__cal_emit(v, k, TC__CAL_D, &f->r2);
+	TC__CAL_KEY(k, "%s.max_rel_residual", pre);
+	err = err ? err : tc__cal_emit(v, k, TC__CAL_D, &f->max_rel_residual);
+	return err;
+}
+
+/* n clamped to [0, cap] (a count read from a file may be anything until
+ * checked). */
+static int tc__cal_upto(const struct tc__cal_visit *v, int n, int cap)
+{
+	return v->full || n > cap ? cap : n < 0 ? 0 : n;
+}
+
+static int tc__cal_point(struct tc__cal_visit *v, int i, struct tc_calibration_point *pt)
+{
+	static const struct {
+		const char *name;
+		enum tc__cal_type type;
+		size_t off;
+	} f[] = {
+	        {"bytes", TC__CAL_Z, offsetof(struct tc_calibration_point, bytes)},
+	        {"one_way_ns", TC__CAL_D, offsetof(struct tc_calibration_point, one_way_ns)},
+	        {"min_ns", TC__CAL_D, offsetof(struct tc_calibration_point, min_ns)},
+	        {"max_ns", TC__CAL_D, offsetof(struct tc_calibration_point, max_ns)},
+	        {"single_copy", TC__CAL_I, offsetof(struct tc_calibration_point, single_copy)},
+	        {"residual", TC__CAL_D, offsetof(struct tc_calibration_point, residual)},
+	        {"combine_ns", TC__CAL_D, offsetof(struct tc_calibration_point, combine_ns)},
+	        {"cache_level", TC__CAL_I, offsetof(struct tc_calibration_point, cache_level)},
+	        {"segment", TC__CAL_I, offsetof(struct tc_calibration_point, segment)},
+	        {"seg_residual", TC__CAL_D, offsetof(struct tc_calibration_point, seg_residual)},
+	        {"exchange_ns", TC__CAL_D, offsetof(struct tc_calibration_point, exchange_ns)},
+	        {"copy_ns", TC__CAL_D, offsetof(struct tc_calibration_point, copy_ns)},
+	        {"reduce_ns", TC__CAL_D, offsetof(struct tc_calibration_point, reduce_ns)},
+	};
+	char k[TC__CAL_KEY_MAX];
+	int err = 0;
+	for (size_t j = 0; !err && j < sizeof f / sizeof f[0]; j++) {
+		TC__CAL_KEY(k, "points.%d.%s", i, f[j].name);
+		err = tc__cal_emit(v, k, f[j].type, (char *)pt + f[j].off);
+	}
+	return err;
+}
+
+static int tc__cal_segment(struct tc__cal_visit *v, int i, struct tc_calibration_segment *s)
+{
+	char k[TC__CAL_KEY_MAX];
+	int err = 0;
+#define TC__CAL_SEG(name, type)                                                   \
+	do {                                                                      \
+		TC__CAL_KEY(k, "segments.%d.%s", i, #name);                       \
+		err = err ? err : tc__cal_emit(v, k, (type), &s->name);           \
+	} while (0)
+	TC__CAL_SEG(lo_bytes, TC__CAL_Z);
+	TC__CAL_SEG(hi_bytes, TC__CAL_Z);
+	TC__CAL_SEG(first, TC__CAL_I);
+	TC__CAL_SEG(npoints, TC__CAL_I);
+	TC__CAL_SEG(single_copy, TC__CAL_I);
+	TC__CAL_SEG(cache_level, TC__CAL_I);
+	if (!err) {
+		TC__CAL_KEY(k, "segments.%d.fit", i);
+		err = tc__cal_fit(v, k, &s->fit);
+	}
+	TC__CAL_SEG(exchange_ratio, TC__CAL_D);
+	TC__CAL_SEG(recv_ts_ns, TC__CAL_D);
+	TC__CAL_SEG(recv_tc_ns_per_byte, TC__CAL_D);
+#undef TC__CAL_SEG
+	return err;
+}
+
+/* Every field of c, in the order they are written. */
+static int tc__cal_visit(struct tc__cal_visit *v, struct tc_calibration *c)
+{
+	char k[TC__CAL_KEY_MAX];
+	int err = 0;
+#define TC__CAL_F(name, type)                                                                   \
+	do {                                                                                    \
+		if (!err)                                                                       \
+			err = tc__cal_emit(v, #name, (type), &c->name);                         \
+	} while (0)
+#define TC__CAL_A(name, type, i, ...)                                                           \
+	do {                                                                                    \
+		TC__CAL_KEY(k, __VA_ARGS__);                                                    \
+		if (!err)                                                                       \
+			err = tc__cal_emit(v, k, (type), &c->name[i]);                          \
+	} while (0)
+	TC__CAL_F(ts_ns, TC__CAL_D);
+	TC__CAL_F(tw_ns_per_byte, TC__CAL_D);
+	TC__CAL_F(r2, TC__CAL_D);
+	TC__CAL_F(max_rel_residual, TC__CAL_D);
+	TC__CAL_F(regime, TC__CAL_I);
+	err = err ? err : tc__cal_fit(v, "all", &c->all);
+	err = err ? err : tc__cal_fit(v, "stream", &c->stream);
+	err = err ? err : tc__cal_fit(v, "single_copy", &c->single_copy);
+	TC__CAL_F(single_copy_min, TC__CAL_Z);
+	TC__CAL_F(mode, TC__CAL_I);
+	err = err ? err : tc__cal_fit(v, "combine", &c->combine);
+	TC__CAL_F(tc_ns_per_byte, TC__CAL_D);
+	for (int i = 0; i < 3; i++)
+		TC__CAL_A(cache_bytes, TC__CAL_Z, i, "cache_bytes.%d", i);
+	TC__CAL_F(hockney_max_bytes, TC__CAL_Z);
+	TC__CAL_F(npoints, TC__CAL_I);
+	for (int i = 0; !err && i < tc__cal_upto(v, c->npoints, TC_CALIBRATE_MAX_POINTS); i++)
+		err = tc__cal_point(v, i, &c->points[i]);
+	TC__CAL_F(nsegments, TC__CAL_I);
+	for (int i = 0; !err && i < tc__cal_upto(v, c->nsegments, TC_CALIBRATE_MAX_SEGMENTS); i++)
+		err = tc__cal_segment(v, i, &c->segments[i]);
+	err = err ? err : tc__cal_fit(v, "piecewise", &c->piecewise);
+	TC__CAL_F(piecewise_max_bytes, TC__CAL_Z);
+	TC__CAL_F(call_ns, TC__CAL_D);
+	TC__CAL_F(call_measured_ns, TC__CAL_D);
+	TC__CAL_F(call_predicted_ns, TC__CAL_D);
+	err = err ? err : tc__cal_fit(v, "copy", &c->copy);
+	TC__CAL_F(tcopy_ns_per_byte, TC__CAL_D);
+	TC__CAL_F(conc_ranks, TC__CAL_I);
+	for (int i = 0; i < TC_HANDOFF_CLASSES; i++) {
+		TC__CAL_A(handoff_ns, TC__CAL_D, i, "handoff_ns.%d", i);
+		TC__CAL_A(handoff_rank, TC__CAL_I, i, "handoff_rank.%d", i);
+	}
+	TC__CAL_F(handoff_pair_ns, TC__CAL_D);
+	TC__CAL_F(ncopy_sizes, TC__CAL_I);
+	const int nsizes = tc__cal_upto(v, c->ncopy_sizes, TC_CALIBRATE_COPY_SIZES);
+	for (int i = 0; i < nsizes; i++)
+		TC__CAL_A(copy_sizes, TC__CAL_Z, i, "copy_sizes.%d", i);
+	TC__CAL_F(ncopiers, TC__CAL_I);
+	const int ncopiers = tc__cal_upto(v, c->ncopiers, TC_CALIBRATE_MAX_COPIERS);
+	for (int i = 0; i < ncopiers; i++)
+		TC__CAL_A(copiers, TC__CAL_I, i, "copiers.%d", i);
+	for (int i = 0; i < nsizes; i++)
+		for (int j = 0; j < ncopiers; j++) {
+			TC__CAL_KEY(k, "copy_bytes_per_ns.%d.%d", i, j);
+			if (!err)
+				err = tc__cal_emit(v, k, TC__CAL_D, &c->copy_bytes_per_ns[i][j]);
+		}
+	TC__CAL_F(nsync, TC__CAL_I);
+	for (int i = 0; i < tc__cal_upto(v, c->nsync, TC_CALIBRATE_MAX_SYNC); i++) {
+		TC__CAL_A(sync_ranks, TC__CAL_I, i, "sync_ranks.%d", i);
+		TC__CAL_A(sync_ns, TC__CAL_D, i, "sync_ns.%d", i);
+	}
+	TC__CAL_F(nflag, TC__CAL_I);
+	for (int i = 0; i < tc__cal_upto(v, c->nflag, TC_CALIBRATE_MAX_SYNC); i++)
+		TC__CAL_A(flag_ns, TC__CAL_D, i, "flag_ns.%d", i);
+#undef TC__CAL_F
+#undef TC__CAL_A
+	return err;
+}
+
+static int tc__cal_put(struct tc__cal_visit *v, const struct tc__cal_field *f)
+{
+	int n;
+	switch (f->type) {
+	case TC__CAL_D:
+		n = fprintf(v->out, "%s %.17g\n", f->key, *(const double *)f->at);
+		break;
+	case TC__CAL_I:
+		n = fprintf(v->out, "%s %d\n", f->key, *(const int *)f->at);
+		break;
+	default:
+		n = fprintf(v->out, "%s %zu\n", f->key, *(const size_t *)f->at);
+		break;
+	}
+	return n < 0 ? TC_ESYS : TC_OK;
+}
+
+int tc_calibration_write(const struct tc_calibration *cal, FILE *f)
+{
+	if (!cal || !f)
+		return TC_EINVAL;
+	/* The visit takes the fields by address; it writes none of them. */
+	struct tc_calibration copy = *cal;
+	struct tc__cal_visit v = {.fn = tc__cal_put, .out = f};
+	if (fprintf(f, "%s %d\n", TC__CAL_FILE_MAGIC, TC__CAL_FILE_VERSION) < 0)
+		return TC_ESYS;
+	int err = tc__cal_visit(&v, &copy);
+	if (!err && fprintf(f, "end\n") < 0)
+		err = TC_ESYS;
+	return err ? err : ferror(f) ? TC_ESYS : TC_OK;
+}
+
+/* The reader's table: every field of the struct up to its arrays'
+ * capacities, set to "not measured" on the way. */
+static int tc__cal_add(struct tc__cal_visit *v, const struct tc__cal_field *f)
+{
+	if (v->nfields == v->cap) {
+		int cap = v->cap ? 2 * v->cap : 1024;
+		struct tc__cal_field *n = realloc(v->fields, (size_t)cap * sizeof *n);
+		if (!n)
+			return TC_ENOMEM;
+		v->fields = n, v->cap = cap;
+	}
+	v->fields[v->nfields++] = *f;
+	switch (f->type) {
+	case TC__CAL_D:
+		*(double *)f->at = NAN;
+		break;
+	case TC__CAL_I:
+		*(int *)f->at = 0;
+		break;
+	default:
+		*(size_t *)f->at = 0;
+		break;
+	}
+	return TC_OK;
+}
+
+/* The value text s as field f's type, stored; TC_EINVAL where it is not
+ * one. */
+static int tc__cal_parse(const struct tc__cal_field *f, const char *s)
+{
+	char *end;
+	errno = 0;
+	switch (f->type) {
+	case TC__CAL_D: {
+		double d = strtod(s, &end);
+		if (end == s || *end)
+			return TC_EINVAL;
+		*(double *)f->at = d;
+		return TC_OK;
+	}
+	case TC__CAL_I: {
+		long l = strtol(s, &end, 10);
+		if (end == s || *end || errno || l < -(1L << 30) || l > (1L << 30))
+			return TC_EINVAL;
+		*(int *)f->at = (int)l;
+		return TC_OK;
+	}
+	default: {
+		if (*s == '-')
+			return TC_EINVAL;
+		unsigned long long u = strtoull(s, &end, 10);
+		if (end == s || *end || errno || u > SIZE_MAX)
+			return TC_EINVAL;
+		*(size_t *)f->at = (size_t)u;
+		return TC_OK;
+	}
+	}
+}
+
+/* The counts within their arrays. */
+static int tc__cal_counts_ok(const struct tc_calibration *c)
+{
+	const char *what;
+	if (c->npoints < 0 || c->npoints > TC_CALIBRATE_MAX_POINTS)
+		what = "npoints";
+	else if (c->nsegments < 0 || c->nsegments > TC_CALIBRATE_MAX_SEGMENTS)
+		what = "nsegments";
+	else if (c->ncopy_sizes < 0 || c->ncopy_sizes > TC_CALIBRATE_COPY_SIZES)
+		what = "ncopy_sizes";
+	else if (c->ncopiers < 0 || c->ncopiers > TC_CALIBRATE_MAX_COPIERS)
+		what = "ncopiers";
+	else if (c->nsync < 0 || c->nsync > TC_CALIBRATE_MAX_SYNC)
+		what = "nsync";
+	else if (c->nflag < 0 || c->nflag > TC_CALIBRATE_MAX_SYNC)
+		what = "nflag";
+	else
+		return 1;
+	tc__set_detail("tc_calibration_read: %s out of range", what);
+	return 0;
+}
+
+int tc_calibration_read(FILE *f, struct tc_calibration *out)
+{
+	if (!f || !out)
+		return TC_EINVAL;
+	struct tc_calibration c;
+	memset(&c, 0, sizeof c);
+	struct tc__cal_visit v = {.full = 1, .fn = tc__cal_add};
+	int err = tc__cal_visit(&v, &c);
+	for (int i = 0; i < TC_HANDOFF_CLASSES; i++)
+		c.handoff_rank[i] = -1;
+	char line[256];
+	int lineno = 0, version = -1, ended = 0;
+	while (!err && !ended && fgets(line, sizeof line, f)) {
+		lineno++;
+		size_t n = strlen(line);
+		if (n && line[n - 1] != '\n' && !feof(f)) {
+			tc__set_detail("tc_calibration_read: line %d longer than %zu bytes", lineno,
+			               sizeof line - 1);
+			err = TC_EINVAL;
+			break;
+		}
+		while (n && (line[n - 1] == '\n' || line[n - 1] == '\r' || line[n - 1] == ' '))
+			line[--n] = 0;
+		if (!n || line[0] == '#')
+			continue;
+		char *val = strchr(line, ' ');
+		if (val)
+			*val++ = 0;
+		if (version < 0) {
+			char *end = NULL;
+			long ver = val ? strtol(val, &end, 10) : -1;
+			if (strcmp(line, TC__CAL_FILE_MAGIC) || !val || *end || ver < 1) {
+				tc__set_detail("tc_calibration_read: line %d: not a calibration (it should "
+				               "start with \"%s %d\")",
+				               lineno, TC__CAL_FILE_MAGIC, TC__CAL_FILE_VERSION);
+				err = TC_EINVAL;
+			} else if (ver > TC__CAL_FILE_VERSION) {
+				tc__set_detail("tc_calibration_read: line %d: version %ld, this build reads "
+				               "up to %d",
+				               lineno, ver, TC__CAL_FILE_VERSION);
+				err = TC_ENOTSUP;
+			}
+			version = (int)ver;
+			continue;
+		}
+		if (!strcmp(line, "end") && !val) {
+			ended = 1;
+			break;
+		}
+		const struct tc__cal_field *fd = NULL;
+		for (int i = 0; val && i < v.nfields && !fd; i++)
+			if (!strcmp(v.fields[i].key, line))
+				fd = &v.fields[i];
+		if (!fd) {
+			tc__set_detail("tc_calibration_read: line %d: %s \"%s\"", lineno,
+			               val ? "unknown field" : "no value for", line);
+			err = TC_EINVAL;
+		} else if (tc__cal_parse(fd, val)) {
+			tc__set_detail("tc_calibration_read: line %d: \"%s\" is not a value of %s",
+			               lineno, val, line);
+			err = TC_EINVAL;
+		}
+	}
+	free(v.fields);
+	if (!err && ferror(f))
+		err = TC_ESYS;
+	if (!err && !ended) {
+		tc__set_detail("tc_calibration_read: %s", version < 0 ? "no calibration (empty input)"
+		                                                     : "the record has no \"end\" line");
+		err = TC_EINVAL;
+	}
+	if (!err && !tc__cal_counts_ok(&c))
+		err = TC_EINVAL;
+	if (!err)
+		*out = c;
+	return err;
+}

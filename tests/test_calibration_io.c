@@ -1,0 +1,261 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tests/test_calibration_io.c - a calibration as text
+ * (tc_calibration_write, tc_calibration_read: include/topocoll/calibrate.h,
+ * lib/calibrate/io.c): every field of a calibration filled with distinct
+ * values read back bit for bit (the text written again is the same, the
+ * calibrated prices the same to the bit); two records in one file; a
+ * record without the fields a later build added reads with them "not
+ * measured"; and the refusals, each with its code and the line named.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "topocoll.h"
+#include "topocoll/calibrate.h"
+
+/* Every field and every array element up to its count gets a value of its
+ * own (some NAN, as unmeasured fields are), the counts mid-range. */
+static void filled(struct tc_calibration *c)
+{
+	memset(c, 0, sizeof *c);
+	double x = 1.0;
+#define NEXT() (x = x * 1.000123 + 0.37)
+	struct tc_calibration_fit *fits[] = {&c->all,     &c->stream,    &c->single_copy,
+	                                     &c->combine, &c->piecewise, &c->copy};
+	for (size_t i = 0; i < sizeof fits / sizeof fits[0]; i++)
+		*fits[i] = (struct tc_calibration_fit){(int)i + 2, NEXT(), NEXT() / 1000, 0.9, 0.1};
+	c->ts_ns = c->all.ts_ns;
+	c->tw_ns_per_byte = c->all.tw_ns_per_byte;
+	c->r2 = 1.0 / 3;
+	c->max_rel_residual = 0.1 + 1e-17;
+	c->regime = TC_CALIBRATE_ALL;
+	c->single_copy_min = 1024;
+	c->mode = TC_MODE_NATIVE;
+	c->tc_ns_per_byte = 0.04 / 3;
+	c->cache_bytes[0] = 48 << 10, c->cache_bytes[1] = 2 << 20, c->cache_bytes[2] = 300u << 20;
+	c->hockney_max_bytes = 512;
+	c->npoints = 20;
+	for (int i = 0; i < c->npoints; i++) {
+		struct tc_calibration_point *p = &c->points[i];
+		p->bytes = (size_t)8 << i;
+		p->one_way_ns = NEXT() * 100, p->min_ns = p->one_way_ns * 0.9;
+		p->max_ns = p->one_way_ns * 1.3;
+		p->single_copy = p->bytes >= 1024, p->residual = NEXT() / 1e4;
+		p->combine_ns = i ? NEXT() : NAN, p->cache_level = 1 + i / 8;
+		p->segment = i / 7, p->seg_residual = -NEXT() / 1e5;
+		p->exchange_ns = NEXT() * 120, p->copy_ns = NEXT(), p->reduce_ns = i ? NEXT() * 130 : NAN;
+	}
+	c->nsegments = 3;
+	for (int i = 0; i < c->nsegments; i++) {
+		struct tc_calibration_segment *s = &c->segments[i];
+		s->first = 7 * i, s->npoints = i < 2 ? 7 : 6;
+		s->lo_bytes = c->points[s->first].bytes;
+		s->hi_bytes = c->points[s->first + s->npoints - 1].bytes;
+		s->single_copy = i > 0, s->cache_level = i ? -1 : 1;
+		s->fit = (struct tc_calibration_fit){s->npoints, NEXT() * 100, NEXT() / 1000, 0.99, 0.05};
+		s->exchange_ratio = i ? 1 + NEXT() / 100 : NAN;
+		s->recv_ts_ns = NEXT(), s->recv_tc_ns_per_byte = NEXT() / 1000;
+	}
+	c->piecewise_max_bytes = (size_t)4 << 20;
+	c->call_ns = 116.25, c->call_measured_ns = 373.0, c->call_predicted_ns = 256.75;
+	c->tcopy_ns_per_byte = 0.0269;
+	c->conc_ranks = 16;
+	for (int i = 0; i < TC_HANDOFF_CLASSES; i++) {
+		c->handoff_ns[i] = i == 1 ? 107.0 : i == 2 ? 140.5 : NAN;
+		c->handoff_rank[i] = i == 1 ? 1 : i == 2 ? 8 : -1;
+	}
+	c->handoff_pair_ns = 107.0;
+	c->ncopy_sizes = 4;
+	for (int i = 0; i < c->ncopy_sizes; i++)
+		c->copy_sizes[i] = (size_t)64 << (3 * i + 10);
+	c->ncopiers = 16;
+	for (int j = 0; j < c->ncopiers; j++)
+		c->copiers[j] = j + 1;
+	for (int i = 0; i < c->ncopy_sizes; i++)
+		for (int j = 0; j < c->ncopiers; j++)
+			c->copy_bytes_per_ns[i][j] = (j + 1) * (10 + i) + NEXT() / 50;
+	c->nsync = 4;
+	c->nflag = 4;
+	for (int i = 0; i < c->nsync; i++) {
+		c->sync_ranks[i] = 2 << i;
+		c->sync_ns[i] = 445 + NEXT();
+		c->flag_ns[i] = 224 + NEXT();
+	}
+#undef NEXT
+}
+
+/* What tc_calibration_write() writes of c (malloc'd, NUL-terminated). */
+static char *written(const struct tc_calibration *c)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	cr_assert(f);
+	cr_assert_eq(tc_calibration_write(c, f), 0);
+	cr_assert_eq(fclose(f), 0);
+	return buf;
+}
+
+/* tc_calibration_read() of the text s: its return, *out on success. */
+static int read_text(const char *s, struct tc_calibration *out)
+{
+	FILE *f = fmemopen((void *)s, strlen(s), "r");
+	cr_assert(f);
+	int err = tc_calibration_read(f, out);
+	fclose(f);
+	return err;
+}
+
+/* The calibrated prices of a few calls under a and b, equal to the bit. */
+static void same_prices(const struct tc_calibration *a, const struct tc_calibration *b)
+{
+	static const struct {
+		const char *topo, *alg;
+		enum tc_coll coll;
+		size_t bytes;
+	} calls[] = {
+	        {"hypercube:4", "hypercube", TC_COLL_ALLREDUCE, 8},
+	        {"hypercube:4", "ring", TC_COLL_ALLREDUCE, 1 << 20},
+	        {"complete:16", "shm", TC_COLL_ALLGATHER, 65536},
+	        {"complete:16", "shm_flag", TC_COLL_ALLREDUCE, 8},
+	        {"complete:2", "shm", TC_COLL_BCAST, 1 << 20},
+	};
+	for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++) {
+		struct tc_topo *t = NULL;
+		cr_assert_eq(tc_topo_parse(calls[i].topo, &t), 0);
+		struct tc_call call = {.coll = calls[i].coll,
+		                       .alg = calls[i].alg,
+		                       .bytes = calls[i].bytes,
+		                       .esize = 8};
+		double x = NAN, y = NAN;
+		cr_assert_eq(tc_calibration_predict(a, t, &call, NULL, NULL, &x), 0);
+		cr_assert_eq(tc_calibration_predict(b, t, &call, NULL, NULL, &y), 0);
+		cr_assert(memcmp(&x, &y, sizeof x) == 0, "%s %s: %.17g against %.17g", calls[i].topo,
+		          calls[i].alg, x, y);
+		tc_topo_destroy(t);
+	}
+}
+
+Test(calibration_io, every_field_back, .timeout = 30)
+{
+	struct tc_calibration c, back;
+	filled(&c);
+	char *text = written(&c);
+	cr_assert_eq(strncmp(text, "topocoll-calibration 1\n", 23), 0, "%.40s", text);
+	cr_assert_eq(read_text(text, &back), 0, "%s", tc_error_detail());
+	char *again = written(&back);
+	cr_assert_str_eq(again, text);
+	/* A few fields by hand: doubles to the bit, NAN kept, the counts. */
+	cr_assert(memcmp(&back.r2, &c.r2, sizeof c.r2) == 0);
+	cr_assert(memcmp(&back.max_rel_residual, &c.max_rel_residual, sizeof c.r2) == 0);
+	cr_assert(memcmp(&back.copy_bytes_per_ns[3][15], &c.copy_bytes_per_ns[3][15], sizeof(double)) ==
+	          0);
+	cr_assert(isnan(back.points[0].combine_ns) && isnan(back.handoff_ns[3]));
+	cr_assert_eq(back.handoff_rank[3], -1);
+	cr_assert_eq(back.handoff_rank[2], 8);
+	cr_assert_eq(back.cache_bytes[2], (size_t)300 << 20);
+	cr_assert(back.npoints == 20 && back.nsegments == 3 && back.ncopiers == 16 && back.nflag == 4);
+	same_prices(&c, &back);
+	free(again);
+	free(text);
+}
+
+/* Records follow one another in a file; each read takes the next. */
+Test(calibration_io, two_records, .timeout = 30)
+{
+	struct tc_calibration a, b, got;
+	filled(&a);
+	filled(&b);
+	b.call_ns = 999.5;
+	FILE *f = tmpfile();
+	cr_assert(f);
+	cr_assert_eq(tc_calibration_write(&a, f), 0);
+	fputs("# a comment between records\n\n", f);
+	cr_assert_eq(tc_calibration_write(&b, f), 0);
+	rewind(f);
+	cr_assert_eq(tc_calibration_read(f, &got), 0, "%s", tc_error_detail());
+	cr_assert_eq(got.call_ns, 116.25);
+	cr_assert_eq(tc_calibration_read(f, &got), 0, "%s", tc_error_detail());
+	cr_assert_eq(got.call_ns, 999.5);
+	/* After the last: no record. */
+	cr_assert_eq(tc_calibration_read(f, &got), TC_EINVAL);
+	cr_assert(strstr(tc_error_detail(), "no calibration"), "%s", tc_error_detail());
+	fclose(f);
+}
+
+/* A record written before the flag rounds were measured (no nflag, no
+ * flag_ns): read, they are not measured, and the price is that of the same
+ * calibration with nflag 0 (the rounds priced as R(q)). */
+Test(calibration_io, older_record_without_a_field, .timeout = 30)
+{
+	struct tc_calibration c, back;
+	filled(&c);
+	char *text = written(&c);
+	char *older = malloc(strlen(text) + 1), *o = older;
+	for (const char *line = text; *line;) {
+		const char *nl = strchr(line, '\n');
+		size_t n = nl ? (size_t)(nl - line + 1) : strlen(line);
+		if (strncmp(line, "nflag ", 6) && strncmp(line, "flag_ns.", 8))
+			memcpy(o, line, n), o += n;
+		line += n;
+	}
+	*o = 0;
+	cr_assert(strlen(older) < strlen(text));
+	cr_assert_eq(read_text(older, &back), 0, "%s", tc_error_detail());
+	cr_assert_eq(back.nflag, 0);
+	cr_assert(isnan(back.flag_ns[0]));
+	c.nflag = 0;
+	same_prices(&c, &back);
+	free(older);
+	free(text);
+}
+
+/* Each bad input: its code, *out untouched, the detail naming what. */
+Test(calibration_io, refusals, .timeout = 30)
+{
+	static const struct {
+		const char *text;
+		int err;
+		const char *detail;
+	} bad[] = {
+	        {"", TC_EINVAL, "no calibration"},
+	        {"# only a comment\n", TC_EINVAL, "no calibration"},
+	        {"topocoll-model 1\nend\n", TC_EINVAL, "line 1: not a calibration"},
+	        {"topocoll-calibration x\nend\n", TC_EINVAL, "line 1: not a calibration"},
+	        {"topocoll-calibration 2\nend\n", TC_ENOTSUP, "version 2"},
+	        {"topocoll-calibration 1\nts_ns 300\n", TC_EINVAL, "no \"end\""},
+	        {"topocoll-calibration 1\nts_nanos 300\nend\n", TC_EINVAL, "line 2: unknown field"},
+	        {"topocoll-calibration 1\nts_ns\nend\n", TC_EINVAL, "line 2: no value for"},
+	        {"topocoll-calibration 1\nts_ns 3x\nend\n", TC_EINVAL, "\"3x\" is not a value of ts_ns"},
+	        {"topocoll-calibration 1\nsingle_copy_min -1\nend\n", TC_EINVAL, "single_copy_min"},
+	        {"topocoll-calibration 1\nnpoints 2.5\nend\n", TC_EINVAL, "npoints"},
+	        {"topocoll-calibration 1\nnpoints 65\nend\n", TC_EINVAL, "npoints out of range"},
+	        {"topocoll-calibration 1\nncopiers -1\nend\n", TC_EINVAL, "ncopiers out of range"},
+	        {"topocoll-calibration 1\npoints.64.bytes 8\nend\n", TC_EINVAL, "unknown field"},
+	        {"topocoll-calibration 1\ncopy_bytes_per_ns.4.0 1\nend\n", TC_EINVAL, "unknown field"},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		struct tc_calibration out;
+		memset(&out, 0x5a, sizeof out);
+		int err = read_text(bad[i].text, &out);
+		cr_assert_eq(err, bad[i].err, "case %zu: %s, not %s", i, tc_strerror(err),
+		             tc_strerror(bad[i].err));
+		cr_assert(strstr(tc_error_detail(), bad[i].detail), "case %zu: detail \"%s\"", i,
+		          tc_error_detail());
+		cr_assert_eq(out.npoints, 0x5a5a5a5a, "case %zu: *out written", i);
+	}
+	struct tc_calibration c;
+	filled(&c);
+	cr_assert_eq(tc_calibration_write(NULL, stdout), TC_EINVAL);
+	cr_assert_eq(tc_calibration_write(&c, NULL), TC_EINVAL);
+	cr_assert_eq(tc_calibration_read(NULL, &c), TC_EINVAL);
+	cr_assert_eq(tc_calibration_read(stdin, NULL), TC_EINVAL);
+	/* The smallest record: every field not measured. */
+	cr_assert_eq(read_text("topocoll-calibration 1\nend\n", &c), 0);
+	cr_assert(c.npoints == 0 && c.conc_ranks == 0 && isnan(c.ts_ns) && c.handoff_rank[0] == -1);
+}
