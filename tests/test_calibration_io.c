@@ -135,8 +135,8 @@ static void same_prices(const struct tc_calibration *a, const struct tc_calibrat
 		double x = NAN, y = NAN;
 		cr_assert_eq(tc_calibration_predict(a, t, &call, NULL, NULL, &x), 0);
 		cr_assert_eq(tc_calibration_predict(b, t, &call, NULL, NULL, &y), 0);
-		cr_assert(memcmp(&x, &y, sizeof x) == 0, "%s %s: %.17g against %.17g", calls[i].topo,
-		          calls[i].alg, x, y);
+		cr_assert(memcmp(&x, &y, sizeof x) == 0, "%s %s: %.17g against %.17g",
+		          calls[i].topo, calls[i].alg, x, y);
 		tc_topo_destroy(t);
 	}
 }
@@ -153,8 +153,8 @@ Test(calibration_io, every_field_back, .timeout = 30)
 	/* A few fields by hand: doubles to the bit, NAN kept, the counts. */
 	cr_assert(memcmp(&back.r2, &c.r2, sizeof c.r2) == 0);
 	cr_assert(memcmp(&back.max_rel_residual, &c.max_rel_residual, sizeof c.r2) == 0);
-	cr_assert(memcmp(&back.copy_bytes_per_ns[3][15], &c.copy_bytes_per_ns[3][15], sizeof(double)) ==
-	          0);
+	cr_assert(memcmp(&back.copy_bytes_per_ns[3][15], &c.copy_bytes_per_ns[3][15],
+	                 sizeof(double)) == 0);
 	cr_assert(isnan(back.points[0].combine_ns) && isnan(back.handoff_ns[3]));
 	cr_assert_eq(back.handoff_rank[3], -1);
 	cr_assert_eq(back.handoff_rank[2], 8);

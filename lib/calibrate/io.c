@@ -140,10 +140,10 @@ static int tc__cal_segment(struct tc__cal_visit *v, int i, struct tc_calibration
 {
 	char k[TC__CAL_KEY_MAX];
 	int err = 0;
-#define TC__CAL_SEG(name, type)                                                   \
-	do {                                                                      \
-		TC__CAL_KEY(k, "segments.%d.%s", i, #name);                       \
-		err = err ? err : tc__cal_emit(v, k, (type), &s->name);           \
+#define TC__CAL_SEG(name, type)                                         \
+	do {                                                            \
+		TC__CAL_KEY(k, "segments.%d.%s", i, #name);             \
+		err = err ? err : tc__cal_emit(v, k, (type), &s->name); \
 	} while (0)
 	TC__CAL_SEG(lo_bytes, TC__CAL_Z);
 	TC__CAL_SEG(hi_bytes, TC__CAL_Z);
@@ -167,16 +167,16 @@ static int tc__cal_visit(struct tc__cal_visit *v, struct tc_calibration *c)
 {
 	char k[TC__CAL_KEY_MAX];
 	int err = 0;
-#define TC__CAL_F(name, type)                                                                   \
-	do {                                                                                    \
-		if (!err)                                                                       \
-			err = tc__cal_emit(v, #name, (type), &c->name);                         \
+#define TC__CAL_F(name, type)                                           \
+	do {                                                            \
+		if (!err)                                               \
+			err = tc__cal_emit(v, #name, (type), &c->name); \
 	} while (0)
-#define TC__CAL_A(name, type, i, ...)                                                           \
-	do {                                                                                    \
-		TC__CAL_KEY(k, __VA_ARGS__);                                                    \
-		if (!err)                                                                       \
-			err = tc__cal_emit(v, k, (type), &c->name[i]);                          \
+#define TC__CAL_A(name, type, i, ...)                                  \
+	do {                                                           \
+		TC__CAL_KEY(k, __VA_ARGS__);                           \
+		if (!err)                                              \
+			err = tc__cal_emit(v, k, (type), &c->name[i]); \
 	} while (0)
 	TC__CAL_F(ts_ns, TC__CAL_D);
 	TC__CAL_F(tw_ns_per_byte, TC__CAL_D);
@@ -420,7 +420,7 @@ int tc_calibration_read(FILE *f, struct tc_calibration *out)
 		err = TC_ESYS;
 	if (!err && !ended) {
 		tc__set_detail("tc_calibration_read: %s", version < 0 ? "no calibration (empty input)"
-		                                                     : "the record has no \"end\" line");
+		                                                      : "the record has no \"end\" line");
 		err = TC_EINVAL;
 	}
 	if (!err && !tc__cal_counts_ok(&c))

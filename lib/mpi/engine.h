@@ -255,8 +255,11 @@ int tc__mpi_poll(struct tc_proc *proc, struct tc__mplan *pl, int lo, int hi, uin
 int tc__mpi_wait(struct tc_proc *proc, struct tc__mplan *pl, struct tc__mitem *it, int n, int lo,
                  int hi, int all, int r, const struct tc__exec_io *io, uint64_t sig, uint64_t seq);
 /* An abort from another process, or another call's message from one whose
- * message items it[0 .. n) still wait for: the error, else 0. */
-int tc__mpi_probe(struct tc__mpi *m, struct tc__mitem *it, int n);
+ * message items it[0 .. n) (of plan pl, call seq) still wait for: a
+ * message that is none of the transfers this call still receives from
+ * that process.  The error, else 0. */
+int tc__mpi_probe(struct tc__mpi *m, const struct tc__mplan *pl, struct tc__mitem *it, int n,
+                  uint64_t seq);
 /* The timeout report of round r (stderr or the team's watchdog hook). */
 void tc__mpi_report(struct tc_proc *proc, const struct tc__mitem *it, int n, int r,
                     const struct tc__exec_io *io, uint64_t waited_ns);

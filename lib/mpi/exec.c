@@ -159,7 +159,24 @@ int tc__mpi_take_abort(struct tc__mpi *m)
 	return code ? code : TC_EABORTED;
 }
 
-int tc__mpi_probe(struct tc__mpi *m, struct tc__mitem *it, int n)
+/* Whether a message from process src with tag `tag` is one that this call
+ * (plan pl, number seq) still receives from src: a transfer of a round
+ * after the current one (its items from `cur` on), or of this round not
+ * yet complete. */
+static int tc__mpi_expected(const struct tc__mplan *pl, const struct tc__mitem *it, int n,
+                            uint64_t seq, int src, int tag)
+{
+	const int cur = (int)(it - pl->it);
+	for (int j = cur; j < pl->nit; j++) {
+		const struct tc__mitem *y = &pl->it[j];
+		if (y->kind != TC__MIT_SEND && y->from == src && (j >= cur + n || y->open) &&
+		    tc__mpi_tag(seq, y->xi) == tag)
+			return 1;
+	}
+	return 0;
+}
+
+int tc__mpi_probe(struct tc__mpi *m, const struct tc__mplan *pl, struct tc__mitem *it, int n, uint64_t seq)
 {
 	int flag = 0;
 	MPI_Status st;
@@ -171,6 +188,12 @@ int tc__mpi_probe(struct tc__mpi *m, struct tc__mitem *it, int n)
 			continue;
 		MPI_Iprobe(it[i].from, MPI_ANY_TAG, m->comm, &flag, &st);
 		if (!flag || st.MPI_TAG == TC__MPI_TAG_ABORT)
+			continue;
+		/* A later transfer of this call from the same process: it
+		 * matches in order behind the one still arriving (a large
+		 * message that needs its sender's progress, the sender off
+		 * its CPU), not another call. */
+		if (tc__mpi_expected(pl, it, n, seq, it[i].from, st.MPI_TAG))
 			continue;
 		/* The probe's progress may have just completed our receive
 		 * (MPI_Testsome has not said so yet); and a message matched
@@ -390,7 +413,7 @@ int tc__mpi_wait(struct tc_proc *proc, struct tc__mplan *pl, struct tc__mitem *i
 		spin = !proc->team->emulate && now - last < m->spin_ns;
 		if (now >= next_probe) {
 			next_probe = now + probe_ns;
-			int err = tc__mpi_probe(m, it, n);
+			int err = tc__mpi_probe(m, pl, it, n, seq);
 			if (err)
 				return err;
 		}

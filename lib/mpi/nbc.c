@@ -84,7 +84,7 @@ static int tc__mnbc_ready(struct tc_proc *proc, struct tc__mnbc *q, struct tc__m
 	}
 	if (now >= q->next_probe) {
 		q->next_probe = now + probe_ns;
-		int err = tc__mpi_probe(m, it, n);
+		int err = tc__mpi_probe(m, q->c.pl, it, n, q->c.seq);
 		if (err)
 			return err;
 	}
