@@ -165,7 +165,8 @@ Test(calibration_io, every_field_back, .timeout = 30)
 	free(text);
 }
 
-/* Records follow one another in a file; each read takes the next. */
+/* Records follow one another in a file, comments of any length between
+ * them; each read takes the next. */
 Test(calibration_io, two_records, .timeout = 30)
 {
 	struct tc_calibration a, b, got;
@@ -175,7 +176,10 @@ Test(calibration_io, two_records, .timeout = 30)
 	FILE *f = tmpfile();
 	cr_assert(f);
 	cr_assert_eq(tc_calibration_write(&a, f), 0);
-	fputs("# a comment between records\n\n", f);
+	fputs("# a comment between records\n\n#", f);
+	for (int i = 0; i < 1000; i++)
+		fputs(" a long comment line", f); /* as a run's output has */
+	fputs("\n", f);
 	cr_assert_eq(tc_calibration_write(&b, f), 0);
 	rewind(f);
 	cr_assert_eq(tc_calibration_read(f, &got), 0, "%s", tc_error_detail());

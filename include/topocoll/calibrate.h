@@ -163,11 +163,15 @@
  *   copy      the aggregate copy bandwidth B(k, m) of k = 1 .. K ranks
  *             copying at once, for m in copy_sizes (64 KiB, 512 KiB, 4 MiB
  *             and a memory-sized block: more than 4 MiB, K blocks larger
- *             than the last-level cache, at most 32 MiB): rank i copies m bytes
- *             that rank (i + 1) mod k has just written into a buffer of its
- *             own (a collective's single copy), after a barrier; B = k m /
- *             the slowest copier's time, median of the samples after one
- *             untimed copy, in bytes/ns;
+ *             than the last-level cache, at most 32 MiB): the i-th of k
+ *             copiers copies m bytes that the (i + 1) mod k-th has just
+ *             written into a buffer of its own (a collective's single copy),
+ *             after a barrier; B = k m / the slowest copier's time, median
+ *             of the samples after one untimed copy, in bytes/ns.  The k
+ *             copiers of a sample are k consecutive ranks from an offset
+ *             that moves on at each sample, and one pair's samples are a
+ *             pass over every pair apart, so that one CPU slow for a while
+ *             does not decide them all;
  *   sync      the time of one synchronised round among q = 2, 4, 8, ..., K
  *             ranks: each round every rank sends 8 bytes d ranks to its
  *             right and receives from d to its left (tc_sendrecv), d the

@@ -230,22 +230,33 @@ static int tc__conc_spmd(struct tc_proc *proc, void *arg)
 		if (!(err = tc_barrier(proc, NULL)) && (me == 0 || me == c->partner[i]))
 			err = tc__conc_handoff(proc, c, i);
 	}
-	/* Each (size, copiers) pair first copies once untimed (r = -1): the
-	 * first copy of a size met cold destinations and a core that had been
-	 * waiting (one copier of 64 KiB measured half the rate of each of
-	 * two). */
-	for (int s = 0; s < c->nsizes && !err; s++)
-		for (int ki = 0; ki < c->ncopiers && !err; ki++)
-			for (int r = -1; r < TC__CONC_REPS && !err; r++) {
-				const int k = c->copiers[ki];
+	/* The copies.  A sample's k copiers are k consecutive ranks from an
+	 * offset that moves on at each sample, and the samples of one (size,
+	 * copiers) pair are taken a pass over every pair apart: the slowest
+	 * copier decides a sample, so a CPU slow for a while (another
+	 * guest's work on its host core) would otherwise decide every sample
+	 * of every count that includes it (on a 16-vCPU guest the aggregate
+	 * rate of 4 and more copiers, every size, came out half of other
+	 * runs' in one calibration, 6 and more in another, while the
+	 * collectives timed after it ran as in those runs).  A first pass
+	 * (r = -1) copies once untimed: the first copy of a size met cold
+	 * destinations and a core that had been waiting (one copier of
+	 * 64 KiB measured half the rate of each of two). */
+	for (int r = -1; r < TC__CONC_REPS && !err; r++)
+		for (int s = 0; s < c->nsizes && !err; s++)
+			for (int ki = 0; ki < c->ncopiers && !err; ki++) {
+				const int k = c->copiers[ki], K = c->K;
+				const int off = r < 0 ? 0 : (int)((long)r * K / TC__CONC_REPS + ki) % K;
+				const int j = (me - off + K) % K; /* this rank's place among the copiers */
 				const size_t m = c->sizes[s];
-				if (me < k)
+				if (j < k)
 					memset(c->src[me], (int)((r + s + ki) & 0xff), m);
 				if ((err = tc_barrier(proc, NULL)) != 0)
 					break;
-				if (me < k) {
+				if (j < k) {
+					const int from = (off + (j + 1) % k) % K;
 					uint64_t t0 = tc__cal_now();
-					tc__cal_memcpy(c->dst[me], c->src[(me + 1) % k], m);
+					tc__cal_memcpy(c->dst[me], c->src[from], m);
 					c->d[me] = (double)(tc__cal_now() - t0);
 				}
 				if ((err = tc_barrier(proc, NULL)) != 0)
@@ -253,7 +264,7 @@ static int tc__conc_spmd(struct tc_proc *proc, void *arg)
 				if (me == 0 && r >= 0) {
 					double w = 0;
 					for (int q = 0; q < k; q++)
-						w = fmax(w, c->d[q]);
+						w = fmax(w, c->d[(off + q) % K]);
 					c->copy[s][ki][r] = w;
 				}
 			}

@@ -32,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 
 #include "base/error_detail.h"
 #include "topocoll.h"
@@ -362,17 +363,13 @@ int tc_calibration_read(FILE *f, struct tc_calibration *out)
 	int err = tc__cal_visit(&v, &c);
 	for (int i = 0; i < TC_HANDOFF_CLASSES; i++)
 		c.handoff_rank[i] = -1;
-	char line[256];
+	char *line = NULL;
+	size_t cap = 0;
 	int lineno = 0, version = -1, ended = 0;
-	while (!err && !ended && fgets(line, sizeof line, f)) {
+	ssize_t got;
+	while (!err && !ended && (got = getline(&line, &cap, f)) >= 0) {
 		lineno++;
-		size_t n = strlen(line);
-		if (n && line[n - 1] != '\n' && !feof(f)) {
-			tc__set_detail("tc_calibration_read: line %d longer than %zu bytes", lineno,
-			               sizeof line - 1);
-			err = TC_EINVAL;
-			break;
-		}
+		size_t n = (size_t)got;
 		while (n && (line[n - 1] == '\n' || line[n - 1] == '\r' || line[n - 1] == ' '))
 			line[--n] = 0;
 		if (!n || line[0] == '#')
@@ -416,6 +413,7 @@ int tc_calibration_read(FILE *f, struct tc_calibration *out)
 		}
 	}
 	free(v.fields);
+	free(line);
 	if (!err && ferror(f))
 		err = TC_ESYS;
 	if (!err && !ended) {
