@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * lib/mpi/engine.h - a team over MPI processes: its state (team->engine)
- * and the executor that runs schedules over MPI messages (lib/mpi/exec.c;
- * the team's creation in lib/mpi/team.c).  Not installed.
+ * and the executor that runs schedules over MPI messages (lib/mpi/exec.c,
+ * its waits lib/mpi/wait.c; the team's creation in lib/mpi/team.c).  Not
+ * installed.
  */
 #ifndef TC_MPI_ENGINE_H
 #define TC_MPI_ENGINE_H
@@ -241,6 +242,19 @@ int tc__mpi_post(struct tc_proc *proc, struct tc__mplan *pl, int r, unsigned cha
  * applied in schedule order, the emulated wait. */
 void tc__mpi_finish(struct tc_proc *proc, struct tc__mplan *pl, int r, unsigned char **bufs,
                     const struct tc__exec_io *io, const struct tc__mpost *ps);
+/* The tag of transfer xi of call seq (the numbering at the top). */
+static inline int tc__mpi_tag(uint64_t seq, int xi)
+{
+	return 1 + (int)((seq & ((1u << TC__MPI_SEQ_BITS) - 1)) << TC__MPI_XI_BITS) +
+	       (xi & ((1 << TC__MPI_XI_BITS) - 1));
+}
+
+/* The waits (lib/mpi/wait.c). */
+/* Whether a received message (status st, its payload at stage + it->soff)
+ * is the one item it expects: want bytes, and with hdr a header of call
+ * (sig, seq).  0 or TC_EMISMATCH with the detail set. */
+int tc__mpi_check(const struct tc__mitem *it, const MPI_Status *st, const unsigned char *stage,
+                  size_t want, int hdr, uint64_t sig, uint64_t seq);
 /* Receives among items it[0 .. n) still open; *pending: requests of
  * [lo, hi) not complete. */
 int tc__mpi_left(struct tc_proc *proc, const struct tc__mitem *it, int n, int lo, int hi, int *pending);
