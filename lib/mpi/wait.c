@@ -116,8 +116,8 @@ int tc__mpi_probe(struct tc__mpi *m, const struct tc__mplan *pl, struct tc__mite
 	return TC_OK;
 }
 
-int tc__mpi_check(const struct tc__mitem *it, const MPI_Status *st,
-                         const unsigned char *stage, size_t want, int hdr, uint64_t sig, uint64_t seq)
+int tc__mpi_check(const struct tc__mitem *it, const MPI_Status *st, const unsigned char *stage,
+                  size_t want, int hdr, uint64_t sig, uint64_t seq)
 {
 	int cnt = -1;
 	MPI_Get_count(st, MPI_BYTE, &cnt);

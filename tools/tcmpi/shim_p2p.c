@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * tools/tcmpi/shim_p2p.c - point-to-point messages (MPI_Send, MPI_Recv,
- * MPI_Isend, MPI_Irecv, MPI_Sendrecv, MPI_Probe, MPI_Iprobe) over
+ * MPI_Isend, MPI_Irecv, MPI_Sendrecv; the probes in shim_probe.c) over
  * topocoll's tagged any-rank messages, and the requests of the layer
  * (MPI_Wait, MPI_Waitall, MPI_Waitany, MPI_Test, MPI_Testall, MPI_Start,
  * MPI_Startall, MPI_Request_free) for messages and collectives alike.
@@ -15,69 +15,12 @@
  * communicator of one rank has no team: its messages are queued by the
  * layer itself (below, "Communicators of one rank").  A buffer whose
  * datatype is not contiguous travels packed.
- *
- * Matched probes (MPI_Mprobe, MPI_Improbe, MPI_Mrecv, MPI_Imrecv): the
- * probe receives the message it found at once into a buffer of its own
- * (topocoll's probe keeps the message found for the receive that asks for
- * its source and tag), so that no other receive or probe can match it;
- * MPI_Mrecv and MPI_Imrecv copy it out.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "shim.h"
-
-static int check(MPI_Comm comm, int peer, int is_recv, const char *fn, struct tcmpi__comm **out)
-{
-	int rc = tcmpi__check_init(fn);
-	if (rc)
-		return rc;
-	struct tcmpi__comm *c = tcmpi__comm(comm);
-	if (!c)
-		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_COMM, fn, "invalid communicator %d", comm);
-	int p = tcmpi__comm_size(c);
-	if (peer == MPI_PROC_NULL || (peer == MPI_ANY_SOURCE && is_recv)) {
-		*out = c;
-		return MPI_SUCCESS;
-	}
-	if (peer < 0 || peer >= p)
-		return tcmpi__error(comm, MPI_ERR_RANK, fn, "rank %d out of range 0..%d", peer, p - 1);
-	*out = c;
-	return MPI_SUCCESS;
-}
-
-static int tc_src(int source)
-{
-	return source == MPI_ANY_SOURCE ? TC_ANY_SOURCE : source;
-}
-
-static int tc_tag(int tag)
-{
-	return tag == MPI_ANY_TAG ? TC_ANY_TAG : tag;
-}
-
-static void set_status(MPI_Status *st, int src, int tag, size_t bytes)
-{
-	if (st == MPI_STATUS_IGNORE || !st)
-		return;
-	st->MPI_SOURCE = src;
-	st->MPI_TAG = tag;
-	st->MPI_ERROR = MPI_SUCCESS;
-	st->tcmpi_cancelled = 0;
-	st->tcmpi_count = (MPI_Count)bytes;
-}
-
-static int check_args(const struct tcmpi__dtype *t, int count, int tag, int is_recv, MPI_Comm comm,
-                      const char *fn)
-{
-	if (!t)
-		return tcmpi__error(comm, MPI_ERR_TYPE, fn, "invalid or uncommitted datatype");
-	if (count < 0)
-		return tcmpi__error(comm, MPI_ERR_COUNT, fn, "negative count %d", count);
-	if (tag < 0 && !(is_recv && tag == MPI_ANY_TAG))
-		return tcmpi__error(comm, MPI_ERR_TAG, fn, "invalid tag %d", tag);
-	return MPI_SUCCESS;
-}
+#include "shim_p2p.h"
 
 /* ---------------------------------------------------------------------
  * Requests: handles 1.. index a table of pointers to requests, each
@@ -153,15 +96,9 @@ void tcmpi__req_drop(MPI_Request *h)
  * wait forever).  The queues are the rank's alone (the layer is one copy
  * per rank, a rank one thread or fibre): nothing is locked.
  */
-struct self_msg {
-	struct self_msg *next;
-	int tag;
-	size_t bytes;
-	void *data; /* packed; NULL when empty */
-};
 struct tcmpi__selfq {
-	struct self_msg *msgs, **mtail;     /* unmatched, in order of sending */
-	struct tcmpi__req *posted, **ptail; /* posted receives, in order */
+	struct tcmpi__self_msg *msgs, **mtail; /* unmatched, in order of sending */
+	struct tcmpi__req *posted, **ptail;    /* posted receives, in order */
 };
 
 static int tag_match(int want, int tag)
@@ -181,13 +118,13 @@ static struct tcmpi__selfq *selfq_of(struct tcmpi__comm *c)
 
 /* The first queued message of c whose tag matches tag, or NULL; taken
  * out of the queue when take. */
-static struct self_msg *self_find(struct tcmpi__comm *c, int tag, int take)
+struct tcmpi__self_msg *tcmpi__self_find(struct tcmpi__comm *c, int tag, int take)
 {
 	struct tcmpi__selfq *sq = c->selfq;
 	if (!sq)
 		return NULL;
-	for (struct self_msg **pp = &sq->msgs; *pp; pp = &(*pp)->next) {
-		struct self_msg *m = *pp;
+	for (struct tcmpi__self_msg **pp = &sq->msgs; *pp; pp = &(*pp)->next) {
+		struct tcmpi__self_msg *m = *pp;
 		if (!tag_match(tag, m->tag))
 			continue;
 		if (take) {
@@ -257,7 +194,7 @@ static int self_send(struct tcmpi__comm *c, MPI_Comm comm, int tag, const void *
 			return MPI_SUCCESS;
 		break; /* truncated: the message stays queued */
 	}
-	struct self_msg *m = calloc(1, sizeof *m);
+	struct tcmpi__self_msg *m = calloc(1, sizeof *m);
 	void *copy = bytes ? malloc(bytes) : NULL;
 	if (!m || (bytes && !copy)) {
 		free(m);
@@ -267,7 +204,7 @@ static int self_send(struct tcmpi__comm *c, MPI_Comm comm, int tag, const void *
 	}
 	if (bytes)
 		memcpy(copy, data, bytes);
-	*m = (struct self_msg){.tag = tag, .bytes = bytes, .data = copy};
+	*m = (struct tcmpi__self_msg){.tag = tag, .bytes = bytes, .data = copy};
 	*sq->mtail = m;
 	sq->mtail = &m->next;
 	return MPI_SUCCESS;
@@ -278,12 +215,12 @@ static int self_send(struct tcmpi__comm *c, MPI_Comm comm, int tag, const void *
  * (reported as fn's). */
 static int self_irecv(struct tcmpi__comm *c, MPI_Comm comm, struct tcmpi__req *q, const char *fn)
 {
-	const struct self_msg *m = self_find(c, q->stag, 0);
+	const struct tcmpi__self_msg *m = tcmpi__self_find(c, q->stag, 0);
 	if (m && m->bytes > q->cap) { /* truncated: the message stays queued */
 		self_deliver(q, m->tag, m->data, m->bytes);
 		return MPI_SUCCESS;
 	}
-	struct self_msg *t = m ? self_find(c, q->stag, 1) : NULL;
+	struct tcmpi__self_msg *t = m ? tcmpi__self_find(c, q->stag, 1) : NULL;
 	if (t) {
 		self_deliver(q, t->tag, t->data, t->bytes);
 		free(t->data);
@@ -320,7 +257,7 @@ void tcmpi__selfq_free(struct tcmpi__comm *c)
 	struct tcmpi__selfq *sq = c->selfq;
 	if (!sq)
 		return;
-	for (struct self_msg *m = sq->msgs, *n; m; m = n) {
+	for (struct tcmpi__self_msg *m = sq->msgs, *n; m; m = n) {
 		n = m->next;
 		free(m->data);
 		free(m);
@@ -340,7 +277,7 @@ void tcmpi__selfq_free(struct tcmpi__comm *c)
 
 /* The error of a call that would wait forever on a communicator of one
  * rank. */
-static int self_deadlock(MPI_Comm comm, int source, int tag, const char *fn)
+int tcmpi__self_deadlock(MPI_Comm comm, int source, int tag, const char *fn)
 {
 	return tcmpi__error(comm, MPI_ERR_OTHER, fn,
 	                    "no message with source %d and tag %d is queued on a communicator of "
@@ -401,7 +338,7 @@ int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
 {
 	struct tcmpi__comm *c;
 	const struct tcmpi__dtype *t;
-	struct tcmpi__req *q;
+	struct tcmpi__req *q = NULL;
 	int rc = req_begin(comm, dest, 0, datatype, count, tag, request, __func__, &c, &t, &q);
 	if (rc || q->done)
 		return rc;
@@ -430,7 +367,7 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
 {
 	struct tcmpi__comm *c;
 	const struct tcmpi__dtype *t;
-	struct tcmpi__req *q;
+	struct tcmpi__req *q = NULL;
 	int rc = req_begin(comm, source, 1, datatype, count, tag, request, __func__, &c, &t, &q);
 	if (rc || q->done)
 		return rc;
@@ -551,7 +488,7 @@ static int wait_one(MPI_Request *h, MPI_Status *st, const char *fn)
 {
 	struct tcmpi__req *q = req_of(*h);
 	if (q && q->selfpend)
-		return self_deadlock(q->comm, q->peer, q->stag, fn);
+		return tcmpi__self_deadlock(q->comm, q->peer, q->stag, fn);
 	if (!q || (!q->active && !q->done)) {
 		empty_status(st);
 		return MPI_SUCCESS;
@@ -700,7 +637,7 @@ static int any(int count, MPI_Request a[], int *index, int *flag, MPI_Status *st
 		if (!live && block && pend >= 0) {
 			/* Only receives on communicators of one rank remain. */
 			struct tcmpi__req *q = req_of(a[pend]);
-			return self_deadlock(q->comm, q->peer, q->stag, fn);
+			return tcmpi__self_deadlock(q->comm, q->peer, q->stag, fn);
 		}
 		if (pend >= 0)
 			live = 1;
@@ -901,14 +838,14 @@ int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, M
 	}
 	size_t cap = (size_t)count * t->size;
 	if (!c->proc) { /* one rank: the first queued message that matches */
-		const struct self_msg *p = self_find(c, tag, 0);
+		const struct tcmpi__self_msg *p = tcmpi__self_find(c, tag, 0);
 		if (!p)
-			return self_deadlock(comm, source, tag, __func__);
+			return tcmpi__self_deadlock(comm, source, tag, __func__);
 		if (p->bytes > cap) /* the message stays queued */
 			return tcmpi__error(comm, MPI_ERR_TRUNCATE, __func__,
 			                    "a message of %zu bytes into a buffer of %zu bytes",
 			                    p->bytes, cap);
-		struct self_msg *m = self_find(c, tag, 1);
+		struct tcmpi__self_msg *m = tcmpi__self_find(c, tag, 1);
 		self_unpack(m->data, m->bytes, t, buf);
 		set_status(status, 0, m->tag, m->bytes);
 		free(m->data);
@@ -955,279 +892,4 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int 
 	rc = wait_one(&r[1], MPI_STATUS_IGNORE, __func__);
 	int rc2 = wait_one(&r[0], status, __func__);
 	return rc ? rc : rc2;
-}
-
-/* ---------------------------------------------------------------------
- * Probes: tc_probe and tc_iprobe find the message a receive with the
- * same source and tag would take; the receive that follows with the
- * status's source and tag (or the probe's) takes exactly it.
- */
-static int probe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status, const char *fn)
-{
-	struct tcmpi__comm *c;
-	int rc = check(comm, source, 1, fn, &c);
-	if (rc)
-		return rc;
-	if (tag < 0 && tag != MPI_ANY_TAG)
-		return tcmpi__error(comm, MPI_ERR_TAG, fn, "invalid tag %d", tag);
-	if (flag)
-		*flag = 0;
-	if (source == MPI_PROC_NULL) {
-		/* MPI: at once, with source MPI_PROC_NULL, tag MPI_ANY_TAG and
-		 * count 0. */
-		if (flag)
-			*flag = 1;
-		set_status(status, MPI_PROC_NULL, MPI_ANY_TAG, 0);
-		return MPI_SUCCESS;
-	}
-	if (!c->proc) { /* one rank: the first queued message that matches */
-		const struct self_msg *m = self_find(c, tag, 0);
-		if (!m)
-			return flag ? MPI_SUCCESS : self_deadlock(comm, source, tag, fn);
-		if (flag)
-			*flag = 1;
-		set_status(status, 0, m->tag, m->bytes);
-		return MPI_SUCCESS;
-	}
-	tc_status ts = {0};
-	int found = 1;
-	int tcrc = flag ? tc_iprobe(c->proc, tc_src(source), tc_tag(tag), &found, &ts)
-	                : tc_probe(c->proc, tc_src(source), tc_tag(tag), &ts);
-	if (tcrc)
-		return tcmpi__tc_error(comm, tcrc, fn);
-	if (flag)
-		*flag = found;
-	if (found)
-		set_status(status, ts.source, ts.tag, ts.bytes);
-	return MPI_SUCCESS;
-}
-
-int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
-{
-	return probe(source, tag, comm, NULL, status, __func__);
-}
-
-int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
-{
-	int rc = tcmpi__check_init(__func__);
-	if (rc)
-		return rc;
-	if (!flag)
-		return tcmpi__error(comm, MPI_ERR_ARG, __func__, "NULL flag");
-	return probe(source, tag, comm, flag, status, __func__);
-}
-
-/* ---------------------------------------------------------------------
- * Matched probes: a message handle (MPI_Message) 2.. indexes a table of
- * messages received by the probe; MPI_MESSAGE_NULL (0) and
- * MPI_MESSAGE_NO_PROC (1) are none.
- */
-struct tcmpi__msg {
-	void *data; /* the message's bytes (NULL when empty) */
-	size_t bytes;
-	int src, tag;
-	MPI_Comm comm;
-};
-static struct tcmpi__msg **msgs;
-static int nmsgs;
-
-enum { MSG_FIRST = 2 };
-
-static struct tcmpi__msg *msg_of(MPI_Message h)
-{
-	return h >= MSG_FIRST && h - MSG_FIRST < nmsgs ? msgs[h - MSG_FIRST] : NULL;
-}
-
-/* A new message slot, or -1 (out of memory). */
-static int msg_slot(void)
-{
-	int i;
-	for (i = 0; i < nmsgs && msgs[i]; i++)
-		;
-	if (i == nmsgs) {
-		int n = nmsgs ? 2 * nmsgs : 16;
-		struct tcmpi__msg **g = realloc(msgs, sizeof *g * (size_t)n);
-		if (!g)
-			return -1;
-		memset(g + nmsgs, 0, sizeof *g * (size_t)(n - nmsgs));
-		msgs = g;
-		nmsgs = n;
-	}
-	return (msgs[i] = calloc(1, sizeof *msgs[i])) ? i : -1;
-}
-
-static void msg_drop(MPI_Message *h)
-{
-	struct tcmpi__msg *m = msg_of(*h);
-	if (m) {
-		free(m->data);
-		free(m);
-		msgs[*h - MSG_FIRST] = NULL;
-	}
-	*h = MPI_MESSAGE_NULL;
-}
-
-/* MPI_Mprobe (flag NULL) and MPI_Improbe: the probe, then the receive of
- * exactly the message found (topocoll's probe keeps it for the receive
- * that asks for its source and tag) into the message's own buffer. */
-static int mprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
-                  MPI_Status *status, const char *fn)
-{
-	if (!message)
-		return tcmpi__error(comm, MPI_ERR_ARG, fn, "NULL message");
-	*message = MPI_MESSAGE_NULL;
-	if (source == MPI_PROC_NULL) {
-		int rc = check(comm, source, 1, fn, &(struct tcmpi__comm *){NULL});
-		if (rc)
-			return rc;
-		if (flag)
-			*flag = 1;
-		*message = MPI_MESSAGE_NO_PROC;
-		set_status(status, MPI_PROC_NULL, MPI_ANY_TAG, 0);
-		return MPI_SUCCESS;
-	}
-	MPI_Status ps = {0};
-	int rc = probe(source, tag, comm, flag, &ps, fn);
-	if (rc || (flag && !*flag))
-		return rc;
-	struct tcmpi__comm *c = tcmpi__comm(comm);
-	size_t bytes = (size_t)ps.tcmpi_count;
-	int i = msg_slot();
-	if (!c->proc && i >= 0) {
-		/* One rank: the probe's message (the first queued with its
-		 * tag) moves from the queue into the message handle. */
-		struct self_msg *m = self_find(c, ps.MPI_TAG, 1);
-		*msgs[i] = (struct tcmpi__msg){.data = m->data,
-		                               .bytes = m->bytes,
-		                               .src = 0,
-		                               .tag = m->tag,
-		                               .comm = comm};
-		free(m);
-		*message = MSG_FIRST + i;
-		set_status(status, 0, ps.MPI_TAG, bytes);
-		return MPI_SUCCESS;
-	}
-	void *data = bytes ? malloc(bytes) : NULL;
-	if (i < 0 || (bytes && !data)) {
-		free(data);
-		if (i >= 0) {
-			free(msgs[i]);
-			msgs[i] = NULL;
-		}
-		/* The message stays queued: a later receive takes it. */
-		if (flag)
-			*flag = 0;
-		return tcmpi__error(comm, MPI_ERR_NO_MEM, fn,
-		                    "out of memory for a message of %zu bytes", bytes);
-	}
-	tc_status ts = {0};
-	int tcrc = tc_recv_tag(c->proc, ps.MPI_SOURCE, ps.MPI_TAG, data, bytes, &ts);
-	if (!tcrc && (ts.source != ps.MPI_SOURCE || ts.tag != ps.MPI_TAG || ts.bytes != bytes))
-		tcrc = TC_EINVAL; /* never: the probe's message is the receive's */
-	if (tcrc) {
-		free(data);
-		free(msgs[i]);
-		msgs[i] = NULL;
-		if (flag)
-			*flag = 0;
-		return tcmpi__tc_error(comm, tcrc, fn);
-	}
-	*msgs[i] =
-	        (struct tcmpi__msg){.data = data, .bytes = bytes, .src = ts.source, .tag = ts.tag, .comm = comm};
-	*message = MSG_FIRST + i;
-	set_status(status, ts.source, ts.tag, bytes);
-	return MPI_SUCCESS;
-}
-
-int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
-{
-	return mprobe(source, tag, comm, NULL, message, status, __func__);
-}
-
-int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status)
-{
-	int rc = tcmpi__check_init(__func__);
-	if (rc)
-		return rc;
-	if (!flag)
-		return tcmpi__error(comm, MPI_ERR_ARG, __func__, "NULL flag");
-	*flag = 0;
-	return mprobe(source, tag, comm, flag, message, status, __func__);
-}
-
-/* MPI_Mrecv and MPI_Imrecv: the message *message copied out into count
- * elements of type at buf; *message becomes MPI_MESSAGE_NULL.  *src, *tag
- * and *bytes get its status.  MPI_ERR_TRUNCATE when it does not fit (the
- * message is consumed, nothing written). */
-static int mrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message, int *src, int *tag,
-                 size_t *bytes, const char *fn)
-{
-	int rc = tcmpi__check_init(fn);
-	if (rc)
-		return rc;
-	if (!message)
-		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_ARG, fn, "NULL message");
-	if (*message == MPI_MESSAGE_NO_PROC) {
-		*message = MPI_MESSAGE_NULL;
-		*src = MPI_PROC_NULL;
-		*tag = MPI_ANY_TAG;
-		*bytes = 0;
-		return MPI_SUCCESS;
-	}
-	struct tcmpi__msg *m = msg_of(*message);
-	if (!m)
-		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_ARG, fn,
-		                    "invalid message %d (MPI_MESSAGE_NULL, or already received)",
-		                    *message);
-	const struct tcmpi__dtype *t = tcmpi__dt(type);
-	if ((rc = check_args(t, count, 0, 1, m->comm, fn)))
-		return rc;
-	*src = m->src;
-	*tag = m->tag;
-	*bytes = m->bytes;
-	MPI_Comm comm = m->comm;
-	size_t cap = (size_t)count * t->size;
-	if (m->bytes > cap) {
-		msg_drop(message);
-		return tcmpi__error(comm, MPI_ERR_TRUNCATE, fn,
-		                    "a message of %zu bytes into a buffer of %zu bytes", *bytes, cap);
-	}
-	if (m->bytes)
-		tcmpi__unpack(m->data, m->bytes / (t->size ? t->size : 1), t, buf);
-	msg_drop(message);
-	return MPI_SUCCESS;
-}
-
-int MPI_Mrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message, MPI_Status *status)
-{
-	int src, tag;
-	size_t bytes;
-	int rc = mrecv(buf, count, type, message, &src, &tag, &bytes, __func__);
-	if (!rc)
-		set_status(status, src, tag, bytes);
-	return rc;
-}
-
-int MPI_Imrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message, MPI_Request *request)
-{
-	int rc = tcmpi__check_init(__func__);
-	if (rc)
-		return rc;
-	if (!request)
-		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_REQUEST, __func__, "NULL request");
-	const struct tcmpi__msg *m = message ? msg_of(*message) : NULL;
-	MPI_Comm comm = m ? m->comm : MPI_COMM_WORLD;
-	int src, tag;
-	size_t bytes;
-	if ((rc = mrecv(buf, count, type, message, &src, &tag, &bytes, __func__)))
-		return rc;
-	/* The data are in place already: a request complete at once. */
-	struct tcmpi__req *q = tcmpi__req_new(comm, TCMPI_REQ_RECV, request, __func__);
-	if (!q)
-		return MPI_ERR_NO_MEM;
-	q->peer = src;
-	q->tag = tag;
-	q->ucount = bytes;
-	q->done = 3;
-	return MPI_SUCCESS;
 }

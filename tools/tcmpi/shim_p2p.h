@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tools/tcmpi/shim_p2p.h - what the point-to-point files of the layer
+ * share (shim_p2p.c: messages and requests; shim_probe.c: the probes):
+ * the checks of a call's arguments, the mapping of MPI's wildcards, a
+ * status filled, and the queue of a communicator of one rank.  Private to
+ * those two files.
+ */
+#ifndef TCMPI_SHIM_P2P_H
+#define TCMPI_SHIM_P2P_H
+
+#include "shim.h"
+
+static inline int check(MPI_Comm comm, int peer, int is_recv, const char *fn, struct tcmpi__comm **out)
+{
+	*out = NULL;
+	int rc = tcmpi__check_init(fn);
+	if (rc)
+		return rc;
+	struct tcmpi__comm *c = tcmpi__comm(comm);
+	if (!c)
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_COMM, fn, "invalid communicator %d", comm);
+	int p = tcmpi__comm_size(c);
+	if (peer == MPI_PROC_NULL || (peer == MPI_ANY_SOURCE && is_recv)) {
+		*out = c;
+		return MPI_SUCCESS;
+	}
+	if (peer < 0 || peer >= p)
+		return tcmpi__error(comm, MPI_ERR_RANK, fn, "rank %d out of range 0..%d", peer, p - 1);
+	*out = c;
+	return MPI_SUCCESS;
+}
+
+static inline int tc_src(int source)
+{
+	return source == MPI_ANY_SOURCE ? TC_ANY_SOURCE : source;
+}
+
+static inline int tc_tag(int tag)
+{
+	return tag == MPI_ANY_TAG ? TC_ANY_TAG : tag;
+}
+
+static inline void set_status(MPI_Status *st, int src, int tag, size_t bytes)
+{
+	if (st == MPI_STATUS_IGNORE || !st)
+		return;
+	st->MPI_SOURCE = src;
+	st->MPI_TAG = tag;
+	st->MPI_ERROR = MPI_SUCCESS;
+	st->tcmpi_cancelled = 0;
+	st->tcmpi_count = (MPI_Count)bytes;
+}
+
+static inline int check_args(const struct tcmpi__dtype *t, int count, int tag, int is_recv, MPI_Comm comm,
+                      const char *fn)
+{
+	if (!t)
+		return tcmpi__error(comm, MPI_ERR_TYPE, fn, "invalid or uncommitted datatype");
+	if (count < 0)
+		return tcmpi__error(comm, MPI_ERR_COUNT, fn, "negative count %d", count);
+	if (tag < 0 && !(is_recv && tag == MPI_ANY_TAG))
+		return tcmpi__error(comm, MPI_ERR_TAG, fn, "invalid tag %d", tag);
+	return MPI_SUCCESS;
+}
+
+/* A message queued on a communicator of one rank (shim_p2p.c, "Communicators
+ * of one rank"). */
+struct tcmpi__self_msg {
+	struct tcmpi__self_msg *next;
+	int tag;
+	size_t bytes;
+	void *data; /* packed; NULL when empty */
+};
+
+/* The first queued message of c whose tag matches tag, or NULL; taken
+ * out of the queue when take (shim_p2p.c). */
+struct tcmpi__self_msg *tcmpi__self_find(struct tcmpi__comm *c, int tag, int take);
+/* The error of a call that would wait forever on a communicator of one
+ * rank (shim_p2p.c). */
+int tcmpi__self_deadlock(MPI_Comm comm, int source, int tag, const char *fn);
+
+#endif /* TCMPI_SHIM_P2P_H */
