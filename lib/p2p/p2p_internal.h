@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * lib/p2p/p2p_internal.h - what the files of point-to-point messaging
- * share: the channels' paths (lib/p2p/p2p.c), routed messages (far.c), the
- * end of a request (wait.c) and probing (probe.c).  Not installed.
+ * share: the channels' paths (lib/p2p/p2p.c), the posting of requests and
+ * the blocking calls (post.c), routed messages (far.c), the end of a
+ * request (wait.c) and probing (probe.c).  Not installed.
  *
  * Every call here is made by a proc's own thread on its own proc only, as
  * those of lib/p2p/p2p.h.
@@ -127,6 +128,58 @@ bool tc__pull_far(struct tc_proc *proc);
 /* A send to a rank that is not a neighbour, onto its mailbox. */
 int tc__isend_far(struct tc_proc *proc, int dst, int tag, const void *buf, size_t bytes,
                   struct tc__req *req);
+/* lib/p2p/p2p.c: the channels' paths, which lib/p2p/post.c starts. */
+
+/* Puts port on proc's list of ports with requests queued. */
+static inline void tc__activate(struct tc_proc *proc, struct tc__port *port)
+{
+	if (!port->active) {
+		port->active = 1;
+		proc->active[proc->nactive++] = (int)(port - proc->ports);
+	}
+}
+
+/* Lists a single-copy send whose descriptor went out on its port (p2p.c,
+ * tc__rs_unlink). */
+static inline void tc__rs_link(struct tc__port *port, struct tc__req *req)
+{
+	req->next = port->rs_head;
+	port->rs_head = req;
+}
+
+/* Rings the consumer of ch when it may be parked on it: data went in. */
+static inline void tc__data_published(struct tc_team *t, struct tc__chan *ch)
+{
+	if (t->may_block)
+		tc__notify(&ch->want_data, ch->cons_db, t->asym_fence);
+}
+
+/* The tag of a point-to-point message whose first packet (h) is at the
+ * consumer's position in ch: after the claim word of a single-copy
+ * descriptor, in aux otherwise. */
+static inline int tc__pkt_utag(const struct tc__chan *ch, const struct tc__pkt_hdr *h)
+{
+	uint64_t tag = h->aux;
+	if (h->flags & TC__PKT_RNDV) {
+		tag = 0;
+		if (h->len >= 2 * sizeof tag)
+			tc__chan_copy_out(ch, sizeof tag, &tag, sizeof tag);
+	}
+	return (int)(unsigned)tag;
+}
+
+/* Pushes what fits of the send req at the head of its port; true when it
+ * no longer needs the channel. */
+bool tc__push_send(struct tc_proc *proc, struct tc__port *port, struct tc__req *req);
+/* Pulls what has arrived for the collective receive req at the head of
+ * its port; true when it is complete. */
+bool tc__pull_recv(struct tc_proc *proc, struct tc__port *port, struct tc__req *req);
+/* Hands the point-to-point messages at the head of port's channel to the
+ * receives that match them; true on progress. */
+bool tc__pull_user(struct tc_proc *proc, struct tc__port *port);
+/* Progress of the receives from non-neighbours and from any source. */
+void tc__progress_any(struct tc_proc *proc);
+
 /* A send to oneself: complete at once. */
 int tc__isend_self(struct tc_proc *proc, int tag, const void *buf, size_t bytes, struct tc__req *req);
 

@@ -52,8 +52,8 @@ static inline void set_status(MPI_Status *st, int src, int tag, size_t bytes)
 	st->tcmpi_count = (MPI_Count)bytes;
 }
 
-static inline int check_args(const struct tcmpi__dtype *t, int count, int tag, int is_recv, MPI_Comm comm,
-                      const char *fn)
+static inline int check_args(const struct tcmpi__dtype *t, int count, int tag, int is_recv,
+                             MPI_Comm comm, const char *fn)
 {
 	if (!t)
 		return tcmpi__error(comm, MPI_ERR_TYPE, fn, "invalid or uncommitted datatype");
