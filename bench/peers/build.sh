@@ -22,7 +22,7 @@ tc_build_peers() {
 	local warn="-std=c11 -D_GNU_SOURCE -Wall -Wextra -Wpedantic"
 	mkdir -p "$d"
 	PEERS_LIB=$b/libtopocoll.so.0
-	tc_peers_cc "$d/peers" cc -O2 $warn bench/peers/driver.c -lm
+	tc_peers_cc "$d/peers" cc -O2 $warn bench/peers/driver.c bench/peers/report.c -lm
 	# Linked to the shared library by its SONAME (as bench/channel is), found
 	# through the rpath; it calls the public interface alone.
 	tc_peers_cc "$d/peer_ours" cc -O3 $warn -Iinclude bench/peers/ours.c \
