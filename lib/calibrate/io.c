@@ -53,6 +53,9 @@ _Static_assert(sizeof(struct tc_calibration_point) == 96, "a field of a point no
 _Static_assert(sizeof(struct tc_calibration_segment) == 96, "a field of a segment not written");
 #endif
 
+/* The regime, an enum, is written and read as the int it is. */
+_Static_assert(sizeof(enum tc_calibrate_regime) == sizeof(int), "regime read as an int");
+
 enum tc__cal_type { TC__CAL_D, TC__CAL_I, TC__CAL_Z };
 
 /* One field: its key, its type and where it lies. */
