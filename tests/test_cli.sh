@@ -757,6 +757,9 @@ usage_case "run --calibration: a file that is not a calibration names the line" 
 	run --topo chain:2 --coll allreduce --bytes 1K --calibration "$tmp/badcal.txt"
 check "... and says which" "$(grep -q 'line 2: unknown field "ts_nanos"' "$err"; echo $?)" "$(cat "$err")"
 usage_case "run --calibration: a missing file" run --topo chain:2 --coll allreduce --bytes 1K --calibration "$tmp/none.txt"
+sed 's/^mode 0$/mode 1/' "$tmp/cal.txt" > "$tmp/emucal.txt"
+usage_case "run --calibration: an emulated team's calibration is not a machine's" \
+	run --topo chain:2 --coll allreduce --bytes 1K --calibration "$tmp/emucal.txt"
 usage_case "calibrate --save: a file that cannot be written, before measuring" calibrate --save "$tmp/no/such/dir/cal.txt"
 if command -v gnuplot >/dev/null; then
 	run_cli calibrate --min-bytes 8 --max-bytes 4K --reps 3 --plot "$tmp/cal.svg"

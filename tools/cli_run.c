@@ -378,6 +378,12 @@ int cmd_run(int argc, char **argv)
 				                                        : tc_strerror(err));
 				goto out;
 			}
+			if (cal.mode != TC_MODE_NATIVE) {
+				status = cli_usage("run: --calibration %s: a calibration of an emulated "
+				                   "team (calibrate --mode emulated), not of a machine",
+				                   o.cal_file);
+				goto out;
+			}
 		} else {
 			struct tc_calibrate_opts co;
 			memset(&co, 0, sizeof co);
