@@ -757,6 +757,15 @@ usage_case "run --calibration: a file that is not a calibration names the line" 
 	run --topo chain:2 --coll allreduce --bytes 1K --calibration "$tmp/badcal.txt"
 check "... and says which" "$(grep -q 'line 2: unknown field "ts_nanos"' "$err"; echo $?)" "$(cat "$err")"
 usage_case "run --calibration: a missing file" run --topo chain:2 --coll allreduce --bytes 1K --calibration "$tmp/none.txt"
+# predict --calibration: AUTO is the cheapest calibrated price of every
+# algorithm that applies (the list of --alg all, compared here).
+run_cli predict --topo complete:4 --coll allgather --bytes 64K --alg all --calibration "$tmp/cal.txt" --json
+cp "$out" "$tmp/calall.json"
+json_case "predict --calibration: auto takes the algorithm of the cheapest calibrated price" \
+	"d['calibration_file'].endswith('cal.txt') and d['calibrated_ns'] > 0 and (lambda a: abs(d['calibrated_ns'] - min(x['calibrated_ns'] for x in a if x['calibrated_ns'] is not None)) < 1e-6 * d['calibrated_ns'] and d['algorithm'] == min((x for x in a if x['calibrated_ns'] is not None), key=lambda x: x['calibrated_ns'])['algorithm'])(json.load(open('$tmp/calall.json')))" \
+	predict --topo complete:4 --coll allgather --bytes 64K --calibration "$tmp/cal.txt" --json
+usage_case "predict --calibration: a file that is not a calibration" \
+	predict --topo ring:4 --coll bcast --bytes 8 --calibration "$tmp/badcal.txt"
 sed 's/^mode 0$/mode 1/' "$tmp/cal.txt" > "$tmp/emucal.txt"
 usage_case "run --calibration: an emulated team's calibration is not a machine's" \
 	run --topo chain:2 --coll allreduce --bytes 1K --calibration "$tmp/emucal.txt"

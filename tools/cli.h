@@ -227,6 +227,21 @@ const char *cli_num(double v, char *buf);
 /* A time for people: "812 ns", "12.35 us", "3.402 ms", "1.250 s", "-". */
 const char *cli_time(double ns, char *buf);
 
+/* ---- a calibration kept as text (calibrate --save) ---------------------- */
+
+struct tc_calibration;
+/* Reads the calibration of path (--calibration of cmd): CLI_OK, or a usage
+ * error (printed) naming the file and what was wrong: it cannot be read,
+ * is no calibration (tc_error_detail()'s line), or is an emulated team's. */
+int cli_calibration_read(const char *cmd, const char *path, struct tc_calibration *cal);
+/* The pair model of a calibrated prediction for blocks of bytes: t_s, t_w
+ * and t_c of the segment holding bytes (a segment fitted without start-up
+ * takes the whole range's t_s, as the prediction counts a pipeline's
+ * packets: docs/calibration.md), t_h 0 (the channels are one hop); md's
+ * other fields kept.  CLI_OK, or a failure (printed) when no line fits. */
+int cli_calibrated_model(const char *cmd, const struct tc_calibration *cal, uint64_t bytes,
+                         struct tc_model *md);
+
 /* ---- JSON writer ------------------------------------------------------- */
 
 struct cli_json {

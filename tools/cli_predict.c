@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "cli_coll.h"
+#include "topocoll/calibrate.h"
 
 const char predict_help[] =
         "usage: topocoll predict --topo SPEC --coll C [--alg A|all] [--bytes N] [options]\n"
@@ -39,15 +40,15 @@ const char predict_help[] =
         "                    G(i + Q)), as [Barnat-IB109] and [Gergel-shift] shift on a hypercube\n"
         "  --members LIST    the multicast's destinations: ranks and ranges, e.g.\n"
         "                    1,4,6-9 (the root may be listed) [every rank]\n"
-        "  --counts LIST     the v-collectives' elements (of --dtype) of each block,\n"
-        "                    every buffer packed in rank order: p numbers for\n"
-        "                    allgatherv, gatherv, scatterv (rank i's block: what it\n"
-        "                    contributes, or gets from the root), p x p row-major\n"
-        "                    for alltoallv (row i: what rank i sends to each rank);\n"
-        "                    or uniform:N (every block N) or ramp (rank i's block\n"
-        "                    i + 1; alltoallv: i to j, i + j + 1).  Instead,\n"
-        "                    --bytes N: every block N bytes\n"
+        "  --counts LIST     the v-collectives' elements (of --dtype) per block, in\n"
+        "                    rank order: p numbers (allgatherv, gatherv, scatterv:\n"
+        "                    what rank i contributes or gets), p x p row-major\n"
+        "                    (alltoallv: row i is what rank i sends); uniform:N, or\n"
+        "                    ramp (block i: i + 1; alltoallv i to j: i + j + 1);\n"
+        "                    --bytes N instead: every block N bytes\n"
         "  --dtype T         element type [double, or byte when N is not a multiple of 8]\n"
+        "  --calibration F   price it also as F's machine (calibrate --save F);\n"
+        "                    auto: the cheapest so\n"
         "  --json            one JSON object (an array of them with --alg all):\n"
         "                    modelled_ns, formula_ns, lower_bound_ns (null when none\n"
         "                    applies), lower_bound_steps, rounds, transfers,\n"
@@ -55,7 +56,7 @@ const char predict_help[] =
         "                    by the closed form: see not_counted), messages,\n"
         "                    hop_messages, bytes (end-to-end bytes moved),\n"
         "                    msg_bytes (N), algorithm, the checker's counts and the\n"
-        "                    model\n" CLI_MODEL_HELP "examples:\n"
+        "                    model; calibrated_ns\n" CLI_MODEL_HELP "examples:\n"
         "  topocoll predict --topo hypercube:10 --coll bcast --alg hypercube \\\n"
         "      --bytes 4096 --ts 1000 --tw 0.5 --th 10 --ports one --switching sf --json\n"
         "  topocoll predict --topo ring:16 --coll bcast --alg all --bytes 1M\n"
@@ -205,27 +206,93 @@ void cli_prediction_row(const struct tc_prediction *pr)
 	       checks);
 }
 
+/* predict's own option: --calibration FILE. */
+static int predict_extra(int argc, char **argv, int *i, void *ctx)
+{
+	const char **file = ctx, *v;
+	int r = cli_opt(argc, argv, i, "--calibration", &v);
+	if (r == 1)
+		*file = v;
+	return r;
+}
+
+/* The calibrated price of the case's call as algorithm alg: *ns, or NAN
+ * where the calibration cannot price it. */
+static double predict_calibrated(const struct cli_case *cs, const struct tc_calibration *cal,
+                                 const char *alg)
+{
+	struct tc_call call = cli_case_call(cs, alg);
+	double ns = NAN;
+	if (tc_calibration_predict(cal, cs->t, &call, NULL, NULL, &ns) != 0)
+		return NAN;
+	return ns;
+}
+
+/* AUTO under the calibration: the algorithm of the cheapest calibrated
+ * price among those that apply (as AUTO on a native team given the
+ * calibration picks, here without a placement: a round among more than
+ * two ranks pays the farthest hand-off class); NULL when none prices. */
+static const char *predict_calibrated_pick(const struct cli_case *cs, const struct tc_calibration *cal)
+{
+	const char *best = NULL, *a;
+	double best_ns = INFINITY;
+	for (int i = 0; (a = tc_alg_name(cs->coll, i)) != NULL; i++) {
+		const double ns = predict_calibrated(cs, cal, a);
+		if (isfinite(ns) && ns < best_ns)
+			best_ns = ns, best = a;
+	}
+	return best;
+}
+
 int cmd_predict(int argc, char **argv)
 {
 	struct cli_case cs;
 	int json = 0;
-	int err = cli_case_parse("predict", argc, argv, CLI_CASE_ALG_ALL, &cs, &json, NULL, NULL);
+	const char *cal_file = NULL;
+	int err = cli_case_parse("predict", argc, argv, CLI_CASE_ALG_ALL, &cs, &json, predict_extra,
+	                         &cal_file);
 	if (err)
 		return err == -1 ? CLI_OK : err;
 
 	int status = CLI_OK;
 	struct cli_json w;
 	cli_json_init(&w, stdout);
+	struct tc_calibration cal;
+	if (cal_file && ((status = cli_calibration_read("predict", cal_file, &cal)) != 0 ||
+	                 (status = cli_calibrated_model("predict", &cal, cs.bytes, &cs.model.md)) != 0)) {
+		cli_case_free(&cs);
+		return status;
+	}
 	if (!cs.all) {
 		struct tc_prediction pr;
+		if (cal_file && !cs.alg && !(cs.alg = predict_calibrated_pick(&cs, &cal))) {
+			status = cli_coll_error(TC_ENOTSUP, cs.coll, NULL, cs.t, cs.root);
+			cli_case_free(&cs);
+			return status;
+		}
 		status = cli_case_predict(&cs, &pr);
+		const double cal_ns =
+		        cal_file && !status ? predict_calibrated(&cs, &cal, pr.algorithm) : NAN;
 		if (!status && json) {
 			cli_json_obj(&w, NULL);
 			cli_case_json(&w, &cs);
 			cli_prediction_json(&w, &pr);
+			if (cal_file) {
+				cli_json_num(&w, "calibrated_ns", cal_ns);
+				cli_json_str(&w, "calibration_file", cal_file);
+			}
 			cli_json_end_obj(&w);
 		} else if (!status) {
 			predict_text_one(&cs, &pr);
+			if (cal_file) {
+				char b1[32];
+				if (isfinite(cal_ns))
+					printf("calibrated       %.1f ns  (%s; the machine of %s: o_call, "
+					       "shares of its bandwidth and its rounds included)\n",
+					       cal_ns, cli_time(cal_ns, b1), cal_file);
+				else
+					printf("calibrated       not priced by %s\n", cal_file);
+			}
 		}
 		cli_case_free(&cs);
 		return status;
@@ -260,6 +327,9 @@ int cmd_predict(int argc, char **argv)
 			cli_json_obj(&w, NULL);
 			cli_case_json(&w, &cs);
 			cli_prediction_json(&w, &pr[k]);
+			if (cal_file)
+				cli_json_num(&w, "calibrated_ns",
+				             predict_calibrated(&cs, &cal, pr[k].algorithm));
 			cli_json_end_obj(&w);
 		}
 		cli_json_end_arr(&w);
@@ -274,6 +344,16 @@ int cmd_predict(int argc, char **argv)
 			cli_prediction_row(&pr[k]);
 		if (*skipped)
 			printf("not applicable to %s: %s\n", cli_topo_name(cs.t), skipped);
+		if (cal_file) {
+			printf("calibrated (the machine of %s):\n", cal_file);
+			for (int k = 0; k < n; k++) {
+				const double ns = predict_calibrated(&cs, &cal, pr[k].algorithm);
+				if (isfinite(ns))
+					printf("  %-15s %14.1f ns\n", pr[k].algorithm, ns);
+				else
+					printf("  %-15s %14s\n", pr[k].algorithm, "not priced");
+			}
+		}
 	}
 	cli_case_free(&cs);
 	return status;

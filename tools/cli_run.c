@@ -367,23 +367,8 @@ int cmd_run(int argc, char **argv)
 			goto out;
 		}
 		if (o.cal_file) {
-			FILE *f = fopen(o.cal_file, "r");
-			err = f ? tc_calibration_read(f, &cal) : TC_ESYS;
-			if (f)
-				fclose(f);
-			if (err) {
-				status = cli_usage("run: --calibration %s: %s", o.cal_file,
-				                   !f                   ? strerror(errno)
-				                   : *tc_error_detail() ? tc_error_detail()
-				                                        : tc_strerror(err));
+			if ((status = cli_calibration_read("run", o.cal_file, &cal)) != 0)
 				goto out;
-			}
-			if (cal.mode != TC_MODE_NATIVE) {
-				status = cli_usage("run: --calibration %s: a calibration of an emulated "
-				                   "team (calibrate --mode emulated), not of a machine",
-				                   o.cal_file);
-				goto out;
-			}
 		} else {
 			struct tc_calibrate_opts co;
 			memset(&co, 0, sizeof co);
@@ -400,24 +385,8 @@ int cmd_run(int argc, char **argv)
 		/* The model of the segment holding the block size (the
 		 * calibrated model, calibrate.h); the rest of the user's model
 		 * (ports, duplex, switching) stays. */
-		struct tc_model seg;
-		if (tc_calibration_model(&cal, cs.bytes, &seg, NULL) != 0) {
-			status = cli_fail("run: the calibration fitted no line");
+		if ((status = cli_calibrated_model("run", &cal, cs.bytes, &cs.model.md)) != 0)
 			goto out;
-		}
-		/* A segment fitted with no start-up time (t_s clamped at 0,
-		 * as a 16-core guest's 1-4 MiB were) would make a pipeline
-		 * send a packet per element: the team's model, which counts
-		 * the packets, takes the whole range's t_s then (the
-		 * calibrated prediction counts the packets under the whole
-		 * range's line too, then prices them with the segment of the
-		 * mean packet: lib/coll/calprice.c, docs/calibration.md). */
-		if (!(seg.ts_ns > 0) && isfinite(cal.ts_ns) && cal.ts_ns > 0)
-			seg.ts_ns = cal.ts_ns;
-		cs.model.md.ts_ns = seg.ts_ns;
-		cs.model.md.tw_ns = seg.tw_ns;
-		cs.model.md.tc_ns = seg.tc_ns;
-		cs.model.md.th_ns = 0;
 	}
 
 	/* Predict first: an algorithm that does not apply is a usage error,

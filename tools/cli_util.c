@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "topocoll/calibrate.h"
 
 /* ---- errors ------------------------------------------------------------ */
 
@@ -948,4 +949,41 @@ void cli_progress_end(struct cli_progress *pg)
 {
 	if (pg->tty && !pg->quiet && pg->done)
 		fputc('\n', stderr);
+}
+
+int cli_calibration_read(const char *cmd, const char *path, struct tc_calibration *cal)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return cli_usage("%s: --calibration %s: %s", cmd, path, strerror(errno));
+	int err = tc_calibration_read(f, cal);
+	fclose(f);
+	if (err)
+		return cli_usage("%s: --calibration %s: %s", cmd, path,
+		                 *tc_error_detail() ? tc_error_detail() : tc_strerror(err));
+	if (cal->mode != TC_MODE_NATIVE)
+		return cli_usage("%s: --calibration %s: a calibration of an emulated team (calibrate "
+		                 "--mode emulated), not of a machine",
+		                 cmd, path);
+	return CLI_OK;
+}
+
+int cli_calibrated_model(const char *cmd, const struct tc_calibration *cal, uint64_t bytes,
+                         struct tc_model *md)
+{
+	struct tc_model seg;
+	if (tc_calibration_model(cal, (size_t)bytes, &seg, NULL) != 0)
+		return cli_fail("%s: the calibration fitted no line", cmd);
+	/* A segment fitted with no start-up time (t_s clamped at 0, as a
+	 * 16-core guest's 1-4 MiB were) would make a pipeline send a packet
+	 * per element: the whole range's t_s then (the calibrated prediction
+	 * counts the packets under the whole range's line too, then prices
+	 * them with the segment of the mean packet: lib/coll/calprice.c). */
+	if (!(seg.ts_ns > 0) && isfinite(cal->ts_ns) && cal->ts_ns > 0)
+		seg.ts_ns = cal->ts_ns;
+	md->ts_ns = seg.ts_ns;
+	md->tw_ns = seg.tw_ns;
+	md->tc_ns = seg.tc_ns;
+	md->th_ns = 0;
+	return CLI_OK;
 }
