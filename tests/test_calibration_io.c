@@ -70,6 +70,8 @@ static void filled(struct tc_calibration *c)
 		c->handoff_rank[i] = i == 1 ? 1 : i == 2 ? 8 : -1;
 	}
 	c->handoff_pair_ns = 107.0;
+	for (int j = 0; j < TC_CALIBRATE_MAX_COPIERS; j++)
+		c->handoff_by_rank_ns[j] = j == 0 || j >= c->conc_ranks ? NAN : 100.0 + j / 3.0;
 	c->ncopy_sizes = 4;
 	for (int i = 0; i < c->ncopy_sizes; i++)
 		c->copy_sizes[i] = (size_t)64 << (3 * i + 10);
@@ -156,6 +158,8 @@ Test(calibration_io, every_field_back, .timeout = 30)
 	cr_assert(memcmp(&back.copy_bytes_per_ns[3][15], &c.copy_bytes_per_ns[3][15],
 	                 sizeof(double)) == 0);
 	cr_assert(isnan(back.points[0].combine_ns) && isnan(back.handoff_ns[3]));
+	cr_assert(isnan(back.handoff_by_rank_ns[0]) && isnan(back.handoff_by_rank_ns[16]));
+	cr_assert(memcmp(&back.handoff_by_rank_ns[15], &c.handoff_by_rank_ns[15], sizeof(double)) == 0);
 	cr_assert_eq(back.handoff_rank[3], -1);
 	cr_assert_eq(back.handoff_rank[2], 8);
 	cr_assert_eq(back.cache_bytes[2], (size_t)300 << 20);

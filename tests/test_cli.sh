@@ -737,6 +737,9 @@ json_case "calibrate --json: the piecewise fit, its segments, o_call, t_copy, ea
 json_case "calibrate --json: format 2, the machine and its placement, the concurrency tables" \
 	"d['format'] == 2 and d['machine']['placement_source'] in ('affinity', 'hwloc') and len(d['machine']['placement']) == d['machine']['cpus'] and all(r['cpu'] >= 0 for r in d['machine']['placement']) and (d['concurrency']['ranks'] < 2 or (d['concurrency']['handoff_pair_ns'] > 0 and all(c['aggregate_bytes_per_ns'] > 0 and c['share'] >= 1 for c in d['concurrency']['copy']) and d['concurrency']['sync'][0]['ranks'] == 2 and d['concurrency']['sync'][0]['extra_ns'] == 0))" \
 	calibrate --min-bytes 512 --max-bytes 4K --reps 3 --json
+json_case "calibrate --json: the hand-off from rank 0 to every other rank, rank 1's the pair's" \
+	"d['concurrency']['ranks'] < 2 or (len(d['concurrency']['handoff_by_rank_ns']) == d['concurrency']['ranks'] - 1 and all(x > 0 for x in d['concurrency']['handoff_by_rank_ns']) and d['concurrency']['handoff_by_rank_ns'][0] == d['concurrency']['handoff_pair_ns'])" \
+	calibrate --min-bytes 512 --max-bytes 4K --reps 3 --json
 json_case "calibrate --no-concurrency: no concurrency team" "d['concurrency']['ranks'] == 0" \
 	calibrate --min-bytes 512 --max-bytes 4K --reps 3 --no-concurrency --json
 json_case "run --calibrated: calibrates, predicts with the calibrated t_s, t_w, t_c, runs, compares (end to end)" \

@@ -127,6 +127,9 @@ static void machine_text(const struct tc_calibration *c)
 		if (c->handoff_rank[k] >= 0)
 			printf(" %s (rank %d) %.1f ns;", handoff_names[k], c->handoff_rank[k],
 			       c->handoff_ns[k]);
+	printf("\n  hand-off   from rank 0, ns by rank:");
+	for (int j = 1; j < c->conc_ranks; j++)
+		printf(" %d:%.0f", j, c->handoff_by_rank_ns[j]);
 	printf("\n");
 	for (int s = 0; s < c->ncopy_sizes; s++) {
 		printf("  copy %5zu KiB  aggregate GB/s by copiers:", c->copy_sizes[s] >> 10);
@@ -194,6 +197,10 @@ static void machine_json(struct cli_json *w, const struct tc_calibration *c)
 		for (int k = 0; k < TC_HANDOFF_CLASSES; k++)
 			cli_json_num(w, handoff_names[k], c->handoff_ns[k]);
 		cli_json_end_obj(w);
+		cli_json_arr(w, "handoff_by_rank_ns"); /* ranks 1 .. ranks - 1 */
+		for (int j = 1; j < c->conc_ranks; j++)
+			cli_json_num(w, NULL, c->handoff_by_rank_ns[j]);
+		cli_json_end_arr(w);
 		cli_json_arr(w, "copy");
 		for (int s = 0; s < c->ncopy_sizes; s++)
 			for (int k = 0; k < c->ncopiers; k++) {

@@ -155,11 +155,12 @@
  * TC_CALIBRATE_MAX_COPIERS; none when K < 2), placed as tc_run places
  * ranks (topocoll/team.h: cores first, compact by cache domain), measures:
  *   handoff   the one-way time of a cache line passed between rank 0 and
- *             the nearest rank of each distance class (enum
- *             tc_calibrate_handoff: SMT sibling, same cache domain, same
- *             package across caches, across packages; NAN where the
- *             machine has no such rank, or hwloc does not say), half the
- *             median of batches of round trips on one atomic word;
+ *             every other rank (handoff_by_rank_ns), half the median of
+ *             batches of round trips on one atomic word; per distance
+ *             class (enum tc_calibrate_handoff: SMT sibling, same cache
+ *             domain, same package across caches, across packages) that of
+ *             the nearest rank of the class (NAN where the machine has no
+ *             such rank, or hwloc does not say);
  *   copy      the aggregate copy bandwidth B(k, m) of k = 1 .. K ranks
  *             copying at once, for m in copy_sizes (64 KiB, 512 KiB, 4 MiB
  *             and a memory-sized block: more than 4 MiB, K blocks larger
@@ -410,6 +411,11 @@ struct tc_calibration {
 	double handoff_ns[TC_HANDOFF_CLASSES]; /* one way; NAN: no such rank */
 	int handoff_rank[TC_HANDOFF_CLASSES];  /* the rank measured, -1: none */
 	double handoff_pair_ns;                /* ranks 0 and 1 (the pair of the channel fit) */
+	/* Rank 0 to rank j, one way, for j = 1 .. conc_ranks - 1 ([0] and
+	 * the rest NAN): a map of the machine as the hand-offs see it, which
+	 * shows what a virtual machine may not say (two vCPUs that share a
+	 * core, a host's other socket).  Reported; not priced. */
+	double handoff_by_rank_ns[TC_CALIBRATE_MAX_COPIERS];
 	int ncopy_sizes;
 	size_t copy_sizes[TC_CALIBRATE_COPY_SIZES]; /* increasing */
 	int ncopiers;

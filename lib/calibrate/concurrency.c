@@ -3,8 +3,8 @@
  * lib/calibrate/concurrency.c - the measurements of concurrency (contract
  * in include/topocoll/calibrate.h): hand-offs, shared bandwidth, rounds.
  * Natively, unless opts->max_copiers is -1, a complete:K team over the
- * process's CPUs passes a cache line between rank 0 and rank 1, then the
- * first rank of each distance class, copies blocks of four sizes with k
+ * process's CPUs passes a cache line between rank 0 and every other rank
+ * in turn, copies blocks of four sizes with k
  * concurrent copiers, and runs synchronised rounds among q ranks, of
  * messages and of cache-line flags; rank 0
  * keeps the median of each figure's samples.  tc_model_calibrate
@@ -51,9 +51,9 @@ static const size_t tc__conc_sizes[TC_CALIBRATE_COPY_SIZES - 1] = {(size_t)64 <<
 struct tc__conc_ctx {
 	_Alignas(64) _Atomic uint64_t line; /* the hand-off word */
 	_Alignas(64) int K;
-	int npartners;
-	int partner[TC_HANDOFF_CLASSES + 1];
-	double handoff[TC_HANDOFF_CLASSES + 1][TC__CONC_REPS]; /* one-way, ns */
+	int npartners; /* ranks 1 .. K - 1: partner[i] = i + 1 */
+	int partner[TC_CALIBRATE_MAX_COPIERS];
+	double handoff[TC_CALIBRATE_MAX_COPIERS][TC__CONC_REPS]; /* one-way, ns */
 	int nsizes;
 	size_t sizes[TC_CALIBRATE_COPY_SIZES];
 	int ncopiers;
@@ -284,6 +284,8 @@ int tc__cal_concurrency(const struct tc_calibrate_opts *o, struct tc_calibration
 		out->handoff_rank[c] = -1;
 	}
 	out->handoff_pair_ns = NAN;
+	for (int j = 0; j < TC_CALIBRATE_MAX_COPIERS; j++)
+		out->handoff_by_rank_ns[j] = NAN;
 	out->conc_ranks = 0;
 	out->nflag = 0;
 	if (o->max_copiers < 0 || o->mode == TC_MODE_EMULATED)
@@ -319,15 +321,13 @@ int tc__cal_concurrency(const struct tc_calibrate_opts *o, struct tc_calibration
 		goto done;
 	struct tc_team_info info;
 	tc_team_get_info(team, &info);
-	/* The partners: rank 1 (the pair), then the first rank of each class. */
-	c->partner[c->npartners++] = 1;
-	for (int j = 1; j < K && info.place; j++) {
-		int cl = tc__place_class(&info.place[0], &info.place[j]);
-		if (cl >= 0 && out->handoff_rank[cl] < 0) {
+	/* The partners: every other rank, rank 1 (the pair) first; each class
+	 * takes its first rank's. */
+	for (int j = 1; j < K; j++) {
+		c->partner[c->npartners++] = j;
+		int cl = info.place ? tc__place_class(&info.place[0], &info.place[j]) : -1;
+		if (cl >= 0 && out->handoff_rank[cl] < 0)
 			out->handoff_rank[cl] = j;
-			if (j != 1)
-				c->partner[c->npartners++] = j;
-		}
 	}
 	size_t big = TC__CONC_BIG_MIN, llc = 0, mem_cap = TC__CONC_MEM_CAP;
 	for (int i = 0; i < 3; i++)
@@ -377,11 +377,12 @@ int tc__cal_concurrency(const struct tc_calibrate_opts *o, struct tc_calibration
 	if ((err = tc_run(team, tc__conc_spmd, c)) != 0)
 		goto done;
 	out->conc_ranks = K;
-	out->handoff_pair_ns = tc__cal_median(c->handoff[0], TC__CONC_REPS);
+	for (int i = 0; i < c->npartners; i++)
+		out->handoff_by_rank_ns[c->partner[i]] = tc__cal_median(c->handoff[i], TC__CONC_REPS);
+	out->handoff_pair_ns = out->handoff_by_rank_ns[1];
 	for (int cl = 0; cl < TC_HANDOFF_CLASSES; cl++)
-		for (int i = 0; i < c->npartners; i++)
-			if (out->handoff_rank[cl] == c->partner[i])
-				out->handoff_ns[cl] = tc__cal_median(c->handoff[i], TC__CONC_REPS);
+		if (out->handoff_rank[cl] > 0)
+			out->handoff_ns[cl] = out->handoff_by_rank_ns[out->handoff_rank[cl]];
 	out->ncopy_sizes = c->nsizes;
 	out->ncopiers = c->ncopiers;
 	for (int s = 0; s < c->nsizes; s++) {

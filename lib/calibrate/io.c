@@ -48,7 +48,7 @@
  * the sizes below with it): these fail to compile until then, on the
  * x86-64 builds that CI runs. */
 #if defined(__x86_64__) && defined(__LP64__)
-_Static_assert(sizeof(struct tc_calibration) == 9896, "a field of tc_calibration not written");
+_Static_assert(sizeof(struct tc_calibration) == 10408, "a field of tc_calibration not written");
 _Static_assert(sizeof(struct tc_calibration_point) == 96, "a field of a point not written");
 _Static_assert(sizeof(struct tc_calibration_segment) == 96, "a field of a segment not written");
 #endif
@@ -216,6 +216,8 @@ static int tc__cal_visit(struct tc__cal_visit *v, struct tc_calibration *c)
 		TC__CAL_A(handoff_rank, TC__CAL_I, i, "handoff_rank.%d", i);
 	}
 	TC__CAL_F(handoff_pair_ns, TC__CAL_D);
+	for (int j = 0; j < tc__cal_upto(v, c->conc_ranks, TC_CALIBRATE_MAX_COPIERS); j++)
+		TC__CAL_A(handoff_by_rank_ns, TC__CAL_D, j, "handoff_by_rank_ns.%d", j);
 	TC__CAL_F(ncopy_sizes, TC__CAL_I);
 	const int nsizes = tc__cal_upto(v, c->ncopy_sizes, TC_CALIBRATE_COPY_SIZES);
 	for (int i = 0; i < nsizes; i++)
