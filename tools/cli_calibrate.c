@@ -44,7 +44,7 @@ const char calibrate_help[] =
         "                    the fit\n"
         "  --no-pin          do not pin the threads\n"
         "  --copiers N       concurrency: a team of at most N ranks, one per CPU,\n"
-        "                    measures cache-line hand-offs by distance, the\n"
+        "                    measures cache-line hand-offs from rank 0 to each, the\n"
         "                    aggregate copy bandwidth of 1..N copiers and the cost\n"
         "                    of a synchronised round as ranks grow [the CPUs]\n"
         "  --no-concurrency  do not measure concurrency (the pair's model alone)\n"
