@@ -87,6 +87,8 @@ static void filled(struct tc_calibration *c)
 		c->sync_ranks[i] = 2 << i;
 		c->sync_ns[i] = 445 + NEXT();
 		c->flag_ns[i] = 224 + NEXT();
+		c->sync_mean_ns[i] = 500 + NEXT();
+		c->pairs_ns[i] = i == 3 ? NAN : 460 + NEXT();
 	}
 #undef NEXT
 }

@@ -141,6 +141,13 @@ static void machine_text(const struct tc_calibration *c)
 	printf("  round      ns per synchronised round by ranks:");
 	for (int i = 0; i < c->nsync; i++)
 		printf(" %d:%.0f", c->sync_ranks[i], c->sync_ns[i]);
+	printf("\n  round      its mean (stalls included), not priced:");
+	for (int i = 0; i < c->nsync; i++)
+		printf(" %d:%.0f", c->sync_ranks[i], c->sync_mean_ns[i]);
+	printf("\n  pairs      ns per round of hypercube pairs by ranks, not priced:");
+	for (int i = 0; i < c->nsync; i++)
+		if (isfinite(c->pairs_ns[i]))
+			printf(" %d:%.0f", c->sync_ranks[i], c->pairs_ns[i]);
 	printf("\n");
 	if (c->nflag > 0) {
 		printf("  flags      ns per round of cache-line flags by ranks:");
@@ -221,6 +228,8 @@ static void machine_json(struct cli_json *w, const struct tc_calibration *c)
 			cli_json_num(w, "extra_ns", tc_calibration_sync_ns(c, c->sync_ranks[i]));
 			if (i < c->nflag)
 				cli_json_num(w, "flag_round_ns", c->flag_ns[i]);
+			cli_json_num(w, "mean_round_ns", c->sync_mean_ns[i]);
+			cli_json_num(w, "pairs_round_ns", c->pairs_ns[i]);
 			cli_json_end_obj(w);
 		}
 		cli_json_end_arr(w);

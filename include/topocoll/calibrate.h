@@ -430,6 +430,13 @@ struct tc_calibration {
 	 * with R(q) and a hand-off instead). */
 	int nflag;
 	double flag_ns[TC_CALIBRATE_MAX_SYNC];
+	/* Reported, not priced (for nsync ranks as sync_ranks[]; NAN where not
+	 * measured): the mean round of the same messages, the rounds in which
+	 * a CPU was not running included (R(q) is the median); and a round of
+	 * hypercube pairs, each rank exchanging 8 bytes both ways with rank
+	 * me XOR d, d = 1, 2, 4, ... (q a power of two only). */
+	double sync_mean_ns[TC_CALIBRATE_MAX_SYNC];
+	double pairs_ns[TC_CALIBRATE_MAX_SYNC];
 };
 
 /*

@@ -61,12 +61,15 @@ struct tc__conc_ctx {
 	double copy[TC_CALIBRATE_COPY_SIZES][TC_CALIBRATE_MAX_COPIERS][TC__CONC_REPS]; /* slowest, ns */
 	int nsync;
 	int sync_q[TC_CALIBRATE_MAX_SYNC];
-	double sync[TC_CALIBRATE_MAX_SYNC][TC__CONC_REPS]; /* per round, ns */
-	double flag[TC_CALIBRATE_MAX_SYNC][TC__CONC_REPS]; /* per round, ns */
-	unsigned char **src, **dst;                        /* per rank, sizes[nsizes - 1] each */
-	double *d;                                         /* per rank: its last timed interval */
-	uint64_t *stamps;                                  /* per rank, TC__CONC_SYNC_ROUNDS + 1 */
-	_Atomic uint64_t *flags;                           /* per rank, a cache line apart */
+	double sync[TC_CALIBRATE_MAX_SYNC][TC__CONC_REPS];      /* per round, ns */
+	double sync_mean[TC_CALIBRATE_MAX_SYNC][TC__CONC_REPS]; /* the same, mean */
+	double pairs[TC_CALIBRATE_MAX_SYNC][TC__CONC_REPS];     /* per round, ns */
+	double flag[TC_CALIBRATE_MAX_SYNC][TC__CONC_REPS];      /* per round, ns */
+	unsigned char **src, **dst; /* per rank, sizes[nsizes - 1] each */
+	double *d;                  /* per rank: its last timed interval */
+	double *dm;                 /* per rank: its last mean round */
+	uint64_t *stamps;           /* per rank, TC__CONC_SYNC_ROUNDS + 1 */
+	_Atomic uint64_t *flags;    /* per rank, a cache line apart */
 };
 
 /* The stride of c->flags, in words: one cache line each. */
@@ -171,17 +174,24 @@ static int tc__conc_flag_round(struct tc__conc_ctx *c, int me, int q, uint64_t v
 	}
 }
 
+/* The kinds of synchronised round (tc__conc_rounds). */
+enum tc__conc_round { TC__CONC_DISSEMINATION, TC__CONC_FLAGS, TC__CONC_PAIRS };
+
 /* The synchronised rounds (calibrate.h): for each q of sync_q, TC__CONC_REPS
  * samples of TC__CONC_SYNC_ROUNDS rounds among ranks 0 .. q-1, of 8-byte
- * messages (flags 0: tc_sendrecv with the partners of a dissemination,
- * distances 1, 2, 4, ... < q in turn, so that a round's partners span the
- * team, as a hypercube's or a tree's do, not only next-door CPUs) or of
- * cache-line flags (flags 1: tc__conc_flag_round); a sample is the slowest
- * rank's median round (tc__conc_round_median), kept by rank 0 in
- * out[i][sample].  The flag rounds of every sample carry values above the
- * last sample's, so no flag needs resetting (every rank counts alike). */
-static int tc__conc_rounds(struct tc_proc *proc, struct tc__conc_ctx *c, int flags,
-                           double (*out)[TC__CONC_REPS])
+ * messages (TC__CONC_DISSEMINATION: tc_sendrecv with the partners of a
+ * dissemination, distances 1, 2, 4, ... < q in turn, so that a round's
+ * partners span the team, as a hypercube's or a tree's do, not only
+ * next-door CPUs; TC__CONC_PAIRS: tc_sendrecv both ways with the partner
+ * me XOR d, a hypercube's exchange, for q a power of two only, else NAN),
+ * or of cache-line flags (TC__CONC_FLAGS: tc__conc_flag_round); a sample
+ * is the slowest rank's median round (tc__conc_round_median), kept by rank
+ * 0 in out[i][sample], and with mean the slowest rank's mean round
+ * (stalls included) in mean[i][sample].  The flag rounds of every sample
+ * carry values above the last sample's, so no flag needs resetting (every
+ * rank counts alike). */
+static int tc__conc_rounds(struct tc_proc *proc, struct tc__conc_ctx *c, enum tc__conc_round kind,
+                           double (*out)[TC__CONC_REPS], double (*mean)[TC__CONC_REPS])
 {
 	const int me = tc_rank(proc);
 	uint64_t x = (uint64_t)me, y = 0, v = 0;
@@ -189,6 +199,11 @@ static int tc__conc_rounds(struct tc_proc *proc, struct tc__conc_ctx *c, int fla
 	for (int i = 0; i < c->nsync && !err; i++)
 		for (int r = 0; r < TC__CONC_REPS && !err; r++, v += TC__CONC_SYNC_ROUNDS) {
 			const int q = c->sync_q[i];
+			if (kind == TC__CONC_PAIRS && (q & (q - 1))) {
+				if (me == 0)
+					out[i][r] = NAN; /* every rank skips alike */
+				continue;
+			}
 			if ((err = tc_barrier(proc, NULL)) != 0)
 				break;
 			if (me < q) {
@@ -199,19 +214,29 @@ static int tc__conc_rounds(struct tc_proc *proc, struct tc__conc_ctx *c, int fla
 				st[0] = tc__cal_now();
 				for (int k = 0; k < TC__CONC_SYNC_ROUNDS && !err; k++) {
 					const int d = (1 << (k % lg)) % q;
-					err = flags ? tc__conc_flag_round(c, me, q, v + (uint64_t)k + 1)
-					            : tc_sendrecv(proc, (me + d) % q, &x, sizeof x,
-					                          (me + q - d) % q, &y, sizeof y, NULL);
+					if (kind == TC__CONC_FLAGS)
+						err = tc__conc_flag_round(c, me, q, v + (uint64_t)k + 1);
+					else if (kind == TC__CONC_PAIRS)
+						err = tc_sendrecv(proc, me ^ d, &x, sizeof x,
+						                  me ^ d, &y, sizeof y, NULL);
+					else
+						err = tc_sendrecv(proc, (me + d) % q, &x, sizeof x,
+						                  (me + q - d) % q, &y, sizeof y, NULL);
 					st[k + 1] = tc__cal_now();
 				}
-				if (!err)
+				if (!err) {
 					c->d[me] = tc__conc_round_median(st);
+					c->dm[me] = (double)(st[TC__CONC_SYNC_ROUNDS] - st[0]) /
+					            TC__CONC_SYNC_ROUNDS;
+				}
 			}
 			if (!err && (err = tc_barrier(proc, NULL)) == 0 && me == 0) {
-				double w = 0;
+				double w = 0, wm = 0;
 				for (int k = 0; k < q; k++)
-					w = fmax(w, c->d[k]);
+					w = fmax(w, c->d[k]), wm = fmax(wm, c->dm[k]);
 				out[i][r] = w;
+				if (mean)
+					mean[i][r] = wm;
 			}
 		}
 	return err;
@@ -269,9 +294,11 @@ static int tc__conc_spmd(struct tc_proc *proc, void *arg)
 				}
 			}
 	if (!err)
-		err = tc__conc_rounds(proc, c, 0, c->sync);
+		err = tc__conc_rounds(proc, c, TC__CONC_DISSEMINATION, c->sync, c->sync_mean);
 	if (!err)
-		err = tc__conc_rounds(proc, c, 1, c->flag);
+		err = tc__conc_rounds(proc, c, TC__CONC_FLAGS, c->flag, NULL);
+	if (!err)
+		err = tc__conc_rounds(proc, c, TC__CONC_PAIRS, c->pairs, NULL);
 	return err;
 }
 
@@ -286,6 +313,8 @@ int tc__cal_concurrency(const struct tc_calibrate_opts *o, struct tc_calibration
 	out->handoff_pair_ns = NAN;
 	for (int j = 0; j < TC_CALIBRATE_MAX_COPIERS; j++)
 		out->handoff_by_rank_ns[j] = NAN;
+	for (int i = 0; i < TC_CALIBRATE_MAX_SYNC; i++)
+		out->sync_mean_ns[i] = out->pairs_ns[i] = NAN;
 	out->conc_ranks = 0;
 	out->nflag = 0;
 	if (o->max_copiers < 0 || o->mode == TC_MODE_EMULATED)
@@ -355,12 +384,13 @@ int tc__cal_concurrency(const struct tc_calibrate_opts *o, struct tc_calibration
 	c->src = calloc((size_t)K, sizeof *c->src);
 	c->dst = calloc((size_t)K, sizeof *c->dst);
 	c->d = calloc((size_t)K, sizeof *c->d);
+	c->dm = calloc((size_t)K, sizeof *c->dm);
 	c->stamps = calloc((size_t)K * (TC__CONC_SYNC_ROUNDS + 1), sizeof *c->stamps);
 	c->flags = aligned_alloc(64, (size_t)K * 64);
 	if (c->flags)
 		for (size_t w = 0; w < (size_t)K * TC__CONC_FLAG_STRIDE; w++)
 			atomic_init(&c->flags[w], 0);
-	if (!c->src || !c->dst || !c->d || !c->stamps || !c->flags) {
+	if (!c->src || !c->dst || !c->d || !c->dm || !c->stamps || !c->flags) {
 		err = TC_ENOMEM;
 		goto done;
 	}
@@ -399,6 +429,10 @@ int tc__cal_concurrency(const struct tc_calibrate_opts *o, struct tc_calibration
 		out->sync_ranks[i] = c->sync_q[i];
 		out->sync_ns[i] = tc__cal_median(c->sync[i], TC__CONC_REPS);
 		out->flag_ns[i] = tc__cal_median(c->flag[i], TC__CONC_REPS);
+		out->sync_mean_ns[i] = tc__cal_median(c->sync_mean[i], TC__CONC_REPS);
+		out->pairs_ns[i] = c->sync_q[i] & (c->sync_q[i] - 1)
+		                           ? NAN
+		                           : tc__cal_median(c->pairs[i], TC__CONC_REPS);
 	}
 	out->nflag = c->nsync;
 done:
@@ -410,6 +444,7 @@ done:
 	free(c->src);
 	free(c->dst);
 	free(c->d);
+	free(c->dm);
 	free(c->stamps);
 	free(c->flags);
 	free(c);

@@ -48,7 +48,7 @@
  * the sizes below with it): these fail to compile until then, on the
  * x86-64 builds that CI runs. */
 #if defined(__x86_64__) && defined(__LP64__)
-_Static_assert(sizeof(struct tc_calibration) == 10408, "a field of tc_calibration not written");
+_Static_assert(sizeof(struct tc_calibration) == 10536, "a field of tc_calibration not written");
 _Static_assert(sizeof(struct tc_calibration_point) == 96, "a field of a point not written");
 _Static_assert(sizeof(struct tc_calibration_segment) == 96, "a field of a segment not written");
 #endif
@@ -240,6 +240,10 @@ static int tc__cal_visit(struct tc__cal_visit *v, struct tc_calibration *c)
 	TC__CAL_F(nflag, TC__CAL_I);
 	for (int i = 0; i < tc__cal_upto(v, c->nflag, TC_CALIBRATE_MAX_SYNC); i++)
 		TC__CAL_A(flag_ns, TC__CAL_D, i, "flag_ns.%d", i);
+	for (int i = 0; i < tc__cal_upto(v, c->nsync, TC_CALIBRATE_MAX_SYNC); i++) {
+		TC__CAL_A(sync_mean_ns, TC__CAL_D, i, "sync_mean_ns.%d", i);
+		TC__CAL_A(pairs_ns, TC__CAL_D, i, "pairs_ns.%d", i);
+	}
 #undef TC__CAL_F
 #undef TC__CAL_A
 	return err;
