@@ -29,6 +29,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,41 +67,41 @@ struct tc__cal_field {
 };
 
 /* A visit of the fields: in write order, each array up to its count
- * (writing) or its capacity (reading, defaults). */
+ * (writing) or its capacity (reading, defaults).  fn is called for each
+ * field until it fails; err keeps that first error. */
 struct tc__cal_visit {
 	int full;
 	int (*fn)(struct tc__cal_visit *v, const struct tc__cal_field *f);
+	int err;
 	/* the writer's file, the reader's table */
 	FILE *out;
 	struct tc__cal_field *fields;
 	int nfields, cap;
 };
 
-static int tc__cal_emit(struct tc__cal_visit *v, const char *key, enum tc__cal_type type, void *at)
+/* The field of the given type at `at`, its key printf's fmt. */
+static void tc__cal_emit(struct tc__cal_visit *v, enum tc__cal_type type, void *at, const char *fmt,
+                         ...) __attribute__((format(printf, 4, 5)));
+static void tc__cal_emit(struct tc__cal_visit *v, enum tc__cal_type type, void *at, const char *fmt, ...)
 {
+	if (v->err)
+		return;
 	struct tc__cal_field f = {.type = type, .at = at};
-	if ((size_t)snprintf(f.key, sizeof f.key, "%s", key) >= sizeof f.key)
-		return TC_EINVAL; /* no key of the struct is that long */
-	return v->fn(v, &f);
+	va_list ap;
+	va_start(ap, fmt);
+	const int n = vsnprintf(f.key, sizeof f.key, fmt, ap);
+	va_end(ap);
+	/* No key of the struct is that long. */
+	v->err = n < 0 || (size_t)n >= sizeof f.key ? TC_EINVAL : v->fn(v, &f);
 }
 
-#define TC__CAL_KEY(buf, ...) snprintf((buf), sizeof(buf), __VA_ARGS__)
-
-static int tc__cal_fit(struct tc__cal_visit *v, const char *pre, struct tc_calibration_fit *f)
+static void tc__cal_fit(struct tc__cal_visit *v, const char *pre, struct tc_calibration_fit *f)
 {
-	char k[TC__CAL_KEY_MAX];
-	int err = 0;
-	TC__CAL_KEY(k, "%s.npoints", pre);
-	err = err ? err : tc__cal_emit(v, k, TC__CAL_I, &f->npoints);
-	TC__CAL_KEY(k, "%s.ts_ns", pre);
-	err = err ? err : tc__cal_emit(v, k, TC__CAL_D, &f->ts_ns);
-	TC__CAL_KEY(k, "%s.tw_ns_per_byte", pre);
-	err = err ? err : tc__cal_emit(v, k, TC__CAL_D, &f->tw_ns_per_byte);
-	TC__CAL_KEY(k, "%s.r2", pre);
-	err = err ? err : tc__cal_emit(v, k, TC__CAL_D, &f->r2);
-	TC__CAL_KEY(k, "%s.max_rel_residual", pre);
-	err = err ? err : tc__cal_emit(v, k, TC__CAL_D, &f->max_rel_residual);
-	return err;
+	tc__cal_emit(v, TC__CAL_I, &f->npoints, "%s.npoints", pre);
+	tc__cal_emit(v, TC__CAL_D, &f->ts_ns, "%s.ts_ns", pre);
+	tc__cal_emit(v, TC__CAL_D, &f->tw_ns_per_byte, "%s.tw_ns_per_byte", pre);
+	tc__cal_emit(v, TC__CAL_D, &f->r2, "%s.r2", pre);
+	tc__cal_emit(v, TC__CAL_D, &f->max_rel_residual, "%s.max_rel_residual", pre);
 }
 
 /* n clamped to [0, cap] (a count read from a file may be anything until
@@ -110,143 +111,112 @@ static int tc__cal_upto(const struct tc__cal_visit *v, int n, int cap)
 	return v->full || n > cap ? cap : n < 0 ? 0 : n;
 }
 
-static int tc__cal_point(struct tc__cal_visit *v, int i, struct tc_calibration_point *pt)
+static void tc__cal_point(struct tc__cal_visit *v, int i, struct tc_calibration_point *pt)
 {
-	static const struct {
-		const char *name;
-		enum tc__cal_type type;
-		size_t off;
-	} f[] = {
-	        {"bytes", TC__CAL_Z, offsetof(struct tc_calibration_point, bytes)},
-	        {"one_way_ns", TC__CAL_D, offsetof(struct tc_calibration_point, one_way_ns)},
-	        {"min_ns", TC__CAL_D, offsetof(struct tc_calibration_point, min_ns)},
-	        {"max_ns", TC__CAL_D, offsetof(struct tc_calibration_point, max_ns)},
-	        {"single_copy", TC__CAL_I, offsetof(struct tc_calibration_point, single_copy)},
-	        {"residual", TC__CAL_D, offsetof(struct tc_calibration_point, residual)},
-	        {"combine_ns", TC__CAL_D, offsetof(struct tc_calibration_point, combine_ns)},
-	        {"cache_level", TC__CAL_I, offsetof(struct tc_calibration_point, cache_level)},
-	        {"segment", TC__CAL_I, offsetof(struct tc_calibration_point, segment)},
-	        {"seg_residual", TC__CAL_D, offsetof(struct tc_calibration_point, seg_residual)},
-	        {"exchange_ns", TC__CAL_D, offsetof(struct tc_calibration_point, exchange_ns)},
-	        {"copy_ns", TC__CAL_D, offsetof(struct tc_calibration_point, copy_ns)},
-	        {"reduce_ns", TC__CAL_D, offsetof(struct tc_calibration_point, reduce_ns)},
-	};
-	char k[TC__CAL_KEY_MAX];
-	int err = 0;
-	for (size_t j = 0; !err && j < sizeof f / sizeof f[0]; j++) {
-		TC__CAL_KEY(k, "points.%d.%s", i, f[j].name);
-		err = tc__cal_emit(v, k, f[j].type, (char *)pt + f[j].off);
-	}
-	return err;
+#define TC__CAL_PT(name, type) tc__cal_emit(v, (type), &pt->name, "points.%d." #name, i)
+	TC__CAL_PT(bytes, TC__CAL_Z);
+	TC__CAL_PT(one_way_ns, TC__CAL_D);
+	TC__CAL_PT(min_ns, TC__CAL_D);
+	TC__CAL_PT(max_ns, TC__CAL_D);
+	TC__CAL_PT(single_copy, TC__CAL_I);
+	TC__CAL_PT(residual, TC__CAL_D);
+	TC__CAL_PT(combine_ns, TC__CAL_D);
+	TC__CAL_PT(cache_level, TC__CAL_I);
+	TC__CAL_PT(segment, TC__CAL_I);
+	TC__CAL_PT(seg_residual, TC__CAL_D);
+	TC__CAL_PT(exchange_ns, TC__CAL_D);
+	TC__CAL_PT(copy_ns, TC__CAL_D);
+	TC__CAL_PT(reduce_ns, TC__CAL_D);
+#undef TC__CAL_PT
 }
 
-static int tc__cal_segment(struct tc__cal_visit *v, int i, struct tc_calibration_segment *s)
+static void tc__cal_segment(struct tc__cal_visit *v, int i, struct tc_calibration_segment *s)
 {
-	char k[TC__CAL_KEY_MAX];
-	int err = 0;
-#define TC__CAL_SEG(name, type)                                         \
-	do {                                                            \
-		TC__CAL_KEY(k, "segments.%d.%s", i, #name);             \
-		err = err ? err : tc__cal_emit(v, k, (type), &s->name); \
-	} while (0)
+#define TC__CAL_SEG(name, type) tc__cal_emit(v, (type), &s->name, "segments.%d." #name, i)
 	TC__CAL_SEG(lo_bytes, TC__CAL_Z);
 	TC__CAL_SEG(hi_bytes, TC__CAL_Z);
 	TC__CAL_SEG(first, TC__CAL_I);
 	TC__CAL_SEG(npoints, TC__CAL_I);
 	TC__CAL_SEG(single_copy, TC__CAL_I);
 	TC__CAL_SEG(cache_level, TC__CAL_I);
-	if (!err) {
-		TC__CAL_KEY(k, "segments.%d.fit", i);
-		err = tc__cal_fit(v, k, &s->fit);
-	}
+	char pre[TC__CAL_KEY_MAX];
+	snprintf(pre, sizeof pre, "segments.%d.fit", i);
+	tc__cal_fit(v, pre, &s->fit);
 	TC__CAL_SEG(exchange_ratio, TC__CAL_D);
 	TC__CAL_SEG(recv_ts_ns, TC__CAL_D);
 	TC__CAL_SEG(recv_tc_ns_per_byte, TC__CAL_D);
 #undef TC__CAL_SEG
-	return err;
 }
 
-/* Every field of c, in the order they are written. */
-static int tc__cal_visit(struct tc__cal_visit *v, struct tc_calibration *c)
+/* Every field of c, in the order they are written; v->err the first
+ * error. */
+static void tc__cal_visit(struct tc__cal_visit *v, struct tc_calibration *c)
 {
-	char k[TC__CAL_KEY_MAX];
-	int err = 0;
-#define TC__CAL_F(name, type)                                           \
-	do {                                                            \
-		if (!err)                                               \
-			err = tc__cal_emit(v, #name, (type), &c->name); \
-	} while (0)
-#define TC__CAL_A(name, type, i, ...)                                  \
-	do {                                                           \
-		TC__CAL_KEY(k, __VA_ARGS__);                           \
-		if (!err)                                              \
-			err = tc__cal_emit(v, k, (type), &c->name[i]); \
-	} while (0)
+	/* A field of c, and element i of an array field. */
+#define TC__CAL_F(name, type) tc__cal_emit(v, (type), &c->name, #name)
+#define TC__CAL_A(name, type, i) tc__cal_emit(v, (type), &c->name[i], #name ".%d", (i))
 	TC__CAL_F(ts_ns, TC__CAL_D);
 	TC__CAL_F(tw_ns_per_byte, TC__CAL_D);
 	TC__CAL_F(r2, TC__CAL_D);
 	TC__CAL_F(max_rel_residual, TC__CAL_D);
 	TC__CAL_F(regime, TC__CAL_I);
-	err = err ? err : tc__cal_fit(v, "all", &c->all);
-	err = err ? err : tc__cal_fit(v, "stream", &c->stream);
-	err = err ? err : tc__cal_fit(v, "single_copy", &c->single_copy);
+	tc__cal_fit(v, "all", &c->all);
+	tc__cal_fit(v, "stream", &c->stream);
+	tc__cal_fit(v, "single_copy", &c->single_copy);
 	TC__CAL_F(single_copy_min, TC__CAL_Z);
 	TC__CAL_F(mode, TC__CAL_I);
-	err = err ? err : tc__cal_fit(v, "combine", &c->combine);
+	tc__cal_fit(v, "combine", &c->combine);
 	TC__CAL_F(tc_ns_per_byte, TC__CAL_D);
 	for (int i = 0; i < 3; i++)
-		TC__CAL_A(cache_bytes, TC__CAL_Z, i, "cache_bytes.%d", i);
+		TC__CAL_A(cache_bytes, TC__CAL_Z, i);
 	TC__CAL_F(hockney_max_bytes, TC__CAL_Z);
 	TC__CAL_F(npoints, TC__CAL_I);
-	for (int i = 0; !err && i < tc__cal_upto(v, c->npoints, TC_CALIBRATE_MAX_POINTS); i++)
-		err = tc__cal_point(v, i, &c->points[i]);
+	for (int i = 0; i < tc__cal_upto(v, c->npoints, TC_CALIBRATE_MAX_POINTS); i++)
+		tc__cal_point(v, i, &c->points[i]);
 	TC__CAL_F(nsegments, TC__CAL_I);
-	for (int i = 0; !err && i < tc__cal_upto(v, c->nsegments, TC_CALIBRATE_MAX_SEGMENTS); i++)
-		err = tc__cal_segment(v, i, &c->segments[i]);
-	err = err ? err : tc__cal_fit(v, "piecewise", &c->piecewise);
+	for (int i = 0; i < tc__cal_upto(v, c->nsegments, TC_CALIBRATE_MAX_SEGMENTS); i++)
+		tc__cal_segment(v, i, &c->segments[i]);
+	tc__cal_fit(v, "piecewise", &c->piecewise);
 	TC__CAL_F(piecewise_max_bytes, TC__CAL_Z);
 	TC__CAL_F(call_ns, TC__CAL_D);
 	TC__CAL_F(call_measured_ns, TC__CAL_D);
 	TC__CAL_F(call_predicted_ns, TC__CAL_D);
-	err = err ? err : tc__cal_fit(v, "copy", &c->copy);
+	tc__cal_fit(v, "copy", &c->copy);
 	TC__CAL_F(tcopy_ns_per_byte, TC__CAL_D);
 	TC__CAL_F(conc_ranks, TC__CAL_I);
 	for (int i = 0; i < TC_HANDOFF_CLASSES; i++) {
-		TC__CAL_A(handoff_ns, TC__CAL_D, i, "handoff_ns.%d", i);
-		TC__CAL_A(handoff_rank, TC__CAL_I, i, "handoff_rank.%d", i);
+		TC__CAL_A(handoff_ns, TC__CAL_D, i);
+		TC__CAL_A(handoff_rank, TC__CAL_I, i);
 	}
 	TC__CAL_F(handoff_pair_ns, TC__CAL_D);
 	for (int j = 0; j < tc__cal_upto(v, c->conc_ranks, TC_CALIBRATE_MAX_COPIERS); j++)
-		TC__CAL_A(handoff_by_rank_ns, TC__CAL_D, j, "handoff_by_rank_ns.%d", j);
+		TC__CAL_A(handoff_by_rank_ns, TC__CAL_D, j);
 	TC__CAL_F(ncopy_sizes, TC__CAL_I);
 	const int nsizes = tc__cal_upto(v, c->ncopy_sizes, TC_CALIBRATE_COPY_SIZES);
 	for (int i = 0; i < nsizes; i++)
-		TC__CAL_A(copy_sizes, TC__CAL_Z, i, "copy_sizes.%d", i);
+		TC__CAL_A(copy_sizes, TC__CAL_Z, i);
 	TC__CAL_F(ncopiers, TC__CAL_I);
 	const int ncopiers = tc__cal_upto(v, c->ncopiers, TC_CALIBRATE_MAX_COPIERS);
 	for (int i = 0; i < ncopiers; i++)
-		TC__CAL_A(copiers, TC__CAL_I, i, "copiers.%d", i);
+		TC__CAL_A(copiers, TC__CAL_I, i);
 	for (int i = 0; i < nsizes; i++)
-		for (int j = 0; j < ncopiers; j++) {
-			TC__CAL_KEY(k, "copy_bytes_per_ns.%d.%d", i, j);
-			if (!err)
-				err = tc__cal_emit(v, k, TC__CAL_D, &c->copy_bytes_per_ns[i][j]);
-		}
+		for (int j = 0; j < ncopiers; j++)
+			tc__cal_emit(v, TC__CAL_D, &c->copy_bytes_per_ns[i][j],
+			             "copy_bytes_per_ns.%d.%d", i, j);
 	TC__CAL_F(nsync, TC__CAL_I);
 	for (int i = 0; i < tc__cal_upto(v, c->nsync, TC_CALIBRATE_MAX_SYNC); i++) {
-		TC__CAL_A(sync_ranks, TC__CAL_I, i, "sync_ranks.%d", i);
-		TC__CAL_A(sync_ns, TC__CAL_D, i, "sync_ns.%d", i);
+		TC__CAL_A(sync_ranks, TC__CAL_I, i);
+		TC__CAL_A(sync_ns, TC__CAL_D, i);
 	}
 	TC__CAL_F(nflag, TC__CAL_I);
 	for (int i = 0; i < tc__cal_upto(v, c->nflag, TC_CALIBRATE_MAX_SYNC); i++)
-		TC__CAL_A(flag_ns, TC__CAL_D, i, "flag_ns.%d", i);
+		TC__CAL_A(flag_ns, TC__CAL_D, i);
 	for (int i = 0; i < tc__cal_upto(v, c->nsync, TC_CALIBRATE_MAX_SYNC); i++) {
-		TC__CAL_A(sync_mean_ns, TC__CAL_D, i, "sync_mean_ns.%d", i);
-		TC__CAL_A(pairs_ns, TC__CAL_D, i, "pairs_ns.%d", i);
+		TC__CAL_A(sync_mean_ns, TC__CAL_D, i);
+		TC__CAL_A(pairs_ns, TC__CAL_D, i);
 	}
 #undef TC__CAL_F
 #undef TC__CAL_A
-	return err;
 }
 
 static int tc__cal_put(struct tc__cal_visit *v, const struct tc__cal_field *f)
@@ -275,7 +245,8 @@ int tc_calibration_write(const struct tc_calibration *cal, FILE *f)
 	struct tc__cal_visit v = {.fn = tc__cal_put, .out = f};
 	if (fprintf(f, "%s %d\n", TC__CAL_FILE_MAGIC, TC__CAL_FILE_VERSION) < 0)
 		return TC_ESYS;
-	int err = tc__cal_visit(&v, &copy);
+	tc__cal_visit(&v, &copy);
+	int err = v.err;
 	if (!err && fprintf(f, "end\n") < 0)
 		err = TC_ESYS;
 	return err ? err : ferror(f) ? TC_ESYS : TC_OK;
@@ -369,7 +340,8 @@ int tc_calibration_read(FILE *f, struct tc_calibration *out)
 	struct tc_calibration c;
 	memset(&c, 0, sizeof c);
 	struct tc__cal_visit v = {.full = 1, .fn = tc__cal_add};
-	int err = tc__cal_visit(&v, &c);
+	tc__cal_visit(&v, &c);
+	int err = v.err;
 	for (int i = 0; i < TC_HANDOFF_CLASSES; i++)
 		c.handoff_rank[i] = -1;
 	char *line = NULL;
