@@ -112,11 +112,10 @@ static int nat_fn(struct tc_proc *proc, void *argp)
  * measured times, by this build or a later one: bench/replay_native. */
 static const char *save_cal_path; /* --save-calibration */
 
-static int nat_save_calibration(const struct tc_calibration *cal, const struct tc_model *md)
+static int nat_save_calibration(const struct tc_calibration *cal)
 {
 	if (!save_cal_path)
 		return 0;
-	(void)md; /* the calibration's line: replay_native makes it again */
 	FILE *f = fopen(save_cal_path, "a");
 	int ok = f && tc_calibration_write(cal, f) == 0;
 	if (f && fclose(f))
@@ -136,10 +135,8 @@ static int nat_calibrate(struct tc_calibration *cal, struct tc_model *md)
 		fprintf(stderr, "model_fidelity: calibration: %s\n", tc_strerror(err));
 		return err;
 	}
-	md->ts_ns = cal->ts_ns > 0 ? cal->ts_ns : 0;
-	md->tw_ns = cal->tw_ns_per_byte > 0 ? cal->tw_ns_per_byte : 0;
-	md->tc_ns = isfinite(cal->tc_ns_per_byte) && cal->tc_ns_per_byte > 0 ? cal->tc_ns_per_byte : 0;
-	return nat_save_calibration(cal, md);
+	fidelity_line_model(cal, md);
+	return nat_save_calibration(cal);
 }
 
 static void nat_cal_line(const struct tc_calibration *cal)

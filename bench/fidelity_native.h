@@ -6,9 +6,12 @@
 #ifndef FIDELITY_NATIVE_H
 #define FIDELITY_NATIVE_H
 
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 #include <time.h>
+
+#include "topocoll.h"
 
 /* The most --sweeps. */
 enum { FIDELITY_MAX_SWEEPS = 15 };
@@ -56,6 +59,17 @@ static inline int fidelity_mask_add(const char *const *names, int n, const char 
 			return 0;
 		}
 	return -1;
+}
+
+/* The team's model of a native run: the calibration's line (t_s, t_w, t_c
+ * of the fit of every point, negative or unfitted ones as 0) in md, its
+ * other fields kept.  What --native runs with, and what bench/replay_native
+ * makes again from a saved calibration. */
+static inline void fidelity_line_model(const struct tc_calibration *cal, struct tc_model *md)
+{
+	md->ts_ns = cal->ts_ns > 0 ? cal->ts_ns : 0;
+	md->tw_ns = cal->tw_ns_per_byte > 0 ? cal->tw_ns_per_byte : 0;
+	md->tc_ns = isfinite(cal->tc_ns_per_byte) && cal->tc_ns_per_byte > 0 ? cal->tc_ns_per_byte : 0;
 }
 
 #endif /* FIDELITY_NATIVE_H */

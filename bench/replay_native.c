@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fidelity_native.h"
 #include "topocoll.h"
 
 /* The value after "\"key\": " in s, up to the next field, copied into out
@@ -104,13 +105,11 @@ int main(int argc, char **argv)
 		        f ? tc_strerror(err) : "cannot open", f ? ": " : "", f ? tc_error_detail() : "");
 		return 2;
 	}
-	/* The team's model of the run: the calibration's line (model_fidelity
-	 * --native's nat_calibrate()). */
+	/* The team's model of the run: the default one with the calibration's
+	 * line, as model_fidelity --native ran it. */
 	struct tc_model md;
 	tc_model_default(&md);
-	md.ts_ns = cal.ts_ns > 0 ? cal.ts_ns : 0;
-	md.tw_ns = cal.tw_ns_per_byte > 0 ? cal.tw_ns_per_byte : 0;
-	md.tc_ns = isfinite(cal.tc_ns_per_byte) && cal.tc_ns_per_byte > 0 ? cal.tc_ns_per_byte : 0;
+	fidelity_line_model(&cal, &md);
 	char *json = last_json_line(out_path);
 	if (!json || !strstr(json, "\"cases\": [")) {
 		fprintf(stderr, "replay_native: %s: no native run's JSON line\n", out_path);
