@@ -321,8 +321,8 @@ static double tc__cal_sync_ns(const struct tc_calibration *cal, enum tc__cal_sha
  *            (h_x + c(k_r, m_x) + m_x t_c)  (a combine: read, then add)
  * plus m_x t_c for each local combine (m_x: the part of its block the
  * reader copies itself, tc__shm_layout()'s reader_bytes; a bcast's root
- * copies the rest at the same time, in as long).  S_r is the round's synchronisation
- * by its shape (tc__cal_sync_ns(): F(q_r), the calibrated round of
+ * copies the rest at the same time, in as long).  S_r is the round's
+ * synchronisation by its shape (tc__cal_sync_ns(): F(q_r), the calibrated round of
  * cache-line flags among q_r ranks, each writing its flag and sweeping the
  * others'; F(2) and the sweep's further waves where one reader awaits
  * many).  c(k, m) is the time one of k readers at once takes for m

@@ -150,10 +150,10 @@
  * per byte.  The library's bcast with and without it (topocoll run --topo
  * complete:2 --alg shm --calls 20000, four alternating runs, us a call):
  * 16 KiB 0.92-1.01 against 1.06-1.82, 32 KiB 1.34-1.66 against 1.61-1.83
- * (8 KiB, below the bound: 0.79-1.17 either way).  With more readers each one's share of the root shrinks and
- * the root's copies run one after another: 4 ranks, where the root copies
- * about a fifth of each reader's message, is the most it is used for (not
- * measured beyond 2). */
+ * (8 KiB, below the bound: 0.79-1.17 either way).  With more readers each
+ * one's share of the root shrinks and the root's copies run one after
+ * another: 4 ranks, where the root copies about a fifth of each reader's
+ * message, is the most it is used for (not measured beyond 2). */
 #define TC__SHM_HELP_MAX_P 4
 #define TC__SHM_HELP_MIN (16u * 1024u)
 

@@ -23,7 +23,6 @@
 
 #include "base/error_detail.h"
 #include "core/internal.h"
-#include "core/wait.h"
 #include "fibre/runq.h"
 #include "topo/charge.h"
 
@@ -182,20 +181,21 @@ void tc__team_sub_start(struct tc_team *root, void (*reset_proc)(struct tc_proc 
  * wake: with 64 ranks on 16 vCPUs of a KVM guest the runs whose ranks all
  * returned at one deadline ended 34-70 us after it, those that ended with
  * one rank within 10 us (without sub-teams; with them, the fibres below
- * yield instead of sleeping, not measured there).  A sub-team of proc's was listed before proc's
- * tc_team_split returned (lib/coll/split.c: its maker lists it, then the
- * members learn of it), so the acquire load below sees has_subs set. */
+ * yield instead of sleeping, not measured there).  A sub-team of proc's
+ * was listed before proc's tc_team_split returned (lib/coll/split.c: its
+ * maker lists it, then the members learn of it), so the acquire load below
+ * sees has_subs set. */
 void tc__team_sub_returned(struct tc_team *root, const struct tc_proc *proc)
 {
 	if (!atomic_load_explicit(&root->has_subs, memory_order_acquire))
 		return;
 	/* With sub-teams the lock is taken: on fibres, a rank that finds it
-	 * held gives its CPU to the next fibre (tc__yield) and tries again,
-	 * rather than put the CPU's thread to sleep in the kernel; the holder
-	 * never yields inside.  A thread rank blocks as before. */
-	if (tc__task_self()) {
+	 * held gives its CPU to the next fibre and tries again, rather than
+	 * put the CPU's thread to sleep in the kernel; the holder never yields
+	 * inside.  A thread rank blocks as before. */
+	if (proc->db.task) {
 		while (pthread_mutex_trylock(&root->sub_mu))
-			tc__yield();
+			tc__task_yield(proc->db.task);
 	} else {
 		pthread_mutex_lock(&root->sub_mu);
 	}
