@@ -79,6 +79,15 @@ static struct best best_of(int impl, enum pr_kind kind, int p, size_t bytes, con
 	return b;
 }
 
+/* Ours on complete:p for case c, the topology of the machine's own
+ * algorithms. */
+static struct best ours_complete(const struct pr_case *c, int p)
+{
+	char cname[32];
+	snprintf(cname, sizeof cname, "complete:%d", p);
+	return best_of(IMPL_OURS, c->kind, p, c->bytes, cname);
+}
+
 /* Why ours has no figure for a case: its error without the "error:" prefix
  * (TC_ENOTSUP: no algorithm yet for that collective). */
 static const char *ours_missing(const struct best *o)
@@ -133,9 +142,7 @@ void report(void)
 			if (!selected(g, c))
 				continue;
 			struct best o = best_of(IMPL_OURS, c->kind, p, c->bytes, NULL);
-			char cname[32];
-			snprintf(cname, sizeof cname, "complete:%d", p);
-			struct best oc = best_of(IMPL_OURS, c->kind, p, c->bytes, cname);
+			struct best oc = ours_complete(c, p);
 			printf("%-9s %3d %6s | %8s %8s %-12s %-13s %8s |", pr_kind_name[c->kind], p,
 			       size_str(c->bytes, b1, sizeof b1), o.ok ? human(o.wall, b2) : "n/a",
 			       human(o.cpu, b3), o.ok ? o.r->variant : ours_missing(&o),
@@ -371,9 +378,7 @@ void json_lines(void)
 			if (!selected(g, c))
 				continue;
 			struct best o = best_of(IMPL_OURS, c->kind, p, c->bytes, NULL);
-			char cname[32];
-			snprintf(cname, sizeof cname, "complete:%d", p);
-			struct best oc = best_of(IMPL_OURS, c->kind, p, c->bytes, cname);
+			struct best oc = ours_complete(c, p);
 			for (int i = 1; i < NPEER; i++) {
 				struct best b = best_of(i, c->kind, p, c->bytes, NULL);
 				if (i == IMPL_OPENMP && pr_is_p2p(c))
