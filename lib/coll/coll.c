@@ -169,6 +169,11 @@ struct tc__cop {
 	struct tc__combine_ctx cc;
 	void *own[2];
 	size_t own_n[2];
+	/* Run natively (x.native): the machine's own algorithm's call, the
+	 * team's flags and the request's state (lib/coll/shm_step.c). */
+	struct tc__shm_call shm_call;
+	const struct tc__shm *shm;
+	struct tc__shm_req *nat;
 };
 
 static void *tc__cop_get(void *ctx, int slot, size_t bytes)
@@ -197,15 +202,39 @@ static void tc__cop_release(struct tc__creq *x)
 	tc__chold_put(o->hold);
 	free(o->own[0]);
 	free(o->own[1]);
+	free(o->nat);
 	free(o);
 }
 
+static int tc__cop_begin(struct tc_proc *proc, struct tc__creq *x)
+{
+	struct tc__cop *o = (struct tc__cop *)x;
+	return tc__shm_req_begin(o->nat, proc, o->shm, &o->shm_call, &o->x.io);
+}
+
+static int tc__cop_step(struct tc_proc *proc, struct tc__creq *x)
+{
+	(void)proc;
+	return tc__shm_req_step(((struct tc__cop *)x)->nat);
+}
+
+static int tc__cop_run(struct tc_proc *proc, struct tc__creq *x)
+{
+	struct tc__cop *o = (struct tc__cop *)x;
+	return tc__shm_run(proc, o->shm, &o->shm_call, &o->x.io);
+}
+
+static const struct tc__creq_native tc__cop_native = {.begin = tc__cop_begin,
+                                                      .step = tc__cop_step,
+                                                      .run = tc__cop_run};
+
 /* The call as a request: started (nonblocking), bound inactive
  * (persistent), or, xr NULL, a blocking call queued behind the started
- * ones and waited for. */
+ * ones and waited for.  shm: e's algorithm would run natively as a
+ * blocking call; as a request it does where tc__shm_steppable() says. */
 static int tc__cop_new(struct tc_proc *proc, struct tc__centry *e, const struct tc__call *c,
                        const struct tc__combine_ctx *cc, const struct tc__exec_io *io,
-                       const struct tc__xreq *xr)
+                       const struct tc__xreq *xr, bool shm)
 {
 	const size_t head = (sizeof(struct tc__cop) + 63) / 64 * 64;
 	struct tc__cop *o = calloc(1, head + tc__run_size());
@@ -222,6 +251,18 @@ static int tc__cop_new(struct tc_proc *proc, struct tc__centry *e, const struct 
 	o->x.prepare = tc__cop_prepare;
 	o->x.release = tc__cop_release;
 	o->x.run = (struct tc__run *)(void *)((char *)o + head);
+	if (shm && xr && !xr->built) {
+		o->shm_call = tc__shm_call_of(e);
+		if (tc__shm_steppable(&o->shm_call, proc->team->p)) {
+			o->nat = tc__shm_req_new();
+			if (!o->nat) {
+				tc__cop_release(&o->x);
+				return TC_ENOMEM;
+			}
+			o->shm = tc__coll_shm(proc);
+			o->x.native = &tc__cop_native;
+		}
+	}
 	if (xr && xr->built) {
 		*xr->built = &o->x;
 		return TC_OK;
@@ -450,16 +491,17 @@ int tc__coll_x(struct tc_proc *proc, enum tc_coll coll, const void *sbuf, void *
 	proc->last_alg = e->alg->name;
 	proc->last_rounds = e->s->nrounds;
 	proc->last_modelled = e->makespan;
-	/* The machine's own algorithms run natively only as blocking calls
-	 * (a nonblocking one runs their schedule over the channels; MPI's
-	 * rule that a blocking call matches only blocking ones makes every
-	 * rank of a call take the same path): the calls queued before one
-	 * finish first. */
+	/* The machine's own algorithms run natively as blocking calls, the
+	 * calls queued before one finished first, and as requests where one
+	 * round of flags completes them (tc__shm_steppable()); other
+	 * requests of theirs run their schedule over the channels.  The rule
+	 * depends on the call alone, so every rank of it takes the same
+	 * path. */
 	const bool shm = (e->alg->flags & TC__ALG_SHM) && !team->emulate && !team->engine_run;
 	if (!xr && shm && tc__creq_pending(proc) && (err = tc__creq_drain(proc)))
 		return err;
 	if (xr || tc__creq_pending(proc))
-		return tc__cop_new(proc, e, &c, &cc, &io, xr);
+		return tc__cop_new(proc, e, &c, &cc, &io, xr, shm);
 	/* Blocking, nothing queued before it: run here. */
 	err = tc__call_bufs(proc, &c, tc__scratch_get, proc, &io);
 	if (err)

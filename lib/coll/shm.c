@@ -111,6 +111,25 @@ static int tc__shm_passed_by(const struct tc__shm_ctx *c, const _Atomic uint64_t
 	       !tc__shm_reached(c, atomic_load_explicit(word, memory_order_acquire), pos, 0);
 }
 
+int tc__shm_gone(const struct tc__shm_ctx *c, int r, const _Atomic uint64_t *word,
+                 const _Atomic uint64_t *alt, uint64_t pos)
+{
+	/* Passed by another kind of call, or returned from its SPMD function
+	 * without making this call (a skipped collective), or made another
+	 * call k over the channels: conclusive, unless its word came in
+	 * before (the acquire makes it visible). */
+	if (tc__shm_passed_by(c, word, alt, pos))
+		return 1;
+	const struct tc_proc *n = &c->proc->team->procs[r];
+	const uint64_t want = tc__call_seen(c->k, c->proc->coll_sig);
+	const uint64_t seen =
+	        atomic_load_explicit(&n->calls_seen[c->k % TC__CALLS_SEEN], memory_order_relaxed);
+	return atomic_load_explicit(&n->attached, memory_order_relaxed) &&
+	       (atomic_load_explicit(&n->ws.state, memory_order_acquire) == TC__WS_RETURNED ||
+	        (c->proc->coll_sig && (seen >> 40) == (want >> 40) && seen != want)) &&
+	       !tc__shm_reached(c, atomic_load_explicit(word, memory_order_acquire), pos, 0);
+}
+
 int tc__shm_await_wait(struct tc__shm_ctx *c, int r, const _Atomic uint64_t *word,
                        const _Atomic uint64_t *alt, uint64_t pos, int sig8)
 {
@@ -135,23 +154,9 @@ int tc__shm_await_wait(struct tc__shm_ctx *c, int r, const _Atomic uint64_t *wor
 			return TC_EABORTED;
 		const enum tc__wait_step step = tc__wait_next(&c->w, 0);
 		if (c->w.waited >= c->next_probe) {
-			/* Rank r returned from its SPMD function without making
-			 * this call (a skipped collective): conclusive, unless its
-			 * word came in before (the acquire makes it visible). */
 			c->next_probe = c->w.waited + TC__SHM_PROBE_NS;
-			if (tc__shm_passed_by(c, word, alt, pos))
+			if (tc__shm_gone(c, r, word, alt, pos))
 				return tc__shm_mismatch(c, r);
-			const struct tc_proc *n = &team->procs[r];
-			const uint64_t want = tc__call_seen(c->k, c->proc->coll_sig);
-			const uint64_t seen = atomic_load_explicit(&n->calls_seen[c->k % TC__CALLS_SEEN],
-			                                           memory_order_relaxed);
-			if (atomic_load_explicit(&n->attached, memory_order_relaxed) &&
-			    (atomic_load_explicit(&n->ws.state, memory_order_acquire) == TC__WS_RETURNED ||
-			     (c->proc->coll_sig && (seen >> 40) == (want >> 40) && seen != want))) {
-				if (!tc__shm_reached(c, atomic_load_explicit(word, memory_order_acquire),
-				                     pos, 0))
-					return tc__shm_mismatch(c, r);
-			}
 		}
 		switch (step) {
 		case TC__WAIT_TIMEOUT:
@@ -262,35 +267,82 @@ int tc__shm_claim_wait(struct tc__shm_ctx *c, struct tc__shm_own *own, int64_t l
 	return TC_OK;
 }
 
-int tc__shm_exec(struct tc_proc *proc, const struct tc__shm *shm, const struct tc__centry *e,
-                 const struct tc__exec_io *io)
+int tc__shm_claim_ready(struct tc__shm_ctx *c)
+{
+	struct tc__shm_own *own = tc__shm_own(c);
+	const int64_t last = own->last_written[c->k & 1];
+	if (last < 0 || own->seen_done >= last)
+		return 1;
+	uint64_t seen = UINT64_MAX;
+	for (int i = 1; i < c->p; i++) {
+		const int r = (c->me + i) % c->p;
+		/* Acquire: as tc__shm_claim_wait()'s. */
+		const uint64_t v = atomic_load_explicit(&c->slots[r].done, memory_order_acquire);
+		if (tc__shm_reached(c, v, (uint64_t)last + 1, 0) <= 0)
+			return 0;
+		if ((v & TC__SHM_POS_MASK) < seen)
+			seen = v & TC__SHM_POS_MASK;
+	}
+	own->seen_done = (int64_t)seen - 1;
+	return 1;
+}
+
+struct tc__shm_call tc__shm_call_of(const struct tc__centry *e)
+{
+	return (struct tc__shm_call){.coll = e->key.coll,
+	                             .alg = e->alg->name,
+	                             .bytes = e->key.bytes,
+	                             .esize = e->key.esize,
+	                             .root = e->key.root,
+	                             .nrounds = e->s->nrounds,
+	                             .makespan = e->makespan};
+}
+
+void tc__shm_ctx_init(struct tc__shm_ctx *c, struct tc_proc *proc, const struct tc__shm *shm,
+                      const struct tc__shm_call *call, const struct tc__exec_io *io)
 {
 	struct tc_team *team = proc->team;
-	struct tc__shm_ctx c = {.proc = proc,
-	                        .shm = shm,
-	                        .slots = shm->slots,
-	                        .io = io,
-	                        .p = team->p,
-	                        .me = proc->rank,
-	                        .k = proc->ncalls,
-	                        .run = (team->start_ns & 0xffff) << 48,
-	                        .sig = io->sig ^ (uint64_t)(unsigned)io->tag,
-	                        .cmax = proc->clock,
-	                        .next_probe = TC__SHM_PROBE_FIRST_NS};
-	c.sig8 = (c.sig & 0xff) << 40;
+	*c = (struct tc__shm_ctx){.proc = proc,
+	                          .shm = shm,
+	                          .slots = shm->slots,
+	                          .io = io,
+	                          .p = team->p,
+	                          .me = proc->rank,
+	                          .k = proc->ncalls,
+	                          .run = (team->start_ns & 0xffff) << 48,
+	                          .sig = io->sig ^ (uint64_t)(unsigned)io->tag,
+	                          .cmax = proc->clock,
+	                          .m = call->bytes,
+	                          .esize = call->esize,
+	                          .next_probe = TC__SHM_PROBE_FIRST_NS};
+	c->sig8 = (c->sig & 0xff) << 40;
 	proc->cur_call = io->call ? io->call : "collective";
 	proc->cur_alg = io->alg;
 	/* The call's signature where the peers' mismatch probes look, as for
 	 * a schedule run over the channels. */
 	tc__exec_begin(proc, io);
-	const uint64_t m = c.m = e->key.bytes;
-	c.esize = e->key.esize;
+}
+
+void tc__shm_ctx_end(struct tc__shm_ctx *c, const struct tc__shm_call *call)
+{
+	struct tc_proc *proc = c->proc;
+	if (!c->done)
+		tc__shm_done(c);
+	proc->clock = tc__sat_add(c->cmax, call->makespan);
+	proc->stats.rounds += (uint64_t)call->nrounds;
+	proc->ncalls++;
+}
+
+int tc__shm_run(struct tc_proc *proc, const struct tc__shm *shm, const struct tc__shm_call *call,
+                const struct tc__exec_io *io)
+{
+	struct tc__shm_ctx c;
+	tc__shm_ctx_init(&c, proc, shm, call, io);
 	int err = TC_OK;
 	if (c.p > 1) {
-		switch (e->key.coll) {
+		switch (call->coll) {
 		case TC_COLL_BARRIER:
-			err = strcmp(e->alg->name, "shm_tree") ? tc__shm_barrier(&c)
-			                                       : tc__shm_tree(&c, 0);
+			err = strcmp(call->alg, "shm_tree") ? tc__shm_barrier(&c) : tc__shm_tree(&c, 0);
 			break;
 		case TC_COLL_ALLGATHER:
 			err = tc__shm_gather_all(&c, 0);
@@ -299,35 +351,38 @@ int tc__shm_exec(struct tc_proc *proc, const struct tc__shm *shm, const struct t
 			err = tc__shm_gather_all(&c, 1);
 			break;
 		case TC_COLL_BCAST:
-			err = tc__shm_bcast(&c, e->key.root);
+			err = tc__shm_bcast(&c, call->root);
 			break;
 		case TC_COLL_SCATTER:
-			err = tc__shm_scatter(&c, e->key.root);
+			err = tc__shm_scatter(&c, call->root);
 			break;
 		case TC_COLL_GATHER:
-			err = tc__shm_gather(&c, e->key.root);
+			err = tc__shm_gather(&c, call->root);
 			break;
 		case TC_COLL_REDUCE_SCATTER:
 			err = tc__shm_reduce_scatter(&c);
 			break;
 		case TC_COLL_ALLREDUCE:
-			err = !strcmp(e->alg->name, "shm")        ? tc__shm_allreduce_slices(&c)
-			      : !strcmp(e->alg->name, "shm_tree") ? tc__shm_tree(&c, 1)
-			                                          : tc__shm_allreduce_flat(&c);
+			err = !strcmp(call->alg, "shm")        ? tc__shm_allreduce_slices(&c)
+			      : !strcmp(call->alg, "shm_tree") ? tc__shm_tree(&c, 1)
+			                                       : tc__shm_allreduce_flat(&c);
 			break;
 		default:
 			err = TC_ENOTSUP;
 			break;
 		}
-	} else if (m && e->key.coll != TC_COLL_BCAST && e->key.coll != TC_COLL_ALLREDUCE) {
-		memcpy(io->out, io->in, m); /* the own block */
+	} else if (c.m && call->coll != TC_COLL_BCAST && call->coll != TC_COLL_ALLREDUCE) {
+		memcpy(io->out, io->in, c.m); /* the own block */
 	}
 	if (err)
 		return err;
-	if (!c.done)
-		tc__shm_done(&c);
-	proc->clock = tc__sat_add(c.cmax, e->makespan);
-	proc->stats.rounds += (uint64_t)e->s->nrounds;
-	proc->ncalls++;
+	tc__shm_ctx_end(&c, call);
 	return TC_OK;
+}
+
+int tc__shm_exec(struct tc_proc *proc, const struct tc__shm *shm, const struct tc__centry *e,
+                 const struct tc__exec_io *io)
+{
+	const struct tc__shm_call call = tc__shm_call_of(e);
+	return tc__shm_run(proc, shm, &call, io);
 }

@@ -299,10 +299,53 @@ struct tc__sched;
  * (lib/coll/allreduce/allreduce_shm_tree.c).  0 or TC_ENOMEM. */
 int tc__gen_shm_tree(const struct tc__gen *g, struct tc__sched *s, uint64_t m);
 
-/* Runs entry e's algorithm (TC__ALG_SHM) natively on the calling rank with
- * the call's buffers io, over the team's state shm (its flags and groups).  Returns 0, TC_EMISMATCH
- * (the team is aborted), TC_EABORTED, TC_ETIMEDOUT. */
+/* What a native call takes of its cache entry, copied: a request may
+ * outlive the entry (an eviction leaves only the schedule it holds). */
+struct tc__shm_call {
+	enum tc_coll coll;
+	const char *alg; /* the registry's name */
+	uint64_t bytes;  /* per rank (the entry's key) */
+	uint64_t esize;
+	int root;
+	int nrounds; /* the schedule's */
+	tc_time_t makespan;
+};
+
+struct tc__shm_call tc__shm_call_of(const struct tc__centry *e);
+
+/* Runs call (TC__ALG_SHM) natively on the calling rank with the call's
+ * buffers io, over the team's state shm (its flags and groups); _exec:
+ * entry e's call.  Returns 0, TC_EMISMATCH (the team is aborted),
+ * TC_EABORTED, TC_ETIMEDOUT. */
+int tc__shm_run(struct tc_proc *proc, const struct tc__shm *shm, const struct tc__shm_call *call,
+                const struct tc__exec_io *io);
 int tc__shm_exec(struct tc_proc *proc, const struct tc__shm *shm, const struct tc__centry *e,
                  const struct tc__exec_io *io);
+
+/*
+ * Nonblocking and persistent calls (lib/coll/shm_step.c).  A call whose
+ * every rank publishes its flag once and is done when it has seen every
+ * peer's (one round, its data in the flags or the areas: the barrier
+ * `shm`, allgather and alltoall up to TC__SHM_AREA bytes of output,
+ * reduce_scatter likewise, allreduce `shm_flag` up to TC__SHM_INLINE bytes)
+ * runs natively as a request too: tc__shm_req_begin() sets it up, and each
+ * tc__shm_req_step() publishes this rank's flag once its block is free
+ * and takes the peers' as they come, never waiting.  Other calls of these
+ * algorithms run their schedule over the channels as requests.
+ */
+struct tc__shm_req;
+
+/* Whether call runs natively as a request among p ranks. */
+bool tc__shm_steppable(const struct tc__shm_call *call, int p);
+/* A request's state, freed with free(); NULL when out of memory. */
+struct tc__shm_req *tc__shm_req_new(void);
+/* Sets q up for call on proc (its k-th collective call, k = proc->ncalls)
+ * with buffers io (read until the call is done); its steps follow. */
+int tc__shm_req_begin(struct tc__shm_req *q, struct tc_proc *proc, const struct tc__shm *shm,
+                      const struct tc__shm_call *call, const struct tc__exec_io *io);
+/* 1 when the call is done (proc->ncalls and its clock moved on), 0 when
+ * a peer has yet to publish or to be done with an earlier call, or the
+ * error: TC_EMISMATCH (the team aborted). */
+int tc__shm_req_step(struct tc__shm_req *q);
 
 #endif /* TC_COLL_SHM_H */

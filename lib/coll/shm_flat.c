@@ -76,12 +76,8 @@ static int tc__shm_read_all(struct tc__shm_ctx *c, void (*got)(struct tc__shm_ct
 
 int tc__shm_barrier(struct tc__shm_ctx *c)
 {
-	struct tc__shm_block *b;
-	int err = tc__shm_fill(c, NULL, NULL, &b);
-	if (err)
-		return err;
-	tc__shm_publish(c, 1);
-	return tc__shm_read_all(c, NULL);
+	int err = tc__shm_round_post(c, TC_COLL_BARRIER);
+	return err ? err : tc__shm_read_all(c, NULL);
 }
 
 /* allgather and alltoall: rank r's block m of OUT, out of r's flag, area
@@ -178,7 +174,9 @@ static void tc__shm_put(struct tc__shm_ctx *c, struct tc__shm_block *b, const un
 	}
 }
 
-int tc__shm_gather_all(struct tc__shm_ctx *c, int a2a)
+/* allgather and alltoall up to (k, 1): the own block into OUT, the
+ * published ones where the route says. */
+static int tc__shm_gather_all_post(struct tc__shm_ctx *c, int a2a)
 {
 	const uint64_t m = c->m;
 	const unsigned char *in = c->io->in;
@@ -193,8 +191,15 @@ int tc__shm_gather_all(struct tc__shm_ctx *c, int a2a)
 		return err;
 	tc__shm_put(c, b, in, published, a2a); /* alltoall's own block stays out */
 	tc__shm_publish(c, 1);
-	err = tc__shm_read_all(c, tc__shm_got_block);
-	if (err || c->small || !m)
+	return TC_OK;
+}
+
+int tc__shm_gather_all(struct tc__shm_ctx *c, int a2a)
+{
+	int err = tc__shm_gather_all_post(c, a2a);
+	if (!err)
+		err = tc__shm_read_all(c, tc__shm_got_block);
+	if (err || c->small || !c->m)
 		return err;
 	tc__shm_publish(c, 2);
 	return tc__shm_await_all(c, 2, 1);
@@ -441,8 +446,8 @@ int tc__shm_allreduce_slices(struct tc__shm_ctx *c)
 	return TC_OK;
 }
 
-/* allreduce shm_flag: the whole vector from every rank, in rank order. */
-int tc__shm_allreduce_flat(struct tc__shm_ctx *c)
+/* allreduce shm_flag up to (k, 1): a small vector into the flag. */
+static int tc__shm_allreduce_flat_post(struct tc__shm_ctx *c)
 {
 	c->small = c->m <= TC__SHM_INLINE;
 	struct tc__shm_block *b;
@@ -452,7 +457,14 @@ int tc__shm_allreduce_flat(struct tc__shm_ctx *c)
 	if (c->small && c->m)
 		memcpy(b->data, c->io->in, c->m);
 	tc__shm_publish(c, 1);
-	if ((err = tc__shm_read_all(c, NULL)))
+	return TC_OK;
+}
+
+/* allreduce shm_flag: the whole vector from every rank, in rank order. */
+int tc__shm_allreduce_flat(struct tc__shm_ctx *c)
+{
+	int err = tc__shm_allreduce_flat_post(c);
+	if (err || (err = tc__shm_read_all(c, NULL)))
 		return err;
 	tc__shm_reduce(c, c->io->out, 0, c->m);
 	if (c->small)
@@ -461,10 +473,8 @@ int tc__shm_allreduce_flat(struct tc__shm_ctx *c)
 	return tc__shm_await_all(c, 2, 1);
 }
 
-/* reduce_scatter shm: block `me` of everyone's IN (or of the p blocks in
- * their flags or areas, the own block left out), reduced in rank order
- * into OUT; a second synchronisation where the peers read our IN. */
-int tc__shm_reduce_scatter(struct tc__shm_ctx *c)
+/* reduce_scatter shm up to (k, 1): the p blocks where the route says. */
+static int tc__shm_reduce_scatter_post(struct tc__shm_ctx *c)
 {
 	const uint64_t m = c->m, pm = (uint64_t)c->p * m;
 	const unsigned char *in = c->io->in;
@@ -476,11 +486,58 @@ int tc__shm_reduce_scatter(struct tc__shm_ctx *c)
 		return err;
 	tc__shm_put(c, b, in, pm, 1);
 	tc__shm_publish(c, 1);
-	if ((err = tc__shm_read_all(c, NULL)))
+	return TC_OK;
+}
+
+/* reduce_scatter shm: block `me` of everyone's IN (or of the p blocks in
+ * their flags or areas, the own block left out), reduced in rank order
+ * into OUT; a second synchronisation where the peers read our IN. */
+int tc__shm_reduce_scatter(struct tc__shm_ctx *c)
+{
+	const uint64_t m = c->m;
+	int err = tc__shm_reduce_scatter_post(c);
+	if (err || (err = tc__shm_read_all(c, NULL)))
 		return err;
 	tc__shm_reduce(c, c->io->out, c->src_off, m);
 	if (c->small || !m)
 		return TC_OK;
 	tc__shm_publish(c, 2);
 	return tc__shm_await_all(c, 2, 1);
+}
+
+/* ---- the calls one round completes, in halves (tc__shm_steppable()) ---- */
+
+int tc__shm_round_post(struct tc__shm_ctx *c, enum tc_coll coll)
+{
+	struct tc__shm_block *b;
+	int err;
+	switch (coll) {
+	case TC_COLL_BARRIER:
+		err = tc__shm_fill(c, NULL, NULL, &b);
+		if (!err)
+			tc__shm_publish(c, 1);
+		return err;
+	case TC_COLL_ALLGATHER:
+	case TC_COLL_ALLTOALL:
+		return tc__shm_gather_all_post(c, coll == TC_COLL_ALLTOALL);
+	case TC_COLL_ALLREDUCE:
+		return tc__shm_allreduce_flat_post(c);
+	case TC_COLL_REDUCE_SCATTER:
+		return tc__shm_reduce_scatter_post(c);
+	default:
+		return TC_ENOTSUP;
+	}
+}
+
+void (*tc__shm_round_got(enum tc_coll coll))(struct tc__shm_ctx *, int)
+{
+	return coll == TC_COLL_ALLGATHER || coll == TC_COLL_ALLTOALL ? tc__shm_got_block : NULL;
+}
+
+void tc__shm_round_combine(struct tc__shm_ctx *c, enum tc_coll coll)
+{
+	if (coll == TC_COLL_ALLREDUCE)
+		tc__shm_reduce(c, c->io->out, 0, c->m);
+	else if (coll == TC_COLL_REDUCE_SCATTER)
+		tc__shm_reduce(c, c->io->out, c->src_off, c->m);
 }

@@ -98,6 +98,14 @@ static inline int tc__shm_reached(const struct tc__shm_ctx *c, uint64_t v, uint6
 	return 1;
 }
 
+/* Whether rank r, whose *word has not reached pos (call k's), will not
+ * make call k: it passed it by another kind of call (alt, as
+ * tc__shm_await_word()'s), returned from its SPMD function, or made
+ * another call k over the channels.  A look at a few of its lines: made
+ * after a while of waiting, not at every look. */
+int tc__shm_gone(const struct tc__shm_ctx *c, int r, const _Atomic uint64_t *word,
+                 const _Atomic uint64_t *alt, uint64_t pos);
+
 /* tc__shm_await_word()'s wait, once a first look found *word short of
  * pos: spin, then yield, with the team's aborts, timeouts and probes. */
 int tc__shm_await_wait(struct tc__shm_ctx *c, int r, const _Atomic uint64_t *word,
@@ -229,6 +237,27 @@ static inline void tc__shm_done(struct tc__shm_ctx *c)
 	atomic_store_explicit(&c->slots[c->me].done, c->run | (c->k + 1), memory_order_release);
 	c->done = 1;
 }
+
+/* A call's state at its start on proc (tc__exec_begin() included), and
+ * its end: this rank done with it, its clock, rounds and call count. */
+void tc__shm_ctx_init(struct tc__shm_ctx *c, struct tc_proc *proc, const struct tc__shm *shm,
+                      const struct tc__shm_call *call, const struct tc__exec_io *io);
+void tc__shm_ctx_end(struct tc__shm_ctx *c, const struct tc__shm_call *call);
+
+/* The calls that one round completes (tc__shm_steppable()), in two
+ * halves around the wait for every peer's (k, 1): _post claims this
+ * rank's block (which may wait, unless tc__shm_claim_ready() said it is
+ * free), writes what the peers read and publishes (k, 1); _got is what
+ * takes a peer's block as it is found (NULL: nothing); _combine what
+ * follows once every peer's is there (a reduction's sums). */
+int tc__shm_round_post(struct tc__shm_ctx *c, enum tc_coll coll);
+void (*tc__shm_round_got(enum tc_coll coll))(struct tc__shm_ctx *, int);
+void tc__shm_round_combine(struct tc__shm_ctx *c, enum tc_coll coll);
+
+/* Whether tc__shm_fill() would find this rank's block of call k free
+ * without waiting: 1, or 0 when some peer has yet to be done with the
+ * call that last wrote it (its done word, read once each). */
+int tc__shm_claim_ready(struct tc__shm_ctx *c);
 
 /* The calls (lib/coll/shm_flat.c): 0 or the first error of a wait. */
 int tc__shm_barrier(struct tc__shm_ctx *c);

@@ -179,8 +179,11 @@ struct tc_proc {
 	 * lib/p2p while ext_pending; it never blocks), its wait for one of
 	 * them (may_block steps, lib/p2p's tc_wait), and its end of one that
 	 * a wait or test completed or retired with status.  ext_queue is the
-	 * layer's own; ext_busy guards against a step re-entering itself. */
-	int ext_pending, ext_busy;
+	 * layer's own; ext_busy guards against a step re-entering itself.
+	 * ext_native: how many of the queued ones wait on the machine's own
+	 * flags (lib/coll/shm_step.c), which ring no doorbell: while there
+	 * are any, a wait of lib/p2p yields where it would park. */
+	int ext_pending, ext_busy, ext_native;
 	void (*ext_progress)(struct tc_proc *proc);
 	int (*ext_wait)(struct tc_proc *proc, void *req);
 	void (*ext_end)(struct tc_proc *proc, void *req, int status);
@@ -463,6 +466,7 @@ static inline void tc__proc_clear_ports(struct tc_proc *pr)
 	/* The layer above's requests are forgotten too (never touched: their
 	 * storage may be gone); they find themselves dropped by ext_gen. */
 	pr->ext_pending = 0;
+	pr->ext_native = 0;
 	pr->ext_queue = NULL;
 	pr->ext_gen++;
 	/* Routed messages: ours to drop a reference to, received or sent. */

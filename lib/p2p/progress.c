@@ -211,6 +211,12 @@ int tc__progress_wait(struct tc_proc *proc, tc__cond_fn cond, void *ctx)
 		}
 		if (step != TC__WAIT_PARK)
 			continue; /* TC__WAIT_SPIN, TC__WAIT_YIELD: look again */
+		if (proc->ext_native) {
+			/* A queued call waits on the machine's own flags, which
+			 * ring no doorbell (lib/sched/nbc.h). */
+			tc__yield();
+			continue;
+		}
 
 		tc__park_prepare(&proc->db);
 		tc__set_hints(proc, true);

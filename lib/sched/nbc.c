@@ -14,7 +14,9 @@
  * (team->engine_nbc: a team over MPI processes) that engine starts, steps
  * and fails the head, a head not started runs as its blocking call
  * (team->engine_run), and a wait for a running head finishes it with the
- * engine's own blocking wait.
+ * engine's own blocking wait.  A call of the machine's own algorithms
+ * (op->native, lib/coll/shm_step.c) is begun, stepped and run the blocking
+ * way by its own hooks instead of a plan's.
  */
 #include "sched/nbc.h"
 
@@ -25,6 +27,10 @@
 #include "base/error_detail.h"
 #include "p2p/p2p.h"
 #include "p2p/request.h"
+
+/* The steps a wait gives a running native head on their own (no progress
+ * of the rest of the rank between them) before it waits the usual way. */
+#define TC__XQ_NATIVE_SPINS 64
 
 static struct tc__creq *tc__xq_head(const struct tc_proc *proc)
 {
@@ -37,6 +43,7 @@ static void tc__xq_pop(struct tc_proc *proc, struct tc__creq *op, int err)
 {
 	proc->ext_queue = op->next;
 	proc->ext_pending--;
+	proc->ext_native -= op->native != NULL;
 	op->queued = op->running = 0;
 	if (op->next && op->next->clock < op->clock)
 		op->next->clock = op->clock;
@@ -72,6 +79,15 @@ static bool tc__xq_begin(struct tc_proc *proc, struct tc__creq *op)
 		return false;
 	}
 	int err;
+	if (op->native) {
+		TC__ON_OP_CLOCK(proc, op, err = op->native->begin(proc, op));
+		if (err) {
+			tc__xq_pop(proc, op, err);
+			return false;
+		}
+		op->running = 1;
+		return true;
+	}
 	const struct tc__engine_nbc *en = proc->team->engine_nbc;
 	if (en) {
 		TC__ON_OP_CLOCK(proc, op, err = en->start(proc, op->s, &op->io, &op->est));
@@ -121,13 +137,19 @@ static void tc__xq_drive(struct tc_proc *proc, bool may_block)
 		bool done;
 		int err = TC_OK;
 		const struct tc__engine_nbc *en = proc->team->engine_nbc;
-		if (en)
+		if (op->native) {
+			int r;
+			TC__ON_OP_CLOCK(proc, op, r = op->native->step(proc, op));
+			done = r != 0;
+			err = r < 0 ? r : TC_OK;
+		} else if (en) {
 			TC__ON_OP_CLOCK(proc, op, done = en->step(proc, op->est, false, &err));
-		else
+		} else {
 			TC__ON_OP_CLOCK(proc, op, done = tc__run_step(proc, op->run, may_block));
+		}
 		if (!done)
 			break;
-		if (!en)
+		if (!en && !op->native)
 			err = tc__exec_end(proc, tc__run_err(op->run));
 		if (tc__xq_then(proc, op, &err))
 			continue;
@@ -157,7 +179,9 @@ static void tc__xq_run_head(struct tc_proc *proc, struct tc__creq *op)
 	int err;
 	proc->ext_busy = 1; /* its own waits must not step the queue */
 	do
-		if (proc->team->engine_run) /* the engine's blocking call */
+		if (op->native)
+			TC__ON_OP_CLOCK(proc, op, err = op->native->run(proc, op));
+		else if (proc->team->engine_run) /* the engine's blocking call */
 			TC__ON_OP_CLOCK(proc, op, err = proc->team->engine_run(proc, op->s, &op->io));
 		else
 			TC__ON_OP_CLOCK(proc, op, err = tc__plan_exec(proc, op->s, op->pl, &op->io));
@@ -180,6 +204,16 @@ static int tc__xq_advance(struct tc_proc *proc, struct tc__creq *h)
 		tc__xq_run_head(proc, h);
 		return TC_OK;
 	}
+	if (h->native && !proc->ext_busy) {
+		/* Its peers are usually a hand-off or two away: a few steps
+		 * of it alone before the wait's rounds of progress. */
+		for (int i = 0; i < TC__XQ_NATIVE_SPINS && tc__xq_head(proc) == h; i++) {
+			tc__xq_drive(proc, false);
+			tc__cpu_relax();
+		}
+		if (tc__xq_head(proc) != h)
+			return TC_OK;
+	}
 	const struct tc__engine_nbc *en = proc->team->engine_nbc;
 	if (en) {
 		/* The engine's own wait (timeout, probes) to the head's end;
@@ -193,7 +227,9 @@ static int tc__xq_advance(struct tc_proc *proc, struct tc__creq *h)
 		return TC_OK;
 	}
 	int err = tc__progress_wait(proc, tc__xq_head_left, h);
-	if (err && tc__xq_head(proc) == h) {
+	if (err && tc__xq_head(proc) == h && h->native) {
+		tc__xq_pop(proc, h, err); /* nothing of it on the channels */
+	} else if (err && tc__xq_head(proc) == h) {
 		TC__ON_OP_CLOCK(proc, h, tc__run_fail(proc, h->run, err));
 		tc__xq_pop(proc, h, tc__exec_end(proc, err));
 	}
@@ -227,7 +263,9 @@ static void tc__xq_end(struct tc_proc *proc, void *reqp, int status)
 		struct tc__creq **pp = (struct tc__creq **)&proc->ext_queue;
 		while (*pp != op)
 			pp = &(*pp)->next;
-		if (op->running && proc->team->engine_nbc) {
+		if (op->native) {
+			/* nothing of it on the channels */
+		} else if (op->running && proc->team->engine_nbc) {
 			TC__ON_OP_CLOCK(proc, op, proc->team->engine_nbc->fail(proc, op->est, status));
 		} else if (op->running) {
 			TC__ON_OP_CLOCK(proc, op, tc__run_fail(proc, op->run, status));
@@ -235,6 +273,7 @@ static void tc__xq_end(struct tc_proc *proc, void *reqp, int status)
 		}
 		*pp = op->next;
 		proc->ext_pending--;
+		proc->ext_native -= op->native != NULL;
 		op->next = NULL;
 	}
 	if (!status)
@@ -347,6 +386,7 @@ int tc__creq_start(struct tc_proc *proc, struct tc__creq *op, tc_request *handle
 		pp = &(*pp)->next;
 	*pp = op;
 	proc->ext_pending++;
+	proc->ext_native += op->native != NULL;
 	proc->ext_progress = tc__xq_progress;
 	proc->ext_wait = tc__xq_wait;
 	proc->ext_end = tc__xq_end;
@@ -383,7 +423,9 @@ void tc__creq_abandon(struct tc_proc *proc, int status)
 {
 	struct tc__creq *op;
 	while ((op = tc__xq_head(proc))) {
-		if (op->running && proc->team->engine_nbc) {
+		if (op->native) {
+			/* nothing of it on the channels */
+		} else if (op->running && proc->team->engine_nbc) {
 			TC__ON_OP_CLOCK(proc, op, proc->team->engine_nbc->fail(proc, op->est, status));
 		} else if (op->running) {
 			TC__ON_OP_CLOCK(proc, op, tc__run_fail(proc, op->run, status));
@@ -394,6 +436,7 @@ void tc__creq_abandon(struct tc_proc *proc, int status)
 		op->next = NULL;
 		op->queued = op->running = 0;
 	}
+	proc->ext_native = 0;
 	proc->ext_gen++;
 }
 

@@ -29,6 +29,22 @@
 #include "core/internal.h"
 #include "sched/exec.h"
 
+struct tc__creq;
+
+/* A call that the layer above runs itself instead of a plan: the machine's
+ * own algorithms, whose ranks meet on shared flags rather than over the
+ * channels (lib/coll/shm_step.c).  begin sets the call up as the queue's
+ * head and step moves it on, neither ever waiting: step returns 1 when the
+ * call is done, 0 when it needs its peers to move first, or an error.  run
+ * is the call made the blocking way, for a head a wait finds not started.
+ * Nothing rings a doorbell when such a call's peers move: while one is
+ * queued the proc's waits yield instead of parking (ext_native). */
+struct tc__creq_native {
+	int (*begin)(struct tc_proc *proc, struct tc__creq *op);
+	int (*step)(struct tc_proc *proc, struct tc__creq *op);
+	int (*run)(struct tc_proc *proc, struct tc__creq *op);
+};
+
 struct tc__creq {
 	struct tc__creq *next; /* in the proc's queue */
 	tc_request *req;       /* the request it completes, while active */
@@ -52,7 +68,9 @@ struct tc__creq {
 	/* Frees the operation (and what holds it). */
 	void (*release)(struct tc__creq *op);
 	struct tc__run *run; /* tc__run_size() bytes */
-	void *est;           /* running on team->engine_nbc: its state */
+	/* Run natively instead of s and pl (NULL: the plan). */
+	const struct tc__creq_native *native;
+	void *est; /* running on team->engine_nbc: its state */
 	/* A persistent op: in its proc's owned list until tc_request_free
 	 * (or the team's destruction) releases it. */
 	struct tc__owned own;
