@@ -236,7 +236,7 @@ int main(int argc, char **argv)
 	printf("matvec_ring on %s, t_s = %g ns, t_w = %g ns/B (t_w' = %g ns per double)\n", topo,
 	       md.ts_ns, md.tw_ns, 8 * md.tw_ns);
 	printf("%6s %5s %7s %12s %12s %12s %12s %12s %6s %6s %6s %20s\n", "n", "r", "t_a",
-	       "seed003_ns", "modelled_ns", "emulated_ns", "measured_ns", "seq_ns", "eff_mo",
+	       "formula_ns", "modelled_ns", "emulated_ns", "measured_ns", "seq_ns", "eff_mo",
 	       "eff_em", "eff_me", "checksum");
 	int failed = 0;
 	for (int k = 0; k < nn; k++) {

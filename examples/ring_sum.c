@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * examples/ring_sum.c - the minimal SPMD program of the README: 8 virtual
- * processors on a ring pass a running sum around; rank 0 prints the total.
+ * processors on a ring pass a running sum along it, from rank 0 to rank 7,
+ * each adding its rank; the last rank (7) prints the total.
  */
 #include <stdio.h>
 
@@ -28,7 +29,7 @@ int main(void)
 	struct tc_team_config cfg;
 	tc_team_config_default(&cfg);
 	cfg.topology = "ring:8";
-	struct tc_team *team;
+	struct tc_team *team = NULL;
 	int err = tc_team_create(&cfg, &team);
 	if (!err)
 		err = tc_run(team, ring_sum, NULL); /* 8 pinned threads, joined */

@@ -230,6 +230,18 @@ Test(error, predictor_rows, .timeout = 30)
 	tc_topo_destroy(t);
 }
 
+/* A user operator that counts its calls (inout = in + inout on doubles). */
+static int count_op_calls;
+static void count_fn(const void *in, void *inout, size_t n, enum tc_dtype dt, void *ctx)
+{
+	(void)dt;
+	(void)ctx;
+	count_op_calls++;
+	for (size_t i = 0; i < n; i++)
+		((double *)inout)[i] += ((const double *)in)[i];
+}
+static const struct tc_user_op count_op = {.fn = count_fn, .commutative = 1};
+
 /* The calls without a team: topology queries and the local reduction. */
 Test(error, topology_and_local_rows, .timeout = 10)
 {
@@ -262,7 +274,121 @@ Test(error, topology_and_local_rows, .timeout = 10)
 	cr_assert_eq(tc_reduce_local(a, b, 4, TC_INT32, TC_OP_USER, NULL), TC_EINVAL);
 	cr_assert_eq(tc_reduce_local(a, b, 4, TC_INT32, (enum tc_op)77, NULL), TC_EINVAL);
 	cr_assert_eq(tc_reduce_local(a, b, 4, TC_DOUBLE, TC_OP_BXOR, NULL), TC_ENOTSUP);
+	/* count x 8 wraps (was a crash: the kernel ran over the buffers), or is
+	 * above TC_MAX_MESSAGE: the collectives' TC_EOVERFLOW, nothing written */
+	double x[2] = {1, 1}, y[2] = {2, 2};
+	cr_assert_eq(tc_reduce_local(x, y, SIZE_MAX, TC_DOUBLE, TC_OP_SUM, NULL), TC_EOVERFLOW);
+	cr_assert_eq(tc_reduce_local(x, y, SIZE_MAX / 8 + 2, TC_DOUBLE, TC_OP_SUM, NULL), TC_EOVERFLOW);
+	cr_assert_eq(tc_reduce_local(x, y, TC_MAX_MESSAGE / 8 + 1, TC_DOUBLE, TC_OP_SUM, NULL),
+	             TC_EOVERFLOW);
+	cr_assert_eq(tc_reduce_local(x, y, SIZE_MAX, TC_DOUBLE, TC_OP_USER, &count_op), TC_EOVERFLOW);
+	/* a user operator is not handed NULL buffers (was called with them) */
+	cr_assert_eq(tc_reduce_local(NULL, y, 2, TC_DOUBLE, TC_OP_USER, &count_op), TC_ENULLBUF);
+	cr_assert_eq(count_op_calls, 0);
+	cr_assert(y[0] == 2 && y[1] == 2);
+	cr_assert_eq(tc_reduce_local(x, y, 2, TC_DOUBLE, TC_OP_USER, &count_op), 0);
+	cr_assert_eq(count_op_calls, 1);
+	cr_assert_eq(tc_reduce_local(x, y, 2, TC_DOUBLE, TC_OP_SUM, NULL), 0);
+	cr_assert(y[0] == 4 && y[1] == 4);
 	cr_assert_eq(tc_coll_parse(NULL, NULL), TC_EINVAL);
 	cr_assert_null(tc_alg_name(TC_COLL_COUNT, 0));
 	cr_assert_null(tc_alg_name(TC_COLL_BCAST, -1));
+}
+
+/* A NULL output pointer: TC_EINVAL, the detail naming it, nothing written
+ * (tc_coll_parse and tc_topo_squarest wrote through it).  The calls that
+ * return nothing and fill a struct write nothing; tc_neighbors without nbrs
+ * gives the degree, as tc_topo_neighbors does. */
+Test(error, null_out_pointers, .timeout = 30)
+{
+	enum tc_coll c = TC_COLL_COUNT;
+	cr_assert_eq(tc_coll_parse("bcast", NULL), TC_EINVAL);
+	cr_assert(strstr(tc_error_detail(), "out is NULL"), "%s", tc_error_detail());
+	cr_assert_eq(tc_coll_parse("bcast", &c), 0);
+	cr_assert_eq(c, TC_COLL_BCAST);
+	int a = -1, b = -1;
+	cr_assert_eq(tc_topo_squarest(7, NULL, NULL), TC_EINVAL);
+	cr_assert_eq(tc_topo_squarest(12, &a, NULL), TC_EINVAL);
+	cr_assert(strstr(tc_error_detail(), "b is NULL"), "%s", tc_error_detail());
+	cr_assert_eq(tc_topo_squarest(12, NULL, &b), TC_EINVAL);
+	cr_assert(strstr(tc_error_detail(), "a is NULL"), "%s", tc_error_detail());
+	cr_assert(a == -1 && b == -1);
+	cr_assert_eq(tc_topo_squarest(12, &a, &b), 0);
+	cr_assert(a == 3 && b == 4);
+
+	tc_team_config_default(NULL);
+	tc_model_default(NULL);
+	struct tc_team_config cfg;
+	tc_team_config_default(&cfg);
+	cfg.topology = "ring:4";
+	struct tc_team *t = NULL;
+	cr_assert_eq(tc_team_create(&cfg, &t), 0);
+	tc_team_get_info(t, NULL);
+	tc_team_last_run(t, NULL);
+	tc_team_stats(t, NULL);
+	struct tc_proc *proc = NULL;
+	cr_assert_eq(tc_attach(t, 0, &proc), 0);
+	const int *nb = NULL;
+	cr_assert_eq(tc_neighbors(proc, NULL), 2);
+	cr_assert_eq(tc_neighbors(proc, &nb), 2);
+	cr_assert(nb && nb[0] == 1 && nb[1] == 3);
+	cr_assert_eq(tc_neighbors(NULL, &nb), TC_EINVAL);
+	tc_proc_stats(proc, NULL);
+	tc_last_coll(proc, NULL);
+	cr_assert_eq(tc_detach(proc), 0);
+	cr_assert_eq(tc_team_destroy(t), 0);
+}
+
+/* A call that makes an object through **out sets *out to NULL on every
+ * error, so that the caller's destroy of it is a no-op (tc_team_create,
+ * the splits and tc_attach left a caller's value there). */
+Test(error, failed_creators_clear_out, .timeout = 30)
+{
+	static int junk;
+	struct tc_team_config cfg;
+	tc_team_config_default(&cfg);
+	cfg.topology = "ring:";
+	struct tc_team *t = (struct tc_team *)(void *)&junk;
+	cr_assert_eq(tc_team_create(&cfg, &t), TC_ETOPO);
+	cr_assert_null(t);
+	cr_assert_eq(tc_team_destroy(t), 0);
+	t = (struct tc_team *)(void *)&junk;
+	cr_assert_eq(tc_team_create(NULL, &t), TC_EINVAL);
+	cr_assert_null(t);
+
+	struct tc_proc *s = (struct tc_proc *)(void *)&junk;
+	cr_assert_eq(tc_team_split(NULL, 0, 0, NULL, &s), TC_EINVAL);
+	cr_assert_null(s);
+	s = (struct tc_proc *)(void *)&junk;
+	cr_assert_eq(tc_team_split_dims(NULL, 1, &s), TC_EINVAL);
+	cr_assert_null(s);
+	s = (struct tc_proc *)(void *)&junk;
+	cr_assert_eq(tc_team_dup(NULL, &s), TC_EINVAL);
+	cr_assert_null(s);
+
+	cfg.topology = "ring:3";
+	cr_assert_eq(tc_team_create(&cfg, &t), 0);
+	s = (struct tc_proc *)(void *)&junk;
+	cr_assert_eq(tc_attach(t, 3, &s), TC_ERANK);
+	cr_assert_null(s);
+	s = (struct tc_proc *)(void *)&junk;
+	cr_assert_eq(tc_attach(NULL, 0, &s), TC_EINVAL);
+	cr_assert_null(s);
+	cr_assert_eq(tc_team_destroy(t), 0);
+
+	struct tc_topo *topo;
+	cr_assert_eq(tc_topo_parse("ring:6", &topo), 0);
+	struct tc_model md;
+	tc_model_default(&md);
+	struct tc_call call = {.coll = TC_COLL_BCAST, .bytes = 64, .esize = 8, .root = 6};
+	struct tc_transfer *x = (struct tc_transfer *)(void *)&junk;
+	int n = 7;
+	cr_assert_eq(tc_schedule_call(topo, &md, &call, &x, &n), TC_EROOT);
+	cr_assert(x == NULL && n == 0);
+	tc_schedule_free(x);
+	x = (struct tc_transfer *)(void *)&junk;
+	n = 7;
+	cr_assert_eq(tc_schedule(topo, &md, TC_COLL_BCAST, NULL, 64, 0, 0, 0, &x, &n), TC_EINVAL);
+	cr_assert(x == NULL && n == 0);
+	tc_topo_destroy(topo);
 }

@@ -203,6 +203,20 @@ static int row_recv_truncate(struct tc_proc *proc, struct bufs *b)
 	return code;
 }
 
+/* A peer that is not a neighbour (me + 2 on the ring): no error, the
+ * message is routed (TC_ENOTNEIGHBOR is not returned). */
+static int row_send_not_neighbour(struct tc_proc *proc, struct bufs *b)
+{
+	const int p = b->p, to = (b->me + 2) % p, from = (b->me + p - 2) % p;
+	tc_request rq;
+	int err = tc_isend(proc, to, b->s, 4 * sizeof(int32_t), &rq);
+	if (err)
+		return err;
+	int code = tc_recv(proc, from, b->r, 4 * sizeof(int32_t), NULL);
+	err = tc_wait(proc, &rq, NULL);
+	return code ? code : err;
+}
+
 /* The accepted rows' results (sbuf is rbuf, or they overlap: taken as in
  * place; the input of rank r is FILL + r here). */
 static void sum_check(struct bufs *b, int off, int inclusive_ranks)
@@ -240,6 +254,14 @@ static void check_reduce_alias(struct bufs *b)
 {
 	if (b->me == 0)
 		sum_check(b, 0, b->p);
+}
+static void check_send_not_neighbour(struct bufs *b)
+{
+	const int32_t want = FILL + (b->me + b->p - 2) % b->p;
+	for (int i = 0; i < 4; i++)
+		if (b->r[i] != want)
+			FAIL(b->f, "%s: rank %d: element %d is %d, not %d", b->row, b->me, i,
+			     b->r[i], want);
 }
 
 #define R(name, code)                            \
@@ -340,6 +362,7 @@ static const struct row rows[] = {
         R(sendrecv_alias, TC_EINVAL),
         R(sendrecv_overlap, TC_EINVAL),
         R(recv_truncate, TC_ETRUNCATE),
+        RC(send_not_neighbour, check_send_not_neighbour),
 };
 #define NROWS ((int)(sizeof rows / sizeof rows[0]))
 

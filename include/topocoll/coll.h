@@ -119,7 +119,9 @@ TC_API const char *tc_op_name(enum tc_op op);       /* "sum", ...; NULL if unkno
 /*
  * inout = in (op) inout, element-wise, on count elements.  Bitwise ops and
  * land/lor on float and double return TC_ENOTSUP; TC_OP_USER needs user.
- * Returns 0, TC_EINVAL, TC_ENOTSUP.
+ * Returns 0, TC_EINVAL, TC_ENOTSUP, TC_EOVERFLOW (count x the element's
+ * size wraps or is above TC_MAX_MESSAGE, as for the collectives),
+ * TC_ENULLBUF (in or inout NULL with count > 0).
  */
 TC_API int tc_reduce_local(const void *in, void *inout, size_t count, enum tc_dtype dt,
                            enum tc_op op, const struct tc_user_op *user);
@@ -443,6 +445,7 @@ struct tc_coll_info {
 	int rounds;
 	tc_time_t modelled_ps; /* makespan predicted for the call */
 };
+/* out NULL: nothing is written. */
 TC_API void tc_last_coll(const struct tc_proc *proc, struct tc_coll_info *out);
 
 /* ---------------------------------------------------------------------
@@ -452,7 +455,8 @@ TC_API void tc_last_coll(const struct tc_proc *proc, struct tc_coll_info *out);
 /* The i-th algorithm name of a collective (registry order, i from 0), or
  * NULL past the last. */
 TC_API const char *tc_alg_name(enum tc_coll coll, int i);
-/* Parses a collective's name ("bcast", "allgather", ...).  0 or TC_EINVAL. */
+/* Parses a collective's name ("bcast", "allgather", ...) into *out.  0 or
+ * TC_EINVAL (an unknown name; out NULL, tc_error_detail() says so). */
 TC_API int tc_coll_parse(const char *name, enum tc_coll *out);
 
 struct tc_topo;
@@ -578,7 +582,8 @@ struct tc_transfer {
  * The schedule of a collective, as tc_predict would run it: *out gets an
  * array of *n transfers in schedule order (rounds ascending), owned by the
  * caller (free with tc_schedule_free).  Same arguments and errors as
- * tc_predict_call.  Used by the tool's `steps` and `trace` pictures.
+ * tc_predict_call; on error *out is NULL and *n 0 (when they are not
+ * NULL).  Used by the tool's `steps` and `trace` pictures.
  */
 TC_API int tc_schedule_call(const struct tc_topo *t, const struct tc_model *md,
                             const struct tc_call *call, struct tc_transfer **out, int *n);

@@ -16,7 +16,10 @@
 extern "C" {
 #endif
 
-/* X(NAME, value, message) */
+/* X(NAME, value, message).  No call returns TC_ENOTNEIGHBOR or TC_ESELF
+ * any more: a message to a rank that is not a neighbour is routed, one to
+ * oneself goes to the rank's own queue (topocoll/p2p.h); their values stay
+ * reserved so that the other codes keep theirs. */
 #define TC_ERRNO_MAP(X)                                                                               \
 	X(EINVAL, -1, "invalid argument")                                                             \
 	X(ENOMEM, -2, "out of memory")                                                                \

@@ -148,7 +148,7 @@ struct tc_team_config {
 };
 
 /* Fills cfg with the defaults: every field 0 but the model
- * (tc_model_default) and attach_timeout_ms (10000). */
+ * (tc_model_default) and attach_timeout_ms (10000).  NULL: a no-op. */
 TC_API void tc_team_config_default(struct tc_team_config *cfg);
 
 /*
@@ -163,7 +163,8 @@ TC_API void tc_team_config_default(struct tc_team_config *cfg);
  * collective's schedules would need more memory than is available less a
  * margin, or the threads more than the system allows or their stacks more
  * address space than RLIMIT_AS; tc_error_detail() says which and by how
- * much), TC_ENOMEM.
+ * much), TC_ENOMEM.  On every error *out is NULL (out not NULL), so that
+ * tc_team_destroy(*out) after a failed create is a no-op.
  * Thread-safety: may run concurrently with calls on other teams.
  */
 TC_API int tc_team_create(const struct tc_team_config *cfg, struct tc_team **out);
@@ -241,6 +242,7 @@ struct tc_team_info {
 	const struct tc_rank_place *place; /* p entries, owned by the team and
 	                                      valid until tc_team_destroy() */
 };
+/* info NULL: nothing is written. */
 TC_API void tc_team_get_info(const struct tc_team *team, struct tc_team_info *info);
 
 TC_API int tc_team_size(const struct tc_team *team);
@@ -270,11 +272,12 @@ TC_API int tc_run(struct tc_team *team, tc_spmd_fn fn, void *arg);
  * Makes the calling thread rank `rank` of the team (for pthreads or OpenMP
  * threads the program already has).  The thread is not pinned.  The proc is
  * owned by the team and valid until tc_detach().  Errors: TC_ERANK, TC_EBUSY
- * (rank already attached or tc_run in progress), TC_EINVAL.  Every rank of
- * the team must attach: until all have, waits are bounded by the config's
- * attach_timeout_ms (10 s by default), after which the waiting rank gets
- * TC_ETIMEDOUT, the others TC_EABORTED, and the watchdog's report names
- * the ranks that never attached.
+ * (rank already attached or tc_run in progress), TC_EINVAL; *out is NULL
+ * on every error (out not NULL).  Every rank of the team must attach:
+ * until all have, waits are bounded by the config's attach_timeout_ms
+ * (10 s by default), after which the waiting rank gets TC_ETIMEDOUT, the
+ * others TC_EABORTED, and the watchdog's report names the ranks that never
+ * attached.
  * Thread-safety: different ranks may attach concurrently.
  */
 TC_API int tc_attach(struct tc_team *team, int rank, struct tc_proc **out);
@@ -323,9 +326,12 @@ struct tc_run_info {
 	tc_time_t makespan_ps; /* largest final logical clock over the ranks */
 	int mode;              /* enum tc_mode */
 };
+/* out NULL: nothing is written. */
 TC_API void tc_team_last_run(const struct tc_team *team, struct tc_run_info *out);
 
-/* Neighbours of the calling rank, sorted; the array belongs to the team. */
+/* Neighbours of the calling rank, sorted: returns the degree and sets *nbrs
+ * (NULL: the degree only, as tc_topo_neighbors) to an array that belongs to
+ * the team.  TC_EINVAL for proc NULL. */
 TC_API int tc_neighbors(const struct tc_proc *proc, const int **nbrs);
 
 /* ---------------------------------------------------------------------
@@ -387,6 +393,7 @@ struct tc_stats {
 	tc_time_t busy_ps;       /* logical time our ports spent sending and
 	                            receiving (L(m) each) and combining (m t_c) */
 };
+/* The rank's and the team's totals into *out (out NULL: nothing is written). */
 TC_API void tc_proc_stats(const struct tc_proc *proc, struct tc_stats *out);
 TC_API void tc_team_stats(const struct tc_team *team, struct tc_stats *out);
 TC_API void tc_proc_stats_reset(struct tc_proc *proc);
@@ -466,7 +473,8 @@ TC_API void tc_proc_stats_reset(struct tc_proc *proc);
  * and colour.  A rank that makes another call instead: TC_EMISMATCH, as
  * for any mismatched collective (topocoll/coll.h); one that never calls
  * it: TC_ETIMEDOUT after the team's timeout_ms, the watchdog's report
- * naming it.  On an error no sub-team is left to free.
+ * naming it.  On an error no sub-team is left to free, and *out is NULL
+ * (out not NULL; also for tc_team_split_dims and tc_team_dup).
  */
 TC_API int tc_team_split(struct tc_proc *proc, int colour, int key, const char *topology,
                          struct tc_proc **out);

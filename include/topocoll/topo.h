@@ -97,7 +97,8 @@ TC_API int tc_topo_parse_p(const char *spec, int p, struct tc_topo **out, char *
 /*
  * The squarest factorisation p = a x b with a <= b (a the largest divisor
  * of p not above its square root): 0, or TC_ETOPO when p is prime (a = 1,
- * b = p are still written), TC_EINVAL for p < 1.  p = 1 gives 1 x 1.
+ * b = p are still written), TC_EINVAL for p < 1 or a or b NULL (nothing
+ * written; tc_error_detail() names it).  p = 1 gives 1 x 1.
  */
 TC_API int tc_topo_squarest(int p, int *a, int *b);
 

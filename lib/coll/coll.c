@@ -604,6 +604,8 @@ TC__COLL3(binary2gray, BINARY2GRAY,
 
 void tc_last_coll(const struct tc_proc *proc, struct tc_coll_info *out)
 {
+	if (!out)
+		return;
 	out->algorithm = proc->last_alg;
 	out->rounds = proc->last_rounds;
 	out->modelled_ps = proc->last_modelled;

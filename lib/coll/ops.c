@@ -194,21 +194,23 @@ int tc_reduce_local(const void *in, void *inout, size_t count, enum tc_dtype dt,
 {
 	if ((unsigned)dt >= TC_DTYPE_COUNT || (unsigned)op >= TC_OP_COUNT)
 		return TC_EINVAL;
-	if (op == TC_OP_USER) {
-		if (!user || !user->fn)
-			return TC_EINVAL;
-		if (count)
-			user->fn(in, inout, count, dt, user->ctx);
-		return TC_OK;
-	}
+	if (op == TC_OP_USER && (!user || !user->fn))
+		return TC_EINVAL;
 	int err = tc__op_check(dt, op);
 	if (err)
 		return err;
-	tc__kernel k = tc__kernels[dt][op];
-	if (count && (!in || !inout))
+	/* The collectives' bound (tc__coll_x): count x the element's size
+	 * neither wraps nor passes TC_MAX_MESSAGE. */
+	if (count > TC_MAX_MESSAGE / tc_dtype_size(dt))
+		return TC_EOVERFLOW;
+	if (!count)
+		return TC_OK;
+	if (!in || !inout)
 		return TC_ENULLBUF;
-	if (count)
-		k(inout, in, inout, count);
+	if (op == TC_OP_USER)
+		user->fn(in, inout, count, dt, user->ctx);
+	else
+		tc__kernels[dt][op](inout, in, inout, count);
 	return TC_OK;
 }
 

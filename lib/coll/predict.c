@@ -21,6 +21,10 @@ const char *tc_alg_name(enum tc_coll coll, int i)
 
 int tc_coll_parse(const char *name, enum tc_coll *out)
 {
+	if (!out) {
+		tc__set_detail("tc_coll_parse: out is NULL");
+		return TC_EINVAL;
+	}
 	for (int c = 0; name && c < TC_COLL_COUNT; c++)
 		if (!strcmp(name, tc_coll_name((enum tc_coll)c))) {
 			*out = (enum tc_coll)c;
@@ -229,6 +233,10 @@ int tc_schedule_call(const struct tc_topo *t, const struct tc_model *md, const s
                      struct tc_transfer **out, int *n)
 {
 	struct tc__gen g;
+	if (out)
+		*out = NULL; /* on every error: tc_schedule_free(*out) is a no-op */
+	if (n)
+		*n = 0;
 	if (!out || !n)
 		return TC_EINVAL;
 	struct tc__pred_mem mem;
@@ -290,9 +298,8 @@ int tc_schedule(const struct tc_topo *t, const struct tc_model *md, enum tc_coll
 	                    .esize = esize,
 	                    .root = root,
 	                    .packets = packets};
-	if (!esize)
-		return TC_EINVAL;
-	return tc_schedule_call(t, md, &c, out, n);
+	/* esize 0: refused as a NULL call is, *out and *n cleared there */
+	return tc_schedule_call(t, md, esize ? &c : NULL, out, n);
 }
 
 void tc_schedule_free(struct tc_transfer *x)

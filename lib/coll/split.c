@@ -183,6 +183,8 @@ done:
 
 int tc_team_split(struct tc_proc *proc, int colour, int key, const char *topology, struct tc_proc **out)
 {
+	if (out)
+		*out = NULL;
 	if (!proc)
 		return TC_EINVAL;
 	return tc__split(proc, colour, key, topology, tc__split_hash("split", 0), 0, out);
@@ -190,6 +192,8 @@ int tc_team_split(struct tc_proc *proc, int colour, int key, const char *topolog
 
 int tc_team_dup(struct tc_proc *proc, struct tc_proc **out)
 {
+	if (out)
+		*out = NULL;
 	if (!proc)
 		return TC_EINVAL;
 	char spec[64];
@@ -199,6 +203,8 @@ int tc_team_dup(struct tc_proc *proc, struct tc_proc **out)
 
 int tc_team_split_dims(struct tc_proc *proc, unsigned keep, struct tc_proc **out)
 {
+	if (out)
+		*out = NULL;
 	if (!proc)
 		return TC_EINVAL;
 	const struct tc_topo *t = proc->team->topo;
@@ -208,8 +214,6 @@ int tc_team_split_dims(struct tc_proc *proc, unsigned keep, struct tc_proc **out
 		tc__set_detail("tc_team_split_dims: the team's topology is a %s, not a mesh, "
 		               "torus or hypercube",
 		               tc_topo_kind_name(kind));
-		if (out)
-			*out = NULL;
 		return TC_ENOTSUP;
 	}
 	int dims[TC_TOPO_MAX_DIMS > 32 ? TC_TOPO_MAX_DIMS : 32];

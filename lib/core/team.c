@@ -88,6 +88,8 @@
 
 void tc_team_config_default(struct tc_team_config *cfg)
 {
+	if (!cfg)
+		return;
 	memset(cfg, 0, sizeof *cfg);
 	tc_model_default(&cfg->model);
 	cfg->attach_timeout_ms = TC__ATTACH_TIMEOUT_MS_DEFAULT;
@@ -460,6 +462,8 @@ static int tc__team_fits(const struct tc_team *t)
 
 int tc_team_create(const struct tc_team_config *cfg, struct tc_team **out)
 {
+	if (out)
+		*out = NULL; /* on every error: the caller's tc_team_destroy(*out) is a no-op */
 	if (!cfg || !out) {
 		tc__set_detail("tc_team_create: %s is NULL", !cfg ? "cfg" : "out");
 		return TC_EINVAL;
@@ -791,6 +795,8 @@ int tc_team_destroy(struct tc_team *team)
 
 void tc_team_get_info(const struct tc_team *t, struct tc_team_info *info)
 {
+	if (!info)
+		return;
 	memset(info, 0, sizeof *info);
 	info->p = t->p;
 	info->channels = t->nchans;
@@ -887,7 +893,12 @@ struct tc_team *tc_proc_team(const struct tc_proc *proc)
 
 int tc_neighbors(const struct tc_proc *proc, const int **nbrs)
 {
-	*nbrs = proc->nbrs;
+	if (!proc) {
+		tc__set_detail("tc_neighbors: proc is NULL");
+		return TC_EINVAL;
+	}
+	if (nbrs) /* NULL: the degree only, as tc_topo_neighbors() */
+		*nbrs = proc->nbrs;
 	return proc->deg;
 }
 
@@ -918,12 +929,14 @@ int tc_trace_events(const struct tc_team *team, int rank, const struct tc_event 
 
 void tc_team_last_run(const struct tc_team *team, struct tc_run_info *out)
 {
-	*out = team->last_run;
+	if (out)
+		*out = team->last_run;
 }
 
 void tc_proc_stats(const struct tc_proc *proc, struct tc_stats *out)
 {
-	*out = proc->stats;
+	if (out)
+		*out = proc->stats;
 }
 
 void tc_proc_stats_reset(struct tc_proc *proc)
@@ -933,6 +946,8 @@ void tc_proc_stats_reset(struct tc_proc *proc)
 
 void tc_team_stats(const struct tc_team *t, struct tc_stats *out)
 {
+	if (!out)
+		return;
 	memset(out, 0, sizeof *out);
 	for (int r = 0; r < t->p; r++) {
 		const struct tc_stats *s = &t->procs[r].stats;

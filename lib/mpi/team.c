@@ -157,10 +157,12 @@ int tc_team_create_mpi(MPI_Comm comm, const struct tc_team_config *cfg, const st
                        struct tc_team **team_out, struct tc_proc **proc_out)
 {
 	int init = 0, fin = 0;
+	if (team_out)
+		*team_out = NULL; /* on every error: tc_team_destroy_mpi(*team_out) is a no-op */
+	if (proc_out)
+		*proc_out = NULL;
 	if (!team_out || !proc_out)
 		return TC_EINVAL;
-	*team_out = NULL;
-	*proc_out = NULL;
 	MPI_Initialized(&init);
 	MPI_Finalized(&fin);
 	if (!init || fin) {

@@ -412,6 +412,8 @@ int tc_run(struct tc_team *t, tc_spmd_fn fn, void *arg)
 
 int tc_attach(struct tc_team *t, int rank, struct tc_proc **out)
 {
+	if (out)
+		*out = NULL;
 	if (!t || !out)
 		return TC_EINVAL;
 	if (t->parent) {

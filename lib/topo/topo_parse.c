@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/error_detail.h"
 #include "topo/topo_internal.h"
 #include "topocoll/error.h"
 
@@ -86,6 +87,10 @@ static int tc__why(int err, char *why, size_t len, const char *fmt, ...)
 
 int tc_topo_squarest(int p, int *a, int *b)
 {
+	if (!a || !b) {
+		tc__set_detail("tc_topo_squarest: %s is NULL", !a ? "a" : "b");
+		return TC_EINVAL;
+	}
 	if (p < 1)
 		return TC_EINVAL;
 	int best = 1;
