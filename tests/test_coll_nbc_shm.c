@@ -24,12 +24,12 @@ struct outcome {
 	char msg[256];
 };
 
-#define EXPECT(o, cond, ...)                                                             \
-	do {                                                                             \
-		if (!(cond) && atomic_fetch_add(&(o)->failures, 1) == 0) {               \
+#define EXPECT(o, cond, ...)                                                                     \
+	do {                                                                                     \
+		if (!(cond) && atomic_fetch_add(&(o)->failures, 1) == 0) {                       \
 			int n_ = snprintf((o)->msg, sizeof(o)->msg, "rank %d: ", tc_rank(proc)); \
-			snprintf((o)->msg + n_, sizeof(o)->msg - (size_t)n_, __VA_ARGS__); \
-		}                                                                        \
+			snprintf((o)->msg + n_, sizeof(o)->msg - (size_t)n_, __VA_ARGS__);       \
+		}                                                                                \
 	} while (0)
 
 static struct tc_team *team_of(const char *spec, int timeout_ms)
@@ -102,7 +102,7 @@ static const struct tc_coll_opts o_shm = {.alg = "shm"}, o_flag = {.alg = "shm_f
 /* The five as requests: persistent (init) or nonblocking. */
 static int five_start(struct tc_proc *proc, struct five *f, tc_request q[5], int persistent)
 {
-#define TC_FORM(name, opts, ...)                                     \
+#define TC_FORM(name, opts, ...)                                       \
 	(persistent ? tc_##name##_init(proc, __VA_ARGS__, opts, &q[i]) \
 	            : tc_i##name(proc, __VA_ARGS__, opts, &q[i]))
 	int err = 0, i = 0;
@@ -114,8 +114,7 @@ static int five_start(struct tc_proc *proc, struct five *f, tc_request q[5], int
 	i++;
 	err = err ? err : TC_FORM(alltoall, &o_shm, f->a2a_in, f->a2a_out, A2A, TC_INT32);
 	i++;
-	err = err ? err
-	          : TC_FORM(reduce_scatter, &o_shm, f->rs_in, f->rs_out, RS, TC_INT64, TC_OP_SUM);
+	err = err ? err : TC_FORM(reduce_scatter, &o_shm, f->rs_in, f->rs_out, RS, TC_INT64, TC_OP_SUM);
 #undef TC_FORM
 	return err;
 }
@@ -177,8 +176,7 @@ static int native_rank(struct tc_proc *proc, void *arg)
 	}
 	struct tc_stats st;
 	tc_proc_stats(proc, &st);
-	EXPECT(o, st.msgs_sent == 0, "%llu messages over the channels",
-	       (unsigned long long)st.msgs_sent);
+	EXPECT(o, st.msgs_sent == 0, "%llu messages over the channels", (unsigned long long)st.msgs_sent);
 	return 0;
 }
 

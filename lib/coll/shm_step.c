@@ -84,8 +84,7 @@ static int tc__shm_req_absent(struct tc__shm_req *q, int r)
 	struct tc__shm_ctx *c = &q->c;
 	if (++q->looks < TC__SHM_STEP_GONE || q->looks % TC__SHM_STEP_GONE)
 		return 0;
-	return tc__shm_gone(c, r, &tc__shm_blk(c, r)->step, &tc__shm_ring(c, r)->step,
-	                    tc__shm_pos(c, 1))
+	return tc__shm_gone(c, r, &tc__shm_blk(c, r)->step, &tc__shm_ring(c, r)->step, tc__shm_pos(c, 1))
 	               ? tc__shm_mismatch(c, r)
 	               : 0;
 }
@@ -106,8 +105,10 @@ int tc__shm_req_step(struct tc__shm_req *q)
 	for (; q->next < c->p; q->next++) {
 		const int r = (c->me + q->next) % c->p;
 		/* Acquire: as tc__shm_await_word(). */
-		const int s = tc__shm_reached(
-		        c, atomic_load_explicit(&tc__shm_blk(c, r)->step, memory_order_acquire), pos, 1);
+		const int s = tc__shm_reached(c,
+		                              atomic_load_explicit(&tc__shm_blk(c, r)->step,
+		                                                   memory_order_acquire),
+		                              pos, 1);
 		if (s < 0)
 			return tc__shm_mismatch(c, r);
 		if (!s)
