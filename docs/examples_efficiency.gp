@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# Efficiency against n of the two seed-003 applications (examples/matvec_ring.c,
+# Efficiency against n of the two applications of [Goubault-ring] (examples/matvec_ring.c,
 # examples/lu_ring.c), from the data files beside this script (three runs each,
 # one gnuplot index per run).  Regenerate the data with the commands in their
 # first line, then, from the repository root:

@@ -331,9 +331,9 @@ static double residual(const double *a, const double *f, int n)
 	return d / s;
 }
 
-/* Slide 48 counted exactly: pivots and preps in sequence, then the busiest
- * rank's updates. */
-static double seed48_ns(const struct tc_model *md, int n, int p, double ta)
+/* Slide 48 of [Goubault-ring] counted exactly: pivots and preps in
+ * sequence, then the busiest rank's updates. */
+static double slide48_ns(const struct tc_model *md, int n, int p, double ta)
 {
 	double chain = 0, upd_max = 0;
 	for (int k = 0; k < n - 1; k++)
@@ -483,7 +483,8 @@ int main(int argc, char **argv)
 			failed = 1;
 		} else {
 			/* Slide 48 from the team's model (tc_team_model). */
-			printf("  %-10s %10.1f\n", "slide 48", seed48_ns(&r[0][0].model, n, p, ta) / 1e3);
+			printf("  %-10s %10.1f\n", "slide 48",
+			       slide48_ns(&r[0][0].model, n, p, ta) / 1e3);
 			/* Gain = time without / time with look-ahead. */
 			double g[3], o[3];
 			for (int w = 0; w < 2; w++) {

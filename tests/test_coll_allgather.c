@@ -50,7 +50,7 @@ static int expect_applies(const char *alg, const struct tc_topo *t)
 		return COLL == TC_COLL_ALLGATHER;
 	if (!strcmp(alg, "shm")) /* shared memory: the complete graph */
 		return k == TC_TOPO_COMPLETE;
-	if (!strcmp(alg, "direct")) /* where the seeds' algorithms do not reach */
+	if (!strcmp(alg, "direct")) /* where [Barnat-IB109]'s algorithms do not reach */
 		return COLL == TC_COLL_REDUCE_SCATTER || k == TC_TOPO_COMPLETE ||
 		       k == TC_TOPO_STAR || k == TC_TOPO_TREE;
 	cr_assert(0, "unknown algorithm %s", alg);
@@ -238,20 +238,20 @@ static void model_n(int i, struct tc_model *md)
 	}
 }
 
-static double seed_ns1(const char *alg, const struct tc_topo *t, const struct tc_model *md, double m);
+static double barnat_ns1(const char *alg, const struct tc_topo *t, const struct tc_model *md, double m);
 
-/* The seed's closed forms ([Barnat-IB109]), in ns, computed here; NAN where the
- * seed states none for this topology and model.  A message costs
+/* The closed forms of [Barnat-IB109], in ns, computed here; NAN where the
+ * notes state none for this topology and model.  A message costs
  * t_s + b t_w (+ t_h under CT: one link per message), every combined byte
  * t_c. */
-static double seed_ns(const char *alg, const struct tc_topo *t, const struct tc_model *md, double m,
-                      double *modelled)
+static double barnat_ns(const char *alg, const struct tc_topo *t, const struct tc_model *md,
+                        double m, double *modelled)
 {
 	*modelled = NAN;
-	double v = seed_ns1(alg, t, md, m);
+	double v = barnat_ns1(alg, t, md, m);
 	*modelled = v;
 	/* The documented difference (allgather_chain.c): under half duplex the
-	 * seed counts 2(p - 1) lock-step phases, but a node that sat a phase
+	 * notes count 2(p - 1) lock-step phases, but a node that sat a phase
 	 * out starts its next transfer at once, and the alternating streams
 	 * finish after floor((3p - 1)/2) message times. */
 	int p = tc_topo_nodes(t);
@@ -261,7 +261,7 @@ static double seed_ns(const char *alg, const struct tc_topo *t, const struct tc_
 	return v;
 }
 
-static double seed_ns1(const char *alg, const struct tc_topo *t, const struct tc_model *md, double m)
+static double barnat_ns1(const char *alg, const struct tc_topo *t, const struct tc_model *md, double m)
 {
 	int p = tc_topo_nodes(t);
 	enum tc_topo_kind k = tc_topo_kind(t);
@@ -334,7 +334,7 @@ static double seed_ns1(const char *alg, const struct tc_topo *t, const struct tc
 	return ts_sum + md->tw_ns * m * (p - 1) + comb;
 }
 
-static void cost_check(const char *alg, const char *spec, int mi, size_t m, int seed_states)
+static void cost_check(const char *alg, const char *spec, int mi, size_t m, int barnat_states)
 {
 	struct tc_topo *t;
 	cr_assert_eq(tc_topo_parse(spec, &t), 0, "%s", spec);
@@ -349,7 +349,7 @@ static void cost_check(const char *alg, const char *spec, int mi, size_t m, int 
 	cr_assert_eq(tc_predict_call(t, &md, &call, &pr), 0, "%s %s", alg, spec);
 	int p = tc_topo_nodes(t);
 	double exact;
-	double want = seed_ns(alg, t, &md, (double)m, &exact);
+	double want = barnat_ns(alg, t, &md, (double)m, &exact);
 	enum tc_topo_kind k = tc_topo_kind(t);
 	/* The checker: nobody receives a block twice or its own (NODUP, NOHO),
 	 * one send and one receive per rank and round under one port (but
@@ -371,12 +371,12 @@ static void cost_check(const char *alg, const char *spec, int mi, size_t m, int 
 		              "%s %s model %d: below t_w m (p - 1)", alg, spec, mi);
 	if (!isnan(want)) {
 		cr_assert_eq(pr.modelled_ps, (tc_time_t)llround(exact * 1000),
-		             "%s %s model %d m %zu: modelled %lld ps, seed %.1f ns", alg, spec, mi,
-		             m, (long long)pr.modelled_ps, want);
+		             "%s %s model %d m %zu: modelled %lld ps, [Barnat-IB109] %.1f ns", alg,
+		             spec, mi, m, (long long)pr.modelled_ps, want);
 		cr_assert(!isnan(pr.formula_ns), "%s %s model %d: no formula", alg, spec, mi);
 	} else {
-		cr_assert(!seed_states, "%s %s model %d: the source's formula should apply", alg,
-		          spec, mi);
+		cr_assert(!barnat_states, "%s %s model %d: [Barnat-IB109]'s formula should apply",
+		          alg, spec, mi);
 	}
 	if (!isnan(pr.formula_ns)) {
 		cr_assert_eq((tc_time_t)llround(pr.formula_ns * 1000),
@@ -393,7 +393,7 @@ static void cost_check(const char *alg, const char *spec, int mi, size_t m, int 
 	tc_topo_destroy(t);
 }
 
-Test(SUITE, cost_seed_formulas, .timeout = 120)
+Test(SUITE, cost_barnat_formulas, .timeout = 120)
 {
 	static const size_t ms[] = {0, 1, 64, 1000};
 	for (int mi = 0; mi < NMODELS; mi++)

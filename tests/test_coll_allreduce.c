@@ -917,9 +917,9 @@ Test(model, closed_forms, .timeout = 60)
 }
 
 /* The ring on a ring and on the Gray-code ring of a hypercube: the same cost
- * (every hop a link); the source's (t_s + m t_w) log p for the hypercube
+ * (every hop a link); [Barnat-IB109]'s (t_s + m t_w) log p for the hypercube
  * exchange. */
-Test(model, ring_embeddings_and_seed_formula, .timeout = 30)
+Test(model, ring_embeddings_and_barnat_formula, .timeout = 30)
 {
 	struct tc_model md;
 	model(&md, 0);

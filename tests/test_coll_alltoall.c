@@ -114,7 +114,7 @@ Test(alltoall, large_count, .timeout = 120)
 
 /* ---- modelled times ------------------------------------------------------------ */
 
-/* The seed's formulas, in ps, computed here (integral ns parameters). */
+/* The formulas of [Barnat-IB109], in ps, computed here (integral ns parameters). */
 static long long f_ring(int p, long long m, long long ts, long long tw, long long th)
 {
 	/* sum_{k=1}^{p-1} (t_s + t_w m (p - k)), + t_h per step under CT */
@@ -166,7 +166,7 @@ static long long f_direct(int p, int all, long long m, long long ts, long long t
 	return ((all ? 1 : p - 1) * (ts + tw * m) + th) * 1000;
 }
 
-Test(model, seed_formulas, .timeout = 120)
+Test(model, barnat_formulas, .timeout = 120)
 {
 	static const char *const specs[] = {"ring:1",      "ring:2",      "ring:3",
 	                                    "ring:7",      "ring:16",     "complete:5",
@@ -251,7 +251,7 @@ Test(model, seed_formulas, .timeout = 120)
 							checked++;
 						}
 					}
-		/* The seed's own forms, t_h = 0. */
+		/* [Barnat-IB109]'s own forms, t_h = 0. */
 		struct tc_model md = ct_model(100, 2, 0, TC_PORTS_ONE, TC_DUPLEX_FULL, TC_SWITCH_CT);
 		struct tc_prediction pr;
 		const double m = 16, ts = 100, tw = 2;

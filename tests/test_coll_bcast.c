@@ -773,8 +773,8 @@ static int shape(const struct tc_topo *t, int root, int *z, int *a)
 	return nd;
 }
 
-/* The broadcast's time by the seeds' rules, or -1 when there is no closed
- * form here for this case. */
+/* The broadcast's time by the rules of [Barnat-IB109], [KKA-I] and
+ * [Goubault-ring], or -1 when there is no closed form here for this case. */
 static int64_t expect_bcast(int alg, const struct tc_topo *t, const struct q *q, uint64_t m,
                             uint64_t es, int root, int packets)
 {
@@ -1136,8 +1136,9 @@ Test(reduce_time, one_and_all_port, .timeout = 120)
 	time_all(TC_COLL_REDUCE, mds, 4, time_ps, TIME_NPS);
 }
 
-/* Hand-computed cases, as a reader of the seeds would write them. */
-Test(bcast_time, seed_examples, .timeout = 30)
+/* Hand-computed cases, as a reader of [Barnat-IB109], [KKA-I] and
+ * [Goubault-ring] would write them. */
+Test(bcast_time, worked_examples, .timeout = 30)
 {
 	struct tc_model sf = make_model(TC_PORTS_ONE, TC_SWITCH_SF, 0.0);
 	struct tc_model ct = make_model(TC_PORTS_ONE, TC_SWITCH_CT, 0.0);

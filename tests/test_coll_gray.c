@@ -147,7 +147,7 @@ Test(gray, large_count, .timeout = 120)
 
 /* ---- modelled times -------------------------------------------------------------- */
 
-/* The seed's formulas (1)-(3) in ps, computed here from integral ns
+/* The formulas (1)-(3) of [HJR-TR-20-92] in ps, computed here from integral ns
  * parameters; half is the half block's bytes (K/2), th the t_h of one
  * neighbour message (0 under SF). */
 static long long f_gb1(int n, long long K, long long ts, long long tw, long long th)
@@ -167,13 +167,13 @@ static long long f_gb3(int n, long long half, long long ts, long long tw, long l
 
 /* Under the one-port store-and-forward model (and cut-through, + t_h per
  * step; all-port the same), for n = 1 .. 8 and several K: modelled == the
- * seed's formula for even element counts.  For odd ones part 0 has one
+ * paper's formula for even element counts.  For odd ones part 0 has one
  * element more than part 1: GB2's and GB3's pre-exchange (and GB2's
  * post-exchange) move part 1, and a chain of part-0 exchanges runs through
  * the other steps, so GB2 costs (n+1) tau + ((n-1) |part 0| + 2 |part 1|)
  * t_c, GB3 n tau + ((n-1) |part 0| + |part 1|) t_c: (n-3) and (n-2)
  * esize t_c / 2 above the source's real-K/2 formula (below it for GB2, n = 2). */
-/* One case of seed_formulas: gb1, gb2, gb3 of both collectives on the
+/* One case of hjr_formulas: gb1, gb2, gb3 of both collectives on the
  * n-cube t, count elements of es bytes, the model's parameters in ns. */
 static void check_formulas(const struct tc_topo *t, int n, const long long par[3], int sw, int pw,
                            long long cnt, long long es)
@@ -190,35 +190,35 @@ static void check_formulas(const struct tc_topo *t, int n, const long long par[3
 		for (int a = 0; a < 3; a++) {
 			struct tc_prediction pr;
 			cr_assert_eq(predict(t, &md, colls[c], algs[a], (size_t)K, (size_t)es, &pr), 0);
-			long long want, seed, odd = 0;
+			long long want, hjr, odd = 0;
 			if (a == 0) {
-				want = seed = f_gb1(n, K, ts, tw, thc);
+				want = hjr = f_gb1(n, K, ts, tw, thc);
 			} else if (a == 1) {
 				want = f_gb2(n, 0, ts, tw, thc) + ((n - 1) * big + 2 * small) * tw * 1000;
-				seed = f_gb2(n, 0, ts, tw, thc) + (n + 1) * K * tw * 500;
+				hjr = f_gb2(n, 0, ts, tw, thc) + (n + 1) * K * tw * 500;
 				odd = (n - 3) * es * tw * 500;
 			} else {
 				want = f_gb3(n, 0, ts, tw, thc) + ((n - 1) * big + small) * tw * 1000;
-				seed = f_gb3(n, 0, ts, tw, thc) + n * K * tw * 500;
+				hjr = f_gb3(n, 0, ts, tw, thc) + n * K * tw * 500;
 				odd = (n - 2) * es * tw * 500;
 			}
 			if (n <= 1)
-				want = seed = 0; /* the identity */
+				want = hjr = 0; /* the identity */
 			cr_assert_eq((long long)pr.modelled_ps, want,
 			             "hypercube:%d %s %s K=%lld es %lld ct %d ports %d: %lld", n,
 			             tc_coll_name(colls[c]), algs[a], K, es, sw, pw,
 			             (long long)pr.modelled_ps);
 			/* the source's formula, or the documented odd-half difference */
-			cr_assert_eq(want - seed, cnt % 2 && n > 1 ? odd : 0);
+			cr_assert_eq(want - hjr, cnt % 2 && n > 1 ? odd : 0);
 			cr_assert(!isnan(pr.formula_ns));
-			cr_assert_eq(llround(pr.formula_ns * 1000.0), seed,
-			             "hypercube:%d %s K=%lld", n, algs[a], K);
+			cr_assert_eq(llround(pr.formula_ns * 1000.0), hjr, "hypercube:%d %s K=%lld",
+			             n, algs[a], K);
 			if (!pw)
 				cr_assert_eq(pr.oneport_violations, 0);
 		}
 }
 
-Test(model, seed_formulas, .timeout = 120)
+Test(model, hjr_formulas, .timeout = 120)
 {
 	static const long long counts[] = {0, 1, 2, 3, 7, 64, 1000, 4097};
 	static const long long par[][3] = {{1000, 2, 0}, {500, 1, 50}, {7, 3, 11}};

@@ -6,8 +6,8 @@
  * datatype/operator combo (the non-commutative affine one included: both
  * algorithms are rank-ordered), in place and not; the registry's
  * restrictions against what the generators accept; modelled times against
- * closed forms computed here from the seed; AUTO; argument errors; exscan's
- * rank 0 passing no receive buffer.
+ * closed forms computed here from [Barnat-IB109]; AUTO; argument errors;
+ * exscan's rank 0 passing no receive buffer.
  */
 #include <math.h>
 #include <stdatomic.h>
@@ -258,7 +258,7 @@ static int64_t xfer_ps(const struct tc_model *md, int64_t m, int l)
 	return l * (ts + m * tw);
 }
 
-/* The seed's closed form of the call, ps; *formula: whether the library's
+/* [Barnat-IB109]'s closed form of the call, ps; *formula: whether the library's
  * formula_ns must equal it (else it must be NAN). */
 static int64_t closed_form(const struct tc_topo *t, const struct tc_model *md, enum tc_coll coll,
                            const char *alg, int64_t m, int *formula)

@@ -4,7 +4,7 @@
  * of tests/common/coll_ref.c for every algorithm of the registry, every
  * topology it applies to, p of the matrix, several roots, in place at the
  * root; the registry's restrictions against the generators; modelled times
- * against closed forms computed here from the seeds; the [KKA-I] OAS lower
+ * against closed forms computed here from the sources; the [KKA-I] OAS lower
  * bound beside the predictions; AUTO; argument errors.
  */
 #include <math.h>

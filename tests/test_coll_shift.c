@@ -5,10 +5,10 @@
  * every topology of the matrix where it applies, p in the matrix, a spread
  * of q (negative, beyond p, INT_MAX, INT_MIN), several counts and datatypes,
  * in place and not; the registry's restrictions against what the generators
- * accept; modelled times against the seeds' formulas computed here (seed
- * 000's ring and torus, [Gergel-shift]'s (3.19) and (3.21)); [Gergel-shift]'s claim
- * that the e-cube routes of a shift are d - gamma(q) links long and never
- * contend; AUTO; q as a long in tc_predict_call; errors.
+ * accept; modelled times against the sources' formulas computed here
+ * ([Barnat-IB109]'s ring and torus, [Gergel-shift]'s (3.19) and (3.21));
+ * [Gergel-shift]'s claim that the e-cube routes of a shift are d - gamma(q)
+ * links long and never contend; AUTO; q as a long in tc_predict_call; errors.
  */
 #include <limits.h>
 #include <math.h>

@@ -3,7 +3,7 @@
  * tests/test_cost.c - closed-form costs and lower bounds (lib/model).
  *
  * Every formula is checked against a value worked out by hand in the comment
- * next to it, against the seeds' examples where they give numbers, and by
+ * next to it, against the sources' examples where they give numbers, and by
  * brute force where a formula claims an optimum (r_opt, the signed Gray
  * decomposition) or a path length (e-cube routes of a shift, Gray-code
  * distances).  The lower bounds are checked by hand for small cases, against
@@ -487,7 +487,7 @@ Test(alltoall, formulas)
 	cr_assert_eq(tc_cost_alltoall_ecube(&ct, 8, 1000), 14760.0);
 	/* SF: 12 * 2100 = 25200 */
 	cr_assert_eq(tc_cost_alltoall_ecube(&sf, 8, 1000), 25200.0);
-	/* seed's formula when t_h = 0 under CT */
+	/* [Barnat-IB109]'s formula when t_h = 0 under CT */
 	struct tc_model ct0 = mk(100, 2, 0, 0, CT);
 	cr_assert_eq(tc_cost_alltoall_ecube(&ct0, 16, 1000), 15 * 2100.0);
 	/* sum_{i<p} popcount(i) = d p / 2, by brute force */

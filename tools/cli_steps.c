@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * tools/cli_steps.c - topocoll steps: a collective round by round, as the
- * seeds draw it: what every node holds after each round and which links
- * carry which message; ASCII on the terminal, one Graphviz picture per round.
+ * course notes of docs/references.md draw it: what every node holds after
+ * each round and which links carry which message; ASCII on the terminal, one
+ * Graphviz picture per round.
  *
  * What a node holds is tracked per element of its buffer as the set of ranks
  * whose data it contains (a bit mask, so at most 64 ranks): a broadcast

@@ -240,7 +240,7 @@ static int topo_render(const struct tc_topo *t, const int *path, int hops, const
 
 static const struct {
 	enum tc_lb_coll c;
-	const char *name, *seed;
+	const char *name, *term; /* [KKA-I]'s name of the collective */
 } topo_lbs[] = {
         {TC_LB_OAB, "bcast", "one-to-all broadcast"},
         {TC_LB_AAB, "allgather", "all-to-all broadcast"},
@@ -415,7 +415,7 @@ int cmd_topo(int argc, char **argv)
 			       "steps", "time", "work");
 			for (int k = 0; k < 4; k++) {
 				char t0[32], t1[32], nm[64];
-				snprintf(nm, sizeof nm, "%s (%s)", topo_lbs[k].name, topo_lbs[k].seed);
+				snprintf(nm, sizeof nm, "%s (%s)", topo_lbs[k].name, topo_lbs[k].term);
 				printf("  %-32s %6ld %9s %6ld %9s %14lld\n", nm, lb[k][0].steps,
 				       cli_time(lb[k][0].time_ns, t0), lb[k][1].steps,
 				       cli_time(lb[k][1].time_ns, t1), lb[k][0].work);

@@ -179,8 +179,8 @@ static int mc_member(const struct ct_case *c, int r)
 	return 0;
 }
 
-/* The binary-reflected Gray code and its inverse, written here from seed
- * 002's Lemma 1 (g_m = i_{m+1} xor i_m; i_m = g_{n-1} xor ... xor g_m). */
+/* The binary-reflected Gray code and its inverse, written here from
+ * [HJR-TR-20-92]'s Lemma 1 (g_m = i_{m+1} xor i_m; i_m = g_{n-1} xor ... xor g_m). */
 static unsigned ref_gray(unsigned i)
 {
 	unsigned g = 0;
