@@ -830,6 +830,23 @@ run_cli predict --topo hypercube:17 --coll alltoall --alg ring --bytes 8
 check "predict: a schedule that cannot be built names its limit" \
 	"$([ "$rc" -eq 1 ] && grep -q 'at most 46340 ranks' "$err"; echo $?)" "exit $rc" "$(cat "$err")"
 
+# ---- one case that cannot be priced does not stop the others ----------------
+# bcast ring_pipelined on ring:8 at 4T: its schedule is over the simulator's
+# limit and has no closed form; the other algorithms are priced.
+run_cli predict --topo ring:8 --coll bcast --bytes 4T --alg all
+check "predict --alg all: an algorithm over the limit keeps its line, marked, and the others are priced (exit 0)" \
+	"$([ "$rc" -eq 0 ] && grep -q "^ring_pipelined .* - not priced: its schedule has [0-9]* transfers, 1.1x the simulator's limit" "$out" && grep -q '^ring_rd  *[0-9]' "$out" && grep -q '^binomial  *[0-9]' "$out" && [ ! -s "$err" ]; echo $?)" "exit $rc" "$(cat "$out" "$err")"
+json_case "predict --alg all --json: the line not priced has its figures null, error and not_priced" \
+	"[x['algorithm'] for x in d if x['modelled_ns'] is None] == ['ring_pipelined'] and all(x['modelled_ns'] > 0 and 'error' not in x for x in d if x['algorithm'] != 'ring_pipelined') and [(x['error'], x['rounds'], x['simulated']) for x in d if x['algorithm'] == 'ring_pipelined'] == [('TC_ELIMIT', None, None)] and \"simulator's limit\" in [x for x in d if x['algorithm'] == 'ring_pipelined'][0]['not_priced']" \
+	predict --topo ring:8 --coll bcast --bytes 4T --alg all --json
+PATH=$empty "$T" sweep --topo ring:8 --coll bcast --bytes 1T:8T --quiet --csv --plot "$tmp/lim.png" >"$out" 2>"$err"
+rc=$?
+check "sweep: cases over the limit are skipped with the reason once, the other algorithms and sizes kept, the plot's data written" \
+	"$([ "$rc" -eq 1 ] && grep -q 'apt-get install gnuplot' "$err" && [ "$(grep -c 'not priced' "$err")" -eq 1 ] && grep -q "^sweep: ring:8 bcast ring_pipelined 4T not priced, skipped: .*simulator's limit" "$err" && [ "$(grep -c '^ring:8,8,bcast,ring_rd,' "$out")" -eq 4 ] && [ "$(grep -c '^ring:8,8,bcast,ring_pipelined,' "$out")" -eq 2 ] && grep -q '^# ring_rd' "$tmp/lim.dat"; echo $?)" "exit $rc" "$(cat "$err")" "$(head -3 "$out")"
+run_cli sweep --topo ring:8 --coll bcast --bytes 1T:8T --quiet --json
+check "sweep --json past the cases not priced: exit 0, the rows of the others" \
+	"$([ "$rc" -eq 0 ] && [ "$(grep -c '"algorithm": "ring_rd"' "$out")" -eq 4 ]; echo $?)" "exit $rc" "$(cat "$err")"
+
 json_flush
 echo "1..$n"
 [ "$nfail" -eq 0 ]

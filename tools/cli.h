@@ -213,6 +213,10 @@ int cli_op(const char *s, enum tc_op *out);
  * CLI_FAIL.
  */
 int cli_coll_error(int err, enum tc_coll coll, const char *alg, const struct tc_topo *t, int root);
+/* Why a tc_predict_call just made failed with err, in a few words for a row
+ * of a table: over the simulator's limit, its schedule's size and the
+ * limit (TC_ELIMIT), else tc_strerror(err).  Into buf. */
+const char *cli_coll_reason(int err, char *buf, size_t len);
 
 /* Lower bounds for topology t, --coll name of the bound, [KKA-I].  Returns 0
  * or a TC_E* code (TC_ENOTSUP for trees). */

@@ -23,8 +23,9 @@ const char sweep_help[] =
         "Predicts (and with --mode native or emulated, runs and checks) every\n"
         "combination of topology, collective, algorithm, size and mode, printing\n"
         "one row per case as it completes.  Algorithms that do not apply to a\n"
-        "topology are skipped and counted.  Progress goes to stderr: a bar on a\n"
-        "terminal, one line per case otherwise (--quiet: none).\n"
+        "topology, and cases that cannot be priced (the reason once on stderr),\n"
+        "are skipped and counted.  Progress goes to stderr: a bar on a terminal,\n"
+        "one line per case otherwise (--quiet: none).\n"
         "  --topo LIST       comma-separated specs (ring:16, torus:4x4) or families\n"
         "                    (ring, chain, complete, star, hypercube, mesh, torus,\n"
         "                    tree:K) that take each p of --p\n"
@@ -59,10 +60,9 @@ const char sweep_help[] =
         "                    shape per algorithm: modelled lines, measured points\n"
         "                    (native: filled circles, emulated: filled squares), the\n"
         "                    model and the command line written on it and in FILE's\n"
-        "                    data (.dat) and\n"
-        "                    script (.gp) beside it and runs gnuplot (apt-get install\n"
-        "                    gnuplot-nox; without it the data and script are still\n"
-        "                    written and the exit status is 1)\n"
+        "                    data (.dat) and script (.gp) beside it and runs gnuplot\n"
+        "                    (apt-get install gnuplot-nox; without it the data and\n"
+        "                    script are still written and the exit status is 1)\n"
         "  --quiet           no progress on stderr\n" CLI_MODEL_HELP "examples:\n"
         "  topocoll sweep --topo hypercube:6 --coll bcast --bytes 8:16M --plot bcast.png\n"
         "  topocoll sweep --topo ring,torus,hypercube --p 16,64 --coll allreduce \\\n"
@@ -535,7 +535,7 @@ static int sweep_main(int argc, char **argv, int mpi, int me, int np_mpi)
 	struct sweep_row *rows = calloc(total ? (size_t)total : 1, sizeof *rows);
 	if (!rows && status == CLI_OK)
 		status = cli_fail("out of memory");
-	int nrows = 0, skipped = 0, wrong = 0, failed = 0;
+	int nrows = 0, skipped = 0, unpriced = 0, wrong = 0, failed = 0;
 	struct cli_progress pg;
 	cli_progress_init(&pg, total, o.quiet);
 	struct cli_json w;
@@ -566,6 +566,7 @@ static int sweep_main(int argc, char **argv, int mpi, int me, int np_mpi)
 					na++;
 			for (int a = 0; a < na && status == CLI_OK; a++) {
 				const char *alg = all ? tc_alg_name(colls[c], a) : algs[a];
+				int said = 0; /* a case not priced was reported */
 				unsigned cf = tc_coll_flags(colls[c]);
 				int ns = cf & TC_CF_NO_DATA ? 1 : nsize;
 				if (!all && strcmp(alg, "auto") && cli_alg_index(colls[c], alg) < 0) {
@@ -610,6 +611,27 @@ static int sweep_main(int argc, char **argv, int mpi, int me, int np_mpi)
 						cli_progress_step(&pg, what);
 						if (err == TC_ENOTSUP) {
 							skipped++;
+							continue;
+						}
+						if (err == TC_ELIMIT || err == TC_EOVERFLOW ||
+						    err == TC_ENOMEM) {
+							/* Not priced (over the simulator's
+							 * limit, buffers over the largest
+							 * message): skipped, the reason said
+							 * once per algorithm. */
+							char why[200];
+							if (!said && me == 0 && pg.tty && !o.quiet)
+								fputs("\r\033[K", stderr); /* over the bar */
+							if (!said && me == 0)
+								fprintf(stderr,
+								        "sweep: %s %s %s %s not "
+								        "priced, skipped: %s\n",
+								        names[k],
+								        tc_coll_name(colls[c]), alg, b,
+								        cli_coll_reason(err, why,
+								                        sizeof why));
+							said = 1;
+							unpriced++;
 							continue;
 						}
 						if (err) {
@@ -723,9 +745,18 @@ static int sweep_main(int argc, char **argv, int mpi, int me, int np_mpi)
 	cli_progress_end(&pg);
 	if (o.json && status != CLI_USAGE && (status == CLI_OK || nrows))
 		cli_json_end_arr(&w);
+	if (status == CLI_OK && nrows == 0 && unpriced)
+		status = cli_fail("sweep: no case could be priced (%d not priced, as said above; %d "
+		                  "not applicable)",
+		                  unpriced, skipped);
 	if (status == CLI_OK && nrows == 0)
 		status = cli_usage("sweep: no algorithm applies to any case (%d skipped)", skipped);
-	if (status == CLI_OK && !o.quiet && skipped)
+	if (status == CLI_OK && !o.quiet && unpriced)
+		fprintf(stderr,
+		        "sweep: %d rows, %d cases skipped (%d algorithm not applicable, %d not "
+		        "priced)\n",
+		        nrows, skipped + unpriced, skipped, unpriced);
+	else if (status == CLI_OK && !o.quiet && skipped)
 		fprintf(stderr, "sweep: %d rows, %d cases skipped (algorithm not applicable)\n",
 		        nrows, skipped);
 	if (status == CLI_OK && o.plot && me == 0)

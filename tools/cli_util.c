@@ -675,6 +675,23 @@ int cli_coll_error(int err, enum tc_coll coll, const char *alg, const struct tc_
 	}
 }
 
+const char *cli_coll_reason(int err, char *buf, size_t len)
+{
+	/* The library's line names the call ("allreduce linear on 1048576
+	 * ranks: ") and ends with advice ("; no exact closed form ...",
+	 * ": choose another algorithm ..."): the row keeps what lies between. */
+	const char *d = tc_error_detail(), *s = strstr(d, " ranks: "), *e = NULL;
+	if (err == TC_ELIMIT && s) {
+		s += strlen(" ranks: ");
+		if (!(e = strstr(s, "; ")) && !(e = strstr(s, ": choose")))
+			e = s + strlen(s);
+		snprintf(buf, len, "%.*s", (int)(e - s), s);
+	} else {
+		snprintf(buf, len, "%s", tc_strerror(err));
+	}
+	return buf;
+}
+
 int cli_lower_bound(const struct tc_topo *t, enum tc_lb_coll c, int root, double m,
                     const struct tc_model *md, struct tc_lower_bound *out)
 {
