@@ -847,6 +847,15 @@ run_cli sweep --topo ring:8 --coll bcast --bytes 1T:8T --quiet --json
 check "sweep --json past the cases not priced: exit 0, the rows of the others" \
 	"$([ "$rc" -eq 0 ] && [ "$(grep -c '"algorithm": "ring_rd"' "$out")" -eq 4 ]; echo $?)" "exit $rc" "$(cat "$err")"
 
+# ---- node numbers: the range of the topology at hand ----
+msg_case "--root out of range names the topology's nodes" "--root: expected a node of ring:8 (0..7), got '9999999'" \
+	predict --topo ring:8 --coll bcast --bytes 8 --root 9999999
+msg_case "--root 8 on ring:8 names the last node, 7" "(0..7), got '8'" run --topo ring:8 --coll bcast --bytes 8 --root 8
+msg_case "topo --route out of range names the topology's nodes" "--route: expected a node of ring:8 (0..7), got '1048576'" \
+	topo ring:8 --route 0 1048576
+msg_case "sweep --root before any topology: the last node of the largest one" "expected an integer in 0..1048575, got '1048576'" \
+	sweep --topo ring:8 --coll bcast --bytes 8 --root 1048576
+
 json_flush
 echo "1..$n"
 [ "$nfail" -eq 0 ]

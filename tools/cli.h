@@ -90,6 +90,9 @@ const char *cli_size_str(uint64_t v, char *buf, size_t len);
 const char *cli_bytes(uint64_t v, char *buf, size_t len);
 /* Integer in [lo, hi]; 0 or CLI_USAGE. */
 int cli_parse_long(const char *what, const char *s, long lo, long hi, long *out);
+/* A node number of t, 0 .. p - 1; t NULL (not known yet): of any topology,
+ * 0 .. TC_TOPO_MAX_NODES - 1.  0 or CLI_USAGE with the range. */
+int cli_parse_node(const char *what, const char *s, const struct tc_topo *t, long *out);
 /* v must be a (*out = 0) or b (*out = 1); else a usage error naming what. */
 int cli_choice(const char *what, const char *v, const char *a, const char *b, int *out);
 /* Finite double in [lo, hi]; 0 or CLI_USAGE. */

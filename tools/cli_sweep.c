@@ -470,7 +470,7 @@ static int sweep_main(int argc, char **argv, int mpi, int me, int np_mpi)
 	if (o.op && dt_given && !cli_op_fits(op, dt))
 		return cli_usage("--op %s is not defined for %s", o.op, tc_dtype_name(dt));
 	long root = 0;
-	if (o.root && cli_parse_long("--root", o.root, 0, TC_TOPO_MAX_NODES, &root))
+	if (o.root && cli_parse_node("--root", o.root, NULL, &root)) /* each topology's: below */
 		return CLI_USAGE;
 	long q = 0;
 	if (o.q && cli_parse_long("--q", o.q, LONG_MIN, LONG_MAX, &q))

@@ -226,6 +226,21 @@ int cli_parse_long(const char *what, const char *s, long lo, long hi, long *out)
 	return 0;
 }
 
+int cli_parse_node(const char *what, const char *s, const struct tc_topo *t, long *out)
+{
+	if (!t)
+		return cli_parse_long(what, s, 0, TC_TOPO_MAX_NODES - 1, out);
+	const int n = tc_topo_nodes(t);
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < 0 || v >= n)
+		return cli_usage("%s: expected a node of %s (0..%d), got '%s'", what,
+		                 cli_topo_name(t), n - 1, s);
+	*out = v;
+	return 0;
+}
+
 int cli_parse_double(const char *what, const char *s, double lo, double hi, double *out)
 {
 	char *end;
