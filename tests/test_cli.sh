@@ -856,6 +856,13 @@ msg_case "topo --route out of range names the topology's nodes" "--route: expect
 msg_case "sweep --root before any topology: the last node of the largest one" "expected an integer in 0..1048575, got '1048576'" \
 	sweep --topo ring:8 --coll bcast --bytes 8 --root 1048576
 
+# ---- sweep's LO:HI:F and the forms of --counts, named ----
+msg_case "sweep --bytes LO:HI:1 names the factor" "--bytes: the factor F of LO:HI:F must be an integer in 2..1048576, got '1'" \
+	sweep --topo ring:8 --coll bcast --bytes 8:1K:1
+msg_case "sweep --p LO:HI:1 names the factor" "--p: the factor F of LO:HI:F" sweep --topo ring --coll bcast --bytes 8 --p 8:16:1
+msg_case "--counts ramp:3: ramp takes no value" "expected a list of 3 counts, uniform:N or ramp (ramp takes no value), got 'ramp:3'" \
+	predict --topo ring:3 --coll allgatherv --counts ramp:3
+
 json_flush
 echo "1..$n"
 [ "$nfail" -eq 0 ]

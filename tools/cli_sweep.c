@@ -4,6 +4,7 @@
  * topologies, p, collectives, algorithms, sizes and modes; a table, CSV or
  * JSON, and a gnuplot plot (tools/cli_sweep_plot.c).
  */
+#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -117,8 +118,15 @@ static int sweep_values(const char *what, const char *list, int counts, uint64_t
 			continue;
 		}
 		long f = 2;
-		if (np == 3 && cli_parse_long(what, parts[2], 2, 1 << 20, &f))
-			return CLI_USAGE;
+		if (np == 3) {
+			char *end;
+			errno = 0;
+			f = strtol(parts[2], &end, 10);
+			if (errno || end == parts[2] || *end || f < 2 || f > 1 << 20)
+				return cli_usage("%s: the factor F of LO:HI:F must be an integer in "
+				                 "2..%d, got '%s'",
+				                 what, 1 << 20, parts[2]);
+		}
 		if (v[0] > v[1])
 			return cli_usage("%s: range %s:%s goes down", what, parts[0], parts[1]);
 		uint64_t x = v[0];
