@@ -863,6 +863,15 @@ msg_case "sweep --p LO:HI:1 names the factor" "--p: the factor F of LO:HI:F" swe
 msg_case "--counts ramp:3: ramp takes no value" "expected a list of 3 counts, uniform:N or ramp (ramp takes no value), got 'ramp:3'" \
 	predict --topo ring:3 --coll allgatherv --counts ramp:3
 
+# ---- sweep --p with a full SPEC, as predict's --p ----
+msg_case "sweep --p with a full SPEC of another size, as predict" "p = 16 does not fit ring:8 (8 nodes)" \
+	sweep --topo ring:8 --p 16 --coll bcast --bytes 8
+msg_case "sweep --p LIST with a full SPEC of none of its sizes" "no p fits ring:8 (8 nodes)" \
+	sweep --topo ring:8,torus --p 16,64 --coll bcast --bytes 8
+run_cli sweep --topo ring:16,torus --p 16,64 --coll bcast --alg binomial --bytes 8 --quiet --csv
+check "sweep --p with families and a full SPEC of one of its sizes" \
+	"$([ "$rc" -eq 0 ] && [ "$(grep -c '^ring:16,16,' "$out")" -eq 1 ] && [ "$(grep -c '^torus:' "$out")" -eq 2 ]; echo $?)" "$(cat "$out" "$err")"
+
 json_flush
 echo "1..$n"
 [ "$nfail" -eq 0 ]

@@ -31,7 +31,7 @@ const char sweep_help[] =
         "                    (ring, chain, complete, star, hypercube, mesh, torus,\n"
         "                    tree:K) that take each p of --p\n"
         "  --p LIST          node counts for the families: 8,16 or LO:HI (doubling)\n"
-        "                    or LO:HI:F (times F)\n"
+        "                    or LO:HI:F (times F); a full SPEC must have one of them\n"
         "  --coll LIST       @COLLS@\n"
         "  --alg LIST        algorithm names, all (default) or auto\n"
         "  --bytes LIST      block sizes m per rank (as for predict): 8,1K or LO:HI\n"
@@ -500,11 +500,26 @@ static int sweep_main(int argc, char **argv, int mpi, int me, int np_mpi)
 				status = cli_usage("sweep: too many topologies");
 				break;
 			}
-			if (cli_topo(topos_s[k], family && np ? (long)ps[j] : 0, &topos[nt])) {
+			/* A full SPEC with --p must have one of its p, as predict's
+			 * --p checks a SPEC (one p: the same message). */
+			long pk = family && np                ? (long)ps[j]
+			          : !family && o.p && np == 1 ? (long)ps[0]
+			                                      : 0;
+			if (cli_topo(topos_s[k], pk, &topos[nt])) {
 				status = CLI_USAGE;
 				break;
 			}
 			names[nt] = strdup(cli_topo_name(topos[nt]));
+			int fits = family || !o.p;
+			for (int x = 0; x < np && !fits; x++)
+				fits = ps[x] == (uint64_t)tc_topo_nodes(topos[nt]);
+			if (!fits) {
+				status = cli_usage("--p %s: no p fits %s (%d nodes); --p sizes the "
+				                   "families, a full SPEC must have one of its p",
+				                   o.p, names[nt], tc_topo_nodes(topos[nt]));
+				nt++;
+				break;
+			}
 			if (root >= tc_topo_nodes(topos[nt])) {
 				status = cli_usage("root %ld out of range for %s (0..%d)", root,
 				                   names[nt], tc_topo_nodes(topos[nt]) - 1);
