@@ -872,6 +872,14 @@ run_cli sweep --topo ring:16,torus --p 16,64 --coll bcast --alg binomial --bytes
 check "sweep --p with families and a full SPEC of one of its sizes" \
 	"$([ "$rc" -eq 0 ] && [ "$(grep -c '^ring:16,16,' "$out")" -eq 1 ] && [ "$(grep -c '^torus:' "$out")" -eq 2 ]; echo $?)" "$(cat "$out" "$err")"
 
+# ---- --route and --vs-mpi are for --engine mpi ----
+msg_case "trace --route without --engine mpi" "trace: --route is for --engine mpi" \
+	trace --topo ring:8 --coll bcast --bytes 8 --route direct
+msg_case "run --route without --engine mpi" "run: --route is for --engine mpi" run --topo ring:8 --coll bcast --bytes 8 --route direct
+msg_case "run --vs-mpi without --engine mpi" "run: --vs-mpi is for --engine mpi" run --topo ring:8 --coll bcast --bytes 8 --vs-mpi
+msg_case "sweep --route without --engine mpi" "sweep: --route is for --engine mpi" \
+	sweep --topo ring:8 --coll bcast --bytes 8 --route forward
+
 json_flush
 echo "1..$n"
 [ "$nfail" -eq 0 ]

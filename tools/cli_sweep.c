@@ -286,6 +286,7 @@ struct sweep_opts {
 	enum tc_wait_policy wait;
 	int no_pin;
 	int engine_mpi, direct; /* --engine mpi, --route direct (docs/mpi.md) */
+	int route;              /* --route given (for --engine mpi only) */
 };
 
 /* mpi: started as topocoll-mpi with --engine mpi, process me of np (the
@@ -361,6 +362,7 @@ static int sweep_main(int argc, char **argv, int mpi, int me, int np_mpi)
 			return r;
 		}
 		if ((r = cli_opt(argc, argv, &i, "--route", &v)) == 1) {
+			o.route = 1;
 			if (cli_choice("--route", v, "forward", "direct", &o.direct))
 				return CLI_USAGE;
 			continue;
@@ -389,6 +391,8 @@ static int sweep_main(int argc, char **argv, int mpi, int me, int np_mpi)
 	}
 	if (o.csv && o.json)
 		return cli_usage("sweep: choose one of --csv and --json");
+	if (o.route && !o.engine_mpi)
+		return cli_usage("sweep: --route is for --engine mpi (docs/mpi.md)");
 	if (!o.topo)
 		return cli_usage("sweep: missing --topo LIST (e.g. ring:16 or ring,torus --p 16,64)");
 	if (!o.coll)
