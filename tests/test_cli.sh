@@ -880,6 +880,15 @@ msg_case "run --vs-mpi without --engine mpi" "run: --vs-mpi is for --engine mpi"
 msg_case "sweep --route without --engine mpi" "sweep: --route is for --engine mpi" \
 	sweep --topo ring:8 --coll bcast --bytes 8 --route forward
 
+# ---- --packets: at most the block's elements ----
+msg_case "--packets above the block's elements" "--packets 100: a block of 64 B holds 8 elements of double, so at most 8 packets" \
+	predict --topo ring:8 --coll bcast --alg ring_pipelined --bytes 64 --packets 100
+msg_case "sweep --packets above the elements of a size" "--packets 4: a block of 8 B holds 1 element of double" \
+	sweep --topo ring:8 --coll bcast --bytes 8:1K --packets 4
+run_cli predict --topo ring:8 --coll bcast --alg ring_pipelined --bytes 64 --packets 8 --json
+check "--packets as many as the elements: taken, the JSON's packets those used" \
+	"$([ "$rc" -eq 0 ] && grep -q '"packets": 8}' "$out" && grep -q '"rounds": 14,' "$out"; echo $?)" "$(cat "$out" "$err")"
+
 json_flush
 echo "1..$n"
 [ "$nfail" -eq 0 ]

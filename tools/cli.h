@@ -129,6 +129,9 @@ int cli_model_opt(int argc, char **argv, int *i, struct cli_model *m);
 	"  --switching sf|ct   store-and-forward or cut-through (wormhole) [sf]\n" \
 	"  --combining on|off  nodes may merge packets [on]\n"                     \
 	"  --packets R       ring_pipelined: number of packets [r_opt]\n"
+/* --packets against a block of bytes of dt: at most its elements (1 for
+ * none).  0 or CLI_USAGE (printed). */
+int cli_packets_check(const struct cli_model *m, uint64_t bytes, enum tc_dtype dt);
 /* Writes the model as a JSON object under key "model". */
 struct cli_json;
 void cli_model_json(struct cli_json *w, const struct cli_model *m);

@@ -209,6 +209,10 @@ int cli_case_parse(const char *cmd, int argc, char **argv, unsigned flags, struc
 		}
 		cs->bytes = cli_v_max_block(cs->coll, n, cs->vcounts) * es;
 	}
+	if (!(cf & TC_CF_NO_DATA) && cli_packets_check(&cs->model, cs->bytes, cs->dt)) {
+		cli_case_free(cs);
+		return CLI_USAGE;
+	}
 	if (cf & TC_CF_MEMBERS) { /* without --members: a multicast to every rank */
 		int st = cli_parse_members(mstr, tc_topo_nodes(cs->t), &cs->members, &cs->nmembers);
 		if (st) {

@@ -476,6 +476,9 @@ static int sweep_main(int argc, char **argv, int mpi, int me, int np_mpi)
 			return cli_usage("--bytes %llu is not a multiple of the size of %s (%zu bytes)",
 			                 (unsigned long long)sizes[k], tc_dtype_name(dt),
 			                 tc_dtype_size(dt));
+	for (int k = 0; !only_barrier && k < nsize; k++)
+		if (cli_packets_check(&m, sizes[k], dt_given ? dt : cli_default_dtype(sizes[k])))
+			return CLI_USAGE;
 	enum tc_op op = TC_OP_SUM;
 	if (o.op && cli_op(o.op, &op))
 		return CLI_USAGE;

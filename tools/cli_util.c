@@ -361,6 +361,21 @@ int cli_model_opt(int argc, char **argv, int *i, struct cli_model *m)
 	return r;
 }
 
+int cli_packets_check(const struct cli_model *m, uint64_t bytes, enum tc_dtype dt)
+{
+	/* A packet is whole elements: more packets than elements would be cut
+	 * down to them, the model's JSON still saying the number asked for. */
+	const uint64_t elems = bytes / tc_dtype_size(dt), most = elems ? elems : 1;
+	char b[32];
+	if (!m->packets || (uint64_t)m->packets <= most)
+		return 0;
+	return cli_usage("--packets %d: a block of %s holds %llu element%s of %s, so at most %llu "
+	                 "packet%s",
+	                 m->packets, cli_bytes(bytes, b, sizeof b), (unsigned long long)elems,
+	                 elems == 1 ? "" : "s", tc_dtype_name(dt), (unsigned long long)most,
+	                 most == 1 ? "" : "s");
+}
+
 void cli_model_json(struct cli_json *w, const struct cli_model *m)
 {
 	cli_json_obj(w, "model");
