@@ -889,6 +889,13 @@ run_cli predict --topo ring:8 --coll bcast --alg ring_pipelined --bytes 64 --pac
 check "--packets as many as the elements: taken, the JSON's packets those used" \
 	"$([ "$rc" -eq 0 ] && grep -q '"packets": 8}' "$out" && grep -q '"rounds": 14,' "$out"; echo $?)" "$(cat "$out" "$err")"
 
+# ---- an option given twice ----
+msg_case "an option given twice" "--topo is given twice ('ring:8', then 'ring:16'); give it once" \
+	predict --topo ring:8 --coll bcast --bytes 8 --topo ring:16
+msg_case "an option given twice, once with =" "--ts is given twice ('1', then '2')" \
+	sweep --topo ring:8 --coll bcast --bytes 8 --ts=1 --ts 2
+msg_case "topo --route given twice" "--route is given twice ('0 3', then '1 2')" topo ring:8 --route 0 3 --route 1 2
+
 json_flush
 echo "1..$n"
 [ "$nfail" -eq 0 ]

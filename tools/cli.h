@@ -69,9 +69,12 @@ int cli_is_help(const char *arg);
  * Matches argv[*i] against option `name` ("--ts"), written "--ts VALUE" or
  * "--ts=VALUE".  Returns 0 when it is another option, 1 with *val set (and *i
  * moved past the value), or CLI_USAGE (message printed) when the value is
- * missing.
+ * missing, or when the option was given before (unless cli_opt_last_wins).
  */
 int cli_opt(int argc, char **argv, int *i, const char *name, const char **val);
+/* Non-zero: an option given twice takes its last value instead (tcmpirun,
+ * whose callers give their defaults first and override them after). */
+extern int cli_opt_last_wins;
 
 /* Unknown option or stray argument of subcommand cmd: prints and returns
  * CLI_USAGE. */

@@ -287,6 +287,10 @@ int cmd_topo(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--route")) {
 			if (i + 2 >= argc)
 				return cli_usage("--route needs two node numbers");
+			if (route[0])
+				return cli_usage("--route is given twice ('%s %s', then '%s %s'); give "
+				                 "it once",
+				                 route[0], route[1], argv[i + 1], argv[i + 2]);
 			route[0] = argv[i + 1];
 			route[1] = argv[i + 2];
 			i += 2;

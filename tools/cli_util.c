@@ -55,21 +55,33 @@ int cli_is_help(const char *arg)
 	return !strcmp(arg, "--help") || !strcmp(arg, "-h");
 }
 
+int cli_opt_last_wins;
+
+/* Is a the option name, written "--name" or "--name=VALUE"? */
+static int cli_is_opt(const char *a, const char *name, size_t n)
+{
+	return !strncmp(a, name, n) && (a[n] == '=' || !a[n]);
+}
+
 int cli_opt(int argc, char **argv, int *i, const char *name, const char **val)
 {
 	const char *a = argv[*i];
 	size_t n = strlen(name);
-	if (strncmp(a, name, n))
+	if (!cli_is_opt(a, name, n))
 		return 0;
-	if (a[n] == '=') {
-		*val = a + n + 1;
-		return 1;
-	}
-	if (a[n])
-		return 0;
-	if (*i + 1 >= argc)
+	if (!a[n] && *i + 1 >= argc)
 		return cli_usage("%s needs a value", name);
-	*val = argv[++*i];
+	*val = a[n] ? a + n + 1 : argv[*i + 1];
+	/* Every such option holds one value: given twice, it is refused
+	 * rather than the last one winning unsaid. */
+	for (int j = 0; j < *i && !cli_opt_last_wins; j++)
+		if (cli_is_opt(argv[j], name, n))
+			return cli_usage("%s is given twice ('%s', then '%s'); give it once", name,
+			                 argv[j][n]     ? argv[j] + n + 1
+			                 : j + 1 < argc ? argv[j + 1]
+			                                : "",
+			                 *val);
+	*i += !a[n];
 	return 1;
 }
 
