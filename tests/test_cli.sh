@@ -830,6 +830,72 @@ run_cli predict --topo hypercube:17 --coll alltoall --alg ring --bytes 8
 check "predict: a schedule that cannot be built names its limit" \
 	"$([ "$rc" -eq 1 ] && grep -q 'at most 46340 ranks' "$err"; echo $?)" "exit $rc" "$(cat "$err")"
 
+# ---- one case that cannot be priced does not stop the others ----------------
+# bcast ring_pipelined on ring:8 at 4T: its schedule is over the simulator's
+# limit and has no closed form; the other algorithms are priced.
+run_cli predict --topo ring:8 --coll bcast --bytes 4T --alg all
+check "predict --alg all: an algorithm over the limit keeps its line, marked, and the others are priced (exit 0)" \
+	"$([ "$rc" -eq 0 ] && grep -q "^ring_pipelined .* - not priced: its schedule has [0-9]* transfers, 1.1x the simulator's limit" "$out" && grep -q '^ring_rd  *[0-9]' "$out" && grep -q '^binomial  *[0-9]' "$out" && [ ! -s "$err" ]; echo $?)" "exit $rc" "$(cat "$out" "$err")"
+json_case "predict --alg all --json: the line not priced has its figures null, error and not_priced" \
+	"[x['algorithm'] for x in d if x['modelled_ns'] is None] == ['ring_pipelined'] and all(x['modelled_ns'] > 0 and 'error' not in x for x in d if x['algorithm'] != 'ring_pipelined') and [(x['error'], x['rounds'], x['simulated']) for x in d if x['algorithm'] == 'ring_pipelined'] == [('TC_ELIMIT', None, None)] and \"simulator's limit\" in [x for x in d if x['algorithm'] == 'ring_pipelined'][0]['not_priced']" \
+	predict --topo ring:8 --coll bcast --bytes 4T --alg all --json
+PATH=$empty "$T" sweep --topo ring:8 --coll bcast --bytes 1T:8T --quiet --csv --plot "$tmp/lim.png" >"$out" 2>"$err"
+rc=$?
+check "sweep: cases over the limit are skipped with the reason once, the other algorithms and sizes kept, the plot's data written" \
+	"$([ "$rc" -eq 1 ] && grep -q 'apt-get install gnuplot' "$err" && [ "$(grep -c 'not priced' "$err")" -eq 1 ] && grep -q "^sweep: ring:8 bcast ring_pipelined 4T not priced, skipped: .*simulator's limit" "$err" && [ "$(grep -c '^ring:8,8,bcast,ring_rd,' "$out")" -eq 4 ] && [ "$(grep -c '^ring:8,8,bcast,ring_pipelined,' "$out")" -eq 2 ] && grep -q '^# ring_rd' "$tmp/lim.dat"; echo $?)" "exit $rc" "$(cat "$err")" "$(head -3 "$out")"
+run_cli sweep --topo ring:8 --coll bcast --bytes 1T:8T --quiet --json
+check "sweep --json past the cases not priced: exit 0, the rows of the others" \
+	"$([ "$rc" -eq 0 ] && [ "$(grep -c '"algorithm": "ring_rd"' "$out")" -eq 4 ]; echo $?)" "exit $rc" "$(cat "$err")"
+
+# ---- node numbers: the range of the topology at hand ----
+msg_case "--root out of range names the topology's nodes" "--root: expected a node of ring:8 (0..7), got '9999999'" \
+	predict --topo ring:8 --coll bcast --bytes 8 --root 9999999
+msg_case "--root 8 on ring:8 names the last node, 7" "(0..7), got '8'" run --topo ring:8 --coll bcast --bytes 8 --root 8
+msg_case "topo --route out of range names the topology's nodes" "--route: expected a node of ring:8 (0..7), got '1048576'" \
+	topo ring:8 --route 0 1048576
+msg_case "sweep --root before any topology: the last node of the largest one" "expected an integer in 0..1048575, got '1048576'" \
+	sweep --topo ring:8 --coll bcast --bytes 8 --root 1048576
+
+# ---- sweep's LO:HI:F and the forms of --counts, named ----
+msg_case "sweep --bytes LO:HI:1 names the factor" "--bytes: the factor F of LO:HI:F must be an integer in 2..1048576, got '1'" \
+	sweep --topo ring:8 --coll bcast --bytes 8:1K:1
+msg_case "sweep --p LO:HI:1 names the factor" "--p: the factor F of LO:HI:F" sweep --topo ring --coll bcast --bytes 8 --p 8:16:1
+msg_case "--counts ramp:3: ramp takes no value" "expected a list of 3 counts, uniform:N or ramp (ramp takes no value), got 'ramp:3'" \
+	predict --topo ring:3 --coll allgatherv --counts ramp:3
+
+# ---- sweep --p with a full SPEC, as predict's --p ----
+msg_case "sweep --p with a full SPEC of another size, as predict" "p = 16 does not fit ring:8 (8 nodes)" \
+	sweep --topo ring:8 --p 16 --coll bcast --bytes 8
+msg_case "sweep --p LIST with a full SPEC of none of its sizes" "no p fits ring:8 (8 nodes)" \
+	sweep --topo ring:8,torus --p 16,64 --coll bcast --bytes 8
+run_cli sweep --topo ring:16,torus --p 16,64 --coll bcast --alg binomial --bytes 8 --quiet --csv
+check "sweep --p with families and a full SPEC of one of its sizes" \
+	"$([ "$rc" -eq 0 ] && [ "$(grep -c '^ring:16,16,' "$out")" -eq 1 ] && [ "$(grep -c '^torus:' "$out")" -eq 2 ]; echo $?)" "$(cat "$out" "$err")"
+
+# ---- --route and --vs-mpi are for --engine mpi ----
+msg_case "trace --route without --engine mpi" "trace: --route is for --engine mpi" \
+	trace --topo ring:8 --coll bcast --bytes 8 --route direct
+msg_case "run --route without --engine mpi" "run: --route is for --engine mpi" run --topo ring:8 --coll bcast --bytes 8 --route direct
+msg_case "run --vs-mpi without --engine mpi" "run: --vs-mpi is for --engine mpi" run --topo ring:8 --coll bcast --bytes 8 --vs-mpi
+msg_case "sweep --route without --engine mpi" "sweep: --route is for --engine mpi" \
+	sweep --topo ring:8 --coll bcast --bytes 8 --route forward
+
+# ---- --packets: at most the block's elements ----
+msg_case "--packets above the block's elements" "--packets 100: a block of 64 B holds 8 elements of double, so at most 8 packets" \
+	predict --topo ring:8 --coll bcast --alg ring_pipelined --bytes 64 --packets 100
+msg_case "sweep --packets above the elements of a size" "--packets 4: a block of 8 B holds 1 element of double" \
+	sweep --topo ring:8 --coll bcast --bytes 8:1K --packets 4
+run_cli predict --topo ring:8 --coll bcast --alg ring_pipelined --bytes 64 --packets 8 --json
+check "--packets as many as the elements: taken, the JSON's packets those used" \
+	"$([ "$rc" -eq 0 ] && grep -q '"packets": 8}' "$out" && grep -q '"rounds": 14,' "$out"; echo $?)" "$(cat "$out" "$err")"
+
+# ---- an option given twice ----
+msg_case "an option given twice" "--topo is given twice ('ring:8', then 'ring:16'); give it once" \
+	predict --topo ring:8 --coll bcast --bytes 8 --topo ring:16
+msg_case "an option given twice, once with =" "--ts is given twice ('1', then '2')" \
+	sweep --topo ring:8 --coll bcast --bytes 8 --ts=1 --ts 2
+msg_case "topo --route given twice" "--route is given twice ('0 3', then '1 2')" topo ring:8 --route 0 3 --route 1 2
+
 json_flush
 echo "1..$n"
 [ "$nfail" -eq 0 ]

@@ -69,9 +69,12 @@ int cli_is_help(const char *arg);
  * Matches argv[*i] against option `name` ("--ts"), written "--ts VALUE" or
  * "--ts=VALUE".  Returns 0 when it is another option, 1 with *val set (and *i
  * moved past the value), or CLI_USAGE (message printed) when the value is
- * missing.
+ * missing, or when the option was given before (unless cli_opt_last_wins).
  */
 int cli_opt(int argc, char **argv, int *i, const char *name, const char **val);
+/* Non-zero: an option given twice takes its last value instead (tcmpirun,
+ * whose callers give their defaults first and override them after). */
+extern int cli_opt_last_wins;
 
 /* Unknown option or stray argument of subcommand cmd: prints and returns
  * CLI_USAGE. */
@@ -90,6 +93,9 @@ const char *cli_size_str(uint64_t v, char *buf, size_t len);
 const char *cli_bytes(uint64_t v, char *buf, size_t len);
 /* Integer in [lo, hi]; 0 or CLI_USAGE. */
 int cli_parse_long(const char *what, const char *s, long lo, long hi, long *out);
+/* A node number of t, 0 .. p - 1; t NULL (not known yet): of any topology,
+ * 0 .. TC_TOPO_MAX_NODES - 1.  0 or CLI_USAGE with the range. */
+int cli_parse_node(const char *what, const char *s, const struct tc_topo *t, long *out);
 /* v must be a (*out = 0) or b (*out = 1); else a usage error naming what. */
 int cli_choice(const char *what, const char *v, const char *a, const char *b, int *out);
 /* Finite double in [lo, hi]; 0 or CLI_USAGE. */
@@ -126,6 +132,9 @@ int cli_model_opt(int argc, char **argv, int *i, struct cli_model *m);
 	"  --switching sf|ct   store-and-forward or cut-through (wormhole) [sf]\n" \
 	"  --combining on|off  nodes may merge packets [on]\n"                     \
 	"  --packets R       ring_pipelined: number of packets [r_opt]\n"
+/* --packets against a block of bytes of dt: at most its elements (1 for
+ * none).  0 or CLI_USAGE (printed). */
+int cli_packets_check(const struct cli_model *m, uint64_t bytes, enum tc_dtype dt);
 /* Writes the model as a JSON object under key "model". */
 struct cli_json;
 void cli_model_json(struct cli_json *w, const struct cli_model *m);
@@ -213,6 +222,10 @@ int cli_op(const char *s, enum tc_op *out);
  * CLI_FAIL.
  */
 int cli_coll_error(int err, enum tc_coll coll, const char *alg, const struct tc_topo *t, int root);
+/* Why a tc_predict_call just made failed with err, in a few words for a row
+ * of a table: over the simulator's limit, its schedule's size and the
+ * limit (TC_ELIMIT), else tc_strerror(err).  Into buf. */
+const char *cli_coll_reason(int err, char *buf, size_t len);
 
 /* Lower bounds for topology t, --coll name of the bound, [KKA-I].  Returns 0
  * or a TC_E* code (TC_ENOTSUP for trees). */

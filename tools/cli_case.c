@@ -166,15 +166,6 @@ int cli_case_parse(const char *cmd, int argc, char **argv, unsigned flags, struc
 			cs->alg = alg;
 		}
 	}
-	long rt = 0;
-	if (root) {
-		if (cli_parse_long("--root", root, 0, TC_TOPO_MAX_NODES, &rt))
-			return CLI_USAGE;
-		if (rt && !(cf & TC_CF_ROOTED))
-			return cli_usage("--root applies to rooted collectives only (%s), not %s",
-			                 cli_coll_list(TC_CF_ROOTED, names_buf, sizeof names_buf),
-			                 tc_coll_name(cs->coll));
-	}
 	if (qstr) {
 		if (cli_parse_long("--q", qstr, LONG_MIN, LONG_MAX, &cs->q))
 			return CLI_USAGE;
@@ -193,10 +184,17 @@ int cli_case_parse(const char *cmd, int argc, char **argv, unsigned flags, struc
 		                 tc_coll_name(cs->coll));
 	if (cli_topo(topo, p, &cs->t))
 		return CLI_USAGE;
-	if (rt >= tc_topo_nodes(cs->t)) {
-		int n = tc_topo_nodes(cs->t);
+	/* The root, a node of the topology (its range in the message). */
+	long rt = 0;
+	if (root && cli_parse_node("--root", root, cs->t, &rt)) {
 		cli_case_free(cs);
-		return cli_usage("root %ld out of range for %s (0..%d)", rt, topo, n - 1);
+		return CLI_USAGE;
+	}
+	if (rt && !(cf & TC_CF_ROOTED)) {
+		cli_case_free(cs);
+		return cli_usage("--root applies to rooted collectives only (%s), not %s",
+		                 cli_coll_list(TC_CF_ROOTED, names_buf, sizeof names_buf),
+		                 tc_coll_name(cs->coll));
 	}
 	cs->root = (int)rt;
 	if (cf & TC_CF_VCOUNT) {
@@ -210,6 +208,10 @@ int cli_case_parse(const char *cmd, int argc, char **argv, unsigned flags, struc
 			return st;
 		}
 		cs->bytes = cli_v_max_block(cs->coll, n, cs->vcounts) * es;
+	}
+	if (!(cf & TC_CF_NO_DATA) && cli_packets_check(&cs->model, cs->bytes, cs->dt)) {
+		cli_case_free(cs);
+		return CLI_USAGE;
 	}
 	if (cf & TC_CF_MEMBERS) { /* without --members: a multicast to every rank */
 		int st = cli_parse_members(mstr, tc_topo_nodes(cs->t), &cs->members, &cs->nmembers);

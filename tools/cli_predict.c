@@ -17,10 +17,11 @@ const char predict_help[] =
         "schedule, applies the logical clock of the model and the checker, and\n"
         "prints the modelled time, the source's closed form and a lower bound valid\n"
         "for every algorithm.  Over the simulator's limit: the exact closed form\n"
-        "alone (not counted or checked), or a refusal naming the limit.\n"
+        "alone (not counted or checked), or a refusal naming the limit (--alg\n"
+        "all: in its line; exit status 0 if one is priced).\n"
         "  --topo SPEC       topology: ring:16, mesh:4x4, torus:4x4, hypercube:4,\n"
         "                    chain:P, star:P, tree:K:P, complete:P; or a family\n"
-        "                    (ring, hypercube, torus, ...) with --p P\n"
+        "                    (ring, torus, ...) with --p P\n"
         "  --p P             node count (with a family, or to check a full SPEC)\n"
         "  --coll C          @COLLS@\n"
         "  --alg A           an algorithm of the registry, auto (the cheapest\n"
@@ -30,14 +31,13 @@ const char predict_help[] =
         "  --bytes N         m, the block of one rank: what each rank contributes,\n"
         "                    or gets from each rank (a buffer of p blocks, as\n"
         "                    allgather's result or alltoall's buffers, holds p m):\n"
-        "                    0, 8, 4K, 16M, 1Mi (K = Ki = 1024); not needed for\n"
-        "                    barrier\n"
+        "                    0, 8, 4K, 16M (K = 1024); not needed for barrier\n"
         "  --root R          root of a rooted collective [0]: @ROOTED@\n"
         "  --q Q             the shift: rank i's block goes to rank (i + Q) mod p, any\n"
         "                    Q (negative: the other way) [0]\n"
         "  --along-ring      the shift counts positions along the topology's ring\n"
         "                    (a hypercube's is the Gray code: rank G(i) sends to\n"
-        "                    G(i + Q)), as [Barnat-IB109] and [Gergel-shift] shift on a hypercube\n"
+        "                    G(i + Q)), as [Barnat-IB109] and [Gergel-shift] do\n"
         "  --members LIST    the multicast's destinations: ranks and ranges, e.g.\n"
         "                    1,4,6-9 (the root may be listed) [every rank]\n"
         "  --counts LIST     the v-collectives' elements (of --dtype) per block, in\n"
@@ -46,17 +46,17 @@ const char predict_help[] =
         "                    (alltoallv: row i is what rank i sends); uniform:N, or\n"
         "                    ramp (block i: i + 1; alltoallv i to j: i + j + 1);\n"
         "                    --bytes N instead: every block N bytes\n"
-        "  --dtype T         element type [double, or byte when N is not a multiple of 8]\n"
+        "  --dtype T         element type [double; byte if 8 does not divide N]\n"
         "  --calibration F   price it also as F's machine (calibrate --save F);\n"
         "                    auto: the cheapest so\n"
         "  --json            one JSON object (an array of them with --alg all):\n"
-        "                    modelled_ns, formula_ns, lower_bound_ns (null when none\n"
-        "                    applies), lower_bound_steps, rounds, transfers,\n"
-        "                    simulated (false: over the simulator's limit, modelled\n"
-        "                    by the closed form: see not_counted), messages,\n"
-        "                    hop_messages, bytes (end-to-end bytes moved),\n"
-        "                    msg_bytes (N), algorithm, the checker's counts and the\n"
-        "                    model; calibrated_ns\n" CLI_MODEL_HELP "examples:\n"
+        "                    modelled_ns, formula_ns, lower_bound_ns (null: none),\n"
+        "                    lower_bound_steps, rounds, transfers, simulated (false:\n"
+        "                    over the simulator's limit, the closed form: see\n"
+        "                    not_counted), messages, hop_messages, bytes (moved end\n"
+        "                    to end), msg_bytes (N), algorithm, the checker's counts,\n"
+        "                    the model; calibrated_ns; not priced: error,\n"
+        "                    not_priced (why), figures null\n" CLI_MODEL_HELP "examples:\n"
         "  topocoll predict --topo hypercube:10 --coll bcast --alg hypercube \\\n"
         "      --bytes 4096 --ts 1000 --tw 0.5 --th 10 --ports one --switching sf --json\n"
         "  topocoll predict --topo ring:16 --coll bcast --alg all --bytes 1M\n"
@@ -206,6 +206,37 @@ void cli_prediction_row(const struct tc_prediction *pr)
 	       checks);
 }
 
+/* --alg all: the row of an algorithm that applies but was not priced (err,
+ * why: cli_coll_reason), its figures "-" as where there are none. */
+static void predict_unpriced_row(const char *alg, const char *why)
+{
+	printf("%-15s %14s %14s %8s %14s %7s %9s %9s not priced: %s\n", alg, "-", "-", "-", "-",
+	       "-", "-", "-", why);
+}
+
+/* Its object in the JSON array: the figures null, the error's name (as a
+ * sweep's row of a failed run has it) and why. */
+static void predict_unpriced_json(struct cli_json *w, const char *alg, int err, const char *why)
+{
+	static const char *const nulls[] = {"modelled_ns",
+	                                    "formula_ns",
+	                                    "formula_rel_diff",
+	                                    "lower_bound_ns",
+	                                    "lower_bound_steps",
+	                                    "simulated",
+	                                    "rounds",
+	                                    "transfers",
+	                                    "messages",
+	                                    "hop_messages",
+	                                    "bytes",
+	                                    "checker"};
+	cli_json_str(w, "algorithm", alg);
+	for (size_t k = 0; k < sizeof nulls / sizeof nulls[0]; k++)
+		cli_json_null(w, nulls[k]);
+	cli_json_str(w, "error", tc_err_name(err));
+	cli_json_str(w, "not_priced", why);
+}
+
 /* predict's own option: --calibration FILE. */
 static int predict_extra(int argc, char **argv, int *i, void *ctx)
 {
@@ -298,10 +329,12 @@ int cmd_predict(int argc, char **argv)
 		return status;
 	}
 
-	/* --alg all: every algorithm of the registry that applies. */
+	/* --alg all: every algorithm of the registry that applies; one that
+	 * applies but cannot be priced (over the simulator's limit, ...) keeps
+	 * its row, which says why, and the others are still priced. */
 	struct tc_prediction pr[64];
-	int n = 0;
-	char skipped[512] = "";
+	int perr[64], n = 0, priced = 0;
+	char skipped[512] = "", why[64][200];
 	const char *a;
 	for (int i = 0; (a = tc_alg_name(cs.coll, i)) != NULL && n < 64; i++) {
 		struct tc_call call = cli_case_call(&cs, a);
@@ -312,13 +345,21 @@ int cmd_predict(int argc, char **argv)
 			continue;
 		}
 		if (err) {
-			status = cli_coll_error(err, cs.coll, a, cs.t, cs.root);
-			cli_case_free(&cs);
-			return status;
+			memset(&pr[n], 0, sizeof pr[n]);
+			pr[n].algorithm = a;
+			cli_coll_reason(err, why[n], sizeof why[n]);
 		}
-		n++;
+		priced += !err;
+		perr[n++] = err;
 	}
-	if (n == 0) {
+	if (n && !priced) {
+		/* None priced: the first one's error, as --alg names it (asked
+		 * again: the library's detail is the last call's). */
+		const char *first = pr[0].algorithm;
+		struct tc_call call = cli_case_call(&cs, first);
+		err = tc_predict_call(cs.t, &cs.model.md, &call, &pr[0]);
+		status = cli_coll_error(err ? err : perr[0], cs.coll, first, cs.t, cs.root);
+	} else if (n == 0) {
 		status = cli_coll_error(TC_ENOTSUP, cs.coll, NULL, cs.t, cs.root);
 	} else if (json) {
 		w.nl_depth = 1;
@@ -326,7 +367,10 @@ int cmd_predict(int argc, char **argv)
 		for (int k = 0; k < n; k++) {
 			cli_json_obj(&w, NULL);
 			cli_case_json(&w, &cs);
-			cli_prediction_json(&w, &pr[k]);
+			if (perr[k])
+				predict_unpriced_json(&w, pr[k].algorithm, perr[k], why[k]);
+			else
+				cli_prediction_json(&w, &pr[k]);
 			if (cal_file)
 				cli_json_num(&w, "calibrated_ns",
 				             predict_calibrated(&cs, &cal, pr[k].algorithm));
@@ -341,7 +385,10 @@ int cmd_predict(int argc, char **argv)
 		printf("\n");
 		cli_prediction_header();
 		for (int k = 0; k < n; k++)
-			cli_prediction_row(&pr[k]);
+			if (perr[k])
+				predict_unpriced_row(pr[k].algorithm, why[k]);
+			else
+				cli_prediction_row(&pr[k]);
 		if (*skipped)
 			printf("not applicable to %s: %s\n", cli_topo_name(cs.t), skipped);
 		if (cal_file) {

@@ -86,6 +86,7 @@ struct run_opts {
 	 * (run_help is at the 4095 characters a C99 string may hold). */
 	int engine_mpi; /* --engine mpi (tools/cli_mpi.c) */
 	int direct;     /* --route direct */
+	int route;      /* --route given (for --engine mpi only, as --vs-mpi) */
 	int vs_mpi;
 };
 
@@ -121,8 +122,10 @@ static int run_extra(int argc, char **argv, int *i, void *ctx)
 		return cli_choice("--engine", v, "threads", "mpi", &o->engine_mpi) ? CLI_USAGE : 1;
 	if (r)
 		return r;
-	if ((r = cli_opt(argc, argv, i, "--route", &v)) == 1)
+	if ((r = cli_opt(argc, argv, i, "--route", &v)) == 1) {
+		o->route = 1;
 		return cli_choice("--route", v, "forward", "direct", &o->direct) ? CLI_USAGE : 1;
+	}
 	if (r)
 		return r;
 	if ((r = cli_opt(argc, argv, i, "--calls", &v)) == 1)
@@ -325,6 +328,11 @@ int cmd_run(int argc, char **argv)
 	struct tc_team *team = NULL;
 	int p = tc_topo_nodes(cs.t);
 	const int vc = !!(tc_coll_flags(cs.coll) & TC_CF_VCOUNT);
+	if (!o.engine_mpi && (o.route || o.vs_mpi)) {
+		status = cli_usage("run: %s is for --engine mpi (docs/mpi.md)",
+		                   o.route ? "--route" : "--vs-mpi");
+		goto out;
+	}
 	if (o.engine_mpi) {
 		const struct cli_mpi_opts mo = {.direct = o.direct,
 		                                .emulated = o.emulated,

@@ -4,6 +4,7 @@
  * topologies, p, collectives, algorithms, sizes and modes; a table, CSV or
  * JSON, and a gnuplot plot (tools/cli_sweep_plot.c).
  */
+#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -23,13 +24,14 @@ const char sweep_help[] =
         "Predicts (and with --mode native or emulated, runs and checks) every\n"
         "combination of topology, collective, algorithm, size and mode, printing\n"
         "one row per case as it completes.  Algorithms that do not apply to a\n"
-        "topology are skipped and counted.  Progress goes to stderr: a bar on a\n"
-        "terminal, one line per case otherwise (--quiet: none).\n"
+        "topology, and cases that cannot be priced (the reason once on stderr),\n"
+        "are skipped and counted.  Progress goes to stderr: a bar on a terminal,\n"
+        "one line per case otherwise (--quiet: none).\n"
         "  --topo LIST       comma-separated specs (ring:16, torus:4x4) or families\n"
         "                    (ring, chain, complete, star, hypercube, mesh, torus,\n"
         "                    tree:K) that take each p of --p\n"
         "  --p LIST          node counts for the families: 8,16 or LO:HI (doubling)\n"
-        "                    or LO:HI:F (times F)\n"
+        "                    or LO:HI:F (times F); a full SPEC must have one of them\n"
         "  --coll LIST       @COLLS@\n"
         "  --alg LIST        algorithm names, all (default) or auto\n"
         "  --bytes LIST      block sizes m per rank (as for predict): 8,1K or LO:HI\n"
@@ -59,10 +61,9 @@ const char sweep_help[] =
         "                    shape per algorithm: modelled lines, measured points\n"
         "                    (native: filled circles, emulated: filled squares), the\n"
         "                    model and the command line written on it and in FILE's\n"
-        "                    data (.dat) and\n"
-        "                    script (.gp) beside it and runs gnuplot (apt-get install\n"
-        "                    gnuplot-nox; without it the data and script are still\n"
-        "                    written and the exit status is 1)\n"
+        "                    data (.dat) and script (.gp) beside it and runs gnuplot\n"
+        "                    (apt-get install gnuplot-nox; without it the data and\n"
+        "                    script are still written and the exit status is 1)\n"
         "  --quiet           no progress on stderr\n" CLI_MODEL_HELP "examples:\n"
         "  topocoll sweep --topo hypercube:6 --coll bcast --bytes 8:16M --plot bcast.png\n"
         "  topocoll sweep --topo ring,torus,hypercube --p 16,64 --coll allreduce \\\n"
@@ -117,8 +118,15 @@ static int sweep_values(const char *what, const char *list, int counts, uint64_t
 			continue;
 		}
 		long f = 2;
-		if (np == 3 && cli_parse_long(what, parts[2], 2, 1 << 20, &f))
-			return CLI_USAGE;
+		if (np == 3) {
+			char *end;
+			errno = 0;
+			f = strtol(parts[2], &end, 10);
+			if (errno || end == parts[2] || *end || f < 2 || f > 1 << 20)
+				return cli_usage("%s: the factor F of LO:HI:F must be an integer in "
+				                 "2..%d, got '%s'",
+				                 what, 1 << 20, parts[2]);
+		}
 		if (v[0] > v[1])
 			return cli_usage("%s: range %s:%s goes down", what, parts[0], parts[1]);
 		uint64_t x = v[0];
@@ -278,6 +286,7 @@ struct sweep_opts {
 	enum tc_wait_policy wait;
 	int no_pin;
 	int engine_mpi, direct; /* --engine mpi, --route direct (docs/mpi.md) */
+	int route;              /* --route given (for --engine mpi only) */
 };
 
 /* mpi: started as topocoll-mpi with --engine mpi, process me of np (the
@@ -353,6 +362,7 @@ static int sweep_main(int argc, char **argv, int mpi, int me, int np_mpi)
 			return r;
 		}
 		if ((r = cli_opt(argc, argv, &i, "--route", &v)) == 1) {
+			o.route = 1;
 			if (cli_choice("--route", v, "forward", "direct", &o.direct))
 				return CLI_USAGE;
 			continue;
@@ -381,6 +391,8 @@ static int sweep_main(int argc, char **argv, int mpi, int me, int np_mpi)
 	}
 	if (o.csv && o.json)
 		return cli_usage("sweep: choose one of --csv and --json");
+	if (o.route && !o.engine_mpi)
+		return cli_usage("sweep: --route is for --engine mpi (docs/mpi.md)");
 	if (!o.topo)
 		return cli_usage("sweep: missing --topo LIST (e.g. ring:16 or ring,torus --p 16,64)");
 	if (!o.coll)
@@ -464,13 +476,16 @@ static int sweep_main(int argc, char **argv, int mpi, int me, int np_mpi)
 			return cli_usage("--bytes %llu is not a multiple of the size of %s (%zu bytes)",
 			                 (unsigned long long)sizes[k], tc_dtype_name(dt),
 			                 tc_dtype_size(dt));
+	for (int k = 0; !only_barrier && k < nsize; k++)
+		if (cli_packets_check(&m, sizes[k], dt_given ? dt : cli_default_dtype(sizes[k])))
+			return CLI_USAGE;
 	enum tc_op op = TC_OP_SUM;
 	if (o.op && cli_op(o.op, &op))
 		return CLI_USAGE;
 	if (o.op && dt_given && !cli_op_fits(op, dt))
 		return cli_usage("--op %s is not defined for %s", o.op, tc_dtype_name(dt));
 	long root = 0;
-	if (o.root && cli_parse_long("--root", o.root, 0, TC_TOPO_MAX_NODES, &root))
+	if (o.root && cli_parse_node("--root", o.root, NULL, &root)) /* each topology's: below */
 		return CLI_USAGE;
 	long q = 0;
 	if (o.q && cli_parse_long("--q", o.q, LONG_MIN, LONG_MAX, &q))
@@ -492,11 +507,26 @@ static int sweep_main(int argc, char **argv, int mpi, int me, int np_mpi)
 				status = cli_usage("sweep: too many topologies");
 				break;
 			}
-			if (cli_topo(topos_s[k], family && np ? (long)ps[j] : 0, &topos[nt])) {
+			/* A full SPEC with --p must have one of its p, as predict's
+			 * --p checks a SPEC (one p: the same message). */
+			long pk = family && np                ? (long)ps[j]
+			          : !family && o.p && np == 1 ? (long)ps[0]
+			                                      : 0;
+			if (cli_topo(topos_s[k], pk, &topos[nt])) {
 				status = CLI_USAGE;
 				break;
 			}
 			names[nt] = strdup(cli_topo_name(topos[nt]));
+			int fits = family || !o.p;
+			for (int x = 0; x < np && !fits; x++)
+				fits = ps[x] == (uint64_t)tc_topo_nodes(topos[nt]);
+			if (!fits) {
+				status = cli_usage("--p %s: no p fits %s (%d nodes); --p sizes the "
+				                   "families, a full SPEC must have one of its p",
+				                   o.p, names[nt], tc_topo_nodes(topos[nt]));
+				nt++;
+				break;
+			}
 			if (root >= tc_topo_nodes(topos[nt])) {
 				status = cli_usage("root %ld out of range for %s (0..%d)", root,
 				                   names[nt], tc_topo_nodes(topos[nt]) - 1);
@@ -535,7 +565,7 @@ static int sweep_main(int argc, char **argv, int mpi, int me, int np_mpi)
 	struct sweep_row *rows = calloc(total ? (size_t)total : 1, sizeof *rows);
 	if (!rows && status == CLI_OK)
 		status = cli_fail("out of memory");
-	int nrows = 0, skipped = 0, wrong = 0, failed = 0;
+	int nrows = 0, skipped = 0, unpriced = 0, wrong = 0, failed = 0;
 	struct cli_progress pg;
 	cli_progress_init(&pg, total, o.quiet);
 	struct cli_json w;
@@ -566,6 +596,7 @@ static int sweep_main(int argc, char **argv, int mpi, int me, int np_mpi)
 					na++;
 			for (int a = 0; a < na && status == CLI_OK; a++) {
 				const char *alg = all ? tc_alg_name(colls[c], a) : algs[a];
+				int said = 0; /* a case not priced was reported */
 				unsigned cf = tc_coll_flags(colls[c]);
 				int ns = cf & TC_CF_NO_DATA ? 1 : nsize;
 				if (!all && strcmp(alg, "auto") && cli_alg_index(colls[c], alg) < 0) {
@@ -610,6 +641,27 @@ static int sweep_main(int argc, char **argv, int mpi, int me, int np_mpi)
 						cli_progress_step(&pg, what);
 						if (err == TC_ENOTSUP) {
 							skipped++;
+							continue;
+						}
+						if (err == TC_ELIMIT || err == TC_EOVERFLOW ||
+						    err == TC_ENOMEM) {
+							/* Not priced (over the simulator's
+							 * limit, buffers over the largest
+							 * message): skipped, the reason said
+							 * once per algorithm. */
+							char why[200];
+							if (!said && me == 0 && pg.tty && !o.quiet)
+								fputs("\r\033[K", stderr); /* over the bar */
+							if (!said && me == 0)
+								fprintf(stderr,
+								        "sweep: %s %s %s %s not "
+								        "priced, skipped: %s\n",
+								        names[k],
+								        tc_coll_name(colls[c]), alg, b,
+								        cli_coll_reason(err, why,
+								                        sizeof why));
+							said = 1;
+							unpriced++;
 							continue;
 						}
 						if (err) {
@@ -723,9 +775,18 @@ static int sweep_main(int argc, char **argv, int mpi, int me, int np_mpi)
 	cli_progress_end(&pg);
 	if (o.json && status != CLI_USAGE && (status == CLI_OK || nrows))
 		cli_json_end_arr(&w);
+	if (status == CLI_OK && nrows == 0 && unpriced)
+		status = cli_fail("sweep: no case could be priced (%d not priced, as said above; %d "
+		                  "not applicable)",
+		                  unpriced, skipped);
 	if (status == CLI_OK && nrows == 0)
 		status = cli_usage("sweep: no algorithm applies to any case (%d skipped)", skipped);
-	if (status == CLI_OK && !o.quiet && skipped)
+	if (status == CLI_OK && !o.quiet && unpriced)
+		fprintf(stderr,
+		        "sweep: %d rows, %d cases skipped (%d algorithm not applicable, %d not "
+		        "priced)\n",
+		        nrows, skipped + unpriced, skipped, unpriced);
+	else if (status == CLI_OK && !o.quiet && skipped)
 		fprintf(stderr, "sweep: %d rows, %d cases skipped (algorithm not applicable)\n",
 		        nrows, skipped);
 	if (status == CLI_OK && o.plot && me == 0)

@@ -269,6 +269,7 @@ int cmd_topo(int argc, char **argv)
 	int nspecs = 0;
 	int json = 0, dot = 0;
 	long rs = -1, rd = -1;
+	const char *route[2] = {NULL, NULL}; /* --route SRC DST, read once the topology is known */
 	const char *png = NULL, *svg = NULL;
 	uint64_t bytes = 1;
 	struct cli_model m;
@@ -284,11 +285,14 @@ int cmd_topo(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--dot")) {
 			dot = 1;
 		} else if (!strcmp(argv[i], "--route")) {
-			if (i + 2 >= argc ||
-			    cli_parse_long("--route", argv[i + 1], 0, TC_TOPO_MAX_NODES, &rs) ||
-			    cli_parse_long("--route", argv[i + 2], 0, TC_TOPO_MAX_NODES, &rd))
-				return i + 2 >= argc ? cli_usage("--route needs two node numbers")
-				                     : CLI_USAGE;
+			if (i + 2 >= argc)
+				return cli_usage("--route needs two node numbers");
+			if (route[0])
+				return cli_usage("--route is given twice ('%s %s', then '%s %s'); give "
+				                 "it once",
+				                 route[0], route[1], argv[i + 1], argv[i + 2]);
+			route[0] = argv[i + 1];
+			route[1] = argv[i + 2];
 			i += 2;
 		} else if ((r = cli_opt(argc, argv, &i, "--png", &v)) != 0) {
 			if (r != 1)
@@ -313,7 +317,7 @@ int cmd_topo(int argc, char **argv)
 		}
 	}
 	if (nspecs > 1) {
-		if (json || dot || rs >= 0 || png || svg)
+		if (json || dot || route[0] || png || svg)
 			return cli_usage("topo: --json, --dot, --png, --svg and --route take one SPEC");
 		return topo_table(nspecs, specs);
 	}
@@ -326,9 +330,10 @@ int cmd_topo(int argc, char **argv)
 		return CLI_USAGE;
 	const struct tc_topo_props *pr = tc_topo_props(t);
 	int p = pr->nodes;
-	if ((rs >= 0 && rs >= p) || (rd >= 0 && rd >= p)) {
+	if (route[0] && (cli_parse_node("--route", route[0], t, &rs) ||
+	                 cli_parse_node("--route", route[1], t, &rd))) {
 		tc_topo_destroy(t);
-		return cli_usage("--route: node out of range for %s (0..%d)", specs[0], p - 1);
+		return CLI_USAGE;
 	}
 	int *path = NULL, hops = 0;
 	if (rs >= 0) {

@@ -61,6 +61,7 @@ struct trace_opts {
 	long events;
 	long timeout_ms;
 	int engine_mpi, direct; /* --engine mpi, --route direct (docs/mpi.md) */
+	int route;              /* --route given (for --engine mpi only) */
 };
 
 static int trace_extra(int argc, char **argv, int *i, void *ctx)
@@ -101,8 +102,10 @@ static int trace_extra(int argc, char **argv, int *i, void *ctx)
 		return cli_choice("--engine", v, "threads", "mpi", &o->engine_mpi) ? CLI_USAGE : 1;
 	if (r)
 		return r;
-	if ((r = cli_opt(argc, argv, i, "--route", &v)) == 1)
+	if ((r = cli_opt(argc, argv, i, "--route", &v)) == 1) {
+		o->route = 1;
 		return cli_choice("--route", v, "forward", "direct", &o->direct) ? CLI_USAGE : 1;
+	}
 	return r;
 }
 
@@ -174,6 +177,10 @@ static int trace_main(int argc, char **argv, int mpi, int me, int np_mpi)
 	struct tc_event **gev = NULL; /* over MPI: every process's events (process 0) */
 	int *gn = NULL;
 	int p = tc_topo_nodes(cs.t);
+	if (o.route && !o.engine_mpi) {
+		status = cli_usage("trace: --route is for --engine mpi (docs/mpi.md)");
+		goto out;
+	}
 	if (mpi && p != np_mpi) {
 		status = cli_usage("trace: --engine mpi: --topo %s has %d nodes but the launcher "
 		                   "started %d processes (mpirun -np %d, or --topo for %d)",

@@ -55,21 +55,33 @@ int cli_is_help(const char *arg)
 	return !strcmp(arg, "--help") || !strcmp(arg, "-h");
 }
 
+int cli_opt_last_wins;
+
+/* Is a the option name, written "--name" or "--name=VALUE"? */
+static int cli_is_opt(const char *a, const char *name, size_t n)
+{
+	return !strncmp(a, name, n) && (a[n] == '=' || !a[n]);
+}
+
 int cli_opt(int argc, char **argv, int *i, const char *name, const char **val)
 {
 	const char *a = argv[*i];
 	size_t n = strlen(name);
-	if (strncmp(a, name, n))
+	if (!cli_is_opt(a, name, n))
 		return 0;
-	if (a[n] == '=') {
-		*val = a + n + 1;
-		return 1;
-	}
-	if (a[n])
-		return 0;
-	if (*i + 1 >= argc)
+	if (!a[n] && *i + 1 >= argc)
 		return cli_usage("%s needs a value", name);
-	*val = argv[++*i];
+	*val = a[n] ? a + n + 1 : argv[*i + 1];
+	/* Every such option holds one value: given twice, it is refused
+	 * rather than the last one winning unsaid. */
+	for (int j = 0; j < *i && !cli_opt_last_wins; j++)
+		if (cli_is_opt(argv[j], name, n))
+			return cli_usage("%s is given twice ('%s', then '%s'); give it once", name,
+			                 argv[j][n]     ? argv[j] + n + 1
+			                 : j + 1 < argc ? argv[j + 1]
+			                                : "",
+			                 *val);
+	*i += !a[n];
 	return 1;
 }
 
@@ -226,6 +238,21 @@ int cli_parse_long(const char *what, const char *s, long lo, long hi, long *out)
 	return 0;
 }
 
+int cli_parse_node(const char *what, const char *s, const struct tc_topo *t, long *out)
+{
+	if (!t)
+		return cli_parse_long(what, s, 0, TC_TOPO_MAX_NODES - 1, out);
+	const int n = tc_topo_nodes(t);
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < 0 || v >= n)
+		return cli_usage("%s: expected a node of %s (0..%d), got '%s'", what,
+		                 cli_topo_name(t), n - 1, s);
+	*out = v;
+	return 0;
+}
+
 int cli_parse_double(const char *what, const char *s, double lo, double hi, double *out)
 {
 	char *end;
@@ -344,6 +371,21 @@ int cli_model_opt(int argc, char **argv, int *i, struct cli_model *m)
 		return 1;
 	}
 	return r;
+}
+
+int cli_packets_check(const struct cli_model *m, uint64_t bytes, enum tc_dtype dt)
+{
+	/* A packet is whole elements: more packets than elements would be cut
+	 * down to them, the model's JSON still saying the number asked for. */
+	const uint64_t elems = bytes / tc_dtype_size(dt), most = elems ? elems : 1;
+	char b[32];
+	if (!m->packets || (uint64_t)m->packets <= most)
+		return 0;
+	return cli_usage("--packets %d: a block of %s holds %llu element%s of %s, so at most %llu "
+	                 "packet%s",
+	                 m->packets, cli_bytes(bytes, b, sizeof b), (unsigned long long)elems,
+	                 elems == 1 ? "" : "s", tc_dtype_name(dt), (unsigned long long)most,
+	                 most == 1 ? "" : "s");
 }
 
 void cli_model_json(struct cli_json *w, const struct cli_model *m)
@@ -673,6 +715,23 @@ int cli_coll_error(int err, enum tc_coll coll, const char *alg, const struct tc_
 		return cli_fail("%s on %s failed: %s (%s)", cn, cli_topo_name(t), tc_strerror(err),
 		                tc_err_name(err));
 	}
+}
+
+const char *cli_coll_reason(int err, char *buf, size_t len)
+{
+	/* The library's line names the call ("allreduce linear on 1048576
+	 * ranks: ") and ends with advice ("; no exact closed form ...",
+	 * ": choose another algorithm ..."): the row keeps what lies between. */
+	const char *d = tc_error_detail(), *s = strstr(d, " ranks: "), *e = NULL;
+	if (err == TC_ELIMIT && s) {
+		s += strlen(" ranks: ");
+		if (!(e = strstr(s, "; ")) && !(e = strstr(s, ": choose")))
+			e = s + strlen(s);
+		snprintf(buf, len, "%.*s", (int)(e - s), s);
+	} else {
+		snprintf(buf, len, "%s", tc_strerror(err));
+	}
+	return buf;
 }
 
 int cli_lower_bound(const struct tc_topo *t, enum tc_lb_coll c, int root, double m,

@@ -39,6 +39,13 @@ int cli_vcounts_parse(const char *s, enum tc_coll c, int p, size_t es, size_t **
 	} else if (!strcmp(s, "ramp")) {
 		for (size_t i = 0; i < n; i++)
 			v[i] = c == TC_COLL_ALLTOALLV ? i / (size_t)p + i % (size_t)p + 1 : i + 1;
+	} else if (!strchr(s, ',') && !strchr("+-0123456789", *s)) {
+		/* One item, no number: a form misspelt (ramp:3), not a list one
+		 * count long. */
+		free(v);
+		return cli_usage("--counts: expected a list of %zu counts, uniform:N or ramp (ramp "
+		                 "takes no value), got '%s'",
+		                 n, s);
 	} else {
 		size_t len = strlen(s);
 		char *buf = malloc(len + 1);

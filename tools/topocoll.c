@@ -37,8 +37,9 @@ static const char main_help[] =
         "job instead of threads (mpirun -np P topocoll run --engine mpi ...).\n"
         "\n"
         "topocoll COMMAND --help shows the options and examples of each command.\n"
-        "Options are written --name VALUE or --name=VALUE.  Sizes take binary\n"
-        "suffixes: 4K = 4Ki = 4KiB = 4096, 16M, 1G.  Times are in nanoseconds.\n"
+        "Options are written --name VALUE or --name=VALUE, each at most once.\n"
+        "Sizes take binary suffixes: 4K = 4Ki = 4KiB = 4096, 16M, 1G.  Times are\n"
+        "in nanoseconds.\n"
         "Exit status: 0 ok, 1 failure while running (including a wrong result),\n"
         "2 usage error (unknown option, topology, algorithm; an algorithm that does\n"
         "not apply; a bad size); errors are one line on stderr.\n";

@@ -385,6 +385,7 @@ int main(int argc, char **argv)
 	uint64_t stack = 0, timeout = 0;
 	struct cli_model model;
 	cli_model_init(&model);
+	cli_opt_last_wins = 1; /* --timeout 60000 ... --timeout 20000: the last */
 	int i = 1;
 	for (; i < argc && argv[i][0] == '-'; i++) {
 		int m;
@@ -396,21 +397,23 @@ int main(int argc, char **argv)
 				return cli_usage("tcmpirun: %s needs a number of ranks", argv[i]);
 			if (cli_parse_long("-np", argv[++i], 1, TC_TOPO_MAX_NODES, &p))
 				return CLI_USAGE;
-		} else if (cli_opt(argc, argv, &i, "--topo", &val)) {
+		} else if ((m = cli_opt(argc, argv, &i, "--topo", &val)) != 0) {
+			if (m != 1) /* no value, or given twice (printed) */
+				return CLI_USAGE;
 			topo = val;
-		} else if (cli_opt(argc, argv, &i, "--exec", &val)) {
-			if (cli_choice("--exec", val, "threads", "fibres", &m))
+		} else if ((m = cli_opt(argc, argv, &i, "--exec", &val)) != 0) {
+			if (m != 1 || cli_choice("--exec", val, "threads", "fibres", &m))
 				return CLI_USAGE;
 			exec = m ? TC_EXEC_FIBRES : TC_EXEC_THREADS;
-		} else if (cli_opt(argc, argv, &i, "--mode", &val)) {
-			if (cli_choice("--mode", val, "native", "emulated", &m))
+		} else if ((m = cli_opt(argc, argv, &i, "--mode", &val)) != 0) {
+			if (m != 1 || cli_choice("--mode", val, "native", "emulated", &m))
 				return CLI_USAGE;
 			mode = m ? TC_MODE_EMULATED : TC_MODE_NATIVE;
-		} else if (cli_opt(argc, argv, &i, "--stack", &val)) {
-			if (cli_parse_size("--stack", val, (uint64_t)1 << 32, &stack))
+		} else if ((m = cli_opt(argc, argv, &i, "--stack", &val)) != 0) {
+			if (m != 1 || cli_parse_size("--stack", val, (uint64_t)1 << 32, &stack))
 				return CLI_USAGE;
-		} else if (cli_opt(argc, argv, &i, "--timeout", &val)) {
-			if (cli_parse_size("--timeout", val, UINT64_MAX, &timeout))
+		} else if ((m = cli_opt(argc, argv, &i, "--timeout", &val)) != 0) {
+			if (m != 1 || cli_parse_size("--timeout", val, UINT64_MAX, &timeout))
 				return CLI_USAGE;
 		} else if (!strcmp(argv[i], "--report")) {
 			want_report = 1;
