@@ -268,6 +268,7 @@ static int tc__cal_put(struct tc__cal_visit *v, const struct tc__cal_field *f)
 
 int tc_calibration_write(const struct tc_calibration *cal, FILE *f)
 {
+	tc__clear_detail();
 	if (!cal || !f)
 		return TC_EINVAL;
 	/* The visit takes the fields by address; it writes none of them. */
@@ -402,6 +403,7 @@ static int tc__cal_read_check(struct tc__cal_visit *v, struct tc_calibration *c)
 
 int tc_calibration_read(FILE *f, struct tc_calibration *out)
 {
+	tc__clear_detail();
 	if (!f || !out)
 		return TC_EINVAL;
 	struct tc_calibration c;

@@ -12,17 +12,19 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "base/error_detail.h"
 #include "coll/coll_internal.h"
 #include "coll/gen.h"
 #include "coll/machine.h"
 #include "model/calibration.h"
 #include "topocoll.h"
 
-/* A public call's start: the calibration checked
+/* A public call's start: no detail yet, and the calibration checked
  * (lib/model/calibration.h; what tc__cal_price reads is then in range),
  * the detail naming the call and the field where it is not. */
 static int tc__cal_start(const struct tc_calibration *cal, const char *who)
 {
+	tc__clear_detail();
 	return tc__calibration_check(cal, true, who);
 }
 

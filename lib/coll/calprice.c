@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/error_detail.h"
 #include "coll/coll_internal.h"
 #include "coll/gen.h"
 #include "coll/machine.h"
@@ -202,6 +203,7 @@ int tc__cal_model(const struct tc_calibration *cal, size_t bytes, struct tc_mode
 
 int tc_calibration_model(const struct tc_calibration *cal, size_t bytes, struct tc_model *out, int *segment)
 {
+	tc__clear_detail();
 	if (!out)
 		return TC_EINVAL;
 	int err = tc__calibration_check(cal, true, "tc_calibration_model");

@@ -21,6 +21,7 @@ const char *tc_alg_name(enum tc_coll coll, int i)
 
 int tc_coll_parse(const char *name, enum tc_coll *out)
 {
+	tc__clear_detail();
 	for (int c = 0; name && c < TC_COLL_COUNT; c++)
 		if (!strcmp(name, tc_coll_name((enum tc_coll)c))) {
 			*out = (enum tc_coll)c;
@@ -114,6 +115,7 @@ static int tc__pred_args(const struct tc_topo *t, const struct tc_model *md,
 
 int tc_alg_applies(const struct tc_topo *t, const struct tc_model *md, enum tc_coll coll, const char *alg)
 {
+	tc__clear_detail();
 	if (!t || !md || !alg || (unsigned)coll >= TC_COLL_COUNT)
 		return TC_EINVAL;
 	const struct tc__alg *a = tc__alg_find(coll, alg);
@@ -228,6 +230,7 @@ static int tc__select_sim(const struct tc__gen *g0, const char *alg, int limit, 
 int tc_schedule_call(const struct tc_topo *t, const struct tc_model *md, const struct tc_call *call,
                      struct tc_transfer **out, int *n)
 {
+	tc__clear_detail();
 	struct tc__gen g;
 	if (!out || !n)
 		return TC_EINVAL;
@@ -284,6 +287,7 @@ done:
 int tc_schedule(const struct tc_topo *t, const struct tc_model *md, enum tc_coll coll, const char *alg,
                 size_t bytes, size_t esize, int root, int packets, struct tc_transfer **out, int *n)
 {
+	tc__clear_detail();
 	struct tc_call c = {.coll = coll,
 	                    .alg = alg,
 	                    .bytes = bytes,
@@ -303,6 +307,7 @@ void tc_schedule_free(struct tc_transfer *x)
 int tc_predict(const struct tc_topo *t, const struct tc_model *md, enum tc_coll coll, const char *alg,
                size_t bytes, size_t esize, int root, int packets, struct tc_prediction *out)
 {
+	tc__clear_detail();
 	struct tc_call c = {.coll = coll,
 	                    .alg = alg,
 	                    .bytes = bytes,
@@ -380,6 +385,7 @@ static void tc__special_bound(const struct tc__gen *g, struct tc_prediction *out
 int tc_predict_call(const struct tc_topo *t, const struct tc_model *md, const struct tc_call *call,
                     struct tc_prediction *out)
 {
+	tc__clear_detail();
 	struct tc__gen g;
 	if (!out)
 		return TC_EINVAL;

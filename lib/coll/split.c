@@ -183,6 +183,7 @@ done:
 
 int tc_team_split(struct tc_proc *proc, int colour, int key, const char *topology, struct tc_proc **out)
 {
+	tc__clear_detail();
 	if (!proc)
 		return TC_EINVAL;
 	return tc__split(proc, colour, key, topology, tc__split_hash("split", 0), 0, out);
@@ -190,6 +191,7 @@ int tc_team_split(struct tc_proc *proc, int colour, int key, const char *topolog
 
 int tc_team_dup(struct tc_proc *proc, struct tc_proc **out)
 {
+	tc__clear_detail();
 	if (!proc)
 		return TC_EINVAL;
 	char spec[64];
@@ -199,6 +201,7 @@ int tc_team_dup(struct tc_proc *proc, struct tc_proc **out)
 
 int tc_team_split_dims(struct tc_proc *proc, unsigned keep, struct tc_proc **out)
 {
+	tc__clear_detail();
 	if (!proc)
 		return TC_EINVAL;
 	const struct tc_topo *t = proc->team->topo;
@@ -236,6 +239,7 @@ int tc_team_split_dims(struct tc_proc *proc, unsigned keep, struct tc_proc **out
 
 int tc_team_free(struct tc_proc *proc)
 {
+	tc__clear_detail();
 	if (!proc)
 		return TC_EINVAL;
 	struct tc_team *t = proc->team;

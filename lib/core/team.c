@@ -365,6 +365,7 @@ static int tc__team_fits(const struct tc_team *t)
 
 int tc_team_create(const struct tc_team_config *cfg, struct tc_team **out)
 {
+	tc__clear_detail();
 	if (!cfg || !out) {
 		tc__set_detail("tc_team_create: %s is NULL", !cfg ? "cfg" : "out");
 		return TC_EINVAL;
@@ -666,6 +667,7 @@ fail:
 
 int tc_team_destroy(struct tc_team *team)
 {
+	tc__clear_detail();
 	if (!team)
 		return TC_OK;
 	if (team->parent) {
@@ -816,6 +818,7 @@ void *tc__scratch_grow(struct tc_proc *proc, int slot, size_t bytes)
 
 int tc_trace_events(const struct tc_team *team, int rank, const struct tc_event **ev, uint64_t *dropped)
 {
+	tc__clear_detail();
 	if (!team || rank < 0 || rank >= team->p || !ev)
 		return TC_EINVAL;
 	*ev = team->procs[rank].ev;

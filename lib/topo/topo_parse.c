@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/error_detail.h"
 #include "topo/topo_internal.h"
 #include "topocoll/error.h"
 
@@ -86,6 +87,7 @@ static int tc__why(int err, char *why, size_t len, const char *fmt, ...)
 
 int tc_topo_squarest(int p, int *a, int *b)
 {
+	tc__clear_detail();
 	if (p < 1)
 		return TC_EINVAL;
 	int best = 1;
@@ -224,6 +226,7 @@ static int tc__parse_full(const char *spec, int k, const char *s, struct tc_topo
 
 int tc_topo_parse_p(const char *spec, int p, struct tc_topo **out, char *why, size_t len)
 {
+	tc__clear_detail();
 	char buf[64];
 	int k = -1, arity = 2;
 	const char *rest = NULL;
@@ -283,6 +286,7 @@ int tc_topo_parse_p(const char *spec, int p, struct tc_topo **out, char *why, si
 
 int tc_topo_parse(const char *spec, struct tc_topo **out)
 {
+	tc__clear_detail();
 	if (!spec || !out)
 		return TC_EINVAL;
 	return tc_topo_parse_p(spec, 0, out, NULL, 0);
