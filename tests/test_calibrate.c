@@ -37,6 +37,10 @@ static void hand_made(struct tc_calibration *c)
 	c->tw_ns_per_byte = 0.1;
 	c->tc_ns_per_byte = 0.04;
 	c->call_ns = 50;
+	/* Its 18 points, 8 B .. 1 MiB by powers of two, in three segments. */
+	c->npoints = 18;
+	for (int i = 0; i < 18; i++)
+		c->points[i].bytes = (size_t)8 << i;
 	c->nsegments = 3;
 	c->segments[0] = (struct tc_calibration_segment){.lo_bytes = 8,
 	                                                 .hi_bytes = 512,
@@ -136,14 +140,22 @@ Test(calibrate, model_of_a_size, .timeout = 10)
 		cr_assert_eq(md.th_ns, 0.0);
 		cr_assert_eq(tc_model_check(&md), 0);
 	}
-	/* A segment without a line falls back to the line of all points. */
+	/* A segment without a line is refused (as a team refuses it), not
+	 * priced with the line of all points. */
 	c.segments[1].fit.ts_ns = NAN;
+	cr_assert_eq(tc_calibration_model(&c, 2048, &md, NULL), TC_EINVAL);
+	cr_assert(strstr(tc_error_detail(), "tc_calibration_model: segments.1.fit.ts_ns nan"), "%s",
+	          tc_error_detail());
+	/* No segments: the line of all points; no line at all, or NULL:
+	 * TC_EINVAL. */
+	hand_made(&c);
+	c.nsegments = 0;
 	cr_assert_eq(tc_calibration_model(&c, 2048, &md, NULL), 0);
 	cr_assert_eq(md.ts_ns, 120.0);
 	cr_assert_eq(md.tw_ns, 0.1);
-	/* No line at all, or NULL: TC_EINVAL. */
-	c.all.ts_ns = NAN;
+	c.all.ts_ns = c.all.tw_ns_per_byte = c.ts_ns = c.tw_ns_per_byte = NAN;
 	cr_assert_eq(tc_calibration_model(&c, 2048, &md, NULL), TC_EINVAL);
+	cr_assert(strstr(tc_error_detail(), "no line"), "%s", tc_error_detail());
 	cr_assert_eq(tc_calibration_model(NULL, 8, &md, NULL), TC_EINVAL);
 	hand_made(&c);
 	cr_assert_eq(tc_calibration_model(&c, 8, NULL, NULL), TC_EINVAL);
@@ -1107,4 +1119,100 @@ Test(calibrate, handoff_by_class_from_placement, .timeout = 30)
 	cr_assert_float_eq(predict_placed(&c, "complete:16", TC_COLL_BARRIER, "dissemination", 0, place),
 	                   predict_placed(&c, "complete:16", TC_COLL_BARRIER, "dissemination", 0, NULL),
 	                   1e-9);
+}
+
+/* A calibration built by hand with a value out of range, or parts that
+ * disagree: every calibrated call refuses it (TC_EINVAL, the detail naming
+ * the call and the field), as tc_team_create and tc_calibration_read do
+ * (lib/model/calibration.h), rather than price with it (an o_call of
+ * -1e30 ns priced a call at -1e21 s; a segment's NAN line fell back to the
+ * line of all points, a negative line to t_w 0; counts beyond the arrays
+ * were read past them). */
+Test(calibrate, refuses_what_a_team_refuses, .timeout = 30)
+{
+	static const char *const field[] = {
+	        "call_ns -1e+30",
+	        "segments.0.fit: its line",
+	        "segments.1.fit.ts_ns nan",
+	        "tc_ns_per_byte -7",
+	        "segments.0.lo_bytes",
+	        "segments.1.first 9999",
+	        "nsegments 9",
+	        "ncopiers 1000",
+	        "ts_ns -500 is not all.ts_ns",
+	        "copy_bytes_per_ns.0.2",
+	        "segments.2.fit.tw_ns_per_byte 1e+300",
+	};
+	struct tc_topo *t = NULL;
+	cr_assert_eq(tc_topo_parse("ring:4", &t), 0);
+	struct tc_call call = {.coll = TC_COLL_ALLREDUCE, .bytes = 1 << 20, .esize = 8};
+	for (size_t i = 0; i < sizeof field / sizeof field[0]; i++) {
+		struct tc_calibration c;
+		hand_made_concurrency(&c);
+		switch (i) {
+		case 0:
+			c.call_ns = -1e30;
+			break;
+		case 1:
+			c.segments[0].fit.ts_ns = -100000;
+			c.segments[0].fit.tw_ns_per_byte = -5;
+			break;
+		case 2:
+			c.segments[1].fit.ts_ns = NAN;
+			break;
+		case 3:
+			c.tc_ns_per_byte = -7;
+			break;
+		case 4:
+			c.segments[0].lo_bytes = c.segments[0].hi_bytes + 1;
+			break;
+		case 5:
+			c.segments[1].first = 9999;
+			break;
+		case 6:
+			c.nsegments = TC_CALIBRATE_MAX_SEGMENTS + 1;
+			break;
+		case 7:
+			c.ncopiers = 1000;
+			break;
+		case 8:
+			c.ts_ns = -500;
+			break;
+		case 9:
+			c.copy_bytes_per_ns[0][2] = NAN;
+			break;
+		default:
+			c.segments[2].fit.tw_ns_per_byte = 1e300;
+			break;
+		}
+		static const char *const calls[] = {"tc_calibration_predict",
+		                                    "tc_calibration_predict_placed",
+		                                    "tc_calibration_concurrency_ns",
+		                                    "tc_calibration_round_ns", "tc_calibration_model"};
+		for (int k = 0; k < 5; k++) {
+			double ns = 12345, share = 0, sync = 0;
+			struct tc_model md;
+			int err = k == 0   ? tc_calibration_predict(&c, t, &call, NULL, NULL, &ns)
+			          : k == 1 ? tc_calibration_predict_placed(&c, t, &call, NULL, NULL,
+			                                                   NULL, &ns)
+			          : k == 2 ? tc_calibration_concurrency_ns(&c, t, &call, &share, &sync)
+			          : k == 3 ? tc_calibration_round_ns(&c, 4, 1 << 20, 4, &ns)
+			                   : tc_calibration_model(&c, 1 << 20, &md, NULL);
+			cr_assert_eq(err, TC_EINVAL, "%s, %s: %s", field[i], calls[k], tc_strerror(err));
+			cr_assert(strstr(tc_error_detail(), calls[k]) &&
+			                  strstr(tc_error_detail(), field[i]),
+			          "%s, %s: detail \"%s\"", field[i], calls[k], tc_error_detail());
+			cr_assert_eq(ns, 12345, "%s, %s: *ns written", field[i], calls[k]);
+		}
+		/* The team refuses it in the same words. */
+		struct tc_team_config cfg;
+		tc_team_config_default(&cfg);
+		cfg.topology = "ring:4";
+		cfg.calibration = &c;
+		struct tc_team *team = NULL;
+		cr_assert_eq(tc_team_create(&cfg, &team), TC_EINVAL, "%s: a team", field[i]);
+		cr_assert(strstr(tc_error_detail(), field[i]), "%s: team detail \"%s\"", field[i],
+		          tc_error_detail());
+	}
+	tc_topo_destroy(t);
 }

@@ -6,8 +6,13 @@
  * values read back bit for bit (the text written again is the same, the
  * calibrated prices the same to the bit); two records in one file; a
  * record without the fields a later build added reads with them "not
- * measured"; and the refusals, each with its code and the line named.
+ * measured"; the refusals, each with its code and the line named: of the
+ * text, and of values out of range or parts that disagree (the check that
+ * a team and the prediction apply too, lib/model/calibration.h); and every
+ * calibration stored in docs/manycore reads.
  */
+#include <errno.h>
+#include <glob.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -244,8 +249,10 @@ Test(calibration_io, refusals, .timeout = 30)
 	        {"topocoll-calibration 1\nts_ns 3x\nend\n", TC_EINVAL, "\"3x\" is not a value of ts_ns"},
 	        {"topocoll-calibration 1\nsingle_copy_min -1\nend\n", TC_EINVAL, "single_copy_min"},
 	        {"topocoll-calibration 1\nnpoints 2.5\nend\n", TC_EINVAL, "npoints"},
-	        {"topocoll-calibration 1\nnpoints 65\nend\n", TC_EINVAL, "npoints out of range"},
-	        {"topocoll-calibration 1\nncopiers -1\nend\n", TC_EINVAL, "ncopiers out of range"},
+	        {"topocoll-calibration 1\nnpoints 65\nend\n", TC_EINVAL,
+	         "line 2: npoints 65 is not in [0, 64]"},
+	        {"topocoll-calibration 1\nncopiers -1\nend\n", TC_EINVAL,
+	         "line 2: ncopiers -1 is not in [0, 64]"},
 	        {"topocoll-calibration 1\npoints.64.bytes 8\nend\n", TC_EINVAL, "unknown field"},
 	        {"topocoll-calibration 1\ncopy_bytes_per_ns.4.0 1\nend\n", TC_EINVAL, "unknown field"},
 	};
@@ -268,4 +275,174 @@ Test(calibration_io, refusals, .timeout = 30)
 	/* The smallest record: every field not measured. */
 	cr_assert_eq(read_text("topocoll-calibration 1\nend\n", &c), 0);
 	cr_assert(c.npoints == 0 && c.conc_ranks == 0 && isnan(c.ts_ns) && c.handoff_rank[0] == -1);
+}
+
+/* The text t with the line of key (its first) given value instead, or
+ * removed (value NULL), or, for a key not in t, a line "key value" added
+ * before "end" (malloc'd); *line gets its line number (0: removed). */
+static char *edited(const char *t, const char *key, const char *value, int *line)
+{
+	const size_t kl = strlen(key);
+	char *out = malloc(strlen(t) + kl + (value ? strlen(value) : 0) + 4), *o = out;
+	int n = 0, done = 0;
+	*line = 0;
+	for (const char *l = t; *l;) {
+		const char *nl = strchr(l, '\n');
+		const size_t len = nl ? (size_t)(nl - l + 1) : strlen(l);
+		n++;
+		const bool mine = !done && !strncmp(l, key, kl) && l[kl] == ' ';
+		const bool end = !done && !strncmp(l, "end\n", 4);
+		if ((mine || end) && value) {
+			o += sprintf(o, "%s %s\n", key, value);
+			*line = n;
+		}
+		if (end && value)
+			n++;
+		if (!mine)
+			memcpy(o, l, len), o += len;
+		done |= mine || end;
+		l += len;
+	}
+	*o = 0;
+	return out;
+}
+
+/* Values out of range, and parts that disagree: refused as the text's
+ * errors are, the line of the field named; each is what a team refuses
+ * too (tests/test_coll_shm.c) and the prediction of a struct so made
+ * (tests/test_calibrate.c).  A line given twice and an element beyond its
+ * array's count are refused as well. */
+Test(calibration_io, refusals_of_values, .timeout = 30)
+{
+	struct tc_calibration c;
+	filled(&c);
+	char *text = written(&c);
+	static const struct {
+		const char *key, *value, *detail;
+	} bad[] = {
+	        {"call_ns", "-1e30", "call_ns -1e+30 is neither NAN"},
+	        {"tc_ns_per_byte", "-7", "tc_ns_per_byte -7"},
+	        {"tcopy_ns_per_byte", "inf", "tcopy_ns_per_byte inf"},
+	        {"segments.0.fit.ts_ns", "nan", "segments.0.fit.ts_ns nan"},
+	        {"segments.0.fit.ts_ns", "-100000", "segments.0.fit: its line"},
+	        {"segments.1.fit.tw_ns_per_byte", "-5", "segments.1.fit: its line"},
+	        {"segments.2.fit.tw_ns_per_byte", "1e300", "segments.2.fit.tw_ns_per_byte 1e+300"},
+	        {"segments.1.recv_ts_ns", "-1", "segments.1.recv_ts_ns -1"},
+	        {"segments.1.exchange_ratio", "-1", "segments.1.exchange_ratio -1"},
+	        {"segments.0.lo_bytes", "99999999", "segments.0.lo_bytes 99999999"},
+	        {"segments.0.hi_bytes", "4", "segments.0.hi_bytes 4"},
+	        {"segments.1.first", "9999", "segments.1.first 9999"},
+	        {"segments.2.npoints", "7", "segments.2.npoints 7 is not in [1, 6]"},
+	        {"segments.0.single_copy", "7", "segments.0.single_copy 7"},
+	        {"points.4.bytes", "8", "points.4.bytes 8 is not above"},
+	        {"ts_ns", "1e400", "\"1e400\" is not a value of ts_ns"},
+	        {"ts_ns", "nan", "ts_ns nan is not all.ts_ns"},
+	        {"ts_ns", "-500", "ts_ns -500 is not all.ts_ns"},
+	        {"tw_ns_per_byte", "-1", "tw_ns_per_byte -1 is not all.tw_ns_per_byte"},
+	        {"regime", "3", "regime 3"},
+	        {"mode", "2", "mode 2"},
+	        {"all.ts_ns", "nan", "all.ts_ns nan"},
+	        {"stream.npoints", "65", "stream.npoints 65"},
+	        {"nflag", "5", "nflag 5 is not in [0, nsync 4]"},
+	        {"sync_ns.0", "nan", "sync_ns.0 nan"},
+	        {"sync_ranks.1", "2", "sync_ranks.1 2"},
+	        {"copiers.15", "17", "copiers.15 17"},
+	        {"copy_sizes.1", "1", "copy_sizes.1 1"},
+	        {"copy_bytes_per_ns.3.15", "-1", "copy_bytes_per_ns.3.15 -1"},
+	        {"handoff_ns.1", "0", "handoff_ns.1 0"},
+	        {"handoff_pair_ns", "nan", "handoff_pair_ns nan"},
+	        /* The count said 0 with its elements given. */
+	        {"nsegments", "0", "segments.0.lo_bytes lies beyond its array's count (nsegments)"},
+	        {"nflag", "2", "flag_ns.2 lies beyond its array's count (nflag)"},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		int line = 0;
+		char *t = edited(text, bad[i].key, bad[i].value, &line);
+		cr_assert(line > 0, "case %zu: %s not in the text", i, bad[i].key);
+		struct tc_calibration out;
+		memset(&out, 0x5a, sizeof out);
+		int err = read_text(t, &out);
+		cr_assert_eq(err, TC_EINVAL, "case %zu (%s %s): %s", i, bad[i].key, bad[i].value,
+		             tc_strerror(err));
+		cr_assert(strstr(tc_error_detail(), bad[i].detail), "case %zu: detail \"%s\"", i,
+		          tc_error_detail());
+		cr_assert_eq(out.npoints, 0x5a5a5a5a, "case %zu: *out written", i);
+		/* The line named: the field's own, or for an element beyond its
+		 * count the element's (after the count's line). */
+		char at[32];
+		snprintf(at, sizeof at, "line %d: ", line);
+		cr_assert(strstr(tc_error_detail(), "line ") &&
+		                  (strstr(tc_error_detail(), at) || strstr(bad[i].detail, "beyond")),
+		          "case %zu: \"%s\" does not name line %d", i, tc_error_detail(), line);
+		free(t);
+	}
+	/* A line given twice: the second is refused (the last no longer
+	 * wins). */
+	size_t n = strlen(text);
+	char *twice = malloc(n + 32);
+	snprintf(twice, n + 32, "topocoll-calibration 1\nts_ns 1\n%s", text + 23);
+	cr_assert_eq(read_text(twice, &c), TC_EINVAL);
+	cr_assert(strstr(tc_error_detail(), "line 3: ts_ns again (first on line 2)"), "%s",
+	          tc_error_detail());
+	free(twice);
+	/* Not measured is not bad: NAN where the struct says so (o_call,
+	 * t_copy, a segment's exchange ratio and combining receive, a
+	 * class's hand-off, the line of a fit), and the prices are those of
+	 * the same calibration so made. */
+	static const struct {
+		const char *key;
+	} unmeasured[] = {{"call_ns"},
+	                  {"tcopy_ns_per_byte"},
+	                  {"tc_ns_per_byte"},
+	                  {"segments.1.exchange_ratio"},
+	                  {"segments.0.recv_ts_ns"},
+	                  {"handoff_ns.2"}};
+	for (size_t i = 0; i < sizeof unmeasured / sizeof unmeasured[0]; i++) {
+		int line = 0;
+		char *t = edited(text, unmeasured[i].key, "nan", &line);
+		cr_assert_eq(read_text(t, &c), 0, "%s nan: %s", unmeasured[i].key, tc_error_detail());
+		free(t);
+	}
+	free(text);
+}
+
+/* A path that is not a file (a directory opens for reading and reads as
+ * none): TC_ESYS, the detail saying why, not a stale one. */
+Test(calibration_io, a_directory, .timeout = 30)
+{
+	FILE *f = fopen(".", "r");
+	if (!f)
+		cr_skip_test("this system does not open a directory for reading");
+	struct tc_calibration c;
+	cr_assert_eq(read_text("topocoll-calibration 1\nts_nanos 3\nend\n", &c), TC_EINVAL);
+	int err = tc_calibration_read(f, &c);
+	fclose(f);
+	cr_assert_eq(err, TC_ESYS, "%s", tc_strerror(err));
+	cr_assert(strstr(tc_error_detail(), strerror(EISDIR)), "detail \"%s\"", tc_error_detail());
+}
+
+/* Every calibration the many-core reports keep (docs/manycore) reads, and
+ * writes back as it reads: what was valid stays valid. */
+Test(calibration_io, stored_calibrations_read, .timeout = 30)
+{
+	const char *data = getenv("TC_TEST_DATA");
+	cr_assert(data, "TC_TEST_DATA is not set (run through meson test)");
+	char pat[4096];
+	snprintf(pat, sizeof pat, "%s/../../docs/manycore/*/*/calibration-p*.cal", data);
+	glob_t g;
+	cr_assert_eq(glob(pat, 0, NULL, &g), 0, "no stored calibration matches %s", pat);
+	cr_assert_geq(g.gl_pathc, (size_t)1);
+	for (size_t i = 0; i < g.gl_pathc; i++) {
+		FILE *f = fopen(g.gl_pathv[i], "r");
+		cr_assert(f, "%s", g.gl_pathv[i]);
+		struct tc_calibration c, back;
+		int err = tc_calibration_read(f, &c);
+		fclose(f);
+		cr_assert_eq(err, 0, "%s: %s", g.gl_pathv[i], tc_error_detail());
+		char *text = written(&c);
+		cr_assert_eq(read_text(text, &back), 0, "%s again: %s", g.gl_pathv[i],
+		             tc_error_detail());
+		free(text);
+	}
+	globfree(&g);
 }

@@ -775,6 +775,18 @@ usage_case "predict --calibration: a file that is not a calibration" \
 sed 's/^mode 0$/mode 1/' "$tmp/cal.txt" > "$tmp/emucal.txt"
 usage_case "run --calibration: an emulated team's calibration is not a machine's" \
 	run --topo chain:2 --coll allreduce --bytes 1K --calibration "$tmp/emucal.txt"
+# Values out of range: predict refuses them as run does (one check, the
+# team's, lib/model/calibration.h), naming the line; a directory says why.
+sed 's/^call_ns .*/call_ns -1e30/' "$tmp/cal.txt" > "$tmp/negcal.txt"
+for c in predict run; do
+	usage_case "$c --calibration: a negative o_call" \
+		$c --topo chain:2 --coll allreduce --bytes 1K --calibration "$tmp/negcal.txt"
+	check "... names its line" "$(grep -q 'line [0-9]*: call_ns -1e+30 is neither NAN' "$err"; echo $?)" "$(cat "$err")"
+done
+mkdir -p "$tmp/caldir"
+usage_case "predict --calibration: a directory" \
+	predict --topo chain:2 --coll allreduce --bytes 1K --calibration "$tmp/caldir"
+check "... says it cannot be read, not a stale reason" "$(grep -q 'cannot read line 1: Is a directory' "$err"; echo $?)" "$(cat "$err")"
 usage_case "calibrate --save: a file that cannot be written, before measuring" calibrate --save "$tmp/no/such/dir/cal.txt"
 if command -v gnuplot >/dev/null; then
 	run_cli calibrate --min-bytes 8 --max-bytes 4K --reps 3 --plot "$tmp/cal.svg"

@@ -1514,6 +1514,10 @@ static void cal_by_hand(struct tc_calibration *c, double ts, double hc, double h
 	c->all = (struct tc_calibration_fit){.npoints = 8, .ts_ns = ts, .tw_ns_per_byte = 0.2};
 	c->ts_ns = ts;
 	c->tw_ns_per_byte = 0.2;
+	/* Its 8 points, 8 B .. 1 MiB, one segment. */
+	c->npoints = 8;
+	for (int i = 0; i < 8; i++)
+		c->points[i].bytes = (size_t)8 << (17 * i / 7);
 	c->nsegments = 1;
 	c->segments[0] = (struct tc_calibration_segment){.lo_bytes = 8,
 	                                                 .hi_bytes = 1 << 20,
@@ -1639,7 +1643,7 @@ Test(shm, auto_calibrated_team_runs, .timeout = 120)
 {
 	struct tc_calibration cheap, dear;
 	cal_by_hand(&cheap, 1, 40, 40);
-	cheap.segments[0].fit.tw_ns_per_byte = cheap.all.tw_ns_per_byte = 0.001;
+	cheap.segments[0].fit.tw_ns_per_byte = cheap.all.tw_ns_per_byte = cheap.tw_ns_per_byte = 0.001;
 	cheap.call_ns = 0;
 	cal_by_hand(&dear, 1500, 40, 40);
 	const struct tc_calibration *cals[3] = {NULL, &cheap, &dear};
@@ -1693,16 +1697,16 @@ Test(shm, auto_calibration_bad_input, .timeout = 30)
 	static const struct {
 		const char *field;
 		int what;
-	} bad[] = {{"sync_ns[2]", 0},
+	} bad[] = {{"sync_ns.2", 0},
 	           {"ncopiers", 1},
-	           {"segment 0", 2},
-	           {"copy_bytes_per_ns", 3},
-	           {"handoff_ns[3]", 4},
-	           {"copiers[1]", 5},
+	           {"segments.0.fit.ts_ns", 2},
+	           {"copy_bytes_per_ns.1.4", 3},
+	           {"handoff_ns.3", 4},
+	           {"copiers.1", 5},
 	           {"nsegments", 6},
 	           {"call_ns", 7},
 	           {"nflag", 8},
-	           {"flag_ns[1]", 9},
+	           {"flag_ns.1", 9},
 	           {"recv_tc_ns_per_byte", 10},
 	           {"handoff_pair_ns", 11}};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {

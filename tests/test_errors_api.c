@@ -20,6 +20,7 @@
 
 #include "harness.h"
 #include "topocoll.h"
+#include "topocoll/calibrate.h"
 #include "coll_check.h"
 
 #define NB 64           /* int32 elements of each buffer */
@@ -599,6 +600,78 @@ Test(errors_api, band_on_double_names_the_datatype, .timeout = 30)
 	atomic_int ok = 0;
 	cr_assert_eq(tc_run(team, band_double_fn, &ok), 0);
 	cr_assert_eq(atomic_load(&ok), 3);
+	tc_team_destroy(team);
+}
+
+/* After a call that fails, tc_error_detail() is that call's words or "":
+ * never those of an earlier call (every call that can fail clears it as it
+ * starts).  Each pair: a refusal that says why, then one that has nothing
+ * to say, on a rank (point-to-point, a request, a collective: the same on
+ * every rank) and off a team (the local calls, the predictor, the
+ * calibration). */
+static int fresh_detail_fn(struct tc_proc *proc, void *arg)
+{
+	atomic_int *bad = arg;
+	const int peer = (tc_rank(proc) + 1) % tc_size(proc);
+	char buf[8] = {0};
+	double x[2] = {1, 2}, y[2];
+	tc_request never;
+	memset(&never, 0, sizeof never); /* never started */
+	int said = tc_send_tag(proc, peer, -5, buf, sizeof buf) == TC_EINVAL && *tc_error_detail();
+	int quiet = tc_send(proc, peer, NULL, sizeof buf) == TC_ENULLBUF && !*tc_error_detail();
+	said += tc_wait(proc, &never, NULL) == TC_EINVAL && *tc_error_detail();
+	quiet += tc_wait(proc, NULL, NULL) == TC_EINVAL && !*tc_error_detail();
+	said += tc_allreduce(proc, x, y, 2, TC_DOUBLE, TC_OP_BAND, NULL) == TC_ENOTSUP &&
+	        *tc_error_detail();
+	quiet += tc_allreduce(proc, x, y, 2, (enum tc_dtype)99, TC_OP_SUM, NULL) == TC_EINVAL &&
+	         !*tc_error_detail();
+	if (said != 3 || quiet != 3)
+		atomic_fetch_add(bad, 1);
+	return 0;
+}
+
+Test(errors_api, detail_is_the_failed_calls_own, .timeout = 30)
+{
+	double a = 1, b = 2;
+	cr_assert_eq(tc_reduce_local(&a, &b, 1, TC_DOUBLE, TC_OP_BAND, NULL), TC_ENOTSUP);
+	cr_assert(*tc_error_detail());
+	cr_assert_eq(tc_reduce_local(&a, &b, 1, (enum tc_dtype)99, TC_OP_SUM, NULL), TC_EINVAL);
+	cr_assert_str_eq(tc_error_detail(), "");
+
+	struct tc_team_config cfg;
+	tc_team_config_default(&cfg);
+	cfg.topology = "ring:3";
+	cfg.stack_bytes = 1; /* below PTHREAD_STACK_MIN: named */
+	struct tc_team *team = NULL;
+	cr_assert_eq(tc_team_create(&cfg, &team), TC_EINVAL);
+	cr_assert(*tc_error_detail());
+	struct tc_topo *t = NULL;
+	cr_assert_eq(tc_topo_parse(NULL, &t), TC_EINVAL);
+	cr_assert_str_eq(tc_error_detail(), "");
+
+	cr_assert_eq(tc_topo_parse("mesh:3x5", &t), 0);
+	struct tc_model md;
+	tc_model_default(&md);
+	cr_assert_eq(tc_alg_applies(t, &md, TC_COLL_ALLREDUCE, "ring"), TC_ENOTSUP);
+	cr_assert(*tc_error_detail());
+	int path[4];
+	cr_assert_eq(tc_topo_route(t, 0, 99, path, 4), TC_ERANK);
+	cr_assert_str_eq(tc_error_detail(), "");
+	tc_topo_destroy(t);
+
+	struct tc_calibration c;
+	memset(&c, 0, sizeof c);
+	c.npoints = -1;
+	cr_assert_eq(tc_calibration_model(&c, 8, &md, NULL), TC_EINVAL);
+	cr_assert(strstr(tc_error_detail(), "npoints -1"), "%s", tc_error_detail());
+	cr_assert_eq(tc_calibration_read(NULL, &c), TC_EINVAL);
+	cr_assert_str_eq(tc_error_detail(), "");
+
+	cfg.stack_bytes = 0;
+	cr_assert_eq(tc_team_create(&cfg, &team), 0);
+	atomic_int bad = 0;
+	cr_assert_eq(tc_run(team, fresh_detail_fn, &bad), 0);
+	cr_assert_eq(atomic_load(&bad), 0, "%d ranks read an earlier call's detail", atomic_load(&bad));
 	tc_team_destroy(team);
 }
 

@@ -466,6 +466,41 @@ struct tc_calibration {
  */
 TC_API int tc_model_calibrate(const struct tc_calibrate_opts *opts, struct tc_calibration *out);
 
+/*
+ * The check.  Every call that takes a calibration checks it the same way
+ * (lib/model/calibration.h): tc_calibration_read() a record, tc_team_create()
+ * tc_team_config.calibration, and the calibrated model and prediction below
+ * the struct they are given, so that a calibration built by hand is held to
+ * what one read from text is.  Refused, TC_EINVAL with tc_error_detail()
+ * naming the call and the field by its key in the text ("segments.1.first";
+ * the reader also its line):
+ * - a count beyond its array (nflag beyond nsync); regime or mode outside
+ *   its enum;
+ * - a fit (all, stream, single_copy, combine, copy, piecewise, a
+ *   segment's) whose t_s and t_w are not both NAN (no fit) or both finite
+ *   within the model's bounds (|t_s| <= 10^12 ns, |t_w| <= 10^9 ns/B, as
+ *   tc_model_check); a top-level ts_ns or tw_ns_per_byte other than the
+ *   fit `regime` names (they are its copy);
+ * - point sizes that do not increase; segments that do not take the points
+ *   in order (each first where the one before ends, the last ending at
+ *   npoints, lo_bytes and hi_bytes their first and last point's sizes); a
+ *   segment without a line, or whose line is a negative time at either end
+ *   (a negative t_s or t_w alone is kept: see tc_calibration_model); a
+ *   path or cache level out of range; an exchange_ratio, recv_ts_ns or
+ *   recv_tc_ns_per_byte negative or infinite;
+ * - tc_ns_per_byte, tcopy_ns_per_byte or call_ns negative, infinite or
+ *   over those bounds;
+ * - with concurrency tables (conc_ranks >= 2): none of a table; sizes,
+ *   copier counts and ranks that do not increase (from 1, 1 and 2, at most
+ *   conc_ranks); a bandwidth, round time or the pair's hand-off not finite
+ *   and above 0; a class's hand-off neither NAN nor that.
+ * NAN stays "not measured" wherever a field is documented so.  The model,
+ * the prediction and a team also need a line: a segment, or without
+ * segments the line of all points (then a time of 0 or more at the first
+ * and last point).  The figures only reported (a point's times and
+ * residuals, r2, the hand-offs by rank, the rounds' means) are not
+ * checked.
+ */
 struct tc_topo;
 struct tc_call;
 struct tc_prediction;
@@ -474,12 +509,13 @@ struct tc_prediction;
  * The model of the segment holding a message of `bytes` bytes (the last
  * segment whose first point is at most bytes, else the first segment): the
  * defaults of tc_model_default() with t_s and t_w of that segment's line
- * (a segment without a line: the "all" fit's; a negative t_w taken as 0; a
+ * (no segments: the "all" fit's; a negative t_w taken as 0; a
  * negative t_s, which a segment of the largest sizes can have, taken as 0
  * with t_w = the line's time at `bytes` / bytes, so that a message of that
  * size costs what the line says), t_c = tc_ns_per_byte (0 when not
  * fitted) and t_h = 0 (the channels are one hop).  *segment, when not NULL, gets the index.
- * Returns 0, or TC_EINVAL (cal or out NULL, or no finite line at all).
+ * Returns 0, or TC_EINVAL (out NULL; cal NULL, refused by the check above
+ * or without a line; tc_error_detail() says which).
  * Thread-safe; cal is borrowed.
  */
 TC_API int tc_calibration_model(const struct tc_calibration *cal, size_t bytes,
@@ -529,10 +565,11 @@ TC_API int tc_calibration_predict_placed(const struct tc_calibration *cal, const
  * native team whose ranks each have a CPU:
  * - tc_calibration_share(): s(k, m) >= 1, the factor by which k copies of
  *   m bytes at once stretch each one's time per byte; 1 for k <= 2, for no
- *   measurement, or cal NULL;
+ *   measurement, or cal NULL or refused by the check (above);
  * - tc_calibration_sync_ns(): rho(q) >= 0, what a synchronised round among
  *   q ranks costs beyond the pair's price of its 8-byte message (e(q) at
- *   the top of the file); 0 for q <= 2 or no measurement;
+ *   the top of the file); 0 for q <= 2, no measurement, or a calibration
+ *   the check refuses;
  * - tc_calibration_round_ns(): the whole price of one round of k transfers
  *   received at once, the largest of m bytes, among q ranks:
  *   t_s + m t_w s(k, m) + rho(q) under tc_calibration_model() of m (in
@@ -576,10 +613,13 @@ TC_API int tc_calibration_concurrency_ns(const struct tc_calibration *cal, const
  *   hand-off's rank -1; so a record written by an older build, before a
  *   field was added, reads with that field absent.  Returns 0, TC_EINVAL
  *   (f or out NULL; not a record; an unknown field, a value that is not
- *   one of its field's type, a count beyond its array, a record without
- *   its "end"; tc_error_detail() names the line), TC_ENOTSUP (a record of
- *   a later version than this build reads), TC_ENOMEM, TC_ESYS (a read
- *   failed).  *out is written only on success.
+ *   one of its field's type (a number beyond a double's range among
+ *   them), a field given twice or beyond its array's count, a record
+ *   without its "end", one the check above refuses (a record without a
+ *   line is not refused: it reads as nothing measured); tc_error_detail()
+ *   names the line), TC_ENOTSUP (a record of a later version than this
+ *   build reads), TC_ENOMEM, TC_ESYS (a read failed, as of a directory:
+ *   tc_error_detail() says why).  *out is written only on success.
  * Thread-safe for distinct files; cal is borrowed.
  */
 TC_API int tc_calibration_write(const struct tc_calibration *cal, FILE *f);

@@ -57,8 +57,11 @@ TC_API const char *tc_err_name(int err);
 /* What the last error this thread got was about, where the call says it
  * sets it (TC_ELIMIT: which limit, by how much, and what to do;
  * tc_team_create's TC_EINVAL: which field and what it should be;
- * tc_team_destroy's TC_EBUSY: which rank); "" when none.  Thread-local;
- * valid until this thread's next call into the library. */
+ * tc_team_destroy's TC_EBUSY: which rank; a calibration refused: the field,
+ * and the line of a record read); "" when the call that failed set none:
+ * every call that can fail clears it as it starts, so it is never an
+ * earlier call's.  After a call that succeeds it may hold anything.
+ * Thread-local; valid until this thread's next call into the library. */
 TC_API const char *tc_error_detail(void);
 
 #ifdef __cplusplus

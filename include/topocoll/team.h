@@ -141,10 +141,11 @@ struct tc_team_config {
 	                         (docs/calibration.md, "AUTO on a calibrated
 	                         team"); elsewhere, and with no concurrency
 	                         tables (conc_ranks < 2), it is ignored.  Not
-	                         passed on to sub-teams.  A calibration whose
-	                         counts are out of range, or whose lines,
-	                         tables or hand-offs are not finite positive
-	                         numbers where used: TC_EINVAL */
+	                         passed on to sub-teams.  A calibration that
+	                         tc_calibration_read() would refuse, or that
+	                         has no line (topocoll/calibrate.h, "the
+	                         check"): TC_EINVAL, tc_error_detail() naming
+	                         the field */
 };
 
 /* Fills cfg with the defaults: every field 0 but the model

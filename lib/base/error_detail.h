@@ -1,9 +1,37 @@
 /* SPDX-License-Identifier: MIT */
-/* lib/base/error_detail.h - the text behind TC_ELIMIT (tc_error_detail()). */
+/*
+ * lib/base/error_detail.h - the text behind an error (tc_error_detail()):
+ * set where the error is found, cleared where a public call that can fail
+ * starts, so that after a call that fails it is that call's or "".
+ */
 #ifndef TC_BASE_ERROR_DETAIL_H
 #define TC_BASE_ERROR_DETAIL_H
 
+#include <stdatomic.h>
+
 /* Sets this thread's tc_error_detail() text (printf format). */
 void tc__set_detail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* How many threads' text is not "" (error.c), and the clearing of this
+ * thread's. */
+extern atomic_uint tc__details_set;
+void tc__clear_detail_set(void);
+
+/*
+ * Clears this thread's text, at the start of a public call that can fail
+ * (every collective and point-to-point call among them).  While no thread
+ * has a text, as on every path without an error, that is one load of a
+ * word that no thread writes: the thread's own storage, which from a
+ * shared library costs a call into the dynamic linker (a few ns, against a
+ * message's 100 or so), is reached only while some thread has a text
+ * (tc__clear_detail_set).  A thread that ends with a text set keeps the
+ * count up, and every call then takes that way: a rank clears its own as
+ * it returns (lib/run/run.c).
+ */
+static inline void tc__clear_detail(void)
+{
+	if (atomic_load_explicit(&tc__details_set, memory_order_relaxed))
+		tc__clear_detail_set();
+}
 
 #endif

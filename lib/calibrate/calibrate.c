@@ -64,6 +64,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/error_detail.h"
 #include "calibrate/calibrate_internal.h"
 #include "calibrate/fit.h"
 #include "topocoll.h"
@@ -676,6 +677,7 @@ static void tc__cal_recv_combine(struct tc_calibration *out)
 
 int tc_model_calibrate(const struct tc_calibrate_opts *opts, struct tc_calibration *out)
 {
+	tc__clear_detail();
 	struct tc_calibrate_opts o;
 	if (opts)
 		o = *opts;

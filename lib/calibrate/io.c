@@ -21,8 +21,12 @@
  * '#' and blank lines are skipped.  A reader takes every field it knows;
  * a field the record lacks keeps its "not measured" value (NAN, a count
  * of 0, a rank of -1), so a record of an older version describes what it
- * measured and nothing more.  The version rises when a field changes
- * meaning; a record of a later version than the build's is refused.
+ * measured and nothing more.  A field given twice, or an array element
+ * beyond its count, is refused, and so is a record that the check of every
+ * consumer of a calibration refuses (lib/model/calibration.h: a team's, the
+ * prediction's), each naming the line.  The version rises when a field
+ * changes meaning; a record of a later version than the build's is
+ * refused.
  */
 #include "topocoll/calibrate.h"
 
@@ -30,12 +34,14 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
 
 #include "base/error_detail.h"
+#include "model/calibration.h"
 #include "topocoll.h"
 
 /* The version this build writes and the latest it reads. */
@@ -59,11 +65,17 @@ _Static_assert(sizeof(enum tc_calibrate_regime) == sizeof(int), "regime read as 
 
 enum tc__cal_type { TC__CAL_D, TC__CAL_I, TC__CAL_Z };
 
-/* One field: its key, its type and where it lies. */
+/* One field: its key, its type and where it lies; the count its array
+ * element is within (NULL: not an element of a counted array); for the
+ * reader, the line that gave it (0: none) and whether it lies within its
+ * count. */
 struct tc__cal_field {
 	char key[TC__CAL_KEY_MAX];
 	enum tc__cal_type type;
 	void *at;
+	const char *count;
+	int line;
+	bool counted;
 };
 
 /* A visit of the fields: in write order, each array up to its count
@@ -73,10 +85,12 @@ struct tc__cal_visit {
 	int full;
 	int (*fn)(struct tc__cal_visit *v, const struct tc__cal_field *f);
 	int err;
-	/* the writer's file, the reader's table */
+	const char *count; /* the count of the array being visited */
+	/* the writer's file, the reader's table (and its second visit's
+	 * place in it) */
 	FILE *out;
 	struct tc__cal_field *fields;
-	int nfields, cap;
+	int nfields, cap, next;
 };
 
 /* The field of the given type at `at`, its key printf's fmt. */
@@ -86,7 +100,7 @@ static void tc__cal_emit(struct tc__cal_visit *v, enum tc__cal_type type, void *
 {
 	if (v->err)
 		return;
-	struct tc__cal_field f = {.type = type, .at = at};
+	struct tc__cal_field f = {.type = type, .at = at, .count = v->count};
 	va_list ap;
 	va_start(ap, fmt);
 	const int n = vsnprintf(f.key, sizeof f.key, fmt, ap);
@@ -171,11 +185,15 @@ static void tc__cal_visit(struct tc__cal_visit *v, struct tc_calibration *c)
 		TC__CAL_A(cache_bytes, TC__CAL_Z, i);
 	TC__CAL_F(hockney_max_bytes, TC__CAL_Z);
 	TC__CAL_F(npoints, TC__CAL_I);
+	v->count = "npoints";
 	for (int i = 0; i < tc__cal_upto(v, c->npoints, TC_CALIBRATE_MAX_POINTS); i++)
 		tc__cal_point(v, i, &c->points[i]);
+	v->count = NULL;
 	TC__CAL_F(nsegments, TC__CAL_I);
+	v->count = "nsegments";
 	for (int i = 0; i < tc__cal_upto(v, c->nsegments, TC_CALIBRATE_MAX_SEGMENTS); i++)
 		tc__cal_segment(v, i, &c->segments[i]);
+	v->count = NULL;
 	tc__cal_fit(v, "piecewise", &c->piecewise);
 	TC__CAL_F(piecewise_max_bytes, TC__CAL_Z);
 	TC__CAL_F(call_ns, TC__CAL_D);
@@ -189,32 +207,44 @@ static void tc__cal_visit(struct tc__cal_visit *v, struct tc_calibration *c)
 		TC__CAL_A(handoff_rank, TC__CAL_I, i);
 	}
 	TC__CAL_F(handoff_pair_ns, TC__CAL_D);
+	v->count = "conc_ranks";
 	for (int j = 0; j < tc__cal_upto(v, c->conc_ranks, TC_CALIBRATE_MAX_COPIERS); j++)
 		TC__CAL_A(handoff_by_rank_ns, TC__CAL_D, j);
+	v->count = NULL;
 	TC__CAL_F(ncopy_sizes, TC__CAL_I);
 	const int nsizes = tc__cal_upto(v, c->ncopy_sizes, TC_CALIBRATE_COPY_SIZES);
+	v->count = "ncopy_sizes";
 	for (int i = 0; i < nsizes; i++)
 		TC__CAL_A(copy_sizes, TC__CAL_Z, i);
+	v->count = NULL;
 	TC__CAL_F(ncopiers, TC__CAL_I);
 	const int ncopiers = tc__cal_upto(v, c->ncopiers, TC_CALIBRATE_MAX_COPIERS);
+	v->count = "ncopiers";
 	for (int i = 0; i < ncopiers; i++)
 		TC__CAL_A(copiers, TC__CAL_I, i);
+	v->count = "ncopy_sizes and ncopiers";
 	for (int i = 0; i < nsizes; i++)
 		for (int j = 0; j < ncopiers; j++)
 			tc__cal_emit(v, TC__CAL_D, &c->copy_bytes_per_ns[i][j],
 			             "copy_bytes_per_ns.%d.%d", i, j);
+	v->count = NULL;
 	TC__CAL_F(nsync, TC__CAL_I);
+	v->count = "nsync";
 	for (int i = 0; i < tc__cal_upto(v, c->nsync, TC_CALIBRATE_MAX_SYNC); i++) {
 		TC__CAL_A(sync_ranks, TC__CAL_I, i);
 		TC__CAL_A(sync_ns, TC__CAL_D, i);
 	}
+	v->count = NULL;
 	TC__CAL_F(nflag, TC__CAL_I);
+	v->count = "nflag";
 	for (int i = 0; i < tc__cal_upto(v, c->nflag, TC_CALIBRATE_MAX_SYNC); i++)
 		TC__CAL_A(flag_ns, TC__CAL_D, i);
+	v->count = "nsync";
 	for (int i = 0; i < tc__cal_upto(v, c->nsync, TC_CALIBRATE_MAX_SYNC); i++) {
 		TC__CAL_A(sync_mean_ns, TC__CAL_D, i);
 		TC__CAL_A(pairs_ns, TC__CAL_D, i);
 	}
+	v->count = NULL;
 #undef TC__CAL_F
 #undef TC__CAL_A
 }
@@ -238,6 +268,7 @@ static int tc__cal_put(struct tc__cal_visit *v, const struct tc__cal_field *f)
 
 int tc_calibration_write(const struct tc_calibration *cal, FILE *f)
 {
+	tc__clear_detail();
 	if (!cal || !f)
 		return TC_EINVAL;
 	/* The visit takes the fields by address; it writes none of them. */
@@ -287,7 +318,9 @@ static int tc__cal_parse(const struct tc__cal_field *f, const char *s)
 	switch (f->type) {
 	case TC__CAL_D: {
 		double d = strtod(s, &end);
-		if (end == s || *end)
+		/* Beyond a double's range ("1e400"): not a value written (an
+		 * infinity is written "inf"). */
+		if (end == s || *end || (errno == ERANGE && isinf(d)))
 			return TC_EINVAL;
 		*(double *)f->at = d;
 		return TC_OK;
@@ -311,30 +344,66 @@ static int tc__cal_parse(const struct tc__cal_field *f, const char *s)
 	}
 }
 
-/* The counts within their arrays. */
-static int tc__cal_counts_ok(const struct tc_calibration *c)
+/* The second visit of the reader: marks the fields within their counts
+ * (the visit up to the counts takes a subsequence of the fields the full
+ * one listed, in the same order). */
+static int tc__cal_mark(struct tc__cal_visit *v, const struct tc__cal_field *f)
 {
-	const char *what;
-	if (c->npoints < 0 || c->npoints > TC_CALIBRATE_MAX_POINTS)
-		what = "npoints";
-	else if (c->nsegments < 0 || c->nsegments > TC_CALIBRATE_MAX_SEGMENTS)
-		what = "nsegments";
-	else if (c->ncopy_sizes < 0 || c->ncopy_sizes > TC_CALIBRATE_COPY_SIZES)
-		what = "ncopy_sizes";
-	else if (c->ncopiers < 0 || c->ncopiers > TC_CALIBRATE_MAX_COPIERS)
-		what = "ncopiers";
-	else if (c->nsync < 0 || c->nsync > TC_CALIBRATE_MAX_SYNC)
-		what = "nsync";
-	else if (c->nflag < 0 || c->nflag > TC_CALIBRATE_MAX_SYNC)
-		what = "nflag";
+	while (v->next < v->nfields && v->fields[v->next].at != f->at)
+		v->next++;
+	if (v->next < v->nfields)
+		v->fields[v->next++].counted = true;
+	return TC_OK;
+}
+
+/* Whether p is one of c's counts (the check names those first). */
+static bool tc__cal_is_count(const struct tc_calibration *c, const void *p)
+{
+	const int *counts[] = {&c->npoints,  &c->nsegments, &c->conc_ranks, &c->ncopy_sizes,
+	                       &c->ncopiers, &c->nsync,     &c->nflag};
+	for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++)
+		if (p == (const void *)counts[i])
+			return true;
+	return false;
+}
+
+/* A record read into c (its fields, with their lines, v->fields): a line
+ * of an array element beyond its count, and the check of every consumer
+ * (lib/model/calibration.h: values out of range, parts that disagree),
+ * each naming the line that gave the field.  0 or TC_EINVAL. */
+static int tc__cal_read_check(struct tc__cal_visit *v, struct tc_calibration *c)
+{
+	struct tc__cal_fault fault;
+	int err = tc__calibration_valid(c, false, &fault);
+	if (!err || !tc__cal_is_count(c, fault.at)) {
+		struct tc__cal_visit m = {.fn = tc__cal_mark, .fields = v->fields, .nfields = v->nfields};
+		tc__cal_visit(&m, c);
+		for (int i = 0; i < v->nfields; i++) {
+			const struct tc__cal_field *fd = &v->fields[i];
+			if (fd->line && fd->count && !fd->counted) {
+				tc__set_detail("tc_calibration_read: line %d: %s lies beyond its array's "
+				               "count (%s)",
+				               fd->line, fd->key, fd->count);
+				return TC_EINVAL;
+			}
+		}
+	}
+	if (!err)
+		return TC_OK;
+	int line = 0;
+	for (int i = 0; i < v->nfields && !line; i++)
+		if (v->fields[i].at == fault.at)
+			line = v->fields[i].line;
+	if (line)
+		tc__set_detail("tc_calibration_read: line %d: %s", line, fault.what);
 	else
-		return 1;
-	tc__set_detail("tc_calibration_read: %s out of range", what);
-	return 0;
+		tc__set_detail("tc_calibration_read: %s (a field the record lacks)", fault.what);
+	return err;
 }
 
 int tc_calibration_read(FILE *f, struct tc_calibration *out)
 {
+	tc__clear_detail();
 	if (!f || !out)
 		return TC_EINVAL;
 	struct tc_calibration c;
@@ -379,7 +448,7 @@ int tc_calibration_read(FILE *f, struct tc_calibration *out)
 			ended = 1;
 			break;
 		}
-		const struct tc__cal_field *fd = NULL;
+		struct tc__cal_field *fd = NULL;
 		for (int i = 0; val && i < v.nfields && !fd; i++)
 			if (!strcmp(v.fields[i].key, line))
 				fd = &v.fields[i];
@@ -387,23 +456,34 @@ int tc_calibration_read(FILE *f, struct tc_calibration *out)
 			tc__set_detail("tc_calibration_read: line %d: %s \"%s\"", lineno,
 			               val ? "unknown field" : "no value for", line);
 			err = TC_EINVAL;
+		} else if (fd->line) {
+			tc__set_detail("tc_calibration_read: line %d: %s again (first on line %d)",
+			               lineno, line, fd->line);
+			err = TC_EINVAL;
 		} else if (tc__cal_parse(fd, val)) {
 			tc__set_detail("tc_calibration_read: line %d: \"%s\" is not a value of %s",
 			               lineno, val, line);
 			err = TC_EINVAL;
 		}
+		if (fd)
+			fd->line = lineno;
 	}
-	free(v.fields);
+	const int read_errno = errno;
 	free(line);
-	if (!err && ferror(f))
+	if (!err && ferror(f)) {
+		/* A directory, say: opened for reading, read as none. */
+		tc__set_detail("tc_calibration_read: cannot read line %d: %s", lineno + 1,
+		               strerror(read_errno));
 		err = TC_ESYS;
+	}
 	if (!err && !ended) {
 		tc__set_detail("tc_calibration_read: %s", version < 0 ? "no calibration (empty input)"
 		                                                      : "the record has no \"end\" line");
 		err = TC_EINVAL;
 	}
-	if (!err && !tc__cal_counts_ok(&c))
-		err = TC_EINVAL;
+	if (!err)
+		err = tc__cal_read_check(&v, &c);
+	free(v.fields);
 	if (!err)
 		*out = c;
 	return err;

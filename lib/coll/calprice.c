@@ -14,10 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/error_detail.h"
 #include "coll/coll_internal.h"
 #include "coll/gen.h"
 #include "coll/machine.h"
 #include "coll/shm.h"
+#include "model/calibration.h"
 #include "topocoll.h"
 #include "topocoll/calibrate.h"
 
@@ -173,18 +175,13 @@ static int tc__conc_terms(const struct tc_calibration *cal, const struct tc_tran
 	return TC_OK;
 }
 
-int tc_calibration_model(const struct tc_calibration *cal, size_t bytes, struct tc_model *out, int *segment)
+int tc__cal_model(const struct tc_calibration *cal, size_t bytes, struct tc_model *out, int *segment)
 {
-	if (!cal || !out)
-		return TC_EINVAL;
 	int k = 0;
 	while (k + 1 < cal->nsegments && cal->segments[k + 1].lo_bytes <= bytes)
 		k++;
-	const struct tc_calibration_fit *f =
-	        k < cal->nsegments && isfinite(cal->segments[k].fit.ts_ns) &&
-	                        isfinite(cal->segments[k].fit.tw_ns_per_byte)
-	                ? &cal->segments[k].fit
-	                : &cal->all;
+	/* Checked (lib/model/calibration.h): every segment has a finite line. */
+	const struct tc_calibration_fit *f = k < cal->nsegments ? &cal->segments[k].fit : &cal->all;
 	if (!isfinite(f->ts_ns) || !isfinite(f->tw_ns_per_byte))
 		return TC_EINVAL;
 	tc_model_default(out);
@@ -202,6 +199,15 @@ int tc_calibration_model(const struct tc_calibration *cal, size_t bytes, struct 
 	if (segment)
 		*segment = k;
 	return tc_model_check(out);
+}
+
+int tc_calibration_model(const struct tc_calibration *cal, size_t bytes, struct tc_model *out, int *segment)
+{
+	tc__clear_detail();
+	if (!out)
+		return TC_EINVAL;
+	int err = tc__calibration_check(cal, true, "tc_calibration_model");
+	return err ? err : tc__cal_model(cal, bytes, out, segment);
 }
 
 /* Calibrated prediction's shapes of a schedule (tr[0..n), tc_schedule_call);
@@ -496,7 +502,7 @@ int tc__cal_price(const struct tc_calibration *cal, const struct tc_topo *t,
 	int k = 0, k2 = 0;
 	if (!ns || !call)
 		return TC_EINVAL;
-	int err = tc_calibration_model(cal, call->bytes, &md, &k);
+	int err = tc__cal_model(cal, call->bytes, &md, &k);
 	if (!err)
 		err = tc_predict_call(t, &md, call, &p);
 	if (err == TC_ELIMIT && !(md.ts_ns > 0) && !call->packets && isfinite(cal->ts_ns) &&
@@ -513,8 +519,7 @@ int tc__cal_price(const struct tc_calibration *cal, const struct tc_topo *t,
 		struct tc_call again = *call;
 		if (!(err = tc_predict_call(t, &line, call, &p)) && p.messages > 0) {
 			again.alg = p.algorithm;
-			err = tc_calibration_model(cal, (size_t)(p.bytes / (uint64_t)p.messages),
-			                           &md, &k);
+			err = tc__cal_model(cal, (size_t)(p.bytes / (uint64_t)p.messages), &md, &k);
 			if (!err)
 				err = tc_predict_call(t, &md, &again, &p);
 		}
@@ -525,7 +530,7 @@ int tc__cal_price(const struct tc_calibration *cal, const struct tc_topo *t,
 	 * m split in p parts, say): predict again under that one's model, once
 	 * (no iteration), the algorithm picked for the block kept. */
 	if (p.messages > 0 &&
-	    !tc_calibration_model(cal, (size_t)(p.bytes / (uint64_t)p.messages), &md, &k2) && k2 != k) {
+	    !tc__cal_model(cal, (size_t)(p.bytes / (uint64_t)p.messages), &md, &k2) && k2 != k) {
 		struct tc_call again = *call;
 		again.alg = p.algorithm;
 		k = k2;

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/error_detail.h"
 #include "coll/cache.h"
 #include "coll/coll_internal.h"
 #include "coll/gen.h"
@@ -521,6 +522,7 @@ static int tc__coll(struct tc_proc *proc, enum tc_coll coll, const void *sbuf, v
                     size_t count, enum tc_dtype dt, enum tc_op op, int root,
                     const struct tc_coll_opts *opts, const struct tc__xreq *xr)
 {
+	tc__clear_detail(); /* a public call's start (the internal ones take tc__coll_x) */
 	const struct tc__coll_extra none = {0};
 	return tc__coll_x(proc, coll, sbuf, rbuf, count, dt, op, root, opts, &none, xr);
 }

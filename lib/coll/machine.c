@@ -115,7 +115,7 @@ double tc__machine_round_excess(const struct tc_calibration *cal, int q)
 {
 	struct tc_model m8;
 	double r = tc__machine_r_ns(cal, q);
-	if (!isfinite(r) || tc_calibration_model(cal, 8, &m8, NULL))
+	if (!isfinite(r) || tc__cal_model(cal, 8, &m8, NULL))
 		return 0.0;
 	double x = r - (m8.ts_ns + 8 * m8.tw_ns);
 	return isfinite(x) && x > 0 ? x : 0.0;

@@ -157,6 +157,14 @@ struct tc_rank_place;
 int tc__place_class(const struct tc_rank_place *a, const struct tc_rank_place *b);
 
 /*
+ * tc_calibration_model() of a calibration already checked
+ * (lib/model/calibration.h: a team's, or the public calls' after their
+ * check): the model of the segment holding `bytes`; 0, or TC_EINVAL (no
+ * line, or a model tc_model_check() refuses).  Thread-safe.
+ */
+int tc__cal_model(const struct tc_calibration *cal, size_t bytes, struct tc_model *out, int *segment);
+
+/*
  * The calibrated price of a call on topology t (lib/coll/calprice.c; the
  * public tc_calibration_predict() and tc_calibration_predict_placed() are
  * this with the two charges added): in *ns the pair's prediction under the
@@ -166,7 +174,8 @@ int tc__place_class(const struct tc_rank_place *a, const struct tc_rank_place *b
  * from place, tc_calibration_predict_placed(); place NULL: unknown); in
  * *share and *sync the concurrency charges of the other schedules (0
  * otherwise); *pr and *segment (either may be NULL) as
- * tc_calibration_predict().  Returns what that returns.  Thread-safe.
+ * tc_calibration_predict().  cal is checked already, as for
+ * tc__cal_model().  Returns what that returns.  Thread-safe.
  */
 struct tc_topo;
 struct tc_call;

@@ -192,6 +192,7 @@ int tc__op_check(enum tc_dtype dt, enum tc_op op)
 int tc_reduce_local(const void *in, void *inout, size_t count, enum tc_dtype dt, enum tc_op op,
                     const struct tc_user_op *user)
 {
+	tc__clear_detail();
 	if ((unsigned)dt >= TC_DTYPE_COUNT || (unsigned)op >= TC_OP_COUNT)
 		return TC_EINVAL;
 	if (op == TC_OP_USER && (!user || !user->fn))

@@ -21,6 +21,7 @@ const char *tc_alg_name(enum tc_coll coll, int i)
 
 int tc_coll_parse(const char *name, enum tc_coll *out)
 {
+	tc__clear_detail();
 	if (!out) {
 		tc__set_detail("tc_coll_parse: out is NULL");
 		return TC_EINVAL;
@@ -118,6 +119,7 @@ static int tc__pred_args(const struct tc_topo *t, const struct tc_model *md,
 
 int tc_alg_applies(const struct tc_topo *t, const struct tc_model *md, enum tc_coll coll, const char *alg)
 {
+	tc__clear_detail();
 	if (!t || !md || !alg || (unsigned)coll >= TC_COLL_COUNT)
 		return TC_EINVAL;
 	const struct tc__alg *a = tc__alg_find(coll, alg);
@@ -232,6 +234,7 @@ static int tc__select_sim(const struct tc__gen *g0, const char *alg, int limit, 
 int tc_schedule_call(const struct tc_topo *t, const struct tc_model *md, const struct tc_call *call,
                      struct tc_transfer **out, int *n)
 {
+	tc__clear_detail();
 	struct tc__gen g;
 	if (out)
 		*out = NULL; /* on every error: tc_schedule_free(*out) is a no-op */
@@ -292,6 +295,7 @@ done:
 int tc_schedule(const struct tc_topo *t, const struct tc_model *md, enum tc_coll coll, const char *alg,
                 size_t bytes, size_t esize, int root, int packets, struct tc_transfer **out, int *n)
 {
+	tc__clear_detail();
 	struct tc_call c = {.coll = coll,
 	                    .alg = alg,
 	                    .bytes = bytes,
@@ -310,6 +314,7 @@ void tc_schedule_free(struct tc_transfer *x)
 int tc_predict(const struct tc_topo *t, const struct tc_model *md, enum tc_coll coll, const char *alg,
                size_t bytes, size_t esize, int root, int packets, struct tc_prediction *out)
 {
+	tc__clear_detail();
 	struct tc_call c = {.coll = coll,
 	                    .alg = alg,
 	                    .bytes = bytes,
@@ -387,6 +392,7 @@ static void tc__special_bound(const struct tc__gen *g, struct tc_prediction *out
 int tc_predict_call(const struct tc_topo *t, const struct tc_model *md, const struct tc_call *call,
                     struct tc_prediction *out)
 {
+	tc__clear_detail();
 	struct tc__gen g;
 	if (!out)
 		return TC_EINVAL;

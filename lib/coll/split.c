@@ -183,6 +183,7 @@ done:
 
 int tc_team_split(struct tc_proc *proc, int colour, int key, const char *topology, struct tc_proc **out)
 {
+	tc__clear_detail();
 	if (out)
 		*out = NULL;
 	if (!proc)
@@ -192,6 +193,7 @@ int tc_team_split(struct tc_proc *proc, int colour, int key, const char *topolog
 
 int tc_team_dup(struct tc_proc *proc, struct tc_proc **out)
 {
+	tc__clear_detail();
 	if (out)
 		*out = NULL;
 	if (!proc)
@@ -203,6 +205,7 @@ int tc_team_dup(struct tc_proc *proc, struct tc_proc **out)
 
 int tc_team_split_dims(struct tc_proc *proc, unsigned keep, struct tc_proc **out)
 {
+	tc__clear_detail();
 	if (out)
 		*out = NULL;
 	if (!proc)
@@ -240,6 +243,7 @@ int tc_team_split_dims(struct tc_proc *proc, unsigned keep, struct tc_proc **out
 
 int tc_team_free(struct tc_proc *proc)
 {
+	tc__clear_detail();
 	if (!proc)
 		return TC_EINVAL;
 	struct tc_team *t = proc->team;

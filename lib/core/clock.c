@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "base/error_detail.h"
 #include "core/internal.h"
 #include "fibre/runq.h"
 
@@ -99,6 +100,7 @@ void tc__emulate_sync(struct tc_proc *proc)
 
 int tc_clock_advance(struct tc_proc *proc, double ns)
 {
+	tc__clear_detail();
 	if (!proc || !(ns >= 0) || ns > 1e15)
 		return TC_EINVAL;
 	tc__clock_pull(proc);

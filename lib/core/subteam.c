@@ -215,6 +215,7 @@ struct tc_team *tc_team_parent(const struct tc_team *team)
 
 int tc_team_parent_rank(const struct tc_team *team, int rank)
 {
+	tc__clear_detail();
 	if (!team || rank < 0 || rank >= team->p)
 		return TC_ERANK;
 	return team->parent ? team->parent_rank[rank] : rank;

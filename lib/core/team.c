@@ -21,6 +21,7 @@
 #include "base/error_detail.h"
 #include "core/internal.h"
 #include "fibre/runq.h"
+#include "model/calibration.h"
 #include "topocoll/calibrate.h"
 
 /* Default ring: 16 KiB per channel while the rings of the team stay under
@@ -204,102 +205,6 @@ void tc__team_free(struct tc_team *t)
 	free(t);
 }
 
-/* Whether x is a finite time or rate above 0. */
-static bool tc__cal_pos(double x)
-{
-	return isfinite(x) && x > 0;
-}
-
-/* Checks a calibration a team is to carry (tc_team_config.calibration): the
- * counts within their arrays, some finite line, the lines of the segments
- * finite, t_c, o_call and t_copy not negative or infinite (NAN: not
- * measured), and where the concurrency tables exist (conc_ranks >= 2), the
- * sizes, copier counts and ranks increasing and every bandwidth, round
- * time and hand-off finite and positive (a class's hand-off may be NAN: no
- * such rank).  TC_EINVAL with a message naming the field, else 0. */
-static int tc__cal_check(const struct tc_calibration *c)
-{
-#define TC__CAL_BAD(...)                                                     \
-	do {                                                                 \
-		tc__set_detail("tc_team_create: calibration: " __VA_ARGS__); \
-		return TC_EINVAL;                                            \
-	} while (0)
-	if (c->npoints < 0 || c->npoints > TC_CALIBRATE_MAX_POINTS)
-		TC__CAL_BAD("npoints %d is not in [0, %d]", c->npoints, TC_CALIBRATE_MAX_POINTS);
-	if (c->nsegments < 0 || c->nsegments > TC_CALIBRATE_MAX_SEGMENTS)
-		TC__CAL_BAD("nsegments %d is not in [0, %d]", c->nsegments, TC_CALIBRATE_MAX_SEGMENTS);
-	for (int k = 0; k < c->nsegments; k++)
-		if (!isfinite(c->segments[k].fit.ts_ns) || !isfinite(c->segments[k].fit.tw_ns_per_byte))
-			TC__CAL_BAD("segment %d's line (t_s %g ns, t_w %g ns/B) is not finite", k,
-			            c->segments[k].fit.ts_ns, c->segments[k].fit.tw_ns_per_byte);
-	for (int k = 0; k < c->nsegments; k++) {
-		const double v[2] = {c->segments[k].recv_ts_ns, c->segments[k].recv_tc_ns_per_byte};
-		for (int j = 0; j < 2; j++)
-			if (!isnan(v[j]) && !(isfinite(v[j]) && v[j] >= 0))
-				TC__CAL_BAD("segment %d's %s %g is neither NAN (not measured) nor a "
-				            "finite value of 0 or more",
-				            k, j ? "recv_tc_ns_per_byte" : "recv_ts_ns", v[j]);
-	}
-	if (!c->nsegments && (!isfinite(c->all.ts_ns) || !isfinite(c->all.tw_ns_per_byte)))
-		TC__CAL_BAD("no segment and no finite line (all: t_s %g ns, t_w %g ns/B)",
-		            c->all.ts_ns, c->all.tw_ns_per_byte);
-	const struct {
-		const char *name;
-		double v;
-	} opt[] = {{"tc_ns_per_byte", c->tc_ns_per_byte},
-	           {"call_ns", c->call_ns},
-	           {"tcopy_ns_per_byte", c->tcopy_ns_per_byte}};
-	for (size_t i = 0; i < sizeof opt / sizeof opt[0]; i++)
-		if (!isnan(opt[i].v) && !(isfinite(opt[i].v) && opt[i].v >= 0))
-			TC__CAL_BAD("%s %g is negative or infinite", opt[i].name, opt[i].v);
-	if (c->conc_ranks < 0 || c->conc_ranks > TC_CALIBRATE_MAX_COPIERS)
-		TC__CAL_BAD("conc_ranks %d is not in [0, %d]", c->conc_ranks, TC_CALIBRATE_MAX_COPIERS);
-	if (c->conc_ranks < 2)
-		return TC_OK; /* no tables: nothing of them is read */
-	if (c->ncopy_sizes < 1 || c->ncopy_sizes > TC_CALIBRATE_COPY_SIZES)
-		TC__CAL_BAD("ncopy_sizes %d is not in [1, %d]", c->ncopy_sizes, TC_CALIBRATE_COPY_SIZES);
-	if (c->ncopiers < 1 || c->ncopiers > TC_CALIBRATE_MAX_COPIERS)
-		TC__CAL_BAD("ncopiers %d is not in [1, %d]", c->ncopiers, TC_CALIBRATE_MAX_COPIERS);
-	if (c->nsync < 1 || c->nsync > TC_CALIBRATE_MAX_SYNC)
-		TC__CAL_BAD("nsync %d is not in [1, %d]", c->nsync, TC_CALIBRATE_MAX_SYNC);
-	for (int s = 0; s < c->ncopy_sizes; s++)
-		if (!c->copy_sizes[s] || (s && c->copy_sizes[s] <= c->copy_sizes[s - 1]))
-			TC__CAL_BAD("copy_sizes[%d] = %zu: the sizes must increase from 1", s,
-			            c->copy_sizes[s]);
-	for (int i = 0; i < c->ncopiers; i++)
-		if (c->copiers[i] < 1 || (i && c->copiers[i] <= c->copiers[i - 1]))
-			TC__CAL_BAD("copiers[%d] = %d: the counts must increase from 1", i,
-			            c->copiers[i]);
-	for (int s = 0; s < c->ncopy_sizes; s++)
-		for (int i = 0; i < c->ncopiers; i++)
-			if (!tc__cal_pos(c->copy_bytes_per_ns[s][i]))
-				TC__CAL_BAD("copy_bytes_per_ns[%d][%d] = %g is not a finite bandwidth "
-				            "above 0",
-				            s, i, c->copy_bytes_per_ns[s][i]);
-	for (int i = 0; i < c->nsync; i++) {
-		if (c->sync_ranks[i] < 2 || (i && c->sync_ranks[i] <= c->sync_ranks[i - 1]) ||
-		    (!i && c->sync_ranks[0] != 2))
-			TC__CAL_BAD("sync_ranks[%d] = %d: the ranks must increase from 2", i,
-			            c->sync_ranks[i]);
-		if (!tc__cal_pos(c->sync_ns[i]))
-			TC__CAL_BAD("sync_ns[%d] = %g is not a finite time above 0", i, c->sync_ns[i]);
-	}
-	if (c->nflag < 0 || c->nflag > c->nsync)
-		TC__CAL_BAD("nflag %d is not in [0, nsync %d]", c->nflag, c->nsync);
-	for (int i = 0; i < c->nflag; i++)
-		if (!tc__cal_pos(c->flag_ns[i]))
-			TC__CAL_BAD("flag_ns[%d] = %g is not a finite time above 0", i, c->flag_ns[i]);
-	if (!tc__cal_pos(c->handoff_pair_ns))
-		TC__CAL_BAD("handoff_pair_ns %g is not a finite time above 0", c->handoff_pair_ns);
-	for (int k = 0; k < TC_HANDOFF_CLASSES; k++)
-		if (!isnan(c->handoff_ns[k]) && !tc__cal_pos(c->handoff_ns[k]))
-			TC__CAL_BAD("handoff_ns[%d] = %g is neither NAN (no such rank) nor a finite "
-			            "time above 0",
-			            k, c->handoff_ns[k]);
-	return TC_OK;
-#undef TC__CAL_BAD
-}
-
 /* A number from a /proc file, or -1. */
 static long long tc__proc_number(const char *path, const char *key)
 {
@@ -462,6 +367,7 @@ static int tc__team_fits(const struct tc_team *t)
 
 int tc_team_create(const struct tc_team_config *cfg, struct tc_team **out)
 {
+	tc__clear_detail();
 	if (out)
 		*out = NULL; /* on every error: the caller's tc_team_destroy(*out) is a no-op */
 	if (!cfg || !out) {
@@ -558,7 +464,10 @@ int tc_team_create(const struct tc_team_config *cfg, struct tc_team **out)
 	for (int r = 0; r < t->p; r++)
 		t->place[r] = t->machine.slot[r % t->machine.nslots];
 	if (cfg->calibration) {
-		if ((err = tc__cal_check(cfg->calibration)) != 0)
+		/* The one check of a calibration (lib/model/calibration.h),
+		 * the reader's and the prediction's too. */
+		err = tc__calibration_check(cfg->calibration, true, "tc_team_create: calibration");
+		if (err)
 			goto fail;
 		t->cal = malloc(sizeof *t->cal);
 		if (!t->cal) {
@@ -762,6 +671,7 @@ fail:
 
 int tc_team_destroy(struct tc_team *team)
 {
+	tc__clear_detail();
 	if (!team)
 		return TC_OK;
 	if (team->parent) {
@@ -919,6 +829,7 @@ void *tc__scratch_grow(struct tc_proc *proc, int slot, size_t bytes)
 
 int tc_trace_events(const struct tc_team *team, int rank, const struct tc_event **ev, uint64_t *dropped)
 {
+	tc__clear_detail();
 	if (!team || rank < 0 || rank >= team->p || !ev)
 		return TC_EINVAL;
 	*ev = team->procs[rank].ev;

@@ -18,6 +18,8 @@
 
 #include <stddef.h>
 
+#include "base/error_detail.h"
+
 /* One factor of a product graph: a chain or a ring of z nodes, and the
  * coordinate a of the root in it (a < 0: no root). */
 struct factor {
@@ -87,6 +89,7 @@ static int single_size(int ndims, const int *dims, long *p)
 int tc_lb_graph_metrics(enum tc_topo_kind kind, int ndims, const int *dims, int root,
                         struct tc_lb_graph *out)
 {
+	tc__clear_detail();
 	if (dims == NULL || out == NULL)
 		return TC_EINVAL;
 	struct tc_lb_graph g = {0};
@@ -244,6 +247,7 @@ static long long llmax(long long a, long long b)
 int tc_lower_bound_root(enum tc_lb_coll c, enum tc_topo_kind kind, int ndims, const int *dims,
                         int root, double m, const struct tc_model *md, struct tc_lower_bound *out)
 {
+	tc__clear_detail();
 	struct tc_lb_graph g;
 	int rc = tc__lb_start(c, kind, ndims, dims, root, m, md, out, &g);
 	if (rc != 0)
@@ -313,6 +317,7 @@ int tc_lower_bound_root(enum tc_lb_coll c, enum tc_topo_kind kind, int ndims, co
 int tc_lower_bound(enum tc_lb_coll c, enum tc_topo_kind kind, int ndims, const int *dims, double m,
                    const struct tc_model *md, struct tc_lower_bound *out)
 {
+	tc__clear_detail();
 	return tc_lower_bound_root(c, kind, ndims, dims, -1, m, md, out);
 }
 
@@ -337,6 +342,7 @@ int tc_lower_bound(enum tc_lb_coll c, enum tc_topo_kind kind, int ndims, const i
 int tc_lower_bound_any(enum tc_lb_coll c, enum tc_topo_kind kind, int ndims, const int *dims,
                        int root, double m, const struct tc_model *md, struct tc_lower_bound *out)
 {
+	tc__clear_detail();
 	struct tc_lb_graph g;
 	int rc = tc__lb_start(c, kind, ndims, dims, root, m, md, out, &g);
 	if (rc != 0)
@@ -387,6 +393,7 @@ int tc_lower_bound_any(enum tc_lb_coll c, enum tc_topo_kind kind, int ndims, con
 int tc_lower_bound_multicast(long nmembers, int ports, long exc_m, double m,
                              const struct tc_model *md, struct tc_lower_bound *out)
 {
+	tc__clear_detail();
 	if (md == NULL || out == NULL || nmembers < 0 || ports < 1 || exc_m < 0 || !(m >= 0.0))
 		return TC_EINVAL;
 	struct tc_lower_bound b;

@@ -6,6 +6,8 @@
  */
 #include "topocoll.h"
 
+#include "base/error_detail.h"
+
 void tc_model_default(struct tc_model *m)
 {
 	if (m == NULL)
@@ -25,6 +27,7 @@ void tc_model_default(struct tc_model *m)
 
 int tc_model_check(const struct tc_model *m)
 {
+	tc__clear_detail();
 	/* The ranges keep every product of the clock in range: t_s and t_h up
 	 * to 1000 s, t_w and t_c up to 1 s per byte (NaN fails every test). */
 	if (!m || !(m->ts_ns >= 0 && m->ts_ns <= 1e12) || !(m->tw_ns >= 0 && m->tw_ns <= 1e9) ||

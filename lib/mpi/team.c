@@ -156,6 +156,7 @@ static void tc__mpi_free(struct tc__mpi *m, bool keep)
 int tc_team_create_mpi(MPI_Comm comm, const struct tc_team_config *cfg, const struct tc_mpi_opts *opts,
                        struct tc_team **team_out, struct tc_proc **proc_out)
 {
+	tc__clear_detail();
 	int init = 0, fin = 0;
 	if (team_out)
 		*team_out = NULL; /* on every error: tc_team_destroy_mpi(*team_out) is a no-op */

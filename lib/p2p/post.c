@@ -257,6 +257,7 @@ static int tc__irecv_checked(struct tc_proc *proc, int src, int nbr, int tag, vo
 
 int tc_isend_tag(struct tc_proc *proc, int dst, int tag, const void *buf, size_t bytes, tc_request *handle)
 {
+	tc__clear_detail();
 	struct tc__req *req = tc__req(handle);
 	int nbr = -1;
 	int err = tc__check_args(proc, dst, false, tag, buf, bytes, req, &nbr);
@@ -274,6 +275,7 @@ int tc_isend(struct tc_proc *proc, int dst, const void *buf, size_t bytes, tc_re
 
 int tc_irecv_tag(struct tc_proc *proc, int src, int tag, void *buf, size_t cap, tc_request *handle)
 {
+	tc__clear_detail();
 	struct tc__req *req = tc__req(handle);
 	int nbr = -1;
 	int err = tc__check_args(proc, src, true, tag, buf, cap, req, &nbr);
@@ -423,11 +425,13 @@ static int tc__send_as(struct tc_proc *proc, int dst, int tag, const void *buf, 
 
 int tc_send(struct tc_proc *proc, int dst, const void *buf, size_t bytes)
 {
+	tc__clear_detail();
 	return tc__send_as(proc, dst, 0, buf, bytes, "tc_send");
 }
 
 int tc_send_tag(struct tc_proc *proc, int dst, int tag, const void *buf, size_t bytes)
 {
+	tc__clear_detail();
 	return tc__send_as(proc, dst, tag, buf, bytes, "tc_send_tag");
 }
 
@@ -490,17 +494,20 @@ static int tc__recv_as(struct tc_proc *proc, int src, int tag, void *buf, size_t
 
 int tc_recv(struct tc_proc *proc, int src, void *buf, size_t cap, size_t *received)
 {
+	tc__clear_detail();
 	return tc__recv_as(proc, src, TC_ANY_TAG, buf, cap, received, NULL, "tc_recv");
 }
 
 int tc_recv_tag(struct tc_proc *proc, int src, int tag, void *buf, size_t cap, tc_status *st)
 {
+	tc__clear_detail();
 	return tc__recv_as(proc, src, tag, buf, cap, NULL, st, "tc_recv_tag");
 }
 
 int tc_sendrecv(struct tc_proc *proc, int dst, const void *sbuf, size_t sbytes, int src, void *rbuf,
                 size_t rcap, size_t *received)
 {
+	tc__clear_detail();
 	tc_request reqs[2];
 	int nbr;
 	/* Check both sides before starting either, so that an argument error

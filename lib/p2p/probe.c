@@ -261,6 +261,7 @@ static int tc__probe_engine(struct tc_proc *proc, int src, int tag, tc_status *s
 
 int tc_probe(struct tc_proc *proc, int src, int tag, tc_status *st)
 {
+	tc__clear_detail();
 	int nbr = -1;
 	int err = tc__check_call(proc, src, true, tag, NULL, 0, &nbr);
 	if (err)
@@ -286,6 +287,7 @@ int tc_probe(struct tc_proc *proc, int src, int tag, tc_status *st)
 
 int tc_iprobe(struct tc_proc *proc, int src, int tag, int *flag, tc_status *st)
 {
+	tc__clear_detail();
 	if (flag)
 		*flag = 0;
 	int nbr = -1;

@@ -171,6 +171,7 @@ static int tc__wait_ext(struct tc_proc *proc, struct tc__req *req)
 
 int tc_wait(struct tc_proc *proc, tc_request *handle, size_t *received)
 {
+	tc__clear_detail();
 	struct tc__req *req = tc__req(handle);
 	if (!proc || !req)
 		return TC_EINVAL;
@@ -234,6 +235,7 @@ int tc__waitall_as(struct tc_proc *proc, int n, tc_request *reqs, const char *ca
 
 int tc_waitall(struct tc_proc *proc, int n, tc_request *reqs)
 {
+	tc__clear_detail();
 	if (!proc || n < 0 || (n && !reqs))
 		return TC_EINVAL;
 	/* A request that was never started (or whose start failed) would be
@@ -246,6 +248,7 @@ int tc_waitall(struct tc_proc *proc, int n, tc_request *reqs)
 
 int tc_test(struct tc_proc *proc, tc_request *handle, int *done)
 {
+	tc__clear_detail();
 	struct tc__req *req = tc__req(handle);
 	if (!proc || !req || !done)
 		return TC_EINVAL;
@@ -299,6 +302,7 @@ int tc_test(struct tc_proc *proc, tc_request *handle, int *done)
 
 int tc_cancel(struct tc_proc *proc, tc_request *handle)
 {
+	tc__clear_detail();
 	struct tc__req *req = tc__req(handle);
 	if (!proc || !req || req->state == TC__REQ_IDLE)
 		return TC_EINVAL;
@@ -355,6 +359,7 @@ int tc_cancel(struct tc_proc *proc, tc_request *handle)
 
 int tc_request_status(const tc_request *handle, tc_status *st)
 {
+	tc__clear_detail();
 	const struct tc__req *req = (const struct tc__req *)(const void *)handle;
 	if (!req || !st || req->state == TC__REQ_IDLE)
 		return TC_EINVAL;

@@ -225,6 +225,10 @@ static void *tc__rank_main(void *arg)
 	 * message this rank sent (lib/p2p/progress.c). */
 	atomic_store_explicit(&proc->ws.state, TC__WS_RETURNED, memory_order_release);
 	tc__team_sub_returned(t, proc);
+	/* What the rank's calls left in tc_error_detail() no one reads now (its
+	 * thread ends, or its CPU's runs other ranks): left set, it would make
+	 * every call's clearing take the slow way (lib/base/error_detail.h). */
+	tc__clear_detail();
 	return NULL;
 }
 
@@ -336,6 +340,7 @@ static int tc__run_threads(struct tc_team *t, const int *run, int n)
 
 int tc_run(struct tc_team *t, tc_spmd_fn fn, void *arg)
 {
+	tc__clear_detail();
 	if (!t || !fn)
 		return TC_EINVAL;
 	if (t->parent) {
@@ -412,6 +417,7 @@ int tc_run(struct tc_team *t, tc_spmd_fn fn, void *arg)
 
 int tc_attach(struct tc_team *t, int rank, struct tc_proc **out)
 {
+	tc__clear_detail();
 	if (out)
 		*out = NULL;
 	if (!t || !out)
@@ -454,6 +460,7 @@ int tc_attach(struct tc_team *t, int rank, struct tc_proc **out)
 
 int tc_detach(struct tc_proc *proc)
 {
+	tc__clear_detail();
 	if (!proc)
 		return TC_EINVAL;
 	struct tc_team *t = proc->team;

@@ -475,6 +475,7 @@ static struct tc__creq *tc__creq_of(tc_request *handle, const char *call)
 
 int tc_start(struct tc_proc *proc, tc_request *req)
 {
+	tc__clear_detail();
 	struct tc__creq *op = tc__creq_of(req, "tc_start");
 	if (!proc || !op || !op->persistent)
 		return TC_EINVAL;
@@ -483,6 +484,7 @@ int tc_start(struct tc_proc *proc, tc_request *req)
 
 int tc_request_free(struct tc_proc *proc, tc_request *req)
 {
+	tc__clear_detail();
 	struct tc__creq *op = tc__creq_of(req, "tc_request_free");
 	if (!proc || !op || !op->persistent)
 		return TC_EINVAL;

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/error_detail.h"
 #include "topo/topo_internal.h"
 #include "topocoll/error.h"
 
@@ -237,6 +238,7 @@ static int tc__topo_setup(struct tc_topo *t, enum tc_topo_kind kind, int ndims, 
 
 int tc_topo_create(enum tc_topo_kind kind, int ndims, const int *dims, int arity, struct tc_topo **out)
 {
+	tc__clear_detail();
 	struct tc_topo *t;
 	int err;
 
@@ -278,6 +280,7 @@ void tc_topo_destroy(struct tc_topo *t)
 
 int tc_topo_spec(const struct tc_topo *t, char *buf, size_t len)
 {
+	tc__clear_detail();
 	char tmp[160];
 	int n;
 
@@ -309,11 +312,13 @@ enum tc_topo_kind tc_topo_kind(const struct tc_topo *t)
 
 int tc_topo_nodes(const struct tc_topo *t)
 {
+	tc__clear_detail();
 	return t ? t->p : TC_EINVAL;
 }
 
 int tc_topo_dims(const struct tc_topo *t, int *dims)
 {
+	tc__clear_detail();
 	if (!t)
 		return TC_EINVAL;
 	switch (t->kind) {
@@ -336,6 +341,7 @@ int tc_topo_dims(const struct tc_topo *t, int *dims)
 
 int tc_topo_arity(const struct tc_topo *t)
 {
+	tc__clear_detail();
 	if (!t)
 		return TC_EINVAL;
 	return t->kind == TC_TOPO_TREE ? t->arity : 0;
@@ -348,6 +354,7 @@ const struct tc_topo_props *tc_topo_props(const struct tc_topo *t)
 
 int tc_topo_neighbors(const struct tc_topo *t, int u, const int **nbrs)
 {
+	tc__clear_detail();
 	if (!t)
 		return TC_EINVAL;
 	if (u < 0 || u >= t->p)

@@ -87,6 +87,7 @@ static int tc__why(int err, char *why, size_t len, const char *fmt, ...)
 
 int tc_topo_squarest(int p, int *a, int *b)
 {
+	tc__clear_detail();
 	if (!a || !b) {
 		tc__set_detail("tc_topo_squarest: %s is NULL", !a ? "a" : "b");
 		return TC_EINVAL;
@@ -229,6 +230,7 @@ static int tc__parse_full(const char *spec, int k, const char *s, struct tc_topo
 
 int tc_topo_parse_p(const char *spec, int p, struct tc_topo **out, char *why, size_t len)
 {
+	tc__clear_detail();
 	char buf[64];
 	int k = -1, arity = 2;
 	const char *rest = NULL;
@@ -288,6 +290,7 @@ int tc_topo_parse_p(const char *spec, int p, struct tc_topo **out, char *why, si
 
 int tc_topo_parse(const char *spec, struct tc_topo **out)
 {
+	tc__clear_detail();
 	if (!spec || !out)
 		return TC_EINVAL;
 	return tc_topo_parse_p(spec, 0, out, NULL, 0);

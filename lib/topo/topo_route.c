@@ -22,6 +22,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 
+#include "base/error_detail.h"
 #include "topo/charge.h"
 #include "topo/topo_internal.h"
 #include "topocoll/error.h"
@@ -80,6 +81,7 @@ static int tc__next_hop(const struct tc_topo *t, int cur, int dst)
 
 int tc_topo_next_hop(const struct tc_topo *t, int cur, int dst)
 {
+	tc__clear_detail();
 	if (!t)
 		return TC_EINVAL;
 	if (cur < 0 || cur >= t->p || dst < 0 || dst >= t->p)
@@ -141,6 +143,7 @@ static int tc__distance(const struct tc_topo *t, int u, int v)
 
 int tc_topo_distance(const struct tc_topo *t, int u, int v)
 {
+	tc__clear_detail();
 	if (!t)
 		return TC_EINVAL;
 	if (u < 0 || u >= t->p || v < 0 || v >= t->p)
@@ -150,6 +153,7 @@ int tc_topo_distance(const struct tc_topo *t, int u, int v)
 
 int tc_topo_route(const struct tc_topo *t, int src, int dst, int *path, int cap)
 {
+	tc__clear_detail();
 	int hops, n;
 
 	if (!t || cap < 0 || (!path && cap > 0))
@@ -187,6 +191,7 @@ int tc_topo_route(const struct tc_topo *t, int src, int dst, int *path, int cap)
 
 int tc_topo_coords(const struct tc_topo *t, int rank, int *coords)
 {
+	tc__clear_detail();
 	if (!t || !coords)
 		return TC_EINVAL;
 	if (t->kind != TC_TOPO_MESH && t->kind != TC_TOPO_TORUS && t->kind != TC_TOPO_RING &&
@@ -201,6 +206,7 @@ int tc_topo_coords(const struct tc_topo *t, int rank, int *coords)
 
 int tc_topo_rank_of(const struct tc_topo *t, const int *coords)
 {
+	tc__clear_detail();
 	int r = 0;
 
 	if (!t || !coords)

@@ -84,6 +84,7 @@ static int tc__mcast_input(struct tc_proc *proc, void *buf, size_t count, enum t
 int tc_multicast(struct tc_proc *proc, void *buf, size_t count, enum tc_dtype dt, int root,
                  const int *members, int nmembers, const struct tc_coll_opts *opts)
 {
+	tc__clear_detail();
 	if (!proc)
 		return TC_EINVAL;
 	int *canon, n;
@@ -220,11 +221,13 @@ static int tc__multicast_req(struct tc_proc *proc, void *buf, size_t count, enum
 int tc_imulticast(struct tc_proc *proc, void *buf, size_t count, enum tc_dtype dt, int root,
                   const int *members, int nmembers, const struct tc_coll_opts *opts, tc_request *req)
 {
+	tc__clear_detail();
 	return tc__multicast_req(proc, buf, count, dt, root, members, nmembers, opts, req, 0);
 }
 
 int tc_multicast_init(struct tc_proc *proc, void *buf, size_t count, enum tc_dtype dt, int root,
                       const int *members, int nmembers, const struct tc_coll_opts *opts, tc_request *req)
 {
+	tc__clear_detail();
 	return tc__multicast_req(proc, buf, count, dt, root, members, nmembers, opts, req, 1);
 }

@@ -6,12 +6,14 @@
  */
 #include <stddef.h>
 
+#include "base/error_detail.h"
 #include "coll/coll_internal.h"
 #include "core/internal.h"
 
 static int tc__shift(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count, enum tc_dtype dt,
                      int q, const struct tc_coll_opts *opts, const struct tc__xreq *xr)
 {
+	tc__clear_detail();
 	if (!proc)
 		return TC_EINVAL;
 	const long p = proc->team->p;

@@ -472,16 +472,19 @@ static int tc__vcoll_req(struct tc_proc *proc, const struct tc__vcall *v,
 #define TC__VCOLL3(name, params, ...)                              \
 	int tc_##name params                                       \
 	{                                                          \
+		tc__clear_detail();                                \
 		const struct tc__vcall v = __VA_ARGS__;            \
 		return tc__vcoll(proc, &v, opts);                  \
 	}                                                          \
 	int tc_i##name(TC__VUNPAREN params, tc_request *req)       \
 	{                                                          \
+		tc__clear_detail();                                \
 		const struct tc__vcall v = __VA_ARGS__;            \
 		return tc__vcoll_req(proc, &v, opts, req, 0);      \
 	}                                                          \
 	int tc_##name##_init(TC__VUNPAREN params, tc_request *req) \
 	{                                                          \
+		tc__clear_detail();                                \
 		const struct tc__vcall v = __VA_ARGS__;            \
 		return tc__vcoll_req(proc, &v, opts, req, 1);      \
 	}
