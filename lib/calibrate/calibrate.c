@@ -46,9 +46,11 @@
  * buffers rewritten before each batch, reps passes over the sizes; the
  * median per size is fitted like the one-way times, on the combines of
  * 100 ns or more (TC__CAL_COPY_MIN_NS, lib/calibrate/fit.c).  The local
- * copies (t_copy) the same way with memcpy.  Cache sizes come from sysconf
- * (_SC_LEVEL1_DCACHE_SIZE ...), else from
- * /sys/devices/system/cpu/cpu0/cache/index<k>/{level,type,size}.
+ * copies (t_copy) the same way with memcpy.  Cache sizes come from the
+ * kernel, /sys/devices/system/cpu/cpu0/cache/index<k>/{level,type,size}
+ * (what hwloc reads too), else from sysconf (_SC_LEVEL1_DCACHE_SIZE ...):
+ * on a 2-vCPU AMD EPYC guest glibc's sysconf says 320 MiB of L3 where the
+ * kernel and hwloc say 32 MiB.
  *
  * Layering: calibration is the top layer of the library (tests/check_layers.py),
  * a client of the rest: it drives a team through the public API of
@@ -541,17 +543,10 @@ static int tc__cal_sizes(size_t lo, size_t hi, int npoints, size_t *sizes)
 	return n;
 }
 
-/* Data cache sizes (L1d, L2, L3) of the CPU: sysconf, else sysfs (cpu0). */
+/* Data cache sizes (L1d, L2, L3) of the CPU: sysfs (cpu0), else sysconf. */
 static void tc__cal_caches(size_t out[3])
 {
-#ifdef _SC_LEVEL1_DCACHE_SIZE
-	long v[3] = {sysconf(_SC_LEVEL1_DCACHE_SIZE), sysconf(_SC_LEVEL2_CACHE_SIZE),
-	             sysconf(_SC_LEVEL3_CACHE_SIZE)};
-#else
-	long v[3] = {0, 0, 0};
-#endif
-	for (int k = 0; k < 3; k++)
-		out[k] = v[k] > 0 ? (size_t)v[k] : 0;
+	out[0] = out[1] = out[2] = 0;
 	for (int idx = 0; idx < 8; idx++) {
 		char path[96], type[32] = "";
 		int level = 0;
@@ -579,6 +574,13 @@ static void tc__cal_caches(size_t out[3])
 		if (!out[level - 1])
 			out[level - 1] = bytes;
 	}
+#ifdef _SC_LEVEL1_DCACHE_SIZE
+	const long v[3] = {sysconf(_SC_LEVEL1_DCACHE_SIZE), sysconf(_SC_LEVEL2_CACHE_SIZE),
+	                   sysconf(_SC_LEVEL3_CACHE_SIZE)};
+	for (int k = 0; k < 3; k++)
+		if (!out[k] && v[k] > 0)
+			out[k] = (size_t)v[k];
+#endif
 }
 
 static int tc__cal_check(const struct tc_calibrate_opts *o)
