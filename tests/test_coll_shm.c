@@ -1084,9 +1084,16 @@ static const char *auto_rule_want(const struct tc_team_info *info, int emulated,
 		return NULL;
 	if (!info->oversubscribed)
 		return coll == TC_COLL_ALLREDUCE && bytes <= 8192 ? "shm_flag" : "shm";
-	if (info->exec == TC_EXEC_FIBRES &&
-	    (coll == TC_COLL_BARRIER || (coll == TC_COLL_BCAST && bytes <= FLAG_BYTES) ||
-	     coll == TC_COLL_ALLGATHER || coll == TC_COLL_ALLTOALL || coll == TC_COLL_REDUCE_SCATTER))
+	if (info->exec != TC_EXEC_FIBRES)
+		return NULL;
+	/* The tree where more than 3 ranks share a CPU. */
+	const bool crowded = info->p > 3 * info->cpus;
+	if (coll == TC_COLL_BARRIER)
+		return crowded ? "shm_tree" : "shm";
+	if (coll == TC_COLL_ALLREDUCE)
+		return bytes > 64 ? NULL : crowded ? "shm_tree" : "shm_flag";
+	if ((coll == TC_COLL_BCAST && bytes <= FLAG_BYTES) || coll == TC_COLL_ALLGATHER ||
+	    coll == TC_COLL_ALLTOALL || coll == TC_COLL_REDUCE_SCATTER)
 		return "shm";
 	return NULL;
 }

@@ -239,16 +239,33 @@ static int tc__shm_fibres_take(const struct tc__gen *g)
 		return 1;
 	case TC_COLL_BCAST:
 		return g->bytes <= TC__SHM_INLINE; /* in the root's ring */
+	case TC_COLL_ALLREDUCE:
+		return g->bytes <= TC__SHM_TREE_MAX; /* in the flags */
 	default:
 		return 0;
 	}
 }
 
+/* On a team of fibres, the barrier and a small allreduce take `shm_tree`
+ * where more than this many ranks share a CPU, the flat `shm` and
+ * `shm_flag` up to it: a flat call has each of the p ranks sweep the other
+ * p - 1 flags, and the ranks of a CPU sweep one after another; the tree
+ * reads each flag once or twice.  On 2 CPUs (`./tools/bench fibres --coll`,
+ * ns a call, flat against tree): barrier p = 3 498/773, 4 657/876, 5
+ * 277/366, 6 327/364, 8 1402/1182, 16 1554/1227, 32 3972/2804, 64
+ * 10972/5771; allreduce of 8 bytes p = 5 357/388, 6 449/424, 8 1457/1332,
+ * 16 2411/1384, 64 22732/6640 (its schedule over the channels, which AUTO
+ * took before: 1109, 1700, 4009, 4364 and 17410). */
+#define TC__SHM_TREE_FIBRES 3
+
 const struct tc__alg *tc__shm_pick(const struct tc__gen *g, int need_ordered)
 {
 	if (!g->shm || (g->shm == TC__SHM_FIBRES && !tc__shm_fibres_take(g)))
 		return NULL;
-	const char *want = g->coll != TC_COLL_ALLREDUCE ? "shm"
+	const bool tree = g->shm == TC__SHM_FIBRES && g->p > TC__SHM_TREE_FIBRES * g->cpus &&
+	                  (g->coll == TC_COLL_BARRIER || g->coll == TC_COLL_ALLREDUCE);
+	const char *want = tree                           ? "shm_tree"
+	                   : g->coll != TC_COLL_ALLREDUCE ? "shm"
 	                   : g->bytes <= TC__SHM_FLAT_MAX || g->bytes * (size_t)(g->p - 1) <= TC__SHM_FLAT_READ
 	                           ? "shm_flag"
 	                           : "shm";
