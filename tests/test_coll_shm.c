@@ -1315,6 +1315,63 @@ Test(shm, sub_team_across_runs, .timeout = 60)
 	tc_team_destroy(team);
 }
 
+/* A new sub-team's first calls: its flags start unknown.  A sub-team's run
+ * bits are 0, and its freshly zeroed slots once passed for "every peer
+ * done with call 0", so that a rank rewrote its block at call 2 (after a
+ * call over the channels) while a late peer still read call 0's: that
+ * peer's allreduce took call 2's value.  Five of sixteen fibre ranks, an
+ * allreduce of each one's clock-like value (MAX) and a linear bcast in
+ * turn, every result checked. */
+static int fresh_fn(struct tc_proc *proc, void *argp)
+{
+	atomic_int *bad = argp;
+	static const int mem[5] = {15, 0, 6, 9, 3};
+	int pos = -1;
+	for (int i = 0; i < 5; i++)
+		if (mem[i] == tc_rank(proc))
+			pos = i;
+	for (int round = 0; round < 8; round++) {
+		struct tc_proc *sub = NULL;
+		int err = tc_team_split(proc, pos >= 0 ? 0 : TC_UNDEFINED, pos, NULL, &sub);
+		if (err || !sub) {
+			if (err)
+				atomic_fetch_add(bad, 1);
+			continue;
+		}
+		const struct tc_coll_opts flag = {.alg = "shm_flag"}, lin = {.alg = "linear"};
+		unsigned char buf[64] = {0};
+		for (int it = 0; it < 6 && !err; it++) {
+			int64_t v = 1000 * it + tc_rank(sub), mx = -1;
+			err = tc_allreduce(sub, &v, &mx, 1, TC_INT64, TC_OP_MAX, &flag);
+			if (!err && mx != 1000 * it + tc_size(sub) - 1)
+				atomic_fetch_add(bad, 1);
+			if (!err)
+				err = tc_bcast(sub, buf, sizeof buf, TC_BYTE, it % tc_size(sub), &lin);
+		}
+		if (err || tc_team_free(sub))
+			atomic_fetch_add(bad, 1);
+	}
+	return 0;
+}
+
+Test(shm, sub_team_fresh_flags, .timeout = 120)
+{
+	for (int e = 0; e < 2; e++) {
+		struct tc_team_config cfg;
+		tc_team_config_default(&cfg);
+		cfg.topology = "mesh:4x4";
+		cfg.exec = e ? TC_EXEC_FIBRES : TC_EXEC_THREADS;
+		cfg.timeout_ms = 60000;
+		struct tc_team *team = NULL;
+		cr_assert_eq(tc_team_create(&cfg, &team), 0);
+		atomic_int bad = 0;
+		cr_assert_eq(tc_run(team, fresh_fn, &bad), 0);
+		cr_assert_eq(atomic_load(&bad), 0, "%s: %d wrong results or errors",
+		             e ? "fibres" : "threads", atomic_load(&bad));
+		tc_team_destroy(team);
+	}
+}
+
 /* ---- shm_tree: the groups of the cache domains ------------------------------ */
 
 /* Rank r's group [lo, hi) by tc__shm_tree_group() of place. */

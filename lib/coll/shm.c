@@ -52,6 +52,13 @@ struct tc__shm *tc__shm_new(int p, const struct tc_rank_place *place)
 		return NULL;
 	}
 	memset(shm->slots, 0, n);
+	/* What each rank knows of its peers starts unknown (tc__shm_own()
+	 * resets it at the first call): a sub-team's run bits are 0, which a
+	 * zeroed slot's run would pass for, with every peer seen done with
+	 * call 0 and a block rewritten at call 2 under a late reader of call
+	 * 0's. */
+	for (int r = 0; r < p; r++)
+		shm->slots[r].own.run = UINT64_MAX;
 	/* Walking the groups from rank 0: O(p) per group's bounds, once. */
 	const int known = tc__shm_tree_known(place, p);
 	for (int s = 0, lo, hi; s < p; s = hi) {
