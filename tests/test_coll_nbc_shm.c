@@ -290,3 +290,90 @@ Test(nbc_shm, another_call_fails, .timeout = 120)
 	cr_assert_eq(got, TC_EMISMATCH, "%s", tc_strerror(got));
 	tc_team_destroy(team);
 }
+
+/* A call started on one team moves on while its rank waits in a call of
+ * another (MPI's progress rule): rank 0 starts an allreduce on the team,
+ * then makes one on a dup of it before its wait; the others wait first.
+ * Over the channels (ring, several rounds) the peers need rank 0's later
+ * rounds; natively, a block not yet free at the start (a late peer of
+ * call k - 2) is published only by a later step. */
+struct cross_arg {
+	const char *alg;
+	struct outcome o;
+};
+
+static int cross_rank(struct tc_proc *proc, void *argp)
+{
+	struct cross_arg *a = argp;
+	struct outcome *o = &a->o;
+	const int me = tc_rank(proc), p = tc_size(proc);
+	struct tc_proc *dup = NULL;
+	int err = tc_team_dup(proc, &dup);
+	EXPECT(o, !err, "dup: %s", tc_strerror(err));
+	if (err)
+		return 0;
+	const struct tc_coll_opts alg = {.alg = a->alg};
+	for (int it = 0; it < 20 && !err; it++) {
+		int64_t v = me + it, s = -1, w = 1, ws = -1;
+		tc_request q;
+		err = tc_iallreduce(proc, &v, &s, 1, TC_INT64, TC_OP_SUM, &alg, &q);
+		if (me == 0) {
+			err = err ? err : tc_allreduce(dup, &w, &ws, 1, TC_INT64, TC_OP_SUM, NULL);
+			err = err ? err : tc_wait(proc, &q, NULL);
+		} else {
+			err = err ? err : tc_wait(proc, &q, NULL);
+			err = err ? err : tc_allreduce(dup, &w, &ws, 1, TC_INT64, TC_OP_SUM, NULL);
+		}
+		EXPECT(o, !err && s == (int64_t)p * (p - 1) / 2 + (int64_t)p * it && ws == p,
+		       "%s, iteration %d: %s", a->alg, it, tc_strerror(err));
+	}
+	err = tc_team_free(dup);
+	EXPECT(o, !err, "free: %s", tc_strerror(err));
+	return 0;
+}
+
+Test(nbc_shm, moved_on_by_another_team, .timeout = 120)
+{
+	static const char *algs[] = {"ring", "shm_flag"};
+	for (int i = 0; i < 2; i++) {
+		struct tc_team *team = team_of("complete:4", 20000);
+		struct cross_arg a = {.alg = algs[i]};
+		int err = tc_run(team, cross_rank, &a);
+		cr_assert_eq(atomic_load(&a.o.failures), 0, "%s", a.o.msg);
+		cr_assert_eq(err, 0, "%s: %s", algs[i], tc_strerror(err));
+		tc_team_destroy(team);
+	}
+}
+
+/* Rank 1 starts call 0 and returns without completing it; rank 0
+ * completes it, makes a small bcast as root (call 1) and starts a barrier
+ * (call 2), whose block call 0 last wrote and rank 1 never freed: the
+ * request fails with TC_EMISMATCH, as the blocking barrier does, long
+ * before the team's timeout. */
+static int unfreed_rank(struct tc_proc *proc, void *argp)
+{
+	int *got = argp;
+	const int me = tc_rank(proc);
+	int64_t v = 1, s = 0, b = 5;
+	tc_request q0, q;
+	if (me == 0) /* rank 1 is done with its start by then */
+		for (int i = 0; i < 1000; i++)
+			tc_yield(proc);
+	int err = tc_iallreduce(proc, &v, &s, 1, TC_INT64, TC_OP_SUM, &o_flag, &q0);
+	if (me == 1)
+		return 0;
+	err = err ? err : tc_wait(proc, &q0, NULL);
+	err = err ? err : tc_bcast(proc, &b, 1, TC_INT64, 0, &o_shm);
+	err = err ? err : tc_ibarrier(proc, &o_shm, &q);
+	*got = err ? err : tc_wait(proc, &q, NULL);
+	return 0;
+}
+
+Test(nbc_shm, block_never_freed_fails, .timeout = 120)
+{
+	struct tc_team *team = team_of("complete:2", 60000);
+	int got = 0;
+	tc_run(team, unfreed_rank, &got);
+	cr_assert_eq(got, TC_EMISMATCH, "%s", tc_strerror(got));
+	tc_team_destroy(team);
+}

@@ -159,6 +159,12 @@ int tc__shm_await_wait(struct tc__shm_ctx *c, int r, const _Atomic uint64_t *wor
 		/* Relaxed: a hint; the abort's code comes from the flag alone. */
 		if (atomic_load_explicit(&team->aborted, memory_order_relaxed))
 			return TC_EABORTED;
+		/* Past its spins, a wait moves on what else the rank has
+		 * started, as a wait over the channels does: its own messages
+		 * (a sender of a long message waits for this rank to take it)
+		 * and its calls on other teams (their peers may wait for this
+		 * rank's next round there). */
+		tc__progress(c->proc);
 		const enum tc__wait_step step = tc__wait_next(&c->w, 0);
 		if (c->w.waited >= c->next_probe) {
 			c->next_probe = c->w.waited + TC__SHM_PROBE_NS;
@@ -274,7 +280,7 @@ int tc__shm_claim_wait(struct tc__shm_ctx *c, struct tc__shm_own *own, int64_t l
 	return TC_OK;
 }
 
-int tc__shm_claim_ready(struct tc__shm_ctx *c)
+int tc__shm_claim_ready(struct tc__shm_ctx *c, int *late, uint64_t *pos)
 {
 	struct tc__shm_own *own = tc__shm_own(c);
 	const int64_t last = own->last_written[c->k & 1];
@@ -285,8 +291,11 @@ int tc__shm_claim_ready(struct tc__shm_ctx *c)
 		const int r = (c->me + i) % c->p;
 		/* Acquire: as tc__shm_claim_wait()'s. */
 		const uint64_t v = atomic_load_explicit(&c->slots[r].done, memory_order_acquire);
-		if (tc__shm_reached(c, v, (uint64_t)last + 1, 0) <= 0)
+		if (tc__shm_reached(c, v, (uint64_t)last + 1, 0) <= 0) {
+			*late = r;
+			*pos = (uint64_t)last + 1;
 			return 0;
+		}
 		if ((v & TC__SHM_POS_MASK) < seen)
 			seen = v & TC__SHM_POS_MASK;
 	}

@@ -256,8 +256,9 @@ void tc__shm_round_combine(struct tc__shm_ctx *c, enum tc_coll coll);
 
 /* Whether tc__shm_fill() would find this rank's block of call k free
  * without waiting: 1, or 0 when some peer has yet to be done with the
- * call that last wrote it (its done word, read once each). */
-int tc__shm_claim_ready(struct tc__shm_ctx *c);
+ * call that last wrote it (its done word, read once each): *late is that
+ * peer, *pos what its done word must reach. */
+int tc__shm_claim_ready(struct tc__shm_ctx *c, int *late, uint64_t *pos);
 
 /* The calls (lib/coll/shm_flat.c): 0 or the first error of a wait. */
 int tc__shm_barrier(struct tc__shm_ctx *c);

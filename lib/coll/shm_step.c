@@ -77,24 +77,26 @@ int tc__shm_req_begin(struct tc__shm_req *q, struct tc_proc *proc, const struct 
 	return TC_OK;
 }
 
-/* Peer r has not published (k, 1) yet: 0 (look again later), or
- * TC_EMISMATCH where it never will. */
-static int tc__shm_req_absent(struct tc__shm_req *q, int r)
+/* Peer r's word has not reached pos yet (alt: where another kind of call
+ * of r's would show, or NULL): 0 (look again later), or TC_EMISMATCH
+ * where it never will. */
+static int tc__shm_req_absent(struct tc__shm_req *q, int r, const _Atomic uint64_t *word,
+                              const _Atomic uint64_t *alt, uint64_t pos)
 {
 	struct tc__shm_ctx *c = &q->c;
 	if (++q->looks < TC__SHM_STEP_GONE || q->looks % TC__SHM_STEP_GONE)
 		return 0;
-	return tc__shm_gone(c, r, &tc__shm_blk(c, r)->step, &tc__shm_ring(c, r)->step, tc__shm_pos(c, 1))
-	               ? tc__shm_mismatch(c, r)
-	               : 0;
+	return tc__shm_gone(c, r, word, alt, pos) ? tc__shm_mismatch(c, r) : 0;
 }
 
 int tc__shm_req_step(struct tc__shm_req *q)
 {
 	struct tc__shm_ctx *c = &q->c;
 	if (!q->posted) {
-		if (!tc__shm_claim_ready(c))
-			return 0;
+		int late;
+		uint64_t at;
+		if (!tc__shm_claim_ready(c, &late, &at))
+			return tc__shm_req_absent(q, late, &c->slots[late].done, NULL, at);
 		int err = tc__shm_round_post(c, q->call.coll);
 		if (err)
 			return err;
@@ -112,7 +114,8 @@ int tc__shm_req_step(struct tc__shm_req *q)
 		if (s < 0)
 			return tc__shm_mismatch(c, r);
 		if (!s)
-			return tc__shm_req_absent(q, r);
+			return tc__shm_req_absent(q, r, &tc__shm_blk(c, r)->step,
+			                          &tc__shm_ring(c, r)->step, pos);
 		int err = tc__shm_take(c, r);
 		if (err)
 			return err;

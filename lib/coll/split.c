@@ -255,6 +255,7 @@ int tc_team_free(struct tc_proc *proc)
 	int err = tc_barrier(proc, NULL);
 	if (err)
 		return err;
+	tc__xq_unlist(proc); /* its queue is empty: the barrier ran after it */
 	/* Acq_rel: the last rank to leave sees every other rank's use of the
 	 * team before it frees it (each rank's increment releases it); no
 	 * rank reads the team after its increment (k is read before). */

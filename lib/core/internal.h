@@ -238,6 +238,14 @@ struct tc_proc {
 	 * same rank's thread, which holds the rank's clock between calls on
 	 * the sub-team (tc__clock_pull, tc__clock_push); NULL on a root team. */
 	struct tc_proc *base;
+	/* The rank's procs, on any of its teams, with collective requests
+	 * queued (lib/sched/nbc.c), listed on its root team's proc
+	 * (xq_others, linked by xq_next): every progress of any of them steps
+	 * the others' queues too (tc__progress), so that a call started on
+	 * one team moves on while the rank waits on another.  Touched by the
+	 * rank's own thread only. */
+	struct tc_proc *xq_others, *xq_next;
+	int xq_walking; /* the root's list is being walked */
 };
 
 struct tc_team {
@@ -440,6 +448,35 @@ static inline uint64_t tc__wall(const struct tc_team *t)
  * the team is aborted. */
 void tc__emulate_sync(struct tc_proc *proc);
 
+/* The root team's proc of proc's rank (proc itself on a root team). */
+static inline struct tc_proc *tc__proc_root(struct tc_proc *proc)
+{
+	return proc->base ? proc->base : proc;
+}
+
+/* proc's queue has requests: listed for the rank's other waits (once). */
+static inline void tc__xq_list(struct tc_proc *proc)
+{
+	struct tc_proc *root = tc__proc_root(proc);
+	for (struct tc_proc *q = root->xq_others; q; q = q->xq_next)
+		if (q == proc)
+			return;
+	proc->xq_next = root->xq_others;
+	root->xq_others = proc;
+}
+
+/* proc off its rank's list (its queue emptied, or the proc going). */
+static inline void tc__xq_unlist(struct tc_proc *proc)
+{
+	struct tc_proc *root = tc__proc_root(proc);
+	for (struct tc_proc **pp = &root->xq_others; *pp; pp = &(*pp)->xq_next)
+		if (*pp == proc) {
+			*pp = proc->xq_next;
+			proc->xq_next = NULL;
+			return;
+		}
+}
+
 /* Empties a proc's request queues and port state (nothing is waited for or
  * pending any more).  The caller makes sure no peer reads its buffers: the
  * team reset (no rank runs), or p2p's tc__proc_drop_requests (after its
@@ -468,6 +505,12 @@ static inline void tc__proc_clear_ports(struct tc_proc *pr)
 	pr->ext_pending = 0;
 	pr->ext_native = 0;
 	pr->ext_queue = NULL;
+	if (pr->base)
+		tc__xq_unlist(pr);
+	else
+		pr->xq_others = NULL;
+	pr->xq_next = NULL;
+	pr->xq_walking = 0;
 	pr->ext_gen++;
 	/* Routed messages: ours to drop a reference to, received or sent. */
 	struct tc__far *n = atomic_exchange_explicit(&pr->mail, NULL, memory_order_acquire);

@@ -648,6 +648,32 @@ void tc__progress(struct tc_proc *proc)
 		proc->ext_progress(proc);
 	if (proc->grq_head)
 		tc__progress_any(proc);
+	struct tc_proc *root = tc__proc_root(proc);
+	if (root->xq_others && !root->xq_walking)
+		tc__progress_others(proc, root);
+}
+
+void tc__progress_others(struct tc_proc *proc, struct tc_proc *root)
+{
+	/* The same rank's calls started on its other teams: MPI's rule that
+	 * a rank in the library moves every call it started, so that a call
+	 * on the root team whose peers wait for this rank's next round
+	 * advances while the rank waits in a call of a sub-team (and the
+	 * converse).  Those whose queues have emptied leave the list. */
+	root->xq_walking = 1;
+	for (struct tc_proc **pp = &root->xq_others; *pp;) {
+		struct tc_proc *q = *pp;
+		if (!q->ext_pending) {
+			*pp = q->xq_next;
+			q->xq_next = NULL;
+			continue;
+		}
+		if (q != proc && !q->ext_busy &&
+		    !atomic_load_explicit(&q->team->aborted, memory_order_relaxed))
+			tc__progress(q);
+		pp = &q->xq_next;
+	}
+	root->xq_walking = 0;
 }
 
 void tc__rndv_quiesce(struct tc_proc *proc)

@@ -239,6 +239,9 @@ void tc__watchdog_fire(struct tc_proc *proc, uint64_t waited_ns);
 /* Progress on every port with pending requests (lib/p2p); none once the
  * team is aborted. */
 void tc__progress(struct tc_proc *proc);
+/* tc__progress of the other procs of proc's rank listed on root (theirs
+ * with collective requests queued, lib/core/internal.h's xq_others). */
+void tc__progress_others(struct tc_proc *proc, struct tc_proc *root);
 /* On a fibre, in tc_test (lib/p2p/progress.c): tc__test_help progresses
  * the procs of the CPU's other fibres suspended in tc_test, and proc
  * again, as long as any of them moves; true if one did.  tc__test_yield

@@ -387,6 +387,7 @@ int tc__creq_start(struct tc_proc *proc, struct tc__creq *op, tc_request *handle
 	*pp = op;
 	proc->ext_pending++;
 	proc->ext_native += op->native != NULL;
+	tc__xq_list(proc);
 	proc->ext_progress = tc__xq_progress;
 	proc->ext_wait = tc__xq_wait;
 	proc->ext_end = tc__xq_end;
