@@ -355,8 +355,9 @@ TC_API int tc_alltoallv(struct tc_proc *proc, const void *sbuf, const size_t *sc
  * Every rank starts a team's collectives, blocking or not, in the same
  * order, as in MPI; the calls then run one after the other in that order,
  * each advanced whenever its rank makes progress in the library (any wait
- * or test, any send, receive or collective), so a rank that computes and
- * tests now and then completes them.  Requests may be waited for in any
+ * or test, any send, receive or collective, on this team or any other of
+ * the rank's: a root team's and its sub-teams'), so a rank that computes
+ * and tests now and then completes them.  Requests may be waited for in any
  * order; a blocking collective made while requests are outstanding runs
  * after them.  Logical clock: a call runs on a clock of its own, from the
  * rank's clock at its start (or the end of the call before it, if later),

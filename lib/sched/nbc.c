@@ -14,7 +14,9 @@
  * (team->engine_nbc: a team over MPI processes) that engine starts, steps
  * and fails the head, a head not started runs as its blocking call
  * (team->engine_run), and a wait for a running head finishes it with the
- * engine's own blocking wait.  A call of the machine's own algorithms
+ * engine's own blocking wait.  The rank's procs on other teams with calls
+ * queued are stepped by this one's progress too (tc__progress,
+ * lib/core/internal.h's xq_others).  A call of the machine's own algorithms
  * (op->native, lib/coll/shm_step.c) is begun, stepped and run the blocking
  * way by its own hooks instead of a plan's.
  */
