@@ -213,10 +213,10 @@ static int tc__cop_begin(struct tc_proc *proc, struct tc__creq *x)
 	return tc__shm_req_begin(o->nat, proc, o->shm, &o->shm_call, &o->x.io);
 }
 
-static int tc__cop_step(struct tc_proc *proc, struct tc__creq *x)
+static int tc__cop_step(struct tc_proc *proc, struct tc__creq *x, bool spin)
 {
 	(void)proc;
-	return tc__shm_req_step(((struct tc__cop *)x)->nat);
+	return tc__shm_req_step(((struct tc__cop *)x)->nat, spin);
 }
 
 static int tc__cop_run(struct tc_proc *proc, struct tc__creq *x)

@@ -345,7 +345,10 @@ int tc__shm_req_begin(struct tc__shm_req *q, struct tc_proc *proc, const struct 
                       const struct tc__shm_call *call, const struct tc__exec_io *io);
 /* 1 when the call is done (proc->ncalls and its clock moved on), 0 when
  * a peer has yet to publish or to be done with an earlier call, or the
- * error: TC_EMISMATCH (the team aborted). */
-int tc__shm_req_step(struct tc__shm_req *q);
+ * error: TC_EMISMATCH (the team aborted).  spin: a wait's step, which
+ * looks again at the peer's flag a while before it returns 0, as a
+ * blocking call's sweep does (not on fibres, nor on a team whose waits
+ * do not spin). */
+int tc__shm_req_step(struct tc__shm_req *q, bool spin);
 
 #endif /* TC_COLL_SHM_H */

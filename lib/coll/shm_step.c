@@ -20,6 +20,8 @@
  */
 #include "coll/shm_run.h"
 
+#include "sched/exec.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,6 +34,7 @@
 struct tc__shm_req {
 	struct tc__shm_ctx c;
 	struct tc__shm_call call;
+	int made;   /* c set up once (its call's constant fields) */
 	int posted; /* this rank's (k, 1) published */
 	int next;   /* the peers me + 1 .. me + next - 1 are seen */
 	unsigned looks;
@@ -69,11 +72,25 @@ struct tc__shm_req *tc__shm_req_new(void)
 int tc__shm_req_begin(struct tc__shm_req *q, struct tc_proc *proc, const struct tc__shm *shm,
                       const struct tc__shm_call *call, const struct tc__exec_io *io)
 {
-	q->call = *call;
 	q->posted = 0;
 	q->next = 1;
 	q->looks = 0;
-	tc__shm_ctx_init(&q->c, proc, shm, &q->call, io);
+	struct tc__shm_ctx *c = &q->c;
+	if (q->made && c->proc == proc && c->io == io) {
+		/* A persistent request started again: what its call and team
+		 * fixed is kept, the rest is this call's. */
+		c->k = proc->ncalls;
+		c->run = (proc->team->start_ns & 0xffff) << 48;
+		c->cmax = proc->clock;
+		c->done = c->waiting = 0;
+		proc->cur_call = io->call ? io->call : "collective";
+		proc->cur_alg = io->alg;
+		tc__exec_begin(proc, io);
+		return TC_OK;
+	}
+	q->call = *call;
+	q->made = 1;
+	tc__shm_ctx_init(c, proc, shm, &q->call, io);
 	return TC_OK;
 }
 
@@ -89,7 +106,11 @@ static int tc__shm_req_absent(struct tc__shm_req *q, int r, const _Atomic uint64
 	return tc__shm_gone(c, r, word, alt, pos) ? tc__shm_mismatch(c, r) : 0;
 }
 
-int tc__shm_req_step(struct tc__shm_req *q)
+/* The looks a wait's step gives an absent peer's flag before it returns,
+ * with a pause between them (a few hundred ns: a hand-off or two). */
+#define TC__SHM_STEP_SPINS 32
+
+int tc__shm_req_step(struct tc__shm_req *q, bool spin)
 {
 	struct tc__shm_ctx *c = &q->c;
 	if (!q->posted) {
@@ -103,14 +124,19 @@ int tc__shm_req_step(struct tc__shm_req *q)
 		q->posted = 1;
 	}
 	const uint64_t pos = tc__shm_pos(c, 1);
+	/* As tc__shm_sweep(): spin only where a waiter may (no fibre of this
+	 * CPU waits for it to yield). */
+	const bool spinning = spin && c->proc->team->spin_ns && !c->proc->db.task;
 	void (*got)(struct tc__shm_ctx *, int) = tc__shm_round_got(q->call.coll);
 	for (; q->next < c->p; q->next++) {
 		const int r = (c->me + q->next) % c->p;
+		const _Atomic uint64_t *word = &tc__shm_blk(c, r)->step;
 		/* Acquire: as tc__shm_await_word(). */
-		const int s = tc__shm_reached(c,
-		                              atomic_load_explicit(&tc__shm_blk(c, r)->step,
-		                                                   memory_order_acquire),
-		                              pos, 1);
+		int s = tc__shm_reached(c, atomic_load_explicit(word, memory_order_acquire), pos, 1);
+		for (int i = 0; !s && spinning && i < TC__SHM_STEP_SPINS; i++) {
+			tc__cpu_relax();
+			s = tc__shm_reached(c, atomic_load_explicit(word, memory_order_acquire), pos, 1);
+		}
 		if (s < 0)
 			return tc__shm_mismatch(c, r);
 		if (!s)

@@ -141,7 +141,7 @@ static void tc__xq_drive(struct tc_proc *proc, bool may_block)
 		const struct tc__engine_nbc *en = proc->team->engine_nbc;
 		if (op->native) {
 			int r;
-			TC__ON_OP_CLOCK(proc, op, r = op->native->step(proc, op));
+			TC__ON_OP_CLOCK(proc, op, r = op->native->step(proc, op, may_block));
 			done = r != 0;
 			err = r < 0 ? r : TC_OK;
 		} else if (en) {
@@ -209,10 +209,8 @@ static int tc__xq_advance(struct tc_proc *proc, struct tc__creq *h)
 	if (h->native && !proc->ext_busy) {
 		/* Its peers are usually a hand-off or two away: a few steps
 		 * of it alone before the wait's rounds of progress. */
-		for (int i = 0; i < TC__XQ_NATIVE_SPINS && tc__xq_head(proc) == h; i++) {
-			tc__xq_drive(proc, false);
-			tc__cpu_relax();
-		}
+		for (int i = 0; i < TC__XQ_NATIVE_SPINS && tc__xq_head(proc) == h; i++)
+			tc__xq_drive(proc, true);
 		if (tc__xq_head(proc) != h)
 			return TC_OK;
 	}

@@ -34,14 +34,16 @@ struct tc__creq;
 /* A call that the layer above runs itself instead of a plan: the machine's
  * own algorithms, whose ranks meet on shared flags rather than over the
  * channels (lib/coll/shm_step.c).  begin sets the call up as the queue's
- * head and step moves it on, neither ever waiting: step returns 1 when the
+ * head and step moves it on, neither ever waiting (a step of a wait, with
+ * spin, looks again at what it awaits for a few hundred ns, where the
+ * rank has a CPU of its own): step returns 1 when the
  * call is done, 0 when it needs its peers to move first, or an error.  run
  * is the call made the blocking way, for a head a wait finds not started.
  * Nothing rings a doorbell when such a call's peers move: while one is
  * queued the proc's waits yield instead of parking (ext_native). */
 struct tc__creq_native {
 	int (*begin)(struct tc_proc *proc, struct tc__creq *op);
-	int (*step)(struct tc_proc *proc, struct tc__creq *op);
+	int (*step)(struct tc_proc *proc, struct tc__creq *op, bool spin);
 	int (*run)(struct tc_proc *proc, struct tc__creq *op);
 };
 
