@@ -324,19 +324,26 @@ void tc__shm_ctx_init(struct tc__shm_ctx *c, struct tc_proc *proc, const struct 
 	                          .io = io,
 	                          .p = team->p,
 	                          .me = proc->rank,
-	                          .k = proc->ncalls,
-	                          .run = (team->start_ns & 0xffff) << 48,
 	                          .sig = io->sig ^ (uint64_t)(unsigned)io->tag,
-	                          .cmax = proc->clock,
 	                          .m = call->bytes,
-	                          .esize = call->esize,
-	                          .next_probe = TC__SHM_PROBE_FIRST_NS};
+	                          .esize = call->esize};
 	c->sig8 = (c->sig & 0xff) << 40;
-	proc->cur_call = io->call ? io->call : "collective";
-	proc->cur_alg = io->alg;
+	tc__shm_ctx_call(c);
+}
+
+void tc__shm_ctx_call(struct tc__shm_ctx *c)
+{
+	struct tc_proc *proc = c->proc;
+	c->k = proc->ncalls;
+	c->run = (proc->team->start_ns & 0xffff) << 48;
+	c->cmax = proc->clock;
+	c->done = c->waiting = 0;
+	c->next_probe = TC__SHM_PROBE_FIRST_NS;
+	proc->cur_call = c->io->call ? c->io->call : "collective";
+	proc->cur_alg = c->io->alg;
 	/* The call's signature where the peers' mismatch probes look, as for
 	 * a schedule run over the channels. */
-	tc__exec_begin(proc, io);
+	tc__exec_begin(proc, c->io);
 }
 
 void tc__shm_ctx_end(struct tc__shm_ctx *c, const struct tc__shm_call *call)

@@ -239,9 +239,13 @@ static inline void tc__shm_done(struct tc__shm_ctx *c)
 }
 
 /* A call's state at its start on proc (tc__exec_begin() included), and
- * its end: this rank done with it, its clock, rounds and call count. */
+ * its end: this rank done with it, its clock, rounds and call count.
+ * tc__shm_ctx_call(): the part of the start that is this call's (its
+ * number, run bits, clock, waits), for a state whose team and call are
+ * set already (_init's other fields: a persistent request's again). */
 void tc__shm_ctx_init(struct tc__shm_ctx *c, struct tc_proc *proc, const struct tc__shm *shm,
                       const struct tc__shm_call *call, const struct tc__exec_io *io);
+void tc__shm_ctx_call(struct tc__shm_ctx *c);
 void tc__shm_ctx_end(struct tc__shm_ctx *c, const struct tc__shm_call *call);
 
 /* The calls that one round completes (tc__shm_steppable()), in two

@@ -20,8 +20,6 @@
  */
 #include "coll/shm_run.h"
 
-#include "sched/exec.h"
-
 #include <stdlib.h>
 #include <string.h>
 
@@ -79,13 +77,7 @@ int tc__shm_req_begin(struct tc__shm_req *q, struct tc_proc *proc, const struct 
 	if (q->made && c->proc == proc && c->io == io) {
 		/* A persistent request started again: what its call and team
 		 * fixed is kept, the rest is this call's. */
-		c->k = proc->ncalls;
-		c->run = (proc->team->start_ns & 0xffff) << 48;
-		c->cmax = proc->clock;
-		c->done = c->waiting = 0;
-		proc->cur_call = io->call ? io->call : "collective";
-		proc->cur_alg = io->alg;
-		tc__exec_begin(proc, io);
+		tc__shm_ctx_call(c);
 		return TC_OK;
 	}
 	q->call = *call;

@@ -73,6 +73,21 @@ static bool tc__team_aborted(const struct tc_proc *proc)
 	return atomic_load_explicit(&proc->team->aborted, memory_order_relaxed) != 0;
 }
 
+/* op leaves the queue before it is done (status: why): a running plan's
+ * messages are dropped, or the other engine told; a native call has
+ * nothing on the channels. */
+static void tc__xq_fail_running(struct tc_proc *proc, struct tc__creq *op, int status)
+{
+	if (op->native || !op->running)
+		return;
+	if (proc->team->engine_nbc) {
+		TC__ON_OP_CLOCK(proc, op, proc->team->engine_nbc->fail(proc, op->est, status));
+	} else {
+		TC__ON_OP_CLOCK(proc, op, tc__run_fail(proc, op->run, status));
+		proc->coll_tag = 0;
+	}
+}
+
 /* Starts the head's plan; false when it failed at once (then popped). */
 static bool tc__xq_begin(struct tc_proc *proc, struct tc__creq *op)
 {
@@ -263,14 +278,7 @@ static void tc__xq_end(struct tc_proc *proc, void *reqp, int status)
 		struct tc__creq **pp = (struct tc__creq **)&proc->ext_queue;
 		while (*pp != op)
 			pp = &(*pp)->next;
-		if (op->native) {
-			/* nothing of it on the channels */
-		} else if (op->running && proc->team->engine_nbc) {
-			TC__ON_OP_CLOCK(proc, op, proc->team->engine_nbc->fail(proc, op->est, status));
-		} else if (op->running) {
-			TC__ON_OP_CLOCK(proc, op, tc__run_fail(proc, op->run, status));
-			proc->coll_tag = 0;
-		}
+		tc__xq_fail_running(proc, op, status);
 		*pp = op->next;
 		proc->ext_pending--;
 		proc->ext_native -= op->native != NULL;
@@ -424,14 +432,7 @@ void tc__creq_abandon(struct tc_proc *proc, int status)
 {
 	struct tc__creq *op;
 	while ((op = tc__xq_head(proc))) {
-		if (op->native) {
-			/* nothing of it on the channels */
-		} else if (op->running && proc->team->engine_nbc) {
-			TC__ON_OP_CLOCK(proc, op, proc->team->engine_nbc->fail(proc, op->est, status));
-		} else if (op->running) {
-			TC__ON_OP_CLOCK(proc, op, tc__run_fail(proc, op->run, status));
-			proc->coll_tag = 0;
-		}
+		tc__xq_fail_running(proc, op, status);
 		proc->ext_queue = op->next;
 		proc->ext_pending--;
 		op->next = NULL;
