@@ -112,6 +112,25 @@ int selected(int g, const struct pr_case *c)
 	return want_p[g] && pr_case_selected(c, case_filter);
 }
 
+bool next_case(struct case_it *it)
+{
+	for (; it->g < NGROUP; it->g++, it->cases = NULL) {
+		if (!it->cases) {
+			it->p = group_p[it->g];
+			it->cases = pr_cases(it->p, &it->n);
+			it->ci = 0;
+		}
+		while (it->ci < it->n) {
+			const struct pr_case *c = &it->cases[it->ci++];
+			if (selected(it->g, c)) {
+				it->c = c;
+				return true;
+			}
+		}
+	}
+	return false;
+}
+
 /* The number of cases a launch for group g runs. */
 static int nselected(int g)
 {

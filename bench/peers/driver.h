@@ -8,6 +8,7 @@
 #ifndef PEERS_DRIVER_H
 #define PEERS_DRIVER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "peers.h"
@@ -59,6 +60,13 @@ extern int nrecs;
 /* Whether the report covers case c at group g; the group of team size p
  * (-1: none); the median of v[0 .. n) (sorts v). */
 int selected(int g, const struct pr_case *c);
+/* The selected cases of every group, in the report's order:
+ *   for (struct case_it it = {0}; next_case(&it);)  it.g, it.p, it.c */
+struct case_it {
+	int g, p, n, ci;
+	const struct pr_case *cases, *c;
+};
+bool next_case(struct case_it *it);
 int group_of(int p);
 double median(const double *v, int n);
 

@@ -134,35 +134,29 @@ void report(void)
 	for (int i = 1; i < NPEER; i++)
 		printf(" %-8s %8s %7s |", impl_name[i], "cpu", "ratio");
 	printf("\n");
-	for (int g = 0; g < NGROUP; g++) {
-		int p = group_p[g], n;
-		const struct pr_case *cases = pr_cases(p, &n);
-		for (int ci = 0; ci < n; ci++) {
-			const struct pr_case *c = &cases[ci];
-			if (!selected(g, c))
+	for (struct case_it it = {0}; next_case(&it);) {
+		const int g = it.g, p = it.p;
+		const struct pr_case *c = it.c;
+		struct best o = best_of(IMPL_OURS, c->kind, p, c->bytes, NULL);
+		struct best oc = ours_complete(c, p);
+		printf("%-9s %3d %6s | %8s %8s %-12s %-13s %8s |", pr_kind_name[c->kind], p,
+		       size_str(c->bytes, b1, sizeof b1), o.ok ? human(o.wall, b2) : "n/a",
+		       human(o.cpu, b3), o.ok ? o.r->variant : ours_missing(&o),
+		       o.ok ? o.r->note : "", human(oc.wall, b4));
+		for (int i = 1; i < NPEER; i++) {
+			struct best b = best_of(i, c->kind, p, c->bytes, NULL);
+			if (!b.ok) {
+				const char *why = peer_missing(i, g, &b);
+				printf(" %-26.26s |", why);
 				continue;
-			struct best o = best_of(IMPL_OURS, c->kind, p, c->bytes, NULL);
-			struct best oc = ours_complete(c, p);
-			printf("%-9s %3d %6s | %8s %8s %-12s %-13s %8s |", pr_kind_name[c->kind], p,
-			       size_str(c->bytes, b1, sizeof b1), o.ok ? human(o.wall, b2) : "n/a",
-			       human(o.cpu, b3), o.ok ? o.r->variant : ours_missing(&o),
-			       o.ok ? o.r->note : "", human(oc.wall, b4));
-			for (int i = 1; i < NPEER; i++) {
-				struct best b = best_of(i, c->kind, p, c->bytes, NULL);
-				if (!b.ok) {
-					const char *why = peer_missing(i, g, &b);
-					printf(" %-26.26s |", why);
-					continue;
-				}
-				if (o.ok)
-					printf(" %8s %8s %6.3gx |", human(b.wall, b1),
-					       human(b.cpu, b2), o.wall / b.wall);
-				else
-					printf(" %8s %8s %7s |", human(b.wall, b1),
-					       human(b.cpu, b2), "-");
 			}
-			printf("\n");
+			if (o.ok)
+				printf(" %8s %8s %6.3gx |", human(b.wall, b1), human(b.cpu, b2),
+				       o.wall / b.wall);
+			else
+				printf(" %8s %8s %7s |", human(b.wall, b1), human(b.cpu, b2), "-");
 		}
+		printf("\n");
 	}
 	printf("(time per operation, median of the repetitions; latency and bandwidth: per one-way "
 	       "message of a ping-pong; cpu: CPU time of all ranks per operation; ratio = "
@@ -250,38 +244,32 @@ void markdown(void)
 	char b1[32], b2[16], b3[16], b4[16];
 	printf("\n| case | p | size | topocoll: wall / CPU (topology, algorithm) | OpenMP | ratio | "
 	       "Open MPI | ratio | MPICH | ratio |\n|---|---:|---:|---|---:|---:|---:|---:|---:|---:|\n");
-	for (int g = 0; g < NGROUP; g++) {
-		int p = group_p[g], n;
-		const struct pr_case *cases = pr_cases(p, &n);
-		for (int ci = 0; ci < n; ci++) {
-			const struct pr_case *c = &cases[ci];
-			if (!selected(g, c))
+	for (struct case_it it = {0}; next_case(&it);) {
+		const int p = it.p;
+		const struct pr_case *c = it.c;
+		struct best o = best_of(IMPL_OURS, c->kind, p, c->bytes, NULL);
+		printf("| %s | %d | %s | ", pr_kind_name[c->kind], p, size_str(c->bytes, b1, sizeof b1));
+		if (o.ok)
+			printf("%s / %s (%s%s%s) |", human(o.wall, b2), human(o.cpu, b3),
+			       o.r->variant, strcmp(o.r->note, "-") ? ", " : "",
+			       strcmp(o.r->note, "-") ? o.r->note : "");
+		else
+			printf("n/a (%s) |", ours_missing(&o));
+		for (int i = 1; i < NPEER; i++) {
+			struct best b = best_of(i, c->kind, p, c->bytes, NULL);
+			if (!b.ok) {
+				printf(" - | |");
 				continue;
-			struct best o = best_of(IMPL_OURS, c->kind, p, c->bytes, NULL);
-			printf("| %s | %d | %s | ", pr_kind_name[c->kind], p,
-			       size_str(c->bytes, b1, sizeof b1));
-			if (o.ok)
-				printf("%s / %s (%s%s%s) |", human(o.wall, b2), human(o.cpu, b3),
-				       o.r->variant, strcmp(o.r->note, "-") ? ", " : "",
-				       strcmp(o.r->note, "-") ? o.r->note : "");
-			else
-				printf("n/a (%s) |", ours_missing(&o));
-			for (int i = 1; i < NPEER; i++) {
-				struct best b = best_of(i, c->kind, p, c->bytes, NULL);
-				if (!b.ok) {
-					printf(" - | |");
-					continue;
-				}
-				int named = strcmp(b.r->variant, "mpi") && strcmp(b.r->variant, "omp");
-				printf(" %s / %s%s%s%s |", human(b.wall, b2), human(b.cpu, b3),
-				       named ? " (" : "", named ? b.r->variant : "", named ? ")" : "");
-				if (o.ok)
-					printf(" %s |", ratio_str(o.wall / b.wall, b4, sizeof b4));
-				else
-					printf(" |");
 			}
-			printf("\n");
+			int named = strcmp(b.r->variant, "mpi") && strcmp(b.r->variant, "omp");
+			printf(" %s / %s%s%s%s |", human(b.wall, b2), human(b.cpu, b3),
+			       named ? " (" : "", named ? b.r->variant : "", named ? ")" : "");
+			if (o.ok)
+				printf(" %s |", ratio_str(o.wall / b.wall, b4, sizeof b4));
+			else
+				printf(" |");
 		}
+		printf("\n");
 	}
 }
 
@@ -290,30 +278,23 @@ void variants(void)
 {
 	char b1[32], b2[16], b3[16];
 	printf("\nevery variant (median wall, cpu; runs):\n");
-	for (int g = 0; g < NGROUP; g++) {
-		int p = group_p[g], n;
-		const struct pr_case *cases = pr_cases(p, &n);
-		for (int ci = 0; ci < n; ci++) {
-			const struct pr_case *c = &cases[ci];
-			if (!selected(g, c))
-				continue;
-			printf("  %-9s p=%-2d %-6s", pr_kind_name[c->kind], p,
-			       size_str(c->bytes, b1, sizeof b1));
-			for (int i = 0; i < NIMPL; i++)
-				for (int k = 0; k < nrecs; k++) {
-					const struct rec *r = &recs[k];
-					if (r->impl != i || r->kind != c->kind || r->p != p ||
-					    r->bytes != c->bytes)
-						continue;
-					if (r->n)
-						printf(" | %s %s %s %s (%d)", impl_name[i],
-						       r->variant, human(median(r->wall, r->n), b2),
-						       human(median(r->cpu, r->n), b3), r->n);
-					else
-						printf(" | %s %s %s", impl_name[i], r->variant, r->note);
-				}
-			printf("\n");
-		}
+	for (struct case_it it = {0}; next_case(&it);) {
+		const int p = it.p;
+		const struct pr_case *c = it.c;
+		printf("  %-9s p=%-2d %-6s", pr_kind_name[c->kind], p, size_str(c->bytes, b1, sizeof b1));
+		for (int i = 0; i < NIMPL; i++)
+			for (int k = 0; k < nrecs; k++) {
+				const struct rec *r = &recs[k];
+				if (r->impl != i || r->kind != c->kind || r->p != p || r->bytes != c->bytes)
+					continue;
+				if (r->n)
+					printf(" | %s %s %s %s (%d)", impl_name[i], r->variant,
+					       human(median(r->wall, r->n), b2),
+					       human(median(r->cpu, r->n), b3), r->n);
+				else
+					printf(" | %s %s %s", impl_name[i], r->variant, r->note);
+			}
+		printf("\n");
 	}
 }
 
@@ -335,33 +316,26 @@ void ours_mpi_report(void)
 		printf(" %-12s %-13s %8s %7s |", impl_name[mine[m]], "algorithm", impl_name[own[m]],
 		       "ratio");
 	printf("\n");
-	for (int g = 0; g < NGROUP; g++) {
-		int p = group_p[g], n;
-		const struct pr_case *cases = pr_cases(p, &n);
-		for (int ci = 0; ci < n; ci++) {
-			const struct pr_case *c = &cases[ci];
-			if (!selected(g, c))
+	for (struct case_it it = {0}; next_case(&it);) {
+		const int g = it.g, p = it.p;
+		const struct pr_case *c = it.c;
+		printf("%-9s %3d %6s |", pr_kind_name[c->kind], p, size_str(c->bytes, b1, sizeof b1));
+		for (int m = 0; m < 2; m++) {
+			struct best o = best_of(mine[m], c->kind, p, c->bytes, NULL);
+			struct best b = best_of(own[m], c->kind, p, c->bytes, NULL);
+			if (!o.ok) {
+				printf(" %-12.12s %-13s %8s %7s |", peer_missing(mine[m], g, &o),
+				       "", b.ok ? human(b.wall, b3) : "-", "-");
 				continue;
-			printf("%-9s %3d %6s |", pr_kind_name[c->kind], p,
-			       size_str(c->bytes, b1, sizeof b1));
-			for (int m = 0; m < 2; m++) {
-				struct best o = best_of(mine[m], c->kind, p, c->bytes, NULL);
-				struct best b = best_of(own[m], c->kind, p, c->bytes, NULL);
-				if (!o.ok) {
-					printf(" %-12.12s %-13s %8s %7s |",
-					       peer_missing(mine[m], g, &o), "",
-					       b.ok ? human(b.wall, b3) : "-", "-");
-					continue;
-				}
-				printf(" %-12s %-13s %8s ", human(o.wall, b2), o.r->note,
-				       b.ok ? human(b.wall, b3) : "-");
-				if (b.ok)
-					printf("%6.3gx |", o.wall / b.wall);
-				else
-					printf("%7s |", "-");
 			}
-			printf("\n");
+			printf(" %-12s %-13s %8s ", human(o.wall, b2), o.r->note,
+			       b.ok ? human(b.wall, b3) : "-");
+			if (b.ok)
+				printf("%6.3gx |", o.wall / b.wall);
+			else
+				printf("%7s |", "-");
 		}
+		printf("\n");
 	}
 	printf("(time per operation, median of the repetitions; ratio = ours over MPI / MPI's "
 	       "own, < 1 is ours faster)\n");
@@ -370,44 +344,39 @@ void ours_mpi_report(void)
 void json_lines(void)
 {
 	printf("\n");
-	for (int g = 0; g < NGROUP; g++) {
-		int p = group_p[g], n;
-		const struct pr_case *cases = pr_cases(p, &n);
-		for (int ci = 0; ci < n; ci++) {
-			const struct pr_case *c = &cases[ci];
-			if (!selected(g, c))
-				continue;
-			struct best o = best_of(IMPL_OURS, c->kind, p, c->bytes, NULL);
-			struct best oc = ours_complete(c, p);
-			for (int i = 1; i < NPEER; i++) {
-				struct best b = best_of(i, c->kind, p, c->bytes, NULL);
-				if (i == IMPL_OPENMP && pr_is_p2p(c))
-					continue; /* OpenMP has no point-to-point */
-				printf("{\"case\": \"%s\", \"p\": %d, \"bytes\": %zu",
-				       pr_kind_name[c->kind], p, c->bytes);
-				json_num("ours_ns", o.ok ? o.wall : NAN);
-				json_num("ours_cpu_ns", o.ok ? o.cpu : NAN);
-				if (o.ok) {
-					json_str("topology", o.r->variant);
-					json_str("algorithm", o.r->note);
-				} else {
-					json_str("ours_error", o.err ? o.err : "not measured");
-					json_str("ours_unavailable", ours_missing(&o));
-				}
-				json_num("ours_complete_ns", oc.ok ? oc.wall : NAN);
-				json_str("peer", impl_name[i]);
-				json_num("peer_ns", b.ok ? b.wall : NAN);
-				json_num("peer_cpu_ns", b.ok ? b.cpu : NAN);
-				if (b.ok)
-					json_str("peer_variant", b.r->variant);
-				else
-					json_str("peer_error", peer_missing(i, g, &b));
-				if (o.ok && b.ok)
-					printf(", \"ratio\": %.4f", o.wall / b.wall);
-				else
-					printf(", \"ratio\": null");
-				printf(", \"reps\": [%d, %d]}\n", o.ok ? o.n : 0, b.ok ? b.n : 0);
+	for (struct case_it it = {0}; next_case(&it);) {
+		const int g = it.g, p = it.p;
+		const struct pr_case *c = it.c;
+		struct best o = best_of(IMPL_OURS, c->kind, p, c->bytes, NULL);
+		struct best oc = ours_complete(c, p);
+		for (int i = 1; i < NPEER; i++) {
+			struct best b = best_of(i, c->kind, p, c->bytes, NULL);
+			if (i == IMPL_OPENMP && pr_is_p2p(c))
+				continue; /* OpenMP has no point-to-point */
+			printf("{\"case\": \"%s\", \"p\": %d, \"bytes\": %zu",
+			       pr_kind_name[c->kind], p, c->bytes);
+			json_num("ours_ns", o.ok ? o.wall : NAN);
+			json_num("ours_cpu_ns", o.ok ? o.cpu : NAN);
+			if (o.ok) {
+				json_str("topology", o.r->variant);
+				json_str("algorithm", o.r->note);
+			} else {
+				json_str("ours_error", o.err ? o.err : "not measured");
+				json_str("ours_unavailable", ours_missing(&o));
 			}
+			json_num("ours_complete_ns", oc.ok ? oc.wall : NAN);
+			json_str("peer", impl_name[i]);
+			json_num("peer_ns", b.ok ? b.wall : NAN);
+			json_num("peer_cpu_ns", b.ok ? b.cpu : NAN);
+			if (b.ok)
+				json_str("peer_variant", b.r->variant);
+			else
+				json_str("peer_error", peer_missing(i, g, &b));
+			if (o.ok && b.ok)
+				printf(", \"ratio\": %.4f", o.wall / b.wall);
+			else
+				printf(", \"ratio\": null");
+			printf(", \"reps\": [%d, %d]}\n", o.ok ? o.n : 0, b.ok ? b.n : 0);
 		}
 	}
 }
@@ -416,31 +385,26 @@ void json_lines(void)
 void json_lines_ours_mpi(void)
 {
 	const int mine[2] = {IMPL_OURS_OPENMPI, IMPL_OURS_MPICH}, own[2] = {IMPL_OPENMPI, IMPL_MPICH};
-	for (int g = 0; g < NGROUP; g++) {
-		int p = group_p[g], n;
-		const struct pr_case *cases = pr_cases(p, &n);
-		for (int ci = 0; ci < n; ci++) {
-			const struct pr_case *c = &cases[ci];
-			if (!selected(g, c))
+	for (struct case_it it = {0}; next_case(&it);) {
+		const int g = it.g, p = it.p;
+		const struct pr_case *c = it.c;
+		for (int m = 0; m < 2; m++) {
+			if (!available[mine[m]])
 				continue;
-			for (int m = 0; m < 2; m++) {
-				if (!available[mine[m]])
-					continue;
-				struct best o = best_of(mine[m], c->kind, p, c->bytes, NULL);
-				struct best b = best_of(own[m], c->kind, p, c->bytes, NULL);
-				printf("{\"case\": \"%s\", \"p\": %d, \"bytes\": %zu",
-				       pr_kind_name[c->kind], p, c->bytes);
-				json_str("ours_over", impl_name[own[m]]);
-				json_num("ours_mpi_ns", o.ok ? o.wall : NAN);
-				json_num("ours_mpi_cpu_ns", o.ok ? o.cpu : NAN);
-				json_str("algorithm", o.ok ? o.r->note : peer_missing(mine[m], g, &o));
-				json_num("mpi_ns", b.ok ? b.wall : NAN);
-				if (o.ok && b.ok)
-					printf(", \"ratio\": %.4f", o.wall / b.wall);
-				else
-					printf(", \"ratio\": null");
-				printf(", \"reps\": [%d, %d]}\n", o.ok ? o.n : 0, b.ok ? b.n : 0);
-			}
+			struct best o = best_of(mine[m], c->kind, p, c->bytes, NULL);
+			struct best b = best_of(own[m], c->kind, p, c->bytes, NULL);
+			printf("{\"case\": \"%s\", \"p\": %d, \"bytes\": %zu",
+			       pr_kind_name[c->kind], p, c->bytes);
+			json_str("ours_over", impl_name[own[m]]);
+			json_num("ours_mpi_ns", o.ok ? o.wall : NAN);
+			json_num("ours_mpi_cpu_ns", o.ok ? o.cpu : NAN);
+			json_str("algorithm", o.ok ? o.r->note : peer_missing(mine[m], g, &o));
+			json_num("mpi_ns", b.ok ? b.wall : NAN);
+			if (o.ok && b.ok)
+				printf(", \"ratio\": %.4f", o.wall / b.wall);
+			else
+				printf(", \"ratio\": null");
+			printf(", \"reps\": [%d, %d]}\n", o.ok ? o.n : 0, b.ok ? b.n : 0);
 		}
 	}
 }
