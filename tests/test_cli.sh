@@ -743,6 +743,14 @@ json_case "calibrate --json: the hand-off from rank 0 to every other rank, rank 
 json_case "calibrate --json: the rounds' mean and the hypercube pairs' rounds, reported" \
 	"d['concurrency']['ranks'] < 2 or all(s['mean_round_ns'] > 0 and (s['ranks'] & (s['ranks'] - 1) or s['pairs_round_ns'] > 0) for s in d['concurrency']['sync'])" \
 	calibrate --min-bytes 512 --max-bytes 4K --reps 3 --json
+# The cache sizes the calibration classifies its points by are the kernel's
+# (sysfs, what hwloc reads): glibc's sysconf said 320 MiB of L3 on a 2-vCPU
+# AMD EPYC guest whose kernel says 32 MiB.  Where sysfs has no caches,
+# nothing to compare.
+SYSFS_CACHES="(lambda ix: {int(open(i + '/level').read()): (lambda z: int(z[:-1]) << {'K': 10, 'M': 20}[z[-1]] if z[-1] in 'KM' else int(z))(open(i + '/size').read().strip()) for i in ix if open(i + '/type').read().strip() != 'Instruction'})(__import__('glob').glob('/sys/devices/system/cpu/cpu0/cache/index*'))"
+json_case "calibrate --json: the cache sizes are the kernel's" \
+	"(lambda s: all(d['caches'][n] == s[l] for l, n in ((1, 'l1d_bytes'), (2, 'l2_bytes'), (3, 'l3_bytes')) if l in s))($SYSFS_CACHES)" \
+	calibrate --min-bytes 512 --max-bytes 4K --reps 3 --json
 json_case "calibrate --no-concurrency: no concurrency team" "d['concurrency']['ranks'] == 0" \
 	calibrate --min-bytes 512 --max-bytes 4K --reps 3 --no-concurrency --json
 json_case "run --calibrated: calibrates, predicts with the calibrated t_s, t_w, t_c, runs, compares (end to end)" \
