@@ -8,6 +8,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "harness.h"
 #include "topocoll.h"
@@ -83,5 +84,88 @@ Test(wait, sender_keeps_its_cpu_while_the_peer_copies, .timeout = 60)
 	cr_assert_not(atomic_load(&a.bad), "rank 1 received the wrong data");
 	cr_assert_eq(err, 0, "%s", tc_strerror(err));
 	cr_assert_leq(a.sleeps, LONG_REPS - 3, "the sender slept in %d of %d sends", a.sleeps, LONG_REPS);
+	tc_team_destroy(team);
+}
+
+/* A wait that keeps making progress is not idle: a rank that waits for
+ * all of PACED_MSGS messages in one tc_waitall, while its peer sends one
+ * every PACED_GAP_NS, spins and yields between them and sleeps only when
+ * nothing arrives for the spin and yield budget (about 1 ms).  Counted
+ * from the wait's start instead, every look past its first millisecond
+ * would sleep: one sleep and wake-up per message, on the critical path of
+ * any collective longer than that (a whole collective is one wait).  A
+ * loaded machine may stall the sender for a millisecond now and then, not
+ * for half of the messages. */
+enum { PACED_MSGS = 100, PACED_GAP_NS = 100000 };
+
+struct paced_arg {
+	int sleeps; /* the receiver's, in its one wait */
+	_Atomic int bad;
+};
+
+static uint64_t paced_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static int paced_fn(struct tc_proc *proc, void *argp)
+{
+	struct paced_arg *a = argp;
+	uint64_t vals[PACED_MSGS];
+	int err = 0;
+	if (tc_rank(proc) == 0) {
+		uint64_t token;
+		err = tc_recv(proc, 1, &token, sizeof token, NULL); /* rank 1 has posted */
+		for (int k = 0; k < PACED_MSGS && !err; k++) {
+			uint64_t until = paced_now_ns() + PACED_GAP_NS;
+			while (paced_now_ns() < until)
+				;
+			vals[k] = (uint64_t)k * 7 + 1;
+			err = tc_send(proc, 1, &vals[k], sizeof vals[k]);
+		}
+		return err;
+	}
+	tc_request reqs[PACED_MSGS];
+	for (int k = 0; k < PACED_MSGS && !err; k++)
+		err = tc_irecv(proc, 0, &vals[k], sizeof vals[k], &reqs[k]);
+	uint64_t token = 1;
+	if (!err)
+		err = tc_send(proc, 0, &token, sizeof token);
+	struct tc_stats before, after;
+	tc_proc_stats(proc, &before);
+	if (!err)
+		err = tc_waitall(proc, PACED_MSGS, reqs);
+	tc_proc_stats(proc, &after);
+	a->sleeps = (int)(after.waits_blocked - before.waits_blocked);
+	for (int k = 0; k < PACED_MSGS && !err; k++)
+		if (vals[k] != (uint64_t)k * 7 + 1)
+			a->bad = 1;
+	return err;
+}
+
+Test(wait, a_wait_that_progresses_does_not_sleep, .timeout = 60)
+{
+	struct tc_team_config cfg;
+	tc_team_config_default(&cfg);
+	cfg.topology = "chain:2";
+	cfg.timeout_ms = 10000;
+	cfg.exec = TC_EXEC_THREADS;
+	struct tc_team *team = NULL;
+	cr_assert_eq(tc_team_create(&cfg, &team), 0);
+	struct tc_team_info info;
+	tc_team_get_info(team, &info);
+	if (info.oversubscribed) {
+		tc_team_destroy(team);
+		cr_skip_test("one CPU: the ranks of chain:2 share it");
+	}
+	struct paced_arg a = {0};
+	int err = tc_run(team, paced_fn, &a);
+	cr_assert_eq(err, 0, "%s", tc_strerror(err));
+	cr_assert_not(atomic_load(&a.bad), "rank 1 received the wrong values");
+	cr_assert_leq(a.sleeps, PACED_MSGS / 2,
+	              "the receiver slept %d times in one wait for %d paced messages", a.sleeps,
+	              PACED_MSGS);
 	tc_team_destroy(team);
 }

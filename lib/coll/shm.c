@@ -147,12 +147,18 @@ int tc__shm_await_wait(struct tc__shm_ctx *c, int r, const _Atomic uint64_t *wor
 		 * of our buffers and flags, come before. */
 		const int got = tc__shm_reached(c, atomic_load_explicit(word, memory_order_acquire),
 		                                pos, sig8);
-		if (got)
+		if (got) {
+			/* The next wait's spin, yield and timeout count from
+			 * its own start, not the call's (lib/p2p/progress.c,
+			 * tc__progress_mark). */
+			c->waiting = 0;
 			return got > 0 ? TC_OK : tc__shm_mismatch(c, r);
+		}
 		if (!c->waiting) {
 			tc__waiter_init(&c->w, team->wait, team->spin_ns, team->yield_ns,
 			                atomic_load(&team->timeout_ns));
 			c->waiting = 1;
+			c->next_probe = TC__SHM_PROBE_FIRST_NS;
 		}
 		if (tc__wait_spin(&c->w))
 			continue;

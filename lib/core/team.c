@@ -55,7 +55,9 @@
  * known to end: a rank with its own core whose long single-copy message a
  * peer is copying spins for as long as the copy can take (lib/p2p/p2p.c; a
  * 1 MiB broadcast at p = 2 slept in ~10% of its calls after 20 us, each
- * sleep a wake-up on the critical path).
+ * sleep a wake-up on the critical path).  The thresholds count the time
+ * since the wait last made progress, not since it began
+ * (lib/p2p/progress.c, tc__progress_mark): a collective is one wait.
  */
 #define TC__SPIN_NS_DEFAULT 20000u
 #define TC__YIELD_NS_DEDICATED 1000000u

@@ -185,6 +185,16 @@ static inline bool tc__wait_spin(struct tc__waiter *w)
 	return false;
 }
 
+/* The wait starts over: its clock from the next look, spinning again if
+ * it may spin (a fibre never does). */
+static inline void tc__waiter_restart(struct tc__waiter *w, bool may_spin)
+{
+	w->start = 0;
+	w->waited = 0;
+	w->iter = 0;
+	w->spinning = may_spin;
+}
+
 /* The slow path: reads the clock and decides; pauses or yields itself
  * (TC__WAIT_SPIN, TC__WAIT_YIELD).  The waiter keeps spinning, whatever the
  * policy, until hold_until_ns (tc__now_ns() time; 0: no hold). */

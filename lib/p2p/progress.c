@@ -144,6 +144,21 @@ static uint64_t tc__park_ns(const struct tc__waiter *w, bool probing)
 	return probing && (!left || left > TC__PROBE_NS) ? TC__PROBE_NS : left;
 }
 
+/* What moves when a wait's progress does something: a message received or
+ * sent, a request posted, a round or transfer of a schedule completed, a
+ * peer done copying one of our single-copy sends.  A long wait (a whole
+ * collective is one, tc__plan_run) starts its spin, yield and timeout over
+ * at each change: the thresholds are for the time nothing happens (the
+ * competitive rule prices one idle stretch against one sleep), not for the
+ * call's length.  Counted from the call's start, every wait of a 4 MiB
+ * pipelined reduce at p = 2 past its first millisecond slept (700 of its
+ * 1024 rounds, 10 ms a call against 1.4 ms). */
+static uint64_t tc__progress_mark(const struct tc_proc *proc)
+{
+	return proc->stats.msgs_recv + proc->stats.msgs_sent + proc->stats.rounds +
+	       proc->stats.transfers_recv + proc->nposts + ((uint64_t)proc->npending_rndv << 40);
+}
+
 int tc__progress_wait(struct tc_proc *proc, tc__cond_fn cond, void *ctx)
 {
 	struct tc_team *team = proc->team;
@@ -156,6 +171,7 @@ int tc__progress_wait(struct tc_proc *proc, tc__cond_fn cond, void *ctx)
 	bool fibre = proc->db.task != NULL;
 	if (fibre)
 		w.spinning = false;
+	uint64_t mark = tc__progress_mark(proc);
 
 	for (;;) {
 		tc__progress(proc);
@@ -168,6 +184,14 @@ int tc__progress_wait(struct tc_proc *proc, tc__cond_fn cond, void *ctx)
 		}
 		if (tc__wait_spin(&w))
 			continue;
+		/* Something happened since the last look: the idle time starts
+		 * again (tc__progress_mark). */
+		uint64_t now_mark = tc__progress_mark(proc);
+		if (now_mark != mark) {
+			mark = now_mark;
+			tc__waiter_restart(&w, !fibre);
+			next_probe = TC__PROBE_NS;
+		}
 		/* While a peer may still be copying a long single-copy send of
 		 * ours, keep the CPU (lib/p2p/p2p.c, spin_until_ns). */
 		enum tc__wait_step step =
