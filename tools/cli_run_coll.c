@@ -273,6 +273,23 @@ static int call_coll(struct run_ctx *c, struct tc_proc *proc, const struct tc_co
 
 static void call_span(const struct run_ctx *c, int j, uint64_t *lo, uint64_t *hi);
 
+/* The time of calls [j0, j1): from the first rank's entry into the first to
+ * the last rank's exit from the last (back to back, a call may start while
+ * its predecessor ends elsewhere); in place, the sum of each call's own
+ * span, the barrier and the inputs' copies between them left out. */
+static double calls_time(const struct run_ctx *c, int j0, int j1)
+{
+	uint64_t lo = UINT64_MAX, hi = 0, l, h;
+	double sum = 0;
+	for (int j = j0; j < j1; j++) {
+		call_span(c, j, &l, &h);
+		sum += (double)(h - l);
+		lo = l < lo ? l : lo;
+		hi = h > hi ? h : hi;
+	}
+	return j1 <= j0 ? 0.0 : c->a->in_place ? sum : (double)(hi - lo);
+}
+
 /* The first call of the run, from poisoned buffers, is checked by each rank
  * at once (after its time was taken; later calls overwrite the result); the
  * last by the tool after the run (emulated, a run of one call: only then). */
@@ -287,19 +304,11 @@ static void first_check(struct run_ctx *c, int r, int k)
 }
 
 /* Rank 0 after a batch of auto_calls (every rank at a barrier): adds the
- * batch's time, from the first rank's entry into its first call to the last
- * rank's exit from its last, and sets the next batch: as many calls as made
+ * batch's time (calls_time), and sets the next batch: as many calls as made
  * so far (doubling), none once the budget or the room is reached. */
 static void next_batch(struct run_ctx *c, int batch, int done)
 {
-	uint64_t lo, hi, l, h;
-	call_span(c, done - batch, &lo, &hi);
-	for (int j = done - batch + 1; j < done; j++) {
-		call_span(c, j, &l, &h);
-		lo = l < lo ? l : lo;
-		hi = h > hi ? h : hi;
-	}
-	c->timed_ns += (double)(hi - lo);
+	c->timed_ns += calls_time(c, done - batch, done);
 	c->calls = done;
 	c->next_batch = c->timed_ns >= CLI_RUN_CALLS_BUDGET_NS || done >= c->ccap ? 0
 	                : done < c->ccap - done                                   ? done
@@ -339,8 +348,18 @@ static int run_rank(struct tc_proc *proc, void *arg)
 		err = TC_EABORTED;
 	while (batch > 0 && !err) {
 		for (int j = 0; j < batch && !err; j++, k++) {
-			if (k)
-				prep_buffers(c, r, 0); /* in place: the input again */
+			if (k && a->in_place) {
+				/* In place: the input again, on every rank before any
+				 * rank's call starts; back to back, a rank's copy fell
+				 * inside the span of the call its peers had entered
+				 * (a 1 MiB ring allreduce at p = 2 timed 2-3x its
+				 * time out of place, most of it this copy). */
+				prep_buffers(c, r, 0);
+				if (bar && tool_barrier(c, proc)) {
+					err = TC_EABORTED;
+					break;
+				}
+			}
 			uint64_t t = now_ns();
 			err = call_coll(c, proc, &opts, k);
 			c->t0[(size_t)r * (size_t)c->ccap + (size_t)(done + j)] = t;
@@ -581,16 +600,12 @@ int cli_run_coll(struct tc_team *team, const struct cli_run_args *a, struct cli_
 		if (res->mismatch_rank >= 0 || res->barrier_early || res->alg_disagree)
 			res->verified = 0;
 		tc_team_last_run(team, &ri);
-		/* The run's calls span from the first entry into the first to
-		 * the last exit from the last; their average is that over the
-		 * calls (auto_calls: the same per batch). */
+		/* The run's calls' time (calls_time) over the calls
+		 * (auto_calls: the same per batch). */
 		double m;
-		uint64_t lo = UINT64_MAX, hi = 0;
 		for (int j = 0; j < c.calls; j++) {
 			uint64_t l, h;
 			call_span(&c, j, &l, &h);
-			lo = l < lo ? l : lo;
-			hi = h > hi ? h : hi;
 			if (timed_run && ri.mode != TC_MODE_EMULATED) {
 				res->call_min_ns = fmin(res->call_min_ns, (double)(h - l));
 				res->call_max_ns = fmax(res->call_max_ns, (double)(h - l));
@@ -602,7 +617,7 @@ int cli_run_coll(struct tc_team *team, const struct cli_run_args *a, struct cli_
 		else if (c.auto_calls)
 			m = c.timed_ns / c.calls;
 		else
-			m = (double)(hi - lo) / c.calls;
+			m = calls_time(&c, 0, c.calls) / c.calls;
 		if (timed_run) {
 			meas[k - (total - nrun)] = m;
 			call_sum += m * c.calls;
