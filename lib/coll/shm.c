@@ -158,7 +158,6 @@ int tc__shm_await_wait(struct tc__shm_ctx *c, int r, const _Atomic uint64_t *wor
 			tc__waiter_init(&c->w, team->wait, team->spin_ns, team->yield_ns,
 			                atomic_load(&team->timeout_ns));
 			c->waiting = 1;
-			c->next_probe = TC__SHM_PROBE_FIRST_NS;
 		}
 		if (tc__wait_spin(&c->w))
 			continue;
@@ -172,8 +171,14 @@ int tc__shm_await_wait(struct tc__shm_ctx *c, int r, const _Atomic uint64_t *wor
 		 * rank's next round there). */
 		tc__progress(c->proc);
 		const enum tc__wait_step step = tc__wait_next(&c->w, 0);
-		if (c->w.waited >= c->next_probe) {
-			c->next_probe = c->w.waited + TC__SHM_PROBE_NS;
+		/* The probe's clock is the call's, not this wait's: a look
+		 * at every peer awaited for 20 us would read as many peers'
+		 * lines (at p = 64 on 2 CPUs, most of them). */
+		const uint64_t now = c->w.start + c->w.waited;
+		if (!c->probe_at)
+			c->probe_at = now + TC__SHM_PROBE_FIRST_NS;
+		if (now >= c->probe_at) {
+			c->probe_at = now + TC__SHM_PROBE_NS;
 			if (tc__shm_gone(c, r, word, alt, pos))
 				return tc__shm_mismatch(c, r);
 		}
@@ -344,7 +349,7 @@ void tc__shm_ctx_call(struct tc__shm_ctx *c)
 	c->run = (proc->team->start_ns & 0xffff) << 48;
 	c->cmax = proc->clock;
 	c->done = c->waiting = 0;
-	c->next_probe = TC__SHM_PROBE_FIRST_NS;
+	c->probe_at = 0;
 	proc->cur_call = c->io->call ? c->io->call : "collective";
 	proc->cur_alg = c->io->alg;
 	/* The call's signature where the peers' mismatch probes look, as for

@@ -36,9 +36,10 @@ struct tc__shm_ctx {
 	int small;         /* the data travel in the flags or the areas */
 	int in_area;       /* allgather, alltoall: in the areas, not the flags */
 	struct tc__waiter w;
-	int done;            /* this rank's done word says call k */
-	int waiting;         /* w started */
-	uint64_t next_probe; /* w.waited at the next look at a peer's return */
+	int done;          /* this rank's done word says call k */
+	int waiting;       /* w started */
+	uint64_t probe_at; /* tc__now_ns() of the next look at a peer's return
+	                        (0: the call's first wait sets it) */
 };
 
 /* (k, ph): the position a step word of call k's phase ph compares by. */
