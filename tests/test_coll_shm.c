@@ -26,7 +26,9 @@
  * fibres, a non-commutative operator); vectors beyond a cache line refused.
  * A bcast whose root copies part of the message into the readers'
  * buffers: the split against its closed form, and its runs at p = 2-4
- * with the buffers overwritten right after every return.
+ * with the buffers overwritten right after every return.  The copy around
+ * the caches against memcpy, and the allgather and alltoall that take it
+ * (outputs beyond the last-level cache).
  */
 #include <inttypes.h>
 #include <math.h>
@@ -38,6 +40,7 @@
 #include <time.h>
 
 #include "harness.h"
+#include "base/copy.h"
 #include "coll/coll_internal.h"
 #include "coll/gen.h"
 #include "coll/shm.h"
@@ -201,6 +204,68 @@ Test(shm, one_mebibyte, .timeout = 300)
 		                    .iters = 2};
 		cr_assert_eq(ct_run(team, &c, msg, sizeof msg), 0, "%s %s: %s",
 		             tc_coll_name(c.coll), c.alg, msg);
+	}
+	tc_team_destroy(team);
+}
+
+/* The copy around the caches (lib/base/copy.h) against memcpy: sizes below,
+ * at and beyond its threshold, every misalignment of either side, and the
+ * bytes next to the destination untouched. */
+Test(shm, stream_copy, .timeout = 30)
+{
+	static const size_t sizes[] = {0,    1,    63,   64,         4095,
+	                               4096, 4097, 5000, 65536 + 13, (1u << 20) + 7};
+	enum { GUARD = 64 };
+	const size_t cap = ((size_t)1 << 20) + 7 + 2 * GUARD + 16;
+	unsigned char *src = malloc(cap), *dst = malloc(cap), *want = malloc(cap);
+	cr_assert(src && dst && want);
+	for (size_t i = 0; i < cap; i++)
+		src[i] = (unsigned char)(i * 131 + 7);
+	for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++)
+		for (int da = 0; da < 16; da += 5)
+			for (int sa = 0; sa < 16; sa += 3) {
+				const size_t n = sizes[k];
+				memset(dst, 0xA5, cap);
+				memset(want, 0xA5, cap);
+				memcpy(want + GUARD + da, src + sa, n);
+				tc__copy_stream(dst + GUARD + da, src + sa, n);
+				cr_assert(!memcmp(dst, want, cap),
+				          "%zu bytes, destination +%d, source +%d: not memcpy's bytes",
+				          n, da, sa);
+			}
+	free(src);
+	free(dst);
+	free(want);
+}
+
+/* allgather and alltoall whose outputs exceed the last-level cache, where
+ * their blocks go into OUT around the caches (lib/coll/shm.c,
+ * tc__shm_streams): p = 8 ranks, each block just over a 64th of the cache
+ * (8 ranks x 8 blocks), against the reference.  Skipped where the cache is
+ * unknown (no hwloc) or so large that the blocks would pass 8 MiB. */
+Test(shm, outputs_beyond_the_cache, .timeout = 300)
+{
+	struct tc_team *team = shm_team(8, TC_EXEC_AUTO, TC_MODE_NATIVE);
+	struct tc_team_info info;
+	tc_team_get_info(team, &info);
+	size_t llc = 0;
+	for (int k = 0; k < 3; k++)
+		llc = info.cache_bytes[k] > llc ? info.cache_bytes[k] : llc;
+	const size_t block = (llc / 64 + 65536) / 8 * 8;
+	if (!llc || block > ((size_t)8 << 20)) {
+		tc_team_destroy(team);
+		cr_skip_test("last-level cache %zu bytes: unknown or too large for this test", llc);
+	}
+	static const enum tc_coll colls[] = {TC_COLL_ALLGATHER, TC_COLL_ALLTOALL};
+	char msg[256];
+	for (int i = 0; i < 2; i++) {
+		struct ct_case c = {.coll = colls[i],
+		                    .alg = "shm",
+		                    .count = block / sizeof(double),
+		                    .dt = TC_DOUBLE,
+		                    .iters = 2};
+		cr_assert_eq(ct_run(team, &c, msg, sizeof msg), 0, "%s of %zu-byte blocks: %s",
+		             tc_coll_name(c.coll), block, msg);
 	}
 	tc_team_destroy(team);
 }

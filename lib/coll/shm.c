@@ -10,9 +10,11 @@
  */
 #include "coll/shm_run.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/copy.h"
 #include "base/error_detail.h"
 #include "p2p/p2p.h"
 #include "sched/exec.h"
@@ -325,6 +327,28 @@ struct tc__shm_call tc__shm_call_of(const struct tc__centry *e)
 	                             .makespan = e->makespan};
 }
 
+/* Whether an allgather's or alltoall's blocks of m bytes go into OUT around
+ * the caches (lib/base/copy.h): the p m bytes of OUT of every rank that
+ * shares a last-level cache (the team's ranks over the machine's domains
+ * of that cache, as the placement packs them) exceed it, so that the lines
+ * written would leave it before the caller reads them.  An unknown cache
+ * (no hwloc): never. */
+static int tc__shm_streams(const struct tc_team *t, uint64_t m)
+{
+	const struct tc__machine *mc = &t->machine;
+	size_t llc = 0;
+	int domains = 1;
+	for (int k = 0; k < 3; k++)
+		if (mc->cache_bytes[k] > llc) {
+			llc = mc->cache_bytes[k];
+			domains = mc->cache_count[k] > 0 ? mc->cache_count[k] : 1;
+		}
+	if (!TC__COPY_STREAMS || !llc || m < TC__COPY_STREAM_MIN)
+		return 0;
+	const double sharing = ceil((double)t->p / domains);
+	return sharing * (double)t->p * (double)m > (double)llc;
+}
+
 void tc__shm_ctx_init(struct tc__shm_ctx *c, struct tc_proc *proc, const struct tc__shm *shm,
                       const struct tc__shm_call *call, const struct tc__exec_io *io)
 {
@@ -339,6 +363,8 @@ void tc__shm_ctx_init(struct tc__shm_ctx *c, struct tc_proc *proc, const struct 
 	                          .m = call->bytes,
 	                          .esize = call->esize};
 	c->sig8 = (c->sig & 0xff) << 40;
+	c->stream = (call->coll == TC_COLL_ALLGATHER || call->coll == TC_COLL_ALLTOALL) &&
+	            tc__shm_streams(team, call->bytes);
 	tc__shm_ctx_call(c);
 }
 

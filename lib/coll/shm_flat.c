@@ -55,6 +55,7 @@
  * rank order, ((x_0 + x_1) + ...) + ((x_8 + x_9) + ...), the same bits on
  * every rank).
  */
+#include "base/copy.h"
 #include "coll/shm_run.h"
 
 #include <stdlib.h>
@@ -88,8 +89,11 @@ static void tc__shm_got_block(struct tc__shm_ctx *c, int r)
 	const unsigned char *src = c->in_area ? tc__shm_area(c, r)
 	                           : c->small ? pb->data
 	                                      : (const unsigned char *)pb->in;
-	if (c->m)
-		memcpy((unsigned char *)c->io->out + (uint64_t)r * c->m, src + c->src_off, c->m);
+	unsigned char *dst = (unsigned char *)c->io->out + (uint64_t)r * c->m;
+	if (c->stream)
+		tc__copy_stream(dst, src + c->src_off, c->m);
+	else if (c->m)
+		memcpy(dst, src + c->src_off, c->m);
 }
 
 /* Where the call's published bytes travel: the flag (at most

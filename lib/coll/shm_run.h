@@ -35,6 +35,8 @@ struct tc__shm_ctx {
 	uint64_t src_off;  /* allgather, alltoall: where our block is in a peer's */
 	int small;         /* the data travel in the flags or the areas */
 	int in_area;       /* allgather, alltoall: in the areas, not the flags */
+	int stream;        /* allgather, alltoall: OUT written around the caches
+	                      (tc__shm_streams) */
 	struct tc__waiter w;
 	int done;          /* this rank's done word says call k */
 	int waiting;       /* w started */
