@@ -64,7 +64,8 @@ static int long_fn(struct tc_proc *proc, void *argp)
 	return err;
 }
 
-Test(wait, sender_keeps_its_cpu_while_the_peer_copies, .timeout = 60)
+/* Two thread ranks with a CPU each (the test is skipped on one CPU). */
+static struct tc_team *pair_team(void)
 {
 	struct tc_team_config cfg;
 	tc_team_config_default(&cfg);
@@ -79,6 +80,12 @@ Test(wait, sender_keeps_its_cpu_while_the_peer_copies, .timeout = 60)
 		tc_team_destroy(team);
 		cr_skip_test("one CPU: the ranks of chain:2 share it");
 	}
+	return team;
+}
+
+Test(wait, sender_keeps_its_cpu_while_the_peer_copies, .timeout = 60)
+{
+	struct tc_team *team = pair_team();
 	struct long_arg a = {0};
 	int err = tc_run(team, long_fn, &a);
 	cr_assert_not(atomic_load(&a.bad), "rank 1 received the wrong data");
@@ -147,19 +154,7 @@ static int paced_fn(struct tc_proc *proc, void *argp)
 
 Test(wait, a_wait_that_progresses_does_not_sleep, .timeout = 60)
 {
-	struct tc_team_config cfg;
-	tc_team_config_default(&cfg);
-	cfg.topology = "chain:2";
-	cfg.timeout_ms = 10000;
-	cfg.exec = TC_EXEC_THREADS;
-	struct tc_team *team = NULL;
-	cr_assert_eq(tc_team_create(&cfg, &team), 0);
-	struct tc_team_info info;
-	tc_team_get_info(team, &info);
-	if (info.oversubscribed) {
-		tc_team_destroy(team);
-		cr_skip_test("one CPU: the ranks of chain:2 share it");
-	}
+	struct tc_team *team = pair_team();
 	struct paced_arg a = {0};
 	int err = tc_run(team, paced_fn, &a);
 	cr_assert_eq(err, 0, "%s", tc_strerror(err));
