@@ -660,6 +660,15 @@ for c in "allreduce --topo ring:5" "reduce --root 2 --topo ring:5" "allgather --
 		"d['verified'] is True and d['in_place'] is True and d['calls'] == 20" \
 		run --coll $c --bytes 1K --dtype int32 --in-place --calls 20 --json
 done
+# From 16 KiB the timed calls run a tool barrier apart, the input restored
+# before each (tools/cli_run_coll.c, calls_apart); a rooted one too, whose
+# root alone is in place.
+for c in "allreduce --topo ring:4" "reduce --root 1 --topo ring:4"; do
+	# shellcheck disable=SC2086
+	json_case "run --in-place $c, 64 KiB: verified over calls a barrier apart" \
+		"d['verified'] is True and d['in_place'] is True and d['calls'] == 20 and d['measured_ns'] > 0" \
+		run --coll $c --bytes 64K --in-place --calls 20 --json
+done
 usage_case "run --in-place with a collective without an in-place form" run --topo ring:4 --coll alltoall --bytes 8 --in-place
 usage_case "run --calls in emulated mode" run --topo ring:4 --coll bcast --bytes 8 --mode emulated --calls 5
 usage_case "run --calls 0" run --topo ring:4 --coll bcast --bytes 8 --calls 0

@@ -67,8 +67,14 @@ static uint64_t now_ns(void)
  * (tool_fail): the barrier then holds no more. */
 static int tool_barrier(struct run_ctx *c, struct tc_proc *proc)
 {
-	/* Acquire: pairs with the release store of bar_gen by the last arriver. */
+	/* Acquire: pairs with the release store of bar_gen by the last arriver
+	 * and with tool_fail()'s increment. */
 	unsigned gen = atomic_load_explicit(&c->bar_gen, memory_order_acquire);
+	/* A rank that failed before this generation never arrives: leave
+	 * (tool_fail() stores failed before its new generation, so a
+	 * generation read after that one says failed). */
+	if (atomic_load_explicit(&c->failed, memory_order_seq_cst))
+		return 1;
 	/* Acq_rel: the last arriver sees every earlier arrival. */
 	if (atomic_fetch_add_explicit(&c->bar_count, 1, memory_order_acq_rel) == (unsigned)c->p - 1) {
 		/* Relaxed: published by the release store below. */
@@ -273,10 +279,25 @@ static int call_coll(struct run_ctx *c, struct tc_proc *proc, const struct tc_co
 
 static void call_span(const struct run_ctx *c, int j, uint64_t *lo, uint64_t *hi);
 
+/* In place, from CLI_APART_BYTES on, every rank copies its input back
+ * before each timed call and the calls run a tool barrier apart: back to
+ * back, a rank's copy fell inside the span of the call its peers had
+ * entered (a ring allreduce of 1 MiB at p = 16 measured 802 us in place
+ * against 494).  Below, the copy costs about what the barrier's exit adds
+ * to each call's span (an 8-byte allreduce at p = 2: 620 against 170 ns),
+ * and the calls stay back to back. */
+#define CLI_APART_BYTES ((uint64_t)16 << 10)
+
+static int calls_apart(const struct cli_run_args *a)
+{
+	return a->in_place && (uint64_t)a->bytes >= CLI_APART_BYTES;
+}
+
 /* The time of calls [j0, j1): from the first rank's entry into the first to
  * the last rank's exit from the last (back to back, a call may start while
- * its predecessor ends elsewhere); in place, the sum of each call's own
- * span, the barrier and the inputs' copies between them left out. */
+ * its predecessor ends elsewhere); calls a barrier apart (calls_apart),
+ * the sum of each call's own span, the barrier and the inputs' copies
+ * between them left out. */
 static double calls_time(const struct run_ctx *c, int j0, int j1)
 {
 	uint64_t lo = UINT64_MAX, hi = 0, l, h;
@@ -287,7 +308,7 @@ static double calls_time(const struct run_ctx *c, int j0, int j1)
 		lo = l < lo ? l : lo;
 		hi = h > hi ? h : hi;
 	}
-	return j1 <= j0 ? 0.0 : c->a->in_place ? sum : (double)(hi - lo);
+	return j1 <= j0 ? 0.0 : calls_apart(c->a) ? sum : (double)(hi - lo);
 }
 
 /* The first call of the run, from poisoned buffers, is checked by each rank
@@ -348,14 +369,9 @@ static int run_rank(struct tc_proc *proc, void *arg)
 		err = TC_EABORTED;
 	while (batch > 0 && !err) {
 		for (int j = 0; j < batch && !err; j++, k++) {
-			if (k && a->in_place) {
-				/* In place: the input again, on every rank before any
-				 * rank's call starts; back to back, a rank's copy fell
-				 * inside the span of the call its peers had entered
-				 * (a 1 MiB ring allreduce at p = 2 timed 2-3x its
-				 * time out of place, most of it this copy). */
-				prep_buffers(c, r, 0);
-				if (bar && tool_barrier(c, proc)) {
+			if (k) {
+				prep_buffers(c, r, 0); /* in place: the input again */
+				if (calls_apart(a) && bar && tool_barrier(c, proc)) {
 					err = TC_EABORTED;
 					break;
 				}
