@@ -98,9 +98,9 @@ struct tc_team_config {
 	                           (0: the default, 1 KiB; SIZE_MAX: always stream).
 	                           Collectives use the smaller of this and 1 KiB
 	                           (their receives are always posted in time) */
-	uint64_t timeout_ms;    /* a wait in which nothing moves for longer than
-	                         this (no message, request or round of the call
-	                         completes) fails with TC_ETIMEDOUT,
+	uint64_t timeout_ms;    /* a wait in which none of the rank's messages,
+	                         requests or rounds completes for longer than
+	                         this fails with TC_ETIMEDOUT,
 	                         reports every rank's state (tc_team_set_watchdog)
 	                         and aborts the team (0: wait forever, or
 	                         TC_DEBUG_TIMEOUT_MS from the environment; over

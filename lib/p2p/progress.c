@@ -144,19 +144,26 @@ static uint64_t tc__park_ns(const struct tc__waiter *w, bool probing)
 	return probing && (!left || left > TC__PROBE_NS) ? TC__PROBE_NS : left;
 }
 
-/* What moves when a wait's progress does something: a message received or
- * sent, a request posted, a round or transfer of a schedule completed, a
- * peer done copying one of our single-copy sends.  A long wait (a whole
- * collective is one, tc__plan_run) starts its spin, yield and timeout over
- * at each change: the thresholds are for the time nothing happens (the
+/* A mark of proc's progress: changes when a round ends, a request is
+ * posted or a collective request completes (tc__test_help()). */
+static uint64_t tc__moved_mark(const struct tc_proc *proc)
+{
+	return proc->stats.rounds + proc->nposts + (uint64_t)(unsigned)proc->ext_pending;
+}
+
+/* The same, and a message received or sent, a transfer of a schedule
+ * received, a peer done copying one of our single-copy sends: what a wait
+ * counts as progress.  A long wait (a whole collective is one,
+ * tc__plan_run) starts its spin, yield, timeout and mismatch probe over at
+ * each change: the thresholds are for the time nothing happens (the
  * competitive rule prices one idle stretch against one sleep), not for the
  * call's length.  Counted from the call's start, every wait of a 4 MiB
  * pipelined reduce at p = 2 past its first millisecond slept (700 of its
  * 1024 rounds, 10 ms a call against 1.4 ms). */
 static uint64_t tc__progress_mark(const struct tc_proc *proc)
 {
-	return proc->stats.msgs_recv + proc->stats.msgs_sent + proc->stats.rounds +
-	       proc->stats.transfers_recv + proc->nposts + ((uint64_t)proc->npending_rndv << 40);
+	return tc__moved_mark(proc) + proc->stats.msgs_recv + proc->stats.msgs_sent +
+	       proc->stats.transfers_recv + ((uint64_t)proc->npending_rndv << 40);
 }
 
 int tc__progress_wait(struct tc_proc *proc, tc__cond_fn cond, void *ctx)
@@ -189,7 +196,7 @@ int tc__progress_wait(struct tc_proc *proc, tc__cond_fn cond, void *ctx)
 		uint64_t now_mark = tc__progress_mark(proc);
 		if (now_mark != mark) {
 			mark = now_mark;
-			tc__waiter_restart(&w, !fibre);
+			tc__waiter_restart(&w, !fibre && w.spin_ns);
 			next_probe = TC__PROBE_NS;
 		}
 		/* While a peer may still be copying a long single-copy send of
@@ -208,10 +215,10 @@ int tc__progress_wait(struct tc_proc *proc, tc__cond_fn cond, void *ctx)
 			tc__progress_timed_out(proc, w.waited);
 			return TC_ETIMEDOUT;
 		}
-		/* The mismatch probe: every TC__PROBE_NS of a wait, from its
-		 * first TC__PROBE_NS on (not at every sleep: a rank waiting on
-		 * 63 links would read 63 other cores' lines each time, and the
-		 * probe is for hangs, not for speed). */
+		/* The mismatch probe: every TC__PROBE_NS of a wait without
+		 * progress, from its first TC__PROBE_NS on (not at every sleep:
+		 * a rank waiting on 63 links would read 63 other cores' lines
+		 * each time, and the probe is for hangs, not for speed). */
 		const bool probing = proc->coll_sig && (proc->coll_tag & TC__MSG_COLL);
 		int bad = -1;
 		if (probing && w.waited >= next_probe) {
@@ -282,13 +289,6 @@ int tc__progress_wait(struct tc_proc *proc, tc__cond_fn cond, void *ctx)
  */
 static _Thread_local struct tc_proc *tc__parked;
 static _Thread_local unsigned tc__parked_gen;
-
-/* A mark of proc's progress: changes when a round ends, a request is
- * posted or a collective request completes. */
-static uint64_t tc__moved_mark(const struct tc_proc *proc)
-{
-	return proc->stats.rounds + proc->nposts + (uint64_t)(unsigned)proc->ext_pending;
-}
 
 bool tc__test_help(struct tc_proc *proc)
 {

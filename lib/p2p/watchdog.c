@@ -110,7 +110,8 @@ void tc__watchdog_fire(struct tc_proc *proc, uint64_t waited_ns)
 	for (int r = 0; r < t->p; r++)
 		missing += !atomic_load_explicit(&t->procs[r].joined, memory_order_relaxed);
 	tc__text_add(&b,
-	             "topocoll watchdog: rank %d waited %.1f ms (timeout %.0f ms) in %s; "
+	             "topocoll watchdog: rank %d waited %.1f ms without progress (timeout %.0f ms) "
+	             "in %s; "
 	             "the team of %d ranks is aborted.",
 	             proc->rank, (double)waited_ns / 1e6, (double)atomic_load(&t->timeout_ns) / 1e6,
 	             proc->cur_call ? proc->cur_call : "?", t->p);
