@@ -209,8 +209,9 @@ Test(shm, one_mebibyte, .timeout = 300)
 }
 
 /* The copy around the caches (lib/base/copy.h) against memcpy: sizes below,
- * at and beyond its threshold, every misalignment of either side, and the
- * bytes next to the destination untouched. */
+ * at and beyond its threshold, misalignments of either side (destination
+ * 0, 5, 10, 15 bytes past a 16-byte boundary, source 0 to 15 by 3), and
+ * the bytes next to the destination untouched. */
 Test(shm, stream_copy, .timeout = 30)
 {
 	static const size_t sizes[] = {0,    1,    63,   64,         4095,
@@ -239,23 +240,33 @@ Test(shm, stream_copy, .timeout = 30)
 }
 
 /* allgather and alltoall whose outputs exceed the last-level cache, where
- * their blocks go into OUT around the caches (lib/coll/shm.c,
- * tc__shm_streams): p = 8 ranks, each block just over a 64th of the cache
- * (8 ranks x 8 blocks), against the reference.  Skipped where the cache is
- * unknown (no hwloc) or so large that the blocks would pass 8 MiB. */
+ * their blocks go into OUT around the caches (tc__shm_streams): p = 8
+ * ranks, each block just over what puts the outputs of the ranks sharing
+ * one such cache beyond it, against the reference; the decision itself
+ * asserted where the copy can stream (x86-64, no sanitizer).  Skipped
+ * where the cache is unknown (no hwloc) or so large that the blocks would
+ * pass 8 MiB. */
 Test(shm, outputs_beyond_the_cache, .timeout = 300)
 {
-	struct tc_team *team = shm_team(8, TC_EXEC_AUTO, TC_MODE_NATIVE);
+	enum { P = 8 };
+	struct tc_team *team = shm_team(P, TC_EXEC_AUTO, TC_MODE_NATIVE);
 	struct tc_team_info info;
 	tc_team_get_info(team, &info);
 	size_t llc = 0;
+	int domains = 1;
 	for (int k = 0; k < 3; k++)
-		llc = info.cache_bytes[k] > llc ? info.cache_bytes[k] : llc;
-	const size_t block = (llc / 64 + 65536) / 8 * 8;
+		if (info.cache_bytes[k] > llc) {
+			llc = info.cache_bytes[k];
+			domains = info.cache_count[k] > 0 ? info.cache_count[k] : 1;
+		}
+	const size_t sharing = ((size_t)P + (size_t)domains - 1) / (size_t)domains;
+	const size_t block = (llc / (sharing * P) + 65536) / 8 * 8;
 	if (!llc || block > ((size_t)8 << 20)) {
 		tc_team_destroy(team);
 		cr_skip_test("last-level cache %zu bytes: unknown or too large for this test", llc);
 	}
+	cr_assert_eq(tc__shm_streams(team, block), TC__COPY_STREAMS,
+	             "%zu-byte blocks, %zu-byte cache shared by %zu ranks", block, llc, sharing);
 	static const enum tc_coll colls[] = {TC_COLL_ALLGATHER, TC_COLL_ALLTOALL};
 	char msg[256];
 	for (int i = 0; i < 2; i++) {

@@ -7,7 +7,9 @@
  * line it writes (a third of a copy's memory traffic, and the line then
  * evicts one that is still wanted); a streaming store does not.  On the
  * 2-vCPU VM (AMD EPYC, 32 MiB L3) an allgather of 64 KiB blocks at p = 64,
- * 256 MiB of output a call, took 6.4-7.0 ms with it against 9.3-13.3 ms.
+ * 256 MiB of output a call, took 10.1-10.5 ms with it against 11.9-13.0
+ * (the peers benchmark, three alternating runs; peer_ours alone, five:
+ * 6.4-7.0 against 9.3-13.3).
  *
  * x86-64 only (SSE2, which every x86-64 CPU has); elsewhere, and under the
  * sanitizers, whose checks do not see these stores, memcpy.  Ends with a

@@ -327,13 +327,7 @@ struct tc__shm_call tc__shm_call_of(const struct tc__centry *e)
 	                             .makespan = e->makespan};
 }
 
-/* Whether an allgather's or alltoall's blocks of m bytes go into OUT around
- * the caches (lib/base/copy.h): the p m bytes of OUT of every rank that
- * shares a last-level cache (the team's ranks over the machine's domains
- * of that cache, as the placement packs them) exceed it, so that the lines
- * written would leave it before the caller reads them.  An unknown cache
- * (no hwloc): never. */
-static int tc__shm_streams(const struct tc_team *t, uint64_t m)
+int tc__shm_streams(const struct tc_team *t, uint64_t m)
 {
 	const struct tc__machine *mc = &t->machine;
 	size_t llc = 0;

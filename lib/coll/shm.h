@@ -227,6 +227,14 @@ struct tc__shm {
 	int *group;
 };
 
+/* Whether an allgather's or alltoall's blocks of m bytes go into OUT around
+ * the caches (lib/base/copy.h): the p m bytes of OUT of every rank that
+ * shares a last-level cache (the team's ranks spread evenly over the
+ * machine's domains of that cache) exceed it, so that the lines written
+ * would leave it before the caller reads them.  Never where the cache is
+ * unknown (no hwloc) or the copy cannot stream (TC__COPY_STREAMS 0). */
+int tc__shm_streams(const struct tc_team *t, uint64_t m);
+
 /* The state of a team of p ranks placed as place (p entries, or NULL: the
  * structure unknown); NULL when out of memory.  place is read during the
  * call only.  Freed with tc__shm_free(), once no rank runs a call on it

@@ -55,12 +55,12 @@
  * rank order, ((x_0 + x_1) + ...) + ((x_8 + x_9) + ...), the same bits on
  * every rank).
  */
-#include "base/copy.h"
 #include "coll/shm_run.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/copy.h"
 #include "sched/exec.h"
 
 /* ---- the collectives ---------------------------------------------------- */
