@@ -30,10 +30,10 @@ tc_time_t tc_clock(const struct tc_proc *proc)
  * clock_nanosleep, which returns 12-17 us late here (median 16 us, 200
  * sleeps of 100 us; milliseconds when the machine is loaded: 2 vCPUs under
  * KVM, timer slack 1 ns), and later still where the CPU halts meanwhile: on
- * a 16-vCPU KVM guest a 1 ms sleep of 16 thread ranks returned 15-24 us late
- * in some runs (the "wake" diagnostic of bench/model_fidelity), 2 us in
- * others, and those runs missed the emulation goal at t_s = 100 us.  So,
- * as an emulated team's fibre CPUs do (their idle poll, lib/run/run.c), it
+ * 16-vCPU KVM guests a 1 ms sleep of 16 thread ranks returned 2-24 us late
+ * (the "wake" diagnostic of bench/model_fidelity, nine runs), while the
+ * fibre CPUs of p = 64, which poll, met the emulation goal in every run.
+ * So, as an emulated team's fibre CPUs do (their idle poll, lib/run/run.c), it
  * sleeps in the kernel only up to TC__PRECISE_POLL_NS before the deadline
  * (or the margin, if longer), polls with sched_yield from there, and spins
  * for the margin before it: the CPU never halts within a millisecond of a
