@@ -39,19 +39,26 @@ static struct tc__creq *tc__xq_head(const struct tc_proc *proc)
 	return proc->ext_queue;
 }
 
+/* op, which *pp points to, leaves the queue: the counts of queued and
+ * native calls follow. */
+static void tc__xq_unlink(struct tc_proc *proc, struct tc__creq **pp, struct tc__creq *op)
+{
+	*pp = op->next;
+	proc->ext_pending--;
+	proc->ext_native -= op->native != NULL;
+	op->next = NULL;
+}
+
 /* op leaves the head of the queue, done with status err: its request
  * completes; the next one starts no earlier than op ended. */
 static void tc__xq_pop(struct tc_proc *proc, struct tc__creq *op, int err)
 {
-	proc->ext_queue = op->next;
-	proc->ext_pending--;
-	proc->ext_native -= op->native != NULL;
 	op->queued = op->running = 0;
 	if (op->next && op->next->clock < op->clock)
 		op->next->clock = op->clock;
 	/* One started later (before this one's wait) starts no earlier. */
 	proc->ext_clock = op->clock;
-	op->next = NULL;
+	tc__xq_unlink(proc, (struct tc__creq **)&proc->ext_queue, op);
 	struct tc__req *q = tc__req(op->req);
 	q->status = err;
 	q->state = TC__REQ_DONE;
@@ -279,10 +286,7 @@ static void tc__xq_end(struct tc_proc *proc, void *reqp, int status)
 		while (*pp != op)
 			pp = &(*pp)->next;
 		tc__xq_fail_running(proc, op, status);
-		*pp = op->next;
-		proc->ext_pending--;
-		proc->ext_native -= op->native != NULL;
-		op->next = NULL;
+		tc__xq_unlink(proc, pp, op);
 	}
 	if (!status)
 		proc->clock = tc__max_time(proc->clock, op->clock);
@@ -433,12 +437,9 @@ void tc__creq_abandon(struct tc_proc *proc, int status)
 	struct tc__creq *op;
 	while ((op = tc__xq_head(proc))) {
 		tc__xq_fail_running(proc, op, status);
-		proc->ext_queue = op->next;
-		proc->ext_pending--;
-		op->next = NULL;
+		tc__xq_unlink(proc, (struct tc__creq **)&proc->ext_queue, op);
 		op->queued = op->running = 0;
 	}
-	proc->ext_native = 0;
 	proc->ext_gen++;
 }
 
