@@ -329,6 +329,10 @@ struct tc__shm_call tc__shm_call_of(const struct tc__centry *e)
 
 int tc__shm_streams(const struct tc_team *t, uint64_t m)
 {
+	/* First what every small call answers at once (this runs as each
+	 * allgather and alltoall starts). */
+	if (!TC__COPY_STREAMS || m < TC__COPY_STREAM_MIN)
+		return 0;
 	const struct tc__machine *mc = &t->machine;
 	size_t llc = 0;
 	int domains = 1;
@@ -337,7 +341,7 @@ int tc__shm_streams(const struct tc_team *t, uint64_t m)
 			llc = mc->cache_bytes[k];
 			domains = mc->cache_count[k] > 0 ? mc->cache_count[k] : 1;
 		}
-	if (!TC__COPY_STREAMS || !llc || m < TC__COPY_STREAM_MIN)
+	if (!llc)
 		return 0;
 	const double sharing = ceil((double)t->p / domains);
 	return sharing * (double)t->p * (double)m > (double)llc;
