@@ -1486,3 +1486,36 @@ Test(model, schedule_size_bounds_hold, .timeout = 120)
 	}
 	cr_assert_gt(checked, 20);
 }
+
+/* A per-byte time that is not a whole number of picoseconds (a calibrated
+ * t_w of 0.0960875 ns/B, t_c 0.0339 ns/B) prices a message as the product
+ * rounded once, not as t_w rounded to 96 ps per byte: the alltoall `shm`
+ * of 4 MiB blocks on complete:2 (one round, t_s + m t_w) and a ring reduce
+ * on chain:2 (t_s + m t_w + m t_c) equal their closed forms to the
+ * picosecond. */
+Test(model, per_byte_times_are_not_rounded_per_byte, .timeout = 30)
+{
+	struct tc_model md;
+	tc_model_default(&md);
+	md.ts_ns = 250.4;
+	md.tw_ns = 0.0960875;
+	md.tc_ns = 0.0339;
+	const double m = 4194304;
+	struct tc_topo *t = NULL;
+	cr_assert_eq(tc_topo_parse("complete:2", &t), 0);
+	struct tc_prediction pr;
+	cr_assert_eq(tc_predict(t, &md, TC_COLL_ALLTOALL, "shm", (size_t)m, 8, 0, 0, &pr), 0);
+	const double want = 250400 + m * 96.0875; /* ps */
+	cr_assert(fabs((double)pr.modelled_ps - want) <= 1.0, "%lld ps against %.1f",
+	          (long long)pr.modelled_ps, want);
+	cr_assert(fabs(pr.formula_ns * 1000 - want) <= 1.0, "formula %.3f ns", pr.formula_ns);
+	cr_assert((double)pr.modelled_ps >= pr.lower_bound_ns * 1000 - 1.0, "bound %.3f ns",
+	          pr.lower_bound_ns);
+	tc_topo_destroy(t);
+	cr_assert_eq(tc_topo_parse("chain:2", &t), 0);
+	cr_assert_eq(tc_predict(t, &md, TC_COLL_REDUCE, "linear", (size_t)m, 8, 0, 0, &pr), 0);
+	const double want_r = 250400 + m * 96.0875 + m * 33.9;
+	cr_assert(fabs((double)pr.modelled_ps - want_r) <= 1.0, "reduce: %lld ps against %.1f",
+	          (long long)pr.modelled_ps, want_r);
+	tc_topo_destroy(t);
+}
