@@ -634,6 +634,122 @@ Test(calibrate, concurrency_of_a_schedule, .timeout = 30)
 	}
 }
 
+/* A chain table on top of hand_made_concurrency(): the time of a step of a
+ * ring of q = 2, 4, 8, 16 ranks, 10, 12, 16, 20 ns at 64 KiB and 100, 200,
+ * 400, 600 ns at 1 MiB (made up: only the ratios to q = 2 matter). */
+static void hand_made_chain(struct tc_calibration *c)
+{
+	hand_made_concurrency(c);
+	static const double c64[4] = {10, 12, 16, 20}, c1m[4] = {100, 200, 400, 600};
+	c->nchain = 4;
+	c->nchain_sizes = 2;
+	c->chain_sizes[0] = (size_t)64 << 10;
+	c->chain_sizes[1] = (size_t)1 << 20;
+	for (int i = 0; i < 4; i++) {
+		c->chain_ns[0][i] = c64[i];
+		c->chain_ns[1][i] = c1m[i];
+	}
+}
+
+/* z(k, m) = max(1, C(k, m) / C(2, m)) for k > 2: C interpolated in log2 k,
+ * the ratio in log2 m, both clamped; 1 without the table, for k <= 2, or for
+ * a table the check refuses (which names the field). */
+Test(calibrate, chain_share, .timeout = 10)
+{
+	struct tc_calibration c;
+	hand_made_chain(&c);
+	const double l12 = log2(12.0) - 3; /* 12 ranks: between 8 and 16 in log2 */
+	static const double kib = 1024;
+	const struct {
+		int k;
+		double m, z;
+	} cases[] = {
+	        {1, 64 * kib, 1.0},
+	        {2, 1024 * kib, 1.0},
+	        {4, 64 * kib, 1.2},
+	        {16, 64 * kib, 2.0},
+	        {8, 1024 * kib, 4.0},
+	        {16, 1024 * kib, 6.0},
+	        {12, 1024 * kib, (400 + 200 * l12) / 100},
+	        {3, 1024 * kib, (100 + 100 * (log2(3.0) - 1)) / 100},
+	        {64, 1024 * kib, 6.0},              /* beyond 16 ranks: 16's */
+	        {16, 8 * kib, 2.0},                 /* below 64 KiB: its row */
+	        {16, 16384 * kib, 6.0},             /* above 1 MiB: its row */
+	        {16, 256 * kib, 0.5 * (2.0 + 6.0)}, /* log2 midway */
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		double z = tc_calibration_chain_share(&c, cases[i].k, (size_t)cases[i].m);
+		cr_assert(fabs(z - cases[i].z) < 1e-9, "z(%d, %.0f) = %.6f, not %.6f", cases[i].k,
+		          cases[i].m, z, cases[i].z);
+	}
+	/* A ratio below 1 (a ring faster than the exchange) is no discount. */
+	c.chain_ns[0][1] = 5;
+	cr_assert_eq(tc_calibration_chain_share(&c, 4, 65536), 1.0);
+	c.chain_ns[0][1] = 12;
+	struct tc_calibration bad = c;
+	bad.chain_ns[1][2] = -1;
+	cr_assert_eq(tc_calibration_chain_share(&bad, 16, 1 << 20), 1.0);
+	bad = c;
+	bad.nchain = 5;
+	cr_assert_eq(tc_calibration_chain_share(&bad, 16, 1 << 20), 1.0);
+	struct tc_model md;
+	cr_assert_eq(tc_calibration_model(&bad, 4096, &md, NULL), TC_EINVAL);
+	cr_assert(strstr(tc_error_detail(), "nchain"), "%s", tc_error_detail());
+	bad = c;
+	bad.chain_sizes[1] = bad.chain_sizes[0];
+	cr_assert_eq(tc_calibration_model(&bad, 4096, &md, NULL), TC_EINVAL);
+	cr_assert(strstr(tc_error_detail(), "chain_sizes.1"), "%s", tc_error_detail());
+	c.nchain = 0;
+	cr_assert_eq(tc_calibration_chain_share(&c, 16, 1 << 20), 1.0);
+	cr_assert_eq(tc_calibration_chain_share(NULL, 16, 1 << 20), 1.0);
+}
+
+/* With the chain table a round is charged the larger of the copy table's
+ * share and the ring's z at the round's size: a ring allgather of 4 MiB
+ * blocks on ring:16, z(16) = 6 (the 1 MiB row) above s(16) = 4; a
+ * hypercube bcast's rounds of k = 4 and 8 receivers, z = 2 and 4 above s =
+ * 1.333 and 2 (k = 1, 2: no charge); 64 KiB blocks on ring:16, z(16) = 2
+ * above s(16) = 1 (the 64 KiB copy row grows with k). */
+Test(calibrate, concurrency_of_chained_rounds, .timeout = 30)
+{
+	struct tc_calibration c, flat;
+	hand_made_chain(&c);
+	hand_made_concurrency(&flat);
+	const size_t big = (size_t)4 << 20, small = (size_t)64 << 10;
+	struct tc_model mb, ms;
+	cr_assert_eq(tc_calibration_model(&c, big, &mb, NULL), 0);
+	cr_assert_eq(tc_calibration_model(&c, small, &ms, NULL), 0);
+	const struct {
+		const char *topo, *alg;
+		enum tc_coll coll;
+		size_t bytes;
+		double share;
+	} cases[] = {
+	        {"ring:16", "ring", TC_COLL_ALLGATHER, big, 15 * (double)big * mb.tw_ns * (6.0 - 1)},
+	        {"hypercube:4", "hypercube", TC_COLL_BCAST, big,
+	         (double)big * mb.tw_ns * ((2.0 - 1) + (4.0 - 1))},
+	        {"ring:16", "ring", TC_COLL_ALLGATHER, small, 15 * (double)small * ms.tw_ns * (2.0 - 1)},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct tc_topo *t = NULL;
+		cr_assert_eq(tc_topo_parse(cases[i].topo, &t), 0);
+		struct tc_call call = {.coll = cases[i].coll,
+		                       .alg = cases[i].alg,
+		                       .bytes = cases[i].bytes,
+		                       .esize = 8};
+		double share = -1, sync = -1, fsync = -1, fshare = -1;
+		cr_assert_eq(tc_calibration_concurrency_ns(&c, t, &call, &share, &sync), 0);
+		cr_assert(fabs(share - cases[i].share) <= 1e-9 * (1 + cases[i].share),
+		          "%s %s %zu: share %.3f, not %.3f", cases[i].topo, cases[i].alg,
+		          cases[i].bytes, share, cases[i].share);
+		/* The rounds' synchronisation is the copy table's calibration's. */
+		cr_assert_eq(tc_calibration_concurrency_ns(&flat, t, &call, &fshare, &fsync), 0);
+		cr_assert(fabs(sync - fsync) < 1e-9, "sync %.3f against %.3f", sync, fsync);
+		cr_assert(fshare < share, "%.3f not below %.3f", fshare, share);
+		tc_topo_destroy(t);
+	}
+}
+
 /* The machine's own algorithms are priced as the reader copies (the
  * shared-memory price of lib/coll/calprice.c): a round costs R(q) plus, for its busiest reader, a
  * copy at its share of the bandwidth per block it reads (combines: the
@@ -991,6 +1107,16 @@ Test(calibrate, native_segments_and_call_cost, .timeout = 120)
 		for (int i = 0; i < c.nsync; i++)
 			cr_assert(isfinite(c.sync_ns[i]) && c.sync_ns[i] > 0 &&
 			          isfinite(c.flag_ns[i]) && c.flag_ns[i] > 0);
+		/* The chained steps: every ring size, the three block sizes
+		 * (the copy buffers hold them), each a time. */
+		cr_assert(c.nchain == c.nsync && c.nchain_sizes == TC_CALIBRATE_CHAIN_SIZES,
+		          "nchain %d, nchain_sizes %d", c.nchain, c.nchain_sizes);
+		for (int s = 0; s < c.nchain_sizes; s++) {
+			cr_assert_eq(c.chain_sizes[s], (size_t)64 << (10 + 2 * s));
+			for (int i = 0; i < c.nchain; i++)
+				cr_assert(isfinite(c.chain_ns[s][i]) && c.chain_ns[s][i] > 0,
+				          "chain_ns[%d][%d] = %g", s, i, c.chain_ns[s][i]);
+		}
 		for (int k = 0; k < TC_HANDOFF_CLASSES; k++)
 			cr_assert(c.handoff_rank[k] < 0 ? isnan(c.handoff_ns[k]) : c.handoff_ns[k] > 0);
 	}

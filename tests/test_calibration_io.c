@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <glob.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -95,6 +96,13 @@ static void filled(struct tc_calibration *c)
 		c->sync_mean_ns[i] = 500 + NEXT();
 		c->pairs_ns[i] = i == 3 ? NAN : 460 + NEXT();
 	}
+	c->nchain = 4;
+	c->nchain_sizes = 3;
+	for (int s = 0; s < c->nchain_sizes; s++) {
+		c->chain_sizes[s] = (size_t)64 << (2 * s + 10);
+		for (int i = 0; i < c->nchain; i++)
+			c->chain_ns[s][i] = 12000.0 * (1 << (2 * s)) * (1 + i / 4.0) + NEXT();
+	}
 #undef NEXT
 }
 
@@ -171,6 +179,8 @@ Test(calibration_io, every_field_back, .timeout = 30)
 	cr_assert_eq(back.handoff_rank[2], 8);
 	cr_assert_eq(back.cache_bytes[2], (size_t)300 << 20);
 	cr_assert(back.npoints == 20 && back.nsegments == 3 && back.ncopiers == 16 && back.nflag == 4);
+	cr_assert(back.nchain == 4 && back.nchain_sizes == 3 && back.chain_sizes[2] == (size_t)1 << 20);
+	cr_assert(memcmp(&back.chain_ns[2][3], &c.chain_ns[2][3], sizeof(double)) == 0);
 	same_prices(&c, &back);
 	free(again);
 	free(text);
@@ -203,29 +213,53 @@ Test(calibration_io, two_records, .timeout = 30)
 	fclose(f);
 }
 
+/* text less its lines that start with one of the prefixes (a record
+ * written before those fields were measured); malloc'ed. */
+static char *without_lines(const char *text, const char *const *prefix, int n)
+{
+	char *older = malloc(strlen(text) + 1), *o = older;
+	cr_assert(older);
+	for (const char *line = text; *line;) {
+		const char *nl = strchr(line, '\n');
+		size_t len = nl ? (size_t)(nl - line + 1) : strlen(line);
+		bool keep = true;
+		for (int i = 0; i < n; i++)
+			keep = keep && strncmp(line, prefix[i], strlen(prefix[i])) != 0;
+		if (keep)
+			memcpy(o, line, len), o += len;
+		line += len;
+	}
+	*o = 0;
+	cr_assert(strlen(older) < strlen(text));
+	return older;
+}
+
 /* A record written before the flag rounds were measured (no nflag, no
  * flag_ns): read, they are not measured, and the price is that of the same
- * calibration with nflag 0 (the rounds priced as R(q)). */
+ * calibration with nflag 0 (the rounds priced as R(q)); and one written
+ * before the chained steps (no nchain, nchain_sizes, chain_*): nchain 0,
+ * priced as the same calibration without them. */
 Test(calibration_io, older_record_without_a_field, .timeout = 30)
 {
 	struct tc_calibration c, back;
 	filled(&c);
 	char *text = written(&c);
-	char *older = malloc(strlen(text) + 1), *o = older;
-	for (const char *line = text; *line;) {
-		const char *nl = strchr(line, '\n');
-		size_t n = nl ? (size_t)(nl - line + 1) : strlen(line);
-		if (strncmp(line, "nflag ", 6) && strncmp(line, "flag_ns.", 8))
-			memcpy(o, line, n), o += n;
-		line += n;
-	}
-	*o = 0;
-	cr_assert(strlen(older) < strlen(text));
+	static const char *const flags[] = {"nflag ", "flag_ns."};
+	char *older = without_lines(text, flags, 2);
 	cr_assert_eq(read_text(older, &back), 0, "%s", tc_error_detail());
 	cr_assert_eq(back.nflag, 0);
 	cr_assert(isnan(back.flag_ns[0]));
-	c.nflag = 0;
-	same_prices(&c, &back);
+	struct tc_calibration c0 = c;
+	c0.nflag = 0;
+	same_prices(&c0, &back);
+	free(older);
+	static const char *const chains[] = {"nchain ", "nchain_sizes ", "chain_"};
+	older = without_lines(text, chains, 3);
+	cr_assert_eq(read_text(older, &back), 0, "%s", tc_error_detail());
+	cr_assert(back.nchain == 0 && back.nchain_sizes == 0);
+	c0 = c;
+	c0.nchain = c0.nchain_sizes = 0;
+	same_prices(&c0, &back);
 	free(older);
 	free(text);
 }
@@ -344,6 +378,9 @@ Test(calibration_io, refusals_of_values, .timeout = 30)
 	        {"all.ts_ns", "nan", "all.ts_ns nan"},
 	        {"stream.npoints", "65", "stream.npoints 65"},
 	        {"nflag", "5", "nflag 5 is not in [0, nsync 4]"},
+	        {"nchain", "5", "nchain 5 is not in [0, nsync 4]"},
+	        {"chain_sizes.1", "65536", "chain_sizes.1 65536"},
+	        {"chain_ns.2.3", "0", "chain_ns.2.3 0"},
 	        {"sync_ns.0", "nan", "sync_ns.0 nan"},
 	        {"sync_ranks.1", "2", "sync_ranks.1 2"},
 	        {"copiers.15", "17", "copiers.15 17"},

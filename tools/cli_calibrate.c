@@ -155,6 +155,14 @@ static void machine_text(const struct tc_calibration *c)
 			printf(" %d:%.0f", c->sync_ranks[i], c->flag_ns[i]);
 		printf("\n");
 	}
+	for (int s = 0; s < c->nchain_sizes && c->nchain > 0; s++) {
+		printf("  chain %4zu KiB  ns per step of a ring over the channels by ranks:",
+		       c->chain_sizes[s] >> 10);
+		for (int i = 0; i < c->nchain; i++)
+			printf(" %d:%.0f", c->sync_ranks[i], c->chain_ns[s][i]);
+		printf("  (at %d: %.2fx)\n", c->sync_ranks[c->nchain - 1],
+		       tc_calibration_chain_share(c, c->sync_ranks[c->nchain - 1], c->chain_sizes[s]));
+	}
 }
 
 static void machine_json(struct cli_json *w, const struct tc_calibration *c)
@@ -232,6 +240,19 @@ static void machine_json(struct cli_json *w, const struct tc_calibration *c)
 			cli_json_num(w, "pairs_round_ns", c->pairs_ns[i]);
 			cli_json_end_obj(w);
 		}
+		cli_json_end_arr(w);
+		cli_json_arr(w, "chain");
+		for (int s = 0; s < c->nchain_sizes && c->nchain > 0; s++)
+			for (int i = 0; i < c->nchain; i++) {
+				cli_json_obj(w, NULL);
+				cli_json_uint(w, "bytes", c->chain_sizes[s]);
+				cli_json_int(w, "ranks", c->sync_ranks[i]);
+				cli_json_num(w, "step_ns", c->chain_ns[s][i]);
+				cli_json_num(w, "share",
+				             tc_calibration_chain_share(c, c->sync_ranks[i],
+				                                        c->chain_sizes[s]));
+				cli_json_end_obj(w);
+			}
 		cli_json_end_arr(w);
 	}
 	cli_json_end_obj(w);

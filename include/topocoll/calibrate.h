@@ -184,17 +184,30 @@
  *   flag      the same for a round of cache-line flags among q ranks
  *             (the machine's own algorithms synchronise so): each round
  *             every rank writes its own flag and waits until every other
- *             rank's shows the round; flag_ns.
+ *             rank's shows the round; flag_ns;
+ *   chain     a step of a ring of q ranks over the channels, for m in
+ *             chain_sizes (64 KiB, 256 KiB, 1 MiB): each rank writes m
+ *             bytes, then 8 times sends the block it holds to the next
+ *             rank and receives the previous rank's (tc_sendrecv, single
+ *             copy), so that every step reads a block its sender has just
+ *             received, as a ring or a pipeline does; the slowest rank's
+ *             time over the 8 steps, per step, median of the samples:
+ *             chain_ns.
  * The calibrated prediction charges them (tc_calibration_concurrency_ns):
  * a round whose transfers k ranks receive at once, the busiest receiver v
  * bytes in all (c of them combined), among q distinct ranks, costs beyond
  * the pair model
- *   (v t_w + c t_c) (s(k, m) - 1) + e(q),
+ *   (v t_w + c t_c) (max(s(k, m), z(k, v)) - 1) + e(q),
  * and the schedule e(2) less (the sum at least 0: o_call, measured on one
  * round at p = 2, holds one round's excess), with s(k, m) = max(1, (k / 2)
  * B(2, m) / B(k, m)) for k > 2, else 1 (tc_calibration_share: the pair's
  * one-way and exchange times already describe up to two copies at once),
- * B interpolated linearly in log2 m between copy_sizes and in k between
+ * z(k, v) = max(1, C(k, v) / C(2, v)) for k > 2, else 1 (a ring of k
+ * ranks each receiving v bytes from a sender that has just received them,
+ * against an exchange between two: tc_calibration_chain_share), C
+ * interpolated linearly in log2 q between the measured rings and the ratio
+ * in log2 v between chain_sizes (clamped at the ends; 1 without the chain
+ * table), B interpolated linearly in log2 m between copy_sizes and in k between
  * the measured counts (clamped at the ends; for k >= 2 the per-copier
  * rates B / k of each size from k = 2 on first replaced by their
  * non-increasing least-squares fit: a copier more cannot make each faster,
@@ -289,6 +302,7 @@ struct tc_calibrate_opts {
 #define TC_CALIBRATE_MAX_COPIERS 64
 #define TC_CALIBRATE_COPY_SIZES 4
 #define TC_CALIBRATE_MAX_SYNC 8
+#define TC_CALIBRATE_CHAIN_SIZES 3
 
 /* The distance classes of the cache-line hand-off. */
 enum tc_calibrate_handoff {
@@ -437,6 +451,14 @@ struct tc_calibration {
 	 * me XOR d, d = 1, 2, 4, ... (q a power of two only). */
 	double sync_mean_ns[TC_CALIBRATE_MAX_SYNC];
 	double pairs_ns[TC_CALIBRATE_MAX_SYNC];
+	/* C(q, m): a step of a ring of q = sync_ranks[i] ranks, i < nchain,
+	 * each receiving chain_sizes[s] bytes over the channels (top of the
+	 * file); chain_ns[s][i] ns per step.  nchain 0: not measured (the
+	 * channel schedules are then charged by the copy table alone). */
+	int nchain;
+	int nchain_sizes;
+	size_t chain_sizes[TC_CALIBRATE_CHAIN_SIZES]; /* increasing */
+	double chain_ns[TC_CALIBRATE_CHAIN_SIZES][TC_CALIBRATE_MAX_SYNC];
 };
 
 /*
@@ -566,6 +588,10 @@ TC_API int tc_calibration_predict_placed(const struct tc_calibration *cal, const
  * - tc_calibration_share(): s(k, m) >= 1, the factor by which k copies of
  *   m bytes at once stretch each one's time per byte; 1 for k <= 2, for no
  *   measurement, or cal NULL or refused by the check (above);
+ * - tc_calibration_chain_share(): z(k, m) >= 1, the factor by which k
+ *   ranks that each receive m bytes from a rank that has just received
+ *   them stretch a step; 1 for k <= 2, without the chain table, or cal NULL
+ *   or refused by the check;
  * - tc_calibration_sync_ns(): rho(q) >= 0, what a synchronised round among
  *   q ranks costs beyond the pair's price of its 8-byte message (e(q) at
  *   the top of the file); 0 for q <= 2, no measurement, or a calibration
@@ -578,6 +604,7 @@ TC_API int tc_calibration_predict_placed(const struct tc_calibration *cal, const
  * Pure; thread-safe; cal is borrowed.
  */
 TC_API double tc_calibration_share(const struct tc_calibration *cal, int k, size_t bytes);
+TC_API double tc_calibration_chain_share(const struct tc_calibration *cal, int k, size_t bytes);
 TC_API double tc_calibration_sync_ns(const struct tc_calibration *cal, int q);
 TC_API int tc_calibration_round_ns(const struct tc_calibration *cal, int k, size_t bytes, int q,
                                    double *ns);

@@ -47,6 +47,12 @@ static const size_t tc__conc_sizes[TC_CALIBRATE_COPY_SIZES - 1] = {(size_t)64 <<
                                                                    (size_t)4 << 20};
 /* The smallest memory-sized block: above the last of tc__conc_sizes. */
 #define TC__CONC_BIG_MIN ((size_t)8 << 20)
+/* The chained steps: blocks of the sizes a ring's or a pipeline's steps
+ * carry (at most the smallest memory-sized block, so that the copy
+ * buffers hold two), and the steps of a sample. */
+static const size_t tc__conc_chain_sizes[TC_CALIBRATE_CHAIN_SIZES] = {(size_t)64 << 10, (size_t)256 << 10,
+                                                                      (size_t)1 << 20};
+#define TC__CONC_CHAIN_STEPS 8
 
 struct tc__conc_ctx {
 	_Alignas(64) _Atomic uint64_t line; /* the hand-off word */
@@ -61,10 +67,12 @@ struct tc__conc_ctx {
 	double copy[TC_CALIBRATE_COPY_SIZES][TC_CALIBRATE_MAX_COPIERS][TC__CONC_REPS]; /* slowest, ns */
 	int nsync;
 	int sync_q[TC_CALIBRATE_MAX_SYNC];
-	double sync[TC_CALIBRATE_MAX_SYNC][TC__CONC_REPS];      /* per round, ns */
+	int nchain_sizes;                                  /* the chain sizes the buffers hold */
+	double sync[TC_CALIBRATE_MAX_SYNC][TC__CONC_REPS]; /* per round, ns */
 	double sync_mean[TC_CALIBRATE_MAX_SYNC][TC__CONC_REPS]; /* the same, mean */
 	double pairs[TC_CALIBRATE_MAX_SYNC][TC__CONC_REPS];     /* per round, ns */
 	double flag[TC_CALIBRATE_MAX_SYNC][TC__CONC_REPS];      /* per round, ns */
+	double chain[TC_CALIBRATE_CHAIN_SIZES][TC_CALIBRATE_MAX_SYNC][TC__CONC_REPS]; /* per step */
 	unsigned char **src, **dst; /* per rank, sizes[nsizes - 1] each */
 	double *d;                  /* per rank: its last timed interval */
 	double *dm;                 /* per rank: its last mean round */
@@ -244,6 +252,54 @@ static int tc__conc_rounds(struct tc_proc *proc, struct tc__conc_ctx *c, enum tc
 
 /* The whole concurrency team's script: every rank runs every phase,
  * phases separated by barriers. */
+/* The chained steps (calibrate.h, "chain"): for each ring size q and block
+ * size m, the q ranks from an offset that moves on at each sample (as the
+ * copiers' do) write their block, meet the others at a barrier, then
+ * TC__CONC_CHAIN_STEPS times send the block they hold to the next rank of
+ * the ring and receive the previous rank's into their other buffer, which
+ * they send on at the next step; each keeps its time per step, and rank 0
+ * the slowest.  A first pass (r = -1) is not timed. */
+static int tc__conc_chains(struct tc_proc *proc, struct tc__conc_ctx *c)
+{
+	const int me = tc_rank(proc), K = c->K;
+	int err = TC_OK;
+	for (int r = -1; r < TC__CONC_REPS && !err; r++)
+		for (int s = 0; s < c->nchain_sizes && !err; s++)
+			for (int qi = 0; qi < c->nsync && !err; qi++) {
+				const int q = c->sync_q[qi];
+				const int off = r < 0 ? 0 : (int)((long)r * K / TC__CONC_REPS + qi) % K;
+				const int j = (me - off + K) % K;
+				const size_t m = tc__conc_chain_sizes[s];
+				unsigned char *hold = c->src[me], *into = c->dst[me];
+				if (j < q)
+					memset(hold, (int)((r + s + qi) & 0xff), m);
+				if ((err = tc_barrier(proc, NULL)) != 0)
+					break;
+				if (j < q) {
+					const int next = (off + (j + 1) % q) % K;
+					const int prev = (off + (j + q - 1) % q) % K;
+					uint64_t t0 = tc__cal_now();
+					for (int k = 0; k < TC__CONC_CHAIN_STEPS && !err; k++) {
+						err = tc_sendrecv(proc, next, hold, m, prev, into,
+						                  m, NULL);
+						unsigned char *t = hold;
+						hold = into;
+						into = t;
+					}
+					c->d[me] = (double)(tc__cal_now() - t0) / TC__CONC_CHAIN_STEPS;
+				}
+				if (err || (err = tc_barrier(proc, NULL)) != 0)
+					break;
+				if (me == 0 && r >= 0) {
+					double w = 0;
+					for (int i = 0; i < q; i++)
+						w = fmax(w, c->d[(off + i) % K]);
+					c->chain[s][qi][r] = w;
+				}
+			}
+	return err;
+}
+
 static int tc__conc_spmd(struct tc_proc *proc, void *arg)
 {
 	struct tc__conc_ctx *c = arg;
@@ -294,6 +350,8 @@ static int tc__conc_spmd(struct tc_proc *proc, void *arg)
 				}
 			}
 	if (!err)
+		err = tc__conc_chains(proc, c);
+	if (!err)
 		err = tc__conc_rounds(proc, c, TC__CONC_DISSEMINATION, c->sync, c->sync_mean);
 	if (!err)
 		err = tc__conc_rounds(proc, c, TC__CONC_FLAGS, c->flag, NULL);
@@ -317,6 +375,7 @@ int tc__cal_concurrency(const struct tc_calibrate_opts *o, struct tc_calibration
 		out->sync_mean_ns[i] = out->pairs_ns[i] = NAN;
 	out->conc_ranks = 0;
 	out->nflag = 0;
+	out->nchain = out->nchain_sizes = 0;
 	if (o->max_copiers < 0 || o->mode == TC_MODE_EMULATED)
 		return TC_OK;
 	cpu_set_t set;
@@ -372,6 +431,8 @@ int tc__cal_concurrency(const struct tc_calibrate_opts *o, struct tc_calibration
 	for (int s = 0; s < TC_CALIBRATE_COPY_SIZES - 1 && tc__conc_sizes[s] < big; s++)
 		c->sizes[c->nsizes++] = tc__conc_sizes[s];
 	c->sizes[c->nsizes++] = big;
+	while (c->nchain_sizes < TC_CALIBRATE_CHAIN_SIZES && tc__conc_chain_sizes[c->nchain_sizes] <= big)
+		c->nchain_sizes++;
 	/* Copier counts: every k up to 16, then steps of a quarter. */
 	for (int k = 1; k <= K; k = k < 16 ? k + 1 : k + k / 4)
 		c->copiers[c->ncopiers++] = k;
@@ -435,6 +496,13 @@ int tc__cal_concurrency(const struct tc_calibrate_opts *o, struct tc_calibration
 		                           : tc__cal_median(c->pairs[i], TC__CONC_REPS);
 	}
 	out->nflag = c->nsync;
+	out->nchain_sizes = c->nchain_sizes;
+	for (int s = 0; s < c->nchain_sizes; s++) {
+		out->chain_sizes[s] = tc__conc_chain_sizes[s];
+		for (int i = 0; i < c->nsync; i++)
+			out->chain_ns[s][i] = tc__cal_median(c->chain[s][i], TC__CONC_REPS);
+	}
+	out->nchain = c->nchain_sizes > 0 ? c->nsync : 0;
 done:
 	tc_team_destroy(team);
 	for (int r = 0; c->src && r < K; r++)

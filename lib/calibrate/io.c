@@ -55,7 +55,7 @@
  * the sizes below with it): these fail to compile until then, on the
  * x86-64 builds that CI runs. */
 #if defined(__x86_64__) && defined(__LP64__)
-_Static_assert(sizeof(struct tc_calibration) == 10536, "a field of tc_calibration not written");
+_Static_assert(sizeof(struct tc_calibration) == 10760, "a field of tc_calibration not written");
 _Static_assert(sizeof(struct tc_calibration_point) == 96, "a field of a point not written");
 _Static_assert(sizeof(struct tc_calibration_segment) == 96, "a field of a segment not written");
 #endif
@@ -245,6 +245,18 @@ static void tc__cal_visit(struct tc__cal_visit *v, struct tc_calibration *c)
 		TC__CAL_A(pairs_ns, TC__CAL_D, i);
 	}
 	v->count = NULL;
+	TC__CAL_F(nchain, TC__CAL_I);
+	TC__CAL_F(nchain_sizes, TC__CAL_I);
+	const int nchain = tc__cal_upto(v, c->nchain, TC_CALIBRATE_MAX_SYNC);
+	const int nchain_sizes = tc__cal_upto(v, c->nchain_sizes, TC_CALIBRATE_CHAIN_SIZES);
+	v->count = "nchain_sizes";
+	for (int s = 0; s < nchain_sizes; s++)
+		TC__CAL_A(chain_sizes, TC__CAL_Z, s);
+	v->count = "nchain_sizes and nchain";
+	for (int s = 0; s < nchain_sizes; s++)
+		for (int i = 0; i < nchain; i++)
+			tc__cal_emit(v, TC__CAL_D, &c->chain_ns[s][i], "chain_ns.%d.%d", s, i);
+	v->count = NULL;
 #undef TC__CAL_F
 #undef TC__CAL_A
 }
@@ -359,8 +371,9 @@ static int tc__cal_mark(struct tc__cal_visit *v, const struct tc__cal_field *f)
 /* Whether p is one of c's counts (the check names those first). */
 static bool tc__cal_is_count(const struct tc_calibration *c, const void *p)
 {
-	const int *counts[] = {&c->npoints,  &c->nsegments, &c->conc_ranks, &c->ncopy_sizes,
-	                       &c->ncopiers, &c->nsync,     &c->nflag};
+	const int *counts[] = {&c->npoints,     &c->nsegments, &c->conc_ranks,
+	                       &c->ncopy_sizes, &c->ncopiers,  &c->nsync,
+	                       &c->nflag,       &c->nchain,    &c->nchain_sizes};
 	for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++)
 		if (p == (const void *)counts[i])
 			return true;

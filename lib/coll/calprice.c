@@ -157,12 +157,18 @@ static int tc__conc_terms(const struct tc_calibration *cal, const struct tc_tran
 			continue;
 		/* Every byte the busiest receiver takes in the round is slowed
 		 * by the k copies at once, at the share of the size where the
-		 * call's data live (tc__cal_col), and so is its combining of
-		 * them: a combine out of another rank's buffer moves the same
-		 * bytes through the shared caches as the copy. */
-		if (busiest >= 0)
-			*share += ((double)v * tw + (double)cvol[busiest] * tc) *
-			          (tc__machine_share(cal, k, tc__cal_col(data, busiest, v)) - 1.0);
+		 * call's data live (tc__cal_col), or as a ring of k ranks over
+		 * the channels is at the round's size, where that is slower
+		 * (each receiver reads a block its sender has just written,
+		 * and waits for it), and so is its combining of them: a combine
+		 * out of another rank's buffer moves the same bytes through the
+		 * shared caches as the copy. */
+		if (busiest >= 0) {
+			double s = tc__machine_share(cal, k, tc__cal_col(data, busiest, v));
+			const double z = tc__machine_chain_share(cal, k, (size_t)v);
+			s = z > s ? z : s;
+			*share += ((double)v * tw + (double)cvol[busiest] * tc) * (s - 1.0);
+		}
 		*sync += tc__machine_round_excess(cal, q);
 	}
 	/* o_call holds one round's excess already (measured on one round at

@@ -111,6 +111,26 @@ double tc__machine_share(const struct tc_calibration *cal, int k, size_t bytes)
 	return s > 1.0 ? s : 1.0;
 }
 
+double tc__machine_chain_share(const struct tc_calibration *cal, int k, size_t bytes)
+{
+	if (!cal || cal->conc_ranks < 2 || k <= 2 || cal->nchain < 1 || cal->nchain > cal->nsync ||
+	    cal->nchain > TC_CALIBRATE_MAX_SYNC || cal->nchain_sizes < 1 ||
+	    cal->nchain_sizes > TC_CALIBRATE_CHAIN_SIZES || cal->sync_ranks[0] != 2)
+		return 1.0;
+	double qs[TC_CALIBRATE_MAX_SYNC], ms[TC_CALIBRATE_CHAIN_SIZES], zs[TC_CALIBRATE_CHAIN_SIZES];
+	for (int i = 0; i < cal->nchain; i++)
+		qs[i] = log2((double)(cal->sync_ranks[i] > 0 ? cal->sync_ranks[i] : 1));
+	for (int s = 0; s < cal->nchain_sizes; s++) {
+		const double c2 = cal->chain_ns[s][0];
+		const double ck =
+		        tc__machine_interp(qs, cal->chain_ns[s], cal->nchain, log2((double)k));
+		zs[s] = c2 > 0 && isfinite(c2) && isfinite(ck) ? ck / c2 : 1.0;
+		ms[s] = log2((double)(cal->chain_sizes[s] ? cal->chain_sizes[s] : 1));
+	}
+	double z = tc__machine_interp(ms, zs, cal->nchain_sizes, log2((double)(bytes ? bytes : 1)));
+	return isfinite(z) && z > 1.0 ? z : 1.0;
+}
+
 double tc__machine_round_excess(const struct tc_calibration *cal, int q)
 {
 	struct tc_model m8;

@@ -107,6 +107,12 @@ static int tc__cal_shape_valid(const struct tc_calibration *c, struct tc__cal_fa
 	}
 	if (c->nflag < 0 || c->nflag > c->nsync)
 		return tc__cal_bad(f, &c->nflag, "nflag %d is not in [0, nsync %d]", c->nflag, c->nsync);
+	if (c->nchain < 0 || c->nchain > c->nsync)
+		return tc__cal_bad(f, &c->nchain, "nchain %d is not in [0, nsync %d]", c->nchain,
+		                   c->nsync);
+	if (c->nchain_sizes < 0 || c->nchain_sizes > TC_CALIBRATE_CHAIN_SIZES)
+		return tc__cal_bad(f, &c->nchain_sizes, "nchain_sizes %d is not in [0, %d]",
+		                   c->nchain_sizes, TC_CALIBRATE_CHAIN_SIZES);
 	if ((unsigned)c->regime > TC_CALIBRATE_SINGLE_COPY)
 		return tc__cal_bad(f, &c->regime,
 		                   "regime %d is not 0 (all), 1 (stream) or 2 "
@@ -304,6 +310,19 @@ static int tc__cal_costs_valid(const struct tc_calibration *c, struct tc__cal_fa
 		if (!tc__cal_pos(c->flag_ns[i], TC__CAL_NS_MAX))
 			return tc__cal_bad(f, &c->flag_ns[i], "flag_ns.%d %g is not a time in (0, %g] ns",
 			                   i, c->flag_ns[i], TC__CAL_NS_MAX);
+	if (c->nchain > 0 && c->nchain_sizes < 1)
+		return tc__cal_bad(f, &c->nchain_sizes, "nchain_sizes 0 with nchain %d", c->nchain);
+	for (int s = 0; c->nchain > 0 && s < c->nchain_sizes; s++) {
+		if (!c->chain_sizes[s] || (s && c->chain_sizes[s] <= c->chain_sizes[s - 1]))
+			return tc__cal_bad(f, &c->chain_sizes[s],
+			                   "chain_sizes.%d %zu: the sizes increase from 1", s,
+			                   c->chain_sizes[s]);
+		for (int i = 0; i < c->nchain; i++)
+			if (!tc__cal_pos(c->chain_ns[s][i], TC__CAL_NS_MAX))
+				return tc__cal_bad(f, &c->chain_ns[s][i],
+				                   "chain_ns.%d.%d %g is not a time in (0, %g] ns",
+				                   s, i, c->chain_ns[s][i], TC__CAL_NS_MAX);
+	}
 	if (!tc__cal_pos(c->handoff_pair_ns, TC__CAL_NS_MAX))
 		return tc__cal_bad(f, &c->handoff_pair_ns,
 		                   "handoff_pair_ns %g is not a time in (0, %g] ns",
