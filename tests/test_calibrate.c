@@ -634,61 +634,84 @@ Test(calibrate, concurrency_of_a_schedule, .timeout = 30)
 	}
 }
 
-/* A chain table on top of hand_made_concurrency(): the time of a step of a
- * ring of q = 2, 4, 8, 16 ranks, 10, 12, 16, 20 ns at 64 KiB and 100, 200,
- * 400, 600 ns at 1 MiB (made up: only the ratios to q = 2 matter). */
+/* The pair's one-way message of m bytes under the calibration's model of m
+ * (hand_made()'s segments: 7364.32 ns at 64 KiB, 125329.12 ns at 1 MiB,
+ * both in the third, -500 ns + 0.12 ns/B). */
+static double one_way(const struct tc_calibration *c, double m)
+{
+	struct tc_model md;
+	cr_assert_eq(tc_calibration_model(c, (size_t)m, &md, NULL), 0);
+	return md.ts_ns + m * md.tw_ns;
+}
+
+/* Chain factors of the hand-made table: the step of a ring of q = 2, 4, 8,
+ * 16 ranks as a multiple of the pair's one-way message, at 64 KiB and at
+ * 1 MiB. */
+static const double chain64[4] = {1.2, 1.5, 2.5, 3.0}, chain1m[4] = {1.1, 2.2, 4.4, 6.6};
+
+/* A chain table on top of hand_made_concurrency(): C(q, m) = the factors
+ * above times the one-way message. */
 static void hand_made_chain(struct tc_calibration *c)
 {
 	hand_made_concurrency(c);
-	static const double c64[4] = {10, 12, 16, 20}, c1m[4] = {100, 200, 400, 600};
+	const double o64 = one_way(c, 65536), o1m = one_way(c, 1048576);
 	c->nchain = 4;
 	c->nchain_sizes = 2;
 	c->chain_sizes[0] = (size_t)64 << 10;
 	c->chain_sizes[1] = (size_t)1 << 20;
+	cr_assert(fabs(o64 - 7364.32) < 1e-6 && fabs(o1m - 125329.12) < 1e-6, "%.6f %.6f", o64, o1m);
 	for (int i = 0; i < 4; i++) {
-		c->chain_ns[0][i] = c64[i];
-		c->chain_ns[1][i] = c1m[i];
+		c->chain_ns[0][i] = chain64[i] * o64;
+		c->chain_ns[1][i] = chain1m[i] * o1m;
 	}
 }
 
-/* z(k, m) = max(1, C(k, m) / C(2, m)) for k > 2: C interpolated in log2 k,
- * the ratio in log2 m, both clamped; 1 without the table, for k <= 2, or for
- * a table the check refuses (which names the field). */
+/* z(k, m) = max(1, C(k, m) / C(2, m)) and z1(k, m) = max(1, C(k, m) / (t_s
+ * + m t_w)) for k > 2: C interpolated in log2 k, the ratio in log2 m, both
+ * clamped; 1 without the table, for k <= 2, or for a table the check
+ * refuses (which names the field). */
 Test(calibrate, chain_share, .timeout = 10)
 {
 	struct tc_calibration c;
 	hand_made_chain(&c);
-	const double l12 = log2(12.0) - 3; /* 12 ranks: between 8 and 16 in log2 */
+	const double l12 = log2(12.0) - 3, l3 = log2(3.0) - 1; /* between measured q, in log2 */
 	static const double kib = 1024;
 	const struct {
 		int k;
-		double m, z;
+		double m, z, z1;
 	} cases[] = {
-	        {1, 64 * kib, 1.0},
-	        {2, 1024 * kib, 1.0},
-	        {4, 64 * kib, 1.2},
-	        {16, 64 * kib, 2.0},
-	        {8, 1024 * kib, 4.0},
-	        {16, 1024 * kib, 6.0},
-	        {12, 1024 * kib, (400 + 200 * l12) / 100},
-	        {3, 1024 * kib, (100 + 100 * (log2(3.0) - 1)) / 100},
-	        {64, 1024 * kib, 6.0},              /* beyond 16 ranks: 16's */
-	        {16, 8 * kib, 2.0},                 /* below 64 KiB: its row */
-	        {16, 16384 * kib, 6.0},             /* above 1 MiB: its row */
-	        {16, 256 * kib, 0.5 * (2.0 + 6.0)}, /* log2 midway */
+	        {1, 64 * kib, 1.0, 1.0},
+	        {2, 1024 * kib, 1.0, 1.0},
+	        {4, 64 * kib, 1.5 / 1.2, 1.5},
+	        {16, 64 * kib, 3.0 / 1.2, 3.0},
+	        {8, 1024 * kib, 4.0, 4.4},
+	        {16, 1024 * kib, 6.0, 6.6},
+	        {12, 1024 * kib, (4.4 + 2.2 * l12) / 1.1, 4.4 + 2.2 * l12},
+	        {3, 1024 * kib, (1.1 + 1.1 * l3) / 1.1, 1.1 + 1.1 * l3},
+	        {64, 1024 * kib, 6.0, 6.6},                            /* beyond 16 ranks: 16's */
+	        {16, 8 * kib, 2.5, 3.0},                               /* below 64 KiB: its row */
+	        {16, 16384 * kib, 6.0, 6.6},                           /* above 1 MiB: its row */
+	        {16, 256 * kib, 0.5 * (2.5 + 6.0), 0.5 * (3.0 + 6.6)}, /* log2 midway */
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		double z = tc_calibration_chain_share(&c, cases[i].k, (size_t)cases[i].m);
+		double z1 = tc_calibration_chain_step_share(&c, cases[i].k, (size_t)cases[i].m);
 		cr_assert(fabs(z - cases[i].z) < 1e-9, "z(%d, %.0f) = %.6f, not %.6f", cases[i].k,
 		          cases[i].m, z, cases[i].z);
+		cr_assert(fabs(z1 - cases[i].z1) < 1e-9, "z1(%d, %.0f) = %.6f, not %.6f",
+		          cases[i].k, cases[i].m, z1, cases[i].z1);
 	}
-	/* A ratio below 1 (a ring faster than the exchange) is no discount. */
-	c.chain_ns[0][1] = 5;
+	/* A ratio below 1 (a ring faster than the exchange, or than the
+	 * one-way message) is no discount. */
+	const double keep = c.chain_ns[0][1];
+	c.chain_ns[0][1] = 0.5 * c.chain_ns[0][0];
 	cr_assert_eq(tc_calibration_chain_share(&c, 4, 65536), 1.0);
-	c.chain_ns[0][1] = 12;
+	cr_assert_eq(tc_calibration_chain_step_share(&c, 4, 65536), 1.0);
+	c.chain_ns[0][1] = keep;
 	struct tc_calibration bad = c;
 	bad.chain_ns[1][2] = -1;
 	cr_assert_eq(tc_calibration_chain_share(&bad, 16, 1 << 20), 1.0);
+	cr_assert_eq(tc_calibration_chain_step_share(&bad, 16, 1 << 20), 1.0);
 	bad = c;
 	bad.nchain = 5;
 	cr_assert_eq(tc_calibration_chain_share(&bad, 16, 1 << 20), 1.0);
@@ -701,34 +724,54 @@ Test(calibrate, chain_share, .timeout = 10)
 	cr_assert(strstr(tc_error_detail(), "chain_sizes.1"), "%s", tc_error_detail());
 	c.nchain = 0;
 	cr_assert_eq(tc_calibration_chain_share(&c, 16, 1 << 20), 1.0);
+	cr_assert_eq(tc_calibration_chain_step_share(&c, 16, 1 << 20), 1.0);
 	cr_assert_eq(tc_calibration_chain_share(NULL, 16, 1 << 20), 1.0);
+	cr_assert_eq(tc_calibration_chain_step_share(NULL, 16, 1 << 20), 1.0);
 }
 
 /* With the chain table a round is charged the larger of the copy table's
- * share and the ring's z at the round's size: a ring allgather of 4 MiB
- * blocks on ring:16, z(16) = 6 (the 1 MiB row) above s(16) = 4; a
- * hypercube bcast's rounds of k = 4 and 8 receivers, z = 2 and 4 above s =
- * 1.333 and 2 (k = 1, 2: no charge); 64 KiB blocks on ring:16, z(16) = 2
- * above s(16) = 1 (the 64 KiB copy row grows with k). */
+ * share s and the ring's factor at the round's size: z1 where the busiest
+ * receiver also sends to another rank (a ring's step), z otherwise.
+ * - ring:16's allgather of 4 MiB blocks: 15 chained rounds, z1(16) = 6.6
+ *   (the 1 MiB row) above s(16) = 4;
+ * - ring:16's allgather of 64 KiB: z1(16) = 3 above s(16) = 1 (the 64 KiB
+ *   copy row grows with k);
+ * - hypercube:4's bcast of 4 MiB: receivers that do not send in their round,
+ *   k = 4 and 8 of them: z = 2 and 4 above s = 1.333 and 2 (k = 1, 2: no
+ *   charge);
+ * - hypercube:4's allgather of 64 KiB: pairwise exchanges of 64, 128, 256
+ *   and 512 KiB among all 16 ranks: z(16, v) = 2.5 + 3.5 log2(v / 64 KiB)
+ *   / 4 against s(16) at the 960 KiB each rank takes in (B(16) = 160 - 120
+ *   log2(15) / 6 and B(2) = 20 between the table's rows: 8 x 20 / B(16)). */
 Test(calibrate, concurrency_of_chained_rounds, .timeout = 30)
 {
 	struct tc_calibration c, flat;
 	hand_made_chain(&c);
 	hand_made_concurrency(&flat);
 	const size_t big = (size_t)4 << 20, small = (size_t)64 << 10;
-	struct tc_model mb, ms;
+	struct tc_model mb, ms, mh;
 	cr_assert_eq(tc_calibration_model(&c, big, &mb, NULL), 0);
 	cr_assert_eq(tc_calibration_model(&c, small, &ms, NULL), 0);
+	/* The hypercube allgather's mean message: 16 ranks' 64 messages of
+	 * 960 KiB in all each, 240 KiB. */
+	cr_assert_eq(tc_calibration_model(&c, 245760, &mh, NULL), 0);
+	const double s16 = 8.0 * 20 / (160 - 120 * log2(15.0) / 6);
+	double hyper = 0;
+	for (int d = 0; d < 4; d++) {
+		const double v = (double)small * (1 << d), z = 2.5 + 3.5 * d / 4;
+		hyper += v * mh.tw_ns * ((z > s16 ? z : s16) - 1);
+	}
 	const struct {
 		const char *topo, *alg;
 		enum tc_coll coll;
 		size_t bytes;
 		double share;
 	} cases[] = {
-	        {"ring:16", "ring", TC_COLL_ALLGATHER, big, 15 * (double)big * mb.tw_ns * (6.0 - 1)},
+	        {"ring:16", "ring", TC_COLL_ALLGATHER, big, 15 * (double)big * mb.tw_ns * (6.6 - 1)},
+	        {"ring:16", "ring", TC_COLL_ALLGATHER, small, 15 * (double)small * ms.tw_ns * (3.0 - 1)},
 	        {"hypercube:4", "hypercube", TC_COLL_BCAST, big,
 	         (double)big * mb.tw_ns * ((2.0 - 1) + (4.0 - 1))},
-	        {"ring:16", "ring", TC_COLL_ALLGATHER, small, 15 * (double)small * ms.tw_ns * (2.0 - 1)},
+	        {"hypercube:4", "hypercube", TC_COLL_ALLGATHER, small, hyper},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		struct tc_topo *t = NULL;

@@ -198,6 +198,11 @@
  * bytes in all (c of them combined), among q distinct ranks, costs beyond
  * the pair model
  *   (v t_w + c t_c) (max(s(k, m), z(k, v)) - 1) + e(q),
+ * z replaced by z1(k, v) = max(1, C(k, v) / (t_s + v t_w)) when the
+ * busiest receiver also sends in the round to another rank than the one it
+ * receives from (a ring's or a pipeline's step: C measures just that, and
+ * the pair's model priced it as one one-way message; t_s + v t_w under
+ * tc_calibration_model() of v, the ratio interpolated as z's),
  * and the schedule e(2) less (the sum at least 0: o_call, measured on one
  * round at p = 2, holds one round's excess), with s(k, m) = max(1, (k / 2)
  * B(2, m) / B(k, m)) for k > 2, else 1 (tc_calibration_share: the pair's
@@ -592,6 +597,10 @@ TC_API int tc_calibration_predict_placed(const struct tc_calibration *cal, const
  *   ranks that each receive m bytes from a rank that has just received
  *   them stretch a step; 1 for k <= 2, without the chain table, or cal NULL
  *   or refused by the check;
+ * - tc_calibration_chain_step_share(): z1(k, m) >= 1, such a step of k
+ *   ranks against the pair's one-way message of m bytes under
+ *   tc_calibration_model() of m; 1 as z (and for a calibration without a
+ *   line);
  * - tc_calibration_sync_ns(): rho(q) >= 0, what a synchronised round among
  *   q ranks costs beyond the pair's price of its 8-byte message (e(q) at
  *   the top of the file); 0 for q <= 2, no measurement, or a calibration
@@ -605,6 +614,7 @@ TC_API int tc_calibration_predict_placed(const struct tc_calibration *cal, const
  */
 TC_API double tc_calibration_share(const struct tc_calibration *cal, int k, size_t bytes);
 TC_API double tc_calibration_chain_share(const struct tc_calibration *cal, int k, size_t bytes);
+TC_API double tc_calibration_chain_step_share(const struct tc_calibration *cal, int k, size_t bytes);
 TC_API double tc_calibration_sync_ns(const struct tc_calibration *cal, int q);
 TC_API int tc_calibration_round_ns(const struct tc_calibration *cal, int k, size_t bytes, int q,
                                    double *ns);

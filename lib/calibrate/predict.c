@@ -28,7 +28,7 @@ static int tc__cal_start(const struct tc_calibration *cal, const char *who)
 	return tc__calibration_check(cal, true, who);
 }
 
-/* A calibration the check refuses is no measurement to these three
+/* A calibration the check refuses is no measurement to these four
  * (calibrate.h): they have no error to return. */
 double tc_calibration_share(const struct tc_calibration *cal, int k, size_t bytes)
 {
@@ -41,6 +41,12 @@ double tc_calibration_chain_share(const struct tc_calibration *cal, int k, size_
 	struct tc__cal_fault f;
 	return cal && !tc__calibration_valid(cal, false, &f) ? tc__machine_chain_share(cal, k, bytes)
 	                                                     : 1.0;
+}
+
+double tc_calibration_chain_step_share(const struct tc_calibration *cal, int k, size_t bytes)
+{
+	struct tc__cal_fault f;
+	return cal && !tc__calibration_valid(cal, true, &f) ? tc__machine_chain_step(cal, k, bytes) : 1.0;
 }
 
 double tc_calibration_sync_ns(const struct tc_calibration *cal, int q)

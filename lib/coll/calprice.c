@@ -127,15 +127,18 @@ static int tc__conc_terms(const struct tc_calibration *cal, const struct tc_tran
 	if (cal->conc_ranks < 2 || n < 1 || np < 3)
 		return TC_OK;
 	int *recv = calloc((size_t)np, sizeof *recv), *seen = calloc((size_t)np, sizeof *seen);
+	int *sent = calloc((size_t)np, sizeof *sent), *from = calloc((size_t)np, sizeof *from);
 	uint64_t *vol = calloc((size_t)np * 2, sizeof *vol), *cvol = vol + np;
-	if (!recv || !seen || !vol) {
+	if (!recv || !seen || !sent || !from || !vol) {
 		free(recv);
 		free(seen);
+		free(sent);
+		free(from);
 		free(vol);
 		return TC_ENOMEM;
 	}
 	for (int i = 0; i < n;) {
-		int r = tr[i].round, stamp = i + 1, k = 0, q = 0, busiest = -1;
+		int r = tr[i].round, stamp = i + 1, k = 0, q = 0, busiest = -1, first = i;
 		uint64_t v = 0;
 		for (; i < n && tr[i].round == r; i++) {
 			const struct tc_transfer *x = &tr[i];
@@ -145,6 +148,8 @@ static int tc__conc_terms(const struct tc_calibration *cal, const struct tc_tran
 				recv[x->dst] = stamp, vol[x->dst] = 0, cvol[x->dst] = 0, k++;
 			if (x->combine)
 				cvol[x->dst] += x->bytes;
+			sent[x->src] = stamp;
+			from[x->dst] = x->src;
 			if (seen[x->src] != stamp)
 				seen[x->src] = stamp, q++;
 			if (seen[x->dst] != stamp)
@@ -162,10 +167,20 @@ static int tc__conc_terms(const struct tc_calibration *cal, const struct tc_tran
 		 * (each receiver reads a block its sender has just written,
 		 * and waits for it), and so is its combining of them: a combine
 		 * out of another rank's buffer moves the same bytes through the
-		 * shared caches as the copy. */
+		 * shared caches as the copy.  A receiver that also sends in the
+		 * round, to another rank than the one it receives from (a
+		 * ring's or a pipeline's step), is such a ring's step: its
+		 * time against the pair's one-way message (z1); otherwise
+		 * (a tree's receiver, a pairwise exchange, whose exchange the
+		 * pair's fit prices) against a ring of two (z). */
 		if (busiest >= 0) {
 			double s = tc__machine_share(cal, k, tc__cal_col(data, busiest, v));
-			const double z = tc__machine_chain_share(cal, k, (size_t)v);
+			bool pairwise = false;
+			for (int j = first; j < i && !pairwise; j++)
+				pairwise = tr[j].src == busiest && tr[j].dst == from[busiest];
+			const double z = sent[busiest] == stamp && !pairwise
+			                         ? tc__machine_chain_step(cal, k, (size_t)v)
+			                         : tc__machine_chain_share(cal, k, (size_t)v);
 			s = z > s ? z : s;
 			*share += ((double)v * tw + (double)cvol[busiest] * tc) * (s - 1.0);
 		}
@@ -177,6 +192,8 @@ static int tc__conc_terms(const struct tc_calibration *cal, const struct tc_tran
 		*sync = fmax(0, *sync - tc__machine_round_excess(cal, 2));
 	free(recv);
 	free(seen);
+	free(sent);
+	free(from);
 	free(vol);
 	return TC_OK;
 }

@@ -131,6 +131,29 @@ double tc__machine_chain_share(const struct tc_calibration *cal, int k, size_t b
 	return isfinite(z) && z > 1.0 ? z : 1.0;
 }
 
+double tc__machine_chain_step(const struct tc_calibration *cal, int k, size_t bytes)
+{
+	if (!cal || cal->conc_ranks < 2 || k <= 2 || cal->nchain < 1 || cal->nchain > cal->nsync ||
+	    cal->nchain > TC_CALIBRATE_MAX_SYNC || cal->nchain_sizes < 1 ||
+	    cal->nchain_sizes > TC_CALIBRATE_CHAIN_SIZES || cal->sync_ranks[0] != 2)
+		return 1.0;
+	double qs[TC_CALIBRATE_MAX_SYNC], ms[TC_CALIBRATE_CHAIN_SIZES], zs[TC_CALIBRATE_CHAIN_SIZES];
+	for (int i = 0; i < cal->nchain; i++)
+		qs[i] = log2((double)(cal->sync_ranks[i] > 0 ? cal->sync_ranks[i] : 1));
+	for (int s = 0; s < cal->nchain_sizes; s++) {
+		struct tc_model md;
+		const size_t m = cal->chain_sizes[s];
+		const double ck =
+		        tc__machine_interp(qs, cal->chain_ns[s], cal->nchain, log2((double)k));
+		const double one =
+		        tc__cal_model(cal, m, &md, NULL) ? NAN : md.ts_ns + (double)m * md.tw_ns;
+		zs[s] = one > 0 && isfinite(one) && isfinite(ck) ? ck / one : 1.0;
+		ms[s] = log2((double)(m ? m : 1));
+	}
+	double z = tc__machine_interp(ms, zs, cal->nchain_sizes, log2((double)(bytes ? bytes : 1)));
+	return isfinite(z) && z > 1.0 ? z : 1.0;
+}
+
 double tc__machine_round_excess(const struct tc_calibration *cal, int q)
 {
 	struct tc_model m8;

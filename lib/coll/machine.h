@@ -108,6 +108,11 @@ int tc__shared_cpus(const struct tc_team *team);
  *   NULL); C the time of a step of a ring of k ranks over the channels,
  *   interpolated in log2 k between the measured rings (clamped), the
  *   ratio interpolated in log2 m between the chain sizes (clamped);
+ * - tc__machine_chain_step(cal, k, m): z1(k, m) = max(1, C(k, m) /
+ *   (t_s + m t_w)) for k > 2, else 1 (and 1 as above), t_s + m t_w the
+ *   pair's one-way message of m bytes under tc_calibration_model() of m,
+ *   the ratio interpolated as z's: what a step of a ring costs against
+ *   the message the pair's model charges it;
  * - tc__machine_round_excess(cal, q): e(q) = max(0, R(q) - (t_s + 8 t_w)),
  *   R the time of a synchronised round among q ranks (8-byte exchanges,
  *   back to back; q < 2 as 2), interpolated in log2 q, clamped, less the
@@ -125,6 +130,7 @@ struct tc_calibration;
 struct tc_model;
 double tc__machine_share(const struct tc_calibration *cal, int k, size_t bytes);
 double tc__machine_chain_share(const struct tc_calibration *cal, int k, size_t bytes);
+double tc__machine_chain_step(const struct tc_calibration *cal, int k, size_t bytes);
 double tc__machine_round_excess(const struct tc_calibration *cal, int q);
 double tc__machine_sync_ns(const struct tc_calibration *cal, int q);
 double tc__machine_round_ns(const struct tc_calibration *cal, const struct tc_model *seg, int k,
