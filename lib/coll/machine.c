@@ -6,6 +6,7 @@
 #include "coll/machine.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "coll/coll_internal.h"
@@ -111,7 +112,11 @@ double tc__machine_share(const struct tc_calibration *cal, int k, size_t bytes)
 	return s > 1.0 ? s : 1.0;
 }
 
-double tc__machine_chain_share(const struct tc_calibration *cal, int k, size_t bytes)
+/* C(k, m) over a base per chain size, k > 2: against C(2, m) (one_way
+ * false) or against the pair's one-way message of m under the
+ * calibration's model of m; interpolated in log2 k, the ratio in log2 m,
+ * clamped; at least 1, and 1 without the table (machine.h). */
+static double tc__machine_chain(const struct tc_calibration *cal, int k, size_t bytes, bool one_way)
 {
 	if (!cal || cal->conc_ranks < 2 || k <= 2 || cal->nchain < 1 || cal->nchain > cal->nsync ||
 	    cal->nchain > TC_CALIBRATE_MAX_SYNC || cal->nchain_sizes < 1 ||
@@ -121,37 +126,29 @@ double tc__machine_chain_share(const struct tc_calibration *cal, int k, size_t b
 	for (int i = 0; i < cal->nchain; i++)
 		qs[i] = log2((double)(cal->sync_ranks[i] > 0 ? cal->sync_ranks[i] : 1));
 	for (int s = 0; s < cal->nchain_sizes; s++) {
-		const double c2 = cal->chain_ns[s][0];
+		const size_t m = cal->chain_sizes[s];
 		const double ck =
 		        tc__machine_interp(qs, cal->chain_ns[s], cal->nchain, log2((double)k));
-		zs[s] = c2 > 0 && isfinite(c2) && isfinite(ck) ? ck / c2 : 1.0;
-		ms[s] = log2((double)(cal->chain_sizes[s] ? cal->chain_sizes[s] : 1));
+		double base = cal->chain_ns[s][0];
+		if (one_way) {
+			struct tc_model md;
+			base = tc__cal_model(cal, m, &md, NULL) ? NAN : md.ts_ns + (double)m * md.tw_ns;
+		}
+		zs[s] = base > 0 && isfinite(base) && isfinite(ck) ? ck / base : 1.0;
+		ms[s] = log2((double)(m ? m : 1));
 	}
 	double z = tc__machine_interp(ms, zs, cal->nchain_sizes, log2((double)(bytes ? bytes : 1)));
 	return isfinite(z) && z > 1.0 ? z : 1.0;
 }
 
+double tc__machine_chain_share(const struct tc_calibration *cal, int k, size_t bytes)
+{
+	return tc__machine_chain(cal, k, bytes, false);
+}
+
 double tc__machine_chain_step(const struct tc_calibration *cal, int k, size_t bytes)
 {
-	if (!cal || cal->conc_ranks < 2 || k <= 2 || cal->nchain < 1 || cal->nchain > cal->nsync ||
-	    cal->nchain > TC_CALIBRATE_MAX_SYNC || cal->nchain_sizes < 1 ||
-	    cal->nchain_sizes > TC_CALIBRATE_CHAIN_SIZES || cal->sync_ranks[0] != 2)
-		return 1.0;
-	double qs[TC_CALIBRATE_MAX_SYNC], ms[TC_CALIBRATE_CHAIN_SIZES], zs[TC_CALIBRATE_CHAIN_SIZES];
-	for (int i = 0; i < cal->nchain; i++)
-		qs[i] = log2((double)(cal->sync_ranks[i] > 0 ? cal->sync_ranks[i] : 1));
-	for (int s = 0; s < cal->nchain_sizes; s++) {
-		struct tc_model md;
-		const size_t m = cal->chain_sizes[s];
-		const double ck =
-		        tc__machine_interp(qs, cal->chain_ns[s], cal->nchain, log2((double)k));
-		const double one =
-		        tc__cal_model(cal, m, &md, NULL) ? NAN : md.ts_ns + (double)m * md.tw_ns;
-		zs[s] = one > 0 && isfinite(one) && isfinite(ck) ? ck / one : 1.0;
-		ms[s] = log2((double)(m ? m : 1));
-	}
-	double z = tc__machine_interp(ms, zs, cal->nchain_sizes, log2((double)(bytes ? bytes : 1)));
-	return isfinite(z) && z > 1.0 ? z : 1.0;
+	return tc__machine_chain(cal, k, bytes, true);
 }
 
 double tc__machine_round_excess(const struct tc_calibration *cal, int q)
