@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * lib/calibrate/concurrency.c - the measurements of concurrency (contract
- * in include/topocoll/calibrate.h): hand-offs, shared bandwidth, rounds.
- * Natively, unless opts->max_copiers is -1, a complete:K team over the
- * process's CPUs passes a cache line between rank 0 and every other rank
- * in turn, copies blocks of four sizes with k
- * concurrent copiers, and runs synchronised rounds among q ranks, of
- * messages and of cache-line flags; rank 0
- * keeps the median of each figure's samples.  tc_model_calibrate
+ * in include/topocoll/calibrate.h): hand-offs, shared bandwidth, chained
+ * steps, rounds.  Natively, unless opts->max_copiers is -1, a complete:K
+ * team over the process's CPUs passes a cache line between rank 0 and
+ * every other rank in turn, copies blocks of four sizes with k concurrent
+ * copiers, passes blocks of three sizes around rings of q ranks over the
+ * channels, and runs synchronised rounds among q ranks, of messages and of
+ * cache-line flags; rank 0 keeps the median of each figure's samples.  tc_model_calibrate
  * (lib/calibrate/calibrate.c) runs it once the pair's team is gone.
  */
 #include "topocoll/calibrate.h"
@@ -250,8 +250,6 @@ static int tc__conc_rounds(struct tc_proc *proc, struct tc__conc_ctx *c, enum tc
 	return err;
 }
 
-/* The whole concurrency team's script: every rank runs every phase,
- * phases separated by barriers. */
 /* The chained steps (calibrate.h, "chain"): for each ring size q and block
  * size m, the q ranks from an offset that moves on at each sample (as the
  * copiers' do) write their block, meet the others at a barrier, then
@@ -300,6 +298,8 @@ static int tc__conc_chains(struct tc_proc *proc, struct tc__conc_ctx *c)
 	return err;
 }
 
+/* The whole concurrency team's script: every rank runs every phase,
+ * phases separated by barriers. */
 static int tc__conc_spmd(struct tc_proc *proc, void *arg)
 {
 	struct tc__conc_ctx *c = arg;
