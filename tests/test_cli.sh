@@ -199,6 +199,13 @@ run_cli predict --topo ring:16 --coll reduce --bytes 1T --alg ring_pipelined --p
 check "predict: a schedule of billions of transfers is refused with a bounded count" \
 	"$([ "$rc" -eq 1 ] && grep -q 'more than 16777216 transfers, 16x the simulator' "$err"; echo $?)" \
 	"$(head -3 "$err")"
+# A per-byte time that is not a whole number of picoseconds: the clock
+# rounds the message's time once, the bound is exact; the two agree to the
+# picosecond and the bound is not reported above the modelled time.
+run_cli predict --topo complete:2 --coll alltoall --alg shm --bytes 4M --ts 0 --tw 0.0960874
+check "predict: a fractional t_w prices the message to the picosecond, the bound not above it" \
+	"$([ "$rc" -eq 0 ] && grep -q '^modelled  *403019.766 ns' "$out" && ! grep -q 'ABOVE' "$out"; echo $?)" \
+	"$(head -6 "$out")"
 run_cli --help
 check "topocoll --help documents the exit status" "$([ "$rc" -eq 0 ] && grep -q 'Exit status: 0 ok, 1 failure' "$out"; echo $?)"
 if [ -f "$here/../docs/cli.md" ]; then
