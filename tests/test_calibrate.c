@@ -488,6 +488,19 @@ static double predict_placed(const struct tc_calibration *c, const char *topo, e
 	return ns;
 }
 
+/* The concurrency charges of one call (topology topo, algorithm alg, blocks
+ * of bytes, doubles), as predict_placed() prices it. */
+static void concurrency_of(const struct tc_calibration *c, const char *topo, enum tc_coll coll,
+                           const char *alg, size_t bytes, double *share, double *sync)
+{
+	struct tc_topo *t = NULL;
+	cr_assert_eq(tc_topo_parse(topo, &t), 0);
+	struct tc_call call = {.coll = coll, .alg = alg, .bytes = bytes, .esize = 8};
+	int err = tc_calibration_concurrency_ns(c, t, &call, share, sync);
+	cr_assert_eq(err, 0, "%s %s: %s", topo, alg, tc_strerror(err));
+	tc_topo_destroy(t);
+}
+
 /* A local copy beyond two ranks on the hand-made tables: at t_copy, or at
  * one of k copiers' share of the table where that is slower.  The 64 KiB
  * row, which every copy of at most 64 KiB reads, gives each copier 10 B/ns
@@ -774,22 +787,17 @@ Test(calibrate, concurrency_of_chained_rounds, .timeout = 30)
 	        {"hypercube:4", "hypercube", TC_COLL_ALLGATHER, small, hyper},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		struct tc_topo *t = NULL;
-		cr_assert_eq(tc_topo_parse(cases[i].topo, &t), 0);
-		struct tc_call call = {.coll = cases[i].coll,
-		                       .alg = cases[i].alg,
-		                       .bytes = cases[i].bytes,
-		                       .esize = 8};
 		double share = -1, sync = -1, fsync = -1, fshare = -1;
-		cr_assert_eq(tc_calibration_concurrency_ns(&c, t, &call, &share, &sync), 0);
+		concurrency_of(&c, cases[i].topo, cases[i].coll, cases[i].alg, cases[i].bytes,
+		               &share, &sync);
 		cr_assert(fabs(share - cases[i].share) <= 1e-9 * (1 + cases[i].share),
 		          "%s %s %zu: share %.3f, not %.3f", cases[i].topo, cases[i].alg,
 		          cases[i].bytes, share, cases[i].share);
 		/* The rounds' synchronisation is the copy table's calibration's. */
-		cr_assert_eq(tc_calibration_concurrency_ns(&flat, t, &call, &fshare, &fsync), 0);
+		concurrency_of(&flat, cases[i].topo, cases[i].coll, cases[i].alg, cases[i].bytes,
+		               &fshare, &fsync);
 		cr_assert(fabs(sync - fsync) < 1e-9, "sync %.3f against %.3f", sync, fsync);
 		cr_assert(fshare < share, "%.3f not below %.3f", fshare, share);
-		tc_topo_destroy(t);
 	}
 }
 
