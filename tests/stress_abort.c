@@ -30,6 +30,7 @@
 
 #include "harness.h"
 #include "topocoll.h"
+#include "util.h"
 
 enum { MAXP = 64, MAXSTEPS = 24, MAXCOUNT = 96 };
 enum { OP_ALLREDUCE, OP_BCAST, OP_ALLGATHER, OP_BARRIER, OP_XCHG, OP_XCHG_TEST, NOPS };
@@ -45,13 +46,6 @@ struct plan {
 	_Atomic uint64_t fail_ns; /* when the failure was injected */
 	_Atomic uint64_t last_ns; /* when the last rank returned */
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static uint64_t rnd(uint64_t *s)
 {
@@ -165,12 +159,12 @@ static int spmd(struct tc_proc *proc, void *arg)
 		skew(&s);
 		if (me == pl->victim && k == pl->step) {
 			if (pl->inject == INJ_RETURN) {
-				atomic_store(&pl->fail_ns, now_ns());
+				atomic_store(&pl->fail_ns, tc_test_now_ns());
 				err = TC_ENOMEM; /* "failed" */
 				break;
 			}
 			if (pl->inject == INJ_ABORT_SELF) {
-				atomic_store(&pl->fail_ns, now_ns());
+				atomic_store(&pl->fail_ns, tc_test_now_ns());
 				tc_team_abort(tc_proc_team(proc));
 			}
 		}
@@ -183,7 +177,7 @@ static int spmd(struct tc_proc *proc, void *arg)
 	if (bad)
 		atomic_fetch_add(&pl->wrong, 1);
 	atomic_store(&pl->rc[me], err);
-	max_store(&pl->last_ns, now_ns());
+	max_store(&pl->last_ns, tc_test_now_ns());
 	return err;
 }
 
@@ -198,7 +192,7 @@ static void *outside_abort(void *arg)
 	struct outside *o = arg;
 	struct timespec ts = {o->delay_ns / 1000000000L, o->delay_ns % 1000000000L};
 	nanosleep(&ts, NULL);
-	atomic_store(&o->pl->fail_ns, now_ns());
+	atomic_store(&o->pl->fail_ns, tc_test_now_ns());
 	tc_team_abort(o->team);
 	return NULL;
 }
@@ -300,12 +294,12 @@ static void report(const char *name, const struct figures *f, uint64_t t0)
 	        "0 wrong results; abort latency (failure to the last rank's return) max %.2f ms; "
 	        "%.1f s\n",
 	        name, f->runs, f->injected, f->failed_runs, (double)f->max_latency_ns / 1e6,
-	        (double)(now_ns() - t0) / 1e9);
+	        (double)(tc_test_now_ns() - t0) / 1e9);
 }
 
 Test(stress_abort, small, .timeout = 120)
 {
-	uint64_t s = 42, t0 = now_ns();
+	uint64_t s = 42, t0 = tc_test_now_ns();
 	struct figures f = {0};
 	for (int k = 0; k < 12; k++)
 		one_round(8, k % 2 ? "ring:8" : "hypercube:3", &s, &f);
@@ -316,7 +310,7 @@ Test(stress_abort, short, .timeout = 1800)
 {
 	const char *l = getenv("TC_STRESS_LONG");
 	int rounds = l && *l && *l != '0' ? 500 : 24;
-	uint64_t s = 20261124, t0 = now_ns();
+	uint64_t s = 20261124, t0 = tc_test_now_ns();
 	struct figures f = {0};
 	for (int k = 0; k < rounds; k++) {
 		int p;

@@ -37,13 +37,6 @@ static bool long_form(void)
 	return e && *e && strcmp(e, "0") != 0;
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static uint64_t fnv(const void *p, size_t n)
 {
 	const unsigned char *b = p;
@@ -132,8 +125,8 @@ static int sc_fn(struct tc_proc *proc, void *argp)
 		memcpy(e, r, rb);
 		/* Skew: a busy delay of up to 20 us before one call in four. */
 		if (tc_test_rand(&mine) % 4 == 0) {
-			uint64_t until = now_ns() + tc_test_rand(&mine) % 20000;
-			while (now_ns() < until)
+			uint64_t until = tc_test_now_ns() + tc_test_rand(&mine) % 20000;
+			while (tc_test_now_ns() < until)
 				;
 		}
 		int err = ct_call(proc, &c, s, r);
@@ -176,10 +169,10 @@ static void sc_soak(const char *spec, int calls, uint64_t seed)
 			if (!tc_alg_applies(tc_team_topo(team), tc_team_model(team), sc_colls[k], n))
 				a->algs[k][a->nalgs[k]++] = n;
 		}
-	uint64_t t0 = now_ns();
+	uint64_t t0 = tc_test_now_ns();
 	cr_assert_eq(tc_run(team, sc_fn, a), 0);
 	fprintf(stderr, "stress_coll %s: %d calls, %ld rank-results checked, %.1f s\n", spec, calls,
-	        (long)a->checked, (double)(now_ns() - t0) / 1e9);
+	        (long)a->checked, (double)(tc_test_now_ns() - t0) / 1e9);
 	cr_assert_eq(a->errs, 0, "%s: %s", spec, a->msg);
 	cr_assert_eq(a->bad, 0, "%s: %s", spec, a->msg);
 	cr_assert_eq(a->checked, (long)calls * tc_team_size(team));
@@ -261,13 +254,14 @@ Test(stress, chan_million_yields, .timeout = 600)
 	struct ch_arg *a = calloc(1, sizeof *a);
 	a->n = long_form() ? 10000000 : 1000000;
 	cr_assert_eq(tc__chan_init(&a->ch, 64, 0, 1), 0);
-	uint64_t t0 = now_ns();
+	uint64_t t0 = tc_test_now_ns();
 	pthread_t pt, ct;
 	cr_assert_eq(pthread_create(&pt, NULL, ch_producer, a), 0);
 	cr_assert_eq(pthread_create(&ct, NULL, ch_consumer, a), 0);
 	pthread_join(pt, NULL);
 	pthread_join(ct, NULL);
-	fprintf(stderr, "stress_chan: %ld packets, %.1f s\n", a->n, (double)(now_ns() - t0) / 1e9);
+	fprintf(stderr, "stress_chan: %ld packets, %.1f s\n", a->n,
+	        (double)(tc_test_now_ns() - t0) / 1e9);
 	cr_assert_eq(a->bad, 0);
 	cr_assert_eq(a->sum_sent, a->sum_recv);
 	struct tc__pkt_hdr h;

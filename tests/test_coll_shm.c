@@ -1333,13 +1333,6 @@ struct across_arg {
 	atomic_int bad;
 };
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static int across_fn(struct tc_proc *proc, void *argp)
 {
 	struct across_arg *a = argp;
@@ -1359,11 +1352,11 @@ static int across_fn(struct tc_proc *proc, void *argp)
 		if (me == 1) {
 			struct timespec ts = {0, 30 * 1000 * 1000};
 			nanosleep(&ts, NULL);
-			a->entered1 = mono_ns();
+			a->entered1 = tc_test_now_ns();
 		}
 		err = tc_barrier(a->dup[me], &shm);
 		if (me == 0)
-			a->left0 = mono_ns();
+			a->left0 = tc_test_now_ns();
 		if (!err)
 			err = tc_bcast(a->dup[me], &v, 1, TC_INT64, 1, &shm);
 		if (me == 0)

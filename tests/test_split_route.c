@@ -24,6 +24,7 @@
 
 #include "harness.h"
 #include "topocoll.h"
+#include "util.h"
 
 static const enum tc_exec execs[] = {TC_EXEC_THREADS, TC_EXEC_FIBRES};
 static const char *const exec_names[] = {"threads", "fibres"};
@@ -76,13 +77,6 @@ struct route_arg {
 	char why[MAXP][128];
 };
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* Brings every rank of sub to one clock S (returned): the latest clock
  * plus a margin longer than the allreduce that finds it.  Advanced on the
  * sub-team's proc, which takes the rank's clock first: its point-to-point
@@ -134,7 +128,7 @@ static int route_fn(struct tc_proc *proc, void *argp)
 		err = tc_bcast(sub, buf, a->m, TC_BYTE, root, &lin);
 		if (err)
 			break;
-		a->wall_end[root][tc_rank(sub)] = now_ns();
+		a->wall_end[root][tc_rank(sub)] = tc_test_now_ns();
 		a->end[root][tc_rank(sub)] = tc_clock(sub);
 		if (a->m && (buf[0] != fill || buf[a->m - 1] != fill))
 			snprintf(a->why[me], sizeof a->why[me], "root %d: data not delivered", root);
@@ -226,7 +220,7 @@ static void check_subset(const char *spec, const int *mem, int k, const char *wa
 	a.m = mode == TC_MODE_EMULATED ? 20000 : 1000;
 	a.margin_ns = 1e6;
 	const char *sw = md->switching == TC_SWITCH_CT ? "CT" : "SF";
-	uint64_t t0 = now_ns();
+	uint64_t t0 = tc_test_now_ns();
 	err = tc_run(t, route_run, &a);
 	cr_assert_eq(err, 0, "%s %s on %s: %s (%s)", spec, sw, exec_names[e], tc_strerror(err),
 	             tc_error_detail());

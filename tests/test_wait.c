@@ -12,6 +12,7 @@
 
 #include "harness.h"
 #include "topocoll.h"
+#include "util.h"
 
 /* A rank with a CPU to itself whose long single-copy message a peer is
  * copying keeps its CPU for as long as the copy can take instead of
@@ -110,13 +111,6 @@ struct paced_arg {
 	_Atomic int bad;
 };
 
-static uint64_t paced_now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static int paced_fn(struct tc_proc *proc, void *argp)
 {
 	struct paced_arg *a = argp;
@@ -126,8 +120,8 @@ static int paced_fn(struct tc_proc *proc, void *argp)
 		uint64_t token;
 		err = tc_recv(proc, 1, &token, sizeof token, NULL); /* rank 1 has posted */
 		for (int k = 0; k < PACED_MSGS && !err; k++) {
-			uint64_t until = paced_now_ns() + PACED_GAP_NS;
-			while (paced_now_ns() < until)
+			uint64_t until = tc_test_now_ns() + PACED_GAP_NS;
+			while (tc_test_now_ns() < until)
 				;
 			vals[k] = (uint64_t)k * 7 + 1;
 			err = tc_send(proc, 1, &vals[k], sizeof vals[k]);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* tests/common/util.h - helpers shared by the tests: the topologies that admit
- * a given p, walks over them, deterministic random numbers. */
+ * a given p, walks over them, deterministic random numbers, the wall clock. */
 #ifndef TC_TESTS_UTIL_H
 #define TC_TESTS_UTIL_H
 
@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "topocoll.h"
 
@@ -152,5 +153,13 @@ struct tc_test_wd {
 	int calls;
 };
 void tc_test_wd_capture(void *arg, const char *report);
+
+/* CLOCK_MONOTONIC in nanoseconds: the tests' wall clock. */
+static inline uint64_t tc_test_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 #endif
