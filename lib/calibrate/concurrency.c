@@ -250,6 +250,15 @@ static int tc__conc_rounds(struct tc_proc *proc, struct tc__conc_ctx *c, enum tc
 	return err;
 }
 
+/* The slowest time (c->d) of the n ranks from off on, mod K: a sample's. */
+static double tc__conc_slowest(const struct tc__conc_ctx *c, int off, int n)
+{
+	double w = 0;
+	for (int i = 0; i < n; i++)
+		w = fmax(w, c->d[(off + i) % c->K]);
+	return w;
+}
+
 /* The chained steps (calibrate.h, "chain"): for each ring size q and block
  * size m, the q ranks from an offset that moves on at each sample (as the
  * copiers' do) write their block, meet the others at a barrier, then
@@ -288,12 +297,8 @@ static int tc__conc_chains(struct tc_proc *proc, struct tc__conc_ctx *c)
 				}
 				if (err || (err = tc_barrier(proc, NULL)) != 0)
 					break;
-				if (me == 0 && r >= 0) {
-					double w = 0;
-					for (int i = 0; i < q; i++)
-						w = fmax(w, c->d[(off + i) % K]);
-					c->chain[s][qi][r] = w;
-				}
+				if (me == 0 && r >= 0)
+					c->chain[s][qi][r] = tc__conc_slowest(c, off, q);
 			}
 	return err;
 }
@@ -342,12 +347,8 @@ static int tc__conc_spmd(struct tc_proc *proc, void *arg)
 				}
 				if ((err = tc_barrier(proc, NULL)) != 0)
 					break;
-				if (me == 0 && r >= 0) {
-					double w = 0;
-					for (int q = 0; q < k; q++)
-						w = fmax(w, c->d[(off + q) % K]);
-					c->copy[s][ki][r] = w;
-				}
+				if (me == 0 && r >= 0)
+					c->copy[s][ki][r] = tc__conc_slowest(c, off, k);
 			}
 	if (!err)
 		err = tc__conc_chains(proc, c);
