@@ -801,6 +801,38 @@ Test(calibrate, concurrency_of_chained_rounds, .timeout = 30)
 	}
 }
 
+/* A pipeline's round pays the step of the ranks that pass the block on:
+ * a reduce's root receives as much as each of them and sends nothing, a
+ * bcast's last rank likewise.  Without a combine's cost (t_c = 0) and with
+ * packets of one size (16 of them, dividing the block) the reduce is the
+ * bcast run backwards and their charges are equal, each round at z1 (a
+ * ring's step), not at z (a tree's receiver), which the reduce's root, its
+ * rounds' first receiver, would have given it. */
+Test(calibrate, pipeline_rounds_pay_the_step, .timeout = 30)
+{
+	struct tc_calibration c;
+	hand_made_chain(&c);
+	c.tc_ns_per_byte = 0;
+	c.combine.tw_ns_per_byte = 0;
+	struct tc_topo *t = NULL;
+	cr_assert_eq(tc_topo_parse("ring:16", &t), 0);
+	for (size_t bytes = (size_t)256 << 10; bytes <= (size_t)4 << 20; bytes *= 4) {
+		double share[2] = {-1, -1}, sync = -1;
+		for (int i = 0; i < 2; i++) {
+			struct tc_call call = {.coll = i ? TC_COLL_BCAST : TC_COLL_REDUCE,
+			                       .alg = "ring_pipelined",
+			                       .bytes = bytes,
+			                       .esize = 8,
+			                       .packets = 16};
+			cr_assert_eq(tc_calibration_concurrency_ns(&c, t, &call, &share[i], &sync), 0);
+		}
+		cr_assert(share[1] > 0, "%zu: bcast share %.3f", bytes, share[1]);
+		cr_assert(fabs(share[0] - share[1]) <= 1e-9 * share[1],
+		          "%zu: reduce %.3f, bcast %.3f", bytes, share[0], share[1]);
+	}
+	tc_topo_destroy(t);
+}
+
 /* The machine's own algorithms are priced as the reader copies (the
  * shared-memory price of lib/coll/calprice.c): a round costs R(q) plus, for its busiest reader, a
  * copy at its share of the bandwidth per block it reads (combines: the

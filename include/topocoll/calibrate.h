@@ -166,8 +166,9 @@
  *             and a memory-sized block: more than 4 MiB, K blocks larger
  *             than the last-level cache, at most 32 MiB): the i-th of k
  *             copiers copies m bytes that the (i + 1) mod k-th has just
- *             written into a buffer of its own (a collective's single copy),
- *             after a barrier; B = k m / the slowest copier's time, median
+ *             written into a buffer of its own that it has just written (a
+ *             collective's single copy into a program's output), after a
+ *             barrier; B = k m / the slowest copier's time, median
  *             of the samples after one untimed copy, in bytes/ns.  The k
  *             copiers of a sample are k consecutive ranks from an offset
  *             that moves on at each sample, and one pair's samples are a
@@ -198,8 +199,10 @@
  * bytes in all (c of them combined), among q distinct ranks, costs beyond
  * the pair model
  *   (v t_w + c t_c) (max(s(k, m), z(k, v)) - 1) + e(q),
- * z replaced by z1(k, v) = max(1, C(k, v) / (t_s + v t_w)) when the
- * busiest receiver also sends in the round to another rank than the one it
+ * for the round's busiest receiver (one that takes the round's most bytes,
+ * v; where several do, the dearest one's price),
+ * z replaced by z1(k, v) = max(1, C(k, v) / (t_s + v t_w)) when that
+ * receiver also sends in the round to another rank than the one it
  * receives from (a ring's or a pipeline's step: C measures just that, and
  * the pair's model priced it as one one-way message; t_s + v t_w under
  * tc_calibration_model() of v, the ratio interpolated as z's),

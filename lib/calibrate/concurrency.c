@@ -325,9 +325,21 @@ static int tc__conc_spmd(struct tc_proc *proc, void *arg)
 	 * rate of 4 and more copiers, every size, came out half of other
 	 * runs' in one calibration, 6 and more in another, while the
 	 * collectives timed after it ran as in those runs).  A first pass
-	 * (r = -1) copies once untimed: the first copy of a size met cold
-	 * destinations and a core that had been waiting (one copier of
-	 * 64 KiB measured half the rate of each of two). */
+	 * (r = -1) copies once untimed: the first copy of a size met a core
+	 * that had been waiting (one copier of 64 KiB measured half the rate
+	 * of each of two).
+	 * Each copier writes its source and its destination before the
+	 * sample, as a program writes its input and output buffers before
+	 * a call (bench/fidelity_native.c does): a sample times the copy of
+	 * data just written by another core into lines the copier holds.
+	 * Without the destination's write, a sample's rate depended on which
+	 * ranks the samples before it had picked: the offset moves by one at
+	 * each count, so up to about K / 2 + 1 copiers every sample had two
+	 * whose destination no sample of that size had touched, and the
+	 * memory-sized samples of the pass before had evicted it.  On
+	 * 16-vCPU guests each copier of 64 KiB and 512 KiB ran at 5-7 GB/s
+	 * up to 9 copiers and at 8-13 GB/s from 10 on, in every one of nine
+	 * calibrations. */
 	for (int r = -1; r < TC__CONC_REPS && !err; r++)
 		for (int s = 0; s < c->nsizes && !err; s++)
 			for (int ki = 0; ki < c->ncopiers && !err; ki++) {
@@ -335,8 +347,10 @@ static int tc__conc_spmd(struct tc_proc *proc, void *arg)
 				const int off = r < 0 ? 0 : (int)((long)r * K / TC__CONC_REPS + ki) % K;
 				const int j = (me - off + K) % K; /* this rank's place among the copiers */
 				const size_t m = c->sizes[s];
-				if (j < k)
+				if (j < k) {
 					memset(c->src[me], (int)((r + s + ki) & 0xff), m);
+					memset(c->dst[me], 0, m);
+				}
 				if ((err = tc_barrier(proc, NULL)) != 0)
 					break;
 				if (j < k) {

@@ -128,17 +128,19 @@ static int tc__conc_terms(const struct tc_calibration *cal, const struct tc_tran
 		return TC_OK;
 	int *recv = calloc((size_t)np, sizeof *recv), *seen = calloc((size_t)np, sizeof *seen);
 	int *sent = calloc((size_t)np, sizeof *sent), *from = calloc((size_t)np, sizeof *from);
+	int *back = calloc((size_t)np, sizeof *back);
 	uint64_t *vol = calloc((size_t)np * 2, sizeof *vol), *cvol = vol + np;
-	if (!recv || !seen || !sent || !from || !vol) {
+	if (!recv || !seen || !sent || !from || !back || !vol) {
 		free(recv);
 		free(seen);
 		free(sent);
 		free(from);
+		free(back);
 		free(vol);
 		return TC_ENOMEM;
 	}
 	for (int i = 0; i < n;) {
-		int r = tr[i].round, stamp = i + 1, k = 0, q = 0, busiest = -1, first = i;
+		int r = tr[i].round, stamp = i + 1, k = 0, q = 0, first = i;
 		uint64_t v = 0;
 		for (; i < n && tr[i].round == r; i++) {
 			const struct tc_transfer *x = &tr[i];
@@ -155,35 +157,46 @@ static int tc__conc_terms(const struct tc_calibration *cal, const struct tc_tran
 			if (seen[x->dst] != stamp)
 				seen[x->dst] = stamp, q++;
 			vol[x->dst] += x->bytes;
-			if (vol[x->dst] > v)
-				v = vol[x->dst], busiest = x->dst;
+			v = vol[x->dst] > v ? vol[x->dst] : v;
 		}
 		if (!q)
 			continue;
-		/* Every byte the busiest receiver takes in the round is slowed
-		 * by the k copies at once, at the share of the size where the
-		 * call's data live (tc__cal_col), or as a ring of k ranks over
-		 * the channels is at the round's size, where that is slower
-		 * (each receiver reads a block its sender has just written,
-		 * and waits for it), and so is its combining of them: a combine
-		 * out of another rank's buffer moves the same bytes through the
-		 * shared caches as the copy.  A receiver that also sends in the
-		 * round, to another rank than the one it receives from (a
+		/* Every byte a busiest receiver (one that takes the round's
+		 * most bytes) takes in the round is slowed by the k copies at
+		 * once, at the share of the size where the call's data live
+		 * (tc__cal_col), or as a ring of k ranks over the channels is
+		 * at the round's size, where that is slower (each receiver
+		 * reads a block its sender has just written, and waits for
+		 * it), and so is its combining of them: a combine out of
+		 * another rank's buffer moves the same bytes through the
+		 * shared caches as the copy.  A receiver that also sends in
+		 * the round, to another rank than the one it receives from (a
 		 * ring's or a pipeline's step), is such a ring's step: its
-		 * time against the pair's one-way message (z1); otherwise
-		 * (a tree's receiver, a pairwise exchange, whose exchange the
-		 * pair's fit prices) against a ring of two (z). */
-		if (busiest >= 0) {
-			double s = tc__machine_share(cal, k, tc__cal_col(data, busiest, v));
-			bool pairwise = false;
-			for (int j = first; j < i && !pairwise; j++)
-				pairwise = tr[j].src == busiest && tr[j].dst == from[busiest];
-			const double z = sent[busiest] == stamp && !pairwise
+		 * time against the pair's one-way message (z1); otherwise (a
+		 * tree's receiver, a pairwise exchange, whose exchange the
+		 * pair's fit prices) against a ring of two (z).  The round
+		 * pays its dearest busiest receiver's price: a pipeline's root
+		 * receives as much as its other ranks but sends nothing, and
+		 * the ranks that pass the block on set the step's pace. */
+		for (int j = first; j < i; j++) /* receivers that answer their sender */
+			if (tr[j].src >= 0 && tr[j].src < np && recv[tr[j].src] == stamp &&
+			    tr[j].dst == from[tr[j].src])
+				back[tr[j].src] = stamp;
+		double most = 0;
+		for (int j = first; v > 0 && j < i; j++) {
+			const int d = tr[j].dst;
+			if (tr[j].src == d || d < 0 || d >= np || recv[d] != stamp || vol[d] != v)
+				continue;
+			recv[d] = -stamp; /* priced once */
+			double s = tc__machine_share(cal, k, tc__cal_col(data, d, v));
+			const double z = sent[d] == stamp && back[d] != stamp
 			                         ? tc__machine_chain_step(cal, k, (size_t)v)
 			                         : tc__machine_chain_share(cal, k, (size_t)v);
 			s = z > s ? z : s;
-			*share += ((double)v * tw + (double)cvol[busiest] * tc) * (s - 1.0);
+			const double c = ((double)v * tw + (double)cvol[d] * tc) * (s - 1.0);
+			most = c > most ? c : most;
 		}
+		*share += most;
 		*sync += tc__machine_round_excess(cal, q);
 	}
 	/* o_call holds one round's excess already (measured on one round at
@@ -194,6 +207,7 @@ static int tc__conc_terms(const struct tc_calibration *cal, const struct tc_tran
 	free(seen);
 	free(sent);
 	free(from);
+	free(back);
 	free(vol);
 	return TC_OK;
 }
