@@ -833,6 +833,36 @@ Test(calibrate, pipeline_rounds_pay_the_step, .timeout = 30)
 	tc_topo_destroy(t);
 }
 
+/* With the combine table, a combine out of a peer's block costs what k
+ * combiners at once measured, m k / B_c(k, v), in place of a copy and an
+ * add of cached data, m k / B(k, v) + m t_c: the reduce_scatter of 64 KiB
+ * blocks on complete:4, whose every rank combines the 3 peers' blocks
+ * (k = 4 readers, v = the 192 KiB each reads in the call), differs by 3
+ * times that; the rounds, hand-offs and local combines are the same. */
+Test(calibrate, shared_memory_combines, .timeout = 30)
+{
+	struct tc_calibration c, cc;
+	hand_made_concurrency(&c);
+	cc = c;
+	cc.ncombine = cc.ncopiers;
+	static const double c0[5] = {5, 10, 20, 40, 80}, c1[5] = {5, 10, 15, 20, 20};
+	for (int i = 0; i < 5; i++) {
+		cc.combine_bytes_per_ns[0][i] = c0[i];
+		cc.combine_bytes_per_ns[1][i] = c1[i];
+	}
+	const double m = 65536, v = 3 * m;
+	const double want = 3 * (m * 4 / b_at(20, 15, v) - (m * 4 / b_at(40, 30, v) + m * 0.04));
+	const double with =
+	        predict_placed(&cc, "complete:4", TC_COLL_REDUCE_SCATTER, "shm", 65536, NULL);
+	const double without =
+	        predict_placed(&c, "complete:4", TC_COLL_REDUCE_SCATTER, "shm", 65536, NULL);
+	cr_assert(fabs((with - without) - want) <= 1e-6 * with, "%.3f - %.3f, not %.3f", with,
+	          without, want);
+	/* A copy is priced by the copy table alone. */
+	cr_assert(predict_placed(&cc, "complete:4", TC_COLL_ALLGATHER, "shm", 65536, NULL) ==
+	          predict_placed(&c, "complete:4", TC_COLL_ALLGATHER, "shm", 65536, NULL));
+}
+
 /* The machine's own algorithms are priced as the reader copies (the
  * shared-memory price of lib/coll/calprice.c): a round costs R(q) plus, for its busiest reader, a
  * copy at its share of the bandwidth per block it reads (combines: the
@@ -1174,6 +1204,13 @@ Test(calibrate, native_segments_and_call_cost, .timeout = 120)
 		for (int s = 0; s < c.ncopy_sizes; s++)
 			for (int k = 0; k < c.ncopiers; k++)
 				cr_assert(c.copy_bytes_per_ns[s][k] > 0, "B[%d][%d]", s, k);
+		/* The combines: every size and count the copies have. */
+		cr_assert_eq(c.ncombine, c.ncopiers);
+		for (int s = 0; s < c.ncopy_sizes; s++)
+			for (int k = 0; k < c.ncombine; k++)
+				cr_assert(isfinite(c.combine_bytes_per_ns[s][k]) &&
+				                  c.combine_bytes_per_ns[s][k] > 0,
+				          "B_c[%d][%d] = %g", s, k, c.combine_bytes_per_ns[s][k]);
 		/* The sizes: 64 KiB, 512 KiB and 4 MiB below the memory-sized
 		 * block (at least 8 MiB unless the memory is small), which
 		 * comes last. */

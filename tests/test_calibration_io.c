@@ -87,6 +87,10 @@ static void filled(struct tc_calibration *c)
 	for (int i = 0; i < c->ncopy_sizes; i++)
 		for (int j = 0; j < c->ncopiers; j++)
 			c->copy_bytes_per_ns[i][j] = (j + 1) * (10 + i) + NEXT() / 50;
+	c->ncombine = 16;
+	for (int i = 0; i < c->ncopy_sizes; i++)
+		for (int j = 0; j < c->ncombine; j++)
+			c->combine_bytes_per_ns[i][j] = (j + 1) * (5 + i) + NEXT() / 50;
 	c->nsync = 4;
 	c->nflag = 4;
 	for (int i = 0; i < c->nsync; i++) {
@@ -141,6 +145,7 @@ static void same_prices(const struct tc_calibration *a, const struct tc_calibrat
 	        {"complete:16", "shm", TC_COLL_ALLGATHER, 65536},
 	        {"complete:16", "shm_flag", TC_COLL_ALLREDUCE, 8},
 	        {"complete:2", "shm", TC_COLL_BCAST, 1 << 20},
+	        {"complete:16", "shm", TC_COLL_REDUCE_SCATTER, 65536},
 	};
 	for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++) {
 		struct tc_topo *t = NULL;
@@ -181,6 +186,8 @@ Test(calibration_io, every_field_back, .timeout = 30)
 	cr_assert(back.npoints == 20 && back.nsegments == 3 && back.ncopiers == 16 && back.nflag == 4);
 	cr_assert(back.nchain == 4 && back.nchain_sizes == 3 && back.chain_sizes[2] == (size_t)1 << 20);
 	cr_assert(memcmp(&back.chain_ns[2][3], &c.chain_ns[2][3], sizeof(double)) == 0);
+	cr_assert(back.ncombine == 16 && memcmp(&back.combine_bytes_per_ns[3][15],
+	                                        &c.combine_bytes_per_ns[3][15], sizeof(double)) == 0);
 	same_prices(&c, &back);
 	free(again);
 	free(text);
@@ -238,7 +245,9 @@ static char *without_lines(const char *text, const char *const *prefix, int n)
  * flag_ns): read, they are not measured, and the price is that of the same
  * calibration with nflag 0 (the rounds priced as R(q)); and one written
  * before the chained steps (no nchain, nchain_sizes, chain_*): nchain 0,
- * priced as the same calibration without them. */
+ * priced as the same calibration without them; and one written before the
+ * combines were measured (no ncombine, combine_*): ncombine 0, priced as
+ * the same calibration without them. */
 Test(calibration_io, older_record_without_a_field, .timeout = 30)
 {
 	struct tc_calibration c, back;
@@ -259,6 +268,14 @@ Test(calibration_io, older_record_without_a_field, .timeout = 30)
 	cr_assert(back.nchain == 0 && back.nchain_sizes == 0);
 	c0 = c;
 	c0.nchain = c0.nchain_sizes = 0;
+	same_prices(&c0, &back);
+	free(older);
+	static const char *const combines[] = {"ncombine ", "combine_bytes_per_ns."};
+	older = without_lines(text, combines, 2);
+	cr_assert_eq(read_text(older, &back), 0, "%s", tc_error_detail());
+	cr_assert(back.ncombine == 0 && isnan(back.combine_bytes_per_ns[0][0]));
+	c0 = c;
+	c0.ncombine = 0;
 	same_prices(&c0, &back);
 	free(older);
 	free(text);
@@ -386,6 +403,8 @@ Test(calibration_io, refusals_of_values, .timeout = 30)
 	        {"copiers.15", "17", "copiers.15 17"},
 	        {"copy_sizes.1", "1", "copy_sizes.1 1"},
 	        {"copy_bytes_per_ns.3.15", "-1", "copy_bytes_per_ns.3.15 -1"},
+	        {"ncombine", "15", "ncombine 15 is neither 0 nor ncopiers 16"},
+	        {"combine_bytes_per_ns.2.7", "inf", "combine_bytes_per_ns.2.7 inf"},
 	        {"handoff_ns.1", "0", "handoff_ns.1 0"},
 	        {"handoff_pair_ns", "nan", "handoff_pair_ns nan"},
 	        /* The count said 0 with its elements given. */

@@ -756,6 +756,9 @@ json_case "calibrate --json: format 2, the machine and its placement, the concur
 json_case "calibrate --json: the hand-off from rank 0 to every other rank, rank 1's the pair's" \
 	"d['concurrency']['ranks'] < 2 or (len(d['concurrency']['handoff_by_rank_ns']) == d['concurrency']['ranks'] - 1 and all(x > 0 for x in d['concurrency']['handoff_by_rank_ns']) and d['concurrency']['handoff_by_rank_ns'][0] == d['concurrency']['handoff_pair_ns'])" \
 	calibrate --min-bytes 512 --max-bytes 4K --reps 3 --json
+json_case "calibrate --json: the combine table, every size and count of the copy table" \
+	"d['concurrency']['ranks'] < 2 or (sorted((c['bytes'], c['combiners']) for c in d['concurrency']['combine']) == sorted((c['bytes'], c['copiers']) for c in d['concurrency']['copy']) and all(c['aggregate_bytes_per_ns'] > 0 for c in d['concurrency']['combine']))" \
+	calibrate --min-bytes 512 --max-bytes 4K --reps 3 --json
 json_case "calibrate --json: the rounds' mean and the hypercube pairs' rounds, reported" \
 	"d['concurrency']['ranks'] < 2 or all(s['mean_round_ns'] > 0 and (s['ranks'] & (s['ranks'] - 1) or s['pairs_round_ns'] > 0) for s in d['concurrency']['sync'])" \
 	calibrate --min-bytes 512 --max-bytes 4K --reps 3 --json

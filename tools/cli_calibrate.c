@@ -45,7 +45,7 @@ const char calibrate_help[] =
         "  --no-pin          do not pin the threads\n"
         "  --copiers N       concurrency: a team of at most N ranks, one per CPU,\n"
         "                    measures cache-line hand-offs from rank 0 to each, the\n"
-        "                    aggregate copy bandwidth of 1..N copiers, the cost\n"
+        "                    aggregate copy and combine bandwidth of 1..N ranks, the cost\n"
         "                    of a synchronised round and a step of a ring over\n"
         "                    the channels as ranks grow [the CPUs]\n"
         "  --no-concurrency  do not measure concurrency (the pair's model alone)\n"
@@ -139,6 +139,12 @@ static void machine_text(const struct tc_calibration *c)
 		printf("  (share at %d: %.2fx)\n", c->conc_ranks,
 		       tc_calibration_share(c, c->conc_ranks, c->copy_sizes[s]));
 	}
+	for (int s = 0; s < c->ncopy_sizes && c->ncombine > 0; s++) {
+		printf("  combine %5zu KiB  aggregate GB/s by combiners:", c->copy_sizes[s] >> 10);
+		for (int k = 0; k < c->ncombine; k++)
+			printf(" %d:%.1f", c->copiers[k], c->combine_bytes_per_ns[s][k]);
+		printf("\n");
+	}
 	printf("  round      ns per synchronised round by ranks:");
 	for (int i = 0; i < c->nsync; i++)
 		printf(" %d:%.0f", c->sync_ranks[i], c->sync_ns[i]);
@@ -226,6 +232,16 @@ static void machine_json(struct cli_json *w, const struct tc_calibration *c)
 				cli_json_num(w, "aggregate_bytes_per_ns", c->copy_bytes_per_ns[s][k]);
 				cli_json_num(w, "share",
 				             tc_calibration_share(c, c->copiers[k], c->copy_sizes[s]));
+				cli_json_end_obj(w);
+			}
+		cli_json_end_arr(w);
+		cli_json_arr(w, "combine");
+		for (int s = 0; s < c->ncopy_sizes; s++)
+			for (int k = 0; k < c->ncombine; k++) {
+				cli_json_obj(w, NULL);
+				cli_json_uint(w, "bytes", c->copy_sizes[s]);
+				cli_json_int(w, "combiners", c->copiers[k]);
+				cli_json_num(w, "aggregate_bytes_per_ns", c->combine_bytes_per_ns[s][k]);
 				cli_json_end_obj(w);
 			}
 		cli_json_end_arr(w);

@@ -174,6 +174,12 @@
  *             that moves on at each sample, and one pair's samples are a
  *             pass over every pair apart, so that one CPU slow for a while
  *             does not decide them all;
+ *   combine   the same samples' k copiers combining instead of copying
+ *             (a sum of doubles, tc_reduce_local(): the block the next
+ *             has just written into the buffer of its own it has just
+ *             written, as the machine's own algorithms reduce a peer's
+ *             block into theirs), after the copy: B_c(k, m),
+ *             combine_bytes_per_ns;
  *   sync      the time of one synchronised round among q = 2, 4, 8, ..., K
  *             ranks: each round every rank sends 8 bytes d ranks to its
  *             right and receives from d to its left (tc_sendrecv), d the
@@ -444,6 +450,12 @@ struct tc_calibration {
 	int copiers[TC_CALIBRATE_MAX_COPIERS]; /* increasing, from 1 */
 	double copy_bytes_per_ns[TC_CALIBRATE_COPY_SIZES][TC_CALIBRATE_MAX_COPIERS];
 	/* B(k, m), aggregate; [size][copier count] */
+	/* B_c(k, m): the same samples' copiers combining instead (top of the
+	 * file), aggregate, [size][copier count]; ncombine is ncopiers when
+	 * measured, 0 when not (a calibration made before it: a combine is
+	 * then priced as a copy and m t_c). */
+	int ncombine;
+	double combine_bytes_per_ns[TC_CALIBRATE_COPY_SIZES][TC_CALIBRATE_MAX_COPIERS];
 	int nsync;
 	int sync_ranks[TC_CALIBRATE_MAX_SYNC]; /* q, increasing, from 2 */
 	double sync_ns[TC_CALIBRATE_MAX_SYNC]; /* R(q): time per round */
@@ -474,10 +486,11 @@ struct tc_calibration {
  * opts may be NULL (every default).  *out is filled on success; on error its
  * contents are unspecified.  Takes about reps x npoints x (sample_ns + a
  * round trip) plus the team's start, and the concurrency team's tables
- * (4 sizes x the copier counts x 8 copies, the largest block
+ * (4 sizes x the copier counts x 8 copies and 8 combines, the largest block
  * memory-sized, log2 K rings of 200 rounds of messages and as many of
  * flags, the hand-offs): 1-4 s with the
- * defaults natively; in emulated mode every round trip costs 2 (t_s + m t_w) of wall
+ * defaults natively as measured before the combines, which repeat every
+ * copy sample, were added; in emulated mode every round trip costs 2 (t_s + m t_w) of wall
  * time.
  *
  * Errors: TC_EINVAL (out NULL; min_bytes > max_bytes; max_bytes above

@@ -4,8 +4,8 @@
  * in include/topocoll/calibrate.h): hand-offs, shared bandwidth, chained
  * steps, rounds.  Natively, unless opts->max_copiers is -1, a complete:K
  * team over the process's CPUs passes a cache line between rank 0 and
- * every other rank in turn, copies blocks of four sizes with k concurrent
- * copiers, passes blocks of three sizes around rings of q ranks over the
+ * every other rank in turn, copies and combines blocks of four sizes with
+ * k concurrent copiers, passes blocks of three sizes around rings of q ranks over the
  * channels, and runs synchronised rounds among q ranks, of messages and of
  * cache-line flags; rank 0 keeps the median of each figure's samples.  tc_model_calibrate
  * (lib/calibrate/calibrate.c) runs it once the pair's team is gone.
@@ -65,6 +65,7 @@ struct tc__conc_ctx {
 	int ncopiers;
 	int copiers[TC_CALIBRATE_MAX_COPIERS];
 	double copy[TC_CALIBRATE_COPY_SIZES][TC_CALIBRATE_MAX_COPIERS][TC__CONC_REPS]; /* slowest, ns */
+	double combine[TC_CALIBRATE_COPY_SIZES][TC_CALIBRATE_MAX_COPIERS][TC__CONC_REPS]; /* the same */
 	int nsync;
 	int sync_q[TC_CALIBRATE_MAX_SYNC];
 	int nchain_sizes;                                  /* the chain sizes the buffers hold */
@@ -339,7 +340,10 @@ static int tc__conc_spmd(struct tc_proc *proc, void *arg)
 	 * memory-sized samples of the pass before had evicted it.  On
 	 * 16-vCPU guests each copier of 64 KiB and 512 KiB ran at 5-7 GB/s
 	 * up to 9 copiers and at 8-13 GB/s from 10 on, in every one of nine
-	 * calibrations. */
+	 * calibrations.
+	 * Each sample's copiers then combine the same blocks (a sum of
+	 * doubles into their own, both written again first): the combine
+	 * table, B_c. */
 	for (int r = -1; r < TC__CONC_REPS && !err; r++)
 		for (int s = 0; s < c->nsizes && !err; s++)
 			for (int ki = 0; ki < c->ncopiers && !err; ki++) {
@@ -347,22 +351,33 @@ static int tc__conc_spmd(struct tc_proc *proc, void *arg)
 				const int off = r < 0 ? 0 : (int)((long)r * K / TC__CONC_REPS + ki) % K;
 				const int j = (me - off + K) % K; /* this rank's place among the copiers */
 				const size_t m = c->sizes[s];
-				if (j < k) {
-					memset(c->src[me], (int)((r + s + ki) & 0xff), m);
-					memset(c->dst[me], 0, m);
+				const int from = (off + (j + 1) % k) % K;
+				/* The copy, then the combine (doubles of 0.0:
+				 * the sums stay finite). */
+				for (int op = 0; op < 2 && !err; op++) {
+					if (j < k) {
+						memset(c->src[me],
+						       op ? 0 : (int)((r + s + ki) & 0xff), m);
+						memset(c->dst[me], 0, m);
+					}
+					if ((err = tc_barrier(proc, NULL)) != 0)
+						break;
+					if (j < k) {
+						uint64_t t0 = tc__cal_now();
+						if (op)
+							tc_reduce_local(c->src[from], c->dst[me],
+							                m / sizeof(double),
+							                TC_DOUBLE, TC_OP_SUM, NULL);
+						else
+							tc__cal_memcpy(c->dst[me], c->src[from], m);
+						c->d[me] = (double)(tc__cal_now() - t0);
+					}
+					if ((err = tc_barrier(proc, NULL)) != 0)
+						break;
+					if (me == 0 && r >= 0)
+						(op ? c->combine : c->copy)[s][ki][r] =
+						        tc__conc_slowest(c, off, k);
 				}
-				if ((err = tc_barrier(proc, NULL)) != 0)
-					break;
-				if (j < k) {
-					const int from = (off + (j + 1) % k) % K;
-					uint64_t t0 = tc__cal_now();
-					tc__cal_memcpy(c->dst[me], c->src[from], m);
-					c->d[me] = (double)(tc__cal_now() - t0);
-				}
-				if ((err = tc_barrier(proc, NULL)) != 0)
-					break;
-				if (me == 0 && r >= 0)
-					c->copy[s][ki][r] = tc__conc_slowest(c, off, k);
 			}
 	if (!err)
 		err = tc__conc_chains(proc, c);
@@ -391,6 +406,7 @@ int tc__cal_concurrency(const struct tc_calibrate_opts *o, struct tc_calibration
 	out->conc_ranks = 0;
 	out->nflag = 0;
 	out->nchain = out->nchain_sizes = 0;
+	out->ncombine = 0;
 	if (o->max_copiers < 0 || o->mode == TC_MODE_EMULATED)
 		return TC_OK;
 	cpu_set_t set;
@@ -498,8 +514,12 @@ int tc__cal_concurrency(const struct tc_calibrate_opts *o, struct tc_calibration
 			out->copiers[ki] = c->copiers[ki];
 			out->copy_bytes_per_ns[s][ki] =
 			        t > 0 ? (double)c->copiers[ki] * (double)c->sizes[s] / t : NAN;
+			t = tc__cal_median(c->combine[s][ki], TC__CONC_REPS);
+			out->combine_bytes_per_ns[s][ki] =
+			        t > 0 ? (double)c->copiers[ki] * (double)c->sizes[s] / t : NAN;
 		}
 	}
+	out->ncombine = c->ncopiers;
 	out->nsync = c->nsync;
 	for (int i = 0; i < c->nsync; i++) {
 		out->sync_ranks[i] = c->sync_q[i];

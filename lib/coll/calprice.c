@@ -361,7 +361,7 @@ static double tc__cal_sync_ns(const struct tc_calibration *cal, enum tc__cal_sha
  * copy bandwidth.  A round r among q_r ranks, k_r of them reading, costs
  *   S_r + max over readers d of sum over d's transfers x of
  *            (h_x + c(k_r, m_x))            (a copy)
- *            (h_x + c(k_r, m_x) + m_x t_c)  (a combine: read, then add)
+ *            (h_x + c'(k_r, m_x))           (a combine)
  * plus m_x t_c for each local combine (m_x: the part of its block the
  * reader copies itself, tc__shm_layout()'s reader_bytes; a bcast's root
  * copies the rest at the same time, in as long).  S_r is the round's
@@ -371,9 +371,13 @@ static double tc__cal_sync_ns(const struct tc_calibration *cal, enum tc__cal_sha
  * many).  c(k, m) is the time one of k readers at once takes for m
  * bytes (tc__machine_copy_ns) at the bandwidth of the size where the call's
  * data live (tc__cal_col: all that d reads in the call, or the memory-sized
- * block's when the footprint exceeds the last-level cache); t_c is
- * measured on data in the combining core's cache, so a combine out of
- * another's buffer pays the read besides.  h_x, a cache line's hand-off
+ * block's when the footprint exceeds the last-level cache); c'(k, m) the
+ * same for k ranks combining at once (tc__machine_combine_ns: the
+ * combine table), or without that table c(k, m) + m t_c, t_c measured on
+ * data in the combining core's cache, so that a combine out of another's
+ * buffer pays the read besides (on 16-vCPU guests the reduce_scatter of
+ * 64 KiB blocks at p = 16, whose ranks each combine 15 blocks, took 2.5
+ * times the allgather's copy of as many, where that price said 1.3).  h_x, a cache line's hand-off
  * (tc__cal_round_handoff(): with a placement, the class of the round's
  * farthest pair; without, the pair's at q = 2, else the farthest class),
  * follows where the run puts the data (tc__shm_layout()):
@@ -474,9 +478,17 @@ static int tc__cal_shm_ns(const struct tc_calibration *cal, const struct tc_tran
 				                           ? (double)x->bytes * (double)lay.reader_bytes /
 				                                     (double)call->bytes
 				                           : (double)x->bytes;
-				t = x->bytes ? tc__machine_copy_ns(cal, k, at) * own / (double)at : 0;
-				if (x->combine)
-					t += (double)x->bytes * tc;
+				/* A combine read out of another's block: at the
+				 * combiners' rate where it was measured, else as
+				 * a copy and an add of data in the cache. */
+				const double comb = x->combine ? tc__machine_combine_ns(cal, k, at) : NAN;
+				if (!x->bytes)
+					t = 0;
+				else if (isfinite(comb))
+					t = comb * own / (double)at;
+				else
+					t = tc__machine_copy_ns(cal, k, at) * own / (double)at +
+					    (x->combine ? (double)x->bytes * tc : 0);
 				if (stamp[x->dst] == id) /* d's first read of the round */
 					stamp[x->dst] = -id, reads[x->dst] = 0, lines[x->dst] = 0;
 				if (flags && via != TC__SHM_VIA_IN) {

@@ -72,10 +72,11 @@ static void tc__machine_isotonic(double *b, int n)
 			b[i++] = sum[j] / len[j];
 }
 
-/* B(k, m): in k at each size (for k >= 2 the counts from 2 on, their
- * per-copier rates made non-increasing, above), then in log2 m between the
- * sizes. */
-static double tc__machine_bw(const struct tc_calibration *cal, int k, size_t m)
+/* B(k, m) of a table (the copies' or the combines', [size][count]): in k
+ * at each size (for k >= 2 the counts from 2 on, their per-copier rates
+ * made non-increasing, above), then in log2 m between the sizes. */
+static double tc__machine_table_bw(const struct tc_calibration *cal,
+                                   const double (*table)[TC_CALIBRATE_MAX_COPIERS], int k, size_t m)
 {
 	double xs[TC_CALIBRATE_COPY_SIZES], bs[TC_CALIBRATE_COPY_SIZES], ks[TC_CALIBRATE_MAX_COPIERS];
 	double rate[TC_CALIBRATE_MAX_COPIERS];
@@ -85,7 +86,7 @@ static double tc__machine_bw(const struct tc_calibration *cal, int k, size_t m)
 		xs[s] = log2((double)(cal->copy_sizes[s] ? cal->copy_sizes[s] : 1));
 		int nk = 0;
 		for (int i = 0; i < n; i++) {
-			double v = cal->copy_bytes_per_ns[s][i];
+			double v = table[s][i];
 			if ((cal->copiers[i] >= 2 || k < 2) && cal->copiers[i] > 0 && v > 0 &&
 			    isfinite(v)) {
 				ks[nk] = cal->copiers[i];
@@ -99,6 +100,11 @@ static double tc__machine_bw(const struct tc_calibration *cal, int k, size_t m)
 		bs[s] = tc__machine_interp(ks, rate, nk, (double)k);
 	}
 	return tc__machine_interp(xs, bs, ns, log2((double)(m ? m : 1)));
+}
+
+static double tc__machine_bw(const struct tc_calibration *cal, int k, size_t m)
+{
+	return tc__machine_table_bw(cal, cal->copy_bytes_per_ns, k, m);
 }
 
 double tc__machine_share(const struct tc_calibration *cal, int k, size_t bytes)
@@ -166,15 +172,30 @@ double tc__machine_sync_ns(const struct tc_calibration *cal, int q)
 	return q > 2 ? tc__machine_round_excess(cal, q) : 0.0;
 }
 
+/* m max(k, 2) / B(max(k, 2), m) of a table (machine.h). */
+static double tc__machine_table_ns(const struct tc_calibration *cal,
+                                   const double (*table)[TC_CALIBRATE_MAX_COPIERS], int k, size_t bytes)
+{
+	if (bytes == 0)
+		return 0.0;
+	int c = k > 2 ? k : 2;
+	double b = tc__machine_table_bw(cal, table, c, bytes);
+	return b > 0 && isfinite(b) ? (double)bytes * (double)c / b : NAN;
+}
+
 double tc__machine_copy_ns(const struct tc_calibration *cal, int k, size_t bytes)
 {
 	if (!cal || cal->conc_ranks < 2 || cal->ncopiers < 1 || cal->ncopy_sizes < 1)
 		return NAN;
-	if (bytes == 0)
-		return 0.0;
-	int c = k > 2 ? k : 2;
-	double b = tc__machine_bw(cal, c, bytes);
-	return b > 0 && isfinite(b) ? (double)bytes * (double)c / b : NAN;
+	return tc__machine_table_ns(cal, cal->copy_bytes_per_ns, k, bytes);
+}
+
+double tc__machine_combine_ns(const struct tc_calibration *cal, int k, size_t bytes)
+{
+	if (!cal || cal->conc_ranks < 2 || cal->ncombine < 1 || cal->ncombine != cal->ncopiers ||
+	    cal->ncopy_sizes < 1)
+		return NAN;
+	return tc__machine_table_ns(cal, cal->combine_bytes_per_ns, k, bytes);
 }
 
 /* ys[0 .. n) at the team sizes sync_ranks[], interpolated in log2 q and

@@ -144,6 +144,10 @@ double tc__machine_round_ns(const struct tc_calibration *cal, const struct tc_mo
  *   takes to read m bytes another rank has just written, m max(k, 2) /
  *   B(max(k, 2), m) (B(1, m) measures a rank reading its own fresh data,
  *   which no such read does); 0 for m = 0;
+ * - tc__machine_combine_ns(cal, k, m): the same for k ranks combining at
+ *   once (B_c, combine_bytes_per_ns): reading m bytes another rank has
+ *   just written and adding them into m of their own; NAN when the
+ *   calibration did not measure it (ncombine 0);
  * - tc__machine_r_ns(cal, q): R(q), the time of a synchronised round among
  *   q ranks (q < 2 as 2), interpolated in log2 q and clamped;
  * - tc__machine_flag_ns(cal, q): F(q), the same for a round of cache-line
@@ -156,6 +160,7 @@ double tc__machine_round_ns(const struct tc_calibration *cal, const struct tc_mo
  * NAN without the tables (or cal NULL).  Pure; thread-safe.
  */
 double tc__machine_copy_ns(const struct tc_calibration *cal, int k, size_t bytes);
+double tc__machine_combine_ns(const struct tc_calibration *cal, int k, size_t bytes);
 double tc__machine_r_ns(const struct tc_calibration *cal, int q);
 double tc__machine_flag_ns(const struct tc_calibration *cal, int q);
 double tc__machine_handoff_ns(const struct tc_calibration *cal, int q);

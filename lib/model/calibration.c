@@ -97,6 +97,7 @@ static int tc__cal_shape_valid(const struct tc_calibration *c, struct tc__cal_fa
 	        {"conc_ranks", offsetof(struct tc_calibration, conc_ranks), TC_CALIBRATE_MAX_COPIERS},
 	        {"ncopy_sizes", offsetof(struct tc_calibration, ncopy_sizes), TC_CALIBRATE_COPY_SIZES},
 	        {"ncopiers", offsetof(struct tc_calibration, ncopiers), TC_CALIBRATE_MAX_COPIERS},
+	        {"ncombine", offsetof(struct tc_calibration, ncombine), TC_CALIBRATE_MAX_COPIERS},
 	        {"nsync", offsetof(struct tc_calibration, nsync), TC_CALIBRATE_MAX_SYNC},
 	};
 	for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
@@ -295,6 +296,16 @@ static int tc__cal_costs_valid(const struct tc_calibration *c, struct tc__cal_fa
 				                   "copy_bytes_per_ns.%d.%d %g is not a finite "
 				                   "bandwidth above 0",
 				                   s, i, c->copy_bytes_per_ns[s][i]);
+	if (c->ncombine != 0 && c->ncombine != c->ncopiers)
+		return tc__cal_bad(f, &c->ncombine, "ncombine %d is neither 0 nor ncopiers %d",
+		                   c->ncombine, c->ncopiers);
+	for (int s = 0; s < c->ncopy_sizes; s++)
+		for (int i = 0; i < c->ncombine; i++)
+			if (!tc__cal_pos(c->combine_bytes_per_ns[s][i], INFINITY))
+				return tc__cal_bad(f, &c->combine_bytes_per_ns[s][i],
+				                   "combine_bytes_per_ns.%d.%d %g is not a finite "
+				                   "bandwidth above 0",
+				                   s, i, c->combine_bytes_per_ns[s][i]);
 	for (int i = 0; i < c->nsync; i++) {
 		if (c->sync_ranks[i] < 2 || c->sync_ranks[i] > c->conc_ranks ||
 		    (i && c->sync_ranks[i] <= c->sync_ranks[i - 1]) || (!i && c->sync_ranks[0] != 2))
