@@ -46,6 +46,20 @@ static bool tc__cal_pos(double x, double max)
 	return isfinite(x) && x > 0 && x <= max;
 }
 
+/* A table of aggregate rates, [size][count] (the copies', the combines'):
+ * each of nsizes x ncounts a finite bandwidth above 0. */
+static int tc__cal_rates_valid(struct tc__cal_fault *f, const char *key,
+                               const double (*rate)[TC_CALIBRATE_MAX_COPIERS], int nsizes, int ncounts)
+{
+	for (int s = 0; s < nsizes; s++)
+		for (int i = 0; i < ncounts; i++)
+			if (!tc__cal_pos(rate[s][i], INFINITY))
+				return tc__cal_bad(f, &rate[s][i],
+				                   "%s.%d.%d %g is not a finite bandwidth above 0",
+				                   key, s, i, rate[s][i]);
+	return TC_OK;
+}
+
 /* The same double, NAN the same as NAN. */
 static bool tc__cal_same(double a, double b)
 {
@@ -289,23 +303,17 @@ static int tc__cal_costs_valid(const struct tc_calibration *c, struct tc__cal_fa
 			                   "copiers.%d %d: the counts increase from 1 to at most "
 			                   "conc_ranks %d",
 			                   i, c->copiers[i], c->conc_ranks);
-	for (int s = 0; s < c->ncopy_sizes; s++)
-		for (int i = 0; i < c->ncopiers; i++)
-			if (!tc__cal_pos(c->copy_bytes_per_ns[s][i], INFINITY))
-				return tc__cal_bad(f, &c->copy_bytes_per_ns[s][i],
-				                   "copy_bytes_per_ns.%d.%d %g is not a finite "
-				                   "bandwidth above 0",
-				                   s, i, c->copy_bytes_per_ns[s][i]);
+	int err = tc__cal_rates_valid(f, "copy_bytes_per_ns", c->copy_bytes_per_ns, c->ncopy_sizes,
+	                              c->ncopiers);
+	if (err)
+		return err;
 	if (c->ncombine != 0 && c->ncombine != c->ncopiers)
 		return tc__cal_bad(f, &c->ncombine, "ncombine %d is neither 0 nor ncopiers %d",
 		                   c->ncombine, c->ncopiers);
-	for (int s = 0; s < c->ncopy_sizes; s++)
-		for (int i = 0; i < c->ncombine; i++)
-			if (!tc__cal_pos(c->combine_bytes_per_ns[s][i], INFINITY))
-				return tc__cal_bad(f, &c->combine_bytes_per_ns[s][i],
-				                   "combine_bytes_per_ns.%d.%d %g is not a finite "
-				                   "bandwidth above 0",
-				                   s, i, c->combine_bytes_per_ns[s][i]);
+	err = tc__cal_rates_valid(f, "combine_bytes_per_ns", c->combine_bytes_per_ns,
+	                          c->ncopy_sizes, c->ncombine);
+	if (err)
+		return err;
 	for (int i = 0; i < c->nsync; i++) {
 		if (c->sync_ranks[i] < 2 || c->sync_ranks[i] > c->conc_ranks ||
 		    (i && c->sync_ranks[i] <= c->sync_ranks[i - 1]) || (!i && c->sync_ranks[0] != 2))
