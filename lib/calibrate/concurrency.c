@@ -5,10 +5,11 @@
  * steps, rounds.  Natively, unless opts->max_copiers is -1, a complete:K
  * team over the process's CPUs passes a cache line between rank 0 and
  * every other rank in turn, copies and combines blocks of four sizes with
- * k concurrent copiers, passes blocks of three sizes around rings of q ranks over the
- * channels, and runs synchronised rounds among q ranks, of messages and of
- * cache-line flags; rank 0 keeps the median of each figure's samples.  tc_model_calibrate
- * (lib/calibrate/calibrate.c) runs it once the pair's team is gone.
+ * k concurrent copiers, passes blocks of three sizes around rings of q
+ * ranks over the channels, and runs synchronised rounds among q ranks, of
+ * messages and of cache-line flags; rank 0 keeps the median of each
+ * figure's samples.  tc_model_calibrate (lib/calibrate/calibrate.c) runs
+ * it once the pair's team is gone.
  */
 #include "topocoll/calibrate.h"
 

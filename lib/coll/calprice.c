@@ -377,8 +377,9 @@ static double tc__cal_sync_ns(const struct tc_calibration *cal, enum tc__cal_sha
  * data in the combining core's cache, so that a combine out of another's
  * buffer pays the read besides (on 16-vCPU guests the reduce_scatter of
  * 64 KiB blocks at p = 16, whose ranks each combine 15 blocks, took 2.5
- * times the allgather's copy of as many, where that price said 1.3).  h_x, a cache line's hand-off
- * (tc__cal_round_handoff(): with a placement, the class of the round's
+ * times the allgather's copy of as many, where that price said 1.3).
+ * h_x, a cache line's hand-off (tc__cal_round_handoff(): with a
+ * placement, the class of the round's
  * farthest pair; without, the pair's at q = 2, else the farthest class),
  * follows where the run puts the data (tc__shm_layout()):
  * - in the writer's flag or area: the round brought the flag's first
