@@ -40,7 +40,7 @@
 #               a case).
 # Writes into the output dir: report.json (every figure), report.md (the
 # tables), log.txt (everything printed) and each part's raw output
-# (peers.txt, native-pP.txt, emulation-pP.txt, calibrate.txt) and each
+# (peers.txt, native-pP.txt, emulation-pP.txt, calibrate.txt, rounds.txt) and each
 # native p's calibration as the library held it (calibration-pP.cal: text,
 # model_fidelity --save-calibration: bench/replay_native prices the run's
 # cases again with this build or a later one); prints the
@@ -82,6 +82,7 @@ aggregate=$here/manycore_report.awk
 mkdir -p "$out" || exit 2
 out=$(cd "$out" && pwd)
 rm -f "$out"/peers.txt "$out"/native-p*.txt "$out"/calibration-p*.cal "$out"/emulation-p*.txt "$out"/calibrate.txt \
+	"$out"/rounds.txt \
 	"$out"/status.txt "$out"/report.json "$out"/report.md
 exec > >(tee "$out/log.txt") 2>&1
 
@@ -154,6 +155,12 @@ if [ "$quick" != 1 ] && [ -x "$bin/tools/topocoll" ]; then
 	echo "== [$SECONDS s] calibrate (for the record)"
 	timeout -k 5 20 "$bin/tools/topocoll" calibrate > "$out/calibrate.txt" 2>&1 &&
 		sed -n '1,4p' "$out/calibrate.txt"
+fi
+# The synchronised round by team size, the calibration's and the
+# library's calls' (bench/rounds; for the record, a second or two).
+if [ "$quick" != 1 ] && [ -x "$bin/bench/rounds" ]; then
+	echo "== [$SECONDS s] rounds (for the record)"
+	timeout -k 5 30 "$bin/bench/rounds" > "$out/rounds.txt" 2>&1 && grep -v '^{' "$out/rounds.txt"
 fi
 
 # The driver prints its figures at the end: its own --limit (no repetition

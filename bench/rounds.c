@@ -1,0 +1,310 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bench/rounds - what a synchronised round among q ranks costs, measured
+ * several ways on native teams of one rank per CPU, q = 2, 4, 8, ... up to
+ * the CPUs: where the calibrated model's round of cache-line flags
+ * (topocoll calibrate's "flags") and the library's own calls part.
+ *
+ * Each figure is ns per round or per call, the median of --samples samples:
+ *   b2b (back to back): a sample is --calls rounds or calls in a row, each
+ *       rank's time over them divided by their number, the slowest rank's;
+ *   iso (isolated, as bench/model_fidelity --native times a call): a
+ *       sample is one round or call after tc_barrier, from the last rank's
+ *       start to the last rank's end.
+ * The rounds and calls:
+ *   flag        each rank stores the round's number in its own cache line
+ *               and sweeps the others' until each shows it (the
+ *               calibration's round: lib/calibrate/concurrency.c);
+ *   flag+8      the same, 8 bytes of payload in the flag's line, copied
+ *               out of every peer's line as its flag is seen (an 8-byte
+ *               allgather's round, by hand);
+ *   flag+line   the payload in the line after the flag's (16 bytes, the
+ *               reader's own 8 at its rank's offset): an alltoall's or a
+ *               reduce_scatter's read of its block past the flag;
+ *   flag2       the flag's line alternating between two by the round's
+ *               parity, as the library's flags do (lib/coll/shm.h);
+ *   barrier, allgather 8 B, alltoall 8 B, allreduce 8 B: the library's
+ *               calls (AUTO's algorithm, printed).
+ * Usage: rounds [--q LIST] [--calls N] [--samples N]
+ * The last line is one JSON object.
+ */
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "topocoll.h"
+
+enum { MAX_Q = 64, MAX_SAMPLES = 101, LINE = 64 };
+
+enum kind {
+	K_FLAG,
+	K_FLAG8,
+	K_FLAG_LINE,
+	K_FLAG2,
+	K_BARRIER,
+	K_ALLGATHER,
+	K_ALLTOALL,
+	K_ALLREDUCE,
+	NKIND
+};
+static const char *const kind_name[NKIND] = {"flag",    "flag+8",    "flag+line", "flag2",
+                                             "barrier", "allgather", "alltoall",  "allreduce"};
+
+/* A rank's flag block: two pairs of lines (flag2 alternates between
+ * them); the payload of flag+8 in the flag's line, flag+line's in the
+ * next. */
+struct block {
+	_Alignas(128) _Atomic uint64_t step;
+	uint64_t pay;
+	unsigned char pad[LINE - 16];
+	uint64_t line[LINE / 8];
+};
+_Static_assert(sizeof(struct block) == 128, "a block is two cache lines");
+
+struct ctx {
+	int q, calls, samples;
+	enum kind kind;
+	int iso;
+	struct block (*blk)[2]; /* per rank */
+	uint64_t base;          /* the first round's number of this measurement */
+	double t0[MAX_Q][MAX_SAMPLES], t1[MAX_Q][MAX_SAMPLES];
+	double per[MAX_Q][MAX_SAMPLES]; /* b2b: each rank's ns per round */
+	char alg[MAX_Q][32];
+};
+
+static double now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+/* One hand-made round v among the q ranks (kinds flag .. flag2). */
+static void hand_round(struct tc_proc *proc, struct ctx *c, int me, uint64_t v, uint64_t *sink)
+{
+	const int q = c->q, par = c->kind == K_FLAG2 ? (int)(v & 1) : 0;
+	struct block *mine = &c->blk[me][par];
+	if (c->kind == K_FLAG8)
+		mine->pay = v;
+	else if (c->kind == K_FLAG_LINE)
+		for (int r = 0; r < q && r < LINE / 8; r++)
+			mine->line[r] = v + (uint64_t)r;
+	atomic_store_explicit(&mine->step, v, memory_order_release);
+	uint64_t left[MAX_Q / 64 + 1] = {0};
+	int n = q - 1;
+	for (int i = 1; i < q; i++)
+		left[i / 64] |= UINT64_C(1) << (i % 64);
+	for (unsigned pass = 1; n; pass++) {
+		if (pass % 4096 == 0)
+			tc_yield(proc); /* more ranks than CPUs: let the awaited run */
+		for (int w = 0; w * 64 < q; w++)
+			for (uint64_t bits = left[w]; bits; bits &= bits - 1) {
+				const int i = w * 64 + __builtin_ctzll(bits), r = (me + i) % q;
+				struct block *b = &c->blk[r][par];
+				if (atomic_load_explicit(&b->step, memory_order_acquire) < v)
+					continue;
+				if (c->kind == K_FLAG8)
+					sink[r] = b->pay;
+				else if (c->kind == K_FLAG_LINE)
+					sink[r] = b->line[me % (LINE / 8)];
+				left[w] &= ~(UINT64_C(1) << (i % 64));
+				n--;
+			}
+	}
+}
+
+static int one(struct tc_proc *proc, struct ctx *c, uint64_t v, double *in, double *out)
+{
+	switch (c->kind) {
+	case K_BARRIER:
+		return tc_barrier(proc, NULL);
+	case K_ALLGATHER:
+		return tc_allgather(proc, in, out, 1, TC_DOUBLE, NULL);
+	case K_ALLTOALL:
+		return tc_alltoall(proc, in, out, 1, TC_DOUBLE, NULL);
+	case K_ALLREDUCE:
+		return tc_allreduce(proc, in, out, 1, TC_DOUBLE, TC_OP_SUM, NULL);
+	default: {
+		uint64_t sink[MAX_Q];
+		hand_round(proc, c, tc_rank(proc), v, sink);
+		return TC_OK;
+	}
+	}
+}
+
+static int rank_fn(struct tc_proc *proc, void *arg)
+{
+	struct ctx *c = arg;
+	const int me = tc_rank(proc);
+	double in[MAX_Q], out[MAX_Q];
+	for (int i = 0; i < MAX_Q; i++)
+		in[i] = me + i;
+	uint64_t v = c->base;
+	int err = TC_OK;
+	for (int s = -1; s < c->samples && !err; s++) { /* s = -1: warm-up */
+		if ((err = tc_barrier(proc, NULL)) != 0)
+			break;
+		const int n = c->iso ? 1 : c->calls;
+		const double t0 = now_ns();
+		for (int k = 0; k < n && !err; k++)
+			err = one(proc, c, ++v, in, out);
+		const double t1 = now_ns();
+		if (s >= 0) {
+			c->t0[me][s] = t0;
+			c->t1[me][s] = t1;
+			c->per[me][s] = (t1 - t0) / n;
+		}
+	}
+	struct tc_coll_info ci;
+	if (c->kind >= K_BARRIER) {
+		tc_last_coll(proc, &ci);
+		if (ci.algorithm)
+			snprintf(c->alg[me], sizeof c->alg[me], "%s", ci.algorithm);
+	}
+	return err;
+}
+
+/* Appends to the JSON line, which keeps its terminating NUL when full. */
+static void json_add(char *buf, size_t cap, size_t *len, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	const int n = *len < cap ? vsnprintf(buf + *len, cap - *len, fmt, ap) : 0;
+	va_end(ap);
+	if (n > 0)
+		*len = *len + (size_t)n < cap ? *len + (size_t)n : cap - 1;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	const double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+static double figure(const struct ctx *c)
+{
+	double v[MAX_SAMPLES];
+	for (int s = 0; s < c->samples; s++) {
+		double a = 0, b = 0, w = 0;
+		for (int r = 0; r < c->q; r++) {
+			a = c->t0[r][s] > a ? c->t0[r][s] : a;
+			b = c->t1[r][s] > b ? c->t1[r][s] : b;
+			w = c->per[r][s] > w ? c->per[r][s] : w;
+		}
+		v[s] = c->iso ? b - a : w;
+	}
+	qsort(v, (size_t)c->samples, sizeof *v, cmp_double);
+	return v[c->samples / 2];
+}
+
+int main(int argc, char **argv)
+{
+	int qs[8], nq = 0, calls = 200, samples = 51;
+	const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	const char *qlist = NULL;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--q") && i + 1 < argc)
+			qlist = argv[++i];
+		else if (!strcmp(argv[i], "--calls") && i + 1 < argc)
+			calls = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--samples") && i + 1 < argc)
+			samples = atoi(argv[++i]);
+		else {
+			fprintf(stderr, "usage: rounds [--q LIST] [--calls N] [--samples N]\n");
+			return 2;
+		}
+	}
+	if (calls < 1 || samples < 1 || samples > MAX_SAMPLES) {
+		fprintf(stderr, "rounds: --calls at least 1, --samples 1 .. %d\n", MAX_SAMPLES);
+		return 2;
+	}
+	if (qlist) {
+		char *copy = strdup(qlist);
+		for (char *t = copy ? strtok(copy, ",") : NULL; t && nq < 8; t = strtok(NULL, ","))
+			qs[nq++] = atoi(t);
+		free(copy);
+		if (!nq) {
+			fprintf(stderr, "rounds: --q takes team sizes, such as 2,4,8\n");
+			return 2;
+		}
+	} else {
+		for (int q = 2; q <= cpus && q <= MAX_Q && nq < 8; q *= 2)
+			qs[nq++] = q;
+	}
+	for (int i = 0; i < nq; i++)
+		if (qs[i] < 2 || qs[i] > MAX_Q) {
+			fprintf(stderr, "rounds: a team of %d ranks: --q takes 2 .. %d\n", qs[i], MAX_Q);
+			return 2;
+		}
+	struct ctx *c = calloc(1, sizeof *c);
+	struct block(*blk)[2] = aligned_alloc(128, MAX_Q * sizeof *blk);
+	if (!c || !blk) {
+		fprintf(stderr, "rounds: out of memory\n");
+		return 1;
+	}
+	memset(blk, 0, MAX_Q * sizeof *blk);
+	c->blk = blk;
+	c->calls = calls;
+	c->samples = samples;
+	printf("# rounds: ns per round or call, median of %d samples; b2b: %d in a row, iso: one "
+	       "after a barrier; %ld CPUs\n",
+	       samples, calls, cpus);
+	printf("%-4s", "q");
+	for (int k = 0; k < NKIND; k++)
+		printf(" %9.9s-b2b %9.9s-iso", kind_name[k], kind_name[k]);
+	printf("\n");
+	char json[8192];
+	size_t jl = 0;
+	json_add(json, sizeof json, &jl,
+	         "{\"bench\":\"rounds\",\"calls\":%d,\"samples\":%d,\"q\":{", calls, samples);
+	int rc = 0;
+	for (int i = 0; i < nq && !rc; i++) {
+		const int q = qs[i];
+		struct tc_team_config cfg;
+		tc_team_config_default(&cfg);
+		cfg.p = q;
+		struct tc_team *team = NULL;
+		int err = tc_team_create(&cfg, &team);
+		if (err) {
+			fprintf(stderr, "rounds: team of %d: %s\n", q, tc_strerror(err));
+			rc = 1;
+			break;
+		}
+		c->q = q;
+		printf("%-4d", q);
+		json_add(json, sizeof json, &jl, "%s\"%d\":{", i ? "," : "", q);
+		char algs[256] = "";
+		for (int k = 0; k < NKIND && !err; k++)
+			for (int iso = 0; iso < 2 && !err; iso++) {
+				c->kind = (enum kind)k;
+				c->iso = iso;
+				c->base += (uint64_t)(calls + 1) * (uint64_t)(samples + 1) + 1;
+				if ((err = tc_run(team, rank_fn, c)) != 0)
+					break;
+				const double f = figure(c);
+				printf(" %13.0f", f);
+				json_add(json, sizeof json, &jl, "%s\"%s-%s\":%.0f",
+				         k || iso ? "," : "", kind_name[k], iso ? "iso" : "b2b", f);
+				if (k >= K_BARRIER && iso)
+					snprintf(algs + strlen(algs), sizeof algs - strlen(algs),
+					         " %s:%s", kind_name[k], c->alg[0]);
+			}
+		printf("   (%s)%s\n", algs + (algs[0] == ' '),
+		       q > cpus ? " more ranks than CPUs: waits, not rounds" : "");
+		json_add(json, sizeof json, &jl, "}");
+		tc_team_destroy(team);
+		if (err) {
+			fprintf(stderr, "rounds: q = %d: %s\n", q, tc_strerror(err));
+			rc = 1;
+		}
+	}
+	printf("%s}}\n", json);
+	free(blk);
+	free(c);
+	return rc;
+}
