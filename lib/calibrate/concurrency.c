@@ -352,15 +352,19 @@ static int tc__conc_spmd(struct tc_proc *proc, void *arg)
 				const int off = r < 0 ? 0 : (int)((long)r * K / TC__CONC_REPS + ki) % K;
 				const int j = (me - off + K) % K; /* this rank's place among the copiers */
 				const size_t m = c->sizes[s];
-				const int from = (off + (j + 1) % k) % K;
+				/* A copier reads the next copier's source; one copier
+				 * alone the next rank's, which writes it but does not
+				 * copy (its own would be a copy within its cache). */
+				const int w = k > 1 ? k : 2;
+				const int from = (off + (j + 1) % w) % K;
 				/* The copy, then the combine (doubles of 0.0:
 				 * the sums stay finite). */
 				for (int op = 0; op < 2 && !err; op++) {
-					if (j < k) {
+					if (j < w)
 						memset(c->src[me],
 						       op ? 0 : (int)((r + s + ki) & 0xff), m);
+					if (j < k)
 						memset(c->dst[me], 0, m);
-					}
 					if ((err = tc_barrier(proc, NULL)) != 0)
 						break;
 					if (j < k) {
