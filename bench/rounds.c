@@ -10,7 +10,13 @@
  *       rank's time over them divided by their number, the slowest rank's;
  *   iso (isolated, as bench/model_fidelity --native times a call): a
  *       sample is one round or call after tc_barrier, from the last rank's
- *       start to the last rank's end.
+ *       start to the last rank's end;
+ *   last: in the same samples, the time of the rank that started last,
+ *       which finds every peer's flag already set: the work of a call
+ *       (the library's per call and per peer, and the misses of reading
+ *       the q - 1 flags) without its waits.  On more ranks than CPUs too,
+ *       where the other two are waits (fibres), it still says what a
+ *       call's work costs at that team size.
  * The rounds and calls:
  *   flag        each rank stores the round's number in its own cache line
  *               and sweeps the others' until each shows it (the
@@ -18,14 +24,15 @@
  *   flag+8      the same, 8 bytes of payload in the flag's line, copied
  *               out of every peer's line as its flag is seen (an 8-byte
  *               allgather's round, by hand);
- *   flag+line   the payload in the line after the flag's (16 bytes, the
- *               reader's own 8 at its rank's offset): an alltoall's or a
- *               reduce_scatter's read of its block past the flag;
+ *   flag+line   the payload in the line after the flag's, a word for
+ *               each reader (reader r takes word r mod 8): an alltoall's or
+ *               a reduce_scatter's read of its block past the flag;
  *   flag2       the flag's line alternating between two by the round's
  *               parity, as the library's flags do (lib/coll/shm.h);
  *   barrier, allgather 8 B, alltoall 8 B, allreduce 8 B: the library's
  *               calls (AUTO's algorithm, printed).
- * Usage: rounds [--q LIST] [--calls N] [--samples N]
+ * Usage: rounds [--q LIST] [--only KINDS] [--calls N] [--samples N]
+ *   --only flag,allgather   the kinds to run (names as in the table)
  * The last line is one JSON object.
  */
 #include <stdarg.h>
@@ -60,9 +67,9 @@ static const char *const kind_name[NKIND] = {"flag",    "flag+8",    "flag+line"
  * next. */
 struct block {
 	_Alignas(128) _Atomic uint64_t step;
-	uint64_t pay;
+	_Atomic uint64_t pay; /* relaxed: ordered by step's release */
 	unsigned char pad[LINE - 16];
-	uint64_t line[LINE / 8];
+	_Atomic uint64_t line[LINE / 8];
 };
 _Static_assert(sizeof(struct block) == 128, "a block is two cache lines");
 
@@ -84,24 +91,35 @@ static double now_ns(void)
 	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
-/* One hand-made round v among the q ranks (kinds flag .. flag2). */
-static void hand_round(struct tc_proc *proc, struct ctx *c, int me, uint64_t v, uint64_t *sink)
+/* One hand-made round v among the q ranks (kinds flag .. flag2); 0, or
+ * TC_ETIMEDOUT when a peer has not come for HAND_WAIT_NS (it failed). */
+#define HAND_WAIT_NS 10e9
+static int hand_round(struct tc_proc *proc, struct ctx *c, int me, uint64_t v, uint64_t *sink)
 {
 	const int q = c->q, par = c->kind == K_FLAG2 ? (int)(v & 1) : 0;
 	struct block *mine = &c->blk[me][par];
 	if (c->kind == K_FLAG8)
-		mine->pay = v;
+		atomic_store_explicit(&mine->pay, v, memory_order_relaxed);
 	else if (c->kind == K_FLAG_LINE)
 		for (int r = 0; r < q && r < LINE / 8; r++)
-			mine->line[r] = v + (uint64_t)r;
+			atomic_store_explicit(&mine->line[r], v + (uint64_t)r, memory_order_relaxed);
+	/* Release: the payload before the flag; pairs with the acquire
+	 * loads of the peers' sweeps. */
 	atomic_store_explicit(&mine->step, v, memory_order_release);
 	uint64_t left[MAX_Q / 64 + 1] = {0};
 	int n = q - 1;
 	for (int i = 1; i < q; i++)
 		left[i / 64] |= UINT64_C(1) << (i % 64);
+	double t0 = 0;
 	for (unsigned pass = 1; n; pass++) {
-		if (pass % 4096 == 0)
+		if (pass % 4096 == 0) {
 			tc_yield(proc); /* more ranks than CPUs: let the awaited run */
+			const double t = now_ns();
+			if (!t0)
+				t0 = t;
+			else if (t - t0 > HAND_WAIT_NS)
+				return TC_ETIMEDOUT;
+		}
 		for (int w = 0; w * 64 < q; w++)
 			for (uint64_t bits = left[w]; bits; bits &= bits - 1) {
 				const int i = w * 64 + __builtin_ctzll(bits), r = (me + i) % q;
@@ -109,13 +127,15 @@ static void hand_round(struct tc_proc *proc, struct ctx *c, int me, uint64_t v, 
 				if (atomic_load_explicit(&b->step, memory_order_acquire) < v)
 					continue;
 				if (c->kind == K_FLAG8)
-					sink[r] = b->pay;
+					sink[r] = atomic_load_explicit(&b->pay, memory_order_relaxed);
 				else if (c->kind == K_FLAG_LINE)
-					sink[r] = b->line[me % (LINE / 8)];
+					sink[r] = atomic_load_explicit(&b->line[me % (LINE / 8)],
+					                               memory_order_relaxed);
 				left[w] &= ~(UINT64_C(1) << (i % 64));
 				n--;
 			}
 	}
+	return TC_OK;
 }
 
 static int one(struct tc_proc *proc, struct ctx *c, uint64_t v, double *in, double *out)
@@ -131,8 +151,7 @@ static int one(struct tc_proc *proc, struct ctx *c, uint64_t v, double *in, doub
 		return tc_allreduce(proc, in, out, 1, TC_DOUBLE, TC_OP_SUM, NULL);
 	default: {
 		uint64_t sink[MAX_Q];
-		hand_round(proc, c, tc_rank(proc), v, sink);
-		return TC_OK;
+		return hand_round(proc, c, tc_rank(proc), v, sink);
 	}
 	}
 }
@@ -186,36 +205,74 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static double figure(const struct ctx *c)
+/* A measurement's figure: the median over the samples of the slowest
+ * rank's time per round (b2b), of the last rank's start to the last
+ * rank's end (iso), or of the last starter's own time (last: iso's
+ * samples). */
+enum fig { FIG_B2B, FIG_ISO, FIG_LAST };
+
+static double figure(const struct ctx *c, enum fig f)
 {
 	double v[MAX_SAMPLES];
 	for (int s = 0; s < c->samples; s++) {
 		double a = 0, b = 0, w = 0;
+		int last = 0;
 		for (int r = 0; r < c->q; r++) {
 			a = c->t0[r][s] > a ? c->t0[r][s] : a;
 			b = c->t1[r][s] > b ? c->t1[r][s] : b;
 			w = c->per[r][s] > w ? c->per[r][s] : w;
+			if (c->t0[r][s] > c->t0[last][s])
+				last = r;
 		}
-		v[s] = c->iso ? b - a : w;
+		v[s] = f == FIG_B2B ? w : f == FIG_ISO ? b - a : c->t1[last][s] - c->t0[last][s];
 	}
 	qsort(v, (size_t)c->samples, sizeof *v, cmp_double);
 	return v[c->samples / 2];
 }
 
+/* The kinds --only names (comma-separated), as a mask; 0 on a name not
+ * known. */
+static unsigned parse_kinds(const char *list)
+{
+	unsigned mask = 0;
+	char *copy = strdup(list);
+	for (char *t = copy ? strtok(copy, ",") : NULL; t; t = strtok(NULL, ",")) {
+		int k = 0;
+		while (k < NKIND && strcmp(t, kind_name[k]))
+			k++;
+		if (k == NKIND) {
+			fprintf(stderr,
+			        "rounds: --only: no kind '%s' (flag, flag+8, flag+line, flag2, "
+			        "barrier, allgather, alltoall, allreduce)\n",
+			        t);
+			free(copy);
+			return 0;
+		}
+		mask |= 1u << k;
+	}
+	free(copy);
+	return mask;
+}
+
 int main(int argc, char **argv)
 {
 	int qs[8], nq = 0, calls = 200, samples = 51;
+	unsigned only = (1u << NKIND) - 1;
 	const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	const char *qlist = NULL;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--q") && i + 1 < argc)
 			qlist = argv[++i];
-		else if (!strcmp(argv[i], "--calls") && i + 1 < argc)
+		else if (!strcmp(argv[i], "--only") && i + 1 < argc) {
+			if (!(only = parse_kinds(argv[++i])))
+				return 2;
+		} else if (!strcmp(argv[i], "--calls") && i + 1 < argc)
 			calls = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--samples") && i + 1 < argc)
 			samples = atoi(argv[++i]);
 		else {
-			fprintf(stderr, "usage: rounds [--q LIST] [--calls N] [--samples N]\n");
+			fprintf(stderr,
+			        "usage: rounds [--q LIST] [--only KINDS] [--calls N] [--samples N]\n");
 			return 2;
 		}
 	}
@@ -245,23 +302,29 @@ int main(int argc, char **argv)
 	struct block(*blk)[2] = aligned_alloc(128, MAX_Q * sizeof *blk);
 	if (!c || !blk) {
 		fprintf(stderr, "rounds: out of memory\n");
+		free(c);
+		free(blk);
 		return 1;
 	}
-	memset(blk, 0, MAX_Q * sizeof *blk);
+	for (int r = 0; r < MAX_Q; r++)
+		for (int b = 0; b < 2; b++) {
+			atomic_init(&blk[r][b].step, 0);
+			atomic_init(&blk[r][b].pay, 0);
+			for (int w = 0; w < LINE / 8; w++)
+				atomic_init(&blk[r][b].line[w], 0);
+		}
 	c->blk = blk;
 	c->calls = calls;
 	c->samples = samples;
 	printf("# rounds: ns per round or call, median of %d samples; b2b: %d in a row, iso: one "
-	       "after a barrier; %ld CPUs\n",
+	       "after a barrier, last: the last starter's own time in those; %ld CPUs\n",
 	       samples, calls, cpus);
-	printf("%-4s", "q");
-	for (int k = 0; k < NKIND; k++)
-		printf(" %9.9s-b2b %9.9s-iso", kind_name[k], kind_name[k]);
-	printf("\n");
-	char json[8192];
+	printf("%-4s %-10s %9s %9s %9s  %s\n", "q", "kind", "b2b", "iso", "last", "algorithm");
+	char json[16384];
 	size_t jl = 0;
 	json_add(json, sizeof json, &jl,
-	         "{\"bench\":\"rounds\",\"calls\":%d,\"samples\":%d,\"q\":{", calls, samples);
+	         "{\"bench\":\"rounds\",\"calls\":%d,\"samples\":%d,\"cpus\":%ld,\"q\":{", calls,
+	         samples, cpus);
 	int rc = 0;
 	for (int i = 0; i < nq && !rc; i++) {
 		const int q = qs[i];
@@ -276,26 +339,33 @@ int main(int argc, char **argv)
 			break;
 		}
 		c->q = q;
-		printf("%-4d", q);
 		json_add(json, sizeof json, &jl, "%s\"%d\":{", i ? "," : "", q);
-		char algs[256] = "";
-		for (int k = 0; k < NKIND && !err; k++)
+		int first = 1;
+		for (int k = 0; k < NKIND && !err; k++) {
+			if (!(only >> k & 1))
+				continue;
+			double f[3] = {0, 0, 0};
 			for (int iso = 0; iso < 2 && !err; iso++) {
 				c->kind = (enum kind)k;
 				c->iso = iso;
 				c->base += (uint64_t)(calls + 1) * (uint64_t)(samples + 1) + 1;
 				if ((err = tc_run(team, rank_fn, c)) != 0)
 					break;
-				const double f = figure(c);
-				printf(" %13.0f", f);
-				json_add(json, sizeof json, &jl, "%s\"%s-%s\":%.0f",
-				         k || iso ? "," : "", kind_name[k], iso ? "iso" : "b2b", f);
-				if (k >= K_BARRIER && iso)
-					snprintf(algs + strlen(algs), sizeof algs - strlen(algs),
-					         " %s:%s", kind_name[k], c->alg[0]);
+				f[iso] = figure(c, iso ? FIG_ISO : FIG_B2B);
+				if (iso)
+					f[2] = figure(c, FIG_LAST);
 			}
-		printf("   (%s)%s\n", algs + (algs[0] == ' '),
-		       q > cpus ? " more ranks than CPUs: waits, not rounds" : "");
+			if (err)
+				break;
+			const char *alg = k >= K_BARRIER ? c->alg[0] : "by hand";
+			printf("%-4d %-10s %9.0f %9.0f %9.0f  %s%s\n", q, kind_name[k], f[0], f[1],
+			       f[2], alg,
+			       q > cpus ? "  (more ranks than CPUs: b2b and iso are waits)" : "");
+			json_add(json, sizeof json, &jl,
+			         "%s\"%s\":{\"b2b\":%.0f,\"iso\":%.0f,\"last\":%.0f,\"algorithm\":\"%s\"}",
+			         first ? "" : ",", kind_name[k], f[0], f[1], f[2], alg);
+			first = 0;
+		}
 		json_add(json, sizeof json, &jl, "}");
 		tc_team_destroy(team);
 		if (err) {
