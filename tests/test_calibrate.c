@@ -1056,6 +1056,35 @@ Test(calibrate, shared_memory_round_beyond_last_cache, .timeout = 10)
 	cr_assert(fabs(ns - want) <= 1e-9 * want, "2 MiB on complete:2: %.3f ns, not %.3f", ns, want);
 }
 
+/* A reader of the machine's own algorithms takes each block out of its
+ * writer's buffer.  Where the call's footprint is at most half the
+ * last-level cache, a read is priced at the table's row for the block's
+ * own size; beyond, at all the reader takes in over the call, capped at
+ * the largest row the cache holds for every copier (here 64 KiB).  An
+ * allgather of 256 KiB blocks on complete:4 touches 4 x (256 KiB + 1 MiB)
+ * = 5 MiB: within half of a 64 MiB cache its three reads are at B(4,
+ * 256 KiB), beyond half of an 8 MiB one at B(4, 64 KiB); the rest of the
+ * price is the same in both (the same rows, rounds and hand-offs). */
+Test(calibrate, shared_memory_reads_at_their_block, .timeout = 10)
+{
+	struct tc_calibration c;
+	hand_made_concurrency(&c);
+	c.tcopy_ns_per_byte = 0.01;
+	c.cache_bytes[0] = 32 << 10;
+	c.cache_bytes[1] = (size_t)1 << 20;
+	const double m = 256.0 * 1024;
+	c.cache_bytes[2] = (size_t)64 << 20;
+	const double roomy = predict_placed(&c, "complete:4", TC_COLL_ALLGATHER, "shm", (size_t)m, NULL);
+	c.cache_bytes[2] = (size_t)8 << 20;
+	const double tight = predict_placed(&c, "complete:4", TC_COLL_ALLGATHER, "shm", (size_t)m, NULL);
+	/* B(4) = 40 B/ns at 64 KiB, 30 at 4 MiB, linear in log2 m: a read of
+	 * m by one of 4 readers takes m x 4 / B. */
+	const double want = 3 * m * 4 / b_at(40, 30, m) - 3 * m * 4 / 40;
+	cr_assert(fabs((roomy - tight) - want) <= 1e-9 * fabs(want), "%.3f ns apart, not %.3f",
+	          roomy - tight, want);
+	cr_assert(want > 0, "the 256 KiB row is the slower one here");
+}
+
 /* With rounds of flags measured (nflag), a round of the machine's own
  * algorithms costs F(q) of its q ranks where it cost R(q).  A reader out of
  * the writers' buffers pays a hand-off for each block after its first (the
