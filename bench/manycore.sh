@@ -40,7 +40,8 @@
 #               a case).
 # Writes into the output dir: report.json (every figure), report.md (the
 # tables), log.txt (everything printed) and each part's raw output
-# (peers.txt, native-pP.txt, emulation-pP.txt, calibrate.txt, rounds.txt) and each
+# (peers.txt, native-pP.txt, emulation-pP.txt, calibrate.txt, rounds.txt,
+# copies.txt) and each
 # native p's calibration as the library held it (calibration-pP.cal: text,
 # model_fidelity --save-calibration: bench/replay_native prices the run's
 # cases again with this build or a later one); prints the
@@ -82,7 +83,7 @@ aggregate=$here/manycore_report.awk
 mkdir -p "$out" || exit 2
 out=$(cd "$out" && pwd)
 rm -f "$out"/peers.txt "$out"/native-p*.txt "$out"/calibration-p*.cal "$out"/emulation-p*.txt "$out"/calibrate.txt \
-	"$out"/rounds.txt \
+	"$out"/rounds.txt "$out"/copies.txt \
 	"$out"/status.txt "$out"/report.json "$out"/report.md
 exec > >(tee "$out/log.txt") 2>&1
 
@@ -161,6 +162,12 @@ fi
 if [ "$quick" != 1 ] && [ -x "$bin/bench/rounds" ]; then
 	echo "== [$SECONDS s] rounds (for the record)"
 	timeout -k 5 30 "$bin/bench/rounds" > "$out/rounds.txt" 2>&1 && grep -v '^{' "$out/rounds.txt"
+fi
+# Concurrent copies by how their blocks are shared: the copy table's kind,
+# a block already read once, one block for all (bench/copies; a second).
+if [ "$quick" != 1 ] && [ -x "$bin/bench/copies" ]; then
+	echo "== [$SECONDS s] copies (for the record)"
+	timeout -k 5 30 "$bin/bench/copies" > "$out/copies.txt" 2>&1 && grep -v '^{' "$out/copies.txt"
 fi
 
 # The driver prints its figures at the end: its own --limit (no repetition

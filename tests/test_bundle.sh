@@ -52,7 +52,7 @@ else
 	exit 1
 fi
 for f in run env.sh manycore.sh manycore_report.awk tools/topocoll bench/model_fidelity \
-	bench/replay_native bench/rounds \
+	bench/replay_native bench/rounds bench/copies \
 	peers/peers peers/peer_ours peers/peer_openmp examples/ring_sum lib/libtopocoll.so.0; do
 	[ -e "$b/$f" ] || missing="${missing:-} $f"
 done

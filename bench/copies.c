@@ -1,0 +1,226 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bench/copies - k concurrent copies of blocks that other cores wrote,
+ * by how the blocks are shared: what the calibration's copy table measures
+ * (each copier's block its own, fresh from its writer) beside what an
+ * allgather's and a bcast's readers meet (a block several readers take).
+ * On a native team of one rank per CPU, for k = 2, 4, 8, ... up to the
+ * CPUs less one and blocks of --sizes:
+ *   own      copier j copies the block rank j + 1 has just written (the
+ *            copy table's sample, lib/calibrate/concurrency.c);
+ *   read     the same block after rank j + 2 has copied it once (its
+ *            lines shared and clean: an allgather's block after its first
+ *            reader);
+ *   one      every copier copies the block one rank (not copying) has
+ *            just written (a bcast's readers).
+ * Each figure is GB/s per copier (the block over the slowest copier's
+ * time), the median of --samples; every copier writes its destination
+ * first, as the table's do.  The last line is one JSON object.
+ * Usage: copies [--sizes LIST] [--samples N]   (sizes: 64K, 1M, ...)
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "topocoll.h"
+
+enum { MAX_SIZES = 8, MAX_SAMPLES = 101 };
+enum mode { M_OWN, M_READ, M_ONE, NMODE };
+static const char *const mode_name[NMODE] = {"own", "read", "one"};
+
+struct ctx {
+	int p, k, samples;
+	enum mode mode;
+	size_t m;
+	unsigned char **src, **dst, **scratch; /* per rank, m bytes each */
+	double t[MAX_SAMPLES][64];             /* per sample, per copier: ns */
+};
+
+static double now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+/* The rank whose block copier j copies: j + 1 (own, read; the last
+ * copier's is rank k, which copies nothing), or rank k for all (one).  In
+ * read, rank j + 2 (mod k + 1) has copied that block once before. */
+static int source_of(const struct ctx *c, int j)
+{
+	return c->mode == M_ONE ? c->k : (j + 1) % (c->k + 1);
+}
+
+static int rank_fn(struct tc_proc *proc, void *arg)
+{
+	struct ctx *c = arg;
+	const int me = tc_rank(proc), k = c->k;
+	const size_t m = c->m;
+	int err = TC_OK;
+	for (int s = -1; s < c->samples && !err; s++) { /* s = -1: warm-up */
+		/* Writers: every rank that is some copier's source. */
+		memset(c->src[me], (int)((s + 2) & 0xff), m);
+		if (me < k)
+			memset(c->dst[me], 0, m);
+		if ((err = tc_barrier(proc, NULL)) != 0)
+			break;
+		/* read: rank j + 2 reads copier j's source, then the copy. */
+		if (c->mode == M_READ && me < k + 1) {
+			const int j = (me + k + 1 - 2) % (k + 1); /* the copier whose source me reads */
+			if (j < k)
+				memcpy(c->scratch[me], c->src[source_of(c, j)], m);
+		}
+		if ((err = tc_barrier(proc, NULL)) != 0)
+			break;
+		if (me < k) {
+			const double t0 = now_ns();
+			memcpy(c->dst[me], c->src[source_of(c, me)], m);
+			if (s >= 0)
+				c->t[s][me] = now_ns() - t0;
+		}
+		if ((err = tc_barrier(proc, NULL)) != 0)
+			break;
+	}
+	return err;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	const double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+static size_t parse_size(const char *t)
+{
+	char *end;
+	const double v = strtod(t, &end);
+	const double mul = *end == 'K' || *end == 'k' ? 1024.0 : *end == 'M' || *end == 'm' ? 1048576.0 : 1.0;
+	if (end == t || v <= 0 || (*end && end[1]) || (*end && mul == 1.0))
+		return 0;
+	return (size_t)(v * mul);
+}
+
+int main(int argc, char **argv)
+{
+	size_t sizes[MAX_SIZES] = {(size_t)64 << 10, (size_t)1 << 20};
+	int nsizes = 2, samples = 21;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--sizes") && i + 1 < argc) {
+			nsizes = 0;
+			char *copy = strdup(argv[++i]);
+			for (char *t = copy ? strtok(copy, ",") : NULL; t; t = strtok(NULL, ",")) {
+				const size_t v = nsizes < MAX_SIZES ? parse_size(t) : 0;
+				if (!v) {
+					fprintf(stderr, "copies: --sizes takes up to %d sizes such as 64K,1M, not "
+					                "'%s'\n",
+					        MAX_SIZES, t);
+					free(copy);
+					return 2;
+				}
+				sizes[nsizes++] = v;
+			}
+			free(copy);
+		} else if (!strcmp(argv[i], "--samples") && i + 1 < argc) {
+			samples = atoi(argv[++i]);
+		} else {
+			fprintf(stderr, "usage: copies [--sizes LIST] [--samples N]\n");
+			return 2;
+		}
+	}
+	if (samples < 1 || samples > MAX_SAMPLES || !nsizes) {
+		fprintf(stderr, "copies: --samples 1 .. %d and one size at least\n", MAX_SAMPLES);
+		return 2;
+	}
+	const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	const int p = cpus < 3 ? 3 : cpus > 64 ? 64 : (int)cpus;
+	size_t maxm = 0;
+	for (int i = 0; i < nsizes; i++)
+		maxm = sizes[i] > maxm ? sizes[i] : maxm;
+	struct ctx *c = calloc(1, sizeof *c);
+	int rc = c ? 0 : 1;
+	if (c) {
+		c->p = p;
+		c->samples = samples;
+		c->src = calloc((size_t)p, sizeof *c->src);
+		c->dst = calloc((size_t)p, sizeof *c->dst);
+		c->scratch = calloc((size_t)p, sizeof *c->scratch);
+		for (int r = 0; !rc && r < p; r++) {
+			if (!c->src || !c->dst || !c->scratch || !(c->src[r] = aligned_alloc(64, maxm)) ||
+			    !(c->dst[r] = aligned_alloc(64, maxm)) || !(c->scratch[r] = aligned_alloc(64, maxm)))
+				rc = 1;
+		}
+	}
+	struct tc_team_config cfg;
+	tc_team_config_default(&cfg);
+	cfg.p = p;
+	struct tc_team *team = NULL;
+	int err = rc ? TC_ENOMEM : tc_team_create(&cfg, &team);
+	if (err) {
+		fprintf(stderr, "copies: %s\n", tc_strerror(err));
+		rc = 1;
+	}
+	char json[8192];
+	size_t jl = 0;
+	if (!rc) {
+		printf("# copies: GB/s per copier, median of %d samples; a team of %d ranks on %ld CPUs%s\n",
+		       samples, p, cpus, p > cpus ? " (more ranks than CPUs: not a measurement)" : "");
+		printf("%-9s %4s %9s %9s %9s\n", "bytes", "k", mode_name[M_OWN], mode_name[M_READ],
+		       mode_name[M_ONE]);
+		jl += (size_t)snprintf(json, sizeof json, "{\"bench\":\"copies\",\"cpus\":%ld,\"rows\":[",
+		                       cpus);
+	}
+	int first = 1;
+	for (int si = 0; !rc && si < nsizes; si++)
+		for (int k = 2; !rc && k < p; k = k * 2 < p ? k * 2 : (k == p - 1 ? p : p - 1)) {
+			double gb[NMODE];
+			c->m = sizes[si];
+			c->k = k;
+			for (int md = 0; !rc && md < NMODE; md++) {
+				c->mode = (enum mode)md;
+				if ((err = tc_run(team, rank_fn, c)) != 0) {
+					fprintf(stderr, "copies: %s\n", tc_strerror(err));
+					rc = 1;
+					break;
+				}
+				double v[MAX_SAMPLES];
+				for (int s = 0; s < samples; s++) {
+					double w = 0;
+					for (int j = 0; j < k; j++)
+						w = c->t[s][j] > w ? c->t[s][j] : w;
+					v[s] = w;
+				}
+				qsort(v, (size_t)samples, sizeof *v, cmp_double);
+				gb[md] = (double)c->m / v[samples / 2];
+			}
+			if (rc)
+				break;
+			printf("%-9zu %4d %9.2f %9.2f %9.2f\n", c->m, k, gb[0], gb[1], gb[2]);
+			if (jl < sizeof json)
+				jl += (size_t)snprintf(json + jl, sizeof json - jl,
+				                       "%s{\"bytes\":%zu,\"k\":%d,\"own\":%.3f,\"read\":%.3f,"
+				                       "\"one\":%.3f}",
+				                       first ? "" : ",", c->m, k, gb[0], gb[1], gb[2]);
+			first = 0;
+		}
+	if (!rc)
+		printf("%s]}\n", jl < sizeof json ? json : "{\"bench\":\"copies\",\"rows\":[");
+	tc_team_destroy(team);
+	for (int r = 0; c && r < p; r++) {
+		if (c->src)
+			free(c->src[r]);
+		if (c->dst)
+			free(c->dst[r]);
+		if (c->scratch)
+			free(c->scratch[r]);
+	}
+	if (c) {
+		free(c->src);
+		free(c->dst);
+		free(c->scratch);
+	}
+	free(c);
+	return rc;
+}
