@@ -97,7 +97,9 @@ static size_t parse_size(const char *t)
 {
 	char *end;
 	const double v = strtod(t, &end);
-	const double mul = *end == 'K' || *end == 'k' ? 1024.0 : *end == 'M' || *end == 'm' ? 1048576.0 : 1.0;
+	const double mul = *end == 'K' || *end == 'k'   ? 1024.0
+	                   : *end == 'M' || *end == 'm' ? 1048576.0
+	                                                : 1.0;
 	if (end == t || v <= 0 || (*end && end[1]) || (*end && mul == 1.0))
 		return 0;
 	return (size_t)(v * mul);
@@ -114,8 +116,9 @@ int main(int argc, char **argv)
 			for (char *t = copy ? strtok(copy, ",") : NULL; t; t = strtok(NULL, ",")) {
 				const size_t v = nsizes < MAX_SIZES ? parse_size(t) : 0;
 				if (!v) {
-					fprintf(stderr, "copies: --sizes takes up to %d sizes such as 64K,1M, not "
-					                "'%s'\n",
+					fprintf(stderr,
+					        "copies: --sizes takes up to %d sizes such as 64K,1M, not "
+					        "'%s'\n",
 					        MAX_SIZES, t);
 					free(copy);
 					return 2;
@@ -149,7 +152,8 @@ int main(int argc, char **argv)
 		c->scratch = calloc((size_t)p, sizeof *c->scratch);
 		for (int r = 0; !rc && r < p; r++) {
 			if (!c->src || !c->dst || !c->scratch || !(c->src[r] = aligned_alloc(64, maxm)) ||
-			    !(c->dst[r] = aligned_alloc(64, maxm)) || !(c->scratch[r] = aligned_alloc(64, maxm)))
+			    !(c->dst[r] = aligned_alloc(64, maxm)) ||
+			    !(c->scratch[r] = aligned_alloc(64, maxm)))
 				rc = 1;
 		}
 	}
@@ -169,8 +173,8 @@ int main(int argc, char **argv)
 		       samples, p, cpus, p > cpus ? " (more ranks than CPUs: not a measurement)" : "");
 		printf("%-9s %4s %9s %9s %9s\n", "bytes", "k", mode_name[M_OWN], mode_name[M_READ],
 		       mode_name[M_ONE]);
-		jl += (size_t)snprintf(json, sizeof json, "{\"bench\":\"copies\",\"cpus\":%ld,\"rows\":[",
-		                       cpus);
+		jl += (size_t)snprintf(json, sizeof json,
+		                       "{\"bench\":\"copies\",\"cpus\":%ld,\"rows\":[", cpus);
 	}
 	int first = 1;
 	for (int si = 0; !rc && si < nsizes; si++)
