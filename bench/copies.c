@@ -32,7 +32,7 @@ enum mode { M_OWN, M_READ, M_ONE, NMODE };
 static const char *const mode_name[NMODE] = {"own", "read", "one"};
 
 struct ctx {
-	int p, k, samples;
+	int k, samples;
 	enum mode mode;
 	size_t m;
 	unsigned char **src, **dst, **scratch; /* per rank, m bytes each */
@@ -145,7 +145,6 @@ int main(int argc, char **argv)
 	struct ctx *c = calloc(1, sizeof *c);
 	int rc = c ? 0 : 1;
 	if (c) {
-		c->p = p;
 		c->samples = samples;
 		c->src = calloc((size_t)p, sizeof *c->src);
 		c->dst = calloc((size_t)p, sizeof *c->dst);
@@ -176,12 +175,19 @@ int main(int argc, char **argv)
 		jl += (size_t)snprintf(json, sizeof json,
 		                       "{\"bench\":\"copies\",\"cpus\":%ld,\"rows\":[", cpus);
 	}
+	/* The copier counts: 2, 4, 8, ... below p - 1, then p - 1 (one rank
+	 * more writes what `one` reads, and `read`'s blocks need k + 1). */
+	int ks[8], nk = 0;
+	for (int k = 2; k < p - 1 && nk < 7; k *= 2)
+		ks[nk++] = k;
+	ks[nk++] = p - 1;
 	int first = 1;
 	for (int si = 0; !rc && si < nsizes; si++)
-		for (int k = 2; !rc && k < p; k = k * 2 < p ? k * 2 : (k == p - 1 ? p : p - 1)) {
+		for (int ki = 0; !rc && ki < nk; ki++) {
 			double gb[NMODE];
 			c->m = sizes[si];
-			c->k = k;
+			c->k = ks[ki];
+			const int k = c->k;
 			for (int md = 0; !rc && md < NMODE; md++) {
 				c->mode = (enum mode)md;
 				if ((err = tc_run(team, rank_fn, c)) != 0) {

@@ -282,11 +282,15 @@ int main(int argc, char **argv)
 	}
 	if (qlist) {
 		char *copy = strdup(qlist);
-		for (char *t = copy ? strtok(copy, ",") : NULL; t && nq < 8; t = strtok(NULL, ","))
-			qs[nq++] = atoi(t);
+		int over = 0;
+		for (char *t = copy ? strtok(copy, ",") : NULL; t; t = strtok(NULL, ","))
+			if (nq < 8)
+				qs[nq++] = atoi(t);
+			else
+				over = 1;
 		free(copy);
-		if (!nq) {
-			fprintf(stderr, "rounds: --q takes team sizes, such as 2,4,8\n");
+		if (!nq || over) {
+			fprintf(stderr, "rounds: --q takes one to eight team sizes, such as 2,4,8\n");
 			return 2;
 		}
 	} else {
