@@ -1092,9 +1092,8 @@ Test(calibrate, shared_memory_reads_at_their_block, .timeout = 10)
  * and the run's second synchronisation (the writers wait until their IN
  * is read) a round more: F(q) where everyone waits, F(2) and the sweep's
  * further waves where a bcast's root does.  A reader out of the flags or
- * areas pays a hand-off per wave of ten lines beyond the flag's first; a
- * reduction, which reads them after its sweep, (F(q) - F(2)) / (q - 2) a
- * line.
+ * areas pays (F(q) - F(2)) / (q - 2) for each line beyond the flag's first,
+ * as it reads its block during the sweep or, a reduction, after it.
  * F = 60, 120, 200, 400 ns at q = 2, 4, 8, 16; the cache unknown (no cap
  * on a reader's row). */
 Test(calibrate, shared_memory_flag_rounds, .timeout = 10)
@@ -1129,12 +1128,14 @@ Test(calibrate, shared_memory_flag_rounds, .timeout = 10)
 	        {"complete:4", TC_COLL_ALLGATHER, 8, 50 + 120 + 3 * (8.0 * 4 / 40) + 8 * LOCAL_SMALL},
 	        /* alltoall of 8 bytes among 8: the 64 published bytes in the
 	         * flag, reader d's at 40 + 8 d: readers 3..7 find theirs in the
-	         * second line, one miss per writer, 7 in one wave. */
-	        {"complete:8", TC_COLL_ALLTOALL, 8, 50 + 200 + 80 + 7 * (8.0 * 8 / 80) + 8 * LOCAL_SMALL},
-	        /* Among 16 the 128 bytes go to the areas: a line per writer, 15
-	         * misses in two waves. */
+	         * second line, one line per writer, each at what a further flag
+	         * adds to the round, (F(8) - F(2)) / 6. */
+	        {"complete:8", TC_COLL_ALLTOALL, 8,
+	         50 + 200 + 7 * ((200.0 - 60) / 6 + 8.0 * 8 / 80) + 8 * LOCAL_SMALL},
+	        /* Among 16 the 128 bytes go to the areas: a line per writer,
+	         * (F(16) - F(2)) / 14 each. */
 	        {"complete:16", TC_COLL_ALLTOALL, 8,
-	         50 + 400 + 2 * 80 + 15 * (8.0 * 16 / 160) + 8 * LOCAL_SMALL},
+	         50 + 400 + 15 * ((400.0 - 60) / 14 + 8.0 * 16 / 160) + 8 * LOCAL_SMALL},
 	        /* reduce_scatter of 8 bytes among 16, the areas too: 15 lines
 	         * read after the sweep, in rank order, each at what a further
 	         * flag adds to the round, (F(16) - F(2)) / 14, besides the

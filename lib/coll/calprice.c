@@ -395,11 +395,15 @@ static double tc__cal_sync_ns(const struct tc_calibration *cal, enum tc__cal_sha
  * follows where the run puts the data (tc__shm_layout()):
  * - in the writer's flag or area: the round brought the flag's first
  *   line; every further line d reads (the payload's beyond that line, the
- *   area's) is a miss.  A copy takes its block as the sweep finds the
- *   writer's flag, so its misses overlap in waves of TC__CAL_MISSES, one h
- *   per wave; a reduction reads its operands after the sweep, in rank
- *   order, one line after another, each at what a further flag adds to
- *   the calibrated round, (F(q) - F(2)) / (q - 2) (q > 2);
+ *   area's) is a miss, at what a further flag adds to the calibrated
+ *   round, (F(q) - F(2)) / (q - 2) (q > 2), whether the reader copies its
+ *   block as the sweep finds the writer's flag or reduces its operands
+ *   after the sweep, in rank order (on 16-vCPU guests the alltoall of 8
+ *   bytes took 300-490 ns more than the allgather of 8 at p = 8, where
+ *   readers 3 to 7 read 7 second lines, and 290-840 more at p = 16, 15
+ *   area lines: 20-70 ns a line, as that slope, where a hand-off per wave
+ *   of TC__CAL_MISSES lines said 80-120 and 150-240 in all).  Among two
+ *   ranks, without that slope, one h per such wave;
  * - in its buffer: one h for each block after d's first.
  * The run's synchronisations beyond the schedule's rounds (the readers
  * done with IN: tc__shm_layout()'s syncs) each cost the reverse of the data
@@ -516,7 +520,7 @@ static int tc__cal_shm_ns(const struct tc_calibration *cal, const struct tc_tran
 					for (uint64_t l = lo; x->bytes && l <= hi; l++) {
 						if (via == TC__SHM_VIA_FLAG && l == 0)
 							continue;
-						if (lay.after_sweep && isfinite(line))
+						if (isfinite(line))
 							t += line;
 						else if (isfinite(h) &&
 						         lines[x->dst] % TC__CAL_MISSES == 0)
