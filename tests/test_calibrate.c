@@ -1085,6 +1085,53 @@ Test(calibrate, shared_memory_reads_at_their_block, .timeout = 10)
 	cr_assert(want > 0, "the 256 KiB row is the slower one here");
 }
 
+/* A block that several ranks read (an allgather's, a bcast's) is priced, for
+ * each of its n readers, at the mean of the copy table's rate (its first
+ * reader's) and n - 1 times the shared table's (B_s: a block another core
+ * has read), where measured (nshared); a block of one reader (an
+ * alltoall's) and a combine keep their price.  With B_s twice B on the
+ * 64 KiB row, 64 KiB blocks within half a 64 MiB cache: one read by one of
+ * k copiers takes m k / B(k) = m / 10 ns alone, m / 20 after its first
+ * reader. */
+Test(calibrate, shared_memory_blocks_of_several_readers, .timeout = 10)
+{
+	struct tc_calibration c;
+	hand_made_concurrency(&c);
+	c.tcopy_ns_per_byte = 0.01;
+	c.cache_bytes[0] = 32 << 10;
+	c.cache_bytes[1] = (size_t)1 << 20;
+	c.cache_bytes[2] = (size_t)64 << 20;
+	const double m = 65536;
+	const struct {
+		const char *topo;
+		enum tc_coll coll;
+		const char *alg;
+		double saved;
+	} cases[] = {
+	        /* 3 reads of blocks of 3 readers: 3 m / 10 against
+	         * 3 (m / 10 + 2 m / 20) / 3. */
+	        {"complete:4", TC_COLL_ALLGATHER, "shm", 3 * (m / 10) - (m / 10 + 2 * (m / 20))},
+	        /* The root's block, 7 readers: one read each. */
+	        {"complete:8", TC_COLL_BCAST, "shm", m / 10 - (m / 10 + 6 * (m / 20)) / 7},
+	        {"complete:4", TC_COLL_ALLTOALL, "shm", 0},
+	        {"complete:4", TC_COLL_ALLREDUCE, "shm_flag", 0},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		c.nshared = 0;
+		const double own = predict_placed(&c, cases[i].topo, cases[i].coll, cases[i].alg,
+		                                  (size_t)m, NULL);
+		c.nshared = c.ncopiers;
+		for (int k = 0; k < c.ncopiers; k++)
+			for (int s = 0; s < c.ncopy_sizes; s++)
+				c.shared_bytes_per_ns[s][k] = 2 * c.copy_bytes_per_ns[s][k];
+		const double shared = predict_placed(&c, cases[i].topo, cases[i].coll, cases[i].alg,
+		                                     (size_t)m, NULL);
+		cr_assert(fabs((own - shared) - cases[i].saved) <= 1e-9 * own,
+		          "%s %s: %.3f ns saved, not %.3f", cases[i].topo,
+		          tc_coll_name(cases[i].coll), own - shared, cases[i].saved);
+	}
+}
+
 /* With rounds of flags measured (nflag), a round of the machine's own
  * algorithms costs F(q) of its q ranks where it cost R(q).  A reader out of
  * the writers' buffers pays a hand-off for each block after its first (the
@@ -1241,6 +1288,14 @@ Test(calibrate, native_segments_and_call_cost, .timeout = 120)
 				cr_assert(isfinite(c.combine_bytes_per_ns[s][k]) &&
 				                  c.combine_bytes_per_ns[s][k] > 0,
 				          "B_c[%d][%d] = %g", s, k, c.combine_bytes_per_ns[s][k]);
+		/* The shared table: with a third CPU to read the blocks first,
+		 * every size and count; without, none. */
+		cr_assert_eq(c.nshared, c.conc_ranks >= 3 ? c.ncopiers : 0);
+		for (int s = 0; s < c.ncopy_sizes; s++)
+			for (int k = 0; k < c.nshared; k++)
+				cr_assert(isfinite(c.shared_bytes_per_ns[s][k]) &&
+				                  c.shared_bytes_per_ns[s][k] > 0,
+				          "B_s[%d][%d] = %g", s, k, c.shared_bytes_per_ns[s][k]);
 		/* The sizes: 64 KiB, 512 KiB and 4 MiB below the memory-sized
 		 * block (at least 8 MiB unless the memory is small), which
 		 * comes last. */

@@ -91,6 +91,10 @@ static void filled(struct tc_calibration *c)
 	for (int i = 0; i < c->ncopy_sizes; i++)
 		for (int j = 0; j < c->ncombine; j++)
 			c->combine_bytes_per_ns[i][j] = (j + 1) * (5 + i) + NEXT() / 50;
+	c->nshared = 16;
+	for (int i = 0; i < c->ncopy_sizes; i++)
+		for (int j = 0; j < c->nshared; j++)
+			c->shared_bytes_per_ns[i][j] = (j + 1) * (15 + i) + NEXT() / 50;
 	c->nsync = 4;
 	c->nflag = 4;
 	for (int i = 0; i < c->nsync; i++) {
@@ -188,6 +192,8 @@ Test(calibration_io, every_field_back, .timeout = 30)
 	cr_assert(memcmp(&back.chain_ns[2][3], &c.chain_ns[2][3], sizeof(double)) == 0);
 	cr_assert(back.ncombine == 16 && memcmp(&back.combine_bytes_per_ns[3][15],
 	                                        &c.combine_bytes_per_ns[3][15], sizeof(double)) == 0);
+	cr_assert(back.nshared == 16 && memcmp(&back.shared_bytes_per_ns[3][15],
+	                                       &c.shared_bytes_per_ns[3][15], sizeof(double)) == 0);
 	same_prices(&c, &back);
 	free(again);
 	free(text);
@@ -247,7 +253,8 @@ static char *without_lines(const char *text, const char *const *prefix, int n)
  * before the chained steps (no nchain, nchain_sizes, chain_*): nchain 0,
  * priced as the same calibration without them; and one written before the
  * combines were measured (no ncombine, combine_*): ncombine 0, priced as
- * the same calibration without them. */
+ * the same calibration without them; the same for the shared table
+ * (nshared, shared_*). */
 Test(calibration_io, older_record_without_a_field, .timeout = 30)
 {
 	struct tc_calibration c, back;
@@ -276,6 +283,14 @@ Test(calibration_io, older_record_without_a_field, .timeout = 30)
 	cr_assert(back.ncombine == 0 && isnan(back.combine_bytes_per_ns[0][0]));
 	c0 = c;
 	c0.ncombine = 0;
+	same_prices(&c0, &back);
+	free(older);
+	static const char *const shared[] = {"nshared ", "shared_bytes_per_ns."};
+	older = without_lines(text, shared, 2);
+	cr_assert_eq(read_text(older, &back), 0, "%s", tc_error_detail());
+	cr_assert(back.nshared == 0 && isnan(back.shared_bytes_per_ns[0][0]));
+	c0 = c;
+	c0.nshared = 0;
 	same_prices(&c0, &back);
 	free(older);
 	free(text);
@@ -405,6 +420,8 @@ Test(calibration_io, refusals_of_values, .timeout = 30)
 	        {"copy_bytes_per_ns.3.15", "-1", "copy_bytes_per_ns.3.15 -1"},
 	        {"ncombine", "15", "ncombine 15 is neither 0 nor ncopiers 16"},
 	        {"combine_bytes_per_ns.2.7", "inf", "combine_bytes_per_ns.2.7 inf"},
+	        {"nshared", "3", "nshared 3 is neither 0 nor ncopiers 16"},
+	        {"shared_bytes_per_ns.1.4", "0", "shared_bytes_per_ns.1.4 0"},
 	        {"handoff_ns.1", "0", "handoff_ns.1 0"},
 	        {"handoff_pair_ns", "nan", "handoff_pair_ns nan"},
 	        /* The count said 0 with its elements given. */

@@ -759,6 +759,9 @@ json_case "calibrate --json: the hand-off from rank 0 to every other rank, rank 
 json_case "calibrate --json: the combine table, every size and count of the copy table" \
 	"d['concurrency']['ranks'] < 2 or (sorted((c['bytes'], c['combiners']) for c in d['concurrency']['combine']) == sorted((c['bytes'], c['copiers']) for c in d['concurrency']['copy']) and all(c['aggregate_bytes_per_ns'] > 0 for c in d['concurrency']['combine']))" \
 	calibrate --min-bytes 512 --max-bytes 4K --reps 3 --json
+json_case "calibrate --json: the copies of read blocks, every size and count of the copy table with three ranks or more, none with two" \
+	"d['concurrency']['ranks'] < 2 or (sorted((c['bytes'], c['copiers']) for c in d['concurrency']['shared']) == (sorted((c['bytes'], c['copiers']) for c in d['concurrency']['copy']) if d['concurrency']['ranks'] >= 3 else []) and all(c['aggregate_bytes_per_ns'] > 0 for c in d['concurrency']['shared']))" \
+	calibrate --min-bytes 512 --max-bytes 4K --reps 3 --json
 json_case "calibrate --json: the rounds' mean and the hypercube pairs' rounds, reported" \
 	"d['concurrency']['ranks'] < 2 or all(s['mean_round_ns'] > 0 and (s['ranks'] & (s['ranks'] - 1) or s['pairs_round_ns'] > 0) for s in d['concurrency']['sync'])" \
 	calibrate --min-bytes 512 --max-bytes 4K --reps 3 --json

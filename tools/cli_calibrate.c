@@ -45,8 +45,9 @@ const char calibrate_help[] =
         "  --no-pin          do not pin the threads\n"
         "  --copiers N       concurrency: a team of at most N ranks, one per CPU,\n"
         "                    measures cache-line hand-offs from rank 0 to each, the\n"
-        "                    aggregate copy and combine bandwidth of 1..N ranks, the cost\n"
-        "                    of a synchronised round and a step of a ring over\n"
+        "                    aggregate copy and combine bandwidth of 1..N ranks (and\n"
+        "                    the copy of blocks another rank has read, N >= 3), the\n"
+        "                    cost of a synchronised round and a step of a ring over\n"
         "                    the channels as ranks grow [the CPUs]\n"
         "  --no-concurrency  do not measure concurrency (the pair's model alone)\n"
         "  --single-copy-min N  the team's single-copy threshold: messages of N\n"
@@ -143,6 +144,13 @@ static void machine_text(const struct tc_calibration *c)
 		printf("  combine %5zu KiB  aggregate GB/s by combiners:", c->copy_sizes[s] >> 10);
 		for (int k = 0; k < c->ncombine; k++)
 			printf(" %d:%.1f", c->copiers[k], c->combine_bytes_per_ns[s][k]);
+		printf("\n");
+	}
+	for (int s = 0; s < c->ncopy_sizes && c->nshared > 0; s++) {
+		printf("  shared %5zu KiB  aggregate GB/s by copiers of read blocks:",
+		       c->copy_sizes[s] >> 10);
+		for (int k = 0; k < c->nshared; k++)
+			printf(" %d:%.1f", c->copiers[k], c->shared_bytes_per_ns[s][k]);
 		printf("\n");
 	}
 	printf("  round      ns per synchronised round by ranks:");
@@ -242,6 +250,16 @@ static void machine_json(struct cli_json *w, const struct tc_calibration *c)
 				cli_json_uint(w, "bytes", c->copy_sizes[s]);
 				cli_json_int(w, "combiners", c->copiers[k]);
 				cli_json_num(w, "aggregate_bytes_per_ns", c->combine_bytes_per_ns[s][k]);
+				cli_json_end_obj(w);
+			}
+		cli_json_end_arr(w);
+		cli_json_arr(w, "shared");
+		for (int s = 0; s < c->ncopy_sizes; s++)
+			for (int k = 0; k < c->nshared; k++) {
+				cli_json_obj(w, NULL);
+				cli_json_uint(w, "bytes", c->copy_sizes[s]);
+				cli_json_int(w, "copiers", c->copiers[k]);
+				cli_json_num(w, "aggregate_bytes_per_ns", c->shared_bytes_per_ns[s][k]);
 				cli_json_end_obj(w);
 			}
 		cli_json_end_arr(w);

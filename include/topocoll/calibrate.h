@@ -180,6 +180,13 @@
  *             written, as the machine's own algorithms reduce a peer's
  *             block into theirs), after the copy: B_c(k, m),
  *             combine_bytes_per_ns;
+ *   shared    the same samples' k copiers copying a block that another
+ *             core has read since its writer wrote it (each of max(k, 3)
+ *             ranks writes its block, copies once, untimed, the block two
+ *             ranks on, then the k copiers copy the next one's): the
+ *             blocks that several ranks read (an allgather's, a bcast's),
+ *             read after the first reader, B_s(k, m),
+ *             shared_bytes_per_ns;
  *   sync      the time of one synchronised round among q = 2, 4, 8, ..., K
  *             ranks: each round every rank sends 8 bytes d ranks to its
  *             right and receives from d to its left (tc_sendrecv), d the
@@ -456,6 +463,12 @@ struct tc_calibration {
 	 * then priced as a copy and m t_c). */
 	int ncombine;
 	double combine_bytes_per_ns[TC_CALIBRATE_COPY_SIZES][TC_CALIBRATE_MAX_COPIERS];
+	/* B_s(k, m): the same samples' copiers copying blocks another core
+	 * has read (top of the file), aggregate, [size][copier count];
+	 * nshared is ncopiers when measured, 0 when not (a block of several
+	 * readers is then priced as the copy table's). */
+	int nshared;
+	double shared_bytes_per_ns[TC_CALIBRATE_COPY_SIZES][TC_CALIBRATE_MAX_COPIERS];
 	int nsync;
 	int sync_ranks[TC_CALIBRATE_MAX_SYNC]; /* q, increasing, from 2 */
 	double sync_ns[TC_CALIBRATE_MAX_SYNC]; /* R(q): time per round */

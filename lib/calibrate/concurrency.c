@@ -5,7 +5,8 @@
  * steps, rounds.  Natively, unless opts->max_copiers is -1, a complete:K
  * team over the process's CPUs passes a cache line between rank 0 and
  * every other rank in turn, copies and combines blocks of four sizes with
- * k concurrent copiers, passes blocks of three sizes around rings of q
+ * k concurrent copiers (and, K >= 3, copies blocks another core has read
+ * first), passes blocks of three sizes around rings of q
  * ranks over the channels, and runs synchronised rounds among q ranks, of
  * messages and of cache-line flags; rank 0 keeps the median of each
  * figure's samples.  tc_model_calibrate (lib/calibrate/calibrate.c) runs
@@ -67,6 +68,7 @@ struct tc__conc_ctx {
 	int copiers[TC_CALIBRATE_MAX_COPIERS];
 	double copy[TC_CALIBRATE_COPY_SIZES][TC_CALIBRATE_MAX_COPIERS][TC__CONC_REPS]; /* slowest, ns */
 	double combine[TC_CALIBRATE_COPY_SIZES][TC_CALIBRATE_MAX_COPIERS][TC__CONC_REPS]; /* the same */
+	double shared[TC_CALIBRATE_COPY_SIZES][TC_CALIBRATE_MAX_COPIERS][TC__CONC_REPS]; /* the same */
 	int nsync;
 	int sync_q[TC_CALIBRATE_MAX_SYNC];
 	int nchain_sizes;                                  /* the chain sizes the buffers hold */
@@ -305,6 +307,38 @@ static int tc__conc_chains(struct tc_proc *proc, struct tc__conc_ctx *c)
 	return err;
 }
 
+/* One sample of the shared table (tc__conc_spmd): size s, copier count
+ * c->copiers[ki], sample r (< 0: untimed), the copiers from rank off on.
+ * K >= 3: the block's writer, its first reader and the timed copier are
+ * three ranks. */
+static int tc__conc_shared_copy(struct tc_proc *proc, struct tc__conc_ctx *c, int s, int ki, int r, int off)
+{
+	const int me = tc_rank(proc), k = c->copiers[ki], K = c->K;
+	const int w = k > 3 ? k : 3, j = (me - off + K) % K;
+	const size_t m = c->sizes[s];
+	int err = TC_OK;
+	if (j < w)
+		memset(c->src[me], (int)((r + s + ki + 1) & 0xff), m);
+	if ((err = tc_barrier(proc, NULL)) != 0)
+		return err;
+	/* The first read (it writes the reader's destination too, as the
+	 * other samples' memset does). */
+	if (j < w)
+		tc__cal_memcpy(c->dst[me], c->src[(off + (j + 2) % w) % K], m);
+	if ((err = tc_barrier(proc, NULL)) != 0)
+		return err;
+	if (j < k) {
+		uint64_t t0 = tc__cal_now();
+		tc__cal_memcpy(c->dst[me], c->src[(off + (j + 1) % w) % K], m);
+		c->d[me] = (double)(tc__cal_now() - t0);
+	}
+	if ((err = tc_barrier(proc, NULL)) != 0)
+		return err;
+	if (me == 0 && r >= 0)
+		c->shared[s][ki][r] = tc__conc_slowest(c, off, k);
+	return TC_OK;
+}
+
 /* The whole concurrency team's script: every rank runs every phase,
  * phases separated by barriers. */
 static int tc__conc_spmd(struct tc_proc *proc, void *arg)
@@ -344,7 +378,13 @@ static int tc__conc_spmd(struct tc_proc *proc, void *arg)
 	 * calibrations.
 	 * Each sample's copiers then combine the same blocks (a sum of
 	 * doubles into their own, both written again first): the combine
-	 * table, B_c. */
+	 * table, B_c.  Then, with three ranks or more, they copy blocks that
+	 * another core has read since their writer wrote them: max(k, 3)
+	 * ranks write their block and copy, untimed, the block two ranks
+	 * on, then the k copiers copy the next one's, which the rank before
+	 * them has just read: the shared table, B_s, what a block that
+	 * several ranks read (an allgather's, a bcast's) costs after its
+	 * first reader. */
 	for (int r = -1; r < TC__CONC_REPS && !err; r++)
 		for (int s = 0; s < c->nsizes && !err; s++)
 			for (int ki = 0; ki < c->ncopiers && !err; ki++) {
@@ -383,6 +423,8 @@ static int tc__conc_spmd(struct tc_proc *proc, void *arg)
 						(op ? c->combine : c->copy)[s][ki][r] =
 						        tc__conc_slowest(c, off, k);
 				}
+				if (!err && K >= 3)
+					err = tc__conc_shared_copy(proc, c, s, ki, r, off);
 			}
 	if (!err)
 		err = tc__conc_chains(proc, c);
@@ -412,6 +454,7 @@ int tc__cal_concurrency(const struct tc_calibrate_opts *o, struct tc_calibration
 	out->nflag = 0;
 	out->nchain = out->nchain_sizes = 0;
 	out->ncombine = 0;
+	out->nshared = 0;
 	if (o->max_copiers < 0 || o->mode == TC_MODE_EMULATED)
 		return TC_OK;
 	cpu_set_t set;
@@ -522,9 +565,13 @@ int tc__cal_concurrency(const struct tc_calibrate_opts *o, struct tc_calibration
 			t = tc__cal_median(c->combine[s][ki], TC__CONC_REPS);
 			out->combine_bytes_per_ns[s][ki] =
 			        t > 0 ? (double)c->copiers[ki] * (double)c->sizes[s] / t : NAN;
+			t = K >= 3 ? tc__cal_median(c->shared[s][ki], TC__CONC_REPS) : 0;
+			out->shared_bytes_per_ns[s][ki] =
+			        t > 0 ? (double)c->copiers[ki] * (double)c->sizes[s] / t : NAN;
 		}
 	}
 	out->ncombine = c->ncopiers;
+	out->nshared = K >= 3 ? c->ncopiers : 0;
 	out->nsync = c->nsync;
 	for (int i = 0; i < c->nsync; i++) {
 		out->sync_ranks[i] = c->sync_q[i];

@@ -55,7 +55,7 @@
  * the sizes below with it): these fail to compile until then, on the
  * x86-64 builds that CI runs. */
 #if defined(__x86_64__) && defined(__LP64__)
-_Static_assert(sizeof(struct tc_calibration) == 12816, "a field of tc_calibration not written");
+_Static_assert(sizeof(struct tc_calibration) == 14872, "a field of tc_calibration not written");
 _Static_assert(sizeof(struct tc_calibration_point) == 96, "a field of a point not written");
 _Static_assert(sizeof(struct tc_calibration_segment) == 96, "a field of a segment not written");
 #endif
@@ -236,6 +236,14 @@ static void tc__cal_visit(struct tc__cal_visit *v, struct tc_calibration *c)
 			tc__cal_emit(v, TC__CAL_D, &c->combine_bytes_per_ns[i][j],
 			             "combine_bytes_per_ns.%d.%d", i, j);
 	v->count = NULL;
+	TC__CAL_F(nshared, TC__CAL_I);
+	const int nshared = tc__cal_upto(v, c->nshared, TC_CALIBRATE_MAX_COPIERS);
+	v->count = "ncopy_sizes and nshared";
+	for (int i = 0; i < nsizes; i++)
+		for (int j = 0; j < nshared; j++)
+			tc__cal_emit(v, TC__CAL_D, &c->shared_bytes_per_ns[i][j],
+			             "shared_bytes_per_ns.%d.%d", i, j);
+	v->count = NULL;
 	TC__CAL_F(nsync, TC__CAL_I);
 	v->count = "nsync";
 	for (int i = 0; i < tc__cal_upto(v, c->nsync, TC_CALIBRATE_MAX_SYNC); i++) {
@@ -379,9 +387,9 @@ static int tc__cal_mark(struct tc__cal_visit *v, const struct tc__cal_field *f)
 /* Whether p is one of c's counts (the check names those first). */
 static bool tc__cal_is_count(const struct tc_calibration *c, const void *p)
 {
-	const int *counts[] = {&c->npoints,  &c->nsegments,   &c->conc_ranks, &c->ncopy_sizes,
-	                       &c->ncopiers, &c->ncombine,    &c->nsync,      &c->nflag,
-	                       &c->nchain,   &c->nchain_sizes};
+	const int *counts[] = {&c->npoints,  &c->nsegments, &c->conc_ranks,  &c->ncopy_sizes,
+	                       &c->ncopiers, &c->ncombine,  &c->nshared,     &c->nsync,
+	                       &c->nflag,    &c->nchain,    &c->nchain_sizes};
 	for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++)
 		if (p == (const void *)counts[i])
 			return true;

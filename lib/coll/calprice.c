@@ -363,6 +363,56 @@ static double tc__cal_sync_ns(const struct tc_calibration *cal, enum tc__cal_sha
 	return f;
 }
 
+/* A source block of a schedule: the rank, buffer, offset and size a
+ * transfer between two ranks reads, and the transfer's index. */
+struct tc__cal_block {
+	int src, buf, idx;
+	uint64_t off, bytes;
+};
+
+static int tc__cal_block_cmp(const void *a, const void *b)
+{
+	const struct tc__cal_block *x = a, *y = b;
+	if (x->src != y->src)
+		return x->src < y->src ? -1 : 1;
+	if (x->buf != y->buf)
+		return x->buf < y->buf ? -1 : 1;
+	if (x->off != y->off)
+		return x->off < y->off ? -1 : 1;
+	if (x->bytes != y->bytes)
+		return x->bytes < y->bytes ? -1 : 1;
+	return 0;
+}
+
+/* readers[i] for each transfer i of tr[0..n) between two ranks: how many
+ * of the schedule's transfers between two ranks read its source block
+ * (the same rank, buffer, offset and size): an allgather's block p - 1,
+ * an alltoall's 1.  0 for a local one.  TC_ENOMEM or TC_OK. */
+static int tc__cal_readers(const struct tc_transfer *tr, int n, int *readers)
+{
+	struct tc__cal_block *b = malloc((size_t)(n > 0 ? n : 1) * sizeof *b);
+	if (!b)
+		return TC_ENOMEM;
+	int m = 0;
+	for (int i = 0; i < n; i++) {
+		readers[i] = 0;
+		if (tr[i].src != tr[i].dst)
+			b[m++] = (struct tc__cal_block){tr[i].src, tr[i].src_buf, i, tr[i].src_off,
+			                                tr[i].bytes};
+	}
+	qsort(b, (size_t)m, sizeof *b, tc__cal_block_cmp);
+	for (int i = 0; i < m;) {
+		int j = i;
+		while (j < m && !tc__cal_block_cmp(&b[i], &b[j]))
+			j++;
+		for (int x = i; x < j; x++)
+			readers[b[x].idx] = j - i;
+		i = j;
+	}
+	free(b);
+	return TC_OK;
+}
+
 /*
  * The price of a schedule of the machine's own algorithms (TC__ALG_SHM) on
  * a native team whose ranks each have a CPU: there the reader copies (out of
@@ -436,13 +486,16 @@ static int tc__cal_shm_ns(const struct tc_calibration *cal, const struct tc_tran
 	int *stamp = calloc((size_t)np, sizeof *stamp), *seen = calloc((size_t)np, sizeof *seen);
 	int *wrote = calloc((size_t)np, sizeof *wrote);
 	int *reads = calloc((size_t)np, sizeof *reads), *lines = calloc((size_t)np, sizeof *lines);
+	int *readers = malloc((size_t)(n > 0 ? n : 1) * sizeof *readers);
 	double *busy = calloc((size_t)np, sizeof *busy);
-	if (!stamp || !seen || !wrote || !reads || !lines || !busy) {
+	if (!stamp || !seen || !wrote || !reads || !lines || !readers || !busy ||
+	    tc__cal_readers(tr, n, readers)) {
 		free(stamp);
 		free(seen);
 		free(wrote);
 		free(reads);
 		free(lines);
+		free(readers);
 		free(busy);
 		return TC_ENOMEM;
 	}
@@ -500,12 +553,24 @@ static int tc__cal_shm_ns(const struct tc_calibration *cal, const struct tc_tran
 				 * combiners' rate where it was measured, else as
 				 * a copy and an add of data in the cache. */
 				const double comb = x->combine ? tc__machine_combine_ns(cal, k, at) : NAN;
+				/* A copy of a block that n ranks read: the
+				 * first reader's at the copy table's rate, the
+				 * n - 1 after it at the shared table's, where
+				 * measured; each reader is priced at their
+				 * mean (in an allgather every reader comes
+				 * first to one block, its first). */
+				double cp = tc__machine_copy_ns(cal, k, at);
+				const double sh = !x->combine && readers[j] > 1
+				                          ? tc__machine_shared_ns(cal, k, at)
+				                          : NAN;
+				if (isfinite(sh))
+					cp = (cp + (readers[j] - 1) * sh) / readers[j];
 				if (!x->bytes)
 					t = 0;
 				else if (isfinite(comb))
 					t = comb * own / (double)at;
 				else
-					t = tc__machine_copy_ns(cal, k, at) * own / (double)at +
+					t = cp * own / (double)at +
 					    (x->combine ? (double)x->bytes * tc : 0);
 				if (stamp[x->dst] == id) /* d's first read of the round */
 					stamp[x->dst] = -id, reads[x->dst] = 0, lines[x->dst] = 0;
@@ -555,6 +620,7 @@ static int tc__cal_shm_ns(const struct tc_calibration *cal, const struct tc_tran
 	free(wrote);
 	free(reads);
 	free(lines);
+	free(readers);
 	free(busy);
 	*ns = isfinite(total) ? total : NAN;
 	return TC_OK;

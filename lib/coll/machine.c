@@ -198,6 +198,14 @@ double tc__machine_combine_ns(const struct tc_calibration *cal, int k, size_t by
 	return tc__machine_table_ns(cal, cal->combine_bytes_per_ns, k, bytes);
 }
 
+double tc__machine_shared_ns(const struct tc_calibration *cal, int k, size_t bytes)
+{
+	if (!cal || cal->conc_ranks < 2 || cal->nshared < 1 || cal->nshared != cal->ncopiers ||
+	    cal->ncopy_sizes < 1)
+		return NAN;
+	return tc__machine_table_ns(cal, cal->shared_bytes_per_ns, k, bytes);
+}
+
 /* ys[0 .. n) at the team sizes sync_ranks[], interpolated in log2 q and
  * clamped (q < 2 as 2); NAN without the tables or n < 1. */
 static double tc__machine_by_ranks(const struct tc_calibration *cal, int n, const double *ys, int q)

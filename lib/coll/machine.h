@@ -148,6 +148,10 @@ double tc__machine_round_ns(const struct tc_calibration *cal, const struct tc_mo
  *   once (B_c, combine_bytes_per_ns): reading m bytes another rank has
  *   just written and adding them into m of their own; NAN when the
  *   calibration did not measure it (ncombine 0);
+ * - tc__machine_shared_ns(cal, k, m): the same for k ranks copying at once
+ *   blocks that another rank has read since their writer wrote them (B_s,
+ *   shared_bytes_per_ns): a block of several readers after its first;
+ *   NAN when not measured (nshared 0);
  * - tc__machine_r_ns(cal, q): R(q), the time of a synchronised round among
  *   q ranks (q < 2 as 2), interpolated in log2 q and clamped;
  * - tc__machine_flag_ns(cal, q): F(q), the same for a round of cache-line
@@ -161,6 +165,7 @@ double tc__machine_round_ns(const struct tc_calibration *cal, const struct tc_mo
  */
 double tc__machine_copy_ns(const struct tc_calibration *cal, int k, size_t bytes);
 double tc__machine_combine_ns(const struct tc_calibration *cal, int k, size_t bytes);
+double tc__machine_shared_ns(const struct tc_calibration *cal, int k, size_t bytes);
 double tc__machine_r_ns(const struct tc_calibration *cal, int q);
 double tc__machine_flag_ns(const struct tc_calibration *cal, int q);
 double tc__machine_handoff_ns(const struct tc_calibration *cal, int q);

@@ -112,6 +112,7 @@ static int tc__cal_shape_valid(const struct tc_calibration *c, struct tc__cal_fa
 	        {"ncopy_sizes", offsetof(struct tc_calibration, ncopy_sizes), TC_CALIBRATE_COPY_SIZES},
 	        {"ncopiers", offsetof(struct tc_calibration, ncopiers), TC_CALIBRATE_MAX_COPIERS},
 	        {"ncombine", offsetof(struct tc_calibration, ncombine), TC_CALIBRATE_MAX_COPIERS},
+	        {"nshared", offsetof(struct tc_calibration, nshared), TC_CALIBRATE_MAX_COPIERS},
 	        {"nsync", offsetof(struct tc_calibration, nsync), TC_CALIBRATE_MAX_SYNC},
 	};
 	for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
@@ -312,6 +313,13 @@ static int tc__cal_costs_valid(const struct tc_calibration *c, struct tc__cal_fa
 		                   c->ncombine, c->ncopiers);
 	err = tc__cal_rates_valid(f, "combine_bytes_per_ns", c->combine_bytes_per_ns,
 	                          c->ncopy_sizes, c->ncombine);
+	if (err)
+		return err;
+	if (c->nshared != 0 && c->nshared != c->ncopiers)
+		return tc__cal_bad(f, &c->nshared, "nshared %d is neither 0 nor ncopiers %d",
+		                   c->nshared, c->ncopiers);
+	err = tc__cal_rates_valid(f, "shared_bytes_per_ns", c->shared_bytes_per_ns, c->ncopy_sizes,
+	                          c->nshared);
 	if (err)
 		return err;
 	for (int i = 0; i < c->nsync; i++) {
