@@ -307,6 +307,13 @@ static int tc__conc_chains(struct tc_proc *proc, struct tc__conc_ctx *c)
 	return err;
 }
 
+/* The byte a copy sample's sources are written with: never 0 (see the
+ * copies in tc__conc_spmd), another for each sample, size and count. */
+static int tc__conc_fill(int r, int s, int ki)
+{
+	return 0x40 | ((r + s + ki) & 0x3f);
+}
+
 /* One sample of the shared table (tc__conc_spmd): size s, copier count
  * c->copiers[ki], sample r (< 0: untimed), the copiers from rank off on.
  * K >= 3: the block's writer, its first reader and the timed copier are
@@ -318,7 +325,7 @@ static int tc__conc_shared_copy(struct tc_proc *proc, struct tc__conc_ctx *c, in
 	const size_t m = c->sizes[s];
 	int err = TC_OK;
 	if (j < w)
-		memset(c->src[me], (int)((r + s + ki + 1) & 0xff), m);
+		memset(c->src[me], tc__conc_fill(r + 1, s, ki), m);
 	if ((err = tc_barrier(proc, NULL)) != 0)
 		return err;
 	/* The first read (it writes the reader's destination too, as the
@@ -397,12 +404,17 @@ static int tc__conc_spmd(struct tc_proc *proc, void *arg)
 				 * copy (its own would be a copy within its cache). */
 				const int w = k > 1 ? k : 2;
 				const int from = (off + (j + 1) % w) % K;
-				/* The copy, then the combine (doubles of 0.0:
-				 * the sums stay finite). */
+				/* The copy, then the combine (bytes 0x3f: doubles
+				 * of about 5e-4, added into the zeros of the
+				 * destination).  No buffer is written with zeros
+				 * over zeros, nor a sum of zeros stored over them:
+				 * Intel cores drop such stores (Downs, "Hardware
+				 * store elimination"), which a program's data do
+				 * not meet. */
 				for (int op = 0; op < 2 && !err; op++) {
 					if (j < w)
 						memset(c->src[me],
-						       op ? 0 : (int)((r + s + ki) & 0xff), m);
+						       op ? 0x3f : tc__conc_fill(r, s, ki), m);
 					if (j < k)
 						memset(c->dst[me], 0, m);
 					if ((err = tc_barrier(proc, NULL)) != 0)
