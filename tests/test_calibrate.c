@@ -1088,8 +1088,9 @@ Test(calibrate, shared_memory_reads_at_their_block, .timeout = 10)
 /* A block that several ranks read (an allgather's, a bcast's) is priced, for
  * each of its n readers, at the mean of the copy table's rate (its first
  * reader's) and n - 1 times the shared table's (B_s: a block another core
- * has read), where measured (nshared); a block of one reader (an
- * alltoall's) and a combine keep their price.  With B_s twice B on the
+ * has read), where measured (nshared) and the call takes at most half the
+ * last-level cache; a block of one reader (an alltoall's) and a combine
+ * keep their price.  With B_s twice B on the
  * 64 KiB row, 64 KiB blocks within half a 64 MiB cache: one read by one of
  * k copiers takes m k / B(k) = m / 10 ns alone, m / 20 after its first
  * reader. */
@@ -1130,6 +1131,14 @@ Test(calibrate, shared_memory_blocks_of_several_readers, .timeout = 10)
 		          "%s %s: %.3f ns saved, not %.3f", cases[i].topo,
 		          tc_coll_name(cases[i].coll), own - shared, cases[i].saved);
 	}
+	/* Past half the cache (an allgather of 256 KiB blocks on complete:4
+	 * touches 5 MiB of an 8 MiB one) a block is read as one reader's. */
+	c.cache_bytes[2] = (size_t)8 << 20;
+	const double shared =
+	        predict_placed(&c, "complete:4", TC_COLL_ALLGATHER, "shm", 256 << 10, NULL);
+	c.nshared = 0;
+	const double own = predict_placed(&c, "complete:4", TC_COLL_ALLGATHER, "shm", 256 << 10, NULL);
+	cr_assert(shared == own, "beyond half the cache: %.3f ns against %.3f", shared, own);
 }
 
 /* With rounds of flags measured (nflag), a round of the machine's own

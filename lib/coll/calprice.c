@@ -553,14 +553,17 @@ static int tc__cal_shm_ns(const struct tc_calibration *cal, const struct tc_tran
 				 * combiners' rate where it was measured, else as
 				 * a copy and an add of data in the cache. */
 				const double comb = x->combine ? tc__machine_combine_ns(cal, k, at) : NAN;
-				/* A copy of a block that n ranks read: the
-				 * first reader's at the copy table's rate, the
-				 * n - 1 after it at the shared table's, where
-				 * measured; each reader is priced at their
-				 * mean (in an allgather every reader comes
-				 * first to one block, its first). */
+				/* A copy of a block that n ranks read, in a
+				 * roomy call: the first reader's at the copy
+				 * table's rate, the n - 1 after it at the
+				 * shared table's, where measured; each reader
+				 * is priced at their mean (in an allgather
+				 * every reader comes first to one block, its
+				 * first).  Past half the cache the other
+				 * ranks' data evict the block between its
+				 * readers, as for the row above. */
 				double cp = tc__machine_copy_ns(cal, k, at);
-				const double sh = !x->combine && readers[j] > 1
+				const double sh = !x->combine && readers[j] > 1 && data->roomy
 				                          ? tc__machine_shared_ns(cal, k, at)
 				                          : NAN;
 				if (isfinite(sh))
