@@ -12,7 +12,12 @@
  *            lines shared and clean: an allgather's block after its first
  *            reader);
  *   one      every copier copies the block one rank (not copying) has
- *            just written (a bcast's readers).
+ *            just written (a bcast's readers);
+ *   convoy   copier j copies block j of k that one rank (not copying) has
+ *            just written, all at once (a reduction's readers, which take
+ *            their operands in rank order: every reader at rank 0's
+ *            buffer, then at rank 1's); "-" where k blocks exceed
+ *            CONVOY_MAX bytes.
  * Each figure is GB/s per copier (the block over the slowest copier's
  * time), the median of --samples; every copier writes its destination
  * first, as the table's do.  The last line is one JSON object.
@@ -28,14 +33,17 @@
 #include "topocoll.h"
 
 enum { MAX_SIZES = 8, MAX_SAMPLES = 101 };
-enum mode { M_OWN, M_READ, M_ONE, NMODE };
-static const char *const mode_name[NMODE] = {"own", "read", "one"};
+enum mode { M_OWN, M_READ, M_ONE, M_CONVOY, NMODE };
+static const char *const mode_name[NMODE] = {"own", "read", "one", "convoy"};
+/* The largest buffer of k blocks that convoy's writer fills. */
+#define CONVOY_MAX ((size_t)64 << 20)
 
 struct ctx {
 	int k, samples;
 	enum mode mode;
 	size_t m;
 	unsigned char **src, **dst, **scratch; /* per rank, m bytes each */
+	unsigned char *wide;                   /* convoy's k blocks, CONVOY_MAX bytes */
 	double t[MAX_SAMPLES][64];             /* per sample, per copier: ns */
 };
 
@@ -61,8 +69,12 @@ static int rank_fn(struct tc_proc *proc, void *arg)
 	const size_t m = c->m;
 	int err = TC_OK;
 	for (int s = -1; s < c->samples && !err; s++) { /* s = -1: warm-up */
-		/* Writers: every rank that is some copier's source. */
-		memset(c->src[me], (int)((s + 2) & 0xff), m);
+		/* Writers: every rank that is some copier's source (convoy:
+		 * rank k, all k blocks). */
+		if (c->mode == M_CONVOY && me == k)
+			memset(c->wide, (int)((s + 2) & 0xff), (size_t)k * m);
+		else
+			memset(c->src[me], (int)((s + 2) & 0xff), m);
 		if (me < k)
 			memset(c->dst[me], 0, m);
 		if ((err = tc_barrier(proc, NULL)) != 0)
@@ -77,7 +89,9 @@ static int rank_fn(struct tc_proc *proc, void *arg)
 			break;
 		if (me < k) {
 			const double t0 = now_ns();
-			memcpy(c->dst[me], c->src[source_of(c, me)], m);
+			memcpy(c->dst[me],
+			       c->mode == M_CONVOY ? c->wide + (size_t)me * m : c->src[source_of(c, me)],
+			       m);
 			if (s >= 0)
 				c->t[s][me] = now_ns() - t0;
 		}
@@ -155,6 +169,8 @@ int main(int argc, char **argv)
 			    !(c->scratch[r] = aligned_alloc(64, maxm)))
 				rc = 1;
 		}
+		if (!rc && !(c->wide = aligned_alloc(64, CONVOY_MAX)))
+			rc = 1;
 	}
 	struct tc_team_config cfg;
 	tc_team_config_default(&cfg);
@@ -170,8 +186,8 @@ int main(int argc, char **argv)
 	if (!rc) {
 		printf("# copies: GB/s per copier, median of %d samples; a team of %d ranks on %ld CPUs%s\n",
 		       samples, p, cpus, p > cpus ? " (more ranks than CPUs: not a measurement)" : "");
-		printf("%-9s %4s %9s %9s %9s\n", "bytes", "k", mode_name[M_OWN], mode_name[M_READ],
-		       mode_name[M_ONE]);
+		printf("%-9s %4s %9s %9s %9s %9s\n", "bytes", "k", mode_name[M_OWN],
+		       mode_name[M_READ], mode_name[M_ONE], mode_name[M_CONVOY]);
 		jl += (size_t)snprintf(json, sizeof json,
 		                       "{\"bench\":\"copies\",\"cpus\":%ld,\"rows\":[", cpus);
 	}
@@ -190,6 +206,9 @@ int main(int argc, char **argv)
 			const int k = c->k;
 			for (int md = 0; !rc && md < NMODE; md++) {
 				c->mode = (enum mode)md;
+				gb[md] = -1; /* not measured */
+				if (c->mode == M_CONVOY && (size_t)k * c->m > CONVOY_MAX)
+					continue;
 				if ((err = tc_run(team, rank_fn, c)) != 0) {
 					fprintf(stderr, "copies: %s\n", tc_strerror(err));
 					rc = 1;
@@ -207,12 +226,18 @@ int main(int argc, char **argv)
 			}
 			if (rc)
 				break;
-			printf("%-9zu %4d %9.2f %9.2f %9.2f\n", c->m, k, gb[0], gb[1], gb[2]);
+			char convoy[32] = "-", convoy_json[32] = "null";
+			if (gb[M_CONVOY] >= 0) {
+				snprintf(convoy, sizeof convoy, "%.2f", gb[M_CONVOY]);
+				snprintf(convoy_json, sizeof convoy_json, "%.3f", gb[M_CONVOY]);
+			}
+			printf("%-9zu %4d %9.2f %9.2f %9.2f %9s\n", c->m, k, gb[0], gb[1], gb[2], convoy);
 			if (jl < sizeof json)
 				jl += (size_t)snprintf(json + jl, sizeof json - jl,
 				                       "%s{\"bytes\":%zu,\"k\":%d,\"own\":%.3f,\"read\":%.3f,"
-				                       "\"one\":%.3f}",
-				                       first ? "" : ",", c->m, k, gb[0], gb[1], gb[2]);
+				                       "\"one\":%.3f,\"convoy\":%s}",
+				                       first ? "" : ",", c->m, k, gb[0], gb[1],
+				                       gb[2], convoy_json);
 			first = 0;
 		}
 	if (!rc)
@@ -230,6 +255,7 @@ int main(int argc, char **argv)
 		free(c->src);
 		free(c->dst);
 		free(c->scratch);
+		free(c->wide);
 	}
 	free(c);
 	return rc;

@@ -164,7 +164,8 @@ if [ "$quick" != 1 ] && [ -x "$bin/bench/rounds" ]; then
 	timeout -k 5 30 "$bin/bench/rounds" > "$out/rounds.txt" 2>&1 && grep -v '^{' "$out/rounds.txt"
 fi
 # Concurrent copies by how their blocks are shared: the copy table's kind,
-# a block already read once, one block for all (bench/copies; a second).
+# a block already read once, one block for all, one writer's blocks for all
+# at once (bench/copies; a few seconds).
 if [ "$quick" != 1 ] && [ -x "$bin/bench/copies" ]; then
 	echo "== [$SECONDS s] copies (for the record)"
 	timeout -k 5 30 "$bin/bench/copies" > "$out/copies.txt" 2>&1 && grep -v '^{' "$out/copies.txt"
