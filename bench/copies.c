@@ -17,7 +17,11 @@
  *            just written, all at once (a reduction's readers, which take
  *            their operands in rank order: every reader at rank 0's
  *            buffer, then at rank 1's); "-" where k blocks exceed
- *            CONVOY_MAX bytes.
+ *            CONVOY_MAX bytes;
+ *   zeros    own, every block and destination written with zeros, what a
+ *            benchmark that rewrites its buffers with zeros copies: where
+ *            Intel cores drop stores of zeros over zeros (Downs, "Hardware
+ *            store elimination"), faster than own.
  * Each figure is GB/s per copier (the block over the slowest copier's
  * time), the median of --samples; every copier writes its destination
  * first, as the table's do.  The last line is one JSON object.
@@ -33,8 +37,8 @@
 #include "topocoll.h"
 
 enum { MAX_SIZES = 8, MAX_SAMPLES = 101 };
-enum mode { M_OWN, M_READ, M_ONE, M_CONVOY, NMODE };
-static const char *const mode_name[NMODE] = {"own", "read", "one", "convoy"};
+enum mode { M_OWN, M_READ, M_ONE, M_CONVOY, M_ZEROS, NMODE };
+static const char *const mode_name[NMODE] = {"own", "read", "one", "convoy", "zeros"};
 /* The largest buffer of k blocks that convoy's writer fills. */
 #define CONVOY_MAX ((size_t)64 << 20)
 
@@ -59,7 +63,7 @@ static double now_ns(void)
  * read, rank j + 2 (mod k + 1) has copied that block once before. */
 static int source_of(const struct ctx *c, int j)
 {
-	return c->mode == M_ONE ? c->k : (j + 1) % (c->k + 1);
+	return c->mode == M_ONE ? c->k : (j + 1) % (c->k + 1); /* zeros: as own */
 }
 
 static int rank_fn(struct tc_proc *proc, void *arg)
@@ -74,7 +78,7 @@ static int rank_fn(struct tc_proc *proc, void *arg)
 		if (c->mode == M_CONVOY && me == k)
 			memset(c->wide, (int)((s + 2) & 0xff), (size_t)k * m);
 		else
-			memset(c->src[me], (int)((s + 2) & 0xff), m);
+			memset(c->src[me], c->mode == M_ZEROS ? 0 : (int)((s + 2) & 0xff), m);
 		if (me < k)
 			memset(c->dst[me], 0, m);
 		if ((err = tc_barrier(proc, NULL)) != 0)
@@ -186,8 +190,10 @@ int main(int argc, char **argv)
 	if (!rc) {
 		printf("# copies: GB/s per copier, median of %d samples; a team of %d ranks on %ld CPUs%s\n",
 		       samples, p, cpus, p > cpus ? " (more ranks than CPUs: not a measurement)" : "");
-		printf("%-9s %4s %9s %9s %9s %9s\n", "bytes", "k", mode_name[M_OWN],
-		       mode_name[M_READ], mode_name[M_ONE], mode_name[M_CONVOY]);
+		printf("%-9s %4s", "bytes", "k");
+		for (int md = 0; md < NMODE; md++)
+			printf(" %9s", mode_name[md]);
+		printf("\n");
 		jl += (size_t)snprintf(json, sizeof json,
 		                       "{\"bench\":\"copies\",\"cpus\":%ld,\"rows\":[", cpus);
 	}
@@ -226,18 +232,28 @@ int main(int argc, char **argv)
 			}
 			if (rc)
 				break;
-			char convoy[32] = "-", convoy_json[32] = "null";
-			if (gb[M_CONVOY] >= 0) {
-				snprintf(convoy, sizeof convoy, "%.2f", gb[M_CONVOY]);
-				snprintf(convoy_json, sizeof convoy_json, "%.3f", gb[M_CONVOY]);
-			}
-			printf("%-9zu %4d %9.2f %9.2f %9.2f %9s\n", c->m, k, gb[0], gb[1], gb[2], convoy);
+			/* A figure, or "-" (null) where not measured. */
+			printf("%-9zu %4d", c->m, k);
 			if (jl < sizeof json)
 				jl += (size_t)snprintf(json + jl, sizeof json - jl,
-				                       "%s{\"bytes\":%zu,\"k\":%d,\"own\":%.3f,\"read\":%.3f,"
-				                       "\"one\":%.3f,\"convoy\":%s}",
-				                       first ? "" : ",", c->m, k, gb[0], gb[1],
-				                       gb[2], convoy_json);
+				                       "%s{\"bytes\":%zu,\"k\":%d",
+				                       first ? "" : ",", c->m, k);
+			for (int md = 0; md < NMODE; md++) {
+				if (gb[md] >= 0)
+					printf(" %9.2f", gb[md]);
+				else
+					printf(" %9s", "-");
+				if (jl < sizeof json)
+					jl += (size_t)(gb[md] >= 0
+					                       ? snprintf(json + jl, sizeof json - jl,
+					                                  ",\"%s\":%.3f",
+					                                  mode_name[md], gb[md])
+					                       : snprintf(json + jl, sizeof json - jl,
+					                                  ",\"%s\":null", mode_name[md]));
+			}
+			printf("\n");
+			if (jl < sizeof json)
+				jl += (size_t)snprintf(json + jl, sizeof json - jl, "}");
 			first = 0;
 		}
 	if (!rc)
