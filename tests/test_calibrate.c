@@ -473,6 +473,15 @@ static double b_at(double b64, double b4m, double m)
 	return b64 + (b4m - b64) * x;
 }
 
+/* The hand-made machine's caches: 32 KiB L1d, 1 MiB L2 and a last level of
+ * l3 bytes. */
+static void hand_made_caches(struct tc_calibration *c, size_t l3)
+{
+	c->cache_bytes[0] = 32 << 10;
+	c->cache_bytes[1] = (size_t)1 << 20;
+	c->cache_bytes[2] = l3;
+}
+
 /* The calibrated price of one call (topology topo, algorithm alg, blocks
  * of bytes, doubles) on ranks placed as place (NULL: unknown). */
 static double predict_placed(const struct tc_calibration *c, const char *topo, enum tc_coll coll,
@@ -1042,9 +1051,7 @@ Test(calibrate, shared_memory_round_beyond_last_cache, .timeout = 10)
 	 * that 16 copiers hold there (64 KiB), B(4) = 40 B/ns: 2 MiB x 4 / 40
 	 * a read, 4 / 40 ns/B the local copy (above t_copy); R(4) and one
 	 * hand-off. */
-	c.cache_bytes[0] = 32 << 10;
-	c.cache_bytes[1] = (size_t)1 << 20;
-	c.cache_bytes[2] = (size_t)64 << 20;
+	hand_made_caches(&c, (size_t)64 << 20);
 	const double big = 2.0 * (1 << 20);
 	double want = 50 + 150 + 80 + 3 * (big * 4 / 40) + big * 4 / 40;
 	double ns = predict_placed(&c, "complete:4", TC_COLL_ALLGATHER, "shm", (size_t)big, NULL);
@@ -1070,10 +1077,8 @@ Test(calibrate, shared_memory_reads_at_their_block, .timeout = 10)
 	struct tc_calibration c;
 	hand_made_concurrency(&c);
 	c.tcopy_ns_per_byte = 0.01;
-	c.cache_bytes[0] = 32 << 10;
-	c.cache_bytes[1] = (size_t)1 << 20;
 	const double m = 256.0 * 1024;
-	c.cache_bytes[2] = (size_t)64 << 20;
+	hand_made_caches(&c, (size_t)64 << 20);
 	const double roomy = predict_placed(&c, "complete:4", TC_COLL_ALLGATHER, "shm", (size_t)m, NULL);
 	c.cache_bytes[2] = (size_t)8 << 20;
 	const double tight = predict_placed(&c, "complete:4", TC_COLL_ALLGATHER, "shm", (size_t)m, NULL);
@@ -1099,9 +1104,7 @@ Test(calibrate, shared_memory_blocks_of_several_readers, .timeout = 10)
 	struct tc_calibration c;
 	hand_made_concurrency(&c);
 	c.tcopy_ns_per_byte = 0.01;
-	c.cache_bytes[0] = 32 << 10;
-	c.cache_bytes[1] = (size_t)1 << 20;
-	c.cache_bytes[2] = (size_t)64 << 20;
+	hand_made_caches(&c, (size_t)64 << 20);
 	const double m = 65536;
 	const struct {
 		const char *topo;
