@@ -19,8 +19,14 @@
  *       call's work costs at that team size.
  * The rounds and calls:
  *   flag        each rank stores the round's number in its own cache line
- *               and sweeps the others' until each shows it (the
- *               calibration's round: lib/calibrate/concurrency.c);
+ *               (a 128-byte block each) and sweeps the others' from the
+ *               next rank on until each shows it (the calibration's
+ *               round: lib/calibrate/concurrency.c);
+ *   flag64      the same with the flags a line apart, every rank sweeping
+ *               from rank 0 on (two ranks' flags share the 128-byte pair a
+ *               spatial prefetcher fetches together; every rank looks at
+ *               one flag first): how the calibration's round was laid out
+ *               in the reports of docs/manycore/2026-11-28;
  *   flag+8      the same, 8 bytes of payload in the flag's line, copied
  *               out of every peer's line as its flag is seen (an 8-byte
  *               allgather's round, by hand);
@@ -50,6 +56,7 @@ enum { MAX_Q = 64, MAX_SAMPLES = 101, LINE = 64 };
 
 enum kind {
 	K_FLAG,
+	K_FLAG64,
 	K_FLAG8,
 	K_FLAG_LINE,
 	K_FLAG2,
@@ -59,8 +66,9 @@ enum kind {
 	K_ALLREDUCE,
 	NKIND
 };
-static const char *const kind_name[NKIND] = {"flag",    "flag+8",    "flag+line", "flag2",
-                                             "barrier", "allgather", "alltoall",  "allreduce"};
+static const char *const kind_name[NKIND] = {"flag",      "flag64",   "flag+8",
+                                             "flag+line", "flag2",    "barrier",
+                                             "allgather", "alltoall", "allreduce"};
 
 /* A rank's flag block: two pairs of lines (flag2 alternates between
  * them); the payload of flag+8 in the flag's line, flag+line's in the
@@ -77,8 +85,9 @@ struct ctx {
 	int q, calls, samples;
 	enum kind kind;
 	int iso;
-	struct block (*blk)[2]; /* per rank */
-	uint64_t base;          /* the first round's number of this measurement */
+	struct block (*blk)[2];              /* per rank */
+	_Atomic uint64_t (*tight)[LINE / 8]; /* flag64's flags, a line each */
+	uint64_t base;                       /* the first round's number of this measurement */
 	double t0[MAX_Q][MAX_SAMPLES], t1[MAX_Q][MAX_SAMPLES];
 	double per[MAX_Q][MAX_SAMPLES]; /* b2b: each rank's ns per round */
 	char alg[MAX_Q][32];
@@ -98,6 +107,7 @@ static int hand_round(struct tc_proc *proc, struct ctx *c, int me, uint64_t v, u
 {
 	const int q = c->q, par = c->kind == K_FLAG2 ? (int)(v & 1) : 0;
 	struct block *mine = &c->blk[me][par];
+	const int tight = c->kind == K_FLAG64;
 	if (c->kind == K_FLAG8)
 		atomic_store_explicit(&mine->pay, v, memory_order_relaxed);
 	else if (c->kind == K_FLAG_LINE)
@@ -105,7 +115,7 @@ static int hand_round(struct tc_proc *proc, struct ctx *c, int me, uint64_t v, u
 			atomic_store_explicit(&mine->line[r], v + (uint64_t)r, memory_order_relaxed);
 	/* Release: the payload before the flag; pairs with the acquire
 	 * loads of the peers' sweeps. */
-	atomic_store_explicit(&mine->step, v, memory_order_release);
+	atomic_store_explicit(tight ? &c->tight[me][0] : &mine->step, v, memory_order_release);
 	uint64_t left[MAX_Q / 64 + 1] = {0};
 	int n = q - 1;
 	for (int i = 1; i < q; i++)
@@ -122,9 +132,13 @@ static int hand_round(struct tc_proc *proc, struct ctx *c, int me, uint64_t v, u
 		}
 		for (int w = 0; w * 64 < q; w++)
 			for (uint64_t bits = left[w]; bits; bits &= bits - 1) {
-				const int i = w * 64 + __builtin_ctzll(bits), r = (me + i) % q;
+				/* Bit i (1 .. q - 1): rank me + i, or for
+				 * flag64 the ranks other than me in order. */
+				const int i = w * 64 + __builtin_ctzll(bits);
+				const int r = tight ? (i <= me ? i - 1 : i) : (me + i) % q;
 				struct block *b = &c->blk[r][par];
-				if (atomic_load_explicit(&b->step, memory_order_acquire) < v)
+				if (atomic_load_explicit(tight ? &c->tight[r][0] : &b->step,
+				                         memory_order_acquire) < v)
 					continue;
 				if (c->kind == K_FLAG8)
 					sink[r] = atomic_load_explicit(&b->pay, memory_order_relaxed);
@@ -304,12 +318,17 @@ int main(int argc, char **argv)
 		}
 	struct ctx *c = calloc(1, sizeof *c);
 	struct block(*blk)[2] = aligned_alloc(128, MAX_Q * sizeof *blk);
-	if (!c || !blk) {
+	_Atomic uint64_t(*tight)[LINE / 8] = aligned_alloc(128, MAX_Q * sizeof *tight);
+	if (!c || !blk || !tight) {
 		fprintf(stderr, "rounds: out of memory\n");
 		free(c);
 		free(blk);
+		free(tight);
 		return 1;
 	}
+	for (int r = 0; r < MAX_Q; r++)
+		for (int w = 0; w < LINE / 8; w++)
+			atomic_init(&tight[r][w], 0);
 	for (int r = 0; r < MAX_Q; r++)
 		for (int b = 0; b < 2; b++) {
 			atomic_init(&blk[r][b].step, 0);
@@ -318,6 +337,7 @@ int main(int argc, char **argv)
 				atomic_init(&blk[r][b].line[w], 0);
 		}
 	c->blk = blk;
+	c->tight = tight;
 	c->calls = calls;
 	c->samples = samples;
 	printf("# rounds: ns per round or call, median of %d samples; b2b: %d in a row, iso: one "
@@ -379,6 +399,7 @@ int main(int argc, char **argv)
 	}
 	printf("%s}}\n", json);
 	free(blk);
+	free(tight);
 	free(c);
 	return rc;
 }

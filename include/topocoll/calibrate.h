@@ -197,8 +197,10 @@
  *             slowest rank's, median of the samples: sync_ns;
  *   flag      the same for a round of cache-line flags among q ranks
  *             (the machine's own algorithms synchronise so): each round
- *             every rank writes its own flag and waits until every other
- *             rank's shows the round; flag_ns;
+ *             every rank writes its own flag (in a 128-byte block of its
+ *             own) and waits until every other rank's shows the round,
+ *             looking at them from the next rank on, as those algorithms
+ *             do; flag_ns;
  *   chain     a step of a ring of q ranks over the channels, for m in
  *             chain_sizes (64 KiB, 256 KiB, 1 MiB): each rank writes m
  *             bytes, then 8 times sends the block it holds to the next

@@ -81,11 +81,14 @@ struct tc__conc_ctx {
 	double *d;                  /* per rank: its last timed interval */
 	double *dm;                 /* per rank: its last mean round */
 	uint64_t *stamps;           /* per rank, TC__CONC_SYNC_ROUNDS + 1 */
-	_Atomic uint64_t *flags;    /* per rank, a cache line apart */
+	_Atomic uint64_t *flags;    /* per rank, 128 bytes apart */
 };
 
-/* The stride of c->flags, in words: one cache line each. */
-#define TC__CONC_FLAG_STRIDE (64 / sizeof(uint64_t))
+/* The stride of c->flags, in words: 128 bytes, a pair of cache lines each,
+ * as the machine's own algorithms keep a rank's flag (lib/coll/shm.h): a
+ * core's spatial prefetcher fetches a line's 128-byte pair with it, and
+ * flags a line apart would move in pairs. */
+#define TC__CONC_FLAG_STRIDE (128 / sizeof(uint64_t))
 
 /* Waits until the hand-off word holds v; TC_ETIMEDOUT after
  * TC__CONC_WAIT_NS.  Acquire: pairs with the release store of the other
@@ -158,10 +161,11 @@ static double tc__conc_round_median(const uint64_t *stamps)
 /* One round of flags among ranks 0 .. q-1 (q <= 64): rank me publishes
  * round v in its flag, then sweeps the others' until each shows v or more,
  * as the machine's own algorithms wait (lib/coll/shm.c, tc__shm_sweep):
- * every flag still awaited looked at in each pass, so that their misses
- * overlap, and a flag seen not again (a rank already in its next round
- * has taken its line back; a look at it would be a miss the algorithms do
- * not make).  TC_ETIMEDOUT after TC__CONC_WAIT_NS. */
+ * from rank me + 1 on, so that the ranks do not all look at one flag
+ * first, every flag still awaited looked at in each pass, so that their
+ * misses overlap, and a flag seen not again (a rank already in its next
+ * round has taken its line back; a look at it would be a miss the
+ * algorithms do not make).  TC_ETIMEDOUT after TC__CONC_WAIT_NS. */
 _Static_assert(TC_CALIBRATE_MAX_COPIERS <= 64, "a round's awaited flags are one word's bits");
 
 static int tc__conc_flag_round(struct tc__conc_ctx *c, int me, int q, uint64_t v)
@@ -169,14 +173,15 @@ static int tc__conc_flag_round(struct tc__conc_ctx *c, int me, int q, uint64_t v
 	/* Release: publishes the round; pairs with the acquire loads of the
 	 * other ranks' sweeps. */
 	atomic_store_explicit(&c->flags[(size_t)me * TC__CONC_FLAG_STRIDE], v, memory_order_release);
-	uint64_t left = (q >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << q) - 1) & ~(UINT64_C(1) << me);
+	/* Bit i: the flag of rank me + i (mod q), i = 1 .. q - 1. */
+	uint64_t left = (q >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << q) - 1) & ~UINT64_C(1);
 	uint64_t t0 = 0;
 	for (unsigned n = 1;; n++) {
 		for (uint64_t bits = left; bits; bits &= bits - 1) {
-			const int j = __builtin_ctzll(bits);
+			const int i = __builtin_ctzll(bits), j = (me + i) % q;
 			if (atomic_load_explicit(&c->flags[(size_t)j * TC__CONC_FLAG_STRIDE],
 			                         memory_order_acquire) >= v)
-				left &= ~(UINT64_C(1) << j);
+				left &= ~(UINT64_C(1) << i);
 		}
 		if (!left)
 			return TC_OK;
@@ -538,7 +543,7 @@ int tc__cal_concurrency(const struct tc_calibrate_opts *o, struct tc_calibration
 	c->d = calloc((size_t)K, sizeof *c->d);
 	c->dm = calloc((size_t)K, sizeof *c->dm);
 	c->stamps = calloc((size_t)K * (TC__CONC_SYNC_ROUNDS + 1), sizeof *c->stamps);
-	c->flags = aligned_alloc(64, (size_t)K * 64);
+	c->flags = aligned_alloc(128, (size_t)K * 128);
 	if (c->flags)
 		for (size_t w = 0; w < (size_t)K * TC__CONC_FLAG_STRIDE; w++)
 			atomic_init(&c->flags[w], 0);
