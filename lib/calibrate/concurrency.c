@@ -329,8 +329,10 @@ static int tc__conc_shared_copy(struct tc_proc *proc, struct tc__conc_ctx *c, in
 	const int w = k > 3 ? k : 3, j = (me - off + K) % K;
 	const size_t m = c->sizes[s];
 	int err = TC_OK;
+	/* Each rank's bytes its own, so that the timed copy does not store
+	 * what the first read left in the destination. */
 	if (j < w)
-		memset(c->src[me], tc__conc_fill(r + 1, s, ki), m);
+		memset(c->src[me], tc__conc_fill(r + 1 + j, s, ki), m);
 	if ((err = tc_barrier(proc, NULL)) != 0)
 		return err;
 	/* The first read (it writes the reader's destination too, as the
