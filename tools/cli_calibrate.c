@@ -99,6 +99,36 @@ static struct tc_team *machine_team(struct tc_team_info *info)
 	return t;
 }
 
+/* A table of aggregate rates measured only since some version (the
+ * combines', the shared copies'; n counts, 0 when not measured): a line
+ * per size, "name SIZE KiB  aggregate GB/s by WHAT: k:rate ...". */
+static void rates_text(const struct tc_calibration *c, const char *name, const char *what,
+                       const double (*rate)[TC_CALIBRATE_MAX_COPIERS], int n)
+{
+	for (int s = 0; s < c->ncopy_sizes && n > 0; s++) {
+		printf("  %s %5zu KiB  aggregate GB/s by %s:", name, c->copy_sizes[s] >> 10, what);
+		for (int k = 0; k < n; k++)
+			printf(" %d:%.1f", c->copiers[k], rate[s][k]);
+		printf("\n");
+	}
+}
+
+/* The same in JSON: an array key of {bytes, count_key, aggregate_bytes_per_ns}. */
+static void rates_json(struct cli_json *w, const struct tc_calibration *c, const char *key,
+                       const char *count_key, const double (*rate)[TC_CALIBRATE_MAX_COPIERS], int n)
+{
+	cli_json_arr(w, key);
+	for (int s = 0; s < c->ncopy_sizes; s++)
+		for (int k = 0; k < n; k++) {
+			cli_json_obj(w, NULL);
+			cli_json_uint(w, "bytes", c->copy_sizes[s]);
+			cli_json_int(w, count_key, c->copiers[k]);
+			cli_json_num(w, "aggregate_bytes_per_ns", rate[s][k]);
+			cli_json_end_obj(w);
+		}
+	cli_json_end_arr(w);
+}
+
 static void machine_text(const struct tc_calibration *c)
 {
 	struct tc_team_info in;
@@ -140,19 +170,8 @@ static void machine_text(const struct tc_calibration *c)
 		printf("  (share at %d: %.2fx)\n", c->conc_ranks,
 		       tc_calibration_share(c, c->conc_ranks, c->copy_sizes[s]));
 	}
-	for (int s = 0; s < c->ncopy_sizes && c->ncombine > 0; s++) {
-		printf("  combine %5zu KiB  aggregate GB/s by combiners:", c->copy_sizes[s] >> 10);
-		for (int k = 0; k < c->ncombine; k++)
-			printf(" %d:%.1f", c->copiers[k], c->combine_bytes_per_ns[s][k]);
-		printf("\n");
-	}
-	for (int s = 0; s < c->ncopy_sizes && c->nshared > 0; s++) {
-		printf("  shared %5zu KiB  aggregate GB/s by copiers of read blocks:",
-		       c->copy_sizes[s] >> 10);
-		for (int k = 0; k < c->nshared; k++)
-			printf(" %d:%.1f", c->copiers[k], c->shared_bytes_per_ns[s][k]);
-		printf("\n");
-	}
+	rates_text(c, "combine", "combiners", c->combine_bytes_per_ns, c->ncombine);
+	rates_text(c, "shared", "copiers of read blocks", c->shared_bytes_per_ns, c->nshared);
 	printf("  round      ns per synchronised round by ranks:");
 	for (int i = 0; i < c->nsync; i++)
 		printf(" %d:%.0f", c->sync_ranks[i], c->sync_ns[i]);
@@ -243,26 +262,8 @@ static void machine_json(struct cli_json *w, const struct tc_calibration *c)
 				cli_json_end_obj(w);
 			}
 		cli_json_end_arr(w);
-		cli_json_arr(w, "combine");
-		for (int s = 0; s < c->ncopy_sizes; s++)
-			for (int k = 0; k < c->ncombine; k++) {
-				cli_json_obj(w, NULL);
-				cli_json_uint(w, "bytes", c->copy_sizes[s]);
-				cli_json_int(w, "combiners", c->copiers[k]);
-				cli_json_num(w, "aggregate_bytes_per_ns", c->combine_bytes_per_ns[s][k]);
-				cli_json_end_obj(w);
-			}
-		cli_json_end_arr(w);
-		cli_json_arr(w, "shared");
-		for (int s = 0; s < c->ncopy_sizes; s++)
-			for (int k = 0; k < c->nshared; k++) {
-				cli_json_obj(w, NULL);
-				cli_json_uint(w, "bytes", c->copy_sizes[s]);
-				cli_json_int(w, "copiers", c->copiers[k]);
-				cli_json_num(w, "aggregate_bytes_per_ns", c->shared_bytes_per_ns[s][k]);
-				cli_json_end_obj(w);
-			}
-		cli_json_end_arr(w);
+		rates_json(w, c, "combine", "combiners", c->combine_bytes_per_ns, c->ncombine);
+		rates_json(w, c, "shared", "copiers", c->shared_bytes_per_ns, c->nshared);
 		cli_json_arr(w, "sync");
 		for (int i = 0; i < c->nsync; i++) {
 			cli_json_obj(w, NULL);

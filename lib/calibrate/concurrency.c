@@ -456,6 +456,14 @@ static int tc__conc_spmd(struct tc_proc *proc, void *arg)
 	return err;
 }
 
+/* B(k, m) of a table's samples t (the slowest copier's time of each) for
+ * size s and count ki: k m over their median, NAN where that is 0. */
+static double tc__conc_rate(const struct tc__conc_ctx *c, int s, int ki, double *t)
+{
+	const double med = tc__cal_median(t, TC__CONC_REPS);
+	return med > 0 ? (double)c->copiers[ki] * (double)c->sizes[s] / med : NAN;
+}
+
 /* Measures the concurrency tables into out (calibrate.h); out->conc_ranks
  * stays 0 when there is nothing to measure. */
 int tc__cal_concurrency(const struct tc_calibrate_opts *o, struct tc_calibration *out)
@@ -577,16 +585,11 @@ int tc__cal_concurrency(const struct tc_calibrate_opts *o, struct tc_calibration
 	for (int s = 0; s < c->nsizes; s++) {
 		out->copy_sizes[s] = c->sizes[s];
 		for (int ki = 0; ki < c->ncopiers; ki++) {
-			double t = tc__cal_median(c->copy[s][ki], TC__CONC_REPS);
 			out->copiers[ki] = c->copiers[ki];
-			out->copy_bytes_per_ns[s][ki] =
-			        t > 0 ? (double)c->copiers[ki] * (double)c->sizes[s] / t : NAN;
-			t = tc__cal_median(c->combine[s][ki], TC__CONC_REPS);
-			out->combine_bytes_per_ns[s][ki] =
-			        t > 0 ? (double)c->copiers[ki] * (double)c->sizes[s] / t : NAN;
-			t = K >= 3 ? tc__cal_median(c->shared[s][ki], TC__CONC_REPS) : 0;
+			out->copy_bytes_per_ns[s][ki] = tc__conc_rate(c, s, ki, c->copy[s][ki]);
+			out->combine_bytes_per_ns[s][ki] = tc__conc_rate(c, s, ki, c->combine[s][ki]);
 			out->shared_bytes_per_ns[s][ki] =
-			        t > 0 ? (double)c->copiers[ki] * (double)c->sizes[s] / t : NAN;
+			        K >= 3 ? tc__conc_rate(c, s, ki, c->shared[s][ki]) : NAN;
 		}
 	}
 	out->ncombine = c->ncopiers;

@@ -162,6 +162,16 @@ static void tc__cal_segment(struct tc__cal_visit *v, int i, struct tc_calibratio
 #undef TC__CAL_SEG
 }
 
+/* A table of rates, [size][count] (the copies', the combines', the shared
+ * copies'): key.i.j for nsizes x ncounts. */
+static void tc__cal_rates(struct tc__cal_visit *v, const char *key,
+                          double (*rate)[TC_CALIBRATE_MAX_COPIERS], int nsizes, int ncounts)
+{
+	for (int i = 0; i < nsizes; i++)
+		for (int j = 0; j < ncounts; j++)
+			tc__cal_emit(v, TC__CAL_D, &rate[i][j], "%s.%d.%d", key, i, j);
+}
+
 /* Every field of c, in the order they are written; v->err the first
  * error. */
 static void tc__cal_visit(struct tc__cal_visit *v, struct tc_calibration *c)
@@ -223,26 +233,17 @@ static void tc__cal_visit(struct tc__cal_visit *v, struct tc_calibration *c)
 	for (int i = 0; i < ncopiers; i++)
 		TC__CAL_A(copiers, TC__CAL_I, i);
 	v->count = "ncopy_sizes and ncopiers";
-	for (int i = 0; i < nsizes; i++)
-		for (int j = 0; j < ncopiers; j++)
-			tc__cal_emit(v, TC__CAL_D, &c->copy_bytes_per_ns[i][j],
-			             "copy_bytes_per_ns.%d.%d", i, j);
+	tc__cal_rates(v, "copy_bytes_per_ns", c->copy_bytes_per_ns, nsizes, ncopiers);
 	v->count = NULL;
 	TC__CAL_F(ncombine, TC__CAL_I);
-	const int ncombine = tc__cal_upto(v, c->ncombine, TC_CALIBRATE_MAX_COPIERS);
 	v->count = "ncopy_sizes and ncombine";
-	for (int i = 0; i < nsizes; i++)
-		for (int j = 0; j < ncombine; j++)
-			tc__cal_emit(v, TC__CAL_D, &c->combine_bytes_per_ns[i][j],
-			             "combine_bytes_per_ns.%d.%d", i, j);
+	tc__cal_rates(v, "combine_bytes_per_ns", c->combine_bytes_per_ns, nsizes,
+	              tc__cal_upto(v, c->ncombine, TC_CALIBRATE_MAX_COPIERS));
 	v->count = NULL;
 	TC__CAL_F(nshared, TC__CAL_I);
-	const int nshared = tc__cal_upto(v, c->nshared, TC_CALIBRATE_MAX_COPIERS);
 	v->count = "ncopy_sizes and nshared";
-	for (int i = 0; i < nsizes; i++)
-		for (int j = 0; j < nshared; j++)
-			tc__cal_emit(v, TC__CAL_D, &c->shared_bytes_per_ns[i][j],
-			             "shared_bytes_per_ns.%d.%d", i, j);
+	tc__cal_rates(v, "shared_bytes_per_ns", c->shared_bytes_per_ns, nsizes,
+	              tc__cal_upto(v, c->nshared, TC_CALIBRATE_MAX_COPIERS));
 	v->count = NULL;
 	TC__CAL_F(nsync, TC__CAL_I);
 	v->count = "nsync";

@@ -183,27 +183,31 @@ static double tc__machine_table_ns(const struct tc_calibration *cal,
 	return b > 0 && isfinite(b) ? (double)bytes * (double)c / b : NAN;
 }
 
+/* tc__machine_table_ns() of a table that has n counts (the copy table's
+ * ncopiers; the others' ncombine, nshared: 0 when not measured); NAN
+ * without it. */
+static double tc__machine_counted_ns(const struct tc_calibration *cal, int n,
+                                     const double (*table)[TC_CALIBRATE_MAX_COPIERS], int k, size_t bytes)
+{
+	if (cal->conc_ranks < 2 || n < 1 || n != cal->ncopiers || cal->ncopy_sizes < 1)
+		return NAN;
+	return tc__machine_table_ns(cal, table, k, bytes);
+}
+
 double tc__machine_copy_ns(const struct tc_calibration *cal, int k, size_t bytes)
 {
-	if (!cal || cal->conc_ranks < 2 || cal->ncopiers < 1 || cal->ncopy_sizes < 1)
-		return NAN;
-	return tc__machine_table_ns(cal, cal->copy_bytes_per_ns, k, bytes);
+	return cal ? tc__machine_counted_ns(cal, cal->ncopiers, cal->copy_bytes_per_ns, k, bytes) : NAN;
 }
 
 double tc__machine_combine_ns(const struct tc_calibration *cal, int k, size_t bytes)
 {
-	if (!cal || cal->conc_ranks < 2 || cal->ncombine < 1 || cal->ncombine != cal->ncopiers ||
-	    cal->ncopy_sizes < 1)
-		return NAN;
-	return tc__machine_table_ns(cal, cal->combine_bytes_per_ns, k, bytes);
+	return cal ? tc__machine_counted_ns(cal, cal->ncombine, cal->combine_bytes_per_ns, k, bytes)
+	           : NAN;
 }
 
 double tc__machine_shared_ns(const struct tc_calibration *cal, int k, size_t bytes)
 {
-	if (!cal || cal->conc_ranks < 2 || cal->nshared < 1 || cal->nshared != cal->ncopiers ||
-	    cal->ncopy_sizes < 1)
-		return NAN;
-	return tc__machine_table_ns(cal, cal->shared_bytes_per_ns, k, bytes);
+	return cal ? tc__machine_counted_ns(cal, cal->nshared, cal->shared_bytes_per_ns, k, bytes) : NAN;
 }
 
 /* ys[0 .. n) at the team sizes sync_ranks[], interpolated in log2 q and

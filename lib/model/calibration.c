@@ -60,6 +60,18 @@ static int tc__cal_rates_valid(struct tc__cal_fault *f, const char *key,
 	return TC_OK;
 }
 
+/* A table measured only since some version (the combines', the shared
+ * copies'): its count, *n (key count_key), 0 or ncopiers, then its rates
+ * as tc__cal_rates_valid(). */
+static int tc__cal_table_valid(const struct tc_calibration *c, struct tc__cal_fault *f,
+                               const char *count_key, const int *n, const char *key,
+                               const double (*rate)[TC_CALIBRATE_MAX_COPIERS])
+{
+	if (*n != 0 && *n != c->ncopiers)
+		return tc__cal_bad(f, n, "%s %d is neither 0 nor ncopiers %d", count_key, *n, c->ncopiers);
+	return tc__cal_rates_valid(f, key, rate, c->ncopy_sizes, *n);
+}
+
 /* The same double, NAN the same as NAN. */
 static bool tc__cal_same(double a, double b)
 {
@@ -308,18 +320,11 @@ static int tc__cal_costs_valid(const struct tc_calibration *c, struct tc__cal_fa
 	                              c->ncopiers);
 	if (err)
 		return err;
-	if (c->ncombine != 0 && c->ncombine != c->ncopiers)
-		return tc__cal_bad(f, &c->ncombine, "ncombine %d is neither 0 nor ncopiers %d",
-		                   c->ncombine, c->ncopiers);
-	err = tc__cal_rates_valid(f, "combine_bytes_per_ns", c->combine_bytes_per_ns,
-	                          c->ncopy_sizes, c->ncombine);
-	if (err)
-		return err;
-	if (c->nshared != 0 && c->nshared != c->ncopiers)
-		return tc__cal_bad(f, &c->nshared, "nshared %d is neither 0 nor ncopiers %d",
-		                   c->nshared, c->ncopiers);
-	err = tc__cal_rates_valid(f, "shared_bytes_per_ns", c->shared_bytes_per_ns, c->ncopy_sizes,
-	                          c->nshared);
+	err = tc__cal_table_valid(c, f, "ncombine", &c->ncombine, "combine_bytes_per_ns",
+	                          c->combine_bytes_per_ns);
+	if (!err)
+		err = tc__cal_table_valid(c, f, "nshared", &c->nshared, "shared_bytes_per_ns",
+		                          c->shared_bytes_per_ns);
 	if (err)
 		return err;
 	for (int i = 0; i < c->nsync; i++) {
