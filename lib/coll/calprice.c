@@ -486,10 +486,13 @@ static int tc__cal_shm_ns(const struct tc_calibration *cal, const struct tc_tran
 	int *stamp = calloc((size_t)np, sizeof *stamp), *seen = calloc((size_t)np, sizeof *seen);
 	int *wrote = calloc((size_t)np, sizeof *wrote);
 	int *reads = calloc((size_t)np, sizeof *reads), *lines = calloc((size_t)np, sizeof *lines);
-	int *readers = malloc((size_t)(n > 0 ? n : 1) * sizeof *readers);
+	/* How many read each block: only where a block of several readers
+	 * may be priced by the shared table (below). */
+	const bool shared = data->roomy && isfinite(tc__machine_shared_ns(cal, 2, 64));
+	int *readers = shared ? malloc((size_t)(n > 0 ? n : 1) * sizeof *readers) : NULL;
 	double *busy = calloc((size_t)np, sizeof *busy);
-	if (!stamp || !seen || !wrote || !reads || !lines || !readers || !busy ||
-	    tc__cal_readers(tr, n, readers)) {
+	if (!stamp || !seen || !wrote || !reads || !lines || (shared && !readers) || !busy ||
+	    (shared && tc__cal_readers(tr, n, readers))) {
 		free(stamp);
 		free(seen);
 		free(wrote);
@@ -563,7 +566,7 @@ static int tc__cal_shm_ns(const struct tc_calibration *cal, const struct tc_tran
 				 * ranks' data evict the block between its
 				 * readers, as for the row above. */
 				double cp = tc__machine_copy_ns(cal, k, at);
-				const double sh = !x->combine && readers[j] > 1 && data->roomy
+				const double sh = shared && !x->combine && readers[j] > 1
 				                          ? tc__machine_shared_ns(cal, k, at)
 				                          : NAN;
 				if (isfinite(sh))
