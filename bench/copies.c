@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "topocoll.h"
+#include "stats.h"
 
 enum { MAX_SIZES = 8, MAX_SAMPLES = 101 };
 enum mode { M_OWN, M_READ, M_ONE, M_CONVOY, M_ZEROS, NMODE };
@@ -50,13 +51,6 @@ struct ctx {
 	unsigned char *wide;                   /* convoy's k blocks, CONVOY_MAX bytes */
 	double t[MAX_SAMPLES][64];             /* per sample, per copier: ns */
 };
-
-static double now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
 
 /* The rank whose block copier j copies: j + 1 (own, read; the last
  * copier's is rank k, which copies nothing), or rank k for all (one).  In
@@ -92,23 +86,17 @@ static int rank_fn(struct tc_proc *proc, void *arg)
 		if ((err = tc_barrier(proc, NULL)) != 0)
 			break;
 		if (me < k) {
-			const double t0 = now_ns();
+			const double t0 = bench_now_ns();
 			memcpy(c->dst[me],
 			       c->mode == M_CONVOY ? c->wide + (size_t)me * m : c->src[source_of(c, me)],
 			       m);
 			if (s >= 0)
-				c->t[s][me] = now_ns() - t0;
+				c->t[s][me] = bench_now_ns() - t0;
 		}
 		if ((err = tc_barrier(proc, NULL)) != 0)
 			break;
 	}
 	return err;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	const double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
 }
 
 static size_t parse_size(const char *t)
@@ -227,7 +215,7 @@ int main(int argc, char **argv)
 						w = c->t[s][j] > w ? c->t[s][j] : w;
 					v[s] = w;
 				}
-				qsort(v, (size_t)samples, sizeof *v, cmp_double);
+				qsort(v, (size_t)samples, sizeof *v, bench_cmp_double);
 				gb[md] = (double)c->m / v[samples / 2];
 			}
 			if (rc)

@@ -51,19 +51,7 @@
 
 #include "fibre/fibre.h"
 #include "topocoll.h"
-
-static double now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
+#include "stats.h"
 
 /* ---- fibres ------------------------------------------------------------ */
 
@@ -80,10 +68,10 @@ static void fib_a(struct tc__fibre *self, void *arg)
 {
 	struct fpair *s = arg;
 	for (int k = 0; k < s->batches; k++) {
-		double t0 = now_ns();
+		double t0 = bench_now_ns();
 		for (long i = 0; i < s->n; i++)
 			tc__fibre_switch(self, s->b);
-		s->t[k] = now_ns() - t0;
+		s->t[k] = bench_now_ns() - t0;
 	}
 }
 
@@ -96,7 +84,7 @@ static void fib_b(struct tc__fibre *self, void *arg)
 
 static double median_of(double *v, int n)
 {
-	qsort(v, (size_t)n, sizeof *v, cmp_double);
+	qsort(v, (size_t)n, sizeof *v, bench_cmp_double);
 	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
@@ -158,7 +146,7 @@ static void play(struct kpair *s, int me)
 {
 	for (long i = 0, k = 0; i < s->n * s->batches; i++) {
 		if (me == 0 && i % s->n == 0) {
-			double t = now_ns();
+			double t = bench_now_ns();
 			if (k)
 				s->t[k - 1] = t - s->t[k - 1];
 			s->t[k++] = t;
@@ -201,7 +189,7 @@ static double kernel_handoff_ns(long n, int batches, int yield)
 		exit(1);
 	}
 	play(&s, 0);
-	s.t[batches - 1] = now_ns() - s.t[batches - 1];
+	s.t[batches - 1] = bench_now_ns() - s.t[batches - 1];
 	pthread_join(t, NULL);
 	return median_of(s.t, batches) / (2.0 * (double)n);
 }
@@ -229,7 +217,7 @@ static int coll_fn(struct tc_proc *proc, void *arg)
 		/* Chunk -1: warm-up (the schedule cache, the stacks). */
 		long n = c < 0 ? (j->calls < 50 ? j->calls : 50) : j->calls;
 		err = tc_barrier(proc, NULL);
-		double t0 = now_ns();
+		double t0 = bench_now_ns();
 		for (long i = 0; i < n && !err; i++) {
 			switch (j->kind) {
 			case 0:
@@ -254,7 +242,7 @@ static int coll_fn(struct tc_proc *proc, void *arg)
 			}
 		}
 		if (me == 0 && c >= 0)
-			j->t[c] = now_ns() - t0;
+			j->t[c] = bench_now_ns() - t0;
 	}
 	if (me == 0 && j->kind) {
 		struct tc_coll_info ci;

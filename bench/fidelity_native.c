@@ -184,7 +184,7 @@ static double nat_median(const double *x, int n)
 {
 	double y[FIDELITY_MAX_SWEEPS];
 	memcpy(y, x, (size_t)n * sizeof *y);
-	qsort(y, (size_t)n, sizeof *y, fidelity_cmp_double);
+	qsort(y, (size_t)n, sizeof *y, bench_cmp_double);
 	return median_sorted(y, n);
 }
 
@@ -478,8 +478,8 @@ int fidelity_native_main(int nreps, int recal, int sweeps, const int *pl, int np
 						err = 0;
 						continue;
 					}
-					qsort(v, (size_t)nv, sizeof *v, fidelity_cmp_double);
-					qsort(first, NAT_RUNS, sizeof *first, fidelity_cmp_double);
+					qsort(v, (size_t)nv, sizeof *v, bench_cmp_double);
+					qsort(first, NAT_RUNS, sizeof *first, bench_cmp_double);
 					if (!e->alg ||
 					    (a.alg && strcmp(e->alg, a.alg) && e->alg != nat_mixed))
 						e->alg = sw == 0 ? a.alg : nat_mixed;

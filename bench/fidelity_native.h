@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "topocoll.h"
+#include "stats.h"
 
 /* The most --sweeps. */
 enum { FIDELITY_MAX_SWEEPS = 15 };
@@ -33,13 +34,6 @@ void fidelity_native_no_colls(void);
 
 /* --save-calibration FILE: every calibration made is appended, raw. */
 void fidelity_native_save_to(const char *path);
-
-/* qsort's order of doubles, increasing. */
-static inline int fidelity_cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
 
 /* CLOCK_MONOTONIC in ns: the clock of the library's epochs. */
 static inline uint64_t fidelity_now_ns(void)

@@ -37,6 +37,7 @@
 #include <string.h>
 
 #include "topocoll.h"
+#include "stats.h"
 
 #define IPSC2_TS_NS 350000.0      /* Intel: target zero-byte latency */
 #define IPSC2_TW_NS (1e9 / 2.8e6) /* Intel: 2.8 MB/s per direction */
@@ -83,12 +84,6 @@ static int rank_fn(struct tc_proc *proc, void *arg)
 	return err;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
 /* Median emulated wall time of reps runs, ns; NAN on a failure. */
 static double emulate(struct tc_team *team, const char *alg, size_t bytes, int reps)
 {
@@ -103,7 +98,7 @@ static double emulate(struct tc_team *team, const char *alg, size_t bytes, int r
 		tc_team_last_run(team, &ri);
 		t[i] = (double)ri.wall_ns;
 	}
-	qsort(t, (size_t)reps, sizeof t[0], cmp_double);
+	qsort(t, (size_t)reps, sizeof t[0], bench_cmp_double);
 	return t[reps / 2];
 }
 

@@ -23,13 +23,7 @@
 #include <time.h>
 
 #include "topocoll.h"
-
-static double now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
+#include "stats.h"
 
 struct batch {
 	int coll; /* 0: barrier, 1: allreduce of one double */
@@ -43,11 +37,11 @@ static int batch_fn(struct tc_proc *proc, void *argp)
 	struct batch *b = argp;
 	double v = tc_rank(proc), s = 0;
 	int err = tc_barrier(proc, NULL);
-	double t0 = now_ns();
+	double t0 = bench_now_ns();
 	for (long i = 0; i < b->calls && !err; i++)
 		err = b->coll ? tc_allreduce(proc, &v, &s, 1, TC_DOUBLE, TC_OP_SUM, NULL)
 		              : tc_barrier(proc, NULL);
-	double t1 = now_ns();
+	double t1 = bench_now_ns();
 	if (tc_rank(proc) == 0) {
 		b->ns_per_call = (t1 - t0) / (double)b->calls;
 		b->err = err;
@@ -55,15 +49,9 @@ static int batch_fn(struct tc_proc *proc, void *argp)
 	return err;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
 static double quantile(double *v, int n, double q)
 {
-	qsort(v, (size_t)n, sizeof *v, cmp_double);
+	qsort(v, (size_t)n, sizeof *v, bench_cmp_double);
 	double at = q * (n - 1);
 	int i = (int)at;
 	return i + 1 < n ? v[i] + (at - i) * (v[i + 1] - v[i]) : v[i];

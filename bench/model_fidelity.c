@@ -357,10 +357,10 @@ static struct result run_case(const char *spec, enum kind k, double ts)
 		                    : NAN;
 	}
 	if (!res.rc) {
-		qsort(walls, (size_t)n, sizeof *walls, fidelity_cmp_double);
-		qsort(models, (size_t)n, sizeof *models, fidelity_cmp_double);
-		qsort(errs, (size_t)n, sizeof *errs, fidelity_cmp_double);
-		qsort(begins, (size_t)n, sizeof *begins, fidelity_cmp_double);
+		qsort(walls, (size_t)n, sizeof *walls, bench_cmp_double);
+		qsort(models, (size_t)n, sizeof *models, bench_cmp_double);
+		qsort(errs, (size_t)n, sizeof *errs, bench_cmp_double);
+		qsort(begins, (size_t)n, sizeof *begins, bench_cmp_double);
 		res.wall_ns = walls[n / 2];
 		res.model_ns = models[n / 2];
 		res.err = errs[n / 2];
@@ -392,7 +392,7 @@ static double spawn_ns(int p)
 		v[i] = (double)(fidelity_now_ns() - a);
 	}
 	tc_team_destroy(team);
-	qsort(v, (size_t)n, sizeof *v, fidelity_cmp_double);
+	qsort(v, (size_t)n, sizeof *v, bench_cmp_double);
 	return v[n / 2];
 }
 
@@ -481,7 +481,7 @@ static int add_topo(const char *s)
 
 static int cmp_double_desc(const void *a, const void *b)
 {
-	return fidelity_cmp_double(b, a);
+	return bench_cmp_double(b, a);
 }
 
 /* Whether the spec (ring, torus, hypercube) is selected by --topo. */

@@ -27,6 +27,7 @@
 #include <time.h>
 
 #include "topocoll/mpi.h"
+#include "stats.h"
 
 enum { C_BCAST, C_REDUCE, C_ALLREDUCE, C_ALLGATHER, C_BARRIER, C_LINEAR, C_N };
 static const char *const case_name[C_N] = {"bcast",     "reduce",  "allreduce",
@@ -57,12 +58,6 @@ static int call(struct tc_proc *proc, int k, const double *in, double *out, size
 	default:
 		return tc_bcast(proc, out, n, TC_DOUBLE, 0, &lin);
 	}
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
 }
 
 /* One run: every process at the agreed start, one call; *emu and *mod in
@@ -185,8 +180,8 @@ int main(int argc, char **argv)
 			}
 			struct tc_coll_info ci;
 			tc_last_coll(proc, &ci);
-			qsort(ratio, (size_t)reps, sizeof *ratio, cmp_double);
-			qsort(emus, (size_t)reps, sizeof *emus, cmp_double);
+			qsort(ratio, (size_t)reps, sizeof *ratio, bench_cmp_double);
+			qsort(emus, (size_t)reps, sizeof *emus, bench_cmp_double);
 			emu = emus[reps / 2];
 			double q = ratio[reps / 2];
 			if (fabs(q - 1) > worst)

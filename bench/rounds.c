@@ -51,6 +51,7 @@
 #include <unistd.h>
 
 #include "topocoll.h"
+#include "stats.h"
 
 enum { MAX_Q = 64, MAX_SAMPLES = 101, LINE = 64 };
 
@@ -93,13 +94,6 @@ struct ctx {
 	char alg[MAX_Q][32];
 };
 
-static double now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
 /* One hand-made round v among the q ranks (kinds flag .. flag2); 0, or
  * TC_ETIMEDOUT when a peer has not come for HAND_WAIT_NS (it failed). */
 #define HAND_WAIT_NS 10e9
@@ -124,7 +118,7 @@ static int hand_round(struct tc_proc *proc, struct ctx *c, int me, uint64_t v, u
 	for (unsigned pass = 1; n; pass++) {
 		if (pass % 4096 == 0) {
 			tc_yield(proc); /* more ranks than CPUs: let the awaited run */
-			const double t = now_ns();
+			const double t = bench_now_ns();
 			if (!t0)
 				t0 = t;
 			else if (t - t0 > HAND_WAIT_NS)
@@ -183,10 +177,10 @@ static int rank_fn(struct tc_proc *proc, void *arg)
 		if ((err = tc_barrier(proc, NULL)) != 0)
 			break;
 		const int n = c->iso ? 1 : c->calls;
-		const double t0 = now_ns();
+		const double t0 = bench_now_ns();
 		for (int k = 0; k < n && !err; k++)
 			err = one(proc, c, ++v, in, out);
-		const double t1 = now_ns();
+		const double t1 = bench_now_ns();
 		if (s >= 0) {
 			c->t0[me][s] = t0;
 			c->t1[me][s] = t1;
@@ -213,12 +207,6 @@ static void json_add(char *buf, size_t cap, size_t *len, const char *fmt, ...)
 		*len = *len + (size_t)n < cap ? *len + (size_t)n : cap - 1;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	const double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
 /* A measurement's figure: the median over the samples of the slowest
  * rank's time per round (b2b), of the last rank's start to the last
  * rank's end (iso), or of the last starter's own time (last: iso's
@@ -240,7 +228,7 @@ static double figure(const struct ctx *c, enum fig f)
 		}
 		v[s] = f == FIG_B2B ? w : f == FIG_ISO ? b - a : c->t1[last][s] - c->t0[last][s];
 	}
-	qsort(v, (size_t)c->samples, sizeof *v, cmp_double);
+	qsort(v, (size_t)c->samples, sizeof *v, bench_cmp_double);
 	return v[c->samples / 2];
 }
 

@@ -70,6 +70,7 @@
 
 #include "peers.h"
 #include "driver.h"
+#include "../stats.h"
 
 const char *const impl_name[NIMPL] = {"ours",  "openmp",       "openmpi",
                                       "mpich", "ours-openmpi", "ours-mpich"};
@@ -217,19 +218,13 @@ static void take_line(int impl, const char *line)
 	snprintf(r->note, sizeof r->note, "%s", note);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
 double median(const double *v, int n)
 {
 	if (n <= 0)
 		return NAN;
 	double s[MAXREPS];
 	memcpy(s, v, (size_t)n * sizeof *s);
-	qsort(s, (size_t)n, sizeof *s, cmp_double);
+	qsort(s, (size_t)n, sizeof *s, bench_cmp_double);
 	return n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
 }
 
