@@ -20,6 +20,7 @@
 #include "topocoll.h"
 #include "topocoll/calibrate.h"
 #include "calibrate/fit.h"
+#include "coll/shm.h"
 
 /* A calibration of three segments, as tc_model_calibrate would leave it:
  * 8..512 B streamed (100 ns + 0.2 ns/B), 1..16 KiB single copy (150 ns +
@@ -844,10 +845,13 @@ Test(calibrate, pipeline_rounds_pay_the_step, .timeout = 30)
 
 /* With the combine table, a combine out of a peer's block costs what k
  * combiners at once measured, m k / B_c(k, v), in place of a copy and an
- * add of cached data, m k / B(k, v) + m t_c: the reduce_scatter of 64 KiB
+ * add of cached data, m k / B(k, v) + m t_c: the reduce_scatter of 128 KiB
  * blocks on complete:4, whose every rank combines the 3 peers' blocks
- * (k = 4 readers, v = the 192 KiB each reads in the call), differs by 3
- * times that; the rounds, hand-offs and local combines are the same. */
+ * (k = 4 readers, v = the 384 KiB each reads in the call), differs by 3
+ * times that; the rounds, hand-offs and local combines are the same.
+ * Blocks of 64 KiB, whose 3 operands a rank's stage holds
+ * (TC__SHM_STAGE), are copied there and added: the copy and the add,
+ * with the combine table or without. */
 Test(calibrate, shared_memory_combines, .timeout = 30)
 {
 	struct tc_calibration c, cc;
@@ -859,14 +863,19 @@ Test(calibrate, shared_memory_combines, .timeout = 30)
 		cc.combine_bytes_per_ns[0][i] = c0[i];
 		cc.combine_bytes_per_ns[1][i] = c1[i];
 	}
-	const double m = 65536, v = 3 * m;
+	const double m = 131072, v = 3 * m;
+	cr_assert(!tc__shm_stages(4, (uint64_t)m) && tc__shm_stages(4, (uint64_t)m / 2));
 	const double want = 3 * (m * 4 / b_at(20, 15, v) - (m * 4 / b_at(40, 30, v) + m * 0.04));
 	const double with =
-	        predict_placed(&cc, "complete:4", TC_COLL_REDUCE_SCATTER, "shm", 65536, NULL);
+	        predict_placed(&cc, "complete:4", TC_COLL_REDUCE_SCATTER, "shm", 131072, NULL);
 	const double without =
-	        predict_placed(&c, "complete:4", TC_COLL_REDUCE_SCATTER, "shm", 65536, NULL);
+	        predict_placed(&c, "complete:4", TC_COLL_REDUCE_SCATTER, "shm", 131072, NULL);
 	cr_assert(fabs((with - without) - want) <= 1e-6 * with, "%.3f - %.3f, not %.3f", with,
 	          without, want);
+	const double staged =
+	        predict_placed(&cc, "complete:4", TC_COLL_REDUCE_SCATTER, "shm", 65536, NULL);
+	cr_assert(staged == predict_placed(&c, "complete:4", TC_COLL_REDUCE_SCATTER, "shm", 65536, NULL),
+	          "staged: %.3f", staged);
 	/* A copy is priced by the copy table alone. */
 	cr_assert(predict_placed(&cc, "complete:4", TC_COLL_ALLGATHER, "shm", 65536, NULL) ==
 	          predict_placed(&c, "complete:4", TC_COLL_ALLGATHER, "shm", 65536, NULL));

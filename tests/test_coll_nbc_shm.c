@@ -8,8 +8,9 @@
  * test loops; moved on by a wait for something else (a receive whose
  * sender waits for the call first); between blocking calls of the same
  * algorithms and requests that run over the channels; and a peer that
- * makes another call instead (TC_EMISMATCH, no hang).  Threads, or fibres
- * with TC_EXEC=fibres.
+ * makes another call instead (TC_EMISMATCH, no hang); the reduce_scatter
+ * that stages its operands (waiters that spin).  Threads, or fibres with
+ * TC_EXEC=fibres.
  */
 #include <stdatomic.h>
 #include <stdint.h>
@@ -32,12 +33,16 @@ struct outcome {
 		}                                                                                \
 	} while (0)
 
+/* The spin of the teams team_of() makes (0: the library's choice). */
+static uint64_t team_spin_ns;
+
 static struct tc_team *team_of(const char *spec, int timeout_ms)
 {
 	struct tc_team_config cfg;
 	tc_team_config_default(&cfg);
 	cfg.topology = spec;
 	cfg.timeout_ms = timeout_ms;
+	cfg.spin_ns = team_spin_ns;
 	struct tc_team *team = NULL;
 	cr_assert_eq(tc_team_create(&cfg, &team), 0, "%s: %s", spec, tc_error_detail());
 	return team;
@@ -187,6 +192,21 @@ Test(nbc_shm, requests_send_no_message, .timeout = 300)
 		struct outcome o = {0};
 		run_on(specs[s], native_rank, &o);
 	}
+}
+
+/* The same where the waiters spin (set here: the teams outnumber the
+ * CPUs), so that the reduce_scatter stages its operands
+ * (lib/coll/shm_flat.c, TC__SHM_STAGE) as each peer's flag is found by a
+ * step. */
+Test(nbc_shm, staged_requests, .timeout = 300)
+{
+	static const char *specs[] = {"complete:3", "complete:5"};
+	team_spin_ns = 20000;
+	for (int s = 0; s < 2; s++) {
+		struct outcome o = {0};
+		run_on(specs[s], native_rank, &o);
+	}
+	team_spin_ns = 0;
 }
 
 /* A call one round does not complete (an allgather through the input

@@ -20,7 +20,9 @@
  * reduce_scatter also with every
  * root of small teams, reduce_scatter with a non-commutative operator and
  * with inexact double sums compared bit for bit with the sum in rank
- * order, their buffers overwritten right after every return.  shm_tree:
+ * order, their buffers overwritten right after every return; the
+ * reductions that stage their operands (p = 3 and 5, spinning waiters)
+ * likewise, either side of the stage's bound.  shm_tree:
  * its groups without a known structure and on the two cache domains of
  * tests/data/2socket-16core.xml, and its runs on those groups (threads,
  * fibres, a non-commutative operator); vectors beyond a cache line refused.
@@ -656,7 +658,7 @@ enum { SLICE_BYTES = 65536 };
  * reduce_scatter): sizes, calls, the first failure. */
 struct reuse_arg {
 	int nsizes;
-	size_t counts[10]; /* doubles per rank or per block */
+	size_t counts[12]; /* doubles per rank or per block */
 	int iters;         /* calls per size, or rounds over the sizes */
 	atomic_int bad;
 	char msg[200];
@@ -938,6 +940,45 @@ Test(shm, rooted_reuse_small_p, .timeout = 300)
 {
 	static const int ps[] = {2, 3, 5};
 	rooted_reuse(ps, 3, 1, 4);
+}
+
+/* The staged reductions (TC__SHM_STAGE): on a team whose waiters spin,
+ * the counts of rooted_counts() and of ar_counts(), and those whose staged
+ * operands are just within the stage and just beyond it (reduce_scatter:
+ * blocks of (p - 1) m bytes either side of TC__SHM_STAGE; allreduce by
+ * slices: slices likewise), each result bit for bit the sum in rank
+ * order, the buffers overwritten right after every return. */
+static size_t stage_block(int p)
+{
+	return TC__SHM_STAGE / (size_t)(p - 1) / sizeof(double);
+}
+
+static int staged_rooted_counts(int p, size_t *counts)
+{
+	int n = rooted_counts(p, counts);
+	counts[n++] = stage_block(p);
+	counts[n++] = stage_block(p) + 1;
+	return n;
+}
+
+static int staged_ar_counts(int p, size_t *counts)
+{
+	int n = ar_counts(p, counts);
+	counts[n++] = (size_t)p * stage_block(p);
+	counts[n++] = (size_t)p * (stage_block(p) + 1);
+	return n;
+}
+
+Test(shm, staged_reductions, .timeout = 300)
+{
+	static const int ps[] = {3, 5};
+	cr_assert(!tc__shm_stages(2, 8), "one peer: nothing to stage");
+	cr_assert(tc__shm_stages(3, 8) && !tc__shm_stages(3, 0));
+	cr_assert(tc__shm_stages(5, TC__SHM_STAGE / 4) && !tc__shm_stages(5, TC__SHM_STAGE / 4 + 1));
+	team_spin_ns = 20000;
+	reuse_teams(ps, 2, 1, 2, rooted_fn, staged_rooted_counts);
+	reuse_teams(ps, 2, 1, 2, ar_fn, staged_ar_counts);
+	team_spin_ns = 0;
 }
 
 /* A bcast whose root copies the tail of each reader's message itself

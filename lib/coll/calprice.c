@@ -439,6 +439,9 @@ static int tc__cal_readers(const struct tc_transfer *tr, int n, int *readers)
  * buffer pays the read besides (on 16-vCPU guests the reduce_scatter of
  * 64 KiB blocks at p = 16, whose ranks each combine 15 blocks, took 2.5
  * times the allgather's copy of as many, where that price said 1.3).
+ * A reduction that stages its operands (tc__shm_layout()'s staged:
+ * copied into the reader's own buffer as each flag is found, combined
+ * there) pays c(k, m_x) + m_x t_c for each instead of c'(k, m_x).
  * h_x, a cache line's hand-off (tc__cal_round_handoff(): with a
  * placement, the class of the round's
  * farthest pair; without, the pair's at q = 2, else the farthest class),
@@ -554,8 +557,12 @@ static int tc__cal_shm_ns(const struct tc_calibration *cal, const struct tc_tran
 				                           : (double)x->bytes;
 				/* A combine read out of another's block: at the
 				 * combiners' rate where it was measured, else as
-				 * a copy and an add of data in the cache. */
-				const double comb = x->combine ? tc__machine_combine_ns(cal, k, at) : NAN;
+				 * a copy and an add of data in the cache; staged
+				 * (tc__shm_stages()), as the copy into the
+				 * reader's stage and the add there. */
+				const double comb = x->combine && !lay.staged
+				                            ? tc__machine_combine_ns(cal, k, at)
+				                            : NAN;
 				/* A copy of a block that n ranks read, in a
 				 * roomy call: the first reader's at the copy
 				 * table's rate, the n - 1 after it at the

@@ -80,6 +80,7 @@ void tc__shm_free(struct tc__shm *shm)
 	for (int r = 0; r < shm->p; r++) {
 		free(shm->slots[r].own.slices[0]);
 		free(shm->slots[r].own.slices[1]);
+		free(shm->slots[r].own.stage);
 	}
 	free(shm->slots);
 	free(shm->lead);
@@ -374,6 +375,7 @@ void tc__shm_ctx_call(struct tc__shm_ctx *c)
 	c->cmax = proc->clock;
 	c->done = c->waiting = 0;
 	c->probe_at = 0;
+	c->stage = NULL;
 	proc->cur_call = c->io->call ? c->io->call : "collective";
 	proc->cur_alg = c->io->alg;
 	/* The call's signature where the peers' mismatch probes look, as for

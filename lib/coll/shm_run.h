@@ -26,17 +26,22 @@ struct tc__shm_ctx {
 	struct tc__shm_slot *slots;
 	const struct tc__exec_io *io;
 	int p, me;
-	uint64_t k;        /* the call number */
-	uint64_t run;      /* the team's start, shifted into place */
-	uint64_t sig8;     /* the signature's byte, shifted into place */
-	uint64_t sig;      /* the full signature */
-	tc_time_t cmax;    /* the latest start clock seen */
-	uint64_t m, esize; /* the call's bytes (per rank) and element size */
-	uint64_t src_off;  /* allgather, alltoall: where our block is in a peer's */
-	int small;         /* the data travel in the flags or the areas */
-	int in_area;       /* allgather, alltoall: in the areas, not the flags */
-	int stream;        /* allgather, alltoall: OUT written around the caches
+	uint64_t k;           /* the call number */
+	uint64_t run;         /* the team's start, shifted into place */
+	uint64_t sig8;        /* the signature's byte, shifted into place */
+	uint64_t sig;         /* the full signature */
+	tc_time_t cmax;       /* the latest start clock seen */
+	uint64_t m, esize;    /* the call's bytes (per rank) and element size */
+	uint64_t src_off;     /* allgather, alltoall: where our block is in a peer's */
+	int small;            /* the data travel in the flags or the areas */
+	int in_area;          /* allgather, alltoall: in the areas, not the flags */
+	int stream;           /* allgather, alltoall: OUT written around the caches
 	                      (tc__shm_streams) */
+	unsigned char *stage; /* a reduction's staged operands (TC__SHM_STAGE):
+	                         peer r's at slot (r - me - 1) mod p, stage_len
+	                         bytes each, from stage_off of its operand;
+	                         NULL: combined out of the peers' buffers */
+	uint64_t stage_off, stage_len;
 	struct tc__waiter w;
 	int done;          /* this rank's done word says call k */
 	int waiting;       /* w started */
@@ -179,7 +184,9 @@ static inline struct tc__shm_own *tc__shm_own(struct tc__shm_ctx *c)
 		                            .seen_done = -1,
 		                            .last_written = {-1, -1},
 		                            .slices = {own->slices[0], own->slices[1]},
-		                            .slices_cap = {own->slices_cap[0], own->slices_cap[1]}};
+		                            .slices_cap = {own->slices_cap[0], own->slices_cap[1]},
+		                            .stage = own->stage,
+		                            .stage_cap = own->stage_cap};
 		for (int i = 0; i < TC__SHM_RING; i++)
 			own->ring_written[i] = -1;
 	}

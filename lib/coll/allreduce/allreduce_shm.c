@@ -22,7 +22,8 @@
  * returns as soon as it has every slice: after it, nobody reads its IN or
  * OUT.  A larger slice is read out of the owner's OUT, and the owner waits
  * until every reader is done (a third synchronisation).  Nothing is
- * copied through a channel.
+ * copied through a channel.  An owner stages the peers' parts of its slice
+ * as reduce_scatter `shm` does its blocks (TC__SHM_STAGE).
  *
  * Cost (tc_cost_allreduce_shm), under all ports (every transfer its own
  * link): with the largest slice s = ceil(count / p) esize,

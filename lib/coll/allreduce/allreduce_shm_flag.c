@@ -14,8 +14,9 @@
  * Native run (lib/coll/shm_flat.c): a vector of at most TC__SHM_INLINE bytes
  * goes into the rank's flag, which the others read after its step: one
  * hand-off per peer and no second phase (the flags are double-buffered by
- * the call's parity); a larger one is read out of the peers' IN, and every
- * rank then waits until the others are done with its IN.
+ * the call's parity); a larger one is read out of the peers' IN (staged as
+ * reduce_scatter `shm` stages its blocks, TC__SHM_STAGE), and every rank
+ * then waits until the others are done with its IN.
  *
  * Cost (tc_cost_allreduce_shm_flag), under all ports: the p - 1 messages
  * arrive at once, then the p - 1 combines one after the other:

@@ -20,6 +20,11 @@
  * Native run (lib/coll/shm_flat.c): every rank publishes its IN, waits for every
  * peer's flag and reduces block `me` of every IN, in rank order, into OUT,
  * then says so and waits until every peer has (nobody reads its IN after).
+ * From p = 3 on, where the p - 1 blocks fit its stage (TC__SHM_STAGE,
+ * lib/coll/shm.h) and its team's waiters spin, a rank copies each peer's
+ * block into the stage as it finds the peer's flag, from the peer after it
+ * on, and reduces there in the same rank order: the ranks do not all
+ * read rank 0's buffer, then all rank 1's.
  * When the p blocks fit in TC__SHM_INLINE bytes they travel in the rank's
  * flag, when they fit in TC__SHM_AREA bytes (p m <= 1 KiB) in its area,
  * double-buffered like the flag: the second synchronisation is not needed.
