@@ -41,7 +41,7 @@
 # Writes into the output dir: report.json (every figure), report.md (the
 # tables), log.txt (everything printed) and each part's raw output
 # (peers.txt, native-pP.txt, emulation-pP.txt, calibrate.txt, rounds.txt,
-# copies.txt) and each
+# copies.txt, stage.txt) and each
 # native p's calibration as the library held it (calibration-pP.cal: text,
 # model_fidelity --save-calibration: bench/replay_native prices the run's
 # cases again with this build or a later one); prints the
@@ -83,7 +83,7 @@ aggregate=$here/manycore_report.awk
 mkdir -p "$out" || exit 2
 out=$(cd "$out" && pwd)
 rm -f "$out"/peers.txt "$out"/native-p*.txt "$out"/calibration-p*.cal "$out"/emulation-p*.txt "$out"/calibrate.txt \
-	"$out"/rounds.txt "$out"/copies.txt \
+	"$out"/rounds.txt "$out"/copies.txt "$out"/stage.txt \
 	"$out"/status.txt "$out"/report.json "$out"/report.md
 exec > >(tee "$out/log.txt") 2>&1
 
@@ -169,6 +169,13 @@ fi
 if [ "$quick" != 1 ] && [ -x "$bin/bench/copies" ]; then
 	echo "== [$SECONDS s] copies (for the record)"
 	timeout -k 5 30 "$bin/bench/copies" > "$out/copies.txt" 2>&1 && grep -v '^{' "$out/copies.txt"
+fi
+# The `shm` reductions with their operands staged and without, alternately
+# (bench/stage.sh; for the record, a few seconds).
+if [ "$quick" != 1 ] && [ -x "$bin/tools/topocoll" ] && [ -f "$here/stage.sh" ]; then
+	echo "== [$SECONDS s] stage (for the record)"
+	timeout -k 5 60 bash "$here/stage.sh" "$bin/tools/topocoll" > "$out/stage.txt" 2>&1 &&
+		grep -v '^{' "$out/stage.txt"
 fi
 
 # The driver prints its figures at the end: its own --limit (no repetition

@@ -378,6 +378,21 @@ static const void *tc__shm_x(const struct tc__shm_ctx *c, int r)
 	                  : tc__shm_blk(c, r)->in;
 }
 
+/* Whether the reductions stage at all: TC_SHM_STAGE=0 in the environment
+ * says no (a diagnostic: bench/stage.sh times the staged and the unstaged
+ * reductions in one run).  Read once. */
+static bool tc__shm_stage_on(void)
+{
+	static _Atomic int on = -1;
+	int v = atomic_load_explicit(&on, memory_order_relaxed);
+	if (v < 0) {
+		const char *e = getenv("TC_SHM_STAGE");
+		v = !(e && !strcmp(e, "0"));
+		atomic_store_explicit(&on, v, memory_order_relaxed);
+	}
+	return v;
+}
+
 /* The reduction of len bytes from off of every rank's contribution:
  * staged where tc__shm_stages() says, on a team whose waiters spin (each
  * rank a CPU of its own, as for the sweep), and this rank's stage can
@@ -390,7 +405,7 @@ static const void *tc__shm_x(const struct tc__shm_ctx *c, int r)
 static void tc__shm_stage_plan(struct tc__shm_ctx *c, uint64_t off, uint64_t len)
 {
 	c->stage = NULL;
-	if (!c->proc->team->spin_ns || !tc__shm_stages(c->p, len))
+	if (!c->proc->team->spin_ns || !tc__shm_stages(c->p, len) || !tc__shm_stage_on())
 		return;
 	struct tc__shm_own *own = tc__shm_own(c);
 	const uint64_t need = (uint64_t)(c->p - 1) * len;
