@@ -158,36 +158,50 @@ int cli_alg_index(enum tc_coll coll, const char *alg)
 	return -1;
 }
 
-int cli_dtype(const char *s, enum tc_dtype *out)
+/* The index *out of s among the n names at(0 .. n-1); else the usage
+ * error of option opt, naming the n as the kind it lists. */
+static int cli_named(const char *opt, const char *kind, const char *s, int n,
+                     const char *(*at)(int), int *out)
 {
-	char list[160] = "";
-	for (int d = 0; d < TC_DTYPE_COUNT; d++) {
-		const char *n = tc_dtype_name((enum tc_dtype)d);
-		if (!strcmp(s, n)) {
-			*out = (enum tc_dtype)d;
+	char list[256] = "";
+	size_t used = 0;
+	for (int i = 0; i < n; i++) {
+		const char *name = at(i);
+		if (!strcmp(s, name)) {
+			*out = i;
 			return 0;
 		}
-		if (d)
-			strcat(list, ", ");
-		strcat(list, n);
+		if (used < sizeof list)
+			used += (size_t)snprintf(list + used, sizeof list - used, "%s%s",
+			                         i ? ", " : "", name);
 	}
-	return cli_usage("--dtype: unknown datatype '%s' (available: %s)", s, list);
+	return cli_usage("%s: unknown %s '%s' (available: %s)", opt, kind, s, list);
+}
+
+static const char *cli_dtype_at(int i)
+{
+	return tc_dtype_name((enum tc_dtype)i);
+}
+
+static const char *cli_op_at(int i)
+{
+	return tc_op_name((enum tc_op)i);
+}
+
+int cli_dtype(const char *s, enum tc_dtype *out)
+{
+	int i, err = cli_named("--dtype", "datatype", s, TC_DTYPE_COUNT, cli_dtype_at, &i);
+	if (!err)
+		*out = (enum tc_dtype)i;
+	return err;
 }
 
 int cli_op(const char *s, enum tc_op *out)
 {
-	char list[160] = "";
-	for (int o = 0; o < TC_OP_USER; o++) {
-		const char *n = tc_op_name((enum tc_op)o);
-		if (!strcmp(s, n)) {
-			*out = (enum tc_op)o;
-			return 0;
-		}
-		if (o)
-			strcat(list, ", ");
-		strcat(list, n);
-	}
-	return cli_usage("--op: unknown operator '%s' (available: %s)", s, list);
+	int i, err = cli_named("--op", "operator", s, TC_OP_USER, cli_op_at, &i);
+	if (!err)
+		*out = (enum tc_op)i;
+	return err;
 }
 
 int cli_coll_error(int err, enum tc_coll coll, const char *alg, const struct tc_topo *t, int root)

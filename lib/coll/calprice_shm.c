@@ -206,18 +206,13 @@ int tc__cal_shm_ns(const struct tc_calibration *cal, const struct tc_transfer *t
 	const bool shared = data->roomy && isfinite(tc__machine_shared_ns(cal, 2, 64));
 	int *readers = shared ? malloc((size_t)(n > 0 ? n : 1) * sizeof *readers) : NULL;
 	double *busy = calloc((size_t)np, sizeof *busy);
+	double total = 0, h_last = NAN;
+	int err = TC_OK;
 	if (!stamp || !seen || !wrote || !reads || !lines || (shared && !readers) || !busy ||
 	    (shared && tc__cal_readers(tr, n, readers))) {
-		free(stamp);
-		free(seen);
-		free(wrote);
-		free(reads);
-		free(lines);
-		free(readers);
-		free(busy);
-		return TC_ENOMEM;
+		err = TC_ENOMEM;
+		goto out;
 	}
-	double total = 0, h_last = NAN;
 	int rounds = 0, q_last = 0;
 	enum tc__cal_shape shape_last = TC__CAL_FLAT;
 	for (int i = 0; i < n;) {
@@ -340,6 +335,8 @@ int tc__cal_shm_ns(const struct tc_calibration *cal, const struct tc_transfer *t
 		                                                               : TC__CAL_FLAT;
 		total += (lay.syncs - rounds) * tc__cal_sync_ns(cal, back, q_last, h_last);
 	}
+	*ns = isfinite(total) ? total : NAN;
+out:
 	free(stamp);
 	free(seen);
 	free(wrote);
@@ -347,6 +344,5 @@ int tc__cal_shm_ns(const struct tc_calibration *cal, const struct tc_transfer *t
 	free(lines);
 	free(readers);
 	free(busy);
-	*ns = isfinite(total) ? total : NAN;
-	return TC_OK;
+	return err;
 }
