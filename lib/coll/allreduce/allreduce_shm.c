@@ -33,7 +33,9 @@
  * sends of the two rounds meet the owners' combines in an order that
  * depends on m) and half duplex; the simulator prices those.
  * Restrictions: the complete graph (every pair shares memory).
- * Memory: none besides the buffers and the team's flags.
+ * Memory: the team's flags, each rank's two slice buffers (TC__SHM_SLICE)
+ * and, where it stages, its stage ((p - 1) slices, at most TC__SHM_STAGE),
+ * kept with the team for its later calls.
  *
  * Trace, p = 3, 7 elements (slices 3, 2, 2):
  *   round 0  0: local copy x_0[0..3), 1 -> 0 (+), 2 -> 0 (+);

@@ -23,7 +23,9 @@
  *     T = t_s + m t_w (+ t_h) + (p - 1) m t_c.
  * NAN under one port and half duplex (the simulator prices those).
  * Restrictions: the complete graph (every pair shares memory).
- * Memory: none besides the buffers and the team's flags.
+ * Memory: the team's flags, and where a rank stages the vectors its stage
+ * ((p - 1) m bytes, at most TC__SHM_STAGE), kept with the team for its
+ * later calls.
  *
  * Trace, p = 3:  0: local copy, 1 -> 0 (+), 2 -> 0 (+);  1: 0 -> 1 copy,
  * local (+), 2 -> 1 (+);  2: 0 -> 2 copy, 1 -> 2 (+), local (+).

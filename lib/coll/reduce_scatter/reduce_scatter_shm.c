@@ -36,7 +36,9 @@
  * one port (the owners' rank-ordered receives meet the serialised sends in
  * an order that depends on p; the simulator prices it) and half duplex.
  * Restrictions: the complete graph (every pair shares memory).
- * Memory: none besides the buffers and the team's flags and areas.
+ * Memory: the team's flags and areas, and where a rank stages its
+ * operands its stage, (p - 1) m bytes of at most TC__SHM_STAGE, kept with
+ * the team for its later calls.
  *
  * Trace, p = 3 (x_r^j: block j of rank r's IN; o_j: rank j's OUT):
  *   0: local copy o_0 = x_0^0, 1 -> 0 (+ x_0^1), 2 -> 0 (+ x_0^2)
