@@ -9,7 +9,10 @@
 # slices (4 KiB p) and the allreduce `shm_flag` of 1 KiB.  Each case runs
 # `topocoll run --repeat 5` N times (3) with and N times without the stage,
 # alternately; prints the medians of the N runs (ns a call) and their ratio
-# (staged / unstaged: below 1, the stage is faster), then one JSON line.
+# (staged / unstaged: below 1, the stage is faster), and for the
+# reduce_scatter the alltoall `shm` of the same blocks, run as often in
+# turn (it reads as many bytes out of the peers, staggered, as each flag is
+# found, and writes p - 1 times as many), then one JSON line.
 # Every run checks its results (the tool's reference); a wrong one fails.
 # Run through ./tools/bench stage [args]; the many-core report runs it.
 set -euo pipefail
@@ -45,7 +48,8 @@ run_once() { # STAGE P COLL ALG BYTES
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 echo "# stage: $tc, $cpus CPUs, $reps runs of each, $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-printf '%-4s %-15s %-9s %8s %12s %12s %7s\n' p collective algorithm bytes staged_ns unstaged_ns ratio
+[ -n "$plist" ] || echo "# no team of 4, 8 or 16 ranks fits the $cpus CPUs: nothing to compare (--p LIST)"
+printf '%-4s %-15s %-9s %8s %12s %12s %7s %12s\n' p collective algorithm bytes staged_ns unstaged_ns ratio alltoall_ns
 json='{"bench":"stage","cases":['
 first=1
 for p in $plist; do
@@ -54,18 +58,24 @@ for p in $plist; do
 	for c in "reduce_scatter shm 1024" "reduce_scatter shm 16384" "allreduce shm $((4096 * p))" \
 		"allreduce shm_flag 1024"; do
 		set -- $c
-		on=() off=()
+		on=() off=() a2a=()
 		for ((r = 0; r < reps; r++)); do
 			on+=("$(run_once 1 "$p" "$1" "$2" "$3")")
 			off+=("$(run_once 0 "$p" "$1" "$2" "$3")")
+			[ "$1" != reduce_scatter ] || a2a+=("$(run_once 1 "$p" alltoall shm "$3")")
 		done
 		a=$(printf '%s\n' "${on[@]}" | median)
 		b=$(printf '%s\n' "${off[@]}" | median)
 		ratio=$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }')
-		printf '%-4s %-15s %-9s %8s %12.0f %12.0f %7s\n' "$p" "$1" "$2" "$3" "$a" "$b" "$ratio"
+		x=null shown=-
+		if [ ${#a2a[@]} -gt 0 ]; then
+			x=$(printf '%s\n' "${a2a[@]}" | median)
+			shown=$(printf '%.0f' "$x")
+		fi
+		printf '%-4s %-15s %-9s %8s %12.0f %12.0f %7s %12s\n' "$p" "$1" "$2" "$3" "$a" "$b" "$ratio" "$shown"
 		[ $first = 1 ] || json="$json,"
 		first=0
-		json="$json{\"p\":$p,\"coll\":\"$1\",\"algorithm\":\"$2\",\"bytes\":$3,\"staged_ns\":$a,\"unstaged_ns\":$b,\"ratio\":$ratio}"
+		json="$json{\"p\":$p,\"coll\":\"$1\",\"algorithm\":\"$2\",\"bytes\":$3,\"staged_ns\":$a,\"unstaged_ns\":$b,\"ratio\":$ratio,\"alltoall_ns\":$x}"
 	done
 done
 echo "$json]}"
