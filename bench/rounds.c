@@ -36,7 +36,16 @@
  *   flag2       the flag's line alternating between two by the round's
  *               parity, as the library's flags do (lib/coll/shm.h);
  *   barrier, allgather 8 B, alltoall 8 B, allreduce 8 B: the library's
- *               calls (AUTO's algorithm, printed).
+ *               calls (AUTO's algorithm, printed);
+ *   sendrecv    a round of 8-byte messages over the channels, tc_sendrecv
+ *               to me + d from me - d, d = 1, 2, 4, ... in turn (the
+ *               calibration's R(q), "sync_ns");
+ *   xor         the same both ways with me XOR d (a hypercube's exchange,
+ *               the calibration's "pairs_ns"; q a power of two);
+ *   allreduce-hc  an 8-byte allreduce by `hypercube` over the channels: a
+ *               call of log2 q such exchanges (q a power of two), what the
+ *               calibrated prediction prices with R(q) per round.
+ * A kind that needs q a power of two is left out at other q.
  * Usage: rounds [--q LIST] [--only KINDS] [--calls N] [--samples N]
  *   --only flag,allgather   the kinds to run (names as in the table)
  * The last line is one JSON object.
@@ -65,11 +74,30 @@ enum kind {
 	K_ALLGATHER,
 	K_ALLTOALL,
 	K_ALLREDUCE,
+	K_SENDRECV,
+	K_XOR,
+	K_ALLREDUCE_HC,
 	NKIND
 };
-static const char *const kind_name[NKIND] = {"flag",      "flag64",   "flag+8",
-                                             "flag+line", "flag2",    "barrier",
-                                             "allgather", "alltoall", "allreduce"};
+static const char *const kind_name[NKIND] = {"flag",      "flag64",   "flag+8",    "flag+line",
+                                             "flag2",     "barrier",  "allgather", "alltoall",
+                                             "allreduce", "sendrecv", "xor",       "allreduce-hc"};
+
+/* Whether kind k runs among q ranks (xor and allreduce-hc: q a power of
+ * two). */
+static int kind_fits(int k, int q)
+{
+	return (k != K_XOR && k != K_ALLREDUCE_HC) || !(q & (q - 1));
+}
+
+/* The log2 of q rounded up (at least 1). */
+static int log2_up(int q)
+{
+	int lg = 1;
+	while ((1 << lg) < q)
+		lg++;
+	return lg;
+}
 
 /* A rank's flag block: two pairs of lines (flag2 alternates between
  * them); the payload of flag+8 in the flag's line, flag+line's in the
@@ -157,6 +185,18 @@ static int one(struct tc_proc *proc, struct ctx *c, uint64_t v, double *in, doub
 		return tc_alltoall(proc, in, out, 1, TC_DOUBLE, NULL);
 	case K_ALLREDUCE:
 		return tc_allreduce(proc, in, out, 1, TC_DOUBLE, TC_OP_SUM, NULL);
+	case K_SENDRECV: {
+		const int q = c->q, me = tc_rank(proc), d = (1 << (int)(v % (uint64_t)log2_up(q))) % q;
+		return tc_sendrecv(proc, (me + d) % q, in, 8, (me + q - d) % q, out, 8, NULL);
+	}
+	case K_XOR: {
+		const int me = tc_rank(proc), d = 1 << (int)(v % (uint64_t)log2_up(c->q));
+		return tc_sendrecv(proc, me ^ d, in, 8, me ^ d, out, 8, NULL);
+	}
+	case K_ALLREDUCE_HC: {
+		const struct tc_coll_opts o = {.alg = "hypercube"};
+		return tc_allreduce(proc, in, out, 1, TC_DOUBLE, TC_OP_SUM, &o);
+	}
 	default: {
 		uint64_t sink[MAX_Q];
 		return hand_round(proc, c, tc_rank(proc), v, sink);
@@ -188,7 +228,7 @@ static int rank_fn(struct tc_proc *proc, void *arg)
 		}
 	}
 	struct tc_coll_info ci;
-	if (c->kind >= K_BARRIER) {
+	if (c->kind >= K_BARRIER && c->kind != K_SENDRECV && c->kind != K_XOR) {
 		tc_last_coll(proc, &ci);
 		if (ci.algorithm)
 			snprintf(c->alg[me], sizeof c->alg[me], "%s", ci.algorithm);
@@ -244,8 +284,8 @@ static unsigned parse_kinds(const char *list)
 			k++;
 		if (k == NKIND) {
 			fprintf(stderr,
-			        "rounds: --only: no kind '%s' (flag, flag+8, flag+line, flag2, "
-			        "barrier, allgather, alltoall, allreduce)\n",
+			        "rounds: --only: no kind '%s' (flag, flag64, flag+8, flag+line, flag2, "
+			        "barrier, allgather, alltoall, allreduce, sendrecv, xor, allreduce-hc)\n",
 			        t);
 			free(copy);
 			return 0;
@@ -331,7 +371,7 @@ int main(int argc, char **argv)
 	printf("# rounds: ns per round or call, median of %d samples; b2b: %d in a row, iso: one "
 	       "after a barrier, last: the last starter's own time in those; %ld CPUs\n",
 	       samples, calls, cpus);
-	printf("%-4s %-10s %9s %9s %9s  %s\n", "q", "kind", "b2b", "iso", "last", "algorithm");
+	printf("%-4s %-12s %9s %9s %9s  %s\n", "q", "kind", "b2b", "iso", "last", "algorithm");
 	char json[16384];
 	size_t jl = 0;
 	json_add(json, sizeof json, &jl,
@@ -354,7 +394,7 @@ int main(int argc, char **argv)
 		json_add(json, sizeof json, &jl, "%s\"%d\":{", i ? "," : "", q);
 		int first = 1;
 		for (int k = 0; k < NKIND && !err; k++) {
-			if (!(only >> k & 1))
+			if (!(only >> k & 1) || !kind_fits(k, q))
 				continue;
 			double f[3] = {0, 0, 0};
 			for (int iso = 0; iso < 2 && !err; iso++) {
@@ -369,8 +409,10 @@ int main(int argc, char **argv)
 			}
 			if (err)
 				break;
-			const char *alg = k >= K_BARRIER ? c->alg[0] : "by hand";
-			printf("%-4d %-10s %9.0f %9.0f %9.0f  %s%s\n", q, kind_name[k], f[0], f[1],
+			const char *alg = k == K_SENDRECV || k == K_XOR ? "tc_sendrecv"
+			                  : k >= K_BARRIER              ? c->alg[0]
+			                                                : "by hand";
+			printf("%-4d %-12s %9.0f %9.0f %9.0f  %s%s\n", q, kind_name[k], f[0], f[1],
 			       f[2], alg,
 			       q > cpus ? "  (more ranks than CPUs: b2b and iso are waits)" : "");
 			json_add(json, sizeof json, &jl,
