@@ -881,6 +881,28 @@ Test(calibrate, shared_memory_combines, .timeout = 30)
 	          predict_placed(&c, "complete:4", TC_COLL_ALLGATHER, "shm", 65536, NULL));
 }
 
+/* A combine of a small block costs at least the calibration's smallest
+ * combine (its combine points: a call's cost), where m t_c says less: the
+ * 8-byte allreduce `shm_flag` on complete:4, whose every rank combines 3
+ * operands, costs 3 (a - 8 t_c) more with an 8-byte combine of a = 9 ns
+ * measured than without the points; of 1 KiB, whose m t_c (41 ns) is
+ * above a, the same either way. */
+Test(calibrate, shared_memory_small_combines, .timeout = 30)
+{
+	struct tc_calibration c, cp;
+	hand_made_concurrency(&c);
+	cp = c;
+	for (int i = 0; i < cp.npoints; i++)
+		cp.points[i].combine_ns = i ? 9 + (double)cp.points[i].bytes * 0.04 : 9;
+	const double tc = c.tc_ns_per_byte, a = 9;
+	const double with = predict_placed(&cp, "complete:4", TC_COLL_ALLREDUCE, "shm_flag", 8, NULL);
+	const double without = predict_placed(&c, "complete:4", TC_COLL_ALLREDUCE, "shm_flag", 8, NULL);
+	cr_assert(fabs((with - without) - 3 * (a - 8 * tc)) <= 1e-6 * with, "%.3f - %.3f, not %.3f",
+	          with, without, 3 * (a - 8 * tc));
+	cr_assert(predict_placed(&cp, "complete:4", TC_COLL_ALLREDUCE, "shm_flag", 1024, NULL) ==
+	          predict_placed(&c, "complete:4", TC_COLL_ALLREDUCE, "shm_flag", 1024, NULL));
+}
+
 /* The machine's own algorithms are priced as the reader copies (the
  * shared-memory price of lib/coll/calprice.c): a round costs R(q) plus, for its busiest reader, a
  * copy at its share of the bandwidth per block it reads (combines: the

@@ -47,6 +47,25 @@ static double tc__cal_round_handoff(const struct tc_calibration *cal, const stru
 	return isfinite(h) ? h : tc__machine_handoff_ns(cal, q);
 }
 
+/* What adding m bytes of cached data into a rank's own costs: m t_c, but
+ * at least what the calibration's smallest combine took (its combine
+ * points: tc_reduce_local of a few bytes, a call each, 7-9 ns on the VMs
+ * measured, where m t_c says a fraction of a nanosecond): a combine's
+ * call and loop, which a reduction of small blocks pays once per operand
+ * (the 8-byte allreduce `shm_flag` at p = 16 combines 15 of them). */
+static double tc__cal_add_ns(const struct tc_calibration *cal, uint64_t m, double tc)
+{
+	const double fit = (double)m * tc;
+	double least = NAN, least_b = 0;
+	for (int i = 0; m && i < cal->npoints; i++) {
+		const struct tc_calibration_point *pt = &cal->points[i];
+		if (isfinite(pt->combine_ns) && pt->combine_ns > 0 && pt->bytes &&
+		    (!isfinite(least) || (double)pt->bytes < least_b))
+			least = pt->combine_ns, least_b = (double)pt->bytes;
+	}
+	return isfinite(least) && least > fit ? least : fit;
+}
+
 /* The cache-line misses a core keeps in flight, about: its line fill
  * buffers (10-16 on x86 cores of the last decade).  A reader whose swept
  * waits find many flags changed fetches their lines in waves of so many. */
@@ -154,6 +173,8 @@ static int tc__cal_readers(const struct tc_transfer *tr, int n, int *readers)
  * A reduction that stages its operands (tc__shm_layout()'s staged:
  * copied into the reader's own buffer as each flag is found, combined
  * there) pays c(k, m_x) + m_x t_c for each instead of c'(k, m_x).
+ * Every add of cached data (m_x t_c above, a local combine's) costs at
+ * least the calibration's smallest combine (tc__cal_add_ns()).
  * h_x, a cache line's hand-off (tc__cal_round_handoff(): with a
  * placement, the class of the round's
  * farthest pair; without, the pair's at q = 2, else the farthest class),
@@ -250,7 +271,7 @@ int tc__cal_shm_ns(const struct tc_calibration *cal, const struct tc_transfer *t
 				seen[x->dst] = -id, busy[x->dst] = 0;
 			double t;
 			if (x->src == x->dst) {
-				t = x->combine ? (double)x->bytes * tc : 0;
+				t = x->combine ? tc__cal_add_ns(cal, x->bytes, tc) : 0;
 			} else {
 				const size_t at = data->roomy && x->bytes
 				                          ? (size_t)x->bytes
@@ -291,7 +312,7 @@ int tc__cal_shm_ns(const struct tc_calibration *cal, const struct tc_transfer *t
 					t = comb * own / (double)at;
 				else
 					t = cp * own / (double)at +
-					    (x->combine ? (double)x->bytes * tc : 0);
+					    (x->combine ? tc__cal_add_ns(cal, x->bytes, tc) : 0);
 				if (stamp[x->dst] == id) /* d's first read of the round */
 					stamp[x->dst] = -id, reads[x->dst] = 0, lines[x->dst] = 0;
 				if (flags && via != TC__SHM_VIA_IN) {
