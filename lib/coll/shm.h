@@ -286,7 +286,7 @@ enum tc__shm_via { TC__SHM_VIA_FLAG, TC__SHM_VIA_AREA, TC__SHM_VIA_IN };
 
 /* How a native call of these algorithms lays out and reads its data, by
  * the rules of lib/coll/shm_flat.c: for the calibrated price
- * (lib/coll/calprice.c). */
+ * (lib/coll/calprice_shm.c). */
 struct tc__shm_layout {
 	enum tc__shm_via via;
 	/* The synchronisations of the team it makes: 1, 2 where the readers
@@ -297,7 +297,8 @@ struct tc__shm_layout {
 	 * scatter, reduce_scatter); else every reader's is the same. */
 	bool per_reader;
 	/* The readers take their operands after the sweep of the flags, in
-	 * rank order (the reductions); else each block as its flag is found. */
+	 * rank order (the reductions, unless staged); else each block as its
+	 * flag is found. */
 	bool after_sweep;
 	/* A reduction's readers copy their operands into their stages as
 	 * each flag is found and combine them there (tc__shm_stages()). */
@@ -319,9 +320,10 @@ uint64_t tc__shm_bcast_cut(int p, uint64_t m);
 /* Whether a reduction in which each rank combines len bytes of every
  * one of p ranks' operands stages them (TC__SHM_STAGE): from p = 3 on (at
  * p = 2 a rank reads one peer, no convoy to avoid), len > 0 and (p - 1)
- * len at most TC__SHM_STAGE, on a team whose ranks each have a CPU (the
- * run also asks that its waiters spin, lib/coll/shm_flat.c).  Each rank
- * decides for its own operands (its reads are its own).  Pure function. */
+ * len at most TC__SHM_STAGE, where the team's waiters spin (by default,
+ * where its ranks each have a CPU: the run asks it, lib/coll/shm_flat.c,
+ * the price assumes it).  Each rank decides for its own operands (its
+ * reads are its own).  Pure function. */
 static inline bool tc__shm_stages(int p, uint64_t len)
 {
 	return p >= 3 && len > 0 && (uint64_t)(p - 1) * len <= TC__SHM_STAGE;

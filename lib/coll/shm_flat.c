@@ -149,7 +149,9 @@ struct tc__shm_layout tc__shm_layout(enum tc_coll coll, const char *alg, int p, 
 			const uint64_t slice = m / (uint64_t)(p > 0 ? p : 1);
 			l.syncs = slice <= TC__SHM_SLICE ? 2 : 3;
 			l.via = TC__SHM_VIA_IN;
-			l.staged = tc__shm_stages(p, slice);
+			/* The largest slice's owner, within an element (the
+			 * layout knows bytes, not elements). */
+			l.staged = tc__shm_stages(p, (m + (uint64_t)p - 1) / (uint64_t)(p > 0 ? p : 1));
 		} else {
 			l.via = alg && !strcmp(alg, "shm_tree") ? TC__SHM_VIA_FLAG
 			        : m <= TC__SHM_INLINE           ? TC__SHM_VIA_FLAG
@@ -380,7 +382,7 @@ static const void *tc__shm_x(const struct tc__shm_ctx *c, int r)
 
 /* Whether the reductions stage at all: TC_SHM_STAGE=0 in the environment
  * says no (a diagnostic: bench/stage.sh times the staged and the unstaged
- * reductions in one run).  Read once. */
+ * reductions in one run).  Looked up by the first calls, then kept. */
 static bool tc__shm_stage_on(void)
 {
 	static _Atomic int on = -1;
@@ -394,14 +396,15 @@ static bool tc__shm_stage_on(void)
 }
 
 /* The reduction of len bytes from off of every rank's contribution:
- * staged where tc__shm_stages() says, on a team whose waiters spin (each
- * rank a CPU of its own, as for the sweep), and this rank's stage can
- * hold them (c->stage; else, out of memory, combined out of the peers'
- * buffers as without it).  Set before the sweep that takes the peers'
- * operands.  Not on teams whose ranks share CPUs: there the ranks run one
- * after another, no convoy forms, and each rank's stage is more memory
- * through the shared caches (a 2-vCPU VM, fibres, reduce_scatter of
- * 16 KiB at p = 16 and allreduce of 256 KiB: twice the time). */
+ * staged where tc__shm_stages() says, on a team whose waiters spin (by
+ * default those whose ranks each have a CPU; a team configured to spin
+ * too, as the sweep), and this rank's stage can hold them (c->stage;
+ * else, out of memory, combined out of the peers' buffers as without it).
+ * Set before the sweep that takes the peers' operands.  Not, by default,
+ * on teams whose ranks share CPUs: there the ranks run one after another,
+ * no convoy forms, and each rank's stage is more memory through the
+ * shared caches (a 2-vCPU VM, fibres, reduce_scatter of 16 KiB at p = 16
+ * and allreduce of 256 KiB: twice the time). */
 static void tc__shm_stage_plan(struct tc__shm_ctx *c, uint64_t off, uint64_t len)
 {
 	c->stage = NULL;

@@ -32,7 +32,8 @@ struct tc__shm_ctx {
 	uint64_t sig;         /* the full signature */
 	tc_time_t cmax;       /* the latest start clock seen */
 	uint64_t m, esize;    /* the call's bytes (per rank) and element size */
-	uint64_t src_off;     /* allgather, alltoall: where our block is in a peer's */
+	uint64_t src_off;     /* allgather, alltoall, reduce_scatter: where our
+	                         block is in a peer's */
 	int small;            /* the data travel in the flags or the areas */
 	int in_area;          /* allgather, alltoall: in the areas, not the flags */
 	int stream;           /* allgather, alltoall: OUT written around the caches
