@@ -117,6 +117,23 @@ static void tc__shm_route(struct tc__shm_ctx *c, uint64_t published)
 	c->small = v != TC__SHM_VIA_IN;
 }
 
+/* Whether the reductions stage at all: TC_SHM_STAGE=0 in the environment
+ * says no, to the runs and to the price (a diagnostic: bench/stage.sh
+ * times the staged and the unstaged reductions in one run, and
+ * `TC_SHM_STAGE=0 ./tools/bench replay` prices the reports made before
+ * the stage as they ran).  Looked up by the first calls, then kept. */
+static bool tc__shm_stage_on(void)
+{
+	static _Atomic int on = -1;
+	int v = atomic_load_explicit(&on, memory_order_relaxed);
+	if (v < 0) {
+		const char *e = getenv("TC_SHM_STAGE");
+		v = !(e && !strcmp(e, "0"));
+		atomic_store_explicit(&on, v, memory_order_relaxed);
+	}
+	return v;
+}
+
 struct tc__shm_layout tc__shm_layout(enum tc_coll coll, const char *alg, int p, uint64_t m)
 {
 	struct tc__shm_layout l = {.via = TC__SHM_VIA_IN, .syncs = 1, .reader_bytes = m};
@@ -130,7 +147,7 @@ struct tc__shm_layout tc__shm_layout(enum tc_coll coll, const char *alg, int p, 
 		l.via = tc__shm_route_of(p, m, m);
 		break;
 	case TC_COLL_REDUCE_SCATTER:
-		l.staged = tc__shm_stages(p, m); /* tc__shm_reduce_scatter */
+		l.staged = tc__shm_stages(p, m) && tc__shm_stage_on(); /* tc__shm_reduce_scatter */
 		l.after_sweep = !l.staged;
 		/* fall through */
 	case TC_COLL_ALLTOALL:
@@ -151,12 +168,14 @@ struct tc__shm_layout tc__shm_layout(enum tc_coll coll, const char *alg, int p, 
 			l.via = TC__SHM_VIA_IN;
 			/* The largest slice's owner, within an element (the
 			 * layout knows bytes, not elements). */
-			l.staged = tc__shm_stages(p, (m + (uint64_t)p - 1) / (uint64_t)(p > 0 ? p : 1));
+			l.staged = tc__shm_stages(p, (m + (uint64_t)p - 1) / (uint64_t)(p > 0 ? p : 1)) &&
+			           tc__shm_stage_on();
 		} else {
 			l.via = alg && !strcmp(alg, "shm_tree") ? TC__SHM_VIA_FLAG
 			        : m <= TC__SHM_INLINE           ? TC__SHM_VIA_FLAG
 			                                        : TC__SHM_VIA_IN;
-			l.staged = l.via == TC__SHM_VIA_IN && tc__shm_stages(p, m);
+			l.staged = l.via == TC__SHM_VIA_IN && tc__shm_stages(p, m) &&
+			           tc__shm_stage_on();
 		}
 		/* tc__shm_reduce after tc__shm_read_all, unless staged */
 		l.after_sweep = !l.staged;
@@ -378,21 +397,6 @@ static const void *tc__shm_x(const struct tc__shm_ctx *c, int r)
 	return c->in_area ? (const void *)tc__shm_area(c, r)
 	       : c->small ? (const void *)tc__shm_blk(c, r)->data
 	                  : tc__shm_blk(c, r)->in;
-}
-
-/* Whether the reductions stage at all: TC_SHM_STAGE=0 in the environment
- * says no (a diagnostic: bench/stage.sh times the staged and the unstaged
- * reductions in one run).  Looked up by the first calls, then kept. */
-static bool tc__shm_stage_on(void)
-{
-	static _Atomic int on = -1;
-	int v = atomic_load_explicit(&on, memory_order_relaxed);
-	if (v < 0) {
-		const char *e = getenv("TC_SHM_STAGE");
-		v = !(e && !strcmp(e, "0"));
-		atomic_store_explicit(&on, v, memory_order_relaxed);
-	}
-	return v;
 }
 
 /* The reduction of len bytes from off of every rank's contribution:
