@@ -47,23 +47,31 @@ static double tc__cal_round_handoff(const struct tc_calibration *cal, const stru
 	return isfinite(h) ? h : tc__machine_handoff_ns(cal, q);
 }
 
-/* What adding m bytes of cached data into a rank's own costs: m t_c, but
- * at least what the calibration's smallest combine took (its combine
- * points: tc_reduce_local of a few bytes, a call each, 7-9 ns on the VMs
- * measured, where m t_c says a fraction of a nanosecond): a combine's
- * call and loop, which a reduction of small blocks pays once per operand
- * (the 8-byte allreduce `shm_flag` at p = 16 combines 15 of them). */
-static double tc__cal_add_ns(const struct tc_calibration *cal, uint64_t m, double tc)
+/* The calibration's smallest combine: the time of the combine point of
+ * fewest bytes (tc_reduce_local of a few bytes, a call each: 7-9 ns on
+ * the VMs measured), NAN where none was measured. */
+static double tc__cal_least_combine(const struct tc_calibration *cal)
 {
-	const double fit = (double)m * tc;
 	double least = NAN, least_b = 0;
-	for (int i = 0; m && i < cal->npoints; i++) {
+	for (int i = 0; i < cal->npoints; i++) {
 		const struct tc_calibration_point *pt = &cal->points[i];
 		if (isfinite(pt->combine_ns) && pt->combine_ns > 0 && pt->bytes &&
 		    (!isfinite(least) || (double)pt->bytes < least_b))
 			least = pt->combine_ns, least_b = (double)pt->bytes;
 	}
-	return isfinite(least) && least > fit ? least : fit;
+	return least;
+}
+
+/* What adding m bytes of cached data into a rank's own costs: m t_c, but
+ * at least the calibration's smallest combine, least
+ * (tc__cal_least_combine(), NAN: no floor), where m t_c says a fraction
+ * of a nanosecond: a combine's call and loop, which a reduction of small
+ * blocks pays once per operand (the 8-byte allreduce `shm_flag` at
+ * p = 16 combines 15 of them).  0 for m = 0. */
+static double tc__cal_add_ns(uint64_t m, double tc, double least)
+{
+	const double fit = (double)m * tc;
+	return m && isfinite(least) && least > fit ? least : fit;
 }
 
 /* The cache-line misses a core keeps in flight, about: its line fill
@@ -214,6 +222,8 @@ int tc__cal_shm_ns(const struct tc_calibration *cal, const struct tc_transfer *t
 	    !isfinite(tc__machine_copy_ns(cal, 2, 64)))
 		return TC_OK;
 	const bool swept = strcmp(alg, "shm_tree") != 0;
+	/* Every add of cached data costs at least this (tc__cal_add_ns()). */
+	const double least = tc__cal_least_combine(cal);
 	/* Rounds of flags measured (a calibration without them: rounds of
 	 * messages, R(q), and the readers' hand-offs as before). */
 	const bool flags = isfinite(tc__machine_flag_ns(cal, 2));
@@ -271,7 +281,7 @@ int tc__cal_shm_ns(const struct tc_calibration *cal, const struct tc_transfer *t
 				seen[x->dst] = -id, busy[x->dst] = 0;
 			double t;
 			if (x->src == x->dst) {
-				t = x->combine ? tc__cal_add_ns(cal, x->bytes, tc) : 0;
+				t = x->combine ? tc__cal_add_ns(x->bytes, tc, least) : 0;
 			} else {
 				const size_t at = data->roomy && x->bytes
 				                          ? (size_t)x->bytes
@@ -312,7 +322,7 @@ int tc__cal_shm_ns(const struct tc_calibration *cal, const struct tc_transfer *t
 					t = comb * own / (double)at;
 				else
 					t = cp * own / (double)at +
-					    (x->combine ? tc__cal_add_ns(cal, x->bytes, tc) : 0);
+					    (x->combine ? tc__cal_add_ns(x->bytes, tc, least) : 0);
 				if (stamp[x->dst] == id) /* d's first read of the round */
 					stamp[x->dst] = -id, reads[x->dst] = 0, lines[x->dst] = 0;
 				if (flags && via != TC__SHM_VIA_IN) {
