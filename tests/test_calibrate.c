@@ -20,6 +20,7 @@
 #include "topocoll.h"
 #include "topocoll/calibrate.h"
 #include "calibrate/fit.h"
+#include "coll/machine.h"
 #include "coll/shm.h"
 
 /* A calibration of three segments, as tc_model_calibrate would leave it:
@@ -498,6 +499,22 @@ static double predict_placed(const struct tc_calibration *c, const char *topo, e
 	return ns;
 }
 
+/* The price AUTO gives one call (as predict_placed(), place unknown) on a
+ * team whose waiters do not spin: the shm reductions unstaged
+ * (lib/coll/shm_flat.c). */
+static double price_unstaged(const struct tc_calibration *c, const char *topo, enum tc_coll coll,
+                             const char *alg, size_t bytes)
+{
+	struct tc_topo *t = NULL;
+	cr_assert_eq(tc_topo_parse(topo, &t), 0);
+	struct tc_call call = {.coll = coll, .alg = alg, .bytes = bytes, .esize = 8};
+	double ns = -1, share = 0, sync = 0;
+	int err = tc__cal_price(c, t, &call, NULL, true, NULL, NULL, &ns, &share, &sync);
+	cr_assert_eq(err, 0, "%s %s: %s", topo, alg, tc_strerror(err));
+	tc_topo_destroy(t);
+	return ns + share + sync;
+}
+
 /* The concurrency charges of one call (topology topo, algorithm alg, blocks
  * of bytes, doubles), as predict_placed() prices it. */
 static void concurrency_of(const struct tc_calibration *c, const char *topo, enum tc_coll coll,
@@ -879,6 +896,15 @@ Test(calibrate, shared_memory_combines, .timeout = 30)
 	/* A copy is priced by the copy table alone. */
 	cr_assert(predict_placed(&cc, "complete:4", TC_COLL_ALLGATHER, "shm", 65536, NULL) ==
 	          predict_placed(&c, "complete:4", TC_COLL_ALLGATHER, "shm", 65536, NULL));
+	/* A team whose waiters do not spin runs them unstaged, and AUTO
+	 * prices them so: the combines out of the peers' blocks, as at
+	 * 128 KiB, at m = 64 KiB. */
+	const double m2 = 65536, v2 = 3 * m2;
+	const double want2 = 3 * (m2 * 4 / b_at(20, 15, v2) - (m2 * 4 / b_at(40, 30, v2) + m2 * 0.04));
+	const double with2 = price_unstaged(&cc, "complete:4", TC_COLL_REDUCE_SCATTER, "shm", 65536);
+	const double without2 = price_unstaged(&c, "complete:4", TC_COLL_REDUCE_SCATTER, "shm", 65536);
+	cr_assert(fabs((with2 - without2) - want2) <= 1e-6 * with2, "%.3f - %.3f, not %.3f", with2,
+	          without2, want2);
 }
 
 /* A combine of a small block costs at least the calibration's smallest

@@ -610,7 +610,10 @@ TC_API int tc_calibration_predict(const struct tc_calibration *cal, const struct
  * levels of `shm_tree` inside a cache domain pay that domain's hand-off and
  * its leaders' level the one across caches or packages, while a flat `shm`
  * round pays that of the team's farthest pair (docs/calibration.md, "The
- * machine's own algorithms").  Returns what tc_calibration_predict()
+ * machine's own algorithms").  Their reductions are priced as a team
+ * whose waiters spin runs them, their operands staged (docs/algorithms.md,
+ * reduce_scatter); AUTO on a team set to yield prices them
+ * unstaged, as it runs them.  Returns what tc_calibration_predict()
  * returns.  Thread-safe; every pointer is borrowed.
  */
 struct tc_rank_place;

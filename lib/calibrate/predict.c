@@ -76,7 +76,7 @@ int tc_calibration_predict(const struct tc_calibration *cal, const struct tc_top
 	double share = 0, sync = 0;
 	int err = tc__cal_start(cal, "tc_calibration_predict");
 	if (!err)
-		err = tc__cal_price(cal, t, call, NULL, pr, segment, ns, &share, &sync);
+		err = tc__cal_price(cal, t, call, NULL, false, pr, segment, ns, &share, &sync);
 	if (!err)
 		*ns += share + sync;
 	return err;
@@ -88,7 +88,7 @@ int tc_calibration_concurrency_ns(const struct tc_calibration *cal, const struct
 	double ns, share = 0, sync = 0;
 	int err = tc__cal_start(cal, "tc_calibration_concurrency_ns");
 	if (!err)
-		err = tc__cal_price(cal, t, call, NULL, NULL, NULL, &ns, &share, &sync);
+		err = tc__cal_price(cal, t, call, NULL, false, NULL, NULL, &ns, &share, &sync);
 	if (err)
 		return err;
 	if (share_ns)
@@ -105,7 +105,7 @@ int tc_calibration_predict_placed(const struct tc_calibration *cal, const struct
 	double share = 0, sync = 0;
 	int err = tc__cal_start(cal, "tc_calibration_predict_placed");
 	if (!err)
-		err = tc__cal_price(cal, t, call, place, pr, segment, ns, &share, &sync);
+		err = tc__cal_price(cal, t, call, place, false, pr, segment, ns, &share, &sync);
 	if (!err)
 		*ns += share + sync;
 	return err;

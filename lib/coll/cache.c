@@ -186,6 +186,7 @@ static int tc__tentry_build(struct tc_team *team, struct tc__tentry *e, const st
 	if (gw.shm == TC__SHM_CPUS && team->cal && team->cal->conc_ranks >= 2) {
 		gw.cal = team->cal;
 		gw.place = team->place;
+		gw.unstaged = !team->spin_ns;
 	}
 	int err = tc__coll_select(&gw, name, ordered, &e->alg, &e->s, &e->makespan);
 	if (err)

@@ -276,7 +276,7 @@ static bool tc__cal_combines_one_way(const struct tc_transfer *tr, int n)
 }
 
 int tc__cal_price(const struct tc_calibration *cal, const struct tc_topo *t,
-                  const struct tc_call *call, const struct tc_rank_place *place,
+                  const struct tc_call *call, const struct tc_rank_place *place, bool unstaged,
                   struct tc_prediction *pr, int *segment, double *ns, double *share, double *sync)
 {
 	struct tc_prediction p;
@@ -388,7 +388,8 @@ int tc__cal_price(const struct tc_calibration *cal, const struct tc_topo *t,
 	const struct tc__alg *alg = tc__alg_find(call->coll, p.algorithm);
 	double shm = NAN;
 	if (!err && alg && (alg->flags & TC__ALG_SHM))
-		err = tc__cal_shm_ns(cal, tr, n, np, &data, place, &again, alg->name, md.tc_ns, &shm);
+		err = tc__cal_shm_ns(cal, tr, n, np, &data, place, unstaged, &again, alg->name,
+		                     md.tc_ns, &shm);
 	if (!err && isfinite(shm)) {
 		/* The shared-memory price replaces the pair's makespan and holds
 		 * the concurrency (above). */

@@ -62,10 +62,11 @@ size_t tc__cal_col(const struct tc__cal_data *d, int r, uint64_t bytes);
 /* The shared-memory price of a schedule tr[0..n) of algorithm alg (a
  * TC__ALG_SHM one) of call over np ranks, its data where data says, each
  * round's hand-off from place (NULL: unknown), local combines at tc ns a
- * byte: *ns, NAN without the concurrency tables (lib/coll/calprice_shm.c
- * describes it).  TC_OK or TC_ENOMEM. */
+ * byte, the reductions unstaged where `unstaged` (else staged where
+ * tc__shm_layout() says): *ns, NAN without the concurrency tables
+ * (lib/coll/calprice_shm.c describes it).  TC_OK or TC_ENOMEM. */
 int tc__cal_shm_ns(const struct tc_calibration *cal, const struct tc_transfer *tr, int n, int np,
-                   const struct tc__cal_data *data, const struct tc_rank_place *place,
+                   const struct tc__cal_data *data, const struct tc_rank_place *place, bool unstaged,
                    const struct tc_call *call, const char *alg, double tc, double *ns);
 
 #endif /* TC_COLL_CALPRICE_H */

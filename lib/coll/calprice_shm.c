@@ -215,7 +215,7 @@ static int tc__cal_readers(const struct tc_transfer *tr, int n, int *readers)
  */
 int tc__cal_shm_ns(const struct tc_calibration *cal, const struct tc_transfer *tr, int n, int np,
                    const struct tc__cal_data *data, const struct tc_rank_place *place,
-                   const struct tc_call *call, const char *alg, double tc, double *ns)
+                   bool unstaged, const struct tc_call *call, const char *alg, double tc, double *ns)
 {
 	*ns = NAN;
 	if (np < 1 || !data->vol || !isfinite(tc__machine_r_ns(cal, 2)) ||
@@ -227,7 +227,8 @@ int tc__cal_shm_ns(const struct tc_calibration *cal, const struct tc_transfer *t
 	/* Rounds of flags measured (a calibration without them: rounds of
 	 * messages, R(q), and the readers' hand-offs as before). */
 	const bool flags = isfinite(tc__machine_flag_ns(cal, 2));
-	const struct tc__shm_layout lay = tc__shm_layout(call->coll, alg, np, call->bytes);
+	struct tc__shm_layout lay = tc__shm_layout(call->coll, alg, np, call->bytes);
+	lay.staged = lay.staged && !unstaged;
 	const enum tc__shm_via via = lay.via;
 	int *stamp = calloc((size_t)np, sizeof *stamp), *seen = calloc((size_t)np, sizeof *seen);
 	int *wrote = calloc((size_t)np, sizeof *wrote);

@@ -98,6 +98,9 @@ struct tc__gen {
 	                                       concurrency tables; else NULL) */
 	const struct tc_rank_place *place; /* with cal: the team's placement, p
 	                                       entries (NULL: unknown) */
+	int unstaged;                      /* with cal: the team's waiters do not spin
+	                     (spin_ns 0), so its shm reductions run unstaged
+	                     (lib/coll/shm_flat.c) and are priced so */
 	int me;                            /* the rank building its plan, or -1 (prediction):
 	                     nothing may depend on it but what is local */
 	int q;                             /* shift: q mod p, in [0, p) */

@@ -11,6 +11,7 @@
 #ifndef TC_COLL_MACHINE_H
 #define TC_COLL_MACHINE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -193,7 +194,9 @@ int tc__cal_model(const struct tc_calibration *cal, size_t bytes, struct tc_mode
  * calibrated model, o_call, local copies and the exchange or one-way
  * combine corrections, or, for the machine's own algorithms with the
  * concurrency tables, their shared-memory price (each round's hand-off
- * from place, tc_calibration_predict_placed(); place NULL: unknown); in
+ * from place, tc_calibration_predict_placed(); place NULL: unknown; the
+ * reductions priced unstaged where `unstaged`, as a team whose waiters do
+ * not spin runs them, lib/coll/shm_flat.c); in
  * *share and *sync the concurrency charges of the other schedules (0
  * otherwise); *pr and *segment (either may be NULL) as
  * tc_calibration_predict().  cal is checked already, as for
@@ -203,7 +206,7 @@ struct tc_topo;
 struct tc_call;
 struct tc_prediction;
 int tc__cal_price(const struct tc_calibration *cal, const struct tc_topo *t,
-                  const struct tc_call *call, const struct tc_rank_place *place,
+                  const struct tc_call *call, const struct tc_rank_place *place, bool unstaged,
                   struct tc_prediction *pr, int *segment, double *ns, double *share, double *sync);
 
 /* Whether TC_ALG_AUTO takes the machine's own algorithms (TC__ALG_SHM,

@@ -360,7 +360,8 @@ static int tc__coll_auto_cal(const struct tc__gen *g, int need_ordered, const st
 		                       .members = g->members,
 		                       .nmembers = g->nmembers};
 		double ns = NAN, share = 0, sync = 0;
-		int err = tc__cal_price(g->cal, g->t, &call, g->place, NULL, NULL, &ns, &share, &sync);
+		int err = tc__cal_price(g->cal, g->t, &call, g->place, g->unstaged, NULL, NULL, &ns,
+		                        &share, &sync);
 		if (err == TC_ENOMEM)
 			return err;
 		const double t = ns + share + sync;
