@@ -126,6 +126,10 @@ int tcmpi__comm_new(const struct tcmpi__comm *c, MPI_Comm *out, const char *fn);
 /* A new communicator like c of the sub-team whose proc is proc (NULL:
  * *out = MPI_COMM_NULL), which it owns from then on, even on error. */
 int tcmpi__comm_sub(const struct tcmpi__comm *c, struct tc_proc *proc, MPI_Comm *out, const char *fn);
+/* The rank in MPI_COMM_WORLD of rank r of c. */
+int tcmpi__world_rank(const struct tcmpi__comm *c, int r);
+/* Frees every group (shim_group.c): at MPI_Finalize. */
+void tcmpi__groups_end(void);
 /* Frees the messages a communicator of one rank holds (shim_p2p.c): at
  * MPI_Comm_free and MPI_Finalize.  Receives still posted on it stay
  * pending (they can never complete) and no longer refer to it. */

@@ -284,6 +284,7 @@ int MPI_Finalize(void)
 	for (int i = 0; i < NCOMMS; i++)
 		if (tcmpi__comms[i].used)
 			tcmpi__selfq_free(&tcmpi__comms[i]);
+	tcmpi__groups_end();
 	tcmpi__finalized = 1;
 	tcmpi__live = 0;
 	return rc ? tcmpi__tc_error(MPI_COMM_WORLD, rc, __func__) : MPI_SUCCESS;
@@ -423,8 +424,7 @@ int MPI_Comm_size(MPI_Comm comm, int *size)
 	return MPI_SUCCESS;
 }
 
-/* The rank in MPI_COMM_WORLD of rank r of c. */
-static int world_rank(const struct tcmpi__comm *c, int r)
+int tcmpi__world_rank(const struct tcmpi__comm *c, int r)
 {
 	if (c->self)
 		return tc_rank(tcmpi__self->proc);
@@ -453,10 +453,10 @@ int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
 	/* Same ranks in the same order: congruent; the same set: similar. */
 	int congruent = 1, similar = 1;
 	for (int i = 0; i < p; i++) {
-		int w = world_rank(a, i), found = 0;
-		congruent &= w == world_rank(b, i);
+		int w = tcmpi__world_rank(a, i), found = 0;
+		congruent &= w == tcmpi__world_rank(b, i);
 		for (int j = 0; j < p && !found; j++)
-			found = w == world_rank(b, j);
+			found = w == tcmpi__world_rank(b, j);
 		similar &= found;
 	}
 	*result = congruent ? MPI_CONGRUENT : similar ? MPI_SIMILAR : MPI_UNEQUAL;
