@@ -94,6 +94,9 @@ struct tcmpi__comm {
 	MPI_Errhandler errh;
 	char name[MPI_MAX_OBJECT_NAME];
 	struct tcmpi__cart cart; /* kept by MPI_Comm_dup, by no other call */
+	/* The neighbourhood collectives' context (shim_neighbor.c): a
+	 * duplicate of proc's team made by the first of them, or NULL. */
+	struct tc_proc *nbr;
 	/* A communicator of one rank (self): its messages sent and not yet
 	 * received, and its receives posted and not yet matched (shim_p2p.c);
 	 * NULL until its first message. */

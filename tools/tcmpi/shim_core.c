@@ -471,6 +471,7 @@ static int comm_new(const struct tcmpi__comm *from, MPI_Comm *out, const char *f
 			tcmpi__comms[i].sub = 0;
 			tcmpi__comms[i].selfq = NULL;
 			tcmpi__comms[i].cart.on = 0;
+			tcmpi__comms[i].nbr = NULL;
 			snprintf(tcmpi__comms[i].name, sizeof tcmpi__comms[i].name, "%s", "");
 			*out = i;
 			return MPI_SUCCESS;
@@ -530,6 +531,12 @@ int MPI_Comm_free(MPI_Comm *comm)
 	if (*comm == MPI_COMM_WORLD || *comm == MPI_COMM_SELF)
 		return tcmpi__error(*comm, MPI_ERR_COMM, __func__,
 		                    "MPI_COMM_WORLD and MPI_COMM_SELF cannot be freed");
+	if (c->nbr) {
+		int rc = tc_team_free(c->nbr);
+		if (rc)
+			return tcmpi__tc_error(*comm, rc, __func__);
+		c->nbr = NULL;
+	}
 	if (c->sub) {
 		int rc = tc_team_free(c->proc);
 		if (rc)

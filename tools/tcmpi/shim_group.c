@@ -106,8 +106,8 @@ int MPI_Comm_group(MPI_Comm comm, MPI_Group *group)
 		return rc;
 	const struct tcmpi__comm *c = tcmpi__comm(comm);
 	if (!c)
-		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_COMM, __func__, "invalid communicator %d",
-		                    (int)comm);
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_COMM, __func__,
+		                    "invalid communicator %d", (int)comm);
 	if (!group)
 		return tcmpi__error(comm, MPI_ERR_ARG, __func__, "NULL group");
 	const int n = tcmpi__comm_size(c);
@@ -169,8 +169,8 @@ static int ranks_check(const struct group *g, int n, const int ranks[], char *se
 	for (int i = 0; i < n; i++) {
 		if (ranks[i] < 0 || ranks[i] >= g->n)
 			return tcmpi__error(MPI_COMM_NULL, MPI_ERR_RANK, fn,
-			                    "ranks[%d] = %d is not a rank of a group of %d", i, ranks[i],
-			                    g->n);
+			                    "ranks[%d] = %d is not a rank of a group of %d", i,
+			                    ranks[i], g->n);
 		if (seen[ranks[i]]++)
 			return tcmpi__error(MPI_COMM_NULL, MPI_ERR_RANK, fn, "rank %d named twice",
 			                    ranks[i]);
@@ -192,8 +192,7 @@ static const struct group *list_arg(MPI_Group group, int n, const int ranks[], M
 		return NULL;
 	}
 	if (n < 0 || n > g->n) {
-		*rc = tcmpi__error(MPI_COMM_NULL, MPI_ERR_ARG, fn, "n = %d, for a group of %d", n,
-		                   g->n);
+		*rc = tcmpi__error(MPI_COMM_NULL, MPI_ERR_ARG, fn, "n = %d, for a group of %d", n, g->n);
 		return NULL;
 	}
 	if (!(*seen = calloc((size_t)g->n + 1, 1))) {
@@ -247,8 +246,7 @@ int MPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgrou
  * as MPI_Group_range_incl's: first and last ranks of g, stride not 0 and
  * pointing from first to last, no rank twice.  *out (malloc'ed) and *k,
  * or the error reported. */
-static int ranges_expand(const struct group *g, int n, int ranges[][3], int **out, int *k,
-                         const char *fn)
+static int ranges_expand(const struct group *g, int n, int ranges[][3], int **out, int *k, const char *fn)
 {
 	*out = NULL;
 	*k = 0;
@@ -268,8 +266,8 @@ static int ranges_expand(const struct group *g, int n, int ranges[][3], int **ou
 		const int first = ranges[i][0], last = ranges[i][1], stride = ranges[i][2];
 		if (first < 0 || first >= g->n || last < 0 || last >= g->n)
 			rc = tcmpi__error(MPI_COMM_NULL, MPI_ERR_RANK, fn,
-			                  "ranges[%d] = (%d, %d, %d): not ranks of a group of %d", i,
-			                  first, last, stride, g->n);
+			                  "ranges[%d] = (%d, %d, %d): not ranks of a group of %d",
+			                  i, first, last, stride, g->n);
 		else if (!stride || (first < last && stride < 0) || (first > last && stride > 0))
 			rc = tcmpi__error(MPI_COMM_NULL, MPI_ERR_ARG, fn,
 			                  "ranges[%d] = (%d, %d, %d): the stride does not lead from "
@@ -340,8 +338,7 @@ int MPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *new
 /* The set operations: a's members that b holds (INTER), that it does not
  * (DIFF), or a's then b's not in a (UNION), in that order. */
 enum { UNION, INTER, DIFF };
-static int group_setop(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup, int op,
-                       const char *fn)
+static int group_setop(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup, int op, const char *fn)
 {
 	int rc;
 	const struct group *a = group_arg(group1, fn, &rc), *b = a ? group_arg(group2, fn, &rc) : NULL;
@@ -376,8 +373,7 @@ int MPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup
 	return group_setop(group1, group2, newgroup, DIFF, __func__);
 }
 
-int MPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2,
-                              int ranks2[])
+int MPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2, int ranks2[])
 {
 	int rc;
 	const struct group *a = group_arg(group1, __func__, &rc),
@@ -442,8 +438,8 @@ int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 		return rc;
 	const struct tcmpi__comm *c = tcmpi__comm(comm);
 	if (!c)
-		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_COMM, __func__, "invalid communicator %d",
-		                    (int)comm);
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_COMM, __func__,
+		                    "invalid communicator %d", (int)comm);
 	const struct group *g = group_of(group);
 	if (!g)
 		return tcmpi__error(comm, MPI_ERR_GROUP, __func__, "invalid group %d", (int)group);

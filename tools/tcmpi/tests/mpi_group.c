@@ -110,8 +110,8 @@ int main(int argc, char **argv)
 		m = members(diff, world, got, 64);
 		CHECK(m == size - on, "difference of %d", m);
 		for (int i = 0; i < m; i++)
-			CHECK(got[i] % 2 == 0 && (i == 0 || got[i] < got[i - 1]), "difference [%d] = %d",
-			      i, got[i]);
+			CHECK(got[i] % 2 == 0 && (i == 0 || got[i] < got[i - 1]),
+			      "difference [%d] = %d", i, got[i]);
 		MPI_Group_intersection(odd, even, &none);
 		CHECK(none == MPI_GROUP_EMPTY, "odd and even: MPI_GROUP_EMPTY");
 		ranks[0] = 0;
@@ -130,8 +130,8 @@ int main(int argc, char **argv)
 			int cp = -1, cr = -1, sum = -1;
 			MPI_Comm_size(oc, &cp);
 			MPI_Comm_rank(oc, &cr);
-			CHECK(cp == on && cr == on - 1 - rank / 2, "odd communicator: size %d rank %d",
-			      cp, cr);
+			CHECK(cp == on && cr == on - 1 - rank / 2,
+			      "odd communicator: size %d rank %d", cp, cr);
 			MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, oc);
 			CHECK(sum == on * on, "Allreduce on the odd ranks: %d, want %d", sum, on * on);
 			MPI_Group og;
