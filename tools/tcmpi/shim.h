@@ -84,6 +84,22 @@ struct tcmpi__cart {
 	int periods[TCMPI_MAX_DIMS];
 };
 
+/* A communicator's graph topology (shim_graph.c): MPI_GRAPH (the whole
+ * graph, every rank's neighbours in and out the same) or MPI_DIST_GRAPH
+ * (the calling rank's sources and destinations alone). */
+struct tcmpi__graph {
+	int kind;
+	int nin, nout;      /* neighbours in and out */
+	int *in, *out;      /* their ranks, in MPI's order */
+	int weighted;       /* MPI_DIST_GRAPH: weights given (not MPI_UNWEIGHTED) */
+	int *inw, *outw;    /* and then their weights */
+	int nnodes, nedges; /* MPI_GRAPH: MPI_Graph_create's graph */
+	int *index, *edges;
+};
+void tcmpi__graph_free(struct tcmpi__graph *g);
+/* A copy of g (MPI_Comm_dup), or NULL when out of memory. */
+struct tcmpi__graph *tcmpi__graph_copy(const struct tcmpi__graph *g);
+
 /* Communicators (shim_core.c). */
 struct tcmpi__comm {
 	int used;
@@ -97,6 +113,9 @@ struct tcmpi__comm {
 	/* The neighbourhood collectives' context (shim_neighbor.c): a
 	 * duplicate of proc's team made by the first of them, or NULL. */
 	struct tc_proc *nbr;
+	/* Its graph topology, or NULL (shim_graph.c; kept by
+	 * MPI_Comm_dup). */
+	struct tcmpi__graph *graph;
 	/* A communicator of one rank (self): its messages sent and not yet
 	 * received, and its receives posted and not yet matched (shim_p2p.c);
 	 * NULL until its first message. */

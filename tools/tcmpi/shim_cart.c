@@ -297,7 +297,7 @@ int MPI_Topo_test(MPI_Comm comm, int *status)
 		return rc;
 	if (!status)
 		return tcmpi__error(comm, MPI_ERR_ARG, __func__, "NULL status");
-	*status = c->cart.on ? MPI_CART : MPI_UNDEFINED;
+	*status = c->cart.on ? MPI_CART : c->graph ? c->graph->kind : MPI_UNDEFINED;
 	return MPI_SUCCESS;
 }
 

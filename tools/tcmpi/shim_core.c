@@ -472,6 +472,7 @@ static int comm_new(const struct tcmpi__comm *from, MPI_Comm *out, const char *f
 			tcmpi__comms[i].selfq = NULL;
 			tcmpi__comms[i].cart.on = 0;
 			tcmpi__comms[i].nbr = NULL;
+			tcmpi__comms[i].graph = NULL;
 			snprintf(tcmpi__comms[i].name, sizeof tcmpi__comms[i].name, "%s", "");
 			*out = i;
 			return MPI_SUCCESS;
@@ -518,8 +519,12 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 	if (rc)
 		return tcmpi__tc_error(comm, rc, __func__);
 	rc = c->self ? comm_new(c, newcomm, __func__) : comm_sub(c, np, newcomm, __func__);
-	if (rc == MPI_SUCCESS)
-		tcmpi__comms[*newcomm].cart = c->cart; /* a duplicate keeps the topology */
+	if (rc == MPI_SUCCESS) {
+		/* A duplicate keeps the topology. */
+		tcmpi__comms[*newcomm].cart = c->cart;
+		if (c->graph && !(tcmpi__comms[*newcomm].graph = tcmpi__graph_copy(c->graph)))
+			return tcmpi__error(comm, MPI_ERR_NO_MEM, __func__, "out of memory");
+	}
 	return rc;
 }
 
@@ -543,6 +548,8 @@ int MPI_Comm_free(MPI_Comm *comm)
 			return tcmpi__tc_error(*comm, rc, __func__);
 	}
 	tcmpi__selfq_free(c);
+	tcmpi__graph_free(c->graph);
+	c->graph = NULL;
 	c->used = 0;
 	*comm = MPI_COMM_NULL;
 	return MPI_SUCCESS;

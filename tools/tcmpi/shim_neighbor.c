@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tools/tcmpi/shim_neighbor.c - neighbourhood collectives on Cartesian
- * communicators: MPI_Neighbor_allgather, MPI_Neighbor_allgatherv,
+ * tools/tcmpi/shim_neighbor.c - neighbourhood collectives on Cartesian and
+ * graph communicators: MPI_Neighbor_allgather, MPI_Neighbor_allgatherv,
  * MPI_Neighbor_alltoall and MPI_Neighbor_alltoallv (blocking).
  *
  * A grid's rank has 2 ndims neighbours, in MPI's order: for each
@@ -12,15 +12,19 @@
  * sent it to its neighbour k ^ 1 (the same edge seen from the other end):
  * so along a periodic side of 2 ranks, where both neighbours are one rank,
  * the block sent towards -1 arrives as the one from +1, and a rank alone
- * on a periodic side is both its own neighbours.
+ * on a periodic side is both its own neighbours.  A graph's rank sends
+ * block j to its j-th destination and receives block i from its i-th
+ * source (shim_graph.c): MPI_Graph_create's neighbours both ways, a
+ * distributed graph's as given; an edge given twice between two ranks
+ * pairs with the other end's in order.
  *
- * Each block is a message over the grid's link (a Cartesian communicator's
- * sub-team is the grid's mesh or torus, shim_cart.c), tagged with the
- * receiving block's index, on a duplicate of the communicator's team made
- * by its first neighbourhood collective: no message of the program (a
- * point-to-point one of any tag on the communicator) can match them.  So
- * the emulation and the logical clock charge each block one link, as a
- * halo exchange's messages are.
+ * Each block is one message, tagged to meet its receive, on a duplicate of
+ * the communicator's team made by its first neighbourhood collective: no
+ * message of the program (a point-to-point one of any tag on the
+ * communicator) can match them.  A grid's messages cross one link of its
+ * mesh or torus (shim_cart.c), so the emulation and the logical clock
+ * charge a halo exchange's blocks one link each; a graph's travel over the
+ * old communicator's topology, as any message between those ranks does.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -49,18 +53,71 @@ static const char *side_at(const struct nbr_side *s, int k)
 	return s->buf + at * s->t->extent;
 }
 
-/* The grid neighbours of the calling rank: 2 ndims of them. */
-static int neighbours(MPI_Comm comm, const struct tcmpi__comm *c, int *nbr)
+/* The calling rank's neighbourhood: nin sources and nout destinations,
+ * each message tagged so that it meets its receive (malloc'ed arrays). */
+struct nbrs {
+	int nin, nout;
+	int *in, *out;       /* ranks, MPI_PROC_NULL for none */
+	int *intag, *outtag; /* a receive from in[i] takes tag intag[i] */
+};
+
+static void nbrs_free(struct nbrs *l)
 {
-	for (int d = 0; d < c->cart.ndims; d++) {
-		int rc = MPI_Cart_shift(comm, d, 1, &nbr[2 * d], &nbr[2 * d + 1]);
-		if (rc)
-			return rc;
+	free(l->in);
+	free(l->out);
+	free(l->intag);
+	free(l->outtag);
+}
+
+/* The neighbours of a grid (2 ndims, in and out alike; block k meets the
+ * neighbour's block k ^ 1) or of a graph (the k-th edge from r to q in
+ * r's list meets the k-th edge from r in q's, so edges given twice pair
+ * in order). */
+static int nbrs_of(MPI_Comm comm, const struct tcmpi__comm *c, struct nbrs *l, const char *fn)
+{
+	const struct tcmpi__graph *g = c->graph;
+	l->nin = g ? g->nin : 2 * c->cart.ndims;
+	l->nout = g ? g->nout : 2 * c->cart.ndims;
+	const size_t ni = (size_t)(l->nin > 0 ? l->nin : 1), no = (size_t)(l->nout > 0 ? l->nout : 1);
+	l->in = malloc(ni * sizeof(int));
+	l->intag = malloc(ni * sizeof(int));
+	l->out = malloc(no * sizeof(int));
+	l->outtag = malloc(no * sizeof(int));
+	if (!l->in || !l->intag || !l->out || !l->outtag) {
+		nbrs_free(l);
+		return tcmpi__error(comm, MPI_ERR_NO_MEM, fn, "out of memory");
+	}
+	if (!g) {
+		for (int d = 0; d < c->cart.ndims; d++) {
+			int rc = MPI_Cart_shift(comm, d, 1, &l->in[2 * d], &l->in[2 * d + 1]);
+			if (rc) {
+				nbrs_free(l);
+				return rc;
+			}
+		}
+		for (int k = 0; k < l->nin; k++) {
+			l->out[k] = l->in[k];
+			l->intag[k] = k;
+			l->outtag[k] = k ^ 1;
+		}
+		return MPI_SUCCESS;
+	}
+	for (int i = 0; i < g->nin; i++) {
+		l->in[i] = g->in[i];
+		l->intag[i] = 0;
+		for (int j = 0; j < i; j++)
+			l->intag[i] += g->in[j] == g->in[i];
+	}
+	for (int i = 0; i < g->nout; i++) {
+		l->out[i] = g->out[i];
+		l->outtag[i] = 0;
+		for (int j = 0; j < i; j++)
+			l->outtag[i] += g->out[j] == g->out[i];
 	}
 	return MPI_SUCCESS;
 }
 
-/* Checks a side's datatype and counts (n neighbours). */
+/* Checks a side's datatype and counts (n blocks). */
 static int side_check(MPI_Comm comm, const struct nbr_side *s, int n, const char *what, const char *fn)
 {
 	if (!s->t)
@@ -75,7 +132,15 @@ static int side_check(MPI_Comm comm, const struct nbr_side *s, int n, const char
 	return MPI_SUCCESS;
 }
 
-/* The exchange: block k of snd to neighbour k, block k of rcv from it. */
+/* Moves the packed block at from (bytes) into block i of rcv. */
+static void unpack_block(const struct nbr_side *rcv, int i, const char *from, size_t bytes)
+{
+	const size_t esz = rcv->t->size ? rcv->t->size : 1;
+	tcmpi__unpack(from, bytes / esz, rcv->t, (char *)side_at(rcv, i));
+}
+
+/* The exchange: block j of snd to destination j, block i of rcv from
+ * source i. */
 static int exchange(MPI_Comm comm, const struct nbr_side *snd, const struct nbr_side *rcv, const char *fn)
 {
 	int rc = tcmpi__check_init(fn);
@@ -85,53 +150,68 @@ static int exchange(MPI_Comm comm, const struct nbr_side *snd, const struct nbr_
 	if (!c)
 		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_COMM, fn, "invalid communicator %d",
 		                    (int)comm);
-	if (!c->cart.on)
+	if (!c->cart.on && !c->graph)
 		return tcmpi__error(comm, MPI_ERR_TOPOLOGY, fn,
-		                    "communicator %d has no Cartesian topology (graph topologies "
-		                    "are not supported)",
-		                    (int)comm);
+		                    "communicator %d has no Cartesian or graph topology", (int)comm);
 	if (snd->buf == MPI_IN_PLACE || rcv->buf == MPI_IN_PLACE)
 		return tcmpi__error(comm, MPI_ERR_BUFFER, fn,
 		                    "MPI_IN_PLACE is not allowed in a neighbourhood collective");
-	const int n = 2 * c->cart.ndims;
-	if ((rc = side_check(comm, snd, n, "send", fn)) || (rc = side_check(comm, rcv, n, "recv", fn)))
+	struct nbrs l;
+	if ((rc = nbrs_of(comm, c, &l, fn)) != MPI_SUCCESS)
 		return rc;
-	int nbr[2 * TCMPI_MAX_DIMS];
-	if ((rc = neighbours(comm, c, nbr)) != MPI_SUCCESS)
+	const int no = l.nout, ni = l.nin;
+	if ((rc = side_check(comm, snd, no, "send", fn)) ||
+	    (rc = side_check(comm, rcv, ni, "recv", fn))) {
+		nbrs_free(&l);
 		return rc;
-	/* Packed blocks: the sends' then the receives', each at its offset. */
-	size_t off[4 * TCMPI_MAX_DIMS + 1], total = 0;
-	for (int k = 0; k < 2 * n; k++) {
-		const struct nbr_side *s = k < n ? snd : rcv;
-		off[k] = total;
-		if (nbr[k % n] != MPI_PROC_NULL)
-			total += side_count(s, k % n) * s->t->size;
 	}
-	off[2 * n] = total;
-	char *tmp = total ? tcmpi__alloc(total) : NULL;
-	if (total && !tmp)
-		return tcmpi__error(comm, MPI_ERR_NO_MEM, fn, "no memory for %zu bytes", total);
-	if (c->self) {
-		/* A grid of one rank: every neighbour is the rank itself or
-		 * none, and block k comes from its own block k ^ 1. */
-		for (int k = 0; k < n; k++) {
-			if (nbr[k] == MPI_PROC_NULL)
-				continue;
-			const size_t want = side_count(rcv, k) * rcv->t->size,
-			             got = side_count(snd, k ^ 1) * snd->t->size;
-			if (got > want) {
-				free(tmp);
-				return tcmpi__error(comm, MPI_ERR_TRUNCATE, fn,
-				                    "block %d: %zu bytes sent, room for %zu", k,
-				                    got, want);
-			}
-			tcmpi__pack(side_at(snd, k ^ 1), side_count(snd, k ^ 1), snd->t,
-			            tmp + off[n + k]);
-			tcmpi__unpack(tmp + off[n + k], got / (rcv->t->size ? rcv->t->size : 1),
-			              rcv->t, (char *)side_at(rcv, k));
+	/* Packed blocks, each at its offset: the sends' (no), then the
+	 * receives' (ni); the requests and which block each is. */
+	size_t *off = malloc((size_t)(no + ni + 1) * sizeof *off), total = 0;
+	tc_request *req = malloc((size_t)(no + ni + 1) * sizeof *req);
+	int *idx = malloc((size_t)(no + ni + 1) * sizeof *idx);
+	char *tmp = NULL;
+	if (off && req && idx) {
+		for (int k = 0; k < no + ni; k++) {
+			const int send = k < no, b = send ? k : k - no;
+			const struct nbr_side *s = send ? snd : rcv;
+			off[k] = total;
+			if ((send ? l.out[b] : l.in[b]) != MPI_PROC_NULL)
+				total += side_count(s, b) * s->t->size;
 		}
-		free(tmp);
-		return MPI_SUCCESS;
+		off[no + ni] = total;
+		tmp = tcmpi__alloc(total ? total : 1);
+	}
+	if (!tmp) {
+		rc = tcmpi__error(comm, MPI_ERR_NO_MEM, fn, "no memory for %zu bytes", total);
+		goto out;
+	}
+	if (c->self) {
+		/* A communicator of one rank: every neighbour is the rank
+		 * itself or none; a receive takes the send whose tag it
+		 * asks for. */
+		for (int i = 0; i < ni && rc == MPI_SUCCESS; i++) {
+			if (l.in[i] == MPI_PROC_NULL)
+				continue;
+			int j = 0;
+			while (j < no && (l.out[j] == MPI_PROC_NULL || l.outtag[j] != l.intag[i]))
+				j++;
+			if (j == no) {
+				rc = tcmpi__error(comm, MPI_ERR_TOPOLOGY, fn,
+				                  "source %d has no edge sent to it", i);
+				break;
+			}
+			const size_t want = off[no + i + 1] - off[no + i], got = off[j + 1] - off[j];
+			if (got > want) {
+				rc = tcmpi__error(comm, MPI_ERR_TRUNCATE, fn,
+				                  "block %d: %zu bytes sent, room for %zu", i, got,
+				                  want);
+				break;
+			}
+			tcmpi__pack(side_at(snd, j), side_count(snd, j), snd->t, tmp + off[j]);
+			unpack_block(rcv, i, tmp + off[j], got);
+		}
+		goto out;
 	}
 	if (!c->nbr) {
 		/* The first neighbourhood call on the communicator: its own
@@ -139,45 +219,50 @@ static int exchange(MPI_Comm comm, const struct nbr_side *snd, const struct nbr_
 		struct tc_proc *np = NULL;
 		int e = tc_team_dup(c->proc, &np);
 		if (e) {
-			free(tmp);
-			return tcmpi__tc_error(comm, e, fn);
+			rc = tcmpi__tc_error(comm, e, fn);
+			goto out;
 		}
 		c->nbr = np;
 	}
-	tc_request req[4 * TCMPI_MAX_DIMS];
-	int idx[4 * TCMPI_MAX_DIMS], nreq = 0, err = 0;
-	for (int k = 0; k < n && !err; k++) {
-		if (nbr[k] == MPI_PROC_NULL)
+	int nreq = 0, err = 0;
+	for (int i = 0; i < ni && !err; i++) {
+		if (l.in[i] == MPI_PROC_NULL)
 			continue;
-		idx[nreq] = n + k;
-		err = tc_irecv_tag(c->nbr, nbr[k], k, tmp + off[n + k], off[n + k + 1] - off[n + k],
+		idx[nreq] = no + i;
+		err = tc_irecv_tag(c->nbr, l.in[i], l.intag[i], tmp + off[no + i],
+		                   off[no + i + 1] - off[no + i], &req[nreq]);
+		nreq += !err;
+	}
+	for (int j = 0; j < no && !err; j++) {
+		if (l.out[j] == MPI_PROC_NULL)
+			continue;
+		tcmpi__pack(side_at(snd, j), side_count(snd, j), snd->t, tmp + off[j]);
+		idx[nreq] = j;
+		err = tc_isend_tag(c->nbr, l.out[j], l.outtag[j], tmp + off[j], off[j + 1] - off[j],
 		                   &req[nreq]);
 		nreq += !err;
 	}
-	for (int k = 0; k < n && !err; k++) {
-		if (nbr[k] == MPI_PROC_NULL)
-			continue;
-		tcmpi__pack(side_at(snd, k), side_count(snd, k), snd->t, tmp + off[k]);
-		idx[nreq] = k;
-		err = tc_isend_tag(c->nbr, nbr[k], k ^ 1, tmp + off[k], off[k + 1] - off[k], &req[nreq]);
-		nreq += !err;
-	}
-	int werr = nreq ? tc_waitall(c->nbr, nreq, req) : 0;
+	const int werr = nreq ? tc_waitall(c->nbr, nreq, req) : 0;
 	err = err ? err : werr;
-	for (int i = 0; i < nreq && !err; i++) {
-		const int k = idx[i] - n;
-		if (k < 0)
+	for (int r = 0; r < nreq && !err; r++) {
+		if (idx[r] < no)
 			continue;
 		tc_status st;
-		tc_request_status(&req[i], &st);
-		const size_t esz = rcv->t->size ? rcv->t->size : 1;
-		tcmpi__unpack(tmp + off[n + k], st.bytes / esz, rcv->t, (char *)side_at(rcv, k));
+		tc_request_status(&req[r], &st);
+		unpack_block(rcv, idx[r] - no, tmp + off[idx[r]], st.bytes);
 	}
-	free(tmp);
 	if (err == TC_ETRUNCATE)
-		return tcmpi__error(comm, MPI_ERR_TRUNCATE, fn,
-		                    "a neighbour sent more than its block of the receive buffer holds");
-	return err ? tcmpi__tc_error(comm, err, fn) : MPI_SUCCESS;
+		rc = tcmpi__error(comm, MPI_ERR_TRUNCATE, fn,
+		                  "a neighbour sent more than its block of the receive buffer holds");
+	else if (err)
+		rc = tcmpi__tc_error(comm, err, fn);
+out:
+	free(tmp);
+	free(off);
+	free(req);
+	free(idx);
+	nbrs_free(&l);
+	return rc;
 }
 
 int MPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,

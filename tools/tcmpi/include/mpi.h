@@ -256,8 +256,12 @@ typedef void MPI_T_event_dropped_cb_function(MPI_Count, MPI_T_event_registration
 #define MPI_ERRCODES_IGNORE ((int *)0)
 #define MPI_ARGV_NULL ((char **)0)
 #define MPI_ARGVS_NULL ((char ***)0)
-#define MPI_UNWEIGHTED ((int *)2)
-#define MPI_WEIGHTS_EMPTY ((int *)3)
+/* The weights' sentinels are the addresses of objects of the layer: a
+ * compiler that sees a constant such as (int *)2 passed for an array of
+ * weights warns of reading an array of no elements. */
+extern int tcmpi_unweighted[1], tcmpi_weights_empty[1];
+#define MPI_UNWEIGHTED (tcmpi_unweighted)
+#define MPI_WEIGHTS_EMPTY (tcmpi_weights_empty)
 #define MPI_ANY_SOURCE (-1)
 #define MPI_PROC_NULL (-2)
 #define MPI_ROOT (-3)

@@ -5,8 +5,8 @@
 # programs (BINDIR/*.so, built by tcmpicc) run by tcmpirun at several P on
 # threads and fibres: every collective validated, derived datatypes,
 # point-to-point messages with tags and wildcards, probes, split and duplicated
-# communicators, groups and the communicators made of them, neighbourhood
-# collectives on Cartesian communicators, nonblocking and persistent collectives, Cartesian
+# communicators, groups and the communicators made of them, graph
+# topologies, neighbourhood collectives on grids and graphs, nonblocking and persistent collectives, Cartesian
 # communicators (with TOPOCOLL, the topocoll CLI: a grid's broadcast modelled
 # as topocoll predicts it on that mesh or torus), per-rank globals and C library state, exit() ending a rank, an
 # unsupported function reported by name; and tcmpirun's own errors.
@@ -52,6 +52,8 @@ for exec in threads fibres; do
 	for p in 1 2 3 4 8 12; do
 		expect 0 'mpi_neighbor: p = [0-9]+: ok' "mpi_neighbor p=$p $exec" -- \
 			-np $p --exec $exec "$bin/mpi_neighbor.so"
+		expect 0 'mpi_graph: p = [0-9]+: ok' "mpi_graph p=$p $exec" -- \
+			-np $p --exec $exec "$bin/mpi_graph.so"
 	done
 	for p in 1 2 5; do
 		expect 0 'mpi_reqfree: p = [0-9]+: ok' "mpi_reqfree p=$p $exec" -- \
@@ -97,6 +99,8 @@ done
 expect 0 'mpi_cart: p = 64: ok' "mpi_cart p=64 fibres" -- -np 64 --exec fibres "$bin/mpi_cart.so"
 expect 0 'mpi_neighbor: p = 64: ok' "mpi_neighbor p=64 fibres" -- \
 	-np 64 --exec fibres "$bin/mpi_neighbor.so"
+expect 0 'mpi_graph: p = 64: ok' "mpi_graph p=64 fibres" -- \
+	-np 64 --exec fibres "$bin/mpi_graph.so"
 # A grid's collectives run on its mesh or torus: the modelled time of a
 # broadcast and of an alltoall on a 4x4 grid over complete:16 is topocoll's
 # prediction for mesh:4x4 or torus:4x4 (the three alltoall predictions
