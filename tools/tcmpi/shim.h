@@ -202,6 +202,11 @@ void tcmpi__req_drop(MPI_Request *h);
  * (MPI_Finalize): a receive no message has reached is cancelled, any other
  * waited for. */
 void tcmpi__orphans_end(void);
+/* Completes the requests active on comm, and those freed while active,
+ * before its team is freed (MPI_Comm_free: operations pending on a
+ * communicator complete normally): each keeps its outcome for the wait or
+ * test that then completes its handle (shim_p2p.c). */
+void tcmpi__comm_settle(MPI_Comm comm);
 /* A variable-count collective's request (shim_icoll.c): at each start,
  * packs its send side (and on a communicator of one rank, moves the data
  * and completes); at completion, unpacks its receive side; frees it. */

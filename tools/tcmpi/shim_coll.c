@@ -101,13 +101,28 @@ static int done(MPI_Comm comm, int tcrc, int mpirc, enum tcmpi_coll which, doubl
 	return MPI_SUCCESS;
 }
 
+/* What stands for a buffer of no bytes that a program gives as NULL (as
+ * MPI allows): the calls below take a NULL result for a failed
+ * allocation. */
+static unsigned char no_bytes;
+
+/* Whether a buffer of bytes bytes is NULL: MPI_ERR_BUFFER, reported. */
+static int null_buffer(MPI_Comm comm, const void *buf, size_t bytes, const char *what,
+                       const char *fn)
+{
+	return !buf && bytes ? tcmpi__error(comm, MPI_ERR_BUFFER, fn, "NULL %s of %zu bytes", what,
+	                                    bytes)
+	                     : MPI_SUCCESS;
+}
+
 /* count elements of t at buf as bytes: buf itself when t is contiguous,
- * else packed into a new *tmp.  NULL only when out of memory. */
+ * else packed into a new *tmp.  NULL only when out of memory (or buf is
+ * NULL with data, which the callers refuse first). */
 static const void *in_bytes(const void *buf, size_t count, const struct tcmpi__dtype *t, void **tmp)
 {
 	*tmp = NULL;
 	if (t->contig)
-		return buf;
+		return buf || count * t->size != 0 ? buf : &no_bytes;
 	*tmp = tcmpi__alloc(count * t->size);
 	if (*tmp)
 		tcmpi__pack(buf, count, t, *tmp);
@@ -120,7 +135,7 @@ static void *out_bytes(void *buf, size_t count, const struct tcmpi__dtype *t, vo
 {
 	*tmp = NULL;
 	if (t->contig)
-		return buf;
+		return buf || count * t->size != 0 ? buf : &no_bytes;
 	*tmp = tcmpi__alloc(count * t->size);
 	return *tmp;
 }
@@ -155,6 +170,8 @@ static __attribute__((noinline)) int bcast(void *buf, size_t count, MPI_Datatype
 		return tcmpi__error(comm, MPI_ERR_TYPE, fn, "invalid datatype %d", datatype);
 	if (root < 0 || root >= p)
 		return tcmpi__error(comm, MPI_ERR_ROOT, fn, "root %d out of range 0..%d", root, p - 1);
+	if (buf == MPI_IN_PLACE)
+		return tcmpi__error(comm, MPI_ERR_BUFFER, fn, "MPI_IN_PLACE as the buffer");
 	if (p == 1)
 		return done(comm, 0, 0, TCMPI_COLL_BCAST, t0, p, fn);
 	if (t->contig) /* the buffer as it is */
@@ -182,7 +199,7 @@ static inline __attribute__((always_inline)) int bcast_fast(void *buf, size_t co
 	struct tcmpi__comm *c = coll_comm(comm);
 	const struct tcmpi__dtype *t;
 	if (c && c->size > 1 && !tcmpi__self->stats && root >= 0 && root < c->size &&
-	    (t = tcmpi__dt(dt)) != NULL && t->contig) {
+	    buf != MPI_IN_PLACE && (t = tcmpi__dt(dt)) != NULL && t->contig) {
 		int tcrc = tc_bcast(c->proc, buf, count * t->size, TC_BYTE, root, NULL);
 		return __builtin_expect(tcrc, 0) ? tcmpi__tc_error(comm, tcrc, fn) : MPI_SUCCESS;
 	}
@@ -207,6 +224,31 @@ int MPI_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, 
  * Reductions.
  */
 enum red { RED_ALL, RED_ROOT, RED_SCAN, RED_EXSCAN };
+
+/* Whether predefined operator op applies to datatype dt (MPI_REPLACE and
+ * MPI_NO_OP to none: they are for one-sided accumulates), checked on
+ * every rank before any data moves, by a reduction of one element of
+ * zeros: a rank that folds one contribution or none would not see it.  MPI_SUCCESS or MPI_ERR_OP,
+ * reported.  User operators apply to every datatype. */
+static int op_applies(MPI_Op op, MPI_Datatype dt, MPI_Comm comm, const char *fn)
+{
+	if (op <= 0 || op >= TCMPI_OP_PREDEFINED)
+		return MPI_SUCCESS;
+	if (op == MPI_REPLACE || op == MPI_NO_OP)
+		return tcmpi__error(comm, MPI_ERR_OP, fn,
+		                    "MPI_REPLACE and MPI_NO_OP are for accumulates, not reductions");
+	const struct tcmpi__dtype *t = tcmpi__dt(dt);
+	if (!t)
+		return MPI_SUCCESS; /* the caller's check says which */
+	unsigned char *z = calloc(2, t->size ? t->size : 1);
+	if (!z)
+		return tcmpi__error(comm, MPI_ERR_NO_MEM, fn, "out of memory");
+	const int rc = tcmpi__reduce_local(z, z + t->size, 1, dt, op);
+	free(z);
+	return rc ? tcmpi__error(comm, MPI_ERR_OP, fn, "operator %d does not apply to datatype %d",
+	                         (int)op, (int)dt)
+	          : MPI_SUCCESS;
+}
 
 /* Folds p packed contributions of n elements (stride bytes apart) of ranks
  * lo..hi-1 in rank order into out. */
@@ -236,13 +278,21 @@ static __attribute__((noinline)) int reduction(const void *sbuf, void *rbuf, siz
 		return tcmpi__error(comm, MPI_ERR_OP, fn, "invalid operator %d", op);
 	if (kind == RED_ROOT && (root < 0 || root >= p))
 		return tcmpi__error(comm, MPI_ERR_ROOT, fn, "root %d out of range 0..%d", root, p - 1);
+	int rc_ = op_applies(op, dt, comm, fn);
+	if (rc_)
+		return rc_;
 	int gets = kind != RED_ROOT || r == root; /* writes rbuf */
 	int inplace = sbuf == MPI_IN_PLACE;
 	if (inplace && kind == RED_ROOT && r != root)
 		return tcmpi__error(comm, MPI_ERR_BUFFER, fn, "MPI_IN_PLACE is for the root only");
+	if (gets && rbuf == MPI_IN_PLACE)
+		return tcmpi__error(comm, MPI_ERR_BUFFER, fn, "MPI_IN_PLACE as the receive buffer");
 	enum tc_op tcop;
 	struct tc_user_op user;
 	size_t bytes = count * t->size;
+	if ((rc_ = null_buffer(comm, inplace ? rbuf : sbuf, bytes, "send buffer", fn)) ||
+	    (gets && (rc_ = null_buffer(comm, rbuf, bytes, "receive buffer", fn))))
+		return rc_;
 	int tcrc = 0, mrc = 0;
 	if (p > 1 && t->contig && tcmpi__op_native(op, dt, &tcop, &user) == 0) {
 		int tdt = tcmpi__tc_dtype(dt);
@@ -330,6 +380,7 @@ reduction_fast(const void *sbuf, void *rbuf, size_t count, MPI_Datatype dt, MPI_
 	enum tc_op tcop;
 	enum tc_dtype tdt;
 	if (c && c->size > 1 && !tcmpi__self->stats && red_native(op, dt, &tcop, &tdt) == 0 &&
+	    rbuf != MPI_IN_PLACE &&
 	    (kind != RED_ROOT ||
 	     (root >= 0 && root < c->size && (sbuf != MPI_IN_PLACE || c->rank == root)))) {
 		const void *s = sbuf == MPI_IN_PLACE ? TC_IN_PLACE : sbuf;
@@ -408,6 +459,11 @@ static int reduce_scatter(const void *sbuf, void *rbuf, const size_t *counts, si
 		return tcmpi__error(comm, MPI_ERR_TYPE, fn, "invalid datatype %d", dt);
 	if (!tcmpi__op_valid(op))
 		return tcmpi__error(comm, MPI_ERR_OP, fn, "invalid operator %d", op);
+	int rc_ = op_applies(op, dt, comm, fn);
+	if (rc_)
+		return rc_;
+	if (rbuf == MPI_IN_PLACE)
+		return tcmpi__error(comm, MPI_ERR_BUFFER, fn, "MPI_IN_PLACE as the receive buffer");
 	enum tc_op tcop;
 	struct tc_user_op user;
 	int inplace = sbuf == MPI_IN_PLACE;
@@ -425,6 +481,9 @@ static int reduce_scatter(const void *sbuf, void *rbuf, const size_t *counts, si
 		total += n;
 	}
 	size_t mine_n = counts ? counts[r] : equal;
+	if ((rc_ = null_buffer(comm, inplace ? rbuf : sbuf, total * t->size, "send buffer", fn)) ||
+	    (rc_ = null_buffer(comm, rbuf, mine_n * t->size, "receive buffer", fn)))
+		return rc_;
 	void *stmp = NULL;
 	const void *in = in_bytes(inplace ? rbuf : sbuf, total, t, &stmp);
 	unsigned char *whole = tcmpi__alloc(total * t->size);
@@ -529,6 +588,11 @@ static __attribute__((noinline)) int blocks(const void *sbuf, size_t scount, MPI
 	int sp = sh == SH_ALLTOALL || sh == SH_SCATTER; /* send side of p blocks */
 	int rp = sh != SH_SCATTER;                      /* receive side of p blocks */
 	size_t rn = rp ? rcount * pn : rcount;          /* receive elements */
+	int nrc = uses_s ? null_buffer(comm, sbuf, sp ? sb * pn : sb, "send buffer", fn) : 0;
+	if (!nrc && (uses_r || sinplace))
+		nrc = null_buffer(comm, rbuf, rp ? blk * pn : blk, "receive buffer", fn);
+	if (nrc)
+		return nrc;
 	void *stmp = NULL, *rtmp = NULL, *scratch = NULL;
 	const void *s = NULL;
 	void *d = NULL;

@@ -536,6 +536,8 @@ int MPI_Comm_free(MPI_Comm *comm)
 	if (*comm == MPI_COMM_WORLD || *comm == MPI_COMM_SELF)
 		return tcmpi__error(*comm, MPI_ERR_COMM, __func__,
 		                    "MPI_COMM_WORLD and MPI_COMM_SELF cannot be freed");
+	/* Its pending operations complete first, as MPI says they do. */
+	tcmpi__comm_settle(*comm);
 	if (c->nbr) {
 		int rc = tc_team_free(c->nbr);
 		if (rc)

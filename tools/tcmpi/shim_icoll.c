@@ -103,8 +103,10 @@ static int start_call(struct tcmpi__req *q, const struct icall *a, int p, int r,
 		return ps ? tc_allgather_init(pr, s, a->rbuf, rb, TC_BYTE, o, tr)
 		          : tc_iallgather(pr, s, a->rbuf, rb, TC_BYTE, o, tr);
 	case IC_GATHER:
-		return ps ? tc_gather_init(pr, s, a->rbuf, sb, TC_BYTE, a->root, o, tr)
-		          : tc_igather(pr, s, a->rbuf, sb, TC_BYTE, a->root, o, tr);
+		/* A root in place has no send side: its block is the
+		 * receive side's. */
+		return ps ? tc_gather_init(pr, s, a->rbuf, sb ? sb : rb, TC_BYTE, a->root, o, tr)
+		          : tc_igather(pr, s, a->rbuf, sb ? sb : rb, TC_BYTE, a->root, o, tr);
 	case IC_SCATTER:
 		return ps ? tc_scatter_init(pr, a->sbuf, scat_r, rb ? rb : sb, TC_BYTE, a->root, o, tr)
 		          : tc_iscatter(pr, a->sbuf, scat_r, rb ? rb : sb, TC_BYTE, a->root, o, tr);
@@ -136,6 +138,23 @@ static int icall_begin(const char *fn, MPI_Comm comm, const MPI_Request *req, in
 	return MPI_SUCCESS;
 }
 
+/* MPI_IN_PLACE where the call allows it: as the send buffer of the
+ * reductions, the allgather and the alltoall, and at the root of a gather
+ * or reduce; as the receive buffer of a scatter's root.  MPI_SUCCESS, or
+ * MPI_ERR_BUFFER reported. */
+static int in_place_check(const struct icall *a, int r)
+{
+	const int root = has_root(a->which) && r == a->root;
+	const char *bad = NULL;
+	if (a->rbuf == MPI_IN_PLACE && !(a->which == IC_SCATTER && root))
+		bad = a->which == IC_BCAST ? "as the buffer" : "as the receive buffer";
+	else if (a->sbuf == MPI_IN_PLACE &&
+	         (a->which == IC_SCATTER || ((a->which == IC_GATHER || a->which == IC_REDUCE) && !root)))
+		bad = a->which == IC_SCATTER ? "as the send buffer" : "at a rank other than the root";
+	return bad ? tcmpi__error(a->comm, MPI_ERR_BUFFER, a->fn, "MPI_IN_PLACE %s", bad)
+	           : MPI_SUCCESS;
+}
+
 static int icall(const struct icall *a)
 {
 	const char *fn = a->fn;
@@ -144,6 +163,8 @@ static int icall(const struct icall *a)
 	int p = 0, r = 0; /* set by icall_begin unless it fails */
 	int rc = icall_begin(fn, comm, a->req, has_root(a->which), a->root, &c, &p, &r);
 	if (rc)
+		return rc;
+	if ((rc = in_place_check(a, r)) != MPI_SUCCESS)
 		return rc;
 	/* The sides this rank uses, and their bytes per rank. */
 	int uses_s = a->which != IC_BARRIER && a->which != IC_BCAST &&
@@ -657,17 +678,20 @@ static int ivcall(const struct ivcall *a)
 	struct tcmpi__vreq *v = calloc(1, sizeof *v);
 	if (!v)
 		return tcmpi__error(comm, MPI_ERR_NO_MEM, fn, "out of memory");
-	int sn = a->sh == IV_SCATTER || a->sh == IV_ALLTOALL ? p : 1;
-	int rn = a->sh == IV_SCATTER ? 1 : p;
+	/* The v sides have a block per rank and their displacements, also
+	 * at p = 1; the others one block at 0. */
+	const int sv = a->sh == IV_SCATTER || a->sh == IV_ALLTOALL, rv = a->sh != IV_SCATTER;
+	int sn = sv ? p : 1;
+	int rn = rv ? p : 1;
 	v->uses_s = !(a->sh == IV_SCATTER && r != a->root);
 	v->uses_r = !(a->sh == IV_GATHER && r != a->root);
 	const char *what = NULL;
 	int mrc = MPI_SUCCESS;
 	if (v->uses_s)
-		mrc = ivside_make(&v->s, sn, a->sbuf, a->scounts, sn > 1 ? a->sdispls : NULL,
+		mrc = ivside_make(&v->s, sn, a->sbuf, a->scounts, sv ? a->sdispls : NULL,
 		                  a->stypes, a->stype, a->bytes_displ, &what);
 	if (!mrc && v->uses_r)
-		mrc = ivside_make(&v->d, rn, a->rbuf, a->rcounts, rn > 1 ? a->rdispls : NULL,
+		mrc = ivside_make(&v->d, rn, a->rbuf, a->rcounts, rv ? a->rdispls : NULL,
 		                  a->rtypes, a->rtype, a->bytes_displ, &what);
 	/* One rank: the call is a copy of its one block. */
 	int local = !c->proc || p == 1;

@@ -438,10 +438,13 @@ static void empty_status(MPI_Status *st)
 	set_status(st, MPI_ANY_SOURCE, MPI_ANY_TAG, 0);
 }
 
-/* The status of a request complete without a tc request (q->done 1 or
- * 3). */
-static int done_status(const struct tcmpi__req *q, MPI_Status *st, const char *fn)
+/* The status of a request found complete before (q->done): its tc request
+ * completed by an MPI_Testall that did not complete them all (2: finished
+ * now, its data unpacked), or none (1, 3). */
+static int done_status(struct tcmpi__req *q, MPI_Status *st, const char *fn)
 {
+	if (q->done == 2)
+		return req_finish(q, q->tcrc, st, fn);
 	if (q->done == 3)
 		set_status(st, q->peer, q->tag, q->ucount);
 	else
@@ -548,15 +551,28 @@ static int check_reqs(int count, MPI_Request *a, const char *fn)
 	return tcmpi__check_init(fn);
 }
 
+/* A request of MPI_Waitall or MPI_Testall completed with rc: its status's
+ * MPI_ERROR (a failed request's status holds only that), and the call's
+ * outcome *first: MPI_ERR_IN_STATUS once any failed (each failure has
+ * been reported through the error handler already). */
+static void in_status(MPI_Status *st, int rc, int *first)
+{
+	if (!rc)
+		return;
+	if (st != MPI_STATUS_IGNORE && st)
+		st->MPI_ERROR = rc;
+	*first = MPI_ERR_IN_STATUS;
+}
+
 int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status *array_of_statuses)
 {
 	int rc = check_reqs(count, array_of_requests, __func__), first = MPI_SUCCESS;
 	if (rc)
 		return rc;
 	for (int i = 0; i < count; i++) {
-		rc = wait_one(&array_of_requests[i], nth(array_of_statuses, i), __func__);
-		if (rc && !first)
-			first = rc;
+		MPI_Status *st = nth(array_of_statuses, i);
+		rc = wait_one(&array_of_requests[i], st, __func__);
+		in_status(st, rc, &first);
 	}
 	return first;
 }
@@ -597,13 +613,9 @@ int MPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Statu
 			empty_status(st);
 			continue;
 		}
-		if (q->done == 2)
-			rc = req_finish(q, q->tcrc, st, __func__);
-		else
-			rc = done_status(q, st, __func__);
+		rc = done_status(q, st, __func__);
 		req_release(&array_of_requests[i]);
-		if (rc && !first)
-			first = rc;
+		in_status(st, rc, &first);
 	}
 	return first;
 }
@@ -755,6 +767,27 @@ static void orphans_poll(int end)
 void tcmpi__orphans_end(void)
 {
 	orphans_poll(1);
+}
+
+void tcmpi__comm_settle(MPI_Comm comm)
+{
+	for (int i = 0; i < nreqs; i++) {
+		struct tcmpi__req *q = reqs[i];
+		if (q && q->comm == comm && q->active && q->proc) {
+			q->tcrc = tc_wait(q->proc, &q->tr, NULL);
+			q->active = 0;
+			q->done = 2; /* as MPI_Testall leaves it: finished by its wait */
+		}
+	}
+	for (struct tcmpi__req **pp = &orphans; *pp;) {
+		struct tcmpi__req *q = *pp;
+		if (q->comm != comm || !q->proc) {
+			pp = &q->onext;
+			continue;
+		}
+		*pp = q->onext;
+		orphan_free(q, tc_wait(q->proc, &q->tr, NULL));
+	}
 }
 
 int MPI_Request_free(MPI_Request *request)

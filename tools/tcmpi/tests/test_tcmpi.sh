@@ -5,10 +5,13 @@
 # programs (BINDIR/*.so, built by tcmpicc) run by tcmpirun at several P on
 # threads and fibres: every collective validated, derived datatypes,
 # point-to-point messages with tags and wildcards, probes, split and duplicated
-# communicators, groups and the communicators made of them, graph
-# topologies, neighbourhood collectives on grids and graphs, nonblocking and persistent collectives, Cartesian
-# communicators (with TOPOCOLL, the topocoll CLI: a grid's broadcast modelled
-# as topocoll predicts it on that mesh or torus), per-rank globals and C library state, exit() ending a rank, an
+# communicators, groups and the communicators made of them, graph topologies,
+# neighbourhood collectives on grids and graphs, nonblocking and persistent
+# collectives, Cartesian communicators (with TOPOCOLL, the topocoll CLI: a
+# grid's broadcast modelled as topocoll predicts it on that mesh or torus),
+# corners of the standard (requests completed across calls, zero counts,
+# refused operators and buffers, pending operations at MPI_Comm_free),
+# per-rank globals and C library state, exit() ending a rank, an
 # unsupported function reported by name; and tcmpirun's own errors.
 set -u
 run=${1:?usage: test_tcmpi.sh tcmpirun bindir tcmpicc}
@@ -40,7 +43,7 @@ for exec in threads fibres; do
 			-np $p --exec $exec "$bin/mpi_dtype.so"
 	done
 	for p in 1 2 3 8; do
-		for t in mpi_p2p mpi_split mpi_icoll mpi_probe mpi_group; do
+		for t in mpi_p2p mpi_split mpi_icoll mpi_probe mpi_group mpi_corner; do
 			expect 0 "$t: p = [0-9]+: ok" "$t p=$p $exec" -- \
 				-np $p --exec $exec "$bin/$t.so"
 		done
@@ -93,7 +96,7 @@ done
 expect 0 'mpi_coll: p = 64: ok' "mpi_coll p=64 fibres" -- -np 64 --exec fibres "$bin/mpi_coll.so"
 expect 0 'mpi_coll: p = 16: ok' "mpi_coll p=16 hypercube" -- \
 	-np 16 --topo hypercube:4 --exec fibres "$bin/mpi_coll.so"
-for t in mpi_p2p mpi_split mpi_icoll mpi_probe mpi_group; do
+for t in mpi_p2p mpi_split mpi_icoll mpi_probe mpi_group mpi_corner; do
 	expect 0 "$t: p = 64: ok" "$t p=64 fibres" -- -np 64 --exec fibres "$bin/$t.so"
 done
 expect 0 'mpi_cart: p = 64: ok' "mpi_cart p=64 fibres" -- -np 64 --exec fibres "$bin/mpi_cart.so"
