@@ -124,15 +124,16 @@ struct tcmpi__comm {
 	 * (set with proc, read on every call). */
 	int size, rank;
 };
-/* The communicators by handle (shim_core.c). */
-#define TCMPI_NCOMMS 64
-extern struct tcmpi__comm tcmpi__comms[TCMPI_NCOMMS];
+/* The communicators by handle (shim_core.c): tcmpi__ncomms entries, NULL
+ * where free; a communicator never moves while it lives. */
+extern struct tcmpi__comm **tcmpi__commv;
+extern int tcmpi__ncomms;
 /* The communicator of a handle in use, or NULL. */
 static inline struct tcmpi__comm *tcmpi__comm(MPI_Comm c)
 {
-	if (c <= 0 || c >= TCMPI_NCOMMS || !tcmpi__comms[c].used)
+	if (c <= 0 || c >= tcmpi__ncomms || !tcmpi__commv[c] || !tcmpi__commv[c]->used)
 		return NULL;
-	return &tcmpi__comms[c];
+	return tcmpi__commv[c];
 }
 static inline int tcmpi__comm_size(const struct tcmpi__comm *c)
 {

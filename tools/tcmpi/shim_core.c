@@ -22,11 +22,17 @@ static jmp_buf end_jmp;
 static int end_status;
 static char last_error[MPI_MAX_ERROR_STRING];
 
-#define NCOMMS TCMPI_NCOMMS
-struct tcmpi__comm tcmpi__comms[NCOMMS] = {
-        [1] = {.used = 1, .errh = MPI_ERRORS_ARE_FATAL, .name = "MPI_COMM_WORLD"},
-        [2] = {.used = 1, .self = 1, .errh = MPI_ERRORS_ARE_FATAL, .name = "MPI_COMM_SELF", .size = 1},
-};
+/* MPI_COMM_WORLD (1) and MPI_COMM_SELF (2), then the communicators made
+ * by the program, each allocated on its own (comm_new), in a table that
+ * doubles as it fills. */
+static struct tcmpi__comm world_comm = {.used = 1,
+                                        .errh = MPI_ERRORS_ARE_FATAL,
+                                        .name = "MPI_COMM_WORLD"};
+static struct tcmpi__comm self_comm = {
+        .used = 1, .self = 1, .errh = MPI_ERRORS_ARE_FATAL, .name = "MPI_COMM_SELF", .size = 1};
+static struct tcmpi__comm *first_commv[64] = {[1] = &world_comm, [2] = &self_comm};
+struct tcmpi__comm **tcmpi__commv = first_commv;
+int tcmpi__ncomms = 64;
 
 extern int main(int argc, char **argv);
 
@@ -37,9 +43,9 @@ int tcmpi_rank_main(struct tcmpi_launch *l)
 	if (!l || l->abi != TCMPI_LAUNCH_ABI)
 		return 127;
 	tcmpi__self = l;
-	tcmpi__comms[MPI_COMM_WORLD].proc = l->proc;
-	tcmpi__comms[MPI_COMM_WORLD].size = tc_size(l->proc);
-	tcmpi__comms[MPI_COMM_WORLD].rank = tc_rank(l->proc);
+	world_comm.proc = l->proc;
+	world_comm.size = tc_size(l->proc);
+	world_comm.rank = tc_rank(l->proc);
 	if (setjmp(end_jmp) == 0)
 		end_status = main(l->argc, l->argv);
 	l->finalized = tcmpi__finalized;
@@ -86,7 +92,7 @@ void tcmpi__count(enum tcmpi_coll c, double t0_ns, double model_ns)
 static MPI_Errhandler errh_of(MPI_Comm comm)
 {
 	struct tcmpi__comm *c = tcmpi__comm(comm);
-	return c ? c->errh : tcmpi__comms[1].errh;
+	return c ? c->errh : world_comm.errh;
 }
 
 int tcmpi__error(MPI_Comm comm, int code, const char *fn, const char *fmt, ...)
@@ -281,9 +287,9 @@ int MPI_Finalize(void)
 	 * needs it. */
 	rc = tc_barrier(tcmpi__self->proc, NULL);
 	tcmpi__orphans_end();
-	for (int i = 0; i < NCOMMS; i++)
-		if (tcmpi__comms[i].used)
-			tcmpi__selfq_free(&tcmpi__comms[i]);
+	for (int i = 0; i < tcmpi__ncomms; i++)
+		if (tcmpi__commv[i] && tcmpi__commv[i]->used)
+			tcmpi__selfq_free(tcmpi__commv[i]);
 	tcmpi__groups_end();
 	tcmpi__finalized = 1;
 	tcmpi__live = 0;
@@ -465,19 +471,33 @@ int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
 
 static int comm_new(const struct tcmpi__comm *from, MPI_Comm *out, const char *fn)
 {
-	for (int i = 3; i < NCOMMS; i++)
-		if (!tcmpi__comms[i].used) {
-			tcmpi__comms[i] = *from;
-			tcmpi__comms[i].sub = 0;
-			tcmpi__comms[i].selfq = NULL;
-			tcmpi__comms[i].cart.on = 0;
-			tcmpi__comms[i].nbr = NULL;
-			tcmpi__comms[i].graph = NULL;
-			snprintf(tcmpi__comms[i].name, sizeof tcmpi__comms[i].name, "%s", "");
-			*out = i;
-			return MPI_SUCCESS;
-		}
-	return tcmpi__error(MPI_COMM_WORLD, MPI_ERR_NO_MEM, fn, "more than %d communicators", NCOMMS - 3);
+	int i = 3;
+	while (i < tcmpi__ncomms && tcmpi__commv[i])
+		i++;
+	if (i == tcmpi__ncomms) {
+		struct tcmpi__comm **v = calloc((size_t)tcmpi__ncomms * 2, sizeof *v);
+		if (!v)
+			return tcmpi__error(MPI_COMM_WORLD, MPI_ERR_NO_MEM, fn,
+			                    "no memory for more than %d communicators", i);
+		memcpy(v, tcmpi__commv, (size_t)tcmpi__ncomms * sizeof *v);
+		if (tcmpi__commv != first_commv)
+			free(tcmpi__commv);
+		tcmpi__commv = v;
+		tcmpi__ncomms *= 2;
+	}
+	struct tcmpi__comm *c = malloc(sizeof *c);
+	if (!c)
+		return tcmpi__error(MPI_COMM_WORLD, MPI_ERR_NO_MEM, fn, "no memory for a communicator");
+	*c = *from;
+	c->sub = 0;
+	c->selfq = NULL;
+	c->cart.on = 0;
+	c->nbr = NULL;
+	c->graph = NULL;
+	c->name[0] = 0;
+	tcmpi__commv[i] = c;
+	*out = i;
+	return MPI_SUCCESS;
 }
 
 /* A communicator of a new sub-team (proc, NULL: none), with c's error
@@ -492,10 +512,11 @@ static int comm_sub(const struct tcmpi__comm *c, struct tc_proc *proc, MPI_Comm 
 		(void)tc_team_free(proc);
 		return rc;
 	}
-	tcmpi__comms[*out].self = 0;
-	tcmpi__comms[*out].proc = proc;
-	tcmpi__comms[*out].size = tc_size(proc);
-	tcmpi__comms[*out].rank = tc_rank(proc);
+	struct tcmpi__comm *n = tcmpi__commv[*out];
+	n->self = 0;
+	n->proc = proc;
+	n->size = tc_size(proc);
+	n->rank = tc_rank(proc);
 	/* Every rank has its new team in hand before any starts a call on it:
 	 * without this barrier, a first collective on a new sub-team on
 	 * fibres was seen to fail as a mismatch in the machine's own barrier
@@ -503,7 +524,7 @@ static int comm_sub(const struct tcmpi__comm *c, struct tc_proc *proc, MPI_Comm 
 	int rc2 = tc_barrier(proc, NULL);
 	if (rc2)
 		return tcmpi__tc_error(MPI_COMM_WORLD, rc2, fn);
-	tcmpi__comms[*out].sub = 1;
+	n->sub = 1;
 	return MPI_SUCCESS;
 }
 
@@ -521,8 +542,8 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 	rc = c->self ? comm_new(c, newcomm, __func__) : comm_sub(c, np, newcomm, __func__);
 	if (rc == MPI_SUCCESS) {
 		/* A duplicate keeps the topology. */
-		tcmpi__comms[*newcomm].cart = c->cart;
-		if (c->graph && !(tcmpi__comms[*newcomm].graph = tcmpi__graph_copy(c->graph)))
+		tcmpi__commv[*newcomm]->cart = c->cart;
+		if (c->graph && !(tcmpi__commv[*newcomm]->graph = tcmpi__graph_copy(c->graph)))
 			return tcmpi__error(comm, MPI_ERR_NO_MEM, __func__, "out of memory");
 	}
 	return rc;
@@ -551,8 +572,8 @@ int MPI_Comm_free(MPI_Comm *comm)
 	}
 	tcmpi__selfq_free(c);
 	tcmpi__graph_free(c->graph);
-	c->graph = NULL;
-	c->used = 0;
+	free(c);
+	tcmpi__commv[*comm] = NULL;
 	*comm = MPI_COMM_NULL;
 	return MPI_SUCCESS;
 }

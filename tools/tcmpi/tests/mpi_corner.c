@@ -10,7 +10,8 @@
  * MPI_Igather and MPI_Gather_init in place at the root; the nonblocking v
  * forms on MPI_COMM_SELF with displacements; MPI_Comm_free with a
  * collective, a receive and a barrier pending on the communicator, each
- * completed afterwards.  Errors under MPI_ERRORS_RETURN.  Exit status 0
+ * completed afterwards; 150 communicators at once.  Errors under
+ * MPI_ERRORS_RETURN.  Exit status 0
  * when all hold; each failure printed.  Written against MPI alone: but for
  * the collectives pending at MPI_Comm_free, which Open MPI 4.1 does not
  * survive (under TCMPI), it runs the same under Open MPI.
@@ -231,6 +232,21 @@ static void free_pending(void)
 	}
 }
 
+/* More communicators at once than a first table holds (64). */
+static void many_comms(void)
+{
+	enum { N = 150 };
+	MPI_Comm d[N];
+	for (int i = 0; i < N; i++)
+		CHECK(MPI_Comm_dup(i ? d[i - 1] : MPI_COMM_WORLD, &d[i]) == MPI_SUCCESS,
+		      "duplicate %d refused", i);
+	int one = 1, sum = 0;
+	MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, d[N - 1]);
+	CHECK(sum == size, "Allreduce on duplicate %d: %d", N - 1, sum);
+	for (int i = N - 1; i >= 0; i--)
+		MPI_Comm_free(&d[i]);
+}
+
 int main(int argc, char **argv)
 {
 	MPI_Init(&argc, &argv);
@@ -245,6 +261,7 @@ int main(int argc, char **argv)
 	igather_in_place();
 	self_v_forms();
 	free_pending();
+	many_comms();
 
 	int all = 0;
 	MPI_Allreduce(&fails, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
