@@ -530,10 +530,11 @@ int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[
 	if (rc)
 		return rc;
 	struct tcmpi__comm *c = tcmpi__comm(comm);
-	if (!c || !recvcounts)
-		return tcmpi__error(comm, MPI_ERR_ARG, __func__,
-		                    "invalid communicator or NULL "
-		                    "recvcounts");
+	if (!c)
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_COMM, __func__, "invalid communicator %d",
+		                    (int)comm);
+	if (!recvcounts)
+		return tcmpi__error(comm, MPI_ERR_ARG, __func__, "NULL recvcounts");
 	int p = tcmpi__comm_size(c);
 	size_t *n = tcmpi__alloc(sizeof *n * (size_t)p);
 	if (!n)
