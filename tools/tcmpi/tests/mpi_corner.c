@@ -149,6 +149,10 @@ static void in_place_receive(void)
 	REFUSED(MPI_Iallreduce(a, MPI_IN_PLACE, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &q));
 	REFUSED(MPI_Ialltoall(a, 1, MPI_INT, MPI_IN_PLACE, 1, MPI_INT, MPI_COMM_WORLD, &q));
 #undef REFUSED
+#ifdef TCMPI /* a handle is an int here, a pointer in Open MPI */
+	const int c = cls(MPI_Reduce_scatter(a, a + 1, a, MPI_INT, MPI_SUM, 12345));
+	CHECK(c == MPI_ERR_COMM, "Reduce_scatter on communicator 12345: class %d", c);
+#endif
 }
 
 static void igather_in_place(void)
