@@ -143,6 +143,9 @@ static inline int tcmpi__comm_rank(const struct tcmpi__comm *c)
 {
 	return c->rank;
 }
+/* The call's prologue: MPI live and comm a communicator (*c), else the
+ * error reported (its message names fn). */
+int tcmpi__comm_arg(MPI_Comm comm, const char *fn, struct tcmpi__comm **c);
 /* A new communicator like c (its error handler; a communicator of the
  * calling rank alone when c is), without topology: *out, or an error. */
 int tcmpi__comm_new(const struct tcmpi__comm *c, MPI_Comm *out, const char *fn);

@@ -32,23 +32,11 @@
 
 #include "shim.h"
 
-static int comm_of(MPI_Comm comm, const char *fn, struct tcmpi__comm **c)
-{
-	int rc = tcmpi__check_init(fn);
-	if (rc)
-		return rc;
-	*c = tcmpi__comm(comm);
-	if (!*c)
-		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_COMM, fn, "invalid communicator %d",
-		                    (int)comm);
-	return MPI_SUCCESS;
-}
-
 /* comm's state in *c when it has a Cartesian topology, or
  * MPI_ERR_TOPOLOGY. */
 static int cart_of(MPI_Comm comm, const char *fn, struct tcmpi__comm **c)
 {
-	int rc = comm_of(comm, fn, c);
+	int rc = tcmpi__comm_arg(comm, fn, c);
 	if (rc)
 		return rc;
 	if (!(*c)->cart.on)
@@ -262,7 +250,7 @@ int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int pe
 {
 	(void)reorder; /* the grid's ranks keep their order */
 	struct tcmpi__comm *c;
-	int rc = comm_of(comm_old, __func__, &c);
+	int rc = tcmpi__comm_arg(comm_old, __func__, &c);
 	if (rc)
 		return rc;
 	if (!comm_cart)
@@ -277,7 +265,7 @@ int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int pe
 int MPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank)
 {
 	struct tcmpi__comm *c;
-	int rc = comm_of(comm, __func__, &c);
+	int rc = tcmpi__comm_arg(comm, __func__, &c);
 	if (rc)
 		return rc;
 	if (!newrank)
@@ -292,7 +280,7 @@ int MPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[]
 int MPI_Topo_test(MPI_Comm comm, int *status)
 {
 	struct tcmpi__comm *c;
-	int rc = comm_of(comm, __func__, &c);
+	int rc = tcmpi__comm_arg(comm, __func__, &c);
 	if (rc)
 		return rc;
 	if (!status)
@@ -441,7 +429,7 @@ int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, M
 {
 	(void)info;
 	struct tcmpi__comm *c;
-	int rc = comm_of(comm, __func__, &c);
+	int rc = tcmpi__comm_arg(comm, __func__, &c);
 	if (rc)
 		return rc;
 	if (!newcomm)

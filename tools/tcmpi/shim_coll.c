@@ -107,12 +107,11 @@ static int done(MPI_Comm comm, int tcrc, int mpirc, enum tcmpi_coll which, doubl
 static unsigned char no_bytes;
 
 /* Whether a buffer of bytes bytes is NULL: MPI_ERR_BUFFER, reported. */
-static int null_buffer(MPI_Comm comm, const void *buf, size_t bytes, const char *what,
-                       const char *fn)
+static int null_buffer(MPI_Comm comm, const void *buf, size_t bytes, const char *what, const char *fn)
 {
-	return !buf && bytes ? tcmpi__error(comm, MPI_ERR_BUFFER, fn, "NULL %s of %zu bytes", what,
-	                                    bytes)
-	                     : MPI_SUCCESS;
+	return !buf && bytes
+	               ? tcmpi__error(comm, MPI_ERR_BUFFER, fn, "NULL %s of %zu bytes", what, bytes)
+	               : MPI_SUCCESS;
 }
 
 /* count elements of t at buf as bytes: buf itself when t is contiguous,
@@ -531,8 +530,8 @@ int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[
 		return rc;
 	struct tcmpi__comm *c = tcmpi__comm(comm);
 	if (!c)
-		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_COMM, __func__, "invalid communicator %d",
-		                    (int)comm);
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_COMM, __func__,
+		                    "invalid communicator %d", (int)comm);
 	if (!recvcounts)
 		return tcmpi__error(comm, MPI_ERR_ARG, __func__, "NULL recvcounts");
 	int p = tcmpi__comm_size(c);

@@ -25,11 +25,12 @@ static char last_error[MPI_MAX_ERROR_STRING];
 /* MPI_COMM_WORLD (1) and MPI_COMM_SELF (2), then the communicators made
  * by the program, each allocated on its own (comm_new), in a table that
  * doubles as it fills. */
-static struct tcmpi__comm world_comm = {.used = 1,
-                                        .errh = MPI_ERRORS_ARE_FATAL,
-                                        .name = "MPI_COMM_WORLD"};
-static struct tcmpi__comm self_comm = {
-        .used = 1, .self = 1, .errh = MPI_ERRORS_ARE_FATAL, .name = "MPI_COMM_SELF", .size = 1};
+static struct tcmpi__comm world_comm = {.used = 1, .errh = MPI_ERRORS_ARE_FATAL, .name = "MPI_COMM_WORLD"};
+static struct tcmpi__comm self_comm = {.used = 1,
+                                       .self = 1,
+                                       .errh = MPI_ERRORS_ARE_FATAL,
+                                       .name = "MPI_COMM_SELF",
+                                       .size = 1};
 static struct tcmpi__comm *first_commv[64] = {[1] = &world_comm, [2] = &self_comm};
 struct tcmpi__comm **tcmpi__commv = first_commv;
 int tcmpi__ncomms = 64;
@@ -623,6 +624,18 @@ int MPI_Comm_test_inter(MPI_Comm comm, int *flag)
 	if (!flag)
 		return tcmpi__error(comm, MPI_ERR_ARG, __func__, "NULL flag");
 	*flag = 0;
+	return MPI_SUCCESS;
+}
+
+int tcmpi__comm_arg(MPI_Comm comm, const char *fn, struct tcmpi__comm **c)
+{
+	int rc = tcmpi__check_init(fn);
+	if (rc)
+		return rc;
+	*c = tcmpi__comm(comm);
+	if (!*c)
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_COMM, fn, "invalid communicator %d",
+		                    (int)comm);
 	return MPI_SUCCESS;
 }
 

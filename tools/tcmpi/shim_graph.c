@@ -98,23 +98,11 @@ static struct tcmpi__graph *graph_new(int kind, int nin, int nout, int weighted)
 	return g;
 }
 
-static int comm_of(MPI_Comm comm, const char *fn, struct tcmpi__comm **c)
-{
-	int rc = tcmpi__check_init(fn);
-	if (rc)
-		return rc;
-	*c = tcmpi__comm(comm);
-	if (!*c)
-		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_COMM, fn, "invalid communicator %d",
-		                    (int)comm);
-	return MPI_SUCCESS;
-}
-
 /* comm's graph of the given kind in *g, or MPI_ERR_TOPOLOGY. */
 static int graph_of(MPI_Comm comm, int kind, const char *fn, const struct tcmpi__graph **g)
 {
 	struct tcmpi__comm *c;
-	int rc = comm_of(comm, fn, &c);
+	int rc = tcmpi__comm_arg(comm, fn, &c);
 	if (rc)
 		return rc;
 	if (!c->graph || c->graph->kind != kind)
@@ -179,7 +167,7 @@ int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int
 {
 	(void)reorder; /* the ranks keep their order */
 	struct tcmpi__comm *c;
-	int rc = comm_of(comm_old, __func__, &c);
+	int rc = tcmpi__comm_arg(comm_old, __func__, &c);
 	if (rc)
 		return rc;
 	if (!comm_graph)
@@ -207,7 +195,7 @@ int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int
 int MPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[], int *newrank)
 {
 	struct tcmpi__comm *c;
-	int rc = comm_of(comm, __func__, &c);
+	int rc = tcmpi__comm_arg(comm, __func__, &c);
 	if (rc)
 		return rc;
 	if (!newrank)
@@ -336,7 +324,7 @@ int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int so
 	(void)info;
 	(void)reorder;
 	struct tcmpi__comm *c;
-	int rc = comm_of(comm_old, __func__, &c);
+	int rc = tcmpi__comm_arg(comm_old, __func__, &c);
 	if (rc)
 		return rc;
 	if (!comm_dist_graph)
@@ -381,7 +369,7 @@ int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int nodes[], const int
 	(void)info;
 	(void)reorder;
 	struct tcmpi__comm *c;
-	int rc = comm_of(comm_old, __func__, &c);
+	int rc = tcmpi__comm_arg(comm_old, __func__, &c);
 	if (rc)
 		return rc;
 	if (!comm_dist_graph)

@@ -292,15 +292,28 @@ static int ranges_expand(const struct group *g, int n, int ranges[][3], int **ou
 	return MPI_SUCCESS;
 }
 
+/* The common start of range_incl and range_excl: the group, newgroup and
+ * the ranges checked, their ranks in *r (k of them); NULL with *rc the
+ * error. */
+static const struct group *ranges_arg(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup,
+                                      int **r, int *k, const char *fn, int *rc)
+{
+	const struct group *g = group_arg(group, fn, rc);
+	if (!g)
+		return NULL;
+	if (!newgroup) {
+		*rc = tcmpi__error(MPI_COMM_NULL, MPI_ERR_ARG, fn, "NULL newgroup");
+		return NULL;
+	}
+	*rc = ranges_expand(g, n, ranges, r, k, fn);
+	return *rc == MPI_SUCCESS ? g : NULL;
+}
+
 int MPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
 {
 	int rc, k, *r;
-	const struct group *g = group_arg(group, __func__, &rc);
+	const struct group *g = ranges_arg(group, n, ranges, newgroup, &r, &k, __func__, &rc);
 	if (!g)
-		return rc;
-	if (!newgroup)
-		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_ARG, __func__, "NULL newgroup");
-	if ((rc = ranges_expand(g, n, ranges, &r, &k, __func__)) != MPI_SUCCESS)
 		return rc;
 	for (int i = 0; i < k; i++)
 		r[i] = g->world[r[i]];
@@ -310,12 +323,8 @@ int MPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *new
 int MPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
 {
 	int rc, k, *r;
-	const struct group *g = group_arg(group, __func__, &rc);
+	const struct group *g = ranges_arg(group, n, ranges, newgroup, &r, &k, __func__, &rc);
 	if (!g)
-		return rc;
-	if (!newgroup)
-		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_ARG, __func__, "NULL newgroup");
-	if ((rc = ranges_expand(g, n, ranges, &r, &k, __func__)) != MPI_SUCCESS)
 		return rc;
 	int *w = ranks_alloc(g->n - k, __func__), m = 0;
 	char *out = w ? calloc((size_t)g->n + 1, 1) : NULL;

@@ -151,8 +151,7 @@ static int in_place_check(const struct icall *a, int r)
 	else if (a->sbuf == MPI_IN_PLACE &&
 	         (a->which == IC_SCATTER || ((a->which == IC_GATHER || a->which == IC_REDUCE) && !root)))
 		bad = a->which == IC_SCATTER ? "as the send buffer" : "at a rank other than the root";
-	return bad ? tcmpi__error(a->comm, MPI_ERR_BUFFER, a->fn, "MPI_IN_PLACE %s", bad)
-	           : MPI_SUCCESS;
+	return bad ? tcmpi__error(a->comm, MPI_ERR_BUFFER, a->fn, "MPI_IN_PLACE %s", bad) : MPI_SUCCESS;
 }
 
 static int icall(const struct icall *a)
@@ -688,11 +687,11 @@ static int ivcall(const struct ivcall *a)
 	const char *what = NULL;
 	int mrc = MPI_SUCCESS;
 	if (v->uses_s)
-		mrc = ivside_make(&v->s, sn, a->sbuf, a->scounts, sv ? a->sdispls : NULL,
-		                  a->stypes, a->stype, a->bytes_displ, &what);
+		mrc = ivside_make(&v->s, sn, a->sbuf, a->scounts, sv ? a->sdispls : NULL, a->stypes,
+		                  a->stype, a->bytes_displ, &what);
 	if (!mrc && v->uses_r)
-		mrc = ivside_make(&v->d, rn, a->rbuf, a->rcounts, rv ? a->rdispls : NULL,
-		                  a->rtypes, a->rtype, a->bytes_displ, &what);
+		mrc = ivside_make(&v->d, rn, a->rbuf, a->rcounts, rv ? a->rdispls : NULL, a->rtypes,
+		                  a->rtype, a->bytes_displ, &what);
 	/* One rank: the call is a copy of its one block. */
 	int local = !c->proc || p == 1;
 	if (!mrc && local && v->s.bytes[0] != v->d.bytes[0]) {

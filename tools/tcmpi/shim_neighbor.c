@@ -143,13 +143,10 @@ static void unpack_block(const struct nbr_side *rcv, int i, const char *from, si
  * source i. */
 static int exchange(MPI_Comm comm, const struct nbr_side *snd, const struct nbr_side *rcv, const char *fn)
 {
-	int rc = tcmpi__check_init(fn);
+	struct tcmpi__comm *c;
+	int rc = tcmpi__comm_arg(comm, fn, &c);
 	if (rc)
 		return rc;
-	struct tcmpi__comm *c = tcmpi__comm(comm);
-	if (!c)
-		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_COMM, fn, "invalid communicator %d",
-		                    (int)comm);
 	if (!c->cart.on && !c->graph)
 		return tcmpi__error(comm, MPI_ERR_TOPOLOGY, fn,
 		                    "communicator %d has no Cartesian or graph topology", (int)comm);
