@@ -224,31 +224,6 @@ int MPI_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, 
  */
 enum red { RED_ALL, RED_ROOT, RED_SCAN, RED_EXSCAN };
 
-/* Whether predefined operator op applies to datatype dt (MPI_REPLACE and
- * MPI_NO_OP to none: they are for one-sided accumulates), checked on
- * every rank before any data moves, by a reduction of one element of
- * zeros: a rank that folds one contribution or none would not see it.  MPI_SUCCESS or MPI_ERR_OP,
- * reported.  User operators apply to every datatype. */
-static int op_applies(MPI_Op op, MPI_Datatype dt, MPI_Comm comm, const char *fn)
-{
-	if (op <= 0 || op >= TCMPI_OP_PREDEFINED)
-		return MPI_SUCCESS;
-	if (op == MPI_REPLACE || op == MPI_NO_OP)
-		return tcmpi__error(comm, MPI_ERR_OP, fn,
-		                    "MPI_REPLACE and MPI_NO_OP are for accumulates, not reductions");
-	const struct tcmpi__dtype *t = tcmpi__dt(dt);
-	if (!t)
-		return MPI_SUCCESS; /* the caller's check says which */
-	unsigned char *z = calloc(2, t->size ? t->size : 1);
-	if (!z)
-		return tcmpi__error(comm, MPI_ERR_NO_MEM, fn, "out of memory");
-	const int rc = tcmpi__reduce_local(z, z + t->size, 1, dt, op);
-	free(z);
-	return rc ? tcmpi__error(comm, MPI_ERR_OP, fn, "operator %d does not apply to datatype %d",
-	                         (int)op, (int)dt)
-	          : MPI_SUCCESS;
-}
-
 /* Folds p packed contributions of n elements (stride bytes apart) of ranks
  * lo..hi-1 in rank order into out. */
 static int fold(const unsigned char *all, size_t stride, int lo, int hi, size_t n, MPI_Datatype dt,
@@ -273,11 +248,12 @@ static __attribute__((noinline)) int reduction(const void *sbuf, void *rbuf, siz
 	const struct tcmpi__dtype *t = tcmpi__dt(dt);
 	if (!t)
 		return tcmpi__error(comm, MPI_ERR_TYPE, fn, "invalid datatype %d", dt);
-	if (!tcmpi__op_valid(op))
-		return tcmpi__error(comm, MPI_ERR_OP, fn, "invalid operator %d", op);
+	int rc_ = tcmpi__op_check(comm, op, fn);
+	if (rc_)
+		return rc_;
 	if (kind == RED_ROOT && (root < 0 || root >= p))
 		return tcmpi__error(comm, MPI_ERR_ROOT, fn, "root %d out of range 0..%d", root, p - 1);
-	int rc_ = op_applies(op, dt, comm, fn);
+	rc_ = tcmpi__op_applies(comm, op, dt, fn);
 	if (rc_)
 		return rc_;
 	int gets = kind != RED_ROOT || r == root; /* writes rbuf */
@@ -456,9 +432,10 @@ static int reduce_scatter(const void *sbuf, void *rbuf, const size_t *counts, si
 	const struct tcmpi__dtype *t = tcmpi__dt(dt);
 	if (!t)
 		return tcmpi__error(comm, MPI_ERR_TYPE, fn, "invalid datatype %d", dt);
-	if (!tcmpi__op_valid(op))
-		return tcmpi__error(comm, MPI_ERR_OP, fn, "invalid operator %d", op);
-	int rc_ = op_applies(op, dt, comm, fn);
+	int rc_ = tcmpi__op_check(comm, op, fn);
+	if (rc_)
+		return rc_;
+	rc_ = tcmpi__op_applies(comm, op, dt, fn);
 	if (rc_)
 		return rc_;
 	if (rbuf == MPI_IN_PLACE)

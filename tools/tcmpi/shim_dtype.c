@@ -5,7 +5,13 @@
  * block, struct, resized, dup), flattened at construction into the runs of
  * bytes of one element (type-map order, adjacent runs merged).  Collectives
  * pack a non-contiguous buffer into one contiguous run before calling
- * topocoll and unpack after; a contiguous one is passed as it is.
+ * topocoll and unpack after; a contiguous one is passed as it is.  Bounds
+ * and extents are MPI's: an extent is padded to a multiple of the largest
+ * alignment of the basic types in the type map (MPI's epsilon, so that a
+ * struct type's extent is its C struct's size), but for explicit bounds
+ * (MPI_Type_create_resized, in the type or in one it is made of), which
+ * are kept as given and, where some elements have them, alone make the
+ * bounds.
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -102,6 +108,58 @@ static const struct {
 #undef INTDT
 };
 
+/* The alignment of each predefined datatype's C type. */
+static const unsigned char predef_align[TCMPI_DT_PREDEFINED] = {
+        [MPI_CHAR] = _Alignof(char),
+        [MPI_SIGNED_CHAR] = _Alignof(signed char),
+        [MPI_UNSIGNED_CHAR] = _Alignof(unsigned char),
+        [MPI_BYTE] = 1,
+        [MPI_SHORT] = _Alignof(short),
+        [MPI_UNSIGNED_SHORT] = _Alignof(unsigned short),
+        [MPI_INT] = _Alignof(int),
+        [MPI_UNSIGNED] = _Alignof(unsigned),
+        [MPI_LONG] = _Alignof(long),
+        [MPI_UNSIGNED_LONG] = _Alignof(unsigned long),
+        [MPI_LONG_LONG_INT] = _Alignof(long long),
+        [MPI_UNSIGNED_LONG_LONG] = _Alignof(unsigned long long),
+        [MPI_FLOAT] = _Alignof(float),
+        [MPI_DOUBLE] = _Alignof(double),
+        [MPI_LONG_DOUBLE] = _Alignof(long double),
+        [MPI_WCHAR] = _Alignof(int32_t),
+        [MPI_C_BOOL] = _Alignof(_Bool),
+        [MPI_INT8_T] = _Alignof(int8_t),
+        [MPI_INT16_T] = _Alignof(int16_t),
+        [MPI_INT32_T] = _Alignof(int32_t),
+        [MPI_INT64_T] = _Alignof(int64_t),
+        [MPI_UINT8_T] = _Alignof(uint8_t),
+        [MPI_UINT16_T] = _Alignof(uint16_t),
+        [MPI_UINT32_T] = _Alignof(uint32_t),
+        [MPI_UINT64_T] = _Alignof(uint64_t),
+        [MPI_AINT] = _Alignof(MPI_Aint),
+        [MPI_OFFSET] = _Alignof(MPI_Offset),
+        [MPI_COUNT] = _Alignof(MPI_Count),
+        [MPI_PACKED] = 1,
+        [MPI_C_FLOAT_COMPLEX] = _Alignof(float),
+        [MPI_C_DOUBLE_COMPLEX] = _Alignof(double),
+        [MPI_C_LONG_DOUBLE_COMPLEX] = _Alignof(long double),
+        [MPI_FLOAT_INT] = _Alignof(struct pair_fi),
+        [MPI_DOUBLE_INT] = _Alignof(struct pair_di),
+        [MPI_LONG_INT] = _Alignof(struct pair_li),
+        [MPI_2INT] = _Alignof(struct pair_ii),
+        [MPI_SHORT_INT] = _Alignof(struct pair_si),
+        [MPI_LONG_DOUBLE_INT] = _Alignof(struct pair_ldi),
+};
+
+/* What a datatype's bounds come from, by handle (as tcmpi__dts; kept here,
+ * beside the table): the largest alignment of the basic types in its type
+ * map, and whether the bounds are explicit (MPI_Type_create_resized made
+ * it or a type it is made of), which MPI's lb_marker and ub_marker are. */
+struct dt_bounds {
+	MPI_Aint align;
+	int explicit_bounds;
+};
+static struct dt_bounds *bounds;
+
 static int grow(int need)
 {
 	if (need <= tcmpi__ndts)
@@ -109,6 +167,11 @@ static int grow(int need)
 	int n = tcmpi__ndts ? tcmpi__ndts * 2 : 64;
 	while (n < need)
 		n *= 2;
+	struct dt_bounds *bd = realloc(bounds, sizeof *bd * (size_t)n);
+	if (!bd)
+		return -1;
+	memset(bd + tcmpi__ndts, 0, sizeof *bd * (size_t)(n - tcmpi__ndts));
+	bounds = bd;
 	struct tcmpi__dtype *d = realloc(tcmpi__dts, sizeof *d * (size_t)n);
 	if (!d)
 		return -1;
@@ -163,6 +226,7 @@ void tcmpi__dtype_setup(void)
 		                                      (MPI_Aint)t->blocks[t->nblocks - 1].len
 		                            : 0;
 		t->contig = t->nblocks == 1 && t->true_extent == t->extent;
+		bounds[i] = (struct dt_bounds){predef_align[i], 0};
 		snprintf(t->name, sizeof t->name, "%s", predef[i].name);
 	}
 }
@@ -229,11 +293,15 @@ static int build(int count, const size_t *n, const MPI_Aint *disp, const MPI_Dat
 			return tcmpi__error(MPI_COMM_NULL, MPI_ERR_NO_MEM, fn, "out of memory");
 	}
 	struct tcmpi__dtype t = {.used = 1, .combiner = combiner};
-	int cap = 0, first = 1;
-	MPI_Aint lb = 0, ub = 0;
+	int cap = 0;
+	/* The bounds: from the elements of explicit bounds alone if there are
+	 * any (MPI's markers), else from all of them. */
+	int first = 1, mfirst = 1;
+	MPI_Aint lb = 0, ub = 0, mlb = 0, mub = 0, align = 0;
 	t.basic = -1;
 	for (int k = 0; k < count; k++) {
 		const struct tcmpi__dtype *o = dt_any(types[k]);
+		const struct dt_bounds *ob = &bounds[types[k]];
 		for (size_t e = 0; e < n[k]; e++) {
 			MPI_Aint at = disp[k] + (MPI_Aint)e * o->extent;
 			for (int b = 0; b < o->nblocks; b++)
@@ -243,17 +311,39 @@ static int build(int count, const size_t *n, const MPI_Aint *disp, const MPI_Dat
 					                    "out of memory");
 				}
 			t.size += o->size;
-			if (first || at + o->lb < lb)
-				lb = at + o->lb;
-			if (first || at + o->lb + o->extent > ub)
-				ub = at + o->lb + o->extent;
-			first = 0;
+			MPI_Aint elb = at + o->lb, eub = at + o->lb + o->extent;
+			if (ob->explicit_bounds) {
+				if (mfirst || elb < mlb)
+					mlb = elb;
+				if (mfirst || eub > mub)
+					mub = eub;
+				mfirst = 0;
+			} else {
+				if (first || elb < lb)
+					lb = elb;
+				if (first || eub > ub)
+					ub = eub;
+				first = 0;
+			}
 		}
-		if (n[k])
+		if (n[k]) {
 			t.basic = t.basic == -1 || t.basic == o->basic ? o->basic : 0;
+			if (ob->align > align)
+				align = ob->align;
+		}
 	}
 	if (t.basic == -1)
 		t.basic = 0;
+	if (!mfirst) {
+		lb = mlb;
+		ub = mub;
+	} else if (align > 1 && (ub - lb) % align != 0) {
+		/* MPI's epsilon: the least padding that makes the extent a
+		 * multiple of the largest alignment of the type map's basic
+		 * types, as a C compiler pads a struct for an array of them
+		 * (every constructor's type map; not one of explicit bounds). */
+		ub += align - (ub - lb) % align;
+	}
 	t.lb = lb;
 	t.extent = ub - lb;
 	MPI_Aint tlo = 0, thi = 0;
@@ -271,6 +361,7 @@ static int build(int count, const size_t *n, const MPI_Aint *disp, const MPI_Dat
 	if (t.nblocks == 0)
 		t.contig = 1;
 	tcmpi__dts[h] = t;
+	bounds[h] = (struct dt_bounds){align, !mfirst};
 	*out = h;
 	return MPI_SUCCESS;
 }
@@ -407,6 +498,7 @@ int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, 
 		struct tcmpi__dtype *t = &tcmpi__dts[*newtype];
 		t->lb = lb;
 		t->extent = extent;
+		bounds[*newtype].explicit_bounds = 1;
 		t->contig = t->nblocks == 1 && t->blocks[0].off == 0 && lb == 0 &&
 		            (MPI_Aint)t->blocks[0].len == extent;
 	}
@@ -424,6 +516,7 @@ int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 		t->contig = o->contig;
 		t->combiner = MPI_COMBINER_DUP;
 		t->committed = o->committed;
+		bounds[*newtype] = bounds[oldtype];
 	}
 	return rc;
 }

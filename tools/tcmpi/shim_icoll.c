@@ -192,8 +192,11 @@ static int icall(const struct icall *a)
 	struct tcmpi__req *q = NULL;
 	struct tc_user_op user;
 	if (is_red(a->which)) {
-		if (!tcmpi__op_valid(a->op))
-			return tcmpi__error(comm, MPI_ERR_OP, fn, "invalid operator %d", a->op);
+		int orc = tcmpi__op_check(comm, a->op, fn);
+		if (!orc)
+			orc = tcmpi__op_applies(comm, a->op, a->rtype, fn);
+		if (orc)
+			return orc;
 		tdt = tcmpi__tc_dtype(a->rtype);
 		if (tdt < 0 || tcmpi__op_native(a->op, a->rtype, &tcop, &user) != 0)
 			return tcmpi__error(comm, MPI_ERR_UNSUPPORTED_OPERATION, fn,
@@ -349,8 +352,11 @@ static int ireduce_scatter(const void *sbuf, void *rbuf, const int *counts, MPI_
 		return tcmpi__error(comm, MPI_ERR_UNSUPPORTED_OPERATION, fn,
 		                    "a datatype that is not contiguous (the nonblocking and "
 		                    "persistent forms take contiguous buffers only)");
-	if (!tcmpi__op_valid(op))
-		return tcmpi__error(comm, MPI_ERR_OP, fn, "invalid operator %d", op);
+	int orc = tcmpi__op_check(comm, op, fn);
+	if (!orc)
+		orc = tcmpi__op_applies(comm, op, dt, fn);
+	if (orc)
+		return orc;
 	enum tc_op tcop = TC_OP_SUM;
 	struct tc_user_op user;
 	int tdt = tcmpi__tc_dtype(dt);

@@ -2,7 +2,9 @@
 /*
  * tools/tcmpi/shim_op.c - MPI reduction operators: the predefined ones on
  * every predefined datatype they apply to (MINLOC and MAXLOC on the pair
- * types), user operators (MPI_Op_create), MPI_Reduce_local.
+ * types), user operators (MPI_Op_create), MPI_Reduce_local.  MPI_REPLACE
+ * and MPI_NO_OP, operators of the one-sided accumulate calls alone, are
+ * refused by every reduction (MPI_ERR_OP).
  *
  * Where topocoll has the datatype and the operator (or the operator is a
  * user one on such a datatype) collectives reduce inside topocoll
@@ -44,9 +46,47 @@ static int is_user(MPI_Op op)
 	return op >= 32 && op < 32 + NUSER && user_ops[op - 32].used;
 }
 
+/* MPI_REPLACE and MPI_NO_OP are operators of MPI's one-sided accumulate
+ * calls only: no reduction (collective or MPI_Reduce_local) takes them. */
+static int one_sided_only(MPI_Op op)
+{
+	return op == MPI_REPLACE || op == MPI_NO_OP;
+}
+
 int tcmpi__op_valid(MPI_Op op)
 {
-	return (op > 0 && op < TCMPI_OP_PREDEFINED) || is_user(op);
+	return (op > 0 && op < TCMPI_OP_PREDEFINED && !one_sided_only(op)) || is_user(op);
+}
+
+int tcmpi__op_check(MPI_Comm comm, MPI_Op op, const char *fn)
+{
+	if (tcmpi__op_valid(op))
+		return MPI_SUCCESS;
+	if (one_sided_only(op))
+		return tcmpi__error(comm, MPI_ERR_OP, fn,
+		                    "%s is an operator of the one-sided accumulate calls only, "
+		                    "not of reductions",
+		                    op_names[op]);
+	return tcmpi__error(comm, MPI_ERR_OP, fn, "invalid operator %d", op);
+}
+
+/* By a reduction of one element of zeros (tcmpi__reduce_local's own
+ * check of the pair). */
+int tcmpi__op_applies(MPI_Comm comm, MPI_Op op, MPI_Datatype dt, const char *fn)
+{
+	if (op <= 0 || op >= TCMPI_OP_PREDEFINED)
+		return MPI_SUCCESS;
+	const struct tcmpi__dtype *t = tcmpi__dt(dt);
+	if (!t)
+		return MPI_SUCCESS; /* the caller's check says which */
+	unsigned char *z = calloc(2, t->size ? t->size : 1);
+	if (!z)
+		return tcmpi__error(comm, MPI_ERR_NO_MEM, fn, "out of memory");
+	const int rc = tcmpi__reduce_local(z, z + t->size, 1, dt, op);
+	free(z);
+	return rc ? tcmpi__error(comm, MPI_ERR_OP, fn, "%s does not apply to %s", op_names[op],
+	                         t->name[0] ? t->name : "this datatype")
+	          : MPI_SUCCESS;
 }
 
 int tcmpi__op_commutative(MPI_Op op)
@@ -54,19 +94,23 @@ int tcmpi__op_commutative(MPI_Op op)
 	return is_user(op) ? user_ops[op - 32].commute : 1;
 }
 
-/* The MPI datatype and operator of the reduction in progress, for the
- * adapter topocoll calls: a rank makes one collective at a time. */
-static struct {
-	MPI_Op op;
-	MPI_Datatype dt;
-} current;
+/* The context of user_adapter, which topocoll calls for a user operator on
+ * a predefined datatype: that operator and datatype in the pointer's value
+ * itself.  Every reduction carries its own (a request keeps its own copy of
+ * struct tc_user_op), valid for as long as the reduction runs, however
+ * many others are under way or made meanwhile. */
+_Static_assert(TCMPI_DT_PREDEFINED <= 0x10000, "a predefined datatype fits in 16 bits");
+static void *adapter_ctx(MPI_Op op, MPI_Datatype dt)
+{
+	return (void *)(((uintptr_t)(unsigned)op << 16) | (uintptr_t)(unsigned)dt);
+}
 
 static void user_adapter(const void *in, void *inout, size_t count, enum tc_dtype dt, void *ctx)
 {
 	(void)dt;
-	(void)ctx;
-	int u = current.op - 32;
-	MPI_Datatype mdt = current.dt;
+	uintptr_t v = (uintptr_t)ctx;
+	int u = (int)(v >> 16) - 32;
+	MPI_Datatype mdt = (MPI_Datatype)(v & 0xffff);
 	if (user_ops[u].fn) {
 		int len = (int)count;
 		user_ops[u].fn((void *)(uintptr_t)in, inout, &len, &mdt);
@@ -82,10 +126,8 @@ int tcmpi__op_native(MPI_Op op, MPI_Datatype dt, enum tc_op *tcop, struct tc_use
 	if (tdt < 0)
 		return -1;
 	if (is_user(op)) {
-		current.op = op;
-		current.dt = dt;
 		*tcop = TC_OP_USER;
-		*user = (struct tc_user_op){user_adapter, NULL, user_ops[op - 32].commute};
+		*user = (struct tc_user_op){user_adapter, adapter_ctx(op, dt), user_ops[op - 32].commute};
 		return 0;
 	}
 	if (op <= 0 || op >= TCMPI_OP_PREDEFINED || tc_of[op] == TC_OP_COUNT)
@@ -164,13 +206,7 @@ int tcmpi__op_native(MPI_Op op, MPI_Datatype dt, enum tc_op *tcop, struct tc_use
  * with a predefined operator; -1: the operator does not apply to dt. */
 static int reduce_predef(const void *in, void *inout, size_t n, MPI_Datatype dt, MPI_Op op)
 {
-	if (op == MPI_NO_OP)
-		return 0;
 	const struct tcmpi__dtype *t = tcmpi__dt(dt);
-	if (op == MPI_REPLACE) {
-		memcpy(inout, in, n * t->size);
-		return 0;
-	}
 	int tdt = tcmpi__tc_dtype(dt);
 	if (tdt >= 0 && tc_of[op] != TC_OP_COUNT)
 		return tc_reduce_local(in, inout, n, (enum tc_dtype)tdt, tc_of[op], NULL) == 0 ? 0 : -1;
@@ -277,27 +313,36 @@ int tcmpi__reduce_local(const void *in, void *inout, size_t count, MPI_Datatype 
 		return MPI_SUCCESS;
 	}
 	/* A user operator sees the datatype's own layout: unpack both, apply,
-	 * pack the result. */
-	size_t span = count * (size_t)t->extent + (size_t)(t->true_lb > 0 ? 0 : -t->true_lb) +
-	              (size_t)t->true_extent;
-	unsigned char *a = calloc(1, span ? span : 1), *b = calloc(1, span ? span : 1);
+	 * pack the result.  The scratch buffers hold the bytes from lo to hi
+	 * from the first element's start: every element's data (true_lb on,
+	 * true_extent bytes) and its span between the bounds (lb on, extent
+	 * bytes, which the operator may write whole, as a C struct's padding),
+	 * whatever the signs of lb and of the extent. */
+	MPI_Aint first = t->lb < t->true_lb ? t->lb : t->true_lb;
+	MPI_Aint end = t->lb + t->extent > t->true_lb + t->true_extent ? t->lb + t->extent
+	                                                               : t->true_lb + t->true_extent;
+	MPI_Aint last = count ? (MPI_Aint)(count - 1) * t->extent : 0;
+	MPI_Aint lo = first + (last < 0 ? last : 0), hi = end + (last > 0 ? last : 0);
+	size_t span = hi > lo ? (size_t)(hi - lo) : 1;
+	unsigned char *a = calloc(1, span), *b = calloc(1, span);
 	if (!a || !b) {
 		free(a);
 		free(b);
 		return MPI_ERR_NO_MEM;
 	}
-	MPI_Aint shift = t->true_lb < 0 ? -t->true_lb : 0;
-	tcmpi__unpack(in, count, t, a + shift);
-	tcmpi__unpack(inout, count, t, b + shift);
+	/* The first element's start in each (outside them when lo > 0). */
+	void *ea = (void *)((uintptr_t)a - (uintptr_t)lo), *eb = (void *)((uintptr_t)b - (uintptr_t)lo);
+	tcmpi__unpack(in, count, t, ea);
+	tcmpi__unpack(inout, count, t, eb);
 	MPI_Datatype mdt = dt;
 	if (user_ops[u].fn) {
 		int len = (int)count;
-		user_ops[u].fn(a + shift, b + shift, &len, &mdt);
+		user_ops[u].fn(ea, eb, &len, &mdt);
 	} else {
 		MPI_Count len = (MPI_Count)count;
-		user_ops[u].fn_c(a + shift, b + shift, &len, &mdt);
+		user_ops[u].fn_c(ea, eb, &len, &mdt);
 	}
-	tcmpi__pack(b + shift, count, t, inout);
+	tcmpi__pack(eb, count, t, inout);
 	free(a);
 	free(b);
 	return MPI_SUCCESS;
@@ -342,7 +387,8 @@ int MPI_Op_free(MPI_Op *op)
 
 int MPI_Op_commutative(MPI_Op op, int *commute)
 {
-	if (!tcmpi__op_valid(op) || !commute)
+	/* Any operator: MPI_REPLACE and MPI_NO_OP too. */
+	if (!((op > 0 && op < TCMPI_OP_PREDEFINED) || is_user(op)) || !commute)
 		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_OP, __func__, "invalid operator %d", op);
 	*commute = tcmpi__op_commutative(op);
 	return MPI_SUCCESS;
@@ -357,8 +403,9 @@ static int reduce_local_api(const void *inbuf, void *inoutbuf, size_t count, MPI
 	const struct tcmpi__dtype *t = tcmpi__dt(datatype);
 	if (!t)
 		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_TYPE, fn, "invalid datatype %d", datatype);
-	if (!tcmpi__op_valid(op))
-		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_OP, fn, "invalid operator %d", op);
+	rc = tcmpi__op_check(MPI_COMM_NULL, op, fn);
+	if (rc)
+		return rc;
 	if (t->contig || is_user(op)) {
 		if (!t->contig) {
 			/* user operators take the layout as it is */
