@@ -59,6 +59,13 @@ static inline const struct tcmpi__dtype *tcmpi__dt(MPI_Datatype dt)
 		return NULL;
 	return &tcmpi__dts[dt];
 }
+/* A request's own copy of a datatype (its runs of bytes too), which
+ * MPI_Type_free of the handle and the table's growth leave alone: MPI
+ * lets a program free a datatype while operations that use it are
+ * pending.  NULL when out of memory; tcmpi__dtype_drop(NULL) does
+ * nothing. */
+struct tcmpi__dtype *tcmpi__dtype_hold(const struct tcmpi__dtype *t);
+void tcmpi__dtype_drop(struct tcmpi__dtype *t);
 /* Packs count elements at buf into out (count * size bytes); unpacks. */
 void tcmpi__pack(const void *buf, size_t count, const struct tcmpi__dtype *t, void *out);
 void tcmpi__unpack(const void *in, size_t count, const struct tcmpi__dtype *t, void *buf);
@@ -193,9 +200,9 @@ struct tcmpi__req {
 	void *ubuf;
 	const void *sbuf;
 	size_t ucount;
-	const struct tcmpi__dtype *t;
-	const void *lsrc; /* the call on a communicator of one rank: */
-	void *ldst;       /* lbytes copied from lsrc to ldst at the start */
+	struct tcmpi__dtype *t; /* the request's own copy (tcmpi__dtype_hold), or NULL */
+	const void *lsrc;       /* the call on a communicator of one rank: */
+	void *ldst;             /* lbytes copied from lsrc to ldst at the start */
 	size_t lbytes;
 	struct tc_user_op user; /* borrowed by the tc request */
 	struct tc_coll_opts opts;

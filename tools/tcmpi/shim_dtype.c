@@ -530,6 +530,30 @@ int MPI_Type_commit(MPI_Datatype *datatype)
 	return MPI_SUCCESS;
 }
 
+struct tcmpi__dtype *tcmpi__dtype_hold(const struct tcmpi__dtype *t)
+{
+	struct tcmpi__dtype *h = malloc(sizeof *h);
+	if (!h)
+		return NULL;
+	*h = *t;
+	h->blocks = malloc(sizeof *h->blocks * (size_t)(t->nblocks > 0 ? t->nblocks : 1));
+	if (!h->blocks) {
+		free(h);
+		return NULL;
+	}
+	if (t->nblocks > 0)
+		memcpy(h->blocks, t->blocks, sizeof *h->blocks * (size_t)t->nblocks);
+	return h;
+}
+
+void tcmpi__dtype_drop(struct tcmpi__dtype *t)
+{
+	if (t) {
+		free(t->blocks);
+		free(t);
+	}
+}
+
 int MPI_Type_free(MPI_Datatype *datatype)
 {
 	struct tcmpi__dtype *t = datatype ? dt_any(*datatype) : NULL;

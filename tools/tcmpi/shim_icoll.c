@@ -376,7 +376,10 @@ static int ireduce_scatter(const void *sbuf, void *rbuf, const int *counts, MPI_
 	}
 	q->toff = before * t->size;
 	q->ucount = (size_t)counts[r];
-	q->t = t;
+	if (!(q->t = tcmpi__dtype_hold(t))) {
+		tcmpi__req_drop(req);
+		return tcmpi__error(comm, MPI_ERR_NO_MEM, fn, "out of memory");
+	}
 	q->ubuf = rbuf;
 	q->proc = c->proc;
 	const void *s = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
@@ -482,6 +485,9 @@ struct ivside {
 	int packed; /* through buf rather than the user's buffer */
 	void *user; /* the user's buffer */
 	MPI_Datatype *types;
+	/* Each block's datatype, the request's own copies (one per run of
+	 * blocks of one handle), which outlive MPI_Type_free. */
+	struct tcmpi__dtype **held;
 	size_t *counts;      /* elements per block */
 	MPI_Aint *at;        /* byte displacement of each block in user */
 	size_t *bytes, *off; /* what topocoll gets, in bytes */
@@ -496,6 +502,10 @@ struct tcmpi__vreq {
 
 static void ivside_free(struct ivside *v)
 {
+	for (int i = 0; v->held && i < v->n; i++)
+		if (!i || v->held[i] != v->held[i - 1])
+			tcmpi__dtype_drop(v->held[i]);
+	free(v->held);
 	free(v->types);
 	free(v->counts);
 	free(v->at);
@@ -523,11 +533,12 @@ static int ivside_make(struct ivside *v, int n, const void *buf, const int *coun
 	v->n = n;
 	v->user = (void *)(uintptr_t)buf;
 	v->types = tcmpi__alloc(sizeof *v->types * un);
+	v->held = calloc(un ? un : 1, sizeof *v->held);
 	v->counts = tcmpi__alloc(sizeof *v->counts * un);
 	v->at = tcmpi__alloc(sizeof *v->at * un);
 	v->bytes = tcmpi__alloc(sizeof *v->bytes * un);
 	v->off = tcmpi__alloc(sizeof *v->off * un);
-	if (!v->types || !v->counts || !v->at || !v->bytes || !v->off) {
+	if (!v->types || !v->held || !v->counts || !v->at || !v->bytes || !v->off) {
 		*what = "out of memory";
 		return MPI_ERR_NO_MEM;
 	}
@@ -541,6 +552,12 @@ static int ivside_make(struct ivside *v, int n, const void *buf, const int *coun
 		if (!t) {
 			*what = "invalid or uncommitted datatype";
 			return MPI_ERR_TYPE;
+		}
+		if (i && v->types[i] == v->types[i - 1]) {
+			v->held[i] = v->held[i - 1];
+		} else if (!(v->held[i] = tcmpi__dtype_hold(t))) {
+			*what = "out of memory";
+			return MPI_ERR_NO_MEM;
 		}
 		if (counts[i] < 0) {
 			*what = "negative count";
@@ -577,7 +594,7 @@ static void *ivside_ptr(const struct ivside *v)
 static void ivside_pack(struct ivside *v)
 {
 	for (int i = 0; i < v->n && v->packed; i++) {
-		const struct tcmpi__dtype *t = tcmpi__dt(v->types[i]);
+		const struct tcmpi__dtype *t = v->held[i];
 		if (t)
 			tcmpi__pack((const unsigned char *)v->user + v->at[i], v->counts[i], t,
 			            v->buf + v->off[i]);
@@ -587,7 +604,7 @@ static void ivside_pack(struct ivside *v)
 static void ivside_unpack(struct ivside *v)
 {
 	for (int i = 0; i < v->n && v->packed; i++) {
-		const struct tcmpi__dtype *t = tcmpi__dt(v->types[i]);
+		const struct tcmpi__dtype *t = v->held[i];
 		if (t)
 			tcmpi__unpack(v->buf + v->off[i], v->counts[i], t,
 			              (unsigned char *)v->user + v->at[i]);

@@ -76,6 +76,7 @@ void tcmpi__req_drop(MPI_Request *h)
 		free(q->tmp);
 		free(q->tmp2);
 		tcmpi__vreq_free(q->v);
+		tcmpi__dtype_drop(q->t);
 		free(q);
 		reqs[*h - 1] = NULL;
 	}
@@ -168,6 +169,7 @@ static void self_deliver(struct tcmpi__req *q, int tag, const void *data, size_t
 		self_unpack(data, bytes, q->t, q->ubuf);
 	if (q->orphan) {
 		free(q->tmp);
+		tcmpi__dtype_drop(q->t);
 		free(q);
 	}
 }
@@ -267,6 +269,7 @@ void tcmpi__selfq_free(struct tcmpi__comm *c)
 		q->snext = NULL;
 		if (q->orphan) {
 			free(q->tmp);
+			tcmpi__dtype_drop(q->t);
 			free(q);
 		}
 		/* else: stays pending; waiting on it reports the deadlock. */
@@ -376,7 +379,10 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
 		free(q->tmp);
 		q->tmp = NULL;
 		q->ubuf = buf;
-		q->t = t;
+		if (!(q->t = tcmpi__dtype_hold(t))) {
+			tcmpi__req_drop(request);
+			return tcmpi__error(comm, MPI_ERR_NO_MEM, __func__, "out of memory");
+		}
 		q->cap = (size_t)count * t->size;
 		q->stag = tag;
 		if ((rc = self_irecv(c, comm, q, __func__)))
@@ -386,7 +392,10 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
 	if (q->tmp) {
 		b = q->tmp;
 		q->ubuf = buf;
-		q->t = t;
+		if (!(q->t = tcmpi__dtype_hold(t))) {
+			tcmpi__req_drop(request);
+			return tcmpi__error(comm, MPI_ERR_NO_MEM, __func__, "out of memory");
+		}
 	}
 	return req_posted(comm, q, request,
 	                  tc_irecv_tag(c->proc, tc_src(source), tc_tag(tag), b,
@@ -740,6 +749,7 @@ static void orphan_free(struct tcmpi__req *q, int tcrc)
 	free(q->tmp);
 	free(q->tmp2);
 	tcmpi__vreq_free(q->v);
+	tcmpi__dtype_drop(q->t);
 	free(q);
 }
 

@@ -10,7 +10,8 @@
  * MPI_Igather and MPI_Gather_init in place at the root; the nonblocking v
  * forms on MPI_COMM_SELF with displacements; MPI_Comm_free with a
  * collective, a receive and a barrier pending on the communicator, each
- * completed afterwards; 150 communicators at once.  Errors under
+ * completed afterwards; 150 communicators at once; datatypes freed while
+ * operations that use them are pending.  Errors under
  * MPI_ERRORS_RETURN.  Exit status 0
  * when all hold; each failure printed.  Written against MPI alone: but for
  * the collectives pending at MPI_Comm_free, which Open MPI 4.1 does not
@@ -236,6 +237,51 @@ static void free_pending(void)
 	}
 }
 
+/* Datatypes freed while a receive and a v-collective that use them are
+ * pending, then many more made (the table grows, handles are reused):
+ * the operations complete with the types they were given. */
+static void free_types_pending(void)
+{
+	if (size > 64)
+		return;
+	enum { NX = 300 };
+	static MPI_Datatype extra[NX];
+	MPI_Datatype vec, v2;
+	MPI_Type_vector(3, 1, 2, MPI_INT, &vec);
+	MPI_Type_commit(&vec);
+	MPI_Type_create_resized(vec, 0, 6 * sizeof(int), &v2);
+	MPI_Type_commit(&v2);
+	int buf[64 * 6], all[64 * 6], cnt[64], dsp[64];
+	memset(buf, 0xff, sizeof buf);
+	memset(all, 0xff, sizeof all);
+	for (int i = 0; i < size; i++) {
+		cnt[i] = 1;
+		dsp[i] = i;
+	}
+	const int src = (rank + size - 1) % size, dst = (rank + 1) % size;
+	int x[3] = {10 * rank + 1, 10 * rank + 2, 10 * rank + 3};
+	MPI_Request q[2];
+	MPI_Irecv(buf, 1, vec, src, 7, MPI_COMM_WORLD, &q[0]);
+	MPI_Iallgatherv(x, 3, MPI_INT, all, cnt, dsp, v2, MPI_COMM_WORLD, &q[1]);
+	MPI_Type_free(&vec);
+	MPI_Type_free(&v2);
+	for (int i = 0; i < NX; i++) {
+		MPI_Type_contiguous(i + 1, MPI_CHAR, &extra[i]);
+		MPI_Type_commit(&extra[i]);
+	}
+	MPI_Send(x, 3, MPI_INT, dst, 7, MPI_COMM_WORLD);
+	MPI_Waitall(2, q, MPI_STATUSES_IGNORE);
+	CHECK(buf[0] == 10 * src + 1 && buf[1] == -1 && buf[2] == 10 * src + 2 && buf[4] == 10 * src + 3,
+	      "a receive's freed type: %d %d %d %d %d", buf[0], buf[1], buf[2], buf[3], buf[4]);
+	for (int i = 0; i < size; i++)
+		CHECK(all[6 * i] == 10 * i + 1 && all[6 * i + 1] == -1 && all[6 * i + 2] == 10 * i + 2 &&
+		              all[6 * i + 4] == 10 * i + 3 && all[6 * i + 5] == -1,
+		      "an Iallgatherv's freed type: block %d: %d %d %d", i, all[6 * i],
+		      all[6 * i + 2], all[6 * i + 4]);
+	for (int i = 0; i < NX; i++)
+		MPI_Type_free(&extra[i]);
+}
+
 /* More communicators at once than a first table holds (64). */
 static void many_comms(void)
 {
@@ -266,6 +312,7 @@ int main(int argc, char **argv)
 	self_v_forms();
 	free_pending();
 	many_comms();
+	free_types_pending();
 
 	int all = 0;
 	MPI_Allreduce(&fails, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
