@@ -9,7 +9,8 @@
  * on several member sets, and its agreement's failures), a blocking
  * collective behind
  * outstanding ones, progress made by tests alone, misuse (a request waited
- * twice, started or freed while active), a peer that never joins (a clear
+ * twice, started or freed while active, given to another call while
+ * active), a peer that never joins (a clear
  * error, no hang), and tc_self().  Threads, or fibres with TC_EXEC=fibres.
  */
 #include <sched.h>
@@ -349,6 +350,114 @@ Test(nbc, misuse, .timeout = 120)
 	cr_assert_eq(tc_run(team, misuse_rank, &m), 0);
 	cr_assert_eq(atomic_load(&m.failures), 0, "%s", m.msg);
 	tc_team_destroy(team);
+}
+
+/* A request still active given to a call that starts one (a collective's
+ * request forms, a receive): TC_EPENDING with the detail, nothing started
+ * (every rank makes the same calls: the team's order of calls is
+ * unchanged), and the request completes as first started; once completed,
+ * it starts again.  Storage never used for a request, or holding a copy of
+ * an active one's bytes, is never taken for an active request. */
+static int reuse_rank(struct tc_proc *proc, void *arg)
+{
+	struct misuse *m = arg;
+	const int p = tc_size(proc), me = tc_rank(proc);
+	int64_t v = me + 1, sum = 0, b[4] = {0}, w = me, got[64];
+	size_t counts[64], displs[64];
+	for (int i = 0; i < p; i++)
+		counts[i] = 1, displs[i] = (size_t)i;
+	const int members[] = {0};
+	if (me == 0)
+		b[0] = b[3] = 42;
+	tc_request r;
+	EXPECT(m, tc_iallreduce(proc, &v, &sum, 1, TC_INT64, TC_OP_SUM, NULL, &r) == 0, "start");
+	EXPECT(m, tc_ibcast(proc, b, 4, TC_INT64, 0, NULL, &r) == TC_EPENDING,
+	       "ibcast on the active request");
+	EXPECT(m, strstr(tc_error_detail(), "tc_ibcast: the request is still active") != NULL,
+	       "its detail");
+	EXPECT(m, tc_bcast_init(proc, b, 4, TC_INT64, 0, NULL, &r) == TC_EPENDING,
+	       "bcast_init on the active request");
+	EXPECT(m, tc_iallgatherv(proc, &w, 1, got, counts, displs, TC_INT64, NULL, &r) == TC_EPENDING,
+	       "iallgatherv on the active request");
+	EXPECT(m, tc_imulticast(proc, b, 4, TC_INT64, 0, members, 1, NULL, &r) == TC_EPENDING,
+	       "imulticast on the active request");
+	EXPECT(m, tc_irecv(proc, 0, b, sizeof b, &r) == TC_EPENDING, "irecv on the active request");
+	EXPECT(m, tc_wait(proc, &r, NULL) == 0, "wait for the first call");
+	EXPECT(m, sum == (int64_t)p * (p + 1) / 2, "the first call's result");
+	EXPECT(m, me == 0 || b[0] == 0, "the refused bcast wrote nothing");
+	EXPECT(m, tc_ibcast(proc, b, 4, TC_INT64, 0, NULL, &r) == 0, "started again once complete");
+	EXPECT(m, tc_wait(proc, &r, NULL) == 0 && b[0] == 42 && b[3] == 42, "the bcast");
+
+	/* A persistent request while active, and storage never used. */
+	tc_request q, g;
+	EXPECT(m, tc_allreduce_init(proc, &v, &sum, 1, TC_INT64, TC_OP_SUM, NULL, &q) == 0, "init");
+	EXPECT(m, tc_start(proc, &q) == 0, "its start");
+	EXPECT(m, tc_iallreduce(proc, &v, &sum, 1, TC_INT64, TC_OP_SUM, NULL, &q) == TC_EPENDING,
+	       "iallreduce on the active persistent request");
+	EXPECT(m, tc_wait(proc, &q, NULL) == 0 && sum == (int64_t)p * (p + 1) / 2, "its wait");
+	EXPECT(m, tc_request_free(proc, &q) == 0, "its free");
+	for (int fill = 0; fill < 2; fill++) {
+		memset(&g, fill ? 0xff : 0, sizeof g);
+		EXPECT(m, tc_ibarrier(proc, NULL, &g) == 0 && tc_wait(proc, &g, NULL) == 0,
+		       "a request in storage never used");
+	}
+	EXPECT(m, tc_ibarrier(proc, NULL, &r) == 0, "ibarrier");
+	memcpy(&g, &r, sizeof g);
+	EXPECT(m, tc_ibarrier(proc, NULL, &g) == 0, "a request in a copy of an active one");
+	EXPECT(m, tc_wait(proc, &r, NULL) == 0 && tc_wait(proc, &g, NULL) == 0, "their waits");
+	return 0;
+}
+
+/* A request a run left active (its rank returned an error, aborting the
+ * team) does not make its storage look active in the next run, before or
+ * after that storage held another request. */
+struct left {
+	struct misuse m;
+	int run;
+	tc_request req[3]; /* each rank's, kept from run to run */
+};
+
+static int left_rank(struct tc_proc *proc, void *arg)
+{
+	struct left *l = arg;
+	struct misuse *m = &l->m;
+	tc_request *r = &l->req[tc_rank(proc)];
+	int err = tc_ibarrier(proc, NULL, r);
+	if (!l->run)
+		return err ? err : TC_EINVAL; /* left active: the team is aborted */
+	EXPECT(m, err == 0 && tc_wait(proc, r, NULL) == 0, "the next run's ibarrier");
+	EXPECT(m, tc_ibarrier(proc, NULL, r) == 0, "another, in the same storage");
+	EXPECT(m, tc_wait(proc, r, NULL) == 0, "its wait");
+	return 0;
+}
+
+Test(nbc, request_left_active_by_a_failed_run, .timeout = 120)
+{
+	char msg[256];
+	struct tc_team *team = ct_team("ring:3", NULL, msg, sizeof msg);
+	cr_assert_not_null(team, "%s", msg);
+	struct left l = {0};
+	cr_assert_eq(tc_run(team, left_rank, &l), TC_EINVAL);
+	l.run = 1;
+	int err = tc_run(team, left_rank, &l);
+	cr_assert_eq(atomic_load(&l.m.failures), 0, "%s", l.m.msg);
+	cr_assert_eq(err, 0, "%s", tc_strerror(err));
+	tc_team_destroy(team);
+}
+
+Test(nbc, active_request_not_started_again, .timeout = 120)
+{
+	static const char *const reuse_specs[] = {"ring:4", "complete:2", "complete:1"};
+	for (int s = 0; s < 3; s++) {
+		char msg[256];
+		struct tc_team *team = ct_team(reuse_specs[s], NULL, msg, sizeof msg);
+		cr_assert_not_null(team, "%s", msg);
+		struct misuse m = {0};
+		int err = tc_run(team, reuse_rank, &m);
+		cr_assert_eq(atomic_load(&m.failures), 0, "%s: %s", reuse_specs[s], m.msg);
+		cr_assert_eq(err, 0, "%s: %s", reuse_specs[s], tc_strerror(err));
+		tc_team_destroy(team);
+	}
 }
 
 /* Persistent requests a rank never frees, of a fixed-count and a

@@ -317,6 +317,99 @@ Test(p2p, wait_times_out, .timeout = 60)
 	tc_team_destroy(team);
 }
 
+/* ---- a request started again while active ---------------------------- */
+
+/* An active request given to tc_irecv or tc_isend again: TC_EPENDING with
+ * the detail, the request left as it was (it completes with its own
+ * message) and the queues whole (the next receive gets the next message);
+ * the same for a single-copy send its receiver has not taken.  Once waited
+ * for, it starts again.  A copy of an active request's bytes is storage,
+ * not that request: a call starts a request there. */
+static int reuse_fn(struct tc_proc *proc, void *argp)
+{
+	(void)argp;
+	const int me = tc_rank(proc);
+	double x = -1, y = -1, one = 1, two = 2, three = 3;
+	static char big[2][4096];
+	tc_request r, s;
+	if (me == 1) {
+		/* Each go ahead comes after rank 0's refused calls: its
+		 * receive, and its big send, are still outstanding then. */
+		int err = tc_recv_tag(proc, 0, 8, &x, sizeof x, NULL);
+		err = err ? err : tc_send(proc, 0, &one, sizeof one);
+		err = err ? err : tc_send(proc, 0, &two, sizeof two);
+		err = err ? err : tc_send(proc, 0, &three, sizeof three);
+		err = err ? err : tc_recv_tag(proc, 0, 7, &x, sizeof x, NULL);
+		err = err ? err : tc_recv(proc, 0, big[1], sizeof big[1], NULL);
+		return err ? err : big[1][4095] == 9 ? 0 : -10;
+	}
+	if (tc_irecv(proc, 1, &x, sizeof x, &r) != 0)
+		return -1;
+	tc_request copy;
+	memcpy(&copy, &r, sizeof copy);
+	if (tc_irecv(proc, 1, &y, sizeof y, &copy) != 0 || tc_cancel(proc, &copy) != 0)
+		return -12;
+	if (tc_irecv(proc, 1, &y, sizeof y, &r) != TC_EPENDING ||
+	    !strstr(tc_error_detail(), "tc_irecv: the request is still active"))
+		return -2;
+	if (tc_isend(proc, 1, &one, sizeof one, &r) != TC_EPENDING ||
+	    !strstr(tc_error_detail(), "tc_isend: the request is still active"))
+		return -3;
+	if (tc_send_tag(proc, 1, 8, &one, sizeof one) != 0)
+		return -11;
+	if (tc_wait(proc, &r, NULL) != 0 || x != 1 || y != -1)
+		return -4;
+	if (tc_recv(proc, 1, &y, sizeof y, NULL) != 0 || y != 2)
+		return -5;
+	if (tc_irecv(proc, 1, &x, sizeof x, &r) != 0 || tc_wait(proc, &r, NULL) != 0 || x != 3)
+		return -6; /* started again once complete */
+	big[0][4095] = 9;
+	if (tc_isend(proc, 1, big[0], sizeof big[0], &s) != 0)
+		return -7;
+	if (tc_isend(proc, 1, &one, sizeof one, &s) != TC_EPENDING)
+		return -8;
+	if (tc_send_tag(proc, 1, 7, &one, sizeof one) != 0 || tc_wait(proc, &s, NULL) != 0)
+		return -9;
+	return 0;
+}
+
+/* A request a run left active (its rank returned an error, which aborted
+ * the team) is storage like any other in the next run: started, not
+ * refused. */
+static tc_request left_active;
+
+static int left_fn(struct tc_proc *proc, void *argp)
+{
+	const int *run = argp;
+	double x = -1, five = 5;
+	if (tc_rank(proc) == 1)
+		return *run ? tc_send(proc, 0, &five, sizeof five) : 0;
+	int err = tc_irecv(proc, 1, &x, sizeof x, &left_active);
+	if (!*run)
+		return err ? err : TC_EINVAL; /* left active: the team is aborted */
+	err = err ? err : tc_wait(proc, &left_active, NULL);
+	return err ? err : x == 5 ? 0 : -1;
+}
+
+Test(p2p, active_request_not_started_again, .timeout = 60)
+{
+	struct tc_team_config cfg;
+	tc_team_config_default(&cfg);
+	cfg.topology = "chain:2";
+	cfg.single_copy_min = 1024;
+	cfg.timeout_ms = 30000;
+	struct tc_team *team;
+	cr_assert_eq(tc_team_create(&cfg, &team), 0);
+	int err = tc_run(team, reuse_fn, NULL);
+	cr_assert_eq(err, 0, "rank check %d (%s)", err, tc_strerror(err));
+	int run = 0;
+	cr_assert_eq(tc_run(team, left_fn, &run), TC_EINVAL);
+	run = 1;
+	err = tc_run(team, left_fn, &run);
+	cr_assert_eq(err, 0, "the next run: %d (%s)", err, tc_strerror(err));
+	tc_team_destroy(team);
+}
+
 static int stats_fn(struct tc_proc *proc, void *argp)
 {
 	(void)argp;

@@ -372,7 +372,9 @@ TC_API int tc_alltoallv(struct tc_proc *proc, const void *sbuf, const size_t *sc
  * wait or test.  A request that is not active (already completed by a wait
  * or test, or a persistent one not started) gives TC_EINVAL from a wait or
  * test, with tc_error_detail() saying so; tc_cancel does not apply to them
- * (TC_EINVAL).  Buffers and opts->user_op are borrowed until the request
+ * (TC_EINVAL).  A request still active given to tc_iNAME or tc_NAME_init
+ * gives TC_EPENDING, as tc_start does, with nothing started and the request
+ * left as it was.  Buffers and opts->user_op are borrowed until the request
  * completes (persistent: until tc_request_free).
  *
  * The variable-count calls (tc_iallgatherv, tc_allgatherv_init, ...) read

@@ -105,7 +105,11 @@ struct tc_proc;
  * next: the size is fixed (TC_REQUEST_WORDS 64-bit words, with room to
  * spare), so that a program built against one version runs with another
  * of the same SONAME.  Nothing needs initialising before tc_isend/tc_irecv;
- * read the outcome with tc_wait/tc_waitall/tc_test. */
+ * read the outcome with tc_wait/tc_waitall/tc_test.  A request still
+ * active (started and not complete; a collective one until a wait or test
+ * completes it) is not started again: tc_isend, tc_irecv and the
+ * collectives' request forms (topocoll/coll.h) return TC_EPENDING with
+ * tc_error_detail() saying so, and leave it as it was. */
 #define TC_REQUEST_WORDS 32
 typedef struct tc_request {
 	union {

@@ -319,6 +319,11 @@ int tc__coll_x(struct tc_proc *proc, enum tc_coll coll, const void *sbuf, void *
 {
 	if (xr && !xr->req)
 		return TC_EINVAL;
+	/* A request still active stays as it is (its queue holds it); the
+	 * layers that build their request from this call's check theirs. */
+	if (xr && !xr->built && proc && tc__req_busy(proc, xr->req))
+		return tc__req_busy_error(xr->persistent ? "tc_" : "tc_i", tc__colls[coll].name,
+		                          xr->persistent ? "_init" : "");
 	if (xr) /* not started until it is: a wait on it says TC_EINVAL */
 		memset(tc__req(xr->req), 0, sizeof(struct tc__req));
 	if (!proc)

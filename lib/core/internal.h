@@ -124,6 +124,10 @@ struct tc__wstate {
 struct tc__owned {
 	struct tc__owned *next, *prev;
 	void (*release)(struct tc__owned *o);
+	/* The request it stands for while active (started, not yet ended
+	 * by a wait or test), else NULL: how lib/p2p tells a request still
+	 * active (tc__req_busy) without reading storage it cannot trust. */
+	const void *handle;
 };
 
 struct tc_proc {
@@ -246,6 +250,13 @@ struct tc_proc {
 	 * rank's own thread only. */
 	struct tc_proc *xq_others, *xq_next;
 	int xq_walking; /* the root's list is being walked */
+	/* The stamp a request the rank starts through a public call carries
+	 * (lib/p2p, tc__req_busy): on the rank's root team's proc, unique in
+	 * the process (tc__stamp_new) and renewed whenever the proc's queues
+	 * are forgotten, so that only a request started since then, never
+	 * storage left over from an earlier team or run, can pass for an
+	 * active one of the rank's. */
+	uint64_t req_stamp;
 };
 
 struct tc_team {
@@ -477,6 +488,10 @@ static inline void tc__xq_unlist(struct tc_proc *proc)
 		}
 }
 
+/* A new value for tc_proc.req_stamp: never one returned before in the
+ * process, never 0.  Thread-safe. */
+uint64_t tc__stamp_new(void);
+
 /* Empties a proc's request queues and port state (nothing is waited for or
  * pending any more).  The caller makes sure no peer reads its buffers: the
  * team reset (no rank runs), or p2p's tc__proc_drop_requests (after its
@@ -512,6 +527,12 @@ static inline void tc__proc_clear_ports(struct tc_proc *pr)
 	pr->xq_next = NULL;
 	pr->xq_walking = 0;
 	pr->ext_gen++;
+	/* The requests forgotten stop passing for active ones (a sub-team's
+	 * are the rank's root proc's to renew: cleared with it at a start). */
+	if (!pr->base)
+		pr->req_stamp = tc__stamp_new();
+	for (struct tc__owned *o = pr->owned; o; o = o->next)
+		o->handle = NULL;
 	/* Routed messages: ours to drop a reference to, received or sent. */
 	struct tc__far *n = atomic_exchange_explicit(&pr->mail, NULL, memory_order_acquire);
 	while (n) {

@@ -149,6 +149,16 @@ static uint64_t tc__pow2_at_least(uint64_t v)
 	return r;
 }
 
+uint64_t tc__stamp_new(void)
+{
+	static _Atomic uint64_t made;
+	/* The n-th multiple of an odd constant: distinct for 2^64 calls, and
+	 * not a value (0, a small count, a pointer) that storage never used
+	 * for a request is likely to hold. */
+	const uint64_t n = atomic_fetch_add_explicit(&made, 1, memory_order_relaxed) + 1;
+	return n * UINT64_C(0x9e3779b97f4a7c15);
+}
+
 void tc__team_free(struct tc_team *t)
 {
 	if (!t)
@@ -621,6 +631,7 @@ int tc_team_create(const struct tc_team_config *cfg, struct tc_team **out)
 		struct tc_proc *pr = &t->procs[u];
 		pr->team = t;
 		pr->rank = u;
+		pr->req_stamp = tc__stamp_new();
 		pr->deg = tc_topo_neighbors(t->topo, u, &pr->nbrs);
 		pr->ports = (struct tc__port *)(void *)hp;
 		hp += tc__line_up((size_t)pr->deg * sizeof *pr->ports);

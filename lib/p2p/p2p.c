@@ -716,6 +716,30 @@ static bool tc__unlink(struct tc__req **head, struct tc__req **tail, struct tc__
 	return false;
 }
 
+static bool tc__listed(const struct tc__req *head, const struct tc__req *req)
+{
+	for (const struct tc__req *r = head; r; r = r->next)
+		if (r == req)
+			return true;
+	return false;
+}
+
+bool tc__req_queued(const struct tc_proc *proc, const struct tc__req *req)
+{
+	for (int i = 0; i < proc->deg; i++) {
+		const struct tc__port *pt = &proc->ports[i];
+		if (tc__listed(pt->sq_head, req) || tc__listed(pt->urq_head, req) ||
+		    tc__listed(pt->rs_head, req))
+			return true;
+	}
+	if (tc__listed(proc->grq_head, req))
+		return true;
+	for (const struct tc__far *n = proc->far_sent; n; n = n->snext)
+		if (n->sreq == req)
+			return true;
+	return false;
+}
+
 void tc__retire(struct tc_proc *proc, struct tc__req *req, int status)
 {
 	if (req->kind == TC__KIND_EXT) {

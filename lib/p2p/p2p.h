@@ -193,6 +193,31 @@ static inline bool tc__coll_watches_all(const struct tc_proc *proc)
 bool tc__req_complete(struct tc_proc *proc, tc_request *req);
 
 /*
+ * A request started again while active (a program's error): the calls that
+ * start one (tc_isend, tc_irecv, the collectives' request forms) refuse it
+ * with TC_EPENDING and leave it as it is; overwritten, it would stay linked
+ * in the queues that hold it.  tc__req_stamp marks a request a public call
+ * has just started on proc with the rank's req_stamp (lib/core/internal.h)
+ * and proc.  tc__req_busy says whether req is such a request, still
+ * active, of proc or of its rank's root proc: a point-to-point one still in
+ * that proc's queues, a collective one not yet completed by a wait or test
+ * (in its owned list, struct tc__owned's handle).  Storage is anything
+ * (never used for a request, or another object's since): the stamp, the
+ * proc, the kind and the state only say where to look, and req is found
+ * there by its address, never by what it holds (on a team with another
+ * point-to-point engine, whose queues are its own, a point-to-point
+ * request is not looked for).  tc__req_busy_error sets the detail of the
+ * call named pre name post and returns TC_EPENDING.
+ */
+static inline uint64_t tc__rank_stamp(struct tc_proc *proc)
+{
+	return (proc->base ? proc->base : proc)->req_stamp;
+}
+bool tc__req_busy(struct tc_proc *proc, const tc_request *req);
+void tc__req_stamp(struct tc_proc *proc, tc_request *req);
+int tc__req_busy_error(const char *pre, const char *name, const char *post);
+
+/*
  * Abort handshake for single-copy messages.  A receiver reads a sender's
  * buffer only between raising its rndv_reading flag, after which it checks
  * that the team is not aborted (tc__rndv_read_begin), and lowering it once

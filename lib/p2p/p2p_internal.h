@@ -107,6 +107,11 @@ struct tc__req *tc__earliest(struct tc_proc *proc, struct tc__port *port, int sr
 void tc__urecv_unlink(struct tc_proc *proc, struct tc__port *port, struct tc__req *r, bool in_grq);
 /* tc__req_retire (lib/p2p/p2p.h) of the request itself. */
 void tc__retire(struct tc_proc *proc, struct tc__req *req, int status);
+/* Whether req is in one of proc's queues of point-to-point requests (a
+ * port's sends, receives and single-copy sends out, the receives from
+ * non-neighbours or any source, the routed single-copy sends out): found
+ * by its address, nothing of it read. */
+bool tc__req_queued(const struct tc_proc *proc, const struct tc__req *req);
 /* Checks a call's arguments; *nbr: the peer's neighbour index, or -1. */
 int tc__check_call(const struct tc_proc *proc, int peer, bool recv, int tag, const void *buf,
                    size_t bytes, int *nbr);

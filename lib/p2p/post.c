@@ -101,6 +101,7 @@ void tc__req_init(struct tc_proc *proc, struct tc__req *req, int kind, int peer,
 	req->far = 0;
 	req->seq = 0;
 	req->fnode = NULL;
+	req->stamp = 0; /* a public call's start stamps it (tc__req_busy) */
 	atomic_store_explicit(&req->rndv_done, 0, memory_order_relaxed);
 }
 
@@ -259,12 +260,16 @@ int tc_isend_tag(struct tc_proc *proc, int dst, int tag, const void *buf, size_t
 {
 	tc__clear_detail();
 	struct tc__req *req = tc__req(handle);
+	if (proc && req && tc__req_busy(proc, handle))
+		return tc__req_busy_error("tc_isend", "", ""); /* left as it is: still queued */
 	int nbr = -1;
 	int err = tc__check_args(proc, dst, false, tag, buf, bytes, req, &nbr);
 	if (!err)
 		err = tc__isend_checked(proc, dst, nbr, tag, buf, bytes, req);
 	else if (req)
 		req->state = TC__REQ_IDLE; /* a later wait says TC_EINVAL, not a stale status */
+	if (!err)
+		tc__req_stamp(proc, handle);
 	return err;
 }
 
@@ -277,12 +282,16 @@ int tc_irecv_tag(struct tc_proc *proc, int src, int tag, void *buf, size_t cap, 
 {
 	tc__clear_detail();
 	struct tc__req *req = tc__req(handle);
+	if (proc && req && tc__req_busy(proc, handle))
+		return tc__req_busy_error("tc_irecv", "", "");
 	int nbr = -1;
 	int err = tc__check_args(proc, src, true, tag, buf, cap, req, &nbr);
 	if (!err)
 		err = tc__irecv_checked(proc, src, nbr, tag, buf, cap, req);
 	else if (req)
 		req->state = TC__REQ_IDLE;
+	if (!err)
+		tc__req_stamp(proc, handle);
 	return err;
 }
 
@@ -400,7 +409,7 @@ static int tc__send_as(struct tc_proc *proc, int dst, int tag, const void *buf, 
 {
 	struct tc__req req;
 	int nbr = -1;
-	int err = tc__check_args(proc, dst, false, tag, buf, bytes, &req, &nbr);
+	int err = tc__check_call(proc, dst, false, tag, buf, bytes, &nbr);
 	if (err)
 		return err;
 	if (nbr >= 0 && !proc->team->p2p_engine) {
@@ -443,7 +452,7 @@ static int tc__recv_as(struct tc_proc *proc, int src, int tag, void *buf, size_t
 {
 	struct tc__req req;
 	int nbr = -1;
-	int err = tc__check_args(proc, src, true, tag, buf, cap, &req, &nbr);
+	int err = tc__check_call(proc, src, true, tag, buf, cap, &nbr);
 	if (err)
 		return err;
 	if (nbr >= 0 && !proc->team->p2p_engine) {

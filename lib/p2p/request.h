@@ -58,6 +58,13 @@ struct tc__req {
 	int far;               /* receive: queued in tc_proc.grq; send: routed (mailbox) */
 	uint64_t seq;          /* receive: posting order among the proc's receives */
 	struct tc__far *fnode; /* routed rendezvous send: its node */
+	/* Started by a public call (tc_isend, tc_irecv, a collective's
+	 * request form): the rank's req_stamp then (lib/core/internal.h) and
+	 * the proc it was started on, by which a call that would start it
+	 * again looks for it among that proc's active requests
+	 * (tc__req_busy); 0 for the requests made inside the library. */
+	uint64_t stamp;
+	struct tc_proc *owner;
 };
 
 _Static_assert(sizeof(struct tc__req) <= sizeof(tc_request),

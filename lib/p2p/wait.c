@@ -52,6 +52,46 @@ bool tc__req_complete(struct tc_proc *proc, tc_request *req)
 	return tc__complete(proc, tc__req(req));
 }
 
+bool tc__req_busy(struct tc_proc *proc, const tc_request *handle)
+{
+	const struct tc__req *req = (const struct tc__req *)(const void *)handle;
+	if (req->stamp != tc__rank_stamp(proc))
+		return false;
+	/* Its proc compared, never read through: this proc or the rank's
+	 * root proc. */
+	struct tc_proc *own = req->owner == proc                       ? proc
+	                      : proc->base && req->owner == proc->base ? proc->base
+	                                                               : NULL;
+	if (!own)
+		return false;
+	if (req->kind == TC__KIND_EXT) {
+		/* Active until a wait or test ends it. */
+		for (const struct tc__owned *o = own->owned; o; o = o->next)
+			if (o->handle == handle)
+				return true;
+		return false;
+	}
+	if ((req->kind != TC__KIND_SEND && req->kind != TC__KIND_RECV) ||
+	    req->state == TC__REQ_IDLE || req->state == TC__REQ_DONE || own->team->p2p_engine)
+		return false;
+	return tc__req_queued(own, req);
+}
+
+void tc__req_stamp(struct tc_proc *proc, tc_request *handle)
+{
+	tc__req(handle)->stamp = tc__rank_stamp(proc);
+	tc__req(handle)->owner = proc;
+}
+
+int tc__req_busy_error(const char *pre, const char *name, const char *post)
+{
+	tc__set_detail("%s%s%s: the request is still active (started and not yet completed by "
+	               "tc_wait, tc_waitall or tc_test): complete it first, or give the call "
+	               "another tc_request",
+	               pre, name, post);
+	return TC_EPENDING;
+}
+
 void tc__req_retire(struct tc_proc *proc, tc_request *req, int status)
 {
 	tc__retire(proc, tc__req(req), status);

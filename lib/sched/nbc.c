@@ -292,6 +292,7 @@ static void tc__xq_end(struct tc_proc *proc, void *reqp, int status)
 		proc->clock = tc__max_time(proc->clock, op->clock);
 	op->queued = op->running = op->active = 0;
 	op->req = NULL;
+	op->own.handle = NULL; /* inactive: its storage may be started again */
 	req->status = status;
 	req->state = TC__REQ_IDLE;
 	if (!op->persistent) {
@@ -385,7 +386,9 @@ int tc__creq_start(struct tc_proc *proc, struct tc__creq *op, tc_request *handle
 	req->status = TC_OK;
 	req->clocked = 1;
 	req->tested_since = 0;
+	tc__req_stamp(proc, handle);
 	op->req = handle;
+	op->own.handle = handle; /* active (tc__req_busy), owned now or by its launch */
 	op->active = op->queued = 1;
 	op->running = 0;
 	op->gen = proc->ext_gen;

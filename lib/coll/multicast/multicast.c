@@ -14,6 +14,7 @@
 #include "base/error_detail.h"
 #include "coll/coll_internal.h"
 #include "core/internal.h"
+#include "p2p/p2p.h"
 #include "p2p/request.h"
 #include "sched/exec.h"
 #include "sched/nbc.h"
@@ -180,6 +181,9 @@ static int tc__multicast_req(struct tc_proc *proc, void *buf, size_t count, enum
 {
 	if (!proc || !req)
 		return TC_EINVAL;
+	if (tc__req_busy(proc, req)) /* left as it is: its queue holds it */
+		return tc__req_busy_error(persistent ? "tc_" : "tc_i", "multicast",
+		                          persistent ? "_init" : "");
 	/* not started until it is: a wait on it says TC_EINVAL */
 	memset(tc__req(req), 0, sizeof(struct tc__req));
 	const size_t head = (sizeof(struct tc__mop) + 63) / 64 * 64;

@@ -420,6 +420,9 @@ static int tc__vcoll_req(struct tc_proc *proc, const struct tc__vcall *v,
 {
 	if (!req)
 		return TC_EINVAL;
+	if (proc && tc__req_busy(proc, req)) /* left as it is: its queue holds it */
+		return tc__req_busy_error(persistent ? "tc_" : "tc_i",
+		                          tc_coll_name(tc__vcolls[v->kind]), persistent ? "_init" : "");
 	/* not started until it is: a wait on it says TC_EINVAL */
 	memset(tc__req(req), 0, sizeof(struct tc__req));
 	int err = tc__v_check(proc, v, opts);
