@@ -546,6 +546,67 @@ Test(errors_api, in_place_off_the_root_gives_up, .timeout = 60)
 	run_one(1, 1);
 }
 
+/* Scatter's root in place (rbuf TC_IN_PLACE) with sbuf NULL and count > 0:
+ * TC_ENULLBUF there at once, in each form (a request not started), the
+ * others waiting in their scatter; the root's retry with its buffer
+ * completes the call everywhere. */
+struct scat_arg {
+	struct failure f;
+};
+
+static int scat_null_fn(struct tc_proc *proc, void *argp)
+{
+	struct scat_arg *a = argp;
+	const int me = tc_rank(proc), p = tc_size(proc);
+	const char *alg = p == 4 ? "shm" : NULL; /* complete:4: the machine's own */
+	const struct tc_coll_opts o = {.alg = alg};
+	int32_t all[4 * 8], mine[4] = {-1, -1, -1, -1};
+	for (int i = 0; i < 4 * p; i++)
+		all[i] = 1000 + i;
+	int err;
+	if (me == 0) {
+		tc_request r;
+		err = tc_scatter(proc, NULL, (void *)IP, 4, I32, 0, &o);
+		if (err != TC_ENULLBUF)
+			FAIL(&a->f, "blocking: %s, not TC_ENULLBUF", tc_err_name(err));
+		err = tc_iscatter(proc, NULL, (void *)IP, 4, I32, 0, &o, &r);
+		if (err != TC_ENULLBUF || tc_wait(proc, &r, NULL) != TC_EINVAL)
+			FAIL(&a->f, "nonblocking: %s, not TC_ENULLBUF", tc_err_name(err));
+		err = tc_scatter_init(proc, NULL, (void *)IP, 4, I32, 0, &o, &r);
+		if (err != TC_ENULLBUF)
+			FAIL(&a->f, "persistent: %s, not TC_ENULLBUF", tc_err_name(err));
+		err = tc_scatter(proc, all, (void *)IP, 4, I32, 0, &o);
+		for (int i = 0; i < 4; i++)
+			mine[i] = all[i];
+	} else {
+		err = tc_scatter(proc, NULL, mine, 4, I32, 0, &o);
+	}
+	if (err)
+		FAIL(&a->f, "rank %d: the scatter after the retry: %s", me, tc_err_name(err));
+	for (int i = 0; i < 4; i++)
+		if (mine[i] != 1000 + 4 * me + i)
+			FAIL(&a->f, "rank %d: element %d is %d", me, i, mine[i]);
+	return 0;
+}
+
+Test(errors_api, scatter_in_place_null_sbuf_at_the_root, .timeout = 60)
+{
+	static const char *const specs[] = {"ring:5", "complete:4", "complete:1"};
+	for (int s = 0; s < 3; s++) {
+		struct tc_team_config cfg;
+		tc_team_config_default(&cfg);
+		cfg.topology = specs[s];
+		cfg.timeout_ms = 60000;
+		struct tc_team *team = NULL;
+		cr_assert_eq(tc_team_create(&cfg, &team), 0);
+		struct scat_arg a = {0};
+		int err = tc_run(team, scat_null_fn, &a);
+		cr_assert_eq(atomic_load(&a.f.n), 0, "%s: %s", specs[s], a.f.msg);
+		cr_assert_eq(err, 0, "%s: %s", specs[s], tc_strerror(err));
+		tc_team_destroy(team);
+	}
+}
+
 /* ---- ranks, threads, handles ----------------------------------------------------- */
 
 Test(errors_api, attach_and_run_conflicts, .timeout = 30)

@@ -235,7 +235,8 @@ TC_API int tc_exscan(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t 
                      enum tc_dtype dt, enum tc_op op, const struct tc_coll_opts *opts);
 /* The root's sbuf holds p blocks; rank i gets block i in rbuf.  sbuf is
  * ignored elsewhere (may be NULL); at the root rbuf may be TC_IN_PLACE (its
- * block stays where it is in sbuf). */
+ * block stays where it is in sbuf, which must then be a buffer: NULL with
+ * count > 0 is TC_ENULLBUF there, in place or not). */
 TC_API int tc_scatter(struct tc_proc *proc, const void *sbuf, void *rbuf, size_t count,
                       enum tc_dtype dt, int root, const struct tc_coll_opts *opts);
 /* The root's rbuf (p blocks) gets every rank's sbuf, rank i's at block i;

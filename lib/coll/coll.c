@@ -406,8 +406,8 @@ int tc__coll_x(struct tc_proc *proc, enum tc_coll coll, const void *sbuf, void *
 		}
 		if (bytes && recvs && !scatter_ip && !rbuf)
 			return TC_ENULLBUF;
-		if (bytes && sends && !in_place && !sbuf)
-			return TC_ENULLBUF;
+		if (bytes && sends && (!in_place || scatter_ip) && !sbuf)
+			return TC_ENULLBUF; /* scatter's root in place reads every block from sbuf */
 		if (bytes && sends && in_place && !scatter_ip && !rbuf)
 			return TC_ENULLBUF; /* the input is in rbuf (exscan's rank 0 too) */
 		if (bytes && sends && recvs && !in_place && (f & (TC_CF_SEND_P | TC_CF_RECV_P)) &&
