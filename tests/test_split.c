@@ -4,8 +4,9 @@
  * colour with keys that reorder ranks, TC_UNDEFINED, the topology each
  * kind induces, nested splits, tc_team_dup, rows and columns of a torus
  * interleaved against a sequential reference with mismatch detection on,
- * sub-teams across runs, aborts, and splits the ranks disagree on (a
- * clear error, never a hang).  Threads and fibres.
+ * sub-teams across runs, aborts, requests given with another team's proc,
+ * and splits the ranks disagree on (a clear error, never a hang).  Threads
+ * and fibres.
  */
 #include <stdatomic.h>
 #include <stdint.h>
@@ -464,6 +465,89 @@ Test(split, across_runs_named_topology, .timeout = 300)
 		cr_assert_eq(tc_attach(sub, 0, &x), TC_EINVAL);
 		cr_assert_eq(tc_team_destroy(t), 0); /* frees the sub-team too */
 	}
+}
+
+/* ---- requests and their procs ------------------------------------------ */
+
+/* A request is completed, started and freed with the proc that started it:
+ * the same rank's proc on another team (a sub-team's, its parent's) gets
+ * TC_EINVAL with the detail, and the request is left to its own proc,
+ * which completes it with the right result.  A sub-team whose ranks are in
+ * reverse order, so that sub-team and parent ranks differ. */
+#define OWN_EXPECT(s, me, cond, what)                              \
+	do {                                                       \
+		if (!(cond) && !(s)->bad[me])                      \
+			note(s, me, what " (%d %d)", __LINE__, 0); \
+	} while (0)
+
+static int foreign(void)
+{
+	return strstr(tc_error_detail(), "started with another proc") != NULL;
+}
+
+static int own_fn(struct tc_proc *proc, void *argp)
+{
+	struct seen *s = argp;
+	const int me = tc_rank(proc), p = tc_size(proc);
+	struct tc_proc *sub = NULL;
+	int err = tc_team_split(proc, 0, -me, NULL, &sub);
+	if (err)
+		return err;
+	const int sr = tc_rank(sub);
+	int64_t v = sr * 10 + 1, got[64], sum = 0, one = 1;
+	tc_request q, pq;
+	int done = 0;
+	/* A nonblocking call on the sub-team, completed with the parent's proc. */
+	OWN_EXPECT(s, me, tc_iallgather(sub, &v, got, 1, TC_INT64, NULL, &q) == 0, "iallgather");
+	OWN_EXPECT(s, me, tc_wait(proc, &q, NULL) == TC_EINVAL && foreign(), "wait with the parent");
+	OWN_EXPECT(s, me, tc_waitall(proc, 1, &q) == TC_EINVAL && foreign(), "waitall with the parent");
+	OWN_EXPECT(s, me, tc_test(proc, &q, &done) == TC_EINVAL && foreign(), "test with the parent");
+	OWN_EXPECT(s, me, tc_cancel(proc, &q) == TC_EINVAL, "cancel with the parent");
+	OWN_EXPECT(s, me, tc_wait(sub, &q, NULL) == 0, "wait with its own proc");
+	for (int i = 0; i < p; i++)
+		OWN_EXPECT(s, me, got[i] == i * 10 + 1, "the allgather's result");
+	/* A persistent one: started, completed and freed with its own. */
+	OWN_EXPECT(s, me, tc_allreduce_init(sub, &one, &sum, 1, TC_INT64, TC_OP_SUM, NULL, &q) == 0,
+	           "allreduce_init");
+	OWN_EXPECT(s, me, tc_start(proc, &q) == TC_EINVAL && foreign(), "start with the parent");
+	OWN_EXPECT(s, me, tc_start(sub, &q) == 0, "start with its own proc");
+	OWN_EXPECT(s, me, tc_wait(proc, &q, NULL) == TC_EINVAL, "its wait with the parent");
+	OWN_EXPECT(s, me, tc_wait(sub, &q, NULL) == 0 && sum == p, "its wait");
+	OWN_EXPECT(s, me, tc_request_free(proc, &q) == TC_EINVAL, "free with the parent");
+	OWN_EXPECT(s, me, tc_request_free(sub, &q) == 0, "free with its own proc");
+	/* Point-to-point on the sub-team, and a parent's request waited for
+	 * with the sub-team's proc. */
+	const int peer = (sr + 1) % p, from = (sr + p - 1) % p;
+	int64_t in = -1;
+	OWN_EXPECT(s, me, tc_isend(sub, peer, &v, sizeof v, &pq) == 0, "isend");
+	OWN_EXPECT(s, me, tc_recv(sub, from, &in, sizeof in, NULL) == 0, "recv");
+	OWN_EXPECT(s, me, tc_wait(proc, &pq, NULL) == TC_EINVAL && foreign(), "send's wait, parent");
+	OWN_EXPECT(s, me, tc_wait(sub, &pq, NULL) == 0 && in == from * 10 + 1, "send's wait");
+	OWN_EXPECT(s, me, tc_ibarrier(proc, NULL, &q) == 0, "ibarrier on the parent");
+	OWN_EXPECT(s, me, tc_wait(sub, &q, NULL) == TC_EINVAL && foreign(), "its wait, sub-team");
+	OWN_EXPECT(s, me, tc_wait(proc, &q, NULL) == 0, "its wait");
+	return tc_team_free(sub);
+}
+
+static int own_run(struct tc_proc *proc, void *a)
+{
+	return rc_fn_wrap(proc, a, own_fn);
+}
+
+Test(split, requests_completed_with_their_own_proc, .timeout = 120)
+{
+	static const char *const specs[] = {"ring:3", "complete:2", "ring:5"};
+	for (int e = 0; e < 2; e++)
+		for (int k = 0; k < 3; k++) {
+			struct tc_team *t = make(specs[k], execs[e], 60000);
+			struct seen s = {0};
+			int err = tc_run(t, own_run, &s);
+			char what[64];
+			snprintf(what, sizeof what, "%s on %s", specs[k], exec_names[e]);
+			check_seen(&s, tc_team_size(t), what);
+			cr_assert_eq(err, 0, "%s: %s", what, tc_strerror(err));
+			tc_team_destroy(t);
+		}
 }
 
 /* ---- misuse: clear errors, no hang ----------------------------------- */

@@ -109,7 +109,12 @@ struct tc_proc;
  * active (started and not complete; a collective one until a wait or test
  * completes it) is not started again: tc_isend, tc_irecv and the
  * collectives' request forms (topocoll/coll.h) return TC_EPENDING with
- * tc_error_detail() saying so, and leave it as it was. */
+ * tc_error_detail() saying so, and leave it as it was.  A request belongs
+ * to the proc that started it (a persistent collective one to the proc of
+ * its tc_NAME_init): tc_wait, tc_waitall, tc_test, tc_cancel, tc_start and
+ * tc_request_free take that proc; given any other, even the same rank's on
+ * another team (a sub-team's, its parent's), they return TC_EINVAL with
+ * tc_error_detail() saying so, and leave the request as it was. */
 #define TC_REQUEST_WORDS 32
 typedef struct tc_request {
 	union {

@@ -216,6 +216,13 @@ static inline uint64_t tc__rank_stamp(struct tc_proc *proc)
 bool tc__req_busy(struct tc_proc *proc, const tc_request *req);
 void tc__req_stamp(struct tc_proc *proc, tc_request *req);
 int tc__req_busy_error(const char *pre, const char *name, const char *post);
+/* A request started with one proc is completed, started again (tc_start)
+ * and freed with that proc only (tc__req_stamp records it): its queues,
+ * its hooks and its clock are that proc's, and another proc of the same
+ * rank (a sub-team's, its parent's) would drive the wrong ones.
+ * tc__req_foreign returns TC_EINVAL with the detail of call when req's
+ * proc is not proc, else 0. */
+int tc__req_foreign(struct tc_proc *proc, const tc_request *req, const char *call);
 
 /*
  * Abort handshake for single-copy messages.  A receiver reads a sender's

@@ -62,7 +62,10 @@ struct tc__req {
 	 * request form): the rank's req_stamp then (lib/core/internal.h) and
 	 * the proc it was started on, by which a call that would start it
 	 * again looks for it among that proc's active requests
-	 * (tc__req_busy); 0 for the requests made inside the library. */
+	 * (tc__req_busy); 0 for the requests made inside the library.  The
+	 * proc (a persistent collective request's: the proc of its
+	 * tc_NAME_init) is also the only one that completes it
+	 * (tc__req_foreign). */
 	uint64_t stamp;
 	struct tc_proc *owner;
 };

@@ -83,6 +83,20 @@ void tc__req_stamp(struct tc_proc *proc, tc_request *handle)
 	tc__req(handle)->owner = proc;
 }
 
+int tc__req_foreign(struct tc_proc *proc, const tc_request *handle, const char *call)
+{
+	const struct tc__req *req = (const struct tc__req *)(const void *)handle;
+	if (req->owner == proc)
+		return TC_OK;
+	/* The request's proc is not read: storage never started holds
+	 * anything there. */
+	tc__set_detail("%s: the request was started with another proc (another team's of this "
+	               "rank, a sub-team's or its parent's, or another rank's): complete it "
+	               "with the proc that started it",
+	               call);
+	return TC_EINVAL;
+}
+
 int tc__req_busy_error(const char *pre, const char *name, const char *post)
 {
 	tc__set_detail("%s%s%s: the request is still active (started and not yet completed by "
@@ -217,6 +231,8 @@ int tc_wait(struct tc_proc *proc, tc_request *handle, size_t *received)
 		return TC_EINVAL;
 	if (req->state == TC__REQ_IDLE)
 		return tc__inactive("tc_wait", req);
+	if (tc__req_foreign(proc, handle, "tc_wait"))
+		return TC_EINVAL;
 	if (req->kind == TC__KIND_EXT) {
 		if (received)
 			*received = 0;
@@ -280,9 +296,12 @@ int tc_waitall(struct tc_proc *proc, int n, tc_request *reqs)
 		return TC_EINVAL;
 	/* A request that was never started (or whose start failed) would be
 	 * waited for forever, or report a stale status. */
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
 		if (tc__req(&reqs[i])->state == TC__REQ_IDLE)
 			return tc__inactive("tc_waitall", tc__req(&reqs[i]));
+		if (tc__req_foreign(proc, &reqs[i], "tc_waitall"))
+			return TC_EINVAL;
+	}
 	return tc__waitall_as(proc, n, reqs, "tc_waitall");
 }
 
@@ -294,6 +313,8 @@ int tc_test(struct tc_proc *proc, tc_request *handle, int *done)
 		return TC_EINVAL;
 	if (req->state == TC__REQ_IDLE)
 		return tc__inactive("tc_test", req);
+	if (tc__req_foreign(proc, handle, "tc_test"))
+		return TC_EINVAL;
 	tc__progress(proc);
 	*done = tc__complete(proc, req);
 	/* On a fibre: the CPU's fibres waiting in a test, perhaps the peers
@@ -345,6 +366,8 @@ int tc_cancel(struct tc_proc *proc, tc_request *handle)
 	tc__clear_detail();
 	struct tc__req *req = tc__req(handle);
 	if (!proc || !req || req->state == TC__REQ_IDLE)
+		return TC_EINVAL;
+	if (tc__req_foreign(proc, handle, "tc_cancel"))
 		return TC_EINVAL;
 	if (req->kind == TC__KIND_EXT) {
 		tc__set_detail("tc_cancel: a collective request cannot be cancelled (wait for it)");

@@ -334,6 +334,7 @@ static void tc__creq_own(struct tc_proc *proc, struct tc__creq *op)
 void tc__creq_keep(struct tc_proc *proc, struct tc__creq *op, tc_request *req)
 {
 	tc__creq_bind(op, req);
+	tc__req_stamp(proc, req); /* inactive: its proc is the one it starts on */
 	tc__creq_own(proc, op);
 }
 
@@ -483,7 +484,7 @@ int tc_start(struct tc_proc *proc, tc_request *req)
 {
 	tc__clear_detail();
 	struct tc__creq *op = tc__creq_of(req, "tc_start");
-	if (!proc || !op || !op->persistent)
+	if (!proc || !op || !op->persistent || tc__req_foreign(proc, req, "tc_start"))
 		return TC_EINVAL;
 	return tc__creq_start(proc, op, req);
 }
@@ -492,7 +493,7 @@ int tc_request_free(struct tc_proc *proc, tc_request *req)
 {
 	tc__clear_detail();
 	struct tc__creq *op = tc__creq_of(req, "tc_request_free");
-	if (!proc || !op || !op->persistent)
+	if (!proc || !op || !op->persistent || tc__req_foreign(proc, req, "tc_request_free"))
 		return TC_EINVAL;
 	if (op->active) {
 		tc__set_detail("tc_request_free: the request is active (wait for it or test it "
