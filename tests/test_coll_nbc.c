@@ -460,6 +460,53 @@ Test(nbc, active_request_not_started_again, .timeout = 120)
 	}
 }
 
+/* tc_request_status of a collective request: 0 once it completed, with its
+ * outcome (MPI's empty status otherwise), after the wait or test that
+ * made it inactive too, until it starts again; TC_EINVAL while never
+ * started, or when its start failed. */
+static int status_rank(struct tc_proc *proc, void *arg)
+{
+	struct misuse *m = arg;
+	int64_t v = 1, out = 0;
+	tc_request r;
+	tc_status st;
+	int done = 0;
+	EXPECT(m, tc_ibarrier(proc, NULL, &r) == 0 && tc_wait(proc, &r, NULL) == 0, "ibarrier");
+	memset(&st, 0x5a, sizeof st);
+	EXPECT(m, tc_request_status(&r, &st) == 0, "status after the wait");
+	EXPECT(m, st.error == 0 && st.source == TC_ANY_SOURCE && st.tag == TC_ANY_TAG && st.bytes == 0,
+	       "the status filled in");
+	EXPECT(m, tc_iallreduce(proc, &v, &out, 1, TC_INT64, TC_OP_SUM, NULL, &r) == 0, "iallreduce");
+	while (!done)
+		EXPECT(m, tc_test(proc, &r, &done) == 0, "test");
+	EXPECT(m, tc_request_status(&r, &st) == 0 && st.error == 0, "status after the test");
+	tc_request q;
+	EXPECT(m, tc_allreduce_init(proc, &v, &out, 1, TC_INT64, TC_OP_SUM, NULL, &q) == 0, "init");
+	EXPECT(m, tc_request_status(&q, &st) == TC_EINVAL, "status before any start");
+	EXPECT(m, tc_start(proc, &q) == 0 && tc_wait(proc, &q, NULL) == 0, "start and wait");
+	EXPECT(m, tc_request_status(&q, &st) == 0 && st.error == 0, "status after the wait");
+	EXPECT(m, tc_request_free(proc, &q) == 0, "free");
+	EXPECT(m, tc_iallreduce(proc, &v, &out, 1, (enum tc_dtype)999, TC_OP_SUM, NULL, &r) == TC_EINVAL,
+	       "bad datatype");
+	EXPECT(m, tc_request_status(&r, &st) == TC_EINVAL, "status of a request whose start failed");
+	return 0;
+}
+
+Test(nbc, request_status_once_complete, .timeout = 120)
+{
+	static const char *const status_specs[] = {"ring:4", "complete:2", "complete:1"};
+	for (int s = 0; s < 3; s++) {
+		char msg[256];
+		struct tc_team *team = ct_team(status_specs[s], NULL, msg, sizeof msg);
+		cr_assert_not_null(team, "%s", msg);
+		struct misuse m = {0};
+		int err = tc_run(team, status_rank, &m);
+		cr_assert_eq(atomic_load(&m.failures), 0, "%s: %s", status_specs[s], m.msg);
+		cr_assert_eq(err, 0, "%s: %s", status_specs[s], tc_strerror(err));
+		tc_team_destroy(team);
+	}
+}
+
 /* Persistent requests a rank never frees, of a fixed-count and a
  * variable-count collective, some started and completed once, some never:
  * the team releases them when it is destroyed (the AddressSanitizer stage

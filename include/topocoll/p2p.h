@@ -202,7 +202,10 @@ TC_API int tc_irecv_tag(struct tc_proc *proc, int src, int tag, void *buf, size_
 /* The status of a completed request (after tc_wait, tc_waitall or a
  * tc_test that said done, until the request is started again): 0 with *st
  * filled in; TC_EPENDING when the request has not completed; TC_EINVAL for
- * a request never started, or NULL.  Reads the request only. */
+ * a request never started, or NULL.  For a collective request *st holds the
+ * outcome alone (error; source TC_ANY_SOURCE, tag TC_ANY_TAG, bytes 0: MPI's
+ * empty status), also after the wait or test that made it inactive.  Reads
+ * the request only. */
 TC_API int tc_request_status(const tc_request *req, tc_status *st);
 
 /* Waits for one request; returns its status (0, TC_ETRUNCATE, ...).  For a

@@ -48,8 +48,11 @@ struct tc__req {
 	uint64_t tested_since; /* tc_test: first poll that found it not done (ns; 0: none) */
 	uint64_t rndv_pos;     /* single-copy send: its descriptor's line in the channel */
 	/* TC__KIND_EXT: the layer above's operation (lib/sched's collective
-	 * request); its completion sets state, status and clocked. */
+	 * request); its completion sets state, status and clocked.  ended:
+	 * completed by a wait or test since its last start (state IDLE again,
+	 * status its outcome: tc_request_status). */
 	void *ext;
+	int ended;
 	/* Point-to-point matching (lib/p2p/p2p.c). */
 	int utag;              /* send: its tag; receive: the tag it takes (or TC_ANY_TAG) */
 	int usrc;              /* receive: the source it takes (or TC_ANY_SOURCE) */

@@ -424,7 +424,18 @@ int tc_request_status(const tc_request *handle, tc_status *st)
 {
 	tc__clear_detail();
 	const struct tc__req *req = (const struct tc__req *)(const void *)handle;
-	if (!req || !st || req->state == TC__REQ_IDLE)
+	if (!req || !st)
+		return TC_EINVAL;
+	if (req->kind == TC__KIND_EXT && (req->state == TC__REQ_DONE || req->ended)) {
+		/* A collective's: its outcome alone (MPI's empty status), also
+		 * once the wait or test that completed it made it inactive. */
+		memset(st, 0, sizeof *st);
+		st->source = TC_ANY_SOURCE;
+		st->tag = TC_ANY_TAG;
+		st->error = req->status;
+		return TC_OK;
+	}
+	if (req->state == TC__REQ_IDLE)
 		return TC_EINVAL;
 	if (req->state != TC__REQ_DONE)
 		return TC_EPENDING;

@@ -295,6 +295,7 @@ static void tc__xq_end(struct tc_proc *proc, void *reqp, int status)
 	op->own.handle = NULL; /* inactive: its storage may be started again */
 	req->status = status;
 	req->state = TC__REQ_IDLE;
+	req->ended = 1; /* inactive, its status kept (tc_request_status) */
 	if (!op->persistent) {
 		req->ext = NULL;
 		tc__creq_unkeep(op);
@@ -387,6 +388,7 @@ int tc__creq_start(struct tc_proc *proc, struct tc__creq *op, tc_request *handle
 	req->status = TC_OK;
 	req->clocked = 1;
 	req->tested_since = 0;
+	req->ended = 0;
 	tc__req_stamp(proc, handle);
 	op->req = handle;
 	op->own.handle = handle; /* active (tc__req_busy), owned now or by its launch */
