@@ -665,6 +665,43 @@ Test(errors_api, band_on_double_names_the_datatype, .timeout = 30)
 	tc_team_destroy(team);
 }
 
+/* A non-commutative operator with a named algorithm that does not combine
+ * in rank order: TC_ENOTSUP on every rank, the detail naming the
+ * restriction and the algorithms that keep the order there; again when the
+ * call is made a second time (the refusal kept by the schedule cache). */
+static int noncomm_fn(struct tc_proc *proc, void *arg)
+{
+	int32_t x[4] = {1, 2, 3, 4}, y[4];
+	static const struct tc_coll_opts ring = {.alg = "ring", .user_op = &nc_op};
+	static const struct tc_coll_opts binomial = {.alg = "binomial", .user_op = &nc_op};
+	int good = 0;
+	for (int k = 0; k < 2; k++) {
+		good += tc_allreduce(proc, x, y, 4, I32, TC_OP_USER, &ring) == TC_ENOTSUP &&
+		        strstr(tc_error_detail(), "'ring' of allreduce does not combine in rank order") &&
+		        strstr(tc_error_detail(), "algorithms that do on ring:3: ") &&
+		        strstr(tc_error_detail(), "linear");
+		good += tc_reduce(proc, x, y, 4, I32, TC_OP_USER, 0, &binomial) == TC_ENOTSUP &&
+		        strstr(tc_error_detail(), "'binomial' of reduce does not combine") &&
+		        strstr(tc_error_detail(), "linear");
+	}
+	if (good == 4)
+		atomic_fetch_add((atomic_int *)arg, 1);
+	return 0;
+}
+
+Test(errors_api, noncommutative_refusal_names_the_restriction, .timeout = 30)
+{
+	struct tc_team_config cfg;
+	tc_team_config_default(&cfg);
+	cfg.topology = "ring:3";
+	struct tc_team *team = NULL;
+	cr_assert_eq(tc_team_create(&cfg, &team), 0);
+	atomic_int ok = 0;
+	cr_assert_eq(tc_run(team, noncomm_fn, &ok), 0);
+	cr_assert_eq(atomic_load(&ok), 3);
+	tc_team_destroy(team);
+}
+
 /* After a call that fails, tc_error_detail() is that call's words or "":
  * never those of an earlier call (every call that can fail clears it as it
  * starts).  Each pair: a refusal that says why, then one that has nothing

@@ -375,6 +375,31 @@ static int tc__coll_auto_cal(const struct tc__gen *g, int need_ordered, const st
 	return TC_OK;
 }
 
+/* Algorithm a, named for a non-commutative operator, does not combine in
+ * rank order: TC_ENOTSUP, the detail naming the restriction and the
+ * algorithms of the collective that keep the order and apply to g. */
+static int tc__unordered(const struct tc__alg *a, const struct tc__gen *g)
+{
+	char list[160], spec[64];
+	size_t n = 0;
+	list[0] = '\0';
+	for (int i = 0; i < tc__nalgs && n < sizeof list; i++) {
+		const struct tc__alg *b = &tc__algs[i];
+		if (b->coll == a->coll && (b->flags & TC__ALG_ORDERED) && !tc__alg_check_quiet(b, g))
+			n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", n ? ", " : "", b->name);
+	}
+	tc_topo_spec(g->t, spec, sizeof spec);
+	if (n)
+		tc__set_detail("algorithm '%s' of %s does not combine in rank order, which a "
+		               "non-commutative user operator needs; algorithms that do on %s: %s",
+		               a->name, tc_coll_name(a->coll), spec, list);
+	else
+		tc__set_detail("algorithm '%s' of %s does not combine in rank order, which a "
+		               "non-commutative user operator needs; no algorithm of it does on %s",
+		               a->name, tc_coll_name(a->coll), spec);
+	return TC_ENOTSUP;
+}
+
 int tc__coll_select(const struct tc__gen *g, const char *name, int need_ordered,
                     const struct tc__alg **alg, struct tc__sched *s, tc_time_t *makespan)
 {
@@ -383,7 +408,7 @@ int tc__coll_select(const struct tc__gen *g, const char *name, int need_ordered,
 		if (!a)
 			return TC_EALG;
 		if (need_ordered && !(a->flags & TC__ALG_ORDERED))
-			return TC_ENOTSUP;
+			return tc__unordered(a, g);
 		int err = tc__coll_generate(a, g, s);
 		/* Under a limit (prediction), its link crossings too: few
 		 * transfers on long routes take as long to simulate. */
