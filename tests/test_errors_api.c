@@ -702,6 +702,41 @@ Test(errors_api, noncommutative_refusal_names_the_restriction, .timeout = 30)
 	tc_team_destroy(team);
 }
 
+/* On fibres each rank's detail is its own: the ranks of one CPU, run in
+ * turn while each lets the others run (tc_yield), each make a refusal of
+ * their own words, and each finds its own words afterwards, not those of
+ * the rank that ran last. */
+static int own_detail_fn(struct tc_proc *proc, void *arg)
+{
+	const int me = tc_rank(proc), peer = (me + 1) % tc_size(proc);
+	char buf[8] = {0}, want[32];
+	int good = 0;
+	snprintf(want, sizeof want, "send tag %d:", -100 - me);
+	for (int k = 0; k < 3; k++) {
+		good += tc_send_tag(proc, peer, -100 - me, buf, sizeof buf) == TC_EINVAL;
+		for (int i = 0; i < 8; i++)
+			tc_yield(proc);
+		good += strstr(tc_error_detail(), want) != NULL;
+	}
+	if (good == 6)
+		atomic_fetch_add((atomic_int *)arg, 1);
+	return 0;
+}
+
+Test(errors_api, detail_is_the_ranks_own_on_fibres, .timeout = 30)
+{
+	struct tc_team_config cfg;
+	tc_team_config_default(&cfg);
+	cfg.topology = "ring:16";
+	cfg.exec = TC_EXEC_FIBRES;
+	struct tc_team *team = NULL;
+	cr_assert_eq(tc_team_create(&cfg, &team), 0);
+	atomic_int ok = 0;
+	cr_assert_eq(tc_run(team, own_detail_fn, &ok), 0);
+	cr_assert_eq(atomic_load(&ok), 16);
+	tc_team_destroy(team);
+}
+
 /* After a call that fails, tc_error_detail() is that call's words or "":
  * never those of an earlier call (every call that can fail clears it as it
  * starts).  Each pair: a refusal that says why, then one that has nothing

@@ -61,7 +61,9 @@ TC_API const char *tc_err_name(int err);
  * and the line of a record read); "" when the call that failed set none:
  * every call that can fail clears it as it starts, so it is never an
  * earlier call's.  After a call that succeeds it may hold anything.
- * Thread-local; valid until this thread's next call into the library. */
+ * Thread-local, and on fibres each fibre's own (a rank's, whichever ranks
+ * its CPU runs meanwhile); valid until this thread's next call into the
+ * library. */
 TC_API const char *tc_error_detail(void);
 
 #ifdef __cplusplus

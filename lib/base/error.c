@@ -8,38 +8,61 @@
 #include "base/error_detail.h"
 #include "topocoll/error.h"
 
-static _Thread_local char tc__detail[640];
-/* This thread's text is counted in tc__details_set. */
-static _Thread_local bool tc__detail_counted;
+/* The kernel thread's text (its fibres have their own). */
+static _Thread_local struct tc__detail tc__thread_detail;
+
+typedef struct tc__detail *(*tc__detail_fn)(void);
+static _Atomic(tc__detail_fn) tc__detail_where;
 
 atomic_uint tc__details_set;
 
+void tc__detail_locate(struct tc__detail *(*where)(void))
+{
+	atomic_store_explicit(&tc__detail_where, where, memory_order_relaxed);
+}
+
+/* This thread of control's text. */
+static struct tc__detail *tc__detail_here(void)
+{
+	/* Relaxed: installed once, before any fibre runs (its CPU's thread
+	 * starts after it). */
+	tc__detail_fn where = atomic_load_explicit(&tc__detail_where, memory_order_relaxed);
+	struct tc__detail *d = where ? where() : NULL;
+	return d ? d : &tc__thread_detail;
+}
+
 const char *tc_error_detail(void)
 {
-	return tc__detail;
+	return tc__detail_here()->text;
 }
 
 void tc__set_detail(const char *fmt, ...)
 {
+	struct tc__detail *d = tc__detail_here();
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(tc__detail, sizeof tc__detail, fmt, ap);
+	vsnprintf(d->text, sizeof d->text, fmt, ap);
 	va_end(ap);
 	/* Relaxed: a thread reads its own count (error_detail.h); another's
 	 * only decides whether it looks at its own text. */
-	if (!tc__detail_counted) {
-		tc__detail_counted = true;
+	if (!d->counted) {
+		d->counted = true;
 		atomic_fetch_add_explicit(&tc__details_set, 1, memory_order_relaxed);
+	}
+}
+
+void tc__detail_forget(struct tc__detail *d)
+{
+	d->text[0] = 0;
+	if (d->counted) {
+		d->counted = false;
+		atomic_fetch_sub_explicit(&tc__details_set, 1, memory_order_relaxed);
 	}
 }
 
 void tc__clear_detail_set(void)
 {
-	tc__detail[0] = 0;
-	if (tc__detail_counted) {
-		tc__detail_counted = false;
-		atomic_fetch_sub_explicit(&tc__details_set, 1, memory_order_relaxed);
-	}
+	tc__detail_forget(tc__detail_here());
 }
 
 const char *tc_strerror(int err)

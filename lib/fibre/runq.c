@@ -558,10 +558,18 @@ static int tc__cpu_of(int i, int ntask, int ncpu)
 	return k;
 }
 
+/* The running task's tc_error_detail() text, NULL outside a task. */
+static struct tc__detail *tc__task_detail(void)
+{
+	struct tc__task *t = tc__task_self();
+	return t ? &t->detail : NULL;
+}
+
 int tc__runq_create(int ntask, int ncpu, const int *cpu_ids, size_t stack_bytes, struct tc__runq **out)
 {
 	if (ntask < 1 || ncpu < 1 || !out)
 		return TC_EINVAL;
+	tc__detail_locate(tc__task_detail); /* before any task can run */
 	if (ncpu > ntask)
 		ncpu = ntask;
 	struct tc__runq *s = calloc(1, sizeof *s);
@@ -666,8 +674,10 @@ void tc__runq_destroy(struct tc__runq *s)
 	if (!s)
 		return;
 	if (s->tasks)
-		for (int i = 0; i < s->ntask; i++)
+		for (int i = 0; i < s->ntask; i++) {
 			tc__fibre_destroy(s->tasks[i].fibre);
+			tc__detail_forget(&s->tasks[i].detail); /* its count, if still set */
+		}
 	if (s->cpus)
 		for (int k = 0; k < s->ncpu; k++)
 			free(s->cpus[k].heap);

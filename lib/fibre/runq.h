@@ -68,6 +68,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/error_detail.h"
 #include "fibre/fibre.h"
 
 struct tc__fcpu;
@@ -87,6 +88,9 @@ struct tc__task {
 	                                 CPU's idle sweep, runq.c) */
 	int32_t asleep, awake;
 	int precise; /* the timer is tc__task_sleep_until's */
+	/* Its tc_error_detail() text (lib/base/error_detail.h): the task's
+	 * own, not its CPU thread's, which the CPU's other tasks share. */
+	struct tc__detail detail;
 };
 
 struct tc__runq;
