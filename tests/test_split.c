@@ -652,6 +652,64 @@ Test(split, disagreeing_ranks_fail_clearly, .timeout = 300)
 		}
 }
 
+/* Every rank of a failed split says why (tc_error_detail): the rank that
+ * made its colour's sub-team and failed names the topology and the cause,
+ * the others name it; a rank whose own arguments are bad gives its own
+ * words, also after the split's exchanges built their schedules (the
+ * first call of a team builds them). */
+struct why_arg {
+	int rc[64];
+	char why[64][200];
+};
+
+static int why_fn(struct tc_proc *proc, void *argp)
+{
+	struct why_arg *a = argp;
+	const int me = tc_rank(proc);
+	struct tc_proc *sub = NULL;
+	a->rc[me] = tc_team_split(proc, 0, 0, "hypercube", &sub); /* 6 ranks: no hypercube */
+	snprintf(a->why[me], sizeof a->why[me], "%s", tc_error_detail());
+	return 0;
+}
+
+static int why_dims_fn(struct tc_proc *proc, void *argp)
+{
+	struct why_arg *a = argp;
+	const int me = tc_rank(proc);
+	struct tc_proc *sub = NULL;
+	a->rc[me] = tc_team_split_dims(proc, me == 2 ? 4 : 1, &sub); /* rank 2's mask: no dim 2 */
+	snprintf(a->why[me], sizeof a->why[me], "%s", tc_error_detail());
+	return 0;
+}
+
+Test(split, failures_say_why_on_every_rank, .timeout = 120)
+{
+	for (int e = 0; e < 2; e++)
+		for (int run = 0; run < 2; run++) {
+			struct tc_team *t = make("torus:2x3", execs[e], 60000);
+			struct why_arg a = {0};
+			cr_assert_eq(tc_run(t, run ? why_dims_fn : why_fn, &a), 0);
+			for (int r = 0; r < 6; r++) {
+				const char *w = a.why[r];
+				cr_assert_neq(a.rc[r], 0, "%s: rank %d succeeded", exec_names[e], r);
+				if (!run && r == 0)
+					cr_assert(strstr(w, "could not make its sub-team over 'hypercube'") &&
+					                  strstr(w, "power of two"),
+					          "%s: the maker says: '%s'", exec_names[e], w);
+				else if (!run)
+					cr_assert(strstr(w, "rank 0 could not make"),
+					          "%s: rank %d says: '%s'", exec_names[e], r, w);
+				else if (r == 2)
+					cr_assert(strstr(w, "keep 0x4"), "%s: rank 2 says: '%s'",
+					          exec_names[e], w);
+				else
+					cr_assert(strstr(w, "rank 2's arguments are bad"),
+					          "%s: rank %d says: '%s'", exec_names[e], r, w);
+			}
+			tc_team_destroy(t);
+		}
+}
+
 /* A rank that never joins the split: the others time out, and the
  * watchdog's report names it. */
 static char wd_report[8192];

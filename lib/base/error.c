@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "base/error_detail.h"
 #include "topocoll/error.h"
@@ -58,6 +59,24 @@ void tc__detail_forget(struct tc__detail *d)
 		d->counted = false;
 		atomic_fetch_sub_explicit(&tc__details_set, 1, memory_order_relaxed);
 	}
+}
+
+void tc__detail_keep(struct tc__detail_kept *k)
+{
+	k->set = false;
+	if (!atomic_load_explicit(&tc__details_set, memory_order_relaxed))
+		return;
+	const struct tc__detail *d = tc__detail_here();
+	if (!d->text[0])
+		return;
+	memcpy(k->text, d->text, sizeof k->text);
+	k->set = true;
+}
+
+void tc__detail_restore(const struct tc__detail_kept *k)
+{
+	if (k->set && !tc__detail_here()->text[0])
+		tc__set_detail("%s", k->text);
 }
 
 void tc__clear_detail_set(void)

@@ -32,6 +32,22 @@ struct tc__detail {
 void tc__detail_locate(struct tc__detail *(*where)(void));
 void tc__detail_forget(struct tc__detail *d);
 
+/*
+ * Work inside a call that may call the library's public functions (a
+ * schedule's build: topology queries), each of which clears the text as
+ * it starts: tc__detail_keep copies this thread's text, if it has one, and
+ * tc__detail_restore puts it back if the work left none, so that words a
+ * call set before such work (a rank's own argument error, agreed in an
+ * exchange) reach its caller.  Costs one load of a word while no thread
+ * has a text.
+ */
+struct tc__detail_kept {
+	bool set;
+	char text[sizeof(((struct tc__detail *)0)->text)];
+};
+void tc__detail_keep(struct tc__detail_kept *k);
+void tc__detail_restore(const struct tc__detail_kept *k);
+
 /* How many threads' text is not "" (error.c), and the clearing of this
  * thread's. */
 extern atomic_uint tc__details_set;

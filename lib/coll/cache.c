@@ -406,6 +406,10 @@ void **tc__coll_vstate(struct tc_proc *proc, void (*free_fn)(void *))
 	return &c->vstate;
 }
 
+static int tc__coll_plan_miss(struct tc_proc *proc, struct tc__ccache *c, const struct tc__gen *g,
+                              const char *key, int ordered, struct tc__centry *victim,
+                              struct tc__centry **out);
+
 int tc__coll_plan(struct tc_proc *proc, const struct tc__gen *g, const char *name, int ordered,
                   struct tc__centry **out)
 {
@@ -431,6 +435,22 @@ int tc__coll_plan(struct tc_proc *proc, const struct tc__gen *g, const char *nam
 			victim = e;
 	}
 #undef TC__HIT
+	/* The build's topology queries clear tc_error_detail(): what the
+	 * call said before (a rank's own error, agreed in the exchange this
+	 * is the plan of) is kept for its caller. */
+	struct tc__detail_kept kept;
+	tc__detail_keep(&kept);
+	int err = tc__coll_plan_miss(proc, c, g, key, ordered, victim, out);
+	tc__detail_restore(&kept);
+	return err;
+}
+
+/* tc__coll_plan's miss: the team's entry (built there if no rank has),
+ * this rank's plan, into victim. */
+static int tc__coll_plan_miss(struct tc_proc *proc, struct tc__ccache *c, const struct tc__gen *g,
+                              const char *key, int ordered, struct tc__centry *victim,
+                              struct tc__centry **out)
+{
 	struct tc__tentry *te = NULL;
 	int err = tc__tcache_get(proc->team, g, key, ordered, &te);
 	if (err)

@@ -18,6 +18,7 @@
  * The exchange's buffers are p * 40 and p * 16 bytes, freed before return.
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -91,11 +92,12 @@ static int tc__split(struct tc_proc *proc, int colour, int key, const char *topo
 	/* 1. Agreed checks: the same verdict on every rank. */
 	for (int r = 0; r < p && !err; r++) {
 		const uint64_t *v = &all[(size_t)r * TC__SPLIT_W];
-		if (v[0]) {
-			err = r == me ? bad : TC_EINVAL;
-			if (r != me)
-				tc__set_detail("tc_team_split: rank %d's arguments are bad (%s)", r,
-				               tc_strerror((int)(int64_t)v[0]));
+		if (v[0] && bad) {
+			err = bad; /* its own (and its words), whichever rank is first */
+		} else if (v[0]) {
+			err = TC_EINVAL;
+			tc__set_detail("tc_team_split: rank %d's arguments are bad (%s)", r,
+			               tc_strerror((int)(int64_t)v[0]));
 		} else if (v[4] != all[4]) {
 			err = TC_EINVAL;
 			tc__set_detail("tc_team_split: ranks 0 and %d made different splits "
@@ -142,8 +144,15 @@ static int tc__split(struct tc_proc *proc, int colour, int key, const char *topo
 		}
 		if (!cerr)
 			cerr = tc__team_sub_create(team, use, ranks, k, &sub);
-		if (cerr)
+		if (cerr) {
+			char why[sizeof(((struct tc__detail *)0)->text)];
+			snprintf(why, sizeof why, "%s",
+			         *tc_error_detail() ? tc_error_detail() : tc_strerror(cerr));
+			tc__set_detail("tc_team_split: this rank, the first of colour %d, could not "
+			               "make its sub-team over '%s': %s",
+			               colour, use, why);
 			sub = NULL;
+		}
 	}
 	uint64_t w[2] = {(uint64_t)(uintptr_t)sub, (uint64_t)(int64_t)cerr};
 	int e2 = tc__allgather_marked(proc, w, made, 2, TC_UINT64, TC__SPLIT_MARK_MADE);
@@ -154,15 +163,14 @@ static int tc__split(struct tc_proc *proc, int colour, int key, const char *topo
 	}
 	if (err)
 		goto done; /* agreed in exchange 1: every rank returns it */
-	for (int r = 0; r < p; r++) {
+	if (cerr)
+		err = cerr; /* this rank's own failure (and its words) first */
+	for (int r = 0; r < p && !err; r++) {
 		int e = (int)(int64_t)made[2 * r + 1];
 		if (e) {
 			err = e;
-			if (r != me)
-				tc__set_detail("tc_team_split: rank %d could not make its colour's "
-				               "sub-team (%s)",
-				               r, tc_strerror(e));
-			break;
+			tc__set_detail("tc_team_split: rank %d could not make its colour's sub-team (%s)",
+			               r, tc_strerror(e));
 		}
 	}
 	if (err) {
