@@ -493,3 +493,114 @@ Test(mismatch, skipped_large_calls, .timeout = 600)
 					        odd % 2 ? SK_BARRIER : SK_RETURN);
 			}
 }
+
+/*
+ * A collective's blocking form against its request forms (topocoll/coll.h:
+ * every rank makes a collective in the same form): the even ranks call
+ * the blocking allreduce or barrier, the odd ranks its nonblocking form
+ * and wait.  Natively, the machine's own algorithms run the two forms
+ * differently (a request that one round of flags does not complete runs
+ * its schedule over the channels), and unmatched they waited on each other
+ * for good.  Every rank fails instead, none hangs (no team timeout: the
+ * guard turns a hang into a failure), somebody reports TC_EMISMATCH saying
+ * that the forms differ, and the next run succeeds.  The nonblocking and
+ * persistent forms match each other.
+ */
+struct form_case {
+	const char *spec, *alg;
+	enum tc_coll coll;
+	size_t count;
+};
+
+struct form_arg {
+	const struct form_case *c;
+	int persistent; /* the odd ranks: tc_allreduce_init + tc_start, the even tc_iallreduce */
+	int rc[64];
+	char why[64][200];
+	int64_t sum[64];
+};
+
+static int form_fn(struct tc_proc *proc, void *argp)
+{
+	struct form_arg *a = argp;
+	const int me = tc_rank(proc);
+	const struct tc_coll_opts o = {.alg = a->c->alg};
+	const size_t n = a->c->count;
+	int64_t *s = malloc(n * sizeof *s), *r = malloc(n * sizeof *r);
+	for (size_t i = 0; i < n; i++)
+		s[i] = me + 1, r[i] = -1;
+	tc_request q;
+	int err;
+	if (a->c->coll == TC_COLL_BARRIER)
+		err = me % 2 ? tc_ibarrier(proc, &o, &q) : tc_barrier(proc, &o);
+	else if (a->persistent)
+		err = me % 2 ? tc_allreduce_init(proc, s, r, n, TC_INT64, TC_OP_SUM, &o, &q)
+		             : tc_iallreduce(proc, s, r, n, TC_INT64, TC_OP_SUM, &o, &q);
+	else
+		err = me % 2 ? tc_iallreduce(proc, s, r, n, TC_INT64, TC_OP_SUM, &o, &q)
+		             : tc_allreduce(proc, s, r, n, TC_INT64, TC_OP_SUM, &o);
+	if (!err && me % 2 && a->persistent)
+		err = tc_start(proc, &q);
+	if (!err && (me % 2 || a->persistent))
+		err = tc_wait(proc, &q, NULL);
+	a->rc[me] = err;
+	a->sum[me] = r[n - 1];
+	snprintf(a->why[me], sizeof a->why[me], "%s", tc_error_detail());
+	if (me % 2 && a->persistent)
+		tc_request_free(proc, &q);
+	free(s);
+	free(r);
+	return 0;
+}
+
+Test(mismatch, blocking_against_request_forms, .timeout = 300)
+{
+	static const struct form_case cases[] = {
+	        {"complete:2", "shm_flag", TC_COLL_ALLREDUCE, 1000}, /* request over the channels */
+	        {"complete:2", "shm_flag", TC_COLL_ALLREDUCE, 1},    /* request on the flags */
+	        {"complete:4", "shm", TC_COLL_ALLREDUCE, 4},
+	        {"complete:4", "shm", TC_COLL_BARRIER, 0},
+	        {"ring:4", "ring", TC_COLL_ALLREDUCE, 64}, /* both over the channels */
+	        {"ring:6", NULL, TC_COLL_BARRIER, 0},
+	};
+	for (int e = 0; e < 2; e++)
+		for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+			const struct form_case *c = &cases[k];
+			const char *ex = e ? "fibres" : "threads";
+			struct tc_team_config cfg;
+			tc_team_config_default(&cfg);
+			cfg.topology = c->spec; /* no timeout_ms: detection, not a timeout */
+			cfg.exec = sk_execs[e];
+			struct tc_team *team;
+			cr_assert_eq(tc_team_create(&cfg, &team), 0);
+			const int p = tc_team_size(team);
+			struct form_arg *a = calloc(1, sizeof *a);
+			a->c = c;
+			cr_assert(!guarded_run(team, form_fn, a, 20), "%s %s %s (%s): hung",
+			          c->spec, tc_coll_name(c->coll), c->alg ? c->alg : "auto", ex);
+			int said = 0;
+			for (int r = 0; r < p; r++) {
+				cr_assert(a->rc[r] == TC_EMISMATCH || a->rc[r] == TC_EABORTED,
+				          "%s %s (%s) rank %d: %s", c->spec, tc_coll_name(c->coll),
+				          ex, r, tc_err_name(a->rc[r]));
+				said += a->rc[r] == TC_EMISMATCH &&
+				        strstr(a->why[r], "in the other form");
+			}
+			cr_assert_gt(said, 0, "%s %s (%s): no TC_EMISMATCH saying the forms differ (%s)",
+			             c->spec, tc_coll_name(c->coll), ex, a->why[0]);
+			/* The next run, every rank in the two request forms. */
+			if (c->coll == TC_COLL_ALLREDUCE) {
+				memset(a, 0, sizeof *a);
+				a->c = c;
+				a->persistent = 1;
+				cr_assert(!guarded_run(team, form_fn, a, 20), "%s (%s): hung",
+				          c->spec, ex);
+				for (int r = 0; r < p; r++)
+					cr_assert(a->rc[r] == 0 && a->sum[r] == (int64_t)p * (p + 1) / 2,
+					          "%s (%s) rank %d, nonblocking and persistent: %s (%s)",
+					          c->spec, ex, r, tc_err_name(a->rc[r]), a->why[r]);
+			}
+			free(a);
+			tc_team_destroy(team);
+		}
+}

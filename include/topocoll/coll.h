@@ -3,7 +3,10 @@
  * topocoll/coll.h - datatypes, reduction operators and collective operations.
  *
  * Every rank of the team calls the same collective with the same arguments
- * (count, datatype, operator, root, algorithm); like MPI, collectives on one
+ * (count, datatype, operator, root, algorithm) in the same form: the
+ * blocking call on every rank, or on every rank one of its request forms
+ * (tc_iNAME, tc_NAME_init, below, which match each other); as in MPI a
+ * blocking call never matches a request.  Like MPI, collectives on one
  * team are matched in the order they are called.  A rank whose peers called
  * something else gets TC_EMISMATCH (the team is aborted so that nobody hangs)
  * as soon as a message of the other call reaches it.
@@ -11,7 +14,9 @@
  * Mismatched calls (on unless tc_team_config.no_mismatch_check): every
  * message of a collective carries the rank's call sequence number and a
  * 64-bit signature of the call (collective, algorithm, root, count, element
- * size and datatype, op, shift distance, multicast set).  Detected, with
+ * size and datatype, op, shift distance, multicast set, and whether it is
+ * the blocking form or a request: tc_error_detail() then says that the
+ * forms differ).  Detected, with
  * TC_EMISMATCH on the rank that sees it and TC_EABORTED on every rank still
  * waiting (in this call or a later one of the run):
  *   - a message of another call on a link where the rank expects one;
@@ -354,7 +359,11 @@ TC_API int tc_alltoallv(struct tc_proc *proc, const void *sbuf, const size_t *sc
  * with tc_request_free when it is not active (before tc_team_destroy).
  *
  * Every rank starts a team's collectives, blocking or not, in the same
- * order, as in MPI; the calls then run one after the other in that order,
+ * order, as in MPI, and each in the same form: a request (nonblocking or
+ * persistent, the two match) where the others start a request, the
+ * blocking call where they call it (mismatch detection, above, fails a
+ * call whose ranks made both: TC_EMISMATCH; with it off they may wait for
+ * each other until timeout_ms); the calls then run one after the other in that order,
  * each advanced whenever its rank makes progress in the library (any wait
  * or test, any send, receive or collective, on this team or any other of
  * the rank's: a root team's and its sub-teams'), so a rank that computes

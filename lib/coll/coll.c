@@ -506,6 +506,8 @@ int tc__coll_x(struct tc_proc *proc, enum tc_coll coll, const void *sbuf, void *
 	const bool shm = (e->alg->flags & TC__ALG_SHM) && !team->emulate && !team->engine_run;
 	if (!xr && shm && tc__creq_pending(proc) && (err = tc__creq_drain(proc)))
 		return err;
+	if (xr)
+		io.sig ^= TC__SIG_REQUEST; /* a request form never matches a blocking call */
 	if (xr || tc__creq_pending(proc))
 		return tc__cop_new(proc, e, &c, &cc, &io, xr, shm);
 	/* Blocking, nothing queued before it: run here. */

@@ -30,8 +30,15 @@
 
 int tc__shm_mismatch(struct tc__shm_ctx *c, int r)
 {
-	tc__set_detail("%s (%s): rank %d makes another collective call",
-	               c->io->call ? c->io->call : "collective", c->io->alg ? c->io->alg : "?", r);
+	const char *call = c->io->call ? c->io->call : "collective";
+	const uint64_t seen =
+	        atomic_load_explicit(&c->proc->team->procs[r].calls_seen[c->k % TC__CALLS_SEEN],
+	                             memory_order_relaxed);
+	if (tc__other_form_seen(c->proc, c->k, seen))
+		tc__mismatch_form(c->proc, call, c->io->alg, r);
+	else
+		tc__set_detail("%s (%s): rank %d makes another collective call", call,
+		               c->io->alg ? c->io->alg : "?", r);
 	tc_team_abort(c->proc->team);
 	return TC_EMISMATCH;
 }

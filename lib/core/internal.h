@@ -207,6 +207,12 @@ struct tc_proc {
 	 * progress.c); written by the rank at each call's start, 0 at a start
 	 * of the team. */
 	_Atomic uint64_t calls_seen[8];
+	/* The last mismatch found to be the same call made in the other form
+	 * (lib/p2p, tc__mismatch_form): the peer + 1 (0: none this run), the
+	 * call and algorithm, so that the wait of a request that failed so
+	 * during another call still says why. */
+	int form_peer;
+	const char *form_call, *form_alg;
 	const char *last_alg; /* the last collective (tc_last_coll) */
 	int last_rounds;
 	tc_time_t last_modelled;
@@ -570,6 +576,26 @@ enum { TC__CALLS_SEEN = 8 };
 static inline uint64_t tc__call_seen(uint64_t seq, uint64_t sig)
 {
 	return (uint64_t)1 << 63 | (seq & 0x7fffffu) << 40 | (sig & 0xffffffffffull);
+}
+
+/* The mark a collective's request forms (tc_iNAME, tc_NAME_init) put on
+ * the call's signature (lib/coll): a blocking call and a request of the
+ * same collective never match, as in MPI, and mismatch detection tells
+ * ranks that made different forms apart (the machine's own algorithms run
+ * the two forms differently: unmatched, they would wait on each other for
+ * good).  Bit 0 clear, so that proc->coll_sig, the signature with bit 0
+ * set, differs by this mark exactly; its low byte, which the machine's own
+ * algorithms' flags carry, not 0.  tc__other_form: whether a peer's
+ * signature sig (or, with seq, its calls_seen entry) is that of proc's
+ * running call made in the other form. */
+#define TC__SIG_REQUEST UINT64_C(0x5bd1e9955bd1e9a6)
+static inline bool tc__other_form(const struct tc_proc *proc, uint64_t sig)
+{
+	return proc->coll_sig && sig == (proc->coll_sig ^ TC__SIG_REQUEST);
+}
+static inline bool tc__other_form_seen(const struct tc_proc *proc, uint64_t seq, uint64_t seen)
+{
+	return proc->coll_sig && seen == tc__call_seen(seq, proc->coll_sig ^ TC__SIG_REQUEST);
 }
 
 #endif /* TC_CORE_INTERNAL_H */

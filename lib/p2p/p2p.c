@@ -390,6 +390,9 @@ bool tc__pull_recv(struct tc_proc *proc, struct tc__port *port, struct tc__req *
 			    (coll && tc__pkt_sig(ch, &h) != proc->coll_sig)) {
 				/* Another collective's message: a mismatched call.
 				 * Left in place. */
+				if (coll && h.kind == (uint16_t)req->tag &&
+				    tc__other_form(proc, tc__pkt_sig(ch, &h)))
+					tc__mismatch_form(proc, NULL, NULL, port->peer);
 				req->status = TC_EMISMATCH;
 				req->state = TC__REQ_DONE;
 				done = true;
@@ -851,8 +854,11 @@ int tc__coll_scan(struct tc_proc *proc, bool done)
 			continue;
 		unsigned d = (unsigned)(h.kind - tag) & TC__MSG_SEQ;
 		if (d >= (TC__MSG_SEQ + 1u) / 2 || /* an earlier call's */
-		    (d == 0 && (done || tc__pkt_sig(port->in, &h) != proc->coll_sig)))
+		    (d == 0 && (done || tc__pkt_sig(port->in, &h) != proc->coll_sig))) {
+			if (d == 0 && tc__other_form(proc, tc__pkt_sig(port->in, &h)))
+				tc__mismatch_form(proc, NULL, NULL, port->peer);
 			return TC_EMISMATCH;
+		}
 	}
 	return TC_OK;
 }

@@ -268,6 +268,13 @@ void tc__proc_drop_requests(struct tc_proc *proc);
  * first such rank of a run writes the report (tc_team_set_watchdog). */
 void tc__watchdog_fire(struct tc_proc *proc, uint64_t waited_ns);
 
+/* A mismatch of proc's running collective with peer's call of the same
+ * sequence number, which is the same call made in the other form
+ * (tc__other_form): tc_error_detail() says so, naming call (NULL: the
+ * running call's) and alg, and proc keeps it (form_peer) for the wait of
+ * a request that failed so. */
+void tc__mismatch_form(struct tc_proc *proc, const char *call, const char *alg, int peer);
+
 /* Progress on every port with pending requests (lib/p2p); none once the
  * team is aborted. */
 void tc__progress(struct tc_proc *proc);

@@ -8,6 +8,7 @@
  * before parking (tc__set_hints), the abort and timeout exits, and the
  * mismatch probe of a collective's long wait (tc__probe).
  */
+#include "base/error_detail.h"
 #include "p2p/p2p.h"
 #include "p2p/request.h"
 
@@ -131,6 +132,32 @@ static int tc__probe(struct tc_proc *proc)
 	return -1;
 }
 
+void tc__mismatch_form(struct tc_proc *proc, const char *call, const char *alg, int peer)
+{
+	if (!call) {
+		call = proc->cur_call ? proc->cur_call : "collective";
+		alg = proc->cur_alg;
+	}
+	proc->form_peer = peer + 1;
+	proc->form_call = call;
+	proc->form_alg = alg;
+	tc__set_detail("%s (%s): rank %d makes this call in the other form (one rank the blocking "
+	               "call, the other its nonblocking or persistent form, which do not match: "
+	               "every rank makes a collective in the same form)",
+	               call, alg ? alg : "?", peer);
+}
+
+/* Whether the neighbour of port i, found by the probe, entered proc's
+ * running call in the other form. */
+static bool tc__probe_other_form(const struct tc_proc *proc, int i)
+{
+	const struct tc_proc *n = &proc->team->procs[proc->ports[i].peer];
+	const uint64_t seq = proc->coll_seq;
+	return tc__other_form_seen(proc, seq,
+	                           atomic_load_explicit(&n->calls_seen[seq % TC__CALLS_SEEN],
+	                                                memory_order_relaxed));
+}
+
 /* How often a rank parked in a collective wakes to probe again: the peer
  * it waits on may reach the disagreeing call, or return, after its last
  * look, and no ring tells it.  A thread parks with this timeout; a fibre
@@ -235,6 +262,8 @@ int tc__progress_wait(struct tc_proc *proc, tc__cond_fn cond, void *ctx)
 			if (atomic_load(&team->aborted))
 				continue; /* the abort explains it: TC_EABORTED above */
 			if (tc__probe_ours(proc, &proc->ports[bad])) {
+				if (tc__probe_other_form(proc, bad))
+					tc__mismatch_form(proc, NULL, NULL, proc->ports[bad].peer);
 				tc_team_abort(team);
 				tc__rndv_quiesce(proc);
 				return tc__ws_done(proc, shown, TC_EMISMATCH);

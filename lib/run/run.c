@@ -65,6 +65,7 @@ static void tc__proc_seq_reset(struct tc_proc *proc)
 	proc->ncalls = 0;
 	for (int i = 0; i < TC__CALLS_SEEN; i++)
 		atomic_store_explicit(&proc->calls_seen[i], 0, memory_order_relaxed);
+	proc->form_peer = 0;
 }
 
 /*

@@ -290,6 +290,11 @@ static void tc__xq_end(struct tc_proc *proc, void *reqp, int status)
 	}
 	if (!status)
 		proc->clock = tc__max_time(proc->clock, op->clock);
+	/* Failed during another call, which cleared what it said: found to
+	 * be made in the other form by a peer (the team is aborted since, so
+	 * no later call can fail so). */
+	if (status == TC_EMISMATCH && proc->form_peer && !*tc_error_detail())
+		tc__mismatch_form(proc, proc->form_call, proc->form_alg, proc->form_peer - 1);
 	op->queued = op->running = op->active = 0;
 	op->req = NULL;
 	op->own.handle = NULL; /* inactive: its storage may be started again */

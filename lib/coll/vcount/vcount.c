@@ -340,6 +340,7 @@ static void tc__vop_phase(struct tc__vop *o, const struct tc__vplan *vp, const v
 	o->x.io = (struct tc__exec_io){.in = in,
 	                               .out = out,
 	                               .tag = tag,
+	                               .sig = TC__SIG_REQUEST, /* not a blocking call's */
 	                               .call = tc_coll_name(tc__vcolls[o->kind]),
 	                               .alg = alg};
 }
