@@ -648,21 +648,31 @@ static int band_double_fn(struct tc_proc *proc, void *arg)
 	return 0;
 }
 
+/* Runs fn on a team over spec (fibres when fibres), every rank adding 1
+ * to the counter it gets when all it checked held: every rank must. */
+static void every_rank_ok(const char *spec, int fibres, tc_spmd_fn fn)
+{
+	struct tc_team_config cfg;
+	tc_team_config_default(&cfg);
+	cfg.topology = spec;
+	if (fibres)
+		cfg.exec = TC_EXEC_FIBRES;
+	struct tc_team *team = NULL;
+	cr_assert_eq(tc_team_create(&cfg, &team), 0);
+	atomic_int ok = 0;
+	cr_assert_eq(tc_run(team, fn, &ok), 0);
+	cr_assert_eq(atomic_load(&ok), tc_team_size(team), "%d of %d ranks", atomic_load(&ok),
+	             tc_team_size(team));
+	tc_team_destroy(team);
+}
+
 Test(errors_api, band_on_double_names_the_datatype, .timeout = 30)
 {
 	double a = 1, b = 2;
 	cr_assert_eq(tc_reduce_local(&a, &b, 1, TC_DOUBLE, TC_OP_BAND, NULL), TC_ENOTSUP);
 	cr_assert(strstr(tc_error_detail(), "integer datatype (double is floating point)"), "%s",
 	          tc_error_detail());
-	struct tc_team_config cfg;
-	tc_team_config_default(&cfg);
-	cfg.topology = "ring:3";
-	struct tc_team *team = NULL;
-	cr_assert_eq(tc_team_create(&cfg, &team), 0);
-	atomic_int ok = 0;
-	cr_assert_eq(tc_run(team, band_double_fn, &ok), 0);
-	cr_assert_eq(atomic_load(&ok), 3);
-	tc_team_destroy(team);
+	every_rank_ok("ring:3", 0, band_double_fn);
 }
 
 /* A non-commutative operator with a named algorithm that does not combine
@@ -691,15 +701,7 @@ static int noncomm_fn(struct tc_proc *proc, void *arg)
 
 Test(errors_api, noncommutative_refusal_names_the_restriction, .timeout = 30)
 {
-	struct tc_team_config cfg;
-	tc_team_config_default(&cfg);
-	cfg.topology = "ring:3";
-	struct tc_team *team = NULL;
-	cr_assert_eq(tc_team_create(&cfg, &team), 0);
-	atomic_int ok = 0;
-	cr_assert_eq(tc_run(team, noncomm_fn, &ok), 0);
-	cr_assert_eq(atomic_load(&ok), 3);
-	tc_team_destroy(team);
+	every_rank_ok("ring:3", 0, noncomm_fn);
 }
 
 /* On fibres each rank's detail is its own: the ranks of one CPU, run in
@@ -725,16 +727,7 @@ static int own_detail_fn(struct tc_proc *proc, void *arg)
 
 Test(errors_api, detail_is_the_ranks_own_on_fibres, .timeout = 30)
 {
-	struct tc_team_config cfg;
-	tc_team_config_default(&cfg);
-	cfg.topology = "ring:16";
-	cfg.exec = TC_EXEC_FIBRES;
-	struct tc_team *team = NULL;
-	cr_assert_eq(tc_team_create(&cfg, &team), 0);
-	atomic_int ok = 0;
-	cr_assert_eq(tc_run(team, own_detail_fn, &ok), 0);
-	cr_assert_eq(atomic_load(&ok), 16);
-	tc_team_destroy(team);
+	every_rank_ok("ring:16", 1, own_detail_fn);
 }
 
 /* After a call that fails, tc_error_detail() is that call's words or "":
