@@ -12,23 +12,14 @@
 /* The kernel thread's text (its fibres have their own). */
 static _Thread_local struct tc__detail tc__thread_detail;
 
-typedef struct tc__detail *(*tc__detail_fn)(void);
-static _Atomic(tc__detail_fn) tc__detail_where;
+_Thread_local struct tc__detail *const *tc__detail_fibre;
 
 atomic_uint tc__details_set;
-
-void tc__detail_locate(struct tc__detail *(*where)(void))
-{
-	atomic_store_explicit(&tc__detail_where, where, memory_order_relaxed);
-}
 
 /* This thread of control's text. */
 static struct tc__detail *tc__detail_here(void)
 {
-	/* Relaxed: installed once, before any fibre runs (its CPU's thread
-	 * starts after it). */
-	tc__detail_fn where = atomic_load_explicit(&tc__detail_where, memory_order_relaxed);
-	struct tc__detail *d = where ? where() : NULL;
+	struct tc__detail *d = tc__detail_fibre ? *tc__detail_fibre : NULL;
 	return d ? d : &tc__thread_detail;
 }
 

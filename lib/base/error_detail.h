@@ -11,7 +11,7 @@
 #include <stdbool.h>
 
 /* Sets this thread's tc_error_detail() text (printf format): a kernel
- * thread's own, or on a fibre the fibre's (tc__detail_locate). */
+ * thread's own, or on a fibre the fibre's (tc__detail_fibre). */
 void tc__set_detail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /*
@@ -19,17 +19,18 @@ void tc__set_detail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * fibre layer gives each fibre one (lib/fibre/runq.h), which the other
  * fibres of its CPU do not touch: a rank's detail is its own whether it
  * runs as a thread or as a fibre, through the waits in which its CPU runs
- * other ranks.  tc__detail_locate installs, once for the process, where
- * the running fibre's is: where() returns it, or NULL outside a fibre (the
- * kernel thread's then).  It is consulted only where a text is set, read
- * or cleared, never on the clearing's fast path.  tc__detail_forget
+ * other ranks.  A kernel thread that runs fibres points tc__detail_fibre,
+ * once, at where its fibre layer keeps the running fibre's text (NULL
+ * there while none runs: the kernel thread's own), which the fibre layer
+ * updates as it switches, a plain store; read only where a text is set,
+ * read or cleared, never on the clearing's fast path.  tc__detail_forget
  * uncounts the text of a fibre that is freed.
  */
 struct tc__detail {
 	char text[640];
 	bool counted; /* counted in tc__details_set */
 };
-void tc__detail_locate(struct tc__detail *(*where)(void));
+extern _Thread_local struct tc__detail *const *tc__detail_fibre;
 void tc__detail_forget(struct tc__detail *d);
 
 /*

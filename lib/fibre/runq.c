@@ -35,6 +35,8 @@
 struct tc__fcpu {
 	struct tc__fibre main;              /* the kernel thread's own context */
 	struct tc__task *current;           /* running task; NULL: main runs */
+	struct tc__detail *detail;          /* current's tc_error_detail() text, or
+	                                       NULL (lib/base/error_detail.h) */
 	struct tc__task *last;              /* the task that switched to main */
 	struct tc__task *rq_head, *rq_tail; /* ready FIFO: this thread only */
 	struct tc__task **heap;             /* timers, by deadline */
@@ -292,13 +294,16 @@ static void tc__leave(struct tc__fcpu *c, struct tc__task *self)
 		return;
 	if (n) {
 		c->current = n;
+		c->detail = &n->detail;
 		tc__fibre_switch(self->fibre, n->fibre);
 	} else {
 		c->last = self;
 		c->current = NULL;
+		c->detail = NULL;
 		tc__fibre_switch(self->fibre, &c->main);
 	}
-	/* Whoever switched back to us set c->current = self. */
+	/* Whoever switched back to us set c->current = self, and its
+	 * tc_error_detail() text. */
 }
 
 /* ---- the task's side --------------------------------------------------- */
@@ -510,6 +515,7 @@ static void *tc__cpu_main(void *arg)
 	}
 	tc__fibre_thread_init(&c->main); /* only the overflow report needs it */
 	tc__cpu_self = c;
+	tc__detail_fibre = (struct tc__detail *const *)&c->detail;
 	if (s->on_start)
 		s->on_start(s->start_arg);
 	while (c->nlive) {
@@ -519,12 +525,14 @@ static void *tc__cpu_main(void *arg)
 			continue;
 		}
 		c->current = t;
+		c->detail = &t->detail;
 		tc__fibre_switch(&c->main, t->fibre);
 		/* c->last switched to us: finished, or nothing else was ready. */
 		if (tc__fibre_done(c->last->fibre))
 			c->nlive--;
 	}
 	tc__cpu_self = NULL;
+	tc__detail_fibre = NULL;
 	tc__fibre_thread_fini(&c->main);
 	return NULL;
 }
@@ -536,6 +544,7 @@ static void tc__task_main(struct tc__fibre *f, void *arg)
 	t->fn(t, t->arg);
 	t->cpu->last = t;
 	t->cpu->current = NULL;
+	t->cpu->detail = NULL;
 	/* Returning switches to f->back, the CPU's main context. */
 }
 
@@ -558,18 +567,10 @@ static int tc__cpu_of(int i, int ntask, int ncpu)
 	return k;
 }
 
-/* The running task's tc_error_detail() text, NULL outside a task. */
-static struct tc__detail *tc__task_detail(void)
-{
-	struct tc__task *t = tc__task_self();
-	return t ? &t->detail : NULL;
-}
-
 int tc__runq_create(int ntask, int ncpu, const int *cpu_ids, size_t stack_bytes, struct tc__runq **out)
 {
 	if (ntask < 1 || ncpu < 1 || !out)
 		return TC_EINVAL;
-	tc__detail_locate(tc__task_detail); /* before any task can run */
 	if (ncpu > ntask)
 		ncpu = ntask;
 	struct tc__runq *s = calloc(1, sizeof *s);
@@ -642,6 +643,7 @@ int tc__runq_start(struct tc__runq *s, void (*on_start)(void *), void *arg)
 		c->nheap = 0;
 		c->nlive = 0;
 		c->current = c->last = NULL;
+		c->detail = NULL;
 		atomic_store_explicit(&c->remote, NULL, memory_order_relaxed);
 		atomic_store_explicit(&c->idle, 0, memory_order_relaxed);
 	}
