@@ -70,8 +70,9 @@ static void nbrs_free(struct nbrs *l)
 }
 
 /* The neighbours of a grid (2 ndims, in and out alike; block k meets the
- * neighbour's block k ^ 1) or of a graph (the k-th edge from r to q in
- * r's list meets the k-th edge from r in q's, so edges given twice pair
+ * neighbour's block k ^ 1, by its tag) or of a graph (one tag: the k-th
+ * edge from r to q in r's list meets the k-th edge from r in q's, as
+ * messages between two ranks match in order, so edges given twice pair
  * in order). */
 static int nbrs_of(MPI_Comm comm, const struct tcmpi__comm *c, struct nbrs *l, const char *fn)
 {
@@ -102,18 +103,10 @@ static int nbrs_of(MPI_Comm comm, const struct tcmpi__comm *c, struct nbrs *l, c
 		}
 		return MPI_SUCCESS;
 	}
-	for (int i = 0; i < g->nin; i++) {
-		l->in[i] = g->in[i];
-		l->intag[i] = 0;
-		for (int j = 0; j < i; j++)
-			l->intag[i] += g->in[j] == g->in[i];
-	}
-	for (int i = 0; i < g->nout; i++) {
-		l->out[i] = g->out[i];
-		l->outtag[i] = 0;
-		for (int j = 0; j < i; j++)
-			l->outtag[i] += g->out[j] == g->out[i];
-	}
+	memcpy(l->in, g->in, (size_t)g->nin * sizeof(int));
+	memset(l->intag, 0, ni * sizeof(int));
+	memcpy(l->out, g->out, (size_t)g->nout * sizeof(int));
+	memset(l->outtag, 0, no * sizeof(int));
 	return MPI_SUCCESS;
 }
 
@@ -185,13 +178,16 @@ static int exchange(MPI_Comm comm, const struct nbr_side *snd, const struct nbr_
 	}
 	if (c->self) {
 		/* A communicator of one rank: every neighbour is the rank
-		 * itself or none; a receive takes the send whose tag it
-		 * asks for. */
+		 * itself or none; a receive takes the first send not yet
+		 * taken whose tag it asks for, as messages match (idx: the
+		 * sends taken). */
+		memset(idx, 0, (size_t)no * sizeof *idx);
 		for (int i = 0; i < ni && rc == MPI_SUCCESS; i++) {
 			if (l.in[i] == MPI_PROC_NULL)
 				continue;
 			int j = 0;
-			while (j < no && (l.out[j] == MPI_PROC_NULL || l.outtag[j] != l.intag[i]))
+			while (j < no &&
+			       (l.out[j] == MPI_PROC_NULL || idx[j] || l.outtag[j] != l.intag[i]))
 				j++;
 			if (j == no) {
 				rc = tcmpi__error(comm, MPI_ERR_TOPOLOGY, fn,
@@ -205,6 +201,7 @@ static int exchange(MPI_Comm comm, const struct nbr_side *snd, const struct nbr_
 				                  want);
 				break;
 			}
+			idx[j] = 1;
 			tcmpi__pack(side_at(snd, j), side_count(snd, j), snd->t, tmp + off[j]);
 			unpack_block(rcv, i, tmp + off[j], got);
 		}

@@ -7,7 +7,8 @@
  * nnodes left out); MPI_Dist_graph_create_adjacent of a directed graph with
  * weights (two destinations ahead, two sources behind) and
  * MPI_Dist_graph_create with every edge given by one rank and by its
- * head's next rank; their neighbours and weights, kept by MPI_Comm_dup;
+ * head's next rank; one on MPI_COMM_SELF whose rank is its own neighbour
+ * three times; their neighbours and weights, kept by MPI_Comm_dup;
  * MPI_Neighbor_alltoall, allgather, alltoallv and allgatherv on each,
  * every block checked against what its source sent to this rank (for the
  * k-th edge between two ranks, the k-th block between them); the errors
@@ -240,6 +241,16 @@ int main(int argc, char **argv)
 	int win[2] = {(rank + p - 1) % p, ((rank - 3) % p + p) % p},
 	    wout[2] = {(rank + 1) % p, (rank + 3) % p};
 	dist_check(dg, rank, win, 2, wout, 2, 0, "dist graph");
+	MPI_Comm_free(&dg);
+
+	/* A distributed graph on MPI_COMM_SELF, the rank its own neighbour
+	 * three times: the k-th edge out meets the k-th edge in. */
+	int self3[3] = {0, 0, 0};
+	MPI_Dist_graph_create_adjacent(MPI_COMM_SELF, 3, self3, MPI_UNWEIGHTED, 3, self3,
+	                               MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &dg);
+	int sme;
+	MPI_Comm_rank(dg, &sme);
+	dist_check(dg, sme, self3, 3, self3, 3, 0, "self");
 	MPI_Comm_free(&dg);
 
 	/* Errors, returned (MPI leaves them erroneous: under TCMPI). */
