@@ -213,6 +213,16 @@ static int tc__inactive(const char *call, const struct tc__req *req)
 	return TC_EINVAL;
 }
 
+/* What a wait or test (call) takes: a request started, by proc
+ * (tc__req_foreign); else TC_EINVAL with the detail. */
+static int tc__req_waitable(struct tc_proc *proc, tc_request *handle, const char *call)
+{
+	const struct tc__req *req = tc__req(handle);
+	if (req->state == TC__REQ_IDLE)
+		return tc__inactive(call, req);
+	return tc__req_foreign(proc, handle, call);
+}
+
 /* A layer above's request: its own wait (which may block on its emulated
  * deadlines), then its end. */
 static int tc__wait_ext(struct tc_proc *proc, struct tc__req *req)
@@ -229,9 +239,7 @@ int tc_wait(struct tc_proc *proc, tc_request *handle, size_t *received)
 	struct tc__req *req = tc__req(handle);
 	if (!proc || !req)
 		return TC_EINVAL;
-	if (req->state == TC__REQ_IDLE)
-		return tc__inactive("tc_wait", req);
-	if (tc__req_foreign(proc, handle, "tc_wait"))
+	if (tc__req_waitable(proc, handle, "tc_wait"))
 		return TC_EINVAL;
 	if (req->kind == TC__KIND_EXT) {
 		if (received)
@@ -297,9 +305,7 @@ int tc_waitall(struct tc_proc *proc, int n, tc_request *reqs)
 	/* A request that was never started (or whose start failed) would be
 	 * waited for forever, or report a stale status. */
 	for (int i = 0; i < n; i++) {
-		if (tc__req(&reqs[i])->state == TC__REQ_IDLE)
-			return tc__inactive("tc_waitall", tc__req(&reqs[i]));
-		if (tc__req_foreign(proc, &reqs[i], "tc_waitall"))
+		if (tc__req_waitable(proc, &reqs[i], "tc_waitall"))
 			return TC_EINVAL;
 	}
 	return tc__waitall_as(proc, n, reqs, "tc_waitall");
@@ -311,9 +317,7 @@ int tc_test(struct tc_proc *proc, tc_request *handle, int *done)
 	struct tc__req *req = tc__req(handle);
 	if (!proc || !req || !done)
 		return TC_EINVAL;
-	if (req->state == TC__REQ_IDLE)
-		return tc__inactive("tc_test", req);
-	if (tc__req_foreign(proc, handle, "tc_test"))
+	if (tc__req_waitable(proc, handle, "tc_test"))
 		return TC_EINVAL;
 	tc__progress(proc);
 	*done = tc__complete(proc, req);
