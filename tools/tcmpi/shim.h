@@ -80,10 +80,11 @@ int tcmpi__op_valid(MPI_Op op);
  * call fn on comm that names what is wrong with it (tcmpi__error,
  * MPI_ERR_OP: MPI_REPLACE and MPI_NO_OP are the one-sided accumulates'). */
 int tcmpi__op_check(MPI_Comm comm, MPI_Op op, const char *fn);
-/* Whether a valid op applies to datatype dt (user operators to every one),
- * for a collective to check on every rank before any data moves: a rank
- * that combines one contribution or none would not see it.  MPI_SUCCESS
- * or MPI_ERR_OP, reported (comm's handler, fn named). */
+/* Whether op can reduce (tcmpi__op_check) and applies to datatype dt (a
+ * user operator to every one), for a collective to check on every rank
+ * before any data moves: a rank that combines one contribution or none
+ * would not see it.  MPI_SUCCESS or MPI_ERR_OP, reported (comm's handler,
+ * fn named). */
 int tcmpi__op_applies(MPI_Comm comm, MPI_Op op, MPI_Datatype dt, const char *fn);
 int tcmpi__op_commutative(MPI_Op op);
 /* The topocoll operator and options that reduce dt by op in place of the

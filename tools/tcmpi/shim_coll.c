@@ -248,7 +248,7 @@ static __attribute__((noinline)) int reduction(const void *sbuf, void *rbuf, siz
 	const struct tcmpi__dtype *t = tcmpi__dt(dt);
 	if (!t)
 		return tcmpi__error(comm, MPI_ERR_TYPE, fn, "invalid datatype %d", dt);
-	int rc_ = tcmpi__op_check(comm, op, fn);
+	int rc_ = tcmpi__op_check(comm, op, fn); /* the operator's own error before the root's */
 	if (rc_)
 		return rc_;
 	if (kind == RED_ROOT && (root < 0 || root >= p))
@@ -432,10 +432,7 @@ static int reduce_scatter(const void *sbuf, void *rbuf, const size_t *counts, si
 	const struct tcmpi__dtype *t = tcmpi__dt(dt);
 	if (!t)
 		return tcmpi__error(comm, MPI_ERR_TYPE, fn, "invalid datatype %d", dt);
-	int rc_ = tcmpi__op_check(comm, op, fn);
-	if (rc_)
-		return rc_;
-	rc_ = tcmpi__op_applies(comm, op, dt, fn);
+	int rc_ = tcmpi__op_applies(comm, op, dt, fn);
 	if (rc_)
 		return rc_;
 	if (rbuf == MPI_IN_PLACE)

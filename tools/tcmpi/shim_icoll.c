@@ -192,9 +192,7 @@ static int icall(const struct icall *a)
 	struct tcmpi__req *q = NULL;
 	struct tc_user_op user;
 	if (is_red(a->which)) {
-		int orc = tcmpi__op_check(comm, a->op, fn);
-		if (!orc)
-			orc = tcmpi__op_applies(comm, a->op, a->rtype, fn);
+		const int orc = tcmpi__op_applies(comm, a->op, a->rtype, fn);
 		if (orc)
 			return orc;
 		tdt = tcmpi__tc_dtype(a->rtype);
@@ -352,9 +350,7 @@ static int ireduce_scatter(const void *sbuf, void *rbuf, const int *counts, MPI_
 		return tcmpi__error(comm, MPI_ERR_UNSUPPORTED_OPERATION, fn,
 		                    "a datatype that is not contiguous (the nonblocking and "
 		                    "persistent forms take contiguous buffers only)");
-	int orc = tcmpi__op_check(comm, op, fn);
-	if (!orc)
-		orc = tcmpi__op_applies(comm, op, dt, fn);
+	const int orc = tcmpi__op_applies(comm, op, dt, fn);
 	if (orc)
 		return orc;
 	enum tc_op tcop = TC_OP_SUM;

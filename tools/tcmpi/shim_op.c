@@ -74,6 +74,9 @@ int tcmpi__op_check(MPI_Comm comm, MPI_Op op, const char *fn)
  * check of the pair). */
 int tcmpi__op_applies(MPI_Comm comm, MPI_Op op, MPI_Datatype dt, const char *fn)
 {
+	int rc = tcmpi__op_check(comm, op, fn);
+	if (rc)
+		return rc;
 	if (op <= 0 || op >= TCMPI_OP_PREDEFINED)
 		return MPI_SUCCESS;
 	const struct tcmpi__dtype *t = tcmpi__dt(dt);
@@ -82,7 +85,7 @@ int tcmpi__op_applies(MPI_Comm comm, MPI_Op op, MPI_Datatype dt, const char *fn)
 	unsigned char *z = calloc(2, t->size ? t->size : 1);
 	if (!z)
 		return tcmpi__error(comm, MPI_ERR_NO_MEM, fn, "out of memory");
-	const int rc = tcmpi__reduce_local(z, z + t->size, 1, dt, op);
+	rc = tcmpi__reduce_local(z, z + t->size, 1, dt, op);
 	free(z);
 	return rc ? tcmpi__error(comm, MPI_ERR_OP, fn, "%s does not apply to %s", op_names[op],
 	                         t->name[0] ? t->name : "this datatype")
