@@ -44,7 +44,7 @@ int tc__last_link(const struct tc_proc *proc, int src)
 	if (!t->mps.ports_all)
 		return 0;
 	int cur = src;
-	for (int next; (next = tc_topo_next_hop(t->topo, cur, proc->rank)) != proc->rank;)
+	for (int next; (next = tc__topo_next_hop(t->topo, cur, proc->rank)) != proc->rank;)
 		cur = next;
 	return tc_topo_neighbor_index(t->topo, proc->rank, cur);
 }
@@ -178,7 +178,7 @@ int tc__isend_far(struct tc_proc *proc, int dst, int tag, const void *buf, size_
 	req->far = 1;
 	req->hops = tc__topo_charge(t->topo, proc->rank, dst);
 	int first = tc_topo_neighbor_index(t->topo, proc->rank,
-	                                   tc_topo_next_hop(t->topo, proc->rank, dst));
+	                                   tc__topo_next_hop(t->topo, proc->rank, dst));
 	struct tc__mps *q = &t->mps;
 	req->clock = tc__clock_send(q, proc->clock, &proc->res_free[tc__res_send(q, first)], bytes,
 	                            req->hops, &req->done_at);

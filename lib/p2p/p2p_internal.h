@@ -197,6 +197,9 @@ int tc__wait_failed(struct tc_proc *proc, int n, tc_request *reqs, int err);
 void tc__wait_named(struct tc_proc *proc, const char *call);
 /* tc_wait, naming the call for the watchdog. */
 int tc__wait_as(struct tc_proc *proc, struct tc__req *req, size_t *received, const char *call);
+/* tc_request_status without touching the calling thread's error detail
+ * (which a failed wait before it may have set). */
+int tc__req_status(const tc_request *handle, tc_status *st);
 /* tc_waitall, naming the call for the watchdog. */
 int tc__waitall_as(struct tc_proc *proc, int n, tc_request *reqs, const char *call);
 

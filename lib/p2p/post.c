@@ -182,7 +182,7 @@ static int tc__isend_engine(struct tc_proc *proc, int dst, int nbr, int tag, con
 	if (nbr < 0) {
 		req->hops = tc__topo_charge(t->topo, proc->rank, dst);
 		first = tc_topo_neighbor_index(t->topo, proc->rank,
-		                               tc_topo_next_hop(t->topo, proc->rank, dst));
+		                               tc__topo_next_hop(t->topo, proc->rank, dst));
 	}
 	tc_time_t res = proc->res_free[tc__res_send(q, first)];
 	req->clock = tc__clock_send(q, proc->clock, &res, bytes, req->hops, &req->done_at);
@@ -497,7 +497,7 @@ static int tc__recv_as(struct tc_proc *proc, int src, int tag, void *buf, size_t
 		return err;
 	err = tc__wait_as(proc, &req, received, call);
 	if (st)
-		tc_request_status(tc__req_handle(&req), st);
+		tc__req_status(tc__req_handle(&req), st);
 	return err;
 }
 

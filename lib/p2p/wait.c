@@ -427,6 +427,11 @@ int tc_cancel(struct tc_proc *proc, tc_request *handle)
 int tc_request_status(const tc_request *handle, tc_status *st)
 {
 	tc__clear_detail();
+	return tc__req_status(handle, st);
+}
+
+int tc__req_status(const tc_request *handle, tc_status *st)
+{
 	const struct tc__req *req = (const struct tc__req *)(const void *)handle;
 	if (!req || !st)
 		return TC_EINVAL;

@@ -45,4 +45,9 @@ int tc__topo_link_charge(const struct tc_topo *t, int u, int nbr);
  * u == v.  Valid u and v.  O(hops) steps of tc_topo_next_hop(). */
 int tc__topo_charge(const struct tc_topo *t, int u, int v);
 
+/* tc_topo_next_hop() of valid u != v or u == v, without touching the
+ * calling thread's error detail (a send or receive in progress may have
+ * set it). */
+int tc__topo_next_hop(const struct tc_topo *t, int u, int v);
+
 #endif /* TC_TOPO_CHARGE_H */

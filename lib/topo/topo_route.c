@@ -89,6 +89,11 @@ int tc_topo_next_hop(const struct tc_topo *t, int cur, int dst)
 	return cur == dst ? cur : tc__next_hop(t, cur, dst);
 }
 
+int tc__topo_next_hop(const struct tc_topo *t, int u, int v)
+{
+	return u == v ? u : tc__next_hop(t, u, v);
+}
+
 /* Lowest common ancestor of u and v in a tree with K >= 2 (depth <= 20). */
 static int tc__tree_lca(const struct tc_topo *t, int u, int v)
 {
