@@ -574,7 +574,7 @@ int cmd_steps(int argc, char **argv)
 				for (int q = 0; q < np && n < sizeof route; q++)
 					n += (size_t)snprintf(route + n, sizeof route - n,
 					                      q ? "-%d" : "%d", path[q]);
-				char lab[128];
+				char lab[300]; /* "src>dst", rng and " {set}" whole */
 				snprintf(lab, sizeof lab, "%d>%d %s%s%s", y->src, y->dst, rng,
 				         bc ? "" : " {", bc ? "" : set);
 				if (!bc)

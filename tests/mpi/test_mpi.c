@@ -175,7 +175,7 @@ static void mode_coll(enum tc_mpi_route route)
 		struct tc_topo *topo;
 		tc_topo_parse(specs[k], &topo);
 		int passed = 0, failed = 0;
-		char first[256] = "";
+		char first[512] = ""; /* names and counts, then why (256) */
 		for (int coll = 0; coll <= TC_COLL_MULTICAST; coll++) {
 			for (int a = -1;; a++) {
 				const char *alg = a < 0 ? NULL : tc_alg_name((enum tc_coll)coll, a);
