@@ -123,6 +123,24 @@ static void user_adapter(const void *in, void *inout, size_t count, enum tc_dtyp
 	}
 }
 
+/* Whether MPI's groups of datatypes (MPI 4.1, section 6.9.2) let the
+ * predefined operator op reduce dt, for the types whose bytes topocoll
+ * would otherwise reduce as integers: a byte takes the bitwise operators
+ * alone, a wide character or packed data none (MPICH refuses these as
+ * well; Open MPI 4.1 sums them). */
+static int op_group_fits(MPI_Datatype dt, MPI_Op op)
+{
+	switch (dt) {
+	case MPI_BYTE:
+		return op == MPI_BAND || op == MPI_BOR || op == MPI_BXOR;
+	case MPI_WCHAR:
+	case MPI_PACKED:
+		return 0;
+	default:
+		return 1;
+	}
+}
+
 int tcmpi__op_native(MPI_Op op, MPI_Datatype dt, enum tc_op *tcop, struct tc_user_op *user)
 {
 	int tdt = tcmpi__tc_dtype(dt);
@@ -133,7 +151,7 @@ int tcmpi__op_native(MPI_Op op, MPI_Datatype dt, enum tc_op *tcop, struct tc_use
 		*user = (struct tc_user_op){user_adapter, adapter_ctx(op, dt), user_ops[op - 32].commute};
 		return 0;
 	}
-	if (op <= 0 || op >= TCMPI_OP_PREDEFINED || tc_of[op] == TC_OP_COUNT)
+	if (op <= 0 || op >= TCMPI_OP_PREDEFINED || tc_of[op] == TC_OP_COUNT || !op_group_fits(dt, op))
 		return -1;
 	int fp = tdt == TC_FLOAT || tdt == TC_DOUBLE;
 	if (fp && op != MPI_MAX && op != MPI_MIN && op != MPI_SUM && op != MPI_PROD)
@@ -210,6 +228,8 @@ int tcmpi__op_native(MPI_Op op, MPI_Datatype dt, enum tc_op *tcop, struct tc_use
 static int reduce_predef(const void *in, void *inout, size_t n, MPI_Datatype dt, MPI_Op op)
 {
 	const struct tcmpi__dtype *t = tcmpi__dt(dt);
+	if (!op_group_fits(dt, op))
+		return -1;
 	int tdt = tcmpi__tc_dtype(dt);
 	if (tdt >= 0 && tc_of[op] != TC_OP_COUNT)
 		return tc_reduce_local(in, inout, n, (enum tc_dtype)tdt, tc_of[op], NULL) == 0 ? 0 : -1;
