@@ -87,6 +87,11 @@ int tcmpi__op_check(MPI_Comm comm, MPI_Op op, const char *fn);
  * fn named). */
 int tcmpi__op_applies(MPI_Comm comm, MPI_Op op, MPI_Datatype dt, const char *fn);
 int tcmpi__op_commutative(MPI_Op op);
+/* A pending reduction's hold on a user operator, which MPI_Op_free then
+ * leaves working until the last hold is dropped (nothing for a predefined
+ * operator). */
+void tcmpi__op_hold(MPI_Op op);
+void tcmpi__op_drop(MPI_Op op);
 /* The topocoll operator and options that reduce dt by op in place of the
  * layer, 0; or -1 when the layer must reduce itself. */
 int tcmpi__op_native(MPI_Op op, MPI_Datatype dt, enum tc_op *tcop, struct tc_user_op *user);
@@ -206,6 +211,7 @@ struct tcmpi__req {
 	void *ldst;             /* lbytes copied from lsrc to ldst at the start */
 	size_t lbytes;
 	struct tc_user_op user; /* borrowed by the tc request */
+	MPI_Op uop;             /* its operator, held (tcmpi__op_hold) until the request goes */
 	struct tc_coll_opts opts;
 	struct tcmpi__vreq *v; /* a variable-count collective's sides, or NULL */
 	/* A receive on a communicator of one rank (shim_p2p.c): */

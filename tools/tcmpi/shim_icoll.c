@@ -208,6 +208,8 @@ static int icall(const struct icall *a)
 	q->persistent = a->persistent;
 	if (is_red(a->which)) {
 		q->user = user;
+		q->uop = a->op;
+		tcmpi__op_hold(a->op);
 		q->opts.user_op = tcop == TC_OP_USER ? &q->user : NULL;
 	}
 	if (!c->proc) {
@@ -365,6 +367,8 @@ static int ireduce_scatter(const void *sbuf, void *rbuf, const int *counts, MPI_
 		return MPI_ERR_NO_MEM;
 	q->persistent = persistent;
 	q->user = user;
+	q->uop = op;
+	tcmpi__op_hold(op);
 	q->opts.user_op = tcop == TC_OP_USER ? &q->user : NULL;
 	if (!(q->tmp = tcmpi__alloc(total * t->size))) {
 		tcmpi__req_drop(req);

@@ -19,13 +19,20 @@
 
 #include "shim.h"
 
-#define NUSER 64
-static struct {
+/* The operators made by MPI_Op_create, by handle - 32: nuser entries,
+ * the table grown as programs make more.  MPI_Op_free ends the handle
+ * (used 0) at once, but an entry that pending reductions hold
+ * (tcmpi__op_hold) keeps its function, and is not reused, until the last
+ * of them lets it go. */
+#define MAX_USER (1 << 20)
+static struct user_op {
 	int used;
+	int holds;
 	MPI_User_function *fn;
 	MPI_User_function_c *fn_c;
 	int commute;
-} user_ops[NUSER];
+} * user_ops;
+static int nuser;
 
 static const enum tc_op tc_of[TCMPI_OP_PREDEFINED] = {
         [MPI_MAX] = TC_OP_MAX,       [MPI_MIN] = TC_OP_MIN,      [MPI_SUM] = TC_OP_SUM,
@@ -43,7 +50,19 @@ static const char *const op_names[TCMPI_OP_PREDEFINED] = {
 
 static int is_user(MPI_Op op)
 {
-	return op >= 32 && op < 32 + NUSER && user_ops[op - 32].used;
+	return op >= 32 && op < 32 + nuser && user_ops[op - 32].used;
+}
+
+void tcmpi__op_hold(MPI_Op op)
+{
+	if (is_user(op))
+		user_ops[op - 32].holds++;
+}
+
+void tcmpi__op_drop(MPI_Op op)
+{
+	if (op >= 32 && op < 32 + nuser && user_ops[op - 32].holds > 0)
+		user_ops[op - 32].holds--;
 }
 
 /* MPI_REPLACE and MPI_NO_OP are operators of MPI's one-sided accumulate
@@ -376,16 +395,24 @@ static int op_create(MPI_User_function *fn, MPI_User_function_c *fn_c, int commu
 {
 	if ((!fn && !fn_c) || !op)
 		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_ARG, name, "NULL function or op");
-	for (int i = 0; i < NUSER; i++)
-		if (!user_ops[i].used) {
-			user_ops[i].used = 1;
-			user_ops[i].fn = fn;
-			user_ops[i].fn_c = fn_c;
-			user_ops[i].commute = commute != 0;
-			*op = 32 + i;
-			return MPI_SUCCESS;
-		}
-	return tcmpi__error(MPI_COMM_NULL, MPI_ERR_NO_MEM, name, "more than %d operators", NUSER);
+	int i = 0;
+	while (i < nuser && (user_ops[i].used || user_ops[i].holds))
+		i++;
+	if (i == nuser) {
+		if (nuser == MAX_USER)
+			return tcmpi__error(MPI_COMM_NULL, MPI_ERR_NO_MEM, name,
+			                    "more than %d operators at once", MAX_USER);
+		int n = nuser ? 2 * nuser : 16;
+		struct user_op *grown = realloc(user_ops, (size_t)n * sizeof *grown);
+		if (!grown)
+			return tcmpi__error(MPI_COMM_NULL, MPI_ERR_NO_MEM, name, "out of memory");
+		memset(grown + nuser, 0, (size_t)(n - nuser) * sizeof *grown);
+		user_ops = grown;
+		nuser = n;
+	}
+	user_ops[i] = (struct user_op){.used = 1, .fn = fn, .fn_c = fn_c, .commute = commute != 0};
+	*op = 32 + i;
+	return MPI_SUCCESS;
 }
 
 int MPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)

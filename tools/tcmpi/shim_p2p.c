@@ -77,6 +77,7 @@ void tcmpi__req_drop(MPI_Request *h)
 		free(q->tmp2);
 		tcmpi__vreq_free(q->v);
 		tcmpi__dtype_drop(q->t);
+		tcmpi__op_drop(q->uop);
 		free(q);
 		reqs[*h - 1] = NULL;
 	}
@@ -750,6 +751,7 @@ static void orphan_free(struct tcmpi__req *q, int tcrc)
 	free(q->tmp2);
 	tcmpi__vreq_free(q->v);
 	tcmpi__dtype_drop(q->t);
+	tcmpi__op_drop(q->uop);
 	free(q);
 }
 

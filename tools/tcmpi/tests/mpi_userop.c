@@ -4,10 +4,12 @@
  * user operators under way at once, each applying its own operator and
  * handing it its own datatype: nonblocking ones outstanding together,
  * persistent ones made up front and started one at a time and together,
- * a nonblocking one pending across blocking ones; a user operator on
- * non-contiguous types reduced by the layer on the type's own layout, of
- * positive lower bound far from the element's start, of negative lower
- * bound, and a struct type with padding that the operator writes whole;
+ * a nonblocking one pending across blocking ones, and one whose operator
+ * is freed while it is pending and another made meanwhile; 200 operators
+ * at once; a user operator on non-contiguous types reduced by the layer on
+ * the type's own layout, of positive lower bound far from the element's
+ * start, of negative lower bound, and a struct type with padding that the
+ * operator writes whole;
  * MPI_REPLACE and MPI_NO_OP refused by every reduction (MPI_ERR_OP) under
  * MPI_ERRORS_RETURN, named in the message.  Exit status 0 when all hold;
  * each failure printed.  Written against MPI alone: but for the messages
@@ -308,6 +310,59 @@ static void padded(int p)
 	MPI_Op_free(&op);
 }
 
+/* inout = in * inout on ints: the operator made after a pending
+ * reduction's own was freed. */
+static void int_prod(void *in, void *io, int *len, MPI_Datatype *dt)
+{
+	(void)dt;
+	for (int i = 0; i < *len; i++)
+		((int *)io)[i] *= ((const int *)in)[i];
+}
+
+/* An operator freed while a reduction that uses it is pending: the
+ * reduction completes with it (MPI_Op_free marks it for deallocation),
+ * even when operators made meanwhile could take its place.  Then 200
+ * operators at once, each applied by a reduction. */
+static void freed_while_pending(int p)
+{
+	MPI_Op sum, prod;
+	MPI_Request q;
+	/* Sums of rank + 2, which a product of them would not equal. */
+	int in[4], out[4] = {0}, want = p * (p + 3) / 2;
+	for (int i = 0; i < 4; i++)
+		in[i] = rank + 2;
+	MPI_Op_create(typed_sum, 1, &sum);
+	MPI_Iallreduce(in, out, 4, MPI_INT, sum, MPI_COMM_WORLD, &q);
+	MPI_Op_free(&sum);
+	CHECK(sum == MPI_OP_NULL, "a freed operator is MPI_OP_NULL");
+	MPI_Op_create(int_prod, 1, &prod);
+	const int f = rank == 0 ? 3 : 1;
+	int pin[4] = {f, f, f, f}, pout[4] = {0};
+	MPI_Allreduce(pin, pout, 4, MPI_INT, prod, MPI_COMM_WORLD);
+	MPI_Wait(&q, MPI_STATUS_IGNORE);
+	for (int i = 0; i < 4; i++)
+		CHECK(out[i] == want && pout[i] == 3,
+		      "freed while pending: element %d: %d (want %d), product %d", i, out[i], want,
+		      pout[i]);
+	MPI_Op_free(&prod);
+
+	enum { MANY = 200 };
+	MPI_Op *ops = malloc(MANY * sizeof *ops);
+	int made = 0;
+	while (ops && made < MANY && MPI_Op_create(typed_sum, made % 2, &ops[made]) == MPI_SUCCESS)
+		made++;
+	CHECK(made == MANY, "%d of %d operators made", made, MANY);
+	int one = 1, total = 0;
+	for (int k = 0; k < made; k += 37) {
+		total = 0;
+		MPI_Allreduce(&one, &total, 1, MPI_INT, ops[k], MPI_COMM_WORLD);
+		CHECK(total == p, "operator %d of %d: sum of ones %d, want %d", k, made, total, p);
+	}
+	for (int k = 0; k < made; k++)
+		MPI_Op_free(&ops[k]);
+	free(ops);
+}
+
 static int err_class(int rc)
 {
 	int c = rc;
@@ -390,6 +445,7 @@ int main(int argc, char **argv)
 	(void)other_want;
 #endif
 	pending(p, sum, max);
+	freed_while_pending(p);
 	CHECK(bad_types == 0, "%d calls of an operator with a datatype not its reduction's", bad_types);
 	bounds(p, 1 << 22);
 	bounds(p, -40);
