@@ -124,6 +124,11 @@ TC_API const char *tc_op_name(enum tc_op op);       /* "sum", ...; NULL if unkno
 /*
  * inout = in (op) inout, element-wise, on count elements.  Bitwise ops and
  * land/lor on float and double return TC_ENOTSUP; TC_OP_USER needs user.
+ * Min and max compare with C's < and >: a NaN in inout stays and one in in
+ * is passed over, so a collective's min or max of floating values that
+ * hold NaNs depends on its algorithm's order of combination (as MPI
+ * implementations' do); sums and products of floating values, too, are
+ * rounded in that order.
  * Returns 0, TC_EINVAL, TC_ENOTSUP, TC_EOVERFLOW (count x the element's
  * size wraps or is above TC_MAX_MESSAGE, as for the collectives),
  * TC_ENULLBUF (in or inout NULL with count > 0).
