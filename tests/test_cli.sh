@@ -199,6 +199,12 @@ run_cli predict --topo ring:16 --coll reduce --bytes 1T --alg ring_pipelined --p
 check "predict: a schedule of billions of transfers is refused with a bounded count" \
 	"$([ "$rc" -eq 1 ] && grep -q 'more than 16777216 transfers, 16x the simulator' "$err"; echo $?)" \
 	"$(head -3 "$err")"
+# A run whose ranks cannot price any algorithm: the error says why, as the
+# failing rank's call said it.
+run_cli run --topo ring:1000 --coll alltoall --bytes 8
+check "run: a collective that fails on the ranks says why (TC_ELIMIT's detail, from the rank)" \
+	"$([ "$rc" -eq 1 ] && grep -q "^topocoll: rank [0-9]*: alltoall on 1000 ranks: every algorithm that applies is over AUTO's limit" "$err"; echo $?)" \
+	"exit $rc" "$(cat "$err")"
 # A per-byte time that is not a whole number of picoseconds: the clock
 # rounds the message's time once, the bound is exact; the two agree to the
 # picosecond and the bound is not reported above the modelled time.

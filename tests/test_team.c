@@ -197,6 +197,53 @@ Test(team, attach_errors, .timeout = 30)
 	tc_team_destroy(t);
 }
 
+/* Rank *arg makes a call that fails with a detail (a send's tag out of
+ * range: TC_EINVAL), the next rank fails without one (TC_ERANK), the
+ * others return 0. */
+static int one_rank_fails(struct tc_proc *proc, void *arg)
+{
+	const int *failer = arg;
+	int v = 7;
+	if (tc_rank(proc) == *failer)
+		return tc_send_tag(proc, 0, -5, &v, sizeof v);
+	if (tc_rank(proc) == *failer + 1)
+		return TC_ERANK;
+	return 0;
+}
+
+/* tc_run returns a rank's error with what that rank's failing call said,
+ * named by its rank, on threads and fibres; a later clean run clears it. */
+Test(team, run_error_carries_the_rank_detail, .timeout = 30)
+{
+	for (int e = 0; e < 2; e++) {
+		struct tc_team_config cfg;
+		tc_team_config_default(&cfg);
+		cfg.topology = "complete:4";
+		cfg.exec = e ? TC_EXEC_FIBRES : TC_EXEC_THREADS;
+		cfg.timeout_ms = 20000;
+		struct tc_team *t = NULL;
+		cr_assert_eq(tc_team_create(&cfg, &t), 0);
+		int failer = 1, err = tc_run(t, one_rank_fails, &failer);
+		/* Rank 2's TC_ERANK may come first in time: then no detail. */
+		if (err == TC_EINVAL)
+			cr_assert(!strncmp(tc_error_detail(), "rank 1: ", 8) &&
+			                  strstr(tc_error_detail(), "tag -5"),
+			          "exec %d: '%s'", e, tc_error_detail());
+		else
+			cr_assert(err == TC_ERANK && !*tc_error_detail(), "exec %d: %s, '%s'", e,
+			          tc_err_name(err), tc_error_detail());
+		failer = 2; /* rank 2 fails with the detail, rank 3 without */
+		err = tc_run(t, one_rank_fails, &failer);
+		cr_assert(err == TC_EINVAL ? !strncmp(tc_error_detail(), "rank 2: ", 8)
+		                           : err == TC_ERANK && !*tc_error_detail(),
+		          "exec %d: %s, '%s'", e, tc_err_name(err), tc_error_detail());
+		failer = 8; /* nobody */
+		cr_assert_eq(tc_run(t, one_rank_fails, &failer), 0);
+		cr_assert_str_empty(tc_error_detail());
+		tc_team_destroy(t);
+	}
+}
+
 Test(team, config_errors, .timeout = 30)
 {
 	struct tc_team_config cfg;

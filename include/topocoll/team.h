@@ -260,9 +260,10 @@ typedef int (*tc_spmd_fn)(struct tc_proc *proc, void *arg);
  * order of the process's affinity set (tc_team_info.place: cores first,
  * compact by cache domain, SMT siblings last, with hwloc; the affinity set's
  * order without it) unless no_pin, runs fn(proc, arg) on each, joins them all.
- * Returns 0, or the first error a rank returned (in time); a rank that fails
- * aborts the team so that ranks waiting for it return TC_EABORTED instead of
- * hanging.  Errors of its own: TC_EBUSY (already running or ranks attached),
+ * Returns 0, or the first error a rank returned (in time), tc_error_detail()
+ * then saying what that rank's failing call said ("rank R: ...", or "" when
+ * it said nothing); a rank that fails aborts the team so that ranks waiting
+ * for it return TC_EABORTED instead of hanging.  Errors of its own: TC_EBUSY (already running or ranks attached),
  * TC_ESYS (thread creation failed; the started threads are aborted and joined).
  * Not thread-safe for one team; teams are independent.
  * On fibres (enum tc_exec) it starts one pinned thread per CPU instead, each

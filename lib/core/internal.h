@@ -316,6 +316,10 @@ struct tc_team {
 	_Atomic int aborted;
 	_Atomic int running;
 	_Atomic int first_err;
+	/* tc_error_detail() of the rank whose error is first_err, as "rank R:
+	 * text" ("" when it had none): written by that rank alone, as it
+	 * returns, and read by tc_run once every rank has. */
+	char first_detail[704];
 	tc_spmd_fn fn;
 	void *fn_arg;
 	_Atomic int gate_open; /* emulated start gate (tc_run), a futex word */

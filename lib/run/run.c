@@ -18,6 +18,7 @@
 #include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -217,7 +218,13 @@ static void *tc__rank_main(void *arg)
 	proc->run_err = err;
 	if (err) {
 		int expect = 0;
-		atomic_compare_exchange_strong(&t->first_err, &expect, err);
+		if (atomic_compare_exchange_strong(&t->first_err, &expect, err)) {
+			const char *d = tc_error_detail();
+			t->first_detail[0] = '\0';
+			if (*d)
+				snprintf(t->first_detail, sizeof t->first_detail, "rank %d: %s",
+				         proc->rank, d);
+		}
 		tc_team_abort(t);
 	}
 	/* After the abort of a failed rank (a peer's mismatch probe that sees
@@ -393,8 +400,8 @@ int tc_run(struct tc_team *t, tc_spmd_fn fn, void *arg)
 	if (n)
 		err = t->exec == TC_EXEC_FIBRES ? tc__run_fibres(t, run, n)
 		                                : tc__run_threads(t, run, n);
-	if (!err)
-		err = atomic_load(&t->first_err);
+	if (!err && (err = atomic_load(&t->first_err)) != 0 && t->first_detail[0])
+		tc__set_detail("%s", t->first_detail);
 	t->last_run.mode = t->emulate ? TC_MODE_EMULATED : TC_MODE_NATIVE;
 	t->last_run.wall_ns = 0;
 	t->last_run.makespan_ps = 0;
