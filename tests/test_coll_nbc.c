@@ -431,6 +431,61 @@ static int left_rank(struct tc_proc *proc, void *arg)
 	return 0;
 }
 
+/* A request active on one of the rank's sub-teams is not taken by a call
+ * on a sibling sub-team, nor on their parent (TC_EPENDING, nothing
+ * started); it completes as first started, then starts again on the
+ * sibling. */
+static int sibling_rank(struct tc_proc *proc, void *arg)
+{
+	struct misuse *m = arg;
+	const int p = tc_size(proc);
+	struct tc_proc *a = NULL, *b = NULL;
+	int ok = tc_team_dup(proc, &a) == 0 && tc_team_dup(proc, &b) == 0;
+	EXPECT(m, ok, "two duplicates");
+	if (ok) {
+		int64_t v = tc_rank(proc) + 1, sum = 0, x[4] = {0};
+		if (tc_rank(proc) == 0)
+			x[0] = x[3] = 42;
+		tc_request r;
+		EXPECT(m, tc_iallreduce(a, &v, &sum, 1, TC_INT64, TC_OP_SUM, NULL, &r) == 0,
+		       "start on the first duplicate");
+		EXPECT(m, tc_ibcast(b, x, 4, TC_INT64, 0, NULL, &r) == TC_EPENDING,
+		       "ibcast on the sibling with the active request");
+		EXPECT(m, strstr(tc_error_detail(), "the request is still active") != NULL, "its detail");
+		EXPECT(m, tc_ibarrier(proc, NULL, &r) == TC_EPENDING,
+		       "ibarrier on the parent with the active request");
+		EXPECT(m, tc_wait(a, &r, NULL) == 0 && sum == (int64_t)p * (p + 1) / 2,
+		       "the first call completes with its result");
+		EXPECT(m,
+		       tc_ibcast(b, x, 4, TC_INT64, 0, NULL, &r) == 0 &&
+		               tc_wait(b, &r, NULL) == 0 && x[0] == 42 && x[3] == 42,
+		       "started again on the sibling once complete");
+	}
+	if (b)
+		tc_team_free(b);
+	if (a)
+		tc_team_free(a);
+	return 0;
+}
+
+Test(nbc, active_request_on_a_sibling_sub_team, .timeout = 120)
+{
+	for (int e = 0; e < 2; e++) {
+		struct tc_team_config cfg;
+		tc_team_config_default(&cfg);
+		cfg.topology = "complete:4";
+		cfg.exec = e ? TC_EXEC_FIBRES : TC_EXEC_THREADS;
+		cfg.timeout_ms = 60000;
+		struct tc_team *team = NULL;
+		cr_assert_eq(tc_team_create(&cfg, &team), 0);
+		struct misuse m = {0};
+		int err = tc_run(team, sibling_rank, &m);
+		cr_assert_eq(atomic_load(&m.failures), 0, "%s", m.msg);
+		cr_assert_eq(err, 0, "%s", tc_strerror(err));
+		tc_team_destroy(team);
+	}
+}
+
 Test(nbc, request_left_active_by_a_failed_run, .timeout = 120)
 {
 	char msg[256];

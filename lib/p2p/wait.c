@@ -52,18 +52,10 @@ bool tc__req_complete(struct tc_proc *proc, tc_request *req)
 	return tc__complete(proc, tc__req(req));
 }
 
-bool tc__req_busy(struct tc_proc *proc, const tc_request *handle)
+/* Whether req, started with own (a proc of the calling rank, valid), is
+ * still active. */
+static bool tc__req_busy_on(struct tc_proc *own, const struct tc__req *req, const tc_request *handle)
 {
-	const struct tc__req *req = (const struct tc__req *)(const void *)handle;
-	if (req->stamp != tc__rank_stamp(proc))
-		return false;
-	/* Its proc compared, never read through: this proc or the rank's
-	 * root proc. */
-	struct tc_proc *own = req->owner == proc                       ? proc
-	                      : proc->base && req->owner == proc->base ? proc->base
-	                                                               : NULL;
-	if (!own)
-		return false;
 	if (req->kind == TC__KIND_EXT) {
 		/* Active until a wait or test ends it. */
 		for (const struct tc__owned *o = own->owned; o; o = o->next)
@@ -75,6 +67,35 @@ bool tc__req_busy(struct tc_proc *proc, const tc_request *handle)
 	    req->state == TC__REQ_IDLE || req->state == TC__REQ_DONE || own->team->p2p_engine)
 		return false;
 	return tc__req_queued(own, req);
+}
+
+bool tc__req_busy(struct tc_proc *proc, const tc_request *handle)
+{
+	const struct tc__req *req = (const struct tc__req *)(const void *)handle;
+	if (req->stamp != tc__rank_stamp(proc))
+		return false;
+	/* Its proc is compared before it is read through: this proc, the
+	 * rank's root proc, or a proc of one of the root's sub-teams that is
+	 * still listed (another sub-team of the rank's: a sibling, a child),
+	 * read under the root's sub_mu, which keeps a listed team from being
+	 * freed.  Storage that held a request of a team since freed is not
+	 * read. */
+	struct tc_proc *base = proc->base ? proc->base : proc;
+	if (req->owner == proc || req->owner == base)
+		return tc__req_busy_on(req->owner, req, handle);
+	struct tc_team *root = base->team;
+	if (!atomic_load_explicit(&root->has_subs, memory_order_relaxed))
+		return false;
+	bool busy = false;
+	const uintptr_t at = (uintptr_t)req->owner;
+	pthread_mutex_lock(&root->sub_mu);
+	for (struct tc_team *s = root->sub_head; s; s = s->sub_next)
+		if (at >= (uintptr_t)s->procs && at < (uintptr_t)(s->procs + s->p)) {
+			busy = tc__req_busy_on(req->owner, req, handle);
+			break;
+		}
+	pthread_mutex_unlock(&root->sub_mu);
+	return busy;
 }
 
 void tc__req_stamp(struct tc_proc *proc, tc_request *handle)
