@@ -204,21 +204,45 @@ static int add_block(struct tcmpi__dtype *t, MPI_Aint off, size_t len, int *cap)
 	return 0;
 }
 
+/* Appends n basic elements of size bytes to t's, merged with the last
+ * run when of the same size; -1 when out of memory. */
+static int add_elems(struct tcmpi__dtype *t, size_t size, size_t n, int *cap)
+{
+	if (n == 0)
+		return 0;
+	if (t->nemap > 0 && t->emap[t->nemap - 1].size == size) {
+		t->emap[t->nemap - 1].n += n;
+		return 0;
+	}
+	if (t->nemap == *cap) {
+		int c = *cap ? *cap * 2 : 2;
+		struct tcmpi__erun *ne = realloc(t->emap, sizeof *ne * (size_t)c);
+		if (!ne)
+			return -1;
+		t->emap = ne;
+		*cap = c;
+	}
+	t->emap[t->nemap++] = (struct tcmpi__erun){size, n};
+	return 0;
+}
+
 void tcmpi__dtype_setup(void)
 {
 	if (grow(TCMPI_DT_PREDEFINED) != 0)
 		return;
 	for (int i = 1; i < TCMPI_DT_PREDEFINED; i++) {
 		struct tcmpi__dtype *t = &tcmpi__dts[i];
-		int cap = 0;
+		int cap = 0, ecap = 0;
 		t->used = t->committed = 1;
 		t->basic = i;
 		t->combiner = MPI_COMBINER_NAMED;
 		add_block(t, 0, predef[i].size, &cap);
+		add_elems(t, predef[i].size, 1, &ecap);
 		t->size = predef[i].size;
 		t->extent = (MPI_Aint)predef[i].size;
 		if (predef[i].pair_off) {
 			add_block(t, (MPI_Aint)predef[i].pair_off, sizeof(int), &cap);
+			add_elems(t, sizeof(int), 1, &ecap);
 			t->size += sizeof(int);
 			t->extent = (MPI_Aint)predef[i].pair_extent;
 		}
@@ -236,6 +260,11 @@ static struct tcmpi__dtype *dt_any(MPI_Datatype dt)
 	if (dt <= 0 || dt >= tcmpi__ndts || !tcmpi__dts[dt].used)
 		return NULL;
 	return &tcmpi__dts[dt];
+}
+
+struct tcmpi__dtype *tcmpi__dt_any(MPI_Datatype dt)
+{
+	return dt_any(dt);
 }
 
 int tcmpi__tc_dtype(MPI_Datatype dt)
@@ -293,7 +322,7 @@ static int build(int count, const size_t *n, const MPI_Aint *disp, const MPI_Dat
 			return tcmpi__error(MPI_COMM_NULL, MPI_ERR_NO_MEM, fn, "out of memory");
 	}
 	struct tcmpi__dtype t = {.used = 1, .combiner = combiner};
-	int cap = 0;
+	int cap = 0, ecap = 0;
 	/* The bounds: from the elements of explicit bounds alone if there are
 	 * any (MPI's markers), else from all of them. */
 	int first = 1, mfirst = 1;
@@ -304,12 +333,19 @@ static int build(int count, const size_t *n, const MPI_Aint *disp, const MPI_Dat
 		const struct dt_bounds *ob = &bounds[types[k]];
 		for (size_t e = 0; e < n[k]; e++) {
 			MPI_Aint at = disp[k] + (MPI_Aint)e * o->extent;
+			int nomem = 0;
 			for (int b = 0; b < o->nblocks; b++)
-				if (add_block(&t, at + o->blocks[b].off, o->blocks[b].len, &cap) != 0) {
-					free(t.blocks);
-					return tcmpi__error(MPI_COMM_NULL, MPI_ERR_NO_MEM, fn,
-					                    "out of memory");
-				}
+				nomem |= add_block(&t, at + o->blocks[b].off, o->blocks[b].len, &cap);
+			/* A type of one size of basic elements takes all n[k]
+			 * elements' at once. */
+			for (int r = 0; r < o->nemap && (e == 0 || o->nemap > 1); r++)
+				nomem |= add_elems(&t, o->emap[r].size,
+				                   o->emap[r].n * (o->nemap == 1 ? n[k] : 1), &ecap);
+			if (nomem) {
+				free(t.blocks);
+				free(t.emap);
+				return tcmpi__error(MPI_COMM_NULL, MPI_ERR_NO_MEM, fn, "out of memory");
+			}
 			t.size += o->size;
 			MPI_Aint elb = at + o->lb, eub = at + o->lb + o->extent;
 			if (ob->explicit_bounds) {
@@ -366,13 +402,35 @@ static int build(int count, const size_t *n, const MPI_Aint *disp, const MPI_Dat
 	return MPI_SUCCESS;
 }
 
+int tcmpi__dtype_build(int count, const size_t *n, const MPI_Aint *disp, const MPI_Datatype *types,
+                       int combiner, MPI_Datatype *out, const char *fn)
+{
+	return build(count, n, disp, types, combiner, out, fn);
+}
+
+void tcmpi__dtype_set_bounds(MPI_Datatype h, MPI_Aint lb, MPI_Aint extent)
+{
+	struct tcmpi__dtype *t = &tcmpi__dts[h];
+	t->lb = lb;
+	t->extent = extent;
+	bounds[h].explicit_bounds = 1;
+	t->contig = t->nblocks == 1 && t->blocks[0].off == 0 && lb == 0 &&
+	            (MPI_Aint)t->blocks[0].len == extent;
+	if (t->nblocks == 0)
+		t->contig = 1;
+}
+
 int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
 	if (count < 0)
 		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_COUNT, __func__, "negative count");
 	size_t n = (size_t)count;
 	MPI_Aint d = 0;
-	return build(1, &n, &d, &oldtype, MPI_COMBINER_CONTIGUOUS, newtype, __func__);
+	int rc = build(1, &n, &d, &oldtype, MPI_COMBINER_CONTIGUOUS, newtype, __func__);
+	if (rc == MPI_SUCCESS)
+		rc = tcmpi__dtype_record(*newtype, MPI_COMBINER_CONTIGUOUS, 1, &count, 0, NULL, 1,
+		                         &oldtype, __func__);
+	return rc;
 }
 
 static int hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
@@ -405,14 +463,54 @@ int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype
 	const struct tcmpi__dtype *o = dt_any(oldtype);
 	if (!o)
 		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_TYPE, __func__, "invalid datatype %d", oldtype);
-	return hvector(count, blocklength, (MPI_Aint)stride * o->extent, oldtype, newtype,
-	               MPI_COMBINER_VECTOR, __func__);
+	int rc = hvector(count, blocklength, (MPI_Aint)stride * o->extent, oldtype, newtype,
+	                 MPI_COMBINER_VECTOR, __func__);
+	if (rc == MPI_SUCCESS)
+		rc = tcmpi__dtype_record(*newtype, MPI_COMBINER_VECTOR, 3,
+		                         (const int[]){count, blocklength, stride}, 0, NULL, 1,
+		                         &oldtype, __func__);
+	return rc;
 }
 
 int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
                             MPI_Datatype *newtype)
 {
-	return hvector(count, blocklength, stride, oldtype, newtype, MPI_COMBINER_HVECTOR, __func__);
+	int rc = hvector(count, blocklength, stride, oldtype, newtype, MPI_COMBINER_HVECTOR, __func__);
+	if (rc == MPI_SUCCESS)
+		rc = tcmpi__dtype_record(*newtype, MPI_COMBINER_HVECTOR, 2,
+		                         (const int[]){count, blocklength}, 1, &stride, 1, &oldtype,
+		                         __func__);
+	return rc;
+}
+
+/* Keeps the arguments of an indexed form (MPI_Type_get_contents' order:
+ * count, the block lengths or the one, then the displacements in extents
+ * or, in bytes, as addresses). */
+static int record_indexed(MPI_Datatype h, int count, const int *bls, int bl_all, const void *displs,
+                          int bytes, const MPI_Datatype *types, MPI_Datatype oldtype, int combiner,
+                          const char *fn)
+{
+	size_t c = (size_t)count;
+	int *ints = malloc(sizeof *ints * (2 * c + 2));
+	if (!ints) {
+		MPI_Type_free(&h);
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_NO_MEM, fn, "out of memory");
+	}
+	int ni = 0;
+	ints[ni++] = count;
+	if (bls)
+		for (int i = 0; i < count; i++)
+			ints[ni++] = bls[i];
+	else
+		ints[ni++] = bl_all;
+	if (!bytes)
+		for (int i = 0; i < count; i++)
+			ints[ni++] = ((const int *)displs)[i];
+	int rc = tcmpi__dtype_record(h, combiner, ni, ints, bytes ? count : 0,
+	                             bytes ? (const MPI_Aint *)displs : NULL, types ? count : 1,
+	                             types ? types : &oldtype, fn);
+	free(ints);
+	return rc;
 }
 
 /* Indexed forms: displacements in extents of oldtype (scale) or bytes. */
@@ -447,6 +545,9 @@ static int indexed(int count, const int *bls, int bl_all, const void *displs, in
 	free(n);
 	free(d);
 	free(t);
+	if (rc == MPI_SUCCESS)
+		rc = record_indexed(*newtype, count, bls, bl_all, displs, bytes, types, oldtype,
+		                    combiner, fn);
 	return rc;
 }
 
@@ -495,28 +596,28 @@ int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, 
 	MPI_Aint d = 0;
 	int rc = build(1, &n, &d, &oldtype, MPI_COMBINER_RESIZED, newtype, __func__);
 	if (rc == MPI_SUCCESS) {
-		struct tcmpi__dtype *t = &tcmpi__dts[*newtype];
-		t->lb = lb;
-		t->extent = extent;
-		bounds[*newtype].explicit_bounds = 1;
-		t->contig = t->nblocks == 1 && t->blocks[0].off == 0 && lb == 0 &&
-		            (MPI_Aint)t->blocks[0].len == extent;
+		tcmpi__dtype_set_bounds(*newtype, lb, extent);
+		rc = tcmpi__dtype_record(*newtype, MPI_COMBINER_RESIZED, 0, NULL, 2,
+		                         (const MPI_Aint[]){lb, extent}, 1, &oldtype, __func__);
 	}
 	return rc;
 }
 
 int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-	int rc = MPI_Type_create_resized(oldtype, 0, 0, newtype);
+	size_t n = 1;
+	MPI_Aint d = 0;
+	int rc = build(1, &n, &d, &oldtype, MPI_COMBINER_DUP, newtype, __func__);
 	if (rc == MPI_SUCCESS) {
 		const struct tcmpi__dtype *o = dt_any(oldtype);
 		struct tcmpi__dtype *t = &tcmpi__dts[*newtype];
 		t->lb = o->lb;
 		t->extent = o->extent;
 		t->contig = o->contig;
-		t->combiner = MPI_COMBINER_DUP;
 		t->committed = o->committed;
 		bounds[*newtype] = bounds[oldtype];
+		rc = tcmpi__dtype_record(*newtype, MPI_COMBINER_DUP, 0, NULL, 0, NULL, 1, &oldtype,
+		                         __func__);
 	}
 	return rc;
 }
@@ -536,6 +637,10 @@ struct tcmpi__dtype *tcmpi__dtype_hold(const struct tcmpi__dtype *t)
 	if (!h)
 		return NULL;
 	*h = *t;
+	/* The copy moves data; it answers no query. */
+	h->nemap = 0;
+	h->emap = NULL;
+	h->args = NULL;
 	h->blocks = malloc(sizeof *h->blocks * (size_t)(t->nblocks > 0 ? t->nblocks : 1));
 	if (!h->blocks) {
 		free(h);
@@ -563,6 +668,8 @@ int MPI_Type_free(MPI_Datatype *datatype)
 		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_TYPE, __func__,
 		                    "%s is predefined and cannot be freed", t->name);
 	free(t->blocks);
+	free(t->emap);
+	tcmpi__dtargs_drop(t->args);
 	memset(t, 0, sizeof *t);
 	*datatype = MPI_DATATYPE_NULL;
 	return MPI_SUCCESS;
@@ -629,6 +736,22 @@ int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint 
 	*true_lb = t->true_lb;
 	*true_extent = t->true_extent;
 	return MPI_SUCCESS;
+}
+
+int MPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent)
+{
+	MPI_Aint l = 0, e = 0;
+	int rc = MPI_Type_get_true_extent(datatype, &l, &e);
+	if (rc == MPI_SUCCESS && true_lb && true_extent) {
+		*true_lb = l;
+		*true_extent = e;
+	}
+	return rc;
+}
+
+int MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent)
+{
+	return MPI_Type_get_true_extent_c(datatype, true_lb, true_extent);
 }
 
 int MPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
