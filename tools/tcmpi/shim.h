@@ -102,6 +102,10 @@ void tcmpi__dtype_drop(struct tcmpi__dtype *t);
 /* Packs count elements at buf into out (count * size bytes); unpacks. */
 void tcmpi__pack(const void *buf, size_t count, const struct tcmpi__dtype *t, void *out);
 void tcmpi__unpack(const void *in, size_t count, const struct tcmpi__dtype *t, void *buf);
+/* Unpacks a message of bytes bytes (count * size and more): its whole
+ * elements, then the first bytes of the next, which a message may end
+ * inside (MPI_Get_elements counts them). */
+void tcmpi__unpack_bytes(const void *in, size_t bytes, const struct tcmpi__dtype *t, void *buf);
 /* A new derived type *out of count parts, part k n[k] elements of
  * types[k] at byte displacement disp[k], made by combiner (the other
  * constructors' core); or an error reported with fn named. */

@@ -296,6 +296,22 @@ void tcmpi__unpack(const void *in, size_t count, const struct tcmpi__dtype *t, v
 	}
 }
 
+void tcmpi__unpack_bytes(const void *in, size_t bytes, const struct tcmpi__dtype *t, void *buf)
+{
+	if (t->size == 0)
+		return;
+	size_t whole = bytes / t->size, rest = bytes % t->size;
+	tcmpi__unpack(in, whole, t, buf);
+	const unsigned char *i = (const unsigned char *)in + whole * t->size;
+	uintptr_t base = (uintptr_t)buf + (uintptr_t)((MPI_Aint)whole * t->extent);
+	for (int b = 0; b < t->nblocks && rest > 0; b++) {
+		size_t len = t->blocks[b].len < rest ? t->blocks[b].len : rest;
+		memcpy((void *)(base + (uintptr_t)t->blocks[b].off), i, len);
+		i += len;
+		rest -= len;
+	}
+}
+
 /* ---------------------------------------------------------------------
  * Constructors: n[k] elements of types[k] at byte displacement disp[k]
  * (stride: each element one extent of its type further), for k < count.
