@@ -53,11 +53,22 @@ struct tcmpi__dtype {
 	/* The constructor call that made it (NULL: predefined), kept for
 	 * MPI_Type_get_envelope and MPI_Type_get_contents. */
 	struct tcmpi__dtargs *args;
+	/* One element's basic elements by type, in type-map order: what
+	 * MPI_Pack_external converts. */
+	int ntmap;
+	struct tcmpi__trun *tmap;
 };
 
 /* n basic elements of size bytes each. */
 struct tcmpi__erun {
 	size_t size, n;
+};
+/* n adjacent basic elements of predefined type type (not a pair type) at
+ * off. */
+struct tcmpi__trun {
+	MPI_Aint off;
+	MPI_Datatype type;
+	size_t n;
 };
 
 /* A derived datatype's constructor call (shim_typeinfo.c): its combiner,

@@ -9,11 +9,16 @@
  * named and without contents, short arrays refused.  The _x and _c query
  * forms, MPI_Type_match_size.  MPI_Get_elements (and _x) of messages that
  * end inside a datatype's element, MPI_Status_set_elements (and _x), and
- * MPI 4.1's status field accessors.  Runs the same under Open MPI (the
- * error classes, which MPI leaves to the implementation, and what Open MPI
- * 4.1 lacks are checked under TCMPI alone).
+ * MPI 4.1's status field accessors.  MPI_Pack_external and
+ * MPI_Unpack_external byte for byte in "external32" (big-endian, the
+ * standard's sizes, a padded struct's members alone), read back, other
+ * representations and values too large refused; the _c forms.  Runs the
+ * same under Open MPI (the error classes, which MPI leaves to the
+ * implementation, and what Open MPI 4.1 lacks or does otherwise are
+ * checked under TCMPI alone).
  */
 #include <mpi.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -456,6 +461,173 @@ static void status_fields(void)
 }
 #endif
 
+/* The bytes at b are those of want (n of them). */
+static int bytes_are(const unsigned char *b, const unsigned char *want, int n)
+{
+	return !memcmp(b, want, (size_t)n);
+}
+
+struct cid {
+	char c;
+	int i;
+	double d;
+};
+
+/* MPI_Pack_external to "external32": big-endian bytes in the standard's
+ * sizes, read back by MPI_Unpack_external; the _c forms of MPI_Pack. */
+static void external32(void)
+{
+	unsigned char buf[256];
+	MPI_Aint pos = 0, sz;
+	int iv[3] = {1, -2, 0x01020304}, ib[3] = {0, 0, 0};
+	MPI_Pack_external("external32", iv, 3, MPI_INT, buf, sizeof buf, &pos);
+	CHECK(pos == 12 &&
+	              bytes_are(buf,
+	                        (const unsigned char[]){0, 0, 0, 1, 0xff, 0xff, 0xff, 0xfe, 1, 2, 3, 4},
+	                        12),
+	      "external32 ints: position %ld", (long)pos);
+	short sv = 0x1234;
+	float fv = 1.5f;
+	double dv = 1.0;
+	MPI_Pack_external("external32", &sv, 1, MPI_SHORT, buf, sizeof buf, &pos);
+	MPI_Pack_external("external32", &fv, 1, MPI_FLOAT, buf, sizeof buf, &pos);
+	MPI_Pack_external("external32", &dv, 1, MPI_DOUBLE, buf, sizeof buf, &pos);
+	CHECK(pos == 26 && bytes_are(buf + 12,
+	                             (const unsigned char[]){0x12, 0x34, 0x3f, 0xc0, 0, 0, 0x3f,
+	                                                     0xf0, 0, 0, 0, 0, 0, 0},
+	                             14),
+	      "external32 short, float, double: position %ld", (long)pos);
+	MPI_Aint rpos = 0;
+	short sb = 0;
+	float fb = 0;
+	double db = 0;
+	MPI_Unpack_external("external32", buf, pos, &rpos, ib, 3, MPI_INT);
+	MPI_Unpack_external("external32", buf, pos, &rpos, &sb, 1, MPI_SHORT);
+	MPI_Unpack_external("external32", buf, pos, &rpos, &fb, 1, MPI_FLOAT);
+	MPI_Unpack_external("external32", buf, pos, &rpos, &db, 1, MPI_DOUBLE);
+	CHECK(rpos == pos && ib[0] == 1 && ib[1] == -2 && ib[2] == 0x01020304 && sb == sv &&
+	              fb == fv && db == dv,
+	      "external32 read back: position %ld", (long)rpos);
+
+	/* A padded struct: its members alone, no padding. */
+	MPI_Datatype st;
+	MPI_Type_create_struct(3, (int[]){1, 1, 1},
+	                       (MPI_Aint[]){offsetof(struct cid, c), offsetof(struct cid, i),
+	                                    offsetof(struct cid, d)},
+	                       (MPI_Datatype[]){MPI_CHAR, MPI_INT, MPI_DOUBLE}, &st);
+	MPI_Type_commit(&st);
+	MPI_Pack_external_size("external32", 2, st, &sz);
+	CHECK(sz == 26, "external32 size of 2 {char, int, double}: %ld", (long)sz);
+	struct cid cv[2] = {{'x', 258, -2.0}, {'y', -1, 0.5}}, cb[2];
+	memset(cb, 0, sizeof cb);
+	pos = 0;
+	MPI_Pack_external("external32", cv, 2, st, buf, sizeof buf, &pos);
+	CHECK(pos == 26 &&
+	              bytes_are(buf,
+	                        (const unsigned char[]){'x',  0,    0,    1,    2,    0xc0, 0,
+	                                                0,    0,    0,    0,    0,    0,    'y',
+	                                                0xff, 0xff, 0xff, 0xff, 0x3f, 0xe0, 0,
+	                                                0,    0,    0,    0,    0},
+	                        26),
+	      "external32 of 2 {char, int, double}: position %ld", (long)pos);
+	rpos = 0;
+	MPI_Unpack_external("external32", buf, pos, &rpos, cb, 2, st);
+	CHECK(rpos == 26 && cb[0].c == 'x' && cb[0].i == 258 && cb[0].d == -2.0 && cb[1].c == 'y' &&
+	              cb[1].i == -1 && cb[1].d == 0.5,
+	      "external32 {char, int, double} read back");
+	/* A vector of ints: the elements it selects alone. */
+	MPI_Datatype v;
+	int m[6] = {10, 11, 12, 13, 14, 15}, mb[6] = {0, 0, 0, 0, 0, 0};
+	MPI_Type_vector(3, 1, 2, MPI_INT, &v);
+	MPI_Type_commit(&v);
+	pos = 0;
+	MPI_Pack_external("external32", m, 1, v, buf, sizeof buf, &pos);
+	CHECK(pos == 12 && buf[3] == 10 && buf[7] == 12 && buf[11] == 14,
+	      "external32 vector: position %ld", (long)pos);
+	rpos = 0;
+	MPI_Unpack_external("external32", buf, pos, &rpos, mb, 1, v);
+	CHECK(mb[0] == 10 && mb[1] == 0 && mb[2] == 12 && mb[4] == 14 && mb[5] == 0,
+	      "external32 vector read back");
+	MPI_Type_free(&v);
+#ifdef TCMPI
+	/* The standard's sizes where they differ from this machine's
+	 * (Open MPI 4.1 keeps MPI_LONG's 8 bytes). */
+	long lv[2] = {-5, 70000}, lb[2] = {0, 0};
+	long double ldv[2] = {1.0L, -1.0L / 3}, ldb[2] = {0, 0};
+	int wv = 0x263a, wb = 0;
+	MPI_Pack_external_size("external32", 2, MPI_LONG, &sz);
+	CHECK(sz == 8, "external32 size of 2 longs: %ld", (long)sz);
+	MPI_Pack_external_size("external32", 1, MPI_LONG_DOUBLE, &sz);
+	CHECK(sz == 16, "external32 size of a long double: %ld", (long)sz);
+	MPI_Pack_external_size("external32", 1, MPI_LONG_INT, &sz);
+	CHECK(sz == 8, "external32 size of MPI_LONG_INT: %ld", (long)sz);
+	pos = 0;
+	MPI_Pack_external("external32", lv, 2, MPI_LONG, buf, sizeof buf, &pos);
+	MPI_Pack_external("external32", ldv, 2, MPI_LONG_DOUBLE, buf, sizeof buf, &pos);
+	MPI_Pack_external("external32", &wv, 1, MPI_WCHAR, buf, sizeof buf, &pos);
+	CHECK(pos == 8 + 32 + 2 &&
+	              bytes_are(buf, (const unsigned char[]){0xff, 0xff, 0xff, 0xfb, 0, 1, 0x11, 0x70}, 8) &&
+	              bytes_are(buf + 8,
+	                        (const unsigned char[]){0x3f, 0xff, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	                                                0, 0, 0},
+	                        16) &&
+	              bytes_are(buf + 24, (const unsigned char[]){0xbf, 0xfd, 0x55, 0x55}, 4) &&
+	              bytes_are(buf + 40, (const unsigned char[]){0x26, 0x3a}, 2),
+	      "external32 long, long double, wchar: position %ld", (long)pos);
+	rpos = 0;
+	MPI_Unpack_external("external32", buf, pos, &rpos, lb, 2, MPI_LONG);
+	MPI_Unpack_external("external32", buf, pos, &rpos, ldb, 2, MPI_LONG_DOUBLE);
+	MPI_Unpack_external("external32", buf, pos, &rpos, &wb, 1, MPI_WCHAR);
+	CHECK(rpos == pos && lb[0] == -5 && lb[1] == 70000 && ldb[0] == 1.0L && ldb[1] == ldv[1] &&
+	              wb == wv,
+	      "external32 long, long double, wchar read back");
+	/* Errors. */
+	pos = 0;
+	int rc = MPI_Pack_external("native", iv, 1, MPI_INT, buf, sizeof buf, &pos);
+	CHECK(rc == MPI_ERR_ARG && pos == 0, "datarep native: rc %d", rc);
+	rc = MPI_Unpack_external("internal", buf, 4, &pos, ib, 1, MPI_INT);
+	CHECK(rc == MPI_ERR_ARG, "datarep internal: rc %d", rc);
+	rc = MPI_Pack_external_size("external", 1, MPI_INT, &sz);
+	CHECK(rc == MPI_ERR_ARG, "datarep external: rc %d", rc);
+	rc = MPI_Pack_external("external32", iv, 3, MPI_INT, buf, 11, &pos);
+	CHECK(rc == MPI_ERR_TRUNCATE && pos == 0, "12 bytes into 11: rc %d", rc);
+	rc = MPI_Unpack_external("external32", buf, 11, &pos, ib, 3, MPI_INT);
+	CHECK(rc == MPI_ERR_TRUNCATE, "12 bytes from 11: rc %d", rc);
+	long big = 1L << 40;
+	rc = MPI_Pack_external("external32", &big, 1, MPI_LONG, buf, sizeof buf, &pos);
+	CHECK(rc == MPI_ERR_CONVERSION && pos == 0, "2^40 as an external32 long: rc %d", rc);
+	rc = MPI_Pack_external("external32", iv, -1, MPI_INT, buf, sizeof buf, &pos);
+	CHECK(rc == MPI_ERR_COUNT, "negative count: rc %d", rc);
+	MPI_Type_contiguous(2, MPI_INT, &v);
+	rc = MPI_Pack_external("external32", iv, 1, v, buf, sizeof buf, &pos);
+	CHECK(rc == MPI_ERR_TYPE, "uncommitted type: rc %d", rc);
+	MPI_Type_free(&v);
+#endif
+#if MPI_VERSION >= 4
+	/* The _c forms. */
+	MPI_Count cpos = 0, csz = 0;
+	MPI_Pack_size_c(2, st, MPI_COMM_WORLD, &csz);
+	CHECK(csz >= 26, "Pack_size_c of 2 {char, int, double}: %lld", csz);
+	MPI_Pack_c(cv, 2, st, buf, sizeof buf, &cpos, MPI_COMM_WORLD);
+	memset(cb, 0, sizeof cb);
+	MPI_Count cend = cpos;
+	cpos = 0;
+	MPI_Unpack_c(buf, cend, &cpos, cb, 2, st, MPI_COMM_WORLD);
+	CHECK(cpos == cend && cb[1].i == -1 && cb[1].d == 0.5 && cb[0].c == 'x',
+	      "Pack_c / Unpack_c round trip");
+	cpos = 0;
+	MPI_Pack_external_c("external32", cv, 2, st, buf, sizeof buf, &cpos);
+	MPI_Pack_external_size_c("external32", 2, st, &csz);
+	CHECK(cpos == 26 && csz == 26 && buf[13] == 'y', "Pack_external_c: %lld", cpos);
+	memset(cb, 0, sizeof cb);
+	cend = cpos;
+	cpos = 0;
+	MPI_Unpack_external_c("external32", buf, cend, &cpos, cb, 2, st);
+	CHECK(cpos == 26 && cb[0].i == 258 && cb[1].d == 0.5, "Unpack_external_c");
+#endif
+	MPI_Type_free(&st);
+}
+
 int main(int argc, char **argv)
 {
 	MPI_Init(&argc, &argv);
@@ -466,6 +638,7 @@ int main(int argc, char **argv)
 	constructors();
 	queries();
 	elements(size);
+	external32();
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 1)
 	status_fields();
 #endif
