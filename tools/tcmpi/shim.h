@@ -57,6 +57,9 @@ struct tcmpi__dtype {
 	 * MPI_Pack_external converts. */
 	int ntmap;
 	struct tcmpi__trun *tmap;
+	/* Made by MPI_Type_create_f90_integer, _real or _complex: predefined,
+	 * never freed. */
+	int keep;
 };
 
 /* n basic elements of size bytes each. */

@@ -723,7 +723,7 @@ int MPI_Type_free(MPI_Datatype *datatype)
 	struct tcmpi__dtype *t = datatype ? dt_any(*datatype) : NULL;
 	if (!t)
 		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_TYPE, __func__, "invalid datatype");
-	if (*datatype < TCMPI_DT_PREDEFINED)
+	if (*datatype < TCMPI_DT_PREDEFINED || t->keep)
 		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_TYPE, __func__,
 		                    "%s is predefined and cannot be freed", t->name);
 	free(t->blocks);

@@ -4,8 +4,9 @@
  * a status: the constructor call that made a datatype
  * (MPI_Type_get_envelope, MPI_Type_get_contents), a predefined type of a
  * class and size (MPI_Type_match_size), the basic elements a status
- * counts (MPI_Get_elements, MPI_Status_set_elements) and the fields of a
- * status (MPI_Status_get_source ... set_error).
+ * counts (MPI_Get_elements, MPI_Status_set_elements), the fields of a
+ * status (MPI_Status_get_source ... set_error), and Fortran 90's
+ * parameterised types (MPI_Type_create_f90_integer, _real, _complex).
  *
  * Every derived type keeps its constructor's arguments as given
  * (struct tcmpi__dtargs), and those of the derived types it was made of,
@@ -13,9 +14,13 @@
  * made of it able to answer.  MPI_Type_get_contents returns a derived
  * type it was made of as a new handle, made again by the same constructor
  * calls (so that its envelope is the original's, as a program decoding a
- * type expects), which the caller frees; a predefined one as itself.
+ * type expects), which the caller frees; a predefined one, and one of
+ * MPI_Type_create_f90_integer, _real or _complex (predefined too), as
+ * itself.
  */
+#include <float.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,7 +55,9 @@ int tcmpi__dtype_record(MPI_Datatype h, int combiner, int ni, const int *ints, i
 	for (int k = 0; k < nd; k++) {
 		const struct tcmpi__dtype *o = tcmpi__dt_any(types[k]);
 		a->types[k] = types[k];
-		a->args[k] = types[k] < TCMPI_DT_PREDEFINED ? NULL : o->args;
+		/* A predefined type, and one of MPI_Type_create_f90_*, is
+		 * kept by its handle, which stays valid. */
+		a->args[k] = types[k] < TCMPI_DT_PREDEFINED || o->keep ? NULL : o->args;
 		if (a->args[k]) {
 			a->types[k] = MPI_DATATYPE_NULL;
 			a->args[k]->refs++;
@@ -296,6 +303,113 @@ int MPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype)
 		}
 	return tcmpi__error(MPI_COMM_NULL, MPI_ERR_ARG, __func__,
 	                    "no type of class %d has %d bytes", typeclass, size);
+}
+
+/* ---------------------------------------------------------------------
+ * Fortran 90's parameterised types: the C type of the least range (and
+ * precision) that covers the request, as SELECTED_INT_KIND and
+ * SELECTED_REAL_KIND choose, as a predefined type of the F90 combiner with
+ * the arguments given (MPI_Type_get_contents), never freed, one handle
+ * per combiner and arguments.
+ */
+static struct f90 {
+	int combiner, p, r;
+	MPI_Datatype h;
+} * f90s;
+static int nf90;
+
+static int f90_type(int combiner, int p, int r, MPI_Datatype base, MPI_Datatype *out, const char *fn)
+{
+	for (int k = 0; k < nf90; k++)
+		if (f90s[k].combiner == combiner && f90s[k].p == p && f90s[k].r == r) {
+			*out = f90s[k].h;
+			return MPI_SUCCESS;
+		}
+	struct f90 *nv = realloc(f90s, sizeof *nv * (size_t)(nf90 + 1));
+	if (!nv)
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_NO_MEM, fn, "out of memory");
+	f90s = nv;
+	size_t n = 1;
+	MPI_Aint d = 0;
+	MPI_Datatype h;
+	int rc = tcmpi__dtype_build(1, &n, &d, &base, combiner, &h, fn);
+	if (rc == MPI_SUCCESS)
+		rc = tcmpi__dtype_record(h, combiner, combiner == MPI_COMBINER_F90_INTEGER ? 1 : 2,
+		                         combiner == MPI_COMBINER_F90_INTEGER ? (const int[]){r}
+		                                                              : (const int[]){p, r},
+		                         0, NULL, 0, NULL, fn);
+	if (rc)
+		return rc;
+	struct tcmpi__dtype *t = &tcmpi__dts[h];
+	t->committed = t->keep = 1;
+	if (combiner == MPI_COMBINER_F90_INTEGER)
+		snprintf(t->name, sizeof t->name, "MPI_Type_create_f90_integer(%d)", r);
+	else
+		snprintf(t->name, sizeof t->name, "MPI_Type_create_f90_%s(%d, %d)",
+		         combiner == MPI_COMBINER_F90_REAL ? "real" : "complex", p, r);
+	f90s[nf90++] = (struct f90){combiner, p, r, h};
+	*out = h;
+	return MPI_SUCCESS;
+}
+
+int MPI_Type_create_f90_integer(int r, MPI_Datatype *newtype)
+{
+	int rc = tcmpi__check_init(__func__);
+	if (rc)
+		return rc;
+	if (!newtype)
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_ARG, __func__, "NULL newtype");
+	/* Each type's decimal range (Fortran's RANGE). */
+	static const struct {
+		int range;
+		MPI_Datatype t;
+	} v[] = {{2, MPI_INT8_T}, {4, MPI_INT16_T}, {9, MPI_INT32_T}, {18, MPI_INT64_T}};
+	for (int k = 0; k < 4; k++)
+		if (r <= v[k].range)
+			return f90_type(MPI_COMBINER_F90_INTEGER, 0, r, v[k].t, newtype, __func__);
+	return tcmpi__error(MPI_COMM_NULL, MPI_ERR_ARG, __func__,
+	                    "no integer type has a range of 10^%d (at most 10^18)", r);
+}
+
+/* The real type (cplx: its complex type) of precision p and range r
+ * (either MPI_UNDEFINED). */
+static int f90_real(int p, int r, int cplx, MPI_Datatype *newtype, const char *fn)
+{
+	int rc = tcmpi__check_init(fn);
+	if (rc)
+		return rc;
+	if (!newtype)
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_ARG, fn, "NULL newtype");
+	if (p == MPI_UNDEFINED && r == MPI_UNDEFINED)
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_ARG, fn,
+		                    "precision and range both MPI_UNDEFINED");
+	/* Each type's decimal precision and range (Fortran's PRECISION and
+	 * RANGE). */
+	static const struct {
+		int prec, range;
+		MPI_Datatype t, c;
+	} v[] = {
+	        {FLT_DIG, -FLT_MIN_10_EXP, MPI_FLOAT, MPI_C_FLOAT_COMPLEX},
+	        {DBL_DIG, -DBL_MIN_10_EXP, MPI_DOUBLE, MPI_C_DOUBLE_COMPLEX},
+	        {LDBL_DIG, -LDBL_MIN_10_EXP, MPI_LONG_DOUBLE, MPI_C_LONG_DOUBLE_COMPLEX},
+	};
+	for (int k = 0; k < 3; k++)
+		if ((p == MPI_UNDEFINED || p <= v[k].prec) && (r == MPI_UNDEFINED || r <= v[k].range))
+			return f90_type(cplx ? MPI_COMBINER_F90_COMPLEX : MPI_COMBINER_F90_REAL, p,
+			                r, cplx ? v[k].c : v[k].t, newtype, fn);
+	return tcmpi__error(MPI_COMM_NULL, MPI_ERR_ARG, fn,
+	                    "no %s type has a precision of %d digits and a range of 10^%d",
+	                    cplx ? "complex" : "real", p, r);
+}
+
+int MPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype)
+{
+	return f90_real(p, r, 0, newtype, __func__);
+}
+
+int MPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype)
+{
+	return f90_real(p, r, 1, newtype, __func__);
 }
 
 /* ---------------------------------------------------------------------

@@ -12,9 +12,11 @@
  * MPI 4.1's status field accessors.  MPI_Pack_external and
  * MPI_Unpack_external byte for byte in "external32" (big-endian, the
  * standard's sizes, a padded struct's members alone), read back, other
- * representations and values too large refused; the _c forms.  Runs the
- * same under Open MPI (the error classes, which MPI leaves to the
- * implementation, and what Open MPI 4.1 lacks or does otherwise are
+ * representations and values too large refused; the _c forms.
+ * MPI_Type_create_f90_integer, _real and _complex: sizes, one handle per
+ * arguments, envelopes and contents, data through a struct of them.
+ * Runs the same under Open MPI (the error classes, which MPI leaves to
+ * the implementation, and what Open MPI 4.1 lacks or does otherwise are
  * checked under TCMPI alone).
  */
 #include <mpi.h>
@@ -25,11 +27,14 @@
 
 #include "check.h"
 
+/* Whether t is predefined: named, or made by MPI_Type_create_f90_*
+ * (which MPI calls predefined too: never freed). */
 static int is_named(MPI_Datatype t)
 {
 	int ni, na, nd, comb;
 	MPI_Type_get_envelope(t, &ni, &na, &nd, &comb);
-	return comb == MPI_COMBINER_NAMED;
+	return comb == MPI_COMBINER_NAMED || comb == MPI_COMBINER_F90_INTEGER ||
+	       comb == MPI_COMBINER_F90_REAL || comb == MPI_COMBINER_F90_COMPLEX;
 }
 
 /* A new type made from t's envelope and contents alone (the types they
@@ -37,9 +42,9 @@ static int is_named(MPI_Datatype t)
 static MPI_Datatype remake(MPI_Datatype t)
 {
 	int ni, na, nd, comb;
-	MPI_Type_get_envelope(t, &ni, &na, &nd, &comb);
-	if (comb == MPI_COMBINER_NAMED)
+	if (is_named(t))
 		return t;
+	MPI_Type_get_envelope(t, &ni, &na, &nd, &comb);
 	int *i = malloc(sizeof *i * (size_t)(ni + 1));
 	MPI_Aint *a = malloc(sizeof *a * (size_t)(na + 1));
 	MPI_Datatype *d = malloc(sizeof *d * (size_t)(nd + 1)),
@@ -286,6 +291,79 @@ static void constructors(void)
 	CHECK(rc == MPI_SUCCESS && ints[0] == 2 && ints[1] == 1 && ints[2] == 2 && types[0] == MPI_INT,
 	      "contents_c: rc %d", rc);
 	MPI_Type_free(&t);
+#endif
+}
+
+/* The type of MPI_Type_create_f90_* of combiner comb and arguments (p, r)
+ * (r alone for integers): size bytes, the same handle on a second call,
+ * its envelope and contents those arguments. */
+static MPI_Datatype f90(int comb, int p, int r, int size_want)
+{
+	MPI_Datatype t = MPI_DATATYPE_NULL, t2 = MPI_DATATYPE_NULL;
+	int rc, n = comb == MPI_COMBINER_F90_INTEGER ? 1 : 2, sz = -1, ints[2] = {-9, -9};
+	if (comb == MPI_COMBINER_F90_INTEGER) {
+		rc = MPI_Type_create_f90_integer(r, &t);
+		MPI_Type_create_f90_integer(r, &t2);
+	} else if (comb == MPI_COMBINER_F90_REAL) {
+		rc = MPI_Type_create_f90_real(p, r, &t);
+		MPI_Type_create_f90_real(p, r, &t2);
+	} else {
+		rc = MPI_Type_create_f90_complex(p, r, &t);
+		MPI_Type_create_f90_complex(p, r, &t2);
+	}
+	CHECK(rc == MPI_SUCCESS, "f90 %d (%d, %d): rc %d", comb, p, r, rc);
+	if (rc != MPI_SUCCESS)
+		return MPI_DATATYPE_NULL;
+	MPI_Type_size(t, &sz);
+	CHECK(sz == size_want && t == t2, "f90 %d (%d, %d): size %d, want %d; same handle %d", comb,
+	      p, r, sz, size_want, t == t2);
+	envelope(t, n, 0, 0, comb, "f90");
+	MPI_Type_get_contents(t, n, 0, 0, ints, NULL, NULL);
+	CHECK(n == 1 ? ints[0] == r : ints[0] == p && ints[1] == r, "f90 %d contents %d %d", comb,
+	      ints[0], ints[1]);
+	return t;
+}
+
+static void f90s(int p)
+{
+	f90(MPI_COMBINER_F90_INTEGER, 0, 2, 1);
+	f90(MPI_COMBINER_F90_INTEGER, 0, 3, 2);
+	f90(MPI_COMBINER_F90_INTEGER, 0, 9, 4);
+	MPI_Datatype i8 = f90(MPI_COMBINER_F90_INTEGER, 0, 10, 8);
+	f90(MPI_COMBINER_F90_REAL, 6, MPI_UNDEFINED, 4);
+	f90(MPI_COMBINER_F90_REAL, 7, 10, 8);
+	MPI_Datatype r8 = f90(MPI_COMBINER_F90_REAL, MPI_UNDEFINED, 300, 8);
+	f90(MPI_COMBINER_F90_COMPLEX, 15, MPI_UNDEFINED, 16);
+	f90(MPI_COMBINER_F90_COMPLEX, 3, 30, 8);
+	/* Data through them, and a struct of them decoded. */
+	struct {
+		long long i;
+		double d;
+	} out = {rank * 1000000000000LL, rank + 0.25}, in = {0, 0};
+	MPI_Datatype s;
+	MPI_Type_create_struct(2, (int[]){1, 1}, (MPI_Aint[]){0, 8}, (MPI_Datatype[]){i8, r8}, &s);
+	MPI_Type_commit(&s);
+	int from = (rank + p - 1) % p;
+	MPI_Sendrecv(&out, 1, s, (rank + 1) % p, 5, &in, 1, s, from, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+	CHECK(in.i == from * 1000000000000LL && in.d == from + 0.25, "f90 struct received %lld %g",
+	      in.i, in.d);
+	int ints[3];
+	MPI_Aint a[2];
+	MPI_Datatype d[2] = {0, 0};
+	MPI_Type_get_contents(s, 3, 2, 2, ints, a, d);
+	CHECK(d[0] == i8 && d[1] == r8, "struct of f90 types: its types returned as themselves");
+	same_again(s, "struct of f90 types");
+	MPI_Type_free(&s);
+#ifdef TCMPI
+	MPI_Datatype t = i8;
+	int rc = MPI_Type_free(&t);
+	CHECK(rc == MPI_ERR_TYPE && t == i8, "free of an f90 type: rc %d", rc);
+	rc = MPI_Type_create_f90_integer(19, &t);
+	CHECK(rc == MPI_ERR_ARG, "f90 integer of range 10^19: rc %d", rc);
+	rc = MPI_Type_create_f90_real(40, MPI_UNDEFINED, &t);
+	CHECK(rc == MPI_ERR_ARG, "f90 real of 40 digits: rc %d", rc);
+	rc = MPI_Type_create_f90_complex(MPI_UNDEFINED, MPI_UNDEFINED, &t);
+	CHECK(rc == MPI_ERR_ARG, "f90 complex of no precision and no range: rc %d", rc);
 #endif
 }
 
@@ -639,6 +717,7 @@ int main(int argc, char **argv)
 	queries();
 	elements(size);
 	external32();
+	f90s(size);
 #if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 1)
 	status_fields();
 #endif
