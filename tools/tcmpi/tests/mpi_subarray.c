@@ -4,7 +4,7 @@
  * subarrays of 1 to 3 dimensions in C and Fortran order, of a basic and of
  * a derived element type, packed and unpacked byte for byte against loops
  * over the array, with MPI's size, bounds and true bounds; a subarray sent
- * around the ring into another subarray; darrays of block, cyclic (of 1
+ * around the ring into another subarray, and broadcast into one; darrays of block, cyclic (of 1
  * and 2), none and their defaults in 1 to 3 dimensions on a process grid
  * of every size, each rank's piece checked element by element against the
  * distribution's formula and all ranks' pieces covering the array exactly
@@ -184,6 +184,21 @@ static void subarray_ring(int p)
 	for (int k = 0; k < 12; k++)
 		bad += flat[k] != 1000 * from + 10 * (fst[0] + k / 4) + fst[1] + k % 4;
 	CHECK(bad == 0, "subarray to contiguous: %d wrong", bad);
+	/* Rank 0's block broadcast into every rank's other place (the
+	 * layer packs and unpacks around the collective). */
+	for (int i = 0; i < 6; i++)
+		for (int j = 0; j < 8; j++)
+			r[i][j] = -1;
+	MPI_Bcast(rank == 0 ? (void *)m : (void *)r, 1, rank == 0 ? s : d, 0, MPI_COMM_WORLD);
+	if (rank > 0) {
+		bad = 0;
+		for (int i = 0; i < 6; i++)
+			for (int j = 0; j < 8; j++) {
+				int in = i >= rst[0] && i < rst[0] + 3 && j >= rst[1] && j < rst[1] + 4;
+				bad += r[i][j] != (in ? 10 * (i - rst[0]) + (j - rst[1]) : -1);
+			}
+		CHECK(bad == 0, "subarray bcast: %d wrong", bad);
+	}
 	MPI_Type_free(&s);
 	MPI_Type_free(&d);
 }
