@@ -46,7 +46,54 @@ struct tcmpi__dtype {
 	int combiner;
 	int contig; /* one block, at 0, of extent bytes */
 	char name[MPI_MAX_OBJECT_NAME];
+	/* The sizes of the basic elements of one element, in type-map order
+	 * (runs of equal sizes merged), which MPI_Get_elements counts. */
+	int nemap;
+	struct tcmpi__erun *emap;
+	/* The constructor call that made it (NULL: predefined), kept for
+	 * MPI_Type_get_envelope and MPI_Type_get_contents. */
+	struct tcmpi__dtargs *args;
+	/* One element's basic elements by type, in type-map order: what
+	 * MPI_Pack_external converts. */
+	int ntmap;
+	struct tcmpi__trun *tmap;
+	/* Made by MPI_Type_create_f90_integer, _real or _complex: predefined,
+	 * never freed. */
+	int keep;
 };
+
+/* n basic elements of size bytes each. */
+struct tcmpi__erun {
+	size_t size, n;
+};
+/* n adjacent basic elements of predefined type type (not a pair type) at
+ * off. */
+struct tcmpi__trun {
+	MPI_Aint off;
+	MPI_Datatype type;
+	size_t n;
+};
+
+/* A derived datatype's constructor call (shim_typeinfo.c): its combiner,
+ * its integer and address arguments as given, and its datatypes, each a
+ * predefined handle (types[k], args[k] NULL) or the constructor call of a
+ * derived one (args[k], shared and counted), so that the call can be
+ * answered and made again after the program has freed the types. */
+struct tcmpi__dtargs {
+	int refs;
+	int combiner;
+	int ni, na, nd;
+	int *ints;
+	MPI_Aint *aints;
+	MPI_Datatype *types;
+	struct tcmpi__dtargs **args;
+};
+/* Keeps the call that made the new derived type h (MPI_SUCCESS), or frees
+ * h and reports MPI_ERR_NO_MEM (fn named). */
+int tcmpi__dtype_record(MPI_Datatype h, int combiner, int ni, const int *ints, int na,
+                        const MPI_Aint *aints, int nd, const MPI_Datatype *types, const char *fn);
+/* Drops one reference to a; NULL does nothing. */
+void tcmpi__dtargs_drop(struct tcmpi__dtargs *a);
 
 /* Datatypes (shim_dtype.c): the table by handle, tcmpi__ndts entries. */
 void tcmpi__dtype_setup(void);
@@ -69,6 +116,20 @@ void tcmpi__dtype_drop(struct tcmpi__dtype *t);
 /* Packs count elements at buf into out (count * size bytes); unpacks. */
 void tcmpi__pack(const void *buf, size_t count, const struct tcmpi__dtype *t, void *out);
 void tcmpi__unpack(const void *in, size_t count, const struct tcmpi__dtype *t, void *buf);
+/* Unpacks a message of bytes bytes (count * size and more): its whole
+ * elements, then the first bytes of the next, which a message may end
+ * inside (MPI_Get_elements counts them). */
+void tcmpi__unpack_bytes(const void *in, size_t bytes, const struct tcmpi__dtype *t, void *buf);
+/* A new derived type *out of count parts, part k n[k] elements of
+ * types[k] at byte displacement disp[k], made by combiner (the other
+ * constructors' core); or an error reported with fn named. */
+int tcmpi__dtype_build(int count, const size_t *n, const MPI_Aint *disp, const MPI_Datatype *types,
+                       int combiner, MPI_Datatype *out, const char *fn);
+/* Sets the bounds of a derived type just built to lb and extent, explicit
+ * (as MPI_Type_create_resized sets them). */
+void tcmpi__dtype_set_bounds(MPI_Datatype h, MPI_Aint lb, MPI_Aint extent);
+/* The datatype of a handle in use, committed or not, or NULL. */
+struct tcmpi__dtype *tcmpi__dt_any(MPI_Datatype dt);
 /* The topocoll datatype of a predefined type whose elements topocoll
  * reduces, or -1. */
 int tcmpi__tc_dtype(MPI_Datatype dt);

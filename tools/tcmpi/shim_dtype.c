@@ -11,7 +11,10 @@
  * struct type's extent is its C struct's size), but for explicit bounds
  * (MPI_Type_create_resized, in the type or in one it is made of), which
  * are kept as given and, where some elements have them, alone make the
- * bounds.
+ * bounds.  Each type also keeps the sizes and the types of its basic
+ * elements in type-map order (for MPI_Get_elements and the external32
+ * representation of MPI_Pack_external, converted here) and its
+ * constructor's arguments (shim_typeinfo.c).
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -106,6 +109,13 @@ static const struct {
         [MPI_LONG_DOUBLE_INT] = {"MPI_LONG_DOUBLE_INT", sizeof(long double), -1,
                                  offsetof(struct pair_ldi, b), sizeof(struct pair_ldi)},
 #undef INTDT
+};
+
+/* The type of the first member of each pair type. */
+static const MPI_Datatype pair_first[TCMPI_DT_PREDEFINED] = {
+        [MPI_FLOAT_INT] = MPI_FLOAT, [MPI_DOUBLE_INT] = MPI_DOUBLE,
+        [MPI_LONG_INT] = MPI_LONG,   [MPI_2INT] = MPI_INT,
+        [MPI_SHORT_INT] = MPI_SHORT, [MPI_LONG_DOUBLE_INT] = MPI_LONG_DOUBLE,
 };
 
 /* The alignment of each predefined datatype's C type. */
@@ -204,21 +214,73 @@ static int add_block(struct tcmpi__dtype *t, MPI_Aint off, size_t len, int *cap)
 	return 0;
 }
 
+/* Appends n basic elements of size bytes to t's, merged with the last
+ * run when of the same size; -1 when out of memory. */
+static int add_elems(struct tcmpi__dtype *t, size_t size, size_t n, int *cap)
+{
+	if (n == 0)
+		return 0;
+	if (t->nemap > 0 && t->emap[t->nemap - 1].size == size) {
+		t->emap[t->nemap - 1].n += n;
+		return 0;
+	}
+	if (t->nemap == *cap) {
+		int c = *cap ? *cap * 2 : 2;
+		struct tcmpi__erun *ne = realloc(t->emap, sizeof *ne * (size_t)c);
+		if (!ne)
+			return -1;
+		t->emap = ne;
+		*cap = c;
+	}
+	t->emap[t->nemap++] = (struct tcmpi__erun){size, n};
+	return 0;
+}
+
+/* Appends n elements of predefined type type at off to t's type map,
+ * merged with the last run when they continue it; -1 when out of
+ * memory. */
+static int add_typed(struct tcmpi__dtype *t, MPI_Datatype type, MPI_Aint off, size_t n, int *cap)
+{
+	if (n == 0)
+		return 0;
+	if (t->ntmap > 0) {
+		struct tcmpi__trun *r = &t->tmap[t->ntmap - 1];
+		if (r->type == type && r->off + (MPI_Aint)(r->n * predef[type].size) == off) {
+			r->n += n;
+			return 0;
+		}
+	}
+	if (t->ntmap == *cap) {
+		int c = *cap ? *cap * 2 : 2;
+		struct tcmpi__trun *nt = realloc(t->tmap, sizeof *nt * (size_t)c);
+		if (!nt)
+			return -1;
+		t->tmap = nt;
+		*cap = c;
+	}
+	t->tmap[t->ntmap++] = (struct tcmpi__trun){off, type, n};
+	return 0;
+}
+
 void tcmpi__dtype_setup(void)
 {
 	if (grow(TCMPI_DT_PREDEFINED) != 0)
 		return;
 	for (int i = 1; i < TCMPI_DT_PREDEFINED; i++) {
 		struct tcmpi__dtype *t = &tcmpi__dts[i];
-		int cap = 0;
+		int cap = 0, ecap = 0, tcap = 0;
 		t->used = t->committed = 1;
 		t->basic = i;
 		t->combiner = MPI_COMBINER_NAMED;
 		add_block(t, 0, predef[i].size, &cap);
+		add_elems(t, predef[i].size, 1, &ecap);
+		add_typed(t, predef[i].pair_off ? pair_first[i] : i, 0, 1, &tcap);
 		t->size = predef[i].size;
 		t->extent = (MPI_Aint)predef[i].size;
 		if (predef[i].pair_off) {
 			add_block(t, (MPI_Aint)predef[i].pair_off, sizeof(int), &cap);
+			add_elems(t, sizeof(int), 1, &ecap);
+			add_typed(t, MPI_INT, (MPI_Aint)predef[i].pair_off, 1, &tcap);
 			t->size += sizeof(int);
 			t->extent = (MPI_Aint)predef[i].pair_extent;
 		}
@@ -236,6 +298,11 @@ static struct tcmpi__dtype *dt_any(MPI_Datatype dt)
 	if (dt <= 0 || dt >= tcmpi__ndts || !tcmpi__dts[dt].used)
 		return NULL;
 	return &tcmpi__dts[dt];
+}
+
+struct tcmpi__dtype *tcmpi__dt_any(MPI_Datatype dt)
+{
+	return dt_any(dt);
 }
 
 int tcmpi__tc_dtype(MPI_Datatype dt)
@@ -267,6 +334,22 @@ void tcmpi__unpack(const void *in, size_t count, const struct tcmpi__dtype *t, v
 	}
 }
 
+void tcmpi__unpack_bytes(const void *in, size_t bytes, const struct tcmpi__dtype *t, void *buf)
+{
+	if (t->size == 0)
+		return;
+	size_t whole = bytes / t->size, rest = bytes % t->size;
+	tcmpi__unpack(in, whole, t, buf);
+	const unsigned char *i = (const unsigned char *)in + whole * t->size;
+	uintptr_t base = (uintptr_t)buf + (uintptr_t)((MPI_Aint)whole * t->extent);
+	for (int b = 0; b < t->nblocks && rest > 0; b++) {
+		size_t len = t->blocks[b].len < rest ? t->blocks[b].len : rest;
+		memcpy((void *)(base + (uintptr_t)t->blocks[b].off), i, len);
+		i += len;
+		rest -= len;
+	}
+}
+
 /* ---------------------------------------------------------------------
  * Constructors: n[k] elements of types[k] at byte displacement disp[k]
  * (stride: each element one extent of its type further), for k < count.
@@ -293,7 +376,7 @@ static int build(int count, const size_t *n, const MPI_Aint *disp, const MPI_Dat
 			return tcmpi__error(MPI_COMM_NULL, MPI_ERR_NO_MEM, fn, "out of memory");
 	}
 	struct tcmpi__dtype t = {.used = 1, .combiner = combiner};
-	int cap = 0;
+	int cap = 0, ecap = 0, tcap = 0;
 	/* The bounds: from the elements of explicit bounds alone if there are
 	 * any (MPI's markers), else from all of them. */
 	int first = 1, mfirst = 1;
@@ -304,12 +387,23 @@ static int build(int count, const size_t *n, const MPI_Aint *disp, const MPI_Dat
 		const struct dt_bounds *ob = &bounds[types[k]];
 		for (size_t e = 0; e < n[k]; e++) {
 			MPI_Aint at = disp[k] + (MPI_Aint)e * o->extent;
+			int nomem = 0;
 			for (int b = 0; b < o->nblocks; b++)
-				if (add_block(&t, at + o->blocks[b].off, o->blocks[b].len, &cap) != 0) {
-					free(t.blocks);
-					return tcmpi__error(MPI_COMM_NULL, MPI_ERR_NO_MEM, fn,
-					                    "out of memory");
-				}
+				nomem |= add_block(&t, at + o->blocks[b].off, o->blocks[b].len, &cap);
+			/* A type of one size of basic elements takes all n[k]
+			 * elements' at once. */
+			for (int r = 0; r < o->nemap && (e == 0 || o->nemap > 1); r++)
+				nomem |= add_elems(&t, o->emap[r].size,
+				                   o->emap[r].n * (o->nemap == 1 ? n[k] : 1), &ecap);
+			for (int r = 0; r < o->ntmap; r++)
+				nomem |= add_typed(&t, o->tmap[r].type, at + o->tmap[r].off,
+				                   o->tmap[r].n, &tcap);
+			if (nomem) {
+				free(t.blocks);
+				free(t.emap);
+				free(t.tmap);
+				return tcmpi__error(MPI_COMM_NULL, MPI_ERR_NO_MEM, fn, "out of memory");
+			}
 			t.size += o->size;
 			MPI_Aint elb = at + o->lb, eub = at + o->lb + o->extent;
 			if (ob->explicit_bounds) {
@@ -366,13 +460,35 @@ static int build(int count, const size_t *n, const MPI_Aint *disp, const MPI_Dat
 	return MPI_SUCCESS;
 }
 
+int tcmpi__dtype_build(int count, const size_t *n, const MPI_Aint *disp, const MPI_Datatype *types,
+                       int combiner, MPI_Datatype *out, const char *fn)
+{
+	return build(count, n, disp, types, combiner, out, fn);
+}
+
+void tcmpi__dtype_set_bounds(MPI_Datatype h, MPI_Aint lb, MPI_Aint extent)
+{
+	struct tcmpi__dtype *t = &tcmpi__dts[h];
+	t->lb = lb;
+	t->extent = extent;
+	bounds[h].explicit_bounds = 1;
+	t->contig = t->nblocks == 1 && t->blocks[0].off == 0 && lb == 0 &&
+	            (MPI_Aint)t->blocks[0].len == extent;
+	if (t->nblocks == 0)
+		t->contig = 1;
+}
+
 int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
 	if (count < 0)
 		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_COUNT, __func__, "negative count");
 	size_t n = (size_t)count;
 	MPI_Aint d = 0;
-	return build(1, &n, &d, &oldtype, MPI_COMBINER_CONTIGUOUS, newtype, __func__);
+	int rc = build(1, &n, &d, &oldtype, MPI_COMBINER_CONTIGUOUS, newtype, __func__);
+	if (rc == MPI_SUCCESS)
+		rc = tcmpi__dtype_record(*newtype, MPI_COMBINER_CONTIGUOUS, 1, &count, 0, NULL, 1,
+		                         &oldtype, __func__);
+	return rc;
 }
 
 static int hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
@@ -405,14 +521,54 @@ int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype
 	const struct tcmpi__dtype *o = dt_any(oldtype);
 	if (!o)
 		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_TYPE, __func__, "invalid datatype %d", oldtype);
-	return hvector(count, blocklength, (MPI_Aint)stride * o->extent, oldtype, newtype,
-	               MPI_COMBINER_VECTOR, __func__);
+	int rc = hvector(count, blocklength, (MPI_Aint)stride * o->extent, oldtype, newtype,
+	                 MPI_COMBINER_VECTOR, __func__);
+	if (rc == MPI_SUCCESS)
+		rc = tcmpi__dtype_record(*newtype, MPI_COMBINER_VECTOR, 3,
+		                         (const int[]){count, blocklength, stride}, 0, NULL, 1,
+		                         &oldtype, __func__);
+	return rc;
 }
 
 int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
                             MPI_Datatype *newtype)
 {
-	return hvector(count, blocklength, stride, oldtype, newtype, MPI_COMBINER_HVECTOR, __func__);
+	int rc = hvector(count, blocklength, stride, oldtype, newtype, MPI_COMBINER_HVECTOR, __func__);
+	if (rc == MPI_SUCCESS)
+		rc = tcmpi__dtype_record(*newtype, MPI_COMBINER_HVECTOR, 2,
+		                         (const int[]){count, blocklength}, 1, &stride, 1, &oldtype,
+		                         __func__);
+	return rc;
+}
+
+/* Keeps the arguments of an indexed form (MPI_Type_get_contents' order:
+ * count, the block lengths or the one, then the displacements in extents
+ * or, in bytes, as addresses). */
+static int record_indexed(MPI_Datatype h, int count, const int *bls, int bl_all, const void *displs,
+                          int bytes, const MPI_Datatype *types, MPI_Datatype oldtype, int combiner,
+                          const char *fn)
+{
+	size_t c = (size_t)count;
+	int *ints = malloc(sizeof *ints * (2 * c + 2));
+	if (!ints) {
+		MPI_Type_free(&h);
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_NO_MEM, fn, "out of memory");
+	}
+	int ni = 0;
+	ints[ni++] = count;
+	if (bls)
+		for (int i = 0; i < count; i++)
+			ints[ni++] = bls[i];
+	else
+		ints[ni++] = bl_all;
+	if (!bytes)
+		for (int i = 0; i < count; i++)
+			ints[ni++] = ((const int *)displs)[i];
+	int rc = tcmpi__dtype_record(h, combiner, ni, ints, bytes ? count : 0,
+	                             bytes ? (const MPI_Aint *)displs : NULL, types ? count : 1,
+	                             types ? types : &oldtype, fn);
+	free(ints);
+	return rc;
 }
 
 /* Indexed forms: displacements in extents of oldtype (scale) or bytes. */
@@ -447,6 +603,9 @@ static int indexed(int count, const int *bls, int bl_all, const void *displs, in
 	free(n);
 	free(d);
 	free(t);
+	if (rc == MPI_SUCCESS)
+		rc = record_indexed(*newtype, count, bls, bl_all, displs, bytes, types, oldtype,
+		                    combiner, fn);
 	return rc;
 }
 
@@ -495,28 +654,28 @@ int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, 
 	MPI_Aint d = 0;
 	int rc = build(1, &n, &d, &oldtype, MPI_COMBINER_RESIZED, newtype, __func__);
 	if (rc == MPI_SUCCESS) {
-		struct tcmpi__dtype *t = &tcmpi__dts[*newtype];
-		t->lb = lb;
-		t->extent = extent;
-		bounds[*newtype].explicit_bounds = 1;
-		t->contig = t->nblocks == 1 && t->blocks[0].off == 0 && lb == 0 &&
-		            (MPI_Aint)t->blocks[0].len == extent;
+		tcmpi__dtype_set_bounds(*newtype, lb, extent);
+		rc = tcmpi__dtype_record(*newtype, MPI_COMBINER_RESIZED, 0, NULL, 2,
+		                         (const MPI_Aint[]){lb, extent}, 1, &oldtype, __func__);
 	}
 	return rc;
 }
 
 int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-	int rc = MPI_Type_create_resized(oldtype, 0, 0, newtype);
+	size_t n = 1;
+	MPI_Aint d = 0;
+	int rc = build(1, &n, &d, &oldtype, MPI_COMBINER_DUP, newtype, __func__);
 	if (rc == MPI_SUCCESS) {
 		const struct tcmpi__dtype *o = dt_any(oldtype);
 		struct tcmpi__dtype *t = &tcmpi__dts[*newtype];
 		t->lb = o->lb;
 		t->extent = o->extent;
 		t->contig = o->contig;
-		t->combiner = MPI_COMBINER_DUP;
 		t->committed = o->committed;
 		bounds[*newtype] = bounds[oldtype];
+		rc = tcmpi__dtype_record(*newtype, MPI_COMBINER_DUP, 0, NULL, 0, NULL, 1, &oldtype,
+		                         __func__);
 	}
 	return rc;
 }
@@ -536,6 +695,11 @@ struct tcmpi__dtype *tcmpi__dtype_hold(const struct tcmpi__dtype *t)
 	if (!h)
 		return NULL;
 	*h = *t;
+	/* The copy moves data; it answers no query. */
+	h->nemap = h->ntmap = 0;
+	h->emap = NULL;
+	h->tmap = NULL;
+	h->args = NULL;
 	h->blocks = malloc(sizeof *h->blocks * (size_t)(t->nblocks > 0 ? t->nblocks : 1));
 	if (!h->blocks) {
 		free(h);
@@ -559,10 +723,13 @@ int MPI_Type_free(MPI_Datatype *datatype)
 	struct tcmpi__dtype *t = datatype ? dt_any(*datatype) : NULL;
 	if (!t)
 		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_TYPE, __func__, "invalid datatype");
-	if (*datatype < TCMPI_DT_PREDEFINED)
+	if (*datatype < TCMPI_DT_PREDEFINED || t->keep)
 		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_TYPE, __func__,
 		                    "%s is predefined and cannot be freed", t->name);
 	free(t->blocks);
+	free(t->emap);
+	free(t->tmap);
+	tcmpi__dtargs_drop(t->args);
 	memset(t, 0, sizeof *t);
 	*datatype = MPI_DATATYPE_NULL;
 	return MPI_SUCCESS;
@@ -629,6 +796,22 @@ int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint 
 	*true_lb = t->true_lb;
 	*true_extent = t->true_extent;
 	return MPI_SUCCESS;
+}
+
+int MPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent)
+{
+	MPI_Aint l = 0, e = 0;
+	int rc = MPI_Type_get_true_extent(datatype, &l, &e);
+	if (rc == MPI_SUCCESS && true_lb && true_extent) {
+		*true_lb = l;
+		*true_extent = e;
+	}
+	return rc;
+}
+
+int MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent)
+{
+	return MPI_Type_get_true_extent_c(datatype, true_lb, true_extent);
 }
 
 int MPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
@@ -718,4 +901,439 @@ int MPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int o
 	tcmpi__unpack((const char *)inbuf + *position, (size_t)outcount, t, outbuf);
 	*position += (int)n;
 	return MPI_SUCCESS;
+}
+
+int MPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count *size)
+{
+	const struct tcmpi__dtype *t = dt_any(datatype);
+	if (!t || !size || incount < 0)
+		return tcmpi__error(comm, MPI_ERR_ARG, __func__, "invalid argument");
+	if (t->size && (size_t)incount > (size_t)INT64_MAX / t->size)
+		return tcmpi__error(comm, MPI_ERR_COUNT, __func__, "%lld elements overflow",
+		                    (long long)incount);
+	*size = incount * (MPI_Count)t->size;
+	return MPI_SUCCESS;
+}
+
+int MPI_Pack_c(const void *inbuf, MPI_Count incount, MPI_Datatype datatype, void *outbuf,
+               MPI_Count outsize, MPI_Count *position, MPI_Comm comm)
+{
+	const struct tcmpi__dtype *t = tcmpi__dt(datatype);
+	MPI_Count n;
+	if (!t || !position || incount < 0)
+		return tcmpi__error(comm, MPI_ERR_ARG, __func__, "invalid argument");
+	if (__builtin_mul_overflow(incount, (MPI_Count)t->size, &n) || *position < 0 ||
+	    *position > outsize || n > outsize - *position)
+		return tcmpi__error(comm, MPI_ERR_TRUNCATE, __func__, "%lld elements do not fit",
+		                    (long long)incount);
+	tcmpi__pack(inbuf, (size_t)incount, t, (char *)outbuf + *position);
+	*position += n;
+	return MPI_SUCCESS;
+}
+
+int MPI_Unpack_c(const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf,
+                 MPI_Count outcount, MPI_Datatype datatype, MPI_Comm comm)
+{
+	const struct tcmpi__dtype *t = tcmpi__dt(datatype);
+	MPI_Count n;
+	if (!t || !position || outcount < 0)
+		return tcmpi__error(comm, MPI_ERR_ARG, __func__, "invalid argument");
+	if (__builtin_mul_overflow(outcount, (MPI_Count)t->size, &n) || *position < 0 ||
+	    *position > insize || n > insize - *position)
+		return tcmpi__error(comm, MPI_ERR_TRUNCATE, __func__, "%lld elements are not there",
+		                    (long long)outcount);
+	tcmpi__unpack((const char *)inbuf + *position, (size_t)outcount, t, outbuf);
+	*position += n;
+	return MPI_SUCCESS;
+}
+
+/* ---------------------------------------------------------------------
+ * The external32 data representation (MPI_Pack_external): every basic
+ * element in type-map order, big-endian, in the standard's sizes, which
+ * differ from this machine's for MPI_LONG and MPI_UNSIGNED_LONG (4
+ * bytes), MPI_WCHAR (2) and MPI_LONG_DOUBLE (16, IEEE binary128).  A value
+ * that does not fit its external size fails with MPI_ERR_CONVERSION.
+ */
+
+/* How one component of a basic element converts. */
+enum { X_RAW = 1, X_SWAP, X_LONG, X_ULONG, X_WCHAR, X_LDBL };
+static const struct {
+	unsigned char kind, size, ncomp; /* external bytes of one component */
+} x32[TCMPI_DT_PREDEFINED] = {
+        [MPI_CHAR] = {X_RAW, 1, 1},
+        [MPI_SIGNED_CHAR] = {X_RAW, 1, 1},
+        [MPI_UNSIGNED_CHAR] = {X_RAW, 1, 1},
+        [MPI_BYTE] = {X_RAW, 1, 1},
+        [MPI_PACKED] = {X_RAW, 1, 1},
+        [MPI_C_BOOL] = {X_RAW, 1, 1},
+        [MPI_INT8_T] = {X_RAW, 1, 1},
+        [MPI_UINT8_T] = {X_RAW, 1, 1},
+        [MPI_SHORT] = {X_SWAP, 2, 1},
+        [MPI_UNSIGNED_SHORT] = {X_SWAP, 2, 1},
+        [MPI_INT16_T] = {X_SWAP, 2, 1},
+        [MPI_UINT16_T] = {X_SWAP, 2, 1},
+        [MPI_INT] = {X_SWAP, 4, 1},
+        [MPI_UNSIGNED] = {X_SWAP, 4, 1},
+        [MPI_INT32_T] = {X_SWAP, 4, 1},
+        [MPI_UINT32_T] = {X_SWAP, 4, 1},
+        [MPI_FLOAT] = {X_SWAP, 4, 1},
+        [MPI_LONG] = {X_LONG, 4, 1},
+        [MPI_UNSIGNED_LONG] = {X_ULONG, 4, 1},
+        [MPI_LONG_LONG_INT] = {X_SWAP, 8, 1},
+        [MPI_UNSIGNED_LONG_LONG] = {X_SWAP, 8, 1},
+        [MPI_INT64_T] = {X_SWAP, 8, 1},
+        [MPI_UINT64_T] = {X_SWAP, 8, 1},
+        [MPI_DOUBLE] = {X_SWAP, 8, 1},
+        [MPI_AINT] = {X_SWAP, 8, 1},
+        [MPI_OFFSET] = {X_SWAP, 8, 1},
+        [MPI_COUNT] = {X_SWAP, 8, 1},
+        [MPI_WCHAR] = {X_WCHAR, 2, 1},
+        [MPI_LONG_DOUBLE] = {X_LDBL, 16, 1},
+        [MPI_C_FLOAT_COMPLEX] = {X_SWAP, 4, 2},
+        [MPI_C_DOUBLE_COMPLEX] = {X_SWAP, 8, 2},
+        [MPI_C_LONG_DOUBLE_COMPLEX] = {X_LDBL, 16, 2},
+};
+_Static_assert(sizeof(short) == 2 && sizeof(int) == 4 && sizeof(long long) == 8 &&
+                       sizeof(float) == 4 && sizeof(double) == 8 && sizeof(MPI_Aint) == 8 &&
+                       sizeof(MPI_Offset) == 8 && sizeof(MPI_Count) == 8,
+               "external32 converts these types by their sizes");
+
+static void put_be(unsigned char *o, uint64_t v, int n)
+{
+	for (int i = 0; i < n; i++)
+		o[i] = (unsigned char)(v >> (8 * (n - 1 - i)));
+}
+
+static uint64_t get_be(const unsigned char *in, int n)
+{
+	uint64_t v = 0;
+	for (int i = 0; i < n; i++)
+		v = v << 8 | in[i];
+	return v;
+}
+
+/* A native unsigned integer of n bytes at p. */
+static uint64_t get_native(const void *p, int n)
+{
+	uint8_t a;
+	uint16_t b;
+	uint32_t c;
+	uint64_t d;
+	switch (n) {
+	case 1:
+		memcpy(&a, p, 1);
+		return a;
+	case 2:
+		memcpy(&b, p, 2);
+		return b;
+	case 4:
+		memcpy(&c, p, 4);
+		return c;
+	default:
+		memcpy(&d, p, 8);
+		return d;
+	}
+}
+
+static void put_native(void *p, uint64_t v, int n)
+{
+	uint8_t a = (uint8_t)v;
+	uint16_t b = (uint16_t)v;
+	uint32_t c = (uint32_t)v;
+	switch (n) {
+	case 1:
+		memcpy(p, &a, 1);
+		break;
+	case 2:
+		memcpy(p, &b, 2);
+		break;
+	case 4:
+		memcpy(p, &c, 4);
+		break;
+	default:
+		memcpy(p, &v, 8);
+	}
+}
+
+/* A long double as IEEE binary128 (hi, lo: the sign, the exponent and
+ * the fraction's top 48 bits; its other 64) and back: the x87 format
+ * shares the sign, the exponent and its bias, and carries its integer
+ * bit explicitly. */
+static int ldbl_to_quad(const void *p, uint64_t *hi, uint64_t *lo)
+{
+#if __LDBL_MANT_DIG__ == 64 && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint64_t mant;
+	uint16_t se;
+	memcpy(&mant, p, 8);
+	memcpy(&se, (const char *)p + 8, 2);
+	uint64_t f63 = mant & 0x7fffffffffffffffULL;
+	*hi = (uint64_t)se << 48 | f63 >> 15;
+	*lo = (f63 & 0x7fff) << 49;
+	return 0;
+#elif __LDBL_MANT_DIG__ == 113 && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	memcpy(lo, p, 8);
+	memcpy(hi, (const char *)p + 8, 8);
+	return 0;
+#else
+	(void)p;
+	*hi = *lo = 0;
+	return -1;
+#endif
+}
+
+static int quad_to_ldbl(uint64_t hi, uint64_t lo, void *p)
+{
+#if __LDBL_MANT_DIG__ == 64 && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	/* The fraction's 49 lowest bits, which x87 has no room for, are
+	 * dropped (rounded toward zero). */
+	uint16_t se = (uint16_t)(hi >> 48);
+	uint64_t f63 = (hi & 0xffffffffffffULL) << 15 | lo >> 49;
+	uint64_t mant = f63 | (uint64_t)((se & 0x7fff) != 0) << 63;
+	memset(p, 0, sizeof(long double));
+	memcpy(p, &mant, 8);
+	memcpy((char *)p + 8, &se, 2);
+	return 0;
+#elif __LDBL_MANT_DIG__ == 113 && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	memcpy(p, &lo, 8);
+	memcpy((char *)p + 8, &hi, 8);
+	return 0;
+#else
+	(void)hi;
+	(void)lo;
+	(void)p;
+	return -1;
+#endif
+}
+
+/* Converts one component of kind k (native n bytes at nat, external x
+ * bytes at ext) to external32 (out = 1) or back; -1 when its value does
+ * not fit. */
+static int x32_component(int k, int n, int x, void *nat, unsigned char *ext, int out)
+{
+	uint64_t v, hi, lo;
+	int64_t sv;
+	switch (k) {
+	case X_RAW:
+	case X_SWAP:
+		if (out)
+			put_be(ext, get_native(nat, n), n);
+		else
+			put_native(nat, get_be(ext, n), n);
+		return 0;
+	case X_LONG:
+		if (out) {
+			sv = (int64_t)get_native(nat, n);
+			if (n > 4 && (sv < INT32_MIN || sv > INT32_MAX))
+				return -1;
+			put_be(ext, (uint64_t)sv, x);
+		} else {
+			sv = (int32_t)(uint32_t)get_be(ext, x);
+			put_native(nat, (uint64_t)sv, n);
+		}
+		return 0;
+	case X_ULONG:
+	case X_WCHAR:
+		if (out) {
+			v = get_native(nat, n);
+			if (v >> (8 * x))
+				return -1;
+			put_be(ext, v, x);
+		} else {
+			put_native(nat, get_be(ext, x), n);
+		}
+		return 0;
+	case X_LDBL:
+		if (out) {
+			if (ldbl_to_quad(nat, &hi, &lo) != 0)
+				return -1;
+			put_be(ext, hi, 8);
+			put_be(ext + 8, lo, 8);
+			return 0;
+		}
+		return quad_to_ldbl(get_be(ext, 8), get_be(ext + 8, 8), nat);
+	}
+	return -1;
+}
+
+/* The external32 bytes of one element of t. */
+static MPI_Count x32_size(const struct tcmpi__dtype *t)
+{
+	MPI_Count n = 0;
+	for (int r = 0; r < t->ntmap; r++)
+		n += (MPI_Count)t->tmap[r].n * x32[t->tmap[r].type].size * x32[t->tmap[r].type].ncomp;
+	return n;
+}
+
+static int x32_datarep(const char *datarep, const char *fn)
+{
+	if (!datarep || strcmp(datarep, "external32") != 0)
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_ARG, fn,
+		                    "data representation \"%s\" is not \"external32\"",
+		                    datarep ? datarep : "(NULL)");
+	return MPI_SUCCESS;
+}
+
+/* Converts count elements of t at buf to external32 at ext (out = 1) or
+ * back; the error of call fn where a value does not fit. */
+static int x32_convert(void *buf, MPI_Count count, const struct tcmpi__dtype *t, unsigned char *ext,
+                       int out, const char *fn)
+{
+	for (MPI_Count e = 0; e < count; e++) {
+		uintptr_t base = (uintptr_t)buf + (uintptr_t)((MPI_Aint)e * t->extent);
+		for (int r = 0; r < t->ntmap; r++) {
+			MPI_Datatype ty = t->tmap[r].type;
+			int k = x32[ty].kind, x = x32[ty].size, nc = x32[ty].ncomp;
+			int n = (int)(predef[ty].size / (size_t)nc);
+			for (size_t i = 0; i < t->tmap[r].n * (size_t)nc; i++) {
+				void *nat = (void *)(base + (uintptr_t)t->tmap[r].off + i * (size_t)n);
+				if (x32_component(k, n, x, nat, ext, out) != 0)
+					return tcmpi__error(MPI_COMM_NULL, MPI_ERR_CONVERSION, fn,
+					                    "a value of %s %s external32's %d bytes",
+					                    predef[ty].name,
+					                    out ? "does not fit in" : "cannot be read from",
+					                    x);
+				ext += x;
+			}
+		}
+	}
+	return MPI_SUCCESS;
+}
+
+static int pack_external(const char *datarep, const void *inbuf, MPI_Count incount, MPI_Datatype datatype,
+                         void *outbuf, MPI_Count outsize, MPI_Count *position, const char *fn)
+{
+	int rc = tcmpi__check_init(fn);
+	if (rc == MPI_SUCCESS)
+		rc = x32_datarep(datarep, fn);
+	if (rc)
+		return rc;
+	const struct tcmpi__dtype *t = tcmpi__dt(datatype);
+	if (!t)
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_TYPE, fn,
+		                    "datatype %d is not a committed datatype", datatype);
+	if (incount < 0)
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_COUNT, fn, "negative count %lld",
+		                    (long long)incount);
+	if (!position || *position < 0 || outsize < 0 || *position > outsize)
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_ARG, fn,
+		                    "NULL position, or position outside outsize");
+	MPI_Count n;
+	if (__builtin_mul_overflow(incount, x32_size(t), &n) || n > outsize - *position)
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_TRUNCATE, fn,
+		                    "%lld elements of %lld external32 bytes each do not fit in %lld "
+		                    "bytes from %lld",
+		                    (long long)incount, (long long)x32_size(t), (long long)outsize,
+		                    (long long)*position);
+	if (n > 0 && (!outbuf || !inbuf))
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_BUFFER, fn, "NULL buffer");
+	rc = x32_convert((void *)(uintptr_t)inbuf, incount, t, (unsigned char *)outbuf + *position,
+	                 1, fn);
+	if (rc == MPI_SUCCESS)
+		*position += n;
+	return rc;
+}
+
+static int unpack_external(const char *datarep, const void *inbuf, MPI_Count insize, MPI_Count *position,
+                           void *outbuf, MPI_Count outcount, MPI_Datatype datatype, const char *fn)
+{
+	int rc = tcmpi__check_init(fn);
+	if (rc == MPI_SUCCESS)
+		rc = x32_datarep(datarep, fn);
+	if (rc)
+		return rc;
+	const struct tcmpi__dtype *t = tcmpi__dt(datatype);
+	if (!t)
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_TYPE, fn,
+		                    "datatype %d is not a committed datatype", datatype);
+	if (outcount < 0)
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_COUNT, fn, "negative count %lld",
+		                    (long long)outcount);
+	if (!position || *position < 0 || insize < 0 || *position > insize)
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_ARG, fn,
+		                    "NULL position, or position outside insize");
+	MPI_Count n;
+	if (__builtin_mul_overflow(outcount, x32_size(t), &n) || n > insize - *position)
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_TRUNCATE, fn,
+		                    "%lld elements of %lld external32 bytes each are not in %lld "
+		                    "bytes from %lld",
+		                    (long long)outcount, (long long)x32_size(t), (long long)insize,
+		                    (long long)*position);
+	if (n > 0 && (!outbuf || !inbuf))
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_BUFFER, fn, "NULL buffer");
+	rc = x32_convert(outbuf, outcount, t,
+	                 (unsigned char *)(uintptr_t)((const unsigned char *)inbuf + *position), 0, fn);
+	if (rc == MPI_SUCCESS)
+		*position += n;
+	return rc;
+}
+
+static int pack_external_size(const char *datarep, MPI_Count incount, MPI_Datatype datatype,
+                              MPI_Count *size, const char *fn)
+{
+	int rc = tcmpi__check_init(fn);
+	if (rc == MPI_SUCCESS)
+		rc = x32_datarep(datarep, fn);
+	if (rc)
+		return rc;
+	const struct tcmpi__dtype *t = dt_any(datatype);
+	if (!t)
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_TYPE, fn, "invalid datatype %d", datatype);
+	if (incount < 0)
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_COUNT, fn, "negative count %lld",
+		                    (long long)incount);
+	if (!size)
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_ARG, fn, "NULL size");
+	if (__builtin_mul_overflow(incount, x32_size(t), size))
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_COUNT, fn, "%lld elements overflow",
+		                    (long long)incount);
+	return MPI_SUCCESS;
+}
+
+int MPI_Pack_external(const char datarep[], const void *inbuf, int incount, MPI_Datatype datatype,
+                      void *outbuf, MPI_Aint outsize, MPI_Aint *position)
+{
+	MPI_Count pos = position ? *position : 0;
+	int rc = pack_external(datarep, inbuf, incount, datatype, outbuf, outsize,
+	                       position ? &pos : NULL, __func__);
+	if (rc == MPI_SUCCESS)
+		*position = (MPI_Aint)pos;
+	return rc;
+}
+
+int MPI_Pack_external_c(const char datarep[], const void *inbuf, MPI_Count incount,
+                        MPI_Datatype datatype, void *outbuf, MPI_Count outsize, MPI_Count *position)
+{
+	return pack_external(datarep, inbuf, incount, datatype, outbuf, outsize, position, __func__);
+}
+
+int MPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize,
+                        MPI_Aint *position, void *outbuf, int outcount, MPI_Datatype datatype)
+{
+	MPI_Count pos = position ? *position : 0;
+	int rc = unpack_external(datarep, inbuf, insize, position ? &pos : NULL, outbuf, outcount,
+	                         datatype, __func__);
+	if (rc == MPI_SUCCESS)
+		*position = (MPI_Aint)pos;
+	return rc;
+}
+
+int MPI_Unpack_external_c(const char datarep[], const void *inbuf, MPI_Count insize,
+                          MPI_Count *position, void *outbuf, MPI_Count outcount, MPI_Datatype datatype)
+{
+	return unpack_external(datarep, inbuf, insize, position, outbuf, outcount, datatype, __func__);
+}
+
+int MPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype, MPI_Aint *size)
+{
+	MPI_Count n = 0;
+	int rc = pack_external_size(datarep, incount, datatype, size ? &n : NULL, __func__);
+	if (rc == MPI_SUCCESS)
+		*size = (MPI_Aint)n;
+	return rc;
+}
+
+int MPI_Pack_external_size_c(const char datarep[], MPI_Count incount, MPI_Datatype datatype,
+                             MPI_Count *size)
+{
+	return pack_external_size(datarep, incount, datatype, size, __func__);
 }

@@ -43,7 +43,8 @@ for exec in threads fibres; do
 			-np $p --exec $exec "$bin/mpi_dtype.so"
 	done
 	for p in 1 2 3 8; do
-		for t in mpi_p2p mpi_split mpi_icoll mpi_probe mpi_group mpi_corner mpi_userop; do
+		for t in mpi_p2p mpi_split mpi_icoll mpi_probe mpi_group mpi_corner mpi_userop \
+			mpi_sendmodes mpi_ineighbor mpi_attr mpi_info mpi_subarray mpi_typeinfo; do
 			expect 0 "$t: p = [0-9]+: ok" "$t p=$p $exec" -- \
 				-np $p --exec $exec "$bin/$t.so"
 		done
@@ -96,7 +97,8 @@ done
 expect 0 'mpi_coll: p = 64: ok' "mpi_coll p=64 fibres" -- -np 64 --exec fibres "$bin/mpi_coll.so"
 expect 0 'mpi_coll: p = 16: ok' "mpi_coll p=16 hypercube" -- \
 	-np 16 --topo hypercube:4 --exec fibres "$bin/mpi_coll.so"
-for t in mpi_p2p mpi_split mpi_icoll mpi_probe mpi_group mpi_corner mpi_userop; do
+for t in mpi_p2p mpi_split mpi_icoll mpi_probe mpi_group mpi_corner mpi_userop \
+	mpi_sendmodes mpi_ineighbor mpi_attr mpi_info mpi_subarray mpi_typeinfo; do
 	expect 0 "$t: p = 64: ok" "$t p=64 fibres" -- -np 64 --exec fibres "$bin/$t.so"
 done
 expect 0 'mpi_cart: p = 64: ok' "mpi_cart p=64 fibres" -- -np 64 --exec fibres "$bin/mpi_cart.so"
