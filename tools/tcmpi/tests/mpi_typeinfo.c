@@ -19,6 +19,7 @@
  * the implementation, and what Open MPI 4.1 lacks or does otherwise are
  * checked under TCMPI alone).
  */
+#include <limits.h>
 #include <mpi.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -679,6 +680,16 @@ static void external32(void)
 	MPI_Type_contiguous(2, MPI_INT, &v);
 	rc = MPI_Pack_external("external32", iv, 1, v, buf, sizeof buf, &pos);
 	CHECK(rc == MPI_ERR_TYPE, "uncommitted type: rc %d", rc);
+	/* MPI_Pack's and MPI_Unpack's own. */
+	int ipos = 0, isz = 0;
+	rc = MPI_Pack(iv, 1, v, buf, sizeof buf, &ipos, MPI_COMM_WORLD);
+	CHECK(rc == MPI_ERR_TYPE && ipos == 0, "MPI_Pack of an uncommitted type: rc %d", rc);
+	rc = MPI_Unpack(buf, sizeof buf, &ipos, ib, 1, v, MPI_COMM_WORLD);
+	CHECK(rc == MPI_ERR_TYPE && ipos == 0, "MPI_Unpack of an uncommitted type: rc %d", rc);
+	rc = MPI_Pack(iv, -1, MPI_INT, buf, sizeof buf, &ipos, MPI_COMM_WORLD);
+	CHECK(rc == MPI_ERR_COUNT && ipos == 0, "MPI_Pack of -1 ints: rc %d", rc);
+	rc = MPI_Pack_size(INT_MAX / 4, MPI_DOUBLE, MPI_COMM_WORLD, &isz);
+	CHECK(rc == MPI_ERR_COUNT, "MPI_Pack_size over INT_MAX bytes: rc %d", rc);
 	MPI_Type_free(&v);
 #endif
 #if MPI_VERSION >= 4
