@@ -208,13 +208,13 @@ static void run_case(const struct pr_case *c, enum design d, int p, double budge
 	struct pr_plan result;
 	int bad = 0;
 	if (c->kind == PR_BCAST) {
-		shared_buf[0] = aligned_alloc(64, c->bytes + 64);
-		shared_buf[1] = aligned_alloc(64, c->bytes + 64);
+		shared_buf[0] = pr_alloc(c->bytes);
+		shared_buf[1] = pr_alloc(c->bytes);
 	}
 	if (c->kind == PR_ALLREDUCE) {
-		acc0 = aligned_alloc(64, m * sizeof(double) + 64);
-		acc1 = aligned_alloc(64, m * sizeof(double) + 64);
-		acc2 = aligned_alloc(64, m * sizeof(double) + 64);
+		acc0 = pr_alloc(m * sizeof(double));
+		acc1 = pr_alloc(m * sizeof(double));
+		acc2 = pr_alloc(m * sizeof(double));
 		memset(acc0, 0, m * sizeof(double));
 		memset(acc1, 0, m * sizeof(double));
 		memset(acc2, 0, m * sizeof(double));
@@ -222,8 +222,8 @@ static void run_case(const struct pr_case *c, enum design d, int p, double budge
 	}
 	if (d == D_AG_COPY || d == D_A2A_COPY) {
 		size_t len = (size_t)p * c->bytes * (d == D_A2A_COPY ? (size_t)p : 1);
-		gath[0] = aligned_alloc(64, len + 64);
-		gath[1] = aligned_alloc(64, len + 64);
+		gath[0] = pr_alloc(len);
+		gath[1] = pr_alloc(len);
 	}
 	if (d == D_AG_PTR || d == D_A2A_PTR)
 		send_ptrs = calloc((size_t)p, sizeof *send_ptrs);

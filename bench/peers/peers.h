@@ -347,6 +347,13 @@ static inline unsigned char pr_block_byte(int r, int j, size_t i)
  * buffer of an allgather (one block) or an alltoall (p blocks); in and out
  * for an allreduce; rbuf the receive buffer (p blocks, zeroed) of an
  * allgather or an alltoall.  The caller frees them. */
+/* n bytes and a line to spare, on a 64-byte boundary (C11's
+ * aligned_alloc takes a size that is a multiple of the alignment). */
+static inline void *pr_alloc(size_t n)
+{
+	return aligned_alloc(64, (n + 64 + 63) & ~(size_t)63);
+}
+
 static inline void pr_buffers(const struct pr_case *c, int p, int me, unsigned char **buf,
                               double **in, double **out, unsigned char **rbuf)
 {
@@ -354,13 +361,13 @@ static inline void pr_buffers(const struct pr_case *c, int p, int me, unsigned c
 	*buf = *rbuf = NULL;
 	*in = *out = NULL;
 	if (c->kind == PR_BCAST || pr_is_p2p(c)) {
-		*buf = aligned_alloc(64, c->bytes + 64);
+		*buf = pr_alloc(c->bytes);
 		for (size_t i = 0; i < c->bytes; i++)
 			(*buf)[i] = me == 0 ? pr_byte(i) : 0;
 	}
 	if (c->kind == PR_ALLREDUCE) {
-		*in = aligned_alloc(64, count * sizeof(double) + 64);
-		*out = aligned_alloc(64, count * sizeof(double) + 64);
+		*in = pr_alloc(count * sizeof(double));
+		*out = pr_alloc(count * sizeof(double));
 		for (size_t i = 0; i < count; i++) {
 			(*in)[i] = pr_in(me, i);
 			(*out)[i] = 0;
@@ -368,8 +375,8 @@ static inline void pr_buffers(const struct pr_case *c, int p, int me, unsigned c
 	}
 	if (c->kind == PR_ALLGATHER || c->kind == PR_ALLTOALL) {
 		int blocks = c->kind == PR_ALLTOALL ? p : 1;
-		*buf = aligned_alloc(64, (size_t)blocks * c->bytes + 64);
-		*rbuf = aligned_alloc(64, (size_t)p * c->bytes + 64);
+		*buf = pr_alloc((size_t)blocks * c->bytes);
+		*rbuf = pr_alloc((size_t)p * c->bytes);
 		for (int j = 0; j < blocks; j++)
 			for (size_t i = 0; i < c->bytes; i++)
 				(*buf)[(size_t)j * c->bytes + i] = pr_block_byte(me, j, i);
