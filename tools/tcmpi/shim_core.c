@@ -1017,3 +1017,88 @@ int tcmpi__comm_sub(const struct tcmpi__comm *c, struct tc_proc *proc, MPI_Comm 
 {
 	return comm_sub(c, proc, out, fn);
 }
+
+/* ---------------------------------------------------------------------
+ * Memory, profiling control and Fortran handles.
+ */
+int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
+{
+	int rc = tcmpi__check_init(__func__);
+	if (rc)
+		return rc;
+	if ((rc = tcmpi__info_arg(MPI_COMM_WORLD, info, __func__)))
+		return rc;
+	if (size < 0 || !baseptr)
+		return tcmpi__error(MPI_COMM_WORLD, MPI_ERR_ARG, __func__,
+		                    baseptr ? "negative size %lld" : "NULL baseptr", (long long)size);
+	void *p = malloc(size ? (size_t)size : 1);
+	if (!p)
+		return tcmpi__error(MPI_COMM_WORLD, MPI_ERR_NO_MEM, __func__,
+		                    "no memory for %lld bytes", (long long)size);
+	*(void **)baseptr = p;
+	return MPI_SUCCESS;
+}
+
+int MPI_Free_mem(void *base)
+{
+	int rc = tcmpi__check_init(__func__);
+	if (rc)
+		return rc;
+	free(base);
+	return MPI_SUCCESS;
+}
+
+/* No profiling library is attached: every level is accepted and nothing
+ * changes, as MPI allows. */
+int MPI_Pcontrol(const int level, ...)
+{
+	(void)level;
+	return MPI_SUCCESS;
+}
+
+/* Handles are ints in C as in Fortran, so a handle converts to itself; a
+ * Fortran handle that names no object converts to the null handle. */
+MPI_Fint MPI_Comm_c2f(MPI_Comm comm)
+{
+	return (MPI_Fint)comm;
+}
+
+MPI_Comm MPI_Comm_f2c(MPI_Fint comm)
+{
+	return tcmpi__comm((MPI_Comm)comm) ? (MPI_Comm)comm : MPI_COMM_NULL;
+}
+
+MPI_Fint MPI_Type_c2f(MPI_Datatype datatype)
+{
+	return (MPI_Fint)datatype;
+}
+
+/* A datatype not yet committed is a datatype too. */
+MPI_Datatype MPI_Type_f2c(MPI_Fint datatype)
+{
+	return datatype > 0 && datatype < tcmpi__ndts && tcmpi__dts[datatype].used
+	               ? (MPI_Datatype)datatype
+	               : MPI_DATATYPE_NULL;
+}
+
+MPI_Fint MPI_Op_c2f(MPI_Op op)
+{
+	return (MPI_Fint)op;
+}
+
+/* MPI_REPLACE and MPI_NO_OP, which no reduction takes, are operators. */
+MPI_Op MPI_Op_f2c(MPI_Fint op)
+{
+	return (op > 0 && op < TCMPI_OP_PREDEFINED) || tcmpi__op_valid((MPI_Op)op) ? (MPI_Op)op
+	                                                                           : MPI_OP_NULL;
+}
+
+MPI_Fint MPI_Errhandler_c2f(MPI_Errhandler errhandler)
+{
+	return (MPI_Fint)errhandler;
+}
+
+MPI_Errhandler MPI_Errhandler_f2c(MPI_Fint errhandler)
+{
+	return errh_valid((MPI_Errhandler)errhandler) ? (MPI_Errhandler)errhandler : MPI_ERRHANDLER_NULL;
+}

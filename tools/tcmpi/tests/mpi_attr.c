@@ -19,7 +19,10 @@
  * MPI_Comm_call_errhandler, inherited by a duplicate, alive after
  * MPI_Errhandler_free while a communicator uses it; error classes, codes
  * and strings added (MPI_Error_class, MPI_Error_string, MPI_LASTUSEDCODE)
- * and removed (MPI 4.1).  The errors, under MPI_ERRORS_RETURN.  Written
+ * and removed (MPI 4.1).  MPI_Alloc_mem and MPI_Free_mem, MPI_Pcontrol,
+ * and the handles' conversions to Fortran and back (an invalid or freed
+ * Fortran handle gives the null handle).  The errors, under
+ * MPI_ERRORS_RETURN.  Written
  * against MPI alone: but for what is marked TCMPI, it runs the same under
  * Open MPI.
  */
@@ -471,6 +474,92 @@ static void errhandlers(void)
 #endif
 }
 
+static void user_op(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+	(void)in, (void)inout, (void)len, (void)dt;
+}
+
+/* MPI_Alloc_mem, MPI_Free_mem, MPI_Pcontrol and the handle conversions. */
+static void memory_and_handles(void)
+{
+	char *p = NULL;
+	int rc = MPI_Alloc_mem(1000, MPI_INFO_NULL, &p);
+	CHECK(rc == MPI_SUCCESS && p, "MPI_Alloc_mem: rc %d", rc);
+	if (p) {
+		memset(p, rank, 1000);
+		CHECK(p[999] == (char)rank, "allocated memory");
+		MPI_Free_mem(p);
+	}
+	MPI_Info info;
+	MPI_Info_create(&info);
+	p = NULL;
+	rc = MPI_Alloc_mem(0, info, &p);
+	CHECK(rc == MPI_SUCCESS, "MPI_Alloc_mem of 0 bytes: rc %d", rc);
+	MPI_Free_mem(p);
+	CHECK(MPI_Pcontrol(0) == MPI_SUCCESS && MPI_Pcontrol(2, "x", 1) == MPI_SUCCESS,
+	      "MPI_Pcontrol failed");
+
+	MPI_Comm d;
+	MPI_Datatype t;
+	MPI_Op op;
+	MPI_Errhandler eh;
+	MPI_Group g;
+	MPI_Comm_dup(MPI_COMM_WORLD, &d);
+	MPI_Type_contiguous(2, MPI_INT, &t); /* not committed: a datatype all the same */
+	MPI_Op_create(user_op, 1, &op);
+	MPI_Comm_create_errhandler(handler, &eh);
+	MPI_Comm_group(d, &g);
+	CHECK(MPI_Comm_f2c(MPI_Comm_c2f(d)) == d &&
+	              MPI_Comm_f2c(MPI_Comm_c2f(MPI_COMM_WORLD)) == MPI_COMM_WORLD,
+	      "communicators do not convert back");
+	CHECK(MPI_Type_f2c(MPI_Type_c2f(t)) == t && MPI_Type_f2c(MPI_Type_c2f(MPI_INT)) == MPI_INT,
+	      "datatypes do not convert back");
+	CHECK(MPI_Op_f2c(MPI_Op_c2f(op)) == op && MPI_Op_f2c(MPI_Op_c2f(MPI_SUM)) == MPI_SUM,
+	      "operators do not convert back");
+	CHECK(MPI_Errhandler_f2c(MPI_Errhandler_c2f(eh)) == eh &&
+	              MPI_Errhandler_f2c(MPI_Errhandler_c2f(MPI_ERRORS_RETURN)) == MPI_ERRORS_RETURN,
+	      "error handlers do not convert back");
+	CHECK(MPI_Info_f2c(MPI_Info_c2f(info)) == info, "info objects do not convert back");
+	CHECK(MPI_Group_f2c(MPI_Group_c2f(g)) == g, "groups do not convert back");
+	CHECK(MPI_Comm_f2c(MPI_Comm_c2f(MPI_COMM_NULL)) == MPI_COMM_NULL, "MPI_COMM_NULL converts");
+#ifdef TCMPI
+	/* Fortran handles of nothing, or of objects freed, are null. */
+	const MPI_Fint fd = MPI_Comm_c2f(d), ft = MPI_Type_c2f(t), fo = MPI_Op_c2f(op),
+	               fe = MPI_Errhandler_c2f(eh), fi = MPI_Info_c2f(info), fg = MPI_Group_c2f(g);
+	MPI_Comm_free(&d);
+	MPI_Type_free(&t);
+	MPI_Op_free(&op);
+	MPI_Errhandler_free(&eh);
+	MPI_Info_free(&info);
+	MPI_Group_free(&g);
+	CHECK(MPI_Comm_f2c(fd) == MPI_COMM_NULL && MPI_Comm_f2c(12345) == MPI_COMM_NULL &&
+	              MPI_Comm_f2c(-3) == MPI_COMM_NULL,
+	      "invalid communicators convert");
+	CHECK(MPI_Type_f2c(ft) == MPI_DATATYPE_NULL && MPI_Type_f2c(-1) == MPI_DATATYPE_NULL,
+	      "invalid datatypes convert");
+	CHECK(MPI_Op_f2c(fo) == MPI_OP_NULL && MPI_Op_f2c(9999) == MPI_OP_NULL,
+	      "invalid operators convert");
+	CHECK(MPI_Errhandler_f2c(fe) == MPI_ERRHANDLER_NULL && MPI_Errhandler_f2c(77) == MPI_ERRHANDLER_NULL,
+	      "invalid error handlers convert");
+	CHECK(MPI_Info_f2c(fi) == MPI_INFO_NULL, "a freed info object converts");
+	CHECK(MPI_Group_f2c(fg) == MPI_GROUP_NULL && MPI_Group_f2c(4321) == MPI_GROUP_NULL,
+	      "invalid groups convert");
+	rc = MPI_Alloc_mem(-1, MPI_INFO_NULL, &p);
+	CHECK(eclass(rc) == MPI_ERR_ARG, "negative size: class %d", eclass(rc));
+	rc = MPI_Alloc_mem((MPI_Aint)1 << 60, MPI_INFO_NULL, &p);
+	CHECK(eclass(rc) == MPI_ERR_NO_MEM, "2^60 bytes: class %d", eclass(rc));
+	rc = MPI_Alloc_mem(8, fi, &p);
+	CHECK(eclass(rc) == MPI_ERR_INFO, "a freed info: class %d", eclass(rc));
+#else
+	MPI_Comm_free(&d);
+	MPI_Type_free(&t);
+	MPI_Op_free(&op);
+	MPI_Errhandler_free(&eh);
+	MPI_Info_free(&info);
+	MPI_Group_free(&g);
+#endif
+}
+
 int main(int argc, char **argv)
 {
 	MPI_Init(&argc, &argv);
@@ -483,6 +572,7 @@ int main(int argc, char **argv)
 	copy_kinds();
 	attr_errors();
 	errhandlers();
+	memory_and_handles();
 
 	/* Keys A, B, C set on MPI_COMM_SELF in that order. */
 	for (int i = 0; i < 3; i++) {
