@@ -46,7 +46,7 @@ static int nkeys;
 /* The predefined attributes' values: MPI gives the program a pointer to
  * each, so they live as long as the layer. */
 static int tag_ub = TC_TAG_MAX;  /* topocoll's tags are 0 .. TC_TAG_MAX */
-static int host = MPI_PROC_NULL; /* no rank is a host in any other sense */
+static int host = MPI_PROC_NULL; /* no host process is named */
 static int io = MPI_ANY_SOURCE;  /* every rank has the C library's I/O */
 static int wtime_is_global = 1;  /* one process, one clock, one origin */
 static int universe_size;        /* the ranks tcmpirun started */
