@@ -206,6 +206,11 @@ struct tcmpi__comm {
 	/* The rank's size and rank in it: 1 and 0 when self, else proc's
 	 * (set with proc, read on every call). */
 	int size, rank;
+	/* Its attributes, the last set first (shim_attr.c), or NULL. */
+	struct tcmpi__attr *attrs;
+	/* Its info hints (MPI_Comm_set_info): an info object the
+	 * communicator owns (shim_info.c), or MPI_INFO_NULL. */
+	MPI_Info hints;
 };
 /* The communicators by handle (shim_core.c): tcmpi__ncomms entries, NULL
  * where free; a communicator never moves while it lives. */
@@ -239,6 +244,29 @@ int tcmpi__comm_sub(const struct tcmpi__comm *c, struct tc_proc *proc, MPI_Comm 
 int tcmpi__world_rank(const struct tcmpi__comm *c, int r);
 /* Frees every group (shim_group.c): at MPI_Finalize. */
 void tcmpi__groups_end(void);
+/* Attributes (shim_attr.c).  Copies from's attributes to to by their copy
+ * callbacks (MPI_Comm_dup); on a callback's failure, deletes those copied
+ * and returns its error (reported on from, fn named). */
+int tcmpi__attrs_copy(MPI_Comm from, MPI_Comm to, const char *fn);
+/* Deletes comm's attributes, the last set first, by their delete
+ * callbacks (MPI_Comm_free, MPI_Finalize for MPI_COMM_SELF); stops at a
+ * callback's failure, whose error it returns (reported, fn named). */
+int tcmpi__attrs_delete(MPI_Comm comm, const char *fn);
+/* The largest error code or class in use (MPI_LASTUSEDCODE; shim_core.c). */
+extern int tcmpi__lastusedcode;
+/* Info objects (shim_info.c).  MPI_SUCCESS when info is MPI_INFO_NULL or
+ * an info object, else MPI_ERR_INFO reported on comm (fn named). */
+int tcmpi__info_arg(MPI_Comm comm, MPI_Info info, const char *fn);
+/* *out = a new info object holding to's keys (MPI_INFO_NULL: none)
+ * updated by from's (MPI_INFO_NULL: none), in order; *out is left alone
+ * on error (MPI_ERR_NO_MEM, reported on comm). */
+int tcmpi__info_merge(MPI_Comm comm, MPI_Info to, MPI_Info from, MPI_Info *out, const char *fn);
+/* Frees an info object of the layer's (MPI_INFO_NULL: nothing). */
+void tcmpi__info_drop(MPI_Info *info);
+/* User error handlers (shim_core.c): one more and one fewer reference to
+ * handler h (nothing for a predefined one). */
+void tcmpi__errh_hold(MPI_Errhandler h);
+void tcmpi__errh_drop(MPI_Errhandler h);
 /* Frees the messages a communicator of one rank holds (shim_p2p.c): at
  * MPI_Comm_free and MPI_Finalize.  Receives still posted on it stay
  * pending (they can never complete) and no longer refer to it. */

@@ -427,10 +427,11 @@ int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
  */
 int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
 {
-	(void)info;
 	struct tcmpi__comm *c;
 	int rc = tcmpi__comm_arg(comm, __func__, &c);
 	if (rc)
+		return rc;
+	if ((rc = tcmpi__info_arg(comm, info, __func__)))
 		return rc;
 	if (!newcomm)
 		return tcmpi__error(comm, MPI_ERR_ARG, __func__, "NULL newcomm");

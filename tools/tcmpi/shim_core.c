@@ -96,6 +96,43 @@ static MPI_Errhandler errh_of(MPI_Comm comm)
 	return c ? c->errh : world_comm.errh;
 }
 
+/* User error handlers (MPI_Comm_create_errhandler): handles FIRST_ERRH..
+ * index a table; a handler lives while referenced: by the handle the
+ * program was given, by each communicator it is set on, by each handle
+ * MPI_Comm_get_errhandler returned (MPI_Errhandler_free drops one). */
+#define FIRST_ERRH 4
+struct errh {
+	int refs;
+	MPI_Comm_errhandler_function *fn;
+};
+static struct errh *errhs;
+static int nerrhs;
+
+static struct errh *errh_user(MPI_Errhandler h)
+{
+	return h >= FIRST_ERRH && h < nerrhs && errhs[h].refs > 0 ? &errhs[h] : NULL;
+}
+
+static int errh_valid(MPI_Errhandler h)
+{
+	return h == MPI_ERRORS_ARE_FATAL || h == MPI_ERRORS_RETURN || h == MPI_ERRORS_ABORT ||
+	       errh_user(h);
+}
+
+void tcmpi__errh_hold(MPI_Errhandler h)
+{
+	struct errh *e = errh_user(h);
+	if (e)
+		e->refs++;
+}
+
+void tcmpi__errh_drop(MPI_Errhandler h)
+{
+	struct errh *e = errh_user(h);
+	if (e && --e->refs == 0)
+		e->fn = NULL;
+}
+
 int tcmpi__error(MPI_Comm comm, int code, const char *fn, const char *fmt, ...)
 {
 	int n = snprintf(last_error, sizeof last_error, "%s: ", fn);
@@ -104,8 +141,18 @@ int tcmpi__error(MPI_Comm comm, int code, const char *fn, const char *fmt, ...)
 	if (n > 0 && (size_t)n < sizeof last_error)
 		vsnprintf(last_error + n, sizeof last_error - (size_t)n, fmt, ap);
 	va_end(ap);
-	if (errh_of(comm) == MPI_ERRORS_RETURN)
+	const MPI_Errhandler h = errh_of(comm);
+	if (h == MPI_ERRORS_RETURN)
 		return code;
+	const struct errh *e = errh_user(h);
+	if (e) {
+		/* The handler gets the communicator of the error (MPI_COMM_WORLD
+		 * for one of no communicator, whose handler applies). */
+		MPI_Comm hc = tcmpi__comm(comm) ? comm : MPI_COMM_WORLD;
+		int hcode = code;
+		e->fn(&hc, &hcode);
+		return code;
+	}
 	int rank = tcmpi__self ? tc_rank(tcmpi__self->proc) : -1;
 	/* A rank failing only because another one aborted the run says nothing
 	 * more: the first failure has been reported. */
@@ -173,11 +220,157 @@ int tcmpi__unsupported(const char *fn)
 	                    "not supported by topocoll's MPI layer (docs/mpi-programs.md)");
 }
 
+/* Error classes and codes the program adds (MPI_Add_error_class,
+ * MPI_Add_error_code): values FIRST_UCODE .. tcmpi__lastusedcode, each
+ * with its class (a class is its own) and its string (NULL: none). */
+#define FIRST_UCODE (MPI_ERR_LASTCODE + 1)
+struct ucode {
+	int used;
+	int cls;
+	char *str;
+};
+static struct ucode *ucodes; /* by value - FIRST_UCODE */
+static int nucodes;
+int tcmpi__lastusedcode = MPI_ERR_LASTCODE;
+
+static struct ucode *ucode_of(int code)
+{
+	return code >= FIRST_UCODE && code - FIRST_UCODE < nucodes && ucodes[code - FIRST_UCODE].used
+	               ? &ucodes[code - FIRST_UCODE]
+	               : NULL;
+}
+
+/* A new value above every one in use, of class cls (-1: itself). */
+static int ucode_add(int cls, int *out, const char *fn)
+{
+	const int v = tcmpi__lastusedcode + 1, i = v - FIRST_UCODE;
+	if (i >= nucodes) {
+		int n = nucodes ? 2 * nucodes : 16;
+		struct ucode *g = realloc(ucodes, (size_t)n * sizeof *g);
+		if (!g)
+			return tcmpi__error(MPI_COMM_NULL, MPI_ERR_NO_MEM, fn, "out of memory");
+		memset(g + nucodes, 0, (size_t)(n - nucodes) * sizeof *g);
+		ucodes = g;
+		nucodes = n;
+	}
+	ucodes[i] = (struct ucode){.used = 1, .cls = cls < 0 ? v : cls};
+	tcmpi__lastusedcode = v;
+	*out = v;
+	return MPI_SUCCESS;
+}
+
+/* Removes value code: MPI_LASTUSEDCODE falls to the largest left. */
+static void ucode_remove(int code)
+{
+	struct ucode *u = ucode_of(code);
+	free(u->str);
+	*u = (struct ucode){0};
+	while (tcmpi__lastusedcode > MPI_ERR_LASTCODE && !ucode_of(tcmpi__lastusedcode))
+		tcmpi__lastusedcode--;
+}
+
+int MPI_Add_error_class(int *errorclass)
+{
+	int rc = tcmpi__check_init(__func__);
+	if (rc)
+		return rc;
+	if (!errorclass)
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_ARG, __func__, "NULL errorclass");
+	return ucode_add(-1, errorclass, __func__);
+}
+
+int MPI_Add_error_code(int errorclass, int *errorcode)
+{
+	int rc = tcmpi__check_init(__func__);
+	if (rc)
+		return rc;
+	if (!errorcode)
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_ARG, __func__, "NULL errorcode");
+	const struct ucode *u = ucode_of(errorclass);
+	if (!(errorclass >= 0 && errorclass < MPI_ERR_LASTCODE) && !(u && u->cls == errorclass))
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_ARG, __func__,
+		                    "%d is not an error class", errorclass);
+	return ucode_add(errorclass, errorcode, __func__);
+}
+
+int MPI_Add_error_string(int errorcode, const char *string)
+{
+	int rc = tcmpi__check_init(__func__);
+	if (rc)
+		return rc;
+	struct ucode *u = ucode_of(errorcode);
+	if (!u)
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_ARG, __func__,
+		                    "%d is not an error code or class added by the program", errorcode);
+	if (!string || strlen(string) >= MPI_MAX_ERROR_STRING)
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_ARG, __func__,
+		                    "%s string: at most MPI_MAX_ERROR_STRING - 1 (%d) characters",
+		                    string ? "too long a" : "NULL", MPI_MAX_ERROR_STRING - 1);
+	char *copy = strdup(string);
+	if (!copy)
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_NO_MEM, __func__, "out of memory");
+	free(u->str);
+	u->str = copy;
+	return MPI_SUCCESS;
+}
+
+/* The MPI 4.1 removals: only values the program added; a class only when
+ * no code of it is left. */
+static int ucode_arg(int code, int want_class, const char *fn)
+{
+	int rc = tcmpi__check_init(fn);
+	if (rc)
+		return rc;
+	const struct ucode *u = ucode_of(code);
+	if (!u || (want_class >= 0 && (u->cls == code) != want_class))
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_ARG, fn,
+		                    "%d is not an error %s added by the program", code,
+		                    want_class < 0 ? "code or class"
+		                    : want_class   ? "class"
+		                                   : "code");
+	return MPI_SUCCESS;
+}
+
+int MPI_Remove_error_class(int errorclass)
+{
+	int rc = ucode_arg(errorclass, 1, __func__);
+	if (rc)
+		return rc;
+	for (int i = 0; i < nucodes; i++)
+		if (ucodes[i].used && ucodes[i].cls == errorclass && i + FIRST_UCODE != errorclass)
+			return tcmpi__error(MPI_COMM_NULL, MPI_ERR_ARG, __func__,
+			                    "error class %d still has error code %d", errorclass,
+			                    i + FIRST_UCODE);
+	ucode_remove(errorclass);
+	return MPI_SUCCESS;
+}
+
+int MPI_Remove_error_code(int errorcode)
+{
+	int rc = ucode_arg(errorcode, 0, __func__);
+	if (rc)
+		return rc;
+	ucode_remove(errorcode);
+	return MPI_SUCCESS;
+}
+
+int MPI_Remove_error_string(int errorcode)
+{
+	int rc = ucode_arg(errorcode, -1, __func__);
+	if (rc)
+		return rc;
+	struct ucode *u = ucode_of(errorcode);
+	free(u->str);
+	u->str = NULL;
+	return MPI_SUCCESS;
+}
+
 int MPI_Error_class(int errorcode, int *errorclass)
 {
-	if (!errorclass || errorcode < 0 || errorcode > MPI_ERR_LASTCODE)
+	const struct ucode *u = ucode_of(errorcode);
+	if (!errorclass || ((errorcode < 0 || errorcode > MPI_ERR_LASTCODE) && !u))
 		return MPI_ERR_ARG;
-	*errorclass = errorcode;
+	*errorclass = u ? u->cls : errorcode;
 	return MPI_SUCCESS;
 }
 
@@ -193,17 +386,36 @@ int MPI_Error_string(int errorcode, char *string, int *resultlen)
 	        [MPI_ERR_RANK] = "invalid rank",
 	        [MPI_ERR_REQUEST] = "invalid request",
 	        [MPI_ERR_ROOT] = "invalid root",
+	        [MPI_ERR_GROUP] = "invalid group",
 	        [MPI_ERR_OP] = "invalid operator",
+	        [MPI_ERR_TOPOLOGY] = "invalid topology",
+	        [MPI_ERR_DIMS] = "invalid dimensions",
 	        [MPI_ERR_ARG] = "invalid argument",
+	        [MPI_ERR_UNKNOWN] = "unknown error",
 	        [MPI_ERR_TRUNCATE] = "message truncated",
 	        [MPI_ERR_OTHER] = "other error",
 	        [MPI_ERR_INTERN] = "internal error",
+	        [MPI_ERR_IN_STATUS] = "error code in status",
+	        [MPI_ERR_PENDING] = "pending request",
+	        [MPI_ERR_INFO_KEY] = "invalid info key",
+	        [MPI_ERR_INFO_NOKEY] = "info key not defined",
+	        [MPI_ERR_INFO_VALUE] = "invalid info value",
+	        [MPI_ERR_INFO] = "invalid info object",
+	        [MPI_ERR_KEYVAL] = "invalid attribute key",
 	        [MPI_ERR_NO_MEM] = "out of memory",
 	        [MPI_ERR_UNSUPPORTED_OPERATION] = "unsupported operation",
 	        [MPI_ERR_PROC_ABORTED] = "the run was aborted by another rank",
+	        [MPI_ERR_ERRHANDLER] = "invalid error handler",
 	};
 	if (!string || !resultlen)
 		return MPI_ERR_ARG;
+	const struct ucode *u = ucode_of(errorcode);
+	if (u) {
+		/* A string the program added, else none (as MPI says). */
+		snprintf(string, MPI_MAX_ERROR_STRING, "%s", u->str ? u->str : "");
+		*resultlen = (int)strlen(string);
+		return MPI_SUCCESS;
+	}
 	const char *s = errorcode >= 0 && errorcode < (int)(sizeof names / sizeof names[0]) &&
 	                                names[errorcode]
 	                        ? names[errorcode]
@@ -217,26 +429,55 @@ int MPI_Error_string(int errorcode, char *string, int *resultlen)
 	return MPI_SUCCESS;
 }
 
+int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *function, MPI_Errhandler *errhandler)
+{
+	int rc = tcmpi__check_init(__func__);
+	if (rc)
+		return rc;
+	if (!function || !errhandler)
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_ARG, __func__, "NULL %s",
+		                    function ? "errhandler" : "function");
+	int h = FIRST_ERRH;
+	while (h < nerrhs && errhs[h].refs > 0)
+		h++;
+	if (h >= nerrhs) {
+		int n = nerrhs ? 2 * nerrhs : 4 * FIRST_ERRH;
+		struct errh *g = realloc(errhs, (size_t)n * sizeof *g);
+		if (!g)
+			return tcmpi__error(MPI_COMM_NULL, MPI_ERR_NO_MEM, __func__,
+			                    "out of memory for an error handler");
+		memset(g + nerrhs, 0, (size_t)(n - nerrhs) * sizeof *g);
+		errhs = g;
+		nerrhs = n;
+	}
+	errhs[h] = (struct errh){.refs = 1, .fn = function};
+	*errhandler = h;
+	return MPI_SUCCESS;
+}
+
 int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
 {
 	struct tcmpi__comm *c = tcmpi__comm(comm);
 	if (!c)
 		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_COMM, __func__,
 		                    "invalid communicator %d", comm);
-	if (errhandler != MPI_ERRORS_ARE_FATAL && errhandler != MPI_ERRORS_RETURN &&
-	    errhandler != MPI_ERRORS_ABORT)
-		return tcmpi__error(comm, MPI_ERR_ARG, __func__,
-		                    "only MPI_ERRORS_ARE_FATAL, MPI_ERRORS_ABORT and "
-		                    "MPI_ERRORS_RETURN are supported");
+	if (!errh_valid(errhandler))
+		return tcmpi__error(comm, MPI_ERR_ERRHANDLER, __func__, "invalid error handler %d",
+		                    errhandler);
+	tcmpi__errh_hold(errhandler);
+	tcmpi__errh_drop(c->errh);
 	c->errh = errhandler;
 	return MPI_SUCCESS;
 }
 
+/* The handle returned is one more reference to a user handler, which the
+ * program frees with MPI_Errhandler_free, as MPI says. */
 int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
 {
 	struct tcmpi__comm *c = tcmpi__comm(comm);
 	if (!c || !errhandler)
 		return tcmpi__error(comm, MPI_ERR_ARG, __func__, "invalid communicator or NULL");
+	tcmpi__errh_hold(c->errh);
 	*errhandler = c->errh;
 	return MPI_SUCCESS;
 }
@@ -245,7 +486,23 @@ int MPI_Errhandler_free(MPI_Errhandler *errhandler)
 {
 	if (!errhandler)
 		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_ARG, __func__, "NULL errhandler");
+	if (!errh_valid(*errhandler))
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_ERRHANDLER, __func__,
+		                    "invalid error handler %d", *errhandler);
+	tcmpi__errh_drop(*errhandler);
 	*errhandler = MPI_ERRHANDLER_NULL;
+	return MPI_SUCCESS;
+}
+
+/* Raises errorcode on comm: its handler runs as for an error of the
+ * layer's; MPI_SUCCESS when the handler returns. */
+int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
+{
+	struct tcmpi__comm *c;
+	int rc = tcmpi__comm_arg(comm, __func__, &c);
+	if (rc)
+		return rc;
+	(void)tcmpi__error(comm, errorcode, __func__, "error code %d raised by the program", errorcode);
 	return MPI_SUCCESS;
 }
 
@@ -284,6 +541,10 @@ int MPI_Finalize(void)
 	int rc = tcmpi__check_init(__func__);
 	if (rc)
 		return rc;
+	/* First MPI_COMM_SELF's attributes are deleted, the last set first, as
+	 * MPI says (libraries hang their clean-up there); a callback's
+	 * failure is reported and returned after the rest of the call. */
+	const int arc = tcmpi__attrs_delete(MPI_COMM_SELF, __func__);
 	/* MPI_Finalize is collective: no rank leaves while another still
 	 * needs it. */
 	rc = tc_barrier(tcmpi__self->proc, NULL);
@@ -294,7 +555,7 @@ int MPI_Finalize(void)
 	tcmpi__groups_end();
 	tcmpi__finalized = 1;
 	tcmpi__live = 0;
-	return rc ? tcmpi__tc_error(MPI_COMM_WORLD, rc, __func__) : MPI_SUCCESS;
+	return rc ? tcmpi__tc_error(MPI_COMM_WORLD, rc, __func__) : arc;
 }
 
 int MPI_Initialized(int *flag)
@@ -496,6 +757,9 @@ static int comm_new(const struct tcmpi__comm *from, MPI_Comm *out, const char *f
 	c->nbr = NULL;
 	c->graph = NULL;
 	c->name[0] = 0;
+	c->attrs = NULL;
+	c->hints = MPI_INFO_NULL;
+	tcmpi__errh_hold(c->errh);
 	tcmpi__commv[i] = c;
 	*out = i;
 	return MPI_SUCCESS;
@@ -529,27 +793,119 @@ static int comm_sub(const struct tcmpi__comm *c, struct tc_proc *proc, MPI_Comm 
 	return MPI_SUCCESS;
 }
 
-/* A duplicate is a sub-team of the same ranks and topology with a context
- * of its own: its messages and collectives never match its parent's. */
-int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
+/* Drops a communicator made by a call that then failed, on this rank
+ * alone: its sub-team, which the other ranks may hold, is left to the
+ * world's end. */
+static void comm_discard(MPI_Comm *comm)
 {
-	COMM_OR_FAIL(c, comm);
-	if (!newcomm)
-		return tcmpi__error(comm, MPI_ERR_ARG, __func__, "NULL newcomm");
-	struct tc_proc *np = NULL;
-	int rc = c->self ? MPI_SUCCESS : tc_team_dup(c->proc, &np);
+	struct tcmpi__comm *c = tcmpi__commv[*comm];
+	tcmpi__graph_free(c->graph);
+	tcmpi__info_drop(&c->hints);
+	tcmpi__errh_drop(c->errh);
+	free(c);
+	tcmpi__commv[*comm] = NULL;
+	*comm = MPI_COMM_NULL;
+}
+
+/* A duplicate is a sub-team of the same ranks and topology with a context
+ * of its own: its messages and collectives never match its parent's.  It
+ * keeps the topology, gets the attributes by their copy callbacks and the
+ * hints: comm's, or info's alone when with_info (MPI_Comm_dup_with_info). */
+static int comm_dup(MPI_Comm comm, int with_info, MPI_Info info, MPI_Comm *newcomm, const char *fn)
+{
+	struct tcmpi__comm *c;
+	int rc = tcmpi__comm_arg(comm, fn, &c);
 	if (rc)
-		return tcmpi__tc_error(comm, rc, __func__);
-	rc = c->self ? comm_new(c, newcomm, __func__) : comm_sub(c, np, newcomm, __func__);
-	if (rc == MPI_SUCCESS) {
-		/* A duplicate keeps the topology. */
-		tcmpi__commv[*newcomm]->cart = c->cart;
-		if (c->graph && !(tcmpi__commv[*newcomm]->graph = tcmpi__graph_copy(c->graph)))
-			return tcmpi__error(comm, MPI_ERR_NO_MEM, __func__, "out of memory");
+		return rc;
+	if (!newcomm)
+		return tcmpi__error(comm, MPI_ERR_ARG, fn, "NULL newcomm");
+	if (with_info && (rc = tcmpi__info_arg(comm, info, fn)))
+		return rc;
+	struct tc_proc *np = NULL;
+	rc = c->self ? MPI_SUCCESS : tc_team_dup(c->proc, &np);
+	if (rc)
+		return tcmpi__tc_error(comm, rc, fn);
+	rc = c->self ? comm_new(c, newcomm, fn) : comm_sub(c, np, newcomm, fn);
+	if (rc)
+		return rc;
+	struct tcmpi__comm *n = tcmpi__commv[*newcomm];
+	n->cart = c->cart;
+	if (c->graph && !(n->graph = tcmpi__graph_copy(c->graph))) {
+		rc = tcmpi__error(comm, MPI_ERR_NO_MEM, fn, "out of memory");
+		goto fail;
 	}
+	if ((rc = tcmpi__info_merge(comm, MPI_INFO_NULL, with_info ? info : c->hints, &n->hints, fn)))
+		goto fail;
+	if ((rc = tcmpi__attrs_copy(comm, *newcomm, fn)))
+		goto fail;
+	return MPI_SUCCESS;
+fail:
+	comm_discard(newcomm);
 	return rc;
 }
 
+int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
+{
+	return comm_dup(comm, 0, MPI_INFO_NULL, newcomm, __func__);
+}
+
+int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
+{
+	return comm_dup(comm, 1, info, newcomm, __func__);
+}
+
+/* The nonblocking forms duplicate at once: the request is complete when
+ * they return, which MPI allows (the program's wait or test completes
+ * it). */
+static int comm_idup(MPI_Comm comm, int with_info, MPI_Info info, MPI_Comm *newcomm,
+                     MPI_Request *request, const char *fn)
+{
+	struct tcmpi__comm *c;
+	int rc = tcmpi__comm_arg(comm, fn, &c);
+	if (rc)
+		return rc;
+	if (!request)
+		return tcmpi__error(comm, MPI_ERR_REQUEST, fn, "NULL request");
+	struct tcmpi__req *q = tcmpi__req_new(comm, TCMPI_REQ_COLL, request, fn);
+	if (!q)
+		return MPI_ERR_NO_MEM;
+	if ((rc = comm_dup(comm, with_info, info, newcomm, fn))) {
+		tcmpi__req_drop(request);
+		return rc;
+	}
+	q->done = 1;
+	return MPI_SUCCESS;
+}
+
+int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
+{
+	return comm_idup(comm, 0, MPI_INFO_NULL, newcomm, request, __func__);
+}
+
+int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request)
+{
+	return comm_idup(comm, 1, info, newcomm, request, __func__);
+}
+
+/* Whether a live communicator other than c has a team made from c's. */
+static int team_has_descendant(const struct tcmpi__comm *c)
+{
+	const struct tc_team *t = tc_proc_team(c->proc);
+	for (int i = 3; i < tcmpi__ncomms; i++) {
+		const struct tcmpi__comm *d = tcmpi__commv[i];
+		if (!d || d == c || !d->used || d->self)
+			continue;
+		for (const struct tc_team *u = tc_team_parent(tc_proc_team(d->proc)); u;
+		     u = tc_team_parent(u))
+			if (u == t)
+				return 1;
+	}
+	return 0;
+}
+
+/* The attributes' delete callbacks run first: when one fails, its error is
+ * returned and the communicator stays (with the attributes not yet
+ * deleted). */
 int MPI_Comm_free(MPI_Comm *comm)
 {
 	if (!comm)
@@ -558,21 +914,34 @@ int MPI_Comm_free(MPI_Comm *comm)
 	if (*comm == MPI_COMM_WORLD || *comm == MPI_COMM_SELF)
 		return tcmpi__error(*comm, MPI_ERR_COMM, __func__,
 		                    "MPI_COMM_WORLD and MPI_COMM_SELF cannot be freed");
+	int rc = tcmpi__attrs_delete(*comm, __func__);
+	if (rc)
+		return rc;
 	/* Its pending operations complete first, as MPI says they do. */
 	tcmpi__comm_settle(*comm);
 	if (c->nbr) {
-		int rc = tc_team_free(c->nbr);
+		rc = tc_team_free(c->nbr);
 		if (rc)
 			return tcmpi__tc_error(*comm, rc, __func__);
 		c->nbr = NULL;
 	}
 	if (c->sub) {
-		int rc = tc_team_free(c->proc);
+		/* tc_team_free frees the sub-teams made from the team too, so
+		 * the team of a communicator with live descendants (a duplicate
+		 * or split of it not yet freed) stays until the world's end.
+		 * The ranks decide together, as the free is collective and
+		 * only some of them may hold a descendant. */
+		int32_t mine = team_has_descendant(c), any = 0;
+		rc = tc_allreduce(c->proc, &mine, &any, 1, TC_INT32, TC_OP_MAX, NULL);
+		if (!rc && !any)
+			rc = tc_team_free(c->proc);
 		if (rc)
 			return tcmpi__tc_error(*comm, rc, __func__);
 	}
 	tcmpi__selfq_free(c);
 	tcmpi__graph_free(c->graph);
+	tcmpi__info_drop(&c->hints);
+	tcmpi__errh_drop(c->errh);
 	free(c);
 	tcmpi__commv[*comm] = NULL;
 	*comm = MPI_COMM_NULL;
@@ -647,4 +1016,89 @@ int tcmpi__comm_new(const struct tcmpi__comm *c, MPI_Comm *out, const char *fn)
 int tcmpi__comm_sub(const struct tcmpi__comm *c, struct tc_proc *proc, MPI_Comm *out, const char *fn)
 {
 	return comm_sub(c, proc, out, fn);
+}
+
+/* ---------------------------------------------------------------------
+ * Memory, profiling control and Fortran handles.
+ */
+int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
+{
+	int rc = tcmpi__check_init(__func__);
+	if (rc)
+		return rc;
+	if ((rc = tcmpi__info_arg(MPI_COMM_WORLD, info, __func__)))
+		return rc;
+	if (size < 0 || !baseptr)
+		return tcmpi__error(MPI_COMM_WORLD, MPI_ERR_ARG, __func__,
+		                    baseptr ? "negative size %lld" : "NULL baseptr", (long long)size);
+	void *p = malloc(size ? (size_t)size : 1);
+	if (!p)
+		return tcmpi__error(MPI_COMM_WORLD, MPI_ERR_NO_MEM, __func__,
+		                    "no memory for %lld bytes", (long long)size);
+	*(void **)baseptr = p;
+	return MPI_SUCCESS;
+}
+
+int MPI_Free_mem(void *base)
+{
+	int rc = tcmpi__check_init(__func__);
+	if (rc)
+		return rc;
+	free(base);
+	return MPI_SUCCESS;
+}
+
+/* No profiling library is attached: every level is accepted and nothing
+ * changes, as MPI allows. */
+int MPI_Pcontrol(const int level, ...)
+{
+	(void)level;
+	return MPI_SUCCESS;
+}
+
+/* Handles are ints in C as in Fortran, so a handle converts to itself; a
+ * Fortran handle that names no object converts to the null handle. */
+MPI_Fint MPI_Comm_c2f(MPI_Comm comm)
+{
+	return (MPI_Fint)comm;
+}
+
+MPI_Comm MPI_Comm_f2c(MPI_Fint comm)
+{
+	return tcmpi__comm((MPI_Comm)comm) ? (MPI_Comm)comm : MPI_COMM_NULL;
+}
+
+MPI_Fint MPI_Type_c2f(MPI_Datatype datatype)
+{
+	return (MPI_Fint)datatype;
+}
+
+/* A datatype not yet committed is a datatype too. */
+MPI_Datatype MPI_Type_f2c(MPI_Fint datatype)
+{
+	return datatype > 0 && datatype < tcmpi__ndts && tcmpi__dts[datatype].used
+	               ? (MPI_Datatype)datatype
+	               : MPI_DATATYPE_NULL;
+}
+
+MPI_Fint MPI_Op_c2f(MPI_Op op)
+{
+	return (MPI_Fint)op;
+}
+
+/* MPI_REPLACE and MPI_NO_OP, which no reduction takes, are operators. */
+MPI_Op MPI_Op_f2c(MPI_Fint op)
+{
+	return (op > 0 && op < TCMPI_OP_PREDEFINED) || tcmpi__op_valid((MPI_Op)op) ? (MPI_Op)op
+	                                                                           : MPI_OP_NULL;
+}
+
+MPI_Fint MPI_Errhandler_c2f(MPI_Errhandler errhandler)
+{
+	return (MPI_Fint)errhandler;
+}
+
+MPI_Errhandler MPI_Errhandler_f2c(MPI_Fint errhandler)
+{
+	return errh_valid((MPI_Errhandler)errhandler) ? (MPI_Errhandler)errhandler : MPI_ERRHANDLER_NULL;
 }

@@ -321,11 +321,12 @@ int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int so
                                    const int destinations[], const int destweights[], MPI_Info info,
                                    int reorder, MPI_Comm *comm_dist_graph)
 {
-	(void)info;
 	(void)reorder;
 	struct tcmpi__comm *c;
 	int rc = tcmpi__comm_arg(comm_old, __func__, &c);
 	if (rc)
+		return rc;
+	if ((rc = tcmpi__info_arg(comm_old, info, __func__)))
 		return rc;
 	if (!comm_dist_graph)
 		return tcmpi__error(comm_old, MPI_ERR_ARG, __func__, "NULL comm_dist_graph");
@@ -366,11 +367,12 @@ int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int nodes[], const int
                           const int targets[], const int weights[], MPI_Info info, int reorder,
                           MPI_Comm *comm_dist_graph)
 {
-	(void)info;
 	(void)reorder;
 	struct tcmpi__comm *c;
 	int rc = tcmpi__comm_arg(comm_old, __func__, &c);
 	if (rc)
+		return rc;
+	if ((rc = tcmpi__info_arg(comm_old, info, __func__)))
 		return rc;
 	if (!comm_dist_graph)
 		return tcmpi__error(comm_old, MPI_ERR_ARG, __func__, "NULL comm_dist_graph");

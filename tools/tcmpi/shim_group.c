@@ -435,9 +435,10 @@ MPI_Fint MPI_Group_c2f(MPI_Group group)
 	return (MPI_Fint)group;
 }
 
+/* A Fortran handle that names no group converts to MPI_GROUP_NULL. */
 MPI_Group MPI_Group_f2c(MPI_Fint group)
 {
-	return (MPI_Group)group;
+	return group_of((MPI_Group)group) ? (MPI_Group)group : MPI_GROUP_NULL;
 }
 
 int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)

@@ -248,7 +248,8 @@ int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 
 int MPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-	(void)info;
+	if (tcmpi__info_arg(comm, info, __func__))
+		return MPI_ERR_INFO;
 	ICALL(.which = IC_BARRIER, .comm = comm, .req = request, .persistent = 1);
 }
 
@@ -261,7 +262,8 @@ int MPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Com
 int MPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
                    MPI_Info info, MPI_Request *request)
 {
-	(void)info;
+	if (tcmpi__info_arg(comm, info, __func__))
+		return MPI_ERR_INFO;
 	ICALL(.which = IC_BCAST, .rbuf = buffer, .rcount = count, .rtype = datatype, .root = root,
 	      .comm = comm, .req = request, .persistent = 1);
 }
@@ -277,7 +279,8 @@ int MPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MPI
 	int MPI_##Name##_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, \
 	                      MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)        \
 	{                                                                                           \
-		(void)info;                                                                         \
+		if (tcmpi__info_arg(comm, info, __func__))                                          \
+			return MPI_ERR_INFO;                                                        \
 		ICALL(.which = WHICH, .sbuf = sendbuf, .rbuf = recvbuf, .scount = count,            \
 		      .rcount = count, .stype = datatype, .rtype = datatype, .op = op,              \
 		      .comm = comm, .req = request, .persistent = 1);                               \
@@ -297,7 +300,8 @@ int MPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
 int MPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype,
                                   MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-	(void)info;
+	if (tcmpi__info_arg(comm, info, __func__))
+		return MPI_ERR_INFO;
 	ICALL(.which = IC_REDUCE_SCATTER_BLOCK, .sbuf = sendbuf, .rbuf = recvbuf,
 	      .scount = recvcount, .rcount = recvcount, .stype = datatype, .rtype = datatype,
 	      .op = op, .comm = comm, .req = request, .persistent = 1);
@@ -404,7 +408,8 @@ int MPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvco
                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
                             MPI_Request *request)
 {
-	(void)info;
+	if (tcmpi__info_arg(comm, info, __func__))
+		return MPI_ERR_INFO;
 	return ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, 1, request, __func__);
 }
 
@@ -419,7 +424,8 @@ int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
 int MPI_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                     int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-	(void)info;
+	if (tcmpi__info_arg(comm, info, __func__))
+		return MPI_ERR_INFO;
 	ICALL(.which = IC_REDUCE, .sbuf = sendbuf, .rbuf = recvbuf, .scount = count,
 	      .rcount = count, .stype = datatype, .rtype = datatype, .op = op, .root = root,
 	      .comm = comm, .req = request, .persistent = 1);
@@ -437,7 +443,8 @@ int MPI_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype 
 	                      void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,  \
 	                      MPI_Info info, MPI_Request *request)                                 \
 	{                                                                                          \
-		(void)info;                                                                        \
+		if (tcmpi__info_arg(comm, info, __func__))                                         \
+			return MPI_ERR_INFO;                                                       \
 		ICALL(.which = WHICH, .sbuf = sendbuf, .rbuf = recvbuf, .scount = sendcount,       \
 		      .rcount = recvcount, .stype = sendtype, .rtype = recvtype, .comm = comm,     \
 		      .req = request, .persistent = 1);                                            \
@@ -458,7 +465,8 @@ MOVE_FORMS(alltoall, Alltoall, IC_ALLTOALL)
 	                      void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,      \
 	                      MPI_Comm comm, MPI_Info info, MPI_Request *request)                 \
 	{                                                                                         \
-		(void)info;                                                                       \
+		if (tcmpi__info_arg(comm, info, __func__))                                        \
+			return MPI_ERR_INFO;                                                      \
 		ICALL(.which = WHICH, .sbuf = sendbuf, .rbuf = recvbuf, .scount = sendcount,      \
 		      .rcount = recvcount, .stype = sendtype, .rtype = recvtype, .root = root,    \
 		      .comm = comm, .req = request, .persistent = 1);                             \
@@ -764,7 +772,8 @@ int MPI_Gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
                      const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
                      MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-	(void)info;
+	if (tcmpi__info_arg(comm, info, __func__))
+		return MPI_ERR_INFO;
 	IVCALL(.sh = IV_GATHER, .sbuf = sendbuf, .scounts = &sendcount, .stype = sendtype,
 	       .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = displs, .rtype = recvtype,
 	       .root = root, .comm = comm, .req = request, .persistent = 1);
@@ -783,7 +792,8 @@ int MPI_Scatterv_init(const void *sendbuf, const int sendcounts[], const int dis
                       MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                       int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-	(void)info;
+	if (tcmpi__info_arg(comm, info, __func__))
+		return MPI_ERR_INFO;
 	IVCALL(.sh = IV_SCATTER, .sbuf = sendbuf, .scounts = sendcounts, .sdispls = displs,
 	       .stype = sendtype, .rbuf = recvbuf, .rcounts = &recvcount, .rtype = recvtype,
 	       .root = root, .comm = comm, .req = request, .persistent = 1);
@@ -802,7 +812,8 @@ int MPI_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
                         const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                         MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-	(void)info;
+	if (tcmpi__info_arg(comm, info, __func__))
+		return MPI_ERR_INFO;
 	IVCALL(.sh = IV_ALLGATHER, .sbuf = sendbuf, .scounts = &sendcount, .stype = sendtype,
 	       .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = displs, .rtype = recvtype,
 	       .comm = comm, .req = request, .persistent = 1);
@@ -822,7 +833,8 @@ int MPI_Alltoallv_init(const void *sendbuf, const int sendcounts[], const int sd
                        const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
                        MPI_Request *request)
 {
-	(void)info;
+	if (tcmpi__info_arg(comm, info, __func__))
+		return MPI_ERR_INFO;
 	IVCALL(.sh = IV_ALLTOALL, .sbuf = sendbuf, .scounts = sendcounts, .sdispls = sdispls,
 	       .stype = sendtype, .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = rdispls,
 	       .rtype = recvtype, .comm = comm, .req = request, .persistent = 1);
@@ -843,7 +855,8 @@ int MPI_Alltoallw_init(const void *sendbuf, const int sendcounts[], const int sd
                        const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
                        MPI_Info info, MPI_Request *request)
 {
-	(void)info;
+	if (tcmpi__info_arg(comm, info, __func__))
+		return MPI_ERR_INFO;
 	IVCALL(.sh = IV_ALLTOALL, .sbuf = sendbuf, .scounts = sendcounts, .sdispls = sdispls,
 	       .stypes = sendtypes, .rbuf = recvbuf, .rcounts = recvcounts, .rdispls = rdispls,
 	       .rtypes = recvtypes, .bytes_displ = 1, .comm = comm, .req = request, .persistent = 1);

@@ -365,6 +365,11 @@ extern int tcmpi_unweighted[1], tcmpi_weights_empty[1];
 #define MPI_WIN_NULL_DELETE_FN ((MPI_Win_delete_attr_function *)0)
 #define MPI_CONVERSION_FN_NULL ((MPI_Datarep_conversion_function *)0)
 #define MPI_CONVERSION_FN_NULL_C ((MPI_Datarep_conversion_function_c *)0)
+/* The copy callback that gives the duplicate the same value (a function
+ * of the layer's). */
+int tcmpi_comm_dup_fn(MPI_Comm, int, void *, void *, void *, int *);
+#define MPI_COMM_DUP_FN (tcmpi_comm_dup_fn)
+#define MPI_DUP_FN (tcmpi_comm_dup_fn)
 
 /* Every MPI 4.1 C function. */
 #define TCMPI_FN(ret, name, params) ret name params;

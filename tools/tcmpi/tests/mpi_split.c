@@ -3,7 +3,8 @@
  * mpi_split.c - communicators made by MPI_Comm_split and MPI_Comm_dup:
  * sizes and ranks (key order, reversed), collectives and point-to-point
  * messages on them, a split of a split, MPI_UNDEFINED, messages on a
- * duplicate kept apart from the parent's, MPI_Comm_compare, MPI_Comm_free.
+ * duplicate kept apart from the parent's, MPI_Comm_compare, MPI_Comm_free;
+ * a split and a duplicate used after their parent is freed.
  * Exit status 0 when all hold; each failure printed.
  */
 #include <mpi.h>
@@ -98,6 +99,27 @@ int main(int argc, char **argv)
 	MPI_Comm_free(&half);
 	MPI_Comm_free(&dup);
 	CHECK(half == MPI_COMM_NULL && dup == MPI_COMM_NULL, "MPI_Comm_free");
+
+	/* Communicators outlive the one they were made from: a split and a
+	 * duplicate of a duplicate, used after it is freed (by some ranks
+	 * only for the split: the others free theirs first). */
+	MPI_Comm parent, child, twin;
+	MPI_Comm_dup(MPI_COMM_WORLD, &parent);
+	MPI_Comm_split(parent, rank % 2, rank, &child);
+	MPI_Comm_dup(parent, &twin);
+	if (rank % 2)
+		MPI_Comm_free(&child);
+	MPI_Comm_free(&parent);
+	int got = 0, one = 1;
+	MPI_Allreduce(&one, &got, 1, MPI_INT, MPI_SUM, twin);
+	CHECK(got == size, "duplicate of a freed communicator: sum %d", got);
+	if (child != MPI_COMM_NULL) {
+		got = 0;
+		MPI_Allreduce(&one, &got, 1, MPI_INT, MPI_SUM, child);
+		CHECK(got == (size + 1) / 2, "split of a freed communicator: sum %d", got);
+		MPI_Comm_free(&child);
+	}
+	MPI_Comm_free(&twin);
 
 	int total = 0;
 	MPI_Allreduce(&fails, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
