@@ -216,6 +216,7 @@ struct tcmpi__req {
 	size_t cap;               /* bytes it can take */
 	struct tcmpi__req *snext; /* the next receive posted on the communicator */
 	struct tcmpi__req *onext; /* the next request freed while active */
+	int unpacked;             /* its data unpacked since its start (shim_p2p.c) */
 };
 struct tcmpi__req *tcmpi__req_new(MPI_Comm comm, int kind, MPI_Request *h, const char *fn);
 void tcmpi__req_drop(MPI_Request *h);

@@ -3,8 +3,9 @@
  * tools/tcmpi/shim_p2p.c - point-to-point messages (MPI_Send, MPI_Recv,
  * MPI_Isend, MPI_Irecv, MPI_Sendrecv; the probes in shim_probe.c) over
  * topocoll's tagged any-rank messages, and the requests of the layer
- * (MPI_Wait, MPI_Waitall, MPI_Waitany, MPI_Test, MPI_Testall, MPI_Start,
- * MPI_Startall, MPI_Request_free) for messages and collectives alike.
+ * (MPI_Wait, MPI_Waitall, MPI_Waitany, MPI_Waitsome, MPI_Test, MPI_Testall,
+ * MPI_Testsome, MPI_Request_get_status, MPI_Start, MPI_Startall,
+ * MPI_Request_free) for messages and collectives alike.
  *
  * A communicator is a team and the calling rank's proc in it, so ranks and
  * the matching of messages are the communicator's own (topocoll keeps the
@@ -409,10 +410,13 @@ static int req_finish(struct tcmpi__req *q, int tcrc, MPI_Status *st, const char
 {
 	tc_status ts = {0};
 	q->active = 0;
+	/* Once per start: MPI_Request_get_status may have finished it. */
+	const int unpack = !q->unpacked;
+	q->unpacked = 1;
 	if (q->kind == TCMPI_REQ_COLL) {
-		if (q->tmp && !tcrc && q->t)
+		if (q->tmp && !tcrc && q->t && unpack)
 			tcmpi__unpack((unsigned char *)q->tmp + q->toff, q->ucount, q->t, q->ubuf);
-		if (q->v && !tcrc)
+		if (q->v && !tcrc && unpack)
 			tcmpi__vreq_finish(q);
 		set_status(st, MPI_ANY_SOURCE, MPI_ANY_TAG, 0);
 		return tcrc ? tcmpi__tc_error(q->comm, tcrc, fn) : MPI_SUCCESS;
@@ -421,7 +425,7 @@ static int req_finish(struct tcmpi__req *q, int tcrc, MPI_Status *st, const char
 		ts.bytes = 0;
 	if (tcrc)
 		return tcmpi__tc_error(q->comm, tcrc, fn);
-	if (q->kind == TCMPI_REQ_RECV && q->tmp) {
+	if (q->kind == TCMPI_REQ_RECV && q->tmp && unpack) {
 		size_t sz = q->t->size ? q->t->size : 1;
 		tcmpi__unpack(q->tmp, ts.bytes / sz, q->t, q->ubuf);
 	}
@@ -683,6 +687,118 @@ int MPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *fla
 	return any(count, array_of_requests, index, flag, status, 0, __func__);
 }
 
+/* Whether handle h names a request that has an operation to complete:
+ * active, complete and not yet waited for, or a receive posted on a
+ * communicator of one rank (MPI's "active" request). */
+static int req_live(MPI_Request h)
+{
+	const struct tcmpi__req *q = req_of(h);
+	return q && (q->active || q->done || q->selfpend);
+}
+
+/* MPI_Waitsome and MPI_Testsome: completes every request of a[] that is
+ * complete now (block: after waiting until one is); *outcount of them,
+ * their indices and statuses in order, or MPI_UNDEFINED when none of a[]
+ * is active.  A failed request is among them, its status's MPI_ERROR set,
+ * and the call returns MPI_ERR_IN_STATUS, as MPI_Waitall does. */
+static int some(int count, MPI_Request a[], int *outcount, int idx[], MPI_Status *sts, int block,
+                const char *fn)
+{
+	int rc = check_reqs(count, a, fn);
+	if (rc)
+		return rc;
+	if (!outcount || (count > 0 && !idx))
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_ARG, fn, "NULL outcount or indices");
+	for (;;) {
+		int live = 0, pend = -1, n = 0, first = MPI_SUCCESS;
+		for (int i = 0; i < count; i++) {
+			struct tcmpi__req *q = req_of(a[i]);
+			if (!req_live(a[i]))
+				continue;
+			live = 1;
+			if (q->selfpend) {
+				pend = pend < 0 ? i : pend;
+				continue;
+			}
+			int f = 0;
+			MPI_Status *st = nth(sts, n);
+			rc = test_one(&a[i], &f, st, fn);
+			if (!f && !rc)
+				continue;
+			idx[n++] = i;
+			in_status(st, rc, &first);
+		}
+		if (n || !live) {
+			*outcount = n ? n : MPI_UNDEFINED;
+			return first;
+		}
+		if (!block) {
+			*outcount = 0;
+			return MPI_SUCCESS;
+		}
+		if (pend >= 0 && live) {
+			/* Are only receives on communicators of one rank left? */
+			int other = 0;
+			for (int i = 0; i < count && !other; i++)
+				other = req_live(a[i]) && !req_of(a[i])->selfpend;
+			if (!other) {
+				struct tcmpi__req *q = req_of(a[pend]);
+				return tcmpi__self_deadlock(q->comm, q->peer, q->stag, fn);
+			}
+		}
+		tc_yield(tcmpi__self->proc);
+	}
+}
+
+int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount,
+                 int array_of_indices[], MPI_Status array_of_statuses[])
+{
+	return some(incount, array_of_requests, outcount, array_of_indices, array_of_statuses, 1,
+	            __func__);
+}
+
+int MPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount,
+                 int array_of_indices[], MPI_Status array_of_statuses[])
+{
+	return some(incount, array_of_requests, outcount, array_of_indices, array_of_statuses, 0,
+	            __func__);
+}
+
+/* Tests a request without completing it: *flag = 1 and its status when
+ * its operation is complete (or it is MPI_REQUEST_NULL or inactive: an
+ * empty status); the request stays as it was, for a wait or test to
+ * complete.  A receive's data are in its buffer once *flag is 1. */
+int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
+{
+	int rc = check_req(&request, __func__);
+	if (rc)
+		return rc;
+	if (!flag)
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_ARG, __func__, "NULL flag");
+	struct tcmpi__req *q = req_of(request);
+	*flag = 1;
+	if (!req_live(request)) {
+		empty_status(status);
+		return MPI_SUCCESS;
+	}
+	if (q->selfpend) {
+		*flag = 0;
+		return MPI_SUCCESS;
+	}
+	if (q->active) {
+		int done = 0;
+		int tcrc = tc_test(q->proc, &q->tr, &done);
+		if (!done) {
+			*flag = 0;
+			return MPI_SUCCESS;
+		}
+		q->tcrc = tcrc;
+		q->active = 0;
+		q->done = 2; /* as MPI_Testall leaves it */
+	}
+	return done_status(q, status, __func__);
+}
+
 int MPI_Start(MPI_Request *request)
 {
 	int rc = check_req(request, __func__);
@@ -693,6 +809,7 @@ int MPI_Start(MPI_Request *request)
 		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_REQUEST, __func__, "not a persistent request");
 	if (q->active)
 		return tcmpi__error(q->comm, MPI_ERR_REQUEST, __func__, "request already active");
+	q->unpacked = 0;
 	if (q->v)
 		tcmpi__vreq_start(q);
 	if (!q->proc) { /* a communicator of one rank: complete at once */
