@@ -178,7 +178,7 @@ static void self_deliver(struct tcmpi__req *q, int tag, const void *data, size_t
 /* A send of bytes packed at data with tag on c (of one rank): to the
  * first posted receive that matches, or queued (copied).  MPI_SUCCESS
  * or the error (reported as fn's). */
-static int self_send(struct tcmpi__comm *c, MPI_Comm comm, int tag, const void *data, size_t bytes,
+int tcmpi__self_send(struct tcmpi__comm *c, MPI_Comm comm, int tag, const void *data, size_t bytes,
                      const char *fn)
 {
 	struct tcmpi__selfq *sq = selfq_of(c);
@@ -337,13 +337,13 @@ static int req_posted(MPI_Comm comm, struct tcmpi__req *q, MPI_Request *request,
 	return MPI_SUCCESS;
 }
 
-int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
-              MPI_Request *request)
+int tcmpi__isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                 MPI_Comm comm, MPI_Request *request, const char *fn)
 {
 	struct tcmpi__comm *c;
 	const struct tcmpi__dtype *t;
 	struct tcmpi__req *q = NULL;
-	int rc = req_begin(comm, dest, 0, datatype, count, tag, request, __func__, &c, &t, &q);
+	int rc = req_begin(comm, dest, 0, datatype, count, tag, request, fn, &c, &t, &q);
 	if (rc || q->done)
 		return rc;
 	const void *b = buf;
@@ -352,7 +352,7 @@ int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
 		b = q->tmp;
 	}
 	if (!c->proc) { /* one rank: buffered, complete at once */
-		if ((rc = self_send(c, comm, tag, b, (size_t)count * t->size, __func__))) {
+		if ((rc = tcmpi__self_send(c, comm, tag, b, (size_t)count * t->size, fn))) {
 			tcmpi__req_drop(request);
 			return rc;
 		}
@@ -362,17 +362,22 @@ int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
 		return MPI_SUCCESS;
 	}
 	return req_posted(comm, q, request,
-	                  tc_isend_tag(c->proc, dest, tag, b, (size_t)count * t->size, &q->tr),
-	                  __func__);
+	                  tc_isend_tag(c->proc, dest, tag, b, (size_t)count * t->size, &q->tr), fn);
 }
 
-int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
               MPI_Request *request)
+{
+	return tcmpi__isend(buf, count, datatype, dest, tag, comm, request, __func__);
+}
+
+int tcmpi__irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                 MPI_Request *request, const char *fn)
 {
 	struct tcmpi__comm *c;
 	const struct tcmpi__dtype *t;
 	struct tcmpi__req *q = NULL;
-	int rc = req_begin(comm, source, 1, datatype, count, tag, request, __func__, &c, &t, &q);
+	int rc = req_begin(comm, source, 1, datatype, count, tag, request, fn, &c, &t, &q);
 	if (rc || q->done)
 		return rc;
 	void *b = buf;
@@ -382,11 +387,11 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
 		q->ubuf = buf;
 		if (!(q->t = tcmpi__dtype_hold(t))) {
 			tcmpi__req_drop(request);
-			return tcmpi__error(comm, MPI_ERR_NO_MEM, __func__, "out of memory");
+			return tcmpi__error(comm, MPI_ERR_NO_MEM, fn, "out of memory");
 		}
 		q->cap = (size_t)count * t->size;
 		q->stag = tag;
-		if ((rc = self_irecv(c, comm, q, __func__)))
+		if ((rc = self_irecv(c, comm, q, fn)))
 			tcmpi__req_drop(request);
 		return rc;
 	}
@@ -395,13 +400,19 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
 		q->ubuf = buf;
 		if (!(q->t = tcmpi__dtype_hold(t))) {
 			tcmpi__req_drop(request);
-			return tcmpi__error(comm, MPI_ERR_NO_MEM, __func__, "out of memory");
+			return tcmpi__error(comm, MPI_ERR_NO_MEM, fn, "out of memory");
 		}
 	}
 	return req_posted(comm, q, request,
 	                  tc_irecv_tag(c->proc, tc_src(source), tc_tag(tag), b,
 	                               (size_t)count * t->size, &q->tr),
-	                  __func__);
+	                  fn);
+}
+
+int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+              MPI_Request *request)
+{
+	return tcmpi__irecv(buf, count, datatype, source, tag, comm, request, __func__);
 }
 
 /* After the tc request of q completed with tcrc: its status, the unpacked
@@ -953,14 +964,15 @@ int MPI_Request_free(MPI_Request *request)
 /* ---------------------------------------------------------------------
  * Blocking calls.
  */
-int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+int tcmpi__send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                const char *fn)
 {
 	struct tcmpi__comm *c;
-	int rc = check(comm, dest, 0, __func__, &c);
+	int rc = check(comm, dest, 0, fn, &c);
 	if (rc)
 		return rc;
 	const struct tcmpi__dtype *t = tcmpi__dt(datatype);
-	if ((rc = check_args(t, count, tag, 0, comm, __func__)))
+	if ((rc = check_args(t, count, tag, 0, comm, fn)))
 		return rc;
 	if (dest == MPI_PROC_NULL)
 		return MPI_SUCCESS;
@@ -969,17 +981,22 @@ int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int ta
 	if (!t->contig) {
 		b = tmp = tcmpi__alloc((size_t)count * t->size);
 		if (!tmp)
-			return tcmpi__error(comm, MPI_ERR_NO_MEM, __func__, "out of memory");
+			return tcmpi__error(comm, MPI_ERR_NO_MEM, fn, "out of memory");
 		tcmpi__pack(buf, (size_t)count, t, tmp);
 	}
 	if (!c->proc) { /* one rank: buffered */
-		rc = self_send(c, comm, tag, b, (size_t)count * t->size, __func__);
+		rc = tcmpi__self_send(c, comm, tag, b, (size_t)count * t->size, fn);
 		free(tmp);
 		return rc;
 	}
 	int tcrc = tc_send_tag(c->proc, dest, tag, b, (size_t)count * t->size);
 	free(tmp);
-	return tcrc ? tcmpi__tc_error(comm, tcrc, __func__) : MPI_SUCCESS;
+	return tcrc ? tcmpi__tc_error(comm, tcrc, fn) : MPI_SUCCESS;
+}
+
+int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+	return tcmpi__send(buf, count, datatype, dest, tag, comm, __func__);
 }
 
 int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
@@ -1036,10 +1053,10 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int 
 	/* A receive posted first, then the send: no deadlock whatever the
 	 * sizes, tags and wildcards. */
 	MPI_Request r[2];
-	int rc = MPI_Irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, &r[0]);
+	int rc = tcmpi__irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, &r[0], __func__);
 	if (rc)
 		return rc;
-	rc = MPI_Isend(sendbuf, sendcount, sendtype, dest, sendtag, comm, &r[1]);
+	rc = tcmpi__isend(sendbuf, sendcount, sendtype, dest, sendtag, comm, &r[1], __func__);
 	if (rc) {
 		struct tcmpi__req *q = req_of(r[0]);
 		if (q && q->active) {

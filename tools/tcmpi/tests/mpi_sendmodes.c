@@ -223,6 +223,192 @@ static void some_errors(void)
 #endif
 }
 
+/* Every mode to the right neighbour with one tag, received in order: a
+ * message of one mode never overtakes one of another.  The receives are
+ * posted before a barrier, as the ready mode needs. */
+static void modes_in_order(void)
+{
+	enum { N = 6 };
+	int got[N], v[N];
+	MPI_Request rq[N], sq[3];
+	static char bb[N * (sizeof(int) + MPI_BSEND_OVERHEAD)];
+	MPI_Buffer_attach(bb, (int)sizeof bb);
+	for (int i = 0; i < N; i++) {
+		got[i] = -1;
+		v[i] = 1000 * rank + i;
+		MPI_Irecv(&got[i], 1, MPI_INT, left, 5, MPI_COMM_WORLD, &rq[i]);
+	}
+	MPI_Barrier(MPI_COMM_WORLD);
+	MPI_Send(&v[0], 1, MPI_INT, right, 5, MPI_COMM_WORLD);
+	MPI_Bsend(&v[1], 1, MPI_INT, right, 5, MPI_COMM_WORLD);
+	MPI_Rsend(&v[2], 1, MPI_INT, right, 5, MPI_COMM_WORLD);
+	MPI_Isend(&v[3], 1, MPI_INT, right, 5, MPI_COMM_WORLD, &sq[0]);
+	MPI_Ibsend(&v[4], 1, MPI_INT, right, 5, MPI_COMM_WORLD, &sq[1]);
+	MPI_Irsend(&v[5], 1, MPI_INT, right, 5, MPI_COMM_WORLD, &sq[2]);
+	MPI_Waitall(3, sq, MPI_STATUSES_IGNORE);
+	MPI_Waitall(N, rq, MPI_STATUSES_IGNORE);
+	for (int i = 0; i < N; i++)
+		CHECK(got[i] == 1000 * left + i, "modes in order: receive %d got %d, want %d", i,
+		      got[i], 1000 * left + i);
+	void *b;
+	int n;
+	MPI_Buffer_detach(&b, &n);
+	CHECK(b == bb && n == (int)sizeof bb, "detach gave %p %d", b, n);
+}
+
+/* Buffered sends of large messages (single-copy ones, which stay in the
+ * buffer until their receiver copies them) before any receive is posted:
+ * they return at once, the program's buffer reusable; a buffer sized by
+ * MPI's rule (packed size plus MPI_BSEND_OVERHEAD per message), starting
+ * at an odd address, holds exactly K of them, and one more fails with
+ * MPI_ERR_BUFFER while they are in flight; MPI_Buffer_detach waits until
+ * the receiver has them (the buffer is cleared right after it, before the
+ * receiver's check). */
+static void buffered(void)
+{
+	enum { BIG = 16384, K = 3 };
+	const int bytes = K * (BIG * (int)sizeof(int) + MPI_BSEND_OVERHEAD);
+	char *raw = malloc((size_t)bytes + 1), *bb = raw + 1;
+	int *src = malloc(sizeof(int) * BIG), *dst = malloc(sizeof(int) * BIG);
+	MPI_Buffer_attach(bb, bytes);
+	MPI_Request q;
+	for (int k = 0; k < K; k++) {
+		for (int i = 0; i < BIG; i++)
+			src[i] = rank * 7 + k * 100000 + i;
+		int rc = k ? MPI_Bsend(src, BIG, MPI_INT, right, 80 + k, MPI_COMM_WORLD)
+		           : MPI_Ibsend(src, BIG, MPI_INT, right, 80 + k, MPI_COMM_WORLD, &q);
+		CHECK(rc == MPI_SUCCESS, "buffered send %d of %d: error %d", k, K, rc);
+		if (!k) {
+			MPI_Status st;
+			MPI_Wait(&q, &st); /* local: the message is in the buffer */
+			CHECK(q == MPI_REQUEST_NULL, "Ibsend's request not freed by its wait");
+		}
+	}
+	memset(src, 0, sizeof(int) * BIG);
+#ifdef TCMPI
+	/* MPI: a buffered send that finds no room is erroneous; Open MPI 4
+	 * was seen to send it anyway (the standard is followed). */
+	if (right != rank) {
+		/* The K messages are still in the buffer: no room for one more. */
+		int rc = MPI_Bsend(src, 1, MPI_INT, right, 90, MPI_COMM_WORLD);
+		CHECK(rc == MPI_ERR_BUFFER, "a send into a full buffer: %d", rc);
+	}
+#endif
+	MPI_Barrier(MPI_COMM_WORLD);
+	for (int k = K - 1; k >= 0; k--) {
+		MPI_Status st;
+		MPI_Recv(dst, BIG, MPI_INT, left, 80 + k, MPI_COMM_WORLD, &st);
+		int bad = 0;
+		for (int i = 0; i < BIG; i++)
+			bad += dst[i] != left * 7 + k * 100000 + i;
+		CHECK(!bad && st.MPI_SOURCE == left && st.MPI_TAG == 80 + k,
+		      "buffered message %d: %d wrong elements", k, bad);
+	}
+	void *b;
+	int n;
+	MPI_Buffer_detach(&b, &n);
+	CHECK(b == bb && n == bytes, "detach gave %p %d, want %p %d", b, n, (void *)bb, bytes);
+	memset(bb, 0x5a, (size_t)bytes);
+	/* A buffer of one message, received after the detach: the detach
+	 * waits for the receive, and the buffer cleared then cannot touch
+	 * what the receiver got. */
+	const int one = BIG * (int)sizeof(int) + MPI_BSEND_OVERHEAD;
+	MPI_Buffer_attach(bb, one);
+	for (int i = 0; i < BIG; i++)
+		src[i] = rank - i;
+	MPI_Bsend(src, BIG, MPI_INT, right, 91, MPI_COMM_WORLD);
+	MPI_Request rq;
+	MPI_Irecv(dst, BIG, MPI_INT, left, 91, MPI_COMM_WORLD, &rq);
+	MPI_Buffer_detach(&b, &n);
+	memset(bb, 0x5a, (size_t)one);
+	MPI_Wait(&rq, MPI_STATUS_IGNORE);
+	int bad = 0;
+	for (int i = 0; i < BIG; i++)
+		bad += dst[i] != left - i;
+	CHECK(!bad, "the message of a detached buffer: %d wrong elements", bad);
+	free(raw);
+	free(src);
+	free(dst);
+}
+
+/* On MPI_COMM_SELF: buffered, ready and standard sends before their
+ * receives, a strided datatype through the buffer. */
+static void modes_self(void)
+{
+	static char bb[2 * (6 * sizeof(int) + MPI_BSEND_OVERHEAD)];
+	MPI_Buffer_attach(bb, (int)sizeof bb);
+	MPI_Datatype vec;
+	MPI_Type_vector(3, 1, 2, MPI_INT, &vec);
+	MPI_Type_commit(&vec);
+	int v[6] = {1, 2, 3, 4, 5, 6}, got[3] = {0}, r = -1, w = -1;
+	MPI_Request q;
+	MPI_Bsend(v, 1, vec, 0, 4, MPI_COMM_SELF);
+	MPI_Ibsend(&v[1], 1, MPI_INT, 0, 5, MPI_COMM_SELF, &q);
+	v[0] = v[2] = v[4] = -1;
+	MPI_Wait(&q, MPI_STATUS_IGNORE);
+	MPI_Irecv(&r, 1, MPI_INT, 0, 6, MPI_COMM_SELF, &q);
+	MPI_Rsend(&v[5], 1, MPI_INT, 0, 6, MPI_COMM_SELF);
+	MPI_Recv(&w, 1, MPI_INT, 0, 5, MPI_COMM_SELF, MPI_STATUS_IGNORE);
+	MPI_Recv(got, 3, MPI_INT, 0, 4, MPI_COMM_SELF, MPI_STATUS_IGNORE);
+	MPI_Wait(&q, MPI_STATUS_IGNORE);
+	CHECK(got[0] == 1 && got[1] == 3 && got[2] == 5 && w == 2 && r == 6,
+	      "self: got %d %d %d, %d, %d", got[0], got[1], got[2], w, r);
+	MPI_Type_free(&vec);
+	void *b;
+	int n;
+	MPI_Buffer_detach(&b, &n);
+}
+
+static void mode_errors(void)
+{
+	int v = 0, n = -1;
+	void *b = &v;
+	static char bb[64 + MPI_BSEND_OVERHEAD];
+#ifdef TCMPI
+	/* Nothing attached: MPI makes a buffered send without room
+	 * erroneous, and leaves a detach of nothing to the implementation
+	 * (the layer gives NULL and 0, as MPICH).  Open MPI 4 was seen to
+	 * send such messages anyway, and a detach of nothing to fail. */
+	CHECK(MPI_Bsend(&v, 1, MPI_INT, right, 1, MPI_COMM_WORLD) == MPI_ERR_BUFFER,
+	      "Bsend with no buffer attached");
+	MPI_Buffer_detach(&b, &n);
+	CHECK(b == NULL && n == 0, "detach with nothing attached: %p %d", b, n);
+#endif
+	MPI_Buffer_attach(bb, (int)sizeof bb);
+	/* 64 bytes fit; as many as the whole buffer do not. */
+	static char big[sizeof bb];
+	CHECK(MPI_Bsend(big, 64, MPI_BYTE, rank, 2, MPI_COMM_WORLD) == MPI_SUCCESS,
+	      "Bsend of 64 bytes into a buffer of 64 + MPI_BSEND_OVERHEAD");
+	MPI_Recv(big, 64, MPI_BYTE, rank, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+#ifdef TCMPI
+	CHECK(MPI_Buffer_attach(bb, (int)sizeof bb) == MPI_ERR_BUFFER, "a second attach");
+	CHECK(MPI_Bsend(big, (int)sizeof big, MPI_BYTE, right, 2, MPI_COMM_WORLD) == MPI_ERR_BUFFER,
+	      "Bsend of the buffer's size");
+	CHECK(MPI_Bsend(big, (int)sizeof big, MPI_BYTE, 0, 2, MPI_COMM_SELF) == MPI_ERR_BUFFER,
+	      "Bsend of the buffer's size on MPI_COMM_SELF");
+#endif
+	CHECK(MPI_Bsend(&v, -1, MPI_INT, right, 1, MPI_COMM_WORLD) == MPI_ERR_COUNT,
+	      "Bsend of a negative count");
+	CHECK(MPI_Bsend(&v, 1, MPI_INT, size, 1, MPI_COMM_WORLD) == MPI_ERR_RANK,
+	      "Bsend to rank %d", size);
+	CHECK(MPI_Rsend(&v, 1, MPI_INT, right, -5, MPI_COMM_WORLD) == MPI_ERR_TAG, "Rsend of tag -5");
+	CHECK(MPI_Bsend(&v, 1, MPI_DATATYPE_NULL, right, 1, MPI_COMM_WORLD) == MPI_ERR_TYPE,
+	      "Bsend of MPI_DATATYPE_NULL");
+#ifdef TCMPI
+	MPI_Request q;
+	CHECK(MPI_Irsend(&v, 1, MPI_INT, -7, 1, MPI_COMM_WORLD, &q) == MPI_ERR_RANK, "Irsend to rank -7");
+	CHECK(MPI_Ibsend(&v, 1, MPI_INT, right, 1, MPI_COMM_WORLD, NULL) == MPI_ERR_REQUEST,
+	      "Ibsend with NULL request");
+	CHECK(MPI_Buffer_detach(NULL, &n) == MPI_ERR_ARG, "detach with NULL address");
+#endif
+	MPI_Buffer_detach(&b, &n);
+	CHECK(b == bb && n == (int)sizeof bb, "detach after the errors: %p %d", b, n);
+#ifdef TCMPI
+	CHECK(MPI_Buffer_attach(NULL, 10) == MPI_ERR_BUFFER, "attach of NULL");
+	CHECK(MPI_Buffer_attach(bb, -1) == MPI_ERR_BUFFER, "attach of a negative size");
+#endif
+}
+
 int main(int argc, char **argv)
 {
 	MPI_Init(&argc, &argv);
@@ -239,6 +425,10 @@ int main(int argc, char **argv)
 	some_self();
 	get_status();
 	some_errors();
+	modes_in_order();
+	buffered();
+	modes_self();
+	mode_errors();
 
 	MPI_Barrier(MPI_COMM_WORLD);
 	MPI_Finalize();
