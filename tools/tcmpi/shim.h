@@ -217,6 +217,9 @@ struct tcmpi__req {
 	struct tcmpi__req *snext; /* the next receive posted on the communicator */
 	struct tcmpi__req *onext; /* the next request freed while active */
 	int unpacked;             /* its data unpacked since its start (shim_p2p.c) */
+	/* A persistent message (shim_p2p.c): its send mode, count, peer and
+	 * tag as given to its MPI_*_init. */
+	int pmode, pcount, ppeer, ptag;
 };
 struct tcmpi__req *tcmpi__req_new(MPI_Comm comm, int kind, MPI_Request *h, const char *fn);
 void tcmpi__req_drop(MPI_Request *h);

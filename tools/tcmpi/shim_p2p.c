@@ -17,6 +17,7 @@
  * layer itself (below, "Communicators of one rank").  A buffer whose
  * datatype is not contiguous travels packed.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -810,6 +811,138 @@ int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 	return done_status(q, status, __func__);
 }
 
+/* ---------------------------------------------------------------------
+ * Persistent messages (MPI_Send_init, MPI_Bsend_init, MPI_Rsend_init,
+ * MPI_Recv_init): the request keeps the call's arguments (its own copy of
+ * the datatype, and a staging buffer when that is not contiguous); each
+ * MPI_Start makes the nonblocking call they describe, reading the send
+ * buffer then, and the waits and tests complete it as they do an Isend's
+ * or Irecv's, leaving it inactive for the next start.
+ */
+enum { MODE_STD = 0, MODE_BUFFERED };
+
+static int p2p_init(const void *buf, int count, MPI_Datatype datatype, int peer, int tag,
+                    MPI_Comm comm, MPI_Request *request, int is_recv, int mode, const char *fn)
+{
+	struct tcmpi__comm *c;
+	int rc = check(comm, peer, is_recv, fn, &c);
+	if (rc)
+		return rc;
+	const struct tcmpi__dtype *t = tcmpi__dt(datatype);
+	if ((rc = check_args(t, count, tag, is_recv, comm, fn)))
+		return rc;
+	if (!request)
+		return tcmpi__error(comm, MPI_ERR_REQUEST, fn, "NULL request");
+	struct tcmpi__req *q =
+	        tcmpi__req_new(comm, is_recv ? TCMPI_REQ_RECV : TCMPI_REQ_SEND, request, fn);
+	if (!q)
+		return MPI_ERR_NO_MEM;
+	q->persistent = 1;
+	q->pmode = mode;
+	q->pcount = count;
+	q->ppeer = peer;
+	q->ptag = tag;
+	q->proc = c->proc;
+	q->sbuf = buf;
+	q->ubuf = (void *)(uintptr_t)buf; /* a receive's: MPI gives it non-const */
+	q->cap = (size_t)count * t->size;
+	const int staged = !t->contig && c->proc && mode != MODE_BUFFERED;
+	if (!(q->t = tcmpi__dtype_hold(t)) || (staged && !(q->tmp = tcmpi__alloc(q->cap)))) {
+		tcmpi__req_drop(request);
+		return tcmpi__error(comm, MPI_ERR_NO_MEM, fn, "out of memory");
+	}
+	return MPI_SUCCESS;
+}
+
+/* Starts persistent message q: MPI_SUCCESS with q active or complete, or
+ * the error (reported; q stays inactive). */
+static int p2p_start(struct tcmpi__req *q, const char *fn)
+{
+	struct tcmpi__comm *c = tcmpi__comm(q->comm);
+	if (!c)
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_COMM, fn,
+		                    "the request's communicator %d has been freed", q->comm);
+	q->peer = q->ppeer;
+	q->tag = q->kind == TCMPI_REQ_RECV ? MPI_ANY_TAG : q->ptag;
+	q->selferr = 0;
+	if (q->ppeer == MPI_PROC_NULL) {
+		q->done = 1;
+		return MPI_SUCCESS;
+	}
+	const size_t bytes = (size_t)q->pcount * q->t->size;
+	if (q->kind == TCMPI_REQ_SEND && q->pmode == MODE_BUFFERED) {
+		int rc = tcmpi__bsend_checked(c, q->comm, q->sbuf, (size_t)q->pcount, q->t,
+		                              q->ppeer, q->ptag, fn);
+		if (!rc) {
+			q->ucount = bytes;
+			q->done = 3;
+		}
+		return rc;
+	}
+	if (q->kind == TCMPI_REQ_RECV) {
+		if (!c->proc) {
+			q->stag = q->ptag;
+			return self_irecv(c, q->comm, q, fn);
+		}
+		const int tcrc = tc_irecv_tag(c->proc, tc_src(q->ppeer), tc_tag(q->ptag),
+		                              q->tmp ? q->tmp : q->ubuf, bytes, &q->tr);
+		if (tcrc)
+			return tcmpi__tc_error(q->comm, tcrc, fn);
+		q->active = 1;
+		return MPI_SUCCESS;
+	}
+	const void *b = q->sbuf;
+	void *tmp = NULL;
+	if (!q->t->contig && !c->proc) { /* one rank: packed for the queue's copy */
+		if (!(tmp = tcmpi__alloc(bytes)))
+			return tcmpi__error(q->comm, MPI_ERR_NO_MEM, fn, "out of memory");
+		b = tmp;
+	} else if (q->tmp) {
+		b = q->tmp;
+	}
+	if (b != q->sbuf)
+		tcmpi__pack(q->sbuf, (size_t)q->pcount, q->t, (void *)(uintptr_t)b);
+	if (!c->proc) {
+		int rc = tcmpi__self_send(c, q->comm, q->ptag, b, bytes, fn);
+		free(tmp);
+		if (!rc) {
+			q->ucount = bytes;
+			q->done = 3;
+		}
+		return rc;
+	}
+	const int tcrc = tc_isend_tag(c->proc, q->ppeer, q->ptag, b, bytes, &q->tr);
+	if (tcrc)
+		return tcmpi__tc_error(q->comm, tcrc, fn);
+	q->active = 1;
+	return MPI_SUCCESS;
+}
+
+int MPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                  MPI_Comm comm, MPI_Request *request)
+{
+	return p2p_init(buf, count, datatype, dest, tag, comm, request, 0, MODE_STD, __func__);
+}
+
+/* A ready send is a standard one (shim_sendmodes.c). */
+int MPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                   MPI_Comm comm, MPI_Request *request)
+{
+	return p2p_init(buf, count, datatype, dest, tag, comm, request, 0, MODE_STD, __func__);
+}
+
+int MPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                   MPI_Comm comm, MPI_Request *request)
+{
+	return p2p_init(buf, count, datatype, dest, tag, comm, request, 0, MODE_BUFFERED, __func__);
+}
+
+int MPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                  MPI_Request *request)
+{
+	return p2p_init(buf, count, datatype, source, tag, comm, request, 1, MODE_STD, __func__);
+}
+
 int MPI_Start(MPI_Request *request)
 {
 	int rc = check_req(request, __func__);
@@ -818,9 +951,13 @@ int MPI_Start(MPI_Request *request)
 	struct tcmpi__req *q = req_of(*request);
 	if (!q || !q->persistent)
 		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_REQUEST, __func__, "not a persistent request");
-	if (q->active)
-		return tcmpi__error(q->comm, MPI_ERR_REQUEST, __func__, "request already active");
+	if (q->active || (q->kind != TCMPI_REQ_COLL && (q->done || q->selfpend)))
+		return tcmpi__error(q->comm, MPI_ERR_REQUEST, __func__,
+		                    "request already active (started, and not completed by a wait "
+		                    "or test)");
 	q->unpacked = 0;
+	if (q->kind != TCMPI_REQ_COLL)
+		return p2p_start(q, __func__);
 	if (q->v)
 		tcmpi__vreq_start(q);
 	if (!q->proc) { /* a communicator of one rank: complete at once */
@@ -872,7 +1009,7 @@ static void orphan_free(struct tcmpi__req *q, int tcrc)
 		if (q->v)
 			tcmpi__vreq_finish(q);
 	}
-	if (q->persistent && q->proc)
+	if (q->persistent && q->proc && q->kind == TCMPI_REQ_COLL)
 		(void)tc_request_free(q->proc, &q->tr);
 	free(q->tmp);
 	free(q->tmp2);
@@ -955,7 +1092,7 @@ int MPI_Request_free(MPI_Request *request)
 		orphans_poll(0);
 		return MPI_SUCCESS;
 	}
-	if (q->persistent && q->proc)
+	if (q->persistent && q->proc && q->kind == TCMPI_REQ_COLL)
 		(void)tc_request_free(q->proc, &q->tr);
 	tcmpi__req_drop(request);
 	return rc;

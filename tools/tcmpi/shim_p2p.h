@@ -93,6 +93,10 @@ int tcmpi__irecv(void *buf, int count, MPI_Datatype datatype, int source, int ta
  * copied into the attached buffer and its send started. */
 int tcmpi__bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                  MPI_Comm comm, const char *fn);
+/* The same once the arguments are checked (c the communicator of comm, t
+ * the datatype, dest a rank of it): MPI_Bsend_init's start. */
+int tcmpi__bsend_checked(struct tcmpi__comm *c, MPI_Comm comm, const void *buf, size_t count,
+                         const struct tcmpi__dtype *t, int dest, int tag, const char *fn);
 
 /* The error of a call that would wait forever on a communicator of one
  * rank (shim_p2p.c). */

@@ -175,7 +175,13 @@ int tcmpi__bsend(const void *buf, int count, MPI_Datatype datatype, int dest, in
 		return rc;
 	if (dest == MPI_PROC_NULL)
 		return MPI_SUCCESS;
-	const size_t bytes = (size_t)count * t->size;
+	return tcmpi__bsend_checked(c, comm, buf, (size_t)count, t, dest, tag, fn);
+}
+
+int tcmpi__bsend_checked(struct tcmpi__comm *c, MPI_Comm comm, const void *buf, size_t count,
+                         const struct tcmpi__dtype *t, int dest, int tag, const char *fn)
+{
+	const size_t bytes = count * t->size;
 	if (!bbuf.on)
 		return tcmpi__error(comm, MPI_ERR_BUFFER, fn,
 		                    "no buffer attached (MPI_Buffer_attach) for a message of %zu "
@@ -197,7 +203,7 @@ int tcmpi__bsend(const void *buf, int count, MPI_Datatype datatype, int dest, in
 	if (bytes && t->contig)
 		memcpy(data, buf, bytes);
 	else if (bytes)
-		tcmpi__pack(buf, (size_t)count, t, data);
+		tcmpi__pack(buf, count, t, data);
 	if (!c->proc) { /* one rank: queued by the layer at once */
 		unlink_msg(m);
 		return tcmpi__self_send(c, comm, tag, data, bytes, fn);

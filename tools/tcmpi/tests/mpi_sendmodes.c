@@ -409,6 +409,139 @@ static void mode_errors(void)
 #endif
 }
 
+/* Persistent messages around the ring, started three times with new
+ * contents each time: a contiguous and a strided pair (its datatype freed
+ * after the init), a buffered send and a ready one (its receive started
+ * before a barrier), and MPI_PROC_NULL; then the same pairs on
+ * MPI_COMM_SELF, the receive started before the send and after it. */
+static void persistent(void)
+{
+	enum { N = 5 };
+	int sa[N], ra[N], sv[2 * N], rv[2 * N], sb = 0, rb = -1, sr = 0, rr = -1, nul = 7;
+	static char bb[sizeof(int) + MPI_BSEND_OVERHEAD];
+	MPI_Datatype vec;
+	MPI_Type_vector(N, 1, 2, MPI_INT, &vec);
+	MPI_Type_commit(&vec);
+	MPI_Request q[8], rdy;
+	MPI_Recv_init(ra, N, MPI_INT, left, 20, MPI_COMM_WORLD, &q[0]);
+	MPI_Send_init(sa, N, MPI_INT, right, 20, MPI_COMM_WORLD, &q[1]);
+	MPI_Recv_init(rv, 1, vec, left, 21, MPI_COMM_WORLD, &q[2]);
+	MPI_Send_init(sv, 1, vec, right, 21, MPI_COMM_WORLD, &q[3]);
+	MPI_Type_free(&vec);
+	MPI_Recv_init(&rb, 1, MPI_INT, left, 22, MPI_COMM_WORLD, &q[4]);
+	MPI_Bsend_init(&sb, 1, MPI_INT, right, 22, MPI_COMM_WORLD, &q[5]);
+	MPI_Recv_init(&nul, 1, MPI_INT, MPI_PROC_NULL, 23, MPI_COMM_WORLD, &q[6]);
+	MPI_Send_init(&nul, 1, MPI_INT, MPI_PROC_NULL, 23, MPI_COMM_WORLD, &q[7]);
+	MPI_Recv_init(&rr, 1, MPI_INT, left, 24, MPI_COMM_WORLD, &rdy);
+	MPI_Request sready;
+	MPI_Rsend_init(&sr, 1, MPI_INT, right, 24, MPI_COMM_WORLD, &sready);
+	MPI_Buffer_attach(bb, (int)sizeof bb);
+	for (int round = 0; round < 3; round++) {
+		for (int i = 0; i < N; i++)
+			sa[i] = 10000 * round + 100 * rank + i;
+		for (int i = 0; i < 2 * N; i++) {
+			sv[i] = -(10000 * round + 100 * rank + i);
+			rv[i] = 1;
+		}
+		sb = 7 * round + rank;
+		sr = 11 * round + rank;
+		MPI_Start(&rdy);
+		MPI_Barrier(MPI_COMM_WORLD); /* every ready send's receive is posted */
+		MPI_Start(&sready);
+		MPI_Startall(8, q);
+		MPI_Status st[8];
+		int rc = MPI_Waitall(8, q, st);
+		MPI_Wait(&sready, MPI_STATUS_IGNORE);
+		MPI_Wait(&rdy, MPI_STATUS_IGNORE);
+		int bad = 0;
+		for (int i = 0; i < N; i++)
+			bad += ra[i] != 10000 * round + 100 * left + i;
+		for (int i = 0; i < 2 * N; i++)
+			bad += rv[i] != (i % 2 ? 1 : -(10000 * round + 100 * left + i));
+		CHECK(rc == MPI_SUCCESS && !bad && rb == 7 * round + left && rr == 11 * round + left,
+		      "persistent round %d: error %d, %d wrong elements, buffered %d, ready %d",
+		      round, rc, bad, rb, rr);
+		CHECK(st[0].MPI_SOURCE == left && st[0].MPI_TAG == 20 && st[2].MPI_TAG == 21 &&
+		              st[6].MPI_SOURCE == MPI_PROC_NULL && nul == 7,
+		      "persistent round %d: statuses %d/%d %d %d", round, st[0].MPI_SOURCE,
+		      st[0].MPI_TAG, st[2].MPI_TAG, st[6].MPI_SOURCE);
+		CHECK(q[0] != MPI_REQUEST_NULL && q[5] != MPI_REQUEST_NULL,
+		      "a persistent request freed by its wait");
+	}
+#ifdef TCMPI
+	MPI_Start(&q[0]);
+	CHECK(MPI_Start(&q[0]) == MPI_ERR_REQUEST, "a second start of an active request");
+	MPI_Barrier(MPI_COMM_WORLD);
+	MPI_Start(&q[1]);
+	MPI_Waitall(2, q, MPI_STATUSES_IGNORE);
+#endif
+	for (int i = 0; i < 8; i++)
+		MPI_Request_free(&q[i]);
+	MPI_Request_free(&rdy);
+	MPI_Request_free(&sready);
+	CHECK(q[0] == MPI_REQUEST_NULL && rdy == MPI_REQUEST_NULL, "Request_free left a handle");
+	void *b;
+	int n;
+	MPI_Buffer_detach(&b, &n);
+
+	/* MPI_COMM_SELF: the receive started after the send, then before it. */
+	int s1[3], r1[6];
+	MPI_Type_vector(3, 1, 2, MPI_INT, &vec);
+	MPI_Type_commit(&vec);
+	MPI_Request sq, rq;
+	MPI_Send_init(s1, 3, MPI_INT, 0, 9, MPI_COMM_SELF, &sq);
+	MPI_Recv_init(r1, 1, vec, MPI_ANY_SOURCE, 9, MPI_COMM_SELF, &rq);
+	for (int round = 0; round < 4; round++) {
+		for (int i = 0; i < 3; i++)
+			s1[i] = round * 10 + i;
+		for (int i = 0; i < 6; i++)
+			r1[i] = -1;
+		MPI_Status st;
+		if (round % 2) {
+			MPI_Start(&rq);
+			MPI_Start(&sq);
+		} else {
+			MPI_Start(&sq);
+			MPI_Start(&rq);
+		}
+		MPI_Wait(&sq, MPI_STATUS_IGNORE);
+		MPI_Wait(&rq, &st);
+		CHECK(r1[0] == round * 10 && r1[2] == round * 10 + 1 && r1[4] == round * 10 + 2 &&
+		              r1[1] == -1 && st.MPI_SOURCE == 0 && st.MPI_TAG == 9,
+		      "self persistent round %d: %d %d %d, source %d", round, r1[0], r1[2], r1[4],
+		      st.MPI_SOURCE);
+	}
+	MPI_Request_free(&sq);
+	MPI_Request_free(&rq);
+	MPI_Type_free(&vec);
+}
+
+static void persistent_errors(void)
+{
+	int v = 0;
+	MPI_Request q = MPI_REQUEST_NULL;
+	CHECK(MPI_Send_init(&v, -1, MPI_INT, right, 1, MPI_COMM_WORLD, &q) == MPI_ERR_COUNT,
+	      "Send_init of a negative count");
+	CHECK(MPI_Recv_init(&v, 1, MPI_INT, size + 3, 1, MPI_COMM_WORLD, &q) == MPI_ERR_RANK,
+	      "Recv_init from rank %d", size + 3);
+	CHECK(MPI_Bsend_init(&v, 1, MPI_INT, right, -2, MPI_COMM_WORLD, &q) == MPI_ERR_TAG,
+	      "Bsend_init of tag -2");
+	CHECK(MPI_Rsend_init(&v, 1, MPI_DATATYPE_NULL, right, 1, MPI_COMM_WORLD, &q) == MPI_ERR_TYPE,
+	      "Rsend_init of MPI_DATATYPE_NULL");
+	CHECK(q == MPI_REQUEST_NULL, "a failed init left a request");
+#ifdef TCMPI
+	/* A buffered persistent send with no buffer attached fails at its
+	 * start. */
+	MPI_Bsend_init(&v, 1, MPI_INT, right, 1, MPI_COMM_WORLD, &q);
+	CHECK(MPI_Start(&q) == MPI_ERR_BUFFER, "Bsend_init started with no buffer attached");
+	MPI_Request_free(&q);
+	MPI_Isend(&v, 1, MPI_INT, rank, 3, MPI_COMM_WORLD, &q);
+	CHECK(MPI_Start(&q) == MPI_ERR_REQUEST, "MPI_Start of a request that is not persistent");
+	MPI_Wait(&q, MPI_STATUS_IGNORE);
+	MPI_Recv(&v, 1, MPI_INT, rank, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+#endif
+}
+
 int main(int argc, char **argv)
 {
 	MPI_Init(&argc, &argv);
@@ -429,6 +562,8 @@ int main(int argc, char **argv)
 	buffered();
 	modes_self();
 	mode_errors();
+	persistent();
+	persistent_errors();
 
 	MPI_Barrier(MPI_COMM_WORLD);
 	MPI_Finalize();
