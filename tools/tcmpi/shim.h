@@ -180,7 +180,7 @@ void tcmpi__selfq_free(struct tcmpi__comm *c);
 
 /* Requests (shim_p2p.c): a message, or a collective, nonblocking or
  * persistent.  The handle is an index; the request never moves. */
-enum { TCMPI_REQ_SEND = 1, TCMPI_REQ_RECV, TCMPI_REQ_COLL };
+enum { TCMPI_REQ_SEND = 1, TCMPI_REQ_RECV, TCMPI_REQ_COLL, TCMPI_REQ_PAIR };
 struct tcmpi__req {
 	int kind;
 	int persistent;
@@ -220,6 +220,11 @@ struct tcmpi__req {
 	/* A persistent message (shim_p2p.c): its send mode, count, peer and
 	 * tag as given to its MPI_*_init. */
 	int pmode, pcount, ppeer, ptag;
+	/* MPI_Isendrecv's (TCMPI_REQ_PAIR, shim_p2p.c): its receive and send,
+	 * requests of the layer the program never sees, MPI_REQUEST_NULL once
+	 * complete; then done 4, the receive's status in peer, tag and ucount,
+	 * the first error in selferr. */
+	MPI_Request psub[2];
 };
 struct tcmpi__req *tcmpi__req_new(MPI_Comm comm, int kind, MPI_Request *h, const char *fn);
 void tcmpi__req_drop(MPI_Request *h);

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * tools/tcmpi/shim_p2p.c - point-to-point messages (MPI_Send, MPI_Recv,
- * MPI_Isend, MPI_Irecv, MPI_Sendrecv; the probes in shim_probe.c) over
+ * MPI_Isend, MPI_Irecv, MPI_Sendrecv, MPI_Sendrecv_replace, MPI_Isendrecv,
+ * MPI_Isendrecv_replace, and the persistent MPI_Send_init, MPI_Bsend_init,
+ * MPI_Rsend_init, MPI_Recv_init; the probes in shim_probe.c, the send
+ * modes in shim_sendmodes.c) over
  * topocoll's tagged any-rank messages, and the requests of the layer
  * (MPI_Wait, MPI_Waitall, MPI_Waitany, MPI_Waitsome, MPI_Test, MPI_Testall,
  * MPI_Testsome, MPI_Request_get_status, MPI_Start, MPI_Startall,
@@ -468,6 +471,10 @@ static void empty_status(MPI_Status *st)
  * now, its data unpacked), or none (1, 3). */
 static int done_status(struct tcmpi__req *q, MPI_Status *st, const char *fn)
 {
+	if (q->done == 4) { /* a pair: its errors were reported as its parts completed */
+		set_status(st, q->peer, q->tag, q->ucount);
+		return q->selferr;
+	}
 	if (q->done == 2)
 		return req_finish(q, q->tcrc, st, fn);
 	if (q->done == 3)
@@ -481,6 +488,55 @@ static int done_status(struct tcmpi__req *q, MPI_Status *st, const char *fn)
 	return MPI_SUCCESS;
 }
 
+static int test_one(MPI_Request *h, int *flag, MPI_Status *st, const char *fn);
+static int wait_one(MPI_Request *h, MPI_Status *st, const char *fn);
+
+/* The receive of request q that only the calling rank's own send could
+ * complete, on a communicator of one rank: q itself, or a pair's posted
+ * receive once its send is complete; NULL when none. */
+static struct tcmpi__req *self_blocked(struct tcmpi__req *q)
+{
+	if (!q || q->selfpend)
+		return q;
+	if (q->kind != TCMPI_REQ_PAIR || !q->active)
+		return NULL;
+	struct tcmpi__req *r = req_of(q->psub[0]);
+	return r && r->selfpend && q->psub[1] == MPI_REQUEST_NULL ? r : NULL;
+}
+
+/* Completes what it can of pair q (waiting, with block): each part
+ * completed releases its handle, the receive's status kept; once both
+ * are, q is complete (done 4).  An error of a part is kept in q->selferr
+ * (reported already); a blocking wait on a receive that nothing can
+ * satisfy returns its error and leaves q as it was. */
+static int pair_progress(struct tcmpi__req *q, int block, const char *fn)
+{
+	for (int i = 0; i < 2; i++) {
+		if (q->psub[i] == MPI_REQUEST_NULL)
+			continue;
+		MPI_Status st = {.MPI_SOURCE = q->peer, .MPI_TAG = q->tag};
+		int f = 1;
+		int rc = block ? wait_one(&q->psub[i], &st, fn) : test_one(&q->psub[i], &f, &st, fn);
+		if (q->psub[i] != MPI_REQUEST_NULL) {
+			if (rc)
+				return rc; /* not completed: the deadlock's error */
+			continue;
+		}
+		if (i == 0) {
+			q->peer = st.MPI_SOURCE;
+			q->tag = st.MPI_TAG;
+			q->ucount = (size_t)st.tcmpi_count;
+		}
+		if (rc && !q->selferr)
+			q->selferr = rc;
+	}
+	if (q->psub[0] == MPI_REQUEST_NULL && q->psub[1] == MPI_REQUEST_NULL) {
+		q->active = 0;
+		q->done = 4;
+	}
+	return MPI_SUCCESS;
+}
+
 /* Tests one request without blocking: *flag = 1 when complete (status
  * filled, handle released). */
 static int test_one(MPI_Request *h, int *flag, MPI_Status *st, const char *fn)
@@ -490,6 +546,13 @@ static int test_one(MPI_Request *h, int *flag, MPI_Status *st, const char *fn)
 	if (q && q->selfpend) { /* a receive on a communicator of one rank */
 		*flag = 0;
 		return MPI_SUCCESS;
+	}
+	if (q && q->kind == TCMPI_REQ_PAIR && q->active) {
+		(void)pair_progress(q, 0, fn);
+		if (q->active) {
+			*flag = 0;
+			return MPI_SUCCESS;
+		}
 	}
 	if (!q || (!q->active && !q->done)) {
 		/* MPI_REQUEST_NULL or an inactive persistent request. */
@@ -517,6 +580,11 @@ static int wait_one(MPI_Request *h, MPI_Status *st, const char *fn)
 	struct tcmpi__req *q = req_of(*h);
 	if (q && q->selfpend)
 		return tcmpi__self_deadlock(q->comm, q->peer, q->stag, fn);
+	if (q && q->kind == TCMPI_REQ_PAIR && q->active) {
+		int rc = pair_progress(q, 1, fn);
+		if (rc)
+			return rc;
+	}
 	if (!q || (!q->active && !q->done)) {
 		empty_status(st);
 		return MPI_SUCCESS;
@@ -616,7 +684,11 @@ int MPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Statu
 		struct tcmpi__req *q = req_of(array_of_requests[i]);
 		if (q && q->selfpend)
 			all = 0;
-		if (!q || !q->active)
+		if (q && q->kind == TCMPI_REQ_PAIR && q->active)
+			(void)pair_progress(q, 0, __func__);
+		if (q && q->kind == TCMPI_REQ_PAIR && q->active)
+			all = 0;
+		if (!q || !q->active || q->kind == TCMPI_REQ_PAIR)
 			continue;
 		int done = 0;
 		q->tcrc = tc_test(q->proc, &q->tr, &done);
@@ -657,8 +729,10 @@ static int any(int count, MPI_Request a[], int *index, int *flag, MPI_Status *st
 		int live = 0, pend = -1;
 		for (int i = 0; i < count; i++) {
 			struct tcmpi__req *q = req_of(a[i]);
-			if (q && q->selfpend && pend < 0)
-				pend = i;
+			if (self_blocked(q)) {
+				pend = pend < 0 ? i : pend;
+				continue;
+			}
 			if (!q || (!q->active && !q->done))
 				continue;
 			live = 1;
@@ -673,7 +747,7 @@ static int any(int count, MPI_Request a[], int *index, int *flag, MPI_Status *st
 		}
 		if (!live && block && pend >= 0) {
 			/* Only receives on communicators of one rank remain. */
-			struct tcmpi__req *q = req_of(a[pend]);
+			struct tcmpi__req *q = self_blocked(req_of(a[pend]));
 			return tcmpi__self_deadlock(q->comm, q->peer, q->stag, fn);
 		}
 		if (pend >= 0)
@@ -728,7 +802,7 @@ static int some(int count, MPI_Request a[], int *outcount, int idx[], MPI_Status
 			if (!req_live(a[i]))
 				continue;
 			live = 1;
-			if (q->selfpend) {
+			if (self_blocked(q)) {
 				pend = pend < 0 ? i : pend;
 				continue;
 			}
@@ -752,9 +826,9 @@ static int some(int count, MPI_Request a[], int *outcount, int idx[], MPI_Status
 			/* Are only receives on communicators of one rank left? */
 			int other = 0;
 			for (int i = 0; i < count && !other; i++)
-				other = req_live(a[i]) && !req_of(a[i])->selfpend;
+				other = req_live(a[i]) && !self_blocked(req_of(a[i]));
 			if (!other) {
-				struct tcmpi__req *q = req_of(a[pend]);
+				struct tcmpi__req *q = self_blocked(req_of(a[pend]));
 				return tcmpi__self_deadlock(q->comm, q->peer, q->stag, fn);
 			}
 		}
@@ -793,7 +867,9 @@ int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 		empty_status(status);
 		return MPI_SUCCESS;
 	}
-	if (q->selfpend) {
+	if (q->kind == TCMPI_REQ_PAIR && q->active)
+		(void)pair_progress(q, 0, __func__);
+	if (q->selfpend || (q->kind == TCMPI_REQ_PAIR && q->active)) {
 		*flag = 0;
 		return MPI_SUCCESS;
 	}
@@ -1073,6 +1149,14 @@ int MPI_Request_free(MPI_Request *request)
 	struct tcmpi__req *q = req_of(*request);
 	if (!q)
 		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_REQUEST, __func__, "MPI_REQUEST_NULL given");
+	if (q->kind == TCMPI_REQ_PAIR) {
+		/* Its parts go on without it, freed as any request is. */
+		for (int i = 0; i < 2; i++)
+			if (q->psub[i] != MPI_REQUEST_NULL)
+				(void)MPI_Request_free(&q->psub[i]);
+		tcmpi__req_drop(request);
+		return MPI_SUCCESS;
+	}
 	if (q->selfpend) {
 		/* A posted receive on a communicator of one rank: it stays posted
 		 * and is freed when a send completes it (or with its
@@ -1183,6 +1267,19 @@ int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, M
 	return MPI_SUCCESS;
 }
 
+/* Takes back receive *h, just posted, whose send could not start: no
+ * message reaches it (cancelled, or unposted on a communicator of one
+ * rank); its handle freed. */
+static void undo_recv(MPI_Request *h)
+{
+	struct tcmpi__req *q = req_of(*h);
+	if (q && q->active) {
+		(void)tc_cancel(q->proc, &q->tr);
+		(void)tc_wait(q->proc, &q->tr, NULL);
+	}
+	tcmpi__req_drop(h);
+}
+
 int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
                  void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
                  MPI_Comm comm, MPI_Status *status)
@@ -1195,15 +1292,151 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int 
 		return rc;
 	rc = tcmpi__isend(sendbuf, sendcount, sendtype, dest, sendtag, comm, &r[1], __func__);
 	if (rc) {
-		struct tcmpi__req *q = req_of(r[0]);
-		if (q && q->active) {
-			(void)tc_cancel(q->proc, &q->tr);
-			(void)tc_wait(q->proc, &q->tr, NULL);
-		}
-		tcmpi__req_drop(&r[0]);
+		undo_recv(&r[0]);
 		return rc;
 	}
 	rc = wait_one(&r[1], MPI_STATUS_IGNORE, __func__);
 	int rc2 = wait_one(&r[0], status, __func__);
 	return rc ? rc : rc2;
+}
+
+/* ---------------------------------------------------------------------
+ * MPI_Isendrecv, MPI_Isendrecv_replace, MPI_Sendrecv_replace: a request
+ * of two parts (TCMPI_REQ_PAIR), a receive posted first and then a send,
+ * as MPI_Sendrecv makes them, completed together by the waits and tests
+ * (pair_progress), with the receive's status.  The replacing forms send a
+ * packed copy of the buffer, taken at the call, which the send's request
+ * owns, and receive into the buffer itself.
+ */
+
+/* A send of bytes packed at data (malloc'ed; the request owns it from now
+ * on, even on error) to dest with tag on c: *h, or the error (reported as
+ * fn's). */
+static int isend_owned(MPI_Comm comm, struct tcmpi__comm *c, int dest, int tag, void *data,
+                       size_t bytes, MPI_Request *h, const char *fn)
+{
+	struct tcmpi__req *q = tcmpi__req_new(comm, TCMPI_REQ_SEND, h, fn);
+	if (!q) {
+		free(data);
+		return MPI_ERR_NO_MEM;
+	}
+	q->peer = dest;
+	q->tag = tag;
+	q->tmp2 = data;
+	if (dest == MPI_PROC_NULL) {
+		q->done = 1;
+		return MPI_SUCCESS;
+	}
+	if (!c->proc) {
+		int rc = tcmpi__self_send(c, comm, tag, data, bytes, fn);
+		if (rc) {
+			tcmpi__req_drop(h);
+			return rc;
+		}
+		q->ucount = bytes;
+		q->done = 3;
+		return MPI_SUCCESS;
+	}
+	q->proc = c->proc;
+	return req_posted(comm, q, h, tc_isend_tag(c->proc, dest, tag, data, bytes, &q->tr), fn);
+}
+
+/* The pair's send side of a replacing call: a packed copy of count
+ * elements of datatype at buf, sent to dest. */
+static int send_copy(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                     MPI_Comm comm, MPI_Request *h, const char *fn)
+{
+	struct tcmpi__comm *c;
+	int rc = check(comm, dest, 0, fn, &c);
+	if (rc)
+		return rc;
+	const struct tcmpi__dtype *t = tcmpi__dt(datatype);
+	if ((rc = check_args(t, count, tag, 0, comm, fn)))
+		return rc;
+	const size_t bytes = (size_t)count * t->size;
+	void *copy = NULL;
+	if (dest != MPI_PROC_NULL && bytes) {
+		if (!(copy = tcmpi__alloc(bytes)))
+			return tcmpi__error(comm, MPI_ERR_NO_MEM, fn,
+			                    "out of memory for a copy of %zu bytes", bytes);
+		tcmpi__pack(buf, (size_t)count, t, copy);
+	}
+	return isend_owned(comm, c, dest, tag, copy, bytes, h, fn);
+}
+
+static int isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
+                     int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source,
+                     int recvtag, MPI_Comm comm, int replace, MPI_Request *request, const char *fn)
+{
+	int rc = tcmpi__check_init(fn);
+	if (rc)
+		return rc;
+	if (!request)
+		return tcmpi__error(comm, MPI_ERR_REQUEST, fn, "NULL request");
+	/* The replacing forms check the send's arguments before the receive
+	 * is posted, and copy the buffer before a message can reach it. */
+	MPI_Request r = MPI_REQUEST_NULL, sd = MPI_REQUEST_NULL;
+	if (replace && (rc = send_copy(sendbuf, sendcount, sendtype, dest, sendtag, comm, &sd, fn)))
+		return rc;
+	struct tcmpi__req *q = tcmpi__req_new(comm, TCMPI_REQ_PAIR, request, fn);
+	if (!q) {
+		if (sd != MPI_REQUEST_NULL)
+			(void)MPI_Request_free(&sd);
+		return MPI_ERR_NO_MEM;
+	}
+	rc = tcmpi__irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, &r, fn);
+	if (!rc && !replace)
+		rc = tcmpi__isend(sendbuf, sendcount, sendtype, dest, sendtag, comm, &sd, fn);
+	if (rc) {
+		if (r != MPI_REQUEST_NULL)
+			undo_recv(&r);
+		if (sd != MPI_REQUEST_NULL)
+			(void)MPI_Request_free(&sd); /* sent already: it goes on */
+		tcmpi__req_drop(request);
+		return rc;
+	}
+	q->psub[0] = r;
+	q->psub[1] = sd;
+	q->peer = source;
+	q->tag = recvtag;
+	q->active = 1;
+	/* A part done at once (MPI_PROC_NULL, a communicator of one rank) is
+	 * taken now, so that the pair's state is its parts'. */
+	(void)pair_progress(q, 0, fn);
+	return MPI_SUCCESS;
+}
+
+int MPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                  void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                  MPI_Comm comm, MPI_Request *request)
+{
+	return isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
+	                 source, recvtag, comm, 0, request, __func__);
+}
+
+int MPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
+                          int source, int recvtag, MPI_Comm comm, MPI_Request *request)
+{
+	return isendrecv(buf, count, datatype, dest, sendtag, buf, count, datatype, source, recvtag,
+	                 comm, 1, request, __func__);
+}
+
+int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
+                         int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+	MPI_Request h = MPI_REQUEST_NULL;
+	int rc = isendrecv(buf, count, datatype, dest, sendtag, buf, count, datatype, source,
+	                   recvtag, comm, 1, &h, __func__);
+	if (rc)
+		return rc;
+	rc = wait_one(&h, status, __func__);
+	struct tcmpi__req *q = req_of(h);
+	if (q) {
+		/* A receive that nothing can satisfy (a communicator of one
+		 * rank): taken back, so that no later message reaches buf. */
+		if (q->psub[0] != MPI_REQUEST_NULL)
+			undo_recv(&q->psub[0]);
+		(void)MPI_Request_free(&h);
+	}
+	return rc;
 }

@@ -542,6 +542,129 @@ static void persistent_errors(void)
 #endif
 }
 
+/* MPI_Isendrecv, MPI_Isendrecv_replace and MPI_Sendrecv_replace around
+ * the ring (to the right, from the left) with a strided datatype, the
+ * statuses, a pair completed by Testany and one whose receive is posted
+ * on MPI_COMM_SELF before its message exists, and MPI_PROC_NULL. */
+static void sendrecv_pairs(void)
+{
+	enum { N = 4 };
+	int buf[2 * N], out[N], in[2 * N];
+	MPI_Datatype vec;
+	MPI_Type_vector(N, 1, 2, MPI_INT, &vec);
+	MPI_Type_commit(&vec);
+	MPI_Status st;
+
+	/* Sendrecv_replace of a strided buffer: the odd elements stay. */
+	for (int i = 0; i < 2 * N; i++)
+		buf[i] = i % 2 ? -i : 100 * rank + i;
+	MPI_Sendrecv_replace(buf, 1, vec, right, 30, left, 30, MPI_COMM_WORLD, &st);
+	int bad = 0;
+	for (int i = 0; i < 2 * N; i++)
+		bad += buf[i] != (i % 2 ? -i : 100 * left + i);
+	int n = -1;
+	MPI_Get_count(&st, vec, &n);
+	CHECK(!bad && st.MPI_SOURCE == left && st.MPI_TAG == 30 && n == 1,
+	      "Sendrecv_replace: %d wrong, source %d tag %d count %d", bad, st.MPI_SOURCE,
+	      st.MPI_TAG, n);
+
+#if MPI_VERSION >= 4 /* MPI_Isendrecv is MPI 4.0's (Open MPI 4 lacks it) */
+	/* Isendrecv: contiguous out, strided in; completed by Testany. */
+	for (int i = 0; i < N; i++)
+		out[i] = 1000 * rank + i;
+	for (int i = 0; i < 2 * N; i++)
+		in[i] = -1;
+	MPI_Request q[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+	MPI_Isendrecv(out, N, MPI_INT, right, 31, in, 1, vec, left, MPI_ANY_TAG, MPI_COMM_WORLD, &q[1]);
+	for (int idx = -1, flag = 0; !flag;)
+		MPI_Testany(2, q, &idx, &flag, &st);
+	bad = 0;
+	for (int i = 0; i < 2 * N; i++)
+		bad += in[i] != (i % 2 ? -1 : 1000 * left + i / 2);
+	CHECK(!bad && q[1] == MPI_REQUEST_NULL && st.MPI_SOURCE == left && st.MPI_TAG == 31,
+	      "Isendrecv: %d wrong, source %d tag %d", bad, st.MPI_SOURCE, st.MPI_TAG);
+
+	/* Isendrecv_replace, the buffer changed after the call: the message
+	 * is what it held at the call. */
+	for (int i = 0; i < 2 * N; i++)
+		buf[i] = 10 * rank + i;
+	MPI_Isendrecv_replace(buf, 2 * N, MPI_INT, right, 32, left, 32, MPI_COMM_WORLD, &q[0]);
+	int flag = 0;
+	MPI_Request_get_status(q[0], &flag, MPI_STATUS_IGNORE);
+	MPI_Wait(&q[0], &st);
+	bad = 0;
+	for (int i = 0; i < 2 * N; i++)
+		bad += buf[i] != 10 * left + i;
+	CHECK(!bad && st.MPI_SOURCE == left, "Isendrecv_replace: %d wrong, source %d", bad, st.MPI_SOURCE);
+
+	/* MPI_PROC_NULL both ways: complete at once, buffer untouched. */
+	MPI_Isendrecv_replace(buf, 2 * N, MPI_INT, MPI_PROC_NULL, 1, MPI_PROC_NULL, 1,
+	                      MPI_COMM_WORLD, &q[0]);
+	MPI_Wait(&q[0], &st);
+	CHECK(st.MPI_SOURCE == MPI_PROC_NULL && buf[0] == 10 * left,
+	      "Isendrecv_replace with MPI_PROC_NULL: source %d", st.MPI_SOURCE);
+
+#endif
+	/* MPI_COMM_SELF: to oneself, then a receive that only a later send
+	 * satisfies (the wait reports the deadlock, the send completes it). */
+	for (int i = 0; i < N; i++)
+		out[i] = 7 * i;
+	MPI_Sendrecv_replace(out, N, MPI_INT, 0, 5, 0, 5, MPI_COMM_SELF, &st);
+	CHECK(out[3] == 21 && st.MPI_SOURCE == 0 && st.MPI_TAG == 5,
+	      "self Sendrecv_replace: %d, source %d", out[3], st.MPI_SOURCE);
+#if MPI_VERSION >= 4
+	int one = 3, got = -1;
+	MPI_Isendrecv(&one, 1, MPI_INT, 0, 6, &got, 1, MPI_INT, 0, 7, MPI_COMM_SELF, &q[0]);
+	int idx = -1;
+	MPI_Testany(1, q, &idx, &flag, &st);
+	CHECK(flag == 0 && q[0] != MPI_REQUEST_NULL, "self Isendrecv completed without its message");
+#ifdef TCMPI
+	int rc = MPI_Wait(&q[0], &st);
+	CHECK(rc == MPI_ERR_OTHER && q[0] != MPI_REQUEST_NULL,
+	      "self Isendrecv waiting for a message only the rank could send: %d", rc);
+	rc = MPI_Waitany(1, q, &idx, &st);
+	CHECK(rc == MPI_ERR_OTHER, "self Isendrecv in Waitany: %d", rc);
+#endif
+	int seven = 77;
+	MPI_Send(&seven, 1, MPI_INT, 0, 7, MPI_COMM_SELF);
+	MPI_Wait(&q[0], &st);
+	MPI_Recv(&one, 1, MPI_INT, 0, 6, MPI_COMM_SELF, MPI_STATUS_IGNORE);
+	CHECK(got == 77 && one == 3 && st.MPI_TAG == 7, "self Isendrecv: got %d, then %d", got, one);
+#else
+	(void)in;
+#endif
+	MPI_Type_free(&vec);
+}
+
+static void sendrecv_errors(void)
+{
+#ifdef TCMPI
+	int v[2] = {1, 2};
+	MPI_Request q = MPI_REQUEST_NULL;
+	CHECK(MPI_Isendrecv_replace(v, 2, MPI_INT, size, 1, left, 1, MPI_COMM_WORLD, &q) == MPI_ERR_RANK,
+	      "Isendrecv_replace to rank %d", size);
+	CHECK(MPI_Isendrecv(v, 1, MPI_INT, right, 1, v + 1, -1, MPI_INT, left, 1, MPI_COMM_WORLD,
+	                    &q) == MPI_ERR_COUNT,
+	      "Isendrecv receiving a negative count");
+	CHECK(MPI_Sendrecv_replace(v, 1, MPI_DATATYPE_NULL, right, 1, left, 1, MPI_COMM_WORLD,
+	                           MPI_STATUS_IGNORE) == MPI_ERR_TYPE,
+	      "Sendrecv_replace of MPI_DATATYPE_NULL");
+	CHECK(MPI_Sendrecv_replace(v, 1, MPI_INT, right, -3, left, 1, MPI_COMM_WORLD,
+	                           MPI_STATUS_IGNORE) == MPI_ERR_TAG,
+	      "Sendrecv_replace of tag -3");
+	CHECK(MPI_Isendrecv(v, 1, MPI_INT, right, 1, v + 1, 1, MPI_INT, left, 1, MPI_COMM_WORLD,
+	                    NULL) == MPI_ERR_REQUEST,
+	      "Isendrecv with NULL request");
+	CHECK(q == MPI_REQUEST_NULL && v[0] == 1 && v[1] == 2, "a failed call left %d, %d %d", q,
+	      v[0], v[1]);
+	/* Nothing was sent by the failed calls: the next message from the
+	 * left is the one sent now. */
+	MPI_Sendrecv(v, 1, MPI_INT, right, 1, v + 1, 1, MPI_INT, left, 1, MPI_COMM_WORLD,
+	             MPI_STATUS_IGNORE);
+	CHECK(v[1] == 1, "after the failed calls: %d", v[1]);
+#endif
+}
+
 int main(int argc, char **argv)
 {
 	MPI_Init(&argc, &argv);
@@ -564,6 +687,8 @@ int main(int argc, char **argv)
 	mode_errors();
 	persistent();
 	persistent_errors();
+	sendrecv_pairs();
+	sendrecv_errors();
 
 	MPI_Barrier(MPI_COMM_WORLD);
 	MPI_Finalize();
