@@ -225,6 +225,7 @@ struct tcmpi__req {
 	 * complete; then done 4, the receive's status in peer, tag and ucount,
 	 * the first error in selferr. */
 	MPI_Request psub[2];
+	int cancelled; /* done 3: cancelled by MPI_Cancel before any message matched */
 };
 struct tcmpi__req *tcmpi__req_new(MPI_Comm comm, int kind, MPI_Request *h, const char *fn);
 void tcmpi__req_drop(MPI_Request *h);

@@ -8,7 +8,7 @@
  * topocoll's tagged any-rank messages, and the requests of the layer
  * (MPI_Wait, MPI_Waitall, MPI_Waitany, MPI_Waitsome, MPI_Test, MPI_Testall,
  * MPI_Testsome, MPI_Request_get_status, MPI_Start, MPI_Startall,
- * MPI_Request_free) for messages and collectives alike.
+ * MPI_Request_free, MPI_Cancel) for messages and collectives alike.
  *
  * A communicator is a team and the calling rank's proc in it, so ranks and
  * the matching of messages are the communicator's own (topocoll keeps the
@@ -419,6 +419,20 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
 	return tcmpi__irecv(buf, count, datatype, source, tag, comm, request, __func__);
 }
 
+static void empty_status(MPI_Status *st)
+{
+	set_status(st, MPI_ANY_SOURCE, MPI_ANY_TAG, 0);
+}
+
+/* The status of an operation MPI_Cancel cancelled: nothing sent or
+ * received. */
+static void cancelled_status(MPI_Status *st)
+{
+	empty_status(st);
+	if (st && st != MPI_STATUS_IGNORE)
+		st->tcmpi_cancelled = 1;
+}
+
 /* After the tc request of q completed with tcrc: its status, the unpacked
  * data; MPI_SUCCESS or the error (reported on q's communicator). */
 static int req_finish(struct tcmpi__req *q, int tcrc, MPI_Status *st, const char *fn)
@@ -438,6 +452,10 @@ static int req_finish(struct tcmpi__req *q, int tcrc, MPI_Status *st, const char
 	}
 	if (tc_request_status(&q->tr, &ts) != 0)
 		ts.bytes = 0;
+	if (tcrc == TC_ECANCELED) { /* MPI_Cancel: nothing moved */
+		cancelled_status(st);
+		return MPI_SUCCESS;
+	}
 	if (tcrc)
 		return tcmpi__tc_error(q->comm, tcrc, fn);
 	if (q->kind == TCMPI_REQ_RECV && q->tmp && unpack) {
@@ -461,11 +479,6 @@ static void req_release(MPI_Request *h)
 		q->done = 0;
 }
 
-static void empty_status(MPI_Status *st)
-{
-	set_status(st, MPI_ANY_SOURCE, MPI_ANY_TAG, 0);
-}
-
 /* The status of a request found complete before (q->done): its tc request
  * completed by an MPI_Testall that did not complete them all (2: finished
  * now, its data unpacked), or none (1, 3). */
@@ -477,6 +490,10 @@ static int done_status(struct tcmpi__req *q, MPI_Status *st, const char *fn)
 	}
 	if (q->done == 2)
 		return req_finish(q, q->tcrc, st, fn);
+	if (q->done == 3 && q->cancelled) {
+		cancelled_status(st);
+		return MPI_SUCCESS;
+	}
 	if (q->done == 3)
 		set_status(st, q->peer, q->tag, q->ucount);
 	else
@@ -941,6 +958,7 @@ static int p2p_start(struct tcmpi__req *q, const char *fn)
 	q->peer = q->ppeer;
 	q->tag = q->kind == TCMPI_REQ_RECV ? MPI_ANY_TAG : q->ptag;
 	q->selferr = 0;
+	q->cancelled = 0;
 	if (q->ppeer == MPI_PROC_NULL) {
 		q->done = 1;
 		return MPI_SUCCESS;
@@ -1439,4 +1457,77 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, 
 		(void)MPI_Request_free(&h);
 	}
 	return rc;
+}
+
+/* ---------------------------------------------------------------------
+ * Cancelling (MPI_Cancel): a receive no message has matched is cancelled
+ * (tc_cancel; on a communicator of one rank, taken out of the posted
+ * receives), its buffer untouched and its status saying so
+ * (MPI_Test_cancelled).  A send is cancelled only when topocoll can take
+ * it back whole: a single-copy message that no receive has claimed yet
+ * (p2p.h); any other send (a streamed message, copied at once; one to
+ * oneself; a buffered one, in the attached buffer; one on a communicator
+ * of one rank, queued at once) has left already, and MPI lets the cancel
+ * fail: its status says not cancelled.  MPI_Cancel only marks: the wait
+ * or test that completes the request tells which.  A collective request
+ * cannot be cancelled (MPI makes it erroneous): MPI_ERR_REQUEST, the
+ * request unchanged.
+ */
+int MPI_Cancel(MPI_Request *request)
+{
+	int rc = check_req(request, __func__);
+	if (rc)
+		return rc;
+	struct tcmpi__req *q = req_of(*request);
+	if (!q)
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_REQUEST, __func__, "MPI_REQUEST_NULL given");
+	if (q->kind == TCMPI_REQ_COLL)
+		return tcmpi__error(q->comm, MPI_ERR_REQUEST, __func__,
+		                    "a collective's request cannot be cancelled (MPI makes it "
+		                    "erroneous); complete it with a wait or test");
+	if (q->kind == TCMPI_REQ_PAIR)
+		return tcmpi__error(q->comm, MPI_ERR_UNSUPPORTED_OPERATION, __func__,
+		                    "an MPI_Isendrecv's request cannot be cancelled here (its send "
+		                    "and receive would be cancelled apart); complete it with a wait "
+		                    "or test");
+	if (!q->active && !q->done && !q->selfpend)
+		return tcmpi__error(q->comm, MPI_ERR_REQUEST, __func__,
+		                    "the persistent request is not active (MPI_Start it first)");
+	if (q->selfpend) {
+		self_unpost(q);
+		q->selfpend = 0;
+		q->cancelled = 1;
+		q->done = 3;
+		return MPI_SUCCESS;
+	}
+	if (q->active) {
+		/* 0: cancelled, or complete already (its wait says which);
+		 * TC_EPENDING: too late, it completes normally. */
+		const int tcrc = tc_cancel(q->proc, &q->tr);
+		if (tcrc && tcrc != TC_EPENDING)
+			return tcmpi__tc_error(q->comm, tcrc, __func__);
+	}
+	return MPI_SUCCESS;
+}
+
+int MPI_Test_cancelled(const MPI_Status *status, int *flag)
+{
+	int rc = tcmpi__check_init(__func__);
+	if (rc)
+		return rc;
+	if (!status || status == MPI_STATUS_IGNORE || !flag)
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_ARG, __func__, "NULL status or flag");
+	*flag = status->tcmpi_cancelled != 0;
+	return MPI_SUCCESS;
+}
+
+int MPI_Status_set_cancelled(MPI_Status *status, int flag)
+{
+	int rc = tcmpi__check_init(__func__);
+	if (rc)
+		return rc;
+	if (!status || status == MPI_STATUS_IGNORE)
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_ARG, __func__, "NULL status");
+	status->tcmpi_cancelled = flag != 0;
+	return MPI_SUCCESS;
 }
