@@ -81,6 +81,7 @@ void tcmpi__req_drop(MPI_Request *h)
 		free(q->tmp);
 		free(q->tmp2);
 		tcmpi__vreq_free(q->v);
+		tcmpi__nbr_free(q->nb);
 		tcmpi__dtype_drop(q->t);
 		free(q);
 		reqs[*h - 1] = NULL;
@@ -448,6 +449,8 @@ static int req_finish(struct tcmpi__req *q, int tcrc, MPI_Status *st, const char
 		if (q->v && !tcrc && unpack)
 			tcmpi__vreq_finish(q);
 		set_status(st, MPI_ANY_SOURCE, MPI_ANY_TAG, 0);
+		if (tcrc && q->nb)
+			return tcmpi__nbr_error(q->nb, tcrc, fn);
 		return tcrc ? tcmpi__tc_error(q->comm, tcrc, fn) : MPI_SUCCESS;
 	}
 	if (tc_request_status(&q->tr, &ts) != 0)
@@ -507,6 +510,16 @@ static int done_status(struct tcmpi__req *q, MPI_Status *st, const char *fn)
 
 static int test_one(MPI_Request *h, int *flag, MPI_Status *st, const char *fn);
 static int wait_one(MPI_Request *h, MPI_Status *st, const char *fn);
+
+/* Makes progress on active request q's topocoll requests (block: until
+ * they complete): *done = 1 and their outcome once they have. */
+static int part_test(struct tcmpi__req *q, int block, int *done)
+{
+	if (q->nb)
+		return tcmpi__nbr_progress(q->nb, block, done);
+	*done = 1;
+	return block ? tc_wait(q->proc, &q->tr, NULL) : tc_test(q->proc, &q->tr, done);
+}
 
 /* The receive of request q that only the calling rank's own send could
  * complete, on a communicator of one rank: q itself, or a pair's posted
@@ -579,7 +592,7 @@ static int test_one(MPI_Request *h, int *flag, MPI_Status *st, const char *fn)
 	int rc = MPI_SUCCESS;
 	if (q->active) {
 		int done = 0;
-		int tcrc = tc_test(q->proc, &q->tr, &done);
+		int tcrc = part_test(q, 0, &done);
 		if (!done) {
 			*flag = 0;
 			return MPI_SUCCESS;
@@ -607,10 +620,12 @@ static int wait_one(MPI_Request *h, MPI_Status *st, const char *fn)
 		return MPI_SUCCESS;
 	}
 	int rc = MPI_SUCCESS;
-	if (q->active)
-		rc = req_finish(q, tc_wait(q->proc, &q->tr, NULL), st, fn);
-	else
+	if (q->active) {
+		int done;
+		rc = req_finish(q, part_test(q, 1, &done), st, fn);
+	} else {
 		rc = done_status(q, st, fn);
+	}
 	req_release(h);
 	return rc;
 }
@@ -708,7 +723,7 @@ int MPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Statu
 		if (!q || !q->active || q->kind == TCMPI_REQ_PAIR)
 			continue;
 		int done = 0;
-		q->tcrc = tc_test(q->proc, &q->tr, &done);
+		q->tcrc = part_test(q, 0, &done);
 		if (done) {
 			q->active = 0;
 			q->done = 2; /* tc request complete, MPI request not yet */
@@ -892,7 +907,7 @@ int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 	}
 	if (q->active) {
 		int done = 0;
-		int tcrc = tc_test(q->proc, &q->tr, &done);
+		int tcrc = part_test(q, 0, &done);
 		if (!done) {
 			*flag = 0;
 			return MPI_SUCCESS;
@@ -1045,13 +1060,15 @@ int MPI_Start(MPI_Request *request)
 	struct tcmpi__req *q = req_of(*request);
 	if (!q || !q->persistent)
 		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_REQUEST, __func__, "not a persistent request");
-	if (q->active || (q->kind != TCMPI_REQ_COLL && (q->done || q->selfpend)))
+	if (q->active || ((q->kind != TCMPI_REQ_COLL || q->nb) && (q->done || q->selfpend)))
 		return tcmpi__error(q->comm, MPI_ERR_REQUEST, __func__,
 		                    "request already active (started, and not completed by a wait "
 		                    "or test)");
 	q->unpacked = 0;
 	if (q->kind != TCMPI_REQ_COLL)
 		return p2p_start(q, __func__);
+	if (q->nb)
+		return tcmpi__nbr_start(q, __func__);
 	if (q->v)
 		tcmpi__vreq_start(q);
 	if (!q->proc) { /* a communicator of one rank: complete at once */
@@ -1103,11 +1120,12 @@ static void orphan_free(struct tcmpi__req *q, int tcrc)
 		if (q->v)
 			tcmpi__vreq_finish(q);
 	}
-	if (q->persistent && q->proc && q->kind == TCMPI_REQ_COLL)
+	if (q->persistent && q->proc && q->kind == TCMPI_REQ_COLL && !q->nb)
 		(void)tc_request_free(q->proc, &q->tr);
 	free(q->tmp);
 	free(q->tmp2);
 	tcmpi__vreq_free(q->v);
+	tcmpi__nbr_free(q->nb);
 	tcmpi__dtype_drop(q->t);
 	free(q);
 }
@@ -1120,6 +1138,19 @@ static void orphans_poll(int end)
 	for (struct tcmpi__req **pp = &orphans; *pp;) {
 		struct tcmpi__req *q = *pp;
 		tc_status ts;
+		if (q->nb) { /* several topocoll requests: progressed */
+			int done;
+			int tcrc = tcmpi__nbr_progress(q->nb, 0, &done);
+			if (!done && !end) {
+				pp = &q->onext;
+				continue;
+			}
+			if (!done)
+				tcrc = tcmpi__nbr_progress(q->nb, 1, &done);
+			*pp = q->onext;
+			orphan_free(q, tcrc);
+			continue;
+		}
 		if (tc_request_status(&q->tr, &ts) == TC_EPENDING) {
 			if (!end) {
 				pp = &q->onext;
@@ -1143,7 +1174,8 @@ void tcmpi__comm_settle(MPI_Comm comm)
 	for (int i = 0; i < nreqs; i++) {
 		struct tcmpi__req *q = reqs[i];
 		if (q && q->comm == comm && q->active && q->proc) {
-			q->tcrc = tc_wait(q->proc, &q->tr, NULL);
+			int done;
+			q->tcrc = part_test(q, 1, &done);
 			q->active = 0;
 			q->done = 2; /* as MPI_Testall leaves it: finished by its wait */
 		}
@@ -1155,7 +1187,8 @@ void tcmpi__comm_settle(MPI_Comm comm)
 			continue;
 		}
 		*pp = q->onext;
-		orphan_free(q, tc_wait(q->proc, &q->tr, NULL));
+		int done;
+		orphan_free(q, part_test(q, 1, &done));
 	}
 }
 
@@ -1194,7 +1227,7 @@ int MPI_Request_free(MPI_Request *request)
 		orphans_poll(0);
 		return MPI_SUCCESS;
 	}
-	if (q->persistent && q->proc && q->kind == TCMPI_REQ_COLL)
+	if (q->persistent && q->proc && q->kind == TCMPI_REQ_COLL && !q->nb)
 		(void)tc_request_free(q->proc, &q->tr);
 	tcmpi__req_drop(request);
 	return rc;
