@@ -270,7 +270,7 @@ int tcmpi__nbr_new(MPI_Comm comm, const struct nbr_side *snd, const struct nbr_s
 	}
 	const size_t nb = (size_t)(no + ni + 1);
 	n->off = malloc(nb * sizeof *n->off);
-	n->req = malloc(nb * sizeof *n->req);
+	n->req = calloc(nb, sizeof *n->req);
 	n->idx = malloc(nb * sizeof *n->idx);
 	n->rdone = malloc(nb);
 	size_t total = 0;

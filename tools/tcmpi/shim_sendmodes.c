@@ -132,6 +132,9 @@ static struct bmsg *place(size_t span)
 		char *end = *pp ? (char *)*pp : bbuf.hi;
 		if (end >= at && (size_t)(end - at) >= span) {
 			struct bmsg *m = (struct bmsg *)(void *)at;
+			/* topocoll looks at a request before starting it: the
+			 * program's bytes there must not look like one. */
+			memset(&m->tr, 0, sizeof m->tr);
 			m->next = *pp;
 			m->span = span;
 			*pp = m;
