@@ -33,6 +33,24 @@
  * call.  MPI_Finalize does not detach the buffer: a message still in it
  * is one its receiver has yet to copy, which a correct program's receive
  * does before the finalize's barrier.
+ *
+ * Synchronous mode (MPI_Ssend, MPI_Issend, MPI_Ssend_init) is not
+ * provided.  topocoll's send of a message below the team's
+ * single_copy_min completes once the message is copied into the channel,
+ * before any receive matches it (p2p.h; from single_copy_min on, the
+ * receiver copies it out of the sender's buffer and the send completes
+ * then, which is synchronous already).  Making the small sends
+ * synchronous needs the receiving rank's layer to acknowledge the
+ * message it matched, and it cannot tell which message asked for that:
+ * a message carries only its source, tag and size, and a receive's
+ * matching (a tag, or any tag) cannot be changed to carry a mark.  It
+ * would take a context of the layer's own beside each communicator's (a
+ * duplicate team made with the communicator, so by every call that makes
+ * one, which is a collective) for a notice before each synchronous
+ * message and the acknowledgement after its receive, and a count per
+ * peer and tag on every send and every receive to tell which message a
+ * notice is about (messages of one source and tag are received in the
+ * order sent): a cost on every message of the program.
  */
 #include <stdint.h>
 #include <string.h>
