@@ -26,7 +26,10 @@
 
 int tcmpi__nbr_start(struct tcmpi__req *q, const char *fn)
 {
-	if (!tcmpi__comm(q->comm))
+	/* The context the plan was made on must still be the communicator's
+	 * (a handle freed and given to a new communicator has another). */
+	const struct tcmpi__comm *c = tcmpi__comm(q->comm);
+	if (!c || c->nbr != q->proc)
 		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_COMM, fn,
 		                    "the request's communicator %d has been freed", q->comm);
 	int rc = tcmpi__nbr_post(q->nb, fn);

@@ -431,8 +431,15 @@ static void errors(void)
 	int rc2 = MPI_Cancel(&q);
 	CHECK(rc == MPI_SUCCESS && rc2 == MPI_ERR_REQUEST, "Cancel of an Ineighbor request: %d", rc2);
 	MPI_Wait(&q, MPI_STATUS_IGNORE);
-#endif
+	/* A persistent request whose communicator is gone: refused. */
+	MPI_Neighbor_alltoall_init(v, 1, MPI_INT, v + 2, 1, MPI_INT, g, MPI_INFO_NULL, &q);
 	MPI_Comm_free(&g);
+	rc = MPI_Start(&q);
+	CHECK(rc == MPI_ERR_COMM, "Start with the communicator freed: %d", rc);
+	MPI_Request_free(&q);
+#else
+	MPI_Comm_free(&g);
+#endif
 }
 
 int main(int argc, char **argv)
