@@ -1171,6 +1171,9 @@ void tcmpi__orphans_end(void)
 
 void tcmpi__comm_settle(MPI_Comm comm)
 {
+	const struct tcmpi__comm *c = tcmpi__comm(comm);
+	if (c && c->proc)
+		tcmpi__bsend_settle(c->proc);
 	for (int i = 0; i < nreqs; i++) {
 		struct tcmpi__req *q = reqs[i];
 		if (q && q->comm == comm && q->active && q->proc) {

@@ -98,6 +98,11 @@ int tcmpi__bsend(const void *buf, int count, MPI_Datatype datatype, int dest, in
 int tcmpi__bsend_checked(struct tcmpi__comm *c, MPI_Comm comm, const void *buf, size_t count,
                          const struct tcmpi__dtype *t, int dest, int tag, const char *fn);
 
+/* Waits for the buffered messages sent on proc's team and takes them out
+ * of the attached buffer (shim_sendmodes.c): before the team of a
+ * communicator is freed. */
+void tcmpi__bsend_settle(struct tc_proc *proc);
+
 /* The error of a call that would wait forever on a communicator of one
  * rank (shim_p2p.c). */
 int tcmpi__self_deadlock(MPI_Comm comm, int source, int tag, const char *fn);

@@ -30,9 +30,11 @@
  * still in the buffer to be sent (its tc_request complete) and gives the
  * buffer back.  On a communicator of one rank the message is queued by
  * the layer at once (shim_p2p.c), so it needs the space only for the
- * call.  MPI_Finalize does not detach the buffer: a message still in it
- * is one its receiver has yet to copy, which a correct program's receive
- * does before the finalize's barrier.
+ * call.  MPI_Comm_free waits for the messages sent on its communicator
+ * (tcmpi__bsend_settle), whose team it then frees.  MPI_Finalize does
+ * not detach the buffer: a message still in it is one its receiver has
+ * yet to copy, which a correct program's receive does before the
+ * finalize's barrier.
  *
  * Synchronous mode (MPI_Ssend, MPI_Issend, MPI_Ssend_init) is not
  * provided.  topocoll's send of a message below the team's
@@ -137,6 +139,20 @@ static void reclaim(void)
 			*pp = m->next;
 		else
 			pp = &m->next;
+	}
+}
+
+void tcmpi__bsend_settle(struct tc_proc *proc)
+{
+	for (struct bmsg **pp = &bbuf.in; *pp;) {
+		struct bmsg *m = *pp;
+		if (m->proc != proc) {
+			pp = &m->next;
+			continue;
+		}
+		/* Its outcome has nobody to go to, as in reclaim(). */
+		(void)tc_wait(m->proc, &m->tr, NULL);
+		*pp = m->next;
 	}
 }
 
