@@ -966,8 +966,10 @@ static int p2p_init(const void *buf, int count, MPI_Datatype datatype, int peer,
  * the error (reported; q stays inactive). */
 static int p2p_start(struct tcmpi__req *q, const char *fn)
 {
+	/* The communicator must still be the one of the init (a handle freed
+	 * and given to a new communicator has another team). */
 	struct tcmpi__comm *c = tcmpi__comm(q->comm);
-	if (!c)
+	if (!c || c->proc != q->proc)
 		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_COMM, fn,
 		                    "the request's communicator %d has been freed", q->comm);
 	q->peer = q->ppeer;

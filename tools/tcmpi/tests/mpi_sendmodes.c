@@ -560,6 +560,13 @@ static void persistent_errors(void)
 	MPI_Bsend_init(&v, 1, MPI_INT, right, 1, MPI_COMM_WORLD, &q);
 	CHECK(MPI_Start(&q) == MPI_ERR_BUFFER, "Bsend_init started with no buffer attached");
 	MPI_Request_free(&q);
+	/* A persistent request whose communicator is gone. */
+	MPI_Comm dup;
+	MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+	MPI_Send_init(&v, 1, MPI_INT, right, 1, dup, &q);
+	MPI_Comm_free(&dup);
+	CHECK(MPI_Start(&q) == MPI_ERR_COMM, "Send_init started with its communicator freed");
+	MPI_Request_free(&q);
 	MPI_Isend(&v, 1, MPI_INT, rank, 3, MPI_COMM_WORLD, &q);
 	CHECK(MPI_Start(&q) == MPI_ERR_REQUEST, "MPI_Start of a request that is not persistent");
 	MPI_Wait(&q, MPI_STATUS_IGNORE);
