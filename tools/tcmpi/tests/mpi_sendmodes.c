@@ -1,13 +1,27 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * mpi_sendmodes.c - completing several requests and the send modes of the
- * MPI layer: MPI_Waitsome and MPI_Testsome (the index sets as messages
- * arrive in a chosen order, MPI_UNDEFINED when nothing is active, a
- * truncated receive among them reported through MPI_ERR_IN_STATUS, a
- * receive on MPI_COMM_SELF that nothing can satisfy failing as a
- * deadlock), MPI_Request_get_status (the request left for the wait).
- * Every part runs at every size, 1 included (a world of one rank, and
- * MPI_COMM_SELF).  Exit status 0 when all hold; each failure printed.
+ * mpi_sendmodes.c - completing several requests, the send modes,
+ * persistent messages, the send-receive pairs and cancelling in the MPI
+ * layer: MPI_Waitsome and MPI_Testsome (the index sets as messages arrive
+ * in a chosen order, MPI_UNDEFINED when nothing is active, a truncated
+ * receive among them reported through MPI_ERR_IN_STATUS, a receive on
+ * MPI_COMM_SELF that nothing can satisfy failing as a deadlock) and
+ * MPI_Request_get_status (the request left for the wait); every mode's
+ * messages received in the order sent; buffered sends of large messages
+ * completing with no receive posted, a buffer sized by MPI's rule holding
+ * exactly them, one more refused, the detach waiting for the receiver, a
+ * duplicate freed with its messages in the buffer; persistent standard,
+ * buffered, ready and strided messages started three times with new
+ * contents; MPI_Sendrecv_replace, MPI_Isendrecv and MPI_Isendrecv_replace
+ * with a strided type; MPI_Cancel of receives no message matched (on the
+ * world, on MPI_COMM_SELF, a persistent one's operation), of a large send
+ * not yet received and of a buffered one; and the errors of all of them
+ * under MPI_ERRORS_RETURN.  The synchronous mode is not provided by the
+ * layer (shim_sendmodes.c says why).  Every part runs at every size, 1
+ * included (a world of one rank, and MPI_COMM_SELF).  Exit status 0 when
+ * all hold; each failure printed.  Written against MPI alone: the parts
+ * that Open MPI 4 lacks (the MPI 4.0 calls) or does otherwise (said where)
+ * are the layer's alone.
  */
 #include <mpi.h>
 #include <stdio.h>
