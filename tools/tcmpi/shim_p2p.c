@@ -1071,6 +1071,13 @@ int MPI_Start(MPI_Request *request)
 		return p2p_start(q, __func__);
 	if (q->nb)
 		return tcmpi__nbr_start(q, __func__);
+	/* A collective's request is its team's (but one that needs none, whose
+	 * proc is NULL): gone with its communicator (a handle freed and given
+	 * to a new communicator has another team). */
+	const struct tcmpi__comm *c = tcmpi__comm(q->comm);
+	if (!c || (q->proc && c->proc != q->proc))
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_COMM, __func__,
+		                    "the request's communicator %d has been freed", q->comm);
 	if (q->v)
 		tcmpi__vreq_start(q);
 	if (!q->proc) { /* a communicator of one rank: complete at once */
@@ -1232,7 +1239,9 @@ int MPI_Request_free(MPI_Request *request)
 		orphans_poll(0);
 		return MPI_SUCCESS;
 	}
-	if (q->persistent && q->proc && q->kind == TCMPI_REQ_COLL && !q->nb)
+	const struct tcmpi__comm *c = tcmpi__comm(q->comm);
+	if (q->persistent && q->proc && q->kind == TCMPI_REQ_COLL && !q->nb && c &&
+	    c->proc == q->proc) /* else its team is freed, and the request with it */
 		(void)tc_request_free(q->proc, &q->tr);
 	tcmpi__req_drop(request);
 	return rc;

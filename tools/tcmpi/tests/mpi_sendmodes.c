@@ -581,6 +581,11 @@ static void persistent_errors(void)
 	MPI_Comm_free(&dup);
 	CHECK(MPI_Start(&q) == MPI_ERR_COMM, "Send_init started with its communicator freed");
 	MPI_Request_free(&q);
+	MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+	MPI_Barrier_init(dup, MPI_INFO_NULL, &q);
+	MPI_Comm_free(&dup);
+	CHECK(MPI_Start(&q) == MPI_ERR_COMM, "Barrier_init started with its communicator freed");
+	MPI_Request_free(&q);
 	MPI_Isend(&v, 1, MPI_INT, rank, 3, MPI_COMM_WORLD, &q);
 	CHECK(MPI_Start(&q) == MPI_ERR_REQUEST, "MPI_Start of a request that is not persistent");
 	MPI_Wait(&q, MPI_STATUS_IGNORE);
