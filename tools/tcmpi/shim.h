@@ -274,7 +274,7 @@ void tcmpi__selfq_free(struct tcmpi__comm *c);
 
 /* Requests (shim_p2p.c): a message, or a collective, nonblocking or
  * persistent.  The handle is an index; the request never moves. */
-enum { TCMPI_REQ_SEND = 1, TCMPI_REQ_RECV, TCMPI_REQ_COLL };
+enum { TCMPI_REQ_SEND = 1, TCMPI_REQ_RECV, TCMPI_REQ_COLL, TCMPI_REQ_PAIR };
 struct tcmpi__req {
 	int kind;
 	int persistent;
@@ -311,6 +311,17 @@ struct tcmpi__req {
 	size_t cap;               /* bytes it can take */
 	struct tcmpi__req *snext; /* the next receive posted on the communicator */
 	struct tcmpi__req *onext; /* the next request freed while active */
+	int unpacked;             /* its data unpacked since its start (shim_p2p.c) */
+	/* A persistent message (shim_p2p.c): its send mode, count, peer and
+	 * tag as given to its MPI_*_init. */
+	int pmode, pcount, ppeer, ptag;
+	/* MPI_Isendrecv's (TCMPI_REQ_PAIR, shim_p2p.c): its receive and send,
+	 * requests of the layer the program never sees, MPI_REQUEST_NULL once
+	 * complete; then done 4, the receive's status in peer, tag and ucount,
+	 * the first error in selferr. */
+	MPI_Request psub[2];
+	int cancelled;         /* done 3: cancelled by MPI_Cancel before any message matched */
+	struct tcmpi__nbr *nb; /* a neighbourhood collective's (TCMPI_REQ_COLL), or NULL */
 };
 struct tcmpi__req *tcmpi__req_new(MPI_Comm comm, int kind, MPI_Request *h, const char *fn);
 void tcmpi__req_drop(MPI_Request *h);
@@ -329,6 +340,45 @@ void tcmpi__comm_settle(MPI_Comm comm);
 void tcmpi__vreq_start(struct tcmpi__req *q);
 void tcmpi__vreq_finish(struct tcmpi__req *q);
 void tcmpi__vreq_free(struct tcmpi__vreq *v);
+
+/* Neighbourhood collectives (shim_neighbor.c).  One side of a call:
+ * block k is side_count elements of its datatype at its place in buf. */
+struct tcmpi__nbr_side {
+	const struct tcmpi__dtype *t;   /* every block's datatype (ts NULL) */
+	const struct tcmpi__dtype **ts; /* block k's (alltoallw), or NULL */
+	int nts;                        /* entries of ts a plan holds */
+	const char *buf;                /* the buffer's start */
+	const int *counts, *displs;     /* per neighbour (v forms), or NULL */
+	const MPI_Aint *bdispls;        /* per neighbour, in bytes (w forms), or NULL */
+	int count;                      /* every neighbour's (counts NULL) */
+	int stride;                     /* block k at k * stride * extent (displs NULL;
+	                                    0: the same block for all, an allgather's send) */
+};
+/* A call set up: checked, its arrays and datatypes copied, its context
+ * made (a collective over the communicator the first time); *out, or the
+ * error reported.  Posted (its send blocks packed then; on a communicator
+ * of one rank, complete at once); progressed (block: until complete),
+ * *done once every message has completed and the received blocks are
+ * unpacked, returning the first topocoll error; freed. */
+struct tcmpi__nbr;
+int tcmpi__nbr_new(MPI_Comm comm, const struct tcmpi__nbr_side *snd,
+                   const struct tcmpi__nbr_side *rcv, const char *fn, struct tcmpi__nbr **out);
+int tcmpi__nbr_post(struct tcmpi__nbr *n, const char *fn);
+int tcmpi__nbr_progress(struct tcmpi__nbr *n, int block, int *done);
+void tcmpi__nbr_free(struct tcmpi__nbr *n);
+/* A topocoll error of the call, reported as fn's MPI error. */
+int tcmpi__nbr_error(const struct tcmpi__nbr *n, int tcerr, const char *fn);
+/* The sides of an alltoallw call (their datatype arrays allocated), or
+ * the error reported; freed by tcmpi__nbr_w_free. */
+int tcmpi__nbr_w_sides(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                       const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                       const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                       struct tcmpi__nbr_side *s, struct tcmpi__nbr_side *r, const char *fn);
+void tcmpi__nbr_w_free(struct tcmpi__nbr_side *s, struct tcmpi__nbr_side *r);
+/* Starts neighbourhood request q (MPI_Start and the nonblocking calls,
+ * shim_ineighbor.c): active, or complete at once on a communicator of
+ * one rank. */
+int tcmpi__nbr_start(struct tcmpi__req *q, const char *fn);
 
 /* Errors: records "fn: message", then applies comm's error handler
  * (MPI_COMM_NULL: MPI_COMM_WORLD's): ends the run (MPI_ERRORS_ARE_FATAL,

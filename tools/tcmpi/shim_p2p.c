@@ -1,10 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * tools/tcmpi/shim_p2p.c - point-to-point messages (MPI_Send, MPI_Recv,
- * MPI_Isend, MPI_Irecv, MPI_Sendrecv; the probes in shim_probe.c) over
+ * MPI_Isend, MPI_Irecv, MPI_Sendrecv, MPI_Sendrecv_replace, MPI_Isendrecv,
+ * MPI_Isendrecv_replace, and the persistent MPI_Send_init, MPI_Bsend_init,
+ * MPI_Rsend_init, MPI_Recv_init; the probes in shim_probe.c, the send
+ * modes in shim_sendmodes.c) over
  * topocoll's tagged any-rank messages, and the requests of the layer
- * (MPI_Wait, MPI_Waitall, MPI_Waitany, MPI_Test, MPI_Testall, MPI_Start,
- * MPI_Startall, MPI_Request_free) for messages and collectives alike.
+ * (MPI_Wait, MPI_Waitall, MPI_Waitany, MPI_Waitsome, MPI_Test, MPI_Testall,
+ * MPI_Testsome, MPI_Request_get_status, MPI_Start, MPI_Startall,
+ * MPI_Request_free, MPI_Cancel) for messages and collectives alike.
  *
  * A communicator is a team and the calling rank's proc in it, so ranks and
  * the matching of messages are the communicator's own (topocoll keeps the
@@ -16,6 +20,7 @@
  * layer itself (below, "Communicators of one rank").  A buffer whose
  * datatype is not contiguous travels packed.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -76,6 +81,7 @@ void tcmpi__req_drop(MPI_Request *h)
 		free(q->tmp);
 		free(q->tmp2);
 		tcmpi__vreq_free(q->v);
+		tcmpi__nbr_free(q->nb);
 		tcmpi__dtype_drop(q->t);
 		tcmpi__op_drop(q->uop);
 		free(q);
@@ -178,7 +184,7 @@ static void self_deliver(struct tcmpi__req *q, int tag, const void *data, size_t
 /* A send of bytes packed at data with tag on c (of one rank): to the
  * first posted receive that matches, or queued (copied).  MPI_SUCCESS
  * or the error (reported as fn's). */
-static int self_send(struct tcmpi__comm *c, MPI_Comm comm, int tag, const void *data, size_t bytes,
+int tcmpi__self_send(struct tcmpi__comm *c, MPI_Comm comm, int tag, const void *data, size_t bytes,
                      const char *fn)
 {
 	struct tcmpi__selfq *sq = selfq_of(c);
@@ -337,13 +343,13 @@ static int req_posted(MPI_Comm comm, struct tcmpi__req *q, MPI_Request *request,
 	return MPI_SUCCESS;
 }
 
-int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
-              MPI_Request *request)
+int tcmpi__isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                 MPI_Comm comm, MPI_Request *request, const char *fn)
 {
 	struct tcmpi__comm *c;
 	const struct tcmpi__dtype *t;
 	struct tcmpi__req *q = NULL;
-	int rc = req_begin(comm, dest, 0, datatype, count, tag, request, __func__, &c, &t, &q);
+	int rc = req_begin(comm, dest, 0, datatype, count, tag, request, fn, &c, &t, &q);
 	if (rc || q->done)
 		return rc;
 	const void *b = buf;
@@ -352,7 +358,7 @@ int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
 		b = q->tmp;
 	}
 	if (!c->proc) { /* one rank: buffered, complete at once */
-		if ((rc = self_send(c, comm, tag, b, (size_t)count * t->size, __func__))) {
+		if ((rc = tcmpi__self_send(c, comm, tag, b, (size_t)count * t->size, fn))) {
 			tcmpi__req_drop(request);
 			return rc;
 		}
@@ -362,17 +368,22 @@ int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
 		return MPI_SUCCESS;
 	}
 	return req_posted(comm, q, request,
-	                  tc_isend_tag(c->proc, dest, tag, b, (size_t)count * t->size, &q->tr),
-	                  __func__);
+	                  tc_isend_tag(c->proc, dest, tag, b, (size_t)count * t->size, &q->tr), fn);
 }
 
-int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
               MPI_Request *request)
+{
+	return tcmpi__isend(buf, count, datatype, dest, tag, comm, request, __func__);
+}
+
+int tcmpi__irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                 MPI_Request *request, const char *fn)
 {
 	struct tcmpi__comm *c;
 	const struct tcmpi__dtype *t;
 	struct tcmpi__req *q = NULL;
-	int rc = req_begin(comm, source, 1, datatype, count, tag, request, __func__, &c, &t, &q);
+	int rc = req_begin(comm, source, 1, datatype, count, tag, request, fn, &c, &t, &q);
 	if (rc || q->done)
 		return rc;
 	void *b = buf;
@@ -382,11 +393,11 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
 		q->ubuf = buf;
 		if (!(q->t = tcmpi__dtype_hold(t))) {
 			tcmpi__req_drop(request);
-			return tcmpi__error(comm, MPI_ERR_NO_MEM, __func__, "out of memory");
+			return tcmpi__error(comm, MPI_ERR_NO_MEM, fn, "out of memory");
 		}
 		q->cap = (size_t)count * t->size;
 		q->stag = tag;
-		if ((rc = self_irecv(c, comm, q, __func__)))
+		if ((rc = self_irecv(c, comm, q, fn)))
 			tcmpi__req_drop(request);
 		return rc;
 	}
@@ -395,13 +406,33 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
 		q->ubuf = buf;
 		if (!(q->t = tcmpi__dtype_hold(t))) {
 			tcmpi__req_drop(request);
-			return tcmpi__error(comm, MPI_ERR_NO_MEM, __func__, "out of memory");
+			return tcmpi__error(comm, MPI_ERR_NO_MEM, fn, "out of memory");
 		}
 	}
 	return req_posted(comm, q, request,
 	                  tc_irecv_tag(c->proc, tc_src(source), tc_tag(tag), b,
 	                               (size_t)count * t->size, &q->tr),
-	                  __func__);
+	                  fn);
+}
+
+int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+              MPI_Request *request)
+{
+	return tcmpi__irecv(buf, count, datatype, source, tag, comm, request, __func__);
+}
+
+static void empty_status(MPI_Status *st)
+{
+	set_status(st, MPI_ANY_SOURCE, MPI_ANY_TAG, 0);
+}
+
+/* The status of an operation MPI_Cancel cancelled: nothing sent or
+ * received. */
+static void cancelled_status(MPI_Status *st)
+{
+	empty_status(st);
+	if (st && st != MPI_STATUS_IGNORE)
+		st->tcmpi_cancelled = 1;
 }
 
 /* After the tc request of q completed with tcrc: its status, the unpacked
@@ -410,19 +441,28 @@ static int req_finish(struct tcmpi__req *q, int tcrc, MPI_Status *st, const char
 {
 	tc_status ts = {0};
 	q->active = 0;
+	/* Once per start: MPI_Request_get_status may have finished it. */
+	const int unpack = !q->unpacked;
+	q->unpacked = 1;
 	if (q->kind == TCMPI_REQ_COLL) {
-		if (q->tmp && !tcrc && q->t)
+		if (q->tmp && !tcrc && q->t && unpack)
 			tcmpi__unpack((unsigned char *)q->tmp + q->toff, q->ucount, q->t, q->ubuf);
-		if (q->v && !tcrc)
+		if (q->v && !tcrc && unpack)
 			tcmpi__vreq_finish(q);
 		set_status(st, MPI_ANY_SOURCE, MPI_ANY_TAG, 0);
+		if (tcrc && q->nb)
+			return tcmpi__nbr_error(q->nb, tcrc, fn);
 		return tcrc ? tcmpi__tc_error(q->comm, tcrc, fn) : MPI_SUCCESS;
 	}
 	if (tc_request_status(&q->tr, &ts) != 0)
 		ts.bytes = 0;
+	if (tcrc == TC_ECANCELED) { /* MPI_Cancel: nothing moved */
+		cancelled_status(st);
+		return MPI_SUCCESS;
+	}
 	if (tcrc)
 		return tcmpi__tc_error(q->comm, tcrc, fn);
-	if (q->kind == TCMPI_REQ_RECV && q->tmp) {
+	if (q->kind == TCMPI_REQ_RECV && q->tmp && unpack) {
 		size_t sz = q->t->size ? q->t->size : 1;
 		tcmpi__unpack(q->tmp, ts.bytes / sz, q->t, q->ubuf);
 	}
@@ -443,18 +483,21 @@ static void req_release(MPI_Request *h)
 		q->done = 0;
 }
 
-static void empty_status(MPI_Status *st)
-{
-	set_status(st, MPI_ANY_SOURCE, MPI_ANY_TAG, 0);
-}
-
 /* The status of a request found complete before (q->done): its tc request
  * completed by an MPI_Testall that did not complete them all (2: finished
  * now, its data unpacked), or none (1, 3). */
 static int done_status(struct tcmpi__req *q, MPI_Status *st, const char *fn)
 {
+	if (q->done == 4) { /* a pair: its errors were reported as its parts completed */
+		set_status(st, q->peer, q->tag, q->ucount);
+		return q->selferr;
+	}
 	if (q->done == 2)
 		return req_finish(q, q->tcrc, st, fn);
+	if (q->done == 3 && q->cancelled) {
+		cancelled_status(st);
+		return MPI_SUCCESS;
+	}
 	if (q->done == 3)
 		set_status(st, q->peer, q->tag, q->ucount);
 	else
@@ -463,6 +506,65 @@ static int done_status(struct tcmpi__req *q, MPI_Status *st, const char *fn)
 		return tcmpi__error(q->comm, q->selferr, fn,
 		                    "a message of %zu bytes into a buffer of %zu bytes", q->ucount,
 		                    q->cap);
+	return MPI_SUCCESS;
+}
+
+static int test_one(MPI_Request *h, int *flag, MPI_Status *st, const char *fn);
+static int wait_one(MPI_Request *h, MPI_Status *st, const char *fn);
+
+/* Makes progress on active request q's topocoll requests (block: until
+ * they complete): *done = 1 and their outcome once they have. */
+static int part_test(struct tcmpi__req *q, int block, int *done)
+{
+	if (q->nb)
+		return tcmpi__nbr_progress(q->nb, block, done);
+	*done = 1;
+	return block ? tc_wait(q->proc, &q->tr, NULL) : tc_test(q->proc, &q->tr, done);
+}
+
+/* The receive of request q that only the calling rank's own send could
+ * complete, on a communicator of one rank: q itself, or a pair's posted
+ * receive once its send is complete; NULL when none. */
+static struct tcmpi__req *self_blocked(struct tcmpi__req *q)
+{
+	if (!q || q->selfpend)
+		return q;
+	if (q->kind != TCMPI_REQ_PAIR || !q->active)
+		return NULL;
+	struct tcmpi__req *r = req_of(q->psub[0]);
+	return r && r->selfpend && q->psub[1] == MPI_REQUEST_NULL ? r : NULL;
+}
+
+/* Completes what it can of pair q (waiting, with block): each part
+ * completed releases its handle, the receive's status kept; once both
+ * are, q is complete (done 4).  An error of a part is kept in q->selferr
+ * (reported already); a blocking wait on a receive that nothing can
+ * satisfy returns its error and leaves q as it was. */
+static int pair_progress(struct tcmpi__req *q, int block, const char *fn)
+{
+	for (int i = 0; i < 2; i++) {
+		if (q->psub[i] == MPI_REQUEST_NULL)
+			continue;
+		MPI_Status st = {.MPI_SOURCE = q->peer, .MPI_TAG = q->tag};
+		int f = 1;
+		int rc = block ? wait_one(&q->psub[i], &st, fn) : test_one(&q->psub[i], &f, &st, fn);
+		if (q->psub[i] != MPI_REQUEST_NULL) {
+			if (rc)
+				return rc; /* not completed: the deadlock's error */
+			continue;
+		}
+		if (i == 0) {
+			q->peer = st.MPI_SOURCE;
+			q->tag = st.MPI_TAG;
+			q->ucount = (size_t)st.tcmpi_count;
+		}
+		if (rc && !q->selferr)
+			q->selferr = rc;
+	}
+	if (q->psub[0] == MPI_REQUEST_NULL && q->psub[1] == MPI_REQUEST_NULL) {
+		q->active = 0;
+		q->done = 4;
+	}
 	return MPI_SUCCESS;
 }
 
@@ -476,6 +578,13 @@ static int test_one(MPI_Request *h, int *flag, MPI_Status *st, const char *fn)
 		*flag = 0;
 		return MPI_SUCCESS;
 	}
+	if (q && q->kind == TCMPI_REQ_PAIR && q->active) {
+		(void)pair_progress(q, 0, fn);
+		if (q->active) {
+			*flag = 0;
+			return MPI_SUCCESS;
+		}
+	}
 	if (!q || (!q->active && !q->done)) {
 		/* MPI_REQUEST_NULL or an inactive persistent request. */
 		empty_status(st);
@@ -484,7 +593,7 @@ static int test_one(MPI_Request *h, int *flag, MPI_Status *st, const char *fn)
 	int rc = MPI_SUCCESS;
 	if (q->active) {
 		int done = 0;
-		int tcrc = tc_test(q->proc, &q->tr, &done);
+		int tcrc = part_test(q, 0, &done);
 		if (!done) {
 			*flag = 0;
 			return MPI_SUCCESS;
@@ -502,15 +611,22 @@ static int wait_one(MPI_Request *h, MPI_Status *st, const char *fn)
 	struct tcmpi__req *q = req_of(*h);
 	if (q && q->selfpend)
 		return tcmpi__self_deadlock(q->comm, q->peer, q->stag, fn);
+	if (q && q->kind == TCMPI_REQ_PAIR && q->active) {
+		int rc = pair_progress(q, 1, fn);
+		if (rc)
+			return rc;
+	}
 	if (!q || (!q->active && !q->done)) {
 		empty_status(st);
 		return MPI_SUCCESS;
 	}
 	int rc = MPI_SUCCESS;
-	if (q->active)
-		rc = req_finish(q, tc_wait(q->proc, &q->tr, NULL), st, fn);
-	else
+	if (q->active) {
+		int done;
+		rc = req_finish(q, part_test(q, 1, &done), st, fn);
+	} else {
 		rc = done_status(q, st, fn);
+	}
 	req_release(h);
 	return rc;
 }
@@ -601,10 +717,14 @@ int MPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Statu
 		struct tcmpi__req *q = req_of(array_of_requests[i]);
 		if (q && q->selfpend)
 			all = 0;
-		if (!q || !q->active)
+		if (q && q->kind == TCMPI_REQ_PAIR && q->active)
+			(void)pair_progress(q, 0, __func__);
+		if (q && q->kind == TCMPI_REQ_PAIR && q->active)
+			all = 0;
+		if (!q || !q->active || q->kind == TCMPI_REQ_PAIR)
 			continue;
 		int done = 0;
-		q->tcrc = tc_test(q->proc, &q->tr, &done);
+		q->tcrc = part_test(q, 0, &done);
 		if (done) {
 			q->active = 0;
 			q->done = 2; /* tc request complete, MPI request not yet */
@@ -642,8 +762,10 @@ static int any(int count, MPI_Request a[], int *index, int *flag, MPI_Status *st
 		int live = 0, pend = -1;
 		for (int i = 0; i < count; i++) {
 			struct tcmpi__req *q = req_of(a[i]);
-			if (q && q->selfpend && pend < 0)
-				pend = i;
+			if (self_blocked(q)) {
+				pend = pend < 0 ? i : pend;
+				continue;
+			}
 			if (!q || (!q->active && !q->done))
 				continue;
 			live = 1;
@@ -658,7 +780,7 @@ static int any(int count, MPI_Request a[], int *index, int *flag, MPI_Status *st
 		}
 		if (!live && block && pend >= 0) {
 			/* Only receives on communicators of one rank remain. */
-			struct tcmpi__req *q = req_of(a[pend]);
+			struct tcmpi__req *q = self_blocked(req_of(a[pend]));
 			return tcmpi__self_deadlock(q->comm, q->peer, q->stag, fn);
 		}
 		if (pend >= 0)
@@ -684,6 +806,255 @@ int MPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *fla
 	return any(count, array_of_requests, index, flag, status, 0, __func__);
 }
 
+/* Whether handle h names a request that has an operation to complete:
+ * active, complete and not yet waited for, or a receive posted on a
+ * communicator of one rank (MPI's "active" request). */
+static int req_live(MPI_Request h)
+{
+	const struct tcmpi__req *q = req_of(h);
+	return q && (q->active || q->done || q->selfpend);
+}
+
+/* MPI_Waitsome and MPI_Testsome: completes every request of a[] that is
+ * complete now (block: after waiting until one is); *outcount of them,
+ * their indices and statuses in order, or MPI_UNDEFINED when none of a[]
+ * is active.  A failed request is among them, its status's MPI_ERROR set,
+ * and the call returns MPI_ERR_IN_STATUS, as MPI_Waitall does. */
+static int some(int count, MPI_Request a[], int *outcount, int idx[], MPI_Status *sts, int block,
+                const char *fn)
+{
+	int rc = check_reqs(count, a, fn);
+	if (rc)
+		return rc;
+	if (!outcount || (count > 0 && !idx))
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_ARG, fn, "NULL outcount or indices");
+	for (;;) {
+		int live = 0, pend = -1, n = 0, first = MPI_SUCCESS;
+		for (int i = 0; i < count; i++) {
+			struct tcmpi__req *q = req_of(a[i]);
+			if (!req_live(a[i]))
+				continue;
+			live = 1;
+			if (self_blocked(q)) {
+				pend = pend < 0 ? i : pend;
+				continue;
+			}
+			int f = 0;
+			MPI_Status *st = nth(sts, n);
+			rc = test_one(&a[i], &f, st, fn);
+			if (!f && !rc)
+				continue;
+			idx[n++] = i;
+			in_status(st, rc, &first);
+		}
+		if (n || !live) {
+			*outcount = n ? n : MPI_UNDEFINED;
+			return first;
+		}
+		if (!block) {
+			*outcount = 0;
+			return MPI_SUCCESS;
+		}
+		if (pend >= 0 && live) {
+			/* Are only receives on communicators of one rank left? */
+			int other = 0;
+			for (int i = 0; i < count && !other; i++)
+				other = req_live(a[i]) && !self_blocked(req_of(a[i]));
+			if (!other) {
+				struct tcmpi__req *q = self_blocked(req_of(a[pend]));
+				return tcmpi__self_deadlock(q->comm, q->peer, q->stag, fn);
+			}
+		}
+		tc_yield(tcmpi__self->proc);
+	}
+}
+
+int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount,
+                 int array_of_indices[], MPI_Status array_of_statuses[])
+{
+	return some(incount, array_of_requests, outcount, array_of_indices, array_of_statuses, 1,
+	            __func__);
+}
+
+int MPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount,
+                 int array_of_indices[], MPI_Status array_of_statuses[])
+{
+	return some(incount, array_of_requests, outcount, array_of_indices, array_of_statuses, 0,
+	            __func__);
+}
+
+/* Tests a request without completing it: *flag = 1 and its status when
+ * its operation is complete (or it is MPI_REQUEST_NULL or inactive: an
+ * empty status); the request stays as it was, for a wait or test to
+ * complete.  A receive's data are in its buffer once *flag is 1. */
+int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
+{
+	int rc = check_req(&request, __func__);
+	if (rc)
+		return rc;
+	if (!flag)
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_ARG, __func__, "NULL flag");
+	struct tcmpi__req *q = req_of(request);
+	*flag = 1;
+	if (!req_live(request)) {
+		empty_status(status);
+		return MPI_SUCCESS;
+	}
+	if (q->kind == TCMPI_REQ_PAIR && q->active)
+		(void)pair_progress(q, 0, __func__);
+	if (q->selfpend || (q->kind == TCMPI_REQ_PAIR && q->active)) {
+		*flag = 0;
+		return MPI_SUCCESS;
+	}
+	if (q->active) {
+		int done = 0;
+		int tcrc = part_test(q, 0, &done);
+		if (!done) {
+			*flag = 0;
+			return MPI_SUCCESS;
+		}
+		q->tcrc = tcrc;
+		q->active = 0;
+		q->done = 2; /* as MPI_Testall leaves it */
+	}
+	return done_status(q, status, __func__);
+}
+
+/* ---------------------------------------------------------------------
+ * Persistent messages (MPI_Send_init, MPI_Bsend_init, MPI_Rsend_init,
+ * MPI_Recv_init): the request keeps the call's arguments (its own copy of
+ * the datatype, and a staging buffer when that is not contiguous); each
+ * MPI_Start makes the nonblocking call they describe, reading the send
+ * buffer then, and the waits and tests complete it as they do an Isend's
+ * or Irecv's, leaving it inactive for the next start.
+ */
+enum { MODE_STD = 0, MODE_BUFFERED };
+
+static int p2p_init(const void *buf, int count, MPI_Datatype datatype, int peer, int tag,
+                    MPI_Comm comm, MPI_Request *request, int is_recv, int mode, const char *fn)
+{
+	struct tcmpi__comm *c;
+	int rc = check(comm, peer, is_recv, fn, &c);
+	if (rc)
+		return rc;
+	const struct tcmpi__dtype *t = tcmpi__dt(datatype);
+	if ((rc = check_args(t, count, tag, is_recv, comm, fn)))
+		return rc;
+	if (!request)
+		return tcmpi__error(comm, MPI_ERR_REQUEST, fn, "NULL request");
+	struct tcmpi__req *q =
+	        tcmpi__req_new(comm, is_recv ? TCMPI_REQ_RECV : TCMPI_REQ_SEND, request, fn);
+	if (!q)
+		return MPI_ERR_NO_MEM;
+	q->persistent = 1;
+	q->pmode = mode;
+	q->pcount = count;
+	q->ppeer = peer;
+	q->ptag = tag;
+	q->proc = c->proc;
+	q->sbuf = buf;
+	q->ubuf = (void *)(uintptr_t)buf; /* a receive's: MPI gives it non-const */
+	q->cap = (size_t)count * t->size;
+	const int staged = !t->contig && c->proc && mode != MODE_BUFFERED;
+	if (!(q->t = tcmpi__dtype_hold(t)) || (staged && !(q->tmp = tcmpi__alloc(q->cap)))) {
+		tcmpi__req_drop(request);
+		return tcmpi__error(comm, MPI_ERR_NO_MEM, fn, "out of memory");
+	}
+	return MPI_SUCCESS;
+}
+
+/* Starts persistent message q: MPI_SUCCESS with q active or complete, or
+ * the error (reported; q stays inactive). */
+static int p2p_start(struct tcmpi__req *q, const char *fn)
+{
+	/* The communicator must still be the one of the init (a handle freed
+	 * and given to a new communicator has another team). */
+	struct tcmpi__comm *c = tcmpi__comm(q->comm);
+	if (!c || c->proc != q->proc)
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_COMM, fn,
+		                    "the request's communicator %d has been freed", q->comm);
+	q->peer = q->ppeer;
+	q->tag = q->kind == TCMPI_REQ_RECV ? MPI_ANY_TAG : q->ptag;
+	q->selferr = 0;
+	q->cancelled = 0;
+	if (q->ppeer == MPI_PROC_NULL) {
+		q->done = 1;
+		return MPI_SUCCESS;
+	}
+	const size_t bytes = (size_t)q->pcount * q->t->size;
+	if (q->kind == TCMPI_REQ_SEND && q->pmode == MODE_BUFFERED) {
+		int rc = tcmpi__bsend_checked(c, q->comm, q->sbuf, (size_t)q->pcount, q->t,
+		                              q->ppeer, q->ptag, fn);
+		if (!rc) {
+			q->ucount = bytes;
+			q->done = 3;
+		}
+		return rc;
+	}
+	if (q->kind == TCMPI_REQ_RECV) {
+		if (!c->proc) {
+			q->stag = q->ptag;
+			return self_irecv(c, q->comm, q, fn);
+		}
+		const int tcrc = tc_irecv_tag(c->proc, tc_src(q->ppeer), tc_tag(q->ptag),
+		                              q->tmp ? q->tmp : q->ubuf, bytes, &q->tr);
+		if (tcrc)
+			return tcmpi__tc_error(q->comm, tcrc, fn);
+		q->active = 1;
+		return MPI_SUCCESS;
+	}
+	const void *b = q->sbuf;
+	void *tmp = NULL;
+	if (!q->t->contig && !c->proc) { /* one rank: packed for the queue's copy */
+		if (!(tmp = tcmpi__alloc(bytes)))
+			return tcmpi__error(q->comm, MPI_ERR_NO_MEM, fn, "out of memory");
+		b = tmp;
+	} else if (q->tmp) {
+		b = q->tmp;
+	}
+	if (b != q->sbuf)
+		tcmpi__pack(q->sbuf, (size_t)q->pcount, q->t, (void *)(uintptr_t)b);
+	if (!c->proc) {
+		int rc = tcmpi__self_send(c, q->comm, q->ptag, b, bytes, fn);
+		free(tmp);
+		if (!rc) {
+			q->ucount = bytes;
+			q->done = 3;
+		}
+		return rc;
+	}
+	const int tcrc = tc_isend_tag(c->proc, q->ppeer, q->ptag, b, bytes, &q->tr);
+	if (tcrc)
+		return tcmpi__tc_error(q->comm, tcrc, fn);
+	q->active = 1;
+	return MPI_SUCCESS;
+}
+
+int MPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                  MPI_Comm comm, MPI_Request *request)
+{
+	return p2p_init(buf, count, datatype, dest, tag, comm, request, 0, MODE_STD, __func__);
+}
+
+/* A ready send is a standard one (shim_sendmodes.c). */
+int MPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                   MPI_Comm comm, MPI_Request *request)
+{
+	return p2p_init(buf, count, datatype, dest, tag, comm, request, 0, MODE_STD, __func__);
+}
+
+int MPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                   MPI_Comm comm, MPI_Request *request)
+{
+	return p2p_init(buf, count, datatype, dest, tag, comm, request, 0, MODE_BUFFERED, __func__);
+}
+
+int MPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                  MPI_Request *request)
+{
+	return p2p_init(buf, count, datatype, source, tag, comm, request, 1, MODE_STD, __func__);
+}
+
 int MPI_Start(MPI_Request *request)
 {
 	int rc = check_req(request, __func__);
@@ -692,8 +1063,22 @@ int MPI_Start(MPI_Request *request)
 	struct tcmpi__req *q = req_of(*request);
 	if (!q || !q->persistent)
 		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_REQUEST, __func__, "not a persistent request");
-	if (q->active)
-		return tcmpi__error(q->comm, MPI_ERR_REQUEST, __func__, "request already active");
+	if (q->active || ((q->kind != TCMPI_REQ_COLL || q->nb) && (q->done || q->selfpend)))
+		return tcmpi__error(q->comm, MPI_ERR_REQUEST, __func__,
+		                    "request already active (started, and not completed by a wait "
+		                    "or test)");
+	q->unpacked = 0;
+	if (q->kind != TCMPI_REQ_COLL)
+		return p2p_start(q, __func__);
+	if (q->nb)
+		return tcmpi__nbr_start(q, __func__);
+	/* A collective's request is its team's (but one that needs none, whose
+	 * proc is NULL): gone with its communicator (a handle freed and given
+	 * to a new communicator has another team). */
+	const struct tcmpi__comm *c = tcmpi__comm(q->comm);
+	if (!c || (q->proc && c->proc != q->proc))
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_COMM, __func__,
+		                    "the request's communicator %d has been freed", q->comm);
 	if (q->v)
 		tcmpi__vreq_start(q);
 	if (!q->proc) { /* a communicator of one rank: complete at once */
@@ -745,11 +1130,12 @@ static void orphan_free(struct tcmpi__req *q, int tcrc)
 		if (q->v)
 			tcmpi__vreq_finish(q);
 	}
-	if (q->persistent && q->proc)
+	if (q->persistent && q->proc && q->kind == TCMPI_REQ_COLL && !q->nb)
 		(void)tc_request_free(q->proc, &q->tr);
 	free(q->tmp);
 	free(q->tmp2);
 	tcmpi__vreq_free(q->v);
+	tcmpi__nbr_free(q->nb);
 	tcmpi__dtype_drop(q->t);
 	tcmpi__op_drop(q->uop);
 	free(q);
@@ -763,6 +1149,19 @@ static void orphans_poll(int end)
 	for (struct tcmpi__req **pp = &orphans; *pp;) {
 		struct tcmpi__req *q = *pp;
 		tc_status ts;
+		if (q->nb) { /* several topocoll requests: progressed */
+			int done;
+			int tcrc = tcmpi__nbr_progress(q->nb, 0, &done);
+			if (!done && !end) {
+				pp = &q->onext;
+				continue;
+			}
+			if (!done)
+				tcrc = tcmpi__nbr_progress(q->nb, 1, &done);
+			*pp = q->onext;
+			orphan_free(q, tcrc);
+			continue;
+		}
 		if (tc_request_status(&q->tr, &ts) == TC_EPENDING) {
 			if (!end) {
 				pp = &q->onext;
@@ -783,10 +1182,14 @@ void tcmpi__orphans_end(void)
 
 void tcmpi__comm_settle(MPI_Comm comm)
 {
+	const struct tcmpi__comm *c = tcmpi__comm(comm);
+	if (c && c->proc)
+		tcmpi__bsend_settle(c->proc);
 	for (int i = 0; i < nreqs; i++) {
 		struct tcmpi__req *q = reqs[i];
 		if (q && q->comm == comm && q->active && q->proc) {
-			q->tcrc = tc_wait(q->proc, &q->tr, NULL);
+			int done;
+			q->tcrc = part_test(q, 1, &done);
 			q->active = 0;
 			q->done = 2; /* as MPI_Testall leaves it: finished by its wait */
 		}
@@ -798,7 +1201,8 @@ void tcmpi__comm_settle(MPI_Comm comm)
 			continue;
 		}
 		*pp = q->onext;
-		orphan_free(q, tc_wait(q->proc, &q->tr, NULL));
+		int done;
+		orphan_free(q, part_test(q, 1, &done));
 	}
 }
 
@@ -810,6 +1214,14 @@ int MPI_Request_free(MPI_Request *request)
 	struct tcmpi__req *q = req_of(*request);
 	if (!q)
 		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_REQUEST, __func__, "MPI_REQUEST_NULL given");
+	if (q->kind == TCMPI_REQ_PAIR) {
+		/* Its parts go on without it, freed as any request is. */
+		for (int i = 0; i < 2; i++)
+			if (q->psub[i] != MPI_REQUEST_NULL)
+				(void)MPI_Request_free(&q->psub[i]);
+		tcmpi__req_drop(request);
+		return MPI_SUCCESS;
+	}
 	if (q->selfpend) {
 		/* A posted receive on a communicator of one rank: it stays posted
 		 * and is freed when a send completes it (or with its
@@ -829,7 +1241,9 @@ int MPI_Request_free(MPI_Request *request)
 		orphans_poll(0);
 		return MPI_SUCCESS;
 	}
-	if (q->persistent && q->proc)
+	const struct tcmpi__comm *c = tcmpi__comm(q->comm);
+	if (q->persistent && q->proc && q->kind == TCMPI_REQ_COLL && !q->nb && c &&
+	    c->proc == q->proc) /* else its team is freed, and the request with it */
 		(void)tc_request_free(q->proc, &q->tr);
 	tcmpi__req_drop(request);
 	return rc;
@@ -838,14 +1252,15 @@ int MPI_Request_free(MPI_Request *request)
 /* ---------------------------------------------------------------------
  * Blocking calls.
  */
-int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+int tcmpi__send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                const char *fn)
 {
 	struct tcmpi__comm *c;
-	int rc = check(comm, dest, 0, __func__, &c);
+	int rc = check(comm, dest, 0, fn, &c);
 	if (rc)
 		return rc;
 	const struct tcmpi__dtype *t = tcmpi__dt(datatype);
-	if ((rc = check_args(t, count, tag, 0, comm, __func__)))
+	if ((rc = check_args(t, count, tag, 0, comm, fn)))
 		return rc;
 	if (dest == MPI_PROC_NULL)
 		return MPI_SUCCESS;
@@ -854,17 +1269,22 @@ int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int ta
 	if (!t->contig) {
 		b = tmp = tcmpi__alloc((size_t)count * t->size);
 		if (!tmp)
-			return tcmpi__error(comm, MPI_ERR_NO_MEM, __func__, "out of memory");
+			return tcmpi__error(comm, MPI_ERR_NO_MEM, fn, "out of memory");
 		tcmpi__pack(buf, (size_t)count, t, tmp);
 	}
 	if (!c->proc) { /* one rank: buffered */
-		rc = self_send(c, comm, tag, b, (size_t)count * t->size, __func__);
+		rc = tcmpi__self_send(c, comm, tag, b, (size_t)count * t->size, fn);
 		free(tmp);
 		return rc;
 	}
 	int tcrc = tc_send_tag(c->proc, dest, tag, b, (size_t)count * t->size);
 	free(tmp);
-	return tcrc ? tcmpi__tc_error(comm, tcrc, __func__) : MPI_SUCCESS;
+	return tcrc ? tcmpi__tc_error(comm, tcrc, fn) : MPI_SUCCESS;
+}
+
+int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+	return tcmpi__send(buf, count, datatype, dest, tag, comm, __func__);
 }
 
 int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
@@ -914,6 +1334,19 @@ int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, M
 	return MPI_SUCCESS;
 }
 
+/* Takes back receive *h, just posted, whose send could not start: no
+ * message reaches it (cancelled, or unposted on a communicator of one
+ * rank); its handle freed. */
+static void undo_recv(MPI_Request *h)
+{
+	struct tcmpi__req *q = req_of(*h);
+	if (q && q->active) {
+		(void)tc_cancel(q->proc, &q->tr);
+		(void)tc_wait(q->proc, &q->tr, NULL);
+	}
+	tcmpi__req_drop(h);
+}
+
 int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
                  void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
                  MPI_Comm comm, MPI_Status *status)
@@ -921,20 +1354,229 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int 
 	/* A receive posted first, then the send: no deadlock whatever the
 	 * sizes, tags and wildcards. */
 	MPI_Request r[2];
-	int rc = MPI_Irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, &r[0]);
+	int rc = tcmpi__irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, &r[0], __func__);
 	if (rc)
 		return rc;
-	rc = MPI_Isend(sendbuf, sendcount, sendtype, dest, sendtag, comm, &r[1]);
+	rc = tcmpi__isend(sendbuf, sendcount, sendtype, dest, sendtag, comm, &r[1], __func__);
 	if (rc) {
-		struct tcmpi__req *q = req_of(r[0]);
-		if (q && q->active) {
-			(void)tc_cancel(q->proc, &q->tr);
-			(void)tc_wait(q->proc, &q->tr, NULL);
-		}
-		tcmpi__req_drop(&r[0]);
+		undo_recv(&r[0]);
 		return rc;
 	}
 	rc = wait_one(&r[1], MPI_STATUS_IGNORE, __func__);
 	int rc2 = wait_one(&r[0], status, __func__);
 	return rc ? rc : rc2;
+}
+
+/* ---------------------------------------------------------------------
+ * MPI_Isendrecv, MPI_Isendrecv_replace, MPI_Sendrecv_replace: a request
+ * of two parts (TCMPI_REQ_PAIR), a receive posted first and then a send,
+ * as MPI_Sendrecv makes them, completed together by the waits and tests
+ * (pair_progress), with the receive's status.  The replacing forms send a
+ * packed copy of the buffer, taken at the call, which the send's request
+ * owns, and receive into the buffer itself.
+ */
+
+/* A send of bytes packed at data (malloc'ed; the request owns it from now
+ * on, even on error) to dest with tag on c: *h, or the error (reported as
+ * fn's). */
+static int isend_owned(MPI_Comm comm, struct tcmpi__comm *c, int dest, int tag, void *data,
+                       size_t bytes, MPI_Request *h, const char *fn)
+{
+	struct tcmpi__req *q = tcmpi__req_new(comm, TCMPI_REQ_SEND, h, fn);
+	if (!q) {
+		free(data);
+		return MPI_ERR_NO_MEM;
+	}
+	q->peer = dest;
+	q->tag = tag;
+	q->tmp2 = data;
+	if (dest == MPI_PROC_NULL) {
+		q->done = 1;
+		return MPI_SUCCESS;
+	}
+	if (!c->proc) {
+		int rc = tcmpi__self_send(c, comm, tag, data, bytes, fn);
+		if (rc) {
+			tcmpi__req_drop(h);
+			return rc;
+		}
+		q->ucount = bytes;
+		q->done = 3;
+		return MPI_SUCCESS;
+	}
+	q->proc = c->proc;
+	return req_posted(comm, q, h, tc_isend_tag(c->proc, dest, tag, data, bytes, &q->tr), fn);
+}
+
+/* The pair's send side of a replacing call: a packed copy of count
+ * elements of datatype at buf, sent to dest. */
+static int send_copy(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                     MPI_Comm comm, MPI_Request *h, const char *fn)
+{
+	struct tcmpi__comm *c;
+	int rc = check(comm, dest, 0, fn, &c);
+	if (rc)
+		return rc;
+	const struct tcmpi__dtype *t = tcmpi__dt(datatype);
+	if ((rc = check_args(t, count, tag, 0, comm, fn)))
+		return rc;
+	const size_t bytes = (size_t)count * t->size;
+	void *copy = NULL;
+	if (dest != MPI_PROC_NULL && bytes) {
+		if (!(copy = tcmpi__alloc(bytes)))
+			return tcmpi__error(comm, MPI_ERR_NO_MEM, fn,
+			                    "out of memory for a copy of %zu bytes", bytes);
+		tcmpi__pack(buf, (size_t)count, t, copy);
+	}
+	return isend_owned(comm, c, dest, tag, copy, bytes, h, fn);
+}
+
+static int isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
+                     int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source,
+                     int recvtag, MPI_Comm comm, int replace, MPI_Request *request, const char *fn)
+{
+	int rc = tcmpi__check_init(fn);
+	if (rc)
+		return rc;
+	if (!request)
+		return tcmpi__error(comm, MPI_ERR_REQUEST, fn, "NULL request");
+	/* The replacing forms check the send's arguments before the receive
+	 * is posted, and copy the buffer before a message can reach it. */
+	MPI_Request r = MPI_REQUEST_NULL, sd = MPI_REQUEST_NULL;
+	if (replace && (rc = send_copy(sendbuf, sendcount, sendtype, dest, sendtag, comm, &sd, fn)))
+		return rc;
+	struct tcmpi__req *q = tcmpi__req_new(comm, TCMPI_REQ_PAIR, request, fn);
+	if (!q) {
+		if (sd != MPI_REQUEST_NULL)
+			(void)MPI_Request_free(&sd);
+		return MPI_ERR_NO_MEM;
+	}
+	rc = tcmpi__irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, &r, fn);
+	if (!rc && !replace)
+		rc = tcmpi__isend(sendbuf, sendcount, sendtype, dest, sendtag, comm, &sd, fn);
+	if (rc) {
+		if (r != MPI_REQUEST_NULL)
+			undo_recv(&r);
+		if (sd != MPI_REQUEST_NULL)
+			(void)MPI_Request_free(&sd); /* sent already: it goes on */
+		tcmpi__req_drop(request);
+		return rc;
+	}
+	q->psub[0] = r;
+	q->psub[1] = sd;
+	q->peer = source;
+	q->tag = recvtag;
+	q->active = 1;
+	/* A part done at once (MPI_PROC_NULL, a communicator of one rank) is
+	 * taken now, so that the pair's state is its parts'. */
+	(void)pair_progress(q, 0, fn);
+	return MPI_SUCCESS;
+}
+
+int MPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                  void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                  MPI_Comm comm, MPI_Request *request)
+{
+	return isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
+	                 source, recvtag, comm, 0, request, __func__);
+}
+
+int MPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
+                          int source, int recvtag, MPI_Comm comm, MPI_Request *request)
+{
+	return isendrecv(buf, count, datatype, dest, sendtag, buf, count, datatype, source, recvtag,
+	                 comm, 1, request, __func__);
+}
+
+int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
+                         int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+	MPI_Request h = MPI_REQUEST_NULL;
+	int rc = isendrecv(buf, count, datatype, dest, sendtag, buf, count, datatype, source,
+	                   recvtag, comm, 1, &h, __func__);
+	if (rc)
+		return rc;
+	rc = wait_one(&h, status, __func__);
+	struct tcmpi__req *q = req_of(h);
+	if (q) {
+		/* A receive that nothing can satisfy (a communicator of one
+		 * rank): taken back, so that no later message reaches buf. */
+		if (q->psub[0] != MPI_REQUEST_NULL)
+			undo_recv(&q->psub[0]);
+		(void)MPI_Request_free(&h);
+	}
+	return rc;
+}
+
+/* ---------------------------------------------------------------------
+ * Cancelling (MPI_Cancel): a receive no message has matched is cancelled
+ * (tc_cancel; on a communicator of one rank, taken out of the posted
+ * receives), its buffer untouched and its status saying so
+ * (MPI_Test_cancelled).  A send is cancelled only when topocoll can take
+ * it back whole: a single-copy message that no receive has claimed yet
+ * (p2p.h); any other send (a streamed message, copied at once; one to
+ * oneself; a buffered one, in the attached buffer; one on a communicator
+ * of one rank, queued at once) has left already, and MPI lets the cancel
+ * fail: its status says not cancelled.  MPI_Cancel only marks: the wait
+ * or test that completes the request tells which.  A collective request
+ * cannot be cancelled (MPI makes it erroneous): MPI_ERR_REQUEST, the
+ * request unchanged.
+ */
+int MPI_Cancel(MPI_Request *request)
+{
+	int rc = check_req(request, __func__);
+	if (rc)
+		return rc;
+	struct tcmpi__req *q = req_of(*request);
+	if (!q)
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_REQUEST, __func__, "MPI_REQUEST_NULL given");
+	if (q->kind == TCMPI_REQ_COLL)
+		return tcmpi__error(q->comm, MPI_ERR_REQUEST, __func__,
+		                    "a collective's request cannot be cancelled (MPI makes it "
+		                    "erroneous); complete it with a wait or test");
+	if (q->kind == TCMPI_REQ_PAIR)
+		return tcmpi__error(q->comm, MPI_ERR_UNSUPPORTED_OPERATION, __func__,
+		                    "an MPI_Isendrecv's request cannot be cancelled here (its send "
+		                    "and receive would be cancelled apart); complete it with a wait "
+		                    "or test");
+	if (!q->active && !q->done && !q->selfpend)
+		return tcmpi__error(q->comm, MPI_ERR_REQUEST, __func__,
+		                    "the persistent request is not active (MPI_Start it first)");
+	if (q->selfpend) {
+		self_unpost(q);
+		q->selfpend = 0;
+		q->cancelled = 1;
+		q->done = 3;
+		return MPI_SUCCESS;
+	}
+	if (q->active) {
+		/* 0: cancelled, or complete already (its wait says which);
+		 * TC_EPENDING: too late, it completes normally. */
+		const int tcrc = tc_cancel(q->proc, &q->tr);
+		if (tcrc && tcrc != TC_EPENDING)
+			return tcmpi__tc_error(q->comm, tcrc, __func__);
+	}
+	return MPI_SUCCESS;
+}
+
+int MPI_Test_cancelled(const MPI_Status *status, int *flag)
+{
+	int rc = tcmpi__check_init(__func__);
+	if (rc)
+		return rc;
+	if (!status || status == MPI_STATUS_IGNORE || !flag)
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_ARG, __func__, "NULL status or flag");
+	*flag = status->tcmpi_cancelled != 0;
+	return MPI_SUCCESS;
+}
+
+int MPI_Status_set_cancelled(MPI_Status *status, int flag)
+{
+	int rc = tcmpi__check_init(__func__);
+	if (rc)
+		return rc;
+	if (!status || status == MPI_STATUS_IGNORE)
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_ARG, __func__, "NULL status");
+	status->tcmpi_cancelled = flag != 0;
+	return MPI_SUCCESS;
 }

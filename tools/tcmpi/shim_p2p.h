@@ -3,8 +3,8 @@
  * tools/tcmpi/shim_p2p.h - what the point-to-point files of the layer
  * share (shim_p2p.c: messages and requests; shim_probe.c: the probes):
  * the checks of a call's arguments, the mapping of MPI's wildcards, a
- * status filled, and the queue of a communicator of one rank.  Private to
- * those two files.
+ * status filled, the queue of a communicator of one rank, and the calls
+ * the send modes (shim_sendmodes.c) build on.  Private to those files.
  */
 #ifndef TCMPI_SHIM_P2P_H
 #define TCMPI_SHIM_P2P_H
@@ -76,6 +76,33 @@ struct tcmpi__self_msg {
 /* The first queued message of c whose tag matches tag, or NULL; taken
  * out of the queue when take (shim_p2p.c). */
 struct tcmpi__self_msg *tcmpi__self_find(struct tcmpi__comm *c, int tag, int take);
+/* A send of bytes packed at data with tag on c, a communicator of one
+ * rank: to the first posted receive that matches, or queued (copied).
+ * MPI_SUCCESS or the error (reported as fn's; shim_p2p.c). */
+int tcmpi__self_send(struct tcmpi__comm *c, MPI_Comm comm, int tag, const void *data, size_t bytes,
+                     const char *fn);
+/* MPI_Send, MPI_Isend and MPI_Irecv, their errors named as fn's
+ * (shim_p2p.c): the ready mode's calls are the standard ones. */
+int tcmpi__send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                const char *fn);
+int tcmpi__isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                 MPI_Comm comm, MPI_Request *request, const char *fn);
+int tcmpi__irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                 MPI_Request *request, const char *fn);
+/* MPI_Bsend, its errors named as fn's (shim_sendmodes.c): the message
+ * copied into the attached buffer and its send started. */
+int tcmpi__bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                 MPI_Comm comm, const char *fn);
+/* The same once the arguments are checked (c the communicator of comm, t
+ * the datatype, dest a rank of it): MPI_Bsend_init's start. */
+int tcmpi__bsend_checked(struct tcmpi__comm *c, MPI_Comm comm, const void *buf, size_t count,
+                         const struct tcmpi__dtype *t, int dest, int tag, const char *fn);
+
+/* Waits for the buffered messages sent on proc's team and takes them out
+ * of the attached buffer (shim_sendmodes.c): before the team of a
+ * communicator is freed. */
+void tcmpi__bsend_settle(struct tc_proc *proc);
+
 /* The error of a call that would wait forever on a communicator of one
  * rank (shim_p2p.c). */
 int tcmpi__self_deadlock(MPI_Comm comm, int source, int tag, const char *fn);

@@ -268,7 +268,9 @@ extern int tcmpi_unweighted[1], tcmpi_weights_empty[1];
 #define MPI_ANY_TAG (-1)
 #define MPI_UNDEFINED (-32766)
 #define MPI_KEYVAL_INVALID (-1)
-#define MPI_BSEND_OVERHEAD 0
+/* A buffered message's header and alignment in the attached buffer
+ * (tools/tcmpi/shim_sendmodes.c). */
+#define MPI_BSEND_OVERHEAD 320
 #define MPI_MAX_PROCESSOR_NAME 256
 #define MPI_MAX_ERROR_STRING 512
 #define MPI_MAX_OBJECT_NAME 128
