@@ -132,9 +132,7 @@ static int side_check(MPI_Comm comm, const struct nbr_side *s, int n, const char
 /* Moves the packed block at from (bytes) into block i of rcv. */
 static void unpack_block(const struct nbr_side *rcv, int i, const char *from, size_t bytes)
 {
-	const struct tcmpi__dtype *t = side_type(rcv, i);
-	const size_t esz = t->size ? t->size : 1;
-	tcmpi__unpack(from, bytes / esz, t, (char *)side_at(rcv, i));
+	tcmpi__unpack_bytes(from, bytes, side_type(rcv, i), (char *)side_at(rcv, i));
 }
 
 static void pack_block(const struct nbr_side *snd, int j, char *to)

@@ -154,7 +154,7 @@ static void self_unpack(const void *in, size_t bytes, const struct tcmpi__dtype 
 	if (t->contig)
 		memcpy(buf, in, bytes);
 	else
-		tcmpi__unpack(in, bytes / (t->size ? t->size : 1), t, buf);
+		tcmpi__unpack_bytes(in, bytes, t, buf);
 }
 
 /* Completes receive q with a message of tag and bytes packed at data:
@@ -462,10 +462,8 @@ static int req_finish(struct tcmpi__req *q, int tcrc, MPI_Status *st, const char
 	}
 	if (tcrc)
 		return tcmpi__tc_error(q->comm, tcrc, fn);
-	if (q->kind == TCMPI_REQ_RECV && q->tmp && unpack) {
-		size_t sz = q->t->size ? q->t->size : 1;
-		tcmpi__unpack(q->tmp, ts.bytes / sz, q->t, q->ubuf);
-	}
+	if (q->kind == TCMPI_REQ_RECV && q->tmp && unpack)
+		tcmpi__unpack_bytes(q->tmp, ts.bytes, q->t, q->ubuf);
 	if (q->kind == TCMPI_REQ_RECV)
 		set_status(st, ts.source, ts.tag, ts.bytes);
 	else
@@ -500,6 +498,8 @@ static int done_status(struct tcmpi__req *q, MPI_Status *st, const char *fn)
 	}
 	if (q->done == 3)
 		set_status(st, q->peer, q->tag, q->ucount);
+	else if (q->kind == TCMPI_REQ_COLL) /* a collective's: MPI's empty status */
+		set_status(st, MPI_ANY_SOURCE, MPI_ANY_TAG, 0);
 	else
 		set_status(st, MPI_PROC_NULL, MPI_ANY_TAG, 0);
 	if (q->done == 3 && q->selferr)
@@ -1121,9 +1121,8 @@ static void orphan_free(struct tcmpi__req *q, int tcrc)
 {
 	if (!tcrc && q->kind == TCMPI_REQ_RECV && q->tmp) {
 		tc_status ts = {0};
-		size_t sz = q->t->size ? q->t->size : 1;
 		if (tc_request_status(&q->tr, &ts) == 0)
-			tcmpi__unpack(q->tmp, ts.bytes / sz, q->t, q->ubuf);
+			tcmpi__unpack_bytes(q->tmp, ts.bytes, q->t, q->ubuf);
 	} else if (!tcrc && q->kind == TCMPI_REQ_COLL) {
 		if (q->tmp && q->t)
 			tcmpi__unpack((unsigned char *)q->tmp + q->toff, q->ucount, q->t, q->ubuf);
@@ -1326,7 +1325,7 @@ int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, M
 	tc_status ts = {0};
 	int tcrc = tc_recv_tag(c->proc, tc_src(source), tc_tag(tag), b, cap, &ts);
 	if (!tcrc && tmp)
-		tcmpi__unpack(tmp, ts.bytes / (t->size ? t->size : 1), t, buf);
+		tcmpi__unpack_bytes(tmp, ts.bytes, t, buf);
 	free(tmp);
 	if (tcrc)
 		return tcmpi__tc_error(comm, tcrc, __func__);
@@ -1579,4 +1578,17 @@ int MPI_Status_set_cancelled(MPI_Status *status, int flag)
 		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_ARG, __func__, "NULL status");
 	status->tcmpi_cancelled = flag != 0;
 	return MPI_SUCCESS;
+}
+
+/* Handles are ints in C and Fortran: a request converts to itself, and a
+ * Fortran handle that names no request (never made, or freed) to
+ * MPI_REQUEST_NULL. */
+MPI_Fint MPI_Request_c2f(MPI_Request request)
+{
+	return (MPI_Fint)request;
+}
+
+MPI_Request MPI_Request_f2c(MPI_Fint request)
+{
+	return req_of((MPI_Request)request) ? (MPI_Request)request : MPI_REQUEST_NULL;
 }

@@ -251,7 +251,7 @@ static int mrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message, 
 		                    "a message of %zu bytes into a buffer of %zu bytes", *bytes, cap);
 	}
 	if (m->bytes)
-		tcmpi__unpack(m->data, m->bytes / (t->size ? t->size : 1), t, buf);
+		tcmpi__unpack_bytes(m->data, m->bytes, t, buf);
 	msg_drop(message);
 	return MPI_SUCCESS;
 }
@@ -288,4 +288,18 @@ int MPI_Imrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message, MP
 	q->ucount = bytes;
 	q->done = 3;
 	return MPI_SUCCESS;
+}
+
+/* Handles are ints in C and Fortran: a message converts to itself, and a
+ * Fortran handle that names no message (never made, or received since)
+ * to MPI_MESSAGE_NULL (MPI_MESSAGE_NO_PROC to itself). */
+MPI_Fint MPI_Message_c2f(MPI_Message message)
+{
+	return (MPI_Fint)message;
+}
+
+MPI_Message MPI_Message_f2c(MPI_Fint message)
+{
+	const MPI_Message m = (MPI_Message)message;
+	return m == MPI_MESSAGE_NO_PROC || msg_of(m) ? m : MPI_MESSAGE_NULL;
 }

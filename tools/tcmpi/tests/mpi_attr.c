@@ -522,6 +522,33 @@ static void memory_and_handles(void)
 	CHECK(MPI_Info_f2c(MPI_Info_c2f(info)) == info, "info objects do not convert back");
 	CHECK(MPI_Group_f2c(MPI_Group_c2f(g)) == g, "groups do not convert back");
 	CHECK(MPI_Comm_f2c(MPI_Comm_c2f(MPI_COMM_NULL)) == MPI_COMM_NULL, "MPI_COMM_NULL converts");
+	/* A request and a matched message, converted while they live. */
+	int sent = rank, got = -1, has = 0;
+	MPI_Request rq;
+	MPI_Message msg;
+	MPI_Irecv(&got, 1, MPI_INT, rank, 5, MPI_COMM_WORLD, &rq);
+	const MPI_Fint frq = MPI_Request_c2f(rq);
+	CHECK(MPI_Request_f2c(frq) == rq, "requests do not convert back");
+	MPI_Send(&sent, 1, MPI_INT, rank, 6, MPI_COMM_WORLD);
+	MPI_Send(&sent, 1, MPI_INT, rank, 5, MPI_COMM_WORLD);
+	MPI_Wait(&rq, MPI_STATUS_IGNORE);
+	MPI_Improbe(rank, 6, MPI_COMM_WORLD, &has, &msg, MPI_STATUS_IGNORE);
+	CHECK(has && MPI_Message_f2c(MPI_Message_c2f(msg)) == msg, "messages do not convert back");
+	const MPI_Fint fmsg = MPI_Message_c2f(msg);
+	if (has)
+		MPI_Mrecv(&got, 1, MPI_INT, &msg, MPI_STATUS_IGNORE);
+	CHECK(got == rank, "the matched message: %d", got);
+	CHECK(MPI_Request_f2c(MPI_Request_c2f(MPI_REQUEST_NULL)) == MPI_REQUEST_NULL &&
+	              MPI_Message_f2c(MPI_Message_c2f(MPI_MESSAGE_NO_PROC)) == MPI_MESSAGE_NO_PROC,
+	      "null requests and MPI_MESSAGE_NO_PROC convert");
+#ifdef TCMPI
+	CHECK(MPI_Request_f2c(frq) == MPI_REQUEST_NULL && MPI_Request_f2c(9999) == MPI_REQUEST_NULL,
+	      "a completed request converts to MPI_REQUEST_NULL");
+	CHECK(MPI_Message_f2c(fmsg) == MPI_MESSAGE_NULL && MPI_Message_f2c(-7) == MPI_MESSAGE_NULL,
+	      "a received message converts to MPI_MESSAGE_NULL");
+#else
+	(void)fmsg;
+#endif
 #ifdef TCMPI
 	/* Fortran handles of nothing, or of objects freed, are null. */
 	const MPI_Fint fd = MPI_Comm_c2f(d), ft = MPI_Type_c2f(t), fo = MPI_Op_c2f(op),
