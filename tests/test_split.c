@@ -400,6 +400,105 @@ Test(split, nested_and_dup, .timeout = 300)
 	}
 }
 
+/* ---- groups made by their members alone -------------------------------- */
+
+/* On ring:8: the even ranks make a group in descending order, twice with
+ * one tag (the second call of each joins the second sub-team), while the
+ * odd ranks make theirs with the same tag, each at its own pace (rank r
+ * sleeps r * 200 us first); a message on the first sub-team is not
+ * received on the second, an allgather on each lists the members in the
+ * order given; then the errors, the calling rank's alone. */
+static int group_fn(struct tc_proc *proc, void *argp)
+{
+	struct seen *s = argp;
+	const int me = tc_rank(proc), p = tc_size(proc);
+	int members[32], n = 0;
+	for (int r = p - 1; r >= 0; r--)
+		if (r % 2 == me % 2)
+			members[n++] = r;
+	nanosleep(&(struct timespec){0, (long)me * 200000}, NULL);
+	struct tc_proc *a = NULL, *b = NULL;
+	int err = tc_team_create_group(proc, members, n, 7, &a);
+	if (!err)
+		err = tc_team_create_group(proc, members, n, 7, &b);
+	if (err)
+		return err;
+	if (a == b || tc_proc_team(a) == tc_proc_team(b))
+		return note(s, me, "two calls joined one sub-team (%d %d)", 0, 0), 0;
+	if (tc_size(a) != n || members[tc_rank(a)] != me || tc_rank(b) != tc_rank(a))
+		return note(s, me, "sub-rank %d of %d", tc_rank(a), tc_size(a)), 0;
+	if (tc_team_parent(tc_proc_team(a)) != tc_proc_team(proc))
+		return note(s, me, "the parent is not the team (%d %d)", 0, 0), 0;
+	/* Sub-rank 0 sends on a; everyone's allgather on b comes first. */
+	int got[32], v = -1, flag = 0;
+	if (tc_rank(a) == 0 && n > 1)
+		err = tc_send_tag(a, 1, 3, &me, sizeof me);
+	if (!err)
+		err = tc_allgather(b, &me, got, 1, TC_INT32, NULL);
+	for (int i = 0; !err && i < n; i++)
+		if (got[i] != members[i])
+			return note(s, me, "allgather on the group: [%d] = %d", i, got[i]), 0;
+	if (!err && tc_rank(b) == 1)
+		err = tc_iprobe(b, TC_ANY_SOURCE, TC_ANY_TAG, &flag, NULL);
+	if (!err && flag)
+		return note(s, me, "the second sub-team holds the first one's message (%d %d)", 0, 0), 0;
+	if (!err && tc_rank(a) == 1)
+		err = tc_recv_tag(a, 0, 3, &v, sizeof v, NULL);
+	if (!err && tc_rank(a) == 1 && v != members[0])
+		return note(s, me, "received %d on the group, sent %d", v, members[0]), 0;
+	if (!err)
+		err = tc_team_free(b);
+	if (!err)
+		err = tc_team_free(a);
+	if (err)
+		return err;
+	/* Errors. */
+	struct tc_proc *x = (struct tc_proc *)1;
+	const int other = (me + 1) % p, twice[2] = {me, me}, out_of[2] = {me, p};
+	const int none[1] = {other};
+	if (tc_team_create_group(proc, none, 1, 0, &x) != TC_EINVAL || x != NULL ||
+	    !strstr(tc_error_detail(), "not among"))
+		return note(s, me, "a group without the caller: %d '%d'", 0, 0), 0;
+	if (tc_team_create_group(proc, twice, 2, 0, &x) != TC_EINVAL ||
+	    !strstr(tc_error_detail(), "twice"))
+		return note(s, me, "a rank twice (%d %d)", 0, 0), 0;
+	if (tc_team_create_group(proc, out_of, 2, 0, &x) != TC_ERANK)
+		return note(s, me, "rank %d out of range (%d)", p, 0), 0;
+	if (tc_team_create_group(proc, members, 0, 0, &x) != TC_EINVAL ||
+	    tc_team_create_group(proc, members, n, -1, &x) != TC_EINVAL ||
+	    tc_team_create_group(proc, NULL, 1, 0, &x) != TC_EINVAL ||
+	    tc_team_create_group(proc, members, n, 0, NULL) != TC_EINVAL)
+		return note(s, me, "no members, a negative tag, NULL (%d %d)", 0, 0), 0;
+	/* A group of the caller alone needs nobody. */
+	const int alone[1] = {me};
+	if ((err = tc_team_create_group(proc, alone, 1, 0, &x)) != 0)
+		return err;
+	if (tc_size(x) != 1 || tc_rank(x) != 0)
+		return note(s, me, "a group of one: size %d rank %d", tc_size(x), tc_rank(x)), 0;
+	err = tc_barrier(x, NULL);
+	return err ? err : tc_team_free(x);
+}
+
+static int group_run(struct tc_proc *proc, void *a)
+{
+	return rc_fn_wrap(proc, a, group_fn);
+}
+
+Test(split, groups_made_by_their_members, .timeout = 300)
+{
+	for (int e = 0; e < 2; e++) {
+		struct tc_team *t = make("ring:8", execs[e], 60000);
+		for (int run = 0; run < 2; run++) {
+			struct seen s = {0};
+			int err = tc_run(t, group_run, &s);
+			cr_assert_eq(err, 0, "%s: %s (%s)", exec_names[e], tc_strerror(err),
+			             tc_error_detail());
+			check_seen(&s, 8, exec_names[e]);
+		}
+		tc_team_destroy(t);
+	}
+}
+
 /* ---- across runs; named topologies ----------------------------------- */
 
 struct runs_arg {

@@ -502,6 +502,26 @@ TC_API int tc_team_split_dims(struct tc_proc *proc, unsigned keep, struct tc_pro
 TC_API int tc_team_dup(struct tc_proc *proc, struct tc_proc **out);
 
 /*
+ * Called by the ranks members[0..n) of proc's team (distinct; the
+ * sub-team's rank r is members[r]) and by no other rank: a sub-team of
+ * them over the topology the team induces on them (as tc_team_split's),
+ * *out the calling rank's proc in it.  The members do not wait for one
+ * another: the first to call makes the sub-team, the others join it.  tag
+ * (>= 0) tells apart groups of the same members made at the same time:
+ * the k-th call of a rank with given members and tag joins the k-th
+ * sub-team made with them (MPI_Comm_create_group's meaning).  Freed by
+ * tc_team_free, as any sub-team.  Errors, of the calling rank alone:
+ * TC_EINVAL (out NULL, n < 1 or over the team's size, members NULL, a rank
+ * twice, the calling rank not among them, tag < 0), TC_ERANK (a member out
+ * of range), and what making a sub-team returns (TC_ELIMIT, TC_ENOMEM);
+ * tc_error_detail() says which.  Members that give different lists or
+ * tags make different sub-teams (MPI calls it erroneous): their calls on
+ * them then fail as mismatched or time out.
+ */
+TC_API int tc_team_create_group(struct tc_proc *proc, const int *members, int n, int tag,
+                                struct tc_proc **out);
+
+/*
  * Every rank of a sub-team calls it with its proc there (a collective over
  * the sub-team: a barrier, then the last rank to leave frees it): the
  * sub-team and the sub-teams made from it are freed; none of their procs

@@ -354,6 +354,10 @@ struct tc_team {
 	int *parent_rank;
 	struct tc_team *sub_head, *sub_next;
 	pthread_mutex_t sub_mu;
+	/* A root's groups being made by their members (lib/core/group.c),
+	 * under group_mu. */
+	struct tc__group *groups;
+	pthread_mutex_t group_mu;
 	/* sub_head != NULL, written under sub_mu at every change of the list:
 	 * a returning rank looks at it before taking sub_mu (lib/core/subteam.c,
 	 * tc__team_sub_returned). */
@@ -423,6 +427,9 @@ static inline void tc__clock_push(struct tc_proc *proc)
 int tc__team_sub_create(struct tc_team *parent, const char *spec, const int *parent_rank, int k,
                         struct tc_team **out);
 void tc__team_sub_destroy(struct tc_team *t);
+/* Forgets a root's groups being made (lib/core/group.c): at each start and
+ * at its end; their sub-teams stay listed on the root. */
+void tc__team_groups_clear(struct tc_team *root);
 /* Frees a team and, for a root, its sub-teams (lib/core/team.c). */
 void tc__team_free(struct tc_team *t);
 /* For the layer that starts ranks (lib/run), on a root team while no rank

@@ -177,6 +177,8 @@ void tc__team_free(struct tc_team *t)
 		tc__team_free(last);
 	}
 	free(t->parent_rank);
+	tc__team_groups_clear(t);
+	pthread_mutex_destroy(&t->group_mu);
 	pthread_mutex_destroy(&t->sub_mu);
 	if (t->chans)
 		for (long i = 0; i < t->nchans; i++)
@@ -395,6 +397,7 @@ int tc_team_create(const struct tc_team_config *cfg, struct tc_team **out)
 	pthread_mutex_init(&t->shared_mu, NULL);
 	pthread_mutex_init(&t->attach_mu, NULL);
 	pthread_mutex_init(&t->sub_mu, NULL);
+	pthread_mutex_init(&t->group_mu, NULL);
 	int err = TC_OK;
 	if (!cfg->topology && cfg->p < 1) {
 		tc__set_detail("tc_team_create: no topology and p = %d: give p >= 1 "

@@ -113,6 +113,7 @@ static void tc__team_start(struct tc_team *t)
 	if (t->shared && t->shared_start)
 		t->shared_start(t->shared);
 	t->start_ns = tc__now_ns();
+	tc__team_groups_clear(t);
 	tc__team_sub_start(t, tc__sub_proc_start);
 	atomic_store(&t->aborted, 0);
 	atomic_store(&t->wd_fired, 0);

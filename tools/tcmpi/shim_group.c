@@ -487,3 +487,57 @@ void tcmpi__groups_end(void)
 	groups = NULL;
 	ngroups = 0;
 }
+
+/* Called by the group's members alone (tc_team_create_group, whose tag
+ * tells apart groups of the same members made at the same time, as MPI's
+ * does): a communicator of them, in the group's order, over the topology
+ * the communicator's team induces on them.  MPI_GROUP_EMPTY, or a caller
+ * outside the group, gets MPI_COMM_NULL. */
+int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
+{
+	struct tcmpi__comm *c;
+	int rc = tcmpi__comm_arg(comm, __func__, &c);
+	if (rc)
+		return rc;
+	const struct group *g = group_of(group);
+	if (!g)
+		return tcmpi__error(comm, MPI_ERR_GROUP, __func__, "invalid group %d", (int)group);
+	if (!newcomm)
+		return tcmpi__error(comm, MPI_ERR_ARG, __func__, "NULL newcomm");
+	if (tag < 0)
+		return tcmpi__error(comm, MPI_ERR_TAG, __func__, "negative tag %d", tag);
+	*newcomm = MPI_COMM_NULL;
+	const int p = tcmpi__comm_size(c);
+	int *ranks = malloc((size_t)(g->n ? g->n : 1) * sizeof *ranks);
+	if (!ranks)
+		return tcmpi__error(comm, MPI_ERR_NO_MEM, __func__, "out of memory");
+	/* Each member's rank in comm (every member must belong to it). */
+	for (int i = 0; i < g->n; i++) {
+		ranks[i] = -1;
+		for (int r = 0; r < p && ranks[i] < 0; r++)
+			if (tcmpi__world_rank(c, r) == g->world[i])
+				ranks[i] = r;
+		if (ranks[i] < 0) {
+			free(ranks);
+			return tcmpi__error(comm, MPI_ERR_GROUP, __func__,
+			                    "member %d of the group (rank %d of MPI_COMM_WORLD) is not in "
+			                    "the communicator",
+			                    i, g->world[i]);
+		}
+	}
+	const int at = group_find(g, tcmpi__world_rank(c, tcmpi__comm_rank(c)));
+	if (at < 0) {
+		free(ranks);
+		return MPI_SUCCESS;
+	}
+	if (c->self) {
+		free(ranks);
+		return tcmpi__comm_new(c, newcomm, __func__);
+	}
+	struct tc_proc *np = NULL;
+	rc = tc_team_create_group(c->proc, ranks, g->n, tag, &np);
+	free(ranks);
+	if (rc)
+		return tcmpi__tc_error(comm, rc, __func__);
+	return tcmpi__comm_sub(c, np, newcomm, __func__);
+}

@@ -6,7 +6,8 @@
  * result is MPI_GROUP_EMPTY); MPI_Group_translate_ranks (MPI_PROC_NULL, a
  * non-member MPI_UNDEFINED); MPI_Group_compare; MPI_Comm_create of a
  * reversed group of the odd ranks, of the world and of a split, with a
- * collective on it and its group translated back; the errors of bad
+ * collective on it and its group translated back; MPI_Comm_create_group
+ * by the members alone, twice with one tag; the errors of bad
  * ranks, ranges and handles and of a group outside the communicator,
  * under MPI_ERRORS_RETURN; MPI_Group_free.  Exit status 0 when all hold;
  * each failure printed.  Written against MPI alone: but for the errors
@@ -167,6 +168,41 @@ int main(int argc, char **argv)
 			MPI_Comm_free(&part);
 		}
 
+		/* MPI_Comm_create_group, called by the members alone: the odd
+		 * ranks reversed and the even ones, each group twice with one
+		 * tag (the second call makes a second communicator), while the
+		 * other ranks make theirs; a reduction on each, whose ranks
+		 * follow the group's order. */
+		MPI_Group mine = rank % 2 ? rodd : even;
+		MPI_Comm g1 = MPI_COMM_WORLD, g2 = MPI_COMM_WORLD;
+		rc = MPI_Comm_create_group(MPI_COMM_WORLD, mine, 5, &g1);
+		CHECK(rc == MPI_SUCCESS && g1 != MPI_COMM_NULL, "MPI_Comm_create_group: %d", rc);
+		rc = MPI_Comm_create_group(MPI_COMM_WORLD, mine, 5, &g2);
+		CHECK(rc == MPI_SUCCESS && g2 != MPI_COMM_NULL && g2 != g1,
+		      "a second MPI_Comm_create_group: %d", rc);
+		if (g1 != MPI_COMM_NULL && g2 != MPI_COMM_NULL) {
+			int r1 = -1, r2 = -1, want = -1, s1 = -1, s2 = -1, twice = 2 * rank, ws = 0;
+			MPI_Comm_rank(g1, &r1);
+			MPI_Comm_rank(g2, &r2);
+			MPI_Group_rank(mine, &want);
+			CHECK(r1 == want && r2 == want,
+			      "ranks in the groups' communicators: %d %d, want %d", r1, r2, want);
+			MPI_Allreduce(&twice, &s2, 1, MPI_INT, MPI_SUM, g2);
+			MPI_Allreduce(&rank, &s1, 1, MPI_INT, MPI_SUM, g1);
+			m = members(mine, world, got, 64);
+			for (int i = 0; i < m; i++)
+				ws += got[i];
+			CHECK(s1 == ws && s2 == 2 * ws,
+			      "sums on the groups: %d and %d, want %d and %d", s1, s2, ws, 2 * ws);
+			MPI_Group cg;
+			MPI_Comm_group(g1, &cg);
+			MPI_Group_compare(cg, mine, &cmp);
+			CHECK(cmp == MPI_IDENT, "the group's communicator's group: %d", cmp);
+			MPI_Group_free(&cg);
+			MPI_Comm_free(&g2);
+			MPI_Comm_free(&g1);
+		}
+
 		/* Errors, returned (those MPI leaves erroneous without asking
 		 * for their detection under TCMPI alone: Open MPI 4.1 takes a
 		 * rank named twice and a group outside the communicator, and
@@ -205,7 +241,14 @@ int main(int argc, char **argv)
 			rc = MPI_Comm_create(half, world, &c2);
 			MPI_Error_class(rc, &cls);
 			CHECK(cls == MPI_ERR_GROUP, "a group outside the communicator: class %d", cls);
+			rc = MPI_Comm_create_group(half, world, 0, &c2);
+			MPI_Error_class(rc, &cls);
+			CHECK(cls == MPI_ERR_GROUP, "MPI_Comm_create_group outside: class %d", cls);
 		}
+		MPI_Comm c3 = MPI_COMM_WORLD;
+		rc = MPI_Comm_create_group(MPI_COMM_WORLD, world, -1, &c3);
+		MPI_Error_class(rc, &cls);
+		CHECK(cls == MPI_ERR_TAG, "MPI_Comm_create_group with tag -1: class %d", cls);
 #endif
 		MPI_Comm_free(&half);
 		MPI_Group groups[] = {rev, odd, odd2, odd3, even, u, in, diff, rodd, hg, first};

@@ -320,14 +320,6 @@ static void hints(void)
 	CHECK(eclass(rc) == MPI_ERR_INFO, "set_info with a freed info: class %d", eclass(rc));
 	rc = MPI_Comm_idup(MPI_COMM_WORLD, &d, NULL);
 	CHECK(eclass(rc) == MPI_ERR_REQUEST, "idup without a request: class %d", eclass(rc));
-	/* Only the group's members call MPI_Comm_create_group: topocoll
-	 * makes a sub-team by a call of every rank of its parent. */
-	MPI_Group wg;
-	MPI_Comm_group(MPI_COMM_WORLD, &wg);
-	rc = MPI_Comm_create_group(MPI_COMM_WORLD, wg, 0, &d);
-	CHECK(eclass(rc) == MPI_ERR_UNSUPPORTED_OPERATION, "MPI_Comm_create_group: class %d",
-	      eclass(rc));
-	MPI_Group_free(&wg);
 #else
 	MPI_Info_free(&info);
 #endif
