@@ -370,8 +370,11 @@ static int x32_convert(void *buf, MPI_Count count, const struct tcmpi__dtype *t,
 	return MPI_SUCCESS;
 }
 
-static int pack_external(const char *datarep, const void *inbuf, MPI_Count incount, MPI_Datatype datatype,
-                         void *outbuf, MPI_Count outsize, MPI_Count *position, const char *fn)
+/* MPI_Pack_external (out = 1: count elements of datatype at native into
+ * ext, a buffer of size bytes, from *position on) and MPI_Unpack_external
+ * (out = 0: from ext into native); *position moves past the bytes. */
+static int external(const char *datarep, void *native, MPI_Count count, MPI_Datatype datatype,
+                    unsigned char *ext, MPI_Count size, MPI_Count *position, int out, const char *fn)
 {
 	int rc = tcmpi__check_init(fn);
 	if (rc == MPI_SUCCESS)
@@ -382,60 +385,39 @@ static int pack_external(const char *datarep, const void *inbuf, MPI_Count incou
 	if (!t)
 		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_TYPE, fn,
 		                    "datatype %d is not a committed datatype", datatype);
-	if (incount < 0)
+	if (count < 0)
 		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_COUNT, fn, "negative count %lld",
-		                    (long long)incount);
-	if (!position || *position < 0 || outsize < 0 || *position > outsize)
+		                    (long long)count);
+	if (!position || *position < 0 || size < 0 || *position > size)
 		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_ARG, fn,
-		                    "NULL position, or position outside outsize");
+		                    "NULL position, or position outside %s", out ? "outsize" : "insize");
 	MPI_Count n;
-	if (__builtin_mul_overflow(incount, x32_size(t), &n) || n > outsize - *position)
+	if (__builtin_mul_overflow(count, x32_size(t), &n) || n > size - *position)
 		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_TRUNCATE, fn,
-		                    "%lld elements of %lld external32 bytes each do not fit in %lld "
-		                    "bytes from %lld",
-		                    (long long)incount, (long long)x32_size(t), (long long)outsize,
+		                    "%lld elements of %lld external32 bytes each %s %lld bytes from %lld",
+		                    (long long)count, (long long)x32_size(t),
+		                    out ? "do not fit in" : "are not in", (long long)size,
 		                    (long long)*position);
-	if (n > 0 && (!outbuf || !inbuf))
+	if (n > 0 && (!native || !ext))
 		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_BUFFER, fn, "NULL buffer");
-	rc = x32_convert((void *)(uintptr_t)inbuf, incount, t, (unsigned char *)outbuf + *position,
-	                 1, fn);
+	rc = x32_convert(native, count, t, ext + *position, out, fn);
 	if (rc == MPI_SUCCESS)
 		*position += n;
 	return rc;
 }
 
+static int pack_external(const char *datarep, const void *inbuf, MPI_Count incount, MPI_Datatype datatype,
+                         void *outbuf, MPI_Count outsize, MPI_Count *position, const char *fn)
+{
+	return external(datarep, (void *)(uintptr_t)inbuf, incount, datatype, outbuf, outsize,
+	                position, 1, fn);
+}
+
 static int unpack_external(const char *datarep, const void *inbuf, MPI_Count insize, MPI_Count *position,
                            void *outbuf, MPI_Count outcount, MPI_Datatype datatype, const char *fn)
 {
-	int rc = tcmpi__check_init(fn);
-	if (rc == MPI_SUCCESS)
-		rc = x32_datarep(datarep, fn);
-	if (rc)
-		return rc;
-	const struct tcmpi__dtype *t = tcmpi__dt(datatype);
-	if (!t)
-		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_TYPE, fn,
-		                    "datatype %d is not a committed datatype", datatype);
-	if (outcount < 0)
-		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_COUNT, fn, "negative count %lld",
-		                    (long long)outcount);
-	if (!position || *position < 0 || insize < 0 || *position > insize)
-		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_ARG, fn,
-		                    "NULL position, or position outside insize");
-	MPI_Count n;
-	if (__builtin_mul_overflow(outcount, x32_size(t), &n) || n > insize - *position)
-		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_TRUNCATE, fn,
-		                    "%lld elements of %lld external32 bytes each are not in %lld "
-		                    "bytes from %lld",
-		                    (long long)outcount, (long long)x32_size(t), (long long)insize,
-		                    (long long)*position);
-	if (n > 0 && (!outbuf || !inbuf))
-		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_BUFFER, fn, "NULL buffer");
-	rc = x32_convert(outbuf, outcount, t,
-	                 (unsigned char *)(uintptr_t)((const unsigned char *)inbuf + *position), 0, fn);
-	if (rc == MPI_SUCCESS)
-		*position += n;
-	return rc;
+	return external(datarep, outbuf, outcount, datatype, (unsigned char *)(uintptr_t)inbuf,
+	                insize, position, 0, fn);
 }
 
 static int pack_external_size(const char *datarep, MPI_Count incount, MPI_Datatype datatype,
