@@ -7,7 +7,7 @@
  *
  * Every call is made from the thread of the rank whose proc it takes
  * (topocoll/team.h).  Buffers are borrowed for the call, except those of
- * tc_isend/tc_irecv, borrowed until the request completes.
+ * tc_isend/tc_issend/tc_irecv, borrowed until the request completes.
  */
 #ifndef TOPOCOLL_P2P_H
 #define TOPOCOLL_P2P_H
@@ -198,6 +198,46 @@ TC_API int tc_irecv(struct tc_proc *proc, int src, void *buf, size_t cap, tc_req
 TC_API int tc_isend_tag(struct tc_proc *proc, int dst, int tag, const void *buf, size_t bytes,
                         tc_request *req);
 TC_API int tc_irecv_tag(struct tc_proc *proc, int src, int tag, void *buf, size_t cap, tc_request *req);
+
+/*
+ * Synchronous mode (MPI_Ssend, MPI_Issend): a send that completes only once
+ * a receive has taken its message, so that a completed tc_ssend means that
+ * its receiver has reached the matching receive and started to take the
+ * message (the receive copies it straight out of buf: buf is borrowed until
+ * then).  Whatever the size, 0 bytes included, the message goes by the path
+ * on which the receiver copies out of the sender's buffer: a single-copy
+ * descriptor to a neighbour, a rendezvous node (Routes, above) to any other
+ * rank.  A probe does not take it, nor does a receive too small for it
+ * (TC_ETRUNCATE: the message stays for a larger one); a collective of the
+ * receiver that sets it aside on their link does not complete it either.
+ * Matching and order are a standard send's: messages of one sender and
+ * tag, synchronous or not, are received in the order sent.  The logical
+ * clock and the modelled times are a standard send's of the same size and
+ * route (the wait for the receive is not charged).  tc_cancel cancels a
+ * synchronous send no receive has claimed, as a single-copy send.
+ *
+ * Blocking (tc_ssend, tc_ssend_tag): returns once a receive has taken the
+ * message; a program in which the receiver posts that receive only after
+ * the sender's next call waits forever (until timeout_ms), as in MPI.
+ * To oneself it could complete only by a receive of the caller, which is
+ * waiting in the call: TC_EINVAL at once, nothing sent, tc_error_detail()
+ * naming the deadlock.  Nonblocking (tc_issend, tc_issend_tag): buf and the
+ * request are borrowed until the request completes; to oneself the message
+ * joins the rank's own queue (Messages to oneself, above) uncopied, and the
+ * request completes when one of the rank's own receives takes it.  On a
+ * team over MPI processes (topocoll/mpi.h) the data go by MPI_Issend once a
+ * receive has taken the message's header, so the same holds; there
+ * tc_cancel of a send returns TC_EPENDING (only a receive can be cancelled
+ * there).
+ *
+ * Errors: those of tc_send_tag and tc_isend_tag (NULL request: TC_EINVAL;
+ * an active one: TC_EPENDING), and TC_EINVAL for tc_ssend to oneself.
+ */
+TC_API int tc_ssend(struct tc_proc *proc, int dst, const void *buf, size_t bytes);
+TC_API int tc_ssend_tag(struct tc_proc *proc, int dst, int tag, const void *buf, size_t bytes);
+TC_API int tc_issend(struct tc_proc *proc, int dst, const void *buf, size_t bytes, tc_request *req);
+TC_API int tc_issend_tag(struct tc_proc *proc, int dst, int tag, const void *buf, size_t bytes,
+                         tc_request *req);
 
 /* The status of a completed request (after tc_wait, tc_waitall or a
  * tc_test that said done, until the request is started again): 0 with *st

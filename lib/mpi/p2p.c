@@ -14,7 +14,11 @@
  * packed behind the header; a larger message's header says so, and its
  * data follow on dcomm (another duplicate) under the sender's count of its
  * split messages to that process, which the header carries, so that the
- * receive whose header came takes exactly that message's data.  Every
+ * receive whose header came takes exactly that message's data.  A
+ * synchronous send's (tc_issend_tag) data are split whatever their size
+ * and sent by MPI_Issend, so that it completes once a receive has taken
+ * its header and posted the receive of its data (a probe that holds the
+ * header does not complete it).  Every
  * receive posts a staging of a header and TC__MPI_P2P_PACK bytes, so an
  * MPI receive is never shorter than its message (MPI's truncation error is
  * fatal under MPICH's default handler): a message longer than the
@@ -128,7 +132,13 @@ static int tc__p2p_isend(struct tc_proc *proc, struct tc__req *req)
 	if (!s)
 		return TC_ENOMEM;
 	const size_t n = req->bytes;
-	struct tc__mpi_p2p_hdr h = {.arrival = req->clock, .bytes = n, .split = n > TC__MPI_P2P_PACK};
+	/* A synchronous send's data always follow on dcomm, by MPI_Issend:
+	 * its receiver posts their receive only when a receive of its own
+	 * takes the header (tc__take), not when a probe holds it, so the send
+	 * completes once a receive has taken the message. */
+	struct tc__mpi_p2p_hdr h = {.arrival = req->clock,
+	                            .bytes = n,
+	                            .split = req->sync || n > TC__MPI_P2P_PACK};
 	if (h.split)
 		h.dseq = m->dseq[req->peer]++ % 32768u; /* MPI_TAG_UB is at least 32767 */
 	memcpy(s->stage, &h, sizeof h);
@@ -140,7 +150,10 @@ static int tc__p2p_isend(struct tc_proc *proc, struct tc__req *req)
 		               m->pcomm, &s->hq);
 	} else {
 		rc = MPI_Isend(s->stage, (int)sizeof h, MPI_BYTE, req->peer, req->utag, m->pcomm, &s->hq);
-		if (rc == MPI_SUCCESS)
+		if (rc == MPI_SUCCESS && req->sync)
+			rc = MPI_Issend(req->sbuf, (int)n, MPI_BYTE, req->peer, (int)h.dseq,
+			                m->dcomm, &s->dq);
+		else if (rc == MPI_SUCCESS)
 			rc = MPI_Isend(req->sbuf, (int)n, MPI_BYTE, req->peer, (int)h.dseq,
 			               m->dcomm, &s->dq);
 	}

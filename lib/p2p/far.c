@@ -13,7 +13,8 @@
  * (lib/topo/charge.h): one link on a team's own topology, the parent's
  * route on a sub-team's general subset, for neighbours too.  Below
  * single_copy_min the node holds a copy and the send is complete at once;
- * from it on the receiver copies out of the sender's buffer, with the
+ * from it on, and at any size for a synchronous send (tc_issend_tag), the
+ * receiver copies out of the sender's buffer, with the
  * claim word and abort handshake of single-copy descriptors
  * (tc__rndv_quiesce then waits for every rank, not only the neighbours).
  * Messages from one sender keep their order: the stack is reversed as it
@@ -157,14 +158,29 @@ bool tc__pull_far(struct tc_proc *proc)
 	return any;
 }
 
+/* Makes n the rendezvous node of the send req: its receiver copies out of
+ * req's buffer, and req completes when it has (tc__complete), or is
+ * cancelled while nobody has claimed n (tc_cancel). */
+static void tc__far_rndv(struct tc_proc *proc, struct tc__req *req, struct tc__far *n)
+{
+	n->sreq = req;
+	atomic_init(&n->refs, 2);
+	req->state = TC__REQ_RNDV_WAIT;
+	req->fnode = n;
+	n->snext = proc->far_sent;
+	proc->far_sent = n;
+	proc->npending_rndv++;
+	proc->nfar_rndv++;
+}
+
 /* A routed send (dst no neighbour; arguments checked): its node onto
  * dst's mailbox, charged over the route.  TC_ENOMEM: nothing sent, req
  * not started. */
-int tc__isend_far(struct tc_proc *proc, int dst, int tag, const void *buf, size_t bytes,
+int tc__isend_far(struct tc_proc *proc, int dst, int tag, const void *buf, size_t bytes, bool sync,
                   struct tc__req *req)
 {
 	struct tc_team *t = proc->team;
-	const bool eager = bytes < t->single_copy_min;
+	const bool eager = !sync && bytes < t->single_copy_min;
 	struct tc__far *n = malloc(sizeof *n + (eager ? bytes : 0));
 	if (!n) {
 		tc__set_detail("no memory for a routed message of %zu bytes to rank %d", bytes, dst);
@@ -172,6 +188,8 @@ int tc__isend_far(struct tc_proc *proc, int dst, int tag, const void *buf, size_
 		return TC_ENOMEM;
 	}
 	tc__req_init(proc, req, TC__KIND_SEND, dst, -1, bytes);
+	req->single_copy = !eager;
+	req->sync = sync;
 	req->sbuf = buf;
 	req->rbuf = NULL;
 	req->utag = tag;
@@ -194,14 +212,7 @@ int tc__isend_far(struct tc_proc *proc, int dst, int tag, const void *buf, size_
 		atomic_init(&n->refs, 1);
 		tc__send_done(proc, req);
 	} else {
-		n->sreq = req;
-		atomic_init(&n->refs, 2);
-		req->state = TC__REQ_RNDV_WAIT;
-		req->fnode = n;
-		n->snext = proc->far_sent;
-		proc->far_sent = n;
-		proc->npending_rndv++;
-		proc->nfar_rndv++;
+		tc__far_rndv(proc, req, n);
 	}
 	proc->nposts++;
 	proc->stats.packets_sent++;
@@ -229,10 +240,17 @@ int tc__isend_far(struct tc_proc *proc, int dst, int tag, const void *buf, size_
  * No link is crossed, and the model charges nothing: the message arrives
  * at the sender's clock, with no hop and no port (tc__req_clock).
  * TC_ENOMEM: nothing sent, req not started.
+ *
+ * A synchronous one (tc_issend_tag) is not copied: its node is a
+ * rendezvous node like a routed one's, which the receive that takes it
+ * copies out of the sender's buffer, completing the send then (its claim
+ * word lets tc_cancel take it back until then).  Only the proc's own
+ * thread reads it, as its own receive.
  */
-int tc__isend_self(struct tc_proc *proc, int tag, const void *buf, size_t bytes, struct tc__req *req)
+int tc__isend_self(struct tc_proc *proc, int tag, const void *buf, size_t bytes, bool sync,
+                   struct tc__req *req)
 {
-	struct tc__far *n = malloc(sizeof *n + bytes);
+	struct tc__far *n = malloc(sizeof *n + (sync ? 0 : bytes));
 	if (!n) {
 		tc__set_detail("no memory for a copy of a message of %zu bytes to oneself (rank %d)",
 		               bytes, proc->rank);
@@ -240,7 +258,8 @@ int tc__isend_self(struct tc_proc *proc, int tag, const void *buf, size_t bytes,
 		return TC_ENOMEM;
 	}
 	tc__req_init(proc, req, TC__KIND_SEND, proc->rank, -1, bytes);
-	req->single_copy = 0;
+	req->single_copy = sync;
+	req->sync = sync;
 	req->sbuf = buf;
 	req->rbuf = NULL;
 	req->utag = tag;
@@ -256,9 +275,13 @@ int tc__isend_self(struct tc_proc *proc, int tag, const void *buf, size_t bytes,
 	n->total = bytes;
 	n->clock = proc->clock;
 	atomic_init(&n->claim, TC__CLAIM_OPEN);
-	atomic_init(&n->refs, 1);
-	if (bytes)
-		memcpy(n->data, buf, bytes);
+	if (sync) {
+		tc__far_rndv(proc, req, n); /* the receive copies out of buf */
+	} else {
+		atomic_init(&n->refs, 1);
+		if (bytes)
+			memcpy(n->data, buf, bytes);
+	}
 	/* Only this proc's thread touches fx: no ordering needed.  Behind
 	 * the messages already taken, so a receive matches the proc's own
 	 * messages in the order they were sent. */
@@ -268,7 +291,8 @@ int tc__isend_self(struct tc_proc *proc, int tag, const void *buf, size_t bytes,
 		proc->fx_head = n;
 	proc->fx_tail = n;
 	proc->nposts++;
-	tc__send_done(proc, req);
+	if (!sync)
+		tc__send_done(proc, req);
 	tc__pull_far(proc); /* a receive already posted takes it now */
 	return TC_OK;
 }

@@ -130,8 +130,9 @@ int tc__recv_far(struct tc_proc *proc, struct tc__req *r, struct tc__far *n);
 /* Takes the mailbox and matches its messages to the receives of grq; true
  * when a receive completed. */
 bool tc__pull_far(struct tc_proc *proc);
-/* A send to a rank that is not a neighbour, onto its mailbox. */
-int tc__isend_far(struct tc_proc *proc, int dst, int tag, const void *buf, size_t bytes,
+/* A send to a rank that is not a neighbour, onto its mailbox (sync: by the
+ * receiver's copy out of buf whatever its size, tc_issend_tag). */
+int tc__isend_far(struct tc_proc *proc, int dst, int tag, const void *buf, size_t bytes, bool sync,
                   struct tc__req *req);
 /* lib/p2p/p2p.c: the channels' paths, which lib/p2p/post.c starts. */
 
@@ -185,8 +186,10 @@ bool tc__pull_user(struct tc_proc *proc, struct tc__port *port);
 /* Progress of the receives from non-neighbours and from any source. */
 void tc__progress_any(struct tc_proc *proc);
 
-/* A send to oneself: complete at once. */
-int tc__isend_self(struct tc_proc *proc, int tag, const void *buf, size_t bytes, struct tc__req *req);
+/* A send to oneself: complete at once; sync (tc_issend_tag): once one of
+ * the proc's receives takes it. */
+int tc__isend_self(struct tc_proc *proc, int tag, const void *buf, size_t bytes, bool sync,
+                   struct tc__req *req);
 
 /* lib/p2p/wait.c: the end of a request. */
 

@@ -75,6 +75,7 @@ static int tc__check_args(const struct tc_proc *proc, int peer, bool recv, int t
 void tc__req_init(struct tc_proc *proc, struct tc__req *req, int kind, int peer, int nbr, size_t bytes)
 {
 	req->single_copy = kind == TC__KIND_SEND && bytes >= proc->team->single_copy_min;
+	req->sync = 0;
 	req->next = NULL;
 	req->bytes = bytes;
 	req->moved = 0;
@@ -154,11 +155,12 @@ static void tc__enqueue_recv(struct tc_proc *proc, struct tc__port *port, struct
  * p2p_engine): charged as on the channels (a routed one over its route),
  * the port's resource kept only when the engine started it. */
 static int tc__isend_engine(struct tc_proc *proc, int dst, int nbr, int tag, const void *buf,
-                            size_t bytes, struct tc__req *req)
+                            size_t bytes, bool sync, struct tc__req *req)
 {
 	struct tc_team *t = proc->team;
 	struct tc__mps *q = &t->mps;
 	tc__req_init(proc, req, TC__KIND_SEND, dst, nbr, bytes);
+	req->sync = sync;
 	req->sbuf = buf;
 	req->rbuf = NULL;
 	req->utag = tag;
@@ -197,17 +199,23 @@ static int tc__isend_engine(struct tc_proc *proc, int dst, int nbr, int tag, con
 }
 
 /* tc_isend and tc_irecv once the arguments are checked (nbr: dst's or
- * src's neighbour index; -1: routed, or from any source). */
+ * src's neighbour index; -1: routed, or from any source).  A synchronous
+ * send (sync: tc_issend_tag) takes the path on which the receiver copies
+ * out of the sender's buffer whatever the size: a single-copy descriptor
+ * to a neighbour, a rendezvous node to any other rank or to oneself; so
+ * it completes once a receive has taken it. */
 static int tc__isend_checked(struct tc_proc *proc, int dst, int nbr, int tag, const void *buf,
-                             size_t bytes, struct tc__req *req)
+                             size_t bytes, bool sync, struct tc__req *req)
 {
 	if (proc->team->p2p_engine)
-		return tc__isend_engine(proc, dst, nbr, tag, buf, bytes, req);
+		return tc__isend_engine(proc, dst, nbr, tag, buf, bytes, sync, req);
 	if (dst == proc->rank)
-		return tc__isend_self(proc, tag, buf, bytes, req);
+		return tc__isend_self(proc, tag, buf, bytes, sync, req);
 	if (nbr < 0)
-		return tc__isend_far(proc, dst, tag, buf, bytes, req);
+		return tc__isend_far(proc, dst, tag, buf, bytes, sync, req);
 	tc__req_init(proc, req, TC__KIND_SEND, dst, nbr, bytes);
+	if (sync)
+		req->single_copy = req->sync = 1;
 	req->sbuf = buf;
 	req->rbuf = NULL;
 	req->utag = tag;
@@ -256,16 +264,17 @@ static int tc__irecv_checked(struct tc_proc *proc, int src, int nbr, int tag, vo
 	return TC_OK;
 }
 
-int tc_isend_tag(struct tc_proc *proc, int dst, int tag, const void *buf, size_t bytes, tc_request *handle)
+/* tc_isend_tag and tc_issend_tag (call: its name, for the detail). */
+static int tc__isend_as(struct tc_proc *proc, int dst, int tag, const void *buf, size_t bytes,
+                        bool sync, tc_request *handle, const char *call)
 {
-	tc__clear_detail();
 	struct tc__req *req = tc__req(handle);
 	if (proc && req && tc__req_busy(proc, handle))
-		return tc__req_busy_error("tc_isend", "", ""); /* left as it is: still queued */
+		return tc__req_busy_error(call, "", ""); /* left as it is: still queued */
 	int nbr = -1;
 	int err = tc__check_args(proc, dst, false, tag, buf, bytes, req, &nbr);
 	if (!err)
-		err = tc__isend_checked(proc, dst, nbr, tag, buf, bytes, req);
+		err = tc__isend_checked(proc, dst, nbr, tag, buf, bytes, sync, req);
 	else if (req)
 		req->state = TC__REQ_IDLE; /* a later wait says TC_EINVAL, not a stale status */
 	if (!err)
@@ -273,9 +282,26 @@ int tc_isend_tag(struct tc_proc *proc, int dst, int tag, const void *buf, size_t
 	return err;
 }
 
+int tc_isend_tag(struct tc_proc *proc, int dst, int tag, const void *buf, size_t bytes, tc_request *handle)
+{
+	tc__clear_detail();
+	return tc__isend_as(proc, dst, tag, buf, bytes, false, handle, "tc_isend");
+}
+
 int tc_isend(struct tc_proc *proc, int dst, const void *buf, size_t bytes, tc_request *handle)
 {
 	return tc_isend_tag(proc, dst, 0, buf, bytes, handle);
+}
+
+int tc_issend_tag(struct tc_proc *proc, int dst, int tag, const void *buf, size_t bytes, tc_request *handle)
+{
+	tc__clear_detail();
+	return tc__isend_as(proc, dst, tag, buf, bytes, true, handle, "tc_issend");
+}
+
+int tc_issend(struct tc_proc *proc, int dst, const void *buf, size_t bytes, tc_request *handle)
+{
+	return tc_issend_tag(proc, dst, 0, buf, bytes, handle);
 }
 
 int tc_irecv_tag(struct tc_proc *proc, int src, int tag, void *buf, size_t cap, tc_request *handle)
@@ -426,10 +452,47 @@ static int tc__send_as(struct tc_proc *proc, int dst, int tag, const void *buf, 
 			return TC_OK;
 		}
 	}
-	err = tc__isend_checked(proc, dst, nbr, tag, buf, bytes, &req);
+	err = tc__isend_checked(proc, dst, nbr, tag, buf, bytes, false, &req);
 	if (err)
 		return err;
 	return tc__wait_as(proc, &req, NULL, call);
+}
+
+/* tc_ssend and tc_ssend_tag: a synchronous send, waited for.  To oneself
+ * it could complete only by a receive of the caller, which waits in this
+ * call: refused. */
+static int tc__ssend_as(struct tc_proc *proc, int dst, int tag, const void *buf, size_t bytes,
+                        const char *call)
+{
+	struct tc__req req;
+	int nbr = -1;
+	int err = tc__check_call(proc, dst, false, tag, buf, bytes, &nbr);
+	if (err)
+		return err;
+	if (dst == proc->rank) {
+		tc__set_detail("%s to oneself (rank %d): a synchronous send completes only when a "
+		               "receive takes its message, and the only rank that could post that "
+		               "receive waits in this call: it would wait forever (deadlock); use "
+		               "tc_issend_tag, then the receive, then the wait",
+		               call, dst);
+		return TC_EINVAL;
+	}
+	err = tc__isend_checked(proc, dst, nbr, tag, buf, bytes, true, &req);
+	if (err)
+		return err;
+	return tc__wait_as(proc, &req, NULL, call);
+}
+
+int tc_ssend(struct tc_proc *proc, int dst, const void *buf, size_t bytes)
+{
+	tc__clear_detail();
+	return tc__ssend_as(proc, dst, 0, buf, bytes, "tc_ssend");
+}
+
+int tc_ssend_tag(struct tc_proc *proc, int dst, int tag, const void *buf, size_t bytes)
+{
+	tc__clear_detail();
+	return tc__ssend_as(proc, dst, tag, buf, bytes, "tc_ssend_tag");
 }
 
 int tc_send(struct tc_proc *proc, int dst, const void *buf, size_t bytes)

@@ -39,6 +39,7 @@ struct tc__req {
 	int clocked;           /* applied to the rank's logical clock */
 	int tag;               /* what the message belongs to (user or a collective) */
 	int single_copy;       /* send: by single copy rather than streamed */
+	int sync;              /* send: synchronous (tc_issend): complete once a receive takes it */
 	_Atomic int rndv_done; /* single copy: set by the receiver */
 	/* lib/sched receives: takes a single-copy message straight from the
 	 * sender's buffer instead of copying it to rbuf (tc__post_recv_direct). */

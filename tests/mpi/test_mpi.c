@@ -579,13 +579,32 @@ out:
 }
 
 /* After the pattern (not in the clocks: the order of receives from any
- * source is the machine's): every rank sends its rank to 0 with tag r, 0
- * takes them from any source; tc_cancel of a receive nothing matches;
- * the argument errors.  Returns 1 when all held here. */
+ * source is the machine's): a synchronous send not complete before its
+ * receive is posted; every rank sends its rank to 0 with tag r, 0 takes
+ * them from any source; tc_cancel of a receive nothing matches; messages
+ * to oneself; the argument errors.  Returns 1 when all held here. */
 static int p2p_more(struct tc_proc *proc, int codes[4])
 {
 	const int r = tc_rank(proc), p = tc_size(proc);
 	int ok = 1;
+	/* A synchronous send to the right (p = 1: to oneself) is not complete
+	 * until that rank, told so by another message, posts its receive, and
+	 * is complete after; a blocking one to oneself is refused.  First, so
+	 * that the receives from any source below take none of these. */
+	const int sl = (r + p - 1) % p, sv = 200 + r;
+	int sg = -1, told = 0, notdone = 1;
+	tc_request ssq, nq;
+	ok &= tc_issend_tag(proc, (r + 1) % p, 11, &sv, sizeof sv, &ssq) == 0;
+	for (int k = 0; k < 3; k++) {
+		int done = -1;
+		ok &= tc_test(proc, &ssq, &done) == 0;
+		notdone &= done == 0;
+	}
+	ok &= tc_isend_tag(proc, (r + 1) % p, 12, &notdone, sizeof notdone, &nq) == 0;
+	ok &= tc_recv_tag(proc, sl, 12, &told, sizeof told, NULL) == 0 && told == 1;
+	ok &= tc_recv_tag(proc, sl, 11, &sg, sizeof sg, NULL) == 0 && sg == 200 + sl;
+	ok &= tc_wait(proc, &nq, NULL) == 0 && tc_wait(proc, &ssq, NULL) == 0 && notdone == 1;
+	ok &= tc_ssend_tag(proc, r, 11, &sv, sizeof sv) == TC_EINVAL;
 	if (r != 0) {
 		ok &= tc_send_tag(proc, 0, r, &r, sizeof r) == 0;
 	} else {
@@ -885,7 +904,9 @@ static void mode_p2p(int emulated)
 	      "%s %s: tags out of order, TC_ETRUNCATE then the message (16 B, 5000 B), a routed "
 	      "message",
 	      spec, what);
-	check(more_ok, "%s %s: receives from any source with their status, tc_cancel, messages to oneself",
+	check(more_ok,
+	      "%s %s: a synchronous send pending until its receive, receives from any source "
+	      "with their status, tc_cancel, messages to oneself",
 	      spec, what);
 	if (!emulated) {
 		int bad = 0;

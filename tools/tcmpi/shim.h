@@ -320,7 +320,11 @@ struct tcmpi__req {
 	 * complete; then done 4, the receive's status in peer, tag and ucount,
 	 * the first error in selferr. */
 	MPI_Request psub[2];
-	int cancelled;         /* done 3: cancelled by MPI_Cancel before any message matched */
+	int cancelled; /* done 3: cancelled by MPI_Cancel before any message matched */
+	/* A synchronous send on a communicator of one rank whose message no
+	 * receive has taken yet (selfpend set; shim_p2p.c): that message, in
+	 * the communicator's queue, or NULL once the queue is gone. */
+	struct tcmpi__self_msg *selfmsg;
 	struct tcmpi__nbr *nb; /* a neighbourhood collective's (TCMPI_REQ_COLL), or NULL */
 };
 struct tcmpi__req *tcmpi__req_new(MPI_Comm comm, int kind, MPI_Request *h, const char *fn);

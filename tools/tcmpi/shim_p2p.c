@@ -3,7 +3,7 @@
  * tools/tcmpi/shim_p2p.c - point-to-point messages (MPI_Send, MPI_Recv,
  * MPI_Isend, MPI_Irecv, MPI_Sendrecv, MPI_Sendrecv_replace, MPI_Isendrecv,
  * MPI_Isendrecv_replace, and the persistent MPI_Send_init, MPI_Bsend_init,
- * MPI_Rsend_init, MPI_Recv_init; the probes in shim_probe.c, the send
+ * MPI_Rsend_init, MPI_Ssend_init, MPI_Recv_init; the probes in shim_probe.c, the send
  * modes in shim_sendmodes.c) over
  * topocoll's tagged any-rank messages, and the requests of the layer
  * (MPI_Wait, MPI_Waitall, MPI_Waitany, MPI_Waitsome, MPI_Test, MPI_Testall,
@@ -101,7 +101,14 @@ void tcmpi__req_drop(MPI_Request *h)
  * that finds nothing, and a wait on a receive still posted, could only be
  * satisfied by a send of the calling rank, which is blocked in the call:
  * they fail at once with MPI_ERR_OTHER naming the deadlock (MPI would
- * wait forever).  The queues are the rank's alone (the layer is one copy
+ * wait forever).  A synchronous send (MPI_Issend, a started
+ * MPI_Ssend_init) is queued the same way, a copy of its message keeping
+ * a link to its request, which completes when a receive takes the
+ * message (a receive or MPI_Mprobe that takes it out of the queue; not a
+ * probe, nor a receive too small for it); until then a wait on it fails
+ * as a wait on a posted receive does.  A blocking MPI_Ssend completes
+ * only when a receive already posted takes its message; otherwise it
+ * fails with that error, nothing queued.  The queues are the rank's alone (the layer is one copy
  * per rank, a rank one thread or fibre): nothing is locked.
  */
 struct tcmpi__selfq {
@@ -124,6 +131,31 @@ static struct tcmpi__selfq *selfq_of(struct tcmpi__comm *c)
 	return c->selfq;
 }
 
+/* Frees q, a request freed by the program while it was pending on a
+ * communicator of one rank, now complete. */
+static void self_orphan_free(struct tcmpi__req *q)
+{
+	free(q->tmp);
+	free(q->tmp2);
+	tcmpi__dtype_drop(q->t);
+	free(q);
+}
+
+/* Message m, out of its queue, is taken by a receive: its synchronous
+ * send, if any, is complete. */
+static void self_taken(struct tcmpi__self_msg *m)
+{
+	struct tcmpi__req *q = m->sreq;
+	if (!q)
+		return;
+	m->sreq = NULL;
+	q->selfpend = 0;
+	q->selfmsg = NULL;
+	q->done = 3;
+	if (q->orphan)
+		self_orphan_free(q);
+}
+
 /* The first queued message of c whose tag matches tag, or NULL; taken
  * out of the queue when take. */
 struct tcmpi__self_msg *tcmpi__self_find(struct tcmpi__comm *c, int tag, int take)
@@ -139,6 +171,7 @@ struct tcmpi__self_msg *tcmpi__self_find(struct tcmpi__comm *c, int tag, int tak
 			*pp = m->next;
 			if (sq->mtail == &m->next)
 				sq->mtail = pp;
+			self_taken(m);
 		}
 		return m;
 	}
@@ -174,29 +207,28 @@ static void self_deliver(struct tcmpi__req *q, int tag, const void *data, size_t
 		q->selferr = MPI_ERR_TRUNCATE;
 	else
 		self_unpack(data, bytes, q->t, q->ubuf);
-	if (q->orphan) {
-		free(q->tmp);
-		tcmpi__dtype_drop(q->t);
-		free(q);
-	}
+	if (q->orphan)
+		self_orphan_free(q);
 }
 
 /* A send of bytes packed at data with tag on c (of one rank): to the
- * first posted receive that matches, or queued (copied).  MPI_SUCCESS
- * or the error (reported as fn's). */
-int tcmpi__self_send(struct tcmpi__comm *c, MPI_Comm comm, int tag, const void *data, size_t bytes,
-                     const char *fn)
+ * first posted receive that matches (*queued NULL), or queued (copied;
+ * *queued the message, whose synchronous send is sq).  MPI_SUCCESS or
+ * the error (reported as fn's). */
+static int self_send_as(struct tcmpi__comm *c, MPI_Comm comm, int tag, const void *data, size_t bytes,
+                        struct tcmpi__req *sq, struct tcmpi__self_msg **queued, const char *fn)
 {
-	struct tcmpi__selfq *sq = selfq_of(c);
-	if (!sq)
+	*queued = NULL;
+	struct tcmpi__selfq *sq_ = selfq_of(c);
+	if (!sq_)
 		return tcmpi__error(comm, MPI_ERR_NO_MEM, fn, "out of memory for a message");
-	for (struct tcmpi__req **pp = &sq->posted; *pp; pp = &(*pp)->snext) {
+	for (struct tcmpi__req **pp = &sq_->posted; *pp; pp = &(*pp)->snext) {
 		struct tcmpi__req *q = *pp;
 		if (!tag_match(q->stag, tag))
 			continue;
 		*pp = q->snext;
-		if (sq->ptail == &q->snext)
-			sq->ptail = pp;
+		if (sq_->ptail == &q->snext)
+			sq_->ptail = pp;
 		int fits = bytes <= q->cap;
 		self_deliver(q, tag, data, bytes);
 		if (fits)
@@ -213,9 +245,52 @@ int tcmpi__self_send(struct tcmpi__comm *c, MPI_Comm comm, int tag, const void *
 	}
 	if (bytes)
 		memcpy(copy, data, bytes);
-	*m = (struct tcmpi__self_msg){.tag = tag, .bytes = bytes, .data = copy};
-	*sq->mtail = m;
-	sq->mtail = &m->next;
+	*m = (struct tcmpi__self_msg){.tag = tag, .bytes = bytes, .data = copy, .sreq = sq};
+	*sq_->mtail = m;
+	sq_->mtail = &m->next;
+	*queued = m;
+	return MPI_SUCCESS;
+}
+
+int tcmpi__self_send(struct tcmpi__comm *c, MPI_Comm comm, int tag, const void *data, size_t bytes,
+                     const char *fn)
+{
+	struct tcmpi__self_msg *m;
+	return self_send_as(c, comm, tag, data, bytes, NULL, &m, fn);
+}
+
+/* Takes message m out of c's queue and frees it (nothing received it). */
+static void self_unqueue(struct tcmpi__comm *c, struct tcmpi__self_msg *m)
+{
+	struct tcmpi__selfq *sq = c->selfq;
+	for (struct tcmpi__self_msg **pp = sq ? &sq->msgs : NULL; pp && *pp; pp = &(*pp)->next)
+		if (*pp == m) {
+			*pp = m->next;
+			if (sq->mtail == &m->next)
+				sq->mtail = pp;
+			break;
+		}
+	free(m->data);
+	free(m);
+}
+
+int tcmpi__self_ssend(struct tcmpi__comm *c, MPI_Comm comm, int tag, const void *data, size_t bytes,
+                      struct tcmpi__req *q, const char *fn)
+{
+	struct tcmpi__self_msg *m;
+	int rc = self_send_as(c, comm, tag, data, bytes, q, &m, fn);
+	if (rc)
+		return rc;
+	if (m && !q) { /* MPI_Ssend: no receive took it, and none can */
+		self_unqueue(c, m);
+		return tcmpi__ssend_deadlock(comm, tag, fn);
+	}
+	if (m) {
+		q->selfpend = 1;
+		q->selfmsg = m;
+	} else if (q) {
+		q->done = 3;
+	}
 	return MPI_SUCCESS;
 }
 
@@ -246,10 +321,17 @@ static int self_irecv(struct tcmpi__comm *c, MPI_Comm comm, struct tcmpi__req *q
 	return MPI_SUCCESS;
 }
 
-/* Takes posted receive q out of its communicator's list (if there). */
+/* Takes posted receive q out of its communicator's list (if there); a
+ * pending synchronous send's message out of its queue. */
 static void self_unpost(struct tcmpi__req *q)
 {
 	struct tcmpi__comm *c = tcmpi__comm(q->comm);
+	if (q->kind == TCMPI_REQ_SEND) {
+		if (q->selfmsg && c)
+			self_unqueue(c, q->selfmsg);
+		q->selfmsg = NULL;
+		return;
+	}
 	struct tcmpi__selfq *sq = c ? c->selfq : NULL;
 	for (struct tcmpi__req **pp = sq ? &sq->posted : NULL; pp && *pp; pp = &(*pp)->snext)
 		if (*pp == q) {
@@ -268,17 +350,18 @@ void tcmpi__selfq_free(struct tcmpi__comm *c)
 		return;
 	for (struct tcmpi__self_msg *m = sq->msgs, *n; m; m = n) {
 		n = m->next;
+		if (m->sreq && m->sreq->orphan)
+			self_orphan_free(m->sreq);
+		else if (m->sreq) /* stays pending; waiting on it reports the deadlock */
+			m->sreq->selfmsg = NULL;
 		free(m->data);
 		free(m);
 	}
 	for (struct tcmpi__req *q = sq->posted, *n; q; q = n) {
 		n = q->snext;
 		q->snext = NULL;
-		if (q->orphan) {
-			free(q->tmp);
-			tcmpi__dtype_drop(q->t);
-			free(q);
-		}
+		if (q->orphan)
+			self_orphan_free(q);
 		/* else: stays pending; waiting on it reports the deadlock. */
 	}
 	free(sq);
@@ -294,6 +377,24 @@ int tcmpi__self_deadlock(MPI_Comm comm, int source, int tag, const char *fn)
 	                    "one rank, and only the calling rank could send one: the call would "
 	                    "wait forever (deadlock)",
 	                    source, tag);
+}
+
+int tcmpi__ssend_deadlock(MPI_Comm comm, int tag, const char *fn)
+{
+	return tcmpi__error(comm, MPI_ERR_OTHER, fn,
+	                    "a synchronous send with tag %d to the calling rank completes only "
+	                    "when a receive of that rank takes its message, and none has: the "
+	                    "call would wait forever (deadlock)",
+	                    tag);
+}
+
+/* The error of a wait on q, pending on a communicator of one rank: a
+ * receive no message reached, or a synchronous send no receive took. */
+static int self_wait_error(const struct tcmpi__req *q, const char *fn)
+{
+	if (q->kind == TCMPI_REQ_SEND)
+		return tcmpi__ssend_deadlock(q->comm, q->tag, fn);
+	return tcmpi__self_deadlock(q->comm, q->peer, q->stag, fn);
 }
 
 /* The start of MPI_Isend and MPI_Irecv: the arguments checked, a request of
@@ -344,7 +445,7 @@ static int req_posted(MPI_Comm comm, struct tcmpi__req *q, MPI_Request *request,
 }
 
 int tcmpi__isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-                 MPI_Comm comm, MPI_Request *request, const char *fn)
+                 MPI_Comm comm, MPI_Request *request, int sync, const char *fn)
 {
 	struct tcmpi__comm *c;
 	const struct tcmpi__dtype *t;
@@ -357,24 +458,30 @@ int tcmpi__isend(const void *buf, int count, MPI_Datatype datatype, int dest, in
 		tcmpi__pack(buf, (size_t)count, t, q->tmp);
 		b = q->tmp;
 	}
-	if (!c->proc) { /* one rank: buffered, complete at once */
-		if ((rc = tcmpi__self_send(c, comm, tag, b, (size_t)count * t->size, fn))) {
+	const size_t bytes = (size_t)count * t->size;
+	if (!c->proc) { /* one rank: buffered, complete at once (synchronous: once taken) */
+		q->peer = dest;
+		q->ucount = bytes;
+		rc = sync ? tcmpi__self_ssend(c, comm, tag, b, bytes, q, fn)
+		          : tcmpi__self_send(c, comm, tag, b, bytes, fn);
+		if (rc) {
 			tcmpi__req_drop(request);
 			return rc;
 		}
-		q->peer = dest;
-		q->ucount = (size_t)count * t->size;
-		q->done = 3;
+		if (!sync)
+			q->done = 3;
 		return MPI_SUCCESS;
 	}
 	return req_posted(comm, q, request,
-	                  tc_isend_tag(c->proc, dest, tag, b, (size_t)count * t->size, &q->tr), fn);
+	                  sync ? tc_issend_tag(c->proc, dest, tag, b, bytes, &q->tr)
+	                       : tc_isend_tag(c->proc, dest, tag, b, bytes, &q->tr),
+	                  fn);
 }
 
 int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
               MPI_Request *request)
 {
-	return tcmpi__isend(buf, count, datatype, dest, tag, comm, request, __func__);
+	return tcmpi__isend(buf, count, datatype, dest, tag, comm, request, 0, __func__);
 }
 
 int tcmpi__irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
@@ -610,7 +717,7 @@ static int wait_one(MPI_Request *h, MPI_Status *st, const char *fn)
 {
 	struct tcmpi__req *q = req_of(*h);
 	if (q && q->selfpend)
-		return tcmpi__self_deadlock(q->comm, q->peer, q->stag, fn);
+		return self_wait_error(q, fn);
 	if (q && q->kind == TCMPI_REQ_PAIR && q->active) {
 		int rc = pair_progress(q, 1, fn);
 		if (rc)
@@ -781,7 +888,7 @@ static int any(int count, MPI_Request a[], int *index, int *flag, MPI_Status *st
 		if (!live && block && pend >= 0) {
 			/* Only receives on communicators of one rank remain. */
 			struct tcmpi__req *q = self_blocked(req_of(a[pend]));
-			return tcmpi__self_deadlock(q->comm, q->peer, q->stag, fn);
+			return self_wait_error(q, fn);
 		}
 		if (pend >= 0)
 			live = 1;
@@ -862,7 +969,7 @@ static int some(int count, MPI_Request a[], int *outcount, int idx[], MPI_Status
 				other = req_live(a[i]) && !self_blocked(req_of(a[i]));
 			if (!other) {
 				struct tcmpi__req *q = self_blocked(req_of(a[pend]));
-				return tcmpi__self_deadlock(q->comm, q->peer, q->stag, fn);
+				return self_wait_error(q, fn);
 			}
 		}
 		tc_yield(tcmpi__self->proc);
@@ -922,13 +1029,13 @@ int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 
 /* ---------------------------------------------------------------------
  * Persistent messages (MPI_Send_init, MPI_Bsend_init, MPI_Rsend_init,
- * MPI_Recv_init): the request keeps the call's arguments (its own copy of
+ * MPI_Ssend_init, MPI_Recv_init): the request keeps the call's arguments (its own copy of
  * the datatype, and a staging buffer when that is not contiguous); each
  * MPI_Start makes the nonblocking call they describe, reading the send
  * buffer then, and the waits and tests complete it as they do an Isend's
  * or Irecv's, leaving it inactive for the next start.
  */
-enum { MODE_STD = 0, MODE_BUFFERED };
+enum { MODE_STD = 0, MODE_BUFFERED, MODE_SYNC };
 
 static int p2p_init(const void *buf, int count, MPI_Datatype datatype, int peer, int tag,
                     MPI_Comm comm, MPI_Request *request, int is_recv, int mode, const char *fn)
@@ -1015,15 +1122,18 @@ static int p2p_start(struct tcmpi__req *q, const char *fn)
 	if (b != q->sbuf)
 		tcmpi__pack(q->sbuf, (size_t)q->pcount, q->t, (void *)(uintptr_t)b);
 	if (!c->proc) {
-		int rc = tcmpi__self_send(c, q->comm, q->ptag, b, bytes, fn);
+		q->ucount = bytes;
+		int rc = q->pmode == MODE_SYNC
+		                 ? tcmpi__self_ssend(c, q->comm, q->ptag, b, bytes, q, fn)
+		                 : tcmpi__self_send(c, q->comm, q->ptag, b, bytes, fn);
 		free(tmp);
-		if (!rc) {
-			q->ucount = bytes;
+		if (!rc && q->pmode != MODE_SYNC)
 			q->done = 3;
-		}
 		return rc;
 	}
-	const int tcrc = tc_isend_tag(c->proc, q->ppeer, q->ptag, b, bytes, &q->tr);
+	const int tcrc = q->pmode == MODE_SYNC
+	                         ? tc_issend_tag(c->proc, q->ppeer, q->ptag, b, bytes, &q->tr)
+	                         : tc_isend_tag(c->proc, q->ppeer, q->ptag, b, bytes, &q->tr);
 	if (tcrc)
 		return tcmpi__tc_error(q->comm, tcrc, fn);
 	q->active = 1;
@@ -1047,6 +1157,13 @@ int MPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, 
                    MPI_Comm comm, MPI_Request *request)
 {
 	return p2p_init(buf, count, datatype, dest, tag, comm, request, 0, MODE_BUFFERED, __func__);
+}
+
+/* Each start makes an MPI_Issend (shim_sendmodes.c). */
+int MPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                   MPI_Comm comm, MPI_Request *request)
+{
+	return p2p_init(buf, count, datatype, dest, tag, comm, request, 0, MODE_SYNC, __func__);
 }
 
 int MPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
@@ -1224,7 +1341,8 @@ int MPI_Request_free(MPI_Request *request)
 	if (q->selfpend) {
 		/* A posted receive on a communicator of one rank: it stays posted
 		 * and is freed when a send completes it (or with its
-		 * communicator). */
+		 * communicator); a synchronous send's message stays queued, the
+		 * request freed when a receive takes it. */
 		q->orphan = 1;
 		reqs[*request - 1] = NULL;
 		*request = MPI_REQUEST_NULL;
@@ -1252,7 +1370,7 @@ int MPI_Request_free(MPI_Request *request)
  * Blocking calls.
  */
 int tcmpi__send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
-                const char *fn)
+                int sync, const char *fn)
 {
 	struct tcmpi__comm *c;
 	int rc = check(comm, dest, 0, fn, &c);
@@ -1263,6 +1381,8 @@ int tcmpi__send(const void *buf, int count, MPI_Datatype datatype, int dest, int
 		return rc;
 	if (dest == MPI_PROC_NULL)
 		return MPI_SUCCESS;
+	if (sync && c->proc && dest == tc_rank(c->proc))
+		return tcmpi__ssend_deadlock(comm, tag, fn); /* as topocoll's tc_ssend */
 	void *tmp = NULL;
 	const void *b = buf;
 	if (!t->contig) {
@@ -1271,19 +1391,22 @@ int tcmpi__send(const void *buf, int count, MPI_Datatype datatype, int dest, int
 			return tcmpi__error(comm, MPI_ERR_NO_MEM, fn, "out of memory");
 		tcmpi__pack(buf, (size_t)count, t, tmp);
 	}
-	if (!c->proc) { /* one rank: buffered */
-		rc = tcmpi__self_send(c, comm, tag, b, (size_t)count * t->size, fn);
+	const size_t bytes = (size_t)count * t->size;
+	if (!c->proc) { /* one rank: buffered (synchronous: taken by a posted receive) */
+		rc = sync ? tcmpi__self_ssend(c, comm, tag, b, bytes, NULL, fn)
+		          : tcmpi__self_send(c, comm, tag, b, bytes, fn);
 		free(tmp);
 		return rc;
 	}
-	int tcrc = tc_send_tag(c->proc, dest, tag, b, (size_t)count * t->size);
+	int tcrc = sync ? tc_ssend_tag(c->proc, dest, tag, b, bytes)
+	                : tc_send_tag(c->proc, dest, tag, b, bytes);
 	free(tmp);
 	return tcrc ? tcmpi__tc_error(comm, tcrc, fn) : MPI_SUCCESS;
 }
 
 int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-	return tcmpi__send(buf, count, datatype, dest, tag, comm, __func__);
+	return tcmpi__send(buf, count, datatype, dest, tag, comm, 0, __func__);
 }
 
 int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
@@ -1356,7 +1479,7 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int 
 	int rc = tcmpi__irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, &r[0], __func__);
 	if (rc)
 		return rc;
-	rc = tcmpi__isend(sendbuf, sendcount, sendtype, dest, sendtag, comm, &r[1], __func__);
+	rc = tcmpi__isend(sendbuf, sendcount, sendtype, dest, sendtag, comm, &r[1], 0, __func__);
 	if (rc) {
 		undo_recv(&r[0]);
 		return rc;
@@ -1452,7 +1575,7 @@ static int isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
 	}
 	rc = tcmpi__irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, &r, fn);
 	if (!rc && !replace)
-		rc = tcmpi__isend(sendbuf, sendcount, sendtype, dest, sendtag, comm, &sd, fn);
+		rc = tcmpi__isend(sendbuf, sendcount, sendtype, dest, sendtag, comm, &sd, 0, fn);
 	if (rc) {
 		if (r != MPI_REQUEST_NULL)
 			undo_recv(&r);
@@ -1513,10 +1636,12 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, 
  * receives), its buffer untouched and its status saying so
  * (MPI_Test_cancelled).  A send is cancelled only when topocoll can take
  * it back whole: a single-copy message that no receive has claimed yet
- * (p2p.h); any other send (a streamed message, copied at once; one to
- * oneself; a buffered one, in the attached buffer; one on a communicator
- * of one rank, queued at once) has left already, and MPI lets the cancel
- * fail: its status says not cancelled.  MPI_Cancel only marks: the wait
+ * (p2p.h), a synchronous one among them at any size, and on a
+ * communicator of one rank a synchronous send's message still queued;
+ * any other send (a streamed message, copied at once; a standard one to
+ * oneself; a buffered one, in the attached buffer; a standard one on a
+ * communicator of one rank, queued at once) has left already, and MPI
+ * lets the cancel fail: its status says not cancelled.  MPI_Cancel only marks: the wait
  * or test that completes the request tells which.  A collective request
  * cannot be cancelled (MPI makes it erroneous): MPI_ERR_REQUEST, the
  * request unchanged.

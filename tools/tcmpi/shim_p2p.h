@@ -70,23 +70,33 @@ struct tcmpi__self_msg {
 	struct tcmpi__self_msg *next;
 	int tag;
 	size_t bytes;
-	void *data; /* packed; NULL when empty */
+	void *data;              /* packed; NULL when empty */
+	struct tcmpi__req *sreq; /* its synchronous send, complete once it is taken */
 };
 
 /* The first queued message of c whose tag matches tag, or NULL; taken
- * out of the queue when take (shim_p2p.c). */
+ * out of the queue when take, which completes its synchronous send
+ * (shim_p2p.c). */
 struct tcmpi__self_msg *tcmpi__self_find(struct tcmpi__comm *c, int tag, int take);
 /* A send of bytes packed at data with tag on c, a communicator of one
  * rank: to the first posted receive that matches, or queued (copied).
  * MPI_SUCCESS or the error (reported as fn's; shim_p2p.c). */
 int tcmpi__self_send(struct tcmpi__comm *c, MPI_Comm comm, int tag, const void *data, size_t bytes,
                      const char *fn);
+/* The same in synchronous mode for send request q (its peer, tag and
+ * ucount set): complete (q->done 3) when a posted receive takes the
+ * message at once, else queued and q pending (selfpend) until a receive
+ * takes it; q NULL (MPI_Ssend): nothing queued, and the deadlock's error
+ * when no posted receive takes it. */
+int tcmpi__self_ssend(struct tcmpi__comm *c, MPI_Comm comm, int tag, const void *data, size_t bytes,
+                      struct tcmpi__req *q, const char *fn);
 /* MPI_Send, MPI_Isend and MPI_Irecv, their errors named as fn's
- * (shim_p2p.c): the ready mode's calls are the standard ones. */
+ * (shim_p2p.c): the ready mode's calls are the standard ones; with sync,
+ * MPI_Ssend and MPI_Issend (shim_sendmodes.c). */
 int tcmpi__send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
-                const char *fn);
+                int sync, const char *fn);
 int tcmpi__isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-                 MPI_Comm comm, MPI_Request *request, const char *fn);
+                 MPI_Comm comm, MPI_Request *request, int sync, const char *fn);
 int tcmpi__irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
                  MPI_Request *request, const char *fn);
 /* MPI_Bsend, its errors named as fn's (shim_sendmodes.c): the message
@@ -106,5 +116,7 @@ void tcmpi__bsend_settle(struct tc_proc *proc);
 /* The error of a call that would wait forever on a communicator of one
  * rank (shim_p2p.c). */
 int tcmpi__self_deadlock(MPI_Comm comm, int source, int tag, const char *fn);
+/* The same for a synchronous send to the calling rank (shim_p2p.c). */
+int tcmpi__ssend_deadlock(MPI_Comm comm, int tag, const char *fn);
 
 #endif /* TCMPI_SHIM_P2P_H */

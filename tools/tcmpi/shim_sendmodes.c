@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * tools/tcmpi/shim_sendmodes.c - MPI's send modes beside the standard one:
- * ready (MPI_Rsend, MPI_Irsend) and buffered (MPI_Bsend, MPI_Ibsend, with
- * MPI_Buffer_attach and MPI_Buffer_detach).
+ * ready (MPI_Rsend, MPI_Irsend), synchronous (MPI_Ssend, MPI_Issend; the
+ * persistent MPI_Ssend_init in shim_p2p.c) and buffered (MPI_Bsend,
+ * MPI_Ibsend, with MPI_Buffer_attach and MPI_Buffer_detach).
  *
  * Ready mode: a ready send may be used only when the matching receive is
  * already posted, and MPI lets it behave as a standard send; it is one
@@ -36,23 +37,24 @@
  * yet to copy, which a correct program's receive does before the
  * finalize's barrier.
  *
- * Synchronous mode (MPI_Ssend, MPI_Issend, MPI_Ssend_init) is not
- * provided.  topocoll's send of a message below the team's
- * single_copy_min completes once the message is copied into the channel,
- * before any receive matches it (p2p.h; from single_copy_min on, the
- * receiver copies it out of the sender's buffer and the send completes
- * then, which is synchronous already).  Making the small sends
- * synchronous needs the receiving rank's layer to acknowledge the
- * message it matched, and it cannot tell which message asked for that:
- * a message carries only its source, tag and size, and a receive's
- * matching (a tag, or any tag) cannot be changed to carry a mark.  It
- * would take a context of the layer's own beside each communicator's (a
- * duplicate team made with the communicator, so by every call that makes
- * one, which is a collective) for a notice before each synchronous
- * message and the acknowledgement after its receive, and a count per
- * peer and tag on every send and every receive to tell which message a
- * notice is about (messages of one source and tag are received in the
- * order sent): a cost on every message of the program.
+ * Synchronous mode (MPI_Ssend, MPI_Issend, MPI_Ssend_init): the send
+ * completes only once a receive has taken its message.  On a communicator
+ * with a team it is topocoll's synchronous send (tc_ssend_tag,
+ * tc_issend_tag; p2p.h), whose receiver copies the message out of the
+ * sender's buffer (packed, for a datatype that is not contiguous, as a
+ * standard send's) and only then completes it, whatever its size; so
+ * MPI_Ssend returns, and MPI_Test of an MPI_Issend says true, only once the
+ * receiver's matching receive has taken the message (a probe does not).
+ * MPI_Ssend_init's starts make that MPI_Issend.  MPI_Cancel cancels one
+ * that no receive has claimed, as it does a single-copy send.  A blocking
+ * MPI_Ssend to the calling rank could complete only by that rank's own
+ * receive, which cannot be posted while it waits: it fails at once with
+ * MPI_ERR_OTHER naming the deadlock (MPI would wait forever); MPI_Issend
+ * to it completes when the rank's receive takes the message.  On a
+ * communicator of one rank the layer queues the message itself
+ * (shim_p2p.c, "Communicators of one rank"): the request completes when a
+ * receive takes it, MPI_Ssend when a receive already posted does (else
+ * the same error, nothing queued).
  */
 #include <stdint.h>
 #include <string.h>
@@ -62,13 +64,24 @@
 
 int MPI_Rsend(const void *ibuf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-	return tcmpi__send(ibuf, count, datatype, dest, tag, comm, __func__);
+	return tcmpi__send(ibuf, count, datatype, dest, tag, comm, 0, __func__);
 }
 
 int MPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                MPI_Request *request)
 {
-	return tcmpi__isend(buf, count, datatype, dest, tag, comm, request, __func__);
+	return tcmpi__isend(buf, count, datatype, dest, tag, comm, request, 0, __func__);
+}
+
+int MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+	return tcmpi__send(buf, count, datatype, dest, tag, comm, 1, __func__);
+}
+
+int MPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+               MPI_Request *request)
+{
+	return tcmpi__isend(buf, count, datatype, dest, tag, comm, request, 1, __func__);
 }
 
 /* ---------------------------------------------------------------------

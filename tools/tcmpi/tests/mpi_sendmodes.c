@@ -16,8 +16,15 @@
  * with a strided type; MPI_Cancel of receives no message matched (on the
  * world, on MPI_COMM_SELF, a persistent one's operation), of a large send
  * not yet received and of a buffered one; and the errors of all of them
- * under MPI_ERRORS_RETURN.  The synchronous mode is not provided by the
- * layer (shim_sendmodes.c says why).  Every part runs at every size, 1
+ * under MPI_ERRORS_RETURN.  Synchronous mode: an MPI_Issend not complete
+ * (MPI_Test false) until its receiver, told by another message, posts
+ * the receive, complete after, at 0, 2 and 3000 elements and strided;
+ * MPI_Ssend and MPI_Recv around the ring, small, large and strided, in
+ * order with standard sends of the same tag; MPI_Ssend_init started
+ * three times; MPI_COMM_SELF (a probe does not complete it, a receive
+ * posted first does, one freed while pending, a persistent one); its
+ * errors (a blocking one to oneself, a wait that would never end),
+ * cancelling one, and MPI_PROC_NULL.  Every part runs at every size, 1
  * included (a world of one rank, and MPI_COMM_SELF).  Exit status 0 when
  * all hold; each failure printed.  Written against MPI alone: the parts
  * that Open MPI 4 lacks (the MPI 4.0 calls) or does otherwise (said where)
@@ -854,6 +861,312 @@ static void cancel_errors(void)
 #endif
 }
 
+/* ---------------------------------------------------------------------
+ * Synchronous mode.
+ */
+
+/* Every rank starts an MPI_Issend to its right (tag 30, count elements of
+ * datatype), tests it three times: not complete, as the right rank posts
+ * nothing until told to by this rank's notice (tag 31, sent after the
+ * tests); then it receives its left rank's notice, the message, and the
+ * Issend completes. */
+static void sync_pending_one(int count, MPI_Datatype datatype, int span)
+{
+	int *sv = malloc(sizeof(int) * (size_t)(span + 1)),
+	    *rv = malloc(sizeof(int) * (size_t)(span + 1));
+	for (int i = 0; i < span; i++) {
+		sv[i] = 1000 * rank + i;
+		rv[i] = -1;
+	}
+	MPI_Request q, nq;
+	MPI_Status st;
+	MPI_Issend(sv, count, datatype, right, 30, MPI_COMM_WORLD, &q);
+	int notdone = 1, flag = -1;
+	for (int k = 0; k < 3; k++) {
+		MPI_Test(&q, &flag, MPI_STATUS_IGNORE);
+		notdone &= flag == 0;
+	}
+	MPI_Isend(&notdone, 1, MPI_INT, right, 31, MPI_COMM_WORLD, &nq);
+	int peer = -1;
+	MPI_Recv(&peer, 1, MPI_INT, left, 31, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+	CHECK(notdone == 1 && peer == 1, "Issend of %d elements complete before its receive: %d %d",
+	      count, notdone, peer);
+	MPI_Recv(rv, count, datatype, left, 30, MPI_COMM_WORLD, &st);
+	int n = -1;
+	MPI_Get_count(&st, datatype, &n);
+	MPI_Wait(&nq, MPI_STATUS_IGNORE);
+	MPI_Status ss;
+	int rc = MPI_Wait(&q, &ss);
+	int bad = 0;
+	for (int i = 0; i < span; i++)
+		bad += rv[i] != (datatype == MPI_INT || i % 3 == 0 ? 1000 * left + i : -1);
+	CHECK(rc == MPI_SUCCESS && q == MPI_REQUEST_NULL && st.MPI_SOURCE == left &&
+	              st.MPI_TAG == 30 && n == count && !bad,
+	      "Issend of %d elements: error %d, source %d, count %d, %d wrong elements", count, rc,
+	      st.MPI_SOURCE, n, bad);
+	free(sv);
+	free(rv);
+}
+
+static void sync_pending(void)
+{
+	MPI_Datatype vec;
+	MPI_Type_vector(40, 1, 3, MPI_INT, &vec);
+	MPI_Type_commit(&vec);
+	sync_pending_one(0, MPI_INT, 0);
+	sync_pending_one(2, MPI_INT, 2);
+	sync_pending_one(3000, MPI_INT, 3000);
+	sync_pending_one(1, vec, 118);
+	MPI_Type_free(&vec);
+}
+
+/* MPI_Ssend and MPI_Recv around the ring (even ranks send first, odd ones
+ * receive first: no cycle of sends waiting), at 1 and 4096 elements and
+ * with a strided type; a world of one rank uses MPI_Issend, the receive,
+ * then the wait (an MPI_Ssend to oneself cannot complete). */
+static void sync_ring(void)
+{
+	enum { BIG = 4096 };
+	int *sv = malloc(sizeof(int) * BIG), *rv = malloc(sizeof(int) * BIG);
+	MPI_Datatype vec;
+	MPI_Type_vector(100, 2, 5, MPI_INT, &vec);
+	MPI_Type_commit(&vec);
+	const int counts[3] = {1, BIG, 1};
+	for (int c = 0; c < 3; c++) {
+		MPI_Datatype t = c == 2 ? vec : MPI_INT;
+		const int span = c == 2 ? 99 * 5 + 2 : counts[c];
+		for (int i = 0; i < span; i++) {
+			sv[i] = 7 * rank + i;
+			rv[i] = -1;
+		}
+		MPI_Status st;
+		int rc;
+		if (size == 1) {
+			MPI_Request q;
+			MPI_Issend(sv, counts[c], t, 0, 32, MPI_COMM_WORLD, &q);
+			MPI_Recv(rv, counts[c], t, 0, 32, MPI_COMM_WORLD, &st);
+			rc = MPI_Wait(&q, MPI_STATUS_IGNORE);
+		} else if (rank % 2 == 0) {
+			rc = MPI_Ssend(sv, counts[c], t, right, 32, MPI_COMM_WORLD);
+			MPI_Recv(rv, counts[c], t, left, 32, MPI_COMM_WORLD, &st);
+		} else {
+			MPI_Recv(rv, counts[c], t, left, 32, MPI_COMM_WORLD, &st);
+			rc = MPI_Ssend(sv, counts[c], t, right, 32, MPI_COMM_WORLD);
+		}
+		int bad = 0;
+		for (int i = 0; i < span; i++)
+			bad += rv[i] != (c < 2 || i % 5 < 2 ? 7 * left + i : -1);
+		CHECK(rc == MPI_SUCCESS && st.MPI_SOURCE == left && !bad,
+		      "Ssend ring, case %d: error %d, source %d, %d wrong elements", c, rc,
+		      st.MPI_SOURCE, bad);
+	}
+	/* In order with standard sends of the same tag. */
+	MPI_Request q[4];
+	int a = 10 * rank, b = 10 * rank + 1, d = 10 * rank + 2, got[3] = {-1, -1, -1};
+	MPI_Irecv(&got[0], 1, MPI_INT, left, 33, MPI_COMM_WORLD, &q[0]);
+	MPI_Isend(&a, 1, MPI_INT, right, 33, MPI_COMM_WORLD, &q[1]);
+	MPI_Issend(&b, 1, MPI_INT, right, 33, MPI_COMM_WORLD, &q[2]);
+	MPI_Isend(&d, 1, MPI_INT, right, 33, MPI_COMM_WORLD, &q[3]);
+	MPI_Recv(&got[1], 1, MPI_INT, left, 33, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+	MPI_Recv(&got[2], 1, MPI_INT, left, 33, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+	MPI_Waitall(4, q, MPI_STATUSES_IGNORE);
+	CHECK(got[0] == 10 * left && got[1] == 10 * left + 1 && got[2] == 10 * left + 2,
+	      "standard and synchronous sends out of order: %d %d %d", got[0], got[1], got[2]);
+	MPI_Type_free(&vec);
+	free(sv);
+	free(rv);
+}
+
+/* MPI_Ssend_init to the right, its receive (MPI_Recv_init) started
+ * first, three starts with new contents, contiguous and strided; and one
+ * to MPI_PROC_NULL. */
+static void sync_persistent(void)
+{
+	enum { N = 6 };
+	int sa[N], ra[N], sv[3 * N], rv[3 * N], nul = 5;
+	MPI_Datatype vec;
+	MPI_Type_vector(N, 1, 3, MPI_INT, &vec);
+	MPI_Type_commit(&vec);
+	MPI_Request q[5];
+	MPI_Recv_init(ra, N, MPI_INT, left, 34, MPI_COMM_WORLD, &q[0]);
+	MPI_Recv_init(rv, 1, vec, left, 35, MPI_COMM_WORLD, &q[1]);
+	MPI_Ssend_init(sa, N, MPI_INT, right, 34, MPI_COMM_WORLD, &q[2]);
+	MPI_Ssend_init(sv, 1, vec, right, 35, MPI_COMM_WORLD, &q[3]);
+	MPI_Ssend_init(&nul, 1, MPI_INT, MPI_PROC_NULL, 35, MPI_COMM_WORLD, &q[4]);
+	MPI_Type_free(&vec);
+	for (int round = 0; round < 3; round++) {
+		for (int i = 0; i < N; i++)
+			sa[i] = 1000 * round + 10 * rank + i;
+		for (int i = 0; i < 3 * N; i++) {
+			sv[i] = -(1000 * round + 10 * rank + i);
+			rv[i] = 1;
+		}
+		MPI_Startall(5, q);
+		MPI_Status st[5];
+		int rc = MPI_Waitall(5, q, st);
+		int bad = 0;
+		for (int i = 0; i < N; i++)
+			bad += ra[i] != 1000 * round + 10 * left + i;
+		for (int i = 0; i < 3 * N; i++)
+			bad += rv[i] != (i % 3 ? 1 : -(1000 * round + 10 * left + i));
+		CHECK(rc == MPI_SUCCESS && !bad && st[0].MPI_SOURCE == left &&
+		              st[1].MPI_TAG == 35 && q[2] != MPI_REQUEST_NULL && nul == 5,
+		      "Ssend_init round %d: error %d, %d wrong elements", round, rc, bad);
+	}
+	for (int i = 0; i < 5; i++)
+		MPI_Request_free(&q[i]);
+}
+
+/* On MPI_COMM_SELF: an MPI_Issend is not complete after a probe that
+ * finds its message, and is after the receive; one whose receive was
+ * posted first completes at once, as does MPI_Ssend then; a strided one;
+ * one freed while pending reaches its receive; MPI_Ssend_init started
+ * twice. */
+static void sync_self(void)
+{
+	int v[6] = {1, 2, 3, 4, 5, 6}, r[6] = {0}, flag = -1, pflag = -1;
+	MPI_Request q, rq;
+	MPI_Status st;
+	MPI_Issend(&v[0], 1, MPI_INT, 0, 40, MPI_COMM_SELF, &q);
+	MPI_Test(&q, &flag, MPI_STATUS_IGNORE);
+	MPI_Iprobe(0, 40, MPI_COMM_SELF, &pflag, &st);
+	int after = -1;
+	MPI_Test(&q, &after, MPI_STATUS_IGNORE);
+	CHECK(flag == 0 && pflag == 1 && after == 0, "self Issend: test %d, probe %d, test %d",
+	      flag, pflag, after);
+	MPI_Recv(&r[0], 1, MPI_INT, 0, 40, MPI_COMM_SELF, &st);
+	MPI_Test(&q, &flag, &st);
+	CHECK(flag == 1 && r[0] == 1 && q == MPI_REQUEST_NULL,
+	      "self Issend after its receive: %d %d", flag, r[0]);
+
+	MPI_Irecv(&r[1], 1, MPI_INT, 0, 41, MPI_COMM_SELF, &rq);
+	MPI_Issend(&v[1], 1, MPI_INT, 0, 41, MPI_COMM_SELF, &q);
+	MPI_Test(&q, &flag, MPI_STATUS_IGNORE);
+	MPI_Wait(&rq, MPI_STATUS_IGNORE);
+	CHECK(flag == 1 && r[1] == 2, "self Issend to a posted receive: %d %d", flag, r[1]);
+	MPI_Irecv(&r[2], 1, MPI_INT, 0, 42, MPI_COMM_SELF, &rq);
+	int rc = MPI_Ssend(&v[2], 1, MPI_INT, 0, 42, MPI_COMM_SELF);
+	MPI_Wait(&rq, MPI_STATUS_IGNORE);
+	CHECK(rc == MPI_SUCCESS && r[2] == 3, "self Ssend to a posted receive: %d %d", rc, r[2]);
+
+	MPI_Datatype vec;
+	MPI_Type_vector(3, 1, 2, MPI_INT, &vec);
+	MPI_Type_commit(&vec);
+	MPI_Issend(v, 1, vec, 0, 43, MPI_COMM_SELF, &q);
+	MPI_Recv(r, 3, MPI_INT, 0, 43, MPI_COMM_SELF, MPI_STATUS_IGNORE);
+	rc = MPI_Wait(&q, MPI_STATUS_IGNORE);
+	CHECK(rc == MPI_SUCCESS && r[0] == 1 && r[1] == 3 && r[2] == 5,
+	      "self strided Issend: %d %d %d", r[0], r[1], r[2]);
+	MPI_Type_free(&vec);
+
+	MPI_Issend(&v[3], 1, MPI_INT, 0, 44, MPI_COMM_SELF, &q);
+	MPI_Request_free(&q);
+	r[3] = 0;
+	MPI_Recv(&r[3], 1, MPI_INT, 0, 44, MPI_COMM_SELF, MPI_STATUS_IGNORE);
+	CHECK(r[3] == 4 && q == MPI_REQUEST_NULL, "self Issend freed while pending: %d", r[3]);
+
+	int s = 0, g = -1;
+	MPI_Ssend_init(&s, 1, MPI_INT, 0, 45, MPI_COMM_SELF, &q);
+	for (int round = 0; round < 2; round++) {
+		s = 50 + round;
+		MPI_Start(&q);
+		MPI_Test(&q, &flag, MPI_STATUS_IGNORE);
+		MPI_Recv(&g, 1, MPI_INT, 0, 45, MPI_COMM_SELF, MPI_STATUS_IGNORE);
+		rc = MPI_Wait(&q, MPI_STATUS_IGNORE);
+		CHECK(flag == 0 && rc == MPI_SUCCESS && g == 50 + round && q != MPI_REQUEST_NULL,
+		      "self Ssend_init round %d: test %d, %d", round, flag, g);
+	}
+	MPI_Request_free(&q);
+}
+
+/* The layer's errors: a blocking synchronous send that only the calling
+ * rank's own receive could complete (to itself on the world, and on
+ * MPI_COMM_SELF with no receive posted: nothing queued); a wait on an
+ * MPI_Issend no receive has taken on MPI_COMM_SELF, which stays pending;
+ * cancelling one (on MPI_COMM_SELF, and to the right rank: cancelled, or
+ * received whole); argument errors. */
+static void sync_errors(void)
+{
+#ifdef TCMPI
+	int v = 9, got = -1, flag = -1;
+	CHECK(MPI_Ssend(&v, 1, MPI_INT, rank, 46, MPI_COMM_WORLD) == MPI_ERR_OTHER, "Ssend to oneself");
+	CHECK(MPI_Ssend(&v, 1, MPI_INT, 0, 46, MPI_COMM_SELF) == MPI_ERR_OTHER,
+	      "Ssend on MPI_COMM_SELF with no receive posted");
+	MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_SELF, &flag, MPI_STATUS_IGNORE);
+	CHECK(flag == 0, "a failed Ssend on MPI_COMM_SELF left its message queued");
+	MPI_Request q;
+	MPI_Status st;
+	MPI_Issend(&v, 1, MPI_INT, 0, 47, MPI_COMM_SELF, &q);
+	CHECK(MPI_Wait(&q, MPI_STATUS_IGNORE) == MPI_ERR_OTHER && q != MPI_REQUEST_NULL,
+	      "Wait on an Issend on MPI_COMM_SELF no receive has taken");
+	int idx = -1;
+	CHECK(MPI_Waitany(1, &q, &idx, MPI_STATUS_IGNORE) == MPI_ERR_OTHER,
+	      "Waitany on an Issend on MPI_COMM_SELF no receive has taken");
+	MPI_Recv(&got, 1, MPI_INT, 0, 47, MPI_COMM_SELF, MPI_STATUS_IGNORE);
+	CHECK(MPI_Wait(&q, MPI_STATUS_IGNORE) == MPI_SUCCESS && got == 9,
+	      "Wait on the Issend after its receive: %d", got);
+
+	/* Cancelled on MPI_COMM_SELF: gone. */
+	MPI_Issend(&v, 1, MPI_INT, 0, 48, MPI_COMM_SELF, &q);
+	MPI_Cancel(&q);
+	MPI_Wait(&q, &st);
+	MPI_Test_cancelled(&st, &flag);
+	int left_over = -1;
+	MPI_Iprobe(0, 48, MPI_COMM_SELF, &left_over, MPI_STATUS_IGNORE);
+	CHECK(flag == 1 && left_over == 0, "self Issend cancelled: %d, message left %d", flag, left_over);
+
+	/* To the right rank: no receive is posted for it before the
+	 * exchange below, so topocoll takes it back; if not, it is received
+	 * whole.  The wait comes after the exchange, as a send not cancelled
+	 * completes only once received. */
+	int w[3] = {rank, rank + 1, rank + 2}, rw[3] = {-1, -1, -1};
+	MPI_Barrier(MPI_COMM_WORLD);
+	MPI_Issend(w, 3, MPI_INT, right, 49, MPI_COMM_WORLD, &q);
+	MPI_Cancel(&q);
+	int done = 0, mine = 0, peer = -1;
+	MPI_Test(&q, &done, &st);
+	if (done)
+		MPI_Test_cancelled(&st, &mine);
+	MPI_Sendrecv(&mine, 1, MPI_INT, right, 50, &peer, 1, MPI_INT, left, 50, MPI_COMM_WORLD,
+	             MPI_STATUS_IGNORE);
+	if (peer) {
+		MPI_Iprobe(left, 49, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+		CHECK(!flag, "a cancelled Issend reached its receiver");
+	} else {
+		MPI_Recv(rw, 3, MPI_INT, left, 49, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+		CHECK(rw[0] == left && rw[2] == left + 2, "an Issend not cancelled: %d %d", rw[0],
+		      rw[2]);
+	}
+	if (!done)
+		MPI_Wait(&q, MPI_STATUS_IGNORE);
+	CHECK(right == rank ? mine == 1 : (mine == 0 || mine == 1), "Issend cancelled: %d", mine);
+
+	CHECK(MPI_Ssend(&v, -1, MPI_INT, right, 1, MPI_COMM_WORLD) == MPI_ERR_COUNT,
+	      "Ssend of a negative count");
+	CHECK(MPI_Ssend(&v, 1, MPI_INT, size, 1, MPI_COMM_WORLD) == MPI_ERR_RANK,
+	      "Ssend to rank %d", size);
+	CHECK(MPI_Issend(&v, 1, MPI_INT, right, -3, MPI_COMM_WORLD, &q) == MPI_ERR_TAG,
+	      "Issend of tag -3");
+	CHECK(MPI_Issend(&v, 1, MPI_INT, right, 1, MPI_COMM_WORLD, NULL) == MPI_ERR_REQUEST,
+	      "Issend with NULL request");
+	CHECK(MPI_Ssend(&v, 1, MPI_DATATYPE_NULL, right, 1, MPI_COMM_WORLD) == MPI_ERR_TYPE,
+	      "Ssend of MPI_DATATYPE_NULL");
+	CHECK(MPI_Ssend_init(&v, 1, MPI_INT, right, 1, MPI_COMM_NULL, &q) == MPI_ERR_COMM,
+	      "Ssend_init on MPI_COMM_NULL");
+	CHECK(MPI_Ssend_init(&v, 1, MPI_INT, -9, 1, MPI_COMM_WORLD, &q) == MPI_ERR_RANK,
+	      "Ssend_init to rank -9");
+#endif
+	/* MPI_PROC_NULL: complete at once. */
+	int z = 1;
+	MPI_Request pq;
+	int f = -1;
+	CHECK(MPI_Ssend(&z, 1, MPI_INT, MPI_PROC_NULL, 1, MPI_COMM_WORLD) == MPI_SUCCESS,
+	      "Ssend to MPI_PROC_NULL");
+	MPI_Issend(&z, 1, MPI_INT, MPI_PROC_NULL, 1, MPI_COMM_WORLD, &pq);
+	MPI_Test(&pq, &f, MPI_STATUS_IGNORE);
+	CHECK(f == 1 && pq == MPI_REQUEST_NULL, "Issend to MPI_PROC_NULL: %d", f);
+}
+
 int main(int argc, char **argv)
 {
 	MPI_Init(&argc, &argv);
@@ -880,6 +1193,11 @@ int main(int argc, char **argv)
 	sendrecv_errors();
 	cancelling();
 	cancel_errors();
+	sync_pending();
+	sync_ring();
+	sync_persistent();
+	sync_self();
+	sync_errors();
 
 	MPI_Barrier(MPI_COMM_WORLD);
 	MPI_Finalize();
