@@ -783,15 +783,21 @@ static void cancelling(void)
 	MPI_Request_free(&q);
 
 #ifdef TCMPI
-	/* A large send, its receive posted after a barrier.  MPI: the wait
-	 * on a request marked for cancellation is local, whatever other
-	 * ranks do; Open MPI 4 was seen to wait for the receive here (the
-	 * cancel of a send fails there), so this part is the layer's alone. */
+	/* A large send, its receive posted after a barrier, on a duplicate
+	 * of the world whose channels no other call of the test reads: no
+	 * receive can have taken its descriptor aside before the cancel (a
+	 * descriptor taken aside is claimed, and its send is then not
+	 * cancelled: its wait waits for the receiver).  MPI: the wait on a
+	 * request marked for cancellation is local, whatever other ranks
+	 * do; Open MPI 4 was seen to wait for the receive here (the cancel of
+	 * a send fails there), so this part is the layer's alone. */
+	MPI_Comm cc;
+	MPI_Comm_dup(MPI_COMM_WORLD, &cc);
 	enum { BIG = 8192 };
 	int *big = malloc(sizeof(int) * BIG), *got = malloc(sizeof(int) * BIG);
 	for (int i = 0; i < BIG; i++)
 		big[i] = rank + i;
-	MPI_Isend(big, BIG, MPI_INT, right, 97, MPI_COMM_WORLD, &q);
+	MPI_Isend(big, BIG, MPI_INT, right, 97, cc, &q);
 	MPI_Cancel(&q);
 	MPI_Wait(&q, &st);
 	int sent_cancelled = -1, peer_cancelled = -1;
@@ -800,10 +806,10 @@ static void cancelling(void)
 	             MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 	MPI_Barrier(MPI_COMM_WORLD);
 	if (peer_cancelled) {
-		MPI_Iprobe(left, 97, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+		MPI_Iprobe(left, 97, cc, &flag, MPI_STATUS_IGNORE);
 		CHECK(!flag, "a cancelled send reached its receiver");
 	} else {
-		MPI_Recv(got, BIG, MPI_INT, left, 97, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+		MPI_Recv(got, BIG, MPI_INT, left, 97, cc, MPI_STATUS_IGNORE);
 		int bad = 0;
 		for (int i = 0; i < BIG; i++)
 			bad += got[i] != left + i;
@@ -813,6 +819,7 @@ static void cancelling(void)
 	/* topocoll takes back a single-copy message no receive has claimed;
 	 * a message to oneself is copied at once. */
 	CHECK(sent_cancelled == (right != rank), "large send to %d: cancelled %d", right, sent_cancelled);
+	MPI_Comm_free(&cc);
 	free(big);
 	free(got);
 #endif
