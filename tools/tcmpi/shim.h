@@ -312,10 +312,10 @@ struct tcmpi__req {
 	struct tcmpi__req *snext; /* the next receive posted on the communicator */
 	struct tcmpi__req *onext; /* the next request freed while active */
 	int unpacked;             /* its data unpacked since its start (shim_p2p.c) */
-	/* A persistent message (shim_p2p.c): its send mode, count, peer and
+	/* A persistent message (shim_persist.c): its send mode, count, peer and
 	 * tag as given to its MPI_*_init. */
 	int pmode, pcount, ppeer, ptag;
-	/* MPI_Isendrecv's (TCMPI_REQ_PAIR, shim_p2p.c): its receive and send,
+	/* MPI_Isendrecv's (TCMPI_REQ_PAIR, shim_sendrecv.c): its receive and send,
 	 * requests of the layer the program never sees, MPI_REQUEST_NULL once
 	 * complete; then done 4, the receive's status in peer, tag and ucount,
 	 * the first error in selferr. */

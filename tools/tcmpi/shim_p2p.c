@@ -1,14 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * tools/tcmpi/shim_p2p.c - point-to-point messages (MPI_Send, MPI_Recv,
- * MPI_Isend, MPI_Irecv, MPI_Sendrecv, MPI_Sendrecv_replace, MPI_Isendrecv,
- * MPI_Isendrecv_replace, and the persistent MPI_Send_init, MPI_Bsend_init,
- * MPI_Rsend_init, MPI_Ssend_init, MPI_Recv_init; the probes in shim_probe.c, the send
- * modes in shim_sendmodes.c) over
- * topocoll's tagged any-rank messages, and the requests of the layer
- * (MPI_Wait, MPI_Waitall, MPI_Waitany, MPI_Waitsome, MPI_Test, MPI_Testall,
- * MPI_Testsome, MPI_Request_get_status, MPI_Start, MPI_Startall,
- * MPI_Request_free, MPI_Cancel) for messages and collectives alike.
+ * MPI_Isend, MPI_Irecv, MPI_Sendrecv; the probes in shim_probe.c, the send
+ * modes in shim_sendmodes.c, the persistent messages in shim_persist.c,
+ * the other send-receive calls in shim_sendrecv.c) over topocoll's tagged
+ * any-rank messages, and the requests of the layer (MPI_Wait,
+ * MPI_Waitall, MPI_Waitany, MPI_Waitsome, MPI_Test, MPI_Testall,
+ * MPI_Testsome, MPI_Request_get_status, MPI_Request_free, MPI_Cancel) for
+ * messages and collectives alike.
  *
  * A communicator is a team and the calling rank's proc in it, so ranks and
  * the matching of messages are the communicator's own (topocoll keeps the
@@ -65,7 +64,7 @@ nomem:
 	return NULL;
 }
 
-static struct tcmpi__req *req_of(MPI_Request h)
+struct tcmpi__req *tcmpi__req_of(MPI_Request h)
 {
 	return h >= 1 && h <= nreqs ? reqs[h - 1] : NULL;
 }
@@ -74,7 +73,7 @@ static void self_unpost(struct tcmpi__req *q);
 
 void tcmpi__req_drop(MPI_Request *h)
 {
-	struct tcmpi__req *q = req_of(*h);
+	struct tcmpi__req *q = tcmpi__req_of(*h);
 	if (q) {
 		if (q->selfpend)
 			self_unpost(q);
@@ -297,7 +296,7 @@ int tcmpi__self_ssend(struct tcmpi__comm *c, MPI_Comm comm, int tag, const void 
 /* The receive q on c (of one rank): takes the first queued message that
  * matches q->stag, or is posted (q->selfpend).  MPI_SUCCESS or the error
  * (reported as fn's). */
-static int self_irecv(struct tcmpi__comm *c, MPI_Comm comm, struct tcmpi__req *q, const char *fn)
+int tcmpi__self_irecv(struct tcmpi__comm *c, MPI_Comm comm, struct tcmpi__req *q, const char *fn)
 {
 	const struct tcmpi__self_msg *m = tcmpi__self_find(c, q->stag, 0);
 	if (m && m->bytes > q->cap) { /* truncated: the message stays queued */
@@ -434,7 +433,7 @@ static int req_begin(MPI_Comm comm, int peer, int is_recv, MPI_Datatype datatype
 
 /* The end of MPI_Isend and MPI_Irecv: q active once its tc request is
  * posted (tcrc 0), else dropped and the error reported. */
-static int req_posted(MPI_Comm comm, struct tcmpi__req *q, MPI_Request *request, int tcrc, const char *fn)
+int tcmpi__req_posted(MPI_Comm comm, struct tcmpi__req *q, MPI_Request *request, int tcrc, const char *fn)
 {
 	if (tcrc) {
 		tcmpi__req_drop(request);
@@ -472,10 +471,10 @@ int tcmpi__isend(const void *buf, int count, MPI_Datatype datatype, int dest, in
 			q->done = 3;
 		return MPI_SUCCESS;
 	}
-	return req_posted(comm, q, request,
-	                  sync ? tc_issend_tag(c->proc, dest, tag, b, bytes, &q->tr)
-	                       : tc_isend_tag(c->proc, dest, tag, b, bytes, &q->tr),
-	                  fn);
+	return tcmpi__req_posted(comm, q, request,
+	                         sync ? tc_issend_tag(c->proc, dest, tag, b, bytes, &q->tr)
+	                              : tc_isend_tag(c->proc, dest, tag, b, bytes, &q->tr),
+	                         fn);
 }
 
 int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
@@ -504,7 +503,7 @@ int tcmpi__irecv(void *buf, int count, MPI_Datatype datatype, int source, int ta
 		}
 		q->cap = (size_t)count * t->size;
 		q->stag = tag;
-		if ((rc = self_irecv(c, comm, q, fn)))
+		if ((rc = tcmpi__self_irecv(c, comm, q, fn)))
 			tcmpi__req_drop(request);
 		return rc;
 	}
@@ -516,10 +515,10 @@ int tcmpi__irecv(void *buf, int count, MPI_Datatype datatype, int source, int ta
 			return tcmpi__error(comm, MPI_ERR_NO_MEM, fn, "out of memory");
 		}
 	}
-	return req_posted(comm, q, request,
-	                  tc_irecv_tag(c->proc, tc_src(source), tc_tag(tag), b,
-	                               (size_t)count * t->size, &q->tr),
-	                  fn);
+	return tcmpi__req_posted(comm, q, request,
+	                         tc_irecv_tag(c->proc, tc_src(source), tc_tag(tag), b,
+	                                      (size_t)count * t->size, &q->tr),
+	                         fn);
 }
 
 int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
@@ -581,7 +580,7 @@ static int req_finish(struct tcmpi__req *q, int tcrc, MPI_Status *st, const char
 /* Completes handle *h after req_finish: frees it unless persistent. */
 static void req_release(MPI_Request *h)
 {
-	struct tcmpi__req *q = req_of(*h);
+	struct tcmpi__req *q = tcmpi__req_of(*h);
 	if (q && !q->persistent)
 		tcmpi__req_drop(h);
 	else if (q)
@@ -617,7 +616,6 @@ static int done_status(struct tcmpi__req *q, MPI_Status *st, const char *fn)
 }
 
 static int test_one(MPI_Request *h, int *flag, MPI_Status *st, const char *fn);
-static int wait_one(MPI_Request *h, MPI_Status *st, const char *fn);
 
 /* Makes progress on active request q's topocoll requests (block: until
  * they complete): *done = 1 and their outcome once they have. */
@@ -638,7 +636,7 @@ static struct tcmpi__req *self_blocked(struct tcmpi__req *q)
 		return q;
 	if (q->kind != TCMPI_REQ_PAIR || !q->active)
 		return NULL;
-	struct tcmpi__req *r = req_of(q->psub[0]);
+	struct tcmpi__req *r = tcmpi__req_of(q->psub[0]);
 	return r && r->selfpend && q->psub[1] == MPI_REQUEST_NULL ? r : NULL;
 }
 
@@ -647,14 +645,15 @@ static struct tcmpi__req *self_blocked(struct tcmpi__req *q)
  * are, q is complete (done 4).  An error of a part is kept in q->selferr
  * (reported already); a blocking wait on a receive that nothing can
  * satisfy returns its error and leaves q as it was. */
-static int pair_progress(struct tcmpi__req *q, int block, const char *fn)
+int tcmpi__pair_progress(struct tcmpi__req *q, int block, const char *fn)
 {
 	for (int i = 0; i < 2; i++) {
 		if (q->psub[i] == MPI_REQUEST_NULL)
 			continue;
 		MPI_Status st = {.MPI_SOURCE = q->peer, .MPI_TAG = q->tag};
 		int f = 1;
-		int rc = block ? wait_one(&q->psub[i], &st, fn) : test_one(&q->psub[i], &f, &st, fn);
+		int rc = block ? tcmpi__wait_one(&q->psub[i], &st, fn)
+		               : test_one(&q->psub[i], &f, &st, fn);
 		if (q->psub[i] != MPI_REQUEST_NULL) {
 			if (rc)
 				return rc; /* not completed: the deadlock's error */
@@ -679,14 +678,14 @@ static int pair_progress(struct tcmpi__req *q, int block, const char *fn)
  * filled, handle released). */
 static int test_one(MPI_Request *h, int *flag, MPI_Status *st, const char *fn)
 {
-	struct tcmpi__req *q = req_of(*h);
+	struct tcmpi__req *q = tcmpi__req_of(*h);
 	*flag = 1;
 	if (q && q->selfpend) { /* a receive on a communicator of one rank */
 		*flag = 0;
 		return MPI_SUCCESS;
 	}
 	if (q && q->kind == TCMPI_REQ_PAIR && q->active) {
-		(void)pair_progress(q, 0, fn);
+		(void)tcmpi__pair_progress(q, 0, fn);
 		if (q->active) {
 			*flag = 0;
 			return MPI_SUCCESS;
@@ -713,13 +712,13 @@ static int test_one(MPI_Request *h, int *flag, MPI_Status *st, const char *fn)
 	return rc;
 }
 
-static int wait_one(MPI_Request *h, MPI_Status *st, const char *fn)
+int tcmpi__wait_one(MPI_Request *h, MPI_Status *st, const char *fn)
 {
-	struct tcmpi__req *q = req_of(*h);
+	struct tcmpi__req *q = tcmpi__req_of(*h);
 	if (q && q->selfpend)
 		return self_wait_error(q, fn);
 	if (q && q->kind == TCMPI_REQ_PAIR && q->active) {
-		int rc = pair_progress(q, 1, fn);
+		int rc = tcmpi__pair_progress(q, 1, fn);
 		if (rc)
 			return rc;
 	}
@@ -738,14 +737,14 @@ static int wait_one(MPI_Request *h, MPI_Status *st, const char *fn)
 	return rc;
 }
 
-static int check_req(MPI_Request *h, const char *fn)
+int tcmpi__check_req(MPI_Request *h, const char *fn)
 {
 	int rc = tcmpi__check_init(fn);
 	if (rc)
 		return rc;
 	if (!h)
 		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_REQUEST, fn, "NULL request");
-	if (*h != MPI_REQUEST_NULL && !req_of(*h))
+	if (*h != MPI_REQUEST_NULL && !tcmpi__req_of(*h))
 		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_REQUEST, fn, "invalid request %d", *h);
 	return MPI_SUCCESS;
 }
@@ -757,13 +756,13 @@ static MPI_Status *nth(MPI_Status *sts, int i)
 
 int MPI_Wait(MPI_Request *request, MPI_Status *status)
 {
-	int rc = check_req(request, __func__);
-	return rc ? rc : wait_one(request, status, __func__);
+	int rc = tcmpi__check_req(request, __func__);
+	return rc ? rc : tcmpi__wait_one(request, status, __func__);
 }
 
 int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 {
-	int rc = check_req(request, __func__);
+	int rc = tcmpi__check_req(request, __func__);
 	if (rc)
 		return rc;
 	if (!flag)
@@ -771,13 +770,13 @@ int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 	return test_one(request, flag, status, __func__);
 }
 
-static int check_reqs(int count, MPI_Request *a, const char *fn)
+int tcmpi__check_reqs(int count, MPI_Request *a, const char *fn)
 {
 	if (count < 0 || (count > 0 && !a))
 		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_ARG, fn,
 		                    "invalid count %d or NULL array", count);
 	for (int i = 0; i < count; i++) {
-		int rc = check_req(&a[i], fn);
+		int rc = tcmpi__check_req(&a[i], fn);
 		if (rc)
 			return rc;
 	}
@@ -799,12 +798,12 @@ static void in_status(MPI_Status *st, int rc, int *first)
 
 int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status *array_of_statuses)
 {
-	int rc = check_reqs(count, array_of_requests, __func__), first = MPI_SUCCESS;
+	int rc = tcmpi__check_reqs(count, array_of_requests, __func__), first = MPI_SUCCESS;
 	if (rc)
 		return rc;
 	for (int i = 0; i < count; i++) {
 		MPI_Status *st = nth(array_of_statuses, i);
-		rc = wait_one(&array_of_requests[i], st, __func__);
+		rc = tcmpi__wait_one(&array_of_requests[i], st, __func__);
 		in_status(st, rc, &first);
 	}
 	return first;
@@ -812,7 +811,7 @@ int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status *array_of
 
 int MPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Status *array_of_statuses)
 {
-	int rc = check_reqs(count, array_of_requests, __func__);
+	int rc = tcmpi__check_reqs(count, array_of_requests, __func__);
 	if (rc)
 		return rc;
 	if (!flag)
@@ -821,11 +820,11 @@ int MPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Statu
 	 * that finish meanwhile keep their outcome in the request (done). */
 	int all = 1;
 	for (int i = 0; i < count; i++) {
-		struct tcmpi__req *q = req_of(array_of_requests[i]);
+		struct tcmpi__req *q = tcmpi__req_of(array_of_requests[i]);
 		if (q && q->selfpend)
 			all = 0;
 		if (q && q->kind == TCMPI_REQ_PAIR && q->active)
-			(void)pair_progress(q, 0, __func__);
+			(void)tcmpi__pair_progress(q, 0, __func__);
 		if (q && q->kind == TCMPI_REQ_PAIR && q->active)
 			all = 0;
 		if (!q || !q->active || q->kind == TCMPI_REQ_PAIR)
@@ -844,7 +843,7 @@ int MPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Statu
 		return MPI_SUCCESS;
 	int first = MPI_SUCCESS;
 	for (int i = 0; i < count; i++) {
-		struct tcmpi__req *q = req_of(array_of_requests[i]);
+		struct tcmpi__req *q = tcmpi__req_of(array_of_requests[i]);
 		MPI_Status *st = nth(array_of_statuses, i);
 		if (!q || !q->done) {
 			empty_status(st);
@@ -860,7 +859,7 @@ int MPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Statu
 static int any(int count, MPI_Request a[], int *index, int *flag, MPI_Status *status, int block,
                const char *fn)
 {
-	int rc = check_reqs(count, a, fn);
+	int rc = tcmpi__check_reqs(count, a, fn);
 	if (rc)
 		return rc;
 	if (!index || (!block && !flag))
@@ -868,7 +867,7 @@ static int any(int count, MPI_Request a[], int *index, int *flag, MPI_Status *st
 	for (;;) {
 		int live = 0, pend = -1;
 		for (int i = 0; i < count; i++) {
-			struct tcmpi__req *q = req_of(a[i]);
+			struct tcmpi__req *q = tcmpi__req_of(a[i]);
 			if (self_blocked(q)) {
 				pend = pend < 0 ? i : pend;
 				continue;
@@ -887,7 +886,7 @@ static int any(int count, MPI_Request a[], int *index, int *flag, MPI_Status *st
 		}
 		if (!live && block && pend >= 0) {
 			/* Only receives on communicators of one rank remain. */
-			struct tcmpi__req *q = self_blocked(req_of(a[pend]));
+			struct tcmpi__req *q = self_blocked(tcmpi__req_of(a[pend]));
 			return self_wait_error(q, fn);
 		}
 		if (pend >= 0)
@@ -918,7 +917,7 @@ int MPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *fla
  * communicator of one rank (MPI's "active" request). */
 static int req_live(MPI_Request h)
 {
-	const struct tcmpi__req *q = req_of(h);
+	const struct tcmpi__req *q = tcmpi__req_of(h);
 	return q && (q->active || q->done || q->selfpend);
 }
 
@@ -930,7 +929,7 @@ static int req_live(MPI_Request h)
 static int some(int count, MPI_Request a[], int *outcount, int idx[], MPI_Status *sts, int block,
                 const char *fn)
 {
-	int rc = check_reqs(count, a, fn);
+	int rc = tcmpi__check_reqs(count, a, fn);
 	if (rc)
 		return rc;
 	if (!outcount || (count > 0 && !idx))
@@ -938,7 +937,7 @@ static int some(int count, MPI_Request a[], int *outcount, int idx[], MPI_Status
 	for (;;) {
 		int live = 0, pend = -1, n = 0, first = MPI_SUCCESS;
 		for (int i = 0; i < count; i++) {
-			struct tcmpi__req *q = req_of(a[i]);
+			struct tcmpi__req *q = tcmpi__req_of(a[i]);
 			if (!req_live(a[i]))
 				continue;
 			live = 1;
@@ -966,9 +965,9 @@ static int some(int count, MPI_Request a[], int *outcount, int idx[], MPI_Status
 			/* Are only receives on communicators of one rank left? */
 			int other = 0;
 			for (int i = 0; i < count && !other; i++)
-				other = req_live(a[i]) && !self_blocked(req_of(a[i]));
+				other = req_live(a[i]) && !self_blocked(tcmpi__req_of(a[i]));
 			if (!other) {
-				struct tcmpi__req *q = self_blocked(req_of(a[pend]));
+				struct tcmpi__req *q = self_blocked(tcmpi__req_of(a[pend]));
 				return self_wait_error(q, fn);
 			}
 		}
@@ -996,19 +995,19 @@ int MPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount,
  * complete.  A receive's data are in its buffer once *flag is 1. */
 int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 {
-	int rc = check_req(&request, __func__);
+	int rc = tcmpi__check_req(&request, __func__);
 	if (rc)
 		return rc;
 	if (!flag)
 		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_ARG, __func__, "NULL flag");
-	struct tcmpi__req *q = req_of(request);
+	struct tcmpi__req *q = tcmpi__req_of(request);
 	*flag = 1;
 	if (!req_live(request)) {
 		empty_status(status);
 		return MPI_SUCCESS;
 	}
 	if (q->kind == TCMPI_REQ_PAIR && q->active)
-		(void)pair_progress(q, 0, __func__);
+		(void)tcmpi__pair_progress(q, 0, __func__);
 	if (q->selfpend || (q->kind == TCMPI_REQ_PAIR && q->active)) {
 		*flag = 0;
 		return MPI_SUCCESS;
@@ -1025,198 +1024,6 @@ int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 		q->done = 2; /* as MPI_Testall leaves it */
 	}
 	return done_status(q, status, __func__);
-}
-
-/* ---------------------------------------------------------------------
- * Persistent messages (MPI_Send_init, MPI_Bsend_init, MPI_Rsend_init,
- * MPI_Ssend_init, MPI_Recv_init): the request keeps the call's arguments (its own copy of
- * the datatype, and a staging buffer when that is not contiguous); each
- * MPI_Start makes the nonblocking call they describe, reading the send
- * buffer then, and the waits and tests complete it as they do an Isend's
- * or Irecv's, leaving it inactive for the next start.
- */
-enum { MODE_STD = 0, MODE_BUFFERED, MODE_SYNC };
-
-static int p2p_init(const void *buf, int count, MPI_Datatype datatype, int peer, int tag,
-                    MPI_Comm comm, MPI_Request *request, int is_recv, int mode, const char *fn)
-{
-	struct tcmpi__comm *c;
-	int rc = check(comm, peer, is_recv, fn, &c);
-	if (rc)
-		return rc;
-	const struct tcmpi__dtype *t = tcmpi__dt(datatype);
-	if ((rc = check_args(t, count, tag, is_recv, comm, fn)))
-		return rc;
-	if (!request)
-		return tcmpi__error(comm, MPI_ERR_REQUEST, fn, "NULL request");
-	struct tcmpi__req *q =
-	        tcmpi__req_new(comm, is_recv ? TCMPI_REQ_RECV : TCMPI_REQ_SEND, request, fn);
-	if (!q)
-		return MPI_ERR_NO_MEM;
-	q->persistent = 1;
-	q->pmode = mode;
-	q->pcount = count;
-	q->ppeer = peer;
-	q->ptag = tag;
-	q->proc = c->proc;
-	q->sbuf = buf;
-	q->ubuf = (void *)(uintptr_t)buf; /* a receive's: MPI gives it non-const */
-	q->cap = (size_t)count * t->size;
-	const int staged = !t->contig && c->proc && mode != MODE_BUFFERED;
-	if (!(q->t = tcmpi__dtype_hold(t)) || (staged && !(q->tmp = tcmpi__alloc(q->cap)))) {
-		tcmpi__req_drop(request);
-		return tcmpi__error(comm, MPI_ERR_NO_MEM, fn, "out of memory");
-	}
-	return MPI_SUCCESS;
-}
-
-/* Starts persistent message q: MPI_SUCCESS with q active or complete, or
- * the error (reported; q stays inactive). */
-static int p2p_start(struct tcmpi__req *q, const char *fn)
-{
-	/* The communicator must still be the one of the init (a handle freed
-	 * and given to a new communicator has another team). */
-	struct tcmpi__comm *c = tcmpi__comm(q->comm);
-	if (!c || c->proc != q->proc)
-		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_COMM, fn,
-		                    "the request's communicator %d has been freed", q->comm);
-	q->peer = q->ppeer;
-	q->tag = q->kind == TCMPI_REQ_RECV ? MPI_ANY_TAG : q->ptag;
-	q->selferr = 0;
-	q->cancelled = 0;
-	if (q->ppeer == MPI_PROC_NULL) {
-		q->done = 1;
-		return MPI_SUCCESS;
-	}
-	const size_t bytes = (size_t)q->pcount * q->t->size;
-	if (q->kind == TCMPI_REQ_SEND && q->pmode == MODE_BUFFERED) {
-		int rc = tcmpi__bsend_checked(c, q->comm, q->sbuf, (size_t)q->pcount, q->t,
-		                              q->ppeer, q->ptag, fn);
-		if (!rc) {
-			q->ucount = bytes;
-			q->done = 3;
-		}
-		return rc;
-	}
-	if (q->kind == TCMPI_REQ_RECV) {
-		if (!c->proc) {
-			q->stag = q->ptag;
-			return self_irecv(c, q->comm, q, fn);
-		}
-		const int tcrc = tc_irecv_tag(c->proc, tc_src(q->ppeer), tc_tag(q->ptag),
-		                              q->tmp ? q->tmp : q->ubuf, bytes, &q->tr);
-		if (tcrc)
-			return tcmpi__tc_error(q->comm, tcrc, fn);
-		q->active = 1;
-		return MPI_SUCCESS;
-	}
-	const void *b = q->sbuf;
-	void *tmp = NULL;
-	if (!q->t->contig && !c->proc) { /* one rank: packed for the queue's copy */
-		if (!(tmp = tcmpi__alloc(bytes)))
-			return tcmpi__error(q->comm, MPI_ERR_NO_MEM, fn, "out of memory");
-		b = tmp;
-	} else if (q->tmp) {
-		b = q->tmp;
-	}
-	if (b != q->sbuf)
-		tcmpi__pack(q->sbuf, (size_t)q->pcount, q->t, (void *)(uintptr_t)b);
-	if (!c->proc) {
-		q->ucount = bytes;
-		int rc = q->pmode == MODE_SYNC
-		                 ? tcmpi__self_ssend(c, q->comm, q->ptag, b, bytes, q, fn)
-		                 : tcmpi__self_send(c, q->comm, q->ptag, b, bytes, fn);
-		free(tmp);
-		if (!rc && q->pmode != MODE_SYNC)
-			q->done = 3;
-		return rc;
-	}
-	const int tcrc = q->pmode == MODE_SYNC
-	                         ? tc_issend_tag(c->proc, q->ppeer, q->ptag, b, bytes, &q->tr)
-	                         : tc_isend_tag(c->proc, q->ppeer, q->ptag, b, bytes, &q->tr);
-	if (tcrc)
-		return tcmpi__tc_error(q->comm, tcrc, fn);
-	q->active = 1;
-	return MPI_SUCCESS;
-}
-
-int MPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-                  MPI_Comm comm, MPI_Request *request)
-{
-	return p2p_init(buf, count, datatype, dest, tag, comm, request, 0, MODE_STD, __func__);
-}
-
-/* A ready send is a standard one (shim_sendmodes.c). */
-int MPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-                   MPI_Comm comm, MPI_Request *request)
-{
-	return p2p_init(buf, count, datatype, dest, tag, comm, request, 0, MODE_STD, __func__);
-}
-
-int MPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-                   MPI_Comm comm, MPI_Request *request)
-{
-	return p2p_init(buf, count, datatype, dest, tag, comm, request, 0, MODE_BUFFERED, __func__);
-}
-
-/* Each start makes an MPI_Issend (shim_sendmodes.c). */
-int MPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-                   MPI_Comm comm, MPI_Request *request)
-{
-	return p2p_init(buf, count, datatype, dest, tag, comm, request, 0, MODE_SYNC, __func__);
-}
-
-int MPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
-                  MPI_Request *request)
-{
-	return p2p_init(buf, count, datatype, source, tag, comm, request, 1, MODE_STD, __func__);
-}
-
-int MPI_Start(MPI_Request *request)
-{
-	int rc = check_req(request, __func__);
-	if (rc)
-		return rc;
-	struct tcmpi__req *q = req_of(*request);
-	if (!q || !q->persistent)
-		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_REQUEST, __func__, "not a persistent request");
-	if (q->active || ((q->kind != TCMPI_REQ_COLL || q->nb) && (q->done || q->selfpend)))
-		return tcmpi__error(q->comm, MPI_ERR_REQUEST, __func__,
-		                    "request already active (started, and not completed by a wait "
-		                    "or test)");
-	q->unpacked = 0;
-	if (q->kind != TCMPI_REQ_COLL)
-		return p2p_start(q, __func__);
-	if (q->nb)
-		return tcmpi__nbr_start(q, __func__);
-	/* A collective's request is its team's (but one that needs none, whose
-	 * proc is NULL): gone with its communicator (a handle freed and given
-	 * to a new communicator has another team). */
-	const struct tcmpi__comm *c = tcmpi__comm(q->comm);
-	if (!c || (q->proc && c->proc != q->proc))
-		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_COMM, __func__,
-		                    "the request's communicator %d has been freed", q->comm);
-	if (q->v)
-		tcmpi__vreq_start(q);
-	if (!q->proc) { /* a communicator of one rank: complete at once */
-		if (q->lbytes && q->lsrc != q->ldst)
-			memmove(q->ldst, q->lsrc, q->lbytes);
-		q->done = 1;
-		return MPI_SUCCESS;
-	}
-	int tcrc = tc_start(q->proc, &q->tr);
-	if (tcrc)
-		return tcmpi__tc_error(q->comm, tcrc, __func__);
-	q->active = 1;
-	return MPI_SUCCESS;
-}
-
-int MPI_Startall(int count, MPI_Request array_of_requests[])
-{
-	int rc = check_reqs(count, array_of_requests, __func__);
-	for (int i = 0; i < count && !rc; i++)
-		rc = MPI_Start(&array_of_requests[i]);
-	return rc;
 }
 
 /* ---------------------------------------------------------------------
@@ -1324,10 +1131,10 @@ void tcmpi__comm_settle(MPI_Comm comm)
 
 int MPI_Request_free(MPI_Request *request)
 {
-	int rc = check_req(request, __func__);
+	int rc = tcmpi__check_req(request, __func__);
 	if (rc)
 		return rc;
-	struct tcmpi__req *q = req_of(*request);
+	struct tcmpi__req *q = tcmpi__req_of(*request);
 	if (!q)
 		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_REQUEST, __func__, "MPI_REQUEST_NULL given");
 	if (q->kind == TCMPI_REQ_PAIR) {
@@ -1459,9 +1266,9 @@ int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, M
 /* Takes back receive *h, just posted, whose send could not start: no
  * message reaches it (cancelled, or unposted on a communicator of one
  * rank); its handle freed. */
-static void undo_recv(MPI_Request *h)
+void tcmpi__undo_recv(MPI_Request *h)
 {
-	struct tcmpi__req *q = req_of(*h);
+	struct tcmpi__req *q = tcmpi__req_of(*h);
 	if (q && q->active) {
 		(void)tc_cancel(q->proc, &q->tr);
 		(void)tc_wait(q->proc, &q->tr, NULL);
@@ -1481,153 +1288,12 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int 
 		return rc;
 	rc = tcmpi__isend(sendbuf, sendcount, sendtype, dest, sendtag, comm, &r[1], 0, __func__);
 	if (rc) {
-		undo_recv(&r[0]);
+		tcmpi__undo_recv(&r[0]);
 		return rc;
 	}
-	rc = wait_one(&r[1], MPI_STATUS_IGNORE, __func__);
-	int rc2 = wait_one(&r[0], status, __func__);
+	rc = tcmpi__wait_one(&r[1], MPI_STATUS_IGNORE, __func__);
+	int rc2 = tcmpi__wait_one(&r[0], status, __func__);
 	return rc ? rc : rc2;
-}
-
-/* ---------------------------------------------------------------------
- * MPI_Isendrecv, MPI_Isendrecv_replace, MPI_Sendrecv_replace: a request
- * of two parts (TCMPI_REQ_PAIR), a receive posted first and then a send,
- * as MPI_Sendrecv makes them, completed together by the waits and tests
- * (pair_progress), with the receive's status.  The replacing forms send a
- * packed copy of the buffer, taken at the call, which the send's request
- * owns, and receive into the buffer itself.
- */
-
-/* A send of bytes packed at data (malloc'ed; the request owns it from now
- * on, even on error) to dest with tag on c: *h, or the error (reported as
- * fn's). */
-static int isend_owned(MPI_Comm comm, struct tcmpi__comm *c, int dest, int tag, void *data,
-                       size_t bytes, MPI_Request *h, const char *fn)
-{
-	struct tcmpi__req *q = tcmpi__req_new(comm, TCMPI_REQ_SEND, h, fn);
-	if (!q) {
-		free(data);
-		return MPI_ERR_NO_MEM;
-	}
-	q->peer = dest;
-	q->tag = tag;
-	q->tmp2 = data;
-	if (dest == MPI_PROC_NULL) {
-		q->done = 1;
-		return MPI_SUCCESS;
-	}
-	if (!c->proc) {
-		int rc = tcmpi__self_send(c, comm, tag, data, bytes, fn);
-		if (rc) {
-			tcmpi__req_drop(h);
-			return rc;
-		}
-		q->ucount = bytes;
-		q->done = 3;
-		return MPI_SUCCESS;
-	}
-	q->proc = c->proc;
-	return req_posted(comm, q, h, tc_isend_tag(c->proc, dest, tag, data, bytes, &q->tr), fn);
-}
-
-/* The pair's send side of a replacing call: a packed copy of count
- * elements of datatype at buf, sent to dest. */
-static int send_copy(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-                     MPI_Comm comm, MPI_Request *h, const char *fn)
-{
-	struct tcmpi__comm *c;
-	int rc = check(comm, dest, 0, fn, &c);
-	if (rc)
-		return rc;
-	const struct tcmpi__dtype *t = tcmpi__dt(datatype);
-	if ((rc = check_args(t, count, tag, 0, comm, fn)))
-		return rc;
-	const size_t bytes = (size_t)count * t->size;
-	void *copy = NULL;
-	if (dest != MPI_PROC_NULL && bytes) {
-		if (!(copy = tcmpi__alloc(bytes)))
-			return tcmpi__error(comm, MPI_ERR_NO_MEM, fn,
-			                    "out of memory for a copy of %zu bytes", bytes);
-		tcmpi__pack(buf, (size_t)count, t, copy);
-	}
-	return isend_owned(comm, c, dest, tag, copy, bytes, h, fn);
-}
-
-static int isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
-                     int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source,
-                     int recvtag, MPI_Comm comm, int replace, MPI_Request *request, const char *fn)
-{
-	int rc = tcmpi__check_init(fn);
-	if (rc)
-		return rc;
-	if (!request)
-		return tcmpi__error(comm, MPI_ERR_REQUEST, fn, "NULL request");
-	/* The replacing forms check the send's arguments before the receive
-	 * is posted, and copy the buffer before a message can reach it. */
-	MPI_Request r = MPI_REQUEST_NULL, sd = MPI_REQUEST_NULL;
-	if (replace && (rc = send_copy(sendbuf, sendcount, sendtype, dest, sendtag, comm, &sd, fn)))
-		return rc;
-	struct tcmpi__req *q = tcmpi__req_new(comm, TCMPI_REQ_PAIR, request, fn);
-	if (!q) {
-		if (sd != MPI_REQUEST_NULL)
-			(void)MPI_Request_free(&sd);
-		return MPI_ERR_NO_MEM;
-	}
-	rc = tcmpi__irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, &r, fn);
-	if (!rc && !replace)
-		rc = tcmpi__isend(sendbuf, sendcount, sendtype, dest, sendtag, comm, &sd, 0, fn);
-	if (rc) {
-		if (r != MPI_REQUEST_NULL)
-			undo_recv(&r);
-		if (sd != MPI_REQUEST_NULL)
-			(void)MPI_Request_free(&sd); /* sent already: it goes on */
-		tcmpi__req_drop(request);
-		return rc;
-	}
-	q->psub[0] = r;
-	q->psub[1] = sd;
-	q->peer = source;
-	q->tag = recvtag;
-	q->active = 1;
-	/* A part done at once (MPI_PROC_NULL, a communicator of one rank) is
-	 * taken now, so that the pair's state is its parts'. */
-	(void)pair_progress(q, 0, fn);
-	return MPI_SUCCESS;
-}
-
-int MPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
-                  void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
-                  MPI_Comm comm, MPI_Request *request)
-{
-	return isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
-	                 source, recvtag, comm, 0, request, __func__);
-}
-
-int MPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
-                          int source, int recvtag, MPI_Comm comm, MPI_Request *request)
-{
-	return isendrecv(buf, count, datatype, dest, sendtag, buf, count, datatype, source, recvtag,
-	                 comm, 1, request, __func__);
-}
-
-int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
-                         int source, int recvtag, MPI_Comm comm, MPI_Status *status)
-{
-	MPI_Request h = MPI_REQUEST_NULL;
-	int rc = isendrecv(buf, count, datatype, dest, sendtag, buf, count, datatype, source,
-	                   recvtag, comm, 1, &h, __func__);
-	if (rc)
-		return rc;
-	rc = wait_one(&h, status, __func__);
-	struct tcmpi__req *q = req_of(h);
-	if (q) {
-		/* A receive that nothing can satisfy (a communicator of one
-		 * rank): taken back, so that no later message reaches buf. */
-		if (q->psub[0] != MPI_REQUEST_NULL)
-			undo_recv(&q->psub[0]);
-		(void)MPI_Request_free(&h);
-	}
-	return rc;
 }
 
 /* ---------------------------------------------------------------------
@@ -1648,10 +1314,10 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, 
  */
 int MPI_Cancel(MPI_Request *request)
 {
-	int rc = check_req(request, __func__);
+	int rc = tcmpi__check_req(request, __func__);
 	if (rc)
 		return rc;
-	struct tcmpi__req *q = req_of(*request);
+	struct tcmpi__req *q = tcmpi__req_of(*request);
 	if (!q)
 		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_REQUEST, __func__, "MPI_REQUEST_NULL given");
 	if (q->kind == TCMPI_REQ_COLL)
@@ -1715,5 +1381,5 @@ MPI_Fint MPI_Request_c2f(MPI_Request request)
 
 MPI_Request MPI_Request_f2c(MPI_Fint request)
 {
-	return req_of((MPI_Request)request) ? (MPI_Request)request : MPI_REQUEST_NULL;
+	return tcmpi__req_of((MPI_Request)request) ? (MPI_Request)request : MPI_REQUEST_NULL;
 }

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * tools/tcmpi/shim_p2p.h - what the point-to-point files of the layer
- * share (shim_p2p.c: messages and requests; shim_probe.c: the probes):
+ * share (shim_p2p.c: messages and requests; shim_probe.c: the probes;
+ * shim_persist.c: persistent messages; shim_sendrecv.c: send-receive
+ * pairs):
  * the checks of a call's arguments, the mapping of MPI's wildcards, a
  * status filled, the queue of a communicator of one rank, and the calls
  * the send modes (shim_sendmodes.c) build on.  Private to those files.
@@ -118,5 +120,22 @@ void tcmpi__bsend_settle(struct tc_proc *proc);
 int tcmpi__self_deadlock(MPI_Comm comm, int source, int tag, const char *fn);
 /* The same for a synchronous send to the calling rank (shim_p2p.c). */
 int tcmpi__ssend_deadlock(MPI_Comm comm, int tag, const char *fn);
+
+/* Requests (shim_p2p.c), for the files that make and complete them
+ * (shim_persist.c, shim_sendrecv.c): the request of a handle, or NULL;
+ * the checks of one handle and of an array of them (the error reported);
+ * a receive posted on a communicator of one rank; a nonblocking call's
+ * request made active, or dropped with the error of a failed post (tcrc);
+ * the wait of one request; a send-receive pair moved on (block: until
+ * complete), and a receive taken back before it could match. */
+struct tcmpi__req *tcmpi__req_of(MPI_Request h);
+int tcmpi__check_req(MPI_Request *h, const char *fn);
+int tcmpi__check_reqs(int count, MPI_Request *a, const char *fn);
+int tcmpi__self_irecv(struct tcmpi__comm *c, MPI_Comm comm, struct tcmpi__req *q, const char *fn);
+int tcmpi__req_posted(MPI_Comm comm, struct tcmpi__req *q, MPI_Request *request, int tcrc,
+                      const char *fn);
+int tcmpi__wait_one(MPI_Request *h, MPI_Status *st, const char *fn);
+int tcmpi__pair_progress(struct tcmpi__req *q, int block, const char *fn);
+void tcmpi__undo_recv(MPI_Request *h);
 
 #endif /* TCMPI_SHIM_P2P_H */

@@ -2,7 +2,7 @@
 /*
  * tools/tcmpi/shim_sendmodes.c - MPI's send modes beside the standard one:
  * ready (MPI_Rsend, MPI_Irsend), synchronous (MPI_Ssend, MPI_Issend; the
- * persistent MPI_Ssend_init in shim_p2p.c) and buffered (MPI_Bsend,
+ * persistent MPI_Ssend_init in shim_persist.c) and buffered (MPI_Bsend,
  * MPI_Ibsend, with MPI_Buffer_attach and MPI_Buffer_detach).
  *
  * Ready mode: a ready send may be used only when the matching receive is
