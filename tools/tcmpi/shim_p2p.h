@@ -3,7 +3,7 @@
  * tools/tcmpi/shim_p2p.h - what the point-to-point files of the layer
  * share (shim_p2p.c: messages and requests; shim_probe.c: the probes;
  * shim_persist.c: persistent messages; shim_sendrecv.c: send-receive
- * pairs):
+ * pairs; shim_wait.c: the completion of requests):
  * the checks of a call's arguments, the mapping of MPI's wildcards, a
  * status filled, the queue of a communicator of one rank, and the calls
  * the send modes (shim_sendmodes.c) build on.  Private to those files.
@@ -137,5 +137,11 @@ int tcmpi__req_posted(MPI_Comm comm, struct tcmpi__req *q, MPI_Request *request,
 int tcmpi__wait_one(MPI_Request *h, MPI_Status *st, const char *fn);
 int tcmpi__pair_progress(struct tcmpi__req *q, int block, const char *fn);
 void tcmpi__undo_recv(MPI_Request *h);
+/* q's topocoll part tested (block: waited for): its tc request, or a
+ * neighbourhood request's several; *done once complete, the topocoll
+ * error returned (shim_wait.c).  The error of a wait on q pending on a
+ * communicator of one rank, the deadlock named (shim_p2p.c). */
+int tcmpi__part_test(struct tcmpi__req *q, int block, int *done);
+int tcmpi__self_wait_error(const struct tcmpi__req *q, const char *fn);
 
 #endif /* TCMPI_SHIM_P2P_H */
