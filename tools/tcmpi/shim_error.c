@@ -400,8 +400,11 @@ int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
 int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
 {
 	struct tcmpi__comm *c = tcmpi__comm(comm);
-	if (!c || !errhandler)
-		return tcmpi__error(comm, MPI_ERR_ARG, __func__, "invalid communicator or NULL");
+	if (!c)
+		return tcmpi__error(MPI_COMM_NULL, MPI_ERR_COMM, __func__,
+		                    "invalid communicator %d", comm);
+	if (!errhandler)
+		return tcmpi__error(comm, MPI_ERR_ARG, __func__, "NULL errhandler");
 	tcmpi__errh_hold(c->errh);
 	*errhandler = c->errh;
 	return MPI_SUCCESS;

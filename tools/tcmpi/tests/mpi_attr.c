@@ -393,6 +393,15 @@ static void errhandlers(void)
 	CHECK(got == eh, "MPI_Comm_get_errhandler: %ld, want %ld", H(got), H(eh));
 	MPI_Errhandler_free(&got);
 	CHECK(got == MPI_ERRHANDLER_NULL, "freed handle %ld", H(got));
+#ifdef TCMPI
+	rc = MPI_Comm_get_errhandler(MPI_COMM_NULL, &got);
+	CHECK(eclass(rc) == MPI_ERR_COMM, "MPI_Comm_get_errhandler(MPI_COMM_NULL): class %d",
+	      eclass(rc));
+	rc = MPI_Comm_get_errhandler(d, NULL);
+	CHECK(eclass(rc) == MPI_ERR_ARG && eh_calls == 1,
+	      "MPI_Comm_get_errhandler(d, NULL): class %d, %d handler calls", eclass(rc), eh_calls);
+	eh_calls = 0;
+#endif
 
 	/* An error of the layer on d: the handler gets d and the code, and
 	 * the call returns the code. */
