@@ -406,11 +406,8 @@ static int req_begin(MPI_Comm comm, int peer, int is_recv, MPI_Datatype datatype
                      int tag, MPI_Request *request, const char *fn, struct tcmpi__comm **c,
                      const struct tcmpi__dtype **t, struct tcmpi__req **q)
 {
-	int rc = check(comm, peer, is_recv, fn, c);
+	int rc = check_msg(comm, peer, is_recv, datatype, count, tag, fn, c, t);
 	if (rc)
-		return rc;
-	*t = tcmpi__dt(datatype);
-	if ((rc = check_args(*t, count, tag, is_recv, comm, fn)))
 		return rc;
 	if (!request)
 		return tcmpi__error(comm, MPI_ERR_REQUEST, fn, "NULL request");
@@ -681,11 +678,9 @@ int tcmpi__send(const void *buf, int count, MPI_Datatype datatype, int dest, int
                 int sync, const char *fn)
 {
 	struct tcmpi__comm *c;
-	int rc = check(comm, dest, 0, fn, &c);
+	const struct tcmpi__dtype *t;
+	int rc = check_msg(comm, dest, 0, datatype, count, tag, fn, &c, &t);
 	if (rc)
-		return rc;
-	const struct tcmpi__dtype *t = tcmpi__dt(datatype);
-	if ((rc = check_args(t, count, tag, 0, comm, fn)))
 		return rc;
 	if (dest == MPI_PROC_NULL)
 		return MPI_SUCCESS;
@@ -721,11 +716,9 @@ int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, M
              MPI_Status *status)
 {
 	struct tcmpi__comm *c;
-	int rc = check(comm, source, 1, __func__, &c);
+	const struct tcmpi__dtype *t;
+	int rc = check_msg(comm, source, 1, datatype, count, tag, __func__, &c, &t);
 	if (rc)
-		return rc;
-	const struct tcmpi__dtype *t = tcmpi__dt(datatype);
-	if ((rc = check_args(t, count, tag, 1, comm, __func__)))
 		return rc;
 	if (source == MPI_PROC_NULL) {
 		set_status(status, MPI_PROC_NULL, MPI_ANY_TAG, 0);

@@ -66,6 +66,20 @@ static inline int check_args(const struct tcmpi__dtype *t, int count, int tag, i
 	return MPI_SUCCESS;
 }
 
+/* check() and check_args() of a message's call: *c its communicator, *t
+ * its datatype (committed), or the error reported. */
+static inline int check_msg(MPI_Comm comm, int peer, int is_recv, MPI_Datatype datatype, int count,
+                            int tag, const char *fn, struct tcmpi__comm **c,
+                            const struct tcmpi__dtype **t)
+{
+	*t = NULL;
+	int rc = check(comm, peer, is_recv, fn, c);
+	if (rc)
+		return rc;
+	*t = tcmpi__dt(datatype);
+	return check_args(*t, count, tag, is_recv, comm, fn);
+}
+
 /* A message queued on a communicator of one rank (shim_p2p.c, "Communicators
  * of one rank"). */
 struct tcmpi__self_msg {

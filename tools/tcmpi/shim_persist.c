@@ -22,11 +22,9 @@ static int p2p_init(const void *buf, int count, MPI_Datatype datatype, int peer,
                     MPI_Comm comm, MPI_Request *request, int is_recv, int mode, const char *fn)
 {
 	struct tcmpi__comm *c;
-	int rc = check(comm, peer, is_recv, fn, &c);
+	const struct tcmpi__dtype *t;
+	int rc = check_msg(comm, peer, is_recv, datatype, count, tag, fn, &c, &t);
 	if (rc)
-		return rc;
-	const struct tcmpi__dtype *t = tcmpi__dt(datatype);
-	if ((rc = check_args(t, count, tag, is_recv, comm, fn)))
 		return rc;
 	if (!request)
 		return tcmpi__error(comm, MPI_ERR_REQUEST, fn, "NULL request");

@@ -217,11 +217,9 @@ int tcmpi__bsend(const void *buf, int count, MPI_Datatype datatype, int dest, in
                  MPI_Comm comm, const char *fn)
 {
 	struct tcmpi__comm *c;
-	int rc = check(comm, dest, 0, fn, &c);
+	const struct tcmpi__dtype *t;
+	int rc = check_msg(comm, dest, 0, datatype, count, tag, fn, &c, &t);
 	if (rc)
-		return rc;
-	const struct tcmpi__dtype *t = tcmpi__dt(datatype);
-	if ((rc = check_args(t, count, tag, 0, comm, fn)))
 		return rc;
 	if (dest == MPI_PROC_NULL)
 		return MPI_SUCCESS;

@@ -53,11 +53,9 @@ static int send_copy(const void *buf, int count, MPI_Datatype datatype, int dest
                      MPI_Comm comm, MPI_Request *h, const char *fn)
 {
 	struct tcmpi__comm *c;
-	int rc = check(comm, dest, 0, fn, &c);
+	const struct tcmpi__dtype *t;
+	int rc = check_msg(comm, dest, 0, datatype, count, tag, fn, &c, &t);
 	if (rc)
-		return rc;
-	const struct tcmpi__dtype *t = tcmpi__dt(datatype);
-	if ((rc = check_args(t, count, tag, 0, comm, fn)))
 		return rc;
 	const size_t bytes = (size_t)count * t->size;
 	void *copy = NULL;
